@@ -1,0 +1,24 @@
+# Install: header, shared and static libraries, cudaload.pc and a CMake package
+# (find_package(cudaload) -> cudaload::cudaload, cudaload::cudaload_static).
+include(CMakePackageConfigHelpers)
+
+install(FILES ${PROJECT_SOURCE_DIR}/include/cudaload.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS cudaload cudaload_static EXPORT cudaloadTargets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT cudaloadTargets NAMESPACE cudaload:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cudaload)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/cudaloadConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cudaloadConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cudaload)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cudaloadConfigVersion.cmake COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cudaloadConfig.cmake ${PROJECT_BINARY_DIR}/cudaloadConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cudaload)
+
+if(WIN32)
+  set(CUDALOAD_PC_PRIVATE_LIBS "")
+else()
+  set(CUDALOAD_PC_PRIVATE_LIBS "-ldl -lpthread")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/cudaload.pc.in ${PROJECT_BINARY_DIR}/cudaload.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cudaload.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

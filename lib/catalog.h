@@ -1,0 +1,68 @@
+/*
+ * catalog.h - the naming conventions of CUDA libraries: one data table
+ * (catalog.c) and the matcher that turns a file name into (library, major).
+ */
+#ifndef CUDALOAD_CATALOG_H
+#define CUDALOAD_CATALOG_H
+
+#include <stddef.h>
+
+/* Which naming convention: a scan looks for one of them. */
+typedef enum cl_naming {
+  CL_NAMING_LINUX = 1, /* libcublas.so.12 */
+  CL_NAMING_WINDOWS = 2 /* cublas64_12.dll */
+} cl_naming;
+
+/* Which library of a family a name is: the one applications link, or one it
+ * opens for itself (cuDNN's sub-libraries, cuBLASLt under cuBLAS). */
+typedef enum cl_role { CL_ROLE_MAIN = 0, CL_ROLE_SUB = 1 } cl_role;
+
+/* A library's ABI major mapped to the CUDA major it ships with. */
+typedef struct cl_cuda_of_major {
+  int abi_major;
+  int cuda_major; /* 0: the same ABI major ships with several CUDA majors */
+} cl_cuda_of_major;
+
+typedef struct cl_catalog_entry {
+  const char *name;   /* "cudnn_ops_infer", "cublasLt" */
+  const char *family; /* "cudnn", "cublas" */
+  cl_role role;
+  int min_major, max_major; /* ABI majors we recognise */
+  /* Name templates, NULL-terminated. In a template, %M matches the ABI major
+   * (digits), %m one digit of minor version, %V an optional tail of
+   * ".digits" groups (a full version in a Linux name), %D a dotted driver
+   * version (for entries whose ABI major is fixed, min_major == max_major),
+   * %Y a dotted year version (CUPTI on Windows: 2025.1.0). */
+  const char *linux_names[3];
+  const char *windows_names[3];
+  /* CUDA major per ABI major, terminated by {0, 0}. When the ABI major is not
+   * listed, the CUDA major is the ABI major itself if same_as_cuda is set,
+   * else unknown (0). */
+  int same_as_cuda;
+  cl_cuda_of_major cuda_of_major[4];
+} cl_catalog_entry;
+
+typedef struct cl_catalog_match {
+  const cl_catalog_entry *entry;
+  int major;      /* the library's own ABI major */
+  int cuda_major; /* 0 when the name alone does not tell */
+  /* Full version the name carries ("8.9.7" from libcudnn.so.8.9.7), "" when
+   * the name has no more than major.minor. */
+  char name_version[64];
+} cl_name_match;
+
+/* Match a bare file name. Returns 1 and fills *out when the name is one of
+ * the catalog's, 0 otherwise. */
+int cl_catalog_match(const char *file_name, cl_naming naming,
+                     cl_name_match *out);
+
+/* The CUDA major an entry's ABI major belongs to, 0 when unknown. */
+int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major);
+
+/* The whole table, for listing and tests. */
+const cl_catalog_entry *cl_catalog_entries(size_t *count);
+
+/* The entry with this name, or NULL. */
+const cl_catalog_entry *cl_catalog_find(const char *name);
+
+#endif

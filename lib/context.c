@@ -1,0 +1,197 @@
+/* context.c - create/destroy a context, its roots and inventory accessors. */
+#include "context.h"
+#include "error.h"
+#include "platform.h"
+#include "strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CL_KNOWN_FLAGS CUDALOAD_NO_DEFAULT_ROOTS
+
+cudaload_ctx *cudaload_create(unsigned flags) {
+  cl_clear_error();
+  if (flags & ~CL_KNOWN_FLAGS) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+            "cudaload_create: unknown flag bits 0x%x", flags & ~CL_KNOWN_FLAGS);
+    return NULL;
+  }
+  cudaload_ctx *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_create: out of memory");
+    return NULL;
+  }
+  ctx->flags = flags;
+  ctx->target = CUDALOAD_TARGET_HOST;
+  return ctx;
+}
+
+void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    free(ctx->libraries[i].version);
+    free(ctx->libraries[i].version_file);
+    free(ctx->libraries[i].path);
+  }
+  ctx->library_count = 0;
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    free(ctx->roots[i].path);
+  ctx->root_count = 0;
+}
+
+void cudaload_destroy(cudaload_ctx *ctx) {
+  if (!ctx)
+    return;
+  cl_ctx_clear_inventory(ctx);
+  free(ctx->libraries);
+  free(ctx->roots);
+  for (size_t i = 0; i < ctx->explicit_count; ++i)
+    free(ctx->explicit_roots[i]);
+  free(ctx->explicit_roots);
+  free(ctx);
+}
+
+int cudaload_add_root(cudaload_ctx *ctx, const char *dir) {
+  cl_clear_error();
+  if (!ctx || !dir)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_add_root: NULL %s", ctx ? "dir" : "ctx");
+  if (!*dir)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_add_root: empty folder name");
+  if (!cl_path_is_absolute(dir))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_add_root: \"%s\" is a relative path; roots must "
+                   "be absolute so that what is found does not depend on the "
+                   "current folder",
+                   dir);
+  if (cl_reserve((void **)&ctx->explicit_roots, &ctx->explicit_capacity,
+                 ctx->explicit_count + 1, sizeof(char *)))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_add_root: out of memory");
+  char *copy = cl_strdup(dir);
+  if (!copy)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_add_root: out of memory");
+  ctx->explicit_roots[ctx->explicit_count++] = copy;
+  return CUDALOAD_OK;
+}
+
+int cudaload_set_target(cudaload_ctx *ctx, int target) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_set_target: NULL ctx");
+  if (target != CUDALOAD_TARGET_HOST && target != CUDALOAD_TARGET_LINUX &&
+      target != CUDALOAD_TARGET_WINDOWS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_target: unknown target %d", target);
+  ctx->target = target;
+  return CUDALOAD_OK;
+}
+
+cl_naming cl_ctx_naming(const cudaload_ctx *ctx) {
+  switch (ctx->target) {
+  case CUDALOAD_TARGET_LINUX:
+    return CL_NAMING_LINUX;
+  case CUDALOAD_TARGET_WINDOWS:
+    return CL_NAMING_WINDOWS;
+  default:
+#ifdef _WIN32
+    return CL_NAMING_WINDOWS;
+#else
+    return CL_NAMING_LINUX;
+#endif
+  }
+}
+
+int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
+                            const char *origin, size_t *index) {
+  if (cl_reserve((void **)&ctx->roots, &ctx->root_capacity,
+                 ctx->root_count + 1, sizeof(cl_root)))
+    return CUDALOAD_E_NO_MEMORY;
+  char *copy = cl_strdup(path);
+  if (!copy)
+    return CUDALOAD_E_NO_MEMORY;
+  cl_root *r = &ctx->roots[ctx->root_count];
+  r->path = copy;
+  r->origin = origin;
+  r->status = CUDALOAD_OK;
+  *index = ctx->root_count++;
+  return CUDALOAD_OK;
+}
+
+/* Accessors: out-of-range or NULL arguments give NULL / -1 / 0. */
+
+size_t cudaload_root_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->root_count : 0;
+}
+
+static const cl_root *root_at(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->root_count ? &ctx->roots[i] : NULL;
+}
+
+const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? r->path : NULL;
+}
+
+const char *cudaload_root_origin(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? r->origin : NULL;
+}
+
+int cudaload_root_status(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? r->status : CUDALOAD_E_INVALID_ARGUMENT;
+}
+
+size_t cudaload_library_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->library_count : 0;
+}
+
+static const cl_library *library_at(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->library_count ? &ctx->libraries[i] : NULL;
+}
+
+const char *cudaload_library_name(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->entry->name : NULL;
+}
+
+const char *cudaload_library_family(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->entry->family : NULL;
+}
+
+int cudaload_library_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->major : -1;
+}
+
+int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->cuda_major : 0;
+}
+
+const char *cudaload_library_version(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->version : NULL;
+}
+
+const char *cudaload_library_version_source(const cudaload_ctx *ctx,
+                                            size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->version_source : NULL;
+}
+
+const char *cudaload_library_version_file(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->version_file : NULL;
+}
+
+const char *cudaload_library_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->path : NULL;
+}
+
+size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->root : (size_t)-1;
+}

@@ -1,0 +1,55 @@
+/*
+ * distinfo.h - versions from Python wheels' *.dist-info folders: METADATA
+ * gives the distribution's name and version, RECORD lists the files it
+ * installed. Only NVIDIA's distributions are read (a torch or ctranslate2
+ * dist-info's version is not the version of the CUDA libraries it bundles).
+ */
+#ifndef CUDALOAD_DISTINFO_H
+#define CUDALOAD_DISTINFO_H
+
+#include <stddef.h>
+
+typedef struct cl_distribution {
+  char *name;          /* "nvidia-cudnn-cu12" */
+  char *version;       /* "8.9.7.29" */
+  char *metadata_path; /* .../nvidia_cudnn_cu12-8.9.7.29.dist-info/METADATA */
+  int cuda_major;      /* 12 from "-cu12", else 0 */
+} cl_distribution;
+
+typedef struct cl_distinfo_file {
+  char *relpath; /* as RECORD lists it: "nvidia/cudnn/lib/libcudnn.so.8" */
+  size_t distribution;
+} cl_distinfo_file;
+
+/* Every NVIDIA dist-info folder directly inside one folder. */
+typedef struct cl_distinfo_index {
+  char *folder;
+  cl_distribution *distributions;
+  size_t distribution_count, distribution_capacity;
+  cl_distinfo_file *files; /* only files named like CUDA libraries */
+  size_t file_count, file_capacity;
+} cl_distinfo_index;
+
+/* Read the index of `folder` (a site-packages folder, or a toolkit's
+ * dist-info folder). A missing folder gives an empty index and 0. */
+int cl_distinfo_load(const char *folder, cl_distinfo_index *out);
+void cl_distinfo_free(cl_distinfo_index *index);
+
+/* The distribution whose RECORD lists exactly relpath ('/' separators). */
+const cl_distribution *cl_distinfo_by_path(const cl_distinfo_index *index,
+                                           const char *relpath);
+/* The distribution whose RECORD lists a file with this base name. */
+const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
+                                           const char *file_name);
+
+/* Parsers, pure (fuzzing targets). METADATA: the first "Name:" and
+ * "Version:" header lines, up to the first blank line. */
+int cl_metadata_parse(const char *text, size_t len, char **name,
+                      char **version);
+/* RECORD: calls visit(path, path_len) for the path column of each line
+ * (CSV, with the path quoted when it holds a comma). */
+typedef int (*cl_record_visitor)(const char *path, size_t len, void *opaque);
+int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,
+                    void *opaque);
+
+#endif

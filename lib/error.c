@@ -1,0 +1,70 @@
+/* error.c - status texts and the per-thread last-error buffer. */
+#include "cudaload.h"
+#include "error.h"
+#include "platform.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Long enough for a path of 4096 bytes plus a reason and an OS message. */
+#define CL_ERROR_CAPACITY 8192
+
+static CL_THREAD_LOCAL char last_error_text[CL_ERROR_CAPACITY];
+
+static void format_into(char *buf, size_t len, const char *fmt, va_list ap)
+    CL_PRINTF(3, 0);
+
+static void format_into(char *buf, size_t len, const char *fmt, va_list ap) {
+  int n = vsnprintf(buf, len, fmt, ap);
+  if (n < 0)
+    buf[0] = '\0';
+}
+
+int cl_fail(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  format_into(last_error_text, sizeof last_error_text, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  format_into(last_error_text, sizeof last_error_text, fmt, ap);
+  va_end(ap);
+  size_t used = strlen(last_error_text);
+  if (used + 3 < sizeof last_error_text) {
+    memcpy(last_error_text + used, ": ", 3);
+    cl_os_error_text(os_code, last_error_text + used + 2,
+                     sizeof last_error_text - used - 2);
+  }
+  return status;
+}
+
+void cl_clear_error(void) { last_error_text[0] = '\0'; }
+
+const char *cudaload_last_error(void) { return last_error_text; }
+
+const char *cudaload_strerror(int status) {
+  switch (status) {
+  case CUDALOAD_OK:
+    return "success";
+  case CUDALOAD_E_INVALID_ARGUMENT:
+    return "invalid argument";
+  case CUDALOAD_E_NO_MEMORY:
+    return "out of memory";
+  case CUDALOAD_E_IO:
+    return "input/output error";
+  case CUDALOAD_E_MALFORMED:
+    return "malformed or truncated file";
+  case CUDALOAD_E_NOT_FOUND:
+    return "not found";
+  case CUDALOAD_E_UNSUPPORTED:
+    return "unsupported format or platform";
+  case CUDALOAD_E_NOT_A_FILE:
+    return "not a regular file";
+  default:
+    return "unknown status";
+  }
+}

@@ -1,0 +1,21 @@
+/* error.h - the per-thread last-error text behind cudaload_last_error(). */
+#ifndef CUDALOAD_ERROR_H
+#define CUDALOAD_ERROR_H
+
+#include <stdarg.h>
+
+#if defined(__GNUC__)
+#define CL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CL_PRINTF(f, a)
+#endif
+
+/* Set the calling thread's last error and return status, so callers can
+ * write `return cl_fail(CUDALOAD_E_IO, "%s: ...", path);`. */
+int cl_fail(int status, const char *fmt, ...) CL_PRINTF(2, 3);
+/* As cl_fail, appending ": " and the OS text for os_code. */
+int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...)
+    CL_PRINTF(3, 4);
+void cl_clear_error(void);
+
+#endif

@@ -1,0 +1,431 @@
+/*
+ * inventory.c - cudaload_scan(): roots -> classified library files with
+ * their versions. Reads folder listings, wheel metadata and headers; never
+ * loads a library and never starts a process.
+ */
+#include "binary.h"
+#include "context.h"
+#include "distinfo.h"
+#include "error.h"
+#include "layouts.h"
+#include "ldcache.h"
+#include "platform.h"
+#include "roots.h"
+#include "strutil.h"
+#include "toolkit_headers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Metadata read once per scan and shared by every folder that needs it. */
+typedef struct distinfo_cache_entry {
+  cl_distinfo_index index;
+} distinfo_cache_entry;
+
+typedef struct headers_cache_entry {
+  char *include_dir;
+  cl_toolkit_headers headers;
+} headers_cache_entry;
+
+typedef struct scanner {
+  cudaload_ctx *ctx;
+  cl_naming naming;
+  size_t root; /* index of the root being scanned */
+  int status;  /* first fatal error (out of memory) */
+  char **root_real_paths; /* per root, for skipping duplicate default roots */
+  distinfo_cache_entry *distinfo;
+  size_t distinfo_count, distinfo_capacity;
+  headers_cache_entry *headers;
+  size_t headers_count, headers_capacity;
+} scanner;
+
+static void out_of_memory(scanner *s) {
+  if (!s->status)
+    s->status = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_scan: out of memory");
+}
+
+static const cl_distinfo_index *distinfo_for(scanner *s, const char *folder) {
+  for (size_t i = 0; i < s->distinfo_count; ++i)
+    if (strcmp(s->distinfo[i].index.folder, folder) == 0)
+      return &s->distinfo[i].index;
+  if (cl_reserve((void **)&s->distinfo, &s->distinfo_capacity,
+                 s->distinfo_count + 1, sizeof *s->distinfo)) {
+    out_of_memory(s);
+    return NULL;
+  }
+  cl_distinfo_index *index = &s->distinfo[s->distinfo_count].index;
+  if (cl_distinfo_load(folder, index)) {
+    cl_distinfo_free(index);
+    out_of_memory(s);
+    return NULL;
+  }
+  s->distinfo_count++;
+  return index;
+}
+
+static const cl_toolkit_headers *headers_for(scanner *s,
+                                             const char *include_dir) {
+  for (size_t i = 0; i < s->headers_count; ++i)
+    if (strcmp(s->headers[i].include_dir, include_dir) == 0)
+      return &s->headers[i].headers;
+  char *copy = cl_strdup(include_dir);
+  if (!copy || cl_reserve((void **)&s->headers, &s->headers_capacity,
+                          s->headers_count + 1, sizeof *s->headers)) {
+    free(copy);
+    out_of_memory(s);
+    return NULL;
+  }
+  headers_cache_entry *e = &s->headers[s->headers_count++];
+  e->include_dir = copy;
+  cl_toolkit_headers_load(include_dir, &e->headers);
+  return &e->headers;
+}
+
+/* ancestor(folder, 1) is the parent, ancestor(folder, 3) the toolkit prefix
+ * above targets/<arch>/lib. malloc'ed; NULL at the top. */
+static char *ancestor(const char *folder, int levels) {
+  char *p = cl_strdup(folder);
+  for (int i = 0; p && i < levels; ++i) {
+    char *up = cl_path_dirname(p);
+    free(p);
+    p = up;
+  }
+  return p;
+}
+
+/* For a folder inside site-packages ("SP/nvidia/cudnn/lib"), the
+ * site-packages folder and the RECORD path of name ("nvidia/cudnn/lib/x").
+ * NVIDIA's wheels always install under a top-level "nvidia" package. */
+static int wheel_position(const char *folder, const char *name,
+                          char **site_packages, char **relpath) {
+  const char *hit = NULL;
+  for (const char *p = folder; *p; ++p)
+    if ((*p == '/' || *p == '\\') && strncmp(p + 1, "nvidia", 6) == 0 &&
+        (p[7] == '/' || p[7] == '\\'))
+      hit = p;
+  if (!hit)
+    return 0;
+  *site_packages = cl_strndup(folder, (size_t)(hit - folder));
+  char *rel_folder = cl_strdup(hit + 1);
+  *relpath = rel_folder ? cl_path_join(rel_folder, name) : NULL;
+  free(rel_folder);
+  if (!*site_packages || !*relpath) {
+    free(*site_packages);
+    free(*relpath);
+    return -1;
+  }
+  for (char *c = *relpath; *c; ++c)
+    if (*c == '\\')
+      *c = '/';
+  return 1;
+}
+
+typedef struct found_version {
+  const char *version;
+  const char *source;
+  const char *file;
+  int cuda_major;
+} found_version;
+
+/* The dist-info that installed this file: the wheel's RECORD (exact path),
+ * else a toolkit's dist-info folder beside its lib folder (by name). */
+static const cl_distribution *distribution_of(scanner *s, const char *folder,
+                                              const char *name) {
+  char *site_packages = NULL, *relpath = NULL;
+  int in_wheel = wheel_position(folder, name, &site_packages, &relpath);
+  const cl_distribution *d = NULL;
+  if (in_wheel < 0) {
+    out_of_memory(s);
+    return NULL;
+  }
+  if (in_wheel) {
+    const cl_distinfo_index *index = distinfo_for(s, site_packages);
+    d = index ? cl_distinfo_by_path(index, relpath) : NULL;
+    free(site_packages);
+    free(relpath);
+    if (d)
+      return d;
+  }
+  for (int levels = 1; levels <= 3 && !d; levels += 2) {
+    char *prefix = ancestor(folder, levels);
+    char *dist_folder = prefix ? cl_path_join(prefix, "dist-info") : NULL;
+    if (dist_folder && cl_stat_kind(dist_folder, NULL) == CL_KIND_DIRECTORY) {
+      const cl_distinfo_index *index = distinfo_for(s, dist_folder);
+      d = index ? cl_distinfo_by_name(index, name) : NULL;
+    }
+    free(dist_folder);
+    free(prefix);
+  }
+  return d;
+}
+
+static const cl_header_version *header_of(scanner *s, const char *folder,
+                                          const char *family, int major) {
+  for (int levels = 1; levels <= 3; levels += 2) {
+    char *prefix = ancestor(folder, levels);
+    char *include_dir = prefix ? cl_path_join(prefix, "include") : NULL;
+    const cl_header_version *v = NULL;
+    if (include_dir && cl_stat_kind(include_dir, NULL) == CL_KIND_DIRECTORY) {
+      const cl_toolkit_headers *h = headers_for(s, include_dir);
+      v = h ? cl_toolkit_headers_for(h, family) : NULL;
+    }
+    free(include_dir);
+    free(prefix);
+    if (v && v->major == major)
+      return v;
+  }
+  return NULL;
+}
+
+static int add_library(scanner *s, const cl_name_match *m, const char *folder,
+                       const char *name, char *real_path) {
+  cudaload_ctx *ctx = s->ctx;
+  for (size_t i = 0; i < ctx->library_count; ++i)
+    if (strcmp(ctx->libraries[i].path, real_path) == 0) {
+      free(real_path); /* an alias, or reached again from a later root */
+      return 0;
+    }
+  cl_binary_info pe;
+  memset(&pe, 0, sizeof pe);
+  found_version v = {"", "none", "", m->cuda_major};
+  const cl_distribution *d = distribution_of(s, folder, name);
+  if (d) {
+    v.version = d->version;
+    v.source = "dist-info";
+    v.file = d->metadata_path;
+    if (!v.cuda_major)
+      v.cuda_major = d->cuda_major;
+  } else if (m->name_version[0]) {
+    v.version = m->name_version;
+    v.source = "file-name";
+    v.file = real_path;
+  } else if (s->naming == CL_NAMING_WINDOWS &&
+             cl_binary_parse_file(real_path, &pe) == CUDALOAD_OK &&
+             pe.file_version && pe.file_version[0]) {
+    v.version = pe.file_version;
+    v.source = "versioninfo";
+    v.file = real_path;
+  } else {
+    const cl_header_version *h =
+        header_of(s, folder, m->entry->family, m->major);
+    if (h) {
+      v.version = h->version;
+      v.source = "header";
+      v.file = h->header_path;
+    }
+  }
+  cl_clear_error(); /* a DLL without VERSIONINFO is not an error */
+  if (cl_reserve((void **)&ctx->libraries, &ctx->library_capacity,
+                 ctx->library_count + 1, sizeof(cl_library))) {
+    cl_binary_info_free(&pe);
+    free(real_path);
+    out_of_memory(s);
+    return 1;
+  }
+  cl_library *lib = &ctx->libraries[ctx->library_count];
+  lib->entry = m->entry;
+  lib->major = m->major;
+  lib->cuda_major = v.cuda_major;
+  lib->version_source = v.source;
+  lib->version = cl_strdup(v.version);
+  lib->version_file = cl_strdup(v.file);
+  lib->path = real_path;
+  lib->root = s->root;
+  cl_binary_info_free(&pe);
+  if (!lib->version || !lib->version_file) {
+    free(lib->version);
+    free(lib->version_file);
+    free(real_path);
+    out_of_memory(s);
+    return 1;
+  }
+  ctx->library_count++;
+  return 0;
+}
+
+/* Classify folder/name and add it. Symlinks count as their real file, under
+ * the real file's name when that is a catalog name (libcudnn.so.8 ->
+ * libcudnn.so.8.9.2 reports 8.9.2). Folders, FIFOs and devices named like
+ * libraries are skipped: they are never opened here. */
+static void consider_file(scanner *s, const char *folder,
+                          const char *folder_real, const char *name,
+                          const cl_name_match *m) {
+  char *full = cl_path_join(folder, name);
+  if (!full) {
+    out_of_memory(s);
+    return;
+  }
+  cl_file_kind kind = cl_lstat_kind(full);
+  char *real = NULL;
+  cl_name_match real_match = *m;
+  if (kind == CL_KIND_REGULAR) {
+    real = folder_real ? cl_path_join(folder_real, name) : cl_real_path(full);
+  } else if (kind == CL_KIND_SYMLINK) {
+    real = cl_real_path(full);
+    if (real && cl_stat_kind(real, NULL) != CL_KIND_REGULAR) {
+      free(real);
+      real = NULL;
+    }
+    if (real)
+      cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
+  }
+  free(full);
+  cl_clear_error();
+  if (real)
+    add_library(s, &real_match, folder, name, real);
+}
+
+typedef struct candidate {
+  char *name;
+  cl_name_match match;
+} candidate;
+
+typedef struct folder_listing {
+  scanner *s;
+  candidate *items;
+  size_t count, capacity;
+} folder_listing;
+
+static int collect_candidate(const char *name, void *opaque) {
+  folder_listing *l = opaque;
+  cl_name_match m;
+  if (!cl_catalog_match(name, l->s->naming, &m))
+    return 0;
+  if (cl_reserve((void **)&l->items, &l->capacity, l->count + 1,
+                 sizeof(candidate)) ||
+      !(l->items[l->count].name = cl_strdup(name))) {
+    out_of_memory(l->s);
+    return 1;
+  }
+  l->items[l->count++].match = m;
+  return 0;
+}
+
+static int by_candidate_name(const void *a, const void *b) {
+  return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
+}
+
+static int scan_folder(const char *folder, void *opaque) {
+  scanner *s = opaque;
+  folder_listing l = {s, NULL, 0, 0};
+  cl_list_dir(folder, collect_candidate, &l);
+  cl_clear_error(); /* an unreadable sub-folder only hides its own files */
+  if (l.count > 0) {
+    qsort(l.items, l.count, sizeof(candidate), by_candidate_name);
+    char *folder_real = cl_real_path(folder);
+    cl_clear_error();
+    for (size_t i = 0; i < l.count && !s->status; ++i)
+      consider_file(s, folder, folder_real, l.items[i].name,
+                    &l.items[i].match);
+    free(folder_real);
+  }
+  for (size_t i = 0; i < l.count; ++i)
+    free(l.items[i].name);
+  free(l.items);
+  return s->status != 0;
+}
+
+static void consider_cache_entry(const char *key, const char *path,
+                                 void *opaque) {
+  scanner *s = opaque;
+  cl_name_match m;
+  if (s->status || !cl_catalog_match(key, s->naming, &m))
+    return;
+  char *folder = cl_path_dirname(path);
+  if (!folder) {
+    return;
+  }
+  consider_file(s, folder, NULL, cl_path_basename(path), &m);
+  free(folder);
+}
+
+static void scan_root(scanner *s, size_t index) {
+  cl_root *root = &s->ctx->roots[index];
+  s->root = index;
+  if (strcmp(root->origin, CL_ORIGIN_LDCACHE) == 0) {
+    int rc = cl_ldcache_read(root->path, consider_cache_entry, s);
+    if (rc)
+      root->status = rc;
+    cl_clear_error();
+    return;
+  }
+  cl_file_kind kind = cl_stat_kind(root->path, NULL);
+  if (kind == CL_KIND_MISSING) {
+    root->status = CUDALOAD_E_NOT_FOUND;
+    return;
+  }
+  if (kind != CL_KIND_DIRECTORY) {
+    root->status = CUDALOAD_E_NOT_A_FILE;
+    return;
+  }
+  cl_layout_folders(root->path, s->naming, scan_folder, s);
+}
+
+static void add_root(scanner *s, const char *path, const char *origin,
+                     int skip_duplicates) {
+  if (s->status)
+    return;
+  char *real = cl_real_path(path);
+  cl_clear_error();
+  if (skip_duplicates) {
+    for (size_t i = 0; i < s->ctx->root_count; ++i) {
+      const char *other = s->root_real_paths[i] ? s->root_real_paths[i]
+                                                : s->ctx->roots[i].path;
+      if (strcmp(other, real ? real : path) == 0) {
+        free(real);
+        return;
+      }
+    }
+  }
+  size_t index;
+  char **grown =
+      realloc(s->root_real_paths, (s->ctx->root_count + 1) * sizeof(char *));
+  if (!grown || cl_ctx_add_scanned_root(s->ctx, path, origin, &index)) {
+    if (grown)
+      s->root_real_paths = grown;
+    free(real);
+    out_of_memory(s);
+    return;
+  }
+  s->root_real_paths = grown;
+  s->root_real_paths[index] = real;
+  scan_root(s, index);
+}
+
+static void add_default_root(const char *path, const char *origin,
+                             void *opaque) {
+  add_root(opaque, path, origin, 1);
+}
+
+int cudaload_scan(cudaload_ctx *ctx) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_scan: NULL ctx");
+  cl_ctx_clear_inventory(ctx);
+  scanner s;
+  memset(&s, 0, sizeof s);
+  s.ctx = ctx;
+  s.naming = cl_ctx_naming(ctx);
+  for (size_t i = 0; i < ctx->explicit_count; ++i)
+    add_root(&s, ctx->explicit_roots[i], "explicit", 0);
+  if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
+    cl_default_roots(s.naming, add_default_root, &s);
+  for (size_t i = 0; i < s.distinfo_count; ++i)
+    cl_distinfo_free(&s.distinfo[i].index);
+  free(s.distinfo);
+  for (size_t i = 0; i < s.headers_count; ++i) {
+    free(s.headers[i].include_dir);
+    cl_toolkit_headers_free(&s.headers[i].headers);
+  }
+  free(s.headers);
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    free(s.root_real_paths[i]);
+  free(s.root_real_paths);
+  if (s.status) {
+    int status = s.status;
+    cl_ctx_clear_inventory(ctx);
+    return cl_fail(status, "cudaload_scan: out of memory");
+  }
+  cl_clear_error();
+  return CUDALOAD_OK;
+}

@@ -1,0 +1,199 @@
+/* layouts.c - the known sub-folders of a root, per layout. */
+#include "layouts.h"
+#include "platform.h"
+#include "strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Fixed sub-folders, in search order, and the naming they matter for
+ * (0: both). Linux libraries live in lib folders, Windows DLLs in bin. */
+typedef struct fixed_folder {
+  const char *relative;
+  int naming;
+} fixed_folder;
+
+static const fixed_folder toolkit_folders[] = {
+    {"lib64", CL_NAMING_LINUX},
+    {"lib", CL_NAMING_LINUX},
+    {"bin", CL_NAMING_WINDOWS},
+    {"bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
+    {"bin/x86_64", CL_NAMING_WINDOWS},
+    {"Library/bin", CL_NAMING_WINDOWS}, /* conda on Windows */
+};
+
+static const fixed_folder package_folders[] = {
+    {"nvidia/cu13/bin/x86_64", CL_NAMING_WINDOWS}, /* CUDA 13 wheels */
+    {"torch/lib", 0},
+    {"ctranslate2", 0},
+    {"ctranslate2.libs", CL_NAMING_LINUX}, /* auditwheel's bundled copies */
+    {"onnxruntime/capi", 0},
+};
+
+typedef struct walk {
+  cl_naming naming;
+  cl_folder_visitor visit;
+  void *opaque;
+  int stopped;
+} walk;
+
+static int visit_if_folder(walk *w, const char *folder) {
+  if (w->stopped)
+    return 1;
+  if (cl_stat_kind(folder, NULL) == CL_KIND_DIRECTORY && w->visit(folder, w->opaque))
+    w->stopped = 1;
+  return w->stopped;
+}
+
+static int visit_relative(walk *w, const char *root, const char *relative) {
+  char *folder = cl_path_join(root, relative);
+  if (!folder) {
+    w->stopped = 1;
+    return 1;
+  }
+  /* Templates use '/'; on Windows the OS takes either separator. */
+  visit_if_folder(w, folder);
+  free(folder);
+  return w->stopped;
+}
+
+/* Names of the sub-folders of dir accepted by keep(name), sorted, so the
+ * search order does not depend on the file system's listing order. */
+typedef int (*name_filter)(const char *name);
+typedef struct name_list {
+  char **names;
+  size_t count, capacity;
+  name_filter keep;
+  int failed;
+} name_list;
+
+static int collect(const char *name, void *opaque) {
+  name_list *l = opaque;
+  if (!l->keep(name))
+    return 0;
+  if (cl_reserve((void **)&l->names, &l->capacity, l->count + 1,
+                 sizeof(char *)) ||
+      !(l->names[l->count] = cl_strdup(name))) {
+    l->failed = 1;
+    return 1;
+  }
+  l->count++;
+  return 0;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Visit dir/<name>/<tail> for every sub-folder name of dir that keep()
+ * accepts (the "*" in "targets/x/lib" and "nvidia/x/lib"). */
+static void visit_each_child(walk *w, const char *root, const char *dir_rel,
+                             name_filter keep, const char *tail) {
+  char *dir = cl_path_join(root, dir_rel);
+  if (!dir) {
+    w->stopped = 1;
+    return;
+  }
+  name_list l = {NULL, 0, 0, keep, 0};
+  if (cl_stat_kind(dir, NULL) == CL_KIND_DIRECTORY)
+    cl_list_dir(dir, collect, &l);
+  if (l.count > 1)
+    qsort(l.names, l.count, sizeof(char *), by_name);
+  for (size_t i = 0; i < l.count; ++i) {
+    char *child = cl_path_join(dir, l.names[i]);
+    char *folder = child && tail ? cl_path_join(child, tail) : NULL;
+    if (!child || (tail && !folder))
+      w->stopped = 1;
+    else
+      visit_if_folder(w, tail ? folder : child);
+    free(folder);
+    free(child);
+    free(l.names[i]);
+  }
+  free(l.names);
+  free(dir);
+  if (l.failed)
+    w->stopped = 1;
+}
+
+static int any_name(const char *name) { return name[0] != '.'; }
+
+/* "12.4": the cuDNN Windows installer's per-CUDA-version folders. */
+static int cuda_version_name(const char *name) {
+  const char *p = name;
+  if (*p < '0' || *p > '9')
+    return 0;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  if (*p != '.')
+    return 0;
+  ++p;
+  if (*p < '0' || *p > '9')
+    return 0;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  return *p == '\0';
+}
+
+static int applies(const fixed_folder *f, cl_naming naming) {
+  return f->naming == 0 || f->naming == (int)naming;
+}
+
+static void walk_root(walk *w, const char *root, int nested) {
+  visit_if_folder(w, root);
+  for (size_t i = 0; i < sizeof toolkit_folders / sizeof *toolkit_folders; ++i)
+    if (applies(&toolkit_folders[i], w->naming) && !w->stopped) {
+      visit_relative(w, root, toolkit_folders[i].relative);
+      if (strcmp(toolkit_folders[i].relative, "lib") == 0)
+        visit_each_child(w, root, "targets", any_name, "lib");
+    }
+  if (w->naming == CL_NAMING_WINDOWS && !w->stopped)
+    visit_each_child(w, root, "bin", cuda_version_name, NULL);
+  /* NVIDIA's wheels: nvidia/<package>/lib (Linux) or /bin (Windows);
+   * CUDA 13 wheels share nvidia/cu13. */
+  if (!w->stopped)
+    visit_each_child(w, root, "nvidia", any_name,
+                     w->naming == CL_NAMING_LINUX ? "lib" : "bin");
+  for (size_t i = 0; i < sizeof package_folders / sizeof *package_folders; ++i)
+    if (applies(&package_folders[i], w->naming) && !w->stopped)
+      visit_relative(w, root, package_folders[i].relative);
+  if (nested || w->stopped)
+    return;
+  /* A venv or conda prefix holds a site-packages folder: search it as a
+   * site-packages root. Probing names is cheaper than listing lib/, which
+   * in a conda prefix holds thousands of files. */
+  static const char *const python_versions[] = {
+      "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"};
+  for (size_t i = 0; i < sizeof python_versions / sizeof *python_versions;
+       ++i) {
+    char rel[64];
+    strcpy(rel, "lib/python");
+    strcat(rel, python_versions[i]);
+    strcat(rel, "/site-packages");
+    char *sp = cl_path_join(root, rel);
+    if (!sp) {
+      w->stopped = 1;
+      return;
+    }
+    if (cl_stat_kind(sp, NULL) == CL_KIND_DIRECTORY)
+      walk_root(w, sp, 1);
+    free(sp);
+    if (w->stopped)
+      return;
+  }
+  char *win_sp = cl_path_join(root, "Lib/site-packages");
+  if (!win_sp) {
+    w->stopped = 1;
+    return;
+  }
+  if (cl_stat_kind(win_sp, NULL) == CL_KIND_DIRECTORY)
+    walk_root(w, win_sp, 1);
+  free(win_sp);
+}
+
+int cl_layout_folders(const char *root, cl_naming naming,
+                      cl_folder_visitor visit, void *opaque) {
+  walk w = {naming, visit, opaque, 0};
+  walk_root(&w, root, 0);
+  return w.stopped;
+}

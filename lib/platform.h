@@ -1,0 +1,89 @@
+/*
+ * platform.h - what each operating system must provide. lib/posix/ and
+ * lib/win32/ implement it; CMake picks the folder. Portable code includes this
+ * and never tests _WIN32 itself.
+ *
+ * All paths are UTF-8. The Windows side converts to and from UTF-16 and uses
+ * only the W APIs.
+ */
+#ifndef CUDALOAD_PLATFORM_H
+#define CUDALOAD_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The path separator of the host, and the separator of PATH-like lists. */
+#ifdef _WIN32
+#define CL_DIR_SEP '\\'
+#define CL_LIST_SEP ';'
+#else
+#define CL_DIR_SEP '/'
+#define CL_LIST_SEP ':'
+#endif
+
+/* What a path names, without following a final symlink (cl_lstat_kind) or
+ * following it (cl_stat_kind). */
+typedef enum cl_file_kind {
+  CL_KIND_MISSING = 0,
+  CL_KIND_REGULAR,
+  CL_KIND_DIRECTORY,
+  CL_KIND_SYMLINK, /* only from cl_lstat_kind */
+  CL_KIND_OTHER    /* FIFO, socket, device */
+} cl_file_kind;
+
+cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out);
+cl_file_kind cl_lstat_kind(const char *path);
+
+/*
+ * Directory listing. Calls visit(name, opaque) for each entry except "." and
+ * "..", in the order the OS returns them. Returns 0, or a CUDALOAD_E_* status
+ * (with last error set) when the folder cannot be opened. visit returning
+ * non-zero stops the walk early (still returns 0).
+ */
+typedef int (*cl_dir_visitor)(const char *name, void *opaque);
+int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque);
+
+/* A malloc'ed canonical absolute path with every symlink resolved, or NULL
+ * (last error set) when the path does not resolve. */
+char *cl_real_path(const char *path);
+
+/* 1 if the path is absolute on the host (Windows: drive or UNC). */
+int cl_path_is_absolute(const char *path);
+
+/*
+ * A read-only open file. cl_file_open refuses anything but a regular file
+ * (CUDALOAD_E_NOT_A_FILE) and never blocks opening a FIFO or device.
+ */
+typedef struct cl_file cl_file;
+int cl_file_open(const char *path, cl_file **out, uint64_t *size_out);
+/* Read exactly len bytes at offset; CUDALOAD_E_MALFORMED past the end,
+ * CUDALOAD_E_IO on a read error. */
+int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len);
+void cl_file_close(cl_file *f);
+
+/* Environment: a secure getenv (NULL for setuid/elevated processes). The
+ * returned string is malloc'ed (Windows converts from UTF-16); free it. */
+char *cl_getenv(const char *name);
+/* Calls visit(name, value) for every environment variable whose name starts
+ * with prefix (CUDA_PATH_V12_4 for "CUDA_PATH_V"). Secure like cl_getenv. */
+typedef void (*cl_env_visitor)(const char *name, const char *value,
+                               void *opaque);
+void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque);
+
+/* The user's home folder (malloc'ed) or NULL. */
+char *cl_home_dir(void);
+
+/* Text for an OS error number (errno / GetLastError) into buf. */
+void cl_os_error_text(unsigned long code, char *buf, size_t len);
+/* The calling thread's last OS error number (errno / GetLastError). */
+unsigned long cl_os_last_error(void);
+
+/* Thread-local storage for the last-error buffer. */
+#if defined(_MSC_VER)
+#define CL_THREAD_LOCAL __declspec(thread)
+#else
+#define CL_THREAD_LOCAL _Thread_local
+#endif
+
+#endif

@@ -1,0 +1,216 @@
+/* platform_posix.c - lib/platform.h for Linux and other POSIX systems. */
+#include "cudaload.h"
+#include "error.h"
+#include "platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/auxv.h>
+#endif
+#include <unistd.h>
+
+extern char **environ;
+
+static int status_for_errno(int err) {
+  switch (err) {
+  case ENOENT:
+  case ENOTDIR:
+    return CUDALOAD_E_NOT_FOUND;
+  case ENOMEM:
+    return CUDALOAD_E_NO_MEMORY;
+  default:
+    return CUDALOAD_E_IO;
+  }
+}
+
+static cl_file_kind kind_of_mode(mode_t mode) {
+  if (S_ISREG(mode))
+    return CL_KIND_REGULAR;
+  if (S_ISDIR(mode))
+    return CL_KIND_DIRECTORY;
+  if (S_ISLNK(mode))
+    return CL_KIND_SYMLINK;
+  return CL_KIND_OTHER;
+}
+
+cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out) {
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return CL_KIND_MISSING;
+  if (size_out)
+    *size_out = (uint64_t)st.st_size;
+  return kind_of_mode(st.st_mode);
+}
+
+cl_file_kind cl_lstat_kind(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return CL_KIND_MISSING;
+  return kind_of_mode(st.st_mode);
+}
+
+int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    int err = errno;
+    return cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", dir);
+  }
+  struct dirent *entry;
+  while ((entry = readdir(d)) != NULL) {
+    const char *name = entry->d_name;
+    if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && !name[2])))
+      continue;
+    if (visit(name, opaque))
+      break;
+  }
+  closedir(d);
+  return CUDALOAD_OK;
+}
+
+char *cl_real_path(const char *path) {
+  char *resolved = realpath(path, NULL);
+  if (!resolved) {
+    int err = errno;
+    cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", path);
+  }
+  return resolved;
+}
+
+int cl_path_is_absolute(const char *path) { return path && path[0] == '/'; }
+
+struct cl_file {
+  int fd;
+  uint64_t size;
+};
+
+int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
+  *out = NULL;
+  /* O_NONBLOCK: opening a FIFO named like a library must not wait for a
+   * writer. The type is checked on the open descriptor, so a file swapped
+   * for something else between a stat and the open is still caught. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    return cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return cl_fail_os(CUDALOAD_E_IO, (unsigned long)err, "%s", path);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return cl_fail(CUDALOAD_E_NOT_A_FILE, "%s: not a regular file (%s)", path,
+                   S_ISDIR(st.st_mode)    ? "a directory"
+                   : S_ISFIFO(st.st_mode) ? "a FIFO"
+                   : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                       ? "a device"
+                       : "a special file");
+  }
+  cl_file *f = malloc(sizeof *f);
+  if (!f) {
+    close(fd);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  f->fd = fd;
+  f->size = (uint64_t)st.st_size;
+  if (size_out)
+    *size_out = f->size;
+  *out = f;
+  return CUDALOAD_OK;
+}
+
+int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
+  if (offset > f->size || len > f->size - offset)
+    return cl_fail(CUDALOAD_E_MALFORMED,
+                   "read of %zu bytes at offset %llu passes the end of the "
+                   "file (size %llu)",
+                   len, (unsigned long long)offset,
+                   (unsigned long long)f->size);
+  unsigned char *p = buf;
+  while (len > 0) {
+    ssize_t n = pread(f->fd, p, len, (off_t)offset);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int err = errno;
+      return cl_fail_os(CUDALOAD_E_IO, (unsigned long)err, "read failed");
+    }
+    if (n == 0) /* the file shrank under us */
+      return cl_fail(CUDALOAD_E_MALFORMED, "file truncated while reading");
+    p += n;
+    len -= (size_t)n;
+    offset += (uint64_t)n;
+  }
+  return CUDALOAD_OK;
+}
+
+void cl_file_close(cl_file *f) {
+  if (f) {
+    close(f->fd);
+    free(f);
+  }
+}
+
+/* A setuid/setgid or otherwise privileged (AT_SECURE) process must not let
+ * its caller's environment steer which code it loads. */
+static int process_is_secure(void) {
+#if defined(__linux__)
+  return getauxval(AT_SECURE) != 0;
+#else
+  return getuid() != geteuid() || getgid() != getegid();
+#endif
+}
+
+char *cl_getenv(const char *name) {
+  if (process_is_secure())
+    return NULL;
+  const char *v = getenv(name);
+  return v ? strdup(v) : NULL;
+}
+
+void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque) {
+  if (process_is_secure())
+    return;
+  size_t plen = strlen(prefix);
+  for (char **e = environ; e && *e; ++e) {
+    if (strncmp(*e, prefix, plen) != 0)
+      continue;
+    const char *eq = strchr(*e, '=');
+    if (!eq)
+      continue;
+    size_t nlen = (size_t)(eq - *e);
+    char name[256];
+    if (nlen >= sizeof name)
+      continue;
+    memcpy(name, *e, nlen);
+    name[nlen] = '\0';
+    visit(name, eq + 1, opaque);
+  }
+}
+
+char *cl_home_dir(void) { return cl_getenv("HOME"); }
+
+void cl_os_error_text(unsigned long code, char *buf, size_t len) {
+  if (len == 0)
+    return;
+  /* strerror_r comes in two flavours; strerror is fine under our own
+   * per-thread buffer because glibc's strerror is thread-safe for known
+   * codes. */
+  const char *text = strerror((int)code);
+  size_t n = strlen(text);
+  if (n >= len)
+    n = len - 1;
+  memcpy(buf, text, n);
+  buf[n] = '\0';
+}
+
+unsigned long cl_os_last_error(void) { return (unsigned long)errno; }

@@ -1,0 +1,181 @@
+/* roots.c - the default search roots of the host, in search order. */
+#include "roots.h"
+#include "platform.h"
+#include "strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct env_root_walk {
+  cl_root_visitor visit;
+  void *opaque;
+} env_root_walk;
+
+static void visit_env(const char *name, cl_root_visitor visit, void *opaque) {
+  char *value = cl_getenv(name);
+  /* A relative value would make the result depend on the current folder:
+   * never search it. */
+  if (value && *value && cl_path_is_absolute(value))
+    visit(value, name, opaque);
+  free(value);
+}
+
+static void visit_versioned_cuda_path(const char *name, const char *value,
+                                      void *opaque) {
+  env_root_walk *w = opaque;
+  if (*value && cl_path_is_absolute(value)) {
+    /* The origin must outlive the scan: all CUDA_PATH_V* share one. */
+    (void)name;
+    w->visit(value, "CUDA_PATH_V*", w->opaque);
+  }
+}
+
+static void environment_roots(cl_root_visitor visit, void *opaque) {
+  visit_env("CUDA_PATH", visit, opaque);
+  env_root_walk w = {visit, opaque};
+  cl_env_each_with_prefix("CUDA_PATH_V", visit_versioned_cuda_path, &w);
+  visit_env("CUDA_HOME", visit, opaque);
+  visit_env("CUDNN_PATH", visit, opaque);
+  visit_env("CONDA_PREFIX", visit, opaque);
+  visit_env("VIRTUAL_ENV", visit, opaque);
+}
+
+/* Sub-folders of parent whose names start with prefix, newest version first
+ * (so /usr/local/cuda-13.0 comes before /usr/local/cuda-12.4). */
+typedef struct prefixed {
+  const char *prefix;
+  char **names;
+  size_t count, capacity;
+} prefixed;
+
+static int collect_prefixed(const char *name, void *opaque) {
+  prefixed *p = opaque;
+  if (strncmp(name, p->prefix, strlen(p->prefix)) != 0)
+    return 0;
+  if (cl_reserve((void **)&p->names, &p->capacity, p->count + 1,
+                 sizeof(char *)) ||
+      !(p->names[p->count] = cl_strdup(name)))
+    return 1;
+  p->count++;
+  return 0;
+}
+
+/* Compare dotted versions numerically, descending: "13.0" < "12.10" is
+ * wrong as strings. */
+static int newest_first(const void *a, const void *b) {
+  const char *x = *(char *const *)a, *y = *(char *const *)b;
+  while (*x || *y) {
+    while (*x && (*x < '0' || *x > '9'))
+      ++x;
+    while (*y && (*y < '0' || *y > '9'))
+      ++y;
+    long vx = strtol(x, (char **)&x, 10), vy = strtol(y, (char **)&y, 10);
+    if (vx != vy)
+      return vx < vy ? 1 : -1;
+    if (!*x || !*y)
+      break;
+  }
+  return strcmp(*(char *const *)b, *(char *const *)a);
+}
+
+static void versioned_children(const char *parent, const char *prefix,
+                               const char *tail, const char *origin,
+                               cl_root_visitor visit, void *opaque) {
+  prefixed p = {prefix, NULL, 0, 0};
+  if (cl_stat_kind(parent, NULL) != CL_KIND_DIRECTORY)
+    return;
+  cl_list_dir(parent, collect_prefixed, &p);
+  if (p.count > 1)
+    qsort(p.names, p.count, sizeof(char *), newest_first);
+  for (size_t i = 0; i < p.count; ++i) {
+    char *child = cl_path_join(parent, p.names[i]);
+    char *root = child && tail ? cl_path_join(child, tail) : NULL;
+    if (child)
+      visit(tail ? (root ? root : child) : child, origin, opaque);
+    free(root);
+    free(child);
+    free(p.names[i]);
+  }
+  free(p.names);
+}
+
+#ifdef _WIN32
+
+static void windows_roots(cl_root_visitor visit, void *opaque) {
+  char *program_files = cl_getenv("ProgramFiles");
+  if (program_files && cl_path_is_absolute(program_files)) {
+    char *toolkits =
+        cl_path_join(program_files, "NVIDIA GPU Computing Toolkit\\CUDA");
+    char *cudnn = cl_path_join(program_files, "NVIDIA\\CUDNN");
+    if (toolkits)
+      versioned_children(toolkits, "v", NULL, "toolkit", visit, opaque);
+    if (cudnn)
+      versioned_children(cudnn, "v", NULL, "cudnn installer", visit, opaque);
+    free(toolkits);
+    free(cudnn);
+  }
+  free(program_files);
+  char *system_root = cl_getenv("SystemRoot");
+  if (system_root && cl_path_is_absolute(system_root)) {
+    char *system32 = cl_path_join(system_root, "System32");
+    if (system32)
+      visit(system32, "system", opaque);
+    free(system32);
+  }
+  free(system_root);
+}
+
+#else
+
+static void python_roots(cl_root_visitor visit, void *opaque) {
+  /* The interpreters' shared site folders; a venv comes in through
+   * VIRTUAL_ENV, anything else through explicit roots (the Python binding
+   * passes its own site-packages). */
+  char *home = cl_home_dir();
+  if (home && cl_path_is_absolute(home)) {
+    char *user_lib = cl_path_join(home, ".local/lib");
+    if (user_lib)
+      versioned_children(user_lib, "python3", "site-packages",
+                         "user site-packages", visit, opaque);
+    free(user_lib);
+  }
+  free(home);
+  versioned_children("/usr/local/lib", "python3", "dist-packages",
+                     "site-packages", visit, opaque);
+  versioned_children("/usr/local/lib", "python3", "site-packages",
+                     "site-packages", visit, opaque);
+  visit("/usr/lib/python3/dist-packages", "site-packages", opaque);
+}
+
+static void linux_roots(cl_root_visitor visit, void *opaque) {
+  python_roots(visit, opaque);
+  visit("/usr/local/cuda", "toolkit", opaque);
+  versioned_children("/usr/local", "cuda-", NULL, "toolkit", visit, opaque);
+  visit("/opt/cuda", "toolkit", opaque);
+  /* What the dynamic loader itself would find, without `ldconfig -p`. */
+  visit("/etc/ld.so.cache", CL_ORIGIN_LDCACHE, opaque);
+  /* The cache lists what ldconfig found in the system folders (NVIDIA's apt
+   * packages and the driver land there). Only a system without a cache, as
+   * some containers are, needs the folders listed: they hold thousands of
+   * files. */
+  if (cl_stat_kind("/etc/ld.so.cache", NULL) == CL_KIND_REGULAR)
+    return;
+#if defined(__x86_64__)
+  visit("/usr/lib/x86_64-linux-gnu", "system", opaque);
+#elif defined(__aarch64__)
+  visit("/usr/lib/aarch64-linux-gnu", "system", opaque);
+#endif
+  visit("/usr/lib64", "system", opaque);
+}
+
+#endif
+
+void cl_default_roots(cl_naming naming, cl_root_visitor visit, void *opaque) {
+  (void)naming;
+  environment_roots(visit, opaque);
+#ifdef _WIN32
+  windows_roots(visit, opaque);
+#else
+  linux_roots(visit, opaque);
+#endif
+}

@@ -1,0 +1,114 @@
+/* strutil.c - small string, path and growable-array helpers. */
+#include "strutil.h"
+#include "cudaload.h"
+#include "platform.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cl_strndup(const char *s, size_t n) {
+  char *copy = malloc(n + 1);
+  if (copy) {
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+  }
+  return copy;
+}
+
+char *cl_strdup(const char *s) { return cl_strndup(s, strlen(s)); }
+
+static int is_separator(char c) { return c == '/' || c == '\\'; }
+
+char *cl_path_join(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  while (la > 1 && is_separator(a[la - 1]))
+    --la;
+  int need_sep = la > 0 && !is_separator(a[la - 1]);
+  char *out = malloc(la + (size_t)need_sep + lb + 1);
+  if (!out)
+    return NULL;
+  memcpy(out, a, la);
+  if (need_sep)
+    out[la] = CL_DIR_SEP;
+  memcpy(out + la + (size_t)need_sep, b, lb + 1);
+  return out;
+}
+
+const char *cl_path_basename(const char *path) {
+  const char *base = path;
+  for (const char *p = path; *p; ++p)
+    if (is_separator(*p) && p[1])
+      base = p + 1;
+  return base;
+}
+
+char *cl_path_dirname(const char *path) {
+  size_t n = strlen(path);
+  while (n > 1 && is_separator(path[n - 1]))
+    --n;
+  while (n > 0 && !is_separator(path[n - 1]))
+    --n;
+  if (n == 0)
+    return NULL;
+  while (n > 1 && is_separator(path[n - 1]))
+    --n;
+  return cl_strndup(path, n);
+}
+
+int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size) {
+  if (need <= *capacity)
+    return CUDALOAD_OK;
+  size_t cap = *capacity ? *capacity : 8;
+  while (cap < need) {
+    if (cap > SIZE_MAX / 2 / elem_size)
+      return CUDALOAD_E_NO_MEMORY;
+    cap *= 2;
+  }
+  void *grown = realloc(*items, cap * elem_size);
+  if (!grown)
+    return CUDALOAD_E_NO_MEMORY;
+  *items = grown;
+  *capacity = cap;
+  return CUDALOAD_OK;
+}
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c; }
+
+int cl_starts_with_nocase(const char *s, const char *prefix) {
+  for (; *prefix; ++s, ++prefix)
+    if (lower(*s) != lower(*prefix))
+      return 0;
+  return 1;
+}
+
+int cl_ends_with(const char *s, const char *suffix) {
+  size_t ls = strlen(s), lx = strlen(suffix);
+  return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
+  *text = NULL;
+  *len = 0;
+  cl_file *f;
+  uint64_t size;
+  int rc = cl_file_open(path, &f, &size);
+  if (rc)
+    return rc;
+  size_t n = size < max ? (size_t)size : max;
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    cl_file_close(f);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  rc = n ? cl_file_read_at(f, 0, buf, n) : CUDALOAD_OK;
+  cl_file_close(f);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return CUDALOAD_OK;
+}

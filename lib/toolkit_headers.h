@@ -1,0 +1,34 @@
+/*
+ * toolkit_headers.h - versions from a toolkit's include folder beside its
+ * library folder: cudnn_version.h, cublas_api.h, cuda_runtime_api.h. Only a
+ * header whose major equals a library's major may name its version.
+ */
+#ifndef CUDALOAD_TOOLKIT_HEADERS_H
+#define CUDALOAD_TOOLKIT_HEADERS_H
+
+#include <stddef.h>
+
+typedef struct cl_header_version {
+  int major;         /* 0: header absent or unreadable */
+  char version[64];  /* "9.19.0" */
+  char *header_path; /* malloc'ed */
+} cl_header_version;
+
+typedef struct cl_toolkit_headers {
+  cl_header_version cudnn, cublas, cudart;
+} cl_toolkit_headers;
+
+/* Read the three headers from include_dir (missing ones stay zero). */
+void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out);
+void cl_toolkit_headers_free(cl_toolkit_headers *headers);
+
+/* The header version for a catalog family ("cudnn", "cublas", "cudart"),
+ * or NULL. */
+const cl_header_version *
+cl_toolkit_headers_for(const cl_toolkit_headers *headers, const char *family);
+
+/* Pure parser (fuzzing target): the value of "#define NAME <integer>" in
+ * text, or -1 when absent. */
+long cl_header_define(const char *text, size_t len, const char *name);
+
+#endif

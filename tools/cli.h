@@ -1,0 +1,36 @@
+/* cli.h - what the subcommands of the cudaload tool share. */
+#ifndef CUDALOAD_CLI_H
+#define CUDALOAD_CLI_H
+
+#include "report_writer.h"
+
+/* Exit codes (documented in --help and docs/cli.md). */
+#define EXIT_OK 0
+#define EXIT_INTERNAL 1 /* out of memory, write error */
+#define EXIT_USAGE 2    /* bad command line */
+#define EXIT_INPUT 3    /* unreadable or malformed input */
+
+/* Print "cudaload: <command>: <message>" to stderr and return EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Parse --format's value; accepted lists the formats this command takes. */
+int cli_parse_format(const char *command, const char *value, int allow_yaml,
+                     report_format *out);
+
+/* Match "--name VALUE", "--name=VALUE" (and a short alias "-x VALUE").
+ * Returns 1 and sets *value (advancing *i) on a match, 0 when argv[*i] is
+ * another option, -1 when the value is missing (error printed). */
+int cli_option_value(const char *command, int argc, char **argv, int *i,
+                     const char *long_name, const char *short_name,
+                     const char **value);
+
+int cli_scan(int argc, char **argv);
+int cli_inspect(int argc, char **argv);
+extern const char cli_scan_help[];
+extern const char cli_inspect_help[];
+
+#endif

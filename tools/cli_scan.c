@@ -1,0 +1,270 @@
+/* cli_scan.c - `cudaload scan`: the inventory of the search roots. */
+#include "cli.h"
+#include "cudaload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_scan_help[] =
+    "NAME\n"
+    "  cudaload scan - list the CUDA libraries found under the search roots\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  cudaload scan [--root DIR]... [--no-defaults]\n"
+    "                [--target host|linux|windows] [--format text|json|yaml]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Searches the roots given with --root (first, in the order given), then\n"
+    "  the default roots of this host: CUDA_PATH, CUDA_PATH_V*_*, CUDA_HOME,\n"
+    "  CUDNN_PATH, CONDA_PREFIX, VIRTUAL_ENV, Python site-packages folders,\n"
+    "  CUDA toolkits (/usr/local/cuda*), and the system (/etc/ld.so.cache on\n"
+    "  Linux, System32 on Windows). Under each root it looks only in the\n"
+    "  folders where toolkits, conda, NVIDIA's pip wheels, torch, ctranslate2,\n"
+    "  onnxruntime and NVIDIA's installers put libraries.\n"
+    "\n"
+    "  Each real file is listed once (symlinks are resolved), with its\n"
+    "  catalog name, family, ABI major and, where anything on disk tells it,\n"
+    "  its full version and where that came from: dist-info (a wheel's\n"
+    "  METADATA), file-name (libcudnn.so.8.9.7), versioninfo (a DLL's\n"
+    "  version resource), header (the toolkit's cudnn_version.h, ...), none.\n"
+    "  Nothing is loaded and no process is started.\n"
+    "\n"
+    "OPTIONS\n"
+    "  -r, --root DIR   also search DIR (absolute path; may be repeated)\n"
+    "  --no-defaults    search only the roots given with --root\n"
+    "  --target T       naming convention: host (default), linux\n"
+    "                   (libcublas.so.12) or windows (cublas64_12.dll; lets a\n"
+    "                   Linux host scan a Windows installer tree)\n"
+    "  --format F       text (default: an aligned table), json or yaml\n"
+    "  -h, --help       show this help\n"
+    "\n"
+    "OUTPUT\n"
+    "  json and yaml: {\"schema_version\": 1, \"target\": \"linux\"|\"windows\",\n"
+    "    \"roots\": [{\"path\", \"origin\", \"status\"}],\n"
+    "    \"libraries\": [{\"name\", \"family\", \"major\", \"cuda_major\",\n"
+    "      \"version\", \"version_source\", \"version_file\", \"path\",\n"
+    "      \"root\"}]}\n"
+    "  cuda_major and version are null when unknown; root indexes roots.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0  success, whether or not anything was found\n"
+    "  1  internal error\n"
+    "  2  usage error\n"
+    "  3  a root given with --root does not exist or cannot be read (the\n"
+    "     report is still printed)\n"
+    "\n"
+    "EXAMPLES\n"
+    "  cudaload scan\n"
+    "  cudaload scan --no-defaults --root /opt/app/cudnn8 --format json\n"
+    "  cudaload scan --target windows --no-defaults --root /srv/win/venv\n";
+
+static const char *root_status_text(int status) {
+  switch (status) {
+  case CUDALOAD_OK:
+    return "ok";
+  case CUDALOAD_E_NOT_FOUND:
+    return "not found";
+  case CUDALOAD_E_NOT_A_FILE:
+    return "not a folder";
+  case CUDALOAD_E_MALFORMED:
+    return "malformed";
+  default:
+    return "unreadable";
+  }
+}
+
+static const char *target_name(int target) {
+  if (target == CUDALOAD_TARGET_WINDOWS)
+    return "windows";
+  if (target == CUDALOAD_TARGET_LINUX)
+    return "linux";
+#ifdef _WIN32
+  return "windows";
+#else
+  return "linux";
+#endif
+}
+
+static const char *or_null(const char *s) { return s && *s ? s : NULL; }
+
+static void write_structured(report_writer *w, const cudaload_ctx *ctx,
+                             int target) {
+  report_begin_object(w);
+  report_key(w, "schema_version");
+  report_int(w, 1);
+  report_key(w, "target");
+  report_string(w, target_name(target));
+  report_key(w, "roots");
+  report_begin_array(w);
+  for (size_t i = 0; i < cudaload_root_count(ctx); ++i) {
+    report_begin_object(w);
+    report_key(w, "path");
+    report_string(w, cudaload_root_path(ctx, i));
+    report_key(w, "origin");
+    report_string(w, cudaload_root_origin(ctx, i));
+    report_key(w, "status");
+    report_string(w, root_status_text(cudaload_root_status(ctx, i)));
+    report_end_object(w);
+  }
+  report_end_array(w);
+  report_key(w, "libraries");
+  report_begin_array(w);
+  for (size_t i = 0; i < cudaload_library_count(ctx); ++i) {
+    report_begin_object(w);
+    report_key(w, "name");
+    report_string(w, cudaload_library_name(ctx, i));
+    report_key(w, "family");
+    report_string(w, cudaload_library_family(ctx, i));
+    report_key(w, "major");
+    report_int(w, cudaload_library_major(ctx, i));
+    report_key(w, "cuda_major");
+    if (cudaload_library_cuda_major(ctx, i) > 0)
+      report_int(w, cudaload_library_cuda_major(ctx, i));
+    else
+      report_null(w);
+    report_key(w, "version");
+    report_string(w, or_null(cudaload_library_version(ctx, i)));
+    report_key(w, "version_source");
+    report_string(w, cudaload_library_version_source(ctx, i));
+    report_key(w, "version_file");
+    report_string(w, or_null(cudaload_library_version_file(ctx, i)));
+    report_key(w, "path");
+    report_string(w, cudaload_library_path(ctx, i));
+    report_key(w, "root");
+    report_int(w, (long long)cudaload_library_root(ctx, i));
+    report_end_object(w);
+  }
+  report_end_array(w);
+  report_end_object(w);
+}
+
+enum { COLUMNS = 6 };
+
+static void write_table(const cudaload_ctx *ctx) {
+  static const char *const header[COLUMNS] = {"NAME",    "FAMILY", "MAJOR",
+                                              "VERSION", "SOURCE", "PATH"};
+  size_t width[COLUMNS];
+  for (int c = 0; c < COLUMNS; ++c)
+    width[c] = strlen(header[c]);
+  size_t n = cudaload_library_count(ctx);
+  char major[16];
+  for (size_t i = 0; i < n; ++i) {
+    snprintf(major, sizeof major, "%d", cudaload_library_major(ctx, i));
+    const char *version = or_null(cudaload_library_version(ctx, i));
+    const char *cells[COLUMNS - 1] = {
+        cudaload_library_name(ctx, i), cudaload_library_family(ctx, i), major,
+        version ? version : "-", cudaload_library_version_source(ctx, i)};
+    for (int c = 0; c < COLUMNS - 1; ++c)
+      if (strlen(cells[c]) > width[c])
+        width[c] = strlen(cells[c]);
+  }
+  for (int c = 0; c < COLUMNS - 1; ++c)
+    printf("%-*s  ", (int)width[c], header[c]);
+  printf("%s\n", header[COLUMNS - 1]);
+  for (size_t i = 0; i < n; ++i) {
+    snprintf(major, sizeof major, "%d", cudaload_library_major(ctx, i));
+    const char *version = cudaload_library_version(ctx, i);
+    printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)width[0],
+           cudaload_library_name(ctx, i), (int)width[1],
+           cudaload_library_family(ctx, i), (int)width[2], major,
+           (int)width[3], version && *version ? version : "-", (int)width[4],
+           cudaload_library_version_source(ctx, i),
+           cudaload_library_path(ctx, i));
+  }
+  size_t searched = 0;
+  for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
+    searched += cudaload_root_status(ctx, i) == CUDALOAD_OK;
+  printf("\n%zu %s in %zu %s searched\n", n, n == 1 ? "library" : "libraries",
+         searched, searched == 1 ? "root" : "roots");
+}
+
+int cli_scan(int argc, char **argv) {
+  const char *cmd = "scan";
+  unsigned flags = 0;
+  int target = CUDALOAD_TARGET_HOST;
+  report_format format = FORMAT_TEXT;
+  const char **roots = calloc((size_t)argc, sizeof *roots);
+  size_t root_count = 0;
+  int rc = EXIT_OK;
+  if (!roots) {
+    fprintf(stderr, "cudaload: scan: out of memory\n");
+    return EXIT_INTERNAL;
+  }
+  for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
+    const char *value;
+    int m;
+    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else
+        roots[root_count++] = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--target", NULL,
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else if (strcmp(value, "host") == 0)
+        target = CUDALOAD_TARGET_HOST;
+      else if (strcmp(value, "linux") == 0)
+        target = CUDALOAD_TARGET_LINUX;
+      else if (strcmp(value, "windows") == 0)
+        target = CUDALOAD_TARGET_WINDOWS;
+      else
+        rc = cli_usage_error(cmd, "unknown target '%s' (expected host, linux "
+                                  "or windows)", value);
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
+                                     &value))) {
+      rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
+    } else if (strcmp(argv[i], "--no-defaults") == 0) {
+      flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (argv[i][0] == '-') {
+      rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    } else {
+      rc = cli_usage_error(cmd, "unexpected argument '%s' (use --root DIR)",
+                           argv[i]);
+    }
+  }
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK && !(ctx = cudaload_create(flags))) {
+    fprintf(stderr, "cudaload: scan: %s\n", cudaload_last_error());
+    rc = EXIT_INTERNAL;
+  }
+  for (size_t i = 0; rc == EXIT_OK && i < root_count; ++i)
+    if (cudaload_add_root(ctx, roots[i]) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  if (rc == EXIT_OK)
+    cudaload_set_target(ctx, target);
+  if (rc == EXIT_OK && cudaload_scan(ctx) != CUDALOAD_OK) {
+    fprintf(stderr, "cudaload: scan: %s\n", cudaload_last_error());
+    rc = EXIT_INTERNAL;
+  }
+  if (rc == EXIT_OK) {
+    /* Explicit roots come first in the root list. */
+    for (size_t i = 0; i < root_count && i < cudaload_root_count(ctx); ++i)
+      if (cudaload_root_status(ctx, i) != CUDALOAD_OK) {
+        fprintf(stderr, "cudaload: warning: root %s: %s\n",
+                cudaload_root_path(ctx, i),
+                root_status_text(cudaload_root_status(ctx, i)));
+        rc = EXIT_INPUT;
+      }
+    if (format == FORMAT_TEXT) {
+      write_table(ctx);
+      if (fflush(stdout) != 0)
+        rc = EXIT_INTERNAL;
+    } else {
+      report_writer *w = report_writer_new(format, stdout);
+      if (!w) {
+        rc = EXIT_INTERNAL;
+      } else {
+        write_structured(w, ctx, target);
+        if (report_writer_finish(w) != 0) {
+          fprintf(stderr, "cudaload: scan: could not write the report\n");
+          rc = EXIT_INTERNAL;
+        }
+      }
+    }
+  }
+  cudaload_destroy(ctx);
+  free(roots);
+  return rc;
+}
