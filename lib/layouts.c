@@ -139,8 +139,23 @@ static int applies(const fixed_folder *f, cl_naming naming) {
   return f->naming == 0 || f->naming == (int)naming;
 }
 
+/* A site-packages folder holds packages, never libraries, and can hold
+ * thousands of entries: listing it would make a scan's cost grow with the
+ * number of unrelated packages. */
+static int is_site_packages(const char *root) {
+  const char *base = cl_path_basename(root);
+  if (strncmp(base, "site-packages", 13) == 0 ||
+      strncmp(base, "dist-packages", 13) == 0)
+    return 1;
+  char *nvidia = cl_path_join(root, "nvidia");
+  int has_wheels = nvidia && cl_stat_kind(nvidia, NULL) == CL_KIND_DIRECTORY;
+  free(nvidia);
+  return has_wheels;
+}
+
 static void walk_root(walk *w, const char *root, int nested) {
-  visit_if_folder(w, root);
+  if (!nested && !is_site_packages(root))
+    visit_if_folder(w, root);
   for (size_t i = 0; i < sizeof toolkit_folders / sizeof *toolkit_folders; ++i)
     if (applies(&toolkit_folders[i], w->naming) && !w->stopped) {
       visit_relative(w, root, toolkit_folders[i].relative);
