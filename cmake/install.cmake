@@ -20,5 +20,10 @@ if(WIN32)
 else()
   set(CUDALOAD_PC_PRIVATE_LIBS "-ldl -lpthread")
 endif()
+# The .pc file finds its prefix relative to itself (${pcfiledir}), so it stays
+# right after `cmake --install --prefix X` and when the tree is relocated.
+file(RELATIVE_PATH CUDALOAD_PC_RELATIVE_PREFIX
+  "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+string(REGEX REPLACE "/$" "" CUDALOAD_PC_RELATIVE_PREFIX "${CUDALOAD_PC_RELATIVE_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/cudaload.pc.in ${PROJECT_BINARY_DIR}/cudaload.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cudaload.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

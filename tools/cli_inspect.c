@@ -140,11 +140,16 @@ int cli_inspect(int argc, char **argv) {
       const char *detail = cudaload_last_error();
       size_t len = strlen(detail) + strlen(cudaload_strerror(status)) + 4;
       errors[i] = malloc(len);
+      /* The library's detail starts with the path; the report keeps the
+       * path in its own field and the reason alone here. */
+      size_t plen = strlen(files[i]);
+      const char *reason = *detail ? detail : cudaload_strerror(status);
+      if (strncmp(reason, files[i], plen) == 0 && reason[plen] == ':' &&
+          reason[plen + 1] == ' ')
+        reason += plen + 2;
       if (errors[i])
-        snprintf(errors[i], len, "%s", *detail ? detail : cudaload_strerror(status));
-      /* The library's detail already starts with the path. */
-      fprintf(stderr, "cudaload: inspect: %s\n",
-              errors[i] ? errors[i] : files[i]);
+        snprintf(errors[i], len, "%s", reason);
+      fprintf(stderr, "cudaload: inspect: %s: %s\n", files[i], reason);
       rc = EXIT_INPUT;
     }
   }

@@ -172,11 +172,17 @@ static void write_table(const cudaload_ctx *ctx) {
            cudaload_library_version_source(ctx, i),
            cudaload_library_path(ctx, i));
   }
-  size_t searched = 0;
-  for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
-    searched += cudaload_root_status(ctx, i) == CUDALOAD_OK;
-  printf("\n%zu %s in %zu %s searched\n", n, n == 1 ? "library" : "libraries",
-         searched, searched == 1 ? "root" : "roots");
+  size_t roots = cudaload_root_count(ctx);
+  printf("\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries", roots,
+         roots == 1 ? "root" : "roots");
+  /* Where we looked and could not: explicit roots only, since most default
+   * roots are absent on any given machine. */
+  for (size_t i = 0; i < roots; ++i)
+    if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
+        strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
+      printf("root %s: %s\n",
+             root_status_text(cudaload_root_status(ctx, i)),
+             cudaload_root_path(ctx, i));
 }
 
 int cli_scan(int argc, char **argv) {

@@ -1,0 +1,1016 @@
+#!/usr/bin/env python3
+"""Scenario tests of the `cudaload` command-line tool (docs/cli.md).
+
+Every test runs the real executable as a subprocess and checks what a user or
+a script driving it would see: exit status, what is on stdout (the report and
+nothing else) and on stderr (errors and warnings), JSON/YAML structure, and
+the text layouts.
+
+    python3 tests/cli/test_cli.py --cli build/tools/cudaload \
+        --fixtures build/fixtures [--emulator scripts/wine-run] [unittest args]
+
+--emulator may be given more than once (a wrapper followed by its own
+arguments). When the tool is a Windows .exe run under Wine, paths passed to
+it are written as Wine sees them (Z:\\...) and paths it prints are mapped
+back. Tests that need the fixture trees skip, with the reason printed, when
+the trees are absent. Only the standard library is needed; the YAML check
+uses PyYAML when it is importable and skips otherwise.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+# Filled in by main() from the command line.
+CLI = []  # emulator words followed by the tool
+CLI_IS_WINDOWS = False
+FIXTURES = None  # Path or None
+TIMEOUT_S = 120
+
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+SCAN_LIBRARY_KEYS = (
+    "name",
+    "family",
+    "major",
+    "cuda_major",
+    "version",
+    "version_source",
+    "version_file",
+    "path",
+    "root",
+)
+SCAN_ROOT_KEYS = ("path", "origin", "status")
+INSPECT_FILE_KEYS = (
+    "path",
+    "format",
+    "machine",
+    "bits",
+    "soname",
+    "needed",
+    "runpath",
+    "rpath",
+    "version",
+)
+VERSION_SOURCES = {"dist-info", "file-name", "header", "versioninfo", "none"}
+TEXT_HEADER = ["NAME", "FAMILY", "MAJOR", "VERSION", "SOURCE", "PATH"]
+
+
+def header_version():
+    """The version the tool must print: the public header's."""
+    text = (SOURCE_ROOT / "include" / "cudaload.h").read_text()
+    parts = []
+    for what in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"^#define CUDALOAD_VERSION_%s (\d+)" % what, text, re.M)
+        if not m:
+            raise RuntimeError("include/cudaload.h has no CUDALOAD_VERSION_" + what)
+        parts.append(m.group(1))
+    return ".".join(parts)
+
+
+# --------------------------------------------------------------------------
+# Paths as the tool sees them
+# --------------------------------------------------------------------------
+
+
+def to_cli(path):
+    """A host path as the tool must be given it."""
+    path = os.path.abspath(str(path))
+    if CLI_IS_WINDOWS:
+        return "Z:" + path.replace("/", "\\")
+    return path
+
+
+def from_cli(path):
+    """A path printed by the tool as a host path (None stays None)."""
+    if path is None:
+        return None
+    if CLI_IS_WINDOWS:
+        m = re.match(r"^[Zz]:(\\.*)$", path)
+        if m:
+            return m.group(1).replace("\\", "/")
+    return path
+
+
+def same_file(printed, expected):
+    """Whether a path the tool printed names the host file `expected`."""
+    return os.path.realpath(from_cli(printed)) == os.path.realpath(str(expected))
+
+
+# --------------------------------------------------------------------------
+# Running the tool
+# --------------------------------------------------------------------------
+
+
+class Result:
+    def __init__(self, args, proc):
+        self.args = args
+        self.rc = proc.returncode
+        self.stdout = proc.stdout.decode("utf-8", "replace")
+        self.stderr = proc.stderr.decode("utf-8", "replace")
+        if CLI_IS_WINDOWS:
+            # A Windows program writes text-mode \r\n.
+            self.stdout = self.stdout.replace("\r\n", "\n")
+            self.stderr = self.stderr.replace("\r\n", "\n")
+
+    def describe(self):
+        return "cudaload %s\n  exit %s\n  stdout: %r\n  stderr: %r" % (
+            " ".join(self.args),
+            self.rc,
+            self.stdout[:2000],
+            self.stderr[:2000],
+        )
+
+
+def run_cli(*args, cwd=None):
+    proc = subprocess.run(
+        CLI + list(args),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=TIMEOUT_S,
+    )
+    return Result(list(args), proc)
+
+
+class CliTestCase(unittest.TestCase):
+    maxDiff = None
+
+    def run_ok(self, *args, rc=0):
+        r = run_cli(*args)
+        self.assertEqual(r.rc, rc, r.describe())
+        return r
+
+    def assert_usage_error(self, args, names=()):
+        """Exit 2, nothing on stdout, a message on stderr naming `names`."""
+        r = run_cli(*args)
+        self.assertEqual(r.rc, 2, r.describe())
+        self.assertEqual(r.stdout, "", "a usage error printed to stdout\n" + r.describe())
+        self.assertNotEqual(r.stderr.strip(), "", "no message on stderr\n" + r.describe())
+        for name in names:
+            self.assertIn(name, r.stderr, "stderr does not name %r\n%s" % (name, r.describe()))
+        return r
+
+    def parse_json(self, r):
+        """stdout must be one JSON document and nothing else."""
+        try:
+            return json.loads(r.stdout)
+        except ValueError as e:
+            self.fail("stdout is not one JSON document (%s)\n%s" % (e, r.describe()))
+
+    def tmpdir(self):
+        d = tempfile.mkdtemp(prefix="cudaload-cli-")
+        self.addCleanup(shutil.rmtree, d, True)
+        return Path(d)
+
+    def fixture(self, *parts):
+        if FIXTURES is None:
+            self.skipTest("no --fixtures folder given")
+        path = FIXTURES.joinpath(*parts)
+        if not path.exists():
+            self.skipTest("fixture %s not found (build the fixtures first)" % path)
+        return path
+
+
+# --------------------------------------------------------------------------
+# Checks of the scan report
+# --------------------------------------------------------------------------
+
+
+def check_scan_schema(test, doc, target=None):
+    test.assertIsInstance(doc, dict)
+    test.assertEqual(doc.get("schema_version"), 1, doc)
+    test.assertIn(doc.get("target"), ("linux", "windows"), doc)
+    if target is not None:
+        test.assertEqual(doc["target"], target)
+    test.assertIsInstance(doc.get("roots"), list, doc)
+    test.assertIsInstance(doc.get("libraries"), list, doc)
+    for root in doc["roots"]:
+        for key in SCAN_ROOT_KEYS:
+            test.assertIn(key, root, "root without %r: %r" % (key, root))
+            test.assertIsInstance(root[key], str, "root %r: %r" % (key, root))
+    for lib in doc["libraries"]:
+        for key in SCAN_LIBRARY_KEYS:
+            test.assertIn(key, lib, "library without %r: %r" % (key, lib))
+        for key in ("name", "family", "version_source", "path"):
+            test.assertIsInstance(lib[key], str, "library %r: %r" % (key, lib))
+            test.assertNotEqual(lib[key], "", "library %r empty: %r" % (key, lib))
+        test.assertIsInstance(lib["major"], int, lib)
+        test.assertGreaterEqual(lib["major"], 1, lib)
+        # cuda_major: 0 in C is null in JSON.
+        if lib["cuda_major"] is not None:
+            test.assertIsInstance(lib["cuda_major"], int, lib)
+            test.assertGreater(lib["cuda_major"], 0, "cuda_major 0 must be null: %r" % lib)
+        test.assertIn(lib["version_source"], VERSION_SOURCES, lib)
+        # version: "" in C is null in JSON; null exactly when nothing told it.
+        if lib["version_source"] == "none":
+            test.assertIsNone(lib["version"], lib)
+        else:
+            test.assertIsInstance(lib["version"], str, lib)
+            test.assertNotEqual(lib["version"], "", "an empty version must be null: %r" % lib)
+            test.assertTrue(lib["version"].startswith("%d." % lib["major"]) or lib["family"] in ("driver", "cupti"),
+                            "version does not start with the major: %r" % lib)
+        test.assertIsInstance(lib["root"], int, lib)
+        test.assertTrue(0 <= lib["root"] < len(doc["roots"]), "root index out of range: %r" % lib)
+
+
+def library_named(doc, name, major=None):
+    found = [
+        lib for lib in doc["libraries"] if lib["name"] == name and (major is None or lib["major"] == major)
+    ]
+    return found
+
+
+def parse_text_table(test, stdout):
+    """Split a text scan report into (header offsets, rows, trailer lines).
+
+    Checks the layout: the header, each row's fields starting at the header's
+    column offsets, a blank line, then the trailer."""
+    lines = stdout.split("\n")
+    test.assertTrue(stdout.endswith("\n"), "the report does not end with a newline: %r" % stdout)
+    lines = lines[:-1]
+    test.assertGreater(len(lines), 0, "empty report")
+    header = lines[0]
+    words = header.split()
+    test.assertEqual(words, TEXT_HEADER, "header line: %r" % header)
+    test.assertFalse(header.startswith(" "), header)
+    offsets = []
+    pos = 0
+    for word in words:
+        idx = header.index(word, pos)
+        if offsets:
+            test.assertGreaterEqual(idx - pos, 2, "header columns separated by fewer than two spaces: %r" % header)
+        offsets.append(idx)
+        pos = idx + len(word)
+    rows = []
+    i = 1
+    while i < len(lines) and lines[i] != "":
+        line = lines[i]
+        fields = []
+        for k, off in enumerate(offsets):
+            test.assertGreater(len(line), off, "row shorter than column %s: %r\n%s" % (words[k], line, stdout))
+            test.assertNotEqual(line[off], " ", "column %s does not start at offset %d in %r\n%s" % (words[k], off, line, stdout))
+            if k > 0:
+                test.assertEqual(line[off - 2 : off], "  ", "column %s not preceded by two spaces in %r\n%s" % (words[k], line, stdout))
+            end = offsets[k + 1] if k + 1 < len(offsets) else len(line)
+            fields.append(line[off:end].rstrip() if k + 1 == len(offsets) else line[off:end].strip())
+        # No field of the earlier columns may run into the next column.
+        for k in range(len(offsets) - 1):
+            chunk = line[offsets[k] : offsets[k + 1]]
+            test.assertTrue(chunk.endswith("  "), "column %s overflows into %s in %r" % (words[k], words[k + 1], line))
+        rows.append(dict(zip(words, fields)))
+        i += 1
+    test.assertLess(i, len(lines), "no blank line and summary after the table:\n" + stdout)
+    trailer = lines[i + 1 :]
+    test.assertGreater(len(trailer), 0, "no summary line:\n" + stdout)
+    return offsets, rows, trailer
+
+
+SUMMARY_RE = re.compile(r"^(\d+) librar(?:y|ies) in (\d+) roots?$")
+
+
+def summary_counts(test, trailer, stdout):
+    m = SUMMARY_RE.match(trailer[0])
+    test.assertIsNotNone(m, "summary line %r is not 'N libraries in M roots'\n%s" % (trailer[0], stdout))
+    return int(m.group(1)), int(m.group(2))
+
+
+# --------------------------------------------------------------------------
+# Independent readings of ELF and PE files (the oracle for `inspect`)
+# --------------------------------------------------------------------------
+
+ELF_MACHINES = {3: "i386", 62: "x86_64", 183: "aarch64"}
+PE_MACHINES = {0x8664: "x86_64", 0x14C: "i386", 0xAA64: "aarch64"}
+
+
+def elf_header(path):
+    """(bits, machine or None) from an ELF header, or None if not ELF."""
+    with open(path, "rb") as f:
+        head = f.read(20)
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        return None
+    bits = {1: 32, 2: 64}.get(head[4])
+    order = "little" if head[5] == 1 else "big"
+    machine = int.from_bytes(head[18:20], order)
+    name = ELF_MACHINES.get(machine)
+    if machine == 21 and order == "little":
+        name = "ppc64le"
+    return bits, name
+
+
+def readelf_dynamic(path):
+    """{'soname','needed','runpath','rpath'} as binutils readelf sees them,
+    or None when readelf is missing or cannot read the file."""
+    readelf = shutil.which("readelf")
+    if not readelf:
+        return None
+    proc = subprocess.run([readelf, "-d", "-W", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0 or proc.stderr.strip():
+        return None
+    out = proc.stdout.decode("utf-8", "replace")
+    info = {"soname": None, "needed": [], "runpath": None, "rpath": None}
+    for line in out.splitlines():
+        m = re.search(r"\((SONAME|NEEDED|RUNPATH|RPATH)\)\s+[^\[]*\[(.*)\]\s*$", line)
+        if not m:
+            continue
+        tag, value = m.group(1), m.group(2)
+        if tag == "NEEDED":
+            info["needed"].append(value)
+        else:
+            info[tag.lower()] = value
+    return info
+
+
+def pe_header(path):
+    """(bits, machine or None, fixed file version or None) of a PE file, or
+    None if not PE. The version is read from the VS_FIXEDFILEINFO block
+    (signature 0xFEEF04BD) wherever it lies in the file."""
+    data = Path(path).read_bytes()
+    if len(data) < 0x40 or data[:2] != b"MZ":
+        return None
+    off = int.from_bytes(data[0x3C:0x40], "little")
+    if data[off : off + 4] != b"PE\0\0":
+        return None
+    machine = int.from_bytes(data[off + 4 : off + 6], "little")
+    magic = int.from_bytes(data[off + 24 : off + 26], "little")
+    bits = {0x10B: 32, 0x20B: 64}.get(magic)
+    version = None
+    sig = data.find(b"\xbd\x04\xef\xfe")
+    if sig >= 0 and sig + 16 <= len(data):
+        ms = int.from_bytes(data[sig + 8 : sig + 12], "little")
+        ls = int.from_bytes(data[sig + 12 : sig + 16], "little")
+        version = "%d.%d.%d.%d" % (ms >> 16, ms & 0xFFFF, ls >> 16, ls & 0xFFFF)
+    return bits, PE_MACHINES.get(machine), version
+
+
+def objdump_imports(path):
+    """DLL names a PE file imports, in file order, per objdump; None when no
+    objdump that reads PE is installed."""
+    for tool in ("x86_64-w64-mingw32-objdump", "objdump"):
+        exe = shutil.which(tool)
+        if not exe:
+            continue
+        proc = subprocess.run([exe, "-p", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            continue
+        out = proc.stdout.decode("utf-8", "replace")
+        return re.findall(r"^\s*DLL Name: (\S+)\s*$", out, re.M)
+    return None
+
+
+def files_with_magic(top, magic, limit=40):
+    """Regular files (not symlinks) under `top` whose content starts with
+    `magic`, sorted, at most `limit`."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(str(top)):
+        dirnames.sort()
+        for name in sorted(filenames):
+            p = os.path.join(dirpath, name)
+            if os.path.islink(p) or not os.path.isfile(p):
+                continue
+            with open(p, "rb") as f:
+                if f.read(len(magic)) == magic:
+                    found.append(Path(p))
+    return found[:limit]
+
+
+# ==========================================================================
+# The tool as a whole: --version, --help, help, usage errors
+# ==========================================================================
+
+
+class Usage(CliTestCase):
+    def test_version(self):
+        r = self.run_ok("--version")
+        self.assertEqual(r.stdout, "cudaload %s\n" % header_version(), r.describe())
+        self.assertEqual(r.stderr, "", r.describe())
+
+    def test_short_version(self):
+        self.assertEqual(self.run_ok("-V").stdout, self.run_ok("--version").stdout)
+
+    def test_short_help(self):
+        self.assertEqual(self.run_ok("-h").stdout, self.run_ok("--help").stdout)
+        self.assertEqual(self.run_ok("scan", "-h").stdout, self.run_ok("scan", "--help").stdout)
+
+    def test_help_without_command(self):
+        self.assertEqual(self.run_ok("help").stdout, self.run_ok("--help").stdout)
+
+    def check_help(self, args, must_mention):
+        r = self.run_ok(*args)
+        self.assertEqual(r.stderr, "", "help wrote to stderr\n" + r.describe())
+        self.assertGreater(len(r.stdout.strip()), 0, r.describe())
+        for word in must_mention:
+            self.assertRegex(r.stdout, r"(?<![\w-])%s(?![\w-])" % re.escape(word),
+                             "help does not mention %r\n%s" % (word, r.describe()))
+        return r
+
+    def test_tool_help(self):
+        r = self.check_help(["--help"], ["--help", "-h", "--version", "-V", "scan", "inspect", "help"])
+        self.assertIn("usage", r.stdout.lower())
+
+    SCAN_HELP = ["--root", "-r", "--no-defaults", "--target", "--format", "--help", "-h",
+                 "host", "linux", "windows", "text", "json", "yaml"]
+    INSPECT_HELP = ["--format", "--help", "-h", "text", "json"]
+
+    def test_scan_help(self):
+        self.check_help(["scan", "--help"], self.SCAN_HELP)
+
+    def test_help_scan(self):
+        a = self.check_help(["help", "scan"], self.SCAN_HELP)
+        b = run_cli("scan", "--help")
+        self.assertEqual(a.stdout, b.stdout, "'help scan' and 'scan --help' differ")
+
+    def test_inspect_help(self):
+        self.check_help(["inspect", "--help"], self.INSPECT_HELP)
+
+    def test_help_inspect(self):
+        a = self.check_help(["help", "inspect"], self.INSPECT_HELP)
+        b = run_cli("inspect", "--help")
+        self.assertEqual(a.stdout, b.stdout, "'help inspect' and 'inspect --help' differ")
+
+    def test_help_unknown_command(self):
+        self.assert_usage_error(["help", "frobnicate"], ["frobnicate"])
+
+    def test_no_command(self):
+        self.assert_usage_error([])
+
+    def test_unknown_command(self):
+        self.assert_usage_error(["frobnicate"], ["frobnicate"])
+
+    def test_unknown_tool_option(self):
+        self.assert_usage_error(["--frobnicate"], ["--frobnicate"])
+
+    def test_unknown_scan_option(self):
+        self.assert_usage_error(["scan", "--no-defaults", "--frobnicate"], ["--frobnicate"])
+
+    def test_unknown_inspect_option(self):
+        self.assert_usage_error(["inspect", "--frobnicate", to_cli(__file__)], ["--frobnicate"])
+
+    def test_scan_missing_root_argument(self):
+        self.assert_usage_error(["scan", "--no-defaults", "--root"], ["--root"])
+
+    def test_scan_missing_short_root_argument(self):
+        self.assert_usage_error(["scan", "--no-defaults", "-r"], ["-r"])
+
+    def test_scan_missing_format_argument(self):
+        self.assert_usage_error(["scan", "--no-defaults", "--format"], ["--format"])
+
+    def test_scan_missing_target_argument(self):
+        self.assert_usage_error(["scan", "--no-defaults", "--target"], ["--target"])
+
+    def test_scan_bad_format(self):
+        self.assert_usage_error(["scan", "--no-defaults", "--format", "xml"], ["xml"])
+
+    def test_scan_bad_target(self):
+        self.assert_usage_error(["scan", "--no-defaults", "--target", "macos"], ["macos"])
+
+    def test_scan_extra_argument(self):
+        self.assert_usage_error(["scan", "--no-defaults", "stray"], ["stray"])
+
+    def test_scan_relative_root(self):
+        # Roots must be absolute: what a scan finds must not depend on the
+        # current folder.
+        self.assert_usage_error(["scan", "--no-defaults", "--root", "relative/dir"], ["relative/dir"])
+
+    def test_inspect_without_files(self):
+        self.assert_usage_error(["inspect"])
+
+    def test_inspect_missing_format_argument(self):
+        self.assert_usage_error(["inspect", to_cli(__file__), "--format"], ["--format"])
+
+    def test_inspect_bad_format(self):
+        # inspect has text and json only.
+        self.assert_usage_error(["inspect", "--format", "yaml", to_cli(__file__)], ["yaml"])
+
+
+# ==========================================================================
+# scan, on folders made here
+# ==========================================================================
+
+
+class Scan(CliTestCase):
+    def test_empty_root_json(self):
+        root = self.tmpdir()
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--format", "json")
+        self.assertEqual(r.stderr, "", r.describe())
+        doc = self.parse_json(r)
+        check_scan_schema(self, doc)
+        self.assertEqual(doc["libraries"], [])
+        self.assertEqual(len(doc["roots"]), 1, doc)
+        self.assertTrue(same_file(doc["roots"][0]["path"], root), doc)
+        self.assertEqual(doc["roots"][0]["origin"], "explicit")
+        self.assertEqual(doc["roots"][0]["status"], "ok")
+
+    def test_default_target_is_host(self):
+        root = self.tmpdir()
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "-r", to_cli(root), "--format", "json"))
+        self.assertEqual(doc["target"], "windows" if CLI_IS_WINDOWS else "linux")
+
+    def test_target_option_sets_target(self):
+        root = self.tmpdir()
+        for target in ("linux", "windows"):
+            doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", to_cli(root),
+                                              "--target", target, "--format", "json"))
+            self.assertEqual(doc["target"], target)
+
+    def test_empty_root_text(self):
+        root = self.tmpdir()
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root))
+        self.assertEqual(r.stderr, "", r.describe())
+        self.assertIn("\n\n", "\n" + r.stdout, r.describe())
+        # The summary follows the (possibly empty) table and a blank line.
+        tail = r.stdout.rstrip("\n").split("\n\n")[-1].split("\n")
+        self.assertEqual(summary_counts(self, tail, r.stdout), (0, 1), r.describe())
+
+    def test_format_text_is_default(self):
+        root = self.tmpdir()
+        a = self.run_ok("scan", "--no-defaults", "--root", to_cli(root))
+        b = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--format", "text")
+        self.assertEqual(a.stdout, b.stdout)
+
+    def test_option_equals_value(self):
+        root = self.tmpdir()
+        a = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--format", "json")
+        b = self.run_ok("scan", "--no-defaults", "--root=" + to_cli(root), "--format=json")
+        self.assertEqual(a.stdout, b.stdout)
+
+    def test_roots_in_order_given(self):
+        first, second = self.tmpdir(), self.tmpdir()
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", to_cli(first),
+                                          "-r", to_cli(second), "--format", "json"))
+        check_scan_schema(self, doc)
+        self.assertEqual(len(doc["roots"]), 2, doc)
+        self.assertTrue(same_file(doc["roots"][0]["path"], first), doc)
+        self.assertTrue(same_file(doc["roots"][1]["path"], second), doc)
+
+    def test_missing_root_json(self):
+        missing = self.tmpdir() / "does-not-exist"
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(missing), "--format", "json", rc=3)
+        doc = self.parse_json(r)  # the report is still printed, and alone on stdout
+        check_scan_schema(self, doc)
+        self.assertEqual(len(doc["roots"]), 1, doc)
+        self.assertEqual(doc["roots"][0]["status"], "not found", doc)
+        self.assertEqual(doc["libraries"], [])
+        self.assertIn("cudaload: warning: root %s: not found" % to_cli(missing), r.stderr, r.describe())
+
+    def test_missing_root_text(self):
+        missing = self.tmpdir() / "does-not-exist"
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(missing), rc=3)
+        self.assertIn("cudaload: warning: root %s: not found" % to_cli(missing), r.stderr, r.describe())
+        self.assertNotIn("warning", r.stdout, "a warning on stdout\n" + r.describe())
+        tail = r.stdout.rstrip("\n").split("\n\n")[-1].split("\n")
+        self.assertEqual(summary_counts(self, tail, r.stdout), (0, 1), r.describe())
+        self.assertIn("root not found: %s" % to_cli(missing), tail, r.describe())
+
+    def test_missing_root_among_good_ones(self):
+        good = self.tmpdir()
+        missing = good / "nope"
+        r = self.run_ok("scan", "--no-defaults", "-r", to_cli(good), "-r", to_cli(missing),
+                        "--format", "json", rc=3)
+        doc = self.parse_json(r)
+        self.assertEqual([root["status"] for root in doc["roots"]], ["ok", "not found"], doc)
+
+    def test_unreadable_root(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("POSIX permissions do not apply to a Windows program under Wine")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            self.skipTest("running as root: a mode-000 folder is still readable")
+        root = self.tmpdir() / "locked"
+        root.mkdir()
+        root.chmod(0)
+        self.addCleanup(root.chmod, stat.S_IRWXU)
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--format", "json", rc=3)
+        doc = self.parse_json(r)
+        self.assertEqual(doc["roots"][0]["status"], "unreadable", doc)
+        self.assertIn("cudaload: warning: root %s:" % to_cli(root), r.stderr, r.describe())
+
+    def test_yaml_equals_json(self):
+        try:
+            import yaml  # noqa: F401  (PyYAML, optional)
+        except ImportError:
+            self.skipTest("PyYAML is not installed; the YAML output is not checked")
+        root = self.tmpdir()
+        missing = root / "missing"
+        j = self.run_ok("scan", "--no-defaults", "-r", to_cli(root), "-r", to_cli(missing), "--format", "json", rc=3)
+        y = self.run_ok("scan", "--no-defaults", "-r", to_cli(root), "-r", to_cli(missing), "--format", "yaml", rc=3)
+        self.assertEqual(yaml.safe_load(y.stdout), self.parse_json(j), y.describe())
+
+    def test_default_roots(self):
+        # Without --no-defaults the host's default roots are listed after the
+        # explicit one; missing default roots are not an error.
+        root = self.tmpdir()
+        r = self.run_ok("scan", "--root", to_cli(root), "--format", "json")
+        doc = self.parse_json(r)
+        check_scan_schema(self, doc)
+        self.assertGreaterEqual(len(doc["roots"]), 1)
+        self.assertTrue(same_file(doc["roots"][0]["path"], root), doc)
+        self.assertEqual(doc["roots"][0]["origin"], "explicit")
+        for other in doc["roots"][1:]:
+            self.assertNotEqual(other["origin"], "explicit", doc)
+
+
+# ==========================================================================
+# scan, on the fixture trees
+# ==========================================================================
+
+
+class ScanFixtures(CliTestCase):
+    def scan_json(self, root, target, rc=0):
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--target", target, "--format", "json", rc=rc)
+        self.assertEqual(r.stderr, "", r.describe())
+        doc = self.parse_json(r)
+        check_scan_schema(self, doc, target)
+        return doc
+
+    def test_wheel_cudnn_from_dist_info(self):
+        root = self.fixture("wheels-cu12", "site-packages")
+        doc = self.scan_json(root, "linux")
+        self.assertEqual(doc["roots"], [{"path": doc["roots"][0]["path"], "origin": "explicit", "status": "ok"}])
+        self.assertTrue(same_file(doc["roots"][0]["path"], root), doc)
+        cudnn = library_named(doc, "cudnn", 8)
+        self.assertEqual(len(cudnn), 1, "expected one cudnn 8 in %s\n%s" % (root, json.dumps(doc, indent=1)))
+        lib = cudnn[0]
+        self.assertEqual(lib["family"], "cudnn")
+        self.assertEqual(lib["version"], "8.9.7.29")
+        self.assertEqual(lib["version_source"], "dist-info")
+        self.assertEqual(lib["cuda_major"], 12, "the -cu12 distribution gives CUDA 12: %r" % lib)
+        vf = from_cli(lib["version_file"])
+        self.assertEqual(os.path.basename(vf), "METADATA", lib)
+        self.assertTrue(os.path.basename(os.path.dirname(vf)).endswith(".dist-info"), lib)
+        self.assertTrue(os.path.isfile(vf), lib)
+        self.assertEqual(lib["root"], 0)
+
+    def test_wheel_paths_are_real_files_under_root(self):
+        root = self.fixture("wheels-cu12", "site-packages")
+        doc = self.scan_json(root, "linux")
+        self.assertGreater(len(doc["libraries"]), 0)
+        real_root = os.path.realpath(str(root))
+        seen = set()
+        for lib in doc["libraries"]:
+            path = from_cli(lib["path"])
+            self.assertTrue(os.path.isabs(path), lib)
+            self.assertFalse(os.path.islink(path), "path must be the real file, not a link: %r" % lib)
+            self.assertTrue(os.path.isfile(path), lib)
+            self.assertTrue(path.startswith(real_root + os.sep), "%s is not under %s" % (path, real_root))
+            self.assertNotIn(path, seen, "file listed twice: %s" % path)
+            seen.add(path)
+            self.assertRegex(os.path.basename(path), r"\.so(\.|$)", "a Linux scan reported %s" % path)
+
+    def test_linux_scan_ignores_dlls(self):
+        root = self.fixture("windows", "site-packages")
+        doc = self.scan_json(root, "linux")
+        for lib in doc["libraries"]:
+            self.assertFalse(lib["path"].lower().endswith(".dll"), "a Linux scan reported %r" % lib)
+
+    def test_windows_cudnn9(self):
+        root = self.fixture("windows", "site-packages")
+        doc = self.scan_json(root, "windows")
+        hits = [lib for lib in doc["libraries"] if os.path.basename(from_cli(lib["path"])).lower() == "cudnn64_9.dll"]
+        self.assertEqual(len(hits), 1, json.dumps(doc, indent=1))
+        lib = hits[0]
+        self.assertEqual((lib["name"], lib["family"], lib["major"]), ("cudnn", "cudnn", 9), lib)
+        for other in doc["libraries"]:
+            self.assertTrue(other["path"].lower().endswith(".dll"), "a Windows scan reported %r" % other)
+
+    def test_windows_scan_ignores_so(self):
+        root = self.fixture("wheels-cu12", "site-packages")
+        doc = self.scan_json(root, "windows")
+        for lib in doc["libraries"]:
+            self.assertNotRegex(lib["path"], r"\.so(\.|$)", "a Windows scan reported %r" % lib)
+
+    def test_short_root_option_is_the_same(self):
+        root = self.fixture("wheels-cu12", "site-packages")
+        a = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--target", "linux", "--format", "json")
+        b = self.run_ok("scan", "--no-defaults", "-r", to_cli(root), "--target", "linux", "--format", "json")
+        self.assertEqual(a.stdout, b.stdout)
+
+    def test_text_table_matches_json(self):
+        root = self.fixture("wheels-cu12", "site-packages")
+        doc = self.scan_json(root, "linux")
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--target", "linux")
+        self.assertEqual(r.stderr, "", r.describe())
+        _, rows, trailer = parse_text_table(self, r.stdout)
+        self.assertEqual(len(rows), len(doc["libraries"]), r.stdout)
+        for row, lib in zip(rows, doc["libraries"]):
+            self.assertEqual(row["NAME"], lib["name"], row)
+            self.assertEqual(row["FAMILY"], lib["family"], row)
+            self.assertEqual(row["MAJOR"], str(lib["major"]), row)
+            if lib["version"] is not None:
+                self.assertEqual(row["VERSION"], lib["version"], row)
+            self.assertEqual(row["SOURCE"], lib["version_source"], row)
+            self.assertEqual(row["PATH"], lib["path"], row)
+        self.assertEqual(summary_counts(self, trailer, r.stdout), (len(doc["libraries"]), 1))
+
+    def test_two_fixture_roots(self):
+        a = self.fixture("wheels-cu12", "site-packages")
+        b = self.fixture("windows", "site-packages")
+        r = self.run_ok("scan", "--no-defaults", "-r", to_cli(a), "-r", to_cli(b), "--target", "linux", "--format", "json")
+        doc = self.parse_json(r)
+        check_scan_schema(self, doc, "linux")
+        self.assertEqual(len(doc["roots"]), 2)
+        roots = [lib["root"] for lib in doc["libraries"]]
+        self.assertEqual(roots, sorted(roots), "libraries not in root order")
+        # Same inventory for the first root as when scanned alone.
+        alone = self.scan_json(a, "linux")
+        self.assertEqual([lib["path"] for lib in doc["libraries"] if lib["root"] == 0],
+                         [lib["path"] for lib in alone["libraries"]])
+
+    def test_yaml_equals_json_on_fixture(self):
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("PyYAML is not installed; the YAML output is not checked")
+        root = self.fixture("wheels-cu12", "site-packages")
+        doc = self.scan_json(root, "linux")
+        y = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--target", "linux", "--format", "yaml")
+        self.assertEqual(y.stderr, "", y.describe())
+        self.assertEqual(yaml.safe_load(y.stdout), doc)
+
+
+# ==========================================================================
+# inspect, on files made here (errors) and on the fixtures (the readers)
+# ==========================================================================
+
+
+def parse_inspect_text(test, stdout):
+    """Blocks of 'PATH' followed by '  key   value' lines, separated by blank
+    lines: [(path, {key: value})]. Checks that values line up in a block."""
+    blocks = []
+    for chunk in stdout.strip("\n").split("\n\n"):
+        lines = chunk.split("\n")
+        path = lines[0]
+        test.assertFalse(path.startswith(" "), "block does not start with the path: %r" % chunk)
+        fields = {}
+        value_col = None
+        for line in lines[1:]:
+            m = re.match(r"^  (\w+)( {2,}|\s*$)(.*)$", line)
+            test.assertIsNotNone(m, "line %r is not '  key  value'" % line)
+            if m.group(3):
+                col = m.start(3)
+                if value_col is None:
+                    value_col = col
+                test.assertEqual(col, value_col, "values do not line up in block:\n%s" % chunk)
+            fields[m.group(1)] = m.group(3)
+        blocks.append((path, fields))
+    return blocks
+
+
+def check_inspect_schema(test, doc):
+    test.assertIsInstance(doc, dict)
+    test.assertEqual(doc.get("schema_version"), 1, doc)
+    test.assertIsInstance(doc.get("files"), list, doc)
+    test.assertIsInstance(doc.get("errors"), list, doc)
+    for f in doc["files"]:
+        for key in INSPECT_FILE_KEYS:
+            test.assertIn(key, f, "file without %r: %r" % (key, f))
+        test.assertIn(f["format"], ("elf", "pe"), f)
+        test.assertIn(f["bits"], (32, 64), f)
+        test.assertIsInstance(f["machine"], str, f)
+        test.assertIsInstance(f["needed"], list, f)
+        for key in ("soname", "runpath", "rpath", "version"):
+            test.assertNotEqual(f[key], "", "an empty %s must be null: %r" % (key, f))
+            test.assertTrue(f[key] is None or isinstance(f[key], str), f)
+    for e in doc["errors"]:
+        test.assertIsInstance(e.get("path"), str, e)
+        test.assertIsInstance(e.get("error"), str, e)
+        test.assertNotEqual(e["error"], "", e)
+
+
+class Inspect(CliTestCase):
+    def check_unreadable(self, path, reason=None):
+        """inspect PATH fails with exit 3, naming the path on stderr, in both
+        formats; the JSON report lists it under errors."""
+        shown = to_cli(path)
+        r = self.run_ok("inspect", shown, rc=3)
+        self.assertEqual(r.stdout, "", "text report of a failed file\n" + r.describe())
+        self.assertIn("cudaload: inspect: %s: " % shown, r.stderr, r.describe())
+        if reason:
+            self.assertIn(reason, r.stderr, r.describe())
+        j = self.run_ok("inspect", "--format", "json", shown, rc=3)
+        doc = self.parse_json(j)
+        check_inspect_schema(self, doc)
+        self.assertEqual(doc["files"], [], doc)
+        self.assertEqual([e["path"] for e in doc["errors"]], [shown], doc)
+        if reason:
+            self.assertIn(reason, doc["errors"][0]["error"], doc)
+        self.assertIn("cudaload: inspect: %s: " % shown, j.stderr, j.describe())
+        return r
+
+    def test_json_error_is_the_reason(self):
+        # errors[].error is the reason alone; the path has its own field and
+        # stderr reads "cudaload: inspect: PATH: ERROR".
+        missing = to_cli(self.tmpdir() / "gone.so")
+        r = self.run_ok("inspect", "--format", "json", missing, rc=3)
+        err = self.parse_json(r)["errors"][0]
+        self.assertNotIn(missing, err["error"], err)
+        self.assertIn("cudaload: inspect: %s: %s\n" % (missing, err["error"]), r.stderr, r.describe())
+
+    def test_missing_file(self):
+        self.check_unreadable(self.tmpdir() / "no-such-lib.so")
+
+    def test_directory(self):
+        self.check_unreadable(self.tmpdir())
+
+    def test_text_file(self):
+        p = self.tmpdir() / "notes.txt"
+        p.write_text("just some text, long enough to hold any header: " + "x" * 200 + "\n")
+        self.check_unreadable(p, "not an ELF or PE file")
+
+    def test_empty_file(self):
+        p = self.tmpdir() / "empty.so"
+        p.write_bytes(b"")
+        self.check_unreadable(p)
+
+    def test_truncated_elf(self):
+        p = self.tmpdir() / "truncated.so"
+        p.write_bytes(b"\x7fELF\x02\x01\x01" + b"\0" * 9)
+        self.check_unreadable(p)
+
+    def test_truncated_pe(self):
+        p = self.tmpdir() / "truncated.dll"
+        p.write_bytes(b"MZ" + b"\0" * 0x3A + (0x40).to_bytes(4, "little") + b"PE\0\0\x64\x86")
+        self.check_unreadable(p)
+
+    def test_double_dash_ends_options(self):
+        # A file whose name starts with '-' is a FILE after '--', not an
+        # unknown option: exit 3 (not ELF or PE), not 2.
+        d = self.tmpdir()
+        (d / "-notes.txt").write_text("text\n" * 40)
+        r = run_cli("inspect", "--", "-notes.txt", cwd=str(d))
+        self.assertEqual(r.rc, 3, r.describe())
+        self.assertIn("cudaload: inspect: -notes.txt: not an ELF or PE file", r.stderr, r.describe())
+
+    def test_fifo_does_not_block(self):
+        if CLI_IS_WINDOWS or not hasattr(os, "mkfifo"):
+            self.skipTest("no FIFOs for a Windows program")
+        p = self.tmpdir() / "pipe.so"
+        os.mkfifo(str(p))
+        # run_cli's timeout fails the test if the tool blocks opening it.
+        self.check_unreadable(p)
+
+    def test_good_and_bad_files_together(self):
+        # A good file: this host's Python (ELF), else a fixture DLL.
+        good, fmt = os.path.realpath(sys.executable), "elf"
+        if CLI_IS_WINDOWS or elf_header(good) is None:
+            dlls = files_with_magic(FIXTURES / "windows", b"MZ", limit=1) if FIXTURES and (FIXTURES / "windows").is_dir() else []
+            if not dlls:
+                self.skipTest("no ELF program on this host and no fixture DLL to inspect")
+            good, fmt = str(dlls[0]), "pe"
+        elf = good
+        missing = self.tmpdir() / "gone.so"
+        r = self.run_ok("inspect", "--format", "json", to_cli(elf), to_cli(missing), rc=3)
+        doc = self.parse_json(r)
+        check_inspect_schema(self, doc)
+        self.assertEqual(len(doc["files"]), 1, doc)
+        self.assertEqual(doc["files"][0]["format"], fmt)
+        self.assertEqual([e["path"] for e in doc["errors"]], [to_cli(missing)], doc)
+        self.assertIn("cudaload: inspect: %s: " % to_cli(missing), r.stderr, r.describe())
+        self.assertNotIn(to_cli(elf) + ":", r.stderr, r.describe())
+        t = self.run_ok("inspect", to_cli(elf), to_cli(missing), rc=3)
+        blocks = parse_inspect_text(self, t.stdout)
+        self.assertEqual([b[0] for b in blocks], [to_cli(elf)], t.describe())
+
+
+class InspectFixtures(CliTestCase):
+    def inspect_json(self, paths):
+        r = self.run_ok("inspect", "--format", "json", *[to_cli(p) for p in paths])
+        self.assertEqual(r.stderr, "", r.describe())
+        doc = self.parse_json(r)
+        check_inspect_schema(self, doc)
+        self.assertEqual(doc["errors"], [])
+        self.assertEqual(len(doc["files"]), len(paths), doc)
+        return doc
+
+    def fixture_files(self, subtree, magic):
+        top = self.fixture(subtree)
+        files = files_with_magic(top, magic)
+        if not files:
+            self.skipTest("no %r files under %s" % (magic, top))
+        return files
+
+    def test_elf_dynamic_section_matches_readelf(self):
+        files = self.fixture_files("wheels-cu12", b"\x7fELF")
+        expected = {}
+        for p in files:
+            info = readelf_dynamic(p)
+            if info is not None:
+                expected[p] = info
+        if not expected:
+            self.skipTest("readelf is not installed or read none of the fixture ELF files")
+        paths = sorted(expected)
+        doc = self.inspect_json(paths)
+        for p, f in zip(paths, doc["files"]):
+            self.assertTrue(same_file(f["path"], p), (p, f))
+            self.assertEqual(f["format"], "elf", f)
+            bits, machine = elf_header(p)
+            self.assertEqual(f["bits"], bits, f)
+            if machine is not None:
+                self.assertEqual(f["machine"], machine, f)
+            want = expected[p]
+            self.assertEqual(f["soname"], want["soname"], "%s: soname" % p)
+            self.assertEqual(f["needed"], want["needed"], "%s: needed" % p)
+            self.assertEqual(f["runpath"], want["runpath"], "%s: runpath" % p)
+            self.assertEqual(f["rpath"], want["rpath"], "%s: rpath" % p)
+            self.assertIsNone(f["version"], f)
+        self.assertTrue(any(expected[p]["soname"] for p in paths), "no fixture ELF has a SONAME: weak fixtures")
+
+    def test_elf_text_block(self):
+        files = self.fixture_files("wheels-cu12", b"\x7fELF")
+        with_soname = [p for p in files if (readelf_dynamic(p) or {}).get("soname")]
+        if not with_soname:
+            self.skipTest("no fixture ELF with a SONAME readable by readelf")
+        p = with_soname[0]
+        doc = self.inspect_json([p])
+        f = doc["files"][0]
+        r = self.run_ok("inspect", to_cli(p))
+        self.assertEqual(r.stderr, "", r.describe())
+        blocks = parse_inspect_text(self, r.stdout)
+        self.assertEqual(len(blocks), 1, r.stdout)
+        path, fields = blocks[0]
+        self.assertEqual(path, to_cli(p))
+        self.assertEqual(fields.get("format"), "elf (%d-bit, %s)" % (f["bits"], f["machine"]), r.stdout)
+        self.assertEqual(fields.get("soname"), f["soname"], r.stdout)
+        if f["needed"]:
+            self.assertEqual(fields.get("needed"), ", ".join(f["needed"]), r.stdout)
+        if f["runpath"]:
+            self.assertEqual(fields.get("runpath"), f["runpath"], r.stdout)
+
+    def test_pe_matches_headers(self):
+        files = self.fixture_files("windows", b"MZ")
+        files = [p for p in files if pe_header(p) is not None]
+        if not files:
+            self.skipTest("no PE files in the windows fixture tree")
+        doc = self.inspect_json(files)
+        saw_version = False
+        for p, f in zip(files, doc["files"]):
+            bits, machine, version = pe_header(p)
+            self.assertTrue(same_file(f["path"], p), (p, f))
+            self.assertEqual(f["format"], "pe", f)
+            self.assertEqual(f["bits"], bits, f)
+            if machine is not None:
+                self.assertEqual(f["machine"], machine, f)
+            self.assertEqual(f["version"], version, "%s: VERSIONINFO" % p)
+            saw_version = saw_version or version is not None
+            self.assertIsNone(f["soname"], f)
+            self.assertIsNone(f["runpath"], f)
+            self.assertIsNone(f["rpath"], f)
+            imports = objdump_imports(p)
+            if imports is not None:
+                self.assertEqual(f["needed"], imports, "%s: imported DLLs" % p)
+        self.assertTrue(saw_version, "no fixture DLL has a VERSIONINFO: weak fixtures")
+
+    def test_cudnn64_9_dll(self):
+        top = self.fixture("windows", "site-packages")
+        dlls = [p for p in files_with_magic(top, b"MZ", limit=10000) if p.name.lower() == "cudnn64_9.dll"]
+        if not dlls:
+            self.skipTest("no cudnn64_9.dll under %s" % top)
+        f = self.inspect_json(dlls[:1])["files"][0]
+        self.assertEqual((f["format"], f["machine"], f["bits"]), ("pe", "x86_64", 64), f)
+        self.assertIsNotNone(f["version"], f)
+        self.assertTrue(f["version"].startswith("9."), f)
+        r = self.run_ok("inspect", to_cli(dlls[0]))
+        _, fields = parse_inspect_text(self, r.stdout)[0]
+        self.assertEqual(fields.get("format"), "pe (64-bit, x86_64)", r.stdout)
+        self.assertEqual(fields.get("version"), f["version"], r.stdout)
+
+
+def main():
+    global CLI, CLI_IS_WINDOWS, FIXTURES, TIMEOUT_S
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cli", required=True, help="the cudaload executable")
+    parser.add_argument("--emulator", action="append", default=[],
+                        help="wrapper that runs the executable (repeat for its arguments)")
+    parser.add_argument("--fixtures", help="the built fixture trees (<build>/fixtures)")
+    parser.add_argument("--timeout", type=int, default=TIMEOUT_S, help="seconds per run of the tool")
+    args, rest = parser.parse_known_args()
+    cli = os.path.abspath(args.cli)
+    if not os.path.isfile(cli):
+        print("test_cli.py: the tool %s does not exist (build it first)" % cli, file=sys.stderr)
+        return 1
+    CLI = [w for w in args.emulator if w] + [cli]
+    CLI_IS_WINDOWS = cli.lower().endswith(".exe")
+    TIMEOUT_S = args.timeout
+    if args.fixtures:
+        FIXTURES = Path(os.path.abspath(args.fixtures))
+        if not FIXTURES.is_dir():
+            print("test_cli.py: fixtures folder %s not found; fixture tests will skip" % FIXTURES)
+    else:
+        print("test_cli.py: no --fixtures given; fixture tests will skip")
+    prog = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
+    result = prog.result
+    for test, reason in result.skipped:
+        print("SKIPPED %s: %s" % (test.id(), reason))
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+# Tests written in Python: CLI scenarios, the export (ABI) check and the
+# consumer project. Included at the end of tests/CMakeLists.txt, where
+# Python3_EXECUTABLE is already found.
+
+# The command-line tool's target. The library owns the name `cudaload`, so the
+# tool's target has another name and OUTPUT_NAME cudaload; accept the usual
+# spellings, or -DCUDALOAD_CLI_TARGET=<name>.
+if(NOT CUDALOAD_CLI_TARGET)
+  foreach(_cl_candidate IN ITEMS cudaload_cli cudaload-cli cudaload_tool cli)
+    if(TARGET ${_cl_candidate})
+      set(CUDALOAD_CLI_TARGET ${_cl_candidate})
+      break()
+    endif()
+  endforeach()
+endif()
+
+# Where the fixture trees are built (tests/fixtures sets CUDALOAD_FIXTURES_DIR
+# when it builds them in another place).
+if(CUDALOAD_FIXTURES_DIR)
+  set(_cl_fixtures_dir ${CUDALOAD_FIXTURES_DIR})
+else()
+  set(_cl_fixtures_dir ${PROJECT_BINARY_DIR}/fixtures)
+endif()
+
+# The emulator (scripts/wine-run when cross-compiling) as --emulator words.
+set(_cl_emulator_args)
+if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
+  foreach(_cl_word IN LISTS CMAKE_CROSSCOMPILING_EMULATOR)
+    list(APPEND _cl_emulator_args "--emulator=${_cl_word}")
+  endforeach()
+endif()
+
+# --- CLI scenarios: one ctest entry per group of tests ----------------------
+if(CUDALOAD_CLI_TARGET AND TARGET ${CUDALOAD_CLI_TARGET})
+  foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures)
+    add_test(NAME cli_${_cl_group}
+      COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py
+              --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>
+              ${_cl_emulator_args}
+              --fixtures ${_cl_fixtures_dir}
+              ${_cl_group})
+    set_tests_properties(cli_${_cl_group} PROPERTIES TIMEOUT 600 LABELS "cli")
+  endforeach()
+else()
+  message(STATUS "cudaload tests: no command-line tool target; CLI tests not registered"
+                 " (set CUDALOAD_CLI_TARGET)")
+endif()
+
+# --- Exported symbols of the shared library ---------------------------------
+if(TARGET cudaload)
+  set(_cl_export_tools)
+  if(CMAKE_READELF)
+    list(APPEND _cl_export_tools --readelf ${CMAKE_READELF})
+  endif()
+  if(CMAKE_NM)
+    list(APPEND _cl_export_tools --nm ${CMAKE_NM})
+  endif()
+  if(CMAKE_OBJDUMP)
+    list(APPEND _cl_export_tools --objdump ${CMAKE_OBJDUMP})
+  endif()
+  add_test(NAME check_exports
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_exports.py
+            --lib $<TARGET_FILE:cudaload>
+            --header ${PROJECT_SOURCE_DIR}/include/cudaload.h
+            --soname libcudaload.so.${CUDALOAD_ABI_VERSION}
+            --version-node CUDALOAD_${CUDALOAD_ABI_VERSION}
+            ${_cl_export_tools})
+  set_tests_properties(check_exports PROPERTIES LABELS "abi")
+endif()
+
+# --- A consumer of the installed package (Linux host builds only) -----------
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT CMAKE_CROSSCOMPILING AND TARGET cudaload)
+  add_test(NAME consumer
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/consumer/run_consumer_test.py
+            --build-dir ${PROJECT_BINARY_DIR}
+            --config $<CONFIG>
+            --cmake ${CMAKE_COMMAND}
+            --cc ${CMAKE_C_COMPILER}
+            --generator ${CMAKE_GENERATOR})
+  set_tests_properties(consumer PROPERTIES TIMEOUT 600 LABELS "install")
+endif()

@@ -1,0 +1,731 @@
+/*
+ * test_scan.c - what cudaload_scan() reports for the Linux fixture trees
+ * (tests/fixtures), exactly as docs/scan-contract.md says: every field of
+ * every library, in order, the exact count, no decoys; root order, missing and
+ * relative roots, rescans; and the machine's real toolkit where there is one.
+ *
+ * Mismatches are all printed (with the whole inventory) before the test
+ * fails, so one run shows everything the core and the contract disagree on.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifndef _WIN32
+#include <limits.h>
+#endif
+
+#include "cudaload.h"
+#include "test_paths.h"
+
+/* ------------------------------------------------------------------------ */
+/* Paths                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static int ends_with(const char *text, const char *suffix) {
+  size_t text_len = strlen(text);
+  size_t suffix_len = strlen(suffix);
+  return text_len >= suffix_len &&
+         strcmp(text + text_len - suffix_len, suffix) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scanning                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static cudaload_ctx *new_context(int target) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  if (ctx == NULL)
+    fail_msg("cudaload_create: %s", cudaload_last_error());
+  if (target != CUDALOAD_TARGET_HOST)
+    assert_int_equal(cudaload_set_target(ctx, target), CUDALOAD_OK);
+  return ctx;
+}
+
+static void add_fixture_root(cudaload_ctx *ctx, const char *rel) {
+  const char *path = test_fixture_path(rel);
+  int status = cudaload_add_root(ctx, path);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_add_root(%s): %s", path, cudaload_last_error());
+}
+
+static void scan_or_fail(cudaload_ctx *ctx) {
+  int status = cudaload_scan(ctx);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_scan: %s (%s)", cudaload_strerror(status),
+             cudaload_last_error());
+}
+
+#define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifndef _WIN32
+
+static int is_directory(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash != NULL ? slash + 1 : path;
+}
+
+static const char *or_null(const char *text) {
+  return text != NULL ? text : "(null)";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Inventory checks                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* One library as docs/scan-contract.md says a scan must report it. */
+typedef struct expected_library {
+  const char *name;
+  const char *family;
+  int major;
+  int cuda_major;
+  const char *version;
+  const char *version_source;
+  /* The file behind the version, as a path suffix; "" for "none". */
+  const char *version_file_suffix;
+  /* The real file, relative to the fixtures folder. */
+  const char *path;
+} expected_library;
+
+static void print_inventory(const cudaload_ctx *ctx) {
+  size_t count = cudaload_library_count(ctx);
+  print_message("  inventory (%zu libraries):\n", count);
+  for (size_t i = 0; i < count; i++) {
+    print_message(
+        "  [%zu] %s family=%s major=%d cuda=%d version=\"%s\" "
+        "source=%s root=%zu\n       path=%s\n       file=%s\n",
+        i, or_null(cudaload_library_name(ctx, i)),
+        or_null(cudaload_library_family(ctx, i)),
+        cudaload_library_major(ctx, i), cudaload_library_cuda_major(ctx, i),
+        or_null(cudaload_library_version(ctx, i)),
+        or_null(cudaload_library_version_source(ctx, i)),
+        cudaload_library_root(ctx, i), or_null(cudaload_library_path(ctx, i)),
+        or_null(cudaload_library_version_file(ctx, i)));
+  }
+}
+
+static int check_string(size_t i, const char *field, const char *actual,
+                        const char *expected) {
+  if (actual != NULL && strcmp(actual, expected) == 0)
+    return 0;
+  print_error("  [%zu] %s: expected \"%s\", got \"%s\"\n", i, field, expected,
+              or_null(actual));
+  return 1;
+}
+
+static int check_int(size_t i, const char *field, int actual, int expected) {
+  if (actual == expected)
+    return 0;
+  print_error("  [%zu] %s: expected %d, got %d\n", i, field, expected, actual);
+  return 1;
+}
+
+/* The real (symlink-free) path of a fixture file, as the scan must give it. */
+static char *real_fixture_path(const char *rel) {
+  const char *path = test_fixture_path(rel);
+  char *real = realpath(path, NULL);
+  if (real == NULL)
+    fail_msg("fixture file %s is missing: rebuild the fixtures", path);
+  return real;
+}
+
+static int check_library(const cudaload_ctx *ctx, size_t i,
+                         const expected_library *want) {
+  int errors = 0;
+  errors += check_string(i, "name", cudaload_library_name(ctx, i), want->name);
+  errors +=
+      check_string(i, "family", cudaload_library_family(ctx, i), want->family);
+  errors += check_int(i, "major", cudaload_library_major(ctx, i), want->major);
+  errors += check_int(i, "cuda_major", cudaload_library_cuda_major(ctx, i),
+                      want->cuda_major);
+  errors += check_string(i, "version", cudaload_library_version(ctx, i),
+                         want->version);
+  errors +=
+      check_string(i, "version_source", cudaload_library_version_source(ctx, i),
+                   want->version_source);
+
+  const char *version_file = cudaload_library_version_file(ctx, i);
+  int version_file_ok =
+      version_file != NULL &&
+      (want->version_file_suffix[0] == '\0'
+           ? version_file[0] == '\0'
+           : ends_with(version_file, want->version_file_suffix));
+  if (!version_file_ok) {
+    print_error("  [%zu] version_file: expected %s\"%s\", got \"%s\"\n", i,
+                want->version_file_suffix[0] == '\0' ? "" : "a path ending in ",
+                want->version_file_suffix, or_null(version_file));
+    errors++;
+  }
+
+  char *real_path = real_fixture_path(want->path);
+  errors += check_string(i, "path", cudaload_library_path(ctx, i), real_path);
+  free(real_path);
+  return errors;
+}
+
+/* Every file is listed once: no two entries share a path. */
+static int check_no_duplicates(const cudaload_ctx *ctx) {
+  int errors = 0;
+  size_t count = cudaload_library_count(ctx);
+  for (size_t i = 0; i < count; i++) {
+    for (size_t j = i + 1; j < count; j++) {
+      const char *a = cudaload_library_path(ctx, i);
+      const char *b = cudaload_library_path(ctx, j);
+      if (a != NULL && b != NULL && strcmp(a, b) == 0) {
+        print_error("  [%zu] and [%zu] are the same file %s\n", i, j, a);
+        errors++;
+      }
+    }
+  }
+  return errors;
+}
+
+/* Decoys: files with CUDA-like names that are in no catalog. */
+static int check_absent(const cudaload_ctx *ctx, const char *const *decoys) {
+  int errors = 0;
+  size_t count = cudaload_library_count(ctx);
+  for (const char *const *decoy = decoys; *decoy != NULL; decoy++) {
+    for (size_t i = 0; i < count; i++) {
+      const char *path = cudaload_library_path(ctx, i);
+      if (path != NULL && strcmp(base_name(path), *decoy) == 0) {
+        print_error("  [%zu] decoy %s was reported as %s\n", i, *decoy,
+                    or_null(cudaload_library_name(ctx, i)));
+        errors++;
+      }
+    }
+  }
+  return errors;
+}
+
+/* Compare the whole inventory with want[0..want_count), in order. */
+static void check_inventory(const cudaload_ctx *ctx, const char *what,
+                            const expected_library *want, size_t want_count,
+                            const char *const *decoys) {
+  static const char *const no_decoys[] = {NULL};
+  int errors = 0;
+  size_t count = cudaload_library_count(ctx);
+  if (count != want_count) {
+    print_error("  count: expected %zu libraries, got %zu\n", want_count,
+                count);
+    errors++;
+  }
+  for (size_t i = 0; i < count && i < want_count; i++)
+    errors += check_library(ctx, i, &want[i]);
+  for (size_t i = count; i < want_count; i++) {
+    print_error("  [%zu] missing: %s (%s)\n", i, want[i].name, want[i].path);
+    errors++;
+  }
+  errors += check_no_duplicates(ctx);
+  errors += check_absent(ctx, decoys != NULL ? decoys : no_decoys);
+  if (errors != 0) {
+    print_inventory(ctx);
+    fail_msg("%s: %d mismatch(es) with docs/scan-contract.md (listed above)",
+             what, errors);
+  }
+}
+
+/* Skip (visibly) when the fixture trees were not built. */
+static int fixtures_missing(const char *tree) {
+  const char *path = test_fixture_path(tree);
+  int missing = !is_directory(path);
+  if (missing) {
+    print_message("[  SKIPPED ] fixture tree %s was not built (no host C "
+                  "compiler when configuring?)\n",
+                  path);
+  }
+  return missing;
+}
+
+/* A context that has scanned one fixture root, with the host's names. */
+static cudaload_ctx *scan_fixture_root(const char *rel) {
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  add_fixture_root(ctx, rel);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 1);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_OK);
+  assert_string_equal(cudaload_root_origin(ctx, 0), "explicit");
+  return ctx;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The Linux trees                                                          */
+/* ------------------------------------------------------------------------ */
+
+#define CU12 "wheels-cu12/site-packages/nvidia/"
+#define CU12_CUDNN(name, file)                                                 \
+  {                                                                            \
+    name, "cudnn", 8, 12, "8.9.7.29", "dist-info",                             \
+        "/site-packages/nvidia_cudnn_cu12-8.9.7.29.dist-info/METADATA",        \
+        CU12 "cudnn/lib/" file                                                 \
+  }
+
+/* pip's CUDA 12 wheels: nvidia/<package>/lib, versions from dist-info, the
+ * CUDA major of cuDNN from the -cu12 in its distribution name. */
+static void test_wheels_cu12(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu12"))
+    skip();
+  static const expected_library want[] = {
+      {"cublas", "cublas", 12, 12, "12.4.5.8", "dist-info",
+       "/site-packages/nvidia_cublas_cu12-12.4.5.8.dist-info/METADATA",
+       CU12 "cublas/lib/libcublas.so.12"},
+      {"cublasLt", "cublas", 12, 12, "12.4.5.8", "dist-info",
+       "/site-packages/nvidia_cublas_cu12-12.4.5.8.dist-info/METADATA",
+       CU12 "cublas/lib/libcublasLt.so.12"},
+      {"nvrtc", "nvrtc", 12, 12, "12.4.127", "dist-info",
+       "/site-packages/nvidia_cuda_nvrtc_cu12-12.4.127.dist-info/METADATA",
+       CU12 "cuda_nvrtc/lib/libnvrtc.so.12"},
+      {"cudart", "cudart", 12, 12, "12.4.127", "dist-info",
+       "/site-packages/nvidia_cuda_runtime_cu12-12.4.127.dist-info/METADATA",
+       CU12 "cuda_runtime/lib/libcudart.so.12"},
+      CU12_CUDNN("cudnn", "libcudnn.so.8"),
+      CU12_CUDNN("cudnn_adv_infer", "libcudnn_adv_infer.so.8"),
+      CU12_CUDNN("cudnn_adv_train", "libcudnn_adv_train.so.8"),
+      CU12_CUDNN("cudnn_cnn_infer", "libcudnn_cnn_infer.so.8"),
+      CU12_CUDNN("cudnn_cnn_train", "libcudnn_cnn_train.so.8"),
+      CU12_CUDNN("cudnn_ops_infer", "libcudnn_ops_infer.so.8"),
+      CU12_CUDNN("cudnn_ops_train", "libcudnn_ops_train.so.8"),
+      /* cuFFT 11 is the CUDA 12 cuFFT. */
+      {"cufft", "cufft", 11, 12, "11.2.1.3", "dist-info",
+       "/site-packages/nvidia_cufft_cu12-11.2.1.3.dist-info/METADATA",
+       CU12 "cufft/lib/libcufft.so.11"},
+  };
+  static const char *const decoys[] = {"libcudnnfake.so.1", "libnvblas.so.12",
+                                       NULL};
+  cudaload_ctx *ctx = scan_fixture_root("wheels-cu12/site-packages");
+  check_inventory(ctx, "wheels-cu12", want, ARRAY_COUNT(want), decoys);
+  cudaload_destroy(ctx);
+}
+
+#define CU13 "wheels-cu13/site-packages/nvidia/"
+#define CU13_CUDNN(name, file)                                                 \
+  {                                                                            \
+    name, "cudnn", 9, 13, "9.19.0.56", "dist-info",                            \
+        "/site-packages/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA",       \
+        CU13 "cudnn/lib/" file                                                 \
+  }
+
+/* pip's CUDA 13 wheels share nvidia/cu13/lib; their distribution names carry
+ * no -cuNN, so the CUDA major comes from the catalog. */
+static void test_wheels_cu13(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu13"))
+    skip();
+  static const expected_library want[] = {
+      {"cublas", "cublas", 13, 13, "13.1.0.3", "dist-info",
+       "/site-packages/nvidia_cublas-13.1.0.3.dist-info/METADATA",
+       CU13 "cu13/lib/libcublas.so.13"},
+      {"cublasLt", "cublas", 13, 13, "13.1.0.3", "dist-info",
+       "/site-packages/nvidia_cublas-13.1.0.3.dist-info/METADATA",
+       CU13 "cu13/lib/libcublasLt.so.13"},
+      {"cudart", "cudart", 13, 13, "13.0.96", "dist-info",
+       "/site-packages/nvidia_cuda_runtime-13.0.96.dist-info/METADATA",
+       CU13 "cu13/lib/libcudart.so.13"},
+      {"nvrtc", "nvrtc", 13, 13, "13.0.88", "dist-info",
+       "/site-packages/nvidia_cuda_nvrtc-13.0.88.dist-info/METADATA",
+       CU13 "cu13/lib/libnvrtc.so.13"},
+      CU13_CUDNN("cudnn", "libcudnn.so.9"),
+      CU13_CUDNN("cudnn_adv", "libcudnn_adv.so.9"),
+      CU13_CUDNN("cudnn_cnn", "libcudnn_cnn.so.9"),
+      CU13_CUDNN("cudnn_engines_precompiled",
+                 "libcudnn_engines_precompiled.so.9"),
+      CU13_CUDNN("cudnn_engines_runtime_compiled",
+                 "libcudnn_engines_runtime_compiled.so.9"),
+      CU13_CUDNN("cudnn_engines_tensor_ir", "libcudnn_engines_tensor_ir.so.9"),
+      CU13_CUDNN("cudnn_ext", "libcudnn_ext.so.9"),
+      CU13_CUDNN("cudnn_graph", "libcudnn_graph.so.9"),
+      CU13_CUDNN("cudnn_heuristic", "libcudnn_heuristic.so.9"),
+      CU13_CUDNN("cudnn_ops", "libcudnn_ops.so.9"),
+  };
+  static const char *const decoys[] = {"libnvrtc.alt.so.13",
+                                       "libnvrtc-builtins.so.13.0", NULL};
+  cudaload_ctx *ctx = scan_fixture_root("wheels-cu13/site-packages");
+  check_inventory(ctx, "wheels-cu13", want, ARRAY_COUNT(want), decoys);
+  cudaload_destroy(ctx);
+}
+
+#define TOOLKIT_LIB "toolkit/cuda-12.4/targets/x86_64-linux/lib/"
+
+/* The expected inventory of the toolkit tree, whichever of its library
+ * folders is the root. */
+static const expected_library toolkit_want[] = {
+    /* Names with only the major: the version comes from the headers. */
+    {"cublas", "cublas", 12, 12, "12.4.5", "header", "/include/cublas_api.h",
+     TOOLKIT_LIB "libcublas.so.12"},
+    {"cublasLt", "cublas", 12, 12, "12.4.5", "header", "/include/cublas_api.h",
+     TOOLKIT_LIB "libcublasLt.so.12"},
+    /* libcudart.so -> libcudart.so.12 -> libcudart.so.12.4.127: one entry,
+     * the real file's name, whose version beats the header's "12.4". */
+    {"cudart", "cudart", 12, 12, "12.4.127", "file-name",
+     "/libcudart.so.12.4.127", TOOLKIT_LIB "libcudart.so.12.4.127"},
+    {"cudnn", "cudnn", 9, 0, "9.1.0", "header", "/include/cudnn_version.h",
+     TOOLKIT_LIB "libcudnn.so.9"},
+};
+/* lib64/stubs/libcuda.so is a link-time stub, never the driver. */
+static const char *const toolkit_decoys[] = {"libcuda.so", NULL};
+
+/* A runfile toolkit: lib64 -> targets/x86_64-linux/lib, so both layouts lead
+ * to the same files; each must be reported once. */
+static void test_toolkit_reports_each_file_once(void **state) {
+  (void)state;
+  if (fixtures_missing("toolkit"))
+    skip();
+  cudaload_ctx *ctx = scan_fixture_root("toolkit/cuda-12.4");
+  check_inventory(ctx, "toolkit/cuda-12.4", toolkit_want,
+                  ARRAY_COUNT(toolkit_want), toolkit_decoys);
+  cudaload_destroy(ctx);
+}
+
+/* The library folder itself as the root finds the headers too. */
+static void test_toolkit_library_folder_as_root(void **state) {
+  (void)state;
+  if (fixtures_missing("toolkit"))
+    skip();
+  cudaload_ctx *ctx = scan_fixture_root("toolkit/cuda-12.4/lib64");
+  check_inventory(ctx, "toolkit/cuda-12.4/lib64", toolkit_want,
+                  ARRAY_COUNT(toolkit_want), toolkit_decoys);
+  cudaload_destroy(ctx);
+}
+
+/* A conda prefix: versioned names behind symlink chains in lib, and a pip
+ * wheel in lib/python3.11/site-packages. */
+static const expected_library conda_want[] = {
+    {"cudnn", "cudnn", 8, 0, "8.9.2", "file-name", "/lib/libcudnn.so.8.9.2",
+     "conda/env/lib/libcudnn.so.8.9.2"},
+    {"cudnn_ops_infer", "cudnn", 8, 0, "8.9.2", "file-name",
+     "/lib/libcudnn_ops_infer.so.8.9.2",
+     "conda/env/lib/libcudnn_ops_infer.so.8.9.2"},
+    {"cublas", "cublas", 12, 12, "12.1.3.1", "dist-info",
+     "/site-packages/nvidia_cublas_cu12-12.1.3.1.dist-info/METADATA",
+     "conda/env/lib/python3.11/site-packages/nvidia/cublas/lib/"
+     "libcublas.so.12"},
+    {"cublasLt", "cublas", 12, 12, "12.1.3.1", "dist-info",
+     "/site-packages/nvidia_cublas_cu12-12.1.3.1.dist-info/METADATA",
+     "conda/env/lib/python3.11/site-packages/nvidia/cublas/lib/"
+     "libcublasLt.so.12"},
+};
+/* libcudnn.so (no major) only leads to libcudnn.so.8.9.2: no entry of its
+ * own. */
+static const char *const conda_decoys[] = {"libcudnn.so", NULL};
+
+static void test_conda_prefix(void **state) {
+  (void)state;
+  if (fixtures_missing("conda"))
+    skip();
+  cudaload_ctx *ctx = scan_fixture_root("conda/env");
+  check_inventory(ctx, "conda/env", conda_want, ARRAY_COUNT(conda_want),
+                  conda_decoys);
+  cudaload_destroy(ctx);
+}
+
+#define COMPAT_CUDNN(name, file)                                               \
+  { name, "cudnn", 8, 0, "", "none", "", "cudnn8_compat/" file }
+
+/* A flat folder with nothing but the binaries: majors, and no version. */
+static const expected_library compat_want[] = {
+    COMPAT_CUDNN("cudnn", "libcudnn.so.8"),
+    COMPAT_CUDNN("cudnn_adv_infer", "libcudnn_adv_infer.so.8"),
+    COMPAT_CUDNN("cudnn_adv_train", "libcudnn_adv_train.so.8"),
+    COMPAT_CUDNN("cudnn_cnn_infer", "libcudnn_cnn_infer.so.8"),
+    COMPAT_CUDNN("cudnn_cnn_train", "libcudnn_cnn_train.so.8"),
+    COMPAT_CUDNN("cudnn_ops_infer", "libcudnn_ops_infer.so.8"),
+    COMPAT_CUDNN("cudnn_ops_train", "libcudnn_ops_train.so.8"),
+};
+
+static void test_cudnn8_compat_has_no_version(void **state) {
+  (void)state;
+  if (fixtures_missing("cudnn8_compat"))
+    skip();
+  cudaload_ctx *ctx = scan_fixture_root("cudnn8_compat");
+  check_inventory(ctx, "cudnn8_compat", compat_want, ARRAY_COUNT(compat_want),
+                  NULL);
+  cudaload_destroy(ctx);
+}
+
+/* A scan for Windows names ignores .so files. */
+static void test_windows_target_ignores_shared_objects(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu12"))
+    skip();
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_WINDOWS);
+  add_fixture_root(ctx, "wheels-cu12/site-packages");
+  add_fixture_root(ctx, "cudnn8_compat");
+  scan_or_fail(ctx);
+  check_inventory(ctx, "Windows names over Linux trees", NULL, 0, NULL);
+  cudaload_destroy(ctx);
+}
+
+/* first followed by second, for the inventory of two roots. */
+static expected_library *concatenate(const expected_library *first,
+                                     size_t first_count,
+                                     const expected_library *second,
+                                     size_t second_count) {
+  expected_library *both = malloc((first_count + second_count) * sizeof(*both));
+  assert_non_null(both);
+  memcpy(both, first, first_count * sizeof(*both));
+  memcpy(both + first_count, second, second_count * sizeof(*both));
+  return both;
+}
+
+static void scan_two_roots_in_order(const char *first_root,
+                                    const expected_library *first,
+                                    size_t first_count, const char *second_root,
+                                    const expected_library *second,
+                                    size_t second_count) {
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  add_fixture_root(ctx, first_root);
+  add_fixture_root(ctx, second_root);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 2);
+  assert_true(ends_with(cudaload_root_path(ctx, 0), first_root));
+  assert_true(ends_with(cudaload_root_path(ctx, 1), second_root));
+  expected_library *both =
+      concatenate(first, first_count, second, second_count);
+  check_inventory(ctx, "two roots", both, first_count + second_count, NULL);
+  free(both);
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    assert_int_equal(cudaload_library_root(ctx, i), i < first_count ? 0 : 1);
+  cudaload_destroy(ctx);
+}
+
+/* Explicit roots are searched in the order added, and each library knows
+ * its root: either order gives the inventories one after the other. */
+static void test_explicit_roots_keep_their_order(void **state) {
+  (void)state;
+  if (fixtures_missing("cudnn8_compat") || fixtures_missing("conda"))
+    skip();
+  scan_two_roots_in_order("conda/env", conda_want, ARRAY_COUNT(conda_want),
+                          "cudnn8_compat", compat_want,
+                          ARRAY_COUNT(compat_want));
+  scan_two_roots_in_order("cudnn8_compat", compat_want,
+                          ARRAY_COUNT(compat_want), "conda/env", conda_want,
+                          ARRAY_COUNT(conda_want));
+}
+
+/* The same real file reached from two roots is reported once, under the
+ * first root. */
+static void test_same_file_from_two_roots_once(void **state) {
+  (void)state;
+  if (fixtures_missing("toolkit"))
+    skip();
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  add_fixture_root(ctx, "toolkit/cuda-12.4/targets/x86_64-linux/lib");
+  add_fixture_root(ctx, "toolkit/cuda-12.4");
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 2);
+  check_inventory(ctx, "toolkit from two roots", toolkit_want,
+                  ARRAY_COUNT(toolkit_want), toolkit_decoys);
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    assert_int_equal(cudaload_library_root(ctx, i), 0);
+  cudaload_destroy(ctx);
+}
+
+#endif /* !_WIN32 */
+
+/* ------------------------------------------------------------------------ */
+/* Roots: missing, relative, rescans (any host)                             */
+/* ------------------------------------------------------------------------ */
+
+/* A root that does not exist is listed with its status; the scan goes on. */
+static void test_missing_root_is_listed_not_fatal(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_HOST);
+  add_fixture_root(ctx, "no-such-tree");
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 1);
+  assert_true(ends_with(cudaload_root_path(ctx, 0), "no-such-tree"));
+  assert_string_equal(cudaload_root_origin(ctx, 0), "explicit");
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cudaload_library_count(ctx), 0);
+  /* Out of range: the documented sentinels. */
+  assert_null(cudaload_root_path(ctx, 1));
+  assert_null(cudaload_root_origin(ctx, 1));
+  cudaload_destroy(ctx);
+}
+
+#ifndef _WIN32
+/* ... and the roots after it are still read. */
+static void test_missing_root_does_not_hide_others(void **state) {
+  (void)state;
+  if (fixtures_missing("cudnn8_compat"))
+    skip();
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  add_fixture_root(ctx, "no-such-tree");
+  add_fixture_root(ctx, "cudnn8_compat");
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 2);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cudaload_root_status(ctx, 1), CUDALOAD_OK);
+  check_inventory(ctx, "missing root then cudnn8_compat", compat_want,
+                  ARRAY_COUNT(compat_want), NULL);
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    assert_int_equal(cudaload_library_root(ctx, i), 1);
+  cudaload_destroy(ctx);
+}
+#endif
+
+/* A root must be absolute: a relative one would depend on the current
+ * folder at scan time. */
+static void test_relative_root_rejected(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_HOST);
+  assert_int_equal(cudaload_add_root(ctx, "relative/dir"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_string_not_equal(cudaload_last_error(), "");
+  assert_int_equal(cudaload_add_root(ctx, "./lib"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_add_root(ctx, ""), CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_add_root(ctx, NULL), CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_add_root(NULL, "/abs"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+#ifdef _WIN32
+  assert_int_equal(cudaload_add_root(ctx, "relative\\dir"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+#endif
+  /* Rejected roots leave nothing behind. */
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 0);
+  assert_int_equal(cudaload_library_count(ctx), 0);
+  cudaload_destroy(ctx);
+}
+
+#ifndef _WIN32
+/* A rescan replaces the inventory: nothing doubles, new roots appear. */
+static void test_rescan_replaces_inventory(void **state) {
+  (void)state;
+  if (fixtures_missing("cudnn8_compat") || fixtures_missing("conda"))
+    skip();
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  add_fixture_root(ctx, "cudnn8_compat");
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_library_count(ctx), ARRAY_COUNT(compat_want));
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 1);
+  check_inventory(ctx, "cudnn8_compat scanned twice", compat_want,
+                  ARRAY_COUNT(compat_want), NULL);
+
+  add_fixture_root(ctx, "conda/env");
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 2);
+  expected_library *both = concatenate(compat_want, ARRAY_COUNT(compat_want),
+                                       conda_want, ARRAY_COUNT(conda_want));
+  check_inventory(ctx, "rescan with a root added", both,
+                  ARRAY_COUNT(compat_want) + ARRAY_COUNT(conda_want), NULL);
+  free(both);
+  cudaload_destroy(ctx);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The real toolkit of this machine                                         */
+/* ------------------------------------------------------------------------ */
+
+#define REAL_TOOLKIT "/usr/local/cuda"
+
+static long find_library(const cudaload_ctx *ctx, const char *name) {
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++) {
+    if (strcmp(cudaload_library_name(ctx, i), name) == 0)
+      return (long)i;
+  }
+  return -1;
+}
+
+static void expect_real_library(const cudaload_ctx *ctx, const char *name,
+                                int major, const char *version_prefix,
+                                const char *source) {
+  long i = find_library(ctx, name);
+  if (i < 0) {
+    print_inventory(ctx);
+    fail_msg("%s not found in " REAL_TOOLKIT "/lib64", name);
+  }
+  size_t at = (size_t)i;
+  assert_int_equal(cudaload_library_major(ctx, at), major);
+  const char *version = cudaload_library_version(ctx, at);
+  if (strncmp(version, version_prefix, strlen(version_prefix)) != 0 ||
+      strcmp(cudaload_library_version_source(ctx, at), source) != 0) {
+    print_inventory(ctx);
+    fail_msg("%s: expected version %s... from %s, got \"%s\" from %s", name,
+             version_prefix, source, version,
+             cudaload_library_version_source(ctx, at));
+  }
+}
+
+/* The machines this project runs on have CUDA 13.0 with cuDNN 9.19 in
+ * /usr/local/cuda, installed from NVIDIA's wheels (a dist-info folder beside
+ * lib64). Elsewhere the toolkit differs, so only its presence is checked. */
+static void test_real_toolkit(void **state) {
+  (void)state;
+  if (!is_directory(REAL_TOOLKIT "/lib64")) {
+    print_message("[  SKIPPED ] no CUDA toolkit in " REAL_TOOLKIT "\n");
+    skip();
+  }
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, REAL_TOOLKIT "/lib64"), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_OK);
+  if (check_no_duplicates(ctx) != 0) {
+    print_inventory(ctx);
+    fail_msg("a file of " REAL_TOOLKIT " was listed twice");
+  }
+  static const char *const decoys[] = {"libnvrtc.alt.so.13",
+                                       "libnvrtc-builtins.so.13.0",
+                                       "libnvrtc-builtins.alt.so.13.0", NULL};
+  if (check_absent(ctx, decoys) != 0) {
+    print_inventory(ctx);
+    fail_msg("NVRTC's companions were reported as libraries");
+  }
+  if (is_directory(REAL_TOOLKIT
+                   "/dist-info/nvidia_cudnn_cu13-9.19.0.56.dist-info")) {
+    expect_real_library(ctx, "cudnn", 9, "9.19.0.56", "dist-info");
+    expect_real_library(ctx, "cublas", 13, "13.1.0.3", "dist-info");
+    expect_real_library(ctx, "cublasLt", 13, "13.1.0.3", "dist-info");
+    expect_real_library(ctx, "cudart", 13, "13.0.", "dist-info");
+    long cudnn = find_library(ctx, "cudnn");
+    assert_int_equal(cudaload_library_cuda_major(ctx, (size_t)cudnn), 13);
+    assert_true(ends_with(cudaload_library_version_file(ctx, (size_t)cudnn),
+                          "/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA"));
+  } else {
+    print_message("note: " REAL_TOOLKIT " is not the project's CUDA 13.0 + "
+                  "cuDNN 9.19 toolkit; checking only that cudart is found\n");
+    assert_true(find_library(ctx, "cudart") >= 0);
+  }
+  cudaload_destroy(ctx);
+}
+#endif /* !_WIN32 */
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#ifndef _WIN32
+      cmocka_unit_test(test_wheels_cu12),
+      cmocka_unit_test(test_wheels_cu13),
+      cmocka_unit_test(test_toolkit_reports_each_file_once),
+      cmocka_unit_test(test_toolkit_library_folder_as_root),
+      cmocka_unit_test(test_conda_prefix),
+      cmocka_unit_test(test_cudnn8_compat_has_no_version),
+      cmocka_unit_test(test_windows_target_ignores_shared_objects),
+      cmocka_unit_test(test_explicit_roots_keep_their_order),
+      cmocka_unit_test(test_same_file_from_two_roots_once),
+      cmocka_unit_test(test_missing_root_does_not_hide_others),
+      cmocka_unit_test(test_rescan_replaces_inventory),
+      cmocka_unit_test(test_real_toolkit),
+#endif
+      cmocka_unit_test(test_missing_root_is_listed_not_fatal),
+      cmocka_unit_test(test_relative_root_rejected),
+  };
+#ifdef _WIN32
+  print_message("note: the Linux fixture trees (ELF names, symlinks) are "
+                "checked by the Linux build; test_scan_windows covers this "
+                "host\n");
+#endif
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
