@@ -4,7 +4,11 @@
 
 #include <stdarg.h>
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* With _GNU_SOURCE, mingw uses its own C99 printf (%zu works), so check the
+ * formats against GNU rules rather than MSVCRT's. */
+#define CL_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define CL_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CL_PRINTF(f, a)

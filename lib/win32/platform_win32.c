@@ -1,0 +1,719 @@
+/*
+ * platform_win32.c - lib/platform.h for Windows (Windows 7 and later).
+ *
+ * Every path and environment string crosses this file as UTF-8 and is
+ * converted to UTF-16 for the W APIs, so names outside the ANSI code page work
+ * and nothing depends on the process's code page. Conversions are strict
+ * (MB_ERR_INVALID_CHARS / WC_ERR_INVALID_CHARS): a byte sequence that is not
+ * UTF-8 names no file rather than a different one.
+ *
+ * Calls that touch the file system run with SEM_FAILCRITICALERRORS set for
+ * the calling thread, so probing an empty card reader or a disconnected
+ * network drive fails with an error instead of showing a dialog box.
+ */
+#ifndef _WIN32_WINNT
+#define _WIN32_WINNT 0x0601 /* SetThreadErrorMode, FindExInfoBasic */
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+
+#include "cudaload.h"
+#include "error.h"
+#include "platform.h"
+
+#include <windows.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Below this many UTF-16 units a path works with every API; above it a path
+ * must use the \\?\ form. 248 rather than MAX_PATH (260) because directory
+ * APIs need room for an 8.3 file name. */
+#define CL_SHORT_PATH_LIMIT 248
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static int status_for_win32_error(DWORD err) {
+  switch (err) {
+  case ERROR_FILE_NOT_FOUND:
+  case ERROR_PATH_NOT_FOUND:
+  case ERROR_INVALID_NAME:  /* "C:\a<b": names nothing that can exist */
+  case ERROR_INVALID_DRIVE: /* "Q:\" with no drive Q */
+  case ERROR_BAD_NETPATH:   /* "\\nosuchserver\share" */
+  case ERROR_BAD_NET_NAME:  /* "\\server\nosuchshare" */
+  case ERROR_DIRECTORY:     /* listing a file as if it were a folder */
+  case ERROR_NOT_READY:     /* a removable drive without media */
+    return CUDALOAD_E_NOT_FOUND;
+  case ERROR_NOT_ENOUGH_MEMORY:
+  case ERROR_OUTOFMEMORY:
+    return CUDALOAD_E_NO_MEMORY;
+  default:
+    return CUDALOAD_E_IO;
+  }
+}
+
+/* Suppress the "There is no disk in the drive" style dialogs for this thread
+ * only (SetErrorMode would change the whole process behind the host
+ * application's back). Returns the mode to restore. */
+static DWORD quiet_errors_begin(void) {
+  DWORD old_mode = 0;
+  if (!SetThreadErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX,
+                          &old_mode))
+    old_mode = GetThreadErrorMode();
+  return old_mode;
+}
+
+/* Restore the thread's error mode without disturbing GetLastError(), which
+ * the caller has usually not read yet. */
+static void quiet_errors_end(DWORD old_mode) {
+  DWORD saved_error = GetLastError();
+  SetThreadErrorMode(old_mode, NULL);
+  SetLastError(saved_error);
+}
+
+void cl_os_error_text(unsigned long code, char *buf, size_t len) {
+  if (len == 0)
+    return;
+  buf[0] = '\0';
+
+  wchar_t message[512];
+  DWORD units = FormatMessageW(
+      FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
+      (DWORD)code, 0, message, sizeof message / sizeof message[0], NULL);
+  /* System messages end in ".\r\n"; the line break would split a one-line
+   * error in two. */
+  while (units > 0 &&
+         (message[units - 1] == L'\r' || message[units - 1] == L'\n' ||
+          message[units - 1] == L' '))
+    --units;
+
+  char utf8[sizeof message / sizeof message[0] * 3 + 1];
+  int bytes = 0;
+  if (units > 0)
+    bytes = WideCharToMultiByte(CP_UTF8, 0, message, (int)units, utf8,
+                                (int)sizeof utf8 - 1, NULL, NULL);
+  if (bytes <= 0)
+    bytes = 0;
+  utf8[bytes] = '\0';
+
+  /* The number too: message texts are localised, the number is what a user
+   * can search for ("error code 126"). */
+  char number[48];
+  snprintf(number, sizeof number, "%sWindows error %lu%s", bytes ? " (" : "",
+           code, bytes ? ")" : "");
+
+  size_t text_len = (size_t)bytes;
+  size_t number_len = strlen(number);
+  if (text_len + number_len >= len) {
+    /* Cut the text, never in the middle of a UTF-8 sequence. */
+    text_len = len - 1 > number_len ? len - 1 - number_len : 0;
+    while (text_len > 0 && ((unsigned char)utf8[text_len] & 0xC0) == 0x80)
+      --text_len;
+  }
+  memcpy(buf, utf8, text_len);
+  size_t number_copy = len - 1 - text_len;
+  if (number_copy > number_len)
+    number_copy = number_len;
+  memcpy(buf + text_len, number, number_copy);
+  buf[text_len + number_copy] = '\0';
+}
+
+unsigned long cl_os_last_error(void) {
+  return (unsigned long)GetLastError();
+}
+
+/* ------------------------------------------------------------------------ */
+/* UTF-8 <-> UTF-16                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* A malloc'ed UTF-16 copy of utf8, or NULL when it is not valid UTF-8 (or
+ * memory ran out: *status_out tells which). */
+static wchar_t *utf8_to_wide(const char *utf8, int *status_out) {
+  int units =
+      MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, NULL, 0);
+  if (units <= 0) {
+    *status_out = CUDALOAD_E_INVALID_ARGUMENT;
+    return NULL;
+  }
+  wchar_t *wide = malloc((size_t)units * sizeof *wide);
+  if (!wide) {
+    *status_out = CUDALOAD_E_NO_MEMORY;
+    return NULL;
+  }
+  MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, wide, units);
+  *status_out = CUDALOAD_OK;
+  return wide;
+}
+
+/* A malloc'ed UTF-8 copy of the first `units` UTF-16 units of wide (-1: up
+ * to the NUL), or NULL. Unpaired surrogates, which NTFS allows in names,
+ * have no UTF-8 form and give NULL. */
+static char *wide_to_utf8(const wchar_t *wide, int units) {
+  int bytes = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, wide, units,
+                                  NULL, 0, NULL, NULL);
+  if (bytes <= 0 && units != 0)
+    return NULL;
+  /* With an explicit length the result has no NUL: leave room for one. */
+  char *utf8 = malloc((size_t)bytes + 1);
+  if (!utf8)
+    return NULL;
+  if (bytes > 0)
+    WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, wide, units, utf8, bytes,
+                        NULL, NULL);
+  utf8[bytes] = '\0';
+  return utf8;
+}
+
+static int starts_with_verbatim_prefix(const wchar_t *path) {
+  return wcsncmp(path, L"\\\\?\\", 4) == 0;
+}
+
+/* \\?\ and \\.\ paths are taken as they are by every API. */
+static int is_device_or_verbatim(const wchar_t *path) {
+  return starts_with_verbatim_prefix(path) || wcsncmp(path, L"\\\\.\\", 4) == 0;
+}
+
+/*
+ * The UTF-16 form of `path` for the W APIs, malloc'ed into *out. Long
+ * absolute paths get the \\?\ form, which lifts the MAX_PATH limit; since
+ * that form turns off the API's own clean-up ('/' to '\', "." and ".."),
+ * GetFullPathNameW does it first. Returns a status, with the last error
+ * naming `path` on failure.
+ */
+static int to_win_path(const char *path, wchar_t **out) {
+  int status;
+  wchar_t *wide = utf8_to_wide(path, &status);
+  *out = NULL;
+  if (!wide) {
+    if (status == CUDALOAD_E_NO_MEMORY)
+      return cl_fail(status, "%s: out of memory", path);
+    return cl_fail(status, "%s: not a valid UTF-8 path", path);
+  }
+  *out = wide;
+  if (wcslen(wide) < CL_SHORT_PATH_LIMIT || is_device_or_verbatim(wide) ||
+      !cl_path_is_absolute(path))
+    return CUDALOAD_OK;
+
+  DWORD needed = GetFullPathNameW(wide, 0, NULL, NULL);
+  if (needed == 0)
+    return CUDALOAD_OK; /* let the real call report the problem */
+  /* "\\server\share\x" becomes "\\?\UNC\server\share\x" and "C:\x" becomes
+   * "\\?\C:\x": at most 8 units of prefix. The full name is written 6 units
+   * in, so either prefix can then be put in front of it in place. */
+  wchar_t *verbatim = malloc(((size_t)needed + 8) * sizeof *verbatim);
+  if (!verbatim)
+    return CUDALOAD_OK;
+  wchar_t *full = verbatim + 6;
+  DWORD got = GetFullPathNameW(wide, needed + 2, full, NULL);
+  if (got == 0 || got > needed + 1) {
+    free(verbatim);
+    return CUDALOAD_OK;
+  }
+  if (full[0] == L'\\' && full[1] == L'\\') {
+    /* "\\server..." already sits where "server..." must follow "\\?\UNC\":
+     * its two backslashes are overwritten by the prefix's last two units. */
+    memcpy(verbatim, L"\\\\?\\UNC\\", 8 * sizeof *verbatim);
+  } else {
+    memmove(verbatim + 4, full, ((size_t)got + 1) * sizeof *verbatim);
+    memcpy(verbatim, L"\\\\?\\", 4 * sizeof *verbatim);
+  }
+  free(wide);
+  *out = verbatim;
+  return CUDALOAD_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* What a path names                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Reparse points that behave like symbolic links: symlinks and junctions.
+ * Others (cloud placeholders, deduplicated files, app execution aliases) are
+ * the files they stand for. */
+static int is_link_reparse_tag(DWORD tag) {
+  return tag == IO_REPARSE_TAG_SYMLINK || tag == IO_REPARSE_TAG_MOUNT_POINT;
+}
+
+static cl_file_kind kind_of_attributes(DWORD attributes) {
+  if (attributes & FILE_ATTRIBUTE_DIRECTORY)
+    return CL_KIND_DIRECTORY;
+  if (attributes & FILE_ATTRIBUTE_DEVICE)
+    return CL_KIND_OTHER;
+  return CL_KIND_REGULAR;
+}
+
+/* The reparse tag of the reparse point at wide_path, or 0 when it cannot be
+ * read. */
+static DWORD reparse_tag_of(const wchar_t *wide_path) {
+  HANDLE h = CreateFileW(
+      wide_path, FILE_READ_ATTRIBUTES,
+      FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+      OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT,
+      NULL);
+  if (h == INVALID_HANDLE_VALUE)
+    return 0;
+  FILE_ATTRIBUTE_TAG_INFO info;
+  DWORD tag = 0;
+  if (GetFileInformationByHandleEx(h, FileAttributeTagInfo, &info, sizeof info))
+    tag = info.ReparseTag;
+  CloseHandle(h);
+  return tag;
+}
+
+cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out) {
+  wchar_t *wide;
+  if (to_win_path(path, &wide) != CUDALOAD_OK)
+    return CL_KIND_MISSING;
+  DWORD old_mode = quiet_errors_begin();
+  cl_file_kind kind = CL_KIND_MISSING;
+  WIN32_FILE_ATTRIBUTE_DATA data;
+  if (GetFileAttributesExW(wide, GetFileExInfoStandard, &data)) {
+    DWORD attributes = data.dwFileAttributes;
+    uint64_t size = ((uint64_t)data.nFileSizeHigh << 32) | data.nFileSizeLow;
+    if (attributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+      /* GetFileAttributesExW describes the link itself; opening without
+       * FILE_FLAG_OPEN_REPARSE_POINT follows it to the target, as stat()
+       * does. A dangling link is missing, as with stat(). */
+      HANDLE h =
+          CreateFileW(wide, FILE_READ_ATTRIBUTES,
+                      FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                      NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+      BY_HANDLE_FILE_INFORMATION info;
+      if (h == INVALID_HANDLE_VALUE) {
+        attributes = INVALID_FILE_ATTRIBUTES;
+      } else {
+        if (GetFileInformationByHandle(h, &info)) {
+          attributes = info.dwFileAttributes;
+          size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+        } else {
+          attributes = INVALID_FILE_ATTRIBUTES;
+        }
+        CloseHandle(h);
+      }
+    }
+    if (attributes != INVALID_FILE_ATTRIBUTES) {
+      kind = kind_of_attributes(attributes);
+      if (size_out)
+        *size_out = kind == CL_KIND_REGULAR ? size : 0;
+    }
+  }
+  quiet_errors_end(old_mode);
+  free(wide);
+  return kind;
+}
+
+cl_file_kind cl_lstat_kind(const char *path) {
+  wchar_t *wide;
+  if (to_win_path(path, &wide) != CUDALOAD_OK)
+    return CL_KIND_MISSING;
+  DWORD old_mode = quiet_errors_begin();
+  cl_file_kind kind = CL_KIND_MISSING;
+  WIN32_FILE_ATTRIBUTE_DATA data;
+  if (GetFileAttributesExW(wide, GetFileExInfoStandard, &data)) {
+    kind = kind_of_attributes(data.dwFileAttributes);
+    /* When the tag cannot be read, a reparse point is reported as a link:
+     * callers then resolve it with cl_real_path, which is always right. */
+    if (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+      DWORD tag = reparse_tag_of(wide);
+      if (tag == 0 || is_link_reparse_tag(tag))
+        kind = CL_KIND_SYMLINK;
+    }
+  }
+  quiet_errors_end(old_mode);
+  free(wide);
+  return kind;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Folders                                                                  */
+/* ------------------------------------------------------------------------ */
+
+int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+  wchar_t *wide;
+  int status = to_win_path(dir, &wide);
+  if (status != CUDALOAD_OK)
+    return status;
+  size_t units = wcslen(wide);
+  wchar_t *pattern = malloc((units + 3) * sizeof *pattern);
+  if (!pattern) {
+    free(wide);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", dir);
+  }
+  memcpy(pattern, wide, units * sizeof *pattern);
+  if (units > 0 && pattern[units - 1] != L'\\' && pattern[units - 1] != L'/')
+    pattern[units++] = L'\\';
+  pattern[units++] = L'*';
+  pattern[units] = L'\0';
+
+  DWORD old_mode = quiet_errors_begin();
+  WIN32_FIND_DATAW entry;
+  /* FindExInfoBasic skips the 8.3 short names nobody here needs; the large
+   * fetch reads big folders (torch\lib, CUDA bin) in fewer round trips. */
+  HANDLE find =
+      FindFirstFileExW(pattern, FindExInfoBasic, &entry, FindExSearchNameMatch,
+                       NULL, FIND_FIRST_EX_LARGE_FETCH);
+  if (find == INVALID_HANDLE_VALUE) {
+    DWORD err = GetLastError();
+    /* A drive's root has no "." or "..": when empty, nothing matches "*". */
+    DWORD attributes = GetFileAttributesW(wide);
+    if (err == ERROR_FILE_NOT_FOUND && attributes != INVALID_FILE_ATTRIBUTES &&
+        (attributes & FILE_ATTRIBUTE_DIRECTORY))
+      status = CUDALOAD_OK;
+    else
+      status = cl_fail_os(status_for_win32_error(err), err, "%s", dir);
+    quiet_errors_end(old_mode);
+    free(pattern);
+    free(wide);
+    return status;
+  }
+  quiet_errors_end(old_mode);
+
+  do {
+    const wchar_t *name = entry.cFileName;
+    if (name[0] == L'.' &&
+        (name[1] == L'\0' || (name[1] == L'.' && name[2] == L'\0')))
+      continue;
+    /* A name that has no UTF-8 form (an unpaired surrogate) cannot be passed
+     * back to any function here, so it is not listed. */
+    char *utf8 = wide_to_utf8(name, -1);
+    if (!utf8)
+      continue;
+    int stop = visit(utf8, opaque);
+    free(utf8);
+    if (stop)
+      break;
+  } while (FindNextFileW(find, &entry));
+  FindClose(find);
+  free(pattern);
+  free(wide);
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Paths                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Drop the \\?\ prefix GetFinalPathNameByHandleW returns: "\\?\C:\x" is
+ * "C:\x" and "\\?\UNC\server\x" is "\\server\x". Rewrites in place. */
+static void strip_verbatim_prefix(wchar_t *path) {
+  if (!starts_with_verbatim_prefix(path))
+    return;
+  if (wcsncmp(path + 4, L"UNC\\", 4) == 0) {
+    /* keep one '\' of "\\?\" and the one after UNC: "\\server..." */
+    memmove(path + 1, path + 7, (wcslen(path + 7) + 1) * sizeof *path);
+    path[0] = L'\\';
+  } else if (path[4] != L'\0' && path[5] == L':') {
+    memmove(path, path + 4, (wcslen(path + 4) + 1) * sizeof *path);
+  }
+}
+
+/* The final path of an open handle, malloc'ed, or NULL. */
+static wchar_t *final_path_of(HANDLE h) {
+  DWORD needed = GetFinalPathNameByHandleW(
+      h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  if (needed == 0)
+    return NULL;
+  wchar_t *path = malloc(((size_t)needed + 1) * sizeof *path);
+  if (!path)
+    return NULL;
+  DWORD got = GetFinalPathNameByHandleW(h, path, needed + 1,
+                                        FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+  if (got == 0 || got > needed) {
+    free(path);
+    return NULL;
+  }
+  return path;
+}
+
+/* GetFullPathNameW of wide, malloc'ed, or NULL. */
+static wchar_t *full_path_of(const wchar_t *wide) {
+  DWORD needed = GetFullPathNameW(wide, 0, NULL, NULL);
+  if (needed == 0)
+    return NULL;
+  wchar_t *path = malloc((size_t)needed * sizeof *path);
+  if (!path)
+    return NULL;
+  DWORD got = GetFullPathNameW(wide, needed, path, NULL);
+  if (got == 0 || got >= needed) {
+    free(path);
+    return NULL;
+  }
+  return path;
+}
+
+char *cl_real_path(const char *path) {
+  wchar_t *wide;
+  if (to_win_path(path, &wide) != CUDALOAD_OK)
+    return NULL;
+  DWORD old_mode = quiet_errors_begin();
+  /* FILE_FLAG_BACKUP_SEMANTICS lets folders be opened too; no access right
+   * is asked for, only the name, so a file we may not read still resolves. */
+  HANDLE h = CreateFileW(wide, 0,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                         NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  if (h == INVALID_HANDLE_VALUE) {
+    DWORD err = GetLastError();
+    quiet_errors_end(old_mode);
+    free(wide);
+    cl_fail_os(status_for_win32_error(err), err, "%s", path);
+    return NULL;
+  }
+  wchar_t *resolved = final_path_of(h);
+  CloseHandle(h);
+  if (!resolved) {
+    /* Wine (8.0) cannot always map a handle back to a DOS name (files
+     * reached through some Unix mounts); the file does exist, since it
+     * opened, so fall back to the clean absolute name. On Wine, Unix
+     * symlinks are resolved below the Windows layer and never show in a
+     * name anyway. */
+    resolved = full_path_of(wide);
+  }
+  DWORD err = GetLastError();
+  quiet_errors_end(old_mode);
+  free(wide);
+  if (!resolved) {
+    cl_fail_os(status_for_win32_error(err), err, "%s: cannot resolve the path",
+               path);
+    return NULL;
+  }
+  strip_verbatim_prefix(resolved);
+  char *utf8 = wide_to_utf8(resolved, -1);
+  free(resolved);
+  if (!utf8)
+    cl_fail(CUDALOAD_E_IO, "%s: the resolved path has no UTF-8 form", path);
+  return utf8;
+}
+
+static int is_separator(char c) {
+  return c == '\\' || c == '/';
+}
+
+int cl_path_is_absolute(const char *path) {
+  if (!path)
+    return 0;
+  /* "C:\x" and "C:/x". "C:x" is relative to drive C's current folder and
+   * "\x" to the current drive: neither names one place. */
+  if (((path[0] >= 'A' && path[0] <= 'Z') ||
+       (path[0] >= 'a' && path[0] <= 'z')) &&
+      path[1] == ':' && is_separator(path[2]))
+    return 1;
+  /* "\\server\share", "\\?\C:\x", "\\.\device" (and their '/' spellings). */
+  return is_separator(path[0]) && is_separator(path[1]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Files                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct cl_file {
+  HANDLE handle;
+  uint64_t size;
+};
+
+static const char *describe_file_type(DWORD type) {
+  switch (type) {
+  case FILE_TYPE_CHAR:
+    return "a device";
+  case FILE_TYPE_PIPE:
+    return "a pipe";
+  default:
+    return "a special file";
+  }
+}
+
+int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
+  *out = NULL;
+  wchar_t *wide;
+  int status = to_win_path(path, &wide);
+  if (status != CUDALOAD_OK)
+    return status;
+  DWORD old_mode = quiet_errors_begin();
+  /* Share everything: the file may be in use by a process that has it
+   * loaded, or be replaced by an installer while we read it. Backup
+   * semantics let a folder open, so that it is reported as a folder rather
+   * than as "access denied". */
+  HANDLE h = CreateFileW(wide, GENERIC_READ,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                         NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  DWORD err = GetLastError();
+  quiet_errors_end(old_mode);
+  free(wide);
+  if (h == INVALID_HANDLE_VALUE)
+    return cl_fail_os(status_for_win32_error(err), err, "%s", path);
+
+  /* The type is checked on the open handle, so a file swapped for something
+   * else after a cl_stat_kind is still caught. */
+  DWORD type = GetFileType(h);
+  if (type != FILE_TYPE_DISK) {
+    CloseHandle(h);
+    return cl_fail(CUDALOAD_E_NOT_A_FILE, "%s: not a regular file (%s)", path,
+                   describe_file_type(type));
+  }
+  BY_HANDLE_FILE_INFORMATION info;
+  if (!GetFileInformationByHandle(h, &info)) {
+    err = GetLastError();
+    CloseHandle(h);
+    return cl_fail_os(CUDALOAD_E_IO, err, "%s", path);
+  }
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+    CloseHandle(h);
+    return cl_fail(CUDALOAD_E_NOT_A_FILE,
+                   "%s: not a regular file (a directory)", path);
+  }
+
+  cl_file *f = malloc(sizeof *f);
+  if (!f) {
+    CloseHandle(h);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  f->handle = h;
+  f->size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  if (size_out)
+    *size_out = f->size;
+  *out = f;
+  return CUDALOAD_OK;
+}
+
+int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
+  /* %llu rather than %zu: mingw checks formats against MSVCRT's rules. */
+  if (offset > f->size || len > f->size - offset)
+    return cl_fail(CUDALOAD_E_MALFORMED,
+                   "read of %llu bytes at offset %llu passes the end of the "
+                   "file (size %llu)",
+                   (unsigned long long)len, (unsigned long long)offset,
+                   (unsigned long long)f->size);
+  unsigned char *p = buf;
+  while (len > 0) {
+    /* ReadFile takes a DWORD count; the offset rides in the OVERLAPPED, so
+     * no shared file pointer is moved. */
+    DWORD chunk = len > (1u << 30) ? (1u << 30) : (DWORD)len;
+    OVERLAPPED at;
+    memset(&at, 0, sizeof at);
+    at.Offset = (DWORD)(offset & 0xFFFFFFFFu);
+    at.OffsetHigh = (DWORD)(offset >> 32);
+    DWORD got = 0;
+    if (!ReadFile(f->handle, p, chunk, &got, &at)) {
+      DWORD err = GetLastError();
+      if (err == ERROR_HANDLE_EOF)
+        return cl_fail(CUDALOAD_E_MALFORMED, "file truncated while reading");
+      return cl_fail_os(CUDALOAD_E_IO, err, "read failed");
+    }
+    if (got == 0) /* the file shrank under us */
+      return cl_fail(CUDALOAD_E_MALFORMED, "file truncated while reading");
+    p += got;
+    len -= got;
+    offset += got;
+  }
+  return CUDALOAD_OK;
+}
+
+void cl_file_close(cl_file *f) {
+  if (f) {
+    CloseHandle(f->handle);
+    free(f);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Environment                                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Windows has no setuid: a process runs with its caller's token and
+ * environment (an elevated process started by the same user is still that
+ * user's choice), so the caller's environment is trusted here and nothing is
+ * filtered. The variables are read from the process environment block, the
+ * one LoadLibrary searches, not from a C runtime's private copy (see
+ * DESIGN.md, Windows 4).
+ */
+char *cl_getenv(const char *name) {
+  int status;
+  wchar_t *wide_name = utf8_to_wide(name, &status);
+  if (!wide_name)
+    return NULL;
+  char *value = NULL;
+  DWORD capacity = 256;
+  for (;;) {
+    wchar_t *buf = malloc((size_t)capacity * sizeof *buf);
+    if (!buf)
+      break;
+    SetLastError(ERROR_SUCCESS);
+    DWORD got = GetEnvironmentVariableW(wide_name, buf, capacity);
+    if (got == 0 && GetLastError() == ERROR_ENVVAR_NOT_FOUND) {
+      free(buf);
+      break;
+    }
+    if (got < capacity) { /* fits (an empty value gives 0 and no error) */
+      value = wide_to_utf8(buf, (int)got);
+      free(buf);
+      break;
+    }
+    /* Too small: got is the size needed, NUL included. The variable may
+     * grow again before the next call, hence the loop. */
+    free(buf);
+    capacity = got;
+  }
+  free(wide_name);
+  return value;
+}
+
+/* ASCII-only case folding: environment variable names are compared without
+ * regard to case on Windows ("Cuda_Path" is CUDA_PATH). */
+static int ascii_lower(int c) {
+  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static int has_prefix_ignoring_case(const char *s, const char *prefix) {
+  for (; *prefix; ++s, ++prefix)
+    if (ascii_lower((unsigned char)*s) != ascii_lower((unsigned char)*prefix))
+      return 0;
+  return 1;
+}
+
+void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque) {
+  wchar_t *block = GetEnvironmentStringsW();
+  if (!block)
+    return;
+  /* The block is "NAME=VALUE\0NAME=VALUE\0...\0". Entries starting with '='
+   * ("=C:=C:\work") are per-drive current folders, not variables. */
+  for (const wchar_t *entry = block; *entry; entry += wcslen(entry) + 1) {
+    if (entry[0] == L'=')
+      continue;
+    char *utf8 = wide_to_utf8(entry, -1);
+    if (!utf8)
+      continue;
+    char *equals = strchr(utf8, '=');
+    if (equals && has_prefix_ignoring_case(utf8, prefix)) {
+      *equals = '\0';
+      visit(utf8, equals + 1, opaque);
+    }
+    free(utf8);
+  }
+  FreeEnvironmentStringsW(block);
+}
+
+char *cl_home_dir(void) {
+  char *home = cl_getenv("USERPROFILE");
+  if (home && home[0])
+    return home;
+  free(home);
+  /* Services and some old setups have no USERPROFILE. */
+  char *drive = cl_getenv("HOMEDRIVE");
+  char *rest = cl_getenv("HOMEPATH");
+  home = NULL;
+  if (drive && rest && drive[0] && rest[0]) {
+    size_t drive_len = strlen(drive), rest_len = strlen(rest);
+    home = malloc(drive_len + rest_len + 1);
+    if (home) {
+      memcpy(home, drive, drive_len);
+      memcpy(home + drive_len, rest, rest_len + 1);
+    }
+  }
+  free(drive);
+  free(rest);
+  return home;
+}
