@@ -52,25 +52,25 @@ int cl_metadata_parse(const char *text, size_t len, char **name,
 
 int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,
                     void *opaque) {
-  const char *p = text, *end = text + len;
-  while (p < end) {
-    const char *eol = line_end(p, end);
-    const char *path = p, *path_end;
-    if (p < eol && *p == '"') {
+  size_t pos = 0;
+  while (pos < len) {
+    const char *line = text + pos;
+    const char *nl = memchr(line, '\n', len - pos);
+    size_t line_len = nl ? (size_t)(nl - line) : len - pos;
+    size_t start = 0, stop;
+    if (line_len > 0 && line[0] == '"') {
       /* A quoted path; "" inside stands for a quote, which no library name
-       * contains, so such paths are skipped rather than unescaped. */
-      path = p + 1;
-      path_end = memchr(path, '"', (size_t)(eol - path));
-      if (!path_end)
-        path_end = path;
+       * contains, so such paths are cut there rather than unescaped. */
+      const char *quote = memchr(line + 1, '"', line_len - 1);
+      start = 1;
+      stop = quote ? (size_t)(quote - line) : 1;
     } else {
-      path_end = memchr(p, ',', (size_t)(eol - p));
-      if (!path_end)
-        path_end = eol;
+      const char *comma = memchr(line, ',', line_len);
+      stop = comma ? (size_t)(comma - line) : line_len;
     }
-    if (path_end > path && visit(path, (size_t)(path_end - path), opaque))
+    if (stop > start && visit(line + start, stop - start, opaque))
       break;
-    p = eol < end ? eol + 1 : end;
+    pos += line_len + 1;
   }
   return CUDALOAD_OK;
 }

@@ -68,8 +68,11 @@ if(TARGET cudaload)
   set_tests_properties(check_exports PROPERTIES LABELS "abi")
 endif()
 
-# --- A consumer of the installed package (Linux host builds only) -----------
-if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT CMAKE_CROSSCOMPILING AND TARGET cudaload)
+# --- A consumer of the installed package (Linux host builds only; the
+# sanitizer build installs instrumented libraries a plain consumer cannot
+# link, and the native tier already covers installing) ----------------------
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT CMAKE_CROSSCOMPILING AND TARGET cudaload
+   AND NOT CUDALOAD_SANITIZE)
   add_test(NAME consumer
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/consumer/run_consumer_test.py
             --build-dir ${PROJECT_BINARY_DIR}
