@@ -1,0 +1,627 @@
+/*
+ * pe.c - a bounds-checked reader for PE (PE32 and PE32+) files: the machine,
+ * the imported DLLs (normal and delay-loaded) and the fixed file version of
+ * the VERSIONINFO resource.
+ *
+ * As in elf.c, every offset, size and count comes from a possibly hostile
+ * file: each is checked against the file (and, for data inside a section,
+ * against the section's file bytes) with arithmetic that cannot overflow, and
+ * every loop is bounded by a cap rather than by the file's good behaviour.
+ */
+#include "binary.h"
+#include "error.h"
+
+#include "cudaload.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Caps. Windows itself loads at most 96 sections; DLLs import a few dozen
+ * others. The caps bound the work a hostile file can cause. */
+#define CL_PE_MAX_DESCRIPTORS 4096u
+#define CL_PE_MAX_STRING 4096u
+#define CL_PE_MAX_STRING_TOTAL (1u << 20)
+#define CL_PE_MAX_DATA_DIRS 16u
+
+#define CL_PE_DOS_HEADER_SIZE 64u
+#define CL_PE_LFANEW_OFFSET 0x3cu
+#define CL_PE_COFF_SIZE 20u
+#define CL_PE_SECTION_SIZE 40u
+#define CL_PE_IMPORT_DESC_SIZE 20u
+#define CL_PE_DELAY_DESC_SIZE 32u
+#define CL_PE_MAGIC_PE32 0x10bu
+#define CL_PE_MAGIC_PE32PLUS 0x20bu
+#define CL_PE_MAGIC_ROM 0x107u
+
+#define CL_PE_DIR_IMPORT 1u
+#define CL_PE_DIR_RESOURCE 2u
+#define CL_PE_DIR_DELAY_IMPORT 13u
+
+#define CL_PE_RT_VERSION 16u
+#define CL_PE_RES_HIGH_BIT 0x80000000u
+#define CL_PE_FIXEDFILEINFO_SIGNATURE 0xFEEF04BDu
+/* VS_VERSIONINFO: three WORDs, the key L"VS_VERSION_INFO\0" (32 bytes) and
+ * padding to a 4-byte boundary put VS_FIXEDFILEINFO (52 bytes) at 40. */
+#define CL_PE_FIXED_INFO_OFFSET 40u
+#define CL_PE_FIXED_INFO_SIZE 52u
+
+typedef struct cl_pe_section {
+  uint32_t va;
+  uint32_t span; /* bytes of the section that the file really holds */
+  uint32_t raw_offset;
+} cl_pe_section;
+
+typedef struct cl_pe {
+  const cl_reader *r;
+  const char *label;
+  cl_pe_section *sections;
+  unsigned section_count;
+  uint64_t image_base;
+  uint64_t string_bytes; /* taken so far, against CL_PE_MAX_STRING_TOTAL */
+  size_t needed_capacity;
+} cl_pe;
+
+/* A place in the file reached through an RVA: the offset and how many bytes
+ * of its section follow. */
+typedef struct cl_pe_place {
+  uint64_t offset;
+  uint64_t avail;
+} cl_pe_place;
+
+static int pe_malformed(const cl_pe *p, const char *fmt, ...) CL_PRINTF(2, 3);
+static int pe_malformed(const cl_pe *p, const char *fmt, ...) {
+  char reason[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  return cl_fail(CUDALOAD_E_MALFORMED, "%s: malformed PE: %s", p->label,
+                 reason);
+}
+
+static int pe_no_memory(const cl_pe *p) {
+  return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory reading PE",
+                 p->label);
+}
+
+/* PE is little-endian on every machine. */
+static uint16_t pe_u16(const unsigned char *b) {
+  return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static uint32_t pe_u32(const unsigned char *b) {
+  return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+         ((uint32_t)b[3] << 24);
+}
+
+static uint64_t pe_u64(const unsigned char *b) {
+  return (uint64_t)pe_u32(b) | ((uint64_t)pe_u32(b + 4) << 32);
+}
+
+static int pe_read(const cl_pe *p, uint64_t off, void *buf, size_t len,
+                   const char *what) {
+  uint64_t size = p->r->size;
+  int status;
+  if (len > 0 && off >= size) {
+    return pe_malformed(
+        p, "%s offset 0x%" PRIx64 " past end of file (size %" PRIu64 ")", what,
+        off, size);
+  }
+  if (len > size - off) {
+    return pe_malformed(p,
+                        "%s at 0x%" PRIx64 " (%" PRIu64
+                        " bytes) runs past end of file (size %" PRIu64 ")",
+                        what, off, (uint64_t)len, size);
+  }
+  cl_clear_error();
+  status = p->r->read_at(p->r->opaque, off, buf, len);
+  if (status != CUDALOAD_OK) {
+    /* Keep the reader's text (an OS error for files); cl_fail rewrites the
+     * buffer it lives in, so copy it first. */
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s", cudaload_last_error());
+    return cl_fail(status, "%s: cannot read PE %s at 0x%" PRIx64 ": %s",
+                   p->label, what, off,
+                   reason[0] != '\0' ? reason : cudaload_strerror(status));
+  }
+  return CUDALOAD_OK;
+}
+
+static char *pe_strdup(const char *s) {
+  size_t len = strlen(s) + 1;
+  char *copy = malloc(len);
+  if (copy != NULL) {
+    memcpy(copy, s, len);
+  }
+  return copy;
+}
+
+static char *pe_machine_name(unsigned machine) {
+  char buf[32];
+  switch (machine) {
+  case 0x8664u:
+    return pe_strdup("x86_64");
+  case 0x14cu:
+    return pe_strdup("i386");
+  case 0xaa64u:
+    return pe_strdup("aarch64");
+  case 0x1c4u:
+    return pe_strdup("arm");
+  default:
+    snprintf(buf, sizeof buf, "unknown(0x%x)", machine);
+    return pe_strdup(buf);
+  }
+}
+
+/* Finds the section that holds rva in its file bytes. Returns 0 when none
+ * does (the RVA points at nothing, or at zero-filled memory only). */
+static int pe_rva_place(const cl_pe *p, uint32_t rva, cl_pe_place *place) {
+  unsigned i;
+  for (i = 0; i < p->section_count; i++) {
+    const cl_pe_section *s = &p->sections[i];
+    if (rva >= s->va && rva - s->va < s->span) {
+      place->offset = (uint64_t)s->raw_offset + (rva - s->va);
+      place->avail = s->span - (rva - s->va);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Reads the NUL-terminated string at an RVA, within its section. */
+static int pe_read_string(cl_pe *p, uint32_t rva, const char *what,
+                          char **out) {
+  char buf[CL_PE_MAX_STRING];
+  cl_pe_place place;
+  uint64_t avail, got = 0;
+  int status;
+
+  if (!pe_rva_place(p, rva, &place)) {
+    return pe_malformed(p, "%s RVA 0x%" PRIx32 " is outside every section",
+                        what, rva);
+  }
+  avail = place.avail < CL_PE_MAX_STRING ? place.avail : CL_PE_MAX_STRING;
+  /* Small steps: the usual name is short, and the file may be slow. */
+  while (got < avail) {
+    size_t step = (size_t)(avail - got < 256 ? avail - got : 256);
+    const char *nul;
+    status = pe_read(p, place.offset + got, buf + got, step, what);
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    nul = memchr(buf + got, '\0', step);
+    /* Count what the string really takes, its NUL included. */
+    p->string_bytes += nul != NULL ? (uint64_t)(nul - (buf + got)) + 1 : step;
+    got += step;
+    if (p->string_bytes > CL_PE_MAX_STRING_TOTAL) {
+      return pe_malformed(p, "import names exceed %u bytes in total",
+                          CL_PE_MAX_STRING_TOTAL);
+    }
+    if (nul != NULL) {
+      *out = pe_strdup(buf);
+      return *out != NULL ? CUDALOAD_OK : pe_no_memory(p);
+    }
+  }
+  if (avail == CL_PE_MAX_STRING) {
+    return pe_malformed(p, "%s at RVA 0x%" PRIx32 " longer than %u bytes", what,
+                        rva, CL_PE_MAX_STRING - 1);
+  }
+  return pe_malformed(p,
+                      "%s at RVA 0x%" PRIx32
+                      " not NUL-terminated before the end of its section",
+                      what, rva);
+}
+
+static int pe_add_needed(cl_pe *p, cl_binary_info *out, char *dll) {
+  if (out->needed_count == p->needed_capacity) {
+    size_t capacity = p->needed_capacity ? p->needed_capacity * 2 : 8;
+    char **grown = realloc(out->needed, capacity * sizeof *grown);
+    if (grown == NULL) {
+      free(dll);
+      return pe_no_memory(p);
+    }
+    out->needed = grown;
+    p->needed_capacity = capacity;
+  }
+  out->needed[out->needed_count++] = dll;
+  return CUDALOAD_OK;
+}
+
+static int pe_all_zero(const unsigned char *b, size_t len) {
+  size_t i;
+  for (i = 0; i < len; i++) {
+    if (b[i] != 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Walks a descriptor table (normal or delay imports): descriptors of
+ * desc_size bytes with the DLL name's address at name_at, ended by an
+ * all-zero descriptor or by the end of the section. */
+static int pe_read_import_table(cl_pe *p, cl_binary_info *out, uint32_t rva,
+                                int delay) {
+  unsigned char desc[CL_PE_DELAY_DESC_SIZE];
+  size_t desc_size = delay ? CL_PE_DELAY_DESC_SIZE : CL_PE_IMPORT_DESC_SIZE;
+  const char *what =
+      delay ? "delay-load import descriptor" : "import descriptor";
+  cl_pe_place place;
+  unsigned i;
+  int status;
+
+  if (!pe_rva_place(p, rva, &place)) {
+    return pe_malformed(
+        p, "%s table RVA 0x%" PRIx32 " is outside every section", what, rva);
+  }
+  for (i = 0; place.avail >= desc_size; i++) {
+    uint32_t name_rva;
+    char *dll = NULL;
+    if (i == CL_PE_MAX_DESCRIPTORS) {
+      return pe_malformed(p, "more than %u %ss", CL_PE_MAX_DESCRIPTORS, what);
+    }
+    status = pe_read(p, place.offset, desc, desc_size, what);
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    if (pe_all_zero(desc, desc_size)) {
+      break;
+    }
+    if (delay) {
+      uint32_t attributes = pe_u32(desc);
+      name_rva = pe_u32(desc + 4);
+      /* Descriptors from before Visual C++ 7 (attribute bit 0 clear) hold
+       * virtual addresses; take those that only make sense as one. */
+      if ((attributes & 1u) == 0 && name_rva >= p->image_base &&
+          name_rva - p->image_base <= UINT32_MAX) {
+        cl_pe_place probe;
+        uint32_t as_rva = (uint32_t)(name_rva - p->image_base);
+        if (!pe_rva_place(p, name_rva, &probe) &&
+            pe_rva_place(p, as_rva, &probe)) {
+          name_rva = as_rva;
+        }
+      }
+    } else {
+      name_rva = pe_u32(desc + 12);
+    }
+    if (name_rva == 0) {
+      return pe_malformed(p, "%s %u has no DLL name", what, i);
+    }
+    status = pe_read_string(
+        p, name_rva, delay ? "delay-load DLL name" : "imported DLL name", &dll);
+    if (status == CUDALOAD_OK) {
+      status = pe_add_needed(p, out, dll);
+    }
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    place.offset += desc_size;
+    place.avail -= desc_size;
+  }
+  return CUDALOAD_OK;
+}
+
+/* One level of the resource tree: the directory at rel (an offset from the
+ * resource root) and, in *entry_out, the entry chosen. With want_id set the
+ * entry with that numeric ID is chosen, else the first entry. Returns 0 with
+ * *found = 0 when there is no such entry. */
+static int pe_resource_entry(const cl_pe *p, const cl_pe_place *root,
+                             uint32_t rel, int want_id, uint32_t id,
+                             uint32_t *target, int *found) {
+  unsigned char dir[16], entry[8];
+  uint32_t count, i;
+  int status;
+
+  *found = 0;
+  if (rel > root->avail || root->avail - rel < sizeof dir) {
+    return pe_malformed(
+        p, "resource directory at +0x%" PRIx32 " outside the resource section",
+        rel);
+  }
+  status =
+      pe_read(p, root->offset + rel, dir, sizeof dir, "resource directory");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  /* Named entries come first, then ID entries; each count is 16 bits, so
+   * the walk is bounded by 131070 entries. */
+  count = (uint32_t)pe_u16(dir + 12) + pe_u16(dir + 14);
+  for (i = 0; i < count; i++) {
+    uint64_t at = (uint64_t)rel + sizeof dir + (uint64_t)i * sizeof entry;
+    uint32_t name;
+    if (at > root->avail || root->avail - at < sizeof entry) {
+      return pe_malformed(p,
+                          "resource directory at +0x%" PRIx32 " has %" PRIu32
+                          " entries, more than its section holds",
+                          rel, count);
+    }
+    status = pe_read(p, root->offset + at, entry, sizeof entry,
+                     "resource directory entry");
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    name = pe_u32(entry);
+    if (!want_id || ((name & CL_PE_RES_HIGH_BIT) == 0 && name == id)) {
+      *target = pe_u32(entry + 4);
+      *found = 1;
+      return CUDALOAD_OK;
+    }
+  }
+  return CUDALOAD_OK;
+}
+
+/* The resource tree has exactly three levels (type, name, language), so the
+ * walk below takes three fixed steps instead of recursing. An entry that
+ * points back at a parent directory therefore cannot loop: it shows up as a
+ * directory where the third level must hold data, and is refused. */
+static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
+  static const char key[] = "VS_VERSION_INFO";
+  unsigned char data_entry[16];
+  unsigned char info[CL_PE_FIXED_INFO_OFFSET + CL_PE_FIXED_INFO_SIZE];
+  cl_pe_place root, data;
+  uint32_t target, data_rva, data_size, ms, ls;
+  size_t k;
+  int found, status;
+  char version[64];
+
+  if (!pe_rva_place(p, rva, &root)) {
+    return pe_malformed(
+        p, "resource directory RVA 0x%" PRIx32 " is outside every section",
+        rva);
+  }
+  status = pe_resource_entry(p, &root, 0, 1, CL_PE_RT_VERSION, &target, &found);
+  if (status != CUDALOAD_OK || !found) {
+    return status; /* no RT_VERSION: no version, not an error */
+  }
+  if ((target & CL_PE_RES_HIGH_BIT) == 0) {
+    return pe_malformed(p, "RT_VERSION resource entry is not a directory");
+  }
+  status = pe_resource_entry(p, &root, target & ~CL_PE_RES_HIGH_BIT, 0, 0,
+                             &target, &found);
+  if (status != CUDALOAD_OK || !found) {
+    return status;
+  }
+  if ((target & CL_PE_RES_HIGH_BIT) == 0) {
+    return pe_malformed(p, "RT_VERSION name entry is not a directory");
+  }
+  status = pe_resource_entry(p, &root, target & ~CL_PE_RES_HIGH_BIT, 0, 0,
+                             &target, &found);
+  if (status != CUDALOAD_OK || !found) {
+    return status;
+  }
+  if ((target & CL_PE_RES_HIGH_BIT) != 0) {
+    return pe_malformed(p, "resource tree deeper than 3 levels under "
+                           "RT_VERSION (a cycle?)");
+  }
+  if (target > root.avail || root.avail - target < sizeof data_entry) {
+    return pe_malformed(
+        p, "resource data entry at +0x%" PRIx32 " outside the resource section",
+        target);
+  }
+  status = pe_read(p, root.offset + target, data_entry, sizeof data_entry,
+                   "resource data entry");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  data_rva = pe_u32(data_entry);
+  data_size = pe_u32(data_entry + 4);
+  if (!pe_rva_place(p, data_rva, &data)) {
+    return pe_malformed(
+        p, "VS_VERSIONINFO RVA 0x%" PRIx32 " is outside every section",
+        data_rva);
+  }
+  if (data_size > data.avail) {
+    return pe_malformed(p,
+                        "VS_VERSIONINFO of %" PRIu32
+                        " bytes runs past the end of its section",
+                        data_size);
+  }
+  if (data_size < 6) {
+    return pe_malformed(p, "VS_VERSIONINFO of %" PRIu32 " bytes is too short",
+                        data_size);
+  }
+  status = pe_read(p, data.offset, info,
+                   data_size < sizeof info ? data_size : sizeof info,
+                   "VS_VERSIONINFO");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (pe_u16(info + 2) == 0) {
+    return CUDALOAD_OK; /* no VS_FIXEDFILEINFO: no version */
+  }
+  if (data_size < sizeof info || pe_u16(info + 2) < CL_PE_FIXED_INFO_SIZE) {
+    return pe_malformed(p, "VS_VERSIONINFO too short for VS_FIXEDFILEINFO");
+  }
+  /* The key is UTF-16LE; every character of it is ASCII. */
+  for (k = 0; k < sizeof key; k++) {
+    if (info[6 + 2 * k] != (unsigned char)key[k] || info[7 + 2 * k] != 0) {
+      return pe_malformed(p, "VERSIONINFO resource key is not "
+                             "VS_VERSION_INFO");
+    }
+  }
+  if (pe_u32(info + CL_PE_FIXED_INFO_OFFSET) != CL_PE_FIXEDFILEINFO_SIGNATURE) {
+    return pe_malformed(
+        p, "VS_FIXEDFILEINFO signature 0x%08" PRIX32 " is not 0xFEEF04BD",
+        pe_u32(info + CL_PE_FIXED_INFO_OFFSET));
+  }
+  ms = pe_u32(info + CL_PE_FIXED_INFO_OFFSET + 8);
+  ls = pe_u32(info + CL_PE_FIXED_INFO_OFFSET + 12);
+  snprintf(version, sizeof version, "%u.%u.%u.%u", (unsigned)(ms >> 16),
+           (unsigned)(ms & 0xffffu), (unsigned)(ls >> 16),
+           (unsigned)(ls & 0xffffu));
+  out->file_version = pe_strdup(version);
+  return out->file_version != NULL ? CUDALOAD_OK : pe_no_memory(p);
+}
+
+static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
+  unsigned char sec[CL_PE_SECTION_SIZE];
+  unsigned i;
+  int status;
+
+  if (count == 0) {
+    return CUDALOAD_OK;
+  }
+  p->sections = calloc(count, sizeof *p->sections);
+  if (p->sections == NULL) {
+    return pe_no_memory(p);
+  }
+  for (i = 0; i < count; i++) {
+    uint32_t vsize, raw_size;
+    status = pe_read(p, table + (uint64_t)i * CL_PE_SECTION_SIZE, sec,
+                     sizeof sec, "section header");
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    vsize = pe_u32(sec + 8);
+    raw_size = pe_u32(sec + 16);
+    p->sections[i].va = pe_u32(sec + 12);
+    p->sections[i].raw_offset = pe_u32(sec + 20);
+    /* Raw bytes past the virtual size are file padding the loader never
+     * maps; bytes past the raw size exist only as zeros in memory. */
+    p->sections[i].span = vsize != 0 && vsize < raw_size ? vsize : raw_size;
+    /* Keep the RVA range inside 32 bits so later sums cannot wrap. */
+    if (p->sections[i].span > UINT32_MAX - p->sections[i].va) {
+      p->sections[i].span = UINT32_MAX - p->sections[i].va;
+    }
+    p->section_count = i + 1;
+  }
+  return CUDALOAD_OK;
+}
+
+static int pe_parse(cl_pe *p, cl_binary_info *out) {
+  unsigned char dos[CL_PE_DOS_HEADER_SIZE];
+  unsigned char nt[4 + CL_PE_COFF_SIZE];
+  /* The largest optional header read: PE32+ with 16 data directories. */
+  unsigned char opt[112 + 8 * CL_PE_MAX_DATA_DIRS];
+  uint32_t lfanew, dirs_rva[CL_PE_MAX_DATA_DIRS];
+  unsigned section_count, opt_size, magic, dir_offset, dir_count, i;
+  uint64_t rva_count;
+  int status;
+
+  status = pe_read(p, 0, dos, sizeof dos, "DOS header");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (dos[0] != 'M' || dos[1] != 'Z') {
+    return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: not a PE file (no MZ)",
+                   p->label);
+  }
+  lfanew = pe_u32(dos + CL_PE_LFANEW_OFFSET);
+  if (lfanew & 0x80000000u) {
+    return pe_malformed(p, "e_lfanew %" PRId32 " is negative",
+                        (int32_t)(lfanew - 0x80000000u) - INT32_MAX - 1);
+  }
+  status = pe_read(p, lfanew, nt, sizeof nt, "PE header (e_lfanew)");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (memcmp(nt, "PE\0\0", 4) != 0) {
+    return pe_malformed(p, "no PE signature at e_lfanew 0x%" PRIx32, lfanew);
+  }
+  out->format = CL_FORMAT_PE;
+  out->machine = pe_u16(nt + 4);
+  out->machine_name = pe_machine_name(out->machine);
+  if (out->machine_name == NULL) {
+    return pe_no_memory(p);
+  }
+  section_count = pe_u16(nt + 6);
+  opt_size = pe_u16(nt + 20);
+
+  if (opt_size < 2) {
+    return pe_malformed(p, "no optional header (size %u)", opt_size);
+  }
+  status =
+      pe_read(p, (uint64_t)lfanew + sizeof nt, opt,
+              opt_size < sizeof opt ? opt_size : sizeof opt, "optional header");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  magic = pe_u16(opt);
+  if (magic == CL_PE_MAGIC_PE32) {
+    out->bits = 32;
+    dir_offset = 96;
+  } else if (magic == CL_PE_MAGIC_PE32PLUS) {
+    out->bits = 64;
+    dir_offset = 112;
+  } else if (magic == CL_PE_MAGIC_ROM) {
+    return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: ROM image PE, not supported",
+                   p->label);
+  } else {
+    return pe_malformed(p, "unknown optional header magic 0x%x", magic);
+  }
+  if (opt_size < dir_offset) {
+    return pe_malformed(p, "optional header of %u bytes too short for %s",
+                        opt_size, magic == CL_PE_MAGIC_PE32 ? "PE32" : "PE32+");
+  }
+  p->image_base =
+      magic == CL_PE_MAGIC_PE32 ? pe_u32(opt + 28) : pe_u64(opt + 24);
+  /* Directories the header claims but its size does not hold are absent. */
+  rva_count = pe_u32(opt + dir_offset - 4);
+  dir_count = (opt_size - dir_offset) / 8;
+  if (dir_count > CL_PE_MAX_DATA_DIRS) {
+    dir_count = CL_PE_MAX_DATA_DIRS;
+  }
+  if (rva_count < dir_count) {
+    dir_count = (unsigned)rva_count;
+  }
+  for (i = 0; i < CL_PE_MAX_DATA_DIRS; i++) {
+    dirs_rva[i] = i < dir_count ? pe_u32(opt + dir_offset + 8 * i) : 0;
+  }
+
+  status = pe_read_sections(p, (uint64_t)lfanew + sizeof nt + opt_size,
+                            section_count);
+  if (status == CUDALOAD_OK && dirs_rva[CL_PE_DIR_IMPORT] != 0) {
+    status = pe_read_import_table(p, out, dirs_rva[CL_PE_DIR_IMPORT], 0);
+  }
+  if (status == CUDALOAD_OK && dirs_rva[CL_PE_DIR_DELAY_IMPORT] != 0) {
+    status = pe_read_import_table(p, out, dirs_rva[CL_PE_DIR_DELAY_IMPORT], 1);
+  }
+  if (status == CUDALOAD_OK && dirs_rva[CL_PE_DIR_RESOURCE] != 0) {
+    status = pe_read_version(p, out, dirs_rva[CL_PE_DIR_RESOURCE]);
+  }
+  return status;
+}
+
+/* Absent strings become "" so that callers never see NULL. */
+static int pe_fill_empty(cl_binary_info *out) {
+  char **fields[] = {&out->soname, &out->runpath, &out->rpath,
+                     &out->file_version};
+  size_t i;
+  for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    if (*fields[i] == NULL) {
+      *fields[i] = pe_strdup("");
+      if (*fields[i] == NULL) {
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+int cl_pe_parse(const cl_reader *r, const char *name, cl_binary_info *out) {
+  cl_pe p;
+  int status;
+
+  if (out == NULL) {
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cl_pe_parse: no output");
+  }
+  memset(out, 0, sizeof *out);
+  memset(&p, 0, sizeof p);
+  p.r = r;
+  p.label = name != NULL ? name : "(memory)";
+  if (r == NULL || r->read_at == NULL) {
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no reader given", p.label);
+  }
+  status = pe_parse(&p, out);
+  if (status == CUDALOAD_OK && !pe_fill_empty(out)) {
+    status = pe_no_memory(&p);
+  }
+  free(p.sections);
+  if (status != CUDALOAD_OK) {
+    cl_binary_info_free(out);
+  }
+  return status;
+}
