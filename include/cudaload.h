@@ -64,7 +64,13 @@ CUDALOAD_API const char *cudaload_version_string(void);
 #define CUDALOAD_E_MALFORMED 4        /* a file is truncated or malformed */
 #define CUDALOAD_E_NOT_FOUND 5        /* no such file, folder or library */
 #define CUDALOAD_E_UNSUPPORTED 6      /* not a format or platform we handle */
-#define CUDALOAD_E_NOT_A_FILE 7 /* a folder, FIFO or device, not a file */
+#define CUDALOAD_E_NOT_A_FILE 7       /* a folder, FIFO or device, not a file */
+#define CUDALOAD_E_BAD_SPEC 8     /* a requirement spec could not be parsed */
+#define CUDALOAD_E_UNSATISFIED 9  /* no usable file for a requirement */
+#define CUDALOAD_E_LOAD_FAILED 10 /* the OS loader refused a planned file */
+#define CUDALOAD_E_CONFLICT                                                    \
+  11 /* another major of a required family is                                  \
+        visible in the global symbol scope */
 
 /** A static, one-line English description of a status code; never NULL. */
 CUDALOAD_API const char *cudaload_strerror(int status);
@@ -149,8 +155,7 @@ CUDALOAD_API const char *cudaload_library_family(const cudaload_ctx *ctx,
 /** Library i's own ABI major (8 for libcudnn.so.8), or -1 if out of range. */
 CUDALOAD_API int cudaload_library_major(const cudaload_ctx *ctx, size_t i);
 /** The CUDA major library i belongs to, 0 when the file does not tell. */
-CUDALOAD_API int cudaload_library_cuda_major(const cudaload_ctx *ctx,
-                                             size_t i);
+CUDALOAD_API int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i);
 /** Library i's full version ("9.19.0.56"), or "" when nothing on disk
  *  tells more than the major. */
 CUDALOAD_API const char *cudaload_library_version(const cudaload_ctx *ctx,
@@ -161,8 +166,8 @@ CUDALOAD_API const char *
 cudaload_library_version_source(const cudaload_ctx *ctx, size_t i);
 /** The file behind the version: the METADATA, header or library file; ""
  *  for "none". */
-CUDALOAD_API const char *
-cudaload_library_version_file(const cudaload_ctx *ctx, size_t i);
+CUDALOAD_API const char *cudaload_library_version_file(const cudaload_ctx *ctx,
+                                                       size_t i);
 /** Absolute path of library i's real file (symlinks resolved). */
 CUDALOAD_API const char *cudaload_library_path(const cudaload_ctx *ctx,
                                                size_t i);
@@ -205,6 +210,159 @@ CUDALOAD_API const char *cudaload_file_runpath(const cudaload_file *file);
 CUDALOAD_API const char *cudaload_file_rpath(const cudaload_file *file);
 /** PE VERSIONINFO file version ("9.1.0.70"); "" when absent and for ELF. */
 CUDALOAD_API const char *cudaload_file_version(const cudaload_file *file);
+
+/* ------------------------------------------------------------------------ */
+/* Requirements, plan and preload                                           */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Add requirements. spec: one or more of FAMILY[OP VERSION] separated by
+ * commas, where FAMILY is cudart, cublas, cudnn, nvrtc, nvjitlink, cufft,
+ * curand, cusparse, cusolver, nccl or cupti, and OP VERSION is "=8" (that
+ * ABI major), "=8.9" (a version prefix), ">=8.9", ">8", "<=9", "<10" (a
+ * version range; "==" is the same as "="). "cudart" alone takes the newest.
+ * "cudnn=8,cudnn=9" asks for two majors of one family side by side. A
+ * malformed spec returns CUDALOAD_E_BAD_SPEC with the reason in the last
+ * error and adds nothing.
+ */
+CUDALOAD_API int cudaload_require(cudaload_ctx *ctx, const char *spec);
+/** Number of requirements added. */
+CUDALOAD_API size_t cudaload_requirement_count(const cudaload_ctx *ctx);
+/** Requirement i, normalised ("cudnn=8"). NULL when out of range. */
+CUDALOAD_API const char *cudaload_requirement_text(const cudaload_ctx *ctx,
+                                                   size_t i);
+
+/* Flags for cudaload_plan() and cudaload_preload(). */
+/** Load with RTLD_GLOBAL (Linux). The default, RTLD_LOCAL, keeps two cuDNN
+ *  majors from binding each other's unversioned symbols. */
+#define CUDALOAD_PRELOAD_GLOBAL 0x1u
+/** Preload every sub-library (cuDNN's), even where the main library would
+ *  find them itself through its RUNPATH $ORIGIN. */
+#define CUDALOAD_PRELOAD_ALL_SUBLIBS 0x2u
+
+/**
+ * Resolve the requirements against the inventory (scanning first if the
+ * context has not been scanned) into a plan: one file per requirement, with
+ * the files that belong to it (cublasLt beside cublas, cuDNN's
+ * sub-libraries) from the same folder, in load order (dependencies first,
+ * from ELF NEEDED / PE imports). Loads nothing. Returns CUDALOAD_OK, or
+ * CUDALOAD_E_UNSATISFIED with a last error that names each requirement
+ * that has no file, every root searched, every candidate rejected and why,
+ * and a command that fixes it. The plan of the satisfied requirements is
+ * kept either way.
+ */
+CUDALOAD_API int cudaload_plan(cudaload_ctx *ctx, unsigned flags);
+
+/* What happened to a plan entry. */
+#define CUDALOAD_STATE_PLANNED 0 /* not loaded yet */
+#define CUDALOAD_STATE_LOADED 1  /* loaded by cudaload, by absolute path */
+#define CUDALOAD_STATE_ALREADY_LOADED 2 /* the process had this very file */
+#define CUDALOAD_STATE_LOADED_ELSEWHERE                                        \
+  3                             /* the process had the same                    \
+                                   library and major from another              \
+                                   file: that one is used */
+#define CUDALOAD_STATE_FAILED 4 /* the OS loader refused it */
+#define CUDALOAD_STATE_NOT_NEEDED                                              \
+  5 /* a sub-library the main library                                          \
+       finds by itself (not preloaded) */
+
+/** Number of files in the plan. */
+CUDALOAD_API size_t cudaload_plan_count(const cudaload_ctx *ctx);
+/** Plan entry i's absolute path. NULL when out of range. */
+CUDALOAD_API const char *cudaload_plan_path(const cudaload_ctx *ctx, size_t i);
+/** Plan entry i's catalog name ("cudnn_ops_infer"). */
+CUDALOAD_API const char *cudaload_plan_name(const cudaload_ctx *ctx, size_t i);
+/** Plan entry i's ABI major. */
+CUDALOAD_API int cudaload_plan_major(const cudaload_ctx *ctx, size_t i);
+/** Why entry i is in the plan ("required by cudnn=8", "needed by
+ *  libcublas.so.12", "sub-library: libcudnn.so.8 has no RUNPATH $ORIGIN"). */
+CUDALOAD_API const char *cudaload_plan_reason(const cudaload_ctx *ctx,
+                                              size_t i);
+/** Entry i's CUDALOAD_STATE_*. */
+CUDALOAD_API int cudaload_plan_state(const cudaload_ctx *ctx, size_t i);
+/** The file the process actually uses for entry i once loaded (differs from
+ *  cudaload_plan_path() for CUDALOAD_STATE_LOADED_ELSEWHERE); "" before. */
+CUDALOAD_API const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx,
+                                                   size_t i);
+
+/**
+ * Plan, then load the plan by absolute path (Linux: dlopen RTLD_NOW |
+ * RTLD_LOCAL, or RTLD_GLOBAL with CUDALOAD_PRELOAD_GLOBAL; Windows:
+ * LoadLibraryExW with LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
+ * LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, error dialogs suppressed, and each
+ * folder also prepended to PATH and added with AddDllDirectory so the
+ * libraries' own later LoadLibrary calls find their siblings). A library the
+ * process already has is not loaded again. Returns CUDALOAD_OK only when
+ * every requirement is satisfied and loaded; otherwise CUDALOAD_E_UNSATISFIED,
+ * CUDALOAD_E_LOAD_FAILED or CUDALOAD_E_CONFLICT, with a last error that lists
+ * file by file what was loaded and what was not. Loaded libraries stay
+ * loaded for the life of the process; calling again with the same plan does
+ * nothing. Thread-safe: concurrent calls load each file once.
+ */
+CUDALOAD_API int cudaload_preload(cudaload_ctx *ctx, unsigned flags);
+
+/* ------------------------------------------------------------------------ */
+/* Search-path environment                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** The name of the host's library search-path variable: "LD_LIBRARY_PATH"
+ *  on Linux, "PATH" on Windows. */
+CUDALOAD_API const char *cudaload_env_name(void);
+
+/**
+ * The search-path value for the plan (planning first if needed): the
+ * plan's folders, in plan order, prepended to `current` (the variable's
+ * present value, or NULL), without duplicates and without empty, "." or
+ * relative entries. Idempotent: composing onto its own result changes
+ * nothing. Owned by ctx, valid until the next call. NULL on failure.
+ */
+CUDALOAD_API const char *cudaload_env_compose(cudaload_ctx *ctx,
+                                              const char *current);
+
+/**
+ * Set the composed value in this process's environment. On Linux that
+ * reaches child processes only (the loader read LD_LIBRARY_PATH at start);
+ * on Windows it changes the process environment block, which later
+ * LoadLibrary calls search, and the C runtime's copy.
+ */
+CUDALOAD_API int cudaload_env_apply(cudaload_ctx *ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Collisions and isolation                                                 */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * After cudaload_plan()/cudaload_preload(): libraries of another major of a
+ * required family that are visible in the process's global symbol scope
+ * (opened RTLD_GLOBAL by someone, or linked by the executable). Such a
+ * library's unversioned symbols (cuDNN 8 and 9 share names) would be bound
+ * by a consumer of the required major. Linux only; 0 elsewhere.
+ */
+CUDALOAD_API size_t cudaload_conflict_count(const cudaload_ctx *ctx);
+/** Conflict i's file path. */
+CUDALOAD_API const char *cudaload_conflict_path(const cudaload_ctx *ctx,
+                                                size_t i);
+/** Conflict i as one sentence, with the fix. */
+CUDALOAD_API const char *cudaload_conflict_text(const cudaload_ctx *ctx,
+                                                size_t i);
+
+/**
+ * Open a library so that it binds to its own dependencies before the global
+ * scope (Linux: dlopen RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND; Windows: as
+ * cudaload_preload loads). For a consumer that must use its own cuDNN major
+ * while another major is in the global scope. Returns the handle, or NULL
+ * with the last error set. See README "DEEPBIND caveats".
+ */
+CUDALOAD_API void *cudaload_dlopen_isolated(const char *path);
+
+/**
+ * The file that provides `symbol` to the loaded library `handle` (as the
+ * dynamic loader would resolve it for that library: the global scope first,
+ * unless the library was opened with DEEPBIND, then its own dependencies).
+ * Returns a path valid until the next call on this thread, or NULL.
+ */
+CUDALOAD_API const char *cudaload_symbol_provider(void *handle,
+                                                  const char *symbol);
 
 #ifdef __cplusplus
 }

@@ -13,25 +13,58 @@
 #include <string.h>
 
 #define CUDNN8_SUB(n)                                                          \
-  {"cudnn_" n, "cudnn", CL_ROLE_SUB, 8, 8,                                     \
-   {"libcudnn_" n ".so.%M%V", NULL},                                           \
-   {"cudnn_" n "64_%M.dll", NULL}, 0, {{0, 0}}}
+  {                                                                            \
+    "cudnn_" n, "cudnn", CL_ROLE_SUB, 8, 8, {"libcudnn_" n ".so.%M%V", NULL},  \
+        {"cudnn_" n "64_%M.dll", NULL}, 0, {                                   \
+      { 0, 0 }                                                                 \
+    }                                                                          \
+  }
 #define CUDNN9_SUB(n)                                                          \
-  {"cudnn_" n, "cudnn", CL_ROLE_SUB, 9, 9,                                     \
-   {"libcudnn_" n ".so.%M%V", NULL},                                           \
-   {"cudnn_" n "64_%M.dll", NULL}, 0, {{0, 0}}}
+  {                                                                            \
+    "cudnn_" n, "cudnn", CL_ROLE_SUB, 9, 9, {"libcudnn_" n ".so.%M%V", NULL},  \
+        {"cudnn_" n "64_%M.dll", NULL}, 0, {                                   \
+      { 0, 0 }                                                                 \
+    }                                                                          \
+  }
 
 static const cl_catalog_entry catalog[] = {
-    {"cudart", "cudart", CL_ROLE_MAIN, 11, 13,
+    {"cudart",
+     "cudart",
+     CL_ROLE_MAIN,
+     11,
+     13,
      {"libcudart.so.%M%V", NULL},
      /* CUDA 11 named it after major and minor (cudart64_110.dll). */
-     {"cudart64_%M0.dll", "cudart64_%M.dll", NULL}, 1, {{0, 0}}},
-    {"cublas", "cublas", CL_ROLE_MAIN, 11, 13,
-     {"libcublas.so.%M%V", NULL}, {"cublas64_%M.dll", NULL}, 1, {{0, 0}}},
-    {"cublasLt", "cublas", CL_ROLE_SUB, 11, 13,
-     {"libcublasLt.so.%M%V", NULL}, {"cublasLt64_%M.dll", NULL}, 1, {{0, 0}}},
-    {"cudnn", "cudnn", CL_ROLE_MAIN, 8, 9,
-     {"libcudnn.so.%M%V", NULL}, {"cudnn64_%M.dll", NULL}, 0, {{0, 0}}},
+     {"cudart64_%M0.dll", "cudart64_%M.dll", NULL},
+     1,
+     {{0, 0}}},
+    {"cublas",
+     "cublas",
+     CL_ROLE_MAIN,
+     11,
+     13,
+     {"libcublas.so.%M%V", NULL},
+     {"cublas64_%M.dll", NULL},
+     1,
+     {{0, 0}}},
+    {"cublasLt",
+     "cublas",
+     CL_ROLE_SUB,
+     11,
+     13,
+     {"libcublasLt.so.%M%V", NULL},
+     {"cublasLt64_%M.dll", NULL},
+     1,
+     {{0, 0}}},
+    {"cudnn",
+     "cudnn",
+     CL_ROLE_MAIN,
+     8,
+     9,
+     {"libcudnn.so.%M%V", NULL},
+     {"cudnn64_%M.dll", NULL},
+     0,
+     {{0, 0}}},
     CUDNN8_SUB("ops_infer"),
     CUDNN8_SUB("ops_train"),
     CUDNN8_SUB("cnn_infer"),
@@ -47,37 +80,102 @@ static const cl_catalog_entry catalog[] = {
     CUDNN9_SUB("engines_runtime_compiled"),
     CUDNN9_SUB("engines_tensor_ir"),
     CUDNN9_SUB("ext"),
-    {"nvrtc", "nvrtc", CL_ROLE_MAIN, 11, 13,
+    {"nvrtc",
+     "nvrtc",
+     CL_ROLE_MAIN,
+     11,
+     13,
      {"libnvrtc.so.%M%V", NULL},
      /* nvrtc64_120_0.dll: major, one digit of minor, then "_0". */
-     {"nvrtc64_%M%m_0.dll", NULL}, 1, {{0, 0}}},
-    {"nvJitLink", "nvjitlink", CL_ROLE_MAIN, 12, 13,
-     {"libnvJitLink.so.%M%V", NULL}, {"nvJitLink_%M%m_0.dll", NULL}, 1,
+     {"nvrtc64_%M%m_0.dll", NULL},
+     1,
      {{0, 0}}},
-    {"cufft", "cufft", CL_ROLE_MAIN, 10, 12,
-     {"libcufft.so.%M%V", NULL}, {"cufft64_%M.dll", NULL}, 0,
+    {"nvJitLink",
+     "nvjitlink",
+     CL_ROLE_MAIN,
+     12,
+     13,
+     {"libnvJitLink.so.%M%V", NULL},
+     {"nvJitLink_%M%m_0.dll", NULL},
+     1,
+     {{0, 0}}},
+    {"cufft",
+     "cufft",
+     CL_ROLE_MAIN,
+     10,
+     12,
+     {"libcufft.so.%M%V", NULL},
+     {"cufft64_%M.dll", NULL},
+     0,
      {{10, 11}, {11, 12}, {12, 13}, {0, 0}}},
-    {"curand", "curand", CL_ROLE_MAIN, 10, 10,
-     {"libcurand.so.%M%V", NULL}, {"curand64_%M.dll", NULL}, 0, {{0, 0}}},
+    {"curand",
+     "curand",
+     CL_ROLE_MAIN,
+     10,
+     10,
+     {"libcurand.so.%M%V", NULL},
+     {"curand64_%M.dll", NULL},
+     0,
+     {{0, 0}}},
     /* cuSPARSE 12 ships with CUDA 12 and 13; cuSOLVER 11 with CUDA 11 and
      * 12: the name alone cannot tell those apart. */
-    {"cusparse", "cusparse", CL_ROLE_MAIN, 11, 12,
-     {"libcusparse.so.%M%V", NULL}, {"cusparse64_%M.dll", NULL}, 0,
+    {"cusparse",
+     "cusparse",
+     CL_ROLE_MAIN,
+     11,
+     12,
+     {"libcusparse.so.%M%V", NULL},
+     {"cusparse64_%M.dll", NULL},
+     0,
      {{11, 11}, {0, 0}}},
-    {"cusolver", "cusolver", CL_ROLE_MAIN, 11, 12,
-     {"libcusolver.so.%M%V", NULL}, {"cusolver64_%M.dll", NULL}, 0,
+    {"cusolver",
+     "cusolver",
+     CL_ROLE_MAIN,
+     11,
+     12,
+     {"libcusolver.so.%M%V", NULL},
+     {"cusolver64_%M.dll", NULL},
+     0,
      {{12, 13}, {0, 0}}},
-    {"nccl", "nccl", CL_ROLE_MAIN, 2, 2,
-     {"libnccl.so.%M%V", NULL}, {NULL}, 0, {{0, 0}}},
+    {"nccl",
+     "nccl",
+     CL_ROLE_MAIN,
+     2,
+     2,
+     {"libnccl.so.%M%V", NULL},
+     {NULL},
+     0,
+     {{0, 0}}},
     /* CUPTI on Windows is named after its own year-based version. */
-    {"cupti", "cupti", CL_ROLE_MAIN, 11, 13,
-     {"libcupti.so.%M%V", NULL}, {"cupti64_%Y.dll", NULL}, 1, {{0, 0}}},
+    {"cupti",
+     "cupti",
+     CL_ROLE_MAIN,
+     11,
+     13,
+     {"libcupti.so.%M%V", NULL},
+     {"cupti64_%Y.dll", NULL},
+     1,
+     {{0, 0}}},
     /* The driver: the real file carries the driver version
      * (libcuda.so.580.65.06) behind the libcuda.so.1 link. */
-    {"cuda", "driver", CL_ROLE_MAIN, 1, 1,
-     {"libcuda.so.%D", NULL}, {"nvcuda.dll", NULL}, 0, {{0, 0}}},
-    {"nvml", "driver", CL_ROLE_MAIN, 1, 1,
-     {"libnvidia-ml.so.%D", NULL}, {"nvml.dll", NULL}, 0, {{0, 0}}},
+    {"cuda",
+     "driver",
+     CL_ROLE_MAIN,
+     1,
+     1,
+     {"libcuda.so.%D", NULL},
+     {"nvcuda.dll", NULL},
+     0,
+     {{0, 0}}},
+    {"nvml",
+     "driver",
+     CL_ROLE_MAIN,
+     1,
+     1,
+     {"libnvidia-ml.so.%D", NULL},
+     {"nvml.dll", NULL},
+     0,
+     {{0, 0}}},
 };
 
 const cl_catalog_entry *cl_catalog_entries(size_t *count) {
@@ -114,9 +212,13 @@ typedef struct captures {
   int fold_case; /* Windows file names are case-insensitive */
 } captures;
 
-static char fold(char c) { return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c; }
+static char fold(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 /* Length of a run of 1..max digits starting at s (0 when none). */
 static size_t digit_run(const char *s, size_t max) {
@@ -216,8 +318,8 @@ static int match_entry(const cl_catalog_entry *e, const char *tmpl,
     major = parse_int(cap.major, cap.major_len);
     if (major < e->min_major || major > e->max_major)
       return 0;
-    snprintf(version, sizeof version, "%.*s%.*s", (int)cap.major_len,
-             cap.major, (int)cap.tail_len, cap.tail ? cap.tail : "");
+    snprintf(version, sizeof version, "%.*s%.*s", (int)cap.major_len, cap.major,
+             (int)cap.tail_len, cap.tail ? cap.tail : "");
   } else if (cap.have_year) {
     major = parse_int(cap.dotted, digit_run(cap.dotted, 9));
     snprintf(version, sizeof version, "%.*s", (int)cap.dotted_len, cap.dotted);

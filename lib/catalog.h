@@ -9,7 +9,7 @@
 
 /* Which naming convention: a scan looks for one of them. */
 typedef enum cl_naming {
-  CL_NAMING_LINUX = 1, /* libcublas.so.12 */
+  CL_NAMING_LINUX = 1,  /* libcublas.so.12 */
   CL_NAMING_WINDOWS = 2 /* cublas64_12.dll */
 } cl_naming;
 

@@ -53,8 +53,8 @@ void cudaload_destroy(cudaload_ctx *ctx) {
 int cudaload_add_root(cudaload_ctx *ctx, const char *dir) {
   cl_clear_error();
   if (!ctx || !dir)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_add_root: NULL %s", ctx ? "dir" : "ctx");
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_add_root: NULL %s",
+                   ctx ? "dir" : "ctx");
   if (!*dir)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_add_root: empty folder name");
@@ -77,7 +77,8 @@ int cudaload_add_root(cudaload_ctx *ctx, const char *dir) {
 int cudaload_set_target(cudaload_ctx *ctx, int target) {
   cl_clear_error();
   if (!ctx)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_set_target: NULL ctx");
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_target: NULL ctx");
   if (target != CUDALOAD_TARGET_HOST && target != CUDALOAD_TARGET_LINUX &&
       target != CUDALOAD_TARGET_WINDOWS)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
@@ -103,8 +104,8 @@ cl_naming cl_ctx_naming(const cudaload_ctx *ctx) {
 
 int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
                             const char *origin, size_t *index) {
-  if (cl_reserve((void **)&ctx->roots, &ctx->root_capacity,
-                 ctx->root_count + 1, sizeof(cl_root)))
+  if (cl_reserve((void **)&ctx->roots, &ctx->root_capacity, ctx->root_count + 1,
+                 sizeof(cl_root)))
     return CUDALOAD_E_NO_MEMORY;
   char *copy = cl_strdup(path);
   if (!copy)
@@ -175,8 +176,7 @@ const char *cudaload_library_version(const cudaload_ctx *ctx, size_t i) {
   return l ? l->version : NULL;
 }
 
-const char *cudaload_library_version_source(const cudaload_ctx *ctx,
-                                            size_t i) {
+const char *cudaload_library_version_source(const cudaload_ctx *ctx, size_t i) {
   const cl_library *l = library_at(ctx, i);
   return l ? l->version_source : NULL;
 }

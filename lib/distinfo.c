@@ -137,7 +137,8 @@ typedef struct listing {
 
 static int collect_nvidia_distinfo(const char *name, void *opaque) {
   listing *l = opaque;
-  if (!cl_starts_with_nocase(name, "nvidia") || !cl_ends_with(name, ".dist-info"))
+  if (!cl_starts_with_nocase(name, "nvidia") ||
+      !cl_ends_with(name, ".dist-info"))
     return 0;
   if (cl_reserve((void **)&l->names, &l->capacity, l->count + 1,
                  sizeof(char *)) ||

@@ -42,9 +42,13 @@ int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...) {
   return status;
 }
 
-void cl_clear_error(void) { last_error_text[0] = '\0'; }
+void cl_clear_error(void) {
+  last_error_text[0] = '\0';
+}
 
-const char *cudaload_last_error(void) { return last_error_text; }
+const char *cudaload_last_error(void) {
+  return last_error_text;
+}
 
 const char *cudaload_strerror(int status) {
   switch (status) {

@@ -30,8 +30,8 @@ typedef struct headers_cache_entry {
 typedef struct scanner {
   cudaload_ctx *ctx;
   cl_naming naming;
-  size_t root; /* index of the root being scanned */
-  int status;  /* first fatal error (out of memory) */
+  size_t root;            /* index of the root being scanned */
+  int status;             /* first fatal error (out of memory) */
   char **root_real_paths; /* per root, for skipping duplicate default roots */
   distinfo_cache_entry *distinfo;
   size_t distinfo_count, distinfo_capacity;
@@ -315,8 +315,7 @@ static int scan_folder(const char *folder, void *opaque) {
     char *folder_real = cl_real_path(folder);
     cl_clear_error();
     for (size_t i = 0; i < l.count && !s->status; ++i)
-      consider_file(s, folder, folder_real, l.items[i].name,
-                    &l.items[i].match);
+      consider_file(s, folder, folder_real, l.items[i].name, &l.items[i].match);
     free(folder_real);
   }
   for (size_t i = 0; i < l.count; ++i)
@@ -369,8 +368,8 @@ static void add_root(scanner *s, const char *path, const char *origin,
   cl_clear_error();
   if (skip_duplicates) {
     for (size_t i = 0; i < s->ctx->root_count; ++i) {
-      const char *other = s->root_real_paths[i] ? s->root_real_paths[i]
-                                                : s->ctx->roots[i].path;
+      const char *other =
+          s->root_real_paths[i] ? s->root_real_paths[i] : s->ctx->roots[i].path;
       if (strcmp(other, real ? real : path) == 0) {
         free(real);
         return;

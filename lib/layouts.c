@@ -40,7 +40,8 @@ typedef struct walk {
 static int visit_if_folder(walk *w, const char *folder) {
   if (w->stopped)
     return 1;
-  if (cl_stat_kind(folder, NULL) == CL_KIND_DIRECTORY && w->visit(folder, w->opaque))
+  if (cl_stat_kind(folder, NULL) == CL_KIND_DIRECTORY &&
+      w->visit(folder, w->opaque))
     w->stopped = 1;
   return w->stopped;
 }
@@ -116,7 +117,9 @@ static void visit_each_child(walk *w, const char *root, const char *dir_rel,
     w->stopped = 1;
 }
 
-static int any_name(const char *name) { return name[0] != '.'; }
+static int any_name(const char *name) {
+  return name[0] != '.';
+}
 
 /* "12.4": the cuDNN Windows installer's per-CUDA-version folders. */
 static int cuda_version_name(const char *name) {
@@ -177,8 +180,8 @@ static void walk_root(walk *w, const char *root, int nested) {
   /* A venv or conda prefix holds a site-packages folder: search it as a
    * site-packages root. Probing names is cheaper than listing lib/, which
    * in a conda prefix holds thousands of files. */
-  static const char *const python_versions[] = {
-      "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15"};
+  static const char *const python_versions[] = {"3.8",  "3.9",  "3.10", "3.11",
+                                                "3.12", "3.13", "3.14", "3.15"};
   for (size_t i = 0; i < sizeof python_versions / sizeof *python_versions;
        ++i) {
     char rel[64];

@@ -16,9 +16,13 @@ char *cl_strndup(const char *s, size_t n) {
   return copy;
 }
 
-char *cl_strdup(const char *s) { return cl_strndup(s, strlen(s)); }
+char *cl_strdup(const char *s) {
+  return cl_strndup(s, strlen(s));
+}
 
-static int is_separator(char c) { return c == '/' || c == '\\'; }
+static int is_separator(char c) {
+  return c == '/' || c == '\\';
+}
 
 char *cl_path_join(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
@@ -73,7 +77,9 @@ int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size) {
   return CUDALOAD_OK;
 }
 
-static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c; }
+static char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
 
 int cl_starts_with_nocase(const char *s, const char *prefix) {
   for (; *prefix; ++s, ++prefix)

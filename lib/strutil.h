@@ -19,8 +19,6 @@ int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size);
 int cl_starts_with_nocase(const char *s, const char *prefix);
 int cl_ends_with(const char *s, const char *suffix);
 
-
-
 /* Read at most max bytes from the start of a regular file into a malloc'ed,
  * NUL-terminated buffer (*len excludes the NUL). Refuses folders, FIFOs and
  * devices without blocking. Returns a CUDALOAD_E_* status. */

@@ -10,7 +10,9 @@
  * 600 KB; CUDART_VERSION is in its first 8 KB). */
 #define CL_HEADER_HEAD 65536
 
-static int is_space(char c) { return c == ' ' || c == '\t'; }
+static int is_space(char c) {
+  return c == ' ' || c == '\t';
+}
 
 long cl_header_define(const char *text, size_t len, const char *name) {
   size_t name_len = strlen(name);
@@ -81,8 +83,7 @@ static void load_three_part(const char *include_dir, const char *file,
   out->header_path = path;
 }
 
-void cl_toolkit_headers_load(const char *include_dir,
-                             cl_toolkit_headers *out) {
+void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out) {
   memset(out, 0, sizeof *out);
   load_three_part(include_dir, "cudnn_version.h", "CUDNN_MAJOR", "CUDNN_MINOR",
                   "CUDNN_PATCHLEVEL", &out->cudnn);

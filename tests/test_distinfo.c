@@ -58,18 +58,18 @@ static int remember(const char *path, size_t len, void *opaque) {
 
 static void record_lists_path_column(void **state) {
   (void)state;
-  const char text[] =
-      "nvidia/cudnn/lib/libcudnn.so.8,sha256=abc,123\n"
-      "\"nvidia/odd,name/lib.so\",sha256=def,4\r\n"
-      "nvidia_cudnn_cu12-8.9.7.29.dist-info/RECORD,,\n"
-      "\n"
-      "no-comma-line";
+  const char text[] = "nvidia/cudnn/lib/libcudnn.so.8,sha256=abc,123\n"
+                      "\"nvidia/odd,name/lib.so\",sha256=def,4\r\n"
+                      "nvidia_cudnn_cu12-8.9.7.29.dist-info/RECORD,,\n"
+                      "\n"
+                      "no-comma-line";
   seen s = {0};
   assert_int_equal(cl_record_parse(text, strlen(text), remember, &s), 0);
   assert_int_equal(s.count, 4);
   assert_string_equal(s.paths[0], "nvidia/cudnn/lib/libcudnn.so.8");
   assert_string_equal(s.paths[1], "nvidia/odd,name/lib.so");
-  assert_string_equal(s.paths[2], "nvidia_cudnn_cu12-8.9.7.29.dist-info/RECORD");
+  assert_string_equal(s.paths[2],
+                      "nvidia_cudnn_cu12-8.9.7.29.dist-info/RECORD");
   assert_string_equal(s.paths[3], "no-comma-line");
 }
 
@@ -91,8 +91,7 @@ static void header_defines_are_read(void **state) {
                       "#define CUDNN_VERSION (CUDNN_MAJOR * 10000)\n";
   assert_int_equal(cl_header_define(text, strlen(text), "CUDNN_MAJOR"), 9);
   assert_int_equal(cl_header_define(text, strlen(text), "CUDNN_MINOR"), 19);
-  assert_int_equal(cl_header_define(text, strlen(text), "CUDNN_PATCHLEVEL"),
-                   0);
+  assert_int_equal(cl_header_define(text, strlen(text), "CUDNN_PATCHLEVEL"), 0);
   assert_int_equal(cl_header_define(text, strlen(text), "CUDNN_VERSION"), -1);
   assert_int_equal(cl_header_define(text, strlen(text), "CUDNN_MISSING"), -1);
   assert_int_equal(cl_header_define("#define CUDNN_MAJOR", 19, "CUDNN_MAJOR"),

@@ -28,8 +28,10 @@ const char cli_inspect_help[] =
     "\n"
     "OUTPUT\n"
     "  json: {\"schema_version\": 1,\n"
-    "    \"files\": [{\"path\", \"format\": \"elf\"|\"pe\", \"machine\", \"bits\",\n"
-    "      \"soname\", \"needed\": [...], \"runpath\", \"rpath\", \"version\"}],\n"
+    "    \"files\": [{\"path\", \"format\": \"elf\"|\"pe\", \"machine\", "
+    "\"bits\",\n"
+    "      \"soname\", \"needed\": [...], \"runpath\", \"rpath\", "
+    "\"version\"}],\n"
     "    \"errors\": [{\"path\", \"error\"}]}\n"
     "  soname, runpath, rpath and version are null when absent.\n"
     "\n"
@@ -42,9 +44,12 @@ const char cli_inspect_help[] =
     "\n"
     "EXAMPLES\n"
     "  cudaload inspect /usr/local/cuda/lib64/libcudnn.so.9\n"
-    "  cudaload inspect --format json venv/Lib/site-packages/nvidia/cudnn/bin/*.dll\n";
+    "  cudaload inspect --format json "
+    "venv/Lib/site-packages/nvidia/cudnn/bin/*.dll\n";
 
-static const char *or_null(const char *s) { return s && *s ? s : NULL; }
+static const char *or_null(const char *s) {
+  return s && *s ? s : NULL;
+}
 
 static void write_text(const char *path, const cudaload_file *f) {
   printf("%s\n", path);
@@ -107,9 +112,9 @@ int cli_inspect(int argc, char **argv) {
     int m;
     if (!options_done && strcmp(argv[i], "--") == 0) {
       options_done = 1;
-    } else if (!options_done && (m = cli_option_value(cmd, argc, argv, &i,
-                                                      "--format", NULL,
-                                                      &value))) {
+    } else if (!options_done &&
+               (m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
+                                     &value))) {
       if (m < 0 || cli_parse_format(cmd, value, 0, &format) != EXIT_OK) {
         free(files);
         return EXIT_USAGE;

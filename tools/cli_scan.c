@@ -20,7 +20,8 @@ const char cli_scan_help[] =
     "  CUDNN_PATH, CONDA_PREFIX, VIRTUAL_ENV, Python site-packages folders,\n"
     "  CUDA toolkits (/usr/local/cuda*), and the system (/etc/ld.so.cache on\n"
     "  Linux, System32 on Windows). Under each root it looks only in the\n"
-    "  folders where toolkits, conda, NVIDIA's pip wheels, torch, ctranslate2,\n"
+    "  folders where toolkits, conda, NVIDIA's pip wheels, torch, "
+    "ctranslate2,\n"
     "  onnxruntime and NVIDIA's installers put libraries.\n"
     "\n"
     "  Each real file is listed once (symlinks are resolved), with its\n"
@@ -40,7 +41,8 @@ const char cli_scan_help[] =
     "  -h, --help       show this help\n"
     "\n"
     "OUTPUT\n"
-    "  json and yaml: {\"schema_version\": 1, \"target\": \"linux\"|\"windows\",\n"
+    "  json and yaml: {\"schema_version\": 1, \"target\": "
+    "\"linux\"|\"windows\",\n"
     "    \"roots\": [{\"path\", \"origin\", \"status\"}],\n"
     "    \"libraries\": [{\"name\", \"family\", \"major\", \"cuda_major\",\n"
     "      \"version\", \"version_source\", \"version_file\", \"path\",\n"
@@ -86,7 +88,9 @@ static const char *target_name(int target) {
 #endif
 }
 
-static const char *or_null(const char *s) { return s && *s ? s : NULL; }
+static const char *or_null(const char *s) {
+  return s && *s ? s : NULL;
+}
 
 static void write_structured(report_writer *w, const cudaload_ctx *ctx,
                              int target) {
@@ -167,8 +171,8 @@ static void write_table(const cudaload_ctx *ctx) {
     const char *version = cudaload_library_version(ctx, i);
     printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)width[0],
            cudaload_library_name(ctx, i), (int)width[1],
-           cudaload_library_family(ctx, i), (int)width[2], major,
-           (int)width[3], version && *version ? version : "-", (int)width[4],
+           cudaload_library_family(ctx, i), (int)width[2], major, (int)width[3],
+           version && *version ? version : "-", (int)width[4],
            cudaload_library_version_source(ctx, i),
            cudaload_library_path(ctx, i));
   }
@@ -180,8 +184,7 @@ static void write_table(const cudaload_ctx *ctx) {
   for (size_t i = 0; i < roots; ++i)
     if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
         strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
-      printf("root %s: %s\n",
-             root_status_text(cudaload_root_status(ctx, i)),
+      printf("root %s: %s\n", root_status_text(cudaload_root_status(ctx, i)),
              cudaload_root_path(ctx, i));
 }
 
@@ -216,8 +219,10 @@ int cli_scan(int argc, char **argv) {
       else if (strcmp(value, "windows") == 0)
         target = CUDALOAD_TARGET_WINDOWS;
       else
-        rc = cli_usage_error(cmd, "unknown target '%s' (expected host, linux "
-                                  "or windows)", value);
+        rc = cli_usage_error(cmd,
+                             "unknown target '%s' (expected host, linux "
+                             "or windows)",
+                             value);
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);

@@ -68,8 +68,9 @@ int cli_parse_format(const char *command, const char *value, int allow_yaml,
   else if (allow_yaml && strcmp(value, "yaml") == 0)
     *out = FORMAT_YAML;
   else
-    return cli_usage_error(command, "unknown format '%s' (expected text, json%s)",
-                           value, allow_yaml ? " or yaml" : "");
+    return cli_usage_error(command,
+                           "unknown format '%s' (expected text, json%s)", value,
+                           allow_yaml ? " or yaml" : "");
   return EXIT_OK;
 }
 
@@ -82,7 +83,8 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
     *value = arg + n + 1;
     return 1;
   }
-  if (strcmp(arg, long_name) != 0 && !(short_name && strcmp(arg, short_name) == 0))
+  if (strcmp(arg, long_name) != 0 &&
+      !(short_name && strcmp(arg, short_name) == 0))
     return 0;
   if (*i + 1 >= argc) {
     cli_usage_error(command, "option '%s' needs a value", arg);

@@ -46,8 +46,10 @@ report_writer *report_writer_new(report_format format, FILE *out) {
     yaml_emitter_set_output(&w->emitter, write_to_file, out);
     yaml_emitter_set_unicode(&w->emitter, 1);
     yaml_emitter_set_width(&w->emitter, -1);
-    yaml_emit(w, &e, yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING));
-    yaml_emit(w, &e, yaml_document_start_event_initialize(&e, NULL, NULL, NULL, 0));
+    yaml_emit(w, &e,
+              yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING));
+    yaml_emit(w, &e,
+              yaml_document_start_event_initialize(&e, NULL, NULL, NULL, 0));
   }
   return w;
 }
@@ -155,8 +157,9 @@ void report_begin_object(report_writer *w) {
     json_open(w, '{');
   } else {
     yaml_event_t e;
-    yaml_emit(w, &e, yaml_mapping_start_event_initialize(
-                         &e, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE));
+    yaml_emit(w, &e,
+              yaml_mapping_start_event_initialize(&e, NULL, NULL, 1,
+                                                  YAML_BLOCK_MAPPING_STYLE));
   }
 }
 
@@ -174,8 +177,9 @@ void report_begin_array(report_writer *w) {
     json_open(w, '[');
   } else {
     yaml_event_t e;
-    yaml_emit(w, &e, yaml_sequence_start_event_initialize(
-                         &e, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
+    yaml_emit(w, &e,
+              yaml_sequence_start_event_initialize(&e, NULL, NULL, 1,
+                                                   YAML_BLOCK_SEQUENCE_STYLE));
   }
 }
 

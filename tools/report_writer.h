@@ -9,7 +9,11 @@
 
 #include <stdio.h>
 
-typedef enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_YAML } report_format;
+typedef enum report_format {
+  FORMAT_TEXT,
+  FORMAT_JSON,
+  FORMAT_YAML
+} report_format;
 
 typedef struct report_writer report_writer;
 

@@ -82,7 +82,9 @@ char *cl_real_path(const char *path) {
   return resolved;
 }
 
-int cl_path_is_absolute(const char *path) { return path && path[0] == '/'; }
+int cl_path_is_absolute(const char *path) {
+  return path && path[0] == '/';
+}
 
 struct cl_file {
   int fd;
@@ -197,7 +199,9 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   }
 }
 
-char *cl_home_dir(void) { return cl_getenv("HOME"); }
+char *cl_home_dir(void) {
+  return cl_getenv("HOME");
+}
 
 void cl_os_error_text(unsigned long code, char *buf, size_t len) {
   if (len == 0)
@@ -213,4 +217,6 @@ void cl_os_error_text(unsigned long code, char *buf, size_t len) {
   buf[n] = '\0';
 }
 
-unsigned long cl_os_last_error(void) { return (unsigned long)errno; }
+unsigned long cl_os_last_error(void) {
+  return (unsigned long)errno;
+}
