@@ -54,8 +54,8 @@ typedef struct cl_binary_info {
 cl_binary_format cl_binary_sniff(const unsigned char *head, size_t len);
 
 /* Parse. On failure returns a CUDALOAD_E_* status, sets the last error with a
- * reason that names the structure at fault (the caller prefixes the file
- * name), and leaves *out freed and zeroed. `name` is used in messages only. */
+ * reason that starts with `name` and names the structure at fault, and leaves
+ * *out freed and zeroed. `name` is used in messages only. */
 int cl_elf_parse(const cl_reader *r, const char *name, cl_binary_info *out);
 int cl_pe_parse(const cl_reader *r, const char *name, cl_binary_info *out);
 /* Sniff and dispatch; CUDALOAD_E_UNSUPPORTED for anything else. */

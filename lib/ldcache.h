@@ -9,7 +9,8 @@
 #include "binary.h"
 
 /* Called for each entry of the host's ABI (x86-64 libc6 entries on an x86-64
- * build, ...): key is the library name ("libcudnn.so.9"), path its file. */
+ * build, ...): key is the library name ("libcudnn.so.9"), path its file.
+ * Both strings live only for the duration of the call. */
 typedef void (*cl_ldcache_visitor)(const char *key, const char *path,
                                    void *opaque);
 
