@@ -40,6 +40,13 @@ typedef struct cl_catalog_entry {
    * else unknown (0). */
   int same_as_cuda;
   cl_cuda_of_major cuda_of_major[4];
+  /* Sub-libraries: 1 when a plan must find this one beside its main library
+   * (cublasLt beside cublas; cuDNN's ops and graph), 0 when optional. */
+  int required_beside_main;
+  /* Main libraries: an unversioned symbol every major exports, used to ask
+   * which file the global scope binds (NULL: the family versions its
+   * symbols, so majors cannot collide). */
+  const char *scope_probe_symbol;
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {

@@ -38,10 +38,33 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   ctx->root_count = 0;
 }
 
+void cl_ctx_clear_plan(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    free(ctx->plan[i].path);
+    free(ctx->plan[i].soname);
+    free(ctx->plan[i].reason);
+    free(ctx->plan[i].loaded_path);
+  }
+  ctx->plan_count = 0;
+  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+    free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].text);
+  }
+  ctx->conflict_count = 0;
+  ctx->planned = 0;
+}
+
 void cudaload_destroy(cudaload_ctx *ctx) {
   if (!ctx)
     return;
   cl_ctx_clear_inventory(ctx);
+  cl_ctx_clear_plan(ctx);
+  free(ctx->plan);
+  free(ctx->conflicts);
+  for (size_t i = 0; i < ctx->requirement_count; ++i)
+    free(ctx->requirements[i].text);
+  free(ctx->requirements);
+  free(ctx->env_value);
   free(ctx->libraries);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)

@@ -30,6 +30,43 @@ typedef struct cl_library {
   size_t root;
 } cl_library;
 
+/* A parsed requirement ("cudnn>=8.9"). */
+typedef enum cl_version_op {
+  CL_OP_ANY = 0, /* "cudart": any version, newest wins */
+  CL_OP_EQ,      /* "=8" (major) or "=8.9" (prefix) */
+  CL_OP_GE,
+  CL_OP_GT,
+  CL_OP_LE,
+  CL_OP_LT
+} cl_version_op;
+
+#define CL_VERSION_PARTS 4
+typedef struct cl_requirement {
+  char *text;                    /* normalised: "cudnn>=8.9" */
+  const cl_catalog_entry *entry; /* the family's main library */
+  cl_version_op op;
+  long version[CL_VERSION_PARTS]; /* parsed, unused parts 0 */
+  int version_parts;              /* how many were given */
+} cl_requirement;
+
+/* One file of the plan. */
+typedef struct cl_plan_entry {
+  const cl_catalog_entry *entry;
+  int major;
+  char *path;        /* real, absolute */
+  char *soname;      /* ELF SONAME or the DLL's file name */
+  char *reason;      /* why it is in the plan */
+  int state;         /* CUDALOAD_STATE_* */
+  char *loaded_path; /* what the process uses, "" before preload */
+  size_t requirement;
+  int to_load; /* 0 for sub-libraries the main library finds itself */
+} cl_plan_entry;
+
+typedef struct cl_conflict {
+  char *path;
+  char *text;
+} cl_conflict;
+
 struct cudaload_ctx {
   unsigned flags;
   int target; /* CUDALOAD_TARGET_* */
@@ -40,7 +77,30 @@ struct cudaload_ctx {
   size_t root_count, root_capacity;
   cl_library *libraries;
   size_t library_count, library_capacity;
+  int scanned;
+
+  cl_requirement *requirements;
+  size_t requirement_count, requirement_capacity;
+  cl_plan_entry *plan;
+  size_t plan_count, plan_capacity;
+  int planned;
+  cl_conflict *conflicts;
+  size_t conflict_count, conflict_capacity;
+  char *env_value;
 };
+
+/* Recompute ctx->conflicts from the process's global symbol scope
+ * (plan.c). */
+int cl_plan_detect_conflicts(cudaload_ctx *ctx);
+
+/* Drop the plan and conflicts (requirements stay). */
+void cl_ctx_clear_plan(cudaload_ctx *ctx);
+
+/* Compare dotted versions numerically ("9.10" > "9.9"); missing parts are
+ * 0. Returns <0, 0, >0. */
+int cl_version_compare(const long *a, int a_parts, const long *b, int b_parts);
+/* Parse "8.9.7.29" into parts; returns the number of parts (0 if none). */
+int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]);
 
 /* The naming convention a ctx scans for. */
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx);

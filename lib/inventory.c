@@ -401,6 +401,8 @@ int cudaload_scan(cudaload_ctx *ctx) {
   if (!ctx)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_scan: NULL ctx");
   cl_ctx_clear_inventory(ctx);
+  cl_ctx_clear_plan(ctx); /* a plan refers to the inventory it came from */
+  ctx->scanned = 0;
   scanner s;
   memset(&s, 0, sizeof s);
   s.ctx = ctx;
@@ -425,6 +427,7 @@ int cudaload_scan(cudaload_ctx *ctx) {
     cl_ctx_clear_inventory(ctx);
     return cl_fail(status, "cudaload_scan: out of memory");
   }
+  ctx->scanned = 1;
   cl_clear_error();
   return CUDALOAD_OK;
 }

@@ -6,9 +6,10 @@
 
 /* Exit codes (documented in --help and docs/cli.md). */
 #define EXIT_OK 0
-#define EXIT_INTERNAL 1 /* out of memory, write error */
-#define EXIT_USAGE 2    /* bad command line */
-#define EXIT_INPUT 3    /* unreadable or malformed input */
+#define EXIT_INTERNAL 1    /* out of memory, write error */
+#define EXIT_USAGE 2       /* bad command line */
+#define EXIT_INPUT 3       /* unreadable or malformed input */
+#define EXIT_UNSATISFIED 4 /* a requirement has no usable library */
 
 /* Print "cudaload: <command>: <message>" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -30,7 +31,11 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
 
 int cli_scan(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
+int cli_env(int argc, char **argv);
+int cli_exec(int argc, char **argv);
 extern const char cli_scan_help[];
 extern const char cli_inspect_help[];
+extern const char cli_env_help[];
+extern const char cli_exec_help[];
 
 #endif

@@ -26,6 +26,8 @@ static const char main_help[] =
     "COMMANDS\n"
     "  scan      list the CUDA libraries found under the search roots\n"
     "  inspect   show the ELF or PE headers of library files\n"
+    "  env       print the library search path for requirements\n"
+    "  exec      run a program with its CUDA libraries on the search path\n"
     "  help      show the help of a command\n"
     "\n"
     "OPTIONS\n"
@@ -38,6 +40,7 @@ static const char main_help[] =
     "  2  usage error (unknown command or option, missing argument)\n"
     "  3  unreadable or malformed input (a file, or a root that does not\n"
     "     exist)\n"
+    "  4  a requirement has no usable library (env, exec)\n"
     "\n"
     "  Reports go to standard output; warnings and errors go to standard\n"
     "  error, each naming the file and the reason.\n"
@@ -103,6 +106,8 @@ typedef struct command {
 static const command commands[] = {
     {"scan", cli_scan, cli_scan_help},
     {"inspect", cli_inspect, cli_inspect_help},
+    {"env", cli_env, cli_env_help},
+    {"exec", cli_exec, cli_exec_help},
 };
 
 static const command *find_command(const char *name) {
@@ -120,7 +125,7 @@ static int print_text(const char *text) {
 
 int main(int argc, char **argv) {
   if (argc < 2)
-    return cli_usage_error(NULL, "missing command (scan, inspect)");
+    return cli_usage_error(NULL, "missing command (scan, inspect, env, exec)");
   const char *first = argv[1];
   if (strcmp(first, "-h") == 0 || strcmp(first, "--help") == 0)
     return print_text(main_help);

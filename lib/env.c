@@ -1,0 +1,142 @@
+/*
+ * env.c - the library search-path variable for a plan (LD_LIBRARY_PATH on
+ * Linux, PATH on Windows): the plan's folders first, the rest after, no
+ * duplicates, and never an empty, "." or relative entry (each of those
+ * makes the loader search the current folder: DLL planting).
+ */
+#include "context.h"
+#include "error.h"
+#include "loader.h"
+#include "platform.h"
+#include "strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *cudaload_env_name(void) {
+#ifdef _WIN32
+  return "PATH";
+#else
+  return "LD_LIBRARY_PATH";
+#endif
+}
+
+typedef struct path_list {
+  char *data;
+  size_t len, capacity;
+  int failed;
+} path_list;
+
+static int same_entry(const char *a, size_t alen, const char *b, size_t blen) {
+  /* Windows paths compare without case; trailing separators are ignored. */
+  while (alen > 1 && (a[alen - 1] == '/' || a[alen - 1] == '\\'))
+    --alen;
+  while (blen > 1 && (b[blen - 1] == '/' || b[blen - 1] == '\\'))
+    --blen;
+  if (alen != blen)
+    return 0;
+#ifdef _WIN32
+  for (size_t i = 0; i < alen; ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z')
+      x = (char)(x + 32);
+    if (y >= 'A' && y <= 'Z')
+      y = (char)(y + 32);
+    if (x == '/')
+      x = '\\';
+    if (y == '/')
+      y = '\\';
+    if (x != y)
+      return 0;
+  }
+  return 1;
+#else
+  return memcmp(a, b, alen) == 0;
+#endif
+}
+
+static int contains(const path_list *l, const char *entry, size_t len) {
+  size_t pos = 0;
+  while (pos < l->len) {
+    const char *start = l->data + pos;
+    const char *sep = memchr(start, CL_LIST_SEP, l->len - pos);
+    size_t n = sep ? (size_t)(sep - start) : l->len - pos;
+    if (same_entry(start, n, entry, len))
+      return 1;
+    pos += n + 1;
+  }
+  return 0;
+}
+
+static void add(path_list *l, const char *entry, size_t len) {
+  if (len == 0 || l->failed)
+    return;
+  char *copy = cl_strndup(entry, len);
+  if (!copy) {
+    l->failed = 1;
+    return;
+  }
+  int usable = cl_path_is_absolute(copy);
+  free(copy);
+  if (!usable || contains(l, entry, len))
+    return;
+  if (cl_reserve((void **)&l->data, &l->capacity, l->len + len + 2, 1)) {
+    l->failed = 1;
+    return;
+  }
+  if (l->len)
+    l->data[l->len++] = CL_LIST_SEP;
+  memcpy(l->data + l->len, entry, len);
+  l->len += len;
+  l->data[l->len] = '\0';
+}
+
+const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
+  cl_clear_error();
+  if (!ctx) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_compose: NULL ctx");
+    return NULL;
+  }
+  if (!ctx->planned) {
+    int rc = cudaload_plan(ctx, 0);
+    if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
+      return NULL;
+    cl_clear_error();
+  }
+  path_list l = {0};
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    char *folder = cl_path_dirname(ctx->plan[i].path);
+    if (!folder) {
+      l.failed = 1;
+      break;
+    }
+    add(&l, folder, strlen(folder));
+    free(folder);
+  }
+  for (const char *p = current; p && *p && !l.failed;) {
+    const char *sep = strchr(p, CL_LIST_SEP);
+    size_t n = sep ? (size_t)(sep - p) : strlen(p);
+    add(&l, p, n);
+    p = sep ? sep + 1 : p + n;
+  }
+  if (l.failed) {
+    free(l.data);
+    cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
+    return NULL;
+  }
+  free(ctx->env_value);
+  ctx->env_value = l.data ? l.data : cl_strdup("");
+  return ctx->env_value;
+}
+
+int cudaload_env_apply(cudaload_ctx *ctx) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_apply: NULL ctx");
+  char *current = cl_getenv(cudaload_env_name());
+  const char *value = cudaload_env_compose(ctx, current);
+  free(current);
+  if (!value)
+    return CUDALOAD_E_NO_MEMORY;
+  return cl_set_env(cudaload_env_name(), value);
+}

@@ -1,0 +1,82 @@
+/*
+ * loader.h - the OS loader seam used by preload, isolation and collision
+ * detection. lib/posix/loader_posix.c (dlopen, RTLD_NOLOAD,
+ * dl_iterate_phdr, dladdr) and lib/win32/loader_win32.c (LoadLibraryExW,
+ * GetModuleHandleW, K32EnumProcessModules, AddDllDirectory) implement it.
+ * Portable code (preload.c, plan.c) never calls dlopen or LoadLibrary
+ * itself.
+ */
+#ifndef CUDALOAD_LOADER_H
+#define CUDALOAD_LOADER_H
+
+/* How to open a library. */
+typedef enum cl_open_mode {
+  CL_OPEN_LOCAL = 0,   /* Linux RTLD_NOW | RTLD_LOCAL */
+  CL_OPEN_GLOBAL = 1,  /* Linux RTLD_NOW | RTLD_GLOBAL */
+  CL_OPEN_DEEPBIND = 2 /* Linux RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND */
+} cl_open_mode;
+
+/*
+ * Open a library by absolute path. Windows: LoadLibraryExW(path, NULL,
+ * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) with
+ * SetThreadErrorMode(SEM_FAILCRITICALERRORS) around it (mode ignored).
+ * Returns the handle, or NULL with the last error set to
+ * "<path>: <dlerror() / FormatMessageW text>" and status
+ * CUDALOAD_E_LOAD_FAILED. Handles are never closed: loads can't be undone
+ * reliably, and the libraries must stay for the life of the process.
+ */
+void *cl_loader_open(const char *path, cl_open_mode mode);
+
+/*
+ * The absolute path of a library the process already has under this name
+ * (a SONAME such as "libcudnn.so.8", or a DLL base name such as
+ * "cudnn64_8.dll"), malloc'ed; NULL when it has none. Never loads anything
+ * (Linux: dlopen(name, RTLD_NOW | RTLD_NOLOAD) then dlinfo/dladdr for the
+ * path, closing the extra reference; Windows: GetModuleHandleW +
+ * GetModuleFileNameW).
+ */
+char *cl_loader_find_loaded(const char *name);
+
+/* Calls visit(path) for every module loaded in the process (Linux:
+ * dl_iterate_phdr, skipping the executable's empty name and the vDSO;
+ * Windows: K32EnumProcessModules + GetModuleFileNameW). */
+typedef void (*cl_module_visitor)(const char *path, void *opaque);
+void cl_loader_each_loaded(cl_module_visitor visit, void *opaque);
+
+/*
+ * The file that defines `symbol` as the global scope sees it (Linux:
+ * dlsym(RTLD_DEFAULT) + dladdr), malloc'ed, or NULL when no object in the
+ * global scope defines it. Windows has no global scope: always NULL.
+ */
+char *cl_loader_global_provider(const char *symbol);
+
+/*
+ * The file providing `symbol` to the library behind `handle`, as the
+ * loader resolves that library's references: for a library opened with
+ * DEEPBIND, its own scope (dlsym(handle)); otherwise the global scope
+ * first, then its own scope. Windows: GetProcAddress on the handle, then
+ * GetModuleHandleExW(FROM_ADDRESS) for the file. malloc'ed, or NULL.
+ */
+char *cl_loader_symbol_provider(void *handle, const char *symbol);
+
+/*
+ * Make folder visible to later plain LoadLibrary calls made by the loaded
+ * libraries themselves (cuDNN 8's lazy LoadLibraryA of its sub-libraries):
+ * Windows prepends it to PATH (SetEnvironmentVariableW, and the C runtime's
+ * copy via _wputenv_s) and calls AddDllDirectory (for processes that called
+ * SetDefaultDllDirectories). Returns 0 or a CUDALOAD_E_* status. Linux: does
+ * nothing and returns 0 (a library's dlopen uses its RUNPATH and what is
+ * already loaded by SONAME).
+ */
+int cl_loader_expose_folder(const char *folder);
+
+/* Set an environment variable of this process (Windows: the process block
+ * and the C runtime's copy). 0 or a CUDALOAD_E_* status. */
+int cl_set_env(const char *name, const char *value);
+
+/* A recursive-safe process-wide lock around preloading, so concurrent
+ * cudaload_preload() calls load each file once. */
+void cl_loader_lock(void);
+void cl_loader_unlock(void);
+
+#endif

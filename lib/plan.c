@@ -1,0 +1,585 @@
+/*
+ * plan.c - requirements -> chosen files -> load order. Reads the inventory
+ * and the chosen files' ELF/PE headers; loads nothing.
+ *
+ * Choice: one main library per requirement, explicit roots before default
+ * roots, then the newest version, then root order. Its companions (cublasLt
+ * beside cublas, cuDNN's sub-libraries) come from the same folder: mixing
+ * folders mixes builds. Order: dependencies first (ELF NEEDED / PE imports
+ * within the chosen set). Sub-libraries the main library opens lazily are
+ * preloaded only when it could not find them itself (no RUNPATH $ORIGIN).
+ */
+#include "binary.h"
+#include "context.h"
+#include "error.h"
+#include "loader.h"
+#include "strutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CL_KNOWN_PLAN_FLAGS                                                    \
+  (CUDALOAD_PRELOAD_GLOBAL | CUDALOAD_PRELOAD_ALL_SUBLIBS)
+
+/* A growing message, for the report of an unsatisfied plan. */
+typedef struct text_buffer {
+  char *data;
+  size_t len, capacity;
+  int failed;
+} text_buffer;
+
+static void append(text_buffer *b, const char *fmt, ...) CL_PRINTF(2, 3);
+static void append(text_buffer *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || b->failed)
+    return;
+  if (cl_reserve((void **)&b->data, &b->capacity, b->len + (size_t)n + 1, 1)) {
+    b->failed = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+static int library_version(const cl_library *lib,
+                           long parts[CL_VERSION_PARTS]) {
+  int n = lib->version[0] ? cl_version_parse(lib->version, parts) : 0;
+  if (n == 0) { /* only the major is known */
+    memset(parts, 0, sizeof(long) * CL_VERSION_PARTS);
+    parts[0] = lib->major;
+  }
+  return n;
+}
+
+/* Does lib satisfy r? If not, why (into why). */
+static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
+                     size_t why_len) {
+  long v[CL_VERSION_PARTS];
+  int known = library_version(lib, v);
+  int parts = known ? known : 1;
+  if (r->op == CL_OP_ANY)
+    return 1;
+  if (r->op == CL_OP_EQ) {
+    if (lib->major != r->version[0]) {
+      snprintf(why, why_len, "major %d, not %ld", lib->major, r->version[0]);
+      return 0;
+    }
+    if (r->version_parts > 1 && !known) {
+      snprintf(why, why_len,
+               "its version is unknown (nothing on disk tells more than the "
+               "major), so %s cannot be checked",
+               r->text);
+      return 0;
+    }
+    for (int i = 1; i < r->version_parts; ++i)
+      if (i >= parts || v[i] != r->version[i]) {
+        snprintf(why, why_len, "version %s does not match %s", lib->version,
+                 r->text);
+        return 0;
+      }
+    return 1;
+  }
+  /* Ranges: with an unknown version, only the major can decide. */
+  int cmp = cl_version_compare(v, parts, r->version, r->version_parts);
+  int decided_by_major = lib->major != r->version[0];
+  if (!known && !decided_by_major && r->version_parts > 1) {
+    snprintf(why, why_len,
+             "its version is unknown (only major %d), so %s cannot be "
+             "checked",
+             lib->major, r->text);
+    return 0;
+  }
+  int ok = (r->op == CL_OP_GE && cmp >= 0) || (r->op == CL_OP_GT && cmp > 0) ||
+           (r->op == CL_OP_LE && cmp <= 0) || (r->op == CL_OP_LT && cmp < 0);
+  if (!ok)
+    snprintf(why, why_len, "version %s is outside %s",
+             lib->version[0] ? lib->version : "(major only)", r->text);
+  return ok;
+}
+
+static int same_folder(const char *a, const char *b) {
+  const char *ba = cl_path_basename(a), *bb = cl_path_basename(b);
+  return ba - a == bb - b && memcmp(a, b, (size_t)(ba - a)) == 0;
+}
+
+/* The first required companion of main missing from its folder, or NULL. */
+static const cl_catalog_entry *missing_companion(const cudaload_ctx *ctx,
+                                                 const cl_library *main_lib) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t e = 0; e < count; ++e) {
+    const cl_catalog_entry *sub = &all[e];
+    if (sub->role != CL_ROLE_SUB || !sub->required_beside_main ||
+        strcmp(sub->family, main_lib->entry->family) != 0 ||
+        main_lib->major < sub->min_major || main_lib->major > sub->max_major)
+      continue;
+    int found = 0;
+    for (size_t i = 0; i < ctx->library_count && !found; ++i) {
+      const cl_library *l = &ctx->libraries[i];
+      found = l->entry == sub && l->major == main_lib->major &&
+              same_folder(l->path, main_lib->path);
+    }
+    if (!found)
+      return sub;
+  }
+  return NULL;
+}
+
+/* Is a better than b for a requirement? */
+static int better(const cudaload_ctx *ctx, const cl_library *a,
+                  const cl_library *b) {
+  int a_explicit = strcmp(ctx->roots[a->root].origin, "explicit") == 0;
+  int b_explicit = strcmp(ctx->roots[b->root].origin, "explicit") == 0;
+  if (a_explicit != b_explicit)
+    return a_explicit;
+  long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
+  int na = library_version(a, va), nb = library_version(b, vb);
+  int cmp = cl_version_compare(va, na ? na : 1, vb, nb ? nb : 1);
+  if (cmp != 0)
+    return cmp > 0;
+  return a->root < b->root;
+}
+
+/* One concrete command that fixes a missing requirement. */
+static void append_fix(text_buffer *b, const cl_requirement *r, int naming) {
+  const char *family = r->entry->family;
+  long major = r->op == CL_OP_ANY ? 0 : r->version[0];
+  const char *var = strcmp(family, "cudnn") == 0 ? "CUDNN_PATH" : "CUDA_PATH";
+  char pip[160] = "";
+  if (strcmp(family, "cudnn") == 0) {
+    if (major == 8)
+      snprintf(pip, sizeof pip, "pip install \"nvidia-cudnn-cu12==8.9.*\"");
+    else
+      snprintf(pip, sizeof pip, "pip install \"nvidia-cudnn-cu12==%ld.*\"",
+               major ? major : 9);
+  } else {
+    static const struct {
+      const char *family, *package;
+    } packages[] = {
+        {"cudart", "nvidia-cuda-runtime"}, {"cublas", "nvidia-cublas"},
+        {"nvrtc", "nvidia-cuda-nvrtc"},    {"nvjitlink", "nvidia-nvjitlink"},
+        {"cufft", "nvidia-cufft"},         {"curand", "nvidia-curand"},
+        {"cusparse", "nvidia-cusparse"},   {"cusolver", "nvidia-cusolver"},
+        {"nccl", "nvidia-nccl"},           {"cupti", "nvidia-cuda-cupti"}};
+    for (size_t i = 0; i < sizeof packages / sizeof *packages; ++i)
+      if (strcmp(packages[i].family, family) == 0) {
+        /* CUDA 11 and 12 wheels carry a -cuNN suffix; CUDA 13's do not. */
+        int cuda =
+            (int)(major ? cl_catalog_cuda_major(r->entry, (int)major) : 0);
+        if (cuda == 11 || cuda == 12)
+          snprintf(pip, sizeof pip, "pip install \"%s-cu%d\"",
+                   packages[i].package, cuda);
+        else
+          snprintf(pip, sizeof pip, "pip install \"%s\"", packages[i].package);
+      }
+  }
+  append(b,
+         "  fix: %s (then pass its site-packages folder as a root), or "
+         "set %s to the folder that holds %s\n",
+         pip, var, naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries");
+}
+
+static void describe_roots(text_buffer *b, const cudaload_ctx *ctx) {
+  append(b, "  searched %zu root%s:\n", ctx->root_count,
+         ctx->root_count == 1 ? "" : "s");
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    append(b, "    %s (%s%s)\n", ctx->roots[i].path, ctx->roots[i].origin,
+           ctx->roots[i].status == CUDALOAD_OK
+               ? ""
+               : (ctx->roots[i].status == CUDALOAD_E_NOT_FOUND
+                      ? ", not found"
+                      : ", unreadable"));
+}
+
+static int add_entry(cudaload_ctx *ctx, const cl_library *lib,
+                     size_t requirement, const char *reason) {
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (strcmp(ctx->plan[i].path, lib->path) == 0)
+      return CUDALOAD_OK; /* two requirements chose the same file */
+  if (cl_reserve((void **)&ctx->plan, &ctx->plan_capacity, ctx->plan_count + 1,
+                 sizeof(cl_plan_entry)))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_plan_entry *p = &ctx->plan[ctx->plan_count];
+  memset(p, 0, sizeof *p);
+  p->entry = lib->entry;
+  p->major = lib->major;
+  p->path = cl_strdup(lib->path);
+  p->reason = cl_strdup(reason);
+  p->loaded_path = cl_strdup("");
+  p->requirement = requirement;
+  p->state = CUDALOAD_STATE_PLANNED;
+  p->to_load = 1;
+  if (!p->path || !p->reason || !p->loaded_path) {
+    free(p->path);
+    free(p->reason);
+    free(p->loaded_path);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->plan_count++;
+  return CUDALOAD_OK;
+}
+
+/* The main library and every sub-library of its family and major in its
+ * folder (required and optional), main first. */
+static int add_chosen(cudaload_ctx *ctx, const cl_library *main_lib,
+                      size_t requirement) {
+  char reason[256];
+  snprintf(reason, sizeof reason, "required by %s",
+           ctx->requirements[requirement].text);
+  int rc = add_entry(ctx, main_lib, requirement, reason);
+  snprintf(reason, sizeof reason, "belongs to %s (same folder)",
+           cl_path_basename(main_lib->path));
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l->entry->role == CL_ROLE_SUB && l->major == main_lib->major &&
+        strcmp(l->entry->family, main_lib->entry->family) == 0 &&
+        same_folder(l->path, main_lib->path))
+      rc = add_entry(ctx, l, requirement, reason);
+  }
+  return rc;
+}
+
+static int runpath_has_origin(const cl_binary_info *info) {
+  const char *paths[2] = {info->runpath, info->rpath};
+  for (int i = 0; i < 2; ++i)
+    if (paths[i] &&
+        (strstr(paths[i], "$ORIGIN") || strstr(paths[i], "${ORIGIN}")))
+      return 1;
+  return 0;
+}
+
+static void set_reason(cl_plan_entry *p, const char *fmt, ...) CL_PRINTF(2, 3);
+static void set_reason(cl_plan_entry *p, const char *fmt, ...) {
+  char text[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  char *copy = cl_strdup(text);
+  if (copy) {
+    free(p->reason);
+    p->reason = copy;
+  }
+}
+
+/* Read the headers of the chosen files; decide which sub-libraries to load;
+ * order dependencies first. */
+static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
+  size_t n = ctx->plan_count;
+  if (n == 0)
+    return CUDALOAD_OK;
+  cl_binary_info *info = calloc(n, sizeof *info);
+  if (!info)
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < n; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    /* A file we cannot parse is still planned: the OS loader is the
+     * judge, and preload reports what it says. */
+    if (cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
+      memset(&info[i], 0, sizeof info[i]);
+    cl_clear_error();
+    const char *soname = info[i].soname && info[i].soname[0]
+                             ? info[i].soname
+                             : cl_path_basename(p->path);
+    p->soname = cl_strdup(soname);
+    if (!p->soname) {
+      for (size_t k = 0; k < n; ++k)
+        cl_binary_info_free(&info[k]);
+      free(info);
+      return CUDALOAD_E_NO_MEMORY;
+    }
+  }
+  /* Sub-libraries: loaded when something planned NEEDs them, or when their
+   * main library could not find them itself. */
+  for (size_t i = 0; i < n; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    if (p->entry->role != CL_ROLE_SUB)
+      continue;
+    const char *needed_by = NULL;
+    for (size_t k = 0; k < n && !needed_by; ++k)
+      for (size_t d = 0; d < info[k].needed_count && !needed_by; ++d)
+        if (k != i && strcmp(info[k].needed[d], p->soname) == 0 &&
+            ctx->plan[k].entry->role == CL_ROLE_MAIN)
+          needed_by = ctx->plan[k].soname;
+    size_t main_index = n;
+    for (size_t k = 0; k < n; ++k)
+      if (ctx->plan[k].entry->role == CL_ROLE_MAIN &&
+          ctx->plan[k].requirement == p->requirement)
+        main_index = k;
+    const char *main_name =
+        main_index < n ? ctx->plan[main_index].soname : "its main library";
+    if (needed_by) {
+      set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
+    } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+      set_reason(p, "sub-library of %s; all sub-libraries were asked for",
+                 main_name);
+    } else if (info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
+      p->to_load = 0;
+      p->state = CUDALOAD_STATE_NOT_NEEDED;
+      set_reason(p,
+                 "sub-library of %s, which opens it by name when needed; "
+                 "its folder is put on PATH and AddDllDirectory",
+                 main_name);
+    } else if (main_index < n && runpath_has_origin(&info[main_index])) {
+      p->to_load = 0;
+      p->state = CUDALOAD_STATE_NOT_NEEDED;
+      set_reason(p,
+                 "sub-library of %s, which finds it itself (RUNPATH "
+                 "$ORIGIN)",
+                 main_name);
+    } else {
+      set_reason(p,
+                 "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
+                 "of %s by name would fail unless it is already loaded",
+                 main_name, p->soname);
+    }
+  }
+  /* Dependencies first: a depth-first walk in plan order over NEEDED edges
+   * inside the plan; a cycle (none in real CUDA libraries) is broken at the
+   * edge that closes it. */
+  size_t *order = malloc(n * sizeof *order);
+  unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
+  size_t *stack = malloc(n * sizeof *stack);
+  size_t *next_dep = calloc(n, sizeof *next_dep);
+  size_t emitted = 0;
+  int rc = CUDALOAD_OK;
+  if (!order || !mark || !stack || !next_dep) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  for (size_t start = 0; start < n; ++start) {
+    if (mark[start])
+      continue;
+    size_t depth = 0;
+    stack[depth++] = start;
+    mark[start] = 1;
+    while (depth > 0) {
+      size_t cur = stack[depth - 1];
+      int pushed = 0;
+      while (next_dep[cur] < info[cur].needed_count && !pushed) {
+        const char *dep = info[cur].needed[next_dep[cur]++];
+        for (size_t k = 0; k < n; ++k)
+          if (mark[k] == 0 && strcmp(ctx->plan[k].soname, dep) == 0) {
+            mark[k] = 1;
+            stack[depth++] = k;
+            pushed = 1;
+            break;
+          }
+      }
+      if (!pushed) {
+        mark[cur] = 2;
+        order[emitted++] = cur;
+        --depth;
+      }
+    }
+  }
+  cl_plan_entry *sorted = malloc(n * sizeof *sorted);
+  if (!sorted) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  for (size_t i = 0; i < n; ++i)
+    sorted[i] = ctx->plan[order[i]];
+  memcpy(ctx->plan, sorted, n * sizeof *sorted);
+  free(sorted);
+done:
+  for (size_t k = 0; k < n; ++k)
+    cl_binary_info_free(&info[k]);
+  free(info);
+  free(order);
+  free(mark);
+  free(stack);
+  free(next_dep);
+  return rc;
+}
+
+/* Another major of a required family visible in the global scope: a
+ * consumer of the required major would bind its unversioned symbols. */
+int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+    free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].text);
+  }
+  ctx->conflict_count = 0;
+  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    const char *symbol = req->entry->scope_probe_symbol;
+    if (!symbol)
+      continue;
+    char *provider = cl_loader_global_provider(symbol);
+    cl_clear_error();
+    if (!provider)
+      continue;
+    cl_name_match m;
+    int is_family =
+        cl_catalog_match(cl_path_basename(provider), CL_NAMING_LINUX, &m) &&
+        strcmp(m.entry->family, req->entry->family) == 0;
+    /* The major this requirement was planned with. */
+    int planned_major = -1;
+    for (size_t i = 0; i < ctx->plan_count; ++i)
+      if (ctx->plan[i].requirement == r &&
+          ctx->plan[i].entry->role == CL_ROLE_MAIN)
+        planned_major = ctx->plan[i].major;
+    int duplicate = 0;
+    for (size_t i = 0; i < ctx->conflict_count; ++i)
+      duplicate |= strcmp(ctx->conflicts[i].path, provider) == 0;
+    if (!is_family || planned_major < 0 || m.major == planned_major ||
+        duplicate) {
+      free(provider);
+      continue;
+    }
+    char text[8192];
+    snprintf(text, sizeof text,
+             "%s (%s %d) is in the global symbol scope: a library linked to "
+             "%s %d will call its %s and relatives instead of its own. Fix: "
+             "open that consumer with cudaload_dlopen_isolated() "
+             "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
+             provider, req->entry->family, m.major, req->entry->family,
+             planned_major, symbol, cl_path_basename(provider));
+    char *copy = cl_strdup(text);
+    if (!copy || cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
+                            ctx->conflict_count + 1, sizeof(cl_conflict))) {
+      free(copy);
+      free(provider);
+      return CUDALOAD_E_NO_MEMORY;
+    }
+    ctx->conflicts[ctx->conflict_count].path = provider;
+    ctx->conflicts[ctx->conflict_count].text = copy;
+    ctx->conflict_count++;
+  }
+  return CUDALOAD_OK;
+}
+
+int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_plan: NULL ctx");
+  if (flags & ~CL_KNOWN_PLAN_FLAGS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_plan: unknown flag bits 0x%x",
+                   flags & ~CL_KNOWN_PLAN_FLAGS);
+  if (!ctx->scanned) {
+    int rc = cudaload_scan(ctx);
+    if (rc)
+      return rc;
+  }
+  cl_ctx_clear_plan(ctx);
+  text_buffer report = {0};
+  size_t unsatisfied = 0;
+  int rc = CUDALOAD_OK;
+  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    const cl_library *best = NULL;
+    text_buffer rejected = {0};
+    for (size_t i = 0; i < ctx->library_count; ++i) {
+      const cl_library *lib = &ctx->libraries[i];
+      if (lib->entry != req->entry)
+        continue;
+      char why[512];
+      const cl_catalog_entry *missing;
+      if (!satisfies(req, lib, why, sizeof why)) {
+        append(&rejected, "    %s: %s\n", lib->path, why);
+      } else if ((missing = missing_companion(ctx, lib))) {
+        append(&rejected, "    %s: %s %d is not in the same folder\n",
+               lib->path, missing->name, lib->major);
+      } else if (!best || better(ctx, lib, best)) {
+        if (best)
+          append(&rejected, "    %s: %s was preferred\n", best->path,
+                 lib->path);
+        best = lib;
+      } else {
+        append(&rejected, "    %s: %s was preferred\n", lib->path, best->path);
+      }
+    }
+    if (best) {
+      rc = add_chosen(ctx, best, r);
+    } else {
+      ++unsatisfied;
+      append(&report, "%s: no usable %s library\n", req->text,
+             req->entry->family);
+      describe_roots(&report, ctx);
+      if (rejected.len)
+        append(&report, "  rejected:\n%s", rejected.data);
+      else
+        append(&report, "  no file named like %s was found\n",
+               req->entry->name);
+      append_fix(&report, req, cl_ctx_naming(ctx));
+    }
+    free(rejected.data);
+  }
+  if (!rc)
+    rc = settle_plan(ctx, flags);
+  if (!rc)
+    rc = cl_plan_detect_conflicts(ctx);
+  ctx->planned = rc == CUDALOAD_OK;
+  if (rc) {
+    free(report.data);
+    return cl_fail(rc, "cudaload_plan: out of memory");
+  }
+  if (unsatisfied) {
+    rc = cl_fail(CUDALOAD_E_UNSATISFIED, "%s",
+                 report.data ? report.data : "requirements unsatisfied");
+    free(report.data);
+    return rc;
+  }
+  free(report.data);
+  return CUDALOAD_OK;
+}
+
+/* Accessors. */
+static const cl_plan_entry *plan_at(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->plan_count ? &ctx->plan[i] : NULL;
+}
+
+size_t cudaload_plan_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->plan_count : 0;
+}
+
+const char *cudaload_plan_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->path : NULL;
+}
+
+const char *cudaload_plan_name(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->entry->name : NULL;
+}
+
+int cudaload_plan_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->major : -1;
+}
+
+const char *cudaload_plan_reason(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->reason : NULL;
+}
+
+int cudaload_plan_state(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->state : -1;
+}
+
+const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->loaded_path : NULL;
+}
+
+size_t cudaload_conflict_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->conflict_count : 0;
+}
+
+const char *cudaload_conflict_path(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->conflict_count ? ctx->conflicts[i].path : NULL;
+}
+
+const char *cudaload_conflict_text(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->conflict_count ? ctx->conflicts[i].text : NULL;
+}

@@ -1,0 +1,281 @@
+/*
+ * test_plan.c - requirement specs, plans and search-path composition over
+ * the fixture trees. Planning reads headers and loads nothing, so these
+ * cases share one process; loading scenarios live in test_preload.c.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cudaload.h"
+#include "test_paths.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cudaload_ctx *new_ctx(const char *const *roots, size_t n) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  for (size_t i = 0; i < n; ++i)
+    assert_int_equal(cudaload_add_root(ctx, test_fixture_path(roots[i])),
+                     CUDALOAD_OK);
+  return ctx;
+}
+
+static int has_fixtures(void) {
+  FILE *f = fopen(test_fixture_path("cudnn8_compat/libcudnn.so.8"), "rb");
+  if (f)
+    fclose(f);
+  return f != NULL;
+}
+
+#define REQUIRE_FIXTURES()                                                     \
+  do {                                                                         \
+    if (!has_fixtures()) {                                                     \
+      print_message("skipped: fixture trees not built in %s\n",                \
+                    CUDALOAD_FIXTURES_DIR);                                    \
+      skip();                                                                  \
+    }                                                                          \
+  } while (0)
+
+static void specs_are_parsed_and_normalised(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8, cudnn == 9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "CUBLAS>=12.1,cudart"), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK); /* dup */
+  assert_int_equal(cudaload_require(ctx, "nvjitlink<13,cufft>11,nccl<=2"),
+                   CUDALOAD_OK);
+  static const char *const expected[] = {
+      "cudnn=8",      "cudnn=9",  "cublas>=12.1", "cudart",
+      "nvjitlink<13", "cufft>11", "nccl<=2"};
+  assert_int_equal(cudaload_requirement_count(ctx), 7);
+  for (size_t i = 0; i < 7; ++i)
+    assert_string_equal(cudaload_requirement_text(ctx, i), expected[i]);
+  assert_null(cudaload_requirement_text(ctx, 7));
+  cudaload_destroy(ctx);
+}
+
+static void bad_specs_are_refused_and_add_nothing(void **state) {
+  (void)state;
+  static const struct {
+    const char *spec, *needle;
+  } bad[] = {
+      {"", "empty entry"},
+      {"cudnn=8,", "empty entry"},
+      {",cudnn=8", "empty entry"},
+      {"cudnn=8,,cudnn=9", "empty entry"},
+      {"cudnnx=8", "unknown library \"cudnnx\""},
+      {"cudnn_ops_infer=8", "unknown library"},
+      {"driver", "unknown library"},
+      {"cudnn~8", "expected =, ==, >=, >, <= or <"},
+      {"cudnn=", "missing or overlong version"},
+      {"cudnn=8.", "is not a version"},
+      {"cudnn=.8", "is not a version"},
+      {"cudnn=8..9", "is not a version"},
+      {"cudnn=eight", "is not a version"},
+      {"cudnn=8.9.7.29.1", "is not a version"},
+      {"cudnn=8 9", "is not a version"},
+      {"cudnn>=-1", "is not a version"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+    int rc = cudaload_require(ctx, bad[i].spec);
+    if (rc != CUDALOAD_E_BAD_SPEC)
+      fail_msg("spec \"%s\" gave %d, not CUDALOAD_E_BAD_SPEC", bad[i].spec, rc);
+    if (!strstr(cudaload_last_error(), bad[i].needle))
+      fail_msg("spec \"%s\": \"%s\" lacks \"%s\"", bad[i].spec,
+               cudaload_last_error(), bad[i].needle);
+    assert_int_equal(cudaload_requirement_count(ctx), 1);
+    cudaload_destroy(ctx);
+  }
+  assert_int_equal(cudaload_require(NULL, "cudnn"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+}
+
+static size_t find_plan(cudaload_ctx *ctx, const char *name, int major) {
+  for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
+    if (strcmp(cudaload_plan_name(ctx, i), name) == 0 &&
+        cudaload_plan_major(ctx, i) == major)
+      return i;
+  fail_msg("plan has no %s %d", name, major);
+  return (size_t)-1;
+}
+
+#ifndef _WIN32
+static void cudnn8_without_origin_preloads_its_sub_libraries(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"cudnn8_compat"};
+  cudaload_ctx *ctx = new_ctx(roots, 1);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 7);
+  size_t main_index = find_plan(ctx, "cudnn", 8);
+  assert_non_null(
+      strstr(cudaload_plan_reason(ctx, main_index), "required by cudnn=8"));
+  static const char *const subs[] = {"cudnn_ops_infer", "cudnn_ops_train",
+                                     "cudnn_cnn_infer", "cudnn_cnn_train",
+                                     "cudnn_adv_infer", "cudnn_adv_train"};
+  for (size_t s = 0; s < 6; ++s) {
+    size_t i = find_plan(ctx, subs[s], 8);
+    assert_int_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_PLANNED);
+    assert_non_null(strstr(cudaload_plan_reason(ctx, i), "RUNPATH"));
+    assert_string_equal(cudaload_plan_loaded_path(ctx, i), "");
+  }
+  cudaload_destroy(ctx);
+}
+
+static void cudnn9_with_origin_gets_the_minimal_plan(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"wheels-cu13/site-packages"};
+  for (int all = 0; all < 2; ++all) {
+    cudaload_ctx *ctx = new_ctx(roots, 1);
+    assert_int_equal(cudaload_require(ctx, "cudnn=9"), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, all ? CUDALOAD_PRELOAD_ALL_SUBLIBS : 0),
+                     CUDALOAD_OK);
+    size_t main_index = find_plan(ctx, "cudnn", 9);
+    assert_int_equal(cudaload_plan_state(ctx, main_index),
+                     CUDALOAD_STATE_PLANNED);
+    size_t graph = find_plan(ctx, "cudnn_graph", 9);
+    assert_int_equal(cudaload_plan_state(ctx, graph),
+                     all ? CUDALOAD_STATE_PLANNED : CUDALOAD_STATE_NOT_NEEDED);
+    if (!all)
+      assert_non_null(strstr(cudaload_plan_reason(ctx, graph), "$ORIGIN"));
+    cudaload_destroy(ctx);
+  }
+}
+
+static void cublas_loads_after_cublaslt(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"wheels-cu12/site-packages"};
+  cudaload_ctx *ctx = new_ctx(roots, 1);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  size_t lt = find_plan(ctx, "cublasLt", 12);
+  size_t blas = find_plan(ctx, "cublas", 12);
+  assert_true(lt < blas);
+  assert_int_equal(cudaload_plan_state(ctx, lt), CUDALOAD_STATE_PLANNED);
+  assert_non_null(strstr(cudaload_plan_reason(ctx, lt), "needed by"));
+  cudaload_destroy(ctx);
+}
+
+static void missing_requirement_says_where_and_how_to_fix(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* conda/env has cuDNN 8.9.2 but only one sub-library beside it;
+   * wheels-cu13 has only cuDNN 9. */
+  const char *roots[] = {"conda/env", "wheels-cu13/site-packages",
+                         "no-such-folder"};
+  cudaload_ctx *ctx = new_ctx(roots, 3);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=13"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  const char *e = cudaload_last_error();
+  assert_non_null(strstr(e, "cudnn=8: no usable cudnn library"));
+  assert_non_null(strstr(e, "conda/env"));
+  assert_non_null(strstr(e, "no-such-folder"));
+  assert_non_null(strstr(e, "not found"));
+  assert_non_null(strstr(e, "libcudnn.so.8.9.2: cudnn_cnn_infer 8 is not in "
+                            "the same folder"));
+  assert_non_null(strstr(e, "libcudnn.so.9: major 9, not 8"));
+  assert_non_null(strstr(e, "pip install \"nvidia-cudnn-cu12==8.9.*\""));
+  assert_non_null(strstr(e, "CUDNN_PATH"));
+  /* The satisfied requirement is planned all the same. */
+  find_plan(ctx, "cublas", 13);
+  cudaload_destroy(ctx);
+}
+
+static void explicit_newest_and_ranges_choose(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* cudnn8_compat has no version on disk; the wheel says 8.9.7.29. */
+  const char *roots[] = {"cudnn8_compat", "wheels-cu12/site-packages",
+                         "wheels-cu13/site-packages"};
+  cudaload_ctx *ctx = new_ctx(roots, 3);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(cudaload_plan_path(ctx, find_plan(ctx, "cudnn", 8)),
+                         "wheels-cu12"));
+  cudaload_destroy(ctx);
+
+  ctx = new_ctx(roots, 3);
+  assert_int_equal(cudaload_require(ctx, "cudnn>=8.9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  find_plan(ctx, "cudnn", 9);
+  cudaload_destroy(ctx);
+
+  ctx = new_ctx(roots, 3);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8.9.7"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  cudaload_destroy(ctx);
+
+  /* Only the version-less copy: "=8.9" cannot be checked against it. */
+  const char *compat[] = {"cudnn8_compat"};
+  ctx = new_ctx(compat, 1);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8.9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  assert_non_null(strstr(cudaload_last_error(), "version is unknown"));
+  cudaload_destroy(ctx);
+}
+
+static void two_majors_side_by_side_are_both_planned(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"cudnn8_compat", "wheels-cu13/site-packages"};
+  cudaload_ctx *ctx = new_ctx(roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cudnn=9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  find_plan(ctx, "cudnn", 8);
+  find_plan(ctx, "cudnn", 9);
+  cudaload_destroy(ctx);
+}
+
+static void search_path_is_prepended_clean_and_idempotent(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"cudnn8_compat", "wheels-cu13/site-packages"};
+  cudaload_ctx *ctx = new_ctx(roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cudnn=9"), CUDALOAD_OK);
+  const char *v = cudaload_env_compose(ctx, "/usr/lib::.:relative/dir:/opt/x:");
+  assert_non_null(v);
+  char *first = strdup(v);
+  char compat[4096], cu13[4096];
+  snprintf(compat, sizeof compat, "%s/cudnn8_compat", CUDALOAD_FIXTURES_DIR);
+  snprintf(cu13, sizeof cu13, "%s/wheels-cu13/site-packages/nvidia/cudnn/lib",
+           CUDALOAD_FIXTURES_DIR);
+  char expected[9000];
+  snprintf(expected, sizeof expected, "%s:%s:/usr/lib:/opt/x", compat, cu13);
+  assert_string_equal(first, expected);
+  /* Composing onto its own result changes nothing. */
+  assert_string_equal(cudaload_env_compose(ctx, first), first);
+  char plan_only[9000];
+  snprintf(plan_only, sizeof plan_only, "%s:%s", compat, cu13);
+  assert_string_equal(cudaload_env_compose(ctx, NULL), plan_only);
+  free(first);
+  cudaload_destroy(ctx);
+}
+#endif
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(specs_are_parsed_and_normalised),
+      cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
+#ifndef _WIN32
+      cmocka_unit_test(cudnn8_without_origin_preloads_its_sub_libraries),
+      cmocka_unit_test(cudnn9_with_origin_gets_the_minimal_plan),
+      cmocka_unit_test(cublas_loads_after_cublaslt),
+      cmocka_unit_test(missing_requirement_says_where_and_how_to_fix),
+      cmocka_unit_test(explicit_newest_and_ranges_choose),
+      cmocka_unit_test(two_majors_side_by_side_are_both_planned),
+      cmocka_unit_test(search_path_is_prepended_clean_and_idempotent),
+#endif
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,441 @@
+/*
+ * cli_env.c - `cudaload env` (print the search-path variable for a set of
+ * requirements, as shell lines to evaluate) and `cudaload exec` (run a
+ * program with it set, so it finds its libraries at process start).
+ */
+#include "cli.h"
+#include "cudaload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <errno.h>
+#include <unistd.h>
+#endif
+
+const char cli_env_help[] =
+    "NAME\n"
+    "  cudaload env - print the library search path for requirements\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  cudaload env --require SPEC... [--root DIR]... [--no-defaults]\n"
+    "               [--shell sh|fish|cmd|powershell] [--dry-run]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Finds one library per requirement (explicit roots first, then the\n"
+    "  default roots; the newest version within the request), with the\n"
+    "  libraries that belong to it from the same folder, and prints the\n"
+    "  line that puts their folders first on the search-path variable\n"
+    "  (LD_LIBRARY_PATH on Linux, PATH on Windows): prepended, without\n"
+    "  duplicates, never with an empty, '.' or relative entry. Evaluate it\n"
+    "  in the shell that will start the program:\n"
+    "\n"
+    "    eval \"$(cudaload env --require cudnn=8)\"\n"
+    "\n"
+    "  On Linux the variable is read when a process starts: it helps the\n"
+    "  programs started after it, not a running one (use the C API's\n"
+    "  cudaload_preload() in-process, or cudaload exec).\n"
+    "\n"
+    "OPTIONS\n"
+    "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
+    "                      == >= > <= <; several may be given, or joined\n"
+    "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
+    "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
+    "  --no-defaults       search only the --root folders\n"
+    "  --shell S           sh (default on Linux), fish, cmd (default on\n"
+    "                      Windows) or powershell\n"
+    "  --dry-run           print the plan (files, why, whether they would be\n"
+    "                      preloaded) instead of the shell line\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0  success\n"
+    "  1  internal error\n"
+    "  2  usage error (no --require, bad SPEC, unknown option)\n"
+    "  4  a requirement has no usable library; stderr says what is\n"
+    "     missing, every folder searched, every candidate rejected and why,\n"
+    "     and the command that fixes it\n"
+    "\n"
+    "EXAMPLES\n"
+    "  eval \"$(cudaload env --require cudnn=8,cudnn=9)\"\n"
+    "  cudaload env --require cublas=12 --shell fish | source\n"
+    "  cudaload env --require cudnn=8 --root /opt/app/cudnn8 --dry-run\n";
+
+const char cli_exec_help[] =
+    "NAME\n"
+    "  cudaload exec - run a program with its CUDA libraries on the search\n"
+    "  path\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  cudaload exec --require SPEC... [--root DIR]... [--no-defaults]\n"
+    "                [--dry-run] -- COMMAND [ARGS...]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Plans as `cudaload env` does, sets the search-path variable\n"
+    "  (LD_LIBRARY_PATH on Linux, PATH on Windows) and runs COMMAND with\n"
+    "  it, so a program linked against, say, libcudnn.so.8 finds it at\n"
+    "  start. On Linux the command replaces this process (execvp); on\n"
+    "  Windows it runs as a child (CreateProcessW) and its exit code is\n"
+    "  passed through.\n"
+    "\n"
+    "OPTIONS\n"
+    "  -q, --require SPEC  a requirement (see cudaload env --help)\n"
+    "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
+    "  --no-defaults       search only the --root folders\n"
+    "  --dry-run           print the plan and the variable, run nothing\n"
+    "  -h, --help          show this help (before --)\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  COMMAND's exit status when it ran; otherwise\n"
+    "  1    internal error\n"
+    "  2    usage error\n"
+    "  4    a requirement has no usable library (COMMAND is not run)\n"
+    "  126  COMMAND could not be executed\n"
+    "  127  COMMAND was not found\n"
+    "\n"
+    "EXAMPLES\n"
+    "  cudaload exec --require cudnn=8 -- python transcribe.py\n"
+    "  cudaload exec --no-defaults --root /opt/cudnn8 --require cudnn=8 -- "
+    "./app\n";
+
+typedef struct plan_options {
+  const char **roots;
+  size_t root_count;
+  const char **specs;
+  size_t spec_count;
+  unsigned flags;
+  int dry_run;
+  const char *shell;
+} plan_options;
+
+/* Parse the options env and exec share; *command_index receives the index
+ * after "--" (exec) or argc. */
+static int parse_plan_options(const char *cmd, int argc, char **argv,
+                              plan_options *o, int allow_shell,
+                              int *command_index) {
+  *command_index = argc;
+  for (int i = 1; i < argc; ++i) {
+    const char *value;
+    int m;
+    if (strcmp(argv[i], "--") == 0) {
+      *command_index = i + 1;
+      return EXIT_OK;
+    }
+    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+      if (m < 0)
+        return EXIT_USAGE;
+      o->roots[o->root_count++] = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--require", "-q",
+                                     &value))) {
+      if (m < 0)
+        return EXIT_USAGE;
+      o->specs[o->spec_count++] = value;
+    } else if (allow_shell && (m = cli_option_value(cmd, argc, argv, &i,
+                                                    "--shell", NULL, &value))) {
+      if (m < 0)
+        return EXIT_USAGE;
+      if (strcmp(value, "sh") && strcmp(value, "fish") &&
+          strcmp(value, "cmd") && strcmp(value, "powershell"))
+        return cli_usage_error(cmd,
+                               "unknown shell '%s' (expected sh, fish, cmd "
+                               "or powershell)",
+                               value);
+      o->shell = value;
+    } else if (strcmp(argv[i], "--no-defaults") == 0) {
+      o->flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--dry-run") == 0) {
+      o->dry_run = 1;
+    } else if (argv[i][0] == '-') {
+      return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    } else {
+      return cli_usage_error(cmd, "unexpected argument '%s'%s", argv[i],
+                             allow_shell ? "" : " (put the command after --)");
+    }
+  }
+  return EXIT_OK;
+}
+
+static const char *state_name(int state) {
+  switch (state) {
+  case CUDALOAD_STATE_LOADED:
+    return "loaded";
+  case CUDALOAD_STATE_ALREADY_LOADED:
+    return "already-loaded";
+  case CUDALOAD_STATE_LOADED_ELSEWHERE:
+    return "loaded-elsewhere";
+  case CUDALOAD_STATE_FAILED:
+    return "failed";
+  case CUDALOAD_STATE_NOT_NEEDED:
+    return "not-needed";
+  default:
+    return "preload";
+  }
+}
+
+static void print_plan(const cudaload_ctx *ctx) {
+  printf("plan (%zu files, in load order):\n", cudaload_plan_count(ctx));
+  for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
+    printf("  %-10s %-30s %d  %s\n      %s\n",
+           state_name(cudaload_plan_state(ctx, i)), cudaload_plan_name(ctx, i),
+           cudaload_plan_major(ctx, i), cudaload_plan_path(ctx, i),
+           cudaload_plan_reason(ctx, i));
+  for (size_t i = 0; i < cudaload_conflict_count(ctx); ++i)
+    printf("conflict: %s\n", cudaload_conflict_text(ctx, i));
+}
+
+/* Build the ctx, add roots and requirements, and plan. Returns an exit
+ * code; *out receives the ctx when it is EXIT_OK. */
+static int make_plan(const char *cmd, const plan_options *o,
+                     cudaload_ctx **out) {
+  *out = NULL;
+  if (o->spec_count == 0)
+    return cli_usage_error(cmd, "no --require SPEC given");
+  cudaload_ctx *ctx = cudaload_create(o->flags);
+  if (!ctx) {
+    fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
+    return EXIT_INTERNAL;
+  }
+  for (size_t i = 0; i < o->root_count; ++i)
+    if (cudaload_add_root(ctx, o->roots[i]) != CUDALOAD_OK) {
+      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+      cudaload_destroy(ctx);
+      return rc;
+    }
+  for (size_t i = 0; i < o->spec_count; ++i)
+    if (cudaload_require(ctx, o->specs[i]) != CUDALOAD_OK) {
+      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+      cudaload_destroy(ctx);
+      return rc;
+    }
+  int status = cudaload_plan(ctx, 0);
+  if (status == CUDALOAD_E_UNSATISFIED) {
+    fprintf(stderr, "cudaload: %s: %s", cmd, cudaload_last_error());
+    cudaload_destroy(ctx);
+    return EXIT_UNSATISFIED;
+  }
+  if (status != CUDALOAD_OK) {
+    fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
+    cudaload_destroy(ctx);
+    return EXIT_INTERNAL;
+  }
+  *out = ctx;
+  return EXIT_OK;
+}
+
+/* Print value quoted for shell. */
+static void print_assignment(const char *shell, const char *name,
+                             const char *value) {
+  if (strcmp(shell, "cmd") == 0) {
+    printf("set \"%s=%s\"\n", name, value);
+    return;
+  }
+  if (strcmp(shell, "powershell") == 0) {
+    printf("$env:%s = '", name);
+    for (const char *p = value; *p; ++p)
+      fputs(*p == '\'' ? "''" : (char[2]){*p, 0}, stdout);
+    printf("'\n");
+    return;
+  }
+  if (strcmp(shell, "fish") == 0) {
+    printf("set -gx %s '", name);
+    for (const char *p = value; *p; ++p) {
+      if (*p == '\'' || *p == '\\')
+        putchar('\\');
+      putchar(*p);
+    }
+    printf("'\n");
+    return;
+  }
+  printf("export %s='", name);
+  for (const char *p = value; *p; ++p)
+    fputs(*p == '\'' ? "'\\''" : (char[2]){*p, 0}, stdout);
+  printf("'\n");
+}
+
+static char *current_value(void) {
+  const char *v = getenv(cudaload_env_name());
+  char *copy = v ? malloc(strlen(v) + 1) : NULL;
+  if (copy)
+    strcpy(copy, v);
+  return copy;
+}
+
+int cli_env(int argc, char **argv) {
+  const char *cmd = "env";
+  plan_options o;
+  memset(&o, 0, sizeof o);
+  o.roots = calloc((size_t)argc, sizeof *o.roots);
+  o.specs = calloc((size_t)argc, sizeof *o.specs);
+#ifdef _WIN32
+  o.shell = "cmd";
+#else
+  o.shell = "sh";
+#endif
+  int after;
+  int rc = !o.roots || !o.specs
+               ? EXIT_INTERNAL
+               : parse_plan_options(cmd, argc, argv, &o, 1, &after);
+  if (rc == EXIT_OK && after != argc)
+    rc = cli_usage_error(cmd, "unexpected '--' (did you mean cudaload exec?)");
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK)
+    rc = make_plan(cmd, &o, &ctx);
+  if (rc == EXIT_OK) {
+    char *current = current_value();
+    const char *value = cudaload_env_compose(ctx, current);
+    free(current);
+    if (!value) {
+      fprintf(stderr, "cudaload: env: %s\n", cudaload_last_error());
+      rc = EXIT_INTERNAL;
+    } else if (o.dry_run) {
+      print_plan(ctx);
+      printf("%s=%s\n", cudaload_env_name(), value);
+    } else {
+      print_assignment(o.shell, cudaload_env_name(), value);
+    }
+    if (fflush(stdout) != 0)
+      rc = EXIT_INTERNAL;
+  }
+  cudaload_destroy(ctx);
+  free(o.roots);
+  free(o.specs);
+  return rc;
+}
+
+#ifdef _WIN32
+/* Quote one argument for CommandLineToArgvW's rules. */
+static void append_quoted(wchar_t **buf, size_t *len, size_t *cap,
+                          const wchar_t *arg) {
+  size_t need = *len + wcslen(arg) * 2 + 4;
+  if (need > *cap) {
+    *cap = need * 2;
+    *buf = realloc(*buf, *cap * sizeof(wchar_t));
+  }
+  wchar_t *out = *buf + *len;
+  int quote = !*arg || wcspbrk(arg, L" \t\n\v\"") != NULL;
+  if (*len)
+    *out++ = L' ';
+  if (quote)
+    *out++ = L'"';
+  for (const wchar_t *p = arg;; ++p) {
+    size_t slashes = 0;
+    while (*p == L'\\') {
+      ++p;
+      ++slashes;
+    }
+    if (!*p) {
+      for (size_t s = 0; s < (quote ? slashes * 2 : slashes); ++s)
+        *out++ = L'\\';
+      break;
+    }
+    if (*p == L'"') {
+      for (size_t s = 0; s < slashes * 2 + 1; ++s)
+        *out++ = L'\\';
+    } else {
+      for (size_t s = 0; s < slashes; ++s)
+        *out++ = L'\\';
+    }
+    *out++ = *p;
+  }
+  if (quote)
+    *out++ = L'"';
+  *out = 0;
+  *len = (size_t)(out - *buf);
+}
+
+static wchar_t *widen(const char *s) {
+  int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
+  wchar_t *w = n > 0 ? malloc((size_t)n * sizeof(wchar_t)) : NULL;
+  if (w)
+    MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n);
+  return w;
+}
+
+static int run_command(char **args, int count) {
+  wchar_t *line = NULL;
+  size_t len = 0, cap = 0;
+  for (int i = 0; i < count; ++i) {
+    wchar_t *w = widen(args[i]);
+    if (!w)
+      return EXIT_INTERNAL;
+    append_quoted(&line, &len, &cap, w);
+    free(w);
+  }
+  STARTUPINFOW si;
+  PROCESS_INFORMATION pi;
+  memset(&si, 0, sizeof si);
+  si.cb = sizeof si;
+  fflush(stdout);
+  if (!CreateProcessW(NULL, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
+    DWORD err = GetLastError();
+    fprintf(stderr, "cudaload: exec: %s: cannot run (Windows error %lu)\n",
+            args[0], (unsigned long)err);
+    free(line);
+    return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 127
+                                                                      : 126;
+  }
+  free(line);
+  WaitForSingleObject(pi.hProcess, INFINITE);
+  DWORD code = 1;
+  GetExitCodeProcess(pi.hProcess, &code);
+  CloseHandle(pi.hProcess);
+  CloseHandle(pi.hThread);
+  return (int)code;
+}
+#else
+static int run_command(char **args, int count) {
+  (void)count;
+  fflush(stdout);
+  execvp(args[0], args);
+  int err = errno;
+  fprintf(stderr, "cudaload: exec: %s: %s\n", args[0], strerror(err));
+  return err == ENOENT ? 127 : 126;
+}
+#endif
+
+int cli_exec(int argc, char **argv) {
+  const char *cmd = "exec";
+  plan_options o;
+  memset(&o, 0, sizeof o);
+  o.roots = calloc((size_t)argc, sizeof *o.roots);
+  o.specs = calloc((size_t)argc, sizeof *o.specs);
+  int after;
+  int rc = !o.roots || !o.specs
+               ? EXIT_INTERNAL
+               : parse_plan_options(cmd, argc, argv, &o, 0, &after);
+  if (rc == EXIT_OK && after >= argc)
+    rc = cli_usage_error(cmd, "no command given (cudaload exec [OPTIONS] -- "
+                              "COMMAND [ARGS...])");
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK)
+    rc = make_plan(cmd, &o, &ctx);
+  if (rc == EXIT_OK) {
+    if (o.dry_run) {
+      char *current = current_value();
+      const char *value = cudaload_env_compose(ctx, current);
+      free(current);
+      print_plan(ctx);
+      printf("%s=%s\n", cudaload_env_name(), value ? value : "");
+      printf("command:");
+      for (int i = after; i < argc; ++i)
+        printf(" %s", argv[i]);
+      printf("\n");
+      rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
+    } else if (cudaload_env_apply(ctx) != CUDALOAD_OK) {
+      fprintf(stderr, "cudaload: exec: %s\n", cudaload_last_error());
+      rc = EXIT_INTERNAL;
+    } else {
+      cudaload_destroy(ctx);
+      ctx = NULL;
+      rc = run_command(argv + after, argc - after);
+    }
+  }
+  cudaload_destroy(ctx);
+  free(o.roots);
+  free(o.specs);
+  return rc;
+}
