@@ -983,6 +983,112 @@ class InspectFixtures(CliTestCase):
         self.assertEqual(fields.get("version"), f["version"], r.stdout)
 
 
+# ==========================================================================
+# env and exec
+# ==========================================================================
+
+
+def shell_value(line):
+    """The value of an `export NAME='...'` line, unquoted as sh would."""
+    import shlex
+    m = re.match(r"export (\w+)=(.*)$", line)
+    assert m, line
+    return m.group(1), shlex.split(m.group(2))[0]
+
+
+class EnvExec(CliTestCase):
+    def roots(self, *trees):
+        args = ["--no-defaults"]
+        for t in trees:
+            args += ["--root", to_cli(self.fixture(*t))]
+        return args
+
+    def test_usage_errors(self):
+        self.assert_usage_error(["env"], ["--require"])
+        self.assert_usage_error(["env", "--require"], ["--require"])
+        self.assert_usage_error(["env", "--require", "cudnn~8"], ["cudnn~8"])
+        self.assert_usage_error(["env", "--require", "nosuchlib=1"], ["nosuchlib"])
+        self.assert_usage_error(["env", "--require", "cudnn", "--shell", "zsh"], ["zsh"])
+        self.assert_usage_error(["env", "--require", "cudnn", "--root", "relative"], ["relative"])
+        self.assert_usage_error(["exec", "--require", "cudnn"], ["command"])
+        self.assert_usage_error(["exec", "--require", "cudnn", "--"], ["command"])
+        self.assert_usage_error(["exec", "--require", "cudnn", "ls"], ["ls"])
+
+    def test_help_mentions_every_option(self):
+        for command, options in (("env", ["--require", "--root", "--no-defaults", "--shell", "--dry-run"]),
+                                 ("exec", ["--require", "--root", "--no-defaults", "--dry-run"])):
+            r = self.run_ok(command, "--help")
+            for option in options:
+                self.assertIn(option, r.stdout, r.describe())
+            self.assertIn("EXIT STATUS", r.stdout)
+
+    @unittest.skipIf(os.name == "nt", "POSIX shell lines")
+    def test_env_puts_plan_folders_first(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("sh lines are checked against a Linux build")
+        compat = self.fixture("cudnn8_compat")
+        cu13 = self.fixture("wheels-cu13", "site-packages")
+        r = self.run_ok("env", "--require", "cudnn=8,cudnn=9", *self.roots(("cudnn8_compat",), ("wheels-cu13", "site-packages")))
+        self.assertEqual(r.stderr, "", r.describe())
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 1, r.describe())
+        name, value = shell_value(lines[0])
+        self.assertEqual(name, "LD_LIBRARY_PATH")
+        entries = value.split(":")
+        self.assertTrue(same_file(entries[0], compat), entries)
+        self.assertTrue(same_file(entries[1], cu13 / "nvidia" / "cudnn" / "lib"), entries)
+        self.assertTrue(all(e and os.path.isabs(e) for e in entries), entries)
+        self.assertEqual(len(entries), len(set(entries)), entries)
+
+    @unittest.skipIf(os.name == "nt", "POSIX environment")
+    def test_env_is_idempotent_and_drops_unsafe_entries(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("checked against a Linux build")
+        args = ["env", "--require", "cudnn=8"] + self.roots(("cudnn8_compat",))
+        env = dict(os.environ, LD_LIBRARY_PATH="/usr/lib::.:rel/dir")
+        first = subprocess.run(CLI + args, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        self.assertEqual(first.returncode, 0, first.stderr)
+        _, value = shell_value(first.stdout.strip())
+        self.assertEqual(value.split(":")[1:], ["/usr/lib"])
+        env["LD_LIBRARY_PATH"] = value
+        second = subprocess.run(CLI + args, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+        self.assertEqual(shell_value(second.stdout.strip())[1], value)
+
+    def test_shells_quote_for_themselves(self):
+        expected = {"sh": "export ", "fish": "set -gx ", "cmd": 'set "', "powershell": "$env:"}
+        for shell, start in expected.items():
+            r = self.run_ok("env", "--require", "cudnn=8", "--shell", shell, *self.roots(("cudnn8_compat",)))
+            self.assertTrue(r.stdout.startswith(start), r.describe())
+
+    def test_missing_requirement_exits_4_with_the_fix(self):
+        r = self.run_ok("env", "--require", "cudnn=8", *self.roots(("wheels-cu13", "site-packages")), rc=4)
+        self.assertEqual(r.stdout, "", r.describe())
+        for needle in ("cudnn=8", "searched", "major 9, not 8", "pip install", "CUDNN_PATH"):
+            self.assertIn(needle, r.stderr, r.describe())
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(("wheels-cu13", "site-packages")), "--", "true", rc=4)
+        self.assertIn("cudnn=8", r.stderr)
+
+    def test_dry_run_shows_the_plan(self):
+        r = self.run_ok("env", "--require", "cudnn=8", "--dry-run", *self.roots(("cudnn8_compat",)))
+        self.assertIn("plan (7 files", r.stdout, r.describe())
+        self.assertIn("RUNPATH", r.stdout)
+        self.assertIn("cudnn_ops_infer", r.stdout)
+        r = self.run_ok("exec", "--require", "cudnn=8", "--dry-run", *self.roots(("cudnn8_compat",)), "--", "no-such-program-x")
+        self.assertIn("command: no-such-program-x", r.stdout, r.describe())
+
+    @unittest.skipIf(os.name == "nt", "POSIX exec")
+    def test_exec_passes_variable_and_exit_code(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("checked against a Linux build")
+        compat = self.fixture("cudnn8_compat")
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(("cudnn8_compat",)), "--",
+                        "sh", "-c", 'echo "$LD_LIBRARY_PATH"; exit 7', rc=7)
+        self.assertTrue(same_file(r.stdout.strip().split(":")[0], compat), r.describe())
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(("cudnn8_compat",)), "--",
+                        "no-such-program-x", rc=127)
+        self.assertIn("no-such-program-x", r.stderr)
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
