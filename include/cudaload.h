@@ -295,7 +295,11 @@ CUDALOAD_API const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx,
  * process already has is not loaded again. Returns CUDALOAD_OK only when
  * every requirement is satisfied and loaded; otherwise CUDALOAD_E_UNSATISFIED,
  * CUDALOAD_E_LOAD_FAILED or CUDALOAD_E_CONFLICT, with a last error that lists
- * file by file what was loaded and what was not. Loaded libraries stay
+ * file by file what was loaded and what was not. CUDALOAD_E_CONFLICT means
+ * the plan was loaded but another major of a required family is visible in
+ * the global symbol scope (see cudaload_conflict_*). A file that this or an
+ * earlier context already loaded is CUDALOAD_STATE_LOADED; one the process
+ * had from elsewhere is CUDALOAD_STATE_ALREADY_LOADED. Loaded libraries stay
  * loaded for the life of the process; calling again with the same plan does
  * nothing. Thread-safe: concurrent calls load each file once.
  */

@@ -68,6 +68,15 @@ const char *cudaload_strerror(int status) {
     return "unsupported format or platform";
   case CUDALOAD_E_NOT_A_FILE:
     return "not a regular file";
+  case CUDALOAD_E_BAD_SPEC:
+    return "malformed requirement spec";
+  case CUDALOAD_E_UNSATISFIED:
+    return "a requirement has no usable library";
+  case CUDALOAD_E_LOAD_FAILED:
+    return "the loader refused a library";
+  case CUDALOAD_E_CONFLICT:
+    return "another major of a required library is in the global symbol "
+           "scope";
   default:
     return "unknown status";
   }

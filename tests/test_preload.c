@@ -1,0 +1,1249 @@
+/*
+ * test_preload.c - requirements, plans and preloading, end to end, with the
+ * real libraries of the fixture tree preload/ (tests/fixtures/README.md).
+ *
+ * Loads cannot be undone, so every scenario runs in its own process:
+ *
+ *   test_preload SCENARIO
+ *
+ * (tests/preload.cmake registers one ctest per scenario). A scenario that
+ * does not apply to this platform, or whose files are missing, prints
+ * "[  SKIPPED ]" with the reason and the program exits 77, which ctest shows
+ * as skipped.
+ *
+ * What a user would notice is what is asserted: a consumer that would not
+ * load loads after the preload, each consumer calls its own cuDNN major,
+ * cuDNN 8's lazy open of its sub-library works, nothing is loaded twice, and
+ * a failure says what is missing, where it looked and how to fix it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#endif
+
+#include "cudaload.h"
+#include "test_paths.h"
+
+#define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define NOT_IN_PLAN ((size_t)-1)
+
+/* cudnnGetVersion() of the fixtures: 8.9.7 and 9.1.0 in their encodings. */
+#define FIXTURE_CUDNN8_VERSION 8907
+#define FIXTURE_CUDNN9_VERSION 90100
+
+/* Set before skip(): main() then exits 77 (ctest: skipped). */
+static int scenario_skipped;
+
+#define SKIP_SCENARIO(reason)                                                  \
+  do {                                                                         \
+    print_message("[  SKIPPED ] %s\n", (reason));                              \
+    scenario_skipped = 1;                                                      \
+    skip();                                                                    \
+  } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+static const char *or_null(const char *text) {
+  return text != NULL ? text : "(null)";
+}
+
+static int contains(const char *text, const char *part) {
+  return text != NULL && strstr(text, part) != NULL;
+}
+
+static int ends_with(const char *text, const char *suffix) {
+  if (text == NULL)
+    return 0;
+  size_t text_len = strlen(text);
+  size_t suffix_len = strlen(suffix);
+  return text_len >= suffix_len &&
+         strcmp(text + text_len - suffix_len, suffix) == 0;
+}
+
+/* Print a text of any length (cmocka's print_message cuts at 1 KiB). */
+static void print_long(const char *label, const char *text) {
+  fflush(stdout);
+  printf("  %s:\n%s\n", label, or_null(text));
+  fflush(stdout);
+}
+
+/* The status has a text of its own: a user reading "unknown status" for a
+ * documented code learns nothing. */
+static void expect_status_text(int status) {
+  const char *text = cudaload_strerror(status);
+  if (text == NULL || text[0] == '\0' || strstr(text, "unknown") != NULL)
+    fail_msg("cudaload_strerror(%d) = \"%s\": a documented status without "
+             "a text of its own",
+             status, or_null(text));
+}
+
+static int is_file(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG;
+}
+
+static const char *state_name(int state) {
+  switch (state) {
+  case CUDALOAD_STATE_PLANNED:
+    return "PLANNED";
+  case CUDALOAD_STATE_LOADED:
+    return "LOADED";
+  case CUDALOAD_STATE_ALREADY_LOADED:
+    return "ALREADY_LOADED";
+  case CUDALOAD_STATE_LOADED_ELSEWHERE:
+    return "LOADED_ELSEWHERE";
+  case CUDALOAD_STATE_FAILED:
+    return "FAILED";
+  case CUDALOAD_STATE_NOT_NEEDED:
+    return "NOT_NEEDED";
+  default:
+    return "(unknown state)";
+  }
+}
+
+/* Skip (visibly) when the preload fixtures were not built. */
+static void require_fixture(const char *relative) {
+  const char *path = test_fixture_path(relative);
+  if (!is_file(path)) {
+    char reason[TEST_PATH_CAPACITY + 128];
+    snprintf(reason, sizeof reason,
+             "fixture %s was not built (no C compiler for it when "
+             "configuring?)",
+             path);
+    SKIP_SCENARIO(reason);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Contexts and plans                                                       */
+/* ------------------------------------------------------------------------ */
+
+static cudaload_ctx *new_context(void) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  if (ctx == NULL)
+    fail_msg("cudaload_create: %s", cudaload_last_error());
+  return ctx;
+}
+
+static void add_root(cudaload_ctx *ctx, const char *path) {
+  int status = cudaload_add_root(ctx, path);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_add_root(%s): %s (%s)", path, cudaload_strerror(status),
+             cudaload_last_error());
+}
+
+static void add_fixture_root(cudaload_ctx *ctx, const char *relative) {
+  add_root(ctx, test_fixture_path(relative));
+}
+
+static void require_ok(cudaload_ctx *ctx, const char *spec) {
+  int status = cudaload_require(ctx, spec);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_require(\"%s\"): %s (%s)", spec,
+             cudaload_strerror(status), cudaload_last_error());
+}
+
+static void print_plan(const cudaload_ctx *ctx) {
+  size_t count = cudaload_plan_count(ctx);
+  print_message("  plan (%lu files):\n", (unsigned long)count);
+  for (size_t i = 0; i < count; i++) {
+    print_message("  [%lu] %s major=%d state=%s\n       path=%s\n"
+                  "       loaded=%s\n       reason=%s\n",
+                  (unsigned long)i, or_null(cudaload_plan_name(ctx, i)),
+                  cudaload_plan_major(ctx, i),
+                  state_name(cudaload_plan_state(ctx, i)),
+                  or_null(cudaload_plan_path(ctx, i)),
+                  or_null(cudaload_plan_loaded_path(ctx, i)),
+                  or_null(cudaload_plan_reason(ctx, i)));
+  }
+}
+
+static void preload_ok(cudaload_ctx *ctx, unsigned flags) {
+  int status = cudaload_preload(ctx, flags);
+  if (status != CUDALOAD_OK) {
+    print_long("last error", cudaload_last_error());
+    print_plan(ctx);
+    fail_msg("cudaload_preload(flags=0x%x): %s (%d); last error above", flags,
+             cudaload_strerror(status), status);
+  }
+}
+
+/* The plan entry with this catalog name and major, or NOT_IN_PLAN. */
+static size_t plan_find(const cudaload_ctx *ctx, const char *name, int major) {
+  size_t count = cudaload_plan_count(ctx);
+  for (size_t i = 0; i < count; i++) {
+    const char *entry = cudaload_plan_name(ctx, i);
+    if (entry != NULL && strcmp(entry, name) == 0 &&
+        cudaload_plan_major(ctx, i) == major)
+      return i;
+  }
+  return NOT_IN_PLAN;
+}
+
+/* Plan entry `name` (major) must exist, be in `state`, and its file must end
+ * with `file_suffix`. Returns its index. */
+static size_t expect_entry(const cudaload_ctx *ctx, const char *name, int major,
+                           int state, const char *file_suffix) {
+  size_t i = plan_find(ctx, name, major);
+  if (i == NOT_IN_PLAN) {
+    print_plan(ctx);
+    fail_msg("the plan has no %s (major %d)", name, major);
+  }
+  if (cudaload_plan_state(ctx, i) != state) {
+    print_plan(ctx);
+    fail_msg("plan entry %s (major %d): state %s, expected %s", name, major,
+             state_name(cudaload_plan_state(ctx, i)), state_name(state));
+  }
+  if (!ends_with(cudaload_plan_path(ctx, i), file_suffix)) {
+    print_plan(ctx);
+    fail_msg("plan entry %s (major %d): path %s, expected one ending in %s",
+             name, major, or_null(cudaload_plan_path(ctx, i)), file_suffix);
+  }
+  return i;
+}
+
+/* ======================================================================== */
+/* Linux                                                                    */
+/* ======================================================================== */
+#ifndef _WIN32
+
+static const char *const cudnn8_subs[] = {"ops_infer", "ops_train",
+                                          "cnn_infer", "cnn_train",
+                                          "adv_infer", "adv_train"};
+static const char *const cudnn9_subs[] = {"graph",
+                                          "ops",
+                                          "cnn",
+                                          "adv",
+                                          "heuristic",
+                                          "engines_precompiled",
+                                          "engines_runtime_compiled"};
+
+/* Which cuDNN 8 sub-library needs which (as the fixtures are linked). */
+static const struct {
+  const char *sub;
+  const char *needs;
+} cudnn8_needs[] = {
+    {"ops_train", "ops_infer"}, {"cnn_infer", "ops_infer"},
+    {"cnn_train", "ops_infer"}, {"cnn_train", "ops_train"},
+    {"cnn_train", "cnn_infer"}, {"adv_infer", "ops_infer"},
+    {"adv_infer", "cnn_infer"}, {"adv_train", "ops_infer"},
+    {"adv_train", "ops_train"}, {"adv_train", "adv_infer"},
+};
+
+static void sub_name(char *out, size_t size, const char *sub) {
+  snprintf(out, size, "cudnn_%s", sub);
+}
+
+/* The fixture file's real path (the fixtures folder may sit behind a
+ * symlink), in a buffer from a small ring. */
+static const char *fixture_real(const char *relative) {
+  static char slots[8][PATH_MAX];
+  static unsigned next;
+  char *out = slots[next++ % 8];
+  const char *path = test_fixture_path(relative);
+  if (realpath(path, out) == NULL)
+    fail_msg("realpath(%s) failed: the fixture is missing", path);
+  return out;
+}
+
+/* Two paths name the same file. */
+static int same_file(const char *a, const char *b) {
+  char real_a[PATH_MAX], real_b[PATH_MAX];
+  if (a == NULL || b == NULL || realpath(a, real_a) == NULL ||
+      realpath(b, real_b) == NULL)
+    return 0;
+  return strcmp(real_a, real_b) == 0;
+}
+
+/* dlsym into a function pointer without an object-to-function cast. */
+typedef int (*int_fn)(void);
+typedef size_t (*size_fn)(void);
+typedef int (*property_fn)(int, int *);
+
+static void *symbol_or_fail(void *handle, const char *name) {
+  void *symbol = dlsym(handle, name);
+  if (symbol == NULL)
+    fail_msg("dlsym(%s): %s", name, or_null(dlerror()));
+  return symbol;
+}
+
+static int call_int(void *handle, const char *name) {
+  int_fn fn;
+  void *symbol = symbol_or_fail(handle, name);
+  memcpy(&fn, &symbol, sizeof fn);
+  return fn();
+}
+
+static size_t call_size(void *handle, const char *name) {
+  size_fn fn;
+  void *symbol = symbol_or_fail(handle, name);
+  memcpy(&fn, &symbol, sizeof fn);
+  return fn();
+}
+
+static int call_property(void *handle, const char *name, int type) {
+  property_fn fn;
+  int value = -1;
+  void *symbol = symbol_or_fail(handle, name);
+  memcpy(&fn, &symbol, sizeof fn);
+  int status = fn(type, &value);
+  if (status != 0)
+    fail_msg("%s(%d) returned status %d", name, type, status);
+  return value;
+}
+
+static void *open_or_fail(const char *path, int mode) {
+  void *handle = dlopen(path, mode);
+  if (handle == NULL)
+    fail_msg("dlopen(%s): %s", path, or_null(dlerror()));
+  return handle;
+}
+
+/* --- the process's modules (dl_iterate_phdr) ---------------------------- */
+
+typedef struct module_list {
+  char **paths; /* real paths */
+  size_t count;
+  size_t capacity;
+} module_list;
+
+static int collect_module(struct dl_phdr_info *info, size_t size,
+                          void *opaque) {
+  module_list *list = opaque;
+  (void)size;
+  if (info->dlpi_name == NULL || info->dlpi_name[0] == '\0')
+    return 0; /* the executable, the vDSO */
+  if (list->count == list->capacity) {
+    size_t capacity = list->capacity ? list->capacity * 2 : 64;
+    char **grown = realloc(list->paths, capacity * sizeof *grown);
+    if (grown == NULL)
+      return 1;
+    list->paths = grown;
+    list->capacity = capacity;
+  }
+  char real[PATH_MAX];
+  const char *name =
+      realpath(info->dlpi_name, real) != NULL ? real : info->dlpi_name;
+  char *copy = malloc(strlen(name) + 1);
+  if (copy == NULL)
+    return 1;
+  strcpy(copy, name);
+  list->paths[list->count++] = copy;
+  return 0;
+}
+
+static module_list modules_now(void) {
+  module_list list = {NULL, 0, 0};
+  if (dl_iterate_phdr(collect_module, &list) != 0)
+    fail_msg("%s", "dl_iterate_phdr: out of memory");
+  return list;
+}
+
+static void modules_free(module_list *list) {
+  for (size_t i = 0; i < list->count; i++)
+    free(list->paths[i]);
+  free(list->paths);
+  list->paths = NULL;
+  list->count = list->capacity = 0;
+}
+
+static size_t modules_count_of(const module_list *list, const char *real) {
+  size_t n = 0;
+  for (size_t i = 0; i < list->count; i++)
+    n += strcmp(list->paths[i], real) == 0;
+  return n;
+}
+
+/* Modules in `after` that `before` does not have (printed), their count. */
+static size_t modules_new(const module_list *before, const module_list *after,
+                          const char *what) {
+  size_t n = 0;
+  for (size_t i = 0; i < after->count; i++) {
+    if (modules_count_of(before, after->paths[i]) == 0) {
+      print_message("  %s: new module %s\n", what, after->paths[i]);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* --- scenarios ------------------------------------------------------------ */
+
+/* Without a preload nothing finds the fixtures: the consumers and cuBLAS do
+ * not load, and cuDNN 8 loaded by path cannot open its sub-library (the
+ * "Could not load library libcudnn_ops_infer.so.8" users hit). A machine
+ * whose loader finds a real cuDNN 9 by itself (ld.so.cache) loads the
+ * cuDNN 9 consumer, but with that copy, never the fixture. */
+static void scenario_no_preload(void **state) {
+  (void)state;
+  require_fixture("preload/consumers/libconsumer_cudnn8.so");
+
+  static const struct {
+    const char *file;
+    const char *missing;
+    int fixture_version; /* of the consumer's cuDNN, 0 for cuBLAS */
+  } cases[] = {
+      {"preload/consumers/libconsumer_cudnn8.so", "libcudnn.so.8",
+       FIXTURE_CUDNN8_VERSION},
+      {"preload/consumers/libconsumer_cudnn9.so", "libcudnn.so.9",
+       FIXTURE_CUDNN9_VERSION},
+      {"preload/cublas12/libcublas.so.12", "libcublasLt.so.12", 0},
+  };
+  for (size_t i = 0; i < ARRAY_COUNT(cases); i++) {
+    const char *path = fixture_real(cases[i].file);
+    void *handle = dlopen(path, RTLD_NOW);
+    const char *error = dlerror();
+    if (handle != NULL && cases[i].fixture_version != 0 &&
+        call_int(handle, "consumer_cudnn_version") !=
+            cases[i].fixture_version) {
+      print_message("  note: %s loaded without a preload, with the system's "
+                    "%s (cudnnGetVersion() = %d), not the fixture's\n",
+                    path, cases[i].missing,
+                    call_int(handle, "consumer_cudnn_version"));
+      continue;
+    }
+    if (handle != NULL)
+      fail_msg("dlopen(%s) succeeded without a preload: is %s on "
+               "LD_LIBRARY_PATH?",
+               path, cases[i].missing);
+    if (!contains(error, cases[i].missing))
+      fail_msg("dlopen(%s) failed, but dlerror does not name %s: %s", path,
+               cases[i].missing, or_null(error));
+    print_message("  without a preload: %s\n", or_null(error));
+  }
+
+  /* cuDNN 8 by absolute path alone: it loads, but its lazy open fails. */
+  void *cudnn8 = open_or_fail(fixture_real("preload/cudnn8/libcudnn.so.8"),
+                              RTLD_NOW | RTLD_LOCAL);
+  assert_int_equal(call_size(cudnn8, "cudnnGetVersion"),
+                   FIXTURE_CUDNN8_VERSION);
+  void *symbol = symbol_or_fail(cudnn8, "cudnnCreate");
+  int (*create)(void **);
+  memcpy(&create, &symbol, sizeof create);
+  void *handle = NULL;
+  int status = create(&handle);
+  if (status == 0)
+    fail_msg("cuDNN 8's cudnnCreate opened libcudnn_ops_infer.so.8 without a "
+             "preload: the fixture must reproduce the lazy-load failure");
+}
+
+/* cuDNN 8 and 9 side by side, RTLD_LOCAL; `flags` 0 (minimal plan) or
+ * CUDALOAD_PRELOAD_ALL_SUBLIBS. */
+static void side_by_side(unsigned flags) {
+  require_fixture("preload/consumers/libconsumer_cudnn8.so");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn8");
+  add_fixture_root(ctx, "preload/cudnn9");
+  require_ok(ctx, "cudnn=8,cudnn=9");
+  assert_int_equal(cudaload_requirement_count(ctx), 2);
+  preload_ok(ctx, flags);
+  print_plan(ctx);
+
+  size_t main8 = expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED,
+                              "/cudnn8/libcudnn.so.8");
+  size_t main9 = expect_entry(ctx, "cudnn", 9, CUDALOAD_STATE_LOADED,
+                              "/cudnn9/libcudnn.so.9");
+  assert_true(same_file(cudaload_plan_loaded_path(ctx, main8),
+                        fixture_real("preload/cudnn8/libcudnn.so.8")));
+  assert_true(same_file(cudaload_plan_loaded_path(ctx, main9),
+                        fixture_real("preload/cudnn9/libcudnn.so.9")));
+
+  /* cuDNN 8's main has no RUNPATH $ORIGIN: its sub-libraries are loaded,
+   * and the plan says why. */
+  char name[64], file[96];
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn8_subs); i++) {
+    sub_name(name, sizeof name, cudnn8_subs[i]);
+    snprintf(file, sizeof file, "/cudnn8/lib%s.so.8", name);
+    size_t entry = expect_entry(ctx, name, 8, CUDALOAD_STATE_LOADED, file);
+    /* With CUDALOAD_PRELOAD_ALL_SUBLIBS the flag may be the reason. */
+    if (flags == 0 && !contains(cudaload_plan_reason(ctx, entry), "RUNPATH"))
+      fail_msg("plan entry %s: reason \"%s\" does not say it is there "
+               "because libcudnn.so.8 has no RUNPATH",
+               name, or_null(cudaload_plan_reason(ctx, entry)));
+  }
+  /* Dependencies first. */
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn8_needs); i++) {
+    char dependant[64], dependency[64];
+    sub_name(dependant, sizeof dependant, cudnn8_needs[i].sub);
+    sub_name(dependency, sizeof dependency, cudnn8_needs[i].needs);
+    if (plan_find(ctx, dependency, 8) > plan_find(ctx, dependant, 8))
+      fail_msg("plan order: %s comes before %s, which it needs", dependant,
+               dependency);
+  }
+  /* cuDNN 9's main finds its own: minimal plan unless asked for all. */
+  int sub9_state = (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS)
+                       ? CUDALOAD_STATE_LOADED
+                       : CUDALOAD_STATE_NOT_NEEDED;
+  module_list loaded = modules_now();
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn9_subs); i++) {
+    sub_name(name, sizeof name, cudnn9_subs[i]);
+    snprintf(file, sizeof file, "/cudnn9/lib%s.so.9", name);
+    expect_entry(ctx, name, 9, sub9_state, file);
+    snprintf(file, sizeof file, "preload/cudnn9/lib%s.so.9", name);
+    size_t present = modules_count_of(&loaded, fixture_real(file));
+    if (present != (sub9_state == CUDALOAD_STATE_LOADED ? 1u : 0u))
+      fail_msg("%s is %s the process, but its plan state is %s", file,
+               present ? "in" : "not in", state_name(sub9_state));
+  }
+  modules_free(&loaded);
+
+  /* What the user notices: both consumers load by absolute path, each
+   * calls its own major, and both cudnnCreate calls work. */
+  void *consumer8 =
+      open_or_fail(fixture_real("preload/consumers/libconsumer_cudnn8.so"),
+                   RTLD_NOW | RTLD_LOCAL);
+  void *consumer9 =
+      open_or_fail(fixture_real("preload/consumers/libconsumer_cudnn9.so"),
+                   RTLD_NOW | RTLD_LOCAL);
+  assert_int_equal(call_int(consumer8, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN8_VERSION);
+  assert_int_equal(call_int(consumer9, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN9_VERSION);
+  if (call_int(consumer8, "consumer_cudnn_create") != 0)
+    fail_msg("cuDNN 8's cudnnCreate could not open libcudnn_ops_infer.so.8 "
+             "after the preload");
+  assert_int_equal(call_int(consumer9, "consumer_cudnn_create"), 0);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_side_by_side(void **state) {
+  (void)state;
+  side_by_side(0);
+}
+
+static void scenario_side_by_side_all_sublibs(void **state) {
+  (void)state;
+  side_by_side(CUDALOAD_PRELOAD_ALL_SUBLIBS);
+}
+
+/* cuDNN 9 in the global scope (someone opened it RTLD_GLOBAL): a consumer of
+ * cuDNN 8 binds cuDNN 9's same-named symbols; cudaload reports the conflict
+ * and an isolated open fixes it. */
+static void scenario_global_conflict(void **state) {
+  (void)state;
+  require_fixture("preload/consumers/libconsumer_cudnn8_deepbind.so");
+  const char *cudnn9 = fixture_real("preload/cudnn9/libcudnn.so.9");
+  const char *cudnn8 = fixture_real("preload/cudnn8/libcudnn.so.8");
+  open_or_fail(cudnn9, RTLD_NOW | RTLD_GLOBAL);
+
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn8");
+  require_ok(ctx, "cudnn=8");
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_long("last error", error);
+  print_plan(ctx);
+  /* The header lists CUDALOAD_E_CONFLICT among preload's failures; it
+   * leaves open whether a conflict alone fails the preload. */
+  if (status != CUDALOAD_OK && status != CUDALOAD_E_CONFLICT)
+    fail_msg("cudaload_preload: %s, expected CUDALOAD_OK or "
+             "CUDALOAD_E_CONFLICT\n%s",
+             cudaload_strerror(status), error);
+  if (status == CUDALOAD_E_CONFLICT && !contains(error, "libcudnn.so.9"))
+    fail_msg("CUDALOAD_E_CONFLICT, but the last error does not name the "
+             "cuDNN 9 file: %s",
+             error);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED, "/cudnn8/libcudnn.so.8");
+
+  size_t conflicts = cudaload_conflict_count(ctx);
+  if (conflicts < 1)
+    fail_msg("cudaload_conflict_count: 0, but %s is in the global scope",
+             cudnn9);
+  int named = 0;
+  for (size_t i = 0; i < conflicts; i++) {
+    print_message("  conflict %lu: %s\n    %s\n", (unsigned long)i,
+                  or_null(cudaload_conflict_path(ctx, i)),
+                  or_null(cudaload_conflict_text(ctx, i)));
+    named |= same_file(cudaload_conflict_path(ctx, i), cudnn9);
+    const char *text = cudaload_conflict_text(ctx, i);
+    assert_true(text != NULL && text[0] != '\0');
+  }
+  if (!named)
+    fail_msg("no conflict names %s", cudnn9);
+
+  /* The bug, as users see it: the cuDNN 8 consumer calls cuDNN 9. */
+  void *plain =
+      open_or_fail(fixture_real("preload/consumers/libconsumer_cudnn8.so"),
+                   RTLD_NOW | RTLD_LOCAL);
+  assert_int_equal(call_int(plain, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN9_VERSION);
+  const char *provider = cudaload_symbol_provider(plain, "cudnnGetVersion");
+  if (!same_file(provider, cudnn9))
+    fail_msg("cudaload_symbol_provider(plain consumer, cudnnGetVersion): %s, "
+             "expected %s (the global scope comes first)",
+             or_null(provider), cudnn9);
+
+  /* The fix: the same consumer (another file: a loaded library cannot be
+   * re-bound) opened isolated binds its own cuDNN 8. */
+  void *isolated = cudaload_dlopen_isolated(
+      fixture_real("preload/consumers/libconsumer_cudnn8_deepbind.so"));
+  if (isolated == NULL)
+    fail_msg("cudaload_dlopen_isolated: %s", cudaload_last_error());
+  assert_int_equal(call_int(isolated, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN8_VERSION);
+  provider = cudaload_symbol_provider(isolated, "cudnnGetVersion");
+  if (!ends_with(provider, "cudnn8/libcudnn.so.8") ||
+      !same_file(provider, cudnn8))
+    fail_msg("cudaload_symbol_provider(isolated consumer, cudnnGetVersion): "
+             "%s, expected %s",
+             or_null(provider), cudnn8);
+  cudaload_destroy(ctx);
+  if (status != CUDALOAD_OK)
+    expect_status_text(status);
+}
+
+/* cuBLAS NEEDs cuBLASLt and has no RUNPATH: cuBLASLt must load first. */
+static void scenario_dependency_order(void **state) {
+  (void)state;
+  require_fixture("preload/cublas12/libcublas.so.12");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cublas12");
+  require_ok(ctx, "cublas=12");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  size_t lt = expect_entry(ctx, "cublasLt", 12, CUDALOAD_STATE_LOADED,
+                           "/cublas12/libcublasLt.so.12");
+  size_t blas = expect_entry(ctx, "cublas", 12, CUDALOAD_STATE_LOADED,
+                             "/cublas12/libcublas.so.12");
+  if (lt > blas)
+    fail_msg("plan order: libcublas.so.12 (%lu) before libcublasLt.so.12 "
+             "(%lu), which it needs",
+             (unsigned long)blas, (unsigned long)lt);
+
+  void *handle = dlopen("libcublas.so.12", RTLD_NOW | RTLD_NOLOAD);
+  if (handle == NULL)
+    fail_msg("libcublas.so.12 is not in the process after the preload: %s",
+             or_null(dlerror()));
+  assert_int_equal(call_property(handle, "cublasGetProperty", 0), 12);
+  assert_int_equal(call_property(handle, "cublasGetProperty", 1), 4);
+  assert_int_equal(call_property(handle, "cublasGetProperty", 2), 5);
+  cudaload_destroy(ctx);
+}
+
+/* A requirement nothing satisfies: one precise message, nothing loaded. */
+static void scenario_missing(void **state) {
+  (void)state;
+  require_fixture("preload/cudnn9/libcudnn.so.9");
+  module_list before = modules_now();
+  cudaload_ctx *ctx = new_context();
+  const char *root = test_fixture_path("preload/cudnn9");
+  add_root(ctx, root);
+  require_ok(ctx, "cudnn=8");
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_long("last error", error);
+  print_plan(ctx);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+
+  int errors = 0;
+  static const char *const must_name[][2] = {
+      {"cudnn=8", "the requirement"},
+      {"libcudnn.so.9", "the rejected candidate (cuDNN 9, wrong major)"},
+  };
+  for (size_t i = 0; i < ARRAY_COUNT(must_name); i++) {
+    if (!contains(error, must_name[i][0])) {
+      print_error("  the last error does not name %s (\"%s\")\n",
+                  must_name[i][1], must_name[i][0]);
+      errors++;
+    }
+  }
+  if (!contains(error, root) &&
+      !contains(error, fixture_real("preload/cudnn9"))) {
+    print_error("  the last error does not name the root searched (%s)\n",
+                root);
+    errors++;
+  }
+  if (!contains(error, "pip install") && !contains(error, "CUDNN_PATH")) {
+    print_error("  the last error has no fix (\"pip install\" or "
+                "\"CUDNN_PATH\")\n");
+    errors++;
+  }
+  if (errors != 0)
+    fail_msg("%d part(s) of the message missing (listed above)", errors);
+
+  /* Nothing loaded behind the user's back: a new fixture module must be a
+   * file the plan reports as loaded. */
+  module_list after = modules_now();
+  const char *fixtures = fixture_real("preload");
+  for (size_t i = 0; i < after.count; i++) {
+    const char *path = after.paths[i];
+    if (modules_count_of(&before, path) != 0 ||
+        strncmp(path, fixtures, strlen(fixtures)) != 0)
+      continue;
+    int reported = 0;
+    for (size_t j = 0; j < cudaload_plan_count(ctx); j++)
+      reported |= same_file(cudaload_plan_path(ctx, j), path) &&
+                  cudaload_plan_state(ctx, j) == CUDALOAD_STATE_LOADED;
+    if (!reported)
+      fail_msg("%s was loaded, but the plan does not report it loaded", path);
+  }
+  modules_free(&after);
+  modules_free(&before);
+  cudaload_destroy(ctx);
+  expect_status_text(status);
+}
+
+/* --- exec: run a program with the search path set ----------------------- */
+#ifdef CUDALOAD_CLI_PATH
+
+/* Run argv with LD_LIBRARY_PATH unset, stdout and stderr into a temporary
+ * file; returns the exit status (128+signal, or -1 when it could not be
+ * started) and the output in out[size]. */
+static int run_program(char *const argv[], char *out, size_t size) {
+  const char *tmp = getenv("TMPDIR");
+  char output_path[PATH_MAX];
+  snprintf(output_path, sizeof output_path, "%s/test_preload-XXXXXX",
+           tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+  int fd = mkstemp(output_path);
+  if (fd < 0)
+    fail_msg("mkstemp(%s) failed", output_path);
+
+  size_t env_count = 0;
+  while (environ[env_count] != NULL)
+    env_count++;
+  char **env = calloc(env_count + 1, sizeof *env);
+  assert_non_null(env);
+  size_t kept = 0;
+  for (size_t i = 0; i < env_count; i++)
+    if (strncmp(environ[i], "LD_LIBRARY_PATH=", 16) != 0)
+      env[kept++] = environ[i];
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, fd, 2);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid;
+  int spawned = posix_spawn(&pid, argv[0], &actions, NULL, argv, env);
+  posix_spawn_file_actions_destroy(&actions);
+  free(env);
+  int status = -1;
+  if (spawned == 0) {
+    int wait_status;
+    while (waitpid(pid, &wait_status, 0) < 0) {
+    }
+    status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status)
+                                    : 128 + WTERMSIG(wait_status);
+  }
+  size_t length = 0;
+  if (lseek(fd, 0, SEEK_SET) == 0) {
+    ssize_t n;
+    while (length + 1 < size &&
+           (n = read(fd, out + length, size - 1 - length)) > 0)
+      length += (size_t)n;
+  }
+  out[length] = '\0';
+  close(fd);
+  unlink(output_path);
+  return status;
+}
+#endif
+
+static void scenario_exec(void **state) {
+  (void)state;
+#ifndef CUDALOAD_CLI_PATH
+  SKIP_SCENARIO("the command-line tool was not built (no CUDALOAD_CLI_PATH)");
+#else
+  require_fixture("preload/consumers/app_cudnn8");
+  char app[PATH_MAX], root[PATH_MAX], cli[PATH_MAX];
+  snprintf(app, sizeof app, "%s", fixture_real("preload/consumers/app_cudnn8"));
+  snprintf(root, sizeof root, "%s", fixture_real("preload/cudnn8"));
+  snprintf(cli, sizeof cli, "%s", CUDALOAD_CLI_PATH);
+  if (!is_file(cli))
+    SKIP_SCENARIO("the command-line tool " CUDALOAD_CLI_PATH " is missing");
+  static char output[16384];
+
+  /* Alone, the program does not even start. */
+  char *alone[] = {app, NULL};
+  int status = run_program(alone, output, sizeof output);
+  print_message("  %s alone: exit %d\n%s", app, status, output);
+  if (status == 0 && contains(output, "8907"))
+    fail_msg("%s started with the fixture's cuDNN 8 without it on the "
+             "search path",
+             app);
+  if (status == 0)
+    print_message("  note: the system's loader finds another libcudnn.so.8 "
+                  "by itself (ld.so.cache)\n");
+  else
+    assert_true(contains(output, "libcudnn.so.8"));
+
+  /* Through cudaload exec it starts and calls cuDNN 8. */
+  char arg_exec[] = "exec", arg_nodef[] = "--no-defaults",
+       arg_root[] = "--root", arg_req[] = "--require", arg_spec[] = "cudnn=8",
+       arg_sep[] = "--";
+  char *with_cli[] = {cli,     arg_exec, arg_nodef, arg_root, root,
+                      arg_req, arg_spec, arg_sep,   app,      NULL};
+  status = run_program(with_cli, output, sizeof output);
+  print_message("  cudaload exec ... -- %s: exit %d\n%s", app, status, output);
+  if (status != 0)
+    fail_msg("cudaload exec --no-defaults --root %s --require cudnn=8 -- %s: "
+             "exit %d",
+             root, app, status);
+  if (!contains(output, "8907"))
+    fail_msg("%s", "the program's output does not show cuDNN 8.9.7 (8907)");
+#endif
+}
+
+/* The machine's real toolkit, where there is one. */
+#define REAL_TOOLKIT_LIB "/usr/local/cuda/lib64"
+
+static double seconds_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* The number cudnnGetVersion() returns for "9.19.0[.x]", or -1. */
+static long cudnn9_number(const char *version) {
+  int major = 0, minor = 0, patch = 0;
+  if (version == NULL ||
+      sscanf(version, "%d.%d.%d", &major, &minor, &patch) < 3)
+    return -1;
+  return major * 10000L + minor * 100L + patch;
+}
+
+static const char *inventory_version(const cudaload_ctx *ctx, const char *name,
+                                     int major) {
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    if (strcmp(or_null(cudaload_library_name(ctx, i)), name) == 0 &&
+        cudaload_library_major(ctx, i) == major)
+      return cudaload_library_version(ctx, i);
+  return NULL;
+}
+
+static void scenario_real_toolkit(void **state) {
+  (void)state;
+  if (!is_file(REAL_TOOLKIT_LIB "/libcudnn.so.9"))
+    SKIP_SCENARIO("no real toolkit: " REAL_TOOLKIT_LIB
+                  "/libcudnn.so.9 is absent");
+  cudaload_ctx *ctx = new_context();
+  add_root(ctx, REAL_TOOLKIT_LIB);
+  require_ok(ctx, "cudnn=9,cublas=13");
+  double start = seconds_now();
+  preload_ok(ctx, 0);
+  double elapsed = seconds_now() - start;
+  print_plan(ctx);
+  print_message("  preload of the real cuDNN 9 and cuBLAS 13: %.3f s\n",
+                elapsed);
+
+  void *cudnn = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
+  if (cudnn == NULL)
+    fail_msg("libcudnn.so.9 is not in the process after the preload: %s",
+             or_null(dlerror()));
+  size_t version = call_size(cudnn, "cudnnGetVersion");
+  const char *disk = inventory_version(ctx, "cudnn", 9);
+  print_message("  cudnnGetVersion() = %lu (on disk: \"%s\")\n",
+                (unsigned long)version, or_null(disk));
+  assert_int_equal(version / 10000, 9);
+  if (cudnn9_number(disk) >= 0)
+    assert_int_equal(version, cudnn9_number(disk));
+
+  void *cublas = dlopen("libcublas.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (cublas == NULL)
+    fail_msg("libcublas.so.13 is not in the process after the preload: %s",
+             or_null(dlerror()));
+  int major = call_property(cublas, "cublasGetProperty", 0);
+  int minor = call_property(cublas, "cublasGetProperty", 1);
+  disk = inventory_version(ctx, "cublas", 13);
+  print_message("  cublasGetProperty: %d.%d (on disk: \"%s\")\n", major, minor,
+                or_null(disk));
+  assert_int_equal(major, 13);
+  int disk_major, disk_minor;
+  if (disk != NULL && sscanf(disk, "%d.%d", &disk_major, &disk_minor) == 2)
+    assert_int_equal(minor, disk_minor);
+  expect_entry(ctx, "cublasLt", 13, CUDALOAD_STATE_LOADED, "libcublasLt.so.13");
+  cudaload_destroy(ctx);
+}
+
+/* --- threads ------------------------------------------------------------ */
+
+#define THREAD_COUNT 16
+
+typedef struct thread_job {
+  pthread_barrier_t *barrier;
+  const char *root8, *root9; /* read-only, prepared before the threads */
+  int status;
+  char error[1024];
+} thread_job;
+
+/* Each thread: its own context, all preloading at once. Nothing shared but
+ * the barrier; results go to the thread's own job. */
+static void *preload_thread(void *opaque) {
+  thread_job *job = opaque;
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  job->status = -1;
+  if (ctx == NULL) {
+    snprintf(job->error, sizeof job->error, "cudaload_create: %s",
+             cudaload_last_error());
+    pthread_barrier_wait(job->barrier);
+    return NULL;
+  }
+  int status = cudaload_add_root(ctx, job->root8);
+  if (status == CUDALOAD_OK)
+    status = cudaload_add_root(ctx, job->root9);
+  if (status == CUDALOAD_OK)
+    status = cudaload_require(ctx, "cudnn=8,cudnn=9");
+  pthread_barrier_wait(job->barrier);
+  if (status == CUDALOAD_OK)
+    status = cudaload_preload(ctx, 0);
+  job->status = status;
+  if (status != CUDALOAD_OK)
+    snprintf(job->error, sizeof job->error, "%s", cudaload_last_error());
+  cudaload_destroy(ctx);
+  return NULL;
+}
+
+static void scenario_threads(void **state) {
+  (void)state;
+  require_fixture("preload/cudnn8/libcudnn.so.8");
+  /* Resolve the paths before the threads start: test_fixture_path's ring
+   * is not thread-safe, so the threads only read ready-made strings. */
+  static char root8[TEST_PATH_CAPACITY], root9[TEST_PATH_CAPACITY];
+  snprintf(root8, sizeof root8, "%s", test_fixture_path("preload/cudnn8"));
+  snprintf(root9, sizeof root9, "%s", test_fixture_path("preload/cudnn9"));
+  pthread_barrier_t barrier;
+  assert_int_equal(pthread_barrier_init(&barrier, NULL, THREAD_COUNT), 0);
+  static thread_job jobs[THREAD_COUNT];
+  pthread_t threads[THREAD_COUNT];
+  for (int i = 0; i < THREAD_COUNT; i++) {
+    jobs[i].barrier = &barrier;
+    jobs[i].root8 = root8;
+    jobs[i].root9 = root9;
+    assert_int_equal(
+        pthread_create(&threads[i], NULL, preload_thread, &jobs[i]), 0);
+  }
+  for (int i = 0; i < THREAD_COUNT; i++)
+    pthread_join(threads[i], NULL);
+  pthread_barrier_destroy(&barrier);
+  int failed = 0;
+  for (int i = 0; i < THREAD_COUNT; i++) {
+    if (jobs[i].status != CUDALOAD_OK) {
+      print_error("  thread %d: status %d: %s\n", i, jobs[i].status,
+                  jobs[i].error);
+      failed++;
+    }
+  }
+  if (failed)
+    fail_msg("%d of %d concurrent preloads failed", failed, THREAD_COUNT);
+
+  /* Each file once; the mains and cuDNN 8's sub-libraries present. */
+  module_list loaded = modules_now();
+  char file[128];
+  snprintf(file, sizeof file, "preload/cudnn8/libcudnn.so.8");
+  assert_int_equal(modules_count_of(&loaded, fixture_real(file)), 1);
+  snprintf(file, sizeof file, "preload/cudnn9/libcudnn.so.9");
+  assert_int_equal(modules_count_of(&loaded, fixture_real(file)), 1);
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn8_subs); i++) {
+    snprintf(file, sizeof file, "preload/cudnn8/libcudnn_%s.so.8",
+             cudnn8_subs[i]);
+    assert_int_equal(modules_count_of(&loaded, fixture_real(file)), 1);
+  }
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn9_subs); i++) {
+    snprintf(file, sizeof file, "preload/cudnn9/libcudnn_%s.so.9",
+             cudnn9_subs[i]);
+    assert_true(modules_count_of(&loaded, fixture_real(file)) <= 1);
+  }
+  modules_free(&loaded);
+}
+
+/* Preloading again loads nothing new. */
+static void scenario_idempotent(void **state) {
+  (void)state;
+  require_fixture("preload/cudnn8/libcudnn.so.8");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn8");
+  add_fixture_root(ctx, "preload/cudnn9");
+  require_ok(ctx, "cudnn=8,cudnn=9");
+  preload_ok(ctx, 0);
+  size_t planned = cudaload_plan_count(ctx);
+  module_list first = modules_now();
+  preload_ok(ctx, 0);
+  module_list second = modules_now();
+  print_plan(ctx);
+  assert_int_equal(cudaload_plan_count(ctx), planned);
+  for (size_t i = 0; i < planned; i++) {
+    int entry_state = cudaload_plan_state(ctx, i);
+    if (entry_state != CUDALOAD_STATE_LOADED &&
+        entry_state != CUDALOAD_STATE_ALREADY_LOADED &&
+        entry_state != CUDALOAD_STATE_NOT_NEEDED)
+      fail_msg("after the second preload, entry %lu (%s) is %s",
+               (unsigned long)i, or_null(cudaload_plan_name(ctx, i)),
+               state_name(entry_state));
+  }
+  assert_int_equal(modules_new(&first, &second, "second preload"), 0);
+
+  /* A fresh context finds the very files already loaded: ALREADY_LOADED
+   * ("the process had this very file"), or LOADED where the implementation
+   * counts an earlier context's load as its own; never a second copy. */
+  cudaload_ctx *again = new_context();
+  add_fixture_root(again, "preload/cudnn8");
+  add_fixture_root(again, "preload/cudnn9");
+  require_ok(again, "cudnn=8,cudnn=9");
+  preload_ok(again, 0);
+  module_list third = modules_now();
+  print_plan(again);
+  for (int major = 8; major <= 9; major++) {
+    size_t i = plan_find(again, "cudnn", major);
+    assert_true(i != NOT_IN_PLAN);
+    int entry_state = cudaload_plan_state(again, i);
+    if (entry_state != CUDALOAD_STATE_ALREADY_LOADED &&
+        entry_state != CUDALOAD_STATE_LOADED)
+      fail_msg("fresh context: cudnn %d is %s", major, state_name(entry_state));
+    if (entry_state == CUDALOAD_STATE_LOADED)
+      print_message("  note: fresh context reports cudnn %d LOADED, not "
+                    "ALREADY_LOADED\n",
+                    major);
+  }
+  assert_int_equal(modules_new(&second, &third, "fresh context"), 0);
+  modules_free(&first);
+  modules_free(&second);
+  modules_free(&third);
+  cudaload_destroy(again);
+  cudaload_destroy(ctx);
+}
+
+#else /* _WIN32 */
+
+#define LINUX_ONLY(name)                                                       \
+  static void name(void **state) {                                             \
+    (void)state;                                                               \
+    SKIP_SCENARIO("a Linux scenario (dlopen, ELF fixtures)");                  \
+  }
+LINUX_ONLY(scenario_no_preload)
+LINUX_ONLY(scenario_side_by_side)
+LINUX_ONLY(scenario_side_by_side_all_sublibs)
+LINUX_ONLY(scenario_global_conflict)
+LINUX_ONLY(scenario_dependency_order)
+LINUX_ONLY(scenario_missing)
+LINUX_ONLY(scenario_exec)
+LINUX_ONLY(scenario_real_toolkit)
+LINUX_ONLY(scenario_threads)
+LINUX_ONLY(scenario_idempotent)
+
+#endif /* _WIN32 */
+
+/* ======================================================================== */
+/* Windows                                                                  */
+/* ======================================================================== */
+#ifdef _WIN32
+
+static wchar_t *widen(const char *utf8) {
+  int n = MultiByteToWideChar(CP_UTF8, 0, utf8, -1, NULL, 0);
+  assert_true(n > 0);
+  wchar_t *wide = malloc((size_t)n * sizeof *wide);
+  assert_non_null(wide);
+  MultiByteToWideChar(CP_UTF8, 0, utf8, -1, wide, n);
+  return wide;
+}
+
+static HMODULE load_wide(const char *path, DWORD *error) {
+  wchar_t *wide = widen(path);
+  UINT old_mode = SetErrorMode(SEM_FAILCRITICALERRORS);
+  HMODULE module = LoadLibraryW(wide);
+  *error = module == NULL ? GetLastError() : 0;
+  SetErrorMode(old_mode);
+  free(wide);
+  return module;
+}
+
+static int call_export(HMODULE module, const char *name) {
+  FARPROC proc = GetProcAddress(module, name);
+  if (proc == NULL)
+    fail_msg("GetProcAddress(%s): error %lu", name,
+             (unsigned long)GetLastError());
+  int (*fn)(void);
+  memcpy(&fn, &proc, sizeof fn);
+  return fn();
+}
+
+/* Without a preload the consumers' import of cudnn64_8.dll / cudnn64_9.dll
+ * is found nowhere (a different folder, not on PATH). */
+static void scenario_windows_no_preload(void **state) {
+  (void)state;
+  require_fixture("preload/windows/consumers/consumer_cudnn8.dll");
+  static const char *const consumers[] = {
+      "preload/windows/consumers/consumer_cudnn8.dll",
+      "preload/windows/consumers/consumer_cudnn9.dll"};
+  for (size_t i = 0; i < ARRAY_COUNT(consumers); i++) {
+    DWORD error;
+    const char *path = test_fixture_path(consumers[i]);
+    HMODULE module = load_wide(path, &error);
+    if (module != NULL)
+      fail_msg("LoadLibraryW(%s) succeeded without a preload: is the cuDNN "
+               "folder on PATH?",
+               path);
+    print_message("  without a preload: %s: error %lu\n", path,
+                  (unsigned long)error);
+  }
+}
+
+static void scenario_windows(void **state) {
+  (void)state;
+  require_fixture("preload/windows/consumers/consumer_cudnn8.dll");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/windows/cudnn8");
+  add_fixture_root(ctx, "preload/windows/cudnn9");
+  require_ok(ctx, "cudnn=8,cudnn=9");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED, "\\cudnn64_8.dll");
+  expect_entry(ctx, "cudnn", 9, CUDALOAD_STATE_LOADED, "\\cudnn64_9.dll");
+
+  DWORD error;
+  const char *path8 =
+      test_fixture_path("preload/windows/consumers/consumer_cudnn8.dll");
+  HMODULE consumer8 = load_wide(path8, &error);
+  if (consumer8 == NULL)
+    fail_msg("LoadLibraryW(%s) after the preload: error %lu", path8,
+             (unsigned long)error);
+  const char *path9 =
+      test_fixture_path("preload/windows/consumers/consumer_cudnn9.dll");
+  HMODULE consumer9 = load_wide(path9, &error);
+  if (consumer9 == NULL)
+    fail_msg("LoadLibraryW(%s) after the preload: error %lu", path9,
+             (unsigned long)error);
+  assert_int_equal(call_export(consumer8, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN8_VERSION);
+  assert_int_equal(call_export(consumer9, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN9_VERSION);
+  /* cuDNN 8's lazy LoadLibraryA("cudnn_ops_infer64_8.dll"): PATH. */
+  if (call_export(consumer8, "consumer_cudnn_create") != 0)
+    fail_msg("%s", "cuDNN 8's cudnnCreate could not LoadLibraryA "
+                   "cudnn_ops_infer64_8.dll after the preload");
+  assert_int_equal(call_export(consumer9, "consumer_cudnn_create"), 0);
+  cudaload_destroy(ctx);
+}
+
+/* cublas64_12.dll imports cublasLt64_12.dll from another folder than the
+ * program's: the plan loads cuBLASLt first. */
+static void scenario_windows_dependency_order(void **state) {
+  (void)state;
+  require_fixture("preload/windows/cublas12/cublas64_12.dll");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/windows/cublas12");
+  require_ok(ctx, "cublas=12");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  size_t lt = expect_entry(ctx, "cublasLt", 12, CUDALOAD_STATE_LOADED,
+                           "\\cublasLt64_12.dll");
+  size_t blas = expect_entry(ctx, "cublas", 12, CUDALOAD_STATE_LOADED,
+                             "\\cublas64_12.dll");
+  assert_true(lt < blas);
+  HMODULE module = GetModuleHandleW(L"cublas64_12.dll");
+  if (module == NULL)
+    fail_msg("%s", "cublas64_12.dll is not in the process after the preload");
+  FARPROC proc = GetProcAddress(module, "cublasGetProperty");
+  assert_non_null(proc);
+  int (*get_property)(int, int *);
+  memcpy(&get_property, &proc, sizeof get_property);
+  int major = 0;
+  assert_int_equal(get_property(0, &major), 0);
+  assert_int_equal(major, 12);
+  cudaload_destroy(ctx);
+}
+
+/* A requirement nothing satisfies, as in the Linux scenario "missing". */
+static void scenario_windows_missing(void **state) {
+  (void)state;
+  require_fixture("preload/windows/cudnn9/cudnn64_9.dll");
+  cudaload_ctx *ctx = new_context();
+  const char *root = test_fixture_path("preload/windows/cudnn9");
+  add_root(ctx, root);
+  require_ok(ctx, "cudnn=8");
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_long("last error", error);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+  assert_true(contains(error, "cudnn=8"));
+  assert_true(contains(error, "cudnn64_9.dll"));
+  assert_true(contains(error, root));
+  assert_true(contains(error, "pip install") || contains(error, "CUDNN_PATH"));
+  assert_null(GetModuleHandleW(L"cudnn64_9.dll"));
+  cudaload_destroy(ctx);
+  expect_status_text(status);
+}
+
+#else
+
+#define WINDOWS_ONLY(name)                                                     \
+  static void name(void **state) {                                             \
+    (void)state;                                                               \
+    SKIP_SCENARIO("a Windows scenario (LoadLibraryW, PE fixtures; run it "     \
+                  "with scripts/test-windows)");                               \
+  }
+WINDOWS_ONLY(scenario_windows_no_preload)
+WINDOWS_ONLY(scenario_windows)
+WINDOWS_ONLY(scenario_windows_dependency_order)
+WINDOWS_ONLY(scenario_windows_missing)
+
+#endif /* _WIN32 */
+
+/* ======================================================================== */
+
+static const struct CMUnitTest scenarios[] = {
+    {"no_preload", scenario_no_preload, NULL, NULL, NULL},
+    {"side_by_side", scenario_side_by_side, NULL, NULL, NULL},
+    {"side_by_side_all_sublibs", scenario_side_by_side_all_sublibs, NULL, NULL,
+     NULL},
+    {"global_conflict", scenario_global_conflict, NULL, NULL, NULL},
+    {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
+    {"missing", scenario_missing, NULL, NULL, NULL},
+    {"exec", scenario_exec, NULL, NULL, NULL},
+    {"real_toolkit", scenario_real_toolkit, NULL, NULL, NULL},
+    {"threads", scenario_threads, NULL, NULL, NULL},
+    {"idempotent", scenario_idempotent, NULL, NULL, NULL},
+    {"windows_no_preload", scenario_windows_no_preload, NULL, NULL, NULL},
+    {"windows", scenario_windows, NULL, NULL, NULL},
+    {"windows_dependency_order", scenario_windows_dependency_order, NULL, NULL,
+     NULL},
+    {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
+};
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_preload SCENARIO\nscenarios:");
+    for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++)
+      fprintf(stderr, " %s", scenarios[i].name);
+    fprintf(stderr, "\n");
+    return 2;
+  }
+  for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++) {
+    if (strcmp(argv[1], scenarios[i].name) == 0) {
+      const struct CMUnitTest one[1] = {scenarios[i]};
+      int failed = cmocka_run_group_tests_name("preload", one, NULL, NULL);
+      if (failed != 0)
+        return 1;
+      return scenario_skipped ? 77 : 0;
+    }
+  }
+  fprintf(stderr, "test_preload: no scenario named \"%s\"\n", argv[1]);
+  return 2;
+}
