@@ -45,8 +45,11 @@ void cl_loader_each_loaded(cl_module_visitor visit, void *opaque);
 
 /*
  * The file that defines `symbol` as the global scope sees it (Linux:
- * dlsym(RTLD_DEFAULT) + dladdr), malloc'ed, or NULL when no object in the
- * global scope defines it. Windows has no global scope: always NULL.
+ * dlsym on dlopen(NULL)'s handle, which covers exactly the global scope —
+ * the executable, its libraries and everything opened RTLD_GLOBAL, in load
+ * order — then dladdr; RTLD_DEFAULT would also search libcudaload's own
+ * dependencies), malloc'ed, or NULL when no object in the global scope
+ * defines it. Windows has no global scope: always NULL.
  */
 char *cl_loader_global_provider(const char *symbol);
 

@@ -21,6 +21,7 @@
 #include "cudaload.h"
 #include "error.h"
 #include "platform.h"
+#include "wide.h"
 
 #include <windows.h>
 
@@ -130,9 +131,7 @@ unsigned long cl_os_last_error(void) {
 /* UTF-8 <-> UTF-16                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* A malloc'ed UTF-16 copy of utf8, or NULL when it is not valid UTF-8 (or
- * memory ran out: *status_out tells which). */
-static wchar_t *utf8_to_wide(const char *utf8, int *status_out) {
+wchar_t *cl_utf8_to_wide(const char *utf8, int *status_out) {
   int units =
       MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, NULL, 0);
   if (units <= 0) {
@@ -149,10 +148,7 @@ static wchar_t *utf8_to_wide(const char *utf8, int *status_out) {
   return wide;
 }
 
-/* A malloc'ed UTF-8 copy of the first `units` UTF-16 units of wide (-1: up
- * to the NUL), or NULL. Unpaired surrogates, which NTFS allows in names,
- * have no UTF-8 form and give NULL. */
-static char *wide_to_utf8(const wchar_t *wide, int units) {
+char *cl_wide_to_utf8(const wchar_t *wide, int units) {
   int bytes = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, wide, units,
                                   NULL, 0, NULL, NULL);
   if (bytes <= 0 && units != 0)
@@ -186,7 +182,7 @@ static int is_device_or_verbatim(const wchar_t *path) {
  */
 static int to_win_path(const char *path, wchar_t **out) {
   int status;
-  wchar_t *wide = utf8_to_wide(path, &status);
+  wchar_t *wide = cl_utf8_to_wide(path, &status);
   *out = NULL;
   if (!wide) {
     if (status == CUDALOAD_E_NO_MEMORY)
@@ -378,7 +374,7 @@ int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
       continue;
     /* A name that has no UTF-8 form (an unpaired surrogate) cannot be passed
      * back to any function here, so it is not listed. */
-    char *utf8 = wide_to_utf8(name, -1);
+    char *utf8 = cl_wide_to_utf8(name, -1);
     if (!utf8)
       continue;
     int stop = visit(utf8, opaque);
@@ -396,9 +392,9 @@ int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
 /* Paths                                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Drop the \\?\ prefix GetFinalPathNameByHandleW returns: "\\?\C:\x" is
- * "C:\x" and "\\?\UNC\server\x" is "\\server\x". Rewrites in place. */
-static void strip_verbatim_prefix(wchar_t *path) {
+/* GetFinalPathNameByHandleW (here) and GetModuleFileNameW (loader_win32.c)
+ * give \\?\ names; see wide.h. */
+void cl_strip_verbatim_prefix(wchar_t *path) {
   if (!starts_with_verbatim_prefix(path))
     return;
   if (wcsncmp(path + 4, L"UNC\\", 4) == 0) {
@@ -479,8 +475,8 @@ char *cl_real_path(const char *path) {
                path);
     return NULL;
   }
-  strip_verbatim_prefix(resolved);
-  char *utf8 = wide_to_utf8(resolved, -1);
+  cl_strip_verbatim_prefix(resolved);
+  char *utf8 = cl_wide_to_utf8(resolved, -1);
   free(resolved);
   if (!utf8)
     cl_fail(CUDALOAD_E_IO, "%s: the resolved path has no UTF-8 form", path);
@@ -631,7 +627,7 @@ void cl_file_close(cl_file *f) {
  */
 char *cl_getenv(const char *name) {
   int status;
-  wchar_t *wide_name = utf8_to_wide(name, &status);
+  wchar_t *wide_name = cl_utf8_to_wide(name, &status);
   if (!wide_name)
     return NULL;
   char *value = NULL;
@@ -647,7 +643,7 @@ char *cl_getenv(const char *name) {
       break;
     }
     if (got < capacity) { /* fits (an empty value gives 0 and no error) */
-      value = wide_to_utf8(buf, (int)got);
+      value = cl_wide_to_utf8(buf, (int)got);
       free(buf);
       break;
     }
@@ -683,7 +679,7 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   for (const wchar_t *entry = block; *entry; entry += wcslen(entry) + 1) {
     if (entry[0] == L'=')
       continue;
-    char *utf8 = wide_to_utf8(entry, -1);
+    char *utf8 = cl_wide_to_utf8(entry, -1);
     if (!utf8)
       continue;
     char *equals = strchr(utf8, '=');

@@ -997,6 +997,13 @@ def shell_value(line):
 
 
 class EnvExec(CliTestCase):
+    # The trees with a cuDNN 8 and a cuDNN 9 of the tool's own platform.
+    def cudnn8_tree(self):
+        return ("preload", "windows", "cudnn8") if CLI_IS_WINDOWS else ("cudnn8_compat",)
+
+    def cudnn9_tree(self):
+        return ("preload", "windows", "cudnn9") if CLI_IS_WINDOWS else ("wheels-cu13", "site-packages")
+
     def roots(self, *trees):
         args = ["--no-defaults"]
         for t in trees:
@@ -1057,23 +1064,25 @@ class EnvExec(CliTestCase):
     def test_shells_quote_for_themselves(self):
         expected = {"sh": "export ", "fish": "set -gx ", "cmd": 'set "', "powershell": "$env:"}
         for shell, start in expected.items():
-            r = self.run_ok("env", "--require", "cudnn=8", "--shell", shell, *self.roots(("cudnn8_compat",)))
+            r = self.run_ok("env", "--require", "cudnn=8", "--shell", shell, *self.roots(self.cudnn8_tree()))
             self.assertTrue(r.stdout.startswith(start), r.describe())
 
     def test_missing_requirement_exits_4_with_the_fix(self):
-        r = self.run_ok("env", "--require", "cudnn=8", *self.roots(("wheels-cu13", "site-packages")), rc=4)
+        r = self.run_ok("env", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), rc=4)
         self.assertEqual(r.stdout, "", r.describe())
         for needle in ("cudnn=8", "searched", "major 9, not 8", "pip install", "CUDNN_PATH"):
             self.assertIn(needle, r.stderr, r.describe())
-        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(("wheels-cu13", "site-packages")), "--", "true", rc=4)
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), "--", "true", rc=4)
         self.assertIn("cudnn=8", r.stderr)
 
     def test_dry_run_shows_the_plan(self):
-        r = self.run_ok("env", "--require", "cudnn=8", "--dry-run", *self.roots(("cudnn8_compat",)))
+        r = self.run_ok("env", "--require", "cudnn=8", "--dry-run", *self.roots(self.cudnn8_tree()))
         self.assertIn("plan (7 files", r.stdout, r.describe())
-        self.assertIn("RUNPATH", r.stdout)
+        # Linux: the sub-libraries are preloaded because the main library has
+        # no RUNPATH $ORIGIN; Windows: found through PATH/AddDllDirectory.
+        self.assertIn("AddDllDirectory" if CLI_IS_WINDOWS else "RUNPATH", r.stdout)
         self.assertIn("cudnn_ops_infer", r.stdout)
-        r = self.run_ok("exec", "--require", "cudnn=8", "--dry-run", *self.roots(("cudnn8_compat",)), "--", "no-such-program-x")
+        r = self.run_ok("exec", "--require", "cudnn=8", "--dry-run", *self.roots(self.cudnn8_tree()), "--", "no-such-program-x")
         self.assertIn("command: no-such-program-x", r.stdout, r.describe())
 
     @unittest.skipIf(os.name == "nt", "POSIX exec")
