@@ -1085,6 +1085,18 @@ class EnvExec(CliTestCase):
         r = self.run_ok("exec", "--require", "cudnn=8", "--dry-run", *self.roots(self.cudnn8_tree()), "--", "no-such-program-x")
         self.assertIn("command: no-such-program-x", r.stdout, r.describe())
 
+    def test_exec_on_windows_passes_path_and_exit_code(self):
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the Windows build runs COMMAND with CreateProcessW")
+        folder = self.fixture(*self.cudnn8_tree())
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(self.cudnn8_tree()), "--",
+                        "cmd", "/c", "echo %PATH%& exit 7", rc=7)
+        first = r.stdout.strip().split(";")[0]
+        self.assertTrue(same_file(first, folder), r.describe())
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(self.cudnn8_tree()), "--",
+                        "no-such-program-x.exe", rc=127)
+        self.assertIn("no-such-program-x", r.stderr)
+
     @unittest.skipIf(os.name == "nt", "POSIX exec")
     def test_exec_passes_variable_and_exit_code(self):
         if CLI_IS_WINDOWS:
