@@ -18,9 +18,13 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
+/* Finish w and write the document to stdout; EXIT_OK or EXIT_INTERNAL
+ * (with a message naming the command). */
+int cli_print_report(const char *command, cl_report_writer *w);
+
 /* Parse --format's value; accepted lists the formats this command takes. */
 int cli_parse_format(const char *command, const char *value, int allow_yaml,
-                     report_format *out);
+                     cl_report_format *out);
 
 /* Match "--name VALUE", "--name=VALUE" (and a short alias "-x VALUE").
  * Returns 1 and sets *value (advancing *i) on a match, 0 when argv[*i] is

@@ -72,36 +72,36 @@ static void write_text(const char *path, const cudaload_file *f) {
     printf("  version  %s\n", cudaload_file_version(f));
 }
 
-static void write_entry(report_writer *w, const char *path,
+static void write_entry(cl_report_writer *w, const char *path,
                         const cudaload_file *f) {
-  report_begin_object(w);
-  report_key(w, "path");
-  report_string(w, path);
-  report_key(w, "format");
-  report_string(w, cudaload_file_format(f));
-  report_key(w, "machine");
-  report_string(w, cudaload_file_machine(f));
-  report_key(w, "bits");
-  report_int(w, cudaload_file_bits(f));
-  report_key(w, "soname");
-  report_string(w, or_null(cudaload_file_soname(f)));
-  report_key(w, "needed");
-  report_begin_array(w);
+  cl_report_begin_object(w);
+  cl_report_key(w, "path");
+  cl_report_string(w, path);
+  cl_report_key(w, "format");
+  cl_report_string(w, cudaload_file_format(f));
+  cl_report_key(w, "machine");
+  cl_report_string(w, cudaload_file_machine(f));
+  cl_report_key(w, "bits");
+  cl_report_int(w, cudaload_file_bits(f));
+  cl_report_key(w, "soname");
+  cl_report_string(w, or_null(cudaload_file_soname(f)));
+  cl_report_key(w, "needed");
+  cl_report_begin_array(w);
   for (size_t i = 0; i < cudaload_file_needed_count(f); ++i)
-    report_string(w, cudaload_file_needed(f, i));
-  report_end_array(w);
-  report_key(w, "runpath");
-  report_string(w, or_null(cudaload_file_runpath(f)));
-  report_key(w, "rpath");
-  report_string(w, or_null(cudaload_file_rpath(f)));
-  report_key(w, "version");
-  report_string(w, or_null(cudaload_file_version(f)));
-  report_end_object(w);
+    cl_report_string(w, cudaload_file_needed(f, i));
+  cl_report_end_array(w);
+  cl_report_key(w, "runpath");
+  cl_report_string(w, or_null(cudaload_file_runpath(f)));
+  cl_report_key(w, "rpath");
+  cl_report_string(w, or_null(cudaload_file_rpath(f)));
+  cl_report_key(w, "version");
+  cl_report_string(w, or_null(cudaload_file_version(f)));
+  cl_report_end_object(w);
 }
 
 int cli_inspect(int argc, char **argv) {
   const char *cmd = "inspect";
-  report_format format = FORMAT_TEXT;
+  cl_report_format format = CL_REPORT_TEXT;
   char **files = calloc((size_t)argc, sizeof *files);
   size_t file_count = 0;
   int options_done = 0;
@@ -158,7 +158,7 @@ int cli_inspect(int argc, char **argv) {
       rc = EXIT_INPUT;
     }
   }
-  if (format == FORMAT_TEXT) {
+  if (format == CL_REPORT_TEXT) {
     int first = 1;
     for (size_t i = 0; i < file_count; ++i)
       if (parsed[i]) {
@@ -170,33 +170,33 @@ int cli_inspect(int argc, char **argv) {
     if (fflush(stdout) != 0)
       rc = EXIT_INTERNAL;
   } else {
-    report_writer *w = report_writer_new(format, stdout);
+    cl_report_writer *w = cl_report_writer_new(format);
     if (!w) {
       rc = EXIT_INTERNAL;
     } else {
-      report_begin_object(w);
-      report_key(w, "schema_version");
-      report_int(w, 1);
-      report_key(w, "files");
-      report_begin_array(w);
+      cl_report_begin_object(w);
+      cl_report_key(w, "schema_version");
+      cl_report_int(w, 1);
+      cl_report_key(w, "files");
+      cl_report_begin_array(w);
       for (size_t i = 0; i < file_count; ++i)
         if (parsed[i])
           write_entry(w, files[i], parsed[i]);
-      report_end_array(w);
-      report_key(w, "errors");
-      report_begin_array(w);
+      cl_report_end_array(w);
+      cl_report_key(w, "errors");
+      cl_report_begin_array(w);
       for (size_t i = 0; i < file_count; ++i)
         if (!parsed[i]) {
-          report_begin_object(w);
-          report_key(w, "path");
-          report_string(w, files[i]);
-          report_key(w, "error");
-          report_string(w, errors[i] ? errors[i] : "error");
-          report_end_object(w);
+          cl_report_begin_object(w);
+          cl_report_key(w, "path");
+          cl_report_string(w, files[i]);
+          cl_report_key(w, "error");
+          cl_report_string(w, errors[i] ? errors[i] : "error");
+          cl_report_end_object(w);
         }
-      report_end_array(w);
-      report_end_object(w);
-      if (report_writer_finish(w) != 0)
+      cl_report_end_array(w);
+      cl_report_end_object(w);
+      if (cli_print_report("inspect", w) != EXIT_OK)
         rc = EXIT_INTERNAL;
     }
   }

@@ -92,55 +92,55 @@ static const char *or_null(const char *s) {
   return s && *s ? s : NULL;
 }
 
-static void write_structured(report_writer *w, const cudaload_ctx *ctx,
+static void write_structured(cl_report_writer *w, const cudaload_ctx *ctx,
                              int target) {
-  report_begin_object(w);
-  report_key(w, "schema_version");
-  report_int(w, 1);
-  report_key(w, "target");
-  report_string(w, target_name(target));
-  report_key(w, "roots");
-  report_begin_array(w);
+  cl_report_begin_object(w);
+  cl_report_key(w, "schema_version");
+  cl_report_int(w, 1);
+  cl_report_key(w, "target");
+  cl_report_string(w, target_name(target));
+  cl_report_key(w, "roots");
+  cl_report_begin_array(w);
   for (size_t i = 0; i < cudaload_root_count(ctx); ++i) {
-    report_begin_object(w);
-    report_key(w, "path");
-    report_string(w, cudaload_root_path(ctx, i));
-    report_key(w, "origin");
-    report_string(w, cudaload_root_origin(ctx, i));
-    report_key(w, "status");
-    report_string(w, root_status_text(cudaload_root_status(ctx, i)));
-    report_end_object(w);
+    cl_report_begin_object(w);
+    cl_report_key(w, "path");
+    cl_report_string(w, cudaload_root_path(ctx, i));
+    cl_report_key(w, "origin");
+    cl_report_string(w, cudaload_root_origin(ctx, i));
+    cl_report_key(w, "status");
+    cl_report_string(w, root_status_text(cudaload_root_status(ctx, i)));
+    cl_report_end_object(w);
   }
-  report_end_array(w);
-  report_key(w, "libraries");
-  report_begin_array(w);
+  cl_report_end_array(w);
+  cl_report_key(w, "libraries");
+  cl_report_begin_array(w);
   for (size_t i = 0; i < cudaload_library_count(ctx); ++i) {
-    report_begin_object(w);
-    report_key(w, "name");
-    report_string(w, cudaload_library_name(ctx, i));
-    report_key(w, "family");
-    report_string(w, cudaload_library_family(ctx, i));
-    report_key(w, "major");
-    report_int(w, cudaload_library_major(ctx, i));
-    report_key(w, "cuda_major");
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, cudaload_library_name(ctx, i));
+    cl_report_key(w, "family");
+    cl_report_string(w, cudaload_library_family(ctx, i));
+    cl_report_key(w, "major");
+    cl_report_int(w, cudaload_library_major(ctx, i));
+    cl_report_key(w, "cuda_major");
     if (cudaload_library_cuda_major(ctx, i) > 0)
-      report_int(w, cudaload_library_cuda_major(ctx, i));
+      cl_report_int(w, cudaload_library_cuda_major(ctx, i));
     else
-      report_null(w);
-    report_key(w, "version");
-    report_string(w, or_null(cudaload_library_version(ctx, i)));
-    report_key(w, "version_source");
-    report_string(w, cudaload_library_version_source(ctx, i));
-    report_key(w, "version_file");
-    report_string(w, or_null(cudaload_library_version_file(ctx, i)));
-    report_key(w, "path");
-    report_string(w, cudaload_library_path(ctx, i));
-    report_key(w, "root");
-    report_int(w, (long long)cudaload_library_root(ctx, i));
-    report_end_object(w);
+      cl_report_null(w);
+    cl_report_key(w, "version");
+    cl_report_string(w, or_null(cudaload_library_version(ctx, i)));
+    cl_report_key(w, "version_source");
+    cl_report_string(w, cudaload_library_version_source(ctx, i));
+    cl_report_key(w, "version_file");
+    cl_report_string(w, or_null(cudaload_library_version_file(ctx, i)));
+    cl_report_key(w, "path");
+    cl_report_string(w, cudaload_library_path(ctx, i));
+    cl_report_key(w, "root");
+    cl_report_int(w, (long long)cudaload_library_root(ctx, i));
+    cl_report_end_object(w);
   }
-  report_end_array(w);
-  report_end_object(w);
+  cl_report_end_array(w);
+  cl_report_end_object(w);
 }
 
 enum { COLUMNS = 6 };
@@ -192,7 +192,7 @@ int cli_scan(int argc, char **argv) {
   const char *cmd = "scan";
   unsigned flags = 0;
   int target = CUDALOAD_TARGET_HOST;
-  report_format format = FORMAT_TEXT;
+  cl_report_format format = CL_REPORT_TEXT;
   const char **roots = calloc((size_t)argc, sizeof *roots);
   size_t root_count = 0;
   int rc = EXIT_OK;
@@ -258,20 +258,18 @@ int cli_scan(int argc, char **argv) {
                 root_status_text(cudaload_root_status(ctx, i)));
         rc = EXIT_INPUT;
       }
-    if (format == FORMAT_TEXT) {
+    if (format == CL_REPORT_TEXT) {
       write_table(ctx);
       if (fflush(stdout) != 0)
         rc = EXIT_INTERNAL;
     } else {
-      report_writer *w = report_writer_new(format, stdout);
+      cl_report_writer *w = cl_report_writer_new(format);
       if (!w) {
         rc = EXIT_INTERNAL;
       } else {
         write_structured(w, ctx, target);
-        if (report_writer_finish(w) != 0) {
-          fprintf(stderr, "cudaload: scan: could not write the report\n");
+        if (cli_print_report("scan", w) != EXIT_OK)
           rc = EXIT_INTERNAL;
-        }
       }
     }
   }

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char main_help[] =
@@ -63,13 +64,17 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
 }
 
 int cli_parse_format(const char *command, const char *value, int allow_yaml,
-                     report_format *out) {
+                     cl_report_format *out) {
   if (strcmp(value, "text") == 0)
-    *out = FORMAT_TEXT;
+    *out = CL_REPORT_TEXT;
   else if (strcmp(value, "json") == 0)
-    *out = FORMAT_JSON;
+    *out = CL_REPORT_JSON;
+  else if (allow_yaml && strcmp(value, "yaml") == 0 &&
+           !cl_report_format_supported(CL_REPORT_YAML))
+    return cli_usage_error(command, "this build has no YAML support (built "
+                                    "with CUDALOAD_WITH_YAML=OFF)");
   else if (allow_yaml && strcmp(value, "yaml") == 0)
-    *out = FORMAT_YAML;
+    *out = CL_REPORT_YAML;
   else
     return cli_usage_error(command,
                            "unknown format '%s' (expected text, json%s)", value,
@@ -95,6 +100,16 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
   }
   *value = argv[++*i];
   return 1;
+}
+
+int cli_print_report(const char *command, cl_report_writer *w) {
+  size_t len = 0;
+  char *text = cl_report_writer_finish(w, &len);
+  int ok = text && fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
+  free(text);
+  if (!ok)
+    fprintf(stderr, "cudaload: %s: could not write the report\n", command);
+  return ok ? EXIT_OK : EXIT_INTERNAL;
 }
 
 typedef struct command {
