@@ -30,6 +30,9 @@ class ToolError(Exception):
     pass
 
 
+ELF_NEEDED = []
+
+
 def run(argv):
     try:
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -89,6 +92,8 @@ def elf_exports(lib, readelf, nm):
     d = run([readelf, "-d", "-W", lib])
     m = re.search(r"\(SONAME\)\s+[^\[]*\[(.*)\]", d)
     soname = m.group(1) if m else None
+    global ELF_NEEDED
+    ELF_NEEDED = re.findall(r"\(NEEDED\)\s+[^\[]*\[(.*)\]", d)
     # Cross-check with nm: both must agree on the defined dynamic names.
     if nm:
         out = run([nm, "-D", "--defined-only", lib])
@@ -152,6 +157,14 @@ def main():
                 problems.append("SONAME is %r, expected %r" % (soname, args.soname))
             if args.version_node not in nodes:
                 problems.append("no version node %s (defined: %s)" % (args.version_node, sorted(nodes) or "none"))
+            # The core is vendorable: the C runtime and the OS loader, and
+            # libyaml only in builds that read or write YAML. Never CUDA.
+            allowed = re.compile(r"^(libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|"
+                                 r"ld-linux[-\w.]*\.so\.\d|libyaml-0\.so\.2)$")
+            for needed in ELF_NEEDED:
+                if not allowed.match(needed):
+                    problems.append("depends on %s: the library may need only libc, libdl, "
+                                    "pthread (and libyaml for YAML)" % needed)
             for name in sorted(exported):
                 if symbols[name] != args.version_node:
                     problems.append("%s is exported as version %r, expected @@%s"
