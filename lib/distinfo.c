@@ -129,25 +129,10 @@ static int keep_record_path(const char *path, size_t len, void *opaque) {
   return 0;
 }
 
-typedef struct listing {
-  char **names;
-  size_t count, capacity;
-  int failed;
-} listing;
-
-static int collect_nvidia_distinfo(const char *name, void *opaque) {
-  listing *l = opaque;
-  if (!cl_starts_with_nocase(name, "nvidia") ||
-      !cl_ends_with(name, ".dist-info"))
-    return 0;
-  if (cl_reserve((void **)&l->names, &l->capacity, l->count + 1,
-                 sizeof(char *)) ||
-      !(l->names[l->count] = cl_strdup(name))) {
-    l->failed = 1;
-    return 1;
-  }
-  l->count++;
-  return 0;
+static int is_nvidia_distinfo(const char *name, const void *arg) {
+  (void)arg;
+  return cl_starts_with_nocase(name, "nvidia") &&
+         cl_ends_with(name, ".dist-info");
 }
 
 /* Read one dist-info folder into the index. A dist-info that cannot be read
@@ -192,33 +177,21 @@ done:
   return rc;
 }
 
-static int compare_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   memset(out, 0, sizeof *out);
   out->folder = cl_strdup(folder);
   if (!out->folder)
     return CUDALOAD_E_NO_MEMORY;
-  listing l = {0};
-  int rc = CUDALOAD_OK;
-  if (cl_stat_kind(folder, NULL) == CL_KIND_DIRECTORY)
-    cl_list_dir(folder, collect_nvidia_distinfo, &l);
-  if (l.failed)
-    rc = CUDALOAD_E_NO_MEMORY;
   /* Sorted, so that when two dist-infos claim one file the choice does not
    * depend on the order the file system lists them in. */
-  if (l.count > 1)
-    qsort(l.names, l.count, sizeof(char *), compare_names);
+  cl_name_list l;
+  int rc = cl_name_list_read(folder, is_nvidia_distinfo, NULL, NULL, &l);
   for (size_t i = 0; i < l.count && rc == CUDALOAD_OK; ++i) {
     char *dir = cl_path_join(folder, l.names[i]);
     rc = dir ? load_one(out, dir) : CUDALOAD_E_NO_MEMORY;
     free(dir);
   }
-  for (size_t i = 0; i < l.count; ++i)
-    free(l.names[i]);
-  free(l.names);
+  cl_name_list_free(&l);
   cl_clear_error();
   return rc;
 }

@@ -9,12 +9,13 @@
  * every loop runs over a capped count.
  */
 #include "binary.h"
+#include "binary_internal.h"
 #include "error.h"
+#include "strutil.h"
 
 #include "cudaload.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +25,10 @@
 #define CL_ELF_MAX_PHDRS 65536u
 #define CL_ELF_MAX_SECTIONS 65536u
 #define CL_ELF_MAX_DYN 65536u
-/* A string from the file, its NUL included, may be at most this long. */
-#define CL_ELF_MAX_STRING 4096u
-/* All strings of one file together: a few NEEDED entries need a few hundred
- * bytes, so this only stops a file that names one long string 65536 times. */
-#define CL_ELF_MAX_STRING_TOTAL (1u << 20)
+/* A string from the file, its NUL included, may be at most
+ * CL_BINARY_MAX_STRING bytes long, all strings of one file together
+ * CL_BINARY_MAX_STRING_TOTAL: a few NEEDED entries need a few hundred bytes,
+ * so this only stops a file that names one long string 65536 times. */
 
 /* Values from the ELF specification. */
 #define CL_EI_CLASS 4
@@ -58,11 +58,10 @@
 #define CL_EM_RISCV 243u
 
 typedef struct cl_elf {
-  const cl_reader *r;
-  const char *label; /* the name in messages */
+  cl_binary_source src;
   int is64;
   int big_endian;
-  uint64_t string_bytes; /* taken so far, against CL_ELF_MAX_STRING_TOTAL */
+  uint64_t string_bytes; /* taken so far, against CL_BINARY_MAX_STRING_TOTAL */
 } cl_elf;
 
 /* Where the header tables are, after PN_XNUM and friends are resolved. */
@@ -102,40 +101,16 @@ typedef struct cl_elf_dynamic {
   size_t needed_count;
 } cl_elf_dynamic;
 
-static int elf_malformed(const cl_elf *e, const char *fmt, ...) CL_PRINTF(2, 3);
-static int elf_malformed(const cl_elf *e, const char *fmt, ...) {
-  char reason[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  va_end(ap);
-  return cl_fail(CUDALOAD_E_MALFORMED, "%s: malformed ELF: %s", e->label,
-                 reason);
-}
-
-static int elf_no_memory(const cl_elf *e) {
-  return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory reading ELF",
-                 e->label);
-}
-
 static uint16_t elf_u16(const cl_elf *e, const unsigned char *p) {
-  return e->big_endian ? (uint16_t)((p[0] << 8) | p[1])
-                       : (uint16_t)((p[1] << 8) | p[0]);
+  return cl_u16(p, e->big_endian);
 }
 
 static uint32_t elf_u32(const cl_elf *e, const unsigned char *p) {
-  if (e->big_endian) {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-           ((uint32_t)p[2] << 8) | (uint32_t)p[3];
-  }
-  return ((uint32_t)p[3] << 24) | ((uint32_t)p[2] << 16) |
-         ((uint32_t)p[1] << 8) | (uint32_t)p[0];
+  return cl_u32(p, e->big_endian);
 }
 
 static uint64_t elf_u64(const cl_elf *e, const unsigned char *p) {
-  uint64_t first = elf_u32(e, p);
-  uint64_t second = elf_u32(e, p + 4);
-  return e->big_endian ? (first << 32) | second : (second << 32) | first;
+  return cl_u64(p, e->big_endian);
 }
 
 /* An address or offset: 4 bytes in ELF32, 8 in ELF64. */
@@ -143,66 +118,26 @@ static uint64_t elf_word(const cl_elf *e, const unsigned char *p) {
   return e->is64 ? elf_u64(e, p) : elf_u32(e, p);
 }
 
-/* Read len bytes at off, naming `what` in the message when they are not all
- * inside the file. */
-static int elf_read(const cl_elf *e, uint64_t off, void *buf, size_t len,
-                    const char *what) {
-  uint64_t size = e->r->size;
-  int status;
-  if (len > 0 && off >= size) {
-    return elf_malformed(
-        e, "%s offset 0x%" PRIx64 " past end of file (size %" PRIu64 ")", what,
-        off, size);
-  }
-  if (len > size - off) {
-    return elf_malformed(e,
-                         "%s at 0x%" PRIx64 " (%" PRIu64
-                         " bytes) runs past end of file (size %" PRIu64 ")",
-                         what, off, (uint64_t)len, size);
-  }
-  cl_clear_error();
-  status = e->r->read_at(e->r->opaque, off, buf, len);
-  if (status != CUDALOAD_OK) {
-    /* Keep the reader's text (an OS error for files); cl_fail rewrites the
-     * buffer it lives in, so copy it first. */
-    char reason[256];
-    snprintf(reason, sizeof reason, "%s", cudaload_last_error());
-    return cl_fail(status, "%s: cannot read ELF %s at 0x%" PRIx64 ": %s",
-                   e->label, what, off,
-                   reason[0] != '\0' ? reason : cudaload_strerror(status));
-  }
-  return CUDALOAD_OK;
-}
-
-static char *elf_strdup(const char *s) {
-  size_t len = strlen(s) + 1;
-  char *copy = malloc(len);
-  if (copy != NULL) {
-    memcpy(copy, s, len);
-  }
-  return copy;
-}
-
 static char *elf_machine_name(unsigned machine, int is64, int big_endian) {
   char buf[32];
   switch (machine) {
   case CL_EM_X86_64:
-    return elf_strdup("x86_64");
+    return cl_strdup("x86_64");
   case CL_EM_386:
-    return elf_strdup("i386");
+    return cl_strdup("i386");
   case CL_EM_AARCH64:
-    return elf_strdup("aarch64");
+    return cl_strdup("aarch64");
   case CL_EM_ARM:
-    return elf_strdup("arm");
+    return cl_strdup("arm");
   case CL_EM_PPC64:
-    return elf_strdup(big_endian ? "ppc64" : "ppc64le");
+    return cl_strdup(big_endian ? "ppc64" : "ppc64le");
   case CL_EM_S390:
-    return elf_strdup(is64 ? "s390x" : "s390");
+    return cl_strdup(is64 ? "s390x" : "s390");
   case CL_EM_RISCV:
-    return elf_strdup(is64 ? "riscv64" : "riscv32");
+    return cl_strdup(is64 ? "riscv64" : "riscv32");
   default:
     snprintf(buf, sizeof buf, "unknown(0x%x)", machine);
-    return elf_strdup(buf);
+    return cl_strdup(buf);
   }
 }
 
@@ -213,7 +148,8 @@ static int elf_table_entry(const cl_elf *e, uint64_t table, uint64_t index,
                            uint64_t entsize, const char *what, uint64_t *off) {
   uint64_t rel = index * entsize;
   if (rel > UINT64_MAX - table) {
-    return elf_malformed(e, "%s table at 0x%" PRIx64 " overflows", what, table);
+    return cl_binary_malformed(&e->src, "%s table at 0x%" PRIx64 " overflows",
+                               what, table);
   }
   *off = table + rel;
   return CUDALOAD_OK;
@@ -227,7 +163,7 @@ static int elf_read_phdr(const cl_elf *e, const cl_elf_layout *l,
   int status =
       elf_table_entry(e, l->phoff, index, l->phentsize, "program header", &off);
   if (status == CUDALOAD_OK) {
-    status = elf_read(e, off, buf, len, "program header");
+    status = cl_binary_read(&e->src, off, buf, len, "program header");
   }
   if (status != CUDALOAD_OK) {
     return status;
@@ -253,7 +189,7 @@ static int elf_read_shdr(const cl_elf *e, const cl_elf_layout *l,
   int status =
       elf_table_entry(e, l->shoff, index, l->shentsize, "section header", &off);
   if (status == CUDALOAD_OK) {
-    status = elf_read(e, off, buf, len, "section header");
+    status = cl_binary_read(&e->src, off, buf, len, "section header");
   }
   if (status != CUDALOAD_OK) {
     return status;
@@ -275,21 +211,22 @@ static int elf_read_shdr(const cl_elf *e, const cl_elf_layout *l,
 
 static int elf_check_table(const cl_elf *e, uint64_t off, uint64_t count,
                            uint64_t entsize, const char *what) {
-  uint64_t size = e->r->size;
+  uint64_t size = e->src.r->size;
   if (count == 0) {
     return CUDALOAD_OK;
   }
   if (off >= size) {
-    return elf_malformed(
-        e, "%s offset 0x%" PRIx64 " past end of file (size %" PRIu64 ")", what,
-        off, size);
+    return cl_binary_malformed(
+        &e->src, "%s offset 0x%" PRIx64 " past end of file (size %" PRIu64 ")",
+        what, off, size);
   }
   /* count and entsize are below 2^17 each: the product cannot overflow. */
   if (count * entsize > size - off) {
-    return elf_malformed(e,
-                         "%s at 0x%" PRIx64 " (%" PRIu64 " entries of %" PRIu64
-                         " bytes) runs past end of file (size %" PRIu64 ")",
-                         what, off, count, entsize, size);
+    return cl_binary_malformed(
+        &e->src,
+        "%s at 0x%" PRIx64 " (%" PRIu64 " entries of %" PRIu64
+        " bytes) runs past end of file (size %" PRIu64 ")",
+        what, off, count, entsize, size);
   }
   return CUDALOAD_OK;
 }
@@ -308,13 +245,15 @@ static int elf_resolve_layout(const cl_elf *e, cl_elf_layout *l) {
     l->shnum = 0;
   }
   if ((l->shnum > 0 || need_section0) && l->shentsize < min_sh) {
-    return elf_malformed(e, "section header size %" PRIu64 " below %" PRIu64,
-                         l->shentsize, min_sh);
+    return cl_binary_malformed(&e->src,
+                               "section header size %" PRIu64 " below %" PRIu64,
+                               l->shentsize, min_sh);
   }
   if (need_section0) {
     if (l->shoff == 0) {
-      return elf_malformed(e, "extended program header count without "
-                              "section headers");
+      return cl_binary_malformed(&e->src,
+                                 "extended program header count without "
+                                 "section headers");
     }
     status = elf_read_shdr(e, l, 0, &sh0);
     if (status != CUDALOAD_OK) {
@@ -328,16 +267,19 @@ static int elf_resolve_layout(const cl_elf *e, cl_elf_layout *l) {
     }
   }
   if (l->phnum > CL_ELF_MAX_PHDRS) {
-    return elf_malformed(e, "%" PRIu64 " program headers, more than %u",
-                         l->phnum, CL_ELF_MAX_PHDRS);
+    return cl_binary_malformed(&e->src,
+                               "%" PRIu64 " program headers, more than %u",
+                               l->phnum, CL_ELF_MAX_PHDRS);
   }
   if (l->shnum > CL_ELF_MAX_SECTIONS) {
-    return elf_malformed(e, "%" PRIu64 " section headers, more than %u",
-                         l->shnum, CL_ELF_MAX_SECTIONS);
+    return cl_binary_malformed(&e->src,
+                               "%" PRIu64 " section headers, more than %u",
+                               l->shnum, CL_ELF_MAX_SECTIONS);
   }
   if (l->phnum > 0 && l->phentsize < min_ph) {
-    return elf_malformed(e, "program header size %" PRIu64 " below %" PRIu64,
-                         l->phentsize, min_ph);
+    return cl_binary_malformed(&e->src,
+                               "program header size %" PRIu64 " below %" PRIu64,
+                               l->phentsize, min_ph);
   }
   /* The whole table must be in the file, not only the entries a lazy walk
    * happens to reach; the section table is checked the same way when it is
@@ -355,59 +297,43 @@ static int elf_resolve_layout(const cl_elf *e, cl_elf_layout *l) {
  * at file offset table and holds table_size bytes. */
 static int elf_read_string(cl_elf *e, uint64_t table, uint64_t table_size,
                            uint64_t idx, const char *what, char **out) {
-  char buf[CL_ELF_MAX_STRING];
-  uint64_t off, avail, got = 0;
+  uint64_t off, avail;
   int status;
 
   if (idx >= table_size) {
-    return elf_malformed(e,
-                         "%s string index %" PRIu64
-                         " outside the string table (size %" PRIu64 ")",
-                         what, idx, table_size);
+    return cl_binary_malformed(&e->src,
+                               "%s string index %" PRIu64
+                               " outside the string table (size %" PRIu64 ")",
+                               what, idx, table_size);
   }
-  if (idx > UINT64_MAX - table || table + idx >= e->r->size) {
-    return elf_malformed(e,
-                         "%s string at table 0x%" PRIx64 " + %" PRIu64
-                         " past end of file (size %" PRIu64 ")",
-                         what, table, idx, e->r->size);
+  if (idx > UINT64_MAX - table || table + idx >= e->src.r->size) {
+    return cl_binary_malformed(&e->src,
+                               "%s string at table 0x%" PRIx64 " + %" PRIu64
+                               " past end of file (size %" PRIu64 ")",
+                               what, table, idx, e->src.r->size);
   }
   off = table + idx;
   avail = table_size - idx;
-  if (avail > e->r->size - off) {
-    avail = e->r->size - off;
+  if (avail > e->src.r->size - off) {
+    avail = e->src.r->size - off;
   }
-  if (avail > CL_ELF_MAX_STRING) {
-    avail = CL_ELF_MAX_STRING;
+  if (avail > CL_BINARY_MAX_STRING) {
+    avail = CL_BINARY_MAX_STRING;
   }
-  /* Small steps: the usual name is short, and the file may be slow. */
-  while (got < avail) {
-    size_t step = (size_t)(avail - got < 256 ? avail - got : 256);
-    const char *nul;
-    status = elf_read(e, off + got, buf + got, step, "dynamic string");
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    nul = memchr(buf + got, '\0', step);
-    /* Count what the string really takes, its NUL included. */
-    e->string_bytes += nul != NULL ? (uint64_t)(nul - (buf + got)) + 1 : step;
-    got += step;
-    if (e->string_bytes > CL_ELF_MAX_STRING_TOTAL) {
-      return elf_malformed(e, "dynamic strings exceed %u bytes in total",
-                           CL_ELF_MAX_STRING_TOTAL);
-    }
-    if (nul != NULL) {
-      *out = elf_strdup(buf);
-      return *out != NULL ? CUDALOAD_OK : elf_no_memory(e);
-    }
+  status = cl_binary_read_string(&e->src, off, avail, "dynamic string",
+                                 &e->string_bytes, "dynamic strings", out);
+  if (status != CUDALOAD_OK || *out != NULL) {
+    return status;
   }
-  if (avail == CL_ELF_MAX_STRING) {
-    return elf_malformed(e, "%s string at 0x%" PRIx64 " longer than %u bytes",
-                         what, off, CL_ELF_MAX_STRING - 1);
+  if (avail == CL_BINARY_MAX_STRING) {
+    return cl_binary_malformed(
+        &e->src, "%s string at 0x%" PRIx64 " longer than %u bytes", what, off,
+        CL_BINARY_MAX_STRING - 1);
   }
-  return elf_malformed(e,
-                       "%s string at 0x%" PRIx64
-                       " not NUL-terminated before the end of its table",
-                       what, off);
+  return cl_binary_malformed(&e->src,
+                             "%s string at 0x%" PRIx64
+                             " not NUL-terminated before the end of its table",
+                             what, off);
 }
 
 static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
@@ -422,17 +348,18 @@ static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
   if (count == 0) {
     return CUDALOAD_OK;
   }
-  if (dyn_off >= e->r->size) {
-    return elf_malformed(e,
-                         "dynamic section offset 0x%" PRIx64
-                         " past end of file (size %" PRIu64 ")",
-                         dyn_off, e->r->size);
+  if (dyn_off >= e->src.r->size) {
+    return cl_binary_malformed(&e->src,
+                               "dynamic section offset 0x%" PRIx64
+                               " past end of file (size %" PRIu64 ")",
+                               dyn_off, e->src.r->size);
   }
-  if (count > (e->r->size - dyn_off) / entsize) {
-    return elf_malformed(e,
-                         "dynamic section at 0x%" PRIx64 " (%" PRIu64
-                         " entries) runs past end of file (size %" PRIu64 ")",
-                         dyn_off, count, e->r->size);
+  if (count > (e->src.r->size - dyn_off) / entsize) {
+    return cl_binary_malformed(&e->src,
+                               "dynamic section at 0x%" PRIx64 " (%" PRIu64
+                               " entries) runs past end of file (size %" PRIu64
+                               ")",
+                               dyn_off, count, e->src.r->size);
   }
   /* DT_NULL ends a real section after a few dozen entries; the cap only
    * bounds the work on a file without one. */
@@ -441,12 +368,12 @@ static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
   }
   d->needed = malloc((size_t)count * sizeof *d->needed);
   if (d->needed == NULL) {
-    return elf_no_memory(e);
+    return cl_binary_no_memory(&e->src);
   }
   while (i < count) {
     uint64_t n = count - i < 64 ? count - i : 64;
-    status = elf_read(e, dyn_off + i * entsize, chunk, (size_t)(n * entsize),
-                      "dynamic section");
+    status = cl_binary_read(&e->src, dyn_off + i * entsize, chunk,
+                            (size_t)(n * entsize), "dynamic section");
     if (status != CUDALOAD_OK) {
       return status;
     }
@@ -509,8 +436,9 @@ static int elf_locate_strtab(const cl_elf *e, const cl_elf_layout *l,
   uint64_t i;
   int status;
   if (!d->have_strtab) {
-    return elf_malformed(e, "dynamic section names strings but has no "
-                            "DT_STRTAB");
+    return cl_binary_malformed(&e->src,
+                               "dynamic section names strings but has no "
+                               "DT_STRTAB");
   }
   for (i = 0; i < l->phnum; i++) {
     cl_elf_phdr ph;
@@ -527,8 +455,9 @@ static int elf_locate_strtab(const cl_elf *e, const cl_elf_layout *l,
       continue;
     }
     if (delta > UINT64_MAX - ph.offset) {
-      return elf_malformed(
-          e, "PT_LOAD segment at offset 0x%" PRIx64 " overflows", ph.offset);
+      return cl_binary_malformed(
+          &e->src, "PT_LOAD segment at offset 0x%" PRIx64 " overflows",
+          ph.offset);
     }
     *table = ph.offset + delta;
     *table_size = ph.filesz - delta;
@@ -537,10 +466,10 @@ static int elf_locate_strtab(const cl_elf *e, const cl_elf_layout *l,
     }
     return CUDALOAD_OK;
   }
-  return elf_malformed(e,
-                       "dynamic string table address 0x%" PRIx64
-                       " is not in any PT_LOAD segment",
-                       d->strtab_addr);
+  return cl_binary_malformed(&e->src,
+                             "dynamic string table address 0x%" PRIx64
+                             " is not in any PT_LOAD segment",
+                             d->strtab_addr);
 }
 
 static int elf_parse(cl_elf *e, cl_binary_info *out) {
@@ -553,7 +482,7 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
   uint64_t i;
   int status;
 
-  status = elf_read(e, 0, eh, 16, "identification");
+  status = cl_binary_read(&e->src, 0, eh, 16, "identification");
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -562,17 +491,18 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
              "ELF",
              4) != 0) {
     return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: not an ELF file (bad magic)",
-                   e->label);
+                   e->src.label);
   }
   if (eh[CL_EI_CLASS] != CL_ELFCLASS32 && eh[CL_EI_CLASS] != CL_ELFCLASS64) {
-    return elf_malformed(e, "unknown class %u", eh[CL_EI_CLASS]);
+    return cl_binary_malformed(&e->src, "unknown class %u", eh[CL_EI_CLASS]);
   }
   if (eh[CL_EI_DATA] != CL_ELFDATA2LSB && eh[CL_EI_DATA] != CL_ELFDATA2MSB) {
-    return elf_malformed(e, "unknown data encoding %u", eh[CL_EI_DATA]);
+    return cl_binary_malformed(&e->src, "unknown data encoding %u",
+                               eh[CL_EI_DATA]);
   }
   e->is64 = eh[CL_EI_CLASS] == CL_ELFCLASS64;
   e->big_endian = eh[CL_EI_DATA] == CL_ELFDATA2MSB;
-  status = elf_read(e, 0, eh, e->is64 ? 64 : 52, "header");
+  status = cl_binary_read(&e->src, 0, eh, e->is64 ? 64 : 52, "header");
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -583,7 +513,7 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
   out->machine = elf_u16(e, eh + 18);
   out->machine_name = elf_machine_name(out->machine, e->is64, e->big_endian);
   if (out->machine_name == NULL) {
-    return elf_no_memory(e);
+    return cl_binary_no_memory(&e->src);
   }
 
   if (e->is64) {
@@ -633,10 +563,11 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
     /* Without program headers there is no address map, so the section's
      * link to its string table gives the file offset directly. */
     if (sh.link == 0 || sh.link >= l.shnum) {
-      return elf_malformed(e,
-                           "dynamic section links to string table section "
-                           "%u of %" PRIu64,
-                           sh.link, l.shnum);
+      return cl_binary_malformed(
+          &e->src,
+          "dynamic section links to string table section "
+          "%u of %" PRIu64,
+          sh.link, l.shnum);
     }
     status = elf_read_shdr(e, &l, sh.link, &strtab);
     if (status != CUDALOAD_OK) {
@@ -666,7 +597,7 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
   if (status == CUDALOAD_OK && d.needed_count > 0) {
     out->needed = calloc(d.needed_count, sizeof *out->needed);
     if (out->needed == NULL) {
-      status = elf_no_memory(e);
+      status = cl_binary_no_memory(&e->src);
     }
   }
   for (i = 0; status == CUDALOAD_OK && i < d.needed_count; i++) {
@@ -688,42 +619,14 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
   return status;
 }
 
-/* Absent strings become "" so that callers never see NULL. */
-static int elf_fill_empty(cl_binary_info *out) {
-  char **fields[] = {&out->soname, &out->runpath, &out->rpath,
-                     &out->file_version};
-  size_t i;
-  for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-    if (*fields[i] == NULL) {
-      *fields[i] = elf_strdup("");
-      if (*fields[i] == NULL) {
-        return 0;
-      }
-    }
-  }
-  return 1;
-}
-
 int cl_elf_parse(const cl_reader *r, const char *name, cl_binary_info *out) {
   cl_elf e;
   int status;
 
-  if (out == NULL) {
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cl_elf_parse: no output");
-  }
-  memset(out, 0, sizeof *out);
   memset(&e, 0, sizeof e);
-  e.r = r;
-  e.label = name != NULL ? name : "(memory)";
-  if (r == NULL || r->read_at == NULL) {
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no reader given", e.label);
-  }
-  status = elf_parse(&e, out);
-  if (status == CUDALOAD_OK && !elf_fill_empty(out)) {
-    status = elf_no_memory(&e);
-  }
+  status = cl_binary_begin(&e.src, "cl_elf_parse", "ELF", r, name, out);
   if (status != CUDALOAD_OK) {
-    cl_binary_info_free(out);
+    return status;
   }
-  return status;
+  return cl_binary_end(&e.src, elf_parse(&e, out), out);
 }

@@ -81,3 +81,15 @@ const char *cudaload_strerror(int status) {
     return "unknown status";
   }
 }
+
+int cl_fail_naming(int status, const char *path) {
+  const char *text = cudaload_last_error();
+  char reason[1024];
+  if (text[0] != '\0' && strstr(text, path) != NULL) {
+    return status;
+  }
+  /* cl_fail rewrites the buffer the text lives in: copy it first. */
+  snprintf(reason, sizeof reason, "%s",
+           text[0] != '\0' ? text : cudaload_strerror(status));
+  return cl_fail(status, "%s: %s", path, reason);
+}

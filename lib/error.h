@@ -21,5 +21,9 @@ int cl_fail(int status, const char *fmt, ...) CL_PRINTF(2, 3);
 int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...)
     CL_PRINTF(3, 4);
 void cl_clear_error(void);
+/* Makes sure the last error names path: the text already set (or, when none
+ * is, the status's own) is kept, prefixed with "path: " when it does not
+ * already contain path. Returns status. */
+int cl_fail_naming(int status, const char *path);
 
 #endif

@@ -8,27 +8,11 @@
 
 #include "cudaload.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct cudaload_file {
   cl_binary_info info;
 };
-
-/* Makes sure the last error names the file: the platform layer's text is
- * kept, prefixed with the path when it does not already contain it. */
-static int inspect_name_path(int status, const char *path) {
-  const char *text = cudaload_last_error();
-  char reason[1024];
-  if (text[0] != '\0' && strstr(text, path) != NULL) {
-    return status;
-  }
-  /* cl_fail rewrites the buffer the text lives in: copy it first. */
-  snprintf(reason, sizeof reason, "%s",
-           text[0] != '\0' ? text : cudaload_strerror(status));
-  return cl_fail(status, "%s: %s", path, reason);
-}
 
 CUDALOAD_API int cudaload_inspect(const char *path, cudaload_file **out) {
   cudaload_file *result;
@@ -54,7 +38,7 @@ CUDALOAD_API int cudaload_inspect(const char *path, cudaload_file **out) {
   status = cl_binary_parse_file(path, &result->info);
   if (status != CUDALOAD_OK) {
     free(result);
-    return inspect_name_path(status, path);
+    return cl_fail_naming(status, path);
   }
   cl_clear_error();
   *out = result;

@@ -58,48 +58,18 @@ static int visit_relative(walk *w, const char *root, const char *relative) {
   return w->stopped;
 }
 
-/* Names of the sub-folders of dir accepted by keep(name), sorted, so the
- * search order does not depend on the file system's listing order. */
-typedef int (*name_filter)(const char *name);
-typedef struct name_list {
-  char **names;
-  size_t count, capacity;
-  name_filter keep;
-  int failed;
-} name_list;
-
-static int collect(const char *name, void *opaque) {
-  name_list *l = opaque;
-  if (!l->keep(name))
-    return 0;
-  if (cl_reserve((void **)&l->names, &l->capacity, l->count + 1,
-                 sizeof(char *)) ||
-      !(l->names[l->count] = cl_strdup(name))) {
-    l->failed = 1;
-    return 1;
-  }
-  l->count++;
-  return 0;
-}
-
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Visit dir/<name>/<tail> for every sub-folder name of dir that keep()
- * accepts (the "*" in "targets/x/lib" and "nvidia/x/lib"). */
+ * accepts (the "*" in "targets/x/lib" and "nvidia/x/lib"), in sorted order,
+ * so the search order does not depend on the file system's listing order. */
 static void visit_each_child(walk *w, const char *root, const char *dir_rel,
-                             name_filter keep, const char *tail) {
+                             cl_name_filter keep, const char *tail) {
   char *dir = cl_path_join(root, dir_rel);
   if (!dir) {
     w->stopped = 1;
     return;
   }
-  name_list l = {NULL, 0, 0, keep, 0};
-  if (cl_stat_kind(dir, NULL) == CL_KIND_DIRECTORY)
-    cl_list_dir(dir, collect, &l);
-  if (l.count > 1)
-    qsort(l.names, l.count, sizeof(char *), by_name);
+  cl_name_list l;
+  int failed = cl_name_list_read(dir, keep, NULL, NULL, &l);
   for (size_t i = 0; i < l.count; ++i) {
     char *child = cl_path_join(dir, l.names[i]);
     char *folder = child && tail ? cl_path_join(child, tail) : NULL;
@@ -109,21 +79,22 @@ static void visit_each_child(walk *w, const char *root, const char *dir_rel,
       visit_if_folder(w, tail ? folder : child);
     free(folder);
     free(child);
-    free(l.names[i]);
   }
-  free(l.names);
+  cl_name_list_free(&l);
   free(dir);
-  if (l.failed)
+  if (failed)
     w->stopped = 1;
 }
 
-static int any_name(const char *name) {
+static int any_name(const char *name, const void *arg) {
+  (void)arg;
   return name[0] != '.';
 }
 
 /* "12.4": the cuDNN Windows installer's per-CUDA-version folders. */
-static int cuda_version_name(const char *name) {
+static int cuda_version_name(const char *name, const void *arg) {
   const char *p = name;
+  (void)arg;
   if (*p < '0' || *p > '9')
     return 0;
   while (*p >= '0' && *p <= '9')

@@ -25,13 +25,13 @@
 #include "ldcache.h"
 
 #include "binary.h"
+#include "binary_internal.h"
 #include "error.h"
 #include "platform.h"
 
 #include "cudaload.h"
 
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,8 +68,7 @@
 #define CL_LDCACHE_ENDIAN_BIG 3u
 
 typedef struct cl_ldcache {
-  const cl_reader *r;
-  const char *label;
+  cl_binary_source src;
   cl_ldcache_visitor visit;
   void *opaque;
 } cl_ldcache;
@@ -104,25 +103,14 @@ static int32_t ldcache_i32(const unsigned char *p) {
 
 static int ldcache_read(const cl_ldcache *c, uint64_t off, void *buf,
                         size_t len, const char *what) {
-  uint64_t size = c->r->size;
-  int status;
+  uint64_t size = c->src.r->size;
   if (off > size || len > size - off) {
     return cl_fail(CUDALOAD_E_MALFORMED,
                    "%s: malformed ld.so.cache: %s at 0x%" PRIx64 " (%" PRIu64
                    " bytes) runs past end of file (size %" PRIu64 ")",
-                   c->label, what, off, (uint64_t)len, size);
+                   c->src.label, what, off, (uint64_t)len, size);
   }
-  cl_clear_error();
-  status = c->r->read_at(c->r->opaque, off, buf, len);
-  if (status != CUDALOAD_OK) {
-    /* Keep the reader's text; cl_fail rewrites its buffer, so copy first. */
-    char reason[256];
-    snprintf(reason, sizeof reason, "%s", cudaload_last_error());
-    return cl_fail(
-        status, "%s: cannot read ld.so.cache %s at 0x%" PRIx64 ": %s", c->label,
-        what, off, reason[0] != '\0' ? reason : cudaload_strerror(status));
-  }
-  return CUDALOAD_OK;
+  return cl_binary_read_at(&c->src, off, buf, len, what);
 }
 
 /* Reads the NUL-terminated string at base + rel into buf. */
@@ -132,13 +120,13 @@ static int ldcache_string(const cl_ldcache *c, uint64_t base, uint32_t rel,
   uint64_t avail, got = 0;
   int status;
 
-  if (off >= c->r->size) {
+  if (off >= c->src.r->size) {
     return cl_fail(CUDALOAD_E_MALFORMED,
                    "%s: malformed ld.so.cache: %s offset 0x%" PRIx64
                    " past end of file (size %" PRIu64 ")",
-                   c->label, what, off, c->r->size);
+                   c->src.label, what, off, c->src.r->size);
   }
-  avail = c->r->size - off;
+  avail = c->src.r->size - off;
   if (avail > CL_LDCACHE_MAX_STRING) {
     avail = CL_LDCACHE_MAX_STRING;
   }
@@ -156,7 +144,7 @@ static int ldcache_string(const cl_ldcache *c, uint64_t base, uint32_t rel,
   return cl_fail(CUDALOAD_E_MALFORMED,
                  "%s: malformed ld.so.cache: %s at 0x%" PRIx64
                  " is not NUL-terminated within %" PRIu64 " bytes",
-                 c->label, what, off, avail);
+                 c->src.label, what, off, avail);
 }
 
 /* Visits one entry if it belongs to the host's ABI. */
@@ -190,7 +178,7 @@ static int ldcache_parse_new(const cl_ldcache *c, uint64_t base) {
   if (memcmp(header + CL_LDCACHE_NEW_MAGIC_LEN, CL_LDCACHE_NEW_VERSION,
              CL_LDCACHE_NEW_VERSION_LEN) != 0) {
     return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "%s: ld.so.cache version \"%.3s\" is not 1.1", c->label,
+                   "%s: ld.so.cache version \"%.3s\" is not 1.1", c->src.label,
                    (const char *)header + CL_LDCACHE_NEW_MAGIC_LEN);
   }
   endian = header[28] & CL_LDCACHE_ENDIAN_MASK;
@@ -198,14 +186,14 @@ static int ldcache_parse_new(const cl_ldcache *c, uint64_t base) {
       (endian == CL_LDCACHE_ENDIAN_BIG && !ldcache_host_is_big_endian())) {
     return cl_fail(CUDALOAD_E_UNSUPPORTED,
                    "%s: ld.so.cache written for the other byte order",
-                   c->label);
+                   c->src.label);
   }
   nlibs = ldcache_u32(header + 20);
-  if (nlibs > (c->r->size - base - sizeof header) / sizeof entry) {
+  if (nlibs > (c->src.r->size - base - sizeof header) / sizeof entry) {
     return cl_fail(CUDALOAD_E_MALFORMED,
                    "%s: malformed ld.so.cache: %" PRIu64
                    " entries run past end of file (size %" PRIu64 ")",
-                   c->label, nlibs, c->r->size);
+                   c->src.label, nlibs, c->src.r->size);
   }
   for (i = 0; i < nlibs; i++) {
     status = ldcache_read(c, base + sizeof header + i * sizeof entry, entry,
@@ -223,10 +211,11 @@ static int ldcache_parse_new(const cl_ldcache *c, uint64_t base) {
 
 static int ldcache_has_new_magic(const cl_ldcache *c, uint64_t off) {
   unsigned char magic[CL_LDCACHE_NEW_MAGIC_LEN];
-  if (off > c->r->size || c->r->size - off < CL_LDCACHE_NEW_HEADER) {
+  if (off > c->src.r->size || c->src.r->size - off < CL_LDCACHE_NEW_HEADER) {
     return 0;
   }
-  return c->r->read_at(c->r->opaque, off, magic, sizeof magic) == CUDALOAD_OK &&
+  return c->src.r->read_at(c->src.r->opaque, off, magic, sizeof magic) ==
+             CUDALOAD_OK &&
          memcmp(magic, CL_LDCACHE_NEW_MAGIC, sizeof magic) == 0;
 }
 
@@ -241,12 +230,12 @@ static int ldcache_parse_old(const cl_ldcache *c) {
     return status;
   }
   nlibs = ldcache_u32(header + 12);
-  if (nlibs > (c->r->size - sizeof header) / sizeof entry) {
+  if (nlibs > (c->src.r->size - sizeof header) / sizeof entry) {
     return cl_fail(CUDALOAD_E_MALFORMED,
                    "%s: malformed ld.so.cache: %" PRIu64
                    " old-format entries run past end of file (size %" PRIu64
                    ")",
-                   c->label, nlibs, c->r->size);
+                   c->src.label, nlibs, c->src.r->size);
   }
   entries_end = sizeof header + nlibs * sizeof entry;
   /* The new format follows, aligned for its 64-bit hwcap field: to 8 bytes,
@@ -274,7 +263,7 @@ static int ldcache_parse_old(const cl_ldcache *c) {
 
 static int ldcache_parse(const cl_ldcache *c) {
   unsigned char magic[CL_LDCACHE_NEW_MAGIC_LEN];
-  uint64_t size = c->r->size;
+  uint64_t size = c->src.r->size;
 
   if (size >= CL_LDCACHE_OLD_MAGIC_LEN) {
     int status = ldcache_read(c, 0, magic,
@@ -292,7 +281,7 @@ static int ldcache_parse(const cl_ldcache *c) {
     }
   }
   return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                 "%s: not an ld.so.cache (unknown magic)", c->label);
+                 "%s: not an ld.so.cache (unknown magic)", c->src.label);
 }
 
 static int ldcache_run(const cl_reader *r, const char *label,
@@ -302,8 +291,9 @@ static int ldcache_run(const cl_reader *r, const char *label,
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "%s: no reader or visitor given", label);
   }
-  c.r = r;
-  c.label = label;
+  c.src.r = r;
+  c.src.label = label;
+  c.src.format = "ld.so.cache";
   c.visit = visit;
   c.opaque = opaque;
   return ldcache_parse(&c);
@@ -312,20 +302,6 @@ static int ldcache_run(const cl_reader *r, const char *label,
 int cl_ldcache_parse(const cl_reader *r, cl_ldcache_visitor visit,
                      void *opaque) {
   return ldcache_run(r, "ld.so.cache", visit, opaque);
-}
-
-/* Makes sure the last error names the file: the platform layer's text is
- * kept, prefixed with the path when it does not already contain it. */
-static int ldcache_name_path(int status, const char *path) {
-  const char *text = cudaload_last_error();
-  char reason[1024];
-  if (text[0] != '\0' && strstr(text, path) != NULL) {
-    return status;
-  }
-  /* cl_fail rewrites the buffer the text lives in: copy it first. */
-  snprintf(reason, sizeof reason, "%s",
-           text[0] != '\0' ? text : cudaload_strerror(status));
-  return cl_fail(status, "%s: %s", path, reason);
 }
 
 int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque) {
@@ -342,7 +318,7 @@ int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque) {
   cl_clear_error();
   status = cl_file_open(path, &file, &size);
   if (status != CUDALOAD_OK) {
-    return ldcache_name_path(status, path);
+    return cl_fail_naming(status, path);
   }
   if (size > CL_LDCACHE_MAX_FILE) {
     cl_file_close(file);
@@ -364,7 +340,7 @@ int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque) {
   cl_file_close(file);
   if (status != CUDALOAD_OK) {
     free(data);
-    return ldcache_name_path(status, path);
+    return cl_fail_naming(status, path);
   }
   src.data = data;
   src.size = (size_t)size;

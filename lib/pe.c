@@ -9,12 +9,13 @@
  * every loop is bounded by a cap rather than by the file's good behaviour.
  */
 #include "binary.h"
+#include "binary_internal.h"
 #include "error.h"
+#include "strutil.h"
 
 #include "cudaload.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,6 @@
 /* Caps. Windows itself loads at most 96 sections; DLLs import a few dozen
  * others. The caps bound the work a hostile file can cause. */
 #define CL_PE_MAX_DESCRIPTORS 4096u
-#define CL_PE_MAX_STRING 4096u
-#define CL_PE_MAX_STRING_TOTAL (1u << 20)
 #define CL_PE_MAX_DATA_DIRS 16u
 
 #define CL_PE_DOS_HEADER_SIZE 64u
@@ -55,12 +54,11 @@ typedef struct cl_pe_section {
 } cl_pe_section;
 
 typedef struct cl_pe {
-  const cl_reader *r;
-  const char *label;
+  cl_binary_source src;
   cl_pe_section *sections;
   unsigned section_count;
   uint64_t image_base;
-  uint64_t string_bytes; /* taken so far, against CL_PE_MAX_STRING_TOTAL */
+  uint64_t string_bytes; /* against CL_BINARY_MAX_STRING_TOTAL */
   size_t needed_capacity;
 } cl_pe;
 
@@ -71,88 +69,33 @@ typedef struct cl_pe_place {
   uint64_t avail;
 } cl_pe_place;
 
-static int pe_malformed(const cl_pe *p, const char *fmt, ...) CL_PRINTF(2, 3);
-static int pe_malformed(const cl_pe *p, const char *fmt, ...) {
-  char reason[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  va_end(ap);
-  return cl_fail(CUDALOAD_E_MALFORMED, "%s: malformed PE: %s", p->label,
-                 reason);
-}
-
-static int pe_no_memory(const cl_pe *p) {
-  return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory reading PE",
-                 p->label);
-}
-
 /* PE is little-endian on every machine. */
 static uint16_t pe_u16(const unsigned char *b) {
-  return (uint16_t)(b[0] | (b[1] << 8));
+  return cl_u16(b, 0);
 }
 
 static uint32_t pe_u32(const unsigned char *b) {
-  return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
-         ((uint32_t)b[3] << 24);
+  return cl_u32(b, 0);
 }
 
 static uint64_t pe_u64(const unsigned char *b) {
-  return (uint64_t)pe_u32(b) | ((uint64_t)pe_u32(b + 4) << 32);
-}
-
-static int pe_read(const cl_pe *p, uint64_t off, void *buf, size_t len,
-                   const char *what) {
-  uint64_t size = p->r->size;
-  int status;
-  if (len > 0 && off >= size) {
-    return pe_malformed(
-        p, "%s offset 0x%" PRIx64 " past end of file (size %" PRIu64 ")", what,
-        off, size);
-  }
-  if (len > size - off) {
-    return pe_malformed(p,
-                        "%s at 0x%" PRIx64 " (%" PRIu64
-                        " bytes) runs past end of file (size %" PRIu64 ")",
-                        what, off, (uint64_t)len, size);
-  }
-  cl_clear_error();
-  status = p->r->read_at(p->r->opaque, off, buf, len);
-  if (status != CUDALOAD_OK) {
-    /* Keep the reader's text (an OS error for files); cl_fail rewrites the
-     * buffer it lives in, so copy it first. */
-    char reason[256];
-    snprintf(reason, sizeof reason, "%s", cudaload_last_error());
-    return cl_fail(status, "%s: cannot read PE %s at 0x%" PRIx64 ": %s",
-                   p->label, what, off,
-                   reason[0] != '\0' ? reason : cudaload_strerror(status));
-  }
-  return CUDALOAD_OK;
-}
-
-static char *pe_strdup(const char *s) {
-  size_t len = strlen(s) + 1;
-  char *copy = malloc(len);
-  if (copy != NULL) {
-    memcpy(copy, s, len);
-  }
-  return copy;
+  return cl_u64(b, 0);
 }
 
 static char *pe_machine_name(unsigned machine) {
   char buf[32];
   switch (machine) {
   case 0x8664u:
-    return pe_strdup("x86_64");
+    return cl_strdup("x86_64");
   case 0x14cu:
-    return pe_strdup("i386");
+    return cl_strdup("i386");
   case 0xaa64u:
-    return pe_strdup("aarch64");
+    return cl_strdup("aarch64");
   case 0x1c4u:
-    return pe_strdup("arm");
+    return cl_strdup("arm");
   default:
     snprintf(buf, sizeof buf, "unknown(0x%x)", machine);
-    return pe_strdup(buf);
+    return cl_strdup(buf);
   }
 }
 
@@ -174,45 +117,31 @@ static int pe_rva_place(const cl_pe *p, uint32_t rva, cl_pe_place *place) {
 /* Reads the NUL-terminated string at an RVA, within its section. */
 static int pe_read_string(cl_pe *p, uint32_t rva, const char *what,
                           char **out) {
-  char buf[CL_PE_MAX_STRING];
   cl_pe_place place;
-  uint64_t avail, got = 0;
+  uint64_t avail;
   int status;
 
   if (!pe_rva_place(p, rva, &place)) {
-    return pe_malformed(p, "%s RVA 0x%" PRIx32 " is outside every section",
-                        what, rva);
+    return cl_binary_malformed(
+        &p->src, "%s RVA 0x%" PRIx32 " is outside every section", what, rva);
   }
-  avail = place.avail < CL_PE_MAX_STRING ? place.avail : CL_PE_MAX_STRING;
-  /* Small steps: the usual name is short, and the file may be slow. */
-  while (got < avail) {
-    size_t step = (size_t)(avail - got < 256 ? avail - got : 256);
-    const char *nul;
-    status = pe_read(p, place.offset + got, buf + got, step, what);
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    nul = memchr(buf + got, '\0', step);
-    /* Count what the string really takes, its NUL included. */
-    p->string_bytes += nul != NULL ? (uint64_t)(nul - (buf + got)) + 1 : step;
-    got += step;
-    if (p->string_bytes > CL_PE_MAX_STRING_TOTAL) {
-      return pe_malformed(p, "import names exceed %u bytes in total",
-                          CL_PE_MAX_STRING_TOTAL);
-    }
-    if (nul != NULL) {
-      *out = pe_strdup(buf);
-      return *out != NULL ? CUDALOAD_OK : pe_no_memory(p);
-    }
+  avail =
+      place.avail < CL_BINARY_MAX_STRING ? place.avail : CL_BINARY_MAX_STRING;
+  status = cl_binary_read_string(&p->src, place.offset, avail, what,
+                                 &p->string_bytes, "import names", out);
+  if (status != CUDALOAD_OK || *out != NULL) {
+    return status;
   }
-  if (avail == CL_PE_MAX_STRING) {
-    return pe_malformed(p, "%s at RVA 0x%" PRIx32 " longer than %u bytes", what,
-                        rva, CL_PE_MAX_STRING - 1);
+  if (avail == CL_BINARY_MAX_STRING) {
+    return cl_binary_malformed(&p->src,
+                               "%s at RVA 0x%" PRIx32 " longer than %u bytes",
+                               what, rva, CL_BINARY_MAX_STRING - 1);
   }
-  return pe_malformed(p,
-                      "%s at RVA 0x%" PRIx32
-                      " not NUL-terminated before the end of its section",
-                      what, rva);
+  return cl_binary_malformed(
+      &p->src,
+      "%s at RVA 0x%" PRIx32
+      " not NUL-terminated before the end of its section",
+      what, rva);
 }
 
 static int pe_add_needed(cl_pe *p, cl_binary_info *out, char *dll) {
@@ -221,7 +150,7 @@ static int pe_add_needed(cl_pe *p, cl_binary_info *out, char *dll) {
     char **grown = realloc(out->needed, capacity * sizeof *grown);
     if (grown == NULL) {
       free(dll);
-      return pe_no_memory(p);
+      return cl_binary_no_memory(&p->src);
     }
     out->needed = grown;
     p->needed_capacity = capacity;
@@ -254,16 +183,18 @@ static int pe_read_import_table(cl_pe *p, cl_binary_info *out, uint32_t rva,
   int status;
 
   if (!pe_rva_place(p, rva, &place)) {
-    return pe_malformed(
-        p, "%s table RVA 0x%" PRIx32 " is outside every section", what, rva);
+    return cl_binary_malformed(
+        &p->src, "%s table RVA 0x%" PRIx32 " is outside every section", what,
+        rva);
   }
   for (i = 0; place.avail >= desc_size; i++) {
     uint32_t name_rva;
     char *dll = NULL;
     if (i == CL_PE_MAX_DESCRIPTORS) {
-      return pe_malformed(p, "more than %u %ss", CL_PE_MAX_DESCRIPTORS, what);
+      return cl_binary_malformed(&p->src, "more than %u %ss",
+                                 CL_PE_MAX_DESCRIPTORS, what);
     }
-    status = pe_read(p, place.offset, desc, desc_size, what);
+    status = cl_binary_read(&p->src, place.offset, desc, desc_size, what);
     if (status != CUDALOAD_OK) {
       return status;
     }
@@ -288,7 +219,7 @@ static int pe_read_import_table(cl_pe *p, cl_binary_info *out, uint32_t rva,
       name_rva = pe_u32(desc + 12);
     }
     if (name_rva == 0) {
-      return pe_malformed(p, "%s %u has no DLL name", what, i);
+      return cl_binary_malformed(&p->src, "%s %u has no DLL name", what, i);
     }
     status = pe_read_string(
         p, name_rva, delay ? "delay-load DLL name" : "imported DLL name", &dll);
@@ -317,12 +248,13 @@ static int pe_resource_entry(const cl_pe *p, const cl_pe_place *root,
 
   *found = 0;
   if (rel > root->avail || root->avail - rel < sizeof dir) {
-    return pe_malformed(
-        p, "resource directory at +0x%" PRIx32 " outside the resource section",
-        rel);
+    return cl_binary_malformed(&p->src,
+                               "resource directory at +0x%" PRIx32
+                               " outside the resource section",
+                               rel);
   }
-  status =
-      pe_read(p, root->offset + rel, dir, sizeof dir, "resource directory");
+  status = cl_binary_read(&p->src, root->offset + rel, dir, sizeof dir,
+                          "resource directory");
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -333,13 +265,14 @@ static int pe_resource_entry(const cl_pe *p, const cl_pe_place *root,
     uint64_t at = (uint64_t)rel + sizeof dir + (uint64_t)i * sizeof entry;
     uint32_t name;
     if (at > root->avail || root->avail - at < sizeof entry) {
-      return pe_malformed(p,
-                          "resource directory at +0x%" PRIx32 " has %" PRIu32
-                          " entries, more than its section holds",
-                          rel, count);
+      return cl_binary_malformed(&p->src,
+                                 "resource directory at +0x%" PRIx32
+                                 " has %" PRIu32
+                                 " entries, more than its section holds",
+                                 rel, count);
     }
-    status = pe_read(p, root->offset + at, entry, sizeof entry,
-                     "resource directory entry");
+    status = cl_binary_read(&p->src, root->offset + at, entry, sizeof entry,
+                            "resource directory entry");
     if (status != CUDALOAD_OK) {
       return status;
     }
@@ -368,16 +301,17 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
   char version[64];
 
   if (!pe_rva_place(p, rva, &root)) {
-    return pe_malformed(
-        p, "resource directory RVA 0x%" PRIx32 " is outside every section",
-        rva);
+    return cl_binary_malformed(
+        &p->src,
+        "resource directory RVA 0x%" PRIx32 " is outside every section", rva);
   }
   status = pe_resource_entry(p, &root, 0, 1, CL_PE_RT_VERSION, &target, &found);
   if (status != CUDALOAD_OK || !found) {
     return status; /* no RT_VERSION: no version, not an error */
   }
   if ((target & CL_PE_RES_HIGH_BIT) == 0) {
-    return pe_malformed(p, "RT_VERSION resource entry is not a directory");
+    return cl_binary_malformed(&p->src,
+                               "RT_VERSION resource entry is not a directory");
   }
   status = pe_resource_entry(p, &root, target & ~CL_PE_RES_HIGH_BIT, 0, 0,
                              &target, &found);
@@ -385,7 +319,8 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
     return status;
   }
   if ((target & CL_PE_RES_HIGH_BIT) == 0) {
-    return pe_malformed(p, "RT_VERSION name entry is not a directory");
+    return cl_binary_malformed(&p->src,
+                               "RT_VERSION name entry is not a directory");
   }
   status = pe_resource_entry(p, &root, target & ~CL_PE_RES_HIGH_BIT, 0, 0,
                              &target, &found);
@@ -393,39 +328,41 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
     return status;
   }
   if ((target & CL_PE_RES_HIGH_BIT) != 0) {
-    return pe_malformed(p, "resource tree deeper than 3 levels under "
-                           "RT_VERSION (a cycle?)");
+    return cl_binary_malformed(&p->src,
+                               "resource tree deeper than 3 levels under "
+                               "RT_VERSION (a cycle?)");
   }
   if (target > root.avail || root.avail - target < sizeof data_entry) {
-    return pe_malformed(
-        p, "resource data entry at +0x%" PRIx32 " outside the resource section",
-        target);
+    return cl_binary_malformed(&p->src,
+                               "resource data entry at +0x%" PRIx32
+                               " outside the resource section",
+                               target);
   }
-  status = pe_read(p, root.offset + target, data_entry, sizeof data_entry,
-                   "resource data entry");
+  status = cl_binary_read(&p->src, root.offset + target, data_entry,
+                          sizeof data_entry, "resource data entry");
   if (status != CUDALOAD_OK) {
     return status;
   }
   data_rva = pe_u32(data_entry);
   data_size = pe_u32(data_entry + 4);
   if (!pe_rva_place(p, data_rva, &data)) {
-    return pe_malformed(
-        p, "VS_VERSIONINFO RVA 0x%" PRIx32 " is outside every section",
+    return cl_binary_malformed(
+        &p->src, "VS_VERSIONINFO RVA 0x%" PRIx32 " is outside every section",
         data_rva);
   }
   if (data_size > data.avail) {
-    return pe_malformed(p,
-                        "VS_VERSIONINFO of %" PRIu32
-                        " bytes runs past the end of its section",
-                        data_size);
+    return cl_binary_malformed(&p->src,
+                               "VS_VERSIONINFO of %" PRIu32
+                               " bytes runs past the end of its section",
+                               data_size);
   }
   if (data_size < 6) {
-    return pe_malformed(p, "VS_VERSIONINFO of %" PRIu32 " bytes is too short",
-                        data_size);
+    return cl_binary_malformed(
+        &p->src, "VS_VERSIONINFO of %" PRIu32 " bytes is too short", data_size);
   }
-  status = pe_read(p, data.offset, info,
-                   data_size < sizeof info ? data_size : sizeof info,
-                   "VS_VERSIONINFO");
+  status = cl_binary_read(&p->src, data.offset, info,
+                          data_size < sizeof info ? data_size : sizeof info,
+                          "VS_VERSIONINFO");
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -433,18 +370,19 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
     return CUDALOAD_OK; /* no VS_FIXEDFILEINFO: no version */
   }
   if (data_size < sizeof info || pe_u16(info + 2) < CL_PE_FIXED_INFO_SIZE) {
-    return pe_malformed(p, "VS_VERSIONINFO too short for VS_FIXEDFILEINFO");
+    return cl_binary_malformed(&p->src,
+                               "VS_VERSIONINFO too short for VS_FIXEDFILEINFO");
   }
   /* The key is UTF-16LE; every character of it is ASCII. */
   for (k = 0; k < sizeof key; k++) {
     if (info[6 + 2 * k] != (unsigned char)key[k] || info[7 + 2 * k] != 0) {
-      return pe_malformed(p, "VERSIONINFO resource key is not "
-                             "VS_VERSION_INFO");
+      return cl_binary_malformed(&p->src, "VERSIONINFO resource key is not "
+                                          "VS_VERSION_INFO");
     }
   }
   if (pe_u32(info + CL_PE_FIXED_INFO_OFFSET) != CL_PE_FIXEDFILEINFO_SIGNATURE) {
-    return pe_malformed(
-        p, "VS_FIXEDFILEINFO signature 0x%08" PRIX32 " is not 0xFEEF04BD",
+    return cl_binary_malformed(
+        &p->src, "VS_FIXEDFILEINFO signature 0x%08" PRIX32 " is not 0xFEEF04BD",
         pe_u32(info + CL_PE_FIXED_INFO_OFFSET));
   }
   ms = pe_u32(info + CL_PE_FIXED_INFO_OFFSET + 8);
@@ -452,8 +390,8 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
   snprintf(version, sizeof version, "%u.%u.%u.%u", (unsigned)(ms >> 16),
            (unsigned)(ms & 0xffffu), (unsigned)(ls >> 16),
            (unsigned)(ls & 0xffffu));
-  out->file_version = pe_strdup(version);
-  return out->file_version != NULL ? CUDALOAD_OK : pe_no_memory(p);
+  out->file_version = cl_strdup(version);
+  return out->file_version != NULL ? CUDALOAD_OK : cl_binary_no_memory(&p->src);
 }
 
 static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
@@ -466,12 +404,12 @@ static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
   }
   p->sections = calloc(count, sizeof *p->sections);
   if (p->sections == NULL) {
-    return pe_no_memory(p);
+    return cl_binary_no_memory(&p->src);
   }
   for (i = 0; i < count; i++) {
     uint32_t vsize, raw_size;
-    status = pe_read(p, table + (uint64_t)i * CL_PE_SECTION_SIZE, sec,
-                     sizeof sec, "section header");
+    status = cl_binary_read(&p->src, table + (uint64_t)i * CL_PE_SECTION_SIZE,
+                            sec, sizeof sec, "section header");
     if (status != CUDALOAD_OK) {
       return status;
     }
@@ -501,41 +439,44 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
   uint64_t rva_count;
   int status;
 
-  status = pe_read(p, 0, dos, sizeof dos, "DOS header");
+  status = cl_binary_read(&p->src, 0, dos, sizeof dos, "DOS header");
   if (status != CUDALOAD_OK) {
     return status;
   }
   if (dos[0] != 'M' || dos[1] != 'Z') {
     return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: not a PE file (no MZ)",
-                   p->label);
+                   p->src.label);
   }
   lfanew = pe_u32(dos + CL_PE_LFANEW_OFFSET);
   if (lfanew & 0x80000000u) {
-    return pe_malformed(p, "e_lfanew %" PRId32 " is negative",
-                        (int32_t)(lfanew - 0x80000000u) - INT32_MAX - 1);
+    return cl_binary_malformed(&p->src, "e_lfanew %" PRId32 " is negative",
+                               (int32_t)(lfanew - 0x80000000u) - INT32_MAX - 1);
   }
-  status = pe_read(p, lfanew, nt, sizeof nt, "PE header (e_lfanew)");
+  status =
+      cl_binary_read(&p->src, lfanew, nt, sizeof nt, "PE header (e_lfanew)");
   if (status != CUDALOAD_OK) {
     return status;
   }
   if (memcmp(nt, "PE\0\0", 4) != 0) {
-    return pe_malformed(p, "no PE signature at e_lfanew 0x%" PRIx32, lfanew);
+    return cl_binary_malformed(
+        &p->src, "no PE signature at e_lfanew 0x%" PRIx32, lfanew);
   }
   out->format = CL_FORMAT_PE;
   out->machine = pe_u16(nt + 4);
   out->machine_name = pe_machine_name(out->machine);
   if (out->machine_name == NULL) {
-    return pe_no_memory(p);
+    return cl_binary_no_memory(&p->src);
   }
   section_count = pe_u16(nt + 6);
   opt_size = pe_u16(nt + 20);
 
   if (opt_size < 2) {
-    return pe_malformed(p, "no optional header (size %u)", opt_size);
+    return cl_binary_malformed(&p->src, "no optional header (size %u)",
+                               opt_size);
   }
-  status =
-      pe_read(p, (uint64_t)lfanew + sizeof nt, opt,
-              opt_size < sizeof opt ? opt_size : sizeof opt, "optional header");
+  status = cl_binary_read(&p->src, (uint64_t)lfanew + sizeof nt, opt,
+                          opt_size < sizeof opt ? opt_size : sizeof opt,
+                          "optional header");
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -548,13 +489,15 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
     dir_offset = 112;
   } else if (magic == CL_PE_MAGIC_ROM) {
     return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: ROM image PE, not supported",
-                   p->label);
+                   p->src.label);
   } else {
-    return pe_malformed(p, "unknown optional header magic 0x%x", magic);
+    return cl_binary_malformed(&p->src, "unknown optional header magic 0x%x",
+                               magic);
   }
   if (opt_size < dir_offset) {
-    return pe_malformed(p, "optional header of %u bytes too short for %s",
-                        opt_size, magic == CL_PE_MAGIC_PE32 ? "PE32" : "PE32+");
+    return cl_binary_malformed(
+        &p->src, "optional header of %u bytes too short for %s", opt_size,
+        magic == CL_PE_MAGIC_PE32 ? "PE32" : "PE32+");
   }
   p->image_base =
       magic == CL_PE_MAGIC_PE32 ? pe_u32(opt + 28) : pe_u64(opt + 24);
@@ -585,43 +528,16 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
   return status;
 }
 
-/* Absent strings become "" so that callers never see NULL. */
-static int pe_fill_empty(cl_binary_info *out) {
-  char **fields[] = {&out->soname, &out->runpath, &out->rpath,
-                     &out->file_version};
-  size_t i;
-  for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-    if (*fields[i] == NULL) {
-      *fields[i] = pe_strdup("");
-      if (*fields[i] == NULL) {
-        return 0;
-      }
-    }
-  }
-  return 1;
-}
-
 int cl_pe_parse(const cl_reader *r, const char *name, cl_binary_info *out) {
   cl_pe p;
   int status;
 
-  if (out == NULL) {
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cl_pe_parse: no output");
-  }
-  memset(out, 0, sizeof *out);
   memset(&p, 0, sizeof p);
-  p.r = r;
-  p.label = name != NULL ? name : "(memory)";
-  if (r == NULL || r->read_at == NULL) {
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no reader given", p.label);
-  }
-  status = pe_parse(&p, out);
-  if (status == CUDALOAD_OK && !pe_fill_empty(out)) {
-    status = pe_no_memory(&p);
-  }
-  free(p.sections);
+  status = cl_binary_begin(&p.src, "cl_pe_parse", "PE", r, name, out);
   if (status != CUDALOAD_OK) {
-    cl_binary_info_free(out);
+    return status;
   }
+  status = cl_binary_end(&p.src, pe_parse(&p, out), out);
+  free(p.sections);
   return status;
 }

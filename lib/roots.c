@@ -42,22 +42,8 @@ static void environment_roots(cl_root_visitor visit, void *opaque) {
 
 /* Sub-folders of parent whose names start with prefix, newest version first
  * (so /usr/local/cuda-13.0 comes before /usr/local/cuda-12.4). */
-typedef struct prefixed {
-  const char *prefix;
-  char **names;
-  size_t count, capacity;
-} prefixed;
-
-static int collect_prefixed(const char *name, void *opaque) {
-  prefixed *p = opaque;
-  if (strncmp(name, p->prefix, strlen(p->prefix)) != 0)
-    return 0;
-  if (cl_reserve((void **)&p->names, &p->capacity, p->count + 1,
-                 sizeof(char *)) ||
-      !(p->names[p->count] = cl_strdup(name)))
-    return 1;
-  p->count++;
-  return 0;
+static int has_prefix(const char *name, const void *prefix) {
+  return strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
 /* Compare dotted versions numerically, descending: "13.0" < "12.10" is
@@ -81,12 +67,9 @@ static int newest_first(const void *a, const void *b) {
 static void versioned_children(const char *parent, const char *prefix,
                                const char *tail, const char *origin,
                                cl_root_visitor visit, void *opaque) {
-  prefixed p = {prefix, NULL, 0, 0};
-  if (cl_stat_kind(parent, NULL) != CL_KIND_DIRECTORY)
-    return;
-  cl_list_dir(parent, collect_prefixed, &p);
-  if (p.count > 1)
-    qsort(p.names, p.count, sizeof(char *), newest_first);
+  cl_name_list p;
+  /* Out of memory costs the names not listed, nothing more. */
+  (void)cl_name_list_read(parent, has_prefix, prefix, newest_first, &p);
   for (size_t i = 0; i < p.count; ++i) {
     char *child = cl_path_join(parent, p.names[i]);
     char *root = child && tail ? cl_path_join(child, tail) : NULL;
@@ -94,9 +77,8 @@ static void versioned_children(const char *parent, const char *prefix,
       visit(tail ? (root ? root : child) : child, origin, opaque);
     free(root);
     free(child);
-    free(p.names[i]);
   }
-  free(p.names);
+  cl_name_list_free(&p);
 }
 
 #ifdef _WIN32

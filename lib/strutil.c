@@ -118,3 +118,48 @@ int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
   *len = n;
   return CUDALOAD_OK;
 }
+
+typedef struct name_collector {
+  cl_name_list *list;
+  cl_name_filter keep;
+  const void *arg;
+  int failed;
+} name_collector;
+
+static int collect_name(const char *name, void *opaque) {
+  name_collector *c = opaque;
+  cl_name_list *l = c->list;
+  if (!c->keep(name, c->arg))
+    return 0;
+  if (cl_reserve((void **)&l->names, &l->capacity, l->count + 1,
+                 sizeof(char *)) ||
+      !(l->names[l->count] = cl_strdup(name))) {
+    c->failed = 1;
+    return 1;
+  }
+  l->count++;
+  return 0;
+}
+
+static int by_strcmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cl_name_list_read(const char *dir, cl_name_filter keep, const void *arg,
+                      int (*order)(const void *, const void *),
+                      cl_name_list *list) {
+  name_collector c = {list, keep, arg, 0};
+  memset(list, 0, sizeof *list);
+  if (cl_stat_kind(dir, NULL) == CL_KIND_DIRECTORY)
+    cl_list_dir(dir, collect_name, &c);
+  if (list->count > 1)
+    qsort(list->names, list->count, sizeof(char *), order ? order : by_strcmp);
+  return c.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
+
+void cl_name_list_free(cl_name_list *list) {
+  for (size_t i = 0; i < list->count; ++i)
+    free(list->names[i]);
+  free(list->names);
+  memset(list, 0, sizeof *list);
+}

@@ -23,4 +23,22 @@ int cl_ends_with(const char *s, const char *suffix);
  * NUL-terminated buffer (*len excludes the NUL). Refuses folders, FIFOs and
  * devices without blocking. Returns a CUDALOAD_E_* status. */
 int cl_read_file_head(const char *path, size_t max, char **text, size_t *len);
+
+/* Names from a folder listing, each malloc'ed. */
+typedef struct cl_name_list {
+  char **names;
+  size_t count, capacity;
+} cl_name_list;
+/* Whether a name belongs in the list; arg is cl_name_list_read's. */
+typedef int (*cl_name_filter)(const char *name, const void *arg);
+/* Fills *list with the names in folder dir that keep(name, arg) accepts,
+ * sorted with order (qsort's comparison of two char **; strcmp's order when
+ * NULL) so that nothing depends on the order the file system lists them in.
+ * A dir that is not a folder gives an empty list. Returns 0, or
+ * CUDALOAD_E_NO_MEMORY with the names collected until then (sorted). Free
+ * with cl_name_list_free, also after a failure. */
+int cl_name_list_read(const char *dir, cl_name_filter keep, const void *arg,
+                      int (*order)(const void *, const void *),
+                      cl_name_list *list);
+void cl_name_list_free(cl_name_list *list);
 #endif

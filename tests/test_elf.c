@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "binary.h"
+#include "bytes_builder.h"
 #include "cudaload.h"
 #include "error.h"
 
@@ -77,12 +78,7 @@ typedef struct elf_opts {
 } elf_opts;
 
 static void put(const elf_image *im, size_t off, uint64_t v, unsigned width) {
-  unsigned i;
-  assert_true(off + width <= im->size);
-  for (i = 0; i < width; i++) {
-    unsigned shift = im->be ? (width - 1 - i) * 8 : i * 8;
-    im->b[off + i] = (unsigned char)(v >> shift);
-  }
+  put_bytes(im->b, im->size, off, v, width, im->be);
 }
 
 static void put_word(const elf_image *im, size_t off, uint64_t v) {
@@ -226,18 +222,7 @@ static elf_image build_elf(const elf_opts *o) {
 /* Parses the first len bytes from a buffer of exactly that size, so that
  * AddressSanitizer sees any read past the end. */
 static int parse_prefix(const elf_image *im, size_t len, cl_binary_info *info) {
-  unsigned char *copy = malloc(len > 0 ? len : 1);
-  cl_memory_source src;
-  cl_reader r;
-  int status;
-  assert_non_null(copy);
-  memcpy(copy, im->b, len);
-  src.data = copy;
-  src.size = len;
-  r = cl_reader_from_memory(&src);
-  status = cl_elf_parse(&r, "test.so", info);
-  free(copy);
-  return status;
+  return parse_exact_copy(cl_elf_parse, "test.so", im->b, len, info);
 }
 
 static int parse_image(const elf_image *im, cl_binary_info *info) {
@@ -271,13 +256,6 @@ static void assert_consistent(int status, const cl_binary_info *info) {
   assert_null(info->rpath);
   assert_null(info->file_version);
   assert_true(cudaload_last_error()[0] != '\0');
-}
-
-static void assert_error_contains(const char *needle) {
-  const char *text = cudaload_last_error();
-  if (strstr(text, needle) == NULL) {
-    fail_msg("last error \"%s\" lacks \"%s\"", text, needle);
-  }
 }
 
 static void assert_full_fields(const cl_binary_info *info, const elf_opts *o) {
@@ -748,24 +726,6 @@ static void test_huge_counts(void **state) {
     assert_error_contains("longer than 4095");
     free(im.b);
   }
-}
-
-/* A reader that fails with an I/O error after a number of reads. */
-typedef struct failing_source {
-  const unsigned char *data;
-  uint64_t size;
-  int reads_left;
-} failing_source;
-
-static int failing_read_at(void *opaque, uint64_t offset, void *buf,
-                           size_t len) {
-  failing_source *f = opaque;
-  if (f->reads_left-- <= 0) {
-    return cl_fail(CUDALOAD_E_IO, "simulated read error");
-  }
-  assert_true(offset <= f->size && len <= f->size - offset);
-  memcpy(buf, f->data + offset, len);
-  return CUDALOAD_OK;
 }
 
 static void test_read_errors(void **state) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "binary.h"
+#include "bytes_builder.h"
 #include "cudaload.h"
 #include "error.h"
 #include "ldcache.h"
@@ -160,19 +161,14 @@ static void record(const char *key, const char *path, void *opaque) {
   v->count++;
 }
 
+/* Parses the first len bytes from a buffer of exactly that size. */
 static int parse_prefix(const cache_image *im, size_t len, visits *v) {
-  unsigned char *copy = malloc(len > 0 ? len : 1);
-  cl_memory_source src;
-  cl_reader r;
+  exact_copy copy;
+  cl_reader r = exact_copy_reader(&copy, im->b, len);
   int status;
-  assert_non_null(copy);
-  memcpy(copy, im->b, len);
-  src.data = copy;
-  src.size = len;
-  r = cl_reader_from_memory(&src);
   memset(v, 0, sizeof *v);
   status = cl_ldcache_parse(&r, record, v);
-  free(copy);
+  exact_copy_free(&copy);
   return status;
 }
 
@@ -191,13 +187,6 @@ static void assert_host_entries(const visits *v, int complete) {
     assert_string_equal(v->keys[seen], entries[i].key);
     assert_string_equal(v->paths[seen], entries[i].path);
     seen++;
-  }
-}
-
-static void assert_error_contains(const char *needle) {
-  const char *text = cudaload_last_error();
-  if (strstr(text, needle) == NULL) {
-    fail_msg("last error \"%s\" lacks \"%s\"", text, needle);
   }
 }
 

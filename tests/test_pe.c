@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "binary.h"
+#include "bytes_builder.h"
 #include "cudaload.h"
 #include "error.h"
 
@@ -60,11 +61,7 @@ typedef struct pe_image {
 } pe_image;
 
 static void put(const pe_image *im, size_t off, uint64_t v, unsigned width) {
-  unsigned i;
-  assert_true(off + width <= im->size);
-  for (i = 0; i < width; i++) {
-    im->b[off + i] = (unsigned char)(v >> (8 * i));
-  }
+  put_bytes(im->b, im->size, off, v, width, 0);
 }
 
 static void put_str(const pe_image *im, size_t off, const char *s) {
@@ -211,30 +208,13 @@ static pe_image build_pe(int pe32plus, unsigned machine) {
   return im;
 }
 
+/* Parses the first len bytes from a buffer of exactly that size. */
 static int parse_prefix(const pe_image *im, size_t len, cl_binary_info *info) {
-  unsigned char *copy = malloc(len > 0 ? len : 1);
-  cl_memory_source src;
-  cl_reader r;
-  int status;
-  assert_non_null(copy);
-  memcpy(copy, im->b, len);
-  src.data = copy;
-  src.size = len;
-  r = cl_reader_from_memory(&src);
-  status = cl_pe_parse(&r, "test.dll", info);
-  free(copy);
-  return status;
+  return parse_exact_copy(cl_pe_parse, "test.dll", im->b, len, info);
 }
 
 static int parse_image(const pe_image *im, cl_binary_info *info) {
   return parse_prefix(im, im->size, info);
-}
-
-static void assert_error_contains(const char *needle) {
-  const char *text = cudaload_last_error();
-  if (strstr(text, needle) == NULL) {
-    fail_msg("last error \"%s\" lacks \"%s\"", text, needle);
-  }
 }
 
 static void assert_consistent(int status, const cl_binary_info *info) {
@@ -677,24 +657,6 @@ static void test_version_info_checks(void **state) {
     assert_error_contains("VS_VERSIONINFO RVA");
     free(im.b);
   }
-}
-
-/* A reader that fails with an I/O error after a number of reads. */
-typedef struct failing_source {
-  const unsigned char *data;
-  uint64_t size;
-  int reads_left;
-} failing_source;
-
-static int failing_read_at(void *opaque, uint64_t offset, void *buf,
-                           size_t len) {
-  failing_source *f = opaque;
-  if (f->reads_left-- <= 0) {
-    return cl_fail(CUDALOAD_E_IO, "simulated read error");
-  }
-  assert_true(offset <= f->size && len <= f->size - offset);
-  memcpy(buf, f->data + offset, len);
-  return CUDALOAD_OK;
 }
 
 static void test_read_errors(void **state) {

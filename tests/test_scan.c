@@ -7,21 +7,15 @@
  * Mismatches are all printed (with the whole inventory) before the test
  * fails, so one run shows everything the core and the contract disagree on.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #ifndef _WIN32
 #include <limits.h>
 #endif
 
 #include "cudaload.h"
+#include "scan_expect.h"
 #include "test_paths.h"
 
 /* ------------------------------------------------------------------------ */
@@ -35,101 +29,11 @@ static int ends_with(const char *text, const char *suffix) {
          strcmp(text + text_len - suffix_len, suffix) == 0;
 }
 
-/* ------------------------------------------------------------------------ */
-/* Scanning                                                                 */
-/* ------------------------------------------------------------------------ */
-
-static cudaload_ctx *new_context(int target) {
-  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
-  if (ctx == NULL)
-    fail_msg("cudaload_create: %s", cudaload_last_error());
-  if (target != CUDALOAD_TARGET_HOST)
-    assert_int_equal(cudaload_set_target(ctx, target), CUDALOAD_OK);
-  return ctx;
-}
-
-static void add_fixture_root(cudaload_ctx *ctx, const char *rel) {
-  const char *path = test_fixture_path(rel);
-  int status = cudaload_add_root(ctx, path);
-  if (status != CUDALOAD_OK)
-    fail_msg("cudaload_add_root(%s): %s", path, cudaload_last_error());
-}
-
-static void scan_or_fail(cudaload_ctx *ctx) {
-  int status = cudaload_scan(ctx);
-  if (status != CUDALOAD_OK)
-    fail_msg("cudaload_scan: %s (%s)", cudaload_strerror(status),
-             cudaload_last_error());
-}
-
-#define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 #ifndef _WIN32
-
-static int is_directory(const char *path) {
-  struct stat info;
-  return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR;
-}
-
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash != NULL ? slash + 1 : path;
-}
-
-static const char *or_null(const char *text) {
-  return text != NULL ? text : "(null)";
-}
 
 /* ------------------------------------------------------------------------ */
 /* Inventory checks                                                         */
 /* ------------------------------------------------------------------------ */
-
-/* One library as docs/scan-contract.md says a scan must report it. */
-typedef struct expected_library {
-  const char *name;
-  const char *family;
-  int major;
-  int cuda_major;
-  const char *version;
-  const char *version_source;
-  /* The file behind the version, as a path suffix; "" for "none". */
-  const char *version_file_suffix;
-  /* The real file, relative to the fixtures folder. */
-  const char *path;
-} expected_library;
-
-static void print_inventory(const cudaload_ctx *ctx) {
-  size_t count = cudaload_library_count(ctx);
-  print_message("  inventory (%zu libraries):\n", count);
-  for (size_t i = 0; i < count; i++) {
-    print_message(
-        "  [%zu] %s family=%s major=%d cuda=%d version=\"%s\" "
-        "source=%s root=%zu\n       path=%s\n       file=%s\n",
-        i, or_null(cudaload_library_name(ctx, i)),
-        or_null(cudaload_library_family(ctx, i)),
-        cudaload_library_major(ctx, i), cudaload_library_cuda_major(ctx, i),
-        or_null(cudaload_library_version(ctx, i)),
-        or_null(cudaload_library_version_source(ctx, i)),
-        cudaload_library_root(ctx, i), or_null(cudaload_library_path(ctx, i)),
-        or_null(cudaload_library_version_file(ctx, i)));
-  }
-}
-
-static int check_string(size_t i, const char *field, const char *actual,
-                        const char *expected) {
-  if (actual != NULL && strcmp(actual, expected) == 0)
-    return 0;
-  print_error("  [%zu] %s: expected \"%s\", got \"%s\"\n", i, field, expected,
-              or_null(actual));
-  return 1;
-}
-
-static int check_int(size_t i, const char *field, int actual, int expected) {
-  if (actual == expected)
-    return 0;
-  print_error("  [%zu] %s: expected %d, got %d\n", i, field, expected, actual);
-  return 1;
-}
 
 /* The real (symlink-free) path of a fixture file, as the scan must give it. */
 static char *real_fixture_path(const char *rel) {
@@ -142,18 +46,7 @@ static char *real_fixture_path(const char *rel) {
 
 static int check_library(const cudaload_ctx *ctx, size_t i,
                          const expected_library *want) {
-  int errors = 0;
-  errors += check_string(i, "name", cudaload_library_name(ctx, i), want->name);
-  errors +=
-      check_string(i, "family", cudaload_library_family(ctx, i), want->family);
-  errors += check_int(i, "major", cudaload_library_major(ctx, i), want->major);
-  errors += check_int(i, "cuda_major", cudaload_library_cuda_major(ctx, i),
-                      want->cuda_major);
-  errors += check_string(i, "version", cudaload_library_version(ctx, i),
-                         want->version);
-  errors +=
-      check_string(i, "version_source", cudaload_library_version_source(ctx, i),
-                   want->version_source);
+  int errors = check_library_fields(ctx, i, want);
 
   const char *version_file = cudaload_library_version_file(ctx, i);
   int version_file_ok =
@@ -191,48 +84,15 @@ static int check_no_duplicates(const cudaload_ctx *ctx) {
   return errors;
 }
 
-/* Decoys: files with CUDA-like names that are in no catalog. */
-static int check_absent(const cudaload_ctx *ctx, const char *const *decoys) {
-  int errors = 0;
-  size_t count = cudaload_library_count(ctx);
-  for (const char *const *decoy = decoys; *decoy != NULL; decoy++) {
-    for (size_t i = 0; i < count; i++) {
-      const char *path = cudaload_library_path(ctx, i);
-      if (path != NULL && strcmp(base_name(path), *decoy) == 0) {
-        print_error("  [%zu] decoy %s was reported as %s\n", i, *decoy,
-                    or_null(cudaload_library_name(ctx, i)));
-        errors++;
-      }
-    }
-  }
-  return errors;
-}
-
 /* Compare the whole inventory with want[0..want_count), in order. */
 static void check_inventory(const cudaload_ctx *ctx, const char *what,
                             const expected_library *want, size_t want_count,
                             const char *const *decoys) {
   static const char *const no_decoys[] = {NULL};
-  int errors = 0;
-  size_t count = cudaload_library_count(ctx);
-  if (count != want_count) {
-    print_error("  count: expected %zu libraries, got %zu\n", want_count,
-                count);
-    errors++;
-  }
-  for (size_t i = 0; i < count && i < want_count; i++)
-    errors += check_library(ctx, i, &want[i]);
-  for (size_t i = count; i < want_count; i++) {
-    print_error("  [%zu] missing: %s (%s)\n", i, want[i].name, want[i].path);
-    errors++;
-  }
+  int errors = check_libraries(ctx, want, want_count, check_library);
   errors += check_no_duplicates(ctx);
   errors += check_absent(ctx, decoys != NULL ? decoys : no_decoys);
-  if (errors != 0) {
-    print_inventory(ctx);
-    fail_msg("%s: %d mismatch(es) with docs/scan-contract.md (listed above)",
-             what, errors);
-  }
+  fail_on_mismatches(ctx, what, errors);
 }
 
 /* Skip (visibly) when the fixture trees were not built. */

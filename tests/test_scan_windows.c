@@ -9,34 +9,17 @@
  * Wine (the host's own names). Versions come from dist-info for wheels and
  * from the DLLs' VERSIONINFO for everything else.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cudaload.h"
+#include "scan_expect.h"
 #include "test_paths.h"
-
-#define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
-
-static int is_directory(const char *path) {
-  struct stat info;
-  return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR;
-}
-
-static const char *or_null(const char *text) {
-  return text != NULL ? text : "(null)";
-}
 
 /* Whether path ends with suffix ('/'-separated), comparing '\' and '/' as
  * the same separator, since the library answers in the host's spelling. */
@@ -55,67 +38,6 @@ static int path_ends_with(const char *path, const char *suffix) {
   return 1;
 }
 
-static const char *base_name(const char *path) {
-  const char *name = path;
-  for (const char *c = path; *c != '\0'; c++) {
-    if (*c == '/' || *c == '\\')
-      name = c + 1;
-  }
-  return name;
-}
-
-/* (%lu and casts rather than %zu: mingw checks formats against msvcrt.) */
-
-/* One library as docs/scan-contract.md says a scan must report it. */
-typedef struct expected_library {
-  const char *name;
-  const char *family;
-  int major;
-  int cuda_major;
-  const char *version;
-  const char *version_source;
-  /* The file behind the version, as a path suffix. */
-  const char *version_file_suffix;
-  /* The file, relative to the fixtures folder (the Windows trees have no
-   * symlinks, so this is the real file). */
-  const char *path;
-} expected_library;
-
-static void print_inventory(const cudaload_ctx *ctx) {
-  size_t count = cudaload_library_count(ctx);
-  print_message("  inventory (%lu libraries):\n", (unsigned long)count);
-  for (size_t i = 0; i < count; i++) {
-    print_message("  [%lu] %s family=%s major=%d cuda=%d version=\"%s\" "
-                  "source=%s root=%lu\n       path=%s\n       file=%s\n",
-                  (unsigned long)i, or_null(cudaload_library_name(ctx, i)),
-                  or_null(cudaload_library_family(ctx, i)),
-                  cudaload_library_major(ctx, i),
-                  cudaload_library_cuda_major(ctx, i),
-                  or_null(cudaload_library_version(ctx, i)),
-                  or_null(cudaload_library_version_source(ctx, i)),
-                  (unsigned long)cudaload_library_root(ctx, i),
-                  or_null(cudaload_library_path(ctx, i)),
-                  or_null(cudaload_library_version_file(ctx, i)));
-  }
-}
-
-static int check_string(size_t i, const char *field, const char *actual,
-                        const char *expected) {
-  if (actual != NULL && strcmp(actual, expected) == 0)
-    return 0;
-  print_error("  [%lu] %s: expected \"%s\", got \"%s\"\n", (unsigned long)i,
-              field, expected, or_null(actual));
-  return 1;
-}
-
-static int check_int(size_t i, const char *field, int actual, int expected) {
-  if (actual == expected)
-    return 0;
-  print_error("  [%lu] %s: expected %d, got %d\n", (unsigned long)i, field,
-              expected, actual);
-  return 1;
-}
-
 static int check_suffix(size_t i, const char *field, const char *actual,
                         const char *suffix) {
   if (actual != NULL && path_ends_with(actual, suffix))
@@ -125,20 +47,10 @@ static int check_suffix(size_t i, const char *field, const char *actual,
   return 1;
 }
 
+/* The Windows trees have no symlinks: want->path is the real file. */
 static int check_library(const cudaload_ctx *ctx, size_t i,
                          const expected_library *want) {
-  int errors = 0;
-  errors += check_string(i, "name", cudaload_library_name(ctx, i), want->name);
-  errors +=
-      check_string(i, "family", cudaload_library_family(ctx, i), want->family);
-  errors += check_int(i, "major", cudaload_library_major(ctx, i), want->major);
-  errors += check_int(i, "cuda_major", cudaload_library_cuda_major(ctx, i),
-                      want->cuda_major);
-  errors += check_string(i, "version", cudaload_library_version(ctx, i),
-                         want->version);
-  errors +=
-      check_string(i, "version_source", cudaload_library_version_source(ctx, i),
-                   want->version_source);
+  int errors = check_library_fields(ctx, i, want);
   errors +=
       check_suffix(i, "version_file", cudaload_library_version_file(ctx, i),
                    want->version_file_suffix);
@@ -156,36 +68,9 @@ static const char *const decoys[] = {"cudnnfake64_9.dll", "cublas64.dll", NULL};
  * every mismatch and the inventory before failing. */
 static void check_inventory(const cudaload_ctx *ctx, const char *what,
                             const expected_library *want, size_t want_count) {
-  int errors = 0;
-  size_t count = cudaload_library_count(ctx);
-  if (count != want_count) {
-    print_error("  count: expected %lu libraries, got %lu\n",
-                (unsigned long)want_count, (unsigned long)count);
-    errors++;
-  }
-  for (size_t i = 0; i < count && i < want_count; i++)
-    errors += check_library(ctx, i, &want[i]);
-  for (size_t i = count; i < want_count; i++) {
-    print_error("  [%lu] missing: %s (%s)\n", (unsigned long)i, want[i].name,
-                want[i].path);
-    errors++;
-  }
-  for (size_t i = 0; i < count; i++) {
-    const char *path = cudaload_library_path(ctx, i);
-    for (const char *const *decoy = decoys; path != NULL && *decoy != NULL;
-         decoy++) {
-      if (strcmp(base_name(path), *decoy) == 0) {
-        print_error("  [%lu] decoy %s was reported as %s\n", (unsigned long)i,
-                    *decoy, or_null(cudaload_library_name(ctx, i)));
-        errors++;
-      }
-    }
-  }
-  if (errors != 0) {
-    print_inventory(ctx);
-    fail_msg("%s: %d mismatch(es) with docs/scan-contract.md (listed above)",
-             what, errors);
-  }
+  int errors = check_libraries(ctx, want, want_count, check_library);
+  errors += check_absent(ctx, decoys);
+  fail_on_mismatches(ctx, what, errors);
 }
 
 /* The Windows trees need mingw-w64 when the build was configured. */
@@ -201,17 +86,9 @@ static int windows_fixtures_missing(void) {
 
 /* A context that has scanned one root of the windows tree. */
 static cudaload_ctx *scan_windows_root(const char *rel, int target) {
-  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
-  if (ctx == NULL)
-    fail_msg("cudaload_create: %s", cudaload_last_error());
-  assert_int_equal(cudaload_set_target(ctx, target), CUDALOAD_OK);
-  const char *root = test_fixture_path(rel);
-  if (cudaload_add_root(ctx, root) != CUDALOAD_OK)
-    fail_msg("cudaload_add_root(%s): %s", root, cudaload_last_error());
-  int status = cudaload_scan(ctx);
-  if (status != CUDALOAD_OK)
-    fail_msg("cudaload_scan: %s (%s)", cudaload_strerror(status),
-             cudaload_last_error());
+  cudaload_ctx *ctx = new_context(target);
+  add_fixture_root(ctx, rel);
+  scan_or_fail(ctx);
   assert_int_equal(cudaload_root_count(ctx), 1);
   assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_OK);
   return ctx;
