@@ -368,6 +368,160 @@ CUDALOAD_API void *cudaload_dlopen_isolated(const char *path);
 CUDALOAD_API const char *cudaload_symbol_provider(void *handle,
                                                   const char *symbol);
 
+/* ------------------------------------------------------------------------ */
+/* GPU probe                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct cudaload_probe cudaload_probe;
+
+/* Verdicts. */
+#define CUDALOAD_GPU_OK 0
+#define CUDALOAD_CPU_FALLBACK 1
+
+/* Reasons for CUDALOAD_CPU_FALLBACK (pinned values). */
+#define CUDALOAD_REASON_NONE 0            /* GPU_OK */
+#define CUDALOAD_REASON_NO_DRIVER 1       /* no libcuda.so.1 / nvcuda.dll */
+#define CUDALOAD_REASON_DRIVER_BROKEN 2   /* driver lacks a needed symbol */
+#define CUDALOAD_REASON_INIT_FAILED 3     /* cuInit failed (other codes) */
+#define CUDALOAD_REASON_NO_DEVICE 4       /* cuInit 100 or 0 devices */
+#define CUDALOAD_REASON_DRIVER_TOO_OLD 5  /* cuInit 35, or runtime > driver */
+#define CUDALOAD_REASON_DEVICE_FAILED 6   /* context/alloc/copy failed */
+#define CUDALOAD_REASON_MISSING_LIBRARY 7 /* a required library is missing */
+#define CUDALOAD_REASON_LIBRARY_FAILED 8  /* cublasCreate/cudnnCreate failed */
+#define CUDALOAD_REASON_WRONG_RESULT 9    /* the GEMM result was wrong */
+#define CUDALOAD_REASON_TIMEOUT 10        /* out-of-process probe timed out */
+#define CUDALOAD_REASON_PROBE_CRASHED 11  /* out-of-process probe died */
+
+/* Stage statuses. */
+#define CUDALOAD_STAGE_OK 0
+#define CUDALOAD_STAGE_FAILED 1
+#define CUDALOAD_STAGE_SKIPPED                                                 \
+  2 /* not required, or an earlier stage failed                                \
+     */
+#define CUDALOAD_STAGE_WARNING                                                 \
+  3 /* passed with a caveat (older driver minor)                               \
+     */
+
+/* Flags for cudaload_probe_run(). */
+/** Run the probe in a child process, killed after the timeout, so a hung
+ *  driver cannot hang the caller. */
+#define CUDALOAD_PROBE_OUT_OF_PROCESS 0x1u
+
+/**
+ * Choose the driver library the probe opens (an absolute path; NULL goes
+ * back to the default: CUDALOAD_DRIVER from the environment if set, else
+ * libcuda.so.1 / nvcuda.dll by name, never the link-time stub in
+ * lib64/stubs).
+ */
+CUDALOAD_API int cudaload_set_driver(cudaload_ctx *ctx, const char *path);
+
+/**
+ * Answer "may I use the GPU?" in stages, each with a status, a message and
+ * its elapsed time: 1 driver library, 2 cuInit and cuDriverGetVersion,
+ * 3 devices (name, compute capability, memory, UUID), 4 primary context, a
+ * small allocation and a copy round trip, 5 the required cudart's
+ * cudaRuntimeGetVersion against the driver, 6 cuBLAS: cublasCreate and a
+ * tiny SGEMM checked against the CPU, 7 cuDNN: for each required major, its
+ * version and cudnnCreate/cudnnDestroy. Stages 5-7 use the files of the
+ * ctx's plan (preloading them in-process; the requirements decide which
+ * run). The probe itself succeeding is CUDALOAD_OK, whatever the verdict;
+ * *out receives the result (free with cudaload_probe_free()). timeout_s
+ * applies to CUDALOAD_PROBE_OUT_OF_PROCESS only (0: 30 seconds).
+ */
+CUDALOAD_API int cudaload_probe_run(cudaload_ctx *ctx, unsigned flags,
+                                    double timeout_s, cudaload_probe **out);
+/** Free a probe result. Accepts NULL. */
+CUDALOAD_API void cudaload_probe_free(cudaload_probe *probe);
+/** CUDALOAD_GPU_OK or CUDALOAD_CPU_FALLBACK. */
+CUDALOAD_API int cudaload_probe_verdict(const cudaload_probe *probe);
+/** CUDALOAD_REASON_*. */
+CUDALOAD_API int cudaload_probe_reason(const cudaload_probe *probe);
+/** The verdict as one sentence: "GPU usable: ..." or "fall back to CPU,
+ *  because ...", with the fix where there is one. */
+CUDALOAD_API const char *cudaload_probe_summary(const cudaload_probe *probe);
+/** Number of stages reported (always 7). */
+CUDALOAD_API size_t cudaload_probe_stage_count(const cudaload_probe *probe);
+/** Stage i's name: "driver", "init", "devices", "context", "runtime",
+ *  "cublas", "cudnn". */
+CUDALOAD_API const char *cudaload_probe_stage_name(const cudaload_probe *probe,
+                                                   size_t i);
+/** Stage i's CUDALOAD_STAGE_*. */
+CUDALOAD_API int cudaload_probe_stage_status(const cudaload_probe *probe,
+                                             size_t i);
+/** Stage i's message. */
+CUDALOAD_API const char *
+cudaload_probe_stage_message(const cudaload_probe *probe, size_t i);
+/** Stage i's elapsed time in milliseconds. */
+CUDALOAD_API double cudaload_probe_stage_ms(const cudaload_probe *probe,
+                                            size_t i);
+/** The driver library's path ("" when none was found). */
+CUDALOAD_API const char *
+cudaload_probe_driver_path(const cudaload_probe *probe);
+/** cuDriverGetVersion (12040 = 12.4), 0 when unknown. */
+CUDALOAD_API int cudaload_probe_driver_version(const cudaload_probe *probe);
+/** The required cudart's cudaRuntimeGetVersion, 0 when not probed. */
+CUDALOAD_API int cudaload_probe_runtime_version(const cudaload_probe *probe);
+/** Number of CUDA devices seen. */
+CUDALOAD_API size_t cudaload_probe_device_count(const cudaload_probe *probe);
+/** Device i's name. */
+CUDALOAD_API const char *cudaload_probe_device_name(const cudaload_probe *probe,
+                                                    size_t i);
+/** Device i's compute capability as major*10+minor (90 for 9.0). */
+CUDALOAD_API int cudaload_probe_device_capability(const cudaload_probe *probe,
+                                                  size_t i);
+/** Device i's total memory in MiB. */
+CUDALOAD_API unsigned long long
+cudaload_probe_device_memory_mib(const cudaload_probe *probe, size_t i);
+/** Device i's UUID ("GPU-xxxxxxxx-xxxx-..."). */
+CUDALOAD_API const char *cudaload_probe_device_uuid(const cudaload_probe *probe,
+                                                    size_t i);
+
+/* ------------------------------------------------------------------------ */
+/* Doctor and manifest                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Report formats. */
+#define CUDALOAD_FORMAT_TEXT 0
+#define CUDALOAD_FORMAT_JSON 1
+#define CUDALOAD_FORMAT_YAML 2 /* needs a build with libyaml */
+
+/* Flags for cudaload_doctor(). */
+#define CUDALOAD_DOCTOR_PROBE 0x1u /* run the GPU probe (in-process) */
+#define CUDALOAD_DOCTOR_COLOR 0x2u /* ANSI colour in the text format */
+#define CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS 0x4u /* probe in a child */
+
+/**
+ * The whole diagnosis as one report: platform and driver; the libraries
+ * found (family, major, version, version source, path); the plan for the
+ * requirements; the CUDA libraries already loaded in this process;
+ * conflicts; the probe (with CUDALOAD_DOCTOR_PROBE); and for every problem
+ * one line that fixes it. Text is sections, aligned; JSON and YAML follow
+ * one documented schema with "schema_version". *out receives a malloc'ed,
+ * NUL-terminated text (free with cudaload_free()). Returns CUDALOAD_OK when
+ * the report was produced, whatever it says.
+ */
+CUDALOAD_API int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags,
+                                 char **out);
+
+/** Free memory the library handed out (cudaload_doctor's text). NULL ok. */
+CUDALOAD_API void cudaload_free(void *memory);
+
+/**
+ * Read a cudaload.yaml requirements manifest into ctx: requirements, extra
+ * roots (relative paths are relative to the manifest's folder), policy
+ * (sub-libraries minimal|all, isolation, global) and probe on/off. A YAML
+ * syntax error is reported with line and column, an unknown key with its
+ * name and line, a value of the wrong type with its key and line. A
+ * rejected manifest changes nothing in ctx. CUDALOAD_E_UNSUPPORTED in
+ * builds without libyaml.
+ */
+CUDALOAD_API int cudaload_load_manifest(cudaload_ctx *ctx, const char *path);
+/** The preload flags the loaded manifest's policy asks for
+ *  (CUDALOAD_PRELOAD_*), 0 without a manifest. */
+CUDALOAD_API unsigned cudaload_manifest_preload_flags(const cudaload_ctx *ctx);
+/** 1 when the loaded manifest asks for the probe, 0 otherwise. */
+CUDALOAD_API int cudaload_manifest_probe(const cudaload_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

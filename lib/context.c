@@ -70,6 +70,8 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);
   free(ctx->explicit_roots);
+  free(ctx->manifest_path);
+  free(ctx->probe_driver_path);
   free(ctx);
 }
 

@@ -87,6 +87,17 @@ struct cudaload_ctx {
   cl_conflict *conflicts;
   size_t conflict_count, conflict_capacity;
   char *env_value;
+
+  /* manifest: what cudaload_load_manifest() committed (manifest.c). The
+   * requirements and roots it names join the lists above; these keep what
+   * has no other home. */
+  char *manifest_path;             /* the last manifest loaded, or NULL */
+  unsigned manifest_preload_flags; /* CUDALOAD_PRELOAD_* from its policy */
+  int manifest_isolation;          /* policy isolation: true */
+  int manifest_probe;              /* probe: true */
+
+  /* probe: what cudaload_set_driver() chose (probe.c). */
+  char *probe_driver_path; /* absolute; NULL: the default driver */
 };
 
 /* Recompute ctx->conflicts from the process's global symbol scope

@@ -28,6 +28,27 @@ typedef enum cl_open_mode {
 void *cl_loader_open(const char *path, cl_open_mode mode);
 
 /*
+ * Open the NVIDIA driver library by its bare file name ("libcuda.so.1",
+ * "nvcuda.dll"): the one library loaded by name rather than by absolute
+ * path, because the driver is installed into the system's own folders (the
+ * dynamic loader's cache and default folders on Linux, System32 on Windows)
+ * and only the system knows where. Refuses a name holding a path separator.
+ * Linux: dlopen(name, RTLD_NOW | RTLD_LOCAL); Windows: LoadLibraryExW(name,
+ * NULL, LOAD_LIBRARY_SEARCH_SYSTEM32) with error dialogs suppressed, so
+ * neither the current folder nor PATH can supply an impostor. Returns the
+ * handle, or NULL with the last error set as cl_loader_open does.
+ */
+void *cl_loader_open_system(const char *name);
+
+/*
+ * The address of an exported function or variable of a loaded library
+ * (dlsym / GetProcAddress), or NULL when the library does not export it.
+ * Callers turn it into a function pointer with memcpy through
+ * void (*)(void), which ISO C allows where a cast would not. Sets no error.
+ */
+void *cl_loader_symbol(void *handle, const char *name);
+
+/*
  * The absolute path of a library the process already has under this name
  * (a SONAME such as "libcudnn.so.8", or a DLL base name such as
  * "cudnn64_8.dll"), malloc'ed; NULL when it has none. Never loads anything

@@ -10,6 +10,8 @@
 #define EXIT_USAGE 2       /* bad command line */
 #define EXIT_INPUT 3       /* unreadable or malformed input */
 #define EXIT_UNSATISFIED 4 /* a requirement has no usable library */
+/* probe: the GPU is not usable (CPU_FALLBACK) */
+#define EXIT_CPU_FALLBACK 5
 
 /* Print "cudaload: <command>: <message>" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -37,9 +39,13 @@ int cli_scan(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_env(int argc, char **argv);
 int cli_exec(int argc, char **argv);
+int cli_probe(int argc, char **argv);
+int cli_doctor(int argc, char **argv);
 extern const char cli_scan_help[];
 extern const char cli_inspect_help[];
 extern const char cli_env_help[];
 extern const char cli_exec_help[];
+extern const char cli_probe_help[];
+extern const char cli_doctor_help[];
 
 #endif

@@ -29,6 +29,8 @@ static const char main_help[] =
     "  inspect   show the ELF or PE headers of library files\n"
     "  env       print the library search path for requirements\n"
     "  exec      run a program with its CUDA libraries on the search path\n"
+    "  probe     tell whether the GPU is usable, stage by stage\n"
+    "  doctor    diagnose the CUDA setup and print a fix for each problem\n"
     "  help      show the help of a command\n"
     "\n"
     "OPTIONS\n"
@@ -42,6 +44,8 @@ static const char main_help[] =
     "  3  unreadable or malformed input (a file, or a root that does not\n"
     "     exist)\n"
     "  4  a requirement has no usable library (env, exec)\n"
+    "  5  the GPU is not usable: the probe falls back to CPU (probe)\n"
+    "  6  the doctor found problems (doctor)\n"
     "\n"
     "  Reports go to standard output; warnings and errors go to standard\n"
     "  error, each naming the file and the reason.\n"
@@ -123,6 +127,8 @@ static const command commands[] = {
     {"inspect", cli_inspect, cli_inspect_help},
     {"env", cli_env, cli_env_help},
     {"exec", cli_exec, cli_exec_help},
+    {"probe", cli_probe, cli_probe_help},
+    {"doctor", cli_doctor, cli_doctor_help},
 };
 
 static const command *find_command(const char *name) {

@@ -166,6 +166,37 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
   return handle;
 }
 
+void *cl_loader_open_system(const char *name) {
+  if (!name || !name[0] || strchr(name, '/')) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+            "%s: not a bare library name (only the driver is opened by name)",
+            name ? name : "(null)");
+    return NULL;
+  }
+  /* The driver lives where the system put it (ld.so.cache, /usr/lib64,
+   * a container runtime's mount): the dynamic loader's own search is the
+   * only way to find the one the system intends. */
+  dlerror();
+  void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    cl_fail(CUDALOAD_E_LOAD_FAILED, "%s: %s", name,
+            reason ? reason_without_path(reason, name)
+                   : "the dynamic loader gave no reason");
+  }
+  return handle;
+}
+
+void *cl_loader_symbol(void *handle, const char *name) {
+  if (!handle || !name || !name[0])
+    return NULL;
+  dlerror();
+  void *address = dlsym(handle, name);
+  if (!address)
+    dlerror(); /* a missing symbol is an answer, not an error to keep */
+  return address;
+}
+
 /* ------------------------------------------------------------------------ */
 /* What is loaded                                                           */
 /* ------------------------------------------------------------------------ */

@@ -35,6 +35,9 @@
 #ifndef LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
 #define LOAD_LIBRARY_SEARCH_DEFAULT_DIRS 0x00001000
 #endif
+#ifndef LOAD_LIBRARY_SEARCH_SYSTEM32
+#define LOAD_LIBRARY_SEARCH_SYSTEM32 0x00000800
+#endif
 
 /* In kernel32 since Windows 7 (psapi.dll only forwards to it); declared here
  * so that neither psapi.h's PSAPI_VERSION rules nor psapi.lib are needed. */
@@ -162,6 +165,53 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
     return NULL;
   }
   return module;
+}
+
+void *cl_loader_open_system(const char *name) {
+  if (!name || !name[0] || strchr(name, '/') || strchr(name, '\\') ||
+      strchr(name, ':')) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+            "%s: not a bare library name (only the driver is opened by name)",
+            name ? name : "(null)");
+    return NULL;
+  }
+  int status;
+  wchar_t *wide = cl_utf8_to_wide(name, &status);
+  if (!wide) {
+    cl_fail(status, "%s: not a valid UTF-8 name", name);
+    return NULL;
+  }
+  DWORD old_mode = 0;
+  BOOL quiet = SetThreadErrorMode(
+      SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX, &old_mode);
+  /* The display driver installs nvcuda.dll into System32; searching only
+   * there keeps a copy in the current folder or on PATH from being taken
+   * for the driver. */
+  HMODULE module = LoadLibraryExW(wide, NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
+  DWORD err = module ? ERROR_SUCCESS : GetLastError();
+  if (!module && err == ERROR_INVALID_PARAMETER && !add_dll_directory()) {
+    /* Windows 7 without KB2533623: no LOAD_LIBRARY_SEARCH_* flags. */
+    module = LoadLibraryExW(wide, NULL, 0);
+    err = module ? ERROR_SUCCESS : GetLastError();
+  }
+  if (quiet)
+    SetThreadErrorMode(old_mode, NULL);
+  free(wide);
+  if (!module)
+    cl_fail_os(CUDALOAD_E_LOAD_FAILED, err, "%s", name);
+  return module;
+}
+
+void *cl_loader_symbol(void *handle, const char *name) {
+  if (!handle || !name || !name[0])
+    return NULL;
+  generic_function function =
+      (generic_function)GetProcAddress((HMODULE)handle, name);
+  /* A function address as void *: copied, since ISO C has no cast between
+   * function and object pointers. */
+  void *address;
+  memcpy(&address, &function, sizeof address);
+  return address;
 }
 
 /* ------------------------------------------------------------------------ */

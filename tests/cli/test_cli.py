@@ -1110,6 +1110,393 @@ class EnvExec(CliTestCase):
         self.assertIn("no-such-program-x", r.stderr)
 
 
+DOCTOR_KEYS = ("schema_version", "platform", "driver", "manifest", "roots", "libraries",
+               "requirements", "plan", "loaded", "conflicts", "probe", "problems")
+DOCTOR_SECTIONS = ("Platform", "Driver", "Libraries found", "Plan", "Loaded in this process",
+                   "Conflicts", "Probe", "Problems and fixes")
+PLAN_STATES = {"planned", "loaded", "already-loaded", "loaded-elsewhere", "failed", "not-needed"}
+
+
+def check_doctor_schema(test, doc):
+    """The schema of docs/doctor.md, field by field."""
+    test.assertIsInstance(doc, dict)
+    test.assertEqual(sorted(doc), sorted(DOCTOR_KEYS), doc)
+    test.assertEqual(doc["schema_version"], 1)
+    platform = doc["platform"]
+    test.assertIn(platform["os"], ("linux", "windows"))
+    test.assertIsInstance(platform["arch"], str)
+    test.assertEqual(platform["cudaload_version"], header_version())
+    if doc["driver"] is not None:
+        test.assertEqual(sorted(doc["driver"]), ["cuda_version", "path", "source", "version"])
+        test.assertIn(doc["driver"]["source"], ("probe", "scan", "loaded"))
+    # The libraries are exactly what `cudaload scan` reports.
+    check_scan_schema(test, {"schema_version": 1, "target": platform["os"],
+                             "roots": doc["roots"], "libraries": doc["libraries"]})
+    for r in doc["requirements"]:
+        test.assertEqual(sorted(r), ["path", "satisfied", "spec"])
+        test.assertIsInstance(r["satisfied"], bool)
+        test.assertEqual(r["path"] is not None, r["satisfied"], r)
+    for p in doc["plan"]:
+        test.assertEqual(sorted(p), ["major", "name", "path", "reason", "state"])
+        test.assertIn(p["state"], PLAN_STATES)
+        test.assertIsInstance(p["major"], int)
+    test.assertIsInstance(doc["loaded"], list)
+    for c in doc["conflicts"]:
+        test.assertEqual(sorted(c), ["path", "text"])
+    if doc["probe"] is not None:
+        test.assertIn(doc["probe"]["verdict"], ("gpu_ok", "cpu_fallback"))
+        test.assertEqual([s["name"] for s in doc["probe"]["stages"]],
+                         ["driver", "init", "devices", "context", "runtime", "cublas", "cudnn"])
+        for s in doc["probe"]["stages"]:
+            test.assertIn(s["status"], ("ok", "failed", "skipped", "warning"))
+    for p in doc["problems"]:
+        test.assertEqual(sorted(p), ["fix", "problem"])
+        test.assertTrue(p["problem"] and p["fix"], p)
+        test.assertNotIn("\n", p["fix"], "a fix is one line: %r" % p)
+
+
+_cli_yaml = None
+
+
+def cli_has_yaml():
+    """Whether the tool was built with libyaml (CUDALOAD_WITH_YAML)."""
+    global _cli_yaml
+    if _cli_yaml is None:
+        _cli_yaml = run_cli("doctor", "--no-defaults", "--format", "yaml").rc != 2
+    return _cli_yaml
+
+
+class Doctor(CliTestCase):
+    def require_yaml(self):
+        """Skip a manifest/YAML test in a build without libyaml, after checking
+        that such a build refuses manifests the documented way."""
+        if cli_has_yaml():
+            return
+        d = self.tmpdir()
+        (d / "cudaload.yaml").write_text("probe: true\n")
+        r = self.doctor("--no-defaults", "--manifest", to_cli(d / "cudaload.yaml"), rc=3)
+        self.assertIn("without libyaml", r.stderr, r.describe())
+        self.skipTest("the tool is built without libyaml (CUDALOAD_WITH_YAML=OFF)")
+
+    def cudnn8_tree(self):
+        return ("preload", "windows", "cudnn8") if CLI_IS_WINDOWS else ("cudnn8_compat",)
+
+    def driver_root(self):
+        """A folder with a file named like the driver, so the report can be clean."""
+        d = self.tmpdir()
+        (d / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")).write_bytes(b"")
+        return d
+
+    def doctor(self, *args, rc=None, env=None):
+        proc = subprocess.run(CLI + ["doctor"] + list(args), env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        r = Result(["doctor"] + list(args), proc)
+        if rc is not None:
+            self.assertEqual(r.rc, rc, r.describe())
+        return r
+
+    def test_help_mentions_every_option(self):
+        r = self.run_ok("doctor", "--help")
+        for option in ("--require", "--manifest", "--root", "--no-defaults", "--probe",
+                       "--out-of-process", "--format", "NO_COLOR", "EXIT STATUS", "6  "):
+            self.assertIn(option, r.stdout, r.describe())
+        self.assertIn("doctor", self.run_ok("--help").stdout)
+
+    def test_usage_errors(self):
+        self.assert_usage_error(["doctor", "--require", "cudnn~8"], ["cudnn~8"])
+        self.assert_usage_error(["doctor", "--root", "relative"], ["relative"])
+        self.assert_usage_error(["doctor", "--format", "xml"], ["xml"])
+        self.assert_usage_error(["doctor", "--bogus"], ["--bogus"])
+        self.assert_usage_error(["doctor", "--manifest"], ["--manifest"])
+        self.assert_usage_error(["doctor", "extra"], ["extra"])
+
+    def test_json_schema_and_missing_requirement(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        r = self.doctor("--no-defaults", "--root", to_cli(tree), "--require", "cudnn=8,cudnn=9",
+                        "--format", "json", rc=6)
+        doc = self.parse_json(r)
+        check_doctor_schema(self, doc)
+        reqs = {q["spec"]: q for q in doc["requirements"]}
+        self.assertTrue(reqs["cudnn=8"]["satisfied"], doc["requirements"])
+        self.assertTrue(same_file(reqs["cudnn=8"]["path"], tree / ("cudnn64_8.dll" if CLI_IS_WINDOWS else "libcudnn.so.8")))
+        self.assertFalse(reqs["cudnn=9"]["satisfied"])
+        missing = [p for p in doc["problems"] if p["problem"].startswith("cudnn=9: no usable cudnn library")]
+        self.assertEqual(len(missing), 1, doc["problems"])
+        self.assertIn("major 8, not 9", missing[0]["problem"])
+        self.assertIn('pip install "nvidia-cudnn-cu12==9.*"', missing[0]["fix"])
+        self.assertIn("CUDNN_PATH", missing[0]["fix"])
+        # No driver in the roots searched: a problem with its fix.
+        self.assertIsNone(doc["driver"])
+        self.assertTrue(any("install the NVIDIA driver" in p["fix"] for p in doc["problems"]), doc["problems"])
+
+    def test_yaml_equals_json(self):
+        self.require_yaml()
+        try:
+            import yaml  # PyYAML; scripts/test installs it
+        except ImportError:
+            self.skipTest("PyYAML is not installed; the YAML output is not checked")
+        tree = self.fixture(*self.cudnn8_tree())
+        args = ["--no-defaults", "--root", to_cli(tree), "--require", "cudnn=8,cublas"]
+        j = self.doctor(*args, "--format", "json", rc=6)
+        y = self.doctor(*args, "--format", "yaml", rc=6)
+        doc = yaml.safe_load(y.stdout)
+        check_doctor_schema(self, doc)
+        self.assertEqual(doc, self.parse_json(j), y.describe())
+
+    def test_clean_setup_exits_0(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        driver = self.driver_root()
+        r = self.doctor("--no-defaults", "--root", to_cli(tree), "--root", to_cli(driver),
+                        "--require", "cudnn=8", rc=0)
+        self.assertIn("Problems and fixes\n  none\n", r.stdout, r.describe())
+        self.assertEqual(r.stderr, "", r.describe())
+        doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--root", to_cli(driver),
+                                          "--require", "cudnn=8", "--format", "json", rc=0))
+        self.assertEqual(doc["problems"], [])
+        self.assertEqual(doc["driver"]["source"], "scan")
+        self.assertTrue(same_file(doc["driver"]["path"], driver / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")))
+
+    def test_text_sections_aligned_and_without_colour_in_a_pipe(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        r = self.doctor("--no-defaults", "--root", to_cli(tree), "--require", "cudnn=8,cudnn=9", rc=6)
+        self.assertNotIn("\x1b[", r.stdout, "colour codes in a pipe")
+        lines = r.stdout.split("\n")
+        positions = [lines.index(s) for s in DOCTOR_SECTIONS]
+        self.assertEqual(positions, sorted(positions), "sections out of order:\n" + r.stdout)
+        # Key-value sections line up their values.
+        platform = lines[positions[0] + 1: positions[0] + 4]
+        starts = {len(l) - len(l[2:].split("  ", 1)[1].lstrip()) for l in platform}
+        self.assertEqual(len(starts), 1, platform)
+        # Each problem is a numbered line followed by its fix.
+        problems = lines[positions[-1] + 1:]
+        self.assertRegex(problems[0], r"^  1\. cudnn=9: no usable cudnn library")
+        self.assertRegex(problems[1], r"^     fix: pip install ")
+
+    @unittest.skipIf(os.name == "nt", "pseudo-terminals are POSIX")
+    def test_colour_on_a_terminal_unless_NO_COLOR(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("checked against a Linux build (Wine has no pty console)")
+        import pty
+
+        def on_tty(extra_env):
+            env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+            env.update(extra_env)
+            master, slave = pty.openpty()
+            try:
+                proc = subprocess.Popen(CLI + ["doctor", "--no-defaults"], stdout=slave,
+                                        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+                os.close(slave)
+                out = b""
+                while True:
+                    try:
+                        chunk = os.read(master, 65536)
+                    except OSError:  # EIO: the child closed the terminal
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                proc.wait(timeout=TIMEOUT_S)
+                return out.decode("utf-8", "replace")
+            finally:
+                os.close(master)
+
+        self.assertIn("\x1b[1mPlatform\x1b[0m", on_tty({}))
+        self.assertIn("\x1b[", on_tty({"NO_COLOR": ""}), "an empty NO_COLOR does not turn colour off")
+        plain = on_tty({"NO_COLOR": "1"})
+        self.assertNotIn("\x1b[", plain)
+        self.assertIn("Problems and fixes", plain)
+
+    def test_manifest_requirements_roots_and_policy(self):
+        self.require_yaml()
+        tree = self.fixture(*self.cudnn8_tree())
+        app = self.tmpdir()
+        # A relative root: resolved against the manifest's folder, wherever the
+        # doctor is started from.
+        if CLI_IS_WINDOWS:
+            shutil.copytree(tree, app / "cudnn")
+        else:
+            os.symlink(tree, app / "cudnn")
+        (app / "cudaload.yaml").write_text(
+            "requirements:\n  - cudnn=8\nroots: [cudnn]\npolicy:\n  sublibraries: all\nprobe: false\n")
+        r = self.doctor("--no-defaults", "--manifest", to_cli(app / "cudaload.yaml"), "--format", "json")
+        self.assertIn(r.rc, (0, 6), r.describe())
+        doc = self.parse_json(r)
+        check_doctor_schema(self, doc)
+        self.assertEqual(doc["manifest"]["sublibraries"], "all")
+        self.assertIs(doc["manifest"]["probe"], False)
+        self.assertTrue(same_file(doc["manifest"]["path"], app / "cudaload.yaml"))
+        self.assertTrue(same_file(doc["roots"][0]["path"], app / "cudnn"), doc["roots"])
+        self.assertEqual([q["spec"] for q in doc["requirements"]], ["cudnn=8"])
+        self.assertTrue(doc["requirements"][0]["satisfied"], doc)
+        # sublibraries: all preloads every sub-library.
+        self.assertNotIn("not-needed", [p["state"] for p in doc["plan"]])
+
+    def test_manifest_probe_turns_the_probe_on(self):
+        self.require_yaml()
+        app = self.tmpdir()
+        (app / "cudaload.yaml").write_text("probe: true\n")
+        r = self.doctor("--no-defaults", "--manifest", to_cli(app / "cudaload.yaml"), "--format", "json")
+        doc = self.parse_json(r)
+        self.assertIsNotNone(doc["probe"], r.describe())
+        check_doctor_schema(self, doc)
+
+    def test_probe_option(self):
+        r = self.doctor("--no-defaults", "--out-of-process", "--format", "json")
+        doc = self.parse_json(r)
+        check_doctor_schema(self, doc)
+        self.assertIsNotNone(doc["probe"])
+        self.assertEqual(r.rc, 0 if doc["probe"]["verdict"] == "gpu_ok" and not doc["problems"] else 6)
+
+    def test_bad_manifest_exits_3_and_says_where(self):
+        self.require_yaml()
+        d = self.tmpdir()
+        cases = {
+            "syntax.yaml": ("requirements: [cudnn=8\nprobe: true\n", ["line 2, column", "YAML syntax error"]),
+            "key.yaml": ("requirements: [cudnn=8]\nprobez: true\n", ["line 2, column 1", 'unknown key "probez"']),
+            "type.yaml": ("roots: 5\n", ["line 1", "roots: expected a sequence"]),
+            "spec.yaml": ("requirements:\n  - cudnn~8\n", ["line 2", 'requirement "cudnn~8"']),
+        }
+        for name, (text, needles) in cases.items():
+            (d / name).write_text(text)
+            r = self.doctor("--no-defaults", "--manifest", to_cli(d / name), rc=3)
+            self.assertEqual(r.stdout, "", r.describe())
+            self.assertIn(name, r.stderr, r.describe())
+            for needle in needles:
+                self.assertIn(needle, r.stderr, r.describe())
+        r = self.doctor("--manifest", to_cli(d / "missing.yaml"), rc=3)
+        self.assertIn("missing.yaml", r.stderr)
+        r = self.doctor("--manifest", to_cli(d), rc=3)
+        self.assertIn("not a regular file", r.stderr)
+
+    @unittest.skipIf(os.name == "nt", "FIFOs are POSIX")
+    def test_fifo_manifest_does_not_block(self):
+        self.require_yaml()
+        if CLI_IS_WINDOWS:
+            self.skipTest("Wine maps no FIFOs")
+        fifo = self.tmpdir() / "cudaload.yaml"
+        os.mkfifo(fifo)
+        r = self.doctor("--manifest", to_cli(fifo), rc=3)
+        self.assertIn("not a regular file", r.stderr)
+
+
+class Probe(CliTestCase):
+    """`cudaload probe`: the verdict, the stages and the exit status."""
+
+    STAGES = ["driver", "init", "devices", "context", "runtime", "cublas", "cudnn"]
+
+    def fake(self, *parts):
+        if CLI_IS_WINDOWS:
+            return self.fixture("fake_cuda", "windows", *parts)
+        return self.fixture("fake_cuda", *parts)
+
+    def fake_driver(self):
+        return self.fake("driver", "nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.1")
+
+    def fake_roots(self):
+        folders = [("bin",), ("cudnn9",)] if CLI_IS_WINDOWS else [("lib",), ("cudnn8",), ("cudnn9",)]
+        args = ["--no-defaults"]
+        for folder in folders:
+            args += ["--root", to_cli(self.fake(*folder))]
+        return args
+
+    def check_schema(self, doc):
+        self.assertEqual(doc.get("schema_version"), 1, doc)
+        self.assertIn(doc["verdict"], ("GPU_OK", "CPU_FALLBACK"))
+        for key in ("reason", "summary", "driver", "runtime_version", "devices", "stages"):
+            self.assertIn(key, doc)
+        self.assertEqual(set(doc["driver"]), {"path", "version"})
+        self.assertEqual([s["name"] for s in doc["stages"]], self.STAGES)
+        for stage in doc["stages"]:
+            self.assertIn(stage["status"], ("ok", "failed", "skipped", "warning"), stage)
+            self.assertIsInstance(stage["ms"], (int, float), stage)
+            self.assertIsInstance(stage["message"], str, stage)
+        for device in doc["devices"]:
+            self.assertEqual(set(device), {"name", "compute_capability", "memory_mib", "uuid"})
+
+    def test_help_is_a_man_page(self):
+        r = self.run_ok("probe", "--help")
+        for part in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "OUTPUT", "EXIT STATUS", "EXAMPLES",
+                     "--driver", "--out-of-process", "--timeout", "--require", "CPU_FALLBACK"):
+            self.assertIn(part, r.stdout)
+
+    def test_usage_errors(self):
+        self.assert_usage_error(["probe", "--timeout", "0"], ["--timeout"])
+        self.assert_usage_error(["probe", "--timeout", "soon"], ["soon"])
+        self.assert_usage_error(["probe", "--driver", "relative/libcuda.so.1"], ["relative"])
+        self.assert_usage_error(["probe", "--format", "xml"], ["xml"])
+        self.assert_usage_error(["probe", "--require", "cudnn~8"], ["cudnn~8"])
+        self.assert_usage_error(["probe", "extra"], ["extra"])
+
+    def test_no_driver_falls_back_with_exit_5(self):
+        missing = to_cli(self.tmpdir() / "no-driver-here" / "libcuda.so.1")
+        r = self.run_ok("probe", "--driver", missing, rc=5)
+        first = r.stdout.splitlines()[0]
+        self.assertTrue(first.startswith("CPU_FALLBACK: fall back to CPU"), r.describe())
+        self.assertIn("no NVIDIA driver", first)
+        self.assertIn("no-driver-here", first)
+        lines = r.stdout.splitlines()
+        header = lines[2].split()
+        self.assertEqual(header, ["STAGE", "STATUS", "MS", "MESSAGE"], r.describe())
+        self.assertEqual([line.split()[0] for line in lines[3:10]], self.STAGES)
+        self.assertEqual(lines[3].split()[1], "failed")
+        # The columns line up: every status starts where STATUS does.
+        column = lines[2].index("STATUS")
+        for line in lines[3:10]:
+            self.assertIn(line[column:].split()[0], ("failed", "skipped"), line)
+
+    def test_system_driver_absent_here(self):
+        r = run_cli("probe", "--format", "json")
+        doc = self.parse_json(r)
+        self.check_schema(doc)
+        if doc["verdict"] == "GPU_OK" or doc["reason"] != "no_driver":
+            self.skipTest("this machine has an NVIDIA driver")
+        self.assertEqual(r.rc, 5, r.describe())
+        self.assertIn("no NVIDIA driver", doc["summary"])
+        self.assertEqual(doc["stages"][0]["status"], "failed")
+        self.assertIsNone(doc["driver"]["path"])
+
+    def test_fake_gpu_is_usable_json(self):
+        driver = to_cli(self.fake_driver())
+        spec = "cudart,cublas,cudnn=9" if CLI_IS_WINDOWS else "cudart,cublas,cudnn=8,cudnn=9"
+        r = self.run_ok("probe", "--driver", driver, "--require", spec, *self.fake_roots(), "--format", "json")
+        doc = self.parse_json(r)
+        self.check_schema(doc)
+        self.assertEqual(doc["verdict"], "GPU_OK", r.describe())
+        self.assertIsNone(doc["reason"])
+        self.assertTrue(doc["summary"].startswith("GPU usable"), doc["summary"])
+        self.assertEqual([s["status"] for s in doc["stages"]], ["ok"] * 7, doc["stages"])
+        self.assertEqual(doc["driver"]["version"], 12040)
+        self.assertTrue(same_file(doc["driver"]["path"], self.fake_driver()), doc["driver"])
+        self.assertEqual(doc["runtime_version"], 12040)
+        self.assertEqual(doc["devices"], [{"name": "Fake CUDA Device", "compute_capability": "9.0",
+                                           "memory_mib": 81559,
+                                           "uuid": "GPU-01122334-4556-6778-899a-abbccddeef00"}])
+
+    def test_yaml_matches_json(self):
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("PyYAML is not installed")
+        driver = to_cli(self.fake_driver())
+        as_json = self.parse_json(self.run_ok("probe", "--driver", driver, "--format", "json"))
+        as_yaml = yaml.safe_load(self.run_ok("probe", "--driver", driver, "--format", "yaml").stdout)
+        for doc in (as_json, as_yaml):
+            for stage in doc["stages"]:
+                stage.pop("ms")
+        self.assertEqual(as_json, as_yaml)
+
+    def test_out_of_process_times_out_on_a_hung_driver(self):
+        driver = to_cli(self.fake_driver())
+        env = dict(os.environ, FAKE_CUDA_INIT="hang")
+        proc = subprocess.run(CLI + ["probe", "--driver", driver, "--out-of-process", "--timeout", "1",
+                                     "--format", "json"],
+                              env=env, capture_output=True, timeout=TIMEOUT_S)
+        self.assertEqual(proc.returncode, 5, proc.stderr)
+        doc = json.loads(proc.stdout.decode("utf-8"))
+        self.assertEqual(doc["reason"], "timeout")
+        self.assertIn("did not finish within 1 s", doc["summary"])
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -1,0 +1,92 @@
+"""Finding and opening libcudaload, with the backend of choice.
+
+Search order: the file named by CUDALOAD_LIBRARY; the copy shipped inside
+the package (cudaload/_lib/libcudaload.so.1, cudaload/_lib/cudaload.dll);
+the system loader, by name. The first one that opens is used. When none
+opens, the ImportError lists every place and why each failed.
+"""
+
+import os
+import sys
+import warnings
+from typing import Any, Callable, List, Optional, Tuple
+
+__all__ = ["BACKENDS", "open_library", "library_candidates", "default_backend"]
+
+BACKENDS = ("ctypes", "cffi")
+
+
+def _file_names() -> List[str]:
+    if sys.platform == "win32":
+        return ["cudaload.dll"]
+    if sys.platform == "darwin":
+        return ["libcudaload.1.dylib", "libcudaload.dylib"]
+    return ["libcudaload.so.1"]
+
+
+def library_candidates() -> List[Tuple[str, str]]:
+    """(what, path-or-name) pairs in search order."""
+    out: List[Tuple[str, str]] = []
+    env = os.environ.get("CUDALOAD_LIBRARY")
+    if env:
+        out.append(("CUDALOAD_LIBRARY", env))
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib")
+    for name in _file_names():
+        out.append(("inside the package", os.path.join(here, name)))
+    for name in _file_names():
+        out.append(("the system loader", name))
+    return out
+
+
+def default_backend() -> str:
+    """The backend CUDALOAD_BACKEND names, else "ctypes"."""
+    name = os.environ.get("CUDALOAD_BACKEND", "").strip().lower() or "ctypes"
+    if name not in BACKENDS:
+        raise ImportError("CUDALOAD_BACKEND=%r: expected one of %s"
+                          % (name, ", ".join(BACKENDS)))
+    return name
+
+
+def _opener(backend: str) -> Callable[[str], Any]:
+    if backend == "ctypes":
+        from . import _ctypes_backend
+        return _ctypes_backend.load
+    if backend == "cffi":
+        try:
+            from . import _cffi_backend
+        except ImportError as exc:
+            raise ImportError("cudaload: the cffi backend needs the cffi package "
+                              "(pip install cffi): %s" % exc) from exc
+        return _cffi_backend.load
+    raise ImportError("cudaload: unknown backend %r: expected one of %s"
+                      % (backend, ", ".join(BACKENDS)))
+
+
+def open_library(backend: Optional[str] = None, path: Optional[str] = None) -> Any:
+    """Open libcudaload with ``backend`` (default: default_backend()).
+
+    ``path`` names the file to open and skips the search. Raises ImportError
+    listing every place tried and why it failed.
+    """
+    backend = backend or default_backend()
+    opener = _opener(backend)
+    candidates = [("the path given", path)] if path else library_candidates()
+    failures: List[str] = []
+    for what, candidate in candidates:
+        is_file_path = os.path.dirname(candidate) != ""
+        if is_file_path and not os.path.exists(candidate):
+            failures.append("  %s: %s: no such file" % (what, candidate))
+            continue
+        try:
+            library = opener(candidate)
+        except (OSError, FileNotFoundError) as exc:
+            failures.append("  %s: %s: %s" % (what, candidate, exc))
+            continue
+        if failures and any(f.startswith("  CUDALOAD_LIBRARY") for f in failures):
+            warnings.warn("cudaload: CUDALOAD_LIBRARY could not be used (%s); using %s"
+                          % (failures[0].strip(), candidate), RuntimeWarning, stacklevel=3)
+        return library
+    raise ImportError("cudaload: libcudaload could not be loaded (%s backend); looked in:\n%s\n"
+                      "Install the cudaload wheel (it ships the library), or set "
+                      "CUDALOAD_LIBRARY to the path of %s."
+                      % (backend, "\n".join(failures), _file_names()[0]))

@@ -1,0 +1,1446 @@
+/*
+ * probe.c - "may I use the GPU?", answered in stages: the driver library,
+ * cuInit, the devices, a primary context with an allocation and a copy, and
+ * for the ctx's requirements the CUDA runtime, cuBLAS (with a tiny SGEMM
+ * checked against the CPU) and cuDNN.
+ *
+ * Nothing here includes a CUDA header or links to CUDA: each library's
+ * functions are looked up by name from a static table of symbol names into
+ * a table of generic function pointers (void (*)(void)) local to one run,
+ * and cast to their real type where they are called. The driver's _v2 entry
+ * points are asked for where they exist: the unsuffixed ones are the 32-bit
+ * ABI of CUDA 3.x and take 32-bit sizes and device pointers.
+ */
+#include "probe.h"
+
+#include "context.h"
+#include "error.h"
+#include "loader.h"
+#include "platform.h"
+#include "probe_child.h"
+#include "strutil.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#define CL_DEFAULT_DRIVER "nvcuda.dll"
+#else
+#define CL_DEFAULT_DRIVER "libcuda.so.1"
+#endif
+
+const char *const cl_probe_stage_names[CL_PROBE_STAGE_COUNT] = {
+    "driver", "init", "devices", "context", "runtime", "cublas", "cudnn"};
+
+/* ------------------------------------------------------------------------ */
+/* Function tables                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef void (*cl_generic_fn)(void);
+
+typedef struct cl_symbol_spec {
+  const char *name;
+  const char *fallback; /* an older name with the same signature, or NULL */
+  int required;
+} cl_symbol_spec;
+
+/* The CUDA driver API (cuda.h), as the probe uses it. CUresult is an int,
+ * CUdevice an int, CUcontext a pointer, CUdeviceptr 64 bits (_v2). */
+typedef unsigned long long cl_cu_deviceptr;
+typedef int (*cu_init_fn)(unsigned flags);
+typedef int (*cu_driver_get_version_fn)(int *version);
+typedef int (*cu_device_get_count_fn)(int *count);
+typedef int (*cu_device_get_fn)(int *device, int ordinal);
+typedef int (*cu_device_get_name_fn)(char *name, int len, int device);
+typedef int (*cu_device_get_attribute_fn)(int *value, int attribute,
+                                          int device);
+typedef int (*cu_device_total_mem_fn)(size_t *bytes, int device);
+typedef int (*cu_device_get_uuid_fn)(unsigned char *uuid, int device);
+typedef int (*cu_primary_ctx_retain_fn)(void **context, int device);
+typedef int (*cu_primary_ctx_release_fn)(int device);
+typedef int (*cu_ctx_set_current_fn)(void *context);
+typedef int (*cu_ctx_get_current_fn)(void **context);
+typedef int (*cu_mem_alloc_fn)(cl_cu_deviceptr *pointer, size_t bytes);
+typedef int (*cu_mem_free_fn)(cl_cu_deviceptr pointer);
+typedef int (*cu_memcpy_htod_fn)(cl_cu_deviceptr to, const void *from,
+                                 size_t bytes);
+typedef int (*cu_memcpy_dtoh_fn)(void *to, cl_cu_deviceptr from, size_t bytes);
+typedef int (*cu_get_error_text_fn)(int result, const char **text);
+
+enum driver_symbol {
+  CU_INIT,
+  CU_DRIVER_GET_VERSION,
+  CU_DEVICE_GET_COUNT,
+  CU_DEVICE_GET,
+  CU_DEVICE_GET_NAME,
+  CU_DEVICE_GET_ATTRIBUTE,
+  CU_DEVICE_TOTAL_MEM,
+  CU_DEVICE_GET_UUID,
+  CU_PRIMARY_CTX_RETAIN,
+  CU_PRIMARY_CTX_RELEASE,
+  CU_CTX_SET_CURRENT,
+  CU_CTX_GET_CURRENT,
+  CU_MEM_ALLOC,
+  CU_MEM_FREE,
+  CU_MEMCPY_HTOD,
+  CU_MEMCPY_DTOH,
+  CU_GET_ERROR_NAME,
+  CU_GET_ERROR_STRING,
+  DRIVER_SYMBOL_COUNT
+};
+
+static const cl_symbol_spec driver_symbols[DRIVER_SYMBOL_COUNT] = {
+    [CU_INIT] = {"cuInit", NULL, 1},
+    [CU_DRIVER_GET_VERSION] = {"cuDriverGetVersion", NULL, 1},
+    [CU_DEVICE_GET_COUNT] = {"cuDeviceGetCount", NULL, 1},
+    [CU_DEVICE_GET] = {"cuDeviceGet", NULL, 1},
+    [CU_DEVICE_GET_NAME] = {"cuDeviceGetName", NULL, 1},
+    [CU_DEVICE_GET_ATTRIBUTE] = {"cuDeviceGetAttribute", NULL, 1},
+    [CU_DEVICE_TOTAL_MEM] = {"cuDeviceTotalMem_v2", NULL, 1},
+    [CU_DEVICE_GET_UUID] = {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 1},
+    [CU_PRIMARY_CTX_RETAIN] = {"cuDevicePrimaryCtxRetain", NULL, 1},
+    [CU_PRIMARY_CTX_RELEASE] = {"cuDevicePrimaryCtxRelease_v2",
+                                "cuDevicePrimaryCtxRelease", 1},
+    [CU_CTX_SET_CURRENT] = {"cuCtxSetCurrent", NULL, 1},
+    [CU_CTX_GET_CURRENT] = {"cuCtxGetCurrent", NULL, 0},
+    [CU_MEM_ALLOC] = {"cuMemAlloc_v2", NULL, 1},
+    [CU_MEM_FREE] = {"cuMemFree_v2", NULL, 1},
+    [CU_MEMCPY_HTOD] = {"cuMemcpyHtoD_v2", NULL, 1},
+    [CU_MEMCPY_DTOH] = {"cuMemcpyDtoH_v2", NULL, 1},
+    [CU_GET_ERROR_NAME] = {"cuGetErrorName", NULL, 0},
+    [CU_GET_ERROR_STRING] = {"cuGetErrorString", NULL, 0},
+};
+
+/* CUresult values the probe tells apart (cuda.h). */
+#define CU_SUCCESS 0
+#define CU_ERROR_INSUFFICIENT_DRIVER 35
+#define CU_ERROR_NO_DEVICE 100
+#define CU_ATTRIBUTE_CC_MAJOR 75
+#define CU_ATTRIBUTE_CC_MINOR 76
+
+/* The CUDA runtime. */
+typedef int (*cuda_runtime_get_version_fn)(int *version);
+enum runtime_symbol { CUDA_RUNTIME_GET_VERSION, RUNTIME_SYMBOL_COUNT };
+static const cl_symbol_spec runtime_symbols[RUNTIME_SYMBOL_COUNT] = {
+    [CUDA_RUNTIME_GET_VERSION] = {"cudaRuntimeGetVersion", NULL, 1},
+};
+
+/* cuBLAS (v2 API: cublas_v2.h maps cublasCreate to cublasCreate_v2). */
+typedef int (*cublas_create_fn)(void **handle);
+typedef int (*cublas_destroy_fn)(void *handle);
+typedef int (*cublas_sgemm_fn)(void *handle, int transa, int transb, int m,
+                               int n, int k, const float *alpha, const float *a,
+                               int lda, const float *b, int ldb,
+                               const float *beta, float *c, int ldc);
+typedef const char *(*cublas_status_text_fn)(int status);
+enum cublas_symbol {
+  CUBLAS_CREATE,
+  CUBLAS_DESTROY,
+  CUBLAS_SGEMM,
+  CUBLAS_GET_STATUS_NAME,
+  CUBLAS_SYMBOL_COUNT
+};
+static const cl_symbol_spec cublas_symbols[CUBLAS_SYMBOL_COUNT] = {
+    [CUBLAS_CREATE] = {"cublasCreate_v2", NULL, 1},
+    [CUBLAS_DESTROY] = {"cublasDestroy_v2", NULL, 1},
+    [CUBLAS_SGEMM] = {"cublasSgemm_v2", NULL, 1},
+    [CUBLAS_GET_STATUS_NAME] = {"cublasGetStatusName", NULL, 0},
+};
+#define CUBLAS_OP_N 0
+
+/* cuDNN. */
+typedef size_t (*cudnn_get_version_fn)(void);
+typedef int (*cudnn_create_fn)(void **handle);
+typedef int (*cudnn_destroy_fn)(void *handle);
+typedef const char *(*cudnn_error_string_fn)(int status);
+enum cudnn_symbol {
+  CUDNN_GET_VERSION,
+  CUDNN_CREATE,
+  CUDNN_DESTROY,
+  CUDNN_GET_ERROR_STRING,
+  CUDNN_SYMBOL_COUNT
+};
+static const cl_symbol_spec cudnn_symbols[CUDNN_SYMBOL_COUNT] = {
+    [CUDNN_GET_VERSION] = {"cudnnGetVersion", NULL, 1},
+    [CUDNN_CREATE] = {"cudnnCreate", NULL, 1},
+    [CUDNN_DESTROY] = {"cudnnDestroy", NULL, 1},
+    [CUDNN_GET_ERROR_STRING] = {"cudnnGetErrorString", NULL, 0},
+};
+
+static cl_generic_fn as_function(void *address) {
+  cl_generic_fn function = NULL;
+  if (address)
+    memcpy(&function, &address, sizeof function);
+  return function;
+}
+
+/* Fill table from handle; the first missing required symbol's name, or
+ * NULL when all required ones are there. */
+static const char *resolve(void *handle, const cl_symbol_spec *specs,
+                           size_t count, cl_generic_fn *table) {
+  const char *missing = NULL;
+  for (size_t i = 0; i < count; ++i) {
+    table[i] = as_function(cl_loader_symbol(handle, specs[i].name));
+    if (!table[i] && specs[i].fallback)
+      table[i] = as_function(cl_loader_symbol(handle, specs[i].fallback));
+    if (!table[i] && specs[i].required && !missing)
+      missing = specs[i].name;
+  }
+  return missing;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The result                                                               */
+/* ------------------------------------------------------------------------ */
+
+static char *format_text(const char *fmt, va_list ap) CL_PRINTF(1, 0);
+static char *format_text(const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  if (n < 0)
+    return NULL;
+  char *text = malloc((size_t)n + 1);
+  if (text)
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+  return text;
+}
+
+static char *text_of(const char *fmt, ...) CL_PRINTF(1, 2);
+static char *text_of(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = format_text(fmt, ap);
+  va_end(ap);
+  return text;
+}
+
+cudaload_probe *cl_probe_new(void) {
+  cudaload_probe *p = calloc(1, sizeof *p);
+  if (!p)
+    return NULL;
+  p->verdict = CUDALOAD_CPU_FALLBACK;
+  p->summary = cl_strdup("");
+  p->driver_path = cl_strdup("");
+  int ok = p->summary && p->driver_path;
+  for (size_t i = 0; i < CL_PROBE_STAGE_COUNT; ++i) {
+    p->stages[i].status = CUDALOAD_STAGE_SKIPPED;
+    p->stages[i].message = cl_strdup("not run");
+    ok = ok && p->stages[i].message;
+  }
+  if (!ok) {
+    cudaload_probe_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+void cl_probe_set_stage(cudaload_probe *p, size_t stage, int status, double ms,
+                        const char *message) {
+  if (!p || stage >= CL_PROBE_STAGE_COUNT)
+    return;
+  p->stages[stage].status = status;
+  p->stages[stage].ms = ms;
+  char *copy = cl_strdup(message ? message : "");
+  if (copy) { /* without memory the old message stays: still a string */
+    free(p->stages[stage].message);
+    p->stages[stage].message = copy;
+  }
+}
+
+int cl_probe_add_device(cudaload_probe *p, const char *name, int capability,
+                        unsigned long long memory_mib, const char *uuid) {
+  cl_probe_device *grown =
+      realloc(p->devices, (p->device_count + 1) * sizeof *grown);
+  if (!grown)
+    return CUDALOAD_E_NO_MEMORY;
+  p->devices = grown;
+  cl_probe_device *d = &p->devices[p->device_count];
+  d->name = cl_strdup(name ? name : "");
+  d->uuid = cl_strdup(uuid ? uuid : "");
+  d->capability = capability;
+  d->memory_mib = memory_mib;
+  if (!d->name || !d->uuid) {
+    free(d->name);
+    free(d->uuid);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  p->device_count++;
+  return CUDALOAD_OK;
+}
+
+const char *cl_probe_reason_name(int reason) {
+  static const char *const names[] = {
+      "none",           "no_driver",      "driver_broken", "init_failed",
+      "no_device",      "driver_too_old", "device_failed", "missing_library",
+      "library_failed", "wrong_result",   "timeout",       "probe_crashed"};
+  if (reason < 0 || (size_t)reason >= sizeof names / sizeof *names)
+    return "unknown";
+  return names[reason];
+}
+
+const char *cl_probe_stage_status_name(int status) {
+  switch (status) {
+  case CUDALOAD_STAGE_OK:
+    return "ok";
+  case CUDALOAD_STAGE_FAILED:
+    return "failed";
+  case CUDALOAD_STAGE_WARNING:
+    return "warning";
+  default:
+    return "skipped";
+  }
+}
+
+/* What happened, and what to do about it, per reason. */
+static const struct {
+  const char *because;
+  const char *fix;
+} reason_texts[] = {
+    [CUDALOAD_REASON_NO_DRIVER] =
+        {"no NVIDIA driver was found",
+         "install the NVIDIA driver, or point CUDALOAD_DRIVER (cudaload "
+         "probe --driver) at its " CL_DEFAULT_DRIVER},
+    [CUDALOAD_REASON_DRIVER_BROKEN] =
+        {"the NVIDIA driver library is incomplete",
+         "reinstall the NVIDIA driver (its user-space library does not match "
+         "what CUDA expects)"},
+    [CUDALOAD_REASON_INIT_FAILED] =
+        {"the CUDA driver failed to initialise",
+         "check the driver's state with nvidia-smi and the kernel log "
+         "(dmesg), then reboot or reload the driver"},
+    [CUDALOAD_REASON_NO_DEVICE] =
+        {"no CUDA device is visible",
+         "check CUDA_VISIBLE_DEVICES, and that the GPU is passed into this "
+         "container or VM (nvidia-smi lists it)"},
+    [CUDALOAD_REASON_DRIVER_TOO_OLD] =
+        {"the NVIDIA driver is too old",
+         "update the NVIDIA driver, or use CUDA libraries of the CUDA major "
+         "the driver supports"},
+    [CUDALOAD_REASON_DEVICE_FAILED] =
+        {"the GPU could not be used",
+         "check nvidia-smi for memory in use, an exclusive compute mode or "
+         "Xid errors"},
+    [CUDALOAD_REASON_MISSING_LIBRARY] = {"a required CUDA library is missing",
+                                         NULL},
+    [CUDALOAD_REASON_LIBRARY_FAILED] =
+        {"a CUDA library failed to start",
+         "check that cuBLAS and cuDNN were built for the CUDA major of the "
+         "runtime and that the driver supports it (cudaload doctor)"},
+    [CUDALOAD_REASON_WRONG_RESULT] =
+        {"the GPU computed a wrong result",
+         "the GPU or its libraries are faulty: check nvidia-smi -q for ECC "
+         "errors, and the cuBLAS build"},
+    [CUDALOAD_REASON_TIMEOUT] =
+        {"the probe timed out",
+         "a hung driver or GPU: check nvidia-smi and the kernel log (dmesg)"},
+    [CUDALOAD_REASON_PROBE_CRASHED] =
+        {"the probe process crashed",
+         "the driver or a CUDA library crashed: check nvidia-smi, the kernel "
+         "log (dmesg) and the libraries' versions (cudaload doctor)"},
+};
+
+static const char *first_failure_message(const cudaload_probe *p) {
+  for (size_t i = 0; i < CL_PROBE_STAGE_COUNT; ++i)
+    if (p->stages[i].status == CUDALOAD_STAGE_FAILED)
+      return p->stages[i].message;
+  return "";
+}
+
+static char *gpu_ok_summary(const cudaload_probe *p) {
+  char device[512] = "no device listed";
+  if (p->device_count) {
+    const cl_probe_device *d = &p->devices[0];
+    snprintf(device, sizeof device, "%s (compute %d.%d, %llu MiB)%s", d->name,
+             d->capability / 10, d->capability % 10, d->memory_mib,
+             p->device_count > 1 ? " and more" : "");
+  }
+  const char *warning = "";
+  for (size_t i = 0; i < CL_PROBE_STAGE_COUNT && !warning[0]; ++i)
+    if (p->stages[i].status == CUDALOAD_STAGE_WARNING)
+      warning = p->stages[i].message;
+  return text_of("GPU usable: %s, driver for CUDA %d.%d%s%s", device,
+                 p->driver_version / 1000, (p->driver_version % 1000) / 10,
+                 warning[0] ? "; note: " : "", warning);
+}
+
+void cl_probe_conclude(cudaload_probe *p, int reason) {
+  p->reason = reason;
+  p->verdict =
+      reason == CUDALOAD_REASON_NONE ? CUDALOAD_GPU_OK : CUDALOAD_CPU_FALLBACK;
+  char *summary;
+  if (reason == CUDALOAD_REASON_NONE) {
+    summary = gpu_ok_summary(p);
+  } else if (reason > 0 &&
+             (size_t)reason < sizeof reason_texts / sizeof *reason_texts &&
+             reason_texts[reason].because) {
+    const char *fix = reason_texts[reason].fix;
+    summary = text_of("fall back to CPU, because %s (%s)%s%s",
+                      reason_texts[reason].because, first_failure_message(p),
+                      fix ? "; " : "", fix ? fix : "");
+  } else {
+    summary = text_of("fall back to CPU, because of reason %d (%s)", reason,
+                      first_failure_message(p));
+  }
+  if (summary) {
+    free(p->summary);
+    p->summary = summary;
+  }
+}
+
+void cl_probe_mark_unfinished(cudaload_probe *p, int reason, double elapsed_ms,
+                              const char *message) {
+  size_t first = CL_PROBE_STAGE_COUNT;
+  /* A stage reported by the child has another message than "not run". */
+  for (size_t i = 0; i < CL_PROBE_STAGE_COUNT && first == CL_PROBE_STAGE_COUNT;
+       ++i)
+    if (p->stages[i].status == CUDALOAD_STAGE_SKIPPED &&
+        strcmp(p->stages[i].message, "not run") == 0)
+      first = i;
+  if (first == CL_PROBE_STAGE_COUNT)
+    first = CL_PROBE_STAGE_COUNT - 1; /* everything reported: blame the end */
+  double reported_ms = 0;
+  for (size_t i = 0; i < first; ++i)
+    reported_ms += p->stages[i].ms;
+  cl_probe_set_stage(p, first, CUDALOAD_STAGE_FAILED,
+                     elapsed_ms > reported_ms ? elapsed_ms - reported_ms : 0,
+                     message);
+  for (size_t i = first + 1; i < CL_PROBE_STAGE_COUNT; ++i)
+    cl_probe_set_stage(p, i, CUDALOAD_STAGE_SKIPPED, 0,
+                       "not run: the probe process did not get this far");
+  cl_probe_conclude(p, reason);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One run                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct probe_run {
+  cudaload_ctx *ctx;
+  cudaload_probe *p;
+  cl_probe_stage_callback on_stage;
+  void *opaque;
+  int reason;        /* the first failure's, CUDALOAD_REASON_NONE until then */
+  double started_ms; /* of the current stage */
+  int out_of_memory;
+
+  void *driver;
+  cl_generic_fn cu[DRIVER_SYMBOL_COUNT];
+  int device;
+  int context_retained;
+  void *previous_context;
+
+  int preloaded;
+  char *preload_error; /* the preload's last error, or NULL */
+} probe_run;
+
+static void stage_begin(probe_run *run) {
+  run->started_ms = cl_probe_clock_ms();
+}
+
+static void stage_end(probe_run *run, size_t stage, int status, int reason,
+                      const char *fmt, ...) CL_PRINTF(5, 6);
+static void stage_end(probe_run *run, size_t stage, int status, int reason,
+                      const char *fmt, ...) {
+  double ms = cl_probe_clock_ms() - run->started_ms;
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = format_text(fmt, ap);
+  va_end(ap);
+  if (!message)
+    run->out_of_memory = 1;
+  cl_probe_set_stage(run->p, stage, status, ms < 0 ? 0 : ms,
+                     message ? message : "(out of memory)");
+  free(message);
+  if (status == CUDALOAD_STAGE_FAILED && run->reason == CUDALOAD_REASON_NONE)
+    run->reason = reason;
+  if (run->on_stage)
+    run->on_stage(run->p, stage, run->opaque);
+}
+
+static void stage_skip(probe_run *run, size_t stage, const char *why) {
+  cl_probe_set_stage(run->p, stage, CUDALOAD_STAGE_SKIPPED, 0, why);
+  if (run->on_stage)
+    run->on_stage(run->p, stage, run->opaque);
+}
+
+/* "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", from the
+ * driver where it can tell, else from what cuda.h documents. */
+static void driver_error_text(const probe_run *run, int result, char *out,
+                              size_t size) {
+  static const struct {
+    int code;
+    const char *name;
+  } known[] = {{1, "CUDA_ERROR_INVALID_VALUE"},
+               {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+               {3, "CUDA_ERROR_NOT_INITIALIZED"},
+               {4, "CUDA_ERROR_DEINITIALIZED"},
+               {34, "CUDA_ERROR_STUB_LIBRARY"},
+               {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+               {46, "CUDA_ERROR_DEVICES_UNAVAILABLE"},
+               {100, "CUDA_ERROR_NO_DEVICE"},
+               {101, "CUDA_ERROR_INVALID_DEVICE"},
+               {304, "CUDA_ERROR_OPERATING_SYSTEM"},
+               {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+               {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+               {999, "CUDA_ERROR_UNKNOWN"}};
+  const char *name = NULL, *description = NULL;
+  if (run->cu[CU_GET_ERROR_NAME] &&
+      ((cu_get_error_text_fn)run->cu[CU_GET_ERROR_NAME])(result, &name) !=
+          CU_SUCCESS)
+    name = NULL;
+  if (run->cu[CU_GET_ERROR_STRING] &&
+      ((cu_get_error_text_fn)run->cu[CU_GET_ERROR_STRING])(
+          result, &description) != CU_SUCCESS)
+    description = NULL;
+  for (size_t i = 0; !name && i < sizeof known / sizeof *known; ++i)
+    if (known[i].code == result)
+      name = known[i].name;
+  snprintf(out, size, "%d, %s%s%s", result, name ? name : "unknown CUresult",
+           description ? ": " : "", description ? description : "");
+}
+
+/* A driver call failed: end the stage with its name and the code. */
+static void driver_failure(probe_run *run, size_t stage, int reason,
+                           const char *call, int result) {
+  char error[256];
+  driver_error_text(run, result, error, sizeof error);
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, reason, "%s returned %s", call,
+            error);
+}
+
+static int is_stub_path(const char *path) {
+  return strstr(path, "/stubs/") || strstr(path, "\\stubs\\") ||
+         strstr(path, "/stubs\\") || strstr(path, "\\stubs/");
+}
+
+char *cl_probe_driver_choice(const cudaload_ctx *ctx) {
+  if (ctx && ctx->probe_driver_path)
+    return cl_strdup(ctx->probe_driver_path);
+  char *from_environment = cl_getenv("CUDALOAD_DRIVER");
+  if (from_environment && from_environment[0])
+    return from_environment;
+  free(from_environment);
+  return cl_strdup(CL_DEFAULT_DRIVER);
+}
+
+static int has_separator(const char *path) {
+  return strchr(path, '/') || strchr(path, '\\');
+}
+
+/* 1: the driver library and its functions. */
+static int stage_driver(probe_run *run) {
+  stage_begin(run);
+  char *choice = cl_probe_driver_choice(run->ctx);
+  if (!choice) {
+    run->out_of_memory = 1;
+    return 0;
+  }
+  int ok = 0;
+  if (is_stub_path(choice)) {
+    /* The toolkit's lib64/stubs/libcuda.so only satisfies the linker; its
+     * cuInit always fails (CUDA_ERROR_STUB_LIBRARY). */
+    stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_NO_DRIVER,
+              "%s is the CUDA toolkit's link-time stub (a stubs folder), "
+              "not a driver: refused",
+              choice);
+  } else if (has_separator(choice) && !cl_path_is_absolute(choice)) {
+    stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_NO_DRIVER,
+              "%s: not an absolute path (CUDALOAD_DRIVER must name the driver "
+              "library by absolute path)",
+              choice);
+  } else {
+    int by_name = !has_separator(choice);
+    run->driver = by_name ? cl_loader_open_system(choice)
+                          : cl_loader_open(choice, CL_OPEN_LOCAL);
+    if (!run->driver) {
+      stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_NO_DRIVER, "%s", cudaload_last_error());
+    } else {
+      char *path =
+          by_name ? cl_loader_find_loaded(choice) : cl_real_path(choice);
+      cl_clear_error();
+      free(run->p->driver_path);
+      run->p->driver_path = path ? path : cl_strdup(choice);
+      if (!run->p->driver_path)
+        run->out_of_memory = 1;
+      const char *missing =
+          resolve(run->driver, driver_symbols, DRIVER_SYMBOL_COUNT, run->cu);
+      const char *shown = run->p->driver_path ? run->p->driver_path : choice;
+      if (missing) {
+        stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+                  CUDALOAD_REASON_DRIVER_BROKEN,
+                  "%s lacks %s, which every CUDA driver since 11.0 exports",
+                  shown, missing);
+      } else {
+        ok = 1;
+        stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_OK, 0,
+                  "%s loaded from %s", cl_path_basename(choice), shown);
+      }
+    }
+  }
+  free(choice);
+  return ok;
+}
+
+#define CU(run, symbol, type) ((type)(run)->cu[symbol])
+
+static void version_text(int version, char *out, size_t size) {
+  snprintf(out, size, "%d.%d", version / 1000, (version % 1000) / 10);
+}
+
+/* 2: cuInit and cuDriverGetVersion. */
+static int stage_init(probe_run *run) {
+  stage_begin(run);
+  /* cuDriverGetVersion needs no cuInit: asked first, so that a driver too
+   * old for cuInit still says which CUDA it supports. */
+  int version = 0;
+  if (CU(run, CU_DRIVER_GET_VERSION, cu_driver_get_version_fn)(&version) ==
+      CU_SUCCESS)
+    run->p->driver_version = version;
+  int result = CU(run, CU_INIT, cu_init_fn)(0);
+  if (result != CU_SUCCESS) {
+    int reason = result == CU_ERROR_NO_DEVICE ? CUDALOAD_REASON_NO_DEVICE
+                 : result == CU_ERROR_INSUFFICIENT_DRIVER
+                     ? CUDALOAD_REASON_DRIVER_TOO_OLD
+                     : CUDALOAD_REASON_INIT_FAILED;
+    char error[256];
+    driver_error_text(run, result, error, sizeof error);
+    if (result == CU_ERROR_INSUFFICIENT_DRIVER && version) {
+      char driver[32];
+      version_text(version, driver, sizeof driver);
+      stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
+                "cuInit(0) returned %s (the driver supports CUDA %s, "
+                "cuDriverGetVersion %d)",
+                error, driver, version);
+    } else {
+      stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
+                "cuInit(0) returned %s", error);
+    }
+    return 0;
+  }
+  if (!version) {
+    result = CU(run, CU_DRIVER_GET_VERSION, cu_driver_get_version_fn)(&version);
+    if (result != CU_SUCCESS) {
+      driver_failure(run, CL_STAGE_INIT, CUDALOAD_REASON_INIT_FAILED,
+                     "cuDriverGetVersion", result);
+      return 0;
+    }
+    run->p->driver_version = version;
+  }
+  char driver[32];
+  version_text(version, driver, sizeof driver);
+  stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_OK, 0,
+            "cuInit(0) succeeded; the driver supports CUDA %s "
+            "(cuDriverGetVersion %d)",
+            driver, version);
+  return 1;
+}
+
+static void uuid_text(const unsigned char *u, char *out, size_t size) {
+  snprintf(out, size,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+           "%02x%02x%02x%02x%02x%02x",
+           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+           u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* 3: the devices. */
+static int stage_devices(probe_run *run) {
+  stage_begin(run);
+  int count = 0;
+  int result = CU(run, CU_DEVICE_GET_COUNT, cu_device_get_count_fn)(&count);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_DEVICES, CUDALOAD_REASON_DEVICE_FAILED,
+                   "cuDeviceGetCount", result);
+    return 0;
+  }
+  if (count <= 0) {
+    stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_NO_DEVICE,
+              "cuDeviceGetCount found no CUDA device");
+    return 0;
+  }
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    int device = 0, major = 0, minor = 0;
+    char name[256] = "";
+    size_t bytes = 0;
+    unsigned char uuid[16] = {0};
+    const char *call = "cuDeviceGet";
+    result = CU(run, CU_DEVICE_GET, cu_device_get_fn)(&device, ordinal);
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetName";
+      result = CU(run, CU_DEVICE_GET_NAME,
+                  cu_device_get_name_fn)(name, (int)sizeof name - 1, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)";
+      result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
+          &major, CU_ATTRIBUTE_CC_MAJOR, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)";
+      result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
+          &minor, CU_ATTRIBUTE_CC_MINOR, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceTotalMem_v2";
+      result =
+          CU(run, CU_DEVICE_TOTAL_MEM, cu_device_total_mem_fn)(&bytes, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetUuid";
+      result = CU(run, CU_DEVICE_GET_UUID, cu_device_get_uuid_fn)(uuid, device);
+    }
+    if (result != CU_SUCCESS) {
+      char what[96];
+      snprintf(what, sizeof what, "%s for device %d", call, ordinal);
+      driver_failure(run, CL_STAGE_DEVICES, CUDALOAD_REASON_DEVICE_FAILED, what,
+                     result);
+      return 0;
+    }
+    name[sizeof name - 1] = '\0';
+    char uuid_string[48];
+    uuid_text(uuid, uuid_string, sizeof uuid_string);
+    if (ordinal == 0)
+      run->device = device;
+    if (cl_probe_add_device(run->p, name, major * 10 + minor,
+                            (unsigned long long)(bytes >> 20), uuid_string))
+      run->out_of_memory = 1;
+  }
+  const cl_probe_device *first = &run->p->devices[0];
+  stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_OK, 0,
+            "%d device%s; device 0: %s, compute capability %d.%d, %llu MiB",
+            count, count == 1 ? "" : "s", first->name, first->capability / 10,
+            first->capability % 10, first->memory_mib);
+  return 1;
+}
+
+/* Copy host bytes to a new device buffer; 0 or the failing CUresult, with
+ * *call naming the call. */
+static int device_copy_of(probe_run *run, const void *data, size_t bytes,
+                          cl_cu_deviceptr *out, const char **call) {
+  *call = "cuMemAlloc_v2";
+  int result = CU(run, CU_MEM_ALLOC, cu_mem_alloc_fn)(out, bytes);
+  if (result != CU_SUCCESS)
+    return result;
+  *call = "cuMemcpyHtoD_v2";
+  result = CU(run, CU_MEMCPY_HTOD, cu_memcpy_htod_fn)(*out, data, bytes);
+  if (result != CU_SUCCESS) {
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(*out);
+    *out = 0;
+  }
+  return result;
+}
+
+#define ROUND_TRIP_BYTES (64u * 1024u)
+
+/* 4: the primary context, an allocation and a copy there and back. */
+static int stage_context(probe_run *run) {
+  stage_begin(run);
+  if (run->cu[CU_CTX_GET_CURRENT])
+    CU(run, CU_CTX_GET_CURRENT, cu_ctx_get_current_fn)(&run->previous_context);
+  void *context = NULL;
+  int result = CU(run, CU_PRIMARY_CTX_RETAIN,
+                  cu_primary_ctx_retain_fn)(&context, run->device);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED,
+                   "cuDevicePrimaryCtxRetain", result);
+    return 0;
+  }
+  run->context_retained = 1;
+  result = CU(run, CU_CTX_SET_CURRENT, cu_ctx_set_current_fn)(context);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED,
+                   "cuCtxSetCurrent", result);
+    return 0;
+  }
+  unsigned char *sent = malloc(ROUND_TRIP_BYTES);
+  unsigned char *back = calloc(1, ROUND_TRIP_BYTES);
+  if (!sent || !back) {
+    free(sent);
+    free(back);
+    run->out_of_memory = 1;
+    return 0;
+  }
+  for (size_t i = 0; i < ROUND_TRIP_BYTES; ++i)
+    sent[i] = (unsigned char)(i * 31u + 7u);
+  cl_cu_deviceptr buffer = 0;
+  const char *call;
+  result = device_copy_of(run, sent, ROUND_TRIP_BYTES, &buffer, &call);
+  if (result == CU_SUCCESS) {
+    call = "cuMemcpyDtoH_v2";
+    result = CU(run, CU_MEMCPY_DTOH, cu_memcpy_dtoh_fn)(back, buffer,
+                                                        ROUND_TRIP_BYTES);
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(buffer);
+  }
+  int same = result == CU_SUCCESS && memcmp(sent, back, ROUND_TRIP_BYTES) == 0;
+  free(sent);
+  free(back);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED, call,
+                   result);
+    return 0;
+  }
+  if (!same) {
+    stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DEVICE_FAILED,
+              "the %u bytes copied to device 0 and back came back different",
+              ROUND_TRIP_BYTES);
+    return 0;
+  }
+  stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_OK, 0,
+            "primary context of device 0; %u KiB allocated, copied there and "
+            "back intact",
+            ROUND_TRIP_BYTES / 1024u);
+  return 1;
+}
+
+static void release_context(probe_run *run) {
+  if (!run->context_retained)
+    return;
+  /* Leave the thread as it was found: the host's own context current. */
+  CU(run, CU_CTX_SET_CURRENT, cu_ctx_set_current_fn)(run->previous_context);
+  CU(run, CU_PRIMARY_CTX_RELEASE, cu_primary_ctx_release_fn)(run->device);
+  run->context_retained = 0;
+}
+
+/* --- the libraries of the requirements ---------------------------------- */
+
+static int requirement_is(const cl_requirement *r, const char *family) {
+  return r->entry && strcmp(r->entry->family, family) == 0;
+}
+
+static size_t requirements_of(const cudaload_ctx *ctx, const char *family) {
+  size_t n = 0;
+  for (size_t i = 0; i < ctx->requirement_count; ++i)
+    n += (size_t)requirement_is(&ctx->requirements[i], family);
+  return n;
+}
+
+static void ensure_preloaded(probe_run *run) {
+  if (run->preloaded)
+    return;
+  run->preloaded = 1;
+  /* RTLD_LOCAL: the probe must not put a cuDNN major into the global scope
+   * where another part of the process would bind it (DESIGN.md, Linux 3). */
+  if (cudaload_preload(run->ctx, 0) != CUDALOAD_OK)
+    run->preload_error = cl_strdup(cudaload_last_error());
+  cl_clear_error();
+}
+
+/* The one-line story of an unsatisfied requirement from the plan's report:
+ * its "no usable" line and its fix line. */
+static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
+  const char *report = run->preload_error ? run->preload_error : "";
+  size_t text_len = strlen(r->text);
+  const char *block = NULL;
+  for (const char *line = report; *line;) {
+    if (strncmp(line, r->text, text_len) == 0 && line[text_len] == ':') {
+      block = line;
+      break;
+    }
+    const char *next = strchr(line, '\n');
+    if (!next)
+      break;
+    line = next + 1;
+  }
+  if (!block)
+    return text_of("%s: no usable %s library was found", r->text,
+                   r->entry->family);
+  size_t first_len = strcspn(block, "\n");
+  /* Every requirement's block ends with its fix line. */
+  const char *fix = strstr(block, "  fix: ");
+  if (fix) {
+    size_t fix_len = strcspn(fix + 7, "\n");
+    return text_of("%.*s; %.*s", (int)first_len, block, (int)fix_len + 5,
+                   fix + 2);
+  }
+  return text_of("%.*s", (int)first_len, block);
+}
+
+/* The loaded main library of requirement index r: its handle (and path),
+ * or NULL with the stage ended (MISSING_LIBRARY / LIBRARY_FAILED). */
+static void *requirement_handle(probe_run *run, size_t stage, size_t r,
+                                const char **path_out, int *major_out) {
+  ensure_preloaded(run);
+  const cl_requirement *req = &run->ctx->requirements[r];
+  for (size_t i = 0; i < run->ctx->plan_count; ++i) {
+    const cl_plan_entry *e = &run->ctx->plan[i];
+    if (e->requirement != r || e->entry != req->entry)
+      continue;
+    if (e->state == CUDALOAD_STATE_FAILED) {
+      stage_end(run, stage, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_LIBRARY_FAILED,
+                "%s: %s could not be loaded (%s)", req->text, e->path,
+                run->preload_error ? "see cudaload doctor" : "no reason given");
+      return NULL;
+    }
+    const char *path =
+        e->loaded_path && e->loaded_path[0] ? e->loaded_path : e->path;
+    /* Already in the process: this opens the same object again. */
+    void *handle = cl_loader_open(path, CL_OPEN_LOCAL);
+    if (!handle) {
+      stage_end(run, stage, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_LIBRARY_FAILED, "%s: %s", req->text,
+                cudaload_last_error());
+      cl_clear_error();
+      return NULL;
+    }
+    *path_out = path;
+    *major_out = e->major;
+    return handle;
+  }
+  char *text = unsatisfied_text(run, req);
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_MISSING_LIBRARY,
+            "%s", text ? text : req->text);
+  free(text);
+  return NULL;
+}
+
+static void missing_symbol(probe_run *run, size_t stage, const char *path,
+                           const char *symbol) {
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_LIBRARY_FAILED,
+            "%s lacks %s (a damaged or mismatched library)", path, symbol);
+}
+
+/* 5: the CUDA runtime against the driver (DESIGN.md, CUDA's rules 2). */
+static void stage_runtime(probe_run *run) {
+  stage_begin(run);
+  size_t r = 0;
+  while (!requirement_is(&run->ctx->requirements[r], "cudart"))
+    ++r;
+  const char *path;
+  int major;
+  void *handle = requirement_handle(run, CL_STAGE_RUNTIME, r, &path, &major);
+  if (!handle)
+    return;
+  cl_generic_fn table[RUNTIME_SYMBOL_COUNT];
+  const char *missing =
+      resolve(handle, runtime_symbols, RUNTIME_SYMBOL_COUNT, table);
+  if (missing) {
+    missing_symbol(run, CL_STAGE_RUNTIME, path, missing);
+    return;
+  }
+  int runtime = 0;
+  int result =
+      ((cuda_runtime_get_version_fn)table[CUDA_RUNTIME_GET_VERSION])(&runtime);
+  if (result != 0) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cudaRuntimeGetVersion returned error %d (%s)", result, path);
+    return;
+  }
+  run->p->runtime_version = runtime;
+  int driver = run->p->driver_version;
+  char runtime_text[32], driver_text[32];
+  version_text(runtime, runtime_text, sizeof runtime_text);
+  version_text(driver, driver_text, sizeof driver_text);
+  if (runtime / 1000 > driver / 1000) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DRIVER_TOO_OLD,
+              "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion "
+              "%d) needs a driver for CUDA %d, but the driver supports CUDA "
+              "%s (cuDriverGetVersion %d)",
+              runtime_text, runtime, runtime / 1000, driver_text, driver);
+  } else if (runtime > driver) {
+    /* CUDA minor-version compatibility: same major runs, newer PTX and a
+     * few APIs do not. */
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime %s (%d) is newer than the driver's CUDA %s "
+              "(%d): it runs by minor-version compatibility, but kernels "
+              "needing a newer PTX JIT will fail; update the driver to "
+              "remove the doubt",
+              runtime_text, runtime, driver_text, driver);
+  } else {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_OK, 0,
+              "CUDA runtime %s (cudaRuntimeGetVersion %d) on a driver for "
+              "CUDA %s",
+              runtime_text, runtime, driver_text);
+  }
+}
+
+static const char *cublas_status_name(int status) {
+  switch (status) {
+  case 1:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case 3:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case 7:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case 8:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case 11:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case 13:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case 14:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case 15:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case 16:
+    return "CUBLAS_STATUS_LICENSE_ERROR";
+  default:
+    return "an unknown cublasStatus_t";
+  }
+}
+
+/* The tiny GEMM: C (3x2) = A (3x4) * B (4x2), column-major, small integers
+ * so that the CPU's result is exact. */
+enum { GEMM_M = 3, GEMM_N = 2, GEMM_K = 4 };
+
+static void gemm_inputs(float *a, float *b) {
+  for (int i = 0; i < GEMM_M * GEMM_K; ++i)
+    a[i] = (float)(i % 5 + 1);
+  for (int i = 0; i < GEMM_K * GEMM_N; ++i)
+    b[i] = (float)(i % 3) - 1.0f;
+}
+
+static void gemm_on_cpu(const float *a, const float *b, float *c) {
+  for (int col = 0; col < GEMM_N; ++col)
+    for (int row = 0; row < GEMM_M; ++row) {
+      float sum = 0;
+      for (int k = 0; k < GEMM_K; ++k)
+        sum += a[k * GEMM_M + row] * b[col * GEMM_K + k];
+      c[col * GEMM_M + row] = sum;
+    }
+}
+
+static float *device_floats(cl_cu_deviceptr pointer) {
+  return (float *)(uintptr_t)pointer;
+}
+
+/* Run the GEMM on the device; 0, or 1 with the stage ended. */
+static int run_gemm(probe_run *run, const cl_generic_fn *table, void *handle,
+                    const char *path) {
+  float a[GEMM_M * GEMM_K], b[GEMM_K * GEMM_N], c[GEMM_M * GEMM_N],
+      expected[GEMM_M * GEMM_N];
+  gemm_inputs(a, b);
+  gemm_on_cpu(a, b, expected);
+  memset(c, 0, sizeof c);
+  cl_cu_deviceptr da = 0, db = 0, dc = 0;
+  const char *call = "";
+  int result = device_copy_of(run, a, sizeof a, &da, &call);
+  if (result == CU_SUCCESS)
+    result = device_copy_of(run, b, sizeof b, &db, &call);
+  if (result == CU_SUCCESS)
+    result = device_copy_of(run, c, sizeof c, &dc, &call);
+  int status = 0;
+  if (result == CU_SUCCESS) {
+    const float alpha = 1.0f, beta = 0.0f;
+    status = ((cublas_sgemm_fn)table[CUBLAS_SGEMM])(
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, GEMM_M, GEMM_N, GEMM_K, &alpha,
+        device_floats(da), GEMM_M, device_floats(db), GEMM_K, &beta,
+        device_floats(dc), GEMM_M);
+    /* A synchronous copy on the legacy default stream waits for the GEMM. */
+    if (status == 0) {
+      call = "cuMemcpyDtoH_v2";
+      result = CU(run, CU_MEMCPY_DTOH, cu_memcpy_dtoh_fn)(c, dc, sizeof c);
+    }
+  }
+  if (da)
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(da);
+  if (db)
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(db);
+  if (dc)
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(dc);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CUBLAS, CUDALOAD_REASON_DEVICE_FAILED, call,
+                   result);
+    return 1;
+  }
+  if (status != 0) {
+    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cublasSgemm_v2 returned %d (%s) (%s)", status,
+              cublas_status_name(status), path);
+    return 1;
+  }
+  for (int i = 0; i < GEMM_M * GEMM_N; ++i)
+    if (!(fabsf(c[i] - expected[i]) <= 1e-3f * (1.0f + fabsf(expected[i])))) {
+      stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_WRONG_RESULT,
+                "a %dx%dx%d SGEMM gave %g at row %d, column %d where the CPU "
+                "computes %g (%s)",
+                GEMM_M, GEMM_N, GEMM_K, (double)c[i], i % GEMM_M, i / GEMM_M,
+                (double)expected[i], path);
+      return 1;
+    }
+  return 0;
+}
+
+/* 6: cuBLAS: a handle and a tiny SGEMM checked against the CPU. */
+static void stage_cublas(probe_run *run) {
+  stage_begin(run);
+  size_t r = 0;
+  while (!requirement_is(&run->ctx->requirements[r], "cublas"))
+    ++r;
+  const char *path;
+  int major;
+  void *library = requirement_handle(run, CL_STAGE_CUBLAS, r, &path, &major);
+  if (!library)
+    return;
+  cl_generic_fn table[CUBLAS_SYMBOL_COUNT];
+  const char *missing =
+      resolve(library, cublas_symbols, CUBLAS_SYMBOL_COUNT, table);
+  if (missing) {
+    missing_symbol(run, CL_STAGE_CUBLAS, path, missing);
+    return;
+  }
+  void *handle = NULL;
+  int status = ((cublas_create_fn)table[CUBLAS_CREATE])(&handle);
+  if (status != 0) {
+    /* The error users meet at the first GEMM, long after "CUDA available"
+     * said yes: here it is met first. */
+    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cublasCreate_v2 returned %d (%s)%s (%s)", status,
+              cublas_status_name(status),
+              status == 1 ? ": cuBLAS could not initialise the CUDA runtime "
+                            "on this device (a runtime newer than the "
+                            "driver, or no free GPU memory)"
+                          : "",
+              path);
+    return;
+  }
+  int failed = run_gemm(run, table, handle, path);
+  ((cublas_destroy_fn)table[CUBLAS_DESTROY])(handle);
+  if (!failed)
+    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_OK, 0,
+              "cuBLAS %d: handle created; a %dx%dx%d SGEMM matches the CPU "
+              "(%s)",
+              major, GEMM_M, GEMM_N, GEMM_K, path);
+}
+
+/* cudnnGetVersion() as "8.9.7": cuDNN 8 encodes M*1000+m*100+p, cuDNN 9
+ * and later M*10000+m*100+p (DESIGN.md, Linux 6). */
+static void cudnn_version_text(size_t v, char *out, size_t size, int *major) {
+  if (v >= 90000) {
+    *major = (int)(v / 10000);
+    snprintf(out, size, "%d.%d.%d", *major, (int)(v / 100 % 100),
+             (int)(v % 100));
+  } else {
+    *major = (int)(v / 1000);
+    snprintf(out, size, "%d.%d.%d", *major, (int)(v / 100 % 10),
+             (int)(v % 100));
+  }
+}
+
+/* One cuDNN requirement; 1 when it passed, with its line in *line. */
+static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
+  const char *path;
+  int major;
+  void *library = requirement_handle(run, CL_STAGE_CUDNN, r, &path, &major);
+  if (!library)
+    return 0;
+  cl_generic_fn table[CUDNN_SYMBOL_COUNT];
+  const char *missing =
+      resolve(library, cudnn_symbols, CUDNN_SYMBOL_COUNT, table);
+  if (missing) {
+    missing_symbol(run, CL_STAGE_CUDNN, path, missing);
+    return 0;
+  }
+  size_t number = ((cudnn_get_version_fn)table[CUDNN_GET_VERSION])();
+  char version[48];
+  int answered_major = 0;
+  cudnn_version_text(number, version, sizeof version, &answered_major);
+  if (answered_major != major) {
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "%s answered cudnnGetVersion() = %zu (cuDNN %s), not cuDNN %d",
+              path, number, version, major);
+    return 0;
+  }
+  void *handle = NULL;
+  int status = ((cudnn_create_fn)table[CUDNN_CREATE])(&handle);
+  if (status != 0) {
+    const char *text =
+        table[CUDNN_GET_ERROR_STRING]
+            ? ((cudnn_error_string_fn)table[CUDNN_GET_ERROR_STRING])(status)
+            : NULL;
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cuDNN %s: cudnnCreate returned %d (%s) (%s)", version, status,
+              text ? text : "no error text", path);
+    return 0;
+  }
+  status = ((cudnn_destroy_fn)table[CUDNN_DESTROY])(handle);
+  if (status != 0) {
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cuDNN %s: cudnnDestroy returned %d (%s)", version, status, path);
+    return 0;
+  }
+  *line = text_of("cuDNN %s (cudnnGetVersion %zu): handle created and "
+                  "destroyed",
+                  version, number);
+  return 1;
+}
+
+/* 7: cuDNN, each required major. */
+static void stage_cudnn(probe_run *run) {
+  stage_begin(run);
+  char *message = cl_strdup("");
+  for (size_t r = 0; r < run->ctx->requirement_count; ++r) {
+    if (!requirement_is(&run->ctx->requirements[r], "cudnn"))
+      continue;
+    char *line = NULL;
+    if (!probe_one_cudnn(run, r, &line)) {
+      free(message);
+      return;
+    }
+    char *joined = text_of("%s%s%s", message ? message : "",
+                           message && message[0] ? "; " : "", line ? line : "");
+    free(message);
+    free(line);
+    message = joined;
+  }
+  stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_OK, 0, "%s",
+            message ? message : "");
+  free(message);
+}
+
+int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
+                            cl_probe_stage_callback on_stage, void *opaque) {
+  probe_run run;
+  memset(&run, 0, sizeof run);
+  run.ctx = ctx;
+  run.p = p;
+  run.on_stage = on_stage;
+  run.opaque = opaque;
+
+  int ok = stage_driver(&run) && stage_init(&run) && stage_devices(&run) &&
+           stage_context(&run);
+  static const struct {
+    size_t stage;
+    const char *family;
+    void (*run)(probe_run *run);
+  } library_stages[] = {{CL_STAGE_RUNTIME, "cudart", stage_runtime},
+                        {CL_STAGE_CUBLAS, "cublas", stage_cublas},
+                        {CL_STAGE_CUDNN, "cudnn", stage_cudnn}};
+  /* The earlier stages end the run at their first failure; every stage
+   * after it is reported as skipped, so that all seven are always there. */
+  for (size_t s = 0; s <= CL_STAGE_CONTEXT; ++s)
+    if (!ok && strcmp(p->stages[s].message, "not run") == 0)
+      stage_skip(&run, s, "an earlier stage failed");
+  for (size_t i = 0; i < sizeof library_stages / sizeof *library_stages; ++i) {
+    size_t stage = library_stages[i].stage;
+    if (!ok)
+      stage_skip(&run, stage, "an earlier stage failed");
+    else if (!requirements_of(ctx, library_stages[i].family))
+      stage_skip(&run, stage, "not required");
+    else
+      library_stages[i].run(&run);
+  }
+  release_context(&run);
+  free(run.preload_error);
+  cl_clear_error();
+  cl_probe_conclude(p, run.reason);
+  return run.out_of_memory ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public API                                                               */
+/* ------------------------------------------------------------------------ */
+
+int cudaload_set_driver(cudaload_ctx *ctx, const char *path) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_driver: NULL ctx");
+  if (path && !cl_path_is_absolute(path))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_driver: \"%s\" is not an absolute path", path);
+  char *copy = NULL;
+  if (path && !(copy = cl_strdup(path)))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_set_driver: out of memory");
+  free(ctx->probe_driver_path);
+  ctx->probe_driver_path = copy;
+  return CUDALOAD_OK;
+}
+
+#define CL_KNOWN_PROBE_FLAGS CUDALOAD_PROBE_OUT_OF_PROCESS
+#define CL_DEFAULT_PROBE_TIMEOUT_S 30.0
+
+int cudaload_probe_run(cudaload_ctx *ctx, unsigned flags, double timeout_s,
+                       cudaload_probe **out) {
+  cl_clear_error();
+  if (out)
+    *out = NULL;
+  if (!ctx || !out)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_probe_run: NULL %s",
+                   ctx ? "out" : "ctx");
+  if (flags & ~(unsigned)CL_KNOWN_PROBE_FLAGS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_probe_run: unknown flag bits 0x%x",
+                   flags & ~(unsigned)CL_KNOWN_PROBE_FLAGS);
+  if (!(timeout_s >= 0) || timeout_s > 86400.0)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_probe_run: timeout %g s is out of range (0 to "
+                   "86400; 0 means %g s)",
+                   timeout_s, CL_DEFAULT_PROBE_TIMEOUT_S);
+  cudaload_probe *p = cl_probe_new();
+  if (!p)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_probe_run: out of memory");
+  int status;
+  if (flags & CUDALOAD_PROBE_OUT_OF_PROCESS)
+    status = cl_probe_run_child(
+        ctx, timeout_s > 0 ? timeout_s : CL_DEFAULT_PROBE_TIMEOUT_S, p);
+  else
+    status = cl_probe_run_in_process(ctx, p, NULL, NULL);
+  if (status != CUDALOAD_OK) {
+    cudaload_probe_free(p);
+    if (status == CUDALOAD_E_NO_MEMORY)
+      return cl_fail(status, "cudaload_probe_run: out of memory");
+    return status; /* the last error says why no child could start */
+  }
+  cl_clear_error();
+  *out = p;
+  return CUDALOAD_OK;
+}
+
+void cudaload_probe_free(cudaload_probe *probe) {
+  if (!probe)
+    return;
+  free(probe->summary);
+  free(probe->driver_path);
+  for (size_t i = 0; i < CL_PROBE_STAGE_COUNT; ++i)
+    free(probe->stages[i].message);
+  for (size_t i = 0; i < probe->device_count; ++i) {
+    free(probe->devices[i].name);
+    free(probe->devices[i].uuid);
+  }
+  free(probe->devices);
+  free(probe);
+}
+
+int cudaload_probe_verdict(const cudaload_probe *probe) {
+  return probe ? probe->verdict : CUDALOAD_CPU_FALLBACK;
+}
+
+int cudaload_probe_reason(const cudaload_probe *probe) {
+  return probe ? probe->reason : CUDALOAD_REASON_NONE;
+}
+
+const char *cudaload_probe_summary(const cudaload_probe *probe) {
+  return probe ? probe->summary : NULL;
+}
+
+size_t cudaload_probe_stage_count(const cudaload_probe *probe) {
+  return probe ? CL_PROBE_STAGE_COUNT : 0;
+}
+
+const char *cudaload_probe_stage_name(const cudaload_probe *probe, size_t i) {
+  return probe && i < CL_PROBE_STAGE_COUNT ? cl_probe_stage_names[i] : NULL;
+}
+
+int cudaload_probe_stage_status(const cudaload_probe *probe, size_t i) {
+  return probe && i < CL_PROBE_STAGE_COUNT ? probe->stages[i].status
+                                           : CUDALOAD_STAGE_SKIPPED;
+}
+
+const char *cudaload_probe_stage_message(const cudaload_probe *probe,
+                                         size_t i) {
+  return probe && i < CL_PROBE_STAGE_COUNT ? probe->stages[i].message : NULL;
+}
+
+double cudaload_probe_stage_ms(const cudaload_probe *probe, size_t i) {
+  return probe && i < CL_PROBE_STAGE_COUNT ? probe->stages[i].ms : 0.0;
+}
+
+const char *cudaload_probe_driver_path(const cudaload_probe *probe) {
+  return probe ? probe->driver_path : NULL;
+}
+
+int cudaload_probe_driver_version(const cudaload_probe *probe) {
+  return probe ? probe->driver_version : 0;
+}
+
+int cudaload_probe_runtime_version(const cudaload_probe *probe) {
+  return probe ? probe->runtime_version : 0;
+}
+
+size_t cudaload_probe_device_count(const cudaload_probe *probe) {
+  return probe ? probe->device_count : 0;
+}
+
+static const cl_probe_device *device_at(const cudaload_probe *probe, size_t i) {
+  return probe && i < probe->device_count ? &probe->devices[i] : NULL;
+}
+
+const char *cudaload_probe_device_name(const cudaload_probe *probe, size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->name : NULL;
+}
+
+int cudaload_probe_device_capability(const cudaload_probe *probe, size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->capability : 0;
+}
+
+unsigned long long cudaload_probe_device_memory_mib(const cudaload_probe *probe,
+                                                    size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->memory_mib : 0;
+}
+
+const char *cudaload_probe_device_uuid(const cudaload_probe *probe, size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->uuid : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Arguments for a helper process                                           */
+/* ------------------------------------------------------------------------ */
+
+void cl_probe_free_arguments(char **arguments) {
+  if (!arguments)
+    return;
+  for (char **a = arguments; *a; ++a)
+    free(*a);
+  free(arguments);
+}
+
+char **cl_probe_child_arguments(const cudaload_ctx *ctx) {
+  size_t capacity = 4 + (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS ? 1 : 0) +
+                    2 * ctx->explicit_count + 2 * ctx->requirement_count + 2;
+  char **arguments = calloc(capacity, sizeof *arguments);
+  if (!arguments)
+    return NULL;
+  size_t n = 0;
+  int ok = 1;
+#define ADD(text)                                                              \
+  do {                                                                         \
+    if (ok && !(arguments[n++] = cl_strdup(text)))                             \
+      ok = 0;                                                                  \
+  } while (0)
+  ADD("probe");
+  ADD("--child");
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    ADD("--no-defaults");
+  for (size_t i = 0; i < ctx->explicit_count; ++i) {
+    ADD("--root");
+    ADD(ctx->explicit_roots[i]);
+  }
+  for (size_t i = 0; i < ctx->requirement_count; ++i) {
+    ADD("--require");
+    ADD(ctx->requirements[i].text);
+  }
+  if (ctx->probe_driver_path) {
+    ADD("--driver");
+    ADD(ctx->probe_driver_path);
+  }
+#undef ADD
+  if (!ok) {
+    cl_probe_free_arguments(arguments);
+    return NULL;
+  }
+  return arguments;
+}

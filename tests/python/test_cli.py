@@ -1,0 +1,104 @@
+"""``python -m cudaload scan|doctor|probe`` behaves like the C tool: the
+same reports on standard output, warnings on standard error, the same exit
+statuses (docs/cli.md)."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+EXPECTED_STAGES = ["driver", "init", "devices", "context", "runtime", "cublas", "cudnn"]
+
+
+@pytest.fixture(scope="session")
+def cli():
+    path = os.environ.get("CUDALOAD_CLI", "")
+    if not path or not os.path.isfile(path):
+        pytest.skip("CUDALOAD_CLI (the cudaload tool) is not set or not built: the "
+                    "comparison with the C tool needs it")
+    return path
+
+
+def tool(cli, args):
+    return subprocess.run([cli] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=120)
+
+
+def cli_has(cli, command):
+    return command in tool(cli, ["--help"]).stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "yaml"])
+def test_scan_prints_what_the_tool_prints(run, fixtures, cli, fmt):
+    args = ["scan", "--no-defaults", "--root", os.path.join(fixtures, "wheels-cu12", "site-packages"),
+            "--root", os.path.join(fixtures, "preload", "cudnn8"),
+            "--root", os.path.join(fixtures, "no-such-root"), "--format", fmt]
+    ours, theirs = run.module(args), tool(cli, args)
+    assert ours.stdout == theirs.stdout
+    assert ours.returncode == theirs.returncode == 3, "an explicit root that does not exist is exit 3"
+    assert "no-such-root: not found" in ours.stderr
+    if fmt == "json":
+        report = json.loads(ours.stdout)
+        cudnn = [l for l in report["libraries"] if l["name"] == "cudnn" and l["version"]]
+        assert cudnn and cudnn[0]["version_source"] == "dist-info"
+
+
+def test_scan_usage_errors_exit_2_and_print_nothing(run):
+    result = run.module(["scan", "--root", "relative/dir"])
+    assert result.returncode == 2 and result.stdout == ""
+    assert "relative/dir" in result.stderr and "--help" in result.stderr
+    assert run.module(["scan", "--format", "xml"]).returncode == 2
+    assert run.module(["frobnicate"]).returncode == 2
+
+
+def test_version(run, library):
+    result = run.module(["--version"])
+    assert result.returncode == 0 and result.stdout.startswith("cudaload ")
+
+
+def _skip_unless(run, function):
+    """Skip, visibly, when the library lacks ``function`` (the probe and
+    doctor land in the C library separately); check the error meanwhile."""
+    probe = run("""
+        import cudaload
+        from cudaload import _api
+        print(_api._load_default().has(%r))
+        """ % function)
+    if probe.stdout.strip() != "True":
+        command = "doctor" if "doctor" in function else "probe"
+        result = run.module([command, "--no-defaults"])
+        assert result.returncode == 1 and ("has no %s" % function) in result.stderr
+        pytest.skip("this libcudaload has no %s yet: `python -m cudaload %s` says so "
+                    "and exits 1" % (function, command))
+
+
+def test_doctor_prints_the_c_report(run, fixtures):
+    _skip_unless(run, "cudaload_doctor")
+    root = os.path.join(fixtures, "preload", "cudnn8")
+    result = run.module(["doctor", "--no-defaults", "--root", root, "--require", "cudnn=8"])
+    # 6: the report lists a problem (no NVIDIA driver here, for one).
+    assert result.returncode in (0, 6), result.stderr
+    assert root in result.stdout and "cudnn" in result.stdout
+    same = run("""
+        import cudaload
+        print(cudaload.doctor(require=["cudnn=8"], roots=[%r], defaults=False), end="")
+        """ % root)
+    assert same.stdout.rstrip("\n") == result.stdout.rstrip("\n")
+    as_json = run.module(["doctor", "--no-defaults", "--root", root, "--format", "json"])
+    report = json.loads(as_json.stdout)
+    assert "schema_version" in report
+    assert as_json.returncode == (6 if report.get("problems") else 0)
+
+
+def test_probe_answers_with_stages(run):
+    _skip_unless(run, "cudaload_probe_run")
+    result = run.module(["probe", "--no-defaults", "--format", "json"])
+    assert result.returncode in (0, 5), result.stderr
+    answer = json.loads(result.stdout)
+    assert [s["name"] for s in answer["stages"]] == EXPECTED_STAGES
+    if answer["gpu_ok"]:
+        assert result.returncode == 0 and answer["summary"].startswith("GPU usable")
+    else:
+        assert result.returncode == 5 and answer["summary"].startswith("fall back to CPU")
+        assert answer["reason"] != "none"

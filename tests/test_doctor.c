@@ -1,0 +1,422 @@
+/*
+ * test_doctor.c - cudaload_doctor(): the sections and fields a reader
+ * relies on, one fix line per problem, colour only when asked for, and
+ * the same facts in text, JSON and YAML. The JSON is parsed by a real
+ * parser in tests/cli/test_cli.py (class Doctor); here the structure is
+ * checked by its keys.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cudaload.h"
+#include "doctor.h"
+#include "report_writer.h"
+#include "test_paths.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <direct.h>
+#include <windows.h>
+#define SEP "\\"
+#define DRIVER_FILE "nvcuda.dll"
+#define DRIVER_VERSION_IN_NAME 0
+#define ORPHAN_FILE "cublasLt64_12.dll"
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#define SEP "/"
+#define DRIVER_FILE "libcuda.so.580.65.06"
+#define DRIVER_VERSION_IN_NAME 1
+#define ORPHAN_FILE "libcublasLt.so.12"
+#endif
+
+static char test_dir[1024];
+
+static const char *path_in(const char *name) {
+  static char slots[4][2048];
+  static unsigned next;
+  char *out = slots[next++ % 4];
+  snprintf(out, sizeof slots[0], "%s" SEP "%s", test_dir, name);
+  return out;
+}
+
+static void make_folder(const char *name) {
+#ifdef _WIN32
+  _mkdir(path_in(name));
+#else
+  mkdir(path_in(name), 0700);
+#endif
+}
+
+static void touch(const char *name) {
+  FILE *f = fopen(path_in(name), "wb");
+  assert_non_null(f);
+  fclose(f);
+}
+
+static int make_test_dir(void **state) {
+  (void)state;
+#ifdef _WIN32
+  char base[MAX_PATH];
+  DWORD n = GetTempPathA(sizeof base, base);
+  if (n == 0 || n >= sizeof base)
+    return -1;
+  snprintf(test_dir, sizeof test_dir, "%scudaload-doctor-%lu", base,
+           (unsigned long)GetCurrentProcessId());
+  _mkdir(test_dir);
+#else
+  char tmpl[] = "/tmp/cudaload-doctor-XXXXXX";
+  if (!mkdtemp(tmpl))
+    return -1;
+  snprintf(test_dir, sizeof test_dir, "%s", tmpl);
+#endif
+  return 0;
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+        continue;
+      char child[2048];
+      snprintf(child, sizeof child, "%s" SEP "%s", dir, e->d_name);
+      if (remove(child) != 0)
+        remove_tree(child);
+    }
+    closedir(d);
+  }
+#ifdef _WIN32
+  _rmdir(dir);
+#else
+  rmdir(dir);
+#endif
+}
+
+static int remove_test_dir(void **state) {
+  (void)state;
+  if (test_dir[0])
+    remove_tree(test_dir);
+  return 0;
+}
+
+static void assert_contains(const char *text, const char *needle) {
+  if (!strstr(text, needle))
+    fail_msg("the report lacks \"%s\":\n%s", needle, text);
+}
+
+static void assert_lacks(const char *text, const char *needle) {
+  if (strstr(text, needle))
+    fail_msg("the report has \"%s\":\n%s", needle, text);
+}
+
+/* The report for ctx; fails the test unless the doctor succeeds. */
+static char *report(cudaload_ctx *ctx, int format, unsigned flags,
+                    size_t *problems) {
+  char *text = NULL;
+  int rc = cl_doctor_report(ctx, format, flags, &text, problems);
+  if (rc != CUDALOAD_OK)
+    fail_msg("cudaload_doctor: %d %s", rc, cudaload_last_error());
+  assert_non_null(text);
+  return text;
+}
+
+static cudaload_ctx *ctx_with_root(const char *root) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  if (root)
+    assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  return ctx;
+}
+
+/* A cuDNN 8 of the host's own kind, from the fixture trees. */
+static const char *cudnn8_tree(void) {
+#ifdef _WIN32
+  return test_fixture_path("preload/windows/cudnn8");
+#else
+  return test_fixture_path("cudnn8_compat");
+#endif
+}
+
+static int has_fixtures(void) {
+  DIR *d = opendir(cudnn8_tree());
+  if (d)
+    closedir(d);
+  return d != NULL;
+}
+
+#define REQUIRE_FIXTURES()                                                     \
+  do {                                                                         \
+    if (!has_fixtures()) {                                                     \
+      print_message("skipped: fixture trees not built in %s\n",                \
+                    CUDALOAD_FIXTURES_DIR);                                    \
+      skip();                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* --- the text report --------------------------------------------------- */
+
+static void text_has_every_section_in_order(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  static const char *const sections[] = {"\nPlatform\n",
+                                         "\nDriver\n",
+                                         "\nLibraries found\n",
+                                         "\nPlan\n",
+                                         "\nLoaded in this process\n",
+                                         "\nConflicts\n",
+                                         "\nProbe\n",
+                                         "\nProblems and fixes\n"};
+  const char *at = text;
+  for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {
+    const char *found = strstr(at, sections[i]);
+    if (!found)
+      fail_msg("section %s missing or out of order:\n%s", sections[i] + 1,
+               text);
+    at = found + 1;
+  }
+  assert_contains(text, cudaload_version_string());
+  assert_contains(text, "none (give --require SPEC or a manifest)");
+  /* No colour unless asked for: the text goes to files and pipes too. */
+  assert_lacks(text, "\033[");
+  cudaload_free(text);
+  text = report(ctx, CUDALOAD_FORMAT_TEXT, CUDALOAD_DOCTOR_COLOR, NULL);
+  assert_contains(text, "\033[1mPlatform\033[0m");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+static void missing_requirement_is_a_problem_with_its_fix(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cudnn=9"), CUDALOAD_OK);
+  size_t problems = 0;
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
+  assert_contains(text, "cudnn=8  ok");
+  assert_contains(text, "cudnn=9  MISSING");
+  assert_contains(text, "cudnn=9: no usable cudnn library");
+  assert_contains(text, "major 8, not 9");
+  /* The plan's own fix, word for word. */
+  assert_contains(text, "fix: pip install \"nvidia-cudnn-cu12==9.*\"");
+  assert_true(problems >= 1);
+  /* The satisfied requirement's files are in the plan, main first. */
+  assert_contains(text, "cudnn_ops_infer");
+  assert_contains(text, "why: required by cudnn=8");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+static void a_healthy_setup_has_no_problems(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  make_folder("driver");
+  touch("driver" SEP DRIVER_FILE);
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_add_root(ctx, path_in("driver")), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  size_t problems = 99;
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
+  if (problems != 0)
+    fail_msg("%u problems in:\n%s", (unsigned)problems, text);
+  assert_contains(text, "Problems and fixes\n  none\n");
+  assert_contains(text, DRIVER_FILE);
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+static void no_driver_is_a_problem(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = ctx_with_root(path_in("nothing-here"));
+  size_t problems = 0;
+  char *text = report(ctx, CUDALOAD_FORMAT_JSON, 0, &problems);
+  assert_contains(text, "\"driver\": null");
+  assert_contains(text, "no NVIDIA driver");
+  assert_contains(text, "install the NVIDIA driver");
+  /* The explicit root that does not exist is a problem too. */
+  assert_contains(text, "nothing-here: not found");
+  assert_int_equal(problems, 2);
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+static void an_old_driver_for_the_planned_cuda_is_a_problem(void **state) {
+  (void)state;
+  if (!DRIVER_VERSION_IN_NAME) {
+    print_message("skipped: nvcuda.dll names carry no driver version\n");
+    skip();
+  }
+  DIR *d = opendir(test_fixture_path("wheels-cu12/site-packages"));
+  if (!d) {
+    print_message("skipped: fixture trees not built\n");
+    skip();
+  }
+  closedir(d);
+  make_folder("old-driver");
+  touch("old-driver" SEP "libcuda.so.470.82.01");
+  cudaload_ctx *ctx =
+      ctx_with_root(test_fixture_path("wheels-cu12/site-packages"));
+  assert_int_equal(cudaload_add_root(ctx, path_in("old-driver")), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  assert_contains(text, "470.82.01 is too old for CUDA 12");
+  assert_contains(text, "fix: update the NVIDIA driver to 525 or newer");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+static void a_sub_library_without_its_main_is_a_problem(void **state) {
+  (void)state;
+  make_folder("orphan");
+  touch("orphan" SEP ORPHAN_FILE);
+  cudaload_ctx *ctx = ctx_with_root(path_in("orphan"));
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  assert_contains(text, "cublas 12 found only as sub-library");
+  assert_contains(text, "fix: reinstall cublas 12 completely");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+/* --- JSON and YAML ------------------------------------------------------ */
+
+static void json_has_the_documented_keys(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
+  char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  assert_true(json[0] == '{');
+  assert_contains(json, "\"schema_version\": 1,");
+  static const char *const keys[] = {
+      "\"platform\": {",
+      "\"os\": ",
+      "\"arch\": ",
+      "\"cudaload_version\": ",
+      "\"driver\": ",
+      "\"manifest\": null",
+      "\"roots\": [",
+      "\"libraries\": [",
+      "\"version_source\": ",
+      "\"requirements\": [",
+      "\"spec\": \"cudnn=8\"",
+      "\"satisfied\": true",
+      "\"satisfied\": false",
+      "\"plan\": [",
+      "\"state\": \"planned\"",
+      "\"reason\": \"required by cudnn=8\"",
+      "\"loaded\": [",
+      "\"conflicts\": [",
+      "\"probe\": null",
+      "\"problems\": [",
+      "\"problem\": \"cublas=12: no usable cublas library",
+      "\"fix\": \"pip install \\\"nvidia-cublas-cu12\\\""};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+    assert_contains(json, keys[i]);
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+static void yaml_follows_the_same_schema(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  char *yaml = NULL;
+  int rc = cudaload_doctor(ctx, CUDALOAD_FORMAT_YAML, 0, &yaml);
+  if (!cl_report_format_supported(CL_REPORT_YAML)) {
+    assert_int_equal(rc, CUDALOAD_E_UNSUPPORTED);
+    assert_null(yaml);
+    cudaload_destroy(ctx);
+    return;
+  }
+  assert_int_equal(rc, CUDALOAD_OK);
+  assert_contains(yaml, "schema_version: 1\n");
+  assert_contains(yaml, "\nplatform:\n");
+  assert_contains(yaml, "\nproblems:\n");
+  cudaload_free(yaml);
+  cudaload_destroy(ctx);
+}
+
+static void manifest_policy_is_reported(void **state) {
+  (void)state;
+  if (!cl_report_format_supported(CL_REPORT_YAML)) {
+    print_message("skipped: built without libyaml, no manifests\n");
+    skip();
+  }
+  const char *path = path_in("cudaload.yaml");
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs("requirements: [cudart]\npolicy: {sublibraries: all}\n", f);
+  fclose(f);
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  assert_int_equal(cudaload_load_manifest(ctx, path), CUDALOAD_OK);
+  char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  assert_contains(json, "\"sublibraries\": \"all\"");
+  assert_contains(json, "\"spec\": \"cudart\"");
+  assert_contains(json, "cudaload.yaml");
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+static void probe_section_when_asked(void **state) {
+  (void)state;
+  /* No requirements: the probe stops at the driver and the GPU stages, and
+   * loads no library of the plan into this test process. */
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  char *json = report(ctx, CUDALOAD_FORMAT_JSON, CUDALOAD_DOCTOR_PROBE, NULL);
+  assert_lacks(json, "\"probe\": null");
+  assert_contains(json, "\"verdict\": ");
+  assert_contains(json, "\"stages\": [");
+  static const char *const stages[] = {
+      "driver", "init", "devices", "context", "runtime", "cublas", "cudnn"};
+  char needle[64];
+  for (size_t i = 0; i < sizeof stages / sizeof *stages; ++i) {
+    snprintf(needle, sizeof needle, "\"name\": \"%s\"", stages[i]);
+    assert_contains(json, needle);
+  }
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+static void bad_arguments_are_refused(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  char *out = (char *)"untouched";
+  assert_int_equal(cudaload_doctor(NULL, CUDALOAD_FORMAT_TEXT, 0, &out),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(out);
+  assert_int_equal(cudaload_doctor(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_doctor(ctx, 7, 0, &out),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_doctor(ctx, CUDALOAD_FORMAT_TEXT, 0x100u, &out),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_contains(cudaload_last_error(), "0x100");
+  cudaload_free(NULL);
+  cudaload_destroy(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(text_has_every_section_in_order),
+      cmocka_unit_test(missing_requirement_is_a_problem_with_its_fix),
+      cmocka_unit_test(a_healthy_setup_has_no_problems),
+      cmocka_unit_test(no_driver_is_a_problem),
+      cmocka_unit_test(an_old_driver_for_the_planned_cuda_is_a_problem),
+      cmocka_unit_test(a_sub_library_without_its_main_is_a_problem),
+      cmocka_unit_test(json_has_the_documented_keys),
+      cmocka_unit_test(yaml_follows_the_same_schema),
+      cmocka_unit_test(manifest_policy_is_reported),
+      cmocka_unit_test(probe_section_when_asked),
+      cmocka_unit_test(bad_arguments_are_refused),
+  };
+  return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
+}

@@ -1,0 +1,574 @@
+/*
+ * test_probe.c - the GPU probe, end to end, against the fake CUDA libraries
+ * of the fixture tree fake_cuda/ (tests/fixtures/make_fixtures.py): a fake
+ * driver, runtime, cuBLAS and cuDNN whose behaviour FAKE_CUDA_* variables
+ * choose at call time.
+ *
+ * Loaded libraries stay loaded, so every scenario runs in its own process:
+ *
+ *   test_probe SCENARIO
+ *
+ * (tests/probe.cmake registers one ctest per scenario). A scenario for the
+ * other platform, or whose fixtures are missing, prints "[  SKIPPED ]" with
+ * the reason and exits 77 (ctest: skipped).
+ *
+ * What is asserted is what a user of the probe sees: the verdict and its
+ * reason, the summary sentence, which stage failed and what its message
+ * names, the device fields, and that a hung driver costs the timeout and no
+ * more.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <errno.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#endif
+
+#include "cudaload.h"
+#include "loader.h"
+#include "test_paths.h"
+
+#define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int scenario_skipped;
+
+#define SKIP_SCENARIO(reason)                                                  \
+  do {                                                                         \
+    print_message("[  SKIPPED ] %s\n", (reason));                              \
+    scenario_skipped = 1;                                                      \
+    skip();                                                                    \
+  } while (0)
+
+enum {
+  STAGE_DRIVER,
+  STAGE_INIT,
+  STAGE_DEVICES,
+  STAGE_CONTEXT,
+  STAGE_RUNTIME,
+  STAGE_CUBLAS,
+  STAGE_CUDNN
+};
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int contains(const char *text, const char *part) {
+  return text != NULL && strstr(text, part) != NULL;
+}
+
+static int is_file(const char *path) {
+  struct stat info;
+  return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG;
+}
+
+static void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+  /* The C runtime's copy (the fakes read it with getenv) and the process
+   * block (the helper process inherits it). */
+  _putenv_s(name, value ? value : "");
+  SetEnvironmentVariableA(name, value);
+#else
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+#endif
+}
+
+static double now_ms(void) {
+#ifdef _WIN32
+  return (double)GetTickCount64();
+#else
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1000.0 + (double)t.tv_nsec / 1e6;
+#endif
+}
+
+#ifdef _WIN32
+#define FAKE_TREE "fake_cuda/windows/"
+#define FAKE_DRIVER FAKE_TREE "driver/nvcuda.dll"
+#else
+#define FAKE_TREE "fake_cuda/"
+#define FAKE_DRIVER FAKE_TREE "driver/libcuda.so.1"
+#endif
+
+/* A fake_cuda fixture's path; skips (visibly) when it was not built. */
+static const char *fixture(const char *relative) {
+  const char *path = test_fixture_path(relative);
+  if (!is_file(path)) {
+    char reason[TEST_PATH_CAPACITY + 96];
+    snprintf(reason, sizeof reason,
+             "fixture %s was not built (no compiler for it?)", path);
+    SKIP_SCENARIO(reason);
+  }
+  return path;
+}
+
+static void print_probe(const cudaload_probe *p) {
+  print_message("  verdict %d reason %d: %s\n", cudaload_probe_verdict(p),
+                cudaload_probe_reason(p), cudaload_probe_summary(p));
+  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i)
+    print_message("  %-8s %d %8.3f ms  %s\n", cudaload_probe_stage_name(p, i),
+                  cudaload_probe_stage_status(p, i),
+                  cudaload_probe_stage_ms(p, i),
+                  cudaload_probe_stage_message(p, i));
+}
+
+/* A ctx with only explicit roots, the fake driver and requirements. */
+static cudaload_ctx *fake_context(const char *driver, const char *spec) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+#ifdef _WIN32
+  static const char *const roots[] = {FAKE_TREE "bin", FAKE_TREE "cudnn9"};
+#else
+  static const char *const roots[] = {FAKE_TREE "lib", FAKE_TREE "cudnn8",
+                                      FAKE_TREE "cudnn9"};
+#endif
+  for (size_t i = 0; i < ARRAY_COUNT(roots); ++i)
+    assert_int_equal(cudaload_add_root(ctx, test_fixture_path(roots[i])),
+                     CUDALOAD_OK);
+  if (spec)
+    assert_int_equal(cudaload_require(ctx, spec), CUDALOAD_OK);
+  if (driver)
+    assert_int_equal(cudaload_set_driver(ctx, driver), CUDALOAD_OK);
+  return ctx;
+}
+
+static cudaload_probe *probe(cudaload_ctx *ctx, unsigned flags,
+                             double timeout) {
+  cudaload_probe *p = NULL;
+  int status = cudaload_probe_run(ctx, flags, timeout, &p);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_probe_run: %s (%s)", cudaload_strerror(status),
+             cudaload_last_error());
+  assert_non_null(p);
+  print_probe(p);
+  assert_int_equal(cudaload_probe_stage_count(p), 7);
+  return p;
+}
+
+/* The verdict is CPU_FALLBACK for `reason`, stage `failed` failed with a
+ * message naming `needle`, and every later stage is skipped or failed. */
+static void expect_fallback(const cudaload_probe *p, int reason, size_t failed,
+                            const char *needle) {
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_CPU_FALLBACK);
+  assert_int_equal(cudaload_probe_reason(p), reason);
+  assert_true(contains(cudaload_probe_summary(p), "fall back to CPU"));
+  assert_int_equal(cudaload_probe_stage_status(p, failed),
+                   CUDALOAD_STAGE_FAILED);
+  if (!contains(cudaload_probe_stage_message(p, failed), needle))
+    fail_msg("stage %s says \"%s\", which does not name \"%s\"",
+             cudaload_probe_stage_name(p, failed),
+             cudaload_probe_stage_message(p, failed), needle);
+  /* The summary carries the failing stage's detail. */
+  assert_true(contains(cudaload_probe_summary(p), needle));
+  for (size_t i = 0; i < failed; ++i)
+    assert_int_not_equal(cudaload_probe_stage_status(p, i),
+                         CUDALOAD_STAGE_FAILED);
+}
+
+static void expect_all_ok(const cudaload_probe *p) {
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  assert_int_equal(cudaload_probe_reason(p), CUDALOAD_REASON_NONE);
+  assert_true(contains(cudaload_probe_summary(p), "GPU usable"));
+  for (size_t i = 0; i < 7; ++i)
+    assert_int_equal(cudaload_probe_stage_status(p, i), CUDALOAD_STAGE_OK);
+}
+
+#ifdef _WIN32
+#define GPU_OK_SPEC "cudart,cublas,cudnn=9"
+#else
+#define GPU_OK_SPEC "cudart,cublas,cudnn=8,cudnn=9"
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Scenarios                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void scenario_no_driver(void **state) {
+  (void)state;
+  set_env("CUDALOAD_DRIVER", NULL);
+  /* Arguments first: a relative driver path is refused. */
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_set_driver(ctx, "libcuda.so.1"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  cudaload_probe *p = NULL;
+  assert_int_equal(cudaload_probe_run(NULL, 0, 0, &p),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_probe_run(ctx, 0x80, 0, &p),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(p);
+
+  /* A driver path that does not exist. */
+  const char *missing = test_fixture_path("fake_cuda/no-such/libcuda.so.1");
+  assert_int_equal(cudaload_set_driver(ctx, missing), CUDALOAD_OK);
+  p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "no-such");
+  assert_true(contains(cudaload_probe_summary(p), "no NVIDIA driver"));
+  for (size_t i = STAGE_INIT; i <= STAGE_CUDNN; ++i)
+    assert_int_equal(cudaload_probe_stage_status(p, i), CUDALOAD_STAGE_SKIPPED);
+  assert_string_equal(cudaload_probe_driver_path(p), "");
+  assert_int_equal(cudaload_probe_device_count(p), 0);
+  cudaload_probe_free(p);
+
+  /* CUDALOAD_DRIVER is the default when no driver is set. */
+  assert_int_equal(cudaload_set_driver(ctx, NULL), CUDALOAD_OK);
+  set_env("CUDALOAD_DRIVER", missing);
+  p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "no-such");
+  cudaload_probe_free(p);
+  set_env("CUDALOAD_DRIVER", NULL);
+
+  /* The system's driver by name: this test machine has none. */
+  double started = now_ms();
+  p = probe(ctx, 0, 0);
+  double elapsed = now_ms() - started;
+  if (cudaload_probe_verdict(p) == CUDALOAD_GPU_OK ||
+      cudaload_probe_reason(p) != CUDALOAD_REASON_NO_DRIVER) {
+    cudaload_probe_free(p);
+    cudaload_destroy(ctx);
+    SKIP_SCENARIO("this machine has an NVIDIA driver: the driver-less "
+                  "default cannot be checked here");
+  }
+#ifdef _WIN32
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "nvcuda.dll");
+#else
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "libcuda.so.1");
+#endif
+  print_message("  driver-less probe: %.3f ms\n", elapsed);
+  /* "In under 5 ms" on an idle machine; a loaded CI machine gets slack. */
+  assert_true(elapsed < 100.0);
+  cudaload_probe_free(p);
+  cudaload_probe_free(NULL);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_stub_refused(void **state) {
+  (void)state;
+#ifdef _WIN32
+  SKIP_SCENARIO("a Linux scenario (the toolkit's lib64/stubs)");
+#else
+  const char *stub =
+      fixture("toolkit/cuda-12.4/targets/x86_64-linux/lib/stubs/libcuda.so");
+  cudaload_ctx *ctx = fake_context(stub, NULL);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "stub");
+  /* Refused before loading: the process has no libcuda.so.1. */
+  char *loaded = cl_loader_find_loaded("libcuda.so.1");
+  assert_null(loaded);
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+#endif
+}
+
+static void scenario_gpu_ok(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_DEVICES", "2");
+  set_env("FAKE_CUDA_DEVICE_NAME", "Probe Test GPU");
+  set_env("FAKE_CUDA_CC", "86");
+  set_env("FAKE_CUDA_MEMORY_MIB", "24576");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), GPU_OK_SPEC);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_all_ok(p);
+  assert_int_equal(cudaload_probe_driver_version(p), 12040);
+  assert_int_equal(cudaload_probe_runtime_version(p), 12040);
+  assert_true(contains(cudaload_probe_driver_path(p), "driver"));
+  assert_int_equal(cudaload_probe_device_count(p), 2);
+  assert_string_equal(cudaload_probe_device_name(p, 0), "Probe Test GPU");
+  assert_int_equal(cudaload_probe_device_capability(p, 0), 86);
+  assert_int_equal(cudaload_probe_device_memory_mib(p, 0), 24576);
+  assert_string_equal(cudaload_probe_device_uuid(p, 0),
+                      "GPU-01122334-4556-6778-899a-abbccddeef00");
+  assert_string_equal(cudaload_probe_device_uuid(p, 1),
+                      "GPU-11223344-5566-7788-99aa-bbccddeeff10");
+  assert_null(cudaload_probe_device_name(p, 2));
+  assert_true(contains(cudaload_probe_summary(p), "Probe Test GPU"));
+  assert_true(contains(cudaload_probe_summary(p), "8.6"));
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_CUDNN), "9.1.0"));
+#ifndef _WIN32
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_CUDNN), "8.9.7"));
+#endif
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_CUBLAS), "SGEMM"));
+  for (size_t i = 0; i < 7; ++i)
+    assert_true(cudaload_probe_stage_ms(p, i) >= 0.0);
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void init_failure(const char *code, int reason, const char *needle) {
+  set_env("FAKE_CUDA_INIT", code);
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), GPU_OK_SPEC);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, reason, STAGE_INIT, needle);
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_DRIVER),
+                   CUDALOAD_STAGE_OK);
+  for (size_t i = STAGE_DEVICES; i <= STAGE_CUDNN; ++i)
+    assert_int_equal(cudaload_probe_stage_status(p, i), CUDALOAD_STAGE_SKIPPED);
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_no_device(void **state) {
+  (void)state;
+  init_failure("100", CUDALOAD_REASON_NO_DEVICE, "CUDA_ERROR_NO_DEVICE");
+  /* A driver that initialises but counts no device. */
+  set_env("FAKE_CUDA_INIT", "0");
+  set_env("FAKE_CUDA_DEVICES", "0");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DEVICE, STAGE_DEVICES,
+                  "no CUDA device");
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_insufficient_driver(void **state) {
+  (void)state;
+  init_failure("35", CUDALOAD_REASON_DRIVER_TOO_OLD,
+               "CUDA_ERROR_INSUFFICIENT_DRIVER");
+}
+
+static void scenario_unknown_error(void **state) {
+  (void)state;
+  init_failure("999", CUDALOAD_REASON_INIT_FAILED, "CUDA_ERROR_UNKNOWN");
+}
+
+static void scenario_runtime_newer_than_driver(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_DRIVER_VERSION", "11080");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cudart");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_DRIVER_TOO_OLD, STAGE_RUNTIME,
+                  "driver too old");
+  const char *message = cudaload_probe_stage_message(p, STAGE_RUNTIME);
+  assert_true(contains(message, "12.4") && contains(message, "12040"));
+  assert_true(contains(message, "11.8") && contains(message, "11080"));
+  assert_true(contains(cudaload_probe_summary(p), "update the NVIDIA driver"));
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_older_minor_warns(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_DRIVER_VERSION", "12020");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cudart");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_RUNTIME),
+                   CUDALOAD_STAGE_WARNING);
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_RUNTIME), "12.2"));
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_RUNTIME),
+                       "minor-version compatibility"));
+  assert_true(contains(cudaload_probe_summary(p), "note:"));
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_CUBLAS),
+                   CUDALOAD_STAGE_SKIPPED);
+  assert_true(
+      contains(cudaload_probe_stage_message(p, STAGE_CUBLAS), "not required"));
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_cublas_not_initialized(void **state) {
+  (void)state;
+  set_env("FAKE_CUBLAS_CREATE", "1");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cublas");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_LIBRARY_FAILED, STAGE_CUBLAS,
+                  "CUBLAS_STATUS_NOT_INITIALIZED");
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_wrong_gemm(void **state) {
+  (void)state;
+  set_env("FAKE_CUBLAS_WRONG", "1");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cublas");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_WRONG_RESULT, STAGE_CUBLAS, "SGEMM");
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_missing_symbol(void **state) {
+  (void)state;
+#ifdef _WIN32
+  SKIP_SCENARIO("a Linux scenario (the broken fake driver is an ELF file)");
+#else
+  cudaload_ctx *ctx =
+      fake_context(fixture(FAKE_TREE "broken_driver/libcuda.so.1"), NULL);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_DRIVER_BROKEN, STAGE_DRIVER,
+                  "cuMemAlloc_v2");
+  assert_true(contains(cudaload_probe_summary(p), "reinstall"));
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+#endif
+}
+
+static void scenario_missing_library(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(
+      cudaload_add_root(ctx, test_fixture_path(FAKE_TREE "cudnn9")),
+      CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_set_driver(ctx, fixture(FAKE_DRIVER)), CUDALOAD_OK);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_MISSING_LIBRARY, STAGE_CUDNN, "cudnn=8");
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_CUDNN), "fix:"));
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void set_helper(void) {
+#ifdef _WIN32
+  /* The tool runs the Windows child; its Linux path as Wine sees it. */
+  char helper[TEST_PATH_CAPACITY];
+  snprintf(helper, sizeof helper, "Z:%s", CUDALOAD_CLI_PATH);
+  for (char *c = helper; *c; ++c)
+    if (*c == '/')
+      *c = '\\';
+  if (!is_file(helper))
+    SKIP_SCENARIO("the cudaload tool (the Windows probe helper) was not "
+                  "built");
+  set_env("CUDALOAD_PROBE_HELPER", helper);
+#endif
+}
+
+static void scenario_hang_out_of_process(void **state) {
+  (void)state;
+  set_helper();
+  set_env("FAKE_CUDA_INIT", "hang");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  double started = now_ms();
+  cudaload_probe *p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 1.0);
+  double elapsed = now_ms() - started;
+  print_message("  out-of-process probe of a hung driver: %.0f ms\n", elapsed);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_CPU_FALLBACK);
+  assert_int_equal(cudaload_probe_reason(p), CUDALOAD_REASON_TIMEOUT);
+  assert_true(contains(cudaload_probe_summary(p), "did not finish within 1 s"));
+  assert_true(contains(cudaload_probe_summary(p), "hung driver"));
+  assert_true(elapsed >= 900.0);
+#ifdef _WIN32
+  assert_true(elapsed < 15000.0); /* Wine starts processes slowly */
+#else
+  assert_true(elapsed < 3000.0);
+  /* The stages before the hang were reported; the hung one is named. */
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_DRIVER),
+                   CUDALOAD_STAGE_OK);
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_INIT),
+                   CUDALOAD_STAGE_FAILED);
+  assert_true(contains(cudaload_probe_driver_path(p), "libcuda.so.1"));
+  /* The killed child was reaped: no zombie, no child left at all. */
+  errno = 0;
+  assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+  assert_int_equal(errno, ECHILD);
+#endif
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_out_of_process_matches_in_process(void **state) {
+  (void)state;
+  set_helper();
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), GPU_OK_SPEC);
+  cudaload_probe *outside = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 60.0);
+  cudaload_probe *inside = probe(ctx, 0, 0);
+  expect_all_ok(outside);
+  expect_all_ok(inside);
+  assert_string_equal(cudaload_probe_summary(outside),
+                      cudaload_probe_summary(inside));
+  for (size_t i = 0; i < 7; ++i) {
+    assert_int_equal(cudaload_probe_stage_status(outside, i),
+                     cudaload_probe_stage_status(inside, i));
+    assert_string_equal(cudaload_probe_stage_message(outside, i),
+                        cudaload_probe_stage_message(inside, i));
+  }
+  assert_string_equal(cudaload_probe_driver_path(outside),
+                      cudaload_probe_driver_path(inside));
+  assert_int_equal(cudaload_probe_driver_version(outside), 12040);
+  assert_int_equal(cudaload_probe_runtime_version(outside), 12040);
+  assert_int_equal(cudaload_probe_device_count(outside), 1);
+  assert_string_equal(cudaload_probe_device_name(outside, 0),
+                      cudaload_probe_device_name(inside, 0));
+  assert_string_equal(cudaload_probe_device_uuid(outside, 0),
+                      cudaload_probe_device_uuid(inside, 0));
+  assert_int_equal(cudaload_probe_device_memory_mib(outside, 0),
+                   cudaload_probe_device_memory_mib(inside, 0));
+  cudaload_probe_free(outside);
+  cudaload_probe_free(inside);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_crash_out_of_process(void **state) {
+  (void)state;
+#ifdef _WIN32
+  SKIP_SCENARIO("a Linux scenario (Wine would start its debugger on a crash)");
+#else
+  set_env("FAKE_CUDA_INIT", "crash");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 30.0);
+  expect_fallback(p, CUDALOAD_REASON_PROBE_CRASHED, STAGE_INIT, "signal 11");
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+#endif
+}
+
+/* ======================================================================== */
+
+static const struct CMUnitTest scenarios[] = {
+    {"no_driver", scenario_no_driver, NULL, NULL, NULL},
+    {"stub_refused", scenario_stub_refused, NULL, NULL, NULL},
+    {"gpu_ok", scenario_gpu_ok, NULL, NULL, NULL},
+    {"no_device", scenario_no_device, NULL, NULL, NULL},
+    {"insufficient_driver", scenario_insufficient_driver, NULL, NULL, NULL},
+    {"unknown_error", scenario_unknown_error, NULL, NULL, NULL},
+    {"runtime_newer_than_driver", scenario_runtime_newer_than_driver, NULL,
+     NULL, NULL},
+    {"older_minor_warns", scenario_older_minor_warns, NULL, NULL, NULL},
+    {"cublas_not_initialized", scenario_cublas_not_initialized, NULL, NULL,
+     NULL},
+    {"wrong_gemm", scenario_wrong_gemm, NULL, NULL, NULL},
+    {"missing_symbol", scenario_missing_symbol, NULL, NULL, NULL},
+    {"missing_library", scenario_missing_library, NULL, NULL, NULL},
+    {"hang_out_of_process", scenario_hang_out_of_process, NULL, NULL, NULL},
+    {"out_of_process_matches_in_process",
+     scenario_out_of_process_matches_in_process, NULL, NULL, NULL},
+    {"crash_out_of_process", scenario_crash_out_of_process, NULL, NULL, NULL},
+};
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_probe SCENARIO\nscenarios:");
+    for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++)
+      fprintf(stderr, " %s", scenarios[i].name);
+    fprintf(stderr, "\n");
+    return 2;
+  }
+  for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++) {
+    if (strcmp(argv[1], scenarios[i].name) == 0) {
+      const struct CMUnitTest one[1] = {scenarios[i]};
+      int failed = cmocka_run_group_tests_name("probe", one, NULL, NULL);
+      if (failed != 0)
+        return 1;
+      return scenario_skipped ? 77 : 0;
+    }
+  }
+  fprintf(stderr, "test_probe: no scenario named \"%s\"\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,211 @@
+/*
+ * cli_doctor.c - `cudaload doctor`: the whole diagnosis (cudaload_doctor())
+ * for requirements from the command line and/or a cudaload.yaml manifest,
+ * with an exit status a script can act on.
+ */
+#include "cli.h"
+#include "cudaload.h"
+#include "doctor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <io.h>
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
+
+/* The doctor ran and found at least one problem (each with its fix). */
+#define EXIT_PROBLEMS 6
+
+const char cli_doctor_help[] =
+    "NAME\n"
+    "  cudaload doctor - diagnose why CUDA libraries would not load, and say\n"
+    "  how to fix it\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  cudaload doctor [--require SPEC]... [--manifest FILE] [--root DIR]...\n"
+    "                  [--no-defaults] [--probe] [--out-of-process]\n"
+    "                  [--format text|json|yaml]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Prints one report in sections: Platform; Driver (libcuda.so.1 /\n"
+    "  nvcuda.dll, from the probe, the scan or this process); Libraries\n"
+    "  found (family, name, major, version and where the version came\n"
+    "  from, path); Plan (each requirement, the files chosen for it in load\n"
+    "  order, and why); Loaded in this process; Conflicts (another major of\n"
+    "  a required library in the global symbol scope); Probe; and Problems\n"
+    "  and fixes: every problem found, each followed by one line that fixes\n"
+    "  it (the package to install, the variable to set, the root to add).\n"
+    "\n"
+    "  Problems looked for: requirements without a usable library, roots\n"
+    "  that do not exist, files the OS loader refused, conflicts, no NVIDIA\n"
+    "  driver, a driver older than the planned CUDA major needs, a missing\n"
+    "  libz.so.1 when cuDNN 9 is planned (Linux), a sub-library (cublasLt,\n"
+    "  cudnn_ops) without its main library, and the probe's verdict.\n"
+    "\n"
+    "  Text goes with colour when standard output is a terminal and the\n"
+    "  NO_COLOR variable is unset or empty. json and yaml follow one schema\n"
+    "  with \"schema_version\": 1 (docs/doctor.md).\n"
+    "\n"
+    "OPTIONS\n"
+    "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
+    "                      == >= > <= <; several may be given, or joined\n"
+    "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
+    "  -m, --manifest FILE read requirements, extra roots, policy and the\n"
+    "                      probe setting from a cudaload.yaml (relative roots\n"
+    "                      are relative to FILE's folder); probe: true turns\n"
+    "                      the probe on\n"
+    "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
+    "  --no-defaults       search only the --root and manifest folders\n"
+    "  --probe             run the GPU probe in this process (it loads the\n"
+    "                      driver and the planned libraries)\n"
+    "  --out-of-process    run the probe in a child process, killed after 30\n"
+    "                      seconds, so a hung driver cannot hang the doctor\n"
+    "                      (implies --probe)\n"
+    "  --format F          text (default), json or yaml\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0  no problems found\n"
+    "  1  internal error (out of memory, output could not be written)\n"
+    "  2  usage error (unknown option, bad SPEC, relative --root)\n"
+    "  3  the manifest could not be read or is invalid (stderr names the\n"
+    "     file, line and column)\n"
+    "  6  the report lists at least one problem\n"
+    "\n"
+    "EXAMPLES\n"
+    "  cudaload doctor --require cudnn=9,cublas=13\n"
+    "  cudaload doctor --manifest /opt/app/cudaload.yaml --probe\n"
+    "  cudaload doctor --require cudnn=8 --format json | jq .problems\n";
+
+/* Colour only for a person at a terminal who has not asked for none
+ * (https://no-color.org: NO_COLOR set and non-empty). */
+static int want_color(void) {
+  const char *no_color = getenv("NO_COLOR");
+  if (no_color && *no_color)
+    return 0;
+#ifdef _WIN32
+  if (!_isatty(_fileno(stdout)))
+    return 0;
+  /* A console shows ANSI codes only in virtual-terminal mode. */
+  HANDLE out = GetStdHandle(STD_OUTPUT_HANDLE);
+  DWORD mode = 0;
+  if (out == INVALID_HANDLE_VALUE || !GetConsoleMode(out, &mode))
+    return 0;
+  return SetConsoleMode(out, mode | 0x0004 /* VIRTUAL_TERMINAL_PROCESSING */)
+             ? 1
+             : 0;
+#else
+  return isatty(STDOUT_FILENO);
+#endif
+}
+
+int cli_doctor(int argc, char **argv) {
+  const char *cmd = "doctor";
+  const char **roots = calloc((size_t)argc, sizeof *roots);
+  const char **specs = calloc((size_t)argc, sizeof *specs);
+  size_t root_count = 0, spec_count = 0;
+  const char *manifest = NULL;
+  unsigned create_flags = 0, flags = 0;
+  cl_report_format format = CL_REPORT_TEXT;
+  int rc = EXIT_OK;
+  if (!roots || !specs) {
+    fprintf(stderr, "cudaload: doctor: out of memory\n");
+    rc = EXIT_INTERNAL;
+  }
+  for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
+    const char *value;
+    int m;
+    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else
+        roots[root_count++] = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--require", "-q",
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else
+        specs[spec_count++] = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--manifest", "-m",
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else if (manifest)
+        rc = cli_usage_error(cmd, "--manifest given twice");
+      else
+        manifest = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
+                                     &value))) {
+      rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
+    } else if (strcmp(argv[i], "--no-defaults") == 0) {
+      create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--probe") == 0) {
+      flags |= CUDALOAD_DOCTOR_PROBE;
+    } else if (strcmp(argv[i], "--out-of-process") == 0) {
+      flags |= CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS;
+    } else if (argv[i][0] == '-') {
+      rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    } else {
+      rc = cli_usage_error(cmd,
+                           "unexpected argument '%s' (use --require SPEC, "
+                           "--root DIR or --manifest FILE)",
+                           argv[i]);
+    }
+  }
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK && !(ctx = cudaload_create(create_flags))) {
+    fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+    rc = EXIT_INTERNAL;
+  }
+  /* Command-line roots and requirements first: they are what the user
+   * asked for now; the manifest's follow. */
+  for (size_t i = 0; rc == EXIT_OK && i < root_count; ++i)
+    if (cudaload_add_root(ctx, roots[i]) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  for (size_t i = 0; rc == EXIT_OK && i < spec_count; ++i)
+    if (cudaload_require(ctx, specs[i]) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  if (rc == EXIT_OK && manifest) {
+    int status = cudaload_load_manifest(ctx, manifest);
+    if (status == CUDALOAD_E_NO_MEMORY) {
+      fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+      rc = EXIT_INTERNAL;
+    } else if (status != CUDALOAD_OK) {
+      fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+      rc = EXIT_INPUT;
+    }
+  }
+  if (rc == EXIT_OK && format == CL_REPORT_TEXT && want_color())
+    flags |= CUDALOAD_DOCTOR_COLOR;
+  char *report = NULL;
+  size_t problems = 0;
+  if (rc == EXIT_OK) {
+    int c_format = format == CL_REPORT_JSON   ? CUDALOAD_FORMAT_JSON
+                   : format == CL_REPORT_YAML ? CUDALOAD_FORMAT_YAML
+                                              : CUDALOAD_FORMAT_TEXT;
+    if (cl_doctor_report(ctx, c_format, flags, &report, &problems) !=
+        CUDALOAD_OK) {
+      fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+      rc = EXIT_INTERNAL;
+    }
+  }
+  if (rc == EXIT_OK) {
+    size_t len = strlen(report);
+    if (fwrite(report, 1, len, stdout) != len || fflush(stdout) != 0) {
+      fprintf(stderr, "cudaload: doctor: could not write the report\n");
+      rc = EXIT_INTERNAL;
+    } else if (problems) {
+      rc = EXIT_PROBLEMS;
+    }
+  }
+  cudaload_free(report);
+  cudaload_destroy(ctx);
+  free(roots);
+  free(specs);
+  return rc;
+}

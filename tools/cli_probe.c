@@ -1,0 +1,355 @@
+/* cli_probe.c - `cudaload probe`: may this machine use the GPU? */
+#include "cli.h"
+#include "cudaload.h"
+#include "probe.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_probe_help[] =
+    "NAME\n"
+    "  cudaload probe - tell whether the GPU is usable, stage by stage\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  cudaload probe [--driver PATH] [--require SPEC]... [--root DIR]...\n"
+    "                 [--no-defaults] [--out-of-process] [--timeout SEC]\n"
+    "                 [--format text|json|yaml]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Runs the GPU probe and prints its verdict, GPU_OK or CPU_FALLBACK with\n"
+    "  a reason, then every stage with its status, time and message:\n"
+    "    driver   load the NVIDIA driver library (libcuda.so.1 / nvcuda.dll;\n"
+    "             never the CUDA toolkit's link-time stub in lib64/stubs)\n"
+    "    init     cuInit and cuDriverGetVersion\n"
+    "    devices  each device's name, compute capability, memory and UUID\n"
+    "    context  the primary context of device 0, an allocation and a copy\n"
+    "             there and back\n"
+    "    runtime  with --require cudart: cudaRuntimeGetVersion against the\n"
+    "             driver (a newer CUDA major than the driver's is \"driver\n"
+    "             too old\"; a newer minor is only a warning)\n"
+    "    cublas   with --require cublas: cublasCreate and a tiny SGEMM\n"
+    "             checked against the CPU\n"
+    "    cudnn    with --require cudnn=N: for each major, its version and\n"
+    "             cudnnCreate/cudnnDestroy\n"
+    "  The libraries of the requirements are found under the roots as\n"
+    "  `cudaload scan` finds them and loaded by absolute path. Without\n"
+    "  requirements the last three stages are skipped, and the probe loads\n"
+    "  nothing but the driver. On a machine without a driver it answers in\n"
+    "  a few milliseconds.\n"
+    "\n"
+    "OPTIONS\n"
+    "  --driver PATH     the driver library to probe (absolute path); the\n"
+    "                    default is $CUDALOAD_DRIVER if set, else\n"
+    "                    libcuda.so.1 (nvcuda.dll) where the system keeps it\n"
+    "  --require SPEC    also probe the libraries of SPEC (cudart, cublas,\n"
+    "                    cudnn=8, \"cudnn=8,cudnn=9\", ...); may be repeated\n"
+    "  -r, --root DIR    search DIR for them first (absolute; repeatable)\n"
+    "  --no-defaults     search only the roots given with --root\n"
+    "  --out-of-process  probe in a child process, killed after the timeout,\n"
+    "                    so a hung driver cannot hang this command (Windows:\n"
+    "                    the child is this program, or "
+    "$CUDALOAD_PROBE_HELPER)\n"
+    "  --timeout SEC     the child's time limit (default 30; with\n"
+    "                    --out-of-process only)\n"
+    "  --format F        text (default), json or yaml\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "OUTPUT\n"
+    "  text: the verdict line (\"GPU_OK: GPU usable: ...\" or \"CPU_FALLBACK:\n"
+    "  fall back to CPU, because ...; <fix>\"), an aligned table STAGE,\n"
+    "  STATUS, MS, MESSAGE, then the driver and the devices.\n"
+    "  json and yaml (docs/probe.md): {\"schema_version\": 1,\n"
+    "    \"verdict\": \"GPU_OK\"|\"CPU_FALLBACK\", \"reason\": "
+    "null|\"no_driver\"|\n"
+    "    \"driver_broken\"|\"init_failed\"|\"no_device\"|\"driver_too_old\"|\n"
+    "    \"device_failed\"|\"missing_library\"|\"library_failed\"|\n"
+    "    \"wrong_result\"|\"timeout\"|\"probe_crashed\", \"summary\",\n"
+    "    \"driver\": {\"path\", \"version\"}, \"runtime_version\",\n"
+    "    \"devices\": [{\"name\", \"compute_capability\": \"9.0\", "
+    "\"memory_mib\",\n"
+    "      \"uuid\"}],\n"
+    "    \"stages\": [{\"name\", \"status\": \"ok\"|\"failed\"|\"skipped\"|"
+    "\"warning\",\n"
+    "      \"ms\", \"message\"}]}\n"
+    "  Unknown values are null; versions are CUDA's numbers (12040 = 12.4).\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "  CUDALOAD_DRIVER        the driver library when --driver is not given\n"
+    "  CUDALOAD_PROBE_HELPER  Windows: the program that runs an "
+    "out-of-process\n"
+    "                         probe (default: cudaload.exe beside the "
+    "library)\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0  GPU_OK: the GPU is usable\n"
+    "  1  internal error (out of memory, no child process could be started)\n"
+    "  2  usage error\n"
+    "  5  CPU_FALLBACK: the GPU is not usable; the reason is printed\n"
+    "\n"
+    "EXAMPLES\n"
+    "  cudaload probe\n"
+    "  cudaload probe --require cudart,cublas,cudnn=9 --format json\n"
+    "  cudaload probe --out-of-process --timeout 10\n"
+    "  cudaload probe --driver /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
+
+static const char *or_null(const char *s) {
+  return s && *s ? s : NULL;
+}
+
+static const char *verdict_name(int verdict) {
+  return verdict == CUDALOAD_GPU_OK ? "GPU_OK" : "CPU_FALLBACK";
+}
+
+static void write_structured(cl_report_writer *w, const cudaload_probe *p) {
+  cl_report_begin_object(w);
+  cl_report_key(w, "schema_version");
+  cl_report_int(w, 1);
+  cl_report_key(w, "verdict");
+  cl_report_string(w, verdict_name(cudaload_probe_verdict(p)));
+  cl_report_key(w, "reason");
+  int reason = cudaload_probe_reason(p);
+  cl_report_string(
+      w, reason == CUDALOAD_REASON_NONE ? NULL : cl_probe_reason_name(reason));
+  cl_report_key(w, "summary");
+  cl_report_string(w, cudaload_probe_summary(p));
+  cl_report_key(w, "driver");
+  cl_report_begin_object(w);
+  cl_report_key(w, "path");
+  cl_report_string(w, or_null(cudaload_probe_driver_path(p)));
+  cl_report_key(w, "version");
+  if (cudaload_probe_driver_version(p))
+    cl_report_int(w, cudaload_probe_driver_version(p));
+  else
+    cl_report_null(w);
+  cl_report_end_object(w);
+  cl_report_key(w, "runtime_version");
+  if (cudaload_probe_runtime_version(p))
+    cl_report_int(w, cudaload_probe_runtime_version(p));
+  else
+    cl_report_null(w);
+  cl_report_key(w, "devices");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
+    char capability[32];
+    int cc = cudaload_probe_device_capability(p, i);
+    snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, cudaload_probe_device_name(p, i));
+    cl_report_key(w, "compute_capability");
+    cl_report_string(w, capability);
+    cl_report_key(w, "memory_mib");
+    cl_report_int(w, (long long)cudaload_probe_device_memory_mib(p, i));
+    cl_report_key(w, "uuid");
+    cl_report_string(w, or_null(cudaload_probe_device_uuid(p, i)));
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_key(w, "stages");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, cudaload_probe_stage_name(p, i));
+    cl_report_key(w, "status");
+    cl_report_string(
+        w, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
+    cl_report_key(w, "ms");
+    cl_report_double(w, cudaload_probe_stage_ms(p, i));
+    cl_report_key(w, "message");
+    cl_report_string(w, cudaload_probe_stage_message(p, i));
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_end_object(w);
+}
+
+static void write_text(const cudaload_probe *p) {
+  printf("%s: %s\n\n", verdict_name(cudaload_probe_verdict(p)),
+         cudaload_probe_summary(p));
+  size_t count = cudaload_probe_stage_count(p);
+  size_t name_width = strlen("STAGE"), status_width = strlen("STATUS");
+  size_t ms_width = strlen("MS");
+  char ms[32];
+  for (size_t i = 0; i < count; ++i) {
+    const char *status =
+        cl_probe_stage_status_name(cudaload_probe_stage_status(p, i));
+    snprintf(ms, sizeof ms, "%.2f", cudaload_probe_stage_ms(p, i));
+    if (strlen(cudaload_probe_stage_name(p, i)) > name_width)
+      name_width = strlen(cudaload_probe_stage_name(p, i));
+    if (strlen(status) > status_width)
+      status_width = strlen(status);
+    if (strlen(ms) > ms_width)
+      ms_width = strlen(ms);
+  }
+  printf("%-*s  %-*s  %*s  %s\n", (int)name_width, "STAGE", (int)status_width,
+         "STATUS", (int)ms_width, "MS", "MESSAGE");
+  for (size_t i = 0; i < count; ++i) {
+    snprintf(ms, sizeof ms, "%.2f", cudaload_probe_stage_ms(p, i));
+    printf("%-*s  %-*s  %*s  %s\n", (int)name_width,
+           cudaload_probe_stage_name(p, i), (int)status_width,
+           cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)),
+           (int)ms_width, ms, cudaload_probe_stage_message(p, i));
+  }
+  const char *driver = cudaload_probe_driver_path(p);
+  int version = cudaload_probe_driver_version(p);
+  if (driver && driver[0]) {
+    printf("\ndriver: %s", driver);
+    if (version)
+      printf(" (CUDA %d.%d, cuDriverGetVersion %d)", version / 1000,
+             (version % 1000) / 10, version);
+    printf("\n");
+  }
+  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
+    int cc = cudaload_probe_device_capability(p, i);
+    printf("device %zu: %s, compute capability %d.%d, %llu MiB, %s\n", i,
+           cudaload_probe_device_name(p, i), cc / 10, cc % 10,
+           cudaload_probe_device_memory_mib(p, i),
+           cudaload_probe_device_uuid(p, i));
+  }
+}
+
+/* --child: the hidden helper mode of the Windows out-of-process probe
+ * (probe_child_win32.c): the line format of probe_wire.c on stdout, each
+ * stage as soon as it ends. */
+static void print_wire_stage(const cudaload_probe *p, size_t stage,
+                             void *opaque) {
+  (void)opaque;
+  char *line = cl_probe_wire_stage(p, stage);
+  if (line)
+    fputs(line, stdout);
+  fflush(stdout);
+  free(line);
+}
+
+static int run_child(cudaload_ctx *ctx) {
+  char *header = cl_probe_wire_header();
+  if (header)
+    fputs(header, stdout);
+  fflush(stdout);
+  free(header);
+  cudaload_probe *p = cl_probe_new();
+  if (!p || cl_probe_run_in_process(ctx, p, print_wire_stage, NULL)) {
+    cudaload_probe_free(p);
+    return EXIT_INTERNAL;
+  }
+  char *tail = cl_probe_wire_tail(p);
+  int ok = tail && fputs(tail, stdout) >= 0 && fflush(stdout) == 0;
+  free(tail);
+  cudaload_probe_free(p);
+  return ok ? EXIT_OK : EXIT_INTERNAL;
+}
+
+static int parse_timeout(const char *cmd, const char *value, double *out) {
+  char *end = NULL;
+  double seconds = strtod(value, &end);
+  if (!value[0] || !end || *end || !(seconds > 0) || seconds > 86400)
+    return cli_usage_error(cmd,
+                           "--timeout '%s': expected seconds, more than 0 "
+                           "and at most 86400",
+                           value);
+  *out = seconds;
+  return EXIT_OK;
+}
+
+int cli_probe(int argc, char **argv) {
+  const char *cmd = "probe";
+  unsigned create_flags = 0, probe_flags = 0;
+  int child = 0;
+  double timeout = 0;
+  cl_report_format format = CL_REPORT_TEXT;
+  const char *driver = NULL;
+  /* Options are kept until the ctx exists, so that their order does not
+   * matter. */
+  const char **roots = calloc((size_t)argc, sizeof *roots);
+  const char **specs = calloc((size_t)argc, sizeof *specs);
+  size_t root_count = 0, spec_count = 0;
+  int rc = EXIT_OK;
+  if (!roots || !specs) {
+    free(roots);
+    free(specs);
+    fprintf(stderr, "cudaload: probe: out of memory\n");
+    return EXIT_INTERNAL;
+  }
+  for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
+    const char *value;
+    int m;
+    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else
+        roots[root_count++] = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--require", NULL,
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else
+        specs[spec_count++] = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--driver", NULL,
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else
+        driver = value;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--timeout", NULL,
+                                     &value))) {
+      rc = m < 0 ? EXIT_USAGE : parse_timeout(cmd, value, &timeout);
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
+                                     &value))) {
+      rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
+    } else if (strcmp(argv[i], "--no-defaults") == 0) {
+      create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--out-of-process") == 0) {
+      probe_flags |= CUDALOAD_PROBE_OUT_OF_PROCESS;
+    } else if (strcmp(argv[i], "--child") == 0) {
+      child = 1;
+    } else if (argv[i][0] == '-') {
+      rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    } else {
+      rc = cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
+    }
+  }
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK && !(ctx = cudaload_create(create_flags))) {
+    fprintf(stderr, "cudaload: probe: %s\n", cudaload_last_error());
+    rc = EXIT_INTERNAL;
+  }
+  for (size_t i = 0; rc == EXIT_OK && i < root_count; ++i)
+    if (cudaload_add_root(ctx, roots[i]) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  for (size_t i = 0; rc == EXIT_OK && i < spec_count; ++i)
+    if (cudaload_require(ctx, specs[i]) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  if (rc == EXIT_OK && driver && cudaload_set_driver(ctx, driver))
+    rc = cli_usage_error(cmd, "--driver: %s", cudaload_last_error());
+
+  cudaload_probe *p = NULL;
+  if (rc == EXIT_OK && child) {
+    rc = run_child(ctx);
+  } else if (rc == EXIT_OK) {
+    if (cudaload_probe_run(ctx, probe_flags, timeout, &p) != CUDALOAD_OK) {
+      fprintf(stderr, "cudaload: probe: %s\n", cudaload_last_error());
+      rc = EXIT_INTERNAL;
+    } else if (format == CL_REPORT_TEXT) {
+      write_text(p);
+      if (fflush(stdout) != 0)
+        rc = EXIT_INTERNAL;
+    } else {
+      cl_report_writer *w = cl_report_writer_new(format);
+      if (!w) {
+        rc = EXIT_INTERNAL;
+      } else {
+        write_structured(w, p);
+        rc = cli_print_report(cmd, w);
+      }
+    }
+    if (rc == EXIT_OK && cudaload_probe_verdict(p) != CUDALOAD_GPU_OK)
+      rc = EXIT_CPU_FALLBACK;
+  }
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+  free(roots);
+  free(specs);
+  return rc;
+}
