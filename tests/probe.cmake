@@ -17,6 +17,8 @@ set(CUDALOAD_PROBE_SCENARIOS
   older_minor_warns
   cublas_not_initialized
   wrong_gemm
+  device_failed
+  cudnn_create_failed
   missing_symbol
   missing_library
   hang_out_of_process

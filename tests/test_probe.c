@@ -404,6 +404,30 @@ static void scenario_wrong_gemm(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* The device path itself fails (an out-of-memory allocation, as a GPU
+ * taken by another process gives). */
+static void scenario_device_failed(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_ALLOC", "2"); /* CUDA_ERROR_OUT_OF_MEMORY */
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_DEVICE_FAILED, STAGE_CONTEXT,
+                  "cuMemAlloc");
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+static void scenario_cudnn_create_failed(void **state) {
+  (void)state;
+  set_env("FAKE_CUDNN_CREATE", "4"); /* CUDNN_STATUS_INTERNAL_ERROR */
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cudnn=9");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_LIBRARY_FAILED, STAGE_CUDNN,
+                  "cudnnCreate");
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
 static void scenario_missing_symbol(void **state) {
   (void)state;
 #ifdef _WIN32
@@ -544,6 +568,8 @@ static const struct CMUnitTest scenarios[] = {
     {"cublas_not_initialized", scenario_cublas_not_initialized, NULL, NULL,
      NULL},
     {"wrong_gemm", scenario_wrong_gemm, NULL, NULL, NULL},
+    {"device_failed", scenario_device_failed, NULL, NULL, NULL},
+    {"cudnn_create_failed", scenario_cudnn_create_failed, NULL, NULL, NULL},
     {"missing_symbol", scenario_missing_symbol, NULL, NULL, NULL},
     {"missing_library", scenario_missing_library, NULL, NULL, NULL},
     {"hang_out_of_process", scenario_hang_out_of_process, NULL, NULL, NULL},
