@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "scenario_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +52,6 @@
 /* cudnnGetVersion() of the fixtures: 8.9.7 and 9.1.0 in their encodings. */
 #define FIXTURE_CUDNN8_VERSION 8907
 #define FIXTURE_CUDNN9_VERSION 90100
-
-/* Set before skip(): main() then exits 77 (ctest: skipped). */
-static int scenario_skipped;
-
-#define SKIP_SCENARIO(reason)                                                  \
-  do {                                                                         \
-    print_message("[  SKIPPED ] %s\n", (reason));                              \
-    scenario_skipped = 1;                                                      \
-    skip();                                                                    \
-  } while (0)
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
@@ -1236,22 +1228,6 @@ static const struct CMUnitTest scenarios[] = {
 };
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_preload SCENARIO\nscenarios:");
-    for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++)
-      fprintf(stderr, " %s", scenarios[i].name);
-    fprintf(stderr, "\n");
-    return 2;
-  }
-  for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++) {
-    if (strcmp(argv[1], scenarios[i].name) == 0) {
-      const struct CMUnitTest one[1] = {scenarios[i]};
-      int failed = cmocka_run_group_tests_name("preload", one, NULL, NULL);
-      if (failed != 0)
-        return 1;
-      return scenario_skipped ? 77 : 0;
-    }
-  }
-  fprintf(stderr, "test_preload: no scenario named \"%s\"\n", argv[1]);
-  return 2;
+  return run_named_scenario("test_preload", scenarios, ARRAY_COUNT(scenarios),
+                            argc, argv);
 }

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "scenario_main.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,15 +44,6 @@
 #include "test_paths.h"
 
 #define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static int scenario_skipped;
-
-#define SKIP_SCENARIO(reason)                                                  \
-  do {                                                                         \
-    print_message("[  SKIPPED ] %s\n", (reason));                              \
-    scenario_skipped = 1;                                                      \
-    skip();                                                                    \
-  } while (0)
 
 enum {
   STAGE_DRIVER,
@@ -579,22 +572,6 @@ static const struct CMUnitTest scenarios[] = {
 };
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_probe SCENARIO\nscenarios:");
-    for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++)
-      fprintf(stderr, " %s", scenarios[i].name);
-    fprintf(stderr, "\n");
-    return 2;
-  }
-  for (size_t i = 0; i < ARRAY_COUNT(scenarios); i++) {
-    if (strcmp(argv[1], scenarios[i].name) == 0) {
-      const struct CMUnitTest one[1] = {scenarios[i]};
-      int failed = cmocka_run_group_tests_name("probe", one, NULL, NULL);
-      if (failed != 0)
-        return 1;
-      return scenario_skipped ? 77 : 0;
-    }
-  }
-  fprintf(stderr, "test_probe: no scenario named \"%s\"\n", argv[1]);
-  return 2;
+  return run_named_scenario("test_probe", scenarios, ARRAY_COUNT(scenarios),
+                            argc, argv);
 }
