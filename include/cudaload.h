@@ -71,6 +71,9 @@ CUDALOAD_API const char *cudaload_version_string(void);
 #define CUDALOAD_E_CONFLICT                                                    \
   11 /* another major of a required family is                                  \
         visible in the global symbol scope */
+#define CUDALOAD_E_INSECURE                                                    \
+  12 /* a root is writable by other users: refused                             \
+        (see CUDALOAD_ALLOW_WRITABLE_ROOTS) */
 
 /** A static, one-line English description of a status code; never NULL. */
 CUDALOAD_API const char *cudaload_strerror(int status);
@@ -91,6 +94,18 @@ typedef struct cudaload_ctx cudaload_ctx;
 /* Flags for cudaload_create(). */
 /** Search only the roots added with cudaload_add_root(). */
 #define CUDALOAD_NO_DEFAULT_ROOTS 0x1u
+/**
+ * Accept roots that other users can write to. By default (POSIX) a scan
+ * refuses a root, or a library folder under it, that is writable by every
+ * user (sticky bit or not: a sticky folder still lets anyone add a file) or
+ * writable by a group the process is not a member of (other than root's
+ * group 0): anyone who can write there could plant a library that this
+ * process would then load. Such a root is listed with
+ * CUDALOAD_E_INSECURE (the folder's libraries are not listed), and after
+ * cudaload_scan() the last error names the folder and who can write to it.
+ * On Windows the check is not implemented yet (ACLs): nothing is refused.
+ */
+#define CUDALOAD_ALLOW_WRITABLE_ROOTS 0x2u
 
 /** Naming conventions a scan recognises (cudaload_set_target()). */
 #define CUDALOAD_TARGET_HOST 0    /* the platform this library was built for */
@@ -98,7 +113,8 @@ typedef struct cudaload_ctx cudaload_ctx;
 #define CUDALOAD_TARGET_WINDOWS 2 /* cublas64_12.dll, ... */
 
 /**
- * Create a context. flags: 0 or CUDALOAD_NO_DEFAULT_ROOTS.
+ * Create a context. flags: 0, or CUDALOAD_NO_DEFAULT_ROOTS and/or
+ * CUDALOAD_ALLOW_WRITABLE_ROOTS.
  * Returns NULL on failure (unknown flag, out of memory; see last error).
  */
 CUDALOAD_API cudaload_ctx *cudaload_create(unsigned flags);
@@ -141,7 +157,7 @@ CUDALOAD_API const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i);
 CUDALOAD_API const char *cudaload_root_origin(const cudaload_ctx *ctx,
                                               size_t i);
 /** CUDALOAD_OK if root i was read, else the status that made the scan skip
- *  it (CUDALOAD_E_NOT_FOUND, CUDALOAD_E_IO, ...). */
+ *  it (CUDALOAD_E_NOT_FOUND, CUDALOAD_E_IO, CUDALOAD_E_INSECURE, ...). */
 CUDALOAD_API int cudaload_root_status(const cudaload_ctx *ctx, size_t i);
 
 /** Number of libraries the last scan found. Each real file is listed once. */

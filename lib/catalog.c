@@ -145,6 +145,21 @@ static const cl_catalog_entry catalog[] = {
 };
 /* clang-format on */
 
+int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
+                                size_t size) {
+  static const char prefix[] = "6.14.11.";
+  if (strncmp(file_version, prefix, sizeof prefix - 1) != 0)
+    return 0;
+  const char *d = file_version + sizeof prefix - 1;
+  if (strlen(d) != 4)
+    return 0;
+  for (int i = 0; i < 4; ++i)
+    if (d[i] < '0' || d[i] > '9')
+      return 0;
+  snprintf(out, size, "%c%c.%c.%c", d[0], d[1], d[2], d[3]);
+  return 1;
+}
+
 const cl_catalog_entry *cl_catalog_entries(size_t *count) {
   *count = sizeof catalog / sizeof catalog[0];
   return catalog;

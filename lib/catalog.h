@@ -66,6 +66,13 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
 /* The CUDA major an entry's ABI major belongs to, 0 when unknown. */
 int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major);
 
+/* NVIDIA stamps the toolkit's DLLs (cuBLAS, cuBLASLt, ...) with a
+ * driver-style VERSIONINFO, 6.14.11.MMmp: cublas64_12.dll of cuBLAS 12.1.3
+ * says 6.14.11.1213. Decode that form into "M.m.p" in out and return 1;
+ * return 0 (out untouched) for any other version, which is taken as is. */
+int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
+                                size_t size);
+
 /* The whole table, for listing and tests. */
 const cl_catalog_entry *cl_catalog_entries(size_t *count);
 

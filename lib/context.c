@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CL_KNOWN_FLAGS CUDALOAD_NO_DEFAULT_ROOTS
+#define CL_KNOWN_FLAGS                                                         \
+  (CUDALOAD_NO_DEFAULT_ROOTS | CUDALOAD_ALLOW_WRITABLE_ROOTS)
 
 cudaload_ctx *cudaload_create(unsigned flags) {
   cl_clear_error();
@@ -33,8 +34,10 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
     free(ctx->libraries[i].path);
   }
   ctx->library_count = 0;
-  for (size_t i = 0; i < ctx->root_count; ++i)
+  for (size_t i = 0; i < ctx->root_count; ++i) {
     free(ctx->roots[i].path);
+    free(ctx->roots[i].detail);
+  }
   ctx->root_count = 0;
 }
 
@@ -139,6 +142,7 @@ int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
   r->path = copy;
   r->origin = origin;
   r->status = CUDALOAD_OK;
+  r->detail = NULL;
   *index = ctx->root_count++;
   return CUDALOAD_OK;
 }

@@ -16,6 +16,7 @@ typedef struct cl_root {
   char *path;
   const char *origin; /* static string: "explicit", "CUDA_PATH", ... */
   int status;         /* CUDALOAD_OK or why it was skipped */
+  char *detail;       /* CUDALOAD_E_INSECURE: which folder, who can write */
 } cl_root;
 
 /* One real library file. */

@@ -129,6 +129,8 @@ static const char *root_status_text(int status) {
     return "not a folder";
   case CUDALOAD_E_MALFORMED:
     return "malformed";
+  case CUDALOAD_E_INSECURE:
+    return "writable by other users, refused";
   default:
     return "unreadable";
   }
@@ -657,6 +659,16 @@ static void orphan_problems(doctor *d) {
 static void root_problems(doctor *d) {
   for (size_t i = 0; i < d->ctx->root_count; ++i) {
     const cl_root *r = &d->ctx->roots[i];
+    if (r->status == CUDALOAD_E_INSECURE) {
+      add_problem(
+          d,
+          format_text("root %s refused: %s", r->path,
+                      r->detail ? r->detail : "writable by other users"),
+          format_text("make it writable only by its owner (chmod "
+                      "go-w), or accept it with "
+                      "--allow-writable-roots"));
+      continue;
+    }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
       continue;
     add_problem(

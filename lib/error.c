@@ -74,6 +74,8 @@ const char *cudaload_strerror(int status) {
     return "a requirement has no usable library";
   case CUDALOAD_E_LOAD_FAILED:
     return "the loader refused a library";
+  case CUDALOAD_E_INSECURE:
+    return "writable by other users: refused";
   case CUDALOAD_E_CONFLICT:
     return "another major of a required library is in the global symbol "
            "scope";

@@ -14,6 +14,7 @@
 #include "strutil.h"
 #include "toolkit_headers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,7 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
   cl_binary_info pe;
   memset(&pe, 0, sizeof pe);
   found_version v = {"", "none", "", m->cuda_major};
+  char stamp_version[16];
   const cl_distribution *d = distribution_of(s, folder, name);
   if (d) {
     v.version = d->version;
@@ -202,7 +204,10 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
   } else if (s->naming == CL_NAMING_WINDOWS &&
              cl_binary_parse_file(real_path, &pe) == CUDALOAD_OK &&
              pe.file_version && pe.file_version[0]) {
-    v.version = pe.file_version;
+    v.version = cl_catalog_decode_dll_stamp(pe.file_version, stamp_version,
+                                            sizeof stamp_version)
+                    ? stamp_version
+                    : pe.file_version;
     v.source = "versioninfo";
     v.file = real_path;
   } else {
@@ -305,12 +310,37 @@ static int by_candidate_name(const void *a, const void *b) {
   return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
 }
 
+/* A folder other users can write to is refused (its libraries are not
+ * listed) unless the ctx allows it; the root is marked CUDALOAD_E_INSECURE
+ * with the first such folder named. Returns 1 when refused. */
+static int refuse_writable(scanner *s, const char *folder) {
+  cudaload_ctx *ctx = s->ctx;
+  if (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
+    return 0;
+  char *why = NULL;
+  if (!cl_folder_writable_by_others(folder, &why))
+    return 0;
+  cl_root *root = &ctx->roots[s->root];
+  if (root->status == CUDALOAD_OK || !root->detail) {
+    root->status = CUDALOAD_E_INSECURE;
+    free(root->detail);
+    root->detail = NULL;
+    if (why) {
+      size_t n = strlen(folder) + strlen(why) + 5;
+      if ((root->detail = malloc(n)) != NULL)
+        snprintf(root->detail, n, "%s is %s", folder, why);
+    }
+  }
+  free(why);
+  return 1;
+}
+
 static int scan_folder(const char *folder, void *opaque) {
   scanner *s = opaque;
   folder_listing l = {s, NULL, 0, 0};
   cl_list_dir(folder, collect_candidate, &l);
   cl_clear_error(); /* an unreadable sub-folder only hides its own files */
-  if (l.count > 0) {
+  if (l.count > 0 && !refuse_writable(s, folder)) {
     qsort(l.items, l.count, sizeof(candidate), by_candidate_name);
     char *folder_real = cl_real_path(folder);
     cl_clear_error();
@@ -338,6 +368,12 @@ static void consider_cache_entry(const char *key, const char *path,
   free(folder);
 }
 
+static int stop_at_first(const char *name, void *opaque) {
+  (void)name;
+  (void)opaque;
+  return 1;
+}
+
 static void scan_root(scanner *s, size_t index) {
   cl_root *root = &s->ctx->roots[index];
   s->root = index;
@@ -357,6 +393,15 @@ static void scan_root(scanner *s, size_t index) {
     root->status = CUDALOAD_E_NOT_A_FILE;
     return;
   }
+  /* A root that cannot be listed is reported, not taken as empty. */
+  int rc = cl_list_dir(root->path, stop_at_first, NULL);
+  cl_clear_error();
+  if (rc) {
+    root->status = rc;
+    return;
+  }
+  if (refuse_writable(s, root->path))
+    return;
   cl_layout_folders(root->path, s->naming, scan_folder, s);
 }
 
@@ -429,5 +474,17 @@ int cudaload_scan(cudaload_ctx *ctx) {
   }
   ctx->scanned = 1;
   cl_clear_error();
+  /* The scan succeeded, but say why a root was refused: the caller who
+   * looks at cudaload_last_error() learns which folder and who can write. */
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    if (ctx->roots[i].status == CUDALOAD_E_INSECURE) {
+      cl_fail(CUDALOAD_E_INSECURE,
+              "root %s refused: %s; make it writable only by its owner, or "
+              "pass CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)",
+              ctx->roots[i].path,
+              ctx->roots[i].detail ? ctx->roots[i].detail
+                                   : "writable by other users");
+      break;
+    }
   return CUDALOAD_OK;
 }

@@ -18,6 +18,7 @@
  */
 #include "context.h"
 #include "error.h"
+#include "manifest.h"
 #include "platform.h"
 #include "strutil.h"
 
@@ -50,6 +51,13 @@ int cudaload_load_manifest(cudaload_ctx *ctx, const char *path) {
                  "(CUDALOAD_WITH_YAML=OFF) and cannot read YAML manifests; "
                  "pass the requirements with cudaload_require() instead",
                  path);
+}
+
+int cl_manifest_load_text(cudaload_ctx *ctx, const char *path, const char *text,
+                          size_t len) {
+  (void)text;
+  (void)len;
+  return cudaload_load_manifest(ctx, path);
 }
 
 #else
@@ -479,6 +487,8 @@ static int manifest_folder(manifest *m) {
   return CUDALOAD_OK;
 }
 
+static int load_text(cudaload_ctx *ctx, manifest *m);
+
 static int read_manifest(manifest *m, char **text) {
   size_t len = 0;
   int rc = cl_read_file_head(m->path, CL_MANIFEST_MAX + 1, text, &len);
@@ -526,9 +536,37 @@ int cudaload_load_manifest(cudaload_ctx *ctx, const char *path) {
   char *text = NULL;
   int rc = read_manifest(&m, &text);
   if (!rc)
-    rc = manifest_folder(&m);
+    rc = load_text(ctx, &m);
+  free(text);
+  return rc;
+}
+
+/* From memory (the fuzzer's entry): path names the file in messages and
+ * gives the folder relative roots are resolved against. */
+int cl_manifest_load_text(cudaload_ctx *ctx, const char *path, const char *text,
+                          size_t len) {
+  cl_clear_error();
+  if (!ctx || !path || !*path || (!text && len))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cl_manifest_load_text: NULL or empty argument");
+  if (len > CL_MANIFEST_MAX)
+    return cl_fail(CUDALOAD_E_MALFORMED,
+                   "%s: larger than %u KiB; a manifest is a short YAML file",
+                   path, CL_MANIFEST_MAX / 1024u);
+  manifest m;
+  memset(&m, 0, sizeof m);
+  m.path = path;
+  m.text = text ? text : "";
+  m.len = len;
+  return load_text(ctx, &m);
+}
+
+/* Everything after the read: m->path, m->text and m->len are set. */
+static int load_text(cudaload_ctx *ctx, manifest *mp) {
+  manifest m = *mp;
+  int rc = manifest_folder(&m);
   if (!rc && !(m.scratch = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS)))
-    rc = cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+    rc = cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", m.path);
   if (!rc)
     rc = parse_manifest(&m);
   if (!rc)
@@ -538,7 +576,6 @@ int cudaload_load_manifest(cudaload_ctx *ctx, const char *path) {
   free(m.roots);
   free(m.folder);
   cudaload_destroy(m.scratch);
-  free(text);
   if (!rc)
     cl_clear_error();
   return rc;

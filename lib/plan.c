@@ -195,7 +195,9 @@ static void describe_roots(text_buffer *b, const cudaload_ctx *ctx) {
                ? ""
                : (ctx->roots[i].status == CUDALOAD_E_NOT_FOUND
                       ? ", not found"
-                      : ", unreadable"));
+                      : (ctx->roots[i].status == CUDALOAD_E_INSECURE
+                             ? ", writable by other users: refused"
+                             : ", unreadable")));
 }
 
 static int add_entry(cudaload_ctx *ctx, const cl_library *lib,

@@ -177,11 +177,30 @@ static void long_and_odd_names_are_rejected_quickly(void **state) {
   assert_false(cl_catalog_match(".dll", CL_NAMING_WINDOWS, &m));
 }
 
+static void nvidia_dll_stamps_are_decoded(void **state) {
+  (void)state;
+  char out[16] = "untouched";
+  /* cublas64_12.dll of cuBLAS 12.1.3 carries 6.14.11.1213. */
+  assert_true(cl_catalog_decode_dll_stamp("6.14.11.1213", out, sizeof out));
+  assert_string_equal(out, "12.1.3");
+  assert_true(cl_catalog_decode_dll_stamp("6.14.11.1245", out, sizeof out));
+  assert_string_equal(out, "12.4.5");
+  static const char *const kept[] = {"8.9.7.29",      "6.14.11.12",
+                                     "6.14.11.12130", "6.14.11.12a3",
+                                     "6.14.10.1213",  ""};
+  for (size_t i = 0; i < sizeof kept / sizeof *kept; ++i) {
+    strcpy(out, "untouched");
+    assert_false(cl_catalog_decode_dll_stamp(kept[i], out, sizeof out));
+    assert_string_equal(out, "untouched");
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_case_matches_as_documented),
       cmocka_unit_test(catalog_covers_every_family_and_sub_library),
       cmocka_unit_test(long_and_odd_names_are_rejected_quickly),
+      cmocka_unit_test(nvidia_dll_stamps_are_decoded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,6 +61,8 @@ const char cli_doctor_help[] =
     "                      the probe on\n"
     "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
     "  --no-defaults       search only the --root and manifest folders\n"
+    "  --allow-writable-roots\n"
+    "                      accept roots other users can write to\n"
     "  --probe             run the GPU probe in this process (it loads the\n"
     "                      driver and the planned libraries)\n"
     "  --out-of-process    run the probe in a child process, killed after 30\n"
@@ -144,6 +146,8 @@ int cli_doctor(int argc, char **argv) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
     } else if (strcmp(argv[i], "--no-defaults") == 0) {
       create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
+      create_flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (strcmp(argv[i], "--probe") == 0) {
       flags |= CUDALOAD_DOCTOR_PROBE;
     } else if (strcmp(argv[i], "--out-of-process") == 0) {

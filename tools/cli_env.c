@@ -46,6 +46,8 @@ const char cli_env_help[] =
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
     "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
     "  --no-defaults       search only the --root folders\n"
+    "  --allow-writable-roots\n"
+    "                      accept roots other users can write to\n"
     "  --shell S           sh (default on Linux), fish, cmd (default on\n"
     "                      Windows) or powershell\n"
     "  --dry-run           print the plan (files, why, whether they would be\n"
@@ -86,6 +88,8 @@ const char cli_exec_help[] =
     "  -q, --require SPEC  a requirement (see cudaload env --help)\n"
     "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
     "  --no-defaults       search only the --root folders\n"
+    "  --allow-writable-roots\n"
+    "                      accept roots other users can write to\n"
     "  --dry-run           print the plan and the variable, run nothing\n"
     "  -h, --help          show this help (before --)\n"
     "\n"
@@ -147,6 +151,8 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
       o->shell = value;
     } else if (strcmp(argv[i], "--no-defaults") == 0) {
       o->flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
+      o->flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (strcmp(argv[i], "--dry-run") == 0) {
       o->dry_run = 1;
     } else if (argv[i][0] == '-') {

@@ -46,6 +46,8 @@ const char cli_probe_help[] =
     "                    cudnn=8, \"cudnn=8,cudnn=9\", ...); may be repeated\n"
     "  -r, --root DIR    search DIR for them first (absolute; repeatable)\n"
     "  --no-defaults     search only the roots given with --root\n"
+    "  --allow-writable-roots\n"
+    "                    accept roots other users can write to\n"
     "  --out-of-process  probe in a child process, killed after the timeout,\n"
     "                    so a hung driver cannot hang this command (Windows:\n"
     "                    the child is this program, or "
@@ -300,6 +302,8 @@ int cli_probe(int argc, char **argv) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
     } else if (strcmp(argv[i], "--no-defaults") == 0) {
       create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
+      create_flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (strcmp(argv[i], "--out-of-process") == 0) {
       probe_flags |= CUDALOAD_PROBE_OUT_OF_PROCESS;
     } else if (strcmp(argv[i], "--child") == 0) {

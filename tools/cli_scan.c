@@ -34,6 +34,8 @@ const char cli_scan_help[] =
     "OPTIONS\n"
     "  -r, --root DIR   also search DIR (absolute path; may be repeated)\n"
     "  --no-defaults    search only the roots given with --root\n"
+    "  --allow-writable-roots\n"
+    "                   accept roots other users can write to\n"
     "  --target T       naming convention: host (default), linux\n"
     "                   (libcublas.so.12) or windows (cublas64_12.dll; lets a\n"
     "                   Linux host scan a Windows installer tree)\n"
@@ -71,6 +73,9 @@ static const char *root_status_text(int status) {
     return "not a folder";
   case CUDALOAD_E_MALFORMED:
     return "malformed";
+  case CUDALOAD_E_INSECURE:
+    return "writable by other users, refused (--allow-writable-roots "
+           "accepts it)";
   default:
     return "unreadable";
   }
@@ -228,6 +233,8 @@ int cli_scan(int argc, char **argv) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
     } else if (strcmp(argv[i], "--no-defaults") == 0) {
       flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
+      flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (argv[i][0] == '-') {
       rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {

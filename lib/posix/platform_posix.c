@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,6 +160,48 @@ void cl_file_close(cl_file *f) {
     close(f->fd);
     free(f);
   }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writable roots                                                           */
+/* ------------------------------------------------------------------------ */
+
+static int process_in_group(gid_t gid) {
+  if (gid == getegid() || gid == getgid())
+    return 1;
+  gid_t groups[256];
+  int n = getgroups((int)(sizeof groups / sizeof groups[0]), groups);
+  for (int i = 0; i < n; ++i)
+    if (groups[i] == gid)
+      return 1;
+  return 0;
+}
+
+/* World-writable (a sticky bit does not help: it stops others from removing
+ * files they do not own, not from adding one), or group-writable by a group
+ * other than root's that this process is not in. */
+int cl_folder_writable_by_others(const char *path, char **why) {
+  *why = NULL;
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return 0;
+  char text[160];
+  unsigned mode = (unsigned)(st.st_mode & 07777);
+  if (st.st_mode & S_IWOTH) {
+    snprintf(text, sizeof text, "writable by every user (mode %04o%s)", mode,
+             (st.st_mode & S_ISVTX) ? "; the sticky bit does not stop "
+                                      "anyone from adding a library"
+                                    : "");
+  } else if ((st.st_mode & S_IWGRP) && st.st_gid != 0 &&
+             !process_in_group(st.st_gid)) {
+    snprintf(text, sizeof text,
+             "writable by group %lu, which this process is not in (mode %04o)",
+             (unsigned long)st.st_gid, mode);
+  } else {
+    return 0;
+  }
+  *why = strdup(text);
+  return 1;
 }
 
 /* A setuid/setgid or otherwise privileged (AT_SECURE) process must not let

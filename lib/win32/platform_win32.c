@@ -656,6 +656,15 @@ char *cl_getenv(const char *name) {
   return value;
 }
 
+/* Writable roots: the ACL check (GetNamedSecurityInfoW, write or add-file
+ * rights for a SID other than the owner, SYSTEM and Administrators) is not
+ * implemented yet; every folder is accepted (README, SECURITY.md). */
+int cl_folder_writable_by_others(const char *path, char **why) {
+  (void)path;
+  *why = NULL;
+  return 0;
+}
+
 /* ASCII-only case folding: environment variable names are compared without
  * regard to case on Windows ("Cuda_Path" is CUDA_PATH). */
 static int ascii_lower(int c) {

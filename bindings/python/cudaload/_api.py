@@ -2,22 +2,34 @@
 
 Everything here goes through one backend object (ctypes or CFFI) that exposes
 ``call(name, *args)`` and a few out-parameter helpers; see _library.py.
+
+Import time matters (``import cudaload`` runs before ``import torch``, in
+every process): this module imports only what the interpreter has loaded at
+start-up anyway (os, sys, site) plus ``_thread``. typing, dataclasses, json,
+ctypes (for the CFFI backend), threading and contextlib are not imported;
+``bench/python-bench`` measures it. Annotations are strings
+(``from __future__ import annotations``) and the typing names exist for type
+checkers only.
 """
 
-import contextlib
-import ctypes
-import json
+from __future__ import annotations
+
+import _thread
 import os
-import site
 import sys
-import threading
-from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
 
 from . import _constants as C
 from ._errors import (Error, MissingFunctionError, UnsupportedError,
                       error_for_status)
 from ._library import open_library
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
+    import ctypes
+    from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+    PathLike = Union[str, "os.PathLike[str]"]
+    Specs = Union[str, Iterable[str], None]
 
 __all__ = [
     "Context", "Report", "Root", "Library", "PlanEntry", "Conflict", "Probe",
@@ -28,14 +40,11 @@ __all__ = [
     "library_version",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
-Specs = Union[str, Iterable[str], None]
-
 # --------------------------------------------------------------------------
 # The loaded library
 # --------------------------------------------------------------------------
 
-_state_lock = threading.Lock()
+_state_lock = _thread.allocate_lock()
 _native: Any = None
 
 
@@ -45,7 +54,6 @@ def _load_default() -> Any:
         if _native is None:
             _native = open_library()
         return _native
-
 
 def use_backend(name: str, path: Optional[PathLike] = None) -> str:
     """Switch the default backend ("ctypes" or "cffi"), optionally opening
@@ -100,24 +108,74 @@ def _raise(lib: Any, status: int, function: str, what: str = "",
 # --------------------------------------------------------------------------
 
 
-@dataclass
-class Root:
+
+# Plain classes with __slots__ rather than dataclasses: importing dataclasses
+# (and the inspect, ast, dis, tokenize... it pulls in) and generating the
+# methods of eleven classes cost more than everything else of
+# ``import cudaload``. _Record gives them what the dataclasses gave: keyword
+# and positional construction, field order, repr, equality and to_dict().
+
+
+def _plain(value: Any) -> Any:
+    """dataclasses.asdict()'s conversion: records to dicts, recursively."""
+    if isinstance(value, _Record):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+class _Record:
+    """Base of the report records: ``__slots__`` lists the fields in order."""
+
+    __slots__: Tuple[str, ...] = ()
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Every field as plain data, in field order (for json.dumps)."""
+        return {name: _plain(getattr(self, name)) for name in self.__slots__}
+
+    def _values(self) -> Tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __repr__(self) -> str:
+        return "%s(%s)" % (type(self).__name__, ", ".join(
+            "%s=%r" % (name, getattr(self, name)) for name in self.__slots__))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclasses were
+
+
+class Root(_Record):
     """A folder the scan searched: its path, where it came from
     ("explicit", "site-packages", "CUDA_PATH", "toolkit", "ld.so.cache", ...),
     and whether it was read ("ok", "not found", "not a folder", ...)."""
 
+    __slots__ = ("path", "origin", "status", "status_code")
     path: str
     origin: str
     status: str
     status_code: int
 
+    def __init__(self, path: str, origin: str, status: str, status_code: int) -> None:
+        self.path = path
+        self.origin = origin
+        self.status = status
+        self.status_code = status_code
 
-@dataclass
-class Library:
+
+class Library(_Record):
     """A library file the scan found, with its version and where the
     version came from ("dist-info", "file-name", "header", "versioninfo",
     "none"). ``root`` indexes Report.roots."""
 
+    __slots__ = ("name", "family", "major", "cuda_major", "version", "version_source",
+                 "version_file", "path", "root")
     name: str
     family: str
     major: int
@@ -128,13 +186,26 @@ class Library:
     path: str
     root: int
 
+    def __init__(self, name: str, family: str, major: int, cuda_major: Optional[int],
+                 version: Optional[str], version_source: str, version_file: Optional[str],
+                 path: str, root: int) -> None:
+        self.name = name
+        self.family = family
+        self.major = major
+        self.cuda_major = cuda_major
+        self.version = version
+        self.version_source = version_source
+        self.version_file = version_file
+        self.path = path
+        self.root = root
 
-@dataclass
-class PlanEntry:
+
+class PlanEntry(_Record):
     """One file of the plan: why it is there (``reason``), what happened to
     it (``state``: "planned", "loaded", "already-loaded", "loaded-elsewhere",
     "failed", "not-needed") and the file the process actually uses."""
 
+    __slots__ = ("name", "major", "path", "reason", "state", "state_code", "loaded_path")
     name: str
     major: int
     path: str
@@ -143,41 +214,68 @@ class PlanEntry:
     state_code: int
     loaded_path: Optional[str]
 
+    def __init__(self, name: str, major: int, path: str, reason: str, state: str,
+                 state_code: int, loaded_path: Optional[str]) -> None:
+        self.name = name
+        self.major = major
+        self.path = path
+        self.reason = reason
+        self.state = state
+        self.state_code = state_code
+        self.loaded_path = loaded_path
 
-@dataclass
-class Conflict:
+
+class Conflict(_Record):
     """Another major of a required family in the global symbol scope: its
     file and one sentence with the fix."""
 
+    __slots__ = ("path", "text")
     path: str
     text: str
 
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
 
-@dataclass
-class Stage:
+
+class Stage(_Record):
     """One stage of the GPU probe."""
 
+    __slots__ = ("name", "status", "message", "ms")
     name: str
     status: str
     message: str
     ms: float
 
+    def __init__(self, name: str, status: str, message: str, ms: float) -> None:
+        self.name = name
+        self.status = status
+        self.message = message
+        self.ms = ms
 
-@dataclass
-class Device:
+
+class Device(_Record):
     """A CUDA device the probe saw. ``capability`` is major*10+minor."""
 
+    __slots__ = ("name", "capability", "memory_mib", "uuid")
     name: str
     capability: int
     memory_mib: int
     uuid: str
 
+    def __init__(self, name: str, capability: int, memory_mib: int, uuid: str) -> None:
+        self.name = name
+        self.capability = capability
+        self.memory_mib = memory_mib
+        self.uuid = uuid
 
-@dataclass
-class Probe:
+
+class Probe(_Record):
     """The GPU probe's answer: ``gpu_ok`` and ``summary`` ("GPU usable: ..."
     or "fall back to CPU, because ..."), the reason, and every stage."""
 
+    __slots__ = ("gpu_ok", "verdict", "reason", "reason_code", "summary", "stages",
+                 "driver_path", "driver_version", "runtime_version", "devices")
     gpu_ok: bool
     verdict: str
     reason: str
@@ -189,6 +287,20 @@ class Probe:
     runtime_version: int
     devices: List[Device]
 
+    def __init__(self, gpu_ok: bool, verdict: str, reason: str, reason_code: int,
+                 summary: str, stages: List[Stage], driver_path: str, driver_version: int,
+                 runtime_version: int, devices: List[Device]) -> None:
+        self.gpu_ok = gpu_ok
+        self.verdict = verdict
+        self.reason = reason
+        self.reason_code = reason_code
+        self.summary = summary
+        self.stages = stages
+        self.driver_path = driver_path
+        self.driver_version = driver_version
+        self.runtime_version = runtime_version
+        self.devices = devices
+
     def __str__(self) -> str:
         lines = [self.summary]
         for stage in self.stages:
@@ -196,10 +308,11 @@ class Probe:
         return "\n".join(lines)
 
 
-@dataclass
-class FileInfo:
+class FileInfo(_Record):
     """What cudaload_inspect() read from an ELF or PE file's headers."""
 
+    __slots__ = ("path", "format", "machine", "bits", "soname", "needed", "runpath",
+                 "rpath", "version")
     path: str
     format: str
     machine: str
@@ -210,9 +323,21 @@ class FileInfo:
     rpath: Optional[str]
     version: Optional[str]
 
+    def __init__(self, path: str, format: str, machine: str, bits: int,
+                 soname: Optional[str], needed: List[str], runpath: Optional[str],
+                 rpath: Optional[str], version: Optional[str]) -> None:
+        self.path = path
+        self.format = format
+        self.machine = machine
+        self.bits = bits
+        self.soname = soname
+        self.needed = needed
+        self.runpath = runpath
+        self.rpath = rpath
+        self.version = version
 
-@dataclass
-class Report:
+
+class Report(_Record):
     """What a scan, plan or preload found and did.
 
     ``status`` is the C status of the last step (0 when everything worked),
@@ -222,19 +347,44 @@ class Report:
     GPU probe when one was run.
     """
 
-    requirements: List[str] = field(default_factory=list)
-    roots: List[Root] = field(default_factory=list)
-    libraries: List[Library] = field(default_factory=list)
-    plan: List[PlanEntry] = field(default_factory=list)
-    conflicts: List[Conflict] = field(default_factory=list)
-    status: int = 0
-    status_text: str = "success"
-    error: str = ""
-    env_name: str = ""
-    target: str = ""
-    probe: Optional[Probe] = None
-    backend: str = ""
-    library_path: str = ""
+    __slots__ = ("requirements", "roots", "libraries", "plan", "conflicts", "status",
+                 "status_text", "error", "env_name", "target", "probe", "backend",
+                 "library_path")
+    requirements: List[str]
+    roots: List[Root]
+    libraries: List[Library]
+    plan: List[PlanEntry]
+    conflicts: List[Conflict]
+    status: int
+    status_text: str
+    error: str
+    env_name: str
+    target: str
+    probe: Optional[Probe]
+    backend: str
+    library_path: str
+
+    def __init__(self, requirements: Optional[List[str]] = None,
+                 roots: Optional[List[Root]] = None,
+                 libraries: Optional[List[Library]] = None,
+                 plan: Optional[List[PlanEntry]] = None,
+                 conflicts: Optional[List[Conflict]] = None,
+                 status: int = 0, status_text: str = "success", error: str = "",
+                 env_name: str = "", target: str = "", probe: Optional[Probe] = None,
+                 backend: str = "", library_path: str = "") -> None:
+        self.requirements = [] if requirements is None else requirements
+        self.roots = [] if roots is None else roots
+        self.libraries = [] if libraries is None else libraries
+        self.plan = [] if plan is None else plan
+        self.conflicts = [] if conflicts is None else conflicts
+        self.status = status
+        self.status_text = status_text
+        self.error = error
+        self.env_name = env_name
+        self.target = target
+        self.probe = probe
+        self.backend = backend
+        self.library_path = library_path
 
     @property
     def ok(self) -> bool:
@@ -248,10 +398,6 @@ class Report:
         return [e for e in self.plan if e.state_code in (
             C.CUDALOAD_STATE_LOADED, C.CUDALOAD_STATE_ALREADY_LOADED,
             C.CUDALOAD_STATE_LOADED_ELSEWHERE)]
-
-    def to_dict(self) -> Dict[str, Any]:
-        """Everything as plain data (for json.dumps)."""
-        return asdict(self)
 
     def scan_dict(self) -> Dict[str, Any]:
         """The scan part, in the schema of ``cudaload scan --format json``."""
@@ -328,6 +474,7 @@ class DoctorReport:
         """The JSON report as data (format="json" only)."""
         if self.format != "json":
             raise ValueError("to_dict() needs doctor(format='json')")
+        import json
         return json.loads(self.text)
 
 
@@ -346,6 +493,7 @@ def default_site_packages() -> List[str]:
     site, and the sys.path entries named site-packages or dist-packages
     (a venv's, or one added with site.addsitedir). Existing folders only,
     each once, in that order."""
+    import site  # imported at start-up already, unless python -S
     found: List[str] = []
     try:
         found.extend(site.getsitepackages())
@@ -707,6 +855,7 @@ def _windows_after_preload(report: Report) -> None:
     os.add_dll_directory for extension modules Python imports later."""
     if sys.platform != "win32":  # pragma: no cover - exercised on Windows only
         return
+    import ctypes
     kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
     size = kernel32.GetEnvironmentVariableW("PATH", None, 0)
     if size:
@@ -877,11 +1026,59 @@ def inspect(path: PathLike) -> FileInfo:
 # Isolation
 # --------------------------------------------------------------------------
 
-_dlopen_lock = threading.RLock()
+_dlopen_lock = _thread.RLock()
 
 
-@contextlib.contextmanager
-def isolated_import() -> Iterator[None]:
+class _IsolatedImport:
+    """The context manager isolated_import() returns (a class rather than
+    contextlib.contextmanager, which import cudaload would have to import).
+    Like contextlib's, it also decorates a function."""
+
+    __slots__ = ("_previous", "_locked")
+
+    def __init__(self) -> None:
+        self._previous: Optional[int] = None
+        self._locked = False
+
+    def __enter__(self) -> None:
+        if sys.platform == "win32":
+            return
+        deepbind = getattr(os, "RTLD_DEEPBIND", 0)
+        if not deepbind or not hasattr(sys, "setdlopenflags"):
+            raise UnsupportedError("isolated_import: this platform has no RTLD_DEEPBIND",
+                                   status=C.CUDALOAD_E_UNSUPPORTED, status_text="not supported")
+        _dlopen_lock.acquire()
+        self._locked = True
+        try:
+            self._previous = sys.getdlopenflags()
+            sys.setdlopenflags((self._previous | deepbind | os.RTLD_NOW)
+                               & ~getattr(os, "RTLD_GLOBAL", 0))
+        except BaseException:
+            self._locked = False
+            _dlopen_lock.release()
+            raise
+
+    def __exit__(self, *exc: Any) -> None:
+        if not self._locked:
+            return
+        try:
+            if self._previous is not None:
+                sys.setdlopenflags(self._previous)
+        finally:
+            self._locked = False
+            _dlopen_lock.release()
+
+    def __call__(self, function: Any) -> Any:
+        import functools
+
+        @functools.wraps(function)
+        def isolated(*args: Any, **kwargs: Any) -> Any:
+            with _IsolatedImport():
+                return function(*args, **kwargs)
+        return isolated
+
+
+def isolated_import() -> _IsolatedImport:
     """Import extension modules with RTLD_DEEPBIND (Linux), so a module
     linked to one cuDNN major binds that major's symbols even while another
     major sits in the global symbol scope::
@@ -897,25 +1094,13 @@ def isolated_import() -> Iterator[None]:
     refuses it, and the module binds its own copies of interposed symbols
     (malloc replacements).
     """
-    if sys.platform == "win32":
-        yield
-        return
-    deepbind = getattr(os, "RTLD_DEEPBIND", 0)
-    if not deepbind or not hasattr(sys, "setdlopenflags"):
-        raise UnsupportedError("isolated_import: this platform has no RTLD_DEEPBIND",
-                               status=C.CUDALOAD_E_UNSUPPORTED, status_text="not supported")
-    with _dlopen_lock:
-        previous = sys.getdlopenflags()
-        sys.setdlopenflags((previous | deepbind | os.RTLD_NOW) & ~getattr(os, "RTLD_GLOBAL", 0))
-        try:
-            yield
-        finally:
-            sys.setdlopenflags(previous)
+    return _IsolatedImport()
 
 
 def isolated_open(path: PathLike) -> "ctypes.CDLL":
     """Open a shared library with cudaload_dlopen_isolated() (Linux:
     RTLD_DEEPBIND) and return it as a ctypes.CDLL."""
+    import ctypes
     lib = _load_default()
     file_path = os.fspath(path)
     handle = lib.call("cudaload_dlopen_isolated", file_path)

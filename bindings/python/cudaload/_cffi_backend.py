@@ -1,31 +1,51 @@
 """The CFFI backend, in ABI mode (``ffi.dlopen``): nothing is compiled.
 
-Its declarations are read from include/cudaload.h at import time (the copy
-shipped in the package, or the source tree's), so they are the header's by
-construction.
+Its declarations are read from include/cudaload.h (the copy shipped in the
+package, or the source tree's), so they are the header's by construction.
+
+Opening is split in two, for import time: importing cffi's parser
+(pycparser) and ``ffi.cdef`` of the header cost tens of milliseconds, far
+more than the rest of ``import cudaload``. So at import (``load()``) the
+library is only dlopen'ed, with cffi's own C loader (the ``_cffi_backend``
+extension, no parser), and the header is found; a library that does not
+open, or a missing header, is an error there, as before. The header is
+parsed, ``ffi.cdef``'d and bound on the first call (or ``ffi``/``missing``).
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from __future__ import annotations
 
-import cffi  # noqa: F401  (ImportError here tells the user to install cffi)
+import _thread
 
-from ._header import Header, load_header
+# cffi's C extension: an ImportError here tells the user to install cffi
+# (see _library._opener). The full ``cffi`` package (and its parser) is
+# imported on first use.
+import _cffi_backend as _cffi_c
+
+from . import _header
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
+    from typing import Any, Dict, List, Optional, Tuple
+
+    from ._header import Header
 
 __all__ = ["CffiLibrary"]
 
-_header: Optional[Header] = None
-_ffi: Any = None
+_lock = _thread.RLock()
+_parsed: Optional[Tuple[Any, Header]] = None
 
 
-def _get_ffi() -> Tuple[Any, Header]:
-    global _header, _ffi
-    if _ffi is None:
-        header = load_header()
-        ffi = cffi.FFI()
-        ffi.cdef(header.cdef())
-        _header, _ffi = header, ffi
-    assert _header is not None
-    return _ffi, _header
+def _get_ffi(header_path: Optional[str] = None) -> Tuple[Any, Header]:
+    """The FFI with the header's declarations, made once per process."""
+    global _parsed
+    with _lock:
+        if _parsed is None:
+            import cffi
+            header = _header.load_header(header_path)
+            ffi = cffi.FFI()
+            ffi.cdef(header.cdef())
+            _parsed = (ffi, header)
+        return _parsed
 
 
 class CffiLibrary:
@@ -36,18 +56,65 @@ class CffiLibrary:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.ffi, self.header = _get_ffi()
-        self._lib = self.ffi.dlopen(path)
-        self._functions: Dict[str, Any] = {}
+        # What ffi.dlopen(path) does first: raises OSError when the file
+        # does not open, so open_library() goes on to the next place.
+        self._handle = _cffi_c.load_library(path, 0)
+        self._header_path = _header.find_header()
+        if self._header_path is None:
+            raise FileNotFoundError(
+                "cudaload.h not found; looked in: " + ", ".join(_header.header_search_paths()))
+        self._bound = False
+        self._fns: Dict[str, Any] = {}
         self._returns_string: Dict[str, bool] = {}
-        self.missing: List[str] = []
-        for fn in self.header.functions:
-            try:
-                self._functions[fn.name] = getattr(self._lib, fn.name)
-            except AttributeError:
-                self.missing.append(fn.name)
-                continue
-            self._returns_string[fn.name] = fn.restype in ("const char *", "char *")
+        self._missing: List[str] = []
+
+    def _bind(self) -> None:
+        """Parse the header, dlopen through the FFI and look up every
+        function (once)."""
+        if self._bound:
+            return
+        with _lock:
+            if self._bound:
+                return
+            ffi, header = _get_ffi(self._header_path)
+            lib = ffi.dlopen(self.path)
+            functions: Dict[str, Any] = {}
+            returns_string: Dict[str, bool] = {}
+            missing: List[str] = []
+            for fn in header.functions:
+                try:
+                    functions[fn.name] = getattr(lib, fn.name)
+                except AttributeError:
+                    missing.append(fn.name)
+                    continue
+                returns_string[fn.name] = fn.restype in ("const char *", "char *")
+            self._ffi, self._header, self._lib = ffi, header, lib
+            self._fns, self._returns_string, self._missing = functions, returns_string, missing
+            self._bound = True
+
+    @property
+    def _functions(self) -> Dict[str, Any]:
+        """name -> the bound function, for the functions the file exports."""
+        self._bind()
+        return self._fns
+
+    @property
+    def ffi(self) -> Any:
+        """The ``cffi.FFI`` with the header's declarations."""
+        self._bind()
+        return self._ffi
+
+    @property
+    def header(self) -> Header:
+        """The parse of the header the declarations come from."""
+        self._bind()
+        return self._header
+
+    @property
+    def missing(self) -> List[str]:
+        """The header's functions this file does not export."""
+        self._bind()
+        return self._missing
 
     def has(self, name: str) -> bool:
         """Whether the loaded file exports ``name``."""

@@ -154,6 +154,25 @@ def _doctor(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
+def _probe_document(result: "object") -> dict:
+    """The probe in the C tool's schema (docs/probe.md), so that scripts can
+    read either tool's output."""
+    r = result  # a cudaload.Probe
+    return {
+        "schema_version": 1,
+        "verdict": "GPU_OK" if r.gpu_ok else "CPU_FALLBACK",
+        "reason": None if r.gpu_ok else r.reason.replace("-", "_"),
+        "summary": r.summary,
+        "driver": {"path": r.driver_path or None, "version": r.driver_version or None},
+        "runtime_version": r.runtime_version or None,
+        "devices": [{"name": d.name,
+                     "compute_capability": "%d.%d" % (d.capability // 10, d.capability % 10),
+                     "memory_mib": d.memory_mib, "uuid": d.uuid} for d in r.devices],
+        "stages": [{"name": st.name, "status": st.status, "ms": round(st.ms, 3),
+                    "message": st.message} for st in r.stages],
+    }
+
+
 def _probe(args: argparse.Namespace) -> int:
     import cudaload
     try:
@@ -165,8 +184,7 @@ def _probe(args: argparse.Namespace) -> int:
     except cudaload.Error as exc:
         return _report_error("probe", exc)
     if args.format == "json":
-        from dataclasses import asdict
-        sys.stdout.write(json.dumps(dict(asdict(result), schema_version=1), indent=2) + "\n")
+        sys.stdout.write(json.dumps(_probe_document(result), indent=2) + "\n")
     else:
         sys.stdout.write(str(result) + "\n")
     return EXIT_OK if result.gpu_ok else EXIT_CPU_FALLBACK

@@ -2,11 +2,17 @@
 
 ``SIGNATURES`` spells every function of include/cudaload.h in ctypes types;
 tests/python/test_header.py checks it against the header, function by
-function and argument by argument.
+function and argument by argument. The header itself is never read here:
+the ctypes backend's import is this module and the library's dlopen.
 """
 
+from __future__ import annotations
+
 import ctypes
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
+    from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["CtypesLibrary", "SIGNATURES"]
 

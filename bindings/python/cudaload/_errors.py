@@ -1,8 +1,12 @@
 """Exceptions: one class per C status code, all subclasses of Error."""
 
-from typing import Any, Dict, Optional, Type
+from __future__ import annotations
 
 from . import _constants as C
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
+    from typing import Any, Dict, Optional, Type
 
 __all__ = [
     "Error", "InvalidArgumentError", "OutOfMemoryError", "ReadError",

@@ -1,7 +1,7 @@
 """Read include/cudaload.h into function declarations and constants.
 
-The CFFI backend feeds the declarations to ``ffi.cdef`` at import time, so
-it cannot drift from the C API; the tests check the ctypes backend's
+The CFFI backend feeds the declarations to ``ffi.cdef`` (on its first call,
+not at import), so it cannot drift from the C API; the tests check the ctypes backend's
 signatures and the constants against the same parse.
 
 Only what cudaload.h uses is understood: block and line comments,
@@ -10,30 +10,59 @@ blocks, the ``CUDALOAD_API`` export macro, opaque ``typedef struct``
 declarations and function prototypes.
 """
 
+from __future__ import annotations
+
 import os
-import re
-from typing import Dict, List, NamedTuple, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
+    from typing import Dict, List, Optional
 
 __all__ = ["Function", "Header", "parse_header", "find_header", "header_search_paths"]
 
+# Importing this module is cheap (os only): the CFFI backend calls
+# find_header() when it opens the library and parses the header only on its
+# first call; ``re`` is imported by the parse.
 
-class Function(NamedTuple):
+
+class Function:
     """One prototype: ``name``, its return type and argument types, each a
     normalised C type string such as ``"const char *"`` or ``"size_t"``."""
 
-    name: str
-    restype: str
-    argtypes: List[str]
+    __slots__ = ("name", "restype", "argtypes")
+
+    def __init__(self, name: str, restype: str, argtypes: List[str]) -> None:
+        self.name = name
+        self.restype = restype
+        self.argtypes = argtypes
+
+    def __repr__(self) -> str:
+        return "Function(name=%r, restype=%r, argtypes=%r)" % (self.name, self.restype, self.argtypes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Function):
+            return NotImplemented
+        return (self.name, self.restype, self.argtypes) == (other.name, other.restype, other.argtypes)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
-class Header(NamedTuple):
+class Header:
     """The parse of the header: its file, the opaque typedefs, the functions
     in header order and the integer ``#define`` constants."""
 
-    path: str
-    typedefs: List[str]
-    functions: List[Function]
-    constants: Dict[str, int]
+    __slots__ = ("path", "typedefs", "functions", "constants")
+
+    def __init__(self, path: str, typedefs: List[str], functions: List[Function],
+                 constants: Dict[str, int]) -> None:
+        self.path = path
+        self.typedefs = typedefs
+        self.functions = functions
+        self.constants = constants
+
+    def __repr__(self) -> str:
+        return "Header(path=%r, %d typedefs, %d functions, %d constants)" % (
+            self.path, len(self.typedefs), len(self.functions), len(self.constants))
 
     def cdef(self) -> str:
         """Declarations for ``cffi.FFI.cdef``: typedefs and prototypes."""
@@ -44,13 +73,14 @@ class Header(NamedTuple):
         return "\n".join(lines) + "\n"
 
 
-_IDENT = re.compile(r"[A-Za-z_]\w*$")
+_IDENT = r"[A-Za-z_]\w*$"
 _TYPE_WORDS = {"const", "unsigned", "signed", "char", "int", "long", "short",
                "double", "float", "void", "size_t", "struct"}
 
 
 def normalise_type(text: str) -> str:
     """``const  cudaload_ctx*`` -> ``const cudaload_ctx *``."""
+    import re
     text = re.sub(r"\s*\*\s*", " *", text.strip())
     text = re.sub(r"\s+", " ", text)
     return text.replace("* *", "**").strip()
@@ -58,22 +88,24 @@ def normalise_type(text: str) -> str:
 
 def _strip_name(arg: str) -> str:
     """The type of one parameter declaration (drops the parameter name)."""
+    import re
     arg = normalise_type(arg)
     if arg == "void":
         return arg
     head, sep, last = arg.rpartition(" ")
-    if sep and _IDENT.match(last) and last not in _TYPE_WORDS:
+    if sep and re.match(_IDENT, last) and last not in _TYPE_WORDS:
         return normalise_type(head)
     if "*" in arg:
         stars_at = arg.rfind("*")
         tail = arg[stars_at + 1:].strip()
-        if tail and _IDENT.match(tail):
+        if tail and re.match(_IDENT, tail):
             return normalise_type(arg[:stars_at + 1])
     return arg
 
 
 def parse_header(text: str, path: str = "cudaload.h") -> Header:
     """Parse the text of cudaload.h."""
+    import re
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     text = re.sub(r"\\\n", " ", text)

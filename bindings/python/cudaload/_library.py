@@ -6,10 +6,14 @@ the system loader, by name. The first one that opens is used. When none
 opens, the ImportError lists every place and why each failed.
 """
 
+from __future__ import annotations
+
 import os
 import sys
-import warnings
-from typing import Any, Callable, List, Optional, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
+    from typing import Any, Callable, List, Optional, Tuple
 
 __all__ = ["BACKENDS", "open_library", "library_candidates", "default_backend"]
 
@@ -83,6 +87,7 @@ def open_library(backend: Optional[str] = None, path: Optional[str] = None) -> A
             failures.append("  %s: %s: %s" % (what, candidate, exc))
             continue
         if failures and any(f.startswith("  CUDALOAD_LIBRARY") for f in failures):
+            import warnings
             warnings.warn("cudaload: CUDALOAD_LIBRARY could not be used (%s); using %s"
                           % (failures[0].strip(), candidate), RuntimeWarning, stacklevel=3)
         return library
