@@ -2,6 +2,7 @@
 #ifndef CUDALOAD_CLI_H
 #define CUDALOAD_CLI_H
 
+#include "cudaload.h"
 #include "report_writer.h"
 
 /* Exit codes (documented in --help and docs/cli.md). */
@@ -34,6 +35,27 @@ int cli_parse_format(const char *command, const char *value, int allow_yaml,
 int cli_option_value(const char *command, int argc, char **argv, int *i,
                      const char *long_name, const char *short_name,
                      const char **value);
+
+/* The options of every command that searches roots. */
+typedef struct cli_search_options {
+  const char **roots; /* --root/-r DIR, in order */
+  size_t root_count;
+  const char **specs; /* --require/-q SPEC, in order */
+  size_t spec_count;
+  unsigned create_flags; /* --no-defaults, --allow-writable-roots */
+} cli_search_options;
+
+/* Room for argc roots and specs; EXIT_OK or EXIT_INTERNAL. */
+int cli_search_options_init(cli_search_options *o, int argc);
+void cli_search_options_free(cli_search_options *o);
+/* If argv[*i] is one of those options, take it (and its value): 1; not
+ * one: 0; its value is missing: -1 (message printed). */
+int cli_search_option(const char *command, int argc, char **argv, int *i,
+                      cli_search_options *o, int takes_requirements);
+/* A context with the roots and requirements added; EXIT_OK, or an exit
+ * code with the message printed (a relative root or a bad spec: usage). */
+int cli_search_context(const char *command, const cli_search_options *o,
+                       cudaload_ctx **out);
 
 int cli_scan(int argc, char **argv);
 int cli_inspect(int argc, char **argv);

@@ -108,31 +108,17 @@ static int want_color(void) {
 
 int cli_doctor(int argc, char **argv) {
   const char *cmd = "doctor";
-  const char **roots = calloc((size_t)argc, sizeof *roots);
-  const char **specs = calloc((size_t)argc, sizeof *specs);
-  size_t root_count = 0, spec_count = 0;
   const char *manifest = NULL;
-  unsigned create_flags = 0, flags = 0;
+  unsigned flags = 0;
   cl_report_format format = CL_REPORT_TEXT;
-  int rc = EXIT_OK;
-  if (!roots || !specs) {
-    fprintf(stderr, "cudaload: doctor: out of memory\n");
-    rc = EXIT_INTERNAL;
-  }
+  cli_search_options search;
+  int rc = cli_search_options_init(&search, argc);
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
     const char *value;
     int m;
-    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &search, 1))) {
       if (m < 0)
         rc = EXIT_USAGE;
-      else
-        roots[root_count++] = value;
-    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--require", "-q",
-                                     &value))) {
-      if (m < 0)
-        rc = EXIT_USAGE;
-      else
-        specs[spec_count++] = value;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--manifest", "-m",
                                      &value))) {
       if (m < 0)
@@ -144,10 +130,6 @@ int cli_doctor(int argc, char **argv) {
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
-    } else if (strcmp(argv[i], "--no-defaults") == 0) {
-      create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
-    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
-      create_flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (strcmp(argv[i], "--probe") == 0) {
       flags |= CUDALOAD_DOCTOR_PROBE;
     } else if (strcmp(argv[i], "--out-of-process") == 0) {
@@ -161,19 +143,11 @@ int cli_doctor(int argc, char **argv) {
                            argv[i]);
     }
   }
-  cudaload_ctx *ctx = NULL;
-  if (rc == EXIT_OK && !(ctx = cudaload_create(create_flags))) {
-    fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
-    rc = EXIT_INTERNAL;
-  }
   /* Command-line roots and requirements first: they are what the user
    * asked for now; the manifest's follow. */
-  for (size_t i = 0; rc == EXIT_OK && i < root_count; ++i)
-    if (cudaload_add_root(ctx, roots[i]) != CUDALOAD_OK)
-      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
-  for (size_t i = 0; rc == EXIT_OK && i < spec_count; ++i)
-    if (cudaload_require(ctx, specs[i]) != CUDALOAD_OK)
-      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK)
+    rc = cli_search_context(cmd, &search, &ctx);
   if (rc == EXIT_OK && manifest) {
     int status = cudaload_load_manifest(ctx, manifest);
     if (status == CUDALOAD_E_NO_MEMORY) {
@@ -209,7 +183,6 @@ int cli_doctor(int argc, char **argv) {
   }
   cudaload_free(report);
   cudaload_destroy(ctx);
-  free(roots);
-  free(specs);
+  cli_search_options_free(&search);
   return rc;
 }

@@ -107,11 +107,7 @@ const char cli_exec_help[] =
     "./app\n";
 
 typedef struct plan_options {
-  const char **roots;
-  size_t root_count;
-  const char **specs;
-  size_t spec_count;
-  unsigned flags;
+  cli_search_options search;
   int dry_run;
   const char *shell;
 } plan_options;
@@ -129,15 +125,9 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
       *command_index = i + 1;
       return EXIT_OK;
     }
-    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &o->search, 1))) {
       if (m < 0)
         return EXIT_USAGE;
-      o->roots[o->root_count++] = value;
-    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--require", "-q",
-                                     &value))) {
-      if (m < 0)
-        return EXIT_USAGE;
-      o->specs[o->spec_count++] = value;
     } else if (allow_shell && (m = cli_option_value(cmd, argc, argv, &i,
                                                     "--shell", NULL, &value))) {
       if (m < 0)
@@ -149,10 +139,6 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
                                "or powershell)",
                                value);
       o->shell = value;
-    } else if (strcmp(argv[i], "--no-defaults") == 0) {
-      o->flags |= CUDALOAD_NO_DEFAULT_ROOTS;
-    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
-      o->flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (strcmp(argv[i], "--dry-run") == 0) {
       o->dry_run = 1;
     } else if (argv[i][0] == '-') {
@@ -198,25 +184,12 @@ static void print_plan(const cudaload_ctx *ctx) {
 static int make_plan(const char *cmd, const plan_options *o,
                      cudaload_ctx **out) {
   *out = NULL;
-  if (o->spec_count == 0)
+  if (o->search.spec_count == 0)
     return cli_usage_error(cmd, "no --require SPEC given");
-  cudaload_ctx *ctx = cudaload_create(o->flags);
-  if (!ctx) {
-    fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
-    return EXIT_INTERNAL;
-  }
-  for (size_t i = 0; i < o->root_count; ++i)
-    if (cudaload_add_root(ctx, o->roots[i]) != CUDALOAD_OK) {
-      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
-      cudaload_destroy(ctx);
-      return rc;
-    }
-  for (size_t i = 0; i < o->spec_count; ++i)
-    if (cudaload_require(ctx, o->specs[i]) != CUDALOAD_OK) {
-      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
-      cudaload_destroy(ctx);
-      return rc;
-    }
+  cudaload_ctx *ctx;
+  int rc = cli_search_context(cmd, &o->search, &ctx);
+  if (rc != EXIT_OK)
+    return rc;
   int status = cudaload_plan(ctx, 0);
   if (status == CUDALOAD_E_UNSATISFIED) {
     fprintf(stderr, "cudaload: %s: %s", cmd, cudaload_last_error());
@@ -274,17 +247,15 @@ int cli_env(int argc, char **argv) {
   const char *cmd = "env";
   plan_options o;
   memset(&o, 0, sizeof o);
-  o.roots = calloc((size_t)argc, sizeof *o.roots);
-  o.specs = calloc((size_t)argc, sizeof *o.specs);
 #ifdef _WIN32
   o.shell = "cmd";
 #else
   o.shell = "sh";
 #endif
-  int after;
-  int rc = !o.roots || !o.specs
-               ? EXIT_INTERNAL
-               : parse_plan_options(cmd, argc, argv, &o, 1, &after);
+  int after = argc;
+  int rc = cli_search_options_init(&o.search, argc);
+  if (rc == EXIT_OK)
+    rc = parse_plan_options(cmd, argc, argv, &o, 1, &after);
   if (rc == EXIT_OK && after != argc)
     rc = cli_usage_error(cmd, "unexpected '--' (did you mean cudaload exec?)");
   cudaload_ctx *ctx = NULL;
@@ -307,8 +278,7 @@ int cli_env(int argc, char **argv) {
       rc = EXIT_INTERNAL;
   }
   cudaload_destroy(ctx);
-  free(o.roots);
-  free(o.specs);
+  cli_search_options_free(&o.search);
   return rc;
 }
 
@@ -407,12 +377,10 @@ int cli_exec(int argc, char **argv) {
   const char *cmd = "exec";
   plan_options o;
   memset(&o, 0, sizeof o);
-  o.roots = calloc((size_t)argc, sizeof *o.roots);
-  o.specs = calloc((size_t)argc, sizeof *o.specs);
-  int after;
-  int rc = !o.roots || !o.specs
-               ? EXIT_INTERNAL
-               : parse_plan_options(cmd, argc, argv, &o, 0, &after);
+  int after = argc;
+  int rc = cli_search_options_init(&o.search, argc);
+  if (rc == EXIT_OK)
+    rc = parse_plan_options(cmd, argc, argv, &o, 0, &after);
   if (rc == EXIT_OK && after >= argc)
     rc = cli_usage_error(cmd, "no command given (cudaload exec [OPTIONS] -- "
                               "COMMAND [ARGS...])");
@@ -441,7 +409,6 @@ int cli_exec(int argc, char **argv) {
     }
   }
   cudaload_destroy(ctx);
-  free(o.roots);
-  free(o.specs);
+  cli_search_options_free(&o.search);
   return rc;
 }

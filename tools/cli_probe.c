@@ -257,37 +257,21 @@ static int parse_timeout(const char *cmd, const char *value, double *out) {
 
 int cli_probe(int argc, char **argv) {
   const char *cmd = "probe";
-  unsigned create_flags = 0, probe_flags = 0;
+  unsigned probe_flags = 0;
   int child = 0;
   double timeout = 0;
   cl_report_format format = CL_REPORT_TEXT;
   const char *driver = NULL;
   /* Options are kept until the ctx exists, so that their order does not
    * matter. */
-  const char **roots = calloc((size_t)argc, sizeof *roots);
-  const char **specs = calloc((size_t)argc, sizeof *specs);
-  size_t root_count = 0, spec_count = 0;
-  int rc = EXIT_OK;
-  if (!roots || !specs) {
-    free(roots);
-    free(specs);
-    fprintf(stderr, "cudaload: probe: out of memory\n");
-    return EXIT_INTERNAL;
-  }
+  cli_search_options search;
+  int rc = cli_search_options_init(&search, argc);
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
     const char *value;
     int m;
-    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &search, 1))) {
       if (m < 0)
         rc = EXIT_USAGE;
-      else
-        roots[root_count++] = value;
-    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--require", NULL,
-                                     &value))) {
-      if (m < 0)
-        rc = EXIT_USAGE;
-      else
-        specs[spec_count++] = value;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--driver", NULL,
                                      &value))) {
       if (m < 0)
@@ -300,10 +284,6 @@ int cli_probe(int argc, char **argv) {
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
-    } else if (strcmp(argv[i], "--no-defaults") == 0) {
-      create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
-    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
-      create_flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (strcmp(argv[i], "--out-of-process") == 0) {
       probe_flags |= CUDALOAD_PROBE_OUT_OF_PROCESS;
     } else if (strcmp(argv[i], "--child") == 0) {
@@ -315,16 +295,8 @@ int cli_probe(int argc, char **argv) {
     }
   }
   cudaload_ctx *ctx = NULL;
-  if (rc == EXIT_OK && !(ctx = cudaload_create(create_flags))) {
-    fprintf(stderr, "cudaload: probe: %s\n", cudaload_last_error());
-    rc = EXIT_INTERNAL;
-  }
-  for (size_t i = 0; rc == EXIT_OK && i < root_count; ++i)
-    if (cudaload_add_root(ctx, roots[i]) != CUDALOAD_OK)
-      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
-  for (size_t i = 0; rc == EXIT_OK && i < spec_count; ++i)
-    if (cudaload_require(ctx, specs[i]) != CUDALOAD_OK)
-      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  if (rc == EXIT_OK)
+    rc = cli_search_context(cmd, &search, &ctx);
   if (rc == EXIT_OK && driver && cudaload_set_driver(ctx, driver))
     rc = cli_usage_error(cmd, "--driver: %s", cudaload_last_error());
 
@@ -353,7 +325,6 @@ int cli_probe(int argc, char **argv) {
   }
   cudaload_probe_free(p);
   cudaload_destroy(ctx);
-  free(roots);
-  free(specs);
+  cli_search_options_free(&search);
   return rc;
 }

@@ -195,24 +195,16 @@ static void write_table(const cudaload_ctx *ctx) {
 
 int cli_scan(int argc, char **argv) {
   const char *cmd = "scan";
-  unsigned flags = 0;
   int target = CUDALOAD_TARGET_HOST;
   cl_report_format format = CL_REPORT_TEXT;
-  const char **roots = calloc((size_t)argc, sizeof *roots);
-  size_t root_count = 0;
-  int rc = EXIT_OK;
-  if (!roots) {
-    fprintf(stderr, "cudaload: scan: out of memory\n");
-    return EXIT_INTERNAL;
-  }
+  cli_search_options search;
+  int rc = cli_search_options_init(&search, argc);
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
     const char *value;
     int m;
-    if ((m = cli_option_value(cmd, argc, argv, &i, "--root", "-r", &value))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &search, 0))) {
       if (m < 0)
         rc = EXIT_USAGE;
-      else
-        roots[root_count++] = value;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--target", NULL,
                                      &value))) {
       if (m < 0)
@@ -231,10 +223,6 @@ int cli_scan(int argc, char **argv) {
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
-    } else if (strcmp(argv[i], "--no-defaults") == 0) {
-      flags |= CUDALOAD_NO_DEFAULT_ROOTS;
-    } else if (strcmp(argv[i], "--allow-writable-roots") == 0) {
-      flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
     } else if (argv[i][0] == '-') {
       rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
@@ -243,13 +231,9 @@ int cli_scan(int argc, char **argv) {
     }
   }
   cudaload_ctx *ctx = NULL;
-  if (rc == EXIT_OK && !(ctx = cudaload_create(flags))) {
-    fprintf(stderr, "cudaload: scan: %s\n", cudaload_last_error());
-    rc = EXIT_INTERNAL;
-  }
-  for (size_t i = 0; rc == EXIT_OK && i < root_count; ++i)
-    if (cudaload_add_root(ctx, roots[i]) != CUDALOAD_OK)
-      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  if (rc == EXIT_OK)
+    rc = cli_search_context(cmd, &search, &ctx);
+  size_t root_count = search.root_count;
   if (rc == EXIT_OK)
     cudaload_set_target(ctx, target);
   if (rc == EXIT_OK && cudaload_scan(ctx) != CUDALOAD_OK) {
@@ -281,6 +265,6 @@ int cli_scan(int argc, char **argv) {
     }
   }
   cudaload_destroy(ctx);
-  free(roots);
+  cli_search_options_free(&search);
   return rc;
 }

@@ -593,6 +593,25 @@ class Scan(CliTestCase):
         self.assertEqual(doc["roots"][0]["status"], "unreadable", doc)
         self.assertIn("cudaload: warning: root %s:" % to_cli(root), r.stderr, r.describe())
 
+    def test_root_writable_by_others_is_refused_unless_allowed(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("POSIX permission bits; the Windows check reads ACLs")
+        root = self.tmpdir() / "planted"
+        root.mkdir()
+        (root / "libcudnn.so.9").write_bytes(b"\x7fELF")
+        root.chmod(0o777)
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--format", "json", rc=3)
+        doc = self.parse_json(r)
+        self.assertEqual(doc["libraries"], [], "a library from a refused root was listed")
+        self.assertIn("writable by other users", r.stderr, r.describe())
+        self.assertIn("--allow-writable-roots", r.stderr)
+        r = self.run_ok("scan", "--no-defaults", "--allow-writable-roots", "--root", to_cli(root),
+                        "--format", "json")
+        doc = self.parse_json(r)
+        self.assertEqual([lib["name"] for lib in doc["libraries"]], ["cudnn"], r.describe())
+        r = self.run_ok("env", "--require", "cudnn=9", "--no-defaults", "--root", to_cli(root), rc=4)
+        self.assertIn("writable by other users", r.stderr, r.describe())
+
     def test_yaml_equals_json(self):
         try:
             import yaml  # noqa: F401  (PyYAML, optional)

@@ -1,0 +1,81 @@
+/*
+ * cli_search.c - the options every command that searches roots shares
+ * (--root, --require, --no-defaults, --allow-writable-roots) and the context
+ * they describe, parsed and built in one place.
+ */
+#include "cli.h"
+#include "cudaload.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_search_options_init(cli_search_options *o, int argc) {
+  memset(o, 0, sizeof *o);
+  o->roots = calloc((size_t)argc, sizeof *o->roots);
+  o->specs = calloc((size_t)argc, sizeof *o->specs);
+  if (!o->roots || !o->specs) {
+    cli_search_options_free(o);
+    fprintf(stderr, "cudaload: out of memory\n");
+    return EXIT_INTERNAL;
+  }
+  return EXIT_OK;
+}
+
+void cli_search_options_free(cli_search_options *o) {
+  free(o->roots);
+  free(o->specs);
+  o->roots = NULL;
+  o->specs = NULL;
+}
+
+int cli_search_option(const char *cmd, int argc, char **argv, int *i,
+                      cli_search_options *o, int takes_requirements) {
+  const char *value;
+  int m;
+  if ((m = cli_option_value(cmd, argc, argv, i, "--root", "-r", &value))) {
+    if (m > 0)
+      o->roots[o->root_count++] = value;
+    return m;
+  }
+  if (takes_requirements &&
+      (m = cli_option_value(cmd, argc, argv, i, "--require", "-q", &value))) {
+    if (m > 0)
+      o->specs[o->spec_count++] = value;
+    return m;
+  }
+  if (strcmp(argv[*i], "--no-defaults") == 0) {
+    o->create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
+    return 1;
+  }
+  if (strcmp(argv[*i], "--allow-writable-roots") == 0) {
+    o->create_flags |= CUDALOAD_ALLOW_WRITABLE_ROOTS;
+    return 1;
+  }
+  return 0;
+}
+
+int cli_search_context(const char *cmd, const cli_search_options *o,
+                       cudaload_ctx **out) {
+  *out = NULL;
+  cudaload_ctx *ctx = cudaload_create(o->create_flags);
+  if (!ctx) {
+    fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
+    return EXIT_INTERNAL;
+  }
+  /* A relative root or a bad spec is the user's input: usage errors. */
+  for (size_t i = 0; i < o->root_count; ++i)
+    if (cudaload_add_root(ctx, o->roots[i]) != CUDALOAD_OK) {
+      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+      cudaload_destroy(ctx);
+      return rc;
+    }
+  for (size_t i = 0; i < o->spec_count; ++i)
+    if (cudaload_require(ctx, o->specs[i]) != CUDALOAD_OK) {
+      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+      cudaload_destroy(ctx);
+      return rc;
+    }
+  *out = ctx;
+  return EXIT_OK;
+}
