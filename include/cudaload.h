@@ -103,7 +103,10 @@ typedef struct cudaload_ctx cudaload_ctx;
  * process would then load. Such a root is listed with
  * CUDALOAD_E_INSECURE (the folder's libraries are not listed), and after
  * cudaload_scan() the last error names the folder and who can write to it.
- * On Windows the check is not implemented yet (ACLs): nothing is refused.
+ * On Windows the folder's DACL is read instead: an allow entry that lets
+ * Everyone, Authenticated Users, BUILTIN\Users or Interactive add files or
+ * subfolders (or change its permissions or owner), or a NULL DACL, refuses
+ * it.
  */
 #define CUDALOAD_ALLOW_WRITABLE_ROOTS 0x2u
 

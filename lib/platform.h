@@ -68,8 +68,8 @@ char *cl_getenv(const char *name);
 /* 1 when other users can write to the folder `path` (see
  * CUDALOAD_ALLOW_WRITABLE_ROOTS), with *why a malloc'ed sentence ("writable
  * by every user (mode 0777)"); 0 when not, or when it cannot tell (a folder
- * that cannot be stat'ed is not listed anyway). Windows: always 0 (ACLs are
- * not checked yet). */
+ * that cannot be stat'ed is not listed anyway). Windows: from the folder's
+ * DACL (add-file rights for a broad group such as Everyone, or no DACL). */
 int cl_folder_writable_by_others(const char *path, char **why);
 /* Calls visit(name, value) for every environment variable whose name starts
  * with prefix (CUDA_PATH_V12_4 for "CUDA_PATH_V"). Secure like cl_getenv. */

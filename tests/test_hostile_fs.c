@@ -545,15 +545,244 @@ int main(void) {
   return cmocka_run_group_tests(tests, make_tree, remove_tree);
 }
 #else
-static void posix_only(void **state) {
-  (void)state;
-  print_message("skipped: permissions, device files, non-UTF-8 names and "
-                "folder link cycles are POSIX cases; writable roots are not "
-                "checked on Windows yet\n");
-  skip();
+/* Windows: the same refusal, decided from the folder's DACL. Wine maps a
+ * folder's DACL onto its Unix mode (a grant of add-file rights to Everyone
+ * makes it o+w, and reads back as such), so these cases run under Wine too;
+ * where a DACL does not read back as written they skip and say why. */
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <aclapi.h>
+#include <sddl.h>
+
+static wchar_t tree[MAX_PATH];
+
+static char *utf8_of(const wchar_t *wide) {
+  static char slots[4][MAX_PATH * 3];
+  static unsigned next;
+  char *out = slots[next++ % 4];
+  int n = WideCharToMultiByte(CP_UTF8, 0, wide, -1, out, (int)sizeof slots[0],
+                              NULL, NULL);
+  assert_true(n > 0);
+  return out;
 }
+
+/* tree\name, created with the default (inherited) ACL, holding one file
+ * named like a CUDA library. */
+static const wchar_t *make_root(const wchar_t *name) {
+  static wchar_t slots[4][MAX_PATH];
+  static unsigned next;
+  wchar_t *root = slots[next++ % 4];
+  swprintf(root, MAX_PATH, L"%ls\\%ls", tree, name);
+  assert_true(CreateDirectoryW(root, NULL));
+  wchar_t file[MAX_PATH];
+  swprintf(file, MAX_PATH, L"%ls\\cublas64_12.dll", root);
+  HANDLE h = CreateFileW(file, GENERIC_WRITE, 0, NULL, CREATE_NEW,
+                         FILE_ATTRIBUTE_NORMAL, NULL);
+  assert_true(h != INVALID_HANDLE_VALUE);
+  DWORD written = 0;
+  assert_true(WriteFile(h, "named like a library", 20, &written, NULL));
+  CloseHandle(h);
+  return root;
+}
+
+static int make_tree(void **state) {
+  (void)state;
+  wchar_t base[MAX_PATH];
+  DWORD n = GetTempPathW(MAX_PATH, base);
+  if (n == 0 || n >= MAX_PATH - 64)
+    return -1;
+  swprintf(tree, MAX_PATH, L"%lscudaload-hostile-fs-%lu-%lu", base,
+           (unsigned long)GetCurrentProcessId(), (unsigned long)GetTickCount());
+  return CreateDirectoryW(tree, NULL) ? 0 : -1;
+}
+
+/* The test folders are two levels deep: tree\root\file. */
+static void remove_all(const wchar_t *path) {
+  wchar_t pattern[MAX_PATH];
+  swprintf(pattern, MAX_PATH, L"%ls\\*", path);
+  WIN32_FIND_DATAW found;
+  HANDLE h = FindFirstFileW(pattern, &found);
+  if (h != INVALID_HANDLE_VALUE) {
+    do {
+      if (wcscmp(found.cFileName, L".") == 0 ||
+          wcscmp(found.cFileName, L"..") == 0)
+        continue;
+      wchar_t child[MAX_PATH];
+      swprintf(child, MAX_PATH, L"%ls\\%ls", path, found.cFileName);
+      if (found.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)
+        remove_all(child);
+      else
+        DeleteFileW(child);
+    } while (FindNextFileW(h, &found));
+    FindClose(h);
+  }
+  RemoveDirectoryW(path);
+}
+
+static int remove_tree(void **state) {
+  (void)state;
+  remove_all(tree);
+  return 0;
+}
+
+static cudaload_ctx *scan_one(const wchar_t *root, unsigned flags) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS | flags);
+  assert_non_null(ctx);
+  assert_int_equal(cudaload_add_root(ctx, utf8_of(root)), CUDALOAD_OK);
+  assert_int_equal(cudaload_set_target(ctx, CUDALOAD_TARGET_WINDOWS),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  return ctx;
+}
+
+static int has_library(const cudaload_ctx *ctx, const char *name) {
+  for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+    if (strcmp(cudaload_library_name(ctx, i), name) == 0)
+      return 1;
+  return 0;
+}
+
+/* Whether the DACL of `path` now lets Everyone add files: the check that the
+ * file system kept what SetNamedSecurityInfoW was given. */
+static int everyone_may_add_files(const wchar_t *path) {
+  PACL dacl = NULL;
+  PSECURITY_DESCRIPTOR sd = NULL;
+  if (GetNamedSecurityInfoW(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, &dacl, NULL, &sd) != ERROR_SUCCESS)
+    return 0;
+  BYTE everyone[SECURITY_MAX_SID_SIZE];
+  DWORD size = sizeof everyone;
+  int found = 0;
+  if (dacl && CreateWellKnownSid(WinWorldSid, NULL, everyone, &size)) {
+    for (DWORD i = 0; i < dacl->AceCount && !found; ++i) {
+      ACCESS_ALLOWED_ACE *ace = NULL;
+      if (GetAce(dacl, i, (LPVOID *)&ace) &&
+          ace->Header.AceType == ACCESS_ALLOWED_ACE_TYPE &&
+          !(ace->Header.AceFlags & INHERIT_ONLY_ACE) &&
+          (ace->Mask & FILE_ADD_FILE) && EqualSid(&ace->SidStart, everyone))
+        found = 1;
+    }
+  }
+  LocalFree(sd);
+  return found;
+}
+
+static void default_acl_root_is_accepted(void **state) {
+  (void)state;
+  const wchar_t *root = make_root(L"default");
+  cudaload_ctx *ctx = scan_one(root, 0);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_OK);
+  assert_true(has_library(ctx, "cublas"));
+  assert_string_equal(cudaload_last_error(), "");
+  cudaload_destroy(ctx);
+}
+
+static void
+root_everyone_may_add_files_to_is_refused_unless_allowed(void **state) {
+  (void)state;
+  const wchar_t *root = make_root(L"everyone");
+  if (everyone_may_add_files(root)) {
+    print_message("skipped: a new folder under %s already lets Everyone add "
+                  "files, so the grant below would prove nothing\n",
+                  utf8_of(tree));
+    skip();
+  }
+
+  /* Add "Everyone: add files" to the folder's own DACL. */
+  PACL old_dacl = NULL, new_dacl = NULL;
+  PSECURITY_DESCRIPTOR sd = NULL;
+  assert_int_equal(GetNamedSecurityInfoW(root, SE_FILE_OBJECT,
+                                         DACL_SECURITY_INFORMATION, NULL, NULL,
+                                         &old_dacl, NULL, &sd),
+                   ERROR_SUCCESS);
+  BYTE everyone[SECURITY_MAX_SID_SIZE];
+  DWORD size = sizeof everyone;
+  assert_true(CreateWellKnownSid(WinWorldSid, NULL, everyone, &size));
+  EXPLICIT_ACCESS_W grant = {0};
+  grant.grfAccessPermissions = FILE_ADD_FILE;
+  grant.grfAccessMode = GRANT_ACCESS;
+  grant.grfInheritance = NO_INHERITANCE;
+  grant.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+  grant.Trustee.TrusteeType = TRUSTEE_IS_WELL_KNOWN_GROUP;
+  grant.Trustee.ptstrName = (LPWSTR)(void *)everyone;
+  assert_int_equal(SetEntriesInAclW(1, &grant, old_dacl, &new_dacl),
+                   ERROR_SUCCESS);
+  DWORD err = SetNamedSecurityInfoW((LPWSTR)root, SE_FILE_OBJECT,
+                                    DACL_SECURITY_INFORMATION, NULL, NULL,
+                                    new_dacl, NULL);
+  LocalFree(new_dacl);
+  LocalFree(sd);
+  if (err != ERROR_SUCCESS) {
+    print_message("skipped: SetNamedSecurityInfoW failed with error %lu; "
+                  "this file system keeps no DACL\n",
+                  (unsigned long)err);
+    skip();
+  }
+  if (!everyone_may_add_files(root)) {
+    print_message("skipped: SetNamedSecurityInfoW succeeded but the DACL "
+                  "reads back without the grant; this file system does not "
+                  "keep DACLs\n");
+    skip();
+  }
+
+  cudaload_ctx *ctx = scan_one(root, 0);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_E_INSECURE);
+  assert_int_equal(cudaload_library_count(ctx), 0);
+  /* The scan says which folder, who can write to it and what they may do. */
+  const char *why = cudaload_last_error();
+  assert_non_null(strstr(why, utf8_of(root)));
+  assert_non_null(strstr(why, "writable by "));
+  assert_non_null(strstr(why, "S-1-1-0"));
+  assert_non_null(strstr(why, "add files"));
+  assert_non_null(strstr(why, "CUDALOAD_ALLOW_WRITABLE_ROOTS"));
+  cudaload_destroy(ctx);
+
+  /* The caller opts in. */
+  ctx = scan_one(root, CUDALOAD_ALLOW_WRITABLE_ROOTS);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_OK);
+  assert_true(has_library(ctx, "cublas"));
+  assert_string_equal(cudaload_last_error(), "");
+  cudaload_destroy(ctx);
+}
+
+/* A NULL DACL (not an empty one) grants everyone full control. */
+static void root_without_a_dacl_is_refused(void **state) {
+  (void)state;
+  const wchar_t *root = make_root(L"nulldacl");
+  DWORD err =
+      SetNamedSecurityInfoW((LPWSTR)root, SE_FILE_OBJECT,
+                            DACL_SECURITY_INFORMATION, NULL, NULL, NULL, NULL);
+  PACL dacl = NULL;
+  PSECURITY_DESCRIPTOR sd = NULL;
+  DWORD read_err =
+      GetNamedSecurityInfoW(root, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, &dacl, NULL, &sd);
+  int kept = err == ERROR_SUCCESS && read_err == ERROR_SUCCESS && !dacl;
+  LocalFree(sd);
+  if (!kept) {
+    print_message("skipped: setting a NULL DACL did not stick (set: error "
+                  "%lu, read back: error %lu, %s DACL); Wine keeps the DACL "
+                  "it derives from the Unix mode\n",
+                  (unsigned long)err, (unsigned long)read_err,
+                  dacl ? "a" : "no");
+    skip();
+  }
+  cudaload_ctx *ctx = scan_one(root, 0);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_E_INSECURE);
+  assert_non_null(strstr(cudaload_last_error(), "no access control list"));
+  cudaload_destroy(ctx);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(posix_only)};
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(default_acl_root_is_accepted),
+      cmocka_unit_test(
+          root_everyone_may_add_files_to_is_refused_unless_allowed),
+      cmocka_unit_test(root_without_a_dacl_is_refused),
+  };
+  return cmocka_run_group_tests(tests, make_tree, remove_tree);
 }
 #endif

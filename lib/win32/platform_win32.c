@@ -21,9 +21,13 @@
 #include "cudaload.h"
 #include "error.h"
 #include "platform.h"
+#include "strutil.h"
 #include "wide.h"
 
 #include <windows.h>
+
+#include <aclapi.h>
+#include <sddl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -656,13 +660,167 @@ char *cl_getenv(const char *name) {
   return value;
 }
 
-/* Writable roots: the ACL check (GetNamedSecurityInfoW, write or add-file
- * rights for a SID other than the owner, SYSTEM and Administrators) is not
- * implemented yet; every folder is accepted (README, SECURITY.md). */
+/* ------------------------------------------------------------------------ */
+/* Writable roots                                                           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Rights on a folder that let someone plant a library in it: add a file, add
+ * a subfolder (the scan descends into lib\x64, bin\... and would list what a
+ * stranger put in a folder he created), or rewrite the ACL / take ownership
+ * and then grant himself the rest. GENERIC_* bits only appear in ACEs nobody
+ * has mapped yet, but they mean the same. FILE_WRITE_DATA and
+ * FILE_APPEND_DATA are the same bits as FILE_ADD_FILE and
+ * FILE_ADD_SUBDIRECTORY.
+ */
+#define CL_PLANTING_RIGHTS                                                     \
+  (FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | WRITE_DAC | WRITE_OWNER |           \
+   GENERIC_WRITE | GENERIC_ALL)
+
+/* Groups whose members are "other users": every local or domain account
+ * (Everyone, Authenticated Users, BUILTIN\Users) or whoever logs on at the
+ * console (Interactive). Not covered, as on POSIX: a folder writable by one
+ * other named account, or by a domain group such as Domain Users. */
+static const WELL_KNOWN_SID_TYPE cl_broad_sids[] = {
+    WinWorldSid, WinAuthenticatedUserSid, WinBuiltinUsersSid,
+    WinInteractiveSid};
+#define CL_BROAD_SID_COUNT (sizeof cl_broad_sids / sizeof cl_broad_sids[0])
+
+/* Index of `sid` in cl_broad_sids, or -1. */
+static int broad_sid_index(PSID sid) {
+  for (size_t i = 0; i < CL_BROAD_SID_COUNT; ++i) {
+    BYTE buf[SECURITY_MAX_SID_SIZE];
+    DWORD size = sizeof buf;
+    if (CreateWellKnownSid(cl_broad_sids[i], NULL, buf, &size) &&
+        EqualSid(sid, buf))
+      return (int)i;
+  }
+  return -1;
+}
+
+/* "Everyone (S-1-1-0)": the account name is localised ("Jeder"), the SID
+ * string is what a user can search for; either may be missing. */
+static void describe_sid(PSID sid, char *buf, size_t len) {
+  wchar_t name[256], domain[256];
+  DWORD name_len = sizeof name / sizeof name[0];
+  DWORD domain_len = sizeof domain / sizeof domain[0];
+  SID_NAME_USE use;
+  char *name_utf8 = NULL;
+  if (LookupAccountSidW(NULL, sid, name, &name_len, domain, &domain_len, &use))
+    name_utf8 = cl_wide_to_utf8(name, -1);
+  wchar_t *sid_text = NULL;
+  char *sid_utf8 = NULL;
+  if (ConvertSidToStringSidW(sid, &sid_text)) {
+    sid_utf8 = cl_wide_to_utf8(sid_text, -1);
+    LocalFree(sid_text);
+  }
+  if (name_utf8 && sid_utf8)
+    snprintf(buf, len, "%s (%s)", name_utf8, sid_utf8);
+  else
+    snprintf(buf, len, "%s",
+             name_utf8  ? name_utf8
+             : sid_utf8 ? sid_utf8
+                        : "a group of users");
+  free(name_utf8);
+  free(sid_utf8);
+}
+
+/* "add files, add subfolders" for the planting rights in `mask`. */
+static void describe_rights(ACCESS_MASK mask, char *buf, size_t len) {
+  static const struct {
+    ACCESS_MASK bit;
+    const char *text;
+  } names[] = {{GENERIC_ALL, "full control"},
+               {GENERIC_WRITE, "write"},
+               {FILE_ADD_FILE, "add files"},
+               {FILE_ADD_SUBDIRECTORY, "add subfolders"},
+               {WRITE_DAC, "change permissions"},
+               {WRITE_OWNER, "take ownership"}};
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if ((mask & names[i].bit) && used < len) {
+      int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+                       names[i].text);
+      if (n > 0)
+        used += (size_t)n;
+    }
+}
+
+/*
+ * Walks the folder's DACL the way the access check does, in order: a deny
+ * ACE for a broad group (or for Everyone, which every member of the other
+ * groups is in) takes its bits away from later allow ACEs. Inherit-only
+ * ACEs are skipped: they apply to what is created inside, not to the folder.
+ * A NULL DACL grants everyone everything. When the DACL cannot be read (no
+ * READ_CONTROL, a file system without ACLs such as FAT) the answer is "cannot
+ * tell", 0, as on POSIX.
+ */
 int cl_folder_writable_by_others(const char *path, char **why) {
-  (void)path;
   *why = NULL;
-  return 0;
+  wchar_t *wide = NULL;
+  /* It fails only for a path that is not UTF-8, which the scan never hands
+   * over; its error text is replaced when the scan ends. */
+  if (to_win_path(path, &wide) != CUDALOAD_OK) {
+    free(wide);
+    return 0;
+  }
+  PACL dacl = NULL;
+  PSECURITY_DESCRIPTOR descriptor = NULL;
+  DWORD old_mode = quiet_errors_begin();
+  DWORD err =
+      GetNamedSecurityInfoW(wide, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, &dacl, NULL, &descriptor);
+  quiet_errors_end(old_mode);
+  free(wide);
+  if (err != ERROR_SUCCESS)
+    return 0;
+
+  char text[512];
+  int writable = 0;
+  if (!dacl) {
+    snprintf(text, sizeof text,
+             "writable by every user (it has no access control list, which "
+             "grants everyone full control)");
+    writable = 1;
+  } else {
+    ACCESS_MASK denied[CL_BROAD_SID_COUNT] = {0};
+    for (DWORD i = 0; i < dacl->AceCount && !writable; ++i) {
+      ACE_HEADER *header = NULL;
+      if (!GetAce(dacl, i, (LPVOID *)&header) ||
+          (header->AceFlags & INHERIT_ONLY_ACE))
+        continue;
+      if (header->AceType == ACCESS_DENIED_ACE_TYPE) {
+        ACCESS_DENIED_ACE *ace = (ACCESS_DENIED_ACE *)header;
+        int k = broad_sid_index((PSID)&ace->SidStart);
+        if (k < 0)
+          continue;
+        for (size_t j = 0; j < CL_BROAD_SID_COUNT; ++j)
+          if ((int)j == k || cl_broad_sids[k] == WinWorldSid)
+            denied[j] |= ace->Mask;
+      } else if (header->AceType == ACCESS_ALLOWED_ACE_TYPE) {
+        ACCESS_ALLOWED_ACE *ace = (ACCESS_ALLOWED_ACE *)header;
+        int k = broad_sid_index((PSID)&ace->SidStart);
+        if (k < 0)
+          continue;
+        ACCESS_MASK granted = ace->Mask & CL_PLANTING_RIGHTS & ~denied[k];
+        if (!granted)
+          continue;
+        char who[300], rights[128];
+        describe_sid((PSID)&ace->SidStart, who, sizeof who);
+        describe_rights(granted, rights, sizeof rights);
+        snprintf(text, sizeof text,
+                 "writable by %s: its access control list grants %s (access "
+                 "mask 0x%08lx)",
+                 who, rights, (unsigned long)ace->Mask);
+        writable = 1;
+      }
+    }
+  }
+  LocalFree(descriptor);
+  if (writable)
+    *why = cl_strdup(text);
+  return writable;
 }
 
 /* ASCII-only case folding: environment variable names are compared without
