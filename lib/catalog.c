@@ -22,6 +22,19 @@
     .windows_names = {"cudnn_" n "64_%M.dll"},                                 \
     .required_beside_main = required                                           \
   }
+/* A cuDNN sub-library that opens cuBLAS libraries lazily, by name
+ * (docs/real-libraries.md: ops_infer 8 opens libcublas.so.12 and
+ * libcublasLt.so.12; engines_precompiled 9 opens libcublasLt.so.N). */
+#define CUDNN_SUB_LAZY(n, major, required, ...)                                \
+  {                                                                            \
+    .name = "cudnn_" n, .family = "cudnn", .role = CL_ROLE_SUB,                \
+    .min_major = major, .max_major = major,                                    \
+    .linux_names = {"libcudnn_" n ".so.%M%V"},                                 \
+    .windows_names = {"cudnn_" n "64_%M.dll"},                                 \
+    .required_beside_main = required, .lazy_opens = {                          \
+      __VA_ARGS__                                                              \
+    }                                                                          \
+  }
 
 static const cl_catalog_entry catalog[] = {
     {.name = "cudart",
@@ -56,7 +69,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cudnn64_%M.dll"},
      /* cuDNN 8 and 9 export the same unversioned names. */
      .scope_probe_symbol = "cudnnGetVersion"},
-    CUDNN_SUB("ops_infer", 8, 1),
+    CUDNN_SUB_LAZY("ops_infer", 8, 1, "cublas", "cublasLt"),
     CUDNN_SUB("ops_train", 8, 0),
     CUDNN_SUB("cnn_infer", 8, 1),
     CUDNN_SUB("cnn_train", 8, 0),
@@ -67,7 +80,7 @@ static const cl_catalog_entry catalog[] = {
     CUDNN_SUB("cnn", 9, 0),
     CUDNN_SUB("adv", 9, 0),
     CUDNN_SUB("heuristic", 9, 0),
-    CUDNN_SUB("engines_precompiled", 9, 0),
+    CUDNN_SUB_LAZY("engines_precompiled", 9, 0, "cublasLt"),
     CUDNN_SUB("engines_runtime_compiled", 9, 0),
     CUDNN_SUB("engines_tensor_ir", 9, 0),
     CUDNN_SUB("ext", 9, 0),

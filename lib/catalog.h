@@ -47,6 +47,12 @@ typedef struct cl_catalog_entry {
    * which file the global scope binds (NULL: the family versions its
    * symbols, so majors cannot collide). */
   const char *scope_probe_symbol;
+  /* Catalog entries (by name) this library opens lazily, by name, the first
+   * time it needs them, of the CUDA major its build targets, which its own
+   * name does not tell (cuDNN 8's ops_infer opens cublas and cublasLt).
+   * NULL-terminated; nothing plans them: the doctor warns when a plan lacks
+   * them. */
+  const char *lazy_opens[3];
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {

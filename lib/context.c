@@ -34,6 +34,11 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
     free(ctx->libraries[i].path);
   }
   ctx->library_count = 0;
+  for (size_t i = 0; i < ctx->shim_count; ++i) {
+    free(ctx->shims[i].path);
+    free(ctx->shims[i].package);
+  }
+  ctx->shim_count = 0;
   for (size_t i = 0; i < ctx->root_count; ++i) {
     free(ctx->roots[i].path);
     free(ctx->roots[i].detail);
@@ -69,6 +74,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->requirements);
   free(ctx->env_value);
   free(ctx->libraries);
+  free(ctx->shims);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);

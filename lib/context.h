@@ -31,6 +31,19 @@ typedef struct cl_library {
   size_t root;
 } cl_library;
 
+/* A copy of a family's main library that a Python package bundles under a
+ * renamed file (auditwheel: site-packages/ctranslate2.libs/
+ * libcudnn-463fd6d5.so.8.9.7). The scan notes it but never lists it as a
+ * library: nothing requires it by that name. It still opens its
+ * sub-libraries by their real SONAMEs, which its folder lacks, so a plan for
+ * its family and major preloads them. */
+typedef struct cl_bundled_shim {
+  const cl_catalog_entry *entry; /* the main library it is a copy of */
+  int major;
+  char *path;    /* absolute */
+  char *package; /* "ctranslate2" (from ctranslate2.libs) */
+} cl_bundled_shim;
+
 /* A parsed requirement ("cudnn>=8.9"). */
 typedef enum cl_version_op {
   CL_OP_ANY = 0, /* "cudart": any version, newest wins */
@@ -79,6 +92,8 @@ struct cudaload_ctx {
   cl_library *libraries;
   size_t library_count, library_capacity;
   int scanned;
+  cl_bundled_shim *shims; /* bundled copies the last scan noticed */
+  size_t shim_count, shim_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;

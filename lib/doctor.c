@@ -619,6 +619,134 @@ static void zlib_problem(doctor *d) {
                         "zlib; Alpine: apk add zlib)"));
 }
 
+/* entry's file name for a major given as text ("12", or "N" when unknown):
+ * libcublas.so.12, cublas64_12.dll. */
+static void lazy_file_name(const cl_catalog_entry *entry, cl_naming naming,
+                           const char *major, char *out, size_t size) {
+  const char *t = naming == CL_NAMING_WINDOWS ? entry->windows_names[0]
+                                              : entry->linux_names[0];
+  size_t n = 0;
+  out[0] = '\0';
+  for (; t && *t && n + 1 < size; ++t) {
+    if (t[0] == '%' && t[1] == 'M') {
+      n += (size_t)snprintf(out + n, size - n, "%s", major);
+      ++t;
+    } else if (t[0] == '%' && t[1]) {
+      ++t; /* %V and the like: the version tail, left out */
+    } else {
+      out[n++] = *t;
+      out[n] = '\0';
+    }
+    if (n >= size)
+      n = size - 1;
+  }
+}
+
+/* Is a library named `name` of CUDA major cuda (0: any) planned, or, for
+ * a wheel, installed where the lazy opener's RUNPATH looks
+ * ($ORIGIN/../../<family>/lib, NVIDIA's wheel layout)? */
+static int lazy_provided(const cudaload_ctx *ctx, const cl_plan_entry *opener,
+                         const char *name, int cuda) {
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (!strcmp(p->entry->name, name) &&
+        (!cuda || cl_catalog_cuda_major(p->entry, p->major) == cuda))
+      return 1;
+  }
+  char *folder = cl_path_dirname(opener->path);
+  char *up1 = folder ? cl_path_dirname(folder) : NULL;
+  char *up2 = up1 ? cl_path_dirname(up1) : NULL;
+  int found = 0;
+  for (size_t i = 0; up2 && i < ctx->library_count && !found; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (strcmp(l->entry->name, name) != 0 ||
+        (cuda && cl_catalog_cuda_major(l->entry, l->major) != cuda))
+      continue;
+    char *lib_folder = cl_path_dirname(l->path);
+    char *parent = lib_folder ? cl_path_dirname(lib_folder) : NULL;
+    char *grand = parent ? cl_path_dirname(parent) : NULL;
+    found = grand && !strcmp(grand, up2) &&
+            !strcmp(cl_path_basename(lib_folder), "lib") &&
+            !strcmp(cl_path_basename(parent), l->entry->family);
+    free(lib_folder);
+    free(parent);
+    free(grand);
+  }
+  free(folder);
+  free(up1);
+  free(up2);
+  return found;
+}
+
+/* A planned library that opens others lazily, by name (the catalog's
+ * lazy_opens: cuDNN 8's ops_infer opens libcublas.so.12 and
+ * libcublasLt.so.12 at its first kernel), while nothing planned provides
+ * them: the plan succeeds, the first convolution fails. One problem per
+ * family and major. */
+static void lazy_open_problems(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  cl_naming naming = cl_ctx_naming(ctx);
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (!p->entry->lazy_opens[0])
+      continue;
+    int reported = 0;
+    for (size_t k = 0; k < i && !reported; ++k)
+      reported = ctx->plan[k].entry->lazy_opens[0] &&
+                 ctx->plan[k].major == p->major &&
+                 !strcmp(ctx->plan[k].entry->family, p->entry->family);
+    if (reported)
+      continue;
+    /* The CUDA major of the build: only a wheel's -cuNN tells it. */
+    int cuda = 0;
+    const cl_library *lib = library_at_path(ctx, p->path);
+    if (lib)
+      cuda = lib->cuda_major;
+    for (size_t k = 0; k < ctx->plan_count && !cuda; ++k)
+      if (ctx->plan[k].requirement == p->requirement &&
+          ctx->plan[k].entry->role == CL_ROLE_MAIN &&
+          (lib = library_at_path(ctx, ctx->plan[k].path)) != NULL)
+        cuda = lib->cuda_major;
+    int missing = 0;
+    char names[256] = "";
+    for (size_t k = 0; k < 2 && p->entry->lazy_opens[k]; ++k) {
+      const cl_catalog_entry *e = cl_catalog_find(p->entry->lazy_opens[k]);
+      if (!e)
+        continue;
+      missing |= !lazy_provided(ctx, p, e->name, cuda);
+      char file[96], major[16];
+      snprintf(major, sizeof major, "%s", "N");
+      if (cuda)
+        snprintf(major, sizeof major, "%d", cuda);
+      lazy_file_name(e, naming, major, file, sizeof file);
+      size_t used = strlen(names);
+      snprintf(names + used, sizeof names - used, "%s%s", used ? " / " : "",
+               file);
+    }
+    if (!missing)
+      continue;
+    const char *family =
+        !strcmp(p->entry->family, "cudnn") ? "cuDNN" : p->entry->family;
+    if (cuda)
+      add_problem(d,
+                  format_text("%s %d opens %s lazily when it first runs a "
+                              "kernel; nothing planned provides them",
+                              family, p->major, names),
+                  format_text("add a cublas requirement (--require "
+                              "cublas=%d) or install nvidia-cublas-cu%d",
+                              cuda, cuda));
+    else
+      add_problem(d,
+                  format_text("%s %d opens %s (cuBLAS of the CUDA major your "
+                              "cuDNN build targets) lazily when it first runs "
+                              "a kernel; nothing planned provides them",
+                              family, p->major, names),
+                  format_text("add a cublas requirement (--require "
+                              "cublas=N) or install nvidia-cublas-cuN, N "
+                              "being the CUDA major your cuDNN build targets"));
+  }
+}
+
 /* A sub-library (cublasLt, cudnn_ops) whose main library of the same major
  * is nowhere: a broken or partial install that nothing can use. */
 static void orphan_problems(doctor *d) {
@@ -664,9 +792,16 @@ static void root_problems(doctor *d) {
           d,
           format_text("root %s refused: %s", r->path,
                       r->detail ? r->detail : "writable by other users"),
-          format_text("make it writable only by its owner (chmod "
-                      "go-w), or accept it with "
-                      "--allow-writable-roots"));
+          format_text("make it writable only by its owner (%s), or "
+                      "accept it with --allow-writable-roots",
+#ifdef _WIN32
+                      "remove the write entries for Everyone, Users, "
+                      "Authenticated Users and Interactive from its "
+                      "security settings"
+#else
+                      "chmod go-w"
+#endif
+                      ));
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
@@ -687,6 +822,7 @@ static void find_problems(doctor *d) {
   conflict_problems(d);
   driver_problems(d);
   zlib_problem(d);
+  lazy_open_problems(d);
   orphan_problems(d);
   probe_problems(d);
 }

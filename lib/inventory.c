@@ -289,13 +289,75 @@ typedef struct folder_listing {
   scanner *s;
   candidate *items;
   size_t count, capacity;
+  const char *folder;
+  int libs_folder; /* a <pkg>.libs folder: look for renamed copies too */
 } folder_listing;
+
+/* auditwheel renames what it bundles lib<name>-<8 hex>.so<tail>
+ * (libcudnn-463fd6d5.so.8.9.7); write the original name
+ * (libcudnn.so.8.9.7) into out. Returns 0 for any other name. */
+static int auditwheel_original(const char *name, char *out, size_t size) {
+  const char *so = strstr(name, ".so");
+  if (!so || so - name < 9 || strncmp(name, "lib", 3) != 0)
+    return 0;
+  const char *dash = so - 9;
+  if (*dash != '-')
+    return 0;
+  for (const char *h = dash + 1; h < so; ++h)
+    if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
+      return 0;
+  size_t head = (size_t)(dash - name), tail = strlen(so);
+  if (head + tail + 1 > size)
+    return 0;
+  memcpy(out, name, head);
+  memcpy(out + head, so, tail + 1);
+  return 1;
+}
+
+/* Note a bundled copy of a main library in a <pkg>.libs folder. */
+static void note_bundled_shim(folder_listing *l, const char *name) {
+  char original[256];
+  cl_name_match m;
+  if (!auditwheel_original(name, original, sizeof original) ||
+      !cl_catalog_match(original, CL_NAMING_LINUX, &m) ||
+      m.entry->role != CL_ROLE_MAIN)
+    return;
+  cudaload_ctx *ctx = l->s->ctx;
+  char *full = cl_path_join(l->folder, name);
+  char *real = full ? cl_real_path(full) : NULL;
+  cl_clear_error();
+  char *path = real ? real : full;
+  if (real)
+    free(full);
+  const char *base = cl_path_basename(l->folder);
+  char *package = cl_strndup(base, strlen(base) - 5); /* minus ".libs" */
+  int duplicate = 0;
+  for (size_t i = 0; path && i < ctx->shim_count && !duplicate; ++i)
+    duplicate = strcmp(ctx->shims[i].path, path) == 0;
+  if (!path || !package || duplicate ||
+      cl_reserve((void **)&ctx->shims, &ctx->shim_capacity, ctx->shim_count + 1,
+                 sizeof(cl_bundled_shim))) {
+    if (!path || !package || !duplicate)
+      out_of_memory(l->s);
+    free(path);
+    free(package);
+    return;
+  }
+  cl_bundled_shim *shim = &ctx->shims[ctx->shim_count++];
+  shim->entry = m.entry;
+  shim->major = m.major;
+  shim->path = path;
+  shim->package = package;
+}
 
 static int collect_candidate(const char *name, void *opaque) {
   folder_listing *l = opaque;
   cl_name_match m;
-  if (!cl_catalog_match(name, l->s->naming, &m))
-    return 0;
+  if (!cl_catalog_match(name, l->s->naming, &m)) {
+    if (l->libs_folder)
+      note_bundled_shim(l, name);
+    return l->s->status != 0;
+  }
   if (cl_reserve((void **)&l->items, &l->capacity, l->count + 1,
                  sizeof(candidate)) ||
       !(l->items[l->count].name = cl_strdup(name))) {
@@ -337,7 +399,15 @@ static int refuse_writable(scanner *s, const char *folder) {
 
 static int scan_folder(const char *folder, void *opaque) {
   scanner *s = opaque;
-  folder_listing l = {s, NULL, 0, 0};
+  const char *base = cl_path_basename(folder);
+  size_t base_len = strlen(base);
+  folder_listing l = {s,
+                      NULL,
+                      0,
+                      0,
+                      folder,
+                      s->naming == CL_NAMING_LINUX && base_len > 5 &&
+                          strcmp(base + base_len - 5, ".libs") == 0};
   cl_list_dir(folder, collect_candidate, &l);
   cl_clear_error(); /* an unreadable sub-folder only hides its own files */
   if (l.count > 0 && !refuse_writable(s, folder)) {

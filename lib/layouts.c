@@ -26,7 +26,10 @@ static const fixed_folder package_folders[] = {
     {"nvidia/cu13/bin/x86_64", CL_NAMING_WINDOWS}, /* CUDA 13 wheels */
     {"torch/lib", 0},
     {"ctranslate2", 0},
-    {"ctranslate2.libs", CL_NAMING_LINUX}, /* auditwheel's bundled copies */
+    /* auditwheel's bundled copies (a renamed cuDNN 8 shim among them). Only
+     * known packages are probed: finding every <pkg>.libs would list the
+     * whole site-packages folder; pass another as an explicit root. */
+    {"ctranslate2.libs", CL_NAMING_LINUX},
     {"onnxruntime/capi", 0},
 };
 

@@ -7,7 +7,10 @@
  * beside cublas, cuDNN's sub-libraries) come from the same folder: mixing
  * folders mixes builds. Order: dependencies first (ELF NEEDED / PE imports
  * within the chosen set). Sub-libraries the main library opens lazily are
- * preloaded only when it could not find them itself (no RUNPATH $ORIGIN).
+ * preloaded only when it could not find them itself (no RUNPATH $ORIGIN),
+ * or when the scan found a bundled copy of the main library (auditwheel's
+ * <pkg>.libs/libcudnn-<hex>.so.8...) that opens them by name from a folder
+ * without them.
  */
 #include "binary.h"
 #include "context.h"
@@ -271,6 +274,18 @@ static void set_reason(cl_plan_entry *p, const char *fmt, ...) {
   }
 }
 
+/* A bundled copy of p's main library (same family and major) that the scan
+ * found in a <pkg>.libs folder, or NULL. Such a copy opens p by its SONAME,
+ * and its RUNPATH leads only to its own folder, which lacks p. */
+static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
+                                              const cl_plan_entry *p) {
+  for (size_t i = 0; i < ctx->shim_count; ++i)
+    if (ctx->shims[i].major == p->major &&
+        strcmp(ctx->shims[i].entry->family, p->entry->family) == 0)
+      return &ctx->shims[i];
+  return NULL;
+}
+
 /* Read the headers of the chosen files; decide which sub-libraries to load;
  * order dependencies first. */
 static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
@@ -317,11 +332,17 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
         main_index = k;
     const char *main_name =
         main_index < n ? ctx->plan[main_index].soname : "its main library";
+    const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
     if (needed_by) {
       set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
     } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
       set_reason(p, "sub-library of %s; all sub-libraries were asked for",
                  main_name);
+    } else if (shim) {
+      set_reason(p,
+                 "sub-library: %s (a copy bundled by %s) opens it by name "
+                 "and has no path to it",
+                 shim->path, shim->package);
     } else if (info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
       p->to_load = 0;
       p->state = CUDALOAD_STATE_NOT_NEEDED;

@@ -11,6 +11,7 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   no_preload
   side_by_side
   side_by_side_all_sublibs
+  bundled_shim
   global_conflict
   dependency_order
   missing

@@ -217,6 +217,17 @@ static void missing_requirement_is_a_problem_with_its_fix(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* A cuBLAS 12 of the host's own kind, from the fixture trees. */
+static const char *cublas12_tree(void) {
+#ifdef _WIN32
+  return test_fixture_path("preload/windows/cublas12");
+#else
+  return test_fixture_path("preload/cublas12");
+#endif
+}
+
+/* cuDNN 8 opens cuBLAS lazily (docs/real-libraries.md): a healthy setup
+ * plans it too. */
 static void a_healthy_setup_has_no_problems(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
@@ -224,7 +235,8 @@ static void a_healthy_setup_has_no_problems(void **state) {
   touch("driver" SEP DRIVER_FILE);
   cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
   assert_int_equal(cudaload_add_root(ctx, path_in("driver")), CUDALOAD_OK);
-  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_add_root(ctx, cublas12_tree()), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
   size_t problems = 99;
   char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
   if (problems != 0)
@@ -233,6 +245,52 @@ static void a_healthy_setup_has_no_problems(void **state) {
   assert_contains(text, DRIVER_FILE);
   cudaload_free(text);
   cudaload_destroy(ctx);
+}
+
+/* cuDNN 8's ops_infer opens libcublas / libcublasLt lazily, by name, at its
+ * first kernel: a plan with cuDNN 8 and no cuBLAS succeeds, but the doctor
+ * says what will fail and how to fix it. A compat folder does not tell the
+ * CUDA major of the build, and the problem says so. */
+static void cudnn_without_cublas_is_a_problem(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  size_t problems = 0;
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
+#ifdef _WIN32
+  assert_contains(text, "cuDNN 8 opens cublas64_N.dll / cublasLt64_N.dll");
+#else
+  assert_contains(text, "cuDNN 8 opens libcublas.so.N / libcublasLt.so.N");
+#endif
+  assert_contains(text, "cuBLAS of the CUDA major your cuDNN build targets");
+  assert_contains(text, "lazily when it first runs a kernel; nothing planned "
+                        "provides them");
+  assert_contains(text, "fix: add a cublas requirement (--require cublas=N) "
+                        "or install nvidia-cublas-cuN");
+  assert_true(problems >= 1);
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+  /* Planned beside it: no such problem. */
+  ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_add_root(ctx, cublas12_tree()), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
+  text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  assert_lacks(text, "lazily when it first runs a kernel");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+#ifndef _WIN32
+  /* NVIDIA's wheels: ops_infer's RUNPATH $ORIGIN/../../cublas/lib finds
+   * nvidia-cublas-cu12 beside it, so nothing needs planning. */
+  ctx = ctx_with_root(test_fixture_path("wheels-cu12/site-packages"));
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  assert_contains(text, "nvidia/cudnn/lib/libcudnn_ops_infer.so.8");
+  assert_lacks(text, "lazily when it first runs a kernel");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+#endif
 }
 
 static void no_driver_is_a_problem(void **state) {
@@ -409,6 +467,7 @@ int main(void) {
       cmocka_unit_test(text_has_every_section_in_order),
       cmocka_unit_test(missing_requirement_is_a_problem_with_its_fix),
       cmocka_unit_test(a_healthy_setup_has_no_problems),
+      cmocka_unit_test(cudnn_without_cublas_is_a_problem),
       cmocka_unit_test(no_driver_is_a_problem),
       cmocka_unit_test(an_old_driver_for_the_planned_cuda_is_a_problem),
       cmocka_unit_test(a_sub_library_without_its_main_is_a_problem),

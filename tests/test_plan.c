@@ -157,6 +157,45 @@ static void cudnn9_with_origin_gets_the_minimal_plan(void **state) {
   }
 }
 
+/* A package bundling its own cuDNN 8 shim (auditwheel's
+ * ctranslate2.libs/libcudnn-0a1b2c3d.so.8.9.7, as ctranslate2 4.4.0 does)
+ * opens the sub-libraries by name from a folder without them: the minimal
+ * plan preloads them even though the chosen main has RUNPATH $ORIGIN. */
+static void
+bundled_shim_makes_the_minimal_plan_preload_sub_libraries(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  static const char *const subs[] = {"cudnn_ops_infer", "cudnn_ops_train",
+                                     "cudnn_cnn_infer", "cudnn_cnn_train",
+                                     "cudnn_adv_infer", "cudnn_adv_train"};
+  for (int with_shim = 0; with_shim < 2; ++with_shim) {
+    const char *roots[] = {"preload/bundled/cudnn8",
+                           "preload/bundled/site-packages"};
+    cudaload_ctx *ctx = new_ctx(roots, with_shim ? 2 : 1);
+    assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan_count(ctx), 7);
+    /* The shim is noticed, never listed as a library. */
+    for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+      assert_null(strstr(cudaload_library_path(ctx, i), "libcudnn-0a1b2c3d"));
+    for (size_t k = 0; k < 6; ++k) {
+      size_t i = find_plan(ctx, subs[k], 8);
+      const char *reason = cudaload_plan_reason(ctx, i);
+      if (!with_shim) {
+        assert_int_equal(cudaload_plan_state(ctx, i),
+                         CUDALOAD_STATE_NOT_NEEDED);
+        continue;
+      }
+      assert_int_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_PLANNED);
+      if (!strstr(reason, "ctranslate2.libs/libcudnn-0a1b2c3d.so.8.9.7 (a "
+                          "copy bundled by ctranslate2) opens it by name"))
+        fail_msg("%s: reason \"%s\" does not name the bundled shim", subs[k],
+                 reason);
+    }
+    cudaload_destroy(ctx);
+  }
+}
+
 static void cublas_loads_after_cublaslt(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
@@ -275,6 +314,8 @@ int main(void) {
 #ifndef _WIN32
       cmocka_unit_test(cudnn8_without_origin_preloads_its_sub_libraries),
       cmocka_unit_test(cudnn9_with_origin_gets_the_minimal_plan),
+      cmocka_unit_test(
+          bundled_shim_makes_the_minimal_plan_preload_sub_libraries),
       cmocka_unit_test(cublas_loads_after_cublaslt),
       cmocka_unit_test(missing_requirement_says_where_and_how_to_fix),
       cmocka_unit_test(explicit_newest_and_ranges_choose),

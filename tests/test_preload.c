@@ -530,6 +530,52 @@ static void scenario_side_by_side_all_sublibs(void **state) {
   side_by_side(CUDALOAD_PRELOAD_ALL_SUBLIBS);
 }
 
+/* A package bundling its own cuDNN 8 shim (auditwheel's
+ * ctranslate2.libs/libcudnn-0a1b2c3d.so.8.9.7, as ctranslate2 4.4.0 ships):
+ * the shim opens libcudnn_ops_infer.so.8 by name, and its RUNPATH $ORIGIN
+ * leads to its own folder, which lacks it. The chosen cuDNN 8 has RUNPATH
+ * $ORIGIN, so the minimal plan used to leave the sub-libraries out; with the
+ * site-packages among the roots, flags 0 now loads them and the shim's
+ * cudnnCreate works. */
+static void scenario_bundled_shim(void **state) {
+  (void)state;
+  static const char shim_file[] =
+      "preload/bundled/site-packages/ctranslate2.libs/"
+      "libcudnn-0a1b2c3d.so.8.9.7";
+  require_fixture(shim_file);
+  void *shim = open_or_fail(fixture_real(shim_file), RTLD_NOW | RTLD_LOCAL);
+  void *symbol = symbol_or_fail(shim, "cudnnCreate");
+  int (*create)(void **);
+  memcpy(&create, &symbol, sizeof create);
+  void *handle = NULL;
+  if (create(&handle) == 0)
+    fail_msg("the bundled shim's cudnnCreate opened libcudnn_ops_infer.so.8 "
+             "without a preload: the fixture must reproduce the failure");
+
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/bundled/site-packages");
+  add_fixture_root(ctx, "preload/bundled/cudnn8");
+  require_ok(ctx, "cudnn=8");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED,
+               "/bundled/cudnn8/libcudnn.so.8");
+  char name[64], file[96];
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn8_subs); i++) {
+    sub_name(name, sizeof name, cudnn8_subs[i]);
+    snprintf(file, sizeof file, "/bundled/cudnn8/lib%s.so.8", name);
+    size_t entry = expect_entry(ctx, name, 8, CUDALOAD_STATE_LOADED, file);
+    if (!contains(cudaload_plan_reason(ctx, entry),
+                  "a copy bundled by ctranslate2"))
+      fail_msg("plan entry %s: reason \"%s\" does not name the bundled shim",
+               name, or_null(cudaload_plan_reason(ctx, entry)));
+  }
+  if (create(&handle) != 0)
+    fail_msg("the bundled shim's cudnnCreate could not open "
+             "libcudnn_ops_infer.so.8 after cudaload_preload(ctx, 0)");
+  cudaload_destroy(ctx);
+}
+
 /* cuDNN 9 in the global scope (someone opened it RTLD_GLOBAL): a consumer of
  * cuDNN 8 binds cuDNN 9's same-named symbols; cudaload reports the conflict
  * and an isolated open fixes it. */
@@ -1038,6 +1084,7 @@ static void scenario_idempotent(void **state) {
 LINUX_ONLY(scenario_no_preload)
 LINUX_ONLY(scenario_side_by_side)
 LINUX_ONLY(scenario_side_by_side_all_sublibs)
+LINUX_ONLY(scenario_bundled_shim)
 LINUX_ONLY(scenario_global_conflict)
 LINUX_ONLY(scenario_dependency_order)
 LINUX_ONLY(scenario_missing)
@@ -1213,6 +1260,7 @@ static const struct CMUnitTest scenarios[] = {
     {"side_by_side", scenario_side_by_side, NULL, NULL, NULL},
     {"side_by_side_all_sublibs", scenario_side_by_side_all_sublibs, NULL, NULL,
      NULL},
+    {"bundled_shim", scenario_bundled_shim, NULL, NULL, NULL},
     {"global_conflict", scenario_global_conflict, NULL, NULL, NULL},
     {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
     {"missing", scenario_missing, NULL, NULL, NULL},

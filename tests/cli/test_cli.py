@@ -1264,16 +1264,26 @@ class Doctor(CliTestCase):
 
     def test_clean_setup_exits_0(self):
         tree = self.fixture(*self.cudnn8_tree())
+        # cuDNN 8 opens cuBLAS lazily: a clean setup plans it too.
+        cublas = self.fixture(*(("preload", "windows", "cublas12") if CLI_IS_WINDOWS
+                                else ("preload", "cublas12")))
         driver = self.driver_root()
-        r = self.doctor("--no-defaults", "--root", to_cli(tree), "--root", to_cli(driver),
-                        "--require", "cudnn=8", rc=0)
+        args = ["--no-defaults", "--root", to_cli(tree), "--root", to_cli(cublas),
+                "--root", to_cli(driver), "--require", "cudnn=8,cublas=12"]
+        r = self.doctor(*args, rc=0)
         self.assertIn("Problems and fixes\n  none\n", r.stdout, r.describe())
         self.assertEqual(r.stderr, "", r.describe())
-        doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--root", to_cli(driver),
-                                          "--require", "cudnn=8", "--format", "json", rc=0))
+        doc = self.parse_json(self.doctor(*(args + ["--format", "json"]), rc=0))
         self.assertEqual(doc["problems"], [])
         self.assertEqual(doc["driver"]["source"], "scan")
         self.assertTrue(same_file(doc["driver"]["path"], driver / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")))
+
+    def test_cudnn_without_cublas_is_a_problem_with_a_fix(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--require",
+                                          "cudnn=8", "--format", "json", rc=6))
+        texts = [p["problem"] + " " + p["fix"] for p in doc["problems"]]
+        self.assertTrue(any("cublas" in t.lower() and "--require cublas" in t for t in texts), texts)
 
     def test_text_sections_aligned_and_without_colour_in_a_pipe(self):
         tree = self.fixture(*self.cudnn8_tree())
