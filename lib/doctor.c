@@ -14,6 +14,8 @@
 #include "ldcache.h"
 #include "loader.h"
 #include "platform.h"
+#include "probe.h"
+#include "report_inventory.h"
 #include "report_writer.h"
 #include "strutil.h"
 
@@ -119,23 +121,6 @@ static const char *driver_file_name(void) {
   return host_naming() == CL_NAMING_WINDOWS ? "nvcuda.dll" : "libcuda.so.1";
 }
 
-static const char *root_status_text(int status) {
-  switch (status) {
-  case CUDALOAD_OK:
-    return "ok";
-  case CUDALOAD_E_NOT_FOUND:
-    return "not found";
-  case CUDALOAD_E_NOT_A_FILE:
-    return "not a folder";
-  case CUDALOAD_E_MALFORMED:
-    return "malformed";
-  case CUDALOAD_E_INSECURE:
-    return "writable by other users, refused";
-  default:
-    return "unreadable";
-  }
-}
-
 static const char *state_name(int state) {
   switch (state) {
   case CUDALOAD_STATE_LOADED:
@@ -155,31 +140,6 @@ static const char *state_name(int state) {
 
 static const char *verdict_name(int verdict) {
   return verdict == CUDALOAD_GPU_OK ? "gpu_ok" : "cpu_fallback";
-}
-
-static const char *reason_name(int reason) {
-  static const char *const names[] = {
-      "none",           "no_driver",      "driver_broken", "init_failed",
-      "no_device",      "driver_too_old", "device_failed", "missing_library",
-      "library_failed", "wrong_result",   "timeout",       "probe_crashed"};
-  return reason >= 0 && reason < (int)(sizeof names / sizeof *names)
-             ? names[reason]
-             : "unknown";
-}
-
-static const char *stage_status_name(int status) {
-  switch (status) {
-  case CUDALOAD_STAGE_OK:
-    return "ok";
-  case CUDALOAD_STAGE_FAILED:
-    return "failed";
-  case CUDALOAD_STAGE_SKIPPED:
-    return "skipped";
-  case CUDALOAD_STAGE_WARNING:
-    return "warning";
-  default:
-    return "unknown";
-  }
 }
 
 /* The library of the inventory behind a path, or NULL. */
@@ -552,7 +512,7 @@ static void probe_problems(doctor *d) {
   for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !text; ++i)
     if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED)
       text = format_text("the GPU probe falls back to CPU (%s, stage %s): %s",
-                         reason_name(reason),
+                         cl_probe_reason_name(reason),
                          cudaload_probe_stage_name(d->probe, i),
                          cudaload_probe_stage_message(d->probe, i));
   if (!text)
@@ -807,7 +767,7 @@ static void root_problems(doctor *d) {
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
       continue;
     add_problem(
-        d, format_text("root %s: %s", r->path, root_status_text(r->status)),
+        d, format_text("root %s: %s", r->path, cl_root_status_name(r->status)),
         format_text(
             "correct the folder given with --root or in the "
             "manifest's roots%s",
@@ -988,7 +948,7 @@ static void text_probe(text *t, const doctor *d) {
   size_t wn = 5, wst = 6;
   for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
     widen(&wn, cudaload_probe_stage_name(p, i));
-    widen(&wst, stage_status_name(cudaload_probe_stage_status(p, i)));
+    widen(&wst, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
   }
   put(t, "\n  %-*s  %-*s  %9s  MESSAGE\n", (int)wn, "STAGE", (int)wst, "STATUS",
       "MS");
@@ -1000,7 +960,7 @@ static void text_probe(text *t, const doctor *d) {
                                                            : "";
     put(t, "  %-*s  %s%-*s%s  %9.1f  %s\n", (int)wn,
         cudaload_probe_stage_name(p, i), sgr(t, color), (int)wst,
-        stage_status_name(status), sgr(t, *color ? RESET : ""),
+        cl_probe_stage_status_name(status), sgr(t, *color ? RESET : ""),
         cudaload_probe_stage_ms(p, i), cudaload_probe_stage_message(p, i));
   }
 }
@@ -1070,42 +1030,6 @@ static char *write_text(const doctor *d) {
 
 /* --- JSON and YAML ----------------------------------------------------- */
 
-static const char *or_null(const char *s) {
-  return s && *s ? s : NULL;
-}
-
-static void write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
-  cl_report_key(w, "libraries");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *l = &ctx->libraries[i];
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, l->entry->name);
-    cl_report_key(w, "family");
-    cl_report_string(w, l->entry->family);
-    cl_report_key(w, "major");
-    cl_report_int(w, l->major);
-    cl_report_key(w, "cuda_major");
-    if (l->cuda_major > 0)
-      cl_report_int(w, l->cuda_major);
-    else
-      cl_report_null(w);
-    cl_report_key(w, "version");
-    cl_report_string(w, or_null(l->version));
-    cl_report_key(w, "version_source");
-    cl_report_string(w, l->version_source);
-    cl_report_key(w, "version_file");
-    cl_report_string(w, or_null(l->version_file));
-    cl_report_key(w, "path");
-    cl_report_string(w, l->path);
-    cl_report_key(w, "root");
-    cl_report_int(w, (long long)l->root);
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-}
-
 static void write_probe(cl_report_writer *w, const cudaload_probe *p) {
   cl_report_key(w, "probe");
   if (!p) {
@@ -1116,7 +1040,7 @@ static void write_probe(cl_report_writer *w, const cudaload_probe *p) {
   cl_report_key(w, "verdict");
   cl_report_string(w, verdict_name(cudaload_probe_verdict(p)));
   cl_report_key(w, "reason");
-  cl_report_string(w, reason_name(cudaload_probe_reason(p)));
+  cl_report_string(w, cl_probe_reason_name(cudaload_probe_reason(p)));
   cl_report_key(w, "summary");
   cl_report_string(w, cudaload_probe_summary(p));
   cl_report_key(w, "driver_version");
@@ -1145,7 +1069,8 @@ static void write_probe(cl_report_writer *w, const cudaload_probe *p) {
     cl_report_key(w, "name");
     cl_report_string(w, cudaload_probe_stage_name(p, i));
     cl_report_key(w, "status");
-    cl_report_string(w, stage_status_name(cudaload_probe_stage_status(p, i)));
+    cl_report_string(
+        w, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
     cl_report_key(w, "message");
     cl_report_string(w, cudaload_probe_stage_message(p, i));
     cl_report_key(w, "ms");
@@ -1216,21 +1141,8 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     cl_report_null(w);
   }
 
-  cl_report_key(w, "roots");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < ctx->root_count; ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "path");
-    cl_report_string(w, ctx->roots[i].path);
-    cl_report_key(w, "origin");
-    cl_report_string(w, ctx->roots[i].origin);
-    cl_report_key(w, "status");
-    cl_report_string(w, root_status_text(ctx->roots[i].status));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-
-  write_libraries(w, ctx);
+  cl_report_write_roots(w, ctx);
+  cl_report_write_libraries(w, ctx);
 
   cl_report_key(w, "requirements");
   cl_report_begin_array(w);

@@ -1,6 +1,7 @@
 /* cli_scan.c - `cudaload scan`: the inventory of the search roots. */
 #include "cli.h"
 #include "cudaload.h"
+#include "report_inventory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,22 +64,12 @@ const char cli_scan_help[] =
     "  cudaload scan --no-defaults --root /opt/app/cudnn8 --format json\n"
     "  cudaload scan --target windows --no-defaults --root /srv/win/venv\n";
 
+/* A root's status for a person: the flag that accepts a refused one. */
 static const char *root_status_text(int status) {
-  switch (status) {
-  case CUDALOAD_OK:
-    return "ok";
-  case CUDALOAD_E_NOT_FOUND:
-    return "not found";
-  case CUDALOAD_E_NOT_A_FILE:
-    return "not a folder";
-  case CUDALOAD_E_MALFORMED:
-    return "malformed";
-  case CUDALOAD_E_INSECURE:
-    return "writable by other users, refused (--allow-writable-roots "
-           "accepts it)";
-  default:
-    return "unreadable";
-  }
+  return status == CUDALOAD_E_INSECURE
+             ? "writable by other users, refused (--allow-writable-roots "
+               "accepts it)"
+             : cl_root_status_name(status);
 }
 
 static const char *target_name(int target) {
@@ -104,47 +95,8 @@ static void write_structured(cl_report_writer *w, const cudaload_ctx *ctx,
   cl_report_int(w, 1);
   cl_report_key(w, "target");
   cl_report_string(w, target_name(target));
-  cl_report_key(w, "roots");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_root_count(ctx); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "path");
-    cl_report_string(w, cudaload_root_path(ctx, i));
-    cl_report_key(w, "origin");
-    cl_report_string(w, cudaload_root_origin(ctx, i));
-    cl_report_key(w, "status");
-    cl_report_string(w, root_status_text(cudaload_root_status(ctx, i)));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-  cl_report_key(w, "libraries");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_library_count(ctx); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, cudaload_library_name(ctx, i));
-    cl_report_key(w, "family");
-    cl_report_string(w, cudaload_library_family(ctx, i));
-    cl_report_key(w, "major");
-    cl_report_int(w, cudaload_library_major(ctx, i));
-    cl_report_key(w, "cuda_major");
-    if (cudaload_library_cuda_major(ctx, i) > 0)
-      cl_report_int(w, cudaload_library_cuda_major(ctx, i));
-    else
-      cl_report_null(w);
-    cl_report_key(w, "version");
-    cl_report_string(w, or_null(cudaload_library_version(ctx, i)));
-    cl_report_key(w, "version_source");
-    cl_report_string(w, cudaload_library_version_source(ctx, i));
-    cl_report_key(w, "version_file");
-    cl_report_string(w, or_null(cudaload_library_version_file(ctx, i)));
-    cl_report_key(w, "path");
-    cl_report_string(w, cudaload_library_path(ctx, i));
-    cl_report_key(w, "root");
-    cl_report_int(w, (long long)cudaload_library_root(ctx, i));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
+  cl_report_write_roots(w, ctx);
+  cl_report_write_libraries(w, ctx);
   cl_report_end_object(w);
 }
 
