@@ -176,7 +176,12 @@ CUDALOAD_API int cudaload_library_major(const cudaload_ctx *ctx, size_t i);
 /** The CUDA major library i belongs to, 0 when the file does not tell. */
 CUDALOAD_API int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i);
 /** Library i's full version ("9.19.0.56"), or "" when nothing on disk
- *  tells more than the major. */
+ *  tells more than the major. A wheel's version comes from the dist-info
+ *  folder that owns the file, which only a listing of site-packages finds:
+ *  the scan leaves that for the first call that needs it (this one, the
+ *  three below, a requirement finer than a major, a choice between two
+ *  files), so a plan for "cudnn=9" does not pay for thousands of unrelated
+ *  packages. The answer is the same either way. */
 CUDALOAD_API const char *cudaload_library_version(const cudaload_ctx *ctx,
                                                   size_t i);
 /** Where the version came from: "dist-info", "file-name", "header",

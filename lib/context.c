@@ -32,8 +32,12 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
     free(ctx->libraries[i].version);
     free(ctx->libraries[i].version_file);
     free(ctx->libraries[i].path);
+    free(ctx->libraries[i].pending_folder);
+    free(ctx->libraries[i].pending_name);
   }
   ctx->library_count = 0;
+  cl_version_cache_free(ctx->version_cache);
+  ctx->version_cache = NULL;
   for (size_t i = 0; i < ctx->shim_count; ++i) {
     free(ctx->shims[i].path);
     free(ctx->shims[i].package);
@@ -201,23 +205,32 @@ int cudaload_library_major(const cudaload_ctx *ctx, size_t i) {
   return l ? l->major : -1;
 }
 
-int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i) {
+/* The version fields are looked up on first use (a wheel's dist-info);
+ * the ctx is the caller's, not const: only its cache changes. */
+static const cl_library *settled_library_at(const cudaload_ctx *ctx, size_t i) {
   const cl_library *l = library_at(ctx, i);
+  if (l && l->pending_folder)
+    cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)l);
+  return l;
+}
+
+int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = settled_library_at(ctx, i);
   return l ? l->cuda_major : 0;
 }
 
 const char *cudaload_library_version(const cudaload_ctx *ctx, size_t i) {
-  const cl_library *l = library_at(ctx, i);
+  const cl_library *l = settled_library_at(ctx, i);
   return l ? l->version : NULL;
 }
 
 const char *cudaload_library_version_source(const cudaload_ctx *ctx, size_t i) {
-  const cl_library *l = library_at(ctx, i);
+  const cl_library *l = settled_library_at(ctx, i);
   return l ? l->version_source : NULL;
 }
 
 const char *cudaload_library_version_file(const cudaload_ctx *ctx, size_t i) {
-  const cl_library *l = library_at(ctx, i);
+  const cl_library *l = settled_library_at(ctx, i);
   return l ? l->version_file : NULL;
 }
 

@@ -29,7 +29,18 @@ typedef struct cl_library {
   char *version_file;         /* "" when unknown */
   char *path;                 /* real, absolute */
   size_t root;
+  /* A wheel's version is looked up on first use (inventory.c): until then
+   * the folder the file was listed in, its name there and what the name
+   * told; NULL once settled. Read version, version_source, version_file and
+   * cuda_major only after cl_library_settle_version. */
+  char *pending_folder;
+  char *pending_name;
+  cl_name_match pending_match;
 } cl_library;
+
+/* The version sources a scan read (dist-info, headers), kept for versions
+ * looked up later (inventory.c). */
+typedef struct cl_version_cache cl_version_cache;
 
 /* A copy of a family's main library that a Python package bundles under a
  * renamed file (auditwheel: site-packages/ctranslate2.libs/
@@ -91,6 +102,7 @@ struct cudaload_ctx {
   size_t root_count, root_capacity;
   cl_library *libraries;
   size_t library_count, library_capacity;
+  cl_version_cache *version_cache;
   int scanned;
   cl_bundled_shim *shims; /* bundled copies the last scan noticed */
   size_t shim_count, shim_capacity;
@@ -134,6 +146,13 @@ cl_naming cl_ctx_naming(const cudaload_ctx *ctx);
 
 /* Drop the inventory and the root list of the last scan. */
 void cl_ctx_clear_inventory(cudaload_ctx *ctx);
+
+/* Look up a library's version now if the scan left it for later; keeps the
+ * calling thread's last error as it was (inventory.c). */
+void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib);
+/* Every library's (for reports that print them all). */
+void cl_inventory_settle_versions(cudaload_ctx *ctx);
+void cl_version_cache_free(cl_version_cache *cache);
 
 /* Append a root (path copied); returns its index via *index. */
 int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,

@@ -1262,6 +1262,8 @@ int cl_doctor_report(cudaload_ctx *ctx, int format, unsigned flags, char **out,
   int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
   if (!rc)
     rc = plan_requirements(&d);
+  if (!rc) /* the report prints every version */
+    cl_inventory_settle_versions(ctx);
   if (rc) {
     doctor_free(&d);
     return rc;

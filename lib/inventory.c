@@ -18,15 +18,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Metadata read once per scan and shared by every folder that needs it. */
-typedef struct distinfo_cache_entry {
-  cl_distinfo_index index;
-} distinfo_cache_entry;
-
+/* Where versions come from, read once and shared by every library that
+ * needs them: dist-info indexes, toolkit headers, and whether the folders
+ * they live in exist. It lives in the ctx, beside the inventory, because a
+ * wheel's version is looked up on first use (cl_library_settle_version). */
 typedef struct headers_cache_entry {
   char *include_dir;
   cl_toolkit_headers headers;
 } headers_cache_entry;
+
+typedef struct known_folder {
+  char *path;
+  int is_directory;
+} known_folder;
+
+struct cl_version_cache {
+  cl_distinfo_index *distinfo;
+  size_t distinfo_count, distinfo_capacity;
+  headers_cache_entry *headers;
+  size_t headers_count, headers_capacity;
+  known_folder *folders;
+  size_t folder_count, folder_capacity;
+  int out_of_memory;
+};
+
+void cl_version_cache_free(cl_version_cache *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->distinfo_count; ++i)
+    cl_distinfo_free(&c->distinfo[i]);
+  free(c->distinfo);
+  for (size_t i = 0; i < c->headers_count; ++i) {
+    free(c->headers[i].include_dir);
+    cl_toolkit_headers_free(&c->headers[i].headers);
+  }
+  free(c->headers);
+  for (size_t i = 0; i < c->folder_count; ++i)
+    free(c->folders[i].path);
+  free(c->folders);
+  free(c);
+}
 
 typedef struct scanner {
   cudaload_ctx *ctx;
@@ -34,10 +65,6 @@ typedef struct scanner {
   size_t root;            /* index of the root being scanned */
   int status;             /* first fatal error (out of memory) */
   char **root_real_paths; /* per root, for skipping duplicate default roots */
-  distinfo_cache_entry *distinfo;
-  size_t distinfo_count, distinfo_capacity;
-  headers_cache_entry *headers;
-  size_t headers_count, headers_capacity;
 } scanner;
 
 static void out_of_memory(scanner *s) {
@@ -45,38 +72,57 @@ static void out_of_memory(scanner *s) {
     s->status = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_scan: out of memory");
 }
 
-static const cl_distinfo_index *distinfo_for(scanner *s, const char *folder) {
-  for (size_t i = 0; i < s->distinfo_count; ++i)
-    if (strcmp(s->distinfo[i].index.folder, folder) == 0)
-      return &s->distinfo[i].index;
-  if (cl_reserve((void **)&s->distinfo, &s->distinfo_capacity,
-                 s->distinfo_count + 1, sizeof *s->distinfo)) {
-    out_of_memory(s);
+/* Whether the dist-info and include folders a library's version may come
+ * from exist: asked once per folder, not once per library in it. */
+static int is_directory(cl_version_cache *c, const char *path) {
+  for (size_t i = 0; i < c->folder_count; ++i)
+    if (strcmp(c->folders[i].path, path) == 0)
+      return c->folders[i].is_directory;
+  int is_dir = cl_stat_kind(path, NULL) == CL_KIND_DIRECTORY;
+  char *copy = cl_strdup(path);
+  if (!copy || cl_reserve((void **)&c->folders, &c->folder_capacity,
+                          c->folder_count + 1, sizeof *c->folders)) {
+    free(copy); /* not remembered: asked again next time */
+    return is_dir;
+  }
+  c->folders[c->folder_count].path = copy;
+  c->folders[c->folder_count++].is_directory = is_dir;
+  return is_dir;
+}
+
+static const cl_distinfo_index *distinfo_for(cl_version_cache *c,
+                                             const char *folder) {
+  for (size_t i = 0; i < c->distinfo_count; ++i)
+    if (strcmp(c->distinfo[i].folder, folder) == 0)
+      return &c->distinfo[i];
+  if (cl_reserve((void **)&c->distinfo, &c->distinfo_capacity,
+                 c->distinfo_count + 1, sizeof *c->distinfo)) {
+    c->out_of_memory = 1;
     return NULL;
   }
-  cl_distinfo_index *index = &s->distinfo[s->distinfo_count].index;
+  cl_distinfo_index *index = &c->distinfo[c->distinfo_count];
   if (cl_distinfo_load(folder, index)) {
     cl_distinfo_free(index);
-    out_of_memory(s);
+    c->out_of_memory = 1;
     return NULL;
   }
-  s->distinfo_count++;
+  c->distinfo_count++;
   return index;
 }
 
-static const cl_toolkit_headers *headers_for(scanner *s,
+static const cl_toolkit_headers *headers_for(cl_version_cache *c,
                                              const char *include_dir) {
-  for (size_t i = 0; i < s->headers_count; ++i)
-    if (strcmp(s->headers[i].include_dir, include_dir) == 0)
-      return &s->headers[i].headers;
+  for (size_t i = 0; i < c->headers_count; ++i)
+    if (strcmp(c->headers[i].include_dir, include_dir) == 0)
+      return &c->headers[i].headers;
   char *copy = cl_strdup(include_dir);
-  if (!copy || cl_reserve((void **)&s->headers, &s->headers_capacity,
-                          s->headers_count + 1, sizeof *s->headers)) {
+  if (!copy || cl_reserve((void **)&c->headers, &c->headers_capacity,
+                          c->headers_count + 1, sizeof *c->headers)) {
     free(copy);
-    out_of_memory(s);
+    c->out_of_memory = 1;
     return NULL;
   }
-  headers_cache_entry *e = &s->headers[s->headers_count++];
+  headers_cache_entry *e = &c->headers[c->headers_count++];
   e->include_dir = copy;
   cl_toolkit_headers_load(include_dir, &e->headers);
   return &e->headers;
@@ -94,16 +140,23 @@ static char *ancestor(const char *folder, int levels) {
   return p;
 }
 
-/* For a folder inside site-packages ("SP/nvidia/cudnn/lib"), the
- * site-packages folder and the RECORD path of name ("nvidia/cudnn/lib/x").
- * NVIDIA's wheels always install under a top-level "nvidia" package. */
-static int wheel_position(const char *folder, const char *name,
-                          char **site_packages, char **relpath) {
+/* The separator before the "nvidia" package of a folder inside
+ * site-packages ("SP/nvidia/cudnn/lib"), or NULL. NVIDIA's wheels always
+ * install under a top-level "nvidia" package. */
+static const char *wheel_package_start(const char *folder) {
   const char *hit = NULL;
   for (const char *p = folder; *p; ++p)
     if ((*p == '/' || *p == '\\') && strncmp(p + 1, "nvidia", 6) == 0 &&
         (p[7] == '/' || p[7] == '\\'))
       hit = p;
+  return hit;
+}
+
+/* For a folder inside site-packages, the site-packages folder and the
+ * RECORD path of name ("nvidia/cudnn/lib/x"). */
+static int wheel_position(const char *folder, const char *name,
+                          char **site_packages, char **relpath) {
+  const char *hit = wheel_package_start(folder);
   if (!hit)
     return 0;
   *site_packages = cl_strndup(folder, (size_t)(hit - folder));
@@ -121,26 +174,19 @@ static int wheel_position(const char *folder, const char *name,
   return 1;
 }
 
-typedef struct found_version {
-  const char *version;
-  const char *source;
-  const char *file;
-  int cuda_major;
-} found_version;
-
 /* The dist-info that installed this file: the wheel's RECORD (exact path),
  * else a toolkit's dist-info folder beside its lib folder (by name). */
-static const cl_distribution *distribution_of(scanner *s, const char *folder,
-                                              const char *name) {
+static const cl_distribution *
+distribution_of(cl_version_cache *c, const char *folder, const char *name) {
   char *site_packages = NULL, *relpath = NULL;
   int in_wheel = wheel_position(folder, name, &site_packages, &relpath);
   const cl_distribution *d = NULL;
   if (in_wheel < 0) {
-    out_of_memory(s);
+    c->out_of_memory = 1;
     return NULL;
   }
   if (in_wheel) {
-    const cl_distinfo_index *index = distinfo_for(s, site_packages);
+    const cl_distinfo_index *index = distinfo_for(c, site_packages);
     d = index ? cl_distinfo_by_path(index, relpath) : NULL;
     free(site_packages);
     free(relpath);
@@ -150,8 +196,8 @@ static const cl_distribution *distribution_of(scanner *s, const char *folder,
   for (int levels = 1; levels <= 3 && !d; levels += 2) {
     char *prefix = ancestor(folder, levels);
     char *dist_folder = prefix ? cl_path_join(prefix, "dist-info") : NULL;
-    if (dist_folder && cl_stat_kind(dist_folder, NULL) == CL_KIND_DIRECTORY) {
-      const cl_distinfo_index *index = distinfo_for(s, dist_folder);
+    if (dist_folder && is_directory(c, dist_folder)) {
+      const cl_distinfo_index *index = distinfo_for(c, dist_folder);
       d = index ? cl_distinfo_by_name(index, name) : NULL;
     }
     free(dist_folder);
@@ -160,14 +206,15 @@ static const cl_distribution *distribution_of(scanner *s, const char *folder,
   return d;
 }
 
-static const cl_header_version *header_of(scanner *s, const char *folder,
+static const cl_header_version *header_of(cl_version_cache *c,
+                                          const char *folder,
                                           const char *family, int major) {
   for (int levels = 1; levels <= 3; levels += 2) {
     char *prefix = ancestor(folder, levels);
     char *include_dir = prefix ? cl_path_join(prefix, "include") : NULL;
     const cl_header_version *v = NULL;
-    if (include_dir && cl_stat_kind(include_dir, NULL) == CL_KIND_DIRECTORY) {
-      const cl_toolkit_headers *h = headers_for(s, include_dir);
+    if (include_dir && is_directory(c, include_dir)) {
+      const cl_toolkit_headers *h = headers_for(c, include_dir);
       v = h ? cl_toolkit_headers_for(h, family) : NULL;
     }
     free(include_dir);
@@ -178,6 +225,117 @@ static const cl_header_version *header_of(scanner *s, const char *folder,
   return NULL;
 }
 
+/* A library's version and where it was read; the strings point into the
+ * cache or into pe/stamp. */
+typedef struct found_version {
+  const char *version;
+  const char *source;
+  const char *file;
+  int cuda_major;
+  char stamp[16];
+  cl_binary_info pe;
+} found_version;
+
+/* The first source that tells: the owning dist-info, the file name, a
+ * DLL's VERSIONINFO, the toolkit's headers. */
+static void find_version(cl_version_cache *c, cl_naming naming,
+                         const char *folder, const char *name,
+                         const char *real_path, const cl_name_match *m,
+                         found_version *v) {
+  memset(&v->pe, 0, sizeof v->pe);
+  v->version = "";
+  v->source = "none";
+  v->file = "";
+  v->cuda_major = m->cuda_major;
+  const cl_distribution *d = distribution_of(c, folder, name);
+  if (d) {
+    v->version = d->version;
+    v->source = "dist-info";
+    v->file = d->metadata_path;
+    if (!v->cuda_major)
+      v->cuda_major = d->cuda_major;
+  } else if (m->name_version[0]) {
+    v->version = m->name_version;
+    v->source = "file-name";
+    v->file = real_path;
+  } else if (naming == CL_NAMING_WINDOWS &&
+             cl_binary_parse_file(real_path, &v->pe) == CUDALOAD_OK &&
+             v->pe.file_version && v->pe.file_version[0]) {
+    v->version = cl_catalog_decode_dll_stamp(v->pe.file_version, v->stamp,
+                                             sizeof v->stamp)
+                     ? v->stamp
+                     : v->pe.file_version;
+    v->source = "versioninfo";
+    v->file = real_path;
+  } else {
+    const cl_header_version *h =
+        header_of(c, folder, m->entry->family, m->major);
+    if (h) {
+      v->version = h->version;
+      v->source = "header";
+      v->file = h->header_path;
+    }
+  }
+  cl_clear_error(); /* a DLL without VERSIONINFO is not an error */
+}
+
+/* Copy v into lib; 1 when out of memory (lib keeps what it had). */
+static int store_version(cl_library *lib, const found_version *v) {
+  char *version = cl_strdup(v->version);
+  char *file = cl_strdup(v->file);
+  if (!version || !file) {
+    free(version);
+    free(file);
+    return 1;
+  }
+  free(lib->version);
+  free(lib->version_file);
+  lib->version = version;
+  lib->version_file = file;
+  lib->version_source = v->source;
+  lib->cuda_major = v->cuda_major;
+  return 0;
+}
+
+static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
+  if (!ctx->version_cache)
+    ctx->version_cache = calloc(1, sizeof *ctx->version_cache);
+  return ctx->version_cache;
+}
+
+void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
+  if (!lib->pending_folder)
+    return;
+  /* Asking for a version is not a failure: whatever the lookup leaves in
+   * the last error, the caller's is kept. */
+  char *saved = cl_strdup(cudaload_last_error());
+  cl_version_cache *c = version_cache_of(ctx);
+  if (c) {
+    found_version v;
+    find_version(c, cl_ctx_naming(ctx), lib->pending_folder, lib->pending_name,
+                 lib->path, &lib->pending_match, &v);
+    store_version(lib, &v); /* out of memory: the version stays unknown */
+    cl_binary_info_free(&v.pe);
+  }
+  free(lib->pending_folder);
+  free(lib->pending_name);
+  lib->pending_folder = lib->pending_name = NULL;
+  if (saved && saved[0])
+    cl_fail(CUDALOAD_OK, "%s", saved);
+  else
+    cl_clear_error();
+  free(saved);
+}
+
+void cl_inventory_settle_versions(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->library_count; ++i)
+    cl_library_settle_version(ctx, &ctx->libraries[i]);
+}
+
+/* Add a library. A wheel's version waits for the first question about it:
+ * the dist-info folder that owns the file can only be found by listing
+ * site-packages, which may hold thousands of unrelated packages, and a plan
+ * for "cudnn=9" needs no more than the major its file name gives. */
 static int add_library(scanner *s, const cl_name_match *m, const char *folder,
                        const char *name, char *real_path) {
   cudaload_ctx *ctx = s->ctx;
@@ -186,60 +344,41 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
       free(real_path); /* an alias, or reached again from a later root */
       return 0;
     }
-  cl_binary_info pe;
-  memset(&pe, 0, sizeof pe);
-  found_version v = {"", "none", "", m->cuda_major};
-  char stamp_version[16];
-  const cl_distribution *d = distribution_of(s, folder, name);
-  if (d) {
-    v.version = d->version;
-    v.source = "dist-info";
-    v.file = d->metadata_path;
-    if (!v.cuda_major)
-      v.cuda_major = d->cuda_major;
-  } else if (m->name_version[0]) {
-    v.version = m->name_version;
-    v.source = "file-name";
-    v.file = real_path;
-  } else if (s->naming == CL_NAMING_WINDOWS &&
-             cl_binary_parse_file(real_path, &pe) == CUDALOAD_OK &&
-             pe.file_version && pe.file_version[0]) {
-    v.version = cl_catalog_decode_dll_stamp(pe.file_version, stamp_version,
-                                            sizeof stamp_version)
-                    ? stamp_version
-                    : pe.file_version;
-    v.source = "versioninfo";
-    v.file = real_path;
-  } else {
-    const cl_header_version *h =
-        header_of(s, folder, m->entry->family, m->major);
-    if (h) {
-      v.version = h->version;
-      v.source = "header";
-      v.file = h->header_path;
-    }
-  }
-  cl_clear_error(); /* a DLL without VERSIONINFO is not an error */
-  if (cl_reserve((void **)&ctx->libraries, &ctx->library_capacity,
-                 ctx->library_count + 1, sizeof(cl_library))) {
-    cl_binary_info_free(&pe);
+  cl_version_cache *c = version_cache_of(ctx);
+  if (!c || cl_reserve((void **)&ctx->libraries, &ctx->library_capacity,
+                       ctx->library_count + 1, sizeof(cl_library))) {
     free(real_path);
     out_of_memory(s);
     return 1;
   }
   cl_library *lib = &ctx->libraries[ctx->library_count];
+  memset(lib, 0, sizeof *lib);
   lib->entry = m->entry;
   lib->major = m->major;
-  lib->cuda_major = v.cuda_major;
-  lib->version_source = v.source;
-  lib->version = cl_strdup(v.version);
-  lib->version_file = cl_strdup(v.file);
+  lib->cuda_major = m->cuda_major;
+  lib->version_source = "none";
   lib->path = real_path;
   lib->root = s->root;
-  cl_binary_info_free(&pe);
-  if (!lib->version || !lib->version_file) {
+  int failed = 0;
+  if (wheel_package_start(folder)) {
+    lib->version = cl_strdup("");
+    lib->version_file = cl_strdup("");
+    lib->pending_folder = cl_strdup(folder);
+    lib->pending_name = cl_strdup(name);
+    lib->pending_match = *m;
+    failed = !lib->version || !lib->version_file || !lib->pending_folder ||
+             !lib->pending_name;
+  } else {
+    found_version v;
+    find_version(c, s->naming, folder, name, real_path, m, &v);
+    failed = store_version(lib, &v) || c->out_of_memory;
+    cl_binary_info_free(&v.pe);
+  }
+  if (failed) {
     free(lib->version);
     free(lib->version_file);
+    free(lib->pending_folder);
+    free(lib->pending_name);
     free(real_path);
     out_of_memory(s);
     return 1;
@@ -254,13 +393,14 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
  * libraries are skipped: they are never opened here. */
 static void consider_file(scanner *s, const char *folder,
                           const char *folder_real, const char *name,
-                          const cl_name_match *m) {
+                          cl_file_kind kind, const cl_name_match *m) {
   char *full = cl_path_join(folder, name);
   if (!full) {
     out_of_memory(s);
     return;
   }
-  cl_file_kind kind = cl_lstat_kind(full);
+  if (kind == CL_KIND_UNKNOWN) /* the listing did not say */
+    kind = cl_lstat_kind(full);
   char *real = NULL;
   cl_name_match real_match = *m;
   if (kind == CL_KIND_REGULAR) {
@@ -282,6 +422,7 @@ static void consider_file(scanner *s, const char *folder,
 
 typedef struct candidate {
   char *name;
+  cl_file_kind kind; /* as the listing saw it */
   cl_name_match match;
 } candidate;
 
@@ -350,7 +491,8 @@ static void note_bundled_shim(folder_listing *l, const char *name) {
   shim->package = package;
 }
 
-static int collect_candidate(const char *name, void *opaque) {
+static int collect_candidate(const char *name, cl_file_kind kind,
+                             void *opaque) {
   folder_listing *l = opaque;
   cl_name_match m;
   if (!cl_catalog_match(name, l->s->naming, &m)) {
@@ -364,6 +506,7 @@ static int collect_candidate(const char *name, void *opaque) {
     out_of_memory(l->s);
     return 1;
   }
+  l->items[l->count].kind = kind;
   l->items[l->count++].match = m;
   return 0;
 }
@@ -415,7 +558,8 @@ static int scan_folder(const char *folder, void *opaque) {
     char *folder_real = cl_real_path(folder);
     cl_clear_error();
     for (size_t i = 0; i < l.count && !s->status; ++i)
-      consider_file(s, folder, folder_real, l.items[i].name, &l.items[i].match);
+      consider_file(s, folder, folder_real, l.items[i].name, l.items[i].kind,
+                    &l.items[i].match);
     free(folder_real);
   }
   for (size_t i = 0; i < l.count; ++i)
@@ -434,14 +578,8 @@ static void consider_cache_entry(const char *key, const char *path,
   if (!folder) {
     return;
   }
-  consider_file(s, folder, NULL, cl_path_basename(path), &m);
+  consider_file(s, folder, NULL, cl_path_basename(path), CL_KIND_UNKNOWN, &m);
   free(folder);
-}
-
-static int stop_at_first(const char *name, void *opaque) {
-  (void)name;
-  (void)opaque;
-  return 1;
 }
 
 static void scan_root(scanner *s, size_t index) {
@@ -464,7 +602,7 @@ static void scan_root(scanner *s, size_t index) {
     return;
   }
   /* A root that cannot be listed is reported, not taken as empty. */
-  int rc = cl_list_dir(root->path, stop_at_first, NULL);
+  int rc = cl_dir_check_listable(root->path);
   cl_clear_error();
   if (rc) {
     root->status = rc;
@@ -526,14 +664,6 @@ int cudaload_scan(cudaload_ctx *ctx) {
     add_root(&s, ctx->explicit_roots[i], "explicit", 0);
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
     cl_default_roots(s.naming, add_default_root, &s);
-  for (size_t i = 0; i < s.distinfo_count; ++i)
-    cl_distinfo_free(&s.distinfo[i].index);
-  free(s.distinfo);
-  for (size_t i = 0; i < s.headers_count; ++i) {
-    free(s.headers[i].include_dir);
-    cl_toolkit_headers_free(&s.headers[i].headers);
-  }
-  free(s.headers);
   for (size_t i = 0; i < ctx->root_count; ++i)
     free(s.root_real_paths[i]);
   free(s.root_real_paths);

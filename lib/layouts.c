@@ -118,28 +118,39 @@ static int applies(const fixed_folder *f, cl_naming naming) {
 
 /* A site-packages folder holds packages, never libraries, and can hold
  * thousands of entries: listing it would make a scan's cost grow with the
- * number of unrelated packages. */
-static int is_site_packages(const char *root) {
+ * number of unrelated packages. Known by its name only: a folder that holds
+ * an nvidia/ sub-folder may be a pip --target folder, or a system library
+ * folder with the driver's nvidia/current beside its own libraries. */
+static int named_site_packages(const char *root) {
   const char *base = cl_path_basename(root);
-  if (strncmp(base, "site-packages", 13) == 0 ||
-      strncmp(base, "dist-packages", 13) == 0)
-    return 1;
+  return strncmp(base, "site-packages", 13) == 0 ||
+         strncmp(base, "dist-packages", 13) == 0;
+}
+
+static int has_wheels(const char *root) {
   char *nvidia = cl_path_join(root, "nvidia");
-  int has_wheels = nvidia && cl_stat_kind(nvidia, NULL) == CL_KIND_DIRECTORY;
+  int found = nvidia && cl_stat_kind(nvidia, NULL) == CL_KIND_DIRECTORY;
   free(nvidia);
-  return has_wheels;
+  return found;
 }
 
 static void walk_root(walk *w, const char *root, int nested) {
-  if (!nested && !is_site_packages(root))
+  int named = nested || named_site_packages(root);
+  if (!named)
     visit_if_folder(w, root);
-  for (size_t i = 0; i < sizeof toolkit_folders / sizeof *toolkit_folders; ++i)
+  /* A folder of Python packages has no toolkit folders (lib64, bin) and no
+   * lib/pythonX.Y inside: not probing them keeps a wheel-only scan to the
+   * folders that can hold NVIDIA's wheels. */
+  int site_packages = named || has_wheels(root);
+  for (size_t i = 0;
+       i < sizeof toolkit_folders / sizeof *toolkit_folders && !site_packages;
+       ++i)
     if (applies(&toolkit_folders[i], w->naming) && !w->stopped) {
       visit_relative(w, root, toolkit_folders[i].relative);
       if (strcmp(toolkit_folders[i].relative, "lib") == 0)
         visit_each_child(w, root, "targets", any_name, "lib");
     }
-  if (w->naming == CL_NAMING_WINDOWS && !w->stopped)
+  if (w->naming == CL_NAMING_WINDOWS && !w->stopped && !site_packages)
     visit_each_child(w, root, "bin", cuda_version_name, NULL);
   /* NVIDIA's wheels: nvidia/<package>/lib (Linux) or /bin (Windows);
    * CUDA 13 wheels share nvidia/cu13. */
@@ -149,7 +160,7 @@ static void walk_root(walk *w, const char *root, int nested) {
   for (size_t i = 0; i < sizeof package_folders / sizeof *package_folders; ++i)
     if (applies(&package_folders[i], w->naming) && !w->stopped)
       visit_relative(w, root, package_folders[i].relative);
-  if (nested || w->stopped)
+  if (site_packages || w->stopped)
     return;
   /* A venv or conda prefix holds a site-packages folder: search it as a
    * site-packages root. Probing names is cheaper than listing lib/, which

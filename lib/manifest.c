@@ -171,7 +171,7 @@ static int bool_value(const manifest *m, const char *key,
 }
 
 static int add_requirement(manifest *m, const yaml_node_t *node) {
-  const char *spec;
+  const char *spec = NULL;
   int rc = string_value(m, "requirements", node, &spec);
   if (rc)
     return rc;
@@ -229,7 +229,7 @@ static int parse_roots(manifest *m, yaml_document_t *doc,
   for (yaml_node_item_t *item = node->data.sequence.items.start;
        item < node->data.sequence.items.top; ++item) {
     const yaml_node_t *child = yaml_document_get_node(doc, *item);
-    const char *dir;
+    const char *dir = NULL;
     int rc =
         child ? string_value(m, "roots", child, &dir) : CUDALOAD_E_MALFORMED;
     if (rc)
@@ -286,7 +286,7 @@ static int parse_policy(manifest *m, yaml_document_t *doc,
       return cl_fail(CUDALOAD_E_MALFORMED, "%s: malformed document", m->path);
     const char *name = scalar(key);
     if (!strcmp(name, "sublibraries")) {
-      const char *v;
+      const char *v = NULL;
       rc = string_value(m, "policy.sublibraries", value, &v);
       if (!rc && !strcmp(v, "all"))
         m->preload_flags |= CUDALOAD_PRELOAD_ALL_SUBLIBS;

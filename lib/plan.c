@@ -142,6 +142,8 @@ static int better(const cudaload_ctx *ctx, const cl_library *a,
   int b_explicit = strcmp(ctx->roots[b->root].origin, "explicit") == 0;
   if (a_explicit != b_explicit)
     return a_explicit;
+  cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)a);
+  cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)b);
   long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
   int na = library_version(a, va), nb = library_version(b, vb);
   int cmp = cl_version_compare(va, na ? na : 1, vb, nb ? nb : 1);
@@ -286,8 +288,63 @@ static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
   return NULL;
 }
 
+/* Header of plan entry i into info[i] and its SONAME into the entry (the
+ * file name when it has none, or cannot be parsed: a file we cannot parse
+ * is still planned, the OS loader is the judge, and preload reports what it
+ * says). Returns 0 or CUDALOAD_E_NO_MEMORY. */
+static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
+                       int parse) {
+  cl_plan_entry *p = &ctx->plan[i];
+  if (!parse || cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
+    memset(&info[i], 0, sizeof info[i]);
+  cl_clear_error();
+  const char *soname = info[i].soname && info[i].soname[0]
+                           ? info[i].soname
+                           : cl_path_basename(p->path);
+  free(p->soname);
+  p->soname = cl_strdup(soname);
+  return p->soname ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* What a main library's NEEDED names are in the catalog, matched once per
+ * plan (a plan compares every sub-library with every NEEDED name). */
+typedef struct needed_names {
+  const cl_catalog_entry **entry; /* NULL: not a catalog name */
+  int *major;
+} needed_names;
+
+static int match_needed(const cl_binary_info *info, needed_names *out) {
+  out->entry = calloc(info->needed_count + 1, sizeof *out->entry);
+  out->major = calloc(info->needed_count + 1, sizeof *out->major);
+  if (!out->entry || !out->major)
+    return CUDALOAD_E_NO_MEMORY;
+  cl_naming naming =
+      info->format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+  for (size_t d = 0; d < info->needed_count; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info->needed[d], naming, &m)) {
+      out->entry[d] = m.entry;
+      out->major[d] = m.major;
+    }
+  }
+  return CUDALOAD_OK;
+}
+
+/* Does NEEDED name d of a main library refer to plan entry p? By SONAME, or
+ * by catalog name (p's header is not read before it is known to be
+ * loaded). */
+static int names_entry(const cl_binary_info *info, const needed_names *names,
+                       size_t d, const cl_plan_entry *p) {
+  return strcmp(info->needed[d], p->soname) == 0 ||
+         (names->entry && names->entry[d] == p->entry &&
+          names->major[d] == p->major);
+}
+
 /* Read the headers of the chosen files; decide which sub-libraries to load;
- * order dependencies first. */
+ * order dependencies first. Only the main libraries' headers and those of
+ * the sub-libraries that will be loaded are read: the others (cuDNN 9's
+ * seven, with the minimal plan) cost a file open each and tell nothing the
+ * plan uses. */
 static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   size_t n = ctx->plan_count;
   if (n == 0)
@@ -295,35 +352,25 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   cl_binary_info *info = calloc(n, sizeof *info);
   if (!info)
     return CUDALOAD_E_NO_MEMORY;
-  for (size_t i = 0; i < n; ++i) {
-    cl_plan_entry *p = &ctx->plan[i];
-    /* A file we cannot parse is still planned: the OS loader is the
-     * judge, and preload reports what it says. */
-    if (cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
-      memset(&info[i], 0, sizeof info[i]);
-    cl_clear_error();
-    const char *soname = info[i].soname && info[i].soname[0]
-                             ? info[i].soname
-                             : cl_path_basename(p->path);
-    p->soname = cl_strdup(soname);
-    if (!p->soname) {
-      for (size_t k = 0; k < n; ++k)
-        cl_binary_info_free(&info[k]);
-      free(info);
-      return CUDALOAD_E_NO_MEMORY;
-    }
+  needed_names *names = calloc(n, sizeof *names);
+  int header_rc = names ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < n && !header_rc; ++i) {
+    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
+    header_rc = read_header(ctx, i, info, is_main);
+    if (is_main && !header_rc)
+      header_rc = match_needed(&info[i], &names[i]);
   }
   /* Sub-libraries: loaded when something planned NEEDs them, or when their
    * main library could not find them itself. */
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < n && !header_rc; ++i) {
     cl_plan_entry *p = &ctx->plan[i];
     if (p->entry->role != CL_ROLE_SUB)
       continue;
     const char *needed_by = NULL;
     for (size_t k = 0; k < n && !needed_by; ++k)
       for (size_t d = 0; d < info[k].needed_count && !needed_by; ++d)
-        if (k != i && strcmp(info[k].needed[d], p->soname) == 0 &&
-            ctx->plan[k].entry->role == CL_ROLE_MAIN)
+        if (k != i && ctx->plan[k].entry->role == CL_ROLE_MAIN &&
+            names_entry(&info[k], &names[k], d, p))
           needed_by = ctx->plan[k].soname;
     size_t main_index = n;
     for (size_t k = 0; k < n; ++k)
@@ -333,6 +380,12 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
     const char *main_name =
         main_index < n ? ctx->plan[main_index].soname : "its main library";
     const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
+    int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
+                       !shim && main_index < n &&
+                       (info[main_index].format == CL_FORMAT_PE ||
+                        runpath_has_origin(&info[main_index]));
+    if (!finds_itself && (header_rc = read_header(ctx, i, info, 1)) != 0)
+      break;
     if (needed_by) {
       set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
     } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
@@ -363,6 +416,17 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
                  "of %s by name would fail unless it is already loaded",
                  main_name, p->soname);
     }
+  }
+  for (size_t k = 0; names && k < n; ++k) {
+    free(names[k].entry);
+    free(names[k].major);
+  }
+  free(names);
+  if (header_rc) {
+    for (size_t k = 0; k < n; ++k)
+      cl_binary_info_free(&info[k]);
+    free(info);
+    return header_rc;
   }
   /* Dependencies first: a depth-first walk in plan order over NEEDED edges
    * inside the plan; a cycle (none in real CUDA libraries) is broken at the
@@ -507,6 +571,11 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
         continue;
       char why[512];
       const cl_catalog_entry *missing;
+      /* "cudnn=9" is decided by the major the file name gives; anything
+       * finer needs the version (a wheel's is looked up now). */
+      if (req->op != CL_OP_ANY &&
+          !(req->op == CL_OP_EQ && req->version_parts == 1))
+        cl_library_settle_version(ctx, &ctx->libraries[i]);
       if (!satisfies(req, lib, why, sizeof why)) {
         append(&rejected, "    %s: %s\n", lib->path, why);
       } else if ((missing = missing_companion(ctx, lib))) {

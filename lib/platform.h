@@ -28,20 +28,29 @@ typedef enum cl_file_kind {
   CL_KIND_REGULAR,
   CL_KIND_DIRECTORY,
   CL_KIND_SYMLINK, /* only from cl_lstat_kind */
-  CL_KIND_OTHER    /* FIFO, socket, device */
+  CL_KIND_OTHER,   /* FIFO, socket, device */
+  CL_KIND_UNKNOWN  /* only from cl_list_dir: the listing did not say */
 } cl_file_kind;
 
 cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out);
 cl_file_kind cl_lstat_kind(const char *path);
 
 /*
- * Directory listing. Calls visit(name, opaque) for each entry except "." and
- * "..", in the order the OS returns them. Returns 0, or a CUDALOAD_E_* status
- * (with last error set) when the folder cannot be opened. visit returning
- * non-zero stops the walk early (still returns 0).
+ * Directory listing. Calls visit(name, kind, opaque) for each entry except
+ * "." and "..", in the order the OS returns them; kind is what the listing
+ * itself tells without following a symlink (d_type; the find data's
+ * attributes), CL_KIND_UNKNOWN when it does not (some file systems): then
+ * ask cl_lstat_kind. Returns 0, or a CUDALOAD_E_* status (with last error
+ * set) when the folder cannot be opened. visit returning non-zero stops the
+ * walk early (still returns 0).
  */
-typedef int (*cl_dir_visitor)(const char *name, void *opaque);
+typedef int (*cl_dir_visitor)(const char *name, cl_file_kind kind,
+                              void *opaque);
 int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque);
+
+/* 0 when dir is a folder this process may list, else the status and last
+ * error cl_list_dir would give, without reading any entry. */
+int cl_dir_check_listable(const char *dir);
 
 /* A malloc'ed canonical absolute path with every symlink resolved, or NULL
  * (last error set) when the path does not resolve. */

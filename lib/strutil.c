@@ -126,7 +126,8 @@ typedef struct name_collector {
   int failed;
 } name_collector;
 
-static int collect_name(const char *name, void *opaque) {
+static int collect_name(const char *name, cl_file_kind kind, void *opaque) {
+  (void)kind;
   name_collector *c = opaque;
   cl_name_list *l = c->list;
   if (!c->keep(name, c->arg))

@@ -144,15 +144,18 @@ typedef struct listing {
   int saw_plain;
   int saw_unicode;
   int saw_dot_entries;
+  cl_file_kind plain_kind;
   size_t count;
   size_t stop_after; /* 0: never stop */
 } listing;
 
-static int record_entry(const char *name, void *opaque) {
+static int record_entry(const char *name, cl_file_kind kind, void *opaque) {
   listing *seen = opaque;
   seen->count++;
-  if (strcmp(name, PLAIN_FILE) == 0)
+  if (strcmp(name, PLAIN_FILE) == 0) {
     seen->saw_plain = 1;
+    seen->plain_kind = kind;
+  }
   if (strcmp(name, UNICODE_FILE) == 0)
     seen->saw_unicode = 1;
   if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
@@ -168,6 +171,18 @@ static void list_dir_finds_files(void **state) {
   assert_true(seen.saw_unicode);
   assert_false(seen.saw_dot_entries);
   assert_true(seen.count >= 2);
+  /* The listing's own kind, or "ask lstat" where the file system does not
+   * say; never a wrong kind. */
+  assert_true(seen.plain_kind == CL_KIND_REGULAR ||
+              seen.plain_kind == CL_KIND_UNKNOWN);
+}
+
+static void check_listable(void **state) {
+  (void)state;
+  assert_int_equal(cl_dir_check_listable("."), CUDALOAD_OK);
+  assert_int_equal(cl_dir_check_listable(MISSING_FILE), CUDALOAD_E_NOT_FOUND);
+  assert_non_null(strstr(cudaload_last_error(), MISSING_FILE));
+  assert_int_not_equal(cl_dir_check_listable(PLAIN_FILE), CUDALOAD_OK);
 }
 
 static void list_dir_stops_when_asked(void **state) {
@@ -217,6 +232,38 @@ static void real_path_is_absolute_and_stable(void **state) {
   assert_int_equal(cl_stat_kind(dir, NULL), CL_KIND_DIRECTORY);
   free(dir);
 }
+
+#ifndef _WIN32
+/* Links in the folder part and in the file itself resolve to the file's own
+ * name, as realpath(3) gives it; a FIFO resolves without being opened (an
+ * open of a FIFO with no writer would block). */
+static void real_path_resolves_links(void **state) {
+  (void)state;
+  (void)system("rm -rf test_platform-rp && mkdir -p test_platform-rp/target "
+               "&& : > test_platform-rp/target/lib.so.1 "
+               "&& ln -s target test_platform-rp/link "
+               "&& ln -s lib.so.1 test_platform-rp/target/alias.so "
+               "&& mkfifo test_platform-rp/target/fifo.so");
+  char *expected = realpath("test_platform-rp/target/lib.so.1", NULL);
+  assert_non_null(expected);
+  char *via_folder = cl_real_path("test_platform-rp/link/lib.so.1");
+  char *via_file = cl_real_path("test_platform-rp/link/alias.so");
+  assert_non_null(via_folder);
+  assert_non_null(via_file);
+  assert_string_equal(via_folder, expected);
+  assert_string_equal(via_file, expected);
+  char *fifo = cl_real_path("test_platform-rp/link/fifo.so");
+  assert_non_null(fifo);
+  assert_true(ends_with(fifo, "/target/fifo.so"));
+  assert_null(cl_real_path("test_platform-rp/link/missing.so"));
+  assert_non_null(strstr(cudaload_last_error(), "missing.so"));
+  free(expected);
+  free(via_folder);
+  free(via_file);
+  free(fifo);
+  (void)system("rm -rf test_platform-rp");
+}
+#endif
 
 static void real_path_missing(void **state) {
   (void)state;
@@ -450,10 +497,14 @@ int main(void) {
       cmocka_unit_test(stat_kinds),
       cmocka_unit_test(list_dir_finds_files),
       cmocka_unit_test(list_dir_stops_when_asked),
+      cmocka_unit_test(check_listable),
       cmocka_unit_test(list_dir_missing),
       cmocka_unit_test(list_dir_of_a_file),
       cmocka_unit_test(real_path_is_absolute_and_stable),
       cmocka_unit_test(real_path_missing),
+#ifndef _WIN32
+      cmocka_unit_test(real_path_resolves_links),
+#endif
       cmocka_unit_test(long_absolute_paths),
       cmocka_unit_test(file_reads_at_offsets),
       cmocka_unit_test(file_open_refuses_a_directory),

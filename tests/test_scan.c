@@ -289,6 +289,110 @@ static void test_conda_prefix(void **state) {
   cudaload_destroy(ctx);
 }
 
+static size_t library_named(const cudaload_ctx *ctx, const char *name) {
+  for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+    if (strcmp(cudaload_library_name(ctx, i), name) == 0)
+      return i;
+  fail_msg("no library %s in the inventory", name);
+  return 0;
+}
+
+/* A wheel's version is read from its dist-info at the first question, not
+ * during the scan (docs/scan-contract.md, "When"): a plan for a major needs
+ * no listing of site-packages. The answer is the dist-info's, a plan finer
+ * than the major still gets it, and asking leaves the caller's last error
+ * alone. */
+static void test_wheel_version_on_first_question(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu12"))
+    skip();
+  char command[4096];
+  snprintf(command, sizeof command,
+           "rm -rf test_scan-lazy && mkdir test_scan-lazy && "
+           "cp -R '%s' test_scan-lazy/",
+           test_fixture_path("wheels-cu12/site-packages"));
+  assert_int_equal(system(command), 0);
+  char *root = realpath("test_scan-lazy/site-packages", NULL);
+  assert_non_null(root);
+
+  /* Asked after a plan for a major: the dist-info's version. */
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas=="), CUDALOAD_E_BAD_SPEC);
+  char before[1024];
+  snprintf(before, sizeof before, "%s", cudaload_last_error());
+  assert_true(before[0] != '\0');
+  size_t i = library_named(ctx, "cublas");
+  assert_string_equal(cudaload_library_version(ctx, i), "12.4.5.8");
+  assert_string_equal(cudaload_library_version_source(ctx, i), "dist-info");
+  assert_true(ends_with(cudaload_library_version_file(ctx, i),
+                        "nvidia_cublas_cu12-12.4.5.8.dist-info/METADATA"));
+  assert_int_equal(
+      cudaload_library_cuda_major(ctx, library_named(ctx, "cudnn")),
+      12); /* from the -cu12 of nvidia-cudnn-cu12 */
+  assert_string_equal(cudaload_last_error(), before);
+  cudaload_destroy(ctx);
+
+  /* A requirement finer than the major reads the versions it compares. */
+  ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas>=12.4.5"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  cudaload_destroy(ctx);
+  ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas>=12.5"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  assert_non_null(strstr(cudaload_last_error(), "12.4.5.8"));
+  cudaload_destroy(ctx);
+
+  /* What the first question finds is what is on disk then: the metadata
+   * is not read before it is asked for. */
+  ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  assert_int_equal(
+      system("mv test_scan-lazy/site-packages/"
+             "nvidia_cublas_cu12-12.4.5.8.dist-info test_scan-lazy/moved"),
+      0);
+  i = library_named(ctx, "cublas");
+  assert_string_equal(cudaload_library_version(ctx, i), "");
+  assert_string_equal(cudaload_library_version_source(ctx, i), "none");
+  cudaload_destroy(ctx);
+  free(root);
+  assert_int_equal(system("rm -rf test_scan-lazy"), 0);
+}
+
+/* A system library folder that also holds the driver's nvidia/ sub-folder
+ * (Debian: /usr/lib/x86_64-linux-gnu/nvidia/current) is still a library
+ * folder: its own files are found, not taken for a site-packages folder. */
+static void test_library_folder_with_nvidia_subfolder(void **state) {
+  (void)state;
+  if (fixtures_missing("cudnn8_compat"))
+    skip();
+  char command[4096];
+  snprintf(
+      command, sizeof command,
+      "rm -rf test_scan-syslib && mkdir -p test_scan-syslib/nvidia/current "
+      "&& cp '%s' test_scan-syslib/",
+      test_fixture_path("cudnn8_compat/libcudnn.so.8"));
+  assert_int_equal(system(command), 0);
+  char *root = realpath("test_scan-syslib", NULL);
+  assert_non_null(root);
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_library_count(ctx), 1);
+  assert_string_equal(cudaload_library_name(ctx, 0), "cudnn");
+  assert_true(ends_with(cudaload_library_path(ctx, 0),
+                        "/test_scan-syslib/libcudnn.so.8"));
+  cudaload_destroy(ctx);
+  free(root);
+  assert_int_equal(system("rm -rf test_scan-syslib"), 0);
+}
+
 #define COMPAT_CUDNN(name, file)                                               \
   { name, "cudnn", 8, 0, "", "none", "", "cudnn8_compat/" file }
 
@@ -572,6 +676,8 @@ int main(void) {
       cmocka_unit_test(test_toolkit_library_folder_as_root),
       cmocka_unit_test(test_conda_prefix),
       cmocka_unit_test(test_cudnn8_compat_has_no_version),
+      cmocka_unit_test(test_library_folder_with_nvidia_subfolder),
+      cmocka_unit_test(test_wheel_version_on_first_question),
       cmocka_unit_test(test_windows_target_ignores_shared_objects),
       cmocka_unit_test(test_explicit_roots_keep_their_order),
       cmocka_unit_test(test_same_file_from_two_roots_once),

@@ -381,7 +381,12 @@ int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
     char *utf8 = cl_wide_to_utf8(name, -1);
     if (!utf8)
       continue;
-    int stop = visit(utf8, opaque);
+    /* A reparse point may be a link or the file it stands for: let the
+     * caller ask cl_lstat_kind, which reads the tag. */
+    cl_file_kind kind = (entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+                            ? CL_KIND_UNKNOWN
+                            : kind_of_attributes(entry.dwFileAttributes);
+    int stop = visit(utf8, kind, opaque);
     free(utf8);
     if (stop)
       break;
@@ -390,6 +395,19 @@ int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
   free(pattern);
   free(wide);
   return status;
+}
+
+static int stop_at_first(const char *name, cl_file_kind kind, void *opaque) {
+  (void)name;
+  (void)kind;
+  (void)opaque;
+  return 1;
+}
+
+int cl_dir_check_listable(const char *dir) {
+  /* FindFirstFileExW is what tells whether a folder may be listed; it
+   * returns one batch of entries, and the walk stops after the first. */
+  return cl_list_dir(dir, stop_at_first, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
