@@ -1,68 +1,58 @@
-"""The Python API over the C API: contexts, reports, setup() and friends.
+"""The Python API over the C API: setup(), preload(), scan(), Context and
+the Report they return. The rest (probe, doctor, env_prepend, inspect,
+isolation) is in _extra.
 
 Everything here goes through one backend object (ctypes or CFFI) that exposes
 ``call(name, *args)`` and a few out-parameter helpers; see _library.py.
 
-Import time matters (``import cudaload`` runs before ``import torch``, in
-every process): this module imports only what the interpreter has loaded at
-start-up anyway (os, sys, site) plus ``_thread``. typing, dataclasses, json,
-ctypes (for the CFFI backend), threading and contextlib are not imported;
-``bench/python-bench`` measures it. Annotations are strings
-(``from __future__ import annotations``) and the typing names exist for type
-checkers only.
+Import time matters: ``import cudaload`` runs before ``import torch``, in
+every process, and imports this module on first use of one of its names
+(normally cudaload.setup()), so its cost is part of every setup(). It
+imports only what the interpreter has loaded at start-up anyway (os, sys,
+``_thread``) and the package's _constants and _library. typing,
+dataclasses, json, ctypes (for the CFFI backend), threading, contextlib and
+``__future__`` are not imported, nor _errors (thirteen exception classes)
+until an exception is raised. Annotations naming typing types are strings,
+and typing is imported for type checkers only. ``bench/python-bench`` and
+``bench/compare`` measure it.
 """
-
-from __future__ import annotations
 
 import _thread
 import os
 import sys
 
 from . import _constants as C
-from ._errors import (Error, MissingFunctionError, UnsupportedError,
-                      error_for_status)
-from ._library import open_library
+from ._library import load_default as _load_default
+from ._library import open_library, set_default
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
-    import ctypes
     from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+    from ._extra import DoctorReport, Probe
 
     PathLike = Union[str, "os.PathLike[str]"]
     Specs = Union[str, Iterable[str], None]
 
+# The rest of the public API (probe, doctor, inspect, isolation, ...) is in
+# _extra.
 __all__ = [
-    "Context", "Report", "Root", "Library", "PlanEntry", "Conflict", "Probe",
-    "Stage", "Device", "FileInfo", "DoctorReport",
-    "setup", "scan", "preload", "probe", "doctor", "env_prepend", "inspect",
-    "isolated_import", "isolated_open", "symbol_provider",
-    "default_site_packages", "use_backend", "backend", "library_path",
-    "library_version",
+    "Context", "Report", "Root", "Library", "PlanEntry", "Conflict",
+    "setup", "scan", "preload", "default_site_packages", "use_backend", "backend",
+    "library_path", "library_version",
 ]
 
 # --------------------------------------------------------------------------
-# The loaded library
+# The loaded library (opened by ``import cudaload``; _library keeps it)
 # --------------------------------------------------------------------------
 
-_state_lock = _thread.allocate_lock()
-_native: Any = None
 
-
-def _load_default() -> Any:
-    global _native
-    with _state_lock:
-        if _native is None:
-            _native = open_library()
-        return _native
-
-def use_backend(name: str, path: Optional[PathLike] = None) -> str:
+def use_backend(name: str, path: "Optional[PathLike]" = None) -> str:
     """Switch the default backend ("ctypes" or "cffi"), optionally opening
     libcudaload from ``path``. Returns the path of the library now in use.
     Raises ImportError (listing where it looked) when it cannot be opened."""
-    global _native
     library = open_library(name, os.fspath(path) if path is not None else None)
-    with _state_lock:
-        _native = library
+    set_default(library)
     return library.path
 
 
@@ -81,8 +71,9 @@ def library_version() -> str:
     return _load_default().call("cudaload_version_string")
 
 
-def _need(lib: Any, name: str) -> None:
+def _need(lib: "Any", name: str) -> None:
     if not lib.has(name):
+        from ._errors import MissingFunctionError
         version = lib.call("cudaload_version_string") if lib.has("cudaload_version_string") else "?"
         raise MissingFunctionError(
             "this libcudaload has no %s (%s, version %s): it was built before "
@@ -91,9 +82,10 @@ def _need(lib: Any, name: str) -> None:
             function=name)
 
 
-def _raise(lib: Any, status: int, function: str, what: str = "",
-           report: Any = None) -> None:
+def _raise(lib: "Any", status: int, function: str, what: str = "",
+           report: "Any" = None) -> None:
     """Raise the Error subclass for ``status`` with the last-error text."""
+    from ._errors import error_for_status
     detail = lib.call("cudaload_last_error") or ""
     status_text = lib.call("cudaload_strerror", status) or ""
     message = "%s%s: %s" % (function, " " + what if what else "", status_text)
@@ -114,9 +106,12 @@ def _raise(lib: Any, status: int, function: str, what: str = "",
 # methods of eleven classes cost more than everything else of
 # ``import cudaload``. _Record gives them what the dataclasses gave: keyword
 # and positional construction, field order, repr, equality and to_dict().
+# The fields' types are those of __init__'s arguments (type checkers infer
+# the attributes from them): class-level annotations would cost each class
+# an __annotations__ dict at import.
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: "Any") -> "Any":
     """dataclasses.asdict()'s conversion: records to dicts, recursively."""
     if isinstance(value, _Record):
         return value.to_dict()
@@ -130,13 +125,13 @@ def _plain(value: Any) -> Any:
 class _Record:
     """Base of the report records: ``__slots__`` lists the fields in order."""
 
-    __slots__: Tuple[str, ...] = ()
+    __slots__ = ()  # type: Tuple[str, ...]
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> "Dict[str, Any]":
         """Every field as plain data, in field order (for json.dumps)."""
         return {name: _plain(getattr(self, name)) for name in self.__slots__}
 
-    def _values(self) -> Tuple[Any, ...]:
+    def _values(self) -> "Tuple[Any, ...]":
         return tuple(getattr(self, name) for name in self.__slots__)
 
     def __repr__(self) -> str:
@@ -157,10 +152,6 @@ class Root(_Record):
     and whether it was read ("ok", "not found", "not a folder", ...)."""
 
     __slots__ = ("path", "origin", "status", "status_code")
-    path: str
-    origin: str
-    status: str
-    status_code: int
 
     def __init__(self, path: str, origin: str, status: str, status_code: int) -> None:
         self.path = path
@@ -176,18 +167,9 @@ class Library(_Record):
 
     __slots__ = ("name", "family", "major", "cuda_major", "version", "version_source",
                  "version_file", "path", "root")
-    name: str
-    family: str
-    major: int
-    cuda_major: Optional[int]
-    version: Optional[str]
-    version_source: str
-    version_file: Optional[str]
-    path: str
-    root: int
 
-    def __init__(self, name: str, family: str, major: int, cuda_major: Optional[int],
-                 version: Optional[str], version_source: str, version_file: Optional[str],
+    def __init__(self, name: str, family: str, major: int, cuda_major: "Optional[int]",
+                 version: "Optional[str]", version_source: str, version_file: "Optional[str]",
                  path: str, root: int) -> None:
         self.name = name
         self.family = family
@@ -206,16 +188,9 @@ class PlanEntry(_Record):
     "failed", "not-needed") and the file the process actually uses."""
 
     __slots__ = ("name", "major", "path", "reason", "state", "state_code", "loaded_path")
-    name: str
-    major: int
-    path: str
-    reason: str
-    state: str
-    state_code: int
-    loaded_path: Optional[str]
 
     def __init__(self, name: str, major: int, path: str, reason: str, state: str,
-                 state_code: int, loaded_path: Optional[str]) -> None:
+                 state_code: int, loaded_path: "Optional[str]") -> None:
         self.name = name
         self.major = major
         self.path = path
@@ -230,114 +205,25 @@ class Conflict(_Record):
     file and one sentence with the fix."""
 
     __slots__ = ("path", "text")
-    path: str
-    text: str
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
 
 
-class Stage(_Record):
-    """One stage of the GPU probe."""
-
-    __slots__ = ("name", "status", "message", "ms")
-    name: str
-    status: str
-    message: str
-    ms: float
-
-    def __init__(self, name: str, status: str, message: str, ms: float) -> None:
-        self.name = name
-        self.status = status
-        self.message = message
-        self.ms = ms
+# The fields of a Report that setup(), preload() and scan() read on first
+# use (see _ContextReader): the lists, from the C context, and two strings.
+_CONTEXT_FIELDS = ("requirements", "roots", "libraries", "plan", "conflicts")
+_LAZY_FIELDS = _CONTEXT_FIELDS + ("status_text", "env_name")
 
 
-class Device(_Record):
-    """A CUDA device the probe saw. ``capability`` is major*10+minor."""
+class _ContextReports(_Record):
+    """Base of Report: the slot of its _ContextReader (not a field)."""
 
-    __slots__ = ("name", "capability", "memory_mib", "uuid")
-    name: str
-    capability: int
-    memory_mib: int
-    uuid: str
-
-    def __init__(self, name: str, capability: int, memory_mib: int, uuid: str) -> None:
-        self.name = name
-        self.capability = capability
-        self.memory_mib = memory_mib
-        self.uuid = uuid
+    __slots__ = ("_reader",)
 
 
-class Probe(_Record):
-    """The GPU probe's answer: ``gpu_ok`` and ``summary`` ("GPU usable: ..."
-    or "fall back to CPU, because ..."), the reason, and every stage."""
-
-    __slots__ = ("gpu_ok", "verdict", "reason", "reason_code", "summary", "stages",
-                 "driver_path", "driver_version", "runtime_version", "devices")
-    gpu_ok: bool
-    verdict: str
-    reason: str
-    reason_code: int
-    summary: str
-    stages: List[Stage]
-    driver_path: str
-    driver_version: int
-    runtime_version: int
-    devices: List[Device]
-
-    def __init__(self, gpu_ok: bool, verdict: str, reason: str, reason_code: int,
-                 summary: str, stages: List[Stage], driver_path: str, driver_version: int,
-                 runtime_version: int, devices: List[Device]) -> None:
-        self.gpu_ok = gpu_ok
-        self.verdict = verdict
-        self.reason = reason
-        self.reason_code = reason_code
-        self.summary = summary
-        self.stages = stages
-        self.driver_path = driver_path
-        self.driver_version = driver_version
-        self.runtime_version = runtime_version
-        self.devices = devices
-
-    def __str__(self) -> str:
-        lines = [self.summary]
-        for stage in self.stages:
-            lines.append("  %-8s %-8s %8.1f ms  %s" % (stage.name, stage.status, stage.ms, stage.message))
-        return "\n".join(lines)
-
-
-class FileInfo(_Record):
-    """What cudaload_inspect() read from an ELF or PE file's headers."""
-
-    __slots__ = ("path", "format", "machine", "bits", "soname", "needed", "runpath",
-                 "rpath", "version")
-    path: str
-    format: str
-    machine: str
-    bits: int
-    soname: Optional[str]
-    needed: List[str]
-    runpath: Optional[str]
-    rpath: Optional[str]
-    version: Optional[str]
-
-    def __init__(self, path: str, format: str, machine: str, bits: int,
-                 soname: Optional[str], needed: List[str], runpath: Optional[str],
-                 rpath: Optional[str], version: Optional[str]) -> None:
-        self.path = path
-        self.format = format
-        self.machine = machine
-        self.bits = bits
-        self.soname = soname
-        self.needed = needed
-        self.runpath = runpath
-        self.rpath = rpath
-        self.version = version
-
-
-class Report(_Record):
+class Report(_ContextReports):
     """What a scan, plan or preload found and did.
 
     ``status`` is the C status of the last step (0 when everything worked),
@@ -350,28 +236,16 @@ class Report(_Record):
     __slots__ = ("requirements", "roots", "libraries", "plan", "conflicts", "status",
                  "status_text", "error", "env_name", "target", "probe", "backend",
                  "library_path")
-    requirements: List[str]
-    roots: List[Root]
-    libraries: List[Library]
-    plan: List[PlanEntry]
-    conflicts: List[Conflict]
-    status: int
-    status_text: str
-    error: str
-    env_name: str
-    target: str
-    probe: Optional[Probe]
-    backend: str
-    library_path: str
 
-    def __init__(self, requirements: Optional[List[str]] = None,
-                 roots: Optional[List[Root]] = None,
-                 libraries: Optional[List[Library]] = None,
-                 plan: Optional[List[PlanEntry]] = None,
-                 conflicts: Optional[List[Conflict]] = None,
+    def __init__(self, requirements: "Optional[List[str]]" = None,
+                 roots: "Optional[List[Root]]" = None,
+                 libraries: "Optional[List[Library]]" = None,
+                 plan: "Optional[List[PlanEntry]]" = None,
+                 conflicts: "Optional[List[Conflict]]" = None,
                  status: int = 0, status_text: str = "success", error: str = "",
-                 env_name: str = "", target: str = "", probe: Optional[Probe] = None,
+                 env_name: str = "", target: str = "", probe: "Optional[Probe]" = None,
                  backend: str = "", library_path: str = "") -> None:
+        self._reader = None
         self.requirements = [] if requirements is None else requirements
         self.roots = [] if roots is None else roots
         self.libraries = [] if libraries is None else libraries
@@ -386,20 +260,42 @@ class Report(_Record):
         self.backend = backend
         self.library_path = library_path
 
+    def __getattr__(self, name: str) -> "Any":
+        # Python calls this only when a name is not found: here, a field
+        # whose slot is still empty because a _ContextReader reads it on
+        # first use. The value is then kept in the slot.
+        reader = None
+        if name in _LAZY_FIELDS:
+            try:
+                reader = self._reader
+            except AttributeError:  # made without __init__ (Report.__new__)
+                pass
+        if reader is None:
+            raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+        value = reader.read(name)
+        setattr(self, name, value)
+        return value
+
+    def __getstate__(self) -> "Tuple[None, Dict[str, Any]]":
+        """pickle and copy: every field, read; never the C context."""
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state["_reader"] = None
+        return None, state
+
     @property
     def ok(self) -> bool:
         """True when the last step returned CUDALOAD_OK."""
         return self.status == C.CUDALOAD_OK
 
     @property
-    def loaded(self) -> List[PlanEntry]:
+    def loaded(self) -> "List[PlanEntry]":
         """The plan entries the process now uses (loaded by cudaload or
         already there)."""
         return [e for e in self.plan if e.state_code in (
             C.CUDALOAD_STATE_LOADED, C.CUDALOAD_STATE_ALREADY_LOADED,
             C.CUDALOAD_STATE_LOADED_ELSEWHERE)]
 
-    def scan_dict(self) -> Dict[str, Any]:
+    def scan_dict(self) -> "Dict[str, Any]":
         """The scan part, in the schema of ``cudaload scan --format json``."""
         return {
             "schema_version": 1,
@@ -456,39 +352,16 @@ class Report(_Record):
         return "\n".join(lines)
 
 
-class DoctorReport:
-    """cudaload_doctor()'s report. ``str()`` is the text (or JSON/YAML) as
-    the command-line tool prints it; ``to_dict()`` parses a JSON report."""
-
-    def __init__(self, text: str, format: str) -> None:
-        self.text = text
-        self.format = format
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return "DoctorReport(format=%r, %d characters)" % (self.format, len(self.text))
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The JSON report as data (format="json" only)."""
-        if self.format != "json":
-            raise ValueError("to_dict() needs doctor(format='json')")
-        import json
-        return json.loads(self.text)
-
-
 # --------------------------------------------------------------------------
 # Context
 # --------------------------------------------------------------------------
 
 _TARGETS = {"host": C.CUDALOAD_TARGET_HOST, "linux": C.CUDALOAD_TARGET_LINUX,
             "windows": C.CUDALOAD_TARGET_WINDOWS}
-_FORMATS = {"text": C.CUDALOAD_FORMAT_TEXT, "json": C.CUDALOAD_FORMAT_JSON,
-            "yaml": C.CUDALOAD_FORMAT_YAML}
 
 
-def default_site_packages() -> List[str]:
+
+def default_site_packages() -> "List[str]":
     """This interpreter's site folders: site.getsitepackages(), the user
     site, and the sys.path entries named site-packages or dist-packages
     (a venv's, or one added with site.addsitedir). Existing folders only,
@@ -520,7 +393,7 @@ def default_site_packages() -> List[str]:
     return out
 
 
-def _specs(require: Specs) -> List[str]:
+def _specs(require: "Specs") -> "List[str]":
     if require is None:
         return []
     if isinstance(require, str):
@@ -541,8 +414,8 @@ class Context:
         target: "host", "linux" or "windows" naming conventions.
     """
 
-    def __init__(self, roots: Optional[Iterable[PathLike]] = None,
-                 site_packages: Optional[Iterable[PathLike]] = None,
+    def __init__(self, roots: "Optional[Iterable[PathLike]]" = None,
+                 site_packages: "Optional[Iterable[PathLike]]" = None,
                  defaults: bool = True, target: str = "host") -> None:
         self._lib = _load_default()
         self._ctx: Any = None
@@ -576,7 +449,7 @@ class Context:
     def __enter__(self) -> "Context":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: "Any") -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -586,15 +459,15 @@ class Context:
             pass
 
     @property
-    def handle(self) -> Any:
+    def handle(self) -> "Any":
         """The ``cudaload_ctx *`` of the backend in use."""
         if self._ctx is None:
             raise ValueError("this cudaload Context is closed")
         return self._ctx
 
     # -- roots and scan ---------------------------------------------------
-    def add_root(self, folder: PathLike, origin: str = "explicit",
-                 _seen: Optional[set] = None) -> None:
+    def add_root(self, folder: "PathLike", origin: str = "explicit",
+                 _seen: "Optional[set]" = None) -> None:
         """Search ``folder`` (absolute) before the default roots."""
         path = os.fspath(folder)
         if _seen is not None:
@@ -614,39 +487,16 @@ class Context:
             _raise(self._lib, status, "cudaload_scan")
         return self
 
-    def roots(self) -> List[Root]:
+    def roots(self) -> "List[Root]":
         """Every root the last scan searched."""
-        lib, ctx = self._lib, self.handle
-        out = []
-        for i in range(lib.call("cudaload_root_count", ctx)):
-            path = lib.call("cudaload_root_path", ctx, i) or ""
-            origin = lib.call("cudaload_root_origin", ctx, i) or ""
-            if origin == "explicit":
-                origin = self._origins.get(path, origin)
-            code = lib.call("cudaload_root_status", ctx, i)
-            out.append(Root(path, origin, C.ROOT_STATUS_NAMES.get(code, "unreadable"), code))
-        return out
+        return _read_roots(self._lib, self.handle, self._origins)
 
-    def libraries(self) -> List[Library]:
+    def libraries(self) -> "List[Library]":
         """Every library the last scan found, in report order."""
-        lib, ctx = self._lib, self.handle
-        out = []
-        for i in range(lib.call("cudaload_library_count", ctx)):
-            cuda_major = lib.call("cudaload_library_cuda_major", ctx, i)
-            out.append(Library(
-                name=lib.call("cudaload_library_name", ctx, i) or "",
-                family=lib.call("cudaload_library_family", ctx, i) or "",
-                major=lib.call("cudaload_library_major", ctx, i),
-                cuda_major=cuda_major if cuda_major > 0 else None,
-                version=lib.call("cudaload_library_version", ctx, i) or None,
-                version_source=lib.call("cudaload_library_version_source", ctx, i) or "none",
-                version_file=lib.call("cudaload_library_version_file", ctx, i) or None,
-                path=lib.call("cudaload_library_path", ctx, i) or "",
-                root=lib.call("cudaload_library_root", ctx, i)))
-        return out
+        return _read_libraries(self._lib, self.handle, self._origins)
 
     # -- requirements, plan, preload -----------------------------------
-    def require(self, specs: Specs) -> "Context":
+    def require(self, specs: "Specs") -> "Context":
         """Add requirements ("cudnn=8", "cublas>=12.4", "cudnn=8,cudnn=9").
         Raises BadSpecError naming what could not be read."""
         for spec in _specs(specs):
@@ -655,11 +505,9 @@ class Context:
                 _raise(self._lib, status, "cudaload_require", repr(spec))
         return self
 
-    def requirements(self) -> List[str]:
+    def requirements(self) -> "List[str]":
         """The requirements added, normalised ("cudnn=8")."""
-        lib, ctx = self._lib, self.handle
-        return [lib.call("cudaload_requirement_text", ctx, i) or ""
-                for i in range(lib.call("cudaload_requirement_count", ctx))]
+        return _read_requirements(self._lib, self.handle, self._origins)
 
     def plan(self, rtld_global: bool = False, all_sublibs: bool = False,
              check: bool = True) -> "Report":
@@ -673,50 +521,63 @@ class Context:
         ``rtld_global``). With ``check`` a failure raises the Error subclass
         of its status (UnsatisfiedError, LoadFailedError, ConflictError) with
         the report attached as ``.report``; without, the report says it."""
+        return self._preload(rtld_global, all_sublibs, check, False)
+
+    def _preload(self, rtld_global: bool, all_sublibs: bool, check: bool,
+                 hand_over: bool) -> "Report":
         status = self._lib.call("cudaload_preload", self.handle, _preload_flags(rtld_global, all_sublibs))
-        return self._finish(status, "cudaload_preload", check)
+        return self._finish(status, "cudaload_preload", check, hand_over)
 
-    def plan_entries(self) -> List[PlanEntry]:
+    def plan_entries(self) -> "List[PlanEntry]":
         """The plan, in load order."""
-        lib, ctx = self._lib, self.handle
-        out = []
-        for i in range(lib.call("cudaload_plan_count", ctx)):
-            state = lib.call("cudaload_plan_state", ctx, i)
-            out.append(PlanEntry(
-                name=lib.call("cudaload_plan_name", ctx, i) or "",
-                major=lib.call("cudaload_plan_major", ctx, i),
-                path=lib.call("cudaload_plan_path", ctx, i) or "",
-                reason=lib.call("cudaload_plan_reason", ctx, i) or "",
-                state=C.STATE_NAMES.get(state, "unknown(%d)" % state),
-                state_code=state,
-                loaded_path=lib.call("cudaload_plan_loaded_path", ctx, i) or None))
-        return out
+        return _read_plan(self._lib, self.handle, self._origins)
 
-    def conflicts(self) -> List[Conflict]:
+    def conflicts(self) -> "List[Conflict]":
         """Other majors of required families in the global symbol scope."""
-        lib, ctx = self._lib, self.handle
-        return [Conflict(lib.call("cudaload_conflict_path", ctx, i) or "",
-                         lib.call("cudaload_conflict_text", ctx, i) or "")
-                for i in range(lib.call("cudaload_conflict_count", ctx))]
+        return _read_conflicts(self._lib, self.handle, self._origins)
 
-    def report(self, status: int = C.CUDALOAD_OK, error: str = "") -> Report:
+    def report(self, status: int = C.CUDALOAD_OK, error: str = "") -> "Report":
         """A Report of the context as it stands."""
         lib = self._lib
-        target = self._target
-        if target == "host":
-            target = "windows" if sys.platform == "win32" else "linux"
-        return Report(
-            requirements=self.requirements(), roots=self.roots(),
-            libraries=self.libraries(), plan=self.plan_entries(),
-            conflicts=self.conflicts(), status=status,
-            status_text=lib.call("cudaload_strerror", status) or "",
-            error=error, env_name=lib.call("cudaload_env_name") or "",
-            target=target, backend=lib.backend, library_path=lib.path)
+        return Report(requirements=self.requirements(), roots=self.roots(),
+                      libraries=self.libraries(), plan=self.plan_entries(),
+                      conflicts=self.conflicts(), status=status,
+                      status_text=lib.call("cudaload_strerror", status) or "", error=error,
+                      env_name=lib.call("cudaload_env_name") or "", target=self._target_name(),
+                      backend=lib.backend, library_path=lib.path)
 
-    def _finish(self, status: int, function: str, check: bool) -> Report:
+    def _hand_over_report(self, status: int = C.CUDALOAD_OK, error: str = "") -> "Report":
+        """report() for the one-call functions, which are done with this
+        Context: the Report takes the C context over and reads the fields
+        of _LAZY_FIELDS on first use (_ContextReader), and this Context is
+        closed. Most callers of setup() look at the plan at most; reading
+        back every library of the inventory is hundreds of calls, right
+        after the preload, when they are slowest (see the readers below)."""
+        report = Report.__new__(Report)
+        report._reader = _ContextReader(self._lib, self.handle, self._origins, status)
+        self._ctx = None
+        report.status = status
+        report.error = error
+        report.target = self._target_name()
+        report.probe = None
+        report.backend = self._lib.backend
+        report.library_path = self._lib.path
+        return report
+
+    def _target_name(self) -> str:
+        """The target's name, "host" resolved ("linux" or "windows")."""
+        if self._target == "host":
+            return "windows" if sys.platform == "win32" else "linux"
+        return self._target
+
+    def _finish(self, status: int, function: str, check: bool,
+                hand_over: bool = False) -> "Report":
+        """The Report of the step that returned ``status``; with ``check``,
+        raise the Error of a failure. ``hand_over``: _hand_over_report()."""
         error = (self._lib.call("cudaload_last_error") or "") if status != C.CUDALOAD_OK else ""
-        report = self.report(status, error)
+        report = self._hand_over_report(status, error) if hand_over else self.report(status, error)
         if status != C.CUDALOAD_OK and check:
+            from ._errors import error_for_status
             status_text = report.status_text
             message = "%s: %s" % (function, status_text)
             if error:
@@ -730,10 +591,11 @@ class Context:
         """"LD_LIBRARY_PATH" on Linux, "PATH" on Windows."""
         return self._lib.call("cudaload_env_name") or ""
 
-    def env_compose(self, current: Optional[str] = None) -> str:
+    def env_compose(self, current: "Optional[str]" = None) -> str:
         """The search-path value with the plan's folders first."""
         value = self._lib.call("cudaload_env_compose", self.handle, current)
         if value is None:
+            from ._errors import Error
             detail = self._lib.call("cudaload_last_error") or ""
             raise Error("cudaload_env_compose: %s" % detail, detail=detail,
                         function="cudaload_env_compose")
@@ -747,7 +609,7 @@ class Context:
             _raise(self._lib, status, "cudaload_env_apply")
 
     # -- manifest, probe and doctor -------------------------------------------
-    def load_manifest(self, path: PathLike) -> "Context":
+    def load_manifest(self, path: "PathLike") -> "Context":
         """Read a cudaload.yaml manifest (requirements, roots, policy, probe).
         Raises UnsupportedError in builds without libyaml."""
         _need(self._lib, "cudaload_load_manifest")
@@ -757,7 +619,7 @@ class Context:
             _raise(self._lib, status, "cudaload_load_manifest", file_path)
         return self
 
-    def set_driver(self, path: Optional[PathLike]) -> None:
+    def set_driver(self, path: "Optional[PathLike]") -> None:
         """Choose the driver library the probe opens (None: the default)."""
         _need(self._lib, "cudaload_set_driver")
         status = self._lib.call("cudaload_set_driver", self.handle,
@@ -765,7 +627,7 @@ class Context:
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_set_driver")
 
-    def probe(self, out_of_process: bool = False, timeout: float = 0.0) -> Probe:
+    def probe(self, out_of_process: bool = False, timeout: float = 0.0) -> "Probe":
         """Run the staged GPU probe (cudaload_probe_run)."""
         lib = self._lib
         for name in ("cudaload_probe_run", "cudaload_probe_free", "cudaload_probe_summary"):
@@ -774,14 +636,16 @@ class Context:
         status, handle = lib.probe_run(self.handle, flags, float(timeout))
         if status != C.CUDALOAD_OK or handle is None:
             _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_probe_run")
+        from ._extra import _read_probe
         try:
             return _read_probe(lib, handle)
         finally:
             lib.call("cudaload_probe_free", handle)
 
     def doctor(self, format: str = "text", probe: bool = False, color: bool = False,
-               probe_out_of_process: bool = False) -> DoctorReport:
+               probe_out_of_process: bool = False) -> "DoctorReport":
         """cudaload_doctor(): the whole diagnosis as one report."""
+        from ._extra import _FORMATS, DoctorReport
         lib = self._lib
         _need(lib, "cudaload_doctor")
         if format not in _FORMATS:
@@ -809,34 +673,134 @@ def _preload_flags(rtld_global: bool, all_sublibs: bool) -> int:
     return flags
 
 
-def _read_probe(lib: Any, handle: Any) -> Probe:
-    def opt(name: str, *args: Any) -> Any:
-        return lib.call(name, handle, *args) if lib.has(name) else None
+# --------------------------------------------------------------------------
+# Reading a context's lists back
+# --------------------------------------------------------------------------
+# Functions of (backend, cudaload_ctx *, root origins), shared by the
+# Context methods and _ContextReader. They call the C functions directly
+# (backend.function(), backend.text()) rather than through backend.call():
+# a report is hundreds of calls, and the plan is read right after the
+# preload, when Python code runs several times slower than before it (the
+# dynamic loader has just mapped and relocated cuDNN and cuBLAS; measured,
+# not explained further).
 
-    verdict = opt("cudaload_probe_verdict")
-    reason = opt("cudaload_probe_reason") or 0
-    stages = []
-    for i in range(opt("cudaload_probe_stage_count") or 0):
-        status = opt("cudaload_probe_stage_status", i)
-        stages.append(Stage(opt("cudaload_probe_stage_name", i) or "",
-                            C.STAGE_STATUS_NAMES.get(status, "unknown(%s)" % status),
-                            opt("cudaload_probe_stage_message", i) or "",
-                            float(opt("cudaload_probe_stage_ms", i) or 0.0)))
-    devices = []
-    for i in range(opt("cudaload_probe_device_count") or 0):
-        devices.append(Device(opt("cudaload_probe_device_name", i) or "",
-                              opt("cudaload_probe_device_capability", i) or 0,
-                              int(opt("cudaload_probe_device_memory_mib", i) or 0),
-                              opt("cudaload_probe_device_uuid", i) or ""))
-    return Probe(
-        gpu_ok=verdict == C.CUDALOAD_GPU_OK,
-        verdict="gpu" if verdict == C.CUDALOAD_GPU_OK else "cpu",
-        reason=C.REASON_NAMES.get(reason, "unknown(%d)" % reason), reason_code=reason,
-        summary=opt("cudaload_probe_summary") or "", stages=stages,
-        driver_path=opt("cudaload_probe_driver_path") or "",
-        driver_version=opt("cudaload_probe_driver_version") or 0,
-        runtime_version=opt("cudaload_probe_runtime_version") or 0,
-        devices=devices)
+
+def _read_requirements(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[str]":
+    text = lib.text
+    count, requirement = map(lib.function, (
+        "cudaload_requirement_count", "cudaload_requirement_text"))
+    return [text(requirement(ctx, i)) or "" for i in range(count(ctx))]
+
+
+def _read_roots(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Root]":
+    text = lib.text
+    count, path_of, origin_of, status_of = map(lib.function, (
+        "cudaload_root_count", "cudaload_root_path", "cudaload_root_origin",
+        "cudaload_root_status"))
+    out = []
+    for i in range(count(ctx)):
+        path = text(path_of(ctx, i)) or ""
+        origin = text(origin_of(ctx, i)) or ""
+        if origin == "explicit":
+            origin = origins.get(path, origin)
+        code = status_of(ctx, i)
+        out.append(Root(path, origin, C.ROOT_STATUS_NAMES.get(code, "unreadable"), code))
+    return out
+
+
+def _read_libraries(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Library]":
+    text = lib.text
+    count, name, family, major, cuda_major_of, version, version_source, version_file, \
+        path, root = map(lib.function, (
+            "cudaload_library_count", "cudaload_library_name", "cudaload_library_family",
+            "cudaload_library_major", "cudaload_library_cuda_major", "cudaload_library_version",
+            "cudaload_library_version_source", "cudaload_library_version_file",
+            "cudaload_library_path", "cudaload_library_root"))
+    out = []
+    for i in range(count(ctx)):
+        cuda_major = cuda_major_of(ctx, i)
+        out.append(Library(
+            text(name(ctx, i)) or "", text(family(ctx, i)) or "", major(ctx, i),
+            cuda_major if cuda_major > 0 else None, text(version(ctx, i)) or None,
+            text(version_source(ctx, i)) or "none", text(version_file(ctx, i)) or None,
+            text(path(ctx, i)) or "", root(ctx, i)))
+    return out
+
+
+def _read_plan(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[PlanEntry]":
+    text = lib.text
+    count, name, major, path, reason, state_of, loaded_path = map(lib.function, (
+        "cudaload_plan_count", "cudaload_plan_name", "cudaload_plan_major",
+        "cudaload_plan_path", "cudaload_plan_reason", "cudaload_plan_state",
+        "cudaload_plan_loaded_path"))
+    out = []
+    for i in range(count(ctx)):
+        state = state_of(ctx, i)
+        out.append(PlanEntry(
+            text(name(ctx, i)) or "", major(ctx, i), text(path(ctx, i)) or "",
+            text(reason(ctx, i)) or "", C.STATE_NAMES.get(state, "unknown(%d)" % state),
+            state, text(loaded_path(ctx, i)) or None))
+    return out
+
+
+def _read_conflicts(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Conflict]":
+    text = lib.text
+    count, path, message = map(lib.function, (
+        "cudaload_conflict_count", "cudaload_conflict_path", "cudaload_conflict_text"))
+    return [Conflict(text(path(ctx, i)) or "", text(message(ctx, i)) or "")
+            for i in range(count(ctx))]
+
+
+_READERS = {"requirements": _read_requirements, "roots": _read_roots,
+            "libraries": _read_libraries, "plan": _read_plan, "conflicts": _read_conflicts}
+
+
+class _ContextReader:
+    """The C context of a Report that setup(), preload() or scan() returned
+    (their Context is gone): reads each field of _LAZY_FIELDS on its first
+    use, and destroys the context once every list is read, or when the
+    Report goes (``__del__``; it holds no reference back, so it is never in
+    a reference cycle). Nothing changes the context after the hand-over, so
+    a field read late is what it would have been at once. Thread-safe: one
+    lock per context."""
+
+    __slots__ = ("_lib", "_ctx", "_origins", "_status", "_lock", "_values")
+
+    def __init__(self, lib: "Any", ctx: "Any", origins: "Dict[str, str]", status: int) -> None:
+        self._lib = lib
+        self._ctx = ctx
+        self._origins = origins
+        self._status = status
+        self._lock = _thread.allocate_lock()
+        self._values: "Dict[str, Any]" = {}
+
+    def read(self, field: str) -> "Any":
+        """The value of ``field`` (one of _LAZY_FIELDS), read once."""
+        with self._lock:
+            if field in self._values:
+                return self._values[field]
+            lib = self._lib
+            if field == "status_text":
+                value = lib.call("cudaload_strerror", self._status) or ""
+            elif field == "env_name":
+                value = lib.call("cudaload_env_name") or ""
+            else:
+                value = _READERS[field](lib, self._ctx, self._origins)
+            self._values[field] = value
+            if self._ctx is not None and all(f in self._values for f in _CONTEXT_FIELDS):
+                self._destroy()
+            return value
+
+    def _destroy(self) -> None:
+        ctx, self._ctx = self._ctx, None
+        if ctx is not None:
+            self._lib.call("cudaload_destroy", ctx)
+
+    def __del__(self) -> None:
+        try:
+            self._destroy()
+        except Exception:  # interpreter shutdown
+            pass
 
 
 # --------------------------------------------------------------------------
@@ -845,10 +809,10 @@ def _read_probe(lib: Any, handle: Any) -> Probe:
 
 # Windows: directories added with os.add_dll_directory stay added while
 # their cookies live.
-_dll_directories: List[Any] = []
+_dll_directories: "List[Any]" = []
 
 
-def _windows_after_preload(report: Report) -> None:
+def _windows_after_preload(report: "Report") -> None:
     """Windows: the C preload prepended the plan's folders to PATH in the
     process environment block and called AddDllDirectory; Python's os.environ
     is a snapshot, so bring its PATH up to date, and add the folders with
@@ -868,39 +832,39 @@ def _windows_after_preload(report: Report) -> None:
             _dll_directories.append(os.add_dll_directory(folder))
 
 
-def scan(roots: Optional[Iterable[PathLike]] = None,
-         site_packages: Optional[Iterable[PathLike]] = None,
-         defaults: bool = True, target: str = "host") -> Report:
+def scan(roots: "Optional[Iterable[PathLike]]" = None,
+         site_packages: "Optional[Iterable[PathLike]]" = None,
+         defaults: bool = True, target: str = "host") -> "Report":
     """Scan the roots, this interpreter's site folders and (with
     ``defaults``) the default roots. Loads nothing. Returns a Report whose
     ``libraries`` and ``roots`` say what was found where; ``table()`` and
     ``scan_dict()`` print it as ``cudaload scan`` does."""
     with Context(roots, site_packages, defaults, target) as ctx:
         ctx.scan()
-        return ctx.report()
+        return ctx._hand_over_report()
 
 
-def preload(require: Specs, roots: Optional[Iterable[PathLike]] = None,
-            site_packages: Optional[Iterable[PathLike]] = None,
+def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
+            site_packages: "Optional[Iterable[PathLike]]" = None,
             defaults: bool = True, rtld_global: bool = False,
-            all_sublibs: bool = False, check: bool = True) -> Report:
+            all_sublibs: bool = False, check: bool = True) -> "Report":
     """Scan, plan and load the requirements by absolute path. Raises
     UnsatisfiedError / LoadFailedError / ConflictError (with ``.detail``
     and ``.report``) unless ``check`` is false."""
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(require)
         ctx.scan()
-        report = ctx.preload(rtld_global, all_sublibs, check)
+        report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True)
     _windows_after_preload(report)
     return report
 
 
-def setup(require: Specs = (), roots: Optional[Iterable[PathLike]] = None,
-          site_packages: Optional[Iterable[PathLike]] = None,
+def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
+          site_packages: "Optional[Iterable[PathLike]]" = None,
           isolate: bool = False, probe: bool = False, *,
           defaults: bool = True, rtld_global: bool = False,
-          all_sublibs: bool = False, probe_timeout: Optional[float] = None,
-          check: bool = True) -> Report:
+          all_sublibs: bool = False, probe_timeout: "Optional[float]" = None,
+          check: bool = True) -> "Report":
     """Make the required CUDA libraries load: scan, plan, preload, and
     optionally probe, in one call. Call it before ``import torch`` (or any
     module that loads cuDNN/cuBLAS).
@@ -932,6 +896,7 @@ def setup(require: Specs = (), roots: Optional[Iterable[PathLike]] = None,
                      all_sublibs, check=False)
     conflict_only = report.status == C.CUDALOAD_E_CONFLICT and isolate
     if not report.ok and not conflict_only and check:
+        from ._errors import error_for_status
         message = "cudaload.setup: %s" % report.status_text
         if report.error:
             message += ("\n" if "\n" in report.error else ": ") + report.error
@@ -950,173 +915,3 @@ def setup(require: Specs = (), roots: Optional[Iterable[PathLike]] = None,
     return report
 
 
-def probe(require: Specs = (), roots: Optional[Iterable[PathLike]] = None,
-          site_packages: Optional[Iterable[PathLike]] = None,
-          defaults: bool = True, out_of_process: bool = False,
-          timeout: float = 0.0, driver: Optional[PathLike] = None) -> Probe:
-    """Answer "may I use the GPU?": the staged probe of cudaload_probe_run().
-    Raises MissingFunctionError if this libcudaload has no probe."""
-    with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
-        if driver is not None:
-            ctx.set_driver(driver)
-        return ctx.probe(out_of_process, timeout)
-
-
-def doctor(require: Specs = (), roots: Optional[Iterable[PathLike]] = None,
-           site_packages: Optional[Iterable[PathLike]] = None,
-           defaults: bool = True, format: str = "text", probe: bool = False,
-           color: bool = False, probe_out_of_process: bool = False) -> DoctorReport:
-    """The whole diagnosis, as ``cudaload doctor`` prints it:
-    ``print(cudaload.doctor())``. Raises MissingFunctionError if this
-    libcudaload has no doctor."""
-    with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
-        return ctx.doctor(format, probe, color, probe_out_of_process)
-
-
-def env_prepend(require: Specs, roots: Optional[Iterable[PathLike]] = None,
-                site_packages: Optional[Iterable[PathLike]] = None,
-                defaults: bool = True) -> str:
-    """Put the planned libraries' folders first on the search-path variable
-    (LD_LIBRARY_PATH on Linux, PATH on Windows) of this process, both in the
-    C environment (cudaload_env_apply) and in ``os.environ`` (a snapshot a
-    C-level setenv leaves stale). Returns the new value.
-
-    On Linux this reaches the processes started afterwards (subprocess),
-    not this process's own loader, which read LD_LIBRARY_PATH at start: use
-    setup() for this process. On Windows it changes what later
-    LoadLibrary("name.dll") calls search.
-    """
-    with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
-        ctx.scan()
-        ctx.plan()
-        name = ctx.env_name()
-        value = ctx.env_compose(os.environ.get(name))
-        ctx.env_apply()
-    os.environ[name] = value
-    return value
-
-
-def inspect(path: PathLike) -> FileInfo:
-    """Read an ELF or PE file's headers without loading it."""
-    lib = _load_default()
-    file_path = os.fspath(path)
-    status, handle = lib.inspect(file_path)
-    if status != C.CUDALOAD_OK or handle is None:
-        _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_inspect", file_path)
-    try:
-        def get(name: str, *args: Any) -> Any:
-            return lib.call(name, handle, *args)
-        return FileInfo(
-            path=file_path, format=get("cudaload_file_format") or "",
-            machine=get("cudaload_file_machine") or "", bits=get("cudaload_file_bits"),
-            soname=get("cudaload_file_soname") or None,
-            needed=[get("cudaload_file_needed", i) or ""
-                    for i in range(get("cudaload_file_needed_count"))],
-            runpath=get("cudaload_file_runpath") or None,
-            rpath=get("cudaload_file_rpath") or None,
-            version=get("cudaload_file_version") or None)
-    finally:
-        lib.call("cudaload_file_close", handle)
-
-
-# --------------------------------------------------------------------------
-# Isolation
-# --------------------------------------------------------------------------
-
-_dlopen_lock = _thread.RLock()
-
-
-class _IsolatedImport:
-    """The context manager isolated_import() returns (a class rather than
-    contextlib.contextmanager, which import cudaload would have to import).
-    Like contextlib's, it also decorates a function."""
-
-    __slots__ = ("_previous", "_locked")
-
-    def __init__(self) -> None:
-        self._previous: Optional[int] = None
-        self._locked = False
-
-    def __enter__(self) -> None:
-        if sys.platform == "win32":
-            return
-        deepbind = getattr(os, "RTLD_DEEPBIND", 0)
-        if not deepbind or not hasattr(sys, "setdlopenflags"):
-            raise UnsupportedError("isolated_import: this platform has no RTLD_DEEPBIND",
-                                   status=C.CUDALOAD_E_UNSUPPORTED, status_text="not supported")
-        _dlopen_lock.acquire()
-        self._locked = True
-        try:
-            self._previous = sys.getdlopenflags()
-            sys.setdlopenflags((self._previous | deepbind | os.RTLD_NOW)
-                               & ~getattr(os, "RTLD_GLOBAL", 0))
-        except BaseException:
-            self._locked = False
-            _dlopen_lock.release()
-            raise
-
-    def __exit__(self, *exc: Any) -> None:
-        if not self._locked:
-            return
-        try:
-            if self._previous is not None:
-                sys.setdlopenflags(self._previous)
-        finally:
-            self._locked = False
-            _dlopen_lock.release()
-
-    def __call__(self, function: Any) -> Any:
-        import functools
-
-        @functools.wraps(function)
-        def isolated(*args: Any, **kwargs: Any) -> Any:
-            with _IsolatedImport():
-                return function(*args, **kwargs)
-        return isolated
-
-
-def isolated_import() -> _IsolatedImport:
-    """Import extension modules with RTLD_DEEPBIND (Linux), so a module
-    linked to one cuDNN major binds that major's symbols even while another
-    major sits in the global symbol scope::
-
-        with cudaload.isolated_import():
-            import ctranslate2   # binds libcudnn.so.8's symbols
-
-    It sets ``sys.setdlopenflags`` for the duration of the block (the flags
-    are interpreter-wide: do not import concurrently from other threads).
-    On Windows, DLL imports bind per DLL name and nothing needs changing:
-    the block runs as is. Elsewhere without RTLD_DEEPBIND (macOS) it raises
-    UnsupportedError. DEEPBIND caveats (README): glibc only, AddressSanitizer
-    refuses it, and the module binds its own copies of interposed symbols
-    (malloc replacements).
-    """
-    return _IsolatedImport()
-
-
-def isolated_open(path: PathLike) -> "ctypes.CDLL":
-    """Open a shared library with cudaload_dlopen_isolated() (Linux:
-    RTLD_DEEPBIND) and return it as a ctypes.CDLL."""
-    import ctypes
-    lib = _load_default()
-    file_path = os.fspath(path)
-    handle = lib.call("cudaload_dlopen_isolated", file_path)
-    if handle is None:
-        _raise(lib, C.CUDALOAD_E_LOAD_FAILED, "cudaload_dlopen_isolated", file_path)
-    return ctypes.CDLL(file_path, handle=lib.pointer_value(handle))
-
-
-def symbol_provider(library: Union["ctypes.CDLL", int], symbol: str) -> Optional[str]:
-    """The file that provides ``symbol`` to a loaded library (a ctypes.CDLL
-    or a dlopen handle), as the dynamic loader resolves it; None if none."""
-    lib = _load_default()
-    if isinstance(library, int):
-        handle: Any = library
-        if lib.backend == "cffi":
-            handle = lib.ffi.cast("void *", library)
-    else:
-        handle = lib.handle_of(library)
-    return lib.call("cudaload_symbol_provider", handle, symbol)

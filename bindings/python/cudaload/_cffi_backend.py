@@ -12,8 +12,6 @@ open, or a missing header, is an error there, as before. The header is
 parsed, ``ffi.cdef``'d and bound on the first call (or ``ffi``/``missing``).
 """
 
-from __future__ import annotations
-
 import _thread
 
 # cffi's C extension: an ImportError here tells the user to install cffi
@@ -23,6 +21,8 @@ import _cffi_backend as _cffi_c
 
 from . import _header
 
+# No ``from __future__ import annotations`` (importing __future__ costs more
+# than this module): annotations naming typing types are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
     from typing import Any, Dict, List, Optional, Tuple
@@ -32,10 +32,10 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to im
 __all__ = ["CffiLibrary"]
 
 _lock = _thread.RLock()
-_parsed: Optional[Tuple[Any, Header]] = None
+_parsed: "Optional[Tuple[Any, Header]]" = None
 
 
-def _get_ffi(header_path: Optional[str] = None) -> Tuple[Any, Header]:
+def _get_ffi(header_path: "Optional[str]" = None) -> "Tuple[Any, Header]":
     """The FFI with the header's declarations, made once per process."""
     global _parsed
     with _lock:
@@ -93,25 +93,25 @@ class CffiLibrary:
             self._bound = True
 
     @property
-    def _functions(self) -> Dict[str, Any]:
+    def _functions(self) -> "Dict[str, Any]":
         """name -> the bound function, for the functions the file exports."""
         self._bind()
         return self._fns
 
     @property
-    def ffi(self) -> Any:
+    def ffi(self) -> "Any":
         """The ``cffi.FFI`` with the header's declarations."""
         self._bind()
         return self._ffi
 
     @property
-    def header(self) -> Header:
+    def header(self) -> "Header":
         """The parse of the header the declarations come from."""
         self._bind()
         return self._header
 
     @property
-    def missing(self) -> List[str]:
+    def missing(self) -> "List[str]":
         """The header's functions this file does not export."""
         self._bind()
         return self._missing
@@ -120,19 +120,19 @@ class CffiLibrary:
         """Whether the loaded file exports ``name``."""
         return name in self._functions
 
-    def _arg(self, value: Any) -> Any:
+    def _arg(self, value: "Any") -> "Any":
         if isinstance(value, str):
             return value.encode("utf-8", "surrogateescape")
         if value is None:
             return self.ffi.NULL
         return value
 
-    def _string(self, value: Any) -> Optional[str]:
+    def _string(self, value: "Any") -> "Optional[str]":
         if value == self.ffi.NULL:
             return None
         return self.ffi.string(value).decode("utf-8", "surrogateescape")
 
-    def call(self, name: str, *args: Any) -> Any:
+    def call(self, name: str, *args: "Any") -> "Any":
         """Call ``name``: str arguments go in as UTF-8, ``const char *``
         results come back as str (None for NULL), pointers as cdata or None."""
         result = self._functions[name](*[self._arg(a) for a in args])
@@ -142,23 +142,34 @@ class CffiLibrary:
             return None
         return result
 
-    def null(self) -> Any:
+    def function(self, name: str) -> "Any":
+        """``name`` itself, for loops that call it many times (the report
+        readers): no conversion of arguments (handles and ints only) or
+        results (``const char *`` comes back as a ``char *`` cdata, which
+        text() turns into str). KeyError when the file lacks it."""
+        return self._functions[name]
+
+    def text(self, value: "Any") -> "Optional[str]":
+        """A ``const char *`` result of a function(): str, or None for NULL."""
+        return self._string(value)
+
+    def null(self) -> "Any":
         """The NULL handle of this backend."""
         return None
 
-    def inspect(self, path: str) -> Tuple[int, Any]:
+    def inspect(self, path: str) -> "Tuple[int, Any]":
         """cudaload_inspect(path, &out): (status, handle or None)."""
         out = self.ffi.new("cudaload_file **")
         status = self._functions["cudaload_inspect"](self._arg(path), out)
         return status, (None if out[0] == self.ffi.NULL else out[0])
 
-    def probe_run(self, ctx: Any, flags: int, timeout_s: float) -> Tuple[int, Any]:
+    def probe_run(self, ctx: "Any", flags: int, timeout_s: float) -> "Tuple[int, Any]":
         """cudaload_probe_run(ctx, flags, timeout_s, &out)."""
         out = self.ffi.new("cudaload_probe **")
         status = self._functions["cudaload_probe_run"](ctx, flags, timeout_s, out)
         return status, (None if out[0] == self.ffi.NULL else out[0])
 
-    def doctor(self, ctx: Any, fmt: int, flags: int) -> Tuple[int, Optional[str]]:
+    def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""
         out = self.ffi.new("char **")
         status = self._functions["cudaload_doctor"](ctx, fmt, flags, out)
@@ -167,17 +178,17 @@ class CffiLibrary:
             self._functions["cudaload_free"](out[0])
         return status, text
 
-    def handle_of(self, dll: Any) -> Any:
+    def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as a ``void *`` cdata."""
         return self.ffi.cast("void *", dll._handle)
 
-    def pointer_value(self, pointer: Any) -> int:
+    def pointer_value(self, pointer: "Any") -> int:
         """A pointer this backend returned, as an int (0 for NULL)."""
         if pointer is None:
             return 0
         return int(self.ffi.cast("uintptr_t", pointer))
 
 
-def load(path: str) -> CffiLibrary:
+def load(path: str) -> "CffiLibrary":
     """Open libcudaload at ``path`` (a file or a name for the loader)."""
     return CffiLibrary(path)

@@ -4,17 +4,21 @@
 tests/python/test_header.py checks it against the header, function by
 function and argument by argument. The header itself is never read here:
 the ctypes backend's import is this module and the library's dlopen.
-"""
 
-from __future__ import annotations
+Opening the library is its dlopen only: each function is looked up and given
+its prototype (``restype``, ``argtypes``) on its first use, so ``import
+cudaload`` does not pay for the ~80 functions a program mostly never calls.
+"""
 
 import ctypes
 
+# No ``from __future__ import annotations`` (importing __future__ costs about
+# as much as this module): annotations naming typing types are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
     from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["CtypesLibrary", "SIGNATURES"]
+__all__ = ["CtypesLibrary"]  # and SIGNATURES, made on access by __getattr__
 
 _ctx = ctypes.c_void_p          # cudaload_ctx *, const cudaload_ctx *
 _file = ctypes.c_void_p         # cudaload_file *
@@ -24,8 +28,13 @@ _size = ctypes.c_size_t
 _int = ctypes.c_int
 _uint = ctypes.c_uint
 
-# name: (restype, argtypes)
-SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
+# name: (restype, argtypes), in header order, but for the three functions
+# with an out-parameter (a pointer to a pointer), which are in
+# _out_parameter_signatures(): creating their argument types with
+# ctypes.POINTER() costs twice as much as the rest of this table, so it is
+# done when one of them is first used. SIGNATURES (module __getattr__ below)
+# is every function.
+_SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_version_number": (_uint, []),
     "cudaload_version_string": (_str, []),
     "cudaload_strerror": (_str, [_int]),
@@ -49,7 +58,6 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "cudaload_library_version_file": (_str, [_ctx, _size]),
     "cudaload_library_path": (_str, [_ctx, _size]),
     "cudaload_library_root": (_size, [_ctx, _size]),
-    "cudaload_inspect": (_int, [_str, ctypes.POINTER(_file)]),
     "cudaload_file_close": (None, [_file]),
     "cudaload_file_format": (_str, [_file]),
     "cudaload_file_machine": (_str, [_file]),
@@ -81,7 +89,6 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "cudaload_dlopen_isolated": (ctypes.c_void_p, [_str]),
     "cudaload_symbol_provider": (_str, [ctypes.c_void_p, _str]),
     "cudaload_set_driver": (_int, [_ctx, _str]),
-    "cudaload_probe_run": (_int, [_ctx, _uint, ctypes.c_double, ctypes.POINTER(_probe)]),
     "cudaload_probe_free": (None, [_probe]),
     "cudaload_probe_verdict": (_int, [_probe]),
     "cudaload_probe_reason": (_int, [_probe]),
@@ -99,7 +106,6 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "cudaload_probe_device_capability": (_int, [_probe, _size]),
     "cudaload_probe_device_memory_mib": (ctypes.c_ulonglong, [_probe, _size]),
     "cudaload_probe_device_uuid": (_str, [_probe, _size]),
-    "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
     "cudaload_free": (None, [ctypes.c_void_p]),
     "cudaload_load_manifest": (_int, [_ctx, _str]),
     "cudaload_manifest_preload_flags": (_uint, [_ctx]),
@@ -107,16 +113,44 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
 }
 
 
-def _encode(value: Any) -> Any:
+def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
+    return {
+        "cudaload_inspect": (_int, [_str, ctypes.POINTER(_file)]),
+        "cudaload_probe_run": (_int, [_ctx, _uint, ctypes.c_double, ctypes.POINTER(_probe)]),
+        "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
+    }
+
+
+def _signature(name: str) -> "Tuple[Any, List[Any]]":
+    """(restype, argtypes) of ``name``; KeyError for a name not in the API."""
+    signature = _SIGNATURES.get(name)
+    return signature if signature is not None else _out_parameter_signatures()[name]
+
+
+def _all_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
+    return {**_SIGNATURES, **_out_parameter_signatures()}
+
+
+def __getattr__(name: str) -> "Any":
+    """``SIGNATURES``: (restype, argtypes) of every function of the API."""
+    if name == "SIGNATURES":
+        return _all_signatures()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def _encode(value: "Any") -> "Any":
     if isinstance(value, str):
         return value.encode("utf-8", "surrogateescape")
     return value
 
 
-def _decode(value: Any) -> Any:
+def _decode(value: "Any") -> "Any":
     if isinstance(value, bytes):
         return value.decode("utf-8", "surrogateescape")
     return value
+
+
+_UNBOUND = object()  # _functions.get() default: not looked up yet
 
 
 class CtypesLibrary:
@@ -128,57 +162,90 @@ class CtypesLibrary:
     def __init__(self, path: str) -> None:
         self.path = path
         self._dll = ctypes.CDLL(path)
-        self._functions: Dict[str, Any] = {}
-        self.missing: List[str] = []
-        for name, (restype, argtypes) in SIGNATURES.items():
+        # name -> the function with its prototype, or None where the file
+        # does not export it; filled by _function() on first use.
+        self._functions: "Dict[str, Any]" = {}
+
+    def _function(self, name: str) -> "Any":
+        """The function ``name`` with its prototype set (None when the file
+        lacks it), looked up once."""
+        function = self._functions.get(name, _UNBOUND)
+        if function is _UNBOUND:
+            restype, argtypes = _signature(name)
             try:
-                function = getattr(self._dll, name)
-            except AttributeError:
-                self.missing.append(name)
-                continue
-            function.restype = restype
-            function.argtypes = argtypes
+                function = self._dll[name]  # not getattr(): no CDLL attribute kept
+            except AttributeError:  # not exported (an older libcudaload)
+                function = None
+            else:
+                function.restype = restype
+                function.argtypes = argtypes
             self._functions[name] = function
+        return function
+
+    @property
+    def missing(self) -> "List[str]":
+        """The API's functions this file does not export (looks every one
+        up)."""
+        return [name for name in _all_signatures() if self._function(name) is None]
 
     def has(self, name: str) -> bool:
         """Whether the loaded file exports ``name``."""
-        return name in self._functions
+        return self._function(name) is not None
 
-    def call(self, name: str, *args: Any) -> Any:
+    def _callable(self, name: str) -> "Any":
+        function = self._function(name)
+        if function is None:  # a KeyError naming it, as before
+            raise KeyError(name)
+        return function
+
+    def call(self, name: str, *args: "Any") -> "Any":
         """Call ``name``: str arguments go in as UTF-8, ``const char *``
         results come back as str (None for NULL), pointers as int or None."""
-        return _decode(self._functions[name](*[_encode(a) for a in args]))
+        function = self._functions.get(name) or self._callable(name)
+        return _decode(function(*[_encode(a) for a in args]))
 
-    def null(self) -> Any:
+    def function(self, name: str) -> "Any":
+        """``name`` itself, for loops that call it many times (the report
+        readers): no conversion of arguments (handles and ints only) or
+        results (``const char *`` comes back as the backend's value, which
+        text() turns into str). KeyError when the file lacks it."""
+        return self._functions.get(name) or self._callable(name)
+
+    @staticmethod
+    def text(value: "Optional[bytes]") -> "Optional[str]":
+        """A ``const char *`` result of a function(): str, or None for NULL."""
+        return None if value is None else value.decode("utf-8", "surrogateescape")
+
+    def null(self) -> "Any":
         """The NULL handle of this backend."""
         return None
 
-    def inspect(self, path: str) -> Tuple[int, Any]:
+    def inspect(self, path: str) -> "Tuple[int, Any]":
         """cudaload_inspect(path, &out): (status, handle or None)."""
         out = ctypes.c_void_p()
-        status = self._functions["cudaload_inspect"](_encode(path), ctypes.byref(out))
+        status = self._callable("cudaload_inspect")(_encode(path), ctypes.byref(out))
         return status, out.value
 
-    def probe_run(self, ctx: Any, flags: int, timeout_s: float) -> Tuple[int, Any]:
+    def probe_run(self, ctx: "Any", flags: int, timeout_s: float) -> "Tuple[int, Any]":
         """cudaload_probe_run(ctx, flags, timeout_s, &out)."""
         out = ctypes.c_void_p()
-        status = self._functions["cudaload_probe_run"](ctx, flags, timeout_s, ctypes.byref(out))
+        status = self._callable("cudaload_probe_run")(ctx, flags, timeout_s, ctypes.byref(out))
         return status, out.value
 
-    def doctor(self, ctx: Any, fmt: int, flags: int) -> Tuple[int, Optional[str]]:
+    def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""
         out = ctypes.c_char_p()
-        status = self._functions["cudaload_doctor"](ctx, fmt, flags, ctypes.byref(out))
+        status = self._callable("cudaload_doctor")(ctx, fmt, flags, ctypes.byref(out))
         text = _decode(out.value) if out.value is not None else None
         if out.value is not None and self.has("cudaload_free"):
-            self._functions["cudaload_free"](ctypes.cast(out, ctypes.c_void_p))
+            self._callable("cudaload_free")(ctypes.cast(out, ctypes.c_void_p))
         return status, text
 
-    def handle_of(self, dll: Any) -> Any:
+    def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as this backend passes it."""
         return dll._handle
 
-    def pointer_value(self, pointer: Any) -> int:
+    def pointer_value(self, pointer: "Any") -> int:
         """A pointer this backend returned, as an int (0 for NULL)."""
         return int(pointer or 0)
 
@@ -186,5 +253,3 @@ class CtypesLibrary:
 def load(path: str) -> CtypesLibrary:
     """Open libcudaload at ``path`` (a file or a name for the loader)."""
     return CtypesLibrary(path)
-
-

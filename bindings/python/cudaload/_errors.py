@@ -1,9 +1,9 @@
 """Exceptions: one class per C status code, all subclasses of Error."""
 
-from __future__ import annotations
-
 from . import _constants as C
 
+# No ``from __future__ import annotations`` (importing __future__ costs more
+# than this module): annotations naming typing types are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
     from typing import Any, Dict, Optional, Type
@@ -30,9 +30,9 @@ class Error(Exception):
 
     status: int = -1
 
-    def __init__(self, message: str, status: Optional[int] = None,
+    def __init__(self, message: str, status: "Optional[int]" = None,
                  status_text: str = "", detail: str = "", function: str = "",
-                 report: Any = None) -> None:
+                 report: "Any" = None) -> None:
         super().__init__(message)
         if status is not None:
             self.status = status
@@ -106,7 +106,7 @@ class MissingFunctionError(UnsupportedError, AttributeError):
     build); raised when that function is called, never at import."""
 
 
-_BY_STATUS: Dict[int, Type[Error]] = {
+_BY_STATUS: "Dict[int, Type[Error]]" = {
     cls.status: cls for cls in (
         InvalidArgumentError, OutOfMemoryError, ReadError, MalformedError,
         NotFoundError, UnsupportedError, NotAFileError, BadSpecError,
@@ -114,6 +114,6 @@ _BY_STATUS: Dict[int, Type[Error]] = {
 }
 
 
-def error_for_status(status: int) -> Type[Error]:
+def error_for_status(status: int) -> "Type[Error]":
     """The Error subclass of a C status code (Error for unknown codes)."""
     return _BY_STATUS.get(status, Error)

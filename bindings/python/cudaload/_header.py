@@ -10,10 +10,10 @@ blocks, the ``CUDALOAD_API`` export macro, opaque ``typedef struct``
 declarations and function prototypes.
 """
 
-from __future__ import annotations
-
 import os
 
+# No ``from __future__ import annotations`` (importing __future__ costs more
+# than this module): annotations naming typing types are strings.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
     from typing import Dict, List, Optional
@@ -31,7 +31,7 @@ class Function:
 
     __slots__ = ("name", "restype", "argtypes")
 
-    def __init__(self, name: str, restype: str, argtypes: List[str]) -> None:
+    def __init__(self, name: str, restype: str, argtypes: "List[str]") -> None:
         self.name = name
         self.restype = restype
         self.argtypes = argtypes
@@ -53,8 +53,8 @@ class Header:
 
     __slots__ = ("path", "typedefs", "functions", "constants")
 
-    def __init__(self, path: str, typedefs: List[str], functions: List[Function],
-                 constants: Dict[str, int]) -> None:
+    def __init__(self, path: str, typedefs: "List[str]", functions: "List[Function]",
+                 constants: "Dict[str, int]") -> None:
         self.path = path
         self.typedefs = typedefs
         self.functions = functions
@@ -103,7 +103,7 @@ def _strip_name(arg: str) -> str:
     return arg
 
 
-def parse_header(text: str, path: str = "cudaload.h") -> Header:
+def parse_header(text: str, path: str = "cudaload.h") -> "Header":
     """Parse the text of cudaload.h."""
     import re
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
@@ -155,7 +155,7 @@ def parse_header(text: str, path: str = "cudaload.h") -> Header:
     return Header(path, typedefs, functions, constants)
 
 
-def header_search_paths() -> List[str]:
+def header_search_paths() -> "List[str]":
     """Where the header is looked for: inside the package (wheels ship it as
     cudaload/_include/cudaload.h), then the source tree the package sits in
     (bindings/python/cudaload -> include/cudaload.h)."""
@@ -166,7 +166,7 @@ def header_search_paths() -> List[str]:
     ]
 
 
-def find_header() -> Optional[str]:
+def find_header() -> "Optional[str]":
     """The first header of header_search_paths() that exists, or None."""
     for candidate in header_search_paths():
         if os.path.isfile(candidate):
@@ -174,7 +174,7 @@ def find_header() -> Optional[str]:
     return None
 
 
-def load_header(path: Optional[str] = None) -> Header:
+def load_header(path: "Optional[str]" = None) -> "Header":
     """Parse the header at ``path`` (default: find_header())."""
     if path is None:
         path = find_header()

@@ -6,21 +6,25 @@ the system loader, by name. The first one that opens is used. When none
 opens, the ImportError lists every place and why each failed.
 """
 
-from __future__ import annotations
-
+import _thread
 import os
 import sys
 
+# No ``from __future__ import annotations``: importing the __future__ module
+# costs about as much as this module (``import cudaload`` imports this one
+# and the backend only). Annotations naming typing types are strings, and
+# typing is imported for type checkers only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to import)
     from typing import Any, Callable, List, Optional, Tuple
 
-__all__ = ["BACKENDS", "open_library", "library_candidates", "default_backend"]
+__all__ = ["BACKENDS", "open_library", "library_candidates", "default_backend",
+           "load_default", "set_default"]
 
 BACKENDS = ("ctypes", "cffi")
 
 
-def _file_names() -> List[str]:
+def _file_names() -> "List[str]":
     if sys.platform == "win32":
         return ["cudaload.dll"]
     if sys.platform == "darwin":
@@ -28,7 +32,7 @@ def _file_names() -> List[str]:
     return ["libcudaload.so.1"]
 
 
-def library_candidates() -> List[Tuple[str, str]]:
+def library_candidates() -> "List[Tuple[str, str]]":
     """(what, path-or-name) pairs in search order."""
     out: List[Tuple[str, str]] = []
     env = os.environ.get("CUDALOAD_LIBRARY")
@@ -51,7 +55,7 @@ def default_backend() -> str:
     return name
 
 
-def _opener(backend: str) -> Callable[[str], Any]:
+def _opener(backend: str) -> "Callable[[str], Any]":
     if backend == "ctypes":
         from . import _ctypes_backend
         return _ctypes_backend.load
@@ -66,7 +70,7 @@ def _opener(backend: str) -> Callable[[str], Any]:
                       % (backend, ", ".join(BACKENDS)))
 
 
-def open_library(backend: Optional[str] = None, path: Optional[str] = None) -> Any:
+def open_library(backend: "Optional[str]" = None, path: "Optional[str]" = None) -> "Any":
     """Open libcudaload with ``backend`` (default: default_backend()).
 
     ``path`` names the file to open and skips the search. Raises ImportError
@@ -95,3 +99,27 @@ def open_library(backend: Optional[str] = None, path: Optional[str] = None) -> A
                       "Install the cudaload wheel (it ships the library), or set "
                       "CUDALOAD_LIBRARY to the path of %s."
                       % (backend, "\n".join(failures), _file_names()[0]))
+
+
+# The library the module-level functions use (cudaload.setup(), ...): opened
+# by ``import cudaload``, replaced by cudaload.use_backend(). It lives here,
+# not in _api, so that ``import cudaload`` opens it without importing _api.
+_default_lock = _thread.allocate_lock()
+_default: "Any" = None
+
+
+def load_default() -> "Any":
+    """The library in use, opened on first call (default backend, default
+    search). Raises ImportError listing every place looked."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = open_library()
+        return _default
+
+
+def set_default(library: "Any") -> None:
+    """Make ``library`` (an open_library() result) the one in use."""
+    global _default
+    with _default_lock:
+        _default = library

@@ -1,0 +1,339 @@
+"""The API beyond setup(): the GPU probe, the doctor, env_prepend(),
+inspect() and isolation (isolated_import(), isolated_open(),
+symbol_provider()), with their records.
+
+Split from _api so that the first cudaload.setup() of a process, which
+imports _api, does not also read and run this code (module code costs in
+proportion to its size: unmarshalling and executing it). ``import cudaload``
+imports it on first use of one of its names, and Context.probe() and
+Context.doctor() when called.
+"""
+
+import _thread
+import os
+import sys
+
+from . import _constants as C
+from ._api import Context, _load_default, _Record, _raise
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
+    import ctypes
+    from typing import Any, Dict, Iterable, List, Optional, Union
+
+    from ._api import PathLike, Specs
+
+__all__ = [
+    "Probe", "Stage", "Device", "FileInfo", "DoctorReport",
+    "probe", "doctor", "env_prepend", "inspect",
+    "isolated_import", "isolated_open", "symbol_provider",
+]
+
+# --------------------------------------------------------------------------
+# Records
+# --------------------------------------------------------------------------
+
+
+class Stage(_Record):
+    """One stage of the GPU probe."""
+
+    __slots__ = ("name", "status", "message", "ms")
+
+    def __init__(self, name: str, status: str, message: str, ms: float) -> None:
+        self.name = name
+        self.status = status
+        self.message = message
+        self.ms = ms
+
+
+class Device(_Record):
+    """A CUDA device the probe saw. ``capability`` is major*10+minor."""
+
+    __slots__ = ("name", "capability", "memory_mib", "uuid")
+
+    def __init__(self, name: str, capability: int, memory_mib: int, uuid: str) -> None:
+        self.name = name
+        self.capability = capability
+        self.memory_mib = memory_mib
+        self.uuid = uuid
+
+
+class Probe(_Record):
+    """The GPU probe's answer: ``gpu_ok`` and ``summary`` ("GPU usable: ..."
+    or "fall back to CPU, because ..."), the reason, and every stage."""
+
+    __slots__ = ("gpu_ok", "verdict", "reason", "reason_code", "summary", "stages",
+                 "driver_path", "driver_version", "runtime_version", "devices")
+
+    def __init__(self, gpu_ok: bool, verdict: str, reason: str, reason_code: int,
+                 summary: str, stages: "List[Stage]", driver_path: str, driver_version: int,
+                 runtime_version: int, devices: "List[Device]") -> None:
+        self.gpu_ok = gpu_ok
+        self.verdict = verdict
+        self.reason = reason
+        self.reason_code = reason_code
+        self.summary = summary
+        self.stages = stages
+        self.driver_path = driver_path
+        self.driver_version = driver_version
+        self.runtime_version = runtime_version
+        self.devices = devices
+
+    def __str__(self) -> str:
+        lines = [self.summary]
+        for stage in self.stages:
+            lines.append("  %-8s %-8s %8.1f ms  %s" % (stage.name, stage.status, stage.ms, stage.message))
+        return "\n".join(lines)
+
+
+class FileInfo(_Record):
+    """What cudaload_inspect() read from an ELF or PE file's headers."""
+
+    __slots__ = ("path", "format", "machine", "bits", "soname", "needed", "runpath",
+                 "rpath", "version")
+
+    def __init__(self, path: str, format: str, machine: str, bits: int,
+                 soname: "Optional[str]", needed: "List[str]", runpath: "Optional[str]",
+                 rpath: "Optional[str]", version: "Optional[str]") -> None:
+        self.path = path
+        self.format = format
+        self.machine = machine
+        self.bits = bits
+        self.soname = soname
+        self.needed = needed
+        self.runpath = runpath
+        self.rpath = rpath
+        self.version = version
+
+
+class DoctorReport:
+    """cudaload_doctor()'s report. ``str()`` is the text (or JSON/YAML) as
+    the command-line tool prints it; ``to_dict()`` parses a JSON report."""
+
+    def __init__(self, text: str, format: str) -> None:
+        self.text = text
+        self.format = format
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return "DoctorReport(format=%r, %d characters)" % (self.format, len(self.text))
+
+    def to_dict(self) -> "Dict[str, Any]":
+        """The JSON report as data (format="json" only)."""
+        if self.format != "json":
+            raise ValueError("to_dict() needs doctor(format='json')")
+        import json
+        return json.loads(self.text)
+
+
+# --------------------------------------------------------------------------
+# Probe, doctor, environment, inspect
+# --------------------------------------------------------------------------
+
+_FORMATS = {"text": C.CUDALOAD_FORMAT_TEXT, "json": C.CUDALOAD_FORMAT_JSON,
+            "yaml": C.CUDALOAD_FORMAT_YAML}
+
+
+def _read_probe(lib: "Any", handle: "Any") -> "Probe":
+    def opt(name: str, *args: "Any") -> "Any":
+        return lib.call(name, handle, *args) if lib.has(name) else None
+
+    verdict = opt("cudaload_probe_verdict")
+    reason = opt("cudaload_probe_reason") or 0
+    stages = []
+    for i in range(opt("cudaload_probe_stage_count") or 0):
+        status = opt("cudaload_probe_stage_status", i)
+        stages.append(Stage(opt("cudaload_probe_stage_name", i) or "",
+                            C.STAGE_STATUS_NAMES.get(status, "unknown(%s)" % status),
+                            opt("cudaload_probe_stage_message", i) or "",
+                            float(opt("cudaload_probe_stage_ms", i) or 0.0)))
+    devices = []
+    for i in range(opt("cudaload_probe_device_count") or 0):
+        devices.append(Device(opt("cudaload_probe_device_name", i) or "",
+                              opt("cudaload_probe_device_capability", i) or 0,
+                              int(opt("cudaload_probe_device_memory_mib", i) or 0),
+                              opt("cudaload_probe_device_uuid", i) or ""))
+    return Probe(
+        gpu_ok=verdict == C.CUDALOAD_GPU_OK,
+        verdict="gpu" if verdict == C.CUDALOAD_GPU_OK else "cpu",
+        reason=C.REASON_NAMES.get(reason, "unknown(%d)" % reason), reason_code=reason,
+        summary=opt("cudaload_probe_summary") or "", stages=stages,
+        driver_path=opt("cudaload_probe_driver_path") or "",
+        driver_version=opt("cudaload_probe_driver_version") or 0,
+        runtime_version=opt("cudaload_probe_runtime_version") or 0,
+        devices=devices)
+
+
+def probe(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
+          site_packages: "Optional[Iterable[PathLike]]" = None,
+          defaults: bool = True, out_of_process: bool = False,
+          timeout: float = 0.0, driver: "Optional[PathLike]" = None) -> "Probe":
+    """Answer "may I use the GPU?": the staged probe of cudaload_probe_run().
+    Raises MissingFunctionError if this libcudaload has no probe."""
+    with Context(roots, site_packages, defaults) as ctx:
+        ctx.require(require)
+        if driver is not None:
+            ctx.set_driver(driver)
+        return ctx.probe(out_of_process, timeout)
+
+
+def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
+           site_packages: "Optional[Iterable[PathLike]]" = None,
+           defaults: bool = True, format: str = "text", probe: bool = False,
+           color: bool = False, probe_out_of_process: bool = False) -> "DoctorReport":
+    """The whole diagnosis, as ``cudaload doctor`` prints it:
+    ``print(cudaload.doctor())``. Raises MissingFunctionError if this
+    libcudaload has no doctor."""
+    with Context(roots, site_packages, defaults) as ctx:
+        ctx.require(require)
+        return ctx.doctor(format, probe, color, probe_out_of_process)
+
+
+def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
+                site_packages: "Optional[Iterable[PathLike]]" = None,
+                defaults: bool = True) -> str:
+    """Put the planned libraries' folders first on the search-path variable
+    (LD_LIBRARY_PATH on Linux, PATH on Windows) of this process, both in the
+    C environment (cudaload_env_apply) and in ``os.environ`` (a snapshot a
+    C-level setenv leaves stale). Returns the new value.
+
+    On Linux this reaches the processes started afterwards (subprocess),
+    not this process's own loader, which read LD_LIBRARY_PATH at start: use
+    setup() for this process. On Windows it changes what later
+    LoadLibrary("name.dll") calls search.
+    """
+    with Context(roots, site_packages, defaults) as ctx:
+        ctx.require(require)
+        ctx.scan()
+        ctx.plan()
+        name = ctx.env_name()
+        value = ctx.env_compose(os.environ.get(name))
+        ctx.env_apply()
+    os.environ[name] = value
+    return value
+
+
+def inspect(path: "PathLike") -> "FileInfo":
+    """Read an ELF or PE file's headers without loading it."""
+    lib = _load_default()
+    file_path = os.fspath(path)
+    status, handle = lib.inspect(file_path)
+    if status != C.CUDALOAD_OK or handle is None:
+        _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_inspect", file_path)
+    try:
+        def get(name: str, *args: "Any") -> "Any":
+            return lib.call(name, handle, *args)
+        return FileInfo(
+            path=file_path, format=get("cudaload_file_format") or "",
+            machine=get("cudaload_file_machine") or "", bits=get("cudaload_file_bits"),
+            soname=get("cudaload_file_soname") or None,
+            needed=[get("cudaload_file_needed", i) or ""
+                    for i in range(get("cudaload_file_needed_count"))],
+            runpath=get("cudaload_file_runpath") or None,
+            rpath=get("cudaload_file_rpath") or None,
+            version=get("cudaload_file_version") or None)
+    finally:
+        lib.call("cudaload_file_close", handle)
+
+
+# --------------------------------------------------------------------------
+# Isolation
+# --------------------------------------------------------------------------
+
+_dlopen_lock = _thread.RLock()
+
+
+class _IsolatedImport:
+    """The context manager isolated_import() returns (a class rather than
+    contextlib.contextmanager, which import cudaload would have to import).
+    Like contextlib's, it also decorates a function."""
+
+    __slots__ = ("_previous", "_locked")
+
+    def __init__(self) -> None:
+        self._previous: Optional[int] = None
+        self._locked = False
+
+    def __enter__(self) -> None:
+        if sys.platform == "win32":
+            return
+        deepbind = getattr(os, "RTLD_DEEPBIND", 0)
+        if not deepbind or not hasattr(sys, "setdlopenflags"):
+            from ._errors import UnsupportedError
+            raise UnsupportedError("isolated_import: this platform has no RTLD_DEEPBIND",
+                                   status=C.CUDALOAD_E_UNSUPPORTED, status_text="not supported")
+        _dlopen_lock.acquire()
+        self._locked = True
+        try:
+            self._previous = sys.getdlopenflags()
+            sys.setdlopenflags((self._previous | deepbind | os.RTLD_NOW)
+                               & ~getattr(os, "RTLD_GLOBAL", 0))
+        except BaseException:
+            self._locked = False
+            _dlopen_lock.release()
+            raise
+
+    def __exit__(self, *exc: "Any") -> None:
+        if not self._locked:
+            return
+        try:
+            if self._previous is not None:
+                sys.setdlopenflags(self._previous)
+        finally:
+            self._locked = False
+            _dlopen_lock.release()
+
+    def __call__(self, function: "Any") -> "Any":
+        import functools
+
+        @functools.wraps(function)
+        def isolated(*args: "Any", **kwargs: "Any") -> "Any":
+            with _IsolatedImport():
+                return function(*args, **kwargs)
+        return isolated
+
+
+def isolated_import() -> "_IsolatedImport":
+    """Import extension modules with RTLD_DEEPBIND (Linux), so a module
+    linked to one cuDNN major binds that major's symbols even while another
+    major sits in the global symbol scope::
+
+        with cudaload.isolated_import():
+            import ctranslate2   # binds libcudnn.so.8's symbols
+
+    It sets ``sys.setdlopenflags`` for the duration of the block (the flags
+    are interpreter-wide: do not import concurrently from other threads).
+    On Windows, DLL imports bind per DLL name and nothing needs changing:
+    the block runs as is. Elsewhere without RTLD_DEEPBIND (macOS) it raises
+    UnsupportedError. DEEPBIND caveats (README): glibc only, AddressSanitizer
+    refuses it, and the module binds its own copies of interposed symbols
+    (malloc replacements).
+    """
+    return _IsolatedImport()
+
+
+def isolated_open(path: "PathLike") -> "ctypes.CDLL":
+    """Open a shared library with cudaload_dlopen_isolated() (Linux:
+    RTLD_DEEPBIND) and return it as a ctypes.CDLL."""
+    import ctypes
+    lib = _load_default()
+    file_path = os.fspath(path)
+    handle = lib.call("cudaload_dlopen_isolated", file_path)
+    if handle is None:
+        _raise(lib, C.CUDALOAD_E_LOAD_FAILED, "cudaload_dlopen_isolated", file_path)
+    return ctypes.CDLL(file_path, handle=lib.pointer_value(handle))
+
+
+def symbol_provider(library: "Union[ctypes.CDLL, int]", symbol: str) -> "Optional[str]":
+    """The file that provides ``symbol`` to a loaded library (a ctypes.CDLL
+    or a dlopen handle), as the dynamic loader resolves it; None if none."""
+    lib = _load_default()
+    if isinstance(library, int):
+        handle: Any = library
+        if lib.backend == "cffi":
+            handle = lib.ffi.cast("void *", library)
+    else:
+        handle = lib.handle_of(library)
+    return lib.call("cudaload_symbol_provider", handle, symbol)
