@@ -16,9 +16,13 @@ install(FILES ${PROJECT_BINARY_DIR}/cudaloadConfig.cmake ${PROJECT_BINARY_DIR}/c
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/cudaload)
 
 if(WIN32)
-  set(CUDALOAD_PC_PRIVATE_LIBS "")
+  set(CUDALOAD_PC_PRIVATE_LIBS "-ladvapi32")
 else()
   set(CUDALOAD_PC_PRIVATE_LIBS "-ldl -lpthread")
+endif()
+# A static link of a YAML-enabled build needs libyaml too.
+if(CUDALOAD_YAML)
+  string(APPEND CUDALOAD_PC_PRIVATE_LIBS " -lyaml")
 endif()
 # The .pc file finds its prefix relative to itself (${pcfiledir}), so it stays
 # right after `cmake --install --prefix X` and when the tree is relocated.
