@@ -5,7 +5,8 @@
 #include "cudaload.h"
 #include "report_writer.h"
 
-/* Exit codes (documented in --help and docs/cli.md). */
+/* Exit codes. Their descriptions, printed by --help and checked against
+ * docs/cli.md, are the table cli_exit_statuses in main.c. */
 #define EXIT_OK 0
 #define EXIT_INTERNAL 1    /* out of memory, write error */
 #define EXIT_USAGE 2       /* bad command line */
@@ -13,6 +14,7 @@
 #define EXIT_UNSATISFIED 4 /* a requirement has no usable library */
 /* probe: the GPU is not usable (CPU_FALLBACK) */
 #define EXIT_CPU_FALLBACK 5
+#define EXIT_PROBLEMS 6 /* doctor: the report lists problems */
 
 /* Print "cudaload: <command>: <message>" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -38,7 +40,7 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
 
 /* The options of every command that searches roots. */
 typedef struct cli_search_options {
-  const char **roots; /* --root/-r DIR, in order */
+  const char **roots; /* --root/-r DIR, in order, as typed */
   size_t root_count;
   const char **specs; /* --require/-q SPEC, in order */
   size_t spec_count;
@@ -52,8 +54,9 @@ void cli_search_options_free(cli_search_options *o);
  * one: 0; its value is missing: -1 (message printed). */
 int cli_search_option(const char *command, int argc, char **argv, int *i,
                       cli_search_options *o, int takes_requirements);
-/* A context with the roots and requirements added; EXIT_OK, or an exit
- * code with the message printed (a relative root or a bad spec: usage). */
+/* A context with the roots (made absolute: cli_absolute_path) and the
+ * requirements added; EXIT_OK, or an exit code with the message printed
+ * (an empty root or a bad spec: usage). */
 int cli_search_context(const char *command, const cli_search_options *o,
                        cudaload_ctx **out);
 
@@ -69,5 +72,15 @@ extern const char cli_env_help[];
 extern const char cli_exec_help[];
 extern const char cli_probe_help[];
 extern const char cli_doctor_help[];
+
+/* A path argument (--root, --driver, --manifest) as the tool uses and
+ * prints it from parsing on (cli_paths.c): an absolute one as given; a
+ * relative one joined to the current folder ($PWD when it names the same
+ * folder as ".", else getcwd(); Windows: GetFullPathNameW), with "." and
+ * ".." resolved lexically and symbolic links left alone. *out is malloc'ed.
+ * EXIT_OK; EXIT_USAGE for an empty value (the message names option);
+ * EXIT_INPUT when the current folder cannot be told; EXIT_INTERNAL. */
+int cli_absolute_path(const char *command, const char *option,
+                      const char *value, char **out);
 
 #endif

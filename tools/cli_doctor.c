@@ -18,9 +18,6 @@
 #include <unistd.h>
 #endif
 
-/* The doctor ran and found at least one problem (each with its fix). */
-#define EXIT_PROBLEMS 6
-
 const char cli_doctor_help[] =
     "NAME\n"
     "  cudaload doctor - diagnose why CUDA libraries would not load, and say\n"
@@ -59,7 +56,8 @@ const char cli_doctor_help[] =
     "                      probe setting from a cudaload.yaml (relative roots\n"
     "                      are relative to FILE's folder); probe: true turns\n"
     "                      the probe on\n"
-    "  -r, --root DIR      search DIR first (absolute; may be repeated)\n"
+    "  -r, --root DIR      search DIR first (may be repeated; a relative FILE\n"
+    "                      or DIR is resolved against the current folder)\n"
     "  --no-defaults       search only the --root and manifest folders\n"
     "  --allow-writable-roots\n"
     "                      accept roots other users can write to\n"
@@ -74,7 +72,7 @@ const char cli_doctor_help[] =
     "EXIT STATUS\n"
     "  0  no problems found\n"
     "  1  internal error (out of memory, output could not be written)\n"
-    "  2  usage error (unknown option, bad SPEC, relative --root)\n"
+    "  2  usage error (unknown option, bad SPEC, an empty path)\n"
     "  3  the manifest could not be read or is invalid (stderr names the\n"
     "     file, line and column)\n"
     "  6  the report lists at least one problem\n"
@@ -108,7 +106,7 @@ static int want_color(void) {
 
 int cli_doctor(int argc, char **argv) {
   const char *cmd = "doctor";
-  const char *manifest = NULL;
+  char *manifest = NULL; /* absolute (cli_absolute_path) */
   unsigned flags = 0;
   cl_report_format format = CL_REPORT_TEXT;
   cli_search_options search;
@@ -126,7 +124,7 @@ int cli_doctor(int argc, char **argv) {
       else if (manifest)
         rc = cli_usage_error(cmd, "--manifest given twice");
       else
-        manifest = value;
+        rc = cli_absolute_path(cmd, "--manifest", value, &manifest);
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
@@ -184,5 +182,6 @@ int cli_doctor(int argc, char **argv) {
   cudaload_free(report);
   cudaload_destroy(ctx);
   cli_search_options_free(&search);
+  free(manifest);
   return rc;
 }
