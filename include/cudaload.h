@@ -131,7 +131,10 @@ CUDALOAD_API void cudaload_destroy(cudaload_ctx *ctx);
  * conda prefix, a Python site-packages folder or a cuDNN installer folder: the
  * known sub-folders of each layout are searched. The folder need not exist
  * yet; it is read by cudaload_scan(). Returns CUDALOAD_E_INVALID_ARGUMENT for
- * NULL, "" or a relative path (a root must be absolute).
+ * NULL, "" or a relative path: a root must be absolute, so that what a scan
+ * finds does not depend on the current folder at the time of the scan. A
+ * caller that takes paths from a person (the cudaload tool, the Python
+ * bindings) resolves relative ones against the current folder first.
  */
 CUDALOAD_API int cudaload_add_root(cudaload_ctx *ctx, const char *dir);
 
@@ -435,7 +438,8 @@ typedef struct cudaload_probe cudaload_probe;
  * Choose the driver library the probe opens (an absolute path; NULL goes
  * back to the default: CUDALOAD_DRIVER from the environment if set, else
  * libcuda.so.1 / nvcuda.dll by name, never the link-time stub in
- * lib64/stubs).
+ * lib64/stubs). Returns CUDALOAD_E_INVALID_ARGUMENT for "" or a relative
+ * path, as cudaload_add_root() does for roots.
  */
 CUDALOAD_API int cudaload_set_driver(cudaload_ctx *ctx, const char *path);
 

@@ -20,7 +20,8 @@ const char cli_inspect_help[] =
     "  delay-loaded ones) and the VERSIONINFO file version. Works on any\n"
     "  host: a Linux machine can inspect Windows DLLs. Folders, FIFOs and\n"
     "  devices are refused without blocking; truncated or malformed files\n"
-    "  are reported with the reason.\n"
+    "  are reported with the reason. Each FILE is reported as given (a\n"
+    "  relative one is read from the current folder).\n"
     "\n"
     "OPTIONS\n"
     "  --format F   text (default) or json\n"
@@ -38,7 +39,7 @@ const char cli_inspect_help[] =
     "EXIT STATUS\n"
     "  0  every file was read\n"
     "  1  internal error\n"
-    "  2  usage error (no FILE, unknown option)\n"
+    "  2  usage error (no FILE, an empty FILE, unknown option)\n"
     "  3  a file was missing, unreadable, not ELF or PE, or malformed (the\n"
     "     other files are still reported; each error is on stderr)\n"
     "\n"
@@ -122,7 +123,14 @@ int cli_inspect(int argc, char **argv) {
     } else if (!options_done && argv[i][0] == '-' && argv[i][1]) {
       free(files);
       return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    } else if (!argv[i][0]) {
+      /* As for the path options of the other commands: "" names no file,
+       * and is more likely an unset shell variable than a request. */
+      free(files);
+      return cli_usage_error(cmd, "FILE: the path is empty");
     } else {
+      /* Kept as given: the report names each file the way the user did
+       * (the library reads a relative path against the current folder). */
       files[file_count++] = argv[i];
     }
   }

@@ -39,12 +39,13 @@ const char cli_probe_help[] =
     "  a few milliseconds.\n"
     "\n"
     "OPTIONS\n"
-    "  --driver PATH     the driver library to probe (absolute path); the\n"
+    "  --driver PATH     the driver library to probe (a relative PATH is\n"
+    "                    resolved against the current folder); the\n"
     "                    default is $CUDALOAD_DRIVER if set, else\n"
     "                    libcuda.so.1 (nvcuda.dll) where the system keeps it\n"
     "  --require SPEC    also probe the libraries of SPEC (cudart, cublas,\n"
     "                    cudnn=8, \"cudnn=8,cudnn=9\", ...); may be repeated\n"
-    "  -r, --root DIR    search DIR for them first (absolute; repeatable)\n"
+    "  -r, --root DIR    search DIR for them first (repeatable)\n"
     "  --no-defaults     search only the roots given with --root\n"
     "  --allow-writable-roots\n"
     "                    accept roots other users can write to\n"
@@ -261,7 +262,7 @@ int cli_probe(int argc, char **argv) {
   int child = 0;
   double timeout = 0;
   cl_report_format format = CL_REPORT_TEXT;
-  const char *driver = NULL;
+  char *driver = NULL; /* absolute (cli_absolute_path) */
   /* Options are kept until the ctx exists, so that their order does not
    * matter. */
   cli_search_options search;
@@ -274,10 +275,12 @@ int cli_probe(int argc, char **argv) {
         rc = EXIT_USAGE;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--driver", NULL,
                                      &value))) {
-      if (m < 0)
+      if (m < 0) {
         rc = EXIT_USAGE;
-      else
-        driver = value;
+      } else {
+        free(driver); /* the last --driver wins */
+        rc = cli_absolute_path(cmd, "--driver", value, &driver);
+      }
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--timeout", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : parse_timeout(cmd, value, &timeout);
@@ -326,5 +329,6 @@ int cli_probe(int argc, char **argv) {
   cudaload_probe_free(p);
   cudaload_destroy(ctx);
   cli_search_options_free(&search);
+  free(driver);
   return rc;
 }

@@ -63,13 +63,21 @@ int cli_search_context(const char *cmd, const cli_search_options *o,
     fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
     return EXIT_INTERNAL;
   }
-  /* A relative root or a bad spec is the user's input: usage errors. */
-  for (size_t i = 0; i < o->root_count; ++i)
-    if (cudaload_add_root(ctx, o->roots[i]) != CUDALOAD_OK) {
-      int rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  /* Roots are made absolute here, before anything reads them, so that the
+   * context, the reports and the messages all name the same folder. What
+   * the library still refuses is the user's input: a usage error. */
+  for (size_t i = 0; i < o->root_count; ++i) {
+    char *root = NULL;
+    int rc = cli_absolute_path(cmd, "--root", o->roots[i], &root);
+    if (rc == EXIT_OK && cudaload_add_root(ctx, root) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+    free(root);
+    if (rc != EXIT_OK) {
       cudaload_destroy(ctx);
       return rc;
     }
+  }
+  /* A bad spec is the user's input too. */
   for (size_t i = 0; i < o->spec_count; ++i)
     if (cudaload_require(ctx, o->specs[i]) != CUDALOAD_OK) {
       int rc = cli_usage_error(cmd, "%s", cudaload_last_error());

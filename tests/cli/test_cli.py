@@ -441,7 +441,28 @@ class Usage(CliTestCase):
         self.assert_usage_error(["help", "frobnicate"], ["frobnicate"])
 
     def test_no_command(self):
-        self.assert_usage_error([])
+        # Every command the tool has is named, not a list kept by hand.
+        self.assert_usage_error([], ["scan", "inspect", "env", "exec", "probe", "doctor", "help"])
+
+    def test_help_lists_every_command_and_exit_status(self):
+        r = self.run_ok("--help")
+        for name in ("scan", "inspect", "env", "exec", "probe", "doctor"):
+            self.assertRegex(r.stdout, r"(?m)^  %s\s+\S" % name, "COMMANDS lacks %s\n%s" % (name, r.describe()))
+            synopsis = run_cli("help", name).stdout.split("SYNOPSIS\n", 1)[1].split("\n\n", 1)[0]
+            self.assertIn(synopsis, r.stdout, "the synopsis of %s is not in --help" % name)
+        for code in ("0", "1", "2", "3", "4", "5", "6", "126", "127"):
+            self.assertRegex(r.stdout, r"(?m)^  %s\s+\S" % code, "EXIT STATUS lacks %s" % code)
+
+    def test_docs_agree_with_the_tool(self):
+        """docs/cli.md and the README copy the tool's synopses and exit codes."""
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        try:
+            import cli_docs
+        finally:
+            sys.path.pop(0)
+        problems = cli_docs.check(CLI, write=False)
+        self.assertEqual(problems, [], "\n".join(problems) +
+                         "\n(tests/cli/cli_docs.py --cli TOOL --write updates the documents)")
 
     def test_unknown_command(self):
         self.assert_usage_error(["frobnicate"], ["frobnicate"])
@@ -476,10 +497,22 @@ class Usage(CliTestCase):
     def test_scan_extra_argument(self):
         self.assert_usage_error(["scan", "--no-defaults", "stray"], ["stray"])
 
-    def test_scan_relative_root(self):
-        # Roots must be absolute: what a scan finds must not depend on the
-        # current folder.
-        self.assert_usage_error(["scan", "--no-defaults", "--root", "relative/dir"], ["relative/dir"])
+    def test_empty_path_arguments(self):
+        # A relative path is resolved against the current folder (the
+        # RelativePath tests of each command), but "" names no folder or
+        # file: more likely an unset shell variable than a request.
+        for args, option in ((["scan", "--no-defaults", "--root", ""], "--root"),
+                             (["scan", "--no-defaults", "-r", ""], "--root"),
+                             (["scan", "--no-defaults", "--root="], "--root"),
+                             (["env", "--require", "cudnn", "--root", ""], "--root"),
+                             (["exec", "--require", "cudnn", "--root", "", "--", "true"], "--root"),
+                             (["probe", "--driver", ""], "--driver"),
+                             (["probe", "--root", ""], "--root"),
+                             (["doctor", "--manifest", ""], "--manifest"),
+                             (["doctor", "--root", ""], "--root"),
+                             (["inspect", ""], "FILE")):
+            r = self.assert_usage_error(args, [option, "the path is empty"])
+            self.assertIn("Try 'cudaload %s --help'." % args[0], r.stderr, r.describe())
 
     def test_inspect_without_files(self):
         self.assert_usage_error(["inspect"])
@@ -636,6 +669,40 @@ class Scan(CliTestCase):
         for other in doc["roots"][1:]:
             self.assertNotEqual(other["origin"], "explicit", doc)
 
+    def test_relative_missing_root_is_reported_absolute(self):
+        here = Path(os.path.realpath(str(self.tmpdir())))
+        r = run_cli("scan", "--no-defaults", "--root", "nope", "--format", "json", cwd=str(here))
+        self.assertEqual(r.rc, 3, r.describe())
+        self.assertEqual(self.parse_json(r)["roots"],
+                         [{"path": to_cli(here / "nope"), "origin": "explicit", "status": "not found"}])
+        self.assertIn("cudaload: warning: root %s: not found" % to_cli(here / "nope"), r.stderr, r.describe())
+
+    def test_relative_root_follows_the_shells_current_folder(self):
+        # The current folder is $PWD when it names the same folder as "."
+        # (what the user's shell shows, through symbolic links), else
+        # getcwd(); ".." is resolved lexically, as cd does.
+        if CLI_IS_WINDOWS:
+            self.skipTest("$PWD and symbolic links: checked against a Linux build")
+        real = Path(os.path.realpath(str(self.tmpdir())))
+        (real / "lib").mkdir()
+        link = Path(os.path.realpath(str(self.tmpdir()))) / "link"
+        os.symlink(str(real), str(link))
+
+        def root_path(pwd, spelling):
+            proc = subprocess.run(CLI + ["scan", "--no-defaults", "--root", spelling, "--format", "json"],
+                                  cwd=str(link), env=dict(os.environ, PWD=pwd), stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+            r = Result(["scan", "--root", spelling], proc)
+            self.assertIn(r.rc, (0, 3), r.describe())
+            return self.parse_json(r)["roots"][0]["path"]
+
+        self.assertEqual(root_path(str(link), "lib"), str(link / "lib"))
+        self.assertEqual(root_path(str(link), "../elsewhere"), str(link.parent / "elsewhere"))
+        # A stale $PWD (another folder), or one with "." or ".." in it, is
+        # not the current folder.
+        self.assertEqual(root_path(str(real.parent), "lib"), str(real / "lib"))
+        self.assertEqual(root_path(str(link) + "/.", "lib"), str(real / "lib"))
+
 
 # ==========================================================================
 # scan, on the fixture trees
@@ -753,6 +820,23 @@ class ScanFixtures(CliTestCase):
         y = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--target", "linux", "--format", "yaml")
         self.assertEqual(y.stderr, "", y.describe())
         self.assertEqual(yaml.safe_load(y.stdout), doc)
+
+    def test_relative_root_lists_what_the_absolute_root_lists(self):
+        # People type relative paths: --root is resolved against the current
+        # folder when it is parsed, and reported absolute.
+        here = Path(os.path.realpath(str(self.fixture("wheels-cu12", "site-packages").parent)))
+        absolute = to_cli(here / "site-packages")
+        for fmt in ("json", "text"):
+            expected = self.run_ok("scan", "--no-defaults", "--root", absolute, "--target", "linux", "--format", fmt)
+            if fmt == "json":
+                doc = self.parse_json(expected)
+                self.assertGreater(len(doc["libraries"]), 0, expected.describe())
+                self.assertEqual(doc["roots"][0]["path"], absolute, expected.describe())
+            for spelling in ("site-packages", "./site-packages/", "no-such/../site-packages", "site-packages//."):
+                r = run_cli("scan", "--no-defaults", "--root", spelling, "--target", "linux", "--format", fmt,
+                            cwd=str(here))
+                self.assertEqual((r.rc, r.stderr), (0, ""), r.describe())
+                self.assertEqual(r.stdout, expected.stdout, "--root %s from %s\n%s" % (spelling, here, r.describe()))
 
 
 # ==========================================================================
@@ -1035,7 +1119,7 @@ class EnvExec(CliTestCase):
         self.assert_usage_error(["env", "--require", "cudnn~8"], ["cudnn~8"])
         self.assert_usage_error(["env", "--require", "nosuchlib=1"], ["nosuchlib"])
         self.assert_usage_error(["env", "--require", "cudnn", "--shell", "zsh"], ["zsh"])
-        self.assert_usage_error(["env", "--require", "cudnn", "--root", "relative"], ["relative"])
+        self.assert_usage_error(["env", "--require", "cudnn", "--root", ""], ["--root"])
         self.assert_usage_error(["exec", "--require", "cudnn"], ["command"])
         self.assert_usage_error(["exec", "--require", "cudnn", "--"], ["command"])
         self.assert_usage_error(["exec", "--require", "cudnn", "ls"], ["ls"])
@@ -1127,6 +1211,26 @@ class EnvExec(CliTestCase):
         r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(("cudnn8_compat",)), "--",
                         "no-such-program-x", rc=127)
         self.assertIn("no-such-program-x", r.stderr)
+
+    def test_relative_root_plans_what_the_absolute_root_plans(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        here = Path(os.path.realpath(str(tree.parent)))
+        absolute = ["--no-defaults", "--root", to_cli(here / tree.name)]
+        relative = ["--no-defaults", "--root", "./" + tree.name]
+        if CLI_IS_WINDOWS:
+            show = ["cmd", "/c", "echo %PATH%"]
+        else:
+            show = ["sh", "-c", 'echo "$LD_LIBRARY_PATH"']
+        for command in (["env", "--require", "cudnn=8"],
+                        ["env", "--require", "cudnn=8", "--dry-run"],
+                        ["exec", "--require", "cudnn=8", "--dry-run", "--", "app"],
+                        ["exec", "--require", "cudnn=8", "--"] + show):
+            split = command.index("--") if "--" in command else len(command)
+            expected = self.run_ok(*(command[:split] + absolute + command[split:]))
+            self.assertIn(to_cli(here / tree.name), expected.stdout, expected.describe())
+            r = run_cli(*(command[:split] + relative + command[split:]), cwd=str(here))
+            self.assertEqual(r.rc, 0, r.describe())
+            self.assertEqual(r.stdout, expected.stdout, "from %s\n%s" % (here, r.describe()))
 
 
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "manifest", "roots", "libraries",
@@ -1223,7 +1327,7 @@ class Doctor(CliTestCase):
 
     def test_usage_errors(self):
         self.assert_usage_error(["doctor", "--require", "cudnn~8"], ["cudnn~8"])
-        self.assert_usage_error(["doctor", "--root", "relative"], ["relative"])
+        self.assert_usage_error(["doctor", "--root", ""], ["--root"])
         self.assert_usage_error(["doctor", "--format", "xml"], ["xml"])
         self.assert_usage_error(["doctor", "--bogus"], ["--bogus"])
         self.assert_usage_error(["doctor", "--manifest"], ["--manifest"])
@@ -1407,6 +1511,40 @@ class Doctor(CliTestCase):
         r = self.doctor("--manifest", to_cli(fifo), rc=3)
         self.assertIn("not a regular file", r.stderr)
 
+    def test_relative_root_gives_the_absolute_report(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        here = Path(os.path.realpath(str(tree.parent)))
+        args = ["doctor", "--no-defaults", "--require", "cudnn=8", "--format", "json"]
+        expected = self.doctor(*(args[1:] + ["--root", to_cli(here / tree.name)]), rc=6)
+        doc = self.parse_json(expected)
+        self.assertEqual(doc["roots"][0]["path"], to_cli(here / tree.name))
+        self.assertTrue(doc["requirements"][0]["satisfied"], doc)
+        r = run_cli(*(args + ["--root", tree.name]), cwd=str(here))
+        self.assertEqual(r.rc, 6, r.describe())
+        self.assertEqual(self.parse_json(r), doc)
+        r = run_cli(*(args + ["--root", "no-such-root"]), cwd=str(here))
+        problems = [p["problem"] for p in self.parse_json(r)["problems"]]
+        self.assertIn("root %s: not found" % to_cli(here / "no-such-root"), problems, r.describe())
+
+    def test_relative_manifest(self):
+        self.require_yaml()
+        tree = self.fixture(*self.cudnn8_tree())
+        here = Path(os.path.realpath(str(self.tmpdir())))
+        (here / "app").mkdir()
+        (here / "app" / "cudaload.yaml").write_text("requirements: [cudnn=8]\nroots: [%s]\n"
+                                                    % json.dumps(to_cli(tree)))
+        args = ["doctor", "--no-defaults", "--format", "json", "--manifest"]
+        expected = self.doctor(*(args[1:] + [to_cli(here / "app" / "cudaload.yaml")]), rc=6)
+        doc = self.parse_json(expected)
+        self.assertEqual(doc["manifest"]["path"], to_cli(here / "app" / "cudaload.yaml"))
+        for spelling in ("app/cudaload.yaml", "./app/../app/cudaload.yaml"):
+            r = run_cli(*(args + [spelling]), cwd=str(here))
+            self.assertEqual(r.rc, 6, r.describe())
+            self.assertEqual(self.parse_json(r), doc, "--manifest %s from %s" % (spelling, here))
+        r = run_cli(*(args + ["app/missing.yaml"]), cwd=str(here))
+        self.assertEqual(r.rc, 3, r.describe())
+        self.assertIn(to_cli(here / "app" / "missing.yaml"), r.stderr, r.describe())
+
 
 class Probe(CliTestCase):
     """`cudaload probe`: the verdict, the stages and the exit status."""
@@ -1451,7 +1589,7 @@ class Probe(CliTestCase):
     def test_usage_errors(self):
         self.assert_usage_error(["probe", "--timeout", "0"], ["--timeout"])
         self.assert_usage_error(["probe", "--timeout", "soon"], ["soon"])
-        self.assert_usage_error(["probe", "--driver", "relative/libcuda.so.1"], ["relative"])
+        self.assert_usage_error(["probe", "--driver", ""], ["--driver"])
         self.assert_usage_error(["probe", "--format", "xml"], ["xml"])
         self.assert_usage_error(["probe", "--require", "cudnn~8"], ["cudnn~8"])
         self.assert_usage_error(["probe", "extra"], ["extra"])
@@ -1524,6 +1662,27 @@ class Probe(CliTestCase):
         doc = json.loads(proc.stdout.decode("utf-8"))
         self.assertEqual(doc["reason"], "timeout")
         self.assertIn("did not finish within 1 s", doc["summary"])
+
+    def test_relative_driver(self):
+        driver = self.fake_driver()
+        here = Path(os.path.realpath(str(driver.parent)))
+        absolute = to_cli(here / driver.name)
+
+        def answer(r):
+            self.assertEqual(r.rc, 0, r.describe())
+            doc = self.parse_json(r)
+            for stage in doc["stages"]:
+                stage.pop("ms")  # timings differ run to run
+            return doc
+
+        expected = answer(self.run_ok("probe", "--driver", absolute, "--format", "json"))
+        self.assertEqual(expected["driver"]["path"], absolute)
+        for spelling in ("./" + driver.name, "../%s/%s" % (here.name, driver.name)):
+            r = run_cli("probe", "--driver", spelling, "--format", "json", cwd=str(here))
+            self.assertEqual(answer(r), expected, "--driver %s from %s" % (spelling, here))
+        r = run_cli("probe", "--driver", "no-such-driver", cwd=str(here))
+        self.assertEqual(r.rc, 5, r.describe())
+        self.assertIn(to_cli(here / "no-such-driver"), r.stdout.splitlines()[0], r.describe())
 
 
 def main():

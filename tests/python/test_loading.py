@@ -270,9 +270,13 @@ def test_errors_carry_status_paths_and_reasons(run, fixtures):
         except cudaload.BadSpecError as exc:
             res["badspec"] = [exc.status, str(exc), isinstance(exc, ValueError)]
         try:
-            cudaload.scan(roots=["relative/dir"], defaults=False)
+            cudaload.scan(roots=[""], defaults=False)
         except cudaload.InvalidArgumentError as exc:
-            res["relative"] = [exc.status, str(exc)]
+            res["empty"] = [exc.status, str(exc)]
+        try:
+            cudaload.scan(roots=[F + "/no-such-root"], defaults=False)
+        except cudaload.NotFoundError as exc:
+            res["missing"] = [exc.status, str(exc)]
         r = cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False, check=False)
         res["unchecked"] = [r.ok, r.status, r.error]
         print(json.dumps(res))
@@ -284,7 +288,8 @@ def test_errors_carry_status_paths_and_reasons(run, fixtures):
     assert detail in message
     assert roots == [fx(fixtures, "preload", "cudnn8")]
     assert out["badspec"][0] == 8 and "cudnn~8" in out["badspec"][1] and out["badspec"][2]
-    assert out["relative"][0] == 1 and "relative/dir" in out["relative"][1]
+    assert out["empty"][0] == 1 and "empty" in out["empty"][1]
+    assert out["missing"][0] == 5 and fx(fixtures, "no-such-root") + "' does not exist" in out["missing"][1]
     assert out["unchecked"][:2] == [False, 9] and "cudnn=7" in out["unchecked"][2]
 
 

@@ -95,6 +95,40 @@ def _raise(lib: "Any", status: int, function: str, what: str = "",
                                    detail=detail, function=function, report=report)
 
 
+def _absolute_path(path: "PathLike") -> str:
+    """A path as a person gives it (str or os.PathLike), as the C library
+    takes it: an absolute one as given, a relative one joined to the
+    current folder (os.path.abspath: "." and ".." resolved lexically,
+    symbolic links left to the library), as the cudaload tool does. The C
+    library refuses relative paths, so that what it finds does not depend on
+    the current folder when it looks; resolving once, when the path is
+    given, keeps that and lets people type relative paths. "" stays ""."""
+    value = os.fspath(path)
+    if isinstance(value, bytes):
+        value = os.fsdecode(value)
+    if not value:
+        return value
+    # Windows: "\x" and "C:x" are relative to a drive's current folder
+    # (os.path.isabs() calls the first absolute before Python 3.13).
+    if os.path.isabs(value) and (os.name != "nt" or os.path.splitdrive(value)[0]):
+        return value
+    return os.path.abspath(value)
+
+
+def _absolute(lib: "Any", path: "PathLike", what: str, function: str) -> str:
+    """_absolute_path(), with InvalidArgumentError naming ``what`` for an
+    empty path (which names no file: more likely an unset variable)."""
+    value = _absolute_path(path)
+    if not value:
+        from ._errors import InvalidArgumentError
+        status_text = lib.call("cudaload_strerror", C.CUDALOAD_E_INVALID_ARGUMENT) or ""
+        raise InvalidArgumentError("%s: %s: the path is empty" % (function, what),
+                                   status=C.CUDALOAD_E_INVALID_ARGUMENT,
+                                   status_text=status_text, detail="%s: the path is empty" % what,
+                                   function=function)
+    return value
+
+
 # --------------------------------------------------------------------------
 # Report objects
 # --------------------------------------------------------------------------
@@ -406,7 +440,9 @@ class Context:
     a plan. Not thread-safe (as the C context); use one per thread.
 
     Args:
-        roots: folders searched first, in order (absolute paths).
+        roots: folders searched first, in order (str or os.PathLike; a
+            relative path is resolved against the current folder now).
+            One that does not exist makes scan() raise NotFoundError.
         site_packages: Python site folders searched next; None means
             default_site_packages() (when ``defaults`` is true).
         defaults: also search the C library's default roots (CUDA_PATH,
@@ -421,6 +457,7 @@ class Context:
         self._ctx: Any = None
         self._origins: Dict[str, str] = {}
         self._target = target
+        self._scanned = False
         flags = 0 if defaults else C.CUDALOAD_NO_DEFAULT_ROOTS
         ctx = self._lib.call("cudaload_create", flags)
         if ctx is None:
@@ -468,10 +505,14 @@ class Context:
     # -- roots and scan ---------------------------------------------------
     def add_root(self, folder: "PathLike", origin: str = "explicit",
                  _seen: "Optional[set]" = None) -> None:
-        """Search ``folder`` (absolute) before the default roots."""
-        path = os.fspath(folder)
+        """Search ``folder`` before the default roots. A relative path is
+        resolved against the current folder now (os.path.abspath), and the
+        reports show it absolute. It need not exist yet; if it still does
+        not at scan(), that raises NotFoundError."""
+        what = "root" if origin == "explicit" else origin + " folder"
+        path = _absolute(self._lib, folder, what, "cudaload_add_root")
         if _seen is not None:
-            key = os.path.normcase(os.path.abspath(path)) if os.path.isabs(path) else path
+            key = os.path.normcase(os.path.abspath(path))
             if key in _seen:
                 return
             _seen.add(key)
@@ -481,11 +522,38 @@ class Context:
         self._origins.setdefault(path, origin)
 
     def scan(self) -> "Context":
-        """Scan the roots (never loads anything). Returns self."""
+        """Scan the roots (never loads anything). Returns self. Raises
+        NotFoundError, naming it, when a root given as ``roots`` or with
+        add_root() does not exist (as ``cudaload scan`` exits 3); the
+        scan's Report is the exception's ``report``."""
+        missing = self._scan()
+        if missing:
+            from ._errors import NotFoundError
+            status = C.CUDALOAD_E_NOT_FOUND
+            status_text = self._lib.call("cudaload_strerror", status) or ""
+            raise NotFoundError("cudaload_scan: %s%s%s" % (
+                                    status_text, "\n" if "\n" in missing else ": ", missing),
+                                status=status, status_text=status_text, detail=missing,
+                                function="cudaload_scan",
+                                report=self.report(status, missing))
+        return self
+
+    def _scan(self) -> str:
+        """cudaload_scan(); then "" or the lines that name the roots given
+        by the caller (origin "explicit": not the site folders, not a
+        manifest's roots, which the doctor reports) that do not exist.
+        The C library reports them as roots with status "not found" and
+        goes on: a default root may well be absent, but a folder someone
+        named and that is not there is a mistake to stop at, before
+        anything is loaded."""
         status = self._lib.call("cudaload_scan", self.handle)
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_scan")
-        return self
+        self._scanned = True
+        return "\n".join(
+            "root '%s' does not exist" % root.path for root in self.roots()
+            if root.status_code == C.CUDALOAD_E_NOT_FOUND
+            and self._origins.get(root.path) == "explicit")
 
     def roots(self) -> "List[Root]":
         """Every root the last scan searched."""
@@ -511,7 +579,12 @@ class Context:
 
     def plan(self, rtld_global: bool = False, all_sublibs: bool = False,
              check: bool = True) -> "Report":
-        """Resolve the requirements into a plan (loads nothing)."""
+        """Resolve the requirements into a plan (loads nothing); scans
+        first if scan() was not called (a missing root: NotFoundError)."""
+        if not self._scanned:
+            missing = self._scan()
+            if missing:
+                return self._finish(C.CUDALOAD_E_NOT_FOUND, "cudaload_scan", check, error=missing)
         status = self._lib.call("cudaload_plan", self.handle, _preload_flags(rtld_global, all_sublibs))
         return self._finish(status, "cudaload_plan", check)
 
@@ -519,12 +592,19 @@ class Context:
                 check: bool = True) -> "Report":
         """Plan and load the plan by absolute path (RTLD_LOCAL unless
         ``rtld_global``). With ``check`` a failure raises the Error subclass
-        of its status (UnsatisfiedError, LoadFailedError, ConflictError) with
-        the report attached as ``.report``; without, the report says it."""
+        of its status (UnsatisfiedError, LoadFailedError, ConflictError;
+        NotFoundError for a root that does not exist, before anything is
+        loaded) with the report attached as ``.report``; without, the
+        report says it. Scans first if scan() was not called."""
         return self._preload(rtld_global, all_sublibs, check, False)
 
     def _preload(self, rtld_global: bool, all_sublibs: bool, check: bool,
                  hand_over: bool) -> "Report":
+        if not self._scanned:
+            missing = self._scan()
+            if missing:
+                return self._finish(C.CUDALOAD_E_NOT_FOUND, "cudaload_scan", check, hand_over,
+                                    error=missing)
         status = self._lib.call("cudaload_preload", self.handle, _preload_flags(rtld_global, all_sublibs))
         return self._finish(status, "cudaload_preload", check, hand_over)
 
@@ -571,10 +651,12 @@ class Context:
         return self._target
 
     def _finish(self, status: int, function: str, check: bool,
-                hand_over: bool = False) -> "Report":
+                hand_over: bool = False, error: "Optional[str]" = None) -> "Report":
         """The Report of the step that returned ``status``; with ``check``,
-        raise the Error of a failure. ``hand_over``: _hand_over_report()."""
-        error = (self._lib.call("cudaload_last_error") or "") if status != C.CUDALOAD_OK else ""
+        raise the Error of a failure. ``hand_over``: _hand_over_report().
+        ``error``: the reason, when it is not the C last error."""
+        if error is None:
+            error = (self._lib.call("cudaload_last_error") or "") if status != C.CUDALOAD_OK else ""
         report = self._hand_over_report(status, error) if hand_over else self.report(status, error)
         if status != C.CUDALOAD_OK and check:
             from ._errors import error_for_status
@@ -611,19 +693,24 @@ class Context:
     # -- manifest, probe and doctor -------------------------------------------
     def load_manifest(self, path: "PathLike") -> "Context":
         """Read a cudaload.yaml manifest (requirements, roots, policy, probe).
-        Raises UnsupportedError in builds without libyaml."""
+        A relative ``path`` is resolved against the current folder; the
+        manifest's relative roots against the manifest's folder. Raises
+        UnsupportedError in builds without libyaml."""
         _need(self._lib, "cudaload_load_manifest")
-        file_path = os.fspath(path)
+        file_path = _absolute(self._lib, path, "manifest", "cudaload_load_manifest")
         status = self._lib.call("cudaload_load_manifest", self.handle, file_path)
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_load_manifest", file_path)
+        # As in C: the manifest's roots make the next plan scan again.
+        self._scanned = False
         return self
 
     def set_driver(self, path: "Optional[PathLike]") -> None:
-        """Choose the driver library the probe opens (None: the default)."""
+        """Choose the driver library the probe opens (None: the default). A
+        relative ``path`` is resolved against the current folder."""
         _need(self._lib, "cudaload_set_driver")
-        status = self._lib.call("cudaload_set_driver", self.handle,
-                                os.fspath(path) if path is not None else None)
+        status = self._lib.call("cudaload_set_driver", self.handle, None if path is None else
+                                _absolute(self._lib, path, "driver", "cudaload_set_driver"))
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_set_driver")
 
@@ -835,10 +922,14 @@ def _windows_after_preload(report: "Report") -> None:
 def scan(roots: "Optional[Iterable[PathLike]]" = None,
          site_packages: "Optional[Iterable[PathLike]]" = None,
          defaults: bool = True, target: str = "host") -> "Report":
-    """Scan the roots, this interpreter's site folders and (with
-    ``defaults``) the default roots. Loads nothing. Returns a Report whose
-    ``libraries`` and ``roots`` say what was found where; ``table()`` and
-    ``scan_dict()`` print it as ``cudaload scan`` does."""
+    """Scan ``roots`` (first, in order; str or os.PathLike, a relative one
+    resolved against the current folder), then ``site_packages`` (None:
+    this interpreter's site folders, when ``defaults``), then (with
+    ``defaults``) the C library's default roots. Loads nothing. Returns a
+    Report whose ``libraries`` and ``roots`` say what was found where;
+    ``table()`` and ``scan_dict()`` print it as ``cudaload scan`` does.
+    A root in ``roots`` that does not exist raises NotFoundError, with the
+    Report as its ``report`` (``cudaload scan`` prints it and exits 3)."""
     with Context(roots, site_packages, defaults, target) as ctx:
         ctx.scan()
         return ctx._hand_over_report()
@@ -848,12 +939,15 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
             site_packages: "Optional[Iterable[PathLike]]" = None,
             defaults: bool = True, rtld_global: bool = False,
             all_sublibs: bool = False, check: bool = True) -> "Report":
-    """Scan, plan and load the requirements by absolute path. Raises
-    UnsatisfiedError / LoadFailedError / ConflictError (with ``.detail``
-    and ``.report``) unless ``check`` is false."""
+    """Scan, plan and load the requirements by absolute path. ``roots``,
+    ``site_packages`` and ``defaults`` choose the folders searched, as for
+    scan() (a relative root is resolved against the current folder).
+    Raises NotFoundError (a root in ``roots`` does not exist: nothing is
+    loaded) / UnsatisfiedError / LoadFailedError / ConflictError (with
+    ``.detail`` and ``.report``) unless ``check`` is false."""
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(require)
-        ctx.scan()
+        # _preload scans first: a root that does not exist stops it there.
         report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True)
     _windows_after_preload(report)
     return report
@@ -871,8 +965,12 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
 
     Args:
         require: specs such as ``["cudnn=8", "cudnn=9", "cublas=12"]``.
-        roots: folders searched first (absolute paths).
-        site_packages: Python site folders to search; None means this
+        roots: folders searched first, in order (str or os.PathLike). A
+            relative path is resolved against the current folder when
+            setup() is called, and the report shows it absolute. A root
+            that does not exist raises NotFoundError before anything is
+            loaded (with ``check``; else the report says it).
+        site_packages: Python site folders searched next; None means this
             interpreter's (default_site_packages()), so a venv's NVIDIA
             wheels are found with no arguments.
         isolate: you will open the consumers of a required major isolated
@@ -880,7 +978,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             in the global symbol scope is reported in ``report.conflicts``
             instead of raising ConflictError.
         probe: also run the GPU probe; its answer is ``report.probe``.
-        defaults: also search the C library's default roots.
+        defaults: also search the C library's default roots (CUDA_PATH,
+            CUDA_HOME, CONDA_PREFIX, toolkits, ld.so.cache, ...), last.
         rtld_global: load RTLD_GLOBAL (never with two majors of a family).
         all_sublibs: preload every cuDNN sub-library, not the minimal set.
         probe_timeout: run the probe in a child process killed after this

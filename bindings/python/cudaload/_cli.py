@@ -31,17 +31,19 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def _absolute_root(value: str) -> str:
-    if not os.path.isabs(value):
-        raise argparse.ArgumentTypeError(
-            "root '%s' is relative; give an absolute path (what a scan finds must "
-            "not depend on the current folder)" % value)
-    return value
+def _path(value: str) -> str:
+    """A path option's value, made absolute as the C tool does: relative to
+    the current folder, and printed absolute from then on."""
+    from ._api import _absolute_path
+    if not value:
+        raise argparse.ArgumentTypeError("the path is empty")
+    return _absolute_path(value)
 
 
 def _common(parser: argparse.ArgumentParser, requirements: bool) -> None:
-    parser.add_argument("-r", "--root", action="append", default=[], type=_absolute_root,
-                        metavar="DIR", help="search DIR first (absolute; repeatable)")
+    parser.add_argument("-r", "--root", action="append", default=[], type=_path,
+                        metavar="DIR", help="search DIR first (repeatable; a relative DIR is "
+                                            "resolved against the current folder)")
     parser.add_argument("--no-defaults", action="store_true",
                         help="search only the --root folders (not this interpreter's "
                              "site-packages, not the default roots)")
@@ -99,6 +101,12 @@ def _scan(args: argparse.Namespace) -> int:
         report = cudaload.scan(roots=args.root, defaults=not args.no_defaults,
                                site_packages=[] if args.no_defaults else None,
                                target=args.target)
+    except cudaload.NotFoundError as exc:
+        # An explicit root that does not exist: as the C tool, print the
+        # report anyway, warn below and exit 3.
+        if exc.report is None:
+            return _report_error("scan", exc)
+        report = exc.report
     except cudaload.Error as exc:
         return _report_error("scan", exc)
     if args.format == "json":
@@ -210,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="the whole diagnosis, with one fix per problem")
     _common(doctor, requirements=True)
     doctor.add_argument("--format", choices=("text", "json", "yaml"), default="text")
-    doctor.add_argument("-m", "--manifest", metavar="FILE",
+    doctor.add_argument("-m", "--manifest", metavar="FILE", type=_path,
                         help="read requirements, roots, policy and probe from a cudaload.yaml")
     doctor.add_argument("--probe", action="store_true", help="also run the GPU probe")
     doctor.add_argument("--out-of-process", action="store_true",
@@ -219,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     probe = sub.add_parser("probe", help='answer "may I use the GPU?" in stages')
     _common(probe, requirements=True)
-    probe.add_argument("--driver", metavar="PATH", help="the driver library to open")
+    probe.add_argument("--driver", metavar="PATH", type=_path, help="the driver library to open")
     probe.add_argument("--out-of-process", action="store_true",
                        help="run the probe in a child process (killed after --timeout, default 30 s)")
     probe.add_argument("--timeout", type=float, metavar="SECONDS",

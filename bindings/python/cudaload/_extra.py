@@ -171,7 +171,12 @@ def probe(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
           defaults: bool = True, out_of_process: bool = False,
           timeout: float = 0.0, driver: "Optional[PathLike]" = None) -> "Probe":
     """Answer "may I use the GPU?": the staged probe of cudaload_probe_run().
-    Raises MissingFunctionError if this libcudaload has no probe."""
+    ``roots``, ``site_packages`` and ``defaults`` choose where the required
+    libraries are looked for, as for scan(); ``driver`` is the driver
+    library to open. Relative paths are resolved against the current
+    folder. A root that does not exist is not an error here (the libraries
+    are looked for elsewhere, as ``cudaload probe`` does). Raises
+    MissingFunctionError if this libcudaload has no probe."""
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(require)
         if driver is not None:
@@ -184,8 +189,11 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
            defaults: bool = True, format: str = "text", probe: bool = False,
            color: bool = False, probe_out_of_process: bool = False) -> "DoctorReport":
     """The whole diagnosis, as ``cudaload doctor`` prints it:
-    ``print(cudaload.doctor())``. Raises MissingFunctionError if this
-    libcudaload has no doctor."""
+    ``print(cudaload.doctor())``. ``roots``, ``site_packages`` and
+    ``defaults`` choose the folders searched, as for scan() (a relative root
+    is resolved against the current folder); a root that does not exist is
+    one of the problems the report lists, as ``cudaload doctor`` does.
+    Raises MissingFunctionError if this libcudaload has no doctor."""
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(require)
         return ctx.doctor(format, probe, color, probe_out_of_process)
@@ -202,7 +210,9 @@ def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
     On Linux this reaches the processes started afterwards (subprocess),
     not this process's own loader, which read LD_LIBRARY_PATH at start: use
     setup() for this process. On Windows it changes what later
-    LoadLibrary("name.dll") calls search.
+    LoadLibrary("name.dll") calls search. ``roots``, ``site_packages`` and
+    ``defaults`` are those of scan(): a relative root is resolved against
+    the current folder, and one that does not exist raises NotFoundError.
     """
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(require)
