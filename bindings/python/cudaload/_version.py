@@ -1,4 +1,5 @@
 """The version of the Python package (kept equal to CUDALOAD_VERSION_* in
-include/cudaload.h; tests/python/test_api.py checks it)."""
+include/cudaload.h; tests/python/test_packaging.py checks it, and
+scripts/build-wheels refuses to build when they differ)."""
 
 __version__ = "0.1.0"
