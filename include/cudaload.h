@@ -72,8 +72,9 @@ CUDALOAD_API const char *cudaload_version_string(void);
   11 /* another major of a required family is                                  \
         visible in the global symbol scope */
 #define CUDALOAD_E_INSECURE                                                    \
-  12 /* a root is writable by other users: refused                             \
-        (see CUDALOAD_ALLOW_WRITABLE_ROOTS) */
+  12 /* refused as a planting hazard: a root writable by                       \
+        other users (see CUDALOAD_ALLOW_WRITABLE_ROOTS), or                    \
+        a folder a search-path variable cannot hold */
 
 /** A static, one-line English description of a status code; never NULL. */
 CUDALOAD_API const char *cudaload_strerror(int status);
@@ -247,7 +248,8 @@ CUDALOAD_API const char *cudaload_file_version(const cudaload_file *file);
  * commas, where FAMILY is cudart, cublas, cudnn, nvrtc, nvjitlink, cufft,
  * curand, cusparse, cusolver, nccl or cupti, and OP VERSION is "=8" (that
  * ABI major), "=8.9" (a version prefix), ">=8.9", ">8", "<=9", "<10" (a
- * version range; "==" is the same as "="). "cudart" alone takes the newest.
+ * version range; "==" is the same as "="); a version is up to four numbers
+ * of at most nine digits each. "cudart" alone takes the newest.
  * "cudnn=8,cudnn=9" asks for two majors of one family side by side. A
  * malformed spec returns CUDALOAD_E_BAD_SPEC with the reason in the last
  * error and adds nothing.
@@ -345,7 +347,11 @@ CUDALOAD_API const char *cudaload_env_name(void);
  * plan's folders, in plan order, prepended to `current` (the variable's
  * present value, or NULL), without duplicates and without empty, "." or
  * relative entries. Idempotent: composing onto its own result changes
- * nothing. Owned by ctx, valid until the next call. NULL on failure.
+ * nothing. Owned by ctx, valid until the next call. NULL on failure, with
+ * the last error set: a planned folder whose name holds the variable's
+ * separator (':' on Linux, ';' on Windows) is refused, naming it, since
+ * the loader would split it into relative entries (CUDALOAD_E_INSECURE
+ * from cudaload_env_apply); preloading by absolute path is unaffected.
  */
 CUDALOAD_API const char *cudaload_env_compose(cudaload_ctx *ctx,
                                               const char *current);

@@ -66,6 +66,10 @@ typedef enum cl_version_op {
 } cl_version_op;
 
 #define CL_VERSION_PARTS 4
+/* The largest number one part of a version may be (nine digits: fits a
+ * 32-bit long). Versions read from files are clamped to it; a requirement
+ * naming a larger one is refused. */
+#define CL_VERSION_PART_MAX 999999999L
 typedef struct cl_requirement {
   char *text;                    /* normalised: "cudnn>=8.9" */
   const cl_catalog_entry *entry; /* the family's main library */
@@ -140,6 +144,18 @@ void cl_ctx_clear_plan(cudaload_ctx *ctx);
 int cl_version_compare(const long *a, int a_parts, const long *b, int b_parts);
 /* Parse "8.9.7.29" into parts; returns the number of parts (0 if none). */
 int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]);
+
+/* Append the n requirements of reqs to ctx's, in order, leaving out those
+ * whose text ctx already has or an earlier one of reqs has (their text is
+ * freed): the requirements of reqs belong to ctx afterwards. Linear in the
+ * number of requirements. Only memory can run out, and then nothing has
+ * changed: CUDALOAD_E_NO_MEMORY, and reqs still belong to the caller. */
+int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n);
+/* Parse a spec ("cudnn=8,cublas>=12") into a malloc'ed array of *count
+ * requirements (free each text, then the array), as cudaload_require() does
+ * before adding them. A CUDALOAD_E_* status with the last error set (and
+ * nothing to free) on a bad spec. */
+int cl_spec_parse(const char *spec, cl_requirement **parsed, size_t *count);
 
 /* The naming convention a ctx scans for. */
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx);

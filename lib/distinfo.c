@@ -6,6 +6,7 @@
 #include "platform.h"
 #include "strutil.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,38 @@ done:
   return rc;
 }
 
+static int by_key_then_position(const void *a, const void *b) {
+  const cl_distinfo_key *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  if (c)
+    return c;
+  return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* The files sorted by their RECORD path and by their base name; position
+ * breaks ties, so the first file RECORD order lists wins, as it did when
+ * the lookups read the files in order. */
+static void sort_keys(cl_distinfo_index *index) {
+  size_t n = index->file_count;
+  if (n == 0 || n > SIZE_MAX / sizeof(cl_distinfo_key))
+    return;
+  index->by_path = malloc(n * sizeof(cl_distinfo_key));
+  index->by_name = malloc(n * sizeof(cl_distinfo_key));
+  if (!index->by_path || !index->by_name) {
+    free(index->by_path);
+    free(index->by_name);
+    index->by_path = index->by_name = NULL;
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    index->by_path[i].key = index->files[i].relpath;
+    index->by_name[i].key = cl_path_basename(index->files[i].relpath);
+    index->by_path[i].file = index->by_name[i].file = i;
+  }
+  qsort(index->by_path, n, sizeof(cl_distinfo_key), by_key_then_position);
+  qsort(index->by_name, n, sizeof(cl_distinfo_key), by_key_then_position);
+}
+
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   memset(out, 0, sizeof *out);
   out->folder = cl_strdup(folder);
@@ -192,6 +225,8 @@ int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
     free(dir);
   }
   cl_name_list_free(&l);
+  if (rc == CUDALOAD_OK)
+    sort_keys(out);
   cl_clear_error();
   return rc;
 }
@@ -206,22 +241,45 @@ void cl_distinfo_free(cl_distinfo_index *index) {
     free(index->files[i].relpath);
   free(index->distributions);
   free(index->files);
+  free(index->by_path);
+  free(index->by_name);
   free(index->folder);
   memset(index, 0, sizeof *index);
 }
 
+/* The distribution of the first file (in RECORD order) whose key is key:
+ * the lowest position among the equal keys of the sorted array, or, without
+ * one, the first match reading the files in order. */
+static const cl_distribution *lookup(const cl_distinfo_index *index,
+                                     const cl_distinfo_key *sorted,
+                                     const char *key, int by_name) {
+  if (!sorted) {
+    for (size_t i = 0; i < index->file_count; ++i) {
+      const char *path = index->files[i].relpath;
+      if (strcmp(by_name ? cl_path_basename(path) : path, key) == 0)
+        return &index->distributions[index->files[i].distribution];
+    }
+    return NULL;
+  }
+  size_t low = 0, high = index->file_count; /* first key >= key */
+  while (low < high) {
+    size_t mid = low + (high - low) / 2;
+    if (strcmp(sorted[mid].key, key) < 0)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  if (low == index->file_count || strcmp(sorted[low].key, key) != 0)
+    return NULL;
+  return &index->distributions[index->files[sorted[low].file].distribution];
+}
+
 const cl_distribution *cl_distinfo_by_path(const cl_distinfo_index *index,
                                            const char *relpath) {
-  for (size_t i = 0; i < index->file_count; ++i)
-    if (strcmp(index->files[i].relpath, relpath) == 0)
-      return &index->distributions[index->files[i].distribution];
-  return NULL;
+  return lookup(index, index->by_path, relpath, 0);
 }
 
 const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
                                            const char *file_name) {
-  for (size_t i = 0; i < index->file_count; ++i)
-    if (strcmp(cl_path_basename(index->files[i].relpath), file_name) == 0)
-      return &index->distributions[index->files[i].distribution];
-  return NULL;
+  return lookup(index, index->by_name, file_name, 1);
 }

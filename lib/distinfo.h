@@ -21,6 +21,13 @@ typedef struct cl_distinfo_file {
   size_t distribution;
 } cl_distinfo_file;
 
+/* A file of the index under one of its keys (its RECORD path or its base
+ * name, pointing into relpath). */
+typedef struct cl_distinfo_key {
+  const char *key;
+  size_t file; /* index into files */
+} cl_distinfo_key;
+
 /* Every NVIDIA dist-info folder directly inside one folder. */
 typedef struct cl_distinfo_index {
   char *folder;
@@ -28,6 +35,11 @@ typedef struct cl_distinfo_index {
   size_t distribution_count, distribution_capacity;
   cl_distinfo_file *files; /* only files named like CUDA libraries */
   size_t file_count, file_capacity;
+  /* files sorted by (key, position), for lookups in log time: each library
+   * of a scan asks once, and a RECORD can list thousands of files. NULL
+   * when there was no memory for them: the lookups then read files in
+   * order, with the same answers. */
+  cl_distinfo_key *by_path, *by_name;
 } cl_distinfo_index;
 
 /* Read the index of `folder` (a site-packages folder, or a toolkit's

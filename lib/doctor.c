@@ -18,6 +18,7 @@
 #include "report_inventory.h"
 #include "report_writer.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -794,7 +795,31 @@ typedef struct text {
   size_t len, capacity;
   int failed;
   int color;
+  char **shown; /* escaped copies made by shown(), freed with the text */
+  size_t shown_count, shown_capacity;
 } text;
+
+/* A value from outside (a path, a version read from a file, a driver's
+ * string, spec text) as it may be shown: escaped when it holds control
+ * bytes or bytes that are not UTF-8 (text_escape.h). The colours below are
+ * the only escape sequences the text report may carry. */
+static const char *shown_value(text *t, const char *s, int keep_newlines) {
+  if (!s || !cl_text_needs_escape(s, keep_newlines))
+    return s;
+  char *copy = cl_text_escaped(s, keep_newlines);
+  if (!copy || cl_reserve((void **)&t->shown, &t->shown_capacity,
+                          t->shown_count + 1, sizeof *t->shown)) {
+    free(copy);
+    t->failed = 1;
+    return "";
+  }
+  t->shown[t->shown_count++] = copy;
+  return copy;
+}
+
+static const char *shown(text *t, const char *s) {
+  return shown_value(t, s, 0);
+}
 
 static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
 static void put(text *t, const char *fmt, ...) {
@@ -828,7 +853,7 @@ static void heading(text *t, const char *title) {
 }
 
 static void field(text *t, const char *label, const char *value) {
-  put(t, "  %-*s%s\n", LABEL_WIDTH, label, value);
+  put(t, "  %-*s%s\n", LABEL_WIDTH, label, shown(t, value));
 }
 
 /* Column widths of a table: the header's, widened by every cell. */
@@ -848,7 +873,7 @@ static void text_libraries(text *t, const cudaload_ctx *ctx) {
     widen(&w[0], l->entry->family);
     widen(&w[1], l->entry->name);
     widen(&w[2], major);
-    widen(&w[3], l->version[0] ? l->version : "-");
+    widen(&w[3], l->version[0] ? shown(t, l->version) : "-");
     widen(&w[4], l->version_source);
   }
   if (ctx->library_count) {
@@ -860,8 +885,8 @@ static void text_libraries(text *t, const cudaload_ctx *ctx) {
       snprintf(major, sizeof major, "%d", l->major);
       put(t, "  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0],
           l->entry->family, (int)w[1], l->entry->name, (int)w[2], major,
-          (int)w[3], l->version[0] ? l->version : "-", (int)w[4],
-          l->version_source, l->path);
+          (int)w[3], l->version[0] ? shown(t, l->version) : "-", (int)w[4],
+          l->version_source, shown(t, l->path));
     }
   }
   size_t missing = 0;
@@ -894,13 +919,14 @@ static void text_plan(text *t, const doctor *d) {
   }
   size_t w = 4;
   for (size_t r = 0; r < ctx->requirement_count; ++r)
-    widen(&w, ctx->requirements[r].text);
+    widen(&w, shown(t, ctx->requirements[r].text));
   for (size_t r = 0; r < ctx->requirement_count; ++r) {
     const char *path;
     int ok = requirement_satisfied(ctx, r, &path);
-    put(t, "  %-*s  %s%-7s%s  %s\n", (int)w, ctx->requirements[r].text,
-        sgr(t, ok ? GREEN : RED), ok ? "ok" : "MISSING", sgr(t, RESET),
-        ok ? path : "no usable library (see Problems and fixes)");
+    put(t, "  %-*s  %s%-7s%s  %s\n", (int)w,
+        shown(t, ctx->requirements[r].text), sgr(t, ok ? GREEN : RED),
+        ok ? "ok" : "MISSING", sgr(t, RESET),
+        ok ? shown(t, path) : "no usable library (see Problems and fixes)");
   }
   if (ctx->plan_count == 0)
     return;
@@ -913,11 +939,11 @@ static void text_plan(text *t, const doctor *d) {
   for (size_t i = 0; i < ctx->plan_count; ++i) {
     const cl_plan_entry *p = &ctx->plan[i];
     put(t, "  %-*s  %-*s  %-5d  %s\n", (int)ws, state_name(p->state), (int)wn,
-        p->entry->name, p->major, p->path);
+        p->entry->name, p->major, shown(t, p->path));
     /* "not-needed" says it all; its reason repeats for every sibling. */
     if (p->state != CUDALOAD_STATE_NOT_NEEDED)
       put(t, "  %-*s  %-*s         why: %s\n", (int)ws, "", (int)wn, "",
-          p->reason);
+          shown(t, p->reason));
   }
 }
 
@@ -937,11 +963,16 @@ static void text_probe(text *t, const doctor *d) {
       ok ? "GPU usable" : "fall back to CPU", sgr(t, RESET));
   field(t, "summary", cudaload_probe_summary(p));
   for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
-    char device[512];
+    /* 0 is "unknown": the driver's answer was out of range. */
+    char device[512], capability[32] = "unknown", memory[48] = "unknown";
     int cc = cudaload_probe_device_capability(p, i);
-    snprintf(device, sizeof device, "%s (compute %d.%d, %llu MiB, %s)",
-             cudaload_probe_device_name(p, i), cc / 10, cc % 10,
-             cudaload_probe_device_memory_mib(p, i),
+    unsigned long long mib = cudaload_probe_device_memory_mib(p, i);
+    if (cc)
+      snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
+    if (mib)
+      snprintf(memory, sizeof memory, "%llu MiB", mib);
+    snprintf(device, sizeof device, "%s (compute %s, %s, %s)",
+             cudaload_probe_device_name(p, i), capability, memory,
              cudaload_probe_device_uuid(p, i));
     field(t, i ? "" : "devices", device);
   }
@@ -961,7 +992,8 @@ static void text_probe(text *t, const doctor *d) {
     put(t, "  %-*s  %s%-*s%s  %9.1f  %s\n", (int)wn,
         cudaload_probe_stage_name(p, i), sgr(t, color), (int)wst,
         cl_probe_stage_status_name(status), sgr(t, *color ? RESET : ""),
-        cudaload_probe_stage_ms(p, i), cudaload_probe_stage_message(p, i));
+        cudaload_probe_stage_ms(p, i),
+        shown(t, cudaload_probe_stage_message(p, i)));
   }
 }
 
@@ -1004,13 +1036,13 @@ static char *write_text(const doctor *d) {
   if (d->loaded_count == 0)
     put(&t, "  none\n");
   for (size_t i = 0; i < d->loaded_count; ++i)
-    put(&t, "  %s\n", d->loaded[i]);
+    put(&t, "  %s\n", shown(&t, d->loaded[i]));
 
   heading(&t, "Conflicts");
   if (ctx->conflict_count == 0)
     put(&t, "  none\n");
   for (size_t i = 0; i < ctx->conflict_count; ++i)
-    put(&t, "  %s\n", ctx->conflicts[i].text);
+    put(&t, "  %s\n", shown(&t, ctx->conflicts[i].text));
 
   text_probe(&t, d);
 
@@ -1019,8 +1051,11 @@ static char *write_text(const doctor *d) {
     put(&t, "  %snone%s\n", sgr(&t, GREEN), sgr(&t, RESET));
   for (size_t i = 0; i < d->problem_count; ++i)
     put(&t, "  %s%zu. %s%s\n  %*s fix: %s\n", sgr(&t, RED), i + 1,
-        d->problems[i].problem, sgr(&t, RESET), i + 1 >= 10 ? 3 : 2, "",
-        d->problems[i].fix);
+        shown_value(&t, d->problems[i].problem, 1), sgr(&t, RESET),
+        i + 1 >= 10 ? 3 : 2, "", shown_value(&t, d->problems[i].fix, 1));
+  for (size_t i = 0; i < t.shown_count; ++i)
+    free(t.shown[i]);
+  free(t.shown);
   if (t.failed) {
     free(t.data);
     return NULL;

@@ -5,6 +5,7 @@
  * makes the loader search the current folder: DLL planting).
  */
 #include "context.h"
+#include "env.h"
 #include "error.h"
 #include "loader.h"
 #include "platform.h"
@@ -91,16 +92,31 @@ static void add(path_list *l, const char *entry, size_t len) {
   l->data[l->len] = '\0';
 }
 
-const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
+/* A folder whose name holds the list separator cannot be an entry: the
+ * loader splits "/x/c:o:l" into "/x/c", "o" and "l", and the last two are
+ * relative, searched from whatever the current folder is (planting). There
+ * is no quoting in these variables, so the folder is refused, naming it. */
+static int refuse_separator(const char *folder) {
+  return cl_fail(
+      CUDALOAD_E_INSECURE,
+      "%s: this folder cannot be put on %s: its name holds '%c', which the "
+      "loader reads as the separator between entries, so it would also "
+      "search the relative folders the name splits into (anyone could plant "
+      "a library there). Rename or move the folder, or load the libraries "
+      "in this process by absolute path (cudaload_preload)",
+      folder, cudaload_env_name(), CL_LIST_SEP);
+}
+
+int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
+  *value = NULL;
   cl_clear_error();
-  if (!ctx) {
-    cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_compose: NULL ctx");
-    return NULL;
-  }
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_env_compose: NULL ctx");
   if (!ctx->planned) {
     int rc = cudaload_plan(ctx, 0);
     if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
-      return NULL;
+      return rc;
     cl_clear_error();
   }
   path_list l = {0};
@@ -109,6 +125,12 @@ const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
     if (!folder) {
       l.failed = 1;
       break;
+    }
+    if (strchr(folder, CL_LIST_SEP)) {
+      int rc = refuse_separator(folder);
+      free(folder);
+      free(l.data);
+      return rc;
     }
     add(&l, folder, strlen(folder));
     free(folder);
@@ -121,12 +143,20 @@ const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
   }
   if (l.failed) {
     free(l.data);
-    cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
-    return NULL;
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
   }
   free(ctx->env_value);
   ctx->env_value = l.data ? l.data : cl_strdup("");
-  return ctx->env_value;
+  if (!ctx->env_value)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
+  *value = ctx->env_value;
+  return CUDALOAD_OK;
+}
+
+const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
+  const char *value;
+  cl_env_compose(ctx, current, &value);
+  return value;
 }
 
 int cudaload_env_apply(cudaload_ctx *ctx) {
@@ -134,9 +164,10 @@ int cudaload_env_apply(cudaload_ctx *ctx) {
   if (!ctx)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_apply: NULL ctx");
   char *current = cl_getenv(cudaload_env_name());
-  const char *value = cudaload_env_compose(ctx, current);
+  const char *value;
+  int status = cl_env_compose(ctx, current, &value);
   free(current);
-  if (!value)
-    return CUDALOAD_E_NO_MEMORY;
+  if (status != CUDALOAD_OK)
+    return status;
   return cl_set_env(cudaload_env_name(), value);
 }

@@ -2,6 +2,7 @@
 #include "cudaload.h"
 #include "error.h"
 #include "platform.h"
+#include "text_escape.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,31 +15,42 @@ static CL_THREAD_LOCAL char last_error_text[CL_ERROR_CAPACITY];
 static void format_into(char *buf, size_t len, const char *fmt, va_list ap)
     CL_PRINTF(3, 0);
 
+/* The message is formatted whole, then escaped for a terminal (control
+ * bytes and bytes that are not UTF-8 shown as \xNN; its own line breaks
+ * kept): the paths, manifest values and driver strings in it are bytes
+ * from outside, and callers print this text as it is (text_escape.h). */
 static void format_into(char *buf, size_t len, const char *fmt, va_list ap) {
   int n = vsnprintf(buf, len, fmt, ap);
   if (n < 0)
     buf[0] = '\0';
 }
 
+static void set_last_error(const char *raw) {
+  cl_text_escape_into(last_error_text, sizeof last_error_text, raw, 1);
+}
+
 int cl_fail(int status, const char *fmt, ...) {
+  char raw[CL_ERROR_CAPACITY];
   va_list ap;
   va_start(ap, fmt);
-  format_into(last_error_text, sizeof last_error_text, fmt, ap);
+  format_into(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  set_last_error(raw);
   return status;
 }
 
 int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...) {
+  char raw[CL_ERROR_CAPACITY];
   va_list ap;
   va_start(ap, fmt);
-  format_into(last_error_text, sizeof last_error_text, fmt, ap);
+  format_into(raw, sizeof raw, fmt, ap);
   va_end(ap);
-  size_t used = strlen(last_error_text);
-  if (used + 3 < sizeof last_error_text) {
-    memcpy(last_error_text + used, ": ", 3);
-    cl_os_error_text(os_code, last_error_text + used + 2,
-                     sizeof last_error_text - used - 2);
+  size_t used = strlen(raw);
+  if (used + 3 < sizeof raw) {
+    memcpy(raw + used, ": ", 3);
+    cl_os_error_text(os_code, raw + used + 2, sizeof raw - used - 2);
   }
+  set_last_error(raw);
   return status;
 }
 
@@ -75,7 +87,8 @@ const char *cudaload_strerror(int status) {
   case CUDALOAD_E_LOAD_FAILED:
     return "the loader refused a library";
   case CUDALOAD_E_INSECURE:
-    return "writable by other users: refused";
+    return "refused: a planting hazard (a folder others can write to, or "
+           "one a search path cannot hold)";
   case CUDALOAD_E_CONFLICT:
     return "another major of a required library is in the global symbol "
            "scope";

@@ -11,6 +11,7 @@
 #include "ldcache.h"
 #include "platform.h"
 #include "roots.h"
+#include "strindex.h"
 #include "strutil.h"
 #include "toolkit_headers.h"
 
@@ -32,19 +33,28 @@ typedef struct known_folder {
   int is_directory;
 } known_folder;
 
+/* Each list has an index by its key (folder path), because a scan asks
+ * about a few folders per library and there are as many entries as roots
+ * searched: a linear search made many roots quadratic. */
 struct cl_version_cache {
   cl_distinfo_index *distinfo;
   size_t distinfo_count, distinfo_capacity;
+  cl_str_index distinfo_by_folder;
   headers_cache_entry *headers;
   size_t headers_count, headers_capacity;
+  cl_str_index headers_by_folder;
   known_folder *folders;
   size_t folder_count, folder_capacity;
+  cl_str_index folders_by_path;
   int out_of_memory;
 };
 
 void cl_version_cache_free(cl_version_cache *c) {
   if (!c)
     return;
+  cl_str_index_free(&c->distinfo_by_folder);
+  cl_str_index_free(&c->headers_by_folder);
+  cl_str_index_free(&c->folders_by_path);
   for (size_t i = 0; i < c->distinfo_count; ++i)
     cl_distinfo_free(&c->distinfo[i]);
   free(c->distinfo);
@@ -59,12 +69,25 @@ void cl_version_cache_free(cl_version_cache *c) {
   free(c);
 }
 
+/* What a scan has seen, indexed so that finding a duplicate costs the same
+ * however much was seen (a linear search per file made a folder of 100,000
+ * files, or 5,000 roots, quadratic). */
 typedef struct scanner {
   cudaload_ctx *ctx;
   cl_naming naming;
-  size_t root;            /* index of the root being scanned */
-  int status;             /* first fatal error (out of memory) */
-  char **root_real_paths; /* per root, for skipping duplicate default roots */
+  size_t root; /* index of the root being scanned */
+  int status;  /* first fatal error (out of memory) */
+  /* Per root, what makes two roots one: the real path, else the path as
+   * given (tidied); owned here, keys of the two indexes below. */
+  char **root_keys;
+  size_t root_keys_capacity;
+  cl_str_index folder_roots; /* folder roots by key */
+  cl_str_index cache_roots;  /* ld.so.cache pseudo-roots by key */
+  /* Folder roots by the path as listed (ctx->roots[i].path), so that a
+   * root given again in the same spelling costs no real-path lookup. */
+  cl_str_index folder_spellings;
+  cl_str_index libraries; /* ctx->libraries by real path */
+  cl_str_index shims;     /* ctx->shims by path */
 } scanner;
 
 static void out_of_memory(scanner *s) {
@@ -75,13 +98,15 @@ static void out_of_memory(scanner *s) {
 /* Whether the dist-info and include folders a library's version may come
  * from exist: asked once per folder, not once per library in it. */
 static int is_directory(cl_version_cache *c, const char *path) {
-  for (size_t i = 0; i < c->folder_count; ++i)
-    if (strcmp(c->folders[i].path, path) == 0)
-      return c->folders[i].is_directory;
+  size_t at;
+  if (cl_str_index_find(&c->folders_by_path, path, &at))
+    return c->folders[at].is_directory;
   int is_dir = cl_stat_kind(path, NULL) == CL_KIND_DIRECTORY;
   char *copy = cl_strdup(path);
-  if (!copy || cl_reserve((void **)&c->folders, &c->folder_capacity,
-                          c->folder_count + 1, sizeof *c->folders)) {
+  if (!copy ||
+      cl_reserve((void **)&c->folders, &c->folder_capacity, c->folder_count + 1,
+                 sizeof *c->folders) ||
+      cl_str_index_add(&c->folders_by_path, copy, c->folder_count)) {
     free(copy); /* not remembered: asked again next time */
     return is_dir;
   }
@@ -92,16 +117,18 @@ static int is_directory(cl_version_cache *c, const char *path) {
 
 static const cl_distinfo_index *distinfo_for(cl_version_cache *c,
                                              const char *folder) {
-  for (size_t i = 0; i < c->distinfo_count; ++i)
-    if (strcmp(c->distinfo[i].folder, folder) == 0)
-      return &c->distinfo[i];
+  size_t at;
+  if (cl_str_index_find(&c->distinfo_by_folder, folder, &at))
+    return &c->distinfo[at];
   if (cl_reserve((void **)&c->distinfo, &c->distinfo_capacity,
                  c->distinfo_count + 1, sizeof *c->distinfo)) {
     c->out_of_memory = 1;
     return NULL;
   }
   cl_distinfo_index *index = &c->distinfo[c->distinfo_count];
-  if (cl_distinfo_load(folder, index)) {
+  if (cl_distinfo_load(folder, index) ||
+      cl_str_index_add(&c->distinfo_by_folder, index->folder,
+                       c->distinfo_count)) {
     cl_distinfo_free(index);
     c->out_of_memory = 1;
     return NULL;
@@ -112,12 +139,14 @@ static const cl_distinfo_index *distinfo_for(cl_version_cache *c,
 
 static const cl_toolkit_headers *headers_for(cl_version_cache *c,
                                              const char *include_dir) {
-  for (size_t i = 0; i < c->headers_count; ++i)
-    if (strcmp(c->headers[i].include_dir, include_dir) == 0)
-      return &c->headers[i].headers;
+  size_t at;
+  if (cl_str_index_find(&c->headers_by_folder, include_dir, &at))
+    return &c->headers[at].headers;
   char *copy = cl_strdup(include_dir);
-  if (!copy || cl_reserve((void **)&c->headers, &c->headers_capacity,
-                          c->headers_count + 1, sizeof *c->headers)) {
+  if (!copy ||
+      cl_reserve((void **)&c->headers, &c->headers_capacity,
+                 c->headers_count + 1, sizeof *c->headers) ||
+      cl_str_index_add(&c->headers_by_folder, copy, c->headers_count)) {
     free(copy);
     c->out_of_memory = 1;
     return NULL;
@@ -339,11 +368,10 @@ void cl_inventory_settle_versions(cudaload_ctx *ctx) {
 static int add_library(scanner *s, const cl_name_match *m, const char *folder,
                        const char *name, char *real_path) {
   cudaload_ctx *ctx = s->ctx;
-  for (size_t i = 0; i < ctx->library_count; ++i)
-    if (strcmp(ctx->libraries[i].path, real_path) == 0) {
-      free(real_path); /* an alias, or reached again from a later root */
-      return 0;
-    }
+  if (cl_str_index_find(&s->libraries, real_path, NULL)) {
+    free(real_path); /* an alias, or reached again from a later root */
+    return 0;
+  }
   cl_version_cache *c = version_cache_of(ctx);
   if (!c || cl_reserve((void **)&ctx->libraries, &ctx->library_capacity,
                        ctx->library_count + 1, sizeof(cl_library))) {
@@ -374,7 +402,9 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
     failed = store_version(lib, &v) || c->out_of_memory;
     cl_binary_info_free(&v.pe);
   }
-  if (failed) {
+  /* The index borrows the path the library owns. */
+  if (failed ||
+      cl_str_index_add(&s->libraries, real_path, ctx->library_count)) {
     free(lib->version);
     free(lib->version_file);
     free(lib->pending_folder);
@@ -472,12 +502,11 @@ static void note_bundled_shim(folder_listing *l, const char *name) {
     free(full);
   const char *base = cl_path_basename(l->folder);
   char *package = cl_strndup(base, strlen(base) - 5); /* minus ".libs" */
-  int duplicate = 0;
-  for (size_t i = 0; path && i < ctx->shim_count && !duplicate; ++i)
-    duplicate = strcmp(ctx->shims[i].path, path) == 0;
+  int duplicate = path && cl_str_index_find(&l->s->shims, path, NULL);
   if (!path || !package || duplicate ||
       cl_reserve((void **)&ctx->shims, &ctx->shim_capacity, ctx->shim_count + 1,
-                 sizeof(cl_bundled_shim))) {
+                 sizeof(cl_bundled_shim)) ||
+      cl_str_index_add(&l->s->shims, path, ctx->shim_count)) {
     if (!path || !package || !duplicate)
       out_of_memory(l->s);
     free(path);
@@ -613,40 +642,72 @@ static void scan_root(scanner *s, size_t index) {
   cl_layout_folders(root->path, s->naming, scan_folder, s);
 }
 
-static void add_root(scanner *s, const char *path, const char *origin,
-                     int skip_duplicates) {
+/* What makes two spellings of a root one root: its real path (symlinks,
+ * "." and "..", a trailing separator, on Windows the case of letters, all
+ * resolved by the OS); for a root that does not resolve (missing), the
+ * path as given without trailing separators and, on Windows, with '/'
+ * written as '\\'. malloc'ed. */
+static char *root_key(const char *path) {
+  char *key = cl_real_path(path);
+  cl_clear_error();
+  if (key)
+    return key;
+  key = cl_strdup(path);
+  if (!key)
+    return NULL;
+  size_t n = strlen(key);
+  for (size_t i = 0; i < n; ++i)
+    if (key[i] == '/')
+      key[i] = CL_DIR_SEP;
+  /* Keep the separator of "/" and "C:\\": there it names the top. */
+  while (n > 1 && key[n - 1] == CL_DIR_SEP &&
+         !(CL_DIR_SEP == '\\' && key[n - 2] == ':'))
+    key[--n] = '\0';
+  return key;
+}
+
+/* Search a root, unless the same real folder is a root already: then it
+ * keeps its first position and origin, and is neither listed nor searched
+ * again (5,000 --root arguments naming one folder are one root). The
+ * ld.so.cache pseudo-root names a file, never a folder to list: it is only
+ * ever the same as another cache root. */
+static void add_root(scanner *s, const char *path, const char *origin) {
   if (s->status)
     return;
-  char *real = cl_real_path(path);
-  cl_clear_error();
-  if (skip_duplicates) {
-    for (size_t i = 0; i < s->ctx->root_count; ++i) {
-      const char *other =
-          s->root_real_paths[i] ? s->root_real_paths[i] : s->ctx->roots[i].path;
-      if (strcmp(other, real ? real : path) == 0) {
-        free(real);
-        return;
-      }
-    }
-  }
-  size_t index;
-  char **grown =
-      realloc(s->root_real_paths, (s->ctx->root_count + 1) * sizeof(char *));
-  if (!grown || cl_ctx_add_scanned_root(s->ctx, path, origin, &index)) {
-    if (grown)
-      s->root_real_paths = grown;
-    free(real);
+  int cache = strcmp(origin, CL_ORIGIN_LDCACHE) == 0;
+  if (!cache && cl_str_index_find(&s->folder_spellings, path, NULL))
+    return;
+  char *key = root_key(path);
+  if (!key) {
     out_of_memory(s);
     return;
   }
-  s->root_real_paths = grown;
-  s->root_real_paths[index] = real;
+  cl_str_index *seen = cache ? &s->cache_roots : &s->folder_roots;
+  if (cl_str_index_find(seen, key, NULL)) {
+    free(key);
+    return;
+  }
+  size_t index;
+  if (cl_reserve((void **)&s->root_keys, &s->root_keys_capacity,
+                 s->ctx->root_count + 1, sizeof(char *)) ||
+      cl_ctx_add_scanned_root(s->ctx, path, origin, &index)) {
+    free(key);
+    out_of_memory(s);
+    return;
+  }
+  s->root_keys[index] = key; /* owned here, borrowed by the index */
+  if (cl_str_index_add(seen, key, index) ||
+      (!cache && cl_str_index_add(&s->folder_spellings,
+                                  s->ctx->roots[index].path, index))) {
+    out_of_memory(s);
+    return;
+  }
   scan_root(s, index);
 }
 
 static void add_default_root(const char *path, const char *origin,
                              void *opaque) {
-  add_root(opaque, path, origin, 1);
+  add_root(opaque, path, origin);
 }
 
 int cudaload_scan(cudaload_ctx *ctx) {
@@ -660,13 +721,25 @@ int cudaload_scan(cudaload_ctx *ctx) {
   memset(&s, 0, sizeof s);
   s.ctx = ctx;
   s.naming = cl_ctx_naming(ctx);
+  cl_str_index_init(&s.folder_roots, CL_PATH_FOLD_CASE);
+  cl_str_index_init(&s.cache_roots, CL_PATH_FOLD_CASE);
+  cl_str_index_init(&s.folder_spellings, CL_PATH_FOLD_CASE);
+  /* File paths keep comparing byte for byte, as before: which alias is
+   * reported must not change. */
+  cl_str_index_init(&s.libraries, 0);
+  cl_str_index_init(&s.shims, 0);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
-    add_root(&s, ctx->explicit_roots[i], "explicit", 0);
+    add_root(&s, ctx->explicit_roots[i], "explicit");
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
     cl_default_roots(s.naming, add_default_root, &s);
+  cl_str_index_free(&s.folder_roots);
+  cl_str_index_free(&s.cache_roots);
+  cl_str_index_free(&s.folder_spellings);
+  cl_str_index_free(&s.libraries);
+  cl_str_index_free(&s.shims);
   for (size_t i = 0; i < ctx->root_count; ++i)
-    free(s.root_real_paths[i]);
-  free(s.root_real_paths);
+    free(s.root_keys[i]);
+  free(s.root_keys);
   if (s.status) {
     int status = s.status;
     cl_ctx_clear_inventory(ctx);

@@ -20,8 +20,12 @@ typedef enum cl_open_mode {
  * Open a library by absolute path. Windows: LoadLibraryExW(path, NULL,
  * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) with
  * SetThreadErrorMode(SEM_FAILCRITICALERRORS) around it (mode ignored).
+ * A path that is not a regular file (a FIFO, a folder, a device) is refused
+ * before the OS loader sees it, found out without blocking as the readers
+ * do (cl_file_open): the loader's own open of a FIFO waits for a writer.
  * Returns the handle, or NULL with the last error set to
- * "<path>: <dlerror() / FormatMessageW text>" and status
+ * "<path>: <dlerror() / FormatMessageW text>" (for a refused path,
+ * "<path>: not a regular file (a FIFO): refused ...") and status
  * CUDALOAD_E_LOAD_FAILED. Handles are never closed: loads can't be undone
  * reliably, and the libraries must stay for the life of the process.
  */

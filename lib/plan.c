@@ -16,6 +16,7 @@
 #include "context.h"
 #include "error.h"
 #include "loader.h"
+#include "strindex.h"
 #include "strutil.h"
 
 #include <stdarg.h>
@@ -112,9 +113,66 @@ static int same_folder(const char *a, const char *b) {
   return ba - a == bb - b && memcmp(a, b, (size_t)(ba - a)) == 0;
 }
 
-/* The first required companion of main missing from its folder, or NULL. */
-static const cl_catalog_entry *missing_companion(const cudaload_ctx *ctx,
-                                                 const cl_library *main_lib) {
+/* The required companions the inventory holds, by (catalog entry, major,
+ * folder): checking a candidate is then a few lookups, where a pass over
+ * the inventory per candidate made a folder of many candidates quadratic. */
+typedef struct companion_index {
+  cl_str_index index;
+  char **keys; /* owned; borrowed by index */
+  size_t count, capacity;
+} companion_index;
+
+/* "<entry>.<major>:<folder of path, with its trailing separator>"; the
+ * folder part is what same_folder() compares. malloc'ed. */
+static char *companion_key(const cl_catalog_entry *entry, int major,
+                           const char *path) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  size_t folder_len = (size_t)(cl_path_basename(path) - path);
+  char head[48];
+  int n = snprintf(head, sizeof head, "%lu.%d:", (unsigned long)(entry - all),
+                   major);
+  char *key = n > 0 ? malloc((size_t)n + folder_len + 1) : NULL;
+  if (key) {
+    memcpy(key, head, (size_t)n);
+    memcpy(key + n, path, folder_len);
+    key[(size_t)n + folder_len] = '\0';
+  }
+  return key;
+}
+
+static void companion_index_free(companion_index *c) {
+  cl_str_index_free(&c->index);
+  for (size_t i = 0; i < c->count; ++i)
+    free(c->keys[i]);
+  free(c->keys);
+}
+
+static int companion_index_build(const cudaload_ctx *ctx, companion_index *c) {
+  memset(c, 0, sizeof *c);
+  cl_str_index_init(&c->index, 0);
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l->entry->role != CL_ROLE_SUB || !l->entry->required_beside_main)
+      continue;
+    char *key = companion_key(l->entry, l->major, l->path);
+    if (!key || cl_reserve((void **)&c->keys, &c->capacity, c->count + 1,
+                           sizeof(char *))) {
+      free(key);
+      return CUDALOAD_E_NO_MEMORY;
+    }
+    c->keys[c->count++] = key;
+    if (cl_str_index_add(&c->index, key, i))
+      return CUDALOAD_E_NO_MEMORY;
+  }
+  return CUDALOAD_OK;
+}
+
+/* The first required companion of main missing from its folder, or NULL;
+ * *status set to CUDALOAD_E_NO_MEMORY when out of memory. */
+static const cl_catalog_entry *missing_companion(const companion_index *c,
+                                                 const cl_library *main_lib,
+                                                 int *status) {
   size_t count;
   const cl_catalog_entry *all = cl_catalog_entries(&count);
   for (size_t e = 0; e < count; ++e) {
@@ -123,12 +181,13 @@ static const cl_catalog_entry *missing_companion(const cudaload_ctx *ctx,
         strcmp(sub->family, main_lib->entry->family) != 0 ||
         main_lib->major < sub->min_major || main_lib->major > sub->max_major)
       continue;
-    int found = 0;
-    for (size_t i = 0; i < ctx->library_count && !found; ++i) {
-      const cl_library *l = &ctx->libraries[i];
-      found = l->entry == sub && l->major == main_lib->major &&
-              same_folder(l->path, main_lib->path);
+    char *key = companion_key(sub, main_lib->major, main_lib->path);
+    if (!key) {
+      *status = CUDALOAD_E_NO_MEMORY;
+      return NULL;
     }
+    int found = cl_str_index_find(&c->index, key, NULL);
+    free(key);
     if (!found)
       return sub;
   }
@@ -205,11 +264,14 @@ static void describe_roots(text_buffer *b, const cudaload_ctx *ctx) {
                              : ", unreadable")));
 }
 
-static int add_entry(cudaload_ctx *ctx, const cl_library *lib,
-                     size_t requirement, const char *reason) {
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    if (strcmp(ctx->plan[i].path, lib->path) == 0)
-      return CUDALOAD_OK; /* two requirements chose the same file */
+/* planned: the plan's entries by path (borrowed), so that adding one to a
+ * plan of thousands (a folder of sub-libraries) does not compare it with
+ * each. */
+static int add_entry(cudaload_ctx *ctx, cl_str_index *planned,
+                     const cl_library *lib, size_t requirement,
+                     const char *reason) {
+  if (cl_str_index_find(planned, lib->path, NULL))
+    return CUDALOAD_OK; /* two requirements chose the same file */
   if (cl_reserve((void **)&ctx->plan, &ctx->plan_capacity, ctx->plan_count + 1,
                  sizeof(cl_plan_entry)))
     return CUDALOAD_E_NO_MEMORY;
@@ -230,17 +292,17 @@ static int add_entry(cudaload_ctx *ctx, const cl_library *lib,
     return CUDALOAD_E_NO_MEMORY;
   }
   ctx->plan_count++;
-  return CUDALOAD_OK;
+  return cl_str_index_add(planned, p->path, ctx->plan_count - 1);
 }
 
 /* The main library and every sub-library of its family and major in its
  * folder (required and optional), main first. */
-static int add_chosen(cudaload_ctx *ctx, const cl_library *main_lib,
-                      size_t requirement) {
+static int add_chosen(cudaload_ctx *ctx, cl_str_index *planned,
+                      const cl_library *main_lib, size_t requirement) {
   char reason[256];
   snprintf(reason, sizeof reason, "required by %s",
            ctx->requirements[requirement].text);
-  int rc = add_entry(ctx, main_lib, requirement, reason);
+  int rc = add_entry(ctx, planned, main_lib, requirement, reason);
   snprintf(reason, sizeof reason, "belongs to %s (same folder)",
            cl_path_basename(main_lib->path));
   for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
@@ -248,7 +310,7 @@ static int add_chosen(cudaload_ctx *ctx, const cl_library *main_lib,
     if (l->entry->role == CL_ROLE_SUB && l->major == main_lib->major &&
         strcmp(l->entry->family, main_lib->entry->family) == 0 &&
         same_folder(l->path, main_lib->path))
-      rc = add_entry(ctx, l, requirement, reason);
+      rc = add_entry(ctx, planned, l, requirement, reason);
   }
   return rc;
 }
@@ -353,12 +415,26 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   if (!info)
     return CUDALOAD_E_NO_MEMORY;
   needed_names *names = calloc(n, sizeof *names);
-  int header_rc = names ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  /* The main libraries in plan order, and each requirement's (the last in
+   * plan order, should one requirement have two): asked for each
+   * sub-library, and a plan can hold thousands of them. */
+  size_t *mains = malloc(n * sizeof *mains);
+  size_t main_count = 0;
+  size_t *main_of = malloc((ctx->requirement_count + 1) * sizeof *main_of);
+  int header_rc =
+      names && mains && main_of ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  for (size_t r = 0; main_of && r < ctx->requirement_count; ++r)
+    main_of[r] = n;
   for (size_t i = 0; i < n && !header_rc; ++i) {
     int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
     header_rc = read_header(ctx, i, info, is_main);
     if (is_main && !header_rc)
       header_rc = match_needed(&info[i], &names[i]);
+    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+      mains[main_count++] = i;
+      if (ctx->plan[i].requirement < ctx->requirement_count)
+        main_of[ctx->plan[i].requirement] = i;
+    }
   }
   /* Sub-libraries: loaded when something planned NEEDs them, or when their
    * main library could not find them itself. */
@@ -367,16 +443,14 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
     if (p->entry->role != CL_ROLE_SUB)
       continue;
     const char *needed_by = NULL;
-    for (size_t k = 0; k < n && !needed_by; ++k)
+    for (size_t j = 0; j < main_count && !needed_by; ++j) {
+      size_t k = mains[j];
       for (size_t d = 0; d < info[k].needed_count && !needed_by; ++d)
-        if (k != i && ctx->plan[k].entry->role == CL_ROLE_MAIN &&
-            names_entry(&info[k], &names[k], d, p))
+        if (names_entry(&info[k], &names[k], d, p))
           needed_by = ctx->plan[k].soname;
-    size_t main_index = n;
-    for (size_t k = 0; k < n; ++k)
-      if (ctx->plan[k].entry->role == CL_ROLE_MAIN &&
-          ctx->plan[k].requirement == p->requirement)
-        main_index = k;
+    }
+    size_t main_index =
+        p->requirement < ctx->requirement_count ? main_of[p->requirement] : n;
     const char *main_name =
         main_index < n ? ctx->plan[main_index].soname : "its main library";
     const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
@@ -422,6 +496,8 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
     free(names[k].major);
   }
   free(names);
+  free(mains);
+  free(main_of);
   if (header_rc) {
     for (size_t k = 0; k < n; ++k)
       cl_binary_info_free(&info[k]);
@@ -435,11 +511,32 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
   size_t *stack = malloc(n * sizeof *stack);
   size_t *next_dep = calloc(n, sizeof *next_dep);
+  /* The entries by SONAME: the first in plan order from the index, the
+   * next with the same SONAME from same_next (n: none), so that finding a
+   * NEEDED name's entry does not compare it with every entry. */
+  size_t *same_next = malloc(n * sizeof *same_next);
+  size_t *same_last = malloc(n * sizeof *same_last);
+  cl_str_index by_soname;
+  cl_str_index_init(&by_soname, 0);
   size_t emitted = 0;
   int rc = CUDALOAD_OK;
-  if (!order || !mark || !stack || !next_dep) {
+  if (!order || !mark || !stack || !next_dep || !same_next || !same_last) {
     rc = CUDALOAD_E_NO_MEMORY;
     goto done;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    size_t first;
+    same_next[k] = n;
+    if (!cl_str_index_find(&by_soname, ctx->plan[k].soname, &first)) {
+      same_last[k] = k;
+      if (cl_str_index_add(&by_soname, ctx->plan[k].soname, k)) {
+        rc = CUDALOAD_E_NO_MEMORY;
+        goto done;
+      }
+    } else {
+      same_next[same_last[first]] = k;
+      same_last[first] = k;
+    }
   }
   for (size_t start = 0; start < n; ++start) {
     if (mark[start])
@@ -452,8 +549,11 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
       int pushed = 0;
       while (next_dep[cur] < info[cur].needed_count && !pushed) {
         const char *dep = info[cur].needed[next_dep[cur]++];
-        for (size_t k = 0; k < n; ++k)
-          if (mark[k] == 0 && strcmp(ctx->plan[k].soname, dep) == 0) {
+        size_t k;
+        if (!cl_str_index_find(&by_soname, dep, &k))
+          k = n;
+        for (; k < n; k = same_next[k])
+          if (mark[k] == 0) {
             mark[k] = 1;
             stack[depth++] = k;
             pushed = 1;
@@ -484,6 +584,9 @@ done:
   free(mark);
   free(stack);
   free(next_dep);
+  free(same_next);
+  free(same_last);
+  cl_str_index_free(&by_soname);
   return rc;
 }
 
@@ -560,12 +663,15 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   cl_ctx_clear_plan(ctx);
   text_buffer report = {0};
   size_t unsatisfied = 0;
-  int rc = CUDALOAD_OK;
+  companion_index companions;
+  int rc = companion_index_build(ctx, &companions);
+  cl_str_index planned;
+  cl_str_index_init(&planned, 0);
   for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
     const cl_library *best = NULL;
     text_buffer rejected = {0};
-    for (size_t i = 0; i < ctx->library_count; ++i) {
+    for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
       const cl_library *lib = &ctx->libraries[i];
       if (lib->entry != req->entry)
         continue;
@@ -578,7 +684,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
         cl_library_settle_version(ctx, &ctx->libraries[i]);
       if (!satisfies(req, lib, why, sizeof why)) {
         append(&rejected, "    %s: %s\n", lib->path, why);
-      } else if ((missing = missing_companion(ctx, lib))) {
+      } else if ((missing = missing_companion(&companions, lib, &rc))) {
         append(&rejected, "    %s: %s %d is not in the same folder\n",
                lib->path, missing->name, lib->major);
       } else if (!best || better(ctx, lib, best)) {
@@ -590,8 +696,10 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
         append(&rejected, "    %s: %s was preferred\n", lib->path, best->path);
       }
     }
-    if (best) {
-      rc = add_chosen(ctx, best, r);
+    if (rc) {
+      /* out of memory: reported below */
+    } else if (best) {
+      rc = add_chosen(ctx, &planned, best, r);
     } else {
       ++unsatisfied;
       append(&report, "%s: no usable %s library\n", req->text,
@@ -606,6 +714,8 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
     }
     free(rejected.data);
   }
+  companion_index_free(&companions);
+  cl_str_index_free(&planned);
   if (!rc)
     rc = settle_plan(ctx, flags);
   if (!rc)

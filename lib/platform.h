@@ -21,6 +21,15 @@
 #define CL_LIST_SEP ':'
 #endif
 
+/* Whether two spellings of a path that differ only in the case of letters
+ * name one file on the host (Windows: NTFS and FAT compare names without
+ * case), so that such spellings of a root count as one root. */
+#ifdef _WIN32
+#define CL_PATH_FOLD_CASE 1
+#else
+#define CL_PATH_FOLD_CASE 0
+#endif
+
 /* What a path names, without following a final symlink (cl_lstat_kind) or
  * following it (cl_stat_kind). */
 typedef enum cl_file_kind {
@@ -68,6 +77,13 @@ int cl_file_open(const char *path, cl_file **out, uint64_t *size_out);
 /* Read exactly len bytes at offset; CUDALOAD_E_MALFORMED past the end,
  * CUDALOAD_E_IO on a read error. */
 int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len);
+/* Read up to len bytes from offset on, until the end of the file as reading
+ * finds it, whatever size the file reported: *got is what was read. For
+ * readers that must notice a file whose size says nothing about its content
+ * (/proc and /sys files report 0 bytes or a page). CUDALOAD_E_IO on a read
+ * error. */
+int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
+                      size_t *got);
 void cl_file_close(cl_file *f);
 
 /* Environment: a secure getenv (NULL for setuid/elevated processes). The

@@ -352,20 +352,41 @@ static const char *first_failure_message(const cudaload_probe *p) {
   return "";
 }
 
+/* "9.0", or "unknown" for the 0 an invalid answer left. */
+static void capability_text(int capability, char *out, size_t size) {
+  if (capability)
+    snprintf(out, size, "%d.%d", capability / 10, capability % 10);
+  else
+    snprintf(out, size, "unknown");
+}
+
+/* "81559 MiB", or "unknown memory". */
+static void memory_text(unsigned long long mib, char *out, size_t size) {
+  if (mib)
+    snprintf(out, size, "%llu MiB", mib);
+  else
+    snprintf(out, size, "unknown memory");
+}
+
 static char *gpu_ok_summary(const cudaload_probe *p) {
   char device[512] = "no device listed";
   if (p->device_count) {
     const cl_probe_device *d = &p->devices[0];
-    snprintf(device, sizeof device, "%s (compute %d.%d, %llu MiB)%s", d->name,
-             d->capability / 10, d->capability % 10, d->memory_mib,
-             p->device_count > 1 ? " and more" : "");
+    char capability[32], memory[48];
+    capability_text(d->capability, capability, sizeof capability);
+    memory_text(d->memory_mib, memory, sizeof memory);
+    snprintf(device, sizeof device, "%s (compute %s, %s)%s", d->name,
+             capability, memory, p->device_count > 1 ? " and more" : "");
   }
   const char *warning = "";
   for (size_t i = 0; i < CL_PROBE_STAGE_COUNT && !warning[0]; ++i)
     if (p->stages[i].status == CUDALOAD_STAGE_WARNING)
       warning = p->stages[i].message;
-  return text_of("GPU usable: %s, driver for CUDA %d.%d%s%s", device,
-                 p->driver_version / 1000, (p->driver_version % 1000) / 10,
+  char driver[48] = "an unknown CUDA version";
+  if (p->driver_version)
+    snprintf(driver, sizeof driver, "CUDA %d.%d", p->driver_version / 1000,
+             (p->driver_version % 1000) / 10);
+  return text_of("GPU usable: %s, driver for %s%s%s", device, driver,
                  warning[0] ? "; note: " : "", warning);
 }
 
@@ -501,8 +522,11 @@ static void driver_error_text(const probe_run *run, int result, char *out,
   for (size_t i = 0; !name && i < sizeof known / sizeof *known; ++i)
     if (known[i].code == result)
       name = known[i].name;
-  snprintf(out, size, "%d, %s%s%s", result, name ? name : "unknown CUresult",
-           description ? ": " : "", description ? description : "");
+  /* The driver's strings are read no further than the precision: one
+   * without a terminator, or a huge one, costs nothing. */
+  snprintf(out, size, "%d, %.96s%s%.160s", result,
+           name ? name : "unknown CUresult", description ? ": " : "",
+           description ? description : "");
 }
 
 /* A driver call failed: end the stage with its name and the code. */
@@ -602,8 +626,9 @@ static int stage_init(probe_run *run) {
   /* cuDriverGetVersion needs no cuInit: asked first, so that a driver too
    * old for cuInit still says which CUDA it supports. */
   int version = 0;
-  if (CU(run, CU_DRIVER_GET_VERSION, cu_driver_get_version_fn)(&version) ==
-      CU_SUCCESS)
+  int answered = CU(run, CU_DRIVER_GET_VERSION,
+                    cu_driver_get_version_fn)(&version) == CU_SUCCESS;
+  if (answered && cl_probe_valid_cuda_version(version))
     run->p->driver_version = version;
   int result = CU(run, CU_INIT, cu_init_fn)(0);
   if (result != CU_SUCCESS) {
@@ -613,7 +638,8 @@ static int stage_init(probe_run *run) {
                      : CUDALOAD_REASON_INIT_FAILED;
     char error[256];
     driver_error_text(run, result, error, sizeof error);
-    if (result == CU_ERROR_INSUFFICIENT_DRIVER && version) {
+    if (result == CU_ERROR_INSUFFICIENT_DRIVER && answered &&
+        cl_probe_valid_cuda_version(version)) {
       char driver[32];
       version_text(version, driver, sizeof driver);
       stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
@@ -626,15 +652,25 @@ static int stage_init(probe_run *run) {
     }
     return 0;
   }
-  if (!version) {
+  if (!answered) {
     result = CU(run, CU_DRIVER_GET_VERSION, cu_driver_get_version_fn)(&version);
     if (result != CU_SUCCESS) {
       driver_failure(run, CL_STAGE_INIT, CUDALOAD_REASON_INIT_FAILED,
                      "cuDriverGetVersion", result);
       return 0;
     }
-    run->p->driver_version = version;
   }
+  if (!cl_probe_valid_cuda_version(version)) {
+    /* The driver initialised: the GPU may well work, but no version
+     * comparison can rest on this number. */
+    run->p->driver_version = 0;
+    stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_WARNING, 0,
+              "cuInit(0) succeeded, but the driver reported an invalid CUDA "
+              "version (cuDriverGetVersion %d; %d to %d expected)",
+              version, CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION);
+    return 1;
+  }
+  run->p->driver_version = version;
   char driver[32];
   version_text(version, driver, sizeof driver);
   stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_OK, 0,
@@ -662,12 +698,25 @@ static int stage_devices(probe_run *run) {
                    "cuDeviceGetCount", result);
     return 0;
   }
-  if (count <= 0) {
+  if (count < 0 || count > CL_PROBE_MAX_DEVICES) {
+    /* Not "no device": a driver that counts nonsense is broken, and a huge
+     * count would have the probe ask about (and hold) each device. */
+    stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DEVICE_FAILED,
+              "the driver reported an invalid device count (cuDeviceGetCount "
+              "%d; 0 to %d expected)",
+              count, CL_PROBE_MAX_DEVICES);
+    return 0;
+  }
+  if (count == 0) {
     stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_NO_DEVICE,
               "cuDeviceGetCount found no CUDA device");
     return 0;
   }
+  /* The first invalid value a device reported: the stage passes with it as
+   * a warning, and the value is stored as unknown (0). */
+  char invalid[192] = "";
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     int device = 0, major = 0, minor = 0;
     char name[256] = "";
@@ -706,20 +755,47 @@ static int stage_devices(probe_run *run) {
                      result);
       return 0;
     }
-    name[sizeof name - 1] = '\0';
+    name[sizeof name - 1] = '\0'; /* whatever the driver wrote there */
     char uuid_string[48];
     uuid_text(uuid, uuid_string, sizeof uuid_string);
     if (ordinal == 0)
       run->device = device;
-    if (cl_probe_add_device(run->p, name, major * 10 + minor,
-                            (unsigned long long)(bytes >> 20), uuid_string))
+    /* Checked before any arithmetic: major * 10 of INT_MAX overflows. */
+    int capability = 0;
+    if (major >= 1 && major <= CL_PROBE_MAX_CC_MAJOR && minor >= 0 &&
+        minor <= 9)
+      capability = major * 10 + minor;
+    else if (!invalid[0])
+      snprintf(invalid, sizeof invalid,
+               "the driver reported an invalid compute capability (%d.%d) "
+               "for device %d",
+               major, minor, ordinal);
+    unsigned long long mib = (unsigned long long)(bytes >> 20);
+    if (bytes == 0 || mib > CL_PROBE_MAX_MEMORY_MIB) {
+      if (!invalid[0])
+        snprintf(invalid, sizeof invalid,
+                 "the driver reported an invalid total memory (%llu bytes) "
+                 "for device %d",
+                 (unsigned long long)bytes, ordinal);
+      mib = 0;
+    }
+    if (cl_probe_add_device(run->p, name, capability, mib, uuid_string))
       run->out_of_memory = 1;
   }
+  if (!run->p->device_count) { /* without memory for even one */
+    run->out_of_memory = 1;
+    return 0;
+  }
   const cl_probe_device *first = &run->p->devices[0];
-  stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_OK, 0,
-            "%d device%s; device 0: %s, compute capability %d.%d, %llu MiB",
-            count, count == 1 ? "" : "s", first->name, first->capability / 10,
-            first->capability % 10, first->memory_mib);
+  char capability[32], memory[48];
+  capability_text(first->capability, capability, sizeof capability);
+  memory_text(first->memory_mib, memory, sizeof memory);
+  /* The warning first: it is what the summary's note quotes. */
+  stage_end(run, CL_STAGE_DEVICES,
+            invalid[0] ? CUDALOAD_STAGE_WARNING : CUDALOAD_STAGE_OK, 0,
+            "%s%s%d device%s; device 0: %s, compute capability %s, %s", invalid,
+            invalid[0] ? "; " : "", count, count == 1 ? "" : "s", first->name,
+            capability, memory);
   return 1;
 }
 
@@ -938,12 +1014,27 @@ static void stage_runtime(probe_run *run) {
               "cudaRuntimeGetVersion returned error %d (%s)", result, path);
     return;
   }
+  if (!cl_probe_valid_cuda_version(runtime)) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime reported an invalid version "
+              "(cudaRuntimeGetVersion %d; %d to %d expected) (%s): it was not "
+              "checked against the driver",
+              runtime, CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION,
+              path);
+    return;
+  }
   run->p->runtime_version = runtime;
   int driver = run->p->driver_version;
   char runtime_text[32], driver_text[32];
   version_text(runtime, runtime_text, sizeof runtime_text);
   version_text(driver, driver_text, sizeof driver_text);
-  if (runtime / 1000 > driver / 1000) {
+  if (!driver) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime %s (cudaRuntimeGetVersion %d) was not checked "
+              "against the driver: the driver's CUDA version is unknown (it "
+              "reported an invalid one)",
+              runtime_text, runtime);
+  } else if (runtime / 1000 > driver / 1000) {
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_DRIVER_TOO_OLD,
               "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion "
@@ -1148,6 +1239,16 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
     return 0;
   }
   size_t number = ((cudnn_get_version_fn)table[CUDNN_GET_VERSION])();
+  /* cuDNN 1.0 (1000) to 999.99.99 (9999999): outside, the number decodes
+   * to no version at all. */
+  if (number < 1000 || number > 9999999) {
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "%s answered cudnnGetVersion() = %zu, an invalid version (1000 "
+              "to 9999999 expected)",
+              path, number);
+    return 0;
+  }
   char version[48];
   int answered_major = 0;
   cudnn_version_text(number, version, sizeof version, &answered_major);
@@ -1167,8 +1268,8 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
             : NULL;
     stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_LIBRARY_FAILED,
-              "cuDNN %s: cudnnCreate returned %d (%s) (%s)", version, status,
-              text ? text : "no error text", path);
+              "cuDNN %s: cudnnCreate returned %d (%.160s) (%s)", version,
+              status, text ? text : "no error text", path);
     return 0;
   }
   status = ((cudnn_destroy_fn)table[CUDNN_DESTROY])(handle);

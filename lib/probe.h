@@ -27,6 +27,34 @@ enum {
   CL_STAGE_CUDNN
 };
 
+/*
+ * What a driver or a CUDA library reports is checked against these before
+ * it is used or stored (probe.c), and again where a parent reads it back
+ * from a child's report (probe_wire.c): a broken driver's INT_MAX is a
+ * stage warning or failure naming the value, never arithmetic on it.
+ */
+/* More devices than any machine has; also what keeps a report (about 350
+ * bytes a device) well under CL_PROBE_REPORT_CAP. */
+#define CL_PROBE_MAX_DEVICES 1024
+/* CUDA versions are major * 1000 + minor * 10: 1000 is CUDA 1.0, and the
+ * upper end leaves room for any CUDA to come. */
+#define CL_PROBE_MIN_CUDA_VERSION 1000
+#define CL_PROBE_MAX_CUDA_VERSION 999999
+/* A compute capability is stored as major * 10 + minor: minor 0-9. */
+#define CL_PROBE_MAX_CC_MAJOR 99
+/* Total device memory: more than nothing, at most 1 PiB. */
+#define CL_PROBE_MAX_MEMORY_MIB (1ull << 30)
+
+static inline int cl_probe_valid_cuda_version(long long version) {
+  return version >= CL_PROBE_MIN_CUDA_VERSION &&
+         version <= CL_PROBE_MAX_CUDA_VERSION;
+}
+
+/* A stored capability (major * 10 + minor), 0 meaning unknown. */
+static inline int cl_probe_valid_capability(long long capability) {
+  return capability >= 10 && capability <= CL_PROBE_MAX_CC_MAJOR * 10 + 9;
+}
+
 typedef struct cl_probe_stage {
   int status; /* CUDALOAD_STAGE_* */
   double ms;
@@ -35,8 +63,8 @@ typedef struct cl_probe_stage {
 
 typedef struct cl_probe_device {
   char *name;
-  int capability; /* major * 10 + minor */
-  unsigned long long memory_mib;
+  int capability; /* major * 10 + minor; 0 when the driver's was invalid */
+  unsigned long long memory_mib; /* 0 when the driver's was invalid */
   char *uuid; /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
 } cl_probe_device;
 
@@ -46,8 +74,8 @@ struct cudaload_probe {
   char *summary;
   cl_probe_stage stages[CL_PROBE_STAGE_COUNT];
   char *driver_path;
-  int driver_version;
-  int runtime_version;
+  int driver_version;  /* 0: unknown, or what the driver said was invalid */
+  int runtime_version; /* 0: not asked, or invalid */
   cl_probe_device *devices;
   size_t device_count;
 };
@@ -100,9 +128,11 @@ char *cl_probe_wire_stage(const cudaload_probe *p, size_t stage);
 char *cl_probe_wire_tail(const cudaload_probe *p);
 /*
  * Read what a child wrote into p (from cl_probe_new). *complete is 1 when
- * the final "end" line arrived; stages, devices and the verdict read before
- * a cut-off stay in p. Unknown records are skipped (a newer child may say
- * more). CUDALOAD_OK, or CUDALOAD_E_MALFORMED when the header is wrong.
+ * the final "end" line arrived after a valid verdict; stages, devices and
+ * the verdict read before a cut-off stay in p. Unknown records are skipped
+ * (a newer child may say more); numbers out of range are dropped as
+ * probe.c drops a driver's (CL_PROBE_MAX_* above). CUDALOAD_OK, or
+ * CUDALOAD_E_MALFORMED when the header is wrong.
  */
 int cl_probe_wire_parse(const char *text, size_t len, cudaload_probe *p,
                         int *complete);

@@ -177,8 +177,15 @@ static size_t split_line(const char *line, size_t len, char **copy,
   return count;
 }
 
+/* strtoll saturates at the ends of long long: no text makes it overflow.
+ * The callers check the range before anything narrows it. */
 static long long number(const char *text) {
   return strtoll(text, NULL, 10);
+}
+
+static int known_stage_status(long long status) {
+  return status == CUDALOAD_STAGE_OK || status == CUDALOAD_STAGE_FAILED ||
+         status == CUDALOAD_STAGE_SKIPPED || status == CUDALOAD_STAGE_WARNING;
 }
 
 static void replace(char **slot, const char *text) {
@@ -189,26 +196,59 @@ static void replace(char **slot, const char *text) {
   }
 }
 
-static void read_record(cudaload_probe *p, char **f, size_t n, int *complete) {
+/*
+ * The child writes only what probe.c checked, but the channel is open to
+ * the driver running in it: every number is checked again here, as the
+ * driver's own answers are, before it is narrowed or stored. A value out of
+ * range is dropped (0: unknown); a stage with a status the parent does not
+ * know is not taken, nor a verdict, which leaves the report unfinished.
+ */
+static void read_record(cudaload_probe *p, char **f, size_t n, int *has_verdict,
+                        int *ended) {
   if (strcmp(f[0], "stage") == 0 && n >= 5) {
     long long stage = number(f[1]);
-    if (stage >= 0 && stage < CL_PROBE_STAGE_COUNT)
-      cl_probe_set_stage(p, (size_t)stage, (int)number(f[2]),
-                         (double)number(f[3]) / 1000.0, f[4]);
+    long long status = number(f[2]);
+    long long microseconds = number(f[3]);
+    /* At most a day, the longest timeout: past that it is not a time. */
+    if (microseconds < 0 || microseconds > 86400LL * 1000000)
+      microseconds = 0;
+    if (stage >= 0 && stage < CL_PROBE_STAGE_COUNT &&
+        known_stage_status(status))
+      cl_probe_set_stage(p, (size_t)stage, (int)status,
+                         (double)microseconds / 1000.0, f[4]);
   } else if (strcmp(f[0], "driver") == 0 && n >= 3) {
+    long long version = number(f[2]);
     replace(&p->driver_path, f[1]);
-    p->driver_version = (int)number(f[2]);
+    p->driver_version = cl_probe_valid_cuda_version(version) ? (int)version : 0;
   } else if (strcmp(f[0], "runtime") == 0 && n >= 2) {
-    p->runtime_version = (int)number(f[1]);
-  } else if (strcmp(f[0], "device") == 0 && n >= 5) {
-    cl_probe_add_device(p, f[1], (int)number(f[2]),
-                        (unsigned long long)number(f[3]), f[4]);
+    long long version = number(f[1]);
+    p->runtime_version =
+        cl_probe_valid_cuda_version(version) ? (int)version : 0;
+  } else if (strcmp(f[0], "device") == 0 && n >= 5 &&
+             p->device_count < CL_PROBE_MAX_DEVICES) {
+    long long capability = number(f[2]);
+    long long memory_mib = number(f[3]);
+    cl_probe_add_device(
+        p, f[1], cl_probe_valid_capability(capability) ? (int)capability : 0,
+        memory_mib > 0 && memory_mib <= (long long)CL_PROBE_MAX_MEMORY_MIB
+            ? (unsigned long long)memory_mib
+            : 0,
+        f[4]);
   } else if (strcmp(f[0], "verdict") == 0 && n >= 4) {
-    p->verdict = (int)number(f[1]);
-    p->reason = (int)number(f[2]);
-    replace(&p->summary, f[3]);
+    long long verdict = number(f[1]);
+    long long reason = number(f[2]);
+    int gpu_ok = verdict == CUDALOAD_GPU_OK && reason == CUDALOAD_REASON_NONE;
+    int fallback = verdict == CUDALOAD_CPU_FALLBACK &&
+                   reason > CUDALOAD_REASON_NONE &&
+                   reason <= CUDALOAD_REASON_PROBE_CRASHED;
+    if (gpu_ok || fallback) {
+      p->verdict = (int)verdict;
+      p->reason = (int)reason;
+      replace(&p->summary, f[3]);
+      *has_verdict = 1;
+    }
   } else if (strcmp(f[0], "end") == 0) {
-    *complete = 1;
+    *ended = 1;
   }
 }
 
@@ -220,7 +260,8 @@ int cl_probe_wire_parse(const char *text, size_t len, cudaload_probe *p,
       (text[magic] != '\n' && text[magic] != '\r'))
     return CUDALOAD_E_MALFORMED;
   size_t at = 0;
-  while (at < len && !*complete) {
+  int has_verdict = 0, ended = 0;
+  while (at < len && !ended) {
     const char *line = text + at;
     const char *newline = memchr(line, '\n', len - at);
     if (!newline)
@@ -235,8 +276,10 @@ int cl_probe_wire_parse(const char *text, size_t len, cudaload_probe *p,
     char *fields[MAX_FIELDS];
     size_t n = split_line(line, line_len, &copy, fields);
     if (n)
-      read_record(p, fields, n, complete);
+      read_record(p, fields, n, &has_verdict, &ended);
     free(copy);
   }
+  /* Complete only with a verdict the parent could take. */
+  *complete = ended && has_verdict;
   return CUDALOAD_OK;
 }

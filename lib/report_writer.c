@@ -2,6 +2,7 @@
  * memory buffer. */
 #include "report_writer.h"
 #include "strutil.h"
+#include "text_escape.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -67,12 +68,21 @@ static void yaml_emit(cl_report_writer *w, yaml_event_t *event, int ok) {
 
 static void yaml_scalar(cl_report_writer *w, const char *value, int plain_ok) {
   yaml_event_t e;
+  /* libyaml takes UTF-8 only: a byte that is not UTF-8 goes in as the lone
+   * surrogate U+DC00+byte, which the emitter writes as "\uDCXX" in a
+   * double-quoted scalar (text_escape.h); controls it escapes itself. */
+  char *text = cl_text_surrogate_escaped(value);
+  if (!text) {
+    w->failed = 1;
+    return;
+  }
   /* Not plain-implicit for strings: "9.1" or "null" must stay strings. */
   yaml_emit(w, &e,
-            yaml_scalar_event_initialize(
-                &e, NULL, NULL, (yaml_char_t *)value, (int)strlen(value),
-                plain_ok, !plain_ok,
-                plain_ok ? YAML_PLAIN_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE));
+            yaml_scalar_event_initialize(&e, NULL, NULL, (yaml_char_t *)text,
+                                         (int)strlen(text), plain_ok, !plain_ok,
+                                         plain_ok ? YAML_PLAIN_SCALAR_STYLE
+                                                  : YAML_ANY_SCALAR_STYLE));
+  free(text);
 }
 #endif
 
@@ -148,6 +158,7 @@ static void json_before_value(cl_report_writer *w) {
 
 static void json_string(cl_report_writer *w, const char *s) {
   puts_(w, "\"");
+  const unsigned char *end = (const unsigned char *)s + strlen(s);
   for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
     char esc[8];
     switch (*p) {
@@ -166,13 +177,26 @@ static void json_string(cl_report_writer *w, const char *s) {
     case '\t':
       puts_(w, "\\t");
       break;
-    default:
-      if (*p < 0x20) {
-        snprintf(esc, sizeof esc, "\\u%04x", *p);
+    default: {
+      /* Valid UTF-8 as it is; controls (also DEL and C1, which JSON allows
+       * raw but a terminal showing the document would obey) as \u00XX; a
+       * byte that is not UTF-8 as the lone surrogate \udcXX
+       * (text_escape.h), so the document stays valid and lossless. */
+      unsigned code;
+      size_t n = cl_utf8_sequence(p, (size_t)(end - p), &code);
+      if (n == 0) {
+        snprintf(esc, sizeof esc, "\\udc%02x", *p);
         puts_(w, esc);
+      } else if (code < 0x20 || code == 0x7F ||
+                 (code >= 0x80 && code <= 0x9F)) {
+        snprintf(esc, sizeof esc, "\\u%04x", code);
+        puts_(w, esc);
+        p += n - 1;
       } else {
-        put(w, (const char *)p, 1);
+        put(w, (const char *)p, n);
+        p += n - 1;
       }
+    }
     }
   }
   puts_(w, "\"");

@@ -4,9 +4,11 @@
  */
 #include "context.h"
 #include "error.h"
+#include "strindex.h"
 #include "strutil.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +20,18 @@ int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]) {
   const char *p = text;
   while (n < CL_VERSION_PARTS && isdigit((unsigned char)*p)) {
     long v = 0;
-    int digits = 0;
-    while (isdigit((unsigned char)*p) && digits < 9) {
-      v = v * 10 + (*p++ - '0');
-      ++digits;
+    /* Leading zeros are skipped: "0000000008" is 8 (counted as digits,
+     * they once made it 0, its 8 cut off as a tenth digit). */
+    while (*p == '0')
+      ++p;
+    while (isdigit((unsigned char)*p)) {
+      /* Versions read from files are clamped, not overflowed: a scan must
+       * not fail on an absurd number in some METADATA (a spec refuses it,
+       * see number_too_large). */
+      v = v > CL_VERSION_PART_MAX / 10 ? CL_VERSION_PART_MAX
+                                       : v * 10 + (*p - '0');
+      ++p;
     }
-    while (isdigit((unsigned char)*p))
-      ++p; /* absurdly long numbers are clamped, not overflowed */
     parts[n++] = v;
     if (*p != '.')
       break;
@@ -79,18 +86,74 @@ static const char *op_text(cl_version_op op) {
   }
 }
 
-/* Parse one requirement from [p, end); trims spaces. */
+/* A piece of the caller's text for a message: at most CL_SPEC_ECHO bytes,
+ * with "..." where it was cut. A spec may be a megabyte long (thousands of
+ * entries), and echoing all of it would push the reason out of the 8 KiB
+ * error buffer. */
+#define CL_SPEC_ECHO 64
+typedef struct spec_echo {
+  char text[CL_SPEC_ECHO + 4];
+} spec_echo;
+
+static const char *echo_of(spec_echo *e, const char *s, size_t len) {
+  size_t n = cl_quote_length(s, len, CL_SPEC_ECHO);
+  memcpy(e->text, s, n);
+  memcpy(e->text + n, n < len ? "..." : "", n < len ? 4 : 1);
+  return e->text;
+}
+
+/* The whole spec, for a message. Called only on error: strlen() of the
+ * spec for each entry would make a spec of many entries quadratic. */
+static const char *echo_spec(spec_echo *e, const char *spec) {
+  return echo_of(e, spec, strlen(spec));
+}
+
+/* Where an empty entry is, when the spec has several: "; entry 3 of 5". */
+static void entry_position(char *buf, size_t len, size_t index, size_t count) {
+  if (count > 1)
+    snprintf(buf, len, "; entry %zu of %zu", index + 1, count);
+  else if (len)
+    buf[0] = '\0';
+}
+
+/* The first number of version (digits and dots, well-formed) larger than
+ * CL_VERSION_PART_MAX, or NULL; *len is its length. Leading zeros do not
+ * count: "0009" is 9. */
+static const char *number_too_large(const char *version, size_t *len) {
+  for (const char *p = version; *p;) {
+    const char *start = p;
+    while (*p == '0')
+      ++p;
+    const char *significant = p;
+    while (isdigit((unsigned char)*p))
+      ++p;
+    if (p - significant > 9) {
+      *len = (size_t)(p - start);
+      return start;
+    }
+    if (*p == '.')
+      ++p;
+  }
+  return NULL;
+}
+
+/* Parse entry `index` of `count`, [p, end) of the spec `whole`; trims
+ * spaces. */
 static int parse_one(const char *p, const char *end, const char *whole,
-                     cl_requirement *out) {
+                     size_t index, size_t count, cl_requirement *out) {
+  spec_echo w, e;
   while (p < end && isspace((unsigned char)*p))
     ++p;
   while (end > p && isspace((unsigned char)end[-1]))
     --end;
-  if (p == end)
+  if (p == end) {
+    char where[64];
+    entry_position(where, sizeof where, index, count);
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": empty entry (two commas in a row, or "
-                   "a comma at an end)",
-                   whole);
+                   "a comma at an end%s)",
+                   echo_spec(&w, whole), where);
+  }
   const char *name = p;
   while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
     ++p;
@@ -99,10 +162,10 @@ static int parse_one(const char *p, const char *end, const char *whole,
   out->entry = family_main(name, name_len);
   if (!out->entry)
     return cl_fail(CUDALOAD_E_BAD_SPEC,
-                   "requirement \"%s\": unknown library \"%.*s\" (expected "
+                   "requirement \"%s\": unknown library \"%s\" (expected "
                    "cudart, cublas, cudnn, nvrtc, nvjitlink, cufft, curand, "
                    "cusparse, cusolver, nccl or cupti)",
-                   whole, (int)name_len, name);
+                   echo_spec(&w, whole), echo_of(&e, name, name_len));
   while (p < end && isspace((unsigned char)*p))
     ++p;
   if (p == end) {
@@ -120,20 +183,28 @@ static int parse_one(const char *p, const char *end, const char *whole,
       out->op = CL_OP_GT, p += 1;
     else if (*p == '<')
       out->op = CL_OP_LT, p += 1;
-    else
+    else {
+      spec_echo n;
       return cl_fail(CUDALOAD_E_BAD_SPEC,
                      "requirement \"%s\": expected =, ==, >=, >, <= or < "
-                     "after \"%.*s\", found \"%.*s\"",
-                     whole, (int)name_len, name, (int)(end - p), p);
+                     "after \"%s\", found \"%s\"",
+                     echo_spec(&w, whole), echo_of(&n, name, name_len),
+                     echo_of(&e, p, (size_t)(end - p)));
+    }
     while (p < end && isspace((unsigned char)*p))
       ++p;
     char version[64];
     size_t vlen = (size_t)(end - p);
-    if (vlen == 0 || vlen >= sizeof version)
+    if (vlen == 0)
       return cl_fail(CUDALOAD_E_BAD_SPEC,
-                     "requirement \"%s\": missing or overlong version after "
-                     "\"%s\"",
-                     whole, op_text(out->op));
+                     "requirement \"%s\": missing version after \"%s\"",
+                     echo_spec(&w, whole), op_text(out->op));
+    if (vlen >= sizeof version)
+      return cl_fail(CUDALOAD_E_BAD_SPEC,
+                     "requirement \"%s\": version \"%s\" is longer than %u "
+                     "characters, the limit for a version",
+                     echo_spec(&w, whole), echo_of(&e, p, vlen),
+                     (unsigned)sizeof version - 1);
     memcpy(version, p, vlen);
     version[vlen] = '\0';
     /* digits(.digits){0,3} and nothing else */
@@ -156,7 +227,18 @@ static int parse_one(const char *p, const char *end, const char *whole,
                      "requirement \"%s\": \"%s\" is not a version (expected "
                      "up to four numbers separated by dots, such as 8 or "
                      "8.9.7)",
-                     whole, version);
+                     echo_spec(&w, whole), version);
+    /* cl_version_parse clamps what it cannot hold; a requirement must not
+     * silently become another one ("cudnn=9999999999999999999" would ask
+     * for cuDNN 999999999). */
+    size_t big_len;
+    const char *big = number_too_large(version, &big_len);
+    if (big)
+      return cl_fail(CUDALOAD_E_BAD_SPEC,
+                     "requirement \"%s\": version number %.*s is larger "
+                     "than %ld, the largest a version number may be",
+                     echo_spec(&w, whole), (int)big_len, big,
+                     CL_VERSION_PART_MAX);
     out->version_parts = parts;
   }
   char text[128];
@@ -168,7 +250,90 @@ static int parse_one(const char *p, const char *end, const char *whole,
                   out->version[i]);
   out->text = cl_strdup(text);
   return out->text ? CUDALOAD_OK
-                   : cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+                   : cl_fail(CUDALOAD_E_NO_MEMORY,
+                             "requirement \"%s\": out of memory",
+                             echo_spec(&w, whole));
+}
+
+int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
+  if (cl_reserve((void **)&ctx->requirements, &ctx->requirement_capacity,
+                 ctx->requirement_count + n, sizeof(cl_requirement)))
+    return CUDALOAD_E_NO_MEMORY;
+  if (n <= 8) {
+    /* The usual call: a few new ones against what ctx holds. */
+    for (size_t i = 0; i < n; ++i) {
+      int duplicate = 0;
+      for (size_t k = 0; k < ctx->requirement_count && !duplicate; ++k)
+        duplicate = !strcmp(ctx->requirements[k].text, reqs[i].text);
+      if (duplicate)
+        free(reqs[i].text);
+      else
+        ctx->requirements[ctx->requirement_count++] = reqs[i];
+    }
+    return CUDALOAD_OK;
+  }
+  /* Many: a scan per new requirement made a spec or manifest of thousands
+   * of entries quadratic. Texts already held map to SIZE_MAX, each new text
+   * to its first place in reqs: reqs[i] is kept when its text maps to i. */
+  cl_str_index seen;
+  cl_str_index_init(&seen, 0);
+  int rc = CUDALOAD_OK;
+  for (size_t k = 0; !rc && k < ctx->requirement_count; ++k)
+    rc = cl_str_index_add(&seen, ctx->requirements[k].text, SIZE_MAX);
+  for (size_t i = 0; !rc && i < n; ++i)
+    rc = cl_str_index_add(&seen, reqs[i].text, i);
+  if (rc) {
+    cl_str_index_free(&seen);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  /* Nothing can fail from here on. */
+  for (size_t i = 0; i < n; ++i) {
+    size_t first = SIZE_MAX;
+    cl_str_index_find(&seen, reqs[i].text, &first);
+    if (first == i)
+      ctx->requirements[ctx->requirement_count++] = reqs[i];
+    else
+      free(reqs[i].text);
+  }
+  cl_str_index_free(&seen);
+  return CUDALOAD_OK;
+}
+
+int cl_spec_parse(const char *spec, cl_requirement **parsed, size_t *count) {
+  *parsed = NULL;
+  *count = 0;
+  size_t entries = 1;
+  for (const char *c = spec; *c; ++c)
+    entries += *c == ',';
+  cl_requirement *reqs = calloc(entries, sizeof *reqs);
+  if (!reqs) {
+    spec_echo w;
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "requirement \"%s\": out of memory",
+                   echo_spec(&w, spec));
+  }
+  int rc = CUDALOAD_OK;
+  size_t n = 0;
+  const char *start = spec;
+  for (;;) {
+    const char *comma = strchr(start, ',');
+    const char *end = comma ? comma : start + strlen(start);
+    rc = parse_one(start, end, spec, n, entries, &reqs[n]);
+    if (rc)
+      break;
+    ++n;
+    if (!comma)
+      break;
+    start = comma + 1;
+  }
+  if (rc) {
+    for (size_t i = 0; i < n; ++i)
+      free(reqs[i].text);
+    free(reqs);
+    return rc;
+  }
+  *parsed = reqs;
+  *count = n;
+  return CUDALOAD_OK;
 }
 
 int cudaload_require(cudaload_ctx *ctx, const char *spec) {
@@ -177,46 +342,16 @@ int cudaload_require(cudaload_ctx *ctx, const char *spec) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_require: NULL %s",
                    ctx ? "spec" : "ctx");
   /* Parse everything first: a bad spec adds nothing. */
-  size_t count = 1;
-  for (const char *c = spec; *c; ++c)
-    count += *c == ',';
-  cl_requirement *parsed = calloc(count, sizeof *parsed);
-  if (!parsed)
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_require: out of memory");
-  int rc = CUDALOAD_OK;
-  size_t n = 0;
-  const char *start = spec;
-  for (;;) {
-    const char *comma = strchr(start, ',');
-    const char *end = comma ? comma : start + strlen(start);
-    rc = parse_one(start, end, spec, &parsed[n]);
-    if (rc)
-      break;
-    ++n;
-    if (!comma)
-      break;
-    start = comma + 1;
-  }
-  if (rc == CUDALOAD_OK &&
-      cl_reserve((void **)&ctx->requirements, &ctx->requirement_capacity,
-                 ctx->requirement_count + n, sizeof(cl_requirement)))
-    rc = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_require: out of memory");
-  if (rc) {
+  cl_requirement *parsed;
+  size_t n;
+  int rc = cl_spec_parse(spec, &parsed, &n);
+  if (rc)
+    return rc;
+  if (cl_requirements_add(ctx, parsed, n)) {
     for (size_t i = 0; i < n; ++i)
       free(parsed[i].text);
     free(parsed);
-    return rc;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    /* The same requirement twice is one requirement. */
-    int duplicate = 0;
-    for (size_t k = 0; k < ctx->requirement_count; ++k)
-      if (strcmp(ctx->requirements[k].text, parsed[i].text) == 0)
-        duplicate = 1;
-    if (duplicate)
-      free(parsed[i].text);
-    else
-      ctx->requirements[ctx->requirement_count++] = parsed[i];
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_require: out of memory");
   }
   free(parsed);
   cl_ctx_clear_plan(ctx);

@@ -93,6 +93,17 @@ int cl_ends_with(const char *s, const char *suffix) {
   return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
+size_t cl_quote_length(const char *s, size_t len, size_t max) {
+  if (len <= max)
+    return len;
+  size_t n = max;
+  /* s[n] continuing a character means the character starts before the cut:
+   * leave all of it out. */
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+    --n;
+  return n;
+}
+
 int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
   *text = NULL;
   *len = 0;

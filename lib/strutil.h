@@ -19,6 +19,13 @@ int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size);
 int cl_starts_with_nocase(const char *s, const char *prefix);
 int cl_ends_with(const char *s, const char *suffix);
 
+/* How many of the first len bytes of s to quote in a message that may show
+ * at most max of them: len when it fits, else max or fewer, so that the cut
+ * falls between UTF-8 characters (the caller marks it, with "..."). Values
+ * from outside may be a megabyte long; quoted whole they would push the
+ * reason out of the error buffer. */
+size_t cl_quote_length(const char *s, size_t len, size_t max);
+
 /* Read at most max bytes from the start of a regular file into a malloc'ed,
  * NUL-terminated buffer (*len excludes the NUL). Refuses folders, FIFOs and
  * devices without blocking. Returns a CUDALOAD_E_* status. */

@@ -23,7 +23,17 @@ set(CUDALOAD_PROBE_SCENARIOS
   missing_library
   hang_out_of_process
   out_of_process_matches_in_process
-  crash_out_of_process)
+  crash_out_of_process
+  non_regular_driver
+  fork_helper_out_of_process
+  daemon_helper_out_of_process
+  hang_fork_helper_out_of_process
+  hang_setsid_helper_out_of_process
+  close_fds_out_of_process
+  stdout_out_of_process
+  flood_out_of_process
+  invalid_numbers
+  wire_numbers)
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
   add_executable(test_probe ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)

@@ -9,6 +9,7 @@
 #include "distinfo.h"
 #include "toolkit_headers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,101 @@ static void header_defines_are_read(void **state) {
                    -1);
 }
 
+#ifndef _WIN32
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fail_msg("cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* A dist-info "nvidia_<name>-<version>.dist-info" in folder whose RECORD
+ * lists 2,000 cuBLAS files of package <name>, then the extra lines. */
+static void write_distinfo(const char *folder, const char *name,
+                           const char *version, const char *extra) {
+  char path[512], text[256];
+  snprintf(path, sizeof path, "%s/nvidia_%s-%s.dist-info", folder, name,
+           version);
+  char command[600];
+  snprintf(command, sizeof command, "mkdir -p '%s'", path);
+  assert_int_equal(system(command), 0);
+  snprintf(text, sizeof text,
+           "Metadata-Version: 2.1\nName: nvidia-%s\n"
+           "Version: %s\n\n",
+           name, version);
+  snprintf(path + strlen(path), sizeof path - strlen(path), "/METADATA");
+  write_text(path, text);
+  strcpy(path + strlen(path) - strlen("METADATA"), "RECORD");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  for (int i = 0; i < 2000; i++)
+    fprintf(f, "nvidia/%s/lib/libcublas.so.12.%d.0,sha256=x,1\n", name, i);
+  fputs(extra, f);
+  fclose(f);
+}
+
+/* Lookups in a big index give what reading the files in order gave: the
+ * first dist-info (in name order) that lists the file, the first line of
+ * its RECORD; nothing for a file no RECORD lists. */
+static void lookups_in_a_big_index(void **state) {
+  (void)state;
+  const char *folder = "test_distinfo-index";
+  assert_int_equal(system("rm -rf test_distinfo-index && "
+                          "mkdir test_distinfo-index"),
+                   0);
+  write_distinfo(folder, "a", "1.0",
+                 "nvidia/shared/lib/libcudart.so.12,,\n"
+                 "nvidia/a/lib/libnvrtc.so.12,,\n");
+  write_distinfo(folder, "b", "2.0",
+                 "nvidia/a/lib/libcublas.so.12.5.0,,\n"
+                 "nvidia/shared/lib/libcudart.so.12,,\n"
+                 "nvidia/b/lib/libnvrtc.so.12,,\n"
+                 "nvidia/b/lib/libcublasLt.so.12,,\n");
+  cl_distinfo_index index;
+  assert_int_equal(cl_distinfo_load(folder, &index), 0);
+  assert_int_equal(index.distribution_count, 2);
+  assert_int_equal(index.file_count, 4006);
+  static const struct {
+    const char *key;
+    int by_name;
+    const char *version; /* NULL: not found */
+  } cases[] = {
+      {"nvidia/a/lib/libcublas.so.12.5.0", 0, "1.0"},
+      {"nvidia/a/lib/libcublas.so.12.1999.0", 0, "1.0"},
+      {"nvidia/b/lib/libcublas.so.12.0.0", 0, "2.0"},
+      {"nvidia/b/lib/libcublas.so.12.7.0", 0, "2.0"},
+      {"nvidia/shared/lib/libcudart.so.12", 0, "1.0"},
+      {"nvidia/b/lib/libcublasLt.so.12", 0, "2.0"},
+      {"nvidia/c/lib/libcublas.so.12.0.0", 0, NULL},
+      {"nvidia/a/lib/libcublas.so.12.2000.0", 0, NULL},
+      {"nvidia/a/lib", 0, NULL},
+      {"", 0, NULL},
+      {"libcublas.so.12.9.0", 1, "1.0"},
+      {"libcudart.so.12", 1, "1.0"},
+      {"libnvrtc.so.12", 1, "1.0"},
+      {"libcublasLt.so.12", 1, "2.0"},
+      {"libcublas.so.12.2000.0", 1, NULL},
+      {"nvidia/a/lib/libcublas.so.12.5.0", 1, NULL},
+      {"libcublas.so.12", 1, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const cl_distribution *d = cases[i].by_name
+                                   ? cl_distinfo_by_name(&index, cases[i].key)
+                                   : cl_distinfo_by_path(&index, cases[i].key);
+    if (cases[i].version == NULL
+            ? d != NULL
+            : d == NULL || strcmp(d->version, cases[i].version))
+      fail_msg("%s %s: expected %s, got %s",
+               cases[i].by_name ? "by name" : "by path", cases[i].key,
+               cases[i].version ? cases[i].version : "nothing",
+               d ? d->version : "nothing");
+  }
+  cl_distinfo_free(&index);
+  assert_int_equal(system("rm -rf test_distinfo-index"), 0);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(metadata_gives_name_and_version),
@@ -105,6 +201,9 @@ int main(void) {
       cmocka_unit_test(record_lists_path_column),
       cmocka_unit_test(record_with_unterminated_quote_is_survived),
       cmocka_unit_test(header_defines_are_read),
+#ifndef _WIN32
+      cmocka_unit_test(lookups_in_a_big_index),
+#endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

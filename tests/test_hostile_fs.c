@@ -117,8 +117,8 @@ static void world_writable_root_is_refused_unless_allowed(void **state) {
   assert_non_null(strstr(why, root));
   assert_non_null(strstr(why, "writable by every user"));
   assert_non_null(strstr(why, "CUDALOAD_ALLOW_WRITABLE_ROOTS"));
-  assert_string_equal(cudaload_strerror(CUDALOAD_E_INSECURE),
-                      "writable by other users: refused");
+  assert_non_null(strstr(cudaload_strerror(CUDALOAD_E_INSECURE),
+                         "a folder others can write to"));
   cudaload_destroy(ctx);
 
   /* The sticky bit (/tmp's) stops removal, not planting: still refused. */

@@ -118,6 +118,17 @@ static const char *write_manifest(const char *name, const char *text) {
   return path;
 }
 
+/* Write len bytes (NULs allowed) as a manifest and return its path. */
+static const char *write_manifest_bytes(const char *name, const char *bytes,
+                                        size_t len) {
+  const char *path = path_in(name);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(bytes, 1, len, f), len);
+  assert_int_equal(fclose(f), 0);
+  return path;
+}
+
 static int have_yaml(void) {
   return cl_report_format_supported(CL_REPORT_YAML);
 }
@@ -207,6 +218,14 @@ static void short_forms_are_read(void **state) {
       {"---\nprobe: True\npolicy:\n  isolation: true\n...\n", 0, 0, 1},
       {"requirements: [cudnn=8, cudnn=8]\n", 1, 0, 0},
       {"policy: {sublibraries: all}\n", 0, CUDALOAD_PRELOAD_ALL_SUBLIBS, 0},
+      /* schema_version: the integer 1 as YAML 1.2's core schema spells it */
+      {"schema_version: 00001\n", 0, 0, 0},
+      {"schema_version: +1\n", 0, 0, 0},
+      {"schema_version: 0x1\n", 0, 0, 0},
+      {"schema_version: 0o1\n", 0, 0, 0},
+      {"schema_version: 0x0001\n", 0, 0, 0},
+      /* one directive is no problem */
+      {"%YAML 1.1\n---\nprobe: true\n", 0, 0, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
     cudaload_ctx *ctx = new_ctx();
@@ -313,6 +332,60 @@ static void refused_manifests_say_where_and_why(void **state) {
       {"requirements: [driver]\n",
        CUDALOAD_E_BAD_SPEC,
        {"unknown library \"driver\""}},
+      /* a key that is not a name: said with its place, not ": expected" */
+      {"[a, b]: 1\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 1, column 1: a key must be a name (requirements, roots",
+        "found a sequence"}},
+      {"probe: true\n? {a: b}\n: 1\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 2, column 3: a key must be a name", "found a mapping"}},
+      {"policy:\n  ? [global]\n  : true\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 2, column 5: policy: a key must be a name (sublibraries, "
+        "isolation or global), found a sequence"}},
+      /* the limits that keep parsing linear */
+      {"requirements: [&a cudnn=8]\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 1, column 16", "anchor \"&a\": anchors and aliases are not "
+                             "allowed"}},
+      {"requirements: [cudnn=8]\nroots: *r\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 2, column 8", "alias \"*r\": anchors and aliases"}},
+      {"policy: &p {global: true}\n", CUDALOAD_E_MALFORMED, {"anchor \"&p\""}},
+      {"%TAG !a! x:\n%TAG !b! x:\n%TAG !c! x:\n%TAG !d! x:\n%TAG !e! x:\n"
+       "%TAG !f! x:\n%TAG !g! x:\n%TAG !h! x:\n%TAG !i! x:\n%TAG !j! x:\n"
+       "%TAG !k! x:\n%TAG !l! x:\n%TAG !m! x:\n%TAG !n! x:\n%TAG !o! x:\n"
+       "%TAG !p! x:\n%TAG !q! x:\n---\nprobe: true\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 17, column 1", "more than 16 directives"}},
+      /* schema_version: YAML 1.2 core-schema integers */
+      {"schema_version: 1.0\n",
+       CUDALOAD_E_MALFORMED,
+       {"line 1, column 17", "schema_version: expected a whole number",
+        "found \"1.0\""}},
+      {"schema_version: \"1\"\n",
+       CUDALOAD_E_MALFORMED,
+       {"schema_version: expected a whole number"}},
+      {"schema_version: 0x\n",
+       CUDALOAD_E_MALFORMED,
+       {"schema_version: expected a whole number"}},
+      {"schema_version: +0x1\n",
+       CUDALOAD_E_MALFORMED,
+       {"schema_version: expected a whole number"}},
+      {"schema_version: -1\n",
+       CUDALOAD_E_UNSUPPORTED,
+       {"schema_version -1 is not supported"}},
+      {"schema_version: 0x10\n",
+       CUDALOAD_E_UNSUPPORTED,
+       {"schema_version 0x10 is not supported"}},
+      {"schema_version: 010\n",
+       CUDALOAD_E_UNSUPPORTED,
+       {"schema_version 010 is not supported"}},
+      {"schema_version: 100000000000000000000000000000000000000000000001\n",
+       CUDALOAD_E_UNSUPPORTED,
+       {"schema_version 100000000000000000000000000000000000000000000001 is "
+        "not supported"}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
     cudaload_ctx *ctx = new_ctx();
@@ -334,6 +407,180 @@ static void refused_manifests_say_where_and_why(void **state) {
   }
 }
 
+/* prefix + count copies of unit + suffix, malloc'ed; *len is its length. */
+static char *repeated(const char *prefix, const char *unit, size_t count,
+                      const char *suffix, size_t *len) {
+  size_t lp = strlen(prefix), lu = strlen(unit), ls = strlen(suffix);
+  char *text = malloc(lp + lu * count + ls + 1);
+  assert_non_null(text);
+  memcpy(text, prefix, lp);
+  for (size_t i = 0; i < count; ++i)
+    memcpy(text + lp + i * lu, unit, lu);
+  memcpy(text + lp + lu * count, suffix, ls + 1);
+  *len = lp + lu * count + ls;
+  return text;
+}
+
+/* Load text as a manifest into a fresh ctx; returns the status, the ctx
+ * unchanged when refused. */
+static int load_bytes(const char *text, size_t len) {
+  const char *path = write_manifest_bytes("limits.yaml", text, len);
+  cudaload_ctx *ctx = new_ctx();
+  int rc = cudaload_load_manifest(ctx, path);
+  if (rc != CUDALOAD_OK) {
+    assert_int_equal(cudaload_requirement_count(ctx), 0);
+    assert_int_equal(cudaload_manifest_probe(ctx), 0);
+  }
+  cudaload_destroy(ctx);
+  return rc;
+}
+
+/* Inputs whose parse used to take seconds to minutes (libyaml's document
+ * loader checks each nesting level, anchor and %TAG directive against the
+ * earlier ones): refused at the limit, naming it and where. */
+static void limits_are_named(void **state) {
+  (void)state;
+  REQUIRE_YAML();
+  static const struct {
+    const char *prefix, *unit;
+    size_t count;
+    const char *suffix, *needles[2];
+  } cases[] = {
+      /* 64 levels (the mapping and 63 sequences) are parsed; 65 are not. */
+      {"requirements: ", "[", 63, "", {"YAML syntax error", NULL}},
+      {"requirements: ",
+       "[",
+       64,
+       "",
+       {"line 1, column 78", "nesting deeper "
+                             "than 64 levels"}},
+      {"requirements: ",
+       "[",
+       100000,
+       "\n",
+       {"line 1, column 78", "nesting deeper than 64 levels"}},
+      {"", "[", 1024 * 1024, "", {"line 1, column 65", "nesting deeper than"}},
+      {"requirements: [",
+       "&a cudnn=8, ",
+       60000,
+       "cudnn=9]\n",
+       {"line 1, column 16", "anchor \"&a\": anchors and aliases are not"}},
+      {"",
+       "%TAG !t! tag:x:\n",
+       60000,
+       "---\nprobe: true\n",
+       {"line 17, column 1", "more than 16 directives"}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+    size_t len;
+    char *text = repeated(cases[i].prefix, cases[i].unit, cases[i].count,
+                          cases[i].suffix, &len);
+    int rc = load_bytes(text, len);
+    free(text);
+    if (rc != CUDALOAD_E_MALFORMED)
+      fail_msg("case %u: status %d: %s", (unsigned)i, rc,
+               cudaload_last_error());
+    for (int k = 0; k < 2 && cases[i].needles[k]; ++k)
+      if (!strstr(cudaload_last_error(), cases[i].needles[k]))
+        fail_msg("case %u: \"%s\" lacks \"%s\"", (unsigned)i,
+                 cudaload_last_error(), cases[i].needles[k]);
+  }
+  /* Nested block mappings count as well: 65 levels of "a:" indented. */
+  char block[65 * 70];
+  size_t used = (size_t)sprintf(block, "policy:\n");
+  for (int level = 1; level < 65; ++level)
+    used += (size_t)sprintf(block + used, "%*sk%d:\n", 2 * level, "", level);
+  assert_int_equal(load_bytes(block, used), CUDALOAD_E_MALFORMED);
+  assert_contains(cudaload_last_error(), "nesting deeper than 64 levels");
+  /* Directives in UTF-16 (a byte order mark, then two bytes a character)
+   * are counted as well. */
+  static const char tag[] = "%TAG !t! tag:x:\n";
+  char utf16[2 + 20 * 2 * (sizeof tag - 1)];
+  utf16[0] = '\xff';
+  utf16[1] = '\xfe';
+  for (size_t i = 0; i < 20 * (sizeof tag - 1); ++i) {
+    utf16[2 + 2 * i] = tag[i % (sizeof tag - 1)];
+    utf16[3 + 2 * i] = '\0';
+  }
+  assert_int_equal(load_bytes(utf16, sizeof utf16), CUDALOAD_E_MALFORMED);
+  assert_contains(cudaload_last_error(), "more than 16 directives");
+}
+
+/* UTF-16 with a byte order mark, as Windows PowerShell 5 redirects text. */
+static void utf16_manifests_are_read(void **state) {
+  (void)state;
+  REQUIRE_YAML();
+  static const char text[] = "probe: true\nrequirements: [cudnn=8]\n";
+  char utf16[2 + 2 * (sizeof text - 1)];
+  utf16[0] = '\xff';
+  utf16[1] = '\xfe';
+  for (size_t i = 0; i < sizeof text - 1; ++i) {
+    utf16[2 + 2 * i] = text[i];
+    utf16[3 + 2 * i] = '\0';
+  }
+  const char *path = write_manifest_bytes("utf16.yaml", utf16, sizeof utf16);
+  cudaload_ctx *ctx = new_ctx();
+  if (cudaload_load_manifest(ctx, path) != CUDALOAD_OK)
+    fail_msg("%s", cudaload_last_error());
+  assert_int_equal(cudaload_manifest_probe(ctx), 1);
+  assert_int_equal(cudaload_requirement_count(ctx), 1);
+  cudaload_destroy(ctx);
+}
+
+/* A message quotes long values, names and specs in part, so that the
+ * reason stays in the error buffer. */
+static void long_values_keep_the_reason(void **state) {
+  (void)state;
+  REQUIRE_YAML();
+  size_t len;
+  /* An explicit key: an implicit one is at most 1024 characters. */
+  char *text = repeated("probe: true\n? ", "x", 10000, "\n: 1\n", &len);
+  assert_int_equal(load_bytes(text, len), CUDALOAD_E_MALFORMED);
+  free(text);
+  assert_contains(cudaload_last_error(), "line 2, column 3: unknown key \"xxx");
+  assert_contains(cudaload_last_error(), "...\" (expected requirements");
+  assert_true(strlen(cudaload_last_error()) < 400);
+  text = repeated("requirements: \"", "cudnn=8,", 7000, "\"\n", &len);
+  assert_int_equal(load_bytes(text, len), CUDALOAD_E_BAD_SPEC);
+  free(text);
+  assert_contains(cudaload_last_error(), "line 1, column 15: requirements:");
+  assert_contains(cudaload_last_error(), "empty entry");
+  assert_contains(cudaload_last_error(), "entry 7001 of 7001");
+  assert_true(strlen(cudaload_last_error()) < 400);
+  text = repeated("probe: ", "y", 10000, "\n", &len);
+  assert_int_equal(load_bytes(text, len), CUDALOAD_E_MALFORMED);
+  free(text);
+  assert_contains(cudaload_last_error(), "probe: expected true or false");
+  assert_contains(cudaload_last_error(), "yyy...\"");
+  assert_true(strlen(cudaload_last_error()) < 400);
+}
+
+/* Thousands of requirements: each kept once, in order. (Each was checked
+ * against every earlier one, twice: 60,000 took 15 s.) */
+static void many_requirements_are_read(void **state) {
+  (void)state;
+  REQUIRE_YAML();
+  char *text = malloc(40000 * 24 + 64);
+  assert_non_null(text);
+  size_t len = (size_t)sprintf(text, "requirements:\n");
+  for (unsigned i = 0; i < 40000; ++i)
+    len += (size_t)sprintf(text + len, "  - cudnn=%u\n", i % 30000);
+  len += (size_t)sprintf(text + len, "  - cudnn=1,cudart,cudnn=2\n");
+  const char *path = write_manifest_bytes("many.yaml", text, len);
+  free(text);
+  cudaload_ctx *ctx = new_ctx();
+  assert_int_equal(cudaload_require(ctx, "cudnn=7"), CUDALOAD_OK);
+  assert_int_equal(cudaload_load_manifest(ctx, path), CUDALOAD_OK);
+  assert_int_equal(cudaload_requirement_count(ctx), 30001);
+  assert_string_equal(cudaload_requirement_text(ctx, 0), "cudnn=7");
+  assert_string_equal(cudaload_requirement_text(ctx, 1), "cudnn=0");
+  assert_string_equal(cudaload_requirement_text(ctx, 7), "cudnn=6");
+  assert_string_equal(cudaload_requirement_text(ctx, 8), "cudnn=8");
+  assert_string_equal(cudaload_requirement_text(ctx, 29999), "cudnn=29999");
+  assert_string_equal(cudaload_requirement_text(ctx, 30000), "cudart");
+  cudaload_destroy(ctx);
+}
+
 static void bad_utf8_is_reported_with_its_line(void **state) {
   (void)state;
   REQUIRE_YAML();
@@ -342,6 +589,12 @@ static void bad_utf8_is_reported_with_its_line(void **state) {
       write_manifest("utf8.yaml", "probe: true\nroots: [\"a\xff\"]\n");
   assert_int_equal(cudaload_load_manifest(ctx, path), CUDALOAD_E_MALFORMED);
   assert_contains(cudaload_last_error(), "line 2, column 11");
+  /* Columns count characters, as libyaml's own marks do ("\xc3\xa9" is
+   * one), and a lone CR ends a line as it does for libyaml. */
+  path = write_manifest("utf8.yaml", "probe: true\rroots: [\"\xc3\xa9\", "
+                                     "\"a\xff\"]\n");
+  assert_int_equal(cudaload_load_manifest(ctx, path), CUDALOAD_E_MALFORMED);
+  assert_contains(cudaload_last_error(), "line 2, column 16");
   cudaload_destroy(ctx);
 }
 
@@ -435,7 +688,21 @@ static void files_that_are_not_manifests_are_refused(void **state) {
     fputs("# padding\n", f);
   fclose(f);
   assert_int_equal(cudaload_load_manifest(ctx, big), CUDALOAD_E_MALFORMED);
-  assert_contains(cudaload_last_error(), "larger than");
+  assert_contains(cudaload_last_error(), "larger than 1024 KiB (1200000 "
+                                         "bytes), the limit for a manifest");
+#ifdef __linux__
+  /* Files in /proc report a size of 0 whatever they hold: read as empty,
+   * /proc/self/status was an empty manifest, accepted. */
+  assert_int_equal(cudaload_load_manifest(ctx, "/proc/self/status"),
+                   CUDALOAD_E_NOT_A_FILE);
+  assert_contains(cudaload_last_error(),
+                  "/proc/self/status: not a regular file: its size says 0 "
+                  "bytes, reading it gives more than 0");
+#endif
+  /* An empty regular file is still an empty manifest (documented). */
+  assert_int_equal(
+      cudaload_load_manifest(ctx, write_manifest("empty.yaml", "")),
+      CUDALOAD_OK);
   assert_int_equal(cudaload_load_manifest(NULL, big),
                    CUDALOAD_E_INVALID_ARGUMENT);
   assert_int_equal(cudaload_load_manifest(ctx, NULL),
@@ -467,6 +734,10 @@ int main(void) {
       cmocka_unit_test(short_forms_are_read),
       cmocka_unit_test(manifest_adds_to_what_is_there),
       cmocka_unit_test(refused_manifests_say_where_and_why),
+      cmocka_unit_test(limits_are_named),
+      cmocka_unit_test(utf16_manifests_are_read),
+      cmocka_unit_test(long_values_keep_the_reason),
+      cmocka_unit_test(many_requirements_are_read),
       cmocka_unit_test(bad_utf8_is_reported_with_its_line),
       cmocka_unit_test(a_refused_manifest_changes_nothing),
       cmocka_unit_test(relative_roots_do_not_depend_on_the_current_folder),

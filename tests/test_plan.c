@@ -78,7 +78,7 @@ static void bad_specs_are_refused_and_add_nothing(void **state) {
       {"cudnn_ops_infer=8", "unknown library"},
       {"driver", "unknown library"},
       {"cudnn~8", "expected =, ==, >=, >, <= or <"},
-      {"cudnn=", "missing or overlong version"},
+      {"cudnn=", "missing version after \"=\""},
       {"cudnn=8.", "is not a version"},
       {"cudnn=.8", "is not a version"},
       {"cudnn=8..9", "is not a version"},
@@ -101,6 +101,117 @@ static void bad_specs_are_refused_and_add_nothing(void **state) {
   }
   assert_int_equal(cudaload_require(NULL, "cudnn"),
                    CUDALOAD_E_INVALID_ARGUMENT);
+}
+
+/* Numbers a version part cannot hold are refused, not clamped: clamped,
+ * "cudnn=9999999999999999999" became a requirement for cuDNN 999999999. */
+static void version_numbers_beyond_the_limit_are_refused(void **state) {
+  (void)state;
+  static const char *const bad[] = {
+      "cudnn=9999999999999999999", "cudnn=1000000000", "cublas>=12.99999999999",
+      "cudnn=8,cudnn<9.1.2.12345678901"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    assert_int_equal(cudaload_require(ctx, bad[i]), CUDALOAD_E_BAD_SPEC);
+    const char *error = cudaload_last_error();
+    if (!strstr(error, "larger than 999999999"))
+      fail_msg("spec \"%s\": \"%s\" does not name the limit", bad[i], error);
+    /* The number itself is named. */
+    const char *number = strrchr(bad[i], '=') ? strrchr(bad[i], '=') + 1
+                                              : strrchr(bad[i], '<') + 1;
+    if (strchr(number, '.'))
+      number = strrchr(number, '.') + 1;
+    if (!strstr(error, number))
+      fail_msg("spec \"%s\": \"%s\" does not name %s", bad[i], error, number);
+    assert_int_equal(cudaload_requirement_count(ctx), 0);
+    cudaload_destroy(ctx);
+  }
+  /* The largest number is accepted, and leading zeros do not count against
+   * the limit (nor turn 0000000008 into 0). */
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, "cudnn=999999999"), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas>=00000000000012.1"),
+                   CUDALOAD_OK);
+  assert_string_equal(cudaload_requirement_text(ctx, 0), "cudnn=999999999");
+  assert_string_equal(cudaload_requirement_text(ctx, 1), "cublas>=12.1");
+  cudaload_destroy(ctx);
+}
+
+/* "cudnn=1,cudnn=2,...,cudnn=N" plus tail, malloc'ed. */
+static char *long_spec(size_t n, const char *tail) {
+  char *spec = malloc(n * 16 + strlen(tail) + 1);
+  assert_non_null(spec);
+  size_t len = 0;
+  for (size_t i = 0; i < n; ++i)
+    len += (size_t)sprintf(spec + len, "%scudnn=%u", i ? "," : "",
+                           (unsigned)(i % 9000 + 1));
+  strcpy(spec + len, tail);
+  return spec;
+}
+
+/* A message quotes a long spec in part: quoted whole, a 7,000-entry spec
+ * filled the error buffer and the reason was cut off. */
+static void long_specs_keep_the_reason(void **state) {
+  (void)state;
+  static const struct {
+    size_t entries;
+    const char *tail, *needles[2];
+  } cases[] = {
+      {7000, ",", {"empty entry", "entry 7001 of 7001)"}},
+      {7000, ",,cudnn=9", {"empty entry", "entry 7001 of 7002)"}},
+      {7000, ",cudnn~9", {"expected =, ==, >=, >, <= or <", "found \"~9\""}},
+      {7000, ",nosuch=1", {"unknown library \"nosuch\"", "(expected cudart"}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+    char *spec = long_spec(cases[i].entries, cases[i].tail);
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    assert_int_equal(cudaload_require(ctx, spec), CUDALOAD_E_BAD_SPEC);
+    const char *error = cudaload_last_error();
+    for (int k = 0; k < 2; ++k)
+      if (!strstr(error, cases[i].needles[k]))
+        fail_msg("case %u: \"%.300s\" lacks \"%s\"", (unsigned)i, error,
+                 cases[i].needles[k]);
+    /* The spec is quoted by its first 64 bytes. */
+    assert_non_null(strstr(error, "requirement \"cudnn=1,cudnn=2,"));
+    assert_non_null(strstr(error, "...\""));
+    assert_true(strlen(error) < 400);
+    assert_int_equal(cudaload_requirement_count(ctx), 0);
+    cudaload_destroy(ctx);
+    free(spec);
+  }
+  /* Long pieces of an entry are quoted in part too. */
+  char name[5001];
+  memset(name, 'x', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, name), CUDALOAD_E_BAD_SPEC);
+  assert_non_null(strstr(cudaload_last_error(), "(expected cudart"));
+  assert_true(strlen(cudaload_last_error()) < 400);
+  char version[200] = "cudnn=";
+  memset(version + 6, '1', 100);
+  assert_int_equal(cudaload_require(ctx, version), CUDALOAD_E_BAD_SPEC);
+  assert_non_null(strstr(cudaload_last_error(), "longer than 63 characters"));
+  cudaload_destroy(ctx);
+}
+
+/* Thousands of entries, many repeated: each kept once, in the order of its
+ * first appearance, after what the ctx already had. */
+static void many_requirements_are_deduplicated_in_order(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, "cudnn=5,cublas"), CUDALOAD_OK);
+  char *spec = long_spec(20000, ",cublas,cudart"); /* cudnn=1..9000 twice */
+  assert_int_equal(cudaload_require(ctx, spec), CUDALOAD_OK);
+  free(spec);
+  assert_int_equal(cudaload_requirement_count(ctx), 2 + 8999 + 1);
+  assert_string_equal(cudaload_requirement_text(ctx, 0), "cudnn=5");
+  assert_string_equal(cudaload_requirement_text(ctx, 1), "cublas");
+  assert_string_equal(cudaload_requirement_text(ctx, 2), "cudnn=1");
+  assert_string_equal(cudaload_requirement_text(ctx, 5), "cudnn=4");
+  assert_string_equal(cudaload_requirement_text(ctx, 6), "cudnn=6");
+  assert_string_equal(cudaload_requirement_text(ctx, 9000), "cudnn=9000");
+  assert_string_equal(cudaload_requirement_text(ctx, 9001), "cudart");
+  cudaload_destroy(ctx);
 }
 
 #ifndef _WIN32
@@ -311,6 +422,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(specs_are_parsed_and_normalised),
       cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
+      cmocka_unit_test(version_numbers_beyond_the_limit_are_refused),
+      cmocka_unit_test(long_specs_keep_the_reason),
+      cmocka_unit_test(many_requirements_are_deduplicated_in_order),
 #ifndef _WIN32
       cmocka_unit_test(cudnn8_without_origin_preloads_its_sub_libraries),
       cmocka_unit_test(cudnn9_with_origin_gets_the_minimal_plan),

@@ -31,9 +31,12 @@
 #include <sys/stat.h>
 
 #ifdef _WIN32
+#include <direct.h>
 #include <windows.h>
 #else
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +44,7 @@
 
 #include "cudaload.h"
 #include "loader.h"
+#include "probe.h"
 #include "test_paths.h"
 
 #define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -187,6 +191,139 @@ static void expect_all_ok(const cudaload_probe *p) {
 #define GPU_OK_SPEC "cudart,cublas,cudnn=9"
 #else
 #define GPU_OK_SPEC "cudart,cublas,cudnn=8,cudnn=9"
+#endif
+
+/* A folder of this scenario's own for the files it makes (FIFOs, pid
+ * files), made on first use; its files are removed by clean_scratch(). */
+static char scratch[1024];
+
+static const char *scratch_path(const char *name) {
+  static char slots[4][TEST_PATH_CAPACITY];
+  static unsigned next;
+  if (!scratch[0]) {
+#ifdef _WIN32
+    char temp[MAX_PATH];
+    if (!GetTempPathA(sizeof temp, temp))
+      fail_msg("%s", "GetTempPathA failed");
+    snprintf(scratch, sizeof scratch, "%scudaload-probe-%lu", temp,
+             (unsigned long)GetCurrentProcessId());
+    _mkdir(scratch);
+#else
+    const char *temp = getenv("TMPDIR");
+    snprintf(scratch, sizeof scratch, "%s/cudaload-probe-XXXXXX",
+             temp && temp[0] ? temp : "/tmp");
+    if (!mkdtemp(scratch))
+      fail_msg("mkdtemp %s: %s", scratch, strerror(errno));
+#endif
+  }
+  char *out = slots[next++ % 4];
+  snprintf(out, TEST_PATH_CAPACITY, "%s%c%s", scratch,
+#ifdef _WIN32
+           '\\',
+#else
+           '/',
+#endif
+           name);
+  return out;
+}
+
+/* Remove what scratch_path() named (names listed by the scenario). */
+static void clean_scratch(const char *const *names, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const char *path = scratch_path(names[i]);
+    if (remove(path) != 0)
+      rmdir(path);
+  }
+  rmdir(scratch);
+}
+
+/* The pid a fake driver's helper wrote to `path`, or -1. */
+static long read_pid(const char *path) {
+  long pid = -1;
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%ld", &pid) != 1)
+      pid = -1;
+    fclose(f);
+  }
+  return pid;
+}
+
+/* Whether process `pid` is gone (a zombie counts: it runs nothing), waiting
+ * up to wait_ms for it to go. */
+static int process_gone(long pid, double wait_ms) {
+  double deadline = now_ms() + wait_ms;
+#ifdef _WIN32
+  HANDLE h = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)pid);
+  if (!h)
+    return 1;
+  DWORD waited = WaitForSingleObject(h, (DWORD)wait_ms);
+  CloseHandle(h);
+  (void)deadline;
+  return waited == WAIT_OBJECT_0;
+#else
+  for (;;) {
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      return 1;
+    char stat_path[64], line[512] = "";
+    snprintf(stat_path, sizeof stat_path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(stat_path, "r");
+    if (f) {
+      size_t n = fread(line, 1, sizeof line - 1, f);
+      line[n] = '\0';
+      fclose(f);
+      const char *paren = strrchr(line, ')');
+      if (paren && paren[1] == ' ' && paren[2] == 'Z')
+        return 1;
+    }
+    if (now_ms() > deadline)
+      return 0;
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+#endif
+}
+
+/* The helper the fake driver started must not outlive the probe. */
+static void expect_helper_gone(const char *pid_file) {
+  long pid = read_pid(pid_file);
+  if (pid <= 0)
+    fail_msg("the fake driver wrote no helper pid to %s", pid_file);
+  print_message("  the driver's helper process: pid %ld\n", pid);
+  if (!process_gone(pid, 3000.0)) {
+#ifndef _WIN32
+    kill((pid_t)pid, SIGKILL); /* do not leave it to the next test */
+#endif
+    fail_msg("the driver's helper process %ld still runs after the probe "
+             "returned",
+             pid);
+  }
+}
+
+#ifndef _WIN32
+/* A probe that blocks for ever would hold the test until ctest's own limit:
+ * fail with a message instead. */
+static void on_blocked(int sig) {
+  (void)sig;
+  static const char message[] =
+      "\n[  FAILED  ] the probe blocked (the guard's alarm fired)\n";
+  if (write(2, message, sizeof message - 1) < 0) {
+    /* nothing more to say */
+  }
+  _exit(1);
+}
+
+static void guard(unsigned seconds) {
+  signal(SIGALRM, on_blocked);
+  alarm(seconds);
+}
+
+/* No child of this process is left, reaped or not. */
+static void expect_no_children(void) {
+  errno = 0;
+  assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+  assert_int_equal(errno, ECHILD);
+}
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -546,6 +683,407 @@ static void scenario_crash_out_of_process(void **state) {
 #endif
 }
 
+/* Issue 12, item 4: a driver path that is not a regular file is refused
+ * before the OS loader sees it: dlopen() of a FIFO blocks until a writer
+ * comes, for ever. The same for cudaload_dlopen_isolated(). */
+static void expect_refused(cudaload_ctx *ctx, const char *path,
+                           const char *what) {
+  assert_int_equal(cudaload_set_driver(ctx, path), CUDALOAD_OK);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, what);
+  assert_true(contains(cudaload_probe_stage_message(p, STAGE_DRIVER), path));
+  cudaload_probe_free(p);
+  assert_null(cudaload_dlopen_isolated(path));
+  if (!contains(cudaload_last_error(), what) ||
+      !contains(cudaload_last_error(), path))
+    fail_msg("cudaload_dlopen_isolated(%s): \"%s\" does not say \"%s\"", path,
+             cudaload_last_error(), what);
+}
+
+static void scenario_non_regular_driver(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = fake_context(NULL, NULL);
+#ifdef _WIN32
+  const char *folder = scratch_path("nvcuda.dll");
+  assert_int_equal(_mkdir(folder), 0);
+  expect_refused(ctx, folder, "a directory");
+  static const char *const names[] = {"nvcuda.dll"};
+#else
+  guard(30);
+  const char *fifo = scratch_path("libcuda.so.1");
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  expect_refused(ctx, fifo, "a FIFO");
+  /* Through CUDALOAD_DRIVER, and out of process, too. */
+  assert_int_equal(cudaload_set_driver(ctx, NULL), CUDALOAD_OK);
+  set_env("CUDALOAD_DRIVER", fifo);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "a FIFO");
+  cudaload_probe_free(p);
+  p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 20.0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "a FIFO");
+  cudaload_probe_free(p);
+  set_env("CUDALOAD_DRIVER", NULL);
+  const char *folder = scratch_path("folder");
+  assert_int_equal(mkdir(folder, 0700), 0);
+  expect_refused(ctx, folder, "a directory");
+  expect_refused(ctx, "/dev/null", "a device");
+  alarm(0);
+  static const char *const names[] = {"libcuda.so.1", "folder"};
+#endif
+  clean_scratch(names, ARRAY_COUNT(names));
+  cudaload_destroy(ctx);
+}
+
+/* Issue 12, item 5 (a): cuInit starts a helper that keeps every inherited
+ * descriptor (the report pipe too) and lives on. The report was complete:
+ * its verdict stands, the probe does not wait for the helper, and the
+ * helper does not outlive the probe. */
+static void helper_left_behind(const char *kind) {
+  set_helper();
+  const char *pid_file = scratch_path("helper.pid");
+  set_env("FAKE_CUDA_HELPER", kind);
+  set_env("FAKE_CUDA_HELPER_PID_FILE", pid_file);
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  double started = now_ms();
+  cudaload_probe *p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 30.0);
+  double elapsed = now_ms() - started;
+  print_message("  out-of-process probe with a %s helper: %.0f ms\n", kind,
+                elapsed);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  assert_int_equal(cudaload_probe_reason(p), CUDALOAD_REASON_NONE);
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_CONTEXT),
+                   CUDALOAD_STAGE_OK);
+  /* Far less than the 30 s limit even on a loaded machine (Wine starts
+   * processes slowly). */
+  assert_true(elapsed < 15000.0);
+  expect_helper_gone(pid_file);
+#ifndef _WIN32
+  expect_no_children();
+#endif
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+  static const char *const names[] = {"helper.pid"};
+  clean_scratch(names, ARRAY_COUNT(names));
+}
+
+static void scenario_fork_helper_out_of_process(void **state) {
+  (void)state;
+  helper_left_behind("fork");
+}
+
+static void scenario_daemon_helper_out_of_process(void **state) {
+  (void)state;
+#if defined(__linux__)
+  helper_left_behind("setsid");
+#else
+  SKIP_SCENARIO("setsid()'d descendants are reached on Linux only (a "
+                "subreaper; SECURITY.md)");
+#endif
+}
+
+/* Issue 12, item 5 (b): a hung driver that started a helper: at the deadline
+ * the helper is killed with the probe's process. */
+static void hung_with_helper(const char *kind) {
+  set_helper();
+  const char *pid_file = scratch_path("helper.pid");
+  set_env("FAKE_CUDA_HELPER", kind);
+  set_env("FAKE_CUDA_HELPER_PID_FILE", pid_file);
+  set_env("FAKE_CUDA_INIT", "hang");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  double started = now_ms();
+  cudaload_probe *p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 1.0);
+  double elapsed = now_ms() - started;
+  print_message("  hung driver with a %s helper: %.0f ms\n", kind, elapsed);
+  expect_fallback(p, CUDALOAD_REASON_TIMEOUT, STAGE_INIT,
+                  "did not finish within 1 s");
+  assert_true(elapsed >= 900.0);
+  assert_true(elapsed < 15000.0);
+  expect_helper_gone(pid_file);
+#ifndef _WIN32
+  expect_no_children();
+#endif
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+  static const char *const names[] = {"helper.pid"};
+  clean_scratch(names, ARRAY_COUNT(names));
+}
+
+static void scenario_hang_fork_helper_out_of_process(void **state) {
+  (void)state;
+  hung_with_helper("fork");
+}
+
+static void scenario_hang_setsid_helper_out_of_process(void **state) {
+  (void)state;
+#if defined(__linux__)
+  hung_with_helper("setsid");
+#else
+  SKIP_SCENARIO("setsid()'d descendants are reached on Linux only (a "
+                "subreaper; SECURITY.md)");
+#endif
+}
+
+/* Issue 12, item 5 (c): a driver that closes every descriptor (the report
+ * pipe ends early) and hangs: the deadline still holds. */
+static void scenario_close_fds_out_of_process(void **state) {
+  (void)state;
+#ifdef _WIN32
+  SKIP_SCENARIO("a POSIX scenario (file descriptors)");
+#else
+  guard(60);
+  set_env("FAKE_CUDA_CLOSE_FDS", "1");
+  set_env("FAKE_CUDA_INIT", "hang");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  double started = now_ms();
+  cudaload_probe *p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 1.0);
+  double elapsed = now_ms() - started;
+  alarm(0);
+  print_message("  hung driver without descriptors: %.0f ms\n", elapsed);
+  expect_fallback(p, CUDALOAD_REASON_TIMEOUT, STAGE_INIT,
+                  "did not finish within 1 s");
+  assert_true(elapsed >= 900.0);
+  assert_true(elapsed < 15000.0);
+  expect_no_children();
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+#endif
+}
+
+/* Issue 12, item 6: what a driver prints on stdout reaches neither the
+ * report nor the caller's stdout. */
+#define DRIVER_CHATTER "FAKE DRIVER CHATTER ON STDOUT"
+
+static void scenario_stdout_out_of_process(void **state) {
+  (void)state;
+  set_helper();
+  set_env("FAKE_CUDA_PRINT_STDOUT", DRIVER_CHATTER);
+#ifndef _WIN32
+  const char *captured = scratch_path("stdout.txt");
+  fflush(stdout);
+  int saved = dup(1);
+  int file = open(captured, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(saved >= 0 && file >= 0);
+  assert_int_equal(dup2(file, 1), 1);
+  close(file);
+#endif
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *outside = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 30.0);
+#ifndef _WIN32
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  char text[4096] = "";
+  FILE *f = fopen(captured, "r");
+  assert_non_null(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  if (contains(text, DRIVER_CHATTER))
+    fail_msg("the driver's stdout reached the caller's stdout: \"%s\"", text);
+  static const char *const names[] = {"stdout.txt"};
+  clean_scratch(names, ARRAY_COUNT(names));
+#endif
+  /* Every record arrived intact: the stages say what an in-process probe
+   * says. */
+  set_env("FAKE_CUDA_PRINT_STDOUT", NULL);
+  cudaload_probe *inside = probe(ctx, 0, 0);
+  assert_int_equal(cudaload_probe_verdict(outside), CUDALOAD_GPU_OK);
+  for (size_t i = 0; i < 7; ++i) {
+    assert_int_equal(cudaload_probe_stage_status(outside, i),
+                     cudaload_probe_stage_status(inside, i));
+    assert_string_equal(cudaload_probe_stage_message(outside, i),
+                        cudaload_probe_stage_message(inside, i));
+  }
+  cudaload_probe_free(outside);
+  cudaload_probe_free(inside);
+  cudaload_destroy(ctx);
+}
+
+/* Issue 12, item 5: a driver that floods the report channel does not make
+ * the caller hold all of it: past 1 MiB the probe process is stopped. */
+static void scenario_flood_out_of_process(void **state) {
+  (void)state;
+  set_helper();
+  set_env("FAKE_CUDA_FLOOD_REPORT", "8388608");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  double started = now_ms();
+  cudaload_probe *p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 30.0);
+  double elapsed = now_ms() - started;
+  print_message("  flooding driver: %.0f ms\n", elapsed);
+  expect_fallback(p, CUDALOAD_REASON_PROBE_CRASHED, STAGE_INIT,
+                  "more than 1048576 bytes");
+  assert_true(elapsed < 15000.0);
+#ifndef _WIN32
+  expect_no_children();
+#endif
+  cudaload_probe_free(p);
+  cudaload_destroy(ctx);
+}
+
+/* The stage's status is `status` and its message names every needle. */
+static void expect_stage(const cudaload_probe *p, size_t stage, int status,
+                         const char *needle, const char *value) {
+  const char *message = cudaload_probe_stage_message(p, stage);
+  if (cudaload_probe_stage_status(p, stage) != status ||
+      !contains(message, needle) || (value && !contains(message, value)))
+    fail_msg("stage %s: status %d \"%s\"; expected status %d naming \"%s\" "
+             "and \"%s\"",
+             cudaload_probe_stage_name(p, stage),
+             cudaload_probe_stage_status(p, stage), message, status, needle,
+             value ? value : "");
+}
+
+/* Issue 12, item 7: numbers the driver and the libraries report are checked
+ * before they are used: out of range is a warning or a failure naming the
+ * value, never arithmetic on it (UBSan: signed overflow). */
+static void scenario_invalid_numbers(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  static const struct {
+    const char *variable, *value, *what;
+  } capabilities[] = {
+      {"FAKE_CUDA_CC_MAJOR", "2147483647", "compute capability"},
+      {"FAKE_CUDA_CC_MAJOR", "-2147483648", "compute capability"},
+      {"FAKE_CUDA_CC_MINOR", "10", "compute capability"},
+      {"FAKE_CUDA_MEMORY_BYTES", "0", "total memory"},
+      {"FAKE_CUDA_MEMORY_BYTES", "18446744073709551615", "total memory"},
+  };
+  for (size_t i = 0; i < ARRAY_COUNT(capabilities); ++i) {
+    set_env(capabilities[i].variable, capabilities[i].value);
+    cudaload_probe *p = probe(ctx, 0, 0);
+    /* The device works; what it told is wrong: a warning, GPU_OK. */
+    assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+    expect_stage(p, STAGE_DEVICES, CUDALOAD_STAGE_WARNING, capabilities[i].what,
+                 capabilities[i].value);
+    assert_true(contains(cudaload_probe_stage_message(p, STAGE_DEVICES),
+                         "the driver reported an invalid"));
+    assert_true(contains(cudaload_probe_summary(p), "note:"));
+    if (strcmp(capabilities[i].what, "compute capability") == 0)
+      assert_int_equal(cudaload_probe_device_capability(p, 0), 0);
+    else
+      assert_int_equal(cudaload_probe_device_memory_mib(p, 0), 0);
+    cudaload_probe_free(p);
+    set_env(capabilities[i].variable, NULL);
+  }
+
+  static const char *const counts[] = {"-1", "100000", "2147483647"};
+  for (size_t i = 0; i < ARRAY_COUNT(counts); ++i) {
+    set_env("FAKE_CUDA_DEVICES", counts[i]);
+    cudaload_probe *p = probe(ctx, 0, 0);
+    expect_fallback(p, CUDALOAD_REASON_DEVICE_FAILED, STAGE_DEVICES,
+                    "the driver reported an invalid device count");
+    assert_true(
+        contains(cudaload_probe_stage_message(p, STAGE_DEVICES), counts[i]));
+    assert_int_equal(cudaload_probe_device_count(p), 0);
+    cudaload_probe_free(p);
+  }
+  set_env("FAKE_CUDA_DEVICES", NULL);
+  cudaload_destroy(ctx);
+
+  /* The versions: the driver's is a warning (the runtime cannot be checked
+   * against it), the runtime's a warning, cuDNN's a failure. */
+  ctx = fake_context(fixture(FAKE_DRIVER), "cudart");
+  set_env("FAKE_CUDA_DRIVER_VERSION", "-5");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  expect_stage(p, STAGE_INIT, CUDALOAD_STAGE_WARNING,
+               "the driver reported an invalid CUDA version", "-5");
+  expect_stage(p, STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, "not checked", "12.4");
+  assert_int_equal(cudaload_probe_driver_version(p), 0);
+  cudaload_probe_free(p);
+  set_env("FAKE_CUDA_DRIVER_VERSION", "2147483647");
+  p = probe(ctx, 0, 0);
+  expect_stage(p, STAGE_INIT, CUDALOAD_STAGE_WARNING,
+               "the driver reported an invalid CUDA version", "2147483647");
+  cudaload_probe_free(p);
+  set_env("FAKE_CUDA_DRIVER_VERSION", NULL);
+  set_env("FAKE_CUDART_VERSION", "2147483647");
+  p = probe(ctx, 0, 0);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  expect_stage(p, STAGE_RUNTIME, CUDALOAD_STAGE_WARNING,
+               "reported an invalid version", "2147483647");
+  assert_int_equal(cudaload_probe_runtime_version(p), 0);
+  cudaload_probe_free(p);
+  set_env("FAKE_CUDART_VERSION", NULL);
+  cudaload_destroy(ctx);
+
+  ctx = fake_context(fixture(FAKE_DRIVER), "cudnn=9");
+  static const char *const cudnn_versions[] = {"18446744073709551615", "0"};
+  for (size_t i = 0; i < ARRAY_COUNT(cudnn_versions); ++i) {
+    set_env("FAKE_CUDNN_VERSION", cudnn_versions[i]);
+    p = probe(ctx, 0, 0);
+    expect_fallback(p, CUDALOAD_REASON_LIBRARY_FAILED, STAGE_CUDNN,
+                    "an invalid version");
+    assert_true(contains(cudaload_probe_stage_message(p, STAGE_CUDNN),
+                         cudnn_versions[i]));
+    cudaload_probe_free(p);
+  }
+  set_env("FAKE_CUDNN_VERSION", NULL);
+  cudaload_destroy(ctx);
+
+  /* Out of process: the warning and the cleared value travel too. */
+  set_helper();
+  set_env("FAKE_CUDA_CC_MAJOR", "2147483647");
+  ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  p = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 30.0);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  expect_stage(p, STAGE_DEVICES, CUDALOAD_STAGE_WARNING, "compute capability",
+               "2147483647");
+  assert_int_equal(cudaload_probe_device_capability(p, 0), 0);
+  cudaload_probe_free(p);
+  set_env("FAKE_CUDA_CC_MAJOR", NULL);
+  cudaload_destroy(ctx);
+}
+
+/* Issue 12, item 7, the parent's side: numbers read back from a child's
+ * report are checked as well (a driver may write into the channel). */
+static void scenario_wire_numbers(void **state) {
+  (void)state;
+  static const char report[] =
+      "cudaload-probe 1\n"
+      "stage\t1\t77\t5\tan unknown status\n"
+      "stage\t2\t0\t-99999999999999999999\tnegative time\n"
+      "driver\t/x/libcuda.so.1\t99999999999\n"
+      "runtime\t-99999999999\n"
+      "device\tbig\t99999999999\t99999999999999999999\tGPU-x\n"
+      "device\tnegative\t-5\t-1\tGPU-y\n"
+      "device\tfine\t90\t1024\tGPU-z\n"
+      "verdict\t0\t0\tGPU usable\n"
+      "end\n";
+  cudaload_probe *p = cl_probe_new();
+  assert_non_null(p);
+  int complete = 0;
+  assert_int_equal(cl_probe_wire_parse(report, strlen(report), p, &complete),
+                   CUDALOAD_OK);
+  assert_true(complete);
+  /* A status the parent does not know is not taken. */
+  assert_int_equal(cudaload_probe_stage_status(p, STAGE_INIT),
+                   CUDALOAD_STAGE_SKIPPED);
+  assert_true(cudaload_probe_stage_ms(p, STAGE_DEVICES) >= 0.0);
+  assert_int_equal(cudaload_probe_driver_version(p), 0);
+  assert_int_equal(cudaload_probe_runtime_version(p), 0);
+  assert_int_equal(cudaload_probe_device_count(p), 3);
+  assert_int_equal(cudaload_probe_device_capability(p, 0), 0);
+  assert_int_equal(cudaload_probe_device_memory_mib(p, 0), 0);
+  assert_int_equal(cudaload_probe_device_capability(p, 1), 0);
+  assert_int_equal(cudaload_probe_device_memory_mib(p, 1), 0);
+  assert_int_equal(cudaload_probe_device_capability(p, 2), 90);
+  assert_int_equal(cudaload_probe_device_memory_mib(p, 2), 1024);
+  cudaload_probe_free(p);
+
+  /* A verdict the parent does not know leaves the report unfinished. */
+  static const char bad_verdict[] = "cudaload-probe 1\n"
+                                    "verdict\t7\t99999\tnonsense\n"
+                                    "end\n";
+  p = cl_probe_new();
+  assert_int_equal(
+      cl_probe_wire_parse(bad_verdict, strlen(bad_verdict), p, &complete),
+      CUDALOAD_OK);
+  assert_false(complete);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_CPU_FALLBACK);
+  cudaload_probe_free(p);
+}
+
 /* ======================================================================== */
 
 static const struct CMUnitTest scenarios[] = {
@@ -569,6 +1107,21 @@ static const struct CMUnitTest scenarios[] = {
     {"out_of_process_matches_in_process",
      scenario_out_of_process_matches_in_process, NULL, NULL, NULL},
     {"crash_out_of_process", scenario_crash_out_of_process, NULL, NULL, NULL},
+    {"non_regular_driver", scenario_non_regular_driver, NULL, NULL, NULL},
+    {"fork_helper_out_of_process", scenario_fork_helper_out_of_process, NULL,
+     NULL, NULL},
+    {"daemon_helper_out_of_process", scenario_daemon_helper_out_of_process,
+     NULL, NULL, NULL},
+    {"hang_fork_helper_out_of_process",
+     scenario_hang_fork_helper_out_of_process, NULL, NULL, NULL},
+    {"hang_setsid_helper_out_of_process",
+     scenario_hang_setsid_helper_out_of_process, NULL, NULL, NULL},
+    {"close_fds_out_of_process", scenario_close_fds_out_of_process, NULL, NULL,
+     NULL},
+    {"stdout_out_of_process", scenario_stdout_out_of_process, NULL, NULL, NULL},
+    {"flood_out_of_process", scenario_flood_out_of_process, NULL, NULL, NULL},
+    {"invalid_numbers", scenario_invalid_numbers, NULL, NULL, NULL},
+    {"wire_numbers", scenario_wire_numbers, NULL, NULL, NULL},
 };
 
 int main(int argc, char **argv) {

@@ -2,7 +2,9 @@
  * test_scan.c - what cudaload_scan() reports for the Linux fixture trees
  * (tests/fixtures), exactly as docs/scan-contract.md says: every field of
  * every library, in order, the exact count, no decoys; root order, missing and
- * relative roots, rescans; and the machine's real toolkit where there is one.
+ * relative roots, rescans; roots given again, many aliases of one file and
+ * folders of thousands of files; and the machine's real toolkit where there
+ * is one.
  *
  * Mismatches are all printed (with the whole inventory) before the test
  * fails, so one run shows everything the core and the contract disagree on.
@@ -12,6 +14,8 @@
 #include <string.h>
 #ifndef _WIN32
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #endif
 
 #include "cudaload.h"
@@ -495,11 +499,284 @@ static void test_same_file_from_two_roots_once(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Repetitions: roots and files met more than once                          */
+/* ------------------------------------------------------------------------ */
+
+/* A folder made for one test, under the test's current folder: removed
+ * first, created empty; returns its absolute (real) path, malloc'ed. */
+static char *fresh_folder(const char *name) {
+  char command[PATH_MAX + 64];
+  snprintf(command, sizeof command, "rm -rf '%s' && mkdir '%s'", name, name);
+  assert_int_equal(system(command), 0);
+  char *real = realpath(name, NULL);
+  assert_non_null(real);
+  return real;
+}
+
+static void remove_folder(const char *name) {
+  char command[PATH_MAX + 64];
+  snprintf(command, sizeof command, "rm -rf '%s'", name);
+  assert_int_equal(system(command), 0);
+}
+
+static void make_file(const char *folder, const char *name) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", folder, name);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL)
+    fail_msg("cannot create %s", path);
+  fclose(f);
+}
+
+static void make_link(const char *target, const char *folder,
+                      const char *name) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/%s", folder, name);
+  if (symlink(target, path) != 0)
+    fail_msg("cannot link %s -> %s", path, target);
+}
+
+/* A root given again is the same real folder: in the same spelling, with a
+ * trailing slash, "/." or a doubled slash, through a symlink. It is listed
+ * once, at its first position with its first spelling and origin, searched
+ * once, and the inventory is that of each root given once. (Before, each
+ * repetition was listed and searched again: 5,000 --root arguments naming
+ * one folder took a minute.) */
+static void test_repeated_root_listed_and_scanned_once(void **state) {
+  (void)state;
+  if (fixtures_missing("cudnn8_compat") || fixtures_missing("conda"))
+    skip();
+  char compat[PATH_MAX], conda[PATH_MAX];
+  snprintf(compat, sizeof compat, "%s", test_fixture_path("cudnn8_compat"));
+  snprintf(conda, sizeof conda, "%s", test_fixture_path("conda/env"));
+  char *links = fresh_folder("test_scan-roots");
+  make_link(compat, links, "compat");
+  char through_link[PATH_MAX + 16], through_link_slash[PATH_MAX + 16];
+  snprintf(through_link, sizeof through_link, "%s/compat", links);
+  snprintf(through_link_slash, sizeof through_link_slash, "%s/compat/", links);
+  char slash[PATH_MAX + 2], dot[PATH_MAX + 2], doubled[PATH_MAX + 2],
+      conda_slash[PATH_MAX + 2];
+  snprintf(slash, sizeof slash, "%s/", compat);
+  snprintf(dot, sizeof dot, "%s/.", compat);
+  snprintf(doubled, sizeof doubled, "%s//", compat);
+  snprintf(conda_slash, sizeof conda_slash, "%s/", conda);
+
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  const char *const spellings[] = {
+      compat,       conda,       compat,
+      slash,        dot,         doubled,
+      through_link, conda_slash, through_link_slash};
+  for (size_t i = 0; i < ARRAY_COUNT(spellings); i++)
+    assert_int_equal(cudaload_add_root(ctx, spellings[i]), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 2);
+  assert_string_equal(cudaload_root_path(ctx, 0), compat);
+  assert_string_equal(cudaload_root_path(ctx, 1), conda);
+  for (size_t i = 0; i < 2; i++) {
+    assert_string_equal(cudaload_root_origin(ctx, i), "explicit");
+    assert_int_equal(cudaload_root_status(ctx, i), CUDALOAD_OK);
+  }
+  expected_library *both = concatenate(compat_want, ARRAY_COUNT(compat_want),
+                                       conda_want, ARRAY_COUNT(conda_want));
+  check_inventory(ctx, "a root given again", both,
+                  ARRAY_COUNT(compat_want) + ARRAY_COUNT(conda_want), NULL);
+  free(both);
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    assert_int_equal(cudaload_library_root(ctx, i),
+                     i < ARRAY_COUNT(compat_want) ? 0 : 1);
+  cudaload_destroy(ctx);
+
+  /* The first spelling wins: given through the link first, the link is
+   * what the report shows. */
+  ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, through_link), CUDALOAD_OK);
+  assert_int_equal(cudaload_add_root(ctx, compat), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 1);
+  assert_string_equal(cudaload_root_path(ctx, 0), through_link);
+  check_inventory(ctx, "a root through a link, then directly", compat_want,
+                  ARRAY_COUNT(compat_want), NULL);
+  cudaload_destroy(ctx);
+  free(links);
+  remove_folder("test_scan-roots");
+}
+
+/* Many symlink aliases of one file are one library: the real file, under
+ * the name and version the real file's name gives, at the position of the
+ * first alias in name order; aliases in another layout folder of the root
+ * too. A real file whose name is no catalog name is reported under its
+ * first alias in name order. */
+static void test_many_aliases_reported_once(void **state) {
+  (void)state;
+  char *root = fresh_folder("test_scan-aliases");
+  char lib64[PATH_MAX + 8], lib[PATH_MAX + 8];
+  snprintf(lib64, sizeof lib64, "%s/lib64", root);
+  snprintf(lib, sizeof lib, "%s/lib", root);
+  assert_int_equal(mkdir(lib64, 0755), 0);
+  assert_int_equal(mkdir(lib, 0755), 0);
+
+  /* The root folder: a file with no catalog name and three aliases. */
+  make_file(root, "cudnn-real.bin");
+  make_link("cudnn-real.bin", root, "libcudnn.so.9");
+  make_link("cudnn-real.bin", root, "libcudnn.so.8.1.0");
+  make_link("libcudnn.so.9", root, "libcudnn.so.8"); /* a chain */
+
+  /* lib64: libcudnn.so.8.9.7 and 300 aliases, some chained; lib: more. */
+  make_file(lib64, "libcudnn.so.8.9.7");
+  make_link("libcudnn.so.8.9.7", lib64, "libcudnn.so.8");
+  char name[64], target[64];
+  for (int i = 0; i < 300; i++) {
+    snprintf(name, sizeof name, "libcudnn.so.8.0.%d", i);
+    snprintf(target, sizeof target, "%s",
+             i % 2 ? "libcudnn.so.8" : "libcudnn.so.8.9.7");
+    make_link(target, lib64, name);
+  }
+  make_link("../lib64/libcudnn.so.8.9.7", lib, "libcudnn.so.8");
+  make_link("../lib64/libcudnn.so.8", lib, "libcudnn.so.8.0.0");
+
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  if (cudaload_library_count(ctx) != 2) {
+    print_inventory(ctx);
+    fail_msg("expected 2 libraries, got %zu", cudaload_library_count(ctx));
+  }
+  char path[PATH_MAX + 64];
+  snprintf(path, sizeof path, "%s/cudnn-real.bin", root);
+  assert_string_equal(cudaload_library_path(ctx, 0), path);
+  assert_string_equal(cudaload_library_name(ctx, 0), "cudnn");
+  assert_int_equal(cudaload_library_major(ctx, 0), 8); /* libcudnn.so.8 */
+  assert_string_equal(cudaload_library_version_source(ctx, 0), "none");
+  snprintf(path, sizeof path, "%s/libcudnn.so.8.9.7", lib64);
+  assert_string_equal(cudaload_library_path(ctx, 1), path);
+  assert_string_equal(cudaload_library_name(ctx, 1), "cudnn");
+  assert_int_equal(cudaload_library_major(ctx, 1), 8);
+  assert_string_equal(cudaload_library_version(ctx, 1), "8.9.7");
+  assert_string_equal(cudaload_library_version_source(ctx, 1), "file-name");
+  for (size_t i = 0; i < 2; i++)
+    assert_int_equal(cudaload_library_root(ctx, i), 0);
+  cudaload_destroy(ctx);
+  free(root);
+  remove_folder("test_scan-aliases");
+}
+
+/* One name of the big folder below: a real file, or a link to one. */
+typedef struct big_entry {
+  char name[48];
+  char target[48]; /* "" for a real file */
+} big_entry;
+
+static int by_entry_name(const void *a, const void *b) {
+  return strcmp(((const big_entry *)a)->name, ((const big_entry *)b)->name);
+}
+
+/* A folder of thousands of files gives the report the contract describes,
+ * the same as for a few: every library once, in file-name order, a link
+ * reported at its own position when it comes before its file (as the real
+ * file, with the real file's version), skipped when it comes after; names
+ * that are no catalog name ignored. The expected inventory is worked out
+ * here from the names alone, the way docs/scan-contract.md says. */
+static void test_big_folder_same_report(void **state) {
+  (void)state;
+  enum { MAJORS = 40, PATCHES = 50, UNRELATED = 2000 };
+  size_t total = MAJORS * PATCHES + MAJORS + MAJORS + UNRELATED;
+  big_entry *entries = calloc(total, sizeof *entries);
+  assert_non_null(entries);
+  size_t n = 0;
+  for (int m = 0; m < MAJORS; m++) {
+    for (int p = 0; p < PATCHES; p++)
+      snprintf(entries[n++].name, sizeof entries->name, "libcublas.so.12.%d.%d",
+               m, p);
+    /* Before its file in name order ("12.7" < "12.7.0"): listed there. */
+    snprintf(entries[n].name, sizeof entries->name, "libcublas.so.12.%d", m);
+    snprintf(entries[n++].target, sizeof entries->target,
+             "libcublas.so.12.%d.%d", m, PATCHES - 1);
+    /* After it ("libcublasLt" > "libcublas."): skipped. */
+    snprintf(entries[n].name, sizeof entries->name, "libcublasLt.so.12.%d", m);
+    snprintf(entries[n++].target, sizeof entries->target,
+             "libcublas.so.12.%d.0", m);
+  }
+  for (int i = 0; i < UNRELATED; i++)
+    snprintf(entries[n++].name, sizeof entries->name, "libunrelated.so.%d", i);
+  assert_int_equal(n, total);
+
+  char *root = fresh_folder("test_scan-big");
+  for (size_t i = 0; i < n; i++) {
+    if (entries[i].target[0])
+      make_link(entries[i].target, root, entries[i].name);
+    else
+      make_file(root, entries[i].name);
+  }
+  qsort(entries, n, sizeof *entries, by_entry_name);
+  /* Expected: the real file names, in the order of first appearance. */
+  const char **want = calloc(n, sizeof *want);
+  assert_non_null(want);
+  size_t want_count = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (strncmp(entries[i].name, "libunrelated", 12) == 0)
+      continue;
+    const char *real =
+        entries[i].target[0] ? entries[i].target : entries[i].name;
+    int seen = 0;
+    for (size_t k = 0; k < want_count && !seen; k++)
+      seen = strcmp(want[k], real) == 0;
+    if (!seen)
+      want[want_count++] = real;
+  }
+  assert_int_equal(want_count, MAJORS * PATCHES);
+
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  int errors = 0;
+  if (cudaload_library_count(ctx) != want_count) {
+    print_error("  count: expected %zu, got %zu\n", want_count,
+                cudaload_library_count(ctx));
+    errors++;
+  }
+  char path[PATH_MAX + 64];
+  for (size_t i = 0; i < want_count && i < cudaload_library_count(ctx); i++) {
+    snprintf(path, sizeof path, "%s/%s", root, want[i]);
+    errors += check_string(i, "path", cudaload_library_path(ctx, i), path);
+    errors += check_string(i, "name", cudaload_library_name(ctx, i), "cublas");
+    /* "libcublas.so.12.7.3" -> "12.7.3" */
+    errors += check_string(i, "version", cudaload_library_version(ctx, i),
+                           want[i] + strlen("libcublas.so."));
+  }
+  errors += check_no_duplicates(ctx);
+  if (errors != 0)
+    fail_msg("big folder: %d mismatch(es) with docs/scan-contract.md", errors);
+  cudaload_destroy(ctx);
+  free(want);
+  free(entries);
+  free(root);
+  remove_folder("test_scan-big");
+}
+
 #endif /* !_WIN32 */
 
 /* ------------------------------------------------------------------------ */
 /* Roots: missing, relative, rescans (any host)                             */
 /* ------------------------------------------------------------------------ */
+
+/* A missing root given again (also with a trailing separator) is listed
+ * once, with its first spelling. */
+static void test_repeated_missing_root_listed_once(void **state) {
+  (void)state;
+  char missing[TEST_PATH_CAPACITY], slash[TEST_PATH_CAPACITY + 2];
+  snprintf(missing, sizeof missing, "%s", test_fixture_path("no-such-tree"));
+  snprintf(slash, sizeof slash, "%s/", missing);
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_HOST);
+  assert_int_equal(cudaload_add_root(ctx, missing), CUDALOAD_OK);
+  assert_int_equal(cudaload_add_root(ctx, slash), CUDALOAD_OK);
+  assert_int_equal(cudaload_add_root(ctx, missing), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 1);
+  assert_string_equal(cudaload_root_path(ctx, 0), missing);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_E_NOT_FOUND);
+  cudaload_destroy(ctx);
+}
 
 /* A root that does not exist is listed with its status; the scan goes on. */
 static void test_missing_root_is_listed_not_fatal(void **state) {
@@ -684,8 +961,12 @@ int main(void) {
       cmocka_unit_test(test_missing_root_does_not_hide_others),
       cmocka_unit_test(test_rescan_replaces_inventory),
       cmocka_unit_test(test_real_toolkit),
+      cmocka_unit_test(test_repeated_root_listed_and_scanned_once),
+      cmocka_unit_test(test_many_aliases_reported_once),
+      cmocka_unit_test(test_big_folder_same_report),
 #endif
       cmocka_unit_test(test_missing_root_is_listed_not_fatal),
+      cmocka_unit_test(test_repeated_missing_root_listed_once),
       cmocka_unit_test(test_relative_root_rejected),
   };
 #ifdef _WIN32

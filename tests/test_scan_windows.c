@@ -305,6 +305,48 @@ static void test_host_target_is_windows_on_windows(void **state) {
 #endif
 }
 
+/* A root given again in another spelling of the same folder is listed and
+ * searched once, under its first spelling: with a trailing separator, and
+ * on Windows also with '/' for '\\' and in another case (Windows compares
+ * file names without case). */
+static void test_windows_repeated_root_listed_once(void **state) {
+  (void)state;
+  if (windows_fixtures_missing())
+    skip();
+  char first[TEST_PATH_CAPACITY], trailing[TEST_PATH_CAPACITY + 2];
+  snprintf(first, sizeof first, "%s", test_fixture_path("windows/cudnn8"));
+  snprintf(trailing, sizeof trailing, "%s%c", first,
+#ifdef _WIN32
+           '\\'
+#else
+           '/'
+#endif
+  );
+  char slashes[TEST_PATH_CAPACITY], upper[TEST_PATH_CAPACITY];
+  snprintf(slashes, sizeof slashes, "%s", first);
+  snprintf(upper, sizeof upper, "%s", first);
+#ifdef _WIN32
+  for (char *p = slashes; *p; p++)
+    if (*p == '\\')
+      *p = '/';
+  for (char *p = upper; *p; p++)
+    if (*p >= 'a' && *p <= 'z')
+      *p = (char)(*p - 'a' + 'A');
+#endif
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_WINDOWS);
+  const char *const spellings[] = {first, trailing, slashes, upper, first};
+  for (size_t i = 0; i < ARRAY_COUNT(spellings); i++)
+    assert_int_equal(cudaload_add_root(ctx, spellings[i]), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_int_equal(cudaload_root_count(ctx), 1);
+  assert_string_equal(cudaload_root_path(ctx, 0), first);
+  assert_int_equal(cudaload_root_status(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_library_count(ctx), 7);
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    assert_int_equal(cudaload_library_root(ctx, i), 0);
+  cudaload_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_windows_wheels),
@@ -317,6 +359,7 @@ int main(void) {
       cmocka_unit_test(test_windows_decoys_not_reported),
       cmocka_unit_test(test_linux_target_ignores_dlls),
       cmocka_unit_test(test_host_target_is_windows_on_windows),
+      cmocka_unit_test(test_windows_repeated_root_listed_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,23 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
+/* Messages on standard error: fmt as printf, the result written with
+ * control bytes and bytes that are not UTF-8 shown as \xNN (its own line
+ * breaks kept), since paths and names in it come from outside. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* A value from outside as a text report shows it: s itself, or an escaped
+ * copy valid until eight more cli_shown() calls. */
+const char *cli_shown(const char *s);
+
+/* Flush standard output: EXIT_OK, or EXIT_INTERNAL with a message naming
+ * the command and the reason (a full disk, a closed pipe) when anything
+ * written to it was lost. */
+int cli_finish_output(const char *command);
+
 /* Finish w and write the document to stdout; EXIT_OK or EXIT_INTERNAL
  * (with a message naming the command). */
 int cli_print_report(const char *command, cl_report_writer *w);

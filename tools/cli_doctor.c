@@ -149,10 +149,10 @@ int cli_doctor(int argc, char **argv) {
   if (rc == EXIT_OK && manifest) {
     int status = cudaload_load_manifest(ctx, manifest);
     if (status == CUDALOAD_E_NO_MEMORY) {
-      fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+      cli_error("cudaload: doctor: %s\n", cudaload_last_error());
       rc = EXIT_INTERNAL;
     } else if (status != CUDALOAD_OK) {
-      fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+      cli_error("cudaload: doctor: %s\n", cudaload_last_error());
       rc = EXIT_INPUT;
     }
   }
@@ -166,14 +166,13 @@ int cli_doctor(int argc, char **argv) {
                                               : CUDALOAD_FORMAT_TEXT;
     if (cl_doctor_report(ctx, c_format, flags, &report, &problems) !=
         CUDALOAD_OK) {
-      fprintf(stderr, "cudaload: doctor: %s\n", cudaload_last_error());
+      cli_error("cudaload: doctor: %s\n", cudaload_last_error());
       rc = EXIT_INTERNAL;
     }
   }
   if (rc == EXIT_OK) {
-    size_t len = strlen(report);
-    if (fwrite(report, 1, len, stdout) != len || fflush(stdout) != 0) {
-      fprintf(stderr, "cudaload: doctor: could not write the report\n");
+    fwrite(report, 1, strlen(report), stdout);
+    if (cli_finish_output(cmd) != EXIT_OK) {
       rc = EXIT_INTERNAL;
     } else if (problems) {
       rc = EXIT_PROBLEMS;

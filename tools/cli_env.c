@@ -4,6 +4,7 @@
  * program with it set, so it finds its libraries at process start).
  */
 #include "cli.h"
+#include "env.h"
 #include "cudaload.h"
 
 #include <stdio.h>
@@ -175,10 +176,46 @@ static void print_plan(const cudaload_ctx *ctx) {
   for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
     printf("  %-10s %-30s %d  %s\n      %s\n",
            state_name(cudaload_plan_state(ctx, i)), cudaload_plan_name(ctx, i),
-           cudaload_plan_major(ctx, i), cudaload_plan_path(ctx, i),
-           cudaload_plan_reason(ctx, i));
+           cudaload_plan_major(ctx, i), cli_shown(cudaload_plan_path(ctx, i)),
+           cli_shown(cudaload_plan_reason(ctx, i)));
   for (size_t i = 0; i < cudaload_conflict_count(ctx); ++i)
-    printf("conflict: %s\n", cudaload_conflict_text(ctx, i));
+    printf("conflict: %s\n", cli_shown(cudaload_conflict_text(ctx, i)));
+}
+
+static char *current_value(void) {
+  const char *v = getenv(cudaload_env_name());
+  char *copy = v ? malloc(strlen(v) + 1) : NULL;
+  if (copy)
+    strcpy(copy, v);
+  return copy;
+}
+
+/* The variable's new value for ctx; EXIT_OK, or an exit code with the
+ * reason printed (a planned folder the variable cannot hold: exit 4, as
+ * for a requirement with no usable library). */
+static int compose(const char *cmd, cudaload_ctx *ctx, const char **value) {
+  char *current = current_value();
+  int status = cl_env_compose(ctx, current, value);
+  free(current);
+  if (status == CUDALOAD_OK)
+    return EXIT_OK;
+  cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
+  return status == CUDALOAD_E_INSECURE ? EXIT_UNSATISFIED : EXIT_INTERNAL;
+}
+
+/* An argument as a POSIX shell would need it to mean itself, for the
+ * dry run's "command:" line: bare when it holds only characters no shell
+ * treats specially, else in single quotes. */
+static void print_shell_word(const char *arg) {
+  if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "0123456789_@%+=:,./-") == strlen(arg)) {
+    fputs(arg, stdout);
+    return;
+  }
+  putchar('\'');
+  for (const char *p = arg; *p; ++p)
+    fputs(*p == '\'' ? "'\\''" : (char[2]){*p, 0}, stdout);
+  putchar('\'');
 }
 
 /* Build the ctx, add roots and requirements, and plan. Returns an exit
@@ -194,12 +231,12 @@ static int make_plan(const char *cmd, const plan_options *o,
     return rc;
   int status = cudaload_plan(ctx, 0);
   if (status == CUDALOAD_E_UNSATISFIED) {
-    fprintf(stderr, "cudaload: %s: %s", cmd, cudaload_last_error());
+    cli_error("cudaload: %s: %s", cmd, cudaload_last_error());
     cudaload_destroy(ctx);
     return EXIT_UNSATISFIED;
   }
   if (status != CUDALOAD_OK) {
-    fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
+    cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
     cudaload_destroy(ctx);
     return EXIT_INTERNAL;
   }
@@ -207,21 +244,76 @@ static int make_plan(const char *cmd, const plan_options *o,
   return EXIT_OK;
 }
 
-/* Print value quoted for shell. */
-static void print_assignment(const char *shell, const char *name,
-                             const char *value) {
+/* cmd, for a batch file (`cudaload env --shell cmd > env.cmd`, then
+ * `call env.cmd`) with delayed expansion off, cmd's default. In
+ * `set "NAME=VALUE"` cmd takes everything up to the last quote of the line,
+ * but a quote inside VALUE (a quoted PATH entry) switches its parser out of
+ * quoted mode, where & | < > ^ ( ) act: there they get a caret. % becomes
+ * %% (a batch file expands %NAME%). A line break cannot be in the value. */
+static void print_cmd_assignment(const char *name, const char *value) {
+  printf("set \"%s=", name);
+  int quoted = 1;
+  for (const char *p = value; *p; ++p) {
+    if (*p == '"')
+      quoted = !quoted;
+    else if (*p == '%')
+      putchar('%');
+    else if (!quoted && strchr("&|<>^()", *p))
+      putchar('^');
+    putchar(*p);
+  }
+  printf("\"\n");
+}
+
+/* PowerShell's verbatim string: every kind of single quote it knows, the
+ * ASCII one and the typographic U+2018, U+2019, U+201A, U+201B, ends the
+ * string unless doubled. */
+static void print_powershell_assignment(const char *name, const char *value) {
+  printf("$env:%s = '", name);
+  for (const unsigned char *p = (const unsigned char *)value; *p; ++p) {
+    if (p[0] == 0xE2 && p[1] == 0x80 && p[2] >= 0x98 && p[2] <= 0x9B) {
+      fwrite(p, 1, 3, stdout);
+      fwrite(p, 1, 3, stdout);
+      p += 2;
+      continue;
+    }
+    if (*p == '\'')
+      putchar('\'');
+    putchar(*p);
+  }
+  printf("'\n");
+}
+
+/* The first control byte in value (C0, DEL, or a C1 control in UTF-8), or
+ * NULL. A shell line is shown on a terminal as often as it is evaluated,
+ * and no shell's quoting can hold a line break for cmd: such a value is
+ * refused rather than printed. */
+static const char *control_in(const char *value) {
+  for (const unsigned char *p = (const unsigned char *)value; *p; ++p)
+    if (*p < 0x20 || *p == 0x7F ||
+        (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F))
+      return (const char *)p;
+  return NULL;
+}
+
+/* Print the line that sets name to value in shell; EXIT_OK, or an exit
+ * code with the message printed when the shell cannot be given it. */
+static int print_assignment(const char *shell, const char *name,
+                            const char *value) {
+  const char *control = control_in(value);
+  if (control) {
+    cli_error("cudaload: env: the new %s holds a control character (\\x%02x) "
+              "in '%s'; refusing to print it as a %s line (rename the folder, "
+              "or see it with --dry-run)\n",
+              name, *(const unsigned char *)control, value, shell);
+    return EXIT_INPUT;
+  }
   if (strcmp(shell, "cmd") == 0) {
-    printf("set \"%s=%s\"\n", name, value);
-    return;
-  }
-  if (strcmp(shell, "powershell") == 0) {
-    printf("$env:%s = '", name);
-    for (const char *p = value; *p; ++p)
-      fputs(*p == '\'' ? "''" : (char[2]){*p, 0}, stdout);
-    printf("'\n");
-    return;
-  }
-  if (strcmp(shell, "fish") == 0) {
+    print_cmd_assignment(name, value);
+  } else if (strcmp(shell, "powershell") == 0) {
+    print_powershell_assignment(name, value);
+  } else if (strcmp(shell, "fish") == 0) {
+    /* fish's single quotes: only \' and \\ are escapes. */
     printf("set -gx %s '", name);
     for (const char *p = value; *p; ++p) {
       if (*p == '\'' || *p == '\\')
@@ -229,20 +321,15 @@ static void print_assignment(const char *shell, const char *name,
       putchar(*p);
     }
     printf("'\n");
-    return;
+  } else {
+    /* POSIX sh: nothing is special inside '...'; a ' ends it, so it is
+     * written as '\''. */
+    printf("export %s='", name);
+    for (const char *p = value; *p; ++p)
+      fputs(*p == '\'' ? "'\\''" : (char[2]){*p, 0}, stdout);
+    printf("'\n");
   }
-  printf("export %s='", name);
-  for (const char *p = value; *p; ++p)
-    fputs(*p == '\'' ? "'\\''" : (char[2]){*p, 0}, stdout);
-  printf("'\n");
-}
-
-static char *current_value(void) {
-  const char *v = getenv(cudaload_env_name());
-  char *copy = v ? malloc(strlen(v) + 1) : NULL;
-  if (copy)
-    strcpy(copy, v);
-  return copy;
+  return EXIT_OK;
 }
 
 int cli_env(int argc, char **argv) {
@@ -263,21 +350,18 @@ int cli_env(int argc, char **argv) {
   cudaload_ctx *ctx = NULL;
   if (rc == EXIT_OK)
     rc = make_plan(cmd, &o, &ctx);
+  const char *value = NULL;
+  if (rc == EXIT_OK)
+    rc = compose(cmd, ctx, &value);
   if (rc == EXIT_OK) {
-    char *current = current_value();
-    const char *value = cudaload_env_compose(ctx, current);
-    free(current);
-    if (!value) {
-      fprintf(stderr, "cudaload: env: %s\n", cudaload_last_error());
-      rc = EXIT_INTERNAL;
-    } else if (o.dry_run) {
+    if (o.dry_run) {
       print_plan(ctx);
-      printf("%s=%s\n", cudaload_env_name(), value);
+      printf("%s=%s\n", cudaload_env_name(), cli_shown(value));
     } else {
-      print_assignment(o.shell, cudaload_env_name(), value);
+      rc = print_assignment(o.shell, cudaload_env_name(), value);
     }
-    if (fflush(stdout) != 0)
-      rc = EXIT_INTERNAL;
+    if (rc == EXIT_OK)
+      rc = cli_finish_output(cmd);
   }
   cudaload_destroy(ctx);
   cli_search_options_free(&o.search);
@@ -350,8 +434,8 @@ static int run_command(char **args, int count) {
   fflush(stdout);
   if (!CreateProcessW(NULL, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
     DWORD err = GetLastError();
-    fprintf(stderr, "cudaload: exec: %s: cannot run (Windows error %lu)\n",
-            args[0], (unsigned long)err);
+    cli_error("cudaload: exec: %s: cannot run (Windows error %lu)\n", args[0],
+              (unsigned long)err);
     free(line);
     return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 127
                                                                       : 126;
@@ -370,7 +454,7 @@ static int run_command(char **args, int count) {
   fflush(stdout);
   execvp(args[0], args);
   int err = errno;
-  fprintf(stderr, "cudaload: exec: %s: %s\n", args[0], strerror(err));
+  cli_error("cudaload: exec: %s: %s\n", args[0], strerror(err));
   return err == ENOENT ? 127 : 126;
 }
 #endif
@@ -390,20 +474,25 @@ int cli_exec(int argc, char **argv) {
   if (rc == EXIT_OK)
     rc = make_plan(cmd, &o, &ctx);
   if (rc == EXIT_OK) {
+    const char *value;
+    int status;
     if (o.dry_run) {
-      char *current = current_value();
-      const char *value = cudaload_env_compose(ctx, current);
-      free(current);
-      print_plan(ctx);
-      printf("%s=%s\n", cudaload_env_name(), value ? value : "");
-      printf("command:");
-      for (int i = after; i < argc; ++i)
-        printf(" %s", argv[i]);
-      printf("\n");
-      rc = fflush(stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
-    } else if (cudaload_env_apply(ctx) != CUDALOAD_OK) {
-      fprintf(stderr, "cudaload: exec: %s\n", cudaload_last_error());
-      rc = EXIT_INTERNAL;
+      rc = compose(cmd, ctx, &value);
+      if (rc == EXIT_OK) {
+        print_plan(ctx);
+        printf("%s=%s\n", cudaload_env_name(), cli_shown(value));
+        printf("command:");
+        for (int i = after; i < argc; ++i) {
+          /* Quoted for sh, then shown escaped like every value. */
+          putchar(' ');
+          print_shell_word(cli_shown(argv[i]));
+        }
+        printf("\n");
+        rc = cli_finish_output(cmd);
+      }
+    } else if ((status = cudaload_env_apply(ctx)) != CUDALOAD_OK) {
+      cli_error("cudaload: exec: %s\n", cudaload_last_error());
+      rc = status == CUDALOAD_E_INSECURE ? EXIT_UNSATISFIED : EXIT_INTERNAL;
     } else {
       cudaload_destroy(ctx);
       ctx = NULL;

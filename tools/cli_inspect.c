@@ -53,24 +53,24 @@ static const char *or_null(const char *s) {
 }
 
 static void write_text(const char *path, const cudaload_file *f) {
-  printf("%s\n", path);
+  printf("%s\n", cli_shown(path));
   printf("  format   %s (%d-bit, %s)\n", cudaload_file_format(f),
          cudaload_file_bits(f), cudaload_file_machine(f));
   if (*cudaload_file_soname(f))
-    printf("  soname   %s\n", cudaload_file_soname(f));
+    printf("  soname   %s\n", cli_shown(cudaload_file_soname(f)));
   size_t n = cudaload_file_needed_count(f);
   if (n) {
     printf("  needed   ");
     for (size_t i = 0; i < n; ++i)
-      printf("%s%s", i ? ", " : "", cudaload_file_needed(f, i));
+      printf("%s%s", i ? ", " : "", cli_shown(cudaload_file_needed(f, i)));
     printf("\n");
   }
   if (*cudaload_file_runpath(f))
-    printf("  runpath  %s\n", cudaload_file_runpath(f));
+    printf("  runpath  %s\n", cli_shown(cudaload_file_runpath(f)));
   if (*cudaload_file_rpath(f))
-    printf("  rpath    %s\n", cudaload_file_rpath(f));
+    printf("  rpath    %s\n", cli_shown(cudaload_file_rpath(f)));
   if (*cudaload_file_version(f))
-    printf("  version  %s\n", cudaload_file_version(f));
+    printf("  version  %s\n", cli_shown(cudaload_file_version(f)));
 }
 
 static void write_entry(cl_report_writer *w, const char *path,
@@ -162,7 +162,7 @@ int cli_inspect(int argc, char **argv) {
         reason += plen + 2;
       if (errors[i])
         snprintf(errors[i], len, "%s", reason);
-      fprintf(stderr, "cudaload: inspect: %s: %s\n", files[i], reason);
+      cli_error("cudaload: inspect: %s: %s\n", files[i], reason);
       rc = EXIT_INPUT;
     }
   }
@@ -175,7 +175,7 @@ int cli_inspect(int argc, char **argv) {
         first = 0;
         write_text(files[i], parsed[i]);
       }
-    if (fflush(stdout) != 0)
+    if (cli_finish_output("inspect") != EXIT_OK)
       rc = EXIT_INTERNAL;
   } else {
     cl_report_writer *w = cl_report_writer_new(format);

@@ -157,7 +157,7 @@ int cli_absolute_path(const char *command, const char *option,
     *out = copy_of(value);
     if (*out)
       return EXIT_OK;
-    fprintf(stderr, "cudaload: %s: out of memory\n", command);
+    cli_error("cudaload: %s: out of memory\n", command);
     return EXIT_INTERNAL;
   }
   const char *why = NULL;
@@ -166,11 +166,10 @@ int cli_absolute_path(const char *command, const char *option,
     return cli_usage_error(command, "option '%s': '%s': %s", option, value,
                            why);
   if (rc == EXIT_INPUT)
-    fprintf(stderr,
-            "cudaload: %s: %s '%s': cannot resolve it against the current "
-            "folder: %s\n",
-            command, option, value, why);
+    cli_error("cudaload: %s: %s '%s': cannot resolve it against the current "
+              "folder: %s\n",
+              command, option, value, why);
   else if (rc != EXIT_OK)
-    fprintf(stderr, "cudaload: %s: out of memory\n", command);
+    cli_error("cudaload: %s: out of memory\n", command);
   return rc;
 }

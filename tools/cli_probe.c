@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cudaload.h"
 #include "probe.h"
+#include "probe_child.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,8 @@ static void write_structured(cl_report_writer *w, const cudaload_probe *p) {
     cl_report_key(w, "name");
     cl_report_string(w, cudaload_probe_device_name(p, i));
     cl_report_key(w, "compute_capability");
-    cl_report_string(w, capability);
+    /* 0: the driver's answer was out of range (the probe warned). */
+    cl_report_string(w, cc ? capability : NULL);
     cl_report_key(w, "memory_mib");
     cl_report_int(w, (long long)cudaload_probe_device_memory_mib(p, i));
     cl_report_key(w, "uuid");
@@ -170,7 +172,7 @@ static void write_structured(cl_report_writer *w, const cudaload_probe *p) {
 
 static void write_text(const cudaload_probe *p) {
   printf("%s: %s\n\n", verdict_name(cudaload_probe_verdict(p)),
-         cudaload_probe_summary(p));
+         cli_shown(cudaload_probe_summary(p)));
   size_t count = cudaload_probe_stage_count(p);
   size_t name_width = strlen("STAGE"), status_width = strlen("STATUS");
   size_t ms_width = strlen("MS");
@@ -193,55 +195,43 @@ static void write_text(const cudaload_probe *p) {
     printf("%-*s  %-*s  %*s  %s\n", (int)name_width,
            cudaload_probe_stage_name(p, i), (int)status_width,
            cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)),
-           (int)ms_width, ms, cudaload_probe_stage_message(p, i));
+           (int)ms_width, ms, cli_shown(cudaload_probe_stage_message(p, i)));
   }
   const char *driver = cudaload_probe_driver_path(p);
   int version = cudaload_probe_driver_version(p);
   if (driver && driver[0]) {
-    printf("\ndriver: %s", driver);
+    printf("\ndriver: %s", cli_shown(driver));
     if (version)
       printf(" (CUDA %d.%d, cuDriverGetVersion %d)", version / 1000,
              (version % 1000) / 10, version);
     printf("\n");
   }
   for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
+    /* 0 is "unknown": the driver's answer was out of range (the probe
+     * warned about it in its stage). */
     int cc = cudaload_probe_device_capability(p, i);
-    printf("device %zu: %s, compute capability %d.%d, %llu MiB, %s\n", i,
-           cudaload_probe_device_name(p, i), cc / 10, cc % 10,
-           cudaload_probe_device_memory_mib(p, i),
-           cudaload_probe_device_uuid(p, i));
+    unsigned long long mib = cudaload_probe_device_memory_mib(p, i);
+    char capability[32] = "unknown", memory[48] = "unknown memory";
+    if (cc)
+      snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
+    if (mib)
+      snprintf(memory, sizeof memory, "%llu MiB", mib);
+    printf("device %zu: %s, compute capability %s, %s, %s\n", i,
+           cli_shown(cudaload_probe_device_name(p, i)), capability, memory,
+           cli_shown(cudaload_probe_device_uuid(p, i)));
   }
 }
 
-/* --child: the hidden helper mode of the Windows out-of-process probe
- * (probe_child_win32.c): the line format of probe_wire.c on stdout, each
- * stage as soon as it ends. */
-static void print_wire_stage(const cudaload_probe *p, size_t stage,
-                             void *opaque) {
-  (void)opaque;
-  char *line = cl_probe_wire_stage(p, stage);
-  if (line)
-    fputs(line, stdout);
-  fflush(stdout);
-  free(line);
-}
-
-static int run_child(cudaload_ctx *ctx) {
-  char *header = cl_probe_wire_header();
-  if (header)
-    fputs(header, stdout);
-  fflush(stdout);
-  free(header);
-  cudaload_probe *p = cl_probe_new();
-  if (!p || cl_probe_run_in_process(ctx, p, print_wire_stage, NULL)) {
-    cudaload_probe_free(p);
-    return EXIT_INTERNAL;
-  }
-  char *tail = cl_probe_wire_tail(p);
-  int ok = tail && fputs(tail, stdout) >= 0 && fflush(stdout) == 0;
-  free(tail);
-  cudaload_probe_free(p);
-  return ok ? EXIT_OK : EXIT_INTERNAL;
+/* --child --report-handle H: the hidden helper mode of the Windows
+ * out-of-process probe (probe_child_win32.c). The line format of
+ * probe_wire.c goes, each stage as soon as it ends, to the channel the
+ * parent handed down, never to stdout: what the driver prints there must
+ * not mix with the report (cl_probe_serve_child points stdout at stderr). */
+static int run_child(cudaload_ctx *ctx, const char *report_handle) {
+  if (cl_probe_serve_child(ctx, report_handle) == CUDALOAD_OK)
+    return EXIT_OK;
+  fprintf(stderr, "cudaload: probe --child: %s\n", cudaload_last_error());
+  return EXIT_INTERNAL;
 }
 
 static int parse_timeout(const char *cmd, const char *value, double *out) {
@@ -260,6 +250,7 @@ int cli_probe(int argc, char **argv) {
   const char *cmd = "probe";
   unsigned probe_flags = 0;
   int child = 0;
+  const char *report_handle = NULL;
   double timeout = 0;
   cl_report_format format = CL_REPORT_TEXT;
   char *driver = NULL; /* absolute (cli_absolute_path) */
@@ -291,6 +282,10 @@ int cli_probe(int argc, char **argv) {
       probe_flags |= CUDALOAD_PROBE_OUT_OF_PROCESS;
     } else if (strcmp(argv[i], "--child") == 0) {
       child = 1;
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--report-handle",
+                                     NULL, &report_handle))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
     } else if (argv[i][0] == '-') {
       rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
@@ -304,15 +299,18 @@ int cli_probe(int argc, char **argv) {
     rc = cli_usage_error(cmd, "--driver: %s", cudaload_last_error());
 
   cudaload_probe *p = NULL;
+  if (rc == EXIT_OK && child != (report_handle != NULL))
+    rc = cli_usage_error(cmd, "--child and --report-handle go together (the "
+                              "out-of-process probe's helper mode)");
   if (rc == EXIT_OK && child) {
-    rc = run_child(ctx);
+    rc = run_child(ctx, report_handle);
   } else if (rc == EXIT_OK) {
     if (cudaload_probe_run(ctx, probe_flags, timeout, &p) != CUDALOAD_OK) {
-      fprintf(stderr, "cudaload: probe: %s\n", cudaload_last_error());
+      cli_error("cudaload: probe: %s\n", cudaload_last_error());
       rc = EXIT_INTERNAL;
     } else if (format == CL_REPORT_TEXT) {
       write_text(p);
-      if (fflush(stdout) != 0)
+      if (cli_finish_output("probe") != EXIT_OK)
         rc = EXIT_INTERNAL;
     } else {
       cl_report_writer *w = cl_report_writer_new(format);

@@ -114,9 +114,10 @@ static void write_table(const cudaload_ctx *ctx) {
   for (size_t i = 0; i < n; ++i) {
     snprintf(major, sizeof major, "%d", cudaload_library_major(ctx, i));
     const char *version = or_null(cudaload_library_version(ctx, i));
-    const char *cells[COLUMNS - 1] = {
-        cudaload_library_name(ctx, i), cudaload_library_family(ctx, i), major,
-        version ? version : "-", cudaload_library_version_source(ctx, i)};
+    const char *cells[COLUMNS - 1] = {cudaload_library_name(ctx, i),
+                                      cudaload_library_family(ctx, i), major,
+                                      version ? cli_shown(version) : "-",
+                                      cudaload_library_version_source(ctx, i)};
     for (int c = 0; c < COLUMNS - 1; ++c)
       if (strlen(cells[c]) > width[c])
         width[c] = strlen(cells[c]);
@@ -130,9 +131,9 @@ static void write_table(const cudaload_ctx *ctx) {
     printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)width[0],
            cudaload_library_name(ctx, i), (int)width[1],
            cudaload_library_family(ctx, i), (int)width[2], major, (int)width[3],
-           version && *version ? version : "-", (int)width[4],
+           version && *version ? cli_shown(version) : "-", (int)width[4],
            cudaload_library_version_source(ctx, i),
-           cudaload_library_path(ctx, i));
+           cli_shown(cudaload_library_path(ctx, i)));
   }
   size_t roots = cudaload_root_count(ctx);
   printf("\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries", roots,
@@ -143,7 +144,7 @@ static void write_table(const cudaload_ctx *ctx) {
     if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
         strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
       printf("root %s: %s\n", root_status_text(cudaload_root_status(ctx, i)),
-             cudaload_root_path(ctx, i));
+             cli_shown(cudaload_root_path(ctx, i)));
 }
 
 int cli_scan(int argc, char **argv) {
@@ -186,25 +187,26 @@ int cli_scan(int argc, char **argv) {
   cudaload_ctx *ctx = NULL;
   if (rc == EXIT_OK)
     rc = cli_search_context(cmd, &search, &ctx);
-  size_t root_count = search.root_count;
   if (rc == EXIT_OK)
     cudaload_set_target(ctx, target);
   if (rc == EXIT_OK && cudaload_scan(ctx) != CUDALOAD_OK) {
-    fprintf(stderr, "cudaload: scan: %s\n", cudaload_last_error());
+    cli_error("cudaload: scan: %s\n", cudaload_last_error());
     rc = EXIT_INTERNAL;
   }
   if (rc == EXIT_OK) {
-    /* Explicit roots come first in the root list. */
-    for (size_t i = 0; i < root_count && i < cudaload_root_count(ctx); ++i)
-      if (cudaload_root_status(ctx, i) != CUDALOAD_OK) {
-        fprintf(stderr, "cudaload: warning: root %s: %s\n",
-                cudaload_root_path(ctx, i),
-                root_status_text(cudaload_root_status(ctx, i)));
+    /* By origin, not by position: a root given twice is listed once, so
+     * the first --root count entries may include default roots. */
+    for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
+      if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
+          strcmp(cudaload_root_origin(ctx, i), "explicit") == 0) {
+        cli_error("cudaload: warning: root %s: %s\n",
+                  cudaload_root_path(ctx, i),
+                  root_status_text(cudaload_root_status(ctx, i)));
         rc = EXIT_INPUT;
       }
     if (format == CL_REPORT_TEXT) {
       write_table(ctx);
-      if (fflush(stdout) != 0)
+      if (cli_finish_output(cmd) != EXIT_OK)
         rc = EXIT_INTERNAL;
     } else {
       cl_report_writer *w = cl_report_writer_new(format);

@@ -16,7 +16,7 @@ int cli_search_options_init(cli_search_options *o, int argc) {
   o->specs = calloc((size_t)argc, sizeof *o->specs);
   if (!o->roots || !o->specs) {
     cli_search_options_free(o);
-    fprintf(stderr, "cudaload: out of memory\n");
+    cli_error("cudaload: out of memory\n");
     return EXIT_INTERNAL;
   }
   return EXIT_OK;
@@ -60,7 +60,7 @@ int cli_search_context(const char *cmd, const cli_search_options *o,
   *out = NULL;
   cudaload_ctx *ctx = cudaload_create(o->create_flags);
   if (!ctx) {
-    fprintf(stderr, "cudaload: %s: %s\n", cmd, cudaload_last_error());
+    cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
     return EXIT_INTERNAL;
   }
   /* Roots are made absolute here, before anything reads them, so that the

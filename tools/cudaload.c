@@ -67,14 +67,15 @@ static const exit_status exit_statuses[] = {
 };
 
 int cli_usage_error(const char *command, const char *fmt, ...) {
+  /* The message echoes what was typed: shown escaped, like every message. */
+  char message[1024];
   va_list ap;
-  fprintf(stderr, "cudaload: %s%s", command ? command : "",
-          command ? ": " : "");
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\nTry 'cudaload %s%s--help'.\n", command ? command : "",
-          command ? " " : "");
+  cli_error("cudaload: %s%s%s\nTry 'cudaload %s%s--help'.\n",
+            command ? command : "", command ? ": " : "", message,
+            command ? command : "", command ? " " : "");
   return EXIT_USAGE;
 }
 
@@ -120,11 +121,14 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
 int cli_print_report(const char *command, cl_report_writer *w) {
   size_t len = 0;
   char *text = cl_report_writer_finish(w, &len);
-  int ok = text && fwrite(text, 1, len, stdout) == len && fflush(stdout) == 0;
+  if (!text) {
+    cli_error("cudaload: %s: out of memory while writing the report\n",
+              command);
+    return EXIT_INTERNAL;
+  }
+  fwrite(text, 1, len, stdout);
   free(text);
-  if (!ok)
-    fprintf(stderr, "cudaload: %s: could not write the report\n", command);
-  return ok ? EXIT_OK : EXIT_INTERNAL;
+  return cli_finish_output(command);
 }
 
 typedef struct command {
@@ -223,7 +227,7 @@ static int print_main_help(void) {
             exit_statuses[i].meaning);
   fputs("\n", out);
   fputs(main_help_tail, out);
-  return fflush(out) == 0 && !ferror(out) ? EXIT_OK : EXIT_INTERNAL;
+  return cli_finish_output("help");
 }
 
 /* "scan, inspect, env, exec, probe, doctor" for the missing-command error. */
@@ -238,9 +242,8 @@ static int missing_command(void) {
 }
 
 static int print_text(const char *text) {
-  if (fputs(text, stdout) < 0 || fflush(stdout) != 0)
-    return EXIT_INTERNAL;
-  return EXIT_OK;
+  fputs(text, stdout);
+  return cli_finish_output("help");
 }
 
 int main(int argc, char **argv) {
@@ -251,7 +254,7 @@ int main(int argc, char **argv) {
     return print_main_help();
   if (strcmp(first, "-V") == 0 || strcmp(first, "--version") == 0) {
     printf("cudaload %s\n", cudaload_version_string());
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_INTERNAL;
+    return cli_finish_output("version");
   }
   if (strcmp(first, "help") == 0) {
     if (argc < 3)

@@ -217,6 +217,28 @@ int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
   return CUDALOAD_OK;
 }
 
+int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
+                      size_t *got) {
+  unsigned char *p = buf;
+  *got = 0;
+  while (len > 0) {
+    ssize_t n = pread(f->fd, p, len, (off_t)offset);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int err = errno;
+      return cl_fail_os(CUDALOAD_E_IO, (unsigned long)err, "read failed");
+    }
+    if (n == 0)
+      break;
+    p += n;
+    len -= (size_t)n;
+    offset += (uint64_t)n;
+    *got += (size_t)n;
+  }
+  return CUDALOAD_OK;
+}
+
 void cl_file_close(cl_file *f) {
   if (f) {
     close(f->fd);

@@ -19,6 +19,7 @@
 #include "error.h"
 #include "loader.h"
 #include "platform.h"
+#include "strutil.h"
 #include "wide.h"
 
 #include <windows.h>
@@ -118,6 +119,34 @@ static add_dll_directory_function add_dll_directory(void) {
 /* Opening                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Only a regular file is handed to LoadLibraryExW: a folder, a named pipe
+ * or a device named like a DLL is refused with what it is, found out as
+ * the readers do (cl_file_open: CreateFileW, then GetFileType and the
+ * attributes on the open handle, which does not wait on a pipe). 1, with
+ * the last error set, for such a path; a file that cannot be opened at all
+ * is left to LoadLibraryExW, whose message says why.
+ */
+static int refuse_special_file(const char *path) {
+  cl_file *file = NULL;
+  int status = cl_file_open(path, &file, NULL);
+  if (status == CUDALOAD_OK) {
+    cl_file_close(file);
+    return 0;
+  }
+  if (status != CUDALOAD_E_NOT_A_FILE) {
+    cl_clear_error();
+    return 0;
+  }
+  /* cl_file_open said "<path>: not a regular file (a directory)". */
+  char *what = cl_strdup(cudaload_last_error());
+  cl_fail(CUDALOAD_E_LOAD_FAILED,
+          "%s: refused (only a regular file is handed to the loader)",
+          what ? what : path);
+  free(what);
+  return 1;
+}
+
 void *cl_loader_open(const char *path, cl_open_mode mode) {
   (void)mode; /* imports bind per DLL name: nothing to isolate from */
   if (!path || !path[0]) {
@@ -134,6 +163,8 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
             path);
     return NULL;
   }
+  if (refuse_special_file(path))
+    return NULL;
   int status;
   wchar_t *wide = full_wide_path(path, &status);
   if (!wide)

@@ -628,6 +628,33 @@ int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
   return CUDALOAD_OK;
 }
 
+int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
+                      size_t *got) {
+  unsigned char *p = buf;
+  *got = 0;
+  while (len > 0) {
+    DWORD chunk = len > (1u << 30) ? (1u << 30) : (DWORD)len;
+    OVERLAPPED at;
+    memset(&at, 0, sizeof at);
+    at.Offset = (DWORD)(offset & 0xFFFFFFFFu);
+    at.OffsetHigh = (DWORD)(offset >> 32);
+    DWORD n = 0;
+    if (!ReadFile(f->handle, p, chunk, &n, &at)) {
+      DWORD err = GetLastError();
+      if (err == ERROR_HANDLE_EOF)
+        break;
+      return cl_fail_os(CUDALOAD_E_IO, err, "read failed");
+    }
+    if (n == 0)
+      break;
+    p += n;
+    len -= n;
+    offset += n;
+    *got += n;
+  }
+  return CUDALOAD_OK;
+}
+
 void cl_file_close(cl_file *f) {
   if (f) {
     CloseHandle(f->handle);

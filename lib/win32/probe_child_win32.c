@@ -3,10 +3,26 @@
  * and the out-of-process probe. Windows has no fork, so the child is a
  * helper program: the cudaload tool beside this library (the folder of the
  * module that holds this code), or the program CUDALOAD_PROBE_HELPER names,
- * started hidden as "cudaload probe --child ..." with the ctx's roots,
- * requirements and driver on its command line. It writes the line format of
- * probe_wire.c to a pipe; the parent drains the pipe while it waits, and
- * calls TerminateProcess when the deadline passes.
+ * started hidden as "cudaload probe --child --report-handle H ..." with the
+ * ctx's roots, requirements and driver on its command line.
+ *
+ * - The report, in the line format of probe_wire.c, comes through a pipe of
+ *   its own whose write end the helper inherits (H is its value). The
+ *   helper's stdout and stderr are the caller's stderr (or NUL): what the
+ *   driver prints never mixes with the report, nor reaches the caller's
+ *   stdout.
+ * - The helper runs in a job object (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE),
+ *   assigned while it is still suspended, so every process it or the
+ *   driver starts is in the job too (no breakaway is allowed). The job is
+ *   terminated when the helper has ended, or at the deadline, and closing
+ *   it kills whatever is left should the caller die first. Where the job
+ *   cannot be had (Windows 7 in a job without nesting), the helper alone
+ *   is terminated.
+ * - The caller drains the pipe while it waits for the helper's exit (not
+ *   for the pipe's end: a process the driver started may hold the write
+ *   end for ever), reads at most CL_PROBE_REPORT_CAP bytes, and keeps a
+ *   report that was complete by the time the helper ended or the deadline
+ *   passed.
  */
 #ifndef _WIN32_WINNT
 #define _WIN32_WINNT 0x0601
@@ -25,6 +41,8 @@
 
 #include <windows.h>
 
+#include <io.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,19 +170,53 @@ static wchar_t *command_line(const wchar_t *program, char **arguments) {
   return line;
 }
 
+/* The ctx's arguments and "--report-handle" with the value of `report`,
+ * as the helper reads it back (cl_probe_serve_child). NULL without memory. */
+static char **helper_arguments(const cudaload_ctx *ctx, HANDLE report) {
+  char **base = cl_probe_child_arguments(ctx);
+  if (!base)
+    return NULL;
+  size_t count = 0;
+  while (base[count])
+    ++count;
+  char **all = calloc(count + 3, sizeof *all);
+  char value[32];
+  snprintf(value, sizeof value, "%llu", (unsigned long long)(uintptr_t)report);
+  if (all && (all[count] = cl_strdup("--report-handle")) &&
+      (all[count + 1] = cl_strdup(value))) {
+    memcpy(all, base, count * sizeof *all);
+    free(base); /* its strings now belong to `all` */
+    return all;
+  }
+  if (all) {
+    free(all[count]);
+    free(all);
+  }
+  cl_probe_free_arguments(base);
+  return NULL;
+}
+
 /* --- running it ---------------------------------------------------------- */
 
 typedef struct received {
   char *data;
   size_t len, capacity;
+  int flooded; /* more than CL_PROBE_REPORT_CAP bytes came */
 } received;
 
-/* Read whatever the pipe holds now, without blocking. */
+/* Read whatever the pipe holds now, without blocking, up to just past the
+ * cap: a flooding helper is stopped, not followed. */
 static void drain(HANDLE pipe, received *r) {
-  for (;;) {
+  while (!r->flooded) {
+    if (r->len > CL_PROBE_REPORT_CAP) {
+      r->flooded = 1;
+      return;
+    }
     DWORD available = 0;
     if (!PeekNamedPipe(pipe, NULL, 0, NULL, &available, NULL) || !available)
       return;
+    if (available > 65536)
+      available = 65536;
     if (cl_reserve((void **)&r->data, &r->capacity, r->len + available + 1, 1))
       return;
     DWORD got = 0;
@@ -173,6 +225,54 @@ static void drain(HANDLE pipe, received *r) {
     r->len += got;
     r->data[r->len] = '\0';
   }
+}
+
+/* The job every process of the probe runs in, or NULL (the helper is then
+ * terminated on its own). */
+static HANDLE make_job(void) {
+  HANDLE job = CreateJobObjectW(NULL, NULL);
+  if (!job)
+    return NULL;
+  JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits;
+  memset(&limits, 0, sizeof limits);
+  limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+  if (!SetInformationJobObject(job, JobObjectExtendedLimitInformation, &limits,
+                               sizeof limits)) {
+    CloseHandle(job);
+    return NULL;
+  }
+  return job;
+}
+
+/* Terminate every process of the job and wait (at most wait_ms) until the
+ * job says none is left. */
+static void end_job(HANDLE job, DWORD wait_ms) {
+  TerminateJobObject(job, 1);
+  ULONGLONG until = GetTickCount64() + wait_ms;
+  for (;;) {
+    JOBOBJECT_BASIC_ACCOUNTING_INFORMATION accounting;
+    if (!QueryInformationJobObject(job, JobObjectBasicAccountingInformation,
+                                   &accounting, sizeof accounting, NULL) ||
+        accounting.ActiveProcesses == 0 || GetTickCount64() > until)
+      return;
+    Sleep(5);
+  }
+}
+
+/* An inheritable handle for the helper's stdout and stderr: a copy of the
+ * caller's stderr, or NUL when there is none. NULL when neither opens
+ * (the helper then has no stdout at all, which is no harm). */
+static HANDLE helper_output(void) {
+  HANDLE mine = GetStdHandle(STD_ERROR_HANDLE);
+  HANDLE copy = NULL;
+  if (mine && mine != INVALID_HANDLE_VALUE &&
+      DuplicateHandle(GetCurrentProcess(), mine, GetCurrentProcess(), &copy, 0,
+                      TRUE, DUPLICATE_SAME_ACCESS))
+    return copy;
+  SECURITY_ATTRIBUTES inheritable = {sizeof inheritable, NULL, TRUE};
+  copy = CreateFileW(L"NUL", GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE,
+                     &inheritable, OPEN_EXISTING, 0, NULL);
+  return copy == INVALID_HANDLE_VALUE ? NULL : copy;
 }
 
 int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
@@ -191,39 +291,45 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
     free(shown);
     return rc;
   }
-  char **arguments = cl_probe_child_arguments(ctx);
-  wchar_t *line = arguments ? command_line(program, arguments) : NULL;
-  cl_probe_free_arguments(arguments);
-  if (!line) {
-    free(program);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_probe_run: out of memory");
-  }
-
   SECURITY_ATTRIBUTES inheritable = {sizeof inheritable, NULL, TRUE};
   HANDLE read_end = NULL, write_end = NULL;
   if (!CreatePipe(&read_end, &write_end, &inheritable, 65536)) {
     DWORD err = GetLastError();
     free(program);
-    free(line);
     return cl_fail_os(CUDALOAD_E_IO, err,
                       "cudaload_probe_run: cannot make a pipe for the helper");
   }
   /* Only the child's end is inherited. */
   SetHandleInformation(read_end, HANDLE_FLAG_INHERIT, 0);
+  char **arguments = helper_arguments(ctx, write_end);
+  wchar_t *line = arguments ? command_line(program, arguments) : NULL;
+  cl_probe_free_arguments(arguments);
+  if (!line) {
+    free(program);
+    CloseHandle(read_end);
+    CloseHandle(write_end);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_probe_run: out of memory");
+  }
+
+  HANDLE output = helper_output();
   STARTUPINFOW startup;
   memset(&startup, 0, sizeof startup);
   startup.cb = sizeof startup;
   startup.dwFlags = STARTF_USESTDHANDLES;
   startup.hStdInput = INVALID_HANDLE_VALUE;
-  startup.hStdOutput = write_end;
-  startup.hStdError = GetStdHandle(STD_ERROR_HANDLE);
+  startup.hStdOutput = output;
+  startup.hStdError = output;
   PROCESS_INFORMATION child;
   memset(&child, 0, sizeof child);
-  BOOL launched =
-      CreateProcessW(program, line, NULL, NULL, TRUE, CREATE_NO_WINDOW, NULL,
-                     NULL, &startup, &child);
+  /* Suspended, so that it is in the job before it runs a single
+   * instruction, and so is everything it starts. */
+  BOOL launched = CreateProcessW(program, line, NULL, NULL, TRUE,
+                                 CREATE_NO_WINDOW | CREATE_SUSPENDED, NULL,
+                                 NULL, &startup, &child);
   DWORD err = launched ? ERROR_SUCCESS : GetLastError();
   CloseHandle(write_end);
+  if (output)
+    CloseHandle(output);
   free(line);
   if (!launched) {
     char *shown = cl_wide_to_utf8(program, -1);
@@ -236,14 +342,23 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
     return rc;
   }
   free(program);
+  HANDLE job = make_job();
+  if (job && !AssignProcessToJobObject(job, child.hProcess)) {
+    CloseHandle(job);
+    job = NULL;
+  }
+  ResumeThread(child.hThread);
   CloseHandle(child.hThread);
 
-  received r = {0};
+  received r;
+  memset(&r, 0, sizeof r);
   double started = cl_probe_clock_ms();
   double deadline = started + timeout_s * 1000.0;
   int timed_out = 0;
   for (;;) {
     drain(read_end, &r);
+    if (r.flooded)
+      break;
     double left = deadline - cl_probe_clock_ms();
     if (left <= 0) {
       timed_out = 1;
@@ -255,29 +370,48 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
     if (WaitForSingleObject(child.hProcess, wait) == WAIT_OBJECT_0)
       break;
   }
-  if (timed_out) {
-    TerminateProcess(child.hProcess, 1);
-    WaitForSingleObject(child.hProcess, 5000);
-  }
+  /* What is in the pipe now came before the deadline, or before the helper
+   * ended; nothing later counts. */
   drain(read_end, &r);
+  /* The helper, if it still runs, and whatever it started. */
+  if (job) {
+    end_job(job, 5000);
+  } else if (WaitForSingleObject(child.hProcess, 0) != WAIT_OBJECT_0) {
+    TerminateProcess(child.hProcess, 1);
+  }
+  WaitForSingleObject(child.hProcess, 5000);
   DWORD exit_code = 0;
   GetExitCodeProcess(child.hProcess, &exit_code);
   CloseHandle(child.hProcess);
   CloseHandle(read_end);
+  if (job)
+    CloseHandle(job);
 
   double elapsed_ms = cl_probe_clock_ms() - started;
   int complete = 0;
   if (r.data)
-    cl_probe_wire_parse(r.data, r.len, p, &complete);
+    cl_probe_wire_parse(
+        r.data, r.len > CL_PROBE_REPORT_CAP ? CL_PROBE_REPORT_CAP : r.len, p,
+        &complete);
   free(r.data);
   char message[256];
-  if (timed_out) {
+  if (complete) {
+    /* The helper said everything it had to say before the deadline: its
+     * verdict stands, whatever happened afterwards. */
+  } else if (r.flooded) {
+    snprintf(message, sizeof message,
+             "the probe helper wrote more than %d bytes (a driver writing "
+             "into the probe's report channel?); it was terminated",
+             CL_PROBE_REPORT_CAP);
+    cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
+                             message);
+  } else if (timed_out) {
     snprintf(message, sizeof message,
              "the probe did not finish within %g s (a hung driver?); its "
              "process was terminated",
              timeout_s);
     cl_probe_mark_unfinished(p, CUDALOAD_REASON_TIMEOUT, elapsed_ms, message);
-  } else if (!complete) {
+  } else {
     /* NTSTATUS exception codes (0xC0000005 access violation, ...) are what
      * a crashed process exits with. */
     if (exit_code >= 0xC0000000u)
@@ -291,5 +425,68 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
     cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
                              message);
   }
+  return CUDALOAD_OK;
+}
+
+/* --- the helper's side (cudaload probe --child) -------------------------- */
+
+static int write_all(HANDLE channel, const char *text) {
+  size_t left = text ? strlen(text) : 0;
+  while (left > 0) {
+    DWORD wrote = 0;
+    DWORD want = left > 65536 ? 65536 : (DWORD)left;
+    if (!WriteFile(channel, text, want, &wrote, NULL) || !wrote)
+      return 1; /* the caller is gone: nobody to tell */
+    text += wrote;
+    left -= wrote;
+  }
+  return 0;
+}
+
+static void report_stage(const cudaload_probe *p, size_t stage, void *opaque) {
+  char *line = cl_probe_wire_stage(p, stage);
+  write_all(*(HANDLE *)opaque, line);
+  free(line);
+}
+
+int cl_probe_serve_child(cudaload_ctx *ctx, const char *channel) {
+  char *end = NULL;
+  unsigned long long value =
+      channel && channel[0] ? strtoull(channel, &end, 0) : 0;
+  HANDLE report = (HANDLE)(uintptr_t)value;
+  if (!channel || !channel[0] || !end || *end || !value ||
+      GetFileType(report) == FILE_TYPE_UNKNOWN)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "--report-handle %s: not an open handle",
+                   channel ? channel : "(none)");
+  /* Not handed to programs the driver starts. */
+  SetHandleInformation(report, HANDLE_FLAG_INHERIT, 0);
+  /* The caller gave this process its stderr as stdout already; a helper
+   * started some other way gets the same here, for the C runtime and for
+   * the process's standard handle alike. */
+  fflush(stdout);
+  HANDLE error = GetStdHandle(STD_ERROR_HANDLE);
+  if (error && error != INVALID_HANDLE_VALUE) {
+    SetStdHandle(STD_OUTPUT_HANDLE, error);
+    _dup2(_fileno(stderr), _fileno(stdout));
+  }
+  char *header = cl_probe_wire_header();
+  int failed = write_all(report, header);
+  free(header);
+  cudaload_probe *p = cl_probe_new();
+  if (!p || cl_probe_run_in_process(ctx, p, report_stage, &report)) {
+    cudaload_probe_free(p);
+    return cl_fail(CUDALOAD_E_NO_MEMORY,
+                   "cudaload probe --child: out of memory");
+  }
+  char *tail = cl_probe_wire_tail(p);
+  failed = failed || !tail || write_all(report, tail);
+  free(tail);
+  cudaload_probe_free(p);
+  if (failed)
+    return cl_fail(CUDALOAD_E_IO,
+                   "cudaload probe --child: the report could "
+                   "not be written to handle %s",
+                   channel);
   return CUDALOAD_OK;
 }

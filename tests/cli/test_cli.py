@@ -1118,6 +1118,15 @@ class EnvExec(CliTestCase):
         self.assert_usage_error(["env", "--require"], ["--require"])
         self.assert_usage_error(["env", "--require", "cudnn~8"], ["cudnn~8"])
         self.assert_usage_error(["env", "--require", "nosuchlib=1"], ["nosuchlib"])
+        # Issue 12, minor: refused, not clamped to 999999999; the reason of a
+        # long spec is kept.
+        self.assert_usage_error(["env", "--require", "cudnn=9999999999999999999"],
+                                ["9999999999999999999", "larger than 999999999"])
+        # Far beyond the 8 KiB message buffer; 3,000 entries on Windows,
+        # whose command line holds at most 32,767 characters.
+        count = 3000 if CLI_IS_WINDOWS else 7000
+        self.assert_usage_error(["env", "--require", ",".join(["cudnn=8"] * count) + ","],
+                                ["empty entry", "entry %d of %d" % (count + 1, count + 1)])
         self.assert_usage_error(["env", "--require", "cudnn", "--shell", "zsh"], ["zsh"])
         self.assert_usage_error(["env", "--require", "cudnn", "--root", ""], ["--root"])
         self.assert_usage_error(["exec", "--require", "cudnn"], ["command"])
@@ -1511,6 +1520,35 @@ class Doctor(CliTestCase):
         r = self.doctor("--manifest", to_cli(fifo), rc=3)
         self.assertIn("not a regular file", r.stderr)
 
+    def test_manifest_limits_and_pseudo_files(self):
+        # Issue 12, item 11 and "minor": inputs that took seconds to minutes
+        # to parse are refused at a named limit, with the line and column; a
+        # /proc file (size 0, content) is not read as an empty manifest.
+        self.require_yaml()
+        d = self.tmpdir()
+        cases = {
+            "nested.yaml": ("requirements: " + "[" * 100000 + "\n",
+                            ["line 1, column 78", "nesting deeper than 64 levels"]),
+            "brackets.yaml": ("[" * (1 << 20), ["line 1, column 65", "nesting deeper than 64 levels"]),
+            "anchors.yaml": ("requirements: [" + "&a cudnn=8, " * 60000 + "cudnn=9]\n",
+                             ["line 1, column 16", 'anchor "&a"', "not allowed"]),
+            "tags.yaml": ("%TAG !t! tag:x:\n" * 60000 + "---\nprobe: true\n",
+                          ["line 17, column 1", "more than 16 directives"]),
+            "key.yaml": ("[a, b]: 1\n", ["line 1, column 1: a key must be a name"]),
+        }
+        for name, (text, needles) in cases.items():
+            (d / name).write_text(text)
+            r = self.doctor("--no-defaults", "--manifest", to_cli(d / name), rc=3)
+            self.assertEqual(r.stdout, "", r.describe())
+            for needle in needles:
+                self.assertIn(needle, r.stderr, r.describe())
+        (d / "zeros.yaml").write_text("schema_version: 00001\nprobe: false\n")
+        r = self.doctor("--no-defaults", "--manifest", to_cli(d / "zeros.yaml"), "--format", "json")
+        self.assertIsNotNone(self.parse_json(r)["manifest"], r.describe())
+        if not CLI_IS_WINDOWS and os.path.exists("/proc/self/status"):
+            r = self.doctor("--no-defaults", "--manifest", "/proc/self/status", rc=3)
+            self.assertIn("not a regular file", r.stderr, r.describe())
+
     def test_relative_root_gives_the_absolute_report(self):
         tree = self.fixture(*self.cudnn8_tree())
         here = Path(os.path.realpath(str(tree.parent)))
@@ -1683,6 +1721,338 @@ class Probe(CliTestCase):
         r = run_cli("probe", "--driver", "no-such-driver", cwd=str(here))
         self.assertEqual(r.rc, 5, r.describe())
         self.assertIn(to_cli(here / "no-such-driver"), r.stdout.splitlines()[0], r.describe())
+
+    def run_with_env(self, args, env, timeout=TIMEOUT_S):
+        proc = subprocess.run(CLI + list(args), env=dict(os.environ, **env), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        return Result(list(args), proc)
+
+    def test_out_of_process_json_survives_a_printing_driver(self):
+        # Issue 12, item 6: the driver's stdout is not the report's.
+        driver = to_cli(self.fake_driver())
+        chatter = "driver chatter on stdout {\n"
+        r = self.run_with_env(["probe", "--driver", driver, "--out-of-process", "--format", "json"],
+                              {"FAKE_CUDA_PRINT_STDOUT": chatter})
+        self.assertEqual(r.rc, 0, r.describe())
+        doc = self.parse_json(r)
+        self.check_schema(doc)
+        self.assertEqual(doc["verdict"], "GPU_OK", r.describe())
+        # It is shown where diagnostics go.
+        self.assertIn(chatter.strip(), r.stderr, r.describe())
+
+    def test_fifo_driver_is_refused_without_blocking(self):
+        # Issue 12, item 4: dlopen() of a FIFO waits for a writer for ever.
+        if CLI_IS_WINDOWS or not hasattr(os, "mkfifo"):
+            self.skipTest("FIFOs are a POSIX thing")
+        fifo = self.tmpdir() / "libcuda.so.1"
+        os.mkfifo(str(fifo))
+        for args, env in ((["probe", "--driver", str(fifo)], {}),
+                          (["probe", "--driver", str(fifo), "--out-of-process", "--timeout", "20"], {}),
+                          (["doctor", "--probe", "--no-defaults"], {"CUDALOAD_DRIVER": str(fifo)})):
+            try:
+                r = self.run_with_env(args, env, timeout=30)
+            except subprocess.TimeoutExpired:
+                self.fail("cudaload %s blocked on the FIFO %s" % (" ".join(args), fifo))
+            self.assertIn(r.rc, (5, 6), r.describe())
+            self.assertIn("%s: not a regular file (a FIFO)" % fifo, r.stdout, r.describe())
+
+    def test_child_mode_reports_on_its_own_channel(self):
+        # The helper mode of the Windows out-of-process probe: the report goes
+        # to the channel named by --report-handle, never to stdout.
+        self.assert_usage_error(["probe", "--child"], ["--report-handle"])
+        if CLI_IS_WINDOWS:
+            self.skipTest("a POSIX descriptor is passed here; under Wine the library runs this mode")
+        driver = str(self.fake_driver())
+        read_end, write_end = os.pipe()
+        try:
+            proc = subprocess.run(CLI + ["probe", "--child", "--report-handle", str(write_end), "--driver", driver,
+                                         "--no-defaults"],
+                                  env=dict(os.environ, FAKE_CUDA_PRINT_STDOUT="chatter"), pass_fds=(write_end,),
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT_S)
+            os.close(write_end)
+            write_end = -1
+            chunks = []
+            while True:
+                chunk = os.read(read_end, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
+        report = b"".join(chunks).decode("utf-8")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout, b"")
+        self.assertIn(b"chatter", proc.stderr)
+        self.assertTrue(report.startswith("cudaload-probe 1\n"), report)
+        self.assertTrue(report.endswith("\nend\n"), report)
+        self.assertIn("verdict\t0\t0\tGPU usable", report)
+
+
+
+class Hardening(CliTestCase):
+    """What hostile names, values and outputs must not do: plant a search
+    path entry, reach the terminal as control sequences, break a JSON or
+    YAML report, or be lost without a word."""
+
+    def cudnn8_copy(self, folder_name):
+        """A copy of the cuDNN 8 fixture in a folder with the given name
+        (bytes or str); returns its path as bytes."""
+        src = self.fixture(*(("preload", "windows", "cudnn8") if CLI_IS_WINDOWS else ("cudnn8_compat",)))
+        top = self.tmpdir()
+        name = folder_name if isinstance(folder_name, bytes) else folder_name.encode()
+        dst = os.path.join(os.fsencode(str(top)), name)
+        os.mkdir(dst)
+        for entry in os.listdir(str(src)):
+            shutil.copy2(os.path.join(str(src), entry), os.path.join(dst, os.fsencode(entry)))
+        return dst
+
+    def run_raw(self, *args, cwd=None, env=None):
+        """The tool with bytes arguments; (rc, stdout bytes, stderr bytes)."""
+        proc = subprocess.run([os.fsencode(w) for w in CLI] + [os.fsencode(a) for a in args],
+                              cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    def require_linux_tool(self, why):
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest(why)
+
+    # 1. A folder whose name holds the list separator.
+    def test_env_and_exec_refuse_a_folder_holding_the_separator(self):
+        sep = ";" if CLI_IS_WINDOWS else ":"
+        folder = self.cudnn8_copy("c%so%sl" % (sep, sep))
+        root = to_cli(os.fsdecode(folder))
+        for command in (["env", "--require", "cudnn=8"],
+                        ["env", "--require", "cudnn=8", "--dry-run"],
+                        ["exec", "--require", "cudnn=8", "--dry-run", "--", "app"]):
+            r = run_cli(*(command[:3] + ["--no-defaults", "--root", root] + command[3:]))
+            self.assertEqual(r.rc, 4, r.describe())
+            self.assertEqual(r.stdout, "", "nothing may be printed to evaluate\n" + r.describe())
+            self.assertIn("c%so%sl" % (sep, sep), r.stderr, r.describe())
+            self.assertIn("separator", r.stderr, r.describe())
+        if not CLI_IS_WINDOWS:
+            # The planting itself: run from a folder holding o/libcudnn.so.8,
+            # the command must not run at all.
+            here = self.tmpdir()
+            (here / "o").mkdir()
+            r = run_cli("exec", "--require", "cudnn=8", "--no-defaults", "--root", root, "--",
+                        "sh", "-c", "echo RAN", cwd=str(here))
+            self.assertEqual(r.rc, 4, r.describe())
+            self.assertNotIn("RAN", r.stdout, r.describe())
+
+    # 2. Control bytes from folder names, spec text and manifests.
+    HOSTILE = b"esc\x1b]0;pwned\x07\rcsi\xc2\x9b31m"
+
+    def assert_no_controls(self, data, where):
+        for byte in (b"\x1b", b"\x07", b"\r", b"\xc2\x9b"):
+            self.assertNotIn(byte, data, "%s carries the raw control %r:\n%r" % (where, byte, data[:3000]))
+
+    def test_text_output_escapes_control_bytes(self):
+        self.require_linux_tool("Windows file names cannot hold control characters")
+        folder = self.cudnn8_copy(self.HOSTILE)
+        root = os.fsdecode(folder)
+        cases = [
+            ("scan", "--no-defaults", "--root", root),
+            ("scan", "--no-defaults", "--root", root + "/missing"),
+            ("doctor", "--no-defaults", "--root", root, "--require", "cudnn=8"),
+            ("doctor", "--no-defaults", "--root", root + "/missing", "--require", "cudnn=8"),
+            ("env", "--no-defaults", "--root", root, "--require", "cudnn=8", "--dry-run"),
+            ("env", "--no-defaults", "--root", root, "--require", "cudnn=8"),
+            ("exec", "--no-defaults", "--root", root, "--require", "cudnn=8", "--dry-run", "--", "a\x1bb"),
+            ("inspect", os.path.join(root, "libcudnn.so.8")),
+            ("inspect", os.path.join(root, "nonexistent.so")),
+            ("env", "--no-defaults", "--require", "cudnn=8\x1b[2J"),
+            ("scan", "--frobnicate\x1b[2J"),
+        ]
+        for args in cases:
+            rc, out, err = self.run_raw(*args)
+            self.assert_no_controls(out, "stdout of %r" % (args,))
+            self.assert_no_controls(err, "stderr of %r" % (args,))
+            self.assertIn(b"\\x1b", out + err, "the escape is not shown as \\x1b: %r" % (args,))
+        # The shell line of env is refused, not printed raw.
+        rc, out, err = self.run_raw("env", "--no-defaults", "--root", root, "--require", "cudnn=8")
+        self.assertEqual((rc, out), (3, b""), err)
+        self.assertIn(b"control character", err)
+
+    def test_manifest_messages_escape_control_bytes(self):
+        self.require_linux_tool("checked against a Linux build")
+        manifest = self.tmpdir() / "cudaload.yaml"
+        manifest.write_bytes(b'schema_version: 1\nrequirements: ["cudnn=8\\e[2J\\a"]\n')
+        rc, out, err = self.run_raw("doctor", "--no-defaults", "--manifest", str(manifest))
+        if b"YAML support" in err:
+            self.skipTest("the tool is built without libyaml (CUDALOAD_WITH_YAML=OFF)")
+        self.assertEqual(rc, 3, err)
+        self.assert_no_controls(out + err, "doctor --manifest")
+        self.assertIn(b"\\x1b", err)
+
+    def test_probe_text_escapes_the_drivers_strings(self):
+        self.require_linux_tool("checked against a Linux build")
+        driver = str(self.fixture("fake_cuda", "driver", "libcuda.so.1"))
+        env = dict(os.environ, FAKE_CUDA_DEVICE_NAME="GPU\x1b]0;pwned\x07\rX")
+        for args in (["probe", "--driver", driver], ["doctor", "--no-defaults", "--probe"]):
+            if args[0] == "doctor":
+                env["CUDALOAD_DRIVER"] = driver
+            rc, out, err = self.run_raw(*args, env=env)
+            self.assert_no_controls(out + err, " ".join(args))
+            self.assertIn(b"GPU\\x1b]0;pwned\\x07\\x0dX", out, out.decode(errors="replace"))
+
+    def test_probe_shows_an_out_of_range_capability_as_unknown(self):
+        self.require_linux_tool("checked against a Linux build")
+        driver = str(self.fixture("fake_cuda", "driver", "libcuda.so.1"))
+        env = dict(os.environ, FAKE_CUDA_CC_MAJOR="2147483647")
+        rc, out, err = self.run_raw("probe", "--driver", driver, "--format", "json", env=env)
+        doc = json.loads(out.decode())
+        self.assertTrue(doc["devices"], doc)
+        self.assertIsNone(doc["devices"][0]["compute_capability"], doc)
+        rc, out, err = self.run_raw("probe", "--driver", driver, env=env)
+        self.assertIn(b"compute capability unknown", out, out)
+        self.assertNotIn(b"compute capability 0.0", out)
+
+    # 8. Names that are not UTF-8 in machine formats.
+    def test_json_and_yaml_keep_names_that_are_not_utf8(self):
+        self.require_linux_tool("Windows file names are UTF-16")
+        folder = self.cudnn8_copy(b"caf\xe9")
+        root = os.fsdecode(folder)
+        rc, out, err = self.run_raw("scan", "--no-defaults", "--root", root, "--format", "json")
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out.decode("utf-8"))  # strict: the document is valid UTF-8
+        self.assertEqual(os.fsencode(doc["roots"][0]["path"]), folder)
+        paths = [os.fsencode(lib["path"]) for lib in doc["libraries"]]
+        self.assertIn(os.path.join(folder, b"libcudnn.so.8"), paths)
+        self.assertIn(b"\\udce9", out)
+        try:
+            import yaml
+        except ImportError:
+            self.skipTest("PyYAML is not installed (python3 -m pip install pyyaml)")
+        rc, out, err = self.run_raw("scan", "--no-defaults", "--root", root, "--format", "yaml")
+        if rc == 2 and b"YAML support" in err:
+            self.skipTest("the tool is built without libyaml (CUDALOAD_WITH_YAML=OFF)")
+        self.assertEqual(rc, 0, err)
+        doc = yaml.safe_load(out.decode("utf-8"))
+        self.assertEqual(os.fsencode(doc["roots"][0]["path"]), folder)
+        self.assertIn(os.path.join(folder, b"libcudnn.so.8"), [os.fsencode(l["path"]) for l in doc["libraries"]])
+        rc, out, err = self.run_raw("doctor", "--no-defaults", "--root", root, "--require", "cudnn=8",
+                                    "--format", "yaml")
+        doc = yaml.safe_load(out.decode("utf-8"))
+        self.assertEqual(os.fsencode(doc["plan"][0]["path"]).startswith(folder), True, doc["plan"])
+        rc, out, err = self.run_raw("scan", "--no-defaults", "--root", root)
+        self.assertIn(b"caf\\xe9", out)
+
+    # 3. Each shell's line sets exactly the value.
+    SHELL_NAMES = ["q'uote", 'dq"x', "dollar$HOME", "back`tick`", "pct%PATH%x", "bang!x", "amp&x",
+                   "caret^x", "par(en)", "sp ace", "back\\slash", "curly\u2019s\u2018", "caf\u00e9",
+                   "\u65e5\u672c", "semi;x", "lt<gt>", "pipe|x"]
+
+    def shell_values(self, shell, ascii_only=False):
+        """The composed value for a root whose name holds every awkward
+        character, and the line env prints for shell."""
+        top = self.tmpdir()
+        src = self.fixture("cudnn8_compat")
+        folder = top
+        for name in self.SHELL_NAMES:
+            if ascii_only and not name.isascii():
+                continue
+            folder = folder / name
+        folder.mkdir(parents=True)
+        for entry in os.listdir(str(src)):
+            shutil.copy2(str(src / entry), str(folder / entry))
+        env = dict(os.environ, LD_LIBRARY_PATH="/existing/one:/existing/'two'")
+        rc, out, err = self.run_raw("env", "--no-defaults", "--root", str(folder), "--require", "cudnn=8",
+                                    "--shell", shell, env=env)
+        self.assertEqual(rc, 0, err)
+        return str(folder) + ":/existing/one:/existing/'two'", out, env
+
+    def test_sh_line_round_trips(self):
+        self.require_linux_tool("the POSIX shells run the Linux build's line")
+        want, line, env = self.shell_values("sh")
+        for sh in ("sh", "bash", "dash"):
+            if not shutil.which(sh):
+                continue
+            got = subprocess.run([sh, "-c", line.decode() + '\nprintf %s "$LD_LIBRARY_PATH"'],
+                                 stdout=subprocess.PIPE, env=env, timeout=60).stdout
+            self.assertEqual(got.decode(), want, "%s set another value from %r" % (sh, line))
+
+    def test_fish_line_round_trips(self):
+        self.require_linux_tool("fish runs the Linux build's line")
+        fish = shutil.which("fish")
+        if not fish:
+            self.skipTest("fish is not installed (apt-get install fish; scripts/test installs it)")
+        want, line, env = self.shell_values("fish")
+        script = self.tmpdir() / "env.fish"
+        script.write_bytes(line)
+        got = subprocess.run([fish, "--no-config", "-c", "source %s; printenv LD_LIBRARY_PATH" % script],
+                             stdout=subprocess.PIPE, env=env, timeout=60).stdout
+        self.assertEqual(got.decode().rstrip("\n"), want, "fish set another value from %r" % line)
+
+    def test_cmd_line_round_trips_under_wine(self):
+        self.require_linux_tool("cmd runs the line under Wine from the Linux side")
+        wine = shutil.which("wine64") or (os.path.exists("/usr/lib/wine/wine64") and "/usr/lib/wine/wine64") \
+            or shutil.which("wine")
+        if not wine:
+            self.skipTest("Wine is not installed (apt-get install wine wine64; scripts/test installs it)")
+        # Wine's cmd reads a batch file in the ANSI code page, so names
+        # beyond ASCII are left to the Windows tier (a UTF-8 question, not a
+        # quoting one); every character cmd treats specially is here.
+        want, line, env = self.shell_values("cmd", ascii_only=True)
+        work = self.tmpdir()
+        prefix = (FIXTURES.parent / "wineprefix-cmd") if FIXTURES else work / "prefix"
+        wenv = dict(env, CUDALOAD_WINEPREFIX=str(prefix))
+        subprocess.run([str(SOURCE_ROOT / "scripts" / "wine-run"), "--init"], env=wenv, cwd=str(work),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        batch = work / "env.cmd"
+        out = work / "out.txt"
+        batch.write_bytes(b"@echo off\r\n" + line.rstrip(b"\n") + b"\r\nset LD_LIBRARY_PATH\r\n")
+        wenv.update(WINEPREFIX=str(prefix), WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
+        wenv.pop("DISPLAY", None)
+        with open(str(out), "wb") as log:  # a file, never a pipe, for Wine
+            subprocess.run([wine, "cmd", "/c", "Z:" + str(batch).replace("/", "\\")], env=wenv,
+                           stdout=log, stderr=log, stdin=subprocess.DEVNULL, timeout=300)
+        got = out.read_bytes().decode("utf-8", "replace").splitlines()
+        value = [l[len("LD_LIBRARY_PATH="):] for l in got if l.startswith("LD_LIBRARY_PATH=")]
+        self.assertEqual(value, [want], "cmd set another value from %r:\n%s" % (line, "\n".join(got)))
+
+    def test_powershell_line_doubles_every_single_quote(self):
+        self.require_linux_tool("checked against a Linux build")
+        want, line, env = self.shell_values("powershell")
+        text = line.decode().rstrip("\n")
+        prefix = "$env:LD_LIBRARY_PATH = '"
+        self.assertTrue(text.startswith(prefix) and text.endswith("'"), text)
+        body = text[len(prefix):-1]
+        # PowerShell ends a verbatim string at any of these unless doubled.
+        quotes = "'\u2018\u2019\u201a\u201b"
+        value, i = [], 0
+        while i < len(body):
+            if body[i] in quotes:
+                self.assertTrue(i + 1 < len(body) and body[i + 1] == body[i],
+                                "an undoubled quote %r at %d in %r" % (body[i], i, text))
+                value.append(body[i])
+                i += 2
+            else:
+                value.append(body[i])
+                i += 1
+        self.assertEqual("".join(value), want)
+
+    # 9. A report that cannot be written is said so.
+    def test_write_errors_are_reported(self):
+        self.require_linux_tool("/dev/full is Linux's")
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        compat = str(self.fixture("cudnn8_compat"))
+        for args in (["scan", "--no-defaults", "--root", compat],
+                     ["scan", "--no-defaults", "--root", compat, "--format", "json"],
+                     ["inspect", os.path.join(compat, "libcudnn.so.8")],
+                     ["env", "--no-defaults", "--root", compat, "--require", "cudnn=8"],
+                     ["probe", "--driver", "/nonexistent/libcuda.so.1"],
+                     ["doctor", "--no-defaults"],
+                     ["--help"], ["--version"]):
+            with open("/dev/full", "wb") as full:
+                proc = subprocess.run(CLI + args, stdout=full, stderr=subprocess.PIPE,
+                                      stdin=subprocess.DEVNULL, timeout=TIMEOUT_S)
+            self.assertEqual(proc.returncode, 1, (args, proc.stderr))
+            self.assertIn(b"could not write to standard output", proc.stderr, args)
+
 
 
 def main():

@@ -1,0 +1,66 @@
+/*
+ * cli_text.c - what the tool shows people: values from outside (paths,
+ * names read from files, spec text, a driver's strings) escaped so that no
+ * control byte or byte that is not UTF-8 reaches the terminal as it is
+ * (lib/text_escape.h), and messages on standard error written the same way.
+ * JSON and YAML reports keep the exact values; they do not come here.
+ */
+#include "cli.h"
+#include "text_escape.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tool is one thread; a few values are shown per line, so a small ring
+ * of buffers lets several cli_shown() results sit in one printf. */
+enum { SHOWN_SLOTS = 8 };
+static char *shown_slots[SHOWN_SLOTS];
+static unsigned shown_next;
+
+const char *cli_shown(const char *s) {
+  if (!s || !cl_text_needs_escape(s, 0))
+    return s;
+  char *copy = cl_text_escaped(s, 0);
+  if (!copy)
+    return "(out of memory)";
+  unsigned slot = shown_next++ % SHOWN_SLOTS;
+  free(shown_slots[slot]);
+  shown_slots[slot] = copy;
+  return copy;
+}
+
+void cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *raw = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!raw) {
+    fputs("cudaload: out of memory\n", stderr);
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(raw, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  /* The message's own line breaks stay; everything else from outside is
+   * shown escaped. */
+  char *text = cl_text_escaped(raw, 1);
+  fputs(text ? text : raw, stderr);
+  free(text);
+  free(raw);
+}
+
+int cli_finish_output(const char *command) {
+  /* stdio keeps the first write error: flush, then ask. */
+  errno = 0;
+  int failed = fflush(stdout) != 0 || ferror(stdout);
+  int err = errno;
+  if (!failed)
+    return EXIT_OK;
+  cli_error("cudaload: %s: could not write to standard output: %s\n",
+            command ? command : "", err ? strerror(err) : "write error");
+  return EXIT_INTERNAL;
+}
