@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
 
     from ._extra import DoctorReport, Probe
 
-    PathLike = Union[str, "os.PathLike[str]"]
+    PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
     Specs = Union[str, Iterable[str], None]
 
 # The rest of the public API (probe, doctor, inspect, isolation, ...) is in
@@ -48,10 +48,19 @@ __all__ = [
 
 
 def use_backend(name: str, path: "Optional[PathLike]" = None) -> str:
-    """Switch the default backend ("ctypes" or "cffi"), optionally opening
-    libcudaload from ``path``. Returns the path of the library now in use.
-    Raises ImportError (listing where it looked) when it cannot be opened."""
-    library = open_library(name, os.fspath(path) if path is not None else None)
+    """Switch the default backend (``name``: the str "ctypes" or "cffi"),
+    optionally opening libcudaload from ``path`` (str, bytes or
+    os.PathLike; a bare file name is searched for by the OS loader).
+    Returns the path of the library now in use. Raises ImportError (listing
+    where it looked) when it cannot be opened, TypeError/ValueError for
+    arguments of the wrong type or value."""
+    _text_arg(name, "name")
+    file_path = None
+    if path is not None:
+        file_path = _path_arg(path, "path")
+        if not file_path:  # open_library() would search instead
+            raise _invalid("use_backend: path: the path is empty")
+    library = open_library(name, file_path)
     set_default(library)
     return library.path
 
@@ -95,17 +104,103 @@ def _raise(lib: "Any", status: int, function: str, what: str = "",
                                    detail=detail, function=function, report=report)
 
 
-def _absolute_path(path: "PathLike") -> str:
-    """A path as a person gives it (str or os.PathLike), as the C library
+# --------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------
+# Every public entry point checks the types and values of what it hands to
+# the C library here, naming the argument ("roots[1]: embedded NUL
+# character"). Without it: ctypes and CFFI cut a C string at its first NUL
+# ("cudnn=9\0,cublas=99" became cudnn=9, "/usr/local/cuda\0/evil" was
+# accepted), bytes were iterated as integers, and a str where a list was
+# meant was read character by character.
+
+
+def _invalid(message: str) -> "Exception":
+    """InvalidArgumentError (a ValueError and a cudaload.Error) for an
+    argument value the C library cannot be given."""
+    from ._errors import InvalidArgumentError
+    status_text = _load_default().call("cudaload_strerror", C.CUDALOAD_E_INVALID_ARGUMENT) or ""
+    return InvalidArgumentError(message, status=C.CUDALOAD_E_INVALID_ARGUMENT,
+                                status_text=status_text, detail=message)
+
+
+def _text_arg(value: "Any", what: str) -> str:
+    """A str argument the C library takes as a C string (a spec, a symbol,
+    an origin): TypeError for any other type (bytes too: these are text,
+    not file names), InvalidArgumentError for a NUL character."""
+    if not isinstance(value, str):
+        raise TypeError("%s: expected a str, got %s" % (what, type(value).__name__))
+    if "\0" in value:
+        raise _invalid("%s: embedded NUL character in %r" % (what, value))
+    return value
+
+
+def _path_arg(value: "Any", what: str) -> str:
+    """A path argument as a str: str, bytes or os.PathLike (of str or
+    bytes). bytes are decoded with os.fsdecode(), which the backends undo
+    with os.fsencode(), so a name that is not UTF-8 reaches the C library
+    as its own bytes. TypeError for any other type, InvalidArgumentError
+    for a NUL character. Not made absolute (_absolute_path() does that)."""
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise TypeError("%s: expected a str, bytes or os.PathLike path, got %s"
+                        % (what, type(value).__name__)) from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if "\0" in path:
+        raise _invalid("%s: embedded NUL character in %r" % (what, path))
+    return path
+
+
+def _path_list(values: "Any", what: str) -> "List[str]":
+    """A list-of-paths argument (roots, site_packages): an iterable of
+    what _path_arg() takes. A single path (str, bytes or os.PathLike) is a
+    TypeError rather than one root: a str is itself an iterable (of
+    characters), and "/opt/a:/opt/b" could as well be meant as a search
+    path; ``roots=["/usr/local/cuda"]`` says which."""
+    if isinstance(values, (str, bytes)) or hasattr(type(values), "__fspath__"):
+        raise TypeError("%s: expected a list of paths, got a single %s (write %s=[%r])"
+                        % (what, type(values).__name__, what, values))
+    try:
+        items = iter(values)
+    except TypeError:
+        raise TypeError("%s: expected an iterable of str, bytes or os.PathLike paths, got %s"
+                        % (what, type(values).__name__)) from None
+    return [_path_arg(item, "%s[%d]" % (what, i)) for i, item in enumerate(items)]
+
+
+def _spec_list(require: "Any", what: str = "require") -> "List[str]":
+    """Requirements as a list of str: None (none), one str ("cudnn=8", or
+    several joined with commas: "cudnn=8,cublas=12"), or an iterable of
+    str. Specs are text: bytes are a TypeError (iterating them gives
+    integers), as is any item that is not a str (None, bytes);
+    InvalidArgumentError for a NUL character."""
+    if require is None:
+        return []
+    if isinstance(require, str):
+        return [_text_arg(require, what)]
+    if isinstance(require, (bytes, bytearray, memoryview)):
+        raise TypeError("%s: expected a str or an iterable of str, got %s"
+                        % (what, type(require).__name__))
+    try:
+        items = iter(require)
+    except TypeError:
+        raise TypeError("%s: expected a str or an iterable of str, got %s"
+                        % (what, type(require).__name__)) from None
+    return [_text_arg(item, "%s[%d]" % (what, i)) for i, item in enumerate(items)]
+
+
+def _absolute_path(path: "PathLike", what: str = "path") -> str:
+    """A path as a person gives it (str, bytes or os.PathLike: see
+    _path_arg(), which names ``what`` in its errors), as the C library
     takes it: an absolute one as given, a relative one joined to the
     current folder (os.path.abspath: "." and ".." resolved lexically,
     symbolic links left to the library), as the cudaload tool does. The C
     library refuses relative paths, so that what it finds does not depend on
     the current folder when it looks; resolving once, when the path is
     given, keeps that and lets people type relative paths. "" stays ""."""
-    value = os.fspath(path)
-    if isinstance(value, bytes):
-        value = os.fsdecode(value)
+    value = _path_arg(path, what)
     if not value:
         return value
     # Windows: "\x" and "C:x" are relative to a drive's current folder
@@ -118,7 +213,7 @@ def _absolute_path(path: "PathLike") -> str:
 def _absolute(lib: "Any", path: "PathLike", what: str, function: str) -> str:
     """_absolute_path(), with InvalidArgumentError naming ``what`` for an
     empty path (which names no file: more likely an unset variable)."""
-    value = _absolute_path(path)
+    value = _absolute_path(path, what)
     if not value:
         from ._errors import InvalidArgumentError
         status_text = lib.call("cudaload_strerror", C.CUDALOAD_E_INVALID_ARGUMENT) or ""
@@ -127,6 +222,54 @@ def _absolute(lib: "Any", path: "PathLike", what: str, function: str) -> str:
                                    status_text=status_text, detail="%s: the path is empty" % what,
                                    function=function)
     return value
+
+
+# --------------------------------------------------------------------------
+# Text for people
+# --------------------------------------------------------------------------
+
+
+def _utf8_text(value: str) -> str:
+    """``value`` (a str from the C library, or a path given by the user) as
+    the text of its bytes read as UTF-8, each byte that is not UTF-8 as the
+    surrogate U+DC80..U+DCFF (surrogateescape). On POSIX the bytes are
+    os.fsencode()'s, the operating system's, so this is ``value`` itself
+    under a UTF-8 file-system encoding."""
+    try:
+        data = os.fsencode(value)
+    except UnicodeEncodeError:  # not a file name (the Windows file-system codec)
+        data = value.encode("utf-8", "surrogateescape")
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _shown(value: str, keep_newlines: bool = False) -> str:
+    """``value`` as the cudaload tool shows a value from outside (a path, a
+    version read from a file, a driver's string) to people
+    (lib/text_escape.h): C0 controls and DEL as \\xNN, C1 controls as
+    \\u00NN, and each byte that is not UTF-8 as \\xNN, so that nothing in a
+    folder name reaches a terminal that would obey it (ESC sequences, CR
+    hiding a line). ``keep_newlines``: "\\n" stays (multi-line messages).
+    The exact values stay in the records' fields."""
+    if value.isascii() and value.isprintable():
+        return value
+    out = []
+    for char in _utf8_text(value):
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8
+            out.append("\\x%02x" % (code - 0xDC00))
+        elif (code < 0x20 and not (keep_newlines and char == "\n")) or code == 0x7F:
+            out.append("\\x%02x" % code)
+        elif 0x80 <= code <= 0x9F or 0xD800 <= code <= 0xDFFF:
+            out.append("\\u%04x" % code)
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _pad(cell: str, width: int) -> str:
+    """``cell`` padded to ``width`` UTF-8 bytes, as printf("%-*s") pads in
+    the C tool (a column that holds "é" lines up as the tool's does)."""
+    return cell + " " * (width - len(cell.encode("utf-8", "surrogateescape")))
 
 
 # --------------------------------------------------------------------------
@@ -345,40 +488,47 @@ class Report(_ContextReports):
 
     def table(self) -> str:
         """The scan part as ``cudaload scan`` prints it: an aligned table,
-        the summary line, and the explicit roots that could not be read."""
+        the summary line, and the explicit roots that could not be read.
+        Versions and paths are shown as the tool shows them (_shown():
+        control characters and bytes that are not UTF-8 escaped)."""
         header = ["NAME", "FAMILY", "MAJOR", "VERSION", "SOURCE", "PATH"]
-        rows = [[lib.name, lib.family, str(lib.major), lib.version or "-",
-                 lib.version_source, lib.path] for lib in self.libraries]
-        widths = [max([len(header[c])] + [len(r[c]) for r in rows]) for c in range(5)]
+        rows = [[lib.name, lib.family, str(lib.major), _shown(lib.version or "-"),
+                 lib.version_source, _shown(lib.path)] for lib in self.libraries]
+        widths = [max([len(header[c])] + [len(r[c].encode("utf-8", "surrogateescape"))
+                                           for r in rows]) for c in range(5)]
         lines = []
         for row in [header] + rows:
-            lines.append("".join("%-*s  " % (widths[c], row[c]) for c in range(5)) + row[5])
+            lines.append("".join(_pad(row[c], widths[c]) + "  " for c in range(5)) + row[5])
         n, m = len(self.libraries), len(self.roots)
         lines.append("")
         lines.append("%d %s in %d %s" % (n, "library" if n == 1 else "libraries",
                                          m, "root" if m == 1 else "roots"))
         for root in self.roots:
             if root.status_code != C.CUDALOAD_OK and root.origin == "explicit":
-                lines.append("root %s: %s" % (root.status, root.path))
+                lines.append("root %s: %s" % (root.status, _shown(root.path)))
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
+        """For people: paths, reasons and messages shown as the cudaload
+        tool shows them (_shown())."""
         lines = []
         if self.requirements:
-            lines.append("requirements: " + ", ".join(self.requirements))
+            lines.append("requirements: " + ", ".join(_shown(r) for r in self.requirements))
         lines.append("status: %s (%d)" % (self.status_text, self.status))
         if self.plan:
             lines.append("plan:")
             width = max(len(e.name) for e in self.plan)
             for e in self.plan:
-                lines.append("  %-*s  %-2d  %-16s  %s" % (width, e.name, e.major, e.state, e.path))
-                lines.append("  %-*s      why: %s" % (width, "", e.reason))
+                lines.append("  %-*s  %-2d  %-16s  %s" % (width, e.name, e.major, e.state,
+                                                         _shown(e.path)))
+                lines.append("  %-*s      why: %s" % (width, "", _shown(e.reason)))
                 if e.loaded_path and e.loaded_path != e.path:
-                    lines.append("  %-*s      uses: %s" % (width, "", e.loaded_path))
+                    lines.append("  %-*s      uses: %s" % (width, "", _shown(e.loaded_path)))
         for c in self.conflicts:
-            lines.append("conflict: %s\n  %s" % (c.path, c.text))
+            lines.append("conflict: %s\n  %s" % (_shown(c.path), _shown(c.text)))
         if self.error:
-            lines.append("error:\n" + "\n".join("  " + line for line in self.error.splitlines()))
+            lines.append("error:\n" + "\n".join("  " + line for line in
+                                                  _shown(self.error, True).splitlines()))
         if self.probe is not None:
             lines.append("probe: " + str(self.probe))
         lines.append("%d libraries found in %d roots (%s backend, %s)"
@@ -427,27 +577,26 @@ def default_site_packages() -> "List[str]":
     return out
 
 
-def _specs(require: "Specs") -> "List[str]":
-    if require is None:
-        return []
-    if isinstance(require, str):
-        return [require]
-    return [str(s) for s in require]
-
-
 class Context:
     """A libcudaload context: roots, the scanned inventory, requirements and
     a plan. Not thread-safe (as the C context); use one per thread.
 
     Args:
-        roots: folders searched first, in order (str or os.PathLike; a
-            relative path is resolved against the current folder now).
-            One that does not exist makes scan() raise NotFoundError.
-        site_packages: Python site folders searched next; None means
-            default_site_packages() (when ``defaults`` is true).
+        roots: folders searched first, in order: a list (any iterable) of
+            str, bytes or os.PathLike paths; a relative path is resolved
+            against the current folder now. One that does not exist makes
+            scan() raise NotFoundError. A single path is a TypeError
+            (write ``roots=[path]``).
+        site_packages: Python site folders searched next, as ``roots``;
+            None means default_site_packages() (when ``defaults`` is true).
         defaults: also search the C library's default roots (CUDA_PATH,
             toolkits, ld.so.cache, ...).
-        target: "host", "linux" or "windows" naming conventions.
+        target: the str "host", "linux" or "windows": naming conventions.
+
+    Arguments of the wrong type raise TypeError, values the C library
+    cannot take (a NUL character in a path, an empty path) raise
+    InvalidArgumentError (a ValueError), each naming the argument
+    ("roots[1]: embedded NUL character"), before the C context is made.
     """
 
     def __init__(self, roots: "Optional[Iterable[PathLike]]" = None,
@@ -458,20 +607,27 @@ class Context:
         self._origins: Dict[str, str] = {}
         self._target = target
         self._scanned = False
+        # Every argument is checked (and every path made absolute) before
+        # the C context exists, so a bad one leaves nothing half-made.
+        folders = [(_absolute(self._lib, path, "roots[%d]" % i, "cudaload_add_root"), "explicit")
+                   for i, path in enumerate(_path_list(roots, "roots") if roots is not None else ())]
+        if site_packages is None:
+            site_packages = default_site_packages() if defaults else []
+        folders += [(_absolute(self._lib, path, "site_packages[%d]" % i, "cudaload_add_root"),
+                     "site-packages")
+                    for i, path in enumerate(_path_list(site_packages, "site_packages"))]
+        if not isinstance(target, str):
+            raise TypeError("target: expected a str, got %s" % type(target).__name__)
+        if target not in _TARGETS:
+            raise ValueError("target %r: expected host, linux or windows" % (target,))
         flags = 0 if defaults else C.CUDALOAD_NO_DEFAULT_ROOTS
         ctx = self._lib.call("cudaload_create", flags)
         if ctx is None:
             _raise(self._lib, C.CUDALOAD_E_NO_MEMORY, "cudaload_create")
         self._ctx = ctx
-        seen = set()
-        for root in roots or ():
-            self.add_root(root, "explicit", seen)
-        if site_packages is None:
-            site_packages = default_site_packages() if defaults else []
-        for folder in site_packages:
-            self.add_root(folder, "site-packages", seen)
-        if target not in _TARGETS:
-            raise ValueError("target %r: expected host, linux or windows" % (target,))
+        seen: "set" = set()
+        for path, origin in folders:
+            self._add_root(path, origin, seen)
         status = self._lib.call("cudaload_set_target", self._ctx, _TARGETS[target])
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_set_target", target)
@@ -503,14 +659,19 @@ class Context:
         return self._ctx
 
     # -- roots and scan ---------------------------------------------------
-    def add_root(self, folder: "PathLike", origin: str = "explicit",
-                 _seen: "Optional[set]" = None) -> None:
-        """Search ``folder`` before the default roots. A relative path is
-        resolved against the current folder now (os.path.abspath), and the
-        reports show it absolute. It need not exist yet; if it still does
-        not at scan(), that raises NotFoundError."""
-        what = "root" if origin == "explicit" else origin + " folder"
-        path = _absolute(self._lib, folder, what, "cudaload_add_root")
+    def add_root(self, folder: "PathLike", origin: str = "explicit") -> None:
+        """Search ``folder`` (str, bytes or os.PathLike) before the default
+        roots. A relative path is resolved against the current folder now
+        (os.path.abspath), and the reports show it absolute. It need not
+        exist yet; if it still does not at scan(), that raises
+        NotFoundError. ``origin`` (a str) is what reports show as its
+        origin. TypeError/InvalidArgumentError as for Context()."""
+        self._add_root(_absolute(self._lib, folder, "folder", "cudaload_add_root"),
+                       _text_arg(origin, "origin"), None)
+
+    def _add_root(self, path: str, origin: str, _seen: "Optional[set]") -> None:
+        """add_root() of a path already checked and made absolute; skipped
+        when its key is in ``_seen`` (the roots of Context())."""
         if _seen is not None:
             key = os.path.normcase(os.path.abspath(path))
             if key in _seen:
@@ -565,9 +726,13 @@ class Context:
 
     # -- requirements, plan, preload -----------------------------------
     def require(self, specs: "Specs") -> "Context":
-        """Add requirements ("cudnn=8", "cublas>=12.4", "cudnn=8,cudnn=9").
-        Raises BadSpecError naming what could not be read."""
-        for spec in _specs(specs):
+        """Add requirements: one str ("cudnn=8", "cublas>=12.4",
+        "cudnn=8,cudnn=9"), an iterable of str, or None (none). Raises
+        BadSpecError naming what could not be read, TypeError for anything
+        but str (bytes and None items too) and InvalidArgumentError for a
+        NUL character, naming the argument as ``require``/``require[i]``,
+        before any is added."""
+        for spec in _spec_list(specs):
             status = self._lib.call("cudaload_require", self.handle, spec)
             if status != C.CUDALOAD_OK:
                 _raise(self._lib, status, "cudaload_require", repr(spec))
@@ -674,7 +839,10 @@ class Context:
         return self._lib.call("cudaload_env_name") or ""
 
     def env_compose(self, current: "Optional[str]" = None) -> str:
-        """The search-path value with the plan's folders first."""
+        """The search-path value with the plan's folders first, before
+        ``current`` (a str, or None for none)."""
+        if current is not None:
+            _text_arg(current, "current")
         value = self._lib.call("cudaload_env_compose", self.handle, current)
         if value is None:
             from ._errors import Error
@@ -693,7 +861,8 @@ class Context:
     # -- manifest, probe and doctor -------------------------------------------
     def load_manifest(self, path: "PathLike") -> "Context":
         """Read a cudaload.yaml manifest (requirements, roots, policy, probe).
-        A relative ``path`` is resolved against the current folder; the
+        ``path`` is a str, bytes or os.PathLike; a relative one is resolved
+        against the current folder; the
         manifest's relative roots against the manifest's folder. Raises
         UnsupportedError in builds without libyaml."""
         _need(self._lib, "cudaload_load_manifest")
@@ -706,8 +875,9 @@ class Context:
         return self
 
     def set_driver(self, path: "Optional[PathLike]") -> None:
-        """Choose the driver library the probe opens (None: the default). A
-        relative ``path`` is resolved against the current folder."""
+        """Choose the driver library the probe opens: ``path`` is a str,
+        bytes or os.PathLike (a relative one is resolved against the
+        current folder), or None for the default."""
         _need(self._lib, "cudaload_set_driver")
         status = self._lib.call("cudaload_set_driver", self.handle, None if path is None else
                                 _absolute(self._lib, path, "driver", "cudaload_set_driver"))
@@ -731,10 +901,13 @@ class Context:
 
     def doctor(self, format: str = "text", probe: bool = False, color: bool = False,
                probe_out_of_process: bool = False) -> "DoctorReport":
-        """cudaload_doctor(): the whole diagnosis as one report."""
+        """cudaload_doctor(): the whole diagnosis as one report. ``format``
+        is the str "text", "json" or "yaml"."""
         from ._extra import _FORMATS, DoctorReport
         lib = self._lib
         _need(lib, "cudaload_doctor")
+        if not isinstance(format, str):
+            raise TypeError("format: expected a str, got %s" % type(format).__name__)
         if format not in _FORMATS:
             raise ValueError("format %r: expected text, json or yaml" % (format,))
         flags = 0
@@ -922,10 +1095,12 @@ def _windows_after_preload(report: "Report") -> None:
 def scan(roots: "Optional[Iterable[PathLike]]" = None,
          site_packages: "Optional[Iterable[PathLike]]" = None,
          defaults: bool = True, target: str = "host") -> "Report":
-    """Scan ``roots`` (first, in order; str or os.PathLike, a relative one
-    resolved against the current folder), then ``site_packages`` (None:
+    """Scan ``roots`` (first, in order: a list of str, bytes or os.PathLike
+    paths, a relative one resolved against the current folder; a single
+    path is a TypeError), then ``site_packages`` (a list likewise; None:
     this interpreter's site folders, when ``defaults``), then (with
-    ``defaults``) the C library's default roots. Loads nothing. Returns a
+    ``defaults``) the C library's default roots. ``target`` is the str
+    "host", "linux" or "windows". Loads nothing. Returns a
     Report whose ``libraries`` and ``roots`` say what was found where;
     ``table()`` and ``scan_dict()`` print it as ``cudaload scan`` does.
     A root in ``roots`` that does not exist raises NotFoundError, with the
@@ -939,14 +1114,19 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
             site_packages: "Optional[Iterable[PathLike]]" = None,
             defaults: bool = True, rtld_global: bool = False,
             all_sublibs: bool = False, check: bool = True) -> "Report":
-    """Scan, plan and load the requirements by absolute path. ``roots``,
-    ``site_packages`` and ``defaults`` choose the folders searched, as for
-    scan() (a relative root is resolved against the current folder).
+    """Scan, plan and load the requirements by absolute path. ``require``
+    is a str ("cudnn=9", "cudnn=8,cublas=12") or an iterable of str.
+    ``roots``, ``site_packages`` and ``defaults`` choose the folders
+    searched, as for scan() (lists of paths; a relative root is resolved
+    against the current folder). Arguments of the wrong type raise
+    TypeError, a NUL character or an empty path InvalidArgumentError,
+    naming the argument, before anything is loaded.
     Raises NotFoundError (a root in ``roots`` does not exist: nothing is
     loaded) / UnsatisfiedError / LoadFailedError / ConflictError (with
     ``.detail`` and ``.report``) unless ``check`` is false."""
+    specs = _spec_list(require)  # checked before the context is made
     with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
+        ctx.require(specs)
         # _preload scans first: a root that does not exist stops it there.
         report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True)
     _windows_after_preload(report)
@@ -964,15 +1144,21 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     module that loads cuDNN/cuBLAS).
 
     Args:
-        require: specs such as ``["cudnn=8", "cudnn=9", "cublas=12"]``.
-        roots: folders searched first, in order (str or os.PathLike). A
+        require: specs: an iterable of str such as ``["cudnn=8", "cudnn=9",
+            "cublas=12"]``, or one str ("cudnn=9", or "cudnn=9,cublas=12").
+            Not bytes, and every item a str.
+        roots: folders searched first, in order: a list (any iterable) of
+            str, bytes or os.PathLike paths (bytes and names that are not
+            UTF-8 are kept exactly, as os.fsencode()/os.fsdecode() do). A
+            single path is a TypeError: write ``roots=[path]``. A
             relative path is resolved against the current folder when
             setup() is called, and the report shows it absolute. A root
             that does not exist raises NotFoundError before anything is
             loaded (with ``check``; else the report says it).
-        site_packages: Python site folders searched next; None means this
-            interpreter's (default_site_packages()), so a venv's NVIDIA
-            wheels are found with no arguments.
+        site_packages: Python site folders searched next, a list like
+            ``roots``; None means this interpreter's
+            (default_site_packages()), so a venv's NVIDIA wheels are found
+            with no arguments.
         isolate: you will open the consumers of a required major isolated
             (isolated_import(), isolated_open()), so another major already
             in the global symbol scope is reported in ``report.conflicts``
@@ -990,7 +1176,21 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     Returns:
         A Report: every file planned, why, what was loaded from where,
         the conflicts, and the probe.
+
+    Raises:
+        TypeError for an argument of the wrong type, InvalidArgumentError
+        (a ValueError) for a NUL character or an empty path, each naming
+        the argument ("require[0]: expected a str, got bytes", "roots[1]:
+        embedded NUL character"), before anything is loaded; the Error
+        subclass of a failure (with ``check``).
     """
+    # Read each argument once, as lists: the probe below uses them again
+    # (an iterator would be empty the second time).
+    require = _spec_list(require)
+    if roots is not None:
+        roots = _path_list(roots, "roots")
+    if site_packages is not None:
+        site_packages = _path_list(site_packages, "site_packages")
     report = preload(require, roots, site_packages, defaults, rtld_global,
                      all_sublibs, check=False)
     conflict_only = report.status == C.CUDALOAD_E_CONFLICT and isolate

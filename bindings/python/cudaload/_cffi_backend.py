@@ -13,6 +13,7 @@ parsed, ``ffi.cdef``'d and bound on the first call (or ``ffi``/``missing``).
 """
 
 import _thread
+import sys
 
 # cffi's C extension: an ImportError here tells the user to install cffi
 # (see _library._opener). The full ``cffi`` package (and its parser) is
@@ -30,6 +31,19 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to im
     from ._header import Header
 
 __all__ = ["CffiLibrary"]
+
+# How ``char *`` crosses the boundary. POSIX: the C library passes the
+# operating system's bytes through (a path is what readdir() and realpath()
+# gave it), so text is decoded and encoded as os.fsdecode()/os.fsencode() do
+# (the file-system encoding with surrogateescape): a folder name that is not
+# UTF-8 comes back as a str that os.fsencode() turns into its exact bytes,
+# and such a str goes in as those bytes. Windows: the C API speaks UTF-8 (it
+# converts to and from the wide API); surrogateescape keeps a decode from
+# ever failing.
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    _ENCODING, _ERRORS = "utf-8", "surrogateescape"
+else:
+    _ENCODING, _ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 _lock = _thread.RLock()
 _parsed: "Optional[Tuple[Any, Header]]" = None
@@ -67,6 +81,27 @@ class CffiLibrary:
         self._fns: Dict[str, Any] = {}
         self._returns_string: Dict[str, bool] = {}
         self._missing: List[str] = []
+
+    def version(self) -> "Tuple[Optional[int], Optional[str]]":
+        """(cudaload_version_number(), cudaload_version_string()), each None
+        when the file does not export it: _library's check that the file is
+        a libcudaload, at import. Through cffi's C loader with types made by
+        hand, so the header is not parsed for it."""
+        uint = _cffi_c.new_primitive_type("unsigned int")
+        char_p = _cffi_c.new_pointer_type(_cffi_c.new_primitive_type("char"))
+        try:
+            number = self._handle.load_function(
+                _cffi_c.new_function_type((), uint, False), "cudaload_version_number")()
+        except AttributeError:  # "function/symbol ... not found"
+            number = None
+        try:
+            result = self._handle.load_function(
+                _cffi_c.new_function_type((), char_p, False), "cudaload_version_string")()
+        except AttributeError:
+            text = None
+        else:
+            text = _cffi_c.string(result).decode(_ENCODING, _ERRORS) if result else None
+        return number, text
 
     def _bind(self) -> None:
         """Parse the header, dlopen through the FFI and look up every
@@ -122,7 +157,7 @@ class CffiLibrary:
 
     def _arg(self, value: "Any") -> "Any":
         if isinstance(value, str):
-            return value.encode("utf-8", "surrogateescape")
+            return value.encode(_ENCODING, _ERRORS)
         if value is None:
             return self.ffi.NULL
         return value
@@ -130,11 +165,12 @@ class CffiLibrary:
     def _string(self, value: "Any") -> "Optional[str]":
         if value == self.ffi.NULL:
             return None
-        return self.ffi.string(value).decode("utf-8", "surrogateescape")
+        return self.ffi.string(value).decode(_ENCODING, _ERRORS)
 
     def call(self, name: str, *args: "Any") -> "Any":
-        """Call ``name``: str arguments go in as UTF-8, ``const char *``
-        results come back as str (None for NULL), pointers as cdata or None."""
+        """Call ``name``: str arguments go in encoded as os.fsencode() does
+        (see _ENCODING), ``const char *`` results come back as str decoded
+        the same way (None for NULL), pointers as cdata or None."""
         result = self._functions[name](*[self._arg(a) for a in args])
         if self._returns_string[name]:
             return self._string(result)

@@ -6,11 +6,20 @@ reports and exit statuses of the C tool (docs/cli.md):
 the report is still printed); 4 a requirement has no usable library.
 probe: 0 when the GPU is usable, 5 when the answer is "fall back to CPU".
 doctor: 0 when the report lists no problem, 6 when it lists one or more.
+
+Output is written as the C tool writes it, byte for byte: UTF-8 whatever
+the locale. Text (reports and messages for people) shows control
+characters and bytes that are not UTF-8 escaped (``\\x1b``, ``\\xe9``).
+JSON and YAML keep the exact values: a byte of a name that is not UTF-8 is
+the escape ``\\udcXX`` in JSON and ``\\uDCXX`` in YAML (XX its value: the
+surrogate that Python's os.fsdecode() gives it), so the report stays valid
+and json.loads()/yaml.safe_load() give back a str that os.fsencode() turns
+into the exact bytes.
 """
 
 import argparse
-import json
 import os
+import re
 import sys
 from typing import Any, List, NoReturn, Optional
 
@@ -27,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with the tool's usage-error format and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write("cudaload: %s: %s\nTry '%s --help'.\n" % (self.prog.split()[-1], message, self.prog))
+        _error("cudaload: %s: %s\nTry '%s --help'.\n" % (self.prog.split()[-1], message, self.prog))
         sys.exit(EXIT_USAGE)
 
 
@@ -53,19 +62,123 @@ def _common(parser: argparse.ArgumentParser, requirements: bool) -> None:
                                  "repeatable or comma-joined")
 
 
-def _yaml_scalar(value: Any) -> str:
+# What the C writer (lib/report_writer.c) escapes in a JSON string: the
+# quote, the backslash, control characters (\n, \r and \t short; the rest,
+# DEL and the C1 controls as \u00XX, so that a terminal showing the
+# document obeys none), and, for a byte that is not UTF-8, the surrogate
+# \udcXX (lower case); the rest is written as it is (UTF-8), not as \u
+# escapes as json.dumps() would.
+_JSON_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f-\x9f\ud800-\udfff]')
+_JSON_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _utf8_text(value: str) -> str:
+    """The text of ``value``'s bytes read as UTF-8 (see _api._utf8_text)."""
+    from ._api import _utf8_text as utf8_text
+    return utf8_text(value)
+
+
+def _json_string(value: str) -> str:
+    return '"' + _JSON_ESCAPE.sub(
+        lambda m: _JSON_SHORT.get(m.group()) or "\\u%04x" % ord(m.group()),
+        _utf8_text(value)) + '"'
+
+
+def _json(value: Any, indent: str = "") -> str:
+    """``value`` (dicts, lists, str, int, float, bool, None) as JSON laid out
+    as json.dumps(indent=2) and the C tool lay it out, strings escaped as
+    the C tool escapes them (_json_string)."""
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        return "{\n" + ",\n".join("%s%s: %s" % (inner, _json_string(str(k)), _json(v, inner))
+                                   for k, v in value.items()) + "\n" + indent + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + _json(v, inner) for v in value) + "\n" + indent + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return _json_string(str(value))
+
+
+# YAML, written as the C writer's libyaml writes it (tests/python/
+# test_hardening.py compares the two on hostile folder names). A string is
+# single-quoted unless it holds a character YAML does not allow raw
+# (control characters, DEL, C1, the BOM, U+FFFE/U+FFFF; libyaml also
+# escapes characters beyond the BMP), a surrogate (a byte that is not
+# UTF-8), or a space next to a line break: then it is double-quoted with
+# libyaml's escapes, \uDCXX (upper case, as libyaml writes it) for a byte
+# that is not UTF-8.
+_YAML_SPECIAL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff"
+                           r"\ufeff\ufffe\uffff\U00010000-\U0010ffff]"
+                           r"| [\n\u2028\u2029]|[\n\u2028\u2029] ")
+_YAML_DOUBLE = re.compile(r'["\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff'
+                          r"\ufeff\ufffe\uffff\U00010000-\U0010ffff]")
+_YAML_SHORT = {"\0": "\\0", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+               "\v": "\\v", "\f": "\\f", "\r": "\\r", "\x1b": "\\e", '"': '\\"',
+               "\\": "\\\\", "\x85": "\\N", "\u2028": "\\L",
+               "\u2029": "\\P"}
+
+
+def _yaml_escape(char: str) -> str:
+    short = _YAML_SHORT.get(char)
+    if short:
+        return short
+    code = ord(char)
+    if code <= 0xFF:
+        return "\\x%02X" % code
+    if code <= 0xFFFF:
+        return "\\u%04X" % code
+    return "\\U%08X" % code
+
+
+def _yaml_single_quoted(text: str, indent: int) -> str:
+    """libyaml's single-quoted scalar: ' doubled; a line break ("\n",
+    U+2028, U+2029) kept, a "\n" written twice (one line break folds to a
+    space when read) and the next line indented to ``indent``."""
+    out = ["'"]
+    breaks = False
+    for char in text:
+        if char in "\n\u2028\u2029":
+            if not breaks and char == "\n":
+                out.append("\n")
+            out.append(char)
+            breaks = True
+        else:
+            if breaks:
+                out.append(" " * indent)
+            out.append("''" if char == "'" else char)
+            breaks = False
+    if breaks:
+        out.append(" " * indent)
+    out.append("'")
+    return "".join(out)
+
+
+def _yaml_scalar(value: Any, indent: int = 2) -> str:
+    """A value of a block mapping whose keys start at column ``indent`` - 2
+    (a multi-line value goes on at column ``indent``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    return "'" + str(value).replace("'", "''") + "'"
+    text = _utf8_text(str(value))
+    if _YAML_SPECIAL.search(text):
+        return '"' + _YAML_DOUBLE.sub(lambda m: _yaml_escape(m.group()), text) + '"'
+    return _yaml_single_quoted(text, indent)
 
 
 def _yaml(data: Any, indent: str = "") -> List[str]:
-    """A small block-style YAML writer for the scan report (strings single-
-    quoted, as the C tool writes them)."""
+    """A small block-style YAML writer for the scan report, laid out and
+    quoted as the C tool's libyaml writes it."""
     lines: List[str] = []
     if isinstance(data, dict):
         for key, value in data.items():
@@ -75,7 +188,7 @@ def _yaml(data: Any, indent: str = "") -> List[str]:
             elif isinstance(value, list):
                 lines.append("%s%s: []" % (indent, key))
             else:
-                lines.append("%s%s: %s" % (indent, key, _yaml_scalar(value)))
+                lines.append("%s%s: %s" % (indent, key, _yaml_scalar(value, len(indent) + 2)))
     elif isinstance(data, list):
         for item in data:
             sub = _yaml(item, indent + "  ")
@@ -85,9 +198,33 @@ def _yaml(data: Any, indent: str = "") -> List[str]:
     return lines
 
 
+def _write(text: str) -> None:
+    """Write ``text`` to standard output as the C tool would: as UTF-8
+    whatever the locale (sys.stdout.write() would encode it with the
+    locale's codec, and refuse a surrogate-escaped byte that is not UTF-8
+    under a strict one; the reports written here have none left, but the
+    C library's doctor report is passed through as it comes)."""
+    data = _utf8_text(text).encode("utf-8", "surrogateescape")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a replaced sys.stdout (tests): text is all it takes
+        sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def _error(text: str) -> None:
+    """A message on standard error, as the C tool writes one (cli_error):
+    its line breaks kept, control characters and bytes that are not UTF-8
+    from the values in it (paths, spec text) escaped."""
+    from ._api import _shown
+    sys.stderr.write(_shown(text, keep_newlines=True))
+
+
 def _report_error(command: str, exc: BaseException) -> int:
     from ._errors import MissingFunctionError, UnsatisfiedError
-    sys.stderr.write("cudaload: %s: %s\n" % (command, exc))
+    _error("cudaload: %s: %s\n" % (command, exc))
     if isinstance(exc, UnsatisfiedError):
         return EXIT_UNSATISFIED
     if isinstance(exc, MissingFunctionError):
@@ -110,15 +247,15 @@ def _scan(args: argparse.Namespace) -> int:
     except cudaload.Error as exc:
         return _report_error("scan", exc)
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.scan_dict(), indent=2) + "\n")
+        _write(_json(report.scan_dict()) + "\n")
     elif args.format == "yaml":
-        sys.stdout.write("---\n" + "\n".join(_yaml(report.scan_dict())) + "\n")
+        _write("---\n" + "\n".join(_yaml(report.scan_dict())) + "\n")
     else:
-        sys.stdout.write(report.table())
+        _write(report.table())
     status = EXIT_OK
     for root in report.roots:
         if root.origin == "explicit" and root.status_code != 0:
-            sys.stderr.write("cudaload: warning: root %s: %s\n" % (root.path, root.status))
+            _error("cudaload: warning: root %s: %s\n" % (root.path, root.status))
             status = EXIT_INPUT
     return status
 
@@ -150,11 +287,11 @@ def _doctor(args: argparse.Namespace) -> int:
                 "json", probe=probe, probe_out_of_process=args.out_of_process)
     except cudaload.Error as exc:
         if args.manifest and exc.function == "cudaload_load_manifest":
-            sys.stderr.write("cudaload: doctor: %s\n" % exc)
+            _error("cudaload: doctor: %s\n" % exc)
             return EXIT_INPUT
         return _report_error("doctor", exc)
     text = str(report)
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _write(text if text.endswith("\n") else text + "\n")
     try:
         problems = as_json.to_dict().get("problems") or []
     except ValueError:
@@ -174,7 +311,8 @@ def _probe_document(result: "object") -> dict:
         "driver": {"path": r.driver_path or None, "version": r.driver_version or None},
         "runtime_version": r.runtime_version or None,
         "devices": [{"name": d.name,
-                     "compute_capability": "%d.%d" % (d.capability // 10, d.capability % 10),
+                     "compute_capability": ("%d.%d" % (d.capability // 10, d.capability % 10)
+                                            if d.capability else None),
                      "memory_mib": d.memory_mib, "uuid": d.uuid} for d in r.devices],
         "stages": [{"name": st.name, "status": st.status, "ms": round(st.ms, 3),
                     "message": st.message} for st in r.stages],
@@ -192,9 +330,9 @@ def _probe(args: argparse.Namespace) -> int:
     except cudaload.Error as exc:
         return _report_error("probe", exc)
     if args.format == "json":
-        sys.stdout.write(json.dumps(_probe_document(result), indent=2) + "\n")
+        _write(_json(_probe_document(result)) + "\n")
     else:
-        sys.stdout.write(str(result) + "\n")
+        _write(str(result) + "\n")
     return EXIT_OK if result.gpu_ok else EXIT_CPU_FALLBACK
 
 

@@ -11,6 +11,7 @@ cudaload`` does not pay for the ~80 functions a program mostly never calls.
 """
 
 import ctypes
+import sys
 
 # No ``from __future__ import annotations`` (importing __future__ costs about
 # as much as this module): annotations naming typing types are strings.
@@ -19,6 +20,19 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to im
     from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["CtypesLibrary"]  # and SIGNATURES, made on access by __getattr__
+
+# How ``char *`` crosses the boundary. POSIX: the C library passes the
+# operating system's bytes through (a path is what readdir() and realpath()
+# gave it), so text is decoded and encoded as os.fsdecode()/os.fsencode() do
+# (the file-system encoding with surrogateescape): a folder name that is not
+# UTF-8 comes back as a str that os.fsencode() turns into its exact bytes,
+# and such a str goes in as those bytes. Windows: the C API speaks UTF-8 (it
+# converts to and from the wide API); surrogateescape keeps a decode from
+# ever failing.
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    _ENCODING, _ERRORS = "utf-8", "surrogateescape"
+else:
+    _ENCODING, _ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
 
 _ctx = ctypes.c_void_p          # cudaload_ctx *, const cudaload_ctx *
 _file = ctypes.c_void_p         # cudaload_file *
@@ -140,13 +154,13 @@ def __getattr__(name: str) -> "Any":
 
 def _encode(value: "Any") -> "Any":
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
+        return value.encode(_ENCODING, _ERRORS)
     return value
 
 
 def _decode(value: "Any") -> "Any":
     if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
+        return value.decode(_ENCODING, _ERRORS)
     return value
 
 
@@ -182,6 +196,27 @@ class CtypesLibrary:
             self._functions[name] = function
         return function
 
+    def version(self) -> "Tuple[Optional[int], Optional[str]]":
+        """(cudaload_version_number(), cudaload_version_string()), each None
+        when the file does not export it: _library's check that the file is
+        a libcudaload, at import. Fresh function objects, outside
+        ``_functions``, so that nothing of the API is bound by the check."""
+        try:
+            number = self._dll["cudaload_version_number"]
+        except AttributeError:
+            number = None
+        else:
+            number.restype, number.argtypes = _uint, []
+        try:
+            text = self._dll["cudaload_version_string"]
+        except AttributeError:
+            text = None
+        else:
+            text.restype, text.argtypes = _str, []
+        value = text() if text is not None else None
+        return (number() if number is not None else None,
+                _decode(value) if value is not None else None)
+
     @property
     def missing(self) -> "List[str]":
         """The API's functions this file does not export (looks every one
@@ -199,8 +234,9 @@ class CtypesLibrary:
         return function
 
     def call(self, name: str, *args: "Any") -> "Any":
-        """Call ``name``: str arguments go in as UTF-8, ``const char *``
-        results come back as str (None for NULL), pointers as int or None."""
+        """Call ``name``: str arguments go in encoded as os.fsencode() does
+        (see _ENCODING), ``const char *`` results come back as str decoded
+        the same way (None for NULL), pointers as int or None."""
         function = self._functions.get(name) or self._callable(name)
         return _decode(function(*[_encode(a) for a in args]))
 
@@ -214,7 +250,7 @@ class CtypesLibrary:
     @staticmethod
     def text(value: "Optional[bytes]") -> "Optional[str]":
         """A ``const char *`` result of a function(): str, or None for NULL."""
-        return None if value is None else value.decode("utf-8", "surrogateescape")
+        return None if value is None else value.decode(_ENCODING, _ERRORS)
 
     def null(self) -> "Any":
         """The NULL handle of this backend."""

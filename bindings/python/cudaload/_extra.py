@@ -14,7 +14,8 @@ import os
 import sys
 
 from . import _constants as C
-from ._api import Context, _load_default, _Record, _raise
+from ._api import (Context, _load_default, _path_arg, _Record, _raise, _shown, _spec_list,
+                   _text_arg)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
@@ -80,9 +81,13 @@ class Probe(_Record):
         self.devices = devices
 
     def __str__(self) -> str:
-        lines = [self.summary]
+        """For people: the driver's strings in the summary and the stage
+        messages (device names, error names) shown as the cudaload tool
+        shows them (control characters escaped)."""
+        lines = [_shown(self.summary)]
         for stage in self.stages:
-            lines.append("  %-8s %-8s %8.1f ms  %s" % (stage.name, stage.status, stage.ms, stage.message))
+            lines.append("  %-8s %-8s %8.1f ms  %s" % (stage.name, stage.status, stage.ms,
+                                                      _shown(stage.message)))
         return "\n".join(lines)
 
 
@@ -171,14 +176,18 @@ def probe(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
           defaults: bool = True, out_of_process: bool = False,
           timeout: float = 0.0, driver: "Optional[PathLike]" = None) -> "Probe":
     """Answer "may I use the GPU?": the staged probe of cudaload_probe_run().
+    ``require`` is a str or an iterable of str, as for setup();
     ``roots``, ``site_packages`` and ``defaults`` choose where the required
-    libraries are looked for, as for scan(); ``driver`` is the driver
-    library to open. Relative paths are resolved against the current
-    folder. A root that does not exist is not an error here (the libraries
-    are looked for elsewhere, as ``cudaload probe`` does). Raises
-    MissingFunctionError if this libcudaload has no probe."""
+    libraries are looked for, as for scan() (lists of str, bytes or
+    os.PathLike paths); ``driver`` is the driver library to open (str,
+    bytes or os.PathLike, or None). Relative paths are resolved against the
+    current folder. A root that does not exist is not an error here (the
+    libraries are looked for elsewhere, as ``cudaload probe`` does). Raises
+    MissingFunctionError if this libcudaload has no probe; TypeError and
+    InvalidArgumentError for arguments as setup() does."""
+    specs = _spec_list(require)
     with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
+        ctx.require(specs)
         if driver is not None:
             ctx.set_driver(driver)
         return ctx.probe(out_of_process, timeout)
@@ -189,13 +198,17 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
            defaults: bool = True, format: str = "text", probe: bool = False,
            color: bool = False, probe_out_of_process: bool = False) -> "DoctorReport":
     """The whole diagnosis, as ``cudaload doctor`` prints it:
-    ``print(cudaload.doctor())``. ``roots``, ``site_packages`` and
-    ``defaults`` choose the folders searched, as for scan() (a relative root
-    is resolved against the current folder); a root that does not exist is
-    one of the problems the report lists, as ``cudaload doctor`` does.
-    Raises MissingFunctionError if this libcudaload has no doctor."""
+    ``print(cudaload.doctor())``. ``require`` is a str or an iterable of
+    str, as for setup(); ``roots``, ``site_packages`` and ``defaults``
+    choose the folders searched, as for scan() (lists of paths; a relative
+    root is resolved against the current folder); a root that does not
+    exist is one of the problems the report lists, as ``cudaload doctor``
+    does. ``format`` is the str "text", "json" or "yaml". Raises
+    MissingFunctionError if this libcudaload has no doctor; TypeError and
+    InvalidArgumentError for arguments as setup() does."""
+    specs = _spec_list(require)
     with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
+        ctx.require(specs)
         return ctx.doctor(format, probe, color, probe_out_of_process)
 
 
@@ -210,12 +223,16 @@ def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
     On Linux this reaches the processes started afterwards (subprocess),
     not this process's own loader, which read LD_LIBRARY_PATH at start: use
     setup() for this process. On Windows it changes what later
-    LoadLibrary("name.dll") calls search. ``roots``, ``site_packages`` and
-    ``defaults`` are those of scan(): a relative root is resolved against
-    the current folder, and one that does not exist raises NotFoundError.
+    LoadLibrary("name.dll") calls search. ``require`` is a str or an
+    iterable of str, as for setup(). ``roots``, ``site_packages`` and
+    ``defaults`` are those of scan() (lists of paths): a relative root is
+    resolved against the current folder, and one that does not exist
+    raises NotFoundError. TypeError and InvalidArgumentError for arguments
+    as setup() does.
     """
+    specs = _spec_list(require)
     with Context(roots, site_packages, defaults) as ctx:
-        ctx.require(require)
+        ctx.require(specs)
         ctx.scan()
         ctx.plan()
         name = ctx.env_name()
@@ -226,9 +243,12 @@ def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
 
 
 def inspect(path: "PathLike") -> "FileInfo":
-    """Read an ELF or PE file's headers without loading it."""
+    """Read an ELF or PE file's headers without loading it. ``path`` is a
+    str, bytes or os.PathLike (TypeError otherwise; InvalidArgumentError for
+    a NUL character); FileInfo.path is it as a str (os.fsdecode() of bytes,
+    so os.fsencode() gives them back)."""
     lib = _load_default()
-    file_path = os.fspath(path)
+    file_path = _path_arg(path, "path")
     status, handle = lib.inspect(file_path)
     if status != C.CUDALOAD_OK or handle is None:
         _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_inspect", file_path)
@@ -326,10 +346,12 @@ def isolated_import() -> "_IsolatedImport":
 
 def isolated_open(path: "PathLike") -> "ctypes.CDLL":
     """Open a shared library with cudaload_dlopen_isolated() (Linux:
-    RTLD_DEEPBIND) and return it as a ctypes.CDLL."""
+    RTLD_DEEPBIND) and return it as a ctypes.CDLL. ``path`` is a str, bytes
+    or os.PathLike (TypeError otherwise; InvalidArgumentError for a NUL
+    character, at which the C string would end)."""
     import ctypes
     lib = _load_default()
-    file_path = os.fspath(path)
+    file_path = _path_arg(path, "path")
     handle = lib.call("cudaload_dlopen_isolated", file_path)
     if handle is None:
         _raise(lib, C.CUDALOAD_E_LOAD_FAILED, "cudaload_dlopen_isolated", file_path)
@@ -337,9 +359,16 @@ def isolated_open(path: "PathLike") -> "ctypes.CDLL":
 
 
 def symbol_provider(library: "Union[ctypes.CDLL, int]", symbol: str) -> "Optional[str]":
-    """The file that provides ``symbol`` to a loaded library (a ctypes.CDLL
-    or a dlopen handle), as the dynamic loader resolves it; None if none."""
+    """The file that provides ``symbol`` (a str) to a loaded library (a
+    ctypes.CDLL or a dlopen handle as an int), as the dynamic loader
+    resolves it; None if none. TypeError for other types,
+    InvalidArgumentError for a NUL character in ``symbol``."""
     lib = _load_default()
+    _text_arg(symbol, "symbol")
+    if isinstance(library, bool) or not (isinstance(library, int)
+                                         or hasattr(library, "_handle")):
+        raise TypeError("library: expected a ctypes.CDLL or a dlopen handle (int), got %s"
+                        % type(library).__name__)
     if isinstance(library, int):
         handle: Any = library
         if lib.backend == "cffi":
