@@ -60,9 +60,23 @@ void cl_ctx_clear_plan(cudaload_ctx *ctx) {
   ctx->plan_count = 0;
   for (size_t i = 0; i < ctx->conflict_count; ++i) {
     free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].problem);
+    free(ctx->conflicts[i].fix);
     free(ctx->conflicts[i].text);
   }
   ctx->conflict_count = 0;
+  for (size_t r = 0; r < ctx->outcome_count; ++r) {
+    cl_requirement_outcome *o = &ctx->outcomes[r];
+    for (size_t i = 0; i < o->rejected_count; ++i) {
+      free(o->rejected[i].path);
+      free(o->rejected[i].why);
+    }
+    free(o->rejected);
+    free(o->fix);
+  }
+  free(ctx->outcomes);
+  ctx->outcomes = NULL;
+  ctx->outcome_count = 0;
   ctx->planned = 0;
 }
 

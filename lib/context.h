@@ -91,9 +91,27 @@ typedef struct cl_plan_entry {
   int to_load; /* 0 for sub-libraries the main library finds itself */
 } cl_plan_entry;
 
-typedef struct cl_conflict {
+/* A candidate file a requirement did not take, and why. */
+typedef struct cl_rejection {
   char *path;
-  char *text;
+  char *why; /* "version 8.9.7 does not satisfy >=9", "x was preferred" */
+} cl_rejection;
+
+/* The plan's outcome for one requirement, as data: the report, the last
+ * error, the doctor and the probe are rendered from it (nothing parses the
+ * prose back). */
+typedef struct cl_requirement_outcome {
+  cl_rejection *rejected; /* in inventory order */
+  size_t rejected_count, rejected_capacity;
+  size_t chosen; /* index into ctx->libraries, SIZE_MAX: unsatisfied */
+  char *fix;     /* unsatisfied: one command line that fixes it */
+} cl_requirement_outcome;
+
+typedef struct cl_conflict {
+  char *path;    /* the file in the global scope */
+  char *problem; /* what will go wrong */
+  char *fix;     /* what to do about it */
+  char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
 } cl_conflict;
 
 struct cudaload_ctx {
@@ -116,6 +134,8 @@ struct cudaload_ctx {
   cl_plan_entry *plan;
   size_t plan_count, plan_capacity;
   int planned;
+  cl_requirement_outcome *outcomes; /* one per requirement, after a plan */
+  size_t outcome_count;
   cl_conflict *conflicts;
   size_t conflict_count, conflict_capacity;
   char *env_value;
@@ -131,6 +151,12 @@ struct cudaload_ctx {
   /* probe: what cudaload_set_driver() chose (probe.c). */
   char *probe_driver_path; /* absolute; NULL: the default driver */
 };
+
+/* The explanation of every unsatisfied requirement of the last plan, as
+ * cudaload_last_error() has it after cudaload_plan() (what is missing, the
+ * roots searched, each candidate rejected and why, the fix), rendered from
+ * ctx->outcomes; malloc'ed, NULL when memory runs out (plan.c). */
+char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx);
 
 /* Recompute ctx->conflicts from the process's global symbol scope
  * (plan.c). */

@@ -300,39 +300,6 @@ static void run_probe(doctor *d) {
 
 /* The block of the plan's report about one requirement: from the line
  * "<spec>: no usable ..." to the next line that is not indented. */
-static const char *requirement_block(const char *report, const char *spec,
-                                     size_t *len) {
-  size_t n = strlen(spec);
-  for (const char *line = report; line && *line;) {
-    if (!strncmp(line, spec, n) && !strncmp(line + n, ": no usable", 11)) {
-      const char *end = strchr(line, '\n');
-      while (end && end[1] == ' ')
-        end = strchr(end + 1, '\n');
-      *len = end ? (size_t)(end - line) : strlen(line);
-      return line;
-    }
-    line = strchr(line, '\n');
-    if (line)
-      ++line;
-  }
-  return NULL;
-}
-
-/* The rest of the line after `label` inside block, malloc'ed, or NULL. */
-static char *line_after(const char *block, size_t len, const char *label) {
-  const char *found = NULL;
-  for (const char *p = block; p < block + len; ++p)
-    if (!strncmp(p, label, strlen(label))) {
-      found = p + strlen(label);
-      break;
-    }
-  if (!found)
-    return NULL;
-  const char *end = memchr(found, '\n', (size_t)(block + len - found));
-  return cl_strndup(found, end ? (size_t)(end - found)
-                               : (size_t)(block + len - found));
-}
-
 static int requirement_satisfied(const cudaload_ctx *ctx, size_t r,
                                  const char **path) {
   for (size_t i = 0; i < ctx->plan_count; ++i)
@@ -353,22 +320,20 @@ static void unsatisfied_problems(doctor *d) {
     const cl_requirement *req = &ctx->requirements[r];
     if (requirement_satisfied(ctx, r, NULL))
       continue;
-    size_t len = 0;
-    const char *block =
-        d->plan_error ? requirement_block(d->plan_error, req->text, &len) : 0;
-    char *fix = block ? line_after(block, len, "  fix: ") : NULL;
+    const cl_requirement_outcome *o =
+        r < ctx->outcome_count ? &ctx->outcomes[r] : NULL;
     /* The first rejected candidate says most about why. */
-    char *rejected = block ? line_after(block, len, "rejected:\n    ") : NULL;
     char *text =
-        rejected
-            ? format_text("%s: no usable %s library (%s)", req->text,
-                          req->entry->family, rejected)
+        o && o->rejected_count
+            ? format_text("%s: no usable %s library (%s: %s)", req->text,
+                          req->entry->family, o->rejected[0].path,
+                          o->rejected[0].why)
             : format_text("%s: no usable %s library; no file named like %s "
                           "in the roots searched",
                           req->text, req->entry->family, req->entry->name);
-    free(rejected);
     add_problem(d, text,
-                fix ? fix
+                o && o->fix
+                    ? cl_strdup(o->fix)
                     : format_text("add the folder that holds %s with --root "
                                   "or in the manifest's roots",
                                   req->entry->name));
@@ -377,13 +342,8 @@ static void unsatisfied_problems(doctor *d) {
 
 static void conflict_problems(doctor *d) {
   for (size_t i = 0; i < d->ctx->conflict_count; ++i) {
-    const char *text = d->ctx->conflicts[i].text;
-    const char *fix = strstr(text, ". Fix: ");
-    add_problem(
-        d, fix ? cl_strndup(text, (size_t)(fix - text) + 1) : cl_strdup(text),
-        fix ? cl_strdup(fix + 7)
-            : cl_strdup("open the consumer with "
-                        "cudaload_dlopen_isolated()"));
+    const cl_conflict *c = &d->ctx->conflicts[i];
+    add_problem(d, cl_strdup(c->problem), cl_strdup(c->fix));
   }
 }
 

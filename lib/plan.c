@@ -211,8 +211,8 @@ static int better(const cudaload_ctx *ctx, const cl_library *a,
   return a->root < b->root;
 }
 
-/* One concrete command that fixes a missing requirement. */
-static void append_fix(text_buffer *b, const cl_requirement *r, int naming) {
+/* One concrete command that fixes a missing requirement, malloc'ed. */
+static char *make_fix(const cl_requirement *r, int naming) {
   const char *family = r->entry->family;
   long major = r->op == CL_OP_ANY ? 0 : r->version[0];
   const char *var = strcmp(family, "cudnn") == 0 ? "CUDNN_PATH" : "CUDA_PATH";
@@ -244,10 +244,38 @@ static void append_fix(text_buffer *b, const cl_requirement *r, int naming) {
           snprintf(pip, sizeof pip, "pip install \"%s\"", packages[i].package);
       }
   }
-  append(b,
-         "  fix: %s (then pass its site-packages folder as a root), or "
-         "set %s to the folder that holds %s\n",
-         pip, var, naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries");
+  char fix[512];
+  snprintf(fix, sizeof fix,
+           "%s (then pass its site-packages folder as a root), or set %s to "
+           "the folder that holds %s",
+           pip, var,
+           naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries");
+  return cl_strdup(fix);
+}
+
+/* Record why a candidate was not taken (the text is copied). */
+static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
+                  ...) CL_PRINTF(3, 4);
+static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
+                  ...) {
+  char why[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  if (cl_reserve((void **)&o->rejected, &o->rejected_capacity,
+                 o->rejected_count + 1, sizeof *o->rejected))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_rejection *r = &o->rejected[o->rejected_count];
+  r->path = cl_strdup(path);
+  r->why = cl_strdup(why);
+  if (!r->path || !r->why) {
+    free(r->path);
+    free(r->why);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  o->rejected_count++;
+  return CUDALOAD_OK;
 }
 
 static void describe_roots(text_buffer *b, const cudaload_ctx *ctx) {
@@ -595,6 +623,8 @@ done:
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->conflict_count; ++i) {
     free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].problem);
+    free(ctx->conflicts[i].fix);
     free(ctx->conflicts[i].text);
   }
   ctx->conflict_count = 0;
@@ -625,24 +655,30 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
       free(provider);
       continue;
     }
-    char text[8192];
-    snprintf(text, sizeof text,
+    char problem[4096], fix[1024], text[8192];
+    snprintf(problem, sizeof problem,
              "%s (%s %d) is in the global symbol scope: a library linked to "
-             "%s %d will call its %s and relatives instead of its own. Fix: "
+             "%s %d will call its %s and relatives instead of its own.",
+             provider, req->entry->family, m.major, req->entry->family,
+             planned_major, symbol);
+    snprintf(fix, sizeof fix,
              "open that consumer with cudaload_dlopen_isolated() "
              "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
-             provider, req->entry->family, m.major, req->entry->family,
-             planned_major, symbol, cl_path_basename(provider));
-    char *copy = cl_strdup(text);
-    if (!copy || cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
-                            ctx->conflict_count + 1, sizeof(cl_conflict))) {
-      free(copy);
+             cl_path_basename(provider));
+    snprintf(text, sizeof text, "%s Fix: %s", problem, fix);
+    if (cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
+                   ctx->conflict_count + 1, sizeof(cl_conflict))) {
       free(provider);
       return CUDALOAD_E_NO_MEMORY;
     }
-    ctx->conflicts[ctx->conflict_count].path = provider;
-    ctx->conflicts[ctx->conflict_count].text = copy;
+    cl_conflict *c = &ctx->conflicts[ctx->conflict_count];
+    c->path = provider;
+    c->problem = cl_strdup(problem);
+    c->fix = cl_strdup(fix);
+    c->text = cl_strdup(text);
     ctx->conflict_count++;
+    if (!c->problem || !c->fix || !c->text)
+      return CUDALOAD_E_NO_MEMORY;
   }
   return CUDALOAD_OK;
 }
@@ -661,16 +697,22 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
       return rc;
   }
   cl_ctx_clear_plan(ctx);
-  text_buffer report = {0};
   size_t unsatisfied = 0;
   companion_index companions;
   int rc = companion_index_build(ctx, &companions);
   cl_str_index planned;
   cl_str_index_init(&planned, 0);
+  if (!rc && ctx->requirement_count) {
+    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
+    if (!ctx->outcomes)
+      rc = CUDALOAD_E_NO_MEMORY;
+    else
+      ctx->outcome_count = ctx->requirement_count;
+  }
   for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
+    cl_requirement_outcome *o = &ctx->outcomes[r];
     const cl_library *best = NULL;
-    text_buffer rejected = {0};
     for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
       const cl_library *lib = &ctx->libraries[i];
       if (lib->entry != req->entry)
@@ -683,36 +725,29 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
           !(req->op == CL_OP_EQ && req->version_parts == 1))
         cl_library_settle_version(ctx, &ctx->libraries[i]);
       if (!satisfies(req, lib, why, sizeof why)) {
-        append(&rejected, "    %s: %s\n", lib->path, why);
+        rc = reject(o, lib->path, "%s", why);
       } else if ((missing = missing_companion(&companions, lib, &rc))) {
-        append(&rejected, "    %s: %s %d is not in the same folder\n",
-               lib->path, missing->name, lib->major);
+        rc = reject(o, lib->path, "%s %d is not in the same folder",
+                    missing->name, lib->major);
       } else if (!best || better(ctx, lib, best)) {
         if (best)
-          append(&rejected, "    %s: %s was preferred\n", best->path,
-                 lib->path);
+          rc = reject(o, best->path, "%s was preferred", lib->path);
         best = lib;
       } else {
-        append(&rejected, "    %s: %s was preferred\n", lib->path, best->path);
+        rc = reject(o, lib->path, "%s was preferred", best->path);
       }
     }
+    o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
     if (rc) {
       /* out of memory: reported below */
     } else if (best) {
       rc = add_chosen(ctx, &planned, best, r);
     } else {
       ++unsatisfied;
-      append(&report, "%s: no usable %s library\n", req->text,
-             req->entry->family);
-      describe_roots(&report, ctx);
-      if (rejected.len)
-        append(&report, "  rejected:\n%s", rejected.data);
-      else
-        append(&report, "  no file named like %s was found\n",
-               req->entry->name);
-      append_fix(&report, req, cl_ctx_naming(ctx));
+      o->fix = make_fix(req, cl_ctx_naming(ctx));
+      if (!o->fix)
+        rc = CUDALOAD_E_NO_MEMORY;
     }
-    free(rejected.data);
   }
   companion_index_free(&companions);
   cl_str_index_free(&planned);
@@ -721,18 +756,41 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   if (!rc)
     rc = cl_plan_detect_conflicts(ctx);
   ctx->planned = rc == CUDALOAD_OK;
-  if (rc) {
-    free(report.data);
+  if (rc)
     return cl_fail(rc, "cudaload_plan: out of memory");
-  }
   if (unsatisfied) {
+    char *report = cl_plan_unsatisfied_report(ctx);
     rc = cl_fail(CUDALOAD_E_UNSATISFIED, "%s",
-                 report.data ? report.data : "requirements unsatisfied");
-    free(report.data);
+                 report ? report : "requirements unsatisfied");
+    free(report);
     return rc;
   }
-  free(report.data);
   return CUDALOAD_OK;
+}
+
+char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx) {
+  text_buffer b = {0};
+  for (size_t r = 0; r < ctx->outcome_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    const cl_requirement_outcome *o = &ctx->outcomes[r];
+    if (o->chosen != SIZE_MAX)
+      continue;
+    append(&b, "%s: no usable %s library\n", req->text, req->entry->family);
+    describe_roots(&b, ctx);
+    if (o->rejected_count) {
+      append(&b, "  rejected:\n");
+      for (size_t i = 0; i < o->rejected_count; ++i)
+        append(&b, "    %s: %s\n", o->rejected[i].path, o->rejected[i].why);
+    } else {
+      append(&b, "  no file named like %s was found\n", req->entry->name);
+    }
+    append(&b, "  fix: %s\n", o->fix ? o->fix : "");
+  }
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
 }
 
 /* Accessors. */

@@ -912,34 +912,18 @@ static void ensure_preloaded(probe_run *run) {
   cl_clear_error();
 }
 
-/* The one-line story of an unsatisfied requirement from the plan's report:
- * its "no usable" line and its fix line. */
+/* The one-line story of an unsatisfied requirement, from the plan's
+ * outcome: what is missing and its fix. */
 static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
-  const char *report = run->preload_error ? run->preload_error : "";
-  size_t text_len = strlen(r->text);
-  const char *block = NULL;
-  for (const char *line = report; *line;) {
-    if (strncmp(line, r->text, text_len) == 0 && line[text_len] == ':') {
-      block = line;
-      break;
-    }
-    const char *next = strchr(line, '\n');
-    if (!next)
-      break;
-    line = next + 1;
-  }
-  if (!block)
-    return text_of("%s: no usable %s library was found", r->text,
-                   r->entry->family);
-  size_t first_len = strcspn(block, "\n");
-  /* Every requirement's block ends with its fix line. */
-  const char *fix = strstr(block, "  fix: ");
-  if (fix) {
-    size_t fix_len = strcspn(fix + 7, "\n");
-    return text_of("%.*s; %.*s", (int)first_len, block, (int)fix_len + 5,
-                   fix + 2);
-  }
-  return text_of("%.*s", (int)first_len, block);
+  const cudaload_ctx *ctx = run->ctx;
+  size_t index = (size_t)(r - ctx->requirements);
+  const cl_requirement_outcome *o =
+      index < ctx->outcome_count ? &ctx->outcomes[index] : NULL;
+  if (o && o->fix)
+    return text_of("%s: no usable %s library; fix: %s", r->text,
+                   r->entry->family, o->fix);
+  return text_of("%s: no usable %s library was found", r->text,
+                 r->entry->family);
 }
 
 /* The loaded main library of requirement index r: its handle (and path),
