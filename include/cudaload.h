@@ -239,6 +239,78 @@ CUDALOAD_API const char *cudaload_file_rpath(const cudaload_file *file);
 /** PE VERSIONINFO file version ("9.1.0.70"); "" when absent and for ELF. */
 CUDALOAD_API const char *cudaload_file_version(const cudaload_file *file);
 
+/*
+ * Symbols and symbol versions (exported under version node CUDALOAD_1.1). An
+ * ELF export belongs to a version node (cudnnCreate@@libcudnn.so.9) and an
+ * import may require one of another file (cudnnCreate@libcudnn.so.8 from
+ * libcudnn.so.8); glibc binds a versioned import only to that version. A PE
+ * import names its DLL; a PE export may forward to another DLL.
+ */
+/** cudaload_file_flags(): ELF DT_SYMBOLIC or DF_SYMBOLIC (the object binds
+ *  its own references to its own definitions first). */
+#define CUDALOAD_FILE_SYMBOLIC 0x1
+/** cudaload_file_flags(): ELF DF_1_NODEFLIB (no ld.so.cache or default
+ *  folders for its dependencies). */
+#define CUDALOAD_FILE_NODEFLIB 0x2
+/** cudaload_file_flags(): ELF DT_VERSYM (the symbols carry versions). */
+#define CUDALOAD_FILE_VERSIONED 0x4
+/** CUDALOAD_FILE_* bits of a file; 0 for PE. */
+CUDALOAD_API int cudaload_file_flags(const cudaload_file *file);
+/** Number of version nodes an ELF file defines (DT_VERDEF, without the base
+ *  entry that holds the file's own name); 0 for PE. */
+CUDALOAD_API size_t cudaload_file_version_count(const cudaload_file *file);
+/** Name of version node i ("libcudnn.so.9"); NULL when out of range. */
+CUDALOAD_API const char *cudaload_file_version_name(const cudaload_file *file,
+                                                    size_t i);
+/** 1 when some export has node i as its default version (name@@node); 0
+ *  when the node holds only hidden, older versions (name@node). */
+CUDALOAD_API int cudaload_file_version_is_default(const cudaload_file *file,
+                                                  size_t i);
+/** Number of files whose versions an ELF file requires (DT_VERNEED). */
+CUDALOAD_API size_t cudaload_file_need_count(const cudaload_file *file);
+/** The file of need i ("libcudnn.so.8"); NULL when out of range. */
+CUDALOAD_API const char *cudaload_file_need_file(const cudaload_file *file,
+                                                 size_t i);
+/** Number of versions need i requires. */
+CUDALOAD_API size_t cudaload_file_need_version_count(const cudaload_file *file,
+                                                     size_t i);
+/** Version j of need i ("libcudnn.so.8", "GLIBC_2.34"); NULL when out of
+ *  range. */
+CUDALOAD_API const char *cudaload_file_need_version(const cudaload_file *file,
+                                                    size_t i, size_t j);
+
+/** Symbol kinds: exports (ELF: defined global or weak dynamic symbols of
+ *  default or protected visibility; PE: exports by name) and imports (ELF:
+ *  undefined dynamic symbols; PE: imported functions, "#N" by ordinal). */
+#define CUDALOAD_SYMBOL_EXPORT 0
+#define CUDALOAD_SYMBOL_IMPORT 1
+/** cudaload_file_symbol_flags(): ELF export under a hidden, non-default
+ *  version (name@node: only a reference to that version binds to it). */
+#define CUDALOAD_SYMBOL_HIDDEN 0x1
+/** cudaload_file_symbol_flags(): ELF weak binding. */
+#define CUDALOAD_SYMBOL_WEAK 0x2
+/** cudaload_file_symbol_flags(): PE export forwarded to another DLL. */
+#define CUDALOAD_SYMBOL_FORWARDER 0x4
+/** Number of symbols of a kind, in file order; 0 for an unknown kind. */
+CUDALOAD_API size_t cudaload_file_symbol_count(const cudaload_file *file,
+                                               int kind);
+/** Name of symbol i of a kind; NULL when out of range. */
+CUDALOAD_API const char *cudaload_file_symbol_name(const cudaload_file *file,
+                                                   int kind, size_t i);
+/** Version of symbol i: an export's node, the version an import requires;
+ *  "" when it has none (and for PE); NULL when out of range. */
+CUDALOAD_API const char *cudaload_file_symbol_version(const cudaload_file *file,
+                                                      int kind, size_t i);
+/** Import: the library symbol i comes from (PE: the DLL; ELF: the
+ *  DT_VERNEED file of its version, "" when unversioned). Export: where a PE
+ *  forwarder sends it ("NTDLL.RtlAllocateHeap"), else "". NULL when out of
+ *  range. */
+CUDALOAD_API const char *cudaload_file_symbol_library(const cudaload_file *file,
+                                                      int kind, size_t i);
+/** CUDALOAD_SYMBOL_* bits of symbol i; 0 when out of range. */
+CUDALOAD_API int cudaload_file_symbol_flags(const cudaload_file *file, int kind,
+                                            size_t i);
+
 /* ------------------------------------------------------------------------ */
 /* Requirements, plan and preload                                           */
 /* ------------------------------------------------------------------------ */
@@ -518,6 +590,7 @@ CUDALOAD_API const char *cudaload_probe_device_uuid(const cudaload_probe *probe,
 #define CUDALOAD_FORMAT_TEXT 0
 #define CUDALOAD_FORMAT_JSON 1
 #define CUDALOAD_FORMAT_YAML 2 /* needs a build with libyaml */
+#define CUDALOAD_FORMAT_DOT 3  /* Graphviz; cudaload_explain_report() only */
 
 /* Flags for cudaload_doctor(). */
 #define CUDALOAD_DOCTOR_PROBE 0x1u /* run the GPU probe (in-process) */
@@ -539,6 +612,89 @@ CUDALOAD_API int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags,
 
 /** Free memory the library handed out (cudaload_doctor's text). NULL ok. */
 CUDALOAD_API void cudaload_free(void *memory);
+
+/* ------------------------------------------------------------------------ */
+/* Explain: who binds to what (version node CUDALOAD_1.1)                   */
+/* ------------------------------------------------------------------------ */
+
+/** The tree of what the loader would open for consumer files, or what a
+ *  running process has mapped (cudaload_explain_files, _pid). */
+typedef struct cudaload_explain cudaload_explain;
+
+/**
+ * Explain consumer files (absolute paths: an application, a framework's
+ * library such as libtorch_cuda.so or libctranslate2.so, a cuDNN shim, a
+ * DLL) as if each were opened into a new process with this environment
+ * (LD_LIBRARY_PATH / PATH) and, when ctx has requirements, the plan
+ * already preloaded: for each file and every CUDA library in its tree, the
+ * libraries it needs (DT_NEEDED / imports) and opens lazily by name, the
+ * file the OS loader would take for each and by which rule (the rule
+ * names of docs/loader.md: "already-loaded", "rpath", "ld-library-path",
+ * "runpath", "ld-so-cache", "default-dirs", "not-found", ...), their
+ * versions, where its references to CUDA symbols bind (honouring symbol
+ * versions), and the problems: a dependency not found, another major taken,
+ * two versions of one family, a cuDNN whose sub-libraries come from another
+ * version, CUDA majors mixed, references that bind to another file than the
+ * one the consumer was linked against, a search list that includes the
+ * current folder. Nothing is loaded. flags: CUDALOAD_PRELOAD_GLOBAL puts
+ * the plan's files in the global scope (as RTLD_GLOBAL would);
+ * CUDALOAD_EXPLAIN_SYMBOLS records each reference's binding. *out:
+ * free with cudaload_explain_free().
+ */
+/** cudaload_explain_files(): record where each reference binds, not only
+ *  per group (the JSON report's "each" lists; `explain --symbols`). */
+#define CUDALOAD_EXPLAIN_SYMBOLS 0x100u
+CUDALOAD_API int cudaload_explain_files(cudaload_ctx *ctx,
+                                        const char *const *paths, size_t count,
+                                        unsigned flags, cudaload_explain **out);
+/**
+ * The CUDA libraries process `pid` has mapped (Linux /proc/PID/maps,
+ * Windows its module list), with families and versions, and the problems
+ * visible from outside: one family and major in two versions, a cuDNN whose
+ * sub-libraries come from another version, CUDA majors mixed.
+ * CUDALOAD_E_NOT_FOUND for no such process, CUDALOAD_E_IO when this
+ * process may not look (another user's), with the reason in the last
+ * error.
+ */
+CUDALOAD_API int cudaload_explain_pid(cudaload_ctx *ctx, long pid,
+                                      cudaload_explain **out);
+/** Free an explanation. NULL is ignored. */
+CUDALOAD_API void cudaload_explain_free(cudaload_explain *e);
+/** The objects explained: the consumer files and the CUDA libraries of
+ *  their trees (system libraries appear only as needs), or the CUDA
+ *  libraries a process has mapped. */
+CUDALOAD_API size_t cudaload_explain_object_count(const cudaload_explain *e);
+CUDALOAD_API const char *cudaload_explain_object_path(const cudaload_explain *e,
+                                                      size_t i);
+/** Catalog family ("cudnn"); NULL when the object is not a CUDA library. */
+CUDALOAD_API const char *
+cudaload_explain_object_family(const cudaload_explain *e, size_t i);
+/** Full version ("9.19.0.56"); NULL when nothing on disk tells it. */
+CUDALOAD_API const char *
+cudaload_explain_object_version(const cudaload_explain *e, size_t i);
+/** The dependencies of object i, in the order the loader resolves them. */
+CUDALOAD_API size_t cudaload_explain_need_count(const cudaload_explain *e,
+                                                size_t i);
+CUDALOAD_API const char *cudaload_explain_need_name(const cudaload_explain *e,
+                                                    size_t i, size_t j);
+/** 1: opened lazily by name at run time; 0: DT_NEEDED / import; -1: out of
+ *  range. */
+CUDALOAD_API int cudaload_explain_need_lazy(const cudaload_explain *e, size_t i,
+                                            size_t j);
+/** The file the loader takes; NULL when it finds none. */
+CUDALOAD_API const char *cudaload_explain_need_path(const cudaload_explain *e,
+                                                    size_t i, size_t j);
+/** The rule that decided (docs/loader.md). */
+CUDALOAD_API const char *cudaload_explain_need_rule(const cudaload_explain *e,
+                                                    size_t i, size_t j);
+/** The problems found, one sentence each. */
+CUDALOAD_API size_t cudaload_explain_problem_count(const cudaload_explain *e);
+CUDALOAD_API const char *cudaload_explain_problem(const cudaload_explain *e,
+                                                  size_t i);
+/** The report: CUDALOAD_FORMAT_TEXT, _JSON, _YAML (builds with libyaml) or
+ *  _DOT (a Graphviz graph); *out free with cudaload_free(). */
+CUDALOAD_API int cudaload_explain_report(const cudaload_explain *e, int format,
+                                         char **out);
 
 /**
  * Read a cudaload.yaml requirements manifest into ctx: requirements, extra

@@ -48,6 +48,13 @@ typedef struct cl_binary_info {
   char *runpath;      /* ELF DT_RUNPATH */
   char *rpath;        /* ELF DT_RPATH */
   char *file_version; /* PE VERSIONINFO fixed file version "a.b.c.d" */
+  /* ELF: DT_SYMBOLIC (or DF_SYMBOLIC in DT_FLAGS): the object looks up its
+   * own definitions first, before the global scope (the real libcudnn.so.9
+   * and libcublas.so.13 have it). */
+  int symbolic;
+  /* ELF: DF_1_NODEFLIB in DT_FLAGS_1: the loader skips /etc/ld.so.cache
+   * and the default folders for this object's dependencies. */
+  int nodeflib;
 } cl_binary_info;
 
 /* Which format the first bytes announce (needs at least 4 bytes). */

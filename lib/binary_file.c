@@ -6,6 +6,7 @@
  * 4 KiB read-ahead window serves them, so a cuBLAS header costs 3-4 reads
  * instead of 35. */
 #include "binary.h"
+#include "binary_symbols.h"
 #include "cudaload.h"
 #include "error.h"
 #include "platform.h"
@@ -47,16 +48,45 @@ static int read_from_file(void *opaque, uint64_t offset, void *buf,
   return CUDALOAD_OK;
 }
 
-int cl_binary_parse_file(const char *path, cl_binary_info *out) {
-  memset(out, 0, sizeof *out);
+/* Opens path and runs the parser and/or the symbol reader on one reader
+ * (either output may be NULL). */
+static int read_file(const char *path, cl_binary_info *info,
+                     cl_binary_symbols *symbols) {
   windowed_file w;
   w.start = 0;
   w.filled = 0;
+  if (info)
+    memset(info, 0, sizeof *info);
+  if (symbols)
+    memset(symbols, 0, sizeof *symbols);
   int status = cl_file_open(path, &w.file, &w.size);
   if (status)
     return status; /* the platform layer's message names the path */
   cl_reader reader = {w.size, read_from_file, &w};
-  status = cl_binary_parse(&reader, path, out);
+  if (info)
+    status = cl_binary_parse(&reader, path, info);
+  if (status == CUDALOAD_OK && symbols) {
+    status = cl_binary_read_symbols(&reader, path, symbols);
+    if (status != CUDALOAD_OK && info)
+      cl_binary_info_free(info);
+  }
   cl_file_close(w.file);
   return status;
+}
+
+int cl_binary_parse_file(const char *path, cl_binary_info *out) {
+  return read_file(path, out, NULL);
+}
+
+int cl_binary_read_symbols_file(const char *path, cl_binary_symbols *out) {
+  if (out == NULL)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no output given", path);
+  return read_file(path, NULL, out);
+}
+
+int cl_binary_inspect_file(const char *path, cl_binary_info *info,
+                           cl_binary_symbols *symbols) {
+  if (info == NULL || symbols == NULL)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no output given", path);
+  return read_file(path, info, symbols);
 }

@@ -71,6 +71,13 @@ int cl_binary_read_at(const cl_binary_source *s, uint64_t off, void *buf,
 int cl_binary_read_string(const cl_binary_source *s, uint64_t off,
                           uint64_t avail, const char *what, uint64_t *total,
                           const char *total_what, char **out);
+/* The same with another limit on *total than CL_BINARY_MAX_STRING_TOTAL:
+ * the symbol readers take thousands of names where the header readers take
+ * a few. */
+int cl_binary_read_string_limit(const cl_binary_source *s, uint64_t off,
+                                uint64_t avail, const char *what,
+                                uint64_t *total, uint64_t limit,
+                                const char *total_what, char **out);
 
 /* How every parser starts: with out and a reader given (else
  * CUDALOAD_E_INVALID_ARGUMENT, "<parser>: no output" or "<label>: no reader

@@ -2,8 +2,8 @@
  * catalog.c - the naming conventions of CUDA libraries, in one table.
  *
  * Sources: the SONAMEs and DLL names NVIDIA ships in its toolkits, wheels
- * and installers (DESIGN.md "Names and places"). Numbers in names are the
- * library's own ABI major, not the CUDA major: cuFFT is 11 on CUDA 12.
+ * and installers (docs/loader.md, "Names and places"). Numbers in names are
+ * the library's own ABI major, not the CUDA major: cuFFT is 11 on CUDA 12.
  * Matching is exact against these templates, so libcublasLt.so.12 is never
  * taken for cublas and libcudnn_ops_infer.so.8 never for cudnn.
  */
@@ -67,7 +67,8 @@ static const cl_catalog_entry catalog[] = {
      .max_major = 9,
      .linux_names = {"libcudnn.so.%M%V"},
      .windows_names = {"cudnn64_%M.dll"},
-     /* cuDNN 8 and 9 export the same unversioned names. */
+     /* cuDNN 8 and 9 export the same names; NVIDIA's builds version them
+      * (cudnnGetVersion@@libcudnn.so.9), some rebuilds do not. */
      .scope_probe_symbol = "cudnnGetVersion"},
     CUDNN_SUB_LAZY("ops_infer", 8, 1, "cublas", "cublasLt"),
     CUDNN_SUB("ops_train", 8, 0),
@@ -359,4 +360,27 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
         return 1;
   }
   return 0;
+}
+
+void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
+                          const char *major, char *out, size_t size) {
+  const char *t = naming == CL_NAMING_WINDOWS ? entry->windows_names[0]
+                                              : entry->linux_names[0];
+  size_t n = 0;
+  if (size == 0)
+    return;
+  out[0] = '\0';
+  for (; t && *t && n + 1 < size; ++t) {
+    if (t[0] == '%' && t[1] == 'M') {
+      n += (size_t)snprintf(out + n, size - n, "%s", major);
+      ++t;
+    } else if (t[0] == '%' && t[1]) {
+      ++t; /* %V and the like: the version tail, left out */
+    } else {
+      out[n++] = *t;
+      out[n] = '\0';
+    }
+    if (n >= size)
+      n = size - 1;
+  }
 }

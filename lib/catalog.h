@@ -43,9 +43,9 @@ typedef struct cl_catalog_entry {
   /* Sub-libraries: 1 when a plan must find this one beside its main library
    * (cublasLt beside cublas; cuDNN's ops and graph), 0 when optional. */
   int required_beside_main;
-  /* Main libraries: an unversioned symbol every major exports, used to ask
-   * which file the global scope binds (NULL: the family versions its
-   * symbols, so majors cannot collide). */
+  /* Main libraries: a symbol every major exports, used to ask which file
+   * the global scope binds a consumer's reference to (plan.c; the symbol
+   * version of the planned file's definition decides, docs/loader.md). */
   const char *scope_probe_symbol;
   /* Catalog entries (by name) this library opens lazily, by name, the first
    * time it needs them, of the CUDA major its build targets, which its own
@@ -78,6 +78,12 @@ int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major);
  * return 0 (out untouched) for any other version, which is taken as is. */
 int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
                                 size_t size);
+
+/* The file name of an entry for a major given as text ("9", or "N" as a
+ * placeholder): the first name template of the naming, its version tail
+ * left out ("libcudnn_ops.so.9", "cudnn_ops64_9.dll"). */
+void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
+                          const char *major, char *out, size_t size);
 
 /* The whole table, for listing and tests. */
 const cl_catalog_entry *cl_catalog_entries(size_t *count);

@@ -521,7 +521,7 @@ static int have_system_zlib(void) {
 }
 
 /* cuDNN 9's sub-libraries NEED the system's libz.so.1, which minimal
- * containers lack (DESIGN.md, CUDA rule 1). */
+ * containers lack (docs/loader.md, CUDA 1). */
 static void zlib_problem(doctor *d) {
   if (host_naming() != CL_NAMING_LINUX)
     return;
@@ -542,26 +542,6 @@ static void zlib_problem(doctor *d) {
 
 /* entry's file name for a major given as text ("12", or "N" when unknown):
  * libcublas.so.12, cublas64_12.dll. */
-static void lazy_file_name(const cl_catalog_entry *entry, cl_naming naming,
-                           const char *major, char *out, size_t size) {
-  const char *t = naming == CL_NAMING_WINDOWS ? entry->windows_names[0]
-                                              : entry->linux_names[0];
-  size_t n = 0;
-  out[0] = '\0';
-  for (; t && *t && n + 1 < size; ++t) {
-    if (t[0] == '%' && t[1] == 'M') {
-      n += (size_t)snprintf(out + n, size - n, "%s", major);
-      ++t;
-    } else if (t[0] == '%' && t[1]) {
-      ++t; /* %V and the like: the version tail, left out */
-    } else {
-      out[n++] = *t;
-      out[n] = '\0';
-    }
-    if (n >= size)
-      n = size - 1;
-  }
-}
 
 /* Is a library named `name` of CUDA major cuda (0: any) planned, or, for
  * a wheel, installed where the lazy opener's RUNPATH looks
@@ -639,7 +619,7 @@ static void lazy_open_problems(doctor *d) {
       snprintf(major, sizeof major, "%s", "N");
       if (cuda)
         snprintf(major, sizeof major, "%d", cuda);
-      lazy_file_name(e, naming, major, file, sizeof file);
+      cl_catalog_file_name(e, naming, major, file, sizeof file);
       size_t used = strlen(names);
       snprintf(names + used, sizeof names - used, "%s%s", used ? " / " : "",
                file);

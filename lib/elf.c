@@ -7,9 +7,15 @@
  * Every offset, size and count comes from a possibly hostile file, so each is
  * checked against the file size with arithmetic that cannot overflow, and
  * every loop runs over a capped count.
+ *
+ * The walk to the dynamic section and the map from its addresses to file
+ * offsets are shared with elf_symbols.c (elf_internal.h), which reads the
+ * symbol tables the section points at; this file notes their addresses and
+ * the flags (DT_SYMBOLIC, DF_1_NODEFLIB) on the way.
  */
 #include "binary.h"
 #include "binary_internal.h"
+#include "elf_internal.h"
 #include "error.h"
 #include "strutil.h"
 
@@ -38,84 +44,49 @@
 #define CL_ELFDATA2LSB 1
 #define CL_ELFDATA2MSB 2
 #define CL_PN_XNUM 0xffffu
-#define CL_PT_LOAD 1u
-#define CL_PT_DYNAMIC 2u
-#define CL_SHT_DYNAMIC 6u
 #define CL_DT_NULL 0
 #define CL_DT_NEEDED 1
+#define CL_DT_HASH 4
 #define CL_DT_STRTAB 5
+#define CL_DT_SYMTAB 6
 #define CL_DT_STRSZ 10
+#define CL_DT_SYMENT 11
 #define CL_DT_SONAME 14
 #define CL_DT_RPATH 15
+#define CL_DT_SYMBOLIC 16
 #define CL_DT_RUNPATH 29
+#define CL_DT_FLAGS 30
+#define CL_DT_GNU_HASH 0x6ffffef5u
+#define CL_DT_VERSYM 0x6ffffff0u
+#define CL_DT_FLAGS_1 0x6ffffffbu
+#define CL_DT_VERDEF 0x6ffffffcu
+#define CL_DT_VERDEFNUM 0x6ffffffdu
+#define CL_DT_VERNEED 0x6ffffffeu
+#define CL_DT_VERNEEDNUM 0x6fffffffu
+#define CL_DF_SYMBOLIC 0x2u
+#define CL_DF_1_NODEFLIB 0x800u
 
 #define CL_EM_386 3u
 #define CL_EM_PPC64 21u
-#define CL_EM_S390 22u
 #define CL_EM_ARM 40u
 #define CL_EM_X86_64 62u
 #define CL_EM_AARCH64 183u
 #define CL_EM_RISCV 243u
 
-typedef struct cl_elf {
-  cl_binary_source src;
-  int is64;
-  int big_endian;
-  uint64_t string_bytes; /* taken so far, against CL_BINARY_MAX_STRING_TOTAL */
-} cl_elf;
-
-/* Where the header tables are, after PN_XNUM and friends are resolved. */
-typedef struct cl_elf_layout {
-  uint64_t phoff;
-  uint64_t phentsize;
-  uint64_t phnum;
-  uint64_t shoff;
-  uint64_t shentsize;
-  uint64_t shnum;
-} cl_elf_layout;
-
-typedef struct cl_elf_phdr {
-  uint32_t type;
-  uint64_t offset;
-  uint64_t vaddr;
-  uint64_t filesz;
-} cl_elf_phdr;
-
-typedef struct cl_elf_shdr {
-  uint32_t type;
-  uint64_t offset;
-  uint64_t size;
-  uint32_t link;
-  uint32_t info;
-} cl_elf_shdr;
-
-/* What the dynamic section says, before its strings are looked up. */
-typedef struct cl_elf_dynamic {
-  int have_strtab, have_strsz, have_soname, have_runpath, have_rpath;
-  uint64_t strtab_addr;
-  uint64_t strsz;
-  uint64_t soname;
-  uint64_t runpath;
-  uint64_t rpath;
-  uint64_t *needed; /* string table indexes, file order */
-  size_t needed_count;
-} cl_elf_dynamic;
-
-static uint16_t elf_u16(const cl_elf *e, const unsigned char *p) {
+uint16_t cl_elf_u16(const cl_elf *e, const unsigned char *p) {
   return cl_u16(p, e->big_endian);
 }
 
-static uint32_t elf_u32(const cl_elf *e, const unsigned char *p) {
+uint32_t cl_elf_u32(const cl_elf *e, const unsigned char *p) {
   return cl_u32(p, e->big_endian);
 }
 
-static uint64_t elf_u64(const cl_elf *e, const unsigned char *p) {
+uint64_t cl_elf_u64(const cl_elf *e, const unsigned char *p) {
   return cl_u64(p, e->big_endian);
 }
 
-/* An address or offset: 4 bytes in ELF32, 8 in ELF64. */
-static uint64_t elf_word(const cl_elf *e, const unsigned char *p) {
-  return e->is64 ? elf_u64(e, p) : elf_u32(e, p);
+uint64_t cl_elf_word(const cl_elf *e, const unsigned char *p) {
+  return e->is64 ? cl_elf_u64(e, p) : cl_elf_u32(e, p);
 }
 
 static char *elf_machine_name(unsigned machine, int is64, int big_endian) {
@@ -168,21 +139,21 @@ static int elf_read_phdr(const cl_elf *e, const cl_elf_layout *l,
   if (status != CUDALOAD_OK) {
     return status;
   }
-  ph->type = elf_u32(e, buf);
+  ph->type = cl_elf_u32(e, buf);
   if (e->is64) {
-    ph->offset = elf_u64(e, buf + 8);
-    ph->vaddr = elf_u64(e, buf + 16);
-    ph->filesz = elf_u64(e, buf + 32);
+    ph->offset = cl_elf_u64(e, buf + 8);
+    ph->vaddr = cl_elf_u64(e, buf + 16);
+    ph->filesz = cl_elf_u64(e, buf + 32);
   } else {
-    ph->offset = elf_u32(e, buf + 4);
-    ph->vaddr = elf_u32(e, buf + 8);
-    ph->filesz = elf_u32(e, buf + 16);
+    ph->offset = cl_elf_u32(e, buf + 4);
+    ph->vaddr = cl_elf_u32(e, buf + 8);
+    ph->filesz = cl_elf_u32(e, buf + 16);
   }
   return CUDALOAD_OK;
 }
 
-static int elf_read_shdr(const cl_elf *e, const cl_elf_layout *l,
-                         uint64_t index, cl_elf_shdr *sh) {
+int cl_elf_read_shdr(const cl_elf *e, const cl_elf_layout *l, uint64_t index,
+                     cl_elf_shdr *sh) {
   unsigned char buf[64];
   size_t len = e->is64 ? 64 : 40;
   uint64_t off = 0;
@@ -194,17 +165,23 @@ static int elf_read_shdr(const cl_elf *e, const cl_elf_layout *l,
   if (status != CUDALOAD_OK) {
     return status;
   }
-  sh->type = elf_u32(e, buf + 4);
+  sh->type = cl_elf_u32(e, buf + 4);
   if (e->is64) {
-    sh->offset = elf_u64(e, buf + 24);
-    sh->size = elf_u64(e, buf + 32);
-    sh->link = elf_u32(e, buf + 40);
-    sh->info = elf_u32(e, buf + 44);
+    sh->flags = cl_elf_u64(e, buf + 8);
+    sh->addr = cl_elf_u64(e, buf + 16);
+    sh->offset = cl_elf_u64(e, buf + 24);
+    sh->size = cl_elf_u64(e, buf + 32);
+    sh->link = cl_elf_u32(e, buf + 40);
+    sh->info = cl_elf_u32(e, buf + 44);
+    sh->entsize = cl_elf_u64(e, buf + 56);
   } else {
-    sh->offset = elf_u32(e, buf + 16);
-    sh->size = elf_u32(e, buf + 20);
-    sh->link = elf_u32(e, buf + 24);
-    sh->info = elf_u32(e, buf + 28);
+    sh->flags = cl_elf_u32(e, buf + 8);
+    sh->addr = cl_elf_u32(e, buf + 12);
+    sh->offset = cl_elf_u32(e, buf + 16);
+    sh->size = cl_elf_u32(e, buf + 20);
+    sh->link = cl_elf_u32(e, buf + 24);
+    sh->info = cl_elf_u32(e, buf + 28);
+    sh->entsize = cl_elf_u32(e, buf + 36);
   }
   return CUDALOAD_OK;
 }
@@ -255,7 +232,7 @@ static int elf_resolve_layout(const cl_elf *e, cl_elf_layout *l) {
                                  "extended program header count without "
                                  "section headers");
     }
-    status = elf_read_shdr(e, l, 0, &sh0);
+    status = cl_elf_read_shdr(e, l, 0, &sh0);
     if (status != CUDALOAD_OK) {
       return status;
     }
@@ -336,6 +313,39 @@ static int elf_read_string(cl_elf *e, uint64_t table, uint64_t table_size,
                              what, off);
 }
 
+/* The tags elf_symbols.c needs: the first of each counts. */
+static void elf_note_symbol_tag(cl_elf_dynamic *d, uint64_t tag, uint64_t val) {
+#define CL_ELF_FIRST(flag, field)                                              \
+  if (!d->flag) {                                                              \
+    d->flag = 1;                                                               \
+    d->field = val;                                                            \
+  }                                                                            \
+  break
+  switch (tag) {
+  case CL_DT_SYMTAB:
+    CL_ELF_FIRST(have_symtab, symtab_addr);
+  case CL_DT_SYMENT:
+    CL_ELF_FIRST(have_syment, syment);
+  case CL_DT_HASH:
+    CL_ELF_FIRST(have_hash, hash_addr);
+  case CL_DT_GNU_HASH:
+    CL_ELF_FIRST(have_gnu_hash, gnu_hash_addr);
+  case CL_DT_VERSYM:
+    CL_ELF_FIRST(have_versym, versym_addr);
+  case CL_DT_VERDEF:
+    CL_ELF_FIRST(have_verdef, verdef_addr);
+  case CL_DT_VERDEFNUM:
+    CL_ELF_FIRST(have_verdefnum, verdefnum);
+  case CL_DT_VERNEED:
+    CL_ELF_FIRST(have_verneed, verneed_addr);
+  case CL_DT_VERNEEDNUM:
+    CL_ELF_FIRST(have_verneednum, verneednum);
+  default:
+    break;
+  }
+#undef CL_ELF_FIRST
+}
+
 static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
                             uint64_t dyn_size, cl_elf_dynamic *d) {
   /* Entries are read 64 at a time to keep the number of reads small. */
@@ -381,8 +391,8 @@ static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
       const unsigned char *ent = chunk + j * entsize;
       /* Tags are signed in the specification, but every tag used here is
        * small and positive, so comparing unsigned values is enough. */
-      uint64_t tag = elf_word(e, ent);
-      uint64_t val = elf_word(e, ent + entsize / 2);
+      uint64_t tag = cl_elf_word(e, ent);
+      uint64_t val = cl_elf_word(e, ent + entsize / 2);
       switch (tag) {
       case CL_DT_NULL:
         return CUDALOAD_OK;
@@ -419,7 +429,20 @@ static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
           d->rpath = val;
         }
         break;
+      case CL_DT_SYMBOLIC:
+        d->symbolic = 1;
+        break;
+      case CL_DT_FLAGS:
+        /* glibc sets DT_SYMBOLIC from DF_SYMBOLIC; it never clears it. */
+        if (val & CL_DF_SYMBOLIC) {
+          d->symbolic = 1;
+        }
+        break;
+      case CL_DT_FLAGS_1:
+        d->nodeflib = (val & CL_DF_1_NODEFLIB) != 0;
+        break;
       default:
+        elf_note_symbol_tag(d, tag, val);
         break;
       }
     }
@@ -428,57 +451,108 @@ static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
   return CUDALOAD_OK;
 }
 
-/* Translates the string table's address into a file offset through the
- * PT_LOAD segments, and bounds the table by the segment's file bytes. */
-static int elf_locate_strtab(const cl_elf *e, const cl_elf_layout *l,
-                             const cl_elf_dynamic *d, uint64_t *table,
-                             uint64_t *table_size) {
+/* Translates a virtual address into a file offset through the PT_LOAD
+ * segments, and says how many of the segment's file bytes follow it. */
+static int elf_map_by_segments(const cl_elf_file *f, uint64_t addr,
+                               const char *what, uint64_t *off,
+                               uint64_t *avail) {
   uint64_t i;
   int status;
-  if (!d->have_strtab) {
-    return cl_binary_malformed(&e->src,
-                               "dynamic section names strings but has no "
-                               "DT_STRTAB");
-  }
-  for (i = 0; i < l->phnum; i++) {
+  for (i = 0; i < f->l.phnum; i++) {
     cl_elf_phdr ph;
     uint64_t delta;
-    status = elf_read_phdr(e, l, i, &ph);
+    status = elf_read_phdr(&f->e, &f->l, i, &ph);
     if (status != CUDALOAD_OK) {
       return status;
     }
-    if (ph.type != CL_PT_LOAD || d->strtab_addr < ph.vaddr) {
+    if (ph.type != CL_PT_LOAD || addr < ph.vaddr) {
       continue;
     }
-    delta = d->strtab_addr - ph.vaddr;
+    delta = addr - ph.vaddr;
     if (delta >= ph.filesz) {
       continue;
     }
     if (delta > UINT64_MAX - ph.offset) {
       return cl_binary_malformed(
-          &e->src, "PT_LOAD segment at offset 0x%" PRIx64 " overflows",
+          &f->e.src, "PT_LOAD segment at offset 0x%" PRIx64 " overflows",
           ph.offset);
     }
-    *table = ph.offset + delta;
-    *table_size = ph.filesz - delta;
-    if (d->have_strsz && d->strsz < *table_size) {
-      *table_size = d->strsz;
-    }
+    *off = ph.offset + delta;
+    *avail = ph.filesz - delta;
     return CUDALOAD_OK;
   }
-  return cl_binary_malformed(&e->src,
-                             "dynamic string table address 0x%" PRIx64
-                             " is not in any PT_LOAD segment",
-                             d->strtab_addr);
+  return cl_binary_malformed(
+      &f->e.src, "%s address 0x%" PRIx64 " is not in any PT_LOAD segment", what,
+      addr);
 }
 
-static int elf_parse(cl_elf *e, cl_binary_info *out) {
+/* The same through the allocated sections, for a file without program
+ * headers (which no loader maps, but whose tables can still be read). */
+static int elf_map_by_sections(const cl_elf_file *f, uint64_t addr,
+                               const char *what, uint64_t *off,
+                               uint64_t *avail) {
+  uint64_t i;
+  int status;
+  for (i = 1; i < f->l.shnum; i++) {
+    cl_elf_shdr sh;
+    uint64_t delta;
+    status = cl_elf_read_shdr(&f->e, &f->l, i, &sh);
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    if ((sh.flags & CL_SHF_ALLOC) == 0 || sh.type == CL_SHT_NOBITS ||
+        addr < sh.addr) {
+      continue;
+    }
+    delta = addr - sh.addr;
+    if (delta >= sh.size) {
+      continue;
+    }
+    if (delta > UINT64_MAX - sh.offset) {
+      return cl_binary_malformed(
+          &f->e.src, "section at offset 0x%" PRIx64 " overflows", sh.offset);
+    }
+    *off = sh.offset + delta;
+    *avail = sh.size - delta;
+    return CUDALOAD_OK;
+  }
+  return cl_binary_malformed(
+      &f->e.src, "%s address 0x%" PRIx64 " is not in any allocated section",
+      what, addr);
+}
+
+int cl_elf_map_address(const cl_elf_file *f, uint64_t addr, const char *what,
+                       uint64_t *off, uint64_t *avail) {
+  return f->l.phnum > 0 ? elf_map_by_segments(f, addr, what, off, avail)
+                        : elf_map_by_sections(f, addr, what, off, avail);
+}
+
+int cl_elf_string_table(const cl_elf_file *f, uint64_t *off, uint64_t *size) {
+  const cl_elf_dynamic *d = &f->d;
+  int status;
+  if (f->strtab_from_section) {
+    *off = f->strtab_off;
+    *size = f->strtab_size;
+    return CUDALOAD_OK;
+  }
+  if (!d->have_strtab) {
+    return cl_binary_malformed(&f->e.src,
+                               "dynamic section names strings but has no "
+                               "DT_STRTAB");
+  }
+  status =
+      cl_elf_map_address(f, d->strtab_addr, "dynamic string table", off, size);
+  if (status == CUDALOAD_OK && d->have_strsz && d->strsz < *size) {
+    *size = d->strsz;
+  }
+  return status;
+}
+
+int cl_elf_read_headers(cl_elf_file *f) {
+  cl_elf *e = &f->e;
+  cl_elf_layout *l = &f->l;
   unsigned char eh[64];
-  cl_elf_layout l;
-  cl_elf_dynamic d;
   uint64_t dyn_off = 0, dyn_size = 0;
-  uint64_t table = 0, table_size = 0;
-  int have_dynamic = 0, strtab_from_section = 0;
   uint64_t i;
   int status;
 
@@ -506,32 +580,24 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
   if (status != CUDALOAD_OK) {
     return status;
   }
-
-  out->format = CL_FORMAT_ELF;
-  out->bits = e->is64 ? 64 : 32;
-  out->big_endian = e->big_endian;
-  out->machine = elf_u16(e, eh + 18);
-  out->machine_name = elf_machine_name(out->machine, e->is64, e->big_endian);
-  if (out->machine_name == NULL) {
-    return cl_binary_no_memory(&e->src);
-  }
+  f->machine = cl_elf_u16(e, eh + 18);
 
   if (e->is64) {
-    l.phoff = elf_u64(e, eh + 32);
-    l.shoff = elf_u64(e, eh + 40);
-    l.phentsize = elf_u16(e, eh + 54);
-    l.phnum = elf_u16(e, eh + 56);
-    l.shentsize = elf_u16(e, eh + 58);
-    l.shnum = elf_u16(e, eh + 60);
+    l->phoff = cl_elf_u64(e, eh + 32);
+    l->shoff = cl_elf_u64(e, eh + 40);
+    l->phentsize = cl_elf_u16(e, eh + 54);
+    l->phnum = cl_elf_u16(e, eh + 56);
+    l->shentsize = cl_elf_u16(e, eh + 58);
+    l->shnum = cl_elf_u16(e, eh + 60);
   } else {
-    l.phoff = elf_u32(e, eh + 28);
-    l.shoff = elf_u32(e, eh + 32);
-    l.phentsize = elf_u16(e, eh + 42);
-    l.phnum = elf_u16(e, eh + 44);
-    l.shentsize = elf_u16(e, eh + 46);
-    l.shnum = elf_u16(e, eh + 48);
+    l->phoff = cl_elf_u32(e, eh + 28);
+    l->shoff = cl_elf_u32(e, eh + 32);
+    l->phentsize = cl_elf_u16(e, eh + 42);
+    l->phnum = cl_elf_u16(e, eh + 44);
+    l->shentsize = cl_elf_u16(e, eh + 46);
+    l->shnum = cl_elf_u16(e, eh + 48);
   }
-  status = elf_resolve_layout(e, &l);
+  status = elf_resolve_layout(e, l);
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -539,21 +605,21 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
   /* The loader's view first: PT_DYNAMIC. Only a file without program
    * headers (stripped of them, or an odd linker's output) falls back to the
    * section headers. */
-  for (i = 0; i < l.phnum && !have_dynamic; i++) {
+  for (i = 0; i < l->phnum && !f->have_dynamic; i++) {
     cl_elf_phdr ph;
-    status = elf_read_phdr(e, &l, i, &ph);
+    status = elf_read_phdr(e, l, i, &ph);
     if (status != CUDALOAD_OK) {
       return status;
     }
     if (ph.type == CL_PT_DYNAMIC) {
-      have_dynamic = 1;
+      f->have_dynamic = 1;
       dyn_off = ph.offset;
       dyn_size = ph.filesz;
     }
   }
-  for (i = 0; l.phnum == 0 && i < l.shnum && !have_dynamic; i++) {
+  for (i = 0; l->phnum == 0 && i < l->shnum && !f->have_dynamic; i++) {
     cl_elf_shdr sh, strtab;
-    status = elf_read_shdr(e, &l, i, &sh);
+    status = cl_elf_read_shdr(e, l, i, &sh);
     if (status != CUDALOAD_OK) {
       return status;
     }
@@ -562,71 +628,100 @@ static int elf_parse(cl_elf *e, cl_binary_info *out) {
     }
     /* Without program headers there is no address map, so the section's
      * link to its string table gives the file offset directly. */
-    if (sh.link == 0 || sh.link >= l.shnum) {
+    if (sh.link == 0 || sh.link >= l->shnum) {
       return cl_binary_malformed(
           &e->src,
           "dynamic section links to string table section "
           "%u of %" PRIu64,
-          sh.link, l.shnum);
+          sh.link, l->shnum);
     }
-    status = elf_read_shdr(e, &l, sh.link, &strtab);
+    status = cl_elf_read_shdr(e, l, sh.link, &strtab);
     if (status != CUDALOAD_OK) {
       return status;
     }
-    have_dynamic = 1;
-    strtab_from_section = 1;
+    f->have_dynamic = 1;
+    f->strtab_from_section = 1;
     dyn_off = sh.offset;
     dyn_size = sh.size;
-    table = strtab.offset;
-    table_size = strtab.size;
+    f->strtab_off = strtab.offset;
+    f->strtab_size = strtab.size;
   }
+  if (f->have_dynamic) {
+    return elf_read_dynamic(e, dyn_off, dyn_size, &f->d);
+  }
+  return CUDALOAD_OK;
+}
 
-  status = CUDALOAD_OK;
-  memset(&d, 0, sizeof d);
-  if (have_dynamic) {
-    status = elf_read_dynamic(e, dyn_off, dyn_size, &d);
+void cl_elf_file_free(cl_elf_file *f) {
+  free(f->d.needed);
+  f->d.needed = NULL;
+  f->d.needed_count = 0;
+}
+
+static int elf_parse(cl_elf_file *f, cl_binary_info *out) {
+  cl_elf *e = &f->e;
+  const cl_elf_dynamic *d = &f->d;
+  uint64_t table = 0, table_size = 0;
+  size_t i;
+  int status;
+
+  status = cl_elf_read_headers(f);
+  if (status != CUDALOAD_OK) {
+    return status;
   }
-  if (status == CUDALOAD_OK && !strtab_from_section &&
-      (d.have_soname || d.have_runpath || d.have_rpath || d.needed_count > 0)) {
-    status = elf_locate_strtab(e, &l, &d, &table, &table_size);
+  out->format = CL_FORMAT_ELF;
+  out->bits = e->is64 ? 64 : 32;
+  out->big_endian = e->big_endian;
+  out->machine = f->machine;
+  out->machine_name = elf_machine_name(out->machine, e->is64, e->big_endian);
+  if (out->machine_name == NULL) {
+    return cl_binary_no_memory(&e->src);
   }
-  if (status == CUDALOAD_OK && d.have_soname) {
-    status = elf_read_string(e, table, table_size, d.soname, "DT_SONAME",
+  out->symbolic = d->symbolic;
+  out->nodeflib = d->nodeflib;
+
+  if (d->have_soname || d->have_runpath || d->have_rpath ||
+      d->needed_count > 0) {
+    status = cl_elf_string_table(f, &table, &table_size);
+  }
+  if (status == CUDALOAD_OK && d->have_soname) {
+    status = elf_read_string(e, table, table_size, d->soname, "DT_SONAME",
                              &out->soname);
   }
-  if (status == CUDALOAD_OK && d.needed_count > 0) {
-    out->needed = calloc(d.needed_count, sizeof *out->needed);
+  if (status == CUDALOAD_OK && d->needed_count > 0) {
+    out->needed = calloc(d->needed_count, sizeof *out->needed);
     if (out->needed == NULL) {
       status = cl_binary_no_memory(&e->src);
     }
   }
-  for (i = 0; status == CUDALOAD_OK && i < d.needed_count; i++) {
-    status = elf_read_string(e, table, table_size, d.needed[i], "DT_NEEDED",
+  for (i = 0; status == CUDALOAD_OK && i < d->needed_count; i++) {
+    status = elf_read_string(e, table, table_size, d->needed[i], "DT_NEEDED",
                              &out->needed[i]);
     if (status == CUDALOAD_OK) {
       out->needed_count++;
     }
   }
-  if (status == CUDALOAD_OK && d.have_runpath) {
-    status = elf_read_string(e, table, table_size, d.runpath, "DT_RUNPATH",
+  if (status == CUDALOAD_OK && d->have_runpath) {
+    status = elf_read_string(e, table, table_size, d->runpath, "DT_RUNPATH",
                              &out->runpath);
   }
-  if (status == CUDALOAD_OK && d.have_rpath) {
-    status =
-        elf_read_string(e, table, table_size, d.rpath, "DT_RPATH", &out->rpath);
+  if (status == CUDALOAD_OK && d->have_rpath) {
+    status = elf_read_string(e, table, table_size, d->rpath, "DT_RPATH",
+                             &out->rpath);
   }
-  free(d.needed);
   return status;
 }
 
 int cl_elf_parse(const cl_reader *r, const char *name, cl_binary_info *out) {
-  cl_elf e;
+  cl_elf_file f;
   int status;
 
-  memset(&e, 0, sizeof e);
-  status = cl_binary_begin(&e.src, "cl_elf_parse", "ELF", r, name, out);
+  memset(&f, 0, sizeof f);
+  status = cl_binary_begin(&f.e.src, "cl_elf_parse", "ELF", r, name, out);
   if (status != CUDALOAD_OK) {
     return status;
   }
-  return cl_binary_end(&e.src, elf_parse(&e, out), out);
+  status = cl_binary_end(&f.e.src, elf_parse(&f, out), out);
+  cl_elf_file_free(&f);
+  return status;
 }

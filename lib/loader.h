@@ -55,12 +55,24 @@ void *cl_loader_symbol(void *handle, const char *name);
 /*
  * The absolute path of a library the process already has under this name
  * (a SONAME such as "libcudnn.so.8", or a DLL base name such as
- * "cudnn64_8.dll"), malloc'ed; NULL when it has none. Never loads anything
- * (Linux: dlopen(name, RTLD_NOW | RTLD_NOLOAD) then dlinfo/dladdr for the
- * path, closing the extra reference; Windows: GetModuleHandleW +
- * GetModuleFileNameW).
+ * "cudnn64_8.dll"), malloc'ed; NULL when it has none. Never loads or opens
+ * a library (Linux: cl_loader_find_loaded_by_soname; Windows:
+ * GetModuleHandleW + GetModuleFileNameW).
  */
 char *cl_loader_find_loaded(const char *name);
+
+/*
+ * Linux: the loaded object whose loader name (l_name) or DT_SONAME is
+ * `name` (a name holding '/' also matches the object loaded from that
+ * file), found by walking dl_iterate_phdr and reading each object's
+ * dynamic section in memory: unlike dlopen(name, RTLD_NOLOAD), which
+ * searches LD_LIBRARY_PATH and RUNPATH for a name not loaded and opens
+ * (and blocks on a FIFO among) the candidates, it opens no file.
+ * Its canonical path, malloc'ed, or NULL. Windows: as
+ * cl_loader_find_loaded. Implemented with the loader model's host facts
+ * (lib/posix/resolve_posix.c, lib/win32/resolve_win32.c).
+ */
+char *cl_loader_find_loaded_by_soname(const char *name);
 
 /* Calls visit(path) for every module loaded in the process (Linux:
  * dl_iterate_phdr, skipping the executable's empty name and the vDSO;
@@ -68,24 +80,40 @@ char *cl_loader_find_loaded(const char *name);
 typedef void (*cl_module_visitor)(const char *path, void *opaque);
 void cl_loader_each_loaded(cl_module_visitor visit, void *opaque);
 
-/*
- * The file that defines `symbol` as the global scope sees it (Linux:
- * dlsym on dlopen(NULL)'s handle, which covers exactly the global scope —
- * the executable, its libraries and everything opened RTLD_GLOBAL, in load
- * order — then dladdr; RTLD_DEFAULT would also search libcudaload's own
- * dependencies), malloc'ed, or NULL when no object in the global scope
- * defines it. Windows has no global scope: always NULL.
- */
-char *cl_loader_global_provider(const char *symbol);
+/* The same for another process, by id, in the order the files were mapped
+ * (Linux: /proc/PID/maps; Windows: EnumProcessModulesEx). 0, or
+ * CUDALOAD_E_NOT_FOUND (no such process), CUDALOAD_E_IO (not allowed to
+ * look: another user's process), CUDALOAD_E_UNSUPPORTED, with the last
+ * error naming the process and the reason. */
+int cl_loader_process_modules(long pid, cl_module_visitor visit, void *opaque);
 
 /*
- * The file providing `symbol` to the library behind `handle`, as the
- * loader resolves that library's references: for a library opened with
- * DEEPBIND, its own scope (dlsym(handle)); otherwise the global scope
- * first, then its own scope. Windows: GetProcAddress on the handle, then
+ * The file that defines `symbol` as the global scope sees it (Linux: dlsym
+ * on dlopen(NULL)'s handle, which covers exactly the global scope — the
+ * executable, its libraries and everything opened RTLD_GLOBAL, in load
+ * order — then dladdr; RTLD_DEFAULT would also search libcudaload's own
+ * dependencies), malloc'ed, or NULL when no object in the global scope
+ * defines it. With a version, the loader's own versioned lookup (dlvsym):
+ * only a definition of that version, or one in an object without version
+ * information, answers, as for a versioned reference (docs/loader.md,
+ * "Linux: binding"). Windows has no global scope: always NULL.
+ */
+char *cl_loader_global_provider(const char *symbol, const char *version);
+
+/*
+ * The file providing `symbol` (of `version`, NULL: unversioned) to the
+ * library behind `handle`, as the loader resolves that library's
+ * references: for a library opened with DEEPBIND, its own scope
+ * (dlsym/dlvsym on the handle); otherwise the global scope first, then its
+ * own scope. Windows: GetProcAddress on the handle, then
  * GetModuleHandleExW(FROM_ADDRESS) for the file. malloc'ed, or NULL.
  */
-char *cl_loader_symbol_provider(void *handle, const char *symbol);
+char *cl_loader_symbol_provider(void *handle, const char *symbol,
+                                const char *version);
+
+/* The file of a loaded library's handle (Linux: its link map's name;
+ * Windows: GetModuleFileNameW), malloc'ed, or NULL. */
+char *cl_loader_handle_path(void *handle);
 
 /*
  * Make folder visible to later plain LoadLibrary calls made by the loaded

@@ -11,6 +11,7 @@
 #include "binary.h"
 #include "binary_internal.h"
 #include "error.h"
+#include "pe_internal.h"
 #include "strutil.h"
 
 #include "cudaload.h"
@@ -20,24 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Caps. Windows itself loads at most 96 sections; DLLs import a few dozen
- * others. The caps bound the work a hostile file can cause. */
-#define CL_PE_MAX_DESCRIPTORS 4096u
-#define CL_PE_MAX_DATA_DIRS 16u
-
 #define CL_PE_DOS_HEADER_SIZE 64u
 #define CL_PE_LFANEW_OFFSET 0x3cu
 #define CL_PE_COFF_SIZE 20u
 #define CL_PE_SECTION_SIZE 40u
-#define CL_PE_IMPORT_DESC_SIZE 20u
-#define CL_PE_DELAY_DESC_SIZE 32u
 #define CL_PE_MAGIC_PE32 0x10bu
 #define CL_PE_MAGIC_PE32PLUS 0x20bu
 #define CL_PE_MAGIC_ROM 0x107u
-
-#define CL_PE_DIR_IMPORT 1u
-#define CL_PE_DIR_RESOURCE 2u
-#define CL_PE_DIR_DELAY_IMPORT 13u
 
 #define CL_PE_RT_VERSION 16u
 #define CL_PE_RES_HIGH_BIT 0x80000000u
@@ -46,28 +36,6 @@
  * padding to a 4-byte boundary put VS_FIXEDFILEINFO (52 bytes) at 40. */
 #define CL_PE_FIXED_INFO_OFFSET 40u
 #define CL_PE_FIXED_INFO_SIZE 52u
-
-typedef struct cl_pe_section {
-  uint32_t va;
-  uint32_t span; /* bytes of the section that the file really holds */
-  uint32_t raw_offset;
-} cl_pe_section;
-
-typedef struct cl_pe {
-  cl_binary_source src;
-  cl_pe_section *sections;
-  unsigned section_count;
-  uint64_t image_base;
-  uint64_t string_bytes; /* against CL_BINARY_MAX_STRING_TOTAL */
-  size_t needed_capacity;
-} cl_pe;
-
-/* A place in the file reached through an RVA: the offset and how many bytes
- * of its section follow. */
-typedef struct cl_pe_place {
-  uint64_t offset;
-  uint64_t avail;
-} cl_pe_place;
 
 /* PE is little-endian on every machine. */
 static uint16_t pe_u16(const unsigned char *b) {
@@ -99,9 +67,7 @@ static char *pe_machine_name(unsigned machine) {
   }
 }
 
-/* Finds the section that holds rva in its file bytes. Returns 0 when none
- * does (the RVA points at nothing, or at zero-filled memory only). */
-static int pe_rva_place(const cl_pe *p, uint32_t rva, cl_pe_place *place) {
+int cl_pe_rva_place(const cl_pe *p, uint32_t rva, cl_pe_place *place) {
   unsigned i;
   for (i = 0; i < p->section_count; i++) {
     const cl_pe_section *s = &p->sections[i];
@@ -114,21 +80,22 @@ static int pe_rva_place(const cl_pe *p, uint32_t rva, cl_pe_place *place) {
   return 0;
 }
 
-/* Reads the NUL-terminated string at an RVA, within its section. */
-static int pe_read_string(cl_pe *p, uint32_t rva, const char *what,
-                          char **out) {
+int cl_pe_read_string(const cl_pe *p, uint32_t rva, const char *what,
+                      uint64_t *total, uint64_t limit, const char *total_what,
+                      char **out) {
   cl_pe_place place;
   uint64_t avail;
   int status;
 
-  if (!pe_rva_place(p, rva, &place)) {
+  *out = NULL;
+  if (!cl_pe_rva_place(p, rva, &place)) {
     return cl_binary_malformed(
         &p->src, "%s RVA 0x%" PRIx32 " is outside every section", what, rva);
   }
   avail =
       place.avail < CL_BINARY_MAX_STRING ? place.avail : CL_BINARY_MAX_STRING;
-  status = cl_binary_read_string(&p->src, place.offset, avail, what,
-                                 &p->string_bytes, "import names", out);
+  status = cl_binary_read_string_limit(&p->src, place.offset, avail, what,
+                                       total, limit, total_what, out);
   if (status != CUDALOAD_OK || *out != NULL) {
     return status;
   }
@@ -169,6 +136,37 @@ static int pe_all_zero(const unsigned char *b, size_t len) {
   return 1;
 }
 
+uint32_t cl_pe_delay_rva(const cl_pe *p, uint64_t value) {
+  cl_pe_place probe;
+  if (value >= p->image_base && value - p->image_base <= UINT32_MAX &&
+      (value > UINT32_MAX || !cl_pe_rva_place(p, (uint32_t)value, &probe)) &&
+      cl_pe_rva_place(p, (uint32_t)(value - p->image_base), &probe)) {
+    return (uint32_t)(value - p->image_base);
+  }
+  return (uint32_t)value;
+}
+
+void cl_pe_import_descriptor(const cl_pe *p, const unsigned char *desc,
+                             int delay, uint32_t *name_rva, uint32_t *names_rva,
+                             int *va_based) {
+  if (delay) {
+    uint32_t attributes = pe_u32(desc);
+    *va_based = (attributes & 1u) == 0;
+    *name_rva = pe_u32(desc + 4);
+    *names_rva = pe_u32(desc + 16);
+    if (*va_based) {
+      *name_rva = cl_pe_delay_rva(p, *name_rva);
+      *names_rva = cl_pe_delay_rva(p, *names_rva);
+    }
+  } else {
+    /* OriginalFirstThunk, the import name table; some old linkers leave
+     * it 0 and put the names in FirstThunk only (before binding). */
+    *va_based = 0;
+    *name_rva = pe_u32(desc + 12);
+    *names_rva = pe_u32(desc) != 0 ? pe_u32(desc) : pe_u32(desc + 16);
+  }
+}
+
 /* Walks a descriptor table (normal or delay imports): descriptors of
  * desc_size bytes with the DLL name's address at name_at, ended by an
  * all-zero descriptor or by the end of the section. */
@@ -182,13 +180,14 @@ static int pe_read_import_table(cl_pe *p, cl_binary_info *out, uint32_t rva,
   unsigned i;
   int status;
 
-  if (!pe_rva_place(p, rva, &place)) {
+  if (!cl_pe_rva_place(p, rva, &place)) {
     return cl_binary_malformed(
         &p->src, "%s table RVA 0x%" PRIx32 " is outside every section", what,
         rva);
   }
   for (i = 0; place.avail >= desc_size; i++) {
-    uint32_t name_rva;
+    uint32_t name_rva, names_rva;
+    int va_based;
     char *dll = NULL;
     if (i == CL_PE_MAX_DESCRIPTORS) {
       return cl_binary_malformed(&p->src, "more than %u %ss",
@@ -201,28 +200,13 @@ static int pe_read_import_table(cl_pe *p, cl_binary_info *out, uint32_t rva,
     if (pe_all_zero(desc, desc_size)) {
       break;
     }
-    if (delay) {
-      uint32_t attributes = pe_u32(desc);
-      name_rva = pe_u32(desc + 4);
-      /* Descriptors from before Visual C++ 7 (attribute bit 0 clear) hold
-       * virtual addresses; take those that only make sense as one. */
-      if ((attributes & 1u) == 0 && name_rva >= p->image_base &&
-          name_rva - p->image_base <= UINT32_MAX) {
-        cl_pe_place probe;
-        uint32_t as_rva = (uint32_t)(name_rva - p->image_base);
-        if (!pe_rva_place(p, name_rva, &probe) &&
-            pe_rva_place(p, as_rva, &probe)) {
-          name_rva = as_rva;
-        }
-      }
-    } else {
-      name_rva = pe_u32(desc + 12);
-    }
+    cl_pe_import_descriptor(p, desc, delay, &name_rva, &names_rva, &va_based);
     if (name_rva == 0) {
       return cl_binary_malformed(&p->src, "%s %u has no DLL name", what, i);
     }
-    status = pe_read_string(
-        p, name_rva, delay ? "delay-load DLL name" : "imported DLL name", &dll);
+    status = cl_pe_read_string(
+        p, name_rva, delay ? "delay-load DLL name" : "imported DLL name",
+        &p->string_bytes, CL_BINARY_MAX_STRING_TOTAL, "import names", &dll);
     if (status == CUDALOAD_OK) {
       status = pe_add_needed(p, out, dll);
     }
@@ -300,7 +284,7 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
   int found, status;
   char version[64];
 
-  if (!pe_rva_place(p, rva, &root)) {
+  if (!cl_pe_rva_place(p, rva, &root)) {
     return cl_binary_malformed(
         &p->src,
         "resource directory RVA 0x%" PRIx32 " is outside every section", rva);
@@ -345,7 +329,7 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
   }
   data_rva = pe_u32(data_entry);
   data_size = pe_u32(data_entry + 4);
-  if (!pe_rva_place(p, data_rva, &data)) {
+  if (!cl_pe_rva_place(p, data_rva, &data)) {
     return cl_binary_malformed(
         &p->src, "VS_VERSIONINFO RVA 0x%" PRIx32 " is outside every section",
         data_rva);
@@ -429,12 +413,12 @@ static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
   return CUDALOAD_OK;
 }
 
-static int pe_parse(cl_pe *p, cl_binary_info *out) {
+int cl_pe_read_headers(cl_pe *p) {
   unsigned char dos[CL_PE_DOS_HEADER_SIZE];
   unsigned char nt[4 + CL_PE_COFF_SIZE];
   /* The largest optional header read: PE32+ with 16 data directories. */
   unsigned char opt[112 + 8 * CL_PE_MAX_DATA_DIRS];
-  uint32_t lfanew, dirs_rva[CL_PE_MAX_DATA_DIRS];
+  uint32_t lfanew;
   unsigned section_count, opt_size, magic, dir_offset, dir_count, i;
   uint64_t rva_count;
   int status;
@@ -461,12 +445,7 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
     return cl_binary_malformed(
         &p->src, "no PE signature at e_lfanew 0x%" PRIx32, lfanew);
   }
-  out->format = CL_FORMAT_PE;
-  out->machine = pe_u16(nt + 4);
-  out->machine_name = pe_machine_name(out->machine);
-  if (out->machine_name == NULL) {
-    return cl_binary_no_memory(&p->src);
-  }
+  p->machine = pe_u16(nt + 4);
   section_count = pe_u16(nt + 6);
   opt_size = pe_u16(nt + 20);
 
@@ -482,10 +461,10 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
   }
   magic = pe_u16(opt);
   if (magic == CL_PE_MAGIC_PE32) {
-    out->bits = 32;
+    p->bits = 32;
     dir_offset = 96;
   } else if (magic == CL_PE_MAGIC_PE32PLUS) {
-    out->bits = 64;
+    p->bits = 64;
     dir_offset = 112;
   } else if (magic == CL_PE_MAGIC_ROM) {
     return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: ROM image PE, not supported",
@@ -511,19 +490,40 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
     dir_count = (unsigned)rva_count;
   }
   for (i = 0; i < CL_PE_MAX_DATA_DIRS; i++) {
-    dirs_rva[i] = i < dir_count ? pe_u32(opt + dir_offset + 8 * i) : 0;
+    p->dir_rva[i] = i < dir_count ? pe_u32(opt + dir_offset + 8 * i) : 0;
+    p->dir_size[i] = i < dir_count ? pe_u32(opt + dir_offset + 8 * i + 4) : 0;
   }
+  return pe_read_sections(p, (uint64_t)lfanew + sizeof nt + opt_size,
+                          section_count);
+}
 
-  status = pe_read_sections(p, (uint64_t)lfanew + sizeof nt + opt_size,
-                            section_count);
-  if (status == CUDALOAD_OK && dirs_rva[CL_PE_DIR_IMPORT] != 0) {
-    status = pe_read_import_table(p, out, dirs_rva[CL_PE_DIR_IMPORT], 0);
+void cl_pe_free(cl_pe *p) {
+  free(p->sections);
+  p->sections = NULL;
+  p->section_count = 0;
+}
+
+static int pe_parse(cl_pe *p, cl_binary_info *out) {
+  int status = cl_pe_read_headers(p);
+  if (status != CUDALOAD_OK) {
+    return status;
   }
-  if (status == CUDALOAD_OK && dirs_rva[CL_PE_DIR_DELAY_IMPORT] != 0) {
-    status = pe_read_import_table(p, out, dirs_rva[CL_PE_DIR_DELAY_IMPORT], 1);
+  out->format = CL_FORMAT_PE;
+  out->bits = p->bits;
+  out->machine = p->machine;
+  out->machine_name = pe_machine_name(out->machine);
+  if (out->machine_name == NULL) {
+    return cl_binary_no_memory(&p->src);
   }
-  if (status == CUDALOAD_OK && dirs_rva[CL_PE_DIR_RESOURCE] != 0) {
-    status = pe_read_version(p, out, dirs_rva[CL_PE_DIR_RESOURCE]);
+  if (p->dir_rva[CL_PE_DIR_IMPORT] != 0) {
+    status = pe_read_import_table(p, out, p->dir_rva[CL_PE_DIR_IMPORT], 0);
+  }
+  if (status == CUDALOAD_OK && p->dir_rva[CL_PE_DIR_DELAY_IMPORT] != 0) {
+    status =
+        pe_read_import_table(p, out, p->dir_rva[CL_PE_DIR_DELAY_IMPORT], 1);
+  }
+  if (status == CUDALOAD_OK && p->dir_rva[CL_PE_DIR_RESOURCE] != 0) {
+    status = pe_read_version(p, out, p->dir_rva[CL_PE_DIR_RESOURCE]);
   }
   return status;
 }
@@ -538,6 +538,6 @@ int cl_pe_parse(const cl_reader *r, const char *name, cl_binary_info *out) {
     return status;
   }
   status = cl_binary_end(&p.src, pe_parse(&p, out), out);
-  free(p.sections);
+  cl_pe_free(&p);
   return status;
 }

@@ -13,9 +13,12 @@
  * without them.
  */
 #include "binary.h"
+#include "bind.h"
 #include "context.h"
 #include "error.h"
 #include "loader.h"
+#include "platform.h"
+#include "resolve.h"
 #include "strindex.h"
 #include "strutil.h"
 
@@ -430,6 +433,76 @@ static int names_entry(const cl_binary_info *info, const needed_names *names,
           names->major[d] == p->major);
 }
 
+static int same_file(const char *a, const char *b) {
+  if (strcmp(a, b) == 0)
+    return 1;
+  char *ra = cl_real_path(a), *rb = cl_real_path(b);
+  int same = ra && rb && strcmp(ra, rb) == 0;
+  free(ra);
+  free(rb);
+  cl_clear_error();
+  return same;
+}
+
+/* The loader model of this process, made on first need: most plans never
+ * need it (no LD_LIBRARY_PATH, nothing of the family loaded yet). */
+typedef struct sibling_check {
+  int ready;
+  cl_loader_model model;
+} sibling_check;
+
+static void sibling_check_free(sibling_check *c) {
+  if (c->ready)
+    cl_loader_model_free(&c->model);
+  c->ready = 0;
+}
+
+/* Would main, opening its sub-library p by its SONAME, get another file than
+ * p? Returns the rule that would hand it the other file (other receives its
+ * path), or NULL when it gets p. *rc: CUDALOAD_E_NO_MEMORY on failure. */
+static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
+                                    size_t main_index,
+                                    const cl_binary_info *main_info,
+                                    const cl_plan_entry *p, char *other,
+                                    size_t other_size, int *rc) {
+  char name[160];
+  char major[16];
+  snprintf(major, sizeof major, "%d", p->major);
+  cl_catalog_file_name(p->entry, cl_ctx_naming(ctx), major, name, sizeof name);
+  /* Only an already loaded object or LD_LIBRARY_PATH can come before the
+   * RUNPATH: without either, the answer is known without a model. */
+  char *search = cl_getenv("LD_LIBRARY_PATH");
+  char *loaded = cl_loader_find_loaded(name);
+  int possible = (search && *search) || loaded;
+  free(search);
+  free(loaded);
+  cl_clear_error();
+  if (!possible)
+    return NULL;
+  if (!c->ready) {
+    if (cl_loader_model_init_host(&c->model) != CUDALOAD_OK) {
+      cl_clear_error();
+      return NULL; /* no model: trust the RUNPATH, as before */
+    }
+    c->ready = 1;
+  }
+  cl_requester req = {ctx->plan[main_index].path, main_info, NULL};
+  cl_resolution r;
+  int status = cl_resolve(&c->model, &req, name, &r);
+  if (status == CUDALOAD_E_NO_MEMORY) {
+    *rc = status;
+    return NULL;
+  }
+  const char *rule = NULL;
+  if (!status && r.path && !same_file(r.path, p->path)) {
+    rule = cl_resolve_rule_name(r.rule);
+    snprintf(other, other_size, "%s", r.path);
+  }
+  cl_resolution_free(&r);
+  cl_clear_error();
+  return rule;
+}
+
 /* Read the headers of the chosen files; decide which sub-libraries to load;
  * order dependencies first. Only the main libraries' headers and those of
  * the sub-libraries that will be loaded are read: the others (cuDNN 9's
@@ -451,6 +524,7 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   size_t *main_of = malloc((ctx->requirement_count + 1) * sizeof *main_of);
   int header_rc =
       names && mains && main_of ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  sibling_check siblings = {0};
   for (size_t r = 0; main_of && r < ctx->requirement_count; ++r)
     main_of[r] = n;
   for (size_t i = 0; i < n && !header_rc; ++i) {
@@ -506,12 +580,30 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
                  "its folder is put on PATH and AddDllDirectory",
                  main_name);
     } else if (main_index < n && runpath_has_origin(&info[main_index])) {
-      p->to_load = 0;
-      p->state = CUDALOAD_STATE_NOT_NEEDED;
-      set_reason(p,
-                 "sub-library of %s, which finds it itself (RUNPATH "
-                 "$ORIGIN)",
-                 main_name);
+      /* RUNPATH $ORIGIN finds the sibling only when nothing the loader
+       * searches earlier has one of that name: an object already loaded,
+       * or LD_LIBRARY_PATH (docs/loader.md, "Linux 4"). Ask the model. */
+      char other[4096] = "";
+      const char *rule =
+          sibling_shadowed(&siblings, ctx, main_index, &info[main_index], p,
+                           other, sizeof other, &header_rc);
+      if (header_rc)
+        break;
+      if (rule) {
+        if ((header_rc = read_header(ctx, i, info, 1)) != 0)
+          break;
+        set_reason(p,
+                   "sub-library of %s, preloaded by absolute path: by its "
+                   "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
+                   main_name, other, rule);
+      } else {
+        p->to_load = 0;
+        p->state = CUDALOAD_STATE_NOT_NEEDED;
+        set_reason(p,
+                   "sub-library of %s, which finds it itself (RUNPATH "
+                   "$ORIGIN; rule: runpath)",
+                   main_name);
+      }
     } else {
       set_reason(p,
                  "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
@@ -523,6 +615,7 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
     free(names[k].entry);
     free(names[k].major);
   }
+  sibling_check_free(&siblings);
   free(names);
   free(mains);
   free(main_of);
@@ -618,8 +711,33 @@ done:
   return rc;
 }
 
-/* Another major of a required family visible in the global scope: a
- * consumer of the required major would bind its unversioned symbols. */
+static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
+                        const char *fix) {
+  char text[8192];
+  snprintf(text, sizeof text, "%s Fix: %s", problem, fix);
+  if (cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
+                 ctx->conflict_count + 1, sizeof(cl_conflict))) {
+    free(provider);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  cl_conflict *c = &ctx->conflicts[ctx->conflict_count++];
+  c->path = provider;
+  c->problem = cl_strdup(problem);
+  c->fix = cl_strdup(fix);
+  c->text = cl_strdup(text);
+  return c->problem && c->fix && c->text ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* A required family's symbol that a consumer of the planned file would
+ * bind somewhere else, because another file in the global scope answers
+ * its reference first (docs/loader.md, "Linux: binding"). Which reference:
+ * a consumer linked against the planned file records the version node of
+ * its definition (cudnnCreate@libcudnn.so.8), and glibc binds that only to
+ * a definition of the same node, or to an object without versions. So a
+ * real cuDNN 9 in the global scope takes nothing from a cuDNN 8 consumer,
+ * while an unversioned build of it would, and so would a second copy of
+ * the same node (two cuDNN 9 of different minors: the first loaded wins
+ * for everyone). */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->conflict_count; ++i) {
     free(ctx->conflicts[i].path);
@@ -633,51 +751,81 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
     const char *symbol = req->entry->scope_probe_symbol;
     if (!symbol)
       continue;
-    char *provider = cl_loader_global_provider(symbol);
-    cl_clear_error();
-    if (!provider)
+    const cl_plan_entry *planned = NULL;
+    for (size_t i = 0; i < ctx->plan_count; ++i)
+      if (ctx->plan[i].requirement == r &&
+          ctx->plan[i].entry->role == CL_ROLE_MAIN)
+        planned = &ctx->plan[i];
+    if (!planned)
       continue;
+    /* A cheap unversioned look first: when nothing in the global scope
+     * defines the name, or only the planned file does, nothing can take
+     * the consumers' calls, and no file needs reading. */
+    char *provider = cl_loader_global_provider(symbol, NULL);
+    cl_clear_error();
+    if (!provider || same_file(provider, planned->path)) {
+      free(provider);
+      continue;
+    }
+    char *version = NULL;
+    cl_bind_definition_version(planned->path, symbol, &version);
+    cl_clear_error();
+    if (version) {
+      /* What the loader gives a reference of that version. */
+      free(provider);
+      provider = cl_loader_global_provider(symbol, version);
+      cl_clear_error();
+      if (!provider || same_file(provider, planned->path)) {
+        free(provider);
+        free(version);
+        continue;
+      }
+    }
     cl_name_match m;
     int is_family =
         cl_catalog_match(cl_path_basename(provider), CL_NAMING_LINUX, &m) &&
         strcmp(m.entry->family, req->entry->family) == 0;
-    /* The major this requirement was planned with. */
-    int planned_major = -1;
-    for (size_t i = 0; i < ctx->plan_count; ++i)
-      if (ctx->plan[i].requirement == r &&
-          ctx->plan[i].entry->role == CL_ROLE_MAIN)
-        planned_major = ctx->plan[i].major;
     int duplicate = 0;
     for (size_t i = 0; i < ctx->conflict_count; ++i)
       duplicate |= strcmp(ctx->conflicts[i].path, provider) == 0;
-    if (!is_family || planned_major < 0 || m.major == planned_major ||
-        duplicate) {
+    /* Without versions, only another major is a conflict here: the same
+     * major from another file is the process's choice of that library. */
+    if (!is_family || duplicate || (!version && m.major == planned->major)) {
       free(provider);
+      free(version);
       continue;
     }
-    char problem[4096], fix[1024], text[8192];
-    snprintf(problem, sizeof problem,
-             "%s (%s %d) is in the global symbol scope: a library linked to "
-             "%s %d will call its %s and relatives instead of its own.",
-             provider, req->entry->family, m.major, req->entry->family,
-             planned_major, symbol);
+    char problem[4096], fix[1024];
+    if (version && m.major == planned->major)
+      snprintf(problem, sizeof problem,
+               "%s (%s %d) is in the global symbol scope and defines the same "
+               "version node %s as the planned %s: a library linked to %s "
+               "will call its %s and relatives, not the planned file's (the "
+               "first one loaded wins for everyone).",
+               provider, req->entry->family, m.major, version, planned->path,
+               version, symbol);
+    else if (version)
+      snprintf(problem, sizeof problem,
+               "%s (%s %d) is in the global symbol scope and answers "
+               "references to version %s (it %s): a library linked to %s %d "
+               "will call its %s and relatives instead of its own.",
+               provider, req->entry->family, m.major, version,
+               "has no symbol versions, or defines that node",
+               req->entry->family, planned->major, symbol);
+    else
+      snprintf(problem, sizeof problem,
+               "%s (%s %d) is in the global symbol scope: a library linked to "
+               "%s %d will call its %s and relatives instead of its own "
+               "(the planned file has no symbol versions to keep them "
+               "apart).",
+               provider, req->entry->family, m.major, req->entry->family,
+               planned->major, symbol);
     snprintf(fix, sizeof fix,
              "open that consumer with cudaload_dlopen_isolated() "
              "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
              cl_path_basename(provider));
-    snprintf(text, sizeof text, "%s Fix: %s", problem, fix);
-    if (cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
-                   ctx->conflict_count + 1, sizeof(cl_conflict))) {
-      free(provider);
-      return CUDALOAD_E_NO_MEMORY;
-    }
-    cl_conflict *c = &ctx->conflicts[ctx->conflict_count];
-    c->path = provider;
-    c->problem = cl_strdup(problem);
-    c->fix = cl_strdup(fix);
-    c->text = cl_strdup(text);
-    ctx->conflict_count++;
-    if (!c->problem || !c->fix || !c->text)
+    free(version);
+    if (add_conflict(ctx, provider, problem, fix))
       return CUDALOAD_E_NO_MEMORY;
   }
   return CUDALOAD_OK;

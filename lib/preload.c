@@ -4,6 +4,7 @@
  */
 #include "context.h"
 #include "error.h"
+#include "bind.h"
 #include "loader.h"
 #include "platform.h"
 #include "strutil.h"
@@ -212,7 +213,22 @@ const char *cudaload_symbol_provider(void *handle, const char *symbol) {
             handle ? "symbol" : "handle");
     return NULL;
   }
-  char *path = cl_loader_symbol_provider(handle, symbol);
+  /* The loader binds the consumer's reference, which may name a version
+   * (cudnnCreate@libcudnn.so.8): ask for exactly that, so another major's
+   * definition of the same name does not answer (docs/loader.md, "Linux:
+   * binding"). A consumer linked -Bsymbolic that defines the symbol binds
+   * its own. */
+  char *consumer = cl_loader_handle_path(handle);
+  char *version = NULL;
+  int defines = 0, symbolic = 0;
+  if (consumer)
+    cl_bind_reference_of(consumer, symbol, &version, &defines, &symbolic);
+  cl_clear_error();
+  char *path = symbolic && defines
+                   ? cl_strdup(consumer)
+                   : cl_loader_symbol_provider(handle, symbol, version);
+  free(consumer);
+  free(version);
   if (!path)
     return NULL;
   snprintf(provider, sizeof provider, "%s", path);

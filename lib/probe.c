@@ -906,7 +906,8 @@ static void ensure_preloaded(probe_run *run) {
     return;
   run->preloaded = 1;
   /* RTLD_LOCAL: the probe must not put a cuDNN major into the global scope
-   * where another part of the process would bind it (DESIGN.md, Linux 3). */
+   * where another part of the process would bind it (docs/loader.md,
+   * Linux 3). */
   if (cudaload_preload(run->ctx, 0) != CUDALOAD_OK)
     run->preload_error = cl_strdup(cudaload_last_error());
   cl_clear_error();
@@ -971,7 +972,7 @@ static void missing_symbol(probe_run *run, size_t stage, const char *path,
             "%s lacks %s (a damaged or mismatched library)", path, symbol);
 }
 
-/* 5: the CUDA runtime against the driver (DESIGN.md, CUDA's rules 2). */
+/* 5: the CUDA runtime against the driver (docs/loader.md, CUDA 2). */
 static void stage_runtime(probe_run *run) {
   stage_begin(run);
   size_t r = 0;
@@ -1195,7 +1196,7 @@ static void stage_cublas(probe_run *run) {
 }
 
 /* cudnnGetVersion() as "8.9.7": cuDNN 8 encodes M*1000+m*100+p, cuDNN 9
- * and later M*10000+m*100+p (DESIGN.md, Linux 6). */
+ * and later M*10000+m*100+p (docs/loader.md, Linux 6). */
 static void cudnn_version_text(size_t v, char *out, size_t size, int *major) {
   if (v >= 90000) {
     *major = (int)(v / 10000);

@@ -99,6 +99,14 @@ int cl_binary_read(const cl_binary_source *s, uint64_t off, void *buf,
 int cl_binary_read_string(const cl_binary_source *s, uint64_t off,
                           uint64_t avail, const char *what, uint64_t *total,
                           const char *total_what, char **out) {
+  return cl_binary_read_string_limit(
+      s, off, avail, what, total, CL_BINARY_MAX_STRING_TOTAL, total_what, out);
+}
+
+int cl_binary_read_string_limit(const cl_binary_source *s, uint64_t off,
+                                uint64_t avail, const char *what,
+                                uint64_t *total, uint64_t limit,
+                                const char *total_what, char **out) {
   char buf[CL_BINARY_MAX_STRING];
   uint64_t got = 0;
   int status;
@@ -118,9 +126,9 @@ int cl_binary_read_string(const cl_binary_source *s, uint64_t off,
     /* Count what the string really takes, its NUL included. */
     *total += nul != NULL ? (uint64_t)(nul - (buf + got)) + 1 : step;
     got += step;
-    if (*total > CL_BINARY_MAX_STRING_TOTAL) {
-      return cl_binary_malformed(s, "%s exceed %u bytes in total", total_what,
-                                 CL_BINARY_MAX_STRING_TOTAL);
+    if (*total > limit) {
+      return cl_binary_malformed(s, "%s exceed %" PRIu64 " bytes in total",
+                                 total_what, limit);
     }
     if (nul != NULL) {
       *out = cl_strdup(buf);

@@ -6,8 +6,12 @@
         [--version-node CUDALOAD_1] [--readelf R] [--nm N] [--objdump O]
 
 ELF (libcudaload.so): every defined dynamic symbol must start with
-`cudaload_` and carry the default version node (`name@@CUDALOAD_1`), and the
-SONAME must be the given one. PE (cudaload.dll): every name in the export
+`cudaload_` and carry a default version (`name@@NODE`): the given node
+(CUDALOAD_1) or a newer node of it (CUDALOAD_1.1, ...) that the library
+defines with the given node among its ancestors, as lib/cudaload.map adds
+them; with --map, each symbol the map names in a newer node must carry
+that node and every other one the given node. The SONAME must be the
+given one. PE (cudaload.dll): every name in the export
 table must start with `cudaload_`. With --header, each function the public
 header declares must be exported, and nothing else may be: an exported
 `cudaload_` symbol the header does not declare is an internal leaking into
@@ -31,6 +35,33 @@ class ToolError(Exception):
 
 
 ELF_NEEDED = []
+ELF_PARENTS = {}
+
+
+def descends_from(node, base, parents, seen=()):
+    """Whether version node `node` inherits `base`, directly or through
+    other nodes (readelf -V's Parent lines)."""
+    if node == base:
+        return True
+    return any(p not in seen and descends_from(p, base, parents, seen + (node,))
+               for p in parents.get(node, []))
+
+
+def map_nodes(path):
+    """{symbol: node} for the names a linker version script lists
+    explicitly (no wildcards) in each node."""
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"#[^\n]*", " ", text)
+    listed = {}
+    for m in re.finditer(r"([A-Za-z_][\w.]*)\s*\{(.*?)\}\s*([\w.]*)\s*;", text, flags=re.S):
+        node, body = m.group(1), m.group(2)
+        body = re.split(r"\blocal\s*:", body)[0]
+        body = re.sub(r"\bglobal\s*:", " ", body)
+        for name in re.findall(r"([^\s;]+)\s*;", body):
+            if not any(c in name for c in "*?["):
+                listed[name] = node
+    return listed
 
 
 def run(argv):
@@ -88,7 +119,21 @@ def elf_exports(lib, readelf, nm):
             version = "@" + version  # a hidden (non-default) version
         symbols[name] = version
     vd = run([readelf, "-V", "-W", lib])
-    nodes = set(re.findall(r"Name:\s+(\S+)", vd.split("Version needs section")[0]))
+    definitions = vd.split("Version needs section")[0]
+    nodes = set(re.findall(r"Name:\s+(\S+)", definitions))
+    # "Name: CUDALOAD_1.1" followed by "Parent 1: CUDALOAD_1" lines.
+    global ELF_PARENTS
+    ELF_PARENTS = {}
+    current = None
+    for line in definitions.splitlines():
+        m = re.search(r"Name:\s+(\S+)", line)
+        if m:
+            current = m.group(1)
+            ELF_PARENTS.setdefault(current, [])
+            continue
+        m = re.search(r"Parent \d+:\s+(\S+)", line)
+        if m and current:
+            ELF_PARENTS[current].append(m.group(1))
     d = run([readelf, "-d", "-W", lib])
     m = re.search(r"\(SONAME\)\s+[^\[]*\[(.*)\]", d)
     soname = m.group(1) if m else None
@@ -134,6 +179,7 @@ def main():
     ap.add_argument("--header", help="include/cudaload.h: its functions must be exactly the exports")
     ap.add_argument("--soname", default="libcudaload.so.1")
     ap.add_argument("--version-node", default="CUDALOAD_1")
+    ap.add_argument("--map", help="lib/cudaload.map: the node of each symbol it names")
     ap.add_argument("--readelf")
     ap.add_argument("--nm")
     ap.add_argument("--objdump")
@@ -165,10 +211,25 @@ def main():
                 if not allowed.match(needed):
                     problems.append("depends on %s: the library may need only libc, libdl, "
                                     "pthread (and libyaml for YAML)" % needed)
+            newer = re.compile(r"^%s(\.\d+)+$" % re.escape(args.version_node))
+            for node in sorted(n for n in nodes if newer.match(n)):
+                if not descends_from(node, args.version_node, ELF_PARENTS):
+                    problems.append("version node %s does not inherit %s (parents: %s)"
+                                    % (node, args.version_node, ELF_PARENTS.get(node) or "none"))
+            listed = map_nodes(args.map) if args.map else {}
             for name in sorted(exported):
-                if symbols[name] != args.version_node:
-                    problems.append("%s is exported as version %r, expected @@%s"
-                                    % (name, symbols[name], args.version_node))
+                version = symbols[name]
+                if args.map:
+                    expected = listed.get(name, args.version_node)
+                    if version != expected:
+                        problems.append("%s is exported as version %r, expected @@%s (%s)"
+                                        % (name, version, expected, args.map))
+                elif version != args.version_node and not (version and newer.match(version)):
+                    problems.append("%s is exported as version %r, expected @@%s or a newer node"
+                                    % (name, version, args.version_node))
+            for name in sorted(n for n in listed if n not in exported):
+                problems.append("%s names %s in node %s, but the library does not export it"
+                                % (args.map, name, listed[name]))
             kind = "ELF"
         elif magic[:2] == b"MZ":
             objdump = find_tool(args.objdump, ["x86_64-w64-mingw32-objdump", "objdump"])

@@ -47,6 +47,21 @@ else()
                  " (set CUDALOAD_CLI_TARGET)")
 endif()
 
+# --- The symbol reader against binutils on real files ----------------------
+# readelf on the CUDA toolkit, a few hundred system libraries and the
+# symbols/ fixtures; mingw's objdump on the fixture DLLs and Wine's. Skipped
+# (exit 77) without readelf. Linux host builds only: the readers are the
+# same code in every build, and these files are this host's.
+if(CUDALOAD_CLI_TARGET AND TARGET "${CUDALOAD_CLI_TARGET}" AND NOT CMAKE_CROSSCOMPILING
+   AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  add_test(NAME check_symbols
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_symbols.py
+            --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>
+            --fixtures ${_cl_fixtures_dir})
+  set_tests_properties(check_symbols PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77
+    LABELS "cli")
+endif()
+
 # --- Exported symbols of the shared library ---------------------------------
 if(TARGET cudaload)
   set(_cl_export_tools)
@@ -65,6 +80,7 @@ if(TARGET cudaload)
             --header ${PROJECT_SOURCE_DIR}/include/cudaload.h
             --soname libcudaload.so.${CUDALOAD_ABI_VERSION}
             --version-node CUDALOAD_${CUDALOAD_ABI_VERSION}
+            --map ${PROJECT_SOURCE_DIR}/lib/cudaload.map
             ${_cl_export_tools})
   set_tests_properties(check_exports PROPERTIES LABELS "abi")
 endif()

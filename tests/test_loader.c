@@ -405,13 +405,13 @@ static void two_majors_side_by_side(void **state) {
   void *handle9 = open_or_fail(path9, CL_OPEN_LOCAL);
   assert_int_equal(cudnn_version_of(handle8), CUDNN8_VERSION);
   assert_int_equal(cudnn_version_of(handle9), CUDNN9_VERSION);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion"), path8,
-              "provider for cuDNN 8");
-  expect_file(cl_loader_symbol_provider(handle9, "cudnnGetVersion"), path9,
-              "provider for cuDNN 9");
-  expect_null(cl_loader_symbol_provider(handle8, "noSuchFunction"),
+  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+              path8, "provider for cuDNN 8");
+  expect_file(cl_loader_symbol_provider(handle9, "cudnnGetVersion", NULL),
+              path9, "provider for cuDNN 9");
+  expect_null(cl_loader_symbol_provider(handle8, "noSuchFunction", NULL),
               "an undefined function");
-  expect_null(cl_loader_global_provider("cudnnGetVersion"),
+  expect_null(cl_loader_global_provider("cudnnGetVersion", NULL),
               "global provider with both majors LOCAL");
 }
 
@@ -528,8 +528,8 @@ static void lock_is_recursive_and_exclusive(void **state) {
 
 #ifndef _WIN32
 
-/* DESIGN.md, Linux 2: a library loaded by absolute path satisfies a later
- * NEEDED entry for its SONAME, with no search path. */
+/* docs/loader.md, Linux 2: a library loaded by absolute path satisfies a
+ * later NEEDED entry for its SONAME, with no search path. */
 static void needed_satisfied_by_preload(void **state) {
   (void)state;
   const char *cnn = fixture("cudnn8_compat/libcudnn_cnn_infer.so.8");
@@ -568,12 +568,12 @@ static void loaded_paths_are_real_files(void **state) {
 static void global_open_enters_global_scope(void **state) {
   (void)state;
   const char *path9 = fixture(CUDNN9_FILE);
-  expect_null(cl_loader_global_provider("cudnnGetVersion"), "before");
+  expect_null(cl_loader_global_provider("cudnnGetVersion", NULL), "before");
   open_or_fail(path9, CL_OPEN_GLOBAL);
-  expect_file(cl_loader_global_provider("cudnnGetVersion"), path9,
+  expect_file(cl_loader_global_provider("cudnnGetVersion", NULL), path9,
               "after a GLOBAL open");
-  expect_null(cl_loader_global_provider("noSuchFunction"), "undefined");
-  expect_null(cl_loader_global_provider(""), "empty name");
+  expect_null(cl_loader_global_provider("noSuchFunction", NULL), "undefined");
+  expect_null(cl_loader_global_provider("", NULL), "empty name");
 }
 
 /* LOCAL keeps it out; a later GLOBAL open of the same file promotes it. */
@@ -581,15 +581,15 @@ static void local_open_stays_out_of_global_scope(void **state) {
   (void)state;
   const char *path9 = fixture(CUDNN9_FILE);
   void *handle = open_or_fail(path9, CL_OPEN_LOCAL);
-  expect_null(cl_loader_global_provider("cudnnGetVersion"),
+  expect_null(cl_loader_global_provider("cudnnGetVersion", NULL),
               "after a LOCAL open");
   assert_ptr_equal(open_or_fail(path9, CL_OPEN_GLOBAL), handle);
-  expect_file(cl_loader_global_provider("cudnnGetVersion"), path9,
+  expect_file(cl_loader_global_provider("cudnnGetVersion", NULL), path9,
               "after a later GLOBAL open");
 }
 
-/* DESIGN.md, Linux 3: with cuDNN 9 GLOBAL, a cuDNN 8 library opened LOCAL
- * has its references bound to cuDNN 9 (the global scope comes first),
+/* docs/loader.md, Linux 3: with cuDNN 9 GLOBAL, a cuDNN 8 library opened
+ * LOCAL has its references bound to cuDNN 9 (the global scope comes first),
  * although dlsym on its handle finds its own definition. */
 static void global_major_captures_local_library(void **state) {
   (void)state;
@@ -598,11 +598,11 @@ static void global_major_captures_local_library(void **state) {
   open_or_fail(path9, CL_OPEN_GLOBAL);
   void *handle8 = open_or_fail(path8, CL_OPEN_LOCAL);
   assert_int_equal(cudnn_version_of(handle8), CUDNN8_VERSION);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion"), path9,
-              "provider for cuDNN 8 opened LOCAL");
+  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+              path9, "provider for cuDNN 8 opened LOCAL");
   /* Every name both define is taken from cuDNN 9, fixture_identity too. */
-  expect_file(cl_loader_symbol_provider(handle8, "fixture_identity"), path9,
-              "fixture_identity, defined by both");
+  expect_file(cl_loader_symbol_provider(handle8, "fixture_identity", NULL),
+              path9, "fixture_identity, defined by both");
 }
 
 /* Open with DEEPBIND, or, in a sanitizer build, check that cl_loader_open
@@ -635,11 +635,11 @@ static void deepbind_binds_own_major(void **state) {
   const char *path9 = fixture(CUDNN9_FILE);
   open_or_fail(path9, CL_OPEN_GLOBAL);
   void *handle8 = open_deepbind_or_skip(path8);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion"), path8,
-              "provider for cuDNN 8 opened DEEPBIND");
+  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+              path8, "provider for cuDNN 8 opened DEEPBIND");
   assert_int_equal(cudnn_version_of(handle8), CUDNN8_VERSION);
   /* The global scope itself is unchanged. */
-  expect_file(cl_loader_global_provider("cudnnGetVersion"), path9,
+  expect_file(cl_loader_global_provider("cudnnGetVersion", NULL), path9,
               "the global provider");
 }
 
@@ -653,8 +653,8 @@ static void deepbind_after_local_changes_nothing(void **state) {
   open_or_fail(path9, CL_OPEN_GLOBAL);
   void *handle8 = open_or_fail(path8, CL_OPEN_LOCAL);
   assert_ptr_equal(open_deepbind_or_skip(path8), handle8);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion"), path9,
-              "provider after a late DEEPBIND open");
+  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+              path9, "provider after a late DEEPBIND open");
 }
 
 /* A consumer linked to libcudnn.so.8, with cuDNN 9 GLOBAL: opened LOCAL it
@@ -672,18 +672,18 @@ static void consumers_bind_as_predicted(void **state) {
   void *plain = open_or_fail(consumer, CL_OPEN_LOCAL);
   assert_int_equal(call_int_function(plain, "consumer_cudnn_version"),
                    PRELOAD_CUDNN9_VERSION);
-  expect_file(cl_loader_symbol_provider(plain, "cudnnGetVersion"), cudnn9,
+  expect_file(cl_loader_symbol_provider(plain, "cudnnGetVersion", NULL), cudnn9,
               "provider for the LOCAL consumer");
 
   void *deep = open_deepbind_or_skip(isolated);
   assert_int_equal(call_int_function(deep, "consumer_cudnn_version"),
                    CUDNN8_VERSION);
-  expect_file(cl_loader_symbol_provider(deep, "cudnnGetVersion"), cudnn8,
+  expect_file(cl_loader_symbol_provider(deep, "cudnnGetVersion", NULL), cudnn8,
               "provider for the DEEPBIND consumer");
 }
 
 /* cuDNN 8 without RUNPATH opens its sub-library lazily by SONAME: that
- * fails until the sub-library is loaded by absolute path (DESIGN.md,
+ * fails until the sub-library is loaded by absolute path (docs/loader.md,
  * Linux 2 and 4), which is what preloading does. */
 static void lazy_sibling_load_needs_preload(void **state) {
   (void)state;
@@ -762,7 +762,7 @@ static void expect_path(const wchar_t *expected) {
              expected);
 }
 
-/* DESIGN.md, Windows 2: LoadLibraryExW with DLL_LOAD_DIR finds a DLL's
+/* docs/loader.md, Windows 2: LoadLibraryExW with DLL_LOAD_DIR finds a DLL's
  * imports beside it (cuBLAS imports cuBLASLt) with no search path. */
 static void imports_found_beside_dll(void **state) {
   (void)state;
@@ -779,7 +779,7 @@ static void imports_found_beside_dll(void **state) {
   assert_int_equal(lt_version(), 120405); /* 12.4.5 */
 }
 
-/* DESIGN.md, Windows 1: a DLL loaded by absolute path is what a later
+/* docs/loader.md, Windows 1: a DLL loaded by absolute path is what a later
  * LoadLibrary by its base name gets. */
 static void base_name_reuses_preloaded_dll(void **state) {
   (void)state;
@@ -789,9 +789,9 @@ static void base_name_reuses_preloaded_dll(void **state) {
   assert_ptr_equal(LoadLibraryW(L"" CUDNN8_NAME), handle);
 }
 
-/* DESIGN.md, Windows 2: preloading cudnn64_8.dll does not make its folder
- * searched by a later plain LoadLibrary of a sibling; exposing the folder
- * does, in PATH first, once. */
+/* docs/loader.md, Windows 2: preloading cudnn64_8.dll does not make its
+ * folder searched by a later plain LoadLibrary of a sibling; exposing the
+ * folder does, in PATH first, once. */
 static void expose_folder_lets_plain_loads_find_siblings(void **state) {
   (void)state;
   const char *main_dll = fixture(CUDNN8_FILE);
@@ -893,7 +893,7 @@ static void expose_folder_path_rules(void **state) {
 
 /* The real case: cuDNN 8's cudnnCreate LoadLibraryA's its sub-library by
  * base name; preloading the main DLL is not enough, exposing its folder is
- * (DESIGN.md, Windows 2 and 3). */
+ * (docs/loader.md, Windows 2 and 3). */
 static void lazy_sibling_load_needs_exposed_folder(void **state) {
   (void)state;
   const char *cudnn8 = fixture(PRELOAD_CUDNN8);

@@ -14,7 +14,7 @@
 #define EXIT_UNSATISFIED 4 /* a requirement has no usable library */
 /* probe: the GPU is not usable (CPU_FALLBACK) */
 #define EXIT_CPU_FALLBACK 5
-#define EXIT_PROBLEMS 6 /* doctor: the report lists problems */
+#define EXIT_PROBLEMS 6 /* doctor, explain: the report lists problems */
 
 /* Print "cudaload: <command>: <message>" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -83,12 +83,14 @@ int cli_env(int argc, char **argv);
 int cli_exec(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 extern const char cli_scan_help[];
 extern const char cli_inspect_help[];
 extern const char cli_env_help[];
 extern const char cli_exec_help[];
 extern const char cli_probe_help[];
 extern const char cli_doctor_help[];
+extern const char cli_explain_help[];
 
 /* A path argument (--root, --driver, --manifest) as the tool uses and
  * prints it from parsing on (cli_paths.c): an absolute one as given; a

@@ -60,7 +60,7 @@ static const exit_status exit_statuses[] = {
           "exist)"},
     {"4", "a requirement has no usable library (env, exec)"},
     {"5", "the GPU is not usable: the probe falls back to CPU (probe)"},
-    {"6", "the doctor found problems (doctor)"},
+    {"6", "the report lists problems (doctor, explain)"},
     {"126", "exec: COMMAND could not be executed"},
     {"127", "exec: COMMAND was not found (otherwise exec exits with "
             "COMMAND's status)"},
@@ -145,6 +145,7 @@ static const command commands[] = {
     {"exec", cli_exec, cli_exec_help},
     {"probe", cli_probe, cli_probe_help},
     {"doctor", cli_doctor, cli_doctor_help},
+    {"explain", cli_explain, cli_explain_help},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof *commands };
 

@@ -2,8 +2,8 @@
  * loader_posix.c - lib/loader.h for Linux: dlopen by absolute path,
  * RTLD_NOLOAD look-ups, dl_iterate_phdr, dladdr (glibc; musl where noted).
  *
- * How glibc resolves a library's symbols (DESIGN.md, Linux 3), which is what
- * cl_loader_global_provider and cl_loader_symbol_provider predict:
+ * How glibc resolves a library's symbols (docs/loader.md, Linux 3), which
+ * is what cl_loader_global_provider and cl_loader_symbol_provider predict:
  * - the global scope is the executable, the libraries it was linked with,
  *   and every library opened RTLD_GLOBAL since, in load order;
  * - a library opened RTLD_LOCAL looks in the global scope first, then in its
@@ -253,24 +253,11 @@ static char *file_of_loaded_name(const char *name) {
 }
 
 char *cl_loader_find_loaded(const char *name) {
-  /* dlopen("") would answer with the executable itself. */
-  if (!name || !name[0])
-    return NULL;
-  /* RTLD_NOLOAD: glibc matches the name against what is loaded (SONAMEs
-   * included) and returns NULL rather than map anything. */
-  void *handle = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
-  if (!handle) {
-    dlerror(); /* "not loaded" is not an error for anyone to see later */
-    return NULL;
-  }
-  char *path = NULL;
-  struct link_map *map = NULL;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map)
-    path = file_of_loaded_name(map->l_name);
-  /* Drop the reference the NOLOAD open took: the count is back where it
-   * was, and the library stays loaded by whoever loaded it. */
-  dlclose(handle);
-  return path;
+  /* Not dlopen(name, RTLD_NOLOAD): for a name that is not loaded, glibc
+   * searches LD_LIBRARY_PATH, RUNPATH and the cache, opening every
+   * candidate file, and blocks on a FIFO planted there. The loaded objects
+   * are matched by name and SONAME from memory instead (resolve_posix.c). */
+  return cl_loader_find_loaded_by_soname(name);
 }
 
 /* Names collected by dl_iterate_phdr, visited only after it returns: its
@@ -347,7 +334,13 @@ static char *file_at_address(const void *address) {
  * library's own dependencies when libcudaload was opened RTLD_LOCAL (as
  * ctypes does), and those dependencies first when it was opened DEEPBIND.
  */
-char *cl_loader_global_provider(const char *symbol) {
+/* dlsym, or dlvsym when a version is asked for. */
+static void *lookup(void *handle, const char *symbol, const char *version) {
+  dlerror();
+  return version ? dlvsym(handle, symbol, version) : dlsym(handle, symbol);
+}
+
+char *cl_loader_global_provider(const char *symbol, const char *version) {
   if (!symbol || !symbol[0])
     return NULL;
   void *global_scope = dlopen(NULL, RTLD_NOW);
@@ -355,8 +348,7 @@ char *cl_loader_global_provider(const char *symbol) {
     dlerror();
     return NULL;
   }
-  dlerror();
-  void *address = dlsym(global_scope, symbol);
+  void *address = lookup(global_scope, symbol, version);
   char *path = NULL;
   if (address)
     path = file_at_address(address);
@@ -368,9 +360,9 @@ char *cl_loader_global_provider(const char *symbol) {
 
 /* The file that provides symbol from handle's own scope (the library and
  * its dependencies, breadth first), or NULL. */
-static char *own_scope_provider(void *handle, const char *symbol) {
-  dlerror();
-  void *address = dlsym(handle, symbol);
+static char *own_scope_provider(void *handle, const char *symbol,
+                                const char *version) {
+  void *address = lookup(handle, symbol, version);
   if (!address) {
     dlerror();
     return NULL;
@@ -378,15 +370,25 @@ static char *own_scope_provider(void *handle, const char *symbol) {
   return file_at_address(address);
 }
 
-char *cl_loader_symbol_provider(void *handle, const char *symbol) {
+char *cl_loader_symbol_provider(void *handle, const char *symbol,
+                                const char *version) {
   if (!handle || !symbol || !symbol[0])
     return NULL;
   if (was_opened_deepbind(handle)) {
-    char *own = own_scope_provider(handle, symbol);
-    return own ? own : cl_loader_global_provider(symbol);
+    char *own = own_scope_provider(handle, symbol, version);
+    return own ? own : cl_loader_global_provider(symbol, version);
   }
-  char *global = cl_loader_global_provider(symbol);
-  return global ? global : own_scope_provider(handle, symbol);
+  char *global = cl_loader_global_provider(symbol, version);
+  return global ? global : own_scope_provider(handle, symbol, version);
+}
+
+char *cl_loader_handle_path(void *handle) {
+  struct link_map *map = NULL;
+  if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) {
+    dlerror();
+    return NULL;
+  }
+  return file_of_loaded_name(map->l_name);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -394,8 +396,8 @@ char *cl_loader_symbol_provider(void *handle, const char *symbol) {
 /* ------------------------------------------------------------------------ */
 
 /* A library's own dlopen uses its RUNPATH and finds what is already loaded
- * by SONAME (DESIGN.md, Linux 2 and 4); LD_LIBRARY_PATH was read at process
- * start. There is nothing to change in this process. */
+ * by SONAME (docs/loader.md, Linux 2 and 4); LD_LIBRARY_PATH was read at
+ * process start. There is nothing to change in this process. */
 int cl_loader_expose_folder(const char *folder) {
   (void)folder;
   return CUDALOAD_OK;

@@ -5,7 +5,7 @@
  *
  * Only the W APIs are used; strings cross this file as UTF-8 (wide.h).
  * Windows binds each import to a DLL by name, so cuDNN 8 and 9 never take
- * each other's symbols (DESIGN.md, Windows 1): there is no global scope,
+ * each other's symbols (docs/loader.md, Windows 1): there is no global scope,
  * and the open mode is ignored.
  */
 #ifndef _WIN32_WINNT
@@ -295,12 +295,19 @@ void cl_loader_each_loaded(cl_module_visitor visit, void *opaque) {
 /* Who provides a symbol                                                    */
 /* ------------------------------------------------------------------------ */
 
-char *cl_loader_global_provider(const char *symbol) {
+char *cl_loader_global_provider(const char *symbol, const char *version) {
   (void)symbol; /* no global scope on Windows */
+  (void)version;
   return NULL;
 }
 
-char *cl_loader_symbol_provider(void *handle, const char *symbol) {
+char *cl_loader_handle_path(void *handle) {
+  return handle ? module_file_name((HMODULE)handle) : NULL;
+}
+
+char *cl_loader_symbol_provider(void *handle, const char *symbol,
+                                const char *version) {
+  (void)version; /* imports bind per DLL name: no versions */
   if (!handle || !symbol || !symbol[0])
     return NULL;
   /* GetProcAddress follows export forwarders, so the address is in the
@@ -353,7 +360,7 @@ static wchar_t *process_variable(const wchar_t *name) {
  * runtime this library is linked with (msvcrt or ucrt), which _wgetenv
  * reads. Other C runtimes in the process (a static CRT, another ucrt or
  * msvcr*.dll) keep their own copies, and Python's os.environ is a snapshot
- * taken at start: those do not see the change (DESIGN.md, Windows 4).
+ * taken at start: those do not see the change (docs/loader.md, Windows 4).
  * value NULL removes the variable.
  */
 static int set_process_variable(const wchar_t *name, const wchar_t *value,
@@ -472,7 +479,7 @@ static void remember_dll_directory(const wchar_t *folder) {
 
 /*
  * Two ways for a DLL's own later LoadLibrary("sibling.dll") to find its
- * siblings (DESIGN.md, Windows 2 and 3): PATH, which plain LoadLibrary
+ * siblings (docs/loader.md, Windows 2 and 3): PATH, which plain LoadLibrary
  * searches in a process with the default search order (ctranslate2,
  * cuDNN 8), and AddDllDirectory, which counts only for loads with
  * LOAD_LIBRARY_SEARCH_USER_DIRS, or for every load once the process has

@@ -672,7 +672,7 @@ void cl_file_close(cl_file *f) {
  * user's choice), so the caller's environment is trusted here and nothing is
  * filtered. The variables are read from the process environment block, the
  * one LoadLibrary searches, not from a C runtime's private copy (see
- * DESIGN.md, Windows 4).
+ * docs/loader.md, Windows 4).
  */
 char *cl_getenv(const char *name) {
   int status;

@@ -59,6 +59,13 @@ INSPECT_FILE_KEYS = (
     "runpath",
     "rpath",
     "version",
+    "symbolic",
+    "nodeflib",
+    "versioned",
+    "version_definitions",
+    "version_needs",
+    "exports",
+    "imports",
 )
 VERSION_SOURCES = {"dist-info", "file-name", "header", "versioninfo", "none"}
 TEXT_HEADER = ["NAME", "FAMILY", "MAJOR", "VERSION", "SOURCE", "PATH"]
@@ -419,7 +426,7 @@ class Usage(CliTestCase):
 
     SCAN_HELP = ["--root", "-r", "--no-defaults", "--target", "--format", "--help", "-h",
                  "host", "linux", "windows", "text", "json", "yaml"]
-    INSPECT_HELP = ["--format", "--help", "-h", "text", "json"]
+    INSPECT_HELP = ["--format", "--symbols", "--help", "-h", "text", "json"]
 
     def test_scan_help(self):
         self.check_help(["scan", "--help"], self.SCAN_HELP)
@@ -882,6 +889,27 @@ def check_inspect_schema(test, doc):
         for key in ("soname", "runpath", "rpath", "version"):
             test.assertNotEqual(f[key], "", "an empty %s must be null: %r" % (key, f))
             test.assertTrue(f[key] is None or isinstance(f[key], str), f)
+        for key in ("symbolic", "nodeflib", "versioned"):
+            test.assertIsInstance(f[key], bool, f)
+        for v in f["version_definitions"]:
+            test.assertEqual(sorted(v), ["default", "name"], f)
+            test.assertIsInstance(v["default"], bool, f)
+        for n in f["version_needs"]:
+            test.assertEqual(sorted(n), ["file", "versions"], f)
+            test.assertTrue(all(isinstance(x, str) for x in n["versions"]), f)
+        test.assertEqual(sorted(f["exports"]), ["count", "forwarders", "symbols", "versioned"], f)
+        test.assertEqual(sorted(f["imports"]), ["count", "symbols", "versioned"], f)
+        for kind, keys in (("exports", ["forward", "hidden", "name", "version", "weak"]),
+                           ("imports", ["library", "name", "version", "weak"])):
+            table = f[kind]
+            test.assertLessEqual(table["versioned"], table["count"], f)
+            if table["symbols"] is None:
+                continue
+            test.assertEqual(len(table["symbols"]), table["count"], f)
+            test.assertEqual(sum(1 for x in table["symbols"] if x["version"]), table["versioned"], f)
+            for sym in table["symbols"]:
+                test.assertEqual(sorted(sym), keys, sym)
+                test.assertNotEqual(sym["version"], "", "an empty version must be null: %r" % sym)
     for e in doc["errors"]:
         test.assertIsInstance(e.get("path"), str, e)
         test.assertIsInstance(e.get("error"), str, e)
@@ -981,6 +1009,36 @@ class Inspect(CliTestCase):
         t = self.run_ok("inspect", to_cli(elf), to_cli(missing), rc=3)
         blocks = parse_inspect_text(self, t.stdout)
         self.assertEqual([b[0] for b in blocks], [to_cli(elf)], t.describe())
+
+
+    def test_real_cudnn_symbols(self):
+        # The real toolkit's cuDNN 9: every export under the version node
+        # named after its SONAME (cudnnCreate@@libcudnn.so.9), DT_SYMBOLIC.
+        path = "/usr/local/cuda/lib64/libcudnn.so.9"
+        if not os.path.isfile(path):
+            self.skipTest("%s is not on this machine" % path)
+        doc = self.parse_json(self.run_ok("inspect", "--symbols", "--format", "json", to_cli(path)))
+        check_inspect_schema(self, doc)
+        f = doc["files"][0]
+        self.assertIs(f["symbolic"], True, f["path"])
+        self.assertIs(f["versioned"], True, f["path"])
+        self.assertIn({"name": "libcudnn.so.9", "default": True}, f["version_definitions"])
+        create = [x for x in f["exports"]["symbols"] if x["name"] == "cudnnCreate"]
+        self.assertEqual(create, [{"name": "cudnnCreate", "version": "libcudnn.so.9", "hidden": False,
+                                   "weak": False, "forward": None}])
+        self.assertEqual(f["exports"]["versioned"], f["exports"]["count"], "an unversioned cuDNN export")
+        r = self.run_ok("inspect", "--symbols", to_cli(path))
+        self.assertIn("\n  export    cudnnCreate@@libcudnn.so.9\n", r.stdout, r.describe())
+        self.assertIn("\n  flags     symbolic\n", r.stdout, r.describe())
+        self.assertIn("\n  defines   libcudnn.so.9 (default)\n", r.stdout, r.describe())
+
+    def test_symbols_option_is_not_a_file(self):
+        # --symbols is an option before '--' and a FILE after it.
+        d = self.tmpdir()
+        (d / "--symbols").write_text("text\n" * 40)
+        r = run_cli("inspect", "--", "--symbols", cwd=str(d))
+        self.assertEqual(r.rc, 3, r.describe())
+        self.assertIn("cudaload: inspect: --symbols: not an ELF or PE file", r.stderr, r.describe())
 
 
 class InspectFixtures(CliTestCase):
@@ -1084,6 +1142,103 @@ class InspectFixtures(CliTestCase):
         _, fields = parse_inspect_text(self, r.stdout)[0]
         self.assertEqual(fields.get("format"), "pe (64-bit, x86_64)", r.stdout)
         self.assertEqual(fields.get("version"), f["version"], r.stdout)
+
+
+    def inspect_one(self, path, *options):
+        """The JSON entry and the text block of one file, with options."""
+        doc = self.inspect_json_options([path], *options)
+        r = self.run_ok("inspect", *options, to_cli(path))
+        self.assertEqual(r.stderr, "", r.describe())
+        return doc["files"][0], r.stdout
+
+    def inspect_json_options(self, paths, *options):
+        r = self.run_ok("inspect", "--format", "json", *options, *[to_cli(p) for p in paths])
+        self.assertEqual(r.stderr, "", r.describe())
+        doc = self.parse_json(r)
+        check_inspect_schema(self, doc)
+        self.assertEqual(doc["errors"], [])
+        return doc
+
+    def test_versioned_provider(self):
+        # A version script with node libfoo.so.1 (named after the SONAME, as
+        # NVIDIA's libraries name theirs) and foo@OLD kept hidden beside it.
+        p = self.fixture("symbols", "versioned", "libfoo.so.1")
+        f, text = self.inspect_one(p)
+        self.assertEqual(f["version_definitions"],
+                         [{"name": "OLD", "default": False}, {"name": "libfoo.so.1", "default": True}])
+        self.assertIs(f["symbolic"], True)
+        self.assertIs(f["nodeflib"], False)
+        self.assertIs(f["versioned"], True)
+        self.assertIsNone(f["exports"]["symbols"], "symbols listed without --symbols")
+        self.assertEqual(f["exports"]["versioned"], f["exports"]["count"])
+        self.assertEqual(f["exports"]["forwarders"], 0)
+        blocks = parse_inspect_text(self, text)
+        self.assertEqual(blocks[0][1].get("defines"), "OLD, libfoo.so.1 (default)", text)
+        self.assertEqual(blocks[0][1].get("flags"), "symbolic", text)
+        self.assertEqual(blocks[0][1].get("exports"), "%d (%d versioned)" % (f["exports"]["count"], f["exports"]["count"]), text)
+        self.assertNotIn("export ", text)
+
+        f, text = self.inspect_one(p, "--symbols")
+        exports = {(x["name"], x["version"], x["hidden"]) for x in f["exports"]["symbols"]}
+        for want in (("foo_bar", "libfoo.so.1", False), ("foo_baz", "libfoo.so.1", False),
+                     ("foo", "libfoo.so.1", False), ("foo", "OLD", True)):
+            self.assertIn(want, exports)
+        self.assertNotIn("old_foo", {x[0] for x in exports}, "a local symbol is exported")
+        for line in ("  export    foo_bar@@libfoo.so.1", "  export    foo@@libfoo.so.1",
+                     "  export    foo@OLD"):
+            self.assertIn("\n" + line + "\n", text)
+        parse_inspect_text(self, text)  # still aligned blocks
+
+    def test_versioned_consumer(self):
+        p = self.fixture("symbols", "consumers", "libuses_foo.so")
+        f, text = self.inspect_one(p, "--symbols")
+        self.assertIn({"file": "libfoo.so.1", "versions": ["libfoo.so.1"]}, f["version_needs"])
+        self.assertIs(f["nodeflib"], True)
+        self.assertIs(f["symbolic"], False)
+        self.assertEqual(f["version_definitions"], [])
+        imports = {x["name"]: x for x in f["imports"]["symbols"]}
+        self.assertEqual(imports["foo_bar"], {"name": "foo_bar", "version": "libfoo.so.1",
+                                              "library": "libfoo.so.1", "weak": False})
+        self.assertEqual(imports["foo"]["version"], "libfoo.so.1")
+        self.assertIn("\n  requires  libfoo.so.1: libfoo.so.1\n", text)
+        self.assertIn("\n  flags     nodeflib\n", text)
+        self.assertIn("\n  import    foo_bar@libfoo.so.1 (libfoo.so.1)\n", text)
+        self.assertIn("\n  export    uses_foo\n", text)
+
+    def test_unversioned_provider_and_consumer(self):
+        bar = self.fixture("symbols", "unversioned", "libbar.so.1")
+        user = self.fixture("symbols", "consumers", "libuses_bar.so")
+        doc = self.inspect_json_options([bar, user], "--symbols")
+        provider, consumer = doc["files"]
+        self.assertEqual(provider["version_definitions"], [])
+        self.assertEqual({x["name"]: x["version"] for x in provider["exports"]["symbols"]},
+                         {"bar_one": None, "bar_two": None})
+        self.assertEqual(provider["exports"]["versioned"], 0)
+        bar_one = [x for x in consumer["imports"]["symbols"] if x["name"] == "bar_one"]
+        self.assertEqual(bar_one, [{"name": "bar_one", "version": None, "library": None, "weak": False}])
+        self.assertNotIn("libbar.so.1", [n["file"] for n in consumer["version_needs"]])
+
+    def test_pe_exports_forwarders_and_imports(self):
+        foo = self.fixture("symbols", "windows", "foo.dll")
+        user = self.fixture("symbols", "windows", "uses_foo.dll")
+        doc = self.inspect_json_options([foo, user], "--symbols")
+        provider, consumer = doc["files"]
+        self.assertEqual(provider["exports"]["count"], 2, "foo_baz is exported by ordinal only")
+        self.assertEqual(provider["exports"]["forwarders"], 1)
+        self.assertEqual(provider["exports"]["versioned"], 0)
+        self.assertIn({"name": "foo_ticks", "version": None, "hidden": False, "weak": False,
+                       "forward": "KERNEL32.GetTickCount"}, provider["exports"]["symbols"])
+        self.assertIs(provider["versioned"], False)
+        from_foo = sorted(x["name"] for x in consumer["imports"]["symbols"] if x["library"] == "foo.dll")
+        self.assertEqual(from_foo, ["#2", "foo_bar"])
+        self.assertIn({"name": "GetTickCount", "version": None, "library": "KERNEL32.dll", "weak": False},
+                      consumer["imports"]["symbols"])
+        r = self.run_ok("inspect", "--symbols", to_cli(foo), to_cli(user))
+        blocks = parse_inspect_text(self, r.stdout)
+        self.assertEqual(blocks[0][1].get("exports"), "2 (1 forwarder)", r.stdout)
+        self.assertIn("\n  export    foo_ticks -> KERNEL32.GetTickCount\n", r.stdout)
+        self.assertIn("\n  import    #2 (foo.dll)\n", r.stdout)
+        self.assertIn("\n  import    foo_bar (foo.dll)\n", r.stdout)
 
 
 # ==========================================================================

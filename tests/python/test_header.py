@@ -41,7 +41,9 @@ EXPECTED_CTYPES = {
     "char **": ctypes.POINTER(ctypes.c_char_p),
     "void": None,
 }
-for handle in ("cudaload_ctx", "cudaload_file", "cudaload_probe"):
+EXPECTED_CTYPES["long"] = ctypes.c_long
+EXPECTED_CTYPES["const char *const *"] = ctypes.POINTER(ctypes.c_char_p)
+for handle in ("cudaload_ctx", "cudaload_file", "cudaload_probe", "cudaload_explain"):
     EXPECTED_CTYPES[handle + " *"] = ctypes.c_void_p
     EXPECTED_CTYPES["const " + handle + " *"] = ctypes.c_void_p
     EXPECTED_CTYPES[handle + " **"] = ctypes.POINTER(ctypes.c_void_p)

@@ -36,13 +36,13 @@ _ERRORS = (
     "MissingFunctionError",
 )
 _EXTRA = (
-    "probe", "doctor", "env_prepend", "inspect", "isolated_import", "isolated_open",
-    "symbol_provider", "Probe", "Stage", "Device", "FileInfo", "DoctorReport",
+    "probe", "doctor", "explain", "env_prepend", "inspect", "isolated_import",
+    "isolated_open", "symbol_provider", "Probe", "Stage", "Device", "FileInfo", "DoctorReport",
 )
 
 __all__ = [
     "__version__", "constants",
-    "setup", "scan", "preload", "probe", "doctor", "env_prepend", "inspect",
+    "setup", "scan", "preload", "probe", "doctor", "explain", "env_prepend", "inspect",
     "isolated_import", "isolated_open", "symbol_provider",
     "default_site_packages", "use_backend", "backend", "library_path",
     "library_version",

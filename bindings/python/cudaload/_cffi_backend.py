@@ -214,6 +214,29 @@ class CffiLibrary:
             self._functions["cudaload_free"](out[0])
         return status, text
 
+    def explain(self, ctx: "Any", paths: "List[str]", flags: int,
+                pid: int) -> "Tuple[int, Any]":
+        """cudaload_explain_files (pid 0) or cudaload_explain_pid: (status,
+        handle or None)."""
+        out = self.ffi.new("cudaload_explain **")
+        if pid:
+            status = self._functions["cudaload_explain_pid"](ctx, pid, out)
+        else:
+            keep = [self.ffi.new("char[]", self._arg(p)) for p in paths]
+            array = self.ffi.new("const char *[]", keep or [self.ffi.NULL])
+            status = self._functions["cudaload_explain_files"](ctx, array, len(paths),
+                                                               flags, out)
+        return status, (None if out[0] == self.ffi.NULL else out[0])
+
+    def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
+        out = self.ffi.new("char **")
+        status = self._functions["cudaload_explain_report"](handle, fmt, out)
+        text = self._string(out[0])
+        if out[0] != self.ffi.NULL:
+            self._functions["cudaload_free"](out[0])
+        return status, text
+
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as a ``void *`` cdata."""
         return self.ffi.cast("void *", dll._handle)

@@ -37,6 +37,7 @@ else:
 _ctx = ctypes.c_void_p          # cudaload_ctx *, const cudaload_ctx *
 _file = ctypes.c_void_p         # cudaload_file *
 _probe = ctypes.c_void_p        # cudaload_probe *
+_explain = ctypes.c_void_p      # cudaload_explain *
 _str = ctypes.c_char_p          # const char *
 _size = ctypes.c_size_t
 _int = ctypes.c_int
@@ -82,6 +83,19 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_file_runpath": (_str, [_file]),
     "cudaload_file_rpath": (_str, [_file]),
     "cudaload_file_version": (_str, [_file]),
+    "cudaload_file_flags": (_int, [_file]),
+    "cudaload_file_version_count": (_size, [_file]),
+    "cudaload_file_version_name": (_str, [_file, _size]),
+    "cudaload_file_version_is_default": (_int, [_file, _size]),
+    "cudaload_file_need_count": (_size, [_file]),
+    "cudaload_file_need_file": (_str, [_file, _size]),
+    "cudaload_file_need_version_count": (_size, [_file, _size]),
+    "cudaload_file_need_version": (_str, [_file, _size, _size]),
+    "cudaload_file_symbol_count": (_size, [_file, _int]),
+    "cudaload_file_symbol_name": (_str, [_file, _int, _size]),
+    "cudaload_file_symbol_version": (_str, [_file, _int, _size]),
+    "cudaload_file_symbol_library": (_str, [_file, _int, _size]),
+    "cudaload_file_symbol_flags": (_int, [_file, _int, _size]),
     "cudaload_require": (_int, [_ctx, _str]),
     "cudaload_requirement_count": (_size, [_ctx]),
     "cudaload_requirement_text": (_str, [_ctx, _size]),
@@ -124,6 +138,18 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_load_manifest": (_int, [_ctx, _str]),
     "cudaload_manifest_preload_flags": (_uint, [_ctx]),
     "cudaload_manifest_probe": (_int, [_ctx]),
+    "cudaload_explain_free": (None, [_explain]),
+    "cudaload_explain_object_count": (_size, [_explain]),
+    "cudaload_explain_object_path": (_str, [_explain, _size]),
+    "cudaload_explain_object_family": (_str, [_explain, _size]),
+    "cudaload_explain_object_version": (_str, [_explain, _size]),
+    "cudaload_explain_need_count": (_size, [_explain, _size]),
+    "cudaload_explain_need_name": (_str, [_explain, _size, _size]),
+    "cudaload_explain_need_lazy": (_int, [_explain, _size, _size]),
+    "cudaload_explain_need_path": (_str, [_explain, _size, _size]),
+    "cudaload_explain_need_rule": (_str, [_explain, _size, _size]),
+    "cudaload_explain_problem_count": (_size, [_explain]),
+    "cudaload_explain_problem": (_str, [_explain, _size]),
 }
 
 
@@ -132,6 +158,10 @@ def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
         "cudaload_inspect": (_int, [_str, ctypes.POINTER(_file)]),
         "cudaload_probe_run": (_int, [_ctx, _uint, ctypes.c_double, ctypes.POINTER(_probe)]),
         "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
+        "cudaload_explain_files": (_int, [_ctx, ctypes.POINTER(ctypes.c_char_p), _size, _uint,
+                                          ctypes.POINTER(_explain)]),
+        "cudaload_explain_pid": (_int, [_ctx, ctypes.c_long, ctypes.POINTER(_explain)]),
+        "cudaload_explain_report": (_int, [_explain, _int, ctypes.POINTER(ctypes.c_char_p)]),
     }
 
 
@@ -267,6 +297,28 @@ class CtypesLibrary:
         out = ctypes.c_void_p()
         status = self._callable("cudaload_probe_run")(ctx, flags, timeout_s, ctypes.byref(out))
         return status, out.value
+
+    def explain(self, ctx: "Any", paths: "List[str]", flags: int,
+                pid: int) -> "Tuple[int, Any]":
+        """cudaload_explain_files (pid 0) or cudaload_explain_pid: (status,
+        handle or None)."""
+        out = ctypes.c_void_p()
+        if pid:
+            status = self._callable("cudaload_explain_pid")(ctx, pid, ctypes.byref(out))
+        else:
+            array = (ctypes.c_char_p * max(len(paths), 1))(*[_encode(p) for p in paths])
+            status = self._callable("cudaload_explain_files")(ctx, array, len(paths), flags,
+                                                              ctypes.byref(out))
+        return status, out.value
+
+    def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
+        out = ctypes.c_char_p()
+        status = self._callable("cudaload_explain_report")(handle, fmt, ctypes.byref(out))
+        text = _decode(out.value) if out.value is not None else None
+        if out.value is not None:
+            self._callable("cudaload_free")(ctypes.cast(out, ctypes.c_void_p))
+        return status, text
 
     def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""

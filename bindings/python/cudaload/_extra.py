@@ -14,8 +14,8 @@ import os
 import sys
 
 from . import _constants as C
-from ._api import (Context, _load_default, _path_arg, _Record, _raise, _shown, _spec_list,
-                   _text_arg)
+from ._api import (Context, _load_default, _need, _path_arg, _path_list, _Record, _raise,
+                   _shown, _spec_list, _text_arg)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
@@ -210,6 +210,60 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(specs)
         return ctx.doctor(format, probe, color, probe_out_of_process)
+
+
+def explain(files: "Optional[Iterable[PathLike]]" = None, pid: "Optional[int]" = None,
+            require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
+            site_packages: "Optional[Iterable[PathLike]]" = None,
+            defaults: bool = True, global_scope: bool = False,
+            format: str = "dict") -> "Any":
+    """Who binds to what, as ``cudaload explain`` shows it. ``files`` (a
+    list of str, bytes or os.PathLike paths; a relative one is resolved
+    against the current folder) are explained as if each were opened into
+    a new process with this environment: what the loader would open for
+    them, by which rule (docs/loader.md), the versions, where their CUDA
+    symbols bind, and the problems. With ``require`` (a str or an iterable
+    of str, as for setup()) the plan is applied first, as if preloaded;
+    ``global_scope`` puts it in the global scope (RTLD_GLOBAL). ``pid``
+    instead explains a running process: the CUDA libraries it has mapped.
+    ``roots``, ``site_packages`` and ``defaults`` choose the folders
+    searched for versions and the plan, as for scan(). ``format``: "dict"
+    (the JSON report as a dict: ``{"schema_version", "pid", "objects",
+    "problems"}``), or the str "text", "json", "yaml" or "dot". Nothing is
+    loaded. Raises NotFoundError for a file or process that does not
+    exist, ReadError when the process may not be looked at."""
+    import json
+    lib = _load_default()
+    for name in ("cudaload_explain_files", "cudaload_explain_report"):
+        _need(lib, name)
+    if pid is not None and (isinstance(pid, bool) or not isinstance(pid, int)):
+        raise TypeError("pid: expected an int, got %s" % type(pid).__name__)
+    if pid is not None and pid <= 0:
+        raise ValueError("pid: must be a positive process id, got %d" % pid)
+    paths = _path_list(files, "files") if files is not None else []
+    if (pid is None) == (not paths):
+        raise TypeError("explain: give files or pid, one of the two")
+    formats = {"dict": C.CUDALOAD_FORMAT_JSON, "json": C.CUDALOAD_FORMAT_JSON,
+               "text": C.CUDALOAD_FORMAT_TEXT, "yaml": C.CUDALOAD_FORMAT_YAML,
+               "dot": C.CUDALOAD_FORMAT_DOT}
+    if not isinstance(format, str) or format not in formats:
+        raise ValueError("format %r: expected dict, text, json, yaml or dot" % (format,))
+    specs = _spec_list(require)
+    with Context(roots, site_packages, defaults) as ctx:
+        ctx.require(specs)
+        status, handle = lib.explain(ctx.handle, paths,
+                                     C.CUDALOAD_PRELOAD_GLOBAL if global_scope else 0,
+                                     pid or 0)
+        if status != C.CUDALOAD_OK or handle is None:
+            _raise(lib, status or C.CUDALOAD_E_NO_MEMORY,
+                   "cudaload_explain_pid" if pid else "cudaload_explain_files")
+        try:
+            status, text = lib.explain_report(handle, formats[format])
+        finally:
+            lib.call("cudaload_explain_free", handle)
+        if status != C.CUDALOAD_OK or text is None:
+            _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_explain_report")
+    return json.loads(text) if format == "dict" else text
 
 
 def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,

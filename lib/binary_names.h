@@ -1,0 +1,22 @@
+/*
+ * binary_names.h - library names a file holds as text (binary_names.c):
+ * what it may open by name at run time, which its DT_NEEDED entries or
+ * import table do not tell.
+ */
+#ifndef CUDALOAD_BINARY_NAMES_H
+#define CUDALOAD_BINARY_NAMES_H
+
+#include <stdint.h>
+
+/* Called for each name found ("libcublasLt.so.13", "libcudnn_ops.so",
+ * "cudnn_ops_infer64_8.dll"), possibly more than once; a non-zero return
+ * stops the scan and is returned. */
+typedef int (*cl_name_visitor)(const char *name, void *opaque);
+
+/* Scan the file (regular files only, never blocking; at most max_bytes
+ * long, else CUDALOAD_E_UNSUPPORTED) for library file names, ASCII and
+ * UTF-16LE. 0 or a CUDALOAD_E_* status with the last error set. */
+int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
+                    void *opaque);
+
+#endif

@@ -1,0 +1,77 @@
+# tests/loader.cmake - the loader model (lib/resolve.c): its unit tests
+# (tests/test_resolve.c, hand-built models) and the differential tests
+# against the real loader (tests/loader_oracle/oracle.py), one process and
+# one ctest entry per scenario. Included by tests/CMakeLists.txt before
+# windows.cmake.
+#
+# Each scenario builds its tree of libraries at test time with the C
+# compiler of this build (the host's gcc, or mingw-w64 when cross-compiling
+# for Windows, whose scenarios then run under Wine through
+# scripts/wine-run), runs a child program under the loader, and prints
+# "explain: N of N predictions agree with the loader". A scenario this host
+# cannot run exits 77 (skipped, said).
+
+if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
+  cudaload_unit_test(test_resolve ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
+endif()
+
+set(CUDALOAD_LOADER_LINUX_SCENARIOS
+  rpath_chain
+  ld_library_path
+  same_soname
+  already_loaded_other_path
+  other_class_and_machine
+  empty_runpath_entry
+  lazy_dlopen
+  exe_rpath
+  exe_runpath
+  hwcaps_subfolders
+  origin_tokens
+  nodeflib
+  system_search_path)
+set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
+  windows_app_folder_vs_path
+  windows_already_loaded
+  windows_search_flags
+  windows_altered_search_path
+  windows_lazy_loadlibrary
+  windows_other_machine
+  windows_current_folder
+  windows_default_dirs
+  windows_set_dll_directory)
+
+set(_cl_oracle ${CMAKE_CURRENT_LIST_DIR}/loader_oracle)
+add_executable(loader_predict ${_cl_oracle}/predict.c)
+target_link_libraries(loader_predict PRIVATE cudaload_objects)
+target_include_directories(loader_predict PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+target_compile_definitions(loader_predict PRIVATE CUDALOAD_STATIC _GNU_SOURCE)
+target_compile_options(loader_predict PRIVATE ${CUDALOAD_WARNINGS})
+if(WIN32 AND MINGW)
+  # Run under Wine without the mingw runtime DLLs beside it.
+  target_link_options(loader_predict PRIVATE -static-libgcc)
+endif()
+
+set(_cl_oracle_args
+  ${Python3_EXECUTABLE} ${_cl_oracle}/oracle.py
+  --cc ${CMAKE_C_COMPILER}
+  --predict $<TARGET_FILE:loader_predict>
+  --work ${CMAKE_CURRENT_BINARY_DIR}/loader_oracle)
+
+if(WIN32)
+  if(CMAKE_CROSSCOMPILING)
+    foreach(_cl_scenario IN LISTS CUDALOAD_LOADER_WINDOWS_SCENARIOS)
+      add_test(NAME loader_${_cl_scenario} COMMAND ${_cl_oracle_args}
+        --wine-run ${PROJECT_SOURCE_DIR}/scripts/wine-run
+        --scenario ${_cl_scenario})
+      set_tests_properties(loader_${_cl_scenario} PROPERTIES
+        TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "loader")
+    endforeach()
+  endif()
+else()
+  foreach(_cl_scenario IN LISTS CUDALOAD_LOADER_LINUX_SCENARIOS)
+    add_test(NAME loader_${_cl_scenario} COMMAND ${_cl_oracle_args}
+      --scenario ${_cl_scenario})
+    set_tests_properties(loader_${_cl_scenario} PROPERTIES
+      TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "loader")
+  endforeach()
+endif()
