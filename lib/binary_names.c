@@ -12,6 +12,7 @@
 #include "binary_names.h"
 
 #include "cudaload.h"
+#include "elf_sections.h"
 #include "error.h"
 #include "platform.h"
 #include "strutil.h"
@@ -124,38 +125,32 @@ static int search(const unsigned char *w, size_t len, size_t from, size_t to,
   return 0;
 }
 
-int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
-                    void *opaque) {
-  cl_file *f;
-  uint64_t size;
-  int rc = cl_file_open(path, &f, &size);
-  if (rc)
-    return rc;
-  if (size > max_bytes) {
-    cl_file_close(f);
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "%s: %llu bytes, more than the %llu read for names", path,
-                   (unsigned long long)size, (unsigned long long)max_bytes);
-  }
-  unsigned char *window = malloc(CHUNK + 2 * OVERLAP);
-  if (!window) {
-    cl_file_close(f);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
-  }
-  static const struct {
-    const char *needle;
-    size_t len;
-    int width;
-  } suffixes[] = {{".so", 3, 1},          {".dll", 4, 1},
-                  {".DLL", 4, 1},         {".\0s\0o\0", 6, 2},
-                  {".\0d\0l\0l\0", 8, 2}, {".\0D\0L\0L\0", 8, 2}};
-  for (uint64_t offset = 0; !rc && offset < size; offset += CHUNK) {
-    /* The window: the chunk with OVERLAP bytes of context on each side;
-     * hits are taken only inside the chunk, so none is seen twice. */
-    uint64_t begin = offset > OVERLAP ? offset - OVERLAP : 0;
+static int read_plain(void *opaque, uint64_t offset, void *buf, size_t len) {
+  return cl_file_read_at(opaque, offset, buf, len);
+}
+
+static const struct {
+  const char *needle;
+  size_t len;
+  int width;
+} suffixes[] = {{".so", 3, 1},          {".dll", 4, 1},
+                {".DLL", 4, 1},         {".\0s\0o\0", 6, 2},
+                {".\0d\0l\0l\0", 8, 2}, {".\0D\0L\0L\0", 8, 2}};
+
+/* Search [start, start + size) of the file in windows. */
+static int scan_range(cl_file *f, uint64_t start, uint64_t size,
+                      unsigned char *window, cl_name_visitor visit,
+                      void *opaque) {
+  int rc = 0;
+  uint64_t stop = start + size;
+  for (uint64_t offset = start; !rc && offset < stop; offset += CHUNK) {
+    /* The window: the chunk with OVERLAP bytes of context on each side
+     * (inside the range); hits are taken only inside the chunk, so none is
+     * seen twice. */
+    uint64_t begin = offset - start > OVERLAP ? offset - OVERLAP : start;
     uint64_t end = offset + CHUNK + OVERLAP;
-    if (end > size)
-      end = size;
+    if (end > stop)
+      end = stop;
     size_t len = (size_t)(end - begin);
     rc = cl_file_read_at(f, begin, window, len);
     size_t from = (size_t)(offset - begin);
@@ -164,7 +159,51 @@ int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
       rc = search(window, len, from, to, suffixes[s].needle, suffixes[s].len,
                   suffixes[s].width, visit, opaque);
   }
+  return rc;
+}
+
+int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
+                    void *opaque) {
+  cl_file *f;
+  uint64_t size;
+  int rc = cl_file_open(path, &f, &size);
+  if (rc)
+    return rc;
+  /* An ELF file's names are in its read-only data sections: only those are
+   * read (a few MB of a 500 MB library). Anything else, or an ELF file
+   * without section headers, is searched whole, within max_bytes. */
+  cl_reader reader = {size, read_plain, f};
+  cl_file_range *ranges = NULL;
+  size_t range_count = 0;
+  if (cl_elf_rodata_ranges(&reader, path, &ranges, &range_count) !=
+          CUDALOAD_OK ||
+      range_count == 0) {
+    cl_clear_error();
+    free(ranges);
+    ranges = NULL;
+    range_count = 0;
+  }
+  if (!ranges && size > max_bytes) {
+    cl_file_close(f);
+    return cl_fail(CUDALOAD_E_UNSUPPORTED,
+                   "%s: %llu bytes, more than the %llu read for names", path,
+                   (unsigned long long)size, (unsigned long long)max_bytes);
+  }
+  unsigned char *window = malloc(CHUNK + 2 * OVERLAP);
+  if (!window) {
+    free(ranges);
+    cl_file_close(f);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  if (ranges) {
+    for (size_t i = 0; !rc && i < range_count; ++i)
+      rc = scan_range(f, ranges[i].offset, ranges[i].size, window, visit,
+                      opaque);
+  } else {
+    rc = scan_range(f, 0, size, window, visit, opaque);
+  }
   free(window);
+  free(ranges);
   cl_file_close(f);
   return rc;
 }

@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "context.h"
 #include "doctor.h"
+#include "explain.h"
 #include "error.h"
 #include "ldcache.h"
 #include "loader.h"
@@ -17,6 +18,7 @@
 #include "probe.h"
 #include "report_inventory.h"
 #include "report_writer.h"
+#include "resolve.h"
 #include "strutil.h"
 #include "text_escape.h"
 
@@ -546,106 +548,60 @@ static void zlib_problem(doctor *d) {
 /* Is a library named `name` of CUDA major cuda (0: any) planned, or, for
  * a wheel, installed where the lazy opener's RUNPATH looks
  * ($ORIGIN/../../<family>/lib, NVIDIA's wheel layout)? */
-static int lazy_provided(const cudaload_ctx *ctx, const cl_plan_entry *opener,
-                         const char *name, int cuda) {
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
-    if (!strcmp(p->entry->name, name) &&
-        (!cuda || cl_catalog_cuda_major(p->entry, p->major) == cuda))
-      return 1;
+/* A library the plan's libraries need or open by name at run time (cuDNN
+ * 8's ops_infer opens libcublas.so.12 and libcublasLt.so.12 at its first
+ * kernel) that the loader would not find in this process once the plan is
+ * preloaded: the plan succeeds, the first convolution fails. Decided by the
+ * loader model (explain.c, resolve.c: RUNPATH $ORIGIN and the wheel
+ * layouts' ../../cu13/lib find what sits where the library looks), so
+ * what is reachable is never reported. One problem per name. */
+typedef struct missing_context {
+  doctor *d;
+  cl_naming naming;
+} missing_context;
+
+static void report_missing(const char *opener, const char *name, int lazy,
+                           const cl_resolution *how, void *opaque) {
+  missing_context *mc = opaque;
+  /* "rpath (/a, /b), ld-so-cache, default-dirs (/lib, /usr/lib)". */
+  char places[1024] = "";
+  size_t used = 0;
+  for (size_t s = 0; s < how->step_count && used + 1 < sizeof places; ++s) {
+    const cl_resolve_step *st = &how->steps[s];
+    int same = s > 0 && how->steps[s - 1].rule == st->rule;
+    int closes = s + 1 == how->step_count || how->steps[s + 1].rule != st->rule;
+    int n =
+        snprintf(places + used, sizeof places - used, "%s%s%s%s%s",
+                 same ? ", " : (used ? ", " : ""),
+                 same ? "" : cl_resolve_rule_name(st->rule),
+                 st->folder ? (same ? "" : " (") : "",
+                 st->folder ? st->folder : "", st->folder && closes ? ")" : "");
+    if (n < 0 || (size_t)n >= sizeof places - used)
+      break;
+    used += (size_t)n;
   }
-  char *folder = cl_path_dirname(opener->path);
-  char *up1 = folder ? cl_path_dirname(folder) : NULL;
-  char *up2 = up1 ? cl_path_dirname(up1) : NULL;
-  int found = 0;
-  for (size_t i = 0; up2 && i < ctx->library_count && !found; ++i) {
-    const cl_library *l = &ctx->libraries[i];
-    if (strcmp(l->entry->name, name) != 0 ||
-        (cuda && cl_catalog_cuda_major(l->entry, l->major) != cuda))
-      continue;
-    char *lib_folder = cl_path_dirname(l->path);
-    char *parent = lib_folder ? cl_path_dirname(lib_folder) : NULL;
-    char *grand = parent ? cl_path_dirname(parent) : NULL;
-    found = grand && !strcmp(grand, up2) &&
-            !strcmp(cl_path_basename(lib_folder), "lib") &&
-            !strcmp(cl_path_basename(parent), l->entry->family);
-    free(lib_folder);
-    free(parent);
-    free(grand);
-  }
-  free(folder);
-  free(up1);
-  free(up2);
-  return found;
+  cl_name_match m;
+  int known = cl_catalog_match(name, mc->naming, &m);
+  char *fix =
+      known ? format_text("add a requirement for it (--require %s=%d), or the "
+                          "folder that holds %s with --root",
+                          m.entry->family, m.major, name)
+            : format_text("add the folder that holds %s with --root", name);
+  add_problem(mc->d,
+              format_text("%s %s %s%s, and the loader would not find it in "
+                          "this process (rule: not-found; looked at: %s)",
+                          opener, lazy ? "opens" : "needs", name,
+                          lazy ? " by name when it first needs it" : "",
+                          used ? places : "nothing"),
+              fix);
 }
 
-/* A planned library that opens others lazily, by name (the catalog's
- * lazy_opens: cuDNN 8's ops_infer opens libcublas.so.12 and
- * libcublasLt.so.12 at its first kernel), while nothing planned provides
- * them: the plan succeeds, the first convolution fails. One problem per
- * family and major. */
 static void lazy_open_problems(doctor *d) {
-  const cudaload_ctx *ctx = d->ctx;
-  cl_naming naming = cl_ctx_naming(ctx);
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
-    if (!p->entry->lazy_opens[0])
-      continue;
-    int reported = 0;
-    for (size_t k = 0; k < i && !reported; ++k)
-      reported = ctx->plan[k].entry->lazy_opens[0] &&
-                 ctx->plan[k].major == p->major &&
-                 !strcmp(ctx->plan[k].entry->family, p->entry->family);
-    if (reported)
-      continue;
-    /* The CUDA major of the build: only a wheel's -cuNN tells it. */
-    int cuda = 0;
-    const cl_library *lib = library_at_path(ctx, p->path);
-    if (lib)
-      cuda = lib->cuda_major;
-    for (size_t k = 0; k < ctx->plan_count && !cuda; ++k)
-      if (ctx->plan[k].requirement == p->requirement &&
-          ctx->plan[k].entry->role == CL_ROLE_MAIN &&
-          (lib = library_at_path(ctx, ctx->plan[k].path)) != NULL)
-        cuda = lib->cuda_major;
-    int missing = 0;
-    char names[256] = "";
-    for (size_t k = 0; k < 2 && p->entry->lazy_opens[k]; ++k) {
-      const cl_catalog_entry *e = cl_catalog_find(p->entry->lazy_opens[k]);
-      if (!e)
-        continue;
-      missing |= !lazy_provided(ctx, p, e->name, cuda);
-      char file[96], major[16];
-      snprintf(major, sizeof major, "%s", "N");
-      if (cuda)
-        snprintf(major, sizeof major, "%d", cuda);
-      cl_catalog_file_name(e, naming, major, file, sizeof file);
-      size_t used = strlen(names);
-      snprintf(names + used, sizeof names - used, "%s%s", used ? " / " : "",
-               file);
-    }
-    if (!missing)
-      continue;
-    const char *family =
-        !strcmp(p->entry->family, "cudnn") ? "cuDNN" : p->entry->family;
-    if (cuda)
-      add_problem(d,
-                  format_text("%s %d opens %s lazily when it first runs a "
-                              "kernel; nothing planned provides them",
-                              family, p->major, names),
-                  format_text("add a cublas requirement (--require "
-                              "cublas=%d) or install nvidia-cublas-cu%d",
-                              cuda, cuda));
-    else
-      add_problem(d,
-                  format_text("%s %d opens %s (cuBLAS of the CUDA major your "
-                              "cuDNN build targets) lazily when it first runs "
-                              "a kernel; nothing planned provides them",
-                              family, p->major, names),
-                  format_text("add a cublas requirement (--require "
-                              "cublas=N) or install nvidia-cublas-cuN, N "
-                              "being the CUDA major your cuDNN build targets"));
-  }
+  missing_context mc = {d, cl_ctx_naming(d->ctx)};
+  if (cl_explain_plan_missing(d->ctx, report_missing, &mc) ==
+      CUDALOAD_E_NO_MEMORY)
+    d->failed = 1;
+  cl_clear_error();
 }
 
 /* A sub-library (cublasLt, cudnn_ops) whose main library of the same major

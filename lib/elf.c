@@ -165,6 +165,7 @@ int cl_elf_read_shdr(const cl_elf *e, const cl_elf_layout *l, uint64_t index,
   if (status != CUDALOAD_OK) {
     return status;
   }
+  sh->name = cl_elf_u32(e, buf);
   sh->type = cl_elf_u32(e, buf + 4);
   if (e->is64) {
     sh->flags = cl_elf_u64(e, buf + 8);
@@ -589,6 +590,7 @@ int cl_elf_read_headers(cl_elf_file *f) {
     l->phnum = cl_elf_u16(e, eh + 56);
     l->shentsize = cl_elf_u16(e, eh + 58);
     l->shnum = cl_elf_u16(e, eh + 60);
+    l->shstrndx = cl_elf_u16(e, eh + 62);
   } else {
     l->phoff = cl_elf_u32(e, eh + 28);
     l->shoff = cl_elf_u32(e, eh + 32);
@@ -596,6 +598,7 @@ int cl_elf_read_headers(cl_elf_file *f) {
     l->phnum = cl_elf_u16(e, eh + 44);
     l->shentsize = cl_elf_u16(e, eh + 46);
     l->shnum = cl_elf_u16(e, eh + 48);
+    l->shstrndx = cl_elf_u16(e, eh + 50);
   }
   status = elf_resolve_layout(e, l);
   if (status != CUDALOAD_OK) {

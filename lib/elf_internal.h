@@ -39,6 +39,7 @@ typedef struct cl_elf_layout {
   uint64_t shoff;
   uint64_t shentsize;
   uint64_t shnum;
+  uint64_t shstrndx; /* e_shstrndx as read (SHN_XINDEX: see section 0) */
 } cl_elf_layout;
 
 typedef struct cl_elf_phdr {
@@ -49,6 +50,7 @@ typedef struct cl_elf_phdr {
 } cl_elf_phdr;
 
 typedef struct cl_elf_shdr {
+  uint32_t name; /* offset in the section name table (e_shstrndx) */
   uint32_t type;
   uint64_t flags;
   uint64_t addr;

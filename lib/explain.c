@@ -495,24 +495,42 @@ static void tree_problems(cudaload_explain *e, const cl_load_tree *t,
   (void)first_object;
 }
 
-/* Two files of one family and major with different versions, or libraries
- * of two CUDA majors, among the objects from first on. */
+/* One family and major in two versions, or libraries of two CUDA majors,
+ * among the objects from first on: one problem per family and major, each
+ * version with the folder it comes from. */
 static void mix_problems(cudaload_explain *e, size_t first, const char *what) {
   for (size_t i = first; i < e->object_count; ++i) {
     const cl_explain_object *a = &e->objects[i];
     if (!a->family || !a->version)
       continue;
-    for (size_t j = i + 1; j < e->object_count; ++j) {
-      const cl_explain_object *b = &e->objects[j];
-      if (!b->family || !b->version || strcmp(a->family, b->family) != 0 ||
-          a->major != b->major || strcmp(a->version, b->version) == 0)
-        continue;
-      add_problem(e, text_of("%s %d in two versions %s: %s (%s) and %s (%s); "
-                             "a library of one version running with parts "
-                             "of another can fail or misbehave",
-                             a->family, a->major, what, a->path, a->version,
-                             b->path, b->version));
+    /* Report each family and major once: at its first object. */
+    int earlier = 0;
+    for (size_t k = first; k < i && !earlier; ++k)
+      earlier = e->objects[k].family && e->objects[k].version &&
+                strcmp(e->objects[k].family, a->family) == 0 &&
+                e->objects[k].major == a->major;
+    if (earlier)
+      continue;
+    const cl_explain_object *b = NULL;
+    for (size_t j = i + 1; j < e->object_count && !b; ++j) {
+      const cl_explain_object *o = &e->objects[j];
+      if (o->family && o->version && strcmp(o->family, a->family) == 0 &&
+          o->major == a->major && strcmp(o->version, a->version) != 0)
+        b = o;
     }
+    if (!b)
+      continue;
+    char *fa = cl_path_dirname(a->path), *fb = cl_path_dirname(b->path);
+    add_problem(e, text_of("%s %d in two versions %s: %s (%s, e.g. %s) and "
+                           "%s (%s, e.g. %s); a library of one version "
+                           "running with parts of another can fail or "
+                           "misbehave",
+                           a->family, a->major, what, a->version,
+                           fa ? fa : a->path, cl_path_basename(a->path),
+                           b->version, fb ? fb : b->path,
+                           cl_path_basename(b->path)));
+    free(fa);
+    free(fb);
   }
   int cuda_seen = 0;
   const cl_explain_object *first_cuda = NULL;
@@ -684,6 +702,79 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
   cl_clear_error();
   *out = e;
   return CUDALOAD_OK;
+}
+
+/* --- the plan, in this process (for the doctor) ---------------------- */
+
+/* One name not found in a tree: report it when it is a CUDA library's. */
+static void report_tree(const cl_load_tree *t, const char *opener_default,
+                        int open_is_lazy, cl_naming naming,
+                        cl_missing_fn report, void *opaque) {
+  for (size_t k = 0; k < t->edge_count; ++k) {
+    const cl_load_edge *edge = &t->edges[k];
+    cl_name_match want;
+    if (edge->how.rule != CL_RULE_NOT_FOUND ||
+        !cl_catalog_match(edge->name, naming, &want) ||
+        strcmp(want.entry->family, "driver") == 0)
+      continue;
+    const char *opener = edge->from < t->object_count
+                             ? t->objects[edge->from].path
+                             : opener_default;
+    int lazy = edge->lazy || (open_is_lazy && edge->from == SIZE_MAX);
+    report(opener, edge->name, lazy, &edge->how, opaque);
+  }
+}
+
+int cl_explain_plan_missing(cudaload_ctx *ctx, cl_missing_fn report,
+                            void *opaque) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  cl_loader_model m;
+  int rc = cl_loader_model_init_host(&m);
+  if (rc)
+    return rc;
+  /* First what cudaload_preload does: each file of the plan opened by
+   * absolute path, in plan order (their DT_NEEDED names resolved then). */
+  for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (!p->to_load)
+      continue;
+    cl_load_tree t;
+    memset(&t, 0, sizeof t);
+    rc = cl_resolve_load(&m, p->path, NULL, NULL, &t);
+    if (!rc)
+      report_tree(&t, p->path, 0, naming, report, opaque);
+    cl_load_tree_free(&t);
+  }
+  /* Then what the libraries do later, at their first call: open by name
+   * what they hold as text, each from inside the library. */
+  lazy_context lc = {ctx, naming};
+  for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (!p->to_load && p->entry->role != CL_ROLE_MAIN)
+      continue;
+    cl_binary_info info;
+    if (cl_binary_parse_file(p->path, &info) != CUDALOAD_OK) {
+      cl_clear_error();
+      continue;
+    }
+    size_t count = 0;
+    char **names = lazy_names(p->path, &info, &count, &lc);
+    cl_requester req = {p->path, &info, NULL};
+    for (size_t n = 0; !rc && n < count; ++n) {
+      cl_load_tree t;
+      memset(&t, 0, sizeof t);
+      rc = cl_resolve_open(&m, &req, names[n], lazy_names, &lc, &t);
+      if (!rc)
+        report_tree(&t, p->path, 1, naming, report, opaque);
+      cl_load_tree_free(&t);
+    }
+    for (size_t n = 0; n < count; ++n)
+      free(names[n]);
+    free(names);
+    cl_binary_info_free(&info);
+  }
+  cl_loader_model_free(&m);
+  return rc;
 }
 
 /* --- a running process -----------------------------------------------------

@@ -62,6 +62,16 @@ struct cudaload_explain {
   int failed;
 };
 
+/* For the doctor: open each main library of ctx's plan in a model of this
+ * process with the plan preloaded, and report every CUDA library it needs
+ * or opens by name that the loader would not find (how: every place it
+ * looked, by rule). 0 or a CUDALOAD_E_* status. */
+struct cl_resolution;
+typedef void (*cl_missing_fn)(const char *opener, const char *name, int lazy,
+                              const struct cl_resolution *how, void *opaque);
+int cl_explain_plan_missing(cudaload_ctx *ctx, cl_missing_fn report,
+                            void *opaque);
+
 /* The report in a CUDALOAD_FORMAT_*, malloc'ed; NULL with the last error
  * set. */
 char *cl_explain_render(const cudaload_explain *e, int format);

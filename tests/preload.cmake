@@ -13,6 +13,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   side_by_side_all_sublibs
   bundled_shim
   global_conflict
+  versioned_global_no_conflict
+  versioned_same_node_conflict
   dependency_order
   missing
   exec

@@ -663,6 +663,74 @@ static void scenario_global_conflict(void **state) {
 }
 
 /* cuBLAS NEEDs cuBLASLt and has no RUNPATH: cuBLASLt must load first. */
+/* Real NVIDIA libraries version their exports (cudnnGetVersion@@libcudnn.so.9)
+ * and consumers reference the versioned symbol
+ * (cudnnGetVersion@libcudnn.so.8): glibc binds such a reference only to a
+ * definition of that version, so a versioned cuDNN 9 in the global scope
+ * takes nothing from a cuDNN 8 consumer. No conflict, the consumer gets
+ * cuDNN 8, and symbol_provider says so (docs/loader.md, "Linux 3"). */
+static void scenario_versioned_global_no_conflict(void **state) {
+  (void)state;
+  require_fixture("preload/versioned/consumers/libconsumer_cudnn8.so");
+  const char *cudnn9 = fixture_real("preload/versioned/cudnn9/libcudnn.so.9");
+  const char *cudnn8 = fixture_real("preload/versioned/cudnn8/libcudnn.so.8");
+  open_or_fail(cudnn9, RTLD_NOW | RTLD_GLOBAL);
+
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/versioned/cudnn8");
+  require_ok(ctx, "cudnn=8");
+  int status = cudaload_preload(ctx, 0);
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_plan(ctx);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_preload: %s, expected CUDALOAD_OK: a versioned cuDNN "
+             "9 cannot take a cuDNN 8 consumer's versioned calls\n%s",
+             cudaload_strerror(status), cudaload_last_error());
+  if (cudaload_conflict_count(ctx) != 0)
+    fail_msg("a conflict was reported: %s",
+             or_null(cudaload_conflict_text(ctx, 0)));
+  void *consumer = open_or_fail(
+      fixture_real("preload/versioned/consumers/libconsumer_cudnn8.so"),
+      RTLD_NOW | RTLD_LOCAL);
+  assert_int_equal(call_int(consumer, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN8_VERSION);
+  const char *provider = cudaload_symbol_provider(consumer, "cudnnGetVersion");
+  if (!same_file(provider, cudnn8))
+    fail_msg("cudaload_symbol_provider(consumer, cudnnGetVersion): %s, "
+             "expected %s (its reference asks for version libcudnn.so.8)",
+             or_null(provider), cudnn8);
+  cudaload_destroy(ctx);
+}
+
+/* Two files defining the same version node (two cuDNN 9 of different
+ * minors): the first loaded answers every reference of that version, so a
+ * plan for the other file is a real conflict, and says it is one node. */
+static void scenario_versioned_same_node_conflict(void **state) {
+  (void)state;
+  require_fixture("preload/versioned/cudnn9b/libcudnn.so.9");
+  const char *first = fixture_real("preload/versioned/cudnn9/libcudnn.so.9");
+  open_or_fail(first, RTLD_NOW | RTLD_GLOBAL);
+
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/versioned/cudnn9b");
+  require_ok(ctx, "cudnn=9");
+  int status = cudaload_preload(ctx, 0);
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_plan(ctx);
+  if (cudaload_conflict_count(ctx) < 1)
+    fail_msg("no conflict, but %s defines the planned file's version node "
+             "libcudnn.so.9 and is in the global scope",
+             first);
+  const char *text = cudaload_conflict_text(ctx, 0);
+  if (!same_file(cudaload_conflict_path(ctx, 0), first) ||
+      !contains(text, "same version node libcudnn.so.9"))
+    fail_msg("the conflict does not name %s and the shared node: %s", first,
+             or_null(text));
+  cudaload_destroy(ctx);
+}
+
 static void scenario_dependency_order(void **state) {
   (void)state;
   require_fixture("preload/cublas12/libcublas.so.12");
@@ -1086,6 +1154,8 @@ LINUX_ONLY(scenario_side_by_side)
 LINUX_ONLY(scenario_side_by_side_all_sublibs)
 LINUX_ONLY(scenario_bundled_shim)
 LINUX_ONLY(scenario_global_conflict)
+LINUX_ONLY(scenario_versioned_global_no_conflict)
+LINUX_ONLY(scenario_versioned_same_node_conflict)
 LINUX_ONLY(scenario_dependency_order)
 LINUX_ONLY(scenario_missing)
 LINUX_ONLY(scenario_exec)
@@ -1262,6 +1332,10 @@ static const struct CMUnitTest scenarios[] = {
      NULL},
     {"bundled_shim", scenario_bundled_shim, NULL, NULL, NULL},
     {"global_conflict", scenario_global_conflict, NULL, NULL, NULL},
+    {"versioned_global_no_conflict", scenario_versioned_global_no_conflict,
+     NULL, NULL, NULL},
+    {"versioned_same_node_conflict", scenario_versioned_same_node_conflict,
+     NULL, NULL, NULL},
     {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
     {"missing", scenario_missing, NULL, NULL, NULL},
     {"exec", scenario_exec, NULL, NULL, NULL},

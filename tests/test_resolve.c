@@ -435,7 +435,7 @@ static void test_linux_tokens_and_lists(void **state) {
   cl_loader_model_set(&m.lib_token, "lib/x86_64-linux-gnu");
   cl_loader_model_set(&m.platform_token, "haswell");
   cl_loader_model_set(&m.exe_path, "/opt/app/bin/prog");
-  cl_loader_model_set(&m.current_dir, "/work");
+  cl_loader_model_set(&m.current_dir, "/srv/app");
   expect_list(&m, "$ORIGIN/../lib:${ORIGIN}", ":", "/a/b/libx.so",
               "[/a/b/../lib] [/a/b]");
   expect_list(&m, "/x/$LIB/$PLATFORM:/y/${LIB}", ":", "/a/libx.so",
@@ -451,7 +451,7 @@ static void test_linux_tokens_and_lists(void **state) {
   /* The executable's $ORIGIN; a relative object's is under the current
    * folder; "/" for a file in the root. */
   expect_list(&m, "$ORIGIN/../lib", ":", NULL, "[/opt/app/bin/../lib]");
-  expect_list(&m, "$ORIGIN", ":", "sub/libr.so", "[/work/sub]");
+  expect_list(&m, "$ORIGIN", ":", "sub/libr.so", "[/srv/app/sub]");
   expect_list(&m, "$ORIGIN", ":", "/libroot.so", "[/]");
   /* LD_LIBRARY_PATH: ';' separates too. */
   expect_list(&m, "/p;/q:/r", ":;", NULL, "[/p] [/q] [/r]");

@@ -1946,6 +1946,135 @@ class Probe(CliTestCase):
 
 
 
+
+class Explain(CliTestCase):
+    """cudaload explain: the loader model's answer for consumer files and
+    running processes (the differential harness in tests/loader_oracle
+    checks the answers against the real loader)."""
+
+    def explain(self, *args, rc=None, env=None):
+        proc = subprocess.run(CLI + ["explain"] + list(args), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT_S, env=env)
+        r = Result(["explain"] + list(args), proc)
+        if rc is not None:
+            self.assertEqual(r.rc, rc, r.describe())
+        return r
+
+    def require_linux_tool(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("checked against a Linux build (ELF fixtures)")
+
+    def test_usage_errors(self):
+        self.assert_usage_error(["explain"], ["FILE", "--pid"])
+        self.assert_usage_error(["explain", "--pid", "abc"], ["--pid"])
+        self.assert_usage_error(["explain", "--pid", "1", "x.so"], ["not both"])
+        self.assert_usage_error(["explain", "--format", "xml", "x.so"], ["xml"])
+        r = self.explain(to_cli(self.tmpdir() / "no-such.so"), rc=3)
+        self.assertIn("no-such.so", r.stderr, r.describe())
+
+    def test_lazy_dependency_not_found_then_planned(self):
+        self.require_linux_tool()
+        ops = self.fixture("cudnn8_compat", "libcudnn_ops_infer.so.8")
+        r = self.explain("--format", "json", "--no-defaults", to_cli(ops), rc=6)
+        doc = self.parse_json(r)
+        self.assertEqual(doc["schema_version"], 1)
+        consumer = doc["objects"][0]
+        self.assertTrue(same_file(consumer["path"], ops), doc)
+        self.assertTrue(consumer["consumer"])
+        lazy = {n["name"]: n for n in consumer["needs"] if n["kind"] == "lazy"}
+        self.assertEqual(lazy["libcublas.so.12"]["rule"], "not-found", lazy)
+        self.assertIsNone(lazy["libcublas.so.12"]["resolved"])
+        self.assertTrue(any("libcublas.so.12" in p and "not found" in p for p in doc["problems"]),
+                        doc["problems"])
+        # With cuBLAS 12 planned (as if preloaded), the loader finds it already loaded.
+        cublas = self.fixture("preload", "cublas12")
+        r = self.explain("--format", "json", "--no-defaults", "--root", to_cli(cublas),
+                         "--require", "cublas=12", to_cli(ops), rc=0)
+        doc = self.parse_json(r)
+        lazy = {n["name"]: n for n in doc["objects"][0]["needs"] if n["kind"] == "lazy"}
+        self.assertEqual(lazy["libcublas.so.12"]["rule"], "already-loaded", lazy)
+        self.assertTrue(same_file(lazy["libcublas.so.12"]["resolved"], cublas / "libcublas.so.12"))
+        self.assertEqual(doc["problems"], [])
+
+    def test_text_and_dot(self):
+        self.require_linux_tool()
+        main = self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib", "libcudnn.so.9")
+        sp = self.fixture("wheels-cu13", "site-packages")
+        r = self.explain("--no-defaults", "--root", to_cli(sp), to_cli(main))
+        self.assertIn("libcudnn_graph.so.9", r.stdout, r.describe())
+        self.assertIn("[runpath", r.stdout, r.describe())
+        self.assertIn("9.19.0.56", r.stdout, r.describe())
+        self.assertIn("\nProblems\n", r.stdout)
+        r = self.explain("--no-defaults", "--root", to_cli(sp), "--format", "dot", to_cli(main))
+        self.assertTrue(r.stdout.startswith("digraph cudaload_explain {"), r.describe())
+        self.assertTrue(r.stdout.rstrip().endswith("}"), r.describe())
+        self.assertIn('"runpath"', r.stdout)
+
+    def test_shadowed_siblings_are_a_problem(self):
+        """LD_LIBRARY_PATH comes before RUNPATH: with another cuDNN 9 on it,
+        the shim opens that copy's sub-libraries (docs/loader.md, Linux 4)."""
+        self.require_linux_tool()
+        sp = self.fixture("wheels-cu13", "site-packages")
+        other = self.tmpdir() / "other"
+        shutil.copytree(str(sp), str(other))
+        info = [d for d in os.listdir(str(other)) if d.startswith("nvidia_cudnn")][0]
+        meta = other / info / "METADATA"
+        meta.write_text(meta.read_text().replace("Version: 9.19.0.56", "Version: 9.1.0.70"))
+        (other / info).rename(other / "nvidia_cudnn_cu13-9.1.0.70.dist-info")
+        main = sp / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9"
+        env = dict(os.environ, LD_LIBRARY_PATH=str(other / "nvidia" / "cudnn" / "lib"))
+        r = self.explain("--format", "json", "--no-defaults", "--root", to_cli(sp),
+                         "--root", to_cli(other), to_cli(main), env=env, rc=6)
+        doc = self.parse_json(r)
+        lazy = {n["name"]: n for n in doc["objects"][0]["needs"] if n["kind"] == "lazy"}
+        self.assertEqual(lazy["libcudnn_ops.so.9"]["rule"], "ld-library-path", lazy)
+        self.assertTrue(any("two versions" in p and "9.1.0.70" in p and "9.19.0.56" in p
+                            for p in doc["problems"]), doc["problems"])
+        # env warns that its variable would do this to that shim.
+        r = run_cli("env", "--no-defaults", "--root", to_cli(other), "--root", to_cli(sp),
+                    "--require", "cudnn=9")
+        self.assertEqual(r.rc, 0, r.describe())
+        self.assertIn("warning", r.stderr, r.describe())
+        self.assertIn("found by RUNPATH", r.stderr, r.describe())
+
+    def test_pid(self):
+        self.require_linux_tool()
+        lib8 = self.fixture("preload", "cudnn8", "libcudnn.so.8")
+        code = ("import ctypes, sys, time; ctypes.CDLL(sys.argv[1]); "
+                "print('ready', flush=True); time.sleep(60)")
+        child = subprocess.Popen([sys.executable, "-c", code, str(lib8)], stdout=subprocess.PIPE)
+        try:
+            self.assertEqual(child.stdout.readline().strip(), b"ready")
+            r = self.explain("--pid", str(child.pid), "--format", "json")
+            self.assertIn(r.rc, (0, 6), r.describe())
+            doc = self.parse_json(r)
+            self.assertEqual(doc["pid"], child.pid)
+            self.assertTrue(any(same_file(o["path"], lib8) and o["family"] == "cudnn"
+                                for o in doc["objects"]), doc)
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
+        r = self.explain("--pid", "999999999", rc=3)
+        self.assertIn("999999999", r.stderr)
+
+    def test_pid_of_another_user_is_refused_clearly(self):
+        self.require_linux_tool()
+        if os.geteuid() != 0:
+            self.skipTest("needs root to run the tool as another user")
+        setpriv = shutil.which("setpriv")
+        if not setpriv:
+            self.skipTest("setpriv (util-linux) is not installed")
+        proc = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+                              + CLI + ["explain", "--pid", "1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        self.assertEqual(proc.returncode, 3, proc.stderr)
+        self.assertIn(b"process 1", proc.stderr)
+        self.assertIn(b"cannot read", proc.stderr)
+
+
+
 class Hardening(CliTestCase):
     """What hostile names, values and outputs must not do: plant a search
     path entry, reach the terminal as control sequences, break a JSON or
