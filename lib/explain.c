@@ -69,23 +69,80 @@ static int catalog_of(const char *path, const char *soname, cl_naming naming,
   return cl_catalog_match(cl_path_basename(path), naming, m);
 }
 
+/* The scan's version of the file real in c's inventory: 1 when c has it. */
+static int inventory_version(cudaload_ctx *c, const char *real, char **version,
+                             int *cuda_major) {
+  for (size_t i = 0; i < c->library_count; ++i)
+    if (strcmp(c->libraries[i].path, real) == 0) {
+      cl_library_settle_version(c, &c->libraries[i]);
+      if (c->libraries[i].cuda_major)
+        *cuda_major = c->libraries[i].cuda_major;
+      *version = c->libraries[i].version[0] ? cl_strdup(c->libraries[i].version)
+                                            : NULL;
+      return 1;
+    }
+  return 0;
+}
+
+/* At most this many folders outside the roots are scanned for one explain:
+ * each is a scan of its own, and a tree's CUDA files sit in a few. */
+#define CL_EXPLAIN_FOLDER_SCANS 32
+
+/* The ctx that scanned the file's folder as its only root (as --root would),
+ * made on first use: a file the loader takes from outside the roots
+ * (LD_LIBRARY_PATH, another copy's RUNPATH) gets its version the way the
+ * scan tells it (dist-info, headers, VERSIONINFO), so that two versions of
+ * one family are seen as two. NULL when none can be made. */
+static cudaload_ctx *folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
+                                 const char *real) {
+  char *folder = cl_path_dirname(real);
+  if (!folder)
+    return NULL;
+  cudaload_ctx *found = NULL;
+  for (size_t i = 0; i < e->folder_scan_count && !found; ++i) {
+    cudaload_ctx *c = e->folder_scans[i];
+    if (c->explicit_count && strcmp(c->explicit_roots[0], folder) == 0)
+      found = c;
+  }
+  if (!found && e->folder_scan_count < CL_EXPLAIN_FOLDER_SCANS &&
+      !cl_reserve((void **)&e->folder_scans, &e->folder_scan_capacity,
+                  e->folder_scan_count + 1, sizeof *e->folder_scans)) {
+    /* The caller's trust in writable folders carries over. */
+    found = cudaload_create((ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) |
+                            CUDALOAD_NO_DEFAULT_ROOTS);
+    if (found && (cudaload_set_target(found, ctx->target) ||
+                  cudaload_add_root(found, folder) || cudaload_scan(found))) {
+      cudaload_destroy(found);
+      found = NULL;
+    }
+    if (found)
+      e->folder_scans[e->folder_scan_count++] = found;
+  }
+  free(folder);
+  cl_clear_error();
+  return found;
+}
+
 /* The version of a file: the scan's (dist-info, headers, VERSIONINFO) when
- * the inventory has it, else what its name carries. */
-static char *version_of(cudaload_ctx *ctx, const char *path,
-                        const cl_name_match *m, int *cuda_major) {
+ * the inventory or a scan of its folder has it, else what its name
+ * carries. */
+static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
+                        const char *path, const cl_name_match *m,
+                        int *cuda_major) {
   *cuda_major = m ? m->cuda_major : 0;
   char *real = cl_real_path(path);
   cl_clear_error();
-  for (size_t i = 0; ctx && real && i < ctx->library_count; ++i)
-    if (strcmp(ctx->libraries[i].path, real) == 0) {
-      cl_library_settle_version(ctx, &ctx->libraries[i]);
-      free(real);
-      if (ctx->libraries[i].cuda_major)
-        *cuda_major = ctx->libraries[i].cuda_major;
-      return ctx->libraries[i].version[0] ? cl_strdup(ctx->libraries[i].version)
-                                          : NULL;
-    }
+  char *version = NULL;
+  int known = 0;
+  if (real && ctx)
+    known = inventory_version(ctx, real, &version, cuda_major);
+  if (real && ctx && !known) {
+    cudaload_ctx *c = folder_scan(e, ctx, real);
+    known = c && inventory_version(c, real, &version, cuda_major);
+  }
   free(real);
+  if (known)
+    return version;
   return m && m->name_version[0] ? cl_strdup(m->name_version) : NULL;
 }
 
@@ -202,7 +259,7 @@ static cl_explain_object *object_for(cudaload_explain *e, cudaload_ctx *ctx,
     o->family = m.entry->family;
     o->name = m.entry->name;
     o->major = m.major;
-    o->version = version_of(ctx, path, &m, &o->cuda_major);
+    o->version = version_of(e, ctx, path, &m, &o->cuda_major);
   }
   cl_clear_error();
   e->object_count++;
@@ -234,7 +291,7 @@ static void add_need(cudaload_explain *e, cl_explain_object *o,
                              : NULL;
     int cuda;
     if (catalog_of(path, soname, naming, &m))
-      n->version = version_of(ctx, path, &m, &cuda);
+      n->version = version_of(e, ctx, path, &m, &cuda);
   }
   cl_clear_error();
   if (!n->name)
@@ -447,6 +504,39 @@ done:
 
 /* --- problems ------------------------------------------------------------ */
 
+/* A CUDA library that takes a library of its own family from another
+ * folder though a file of that name lies beside it (cuDNN 9's shim and its
+ * sub-libraries, with another copy first on LD_LIBRARY_PATH or PATH): the
+ * two folders are likely two versions, whatever their names say. */
+static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
+                             const cl_load_edge *edge, const char *family,
+                             cl_naming naming) {
+  const cl_load_object *from = &t->objects[edge->from];
+  const char *taken = t->objects[edge->to].path;
+  cl_name_match self;
+  if (!catalog_of(from->path, from->info.soname, naming, &self) ||
+      strcmp(self.entry->family, family) != 0)
+    return;
+  char *own = cl_path_dirname(from->path);
+  char *theirs = cl_path_dirname(taken);
+  char *beside = own ? cl_path_join(own, edge->name) : NULL;
+  cl_file *f = NULL;
+  uint64_t size;
+  if (own && theirs && beside && strcmp(own, theirs) != 0 &&
+      cl_file_open(beside, &f, &size) == CUDALOAD_OK) {
+    cl_file_close(f);
+    add_problem(e, text_of("%s takes %s from %s (rule: %s), not the copy "
+                           "beside it (%s): a sibling shadowed, likely "
+                           "another version",
+                           from->path, edge->name, taken,
+                           cl_resolve_rule_name(edge->how.rule), beside));
+  }
+  cl_clear_error();
+  free(own);
+  free(theirs);
+  free(beside);
+}
+
 static void tree_problems(cudaload_explain *e, const cl_load_tree *t,
                           size_t first_object, cl_naming naming) {
   for (size_t i = 0; i < t->edge_count; ++i) {
@@ -491,6 +581,8 @@ static void tree_problems(cudaload_explain *e, const cl_load_tree *t,
                              "is %s %d (rule: %s)",
                              from, edge->name, to->path, got.entry->name,
                              got.major, cl_resolve_rule_name(edge->how.rule)));
+    else if (edge->from < t->object_count)
+      shadowed_sibling(e, t, edge, want.entry->family, naming);
   }
   (void)first_object;
 }
@@ -572,6 +664,36 @@ static void binding_problems(cudaload_explain *e, const cl_explain_object *o) {
 
 /* --- files -------------------------------------------------------------- */
 
+/* On Windows cudaload_preload puts each planned file's folder first on PATH
+ * and adds it with AddDllDirectory before loading it (lib/preload.c), so
+ * that the library's own later LoadLibrary("sibling.dll") finds its
+ * siblings: the model does the same. Linux changes nothing (LD_LIBRARY_PATH
+ * is read once, at start). */
+static int expose_like_preload(cl_loader_model *m, const char *file,
+                               cl_naming naming) {
+  if (naming != CL_NAMING_WINDOWS)
+    return CUDALOAD_OK;
+  char *folder = cl_path_dirname(file);
+  if (!folder)
+    return CUDALOAD_E_NO_MEMORY;
+  int rc = CUDALOAD_OK;
+  size_t length = strlen(folder);
+  int first = m->path && strncmp(m->path, folder, length) == 0 &&
+              (m->path[length] == ';' || m->path[length] == '\0');
+  if (!first) {
+    char *value = m->path ? text_of("%s;%s", folder, m->path) : NULL;
+    rc = cl_loader_model_set(&m->path, value ? value : folder);
+    free(value);
+  }
+  int known = 0;
+  for (size_t i = 0; i < m->user_dir_count; ++i)
+    known |= strcmp(m->user_dirs[i], folder) == 0;
+  if (!rc && !known)
+    rc = cl_loader_model_append(&m->user_dirs, &m->user_dir_count, folder);
+  free(folder);
+  return rc;
+}
+
 static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
                        unsigned flags) {
   cl_naming naming = cl_ctx_naming(ctx);
@@ -598,7 +720,8 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
     global = calloc(ctx->plan_count + 1, sizeof *global);
   for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
     const cl_plan_entry *p = &ctx->plan[i];
-    if (!p->to_load)
+    rc = expose_like_preload(&m, p->path, naming);
+    if (rc || !p->to_load)
       continue;
     rc = cl_loader_model_add_loaded(&m, p->path, p->soname);
     if (!rc && global && (flags & CUDALOAD_PRELOAD_GLOBAL)) {
@@ -736,7 +859,8 @@ int cl_explain_plan_missing(cudaload_ctx *ctx, cl_missing_fn report,
    * absolute path, in plan order (their DT_NEEDED names resolved then). */
   for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
     const cl_plan_entry *p = &ctx->plan[i];
-    if (!p->to_load)
+    rc = expose_like_preload(&m, p->path, naming);
+    if (rc || !p->to_load)
       continue;
     cl_load_tree t;
     memset(&t, 0, sizeof t);
@@ -854,6 +978,9 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
 void cudaload_explain_free(cudaload_explain *e) {
   if (!e)
     return;
+  for (size_t i = 0; i < e->folder_scan_count; ++i)
+    cudaload_destroy(e->folder_scans[i]);
+  free(e->folder_scans);
   for (size_t i = 0; i < e->object_count; ++i) {
     cl_explain_object *o = &e->objects[i];
     for (size_t j = 0; j < o->need_count; ++j) {

@@ -59,6 +59,10 @@ struct cudaload_explain {
   char **problems;
   size_t problem_count, problem_capacity;
   long pid; /* explain of a running process; 0 for files */
+  /* Folders outside the roots (LD_LIBRARY_PATH, RUNPATH targets), each
+   * scanned once for the versions of the files found there. */
+  cudaload_ctx **folder_scans;
+  size_t folder_scan_count, folder_scan_capacity;
   int failed;
 };
 

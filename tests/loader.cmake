@@ -9,7 +9,9 @@
 # for Windows, whose scenarios then run under Wine through
 # scripts/wine-run), runs a child program under the loader, and prints
 # "explain: N of N predictions agree with the loader". A scenario this host
-# cannot run exits 77 (skipped, said).
+# cannot run exits 77 (skipped, said). The loader_explain_* scenarios take
+# their predictions from `cudaload explain` (the cudaload_cli target)
+# instead of loader_predict.
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
   cudaload_unit_test(test_resolve ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
@@ -28,7 +30,12 @@ set(CUDALOAD_LOADER_LINUX_SCENARIOS
   hwcaps_subfolders
   origin_tokens
   nodeflib
-  system_search_path)
+  system_search_path
+  explain_versioned_global
+  explain_ld_library_path_shadow
+  explain_rpath_vs_runpath
+  explain_already_loaded
+  explain_not_found)
 set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
   windows_app_folder_vs_path
   windows_already_loaded
@@ -38,7 +45,9 @@ set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
   windows_other_machine
   windows_current_folder
   windows_default_dirs
-  windows_set_dll_directory)
+  windows_set_dll_directory
+  explain_windows_app_folder_vs_path
+  explain_windows_already_loaded)
 
 set(_cl_oracle ${CMAKE_CURRENT_LIST_DIR}/loader_oracle)
 add_executable(loader_predict ${_cl_oracle}/predict.c)
@@ -56,6 +65,11 @@ set(_cl_oracle_args
   --cc ${CMAKE_C_COMPILER}
   --predict $<TARGET_FILE:loader_predict>
   --work ${CMAKE_CURRENT_BINARY_DIR}/loader_oracle)
+# The explain_* scenarios check `cudaload explain` itself (the tool, built
+# for this target: under Wine for the Windows ones).
+if(TARGET cudaload_cli)
+  list(APPEND _cl_oracle_args --explain $<TARGET_FILE:cudaload_cli>)
+endif()
 
 if(WIN32)
   if(CMAKE_CROSSCOMPILING)

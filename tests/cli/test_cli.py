@@ -1474,8 +1474,9 @@ class Doctor(CliTestCase):
         (d / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")).write_bytes(b"")
         return d
 
-    def doctor(self, *args, rc=None, env=None):
-        proc = subprocess.run(CLI + ["doctor"] + list(args), env=env, stdin=subprocess.DEVNULL,
+    def doctor(self, *args, rc=None, env=None, cwd=None):
+        proc = subprocess.run(CLI + ["doctor"] + list(args), env=env, cwd=cwd,
+                              stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
         r = Result(["doctor"] + list(args), proc)
         if rc is not None:
@@ -1708,7 +1709,10 @@ class Doctor(CliTestCase):
         tree = self.fixture(*self.cudnn8_tree())
         here = Path(os.path.realpath(str(tree.parent)))
         args = ["doctor", "--no-defaults", "--require", "cudnn=8", "--format", "json"]
-        expected = self.doctor(*(args[1:] + ["--root", to_cli(here / tree.name)]), rc=6)
+        # From the same folder: on Windows the current folder is one of the
+        # places the loader searches, and the report names what it looked at.
+        expected = self.doctor(*(args[1:] + ["--root", to_cli(here / tree.name)]), rc=6,
+                               cwd=str(here))
         doc = self.parse_json(expected)
         self.assertEqual(doc["roots"][0]["path"], to_cli(here / tree.name))
         self.assertTrue(doc["requirements"][0]["satisfied"], doc)
@@ -1727,7 +1731,8 @@ class Doctor(CliTestCase):
         (here / "app" / "cudaload.yaml").write_text("requirements: [cudnn=8]\nroots: [%s]\n"
                                                     % json.dumps(to_cli(tree)))
         args = ["doctor", "--no-defaults", "--format", "json", "--manifest"]
-        expected = self.doctor(*(args[1:] + [to_cli(here / "app" / "cudaload.yaml")]), rc=6)
+        expected = self.doctor(*(args[1:] + [to_cli(here / "app" / "cudaload.yaml")]), rc=6,
+                               cwd=str(here))
         doc = self.parse_json(expected)
         self.assertEqual(doc["manifest"]["path"], to_cli(here / "app" / "cudaload.yaml"))
         for spelling in ("app/cudaload.yaml", "./app/../app/cudaload.yaml"):
@@ -2029,6 +2034,15 @@ class Explain(CliTestCase):
         doc = self.parse_json(r)
         lazy = {n["name"]: n for n in doc["objects"][0]["needs"] if n["kind"] == "lazy"}
         self.assertEqual(lazy["libcudnn_ops.so.9"]["rule"], "ld-library-path", lazy)
+        self.assertTrue(any("two versions" in p and "9.1.0.70" in p and "9.19.0.56" in p
+                            for p in doc["problems"]), doc["problems"])
+        # The other copy need not be a root: the folder the loader takes it
+        # from tells its version (its dist-info), as a scan of it would.
+        r = self.explain("--format", "json", "--no-defaults", "--root", to_cli(sp),
+                         to_cli(main), env=env, rc=6)
+        doc = self.parse_json(r)
+        lazy = {n["name"]: n for n in doc["objects"][0]["needs"] if n["kind"] == "lazy"}
+        self.assertEqual(lazy["libcudnn_ops.so.9"]["version"], "9.1.0.70", lazy)
         self.assertTrue(any("two versions" in p and "9.1.0.70" in p and "9.19.0.56" in p
                             for p in doc["problems"]), doc["problems"])
         # env warns that its variable would do this to that shim.

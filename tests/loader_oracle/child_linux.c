@@ -6,6 +6,9 @@
  * Each argument is one action, done in order:
  *   open:NAME   dlopen(NAME, RTLD_NOW | RTLD_LOCAL) from the program itself
  *               (a path, or a bare name searched as the program's own)
+ *   open-global:NAME  the same with RTLD_GLOBAL, as cudaload_preload does
+ *               with CUDALOAD_PRELOAD_GLOBAL (its symbols then come first
+ *               for every later object)
  *   lazy:SYM    call SYM, found in an object an earlier open brought in:
  *               it makes the dlopen by name from inside its library
  * It marks the start of each on stderr ("ACTION i begin", amid LD_DEBUG's
@@ -37,8 +40,10 @@ int main(int argc, char **argv) {
     /* On stderr, between ld.so's own LD_DEBUG lines: the driver cuts the
      * trace at these marks. */
     fprintf(stderr, "ACTION %d begin\n", i);
-    if (strncmp(action, "open:", 5) == 0) {
-      void *h = dlopen(action + 5, RTLD_NOW | RTLD_LOCAL);
+    int global = strncmp(action, "open-global:", 12) == 0;
+    if (global || strncmp(action, "open:", 5) == 0) {
+      void *h = dlopen(action + (global ? 12 : 5),
+                       RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
       if (h && handle_count < 64)
         handles[handle_count++] = h;
       if (h)

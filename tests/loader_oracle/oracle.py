@@ -73,13 +73,21 @@ class Tree:
         os.makedirs(self.path(rel), exist_ok=True)
         return self.path(rel)
 
-    def _source(self, tag, lazy, value, dep_tags):
+    def _source(self, tag, lazy, value, dep_tags, exports=(), calls_cuda=()):
         # Each library calls one function of each library it needs, so that
         # no linker drops the dependency (mingw keeps an import only when a
-        # symbol of it is used).
+        # symbol of it is used). exports: CUDA-named functions it defines
+        # (cudnnCreate, ...); calls_cuda: CUDA-named functions it calls, so
+        # that it holds references the explain scenarios watch bind.
         calls = "".join(" + h13_%s()" % d for d in dep_tags)
-        decls = "".join("%sint h13_%s(void);\n" % (
-            "__declspec(dllimport) " if self.windows else "", d) for d in dep_tags)
+        calls += "".join(" + %s()" % c for c in calls_cuda)
+        imp = "__declspec(dllimport) " if self.windows else ""
+        decls = "".join("%sint h13_%s(void);\n" % (imp, d) for d in dep_tags)
+        decls += "".join("%sint %s(void);\n" % (imp, c) for c in calls_cuda)
+        export = ("__declspec(dllexport) " if self.windows else
+                  "__attribute__((visibility(\"default\"))) ")
+        decls += "".join("%sint %s(void) { return %d; }\n" % (export, x, value)
+                         for x in exports)
         if self.windows:
             lines = ["#include <windows.h>", decls,
                      "__declspec(dllexport) int h13_%s(void) { return %d%s; }"
@@ -100,7 +108,7 @@ class Tree:
 
     def lib(self, rel, soname=None, needs=(), rpath=None, runpath=None,
             lazy=None, version_node=None, nodeflib=False, value=1, stub=False,
-            tag=None):
+            tag=None, exports=(), calls=()):
         """Build a library at rel. needs: paths (relative to the root) of
         libraries it links, whose SONAME (or file name) it then NEEDs, and
         calls (not a stub's: it stands for a system library at link time
@@ -111,7 +119,8 @@ class Tree:
         src = out + ".c"
         with open(src, "w") as f:
             f.write(self._source(tag, lazy, value,
-                                 [self.tags[n] for n in needs if self.tags.get(n)]))
+                                 [self.tags[n] for n in needs if self.tags.get(n)],
+                                 exports, calls))
         cmd = [self.cc, "-shared", "-o", out, src]
         if self.windows:
             cmd += [self.path(n) for n in needs]
@@ -122,7 +131,8 @@ class Tree:
             if version_node:
                 script = out + ".map"
                 with open(script, "w") as f:
-                    f.write("%s { global: h13_*; local: *; };\n" % version_node)
+                    f.write("%s { global: h13_*;%s local: *; };\n" % (
+                        version_node, "".join(" %s;" % x for x in exports)))
                 cmd.append("-Wl,--version-script=" + script)
             if nodeflib:
                 cmd.append("-Wl,-z,nodefaultlib")
@@ -1148,6 +1158,570 @@ def compare_windows(plan, prediction, stdout, stderr):
 
 
 # --------------------------------------------------------------------------
+# Explain scenarios: `cudaload explain` itself is the predictor
+# --------------------------------------------------------------------------
+#
+# The scenarios above check the rules (loader_predict over lib/resolve.h);
+# these check the command users run. Each builds CUDA-named fixtures (explain
+# only expands the libraries its catalog knows), runs `cudaload explain FILE
+# --symbols --format json` with the options and environment of one child
+# process, runs that child, and compares every need explain lists (the file
+# taken and the rule) with the loader's search for it, the files mapped,
+# each open's outcome, and where each cudnn*/cublas* reference binds
+# (LD_DEBUG=bindings; under Wine the DLL each import was loaded from).
+
+
+class ExplainRun:
+    """One child process and the explain run that predicts it.
+
+    consumer: the file explain is asked about; the child opens it by path
+    (RTLD_LOCAL) after the plan. options: explain's options besides FILE
+    (--root, --require, --no-defaults, --global); with --require the child
+    first opens the plan's files by path, as cudaload_preload does
+    (RTLD_GLOBAL with --global), in the plan's order (`cudaload doctor`
+    prints it). lazy: [(SYMBOL, NAME)] after the open: call SYMBOL, which
+    opens NAME by name from inside its library (Windows: (DLL, SYMBOL)).
+    expect_problem: a regular expression one of explain's problems must
+    match exactly when problem_seen says the loader did what it names."""
+
+    def __init__(self, label, child, consumer, options=(), ld_library_path=None,
+                 lazy=(), cwd=None, path=(), expect_problem=None,
+                 problem_seen=None):
+        self.label = label
+        self.child = child
+        self.consumer = consumer
+        self.options = list(options)
+        self.ld_library_path = ld_library_path
+        self.lazy = list(lazy)
+        self.cwd = cwd
+        self.path = list(path)
+        self.expect_problem = expect_problem
+        # The loader's side: problem_seen(mapped files, bindings, action
+        # outcomes) tells whether it did what the problem names.
+        self.problem_seen = problem_seen
+
+
+def cuda_symbol(name):
+    """The references the binding checks watch: cuDNN's and cuBLAS's."""
+    return name.startswith("cudnn") or name.startswith("cublas")
+
+
+def run_tool(cmd, env, cwd, ok=(0,)):
+    """stdout of a cudaload command (its JSON); a SetupError for any exit
+    status not in ok (explain exits 6 when it lists a problem)."""
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            universal_newlines=True, env=env, cwd=cwd)
+    if result.returncode not in ok:
+        raise SetupError("failed (%d): %s\n%s%s" % (
+            result.returncode, " ".join(cmd), result.stdout, result.stderr))
+    # wine-run appends the program's stderr after its stdout: keep the JSON.
+    text = result.stdout
+    return json.loads(text[text.find("{"):text.rfind("}") + 1])
+
+
+def explain_of(args, run, env, to_tool_path=lambda p: p):
+    """explain's report for the run, and the plan's files (the doctor's
+    plan for the same options), as the tool prints them."""
+    runner = [args.wine_run] if args.wine_run else []
+    options = [to_tool_path(o) if o.startswith("/") else o for o in run.options]
+    plan = []
+    if "--require" in options:
+        doctor = run_tool(runner + [args.explain, "doctor", "--format", "json"] +
+                          [o for o in options if o != "--global"],
+                          env, run.cwd, ok=(0, 1, 3, 4, 5, 6, 7))
+        plan = [p["path"] for p in doctor.get("plan", [])
+                if p.get("state") == "planned" and p.get("path")]
+    cmd = runner + [args.explain, "explain", to_tool_path(run.consumer)] + \
+        options + ["--symbols", "--format", "json"]
+    print("run %s: %s" % (run.label, " ".join(cmd[len(runner):])))
+    report = run_tool(cmd, env, run.cwd, ok=(0, 6))
+    for problem in report.get("problems", []):
+        print("          explain problem: %s" % problem)
+    return report, plan
+
+
+def soname_of(path):
+    """A library's DT_SONAME as readelf prints it, or None (the loader's
+    side: which mapped object answers a name without a search)."""
+    try:
+        out = subprocess.run(["readelf", "-d", path], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL,
+                             universal_newlines=True).stdout
+    except OSError:
+        return None
+    m = re.search(r"\(SONAME\)\s+Library soname: \[(.*)\]", out)
+    return m.group(1) if m else None
+
+
+def parse_bindings(text, cwd):
+    """LD_DEBUG=bindings: {(file, symbol): (file it binds to, version)}."""
+    out = {}
+    for m in re.finditer(r"binding file (.+?) \[\d+\] to (.+?) \[\d+\]: "
+                         r"normal symbol `([^']+)'(?: \[([^\]]*)\])?", text):
+        out[(real(m.group(1), cwd), m.group(3))] = (real(m.group(2), cwd),
+                                                   m.group(4))
+    return out
+
+
+def model_need(n, cwd):
+    """explain's answer for one need, in the words of loader_need."""
+    if n["rule"] == "not-found" or not n["resolved"]:
+        return "not found"
+    source = re.match(r"^(rpath|runpath) of (.*)$", n.get("detail") or "")
+    return "%s by %s%s" % (real(n["resolved"], cwd), n["rule"],
+                           " of %s" % real(source.group(2), cwd) if source else "")
+
+
+def loader_need(name, requester, searches, outcomes, by_soname, cwd):
+    """The loader's answer for one name a requester needs or opens: its
+    search block (the last file tried, the list that held it; no new link
+    map in an open that succeeded: the same file was already loaded), or,
+    with no search, the mapped object whose SONAME answered the name."""
+    hit = searches.get((name, requester))
+    if hit is None:
+        loaded = by_soname.get(name)
+        return ("%s by already-loaded" % loaded) if loaded else \
+            "no search, and nothing of that SONAME mapped"
+    action, b = hit
+    if not b.tries or (not b.mapped and outcomes.get(str(action)) != "ok"):
+        return "not found"
+    found, (rule, source) = b.tries[-1][0], b.tries[-1][1] or (None, None)
+    if not b.mapped:
+        return "%s by already-loaded" % real(found, cwd)
+    src = real(source, cwd) if rule in ("rpath", "runpath") and source else None
+    return "%s by %s%s" % (real(found, cwd), rule, " of %s" % src if src else "")
+
+
+def tree_objects(report, tree, cwd):
+    """explain's objects inside the scenario's tree (system libraries are
+    shown as needs only; the child has them before any action anyway)."""
+    return [o for o in report["objects"] if inside(o["path"], tree, cwd)]
+
+
+def inside(path, tree, cwd):
+    return bool(path) and real(path, cwd).startswith(
+        os.path.realpath(tree.root) + os.sep)
+
+
+def run_explain_linux(name, args):
+    tree = Tree(os.path.join(args.work, name), args.cc, windows=False)
+    runs = EXPLAIN_LINUX[name](tree)
+    v = Verdicts()
+    for run in runs:
+        run.cwd = run.cwd or tree.root
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)
+        env.pop("LD_LIBRARY_PATH", None)
+        if run.ld_library_path is not None:
+            env["LD_LIBRARY_PATH"] = run.ld_library_path
+        # explain models "opened into a new process with this environment":
+        # it gets the child's LD_LIBRARY_PATH.
+        report, plan = explain_of(args, run, env)
+        glob = "--global" in run.options
+        argv = [run.child] + \
+            [("open-global:" if glob else "open:") + p for p in plan] + \
+            ["open:" + run.consumer] + ["lazy:" + sym for sym, _ in run.lazy]
+        env["LD_DEBUG"] = "libs,files,bindings"
+        base = os.path.join(tree.root, run.label)
+        with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
+            subprocess.call(argv, cwd=run.cwd, env=env, stdout=out, stderr=err,
+                            timeout=60)
+        stdout = open(base + ".out").read()
+        stderr = open(base + ".err").read()
+        compare_explain_linux(run, tree, report, plan, stdout, stderr, v)
+    return v
+
+
+def compare_explain_linux(run, tree, report, plan, stdout, stderr, v):
+    cwd = run.cwd
+    segments, _ = parse_ld_debug(stderr)
+    outcomes = dict(re.findall(r"^ACTION (\d+) (ok|fail)", stdout, re.M))
+    # The loader's searches by (name, requester), with the action they were
+    # part of; the first one counts (a later one is another requester's).
+    searches = {}
+    for index, segment in enumerate(segments):
+        for b in segment:
+            if "/" not in b.name and b.requester:
+                searches.setdefault((b.name, real(b.requester, cwd)), (index, b))
+    mapped = set()
+    for name in re.findall(r"^MAPPED (.*)$", stdout, re.M):
+        if name and not name.startswith("linux-") and inside(name, tree, cwd) and \
+                real(name, cwd) != os.path.realpath(run.child):
+            mapped.add(real(name, cwd))
+    by_soname = dict((soname_of(p), p) for p in sorted(mapped))
+    label = run.label
+    objects = tree_objects(report, tree, cwd)
+    consumer_action = len(plan) + 1
+    lazy_action = dict((n, consumer_action + 1 + i)
+                       for i, (_, n) in enumerate(run.lazy))
+
+    # Each need of each object of the tree: the file taken and the rule.
+    model_files = set(real(p, cwd) for p in plan)
+    failed = False
+    for o in objects:
+        requester = real(o["path"], cwd)
+        for n in o["needs"]:
+            if n["rule"] != "not-found" and not inside(n["resolved"], tree, cwd):
+                continue  # a system library, not expanded by explain
+            what = "%s: %s %s %s" % (label, os.path.basename(requester),
+                                     "opens" if n["kind"] == "lazy" else "needs",
+                                     n["name"])
+            v.check(what, model_need(n, cwd),
+                    loader_need(n["name"], requester, searches, outcomes,
+                                by_soname, cwd))
+            if n["rule"] == "not-found":
+                failed = failed or n["kind"] != "lazy"
+            else:
+                model_files.add(real(n["resolved"], cwd))
+    # What each action did: the plan's opens, the consumer's, the lazy ones.
+    for i in range(1, len(plan) + 1):
+        v.check("%s: action %d (open the plan's %s)" % (
+            label, i, os.path.basename(plan[i - 1])), "ok",
+            outcomes.get(str(i), "no answer"))
+    v.check("%s: action %d (open %s)" % (label, consumer_action,
+                                         os.path.basename(run.consumer)),
+            "fail" if failed else "ok",
+            outcomes.get(str(consumer_action), "no answer"))
+    for name, i in lazy_action.items():
+        opened = [n for o in objects for n in o["needs"]
+                  if n["kind"] == "lazy" and n["name"] == name]
+        model = "ok" if opened and opened[0]["resolved"] else \
+            "fail" if opened else "no such lazy open in the report"
+        v.check("%s: action %d (lazy open of %s)" % (label, i, name), model,
+                outcomes.get(str(i), "no answer"))
+    if not failed:
+        model_files |= set(real(o["path"], cwd) for o in objects)
+    v.check("%s: files of the tree mapped" % label, sorted(model_files),
+            sorted(mapped))
+
+    # Bindings: each cudnn*/cublas* reference explain lists, and every one
+    # the loader made from the tree.
+    bound = parse_bindings(stderr, cwd)
+    predicted = set()
+    for o in objects:
+        owner = real(o["path"], cwd)
+        for b in o["bindings"]:
+            for each in b["each"] or []:
+                if not cuda_symbol(each["symbol"]):
+                    continue
+                predicted.add((owner, each["symbol"]))
+                got = bound.get((owner, each["symbol"]))
+                v.check("%s: %s's %s%s binds to" % (
+                    label, os.path.basename(owner), each["symbol"],
+                    "@" + b["version"] if b["version"] else ""),
+                    real(each["provider"], cwd) or "nothing",
+                    got[0] if got else "no binding")
+    for (owner, symbol), (to, version) in sorted(bound.items()):
+        if cuda_symbol(symbol) and inside(owner, tree, cwd) and \
+                (owner, symbol) not in predicted:
+            v.check("%s: %s's %s binds to" % (label, os.path.basename(owner),
+                                              symbol),
+                    "no such reference in the report", to)
+    if run.expect_problem:
+        seen = run.problem_seen(mapped, bound, outcomes)
+        hits = [p for p in report.get("problems", [])
+                if re.search(run.expect_problem, p)]
+        # The loader's side is whether it did what the problem names.
+        v.check("%s: a problem matching /%s/ (loader: whether it happened)"
+                % (label, run.expect_problem),
+                "reported" if hits else "not reported",
+                "reported" if seen else "not reported")
+
+
+# ---- the Linux explain scenarios -----------------------------------------
+
+
+def cudnn9_folder(t, folder, value=9):
+    """A cuDNN 9 folder the planner accepts: libcudnn.so.9 (version node
+    libcudnn.so.9: cudnnCreate, cudnnGetVersion) with the sub-libraries it
+    requires beside it (graph, ops)."""
+    t.lib(folder + "/libcudnn_graph.so.9", soname="libcudnn_graph.so.9",
+          value=value)
+    t.lib(folder + "/libcudnn_ops.so.9", soname="libcudnn_ops.so.9", value=value)
+    return t.lib(folder + "/libcudnn.so.9", soname="libcudnn.so.9",
+                 version_node="libcudnn.so.9", value=value,
+                 exports=["cudnnCreate", "cudnnGetVersion"])
+
+
+def explain_versioned_global(t):
+    """cuDNN 9 opened RTLD_GLOBAL first (the plan for cudnn=9, --global),
+    then a consumer linked against cuDNN 8. With symbol versions its
+    cudnnCreate@libcudnn.so.8 passes the global cuDNN 9 over and binds to
+    its own cuDNN 8; unversioned, the global cuDNN 9 takes the call."""
+    cudnn9_folder(t, "cudnn9")
+    options = ["--root", t.path("cudnn9"), "--require", "cudnn=9", "--global",
+               "--no-defaults"]
+    t.lib("cudnn8/libcudnn.so.8", soname="libcudnn.so.8",
+          version_node="libcudnn.so.8", value=8,
+          exports=["cudnnCreate", "cudnnGetVersion"])
+    versioned = t.lib("app/libuse8.so", soname="libuse8.so",
+                      needs=["cudnn8/libcudnn.so.8"], runpath="$ORIGIN/../cudnn8",
+                      calls=["cudnnCreate"])
+    t.lib("cudnn8u/libcudnn.so.8", soname="libcudnn.so.8", value=8,
+          exports=["cudnnCreate", "cudnnGetVersion"])
+    plain = t.lib("appu/libuse8u.so", soname="libuse8u.so",
+                  needs=["cudnn8u/libcudnn.so.8"],
+                  runpath="$ORIGIN/../cudnn8u", calls=["cudnnCreate"])
+    child = t.child("bin/child")
+    return [ExplainRun("versioned", child, versioned, options),
+            ExplainRun("unversioned", child, plain, options,
+                       expect_problem=r"references to libcudnn\.so\.8 bind to "
+                       r".*cudnn9/libcudnn\.so\.9",
+                       problem_seen=lambda mapped, bound, outcomes: any(
+                           s == "cudnnCreate" and "/cudnn9/" in to
+                           for (_, s), (to, _) in bound.items()))]
+
+
+def explain_ld_library_path_shadow(t):
+    """A cuDNN 9 shim (RUNPATH $ORIGIN) beside its sub-libraries: it needs
+    libcudnn_ops.so.9 and opens libcudnn_graph.so.9 by name when it needs
+    it; LD_LIBRARY_PATH holds other copies of both, which win (it comes
+    before RUNPATH): the shim runs with another folder's sub-libraries."""
+    # Copies of one library share the tag of their h13_ function (the shim
+    # calls it, whichever copy the loader takes).
+    t.lib("shim/libcudnn_ops.so.9", soname="libcudnn_ops.so.9", value=1,
+          tag="cudnn_ops")
+    t.lib("shim/libcudnn_graph.so.9", soname="libcudnn_graph.so.9", value=1,
+          tag="cudnn_graph")
+    t.lib("llp/libcudnn_ops.so.9", soname="libcudnn_ops.so.9", value=2,
+          tag="cudnn_ops")
+    t.lib("llp/libcudnn_graph.so.9", soname="libcudnn_graph.so.9", value=2,
+          tag="cudnn_graph")
+    shim = t.lib("shim/libcudnn.so.9", soname="libcudnn.so.9",
+                 needs=["shim/libcudnn_ops.so.9"], runpath="$ORIGIN",
+                 lazy="libcudnn_graph.so.9", tag="shim",
+                 exports=["cudnnCreate"])
+    child = t.child("bin/child")
+    return [ExplainRun("shadow", child, shim, ld_library_path=t.path("llp"),
+                       lazy=[("h13_lazy_shim", "libcudnn_graph.so.9")],
+                       expect_problem=r"takes libcudnn_(graph|ops)\.so\.9 "
+                       r"from .*/llp/.*sibling shadowed",
+                       problem_seen=lambda mapped, bound, outcomes: any(
+                           os.path.dirname(p) == os.path.realpath(t.path("llp"))
+                           for p in mapped))]
+
+
+def explain_rpath_vs_runpath(t):
+    """With LD_LIBRARY_PATH holding another libcublas.so.12: a consumer
+    with DT_RPATH keeps its own (RPATH comes first), one with DT_RUNPATH
+    takes LD_LIBRARY_PATH's; each run is a process of its own."""
+    t.lib("own/libcublas.so.12", soname="libcublas.so.12", value=1,
+          tag="cublas", exports=["cublasCreate_v2"])
+    t.lib("llp/libcublas.so.12", soname="libcublas.so.12", value=2,
+          tag="cublas", exports=["cublasCreate_v2"])
+    rpath = t.lib("app/librp.so", soname="librp.so", needs=["own/libcublas.so.12"],
+                  rpath="$ORIGIN/../own", calls=["cublasCreate_v2"])
+    runpath = t.lib("app/librunp.so", soname="librunp.so",
+                    needs=["own/libcublas.so.12"], runpath="$ORIGIN/../own",
+                    calls=["cublasCreate_v2"])
+    child = t.child("bin/child")
+    return [ExplainRun("rpath", child, rpath, ld_library_path=t.path("llp")),
+            ExplainRun("runpath", child, runpath, ld_library_path=t.path("llp"))]
+
+
+def explain_already_loaded(t):
+    """The plan for cublas=12 preloaded (--require): a consumer's DT_NEEDED
+    libcublas.so.12 is the loaded one, by SONAME, though its RUNPATH holds
+    another copy; its cublasCreate_v2 binds there."""
+    t.lib("pre/libcublasLt.so.12", soname="libcublasLt.so.12", value=1)
+    t.lib("pre/libcublas.so.12", soname="libcublas.so.12", value=1,
+          tag="cublas", exports=["cublasCreate_v2"])
+    t.lib("own/libcublas.so.12", soname="libcublas.so.12", value=2,
+          tag="cublas", exports=["cublasCreate_v2"])
+    consumer = t.lib("app/libuseblas.so", soname="libuseblas.so",
+                     needs=["own/libcublas.so.12"], runpath="$ORIGIN/../own",
+                     calls=["cublasCreate_v2"])
+    child = t.child("bin/child")
+    return [ExplainRun("already-loaded", child, consumer,
+                       ["--root", t.path("pre"), "--require", "cublas=12",
+                        "--no-defaults"])]
+
+
+def explain_not_found(t):
+    """A consumer needs libcudnn.so.8, which is nowhere: rule not-found,
+    and the loader fails the open."""
+    if any(name == "libcudnn.so.8" for name, _ in ldconfig_entries()):
+        raise Skip("this host has a libcudnn.so.8 in /etc/ld.so.cache")
+    t.lib("gone/libcudnn.so.8", soname="libcudnn.so.8",
+          exports=["cudnnCreate"])
+    consumer = t.lib("app/libneedsdnn.so", soname="libneedsdnn.so",
+                     needs=["gone/libcudnn.so.8"], calls=["cudnnCreate"])
+    shutil.rmtree(t.path("gone"))
+    child = t.child("bin/child")
+    return [ExplainRun("not-found", child, consumer,
+                       expect_problem=r"needs libcudnn\.so\.8: not found",
+                       problem_seen=lambda mapped, bound, outcomes:
+                       outcomes.get("1") == "fail")]
+
+
+EXPLAIN_LINUX = {
+    "explain_versioned_global": explain_versioned_global,
+    "explain_ld_library_path_shadow": explain_ld_library_path_shadow,
+    "explain_rpath_vs_runpath": explain_rpath_vs_runpath,
+    "explain_already_loaded": explain_already_loaded,
+    "explain_not_found": explain_not_found,
+}
+
+
+# ---- the Windows explain scenarios (under Wine) --------------------------
+
+
+def unix(path):
+    """A Z:\\ path as Wine shows it, as the Linux path it is (lowercase:
+    Windows compares names without case)."""
+    if path and re.match(r"^[Zz]:\\", path):
+        path = path[2:].replace("\\", "/")
+    return path.lower() if path else path
+
+
+def run_explain_windows(name, args):
+    tree = Tree(os.path.join(args.work, name), args.cc, windows=True)
+    runs = EXPLAIN_WINDOWS[name](tree)
+    v = Verdicts()
+    for run in runs:
+        run.cwd = run.cwd or tree.mkdir("cwd")
+        env = dict(os.environ)
+        # explain and the child both run under wine-run with this PATH.
+        env["CUDALOAD_WINEPATH"] = ";".join(win(p) for p in run.path)
+        report, plan = explain_of(args, run, env, to_tool_path=win)
+        argv = ["load:0:" + p for p in plan] + ["load:0:" + win(run.consumer)] + \
+            ["lazy:%s:%s" % lazy for lazy, _ in run.lazy]
+        env["CUDALOAD_WINEDEBUG"] = "+loaddll"
+        base = os.path.join(tree.root, run.label)
+        with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
+            subprocess.call([args.wine_run, run.child] + argv, cwd=run.cwd,
+                            env=env, stdout=out, stderr=err, timeout=300)
+        stdout = open(base + ".out").read()
+        stderr = open(base + ".err").read()
+        if not re.search(r"^CWD ", stdout, re.M):
+            raise SetupError("the child did not run under Wine:\n%s\n%s" %
+                             (stdout, stderr[-4000:]))
+        compare_explain_windows(run, tree, report, plan, stdout, stderr, v)
+    return v
+
+
+def compare_explain_windows(run, tree, report, plan, stdout, stderr, v):
+    """+loaddll names each DLL loaded, per action: a need is answered by
+    the DLL of its name loaded in the consumer's action (its folder gives
+    the rule: the application's folder, or a PATH entry), or by one loaded
+    before it (already-loaded); imports bind to the DLL their name loaded,
+    so that is also where each cudnn*/cublas* import binds."""
+    root = os.path.realpath(tree.root).lower() + "/"
+    app = os.path.dirname(os.path.realpath(run.child)).lower()
+    path_dirs = [os.path.realpath(p).lower() for p in run.path]
+    segments = parse_loaddll(stderr)
+    outcomes = dict(re.findall(r"^ACTION (\d+) (ok|fail)", stdout, re.M))
+    consumer_action = len(plan) + 1
+    before = [unix(p) for seg in segments[:consumer_action]
+              for p in seg[0] if p not in seg[1]]
+    during = [unix(p) for p in (segments[consumer_action][0]
+                                if consumer_action < len(segments) else [])]
+    label = run.label
+
+    def loader_answer(name):
+        name = name.lower()
+        for p in during:
+            if os.path.basename(p) == name:
+                folder = os.path.dirname(p)
+                rule = "application-folder" if folder == app else \
+                    "path-variable" if folder in path_dirs else \
+                    "a folder of neither (%s)" % folder
+                return "%s by %s" % (p, rule)
+        for p in before:
+            if os.path.basename(p) == name:
+                return "%s by already-loaded" % p
+        return "not found"
+
+    objects = [o for o in report["objects"] if unix(o["path"]).startswith(root)]
+    model_files = set(unix(p) for p in plan)
+    failed = False
+    for o in objects:
+        for n in o["needs"]:
+            resolved = unix(n["resolved"])
+            if n["rule"] != "not-found" and not (resolved or "").startswith(root):
+                continue  # a system DLL, not expanded by explain
+            model = "not found" if n["rule"] == "not-found" else \
+                "%s by %s" % (resolved, n["rule"])
+            v.check("%s: %s imports %s" % (label, ntpath_base(o["path"]),
+                                           n["name"]),
+                    model, loader_answer(n["name"]))
+            if n["rule"] == "not-found":
+                failed = True
+            else:
+                model_files.add(resolved)
+            # Where its cudnn*/cublas* imports bind: the DLL loaded for
+            # the name they are imported from.
+            for b in o["bindings"]:
+                if b["library"].lower() != n["name"].lower():
+                    continue
+                for each in b["each"] or []:
+                    if cuda_symbol(each["symbol"]):
+                        got = loader_answer(n["name"]).split(" by ")[0]
+                        v.check("%s: %s's %s binds to" % (
+                            label, ntpath_base(o["path"]), each["symbol"]),
+                            unix(each["provider"]) or "nothing", got)
+    for i in range(1, len(plan) + 1):
+        v.check("%s: action %d (load the plan's %s)" % (
+            label, i, ntpath_base(plan[i - 1])), "ok",
+            outcomes.get(str(i), "no answer"))
+    v.check("%s: action %d (load %s)" % (label, consumer_action,
+                                         os.path.basename(run.consumer)),
+            "fail" if failed else "ok",
+            outcomes.get(str(consumer_action), "no answer"))
+    if not failed:
+        model_files |= set(unix(o["path"]) for o in objects)
+    modules = set(unix(p) for p in re.findall(r"^MODULE (.*)$", stdout, re.M))
+    modules = set(p for p in modules if p.startswith(root) and
+                  p != os.path.realpath(run.child).lower())
+    v.check("%s: DLLs of the tree loaded" % label, sorted(model_files),
+            sorted(modules))
+
+
+def ntpath_base(path):
+    return re.split(r"[\\/]", path)[-1]
+
+
+def explain_windows_app_folder_vs_path(t):
+    """A consumer DLL in the application's folder imports cublas64_12.dll,
+    there and on PATH (the application's folder wins), and cudnn64_8.dll,
+    only on PATH."""
+    t.lib("app/cublas64_12.dll", value=1, tag="cublas",
+          exports=["cublasCreate_v2"])
+    t.lib("path1/cublas64_12.dll", value=2, tag="cublas",
+          exports=["cublasCreate_v2"])
+    t.lib("path1/cudnn64_8.dll", value=8, exports=["cudnnCreate"])
+    consumer = t.lib("app/h13use.dll",
+                     needs=["app/cublas64_12.dll", "path1/cudnn64_8.dll"],
+                     calls=["cublasCreate_v2", "cudnnCreate"])
+    child = t.child("app/child.exe")
+    return [ExplainRun("app-folder-vs-path", child, consumer,
+                       path=[t.path("path1")])]
+
+
+def explain_windows_already_loaded(t):
+    """The plan for cublas=12 loaded first (--require: by full path, from
+    another folder): a consumer's import of cublas64_12.dll is that module,
+    by name, though the application's folder holds another."""
+    t.lib("pre/cublasLt64_12.dll", value=1)
+    t.lib("pre/cublas64_12.dll", value=1, tag="cublas",
+          exports=["cublasCreate_v2"])
+    t.lib("app/cublas64_12.dll", value=2, tag="cublas",
+          exports=["cublasCreate_v2"])
+    consumer = t.lib("app/h13use2.dll", needs=["app/cublas64_12.dll"],
+                     calls=["cublasCreate_v2"])
+    child = t.child("app/child.exe")
+    return [ExplainRun("already-loaded", child, consumer,
+                       ["--root", t.path("pre"), "--require", "cublas=12",
+                        "--no-defaults"])]
+
+
+EXPLAIN_WINDOWS = {
+    "explain_windows_app_folder_vs_path": explain_windows_app_folder_vs_path,
+    "explain_windows_already_loaded": explain_windows_already_loaded,
+}
+
+
+# --------------------------------------------------------------------------
 
 
 def main():
@@ -1157,13 +1731,16 @@ def main():
     parser.add_argument("--predict")
     parser.add_argument("--work", default=os.path.join(os.getcwd(), "loader_oracle"))
     parser.add_argument("--wine-run")
+    # The cudaload program whose `explain` the explain_* scenarios check.
+    parser.add_argument("--explain")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
-    for attr in ("predict", "work", "wine_run"):
+    for attr in ("predict", "work", "wine_run", "explain"):
         if getattr(args, attr):
             setattr(args, attr, os.path.abspath(getattr(args, attr)))
     if args.list:
-        print("\n".join(list(LINUX) + list(WINDOWS)))
+        print("\n".join(list(LINUX) + list(WINDOWS) + list(EXPLAIN_LINUX) +
+                        list(EXPLAIN_WINDOWS)))
         return 0
     name = args.scenario
     try:
@@ -1171,6 +1748,18 @@ def main():
             if not sys.platform.startswith("linux"):
                 raise Skip("a Linux scenario")
             verdicts = run_linux(name, args)
+        elif name in EXPLAIN_LINUX:
+            if not sys.platform.startswith("linux"):
+                raise Skip("a Linux scenario")
+            if not args.explain:
+                raise Skip("no cudaload program (--explain) to run")
+            verdicts = run_explain_linux(name, args)
+        elif name in EXPLAIN_WINDOWS:
+            if not args.wine_run:
+                raise Skip("no Wine (--wine-run) to run Windows programs")
+            if not args.explain:
+                raise Skip("no cudaload program (--explain) to run")
+            verdicts = run_explain_windows(name, args)
         elif name in WINDOWS:
             if not args.wine_run:
                 raise Skip("no Wine (--wine-run) to run Windows programs")
