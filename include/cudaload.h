@@ -140,6 +140,18 @@ CUDALOAD_API void cudaload_destroy(cudaload_ctx *ctx);
 CUDALOAD_API int cudaload_add_root(cudaload_ctx *ctx, const char *dir);
 
 /**
+ * Add a folder of the caller's own environment (since 1.1): a binding
+ * passes the site folders of the interpreter it runs in. They are searched
+ * after the explicit roots and before CUDNN_PATH, CUDA_PATH, the toolkits
+ * and the system, in the "environment" tier, and they replace the
+ * environment the library would otherwise find itself (VIRTUAL_ENV,
+ * CONDA_PREFIX, the python3 first on PATH). Searched even with
+ * CUDALOAD_NO_DEFAULT_ROOTS. Same rules for dir as cudaload_add_root().
+ */
+CUDALOAD_API int cudaload_add_environment_root(cudaload_ctx *ctx,
+                                               const char *dir);
+
+/**
  * Choose which naming conventions the scan recognises (CUDALOAD_TARGET_*).
  * CUDALOAD_TARGET_WINDOWS on a Linux host recognises Windows DLL names in
  * explicit roots (a Linux machine building a Windows installer).
@@ -159,10 +171,20 @@ CUDALOAD_API int cudaload_scan(cudaload_ctx *ctx);
 CUDALOAD_API size_t cudaload_root_count(const cudaload_ctx *ctx);
 /** Root i's folder, as given or as found. NULL when i is out of range. */
 CUDALOAD_API const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i);
-/** Where root i came from: "explicit", "CUDA_PATH", "site-packages",
- *  "toolkit", "ld.so.cache", "system", ... NULL when i is out of range. */
+/** Where root i came from: "explicit", "interpreter", "VIRTUAL_ENV",
+ *  "CONDA_PREFIX", "python3 on PATH", "CUDNN_PATH", "CUDA_PATH",
+ *  "CUDA_PATH_V*", "CUDA_HOME", "toolkit", "cudnn installer", "ld.so.cache",
+ *  "system". NULL when i is out of range. */
 CUDALOAD_API const char *cudaload_root_origin(const cudaload_ctx *ctx,
                                               size_t i);
+/**
+ * Root i's precedence tier (since 1.1): "explicit", "environment",
+ * "variable", "toolkit" or "system". When several roots hold a library that
+ * satisfies a requirement, the earlier tier wins even over a newer version
+ * in a later one (the environment the user activated is what they mean);
+ * within a tier, the newest version. NULL when i is out of range.
+ */
+CUDALOAD_API const char *cudaload_root_tier(const cudaload_ctx *ctx, size_t i);
 /** CUDALOAD_OK if root i was read, else the status that made the scan skip
  *  it (CUDALOAD_E_NOT_FOUND, CUDALOAD_E_IO, CUDALOAD_E_INSECURE, ...). */
 CUDALOAD_API int cudaload_root_status(const cudaload_ctx *ctx, size_t i);
@@ -340,6 +362,14 @@ CUDALOAD_API const char *cudaload_requirement_text(const cudaload_ctx *ctx,
 /** Preload every sub-library (cuDNN's), even where the main library would
  *  find them itself through its RUNPATH $ORIGIN. */
 #define CUDALOAD_PRELOAD_ALL_SUBLIBS 0x2u
+/**
+ * cudaload_preload() only (since 1.1): best effort. Load every file of the
+ * plan that can be, even when a requirement is unsatisfied or a conflict is
+ * known before loading, and report the rest (the behaviour before 1.1).
+ * Without it a preload is all or nothing: see cudaload_preload().
+ * cudaload_plan() accepts and ignores it (it loads nothing either way).
+ */
+#define CUDALOAD_PRELOAD_PARTIAL 0x4u
 
 /**
  * Resolve the requirements against the inventory (scanning first if the
@@ -387,18 +417,67 @@ CUDALOAD_API const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx,
                                                    size_t i);
 
 /**
+ * The CUDA major the last plan takes its CUDA libraries for (since 1.1):
+ * cudart, cuBLAS, NVRTC, nvJitLink, cuFFT, cuRAND, cuSPARSE, cuSOLVER,
+ * CUPTI, and the CUDA build of cuDNN and NCCL come from one CUDA major. It is
+ * the major pinned by a "cuda=12" or "cudart=12" requirement, else that of
+ * the libraries in the strongest tier up to the active environment
+ * (cudaload_root_tier()), else the newest the installed driver supports (read
+ * from its files, never loaded), else the newest found. A requirement that
+ * names another major itself (cublas=12 beside CUDA 13), or that only
+ * another major satisfies (cudnn=8 has no CUDA 13 build), takes that one; the
+ * doctor shows it. 0 before a plan, or when no candidate says its CUDA
+ * major (nothing is then held to one).
+ */
+CUDALOAD_API int cudaload_plan_cuda_major(const cudaload_ctx *ctx);
+/** Why the plan took that CUDA major ("pinned by cuda=12", "the CUDA major
+ *  of the libraries in the active environment's folders", ...); NULL when
+ *  cudaload_plan_cuda_major() is 0. Valid until the next plan. */
+CUDALOAD_API const char *cudaload_plan_cuda_reason(const cudaload_ctx *ctx);
+
+/**
+ * Warnings of the last plan (since 1.1): what it succeeds without but a
+ * program would miss later. A chosen library that opens another by name at
+ * its first call (cuDNN 8 opens libcublas.so.12 and libcublasLt.so.12;
+ * cuDNN 9 opens cuBLASLt and NVRTC of its CUDA build) gets that library in
+ * the plan as an entry of its own (its reason says "opened lazily by ...";
+ * preloaded when the opener would not find it itself, and its folder is on
+ * cudaload_env_compose()'s value); when no root holds one, the plan records
+ * a warning naming the files and the package to install. Cleared by the
+ * next plan; 0 before one.
+ */
+CUDALOAD_API size_t cudaload_plan_warning_count(const cudaload_ctx *ctx);
+/** Warning i of the last plan, or NULL when i is out of range. Valid until
+ *  the next plan. */
+CUDALOAD_API const char *cudaload_plan_warning(const cudaload_ctx *ctx,
+                                               size_t i);
+
+/**
  * Plan, then load the plan by absolute path (Linux: dlopen RTLD_NOW |
  * RTLD_LOCAL, or RTLD_GLOBAL with CUDALOAD_PRELOAD_GLOBAL; Windows:
  * LoadLibraryExW with LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
  * LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, error dialogs suppressed, and each
  * folder also prepended to PATH and added with AddDllDirectory so the
  * libraries' own later LoadLibrary calls find their siblings). A library the
- * process already has is not loaded again. Returns CUDALOAD_OK only when
- * every requirement is satisfied and loaded; otherwise CUDALOAD_E_UNSATISFIED,
- * CUDALOAD_E_LOAD_FAILED or CUDALOAD_E_CONFLICT, with a last error that lists
- * file by file what was loaded and what was not. CUDALOAD_E_CONFLICT means
- * the plan was loaded but another major of a required family is visible in
- * the global symbol scope (see cudaload_conflict_*). A file that this or an
+ * process already has is not loaded again.
+ *
+ * All or nothing (since 1.1): the whole plan is made before anything is
+ * loaded, and when a requirement is unsatisfied (CUDALOAD_E_UNSATISFIED) or
+ * a conflict is already known (CUDALOAD_E_CONFLICT: another major of a
+ * required family in the global symbol scope, see cudaload_conflict_*),
+ * nothing is loaded, every entry stays CUDALOAD_STATE_PLANNED and the last
+ * error starts with "nothing was loaded", then the plan's explanation. What
+ * only loading can reveal is not all or nothing: a file the OS loader
+ * refuses (CUDALOAD_E_LOAD_FAILED; loads cannot be undone, so the files
+ * before it stay loaded) and a conflict that appears only once the plan is
+ * loaded (CUDALOAD_E_CONFLICT after loading, e.g. a planned library that
+ * pulls another major into the global scope). With
+ * CUDALOAD_PRELOAD_PARTIAL, every file that can be is loaded regardless.
+ *
+ * Returns CUDALOAD_OK only when every requirement is satisfied and loaded;
+ * otherwise CUDALOAD_E_UNSATISFIED, CUDALOAD_E_LOAD_FAILED or
+ * CUDALOAD_E_CONFLICT, with a last error that lists file by file what was
+ * loaded and what was not. A file that this or an
  * earlier context already loaded is CUDALOAD_STATE_LOADED; one the process
  * had from elsewhere is CUDALOAD_STATE_ALREADY_LOADED. Loaded libraries stay
  * loaded for the life of the process; calling again with the same plan does

@@ -22,18 +22,19 @@
     .windows_names = {"cudnn_" n "64_%M.dll"},                                 \
     .required_beside_main = required                                           \
   }
-/* A cuDNN sub-library that opens cuBLAS libraries lazily, by name
+/* A cuDNN sub-library that opens CUDA libraries lazily, by name
  * (docs/real-libraries.md: ops_infer 8 opens libcublas.so.12 and
- * libcublasLt.so.12; engines_precompiled 9 opens libcublasLt.so.N). */
-#define CUDNN_SUB_LAZY(n, major, required, ...)                                \
+ * libcublasLt.so.12; engines_precompiled 9 opens libcublasLt.so.N and
+ * engines_runtime_compiled 9 libnvrtc.so.N, N its CUDA build's major).
+ * cuda: the CUDA major of those opens when the file does not tell. */
+#define CUDNN_SUB_LAZY(n, major, required, cuda, ...)                          \
   {                                                                            \
     .name = "cudnn_" n, .family = "cudnn", .role = CL_ROLE_SUB,                \
     .min_major = major, .max_major = major,                                    \
     .linux_names = {"libcudnn_" n ".so.%M%V"},                                 \
     .windows_names = {"cudnn_" n "64_%M.dll"},                                 \
-    .required_beside_main = required, .lazy_opens = {                          \
-      __VA_ARGS__                                                              \
-    }                                                                          \
+    .required_beside_main = required, .lazy_opens = {__VA_ARGS__},             \
+    .lazy_cuda_major = cuda                                                    \
   }
 
 static const cl_catalog_entry catalog[] = {
@@ -70,7 +71,7 @@ static const cl_catalog_entry catalog[] = {
      /* cuDNN 8 and 9 export the same names; NVIDIA's builds version them
       * (cudnnGetVersion@@libcudnn.so.9), some rebuilds do not. */
      .scope_probe_symbol = "cudnnGetVersion"},
-    CUDNN_SUB_LAZY("ops_infer", 8, 1, "cublas", "cublasLt"),
+    CUDNN_SUB_LAZY("ops_infer", 8, 1, 12, "cublas", "cublasLt"),
     CUDNN_SUB("ops_train", 8, 0),
     CUDNN_SUB("cnn_infer", 8, 1),
     CUDNN_SUB("cnn_train", 8, 0),
@@ -81,8 +82,8 @@ static const cl_catalog_entry catalog[] = {
     CUDNN_SUB("cnn", 9, 0),
     CUDNN_SUB("adv", 9, 0),
     CUDNN_SUB("heuristic", 9, 0),
-    CUDNN_SUB_LAZY("engines_precompiled", 9, 0, "cublasLt"),
-    CUDNN_SUB("engines_runtime_compiled", 9, 0),
+    CUDNN_SUB_LAZY("engines_precompiled", 9, 0, 0, "cublasLt"),
+    CUDNN_SUB_LAZY("engines_runtime_compiled", 9, 0, 0, "nvrtc"),
     CUDNN_SUB("engines_tensor_ir", 9, 0),
     CUDNN_SUB("ext", 9, 0),
     {.name = "nvrtc",

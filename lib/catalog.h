@@ -50,9 +50,13 @@ typedef struct cl_catalog_entry {
   /* Catalog entries (by name) this library opens lazily, by name, the first
    * time it needs them, of the CUDA major its build targets, which its own
    * name does not tell (cuDNN 8's ops_infer opens cublas and cublasLt).
-   * NULL-terminated; nothing plans them: the doctor warns when a plan lacks
-   * them. */
+   * NULL-terminated. A plan adds a library of the dependency's family for
+   * that CUDA major (plan.c, "lazy dependencies"), or warns. */
   const char *lazy_opens[3];
+  /* The CUDA major those lazy opens take when the chosen file does not tell
+   * its own (a cuDNN 8 from a tarball: its last builds target CUDA 12); 0:
+   * the plan's. */
+  int lazy_cuda_major;
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {

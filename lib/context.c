@@ -1,5 +1,6 @@
 /* context.c - create/destroy a context, its roots and inventory accessors. */
 #include "context.h"
+#include "roots.h"
 #include "error.h"
 #include "platform.h"
 #include "strutil.h"
@@ -56,8 +57,16 @@ void cl_ctx_clear_plan(cudaload_ctx *ctx) {
     free(ctx->plan[i].soname);
     free(ctx->plan[i].reason);
     free(ctx->plan[i].loaded_path);
+    free(ctx->plan[i].opened_by);
   }
   ctx->plan_count = 0;
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
+    free(ctx->plan_warnings[i].problem);
+    free(ctx->plan_warnings[i].fix);
+    free(ctx->plan_warnings[i].file);
+    free(ctx->plan_warnings[i].text);
+  }
+  ctx->plan_warning_count = 0;
   for (size_t i = 0; i < ctx->conflict_count; ++i) {
     free(ctx->conflicts[i].path);
     free(ctx->conflicts[i].problem);
@@ -74,6 +83,9 @@ void cl_ctx_clear_plan(cudaload_ctx *ctx) {
     free(o->rejected);
     free(o->fix);
   }
+  free(ctx->plan_cuda_reason);
+  ctx->plan_cuda_reason = NULL;
+  ctx->plan_cuda_major = 0;
   free(ctx->outcomes);
   ctx->outcomes = NULL;
   ctx->outcome_count = 0;
@@ -86,6 +98,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   cl_ctx_clear_inventory(ctx);
   cl_ctx_clear_plan(ctx);
   free(ctx->plan);
+  free(ctx->plan_warnings);
   free(ctx->conflicts);
   for (size_t i = 0; i < ctx->requirement_count; ++i)
     free(ctx->requirements[i].text);
@@ -97,33 +110,53 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);
   free(ctx->explicit_roots);
+  for (size_t i = 0; i < ctx->environment_count; ++i)
+    free(ctx->environment_roots[i]);
+  free(ctx->environment_roots);
   free(ctx->manifest_path);
   free(ctx->probe_driver_path);
   free(ctx);
 }
 
-int cudaload_add_root(cudaload_ctx *ctx, const char *dir) {
-  cl_clear_error();
-  if (!ctx || !dir)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_add_root: NULL %s",
-                   ctx ? "dir" : "ctx");
+/* Append a copy of the absolute folder dir to a list of roots; function
+ * names the caller in messages. */
+static int add_root_to(char ***list, size_t *count, size_t *capacity,
+                       const char *dir, const char *function) {
+  if (!dir)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: NULL dir", function);
   if (!*dir)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_add_root: empty folder name");
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: empty folder name",
+                   function);
   if (!cl_path_is_absolute(dir))
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_add_root: \"%s\" is a relative path; roots must "
-                   "be absolute so that what is found does not depend on the "
-                   "current folder",
-                   dir);
-  if (cl_reserve((void **)&ctx->explicit_roots, &ctx->explicit_capacity,
-                 ctx->explicit_count + 1, sizeof(char *)))
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_add_root: out of memory");
+                   "%s: \"%s\" is a relative path; roots must be absolute so "
+                   "that what is found does not depend on the current folder",
+                   function, dir);
+  if (cl_reserve((void **)list, capacity, *count + 1, sizeof(char *)))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
   char *copy = cl_strdup(dir);
   if (!copy)
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_add_root: out of memory");
-  ctx->explicit_roots[ctx->explicit_count++] = copy;
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+  (*list)[(*count)++] = copy;
   return CUDALOAD_OK;
+}
+
+int cudaload_add_root(cudaload_ctx *ctx, const char *dir) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_add_root: NULL ctx");
+  return add_root_to(&ctx->explicit_roots, &ctx->explicit_count,
+                     &ctx->explicit_capacity, dir, "cudaload_add_root");
+}
+
+int cudaload_add_environment_root(cudaload_ctx *ctx, const char *dir) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_add_environment_root: NULL ctx");
+  return add_root_to(&ctx->environment_roots, &ctx->environment_count,
+                     &ctx->environment_capacity, dir,
+                     "cudaload_add_environment_root");
 }
 
 int cudaload_set_target(cudaload_ctx *ctx, int target) {
@@ -189,6 +222,11 @@ const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i) {
 const char *cudaload_root_origin(const cudaload_ctx *ctx, size_t i) {
   const cl_root *r = root_at(ctx, i);
   return r ? r->origin : NULL;
+}
+
+const char *cudaload_root_tier(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? cl_tier_name(cl_origin_tier(r->origin)) : NULL;
 }
 
 int cudaload_root_status(const cudaload_ctx *ctx, size_t i) {

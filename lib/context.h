@@ -89,6 +89,9 @@ typedef struct cl_plan_entry {
   char *loaded_path; /* what the process uses, "" before preload */
   size_t requirement;
   int to_load; /* 0 for sub-libraries the main library finds itself */
+  /* A lazy dependency's entry (cuBLAS 12 for cuDNN 8): the absolute path of
+   * the planned file that opens it by name; NULL for every other entry. */
+  char *opened_by;
 } cl_plan_entry;
 
 /* A candidate file a requirement did not take, and why. */
@@ -105,7 +108,20 @@ typedef struct cl_requirement_outcome {
   size_t rejected_count, rejected_capacity;
   size_t chosen; /* index into ctx->libraries, SIZE_MAX: unsatisfied */
   char *fix;     /* unsatisfied: one command line that fixes it */
+  /* The CUDA major this requirement took when it is not the plan's: named
+   * by the requirement (cublas=12), or the only one that satisfies it
+   * (cudnn=8 beside CUDA 13). 0 otherwise. */
+  int second_major;
 } cl_requirement_outcome;
+
+/* A plan's warning, as data for the doctor (a problem and its fix) and as
+ * one text for cudaload_plan_warning(). */
+typedef struct cl_plan_warning {
+  char *problem; /* "cudnn 8 (PATH) opens libcublas.so.12 ... was found" */
+  char *fix;     /* "add --require cublas=12 with a root that holds it" */
+  char *file;    /* the first file name it is about: "libcublas.so.12" */
+  char *text;    /* problem + ": " + fix */
+} cl_plan_warning;
 
 typedef struct cl_conflict {
   char *path;    /* the file in the global scope */
@@ -119,6 +135,14 @@ struct cudaload_ctx {
   int target; /* CUDALOAD_TARGET_* */
   char **explicit_roots;
   size_t explicit_count, explicit_capacity;
+  /* The caller's own environment (a binding's interpreter site folders):
+   * they replace VIRTUAL_ENV, CONDA_PREFIX and the python3 on PATH. */
+  int cuda_pin; /* cuda=MAJOR: the plan's CUDA major; 0: none */
+  /* The plan's CUDA major and what decided it (cudaload_plan). */
+  int plan_cuda_major;
+  char *plan_cuda_reason;
+  char **environment_roots;
+  size_t environment_count, environment_capacity;
 
   cl_root *roots;
   size_t root_count, root_capacity;
@@ -138,6 +162,10 @@ struct cudaload_ctx {
   size_t outcome_count;
   cl_conflict *conflicts;
   size_t conflict_count, conflict_capacity;
+  /* What the plan could not arrange but does not fail for (a library
+   * opened lazily that nothing provides): cudaload_plan_warning(). */
+  cl_plan_warning *plan_warnings;
+  size_t plan_warning_count, plan_warning_capacity;
   char *env_value;
 
   /* manifest: what cudaload_load_manifest() committed (manifest.c). The
@@ -162,7 +190,7 @@ char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx);
  * (plan.c). */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx);
 
-/* Drop the plan and conflicts (requirements stay). */
+/* Drop the plan, its warnings and conflicts (requirements stay). */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
 
 /* Compare dotted versions numerically ("9.10" > "9.9"); missing parts are
@@ -173,9 +201,11 @@ int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]);
 
 /* Append the n requirements of reqs to ctx's, in order, leaving out those
  * whose text ctx already has or an earlier one of reqs has (their text is
- * freed): the requirements of reqs belong to ctx afterwards. Linear in the
- * number of requirements. Only memory can run out, and then nothing has
- * changed: CUDALOAD_E_NO_MEMORY, and reqs still belong to the caller. */
+ * freed): the requirements of reqs belong to ctx afterwards. A cuda=MAJOR
+ * pin (entry NULL) sets ctx->cuda_pin instead. Linear in the number of
+ * requirements. On failure nothing has changed and reqs still belong to the
+ * caller: CUDALOAD_E_NO_MEMORY, or CUDALOAD_E_BAD_SPEC (two different pins,
+ * the last error says which). */
 int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n);
 /* Parse a spec ("cudnn=8,cublas>=12") into a malloc'ed array of *count
  * requirements (free each text, then the array), as cudaload_require() does

@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "context.h"
 #include "doctor.h"
+#include "driver_version.h"
 #include "explain.h"
 #include "error.h"
 #include "ldcache.h"
@@ -19,6 +20,7 @@
 #include "report_inventory.h"
 #include "report_writer.h"
 #include "resolve.h"
+#include "roots.h"
 #include "strutil.h"
 #include "text_escape.h"
 
@@ -51,6 +53,9 @@ typedef struct doctor {
   char *driver_version;
   const char *driver_source; /* "probe", "scan", "loaded" */
   int driver_cuda;           /* cuDriverGetVersion, 0 unknown */
+  /* The driver's version from its files, without loading it (what the
+   * plan checks CUDA majors against). */
+  cl_driver_cuda driver_files;
   problem *problems;
   size_t problem_count, problem_capacity;
   int failed; /* out of memory somewhere */
@@ -314,6 +319,36 @@ static int requirement_satisfied(const cudaload_ctx *ctx, size_t r,
   if (path)
     *path = NULL;
   return 0;
+}
+
+/* The library chosen for requirement r, NULL when none. */
+static const cl_library *chosen_library(const cudaload_ctx *ctx, size_t r) {
+  if (r >= ctx->outcome_count || ctx->outcomes[r].chosen >= ctx->library_count)
+    return NULL;
+  return &ctx->libraries[ctx->outcomes[r].chosen];
+}
+
+/* What decided a choice: "tier environment (VIRTUAL_ENV), CUDA 12", and
+ * when it is not the plan's major, why another. */
+static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
+                            size_t size) {
+  const cl_library *lib = chosen_library(ctx, r);
+  out[0] = '\0';
+  if (!lib)
+    return;
+  const char *origin = ctx->roots[lib->root].origin;
+  int n = snprintf(out, size, "tier %s (%s)",
+                   cl_tier_name(cl_origin_tier(origin)), origin);
+  int second = ctx->outcomes[r].second_major;
+  if (n > 0 && (size_t)n < size && lib->cuda_major > 0)
+    snprintf(out + n, size - (size_t)n, ", CUDA %d%s", lib->cuda_major,
+             second ? (cl_catalog_cuda_major(
+                           ctx->requirements[r].entry,
+                           (int)ctx->requirements[r].version[0]) == second
+                           ? ": a second CUDA major, named by the requirement"
+                           : ": a second CUDA major, the only one that "
+                             "satisfies the requirement")
+                    : "");
 }
 
 static void unsatisfied_problems(doctor *d) {
@@ -604,6 +639,23 @@ static void lazy_open_problems(doctor *d) {
   cl_clear_error();
 }
 
+/* The plan's warnings (a library a chosen one opens lazily that no root
+ * holds, plan.c), unless the loader model above already reported a lazy
+ * open of that file: the model sees only what the files say, the plan what
+ * the catalog knows (a sub-library left to its main library is not
+ * modelled), so each can miss what the other finds. */
+static void plan_warning_problems(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
+    const cl_plan_warning *w = &ctx->plan_warnings[i];
+    int reported = 0;
+    for (size_t k = 0; k < d->problem_count && !reported; ++k)
+      reported = strstr(d->problems[k].problem, w->file) != NULL;
+    if (!reported)
+      add_problem(d, cl_strdup(w->problem), cl_strdup(w->fix));
+  }
+}
+
 /* A sub-library (cublasLt, cudnn_ops) whose main library of the same major
  * is nowhere: a broken or partial install that nothing can use. */
 static void orphan_problems(doctor *d) {
@@ -680,6 +732,7 @@ static void find_problems(doctor *d) {
   driver_problems(d);
   zlib_problem(d);
   lazy_open_problems(d);
+  plan_warning_problems(d);
   orphan_problems(d);
   probe_problems(d);
 }
@@ -813,6 +866,12 @@ static void text_plan(text *t, const doctor *d) {
     field(t, "requirements", "none (give --require SPEC or a manifest)");
     return;
   }
+  if (ctx->plan_cuda_major) {
+    char major[700];
+    snprintf(major, sizeof major, "%d (%.600s)", ctx->plan_cuda_major,
+             ctx->plan_cuda_reason ? ctx->plan_cuda_reason : "");
+    field(t, "cuda major", major);
+  }
   size_t w = 4;
   for (size_t r = 0; r < ctx->requirement_count; ++r)
     widen(&w, shown(t, ctx->requirements[r].text));
@@ -823,6 +882,10 @@ static void text_plan(text *t, const doctor *d) {
         shown(t, ctx->requirements[r].text), sgr(t, ok ? GREEN : RED),
         ok ? "ok" : "MISSING", sgr(t, RESET),
         ok ? shown(t, path) : "no usable library (see Problems and fixes)");
+    char decided[256];
+    describe_choice(ctx, r, decided, sizeof decided);
+    if (ok && decided[0])
+      put(t, "  %-*s           decided by %s\n", (int)w, "", decided);
   }
   if (ctx->plan_count == 0)
     return;
@@ -923,6 +986,15 @@ static char *write_text(const doctor *d) {
         "  %-*s%snone found%s (%s: not in the roots searched, not "
         "loaded)\n",
         LABEL_WIDTH, "path", sgr(&t, RED), sgr(&t, RESET), driver_file_name());
+  }
+  if (d->driver_files.found) {
+    char support[96];
+    snprintf(support, sizeof support, "up to CUDA %d.%d, %d.x (%s)",
+             d->driver_files.cuda_major, d->driver_files.cuda_minor,
+             d->driver_files.max_major_compat, d->driver_files.source);
+    field(&t, "supports", support);
+  } else {
+    field(&t, "supports", "driver not consulted: none found");
   }
 
   text_libraries(&t, ctx);
@@ -1050,6 +1122,29 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     cl_report_null(w);
   }
 
+  /* The driver's version read from its files (never loaded): what the
+   * plan checks CUDA majors against. */
+  cl_report_key(w, "driver_support");
+  if (d->driver_files.found) {
+    char cuda[32];
+    cl_report_begin_object(w);
+    cl_report_key(w, "version");
+    cl_report_string(w, d->driver_files.version);
+    cl_report_key(w, "source");
+    cl_report_string(w, d->driver_files.source);
+    cl_report_key(w, "path");
+    cl_report_string(w, d->driver_files.path[0] ? d->driver_files.path : NULL);
+    cl_report_key(w, "cuda_version");
+    snprintf(cuda, sizeof cuda, "%d.%d", d->driver_files.cuda_major,
+             d->driver_files.cuda_minor);
+    cl_report_string(w, d->driver_files.cuda_major ? cuda : NULL);
+    cl_report_key(w, "max_cuda_major");
+    cl_report_int(w, d->driver_files.max_major_compat);
+    cl_report_end_object(w);
+  } else {
+    cl_report_null(w);
+  }
+
   cl_report_key(w, "manifest");
   if (ctx->manifest_path) {
     cl_report_begin_object(w);
@@ -1087,9 +1182,40 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     cl_report_bool(w, ok);
     cl_report_key(w, "path");
     cl_report_string(w, path);
+    const cl_library *lib = ok ? chosen_library(ctx, r) : NULL;
+    cl_report_key(w, "tier");
+    if (lib)
+      cl_report_string(
+          w, cl_tier_name(cl_origin_tier(ctx->roots[lib->root].origin)));
+    else
+      cl_report_null(w);
+    cl_report_key(w, "origin");
+    if (lib)
+      cl_report_string(w, ctx->roots[lib->root].origin);
+    else
+      cl_report_null(w);
+    cl_report_key(w, "cuda_major");
+    if (lib && lib->cuda_major > 0)
+      cl_report_int(w, lib->cuda_major);
+    else
+      cl_report_null(w);
+    cl_report_key(w, "second_cuda_major");
+    cl_report_bool(w, ok && ctx->outcomes[r].second_major != 0);
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
+
+  cl_report_key(w, "cuda_major");
+  if (ctx->plan_cuda_major) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "major");
+    cl_report_int(w, ctx->plan_cuda_major);
+    cl_report_key(w, "reason");
+    cl_report_string(w, ctx->plan_cuda_reason);
+    cl_report_end_object(w);
+  } else {
+    cl_report_null(w);
+  }
 
   cl_report_key(w, "plan");
   cl_report_begin_array(w);
@@ -1204,6 +1330,9 @@ int cl_doctor_report(cudaload_ctx *ctx, int format, unsigned flags, char **out,
     run_probe(&d);
   cl_loader_each_loaded(collect_loaded, &d);
   find_driver(&d);
+  if (cl_driver_cuda_read(host_naming(), ctx->probe_driver_path,
+                          &d.driver_files) != CUDALOAD_OK)
+    d.failed = 1;
   find_problems(&d);
   char *report = NULL;
   if (!d.failed)

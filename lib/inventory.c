@@ -728,10 +728,15 @@ int cudaload_scan(cudaload_ctx *ctx) {
    * reported must not change. */
   cl_str_index_init(&s.libraries, 0);
   cl_str_index_init(&s.shims, 0);
+  /* In precedence order (docs/scan-contract.md, "Precedence"): a folder
+   * met again later keeps its first, stronger origin. */
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     add_root(&s, ctx->explicit_roots[i], "explicit");
+  for (size_t i = 0; i < ctx->environment_count; ++i)
+    add_root(&s, ctx->environment_roots[i], CL_ORIGIN_INTERPRETER);
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
-    cl_default_roots(s.naming, add_default_root, &s);
+    cl_default_roots(s.naming, ctx->environment_count == 0, add_default_root,
+                     &s);
   cl_str_index_free(&s.folder_roots);
   cl_str_index_free(&s.cache_roots);
   cl_str_index_free(&s.folder_spellings);

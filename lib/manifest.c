@@ -722,14 +722,22 @@ static int parse_manifest(manifest *m) {
 /* Move what m holds into ctx. Only allocations can fail, and they all
  * happen before the first change. */
 static int commit(cudaload_ctx *ctx, manifest *m) {
+  int added = CUDALOAD_OK;
   char *path_copy = cl_strdup(m->path);
   if (!path_copy ||
       cl_reserve((void **)&ctx->explicit_roots, &ctx->explicit_capacity,
                  ctx->explicit_count + m->root_count, sizeof(char *)) ||
       /* The same requirement twice is one requirement (as
        * cudaload_require); this is the last step that can fail. */
-      cl_requirements_add(ctx, m->reqs, m->req_count)) {
+      (added = cl_requirements_add(ctx, m->reqs, m->req_count))) {
     free(path_copy);
+    if (added == CUDALOAD_E_BAD_SPEC) {
+      /* The message names the two pins; copied before it is rewritten. */
+      char *why = cl_strdup(cudaload_last_error());
+      int rc = cl_fail(added, "%s: %s", m->path, why ? why : "two cuda pins");
+      free(why);
+      return rc;
+    }
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", m->path);
   }
   m->req_count = 0;

@@ -15,21 +15,25 @@
 #include "binary.h"
 #include "bind.h"
 #include "context.h"
+#include "driver_version.h"
 #include "error.h"
 #include "fix_lines.h"
 #include "loader.h"
 #include "platform.h"
 #include "resolve.h"
+#include "roots.h"
 #include "strindex.h"
 #include "strutil.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CL_KNOWN_PLAN_FLAGS                                                    \
-  (CUDALOAD_PRELOAD_GLOBAL | CUDALOAD_PRELOAD_ALL_SUBLIBS)
+  (CUDALOAD_PRELOAD_GLOBAL | CUDALOAD_PRELOAD_ALL_SUBLIBS |                    \
+   CUDALOAD_PRELOAD_PARTIAL)
 
 /* A growing message, for the report of an unsatisfied plan. */
 typedef struct text_buffer {
@@ -201,10 +205,12 @@ static const cl_catalog_entry *missing_companion(const companion_index *c,
 /* Is a better than b for a requirement? */
 static int better(const cudaload_ctx *ctx, const cl_library *a,
                   const cl_library *b) {
-  int a_explicit = strcmp(ctx->roots[a->root].origin, "explicit") == 0;
-  int b_explicit = strcmp(ctx->roots[b->root].origin, "explicit") == 0;
-  if (a_explicit != b_explicit)
-    return a_explicit;
+  /* The earlier tier wins whatever the versions (docs/scan-contract.md,
+   * "Precedence"): the environment the user activated is what they mean. */
+  cl_root_tier ta = cl_origin_tier(ctx->roots[a->root].origin);
+  cl_root_tier tb = cl_origin_tier(ctx->roots[b->root].origin);
+  if (ta != tb)
+    return ta < tb;
   cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)a);
   cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)b);
   long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
@@ -213,6 +219,132 @@ static int better(const cudaload_ctx *ctx, const cl_library *a,
   if (cmp != 0)
     return cmp > 0;
   return a->root < b->root;
+}
+
+/* --- one CUDA major per plan (docs/scan-contract.md, "One CUDA major") --- */
+
+/* The CUDA major a requirement names by itself: cudart=12, cublas=13 (their
+ * major is the CUDA major); 0 for cudnn=9, built for several. */
+static int named_cuda_major(const cl_requirement *r) {
+  if (r->op != CL_OP_EQ)
+    return 0;
+  return cl_catalog_cuda_major(r->entry, (int)r->version[0]);
+}
+
+/* Which requirements' candidates carry a CUDA major, by tier: the majors
+ * present (bit per major < 64) in each tier. */
+static void majors_by_tier(cudaload_ctx *ctx,
+                           uint64_t present[CL_TIER_SYSTEM + 1]) {
+  memset(present, 0, sizeof(uint64_t) * (CL_TIER_SYSTEM + 1));
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    cl_library *lib = &ctx->libraries[i];
+    int wanted = 0;
+    for (size_t r = 0; r < ctx->requirement_count && !wanted; ++r)
+      wanted = ctx->requirements[r].entry == lib->entry;
+    if (!wanted)
+      continue;
+    /* A wheel's CUDA major is in its dist-info name (-cu12): read now. */
+    cl_library_settle_version(ctx, lib);
+    if (lib->cuda_major > 0 && lib->cuda_major < 64)
+      present[cl_origin_tier(ctx->roots[lib->root].origin)] |=
+          (uint64_t)1 << lib->cuda_major;
+  }
+}
+
+/* The newest major in a set, at most `limit` when limit > 0. */
+static int newest_major(uint64_t set, int limit) {
+  for (int m = 63; m > 0; --m)
+    if ((set >> m) & 1 && (limit <= 0 || m <= limit))
+      return m;
+  return 0;
+}
+
+/* Does a file built for the plan's CUDA major satisfy r? Only then are
+ * the others passed over: a file whose CUDA major is unknown, or another
+ * major's, is better than none. */
+static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
+  char why[512];
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    cl_library *lib = &ctx->libraries[i];
+    if (lib->entry != r->entry)
+      continue;
+    cl_library_settle_version(ctx, lib);
+    if (lib->cuda_major == ctx->plan_cuda_major &&
+        satisfies(r, lib, why, sizeof why))
+      return 1;
+  }
+  return 0;
+}
+
+/* Decide the plan's CUDA major, and say what decided it: a cuda=MAJOR pin,
+ * a cudart=MAJOR requirement, the CUDA major of the libraries in the
+ * strongest tier up to the active environment (the user activated it),
+ * else the newest the driver supports, else the newest found. 0 when no
+ * candidate carries a CUDA major: nothing is filtered. */
+static int decide_cuda_major(cudaload_ctx *ctx) {
+  free(ctx->plan_cuda_reason);
+  ctx->plan_cuda_reason = NULL;
+  ctx->plan_cuda_major = 0;
+  char why[512] = "";
+  int major = 0;
+  /* The driver is read from files (its name, /proc, VERSIONINFO), never
+   * loaded: planning loads nothing. */
+  cl_driver_cuda driver;
+  if (cl_driver_cuda_read(cl_ctx_naming(ctx), ctx->probe_driver_path,
+                          &driver) != CUDALOAD_OK)
+    return CUDALOAD_E_NO_MEMORY;
+  int driver_known = driver.found;
+  int driver_limit = driver_known ? driver.max_major_compat : 0;
+  if (ctx->cuda_pin) {
+    major = ctx->cuda_pin;
+    snprintf(why, sizeof why, "pinned by cuda=%d", major);
+  }
+  for (size_t r = 0; !major && r < ctx->requirement_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    if (strcmp(req->entry->family, "cudart") == 0 && named_cuda_major(req)) {
+      major = named_cuda_major(req);
+      snprintf(why, sizeof why, "pinned by %s", req->text);
+    }
+  }
+  uint64_t present[CL_TIER_SYSTEM + 1];
+  majors_by_tier(ctx, present);
+  for (int t = CL_TIER_EXPLICIT; !major && t <= CL_TIER_ENVIRONMENT; ++t) {
+    if (!present[t])
+      continue;
+    major = newest_major(present[t], driver_limit);
+    if (!major) /* the driver supports none of them: still what they mean */
+      major = newest_major(present[t], 0);
+    snprintf(why, sizeof why, "the CUDA major of the libraries in the %s %s",
+             t == CL_TIER_EXPLICIT ? "explicit" : "active environment's",
+             t == CL_TIER_EXPLICIT ? "roots" : "folders");
+  }
+  uint64_t all = 0;
+  for (int t = 0; t <= CL_TIER_SYSTEM; ++t)
+    all |= present[t];
+  if (!major && all && driver_known && newest_major(all, driver_limit)) {
+    major = newest_major(all, driver_limit);
+    snprintf(why, sizeof why,
+             "the newest CUDA major the driver supports (driver %.32s, up "
+             "to CUDA %d.%d, read from %.200s)",
+             driver.version, driver.cuda_major, driver.cuda_minor,
+             driver.path[0] ? driver.path
+                            : (driver.source ? driver.source : "?"));
+  } else if (!major && all) {
+    major = newest_major(all, 0);
+    snprintf(why, sizeof why, "the newest CUDA major found (%s)",
+             driver_known ? "the driver supports none of those found"
+                          : "the driver was not consulted: none found");
+  }
+  if (!major)
+    return CUDALOAD_OK;
+  size_t used = strlen(why);
+  if (driver_known && major > driver_limit && used < sizeof why)
+    snprintf(why + used, sizeof why - used,
+             "; the driver (%.32s) supports CUDA up to %d.%d: update it",
+             driver.version, driver.cuda_major, driver.cuda_minor);
+  ctx->plan_cuda_major = major;
+  ctx->plan_cuda_reason = cl_strdup(why);
+  return ctx->plan_cuda_reason ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
 
 /* Record why a candidate was not taken (the text is copied). */
@@ -462,6 +594,269 @@ static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
   return rule;
 }
 
+/* --- lazy dependencies ------------------------------------------------- */
+
+/* A family as its documentation spells it, for reasons and warnings. */
+static const char *family_title(const char *family) {
+  static const char *const titles[][2] = {
+      {"cublas", "cuBLAS"}, {"cudnn", "cuDNN"}, {"nvrtc", "NVRTC"}};
+  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; ++i)
+    if (strcmp(titles[i][0], family) == 0)
+      return titles[i][1];
+  return family;
+}
+
+/* The main library of a family (cublas for cublasLt), or NULL. */
+static const cl_catalog_entry *family_main(const char *family) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t e = 0; e < count; ++e)
+    if (all[e].role == CL_ROLE_MAIN && strcmp(all[e].family, family) == 0)
+      return &all[e];
+  return NULL;
+}
+
+/* The ABI major of entry that ships with a CUDA major, 0 when none. */
+static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
+  for (int m = entry->min_major; m <= entry->max_major; ++m)
+    if (cl_catalog_cuda_major(entry, m) == cuda)
+      return m;
+  return 0;
+}
+
+static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
+                    int major) {
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].entry == entry && ctx->plan[i].major == major)
+      return 1;
+  return 0;
+}
+
+/* Record a warning once (two sub-libraries can miss the same library). */
+static int add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
+                       const char *file) {
+  char text[4096];
+  snprintf(text, sizeof text, "%s: %s", problem, fix);
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i)
+    if (strcmp(ctx->plan_warnings[i].text, text) == 0)
+      return CUDALOAD_OK;
+  if (cl_reserve((void **)&ctx->plan_warnings, &ctx->plan_warning_capacity,
+                 ctx->plan_warning_count + 1, sizeof(cl_plan_warning)))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_plan_warning w = {cl_strdup(problem), cl_strdup(fix), cl_strdup(file),
+                       cl_strdup(text)};
+  if (!w.problem || !w.fix || !w.file || !w.text) {
+    free(w.problem);
+    free(w.fix);
+    free(w.file);
+    free(w.text);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->plan_warnings[ctx->plan_warning_count++] = w;
+  return CUDALOAD_OK;
+}
+
+/* The library of main_entry built for a CUDA major that the opener would
+ * best get: the one in its own folder, then one under the chosen file's
+ * root (one install, one build), then the plan's precedence (better()).
+ * Candidates whose required companions are not beside them are skipped, as
+ * for a requirement. NULL when none. */
+static const cl_library *find_dependency(cudaload_ctx *ctx,
+                                         const companion_index *companions,
+                                         const cl_catalog_entry *main_entry,
+                                         int dep_major, const char *opener,
+                                         const cl_library *chosen, int *rc) {
+  const cl_library *best = NULL;
+  int best_rank = -1;
+  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
+    const cl_library *lib = &ctx->libraries[i];
+    if (lib->entry != main_entry || lib->major != dep_major ||
+        missing_companion(companions, lib, rc))
+      continue;
+    int rank = same_folder(lib->path, opener)        ? 2
+               : chosen && lib->root == chosen->root ? 1
+                                                     : 0;
+    if (rank > best_rank || (rank == best_rank && better(ctx, lib, best))) {
+      best = lib;
+      best_rank = rank;
+    }
+  }
+  return *rc ? NULL : best;
+}
+
+/* The file names of the libraries of family that opener opens lazily,
+ * for major: "libcublas.so.12 and libcublasLt.so.12". */
+static void lazy_file_names(const cl_catalog_entry *opener, const char *family,
+                            int major, cl_naming naming, char *out,
+                            size_t size) {
+  const char *names[3];
+  size_t n = 0;
+  for (size_t k = 0; k < 3 && opener->lazy_opens[k]; ++k) {
+    const cl_catalog_entry *e = cl_catalog_find(opener->lazy_opens[k]);
+    if (e && strcmp(e->family, family) == 0)
+      names[n++] = opener->lazy_opens[k];
+  }
+  char number[16];
+  snprintf(number, sizeof number, "%d", major);
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t k = 0; k < n && used < size; ++k) {
+    char file[256];
+    cl_catalog_file_name(cl_catalog_find(names[k]), naming, number, file,
+                         sizeof file);
+    int w = snprintf(out + used, size - used, "%s%s",
+                     k == 0 ? "" : (k + 1 == n ? " and " : ", "), file);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+/* Plan lib (a main library) and its family's sub-libraries in its folder
+ * as the lazy dependency of opener, each with the reason given. */
+static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
+                            const cl_library *lib, const char *opener,
+                            const char *reason) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l != lib && !(l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
+                      strcmp(l->entry->family, lib->entry->family) == 0 &&
+                      same_folder(l->path, lib->path)))
+      continue;
+    size_t before = ctx->plan_count;
+    rc = add_entry(ctx, planned, l, SIZE_MAX, reason);
+    if (!rc && ctx->plan_count > before) {
+      cl_plan_entry *p = &ctx->plan[ctx->plan_count - 1];
+      p->opened_by = cl_strdup(opener);
+      if (!p->opened_by)
+        rc = CUDALOAD_E_NO_MEMORY;
+    }
+  }
+  return rc;
+}
+
+/* Libraries the chosen ones open by name at their first call, of the CUDA
+ * major of the chosen file's build (catalog.h, lazy_opens): a plan that
+ * succeeds without them leaves the program to fail later, at that call
+ * (ctranslate2: "Library libcublas.so.12 is not found"). Each is added to
+ * the plan, so that its folder is exposed and, where the opener would not
+ * find it, it is preloaded (settle_plan); when the inventory has none, a
+ * warning says what to install. */
+static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
+                                 const companion_index *companions) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  size_t original = ctx->plan_count;
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < original && !rc; ++i) {
+    const cl_catalog_entry *opener = ctx->plan[i].entry;
+    if (ctx->plan[i].opened_by || !opener->lazy_opens[0])
+      continue;
+    size_t r = ctx->plan[i].requirement;
+    cl_library *chosen =
+        r < ctx->outcome_count && ctx->outcomes[r].chosen < ctx->library_count
+            ? &ctx->libraries[ctx->outcomes[r].chosen]
+            : NULL;
+    int cuda = 0;
+    if (chosen) {
+      cl_library_settle_version(ctx, chosen);
+      cuda = chosen->cuda_major;
+    }
+    if (!cuda)
+      cuda = opener->lazy_cuda_major;
+    if (!cuda)
+      cuda = ctx->plan_cuda_major;
+    if (!cuda)
+      continue; /* no way to tell which major it would open */
+    /* plan[] moves as entries are added: keep what is read later. */
+    char *opener_path = cl_strdup(ctx->plan[i].path);
+    int opener_major = ctx->plan[i].major;
+    if (!opener_path)
+      return CUDALOAD_E_NO_MEMORY;
+    for (size_t k = 0; k < 3 && opener->lazy_opens[k] && !rc; ++k) {
+      const cl_catalog_entry *dep = cl_catalog_find(opener->lazy_opens[k]);
+      const cl_catalog_entry *dep_main = dep ? family_main(dep->family) : NULL;
+      int dep_major = dep_main ? abi_major_for_cuda(dep_main, cuda) : 0;
+      if (!dep_major || plan_has(ctx, dep, dep_major))
+        continue;
+      const cl_library *lib = find_dependency(
+          ctx, companions, dep_main, dep_major, opener_path, chosen, &rc);
+      char text[2048];
+      if (rc)
+        break;
+      if (lib) {
+        snprintf(text, sizeof text, "opened lazily by %s (%s %d needs %s %d)",
+                 cl_path_basename(opener_path), family_title(opener->family),
+                 opener_major, family_title(dep->family), cuda);
+        rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
+        continue;
+      }
+      char files[512];
+      lazy_file_names(opener, dep->family, dep_major, naming, files,
+                      sizeof files);
+      const char *package = cl_fix_package(dep->family, cuda, naming);
+      char fix[256];
+      snprintf(fix, sizeof fix,
+               "add --require %s=%d with a root that holds it%s%s%s",
+               dep_main->name, dep_major, package ? " (pip install " : "",
+               package ? package : "", package ? ")" : "");
+      snprintf(text, sizeof text,
+               "%s %d (%s) opens %s by name when it first needs %s; no %s "
+               "for CUDA %d was found",
+               opener->family, opener_major,
+               chosen ? chosen->path : opener_path, files,
+               strstr(files, " and ") ? "them" : "it",
+               family_title(dep->family), cuda);
+      char first[256];
+      snprintf(first, sizeof first, "%.*s", (int)strcspn(files, " ,"), files);
+      rc = add_warning(ctx, text, fix, first);
+    }
+    free(opener_path);
+  }
+  return rc;
+}
+
+/* Does opener's RUNPATH (or RPATH) lead to the folder of path? Then its
+ * lazy open by name finds that file itself ($ORIGIN/../../cu13/lib of the
+ * CUDA 13 wheels). */
+static int runpath_reaches(const char *opener, const char *path) {
+  cl_binary_info info;
+  if (cl_binary_parse_file(opener, &info) != CUDALOAD_OK) {
+    cl_clear_error();
+    return 0;
+  }
+  const char *list = info.runpath ? info.runpath : info.rpath;
+  char *origin = cl_path_dirname(opener);
+  char *target = cl_path_dirname(path);
+  int found = 0;
+  while (list && *list && origin && target && !found) {
+    size_t len = strcspn(list, ":");
+    char element[4096];
+    const char *rest = NULL;
+    if (len >= 7 && strncmp(list, "$ORIGIN", 7) == 0)
+      rest = list + 7;
+    else if (len >= 9 && strncmp(list, "${ORIGIN}", 9) == 0)
+      rest = list + 9;
+    int n = rest ? snprintf(element, sizeof element, "%s%.*s", origin,
+                            (int)(len - (size_t)(rest - list)), rest)
+                 : snprintf(element, sizeof element, "%.*s", (int)len, list);
+    if (n > 0 && (size_t)n < sizeof element) {
+      char *real = cl_real_path(element);
+      cl_clear_error();
+      /* cl_path_dirname keeps no trailing separator; nor does realpath. */
+      found = real && strcmp(real, target) == 0;
+      free(real);
+    }
+    list += len;
+    if (*list == ':')
+      ++list;
+  }
+  free(origin);
+  free(target);
+  cl_binary_info_free(&info);
+  return found;
+}
+
 /* Read the headers of the chosen files; decide which sub-libraries to load;
  * order dependencies first. Only the main libraries' headers and those of
  * the sub-libraries that will be loaded are read: the others (cuDNN 9's
@@ -501,8 +896,8 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
    * main library could not find them itself. */
   for (size_t i = 0; i < n && !header_rc; ++i) {
     cl_plan_entry *p = &ctx->plan[i];
-    if (p->entry->role != CL_ROLE_SUB)
-      continue;
+    if (p->entry->role != CL_ROLE_SUB || p->opened_by)
+      continue; /* lazy dependencies: below */
     const char *needed_by = NULL;
     for (size_t j = 0; j < main_count && !needed_by; ++j) {
       size_t k = mains[j];
@@ -569,6 +964,38 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
                  "of %s by name would fail unless it is already loaded",
                  main_name, p->soname);
     }
+  }
+  /* Lazy dependencies (cuBLAS 12 for cuDNN 8): like sub-libraries, left to
+   * their opener where it finds them itself (Windows: their folder is
+   * exposed; Linux: its RUNPATH leads there), else preloaded by absolute
+   * path, since a lazy open by SONAME takes a file already loaded. The
+   * whole group (cuBLAS and the cuBLASLt it NEEDs) is decided together. */
+  for (size_t i = 0; i < n && !header_rc; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    if (!p->opened_by)
+      continue;
+    const char *how;
+    int load = 1;
+    if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+      how = "preloaded: all sub-libraries were asked for";
+    } else if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
+      load = 0;
+      how = "its folder is put on PATH and AddDllDirectory";
+    } else if (runpath_reaches(p->opened_by, p->path)) {
+      load = 0;
+      how = "its opener finds it itself (RUNPATH; rule: runpath)";
+    } else {
+      how = "preloaded by absolute path: its opener's RUNPATH does not lead "
+            "to its folder";
+    }
+    if (!load) {
+      p->to_load = 0;
+      p->state = CUDALOAD_STATE_NOT_NEEDED;
+    } else if (p->entry->role == CL_ROLE_SUB &&
+               (header_rc = read_header(ctx, i, info, 1)) != 0) {
+      break;
+    }
+    set_reason(p, "%s; %s", p->reason, how);
   }
   for (size_t k = 0; names && k < n; ++k) {
     free(names[k].entry);
@@ -816,10 +1243,18 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
     else
       ctx->outcome_count = ctx->requirement_count;
   }
+  if (!rc)
+    rc = decide_cuda_major(ctx);
   for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
     cl_requirement_outcome *o = &ctx->outcomes[r];
     const cl_library *best = NULL;
+    /* One CUDA major per plan, unless the requirement names another
+     * itself (cublas=12 beside CUDA 13: deliberate), or nothing of the
+     * plan's major satisfies it (cudnn=8 has no CUDA 13 build): then it
+     * takes the best there is, and the outcome says which major. */
+    int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
+                 plan_major_satisfies(ctx, req);
     for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
       const cl_library *lib = &ctx->libraries[i];
       if (lib->entry != req->entry)
@@ -833,6 +1268,11 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
         cl_library_settle_version(ctx, &ctx->libraries[i]);
       if (!satisfies(req, lib, why, sizeof why)) {
         rc = reject(o, lib->path, "%s", why);
+      } else if (filter && lib->cuda_major > 0 &&
+                 lib->cuda_major != ctx->plan_cuda_major) {
+        rc = reject(
+            o, lib->path, "built for CUDA %d; the plan takes CUDA %d (%s)",
+            lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
       } else if ((missing = missing_companion(&companions, lib, &rc))) {
         rc = reject(o, lib->path, "%s %d is not in the same folder",
                     missing->name, lib->major);
@@ -844,6 +1284,9 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
         rc = reject(o, lib->path, "%s was preferred", best->path);
       }
     }
+    if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
+        best->cuda_major != ctx->plan_cuda_major)
+      o->second_major = best->cuda_major;
     o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
     if (rc) {
       /* out of memory: reported below */
@@ -856,6 +1299,8 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
         rc = CUDALOAD_E_NO_MEMORY;
     }
   }
+  if (!rc)
+    rc = add_lazy_dependencies(ctx, &planned, &companions);
   companion_index_free(&companions);
   cl_str_index_free(&planned);
   if (!rc)
@@ -949,4 +1394,21 @@ const char *cudaload_conflict_path(const cudaload_ctx *ctx, size_t i) {
 
 const char *cudaload_conflict_text(const cudaload_ctx *ctx, size_t i) {
   return ctx && i < ctx->conflict_count ? ctx->conflicts[i].text : NULL;
+}
+
+int cudaload_plan_cuda_major(const cudaload_ctx *ctx) {
+  return ctx && ctx->planned ? ctx->plan_cuda_major : 0;
+}
+
+const char *cudaload_plan_cuda_reason(const cudaload_ctx *ctx) {
+  return ctx && ctx->planned && ctx->plan_cuda_major ? ctx->plan_cuda_reason
+                                                     : NULL;
+}
+
+size_t cudaload_plan_warning_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->plan_warning_count : 0;
+}
+
+const char *cudaload_plan_warning(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->plan_warning_count ? ctx->plan_warnings[i].text : NULL;
 }

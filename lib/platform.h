@@ -103,6 +103,12 @@ typedef void (*cl_env_visitor)(const char *name, const char *value,
 void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
                              void *opaque);
 
+/* The folder the OS keeps its own libraries in and the NVIDIA display
+ * driver installs nvcuda.dll into (Windows: GetSystemDirectoryW, System32),
+ * malloc'ed; NULL on POSIX, which has no such single folder (the loader's
+ * cache says where libcuda is). */
+char *cl_system_dir(void);
+
 /* The user's home folder (malloc'ed) or NULL. */
 char *cl_home_dir(void);
 

@@ -121,6 +121,43 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, report *failures) {
   return 1;
 }
 
+static void say_plan(report *r, const cudaload_ctx *ctx) {
+  say(r, "plan, file by file:\n");
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    say(r, "  %-16s %s%s%s\n", state_text(ctx->plan[i].state),
+        ctx->plan[i].path,
+        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE ? " -> " : "",
+        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE
+            ? ctx->plan[i].loaded_path
+            : "");
+}
+
+/* The plan is known to fail before anything is loaded: load nothing and
+ * say so first, then why (the plan's own explanation), then the plan.
+ * Takes `unsatisfied` (the plan's last error, or NULL: none, or out of
+ * memory copying it). */
+static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
+  report r = {0};
+  int status = plan_rc != CUDALOAD_OK ? plan_rc : CUDALOAD_E_CONFLICT;
+  say(&r,
+      "nothing was loaded: %s, and a preload is all or nothing "
+      "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n",
+      plan_rc != CUDALOAD_OK ? "a requirement is unsatisfied"
+                             : "a conflict is known before loading");
+  if (unsatisfied)
+    say(&r, "%s", unsatisfied);
+  if (unsatisfied && unsatisfied[0] &&
+      unsatisfied[strlen(unsatisfied) - 1] != '\n')
+    say(&r, "\n");
+  for (size_t i = 0; i < ctx->conflict_count; ++i)
+    say(&r, "conflict: %s\n", ctx->conflicts[i].text);
+  say_plan(&r, ctx);
+  cl_fail(status, "%s", r.data ? r.data : cudaload_strerror(status));
+  free(r.data);
+  free(unsatisfied);
+  return status;
+}
+
 int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   cl_clear_error();
   if (!ctx)
@@ -129,6 +166,14 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   if (plan_rc != CUDALOAD_OK && plan_rc != CUDALOAD_E_UNSATISFIED)
     return plan_rc;
   char *unsatisfied = plan_rc ? cl_strdup(cudaload_last_error()) : NULL;
+  /* All or nothing: loads cannot be undone, so a plan that is already known
+   * to fail (a requirement without a file, another major in the global
+   * scope) must not leave half of itself in the process, where it would
+   * decide what a later, corrected call or the program's own imports get.
+   * CUDALOAD_PRELOAD_PARTIAL asks for the best effort instead. */
+  if (!(flags & CUDALOAD_PRELOAD_PARTIAL) &&
+      (plan_rc != CUDALOAD_OK || ctx->conflict_count != 0))
+    return refuse_plan(ctx, plan_rc, unsatisfied);
   cl_open_mode mode =
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
   report failures = {0};
@@ -151,7 +196,7 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   cl_loader_unlock();
   cl_plan_detect_conflicts(ctx);
 
-  if (!unsatisfied && !failed && ctx->conflict_count == 0) {
+  if (plan_rc == CUDALOAD_OK && !failed && ctx->conflict_count == 0) {
     free(failures.data);
     cl_clear_error();
     return CUDALOAD_OK;
@@ -159,9 +204,9 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   /* Say file by file what happened, so nothing is half-done in silence. */
   report r = {0};
   int status;
-  if (unsatisfied) {
+  if (plan_rc != CUDALOAD_OK) {
     status = CUDALOAD_E_UNSATISFIED;
-    say(&r, "%s", unsatisfied);
+    say(&r, "%s", unsatisfied ? unsatisfied : "");
   } else if (failed) {
     status = CUDALOAD_E_LOAD_FAILED;
     say(&r, "%zu of the planned files could not be loaded:\n%s", failed,
@@ -171,17 +216,10 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
     for (size_t i = 0; i < ctx->conflict_count; ++i)
       say(&r, "conflict: %s\n", ctx->conflicts[i].text);
   }
-  if (unsatisfied && failed)
+  if (plan_rc != CUDALOAD_OK && failed)
     say(&r, "also, %zu planned files could not be loaded:\n%s", failed,
         failures.data ? failures.data : "");
-  say(&r, "plan, file by file:\n");
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    say(&r, "  %-16s %s%s%s\n", state_text(ctx->plan[i].state),
-        ctx->plan[i].path,
-        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE ? " -> " : "",
-        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE
-            ? ctx->plan[i].loaded_path
-            : "");
+  say_plan(&r, ctx);
   if (ctx->plan_count == 0)
     say(&r, "  (nothing was loaded)\n");
   cl_fail(status, "%s", r.data ? r.data : cudaload_strerror(status));

@@ -907,8 +907,10 @@ static void ensure_preloaded(probe_run *run) {
   run->preloaded = 1;
   /* RTLD_LOCAL: the probe must not put a cuDNN major into the global scope
    * where another part of the process would bind it (docs/loader.md,
-   * Linux 3). */
-  if (cudaload_preload(run->ctx, 0) != CUDALOAD_OK)
+   * Linux 3). Best effort (CUDALOAD_PRELOAD_PARTIAL): each stage reports
+   * its own requirement, so a missing cuDNN must not keep the cuBLAS stage
+   * from testing the cuBLAS that is there. */
+  if (cudaload_preload(run->ctx, CUDALOAD_PRELOAD_PARTIAL) != CUDALOAD_OK)
     run->preload_error = cl_strdup(cudaload_last_error());
   cl_clear_error();
 }
@@ -1496,7 +1498,8 @@ void cl_probe_free_arguments(char **arguments) {
 
 char **cl_probe_child_arguments(const cudaload_ctx *ctx) {
   size_t capacity = 4 + (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS ? 1 : 0) +
-                    2 * ctx->explicit_count + 2 * ctx->requirement_count + 2;
+                    2 * ctx->explicit_count + 2 * ctx->environment_count +
+                    2 * ctx->requirement_count + 2 + 2;
   char **arguments = calloc(capacity, sizeof *arguments);
   if (!arguments)
     return NULL;
@@ -1515,9 +1518,21 @@ char **cl_probe_child_arguments(const cudaload_ctx *ctx) {
     ADD("--root");
     ADD(ctx->explicit_roots[i]);
   }
+  /* The same tiers in the child: its plan must choose what this one
+   * did. */
+  for (size_t i = 0; i < ctx->environment_count; ++i) {
+    ADD("--environment");
+    ADD(ctx->environment_roots[i]);
+  }
   for (size_t i = 0; i < ctx->requirement_count; ++i) {
     ADD("--require");
     ADD(ctx->requirements[i].text);
+  }
+  char pin[32];
+  if (ctx->cuda_pin) {
+    snprintf(pin, sizeof pin, "cuda=%d", ctx->cuda_pin);
+    ADD("--require");
+    ADD(pin);
   }
   if (ctx->probe_driver_path) {
     ADD("--driver");

@@ -34,6 +34,8 @@ void cl_report_write_roots(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_string(w, cudaload_root_path(ctx, i));
     cl_report_key(w, "origin");
     cl_report_string(w, cudaload_root_origin(ctx, i));
+    cl_report_key(w, "tier");
+    cl_report_string(w, cudaload_root_tier(ctx, i));
     cl_report_key(w, "status");
     cl_report_string(w, cl_root_status_name(cudaload_root_status(ctx, i)));
     cl_report_end_object(w);

@@ -1,4 +1,5 @@
-/* roots.c - the default search roots of the host, in search order. */
+/* roots.c - the default search roots of the host, in search order, and the
+ * precedence tier of each origin (docs/scan-contract.md, "Precedence"). */
 #include "roots.h"
 #include "platform.h"
 #include "strutil.h"
@@ -30,14 +31,15 @@ static void visit_versioned_cuda_path(const char *name, const char *value,
   }
 }
 
-static void environment_roots(cl_root_visitor visit, void *opaque) {
+/* The variables that point at one CUDA or cuDNN install, in the order the
+ * issue tracker's users expect them to win: cuDNN's own, then the
+ * toolkit's. */
+static void variable_roots(cl_root_visitor visit, void *opaque) {
+  visit_env("CUDNN_PATH", visit, opaque);
   visit_env("CUDA_PATH", visit, opaque);
   env_root_walk w = {visit, opaque};
   cl_env_each_with_prefix("CUDA_PATH_V", visit_versioned_cuda_path, &w);
   visit_env("CUDA_HOME", visit, opaque);
-  visit_env("CUDNN_PATH", visit, opaque);
-  visit_env("CONDA_PREFIX", visit, opaque);
-  visit_env("VIRTUAL_ENV", visit, opaque);
 }
 
 /* Sub-folders of parent whose names start with prefix, newest version first
@@ -109,28 +111,7 @@ static void windows_roots(cl_root_visitor visit, void *opaque) {
 
 #else
 
-static void python_roots(cl_root_visitor visit, void *opaque) {
-  /* The interpreters' shared site folders; a venv comes in through
-   * VIRTUAL_ENV, anything else through explicit roots (the Python binding
-   * passes its own site-packages). */
-  char *home = cl_home_dir();
-  if (home && cl_path_is_absolute(home)) {
-    char *user_lib = cl_path_join(home, ".local/lib");
-    if (user_lib)
-      versioned_children(user_lib, "python3", "site-packages",
-                         "user site-packages", visit, opaque);
-    free(user_lib);
-  }
-  free(home);
-  versioned_children("/usr/local/lib", "python3", "dist-packages",
-                     "site-packages", visit, opaque);
-  versioned_children("/usr/local/lib", "python3", "site-packages",
-                     "site-packages", visit, opaque);
-  visit("/usr/lib/python3/dist-packages", "site-packages", opaque);
-}
-
 static void linux_roots(cl_root_visitor visit, void *opaque) {
-  python_roots(visit, opaque);
   visit("/usr/local/cuda", "toolkit", opaque);
   versioned_children("/usr/local", "cuda-", NULL, "toolkit", visit, opaque);
   visit("/opt/cuda", "toolkit", opaque);
@@ -152,12 +133,58 @@ static void linux_roots(cl_root_visitor visit, void *opaque) {
 
 #endif
 
-void cl_default_roots(cl_naming naming, cl_root_visitor visit, void *opaque) {
+void cl_default_roots(cl_naming naming, int with_environment,
+                      cl_root_visitor visit, void *opaque) {
   (void)naming;
-  environment_roots(visit, opaque);
+  if (with_environment)
+    cl_environment_roots(visit, opaque);
+  variable_roots(visit, opaque);
 #ifdef _WIN32
   windows_roots(visit, opaque);
 #else
   linux_roots(visit, opaque);
 #endif
+}
+
+/* --- tiers ---------------------------------------------------------------- */
+
+static const struct {
+  const char *origin;
+  cl_root_tier tier;
+} origin_tiers[] = {
+    {"explicit", CL_TIER_EXPLICIT},
+    {CL_ORIGIN_INTERPRETER, CL_TIER_ENVIRONMENT},
+    {"VIRTUAL_ENV", CL_TIER_ENVIRONMENT},
+    {"CONDA_PREFIX", CL_TIER_ENVIRONMENT},
+    {CL_ORIGIN_PYTHON_ON_PATH, CL_TIER_ENVIRONMENT},
+    {"CUDNN_PATH", CL_TIER_VARIABLE},
+    {"CUDA_PATH", CL_TIER_VARIABLE},
+    {"CUDA_PATH_V*", CL_TIER_VARIABLE},
+    {"CUDA_HOME", CL_TIER_VARIABLE},
+    {"toolkit", CL_TIER_TOOLKIT},
+    {"cudnn installer", CL_TIER_TOOLKIT},
+};
+
+cl_root_tier cl_origin_tier(const char *origin) {
+  for (size_t i = 0; origin && i < sizeof origin_tiers / sizeof *origin_tiers;
+       ++i)
+    if (strcmp(origin, origin_tiers[i].origin) == 0)
+      return origin_tiers[i].tier;
+  return CL_TIER_SYSTEM;
+}
+
+const char *cl_tier_name(cl_root_tier tier) {
+  switch (tier) {
+  case CL_TIER_EXPLICIT:
+    return "explicit";
+  case CL_TIER_ENVIRONMENT:
+    return "environment";
+  case CL_TIER_VARIABLE:
+    return "variable";
+  case CL_TIER_TOOLKIT:
+    return "toolkit";
+  case CL_TIER_SYSTEM:
+    break;
+  }
+  return "system";
 }

@@ -139,6 +139,15 @@ static const char *number_too_large(const char *version, size_t *len) {
 
 /* Parse entry `index` of `count`, [p, end) of the spec `whole`; trims
  * spaces. */
+static int strncasecmp_ascii(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    int d = tolower((unsigned char)a[i]) - tolower((unsigned char)b[i]);
+    if (d)
+      return d;
+  }
+  return 0;
+}
+
 static int parse_one(const char *p, const char *end, const char *whole,
                      size_t index, size_t count, cl_requirement *out) {
   spec_echo w, e;
@@ -160,11 +169,13 @@ static int parse_one(const char *p, const char *end, const char *whole,
   size_t name_len = (size_t)(p - name);
   memset(out, 0, sizeof *out);
   out->entry = family_main(name, name_len);
-  if (!out->entry)
+  /* "cuda=12" pins the plan's CUDA major (no library of its own). */
+  int pin = name_len == 4 && strncasecmp_ascii(name, "cuda", 4) == 0;
+  if (!out->entry && !pin)
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": unknown library \"%s\" (expected "
                    "cudart, cublas, cudnn, nvrtc, nvjitlink, cufft, curand, "
-                   "cusparse, cusolver, nccl or cupti)",
+                   "cusparse, cusolver, nccl or cupti; or cuda=MAJOR)",
                    echo_spec(&w, whole), echo_of(&e, name, name_len));
   while (p < end && isspace((unsigned char)*p))
     ++p;
@@ -241,9 +252,16 @@ static int parse_one(const char *p, const char *end, const char *whole,
                      CL_VERSION_PART_MAX);
     out->version_parts = parts;
   }
+  if (pin && (out->op != CL_OP_EQ || out->version_parts != 1 ||
+              out->version[0] < 1 || out->version[0] > 99))
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": cuda takes one CUDA major, as in "
+                   "cuda=12 (it chooses which CUDA major's libraries the plan "
+                   "takes)",
+                   echo_spec(&w, whole));
   char text[128];
-  int n =
-      snprintf(text, sizeof text, "%s%s", out->entry->family, op_text(out->op));
+  int n = snprintf(text, sizeof text, "%s%s", pin ? "cuda" : out->entry->family,
+                   op_text(out->op));
   for (int i = 0; i < out->version_parts && n > 0 && (size_t)n < sizeof text;
        ++i)
     n += snprintf(text + n, sizeof text - (size_t)n, i ? ".%ld" : "%ld",
@@ -255,10 +273,49 @@ static int parse_one(const char *p, const char *end, const char *whole,
                              echo_spec(&w, whole));
 }
 
+/* The cuda=MAJOR pin among reqs (0: none); CUDALOAD_E_BAD_SPEC when two
+ * differ. Changes nothing. */
+static int find_pin(const cl_requirement *reqs, size_t n, long *pin) {
+  *pin = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (reqs[i].entry)
+      continue;
+    if (*pin && *pin != reqs[i].version[0])
+      return cl_fail(CUDALOAD_E_BAD_SPEC,
+                     "requirements cuda=%ld and cuda=%ld: one plan takes one "
+                     "CUDA major (a library of another, such as cublas=12, "
+                     "is required by name)",
+                     *pin, reqs[i].version[0]);
+    *pin = reqs[i].version[0];
+  }
+  return CUDALOAD_OK;
+}
+
+/* Move the pins out of reqs (their text freed, ctx pinned): what is left
+ * are library requirements, *n of them. Cannot fail. */
+static void take_pins(cudaload_ctx *ctx, cl_requirement *reqs, size_t *n,
+                      long pin) {
+  size_t kept = 0;
+  for (size_t i = 0; i < *n; ++i) {
+    if (reqs[i].entry)
+      reqs[kept++] = reqs[i];
+    else
+      free(reqs[i].text);
+  }
+  *n = kept;
+  if (pin)
+    ctx->cuda_pin = (int)pin;
+}
+
 int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
+  long pin;
+  int pin_rc = find_pin(reqs, n, &pin);
+  if (pin_rc)
+    return pin_rc;
   if (cl_reserve((void **)&ctx->requirements, &ctx->requirement_capacity,
                  ctx->requirement_count + n, sizeof(cl_requirement)))
     return CUDALOAD_E_NO_MEMORY;
+  take_pins(ctx, reqs, &n, pin);
   if (n <= 8) {
     /* The usual call: a few new ones against what ctx holds. */
     for (size_t i = 0; i < n; ++i) {
@@ -347,11 +404,14 @@ int cudaload_require(cudaload_ctx *ctx, const char *spec) {
   int rc = cl_spec_parse(spec, &parsed, &n);
   if (rc)
     return rc;
-  if (cl_requirements_add(ctx, parsed, n)) {
+  rc = cl_requirements_add(ctx, parsed, n);
+  if (rc) {
     for (size_t i = 0; i < n; ++i)
       free(parsed[i].text);
     free(parsed);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_require: out of memory");
+    return rc == CUDALOAD_E_NO_MEMORY
+               ? cl_fail(rc, "cudaload_require: out of memory")
+               : rc;
   }
   free(parsed);
   cl_ctx_clear_plan(ctx);

@@ -17,6 +17,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   versioned_same_node_conflict
   dependency_order
   missing
+  all_or_nothing
+  partial
   exec
   real_toolkit
   threads
@@ -24,7 +26,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_no_preload
   windows
   windows_dependency_order
-  windows_missing)
+  windows_missing
+  windows_all_or_nothing)
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
   add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #ifndef _WIN32
 /* The plan scenarios use the Linux fixture trees; under Wine the preload
@@ -105,6 +108,25 @@ static void bad_specs_are_refused_and_add_nothing(void **state) {
 
 /* Numbers a version part cannot hold are refused, not clamped: clamped,
  * "cudnn=9999999999999999999" became a requirement for cuDNN 999999999. */
+static void cuda_pins_take_one_major(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  const char *bad[] = {"cuda>=12", "cuda=12.4", "cuda", "cuda=0",
+                       "cuda=12,cuda=13"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    assert_int_equal(cudaload_require(ctx, bad[i]), CUDALOAD_E_BAD_SPEC);
+    assert_non_null(strstr(cudaload_last_error(), "cuda"));
+  }
+  assert_int_equal(cudaload_requirement_count(ctx), 0);
+  /* A pin is no library requirement; the same pin twice is one. */
+  assert_int_equal(cudaload_require(ctx, "CUDA=12,cudnn=9,cuda=12"),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_requirement_count(ctx), 1);
+  assert_string_equal(cudaload_requirement_text(ctx, 0), "cudnn=9");
+  cudaload_destroy(ctx);
+}
+
 static void version_numbers_beyond_the_limit_are_refused(void **state) {
   (void)state;
   static const char *const bad[] = {
@@ -340,7 +362,10 @@ static void missing_requirement_says_where_and_how_to_fix(void **state) {
   assert_non_null(strstr(e, "libcudnn.so.8.9.2: cudnn_cnn_infer 8 is not in "
                             "the same folder"));
   assert_non_null(strstr(e, "libcudnn.so.9: major 9, not 8"));
-  assert_non_null(strstr(e, "pip install \"nvidia-cudnn-cu12==8.9.*\""));
+  /* The cuDNN 9 wheel's folder is taken: a folder of its own
+   * (tests/test_fix_lines.c has the cases). */
+  assert_non_null(strstr(e, "--no-deps --target"));
+  assert_non_null(strstr(e, "\"nvidia-cudnn-cu12==8.9.*\""));
   assert_non_null(strstr(e, "CUDNN_PATH"));
   /* The satisfied requirement is planned all the same. */
   find_plan(ctx, "cublas", 13);
@@ -401,20 +426,292 @@ static void search_path_is_prepended_clean_and_idempotent(void **state) {
   const char *v = cudaload_env_compose(ctx, "/usr/lib::.:relative/dir:/opt/x:");
   assert_non_null(v);
   char *first = strdup(v);
-  char compat[4096], cu13[4096];
+  char compat[4096], cu13[4096], cu13_lib[4096];
   snprintf(compat, sizeof compat, "%s/cudnn8_compat", CUDALOAD_FIXTURES_DIR);
   snprintf(cu13, sizeof cu13, "%s/wheels-cu13/site-packages/nvidia/cudnn/lib",
            CUDALOAD_FIXTURES_DIR);
-  char expected[9000];
-  snprintf(expected, sizeof expected, "%s:%s:/usr/lib:/opt/x", compat, cu13);
+  /* cuDNN 9 for CUDA 13 opens cuBLASLt and NVRTC 13 by name: their folder
+   * is planned too (lazy dependencies). */
+  snprintf(cu13_lib, sizeof cu13_lib,
+           "%s/wheels-cu13/site-packages/nvidia/cu13/lib",
+           CUDALOAD_FIXTURES_DIR);
+  char expected[13000];
+  snprintf(expected, sizeof expected, "%s:%s:%s:/usr/lib:/opt/x", compat, cu13,
+           cu13_lib);
   assert_string_equal(first, expected);
   /* Composing onto its own result changes nothing. */
   assert_string_equal(cudaload_env_compose(ctx, first), first);
-  char plan_only[9000];
-  snprintf(plan_only, sizeof plan_only, "%s:%s", compat, cu13);
+  char plan_only[13000];
+  snprintf(plan_only, sizeof plan_only, "%s:%s:%s", compat, cu13, cu13_lib);
   assert_string_equal(cudaload_env_compose(ctx, NULL), plan_only);
   free(first);
   cudaload_destroy(ctx);
+}
+
+/* --- lazy dependencies (catalog.h, lazy_opens) ---------------------------- */
+
+/* cuDNN 8 opens libcublas.so.12 and libcublasLt.so.12 by name at its first
+ * call: with no cuBLAS 12 in any root the plan still succeeds (the program
+ * may never call that far), but says what is missing and how to get it. */
+static void a_missing_lazy_dependency_is_a_warning(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"cudnn8_compat"};
+  cudaload_ctx *ctx = new_ctx(roots, 1);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 1);
+  const char *w = cudaload_plan_warning(ctx, 0);
+  assert_non_null(w);
+  assert_non_null(strstr(w, "libcublas.so.12 and libcublasLt.so.12"));
+  assert_non_null(strstr(w, "no cuBLAS for CUDA 12 was found"));
+  assert_non_null(strstr(w, "--require cublas=12"));
+  assert_non_null(strstr(w, "pip install nvidia-cublas-cu12"));
+  assert_null(cudaload_plan_warning(ctx, 1));
+  assert_int_equal(cudaload_plan_count(ctx), 7); /* nothing added */
+  /* Cleared with the plan: a plan that finds cuBLAS has none. */
+  assert_int_equal(
+      cudaload_add_root(ctx, test_fixture_path("wheels-cu12/site-packages")),
+      CUDALOAD_OK);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  cudaload_destroy(ctx);
+}
+
+/* Found in another root (a CUDA 12.4 toolkit), the cuBLAS 12 cuDNN 8 opens
+ * joins the plan with the cuBLASLt beside it; the tarball cuDNN's RUNPATH does
+ * not lead there, so both are preloaded (a lazy open by SONAME takes a loaded
+ * file). */
+static void a_found_lazy_dependency_joins_the_plan(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"cudnn8_compat", "toolkit/cuda-12.4"};
+  cudaload_ctx *ctx = new_ctx(roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  assert_non_null(strstr(cudaload_plan_path(ctx, find_plan(ctx, "cudnn", 8)),
+                         "/cudnn8_compat/"));
+  const char *names[] = {"cublas", "cublasLt"};
+  for (size_t k = 0; k < 2; ++k) {
+    size_t i = find_plan(ctx, names[k], 12);
+    const char *reason = cudaload_plan_reason(ctx, i);
+    assert_non_null(strstr(reason, "opened lazily by libcudnn_ops_infer.so.8 "
+                                   "(cuDNN 8 needs cuBLAS 12)"));
+    assert_int_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_PLANNED);
+    assert_non_null(strstr(cudaload_plan_path(ctx, i),
+                           "/cuda-12.4/targets/x86_64-linux/lib/"));
+  }
+  const char *v = cudaload_env_compose(ctx, NULL);
+  assert_non_null(v);
+  assert_non_null(strstr(v, "cuda-12.4/targets/x86_64-linux/lib"));
+  cudaload_destroy(ctx);
+}
+
+/* The wheels' RUNPATH ($ORIGIN/../../cublas/lib, $ORIGIN/../../cu13/lib)
+ * leads to the dependency: planned for its folder, not preloaded. cuDNN 9
+ * takes its CUDA build's major from its wheel (-cu13). */
+static void a_lazy_dependency_the_opener_finds_is_not_preloaded(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *cu12[] = {"wheels-cu12/site-packages"};
+  cudaload_ctx *ctx = new_ctx(cu12, 1);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  size_t i = find_plan(ctx, "cublas", 12);
+  assert_int_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_NOT_NEEDED);
+  assert_non_null(strstr(cudaload_plan_reason(ctx, i), "cuDNN 8 needs"));
+  /* Asked for every sub-library, it is preloaded too. */
+  assert_int_equal(cudaload_plan(ctx, CUDALOAD_PRELOAD_ALL_SUBLIBS),
+                   CUDALOAD_OK);
+  i = find_plan(ctx, "cublas", 12);
+  assert_int_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_PLANNED);
+  cudaload_destroy(ctx);
+
+  const char *cu13[] = {"wheels-cu13/site-packages"};
+  ctx = new_ctx(cu13, 1);
+  assert_int_equal(cudaload_require(ctx, "cudnn=9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  const char *deps[] = {"cublas", "cublasLt", "nvrtc"};
+  for (size_t k = 0; k < 3; ++k) {
+    i = find_plan(ctx, deps[k], 13);
+    assert_int_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_NOT_NEEDED);
+    assert_non_null(strstr(cudaload_plan_reason(ctx, i), "cuDNN 9 needs"));
+  }
+  cudaload_destroy(ctx);
+
+  /* A requirement that already plans that family and major: nothing
+   * added twice. */
+  ctx = new_ctx(cu12, 1);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  i = find_plan(ctx, "cublas", 12);
+  assert_non_null(strstr(cudaload_plan_reason(ctx, i), "required by"));
+  size_t blas = 0;
+  for (size_t k = 0; k < cudaload_plan_count(ctx); ++k)
+    blas += strcmp(cudaload_plan_name(ctx, k), "cublas") == 0;
+  assert_int_equal(blas, 1);
+  cudaload_destroy(ctx);
+}
+
+/* --- precedence and one CUDA major (docs/scan-contract.md) --------------- */
+
+static cudaload_ctx *env_ctx(const char *const *env, size_t n) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  for (size_t i = 0; i < n; ++i)
+    assert_int_equal(
+        cudaload_add_environment_root(ctx, test_fixture_path(env[i])),
+        CUDALOAD_OK);
+  return ctx;
+}
+
+static const char *planned_path(cudaload_ctx *ctx, const char *name,
+                                int major) {
+  return cudaload_plan_path(ctx, find_plan(ctx, name, major));
+}
+
+static void an_earlier_tier_wins_over_a_newer_version(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* The toolkit's cuBLAS is 12.4.5, the venv's 12.4.5.8: given as an
+   * explicit root, the older one is what the user means. */
+  const char *venv[] = {"wheels-cu12/site-packages"};
+  cudaload_ctx *ctx = env_ctx(venv, 1);
+  assert_int_equal(
+      cudaload_add_root(ctx, test_fixture_path("toolkit/cuda-12.4")),
+      CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(planned_path(ctx, "cublas", 12), "toolkit/cuda-12.4"));
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
+    assert_string_equal(cudaload_root_tier(ctx, i),
+                        strstr(cudaload_root_path(ctx, i), "toolkit")
+                            ? "explicit"
+                            : "environment");
+  cudaload_destroy(ctx);
+}
+
+static void the_environments_cuda_major_holds_for_every_family(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* A venv of CUDA 12 wheels (cuDNN 9 for CUDA 12) and CUDA 13 wheels
+   * beside it in a weaker tier: every family comes from CUDA 12. */
+  const char *venv[] = {"wheels-cu12-cudnn9/site-packages"};
+  cudaload_ctx *ctx = env_ctx(venv, 1);
+  /* Same tier, newer: the CUDA 13 wheels would win every family alone. */
+  assert_int_equal(cudaload_add_environment_root(
+                       ctx, test_fixture_path("wheels-cu13/site-packages")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudart,cublas,cudnn=9,cuda=12"),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_requirement_count(ctx), 3); /* cuda=12: a pin */
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_cuda_major(ctx), 12);
+  assert_string_equal(cudaload_plan_cuda_reason(ctx), "pinned by cuda=12");
+  assert_non_null(strstr(planned_path(ctx, "cudart", 12), "wheels-cu12"));
+  assert_non_null(strstr(planned_path(ctx, "cublas", 12), "wheels-cu12"));
+  const char *cudnn = planned_path(ctx, "cudnn", 9);
+  assert_non_null(strstr(cudnn, "wheels-cu12-cudnn9"));
+  cudaload_destroy(ctx);
+
+  /* Without the pin the newest CUDA major of the environment: 13, and
+   * cuDNN 9 follows it (9.19 for CUDA 13, not 9.1 for CUDA 12). */
+  ctx = env_ctx(venv, 1);
+  assert_int_equal(cudaload_add_environment_root(
+                       ctx, test_fixture_path("wheels-cu13/site-packages")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudart,cudnn=9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_cuda_major(ctx), 13);
+  assert_non_null(strstr(cudaload_plan_cuda_reason(ctx), "active environment"));
+  assert_non_null(strstr(planned_path(ctx, "cudnn", 9), "wheels-cu13"));
+  cudaload_destroy(ctx);
+
+  /* cudart=12 pins too: cuBLAS follows it. */
+  ctx = env_ctx(venv, 1);
+  assert_int_equal(cudaload_add_environment_root(
+                       ctx, test_fixture_path("wheels-cu13/site-packages")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudart=12,cublas"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_string_equal(cudaload_plan_cuda_reason(ctx), "pinned by cudart=12");
+  assert_non_null(strstr(planned_path(ctx, "cublas", 12), "wheels-cu12"));
+  cudaload_destroy(ctx);
+}
+
+static void
+another_major_is_taken_only_when_named_or_the_only_one(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* A CUDA 13 environment and CUDA 12 wheels beside it: cudnn=8 exists
+   * only for CUDA 12, and cublas=12 names CUDA 12. */
+  const char *env[] = {"wheels-cu13/site-packages",
+                       "wheels-cu12/site-packages"};
+  cudaload_ctx *ctx = env_ctx(env, 2);
+  assert_int_equal(cudaload_require(ctx, "cudart,cudnn=8,cublas=12"),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_cuda_major(ctx), 13);
+  assert_non_null(strstr(planned_path(ctx, "cudart", 13), "wheels-cu13"));
+  assert_non_null(strstr(planned_path(ctx, "cudnn", 8), "wheels-cu12"));
+  assert_non_null(strstr(planned_path(ctx, "cublas", 12), "wheels-cu12"));
+  cudaload_destroy(ctx);
+
+  /* Under a CUDA 12 pin, cuDNN 9 for CUDA 12 (9.1) over the newer one for
+   * CUDA 13; but cudnn=9.19 exists only for CUDA 13: taken, as a second
+   * major. */
+  const char *both[] = {"wheels-cu13/site-packages",
+                        "wheels-cu12-cudnn9/site-packages"};
+  ctx = env_ctx(both, 2);
+  assert_int_equal(cudaload_require(ctx, "cuda=12,cudnn=9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(planned_path(ctx, "cudnn", 9), "wheels-cu12-cudnn9"));
+  cudaload_destroy(ctx);
+  ctx = env_ctx(both, 2);
+  assert_int_equal(cudaload_require(ctx, "cuda=12,cudnn=9.19"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(planned_path(ctx, "cudnn", 9), "wheels-cu13"));
+  cudaload_destroy(ctx);
+}
+
+static void the_driver_decides_between_majors(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* Drivers named as real ones are (the file is not loaded): 535.104.05
+   * runs CUDA 12 (up to 12.2), 580.65.06 CUDA 13.0. */
+  char dir[] = "/tmp/cudaload-driver-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const char *versions[] = {"535.104.05", "580.65.06"};
+  const int expected[] = {12, 13};
+  const char *env[] = {"wheels-cu12-cudnn9/site-packages",
+                       "wheels-cu13/site-packages"};
+  for (int k = 0; k < 2; ++k) {
+    char driver[512];
+    snprintf(driver, sizeof driver, "%s/libcuda.so.%s", dir, versions[k]);
+    FILE *f = fopen(driver, "wb");
+    assert_non_null(f);
+    fputs("not loaded\n", f);
+    fclose(f);
+    setenv("CUDALOAD_DRIVER", driver, 1);
+    cudaload_ctx *ctx = env_ctx(env, 2);
+    assert_int_equal(cudaload_require(ctx, "cudart,cudnn=9"), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan_cuda_major(ctx), expected[k]);
+    assert_non_null(strstr(planned_path(ctx, "cudart", expected[k]),
+                           expected[k] == 12 ? "wheels-cu12" : "wheels-cu13"));
+    assert_non_null(strstr(planned_path(ctx, "cudnn", 9),
+                           expected[k] == 12 ? "wheels-cu12" : "wheels-cu13"));
+    cudaload_destroy(ctx);
+    unsetenv("CUDALOAD_DRIVER");
+    remove(driver);
+  }
+  rmdir(dir);
 }
 #endif
 
@@ -423,6 +720,7 @@ int main(void) {
       cmocka_unit_test(specs_are_parsed_and_normalised),
       cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
       cmocka_unit_test(version_numbers_beyond_the_limit_are_refused),
+      cmocka_unit_test(cuda_pins_take_one_major),
       cmocka_unit_test(long_specs_keep_the_reason),
       cmocka_unit_test(many_requirements_are_deduplicated_in_order),
 #ifndef _WIN32
@@ -435,6 +733,13 @@ int main(void) {
       cmocka_unit_test(explicit_newest_and_ranges_choose),
       cmocka_unit_test(two_majors_side_by_side_are_both_planned),
       cmocka_unit_test(search_path_is_prepended_clean_and_idempotent),
+      cmocka_unit_test(a_missing_lazy_dependency_is_a_warning),
+      cmocka_unit_test(a_found_lazy_dependency_joins_the_plan),
+      cmocka_unit_test(a_lazy_dependency_the_opener_finds_is_not_preloaded),
+      cmocka_unit_test(an_earlier_tier_wins_over_a_newer_version),
+      cmocka_unit_test(the_environments_cuda_major_holds_for_every_family),
+      cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
+      cmocka_unit_test(the_driver_decides_between_majors),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

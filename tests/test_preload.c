@@ -381,6 +381,23 @@ static size_t modules_new(const module_list *before, const module_list *after,
   return n;
 }
 
+/* How many modules of the process lie under the fixture folder `relative`
+ * (real paths), each printed. */
+static size_t modules_under(const char *relative, const char *what) {
+  const char *folder = fixture_real(relative);
+  size_t length = strlen(folder), n = 0;
+  module_list now = modules_now();
+  for (size_t i = 0; i < now.count; i++) {
+    if (strncmp(now.paths[i], folder, length) == 0 &&
+        now.paths[i][length] == '/') {
+      print_message("  %s: %s is mapped\n", what, now.paths[i]);
+      n++;
+    }
+  }
+  modules_free(&now);
+  return n;
+}
+
 /* --- scenarios ------------------------------------------------------------ */
 
 /* Without a preload nothing finds the fixtures: the consumers and cuBLAS do
@@ -589,10 +606,28 @@ static void scenario_global_conflict(void **state) {
   cudaload_ctx *ctx = new_context();
   add_fixture_root(ctx, "preload/cudnn8");
   require_ok(ctx, "cudnn=8");
+  /* The conflict is known before loading: all or nothing loads nothing. */
   int status = cudaload_preload(ctx, 0);
   const char *error = cudaload_last_error();
   print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
                 status);
+  print_long("last error", error);
+  assert_int_equal(status, CUDALOAD_E_CONFLICT);
+  if (strncmp(error, "nothing was loaded", strlen("nothing was loaded")) != 0 ||
+      !contains(error, "libcudnn.so.9"))
+    fail_msg("the last error does not say that nothing was loaded and name "
+             "the cuDNN 9 file: %s",
+             error);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_PLANNED,
+               "/cudnn8/libcudnn.so.8");
+  if (modules_under("preload/cudnn8", "after a refused preload") != 0)
+    fail_msg("%s", "cuDNN 8 was loaded although the conflict was known");
+
+  /* Best effort: load it anyway, the consumer will be opened isolated. */
+  status = cudaload_preload(ctx, CUDALOAD_PRELOAD_PARTIAL);
+  error = cudaload_last_error();
+  print_message("  cudaload_preload(PARTIAL): %s (%d)\n",
+                cudaload_strerror(status), status);
   print_long("last error", error);
   print_plan(ctx);
   /* The header lists CUDALOAD_E_CONFLICT among preload's failures; it
@@ -821,6 +856,82 @@ static void scenario_missing(void **state) {
   modules_free(&before);
   cudaload_destroy(ctx);
   expect_status_text(status);
+}
+
+/* cuDNN 8 is there, cuBLAS 99 is not. */
+static cudaload_ctx *cudnn8_and_missing_cublas(void) {
+  require_fixture("preload/cudnn8/libcudnn.so.8");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn8");
+  add_fixture_root(ctx, "preload/cublas12");
+  require_ok(ctx, "cudnn=8,cublas=99");
+  return ctx;
+}
+
+/* One requirement unsatisfied: the preload loads nothing at all, not the
+ * cuDNN 8 it could have, and says so before it says why. */
+static void scenario_all_or_nothing(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = cudnn8_and_missing_cublas();
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_long("last error", error);
+  print_plan(ctx);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+  if (strncmp(error, "nothing was loaded", strlen("nothing was loaded")) != 0)
+    fail_msg("the last error does not start with \"nothing was loaded\": %s",
+             error);
+  if (!contains(error, "cublas=99") || !contains(error, "fix:"))
+    fail_msg("the last error lost the plan's explanation (the requirement "
+             "and its fix): %s",
+             error);
+  /* The plan is kept, for the report, but none of it was touched. */
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_PLANNED,
+               "/cudnn8/libcudnn.so.8");
+  for (size_t i = 0; i < cudaload_plan_count(ctx); i++)
+    if (cudaload_plan_state(ctx, i) != CUDALOAD_STATE_PLANNED)
+      fail_msg("plan entry %s: state %s after a refused preload",
+               or_null(cudaload_plan_path(ctx, i)),
+               state_name(cudaload_plan_state(ctx, i)));
+  if (modules_under("preload/cudnn8", "after a refused preload") != 0)
+    fail_msg("%s", "a cuDNN 8 file was loaded although a requirement is "
+                   "unsatisfied");
+  if (dlopen("libcudnn.so.8", RTLD_NOW | RTLD_NOLOAD) != NULL)
+    fail_msg("%s", "libcudnn.so.8 is in the process after a refused preload");
+  cudaload_destroy(ctx);
+  expect_status_text(status);
+}
+
+/* The same with CUDALOAD_PRELOAD_PARTIAL: the best effort of before, cuDNN
+ * 8 is loaded and the missing cuBLAS still reported. */
+static void scenario_partial(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = cudnn8_and_missing_cublas();
+  int status = cudaload_preload(ctx, CUDALOAD_PRELOAD_PARTIAL);
+  const char *error = cudaload_last_error();
+  print_message("  cudaload_preload(PARTIAL): %s (%d)\n",
+                cudaload_strerror(status), status);
+  print_long("last error", error);
+  print_plan(ctx);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+  if (!contains(error, "cublas=99"))
+    fail_msg("the last error does not name cublas=99: %s", error);
+  if (contains(error, "nothing was loaded"))
+    fail_msg("a partial preload loaded cuDNN 8 but says: %s", error);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED, "/cudnn8/libcudnn.so.8");
+  if (modules_under("preload/cudnn8", "after a partial preload") == 0)
+    fail_msg("%s", "no cuDNN 8 file is mapped after a partial preload");
+  void *handle = dlopen("libcudnn.so.8", RTLD_NOW | RTLD_NOLOAD);
+  if (handle == NULL)
+    fail_msg("libcudnn.so.8 is not in the process: %s", or_null(dlerror()));
+  assert_int_equal(call_size(handle, "cudnnGetVersion"),
+                   FIXTURE_CUDNN8_VERSION);
+  /* cudaload_plan() takes the flag too (it loads nothing either way). */
+  assert_int_equal(cudaload_plan(ctx, CUDALOAD_PRELOAD_PARTIAL),
+                   CUDALOAD_E_UNSATISFIED);
+  cudaload_destroy(ctx);
 }
 
 /* --- exec: run a program with the search path set ----------------------- */
@@ -1158,6 +1269,8 @@ LINUX_ONLY(scenario_versioned_global_no_conflict)
 LINUX_ONLY(scenario_versioned_same_node_conflict)
 LINUX_ONLY(scenario_dependency_order)
 LINUX_ONLY(scenario_missing)
+LINUX_ONLY(scenario_all_or_nothing)
+LINUX_ONLY(scenario_partial)
 LINUX_ONLY(scenario_exec)
 LINUX_ONLY(scenario_real_toolkit)
 LINUX_ONLY(scenario_threads)
@@ -1308,6 +1421,41 @@ static void scenario_windows_missing(void **state) {
   expect_status_text(status);
 }
 
+/* All or nothing, then CUDALOAD_PRELOAD_PARTIAL, as the Linux scenarios
+ * "all_or_nothing" and "partial" (one process: the refused preload leaves
+ * nothing that the partial one would find). */
+static void scenario_windows_all_or_nothing(void **state) {
+  (void)state;
+  require_fixture("preload/windows/cudnn8/cudnn64_8.dll");
+  assert_null(GetModuleHandleW(L"cudnn64_8.dll"));
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/windows/cudnn8");
+  require_ok(ctx, "cudnn=8,cublas=99");
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_long("last error", error);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+  if (strncmp(error, "nothing was loaded", strlen("nothing was loaded")) != 0 ||
+      !contains(error, "cublas=99"))
+    fail_msg("the last error does not say that nothing was loaded, and why: "
+             "%s",
+             error);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_PLANNED, "\\cudnn64_8.dll");
+  if (GetModuleHandleW(L"cudnn64_8.dll") != NULL)
+    fail_msg("%s", "cudnn64_8.dll was loaded although a requirement is "
+                   "unsatisfied");
+
+  status = cudaload_preload(ctx, CUDALOAD_PRELOAD_PARTIAL);
+  print_long("last error (partial)", cudaload_last_error());
+  print_plan(ctx);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED, "\\cudnn64_8.dll");
+  if (GetModuleHandleW(L"cudnn64_8.dll") == NULL)
+    fail_msg("%s", "cudnn64_8.dll is not in the process after a partial "
+                   "preload");
+  cudaload_destroy(ctx);
+}
+
 #else
 
 #define WINDOWS_ONLY(name)                                                     \
@@ -1320,6 +1468,7 @@ WINDOWS_ONLY(scenario_windows_no_preload)
 WINDOWS_ONLY(scenario_windows)
 WINDOWS_ONLY(scenario_windows_dependency_order)
 WINDOWS_ONLY(scenario_windows_missing)
+WINDOWS_ONLY(scenario_windows_all_or_nothing)
 
 #endif /* _WIN32 */
 
@@ -1338,6 +1487,8 @@ static const struct CMUnitTest scenarios[] = {
      NULL, NULL, NULL},
     {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
     {"missing", scenario_missing, NULL, NULL, NULL},
+    {"all_or_nothing", scenario_all_or_nothing, NULL, NULL, NULL},
+    {"partial", scenario_partial, NULL, NULL, NULL},
     {"exec", scenario_exec, NULL, NULL, NULL},
     {"real_toolkit", scenario_real_toolkit, NULL, NULL, NULL},
     {"threads", scenario_threads, NULL, NULL, NULL},
@@ -1347,6 +1498,8 @@ static const struct CMUnitTest scenarios[] = {
     {"windows_dependency_order", scenario_windows_dependency_order, NULL, NULL,
      NULL},
     {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
+    {"windows_all_or_nothing", scenario_windows_all_or_nothing, NULL, NULL,
+     NULL},
 };
 
 int main(int argc, char **argv) {

@@ -59,6 +59,8 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
 typedef struct cli_search_options {
   const char **roots; /* --root/-r DIR, in order, as typed */
   size_t root_count;
+  const char **environments; /* --environment DIR, in order, as typed */
+  size_t environment_count;
   const char **specs; /* --require/-q SPEC, in order */
   size_t spec_count;
   unsigned create_flags; /* --no-defaults, --allow-writable-roots */

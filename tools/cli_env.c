@@ -41,12 +41,19 @@ const char cli_env_help[] =
     "  programs started after it, not a running one (use the C API's\n"
     "  cudaload_preload() in-process, or cudaload exec).\n"
     "\n"
+    "  A library a chosen one opens by name at its first call (cuDNN 8\n"
+    "  opens cuBLAS 12) joins the plan; when no root holds it, a warning\n"
+    "  on stderr names the files and the package to install.\n"
+    "\n"
     "OPTIONS\n"
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
     "  -r, --root DIR      search DIR first (may be repeated; a relative DIR\n"
     "                      is resolved against the current folder)\n"
+    "  --environment DIR   search DIR as the active environment (may be\n"
+    "                      repeated): instead of VIRTUAL_ENV, CONDA_PREFIX\n"
+    "                      and the python3 on PATH\n"
     "  --no-defaults       search only the --root folders\n"
     "  --allow-writable-roots\n"
     "                      accept roots other users can write to\n"
@@ -84,12 +91,16 @@ const char cli_exec_help[] =
     "  it, so a program linked against, say, libcudnn.so.8 finds it at\n"
     "  start. On Linux the command replaces this process (execvp); on\n"
     "  Windows it runs as a child (CreateProcessW) and its exit code is\n"
-    "  passed through.\n"
+    "  passed through. A library a chosen one opens by name later that no\n"
+    "  root holds is named in a warning on stderr.\n"
     "\n"
     "OPTIONS\n"
     "  -q, --require SPEC  a requirement (see cudaload env --help)\n"
     "  -r, --root DIR      search DIR first (may be repeated; a relative DIR\n"
     "                      is resolved against the current folder)\n"
+    "  --environment DIR   search DIR as the active environment (may be\n"
+    "                      repeated): instead of VIRTUAL_ENV, CONDA_PREFIX\n"
+    "                      and the python3 on PATH\n"
     "  --no-defaults       search only the --root folders\n"
     "  --allow-writable-roots\n"
     "                      accept roots other users can write to\n"
@@ -257,6 +268,12 @@ static int make_plan(const char *cmd, const plan_options *o,
     cudaload_destroy(ctx);
     return EXIT_INTERNAL;
   }
+  /* What the plan succeeds without but the program would miss at a later
+   * call (a library opened lazily that no root holds): on stderr, so that
+   * env's stdout stays the one shell line. */
+  for (size_t i = 0; i < cudaload_plan_warning_count(ctx); ++i)
+    cli_error("cudaload: %s: warning: %s\n", cmd,
+              cli_shown(cudaload_plan_warning(ctx, i)));
   *out = ctx;
   return EXIT_OK;
 }

@@ -50,6 +50,9 @@ const char cli_explain_help[] =
     "  -r, --root DIR      search DIR first for versions and the plan (may\n"
     "                      be repeated)\n"
     "  -q, --require SPEC  preload the plan for SPEC first (may be repeated)\n"
+    "  --environment DIR   search DIR as the active environment (may be\n"
+    "                      repeated): instead of VIRTUAL_ENV, CONDA_PREFIX\n"
+    "                      and the python3 on PATH\n"
     "  --no-defaults       search only the roots given with --root\n"
     "  --global            the plan's files in the global scope\n"
     "  --symbols           list each CUDA symbol reference and where it binds\n"
@@ -102,7 +105,8 @@ int cli_explain(int argc, char **argv) {
       else if (strcmp(value, "dot") == 0)
         format = CUDALOAD_FORMAT_DOT;
       else {
-        cl_report_format f;
+        /* f is set only when the format parses: a usage error leaves it. */
+        cl_report_format f = CL_REPORT_TEXT;
         rc = cli_parse_format(cmd, value, 1, &f);
         format = f == CL_REPORT_JSON   ? CUDALOAD_FORMAT_JSON
                  : f == CL_REPORT_YAML ? CUDALOAD_FORMAT_YAML

@@ -47,6 +47,7 @@ const char cli_probe_help[] =
     "  --require SPEC    also probe the libraries of SPEC (cudart, cublas,\n"
     "                    cudnn=8, \"cudnn=8,cudnn=9\", ...); may be repeated\n"
     "  -r, --root DIR    search DIR for them first (repeatable)\n"
+    "  --environment DIR the active environment's folder (repeatable)\n"
     "  --no-defaults     search only the roots given with --root\n"
     "  --allow-writable-roots\n"
     "                    accept roots other users can write to\n"

@@ -1,6 +1,7 @@
 /*
  * cli_search.c - the options every command that searches roots shares
- * (--root, --require, --no-defaults, --allow-writable-roots) and the context
+ * (--root, --environment, --require, --no-defaults, --allow-writable-roots)
+ * and the context
  * they describe, parsed and built in one place.
  */
 #include "cli.h"
@@ -14,7 +15,8 @@ int cli_search_options_init(cli_search_options *o, int argc) {
   memset(o, 0, sizeof *o);
   o->roots = calloc((size_t)argc, sizeof *o->roots);
   o->specs = calloc((size_t)argc, sizeof *o->specs);
-  if (!o->roots || !o->specs) {
+  o->environments = calloc((size_t)argc, sizeof *o->environments);
+  if (!o->roots || !o->specs || !o->environments) {
     cli_search_options_free(o);
     cli_error("cudaload: out of memory\n");
     return EXIT_INTERNAL;
@@ -25,8 +27,10 @@ int cli_search_options_init(cli_search_options *o, int argc) {
 void cli_search_options_free(cli_search_options *o) {
   free(o->roots);
   free(o->specs);
+  free(o->environments);
   o->roots = NULL;
   o->specs = NULL;
+  o->environments = NULL;
 }
 
 int cli_search_option(const char *cmd, int argc, char **argv, int *i,
@@ -36,6 +40,12 @@ int cli_search_option(const char *cmd, int argc, char **argv, int *i,
   if ((m = cli_option_value(cmd, argc, argv, i, "--root", "-r", &value))) {
     if (m > 0)
       o->roots[o->root_count++] = value;
+    return m;
+  }
+  if ((m = cli_option_value(cmd, argc, argv, i, "--environment", NULL,
+                            &value))) {
+    if (m > 0)
+      o->environments[o->environment_count++] = value;
     return m;
   }
   if (takes_requirements &&
@@ -72,6 +82,19 @@ int cli_search_context(const char *cmd, const cli_search_options *o,
     if (rc == EXIT_OK && cudaload_add_root(ctx, root) != CUDALOAD_OK)
       rc = cli_usage_error(cmd, "%s", cudaload_last_error());
     free(root);
+    if (rc != EXIT_OK) {
+      cudaload_destroy(ctx);
+      return rc;
+    }
+  }
+  for (size_t i = 0; i < o->environment_count; ++i) {
+    char *folder = NULL;
+    int rc =
+        cli_absolute_path(cmd, "--environment", o->environments[i], &folder);
+    if (rc == EXIT_OK &&
+        cudaload_add_environment_root(ctx, folder) != CUDALOAD_OK)
+      rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+    free(folder);
     if (rc != EXIT_OK) {
       cudaload_destroy(ctx);
       return rc;

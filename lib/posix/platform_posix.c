@@ -326,6 +326,10 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   }
 }
 
+char *cl_system_dir(void) {
+  return NULL;
+}
+
 char *cl_home_dir(void) {
   return cl_getenv("HOME");
 }

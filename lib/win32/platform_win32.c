@@ -904,6 +904,21 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   FreeEnvironmentStringsW(block);
 }
 
+char *cl_system_dir(void) {
+  /* Asked of the system rather than built from %SystemRoot%, which the
+   * caller's environment could point anywhere. */
+  UINT need = GetSystemDirectoryW(NULL, 0);
+  if (need == 0)
+    return NULL;
+  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
+  if (!buffer)
+    return NULL;
+  UINT got = GetSystemDirectoryW(buffer, need);
+  char *utf8 = got > 0 && got < need ? cl_wide_to_utf8(buffer, -1) : NULL;
+  free(buffer);
+  return utf8;
+}
+
 char *cl_home_dir(void) {
   char *home = cl_getenv("USERPROFILE");
   if (home && home[0])

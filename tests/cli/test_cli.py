@@ -48,7 +48,7 @@ SCAN_LIBRARY_KEYS = (
     "path",
     "root",
 )
-SCAN_ROOT_KEYS = ("path", "origin", "status")
+SCAN_ROOT_KEYS = ("path", "origin", "tier", "status")
 INSPECT_FILE_KEYS = (
     "path",
     "format",
@@ -676,12 +676,68 @@ class Scan(CliTestCase):
         for other in doc["roots"][1:]:
             self.assertNotEqual(other["origin"], "explicit", doc)
 
+    def test_the_environment_tier_is_the_python_on_path(self):
+        """The active environment (docs/scan-contract.md, "Precedence"):
+        VIRTUAL_ENV, CONDA_PREFIX, then the first python3 on PATH: a venv's
+        root, or that interpreter's own site folders, never another
+        installed Python's; all before the variables (CUDA_PATH)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("python3 on PATH and symbolic links: checked against a Linux build")
+        tmp = Path(os.path.realpath(str(self.tmpdir())))
+        prefix = tmp / "prefix"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "bin" / "python3.11").write_text("#!not run\n")
+        os.symlink("python3.11", str(prefix / "bin" / "python3"))
+        for version in ("3.11", "3.12"):  # 3.12: another interpreter's
+            (prefix / "lib" / ("python" + version) / "site-packages").mkdir(parents=True)
+        venv = tmp / "venv"
+        (venv / "bin").mkdir(parents=True)
+        (venv / "pyvenv.cfg").write_text("home = %s\n" % (prefix / "bin"))
+        (venv / "bin" / "python3").write_text("#!not run\n")
+        cuda = tmp / "cuda"
+        cuda.mkdir()
+        home = tmp / "home"
+        home.mkdir()
+
+        def roots(path, **extra):
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME",
+                                "CUDNN_PATH")}
+            env.update(PATH=path, HOME=str(home), CUDA_PATH=str(cuda), **extra)
+            proc = subprocess.run(CLI + ["scan", "--format", "json"], env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+            r = Result(["scan"], proc)
+            self.assertEqual(r.rc, 0, r.describe())
+            doc = self.parse_json(r)
+            check_scan_schema(self, doc)
+            return [(x["path"], x["origin"], x["tier"]) for x in doc["roots"]]
+
+        got = roots("%s:/usr/bin:/bin" % (prefix / "bin"))
+        self.assertEqual(got[:2], [
+            (str(prefix / "lib" / "python3.11" / "site-packages"), "python3 on PATH", "environment"),
+            (str(cuda), "CUDA_PATH", "variable")], got)
+        self.assertNotIn("python3.12", " ".join(p for p, _, _ in got), got)
+        got = roots("%s:%s" % (venv / "bin", prefix / "bin"))
+        self.assertEqual(got[0], (str(venv), "python3 on PATH", "environment"), got)
+        other = tmp / "activated"
+        other.mkdir()
+        got = roots("%s:%s" % (venv / "bin", prefix / "bin"), VIRTUAL_ENV=str(other))
+        self.assertEqual(got[:3], [(str(other), "VIRTUAL_ENV", "environment"),
+                                   (str(venv), "python3 on PATH", "environment"),
+                                   (str(cuda), "CUDA_PATH", "variable")], got)
+        # Relative PATH entries depend on the current folder: never used.
+        got = roots("bin:%s" % (prefix / "bin"))
+        self.assertEqual(got[0][1], "python3 on PATH", got)
+        self.assertTrue(got[0][0].startswith(str(prefix)), got)
+
     def test_relative_missing_root_is_reported_absolute(self):
         here = Path(os.path.realpath(str(self.tmpdir())))
         r = run_cli("scan", "--no-defaults", "--root", "nope", "--format", "json", cwd=str(here))
         self.assertEqual(r.rc, 3, r.describe())
         self.assertEqual(self.parse_json(r)["roots"],
-                         [{"path": to_cli(here / "nope"), "origin": "explicit", "status": "not found"}])
+                         [{"path": to_cli(here / "nope"), "origin": "explicit", "tier": "explicit",
+                           "status": "not found"}])
         self.assertIn("cudaload: warning: root %s: not found" % to_cli(here / "nope"), r.stderr, r.describe())
 
     def test_relative_root_follows_the_shells_current_folder(self):
@@ -727,7 +783,8 @@ class ScanFixtures(CliTestCase):
     def test_wheel_cudnn_from_dist_info(self):
         root = self.fixture("wheels-cu12", "site-packages")
         doc = self.scan_json(root, "linux")
-        self.assertEqual(doc["roots"], [{"path": doc["roots"][0]["path"], "origin": "explicit", "status": "ok"}])
+        self.assertEqual(doc["roots"], [{"path": doc["roots"][0]["path"], "origin": "explicit",
+                                        "tier": "explicit", "status": "ok"}])
         self.assertTrue(same_file(doc["roots"][0]["path"], root), doc)
         cudnn = library_named(doc, "cudnn", 8)
         self.assertEqual(len(cudnn), 1, "expected one cudnn 8 in %s\n%s" % (root, json.dumps(doc, indent=1)))
@@ -1297,13 +1354,50 @@ class EnvExec(CliTestCase):
             self.assertIn("EXIT STATUS", r.stdout)
 
     @unittest.skipIf(os.name == "nt", "POSIX shell lines")
+    def test_env_warns_of_a_lazily_opened_library_no_root_holds(self):
+        # Issue 14, 4: cuDNN 8 opens libcublas.so.12 by name at its first
+        # call; without one the plan succeeds and says so on stderr, and
+        # stdout stays the one shell line.
+        if CLI_IS_WINDOWS:
+            self.skipTest("sh lines are checked against a Linux build")
+        compat = self.fixture("cudnn8_compat")
+        r = self.run_ok("env", "--require", "cudnn=8", *self.roots(("cudnn8_compat",)))
+        warnings = [l for l in r.stderr.splitlines() if l]
+        self.assertEqual(len(warnings), 1, r.describe())
+        self.assertTrue(warnings[0].startswith("cudaload: env: warning: "), r.describe())
+        for part in ("libcublas.so.12", "libcublasLt.so.12", "--require cublas=12",
+                     "nvidia-cublas-cu12"):
+            self.assertIn(part, warnings[0], r.describe())
+        lines = r.stdout.splitlines()
+        self.assertEqual(len(lines), 1, r.describe())
+        name, value = shell_value(lines[0])
+        self.assertEqual(name, "LD_LIBRARY_PATH")
+        self.assertTrue(same_file(value.split(":")[0], compat), value)
+        # exec says it too, and still runs the command.
+        r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(("cudnn8_compat",)),
+                        "--", sys.executable, "-c", "print('ran')")
+        self.assertIn("cudaload: exec: warning: ", r.stderr, r.describe())
+        self.assertEqual(r.stdout.strip(), "ran", r.describe())
+        # With a root that holds cuBLAS 12 (a CUDA 12.4 toolkit): no warning,
+        # and its folder is on the variable, where the lazy open looks.
+        toolkit_lib = self.fixture("toolkit", "cuda-12.4", "targets", "x86_64-linux", "lib")
+        r = self.run_ok("env", "--require", "cudnn=8",
+                        *self.roots(("cudnn8_compat",), ("toolkit", "cuda-12.4")))
+        self.assertEqual(r.stderr, "", r.describe())
+        name, value = shell_value(r.stdout.splitlines()[0])
+        self.assertTrue(any(same_file(e, toolkit_lib) for e in value.split(":")), value)
+
+    @unittest.skipIf(os.name == "nt", "POSIX shell lines")
     def test_env_puts_plan_folders_first(self):
         if CLI_IS_WINDOWS:
             self.skipTest("sh lines are checked against a Linux build")
         compat = self.fixture("cudnn8_compat")
         cu13 = self.fixture("wheels-cu13", "site-packages")
         r = self.run_ok("env", "--require", "cudnn=8,cudnn=9", *self.roots(("cudnn8_compat",), ("wheels-cu13", "site-packages")))
-        self.assertEqual(r.stderr, "", r.describe())
+        # cuDNN 8 opens cuBLAS 12 by name, which neither root holds (issue
+        # 14, 4): the one thing on stderr.
+        self.assertEqual([l for l in r.stderr.splitlines() if "warning" not in l], [], r.describe())
+        self.assertIn("libcublas.so.12", r.stderr, r.describe())
         lines = r.stdout.splitlines()
         self.assertEqual(len(lines), 1, r.describe())
         name, value = shell_value(lines[0])
@@ -1341,6 +1435,18 @@ class EnvExec(CliTestCase):
             self.assertIn(needle, r.stderr, r.describe())
         r = self.run_ok("exec", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), "--", "true", rc=4)
         self.assertIn("cudnn=8", r.stderr)
+
+    def test_missing_cudnn8_beside_a_cudnn9_wheel_installs_into_its_own_folder(self):
+        # A plain pip install would put cuDNN 8 into the nvidia/cudnn folder
+        # the environment's cuDNN 9 wheel owns (lib/fix_lines.c).
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Windows cuDNN 9 tree is not a wheel")
+        r = self.run_ok("env", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), rc=4)
+        target = os.path.join(os.path.realpath(str(self.fixture("wheels-cu13"))), "cudnn8")
+        self.assertIn('python -m pip install --no-deps --target "%s" "nvidia-cudnn-cu12==8.9.*"' % target,
+                      r.stderr, r.describe())
+        self.assertIn("then pass that folder as a root", r.stderr)
+        self.assertNotIn('pip install "nvidia-cudnn', r.stderr)
 
     def test_dry_run_shows_the_plan(self):
         r = self.run_ok("env", "--require", "cudnn=8", "--dry-run", *self.roots(self.cudnn8_tree()))
@@ -1397,8 +1503,8 @@ class EnvExec(CliTestCase):
             self.assertEqual(r.stdout, expected.stdout, "from %s\n%s" % (here, r.describe()))
 
 
-DOCTOR_KEYS = ("schema_version", "platform", "driver", "manifest", "roots", "libraries",
-               "requirements", "plan", "loaded", "conflicts", "probe", "problems")
+DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
+               "requirements", "plan", "loaded", "conflicts", "probe", "problems", "cuda_major")
 DOCTOR_SECTIONS = ("Platform", "Driver", "Libraries found", "Plan", "Loaded in this process",
                    "Conflicts", "Probe", "Problems and fixes")
 PLAN_STATES = {"planned", "loaded", "already-loaded", "loaded-elsewhere", "failed", "not-needed"}
@@ -1420,7 +1526,7 @@ def check_doctor_schema(test, doc):
     check_scan_schema(test, {"schema_version": 1, "target": platform["os"],
                              "roots": doc["roots"], "libraries": doc["libraries"]})
     for r in doc["requirements"]:
-        test.assertEqual(sorted(r), ["path", "satisfied", "spec"])
+        test.assertEqual(sorted(r), ["cuda_major", "origin", "path", "satisfied", "second_cuda_major", "spec", "tier"])
         test.assertIsInstance(r["satisfied"], bool)
         test.assertEqual(r["path"] is not None, r["satisfied"], r)
     for p in doc["plan"]:
@@ -1464,6 +1570,36 @@ class Doctor(CliTestCase):
         r = self.doctor("--no-defaults", "--manifest", to_cli(d / "cudaload.yaml"), rc=3)
         self.assertIn("without libyaml", r.stderr, r.describe())
         self.skipTest("the tool is built without libyaml (CUDALOAD_WITH_YAML=OFF)")
+
+    def test_each_choice_says_its_tier_and_cuda_major(self):
+        """One CUDA major per plan (docs/scan-contract.md): a CUDA 13
+        environment with CUDA 12 wheels beside it takes cudart 13; cudnn=8
+        (no CUDA 13 build) and cublas=12 (named) take CUDA 12, and say so."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel trees: checked against a Linux build")
+        cu13 = self.fixture("wheels-cu13", "site-packages")
+        cu12 = self.fixture("wheels-cu12", "site-packages")
+        args = ["--no-defaults", "--environment", to_cli(cu13), "--environment", to_cli(cu12),
+                "--require", "cudart,cudnn=8,cublas=12"]
+        doc = self.parse_json(self.doctor(*(args + ["--format", "json"])))
+        self.assertEqual(doc["cuda_major"]["major"], 13, doc["cuda_major"])
+        self.assertIn("active environment", doc["cuda_major"]["reason"])
+        got = {q["spec"]: (q["tier"], q["origin"], q["cuda_major"], q["second_cuda_major"])
+               for q in doc["requirements"]}
+        self.assertEqual(got, {"cudart": ("environment", "interpreter", 13, False),
+                               "cudnn=8": ("environment", "interpreter", 12, True),
+                               "cublas=12": ("environment", "interpreter", 12, True)}, got)
+        text = self.doctor(*args).stdout
+        self.assertIn("cuda major    13 (the CUDA major of the libraries in the active "
+                      "environment's folders)", text)
+        self.assertIn("decided by tier environment (interpreter), CUDA 12: a second CUDA major, "
+                      "named by the requirement", text)
+        self.assertIn("decided by tier environment (interpreter), CUDA 12: a second CUDA major, "
+                      "the only one that satisfies the requirement", text)
+        # A pin holds every family to CUDA 12.
+        doc = self.parse_json(self.doctor(*(args[:-1] + ["cudart,cuda=12", "--format", "json"])))
+        self.assertEqual(doc["cuda_major"], {"major": 12, "reason": "pinned by cuda=12"})
+        self.assertEqual(doc["requirements"][0]["cuda_major"], 12, doc["requirements"])
 
     def cudnn8_tree(self):
         return ("preload", "windows", "cudnn8") if CLI_IS_WINDOWS else ("cudnn8_compat",)

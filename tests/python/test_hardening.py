@@ -46,79 +46,79 @@ def run_bounded(run, code, **kwargs):
 # exists. "InvalidArgumentError" is also a ValueError (checked below).
 BAD_ARGUMENTS = [
     # require: str or an iterable of str; never bytes; no NUL
-    ('cudaload.setup(require="cudnn=9\\x00,cublas=99", roots=[ROOT], defaults=False)',
+    ('cudaload.setup(require="cudnn=9\\x00,cublas=99", roots=[ROOT], defaults=False, site_packages=False)',
      "InvalidArgumentError", "require: embedded NUL character"),
-    ('cudaload.setup(require=b"cudnn", roots=[ROOT], defaults=False)',
+    ('cudaload.setup(require=b"cudnn", roots=[ROOT], defaults=False, site_packages=False)',
      "TypeError", "require: expected a str or an iterable of str, got bytes"),
-    ('cudaload.setup(require=[None], roots=[ROOT], defaults=False)',
+    ('cudaload.setup(require=[None], roots=[ROOT], defaults=False, site_packages=False)',
      "TypeError", "require[0]: expected a str, got NoneType"),
-    ('cudaload.setup(require=[b"cudnn=9"], roots=[ROOT], defaults=False)',
+    ('cudaload.setup(require=[b"cudnn=9"], roots=[ROOT], defaults=False, site_packages=False)',
      "TypeError", "require[0]: expected a str, got bytes"),
-    ('cudaload.setup(require=["cudnn=8", "cublas=12\\x00x"], roots=[ROOT], defaults=False)',
+    ('cudaload.setup(require=["cudnn=8", "cublas=12\\x00x"], roots=[ROOT], defaults=False, site_packages=False)',
      "InvalidArgumentError", "require[1]: embedded NUL character"),
-    ('cudaload.setup(require=8, roots=[ROOT], defaults=False)',
+    ('cudaload.setup(require=8, roots=[ROOT], defaults=False, site_packages=False)',
      "TypeError", "require: expected a str or an iterable of str, got int"),
-    ('cudaload.preload(bytearray(b"cudnn=8"), roots=[ROOT], defaults=False)',
+    ('cudaload.preload(bytearray(b"cudnn=8"), roots=[ROOT], defaults=False, site_packages=False)',
      "TypeError", "require: expected a str or an iterable of str, got bytearray"),
-    ('cudaload.probe(require=[1], defaults=False)',
+    ('cudaload.probe(require=[1], defaults=False, site_packages=False)',
      "TypeError", "require[0]: expected a str, got int"),
-    ('cudaload.doctor(require="cudnn=8\\x00", defaults=False)',
+    ('cudaload.doctor(require="cudnn=8\\x00", defaults=False, site_packages=False)',
      "InvalidArgumentError", "require: embedded NUL character"),
-    ('cudaload.env_prepend([b"cudnn=8"], roots=[ROOT], defaults=False)',
+    ('cudaload.env_prepend([b"cudnn=8"], roots=[ROOT], defaults=False, site_packages=False)',
      "TypeError", "require[0]: expected a str, got bytes"),
-    ('cudaload.Context(defaults=False).require(b"cudnn=8")',
+    ('cudaload.Context(defaults=False, site_packages=False).require(b"cudnn=8")',
      "TypeError", "require: expected a str or an iterable of str, got bytes"),
     # roots / site_packages: a list of str, bytes or os.PathLike; no NUL
-    ('cudaload.setup(require=["cudnn=8"], roots="/usr/local/cuda", defaults=False)',
+    ('cudaload.setup(require=["cudnn=8"], roots="/usr/local/cuda", defaults=False, site_packages=False)',
      "TypeError", "roots: expected a list of paths, got a single str (write roots=["),
-    ('cudaload.scan(roots=b"/usr/local/cuda", defaults=False)',
+    ('cudaload.scan(roots=b"/usr/local/cuda", defaults=False, site_packages=False)',
      "TypeError", "roots: expected a list of paths, got a single bytes"),
-    ('cudaload.scan(roots=pathlib.Path("/usr/local/cuda"), defaults=False)',
+    ('cudaload.scan(roots=pathlib.Path("/usr/local/cuda"), defaults=False, site_packages=False)',
      "TypeError", "roots: expected a list of paths, got a single PosixPath"),
-    ('cudaload.setup(require=["cudnn=8"], roots=[ROOT, "/usr/local/cuda\\x00/evil"], defaults=False)',
+    ('cudaload.setup(require=["cudnn=8"], roots=[ROOT, "/usr/local/cuda\\x00/evil"], defaults=False, site_packages=False)',
      "InvalidArgumentError", "roots[1]: embedded NUL character"),
-    ('cudaload.scan(roots=[b"/usr/local/cuda\\x00/evil"], defaults=False)',
+    ('cudaload.scan(roots=[b"/usr/local/cuda\\x00/evil"], defaults=False, site_packages=False)',
      "InvalidArgumentError", "roots[0]: embedded NUL character"),
-    ('cudaload.scan(roots=[None], defaults=False)',
+    ('cudaload.scan(roots=[None], defaults=False, site_packages=False)',
      "TypeError", "roots[0]: expected a str, bytes or os.PathLike path, got NoneType"),
-    ('cudaload.scan(roots=5, defaults=False)',
+    ('cudaload.scan(roots=5, defaults=False, site_packages=False)',
      "TypeError", "roots: expected an iterable of str, bytes or os.PathLike paths, got int"),
-    ('cudaload.preload(["cudnn=8"], roots=[ROOT, 3], defaults=False)',
+    ('cudaload.preload(["cudnn=8"], roots=[ROOT, 3], defaults=False, site_packages=False)',
      "TypeError", "roots[1]: expected a str, bytes or os.PathLike path, got int"),
-    ('cudaload.probe(roots="/opt", defaults=False)',
+    ('cudaload.probe(roots="/opt", defaults=False, site_packages=False)',
      "TypeError", "roots: expected a list of paths, got a single str"),
-    ('cudaload.doctor(roots=[Folder("/opt\\x00x")], defaults=False)',
+    ('cudaload.doctor(roots=[Folder("/opt\\x00x")], defaults=False, site_packages=False)',
      "InvalidArgumentError", "roots[0]: embedded NUL character"),
-    ('cudaload.env_prepend(["cudnn=8"], roots=ROOT, defaults=False)',
+    ('cudaload.env_prepend(["cudnn=8"], roots=ROOT, defaults=False, site_packages=False)',
      "TypeError", "roots: expected a list of paths, got a single str"),
     ('cudaload.scan(roots=[ROOT], site_packages="/x")',
      "TypeError", "site_packages: expected a list of paths, got a single str"),
     ('cudaload.scan(roots=[ROOT], site_packages=[ROOT, b"/x\\x00"])',
      "InvalidArgumentError", "site_packages[1]: embedded NUL character"),
-    ('cudaload.Context(roots="/usr/local/cuda", defaults=False)',
+    ('cudaload.Context(roots="/usr/local/cuda", defaults=False, site_packages=False)',
      "TypeError", "roots: expected a list of paths, got a single str"),
-    ('cudaload.Context(roots=[ROOT], defaults=False, target=1)',
+    ('cudaload.Context(roots=[ROOT], defaults=False, site_packages=False, target=1)',
      "TypeError", "target: expected a str, got int"),
     # single paths: str, bytes or os.PathLike; no NUL
-    ('cudaload.Context(defaults=False).add_root(None)',
+    ('cudaload.Context(defaults=False, site_packages=False).add_root(None)',
      "TypeError", "folder: expected a str, bytes or os.PathLike path, got NoneType"),
-    ('cudaload.Context(defaults=False).add_root("/opt/cuda\\x00/evil")',
+    ('cudaload.Context(defaults=False, site_packages=False).add_root("/opt/cuda\\x00/evil")',
      "InvalidArgumentError", "folder: embedded NUL character"),
-    ('cudaload.Context(defaults=False).add_root(ROOT, origin=b"explicit")',
+    ('cudaload.Context(defaults=False, site_packages=False).add_root(ROOT, origin=b"explicit")',
      "TypeError", "origin: expected a str, got bytes"),
-    ('cudaload.Context(defaults=False).set_driver(b"/x/libcuda.so.1\\x00")',
+    ('cudaload.Context(defaults=False, site_packages=False).set_driver(b"/x/libcuda.so.1\\x00")',
      "InvalidArgumentError", "driver: embedded NUL character"),
-    ('cudaload.probe(driver=1, defaults=False)',
+    ('cudaload.probe(driver=1, defaults=False, site_packages=False)',
      "TypeError", "driver: expected a str, bytes or os.PathLike path, got int"),
-    ('cudaload.Context(defaults=False).load_manifest("/x/cudaload.yaml\\x00")',
+    ('cudaload.Context(defaults=False, site_packages=False).load_manifest("/x/cudaload.yaml\\x00")',
      "InvalidArgumentError", "manifest: embedded NUL character"),
-    ('cudaload.Context(defaults=False).load_manifest(["/x"])',
+    ('cudaload.Context(defaults=False, site_packages=False).load_manifest(["/x"])',
      "TypeError", "manifest: expected a str, bytes or os.PathLike path, got list"),
-    ('cudaload.Context(defaults=False).env_compose("/a\\x00/b")',
+    ('cudaload.Context(defaults=False, site_packages=False).env_compose("/a\\x00/b")',
      "InvalidArgumentError", "current: embedded NUL character"),
-    ('cudaload.Context(defaults=False).env_compose(b"/a")',
+    ('cudaload.Context(defaults=False, site_packages=False).env_compose(b"/a")',
      "TypeError", "current: expected a str, got bytes"),
-    ('cudaload.Context(defaults=False).doctor(format=["json"])',
+    ('cudaload.Context(defaults=False, site_packages=False).doctor(format=["json"])',
      "TypeError", "format: expected a str, got list"),
     ('cudaload.inspect(None)',
      "TypeError", "path: expected a str, bytes or os.PathLike path, got NoneType"),
@@ -169,7 +169,7 @@ for call in %r:
 good = {}
 # What stays accepted: one str for require= (one spec, or several joined
 # with commas), any iterable of paths, bytes and os.PathLike paths.
-with cudaload.Context(roots=iter([ROOT.encode()]), defaults=False) as ctx:
+with cudaload.Context(roots=iter([ROOT.encode()]), defaults=False, site_packages=False) as ctx:
     good["requirements"] = ctx.require("cudnn=8,cublas=12").require(("cudnn>=8",)).requirements()
     good["roots"] = [r.path for r in ctx.scan().roots()]
 good["scan"] = [r.path for r in cudaload.scan(roots=(p for p in [pathlib.Path(ROOT)]),
@@ -205,7 +205,7 @@ def test_setup_reads_iterators_once_for_the_preload_and_the_probe(run, fixtures)
         import json, os, cudaload
         F = %r
         report = cudaload.setup(require=iter(["cudnn=8"]), roots=iter([F + "/preload/cudnn8"]),
-                                defaults=False, probe=True)
+                                defaults=False, site_packages=False, probe=True)
         cudnn = [s for s in report.probe.stages if s.name == "cudnn"][0]
         print(json.dumps({"requirements": report.requirements,
                           "cudnn_stage": [cudnn.status, cudnn.message]}))
@@ -245,7 +245,7 @@ with warnings.catch_warnings(record=True) as caught:
     try:
         import cudaload
         res["library"] = cudaload.library_path()
-        res["calls"] = len(cudaload.scan(defaults=False).roots) >= 0
+        res["calls"] = len(cudaload.scan(defaults=False, site_packages=False).roots) >= 0
     except ImportError as exc:
         res["error"] = str(exc)
     except Exception as exc:
@@ -385,11 +385,11 @@ def same(paths):
 
 for form, root in (("bytes", FOLDER), ("str", os.fsdecode(FOLDER)),
                    ("pathlib", pathlib.Path(os.fsdecode(FOLDER)))):
-    report = cudaload.scan(roots=[root], defaults=False)
+    report = cudaload.scan(roots=[root], defaults=False, site_packages=False)
     res["scan " + form] = [os.fsencode(report.roots[0].path) == FOLDER, report.roots[0].status,
                            sorted(os.fsencode(l.path) for l in report.libraries) == FILES,
                            same([l.path for l in report.libraries])]
-report = cudaload.setup(require=["cudnn=8"], roots=[FOLDER], defaults=False)
+report = cudaload.setup(require=["cudnn=8"], roots=[FOLDER], defaults=False, site_packages=False)
 res["setup"] = [report.ok, same([e.path for e in report.plan]),
                 same([e.loaded_path for e in report.loaded])]
 with open("/proc/self/maps", "rb") as maps:
@@ -404,12 +404,12 @@ res["inspect"] = [same([info.path]), os.fsencode(info.path) == main, info.soname
 handle = cudaload.isolated_open(main)
 res["isolated"] = [handle._name == os.fsdecode(main),
                    same([cudaload.symbol_provider(handle, "cudnnGetVersion")])]
-doc = cudaload.doctor(require=["cudnn=8"], roots=[FOLDER], defaults=False, format="json").to_dict()
+doc = cudaload.doctor(require=["cudnn=8"], roots=[FOLDER], defaults=False, site_packages=False, format="json").to_dict()
 res["doctor"] = [os.fsencode(doc["roots"][0]["path"]) == FOLDER]
 # Text for people shows a byte that is not UTF-8 as \\xNN, as the tool does.
 shown = FOLDER.decode("utf-8", "backslashreplace")
 res["text"] = [shown in str(report),
-               shown in cudaload.scan(roots=[FOLDER], defaults=False).table()]
+               shown in cudaload.scan(roots=[FOLDER], defaults=False, site_packages=False).table()]
 print(json.dumps(res))
 """
 

@@ -92,10 +92,10 @@ def test_setup_report_reads_lazily_and_matches_an_eager_report(run, fixtures):
             return call(name, *args)
         lib.call = recording
         require = ["cudnn=9", "cublas=12"]
-        with cudaload.Context(roots, defaults=False) as ctx:   # eager, loads nothing
+        with cudaload.Context(roots, defaults=False, site_packages=False) as ctx:   # eager, loads nothing
             eager = ctx.require(require).scan().plan()
         destroyed.clear()
-        report = cudaload.setup(require=require, roots=roots, defaults=False)
+        report = cudaload.setup(require=require, roots=roots, defaults=False, site_packages=False)
         before = list(destroyed)
         holds = report._reader._ctx is not None
         # Readers in several threads at once get one and the same list.
@@ -108,7 +108,7 @@ def test_setup_report_reads_lazily_and_matches_an_eager_report(run, fixtures):
         after_all = list(destroyed)
         def entry(e):
             return [e["name"], e["major"], e["path"], e["reason"]]
-        unread = cudaload.setup(require=require, roots=roots, defaults=False)
+        unread = cudaload.setup(require=require, roots=roots, defaults=False, site_packages=False)
         destroyed.clear()
         del unread
         gc.collect()
@@ -125,8 +125,8 @@ def test_setup_report_reads_lazily_and_matches_an_eager_report(run, fixtures):
             "pickle": pickle.loads(pickle.dumps(report)) == report,
             "copy": copy.copy(report) == report and copy.deepcopy(report) == report,
             "text": "libcudnn.so.9" in str(report) and "NAME" in report.table(),
-            "scan": cudaload.scan(roots=roots, defaults=False).to_dict()
-                    == cudaload.Context(roots, defaults=False).scan().report().to_dict()}))
+            "scan": cudaload.scan(roots=roots, defaults=False, site_packages=False).to_dict()
+                    == cudaload.Context(roots, defaults=False, site_packages=False).scan().report().to_dict()}))
         """ % fixtures))
     assert out["before"] == [] and out["holds"], "setup() destroyed the context it handed over"
     assert out["after_all"] == [1], "reading every list must destroy the context once"
@@ -143,7 +143,7 @@ def test_errors_of_setup_carry_a_report_that_reads(run, fixtures):
         import json, cudaload
         F = %r
         try:
-            cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False)
+            cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False, site_packages=False)
         except cudaload.Error as exc:
             r = exc.report
             print(json.dumps([type(exc).__name__, r.status_text, [x.path for x in r.roots],

@@ -83,13 +83,15 @@ def test_site_packages_on_sys_path_is_found_without_roots(run, fixtures):
             "plan": {e.name: e.path for e in report.plan if e.state == "loaded"},
             "versions": {l.name: [l.version, l.version_source, l.path] for l in report.libraries
                          if l.path.startswith(%r)},
-            "roots": [[r.path, r.origin] for r in report.roots], "without": without}))
+            "roots": [[r.path, r.origin, r.tier] for r in report.roots], "without": without}))
         """ % (site_dir, os.path.realpath(site_dir))))
     real = os.path.realpath(site_dir)
     assert out["plan"]["cudnn"] == os.path.join(real, "nvidia", "cudnn", "lib", "libcudnn.so.8")
     assert out["plan"]["cublas"].startswith(real)
     assert out["versions"]["cudnn"][:2] == ["8.9.7.29", "dist-info"]
-    assert [os.path.realpath(site_dir), "site-packages"] in [[os.path.realpath(p), o] for p, o in out["roots"]]
+    # The C library's origin and tier, the same labels as the tool's.
+    assert [os.path.realpath(site_dir), "interpreter", "environment"] in [
+        [os.path.realpath(p), o, t] for p, o, t in out["roots"]]
     assert out["without"] and "cudnn=8" in out["without"], \
         "with no site-packages the requirement should be unsatisfied, with the reason"
 
@@ -237,8 +239,8 @@ def test_env_prepend_updates_os_environ_and_children(run, fixtures):
         import ctypes, json, os, subprocess, cudaload
         F, APP = %r, %r
         before = subprocess.run([APP], stdout=subprocess.PIPE, stderr=subprocess.PIPE).returncode
-        value = cudaload.env_prepend(["cudnn=8"], roots=[F + "/preload/cudnn8"], defaults=False)
-        again = cudaload.env_prepend(["cudnn=8"], roots=[F + "/preload/cudnn8"], defaults=False)
+        value = cudaload.env_prepend(["cudnn=8"], roots=[F + "/preload/cudnn8"], defaults=False, site_packages=False)
+        again = cudaload.env_prepend(["cudnn=8"], roots=[F + "/preload/cudnn8"], defaults=False, site_packages=False)
         libc = ctypes.CDLL(None)
         libc.getenv.restype = ctypes.c_char_p
         child = subprocess.run([APP], stdout=subprocess.PIPE, universal_newlines=True)
@@ -261,23 +263,23 @@ def test_errors_carry_status_paths_and_reasons(run, fixtures):
         F = %r
         res = {}
         try:
-            cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False)
+            cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False, site_packages=False)
         except cudaload.UnsatisfiedError as exc:
             res["unsatisfied"] = [exc.status, exc.detail, str(exc),
                                   [r.path for r in exc.report.roots], exc.report.ok]
         try:
-            cudaload.setup(require=["cudnn~8"], defaults=False)
+            cudaload.setup(require=["cudnn~8"], defaults=False, site_packages=False)
         except cudaload.BadSpecError as exc:
             res["badspec"] = [exc.status, str(exc), isinstance(exc, ValueError)]
         try:
-            cudaload.scan(roots=[""], defaults=False)
+            cudaload.scan(roots=[""], defaults=False, site_packages=False)
         except cudaload.InvalidArgumentError as exc:
             res["empty"] = [exc.status, str(exc)]
         try:
-            cudaload.scan(roots=[F + "/no-such-root"], defaults=False)
+            cudaload.scan(roots=[F + "/no-such-root"], defaults=False, site_packages=False)
         except cudaload.NotFoundError as exc:
             res["missing"] = [exc.status, str(exc)]
-        r = cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False, check=False)
+        r = cudaload.setup(require=["cudnn=7"], roots=[F + "/preload/cudnn8"], defaults=False, site_packages=False, check=False)
         res["unchecked"] = [r.ok, r.status, r.error]
         print(json.dumps(res))
         """ % fixtures))

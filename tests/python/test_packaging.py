@@ -43,7 +43,7 @@ def _clean_env(backend):
 CHECK = """
 import json, os, cudaload
 here = os.path.dirname(cudaload.__file__)
-report = cudaload.scan(defaults=False, roots=[here])
+report = cudaload.scan(defaults=False, site_packages=False, roots=[here])
 print(json.dumps({"path": cudaload.library_path(), "here": here, "backend": cudaload.backend(),
                   "version": cudaload.library_version(), "pkg": cudaload.__version__,
                   "typed": os.path.isfile(os.path.join(here, "py.typed")),

@@ -44,13 +44,13 @@ def child(run, fixtures, code, **kwargs):
 def test_setup_relative_root_works_like_the_absolute_one(run, fixtures):
     # Two processes: a preload cannot be undone, so each form loads afresh.
     forms = {
-        "relative": 'cudaload.setup(require=["cudnn=8"], roots=["preload/cudnn8"], defaults=False)',
-        "dotted": 'cudaload.setup(require=["cudnn=8"], roots=["./preload//x/../cudnn8/"], defaults=False)',
+        "relative": 'cudaload.setup(require=["cudnn=8"], roots=["preload/cudnn8"], defaults=False, site_packages=False)',
+        "dotted": 'cudaload.setup(require=["cudnn=8"], roots=["./preload//x/../cudnn8/"], defaults=False, site_packages=False)',
         "pathlib": 'cudaload.setup(require=["cudnn=8"], roots=[pathlib.Path("preload") / "cudnn8"], '
-                   'defaults=False)',
-        "pathlike": 'cudaload.setup(require=["cudnn=8"], roots=[Folder("preload/cudnn8")], defaults=False)',
+                   'defaults=False, site_packages=False)',
+        "pathlike": 'cudaload.setup(require=["cudnn=8"], roots=[Folder("preload/cudnn8")], defaults=False, site_packages=False)',
         "absolute": 'cudaload.setup(require=["cudnn=8"], roots=[os.path.join(HERE, "preload", "cudnn8")], '
-                    'defaults=False)',
+                    'defaults=False, site_packages=False)',
     }
     out = {}
     for name, call in forms.items():
@@ -71,11 +71,11 @@ print(json.dumps({"ok": report.ok, "plan": plan(report),
 def test_scan_context_and_add_root_resolve_relative_roots(run, fixtures):
     out = last_json(child(run, fixtures, """
 absolute = os.path.join(HERE, "wheels-cu12", "site-packages")
-a = cudaload.scan(roots=[absolute], defaults=False).scan_dict()
-r = cudaload.scan(roots=["wheels-cu12/site-packages"], defaults=False).scan_dict()
-with cudaload.Context(roots=[Folder("wheels-cu12/site-packages")], defaults=False) as ctx:
+a = cudaload.scan(roots=[absolute], defaults=False, site_packages=False).scan_dict()
+r = cudaload.scan(roots=["wheels-cu12/site-packages"], defaults=False, site_packages=False).scan_dict()
+with cudaload.Context(roots=[Folder("wheels-cu12/site-packages")], defaults=False, site_packages=False) as ctx:
     c = ctx.scan().report().scan_dict()
-with cudaload.Context(defaults=False) as ctx:
+with cudaload.Context(defaults=False, site_packages=False) as ctx:
     ctx.add_root(pathlib.Path("wheels-cu12") / "site-packages")
     d = ctx.scan().report().scan_dict()
 print(json.dumps({"a": a, "r": r, "c": c, "d": d, "absolute": absolute}))
@@ -93,25 +93,25 @@ def mapped():
         return sorted({line.split()[-1] for line in maps if "libcudnn" in line})
 try:
     # The cuDNN 8 root exists: without the check, setup() would load it.
-    cudaload.setup(require=["cudnn=8"], roots=["preload/cudnn8", "/nonexistent"], defaults=False)
+    cudaload.setup(require=["cudnn=8"], roots=["preload/cudnn8", "/nonexistent"], defaults=False, site_packages=False)
     res["setup"] = "no error"
 except cudaload.Error as exc:
     res["setup"] = [type(exc).__name__, exc.status, str(exc), exc.function,
                     [[r.path, r.status] for r in exc.report.roots], plan(exc.report)]
 res["mapped_after_setup"] = mapped()
 try:
-    cudaload.preload(["cudnn=8"], roots=["no-such-folder"], defaults=False)
+    cudaload.preload(["cudnn=8"], roots=["no-such-folder"], defaults=False, site_packages=False)
     res["preload"] = "no error"
 except cudaload.NotFoundError as exc:
     res["preload"] = [str(exc), isinstance(exc, cudaload.Error)]
-unchecked = cudaload.setup(require=["cudnn=8"], roots=["/nonexistent"], defaults=False, check=False)
+unchecked = cudaload.setup(require=["cudnn=8"], roots=["/nonexistent"], defaults=False, site_packages=False, check=False)
 res["unchecked"] = [unchecked.ok, unchecked.status, unchecked.error, plan(unchecked)]
 try:
-    cudaload.scan(roots=["no-such-folder"], defaults=False)
+    cudaload.scan(roots=["no-such-folder"], defaults=False, site_packages=False)
     res["scan"] = "no error"
 except cudaload.NotFoundError as exc:
     res["scan"] = [str(exc), exc.report.scan_dict()["roots"]]
-with cudaload.Context(roots=["preload/cudnn8", "/nonexistent"], defaults=False) as ctx:
+with cudaload.Context(roots=["preload/cudnn8", "/nonexistent"], defaults=False, site_packages=False) as ctx:
     ctx.require("cudnn=8")
     try:
         ctx.preload()
@@ -131,7 +131,8 @@ print(json.dumps(res))
     assert out["unchecked"][:2] == [False, 5] and "/nonexistent" in out["unchecked"][2]
     assert out["unchecked"][3] == []
     assert missing in out["scan"][0]
-    assert out["scan"][1] == [{"path": missing, "origin": "explicit", "status": "not found"}]
+    assert out["scan"][1] == [{"path": missing, "origin": "explicit", "tier": "explicit",
+                               "status": "not found"}]
     assert "'/nonexistent' does not exist" in out["context"]
     assert out["mapped_at_end"] == []
 
@@ -139,9 +140,9 @@ print(json.dumps(res))
 def test_empty_path_is_an_invalid_argument(run, fixtures):
     out = last_json(child(run, fixtures, """
 res = []
-for call in (lambda: cudaload.scan(roots=[""], defaults=False),
-             lambda: cudaload.Context(defaults=False).add_root(Folder("")),
-             lambda: cudaload.Context(defaults=False).set_driver("")):
+for call in (lambda: cudaload.scan(roots=[""], defaults=False, site_packages=False),
+             lambda: cudaload.Context(defaults=False, site_packages=False).add_root(Folder("")),
+             lambda: cudaload.Context(defaults=False, site_packages=False).set_driver("")):
     try:
         call()
         res.append("no error")
@@ -158,14 +159,14 @@ def test_relative_driver_and_manifest(run, fixtures):
 res = {}
 absolute = os.path.join(HERE, "fake_cuda", "driver", "libcuda.so.1")
 res["absolute"] = absolute
-res["probe"] = cudaload.probe(driver="fake_cuda/driver/libcuda.so.1", defaults=False).driver_path
-with cudaload.Context(defaults=False) as ctx:
+res["probe"] = cudaload.probe(driver="fake_cuda/driver/libcuda.so.1", defaults=False, site_packages=False).driver_path
+with cudaload.Context(defaults=False, site_packages=False) as ctx:
     ctx.set_driver(pathlib.Path("fake_cuda") / "driver" / ".." / "driver" / "libcuda.so.1")
     res["context"] = ctx.probe().driver_path
 with open("cudaload-relative-test.yaml", "w") as f:
     f.write("requirements: [cudnn=8]\\nroots: [preload/cudnn8]\\n")
 try:
-    with cudaload.Context(defaults=False) as ctx:
+    with cudaload.Context(defaults=False, site_packages=False) as ctx:
         ctx.load_manifest("cudaload-relative-test.yaml")
         doc = ctx.doctor("json").to_dict()
         res["manifest"] = [doc["manifest"]["path"], [r["path"] for r in doc["roots"]],

@@ -324,17 +324,26 @@ class _Record:
 
 
 class Root(_Record):
-    """A folder the scan searched: its path, where it came from
-    ("explicit", "site-packages", "CUDA_PATH", "toolkit", "ld.so.cache", ...),
-    and whether it was read ("ok", "not found", "not a folder", ...)."""
+    """A folder the scan searched: its path, where it came from (the C
+    library's cudaload_root_origin(): "explicit", "interpreter" for the
+    site folders a Context passes, "VIRTUAL_ENV", "CUDNN_PATH",
+    "CUDA_PATH", "toolkit", "ld.so.cache", ...; or the label given to
+    Context.add_root()), whether it was read ("ok", "not found", "not a
+    folder", ...), and its precedence tier (cudaload_root_tier():
+    "explicit", "environment", "variable", "toolkit" or "system"; "" from a
+    libcudaload without tiers). An earlier tier wins over a newer version in
+    a later one (docs/scan-contract.md, "Precedence"). ``tier`` is last so
+    that positional construction of the four older fields still works."""
 
-    __slots__ = ("path", "origin", "status", "status_code")
+    __slots__ = ("path", "origin", "status", "status_code", "tier")
 
-    def __init__(self, path: str, origin: str, status: str, status_code: int) -> None:
+    def __init__(self, path: str, origin: str, status: str, status_code: int,
+                 tier: str = "") -> None:
         self.path = path
         self.origin = origin
         self.status = status
         self.status_code = status_code
+        self.tier = tier
 
 
 class Library(_Record):
@@ -477,7 +486,8 @@ class Report(_ContextReports):
         return {
             "schema_version": 1,
             "target": self.target,
-            "roots": [{"path": r.path, "origin": r.origin, "status": r.status} for r in self.roots],
+            "roots": [{"path": r.path, "origin": r.origin, "tier": r.tier, "status": r.status}
+                      for r in self.roots],
             "libraries": [{
                 "name": lib.name, "family": lib.family, "major": lib.major,
                 "cuda_major": lib.cuda_major, "version": lib.version,
@@ -581,16 +591,30 @@ class Context:
     """A libcudaload context: roots, the scanned inventory, requirements and
     a plan. Not thread-safe (as the C context); use one per thread.
 
+    Which roots each argument adds, in precedence order (an earlier tier
+    wins even over a newer version in a later one; docs/scan-contract.md,
+    "Precedence"):
+
     Args:
-        roots: folders searched first, in order: a list (any iterable) of
-            str, bytes or os.PathLike paths; a relative path is resolved
-            against the current folder now. One that does not exist makes
-            scan() raise NotFoundError. A single path is a TypeError
-            (write ``roots=[path]``).
-        site_packages: Python site folders searched next, as ``roots``;
-            None means default_site_packages() (when ``defaults`` is true).
-        defaults: also search the C library's default roots (CUDA_PATH,
-            toolkits, ld.so.cache, ...).
+        roots: the "explicit" tier, searched first, in order: a list (any
+            iterable) of str, bytes or os.PathLike paths; a relative path
+            is resolved against the current folder now. One that does not
+            exist makes scan() raise NotFoundError. A single path is a
+            TypeError (write ``roots=[path]``).
+        site_packages: the "environment" tier (origin "interpreter"),
+            passed with cudaload_add_environment_root(): None (default) means
+            this interpreter's site folders (default_site_packages()); an
+            iterable, those folders instead; False, none. Searched whatever
+            ``defaults`` says. When it adds folders they replace the C
+            library's own guess of the environment (VIRTUAL_ENV,
+            CONDA_PREFIX, the python3 on PATH); when it adds none (False,
+            an empty list) and ``defaults`` is true, that guess is used.
+        defaults: the C library's default roots, after those: its
+            environment guess (above), the "variable" tier (CUDNN_PATH,
+            CUDA_PATH, CUDA_PATH_V*, CUDA_HOME), the "toolkit" tier
+            (/usr/local/cuda*, ...) and the "system" tier (ld.so.cache).
+            False (CUDALOAD_NO_DEFAULT_ROOTS) leaves out only these: the
+            site folders of ``site_packages`` are still searched.
         target: the str "host", "linux" or "windows": naming conventions.
 
     Arguments of the wrong type raise TypeError, values the C library
@@ -600,7 +624,7 @@ class Context:
     """
 
     def __init__(self, roots: "Optional[Iterable[PathLike]]" = None,
-                 site_packages: "Optional[Iterable[PathLike]]" = None,
+                 site_packages: "Union[Iterable[PathLike], None, bool]" = None,
                  defaults: bool = True, target: str = "host") -> None:
         self._lib = _load_default()
         self._ctx: Any = None
@@ -609,13 +633,18 @@ class Context:
         self._scanned = False
         # Every argument is checked (and every path made absolute) before
         # the C context exists, so a bad one leaves nothing half-made.
-        folders = [(_absolute(self._lib, path, "roots[%d]" % i, "cudaload_add_root"), "explicit")
+        folders = [_absolute(self._lib, path, "roots[%d]" % i, "cudaload_add_root")
                    for i, path in enumerate(_path_list(roots, "roots") if roots is not None else ())]
+        # defaults=False used to drop the site folders too, and a setup()
+        # that then found nothing told the user to install the very wheel
+        # this interpreter has: only False leaves them out now.
         if site_packages is None:
-            site_packages = default_site_packages() if defaults else []
-        folders += [(_absolute(self._lib, path, "site_packages[%d]" % i, "cudaload_add_root"),
-                     "site-packages")
-                    for i, path in enumerate(_path_list(site_packages, "site_packages"))]
+            site_packages = default_site_packages()
+        elif site_packages is False:
+            site_packages = []
+        environment = [_absolute(self._lib, path, "site_packages[%d]" % i,
+                                 "cudaload_add_environment_root")
+                       for i, path in enumerate(_path_list(site_packages, "site_packages"))]
         if not isinstance(target, str):
             raise TypeError("target: expected a str, got %s" % type(target).__name__)
         if target not in _TARGETS:
@@ -626,8 +655,10 @@ class Context:
             _raise(self._lib, C.CUDALOAD_E_NO_MEMORY, "cudaload_create")
         self._ctx = ctx
         seen: "set" = set()
-        for path, origin in folders:
-            self._add_root(path, origin, seen)
+        for path in folders:
+            self._add_root(path, "explicit", seen)
+        for path in environment:
+            self._add_environment_root(path, seen)
         status = self._lib.call("cudaload_set_target", self._ctx, _TARGETS[target])
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_set_target", target)
@@ -681,6 +712,37 @@ class Context:
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_add_root", path)
         self._origins.setdefault(path, origin)
+
+    def add_environment_root(self, folder: "PathLike") -> None:
+        """Search ``folder`` (str, bytes or os.PathLike; a relative path is
+        resolved against the current folder now) in the "environment"
+        tier (cudaload_add_environment_root()): after the explicit roots,
+        before CUDNN_PATH/CUDA_PATH, the toolkits and the system, even with
+        ``defaults=False``; its origin is "interpreter". What the
+        ``site_packages`` argument of Context() does with each folder.
+        TypeError/InvalidArgumentError as for Context()."""
+        self._add_environment_root(
+            _absolute(self._lib, folder, "folder", "cudaload_add_environment_root"), None)
+
+    def _add_environment_root(self, path: str, _seen: "Optional[set]") -> None:
+        """add_environment_root() of a path already checked and made
+        absolute; skipped when its key is in ``_seen`` (a folder given as
+        an explicit root stays explicit, the stronger tier)."""
+        if _seen is not None:
+            key = os.path.normcase(os.path.abspath(path))
+            if key in _seen:
+                return
+            _seen.add(key)
+        if not self._lib.has("cudaload_add_environment_root"):
+            # A libcudaload from before the tiers: an explicit root, as
+            # the site folders were then (searched before the defaults).
+            status = self._lib.call("cudaload_add_root", self.handle, path)
+            function = "cudaload_add_root"
+        else:
+            status = self._lib.call("cudaload_add_environment_root", self.handle, path)
+            function = "cudaload_add_environment_root"
+        if status != C.CUDALOAD_OK:
+            _raise(self._lib, status, function, path)
 
     def scan(self) -> "Context":
         """Scan the roots (never loads anything). Returns self. Raises
@@ -754,23 +816,36 @@ class Context:
         return self._finish(status, "cudaload_plan", check)
 
     def preload(self, rtld_global: bool = False, all_sublibs: bool = False,
-                check: bool = True) -> "Report":
+                check: bool = True, partial: bool = False) -> "Report":
         """Plan and load the plan by absolute path (RTLD_LOCAL unless
-        ``rtld_global``). With ``check`` a failure raises the Error subclass
-        of its status (UnsatisfiedError, LoadFailedError, ConflictError;
-        NotFoundError for a root that does not exist, before anything is
-        loaded) with the report attached as ``.report``; without, the
-        report says it. Scans first if scan() was not called."""
-        return self._preload(rtld_global, all_sublibs, check, False)
+        ``rtld_global``). All or nothing: when a requirement is
+        unsatisfied, or another major is known to be in the global scope,
+        nothing is loaded and the error says so ("nothing was loaded");
+        ``partial`` loads what can be anyway (CUDALOAD_PRELOAD_PARTIAL).
+        With ``check`` a failure raises the Error subclass of its status
+        (UnsatisfiedError, LoadFailedError, ConflictError; NotFoundError
+        for a root that does not exist, before anything is loaded) with the
+        report attached as ``.report``; without, the report says it. Scans
+        first if scan() was not called."""
+        return self._preload(rtld_global, all_sublibs, check, False, partial)
 
     def _preload(self, rtld_global: bool, all_sublibs: bool, check: bool,
-                 hand_over: bool) -> "Report":
+                 hand_over: bool, partial: bool = False,
+                 isolate: bool = False) -> "Report":
         if not self._scanned:
             missing = self._scan()
             if missing:
                 return self._finish(C.CUDALOAD_E_NOT_FOUND, "cudaload_scan", check, hand_over,
                                     error=missing)
-        status = self._lib.call("cudaload_preload", self.handle, _preload_flags(rtld_global, all_sublibs))
+        flags = _preload_flags(rtld_global, all_sublibs, partial)
+        status = self._lib.call("cudaload_preload", self.handle, flags)
+        if status == C.CUDALOAD_E_CONFLICT and isolate and not partial:
+            # The caller opens the consumers isolated, so the conflict is
+            # no reason to load nothing: every requirement is satisfied
+            # (else the status would be UNSATISFIED), load them. After a
+            # conflict found only by loading, this loads nothing more.
+            status = self._lib.call("cudaload_preload", self.handle,
+                                    flags | C.CUDALOAD_PRELOAD_PARTIAL)
         return self._finish(status, "cudaload_preload", check, hand_over)
 
     def plan_entries(self) -> "List[PlanEntry]":
@@ -924,12 +999,14 @@ class Context:
         return DoctorReport(text, format)
 
 
-def _preload_flags(rtld_global: bool, all_sublibs: bool) -> int:
+def _preload_flags(rtld_global: bool, all_sublibs: bool, partial: bool = False) -> int:
     flags = 0
     if rtld_global:
         flags |= C.CUDALOAD_PRELOAD_GLOBAL
     if all_sublibs:
         flags |= C.CUDALOAD_PRELOAD_ALL_SUBLIBS
+    if partial:
+        flags |= C.CUDALOAD_PRELOAD_PARTIAL
     return flags
 
 
@@ -957,14 +1034,19 @@ def _read_roots(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Root
     count, path_of, origin_of, status_of = map(lib.function, (
         "cudaload_root_count", "cudaload_root_path", "cudaload_root_origin",
         "cudaload_root_status"))
+    # A libcudaload from before the tiers has no cudaload_root_tier.
+    tier_of = lib.function("cudaload_root_tier") if lib.has("cudaload_root_tier") else None
     out = []
     for i in range(count(ctx)):
         path = text(path_of(ctx, i)) or ""
         origin = text(origin_of(ctx, i)) or ""
         if origin == "explicit":
+            # Only a label given to Context.add_root(); the origins of
+            # every other root are the C library's, the same as the tool's.
             origin = origins.get(path, origin)
         code = status_of(ctx, i)
-        out.append(Root(path, origin, C.ROOT_STATUS_NAMES.get(code, "unreadable"), code))
+        tier = (text(tier_of(ctx, i)) or "") if tier_of is not None else ""
+        out.append(Root(path, origin, C.ROOT_STATUS_NAMES.get(code, "unreadable"), code, tier))
     return out
 
 
@@ -1093,14 +1175,18 @@ def _windows_after_preload(report: "Report") -> None:
 
 
 def scan(roots: "Optional[Iterable[PathLike]]" = None,
-         site_packages: "Optional[Iterable[PathLike]]" = None,
+         site_packages: "Union[Iterable[PathLike], None, bool]" = None,
          defaults: bool = True, target: str = "host") -> "Report":
-    """Scan ``roots`` (first, in order: a list of str, bytes or os.PathLike
-    paths, a relative one resolved against the current folder; a single
-    path is a TypeError), then ``site_packages`` (a list likewise; None:
-    this interpreter's site folders, when ``defaults``), then (with
-    ``defaults``) the C library's default roots. ``target`` is the str
-    "host", "linux" or "windows". Loads nothing. Returns a
+    """Scan ``roots`` (the "explicit" tier, first, in order: a list of str,
+    bytes or os.PathLike paths, a relative one resolved against the current
+    folder; a single path is a TypeError), then ``site_packages`` (the
+    "environment" tier, origin "interpreter": None, this interpreter's site
+    folders; a list of paths, those; False, none; searched whatever
+    ``defaults`` says), then, with ``defaults``, the C library's default
+    roots (its own environment guess when ``site_packages`` added none,
+    CUDNN_PATH/CUDA_PATH/CUDA_HOME, the toolkits, the system): see
+    Context(). ``target`` is the str "host", "linux" or "windows". Loads
+    nothing. Returns a
     Report whose ``libraries`` and ``roots`` say what was found where;
     ``table()`` and ``scan_dict()`` print it as ``cudaload scan`` does.
     A root in ``roots`` that does not exist raises NotFoundError, with the
@@ -1111,43 +1197,58 @@ def scan(roots: "Optional[Iterable[PathLike]]" = None,
 
 
 def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
-            site_packages: "Optional[Iterable[PathLike]]" = None,
+            site_packages: "Union[Iterable[PathLike], None, bool]" = None,
             defaults: bool = True, rtld_global: bool = False,
-            all_sublibs: bool = False, check: bool = True) -> "Report":
+            all_sublibs: bool = False, check: bool = True, *,
+            partial: bool = False) -> "Report":
     """Scan, plan and load the requirements by absolute path. ``require``
     is a str ("cudnn=9", "cudnn=8,cublas=12") or an iterable of str.
-    ``roots``, ``site_packages`` and ``defaults`` choose the folders
-    searched, as for scan() (lists of paths; a relative root is resolved
-    against the current folder). Arguments of the wrong type raise
-    TypeError, a NUL character or an empty path InvalidArgumentError,
-    naming the argument, before anything is loaded.
-    Raises NotFoundError (a root in ``roots`` does not exist: nothing is
-    loaded) / UnsatisfiedError / LoadFailedError / ConflictError (with
-    ``.detail`` and ``.report``) unless ``check`` is false."""
+    ``roots`` (explicit tier), ``site_packages`` (environment tier; None:
+    this interpreter's site folders, False: none) and ``defaults`` (the C
+    library's default roots) choose the folders searched, as for scan()
+    and Context(). Arguments of the wrong type raise TypeError, a NUL
+    character or an empty path InvalidArgumentError, naming the argument,
+    before anything is loaded.
+    All or nothing: a requirement without a file, or another major known
+    to be in the global scope, loads nothing ("nothing was loaded" in the
+    error); ``partial`` (CUDALOAD_PRELOAD_PARTIAL) loads what can be
+    anyway. Raises NotFoundError (a root in ``roots`` does not exist:
+    nothing is loaded) / UnsatisfiedError / LoadFailedError /
+    ConflictError (with ``.detail`` and ``.report``) unless ``check`` is
+    false."""
     specs = _spec_list(require)  # checked before the context is made
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(specs)
         # _preload scans first: a root that does not exist stops it there.
-        report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True)
+        report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True,
+                              partial=partial)
     _windows_after_preload(report)
     return report
 
 
 def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
-          site_packages: "Optional[Iterable[PathLike]]" = None,
+          site_packages: "Union[Iterable[PathLike], None, bool]" = None,
           isolate: bool = False, probe: bool = False, *,
           defaults: bool = True, rtld_global: bool = False,
           all_sublibs: bool = False, probe_timeout: "Optional[float]" = None,
-          check: bool = True) -> "Report":
+          check: bool = True, partial: bool = False) -> "Report":
     """Make the required CUDA libraries load: scan, plan, preload, and
     optionally probe, in one call. Call it before ``import torch`` (or any
     module that loads cuDNN/cuBLAS).
+
+    All or nothing: everything is planned before anything is loaded, and
+    when a requirement has no usable file (UnsatisfiedError) or another
+    major is known to be in the global symbol scope (ConflictError,
+    unless ``isolate``), nothing is loaded and the error says so
+    ("nothing was loaded"), so that a corrected call starts from a clean
+    process. ``partial=True`` loads whatever can be loaded anyway.
 
     Args:
         require: specs: an iterable of str such as ``["cudnn=8", "cudnn=9",
             "cublas=12"]``, or one str ("cudnn=9", or "cudnn=9,cublas=12").
             Not bytes, and every item a str.
-        roots: folders searched first, in order: a list (any iterable) of
+        roots: the "explicit" tier, searched first and winning over every
+            other root, in order: a list (any iterable) of
             str, bytes or os.PathLike paths (bytes and names that are not
             UTF-8 are kept exactly, as os.fsencode()/os.fsdecode() do). A
             single path is a TypeError: write ``roots=[path]``. A
@@ -1155,23 +1256,36 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             setup() is called, and the report shows it absolute. A root
             that does not exist raises NotFoundError before anything is
             loaded (with ``check``; else the report says it).
-        site_packages: Python site folders searched next, a list like
-            ``roots``; None means this interpreter's
+        site_packages: the "environment" tier (origin "interpreter"),
+            searched next and winning over CUDNN_PATH, CUDA_PATH, the
+            toolkits and the system even when they hold a newer version:
+            None means this interpreter's site folders
             (default_site_packages()), so a venv's NVIDIA wheels are found
-            with no arguments.
+            with no arguments; a list like ``roots``, those folders
+            instead; False, none (the C library then guesses the
+            environment itself: VIRTUAL_ENV, CONDA_PREFIX, the python3 on
+            PATH, with ``defaults``). Searched whatever ``defaults`` says.
         isolate: you will open the consumers of a required major isolated
             (isolated_import(), isolated_open()), so another major already
             in the global symbol scope is reported in ``report.conflicts``
-            instead of raising ConflictError.
+            instead of raising ConflictError, and the plan is loaded.
         probe: also run the GPU probe; its answer is ``report.probe``.
-        defaults: also search the C library's default roots (CUDA_PATH,
-            CUDA_HOME, CONDA_PREFIX, toolkits, ld.so.cache, ...), last.
+        defaults: also search the C library's default roots, last: its
+            own environment guess (only when ``site_packages`` added no
+            folder), the "variable" tier (CUDNN_PATH, CUDA_PATH,
+            CUDA_PATH_V*, CUDA_HOME), the "toolkit" tier (/usr/local/cuda*,
+            ...) and the "system" tier (ld.so.cache). False leaves out only
+            these, never the site folders of ``site_packages``.
         rtld_global: load RTLD_GLOBAL (never with two majors of a family).
         all_sublibs: preload every cuDNN sub-library, not the minimal set.
         probe_timeout: run the probe in a child process killed after this
             many seconds (None: in this process).
         check: raise on failure (default); otherwise return the Report with
             ``ok`` false and the reason in ``error``.
+        partial: best effort (CUDALOAD_PRELOAD_PARTIAL): load every file
+            that can be even when a requirement is unsatisfied or a
+            conflict is known, and still raise (with ``check``) for the
+            rest.
 
     Returns:
         A Report: every file planned, why, what was loaded from where,
@@ -1189,10 +1303,13 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     require = _spec_list(require)
     if roots is not None:
         roots = _path_list(roots, "roots")
-    if site_packages is not None:
+    if site_packages is not None and site_packages is not False:
         site_packages = _path_list(site_packages, "site_packages")
-    report = preload(require, roots, site_packages, defaults, rtld_global,
-                     all_sublibs, check=False)
+    # preload(), but for ``isolate``: a conflict alone does not stop the load.
+    with Context(roots, site_packages, defaults) as ctx:
+        ctx.require(require)
+        report = ctx._preload(rtld_global, all_sublibs, False, True, partial, isolate)
+    _windows_after_preload(report)
     conflict_only = report.status == C.CUDALOAD_E_CONFLICT and isolate
     if not report.ok and not conflict_only and check:
         from ._errors import error_for_status

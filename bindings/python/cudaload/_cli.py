@@ -235,8 +235,11 @@ def _report_error(command: str, exc: BaseException) -> int:
 def _scan(args: argparse.Namespace) -> int:
     import cudaload
     try:
+        # As the tool: --no-defaults is only the --root folders. Without it
+        # this interpreter's site folders are the environment tier, where
+        # the tool guesses one (VIRTUAL_ENV, CONDA_PREFIX, python3 on PATH).
         report = cudaload.scan(roots=args.root, defaults=not args.no_defaults,
-                               site_packages=[] if args.no_defaults else None,
+                               site_packages=False if args.no_defaults else None,
                                target=args.target)
     except cudaload.NotFoundError as exc:
         # An explicit root that does not exist: as the C tool, print the
@@ -263,7 +266,7 @@ def _scan(args: argparse.Namespace) -> int:
 def _context(args: argparse.Namespace) -> Any:
     import cudaload
     ctx = cudaload.Context(roots=args.root, defaults=not args.no_defaults,
-                           site_packages=[] if args.no_defaults else None)
+                           site_packages=False if args.no_defaults else None)
     ctx.require(args.require)
     return ctx
 

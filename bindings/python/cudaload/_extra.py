@@ -172,14 +172,15 @@ def _read_probe(lib: "Any", handle: "Any") -> "Probe":
 
 
 def probe(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
-          site_packages: "Optional[Iterable[PathLike]]" = None,
+          site_packages: "Union[Iterable[PathLike], None, bool]" = None,
           defaults: bool = True, out_of_process: bool = False,
           timeout: float = 0.0, driver: "Optional[PathLike]" = None) -> "Probe":
     """Answer "may I use the GPU?": the staged probe of cudaload_probe_run().
     ``require`` is a str or an iterable of str, as for setup();
-    ``roots``, ``site_packages`` and ``defaults`` choose where the required
-    libraries are looked for, as for scan() (lists of str, bytes or
-    os.PathLike paths); ``driver`` is the driver library to open (str,
+    ``roots`` (explicit tier), ``site_packages`` (environment tier; None:
+    this interpreter's site folders, False: none) and ``defaults`` (the C
+    library's default roots; False keeps the site folders) choose where the
+    required libraries are looked for, as for scan() and Context(); ``driver`` is the driver library to open (str,
     bytes or os.PathLike, or None). Relative paths are resolved against the
     current folder. A root that does not exist is not an error here (the
     libraries are looked for elsewhere, as ``cudaload probe`` does). Raises
@@ -194,14 +195,16 @@ def probe(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
 
 
 def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
-           site_packages: "Optional[Iterable[PathLike]]" = None,
+           site_packages: "Union[Iterable[PathLike], None, bool]" = None,
            defaults: bool = True, format: str = "text", probe: bool = False,
            color: bool = False, probe_out_of_process: bool = False) -> "DoctorReport":
     """The whole diagnosis, as ``cudaload doctor`` prints it:
     ``print(cudaload.doctor())``. ``require`` is a str or an iterable of
-    str, as for setup(); ``roots``, ``site_packages`` and ``defaults``
-    choose the folders searched, as for scan() (lists of paths; a relative
-    root is resolved against the current folder); a root that does not
+    str, as for setup(); ``roots`` (explicit tier), ``site_packages``
+    (environment tier; None: this interpreter's site folders, False: none)
+    and ``defaults`` (the C library's default roots; False keeps the site
+    folders) choose the folders searched, as for scan() and Context() (a
+    relative root is resolved against the current folder); a root that does not
     exist is one of the problems the report lists, as ``cudaload doctor``
     does. ``format`` is the str "text", "json" or "yaml". Raises
     MissingFunctionError if this libcudaload has no doctor; TypeError and
@@ -214,7 +217,7 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
 
 def explain(files: "Optional[Iterable[PathLike]]" = None, pid: "Optional[int]" = None,
             require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
-            site_packages: "Optional[Iterable[PathLike]]" = None,
+            site_packages: "Union[Iterable[PathLike], None, bool]" = None,
             defaults: bool = True, global_scope: bool = False,
             format: str = "dict") -> "Any":
     """Who binds to what, as ``cudaload explain`` shows it. ``files`` (a
@@ -267,7 +270,7 @@ def explain(files: "Optional[Iterable[PathLike]]" = None, pid: "Optional[int]" =
 
 
 def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
-                site_packages: "Optional[Iterable[PathLike]]" = None,
+                site_packages: "Union[Iterable[PathLike], None, bool]" = None,
                 defaults: bool = True) -> str:
     """Put the planned libraries' folders first on the search-path variable
     (LD_LIBRARY_PATH on Linux, PATH on Windows) of this process, both in the
@@ -278,8 +281,10 @@ def env_prepend(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
     not this process's own loader, which read LD_LIBRARY_PATH at start: use
     setup() for this process. On Windows it changes what later
     LoadLibrary("name.dll") calls search. ``require`` is a str or an
-    iterable of str, as for setup(). ``roots``, ``site_packages`` and
-    ``defaults`` are those of scan() (lists of paths): a relative root is
+    iterable of str, as for setup(). ``roots`` (explicit tier),
+    ``site_packages`` (environment tier; None: this interpreter's site
+    folders, False: none) and ``defaults`` (the C library's default roots;
+    False keeps the site folders) are those of scan(): a relative root is
     resolved against the current folder, and one that does not exist
     raises NotFoundError. TypeError and InvalidArgumentError for arguments
     as setup() does.

@@ -1,0 +1,235 @@
+/*
+ * test_fix_lines.c - the fix a plan prints for a missing requirement names
+ * a wheel that exists for the CUDA major it must be built for, and never
+ * one that would replace a package the environment pins (lib/fix_lines.c).
+ * The scenarios plan over the Linux fixture trees (and the Windows tree
+ * with Windows naming); the table case lists every name a fix can print.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cudaload.h"
+#include "fix_lines.h"
+#include "test_paths.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int has_fixtures(void) {
+  FILE *f = fopen(test_fixture_path("wheels-cu13/site-packages/nvidia/cu13/"
+                                    "lib/libcublas.so.13"),
+                  "rb");
+  if (f)
+    fclose(f);
+  return f != NULL;
+}
+
+#define REQUIRE_FIXTURES()                                                     \
+  do {                                                                         \
+    if (!has_fixtures()) {                                                     \
+      print_message("skipped: fixture trees not built in %s\n",                \
+                    CUDALOAD_FIXTURES_DIR);                                    \
+      skip();                                                                  \
+    }                                                                          \
+  } while (0)
+
+/* The last error of a plan of spec over roots (fixture-relative), which
+ * must fail as unsatisfied; malloc'ed. */
+static char *unsatisfied(int target, const char *spec, const char *const *roots,
+                         size_t n) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  assert_int_equal(cudaload_set_target(ctx, target), CUDALOAD_OK);
+  for (size_t i = 0; i < n; ++i)
+    assert_int_equal(cudaload_add_root(ctx, test_fixture_path(roots[i])),
+                     CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, spec), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  char *e = strdup(cudaload_last_error());
+  assert_non_null(e);
+  cudaload_destroy(ctx);
+  return e;
+}
+
+static void has(const char *text, const char *needle) {
+  if (!strstr(text, needle))
+    fail_msg("\"%s\" is not in:\n%s", needle, text);
+}
+
+static void lacks(const char *text, const char *needle) {
+  if (strstr(text, needle))
+    fail_msg("\"%s\" should not be in:\n%s", needle, text);
+}
+
+/* wheels-cu13 pins cuDNN 9 (nvidia-cudnn-cu13) in nvidia/cudnn: a plain pip
+ * install of cuDNN 8 would mix into that folder; nvidia-cudnn-cu12==8.9.*
+ * goes to a folder of its own, with CUDA 12's cuBLAS, which cuDNN 8 opens
+ * and the environment lacks. */
+static void cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"wheels-cu13/site-packages"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=8", roots, 1);
+  has(e, "python -m pip install --no-deps --target \"");
+  has(e, "/wheels-cu13/cudnn8\" \"nvidia-cudnn-cu12==8.9.*\" "
+         "\"nvidia-cublas-cu12\" (not a plain pip install: ");
+  has(e, "/wheels-cu13/site-packages already has cudnn 9 in nvidia/cudnn");
+  has(e, "then pass that folder as a root");
+  has(e, "or set CUDNN_PATH to the folder that holds the libraries");
+  lacks(e, "pip install \"nvidia-cudnn");
+  free(e);
+}
+
+/* wheels-cu12 pins cuDNN 8.9.7 as nvidia-cudnn-cu12, the very distribution
+ * cuDNN 9 for CUDA 12 is: pip would replace it. */
+static void
+cudnn9_beside_the_same_distribution_goes_to_its_own_folder(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"wheels-cu12/site-packages"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", roots, 1);
+  /* cuBLAS 12 is there: nothing else to install. */
+  has(e, "/wheels-cu12/cudnn9\" \"nvidia-cudnn-cu12==9.*\" (not a plain");
+  has(e, "already has cudnn 8 in nvidia/cudnn");
+  free(e);
+}
+
+/* CUDA 13's toolkit wheels have no suffix (nvidia-cublas-cu13 is a 0.0.1
+ * placeholder); cuBLAS 12 in nvidia/cublas is no obstacle to them. */
+static void cuda13_toolkit_wheels_have_no_suffix(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"wheels-cu12/site-packages"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cublas=13", roots, 1);
+  has(e, "pip install \"nvidia-cublas==13.*\" (then pass its site-packages");
+  lacks(e, "-cu13");
+  lacks(e, "--target");
+  free(e);
+}
+
+/* cudart=12 in a CUDA 13 environment: CUDA 12's own wheel, whose folder
+ * (nvidia/cuda_runtime) the CUDA 13 wheels do not use. */
+static void cudart12_names_the_cu12_wheel(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"wheels-cu13/site-packages"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudart=12", roots, 1);
+  has(e, "pip install \"nvidia-cuda-runtime-cu12\" (then pass");
+  free(e);
+}
+
+/* cuDNN's major does not tell its CUDA major: the environment's does. */
+static void cudnn9_follows_the_environments_cuda_major(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  /* CUDA 13's cuBLAS and runtime, no cuDNN. */
+  const char *cu13[] = {"wheels-cu13/site-packages/nvidia/cu13/lib"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", cu13, 1);
+  has(e, "pip install \"nvidia-cudnn-cu13==9.*\"");
+  free(e);
+  /* Another requirement's CUDA major comes first. */
+  const char *none[] = {"no-such-folder"};
+  e = unsatisfied(CUDALOAD_TARGET_LINUX, "cublas=13,cudnn=9", none, 1);
+  has(e, "pip install \"nvidia-cudnn-cu13==9.*\"");
+  free(e);
+  /* Nothing tells: CUDA 12, which every family has a wheel for. */
+  e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", none, 1);
+  has(e, "pip install \"nvidia-cudnn-cu12==9.*\"");
+  free(e);
+  /* No cuDNN 8 wheel for CUDA 13: CUDA 12's, whatever the environment. */
+  e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=8", cu13, 1);
+  has(e, "pip install \"nvidia-cudnn-cu12==8.9.*\"");
+  free(e);
+}
+
+/* The same on Windows: the wheel's folder is nvidia\cudnn\bin. */
+static void windows_wheels_are_recognised_too(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *roots[] = {"windows/site-packages"};
+  char *e = unsatisfied(CUDALOAD_TARGET_WINDOWS, "cudnn=8,nccl", roots, 1);
+  has(e, "/windows/cudnn8\" \"nvidia-cudnn-cu12==8.9.*\" (not a plain");
+  has(e, "already has cudnn 9 in nvidia\\cudnn");
+  has(e, "the folder that holds the DLLs");
+  /* NCCL has no Windows wheel: no pip line. */
+  has(e, "fix: set CUDA_PATH to the folder that holds the DLLs");
+  free(e);
+}
+
+typedef struct listed {
+  size_t count;
+  int cuda12[16]; /* per family of `families` */
+} listed;
+
+static const char *const families[] = {
+    "cudart",   "cublas",   "nvrtc", "nvjitlink", "cufft", "curand",
+    "cusparse", "cusolver", "cupti", "nccl",      "cudnn"};
+
+static void note(const char *family, int cuda_major, const char *package,
+                 void *opaque) {
+  listed *l = opaque;
+  print_message("%-10s CUDA %d  %s\n", family, cuda_major, package);
+  ++l->count;
+  assert_true(cuda_major >= 11 && cuda_major <= 13);
+  assert_true(strncmp(package, "nvidia-", 7) == 0);
+  size_t n = strlen(package);
+  char suffix[8];
+  snprintf(suffix, sizeof suffix, "-cu%d", cuda_major);
+  int suffixed = n > 5 && strcmp(package + n - 5, suffix) == 0;
+  if (cuda_major < 13) {
+    assert_true(suffixed);
+  } else if (strcmp(family, "cudnn") != 0 && strcmp(family, "nccl") != 0) {
+    /* The toolkit's -cu13 names are placeholders on PyPI. */
+    assert_false(suffixed);
+  }
+  for (size_t i = 0; i < sizeof families / sizeof *families; ++i)
+    if (strcmp(families[i], family) == 0 && cuda_major == 12)
+      l->cuda12[i] = 1;
+}
+
+/* Every family a requirement can name (the catalog's, less the driver,
+ * which no wheel ships) has a CUDA 12 wheel, and the names follow each
+ * CUDA major's convention. scripts/acceptance asks the index about each. */
+static void every_family_has_a_wheel(void **state) {
+  (void)state;
+  listed l = {0};
+  cl_fix_packages_each(note, &l);
+  assert_true(l.count >= 30);
+  for (size_t i = 0; i < sizeof families / sizeof *families; ++i)
+    if (!l.cuda12[i])
+      fail_msg("no CUDA 12 wheel for %s", families[i]);
+  size_t n = 0;
+  const cl_catalog_entry *entries = cl_catalog_entries(&n);
+  for (size_t i = 0; i < n; ++i) {
+    if (entries[i].role != CL_ROLE_MAIN ||
+        strcmp(entries[i].family, "driver") == 0)
+      continue;
+    int known = 0;
+    for (size_t k = 0; k < sizeof families / sizeof *families; ++k)
+      known |= strcmp(families[k], entries[i].family) == 0;
+    if (!known)
+      fail_msg("the catalog's %s has no wheel in lib/fix_lines.c",
+               entries[i].family);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_family_has_a_wheel),
+#ifndef _WIN32
+      cmocka_unit_test(cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder),
+      cmocka_unit_test(
+          cudnn9_beside_the_same_distribution_goes_to_its_own_folder),
+      cmocka_unit_test(cuda13_toolkit_wheels_have_no_suffix),
+      cmocka_unit_test(cudart12_names_the_cu12_wheel),
+      cmocka_unit_test(cudnn9_follows_the_environments_cuda_major),
+      cmocka_unit_test(windows_wheels_are_recognised_too),
+#endif
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
