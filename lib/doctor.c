@@ -622,13 +622,21 @@ static void report_missing(const char *opener, const char *name, int lazy,
                           "folder that holds %s with --root",
                           m.entry->family, m.major, name)
             : format_text("add the folder that holds %s with --root", name);
-  add_problem(mc->d,
-              format_text("%s %s %s%s, and the loader would not find it in "
-                          "this process (rule: not-found; looked at: %s)",
-                          opener, lazy ? "opens" : "needs", name,
-                          lazy ? " by name when it first needs it" : "",
-                          used ? places : "nothing"),
-              fix);
+  char *text = format_text("%s %s %s%s, and the loader would not find it "
+                           "in this process (rule: not-found; looked at: "
+                           "%s)",
+                           opener, lazy ? "opens" : "needs", name,
+                           lazy ? " by name when it first needs it" : "",
+                           used ? places : "nothing");
+  /* The model meets the same open from every file of the plan that makes
+   * it (a preloaded sub-library, then its lazy pass): one problem each. */
+  for (size_t k = 0; text && k < mc->d->problem_count; ++k)
+    if (strcmp(mc->d->problems[k].problem, text) == 0) {
+      free(text);
+      free(fix);
+      return;
+    }
+  add_problem(mc->d, text, fix);
 }
 
 static void lazy_open_problems(doctor *d) {

@@ -331,7 +331,7 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
                             : (driver.source ? driver.source : "?"));
   } else if (!major && all) {
     major = newest_major(all, 0);
-    snprintf(why, sizeof why, "the newest CUDA major found (%s)",
+    snprintf(why, sizeof why, "the newest CUDA major found; %s",
              driver_known ? "the driver supports none of those found"
                           : "the driver was not consulted: none found");
   }

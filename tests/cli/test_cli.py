@@ -1689,6 +1689,8 @@ class Doctor(CliTestCase):
                                           "cudnn=8", "--format", "json", rc=6))
         texts = [p["problem"] + " " + p["fix"] for p in doc["problems"]]
         self.assertTrue(any("cublas" in t.lower() and "--require cublas" in t for t in texts), texts)
+        # Each problem once, though every preloaded sub-library makes the open.
+        self.assertEqual(len(texts), len(set(texts)), texts)
 
     def test_text_sections_aligned_and_without_colour_in_a_pipe(self):
         tree = self.fixture(*self.cudnn8_tree())

@@ -228,3 +228,37 @@ print(json.dumps({"status": report.status, "error": report.error,
     assert out["cudnn"][0][0].startswith(os.path.realpath(older)), out
     assert out["cudnn"][0][1] == "loaded", out
     assert out["older"] and out["newer"] == [], out
+
+
+# --------------------------------------------------------------------------
+# What the chosen libraries will open later
+# --------------------------------------------------------------------------
+
+
+def test_a_lazily_opened_library_no_root_holds_is_a_warning(run, fixtures):
+    """cuDNN 8 opens cuBLAS 12 by name at its first call: setup() of cuDNN 8
+    alone used to succeed silently, and the program aborted later with
+    "libcublas.so.12 is not found". Now the Report says so, and one
+    CudaloadWarning is emitted; with a root that holds cuBLAS 12 neither."""
+    out = last_json(run("""
+import json, warnings, cudaload
+F = %r
+res = {}
+for name, roots in (("alone", [F + "/cudnn8_compat"]),
+                    ("with_cublas", [F + "/cudnn8_compat", F + "/toolkit/cuda-12.4"])):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = cudaload.preload(["cudnn=8"], roots=roots, defaults=False,
+                                  site_packages=False)
+    res[name] = [report.warnings,
+                 [(w.category.__name__, str(w.message), w.filename) for w in caught]]
+print(json.dumps(res))
+""" % fixtures))
+    report_warnings, caught = out["alone"]
+    assert len(report_warnings) == 1, report_warnings
+    assert "libcublas.so.12" in report_warnings[0] and "nvidia-cublas-cu12" in report_warnings[0]
+    assert len(caught) == 1, caught
+    category, message, filename = caught[0]
+    assert category == "CudaloadWarning" and "libcublas.so.12" in message
+    assert filename == "<string>", "the warning names the caller's line, not cudaload's: %s" % filename
+    assert out["with_cublas"] == [[], []], out["with_cublas"]

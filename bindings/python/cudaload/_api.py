@@ -416,12 +416,15 @@ class Report(_ContextReports):
     ``error`` its last-error text (what is missing, where it looked, what it
     rejected and why, the fix). ``plan`` lists every file with its reason and
     state; ``conflicts`` the other majors in the global scope; ``probe`` the
-    GPU probe when one was run.
+    GPU probe when one was run. ``warnings`` (a list of str): what the plan
+    found missing that a chosen library will open by name later (cuDNN 8
+    opens cuBLAS 12), each with the fix; setup() and preload() also emit
+    them once as a CudaloadWarning.
     """
 
     __slots__ = ("requirements", "roots", "libraries", "plan", "conflicts", "status",
                  "status_text", "error", "env_name", "target", "probe", "backend",
-                 "library_path")
+                 "library_path", "warnings")
 
     def __init__(self, requirements: "Optional[List[str]]" = None,
                  roots: "Optional[List[Root]]" = None,
@@ -430,8 +433,10 @@ class Report(_ContextReports):
                  conflicts: "Optional[List[Conflict]]" = None,
                  status: int = 0, status_text: str = "success", error: str = "",
                  env_name: str = "", target: str = "", probe: "Optional[Probe]" = None,
-                 backend: str = "", library_path: str = "") -> None:
+                 backend: str = "", library_path: str = "",
+                 warnings: "Optional[List[str]]" = None) -> None:
         self._reader = None
+        self.warnings = [] if warnings is None else warnings
         self.requirements = [] if requirements is None else requirements
         self.roots = [] if roots is None else roots
         self.libraries = [] if libraries is None else libraries
@@ -864,7 +869,8 @@ class Context:
                       conflicts=self.conflicts(), status=status,
                       status_text=lib.call("cudaload_strerror", status) or "", error=error,
                       env_name=lib.call("cudaload_env_name") or "", target=self._target_name(),
-                      backend=lib.backend, library_path=lib.path)
+                      backend=lib.backend, library_path=lib.path,
+                      warnings=self.plan_warnings())
 
     def _hand_over_report(self, status: int = C.CUDALOAD_OK, error: str = "") -> "Report":
         """report() for the one-call functions, which are done with this
@@ -873,6 +879,7 @@ class Context:
         closed. Most callers of setup() look at the plan at most; reading
         back every library of the inventory is hundreds of calls, right
         after the preload, when they are slowest (see the readers below)."""
+        warnings = self.plan_warnings()  # a few strings: read before the hand-over
         report = Report.__new__(Report)
         report._reader = _ContextReader(self._lib, self.handle, self._origins, status)
         self._ctx = None
@@ -882,7 +889,18 @@ class Context:
         report.probe = None
         report.backend = self._lib.backend
         report.library_path = self._lib.path
+        report.warnings = warnings
         return report
+
+    def plan_warnings(self) -> "List[str]":
+        """The last plan's warnings (cudaload_plan_warning): a library a
+        chosen one opens by name later that no root holds, with the fix.
+        Empty before a plan, or with a libcudaload older than 1.1."""
+        lib = self._lib
+        if self._ctx is None or not lib.has("cudaload_plan_warning_count"):
+            return []
+        count = lib.call("cudaload_plan_warning_count", self._ctx)
+        return [lib.call("cudaload_plan_warning", self._ctx, i) or "" for i in range(count)]
 
     def _target_name(self) -> str:
         """The target's name, "host" resolved ("linux" or "windows")."""
@@ -1223,7 +1241,18 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
         report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True,
                               partial=partial)
     _windows_after_preload(report)
+    _warn(report)
     return report
+
+
+def _warn(report: "Report") -> None:
+    """Emit the plan's warnings once, as one CudaloadWarning attributed to
+    the caller of setup()/preload() (they also stay in report.warnings)."""
+    if report.warnings:
+        import warnings
+        from ._errors import CudaloadWarning
+        warnings.warn("cudaload: " + "\ncudaload: ".join(report.warnings), CudaloadWarning,
+                      stacklevel=3)
 
 
 def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
@@ -1323,6 +1352,7 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
         raise error_for_status(report.status)(
             message, status=report.status, status_text=report.status_text,
             detail=report.error, function="cudaload_preload", report=report)
+    _warn(report)
     if probe:
         with Context(roots, site_packages, defaults) as ctx:
             ctx.require(require)

@@ -117,3 +117,9 @@ _BY_STATUS: "Dict[int, Type[Error]]" = {
 def error_for_status(status: int) -> "Type[Error]":
     """The Error subclass of a C status code (Error for unknown codes)."""
     return _BY_STATUS.get(status, Error)
+
+
+class CudaloadWarning(UserWarning):
+    """What a plan found missing that a chosen library will open by name
+    later (cuDNN 8 opens cuBLAS 12): setup() and preload() emit it once,
+    and Report.warnings keeps each line."""
