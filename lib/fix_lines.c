@@ -10,6 +10,7 @@
  * nvidia-cudnn-cu12 and share site-packages/nvidia/cudnn).
  */
 #include "fix_lines.h"
+#include "error.h"
 #include "catalog.h"
 #include "roots.h"
 #include "strutil.h"
@@ -200,6 +201,7 @@ typedef struct text {
   int failed;
 } text;
 
+static void add(text *t, const char *format, ...) CL_PRINTF(2, 3);
 static void add(text *t, const char *format, ...) {
   if (t->failed)
     return;
