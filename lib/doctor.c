@@ -63,23 +63,6 @@ typedef struct doctor {
 
 /* --- small helpers ----------------------------------------------------- */
 
-static char *format_text(const char *fmt, ...) CL_PRINTF(1, 2);
-static char *format_text(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return NULL;
-  char *text = malloc((size_t)n + 1);
-  if (!text)
-    return NULL;
-  va_start(ap, fmt);
-  vsnprintf(text, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  return text;
-}
-
 static void add_problem(doctor *d, char *text, char *fix) {
   if (!text || !fix ||
       cl_reserve((void **)&d->problems, &d->problem_capacity,
@@ -238,7 +221,7 @@ static char *windows_driver_version(const char *versioninfo) {
   if (cl_version_parse(versioninfo, parts) != 4 || parts[0] < 20)
     return NULL;
   long branch = (parts[2] % 10) * 100 + parts[3] / 100;
-  return format_text("%ld.%02ld", branch, parts[3] % 100);
+  return cl_strdup_printf("%ld.%02ld", branch, parts[3] % 100);
 }
 
 static void find_driver(doctor *d) {
@@ -291,7 +274,7 @@ static void run_probe(doctor *d) {
   cudaload_probe *probe = NULL;
   int rc = cudaload_probe_run(d->ctx, probe_flags, 0, &probe);
   if (rc != CUDALOAD_OK) {
-    d->probe_error = format_text("%s", cudaload_last_error());
+    d->probe_error = cl_strdup_printf("%s", cudaload_last_error());
     d->failed |= !d->probe_error;
     cudaload_probe_free(probe);
     return;
@@ -360,18 +343,18 @@ static void unsatisfied_problems(doctor *d) {
     const cl_requirement_outcome *o =
         r < ctx->outcome_count ? &ctx->outcomes[r] : NULL;
     /* The first rejected candidate says most about why. */
-    char *text =
-        o && o->rejected_count
-            ? format_text("%s: no usable %s library (%s: %s)", req->text,
-                          req->entry->family, o->rejected[0].path,
-                          o->rejected[0].why)
-            : format_text("%s: no usable %s library; no file named like %s "
-                          "in the roots searched",
-                          req->text, req->entry->family, req->entry->name);
+    char *text = o && o->rejected_count
+                     ? cl_strdup_printf("%s: no usable %s library (%s: %s)",
+                                        req->text, req->entry->family,
+                                        o->rejected[0].path, o->rejected[0].why)
+                     : cl_strdup_printf(
+                           "%s: no usable %s library; no file named like %s "
+                           "in the roots searched",
+                           req->text, req->entry->family, req->entry->name);
     add_problem(d, text,
-                o && o->fix
-                    ? cl_strdup(o->fix)
-                    : format_text("add the folder that holds %s with --root "
+                o && o->fix ? cl_strdup(o->fix)
+                            : cl_strdup_printf(
+                                  "add the folder that holds %s with --root "
                                   "or in the manifest's roots",
                                   req->entry->name));
   }
@@ -389,11 +372,11 @@ static void load_failure_problems(doctor *d) {
     const cl_plan_entry *p = &d->ctx->plan[i];
     if (p->state != CUDALOAD_STATE_FAILED)
       continue;
-    add_problem(d,
-                format_text("%s could not be loaded by this process", p->path),
-                format_text("cudaload inspect \"%s\" lists what it needs; put "
-                            "the missing libraries beside it or on %s",
-                            p->path, cudaload_env_name()));
+    add_problem(
+        d, cl_strdup_printf("%s could not be loaded by this process", p->path),
+        cl_strdup_printf("cudaload inspect \"%s\" lists what it needs; put "
+                         "the missing libraries beside it or on %s",
+                         p->path, cudaload_env_name()));
   }
 }
 
@@ -428,11 +411,12 @@ static void driver_problems(doctor *d) {
   if (d->probe)
     return;
   if (!d->driver_path) {
-    add_problem(d,
-                format_text("no NVIDIA driver (%s): not in the roots searched "
-                            "and not loaded in this process",
-                            driver_file_name()),
-                install_driver_fix());
+    add_problem(
+        d,
+        cl_strdup_printf("no NVIDIA driver (%s): not in the roots searched "
+                         "and not loaded in this process",
+                         driver_file_name()),
+        install_driver_fix());
     return;
   }
   if (!d->driver_version)
@@ -449,14 +433,15 @@ static void driver_problems(doctor *d) {
   long branch = strtol(d->driver_version, NULL, 10);
   long minimum = minimum_driver_branch(cuda_needed);
   if (minimum && branch > 0 && branch < minimum)
-    add_problem(d,
-                format_text("the NVIDIA driver %s is too old for CUDA %d "
-                            "(%s needs driver %ld or newer)",
-                            d->driver_version, cuda_needed,
-                            cl_path_basename(needed_by), minimum),
-                format_text("update the NVIDIA driver to %ld or newer, or use "
-                            "CUDA %d builds of the libraries",
-                            minimum, cuda_needed - 1));
+    add_problem(
+        d,
+        cl_strdup_printf("the NVIDIA driver %s is too old for CUDA %d "
+                         "(%s needs driver %ld or newer)",
+                         d->driver_version, cuda_needed,
+                         cl_path_basename(needed_by), minimum),
+        cl_strdup_printf("update the NVIDIA driver to %ld or newer, or use "
+                         "CUDA %d builds of the libraries",
+                         minimum, cuda_needed - 1));
 }
 
 static const char *probe_fix(int reason) {
@@ -494,9 +479,9 @@ static const char *probe_fix(int reason) {
 
 static void probe_problems(doctor *d) {
   if (d->probe_error) {
-    add_problem(d,
-                format_text("the GPU probe could not run: %s", d->probe_error),
-                cl_strdup("run cudaload doctor --probe --out-of-process"));
+    add_problem(
+        d, cl_strdup_printf("the GPU probe could not run: %s", d->probe_error),
+        cl_strdup("run cudaload doctor --probe --out-of-process"));
     return;
   }
   if (!d->probe || cudaload_probe_verdict(d->probe) == CUDALOAD_GPU_OK)
@@ -509,12 +494,12 @@ static void probe_problems(doctor *d) {
   char *text = NULL;
   for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !text; ++i)
     if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED)
-      text = format_text("the GPU probe falls back to CPU (%s, stage %s): %s",
-                         cl_probe_reason_name(reason),
-                         cudaload_probe_stage_name(d->probe, i),
-                         cudaload_probe_stage_message(d->probe, i));
+      text = cl_strdup_printf(
+          "the GPU probe falls back to CPU (%s, stage %s): %s",
+          cl_probe_reason_name(reason), cudaload_probe_stage_name(d->probe, i),
+          cudaload_probe_stage_message(d->probe, i));
   if (!text)
-    text = format_text("%s", cudaload_probe_summary(d->probe));
+    text = cl_strdup_printf("%s", cudaload_probe_summary(d->probe));
   const char *fix = probe_fix(reason);
   add_problem(d, text,
               reason == CUDALOAD_REASON_NO_DRIVER
@@ -570,9 +555,9 @@ static void zlib_problem(doctor *d) {
   if (!cudnn || have_system_zlib())
     return;
   add_problem(d,
-              format_text("libz.so.1 is missing: cuDNN %d's sub-libraries "
-                          "need it (planned: %s)",
-                          cudnn->major, cudnn->path),
+              cl_strdup_printf("libz.so.1 is missing: cuDNN %d's sub-libraries "
+                               "need it (planned: %s)",
+                               cudnn->major, cudnn->path),
               cl_strdup("apt-get install zlib1g (Fedora/RHEL: dnf install "
                         "zlib; Alpine: apk add zlib)"));
 }
@@ -618,16 +603,18 @@ static void report_missing(const char *opener, const char *name, int lazy,
   cl_name_match m;
   int known = cl_catalog_match(name, mc->naming, &m);
   char *fix =
-      known ? format_text("add a requirement for it (--require %s=%d), or the "
-                          "folder that holds %s with --root",
-                          m.entry->family, m.major, name)
-            : format_text("add the folder that holds %s with --root", name);
-  char *text = format_text("%s %s %s%s, and the loader would not find it "
-                           "in this process (rule: not-found; looked at: "
-                           "%s)",
-                           opener, lazy ? "opens" : "needs", name,
-                           lazy ? " by name when it first needs it" : "",
-                           used ? places : "nothing");
+      known
+          ? cl_strdup_printf(
+                "add a requirement for it (--require %s=%d), or the "
+                "folder that holds %s with --root",
+                m.entry->family, m.major, name)
+          : cl_strdup_printf("add the folder that holds %s with --root", name);
+  char *text = cl_strdup_printf("%s %s %s%s, and the loader would not find it "
+                                "in this process (rule: not-found; looked at: "
+                                "%s)",
+                                opener, lazy ? "opens" : "needs", name,
+                                lazy ? " by name when it first needs it" : "",
+                                used ? places : "nothing");
   /* The model meets the same open from every file of the plan that makes
    * it (a preloaded sub-library, then its lazy pass): one problem each. */
   for (size_t k = 0; text && k < mc->d->problem_count; ++k)
@@ -687,16 +674,17 @@ static void orphan_problems(doctor *d) {
     if (main_found || reported)
       continue;
     char *folder = cl_path_dirname(sub->path);
-    add_problem(d,
-                format_text("%s %d found only as sub-library (%s) without its "
-                            "main library %s %d",
-                            sub->entry->family, sub->major, sub->path,
-                            sub->entry->family, sub->major),
-                format_text("reinstall %s %d completely into %s, or delete "
-                            "the stray %s",
-                            sub->entry->family, sub->major,
-                            folder ? folder : "its folder",
-                            cl_path_basename(sub->path)));
+    add_problem(
+        d,
+        cl_strdup_printf("%s %d found only as sub-library (%s) without its "
+                         "main library %s %d",
+                         sub->entry->family, sub->major, sub->path,
+                         sub->entry->family, sub->major),
+        cl_strdup_printf("reinstall %s %d completely into %s, or delete "
+                         "the stray %s",
+                         sub->entry->family, sub->major,
+                         folder ? folder : "its folder",
+                         cl_path_basename(sub->path)));
     free(folder);
   }
 }
@@ -707,25 +695,27 @@ static void root_problems(doctor *d) {
     if (r->status == CUDALOAD_E_INSECURE) {
       add_problem(
           d,
-          format_text("root %s refused: %s", r->path,
-                      r->detail ? r->detail : "writable by other users"),
-          format_text("make it writable only by its owner (%s), or "
-                      "accept it with --allow-writable-roots",
+          cl_strdup_printf("root %s refused: %s", r->path,
+                           r->detail ? r->detail : "writable by other users"),
+          cl_strdup_printf("make it writable only by its owner (%s), or "
+                           "accept it with --allow-writable-roots",
 #ifdef _WIN32
-                      "remove the write entries for Everyone, Users, "
-                      "Authenticated Users and Interactive from its "
-                      "security settings"
+                           "remove the write entries for Everyone, Users, "
+                           "Authenticated Users and Interactive from its "
+                           "security settings"
 #else
-                      "chmod go-w"
+                           "chmod go-w"
 #endif
-                      ));
+                           ));
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
       continue;
     add_problem(
-        d, format_text("root %s: %s", r->path, cl_root_status_name(r->status)),
-        format_text(
+        d,
+        cl_strdup_printf("root %s: %s", r->path,
+                         cl_root_status_name(r->status)),
+        cl_strdup_printf(
             "correct the folder given with --root or in the "
             "manifest's roots%s",
             r->status == CUDALOAD_E_NOT_FOUND ? "" : ", or make it readable"));

@@ -26,21 +26,6 @@
 
 /* --- small helpers ------------------------------------------------------ */
 
-static char *text_of(const char *fmt, ...) CL_PRINTF(1, 2);
-static char *text_of(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (!out)
-    return NULL;
-  va_start(ap, fmt);
-  vsnprintf(out, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  return out;
-}
-
 static void add_problem(cudaload_explain *e, char *text) {
   if (!text || cl_reserve((void **)&e->problems, &e->problem_capacity,
                           e->problem_count + 1, sizeof *e->problems)) {
@@ -525,11 +510,12 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
   if (own && theirs && beside && strcmp(own, theirs) != 0 &&
       cl_file_open(beside, &f, &size) == CUDALOAD_OK) {
     cl_file_close(f);
-    add_problem(e, text_of("%s takes %s from %s (rule: %s), not the copy "
-                           "beside it (%s): a sibling shadowed, likely "
-                           "another version",
-                           from->path, edge->name, taken,
-                           cl_resolve_rule_name(edge->how.rule), beside));
+    add_problem(e,
+                cl_strdup_printf("%s takes %s from %s (rule: %s), not the copy "
+                                 "beside it (%s): a sibling shadowed, likely "
+                                 "another version",
+                                 from->path, edge->name, taken,
+                                 cl_resolve_rule_name(edge->how.rule), beside));
   }
   cl_clear_error();
   free(own);
@@ -550,25 +536,25 @@ static void tree_problems(cudaload_explain *e, const cl_load_tree *t,
       /* A DT_NEEDED name not found fails the whole open; a lazy one only
        * matters when it is a CUDA library's. */
       if (cuda || !edge->lazy)
-        add_problem(e, text_of(edge->lazy
-                                   ? "%s opens %s by name when it needs it: "
-                                     "not found (rule: not-found)"
-                                   : "%s needs %s: not found, so loading it "
-                                     "fails (rule: not-found)",
-                               from, edge->name));
+        add_problem(e, cl_strdup_printf(
+                           edge->lazy ? "%s opens %s by name when it needs it: "
+                                        "not found (rule: not-found)"
+                                      : "%s needs %s: not found, so loading it "
+                                        "fails (rule: not-found)",
+                           from, edge->name));
       continue;
     }
     for (size_t s = 0; s < edge->how.step_count; ++s)
       if (edge->how.steps[s].folder && !edge->how.steps[s].folder[0]) {
         add_problem(
-            e,
-            text_of("%s: a search list %s%s holds an empty entry, "
-                    "so %s is also looked for in the current "
-                    "folder (anyone who controls it could plant "
-                    "one)",
-                    from, edge->how.steps[s].source ? "of " : "",
-                    edge->how.steps[s].source ? edge->how.steps[s].source : "",
-                    edge->name));
+            e, cl_strdup_printf(
+                   "%s: a search list %s%s holds an empty entry, "
+                   "so %s is also looked for in the current "
+                   "folder (anyone who controls it could plant "
+                   "one)",
+                   from, edge->how.steps[s].source ? "of " : "",
+                   edge->how.steps[s].source ? edge->how.steps[s].source : "",
+                   edge->name));
         break;
       }
     if (!cuda || edge->to >= t->object_count)
@@ -577,10 +563,11 @@ static void tree_problems(cudaload_explain *e, const cl_load_tree *t,
     const cl_load_object *to = &t->objects[edge->to];
     if (catalog_of(to->path, to->info.soname, naming, &got) &&
         (got.entry != want.entry || got.major != want.major))
-      add_problem(e, text_of("%s asks for %s but the loader takes %s, which "
-                             "is %s %d (rule: %s)",
-                             from, edge->name, to->path, got.entry->name,
-                             got.major, cl_resolve_rule_name(edge->how.rule)));
+      add_problem(
+          e, cl_strdup_printf("%s asks for %s but the loader takes %s, which "
+                              "is %s %d (rule: %s)",
+                              from, edge->name, to->path, got.entry->name,
+                              got.major, cl_resolve_rule_name(edge->how.rule)));
     else if (edge->from < t->object_count)
       shadowed_sibling(e, t, edge, want.entry->family, naming);
   }
@@ -613,14 +600,14 @@ static void mix_problems(cudaload_explain *e, size_t first, const char *what) {
     if (!b)
       continue;
     char *fa = cl_path_dirname(a->path), *fb = cl_path_dirname(b->path);
-    add_problem(e, text_of("%s %d in two versions %s: %s (%s, e.g. %s) and "
-                           "%s (%s, e.g. %s); a library of one version "
-                           "running with parts of another can fail or "
-                           "misbehave",
-                           a->family, a->major, what, a->version,
-                           fa ? fa : a->path, cl_path_basename(a->path),
-                           b->version, fb ? fb : b->path,
-                           cl_path_basename(b->path)));
+    add_problem(e, cl_strdup_printf(
+                       "%s %d in two versions %s: %s (%s, e.g. %s) and "
+                       "%s (%s, e.g. %s); a library of one version "
+                       "running with parts of another can fail or "
+                       "misbehave",
+                       a->family, a->major, what, a->version, fa ? fa : a->path,
+                       cl_path_basename(a->path), b->version, fb ? fb : b->path,
+                       cl_path_basename(b->path)));
     free(fa);
     free(fb);
   }
@@ -634,10 +621,11 @@ static void mix_problems(cudaload_explain *e, size_t first, const char *what) {
       cuda_seen = o->cuda_major;
       first_cuda = o;
     } else if (o->cuda_major != cuda_seen) {
-      add_problem(e, text_of("CUDA %d and CUDA %d libraries %s: %s (CUDA %d) "
-                             "and %s (CUDA %d)",
-                             cuda_seen, o->cuda_major, what, first_cuda->path,
-                             cuda_seen, o->path, o->cuda_major));
+      add_problem(
+          e, cl_strdup_printf("CUDA %d and CUDA %d libraries %s: %s (CUDA %d) "
+                              "and %s (CUDA %d)",
+                              cuda_seen, o->cuda_major, what, first_cuda->path,
+                              cuda_seen, o->path, o->cuda_major));
       break;
     }
   }
@@ -648,17 +636,18 @@ static void binding_problems(cudaload_explain *e, const cl_explain_object *o) {
     const cl_explain_binding *b = &o->bindings[i];
     if (!b->elsewhere)
       continue;
-    add_problem(
-        e, text_of("%zu of %s's %zu references to %s%s%s bind to %s, not to "
-                   "%s (e.g. %s): %s",
-                   b->elsewhere, o->path, b->symbols, b->library,
-                   b->version ? " version " : "", b->version ? b->version : "",
-                   b->elsewhere_provider ? b->elsewhere_provider : "nothing",
-                   b->expected ? b->expected : "its own dependency",
-                   b->example ? b->example : "?",
-                   b->version ? "another file defines the same version node "
-                                "or has no symbol versions"
-                              : "the references carry no symbol version"));
+    add_problem(e,
+                cl_strdup_printf(
+                    "%zu of %s's %zu references to %s%s%s bind to %s, not to "
+                    "%s (e.g. %s): %s",
+                    b->elsewhere, o->path, b->symbols, b->library,
+                    b->version ? " version " : "", b->version ? b->version : "",
+                    b->elsewhere_provider ? b->elsewhere_provider : "nothing",
+                    b->expected ? b->expected : "its own dependency",
+                    b->example ? b->example : "?",
+                    b->version ? "another file defines the same version node "
+                                 "or has no symbol versions"
+                               : "the references carry no symbol version"));
   }
 }
 
@@ -681,7 +670,7 @@ static int expose_like_preload(cl_loader_model *m, const char *file,
   int first = m->path && strncmp(m->path, folder, length) == 0 &&
               (m->path[length] == ';' || m->path[length] == '\0');
   if (!first) {
-    char *value = m->path ? text_of("%s;%s", folder, m->path) : NULL;
+    char *value = m->path ? cl_strdup_printf("%s;%s", folder, m->path) : NULL;
     rc = cl_loader_model_set(&m->path, value ? value : folder);
     free(value);
   }
@@ -755,7 +744,7 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
       binding_problems(e, o);
     }
     if (t.object_count == 0 || !t.objects[0].readable)
-      add_problem(e, text_of("%s: cannot be read as a library", path));
+      add_problem(e, cl_strdup_printf("%s: cannot be read as a library", path));
     tree_problems(e, &t, first, naming);
     mix_problems(e, first, "in what one process would load for it");
   }
@@ -955,11 +944,12 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
       char *sub_folder = cl_path_dirname(sub->path);
       if (sub_folder && strcmp(sub_folder, folder) != 0 && main->version &&
           sub->version && strcmp(main->version, sub->version) != 0)
-        add_problem(e, text_of("the cuDNN %d main library %s (%s) runs "
-                               "%s from %s (%s): its sub-libraries come from "
-                               "another version",
-                               main->major, main->path, main->version,
-                               sub->name, sub->path, sub->version));
+        add_problem(
+            e, cl_strdup_printf("the cuDNN %d main library %s (%s) runs "
+                                "%s from %s (%s): its sub-libraries come from "
+                                "another version",
+                                main->major, main->path, main->version,
+                                sub->name, sub->path, sub->version));
       free(sub_folder);
     }
     free(folder);

@@ -48,24 +48,6 @@ static int is_windows(const cl_loader_model *m) {
   return m->naming == CL_NAMING_WINDOWS;
 }
 
-/* A malloc'ed printf, or NULL without memory. */
-static char *format(const char *fmt, ...) CL_PRINTF(1, 2);
-static char *format(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return NULL;
-  char *s = malloc((size_t)n + 1);
-  if (!s)
-    return NULL;
-  va_start(ap, fmt);
-  vsnprintf(s, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  return s;
-}
-
 /* A growing string; `failed` remembers a lost allocation, so a sequence
  * of appends is checked once at the end. */
 typedef struct text {
@@ -153,7 +135,7 @@ static char *join(const cl_loader_model *m, const char *folder,
    * '/': keep the folder's own separator then. */
   if (is_windows(m) && sep[0] && strchr(folder, '/') && !strchr(folder, '\\'))
     sep = "/";
-  return format("%s%s%s", folder, sep, name);
+  return cl_strdup_printf("%s%s%s", folder, sep, name);
 }
 
 /* Whether a Windows-style name is absolute: a drive ("C:\", "C:/"), a UNC
@@ -509,16 +491,17 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
   }
   int bits = h[4] == 1 ? 32 : h[4] == 2 ? 64 : 0;
   if (bits != m->bits) {
-    *why = format("other ELF class (ELFCLASS%s): passed over", bits == 32 ? "32"
-                                                               : bits == 64
-                                                                   ? "64"
-                                                                   : "NONE");
+    *why = cl_strdup_printf("other ELF class (ELFCLASS%s): passed over",
+                            bits == 32   ? "32"
+                            : bits == 64 ? "64"
+                                         : "NONE");
     return VERDICT_SKIPPED;
   }
   int big = h[5] == 2;
   if ((h[5] != 1 && h[5] != 2) || big != m->big_endian) {
-    *why = format("\"ELF file data encoding not %s-endian\": the load fails",
-                  m->big_endian ? "big" : "little");
+    *why = cl_strdup_printf(
+        "\"ELF file data encoding not %s-endian\": the load fails",
+        m->big_endian ? "big" : "little");
     return VERDICT_FATAL;
   }
   if (h[6] != 1) {
@@ -550,8 +533,9 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
   }
   if (machine != m->machine) {
     const char *name = elf_machine_text(machine);
-    *why = name ? format("other machine (%s): passed over", name)
-                : format("other machine (0x%x): passed over", machine);
+    *why = name
+               ? cl_strdup_printf("other machine (%s): passed over", name)
+               : cl_strdup_printf("other machine (0x%x): passed over", machine);
     return VERDICT_SKIPPED;
   }
   if (type != 2 && type != 3) {
@@ -596,14 +580,14 @@ static verdict pe_verdict(const cl_loader_model *m, const char *file,
   cl_binary_info_free(&info);
   if (machine != m->machine) {
     const char *name = pe_machine_text(machine);
-    char *what = name ? format("for another machine (%s)", name)
-                      : format("for another machine (0x%x)", machine);
+    char *what = name ? cl_strdup_printf("for another machine (%s)", name)
+                      : cl_strdup_printf("for another machine (0x%x)", machine);
     if (m->other_machine_skipped) {
-      *why = what ? format("%s: passed over", what) : NULL;
+      *why = what ? cl_strdup_printf("%s: passed over", what) : NULL;
       free(what);
       return VERDICT_SKIPPED;
     }
-    *why = what ? format("%s: the load fails (193)", what) : NULL;
+    *why = what ? cl_strdup_printf("%s: the load fails (193)", what) : NULL;
     free(what);
     return VERDICT_FATAL;
   }
@@ -652,7 +636,7 @@ static verdict try_file(search *s, cl_resolve_rule rule, const char *folder,
     add_step(s, rule, CL_STEP_FATAL, folder, check, source,
              why ? why : "the load fails");
     free(s->fatal);
-    s->fatal = format("%s: %s", check, why ? why : "the load fails");
+    s->fatal = cl_strdup_printf("%s: %s", check, why ? why : "the load fails");
     s->done = 1;
     break;
   }
@@ -936,7 +920,7 @@ static void search_folders(search *s, cl_resolve_rule rule,
     size_t steps_before = s->out->step_count;
     for (size_t c = 0; c < subdir_count && !s->done && !s->failed; ++c) {
       /* glibc writes dirname + "/" + capstr + name; "" stays relative. */
-      char *rel = format("%s%s", subdirs[c], s->name);
+      char *rel = cl_strdup_printf("%s%s", subdirs[c], s->name);
       char *candidate = rel ? join(m, dirs->dirs[i], rel) : NULL;
       free(rel);
       if (!candidate) {
@@ -1137,9 +1121,9 @@ static void resolve_linux(search *s, const cl_requester *req,
     out->path = cl_strdup(m->loaded[hit].path);
     out->detail =
         m->loaded[hit].soname && strcmp(m->loaded[hit].soname, name) == 0
-            ? format("loaded as %s (SONAME %s)", m->loaded[hit].path,
-                     m->loaded[hit].soname)
-            : format("loaded as %s", m->loaded[hit].path);
+            ? cl_strdup_printf("loaded as %s (SONAME %s)", m->loaded[hit].path,
+                               m->loaded[hit].soname)
+            : cl_strdup_printf("loaded as %s", m->loaded[hit].path);
     add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
              m->loaded[hit].path, NULL, out->detail);
     if (!out->path || !out->detail)
@@ -1311,7 +1295,7 @@ static char *windows_module_name(const cl_loader_model *m, const char *name) {
   if (n && name[n - 1] == '.')
     return cl_strndup(name, n - 1);
   if (!strchr(base, '.'))
-    return format("%s.dll", name);
+    return cl_strdup_printf("%s.dll", name);
   return cl_strdup(name);
 }
 
@@ -1333,7 +1317,7 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
         out->rule = CL_RULE_ALREADY_LOADED;
         out->loaded_index = i;
         out->path = cl_strdup(m->loaded[i].path);
-        out->detail = format("loaded as %s", m->loaded[i].path);
+        out->detail = cl_strdup_printf("loaded as %s", m->loaded[i].path);
         add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
                  m->loaded[i].path, NULL, out->detail);
         free(name);
@@ -1355,7 +1339,8 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
     if (cl_starts_with_nocase(name, "api-") ||
         cl_starts_with_nocase(name, "ext-")) {
       out->rule = CL_RULE_API_SET;
-      out->detail = format("%s is an API set contract: the loader maps it to "
+      out->detail =
+          cl_strdup_printf("%s is an API set contract: the loader maps it to "
                            "a system DLL without searching",
                            name);
       add_step(s, CL_RULE_API_SET, CL_STEP_TAKEN, NULL, NULL, NULL, "API set");
@@ -1371,7 +1356,8 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
         out->rule = CL_RULE_ALREADY_LOADED;
         out->loaded_index = i;
         out->path = cl_strdup(o->path);
-        out->detail = format("a module named %s is loaded: %s", base, o->path);
+        out->detail =
+            cl_strdup_printf("a module named %s is loaded: %s", base, o->path);
         add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL, o->path, NULL,
                  out->detail);
         free(name);
@@ -1381,7 +1367,8 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
     if (m->system32 && is_known_dll(m, base)) {
       out->rule = CL_RULE_KNOWN_DLL;
       out->path = join(m, m->system32, base);
-      out->detail = format("%s is a KnownDLL: its System32 copy", base);
+      out->detail =
+          cl_strdup_printf("%s is a KnownDLL: its System32 copy", base);
       add_step(s, CL_RULE_KNOWN_DLL, CL_STEP_TAKEN, m->system32, out->path,
                NULL, "taken");
       free(name);
@@ -1490,18 +1477,19 @@ static int resolve_with(cl_loader_model *m, const cl_requester *req,
       out->rule = CL_RULE_ALREADY_LOADED;
       out->loaded_index = same;
       out->path = cl_strdup(m->loaded[same].path);
-      out->detail =
-          format("%s (found by %s) is the file of the loaded %s", s.taken_file,
-                 cl_resolve_rule_name(s.taken_rule), m->loaded[same].path);
+      out->detail = cl_strdup_printf(
+          "%s (found by %s) is the file of the loaded %s", s.taken_file,
+          cl_resolve_rule_name(s.taken_rule), m->loaded[same].path);
       add_step(&s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
                m->loaded[same].path, NULL, "the same file is loaded");
     } else {
       out->rule = s.taken_rule;
       out->path = cl_strdup(s.taken_file);
-      out->detail = s.taken_source
-                        ? format("%s of %s", cl_resolve_rule_name(s.taken_rule),
+      out->detail =
+          s.taken_source
+              ? cl_strdup_printf("%s of %s", cl_resolve_rule_name(s.taken_rule),
                                  s.taken_source)
-                        : cl_strdup(cl_resolve_rule_name(s.taken_rule));
+              : cl_strdup(cl_resolve_rule_name(s.taken_rule));
     }
     if (!out->path || !out->detail)
       s.failed = 1;
@@ -1510,14 +1498,14 @@ static int resolve_with(cl_loader_model *m, const cl_requester *req,
     out->path = NULL;
     free(out->detail);
     if (s.fatal)
-      out->detail = format("the load fails: %s", s.fatal);
+      out->detail = cl_strdup_printf("the load fails: %s", s.fatal);
     else if (out->step_count &&
              out->steps[out->step_count - 1].kind == CL_STEP_SKIPPED &&
              !is_windows(m))
       out->detail = cl_strdup("not found (files of another ELF class or "
                               "machine were passed over)");
     else
-      out->detail = format("%s not found", name);
+      out->detail = cl_strdup_printf("%s not found", name);
     if (!out->detail)
       s.failed = 1;
   }
@@ -1765,8 +1753,8 @@ static int open_one(opener *o, const cl_requester *req, size_t from,
          * substitution", and the open fails. */
         memset(&how, 0, sizeof how);
         how.loaded_index = SIZE_MAX;
-        how.detail =
-            format("%s: empty dynamic string token substitution", needed);
+        how.detail = cl_strdup_printf(
+            "%s: empty dynamic string token substitution", needed);
         status = how.detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
       } else {
         status = resolve_with(m, r, expanded ? expanded : needed, flags,

@@ -3,7 +3,9 @@
 #include "cudaload.h"
 #include "platform.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,4 +176,18 @@ void cl_name_list_free(cl_name_list *list) {
     free(list->names[i]);
   free(list->names);
   memset(list, 0, sizeof *list);
+}
+
+char *cl_strdup_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!out)
+    return NULL;
+  va_start(ap, fmt);
+  vsnprintf(out, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return out;
 }

@@ -2,9 +2,13 @@
 #ifndef CUDALOAD_STRUTIL_H
 #define CUDALOAD_STRUTIL_H
 
+#include "error.h"
+
 #include <stddef.h>
 
 char *cl_strdup(const char *s);
+/* A malloc'ed printf; NULL when out of memory (or a bad format). */
+char *cl_strdup_printf(const char *fmt, ...) CL_PRINTF(1, 2);
 char *cl_strndup(const char *s, size_t n);
 /* "a" + separator + "b" (no doubled separator); malloc'ed. */
 char *cl_path_join(const char *a, const char *b);
