@@ -55,6 +55,16 @@ typedef struct cl_bundled_shim {
   char *package; /* "ctranslate2" (from ctranslate2.libs) */
 } cl_bundled_shim;
 
+/* A library of a package that opens CUDA libraries by name at run time
+ * (consumers.h: ctranslate2's libctranslate2-<hex>.so.4.4.0), noticed by
+ * the scan: a plan holding the family it opens in another major adds its
+ * major or warns. */
+typedef struct cl_noticed_consumer {
+  const char *package; /* consumers.c's table */
+  char *path;          /* absolute */
+  char version[32];    /* "4.4.0"; "" when neither name nor dist-info tell */
+} cl_noticed_consumer;
+
 /* A parsed requirement ("cudnn>=8.9"). */
 typedef enum cl_version_op {
   CL_OP_ANY = 0, /* "cudart": any version, newest wins */
@@ -152,6 +162,8 @@ struct cudaload_ctx {
   int scanned;
   cl_bundled_shim *shims; /* bundled copies the last scan noticed */
   size_t shim_count, shim_capacity;
+  cl_noticed_consumer *consumers; /* known consumers the last scan noticed */
+  size_t consumer_count, consumer_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;

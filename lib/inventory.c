@@ -4,6 +4,7 @@
  * loads a library and never starts a process.
  */
 #include "binary.h"
+#include "consumers.h"
 #include "context.h"
 #include "distinfo.h"
 #include "error.h"
@@ -520,6 +521,46 @@ static void note_bundled_shim(folder_listing *l, const char *name) {
   shim->package = package;
 }
 
+/* Note a known consumer's library (consumers.h) in its package folder,
+ * with the package's version from the file name or the site folder's
+ * dist-info. */
+static void note_known_consumer(folder_listing *l, const char *name) {
+  const char *package =
+      cl_consumer_package_of(cl_path_basename(l->folder), name, l->s->naming);
+  if (!package)
+    return;
+  cudaload_ctx *ctx = l->s->ctx;
+  char *full = cl_path_join(l->folder, name);
+  char *real = full ? cl_real_path(full) : NULL;
+  cl_clear_error();
+  char *path = real ? real : full;
+  if (real)
+    free(full);
+  for (size_t i = 0; path && i < ctx->consumer_count; ++i)
+    if (strcmp(ctx->consumers[i].path, path) == 0) {
+      free(path); /* the same folder reached from two roots */
+      return;
+    }
+  if (!path ||
+      cl_reserve((void **)&ctx->consumers, &ctx->consumer_capacity,
+                 ctx->consumer_count + 1, sizeof(cl_noticed_consumer))) {
+    free(path);
+    out_of_memory(l->s);
+    return;
+  }
+  cl_noticed_consumer *c = &ctx->consumers[ctx->consumer_count++];
+  c->package = package;
+  c->path = path;
+  c->version[0] = '\0';
+  if (!cl_consumer_version_from_name(name, c->version, sizeof c->version)) {
+    char *site = cl_path_dirname(l->folder);
+    if (site)
+      cl_consumer_version_from_site(site, package, c->version,
+                                    sizeof c->version);
+    free(site);
+  }
+}
+
 static int collect_candidate(const char *name, cl_file_kind kind,
                              void *opaque) {
   folder_listing *l = opaque;
@@ -527,6 +568,7 @@ static int collect_candidate(const char *name, cl_file_kind kind,
   if (!cl_catalog_match(name, l->s->naming, &m)) {
     if (l->libs_folder)
       note_bundled_shim(l, name);
+    note_known_consumer(l, name);
     return l->s->status != 0;
   }
   if (cl_reserve((void **)&l->items, &l->capacity, l->count + 1,

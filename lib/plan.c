@@ -14,6 +14,7 @@
  */
 #include "binary.h"
 #include "bind.h"
+#include "consumers.h"
 #include "context.h"
 #include "driver_version.h"
 #include "error.h"
@@ -816,6 +817,74 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
   return rc;
 }
 
+/* The major of family's main library the plan holds (the first), 0 when it
+ * holds none. */
+static int planned_major_of(const cudaload_ctx *ctx, const char *family) {
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].entry->role == CL_ROLE_MAIN &&
+        strcmp(ctx->plan[i].entry->family, family) == 0)
+      return ctx->plan[i].major;
+  return 0;
+}
+
+/* Known consumers (consumers.h) the scan noticed: a package's library that
+ * opens a family by name at run time, of a CUDA major neither its name nor
+ * its NEEDED entries tell (ctranslate2 4.x: libcublas.so.12). When the plan
+ * holds that family in another major only (cuBLAS 13 beside a CUDA 13
+ * torch), the consumer's major is added as for a lazy dependency, or a
+ * warning says what to install. A plan without the family is left alone:
+ * the program asked for none of it, and may not use that package at all. */
+static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
+                              const companion_index *companions) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  int rc = CUDALOAD_OK;
+  for (size_t c = 0; c < ctx->consumer_count && !rc; ++c) {
+    const cl_noticed_consumer *consumer = &ctx->consumers[c];
+    const cl_known_consumer *need;
+    for (size_t k = 0;
+         !rc && (need = cl_consumer_need(consumer->package, consumer->version,
+                                         k)) != NULL;
+         ++k) {
+      const cl_catalog_entry *dep = family_main(need->family);
+      int dep_major = dep ? abi_major_for_cuda(dep, need->cuda_major) : 0;
+      int held = planned_major_of(ctx, need->family);
+      if (!dep_major || !held || plan_has(ctx, dep, dep_major))
+        continue;
+      const cl_library *lib = find_dependency(ctx, companions, dep, dep_major,
+                                              consumer->path, NULL, &rc);
+      char text[2048];
+      if (rc)
+        break;
+      if (lib) {
+        snprintf(text, sizeof text, "opened lazily by %s (%s %s needs %s %d)",
+                 cl_path_basename(consumer->path), consumer->package,
+                 consumer->version, family_title(need->family),
+                 need->cuda_major);
+        rc = add_lazy_entries(ctx, planned, lib, consumer->path, text);
+        continue;
+      }
+      char number[16], file[256];
+      snprintf(number, sizeof number, "%d", dep_major);
+      cl_catalog_file_name(dep, naming, number, file, sizeof file);
+      const char *package =
+          cl_fix_package(need->family, need->cuda_major, naming);
+      char fix[256];
+      snprintf(fix, sizeof fix,
+               "add --require %s=%d with a root that holds it%s%s%s", dep->name,
+               dep_major, package ? " (pip install " : "",
+               package ? package : "", package ? ")" : "");
+      snprintf(text, sizeof text,
+               "%s %s (%s) opens %s by name at its first %s call; the plan "
+               "has %s %d, no %s for CUDA %d was found",
+               consumer->package, consumer->version, consumer->path, file,
+               family_title(need->family), family_title(need->family), held,
+               family_title(need->family), need->cuda_major);
+      rc = add_warning(ctx, text, fix, file);
+    }
+  }
+  return rc;
+}
+
 /* Does opener's RUNPATH (or RPATH) lead to the folder of path? Then its
  * lazy open by name finds that file itself ($ORIGIN/../../cu13/lib of the
  * CUDA 13 wheels). */
@@ -1301,6 +1370,8 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   }
   if (!rc)
     rc = add_lazy_dependencies(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_consumer_needs(ctx, &planned, &companions);
   companion_index_free(&companions);
   cl_str_index_free(&planned);
   if (!rc)
