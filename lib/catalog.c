@@ -37,6 +37,24 @@
     .lazy_cuda_major = cuda                                                    \
   }
 
+/* One of NPP's eleven libraries: each its own family (applications link
+ * them one by one), all of them required by "npp". */
+#define NPP(n)                                                                 \
+  {                                                                            \
+    .name = n, .family = n, .min_major = 11, .max_major = 13,                  \
+    .linux_names = {"lib" n ".so.%M%V"}, .windows_names = {n "64_%M.dll"},     \
+    .same_as_cuda = 1, .group = "npp"                                          \
+  }
+/* A library with its own ABI majors, whose names do not tell a CUDA major;
+ * its family is its name. */
+#define FIXED_ABI(n, lo, hi, linux_name, windows_name)                         \
+  {                                                                            \
+    .name = n, .family = n, .min_major = lo, .max_major = hi,                  \
+    .linux_names = {linux_name}, .windows_names = {                            \
+      windows_name                                                             \
+    }                                                                          \
+  }
+
 static const cl_catalog_entry catalog[] = {
     {.name = "cudart",
      .family = "cudart",
@@ -108,10 +126,13 @@ static const cl_catalog_entry catalog[] = {
      .linux_names = {"libcufft.so.%M%V"},
      .windows_names = {"cufft64_%M.dll"},
      .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
+    /* cuRAND 10 ships with CUDA 11, 12 and 13 (nvidia-curand 10.4); 11
+     * is a name NVIDIA's cuda-pathfinder already looks for, of no release
+     * yet: its CUDA major is not known. */
     {.name = "curand",
      .family = "curand",
      .min_major = 10,
-     .max_major = 10,
+     .max_major = 11,
      .linux_names = {"libcurand.so.%M%V"},
      .windows_names = {"curand64_%M.dll"}},
     /* cuSPARSE 12 ships with CUDA 12 and 13; cuSOLVER 11 with CUDA 11 and
@@ -141,8 +162,100 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 11,
      .max_major = 13,
      .linux_names = {"libcupti.so.%M%V"},
-     .windows_names = {"cupti64_%Y.dll"},
+     .windows_names = {"cupti64_%M.dll", "cupti64_%Y.dll"},
      .same_as_cuda = 1},
+    /* cuFFT's FFTW interface, cuSOLVER's multi-GPU library and NVBLAS (a
+     * BLAS that routes to cuBLAS) ship in their families' wheels and
+     * toolkit folders with the same majors. */
+    {.name = "cufftw",
+     .family = "cufftw",
+     .min_major = 10,
+     .max_major = 12,
+     .linux_names = {"libcufftw.so.%M%V"},
+     .windows_names = {"cufftw64_%M.dll"},
+     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
+    {.name = "cusolverMg",
+     .family = "cusolverMg",
+     .min_major = 11,
+     .max_major = 12,
+     .linux_names = {"libcusolverMg.so.%M%V"},
+     .windows_names = {"cusolverMg64_%M.dll"},
+     .cuda_of_major = {{12, 13}}},
+    {.name = "nvblas",
+     .family = "nvblas",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libnvblas.so.%M%V"},
+     .windows_names = {"nvblas64_%M.dll"},
+     .same_as_cuda = 1},
+    {.name = "nvfatbin",
+     .family = "nvfatbin",
+     .min_major = 12,
+     .max_major = 13,
+     .linux_names = {"libnvfatbin.so.%M%V"},
+     .windows_names = {"nvfatbin_%M%m_0.dll"},
+     .same_as_cuda = 1},
+    /* NVVM keeps its own ABI major (4 from CUDA 11 to 13; the Windows
+     * toolkit of CUDA 13 names it nvvm70.dll) and its own folder,
+     * nvvm/lib64 or nvvm/bin. */
+    {.name = "nvvm",
+     .family = "nvvm",
+     .min_major = 4,
+     .max_major = 7,
+     .linux_names = {"libnvvm.so.%M%V", "libnvvm.so"},
+     .windows_names = {"nvvm64_%M%m_0.dll", "nvvm%M0.dll", "nvvm64.dll"}},
+    {.name = "nvjpeg",
+     .family = "nvjpeg",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libnvjpeg.so.%M%V"},
+     .windows_names = {"nvjpeg64_%M.dll"},
+     .same_as_cuda = 1},
+    NPP("nppc"),
+    NPP("nppial"),
+    NPP("nppicc"),
+    NPP("nppidei"),
+    NPP("nppif"),
+    NPP("nppig"),
+    NPP("nppim"),
+    NPP("nppist"),
+    NPP("nppisu"),
+    NPP("nppitc"),
+    NPP("npps"),
+    FIXED_ABI("cufile", 0, 0, "libcufile.so.%M%V", NULL),
+    FIXED_ABI("cudla", 1, 1, "libcudla.so.%M%V", "cudla.dll"),
+    /* Math libraries NVIDIA ships beside the toolkit, each with its own ABI
+     * major; their CUDA major comes from their wheel (-cu12, -cu13) or
+     * their folder's dist-info. */
+    FIXED_ABI("cublasmp", 0, 0, "libcublasmp.so.%M%V", NULL),
+    {.name = "cufftMp",
+     .family = "cufftMp",
+     .min_major = 11,
+     .max_major = 12,
+     .linux_names = {"libcufftMp.so.%M%V"},
+     .cuda_of_major = {{11, 12}, {12, 13}}},
+    FIXED_ABI("cusolverMp", 0, 0, "libcusolverMp.so.%M%V", NULL),
+    FIXED_ABI("mathdx", 0, 0, "libmathdx.so.%M%V", "mathdx64_%M.dll"),
+    FIXED_ABI("cudss", 0, 1, "libcudss.so.%M%V", "cudss64_%M.dll"),
+    {.name = "cusparseLt",
+     .family = "cusparseLt",
+     .min_major = 0,
+     .max_major = 0,
+     .linux_names = {"libcusparseLt.so.%M%V"},
+     /* The CUDA 13 wheel's DLL is named after its CUDA major. */
+     .windows_names = {"cusparseLt.dll", "cusparseLt_13.dll"}},
+    FIXED_ABI("cutensor", 2, 2, "libcutensor.so.%M%V", "cutensor.dll"),
+    FIXED_ABI("cutensorMg", 2, 2, "libcutensorMg.so.%M%V", "cutensorMg.dll"),
+    FIXED_ABI("cutensorMp", 2, 2, "libcutensorMp.so.%M%V", NULL),
+    /* cuQuantum (site-packages/cuquantum/lib). */
+    FIXED_ABI("cudensitymat", 0, 0, "libcudensitymat.so.%M%V", NULL),
+    FIXED_ABI("cupauliprop", 0, 0, "libcupauliprop.so.%M%V", NULL),
+    FIXED_ABI("cutensornet", 2, 2, "libcutensornet.so.%M%V", NULL),
+    FIXED_ABI("custabilizer", 0, 0, "libcustabilizer.so.%M%V", NULL),
+    FIXED_ABI("custatevec", 1, 1, "libcustatevec.so.%M%V", NULL),
+    FIXED_ABI("nvshmem_host", 3, 3, "libnvshmem_host.so.%M%V", NULL),
+    /* NVPL's FFTW (aarch64 servers). */
+    FIXED_ABI("nvpl_fftw", 0, 0, "libnvpl_fftw.so.%M%V", NULL),
     /* The driver: the real file carries the driver version
      * (libcuda.so.580.65.06) behind the libcuda.so.1 link. */
     {.name = "cuda",
@@ -157,6 +270,12 @@ static const cl_catalog_entry catalog[] = {
      .max_major = 1,
      .linux_names = {"libnvidia-ml.so.%D"},
      .windows_names = {"nvml.dll"}},
+    /* Jetson's DLA driver library, unversioned. */
+    {.name = "nvcudla",
+     .family = "driver",
+     .min_major = 1,
+     .max_major = 1,
+     .linux_names = {"libnvcudla.so"}},
 };
 /* clang-format on */
 
@@ -301,6 +420,24 @@ static size_t count_components(const char *s) {
   return n;
 }
 
+/* The CUDA major a CUPTI year version shipped with: the first year.release
+ * of each, read from NVIDIA's win_amd64 wheels (nvidia-cuda-cupti-cu12
+ * 12.1.105: cupti64_2023.1.1.dll, 12.4.127: 2024.1.1, 12.6.80: 2024.3.2,
+ * 12.8.90: 2025.1.1, 12.9.79: 2025.2.1; nvidia-cuda-cupti 13.0.85:
+ * 2025.3.1, 13.1.115: 2025.4.1, 13.2.86: 2026.1.2). CUDA 12.0 shipped
+ * 2022.4 and 11.8 2022.3; releases after the table's last row are taken
+ * for its CUDA major until a row says otherwise. 0 before CUDA 11. */
+static int cuda_of_year_version(int year, int release) {
+  static const struct {
+    int year, release, cuda;
+  } firsts[] = {{2025, 3, 13}, {2022, 4, 12}, {2020, 1, 11}};
+  for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; ++i)
+    if (year > firsts[i].year ||
+        (year == firsts[i].year && release >= firsts[i].release))
+      return firsts[i].cuda;
+  return 0;
+}
+
 static int match_entry(const cl_catalog_entry *e, const char *tmpl,
                        const char *file_name, cl_naming naming,
                        cl_name_match *out) {
@@ -318,7 +455,16 @@ static int match_entry(const cl_catalog_entry *e, const char *tmpl,
     snprintf(version, sizeof version, "%.*s%.*s", (int)cap.major_len, cap.major,
              (int)cap.tail_len, cap.tail ? cap.tail : "");
   } else if (cap.have_year) {
-    major = parse_int(cap.dotted, digit_run(cap.dotted, 9));
+    /* CUPTI's Windows DLL carries its year-based version; its major is the
+     * CUDA major that version shipped with, so cupti=13 selects it. */
+    size_t year_len = digit_run(cap.dotted, 9);
+    int release = cap.dotted[year_len] == '.'
+                      ? parse_int(cap.dotted + year_len + 1,
+                                  digit_run(cap.dotted + year_len + 1, 9))
+                      : 0;
+    major = cuda_of_year_version(parse_int(cap.dotted, year_len), release);
+    if (major < e->min_major || major > e->max_major)
+      return 0;
     snprintf(version, sizeof version, "%.*s", (int)cap.dotted_len, cap.dotted);
   } else {
     major = e->min_major; /* fixed ABI (driver) */
@@ -343,8 +489,9 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
   /* Cheap rejections first: scans call this for every file in a folder. */
   size_t len = strlen(file_name);
   if (naming == CL_NAMING_LINUX) {
-    if (len < 8 || strncmp(file_name, "lib", 3) != 0 ||
-        !strstr(file_name, ".so."))
+    /* libnvvm.so and libnvcudla.so are loaded by that name. */
+    if (len < 7 || strncmp(file_name, "lib", 3) != 0 ||
+        (!strstr(file_name, ".so.") && strcmp(file_name + len - 3, ".so")))
       return 0;
   } else {
     if (len < 5 || fold(file_name[len - 1]) != 'l' ||

@@ -57,6 +57,9 @@ typedef struct cl_catalog_entry {
    * its own (a cuDNN 8 from a tarball: its last builds target CUDA 12); 0:
    * the plan's. */
   int lazy_cuda_major;
+  /* A name that requires every main library of the group at once ("npp":
+   * NPP's eleven libraries, which applications link one by one); NULL. */
+  const char *group;
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {

@@ -86,6 +86,9 @@ typedef struct cl_requirement {
   cl_version_op op;
   long version[CL_VERSION_PARTS]; /* parsed, unused parts 0 */
   int version_parts;              /* how many were given */
+  /* While parsing: the group the name required ("npp"), expanded into one
+   * requirement per main library of the group (spec.c); NULL after. */
+  const char *group;
 } cl_requirement;
 
 /* One file of the plan. */

@@ -65,6 +65,12 @@ typedef struct wheel {
     fam, 13, name, "cu13", 0, 0, 0                                             \
   }
 
+/* A library outside the toolkit: -cu12 and -cu13 distributions. */
+#define OTHER(fam, name, sub, linux)                                           \
+  {fam, 12, name "-cu12", sub, 0, 0, linux}, {                                 \
+    fam, 13, name "-cu13", sub, 0, 0, linux                                    \
+  }
+
 static const wheel wheels[] = {
     TOOLKIT("cudart", "nvidia-cuda-runtime", "cuda_runtime"),
     TOOLKIT("cublas", "nvidia-cublas", "cublas"),
@@ -85,6 +91,50 @@ static const wheel wheels[] = {
     {"cudnn", 11, "nvidia-cudnn-cu11", "cudnn", 8, 9, 0},
     {"cudnn", 12, "nvidia-cudnn-cu12", "cudnn", 8, 9, 0},
     {"cudnn", 13, "nvidia-cudnn-cu13", "cudnn", 9, 9, 0},
+    /* Libraries that ship in another family's wheel. */
+    TOOLKIT("cufftw", "nvidia-cufft", "cufft"),
+    TOOLKIT("cusolverMg", "nvidia-cusolver", "cusolver"),
+    TOOLKIT("nvblas", "nvidia-cublas", "cublas"),
+    TOOLKIT("nvjpeg", "nvidia-nvjpeg", "nvjpeg"),
+    /* NPP's eleven libraries: one wheel. */
+    TOOLKIT("nppc", "nvidia-npp", "npp"),
+    TOOLKIT("nppial", "nvidia-npp", "npp"),
+    TOOLKIT("nppicc", "nvidia-npp", "npp"),
+    TOOLKIT("nppidei", "nvidia-npp", "npp"),
+    TOOLKIT("nppif", "nvidia-npp", "npp"),
+    TOOLKIT("nppig", "nvidia-npp", "npp"),
+    TOOLKIT("nppim", "nvidia-npp", "npp"),
+    TOOLKIT("nppist", "nvidia-npp", "npp"),
+    TOOLKIT("nppisu", "nvidia-npp", "npp"),
+    TOOLKIT("nppitc", "nvidia-npp", "npp"),
+    TOOLKIT("npps", "nvidia-npp", "npp"),
+    {"nvfatbin", 12, "nvidia-nvfatbin-cu12", "nvfatbin", 0, 0, 0},
+    {"nvfatbin", 13, "nvidia-nvfatbin", "cu13", 0, 0, 0},
+    /* NVVM: nvcc's wheel (nvidia/cuda_nvcc/nvvm) on CUDA 12, its own on 13. */
+    {"nvvm", 12, "nvidia-cuda-nvcc-cu12", "cuda_nvcc", 0, 0, 0},
+    {"nvvm", 13, "nvidia-nvvm", "cu13", 0, 0, 0},
+    {"cufile", 12, "nvidia-cufile-cu12", "cufile", 0, 0, 1},
+    {"cufile", 13, "nvidia-cufile", "cu13", 0, 0, 1},
+    /* Math libraries outside the toolkit keep -cuNN on CUDA 13 too. */
+    OTHER("cublasmp", "nvidia-cublasmp", "cublasmp", 1),
+    OTHER("cufftMp", "nvidia-cufftmp", "cufftmp", 1),
+    OTHER("cusolverMp", "nvidia-cusolvermp", "cu13", 1),
+    OTHER("mathdx", "nvidia-libmathdx", "cu13", 0),
+    OTHER("cudss", "nvidia-cudss", "cu13", 0),
+    OTHER("cusparseLt", "nvidia-cusparselt", "cusparselt", 0),
+    OTHER("nvshmem_host", "nvidia-nvshmem", "nvshmem", 1),
+    /* cuTENSOR and cuQuantum install outside nvidia/ (cutensor/lib,
+     * cuquantum/lib). */
+    {"cutensor", 11, "cutensor-cu11", "cutensor", 0, 0, 0},
+    OTHER("cutensor", "cutensor", "cutensor", 0),
+    OTHER("cutensorMg", "cutensor", "cutensor", 0),
+    OTHER("cutensorMp", "cutensor", "cutensor", 1),
+    OTHER("custatevec", "custatevec", "cuquantum", 1),
+    OTHER("cutensornet", "cutensornet", "cuquantum", 1),
+    OTHER("cudensitymat", "cudensitymat", "cuquantum", 1),
+    OTHER("cupauliprop", "cupauliprop", "cuquantum", 1),
+    OTHER("custabilizer", "custabilizer", "cuquantum", 1),
+    /* No wheel: cuDLA comes with JetPack, NVPL's FFTW with NVPL (aarch64). */
 };
 
 void cl_fix_packages_each(void (*fn)(const char *family, int cuda_major,

@@ -20,10 +20,28 @@ static const fixed_folder toolkit_folders[] = {
     {"bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
     {"bin/x86_64", CL_NAMING_WINDOWS},
     {"Library/bin", CL_NAMING_WINDOWS}, /* conda on Windows */
+    /* NVVM keeps its own folder in toolkits and conda. */
+    {"nvvm/lib64", CL_NAMING_LINUX},
+    {"nvvm/bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
+    {"nvvm/bin", CL_NAMING_WINDOWS},
+    {"Library/nvvm/bin", CL_NAMING_WINDOWS},
 };
 
 static const fixed_folder package_folders[] = {
     {"nvidia/cu13/bin/x86_64", CL_NAMING_WINDOWS}, /* CUDA 13 wheels */
+    /* NVVM in the CUDA 12 wheel of nvcc. */
+    {"nvidia/cuda_nvcc/nvvm/lib64", CL_NAMING_LINUX},
+    {"nvidia/cuda_nvcc/nvvm/bin", CL_NAMING_WINDOWS},
+    /* Wheels with one folder per CUDA major under their own. */
+    {"nvidia/cublasmp/cu13/lib", CL_NAMING_LINUX},
+    {"nvidia/cublasmp/cu12/lib", CL_NAMING_LINUX},
+    {"nvidia/cufftmp/cu13/lib", CL_NAMING_LINUX},
+    {"nvidia/cufftmp/cu12/lib", CL_NAMING_LINUX},
+    /* cuTENSOR, cuQuantum and NVPL keep their libraries outside nvidia/. */
+    {"cutensor/lib", CL_NAMING_LINUX},
+    {"cutensor/bin", CL_NAMING_WINDOWS},
+    {"cuquantum/lib", CL_NAMING_LINUX},
+    {"nvpl/lib", CL_NAMING_LINUX},
     {"torch/lib", 0},
     {"ctranslate2", 0},
     /* auditwheel's bundled copies (a renamed cuDNN 8 shim among them). Only

@@ -50,22 +50,34 @@ int cl_version_compare(const long *a, int a_parts, const long *b, int b_parts) {
   return 0;
 }
 
-/* The families a requirement may name, by their main library. */
-static const cl_catalog_entry *family_main(const char *name, size_t len) {
-  static const char *const requirable[] = {
-      "cudart", "cublas",   "cudnn",    "nvrtc", "nvJitLink", "cufft",
-      "curand", "cusparse", "cusolver", "nccl",  "cupti"};
-  for (size_t i = 0; i < sizeof requirable / sizeof *requirable; ++i) {
-    const char *r = requirable[i];
-    if (strlen(r) != len)
-      continue;
-    size_t k = 0;
-    while (k < len &&
-           tolower((unsigned char)r[k]) == tolower((unsigned char)name[k]))
-      ++k;
-    if (k == len)
-      return cl_catalog_find(r);
-  }
+static int same_name(const char *a, const char *name, size_t len) {
+  if (strlen(a) != len)
+    return 0;
+  for (size_t k = 0; k < len; ++k)
+    if (tolower((unsigned char)a[k]) != tolower((unsigned char)name[k]))
+      return 0;
+  return 1;
+}
+
+/* The main library a requirement names: a catalog main library by its name
+ * or its family's ("nvjitlink", "cusolverMg"), any case; the driver's
+ * libraries are not requirable ("cuda" is the CUDA major pin). For a group
+ * name ("npp") the group's first main library, with *group set. */
+static const cl_catalog_entry *family_main(const char *name, size_t len,
+                                           const char **group) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  *group = NULL;
+  for (size_t i = 0; i < count; ++i)
+    if (all[i].role == CL_ROLE_MAIN && strcmp(all[i].family, "driver") != 0 &&
+        (same_name(all[i].name, name, len) ||
+         same_name(all[i].family, name, len)))
+      return &all[i];
+  for (size_t i = 0; i < count; ++i)
+    if (all[i].group && same_name(all[i].group, name, len)) {
+      *group = all[i].group;
+      return &all[i];
+    }
   return NULL;
 }
 
@@ -168,14 +180,16 @@ static int parse_one(const char *p, const char *end, const char *whole,
     ++p;
   size_t name_len = (size_t)(p - name);
   memset(out, 0, sizeof *out);
-  out->entry = family_main(name, name_len);
+  out->entry = family_main(name, name_len, &out->group);
   /* "cuda=12" pins the plan's CUDA major (no library of its own). */
   int pin = name_len == 4 && strncasecmp_ascii(name, "cuda", 4) == 0;
   if (!out->entry && !pin)
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": unknown library \"%s\" (expected "
-                   "cudart, cublas, cudnn, nvrtc, nvjitlink, cufft, curand, "
-                   "cusparse, cusolver, nccl or cupti; or cuda=MAJOR)",
+                   "a library such as cudart, cublas, cudnn, nvrtc, "
+                   "nvjitlink, cufft, curand, cusparse, cusolver, nccl, "
+                   "cupti, nvjpeg, npp or cutensor (docs/scan-contract.md "
+                   "lists them all); or cuda=MAJOR)",
                    echo_spec(&w, whole), echo_of(&e, name, name_len));
   while (p < end && isspace((unsigned char)*p))
     ++p;
@@ -356,28 +370,81 @@ int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
   return CUDALOAD_OK;
 }
 
+/* The requirement text of entry with req's operator and version:
+ * "nppig=12". */
+static char *requirement_text(const char *family, const cl_requirement *req) {
+  char text[128];
+  int n = snprintf(text, sizeof text, "%s%s", family, op_text(req->op));
+  for (int i = 0; i < req->version_parts && n > 0 && (size_t)n < sizeof text;
+       ++i)
+    n += snprintf(text + n, sizeof text - (size_t)n, i ? ".%ld" : "%ld",
+                  req->version[i]);
+  return cl_strdup(text);
+}
+
+/* The last of reqs[0, *n) named a group ("npp=12"): add the same
+ * requirement for every other main library of the group (reqs has room for
+ * one per catalog entry). */
+static int expand_group(cl_requirement *reqs, size_t *n) {
+  cl_requirement first = reqs[*n - 1];
+  reqs[*n - 1].group = NULL;
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!all[i].group || strcmp(all[i].group, first.group) != 0 ||
+        all[i].role != CL_ROLE_MAIN || &all[i] == first.entry)
+      continue;
+    cl_requirement r = first;
+    r.group = NULL;
+    r.entry = &all[i];
+    r.text = requirement_text(all[i].family, &first);
+    if (!r.text)
+      return cl_fail(CUDALOAD_E_NO_MEMORY, "requirement %s: out of memory",
+                     first.text);
+    reqs[(*n)++] = r;
+  }
+  return CUDALOAD_OK;
+}
+
 int cl_spec_parse(const char *spec, cl_requirement **parsed, size_t *count) {
   *parsed = NULL;
   *count = 0;
   size_t entries = 1;
   for (const char *c = spec; *c; ++c)
     entries += *c == ',';
-  cl_requirement *reqs = calloc(entries, sizeof *reqs);
+  size_t capacity = entries;
+  cl_requirement *reqs = calloc(capacity, sizeof *reqs);
   if (!reqs) {
     spec_echo w;
     return cl_fail(CUDALOAD_E_NO_MEMORY, "requirement \"%s\": out of memory",
                    echo_spec(&w, spec));
   }
   int rc = CUDALOAD_OK;
-  size_t n = 0;
+  size_t n = 0, index = 0;
   const char *start = spec;
   for (;;) {
     const char *comma = strchr(start, ',');
     const char *end = comma ? comma : start + strlen(start);
-    rc = parse_one(start, end, spec, n, entries, &reqs[n]);
+    /* A group takes a slot per main library (at most one per catalog
+     * entry); the entries after it still need theirs. */
+    size_t catalog_size;
+    cl_catalog_entries(&catalog_size);
+    if (cl_reserve((void **)&reqs, &capacity,
+                   n + catalog_size + (entries - index), sizeof *reqs)) {
+      spec_echo w;
+      rc = cl_fail(CUDALOAD_E_NO_MEMORY, "requirement \"%s\": out of memory",
+                   echo_spec(&w, spec));
+      break;
+    }
+    rc = parse_one(start, end, spec, index, entries, &reqs[n]);
     if (rc)
       break;
     ++n;
+    if (reqs[n - 1].group)
+      rc = expand_group(reqs, &n);
+    if (rc)
+      break;
+    ++index;
     if (!comma)
       break;
     start = comma + 1;

@@ -8,6 +8,7 @@
 
 #include "catalog.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct expectation {
@@ -54,6 +55,28 @@ static const expectation cases[] = {
     {"libcuda.so.580.65.06", CL_NAMING_LINUX, "cuda", "driver", 1, 0,
      "580.65.06"},
     {"libnvidia-ml.so.1", CL_NAMING_LINUX, "nvml", "driver", 1, 0, ""},
+    {"libcurand.so.11", CL_NAMING_LINUX, "curand", "curand", 11, 0, ""},
+    {"libnvvm.so.4", CL_NAMING_LINUX, "nvvm", "nvvm", 4, 0, ""},
+    {"libnvvm.so.4.0.0", CL_NAMING_LINUX, "nvvm", "nvvm", 4, 0, "4.0.0"},
+    {"libnvvm.so", CL_NAMING_LINUX, "nvvm", "nvvm", 4, 0, ""},
+    {"libnvcudla.so", CL_NAMING_LINUX, "nvcudla", "driver", 1, 0, ""},
+    {"libnppc.so.13", CL_NAMING_LINUX, "nppc", "nppc", 13, 13, ""},
+    {"libnpps.so.12.3.1.54", CL_NAMING_LINUX, "npps", "npps", 12, 12,
+     "12.3.1.54"},
+    {"libcufftMp.so.11", CL_NAMING_LINUX, "cufftMp", "cufftMp", 11, 12, ""},
+    {"libcusolverMg.so.12", CL_NAMING_LINUX, "cusolverMg", "cusolverMg", 12, 13,
+     ""},
+    {"libcutensor.so.2", CL_NAMING_LINUX, "cutensor", "cutensor", 2, 0, ""},
+    {"libcutensorMg.so.2", CL_NAMING_LINUX, "cutensorMg", "cutensorMg", 2, 0,
+     ""},
+    {"libcustatevec.so.1", CL_NAMING_LINUX, "custatevec", "custatevec", 1, 0,
+     ""},
+    {"libnvshmem_host.so.3", CL_NAMING_LINUX, "nvshmem_host", "nvshmem_host", 3,
+     0, ""},
+    /* Unversioned development links of libraries loaded by SONAME. */
+    {"libcufile.so", CL_NAMING_LINUX, NULL, NULL, 0, 0, NULL},
+    {"libnppc.so", CL_NAMING_LINUX, NULL, NULL, 0, 0, NULL},
+    {"libcutensor.so.1", CL_NAMING_LINUX, NULL, NULL, 0, 0, NULL},
     /* Not CUDA libraries, or not a name any loader asks for. */
     {"libcudnnfake.so.1", CL_NAMING_LINUX, NULL, NULL, 0, 0, NULL},
     {"libcudnn.so", CL_NAMING_LINUX, NULL, NULL, 0, 0, NULL},
@@ -83,8 +106,32 @@ static const expectation cases[] = {
      ""},
     {"cufft64_11.dll", CL_NAMING_WINDOWS, "cufft", "cufft", 11, 12, ""},
     {"curand64_10.dll", CL_NAMING_WINDOWS, "curand", "curand", 10, 0, ""},
-    {"cupti64_2025.1.0.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 2025, 0,
+    /* CUPTI's year versions take the CUDA major they shipped with. */
+    {"cupti64_2025.1.0.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 12, 12,
      "2025.1.0"},
+    {"cupti64_2022.4.1.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 12, 12,
+     "2022.4.1"},
+    {"cupti64_2025.2.1.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 12, 12,
+     "2025.2.1"},
+    {"cupti64_2025.3.1.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 13, 13,
+     "2025.3.1"},
+    {"cupti64_2026.1.2.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 13, 13,
+     "2026.1.2"},
+    {"cupti64_2022.3.0.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 11, 11,
+     "2022.3.0"},
+    {"cupti64_13.dll", CL_NAMING_WINDOWS, "cupti", "cupti", 13, 13, ""},
+    {"cupti64_2019.1.0.dll", CL_NAMING_WINDOWS, NULL, NULL, 0, 0, NULL},
+    /* The breadth of NVIDIA's libraries (docs/scan-contract.md). */
+    {"curand64_11.dll", CL_NAMING_WINDOWS, "curand", "curand", 11, 0, ""},
+    {"nvvm64_40_0.dll", CL_NAMING_WINDOWS, "nvvm", "nvvm", 4, 0, ""},
+    {"nvvm70.dll", CL_NAMING_WINDOWS, "nvvm", "nvvm", 7, 0, ""},
+    {"nvfatbin_130_0.dll", CL_NAMING_WINDOWS, "nvfatbin", "nvfatbin", 13, 13,
+     ""},
+    {"nppig64_12.dll", CL_NAMING_WINDOWS, "nppig", "nppig", 12, 12, ""},
+    {"cusparseLt_13.dll", CL_NAMING_WINDOWS, "cusparseLt", "cusparseLt", 0, 0,
+     ""},
+    {"cudss64_0.dll", CL_NAMING_WINDOWS, "cudss", "cudss", 0, 0, ""},
+    {"cufftw64_12.dll", CL_NAMING_WINDOWS, "cufftw", "cufftw", 12, 13, ""},
     {"nvcuda.dll", CL_NAMING_WINDOWS, "cuda", "driver", 1, 0, ""},
     {"nvml.dll", CL_NAMING_WINDOWS, "nvml", "driver", 1, 0, ""},
     {"cudnnfake64_9.dll", CL_NAMING_WINDOWS, NULL, NULL, 0, 0, NULL},
@@ -115,46 +162,248 @@ static void every_case_matches_as_documented(void **state) {
   }
 }
 
-static void catalog_covers_every_family_and_sub_library(void **state) {
+/* Every file name in NVIDIA's cuda-pathfinder 1.9.1 descriptor catalog
+ * (cuda/pathfinder/_dynamic_libs/descriptor_catalog.py: linux_sonames and
+ * windows_dlls), with the library it names there. The acceptance tier reads
+ * the installed package's catalog too, so a newer release's names show up
+ * there as failures. */
+static const struct {
+  const char *file_name;
+  cl_naming naming;
+  const char *library;
+} pathfinder_names[] = {
+    {"libcudart.so.13", CL_NAMING_LINUX, "cudart"},
+    {"libcudart.so.12", CL_NAMING_LINUX, "cudart"},
+    {"cudart64_13.dll", CL_NAMING_WINDOWS, "cudart"},
+    {"cudart64_12.dll", CL_NAMING_WINDOWS, "cudart"},
+    {"libnvfatbin.so.13", CL_NAMING_LINUX, "nvfatbin"},
+    {"libnvfatbin.so.12", CL_NAMING_LINUX, "nvfatbin"},
+    {"nvfatbin_130_0.dll", CL_NAMING_WINDOWS, "nvfatbin"},
+    {"nvfatbin_120_0.dll", CL_NAMING_WINDOWS, "nvfatbin"},
+    {"libnvJitLink.so.13", CL_NAMING_LINUX, "nvJitLink"},
+    {"libnvJitLink.so.12", CL_NAMING_LINUX, "nvJitLink"},
+    {"nvJitLink_130_0.dll", CL_NAMING_WINDOWS, "nvJitLink"},
+    {"nvJitLink_120_0.dll", CL_NAMING_WINDOWS, "nvJitLink"},
+    {"libnvrtc.so.13", CL_NAMING_LINUX, "nvrtc"},
+    {"libnvrtc.so.12", CL_NAMING_LINUX, "nvrtc"},
+    {"nvrtc64_130_0.dll", CL_NAMING_WINDOWS, "nvrtc"},
+    {"nvrtc64_120_0.dll", CL_NAMING_WINDOWS, "nvrtc"},
+    {"libnvvm.so.4", CL_NAMING_LINUX, "nvvm"},
+    {"libnvvm.so", CL_NAMING_LINUX, "nvvm"},
+    {"nvvm70.dll", CL_NAMING_WINDOWS, "nvvm"},
+    {"nvvm64_40_0.dll", CL_NAMING_WINDOWS, "nvvm"},
+    {"nvvm64.dll", CL_NAMING_WINDOWS, "nvvm"},
+    {"libcublas.so.13", CL_NAMING_LINUX, "cublas"},
+    {"libcublas.so.12", CL_NAMING_LINUX, "cublas"},
+    {"cublas64_13.dll", CL_NAMING_WINDOWS, "cublas"},
+    {"cublas64_12.dll", CL_NAMING_WINDOWS, "cublas"},
+    {"libcublasLt.so.13", CL_NAMING_LINUX, "cublasLt"},
+    {"libcublasLt.so.12", CL_NAMING_LINUX, "cublasLt"},
+    {"cublasLt64_13.dll", CL_NAMING_WINDOWS, "cublasLt"},
+    {"cublasLt64_12.dll", CL_NAMING_WINDOWS, "cublasLt"},
+    {"libcufft.so.12", CL_NAMING_LINUX, "cufft"},
+    {"libcufft.so.11", CL_NAMING_LINUX, "cufft"},
+    {"cufft64_12.dll", CL_NAMING_WINDOWS, "cufft"},
+    {"cufft64_11.dll", CL_NAMING_WINDOWS, "cufft"},
+    {"libcufftw.so.12", CL_NAMING_LINUX, "cufftw"},
+    {"libcufftw.so.11", CL_NAMING_LINUX, "cufftw"},
+    {"cufftw64_12.dll", CL_NAMING_WINDOWS, "cufftw"},
+    {"cufftw64_11.dll", CL_NAMING_WINDOWS, "cufftw"},
+    {"libcurand.so.11", CL_NAMING_LINUX, "curand"},
+    {"libcurand.so.10", CL_NAMING_LINUX, "curand"},
+    {"curand64_11.dll", CL_NAMING_WINDOWS, "curand"},
+    {"curand64_10.dll", CL_NAMING_WINDOWS, "curand"},
+    {"libcusolver.so.12", CL_NAMING_LINUX, "cusolver"},
+    {"libcusolver.so.11", CL_NAMING_LINUX, "cusolver"},
+    {"cusolver64_12.dll", CL_NAMING_WINDOWS, "cusolver"},
+    {"cusolver64_11.dll", CL_NAMING_WINDOWS, "cusolver"},
+    {"libcusolverMg.so.12", CL_NAMING_LINUX, "cusolverMg"},
+    {"libcusolverMg.so.11", CL_NAMING_LINUX, "cusolverMg"},
+    {"cusolverMg64_12.dll", CL_NAMING_WINDOWS, "cusolverMg"},
+    {"cusolverMg64_11.dll", CL_NAMING_WINDOWS, "cusolverMg"},
+    {"libcusparse.so.12", CL_NAMING_LINUX, "cusparse"},
+    {"cusparse64_12.dll", CL_NAMING_WINDOWS, "cusparse"},
+    {"libnppc.so.13", CL_NAMING_LINUX, "nppc"},
+    {"libnppc.so.12", CL_NAMING_LINUX, "nppc"},
+    {"nppc64_13.dll", CL_NAMING_WINDOWS, "nppc"},
+    {"nppc64_12.dll", CL_NAMING_WINDOWS, "nppc"},
+    {"libnppial.so.13", CL_NAMING_LINUX, "nppial"},
+    {"libnppial.so.12", CL_NAMING_LINUX, "nppial"},
+    {"nppial64_13.dll", CL_NAMING_WINDOWS, "nppial"},
+    {"nppial64_12.dll", CL_NAMING_WINDOWS, "nppial"},
+    {"libnppicc.so.13", CL_NAMING_LINUX, "nppicc"},
+    {"libnppicc.so.12", CL_NAMING_LINUX, "nppicc"},
+    {"nppicc64_13.dll", CL_NAMING_WINDOWS, "nppicc"},
+    {"nppicc64_12.dll", CL_NAMING_WINDOWS, "nppicc"},
+    {"libnppidei.so.13", CL_NAMING_LINUX, "nppidei"},
+    {"libnppidei.so.12", CL_NAMING_LINUX, "nppidei"},
+    {"nppidei64_13.dll", CL_NAMING_WINDOWS, "nppidei"},
+    {"nppidei64_12.dll", CL_NAMING_WINDOWS, "nppidei"},
+    {"libnppif.so.13", CL_NAMING_LINUX, "nppif"},
+    {"libnppif.so.12", CL_NAMING_LINUX, "nppif"},
+    {"nppif64_13.dll", CL_NAMING_WINDOWS, "nppif"},
+    {"nppif64_12.dll", CL_NAMING_WINDOWS, "nppif"},
+    {"libnppig.so.13", CL_NAMING_LINUX, "nppig"},
+    {"libnppig.so.12", CL_NAMING_LINUX, "nppig"},
+    {"nppig64_13.dll", CL_NAMING_WINDOWS, "nppig"},
+    {"nppig64_12.dll", CL_NAMING_WINDOWS, "nppig"},
+    {"libnppim.so.13", CL_NAMING_LINUX, "nppim"},
+    {"libnppim.so.12", CL_NAMING_LINUX, "nppim"},
+    {"nppim64_13.dll", CL_NAMING_WINDOWS, "nppim"},
+    {"nppim64_12.dll", CL_NAMING_WINDOWS, "nppim"},
+    {"libnppist.so.13", CL_NAMING_LINUX, "nppist"},
+    {"libnppist.so.12", CL_NAMING_LINUX, "nppist"},
+    {"nppist64_13.dll", CL_NAMING_WINDOWS, "nppist"},
+    {"nppist64_12.dll", CL_NAMING_WINDOWS, "nppist"},
+    {"libnppisu.so.13", CL_NAMING_LINUX, "nppisu"},
+    {"libnppisu.so.12", CL_NAMING_LINUX, "nppisu"},
+    {"nppisu64_13.dll", CL_NAMING_WINDOWS, "nppisu"},
+    {"nppisu64_12.dll", CL_NAMING_WINDOWS, "nppisu"},
+    {"libnppitc.so.13", CL_NAMING_LINUX, "nppitc"},
+    {"libnppitc.so.12", CL_NAMING_LINUX, "nppitc"},
+    {"nppitc64_13.dll", CL_NAMING_WINDOWS, "nppitc"},
+    {"nppitc64_12.dll", CL_NAMING_WINDOWS, "nppitc"},
+    {"libnpps.so.13", CL_NAMING_LINUX, "npps"},
+    {"libnpps.so.12", CL_NAMING_LINUX, "npps"},
+    {"npps64_13.dll", CL_NAMING_WINDOWS, "npps"},
+    {"npps64_12.dll", CL_NAMING_WINDOWS, "npps"},
+    {"libnvblas.so.13", CL_NAMING_LINUX, "nvblas"},
+    {"libnvblas.so.12", CL_NAMING_LINUX, "nvblas"},
+    {"nvblas64_13.dll", CL_NAMING_WINDOWS, "nvblas"},
+    {"nvblas64_12.dll", CL_NAMING_WINDOWS, "nvblas"},
+    {"libnvjpeg.so.13", CL_NAMING_LINUX, "nvjpeg"},
+    {"libnvjpeg.so.12", CL_NAMING_LINUX, "nvjpeg"},
+    {"nvjpeg64_13.dll", CL_NAMING_WINDOWS, "nvjpeg"},
+    {"nvjpeg64_12.dll", CL_NAMING_WINDOWS, "nvjpeg"},
+    {"libcufile.so.0", CL_NAMING_LINUX, "cufile"},
+    {"libcupti.so.13", CL_NAMING_LINUX, "cupti"},
+    {"libcupti.so.12", CL_NAMING_LINUX, "cupti"},
+    {"cupti64_13.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.3.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.3.0.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.2.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.2.0.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.1.2.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.1.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2026.1.0.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2025.4.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2025.3.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2025.2.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2025.1.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2024.3.2.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2024.2.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2024.1.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2023.3.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2023.2.2.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2023.1.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"cupti64_2022.4.1.dll", CL_NAMING_WINDOWS, "cupti"},
+    {"libcudla.so.1", CL_NAMING_LINUX, "cudla"},
+    {"cudla.dll", CL_NAMING_WINDOWS, "cudla"},
+    {"libcublasmp.so.0", CL_NAMING_LINUX, "cublasmp"},
+    {"libcufftMp.so.12", CL_NAMING_LINUX, "cufftMp"},
+    {"libcufftMp.so.11", CL_NAMING_LINUX, "cufftMp"},
+    {"libcudnn.so.9", CL_NAMING_LINUX, "cudnn"},
+    {"cudnn64_9.dll", CL_NAMING_WINDOWS, "cudnn"},
+    {"libcusolverMp.so.0", CL_NAMING_LINUX, "cusolverMp"},
+    {"libmathdx.so.0", CL_NAMING_LINUX, "mathdx"},
+    {"mathdx64_0.dll", CL_NAMING_WINDOWS, "mathdx"},
+    {"libcudss.so.1", CL_NAMING_LINUX, "cudss"},
+    {"libcudss.so.0", CL_NAMING_LINUX, "cudss"},
+    {"cudss64_1.dll", CL_NAMING_WINDOWS, "cudss"},
+    {"cudss64_0.dll", CL_NAMING_WINDOWS, "cudss"},
+    {"libcusparseLt.so.0", CL_NAMING_LINUX, "cusparseLt"},
+    {"cusparseLt_13.dll", CL_NAMING_WINDOWS, "cusparseLt"},
+    {"cusparseLt.dll", CL_NAMING_WINDOWS, "cusparseLt"},
+    {"libcutensor.so.2", CL_NAMING_LINUX, "cutensor"},
+    {"cutensor.dll", CL_NAMING_WINDOWS, "cutensor"},
+    {"libcutensorMg.so.2", CL_NAMING_LINUX, "cutensorMg"},
+    {"cutensorMg.dll", CL_NAMING_WINDOWS, "cutensorMg"},
+    {"libcutensorMp.so.2", CL_NAMING_LINUX, "cutensorMp"},
+    {"libcudensitymat.so.0", CL_NAMING_LINUX, "cudensitymat"},
+    {"libcupauliprop.so.0", CL_NAMING_LINUX, "cupauliprop"},
+    {"libcutensornet.so.2", CL_NAMING_LINUX, "cutensornet"},
+    {"libcustabilizer.so.0", CL_NAMING_LINUX, "custabilizer"},
+    {"libcustatevec.so.1", CL_NAMING_LINUX, "custatevec"},
+    {"libnccl.so.2", CL_NAMING_LINUX, "nccl"},
+    {"libnvpl_fftw.so.0", CL_NAMING_LINUX, "nvpl_fftw"},
+    {"libnvshmem_host.so.3", CL_NAMING_LINUX, "nvshmem_host"},
+    {"libcuda.so.1", CL_NAMING_LINUX, "cuda"},
+    {"nvcuda.dll", CL_NAMING_WINDOWS, "cuda"},
+    {"libnvcudla.so", CL_NAMING_LINUX, "nvcudla"},
+    {"libnvidia-ml.so.1", CL_NAMING_LINUX, "nvml"},
+    {"nvml.dll", CL_NAMING_WINDOWS, "nvml"},
+};
+
+/* cuda-pathfinder names each library once, by its own name: every one of its
+ * file names must be recognised as that library. */
+static void every_pathfinder_name_is_recognised(void **state) {
   (void)state;
-  static const char *const required[] = {"cudart",
-                                         "cublas",
-                                         "cublasLt",
-                                         "cudnn",
-                                         "cudnn_ops_infer",
-                                         "cudnn_ops_train",
-                                         "cudnn_cnn_infer",
-                                         "cudnn_cnn_train",
-                                         "cudnn_adv_infer",
-                                         "cudnn_adv_train",
-                                         "cudnn_graph",
-                                         "cudnn_ops",
-                                         "cudnn_cnn",
-                                         "cudnn_adv",
-                                         "cudnn_heuristic",
-                                         "cudnn_engines_precompiled",
-                                         "cudnn_engines_runtime_compiled",
-                                         "cudnn_engines_tensor_ir",
-                                         "cudnn_ext",
-                                         "nvrtc",
-                                         "nvJitLink",
-                                         "cufft",
-                                         "curand",
-                                         "cusparse",
-                                         "cusolver",
-                                         "nccl",
-                                         "cupti",
-                                         "cuda",
-                                         "nvml"};
-  for (size_t i = 0; i < sizeof required / sizeof *required; ++i)
-    if (!cl_catalog_find(required[i]))
-      fail_msg("catalog lacks %s", required[i]);
+  for (size_t i = 0; i < sizeof pathfinder_names / sizeof *pathfinder_names;
+       ++i) {
+    cl_name_match m;
+    if (!cl_catalog_match(pathfinder_names[i].file_name,
+                          pathfinder_names[i].naming, &m))
+      fail_msg("%s (%s) is not recognised", pathfinder_names[i].file_name,
+               pathfinder_names[i].library);
+    if (strcmp(m.entry->name, pathfinder_names[i].library) != 0)
+      fail_msg("%s is %s, pathfinder says %s", pathfinder_names[i].file_name,
+               m.entry->name, pathfinder_names[i].library);
+  }
+}
+
+/* Every entry: well formed, and each of its name templates, filled in for
+ * each ABI major it allows, is recognised as that entry and major. */
+static void every_catalog_name_matches_its_entry(void **state) {
+  (void)state;
   size_t count;
   const cl_catalog_entry *all = cl_catalog_entries(&count);
-  assert_int_equal(count, sizeof required / sizeof *required);
+  assert_true(count > 0);
   for (size_t i = 0; i < count; ++i) {
-    assert_non_null(all[i].linux_names[0]);
-    assert_true(all[i].min_major <= all[i].max_major);
+    const cl_catalog_entry *e = &all[i];
+    assert_non_null(e->linux_names[0]);
+    assert_true(e->min_major <= e->max_major);
+    assert_ptr_equal(cl_catalog_find(e->name), e);
+    for (int naming = CL_NAMING_LINUX; naming <= CL_NAMING_WINDOWS; ++naming) {
+      const char *const *names =
+          naming == CL_NAMING_LINUX ? e->linux_names : e->windows_names;
+      for (size_t t = 0; t < 3 && names[t]; ++t) {
+        for (int major = e->min_major; major <= e->max_major; ++major) {
+          /* Fill the template: %M the major, %m a 0, %V nothing, %D a
+           * driver version, %Y a year version of CUDA 13. */
+          char file[256];
+          size_t n = 0;
+          int has_major = 0, fixed = 1;
+          for (const char *c = names[t]; *c && n + 16 < sizeof file; ++c) {
+            if (c[0] != '%') {
+              file[n++] = *c;
+              continue;
+            }
+            ++c;
+            if (*c == 'M')
+              n += (size_t)snprintf(file + n, sizeof file - n, "%d", major),
+                  has_major = 1;
+            else if (*c == 'm')
+              file[n++] = '0';
+            else if (*c == 'D')
+              n += (size_t)snprintf(file + n, sizeof file - n, "580.65.06");
+            else if (*c == 'Y')
+              n += (size_t)snprintf(file + n, sizeof file - n, "2025.3.1"),
+                  fixed = 0;
+          }
+          file[n] = '\0';
+          cl_name_match m;
+          if (!cl_catalog_match(file, (cl_naming)naming, &m))
+            fail_msg("%s (%s) is not recognised", file, e->name);
+          if (m.entry != e)
+            fail_msg("%s is %s, not %s", file, m.entry->name, e->name);
+          int want = has_major ? major : fixed ? e->min_major : 13;
+          if (m.major != want)
+            fail_msg("%s: major %d, expected %d", file, m.major, want);
+          if (!has_major)
+            break; /* one name, one major */
+        }
+      }
+    }
   }
 }
 
@@ -198,7 +447,8 @@ static void nvidia_dll_stamps_are_decoded(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_case_matches_as_documented),
-      cmocka_unit_test(catalog_covers_every_family_and_sub_library),
+      cmocka_unit_test(every_pathfinder_name_is_recognised),
+      cmocka_unit_test(every_catalog_name_matches_its_entry),
       cmocka_unit_test(long_and_odd_names_are_rejected_quickly),
       cmocka_unit_test(nvidia_dll_stamps_are_decoded),
   };

@@ -66,6 +66,23 @@ static void specs_are_parsed_and_normalised(void **state) {
     assert_string_equal(cudaload_requirement_text(ctx, i), expected[i]);
   assert_null(cudaload_requirement_text(ctx, 7));
   cudaload_destroy(ctx);
+  /* Every main library by its name or family, any case; "npp" is NPP's
+   * eleven libraries; the driver's are not requirable. */
+  ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, "nvjpeg, CUTENSOR=2, cusolverMg>=11, "
+                                         "npp=12, cupti=13"),
+                   CUDALOAD_OK);
+  static const char *const broad[] = {
+      "nvjpeg",    "cutensor=2", "cusolverMg>=11", "nppc=12",  "nppial=12",
+      "nppicc=12", "nppidei=12", "nppif=12",       "nppig=12", "nppim=12",
+      "nppist=12", "nppisu=12",  "nppitc=12",      "npps=12",  "cupti=13"};
+  assert_int_equal(cudaload_requirement_count(ctx),
+                   sizeof broad / sizeof *broad);
+  for (size_t i = 0; i < sizeof broad / sizeof *broad; ++i)
+    assert_string_equal(cudaload_requirement_text(ctx, i), broad[i]);
+  assert_int_equal(cudaload_require(ctx, "nvml"), CUDALOAD_E_BAD_SPEC);
+  assert_int_equal(cudaload_require(ctx, "nvcudla"), CUDALOAD_E_BAD_SPEC);
+  cudaload_destroy(ctx);
 }
 
 static void bad_specs_are_refused_and_add_nothing(void **state) {
@@ -182,7 +199,9 @@ static void long_specs_keep_the_reason(void **state) {
       {7000, ",", {"empty entry", "entry 7001 of 7001)"}},
       {7000, ",,cudnn=9", {"empty entry", "entry 7001 of 7002)"}},
       {7000, ",cudnn~9", {"expected =, ==, >=, >, <= or <", "found \"~9\""}},
-      {7000, ",nosuch=1", {"unknown library \"nosuch\"", "(expected cudart"}},
+      {7000,
+       ",nosuch=1",
+       {"unknown library \"nosuch\"", "(expected a library such as cudart"}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
     char *spec = long_spec(cases[i].entries, cases[i].tail);
@@ -207,7 +226,8 @@ static void long_specs_keep_the_reason(void **state) {
   name[sizeof name - 1] = '\0';
   cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
   assert_int_equal(cudaload_require(ctx, name), CUDALOAD_E_BAD_SPEC);
-  assert_non_null(strstr(cudaload_last_error(), "(expected cudart"));
+  assert_non_null(
+      strstr(cudaload_last_error(), "(expected a library such as cudart"));
   assert_true(strlen(cudaload_last_error()) < 400);
   char version[200] = "cudnn=";
   memset(version + 6, '1', 100);
@@ -558,6 +578,40 @@ static void a_lazy_dependency_the_opener_finds_is_not_preloaded(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* CUPTI's Windows DLLs are named after its year versions
+ * (cupti64_2025.3.1.dll); each takes the CUDA major it shipped with, so
+ * cupti=13 and cupti=12 choose among them (the newest of each). */
+static void cupti_year_dlls_are_required_by_cuda_major(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  FILE *built = fopen(test_fixture_path("catalog/windows/expected.txt"), "r");
+  if (!built) {
+    print_message("skipped: catalog/windows was not built (no mingw-w64 "
+                  "when configuring)\n");
+    skip();
+  }
+  fclose(built);
+  static const struct {
+    const char *spec, *file;
+  } cases[] = {{"cupti=13", "cupti64_2026.3.1.dll"},
+               {"cupti=12", "cupti64_2025.2.1.dll"}};
+  for (size_t k = 0; k < 2; ++k) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    assert_int_equal(cudaload_set_target(ctx, CUDALOAD_TARGET_WINDOWS),
+                     CUDALOAD_OK);
+    assert_int_equal(
+        cudaload_add_root(ctx, test_fixture_path("catalog/windows")),
+        CUDALOAD_OK);
+    assert_int_equal(cudaload_require(ctx, cases[k].spec), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+    size_t i = find_plan(ctx, "cupti", k == 0 ? 13 : 12);
+    const char *path = cudaload_plan_path(ctx, i);
+    if (!strstr(path, cases[k].file))
+      fail_msg("%s chose %s, not %s", cases[k].spec, path, cases[k].file);
+    cudaload_destroy(ctx);
+  }
+}
+
 /* --- known consumers (consumers.h) ---------------------------------------- */
 
 static cudaload_ctx *consumer_ctx(int target, const char *const *roots,
@@ -843,6 +897,7 @@ int main(void) {
       cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
       cmocka_unit_test(the_driver_decides_between_majors),
       cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
+      cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

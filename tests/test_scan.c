@@ -147,6 +147,10 @@ static void test_wheels_cu12(void **state) {
       {"cublasLt", "cublas", 12, 12, "12.4.5.8", "dist-info",
        "/site-packages/nvidia_cublas_cu12-12.4.5.8.dist-info/METADATA",
        CU12 "cublas/lib/libcublasLt.so.12"},
+      /* NVBLAS ships in the cuBLAS wheel. */
+      {"nvblas", "nvblas", 12, 12, "12.4.5.8", "dist-info",
+       "/site-packages/nvidia_cublas_cu12-12.4.5.8.dist-info/METADATA",
+       CU12 "cublas/lib/libnvblas.so.12"},
       {"nvrtc", "nvrtc", 12, 12, "12.4.127", "dist-info",
        "/site-packages/nvidia_cuda_nvrtc_cu12-12.4.127.dist-info/METADATA",
        CU12 "cuda_nvrtc/lib/libnvrtc.so.12"},
@@ -165,8 +169,7 @@ static void test_wheels_cu12(void **state) {
        "/site-packages/nvidia_cufft_cu12-11.2.1.3.dist-info/METADATA",
        CU12 "cufft/lib/libcufft.so.11"},
   };
-  static const char *const decoys[] = {"libcudnnfake.so.1", "libnvblas.so.12",
-                                       NULL};
+  static const char *const decoys[] = {"libcudnnfake.so.1", NULL};
   cudaload_ctx *ctx = scan_fixture_root("wheels-cu12/site-packages");
   check_inventory(ctx, "wheels-cu12", want, ARRAY_COUNT(want), decoys);
   cudaload_destroy(ctx);
@@ -422,6 +425,46 @@ static void test_cudnn8_compat_has_no_version(void **state) {
 }
 
 /* A scan for Windows names ignores .so files. */
+/* One real file for every Linux name of NVIDIA's cuda-pathfinder catalog
+ * and cudaload's own (tests/fixtures/make_fixtures.py, catalog_tree), each
+ * in the folder its layout puts it: a scan recognises every one as the
+ * library expected.txt names, and lists nothing else. (The Windows names:
+ * test_scan_windows.c.) */
+static void test_every_catalog_name_linux(void **state) {
+  (void)state;
+  if (fixtures_missing("catalog"))
+    skip();
+  FILE *f = fopen(test_fixture_path("catalog/expected.txt"), "r");
+  assert_non_null(f);
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  add_fixture_root(ctx, "catalog");
+  add_fixture_root(ctx, "catalog/site-packages");
+  scan_or_fail(ctx);
+  char line[512];
+  size_t lines = 0;
+  while (fgets(line, sizeof line, f)) {
+    char rel[400], library[64];
+    if (sscanf(line, "%399s %63s", rel, library) != 2)
+      continue;
+    ++lines;
+    size_t found = SIZE_MAX;
+    for (size_t i = 0; i < cudaload_library_count(ctx); ++i) {
+      const char *path = cudaload_library_path(ctx, i);
+      if (ends_with(path, rel) && path[strlen(path) - strlen(rel) - 1] == '/')
+        found = i;
+    }
+    if (found == SIZE_MAX)
+      fail_msg("%s was not recognised", rel);
+    if (strcmp(cudaload_library_name(ctx, found), library) != 0)
+      fail_msg("%s is %s, expected %s", rel, cudaload_library_name(ctx, found),
+               library);
+  }
+  fclose(f);
+  assert_true(lines > 50);
+  assert_int_equal(cudaload_library_count(ctx), lines);
+  cudaload_destroy(ctx);
+}
+
 static void test_windows_target_ignores_shared_objects(void **state) {
   (void)state;
   if (fixtures_missing("wheels-cu12"))
@@ -956,6 +999,7 @@ int main(void) {
       cmocka_unit_test(test_library_folder_with_nvidia_subfolder),
       cmocka_unit_test(test_wheel_version_on_first_question),
       cmocka_unit_test(test_windows_target_ignores_shared_objects),
+      cmocka_unit_test(test_every_catalog_name_linux),
       cmocka_unit_test(test_explicit_roots_keep_their_order),
       cmocka_unit_test(test_same_file_from_two_roots_once),
       cmocka_unit_test(test_missing_root_does_not_hide_others),

@@ -275,6 +275,48 @@ static void test_windows_decoys_not_reported(void **state) {
 }
 
 /* A scan for Linux names ignores DLLs, even in the layouts it searches. */
+/* One real DLL for every Windows name of NVIDIA's cuda-pathfinder catalog
+ * and cudaload's own (tests/fixtures/make_fixtures.py, catalog_tree), each
+ * in the folder its layout puts it (bin, nvvm\bin, nvvm\bin\x64,
+ * site-packages\cutensor\bin, ...): a scan recognises every one as the
+ * library expected.txt names, and lists nothing else. */
+static void test_windows_every_catalog_name(void **state) {
+  (void)state;
+  if (!is_directory(test_fixture_path("catalog/windows"))) {
+    print_message("[  SKIPPED ] catalog/windows was not built (no "
+                  "x86_64-w64-mingw32-gcc when configuring)\n");
+    skip();
+  }
+  FILE *f = fopen(test_fixture_path("catalog/windows/expected.txt"), "r");
+  assert_non_null(f);
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_WINDOWS);
+  add_fixture_root(ctx, "catalog/windows");
+  add_fixture_root(ctx, "catalog/windows/site-packages");
+  scan_or_fail(ctx);
+  char line[512];
+  size_t lines = 0;
+  while (fgets(line, sizeof line, f)) {
+    char rel[400], library[64], suffix[402];
+    if (sscanf(line, "%399s %63s", rel, library) != 2)
+      continue;
+    ++lines;
+    snprintf(suffix, sizeof suffix, "/%s", rel);
+    size_t found = (size_t)-1;
+    for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+      if (path_ends_with(cudaload_library_path(ctx, i), suffix))
+        found = i;
+    if (found == (size_t)-1)
+      fail_msg("%s was not recognised", rel);
+    if (strcmp(cudaload_library_name(ctx, found), library) != 0)
+      fail_msg("%s is %s, expected %s", rel, cudaload_library_name(ctx, found),
+               library);
+  }
+  fclose(f);
+  assert_true(lines > 50);
+  assert_int_equal(cudaload_library_count(ctx), lines);
+  cudaload_destroy(ctx);
+}
+
 static void test_linux_target_ignores_dlls(void **state) {
   (void)state;
   if (windows_fixtures_missing())
@@ -350,6 +392,7 @@ static void test_windows_repeated_root_listed_once(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_windows_wheels),
+      cmocka_unit_test(test_windows_every_catalog_name),
       cmocka_unit_test(test_windows_toolkit_12),
       cmocka_unit_test(test_windows_toolkit_13),
       cmocka_unit_test(test_windows_cudnn9_installer),
