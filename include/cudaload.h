@@ -115,6 +115,13 @@ typedef struct cudaload_ctx cudaload_ctx;
 #define CUDALOAD_TARGET_HOST 0    /* the platform this library was built for */
 #define CUDALOAD_TARGET_LINUX 1   /* libcublas.so.12, ... */
 #define CUDALOAD_TARGET_WINDOWS 2 /* cublas64_12.dll, ... */
+/* With an architecture: a plan takes only files built for it (the plain
+ * targets take the process's architecture on its own system, any on the
+ * other). */
+#define CUDALOAD_TARGET_LINUX_X86_64 3
+#define CUDALOAD_TARGET_LINUX_AARCH64 4 /* SBSA servers, Jetson */
+#define CUDALOAD_TARGET_WINDOWS_X86_64 5
+#define CUDALOAD_TARGET_WINDOWS_ARM64 6
 
 /**
  * Create a context. flags: 0, or CUDALOAD_NO_DEFAULT_ROOTS and/or
@@ -154,7 +161,10 @@ CUDALOAD_API int cudaload_add_environment_root(cudaload_ctx *ctx,
 /**
  * Choose which naming conventions the scan recognises (CUDALOAD_TARGET_*).
  * CUDALOAD_TARGET_WINDOWS on a Linux host recognises Windows DLL names in
- * explicit roots (a Linux machine building a Windows installer).
+ * explicit roots (a Linux machine building a Windows installer). A target
+ * with an architecture (CUDALOAD_TARGET_LINUX_AARCH64, ...) also decides
+ * which machine's files a plan may take; the plain ones take the process's
+ * on its own system and any machine on the other.
  */
 CUDALOAD_API int cudaload_set_target(cudaload_ctx *ctx, int target);
 
@@ -221,6 +231,22 @@ CUDALOAD_API const char *cudaload_library_version_file(const cudaload_ctx *ctx,
 /** Absolute path of library i's real file (symlinks resolved). */
 CUDALOAD_API const char *cudaload_library_path(const cudaload_ctx *ctx,
                                                size_t i);
+/** The machine library i was built for, read from its header on first
+ *  call: "x86_64", "aarch64", "i386", "arm", ... ("unknown" for another);
+ *  NULL when the file is neither ELF nor PE or cannot be read. A plan never
+ *  chooses a file built for another machine than the one it plans for
+ *  (cudaload_set_target()); it says which it rejected and why. */
+CUDALOAD_API const char *cudaload_library_machine(const cudaload_ctx *ctx,
+                                                  size_t i);
+/** The folder of library i's family's headers, found beside it in the same
+ *  install (wheels: nvidia/<pkg>/include, nvidia/cu13/include; toolkits
+ *  and conda: include, targets/<arch>/include, Library/include; NVVM:
+ *  nvvm/include) when it holds the family's header (cuda_runtime.h for
+ *  cudart, nvrtc.h, cudnn.h, ...): what an NVRTC or nvJitLink program
+ *  passes to the compiler at run time (-I). NULL when there is none.
+ *  `cudaload include-dir FAMILY` prints it for the library a plan chooses. */
+CUDALOAD_API const char *cudaload_library_include_dir(const cudaload_ctx *ctx,
+                                                      size_t i);
 /** The root (index into cudaload_root_*) under which library i was found. */
 CUDALOAD_API size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i);
 

@@ -43,7 +43,7 @@
   {                                                                            \
     .name = n, .family = n, .min_major = 11, .max_major = 13,                  \
     .linux_names = {"lib" n ".so.%M%V"}, .windows_names = {n "64_%M.dll"},     \
-    .same_as_cuda = 1, .group = "npp"                                          \
+    .same_as_cuda = 1, .group = "npp", .header = "npp.h"                       \
   }
 /* A library with its own ABI majors, whose names do not tell a CUDA major;
  * its family is its name. */
@@ -57,6 +57,7 @@
 
 static const cl_catalog_entry catalog[] = {
     {.name = "cudart",
+     .header = "cuda_runtime.h",
      .family = "cudart",
      .min_major = 11,
      .max_major = 13,
@@ -65,6 +66,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cudart64_%M0.dll", "cudart64_%M.dll"},
      .same_as_cuda = 1},
     {.name = "cublas",
+     .header = "cublas_v2.h",
      .family = "cublas",
      .min_major = 11,
      .max_major = 13,
@@ -81,6 +83,7 @@ static const cl_catalog_entry catalog[] = {
      .same_as_cuda = 1,
      .required_beside_main = 1},
     {.name = "cudnn",
+     .header = "cudnn.h",
      .family = "cudnn",
      .min_major = 8,
      .max_major = 9,
@@ -105,6 +108,7 @@ static const cl_catalog_entry catalog[] = {
     CUDNN_SUB("engines_tensor_ir", 9, 0),
     CUDNN_SUB("ext", 9, 0),
     {.name = "nvrtc",
+     .header = "nvrtc.h",
      .family = "nvrtc",
      .min_major = 11,
      .max_major = 13,
@@ -113,6 +117,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"nvrtc64_%M%m_0.dll"},
      .same_as_cuda = 1},
     {.name = "nvJitLink",
+     .header = "nvJitLink.h",
      .family = "nvjitlink",
      .min_major = 12,
      .max_major = 13,
@@ -120,6 +125,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"nvJitLink_%M%m_0.dll"},
      .same_as_cuda = 1},
     {.name = "cufft",
+     .header = "cufft.h",
      .family = "cufft",
      .min_major = 10,
      .max_major = 12,
@@ -130,6 +136,7 @@ static const cl_catalog_entry catalog[] = {
      * is a name NVIDIA's cuda-pathfinder already looks for, of no release
      * yet: its CUDA major is not known. */
     {.name = "curand",
+     .header = "curand.h",
      .family = "curand",
      .min_major = 10,
      .max_major = 11,
@@ -138,6 +145,7 @@ static const cl_catalog_entry catalog[] = {
     /* cuSPARSE 12 ships with CUDA 12 and 13; cuSOLVER 11 with CUDA 11 and
      * 12: the name alone cannot tell those apart. */
     {.name = "cusparse",
+     .header = "cusparse.h",
      .family = "cusparse",
      .min_major = 11,
      .max_major = 12,
@@ -145,6 +153,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cusparse64_%M.dll"},
      .cuda_of_major = {{11, 11}}},
     {.name = "cusolver",
+     .header = "cusolverDn.h",
      .family = "cusolver",
      .min_major = 11,
      .max_major = 12,
@@ -152,12 +161,14 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cusolver64_%M.dll"},
      .cuda_of_major = {{12, 13}}},
     {.name = "nccl",
+     .header = "nccl.h",
      .family = "nccl",
      .min_major = 2,
      .max_major = 2,
      .linux_names = {"libnccl.so.%M%V"}},
     /* CUPTI on Windows is named after its own year-based version. */
     {.name = "cupti",
+     .header = "cupti.h",
      .family = "cupti",
      .min_major = 11,
      .max_major = 13,
@@ -168,6 +179,7 @@ static const cl_catalog_entry catalog[] = {
      * BLAS that routes to cuBLAS) ship in their families' wheels and
      * toolkit folders with the same majors. */
     {.name = "cufftw",
+     .header = "cufftw.h",
      .family = "cufftw",
      .min_major = 10,
      .max_major = 12,
@@ -175,6 +187,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cufftw64_%M.dll"},
      .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
     {.name = "cusolverMg",
+     .header = "cusolverMg.h",
      .family = "cusolverMg",
      .min_major = 11,
      .max_major = 12,
@@ -182,6 +195,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cusolverMg64_%M.dll"},
      .cuda_of_major = {{12, 13}}},
     {.name = "nvblas",
+     .header = "nvblas.h",
      .family = "nvblas",
      .min_major = 11,
      .max_major = 13,
@@ -189,6 +203,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"nvblas64_%M.dll"},
      .same_as_cuda = 1},
     {.name = "nvfatbin",
+     .header = "nvFatbin.h",
      .family = "nvfatbin",
      .min_major = 12,
      .max_major = 13,
@@ -199,12 +214,14 @@ static const cl_catalog_entry catalog[] = {
      * toolkit of CUDA 13 names it nvvm70.dll) and its own folder,
      * nvvm/lib64 or nvvm/bin. */
     {.name = "nvvm",
+     .header = "nvvm.h",
      .family = "nvvm",
      .min_major = 4,
      .max_major = 7,
      .linux_names = {"libnvvm.so.%M%V", "libnvvm.so"},
      .windows_names = {"nvvm64_%M%m_0.dll", "nvvm%M0.dll", "nvvm64.dll"}},
     {.name = "nvjpeg",
+     .header = "nvjpeg.h",
      .family = "nvjpeg",
      .min_major = 11,
      .max_major = 13,

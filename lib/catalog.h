@@ -60,6 +60,10 @@ typedef struct cl_catalog_entry {
   /* A name that requires every main library of the group at once ("npp":
    * NPP's eleven libraries, which applications link one by one); NULL. */
   const char *group;
+  /* Main libraries that ship headers: the one a program includes
+   * ("cuda_runtime.h"), which marks the family's include folder
+   * (cudaload_library_include_dir); NULL for none. */
+  const char *header;
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {

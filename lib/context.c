@@ -1,5 +1,7 @@
 /* context.c - create/destroy a context, its roots and inventory accessors. */
 #include "context.h"
+#include "include_dir.h"
+#include "machine.h"
 #include "roots.h"
 #include "error.h"
 #include "platform.h"
@@ -35,6 +37,7 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
     free(ctx->libraries[i].path);
     free(ctx->libraries[i].pending_folder);
     free(ctx->libraries[i].pending_name);
+    free(ctx->libraries[i].include_dir);
   }
   ctx->library_count = 0;
   cl_version_cache_free(ctx->version_cache);
@@ -168,8 +171,7 @@ int cudaload_set_target(cudaload_ctx *ctx, int target) {
   if (!ctx)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_set_target: NULL ctx");
-  if (target != CUDALOAD_TARGET_HOST && target != CUDALOAD_TARGET_LINUX &&
-      target != CUDALOAD_TARGET_WINDOWS)
+  if (target < CUDALOAD_TARGET_HOST || target > CUDALOAD_TARGET_WINDOWS_ARM64)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_set_target: unknown target %d", target);
   ctx->target = target;
@@ -179,8 +181,12 @@ int cudaload_set_target(cudaload_ctx *ctx, int target) {
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx) {
   switch (ctx->target) {
   case CUDALOAD_TARGET_LINUX:
+  case CUDALOAD_TARGET_LINUX_X86_64:
+  case CUDALOAD_TARGET_LINUX_AARCH64:
     return CL_NAMING_LINUX;
   case CUDALOAD_TARGET_WINDOWS:
+  case CUDALOAD_TARGET_WINDOWS_X86_64:
+  case CUDALOAD_TARGET_WINDOWS_ARM64:
     return CL_NAMING_WINDOWS;
   default:
 #ifdef _WIN32
@@ -293,6 +299,18 @@ const char *cudaload_library_version_file(const cudaload_ctx *ctx, size_t i) {
 const char *cudaload_library_path(const cudaload_ctx *ctx, size_t i) {
   const cl_library *l = library_at(ctx, i);
   return l ? l->path : NULL;
+}
+
+const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  /* Looked up once and kept: the ctx is logically unchanged. */
+  return l ? cl_library_include_dir((cl_library *)l) : NULL;
+}
+
+const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  /* Read once and kept: the ctx is logically unchanged. */
+  return l ? cl_library_machine((cl_library *)l) : NULL;
 }
 
 size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {

@@ -36,6 +36,12 @@ typedef struct cl_library {
   char *pending_folder;
   char *pending_name;
   cl_name_match pending_match;
+  /* The machine it was built for (machine.h), read on first use. */
+  const char *machine; /* static; NULL when unknown */
+  int machine_read;
+  /* Its family's include folder (include_dir.h), looked up on first use. */
+  char *include_dir; /* NULL when none */
+  int include_read;
 } cl_library;
 
 /* The version sources a scan read (dist-info, headers), kept for versions

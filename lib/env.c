@@ -6,6 +6,7 @@
  */
 #include "context.h"
 #include "env.h"
+#include "machine.h"
 #include "catalog.h"
 #include "error.h"
 #include "loader.h"
@@ -202,7 +203,11 @@ int cl_env_shadows(cudaload_ctx *ctx, cl_shadow_fn report, void *opaque) {
       /* Only what is found by RUNPATH can be shadowed: a sub-library (a
        * shim opens it by SONAME) or a main library some other library
        * NEEDs through its RUNPATH. Sub-libraries are the case seen. */
-      if (same_folder || seen || l->entry->role != CL_ROLE_SUB) {
+      /* A copy built for another machine is never loaded by this one. */
+      const char *machine = cl_ctx_machine(ctx);
+      const char *built = machine ? cl_library_machine(l) : NULL;
+      int foreign = built && strcmp(built, machine) != 0;
+      if (same_folder || seen || foreign || l->entry->role != CL_ROLE_SUB) {
         free(folder);
         continue;
       }

@@ -19,6 +19,7 @@ static const fixed_folder toolkit_folders[] = {
     {"bin", CL_NAMING_WINDOWS},
     {"bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
     {"bin/x86_64", CL_NAMING_WINDOWS},
+    {"bin/arm64", CL_NAMING_WINDOWS},   /* CUDA 13.4 on Windows ARM64 */
     {"Library/bin", CL_NAMING_WINDOWS}, /* conda on Windows */
     /* NVVM keeps its own folder in toolkits and conda. */
     {"nvvm/lib64", CL_NAMING_LINUX},
@@ -29,6 +30,7 @@ static const fixed_folder toolkit_folders[] = {
 
 static const fixed_folder package_folders[] = {
     {"nvidia/cu13/bin/x86_64", CL_NAMING_WINDOWS}, /* CUDA 13 wheels */
+    {"nvidia/cu13/bin/arm64", CL_NAMING_WINDOWS},
     /* NVVM in the CUDA 12 wheel of nvcc. */
     {"nvidia/cuda_nvcc/nvvm/lib64", CL_NAMING_LINUX},
     {"nvidia/cuda_nvcc/nvvm/bin", CL_NAMING_WINDOWS},

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "fix_lines.h"
 #include "loader.h"
+#include "machine.h"
 #include "platform.h"
 #include "resolve.h"
 #include "roots.h"
@@ -657,6 +658,16 @@ static int add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
   return CUDALOAD_OK;
 }
 
+/* The machine lib was built for when it is not the one the plan is for
+ * (an aarch64 libcudnn.so.9 in a root of an x86_64 process); NULL when it
+ * is, or when either is unknown. */
+static const char *foreign_machine(const cudaload_ctx *ctx, cl_library *lib) {
+  const char *want = cl_ctx_machine(ctx);
+  const char *have = want ? cl_library_machine(lib) : NULL;
+  return have && strcmp(have, "unknown") != 0 && strcmp(have, want) != 0 ? have
+                                                                         : NULL;
+}
+
 /* The library of main_entry built for a CUDA major that the opener would
  * best get: the one in its own folder, then one under the chosen file's
  * root (one install, one build), then the plan's precedence (better()).
@@ -672,6 +683,7 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
   for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
     const cl_library *lib = &ctx->libraries[i];
     if (lib->entry != main_entry || lib->major != dep_major ||
+        foreign_machine(ctx, &ctx->libraries[i]) ||
         missing_companion(companions, lib, rc))
       continue;
     int rank = same_folder(lib->path, opener)        ? 2
@@ -1335,8 +1347,14 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
       if (req->op != CL_OP_ANY &&
           !(req->op == CL_OP_EQ && req->version_parts == 1))
         cl_library_settle_version(ctx, &ctx->libraries[i]);
+      const char *machine = NULL;
       if (!satisfies(req, lib, why, sizeof why)) {
         rc = reject(o, lib->path, "%s", why);
+      } else if ((machine = foreign_machine(ctx, &ctx->libraries[i]))) {
+        rc = reject(o, lib->path,
+                    "built for %s; this process runs %s code (the loader "
+                    "would refuse it)",
+                    machine, cl_ctx_machine(ctx));
       } else if (filter && lib->cuda_major > 0 &&
                  lib->cuda_major != ctx->plan_cuda_major) {
         rc = reject(

@@ -67,6 +67,10 @@ void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_string(w, or_null(cudaload_library_version_file(ctx, i)));
     cl_report_key(w, "path");
     cl_report_string(w, cudaload_library_path(ctx, i));
+    cl_report_key(w, "include_dir");
+    cl_report_string(w, cudaload_library_include_dir(ctx, i));
+    cl_report_key(w, "machine");
+    cl_report_string(w, cudaload_library_machine(ctx, i));
     cl_report_key(w, "root");
     cl_report_int(w, (long long)cudaload_library_root(ctx, i));
     cl_report_end_object(w);

@@ -612,6 +612,76 @@ static void cupti_year_dlls_are_required_by_cuda_major(void **state) {
   }
 }
 
+/* NVIDIA ships the same names for x86_64 and aarch64 (ARM64 on Windows): a
+ * plan never takes a file the loader would refuse, says why it passed one
+ * over, and a target with an architecture plans for that machine. */
+static void files_of_another_machine_are_never_planned(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+#if defined(__x86_64__)
+  const char *both[] = {"machines/aarch64", "machines/x86_64"};
+  /* The aarch64 folder comes first, and is passed over. */
+  cudaload_ctx *ctx = new_ctx(both, 2);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+    assert_string_equal(cudaload_library_machine(ctx, i),
+                        strstr(cudaload_library_path(ctx, i), "/aarch64/")
+                            ? "aarch64"
+                            : "x86_64");
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(cudaload_plan_path(ctx, find_plan(ctx, "cublas", 12)),
+                         "/machines/x86_64/"));
+  assert_non_null(
+      strstr(cudaload_plan_path(ctx, find_plan(ctx, "cublasLt", 12)),
+             "/machines/x86_64/"));
+  cudaload_destroy(ctx);
+  /* Only aarch64 files: unsatisfied, and the reason says so. */
+  ctx = new_ctx(both, 1);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  if (!strstr(cudaload_last_error(), "libcublas.so.12: built for aarch64; "
+                                     "this process runs x86_64 code"))
+    fail_msg("error \"%s\"", cudaload_last_error());
+  cudaload_destroy(ctx);
+  /* For an aarch64 target, the other way round. */
+  ctx = new_ctx(both, 2);
+  assert_int_equal(cudaload_set_target(ctx, CUDALOAD_TARGET_LINUX_AARCH64),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(cudaload_plan_path(ctx, find_plan(ctx, "cublas", 12)),
+                         "/machines/aarch64/"));
+  cudaload_destroy(ctx);
+  /* Windows ARM64 and x64 DLLs. */
+  FILE *built =
+      fopen(test_fixture_path("machines/windows/arm64/cublas64_13.dll"), "rb");
+  if (!built)
+    return; /* PE trees not built: the Linux half above still ran */
+  fclose(built);
+  const char *win[] = {"machines/windows/arm64", "machines/windows/x64"};
+  static const struct {
+    int target;
+    const char *folder;
+  } cases[] = {{CUDALOAD_TARGET_WINDOWS_X86_64, "/windows/x64/"},
+               {CUDALOAD_TARGET_WINDOWS_ARM64, "/windows/arm64/"}};
+  for (size_t k = 0; k < 2; ++k) {
+    ctx = new_ctx(win, 2);
+    assert_int_equal(cudaload_set_target(ctx, cases[k].target), CUDALOAD_OK);
+    assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+    assert_non_null(
+        strstr(cudaload_plan_path(ctx, find_plan(ctx, "cublas", 13)),
+               cases[k].folder));
+    cudaload_destroy(ctx);
+  }
+#else
+  print_message("skipped: the expectations are written for an x86_64 "
+                "host\n");
+  skip();
+#endif
+}
+
 /* --- known consumers (consumers.h) ---------------------------------------- */
 
 static cudaload_ctx *consumer_ctx(int target, const char *const *roots,
@@ -898,6 +968,7 @@ int main(void) {
       cmocka_unit_test(the_driver_decides_between_majors),
       cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
       cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),
+      cmocka_unit_test(files_of_another_machine_are_never_planned),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

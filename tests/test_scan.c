@@ -425,6 +425,44 @@ static void test_cudnn8_compat_has_no_version(void **state) {
 }
 
 /* A scan for Windows names ignores .so files. */
+/* The header folder beside a wheel's libraries: nvidia/cuda_runtime/include
+ * (CUDA 12), the shared nvidia/cu13/include (CUDA 13); none for a family
+ * whose headers are not installed (the cuDNN wheel fixture has none). */
+static void test_include_dirs(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu12"))
+    skip();
+  static const struct {
+    const char *root, *name, *suffix;
+  } cases[] = {
+      {"wheels-cu12/site-packages", "cudart",
+       "/wheels-cu12/site-packages/nvidia/cuda_runtime/include"},
+      {"wheels-cu12/site-packages", "cudnn", NULL},
+      {"wheels-cu13/site-packages", "cudart",
+       "/wheels-cu13/site-packages/nvidia/cu13/include"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+    cudaload_ctx *ctx = scan_fixture_root(cases[k].root);
+    size_t found = SIZE_MAX;
+    for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+      if (strcmp(cudaload_library_name(ctx, i), cases[k].name) == 0)
+        found = i;
+    assert_true(found != SIZE_MAX);
+    const char *dir = cudaload_library_include_dir(ctx, found);
+    if (!cases[k].suffix) {
+      if (dir)
+        fail_msg("%s: %s has include folder %s", cases[k].root, cases[k].name,
+                 dir);
+    } else if (!dir || !ends_with(dir, cases[k].suffix)) {
+      fail_msg("%s: %s: include folder %s, expected ...%s", cases[k].root,
+               cases[k].name, dir ? dir : "(none)", cases[k].suffix);
+    }
+    /* Asked again: the same string. */
+    assert_ptr_equal(cudaload_library_include_dir(ctx, found), dir);
+    cudaload_destroy(ctx);
+  }
+}
+
 /* One real file for every Linux name of NVIDIA's cuda-pathfinder catalog
  * and cudaload's own (tests/fixtures/make_fixtures.py, catalog_tree), each
  * in the folder its layout puts it: a scan recognises every one as the
@@ -1000,6 +1038,7 @@ int main(void) {
       cmocka_unit_test(test_wheel_version_on_first_question),
       cmocka_unit_test(test_windows_target_ignores_shared_objects),
       cmocka_unit_test(test_every_catalog_name_linux),
+      cmocka_unit_test(test_include_dirs),
       cmocka_unit_test(test_explicit_roots_keep_their_order),
       cmocka_unit_test(test_same_file_from_two_roots_once),
       cmocka_unit_test(test_missing_root_does_not_hide_others),

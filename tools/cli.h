@@ -86,6 +86,7 @@ int cli_exec(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+int cli_include_dir(int argc, char **argv);
 extern const char cli_scan_help[];
 extern const char cli_inspect_help[];
 extern const char cli_env_help[];
@@ -93,6 +94,7 @@ extern const char cli_exec_help[];
 extern const char cli_probe_help[];
 extern const char cli_doctor_help[];
 extern const char cli_explain_help[];
+extern const char cli_include_dir_help[];
 
 /* A path argument (--root, --driver, --manifest) as the tool uses and
  * prints it from parsing on (cli_paths.c): an absolute one as given; a

@@ -13,7 +13,7 @@ const char cli_scan_help[] =
     "\n"
     "SYNOPSIS\n"
     "  cudaload scan [--root DIR]... [--no-defaults]\n"
-    "                [--target host|linux|windows] [--format text|json|yaml]\n"
+    "                [--target TARGET] [--format text|json|yaml]\n"
     "\n"
     "DESCRIPTION\n"
     "  Searches the roots given with --root (first, in the order given), then\n"
@@ -44,7 +44,10 @@ const char cli_scan_help[] =
     "                   accept roots other users can write to\n"
     "  --target T       naming convention: host (default), linux\n"
     "                   (libcublas.so.12) or windows (cublas64_12.dll; lets a\n"
-    "                   Linux host scan a Windows installer tree)\n"
+    "                   Linux host scan a Windows installer tree); with an\n"
+    "                   architecture, linux-x86_64, linux-aarch64, "
+    "windows-x64\n"
+    "                   or windows-arm64, for another machine's files\n"
     "  --format F       text (default: an aligned table), json or yaml\n"
     "  -h, --help       show this help\n"
     "\n"
@@ -54,8 +57,10 @@ const char cli_scan_help[] =
     "    \"roots\": [{\"path\", \"origin\", \"tier\", \"status\"}],\n"
     "    \"libraries\": [{\"name\", \"family\", \"major\", \"cuda_major\",\n"
     "      \"version\", \"version_source\", \"version_file\", \"path\",\n"
-    "      \"root\"}]}\n"
-    "  cuda_major and version are null when unknown; root indexes roots.\n"
+    "      \"machine\", \"root\"}]}\n"
+    "  cuda_major and version are null when unknown; machine is what the\n"
+    "  file was built for (x86_64, aarch64, ...; null when unreadable);\n"
+    "  root indexes roots.\n"
     "\n"
     "EXIT STATUS\n"
     "  0  success, whether or not anything was found\n"
@@ -78,9 +83,13 @@ static const char *root_status_text(int status) {
 }
 
 static const char *target_name(int target) {
-  if (target == CUDALOAD_TARGET_WINDOWS)
+  if (target == CUDALOAD_TARGET_WINDOWS ||
+      target == CUDALOAD_TARGET_WINDOWS_X86_64 ||
+      target == CUDALOAD_TARGET_WINDOWS_ARM64)
     return "windows";
-  if (target == CUDALOAD_TARGET_LINUX)
+  if (target == CUDALOAD_TARGET_LINUX ||
+      target == CUDALOAD_TARGET_LINUX_X86_64 ||
+      target == CUDALOAD_TARGET_LINUX_AARCH64)
     return "linux";
 #ifdef _WIN32
   return "windows";
@@ -173,10 +182,20 @@ int cli_scan(int argc, char **argv) {
         target = CUDALOAD_TARGET_LINUX;
       else if (strcmp(value, "windows") == 0)
         target = CUDALOAD_TARGET_WINDOWS;
+      else if (strcmp(value, "linux-x86_64") == 0)
+        target = CUDALOAD_TARGET_LINUX_X86_64;
+      else if (strcmp(value, "linux-aarch64") == 0)
+        target = CUDALOAD_TARGET_LINUX_AARCH64;
+      else if (strcmp(value, "windows-x64") == 0 ||
+               strcmp(value, "windows-x86_64") == 0)
+        target = CUDALOAD_TARGET_WINDOWS_X86_64;
+      else if (strcmp(value, "windows-arm64") == 0)
+        target = CUDALOAD_TARGET_WINDOWS_ARM64;
       else
         rc = cli_usage_error(cmd,
-                             "unknown target '%s' (expected host, linux "
-                             "or windows)",
+                             "unknown target '%s' (expected host, linux, "
+                             "windows, linux-x86_64, linux-aarch64, "
+                             "windows-x64 or windows-arm64)",
                              value);
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {

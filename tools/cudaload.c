@@ -146,6 +146,7 @@ static const command commands[] = {
     {"probe", cli_probe, cli_probe_help},
     {"doctor", cli_doctor, cli_doctor_help},
     {"explain", cli_explain, cli_explain_help},
+    {"include-dir", cli_include_dir, cli_include_dir_help},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof *commands };
 

@@ -349,14 +349,17 @@ class Root(_Record):
 class Library(_Record):
     """A library file the scan found, with its version and where the
     version came from ("dist-info", "file-name", "header", "versioninfo",
-    "none"). ``root`` indexes Report.roots."""
+    "none"). ``root`` indexes Report.roots. ``include_dir``: its family's
+    header folder beside it (None when none); ``machine``: what it was built
+    for ("x86_64", "aarch64", ...; None when unreadable)."""
 
     __slots__ = ("name", "family", "major", "cuda_major", "version", "version_source",
-                 "version_file", "path", "root")
+                 "version_file", "path", "root", "include_dir", "machine")
 
     def __init__(self, name: str, family: str, major: int, cuda_major: "Optional[int]",
                  version: "Optional[str]", version_source: str, version_file: "Optional[str]",
-                 path: str, root: int) -> None:
+                 path: str, root: int, include_dir: "Optional[str]" = None,
+                 machine: "Optional[str]" = None) -> None:
         self.name = name
         self.family = family
         self.major = major
@@ -366,6 +369,8 @@ class Library(_Record):
         self.version_file = version_file
         self.path = path
         self.root = root
+        self.include_dir = include_dir
+        self.machine = machine
 
 
 class PlanEntry(_Record):
@@ -497,7 +502,8 @@ class Report(_ContextReports):
                 "name": lib.name, "family": lib.family, "major": lib.major,
                 "cuda_major": lib.cuda_major, "version": lib.version,
                 "version_source": lib.version_source, "version_file": lib.version_file,
-                "path": lib.path, "root": lib.root,
+                "path": lib.path, "include_dir": lib.include_dir, "machine": lib.machine,
+                "root": lib.root,
             } for lib in self.libraries],
         }
 
@@ -1071,11 +1077,12 @@ def _read_roots(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Root
 def _read_libraries(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Library]":
     text = lib.text
     count, name, family, major, cuda_major_of, version, version_source, version_file, \
-        path, root = map(lib.function, (
+        path, root, include_dir, machine = map(lib.function, (
             "cudaload_library_count", "cudaload_library_name", "cudaload_library_family",
             "cudaload_library_major", "cudaload_library_cuda_major", "cudaload_library_version",
             "cudaload_library_version_source", "cudaload_library_version_file",
-            "cudaload_library_path", "cudaload_library_root"))
+            "cudaload_library_path", "cudaload_library_root", "cudaload_library_include_dir",
+            "cudaload_library_machine"))
     out = []
     for i in range(count(ctx)):
         cuda_major = cuda_major_of(ctx, i)
@@ -1083,7 +1090,8 @@ def _read_libraries(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[
             text(name(ctx, i)) or "", text(family(ctx, i)) or "", major(ctx, i),
             cuda_major if cuda_major > 0 else None, text(version(ctx, i)) or None,
             text(version_source(ctx, i)) or "none", text(version_file(ctx, i)) or None,
-            text(path(ctx, i)) or "", root(ctx, i)))
+            text(path(ctx, i)) or "", root(ctx, i), text(include_dir(ctx, i)) or None,
+            text(machine(ctx, i)) or None))
     return out
 
 

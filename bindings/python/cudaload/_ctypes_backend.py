@@ -74,6 +74,8 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_library_version_source": (_str, [_ctx, _size]),
     "cudaload_library_version_file": (_str, [_ctx, _size]),
     "cudaload_library_path": (_str, [_ctx, _size]),
+    "cudaload_library_machine": (_str, [_ctx, _size]),
+    "cudaload_library_include_dir": (_str, [_ctx, _size]),
     "cudaload_library_root": (_size, [_ctx, _size]),
     "cudaload_file_close": (None, [_file]),
     "cudaload_file_format": (_str, [_file]),

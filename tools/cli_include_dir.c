@@ -1,0 +1,113 @@
+/* cli_include_dir.c - `cudaload include-dir`: the header folder of the
+ * library a plan chooses for a requirement. */
+#include "cli.h"
+#include "context.h"
+#include "cudaload.h"
+#include "include_dir.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_include_dir_help[] =
+    "NAME\n"
+    "  cudaload include-dir - print the header folder of a CUDA library\n"
+    "\n"
+    "SYNOPSIS\n"
+    "  cudaload include-dir SPEC [--root DIR]... [--environment DIR]...\n"
+    "                       [--no-defaults] [--allow-writable-roots]\n"
+    "\n"
+    "DESCRIPTION\n"
+    "  Chooses the library SPEC asks for as a plan does (the same roots,\n"
+    "  precedence and CUDA major as env and doctor) and prints the include\n"
+    "  folder of that install on one line: nvidia/<pkg>/include or\n"
+    "  nvidia/cu13/include beside a wheel's libraries, include or\n"
+    "  targets/<arch>/include in a toolkit or conda prefix, nvvm/include for\n"
+    "  NVVM, when it holds the family's header (cuda_runtime.h for cudart,\n"
+    "  nvrtc.h, cudnn.h, ...). NVRTC and nvJitLink programs pass it to the\n"
+    "  compiler at run time: -I\"$(cudaload include-dir cudart)\".\n"
+    "  Nothing is loaded.\n"
+    "\n"
+    "OPTIONS\n"
+    "  SPEC             one requirement, FAMILY[OP VERSION] as for --require\n"
+    "                   (cudart, cudart=12, nvrtc, cudnn=9, ...; npp: its\n"
+    "                   first library's, where NPP's headers are)\n"
+    "  -r, --root DIR   also search DIR (may be repeated)\n"
+    "  --environment DIR\n"
+    "                   search DIR as the active environment\n"
+    "  --no-defaults    search only the roots given with --root\n"
+    "  --allow-writable-roots\n"
+    "                   accept roots other users can write to\n"
+    "  -h, --help       show this help\n"
+    "\n"
+    "EXIT STATUS\n"
+    "  0  the folder was printed\n"
+    "  1  internal error\n"
+    "  2  usage error (no SPEC, two, a bad one, an unknown option)\n"
+    "  3  a root given with --root does not exist or cannot be read\n"
+    "  4  no library satisfies SPEC, or the one chosen has no include\n"
+    "     folder beside it (stderr names the file and where it looked)\n"
+    "\n"
+    "EXAMPLES\n"
+    "  cudaload include-dir cudart\n"
+    "  cudaload include-dir nvrtc=13 --root \"$VIRTUAL_ENV\"\n";
+
+int cli_include_dir(int argc, char **argv) {
+  const char *cmd = "include-dir";
+  const char *spec = NULL;
+  cli_search_options search;
+  int rc = cli_search_options_init(&search, argc);
+  for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
+    int m = cli_search_option(cmd, argc, argv, &i, &search, 0);
+    if (m < 0)
+      rc = EXIT_USAGE;
+    else if (m > 0)
+      continue;
+    else if (argv[i][0] == '-')
+      rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    else if (spec)
+      rc = cli_usage_error(cmd, "one SPEC only ('%s' and '%s')", spec, argv[i]);
+    else
+      spec = argv[i];
+  }
+  if (rc == EXIT_OK && !spec)
+    rc = cli_usage_error(cmd, "missing SPEC (a library, such as cudart)");
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK)
+    rc = cli_search_context(cmd, &search, &ctx);
+  if (rc == EXIT_OK && cudaload_require(ctx, spec) != CUDALOAD_OK)
+    rc = cli_usage_error(cmd, "%s", cudaload_last_error());
+  if (rc == EXIT_OK && strchr(spec, ','))
+    rc = cli_usage_error(cmd, "'%s': one SPEC only", spec);
+  if (rc == EXIT_OK) {
+    int plan = cudaload_plan(ctx, 0);
+    size_t chosen = ctx->outcome_count ? ctx->outcomes[0].chosen : SIZE_MAX;
+    if (plan != CUDALOAD_OK && plan != CUDALOAD_E_UNSATISFIED) {
+      cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
+      rc = EXIT_INTERNAL;
+    } else if (chosen >= ctx->library_count) {
+      cli_error("cudaload: %s: %s", cmd, cudaload_last_error());
+      rc = EXIT_UNSATISFIED;
+    } else {
+      cl_library *lib = &ctx->libraries[chosen];
+      const char *dir = cl_library_include_dir(lib);
+      if (dir) {
+        printf("%s\n", dir);
+        rc = cli_finish_output(cmd);
+      } else {
+        cli_error("cudaload: %s: %s: no include folder holding %s beside "
+                  "%s (looked for include/ next to its lib, lib64 or bin "
+                  "folder); install the family's headers (the wheel's "
+                  "include/, or the toolkit's) there\n",
+                  cmd, spec,
+                  lib->entry->header ? lib->entry->header : "its headers",
+                  lib->path);
+        rc = EXIT_UNSATISFIED;
+      }
+    }
+  }
+  cudaload_destroy(ctx);
+  cli_search_options_free(&search);
+  return rc;
+}
