@@ -486,6 +486,18 @@ static int auditwheel_original(const char *name, char *out, size_t size) {
   return 1;
 }
 
+/* The real path of name in the listed folder (the joined path when it
+ * cannot be resolved); malloc'ed, NULL when out of memory. */
+static char *listed_path(const folder_listing *l, const char *name) {
+  char *full = cl_path_join(l->folder, name);
+  char *real = full ? cl_real_path(full) : NULL;
+  cl_clear_error();
+  if (!real)
+    return full;
+  free(full);
+  return real;
+}
+
 /* Note a bundled copy of a main library in a <pkg>.libs folder. */
 static void note_bundled_shim(folder_listing *l, const char *name) {
   char original[256];
@@ -495,12 +507,7 @@ static void note_bundled_shim(folder_listing *l, const char *name) {
       m.entry->role != CL_ROLE_MAIN)
     return;
   cudaload_ctx *ctx = l->s->ctx;
-  char *full = cl_path_join(l->folder, name);
-  char *real = full ? cl_real_path(full) : NULL;
-  cl_clear_error();
-  char *path = real ? real : full;
-  if (real)
-    free(full);
+  char *path = listed_path(l, name);
   const char *base = cl_path_basename(l->folder);
   char *package = cl_strndup(base, strlen(base) - 5); /* minus ".libs" */
   int duplicate = path && cl_str_index_find(&l->s->shims, path, NULL);
@@ -530,12 +537,7 @@ static void note_known_consumer(folder_listing *l, const char *name) {
   if (!package)
     return;
   cudaload_ctx *ctx = l->s->ctx;
-  char *full = cl_path_join(l->folder, name);
-  char *real = full ? cl_real_path(full) : NULL;
-  cl_clear_error();
-  char *path = real ? real : full;
-  if (real)
-    free(full);
+  char *path = listed_path(l, name);
   for (size_t i = 0; path && i < ctx->consumer_count; ++i)
     if (strcmp(ctx->consumers[i].path, path) == 0) {
       free(path); /* the same folder reached from two roots */

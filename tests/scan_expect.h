@@ -202,4 +202,60 @@ static inline void fail_on_mismatches(const cudaload_ctx *ctx, const char *what,
   }
 }
 
+/* Whether path ends with "/" + rel, comparing '\' and '/' as the same
+ * separator (the library answers in the host's spelling). */
+static inline int path_ends_with_folder(const char *path, const char *rel) {
+  size_t n = strlen(path), m = strlen(rel);
+  if (n < m + 1)
+    return 0;
+  const char *tail = path + n - m - 1;
+  if (*tail != '/' && *tail != '\\')
+    return 0;
+  for (size_t k = 0; k < m; ++k) {
+    char a = tail[1 + k] == '\\' ? '/' : tail[1 + k];
+    char b = rel[k] == '\\' ? '/' : rel[k];
+    if (a != b)
+      return 0;
+  }
+  return 1;
+}
+
+/* The "catalog" fixture trees (make_fixtures.py, catalog_tree): one real
+ * file for every name of NVIDIA's cuda-pathfinder catalog and cudaload's
+ * own, in its layout's folder, listed in expected.txt with the library it
+ * is. A scan of tree and tree/site-packages must recognise every one as
+ * that library and list nothing else. */
+static inline void check_catalog_tree(const char *tree, int target) {
+  char rel[256];
+  snprintf(rel, sizeof rel, "%s/expected.txt", tree);
+  FILE *f = fopen(test_fixture_path(rel), "r");
+  assert_non_null(f);
+  cudaload_ctx *ctx = new_context(target);
+  add_fixture_root(ctx, tree);
+  snprintf(rel, sizeof rel, "%s/site-packages", tree);
+  add_fixture_root(ctx, rel);
+  scan_or_fail(ctx);
+  char line[512];
+  size_t lines = 0;
+  while (fgets(line, sizeof line, f)) {
+    char file[400], library[64];
+    if (sscanf(line, "%399s %63s", file, library) != 2)
+      continue;
+    ++lines;
+    size_t found = (size_t)-1;
+    for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
+      if (path_ends_with_folder(cudaload_library_path(ctx, i), file))
+        found = i;
+    if (found == (size_t)-1)
+      fail_msg("%s: %s was not recognised", tree, file);
+    if (strcmp(cudaload_library_name(ctx, found), library) != 0)
+      fail_msg("%s: %s is %s, expected %s", tree, file,
+               cudaload_library_name(ctx, found), library);
+  }
+  fclose(f);
+  assert_true(lines > 50);
+  assert_int_equal(cudaload_library_count(ctx), lines);
+  cudaload_destroy(ctx);
+}
+
 #endif

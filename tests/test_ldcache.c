@@ -319,6 +319,12 @@ static void test_host_cache(void **state) {
   }
   assert_int_equal(status, CUDALOAD_OK);
   printf("/etc/ld.so.cache: %u entries of the host ABI\n", (unsigned)v.total);
+  if (v.total == 0 && getenv("CUDALOAD_TEST_EMULATOR")) {
+    /* Emulated (the aarch64 tier): the cache is the host's, of another ABI. */
+    printf("SKIP: this process runs under an emulator; /etc/ld.so.cache "
+           "belongs to the host's ABI\n");
+    skip();
+  }
   assert_true(v.saw_libc);
   assert_true(v.libc_absolute);
 }

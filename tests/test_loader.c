@@ -40,6 +40,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "exec_self.h"
 #endif
 
 /* Exit status of a scenario process that skipped (as automake's). */
@@ -1033,8 +1035,8 @@ static unsigned long run_scenario_process(const char *name) {
   pid_t child = fork();
   assert_true(child >= 0);
   if (child == 0) {
-    execl("/proc/self/exe", "test_loader", "--scenario", name, (char *)NULL);
-    _exit(127);
+    const char *const args[] = {"--scenario", name, NULL};
+    exec_self(args);
   }
   int status = 0;
   assert_int_equal(waitpid(child, &status, 0), child);

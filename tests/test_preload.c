@@ -454,7 +454,8 @@ static void scenario_no_preload(void **state) {
   void *handle = NULL;
   int status = create(&handle);
   if (status == 0)
-    fail_msg("cuDNN 8's cudnnCreate opened libcudnn_ops_infer.so.8 without a "
+    fail_msg("%s",
+             "cuDNN 8's cudnnCreate opened libcudnn_ops_infer.so.8 without a "
              "preload: the fixture must reproduce the lazy-load failure");
 }
 
@@ -531,7 +532,8 @@ static void side_by_side(unsigned flags) {
   assert_int_equal(call_int(consumer9, "consumer_cudnn_version"),
                    FIXTURE_CUDNN9_VERSION);
   if (call_int(consumer8, "consumer_cudnn_create") != 0)
-    fail_msg("cuDNN 8's cudnnCreate could not open libcudnn_ops_infer.so.8 "
+    fail_msg("%s",
+             "cuDNN 8's cudnnCreate could not open libcudnn_ops_infer.so.8 "
              "after the preload");
   assert_int_equal(call_int(consumer9, "consumer_cudnn_create"), 0);
   cudaload_destroy(ctx);
@@ -566,7 +568,8 @@ static void scenario_bundled_shim(void **state) {
   memcpy(&create, &symbol, sizeof create);
   void *handle = NULL;
   if (create(&handle) == 0)
-    fail_msg("the bundled shim's cudnnCreate opened libcudnn_ops_infer.so.8 "
+    fail_msg("%s",
+             "the bundled shim's cudnnCreate opened libcudnn_ops_infer.so.8 "
              "without a preload: the fixture must reproduce the failure");
 
   cudaload_ctx *ctx = new_context();
@@ -588,8 +591,8 @@ static void scenario_bundled_shim(void **state) {
                name, or_null(cudaload_plan_reason(ctx, entry)));
   }
   if (create(&handle) != 0)
-    fail_msg("the bundled shim's cudnnCreate could not open "
-             "libcudnn_ops_infer.so.8 after cudaload_preload(ctx, 0)");
+    fail_msg("%s", "the bundled shim's cudnnCreate could not open "
+                   "libcudnn_ops_infer.so.8 after cudaload_preload(ctx, 0)");
   cudaload_destroy(ctx);
 }
 
@@ -992,6 +995,10 @@ static int run_program(char *const argv[], char *out, size_t size) {
 
 static void scenario_exec(void **state) {
   (void)state;
+  if (getenv("CUDALOAD_TEST_EMULATOR"))
+    SKIP_SCENARIO("under an emulator (the aarch64 tier): cudaload exec starts "
+                  "a program of the emulated machine, which the host cannot "
+                  "start without binfmt_misc");
 #ifndef CUDALOAD_CLI_PATH
   SKIP_SCENARIO("the command-line tool was not built (no CUDALOAD_CLI_PATH)");
 #else
@@ -1067,6 +1074,9 @@ static void scenario_real_toolkit(void **state) {
   if (!is_file(REAL_TOOLKIT_LIB "/libcudnn.so.9"))
     SKIP_SCENARIO("no real toolkit: " REAL_TOOLKIT_LIB
                   "/libcudnn.so.9 is absent");
+  if (getenv("CUDALOAD_TEST_EMULATOR"))
+    SKIP_SCENARIO("under an emulator (the aarch64 tier): " REAL_TOOLKIT_LIB
+                  " holds the host's libraries, of another machine");
   cudaload_ctx *ctx = new_context();
   add_root(ctx, REAL_TOOLKIT_LIB);
   require_ok(ctx, "cudnn=9,cublas=13");

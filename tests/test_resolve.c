@@ -36,6 +36,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "exec_self.h"
 #define SEP "/"
 #endif
 
@@ -752,8 +754,6 @@ static void test_linux_host_model(void **state) {
 /* cl_loader_find_loaded must not open what LD_LIBRARY_PATH holds: run in a
  * child started with a FIFO named like a library on LD_LIBRARY_PATH (a
  * dlopen(RTLD_NOLOAD) would block opening it). */
-static const char *self_path;
-
 static void test_find_loaded_opens_nothing(void **state) {
   (void)state;
   make_dirs("fifo");
@@ -762,9 +762,8 @@ static void test_find_loaded_opens_nothing(void **state) {
   assert_true(pid >= 0);
   if (pid == 0) {
     setenv("LD_LIBRARY_PATH", at("fifo"), 1);
-    execl(self_path, self_path, "--find-loaded", "libh13fifo.so.1",
-          (char *)NULL);
-    _exit(127);
+    const char *const args[] = {"--find-loaded", "libh13fifo.so.1", NULL};
+    exec_self(args);
   }
   int status = 0;
   for (int waited = 0; waited < 200; ++waited) {
@@ -960,7 +959,6 @@ static void test_windows_other_machine_stops(void **state) {
 
 #ifndef _WIN32
 int main(int argc, char **argv) {
-  self_path = argv[0];
   if (argc == 3 && strcmp(argv[1], "--find-loaded") == 0) {
     /* The child of test_find_loaded_opens_nothing. */
     alarm(20);

@@ -287,34 +287,7 @@ static void test_windows_every_catalog_name(void **state) {
                   "x86_64-w64-mingw32-gcc when configuring)\n");
     skip();
   }
-  FILE *f = fopen(test_fixture_path("catalog/windows/expected.txt"), "r");
-  assert_non_null(f);
-  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_WINDOWS);
-  add_fixture_root(ctx, "catalog/windows");
-  add_fixture_root(ctx, "catalog/windows/site-packages");
-  scan_or_fail(ctx);
-  char line[512];
-  size_t lines = 0;
-  while (fgets(line, sizeof line, f)) {
-    char rel[400], library[64], suffix[402];
-    if (sscanf(line, "%399s %63s", rel, library) != 2)
-      continue;
-    ++lines;
-    snprintf(suffix, sizeof suffix, "/%s", rel);
-    size_t found = (size_t)-1;
-    for (size_t i = 0; i < cudaload_library_count(ctx); ++i)
-      if (path_ends_with(cudaload_library_path(ctx, i), suffix))
-        found = i;
-    if (found == (size_t)-1)
-      fail_msg("%s was not recognised", rel);
-    if (strcmp(cudaload_library_name(ctx, found), library) != 0)
-      fail_msg("%s is %s, expected %s", rel, cudaload_library_name(ctx, found),
-               library);
-  }
-  fclose(f);
-  assert_true(lines > 50);
-  assert_int_equal(cudaload_library_count(ctx), lines);
-  cudaload_destroy(ctx);
+  check_catalog_tree("catalog/windows", CUDALOAD_TARGET_WINDOWS);
 }
 
 static void test_linux_target_ignores_dlls(void **state) {
