@@ -601,7 +601,9 @@ static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
 /* A family as its documentation spells it, for reasons and warnings. */
 static const char *family_title(const char *family) {
   static const char *const titles[][2] = {
-      {"cublas", "cuBLAS"}, {"cudnn", "cuDNN"}, {"nvrtc", "NVRTC"}};
+      {"cublas", "cuBLAS"},     {"cudnn", "cuDNN"},         {"nvrtc", "NVRTC"},
+      {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"},   {"cufft", "cuFFT"},
+      {"curand", "cuRAND"},     {"nvjitlink", "nvJitLink"}, {"cupti", "CUPTI"}};
   for (size_t i = 0; i < sizeof titles / sizeof titles[0]; ++i)
     if (strcmp(titles[i][0], family) == 0)
       return titles[i][1];
@@ -893,6 +895,115 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
                family_title(need->family), need->cuda_major);
       rc = add_warning(ctx, text, fix, file);
     }
+  }
+  return rc;
+}
+
+/* Plan lib (a main library) and its family's sub-libraries in its folder,
+ * each with the reason given; unlike a lazy dependency nothing opens them
+ * by name later, the loader binds them while it loads their dependent. */
+static int add_family_entries(cudaload_ctx *ctx, cl_str_index *planned,
+                              const cl_library *lib, const char *reason) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l == lib || (l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
+                     strcmp(l->entry->family, lib->entry->family) == 0 &&
+                     same_folder(l->path, lib->path)))
+      rc = add_entry(ctx, planned, l, SIZE_MAX, reason);
+  }
+  return rc;
+}
+
+/* Does info NEED entry's library of this major? */
+static int needs_entry(const cl_binary_info *info, cl_naming naming,
+                       const cl_catalog_entry *entry, int major) {
+  for (size_t d = 0; d < info->needed_count; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info->needed[d], naming, &m) && m.entry == entry &&
+        m.major == major)
+      return 1;
+  }
+  return 0;
+}
+
+/* Libraries of other families that the planned main libraries NEED (ELF
+ * NEEDED, PE imports): cuSOLVER needs cuBLAS, cuBLASLt, cuSPARSE and
+ * nvJitLink, cuFFTW needs cuFFT. In a toolkit they share one folder; in
+ * pip wheels each is in its own package, and the dependent's RUNPATH
+ * ($ORIGIN) does not lead to the others, so a load of the dependent alone
+ * fails ("libcublas.so.13: cannot open shared object file"). Each is
+ * added to the plan, so its folder is exposed and it is loaded first; a
+ * dependency found nowhere is a warning that names the package to install.
+ * The plan grows while it is walked: a dependency's own are added too. */
+static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
+                                   const companion_index *companions) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
+    if (ctx->plan[i].entry->role != CL_ROLE_MAIN)
+      continue;
+    cl_binary_info info;
+    if (cl_binary_parse_file(ctx->plan[i].path, &info) != CUDALOAD_OK) {
+      cl_clear_error(); /* unparseable: the loader will judge, settle_plan */
+      continue;
+    }
+    /* plan[] moves as entries are added: keep what is read later. */
+    char *opener = cl_strdup(ctx->plan[i].path);
+    const cl_catalog_entry *opener_entry = ctx->plan[i].entry;
+    if (!opener)
+      rc = CUDALOAD_E_NO_MEMORY;
+    cl_naming naming =
+        info.format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+    /* The CUDA major the opener was built for, as its NEEDED names tell
+     * (libcublas.so.13: CUDA 13), for the package of a dependency whose
+     * ABI major ships with several (cuSPARSE 12 is in CUDA 12 and 13). */
+    int built_for = 0;
+    for (size_t d = 0; d < info.needed_count && !built_for; ++d) {
+      cl_name_match m;
+      if (cl_catalog_match(info.needed[d], naming, &m))
+        built_for = m.cuda_major;
+    }
+    for (size_t d = 0; d < info.needed_count && !rc; ++d) {
+      cl_name_match m;
+      if (!cl_catalog_match(info.needed[d], naming, &m) ||
+          strcmp(m.entry->family, opener_entry->family) == 0)
+        continue; /* not CUDA's, or a sub-library: settle_plan */
+      const cl_catalog_entry *dep = family_main(m.entry->family);
+      if (!dep || plan_has(ctx, m.entry, m.major) ||
+          plan_has(ctx, dep, m.major) ||
+          (m.entry != dep && needs_entry(&info, naming, dep, m.major)))
+        continue; /* cuBLASLt comes with the cuBLAS it also NEEDs */
+      const cl_library *lib =
+          find_dependency(ctx, companions, dep, m.major, opener, NULL, &rc);
+      char text[2048];
+      if (rc)
+        break;
+      if (lib) {
+        snprintf(text, sizeof text, "needed by %s (%s)",
+                 cl_path_basename(opener),
+                 naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
+        rc = add_family_entries(ctx, planned, lib, text);
+        continue;
+      }
+      int cuda = cl_catalog_cuda_major(dep, m.major);
+      if (!cuda)
+        cuda = built_for;
+      const char *package =
+          cuda ? cl_fix_package(dep->family, cuda, naming) : NULL;
+      char fix[256];
+      snprintf(fix, sizeof fix, "add a root that holds %s %d%s%s%s",
+               family_title(dep->family), m.major,
+               package ? " (pip install " : "", package ? package : "",
+               package ? ")" : "");
+      snprintf(text, sizeof text,
+               "%s needs %s (%s), which is in none of the roots searched; "
+               "the loader must find it elsewhere or the load fails",
+               opener, info.needed[d],
+               naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
+      rc = add_warning(ctx, text, fix, info.needed[d]);
+    }
+    free(opener);
+    cl_binary_info_free(&info);
   }
   return rc;
 }
@@ -1390,6 +1501,8 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
     rc = add_lazy_dependencies(ctx, &planned, &companions);
   if (!rc)
     rc = add_consumer_needs(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_needed_dependencies(ctx, &planned, &companions);
   companion_index_free(&companions);
   cl_str_index_free(&planned);
   if (!rc)

@@ -117,6 +117,12 @@ static void linux_roots(cl_root_visitor visit, void *opaque) {
   visit("/opt/cuda", "toolkit", opaque);
   /* What the dynamic loader itself would find, without `ldconfig -p`. */
   visit("/etc/ld.so.cache", CL_ORIGIN_LDCACHE, opaque);
+#if defined(__aarch64__)
+  /* Jetson (L4T) keeps the driver, libnvcudla.so and their relatives in
+   * this folder; JetPack lists it in ld.so.conf, but a container that
+   * mounts it need not have run ldconfig. A few hundred files. */
+  visit("/usr/lib/aarch64-linux-gnu/tegra", "system", opaque);
+#endif
   /* The cache lists what ldconfig found in the system folders (NVIDIA's apt
    * packages and the driver land there). Only a system without a cache, as
    * some containers are, needs the folders listed: they hold thousands of

@@ -16,6 +16,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   versioned_global_no_conflict
   versioned_same_node_conflict
   dependency_order
+  needed_dependencies
+  needed_dependency_missing
   missing
   all_or_nothing
   partial
@@ -26,6 +28,7 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_no_preload
   windows
   windows_dependency_order
+  windows_needed_dependencies
   windows_missing
   windows_all_or_nothing)
 

@@ -796,6 +796,103 @@ static void scenario_dependency_order(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* What a loaded fixture says it is ("preload/wheels/..."), or NULL. */
+static const char *identity_of(void *handle) {
+  const char *(*identity)(void);
+  void *symbol = dlsym(handle, "fixture_identity");
+  if (symbol == NULL)
+    return NULL;
+  memcpy(&identity, &symbol, sizeof identity);
+  return identity();
+}
+
+/* cuSOLVER's wheel NEEDs cuBLAS, cuBLASLt and cuSPARSE (which NEEDs
+ * nvJitLink), each in its own wheel that cuSOLVER's RUNPATH $ORIGIN does
+ * not reach: the plan loads them first, from the wheels, and cuSOLVER
+ * loads. Before the plan followed NEEDED across families it held cuSOLVER
+ * alone, and its load failed (or took whatever copy the system had). */
+static void scenario_needed_dependencies(void **state) {
+  (void)state;
+  require_fixture("preload/wheels/nvidia/cusolver/lib/libcusolver.so.12");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/wheels");
+  require_ok(ctx, "cusolver");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  static const struct {
+    const char *name;
+    int major;
+    const char *file;
+  } deps[] = {
+      {"nvJitLink", 13, "/nvidia/nvjitlink/lib/libnvJitLink.so.13"},
+      {"cusparse", 12, "/nvidia/cusparse/lib/libcusparse.so.12"},
+      {"cublasLt", 13, "/nvidia/cublas/lib/libcublasLt.so.13"},
+      {"cublas", 13, "/nvidia/cublas/lib/libcublas.so.13"},
+  };
+  size_t solver = expect_entry(ctx, "cusolver", 12, CUDALOAD_STATE_LOADED,
+                               "/nvidia/cusolver/lib/libcusolver.so.12");
+  size_t at[ARRAY_COUNT(deps)];
+  for (size_t d = 0; d < ARRAY_COUNT(deps); ++d) {
+    at[d] = expect_entry(ctx, deps[d].name, deps[d].major,
+                         CUDALOAD_STATE_LOADED, deps[d].file);
+    if (at[d] > solver)
+      fail_msg("plan order: %s (%lu) after libcusolver.so.12 (%lu), which "
+               "needs it",
+               deps[d].file, (unsigned long)at[d], (unsigned long)solver);
+  }
+  if (at[0] > at[1])
+    fail_msg("%s", "plan order: libnvJitLink.so.13 after libcusparse.so.12, "
+                   "which needs it");
+  const char *reason = cudaload_plan_reason(ctx, at[1]);
+  if (!contains(reason, "needed by libcusolver.so.12"))
+    fail_msg("cuSPARSE's reason does not name its dependent: %s",
+             or_null(reason));
+  /* The process bound cuSOLVER to the wheels' cuBLAS, not another copy. */
+  void *blas = dlopen("libcublas.so.13", RTLD_NOW | RTLD_NOLOAD);
+  if (blas == NULL)
+    fail_msg("libcublas.so.13 is not in the process: %s", or_null(dlerror()));
+  const char *identity = identity_of(blas);
+  if (!contains(identity, "preload/wheels/nvidia/cublas/lib/"))
+    fail_msg("libcublas.so.13 in the process is %s, not the wheel's",
+             or_null(identity));
+  cudaload_destroy(ctx);
+}
+
+/* cuSOLVER without the wheels it NEEDs: the plan still holds it (the
+ * system may have them), and a warning names each missing file and the
+ * package that has it. */
+static void scenario_needed_dependency_missing(void **state) {
+  (void)state;
+  require_fixture(
+      "preload/cusolver_alone/nvidia/cusolver/lib/libcusolver.so.12");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cusolver_alone");
+  require_ok(ctx, "cusolver");
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  print_plan(ctx);
+  static const char *const expected[][2] = {
+      {"libcublas.so.13", "nvidia-cublas"},
+      {"libcusparse.so.12", "nvidia-cusparse"},
+  };
+  size_t count = cudaload_plan_warning_count(ctx);
+  for (size_t e = 0; e < ARRAY_COUNT(expected); ++e) {
+    int found = 0;
+    for (size_t w = 0; w < count && !found; ++w) {
+      const char *text = cudaload_plan_warning(ctx, w);
+      found = contains(text, expected[e][0]) &&
+              contains(text, expected[e][1]) &&
+              contains(text, "libcusolver.so.12");
+    }
+    if (!found) {
+      for (size_t w = 0; w < count; ++w)
+        print_long("warning", cudaload_plan_warning(ctx, w));
+      fail_msg("no warning names %s and the package %s", expected[e][0],
+               expected[e][1]);
+    }
+  }
+  cudaload_destroy(ctx);
+}
+
 /* A requirement nothing satisfies: one precise message, nothing loaded. */
 static void scenario_missing(void **state) {
   (void)state;
@@ -1278,6 +1375,8 @@ LINUX_ONLY(scenario_global_conflict)
 LINUX_ONLY(scenario_versioned_global_no_conflict)
 LINUX_ONLY(scenario_versioned_same_node_conflict)
 LINUX_ONLY(scenario_dependency_order)
+LINUX_ONLY(scenario_needed_dependencies)
+LINUX_ONLY(scenario_needed_dependency_missing)
 LINUX_ONLY(scenario_missing)
 LINUX_ONLY(scenario_all_or_nothing)
 LINUX_ONLY(scenario_partial)
@@ -1408,6 +1507,44 @@ static void scenario_windows_dependency_order(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* cusolver64_12.dll imports cuBLAS, cuBLASLt and cuSPARSE (which imports
+ * nvJitLink) from other wheels' bin folders: the plan loads them first, as
+ * in the Linux scenario "needed_dependencies". */
+static void scenario_windows_needed_dependencies(void **state) {
+  (void)state;
+  require_fixture("preload/windows/wheels/nvidia/cusolver/bin/"
+                  "cusolver64_12.dll");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/windows/wheels");
+  require_ok(ctx, "cusolver");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  static const struct {
+    const char *name;
+    int major;
+    const char *file;
+  } deps[] = {
+      {"nvJitLink", 13, "\\nvjitlink\\bin\\nvJitLink_130_0.dll"},
+      {"cusparse", 12, "\\cusparse\\bin\\cusparse64_12.dll"},
+      {"cublasLt", 13, "\\cublas\\bin\\cublasLt64_13.dll"},
+      {"cublas", 13, "\\cublas\\bin\\cublas64_13.dll"},
+  };
+  size_t solver = expect_entry(ctx, "cusolver", 12, CUDALOAD_STATE_LOADED,
+                               "\\cusolver\\bin\\cusolver64_12.dll");
+  for (size_t d = 0; d < ARRAY_COUNT(deps); ++d) {
+    size_t at = expect_entry(ctx, deps[d].name, deps[d].major,
+                             CUDALOAD_STATE_LOADED, deps[d].file);
+    if (at > solver)
+      fail_msg("plan order: %s (%lu) after cusolver64_12.dll (%lu), which "
+               "imports it",
+               deps[d].file, (unsigned long)at, (unsigned long)solver);
+  }
+  if (GetModuleHandleW(L"cusolver64_12.dll") == NULL)
+    fail_msg("%s", "cusolver64_12.dll is not in the process after the "
+                   "preload");
+  cudaload_destroy(ctx);
+}
+
 /* A requirement nothing satisfies, as in the Linux scenario "missing". */
 static void scenario_windows_missing(void **state) {
   (void)state;
@@ -1477,6 +1614,7 @@ static void scenario_windows_all_or_nothing(void **state) {
 WINDOWS_ONLY(scenario_windows_no_preload)
 WINDOWS_ONLY(scenario_windows)
 WINDOWS_ONLY(scenario_windows_dependency_order)
+WINDOWS_ONLY(scenario_windows_needed_dependencies)
 WINDOWS_ONLY(scenario_windows_missing)
 WINDOWS_ONLY(scenario_windows_all_or_nothing)
 
@@ -1496,6 +1634,9 @@ static const struct CMUnitTest scenarios[] = {
     {"versioned_same_node_conflict", scenario_versioned_same_node_conflict,
      NULL, NULL, NULL},
     {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
+    {"needed_dependencies", scenario_needed_dependencies, NULL, NULL, NULL},
+    {"needed_dependency_missing", scenario_needed_dependency_missing, NULL,
+     NULL, NULL},
     {"missing", scenario_missing, NULL, NULL, NULL},
     {"all_or_nothing", scenario_all_or_nothing, NULL, NULL, NULL},
     {"partial", scenario_partial, NULL, NULL, NULL},
@@ -1507,6 +1648,8 @@ static const struct CMUnitTest scenarios[] = {
     {"windows", scenario_windows, NULL, NULL, NULL},
     {"windows_dependency_order", scenario_windows_dependency_order, NULL, NULL,
      NULL},
+    {"windows_needed_dependencies", scenario_windows_needed_dependencies, NULL,
+     NULL, NULL},
     {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
     {"windows_all_or_nothing", scenario_windows_all_or_nothing, NULL, NULL,
      NULL},

@@ -849,6 +849,31 @@ static void test_missing_root_is_listed_not_fatal(void **state) {
 }
 
 #ifndef _WIN32
+/* Jetson puts the driver and its DLA library in
+ * /usr/lib/aarch64-linux-gnu/tegra, which a container's ld.so.cache may
+ * lack: an aarch64 build searches it by default, an x86_64 build never. */
+static void test_tegra_folder_is_a_default_root_on_aarch64(void **state) {
+  (void)state;
+  static const char tegra[] = "/usr/lib/aarch64-linux-gnu/tegra";
+  cudaload_ctx *ctx = cudaload_create(0);
+  if (ctx == NULL)
+    fail_msg("cudaload_create: %s", cudaload_last_error());
+  scan_or_fail(ctx);
+  size_t at = SIZE_MAX;
+  for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
+    if (strcmp(cudaload_root_path(ctx, i), tegra) == 0)
+      at = i;
+#if defined(__aarch64__)
+  if (at == SIZE_MAX)
+    fail_msg("%s is not among the default roots", tegra);
+  assert_string_equal(cudaload_root_tier(ctx, at), "system");
+#else
+  if (at != SIZE_MAX)
+    fail_msg("%s is a default root of a non-aarch64 build", tegra);
+#endif
+  cudaload_destroy(ctx);
+}
+
 /* ... and the roots after it are still read. */
 static void test_missing_root_does_not_hide_others(void **state) {
   (void)state;
@@ -1014,6 +1039,7 @@ int main(void) {
       cmocka_unit_test(test_explicit_roots_keep_their_order),
       cmocka_unit_test(test_same_file_from_two_roots_once),
       cmocka_unit_test(test_missing_root_does_not_hide_others),
+      cmocka_unit_test(test_tegra_folder_is_a_default_root_on_aarch64),
       cmocka_unit_test(test_rescan_replaces_inventory),
       cmocka_unit_test(test_real_toolkit),
       cmocka_unit_test(test_repeated_root_listed_and_scanned_once),

@@ -58,7 +58,7 @@ static const exit_status exit_statuses[] = {
     {"2", "usage error (unknown command or option, missing argument)"},
     {"3", "unreadable or malformed input (a file, or a root that does not "
           "exist)"},
-    {"4", "a requirement has no usable library (env, exec)"},
+    {"4", "a requirement has no usable library (env, exec, include-dir)"},
     {"5", "the GPU is not usable: the probe falls back to CPU (probe)"},
     {"6", "the report lists problems (doctor, explain)"},
     {"126", "exec: COMMAND could not be executed"},
@@ -187,7 +187,7 @@ static void print_summary(FILE *out, const command *c) {
   const char *dash = strstr(name, " - ");
   const char *text = dash && (size_t)(dash - name) < len ? dash + 3 : name;
   const char *end = name + len;
-  enum { INDENT = 12, WIDTH = 79 };
+  enum { INDENT = 15, WIDTH = 79 }; /* "include-dir" and two spaces */
   int column = fprintf(out, "  %-*s", INDENT - 2, c->name);
   while (text < end) {
     while (text < end && (*text == ' ' || *text == '\n'))
@@ -221,7 +221,7 @@ static int print_main_help(void) {
   fputs("\nCOMMANDS\n", out);
   for (size_t i = 0; i < COMMAND_COUNT; ++i)
     print_summary(out, &commands[i]);
-  fprintf(out, "  %-10s%s\n\n", "help", "show the help of a command");
+  fprintf(out, "  %-13s%s\n\n", "help", "show the help of a command");
   fputs(main_help_options, out);
   fputs("\nEXIT STATUS\n", out);
   for (size_t i = 0; i < sizeof exit_statuses / sizeof *exit_statuses; ++i)
