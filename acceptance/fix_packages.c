@@ -1,11 +1,11 @@
 /*
  * acceptance/fix_packages.c - print every PyPI distribution a fix line can
- * name (lib/fix_lines.c), one "family cuda_major package" line each, so
+ * name (lib/load/fix_lines.c), one "family cuda_major package" line each, so
  * that scripts/acceptance can ask the index whether each exists and is not
  * a 0.0.x placeholder. Built against the static library (the lister is
  * internal), without cmocka.
  */
-#include "fix_lines.h"
+#include "load/fix_lines.h"
 
 #include <stdio.h>
 

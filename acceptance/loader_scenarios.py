@@ -19,7 +19,7 @@ judges the child's output; scenario c only runs the cudaload tool.
      toolkit's libcudnn.so.9 opens its sub-libraries by name; with
      LD_LIBRARY_PATH searched before its RUNPATH $ORIGIN it would get 9.1's.
      cudaload.setup(require=["cudnn=9"], roots=[toolkit]) must preload the
-     toolkit's siblings by absolute path (lib/plan.c, sibling_shadowed), so
+     toolkit's siblings by absolute path (lib/load/plan.c, sibling_shadowed), so
      that only toolkit cuDNN files end up mapped. `cudaload explain` run
      with that LD_LIBRARY_PATH must name the two versions as a problem.
   c  `cudaload doctor --require cudnn=9` on the toolkit alone: cuDNN 9 opens

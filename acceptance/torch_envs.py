@@ -16,7 +16,7 @@
        (Report.warnings and one CudaloadWarning) that cuBLAS 12 is needed;
        ctranslate2's first cuBLAS call then fails as the warning said.
     c. setup(require=["cudnn=9"], roots=[cuBLAS 12 folder]): ctranslate2 is
-       a known consumer (lib/consumers.c), so the plan adds its cuBLAS 12
+       a known consumer (lib/scan/consumers.c), so the plan adds its cuBLAS 12
        beside torch's cuBLAS 13, and its cuBLAS call reaches it; its library
        holds "libcublas.so.12", as the table says.
     b. With a cuBLAS 12 folder among the roots and cublas=12 required:
@@ -273,12 +273,12 @@ def cu13(venv, compat8, cublas12, toolkit):
     toolkit_files = [f for f in m if under(f, toolkit)]
     check(not toolkit_files, "no file of the toolkit (%s) mapped%s"
           % (toolkit, ": %s" % toolkit_files if toolkit_files else ""))
-    # c. ctranslate2 as a known consumer (lib/consumers.c): its library holds
+    # c. ctranslate2 as a known consumer (lib/scan/consumers.c): its library holds
     # the name it opens, as the table says; with only cudnn=9 required (the
     # plan holds torch's cuBLAS 13), the plan adds its cuBLAS 12.
     with open(doc["core"], "rb") as f:
         holds = b"libcublas.so.12" in f.read()
-    check(holds, "%s holds \"libcublas.so.12\" (lib/consumers.c's row for ctranslate2 4.x)"
+    check(holds, "%s holds \"libcublas.so.12\" (lib/scan/consumers.c's row for ctranslate2 4.x)"
           % os.path.basename(doc["core"]))
     p, doc, before = run([python, "-c", CU13_CHILD, "consumer", compat8, cublas12], env, "consumer")
     if not doc:

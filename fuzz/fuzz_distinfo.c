@@ -2,7 +2,7 @@
  * fuzz_distinfo.c - libFuzzer target: a wheel's METADATA and RECORD readers
  * (both parsers get every input: they never need NUL termination).
  */
-#include "distinfo.h"
+#include "scan/distinfo.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * crash, a hang or a leak); a success must leave every string non-NULL and
  * every version index inside the version table.
  */
-#include "binary.h"
-#include "binary_symbols.h"
+#include "binary/binary.h"
+#include "binary/binary_symbols.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,9 +5,9 @@
  * hang or a leak); every entry visited must be two NUL-terminated strings
  * within the reader's bound, and no more entries than the image can hold.
  */
-#include "binary.h"
+#include "binary/binary.h"
 #include "cudaload.h"
-#include "ldcache.h"
+#include "scan/ldcache.h"
 
 #include <stddef.h>
 #include <stdint.h>

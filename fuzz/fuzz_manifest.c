@@ -4,7 +4,7 @@
  * reading the file). A rejected manifest must change nothing in the ctx.
  */
 #include "cudaload.h"
-#include "manifest.h"
+#include "load/manifest.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * VERSIONINFO resource; exports, forwarders and imported functions) on a
  * memory buffer.
  */
-#include "binary.h"
-#include "binary_symbols.h"
+#include "binary/binary.h"
+#include "binary/binary_symbols.h"
 
 #include <stddef.h>
 #include <stdint.h>

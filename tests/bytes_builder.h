@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
+#include "binary/binary.h"
 #include "cudaload.h"
-#include "error.h"
+#include "common/error.h"
 
 /* Writes the low `width` bytes of v at off in an image of size bytes, in
  * either byte order; the write must fit. */

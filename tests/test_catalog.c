@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "catalog.h"
+#include "scan/catalog.h"
 
 #include <stdio.h>
 #include <string.h>

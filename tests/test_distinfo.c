@@ -6,8 +6,8 @@
 
 #include <cmocka.h>
 
-#include "distinfo.h"
-#include "toolkit_headers.h"
+#include "scan/distinfo.h"
+#include "scan/toolkit_headers.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "doctor.h"
-#include "report_writer.h"
+#include "report/doctor.h"
+#include "report/report_writer.h"
 #include "test_paths.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /*
  * test_driver_version.c - the driver's version without loading it
- * (lib/driver_version.c): the CUDA table at both sides of every boundary
+ * (lib/scan/driver_version.c): the CUDA table at both sides of every boundary
  * that matters, the three text rules (file name, /proc, VERSIONINFO), and
  * the sources in order over fixture files named like real drivers, including
  * a FIFO, a symlink loop and a huge file where the driver should be.
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "driver_version.h"
+#include "scan/driver_version.h"
 #include "test_paths.h"
 
 #include <stdio.h>

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
+#include "binary/binary.h"
 #include "bytes_builder.h"
 #include "cudaload.h"
-#include "error.h"
+#include "common/error.h"
 
 /* Layout of the synthetic image (offsets in the file). */
 #define PH_OFF 0x40u

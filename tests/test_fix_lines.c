@@ -1,7 +1,7 @@
 /*
  * test_fix_lines.c - the fix a plan prints for a missing requirement names
  * a wheel that exists for the CUDA major it must be built for, and never
- * one that would replace a package the environment pins (lib/fix_lines.c).
+ * one that would replace a package the environment pins (lib/load/fix_lines.c).
  * The scenarios plan over the Linux fixture trees (and the Windows tree
  * with Windows naming); the table case lists every name a fix can print.
  */
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "fix_lines.h"
+#include "load/fix_lines.h"
 #include "test_paths.h"
 
 #include <stdio.h>
@@ -232,7 +232,7 @@ static void every_family_has_a_wheel(void **state) {
       continue;
     if (!cl_fix_package(entries[i].family, 12, CL_NAMING_LINUX) &&
         !cl_fix_package(entries[i].family, 13, CL_NAMING_LINUX))
-      fail_msg("the catalog's %s has no wheel in lib/fix_lines.c",
+      fail_msg("the catalog's %s has no wheel in lib/load/fix_lines.c",
                entries[i].family);
   }
 }

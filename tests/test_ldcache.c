@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
+#include "binary/binary.h"
 #include "bytes_builder.h"
 #include "cudaload.h"
-#include "error.h"
-#include "ldcache.h"
+#include "common/error.h"
+#include "scan/ldcache.h"
 
 /* The flags of the host's ABI, and of another ABI the reader must skip;
  * the same choice the library makes. */

@@ -1,5 +1,5 @@
 /*
- * test_loader.c - lib/loader.h against the real OS loader, with the fixture
+ * test_loader.c - lib/os/loader.h against the real OS loader, with the fixture
  * libraries (real ELF .so files and PE DLLs exporting cudnnGetVersion and
  * fixture_identity; tests/fixtures/README.md).
  *
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "loader.h"
+#include "os/loader.h"
 #include "test_paths.h"
 
 #include <stdatomic.h>
@@ -48,7 +48,7 @@
 #define SCENARIO_SKIPPED 77
 
 /* Sanitizer runtimes that intercept dlopen (ASan, TSan, MSan) abort the
- * process on RTLD_DEEPBIND; cl_loader_open refuses it there instead, and
+ * process on RTLD_DEEPBIND; cl_os_loader_open refuses it there instead, and
  * the DEEPBIND cases check that refusal. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TEST_UNDER_SANITIZER 1
@@ -252,9 +252,9 @@ static int process_has_file(const char *path) {
 #endif
 
 static void *open_or_fail(const char *path, cl_open_mode mode) {
-  void *handle = cl_loader_open(path, mode);
+  void *handle = cl_os_loader_open(path, mode);
   if (!handle)
-    fail_msg("cl_loader_open(%s): %s", path, cudaload_last_error());
+    fail_msg("cl_os_loader_open(%s): %s", path, cudaload_last_error());
   return handle;
 }
 
@@ -309,12 +309,12 @@ static void relative_path_refused(void **state) {
                                       "../" CUDNN8_FOLDER "/" CUDNN8_NAME};
 #endif
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    assert_null(cl_loader_open(names[i], CL_OPEN_LOCAL));
+    assert_null(cl_os_loader_open(names[i], CL_OPEN_LOCAL));
     expect_text(cudaload_last_error(), names[i]);
     expect_text(cudaload_last_error(), "not an absolute path");
   }
-  assert_null(cl_loader_open("", CL_OPEN_LOCAL));
-  assert_null(cl_loader_open(NULL, CL_OPEN_LOCAL));
+  assert_null(cl_os_loader_open("", CL_OPEN_LOCAL));
+  assert_null(cl_os_loader_open(NULL, CL_OPEN_LOCAL));
   assert_false(process_has_file(path));
 }
 
@@ -324,7 +324,7 @@ static void missing_file_fails_with_reason(void **state) {
   (void)state;
   fixture(CUDNN8_FILE); /* the folder exists; the file does not */
   const char *path = test_fixture_path(CUDNN8_MISSING);
-  assert_null(cl_loader_open(path, CL_OPEN_LOCAL));
+  assert_null(cl_os_loader_open(path, CL_OPEN_LOCAL));
   const char *error = cudaload_last_error();
   print_message("message: %s\n", error);
   assert_int_equal(strncmp(error, path, strlen(path)), 0);
@@ -340,15 +340,15 @@ static void missing_file_fails_with_reason(void **state) {
 static void find_loaded_never_loads(void **state) {
   (void)state;
   const char *path = fixture(CUDNN8_FILE);
-  expect_null(cl_loader_find_loaded(CUDNN8_NAME), "before the load");
-  expect_null(cl_loader_find_loaded(path), "by absolute path, before");
-  expect_null(cl_loader_find_loaded(""), "an empty name");
+  expect_null(cl_os_loader_find_loaded(CUDNN8_NAME), "before the load");
+  expect_null(cl_os_loader_find_loaded(path), "by absolute path, before");
+  expect_null(cl_os_loader_find_loaded(""), "an empty name");
   assert_false(process_has_file(path));
 
   open_or_fail(path, CL_OPEN_LOCAL);
-  expect_file(cl_loader_find_loaded(CUDNN8_NAME), path, "after the load");
-  expect_file(cl_loader_find_loaded(path), path, "by absolute path, after");
-  expect_null(cl_loader_find_loaded(CUDNN9_NAME), "another major");
+  expect_file(cl_os_loader_find_loaded(CUDNN8_NAME), path, "after the load");
+  expect_file(cl_os_loader_find_loaded(path), path, "by absolute path, after");
+  expect_null(cl_os_loader_find_loaded(CUDNN9_NAME), "another major");
   assert_false(process_has_file(test_fixture_path(CUDNN9_FILE)));
 }
 
@@ -375,7 +375,7 @@ static void each_loaded_lists_libraries(void **state) {
   (void)state;
   const char *path = fixture(CUDNN8_FILE);
   module_list list = {0, 0, 0, path, NULL};
-  cl_loader_each_loaded(note_module, &list);
+  cl_os_loader_each_loaded(note_module, &list);
   assert_int_equal(list.fixture_seen, 0);
 
   open_or_fail(path, CL_OPEN_LOCAL);
@@ -389,7 +389,7 @@ static void each_loaded_lists_libraries(void **state) {
   list.executable_path = self_utf8;
 #endif
   list.fixture_seen = 0;
-  cl_loader_each_loaded(note_module, &list);
+  cl_os_loader_each_loaded(note_module, &list);
   assert_int_equal(list.fixture_seen, 1);
   assert_int_equal(list.bad_names, 0);
 #ifdef _WIN32
@@ -407,13 +407,13 @@ static void two_majors_side_by_side(void **state) {
   void *handle9 = open_or_fail(path9, CL_OPEN_LOCAL);
   assert_int_equal(cudnn_version_of(handle8), CUDNN8_VERSION);
   assert_int_equal(cudnn_version_of(handle9), CUDNN9_VERSION);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+  expect_file(cl_os_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
               path8, "provider for cuDNN 8");
-  expect_file(cl_loader_symbol_provider(handle9, "cudnnGetVersion", NULL),
+  expect_file(cl_os_loader_symbol_provider(handle9, "cudnnGetVersion", NULL),
               path9, "provider for cuDNN 9");
-  expect_null(cl_loader_symbol_provider(handle8, "noSuchFunction", NULL),
+  expect_null(cl_os_loader_symbol_provider(handle8, "noSuchFunction", NULL),
               "an undefined function");
-  expect_null(cl_loader_global_provider("cudnnGetVersion", NULL),
+  expect_null(cl_os_loader_global_provider("cudnnGetVersion", NULL),
               "global provider with both majors LOCAL");
 }
 
@@ -451,15 +451,15 @@ static void set_env_sets_and_removes(void **state) {
   (void)state;
   const char *name = "CUDALOAD_TEST_LOADER_VARIABLE";
   const char *value = "caf\xc3\xa9;x"; /* UTF-8 through UTF-16 */
-  assert_int_equal(cl_set_env(name, value), CUDALOAD_OK);
+  assert_int_equal(cl_os_set_env(name, value), CUDALOAD_OK);
   char *got = read_variable(name);
   assert_non_null(got);
   assert_string_equal(got, value);
   free(got);
-  assert_int_equal(cl_set_env(name, NULL), CUDALOAD_OK);
+  assert_int_equal(cl_os_set_env(name, NULL), CUDALOAD_OK);
   assert_null(read_variable(name));
-  assert_int_equal(cl_set_env("A=B", "x"), CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_set_env("", "x"), CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cl_os_set_env("A=B", "x"), CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cl_os_set_env("", "x"), CUDALOAD_E_INVALID_ARGUMENT);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -471,9 +471,9 @@ static atomic_int lock_taken_by_other_thread;
 #ifdef _WIN32
 static DWORD WINAPI take_lock(void *unused) {
   (void)unused;
-  cl_loader_lock();
+  cl_os_loader_lock();
   atomic_store(&lock_taken_by_other_thread, 1);
-  cl_loader_unlock();
+  cl_os_loader_unlock();
   return 0;
 }
 
@@ -483,9 +483,9 @@ static void pause_briefly(void) {
 #else
 static void *take_lock(void *unused) {
   (void)unused;
-  cl_loader_lock();
+  cl_os_loader_lock();
   atomic_store(&lock_taken_by_other_thread, 1);
-  cl_loader_unlock();
+  cl_os_loader_unlock();
   return NULL;
 }
 
@@ -500,8 +500,8 @@ static void pause_briefly(void) {
 static void lock_is_recursive_and_exclusive(void **state) {
   (void)state;
   atomic_store(&lock_taken_by_other_thread, 0);
-  cl_loader_lock();
-  cl_loader_lock();
+  cl_os_loader_lock();
+  cl_os_loader_lock();
 #ifdef _WIN32
   HANDLE thread = CreateThread(NULL, 0, take_lock, NULL, 0, NULL);
   assert_non_null(thread);
@@ -511,10 +511,10 @@ static void lock_is_recursive_and_exclusive(void **state) {
 #endif
   pause_briefly();
   assert_int_equal(atomic_load(&lock_taken_by_other_thread), 0);
-  cl_loader_unlock();
+  cl_os_loader_unlock();
   pause_briefly();
   assert_int_equal(atomic_load(&lock_taken_by_other_thread), 0);
-  cl_loader_unlock();
+  cl_os_loader_unlock();
 #ifdef _WIN32
   assert_int_equal(WaitForSingleObject(thread, 10000), WAIT_OBJECT_0);
   CloseHandle(thread);
@@ -536,7 +536,7 @@ static void needed_satisfied_by_preload(void **state) {
   (void)state;
   const char *cnn = fixture("cudnn8_compat/libcudnn_cnn_infer.so.8");
   const char *ops = fixture("cudnn8_compat/libcudnn_ops_infer.so.8");
-  assert_null(cl_loader_open(cnn, CL_OPEN_LOCAL));
+  assert_null(cl_os_loader_open(cnn, CL_OPEN_LOCAL));
   const char *error = cudaload_last_error();
   print_message("message: %s\n", error);
   assert_int_equal(strncmp(error, cnn, strlen(cnn)), 0);
@@ -555,14 +555,14 @@ static void loaded_paths_are_real_files(void **state) {
   const char *link = fixture("conda/env/lib/libcudnn.so.8");
   const char *real = fixture("conda/env/lib/libcudnn.so.8.9.2");
   open_or_fail(link, CL_OPEN_LOCAL);
-  char *found = cl_loader_find_loaded("libcudnn.so.8");
+  char *found = cl_os_loader_find_loaded("libcudnn.so.8");
   assert_non_null(found);
   char resolved[PATH_MAX];
   assert_non_null(realpath(real, resolved));
   assert_string_equal(found, resolved);
   free(found);
   module_list list = {0, 0, 0, real, NULL};
-  cl_loader_each_loaded(note_module, &list);
+  cl_os_loader_each_loaded(note_module, &list);
   assert_int_equal(list.fixture_seen, 1);
 }
 
@@ -570,12 +570,13 @@ static void loaded_paths_are_real_files(void **state) {
 static void global_open_enters_global_scope(void **state) {
   (void)state;
   const char *path9 = fixture(CUDNN9_FILE);
-  expect_null(cl_loader_global_provider("cudnnGetVersion", NULL), "before");
+  expect_null(cl_os_loader_global_provider("cudnnGetVersion", NULL), "before");
   open_or_fail(path9, CL_OPEN_GLOBAL);
-  expect_file(cl_loader_global_provider("cudnnGetVersion", NULL), path9,
+  expect_file(cl_os_loader_global_provider("cudnnGetVersion", NULL), path9,
               "after a GLOBAL open");
-  expect_null(cl_loader_global_provider("noSuchFunction", NULL), "undefined");
-  expect_null(cl_loader_global_provider("", NULL), "empty name");
+  expect_null(cl_os_loader_global_provider("noSuchFunction", NULL),
+              "undefined");
+  expect_null(cl_os_loader_global_provider("", NULL), "empty name");
 }
 
 /* LOCAL keeps it out; a later GLOBAL open of the same file promotes it. */
@@ -583,10 +584,10 @@ static void local_open_stays_out_of_global_scope(void **state) {
   (void)state;
   const char *path9 = fixture(CUDNN9_FILE);
   void *handle = open_or_fail(path9, CL_OPEN_LOCAL);
-  expect_null(cl_loader_global_provider("cudnnGetVersion", NULL),
+  expect_null(cl_os_loader_global_provider("cudnnGetVersion", NULL),
               "after a LOCAL open");
   assert_ptr_equal(open_or_fail(path9, CL_OPEN_GLOBAL), handle);
-  expect_file(cl_loader_global_provider("cudnnGetVersion", NULL), path9,
+  expect_file(cl_os_loader_global_provider("cudnnGetVersion", NULL), path9,
               "after a later GLOBAL open");
 }
 
@@ -600,28 +601,28 @@ static void global_major_captures_local_library(void **state) {
   open_or_fail(path9, CL_OPEN_GLOBAL);
   void *handle8 = open_or_fail(path8, CL_OPEN_LOCAL);
   assert_int_equal(cudnn_version_of(handle8), CUDNN8_VERSION);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+  expect_file(cl_os_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
               path9, "provider for cuDNN 8 opened LOCAL");
   /* Every name both define is taken from cuDNN 9, fixture_identity too. */
-  expect_file(cl_loader_symbol_provider(handle8, "fixture_identity", NULL),
+  expect_file(cl_os_loader_symbol_provider(handle8, "fixture_identity", NULL),
               path9, "fixture_identity, defined by both");
 }
 
-/* Open with DEEPBIND, or, in a sanitizer build, check that cl_loader_open
+/* Open with DEEPBIND, or, in a sanitizer build, check that cl_os_loader_open
  * refuses (rather than let the sanitizer abort the process) and skip. */
 static void *open_deepbind_or_skip(const char *path) {
   /* A library in the process already is opened without the flag, which
    * could not change its binding anyway: sanitizers have nothing to abort
    * on then. */
   int already_loaded = process_has_file(path);
-  void *handle = cl_loader_open(path, CL_OPEN_DEEPBIND);
+  void *handle = cl_os_loader_open(path, CL_OPEN_DEEPBIND);
   if (TEST_UNDER_SANITIZER && !already_loaded) {
     assert_null(handle);
     expect_text(cudaload_last_error(), "RTLD_DEEPBIND");
     expect_text(cudaload_last_error(), "Sanitizer");
     assert_false(process_has_file(path));
     skip_scenario("sanitizer runtimes abort on RTLD_DEEPBIND; checked that "
-                  "cl_loader_open refuses it with",
+                  "cl_os_loader_open refuses it with",
                   cudaload_last_error());
   }
   if (!handle)
@@ -637,11 +638,11 @@ static void deepbind_binds_own_major(void **state) {
   const char *path9 = fixture(CUDNN9_FILE);
   open_or_fail(path9, CL_OPEN_GLOBAL);
   void *handle8 = open_deepbind_or_skip(path8);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+  expect_file(cl_os_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
               path8, "provider for cuDNN 8 opened DEEPBIND");
   assert_int_equal(cudnn_version_of(handle8), CUDNN8_VERSION);
   /* The global scope itself is unchanged. */
-  expect_file(cl_loader_global_provider("cudnnGetVersion", NULL), path9,
+  expect_file(cl_os_loader_global_provider("cudnnGetVersion", NULL), path9,
               "the global provider");
 }
 
@@ -655,7 +656,7 @@ static void deepbind_after_local_changes_nothing(void **state) {
   open_or_fail(path9, CL_OPEN_GLOBAL);
   void *handle8 = open_or_fail(path8, CL_OPEN_LOCAL);
   assert_ptr_equal(open_deepbind_or_skip(path8), handle8);
-  expect_file(cl_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
+  expect_file(cl_os_loader_symbol_provider(handle8, "cudnnGetVersion", NULL),
               path9, "provider after a late DEEPBIND open");
 }
 
@@ -674,14 +675,14 @@ static void consumers_bind_as_predicted(void **state) {
   void *plain = open_or_fail(consumer, CL_OPEN_LOCAL);
   assert_int_equal(call_int_function(plain, "consumer_cudnn_version"),
                    PRELOAD_CUDNN9_VERSION);
-  expect_file(cl_loader_symbol_provider(plain, "cudnnGetVersion", NULL), cudnn9,
-              "provider for the LOCAL consumer");
+  expect_file(cl_os_loader_symbol_provider(plain, "cudnnGetVersion", NULL),
+              cudnn9, "provider for the LOCAL consumer");
 
   void *deep = open_deepbind_or_skip(isolated);
   assert_int_equal(call_int_function(deep, "consumer_cudnn_version"),
                    CUDNN8_VERSION);
-  expect_file(cl_loader_symbol_provider(deep, "cudnnGetVersion", NULL), cudnn8,
-              "provider for the DEEPBIND consumer");
+  expect_file(cl_os_loader_symbol_provider(deep, "cudnnGetVersion", NULL),
+              cudnn8, "provider for the DEEPBIND consumer");
 }
 
 /* cuDNN 8 without RUNPATH opens its sub-library lazily by SONAME: that
@@ -706,7 +707,7 @@ static void expose_folder_changes_nothing(void **state) {
   (void)state;
   const char *before = getenv("LD_LIBRARY_PATH");
   char *saved = before ? strcpy(malloc(strlen(before) + 1), before) : NULL;
-  assert_int_equal(cl_loader_expose_folder(test_fixture_path(CUDNN8_FOLDER)),
+  assert_int_equal(cl_os_loader_expose_folder(test_fixture_path(CUDNN8_FOLDER)),
                    CUDALOAD_OK);
   const char *after = getenv("LD_LIBRARY_PATH");
   if (saved) {
@@ -772,9 +773,9 @@ static void imports_found_beside_dll(void **state) {
       fixture("windows/site-packages/nvidia/cublas/bin/cublas64_12.dll");
   const char *cublaslt =
       fixture("windows/site-packages/nvidia/cublas/bin/cublasLt64_12.dll");
-  expect_null(cl_loader_find_loaded("cublasLt64_12.dll"), "before");
+  expect_null(cl_os_loader_find_loaded("cublasLt64_12.dll"), "before");
   void *handle = open_or_fail(cublas, CL_OPEN_LOCAL);
-  expect_file(cl_loader_find_loaded("cublasLt64_12.dll"), cublaslt,
+  expect_file(cl_os_loader_find_loaded("cublasLt64_12.dll"), cublaslt,
               "the import, after");
   size_t (*lt_version)(void) =
       (size_t(*)(void))require_function(handle, "fixture_cublaslt_version");
@@ -807,7 +808,7 @@ static void expose_folder_lets_plain_loads_find_siblings(void **state) {
   assert_false(process_has_file(sibling));
 
   wchar_t *before = process_path();
-  assert_int_equal(cl_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
   wchar_t *wide_folder = widen(folder);
   size_t expected_units = wcslen(wide_folder) + 1 + wcslen(before) + 1;
   wchar_t *expected = malloc(expected_units * sizeof *expected);
@@ -815,14 +816,14 @@ static void expose_folder_lets_plain_loads_find_siblings(void **state) {
   swprintf(expected, expected_units, L"%ls;%ls", wide_folder, before);
   expect_path(expected);
   /* Twice changes nothing. */
-  assert_int_equal(cl_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
   expect_path(expected);
 
   HMODULE module = LoadLibraryW(sibling_name);
   if (!module)
     fail_msg("LoadLibraryW after expose_folder: error %lu",
              (unsigned long)GetLastError());
-  expect_file(cl_loader_find_loaded("cudnn_ops_infer64_8.dll"), sibling,
+  expect_file(cl_os_loader_find_loaded("cudnn_ops_infer64_8.dll"), sibling,
               "the sibling");
   assert_int_equal(cudnn_version_of(module), CUDNN8_VERSION);
   free(expected);
@@ -858,16 +859,17 @@ static void expose_folder_path_rules(void **state) {
            wide_folder);
   set_process_path(start);
 
-  assert_int_equal(cl_loader_expose_folder(""), CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_loader_expose_folder(NULL), CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_loader_expose_folder("relative\\bin"),
+  assert_int_equal(cl_os_loader_expose_folder(""), CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cl_os_loader_expose_folder(NULL),
                    CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_loader_expose_folder("C:relative"),
+  assert_int_equal(cl_os_loader_expose_folder("relative\\bin"),
                    CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_loader_expose_folder("C:\\a;b"),
+  assert_int_equal(cl_os_loader_expose_folder("C:relative"),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cl_os_loader_expose_folder("C:\\a;b"),
                    CUDALOAD_E_INVALID_ARGUMENT);
   assert_int_equal(
-      cl_loader_expose_folder(test_fixture_path("no-such-folder-here")),
+      cl_os_loader_expose_folder(test_fixture_path("no-such-folder-here")),
       CUDALOAD_E_NOT_FOUND);
   expect_text(cudaload_last_error(), "no-such-folder-here");
   expect_path(start);
@@ -878,14 +880,14 @@ static void expose_folder_path_rules(void **state) {
   for (char *p = slashed; *p; ++p)
     if (*p == '\\')
       *p = '/';
-  assert_int_equal(cl_loader_expose_folder(slashed), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(slashed), CUDALOAD_OK);
   expect_path(expected);
-  assert_int_equal(cl_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
   expect_path(expected);
 
   /* An unset PATH becomes the folder alone. */
   set_process_path(L"");
-  assert_int_equal(cl_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
   expect_path(wide_folder);
   free(start);
   free(expected);
@@ -907,7 +909,7 @@ static void lazy_sibling_load_needs_exposed_folder(void **state) {
                    CUDNN8_VERSION);
   assert_int_not_equal(call_int_function(handle, "consumer_cudnn_create"), 0);
   assert_int_equal(
-      cl_loader_expose_folder(test_fixture_path(PRELOAD_CUDNN8_FOLDER)),
+      cl_os_loader_expose_folder(test_fixture_path(PRELOAD_CUDNN8_FOLDER)),
       CUDALOAD_OK);
   assert_int_equal(call_int_function(handle, "consumer_cudnn_create"), 0);
 }
@@ -934,7 +936,7 @@ static void open_unicode_path(void **state) {
   assert_true(CopyFileW(wide_source, wide_target, FALSE));
   void *handle = open_or_fail(target, CL_OPEN_LOCAL);
   assert_int_equal(cudnn_version_of(handle), CUDNN8_VERSION);
-  expect_file(cl_loader_find_loaded(CUDNN8_NAME), target, "the copy");
+  expect_file(cl_os_loader_find_loaded(CUDNN8_NAME), target, "the copy");
   /* Cleaned up here: the DLL goes once unloaded (an exception to "never
    * unload", for the test's own scratch copy). */
   assert_true(FreeLibrary((HMODULE)handle));

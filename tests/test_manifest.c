@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "report_writer.h"
+#include "report/report_writer.h"
 
 #include <dirent.h>
 #include <stdio.h>

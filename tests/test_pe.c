@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
+#include "binary/binary.h"
 #include "bytes_builder.h"
 #include "cudaload.h"
-#include "error.h"
+#include "common/error.h"
 
 /* Layout of the synthetic image. */
 #define LFANEW 0x80u

@@ -1,5 +1,5 @@
 /*
- * test_platform.c - the contract of lib/platform.h, checked the same way on
+ * test_platform.c - the contract of lib/os/platform.h, checked the same way on
  * every host: Linux runs lib/posix/, Windows (or Wine) runs lib/win32/.
  *
  * The tests work in the current folder (ctest runs them in the build tree)
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "platform.h"
+#include "os/platform.h"
 #include "test_paths.h"
 
 #include <stdio.h>
@@ -66,7 +66,7 @@ static void test_remove(const char *utf8_path) {
 #endif
 }
 
-/* Set (value != NULL) or delete a variable where cl_getenv looks: the
+/* Set (value != NULL) or delete a variable where cl_os_getenv looks: the
  * process environment block on Windows, environ elsewhere. */
 static void test_set_env(const char *name, const char *value) {
 #ifdef _WIN32
@@ -123,19 +123,19 @@ static int ends_with(const char *s, const char *suffix) {
 static void stat_kinds(void **state) {
   (void)state;
   uint64_t size = 0;
-  assert_int_equal(cl_stat_kind(PLAIN_FILE, &size), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_stat_kind(PLAIN_FILE, &size), CL_KIND_REGULAR);
   assert_int_equal(size, FILE_SIZE);
   size = 0;
-  assert_int_equal(cl_stat_kind(UNICODE_FILE, &size), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_stat_kind(UNICODE_FILE, &size), CL_KIND_REGULAR);
   assert_int_equal(size, FILE_SIZE);
-  assert_int_equal(cl_stat_kind(".", NULL), CL_KIND_DIRECTORY);
-  assert_int_equal(cl_stat_kind(MISSING_FILE, NULL), CL_KIND_MISSING);
-  assert_int_equal(cl_stat_kind("", NULL), CL_KIND_MISSING);
+  assert_int_equal(cl_os_stat_kind(".", NULL), CL_KIND_DIRECTORY);
+  assert_int_equal(cl_os_stat_kind(MISSING_FILE, NULL), CL_KIND_MISSING);
+  assert_int_equal(cl_os_stat_kind("", NULL), CL_KIND_MISSING);
 
-  assert_int_equal(cl_lstat_kind(PLAIN_FILE), CL_KIND_REGULAR);
-  assert_int_equal(cl_lstat_kind(UNICODE_FILE), CL_KIND_REGULAR);
-  assert_int_equal(cl_lstat_kind("."), CL_KIND_DIRECTORY);
-  assert_int_equal(cl_lstat_kind(MISSING_FILE), CL_KIND_MISSING);
+  assert_int_equal(cl_os_lstat_kind(PLAIN_FILE), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_lstat_kind(UNICODE_FILE), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_lstat_kind("."), CL_KIND_DIRECTORY);
+  assert_int_equal(cl_os_lstat_kind(MISSING_FILE), CL_KIND_MISSING);
 }
 
 /* --- directory listing --------------------------------------------------- */
@@ -166,7 +166,7 @@ static int record_entry(const char *name, cl_file_kind kind, void *opaque) {
 static void list_dir_finds_files(void **state) {
   (void)state;
   listing seen = {0};
-  assert_int_equal(cl_list_dir(".", record_entry, &seen), CUDALOAD_OK);
+  assert_int_equal(cl_os_list_dir(".", record_entry, &seen), CUDALOAD_OK);
   assert_true(seen.saw_plain);
   assert_true(seen.saw_unicode);
   assert_false(seen.saw_dot_entries);
@@ -179,24 +179,25 @@ static void list_dir_finds_files(void **state) {
 
 static void check_listable(void **state) {
   (void)state;
-  assert_int_equal(cl_dir_check_listable("."), CUDALOAD_OK);
-  assert_int_equal(cl_dir_check_listable(MISSING_FILE), CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_os_dir_check_listable("."), CUDALOAD_OK);
+  assert_int_equal(cl_os_dir_check_listable(MISSING_FILE),
+                   CUDALOAD_E_NOT_FOUND);
   assert_non_null(strstr(cudaload_last_error(), MISSING_FILE));
-  assert_int_not_equal(cl_dir_check_listable(PLAIN_FILE), CUDALOAD_OK);
+  assert_int_not_equal(cl_os_dir_check_listable(PLAIN_FILE), CUDALOAD_OK);
 }
 
 static void list_dir_stops_when_asked(void **state) {
   (void)state;
   listing seen = {0};
   seen.stop_after = 1;
-  assert_int_equal(cl_list_dir(".", record_entry, &seen), CUDALOAD_OK);
+  assert_int_equal(cl_os_list_dir(".", record_entry, &seen), CUDALOAD_OK);
   assert_int_equal(seen.count, 1);
 }
 
 static void list_dir_missing(void **state) {
   (void)state;
   listing seen = {0};
-  assert_int_equal(cl_list_dir(MISSING_FILE, record_entry, &seen),
+  assert_int_equal(cl_os_list_dir(MISSING_FILE, record_entry, &seen),
                    CUDALOAD_E_NOT_FOUND);
   assert_int_equal(seen.count, 0);
   assert_non_null(strstr(cudaload_last_error(), MISSING_FILE));
@@ -205,7 +206,7 @@ static void list_dir_missing(void **state) {
 static void list_dir_of_a_file(void **state) {
   (void)state;
   listing seen = {0};
-  assert_int_not_equal(cl_list_dir(PLAIN_FILE, record_entry, &seen),
+  assert_int_not_equal(cl_os_list_dir(PLAIN_FILE, record_entry, &seen),
                        CUDALOAD_OK);
   assert_int_equal(seen.count, 0);
 }
@@ -214,22 +215,22 @@ static void list_dir_of_a_file(void **state) {
 
 static void real_path_is_absolute_and_stable(void **state) {
   (void)state;
-  char *real = cl_real_path(UNICODE_FILE);
+  char *real = cl_os_real_path(UNICODE_FILE);
   assert_non_null(real);
-  assert_true(cl_path_is_absolute(real));
+  assert_true(cl_os_path_is_absolute(real));
   assert_true(ends_with(real, UNICODE_FILE));
-  assert_int_equal(cl_stat_kind(real, NULL), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_stat_kind(real, NULL), CL_KIND_REGULAR);
   /* Canonical: resolving it again changes nothing. */
-  char *again = cl_real_path(real);
+  char *again = cl_os_real_path(real);
   assert_non_null(again);
   assert_string_equal(real, again);
   free(again);
   free(real);
 
-  char *dir = cl_real_path(".");
+  char *dir = cl_os_real_path(".");
   assert_non_null(dir);
-  assert_true(cl_path_is_absolute(dir));
-  assert_int_equal(cl_stat_kind(dir, NULL), CL_KIND_DIRECTORY);
+  assert_true(cl_os_path_is_absolute(dir));
+  assert_int_equal(cl_os_stat_kind(dir, NULL), CL_KIND_DIRECTORY);
   free(dir);
 }
 
@@ -246,16 +247,16 @@ static void real_path_resolves_links(void **state) {
                "&& mkfifo test_platform-rp/target/fifo.so");
   char *expected = realpath("test_platform-rp/target/lib.so.1", NULL);
   assert_non_null(expected);
-  char *via_folder = cl_real_path("test_platform-rp/link/lib.so.1");
-  char *via_file = cl_real_path("test_platform-rp/link/alias.so");
+  char *via_folder = cl_os_real_path("test_platform-rp/link/lib.so.1");
+  char *via_file = cl_os_real_path("test_platform-rp/link/alias.so");
   assert_non_null(via_folder);
   assert_non_null(via_file);
   assert_string_equal(via_folder, expected);
   assert_string_equal(via_file, expected);
-  char *fifo = cl_real_path("test_platform-rp/link/fifo.so");
+  char *fifo = cl_os_real_path("test_platform-rp/link/fifo.so");
   assert_non_null(fifo);
   assert_true(ends_with(fifo, "/target/fifo.so"));
-  assert_null(cl_real_path("test_platform-rp/link/missing.so"));
+  assert_null(cl_os_real_path("test_platform-rp/link/missing.so"));
   assert_non_null(strstr(cudaload_last_error(), "missing.so"));
   free(expected);
   free(via_folder);
@@ -267,7 +268,7 @@ static void real_path_resolves_links(void **state) {
 
 static void real_path_missing(void **state) {
   (void)state;
-  assert_null(cl_real_path(MISSING_FILE));
+  assert_null(cl_os_real_path(MISSING_FILE));
   assert_non_null(strstr(cudaload_last_error(), MISSING_FILE));
 }
 
@@ -275,7 +276,7 @@ static void real_path_missing(void **state) {
  * folder has to be created: the Windows layer must switch to the \\?\ form
  * and still clean the path up. */
 static char *long_path_to(const char *name) {
-  char *dir = cl_real_path(".");
+  char *dir = cl_os_real_path(".");
   assert_non_null(dir);
   size_t steps = 200;
   size_t len = strlen(dir) + steps * 2 + 1 + strlen(name) + 1;
@@ -298,19 +299,19 @@ static void long_absolute_paths(void **state) {
   char *path = long_path_to(UNICODE_FILE);
   assert_true(strlen(path) > 400);
   uint64_t size = 0;
-  assert_int_equal(cl_stat_kind(path, &size), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_stat_kind(path, &size), CL_KIND_REGULAR);
   assert_int_equal(size, FILE_SIZE);
-  assert_int_equal(cl_lstat_kind(path), CL_KIND_REGULAR);
+  assert_int_equal(cl_os_lstat_kind(path), CL_KIND_REGULAR);
 
   cl_file *f = NULL;
-  assert_int_equal(cl_file_open(path, &f, NULL), CUDALOAD_OK);
+  assert_int_equal(cl_os_file_open(path, &f, NULL), CUDALOAD_OK);
   unsigned char byte = 0;
-  assert_int_equal(cl_file_read_at(f, 1234, &byte, 1), CUDALOAD_OK);
+  assert_int_equal(cl_os_file_read_at(f, 1234, &byte, 1), CUDALOAD_OK);
   assert_int_equal(byte, pattern_byte(1234));
-  cl_file_close(f);
+  cl_os_file_close(f);
 
-  char *real = cl_real_path(path);
-  char *expected = cl_real_path(UNICODE_FILE);
+  char *real = cl_os_real_path(path);
+  char *expected = cl_os_real_path(UNICODE_FILE);
   assert_non_null(real);
   assert_non_null(expected);
   assert_string_equal(real, expected);
@@ -320,7 +321,7 @@ static void long_absolute_paths(void **state) {
 
   char *dir = long_path_to(".");
   listing seen = {0};
-  assert_int_equal(cl_list_dir(dir, record_entry, &seen), CUDALOAD_OK);
+  assert_int_equal(cl_os_list_dir(dir, record_entry, &seen), CUDALOAD_OK);
   assert_true(seen.saw_unicode);
   free(dir);
 }
@@ -331,7 +332,7 @@ static void file_reads_at_offsets(void **state) {
   (void)state;
   cl_file *f = NULL;
   uint64_t size = 0;
-  assert_int_equal(cl_file_open(UNICODE_FILE, &f, &size), CUDALOAD_OK);
+  assert_int_equal(cl_os_file_open(UNICODE_FILE, &f, &size), CUDALOAD_OK);
   assert_non_null(f);
   assert_int_equal(size, FILE_SIZE);
 
@@ -339,27 +340,27 @@ static void file_reads_at_offsets(void **state) {
   const uint64_t offsets[] = {0, 1, 4095, 4096, FILE_SIZE - sizeof buf};
   for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; ++k) {
     memset(buf, 0, sizeof buf);
-    assert_int_equal(cl_file_read_at(f, offsets[k], buf, sizeof buf),
+    assert_int_equal(cl_os_file_read_at(f, offsets[k], buf, sizeof buf),
                      CUDALOAD_OK);
     for (size_t i = 0; i < sizeof buf; ++i)
       assert_int_equal(buf[i], pattern_byte(offsets[k] + i));
   }
   /* Nothing at the very end is fine; one byte past it is not. */
-  assert_int_equal(cl_file_read_at(f, FILE_SIZE, buf, 0), CUDALOAD_OK);
-  assert_int_equal(cl_file_read_at(f, FILE_SIZE - 10, buf, 11),
+  assert_int_equal(cl_os_file_read_at(f, FILE_SIZE, buf, 0), CUDALOAD_OK);
+  assert_int_equal(cl_os_file_read_at(f, FILE_SIZE - 10, buf, 11),
                    CUDALOAD_E_MALFORMED);
-  assert_int_equal(cl_file_read_at(f, FILE_SIZE + 1, buf, 0),
+  assert_int_equal(cl_os_file_read_at(f, FILE_SIZE + 1, buf, 0),
                    CUDALOAD_E_MALFORMED);
-  assert_int_equal(cl_file_read_at(f, UINT64_MAX, buf, 1),
+  assert_int_equal(cl_os_file_read_at(f, UINT64_MAX, buf, 1),
                    CUDALOAD_E_MALFORMED);
-  cl_file_close(f);
-  cl_file_close(NULL);
+  cl_os_file_close(f);
+  cl_os_file_close(NULL);
 }
 
 static void file_open_refuses_a_directory(void **state) {
   (void)state;
   cl_file *f = (cl_file *)&f; /* must be reset to NULL */
-  assert_int_equal(cl_file_open(".", &f, NULL), CUDALOAD_E_NOT_A_FILE);
+  assert_int_equal(cl_os_file_open(".", &f, NULL), CUDALOAD_E_NOT_A_FILE);
   assert_null(f);
   assert_non_null(strstr(cudaload_last_error(), "directory"));
 }
@@ -367,7 +368,8 @@ static void file_open_refuses_a_directory(void **state) {
 static void file_open_missing(void **state) {
   (void)state;
   cl_file *f = NULL;
-  assert_int_equal(cl_file_open(MISSING_FILE, &f, NULL), CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_os_file_open(MISSING_FILE, &f, NULL),
+                   CUDALOAD_E_NOT_FOUND);
   assert_null(f);
   /* "<path>: <OS text>" */
   const char *message = cudaload_last_error();
@@ -381,24 +383,24 @@ static void file_open_missing(void **state) {
 
 static void path_is_absolute(void **state) {
   (void)state;
-  assert_false(cl_path_is_absolute(NULL));
-  assert_false(cl_path_is_absolute(""));
-  assert_false(cl_path_is_absolute("relative"));
-  assert_false(cl_path_is_absolute("relative/sub"));
-  assert_false(cl_path_is_absolute("./x"));
+  assert_false(cl_os_path_is_absolute(NULL));
+  assert_false(cl_os_path_is_absolute(""));
+  assert_false(cl_os_path_is_absolute("relative"));
+  assert_false(cl_os_path_is_absolute("relative/sub"));
+  assert_false(cl_os_path_is_absolute("./x"));
   if (CL_DIR_SEP == '\\') {
-    assert_true(cl_path_is_absolute("C:\\x"));
-    assert_true(cl_path_is_absolute("c:/x"));
-    assert_true(cl_path_is_absolute("C:\\"));
-    assert_true(cl_path_is_absolute("\\\\server\\share"));
-    assert_true(cl_path_is_absolute("\\\\?\\C:\\x"));
-    assert_false(cl_path_is_absolute("C:x")); /* drive-relative */
-    assert_false(cl_path_is_absolute("\\x")); /* relative to the drive */
-    assert_false(cl_path_is_absolute("1:\\x"));
+    assert_true(cl_os_path_is_absolute("C:\\x"));
+    assert_true(cl_os_path_is_absolute("c:/x"));
+    assert_true(cl_os_path_is_absolute("C:\\"));
+    assert_true(cl_os_path_is_absolute("\\\\server\\share"));
+    assert_true(cl_os_path_is_absolute("\\\\?\\C:\\x"));
+    assert_false(cl_os_path_is_absolute("C:x")); /* drive-relative */
+    assert_false(cl_os_path_is_absolute("\\x")); /* relative to the drive */
+    assert_false(cl_os_path_is_absolute("1:\\x"));
   } else {
-    assert_true(cl_path_is_absolute("/"));
-    assert_true(cl_path_is_absolute("/usr/lib"));
-    assert_false(cl_path_is_absolute("C:\\x"));
+    assert_true(cl_os_path_is_absolute("/"));
+    assert_true(cl_os_path_is_absolute("/usr/lib"));
+    assert_false(cl_os_path_is_absolute("C:\\x"));
   }
 }
 
@@ -409,8 +411,8 @@ static void fixture_path_is_host_form(void **state) {
   snprintf(expected_tail, sizeof expected_tail, "a%cb.so", CL_DIR_SEP);
   assert_true(ends_with(path, expected_tail));
   if (CUDALOAD_FIXTURES_DIR[0]) {
-    assert_true(cl_path_is_absolute(path));
-    assert_true(cl_path_is_absolute(test_fixture_path("")));
+    assert_true(cl_os_path_is_absolute(path));
+    assert_true(cl_os_path_is_absolute(test_fixture_path("")));
   }
   /* The ring keeps earlier results intact. */
   const char *first = test_fixture_path("one");
@@ -424,14 +426,14 @@ static void fixture_path_is_host_form(void **state) {
 static void getenv_reads_values(void **state) {
   (void)state;
   test_set_env("CLTEST_PLATFORM_VALUE", "caf\xc3\xa9 \xe2\x82\xac");
-  char *value = cl_getenv("CLTEST_PLATFORM_VALUE");
+  char *value = cl_os_getenv("CLTEST_PLATFORM_VALUE");
   assert_non_null(value);
   assert_string_equal(value, "caf\xc3\xa9 \xe2\x82\xac");
   free(value);
 
   test_set_env("CLTEST_PLATFORM_VALUE", NULL);
-  assert_null(cl_getenv("CLTEST_PLATFORM_VALUE"));
-  assert_null(cl_getenv("CLTEST_PLATFORM_NEVER_SET"));
+  assert_null(cl_os_getenv("CLTEST_PLATFORM_VALUE"));
+  assert_null(cl_os_getenv("CLTEST_PLATFORM_NEVER_SET"));
 }
 
 typedef struct env_seen {
@@ -457,7 +459,7 @@ static void env_each_with_prefix(void **state) {
   test_set_env("CLTEST_PREFIX_BETA", "b\xc3\xa9ta");
   test_set_env("CLTEST_PREFIXED_NOT", "0"); /* shares only "CLTEST_PREFIX" */
   env_seen seen = {0};
-  cl_env_each_with_prefix("CLTEST_PREFIX_", record_env, &seen);
+  cl_os_env_each_with_prefix("CLTEST_PREFIX_", record_env, &seen);
   assert_int_equal(seen.alpha, 1);
   assert_int_equal(seen.beta, 1);
   assert_int_equal(seen.others, 0);
@@ -468,11 +470,11 @@ static void env_each_with_prefix(void **state) {
 
 static void home_dir_when_set(void **state) {
   (void)state;
-  char *home = cl_home_dir();
+  char *home = cl_os_home_dir();
   /* CI may run with no HOME; when there is one it is a real path. */
   if (home) {
     assert_true(home[0] != '\0');
-    assert_true(cl_path_is_absolute(home));
+    assert_true(cl_os_path_is_absolute(home));
   }
   free(home);
 }

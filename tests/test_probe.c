@@ -43,8 +43,8 @@
 #endif
 
 #include "cudaload.h"
-#include "loader.h"
-#include "probe.h"
+#include "os/loader.h"
+#include "probe/probe.h"
 #include "test_paths.h"
 
 #define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -399,7 +399,7 @@ static void scenario_stub_refused(void **state) {
   cudaload_probe *p = probe(ctx, 0, 0);
   expect_fallback(p, CUDALOAD_REASON_NO_DRIVER, STAGE_DRIVER, "stub");
   /* Refused before loading: the process has no libcuda.so.1. */
-  char *loaded = cl_loader_find_loaded("libcuda.so.1");
+  char *loaded = cl_os_loader_find_loaded("libcuda.so.1");
   assert_null(loaded);
   cudaload_probe_free(p);
   cudaload_destroy(ctx);

@@ -1,6 +1,6 @@
 /*
- * test_resolve.c - the loader model's rules (lib/resolve.c), each alone and
- * in their order, on hand-built models over small trees of files made here
+ * test_resolve.c - the loader model's rules (lib/load/resolve.c), each alone
+ * and in their order, on hand-built models over small trees of files made here
  * (ELF headers, PE images, an ld.so.cache). Nothing is loaded: whether the
  * rules are the loader's is what tests/loader_oracle checks against the
  * real loader; this checks that the code says what docs/loader.md says.
@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
+#include "binary/binary.h"
 #include "cudaload.h"
-#include "loader.h"
-#include "platform.h"
-#include "resolve.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "load/resolve.h"
 #include "test_paths.h"
 
 #ifdef _WIN32
@@ -141,7 +141,7 @@ static void write_pe(const char *rel, unsigned machine) {
 static int remove_entry(const char *name, cl_file_kind kind, void *opaque);
 
 static void remove_tree(const char *path) {
-  cl_list_dir(path, remove_entry, (void *)path);
+  cl_os_list_dir(path, remove_entry, (void *)path);
 #ifdef _WIN32
   _rmdir(path);
 #else
@@ -153,7 +153,7 @@ static int remove_entry(const char *name, cl_file_kind kind, void *opaque) {
   char child[2048];
   snprintf(child, sizeof child, "%s%s%s", (const char *)opaque, SEP, name);
   if (kind == CL_KIND_UNKNOWN)
-    kind = cl_lstat_kind(child);
+    kind = cl_os_lstat_kind(child);
   if (kind == CL_KIND_DIRECTORY)
     remove_tree(child);
   else
@@ -684,7 +684,7 @@ static void test_linux_closure_and_failed_open(void **state) {
   (void)state;
   const char *consumer =
       test_fixture_path("preload/consumers/libconsumer_cudnn9.so");
-  if (cl_stat_kind(consumer, NULL) != CL_KIND_REGULAR)
+  if (cl_os_stat_kind(consumer, NULL) != CL_KIND_REGULAR)
     skip();
   cl_loader_model m;
   cl_load_tree t;
@@ -751,7 +751,7 @@ static void test_linux_host_model(void **state) {
   cl_loader_model_free(&m);
 }
 
-/* cl_loader_find_loaded must not open what LD_LIBRARY_PATH holds: run in a
+/* cl_os_loader_find_loaded must not open what LD_LIBRARY_PATH holds: run in a
  * child started with a FIFO named like a library on LD_LIBRARY_PATH (a
  * dlopen(RTLD_NOLOAD) would block opening it). */
 static void test_find_loaded_opens_nothing(void **state) {
@@ -773,7 +773,7 @@ static void test_find_loaded_opens_nothing(void **state) {
     if (waited == 199) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      print_error("cl_loader_find_loaded blocked on the FIFO\n");
+      print_error("cl_os_loader_find_loaded blocked on the FIFO\n");
       fail();
     }
   }
@@ -962,8 +962,8 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--find-loaded") == 0) {
     /* The child of test_find_loaded_opens_nothing. */
     alarm(20);
-    char *found = cl_loader_find_loaded(argv[2]);
-    char *by_soname = cl_loader_find_loaded("libc.so.6");
+    char *found = cl_os_loader_find_loaded(argv[2]);
+    char *by_soname = cl_os_loader_find_loaded("libc.so.6");
     int ok = found == NULL && by_soname != NULL;
     free(found);
     free(by_soname);

@@ -1,6 +1,7 @@
 /*
- * test_symbols.c - the symbol readers (lib/elf_symbols.c, lib/pe_symbols.c)
- * and the public accessors behind `cudaload inspect --symbols`:
+ * test_symbols.c - the symbol readers (lib/binary/elf_symbols.c,
+ * lib/binary/pe_symbols.c) and the public accessors behind `cudaload inspect
+ * --symbols`:
  * - synthetic ELF images in both classes and byte orders, counted through
  *   DT_HASH and through DT_GNU_HASH, with version definitions, needs and
  *   every kind of symbol the reader must keep or skip;
@@ -26,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
-#include "binary_internal.h"
-#include "binary_symbols.h"
+#include "binary/binary.h"
+#include "binary/binary_internal.h"
+#include "binary/binary_symbols.h"
 #include "bytes_builder.h"
 #include "cudaload.h"
-#include "error.h"
+#include "common/error.h"
 #include "test_paths.h"
 
 /* ---- helpers ----------------------------------------------------------- */

@@ -3,7 +3,7 @@
 #define CUDALOAD_CLI_H
 
 #include "cudaload.h"
-#include "report_writer.h"
+#include "report/report_writer.h"
 
 /* Exit codes. Their descriptions, printed by --help and checked against
  * docs/cli.md, are the table cli_exit_statuses in main.c. */

@@ -5,7 +5,7 @@
  */
 #include "cli.h"
 #include "cudaload.h"
-#include "doctor.h"
+#include "report/doctor.h"
 
 #include <stdio.h>
 #include <stdlib.h>

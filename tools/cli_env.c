@@ -4,7 +4,7 @@
  * program with it set, so it finds its libraries at process start).
  */
 #include "cli.h"
-#include "env.h"
+#include "load/env.h"
 #include "cudaload.h"
 
 #include <stdio.h>

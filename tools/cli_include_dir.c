@@ -1,9 +1,9 @@
 /* cli_include_dir.c - `cudaload include-dir`: the header folder of the
  * library a plan chooses for a requirement. */
 #include "cli.h"
-#include "context.h"
+#include "core/context.h"
 #include "cudaload.h"
-#include "include_dir.h"
+#include "scan/include_dir.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * folder, uses the absolute path from then on and prints it.
  */
 #include "cli.h"
-#include "platform.h"
+#include "os/platform.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +37,7 @@ static char *copy_of(const char *s) {
  * and ".." lexically. */
 static int resolve(const char *value, char **out, const char **why) {
   int status = 0;
-  wchar_t *wide = cl_utf8_to_wide(value, &status);
+  wchar_t *wide = cl_os_utf8_to_wide(value, &status);
   if (!wide) {
     *why = status == CUDALOAD_E_NO_MEMORY ? NULL : "not valid UTF-8";
     return status == CUDALOAD_E_NO_MEMORY ? EXIT_INTERNAL : EXIT_USAGE;
@@ -53,7 +53,7 @@ static int resolve(const char *value, char **out, const char **why) {
   while (len > 3 && len < size &&
          (full[len - 1] == L'\\' || full[len - 1] == L'/'))
     --len;
-  *out = len && len < size ? cl_wide_to_utf8(full, (int)len) : NULL;
+  *out = len && len < size ? cl_os_wide_to_utf8(full, (int)len) : NULL;
   free(full);
   if (*out)
     return EXIT_OK;
@@ -153,7 +153,7 @@ int cli_absolute_path(const char *command, const char *option,
   if (!value[0])
     return cli_usage_error(command, "option '%s': the path is empty", option);
   /* An absolute path is the user's exact choice: kept, even its "..". */
-  if (cl_path_is_absolute(value)) {
+  if (cl_os_path_is_absolute(value)) {
     *out = copy_of(value);
     if (*out)
       return EXIT_OK;

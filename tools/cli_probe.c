@@ -1,8 +1,8 @@
 /* cli_probe.c - `cudaload probe`: may this machine use the GPU? */
 #include "cli.h"
 #include "cudaload.h"
-#include "probe.h"
-#include "probe_child.h"
+#include "probe/probe.h"
+#include "probe/probe_child.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,9 +227,9 @@ static void write_text(const cudaload_probe *p) {
  * out-of-process probe (probe_child_win32.c). The line format of
  * probe_wire.c goes, each stage as soon as it ends, to the channel the
  * parent handed down, never to stdout: what the driver prints there must
- * not mix with the report (cl_probe_serve_child points stdout at stderr). */
+ * not mix with the report (cl_os_probe_serve_child points stdout at stderr). */
 static int run_child(cudaload_ctx *ctx, const char *report_handle) {
-  if (cl_probe_serve_child(ctx, report_handle) == CUDALOAD_OK)
+  if (cl_os_probe_serve_child(ctx, report_handle) == CUDALOAD_OK)
     return EXIT_OK;
   fprintf(stderr, "cudaload: probe --child: %s\n", cudaload_last_error());
   return EXIT_INTERNAL;

@@ -1,7 +1,7 @@
 /* cli_scan.c - `cudaload scan`: the inventory of the search roots. */
 #include "cli.h"
 #include "cudaload.h"
-#include "report_inventory.h"
+#include "report/report_inventory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

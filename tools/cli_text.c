@@ -2,11 +2,12 @@
  * cli_text.c - what the tool shows people: values from outside (paths,
  * names read from files, spec text, a driver's strings) escaped so that no
  * control byte or byte that is not UTF-8 reaches the terminal as it is
- * (lib/text_escape.h), and messages on standard error written the same way.
- * JSON and YAML reports keep the exact values; they do not come here.
+ * (lib/common/text_escape.h), and messages on standard error written the
+ * same way. JSON and YAML reports keep the exact values; they do not come
+ * here.
  */
 #include "cli.h"
-#include "text_escape.h"
+#include "common/text_escape.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,9 +1,10 @@
 /*
- * loader_posix.c - lib/loader.h for Linux: dlopen by absolute path,
+ * loader_posix.c - lib/os/loader.h for Linux: dlopen by absolute path,
  * RTLD_NOLOAD look-ups, dl_iterate_phdr, dladdr (glibc; musl where noted).
  *
  * How glibc resolves a library's symbols (docs/loader.md, Linux 3), which
- * is what cl_loader_global_provider and cl_loader_symbol_provider predict:
+ * is what cl_os_loader_global_provider and cl_os_loader_symbol_provider
+ * predict:
  * - the global scope is the executable, the libraries it was linked with,
  *   and every library opened RTLD_GLOBAL since, in load order;
  * - a library opened RTLD_LOCAL looks in the global scope first, then in its
@@ -13,10 +14,10 @@
  *   already loaded library again with other flags does not rebind it.
  */
 #include "cudaload.h"
-#include "error.h"
-#include "loader.h"
-#include "platform.h"
-#include "strutil.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -96,7 +97,7 @@ static const char *reason_without_path(const char *reason, const char *path) {
  * library holds it (and the thread, with the dynamic loader's lock) until a
  * writer comes, which may be never, and a device would be read from. So
  * the type is found out first, without blocking, as the readers do
- * (cl_file_open: O_NONBLOCK, then fstat on the descriptor). 1, with the last
+ * (cl_os_file_open: O_NONBLOCK, then fstat on the descriptor). 1, with the last
  * error set, for anything but a regular file; a file that cannot be opened
  * at all is left to dlopen, whose message says why. The window between
  * this check and dlopen's own open can only be used by someone who may
@@ -105,16 +106,16 @@ static const char *reason_without_path(const char *reason, const char *path) {
  */
 static int refuse_special_file(const char *path) {
   cl_file *file = NULL;
-  int status = cl_file_open(path, &file, NULL);
+  int status = cl_os_file_open(path, &file, NULL);
   if (status == CUDALOAD_OK) {
-    cl_file_close(file);
+    cl_os_file_close(file);
     return 0;
   }
   if (status != CUDALOAD_E_NOT_A_FILE) {
     cl_clear_error();
     return 0;
   }
-  /* cl_file_open said "<path>: not a regular file (a FIFO)". */
+  /* cl_os_file_open said "<path>: not a regular file (a FIFO)". */
   char *what = cl_strdup(cudaload_last_error());
   cl_fail(CUDALOAD_E_LOAD_FAILED,
           "%s: refused (only a regular file is handed to the dynamic "
@@ -124,7 +125,7 @@ static int refuse_special_file(const char *path) {
   return 1;
 }
 
-void *cl_loader_open(const char *path, cl_open_mode mode) {
+void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   if (!path || !path[0]) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
     return NULL;
@@ -132,7 +133,7 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
   /* A name without '/' would go through LD_LIBRARY_PATH, RUNPATH and the
    * cache, and a relative one through the current folder: either could load
    * another file than the one planned. */
-  if (!cl_path_is_absolute(path)) {
+  if (!cl_os_path_is_absolute(path)) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
             "%s: not an absolute path (libraries are loaded by absolute path "
             "only, so that no search can pick another file)",
@@ -155,7 +156,7 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
     deepbind = 1;
 #else
     /* RTLD_DEEPBIND is a glibc extension; musl and the BSDs lack it. The
-     * library is opened LOCAL, and cl_loader_symbol_provider then reports
+     * library is opened LOCAL, and cl_os_loader_symbol_provider then reports
      * the global-scope-first binding it really gets. */
 #endif
     break;
@@ -202,7 +203,7 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
   return handle;
 }
 
-void *cl_loader_open_system(const char *name) {
+void *cl_os_loader_open_system(const char *name) {
   if (!name || !name[0] || strchr(name, '/')) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
             "%s: not a bare library name (only the driver is opened by name)",
@@ -223,7 +224,7 @@ void *cl_loader_open_system(const char *name) {
   return handle;
 }
 
-void *cl_loader_symbol(void *handle, const char *name) {
+void *cl_os_loader_symbol(void *handle, const char *name) {
   if (!handle || !name || !name[0])
     return NULL;
   dlerror();
@@ -252,12 +253,12 @@ static char *file_of_loaded_name(const char *name) {
   return canonical_or_same(name[0] ? name : "/proc/self/exe");
 }
 
-char *cl_loader_find_loaded(const char *name) {
+char *cl_os_loader_find_loaded(const char *name) {
   /* Not dlopen(name, RTLD_NOLOAD): for a name that is not loaded, glibc
    * searches LD_LIBRARY_PATH, RUNPATH and the cache, opening every
    * candidate file, and blocks on a FIFO planted there. The loaded objects
    * are matched by name and SONAME from memory instead (resolve_posix.c). */
-  return cl_loader_find_loaded_by_soname(name);
+  return cl_os_loader_find_loaded_by_soname(name);
 }
 
 /* Names collected by dl_iterate_phdr, visited only after it returns: its
@@ -293,7 +294,7 @@ static int collect_loaded_name(struct dl_phdr_info *info, size_t size,
   return 0;
 }
 
-void cl_loader_each_loaded(cl_module_visitor visit, void *opaque) {
+void cl_os_loader_each_loaded(cl_module_visitor visit, void *opaque) {
   loaded_names list = {NULL, 0, 0};
   dl_iterate_phdr(collect_loaded_name, &list);
   for (size_t i = 0; i < list.count; ++i) {
@@ -340,7 +341,7 @@ static void *lookup(void *handle, const char *symbol, const char *version) {
   return version ? dlvsym(handle, symbol, version) : dlsym(handle, symbol);
 }
 
-char *cl_loader_global_provider(const char *symbol, const char *version) {
+char *cl_os_loader_global_provider(const char *symbol, const char *version) {
   if (!symbol || !symbol[0])
     return NULL;
   void *global_scope = dlopen(NULL, RTLD_NOW);
@@ -370,19 +371,19 @@ static char *own_scope_provider(void *handle, const char *symbol,
   return file_at_address(address);
 }
 
-char *cl_loader_symbol_provider(void *handle, const char *symbol,
-                                const char *version) {
+char *cl_os_loader_symbol_provider(void *handle, const char *symbol,
+                                   const char *version) {
   if (!handle || !symbol || !symbol[0])
     return NULL;
   if (was_opened_deepbind(handle)) {
     char *own = own_scope_provider(handle, symbol, version);
-    return own ? own : cl_loader_global_provider(symbol, version);
+    return own ? own : cl_os_loader_global_provider(symbol, version);
   }
-  char *global = cl_loader_global_provider(symbol, version);
+  char *global = cl_os_loader_global_provider(symbol, version);
   return global ? global : own_scope_provider(handle, symbol, version);
 }
 
-char *cl_loader_handle_path(void *handle) {
+char *cl_os_loader_handle_path(void *handle) {
   struct link_map *map = NULL;
   if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) {
     dlerror();
@@ -398,13 +399,13 @@ char *cl_loader_handle_path(void *handle) {
 /* A library's own dlopen uses its RUNPATH and finds what is already loaded
  * by SONAME (docs/loader.md, Linux 2 and 4); LD_LIBRARY_PATH was read at
  * process start. There is nothing to change in this process. */
-int cl_loader_expose_folder(const char *folder) {
+int cl_os_loader_expose_folder(const char *folder) {
   (void)folder;
   return CUDALOAD_OK;
 }
 
 /* value NULL removes the variable. */
-int cl_set_env(const char *name, const char *value) {
+int cl_os_set_env(const char *name, const char *value) {
   if (!name || !name[0] || strchr(name, '='))
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "'%s' is not an environment variable name",
@@ -446,11 +447,11 @@ static void loader_mutex_ready(void) {
 }
 #endif
 
-void cl_loader_lock(void) {
+void cl_os_loader_lock(void) {
   loader_mutex_ready();
   pthread_mutex_lock(&loader_mutex);
 }
 
-void cl_loader_unlock(void) {
+void cl_os_loader_unlock(void) {
   pthread_mutex_unlock(&loader_mutex);
 }

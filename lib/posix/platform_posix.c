@@ -1,7 +1,7 @@
-/* platform_posix.c - lib/platform.h for Linux and other POSIX systems. */
+/* platform_posix.c - lib/os/platform.h for Linux and other POSIX systems. */
 #include "cudaload.h"
-#include "error.h"
-#include "platform.h"
+#include "common/error.h"
+#include "os/platform.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +14,7 @@
 #if defined(__linux__)
 #include <sys/auxv.h>
 #endif
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -40,7 +41,7 @@ static cl_file_kind kind_of_mode(mode_t mode) {
   return CL_KIND_OTHER;
 }
 
-cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out) {
+cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
   struct stat st;
   if (stat(path, &st) != 0)
     return CL_KIND_MISSING;
@@ -49,7 +50,7 @@ cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out) {
   return kind_of_mode(st.st_mode);
 }
 
-cl_file_kind cl_lstat_kind(const char *path) {
+cl_file_kind cl_os_lstat_kind(const char *path) {
   struct stat st;
   if (lstat(path, &st) != 0)
     return CL_KIND_MISSING;
@@ -76,7 +77,7 @@ static cl_file_kind kind_of_dirent(const struct dirent *entry) {
 #endif
 }
 
-int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
   DIR *d = opendir(dir);
   if (!d) {
     int err = errno;
@@ -94,7 +95,7 @@ int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
   return CUDALOAD_OK;
 }
 
-int cl_dir_check_listable(const char *dir) {
+int cl_os_dir_check_listable(const char *dir) {
   /* Opening a folder for reading needs the permission to list it; unlike
    * opendir, this reads no entry (a site-packages folder has thousands). */
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
@@ -131,7 +132,7 @@ static char *kernel_real_path(const char *path) {
 }
 #endif
 
-char *cl_real_path(const char *path) {
+char *cl_os_real_path(const char *path) {
 #if defined(__linux__) && defined(O_PATH)
   char *fast = kernel_real_path(path);
   if (fast)
@@ -145,7 +146,7 @@ char *cl_real_path(const char *path) {
   return resolved;
 }
 
-int cl_path_is_absolute(const char *path) {
+int cl_os_path_is_absolute(const char *path) {
   return path && path[0] == '/';
 }
 
@@ -154,7 +155,7 @@ struct cl_file {
   uint64_t size;
 };
 
-int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
+int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   *out = NULL;
   /* O_NONBLOCK: opening a FIFO named like a library must not wait for a
    * writer. The type is checked on the open descriptor, so a file swapped
@@ -192,7 +193,7 @@ int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   return CUDALOAD_OK;
 }
 
-int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
+int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
   if (offset > f->size || len > f->size - offset)
     return cl_fail(CUDALOAD_E_MALFORMED,
                    "read of %zu bytes at offset %llu passes the end of the "
@@ -217,8 +218,8 @@ int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
   return CUDALOAD_OK;
 }
 
-int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
-                      size_t *got) {
+int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
+                         size_t *got) {
   unsigned char *p = buf;
   *got = 0;
   while (len > 0) {
@@ -239,7 +240,7 @@ int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
   return CUDALOAD_OK;
 }
 
-void cl_file_close(cl_file *f) {
+void cl_os_file_close(cl_file *f) {
   if (f) {
     close(f->fd);
     free(f);
@@ -264,7 +265,7 @@ static int process_in_group(gid_t gid) {
 /* World-writable (a sticky bit does not help: it stops others from removing
  * files they do not own, not from adding one), or group-writable by a group
  * other than root's that this process is not in. */
-int cl_folder_writable_by_others(const char *path, char **why) {
+int cl_os_folder_writable_by_others(const char *path, char **why) {
   *why = NULL;
   struct stat st;
   if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -298,15 +299,15 @@ static int process_is_secure(void) {
 #endif
 }
 
-char *cl_getenv(const char *name) {
+char *cl_os_getenv(const char *name) {
   if (process_is_secure())
     return NULL;
   const char *v = getenv(name);
   return v ? strdup(v) : NULL;
 }
 
-void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
-                             void *opaque) {
+void cl_os_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
+                                void *opaque) {
   if (process_is_secure())
     return;
   size_t plen = strlen(prefix);
@@ -326,28 +327,55 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   }
 }
 
-char *cl_system_dir(void) {
+char *cl_os_system_dir(void) {
   return NULL;
 }
 
-char *cl_home_dir(void) {
-  return cl_getenv("HOME");
+char *cl_os_home_dir(void) {
+  return cl_os_getenv("HOME");
 }
 
-void cl_os_error_text(unsigned long code, char *buf, size_t len) {
-  if (len == 0)
-    return;
-  /* strerror_r comes in two flavours; strerror is fine under our own
-   * per-thread buffer because glibc's strerror is thread-safe for known
-   * codes. */
-  const char *text = strerror((int)code);
-  size_t n = strlen(text);
-  if (n >= len)
-    n = len - 1;
-  memcpy(buf, text, n);
-  buf[n] = '\0';
+/* ------------------------------------------------------------------------ */
+/* The host                                                                 */
+/* ------------------------------------------------------------------------ */
+
+int cl_os_host_target(void) {
+  return CUDALOAD_TARGET_LINUX;
 }
 
-unsigned long cl_os_last_error(void) {
-  return (unsigned long)errno;
+const char *cl_os_name(void) {
+#if defined(__linux__)
+  return "linux";
+#elif defined(__APPLE__)
+  return "macos";
+#else
+  return "unknown";
+#endif
+}
+
+const char *cl_os_library_path_variable(void) {
+  return "LD_LIBRARY_PATH";
+}
+
+int cl_os_same_path(const char *a, size_t alen, const char *b, size_t blen) {
+  return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+const char *cl_os_python_name(void) {
+  return "python3";
+}
+
+const char *cl_os_driver_name(void) {
+  return "libcuda.so.1";
+}
+
+const char *cl_os_private_folder_fix(void) {
+  return "chmod go-w";
+}
+
+double cl_os_clock_ms(void) {
+  struct timespec now;
+  if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+    return 0;
+  return (double)now.tv_sec * 1000.0 + (double)now.tv_nsec / 1e6;
 }

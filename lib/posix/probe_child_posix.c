@@ -1,6 +1,6 @@
 /*
- * probe_child_posix.c - lib/probe_child.h for POSIX: a monotonic clock, and
- * the out-of-process probe, in three processes:
+ * probe_child_posix.c - lib/probe/probe_child.h for POSIX: the
+ * out-of-process probe, in three processes:
  *
  *   the caller   (the host) forks
  *   the keeper   which runs only this file's code, and forks
@@ -48,11 +48,12 @@
  * leave with _exit(), so the host's atexit handlers and stdio buffers are
  * not run or flushed twice.
  */
-#include "probe_child.h"
+#include "probe/probe_child.h"
+#include "os/platform.h"
 
 #include "cudaload.h"
-#include "error.h"
-#include "strutil.h"
+#include "common/error.h"
+#include "common/strutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,13 +73,6 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
-
-double cl_probe_clock_ms(void) {
-  struct timespec now;
-  if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
-    return 0;
-  return (double)now.tv_sec * 1000.0 + (double)now.tv_nsec / 1e6;
-}
 
 /* How long the caller gives the keeper, after the deadline, to kill what is
  * left, and then to die itself once killed. */
@@ -256,7 +250,7 @@ static int kill_own_children(void) {
 static void kill_everything_below(pid_t prober, int prober_reaped) {
   if (!prober_reaped)
     kill(prober, SIGKILL);
-  double give_up = cl_probe_clock_ms() + KEEPER_GIVE_UP_MS;
+  double give_up = cl_os_clock_ms() + KEEPER_GIVE_UP_MS;
   for (;;) {
     pid_t got = waitpid(-1, NULL, WNOHANG);
     if (got == prober)
@@ -271,7 +265,7 @@ static void kill_everything_below(pid_t prober, int prober_reaped) {
 #endif
     /* Without /proc the only child the keeper knows is the prober: once it
      * is reaped, what is left is for the caller's group kill. */
-    if ((!found && prober_reaped) || cl_probe_clock_ms() > give_up)
+    if ((!found && prober_reaped) || cl_os_clock_ms() > give_up)
       return;
     sleep_ms(5);
   }
@@ -380,10 +374,10 @@ static enum keeper_state keeper_state(pid_t keeper) {
 }
 
 static enum keeper_state wait_for_keeper(pid_t keeper, double wait_ms) {
-  double until = cl_probe_clock_ms() + wait_ms;
+  double until = cl_os_clock_ms() + wait_ms;
   for (;;) {
     enum keeper_state state = keeper_state(keeper);
-    if (state != KEEPER_RUNNING || cl_probe_clock_ms() > until)
+    if (state != KEEPER_RUNNING || cl_os_clock_ms() > until)
       return state;
     sleep_ms(5);
   }
@@ -399,7 +393,8 @@ static void set_nonblocking(int fd) {
     fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
-int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
+int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
+                          cudaload_probe *p) {
   int report[2], control[2];
   if (pipe(report) != 0)
     return cl_fail_os(CUDALOAD_E_IO, (unsigned long)errno,
@@ -444,12 +439,12 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
 
   received r;
   memset(&r, 0, sizeof r);
-  double started = cl_probe_clock_ms();
+  double started = cl_os_clock_ms();
   double deadline = started + timeout_s * 1000.0;
   int timed_out = 0;
   enum keeper_state state;
   while ((state = keeper_state(keeper)) == KEEPER_RUNNING && !r.flooded) {
-    double left = deadline - cl_probe_clock_ms();
+    double left = deadline - cl_os_clock_ms();
     if (left <= 0) {
       timed_out = 1;
       break;
@@ -492,7 +487,7 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
     prober_status = -1;
   close(control[0]);
 
-  double elapsed_ms = cl_probe_clock_ms() - started;
+  double elapsed_ms = cl_os_clock_ms() - started;
   int complete = 0;
   if (r.data)
     cl_probe_wire_parse(
@@ -543,7 +538,7 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
 
 /* --- a helper program's side (cudaload probe --child) -------------------- */
 
-int cl_probe_serve_child(cudaload_ctx *ctx, const char *channel) {
+int cl_os_probe_serve_child(cudaload_ctx *ctx, const char *channel) {
   char *end = NULL;
   long fd = channel ? strtol(channel, &end, 10) : -1;
   if (!channel || !channel[0] || !end || *end || fd < 0 || fd > INT32_MAX ||

@@ -1,13 +1,13 @@
 /*
  * process_posix.c - the libraries another process has mapped (loader.h,
- * cl_loader_process_modules), from Linux's /proc/PID/maps. Reading it
+ * cl_os_loader_process_modules), from Linux's /proc/PID/maps. Reading it
  * needs the same rights as attaching a debugger (PTRACE_MODE_READ): the
  * caller's own processes, or root's.
  */
 #include "cudaload.h"
-#include "error.h"
-#include "loader.h"
-#include "strutil.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "common/strutil.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +34,8 @@ static char *mapped_file(char *line) {
   return p;
 }
 
-int cl_loader_process_modules(long pid, cl_module_visitor visit, void *opaque) {
+int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
+                                 void *opaque) {
   char maps[64];
   snprintf(maps, sizeof maps, "/proc/%ld/maps", pid);
   FILE *f = fopen(maps, "re");

@@ -13,13 +13,13 @@
  * sysdeps/x86/cpu-features.c does), and the differential tests compare
  * the result with ld.so's own LD_DEBUG output.
  */
-#include "resolve.h"
+#include "load/resolve.h"
 
 #include "cudaload.h"
-#include "error.h"
-#include "loader.h"
-#include "platform.h"
-#include "strutil.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -216,7 +216,7 @@ static char *executable_path(void) {
  * names glibc also remembers (each name an object was opened by) are not
  * visible outside ld.so; for libraries those are their SONAMEs.
  */
-char *cl_loader_find_loaded_by_soname(const char *name) {
+char *cl_os_loader_find_loaded_by_soname(const char *name) {
   if (!name || !name[0])
     return NULL;
   object_list l;
@@ -274,17 +274,17 @@ static void host_machine(cl_loader_model *m) {
   cl_file *f = NULL;
   unsigned char h[20];
   size_t got = 0;
-  if (cl_file_open("/proc/self/exe", &f, NULL) == CUDALOAD_OK) {
-    if (cl_file_read_upto(f, 0, h, sizeof h, &got) == CUDALOAD_OK &&
+  if (cl_os_file_open("/proc/self/exe", &f, NULL) == CUDALOAD_OK) {
+    if (cl_os_file_read_upto(f, 0, h, sizeof h, &got) == CUDALOAD_OK &&
         got == sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0) {
       m->bits = h[EI_CLASS] == ELFCLASS32 ? 32 : 64;
       m->big_endian = h[EI_DATA] == ELFDATA2MSB;
       m->machine = m->big_endian ? (unsigned)h[18] << 8 | h[19]
                                  : (unsigned)h[19] << 8 | h[18];
-      cl_file_close(f);
+      cl_os_file_close(f);
       return;
     }
-    cl_file_close(f);
+    cl_os_file_close(f);
   }
   cl_clear_error();
   m->bits = (int)(sizeof(void *) * 8);
@@ -465,7 +465,7 @@ static int hwcaps_subdirs(cl_loader_model *m, const cpu_facts *c,
 static char *startup_ld_library_path(void) {
   /* /proc files report a size of 0: read until the end. */
   cl_file *f = NULL;
-  if (cl_file_open("/proc/self/environ", &f, NULL) == CUDALOAD_OK) {
+  if (cl_os_file_open("/proc/self/environ", &f, NULL) == CUDALOAD_OK) {
     size_t capacity = 0, len = 0;
     char *buf = NULL;
     int status = CUDALOAD_OK;
@@ -475,12 +475,12 @@ static char *startup_ld_library_path(void) {
         status = CUDALOAD_E_NO_MEMORY;
         break;
       }
-      status = cl_file_read_upto(f, len, buf + len, 65536, &got);
+      status = cl_os_file_read_upto(f, len, buf + len, 65536, &got);
       if (status != CUDALOAD_OK || got == 0)
         break;
       len += got;
     }
-    cl_file_close(f);
+    cl_os_file_close(f);
     char *value = NULL;
     int found = 0;
     for (size_t at = 0; status == CUDALOAD_OK && at < len && !found;) {
@@ -502,23 +502,6 @@ static char *startup_ld_library_path(void) {
   return v ? cl_strdup(v) : NULL;
 }
 
-static size_t count_list(const cl_loader_model *m, const char *list,
-                         const char *separators) {
-  char **dirs = NULL;
-  size_t count = 0;
-  if (!list || !list[0])
-    return 0;
-  if (cl_resolve_expand_list(m, list, separators, NULL, &dirs, &count) !=
-      CUDALOAD_OK) {
-    cl_clear_error();
-    return 0;
-  }
-  for (size_t i = 0; i < count; ++i)
-    free(dirs[i]);
-  free(dirs);
-  return count;
-}
-
 /*
  * The default folders: dlinfo(RTLD_DI_SERINFO) on the executable's handle
  * lists its search path — its DT_RPATH (when it has no DT_RUNPATH),
@@ -527,7 +510,8 @@ static size_t count_list(const cl_loader_model *m, const char *list,
  * three, counted as ld.so splits them. dlopen(NULL) opens no file.
  */
 static int default_dirs(cl_loader_model *m, const object_facts *exe,
-                        const char *llp, int secure) {
+                        const char *llp, int secure,
+                        cl_search_list_counter count_list) {
   void *self = dlopen(NULL, RTLD_LAZY);
   if (!self) {
     dlerror();
@@ -584,7 +568,8 @@ static int guess_default_dirs(cl_loader_model *m) {
     NULL
   };
   int status = CUDALOAD_OK;
-  if (multiarch[0] && cl_stat_kind(multiarch[0], NULL) == CL_KIND_DIRECTORY) {
+  if (multiarch[0] &&
+      cl_os_stat_kind(multiarch[0], NULL) == CL_KIND_DIRECTORY) {
     for (size_t i = 0; multiarch[i] && status == CUDALOAD_OK; ++i)
       status = cl_loader_model_append(&m->default_dirs, &m->default_dir_count,
                                       multiarch[i]);
@@ -595,8 +580,8 @@ static int guess_default_dirs(cl_loader_model *m) {
       status = cl_loader_model_append(&m->default_dirs, &m->default_dir_count,
                                       "/usr/lib");
   } else if (sizeof(void *) == 8 &&
-             cl_stat_kind("/lib64", NULL) == CL_KIND_DIRECTORY &&
-             cl_stat_kind("/usr/lib64", NULL) == CL_KIND_DIRECTORY) {
+             cl_os_stat_kind("/lib64", NULL) == CL_KIND_DIRECTORY &&
+             cl_os_stat_kind("/usr/lib64", NULL) == CL_KIND_DIRECTORY) {
     status = cl_loader_model_append(&m->default_dirs, &m->default_dir_count,
                                     "/lib64");
     if (status == CUDALOAD_OK)
@@ -637,11 +622,11 @@ static char *lib_token(const cl_loader_model *m) {
 /* The seam                                                                 */
 /* ------------------------------------------------------------------------ */
 
-int cl_os_loader_defaults(cl_loader_model *m) {
+int cl_os_loader_defaults(cl_loader_model *m, cl_search_list_counter count) {
   cl_loader_model_init(m, CL_NAMING_LINUX);
   host_machine(m);
   int status = CUDALOAD_OK;
-  if (cl_stat_kind("/etc/ld.so.cache", NULL) == CL_KIND_REGULAR)
+  if (cl_os_stat_kind("/etc/ld.so.cache", NULL) == CL_KIND_REGULAR)
     status = cl_loader_model_set(&m->ld_so_cache, "/etc/ld.so.cache");
 
   cpu_facts cpu;
@@ -672,7 +657,7 @@ int cl_os_loader_defaults(cl_loader_model *m) {
     m->exe_path = exe_path; /* for $ORIGIN while counting */
     m->lib_token = cl_strdup("lib");
     int secure = getauxval(AT_SECURE) != 0;
-    if (default_dirs(m, exe, llp, secure) != CUDALOAD_OK ||
+    if (default_dirs(m, exe, llp, secure, count) != CUDALOAD_OK ||
         m->default_dir_count == 0) {
       free_default_dirs(m);
       status = guess_default_dirs(m);

@@ -1,5 +1,5 @@
 /*
- * loader_win32.c - lib/loader.h for Windows (7 and later): LoadLibraryExW by
+ * loader_win32.c - lib/os/loader.h for Windows (7 and later): LoadLibraryExW by
  * absolute path, GetModuleHandleW look-ups, K32EnumProcessModules, PATH and
  * AddDllDirectory for the libraries' own later LoadLibrary calls.
  *
@@ -16,11 +16,11 @@
 #endif
 
 #include "cudaload.h"
-#include "error.h"
-#include "loader.h"
-#include "platform.h"
-#include "strutil.h"
-#include "wide.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+#include "win32/wide.h"
 
 #include <windows.h>
 
@@ -56,7 +56,7 @@ BOOL WINAPI K32EnumProcessModules(HANDLE process, HMODULE *modules, DWORD bytes,
  * GetFullPathNameW turns '/' into '\' and drops "." and "..", which
  * LoadLibraryExW and PATH entries need. NULL with the last error set. */
 static wchar_t *full_wide_path(const char *path, int *status_out) {
-  wchar_t *wide = cl_utf8_to_wide(path, status_out);
+  wchar_t *wide = cl_os_utf8_to_wide(path, status_out);
   if (!wide) {
     cl_fail(*status_out, "%s: %s", path,
             *status_out == CUDALOAD_E_NO_MEMORY ? "out of memory"
@@ -89,8 +89,8 @@ static char *module_file_name(HMODULE module) {
       return NULL;
     }
     if (got < capacity) { /* it fitted: a longer buffer gives the same */
-      cl_strip_verbatim_prefix(buffer);
-      char *utf8 = cl_wide_to_utf8(buffer, -1);
+      cl_os_strip_verbatim_prefix(buffer);
+      char *utf8 = cl_os_wide_to_utf8(buffer, -1);
       free(buffer);
       return utf8;
     }
@@ -122,23 +122,23 @@ static add_dll_directory_function add_dll_directory(void) {
 /*
  * Only a regular file is handed to LoadLibraryExW: a folder, a named pipe
  * or a device named like a DLL is refused with what it is, found out as
- * the readers do (cl_file_open: CreateFileW, then GetFileType and the
+ * the readers do (cl_os_file_open: CreateFileW, then GetFileType and the
  * attributes on the open handle, which does not wait on a pipe). 1, with
  * the last error set, for such a path; a file that cannot be opened at all
  * is left to LoadLibraryExW, whose message says why.
  */
 static int refuse_special_file(const char *path) {
   cl_file *file = NULL;
-  int status = cl_file_open(path, &file, NULL);
+  int status = cl_os_file_open(path, &file, NULL);
   if (status == CUDALOAD_OK) {
-    cl_file_close(file);
+    cl_os_file_close(file);
     return 0;
   }
   if (status != CUDALOAD_E_NOT_A_FILE) {
     cl_clear_error();
     return 0;
   }
-  /* cl_file_open said "<path>: not a regular file (a directory)". */
+  /* cl_os_file_open said "<path>: not a regular file (a directory)". */
   char *what = cl_strdup(cudaload_last_error());
   cl_fail(CUDALOAD_E_LOAD_FAILED,
           "%s: refused (only a regular file is handed to the loader)",
@@ -147,7 +147,7 @@ static int refuse_special_file(const char *path) {
   return 1;
 }
 
-void *cl_loader_open(const char *path, cl_open_mode mode) {
+void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   (void)mode; /* imports bind per DLL name: nothing to isolate from */
   if (!path || !path[0]) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
@@ -156,7 +156,7 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
   /* A bare or relative name would be searched for (application folder,
    * current folder, PATH) and could load another file than the planned
    * one. */
-  if (!cl_path_is_absolute(path)) {
+  if (!cl_os_path_is_absolute(path)) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
             "%s: not an absolute path (libraries are loaded by absolute path "
             "only, so that no search can pick another file)",
@@ -198,7 +198,7 @@ void *cl_loader_open(const char *path, cl_open_mode mode) {
   return module;
 }
 
-void *cl_loader_open_system(const char *name) {
+void *cl_os_loader_open_system(const char *name) {
   if (!name || !name[0] || strchr(name, '/') || strchr(name, '\\') ||
       strchr(name, ':')) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
@@ -207,7 +207,7 @@ void *cl_loader_open_system(const char *name) {
     return NULL;
   }
   int status;
-  wchar_t *wide = cl_utf8_to_wide(name, &status);
+  wchar_t *wide = cl_os_utf8_to_wide(name, &status);
   if (!wide) {
     cl_fail(status, "%s: not a valid UTF-8 name", name);
     return NULL;
@@ -233,7 +233,7 @@ void *cl_loader_open_system(const char *name) {
   return module;
 }
 
-void *cl_loader_symbol(void *handle, const char *name) {
+void *cl_os_loader_symbol(void *handle, const char *name) {
   if (!handle || !name || !name[0])
     return NULL;
   generic_function function =
@@ -249,12 +249,12 @@ void *cl_loader_symbol(void *handle, const char *name) {
 /* What is loaded                                                           */
 /* ------------------------------------------------------------------------ */
 
-char *cl_loader_find_loaded(const char *name) {
+char *cl_os_loader_find_loaded(const char *name) {
   /* GetModuleHandleW(NULL) is the executable. */
   if (!name || !name[0])
     return NULL;
   int status;
-  wchar_t *wide = cl_utf8_to_wide(name, &status);
+  wchar_t *wide = cl_os_utf8_to_wide(name, &status);
   if (!wide)
     return NULL;
   /* Looks only at the process's module list; loads nothing. */
@@ -263,7 +263,7 @@ char *cl_loader_find_loaded(const char *name) {
   return module ? module_file_name(module) : NULL;
 }
 
-void cl_loader_each_loaded(cl_module_visitor visit, void *opaque) {
+void cl_os_loader_each_loaded(cl_module_visitor visit, void *opaque) {
   HANDLE process = GetCurrentProcess();
   HMODULE *modules = NULL;
   DWORD count = 0;
@@ -295,18 +295,18 @@ void cl_loader_each_loaded(cl_module_visitor visit, void *opaque) {
 /* Who provides a symbol                                                    */
 /* ------------------------------------------------------------------------ */
 
-char *cl_loader_global_provider(const char *symbol, const char *version) {
+char *cl_os_loader_global_provider(const char *symbol, const char *version) {
   (void)symbol; /* no global scope on Windows */
   (void)version;
   return NULL;
 }
 
-char *cl_loader_handle_path(void *handle) {
+char *cl_os_loader_handle_path(void *handle) {
   return handle ? module_file_name((HMODULE)handle) : NULL;
 }
 
-char *cl_loader_symbol_provider(void *handle, const char *symbol,
-                                const char *version) {
+char *cl_os_loader_symbol_provider(void *handle, const char *symbol,
+                                   const char *version) {
   (void)version; /* imports bind per DLL name: no versions */
   if (!handle || !symbol || !symbol[0])
     return NULL;
@@ -548,13 +548,13 @@ static int expose_folder_locked(const char *folder) {
   return CUDALOAD_OK;
 }
 
-int cl_loader_expose_folder(const char *folder) {
+int cl_os_loader_expose_folder(const char *folder) {
   if (!folder || !folder[0])
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "an empty folder cannot be added to PATH");
   /* A relative entry would mean another folder whenever the current folder
    * changes. */
-  if (!cl_path_is_absolute(folder))
+  if (!cl_os_path_is_absolute(folder))
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "%s: not an absolute folder; only absolute folders are "
                    "added to PATH",
@@ -564,24 +564,24 @@ int cl_loader_expose_folder(const char *folder) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "%s: a folder whose name holds ';' cannot be put in PATH",
                    folder);
-  cl_loader_lock();
+  cl_os_loader_lock();
   int status = expose_folder_locked(folder);
-  cl_loader_unlock();
+  cl_os_loader_unlock();
   return status;
 }
 
-int cl_set_env(const char *name, const char *value) {
+int cl_os_set_env(const char *name, const char *value) {
   if (!name || !name[0] || strchr(name, '='))
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "'%s' is not an environment variable name",
                    name ? name : "(null)");
   int status;
-  wchar_t *wide_name = cl_utf8_to_wide(name, &status);
+  wchar_t *wide_name = cl_os_utf8_to_wide(name, &status);
   if (!wide_name)
     return cl_fail(status, "%s: not a valid UTF-8 name", name);
   wchar_t *wide_value = NULL;
   if (value) {
-    wide_value = cl_utf8_to_wide(value, &status);
+    wide_value = cl_os_utf8_to_wide(value, &status);
     if (!wide_value) {
       free(wide_name);
       return cl_fail(status, "the value for %s is not valid UTF-8", name);
@@ -611,11 +611,11 @@ static BOOL CALLBACK init_loader_section(INIT_ONCE *once, void *parameter,
   return TRUE;
 }
 
-void cl_loader_lock(void) {
+void cl_os_loader_lock(void) {
   InitOnceExecuteOnce(&loader_section_once, init_loader_section, NULL, NULL);
   EnterCriticalSection(&loader_section);
 }
 
-void cl_loader_unlock(void) {
+void cl_os_loader_unlock(void) {
   LeaveCriticalSection(&loader_section);
 }

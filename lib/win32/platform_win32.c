@@ -1,5 +1,5 @@
 /*
- * platform_win32.c - lib/platform.h for Windows (Windows 7 and later).
+ * platform_win32.c - lib/os/platform.h for Windows (Windows 7 and later).
  *
  * Every path and environment string crosses this file as UTF-8 and is
  * converted to UTF-16 for the W APIs, so names outside the ANSI code page work
@@ -19,10 +19,10 @@
 #endif
 
 #include "cudaload.h"
-#include "error.h"
-#include "platform.h"
-#include "strutil.h"
-#include "wide.h"
+#include "common/error.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+#include "win32/wide.h"
 
 #include <windows.h>
 
@@ -80,62 +80,11 @@ static void quiet_errors_end(DWORD old_mode) {
   SetLastError(saved_error);
 }
 
-void cl_os_error_text(unsigned long code, char *buf, size_t len) {
-  if (len == 0)
-    return;
-  buf[0] = '\0';
-
-  wchar_t message[512];
-  DWORD units = FormatMessageW(
-      FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
-      (DWORD)code, 0, message, sizeof message / sizeof message[0], NULL);
-  /* System messages end in ".\r\n"; the line break would split a one-line
-   * error in two. */
-  while (units > 0 &&
-         (message[units - 1] == L'\r' || message[units - 1] == L'\n' ||
-          message[units - 1] == L' '))
-    --units;
-
-  char utf8[sizeof message / sizeof message[0] * 3 + 1];
-  int bytes = 0;
-  if (units > 0)
-    bytes = WideCharToMultiByte(CP_UTF8, 0, message, (int)units, utf8,
-                                (int)sizeof utf8 - 1, NULL, NULL);
-  if (bytes <= 0)
-    bytes = 0;
-  utf8[bytes] = '\0';
-
-  /* The number too: message texts are localised, the number is what a user
-   * can search for ("error code 126"). */
-  char number[48];
-  snprintf(number, sizeof number, "%sWindows error %lu%s", bytes ? " (" : "",
-           code, bytes ? ")" : "");
-
-  size_t text_len = (size_t)bytes;
-  size_t number_len = strlen(number);
-  if (text_len + number_len >= len) {
-    /* Cut the text, never in the middle of a UTF-8 sequence. */
-    text_len = len - 1 > number_len ? len - 1 - number_len : 0;
-    while (text_len > 0 && ((unsigned char)utf8[text_len] & 0xC0) == 0x80)
-      --text_len;
-  }
-  memcpy(buf, utf8, text_len);
-  size_t number_copy = len - 1 - text_len;
-  if (number_copy > number_len)
-    number_copy = number_len;
-  memcpy(buf + text_len, number, number_copy);
-  buf[text_len + number_copy] = '\0';
-}
-
-unsigned long cl_os_last_error(void) {
-  return (unsigned long)GetLastError();
-}
-
 /* ------------------------------------------------------------------------ */
 /* UTF-8 <-> UTF-16                                                         */
 /* ------------------------------------------------------------------------ */
 
-wchar_t *cl_utf8_to_wide(const char *utf8, int *status_out) {
+wchar_t *cl_os_utf8_to_wide(const char *utf8, int *status_out) {
   int units =
       MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, NULL, 0);
   if (units <= 0) {
@@ -152,7 +101,7 @@ wchar_t *cl_utf8_to_wide(const char *utf8, int *status_out) {
   return wide;
 }
 
-char *cl_wide_to_utf8(const wchar_t *wide, int units) {
+char *cl_os_wide_to_utf8(const wchar_t *wide, int units) {
   int bytes = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, wide, units,
                                   NULL, 0, NULL, NULL);
   if (bytes <= 0 && units != 0)
@@ -186,7 +135,7 @@ static int is_device_or_verbatim(const wchar_t *path) {
  */
 static int to_win_path(const char *path, wchar_t **out) {
   int status;
-  wchar_t *wide = cl_utf8_to_wide(path, &status);
+  wchar_t *wide = cl_os_utf8_to_wide(path, &status);
   *out = NULL;
   if (!wide) {
     if (status == CUDALOAD_E_NO_MEMORY)
@@ -195,7 +144,7 @@ static int to_win_path(const char *path, wchar_t **out) {
   }
   *out = wide;
   if (wcslen(wide) < CL_SHORT_PATH_LIMIT || is_device_or_verbatim(wide) ||
-      !cl_path_is_absolute(path))
+      !cl_os_path_is_absolute(path))
     return CUDALOAD_OK;
 
   DWORD needed = GetFullPathNameW(wide, 0, NULL, NULL);
@@ -263,7 +212,7 @@ static DWORD reparse_tag_of(const wchar_t *wide_path) {
   return tag;
 }
 
-cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out) {
+cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
   wchar_t *wide;
   if (to_win_path(path, &wide) != CUDALOAD_OK)
     return CL_KIND_MISSING;
@@ -305,7 +254,7 @@ cl_file_kind cl_stat_kind(const char *path, uint64_t *size_out) {
   return kind;
 }
 
-cl_file_kind cl_lstat_kind(const char *path) {
+cl_file_kind cl_os_lstat_kind(const char *path) {
   wchar_t *wide;
   if (to_win_path(path, &wide) != CUDALOAD_OK)
     return CL_KIND_MISSING;
@@ -315,7 +264,7 @@ cl_file_kind cl_lstat_kind(const char *path) {
   if (GetFileAttributesExW(wide, GetFileExInfoStandard, &data)) {
     kind = kind_of_attributes(data.dwFileAttributes);
     /* When the tag cannot be read, a reparse point is reported as a link:
-     * callers then resolve it with cl_real_path, which is always right. */
+     * callers then resolve it with cl_os_real_path, which is always right. */
     if (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
       DWORD tag = reparse_tag_of(wide);
       if (tag == 0 || is_link_reparse_tag(tag))
@@ -331,7 +280,7 @@ cl_file_kind cl_lstat_kind(const char *path) {
 /* Folders                                                                  */
 /* ------------------------------------------------------------------------ */
 
-int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
   wchar_t *wide;
   int status = to_win_path(dir, &wide);
   if (status != CUDALOAD_OK)
@@ -378,11 +327,11 @@ int cl_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
       continue;
     /* A name that has no UTF-8 form (an unpaired surrogate) cannot be passed
      * back to any function here, so it is not listed. */
-    char *utf8 = cl_wide_to_utf8(name, -1);
+    char *utf8 = cl_os_wide_to_utf8(name, -1);
     if (!utf8)
       continue;
     /* A reparse point may be a link or the file it stands for: let the
-     * caller ask cl_lstat_kind, which reads the tag. */
+     * caller ask cl_os_lstat_kind, which reads the tag. */
     cl_file_kind kind = (entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
                             ? CL_KIND_UNKNOWN
                             : kind_of_attributes(entry.dwFileAttributes);
@@ -404,10 +353,10 @@ static int stop_at_first(const char *name, cl_file_kind kind, void *opaque) {
   return 1;
 }
 
-int cl_dir_check_listable(const char *dir) {
+int cl_os_dir_check_listable(const char *dir) {
   /* FindFirstFileExW is what tells whether a folder may be listed; it
    * returns one batch of entries, and the walk stops after the first. */
-  return cl_list_dir(dir, stop_at_first, NULL);
+  return cl_os_list_dir(dir, stop_at_first, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -416,7 +365,7 @@ int cl_dir_check_listable(const char *dir) {
 
 /* GetFinalPathNameByHandleW (here) and GetModuleFileNameW (loader_win32.c)
  * give \\?\ names; see wide.h. */
-void cl_strip_verbatim_prefix(wchar_t *path) {
+void cl_os_strip_verbatim_prefix(wchar_t *path) {
   if (!starts_with_verbatim_prefix(path))
     return;
   if (wcsncmp(path + 4, L"UNC\\", 4) == 0) {
@@ -462,7 +411,7 @@ static wchar_t *full_path_of(const wchar_t *wide) {
   return path;
 }
 
-char *cl_real_path(const char *path) {
+char *cl_os_real_path(const char *path) {
   wchar_t *wide;
   if (to_win_path(path, &wide) != CUDALOAD_OK)
     return NULL;
@@ -497,8 +446,8 @@ char *cl_real_path(const char *path) {
                path);
     return NULL;
   }
-  cl_strip_verbatim_prefix(resolved);
-  char *utf8 = cl_wide_to_utf8(resolved, -1);
+  cl_os_strip_verbatim_prefix(resolved);
+  char *utf8 = cl_os_wide_to_utf8(resolved, -1);
   free(resolved);
   if (!utf8)
     cl_fail(CUDALOAD_E_IO, "%s: the resolved path has no UTF-8 form", path);
@@ -509,7 +458,7 @@ static int is_separator(char c) {
   return c == '\\' || c == '/';
 }
 
-int cl_path_is_absolute(const char *path) {
+int cl_os_path_is_absolute(const char *path) {
   if (!path)
     return 0;
   /* "C:\x" and "C:/x". "C:x" is relative to drive C's current folder and
@@ -542,7 +491,7 @@ static const char *describe_file_type(DWORD type) {
   }
 }
 
-int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
+int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   *out = NULL;
   wchar_t *wide;
   int status = to_win_path(path, &wide);
@@ -563,7 +512,7 @@ int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
     return cl_fail_os(status_for_win32_error(err), err, "%s", path);
 
   /* The type is checked on the open handle, so a file swapped for something
-   * else after a cl_stat_kind is still caught. */
+   * else after a cl_os_stat_kind is still caught. */
   DWORD type = GetFileType(h);
   if (type != FILE_TYPE_DISK) {
     CloseHandle(h);
@@ -595,7 +544,7 @@ int cl_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   return CUDALOAD_OK;
 }
 
-int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
+int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
   /* %llu rather than %zu: mingw checks formats against MSVCRT's rules. */
   if (offset > f->size || len > f->size - offset)
     return cl_fail(CUDALOAD_E_MALFORMED,
@@ -628,8 +577,8 @@ int cl_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
   return CUDALOAD_OK;
 }
 
-int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
-                      size_t *got) {
+int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
+                         size_t *got) {
   unsigned char *p = buf;
   *got = 0;
   while (len > 0) {
@@ -655,7 +604,7 @@ int cl_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
   return CUDALOAD_OK;
 }
 
-void cl_file_close(cl_file *f) {
+void cl_os_file_close(cl_file *f) {
   if (f) {
     CloseHandle(f->handle);
     free(f);
@@ -674,9 +623,9 @@ void cl_file_close(cl_file *f) {
  * one LoadLibrary searches, not from a C runtime's private copy (see
  * docs/loader.md, Windows 4).
  */
-char *cl_getenv(const char *name) {
+char *cl_os_getenv(const char *name) {
   int status;
-  wchar_t *wide_name = cl_utf8_to_wide(name, &status);
+  wchar_t *wide_name = cl_os_utf8_to_wide(name, &status);
   if (!wide_name)
     return NULL;
   char *value = NULL;
@@ -692,7 +641,7 @@ char *cl_getenv(const char *name) {
       break;
     }
     if (got < capacity) { /* fits (an empty value gives 0 and no error) */
-      value = cl_wide_to_utf8(buf, (int)got);
+      value = cl_os_wide_to_utf8(buf, (int)got);
       free(buf);
       break;
     }
@@ -752,11 +701,11 @@ static void describe_sid(PSID sid, char *buf, size_t len) {
   SID_NAME_USE use;
   char *name_utf8 = NULL;
   if (LookupAccountSidW(NULL, sid, name, &name_len, domain, &domain_len, &use))
-    name_utf8 = cl_wide_to_utf8(name, -1);
+    name_utf8 = cl_os_wide_to_utf8(name, -1);
   wchar_t *sid_text = NULL;
   char *sid_utf8 = NULL;
   if (ConvertSidToStringSidW(sid, &sid_text)) {
-    sid_utf8 = cl_wide_to_utf8(sid_text, -1);
+    sid_utf8 = cl_os_wide_to_utf8(sid_text, -1);
     LocalFree(sid_text);
   }
   if (name_utf8 && sid_utf8)
@@ -801,7 +750,7 @@ static void describe_rights(ACCESS_MASK mask, char *buf, size_t len) {
  * READ_CONTROL, a file system without ACLs such as FAT) the answer is "cannot
  * tell", 0, as on POSIX.
  */
-int cl_folder_writable_by_others(const char *path, char **why) {
+int cl_os_folder_writable_by_others(const char *path, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
@@ -881,8 +830,8 @@ static int has_prefix_ignoring_case(const char *s, const char *prefix) {
   return 1;
 }
 
-void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
-                             void *opaque) {
+void cl_os_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
+                                void *opaque) {
   wchar_t *block = GetEnvironmentStringsW();
   if (!block)
     return;
@@ -891,7 +840,7 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   for (const wchar_t *entry = block; *entry; entry += wcslen(entry) + 1) {
     if (entry[0] == L'=')
       continue;
-    char *utf8 = cl_wide_to_utf8(entry, -1);
+    char *utf8 = cl_os_wide_to_utf8(entry, -1);
     if (!utf8)
       continue;
     char *equals = strchr(utf8, '=');
@@ -904,7 +853,7 @@ void cl_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   FreeEnvironmentStringsW(block);
 }
 
-char *cl_system_dir(void) {
+char *cl_os_system_dir(void) {
   /* Asked of the system rather than built from %SystemRoot%, which the
    * caller's environment could point anywhere. */
   UINT need = GetSystemDirectoryW(NULL, 0);
@@ -914,19 +863,19 @@ char *cl_system_dir(void) {
   if (!buffer)
     return NULL;
   UINT got = GetSystemDirectoryW(buffer, need);
-  char *utf8 = got > 0 && got < need ? cl_wide_to_utf8(buffer, -1) : NULL;
+  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
   free(buffer);
   return utf8;
 }
 
-char *cl_home_dir(void) {
-  char *home = cl_getenv("USERPROFILE");
+char *cl_os_home_dir(void) {
+  char *home = cl_os_getenv("USERPROFILE");
   if (home && home[0])
     return home;
   free(home);
   /* Services and some old setups have no USERPROFILE. */
-  char *drive = cl_getenv("HOMEDRIVE");
-  char *rest = cl_getenv("HOMEPATH");
+  char *drive = cl_os_getenv("HOMEDRIVE");
+  char *rest = cl_os_getenv("HOMEPATH");
   home = NULL;
   if (drive && rest && drive[0] && rest[0]) {
     size_t drive_len = strlen(drive), rest_len = strlen(rest);
@@ -939,4 +888,57 @@ char *cl_home_dir(void) {
   free(drive);
   free(rest);
   return home;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The host                                                                 */
+/* ------------------------------------------------------------------------ */
+
+int cl_os_host_target(void) {
+  return CUDALOAD_TARGET_WINDOWS;
+}
+
+const char *cl_os_name(void) {
+  return "windows";
+}
+
+const char *cl_os_library_path_variable(void) {
+  return "PATH";
+}
+
+static char folded(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return (char)(c + 32);
+  return c == '/' ? '\\' : c;
+}
+
+int cl_os_same_path(const char *a, size_t alen, const char *b, size_t blen) {
+  if (alen != blen)
+    return 0;
+  for (size_t i = 0; i < alen; ++i)
+    if (folded(a[i]) != folded(b[i]))
+      return 0;
+  return 1;
+}
+
+const char *cl_os_python_name(void) {
+  return "python.exe";
+}
+
+const char *cl_os_driver_name(void) {
+  return "nvcuda.dll";
+}
+
+const char *cl_os_private_folder_fix(void) {
+  return "remove the write entries for Everyone, Users, Authenticated Users "
+         "and Interactive from its security settings";
+}
+
+double cl_os_clock_ms(void) {
+  static LARGE_INTEGER frequency; /* constant while the system runs */
+  LARGE_INTEGER now;
+  if (!frequency.QuadPart && !QueryPerformanceFrequency(&frequency))
+    return (double)GetTickCount64();
+  QueryPerformanceCounter(&now);
+  return (double)now.QuadPart * 1000.0 / (double)frequency.QuadPart;
 }

@@ -1,6 +1,6 @@
 /*
- * probe_child_win32.c - lib/probe_child.h for Windows: a monotonic clock,
- * and the out-of-process probe. Windows has no fork, so the child is a
+ * probe_child_win32.c - lib/probe/probe_child.h for Windows: the
+ * out-of-process probe. Windows has no fork, so the child is a
  * helper program: the cudaload tool beside this library (the folder of the
  * module that holds this code), or the program CUDALOAD_PROBE_HELPER names,
  * started hidden as "cudaload probe --child --report-handle H ..." with the
@@ -31,13 +31,13 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 
-#include "probe_child.h"
+#include "probe/probe_child.h"
 
 #include "cudaload.h"
-#include "error.h"
-#include "platform.h"
-#include "strutil.h"
-#include "wide.h"
+#include "common/error.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+#include "win32/wide.h"
 
 #include <windows.h>
 
@@ -48,25 +48,16 @@
 #include <string.h>
 #include <wchar.h>
 
-double cl_probe_clock_ms(void) {
-  static LARGE_INTEGER frequency; /* constant while the system runs */
-  LARGE_INTEGER now;
-  if (!frequency.QuadPart && !QueryPerformanceFrequency(&frequency))
-    return (double)GetTickCount64();
-  QueryPerformanceCounter(&now);
-  return (double)now.QuadPart * 1000.0 / (double)frequency.QuadPart;
-}
-
 /* --- the helper program ------------------------------------------------- */
 
 /* CUDALOAD_PROBE_HELPER, else cudaload.exe in the folder of the module that
  * holds this code (cudaload.dll, or a program linking the static library).
  * malloc'ed UTF-16, or NULL with the last error set. */
 static wchar_t *helper_program(void) {
-  char *chosen = cl_getenv("CUDALOAD_PROBE_HELPER");
+  char *chosen = cl_os_getenv("CUDALOAD_PROBE_HELPER");
   if (chosen && chosen[0]) {
     int status;
-    wchar_t *wide = cl_utf8_to_wide(chosen, &status);
+    wchar_t *wide = cl_os_utf8_to_wide(chosen, &status);
     if (!wide)
       cl_fail(status, "CUDALOAD_PROBE_HELPER=%s: not valid UTF-8", chosen);
     free(chosen);
@@ -74,7 +65,7 @@ static wchar_t *helper_program(void) {
   }
   free(chosen);
   /* The address of a function here, as the LPCWSTR FROM_ADDRESS takes. */
-  double (*self)(void) = cl_probe_clock_ms;
+  double (*self)(void) = cl_os_clock_ms;
   const wchar_t *address;
   memcpy(&address, &self, sizeof address);
   HMODULE module = NULL;
@@ -147,7 +138,7 @@ static wchar_t *command_line(const wchar_t *program, char **arguments) {
   size_t capacity = (wcslen(program) * 2 + 3) + 1;
   int status = CUDALOAD_E_NO_MEMORY;
   for (size_t i = 0; wide && i < count; ++i) {
-    if (!(wide[i] = cl_utf8_to_wide(arguments[i], &status)))
+    if (!(wide[i] = cl_os_utf8_to_wide(arguments[i], &status)))
       break;
     capacity += wcslen(wide[i]) * 2 + 3;
   }
@@ -171,7 +162,8 @@ static wchar_t *command_line(const wchar_t *program, char **arguments) {
 }
 
 /* The ctx's arguments and "--report-handle" with the value of `report`,
- * as the helper reads it back (cl_probe_serve_child). NULL without memory. */
+ * as the helper reads it back (cl_os_probe_serve_child). NULL without memory.
+ */
 static char **helper_arguments(const cudaload_ctx *ctx, HANDLE report) {
   char **base = cl_probe_child_arguments(ctx);
   if (!base)
@@ -275,13 +267,14 @@ static HANDLE helper_output(void) {
   return copy == INVALID_HANDLE_VALUE ? NULL : copy;
 }
 
-int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
+int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
+                          cudaload_probe *p) {
   wchar_t *program = helper_program();
   if (!program)
     return cudaload_last_error()[0] ? CUDALOAD_E_NOT_FOUND
                                     : CUDALOAD_E_NO_MEMORY;
   if (GetFileAttributesW(program) == INVALID_FILE_ATTRIBUTES) {
-    char *shown = cl_wide_to_utf8(program, -1);
+    char *shown = cl_os_wide_to_utf8(program, -1);
     free(program);
     int rc = cl_fail(CUDALOAD_E_NOT_FOUND,
                      "cudaload_probe_run: the probe helper %s does not exist "
@@ -332,7 +325,7 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
     CloseHandle(output);
   free(line);
   if (!launched) {
-    char *shown = cl_wide_to_utf8(program, -1);
+    char *shown = cl_os_wide_to_utf8(program, -1);
     free(program);
     CloseHandle(read_end);
     int rc = cl_fail_os(CUDALOAD_E_IO, err,
@@ -352,14 +345,14 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
 
   received r;
   memset(&r, 0, sizeof r);
-  double started = cl_probe_clock_ms();
+  double started = cl_os_clock_ms();
   double deadline = started + timeout_s * 1000.0;
   int timed_out = 0;
   for (;;) {
     drain(read_end, &r);
     if (r.flooded)
       break;
-    double left = deadline - cl_probe_clock_ms();
+    double left = deadline - cl_os_clock_ms();
     if (left <= 0) {
       timed_out = 1;
       break;
@@ -387,7 +380,7 @@ int cl_probe_run_child(cudaload_ctx *ctx, double timeout_s, cudaload_probe *p) {
   if (job)
     CloseHandle(job);
 
-  double elapsed_ms = cl_probe_clock_ms() - started;
+  double elapsed_ms = cl_os_clock_ms() - started;
   int complete = 0;
   if (r.data)
     cl_probe_wire_parse(
@@ -449,7 +442,7 @@ static void report_stage(const cudaload_probe *p, size_t stage, void *opaque) {
   free(line);
 }
 
-int cl_probe_serve_child(cudaload_ctx *ctx, const char *channel) {
+int cl_os_probe_serve_child(cudaload_ctx *ctx, const char *channel) {
   char *end = NULL;
   unsigned long long value =
       channel && channel[0] ? strtoull(channel, &end, 0) : 0;

@@ -1,15 +1,15 @@
 /*
  * process_win32.c - the modules another process has loaded (loader.h,
- * cl_loader_process_modules): OpenProcess with query and read rights, then
+ * cl_os_loader_process_modules): OpenProcess with query and read rights, then
  * EnumProcessModulesEx and GetModuleFileNameExW. A process of another user,
  * or an elevated one, refuses those rights to a normal caller.
  */
 #include "cudaload.h"
-#include "error.h"
-#include "loader.h"
-#include "platform.h"
-#include "strutil.h"
-#include "wide.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+#include "win32/wide.h"
 
 #include <windows.h>
 
@@ -23,9 +23,9 @@ static char *module_name(HANDLE process, HMODULE module) {
       return NULL;
     DWORD got = K32GetModuleFileNameExW(process, module, buffer, capacity);
     if (got == 0 || got < capacity - 1) {
-      char *utf8 =
-          got ? (cl_strip_verbatim_prefix(buffer), cl_wide_to_utf8(buffer, -1))
-              : NULL;
+      char *utf8 = got ? (cl_os_strip_verbatim_prefix(buffer),
+                          cl_os_wide_to_utf8(buffer, -1))
+                       : NULL;
       free(buffer);
       return utf8;
     }
@@ -34,7 +34,8 @@ static char *module_name(HANDLE process, HMODULE module) {
   return NULL;
 }
 
-int cl_loader_process_modules(long pid, cl_module_visitor visit, void *opaque) {
+int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
+                                 void *opaque) {
   HANDLE process = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ,
                                FALSE, (DWORD)pid);
   if (!process) {

@@ -16,14 +16,14 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 
-#include "resolve.h"
+#include "load/resolve.h"
 
 #include "cudaload.h"
-#include "error.h"
-#include "loader.h"
-#include "platform.h"
-#include "strutil.h"
-#include "wide.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+#include "win32/wide.h"
 
 #include <windows.h>
 
@@ -46,7 +46,7 @@ static char *folder_from(folder_getter get) {
   if (!buffer)
     return NULL;
   UINT got = get(buffer, need);
-  char *utf8 = got > 0 && got < need ? cl_wide_to_utf8(buffer, -1) : NULL;
+  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
   free(buffer);
   return utf8;
 }
@@ -84,7 +84,7 @@ static int read_known_dlls(cl_loader_model *m) {
     data[data_size / sizeof data[0]] = L'\0';
     if (_wcsnicmp(name, L"DllDirectory", 12) == 0)
       continue;
-    char *utf8 = cl_wide_to_utf8(data, -1);
+    char *utf8 = cl_os_wide_to_utf8(data, -1);
     if (utf8 && utf8[0])
       status =
           cl_loader_model_append(&m->known_dlls, &m->known_dll_count, utf8);
@@ -109,7 +109,8 @@ static int safe_dll_search_mode(void) {
   return value != 0;
 }
 
-int cl_os_loader_defaults(cl_loader_model *m) {
+int cl_os_loader_defaults(cl_loader_model *m, cl_search_list_counter count) {
+  (void)count; /* no search lists to count on Windows */
   cl_loader_model_init(m, CL_NAMING_WINDOWS);
 #if defined(_M_ARM64) || defined(__aarch64__)
   m->machine = 0xaa64;
@@ -152,7 +153,7 @@ static char *current_folder(void) {
   if (!buffer)
     return NULL;
   DWORD got = GetCurrentDirectoryW(need, buffer);
-  char *utf8 = got > 0 && got < need ? cl_wide_to_utf8(buffer, -1) : NULL;
+  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
   free(buffer);
   return utf8;
 }
@@ -165,7 +166,7 @@ static char *dll_directory(void) {
   if (!buffer)
     return NULL;
   DWORD got = GetDllDirectoryW(need, buffer);
-  char *utf8 = got > 0 && got < need ? cl_wide_to_utf8(buffer, -1) : NULL;
+  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
   free(buffer);
   return utf8;
 }
@@ -180,7 +181,7 @@ static char *path_variable(void) {
   if (!buffer)
     return NULL;
   DWORD got = GetEnvironmentVariableW(L"PATH", buffer, need);
-  char *utf8 = got < need ? cl_wide_to_utf8(buffer, -1) : NULL;
+  char *utf8 = got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
   free(buffer);
   return utf8;
 }
@@ -190,15 +191,15 @@ static char *executable_folder(void) {
   DWORD got = GetModuleFileNameW(NULL, buffer, 32768);
   if (got == 0 || got >= 32768)
     return NULL;
-  cl_strip_verbatim_prefix(buffer);
-  char *utf8 = cl_wide_to_utf8(buffer, -1);
+  cl_os_strip_verbatim_prefix(buffer);
+  char *utf8 = cl_os_wide_to_utf8(buffer, -1);
   char *folder = utf8 ? cl_path_dirname(utf8) : NULL;
   free(utf8);
   return folder;
 }
 
 int cl_os_loader_process(cl_loader_model *m) {
-  cl_loader_each_loaded(add_module, m);
+  cl_os_loader_each_loaded(add_module, m);
   m->app_dir = executable_folder();
   m->current_dir = current_folder();
   m->dll_directory = dll_directory();
@@ -206,13 +207,13 @@ int cl_os_loader_process(cl_loader_model *m) {
   return CUDALOAD_OK;
 }
 
-char *cl_loader_find_loaded_by_soname(const char *name) {
-  return cl_loader_find_loaded(name);
+char *cl_os_loader_find_loaded_by_soname(const char *name) {
+  return cl_os_loader_find_loaded(name);
 }
 
 int cl_os_file_identity(const char *path, cl_file_identity *out) {
   int status;
-  wchar_t *wide = path ? cl_utf8_to_wide(path, &status) : NULL;
+  wchar_t *wide = path ? cl_os_utf8_to_wide(path, &status) : NULL;
   if (!wide || !out) {
     free(wide);
     return 0;

@@ -11,15 +11,15 @@
 
 /* A malloc'ed UTF-16 copy of utf8, or NULL when it is not valid UTF-8 (or
  * memory ran out: *status_out tells which). */
-wchar_t *cl_utf8_to_wide(const char *utf8, int *status_out);
+wchar_t *cl_os_utf8_to_wide(const char *utf8, int *status_out);
 
 /* A malloc'ed UTF-8 copy of the first `units` UTF-16 units of wide (-1: up
  * to the NUL), or NULL. Unpaired surrogates, which NTFS allows in names,
  * have no UTF-8 form and give NULL. */
-char *cl_wide_to_utf8(const wchar_t *wide, int units);
+char *cl_os_wide_to_utf8(const wchar_t *wide, int units);
 
 /* Drop a \\?\ prefix in place: "\\?\C:\x" is "C:\x" and "\\?\UNC\server\x"
  * is "\\server\x". Other paths are left alone. */
-void cl_strip_verbatim_prefix(wchar_t *path);
+void cl_os_strip_verbatim_prefix(wchar_t *path);
 
 #endif

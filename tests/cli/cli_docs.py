@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Keep the command-line reference true to the tool.
 
-The tool's table of commands (tools/cudaload.c) is the one list: `cudaload
+The tool's table of commands (tools/main.c) is the one list: `cudaload
 --help` prints every command's synopsis (taken from the command's own help)
 and the exit statuses from it. This script compares the copies in the
 documents with what the tool prints, and with --write puts the tool's text

@@ -1443,7 +1443,7 @@ class EnvExec(CliTestCase):
 
     def test_missing_cudnn8_beside_a_cudnn9_wheel_installs_into_its_own_folder(self):
         # A plain pip install would put cuDNN 8 into the nvidia/cudnn folder
-        # the environment's cuDNN 9 wheel owns (lib/fix_lines.c).
+        # the environment's cuDNN 9 wheel owns (lib/load/fix_lines.c).
         if CLI_IS_WINDOWS:
             self.skipTest("the Windows cuDNN 9 tree is not a wheel")
         r = self.run_ok("env", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), rc=4)

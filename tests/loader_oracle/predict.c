@@ -1,6 +1,6 @@
 /*
  * predict.c - the prediction side of the differential tests: what the
- * loader model (lib/resolve.h) says a child process will map, and by which
+ * loader model (lib/load/resolve.h) says a child process will map, and by which
  * rule, given the child's situation. tests/loader_oracle/oracle.py writes
  * the situation, runs this, runs the child under the real loader, and
  * compares. (A later `cudaload explain` takes this program's place behind
@@ -20,9 +20,9 @@
  *   adddir DIR | setdefault FLAGS | setdlldir DIR   Windows settings
  * Output (stdout): JSON, {"facts": ..., "actions": [...], "loaded": [...]}.
  */
-#include "binary.h"
+#include "binary/binary.h"
 #include "cudaload.h"
-#include "resolve.h"
+#include "load/resolve.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -245,7 +245,7 @@ def _utf8_text(value: str) -> str:
 def _shown(value: str, keep_newlines: bool = False) -> str:
     """``value`` as the cudaload tool shows a value from outside (a path, a
     version read from a file, a driver's string) to people
-    (lib/text_escape.h): C0 controls and DEL as \\xNN, C1 controls as
+    (lib/common/text_escape.h): C0 controls and DEL as \\xNN, C1 controls as
     \\u00NN, and each byte that is not UTF-8 as \\xNN, so that nothing in a
     folder name reaches a terminal that would obey it (ESC sequences, CR
     hiding a line). ``keep_newlines``: "\\n" stays (multi-line messages).

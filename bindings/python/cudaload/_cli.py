@@ -62,7 +62,7 @@ def _common(parser: argparse.ArgumentParser, requirements: bool) -> None:
                                  "repeatable or comma-joined")
 
 
-# What the C writer (lib/report_writer.c) escapes in a JSON string: the
+# What the C writer (lib/report/report_writer.c) escapes in a JSON string: the
 # quote, the backslash, control characters (\n, \r and \t short; the rest,
 # DEL and the C1 controls as \u00XX, so that a terminal showing the
 # document obeys none), and, for a byte that is not UTF-8, the surrogate

@@ -1,0 +1,101 @@
+/*
+ * binary_symbols.h - what a library file exports and imports, with ELF
+ * symbol versions: the facts the loader's binding of one object's
+ * references to another object's definitions depends on (docs/loader.md).
+ *
+ * Every real NVIDIA library versions its exports with a node named after
+ * its SONAME (cudnnCreate@@libcudnn.so.9), and consumers reference the
+ * versioned symbol (cudnnCreate@libcudnn.so.8 in libctranslate2): glibc
+ * binds a versioned reference only to a definition of that version (or to
+ * an object without version information), so which cuDNN a consumer gets
+ * cannot be told from names alone. This reader gives the binding model
+ * (bind.c) what it needs; like the other readers it never trusts a count
+ * or an offset from the file and never loads anything.
+ */
+#ifndef CUDALOAD_BINARY_SYMBOLS_H
+#define CUDALOAD_BINARY_SYMBOLS_H
+
+#include "binary/binary.h"
+
+#include <stddef.h>
+
+/* A version node the file defines (ELF DT_VERDEF). */
+typedef struct cl_symbol_version {
+  char *name;  /* "libcudnn.so.9" */
+  int index;   /* vd_ndx, as DT_VERSYM entries refer to it */
+  int is_base; /* VER_FLG_BASE: the file's own name, not a real node */
+} cl_symbol_version;
+
+/* A symbol the file defines and exports (ELF: a defined dynamic symbol,
+ * global or weak binding, default or protected visibility; PE: an export
+ * by name). */
+typedef struct cl_symbol_def {
+  char *name;
+  /* ELF: index into cl_binary_symbols.versions of the node it belongs to,
+   * or -1 when it has none (the object has no DT_VERSYM, or the entry is
+   * VER_NDX_GLOBAL / VER_NDX_LOCAL, or names no DT_VERDEF node: in an
+   * executable, a copy-relocated definition carries the needed version of
+   * the library it copies). */
+  int version;
+  int hidden;    /* ELF: the versym hidden bit (not the default version) */
+  int weak;      /* ELF: STB_WEAK */
+  char *forward; /* PE: "NTDLL.RtlFoo" for a forwarder, else NULL */
+} cl_symbol_def;
+
+/* The versions a file requires of one other file (ELF DT_VERNEED). */
+typedef struct cl_symbol_need {
+  char *file;      /* vn_file: "libcudnn.so.8" */
+  char **versions; /* vna_name of each entry: "libcudnn.so.8" */
+  size_t version_count;
+} cl_symbol_need;
+
+/* A symbol the file references and does not define (ELF: an undefined
+ * dynamic symbol; PE: an import by name from one DLL). */
+typedef struct cl_symbol_ref {
+  char *name;
+  char *version; /* ELF: the required version's name, NULL: unversioned */
+  char *file;    /* ELF: the DT_VERNEED file naming that version; PE: the
+                    DLL imported from; NULL when unknown */
+  int weak;      /* ELF: STB_WEAK (an unresolved weak reference is fine) */
+} cl_symbol_ref;
+
+typedef struct cl_binary_symbols {
+  cl_binary_format format;
+  int versioned; /* ELF: the file has a DT_VERSYM table */
+  cl_symbol_version *versions;
+  size_t version_count;
+  cl_symbol_def *defs; /* in file order */
+  size_t def_count;
+  cl_symbol_need *needs;
+  size_t need_count;
+  cl_symbol_ref *refs; /* in file order */
+  size_t ref_count;
+} cl_binary_symbols;
+
+/* Read the symbol tables of an ELF or PE image. On failure returns a
+ * CUDALOAD_E_* status with the last error naming `name` and the structure
+ * at fault, and leaves *out freed and zeroed. Bounded like the other
+ * readers: counts are capped and checked against the file size. */
+int cl_binary_read_symbols(const cl_reader *r, const char *name,
+                           cl_binary_symbols *out);
+/* The readers behind it, one per format (the fuzzers call them). */
+int cl_elf_read_symbols(const cl_reader *r, const char *name,
+                        cl_binary_symbols *out);
+int cl_pe_read_symbols(const cl_reader *r, const char *name,
+                       cl_binary_symbols *out);
+/* The same for a file (refusing folders, FIFOs and devices without
+ * blocking); messages start with the path. */
+int cl_binary_read_symbols_file(const char *path, cl_binary_symbols *out);
+/* cl_binary_parse_file() and cl_binary_read_symbols_file() on one open of
+ * the file (what `cudaload inspect` reads): both succeed, or both outputs
+ * are left freed and zeroed. */
+int cl_binary_inspect_file(const char *path, cl_binary_info *info,
+                           cl_binary_symbols *symbols);
+void cl_binary_symbols_free(cl_binary_symbols *s);
+
+/* The index into s->versions of the node named `name` (a real node before
+ * the base entry of the same name), or -1. */
+int cl_binary_symbols_version_index(const cl_binary_symbols *s,
+                                    const char *name);
+
+#endif

@@ -1,0 +1,193 @@
+/* strutil.c - small string, path and growable-array helpers. */
+#include "common/strutil.h"
+#include "cudaload.h"
+#include "os/platform.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cl_strndup(const char *s, size_t n) {
+  char *copy = malloc(n + 1);
+  if (copy) {
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+  }
+  return copy;
+}
+
+char *cl_strdup(const char *s) {
+  return cl_strndup(s, strlen(s));
+}
+
+static int is_separator(char c) {
+  return c == '/' || c == '\\';
+}
+
+char *cl_path_join(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  while (la > 1 && is_separator(a[la - 1]))
+    --la;
+  int need_sep = la > 0 && !is_separator(a[la - 1]);
+  char *out = malloc(la + (size_t)need_sep + lb + 1);
+  if (!out)
+    return NULL;
+  memcpy(out, a, la);
+  if (need_sep)
+    out[la] = CL_DIR_SEP;
+  memcpy(out + la + (size_t)need_sep, b, lb + 1);
+  return out;
+}
+
+const char *cl_path_basename(const char *path) {
+  const char *base = path;
+  for (const char *p = path; *p; ++p)
+    if (is_separator(*p) && p[1])
+      base = p + 1;
+  return base;
+}
+
+char *cl_path_dirname(const char *path) {
+  size_t n = strlen(path);
+  while (n > 1 && is_separator(path[n - 1]))
+    --n;
+  while (n > 0 && !is_separator(path[n - 1]))
+    --n;
+  if (n == 0)
+    return NULL;
+  while (n > 1 && is_separator(path[n - 1]))
+    --n;
+  return cl_strndup(path, n);
+}
+
+int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size) {
+  if (need <= *capacity)
+    return CUDALOAD_OK;
+  size_t cap = *capacity ? *capacity : 8;
+  while (cap < need) {
+    if (cap > SIZE_MAX / 2 / elem_size)
+      return CUDALOAD_E_NO_MEMORY;
+    cap *= 2;
+  }
+  void *grown = realloc(*items, cap * elem_size);
+  if (!grown)
+    return CUDALOAD_E_NO_MEMORY;
+  *items = grown;
+  *capacity = cap;
+  return CUDALOAD_OK;
+}
+
+static char lower(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+int cl_starts_with_nocase(const char *s, const char *prefix) {
+  for (; *prefix; ++s, ++prefix)
+    if (lower(*s) != lower(*prefix))
+      return 0;
+  return 1;
+}
+
+int cl_ends_with(const char *s, const char *suffix) {
+  size_t ls = strlen(s), lx = strlen(suffix);
+  return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+size_t cl_quote_length(const char *s, size_t len, size_t max) {
+  if (len <= max)
+    return len;
+  size_t n = max;
+  /* s[n] continuing a character means the character starts before the cut:
+   * leave all of it out. */
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+    --n;
+  return n;
+}
+
+int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
+  *text = NULL;
+  *len = 0;
+  cl_file *f;
+  uint64_t size;
+  int rc = cl_os_file_open(path, &f, &size);
+  if (rc)
+    return rc;
+  size_t n = size < max ? (size_t)size : max;
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    cl_os_file_close(f);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  rc = n ? cl_os_file_read_at(f, 0, buf, n) : CUDALOAD_OK;
+  cl_os_file_close(f);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return CUDALOAD_OK;
+}
+
+typedef struct name_collector {
+  cl_name_list *list;
+  cl_name_filter keep;
+  const void *arg;
+  int failed;
+} name_collector;
+
+static int collect_name(const char *name, cl_file_kind kind, void *opaque) {
+  (void)kind;
+  name_collector *c = opaque;
+  cl_name_list *l = c->list;
+  if (!c->keep(name, c->arg))
+    return 0;
+  if (cl_reserve((void **)&l->names, &l->capacity, l->count + 1,
+                 sizeof(char *)) ||
+      !(l->names[l->count] = cl_strdup(name))) {
+    c->failed = 1;
+    return 1;
+  }
+  l->count++;
+  return 0;
+}
+
+static int by_strcmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int cl_name_list_read(const char *dir, cl_name_filter keep, const void *arg,
+                      int (*order)(const void *, const void *),
+                      cl_name_list *list) {
+  name_collector c = {list, keep, arg, 0};
+  memset(list, 0, sizeof *list);
+  if (cl_os_stat_kind(dir, NULL) == CL_KIND_DIRECTORY)
+    cl_os_list_dir(dir, collect_name, &c);
+  if (list->count > 1)
+    qsort(list->names, list->count, sizeof(char *), order ? order : by_strcmp);
+  return c.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
+
+void cl_name_list_free(cl_name_list *list) {
+  for (size_t i = 0; i < list->count; ++i)
+    free(list->names[i]);
+  free(list->names);
+  memset(list, 0, sizeof *list);
+}
+
+char *cl_strdup_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!out)
+    return NULL;
+  va_start(ap, fmt);
+  vsnprintf(out, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return out;
+}

@@ -1,0 +1,212 @@
+/* context.c - create/destroy a context, the roots it is given, and the
+ * clearing of what each stage left in it. It calls no stage: the stages
+ * fill it. */
+#include "core/context.h"
+#include "common/error.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CL_KNOWN_FLAGS                                                         \
+  (CUDALOAD_NO_DEFAULT_ROOTS | CUDALOAD_ALLOW_WRITABLE_ROOTS)
+
+cudaload_ctx *cudaload_create(unsigned flags) {
+  cl_clear_error();
+  if (flags & ~CL_KNOWN_FLAGS) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+            "cudaload_create: unknown flag bits 0x%x", flags & ~CL_KNOWN_FLAGS);
+    return NULL;
+  }
+  cudaload_ctx *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) {
+    cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_create: out of memory");
+    return NULL;
+  }
+  ctx->flags = flags;
+  ctx->target = CUDALOAD_TARGET_HOST;
+  return ctx;
+}
+
+void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    free(ctx->libraries[i].version);
+    free(ctx->libraries[i].version_file);
+    free(ctx->libraries[i].path);
+    free(ctx->libraries[i].pending_folder);
+    free(ctx->libraries[i].pending_name);
+    free(ctx->libraries[i].include_dir);
+  }
+  ctx->library_count = 0;
+  if (ctx->version_cache)
+    ctx->version_cache_free(ctx->version_cache);
+  ctx->version_cache = NULL;
+  for (size_t i = 0; i < ctx->shim_count; ++i) {
+    free(ctx->shims[i].path);
+    free(ctx->shims[i].package);
+  }
+  ctx->shim_count = 0;
+  for (size_t i = 0; i < ctx->consumer_count; ++i)
+    free(ctx->consumers[i].path);
+  ctx->consumer_count = 0;
+  for (size_t i = 0; i < ctx->root_count; ++i) {
+    free(ctx->roots[i].path);
+    free(ctx->roots[i].detail);
+  }
+  ctx->root_count = 0;
+}
+
+void cl_ctx_clear_plan(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    free(ctx->plan[i].path);
+    free(ctx->plan[i].soname);
+    free(ctx->plan[i].reason);
+    free(ctx->plan[i].loaded_path);
+    free(ctx->plan[i].opened_by);
+  }
+  ctx->plan_count = 0;
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
+    free(ctx->plan_warnings[i].problem);
+    free(ctx->plan_warnings[i].fix);
+    free(ctx->plan_warnings[i].file);
+    free(ctx->plan_warnings[i].text);
+  }
+  ctx->plan_warning_count = 0;
+  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+    free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].problem);
+    free(ctx->conflicts[i].fix);
+    free(ctx->conflicts[i].text);
+  }
+  ctx->conflict_count = 0;
+  for (size_t r = 0; r < ctx->outcome_count; ++r) {
+    cl_requirement_outcome *o = &ctx->outcomes[r];
+    for (size_t i = 0; i < o->rejected_count; ++i) {
+      free(o->rejected[i].path);
+      free(o->rejected[i].why);
+    }
+    free(o->rejected);
+    free(o->fix);
+  }
+  free(ctx->plan_cuda_reason);
+  ctx->plan_cuda_reason = NULL;
+  ctx->plan_cuda_major = 0;
+  free(ctx->outcomes);
+  ctx->outcomes = NULL;
+  ctx->outcome_count = 0;
+  ctx->planned = 0;
+}
+
+void cudaload_destroy(cudaload_ctx *ctx) {
+  if (!ctx)
+    return;
+  cl_ctx_clear_inventory(ctx);
+  cl_ctx_clear_plan(ctx);
+  free(ctx->plan);
+  free(ctx->plan_warnings);
+  free(ctx->conflicts);
+  for (size_t i = 0; i < ctx->requirement_count; ++i)
+    free(ctx->requirements[i].text);
+  free(ctx->requirements);
+  free(ctx->env_value);
+  free(ctx->libraries);
+  free(ctx->shims);
+  free(ctx->consumers);
+  free(ctx->roots);
+  for (size_t i = 0; i < ctx->explicit_count; ++i)
+    free(ctx->explicit_roots[i]);
+  free(ctx->explicit_roots);
+  for (size_t i = 0; i < ctx->environment_count; ++i)
+    free(ctx->environment_roots[i]);
+  free(ctx->environment_roots);
+  free(ctx->manifest_path);
+  free(ctx->probe_driver_path);
+  free(ctx);
+}
+
+/* Append a copy of the absolute folder dir to a list of roots; function
+ * names the caller in messages. */
+static int add_root_to(char ***list, size_t *count, size_t *capacity,
+                       const char *dir, const char *function) {
+  if (!dir)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: NULL dir", function);
+  if (!*dir)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: empty folder name",
+                   function);
+  if (!cl_os_path_is_absolute(dir))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "%s: \"%s\" is a relative path; roots must be absolute so "
+                   "that what is found does not depend on the current folder",
+                   function, dir);
+  if (cl_reserve((void **)list, capacity, *count + 1, sizeof(char *)))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+  char *copy = cl_strdup(dir);
+  if (!copy)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+  (*list)[(*count)++] = copy;
+  return CUDALOAD_OK;
+}
+
+int cudaload_add_root(cudaload_ctx *ctx, const char *dir) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_add_root: NULL ctx");
+  return add_root_to(&ctx->explicit_roots, &ctx->explicit_count,
+                     &ctx->explicit_capacity, dir, "cudaload_add_root");
+}
+
+int cudaload_add_environment_root(cudaload_ctx *ctx, const char *dir) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_add_environment_root: NULL ctx");
+  return add_root_to(&ctx->environment_roots, &ctx->environment_count,
+                     &ctx->environment_capacity, dir,
+                     "cudaload_add_environment_root");
+}
+
+int cudaload_set_target(cudaload_ctx *ctx, int target) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_target: NULL ctx");
+  if (target < CUDALOAD_TARGET_HOST || target > CUDALOAD_TARGET_WINDOWS_ARM64)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_target: unknown target %d", target);
+  ctx->target = target;
+  return CUDALOAD_OK;
+}
+
+cl_naming cl_ctx_naming(const cudaload_ctx *ctx) {
+  switch (ctx->target) {
+  case CUDALOAD_TARGET_LINUX:
+  case CUDALOAD_TARGET_LINUX_X86_64:
+  case CUDALOAD_TARGET_LINUX_AARCH64:
+    return CL_NAMING_LINUX;
+  case CUDALOAD_TARGET_WINDOWS:
+  case CUDALOAD_TARGET_WINDOWS_X86_64:
+  case CUDALOAD_TARGET_WINDOWS_ARM64:
+    return CL_NAMING_WINDOWS;
+  default:
+    return cl_os_host_target() == CUDALOAD_TARGET_WINDOWS ? CL_NAMING_WINDOWS
+                                                          : CL_NAMING_LINUX;
+  }
+}
+
+int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
+                            const char *origin, size_t *index) {
+  if (cl_reserve((void **)&ctx->roots, &ctx->root_capacity, ctx->root_count + 1,
+                 sizeof(cl_root)))
+    return CUDALOAD_E_NO_MEMORY;
+  char *copy = cl_strdup(path);
+  if (!copy)
+    return CUDALOAD_E_NO_MEMORY;
+  cl_root *r = &ctx->roots[ctx->root_count];
+  r->path = copy;
+  r->origin = origin;
+  r->status = CUDALOAD_OK;
+  r->detail = NULL;
+  *index = ctx->root_count++;
+  return CUDALOAD_OK;
+}

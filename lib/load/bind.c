@@ -1,0 +1,170 @@
+/*
+ * bind.c - glibc's symbol binding rules (bind.h), on what binary_symbols.c
+ * reads from the files. The matching follows check_match() and
+ * do_lookup_x() in glibc's elf/dl-lookup.c; docs/loader.md ("Linux:
+ * binding") states the rules and names the tests that check them against
+ * the real loader.
+ */
+#include "load/bind.h"
+
+#include "cudaload.h"
+#include "common/strutil.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The name of the version a definition belongs to, as the loader sees it:
+ * a definition of VER_NDX_GLOBAL in an object with version definitions
+ * belongs to the base version (vd_ndx 1: the file's own name), which the
+ * loader treats as a named version too. NULL: no name. */
+static const char *version_name(const cl_binary_symbols *s,
+                                const cl_symbol_def *d, int *index) {
+  if (d->version >= 0 && (size_t)d->version < s->version_count) {
+    *index = s->versions[d->version].index;
+    return s->versions[d->version].name;
+  }
+  *index = 1; /* VER_NDX_GLOBAL */
+  for (size_t k = 0; k < s->version_count; ++k)
+    if (s->versions[k].index == 1)
+      return s->versions[k].name;
+  return NULL;
+}
+
+long cl_bind_match(const cl_binary_symbols *s, const char *name,
+                   const char *version) {
+  if (!s || !name)
+    return -1;
+  long only_versioned = -1;
+  size_t versioned_seen = 0;
+  for (size_t i = 0; i < s->def_count; ++i) {
+    const cl_symbol_def *d = &s->defs[i];
+    if (strcmp(d->name, name) != 0)
+      continue;
+    /* An object without version information satisfies every reference:
+     * "we need a versioned symbol but haven't found any ... we accept the
+     * symbol". */
+    if (!s->versioned)
+      return (long)i;
+    int index;
+    const char *have = version_name(s, d, &index);
+    if (version) {
+      /* The version asked for, hidden or not; or a definition with no
+       * named version that is not hidden. */
+      if ((have && strcmp(have, version) == 0) || (!have && !d->hidden))
+        return (long)i;
+      continue;
+    }
+    /* An unversioned reference (an old consumer, or the test fixtures):
+     * VER_NDX_LOCAL, VER_NDX_GLOBAL and the first defined version (index
+     * 2) are taken at once; a later version only when it is the one
+     * non-hidden definition of that name. */
+    if (index < 3)
+      return (long)i;
+    if (!d->hidden && versioned_seen++ == 0)
+      only_versioned = (long)i;
+  }
+  return versioned_seen == 1 ? only_versioned : -1;
+}
+
+size_t cl_bind_lookup(const cl_bind_object *const *order, size_t count,
+                      const char *name, const char *version, long *def) {
+  for (size_t i = 0; i < count; ++i) {
+    if (!order[i] || !order[i]->symbols)
+      continue;
+    long d = cl_bind_match(order[i]->symbols, name, version);
+    if (d >= 0) {
+      if (def)
+        *def = d;
+      return i;
+    }
+  }
+  if (def)
+    *def = -1;
+  return SIZE_MAX;
+}
+
+static size_t append_once(const cl_bind_object **out, size_t n,
+                          const cl_bind_object *o) {
+  if (!o)
+    return n;
+  for (size_t i = 0; i < n; ++i)
+    if (out[i] == o ||
+        (out[i]->path && o->path && strcmp(out[i]->path, o->path) == 0))
+      return n;
+  out[n] = o;
+  return n + 1;
+}
+
+size_t cl_bind_order(const cl_bind_object *consumer, int symbolic, int deepbind,
+                     const cl_bind_object *const *global, size_t global_count,
+                     const cl_bind_object *const *local, size_t local_count,
+                     const cl_bind_object **out) {
+  size_t n = 0;
+  /* DT_SYMBOLIC puts the object's own definitions before everything
+   * (elf/dl-lookup.c: "Search the relevant loaded objects ... DT_SYMBOLIC:
+   * in the object itself first"). */
+  if (symbolic)
+    n = append_once(out, n, consumer);
+  if (deepbind)
+    for (size_t i = 0; i < local_count; ++i)
+      n = append_once(out, n, local[i]);
+  for (size_t i = 0; i < global_count; ++i)
+    n = append_once(out, n, global[i]);
+  if (!deepbind) {
+    n = append_once(out, n, consumer);
+    for (size_t i = 0; i < local_count; ++i)
+      n = append_once(out, n, local[i]);
+  }
+  return n;
+}
+
+/* The name of the version the reference to `symbol` in s asks for
+ * (malloc'ed), or NULL. */
+static char *reference_version(const cl_binary_symbols *s, const char *symbol,
+                               int *found) {
+  for (size_t i = 0; i < s->ref_count; ++i)
+    if (strcmp(s->refs[i].name, symbol) == 0) {
+      *found = 1;
+      return s->refs[i].version ? cl_strdup(s->refs[i].version) : NULL;
+    }
+  return NULL;
+}
+
+int cl_bind_reference_of(const char *consumer, const char *symbol,
+                         char **version, int *defines, int *symbolic) {
+  *version = NULL;
+  *defines = 0;
+  *symbolic = 0;
+  cl_binary_symbols s;
+  int rc = cl_binary_read_symbols_file(consumer, &s);
+  if (rc)
+    return rc;
+  int found = 0;
+  *version = reference_version(&s, symbol, &found);
+  *defines = cl_bind_match(&s, symbol, NULL) >= 0;
+  cl_binary_symbols_free(&s);
+  cl_binary_info info;
+  if (cl_binary_parse_file(consumer, &info) == CUDALOAD_OK) {
+    *symbolic = info.symbolic;
+    cl_binary_info_free(&info);
+  }
+  return CUDALOAD_OK;
+}
+
+int cl_bind_definition_version(const char *provider, const char *symbol,
+                               char **version) {
+  *version = NULL;
+  cl_binary_symbols s;
+  int rc = cl_binary_read_symbols_file(provider, &s);
+  if (rc)
+    return rc;
+  long d = cl_bind_match(&s, symbol, NULL);
+  if (d >= 0 && s.defs[d].version >= 0 &&
+      (size_t)s.defs[d].version < s.version_count) {
+    *version = cl_strdup(s.versions[s.defs[d].version].name);
+    if (!*version)
+      rc = CUDALOAD_E_NO_MEMORY;
+  }
+  cl_binary_symbols_free(&s);
+  return rc;
+}

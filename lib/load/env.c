@@ -1,0 +1,220 @@
+/*
+ * env.c - the library search-path variable for a plan (LD_LIBRARY_PATH on
+ * Linux, PATH on Windows): the plan's folders first, the rest after, no
+ * duplicates, and never an empty, "." or relative entry (each of those
+ * makes the loader search the current folder: DLL planting).
+ */
+#include "core/context.h"
+#include "scan/inventory.h"
+#include "load/env.h"
+#include "scan/machine.h"
+#include "scan/catalog.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *cudaload_env_name(void) {
+  return cl_os_library_path_variable();
+}
+
+typedef struct path_list {
+  char *data;
+  size_t len, capacity;
+  int failed;
+} path_list;
+
+static int same_entry(const char *a, size_t alen, const char *b, size_t blen) {
+  /* Trailing separators are ignored; the OS says whether case counts. */
+  while (alen > 1 && (a[alen - 1] == '/' || a[alen - 1] == '\\'))
+    --alen;
+  while (blen > 1 && (b[blen - 1] == '/' || b[blen - 1] == '\\'))
+    --blen;
+  return cl_os_same_path(a, alen, b, blen);
+}
+
+static int contains(const path_list *l, const char *entry, size_t len) {
+  size_t pos = 0;
+  while (pos < l->len) {
+    const char *start = l->data + pos;
+    const char *sep = memchr(start, CL_LIST_SEP, l->len - pos);
+    size_t n = sep ? (size_t)(sep - start) : l->len - pos;
+    if (same_entry(start, n, entry, len))
+      return 1;
+    pos += n + 1;
+  }
+  return 0;
+}
+
+static void add(path_list *l, const char *entry, size_t len) {
+  if (len == 0 || l->failed)
+    return;
+  char *copy = cl_strndup(entry, len);
+  if (!copy) {
+    l->failed = 1;
+    return;
+  }
+  int usable = cl_os_path_is_absolute(copy);
+  free(copy);
+  if (!usable || contains(l, entry, len))
+    return;
+  if (cl_reserve((void **)&l->data, &l->capacity, l->len + len + 2, 1)) {
+    l->failed = 1;
+    return;
+  }
+  if (l->len)
+    l->data[l->len++] = CL_LIST_SEP;
+  memcpy(l->data + l->len, entry, len);
+  l->len += len;
+  l->data[l->len] = '\0';
+}
+
+/* A folder whose name holds the list separator cannot be an entry: the
+ * loader splits "/x/c:o:l" into "/x/c", "o" and "l", and the last two are
+ * relative, searched from whatever the current folder is (planting). There
+ * is no quoting in these variables, so the folder is refused, naming it. */
+static int refuse_separator(const char *folder) {
+  return cl_fail(
+      CUDALOAD_E_INSECURE,
+      "%s: this folder cannot be put on %s: its name holds '%c', which the "
+      "loader reads as the separator between entries, so it would also "
+      "search the relative folders the name splits into (anyone could plant "
+      "a library there). Rename or move the folder, or load the libraries "
+      "in this process by absolute path (cudaload_preload)",
+      folder, cudaload_env_name(), CL_LIST_SEP);
+}
+
+int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
+  *value = NULL;
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_env_compose: NULL ctx");
+  if (!ctx->planned) {
+    int rc = cudaload_plan(ctx, 0);
+    if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
+      return rc;
+    cl_clear_error();
+  }
+  path_list l = {0};
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    char *folder = cl_path_dirname(ctx->plan[i].path);
+    if (!folder) {
+      l.failed = 1;
+      break;
+    }
+    if (strchr(folder, CL_LIST_SEP)) {
+      int rc = refuse_separator(folder);
+      free(folder);
+      free(l.data);
+      return rc;
+    }
+    add(&l, folder, strlen(folder));
+    free(folder);
+  }
+  for (const char *p = current; p && *p && !l.failed;) {
+    const char *sep = strchr(p, CL_LIST_SEP);
+    size_t n = sep ? (size_t)(sep - p) : strlen(p);
+    add(&l, p, n);
+    p = sep ? sep + 1 : p + n;
+  }
+  if (l.failed) {
+    free(l.data);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
+  }
+  free(ctx->env_value);
+  ctx->env_value = l.data ? l.data : cl_strdup("");
+  if (!ctx->env_value)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
+  *value = ctx->env_value;
+  return CUDALOAD_OK;
+}
+
+const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
+  const char *value;
+  cl_env_compose(ctx, current, &value);
+  return value;
+}
+
+int cudaload_env_apply(cudaload_ctx *ctx) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_apply: NULL ctx");
+  char *current = cl_os_getenv(cudaload_env_name());
+  const char *value;
+  int status = cl_env_compose(ctx, current, &value);
+  free(current);
+  if (status != CUDALOAD_OK)
+    return status;
+  return cl_os_set_env(cudaload_env_name(), value);
+}
+
+/* Another copy of a planned family's sub-libraries, found by the library
+ * beside them through RUNPATH $ORIGIN (a cuDNN shim of a framework's wheel,
+ * reached through that framework's own RPATH): LD_LIBRARY_PATH comes before
+ * RUNPATH (docs/loader.md, "Linux 4"), so with the plan's folder on it,
+ * that shim would run the plan folder's sub-libraries instead of its own.
+ * Each such folder is reported once. */
+int cl_env_shadows(cudaload_ctx *ctx, cl_shadow_fn report, void *opaque) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  if (naming != CL_NAMING_LINUX)
+    return CUDALOAD_OK; /* Windows: PATH comes after the DLL's own folder */
+  char **reported = NULL;
+  size_t count = 0, capacity = 0;
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    char *planned_folder = cl_path_dirname(p->path);
+    for (size_t k = 0; planned_folder && !rc && k < ctx->library_count; ++k) {
+      cl_library *l = &ctx->libraries[k];
+      if (l->entry != p->entry || l->major != p->major ||
+          strcmp(l->path, p->path) == 0)
+        continue;
+      char *folder = cl_path_dirname(l->path);
+      int same_folder = !folder || strcmp(folder, planned_folder) == 0;
+      int seen = 0;
+      for (size_t r = 0; folder && r < count && !seen; ++r)
+        seen = strcmp(reported[r], folder) == 0;
+      /* Only what is found by RUNPATH can be shadowed: a sub-library (a
+       * shim opens it by SONAME) or a main library some other library
+       * NEEDs through its RUNPATH. Sub-libraries are the case seen. */
+      /* A copy built for another machine is never loaded by this one. */
+      const char *machine = cl_ctx_machine(ctx);
+      const char *built = machine ? cl_library_machine(l) : NULL;
+      int foreign = built && strcmp(built, machine) != 0;
+      if (same_folder || seen || foreign || l->entry->role != CL_ROLE_SUB) {
+        free(folder);
+        continue;
+      }
+      cl_library_settle_version(ctx, l);
+      const char *planned_version = "";
+      for (size_t j = 0; j < ctx->library_count; ++j)
+        if (strcmp(ctx->libraries[j].path, p->path) == 0) {
+          cl_library_settle_version(ctx, &ctx->libraries[j]);
+          planned_version = ctx->libraries[j].version;
+        }
+      if (l->version[0] && planned_version[0] &&
+          strcmp(l->version, planned_version) == 0) {
+        free(folder);
+        continue; /* the same version: nothing changes for the shim */
+      }
+      if (cl_reserve((void **)&reported, &capacity, count + 1,
+                     sizeof *reported)) {
+        free(folder);
+        rc = CUDALOAD_E_NO_MEMORY;
+        break;
+      }
+      reported[count++] = folder;
+      report(folder, l->entry->family, l->major, l->version, planned_folder,
+             planned_version, opaque);
+    }
+    free(planned_folder);
+  }
+  for (size_t r = 0; r < count; ++r)
+    free(reported[r]);
+  free(reported);
+  return rc;
+}

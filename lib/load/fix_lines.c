@@ -1,0 +1,410 @@
+/*
+ * fix_lines.c - the command printed to fix a missing requirement: the
+ * package that provides the library, for the CUDA major it is built for,
+ * and the variable that points at a folder holding it.
+ *
+ * The line must work where it is printed: the wheel named must exist for
+ * that CUDA major (CUDA 13's toolkit wheels dropped the -cuNN suffix, and
+ * the suffixed names are 0.0.1 placeholders), and it must not replace a
+ * package the environment already pins (cuDNN 8 and 9 are both
+ * nvidia-cudnn-cu12 and share site-packages/nvidia/cudnn).
+ */
+#include "load/fix_lines.h"
+#include "common/error.h"
+#include "scan/catalog.h"
+#include "scan/roots.h"
+#include "common/strutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One wheel: the PyPI distribution that ships a family's libraries for one
+ * CUDA major, and the folder under site-packages/nvidia it installs them to.
+ *
+ * Checked against the index on 2026-12-01 (`pip index versions NAME`, and
+ * with --platform win_amd64 --only-binary=:all: for Windows); newest
+ * versions then:
+ *   CUDA 11: nvidia-cuda-runtime-cu11 11.8.89, nvidia-cublas-cu11 11.11.3.6,
+ *     nvidia-cuda-nvrtc-cu11 11.8.89, nvidia-cufft-cu11 10.9.0.58,
+ *     nvidia-curand-cu11 10.3.0.86, nvidia-cusparse-cu11 11.7.5.86,
+ *     nvidia-cusolver-cu11 11.4.1.48, nvidia-cuda-cupti-cu11 11.8.87,
+ *     nvidia-nccl-cu11 2.21.5, nvidia-cudnn-cu11 9.10.2.21 (8.5 to 8.9.6
+ *     too; Windows 8.9.5.2). No nvidia-nvjitlink-cu11 (nvJitLink is
+ *     CUDA 12+).
+ *   CUDA 12: the same names with -cu12 (cuda-runtime 12.9.79, cublas
+ *     12.9.3.13, nvrtc 12.9.86, nvjitlink 12.9.86, cufft 11.4.1.4, curand
+ *     10.3.10.19, cusparse 12.5.10.65, cusolver 11.7.5.82, cupti 12.9.79,
+ *     nccl 2.32.3, cudnn 9.28.0.42 with 8.8/8.9 too).
+ *   CUDA 13: nvidia-cuda-runtime 13.5.37, nvidia-cublas 13.10.0.20,
+ *     nvidia-cuda-nvrtc 13.5.37, nvidia-nvjitlink 13.5.37, nvidia-cufft
+ *     12.5.0.14, nvidia-curand 10.4.5.25, nvidia-cusparse 12.9.4.2,
+ *     nvidia-cusolver 12.4.1.2, nvidia-cuda-cupti 13.5.25, nvidia-nccl-cu13
+ *     2.32.3, nvidia-cudnn-cu13 9.28.1.4 (no cuDNN 8). Not usable:
+ *     nvidia-cublas-cu13, nvidia-cuda-runtime-cu13, nvidia-cufft-cu13 are
+ *     0.0.1 placeholders; nvidia-nccl and nvidia-cudnn do not exist.
+ *   Windows: every name above has win_amd64 wheels except NCCL's (NCCL
+ *     has no Windows build; the catalog has no Windows name for it).
+ * scripts/acceptance asks the index again for every name listed here
+ * (cl_fix_packages_each). */
+typedef struct wheel {
+  const char *family;
+  int cuda_major;
+  const char *package;
+  const char *folder;   /* site-packages/nvidia/<folder>/lib (Windows: bin) */
+  int min_abi, max_abi; /* the library majors it ships; 0: any */
+  int linux_only;
+} wheel;
+
+/* CUDA 11 and 12 wheels keep a folder per package; CUDA 13's toolkit wheels
+ * share nvidia/cu13. */
+#define TOOLKIT(fam, name, sub)                                                \
+  {fam, 11, name "-cu11", sub, 0, 0, 0},                                       \
+      {fam, 12, name "-cu12", sub, 0, 0, 0}, {                                 \
+    fam, 13, name, "cu13", 0, 0, 0                                             \
+  }
+
+/* A library outside the toolkit: -cu12 and -cu13 distributions. */
+#define OTHER(fam, name, sub, linux)                                           \
+  {fam, 12, name "-cu12", sub, 0, 0, linux}, {                                 \
+    fam, 13, name "-cu13", sub, 0, 0, linux                                    \
+  }
+
+static const wheel wheels[] = {
+    TOOLKIT("cudart", "nvidia-cuda-runtime", "cuda_runtime"),
+    TOOLKIT("cublas", "nvidia-cublas", "cublas"),
+    TOOLKIT("nvrtc", "nvidia-cuda-nvrtc", "cuda_nvrtc"),
+    {"nvjitlink", 12, "nvidia-nvjitlink-cu12", "nvjitlink", 0, 0, 0},
+    {"nvjitlink", 13, "nvidia-nvjitlink", "cu13", 0, 0, 0},
+    TOOLKIT("cufft", "nvidia-cufft", "cufft"),
+    TOOLKIT("curand", "nvidia-curand", "curand"),
+    TOOLKIT("cusparse", "nvidia-cusparse", "cusparse"),
+    TOOLKIT("cusolver", "nvidia-cusolver", "cusolver"),
+    TOOLKIT("cupti", "nvidia-cuda-cupti", "cuda_cupti"),
+    /* NCCL keeps the suffix on CUDA 13 and its own folder. */
+    {"nccl", 11, "nvidia-nccl-cu11", "nccl", 0, 0, 1},
+    {"nccl", 12, "nvidia-nccl-cu12", "nccl", 0, 0, 1},
+    {"nccl", 13, "nvidia-nccl-cu13", "nccl", 0, 0, 1},
+    /* cuDNN is versioned apart from CUDA: one distribution per CUDA major
+     * carries both cuDNN majors, in nvidia/cudnn, on CUDA 13 too. */
+    {"cudnn", 11, "nvidia-cudnn-cu11", "cudnn", 8, 9, 0},
+    {"cudnn", 12, "nvidia-cudnn-cu12", "cudnn", 8, 9, 0},
+    {"cudnn", 13, "nvidia-cudnn-cu13", "cudnn", 9, 9, 0},
+    /* Libraries that ship in another family's wheel. */
+    TOOLKIT("cufftw", "nvidia-cufft", "cufft"),
+    TOOLKIT("cusolverMg", "nvidia-cusolver", "cusolver"),
+    TOOLKIT("nvblas", "nvidia-cublas", "cublas"),
+    TOOLKIT("nvjpeg", "nvidia-nvjpeg", "nvjpeg"),
+    /* NPP's eleven libraries: one wheel. */
+    TOOLKIT("nppc", "nvidia-npp", "npp"),
+    TOOLKIT("nppial", "nvidia-npp", "npp"),
+    TOOLKIT("nppicc", "nvidia-npp", "npp"),
+    TOOLKIT("nppidei", "nvidia-npp", "npp"),
+    TOOLKIT("nppif", "nvidia-npp", "npp"),
+    TOOLKIT("nppig", "nvidia-npp", "npp"),
+    TOOLKIT("nppim", "nvidia-npp", "npp"),
+    TOOLKIT("nppist", "nvidia-npp", "npp"),
+    TOOLKIT("nppisu", "nvidia-npp", "npp"),
+    TOOLKIT("nppitc", "nvidia-npp", "npp"),
+    TOOLKIT("npps", "nvidia-npp", "npp"),
+    {"nvfatbin", 12, "nvidia-nvfatbin-cu12", "nvfatbin", 0, 0, 0},
+    {"nvfatbin", 13, "nvidia-nvfatbin", "cu13", 0, 0, 0},
+    /* NVVM: nvcc's wheel (nvidia/cuda_nvcc/nvvm) on CUDA 12, its own on 13. */
+    {"nvvm", 12, "nvidia-cuda-nvcc-cu12", "cuda_nvcc", 0, 0, 0},
+    {"nvvm", 13, "nvidia-nvvm", "cu13", 0, 0, 0},
+    {"cufile", 12, "nvidia-cufile-cu12", "cufile", 0, 0, 1},
+    {"cufile", 13, "nvidia-cufile", "cu13", 0, 0, 1},
+    /* Math libraries outside the toolkit keep -cuNN on CUDA 13 too. */
+    OTHER("cublasmp", "nvidia-cublasmp", "cublasmp", 1),
+    OTHER("cufftMp", "nvidia-cufftmp", "cufftmp", 1),
+    OTHER("cusolverMp", "nvidia-cusolvermp", "cu13", 1),
+    OTHER("mathdx", "nvidia-libmathdx", "cu13", 0),
+    OTHER("cudss", "nvidia-cudss", "cu13", 0),
+    OTHER("cusparseLt", "nvidia-cusparselt", "cusparselt", 0),
+    OTHER("nvshmem_host", "nvidia-nvshmem", "nvshmem", 1),
+    /* cuTENSOR and cuQuantum install outside nvidia/ (cutensor/lib,
+     * cuquantum/lib). */
+    {"cutensor", 11, "cutensor-cu11", "cutensor", 0, 0, 0},
+    OTHER("cutensor", "cutensor", "cutensor", 0),
+    OTHER("cutensorMg", "cutensor", "cutensor", 0),
+    OTHER("cutensorMp", "cutensor", "cutensor", 1),
+    OTHER("custatevec", "custatevec", "cuquantum", 1),
+    OTHER("cutensornet", "cutensornet", "cuquantum", 1),
+    OTHER("cudensitymat", "cudensitymat", "cuquantum", 1),
+    OTHER("cupauliprop", "cupauliprop", "cuquantum", 1),
+    OTHER("custabilizer", "custabilizer", "cuquantum", 1),
+    /* No wheel: cuDLA comes with JetPack, NVPL's FFTW with NVPL (aarch64). */
+};
+
+void cl_fix_packages_each(void (*fn)(const char *family, int cuda_major,
+                                     const char *package, void *opaque),
+                          void *opaque) {
+  for (size_t i = 0; i < sizeof wheels / sizeof *wheels; ++i)
+    fn(wheels[i].family, wheels[i].cuda_major, wheels[i].package, opaque);
+}
+
+static const wheel *find_wheel(const char *family, int cuda, long abi,
+                               cl_naming naming) {
+  for (size_t i = 0; i < sizeof wheels / sizeof *wheels; ++i) {
+    const wheel *w = &wheels[i];
+    if (strcmp(w->family, family) != 0 || w->cuda_major != cuda)
+      continue;
+    if (abi && w->min_abi && (abi < w->min_abi || abi > w->max_abi))
+      continue;
+    if (w->linux_only && naming == CL_NAMING_WINDOWS)
+      continue;
+    return w;
+  }
+  return NULL;
+}
+
+const char *cl_fix_package(const char *family, int cuda_major,
+                           cl_naming naming) {
+  const wheel *w = find_wheel(family, cuda_major, 0, naming);
+  return w ? w->package : NULL;
+}
+
+/* The CUDA major a library belongs to: what the scan settled, else what its
+ * name tells (a wheel's dist-info is read only when asked, and this must
+ * not read the disk). */
+static int library_cuda_major(const cl_library *lib) {
+  if (!lib->pending_folder && lib->cuda_major)
+    return lib->cuda_major;
+  return cl_catalog_cuda_major(lib->entry, lib->major);
+}
+
+/* Whether a is searched before b: an earlier tier, then an earlier root,
+ * as the plan prefers them. */
+static int ranks_before(const cudaload_ctx *ctx, const cl_library *a,
+                        const cl_library *b) {
+  cl_root_tier ta = a->root < ctx->root_count
+                        ? cl_origin_tier(ctx->roots[a->root].origin)
+                        : CL_TIER_SYSTEM;
+  cl_root_tier tb = b->root < ctx->root_count
+                        ? cl_origin_tier(ctx->roots[b->root].origin)
+                        : CL_TIER_SYSTEM;
+  return ta != tb ? ta < tb : a->root < b->root;
+}
+
+/* The CUDA major the rest of the application uses, for a family whose own
+ * major does not tell (cuDNN, NCCL): another requirement's ("cublas=13"),
+ * else that of the libraries of the best-ranked root (the environment the
+ * user activated beats a toolkit in /usr/local), else 0. */
+static int environment_cuda_major(const cudaload_ctx *ctx,
+                                  const cl_requirement *r) {
+  for (size_t i = 0; i < ctx->requirement_count; ++i) {
+    const cl_requirement *q = &ctx->requirements[i];
+    int cuda = 0;
+    if (q != r && q->op == CL_OP_EQ)
+      cuda = cl_catalog_cuda_major(q->entry, (int)q->version[0]);
+    if (cuda)
+      return cuda;
+  }
+  const cl_library *best = NULL;
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *lib = &ctx->libraries[i];
+    if (library_cuda_major(lib) && (!best || ranks_before(ctx, lib, best)))
+      best = lib;
+  }
+  return best ? library_cuda_major(best) : 0;
+}
+
+static int is_separator(char c, cl_naming naming) {
+  return c == '/' || (naming == CL_NAMING_WINDOWS && c == '\\');
+}
+
+/* If path's folder is <site-packages>/nvidia/<folder>/lib (Windows: bin, or
+ * bin/x86_64 for CUDA 13), the length of <site-packages>, else 0. */
+static size_t wheel_site_length(const char *path, const char *folder,
+                                cl_naming naming) {
+  const char *tails[] = {"lib", NULL, NULL};
+  if (naming == CL_NAMING_WINDOWS) {
+    tails[0] = "bin";
+    tails[1] = "bin/x86_64";
+  }
+  size_t end = strlen(path);
+  while (end > 0 && !is_separator(path[end - 1], naming))
+    --end; /* the file name */
+  for (int t = 0; tails[t]; ++t) {
+    char want[64];
+    snprintf(want, sizeof want, "/nvidia/%s/%s/", folder, tails[t]);
+    size_t n = strlen(want);
+    if (end <= n)
+      continue;
+    size_t start = end - n, k = 0;
+    for (; k < n; ++k) {
+      char c = path[start + k], w = want[k];
+      if (w == '/' ? !is_separator(c, naming) : c != w)
+        break;
+    }
+    if (k == n)
+      return start;
+  }
+  return 0;
+}
+
+/* A growing string; out of memory leaves it NULL for good. */
+typedef struct text {
+  char *s;
+  size_t len;
+  int failed;
+} text;
+
+static void add(text *t, const char *format, ...) CL_PRINTF(2, 3);
+static void add(text *t, const char *format, ...) {
+  if (t->failed)
+    return;
+  va_list ap;
+  va_start(ap, format);
+  int n = vsnprintf(NULL, 0, format, ap);
+  va_end(ap);
+  char *grown = n < 0 ? NULL : realloc(t->s, t->len + (size_t)n + 1);
+  if (!grown) {
+    free(t->s);
+    t->s = NULL;
+    t->failed = 1;
+    return;
+  }
+  t->s = grown;
+  va_start(ap, format);
+  vsnprintf(t->s + t->len, (size_t)n + 1, format, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+/* Whether the name ends in -cuNN, which pins the CUDA major. */
+static int suffixed(const wheel *w) {
+  char suffix[16];
+  snprintf(suffix, sizeof suffix, "-cu%d", w->cuda_major);
+  return cl_ends_with(w->package, suffix);
+}
+
+/* The version specifier pip gets: the requirement's own ("==8.9.*" for
+ * "=8.9", ">=9.1" for ">=9.1"), "" when the name alone pins the major. */
+static void specifier(const cl_requirement *r, const wheel *w, char *out,
+                      size_t size) {
+  char version[128] = "";
+  for (int i = 0; i < r->version_parts; ++i) {
+    size_t used = strlen(version);
+    snprintf(version + used, sizeof version - used, "%s%ld", i ? "." : "",
+             r->version[i]);
+  }
+  static const char *const ops[] = {"", "==", ">=", ">", "<=", "<"};
+  out[0] = '\0';
+  if (r->op == CL_OP_ANY)
+    return;
+  if (r->op != CL_OP_EQ) {
+    snprintf(out, size, "%s%s", ops[r->op], version);
+  } else if (r->version_parts > 1) {
+    snprintf(out, size, "==%s.*", version); /* "=8.9" is a prefix */
+  } else if (strcmp(w->family, "cudnn") == 0 && r->version[0] == 8) {
+    /* The cuDNN 8 releases every CUDA 11/12 wheel has, Windows too. */
+    snprintf(out, size, "==8.9.*");
+  } else if (w->min_abi || !suffixed(w)) {
+    /* cuDNN's name does not tell its major, nor does an unsuffixed CUDA 13
+     * name (a later CUDA may publish under it). */
+    snprintf(out, size, "==%s.*", version);
+  }
+}
+
+/* A folder beside that site-packages (one level up: inside the environment,
+ * so it goes with it and has its owner, which a root needs; outside
+ * site-packages, so Python and pip see the environment unchanged), named
+ * after what it holds ("cudnn8"); NULL when out of memory. */
+static char *target_folder(const char *site, size_t site_len,
+                           const char *family, long major) {
+  char *sp = cl_strndup(site, site_len);
+  char *parent = sp ? cl_path_dirname(sp) : NULL;
+  char name[64];
+  snprintf(name, sizeof name, major ? "%s%ld" : "%s", family, major);
+  char *dir = cl_path_join(parent ? parent : "DIR", name);
+  if (!parent && dir) {
+    free(dir);
+    dir = cl_strdup("DIR");
+  }
+  free(sp);
+  free(parent);
+  return dir;
+}
+
+/* One concrete command that fixes a missing requirement, malloc'ed. */
+char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  const char *family = r->entry->family;
+  long major = r->op == CL_OP_ANY ? 0 : r->version[0];
+  if (r->op == CL_OP_LT && r->version_parts == 1)
+    major = major - 1; /* "cudnn<9" wants 8 */
+  const char *var = strcmp(family, "cudnn") == 0 ? "CUDNN_PATH" : "CUDA_PATH";
+  const char *files =
+      naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
+
+  /* The requirement's own CUDA major (cublas=12), else the application's,
+   * else 12, the one every family has a wheel for; a family with no wheel
+   * for that major (cuDNN 8 on CUDA 13) takes CUDA 12's. */
+  int cuda = major ? cl_catalog_cuda_major(r->entry, (int)major) : 0;
+  if (!cuda)
+    cuda = environment_cuda_major(ctx, r);
+  const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
+  if (!w)
+    w = find_wheel(family, 12, major, naming);
+  text t = {0};
+  if (!w) {
+    /* The driver, or a library no wheel ships here (NCCL on Windows). */
+    add(&t, "set %s to the folder that holds %s", var, files);
+    return t.s;
+  }
+  char spec[160];
+  specifier(r, w, spec, sizeof spec);
+
+  /* A library of the family already in the folder the wheel installs to
+   * does not satisfy the requirement; pip would replace it (the same
+   * distribution: cuDNN 9 for cuDNN 8) or mix two distributions' files in
+   * one folder, whose uninstall removes the other's. Either breaks what
+   * the environment pinned it for: install into a folder of its own. */
+  const cl_library *pinned = NULL;
+  size_t site_len = 0;
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *lib = &ctx->libraries[i];
+    size_t n;
+    if (strcmp(lib->entry->family, family) == 0 &&
+        (n = wheel_site_length(lib->path, w->folder, naming)) &&
+        (!pinned || ranks_before(ctx, lib, pinned))) {
+      pinned = lib;
+      site_len = n;
+    }
+  }
+  if (!pinned) {
+    add(&t,
+        "pip install \"%s%s\" (then pass its site-packages folder as a root), "
+        "or set %s to the folder that holds %s",
+        w->package, spec, var, files);
+    return t.s;
+  }
+  char *dir = target_folder(pinned->path, site_len, family, major);
+  if (!dir)
+    return NULL;
+  add(&t, "python -m pip install --no-deps --target \"%s\" \"%s%s\"", dir,
+      w->package, spec);
+  /* --no-deps keeps pip from installing a second copy of what the
+   * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
+   * one comes along when nothing in the inventory is it. */
+  if (strcmp(family, "cudnn") == 0) {
+    const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
+    int have = 0;
+    for (size_t i = 0; i < ctx->library_count && !have; ++i)
+      have = strcmp(ctx->libraries[i].entry->family, "cublas") == 0 &&
+             library_cuda_major(&ctx->libraries[i]) == w->cuda_major;
+    if (blas && !have)
+      add(&t, " \"%s\"", blas->package);
+  }
+  add(&t,
+      " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
+      "which that would replace or mix with), then pass that folder as a "
+      "root (--root; Python: roots=[...]), or set %s to the folder that "
+      "holds %s",
+      (int)site_len, pinned->path, pinned->entry->family, pinned->major,
+      naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, var, files);
+  free(dir);
+  return t.s;
+}

@@ -1,0 +1,24 @@
+/* fix_lines.h - the fix printed for a requirement nothing satisfies. */
+#ifndef CUDALOAD_FIX_LINES_H
+#define CUDALOAD_FIX_LINES_H
+
+#include "core/context.h"
+
+/* One concrete command that fixes the missing requirement r in ctx's
+ * situation, malloc'ed; NULL when out of memory. */
+char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r);
+
+/* Call fn with every (family, CUDA major, PyPI distribution) a fix can
+ * name, so that tests and scripts/acceptance can ask the index about each
+ * (acceptance/fix_packages.c). */
+void cl_fix_packages_each(void (*fn)(const char *family, int cuda_major,
+                                     const char *package, void *opaque),
+                          void *opaque);
+
+/* The PyPI distribution that ships family's libraries for a CUDA major
+ * ("nvidia-cublas-cu12"), NULL when none does (for the plan's warning
+ * about a library opened lazily that nothing provides). */
+const char *cl_fix_package(const char *family, int cuda_major,
+                           cl_naming naming);
+
+#endif

@@ -1,0 +1,1619 @@
+/*
+ * plan.c - requirements -> chosen files -> load order. Reads the inventory
+ * and the chosen files' ELF/PE headers; loads nothing.
+ *
+ * Choice: one main library per requirement, explicit roots before default
+ * roots, then the newest version, then root order. Its companions (cublasLt
+ * beside cublas, cuDNN's sub-libraries) come from the same folder: mixing
+ * folders mixes builds. Order: dependencies first (ELF NEEDED / PE imports
+ * within the chosen set). Sub-libraries the main library opens lazily are
+ * preloaded only when it could not find them itself (no RUNPATH $ORIGIN),
+ * or when the scan found a bundled copy of the main library (auditwheel's
+ * <pkg>.libs/libcudnn-<hex>.so.8...) that opens them by name from a folder
+ * without them.
+ */
+#include "binary/binary.h"
+#include "load/bind.h"
+#include "scan/consumers.h"
+#include "core/context.h"
+#include "load/spec.h"
+#include "load/plan.h"
+#include "scan/inventory.h"
+#include "scan/driver_version.h"
+#include "common/error.h"
+#include "load/fix_lines.h"
+#include "os/loader.h"
+#include "scan/machine.h"
+#include "os/platform.h"
+#include "load/resolve.h"
+#include "scan/roots.h"
+#include "common/strindex.h"
+#include "common/strutil.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CL_KNOWN_PLAN_FLAGS                                                    \
+  (CUDALOAD_PRELOAD_GLOBAL | CUDALOAD_PRELOAD_ALL_SUBLIBS |                    \
+   CUDALOAD_PRELOAD_PARTIAL)
+
+/* A growing message, for the report of an unsatisfied plan. */
+typedef struct text_buffer {
+  char *data;
+  size_t len, capacity;
+  int failed;
+} text_buffer;
+
+static void append(text_buffer *b, const char *fmt, ...) CL_PRINTF(2, 3);
+static void append(text_buffer *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || b->failed)
+    return;
+  if (cl_reserve((void **)&b->data, &b->capacity, b->len + (size_t)n + 1, 1)) {
+    b->failed = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+}
+
+static int library_version(const cl_library *lib,
+                           long parts[CL_VERSION_PARTS]) {
+  int n = lib->version[0] ? cl_version_parse(lib->version, parts) : 0;
+  if (n == 0) { /* only the major is known */
+    memset(parts, 0, sizeof(long) * CL_VERSION_PARTS);
+    parts[0] = lib->major;
+  }
+  return n;
+}
+
+/* Does lib satisfy r? If not, why (into why). */
+static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
+                     size_t why_len) {
+  long v[CL_VERSION_PARTS];
+  int known = library_version(lib, v);
+  int parts = known ? known : 1;
+  if (r->op == CL_OP_ANY)
+    return 1;
+  if (r->op == CL_OP_EQ) {
+    if (lib->major != r->version[0]) {
+      snprintf(why, why_len, "major %d, not %ld", lib->major, r->version[0]);
+      return 0;
+    }
+    if (r->version_parts > 1 && !known) {
+      snprintf(why, why_len,
+               "its version is unknown (nothing on disk tells more than the "
+               "major), so %s cannot be checked",
+               r->text);
+      return 0;
+    }
+    for (int i = 1; i < r->version_parts; ++i)
+      if (i >= parts || v[i] != r->version[i]) {
+        snprintf(why, why_len, "version %s does not match %s", lib->version,
+                 r->text);
+        return 0;
+      }
+    return 1;
+  }
+  /* Ranges: with an unknown version, only the major can decide. */
+  int cmp = cl_version_compare(v, parts, r->version, r->version_parts);
+  int decided_by_major = lib->major != r->version[0];
+  if (!known && !decided_by_major && r->version_parts > 1) {
+    snprintf(why, why_len,
+             "its version is unknown (only major %d), so %s cannot be "
+             "checked",
+             lib->major, r->text);
+    return 0;
+  }
+  int ok = (r->op == CL_OP_GE && cmp >= 0) || (r->op == CL_OP_GT && cmp > 0) ||
+           (r->op == CL_OP_LE && cmp <= 0) || (r->op == CL_OP_LT && cmp < 0);
+  if (!ok)
+    snprintf(why, why_len, "version %s is outside %s",
+             lib->version[0] ? lib->version : "(major only)", r->text);
+  return ok;
+}
+
+static int same_folder(const char *a, const char *b) {
+  const char *ba = cl_path_basename(a), *bb = cl_path_basename(b);
+  return ba - a == bb - b && memcmp(a, b, (size_t)(ba - a)) == 0;
+}
+
+/* The required companions the inventory holds, by (catalog entry, major,
+ * folder): checking a candidate is then a few lookups, where a pass over
+ * the inventory per candidate made a folder of many candidates quadratic. */
+typedef struct companion_index {
+  cl_str_index index;
+  char **keys; /* owned; borrowed by index */
+  size_t count, capacity;
+} companion_index;
+
+/* "<entry>.<major>:<folder of path, with its trailing separator>"; the
+ * folder part is what same_folder() compares. malloc'ed. */
+static char *companion_key(const cl_catalog_entry *entry, int major,
+                           const char *path) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  size_t folder_len = (size_t)(cl_path_basename(path) - path);
+  char head[48];
+  int n = snprintf(head, sizeof head, "%lu.%d:", (unsigned long)(entry - all),
+                   major);
+  char *key = n > 0 ? malloc((size_t)n + folder_len + 1) : NULL;
+  if (key) {
+    memcpy(key, head, (size_t)n);
+    memcpy(key + n, path, folder_len);
+    key[(size_t)n + folder_len] = '\0';
+  }
+  return key;
+}
+
+static void companion_index_free(companion_index *c) {
+  cl_str_index_free(&c->index);
+  for (size_t i = 0; i < c->count; ++i)
+    free(c->keys[i]);
+  free(c->keys);
+}
+
+static int companion_index_build(const cudaload_ctx *ctx, companion_index *c) {
+  memset(c, 0, sizeof *c);
+  cl_str_index_init(&c->index, 0);
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l->entry->role != CL_ROLE_SUB || !l->entry->required_beside_main)
+      continue;
+    char *key = companion_key(l->entry, l->major, l->path);
+    if (!key || cl_reserve((void **)&c->keys, &c->capacity, c->count + 1,
+                           sizeof(char *))) {
+      free(key);
+      return CUDALOAD_E_NO_MEMORY;
+    }
+    c->keys[c->count++] = key;
+    if (cl_str_index_add(&c->index, key, i))
+      return CUDALOAD_E_NO_MEMORY;
+  }
+  return CUDALOAD_OK;
+}
+
+/* The first required companion of main missing from its folder, or NULL;
+ * *status set to CUDALOAD_E_NO_MEMORY when out of memory. */
+static const cl_catalog_entry *missing_companion(const companion_index *c,
+                                                 const cl_library *main_lib,
+                                                 int *status) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t e = 0; e < count; ++e) {
+    const cl_catalog_entry *sub = &all[e];
+    if (sub->role != CL_ROLE_SUB || !sub->required_beside_main ||
+        strcmp(sub->family, main_lib->entry->family) != 0 ||
+        main_lib->major < sub->min_major || main_lib->major > sub->max_major)
+      continue;
+    char *key = companion_key(sub, main_lib->major, main_lib->path);
+    if (!key) {
+      *status = CUDALOAD_E_NO_MEMORY;
+      return NULL;
+    }
+    int found = cl_str_index_find(&c->index, key, NULL);
+    free(key);
+    if (!found)
+      return sub;
+  }
+  return NULL;
+}
+
+/* Is a better than b for a requirement? */
+static int better(const cudaload_ctx *ctx, const cl_library *a,
+                  const cl_library *b) {
+  /* The earlier tier wins whatever the versions (docs/scan-contract.md,
+   * "Precedence"): the environment the user activated is what they mean. */
+  cl_root_tier ta = cl_origin_tier(ctx->roots[a->root].origin);
+  cl_root_tier tb = cl_origin_tier(ctx->roots[b->root].origin);
+  if (ta != tb)
+    return ta < tb;
+  cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)a);
+  cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)b);
+  long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
+  int na = library_version(a, va), nb = library_version(b, vb);
+  int cmp = cl_version_compare(va, na ? na : 1, vb, nb ? nb : 1);
+  if (cmp != 0)
+    return cmp > 0;
+  return a->root < b->root;
+}
+
+/* --- one CUDA major per plan (docs/scan-contract.md, "One CUDA major") --- */
+
+/* The CUDA major a requirement names by itself: cudart=12, cublas=13 (their
+ * major is the CUDA major); 0 for cudnn=9, built for several. */
+static int named_cuda_major(const cl_requirement *r) {
+  if (r->op != CL_OP_EQ)
+    return 0;
+  return cl_catalog_cuda_major(r->entry, (int)r->version[0]);
+}
+
+/* Which requirements' candidates carry a CUDA major, by tier: the majors
+ * present (bit per major < 64) in each tier. */
+static void majors_by_tier(cudaload_ctx *ctx,
+                           uint64_t present[CL_TIER_SYSTEM + 1]) {
+  memset(present, 0, sizeof(uint64_t) * (CL_TIER_SYSTEM + 1));
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    cl_library *lib = &ctx->libraries[i];
+    int wanted = 0;
+    for (size_t r = 0; r < ctx->requirement_count && !wanted; ++r)
+      wanted = ctx->requirements[r].entry == lib->entry;
+    if (!wanted)
+      continue;
+    /* A wheel's CUDA major is in its dist-info name (-cu12): read now. */
+    cl_library_settle_version(ctx, lib);
+    if (lib->cuda_major > 0 && lib->cuda_major < 64)
+      present[cl_origin_tier(ctx->roots[lib->root].origin)] |=
+          (uint64_t)1 << lib->cuda_major;
+  }
+}
+
+/* The newest major in a set, at most `limit` when limit > 0. */
+static int newest_major(uint64_t set, int limit) {
+  for (int m = 63; m > 0; --m)
+    if ((set >> m) & 1 && (limit <= 0 || m <= limit))
+      return m;
+  return 0;
+}
+
+/* Does a file built for the plan's CUDA major satisfy r? Only then are
+ * the others passed over: a file whose CUDA major is unknown, or another
+ * major's, is better than none. */
+static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
+  char why[512];
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    cl_library *lib = &ctx->libraries[i];
+    if (lib->entry != r->entry)
+      continue;
+    cl_library_settle_version(ctx, lib);
+    if (lib->cuda_major == ctx->plan_cuda_major &&
+        satisfies(r, lib, why, sizeof why))
+      return 1;
+  }
+  return 0;
+}
+
+/* Decide the plan's CUDA major, and say what decided it: a cuda=MAJOR pin,
+ * a cudart=MAJOR requirement, the CUDA major of the libraries in the
+ * strongest tier up to the active environment (the user activated it),
+ * else the newest the driver supports, else the newest found. 0 when no
+ * candidate carries a CUDA major: nothing is filtered. */
+static int decide_cuda_major(cudaload_ctx *ctx) {
+  free(ctx->plan_cuda_reason);
+  ctx->plan_cuda_reason = NULL;
+  ctx->plan_cuda_major = 0;
+  char why[512] = "";
+  int major = 0;
+  /* The driver is read from files (its name, /proc, VERSIONINFO), never
+   * loaded: planning loads nothing. */
+  cl_driver_cuda driver;
+  if (cl_driver_cuda_read(cl_ctx_naming(ctx), ctx->probe_driver_path,
+                          &driver) != CUDALOAD_OK)
+    return CUDALOAD_E_NO_MEMORY;
+  int driver_known = driver.found;
+  int driver_limit = driver_known ? driver.max_major_compat : 0;
+  if (ctx->cuda_pin) {
+    major = ctx->cuda_pin;
+    snprintf(why, sizeof why, "pinned by cuda=%d", major);
+  }
+  for (size_t r = 0; !major && r < ctx->requirement_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    if (strcmp(req->entry->family, "cudart") == 0 && named_cuda_major(req)) {
+      major = named_cuda_major(req);
+      snprintf(why, sizeof why, "pinned by %s", req->text);
+    }
+  }
+  uint64_t present[CL_TIER_SYSTEM + 1];
+  majors_by_tier(ctx, present);
+  for (int t = CL_TIER_EXPLICIT; !major && t <= CL_TIER_ENVIRONMENT; ++t) {
+    if (!present[t])
+      continue;
+    major = newest_major(present[t], driver_limit);
+    if (!major) /* the driver supports none of them: still what they mean */
+      major = newest_major(present[t], 0);
+    snprintf(why, sizeof why, "the CUDA major of the libraries in the %s %s",
+             t == CL_TIER_EXPLICIT ? "explicit" : "active environment's",
+             t == CL_TIER_EXPLICIT ? "roots" : "folders");
+  }
+  uint64_t all = 0;
+  for (int t = 0; t <= CL_TIER_SYSTEM; ++t)
+    all |= present[t];
+  if (!major && all && driver_known && newest_major(all, driver_limit)) {
+    major = newest_major(all, driver_limit);
+    snprintf(why, sizeof why,
+             "the newest CUDA major the driver supports (driver %.32s, up "
+             "to CUDA %d.%d, read from %.200s)",
+             driver.version, driver.cuda_major, driver.cuda_minor,
+             driver.path[0] ? driver.path
+                            : (driver.source ? driver.source : "?"));
+  } else if (!major && all) {
+    major = newest_major(all, 0);
+    snprintf(why, sizeof why, "the newest CUDA major found; %s",
+             driver_known ? "the driver supports none of those found"
+                          : "the driver was not consulted: none found");
+  }
+  if (!major)
+    return CUDALOAD_OK;
+  size_t used = strlen(why);
+  if (driver_known && major > driver_limit && used < sizeof why)
+    snprintf(why + used, sizeof why - used,
+             "; the driver (%.32s) supports CUDA up to %d.%d: update it",
+             driver.version, driver.cuda_major, driver.cuda_minor);
+  ctx->plan_cuda_major = major;
+  ctx->plan_cuda_reason = cl_strdup(why);
+  return ctx->plan_cuda_reason ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* Record why a candidate was not taken (the text is copied). */
+static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
+                  ...) CL_PRINTF(3, 4);
+static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
+                  ...) {
+  char why[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  if (cl_reserve((void **)&o->rejected, &o->rejected_capacity,
+                 o->rejected_count + 1, sizeof *o->rejected))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_rejection *r = &o->rejected[o->rejected_count];
+  r->path = cl_strdup(path);
+  r->why = cl_strdup(why);
+  if (!r->path || !r->why) {
+    free(r->path);
+    free(r->why);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  o->rejected_count++;
+  return CUDALOAD_OK;
+}
+
+static void describe_roots(text_buffer *b, const cudaload_ctx *ctx) {
+  append(b, "  searched %zu root%s:\n", ctx->root_count,
+         ctx->root_count == 1 ? "" : "s");
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    append(b, "    %s (%s%s)\n", ctx->roots[i].path, ctx->roots[i].origin,
+           ctx->roots[i].status == CUDALOAD_OK
+               ? ""
+               : (ctx->roots[i].status == CUDALOAD_E_NOT_FOUND
+                      ? ", not found"
+                      : (ctx->roots[i].status == CUDALOAD_E_INSECURE
+                             ? ", writable by other users: refused"
+                             : ", unreadable")));
+}
+
+/* planned: the plan's entries by path (borrowed), so that adding one to a
+ * plan of thousands (a folder of sub-libraries) does not compare it with
+ * each. */
+static int add_entry(cudaload_ctx *ctx, cl_str_index *planned,
+                     const cl_library *lib, size_t requirement,
+                     const char *reason) {
+  if (cl_str_index_find(planned, lib->path, NULL))
+    return CUDALOAD_OK; /* two requirements chose the same file */
+  if (cl_reserve((void **)&ctx->plan, &ctx->plan_capacity, ctx->plan_count + 1,
+                 sizeof(cl_plan_entry)))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_plan_entry *p = &ctx->plan[ctx->plan_count];
+  memset(p, 0, sizeof *p);
+  p->entry = lib->entry;
+  p->major = lib->major;
+  p->path = cl_strdup(lib->path);
+  p->reason = cl_strdup(reason);
+  p->loaded_path = cl_strdup("");
+  p->requirement = requirement;
+  p->state = CUDALOAD_STATE_PLANNED;
+  p->to_load = 1;
+  if (!p->path || !p->reason || !p->loaded_path) {
+    free(p->path);
+    free(p->reason);
+    free(p->loaded_path);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->plan_count++;
+  return cl_str_index_add(planned, p->path, ctx->plan_count - 1);
+}
+
+/* The main library and every sub-library of its family and major in its
+ * folder (required and optional), main first. */
+static int add_chosen(cudaload_ctx *ctx, cl_str_index *planned,
+                      const cl_library *main_lib, size_t requirement) {
+  char reason[256];
+  snprintf(reason, sizeof reason, "required by %s",
+           ctx->requirements[requirement].text);
+  int rc = add_entry(ctx, planned, main_lib, requirement, reason);
+  snprintf(reason, sizeof reason, "belongs to %s (same folder)",
+           cl_path_basename(main_lib->path));
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l->entry->role == CL_ROLE_SUB && l->major == main_lib->major &&
+        strcmp(l->entry->family, main_lib->entry->family) == 0 &&
+        same_folder(l->path, main_lib->path))
+      rc = add_entry(ctx, planned, l, requirement, reason);
+  }
+  return rc;
+}
+
+static int runpath_has_origin(const cl_binary_info *info) {
+  const char *paths[2] = {info->runpath, info->rpath};
+  for (int i = 0; i < 2; ++i)
+    if (paths[i] &&
+        (strstr(paths[i], "$ORIGIN") || strstr(paths[i], "${ORIGIN}")))
+      return 1;
+  return 0;
+}
+
+static void set_reason(cl_plan_entry *p, const char *fmt, ...) CL_PRINTF(2, 3);
+static void set_reason(cl_plan_entry *p, const char *fmt, ...) {
+  char text[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  char *copy = cl_strdup(text);
+  if (copy) {
+    free(p->reason);
+    p->reason = copy;
+  }
+}
+
+/* A bundled copy of p's main library (same family and major) that the scan
+ * found in a <pkg>.libs folder, or NULL. Such a copy opens p by its SONAME,
+ * and its RUNPATH leads only to its own folder, which lacks p. */
+static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
+                                              const cl_plan_entry *p) {
+  for (size_t i = 0; i < ctx->shim_count; ++i)
+    if (ctx->shims[i].major == p->major &&
+        strcmp(ctx->shims[i].entry->family, p->entry->family) == 0)
+      return &ctx->shims[i];
+  return NULL;
+}
+
+/* Header of plan entry i into info[i] and its SONAME into the entry (the
+ * file name when it has none, or cannot be parsed: a file we cannot parse
+ * is still planned, the OS loader is the judge, and preload reports what it
+ * says). Returns 0 or CUDALOAD_E_NO_MEMORY. */
+static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
+                       int parse) {
+  cl_plan_entry *p = &ctx->plan[i];
+  if (!parse || cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
+    memset(&info[i], 0, sizeof info[i]);
+  cl_clear_error();
+  const char *soname = info[i].soname && info[i].soname[0]
+                           ? info[i].soname
+                           : cl_path_basename(p->path);
+  free(p->soname);
+  p->soname = cl_strdup(soname);
+  return p->soname ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* What a main library's NEEDED names are in the catalog, matched once per
+ * plan (a plan compares every sub-library with every NEEDED name). */
+typedef struct needed_names {
+  const cl_catalog_entry **entry; /* NULL: not a catalog name */
+  int *major;
+} needed_names;
+
+static int match_needed(const cl_binary_info *info, needed_names *out) {
+  out->entry = calloc(info->needed_count + 1, sizeof *out->entry);
+  out->major = calloc(info->needed_count + 1, sizeof *out->major);
+  if (!out->entry || !out->major)
+    return CUDALOAD_E_NO_MEMORY;
+  cl_naming naming =
+      info->format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+  for (size_t d = 0; d < info->needed_count; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info->needed[d], naming, &m)) {
+      out->entry[d] = m.entry;
+      out->major[d] = m.major;
+    }
+  }
+  return CUDALOAD_OK;
+}
+
+/* Does NEEDED name d of a main library refer to plan entry p? By SONAME, or
+ * by catalog name (p's header is not read before it is known to be
+ * loaded). */
+static int names_entry(const cl_binary_info *info, const needed_names *names,
+                       size_t d, const cl_plan_entry *p) {
+  return strcmp(info->needed[d], p->soname) == 0 ||
+         (names->entry && names->entry[d] == p->entry &&
+          names->major[d] == p->major);
+}
+
+static int same_file(const char *a, const char *b) {
+  if (strcmp(a, b) == 0)
+    return 1;
+  char *ra = cl_os_real_path(a), *rb = cl_os_real_path(b);
+  int same = ra && rb && strcmp(ra, rb) == 0;
+  free(ra);
+  free(rb);
+  cl_clear_error();
+  return same;
+}
+
+/* The loader model of this process, made on first need: most plans never
+ * need it (no LD_LIBRARY_PATH, nothing of the family loaded yet). */
+typedef struct sibling_check {
+  int ready;
+  cl_loader_model model;
+} sibling_check;
+
+static void sibling_check_free(sibling_check *c) {
+  if (c->ready)
+    cl_loader_model_free(&c->model);
+  c->ready = 0;
+}
+
+/* Would main, opening its sub-library p by its SONAME, get another file than
+ * p? Returns the rule that would hand it the other file (other receives its
+ * path), or NULL when it gets p. *rc: CUDALOAD_E_NO_MEMORY on failure. */
+static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
+                                    size_t main_index,
+                                    const cl_binary_info *main_info,
+                                    const cl_plan_entry *p, char *other,
+                                    size_t other_size, int *rc) {
+  char name[160];
+  char major[16];
+  snprintf(major, sizeof major, "%d", p->major);
+  cl_catalog_file_name(p->entry, cl_ctx_naming(ctx), major, name, sizeof name);
+  /* Only an already loaded object or LD_LIBRARY_PATH can come before the
+   * RUNPATH: without either, the answer is known without a model. */
+  char *search = cl_os_getenv("LD_LIBRARY_PATH");
+  char *loaded = cl_os_loader_find_loaded(name);
+  int possible = (search && *search) || loaded;
+  free(search);
+  free(loaded);
+  cl_clear_error();
+  if (!possible)
+    return NULL;
+  if (!c->ready) {
+    if (cl_loader_model_init_host(&c->model) != CUDALOAD_OK) {
+      cl_clear_error();
+      return NULL; /* no model: trust the RUNPATH, as before */
+    }
+    c->ready = 1;
+  }
+  cl_requester req = {ctx->plan[main_index].path, main_info, NULL};
+  cl_resolution r;
+  int status = cl_resolve(&c->model, &req, name, &r);
+  if (status == CUDALOAD_E_NO_MEMORY) {
+    *rc = status;
+    return NULL;
+  }
+  const char *rule = NULL;
+  if (!status && r.path && !same_file(r.path, p->path)) {
+    rule = cl_resolve_rule_name(r.rule);
+    snprintf(other, other_size, "%s", r.path);
+  }
+  cl_resolution_free(&r);
+  cl_clear_error();
+  return rule;
+}
+
+/* --- lazy dependencies ------------------------------------------------- */
+
+/* A family as its documentation spells it, for reasons and warnings. */
+static const char *family_title(const char *family) {
+  static const char *const titles[][2] = {
+      {"cublas", "cuBLAS"},     {"cudnn", "cuDNN"},         {"nvrtc", "NVRTC"},
+      {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"},   {"cufft", "cuFFT"},
+      {"curand", "cuRAND"},     {"nvjitlink", "nvJitLink"}, {"cupti", "CUPTI"}};
+  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; ++i)
+    if (strcmp(titles[i][0], family) == 0)
+      return titles[i][1];
+  return family;
+}
+
+/* The main library of a family (cublas for cublasLt), or NULL. */
+static const cl_catalog_entry *family_main(const char *family) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t e = 0; e < count; ++e)
+    if (all[e].role == CL_ROLE_MAIN && strcmp(all[e].family, family) == 0)
+      return &all[e];
+  return NULL;
+}
+
+/* The ABI major of entry that ships with a CUDA major, 0 when none. */
+static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
+  for (int m = entry->min_major; m <= entry->max_major; ++m)
+    if (cl_catalog_cuda_major(entry, m) == cuda)
+      return m;
+  return 0;
+}
+
+static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
+                    int major) {
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].entry == entry && ctx->plan[i].major == major)
+      return 1;
+  return 0;
+}
+
+/* Record a warning once (two sub-libraries can miss the same library). */
+static int add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
+                       const char *file) {
+  char text[4096];
+  snprintf(text, sizeof text, "%s: %s", problem, fix);
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i)
+    if (strcmp(ctx->plan_warnings[i].text, text) == 0)
+      return CUDALOAD_OK;
+  if (cl_reserve((void **)&ctx->plan_warnings, &ctx->plan_warning_capacity,
+                 ctx->plan_warning_count + 1, sizeof(cl_plan_warning)))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_plan_warning w = {cl_strdup(problem), cl_strdup(fix), cl_strdup(file),
+                       cl_strdup(text)};
+  if (!w.problem || !w.fix || !w.file || !w.text) {
+    free(w.problem);
+    free(w.fix);
+    free(w.file);
+    free(w.text);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->plan_warnings[ctx->plan_warning_count++] = w;
+  return CUDALOAD_OK;
+}
+
+/* The machine lib was built for when it is not the one the plan is for
+ * (an aarch64 libcudnn.so.9 in a root of an x86_64 process); NULL when it
+ * is, or when either is unknown. */
+static const char *foreign_machine(const cudaload_ctx *ctx, cl_library *lib) {
+  const char *want = cl_ctx_machine(ctx);
+  const char *have = want ? cl_library_machine(lib) : NULL;
+  return have && strcmp(have, "unknown") != 0 && strcmp(have, want) != 0 ? have
+                                                                         : NULL;
+}
+
+/* The library of main_entry built for a CUDA major that the opener would
+ * best get: the one in its own folder, then one under the chosen file's
+ * root (one install, one build), then the plan's precedence (better()).
+ * Candidates whose required companions are not beside them are skipped, as
+ * for a requirement. NULL when none. */
+static const cl_library *find_dependency(cudaload_ctx *ctx,
+                                         const companion_index *companions,
+                                         const cl_catalog_entry *main_entry,
+                                         int dep_major, const char *opener,
+                                         const cl_library *chosen, int *rc) {
+  const cl_library *best = NULL;
+  int best_rank = -1;
+  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
+    const cl_library *lib = &ctx->libraries[i];
+    if (lib->entry != main_entry || lib->major != dep_major ||
+        foreign_machine(ctx, &ctx->libraries[i]) ||
+        missing_companion(companions, lib, rc))
+      continue;
+    int rank = same_folder(lib->path, opener)        ? 2
+               : chosen && lib->root == chosen->root ? 1
+                                                     : 0;
+    if (rank > best_rank || (rank == best_rank && better(ctx, lib, best))) {
+      best = lib;
+      best_rank = rank;
+    }
+  }
+  return *rc ? NULL : best;
+}
+
+/* The file names of the libraries of family that opener opens lazily,
+ * for major: "libcublas.so.12 and libcublasLt.so.12". */
+static void lazy_file_names(const cl_catalog_entry *opener, const char *family,
+                            int major, cl_naming naming, char *out,
+                            size_t size) {
+  const char *names[3];
+  size_t n = 0;
+  for (size_t k = 0; k < 3 && opener->lazy_opens[k]; ++k) {
+    const cl_catalog_entry *e = cl_catalog_find(opener->lazy_opens[k]);
+    if (e && strcmp(e->family, family) == 0)
+      names[n++] = opener->lazy_opens[k];
+  }
+  char number[16];
+  snprintf(number, sizeof number, "%d", major);
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t k = 0; k < n && used < size; ++k) {
+    char file[256];
+    cl_catalog_file_name(cl_catalog_find(names[k]), naming, number, file,
+                         sizeof file);
+    int w = snprintf(out + used, size - used, "%s%s",
+                     k == 0 ? "" : (k + 1 == n ? " and " : ", "), file);
+    if (w < 0)
+      break;
+    used += (size_t)w;
+  }
+}
+
+/* Plan lib (a main library) and its family's sub-libraries in its folder
+ * as the lazy dependency of opener, each with the reason given. */
+static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
+                            const cl_library *lib, const char *opener,
+                            const char *reason) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l != lib && !(l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
+                      strcmp(l->entry->family, lib->entry->family) == 0 &&
+                      same_folder(l->path, lib->path)))
+      continue;
+    size_t before = ctx->plan_count;
+    rc = add_entry(ctx, planned, l, SIZE_MAX, reason);
+    if (!rc && ctx->plan_count > before) {
+      cl_plan_entry *p = &ctx->plan[ctx->plan_count - 1];
+      p->opened_by = cl_strdup(opener);
+      if (!p->opened_by)
+        rc = CUDALOAD_E_NO_MEMORY;
+    }
+  }
+  return rc;
+}
+
+/* Libraries the chosen ones open by name at their first call, of the CUDA
+ * major of the chosen file's build (catalog.h, lazy_opens): a plan that
+ * succeeds without them leaves the program to fail later, at that call
+ * (ctranslate2: "Library libcublas.so.12 is not found"). Each is added to
+ * the plan, so that its folder is exposed and, where the opener would not
+ * find it, it is preloaded (settle_plan); when the inventory has none, a
+ * warning says what to install. */
+static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
+                                 const companion_index *companions) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  size_t original = ctx->plan_count;
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < original && !rc; ++i) {
+    const cl_catalog_entry *opener = ctx->plan[i].entry;
+    if (ctx->plan[i].opened_by || !opener->lazy_opens[0])
+      continue;
+    size_t r = ctx->plan[i].requirement;
+    cl_library *chosen =
+        r < ctx->outcome_count && ctx->outcomes[r].chosen < ctx->library_count
+            ? &ctx->libraries[ctx->outcomes[r].chosen]
+            : NULL;
+    int cuda = 0;
+    if (chosen) {
+      cl_library_settle_version(ctx, chosen);
+      cuda = chosen->cuda_major;
+    }
+    if (!cuda)
+      cuda = opener->lazy_cuda_major;
+    if (!cuda)
+      cuda = ctx->plan_cuda_major;
+    if (!cuda)
+      continue; /* no way to tell which major it would open */
+    /* plan[] moves as entries are added: keep what is read later. */
+    char *opener_path = cl_strdup(ctx->plan[i].path);
+    int opener_major = ctx->plan[i].major;
+    if (!opener_path)
+      return CUDALOAD_E_NO_MEMORY;
+    for (size_t k = 0; k < 3 && opener->lazy_opens[k] && !rc; ++k) {
+      const cl_catalog_entry *dep = cl_catalog_find(opener->lazy_opens[k]);
+      const cl_catalog_entry *dep_main = dep ? family_main(dep->family) : NULL;
+      int dep_major = dep_main ? abi_major_for_cuda(dep_main, cuda) : 0;
+      if (!dep_major || plan_has(ctx, dep, dep_major))
+        continue;
+      const cl_library *lib = find_dependency(
+          ctx, companions, dep_main, dep_major, opener_path, chosen, &rc);
+      char text[2048];
+      if (rc)
+        break;
+      if (lib) {
+        snprintf(text, sizeof text, "opened lazily by %s (%s %d needs %s %d)",
+                 cl_path_basename(opener_path), family_title(opener->family),
+                 opener_major, family_title(dep->family), cuda);
+        rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
+        continue;
+      }
+      char files[512];
+      lazy_file_names(opener, dep->family, dep_major, naming, files,
+                      sizeof files);
+      const char *package = cl_fix_package(dep->family, cuda, naming);
+      char fix[256];
+      snprintf(fix, sizeof fix,
+               "add --require %s=%d with a root that holds it%s%s%s",
+               dep_main->name, dep_major, package ? " (pip install " : "",
+               package ? package : "", package ? ")" : "");
+      snprintf(text, sizeof text,
+               "%s %d (%s) opens %s by name when it first needs %s; no %s "
+               "for CUDA %d was found",
+               opener->family, opener_major,
+               chosen ? chosen->path : opener_path, files,
+               strstr(files, " and ") ? "them" : "it",
+               family_title(dep->family), cuda);
+      char first[256];
+      snprintf(first, sizeof first, "%.*s", (int)strcspn(files, " ,"), files);
+      rc = add_warning(ctx, text, fix, first);
+    }
+    free(opener_path);
+  }
+  return rc;
+}
+
+/* The major of family's main library the plan holds (the first), 0 when it
+ * holds none. */
+static int planned_major_of(const cudaload_ctx *ctx, const char *family) {
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].entry->role == CL_ROLE_MAIN &&
+        strcmp(ctx->plan[i].entry->family, family) == 0)
+      return ctx->plan[i].major;
+  return 0;
+}
+
+/* Known consumers (consumers.h) the scan noticed: a package's library that
+ * opens a family by name at run time, of a CUDA major neither its name nor
+ * its NEEDED entries tell (ctranslate2 4.x: libcublas.so.12). When the plan
+ * holds that family in another major only (cuBLAS 13 beside a CUDA 13
+ * torch), the consumer's major is added as for a lazy dependency, or a
+ * warning says what to install. A plan without the family is left alone:
+ * the program asked for none of it, and may not use that package at all. */
+static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
+                              const companion_index *companions) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  int rc = CUDALOAD_OK;
+  for (size_t c = 0; c < ctx->consumer_count && !rc; ++c) {
+    const cl_noticed_consumer *consumer = &ctx->consumers[c];
+    const cl_known_consumer *need;
+    for (size_t k = 0;
+         !rc && (need = cl_consumer_need(consumer->package, consumer->version,
+                                         k)) != NULL;
+         ++k) {
+      const cl_catalog_entry *dep = family_main(need->family);
+      int dep_major = dep ? abi_major_for_cuda(dep, need->cuda_major) : 0;
+      int held = planned_major_of(ctx, need->family);
+      if (!dep_major || !held || plan_has(ctx, dep, dep_major))
+        continue;
+      const cl_library *lib = find_dependency(ctx, companions, dep, dep_major,
+                                              consumer->path, NULL, &rc);
+      char text[2048];
+      if (rc)
+        break;
+      if (lib) {
+        snprintf(text, sizeof text, "opened lazily by %s (%s %s needs %s %d)",
+                 cl_path_basename(consumer->path), consumer->package,
+                 consumer->version, family_title(need->family),
+                 need->cuda_major);
+        rc = add_lazy_entries(ctx, planned, lib, consumer->path, text);
+        continue;
+      }
+      char number[16], file[256];
+      snprintf(number, sizeof number, "%d", dep_major);
+      cl_catalog_file_name(dep, naming, number, file, sizeof file);
+      const char *package =
+          cl_fix_package(need->family, need->cuda_major, naming);
+      char fix[256];
+      snprintf(fix, sizeof fix,
+               "add --require %s=%d with a root that holds it%s%s%s", dep->name,
+               dep_major, package ? " (pip install " : "",
+               package ? package : "", package ? ")" : "");
+      snprintf(text, sizeof text,
+               "%s %s (%s) opens %s by name at its first %s call; the plan "
+               "has %s %d, no %s for CUDA %d was found",
+               consumer->package, consumer->version, consumer->path, file,
+               family_title(need->family), family_title(need->family), held,
+               family_title(need->family), need->cuda_major);
+      rc = add_warning(ctx, text, fix, file);
+    }
+  }
+  return rc;
+}
+
+/* Plan lib (a main library) and its family's sub-libraries in its folder,
+ * each with the reason given; unlike a lazy dependency nothing opens them
+ * by name later, the loader binds them while it loads their dependent. */
+static int add_family_entries(cudaload_ctx *ctx, cl_str_index *planned,
+                              const cl_library *lib, const char *reason) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    if (l == lib || (l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
+                     strcmp(l->entry->family, lib->entry->family) == 0 &&
+                     same_folder(l->path, lib->path)))
+      rc = add_entry(ctx, planned, l, SIZE_MAX, reason);
+  }
+  return rc;
+}
+
+/* Does info NEED entry's library of this major? */
+static int needs_entry(const cl_binary_info *info, cl_naming naming,
+                       const cl_catalog_entry *entry, int major) {
+  for (size_t d = 0; d < info->needed_count; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info->needed[d], naming, &m) && m.entry == entry &&
+        m.major == major)
+      return 1;
+  }
+  return 0;
+}
+
+/* Libraries of other families that the planned main libraries NEED (ELF
+ * NEEDED, PE imports): cuSOLVER needs cuBLAS, cuBLASLt, cuSPARSE and
+ * nvJitLink, cuFFTW needs cuFFT. In a toolkit they share one folder; in
+ * pip wheels each is in its own package, and the dependent's RUNPATH
+ * ($ORIGIN) does not lead to the others, so a load of the dependent alone
+ * fails ("libcublas.so.13: cannot open shared object file"). Each is
+ * added to the plan, so its folder is exposed and it is loaded first; a
+ * dependency found nowhere is a warning that names the package to install.
+ * The plan grows while it is walked: a dependency's own are added too. */
+static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
+                                   const companion_index *companions) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
+    if (ctx->plan[i].entry->role != CL_ROLE_MAIN)
+      continue;
+    cl_binary_info info;
+    if (cl_binary_parse_file(ctx->plan[i].path, &info) != CUDALOAD_OK) {
+      cl_clear_error(); /* unparseable: the loader will judge, settle_plan */
+      continue;
+    }
+    /* plan[] moves as entries are added: keep what is read later. */
+    char *opener = cl_strdup(ctx->plan[i].path);
+    const cl_catalog_entry *opener_entry = ctx->plan[i].entry;
+    if (!opener)
+      rc = CUDALOAD_E_NO_MEMORY;
+    cl_naming naming =
+        info.format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+    /* The CUDA major the opener was built for, as its NEEDED names tell
+     * (libcublas.so.13: CUDA 13), for the package of a dependency whose
+     * ABI major ships with several (cuSPARSE 12 is in CUDA 12 and 13). */
+    int built_for = 0;
+    for (size_t d = 0; d < info.needed_count && !built_for; ++d) {
+      cl_name_match m;
+      if (cl_catalog_match(info.needed[d], naming, &m))
+        built_for = m.cuda_major;
+    }
+    for (size_t d = 0; d < info.needed_count && !rc; ++d) {
+      cl_name_match m;
+      if (!cl_catalog_match(info.needed[d], naming, &m) ||
+          strcmp(m.entry->family, opener_entry->family) == 0)
+        continue; /* not CUDA's, or a sub-library: settle_plan */
+      const cl_catalog_entry *dep = family_main(m.entry->family);
+      if (!dep || plan_has(ctx, m.entry, m.major) ||
+          plan_has(ctx, dep, m.major) ||
+          (m.entry != dep && needs_entry(&info, naming, dep, m.major)))
+        continue; /* cuBLASLt comes with the cuBLAS it also NEEDs */
+      const cl_library *lib =
+          find_dependency(ctx, companions, dep, m.major, opener, NULL, &rc);
+      char text[2048];
+      if (rc)
+        break;
+      if (lib) {
+        snprintf(text, sizeof text, "needed by %s (%s)",
+                 cl_path_basename(opener),
+                 naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
+        rc = add_family_entries(ctx, planned, lib, text);
+        continue;
+      }
+      int cuda = cl_catalog_cuda_major(dep, m.major);
+      if (!cuda)
+        cuda = built_for;
+      const char *package =
+          cuda ? cl_fix_package(dep->family, cuda, naming) : NULL;
+      char fix[256];
+      snprintf(fix, sizeof fix, "add a root that holds %s %d%s%s%s",
+               family_title(dep->family), m.major,
+               package ? " (pip install " : "", package ? package : "",
+               package ? ")" : "");
+      snprintf(text, sizeof text,
+               "%s needs %s (%s), which is in none of the roots searched; "
+               "the loader must find it elsewhere or the load fails",
+               opener, info.needed[d],
+               naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
+      rc = add_warning(ctx, text, fix, info.needed[d]);
+    }
+    free(opener);
+    cl_binary_info_free(&info);
+  }
+  return rc;
+}
+
+/* Does opener's RUNPATH (or RPATH) lead to the folder of path? Then its
+ * lazy open by name finds that file itself ($ORIGIN/../../cu13/lib of the
+ * CUDA 13 wheels). */
+static int runpath_reaches(const char *opener, const char *path) {
+  cl_binary_info info;
+  if (cl_binary_parse_file(opener, &info) != CUDALOAD_OK) {
+    cl_clear_error();
+    return 0;
+  }
+  const char *list = info.runpath ? info.runpath : info.rpath;
+  char *origin = cl_path_dirname(opener);
+  char *target = cl_path_dirname(path);
+  int found = 0;
+  while (list && *list && origin && target && !found) {
+    size_t len = strcspn(list, ":");
+    char element[4096];
+    const char *rest = NULL;
+    if (len >= 7 && strncmp(list, "$ORIGIN", 7) == 0)
+      rest = list + 7;
+    else if (len >= 9 && strncmp(list, "${ORIGIN}", 9) == 0)
+      rest = list + 9;
+    int n = rest ? snprintf(element, sizeof element, "%s%.*s", origin,
+                            (int)(len - (size_t)(rest - list)), rest)
+                 : snprintf(element, sizeof element, "%.*s", (int)len, list);
+    if (n > 0 && (size_t)n < sizeof element) {
+      char *real = cl_os_real_path(element);
+      cl_clear_error();
+      /* cl_path_dirname keeps no trailing separator; nor does realpath. */
+      found = real && strcmp(real, target) == 0;
+      free(real);
+    }
+    list += len;
+    if (*list == ':')
+      ++list;
+  }
+  free(origin);
+  free(target);
+  cl_binary_info_free(&info);
+  return found;
+}
+
+/* Read the headers of the chosen files; decide which sub-libraries to load;
+ * order dependencies first. Only the main libraries' headers and those of
+ * the sub-libraries that will be loaded are read: the others (cuDNN 9's
+ * seven, with the minimal plan) cost a file open each and tell nothing the
+ * plan uses. */
+static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
+  size_t n = ctx->plan_count;
+  if (n == 0)
+    return CUDALOAD_OK;
+  cl_binary_info *info = calloc(n, sizeof *info);
+  if (!info)
+    return CUDALOAD_E_NO_MEMORY;
+  needed_names *names = calloc(n, sizeof *names);
+  /* The main libraries in plan order, and each requirement's (the last in
+   * plan order, should one requirement have two): asked for each
+   * sub-library, and a plan can hold thousands of them. */
+  size_t *mains = malloc(n * sizeof *mains);
+  size_t main_count = 0;
+  size_t *main_of = malloc((ctx->requirement_count + 1) * sizeof *main_of);
+  int header_rc =
+      names && mains && main_of ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  sibling_check siblings = {0};
+  for (size_t r = 0; main_of && r < ctx->requirement_count; ++r)
+    main_of[r] = n;
+  for (size_t i = 0; i < n && !header_rc; ++i) {
+    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
+    header_rc = read_header(ctx, i, info, is_main);
+    if (is_main && !header_rc)
+      header_rc = match_needed(&info[i], &names[i]);
+    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+      mains[main_count++] = i;
+      if (ctx->plan[i].requirement < ctx->requirement_count)
+        main_of[ctx->plan[i].requirement] = i;
+    }
+  }
+  /* Sub-libraries: loaded when something planned NEEDs them, or when their
+   * main library could not find them itself. */
+  for (size_t i = 0; i < n && !header_rc; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    if (p->entry->role != CL_ROLE_SUB || p->opened_by)
+      continue; /* lazy dependencies: below */
+    const char *needed_by = NULL;
+    for (size_t j = 0; j < main_count && !needed_by; ++j) {
+      size_t k = mains[j];
+      for (size_t d = 0; d < info[k].needed_count && !needed_by; ++d)
+        if (names_entry(&info[k], &names[k], d, p))
+          needed_by = ctx->plan[k].soname;
+    }
+    size_t main_index =
+        p->requirement < ctx->requirement_count ? main_of[p->requirement] : n;
+    const char *main_name =
+        main_index < n ? ctx->plan[main_index].soname : "its main library";
+    const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
+    int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
+                       !shim && main_index < n &&
+                       (info[main_index].format == CL_FORMAT_PE ||
+                        runpath_has_origin(&info[main_index]));
+    if (!finds_itself && (header_rc = read_header(ctx, i, info, 1)) != 0)
+      break;
+    if (needed_by) {
+      set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
+    } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+      set_reason(p, "sub-library of %s; all sub-libraries were asked for",
+                 main_name);
+    } else if (shim) {
+      set_reason(p,
+                 "sub-library: %s (a copy bundled by %s) opens it by name "
+                 "and has no path to it",
+                 shim->path, shim->package);
+    } else if (info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
+      p->to_load = 0;
+      p->state = CUDALOAD_STATE_NOT_NEEDED;
+      set_reason(p,
+                 "sub-library of %s, which opens it by name when needed; "
+                 "its folder is put on PATH and AddDllDirectory",
+                 main_name);
+    } else if (main_index < n && runpath_has_origin(&info[main_index])) {
+      /* RUNPATH $ORIGIN finds the sibling only when nothing the loader
+       * searches earlier has one of that name: an object already loaded,
+       * or LD_LIBRARY_PATH (docs/loader.md, "Linux 4"). Ask the model. */
+      char other[4096] = "";
+      const char *rule =
+          sibling_shadowed(&siblings, ctx, main_index, &info[main_index], p,
+                           other, sizeof other, &header_rc);
+      if (header_rc)
+        break;
+      if (rule) {
+        if ((header_rc = read_header(ctx, i, info, 1)) != 0)
+          break;
+        set_reason(p,
+                   "sub-library of %s, preloaded by absolute path: by its "
+                   "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
+                   main_name, other, rule);
+      } else {
+        p->to_load = 0;
+        p->state = CUDALOAD_STATE_NOT_NEEDED;
+        set_reason(p,
+                   "sub-library of %s, which finds it itself (RUNPATH "
+                   "$ORIGIN; rule: runpath)",
+                   main_name);
+      }
+    } else {
+      set_reason(p,
+                 "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
+                 "of %s by name would fail unless it is already loaded",
+                 main_name, p->soname);
+    }
+  }
+  /* Lazy dependencies (cuBLAS 12 for cuDNN 8): like sub-libraries, left to
+   * their opener where it finds them itself (Windows: their folder is
+   * exposed; Linux: its RUNPATH leads there), else preloaded by absolute
+   * path, since a lazy open by SONAME takes a file already loaded. The
+   * whole group (cuBLAS and the cuBLASLt it NEEDs) is decided together. */
+  for (size_t i = 0; i < n && !header_rc; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    if (!p->opened_by)
+      continue;
+    const char *how;
+    int load = 1;
+    if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+      how = "preloaded: all sub-libraries were asked for";
+    } else if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
+      load = 0;
+      how = "its folder is put on PATH and AddDllDirectory";
+    } else if (runpath_reaches(p->opened_by, p->path)) {
+      load = 0;
+      how = "its opener finds it itself (RUNPATH; rule: runpath)";
+    } else {
+      how = "preloaded by absolute path: its opener's RUNPATH does not lead "
+            "to its folder";
+    }
+    if (!load) {
+      p->to_load = 0;
+      p->state = CUDALOAD_STATE_NOT_NEEDED;
+    } else if (p->entry->role == CL_ROLE_SUB &&
+               (header_rc = read_header(ctx, i, info, 1)) != 0) {
+      break;
+    }
+    set_reason(p, "%s; %s", p->reason, how);
+  }
+  for (size_t k = 0; names && k < n; ++k) {
+    free(names[k].entry);
+    free(names[k].major);
+  }
+  sibling_check_free(&siblings);
+  free(names);
+  free(mains);
+  free(main_of);
+  if (header_rc) {
+    for (size_t k = 0; k < n; ++k)
+      cl_binary_info_free(&info[k]);
+    free(info);
+    return header_rc;
+  }
+  /* Dependencies first: a depth-first walk in plan order over NEEDED edges
+   * inside the plan; a cycle (none in real CUDA libraries) is broken at the
+   * edge that closes it. */
+  size_t *order = malloc(n * sizeof *order);
+  unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
+  size_t *stack = malloc(n * sizeof *stack);
+  size_t *next_dep = calloc(n, sizeof *next_dep);
+  /* The entries by SONAME: the first in plan order from the index, the
+   * next with the same SONAME from same_next (n: none), so that finding a
+   * NEEDED name's entry does not compare it with every entry. */
+  size_t *same_next = malloc(n * sizeof *same_next);
+  size_t *same_last = malloc(n * sizeof *same_last);
+  cl_str_index by_soname;
+  cl_str_index_init(&by_soname, 0);
+  size_t emitted = 0;
+  int rc = CUDALOAD_OK;
+  if (!order || !mark || !stack || !next_dep || !same_next || !same_last) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    size_t first;
+    same_next[k] = n;
+    if (!cl_str_index_find(&by_soname, ctx->plan[k].soname, &first)) {
+      same_last[k] = k;
+      if (cl_str_index_add(&by_soname, ctx->plan[k].soname, k)) {
+        rc = CUDALOAD_E_NO_MEMORY;
+        goto done;
+      }
+    } else {
+      same_next[same_last[first]] = k;
+      same_last[first] = k;
+    }
+  }
+  for (size_t start = 0; start < n; ++start) {
+    if (mark[start])
+      continue;
+    size_t depth = 0;
+    stack[depth++] = start;
+    mark[start] = 1;
+    while (depth > 0) {
+      size_t cur = stack[depth - 1];
+      int pushed = 0;
+      while (next_dep[cur] < info[cur].needed_count && !pushed) {
+        const char *dep = info[cur].needed[next_dep[cur]++];
+        size_t k;
+        if (!cl_str_index_find(&by_soname, dep, &k))
+          k = n;
+        for (; k < n; k = same_next[k])
+          if (mark[k] == 0) {
+            mark[k] = 1;
+            stack[depth++] = k;
+            pushed = 1;
+            break;
+          }
+      }
+      if (!pushed) {
+        mark[cur] = 2;
+        order[emitted++] = cur;
+        --depth;
+      }
+    }
+  }
+  cl_plan_entry *sorted = malloc(n * sizeof *sorted);
+  if (!sorted) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  for (size_t i = 0; i < n; ++i)
+    sorted[i] = ctx->plan[order[i]];
+  memcpy(ctx->plan, sorted, n * sizeof *sorted);
+  free(sorted);
+done:
+  for (size_t k = 0; k < n; ++k)
+    cl_binary_info_free(&info[k]);
+  free(info);
+  free(order);
+  free(mark);
+  free(stack);
+  free(next_dep);
+  free(same_next);
+  free(same_last);
+  cl_str_index_free(&by_soname);
+  return rc;
+}
+
+static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
+                        const char *fix) {
+  char text[8192];
+  snprintf(text, sizeof text, "%s Fix: %s", problem, fix);
+  if (cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
+                 ctx->conflict_count + 1, sizeof(cl_conflict))) {
+    free(provider);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  cl_conflict *c = &ctx->conflicts[ctx->conflict_count++];
+  c->path = provider;
+  c->problem = cl_strdup(problem);
+  c->fix = cl_strdup(fix);
+  c->text = cl_strdup(text);
+  return c->problem && c->fix && c->text ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* A required family's symbol that a consumer of the planned file would
+ * bind somewhere else, because another file in the global scope answers
+ * its reference first (docs/loader.md, "Linux: binding"). Which reference:
+ * a consumer linked against the planned file records the version node of
+ * its definition (cudnnCreate@libcudnn.so.8), and glibc binds that only to
+ * a definition of the same node, or to an object without versions. So a
+ * real cuDNN 9 in the global scope takes nothing from a cuDNN 8 consumer,
+ * while an unversioned build of it would, and so would a second copy of
+ * the same node (two cuDNN 9 of different minors: the first loaded wins
+ * for everyone). */
+int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+    free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].problem);
+    free(ctx->conflicts[i].fix);
+    free(ctx->conflicts[i].text);
+  }
+  ctx->conflict_count = 0;
+  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    const char *symbol = req->entry->scope_probe_symbol;
+    if (!symbol)
+      continue;
+    const cl_plan_entry *planned = NULL;
+    for (size_t i = 0; i < ctx->plan_count; ++i)
+      if (ctx->plan[i].requirement == r &&
+          ctx->plan[i].entry->role == CL_ROLE_MAIN)
+        planned = &ctx->plan[i];
+    if (!planned)
+      continue;
+    /* A cheap unversioned look first: when nothing in the global scope
+     * defines the name, or only the planned file does, nothing can take
+     * the consumers' calls, and no file needs reading. */
+    char *provider = cl_os_loader_global_provider(symbol, NULL);
+    cl_clear_error();
+    if (!provider || same_file(provider, planned->path)) {
+      free(provider);
+      continue;
+    }
+    char *version = NULL;
+    cl_bind_definition_version(planned->path, symbol, &version);
+    cl_clear_error();
+    if (version) {
+      /* What the loader gives a reference of that version. */
+      free(provider);
+      provider = cl_os_loader_global_provider(symbol, version);
+      cl_clear_error();
+      if (!provider || same_file(provider, planned->path)) {
+        free(provider);
+        free(version);
+        continue;
+      }
+    }
+    cl_name_match m;
+    int is_family =
+        cl_catalog_match(cl_path_basename(provider), CL_NAMING_LINUX, &m) &&
+        strcmp(m.entry->family, req->entry->family) == 0;
+    int duplicate = 0;
+    for (size_t i = 0; i < ctx->conflict_count; ++i)
+      duplicate |= strcmp(ctx->conflicts[i].path, provider) == 0;
+    /* Without versions, only another major is a conflict here: the same
+     * major from another file is the process's choice of that library. */
+    if (!is_family || duplicate || (!version && m.major == planned->major)) {
+      free(provider);
+      free(version);
+      continue;
+    }
+    char problem[4096], fix[1024];
+    if (version && m.major == planned->major)
+      snprintf(problem, sizeof problem,
+               "%s (%s %d) is in the global symbol scope and defines the same "
+               "version node %s as the planned %s: a library linked to %s "
+               "will call its %s and relatives, not the planned file's (the "
+               "first one loaded wins for everyone).",
+               provider, req->entry->family, m.major, version, planned->path,
+               version, symbol);
+    else if (version)
+      snprintf(problem, sizeof problem,
+               "%s (%s %d) is in the global symbol scope and answers "
+               "references to version %s (it %s): a library linked to %s %d "
+               "will call its %s and relatives instead of its own.",
+               provider, req->entry->family, m.major, version,
+               "has no symbol versions, or defines that node",
+               req->entry->family, planned->major, symbol);
+    else
+      snprintf(problem, sizeof problem,
+               "%s (%s %d) is in the global symbol scope: a library linked to "
+               "%s %d will call its %s and relatives instead of its own "
+               "(the planned file has no symbol versions to keep them "
+               "apart).",
+               provider, req->entry->family, m.major, req->entry->family,
+               planned->major, symbol);
+    snprintf(fix, sizeof fix,
+             "open that consumer with cudaload_dlopen_isolated() "
+             "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
+             cl_path_basename(provider));
+    free(version);
+    if (add_conflict(ctx, provider, problem, fix))
+      return CUDALOAD_E_NO_MEMORY;
+  }
+  return CUDALOAD_OK;
+}
+
+int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_plan: NULL ctx");
+  if (flags & ~CL_KNOWN_PLAN_FLAGS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_plan: unknown flag bits 0x%x",
+                   flags & ~CL_KNOWN_PLAN_FLAGS);
+  if (!ctx->scanned) {
+    int rc = cudaload_scan(ctx);
+    if (rc)
+      return rc;
+  }
+  cl_ctx_clear_plan(ctx);
+  size_t unsatisfied = 0;
+  companion_index companions;
+  int rc = companion_index_build(ctx, &companions);
+  cl_str_index planned;
+  cl_str_index_init(&planned, 0);
+  if (!rc && ctx->requirement_count) {
+    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
+    if (!ctx->outcomes)
+      rc = CUDALOAD_E_NO_MEMORY;
+    else
+      ctx->outcome_count = ctx->requirement_count;
+  }
+  if (!rc)
+    rc = decide_cuda_major(ctx);
+  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    cl_requirement_outcome *o = &ctx->outcomes[r];
+    const cl_library *best = NULL;
+    /* One CUDA major per plan, unless the requirement names another
+     * itself (cublas=12 beside CUDA 13: deliberate), or nothing of the
+     * plan's major satisfies it (cudnn=8 has no CUDA 13 build): then it
+     * takes the best there is, and the outcome says which major. */
+    int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
+                 plan_major_satisfies(ctx, req);
+    for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
+      const cl_library *lib = &ctx->libraries[i];
+      if (lib->entry != req->entry)
+        continue;
+      char why[512];
+      const cl_catalog_entry *missing;
+      /* "cudnn=9" is decided by the major the file name gives; anything
+       * finer needs the version (a wheel's is looked up now). */
+      if (req->op != CL_OP_ANY &&
+          !(req->op == CL_OP_EQ && req->version_parts == 1))
+        cl_library_settle_version(ctx, &ctx->libraries[i]);
+      const char *machine = NULL;
+      if (!satisfies(req, lib, why, sizeof why)) {
+        rc = reject(o, lib->path, "%s", why);
+      } else if ((machine = foreign_machine(ctx, &ctx->libraries[i]))) {
+        rc = reject(o, lib->path,
+                    "built for %s; this process runs %s code (the loader "
+                    "would refuse it)",
+                    machine, cl_ctx_machine(ctx));
+      } else if (filter && lib->cuda_major > 0 &&
+                 lib->cuda_major != ctx->plan_cuda_major) {
+        rc = reject(
+            o, lib->path, "built for CUDA %d; the plan takes CUDA %d (%s)",
+            lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
+      } else if ((missing = missing_companion(&companions, lib, &rc))) {
+        rc = reject(o, lib->path, "%s %d is not in the same folder",
+                    missing->name, lib->major);
+      } else if (!best || better(ctx, lib, best)) {
+        if (best)
+          rc = reject(o, best->path, "%s was preferred", lib->path);
+        best = lib;
+      } else {
+        rc = reject(o, lib->path, "%s was preferred", best->path);
+      }
+    }
+    if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
+        best->cuda_major != ctx->plan_cuda_major)
+      o->second_major = best->cuda_major;
+    o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
+    if (rc) {
+      /* out of memory: reported below */
+    } else if (best) {
+      rc = add_chosen(ctx, &planned, best, r);
+    } else {
+      ++unsatisfied;
+      o->fix = cl_fix_for_missing(ctx, req);
+      if (!o->fix)
+        rc = CUDALOAD_E_NO_MEMORY;
+    }
+  }
+  if (!rc)
+    rc = add_lazy_dependencies(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_consumer_needs(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_needed_dependencies(ctx, &planned, &companions);
+  companion_index_free(&companions);
+  cl_str_index_free(&planned);
+  if (!rc)
+    rc = settle_plan(ctx, flags);
+  if (!rc)
+    rc = cl_plan_detect_conflicts(ctx);
+  ctx->planned = rc == CUDALOAD_OK;
+  if (rc)
+    return cl_fail(rc, "cudaload_plan: out of memory");
+  if (unsatisfied) {
+    char *report = cl_plan_unsatisfied_report(ctx);
+    rc = cl_fail(CUDALOAD_E_UNSATISFIED, "%s",
+                 report ? report : "requirements unsatisfied");
+    free(report);
+    return rc;
+  }
+  return CUDALOAD_OK;
+}
+
+char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx) {
+  text_buffer b = {0};
+  for (size_t r = 0; r < ctx->outcome_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    const cl_requirement_outcome *o = &ctx->outcomes[r];
+    if (o->chosen != SIZE_MAX)
+      continue;
+    append(&b, "%s: no usable %s library\n", req->text, req->entry->family);
+    describe_roots(&b, ctx);
+    if (o->rejected_count) {
+      append(&b, "  rejected:\n");
+      for (size_t i = 0; i < o->rejected_count; ++i)
+        append(&b, "    %s: %s\n", o->rejected[i].path, o->rejected[i].why);
+    } else {
+      append(&b, "  no file named like %s was found\n", req->entry->name);
+    }
+    append(&b, "  fix: %s\n", o->fix ? o->fix : "");
+  }
+  if (b.failed) {
+    free(b.data);
+    return NULL;
+  }
+  return b.data;
+}
+
+/* Accessors. */
+static const cl_plan_entry *plan_at(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->plan_count ? &ctx->plan[i] : NULL;
+}
+
+size_t cudaload_plan_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->plan_count : 0;
+}
+
+const char *cudaload_plan_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->path : NULL;
+}
+
+const char *cudaload_plan_name(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->entry->name : NULL;
+}
+
+int cudaload_plan_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->major : -1;
+}
+
+const char *cudaload_plan_reason(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->reason : NULL;
+}
+
+int cudaload_plan_state(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->state : -1;
+}
+
+const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_plan_entry *p = plan_at(ctx, i);
+  return p ? p->loaded_path : NULL;
+}
+
+size_t cudaload_conflict_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->conflict_count : 0;
+}
+
+const char *cudaload_conflict_path(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->conflict_count ? ctx->conflicts[i].path : NULL;
+}
+
+const char *cudaload_conflict_text(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->conflict_count ? ctx->conflicts[i].text : NULL;
+}
+
+int cudaload_plan_cuda_major(const cudaload_ctx *ctx) {
+  return ctx && ctx->planned ? ctx->plan_cuda_major : 0;
+}
+
+const char *cudaload_plan_cuda_reason(const cudaload_ctx *ctx) {
+  return ctx && ctx->planned && ctx->plan_cuda_major ? ctx->plan_cuda_reason
+                                                     : NULL;
+}
+
+size_t cudaload_plan_warning_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->plan_warning_count : 0;
+}
+
+const char *cudaload_plan_warning(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->plan_warning_count ? ctx->plan_warnings[i].text : NULL;
+}

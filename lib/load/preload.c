@@ -1,0 +1,276 @@
+/*
+ * preload.c - apply a plan by loading its files by absolute path, once per
+ * process, reporting file by file. The OS specifics are behind loader.h.
+ */
+#include "core/context.h"
+#include "load/plan.h"
+#include "common/error.h"
+#include "load/bind.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every file cudaload loaded in this process. Loads cannot be undone, so
+ * the registry only grows; it lives under cl_os_loader_lock(). */
+static char **loaded_paths;
+static size_t loaded_count, loaded_capacity;
+
+static int registry_has(const char *path) {
+  for (size_t i = 0; i < loaded_count; ++i)
+    if (strcmp(loaded_paths[i], path) == 0)
+      return 1;
+  return 0;
+}
+
+static void registry_add(const char *path) {
+  char *copy = cl_strdup(path);
+  if (!copy || cl_reserve((void **)&loaded_paths, &loaded_capacity,
+                          loaded_count + 1, sizeof(char *))) {
+    free(copy); /* only costs a redundant, harmless reload check later */
+    return;
+  }
+  loaded_paths[loaded_count++] = copy;
+}
+
+static void set_loaded_path(cl_plan_entry *p, const char *path) {
+  char *copy = cl_strdup(path);
+  if (copy) {
+    free(p->loaded_path);
+    p->loaded_path = copy;
+  }
+}
+
+/* A growing report. */
+typedef struct report {
+  char *data;
+  size_t len, capacity;
+} report;
+
+static void say(report *r, const char *fmt, ...) CL_PRINTF(2, 3);
+static void say(report *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 ||
+      cl_reserve((void **)&r->data, &r->capacity, r->len + (size_t)n + 1, 1))
+    return;
+  va_start(ap, fmt);
+  vsnprintf(r->data + r->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  r->len += (size_t)n;
+}
+
+static const char *state_text(int state) {
+  switch (state) {
+  case CUDALOAD_STATE_LOADED:
+    return "loaded";
+  case CUDALOAD_STATE_ALREADY_LOADED:
+    return "already loaded";
+  case CUDALOAD_STATE_LOADED_ELSEWHERE:
+    return "already loaded from another file";
+  case CUDALOAD_STATE_FAILED:
+    return "FAILED";
+  case CUDALOAD_STATE_NOT_NEEDED:
+    return "not needed";
+  default:
+    return "not loaded";
+  }
+}
+
+/* Load one entry; returns 0, or 1 when the OS loader refused it. */
+static int load_entry(cl_plan_entry *p, cl_open_mode mode, report *failures) {
+  if (registry_has(p->path)) {
+    p->state = CUDALOAD_STATE_LOADED;
+    set_loaded_path(p, p->path);
+    return 0;
+  }
+  /* What the process already has under this name: loading a second copy
+   * by path would give two copies of one library's state. */
+  char *present = cl_os_loader_find_loaded(p->soname);
+  cl_clear_error();
+  if (present) {
+    char *real = cl_os_real_path(present);
+    cl_clear_error();
+    int same = strcmp(real ? real : present, p->path) == 0;
+    p->state =
+        same ? CUDALOAD_STATE_ALREADY_LOADED : CUDALOAD_STATE_LOADED_ELSEWHERE;
+    set_loaded_path(p, real ? real : present);
+    free(real);
+    free(present);
+    return 0;
+  }
+  char *folder = cl_path_dirname(p->path);
+  if (folder) {
+    cl_os_loader_expose_folder(folder);
+    cl_clear_error();
+  }
+  free(folder);
+  if (cl_os_loader_open(p->path, mode)) {
+    p->state = CUDALOAD_STATE_LOADED;
+    set_loaded_path(p, p->path);
+    registry_add(p->path);
+    return 0;
+  }
+  p->state = CUDALOAD_STATE_FAILED;
+  say(failures, "  %s: %s\n", p->path, cudaload_last_error());
+  return 1;
+}
+
+static void say_plan(report *r, const cudaload_ctx *ctx) {
+  say(r, "plan, file by file:\n");
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    say(r, "  %-16s %s%s%s\n", state_text(ctx->plan[i].state),
+        ctx->plan[i].path,
+        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE ? " -> " : "",
+        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE
+            ? ctx->plan[i].loaded_path
+            : "");
+}
+
+/* The plan is known to fail before anything is loaded: load nothing and
+ * say so first, then why (the plan's own explanation), then the plan.
+ * Takes `unsatisfied` (the plan's last error, or NULL: none, or out of
+ * memory copying it). */
+static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
+  report r = {0};
+  int status = plan_rc != CUDALOAD_OK ? plan_rc : CUDALOAD_E_CONFLICT;
+  say(&r,
+      "nothing was loaded: %s, and a preload is all or nothing "
+      "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n",
+      plan_rc != CUDALOAD_OK ? "a requirement is unsatisfied"
+                             : "a conflict is known before loading");
+  if (unsatisfied)
+    say(&r, "%s", unsatisfied);
+  if (unsatisfied && unsatisfied[0] &&
+      unsatisfied[strlen(unsatisfied) - 1] != '\n')
+    say(&r, "\n");
+  for (size_t i = 0; i < ctx->conflict_count; ++i)
+    say(&r, "conflict: %s\n", ctx->conflicts[i].text);
+  say_plan(&r, ctx);
+  cl_fail(status, "%s", r.data ? r.data : cudaload_strerror(status));
+  free(r.data);
+  free(unsatisfied);
+  return status;
+}
+
+int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_preload: NULL ctx");
+  int plan_rc = cudaload_plan(ctx, flags);
+  if (plan_rc != CUDALOAD_OK && plan_rc != CUDALOAD_E_UNSATISFIED)
+    return plan_rc;
+  char *unsatisfied = plan_rc ? cl_strdup(cudaload_last_error()) : NULL;
+  /* All or nothing: loads cannot be undone, so a plan that is already known
+   * to fail (a requirement without a file, another major in the global
+   * scope) must not leave half of itself in the process, where it would
+   * decide what a later, corrected call or the program's own imports get.
+   * CUDALOAD_PRELOAD_PARTIAL asks for the best effort instead. */
+  if (!(flags & CUDALOAD_PRELOAD_PARTIAL) &&
+      (plan_rc != CUDALOAD_OK || ctx->conflict_count != 0))
+    return refuse_plan(ctx, plan_rc, unsatisfied);
+  cl_open_mode mode =
+      (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
+  report failures = {0};
+  size_t failed = 0;
+  cl_os_loader_lock();
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    if (p->to_load) {
+      failed += (size_t)load_entry(p, mode, &failures);
+    } else {
+      /* Not preloaded: its main library opens it by name later. On
+       * Windows that needs its folder on PATH / AddDllDirectory. */
+      char *folder = cl_path_dirname(p->path);
+      if (folder)
+        cl_os_loader_expose_folder(folder);
+      free(folder);
+      cl_clear_error();
+    }
+  }
+  cl_os_loader_unlock();
+  cl_plan_detect_conflicts(ctx);
+
+  if (plan_rc == CUDALOAD_OK && !failed && ctx->conflict_count == 0) {
+    free(failures.data);
+    cl_clear_error();
+    return CUDALOAD_OK;
+  }
+  /* Say file by file what happened, so nothing is half-done in silence. */
+  report r = {0};
+  int status;
+  if (plan_rc != CUDALOAD_OK) {
+    status = CUDALOAD_E_UNSATISFIED;
+    say(&r, "%s", unsatisfied ? unsatisfied : "");
+  } else if (failed) {
+    status = CUDALOAD_E_LOAD_FAILED;
+    say(&r, "%zu of the planned files could not be loaded:\n%s", failed,
+        failures.data ? failures.data : "");
+  } else {
+    status = CUDALOAD_E_CONFLICT;
+    for (size_t i = 0; i < ctx->conflict_count; ++i)
+      say(&r, "conflict: %s\n", ctx->conflicts[i].text);
+  }
+  if (plan_rc != CUDALOAD_OK && failed)
+    say(&r, "also, %zu planned files could not be loaded:\n%s", failed,
+        failures.data ? failures.data : "");
+  say_plan(&r, ctx);
+  if (ctx->plan_count == 0)
+    say(&r, "  (nothing was loaded)\n");
+  cl_fail(status, "%s", r.data ? r.data : cudaload_strerror(status));
+  free(r.data);
+  free(failures.data);
+  free(unsatisfied);
+  return status;
+}
+
+void *cudaload_dlopen_isolated(const char *path) {
+  cl_clear_error();
+  if (!path || !cl_os_path_is_absolute(path)) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+            "cudaload_dlopen_isolated: \"%s\" is not an absolute path",
+            path ? path : "(null)");
+    return NULL;
+  }
+  cl_os_loader_lock();
+  void *handle = cl_os_loader_open(path, CL_OPEN_DEEPBIND);
+  cl_os_loader_unlock();
+  return handle;
+}
+
+const char *cudaload_symbol_provider(void *handle, const char *symbol) {
+  static CL_THREAD_LOCAL char provider[4096];
+  cl_clear_error();
+  if (!handle || !symbol) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_symbol_provider: NULL %s",
+            handle ? "symbol" : "handle");
+    return NULL;
+  }
+  /* The loader binds the consumer's reference, which may name a version
+   * (cudnnCreate@libcudnn.so.8): ask for exactly that, so another major's
+   * definition of the same name does not answer (docs/loader.md, "Linux:
+   * binding"). A consumer linked -Bsymbolic that defines the symbol binds
+   * its own. */
+  char *consumer = cl_os_loader_handle_path(handle);
+  char *version = NULL;
+  int defines = 0, symbolic = 0;
+  if (consumer)
+    cl_bind_reference_of(consumer, symbol, &version, &defines, &symbolic);
+  cl_clear_error();
+  char *path = symbolic && defines
+                   ? cl_strdup(consumer)
+                   : cl_os_loader_symbol_provider(handle, symbol, version);
+  free(consumer);
+  free(version);
+  if (!path)
+    return NULL;
+  snprintf(provider, sizeof provider, "%s", path);
+  free(path);
+  return provider;
+}

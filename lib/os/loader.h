@@ -1,0 +1,139 @@
+/*
+ * loader.h - the OS loader seam used by preload, isolation and collision
+ * detection. lib/posix/loader_posix.c (dlopen, RTLD_NOLOAD,
+ * dl_iterate_phdr, dladdr) and lib/win32/loader_win32.c (LoadLibraryExW,
+ * GetModuleHandleW, K32EnumProcessModules, AddDllDirectory) implement it.
+ * Portable code (preload.c, plan.c) never calls dlopen or LoadLibrary
+ * itself.
+ */
+#ifndef CUDALOAD_LOADER_H
+#define CUDALOAD_LOADER_H
+
+/* How to open a library. */
+typedef enum cl_open_mode {
+  CL_OPEN_LOCAL = 0,   /* Linux RTLD_NOW | RTLD_LOCAL */
+  CL_OPEN_GLOBAL = 1,  /* Linux RTLD_NOW | RTLD_GLOBAL */
+  CL_OPEN_DEEPBIND = 2 /* Linux RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND */
+} cl_open_mode;
+
+/*
+ * Open a library by absolute path. Windows: LoadLibraryExW(path, NULL,
+ * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) with
+ * SetThreadErrorMode(SEM_FAILCRITICALERRORS) around it (mode ignored).
+ * A path that is not a regular file (a FIFO, a folder, a device) is refused
+ * before the OS loader sees it, found out without blocking as the readers
+ * do (cl_os_file_open): the loader's own open of a FIFO waits for a writer.
+ * Returns the handle, or NULL with the last error set to
+ * "<path>: <dlerror() / FormatMessageW text>" (for a refused path,
+ * "<path>: not a regular file (a FIFO): refused ...") and status
+ * CUDALOAD_E_LOAD_FAILED. Handles are never closed: loads can't be undone
+ * reliably, and the libraries must stay for the life of the process.
+ */
+void *cl_os_loader_open(const char *path, cl_open_mode mode);
+
+/*
+ * Open the NVIDIA driver library by its bare file name ("libcuda.so.1",
+ * "nvcuda.dll"): the one library loaded by name rather than by absolute
+ * path, because the driver is installed into the system's own folders (the
+ * dynamic loader's cache and default folders on Linux, System32 on Windows)
+ * and only the system knows where. Refuses a name holding a path separator.
+ * Linux: dlopen(name, RTLD_NOW | RTLD_LOCAL); Windows: LoadLibraryExW(name,
+ * NULL, LOAD_LIBRARY_SEARCH_SYSTEM32) with error dialogs suppressed, so
+ * neither the current folder nor PATH can supply an impostor. Returns the
+ * handle, or NULL with the last error set as cl_os_loader_open does.
+ */
+void *cl_os_loader_open_system(const char *name);
+
+/*
+ * The address of an exported function or variable of a loaded library
+ * (dlsym / GetProcAddress), or NULL when the library does not export it.
+ * Callers turn it into a function pointer with memcpy through
+ * void (*)(void), which ISO C allows where a cast would not. Sets no error.
+ */
+void *cl_os_loader_symbol(void *handle, const char *name);
+
+/*
+ * The absolute path of a library the process already has under this name
+ * (a SONAME such as "libcudnn.so.8", or a DLL base name such as
+ * "cudnn64_8.dll"), malloc'ed; NULL when it has none. Never loads or opens
+ * a library (Linux: cl_os_loader_find_loaded_by_soname; Windows:
+ * GetModuleHandleW + GetModuleFileNameW).
+ */
+char *cl_os_loader_find_loaded(const char *name);
+
+/*
+ * Linux: the loaded object whose loader name (l_name) or DT_SONAME is
+ * `name` (a name holding '/' also matches the object loaded from that
+ * file), found by walking dl_iterate_phdr and reading each object's
+ * dynamic section in memory: unlike dlopen(name, RTLD_NOLOAD), which
+ * searches LD_LIBRARY_PATH and RUNPATH for a name not loaded and opens
+ * (and blocks on a FIFO among) the candidates, it opens no file.
+ * Its canonical path, malloc'ed, or NULL. Windows: as
+ * cl_os_loader_find_loaded. Implemented with the loader model's host facts
+ * (lib/posix/resolve_posix.c, lib/win32/resolve_win32.c).
+ */
+char *cl_os_loader_find_loaded_by_soname(const char *name);
+
+/* Calls visit(path) for every module loaded in the process (Linux:
+ * dl_iterate_phdr, skipping the executable's empty name and the vDSO;
+ * Windows: K32EnumProcessModules + GetModuleFileNameW). */
+typedef void (*cl_module_visitor)(const char *path, void *opaque);
+void cl_os_loader_each_loaded(cl_module_visitor visit, void *opaque);
+
+/* The same for another process, by id, in the order the files were mapped
+ * (Linux: /proc/PID/maps; Windows: EnumProcessModulesEx). 0, or
+ * CUDALOAD_E_NOT_FOUND (no such process), CUDALOAD_E_IO (not allowed to
+ * look: another user's process), CUDALOAD_E_UNSUPPORTED, with the last
+ * error naming the process and the reason. */
+int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
+                                 void *opaque);
+
+/*
+ * The file that defines `symbol` as the global scope sees it (Linux: dlsym
+ * on dlopen(NULL)'s handle, which covers exactly the global scope — the
+ * executable, its libraries and everything opened RTLD_GLOBAL, in load
+ * order — then dladdr; RTLD_DEFAULT would also search libcudaload's own
+ * dependencies), malloc'ed, or NULL when no object in the global scope
+ * defines it. With a version, the loader's own versioned lookup (dlvsym):
+ * only a definition of that version, or one in an object without version
+ * information, answers, as for a versioned reference (docs/loader.md,
+ * "Linux: binding"). Windows has no global scope: always NULL.
+ */
+char *cl_os_loader_global_provider(const char *symbol, const char *version);
+
+/*
+ * The file providing `symbol` (of `version`, NULL: unversioned) to the
+ * library behind `handle`, as the loader resolves that library's
+ * references: for a library opened with DEEPBIND, its own scope
+ * (dlsym/dlvsym on the handle); otherwise the global scope first, then its
+ * own scope. Windows: GetProcAddress on the handle, then
+ * GetModuleHandleExW(FROM_ADDRESS) for the file. malloc'ed, or NULL.
+ */
+char *cl_os_loader_symbol_provider(void *handle, const char *symbol,
+                                   const char *version);
+
+/* The file of a loaded library's handle (Linux: its link map's name;
+ * Windows: GetModuleFileNameW), malloc'ed, or NULL. */
+char *cl_os_loader_handle_path(void *handle);
+
+/*
+ * Make folder visible to later plain LoadLibrary calls made by the loaded
+ * libraries themselves (cuDNN 8's lazy LoadLibraryA of its sub-libraries):
+ * Windows prepends it to PATH (SetEnvironmentVariableW, and the C runtime's
+ * copy via _wputenv_s) and calls AddDllDirectory (for processes that called
+ * SetDefaultDllDirectories). Returns 0 or a CUDALOAD_E_* status. Linux: does
+ * nothing and returns 0 (a library's dlopen uses its RUNPATH and what is
+ * already loaded by SONAME).
+ */
+int cl_os_loader_expose_folder(const char *folder);
+
+/* Set an environment variable of this process (Windows: the process block
+ * and the C runtime's copy). 0 or a CUDALOAD_E_* status. */
+int cl_os_set_env(const char *name, const char *value);
+
+/* A recursive-safe process-wide lock around preloading, so concurrent
+ * cudaload_preload() calls load each file once. */
+void cl_os_loader_lock(void);
+void cl_os_loader_unlock(void);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * platform.h - what each operating system must provide. lib/posix/ and
+ * lib/win32/ implement it; CMake picks the folder. This header is the only
+ * OS switch outside those folders: portable code includes it and never
+ * tests _WIN32 itself (scripts/test checks).
+ *
+ * All paths are UTF-8. The Windows side converts to and from UTF-16 and uses
+ * only the W APIs.
+ */
+#ifndef CUDALOAD_PLATFORM_H
+#define CUDALOAD_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The path separator of the host, and the separator of PATH-like lists. */
+#ifdef _WIN32
+#define CL_DIR_SEP '\\'
+#define CL_LIST_SEP ';'
+#else
+#define CL_DIR_SEP '/'
+#define CL_LIST_SEP ':'
+#endif
+
+/* Whether two spellings of a path that differ only in the case of letters
+ * name one file on the host (Windows: NTFS and FAT compare names without
+ * case), so that such spellings of a root count as one root. */
+#ifdef _WIN32
+#define CL_PATH_FOLD_CASE 1
+#else
+#define CL_PATH_FOLD_CASE 0
+#endif
+
+/* What a path names, without following a final symlink (cl_os_lstat_kind) or
+ * following it (cl_os_stat_kind). */
+typedef enum cl_file_kind {
+  CL_KIND_MISSING = 0,
+  CL_KIND_REGULAR,
+  CL_KIND_DIRECTORY,
+  CL_KIND_SYMLINK, /* only from cl_os_lstat_kind */
+  CL_KIND_OTHER,   /* FIFO, socket, device */
+  CL_KIND_UNKNOWN  /* only from cl_os_list_dir: the listing did not say */
+} cl_file_kind;
+
+cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out);
+cl_file_kind cl_os_lstat_kind(const char *path);
+
+/*
+ * Directory listing. Calls visit(name, kind, opaque) for each entry except
+ * "." and "..", in the order the OS returns them; kind is what the listing
+ * itself tells without following a symlink (d_type; the find data's
+ * attributes), CL_KIND_UNKNOWN when it does not (some file systems): then
+ * ask cl_os_lstat_kind. Returns 0, or a CUDALOAD_E_* status (with last error
+ * set) when the folder cannot be opened. visit returning non-zero stops the
+ * walk early (still returns 0).
+ */
+typedef int (*cl_dir_visitor)(const char *name, cl_file_kind kind,
+                              void *opaque);
+int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque);
+
+/* 0 when dir is a folder this process may list, else the status and last
+ * error cl_os_list_dir would give, without reading any entry. */
+int cl_os_dir_check_listable(const char *dir);
+
+/* A malloc'ed canonical absolute path with every symlink resolved, or NULL
+ * (last error set) when the path does not resolve. */
+char *cl_os_real_path(const char *path);
+
+/* 1 if the path is absolute on the host (Windows: drive or UNC). */
+int cl_os_path_is_absolute(const char *path);
+
+/*
+ * A read-only open file. cl_os_file_open refuses anything but a regular file
+ * (CUDALOAD_E_NOT_A_FILE) and never blocks opening a FIFO or device.
+ */
+typedef struct cl_file cl_file;
+int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out);
+/* Read exactly len bytes at offset; CUDALOAD_E_MALFORMED past the end,
+ * CUDALOAD_E_IO on a read error. */
+int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len);
+/* Read up to len bytes from offset on, until the end of the file as reading
+ * finds it, whatever size the file reported: *got is what was read. For
+ * readers that must notice a file whose size says nothing about its content
+ * (/proc and /sys files report 0 bytes or a page). CUDALOAD_E_IO on a read
+ * error. */
+int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
+                         size_t *got);
+void cl_os_file_close(cl_file *f);
+
+/* Environment: a secure getenv (NULL for setuid/elevated processes). The
+ * returned string is malloc'ed (Windows converts from UTF-16); free it. */
+char *cl_os_getenv(const char *name);
+
+/* 1 when other users can write to the folder `path` (see
+ * CUDALOAD_ALLOW_WRITABLE_ROOTS), with *why a malloc'ed sentence ("writable
+ * by every user (mode 0777)"); 0 when not, or when it cannot tell (a folder
+ * that cannot be stat'ed is not listed anyway). Windows: from the folder's
+ * DACL (add-file rights for a broad group such as Everyone, or no DACL). */
+int cl_os_folder_writable_by_others(const char *path, char **why);
+/* Calls visit(name, value) for every environment variable whose name starts
+ * with prefix (CUDA_PATH_V12_4 for "CUDA_PATH_V"). Secure like cl_os_getenv. */
+typedef void (*cl_env_visitor)(const char *name, const char *value,
+                               void *opaque);
+void cl_os_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
+                                void *opaque);
+
+/* The folder the OS keeps its own libraries in and the NVIDIA display
+ * driver installs nvcuda.dll into (Windows: GetSystemDirectoryW, System32),
+ * malloc'ed; NULL on POSIX, which has no such single folder (the loader's
+ * cache says where libcuda is). */
+char *cl_os_system_dir(void);
+
+/* The user's home folder (malloc'ed) or NULL. */
+char *cl_os_home_dir(void);
+
+/* The host, as the portable code asks for it instead of testing _WIN32
+ * (the OS switch is these files alone: posix/, win32/). */
+/* CUDALOAD_TARGET_WINDOWS on Windows, CUDALOAD_TARGET_LINUX elsewhere: the
+ * naming convention of the libraries this process can load. */
+int cl_os_host_target(void);
+/* "linux", "windows", "macos" or "unknown", for reports. */
+const char *cl_os_name(void);
+/* The variable the loader searches: "LD_LIBRARY_PATH" or "PATH". */
+const char *cl_os_library_path_variable(void);
+/* Do the two paths (lengths given, trailing separators already cut) name
+ * the same folder as the OS compares them? Windows: without case, '/' and
+ * '\' alike; POSIX: byte for byte. */
+int cl_os_same_path(const char *a, size_t alen, const char *b, size_t blen);
+/* The file name of the Python interpreter on PATH: "python3",
+ * "python.exe". */
+const char *cl_os_python_name(void);
+/* The NVIDIA driver library's name as the loader finds it: "libcuda.so.1",
+ * "nvcuda.dll". */
+const char *cl_os_driver_name(void);
+/* How to make a folder writable only by its owner, for a fix line. */
+const char *cl_os_private_folder_fix(void);
+
+/* A monotonic clock in milliseconds, for timeouts and stage timings. */
+double cl_os_clock_ms(void);
+
+/* Text for an OS error number (errno / GetLastError) into buf. */
+void cl_os_error_text(unsigned long code, char *buf, size_t len);
+/* The calling thread's last OS error number (errno / GetLastError). */
+unsigned long cl_os_last_error(void);
+
+/* Thread-local storage for the last-error buffer. */
+#if defined(_MSC_VER)
+#define CL_THREAD_LOCAL __declspec(thread)
+#else
+#define CL_THREAD_LOCAL _Thread_local
+#endif
+
+#endif

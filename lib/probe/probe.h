@@ -1,0 +1,151 @@
+/*
+ * probe.h - the GPU probe's result and its internal entry points.
+ *
+ * probe.c runs the stages in this process through function tables filled
+ * from the libraries it loads (no CUDA header, no link to CUDA). probe_wire.c
+ * turns a result into lines and back, so that a child process can run the
+ * probe and report to its parent (probe_child.h: fork on POSIX, the
+ * cudaload tool as a helper process on Windows).
+ */
+#ifndef CUDALOAD_PROBE_H
+#define CUDALOAD_PROBE_H
+
+#include "cudaload.h"
+
+#include <stddef.h>
+
+#define CL_PROBE_STAGE_COUNT 7
+
+/* Stage indexes, in the order they run. */
+enum {
+  CL_STAGE_DRIVER = 0,
+  CL_STAGE_INIT,
+  CL_STAGE_DEVICES,
+  CL_STAGE_CONTEXT,
+  CL_STAGE_RUNTIME,
+  CL_STAGE_CUBLAS,
+  CL_STAGE_CUDNN
+};
+
+/*
+ * What a driver or a CUDA library reports is checked against these before
+ * it is used or stored (probe.c), and again where a parent reads it back
+ * from a child's report (probe_wire.c): a broken driver's INT_MAX is a
+ * stage warning or failure naming the value, never arithmetic on it.
+ */
+/* More devices than any machine has; also what keeps a report (about 350
+ * bytes a device) well under CL_PROBE_REPORT_CAP. */
+#define CL_PROBE_MAX_DEVICES 1024
+/* CUDA versions are major * 1000 + minor * 10: 1000 is CUDA 1.0, and the
+ * upper end leaves room for any CUDA to come. */
+#define CL_PROBE_MIN_CUDA_VERSION 1000
+#define CL_PROBE_MAX_CUDA_VERSION 999999
+/* A compute capability is stored as major * 10 + minor: minor 0-9. */
+#define CL_PROBE_MAX_CC_MAJOR 99
+/* Total device memory: more than nothing, at most 1 PiB. */
+#define CL_PROBE_MAX_MEMORY_MIB (1ull << 30)
+
+static inline int cl_probe_valid_cuda_version(long long version) {
+  return version >= CL_PROBE_MIN_CUDA_VERSION &&
+         version <= CL_PROBE_MAX_CUDA_VERSION;
+}
+
+/* A stored capability (major * 10 + minor), 0 meaning unknown. */
+static inline int cl_probe_valid_capability(long long capability) {
+  return capability >= 10 && capability <= CL_PROBE_MAX_CC_MAJOR * 10 + 9;
+}
+
+typedef struct cl_probe_stage {
+  int status; /* CUDALOAD_STAGE_* */
+  double ms;
+  char *message; /* never NULL once the probe is made */
+} cl_probe_stage;
+
+typedef struct cl_probe_device {
+  char *name;
+  int capability; /* major * 10 + minor; 0 when the driver's was invalid */
+  unsigned long long memory_mib; /* 0 when the driver's was invalid */
+  char *uuid; /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+} cl_probe_device;
+
+struct cudaload_probe {
+  int verdict; /* CUDALOAD_GPU_OK / CUDALOAD_CPU_FALLBACK */
+  int reason;  /* CUDALOAD_REASON_* */
+  char *summary;
+  cl_probe_stage stages[CL_PROBE_STAGE_COUNT];
+  char *driver_path;
+  int driver_version;  /* 0: unknown, or what the driver said was invalid */
+  int runtime_version; /* 0: not asked, or invalid */
+  cl_probe_device *devices;
+  size_t device_count;
+};
+
+/* "driver", "init", ... by stage index. */
+extern const char *const cl_probe_stage_names[CL_PROBE_STAGE_COUNT];
+
+/* A result with every stage SKIPPED ("not run"), or NULL without memory. */
+cudaload_probe *cl_probe_new(void);
+
+/* Set a stage's status, time and message (replacing the old message). */
+void cl_probe_set_stage(cudaload_probe *p, size_t stage, int status, double ms,
+                        const char *message);
+
+/* Append a device (strings copied). 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_probe_add_device(cudaload_probe *p, const char *name, int capability,
+                        unsigned long long memory_mib, const char *uuid);
+
+/* Set verdict and reason (GPU_OK when reason is CUDALOAD_REASON_NONE) and
+ * write the summary sentence from the stages. */
+void cl_probe_conclude(cudaload_probe *p, int reason);
+
+/* "no_driver", "timeout", ... ("none" for CUDALOAD_REASON_NONE). */
+const char *cl_probe_reason_name(int reason);
+/* A compute capability (90) as text ("9.0", or "unknown" for 0). */
+void cl_probe_capability_text(int capability, char *out, size_t size);
+/* Device memory in MiB as text ("81559 MiB", or "unknown memory"). */
+void cl_probe_memory_text(unsigned long long mib, char *out, size_t size);
+/* "ok", "failed", "skipped", "warning". */
+const char *cl_probe_stage_status_name(int status);
+
+/* Called after each stage finishes (the child reports it at once, so a
+ * stage that hangs later does not hide the ones before it). */
+typedef void (*cl_probe_stage_callback)(const cudaload_probe *p, size_t stage,
+                                        void *opaque);
+
+/* Run every stage in this process into p (from cl_probe_new) and conclude.
+ * Returns CUDALOAD_OK whatever the verdict, CUDALOAD_E_NO_MEMORY when the
+ * result could not be written. */
+int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
+                            cl_probe_stage_callback on_stage, void *opaque);
+
+/* The driver library the ctx asks for: its own setting, else CUDALOAD_DRIVER
+ * from the environment, else the bare default name. malloc'ed. */
+char *cl_probe_driver_choice(const cudaload_ctx *ctx);
+
+/* --- the line format between a probing child and its parent ------------ */
+
+/* The first line a child writes. */
+char *cl_probe_wire_header(void);
+/* One finished stage, as a line. */
+char *cl_probe_wire_stage(const cudaload_probe *p, size_t stage);
+/* Driver, runtime, devices, verdict and the final "end" line. */
+char *cl_probe_wire_tail(const cudaload_probe *p);
+/*
+ * Read what a child wrote into p (from cl_probe_new). *complete is 1 when
+ * the final "end" line arrived after a valid verdict; stages, devices and
+ * the verdict read before a cut-off stay in p. Unknown records are skipped
+ * (a newer child may say more); numbers out of range are dropped as
+ * probe.c drops a driver's (CL_PROBE_MAX_* above). CUDALOAD_OK, or
+ * CUDALOAD_E_MALFORMED when the header is wrong.
+ */
+int cl_probe_wire_parse(const char *text, size_t len, cudaload_probe *p,
+                        int *complete);
+
+/* Fill in what a child that never finished leaves open: the first stage it
+ * did not report fails with `message` and the time the reported stages
+ * leave of elapsed_ms, the later ones are skipped, and the verdict is
+ * CPU_FALLBACK with `reason`. */
+void cl_probe_mark_unfinished(cudaload_probe *p, int reason, double elapsed_ms,
+                              const char *message);
+
+#endif

@@ -1,0 +1,1105 @@
+/*
+ * probe_stages.c - "may I use the GPU?", answered in stages: the driver
+ * library, cuInit, the devices, a primary context with an allocation and a
+ * copy, and for the ctx's requirements the CUDA runtime, cuBLAS (with a tiny
+ * SGEMM checked against the CPU) and cuDNN.
+ *
+ * Nothing here includes a CUDA header or links to CUDA: each library's
+ * functions are looked up by name from a static table of symbol names into
+ * a table of generic function pointers (void (*)(void)) local to one run,
+ * and cast to their real type where they are called. The driver's _v2 entry
+ * points are asked for where they exist: the unsuffixed ones are the 32-bit
+ * ABI of CUDA 3.x and take 32-bit sizes and device pointers.
+ */
+#include "probe/probe.h"
+
+#include "core/context.h"
+#include "common/error.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "probe/probe_child.h"
+#include "common/strutil.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Function tables                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef void (*cl_generic_fn)(void);
+
+typedef struct cl_symbol_spec {
+  const char *name;
+  const char *fallback; /* an older name with the same signature, or NULL */
+  int required;
+} cl_symbol_spec;
+
+/* The CUDA driver API (cuda.h), as the probe uses it. CUresult is an int,
+ * CUdevice an int, CUcontext a pointer, CUdeviceptr 64 bits (_v2). */
+typedef unsigned long long cl_cu_deviceptr;
+typedef int (*cu_init_fn)(unsigned flags);
+typedef int (*cu_driver_get_version_fn)(int *version);
+typedef int (*cu_device_get_count_fn)(int *count);
+typedef int (*cu_device_get_fn)(int *device, int ordinal);
+typedef int (*cu_device_get_name_fn)(char *name, int len, int device);
+typedef int (*cu_device_get_attribute_fn)(int *value, int attribute,
+                                          int device);
+typedef int (*cu_device_total_mem_fn)(size_t *bytes, int device);
+typedef int (*cu_device_get_uuid_fn)(unsigned char *uuid, int device);
+typedef int (*cu_primary_ctx_retain_fn)(void **context, int device);
+typedef int (*cu_primary_ctx_release_fn)(int device);
+typedef int (*cu_ctx_set_current_fn)(void *context);
+typedef int (*cu_ctx_get_current_fn)(void **context);
+typedef int (*cu_mem_alloc_fn)(cl_cu_deviceptr *pointer, size_t bytes);
+typedef int (*cu_mem_free_fn)(cl_cu_deviceptr pointer);
+typedef int (*cu_memcpy_htod_fn)(cl_cu_deviceptr to, const void *from,
+                                 size_t bytes);
+typedef int (*cu_memcpy_dtoh_fn)(void *to, cl_cu_deviceptr from, size_t bytes);
+typedef int (*cu_get_error_text_fn)(int result, const char **text);
+
+enum driver_symbol {
+  CU_INIT,
+  CU_DRIVER_GET_VERSION,
+  CU_DEVICE_GET_COUNT,
+  CU_DEVICE_GET,
+  CU_DEVICE_GET_NAME,
+  CU_DEVICE_GET_ATTRIBUTE,
+  CU_DEVICE_TOTAL_MEM,
+  CU_DEVICE_GET_UUID,
+  CU_PRIMARY_CTX_RETAIN,
+  CU_PRIMARY_CTX_RELEASE,
+  CU_CTX_SET_CURRENT,
+  CU_CTX_GET_CURRENT,
+  CU_MEM_ALLOC,
+  CU_MEM_FREE,
+  CU_MEMCPY_HTOD,
+  CU_MEMCPY_DTOH,
+  CU_GET_ERROR_NAME,
+  CU_GET_ERROR_STRING,
+  DRIVER_SYMBOL_COUNT
+};
+
+static const cl_symbol_spec driver_symbols[DRIVER_SYMBOL_COUNT] = {
+    [CU_INIT] = {"cuInit", NULL, 1},
+    [CU_DRIVER_GET_VERSION] = {"cuDriverGetVersion", NULL, 1},
+    [CU_DEVICE_GET_COUNT] = {"cuDeviceGetCount", NULL, 1},
+    [CU_DEVICE_GET] = {"cuDeviceGet", NULL, 1},
+    [CU_DEVICE_GET_NAME] = {"cuDeviceGetName", NULL, 1},
+    [CU_DEVICE_GET_ATTRIBUTE] = {"cuDeviceGetAttribute", NULL, 1},
+    [CU_DEVICE_TOTAL_MEM] = {"cuDeviceTotalMem_v2", NULL, 1},
+    [CU_DEVICE_GET_UUID] = {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 1},
+    [CU_PRIMARY_CTX_RETAIN] = {"cuDevicePrimaryCtxRetain", NULL, 1},
+    [CU_PRIMARY_CTX_RELEASE] = {"cuDevicePrimaryCtxRelease_v2",
+                                "cuDevicePrimaryCtxRelease", 1},
+    [CU_CTX_SET_CURRENT] = {"cuCtxSetCurrent", NULL, 1},
+    [CU_CTX_GET_CURRENT] = {"cuCtxGetCurrent", NULL, 0},
+    [CU_MEM_ALLOC] = {"cuMemAlloc_v2", NULL, 1},
+    [CU_MEM_FREE] = {"cuMemFree_v2", NULL, 1},
+    [CU_MEMCPY_HTOD] = {"cuMemcpyHtoD_v2", NULL, 1},
+    [CU_MEMCPY_DTOH] = {"cuMemcpyDtoH_v2", NULL, 1},
+    [CU_GET_ERROR_NAME] = {"cuGetErrorName", NULL, 0},
+    [CU_GET_ERROR_STRING] = {"cuGetErrorString", NULL, 0},
+};
+
+/* CUresult values the probe tells apart (cuda.h). */
+#define CU_SUCCESS 0
+#define CU_ERROR_INSUFFICIENT_DRIVER 35
+#define CU_ERROR_NO_DEVICE 100
+#define CU_ATTRIBUTE_CC_MAJOR 75
+#define CU_ATTRIBUTE_CC_MINOR 76
+
+/* The CUDA runtime. */
+typedef int (*cuda_runtime_get_version_fn)(int *version);
+enum runtime_symbol { CUDA_RUNTIME_GET_VERSION, RUNTIME_SYMBOL_COUNT };
+static const cl_symbol_spec runtime_symbols[RUNTIME_SYMBOL_COUNT] = {
+    [CUDA_RUNTIME_GET_VERSION] = {"cudaRuntimeGetVersion", NULL, 1},
+};
+
+/* cuBLAS (v2 API: cublas_v2.h maps cublasCreate to cublasCreate_v2). */
+typedef int (*cublas_create_fn)(void **handle);
+typedef int (*cublas_destroy_fn)(void *handle);
+typedef int (*cublas_sgemm_fn)(void *handle, int transa, int transb, int m,
+                               int n, int k, const float *alpha, const float *a,
+                               int lda, const float *b, int ldb,
+                               const float *beta, float *c, int ldc);
+typedef const char *(*cublas_status_text_fn)(int status);
+enum cublas_symbol {
+  CUBLAS_CREATE,
+  CUBLAS_DESTROY,
+  CUBLAS_SGEMM,
+  CUBLAS_GET_STATUS_NAME,
+  CUBLAS_SYMBOL_COUNT
+};
+static const cl_symbol_spec cublas_symbols[CUBLAS_SYMBOL_COUNT] = {
+    [CUBLAS_CREATE] = {"cublasCreate_v2", NULL, 1},
+    [CUBLAS_DESTROY] = {"cublasDestroy_v2", NULL, 1},
+    [CUBLAS_SGEMM] = {"cublasSgemm_v2", NULL, 1},
+    [CUBLAS_GET_STATUS_NAME] = {"cublasGetStatusName", NULL, 0},
+};
+#define CUBLAS_OP_N 0
+
+/* cuDNN. */
+typedef size_t (*cudnn_get_version_fn)(void);
+typedef int (*cudnn_create_fn)(void **handle);
+typedef int (*cudnn_destroy_fn)(void *handle);
+typedef const char *(*cudnn_error_string_fn)(int status);
+enum cudnn_symbol {
+  CUDNN_GET_VERSION,
+  CUDNN_CREATE,
+  CUDNN_DESTROY,
+  CUDNN_GET_ERROR_STRING,
+  CUDNN_SYMBOL_COUNT
+};
+static const cl_symbol_spec cudnn_symbols[CUDNN_SYMBOL_COUNT] = {
+    [CUDNN_GET_VERSION] = {"cudnnGetVersion", NULL, 1},
+    [CUDNN_CREATE] = {"cudnnCreate", NULL, 1},
+    [CUDNN_DESTROY] = {"cudnnDestroy", NULL, 1},
+    [CUDNN_GET_ERROR_STRING] = {"cudnnGetErrorString", NULL, 0},
+};
+
+static cl_generic_fn as_function(void *address) {
+  cl_generic_fn function = NULL;
+  if (address)
+    memcpy(&function, &address, sizeof function);
+  return function;
+}
+
+/* Fill table from handle; the first missing required symbol's name, or
+ * NULL when all required ones are there. */
+static const char *resolve(void *handle, const cl_symbol_spec *specs,
+                           size_t count, cl_generic_fn *table) {
+  const char *missing = NULL;
+  for (size_t i = 0; i < count; ++i) {
+    table[i] = as_function(cl_os_loader_symbol(handle, specs[i].name));
+    if (!table[i] && specs[i].fallback)
+      table[i] = as_function(cl_os_loader_symbol(handle, specs[i].fallback));
+    if (!table[i] && specs[i].required && !missing)
+      missing = specs[i].name;
+  }
+  return missing;
+}
+
+static char *format_text(const char *fmt, va_list ap) CL_PRINTF(1, 0);
+static char *format_text(const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  if (n < 0)
+    return NULL;
+  char *text = malloc((size_t)n + 1);
+  if (text)
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+  return text;
+}
+
+static char *text_of(const char *fmt, ...) CL_PRINTF(1, 2);
+static char *text_of(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = format_text(fmt, ap);
+  va_end(ap);
+  return text;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One run                                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef struct probe_run {
+  cudaload_ctx *ctx;
+  cudaload_probe *p;
+  cl_probe_stage_callback on_stage;
+  void *opaque;
+  int reason;        /* the first failure's, CUDALOAD_REASON_NONE until then */
+  double started_ms; /* of the current stage */
+  int out_of_memory;
+
+  void *driver;
+  cl_generic_fn cu[DRIVER_SYMBOL_COUNT];
+  int device;
+  int context_retained;
+  void *previous_context;
+
+  int preloaded;
+  char *preload_error; /* the preload's last error, or NULL */
+} probe_run;
+
+static void stage_begin(probe_run *run) {
+  run->started_ms = cl_os_clock_ms();
+}
+
+static void stage_end(probe_run *run, size_t stage, int status, int reason,
+                      const char *fmt, ...) CL_PRINTF(5, 6);
+static void stage_end(probe_run *run, size_t stage, int status, int reason,
+                      const char *fmt, ...) {
+  double ms = cl_os_clock_ms() - run->started_ms;
+  va_list ap;
+  va_start(ap, fmt);
+  char *message = format_text(fmt, ap);
+  va_end(ap);
+  if (!message)
+    run->out_of_memory = 1;
+  cl_probe_set_stage(run->p, stage, status, ms < 0 ? 0 : ms,
+                     message ? message : "(out of memory)");
+  free(message);
+  if (status == CUDALOAD_STAGE_FAILED && run->reason == CUDALOAD_REASON_NONE)
+    run->reason = reason;
+  if (run->on_stage)
+    run->on_stage(run->p, stage, run->opaque);
+}
+
+static void stage_skip(probe_run *run, size_t stage, const char *why) {
+  cl_probe_set_stage(run->p, stage, CUDALOAD_STAGE_SKIPPED, 0, why);
+  if (run->on_stage)
+    run->on_stage(run->p, stage, run->opaque);
+}
+
+/* "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected", from the
+ * driver where it can tell, else from what cuda.h documents. */
+static void driver_error_text(const probe_run *run, int result, char *out,
+                              size_t size) {
+  static const struct {
+    int code;
+    const char *name;
+  } known[] = {{1, "CUDA_ERROR_INVALID_VALUE"},
+               {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+               {3, "CUDA_ERROR_NOT_INITIALIZED"},
+               {4, "CUDA_ERROR_DEINITIALIZED"},
+               {34, "CUDA_ERROR_STUB_LIBRARY"},
+               {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+               {46, "CUDA_ERROR_DEVICES_UNAVAILABLE"},
+               {100, "CUDA_ERROR_NO_DEVICE"},
+               {101, "CUDA_ERROR_INVALID_DEVICE"},
+               {304, "CUDA_ERROR_OPERATING_SYSTEM"},
+               {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+               {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+               {999, "CUDA_ERROR_UNKNOWN"}};
+  const char *name = NULL, *description = NULL;
+  if (run->cu[CU_GET_ERROR_NAME] &&
+      ((cu_get_error_text_fn)run->cu[CU_GET_ERROR_NAME])(result, &name) !=
+          CU_SUCCESS)
+    name = NULL;
+  if (run->cu[CU_GET_ERROR_STRING] &&
+      ((cu_get_error_text_fn)run->cu[CU_GET_ERROR_STRING])(
+          result, &description) != CU_SUCCESS)
+    description = NULL;
+  for (size_t i = 0; !name && i < sizeof known / sizeof *known; ++i)
+    if (known[i].code == result)
+      name = known[i].name;
+  /* The driver's strings are read no further than the precision: one
+   * without a terminator, or a huge one, costs nothing. */
+  snprintf(out, size, "%d, %.96s%s%.160s", result,
+           name ? name : "unknown CUresult", description ? ": " : "",
+           description ? description : "");
+}
+
+/* A driver call failed: end the stage with its name and the code. */
+static void driver_failure(probe_run *run, size_t stage, int reason,
+                           const char *call, int result) {
+  char error[256];
+  driver_error_text(run, result, error, sizeof error);
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, reason, "%s returned %s", call,
+            error);
+}
+
+static int is_stub_path(const char *path) {
+  return strstr(path, "/stubs/") || strstr(path, "\\stubs\\") ||
+         strstr(path, "/stubs\\") || strstr(path, "\\stubs/");
+}
+
+char *cl_probe_driver_choice(const cudaload_ctx *ctx) {
+  if (ctx && ctx->probe_driver_path)
+    return cl_strdup(ctx->probe_driver_path);
+  char *from_environment = cl_os_getenv("CUDALOAD_DRIVER");
+  if (from_environment && from_environment[0])
+    return from_environment;
+  free(from_environment);
+  return cl_strdup(cl_os_driver_name());
+}
+
+static int has_separator(const char *path) {
+  return strchr(path, '/') || strchr(path, '\\');
+}
+
+/* 1: the driver library and its functions. */
+static int stage_driver(probe_run *run) {
+  stage_begin(run);
+  char *choice = cl_probe_driver_choice(run->ctx);
+  if (!choice) {
+    run->out_of_memory = 1;
+    return 0;
+  }
+  int ok = 0;
+  if (is_stub_path(choice)) {
+    /* The toolkit's lib64/stubs/libcuda.so only satisfies the linker; its
+     * cuInit always fails (CUDA_ERROR_STUB_LIBRARY). */
+    stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_NO_DRIVER,
+              "%s is the CUDA toolkit's link-time stub (a stubs folder), "
+              "not a driver: refused",
+              choice);
+  } else if (has_separator(choice) && !cl_os_path_is_absolute(choice)) {
+    stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_NO_DRIVER,
+              "%s: not an absolute path (CUDALOAD_DRIVER must name the driver "
+              "library by absolute path)",
+              choice);
+  } else {
+    int by_name = !has_separator(choice);
+    run->driver = by_name ? cl_os_loader_open_system(choice)
+                          : cl_os_loader_open(choice, CL_OPEN_LOCAL);
+    if (!run->driver) {
+      stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_NO_DRIVER, "%s", cudaload_last_error());
+    } else {
+      char *path =
+          by_name ? cl_os_loader_find_loaded(choice) : cl_os_real_path(choice);
+      cl_clear_error();
+      free(run->p->driver_path);
+      run->p->driver_path = path ? path : cl_strdup(choice);
+      if (!run->p->driver_path)
+        run->out_of_memory = 1;
+      const char *missing =
+          resolve(run->driver, driver_symbols, DRIVER_SYMBOL_COUNT, run->cu);
+      const char *shown = run->p->driver_path ? run->p->driver_path : choice;
+      if (missing) {
+        stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
+                  CUDALOAD_REASON_DRIVER_BROKEN,
+                  "%s lacks %s, which every CUDA driver since 11.0 exports",
+                  shown, missing);
+      } else {
+        ok = 1;
+        stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_OK, 0,
+                  "%s loaded from %s", cl_path_basename(choice), shown);
+      }
+    }
+  }
+  free(choice);
+  return ok;
+}
+
+#define CU(run, symbol, type) ((type)(run)->cu[symbol])
+
+static void version_text(int version, char *out, size_t size) {
+  snprintf(out, size, "%d.%d", version / 1000, (version % 1000) / 10);
+}
+
+/* 2: cuInit and cuDriverGetVersion. */
+static int stage_init(probe_run *run) {
+  stage_begin(run);
+  /* cuDriverGetVersion needs no cuInit: asked first, so that a driver too
+   * old for cuInit still says which CUDA it supports. */
+  int version = 0;
+  int answered = CU(run, CU_DRIVER_GET_VERSION,
+                    cu_driver_get_version_fn)(&version) == CU_SUCCESS;
+  if (answered && cl_probe_valid_cuda_version(version))
+    run->p->driver_version = version;
+  int result = CU(run, CU_INIT, cu_init_fn)(0);
+  if (result != CU_SUCCESS) {
+    int reason = result == CU_ERROR_NO_DEVICE ? CUDALOAD_REASON_NO_DEVICE
+                 : result == CU_ERROR_INSUFFICIENT_DRIVER
+                     ? CUDALOAD_REASON_DRIVER_TOO_OLD
+                     : CUDALOAD_REASON_INIT_FAILED;
+    char error[256];
+    driver_error_text(run, result, error, sizeof error);
+    if (result == CU_ERROR_INSUFFICIENT_DRIVER && answered &&
+        cl_probe_valid_cuda_version(version)) {
+      char driver[32];
+      version_text(version, driver, sizeof driver);
+      stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
+                "cuInit(0) returned %s (the driver supports CUDA %s, "
+                "cuDriverGetVersion %d)",
+                error, driver, version);
+    } else {
+      stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
+                "cuInit(0) returned %s", error);
+    }
+    return 0;
+  }
+  if (!answered) {
+    result = CU(run, CU_DRIVER_GET_VERSION, cu_driver_get_version_fn)(&version);
+    if (result != CU_SUCCESS) {
+      driver_failure(run, CL_STAGE_INIT, CUDALOAD_REASON_INIT_FAILED,
+                     "cuDriverGetVersion", result);
+      return 0;
+    }
+  }
+  if (!cl_probe_valid_cuda_version(version)) {
+    /* The driver initialised: the GPU may well work, but no version
+     * comparison can rest on this number. */
+    run->p->driver_version = 0;
+    stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_WARNING, 0,
+              "cuInit(0) succeeded, but the driver reported an invalid CUDA "
+              "version (cuDriverGetVersion %d; %d to %d expected)",
+              version, CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION);
+    return 1;
+  }
+  run->p->driver_version = version;
+  char driver[32];
+  version_text(version, driver, sizeof driver);
+  stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_OK, 0,
+            "cuInit(0) succeeded; the driver supports CUDA %s "
+            "(cuDriverGetVersion %d)",
+            driver, version);
+  return 1;
+}
+
+static void uuid_text(const unsigned char *u, char *out, size_t size) {
+  snprintf(out, size,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+           "%02x%02x%02x%02x%02x%02x",
+           u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
+           u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* 3: the devices. */
+static int stage_devices(probe_run *run) {
+  stage_begin(run);
+  int count = 0;
+  int result = CU(run, CU_DEVICE_GET_COUNT, cu_device_get_count_fn)(&count);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_DEVICES, CUDALOAD_REASON_DEVICE_FAILED,
+                   "cuDeviceGetCount", result);
+    return 0;
+  }
+  if (count < 0 || count > CL_PROBE_MAX_DEVICES) {
+    /* Not "no device": a driver that counts nonsense is broken, and a huge
+     * count would have the probe ask about (and hold) each device. */
+    stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DEVICE_FAILED,
+              "the driver reported an invalid device count (cuDeviceGetCount "
+              "%d; 0 to %d expected)",
+              count, CL_PROBE_MAX_DEVICES);
+    return 0;
+  }
+  if (count == 0) {
+    stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_NO_DEVICE,
+              "cuDeviceGetCount found no CUDA device");
+    return 0;
+  }
+  /* The first invalid value a device reported: the stage passes with it as
+   * a warning, and the value is stored as unknown (0). */
+  char invalid[192] = "";
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    int device = 0, major = 0, minor = 0;
+    char name[256] = "";
+    size_t bytes = 0;
+    unsigned char uuid[16] = {0};
+    const char *call = "cuDeviceGet";
+    result = CU(run, CU_DEVICE_GET, cu_device_get_fn)(&device, ordinal);
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetName";
+      result = CU(run, CU_DEVICE_GET_NAME,
+                  cu_device_get_name_fn)(name, (int)sizeof name - 1, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)";
+      result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
+          &major, CU_ATTRIBUTE_CC_MAJOR, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)";
+      result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
+          &minor, CU_ATTRIBUTE_CC_MINOR, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceTotalMem_v2";
+      result =
+          CU(run, CU_DEVICE_TOTAL_MEM, cu_device_total_mem_fn)(&bytes, device);
+    }
+    if (result == CU_SUCCESS) {
+      call = "cuDeviceGetUuid";
+      result = CU(run, CU_DEVICE_GET_UUID, cu_device_get_uuid_fn)(uuid, device);
+    }
+    if (result != CU_SUCCESS) {
+      char what[96];
+      snprintf(what, sizeof what, "%s for device %d", call, ordinal);
+      driver_failure(run, CL_STAGE_DEVICES, CUDALOAD_REASON_DEVICE_FAILED, what,
+                     result);
+      return 0;
+    }
+    name[sizeof name - 1] = '\0'; /* whatever the driver wrote there */
+    char uuid_string[48];
+    uuid_text(uuid, uuid_string, sizeof uuid_string);
+    if (ordinal == 0)
+      run->device = device;
+    /* Checked before any arithmetic: major * 10 of INT_MAX overflows. */
+    int capability = 0;
+    if (major >= 1 && major <= CL_PROBE_MAX_CC_MAJOR && minor >= 0 &&
+        minor <= 9)
+      capability = major * 10 + minor;
+    else if (!invalid[0])
+      snprintf(invalid, sizeof invalid,
+               "the driver reported an invalid compute capability (%d.%d) "
+               "for device %d",
+               major, minor, ordinal);
+    unsigned long long mib = (unsigned long long)(bytes >> 20);
+    if (bytes == 0 || mib > CL_PROBE_MAX_MEMORY_MIB) {
+      if (!invalid[0])
+        snprintf(invalid, sizeof invalid,
+                 "the driver reported an invalid total memory (%llu bytes) "
+                 "for device %d",
+                 (unsigned long long)bytes, ordinal);
+      mib = 0;
+    }
+    if (cl_probe_add_device(run->p, name, capability, mib, uuid_string))
+      run->out_of_memory = 1;
+  }
+  if (!run->p->device_count) { /* without memory for even one */
+    run->out_of_memory = 1;
+    return 0;
+  }
+  const cl_probe_device *first = &run->p->devices[0];
+  char capability[32], memory[48];
+  cl_probe_capability_text(first->capability, capability, sizeof capability);
+  cl_probe_memory_text(first->memory_mib, memory, sizeof memory);
+  /* The warning first: it is what the summary's note quotes. */
+  stage_end(run, CL_STAGE_DEVICES,
+            invalid[0] ? CUDALOAD_STAGE_WARNING : CUDALOAD_STAGE_OK, 0,
+            "%s%s%d device%s; device 0: %s, compute capability %s, %s", invalid,
+            invalid[0] ? "; " : "", count, count == 1 ? "" : "s", first->name,
+            capability, memory);
+  return 1;
+}
+
+/* Copy host bytes to a new device buffer; 0 or the failing CUresult, with
+ * *call naming the call. */
+static int device_copy_of(probe_run *run, const void *data, size_t bytes,
+                          cl_cu_deviceptr *out, const char **call) {
+  *call = "cuMemAlloc_v2";
+  int result = CU(run, CU_MEM_ALLOC, cu_mem_alloc_fn)(out, bytes);
+  if (result != CU_SUCCESS)
+    return result;
+  *call = "cuMemcpyHtoD_v2";
+  result = CU(run, CU_MEMCPY_HTOD, cu_memcpy_htod_fn)(*out, data, bytes);
+  if (result != CU_SUCCESS) {
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(*out);
+    *out = 0;
+  }
+  return result;
+}
+
+#define ROUND_TRIP_BYTES (64u * 1024u)
+
+/* 4: the primary context, an allocation and a copy there and back. */
+static int stage_context(probe_run *run) {
+  stage_begin(run);
+  if (run->cu[CU_CTX_GET_CURRENT])
+    CU(run, CU_CTX_GET_CURRENT, cu_ctx_get_current_fn)(&run->previous_context);
+  void *context = NULL;
+  int result = CU(run, CU_PRIMARY_CTX_RETAIN,
+                  cu_primary_ctx_retain_fn)(&context, run->device);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED,
+                   "cuDevicePrimaryCtxRetain", result);
+    return 0;
+  }
+  run->context_retained = 1;
+  result = CU(run, CU_CTX_SET_CURRENT, cu_ctx_set_current_fn)(context);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED,
+                   "cuCtxSetCurrent", result);
+    return 0;
+  }
+  unsigned char *sent = malloc(ROUND_TRIP_BYTES);
+  unsigned char *back = calloc(1, ROUND_TRIP_BYTES);
+  if (!sent || !back) {
+    free(sent);
+    free(back);
+    run->out_of_memory = 1;
+    return 0;
+  }
+  for (size_t i = 0; i < ROUND_TRIP_BYTES; ++i)
+    sent[i] = (unsigned char)(i * 31u + 7u);
+  cl_cu_deviceptr buffer = 0;
+  const char *call;
+  result = device_copy_of(run, sent, ROUND_TRIP_BYTES, &buffer, &call);
+  if (result == CU_SUCCESS) {
+    call = "cuMemcpyDtoH_v2";
+    result = CU(run, CU_MEMCPY_DTOH, cu_memcpy_dtoh_fn)(back, buffer,
+                                                        ROUND_TRIP_BYTES);
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(buffer);
+  }
+  int same = result == CU_SUCCESS && memcmp(sent, back, ROUND_TRIP_BYTES) == 0;
+  free(sent);
+  free(back);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED, call,
+                   result);
+    return 0;
+  }
+  if (!same) {
+    stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DEVICE_FAILED,
+              "the %u bytes copied to device 0 and back came back different",
+              ROUND_TRIP_BYTES);
+    return 0;
+  }
+  stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_OK, 0,
+            "primary context of device 0; %u KiB allocated, copied there and "
+            "back intact",
+            ROUND_TRIP_BYTES / 1024u);
+  return 1;
+}
+
+static void release_context(probe_run *run) {
+  if (!run->context_retained)
+    return;
+  /* Leave the thread as it was found: the host's own context current. */
+  CU(run, CU_CTX_SET_CURRENT, cu_ctx_set_current_fn)(run->previous_context);
+  CU(run, CU_PRIMARY_CTX_RELEASE, cu_primary_ctx_release_fn)(run->device);
+  run->context_retained = 0;
+}
+
+/* --- the libraries of the requirements ---------------------------------- */
+
+static int requirement_is(const cl_requirement *r, const char *family) {
+  return r->entry && strcmp(r->entry->family, family) == 0;
+}
+
+static size_t requirements_of(const cudaload_ctx *ctx, const char *family) {
+  size_t n = 0;
+  for (size_t i = 0; i < ctx->requirement_count; ++i)
+    n += (size_t)requirement_is(&ctx->requirements[i], family);
+  return n;
+}
+
+static void ensure_preloaded(probe_run *run) {
+  if (run->preloaded)
+    return;
+  run->preloaded = 1;
+  /* RTLD_LOCAL: the probe must not put a cuDNN major into the global scope
+   * where another part of the process would bind it (docs/loader.md,
+   * Linux 3). Best effort (CUDALOAD_PRELOAD_PARTIAL): each stage reports
+   * its own requirement, so a missing cuDNN must not keep the cuBLAS stage
+   * from testing the cuBLAS that is there. */
+  if (cudaload_preload(run->ctx, CUDALOAD_PRELOAD_PARTIAL) != CUDALOAD_OK)
+    run->preload_error = cl_strdup(cudaload_last_error());
+  cl_clear_error();
+}
+
+/* The one-line story of an unsatisfied requirement, from the plan's
+ * outcome: what is missing and its fix. */
+static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
+  const cudaload_ctx *ctx = run->ctx;
+  size_t index = (size_t)(r - ctx->requirements);
+  const cl_requirement_outcome *o =
+      index < ctx->outcome_count ? &ctx->outcomes[index] : NULL;
+  if (o && o->fix)
+    return text_of("%s: no usable %s library; fix: %s", r->text,
+                   r->entry->family, o->fix);
+  return text_of("%s: no usable %s library was found", r->text,
+                 r->entry->family);
+}
+
+/* The loaded main library of requirement index r: its handle (and path),
+ * or NULL with the stage ended (MISSING_LIBRARY / LIBRARY_FAILED). */
+static void *requirement_handle(probe_run *run, size_t stage, size_t r,
+                                const char **path_out, int *major_out) {
+  ensure_preloaded(run);
+  const cl_requirement *req = &run->ctx->requirements[r];
+  for (size_t i = 0; i < run->ctx->plan_count; ++i) {
+    const cl_plan_entry *e = &run->ctx->plan[i];
+    if (e->requirement != r || e->entry != req->entry)
+      continue;
+    if (e->state == CUDALOAD_STATE_FAILED) {
+      stage_end(run, stage, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_LIBRARY_FAILED,
+                "%s: %s could not be loaded (%s)", req->text, e->path,
+                run->preload_error ? "see cudaload doctor" : "no reason given");
+      return NULL;
+    }
+    const char *path =
+        e->loaded_path && e->loaded_path[0] ? e->loaded_path : e->path;
+    /* Already in the process: this opens the same object again. */
+    void *handle = cl_os_loader_open(path, CL_OPEN_LOCAL);
+    if (!handle) {
+      stage_end(run, stage, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_LIBRARY_FAILED, "%s: %s", req->text,
+                cudaload_last_error());
+      cl_clear_error();
+      return NULL;
+    }
+    *path_out = path;
+    *major_out = e->major;
+    return handle;
+  }
+  char *text = unsatisfied_text(run, req);
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_MISSING_LIBRARY,
+            "%s", text ? text : req->text);
+  free(text);
+  return NULL;
+}
+
+static void missing_symbol(probe_run *run, size_t stage, const char *path,
+                           const char *symbol) {
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_LIBRARY_FAILED,
+            "%s lacks %s (a damaged or mismatched library)", path, symbol);
+}
+
+/* 5: the CUDA runtime against the driver (docs/loader.md, CUDA 2). */
+static void stage_runtime(probe_run *run) {
+  stage_begin(run);
+  size_t r = 0;
+  while (!requirement_is(&run->ctx->requirements[r], "cudart"))
+    ++r;
+  const char *path;
+  int major;
+  void *handle = requirement_handle(run, CL_STAGE_RUNTIME, r, &path, &major);
+  if (!handle)
+    return;
+  cl_generic_fn table[RUNTIME_SYMBOL_COUNT];
+  const char *missing =
+      resolve(handle, runtime_symbols, RUNTIME_SYMBOL_COUNT, table);
+  if (missing) {
+    missing_symbol(run, CL_STAGE_RUNTIME, path, missing);
+    return;
+  }
+  int runtime = 0;
+  int result =
+      ((cuda_runtime_get_version_fn)table[CUDA_RUNTIME_GET_VERSION])(&runtime);
+  if (result != 0) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cudaRuntimeGetVersion returned error %d (%s)", result, path);
+    return;
+  }
+  if (!cl_probe_valid_cuda_version(runtime)) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime reported an invalid version "
+              "(cudaRuntimeGetVersion %d; %d to %d expected) (%s): it was not "
+              "checked against the driver",
+              runtime, CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION,
+              path);
+    return;
+  }
+  run->p->runtime_version = runtime;
+  int driver = run->p->driver_version;
+  char runtime_text[32], driver_text[32];
+  version_text(runtime, runtime_text, sizeof runtime_text);
+  version_text(driver, driver_text, sizeof driver_text);
+  if (!driver) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime %s (cudaRuntimeGetVersion %d) was not checked "
+              "against the driver: the driver's CUDA version is unknown (it "
+              "reported an invalid one)",
+              runtime_text, runtime);
+  } else if (runtime / 1000 > driver / 1000) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DRIVER_TOO_OLD,
+              "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion "
+              "%d) needs a driver for CUDA %d, but the driver supports CUDA "
+              "%s (cuDriverGetVersion %d)",
+              runtime_text, runtime, runtime / 1000, driver_text, driver);
+  } else if (runtime > driver) {
+    /* CUDA minor-version compatibility: same major runs, newer PTX and a
+     * few APIs do not. */
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime %s (%d) is newer than the driver's CUDA %s "
+              "(%d): it runs by minor-version compatibility, but kernels "
+              "needing a newer PTX JIT will fail; update the driver to "
+              "remove the doubt",
+              runtime_text, runtime, driver_text, driver);
+  } else {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_OK, 0,
+              "CUDA runtime %s (cudaRuntimeGetVersion %d) on a driver for "
+              "CUDA %s",
+              runtime_text, runtime, driver_text);
+  }
+}
+
+static const char *cublas_status_name(int status) {
+  switch (status) {
+  case 1:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case 3:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case 7:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case 8:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case 11:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case 13:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case 14:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case 15:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case 16:
+    return "CUBLAS_STATUS_LICENSE_ERROR";
+  default:
+    return "an unknown cublasStatus_t";
+  }
+}
+
+/* The tiny GEMM: C (3x2) = A (3x4) * B (4x2), column-major, small integers
+ * so that the CPU's result is exact. */
+enum { GEMM_M = 3, GEMM_N = 2, GEMM_K = 4 };
+
+static void gemm_inputs(float *a, float *b) {
+  for (int i = 0; i < GEMM_M * GEMM_K; ++i)
+    a[i] = (float)(i % 5 + 1);
+  for (int i = 0; i < GEMM_K * GEMM_N; ++i)
+    b[i] = (float)(i % 3) - 1.0f;
+}
+
+static void gemm_on_cpu(const float *a, const float *b, float *c) {
+  for (int col = 0; col < GEMM_N; ++col)
+    for (int row = 0; row < GEMM_M; ++row) {
+      float sum = 0;
+      for (int k = 0; k < GEMM_K; ++k)
+        sum += a[k * GEMM_M + row] * b[col * GEMM_K + k];
+      c[col * GEMM_M + row] = sum;
+    }
+}
+
+static float *device_floats(cl_cu_deviceptr pointer) {
+  return (float *)(uintptr_t)pointer;
+}
+
+/* Run the GEMM on the device; 0, or 1 with the stage ended. */
+static int run_gemm(probe_run *run, const cl_generic_fn *table, void *handle,
+                    const char *path) {
+  float a[GEMM_M * GEMM_K], b[GEMM_K * GEMM_N], c[GEMM_M * GEMM_N],
+      expected[GEMM_M * GEMM_N];
+  gemm_inputs(a, b);
+  gemm_on_cpu(a, b, expected);
+  memset(c, 0, sizeof c);
+  cl_cu_deviceptr da = 0, db = 0, dc = 0;
+  const char *call = "";
+  int result = device_copy_of(run, a, sizeof a, &da, &call);
+  if (result == CU_SUCCESS)
+    result = device_copy_of(run, b, sizeof b, &db, &call);
+  if (result == CU_SUCCESS)
+    result = device_copy_of(run, c, sizeof c, &dc, &call);
+  int status = 0;
+  if (result == CU_SUCCESS) {
+    const float alpha = 1.0f, beta = 0.0f;
+    status = ((cublas_sgemm_fn)table[CUBLAS_SGEMM])(
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, GEMM_M, GEMM_N, GEMM_K, &alpha,
+        device_floats(da), GEMM_M, device_floats(db), GEMM_K, &beta,
+        device_floats(dc), GEMM_M);
+    /* A synchronous copy on the legacy default stream waits for the GEMM. */
+    if (status == 0) {
+      call = "cuMemcpyDtoH_v2";
+      result = CU(run, CU_MEMCPY_DTOH, cu_memcpy_dtoh_fn)(c, dc, sizeof c);
+    }
+  }
+  if (da)
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(da);
+  if (db)
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(db);
+  if (dc)
+    CU(run, CU_MEM_FREE, cu_mem_free_fn)(dc);
+  if (result != CU_SUCCESS) {
+    driver_failure(run, CL_STAGE_CUBLAS, CUDALOAD_REASON_DEVICE_FAILED, call,
+                   result);
+    return 1;
+  }
+  if (status != 0) {
+    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cublasSgemm_v2 returned %d (%s) (%s)", status,
+              cublas_status_name(status), path);
+    return 1;
+  }
+  for (int i = 0; i < GEMM_M * GEMM_N; ++i)
+    if (!(fabsf(c[i] - expected[i]) <= 1e-3f * (1.0f + fabsf(expected[i])))) {
+      stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+                CUDALOAD_REASON_WRONG_RESULT,
+                "a %dx%dx%d SGEMM gave %g at row %d, column %d where the CPU "
+                "computes %g (%s)",
+                GEMM_M, GEMM_N, GEMM_K, (double)c[i], i % GEMM_M, i / GEMM_M,
+                (double)expected[i], path);
+      return 1;
+    }
+  return 0;
+}
+
+/* 6: cuBLAS: a handle and a tiny SGEMM checked against the CPU. */
+static void stage_cublas(probe_run *run) {
+  stage_begin(run);
+  size_t r = 0;
+  while (!requirement_is(&run->ctx->requirements[r], "cublas"))
+    ++r;
+  const char *path;
+  int major;
+  void *library = requirement_handle(run, CL_STAGE_CUBLAS, r, &path, &major);
+  if (!library)
+    return;
+  cl_generic_fn table[CUBLAS_SYMBOL_COUNT];
+  const char *missing =
+      resolve(library, cublas_symbols, CUBLAS_SYMBOL_COUNT, table);
+  if (missing) {
+    missing_symbol(run, CL_STAGE_CUBLAS, path, missing);
+    return;
+  }
+  void *handle = NULL;
+  int status = ((cublas_create_fn)table[CUBLAS_CREATE])(&handle);
+  if (status != 0) {
+    /* The error users meet at the first GEMM, long after "CUDA available"
+     * said yes: here it is met first. */
+    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cublasCreate_v2 returned %d (%s)%s (%s)", status,
+              cublas_status_name(status),
+              status == 1 ? ": cuBLAS could not initialise the CUDA runtime "
+                            "on this device (a runtime newer than the "
+                            "driver, or no free GPU memory)"
+                          : "",
+              path);
+    return;
+  }
+  int failed = run_gemm(run, table, handle, path);
+  ((cublas_destroy_fn)table[CUBLAS_DESTROY])(handle);
+  if (!failed)
+    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_OK, 0,
+              "cuBLAS %d: handle created; a %dx%dx%d SGEMM matches the CPU "
+              "(%s)",
+              major, GEMM_M, GEMM_N, GEMM_K, path);
+}
+
+/* cudnnGetVersion() as "8.9.7": cuDNN 8 encodes M*1000+m*100+p, cuDNN 9
+ * and later M*10000+m*100+p (docs/loader.md, Linux 6). */
+static void cudnn_version_text(size_t v, char *out, size_t size, int *major) {
+  if (v >= 90000) {
+    *major = (int)(v / 10000);
+    snprintf(out, size, "%d.%d.%d", *major, (int)(v / 100 % 100),
+             (int)(v % 100));
+  } else {
+    *major = (int)(v / 1000);
+    snprintf(out, size, "%d.%d.%d", *major, (int)(v / 100 % 10),
+             (int)(v % 100));
+  }
+}
+
+/* One cuDNN requirement; 1 when it passed, with its line in *line. */
+static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
+  const char *path;
+  int major;
+  void *library = requirement_handle(run, CL_STAGE_CUDNN, r, &path, &major);
+  if (!library)
+    return 0;
+  cl_generic_fn table[CUDNN_SYMBOL_COUNT];
+  const char *missing =
+      resolve(library, cudnn_symbols, CUDNN_SYMBOL_COUNT, table);
+  if (missing) {
+    missing_symbol(run, CL_STAGE_CUDNN, path, missing);
+    return 0;
+  }
+  size_t number = ((cudnn_get_version_fn)table[CUDNN_GET_VERSION])();
+  /* cuDNN 1.0 (1000) to 999.99.99 (9999999): outside, the number decodes
+   * to no version at all. */
+  if (number < 1000 || number > 9999999) {
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "%s answered cudnnGetVersion() = %zu, an invalid version (1000 "
+              "to 9999999 expected)",
+              path, number);
+    return 0;
+  }
+  char version[48];
+  int answered_major = 0;
+  cudnn_version_text(number, version, sizeof version, &answered_major);
+  if (answered_major != major) {
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "%s answered cudnnGetVersion() = %zu (cuDNN %s), not cuDNN %d",
+              path, number, version, major);
+    return 0;
+  }
+  void *handle = NULL;
+  int status = ((cudnn_create_fn)table[CUDNN_CREATE])(&handle);
+  if (status != 0) {
+    const char *text =
+        table[CUDNN_GET_ERROR_STRING]
+            ? ((cudnn_error_string_fn)table[CUDNN_GET_ERROR_STRING])(status)
+            : NULL;
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cuDNN %s: cudnnCreate returned %d (%.160s) (%s)", version,
+              status, text ? text : "no error text", path);
+    return 0;
+  }
+  status = ((cudnn_destroy_fn)table[CUDNN_DESTROY])(handle);
+  if (status != 0) {
+    stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_LIBRARY_FAILED,
+              "cuDNN %s: cudnnDestroy returned %d (%s)", version, status, path);
+    return 0;
+  }
+  *line = text_of("cuDNN %s (cudnnGetVersion %zu): handle created and "
+                  "destroyed",
+                  version, number);
+  return 1;
+}
+
+/* 7: cuDNN, each required major. */
+static void stage_cudnn(probe_run *run) {
+  stage_begin(run);
+  char *message = cl_strdup("");
+  for (size_t r = 0; r < run->ctx->requirement_count; ++r) {
+    if (!requirement_is(&run->ctx->requirements[r], "cudnn"))
+      continue;
+    char *line = NULL;
+    if (!probe_one_cudnn(run, r, &line)) {
+      free(message);
+      return;
+    }
+    char *joined = text_of("%s%s%s", message ? message : "",
+                           message && message[0] ? "; " : "", line ? line : "");
+    free(message);
+    free(line);
+    message = joined;
+  }
+  stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_OK, 0, "%s",
+            message ? message : "");
+  free(message);
+}
+
+int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
+                            cl_probe_stage_callback on_stage, void *opaque) {
+  probe_run run;
+  memset(&run, 0, sizeof run);
+  run.ctx = ctx;
+  run.p = p;
+  run.on_stage = on_stage;
+  run.opaque = opaque;
+
+  int ok = stage_driver(&run) && stage_init(&run) && stage_devices(&run) &&
+           stage_context(&run);
+  static const struct {
+    size_t stage;
+    const char *family;
+    void (*run)(probe_run *run);
+  } library_stages[] = {{CL_STAGE_RUNTIME, "cudart", stage_runtime},
+                        {CL_STAGE_CUBLAS, "cublas", stage_cublas},
+                        {CL_STAGE_CUDNN, "cudnn", stage_cudnn}};
+  /* The earlier stages end the run at their first failure; every stage
+   * after it is reported as skipped, so that all seven are always there. */
+  for (size_t s = 0; s <= CL_STAGE_CONTEXT; ++s)
+    if (!ok && strcmp(p->stages[s].message, "not run") == 0)
+      stage_skip(&run, s, "an earlier stage failed");
+  for (size_t i = 0; i < sizeof library_stages / sizeof *library_stages; ++i) {
+    size_t stage = library_stages[i].stage;
+    if (!ok)
+      stage_skip(&run, stage, "an earlier stage failed");
+    else if (!requirements_of(ctx, library_stages[i].family))
+      stage_skip(&run, stage, "not required");
+    else
+      library_stages[i].run(&run);
+  }
+  release_context(&run);
+  free(run.preload_error);
+  cl_clear_error();
+  cl_probe_conclude(p, run.reason);
+  return run.out_of_memory ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}

@@ -1,0 +1,1343 @@
+/*
+ * doctor.c - cudaload_doctor(): the whole diagnosis in one report, as text
+ * for a person or as JSON/YAML for a program (docs/doctor.md is the schema).
+ *
+ * The doctor gathers first (scan, plan, probe, the process's modules) and
+ * writes afterwards, so every format says the same thing. Each problem gets
+ * exactly one fix line: a report that only lists symptoms sends the user
+ * searching.
+ */
+#include "scan/catalog.h"
+#include "core/context.h"
+#include "load/spec.h"
+#include "load/plan.h"
+#include "scan/inventory.h"
+#include "report/doctor.h"
+#include "scan/driver_version.h"
+#include "report/explain.h"
+#include "common/error.h"
+#include "scan/ldcache.h"
+#include "os/loader.h"
+#include "os/platform.h"
+#include "probe/probe.h"
+#include "report/report_inventory.h"
+#include "report/report_writer.h"
+#include "load/resolve.h"
+#include "scan/roots.h"
+#include "common/strutil.h"
+#include "common/text_escape.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CL_DOCTOR_FLAGS                                                        \
+  (CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_COLOR |                             \
+   CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS)
+
+/* Where the text of a section lines up: labels, then values. */
+#define LABEL_WIDTH 14
+
+typedef struct problem {
+  char *problem;
+  char *fix;
+} problem;
+
+typedef struct doctor {
+  cudaload_ctx *ctx;
+  unsigned flags;
+  char *plan_error; /* the plan's explanation when unsatisfied */
+  char **loaded;    /* CUDA libraries this process has */
+  size_t loaded_count, loaded_capacity;
+  cudaload_probe *probe; /* NULL when not run or failed */
+  char *probe_error;     /* why the probe could not run */
+  char *driver_path;     /* NULL: none found */
+  char *driver_version;
+  const char *driver_source; /* "probe", "scan", "loaded" */
+  int driver_cuda;           /* cuDriverGetVersion, 0 unknown */
+  /* The driver's version from its files, without loading it (what the
+   * plan checks CUDA majors against). */
+  cl_driver_cuda driver_files;
+  problem *problems;
+  size_t problem_count, problem_capacity;
+  int failed; /* out of memory somewhere */
+} doctor;
+
+/* --- small helpers ----------------------------------------------------- */
+
+static void add_problem(doctor *d, char *text, char *fix) {
+  if (!text || !fix ||
+      cl_reserve((void **)&d->problems, &d->problem_capacity,
+                 d->problem_count + 1, sizeof(problem))) {
+    free(text);
+    free(fix);
+    d->failed = 1;
+    return;
+  }
+  d->problems[d->problem_count].problem = text;
+  d->problems[d->problem_count].fix = fix;
+  d->problem_count++;
+}
+
+static const char *host_arch(void) {
+#if defined(__x86_64__) || defined(_M_X64)
+  return "x86_64";
+#elif defined(__aarch64__) || defined(_M_ARM64)
+  return "aarch64";
+#elif defined(__i386__) || defined(_M_IX86)
+  return "i386";
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+  return "ppc64le";
+#else
+  return "unknown";
+#endif
+}
+
+/* The naming of the files this process loads, whatever the scan target. */
+static cl_naming host_naming(void) {
+  return CL_DIR_SEP == '\\' ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+}
+
+static const char *driver_file_name(void) {
+  return host_naming() == CL_NAMING_WINDOWS ? "nvcuda.dll" : "libcuda.so.1";
+}
+
+static const char *state_name(int state) {
+  switch (state) {
+  case CUDALOAD_STATE_LOADED:
+    return "loaded";
+  case CUDALOAD_STATE_ALREADY_LOADED:
+    return "already-loaded";
+  case CUDALOAD_STATE_LOADED_ELSEWHERE:
+    return "loaded-elsewhere";
+  case CUDALOAD_STATE_FAILED:
+    return "failed";
+  case CUDALOAD_STATE_NOT_NEEDED:
+    return "not-needed";
+  default:
+    return "planned";
+  }
+}
+
+static const char *verdict_name(int verdict) {
+  return verdict == CUDALOAD_GPU_OK ? "gpu_ok" : "cpu_fallback";
+}
+
+/* The library of the inventory behind a path, or NULL. */
+static const cl_library *library_at_path(const cudaload_ctx *ctx,
+                                         const char *path) {
+  for (size_t i = 0; i < ctx->library_count; ++i)
+    if (!strcmp(ctx->libraries[i].path, path))
+      return &ctx->libraries[i];
+  return NULL;
+}
+
+/* --- gathering --------------------------------------------------------- */
+
+/* A plan entry's load state, kept across the doctor's re-plan so a report
+ * made after cudaload_preload() still says what was loaded. */
+typedef struct saved_state {
+  char *path;
+  char *loaded_path;
+  int state;
+} saved_state;
+
+static int plan_requirements(doctor *d) {
+  cudaload_ctx *ctx = d->ctx;
+  if (ctx->requirement_count == 0) {
+    cl_ctx_clear_plan(ctx);
+    return CUDALOAD_OK;
+  }
+  size_t saved_count = 0;
+  saved_state *saved =
+      ctx->plan_count ? calloc(ctx->plan_count, sizeof *saved) : NULL;
+  if (ctx->plan_count && !saved)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (p->state == CUDALOAD_STATE_PLANNED ||
+        p->state == CUDALOAD_STATE_NOT_NEEDED)
+      continue;
+    saved[saved_count].path = cl_strdup(p->path);
+    saved[saved_count].loaded_path = cl_strdup(p->loaded_path);
+    saved[saved_count].state = p->state;
+    saved_count++;
+  }
+  int rc = cudaload_plan(ctx, ctx->manifest_preload_flags);
+  if (rc == CUDALOAD_E_UNSATISFIED) {
+    d->plan_error = cl_strdup(cudaload_last_error());
+    d->failed |= !d->plan_error;
+    rc = CUDALOAD_OK;
+  }
+  for (size_t i = 0; i < ctx->plan_count && !rc; ++i)
+    for (size_t k = 0; k < saved_count; ++k)
+      if (saved[k].path && saved[k].loaded_path &&
+          !strcmp(saved[k].path, ctx->plan[i].path)) {
+        free(ctx->plan[i].loaded_path);
+        ctx->plan[i].loaded_path = saved[k].loaded_path;
+        ctx->plan[i].state = saved[k].state;
+        saved[k].loaded_path = NULL;
+      }
+  for (size_t k = 0; k < saved_count; ++k) {
+    free(saved[k].path);
+    free(saved[k].loaded_path);
+  }
+  free(saved);
+  return rc;
+}
+
+static void collect_loaded(const char *path, void *opaque) {
+  doctor *d = opaque;
+  cl_name_match m;
+  if (!cl_catalog_match(cl_path_basename(path), host_naming(), &m))
+    return;
+  for (size_t i = 0; i < d->loaded_count; ++i)
+    if (!strcmp(d->loaded[i], path))
+      return;
+  char *copy = cl_strdup(path);
+  if (!copy || cl_reserve((void **)&d->loaded, &d->loaded_capacity,
+                          d->loaded_count + 1, sizeof(char *))) {
+    free(copy);
+    d->failed = 1;
+    return;
+  }
+  d->loaded[d->loaded_count++] = copy;
+}
+
+/* nvcuda.dll's VERSIONINFO encodes the driver: 32.0.15.8097 is 580.97 (the
+ * last digit of the third part and the fourth part). */
+static char *windows_driver_version(const char *versioninfo) {
+  long parts[CL_VERSION_PARTS];
+  if (cl_version_parse(versioninfo, parts) != 4 || parts[0] < 20)
+    return NULL;
+  long branch = (parts[2] % 10) * 100 + parts[3] / 100;
+  return cl_strdup_printf("%ld.%02ld", branch, parts[3] % 100);
+}
+
+static void find_driver(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  const cl_library *scanned = NULL;
+  for (size_t i = 0; i < ctx->library_count && !scanned; ++i)
+    if (!strcmp(ctx->libraries[i].entry->name, "cuda"))
+      scanned = &ctx->libraries[i];
+  if (d->probe) {
+    const char *path = cudaload_probe_driver_path(d->probe);
+    d->driver_cuda = cudaload_probe_driver_version(d->probe);
+    if (path && *path) {
+      d->driver_path = cl_strdup(path);
+      d->driver_source = "probe";
+    }
+  }
+  if (!d->driver_path && scanned) {
+    d->driver_path = cl_strdup(scanned->path);
+    d->driver_source = "scan";
+  }
+  if (!d->driver_path && !d->probe) {
+    char *present = cl_os_loader_find_loaded(driver_file_name());
+    cl_clear_error();
+    if (present) {
+      d->driver_path = present;
+      d->driver_source = "loaded";
+    }
+  }
+  if (!d->driver_path)
+    return;
+  /* The driver's own version, from its file (name or VERSIONINFO). */
+  char *real = cl_os_real_path(d->driver_path);
+  cl_clear_error();
+  const cl_library *lib = library_at_path(ctx, real ? real : d->driver_path);
+  free(real);
+  if (!lib)
+    lib = scanned;
+  if (lib && lib->version[0]) {
+    if (!strcmp(lib->version_source, "versioninfo"))
+      d->driver_version = windows_driver_version(lib->version);
+    else
+      d->driver_version = cl_strdup(lib->version);
+  }
+}
+
+static void run_probe(doctor *d) {
+  unsigned probe_flags = (d->flags & CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS)
+                             ? CUDALOAD_PROBE_OUT_OF_PROCESS
+                             : 0;
+  cudaload_probe *probe = NULL;
+  int rc = cudaload_probe_run(d->ctx, probe_flags, 0, &probe);
+  if (rc != CUDALOAD_OK) {
+    d->probe_error = cl_strdup_printf("%s", cudaload_last_error());
+    d->failed |= !d->probe_error;
+    cudaload_probe_free(probe);
+    return;
+  }
+  d->probe = probe;
+  /* An in-process probe preloads the plan: see what that did to the
+   * global scope. */
+  cl_plan_detect_conflicts(d->ctx);
+  cl_clear_error();
+}
+
+/* --- problems ---------------------------------------------------------- */
+
+/* The block of the plan's report about one requirement: from the line
+ * "<spec>: no usable ..." to the next line that is not indented. */
+static int requirement_satisfied(const cudaload_ctx *ctx, size_t r,
+                                 const char **path) {
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].requirement == r &&
+        ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+      if (path)
+        *path = ctx->plan[i].path;
+      return 1;
+    }
+  if (path)
+    *path = NULL;
+  return 0;
+}
+
+/* The library chosen for requirement r, NULL when none. */
+static const cl_library *chosen_library(const cudaload_ctx *ctx, size_t r) {
+  if (r >= ctx->outcome_count || ctx->outcomes[r].chosen >= ctx->library_count)
+    return NULL;
+  return &ctx->libraries[ctx->outcomes[r].chosen];
+}
+
+/* What decided a choice: "tier environment (VIRTUAL_ENV), CUDA 12", and
+ * when it is not the plan's major, why another. */
+static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
+                            size_t size) {
+  const cl_library *lib = chosen_library(ctx, r);
+  out[0] = '\0';
+  if (!lib)
+    return;
+  const char *origin = ctx->roots[lib->root].origin;
+  int n = snprintf(out, size, "tier %s (%s)",
+                   cl_tier_name(cl_origin_tier(origin)), origin);
+  int second = ctx->outcomes[r].second_major;
+  if (n > 0 && (size_t)n < size && lib->cuda_major > 0)
+    snprintf(out + n, size - (size_t)n, ", CUDA %d%s", lib->cuda_major,
+             second ? (cl_catalog_cuda_major(
+                           ctx->requirements[r].entry,
+                           (int)ctx->requirements[r].version[0]) == second
+                           ? ": a second CUDA major, named by the requirement"
+                           : ": a second CUDA major, the only one that "
+                             "satisfies the requirement")
+                    : "");
+}
+
+static void unsatisfied_problems(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    if (requirement_satisfied(ctx, r, NULL))
+      continue;
+    const cl_requirement_outcome *o =
+        r < ctx->outcome_count ? &ctx->outcomes[r] : NULL;
+    /* The first rejected candidate says most about why. */
+    char *text = o && o->rejected_count
+                     ? cl_strdup_printf("%s: no usable %s library (%s: %s)",
+                                        req->text, req->entry->family,
+                                        o->rejected[0].path, o->rejected[0].why)
+                     : cl_strdup_printf(
+                           "%s: no usable %s library; no file named like %s "
+                           "in the roots searched",
+                           req->text, req->entry->family, req->entry->name);
+    add_problem(d, text,
+                o && o->fix ? cl_strdup(o->fix)
+                            : cl_strdup_printf(
+                                  "add the folder that holds %s with --root "
+                                  "or in the manifest's roots",
+                                  req->entry->name));
+  }
+}
+
+static void conflict_problems(doctor *d) {
+  for (size_t i = 0; i < d->ctx->conflict_count; ++i) {
+    const cl_conflict *c = &d->ctx->conflicts[i];
+    add_problem(d, cl_strdup(c->problem), cl_strdup(c->fix));
+  }
+}
+
+static void load_failure_problems(doctor *d) {
+  for (size_t i = 0; i < d->ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &d->ctx->plan[i];
+    if (p->state != CUDALOAD_STATE_FAILED)
+      continue;
+    add_problem(
+        d, cl_strdup_printf("%s could not be loaded by this process", p->path),
+        cl_strdup_printf("cudaload inspect \"%s\" lists what it needs; put "
+                         "the missing libraries beside it or on %s",
+                         p->path, cudaload_env_name()));
+  }
+}
+
+static char *install_driver_fix(void) {
+  return cl_strdup(host_naming() == CL_NAMING_WINDOWS
+                       ? "install the NVIDIA driver "
+                         "(https://www.nvidia.com/drivers), then check with "
+                         "nvidia-smi"
+                       : "install the NVIDIA driver (Ubuntu: sudo "
+                         "ubuntu-drivers install; others: "
+                         "https://www.nvidia.com/drivers), then check with "
+                         "nvidia-smi");
+}
+
+/* The oldest driver branch each CUDA major runs on (NVIDIA's CUDA
+ * compatibility guide: minor-version compatibility within a major). */
+static long minimum_driver_branch(int cuda_major) {
+  static const struct {
+    int cuda;
+    long linux_branch, windows_branch;
+  } table[] = {{11, 450, 452}, {12, 525, 527}, {13, 580, 580}};
+  for (size_t i = 0; i < sizeof table / sizeof *table; ++i)
+    if (table[i].cuda == cuda_major)
+      return host_naming() == CL_NAMING_WINDOWS ? table[i].windows_branch
+                                                : table[i].linux_branch;
+  return 0;
+}
+
+static void driver_problems(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  /* The probe, when it ran, knows best; its verdict is reported below. */
+  if (d->probe)
+    return;
+  if (!d->driver_path) {
+    add_problem(
+        d,
+        cl_strdup_printf("no NVIDIA driver (%s): not in the roots searched "
+                         "and not loaded in this process",
+                         driver_file_name()),
+        install_driver_fix());
+    return;
+  }
+  if (!d->driver_version)
+    return;
+  int cuda_needed = 0;
+  const char *needed_by = NULL;
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_library *lib = library_at_path(ctx, ctx->plan[i].path);
+    if (lib && lib->cuda_major > cuda_needed) {
+      cuda_needed = lib->cuda_major;
+      needed_by = lib->path;
+    }
+  }
+  long branch = strtol(d->driver_version, NULL, 10);
+  long minimum = minimum_driver_branch(cuda_needed);
+  if (minimum && branch > 0 && branch < minimum)
+    add_problem(
+        d,
+        cl_strdup_printf("the NVIDIA driver %s is too old for CUDA %d "
+                         "(%s needs driver %ld or newer)",
+                         d->driver_version, cuda_needed,
+                         cl_path_basename(needed_by), minimum),
+        cl_strdup_printf("update the NVIDIA driver to %ld or newer, or use "
+                         "CUDA %d builds of the libraries",
+                         minimum, cuda_needed - 1));
+}
+
+static const char *probe_fix(int reason) {
+  switch (reason) {
+  case CUDALOAD_REASON_DRIVER_BROKEN:
+    return "reinstall the NVIDIA driver: its libcuda lacks entry points";
+  case CUDALOAD_REASON_INIT_FAILED:
+    return "run nvidia-smi; if it fails too, reload the driver (reboot after "
+           "a driver update)";
+  case CUDALOAD_REASON_NO_DEVICE:
+    return "make a GPU visible: check nvidia-smi and CUDA_VISIBLE_DEVICES; "
+           "in a container, run it with --gpus all";
+  case CUDALOAD_REASON_DRIVER_TOO_OLD:
+    return "update the NVIDIA driver to one that supports the planned CUDA "
+           "runtime, or require an older CUDA major";
+  case CUDALOAD_REASON_DEVICE_FAILED:
+    return "check nvidia-smi for errors and for GPU memory used up by other "
+           "processes";
+  case CUDALOAD_REASON_MISSING_LIBRARY:
+    return "add the missing library: see the fix lines of the requirements";
+  case CUDALOAD_REASON_LIBRARY_FAILED:
+    return "install cuBLAS/cuDNN builds of the same CUDA major as the "
+           "runtime and driver (pip install of one CUDA major's wheels)";
+  case CUDALOAD_REASON_WRONG_RESULT:
+    return "check nvidia-smi -q for ECC errors and update the NVIDIA driver";
+  case CUDALOAD_REASON_TIMEOUT:
+    return "the driver hung: run nvidia-smi; a reboot usually clears it";
+  case CUDALOAD_REASON_PROBE_CRASHED:
+    return "update the NVIDIA driver; run cudaload doctor --probe in-process "
+           "under a debugger to see where it crashes";
+  default:
+    return NULL;
+  }
+}
+
+static void probe_problems(doctor *d) {
+  if (d->probe_error) {
+    add_problem(
+        d, cl_strdup_printf("the GPU probe could not run: %s", d->probe_error),
+        cl_strdup("run cudaload doctor --probe --out-of-process"));
+    return;
+  }
+  if (!d->probe || cudaload_probe_verdict(d->probe) == CUDALOAD_GPU_OK)
+    return;
+  int reason = cudaload_probe_reason(d->probe);
+  if (reason == CUDALOAD_REASON_MISSING_LIBRARY && d->plan_error)
+    return; /* already a problem of its own, with its fix */
+  /* The failed stage says what went wrong; the summary also carries a fix,
+   * which the fix line gives on its own. */
+  char *text = NULL;
+  for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !text; ++i)
+    if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED)
+      text = cl_strdup_printf(
+          "the GPU probe falls back to CPU (%s, stage %s): %s",
+          cl_probe_reason_name(reason), cudaload_probe_stage_name(d->probe, i),
+          cudaload_probe_stage_message(d->probe, i));
+  if (!text)
+    text = cl_strdup_printf("%s", cudaload_probe_summary(d->probe));
+  const char *fix = probe_fix(reason);
+  add_problem(d, text,
+              reason == CUDALOAD_REASON_NO_DRIVER
+                  ? install_driver_fix()
+                  : cl_strdup(fix ? fix : "see the probe's stages above"));
+}
+
+static void find_zlib_key(const char *key, const char *path, void *opaque) {
+  (void)path;
+  if (!strcmp(key, "libz.so.1"))
+    *(int *)opaque = 1;
+}
+
+/* Is the system's zlib visible to the dynamic loader: in its cache, in the
+ * usual folders, or already loaded? */
+static int have_system_zlib(void) {
+  int in_cache = 0;
+  cl_ldcache_read("/etc/ld.so.cache", find_zlib_key, &in_cache);
+  cl_clear_error();
+  if (in_cache)
+    return 1;
+  static const char *const folders[] = {"/lib/x86_64-linux-gnu",
+                                        "/usr/lib/x86_64-linux-gnu",
+                                        "/lib/aarch64-linux-gnu",
+                                        "/usr/lib/aarch64-linux-gnu",
+                                        "/lib64",
+                                        "/usr/lib64",
+                                        "/lib",
+                                        "/usr/lib"};
+  for (size_t i = 0; i < sizeof folders / sizeof *folders; ++i) {
+    char *path = cl_path_join(folders[i], "libz.so.1");
+    int found = path && cl_os_stat_kind(path, NULL) == CL_KIND_REGULAR;
+    free(path);
+    if (found)
+      return 1;
+  }
+  char *loaded = cl_os_loader_find_loaded("libz.so.1");
+  cl_clear_error();
+  free(loaded);
+  return loaded != NULL;
+}
+
+/* cuDNN 9's sub-libraries NEED the system's libz.so.1, which minimal
+ * containers lack (docs/loader.md, CUDA 1). */
+static void zlib_problem(doctor *d) {
+  if (host_naming() != CL_NAMING_LINUX)
+    return;
+  const cl_plan_entry *cudnn = NULL;
+  for (size_t i = 0; i < d->ctx->plan_count && !cudnn; ++i)
+    if (!strcmp(d->ctx->plan[i].entry->family, "cudnn") &&
+        d->ctx->plan[i].major >= 9)
+      cudnn = &d->ctx->plan[i];
+  if (!cudnn || have_system_zlib())
+    return;
+  add_problem(d,
+              cl_strdup_printf("libz.so.1 is missing: cuDNN %d's sub-libraries "
+                               "need it (planned: %s)",
+                               cudnn->major, cudnn->path),
+              cl_strdup("apt-get install zlib1g (Fedora/RHEL: dnf install "
+                        "zlib; Alpine: apk add zlib)"));
+}
+
+/* entry's file name for a major given as text ("12", or "N" when unknown):
+ * libcublas.so.12, cublas64_12.dll. */
+
+/* Is a library named `name` of CUDA major cuda (0: any) planned, or, for
+ * a wheel, installed where the lazy opener's RUNPATH looks
+ * ($ORIGIN/../../<family>/lib, NVIDIA's wheel layout)? */
+/* A library the plan's libraries need or open by name at run time (cuDNN
+ * 8's ops_infer opens libcublas.so.12 and libcublasLt.so.12 at its first
+ * kernel) that the loader would not find in this process once the plan is
+ * preloaded: the plan succeeds, the first convolution fails. Decided by the
+ * loader model (explain.c, resolve.c: RUNPATH $ORIGIN and the wheel
+ * layouts' ../../cu13/lib find what sits where the library looks), so
+ * what is reachable is never reported. One problem per name. */
+typedef struct missing_context {
+  doctor *d;
+  cl_naming naming;
+} missing_context;
+
+static void report_missing(const char *opener, const char *name, int lazy,
+                           const cl_resolution *how, void *opaque) {
+  missing_context *mc = opaque;
+  /* "rpath (/a, /b), ld-so-cache, default-dirs (/lib, /usr/lib)". */
+  char places[1024] = "";
+  size_t used = 0;
+  for (size_t s = 0; s < how->step_count && used + 1 < sizeof places; ++s) {
+    const cl_resolve_step *st = &how->steps[s];
+    int same = s > 0 && how->steps[s - 1].rule == st->rule;
+    int closes = s + 1 == how->step_count || how->steps[s + 1].rule != st->rule;
+    int n =
+        snprintf(places + used, sizeof places - used, "%s%s%s%s%s",
+                 same ? ", " : (used ? ", " : ""),
+                 same ? "" : cl_resolve_rule_name(st->rule),
+                 st->folder ? (same ? "" : " (") : "",
+                 st->folder ? st->folder : "", st->folder && closes ? ")" : "");
+    if (n < 0 || (size_t)n >= sizeof places - used)
+      break;
+    used += (size_t)n;
+  }
+  cl_name_match m;
+  int known = cl_catalog_match(name, mc->naming, &m);
+  char *fix =
+      known
+          ? cl_strdup_printf(
+                "add a requirement for it (--require %s=%d), or the "
+                "folder that holds %s with --root",
+                m.entry->family, m.major, name)
+          : cl_strdup_printf("add the folder that holds %s with --root", name);
+  char *text = cl_strdup_printf("%s %s %s%s, and the loader would not find it "
+                                "in this process (rule: not-found; looked at: "
+                                "%s)",
+                                opener, lazy ? "opens" : "needs", name,
+                                lazy ? " by name when it first needs it" : "",
+                                used ? places : "nothing");
+  /* The model meets the same open from every file of the plan that makes
+   * it (a preloaded sub-library, then its lazy pass): one problem each. */
+  for (size_t k = 0; text && k < mc->d->problem_count; ++k)
+    if (strcmp(mc->d->problems[k].problem, text) == 0) {
+      free(text);
+      free(fix);
+      return;
+    }
+  add_problem(mc->d, text, fix);
+}
+
+static void lazy_open_problems(doctor *d) {
+  missing_context mc = {d, cl_ctx_naming(d->ctx)};
+  if (cl_explain_plan_missing(d->ctx, report_missing, &mc) ==
+      CUDALOAD_E_NO_MEMORY)
+    d->failed = 1;
+  cl_clear_error();
+}
+
+/* The plan's warnings (a library a chosen one opens lazily that no root
+ * holds, plan.c), unless the loader model above already reported a lazy
+ * open of that file: the model sees only what the files say, the plan what
+ * the catalog knows (a sub-library left to its main library is not
+ * modelled), so each can miss what the other finds. */
+static void plan_warning_problems(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
+    const cl_plan_warning *w = &ctx->plan_warnings[i];
+    int reported = 0;
+    for (size_t k = 0; k < d->problem_count && !reported; ++k)
+      reported = strstr(d->problems[k].problem, w->file) != NULL;
+    if (!reported)
+      add_problem(d, cl_strdup(w->problem), cl_strdup(w->fix));
+  }
+}
+
+/* A sub-library (cublasLt, cudnn_ops) whose main library of the same major
+ * is nowhere: a broken or partial install that nothing can use. */
+static void orphan_problems(doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *sub = &ctx->libraries[i];
+    if (sub->entry->role != CL_ROLE_SUB)
+      continue;
+    int main_found = 0, reported = 0;
+    for (size_t k = 0; k < ctx->library_count && !main_found; ++k) {
+      const cl_library *l = &ctx->libraries[k];
+      main_found = l->entry->role == CL_ROLE_MAIN && l->major == sub->major &&
+                   !strcmp(l->entry->family, sub->entry->family);
+    }
+    /* One problem per family and major. */
+    for (size_t k = 0; k < i && !reported; ++k) {
+      const cl_library *l = &ctx->libraries[k];
+      reported = l->entry->role == CL_ROLE_SUB && l->major == sub->major &&
+                 !strcmp(l->entry->family, sub->entry->family);
+    }
+    if (main_found || reported)
+      continue;
+    char *folder = cl_path_dirname(sub->path);
+    add_problem(
+        d,
+        cl_strdup_printf("%s %d found only as sub-library (%s) without its "
+                         "main library %s %d",
+                         sub->entry->family, sub->major, sub->path,
+                         sub->entry->family, sub->major),
+        cl_strdup_printf("reinstall %s %d completely into %s, or delete "
+                         "the stray %s",
+                         sub->entry->family, sub->major,
+                         folder ? folder : "its folder",
+                         cl_path_basename(sub->path)));
+    free(folder);
+  }
+}
+
+static void root_problems(doctor *d) {
+  for (size_t i = 0; i < d->ctx->root_count; ++i) {
+    const cl_root *r = &d->ctx->roots[i];
+    if (r->status == CUDALOAD_E_INSECURE) {
+      add_problem(
+          d,
+          cl_strdup_printf("root %s refused: %s", r->path,
+                           r->detail ? r->detail : "writable by other users"),
+          cl_strdup_printf("make it writable only by its owner (%s), or "
+                           "accept it with --allow-writable-roots",
+                           cl_os_private_folder_fix()));
+      continue;
+    }
+    if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
+      continue;
+    add_problem(
+        d,
+        cl_strdup_printf("root %s: %s", r->path,
+                         cl_root_status_name(r->status)),
+        cl_strdup_printf(
+            "correct the folder given with --root or in the "
+            "manifest's roots%s",
+            r->status == CUDALOAD_E_NOT_FOUND ? "" : ", or make it readable"));
+  }
+}
+
+static void find_problems(doctor *d) {
+  unsatisfied_problems(d);
+  root_problems(d);
+  load_failure_problems(d);
+  conflict_problems(d);
+  driver_problems(d);
+  zlib_problem(d);
+  lazy_open_problems(d);
+  plan_warning_problems(d);
+  orphan_problems(d);
+  probe_problems(d);
+}
+
+/* --- text ------------------------------------------------------------- */
+
+typedef struct text {
+  char *data;
+  size_t len, capacity;
+  int failed;
+  int color;
+  char **shown; /* escaped copies made by shown(), freed with the text */
+  size_t shown_count, shown_capacity;
+} text;
+
+/* A value from outside (a path, a version read from a file, a driver's
+ * string, spec text) as it may be shown: escaped when it holds control
+ * bytes or bytes that are not UTF-8 (text_escape.h). The colours below are
+ * the only escape sequences the text report may carry. */
+static const char *shown_value(text *t, const char *s, int keep_newlines) {
+  if (!s || !cl_text_needs_escape(s, keep_newlines))
+    return s;
+  char *copy = cl_text_escaped(s, keep_newlines);
+  if (!copy || cl_reserve((void **)&t->shown, &t->shown_capacity,
+                          t->shown_count + 1, sizeof *t->shown)) {
+    free(copy);
+    t->failed = 1;
+    return "";
+  }
+  t->shown[t->shown_count++] = copy;
+  return copy;
+}
+
+static const char *shown(text *t, const char *s) {
+  return shown_value(t, s, 0);
+}
+
+static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
+static void put(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || t->failed ||
+      cl_reserve((void **)&t->data, &t->capacity, t->len + (size_t)n + 1, 1)) {
+    t->failed = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+/* ANSI SGR codes, only when asked for (a terminal that wants colour). */
+static const char *sgr(const text *t, const char *code) {
+  return t->color ? code : "";
+}
+#define BOLD "\033[1m"
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define RESET "\033[0m"
+
+static void heading(text *t, const char *title) {
+  put(t, "\n%s%s%s\n", sgr(t, BOLD), title, sgr(t, RESET));
+}
+
+static void field(text *t, const char *label, const char *value) {
+  put(t, "  %-*s%s\n", LABEL_WIDTH, label, shown(t, value));
+}
+
+/* Column widths of a table: the header's, widened by every cell. */
+static void widen(size_t *width, const char *cell) {
+  size_t n = strlen(cell);
+  if (n > *width)
+    *width = n;
+}
+
+static void text_libraries(text *t, const cudaload_ctx *ctx) {
+  heading(t, "Libraries found");
+  size_t w[5] = {6, 4, 5, 7, 6};
+  char major[16];
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *l = &ctx->libraries[i];
+    snprintf(major, sizeof major, "%d", l->major);
+    widen(&w[0], l->entry->family);
+    widen(&w[1], l->entry->name);
+    widen(&w[2], major);
+    widen(&w[3], l->version[0] ? shown(t, l->version) : "-");
+    widen(&w[4], l->version_source);
+  }
+  if (ctx->library_count) {
+    put(t, "  %-*s  %-*s  %-*s  %-*s  %-*s  PATH\n", (int)w[0], "FAMILY",
+        (int)w[1], "NAME", (int)w[2], "MAJOR", (int)w[3], "VERSION", (int)w[4],
+        "SOURCE");
+    for (size_t i = 0; i < ctx->library_count; ++i) {
+      const cl_library *l = &ctx->libraries[i];
+      snprintf(major, sizeof major, "%d", l->major);
+      put(t, "  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0],
+          l->entry->family, (int)w[1], l->entry->name, (int)w[2], major,
+          (int)w[3], l->version[0] ? shown(t, l->version) : "-", (int)w[4],
+          l->version_source, shown(t, l->path));
+    }
+  }
+  size_t missing = 0;
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    missing += ctx->roots[i].status != CUDALOAD_OK;
+  put(t, "  %zu %s in %zu %s searched (%zu absent or unreadable)\n",
+      ctx->library_count, ctx->library_count == 1 ? "library" : "libraries",
+      ctx->root_count, ctx->root_count == 1 ? "root" : "roots", missing);
+}
+
+static void text_plan(text *t, const doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  heading(t, "Plan");
+  if (ctx->manifest_path) {
+    char policy[160];
+    snprintf(policy, sizeof policy, "%s (sub-libraries %s, %s%s, probe %s)",
+             ctx->manifest_path,
+             ctx->manifest_preload_flags & CUDALOAD_PRELOAD_ALL_SUBLIBS
+                 ? "all"
+                 : "minimal",
+             ctx->manifest_preload_flags & CUDALOAD_PRELOAD_GLOBAL ? "global"
+                                                                   : "local",
+             ctx->manifest_isolation ? ", isolation" : "",
+             ctx->manifest_probe ? "on" : "off");
+    field(t, "manifest", policy);
+  }
+  if (ctx->requirement_count == 0) {
+    field(t, "requirements", "none (give --require SPEC or a manifest)");
+    return;
+  }
+  if (ctx->plan_cuda_major) {
+    char major[700];
+    snprintf(major, sizeof major, "%d (%.600s)", ctx->plan_cuda_major,
+             ctx->plan_cuda_reason ? ctx->plan_cuda_reason : "");
+    field(t, "cuda major", major);
+  }
+  size_t w = 4;
+  for (size_t r = 0; r < ctx->requirement_count; ++r)
+    widen(&w, shown(t, ctx->requirements[r].text));
+  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+    const char *path;
+    int ok = requirement_satisfied(ctx, r, &path);
+    put(t, "  %-*s  %s%-7s%s  %s\n", (int)w,
+        shown(t, ctx->requirements[r].text), sgr(t, ok ? GREEN : RED),
+        ok ? "ok" : "MISSING", sgr(t, RESET),
+        ok ? shown(t, path) : "no usable library (see Problems and fixes)");
+    char decided[256];
+    describe_choice(ctx, r, decided, sizeof decided);
+    if (ok && decided[0])
+      put(t, "  %-*s           decided by %s\n", (int)w, "", decided);
+  }
+  if (ctx->plan_count == 0)
+    return;
+  size_t ws = 5, wn = 4;
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    widen(&ws, state_name(ctx->plan[i].state));
+    widen(&wn, ctx->plan[i].entry->name);
+  }
+  put(t, "\n  %-*s  %-*s  MAJOR  PATH\n", (int)ws, "STATE", (int)wn, "NAME");
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    put(t, "  %-*s  %-*s  %-5d  %s\n", (int)ws, state_name(p->state), (int)wn,
+        p->entry->name, p->major, shown(t, p->path));
+    /* "not-needed" says it all; its reason repeats for every sibling. */
+    if (p->state != CUDALOAD_STATE_NOT_NEEDED)
+      put(t, "  %-*s  %-*s         why: %s\n", (int)ws, "", (int)wn, "",
+          shown(t, p->reason));
+  }
+}
+
+static void text_probe(text *t, const doctor *d) {
+  heading(t, "Probe");
+  if (d->probe_error) {
+    field(t, "error", d->probe_error);
+    return;
+  }
+  if (!d->probe) {
+    field(t, "not run", "cudaload doctor --probe runs it");
+    return;
+  }
+  const cudaload_probe *p = d->probe;
+  int ok = cudaload_probe_verdict(p) == CUDALOAD_GPU_OK;
+  put(t, "  %-*s%s%s%s\n", LABEL_WIDTH, "verdict", sgr(t, ok ? GREEN : RED),
+      ok ? "GPU usable" : "fall back to CPU", sgr(t, RESET));
+  field(t, "summary", cudaload_probe_summary(p));
+  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
+    /* 0 is "unknown": the driver's answer was out of range. */
+    char device[512], capability[32] = "unknown", memory[48] = "unknown";
+    int cc = cudaload_probe_device_capability(p, i);
+    unsigned long long mib = cudaload_probe_device_memory_mib(p, i);
+    if (cc)
+      snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
+    if (mib)
+      snprintf(memory, sizeof memory, "%llu MiB", mib);
+    snprintf(device, sizeof device, "%s (compute %s, %s, %s)",
+             cudaload_probe_device_name(p, i), capability, memory,
+             cudaload_probe_device_uuid(p, i));
+    field(t, i ? "" : "devices", device);
+  }
+  size_t wn = 5, wst = 6;
+  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
+    widen(&wn, cudaload_probe_stage_name(p, i));
+    widen(&wst, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
+  }
+  put(t, "\n  %-*s  %-*s  %9s  MESSAGE\n", (int)wn, "STAGE", (int)wst, "STATUS",
+      "MS");
+  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
+    int status = cudaload_probe_stage_status(p, i);
+    const char *color = status == CUDALOAD_STAGE_OK        ? GREEN
+                        : status == CUDALOAD_STAGE_FAILED  ? RED
+                        : status == CUDALOAD_STAGE_WARNING ? YELLOW
+                                                           : "";
+    put(t, "  %-*s  %s%-*s%s  %9.1f  %s\n", (int)wn,
+        cudaload_probe_stage_name(p, i), sgr(t, color), (int)wst,
+        cl_probe_stage_status_name(status), sgr(t, *color ? RESET : ""),
+        cudaload_probe_stage_ms(p, i),
+        shown(t, cudaload_probe_stage_message(p, i)));
+  }
+}
+
+static char *write_text(const doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  text t = {0};
+  t.color = (d->flags & CUDALOAD_DOCTOR_COLOR) != 0;
+  put(&t, "%scudaload doctor%s %s\n", sgr(&t, BOLD), sgr(&t, RESET),
+      cudaload_version_string());
+
+  heading(&t, "Platform");
+  field(&t, "os", cl_os_name());
+  field(&t, "arch", host_arch());
+  field(&t, "cudaload", cudaload_version_string());
+
+  heading(&t, "Driver");
+  if (d->driver_path) {
+    char where[64];
+    snprintf(where, sizeof where, "found by the %s", d->driver_source);
+    field(&t, "path", d->driver_path);
+    field(&t, "version", d->driver_version ? d->driver_version : "unknown");
+    if (d->driver_cuda) {
+      char cuda[32];
+      snprintf(cuda, sizeof cuda, "%d.%d", d->driver_cuda / 1000,
+               d->driver_cuda % 1000 / 10);
+      field(&t, "CUDA version", cuda);
+    }
+    field(&t, "source", where);
+  } else {
+    put(&t,
+        "  %-*s%snone found%s (%s: not in the roots searched, not "
+        "loaded)\n",
+        LABEL_WIDTH, "path", sgr(&t, RED), sgr(&t, RESET), driver_file_name());
+  }
+  if (d->driver_files.found) {
+    char support[96];
+    snprintf(support, sizeof support, "up to CUDA %d.%d, %d.x (%s)",
+             d->driver_files.cuda_major, d->driver_files.cuda_minor,
+             d->driver_files.max_major_compat, d->driver_files.source);
+    field(&t, "supports", support);
+  } else {
+    field(&t, "supports", "driver not consulted: none found");
+  }
+
+  text_libraries(&t, ctx);
+  text_plan(&t, d);
+
+  heading(&t, "Loaded in this process");
+  if (d->loaded_count == 0)
+    put(&t, "  none\n");
+  for (size_t i = 0; i < d->loaded_count; ++i)
+    put(&t, "  %s\n", shown(&t, d->loaded[i]));
+
+  heading(&t, "Conflicts");
+  if (ctx->conflict_count == 0)
+    put(&t, "  none\n");
+  for (size_t i = 0; i < ctx->conflict_count; ++i)
+    put(&t, "  %s\n", shown(&t, ctx->conflicts[i].text));
+
+  text_probe(&t, d);
+
+  heading(&t, "Problems and fixes");
+  if (d->problem_count == 0)
+    put(&t, "  %snone%s\n", sgr(&t, GREEN), sgr(&t, RESET));
+  for (size_t i = 0; i < d->problem_count; ++i)
+    put(&t, "  %s%zu. %s%s\n  %*s fix: %s\n", sgr(&t, RED), i + 1,
+        shown_value(&t, d->problems[i].problem, 1), sgr(&t, RESET),
+        i + 1 >= 10 ? 3 : 2, "", shown_value(&t, d->problems[i].fix, 1));
+  for (size_t i = 0; i < t.shown_count; ++i)
+    free(t.shown[i]);
+  free(t.shown);
+  if (t.failed) {
+    free(t.data);
+    return NULL;
+  }
+  return t.data;
+}
+
+/* --- JSON and YAML ----------------------------------------------------- */
+
+static void write_probe(cl_report_writer *w, const cudaload_probe *p) {
+  cl_report_key(w, "probe");
+  if (!p) {
+    cl_report_null(w);
+    return;
+  }
+  cl_report_begin_object(w);
+  cl_report_key(w, "verdict");
+  cl_report_string(w, verdict_name(cudaload_probe_verdict(p)));
+  cl_report_key(w, "reason");
+  cl_report_string(w, cl_probe_reason_name(cudaload_probe_reason(p)));
+  cl_report_key(w, "summary");
+  cl_report_string(w, cudaload_probe_summary(p));
+  cl_report_key(w, "driver_version");
+  cl_report_int(w, cudaload_probe_driver_version(p));
+  cl_report_key(w, "runtime_version");
+  cl_report_int(w, cudaload_probe_runtime_version(p));
+  cl_report_key(w, "devices");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, cudaload_probe_device_name(p, i));
+    cl_report_key(w, "capability");
+    cl_report_int(w, cudaload_probe_device_capability(p, i));
+    cl_report_key(w, "memory_mib");
+    cl_report_int(w, (long long)cudaload_probe_device_memory_mib(p, i));
+    cl_report_key(w, "uuid");
+    cl_report_string(w, cudaload_probe_device_uuid(p, i));
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_key(w, "stages");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, cudaload_probe_stage_name(p, i));
+    cl_report_key(w, "status");
+    cl_report_string(
+        w, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
+    cl_report_key(w, "message");
+    cl_report_string(w, cudaload_probe_stage_message(p, i));
+    cl_report_key(w, "ms");
+    cl_report_double(w, cudaload_probe_stage_ms(p, i));
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_end_object(w);
+}
+
+static char *write_structured(const doctor *d, cl_report_format format) {
+  const cudaload_ctx *ctx = d->ctx;
+  cl_report_writer *w = cl_report_writer_new(format);
+  if (!w)
+    return NULL;
+  cl_report_begin_object(w);
+  cl_report_key(w, "schema_version");
+  cl_report_int(w, 1);
+
+  cl_report_key(w, "platform");
+  cl_report_begin_object(w);
+  cl_report_key(w, "os");
+  cl_report_string(w, cl_os_name());
+  cl_report_key(w, "arch");
+  cl_report_string(w, host_arch());
+  cl_report_key(w, "cudaload_version");
+  cl_report_string(w, cudaload_version_string());
+  cl_report_end_object(w);
+
+  cl_report_key(w, "driver");
+  if (d->driver_path) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "path");
+    cl_report_string(w, d->driver_path);
+    cl_report_key(w, "version");
+    cl_report_string(w, d->driver_version);
+    cl_report_key(w, "cuda_version");
+    char cuda[32];
+    snprintf(cuda, sizeof cuda, "%d.%d", d->driver_cuda / 1000,
+             d->driver_cuda % 1000 / 10);
+    cl_report_string(w, d->driver_cuda ? cuda : NULL);
+    cl_report_key(w, "source");
+    cl_report_string(w, d->driver_source);
+    cl_report_end_object(w);
+  } else {
+    cl_report_null(w);
+  }
+
+  /* The driver's version read from its files (never loaded): what the
+   * plan checks CUDA majors against. */
+  cl_report_key(w, "driver_support");
+  if (d->driver_files.found) {
+    char cuda[32];
+    cl_report_begin_object(w);
+    cl_report_key(w, "version");
+    cl_report_string(w, d->driver_files.version);
+    cl_report_key(w, "source");
+    cl_report_string(w, d->driver_files.source);
+    cl_report_key(w, "path");
+    cl_report_string(w, d->driver_files.path[0] ? d->driver_files.path : NULL);
+    cl_report_key(w, "cuda_version");
+    snprintf(cuda, sizeof cuda, "%d.%d", d->driver_files.cuda_major,
+             d->driver_files.cuda_minor);
+    cl_report_string(w, d->driver_files.cuda_major ? cuda : NULL);
+    cl_report_key(w, "max_cuda_major");
+    cl_report_int(w, d->driver_files.max_major_compat);
+    cl_report_end_object(w);
+  } else {
+    cl_report_null(w);
+  }
+
+  cl_report_key(w, "manifest");
+  if (ctx->manifest_path) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "path");
+    cl_report_string(w, ctx->manifest_path);
+    cl_report_key(w, "sublibraries");
+    cl_report_string(w,
+                     ctx->manifest_preload_flags & CUDALOAD_PRELOAD_ALL_SUBLIBS
+                         ? "all"
+                         : "minimal");
+    cl_report_key(w, "isolation");
+    cl_report_bool(w, ctx->manifest_isolation);
+    cl_report_key(w, "global");
+    cl_report_bool(w, (ctx->manifest_preload_flags & CUDALOAD_PRELOAD_GLOBAL) !=
+                          0);
+    cl_report_key(w, "probe");
+    cl_report_bool(w, ctx->manifest_probe);
+    cl_report_end_object(w);
+  } else {
+    cl_report_null(w);
+  }
+
+  cl_report_write_roots(w, ctx);
+  cl_report_write_libraries(w, ctx);
+
+  cl_report_key(w, "requirements");
+  cl_report_begin_array(w);
+  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+    const char *path;
+    int ok = requirement_satisfied(ctx, r, &path);
+    cl_report_begin_object(w);
+    cl_report_key(w, "spec");
+    cl_report_string(w, ctx->requirements[r].text);
+    cl_report_key(w, "satisfied");
+    cl_report_bool(w, ok);
+    cl_report_key(w, "path");
+    cl_report_string(w, path);
+    const cl_library *lib = ok ? chosen_library(ctx, r) : NULL;
+    cl_report_key(w, "tier");
+    if (lib)
+      cl_report_string(
+          w, cl_tier_name(cl_origin_tier(ctx->roots[lib->root].origin)));
+    else
+      cl_report_null(w);
+    cl_report_key(w, "origin");
+    if (lib)
+      cl_report_string(w, ctx->roots[lib->root].origin);
+    else
+      cl_report_null(w);
+    cl_report_key(w, "cuda_major");
+    if (lib && lib->cuda_major > 0)
+      cl_report_int(w, lib->cuda_major);
+    else
+      cl_report_null(w);
+    cl_report_key(w, "second_cuda_major");
+    cl_report_bool(w, ok && ctx->outcomes[r].second_major != 0);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+
+  cl_report_key(w, "cuda_major");
+  if (ctx->plan_cuda_major) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "major");
+    cl_report_int(w, ctx->plan_cuda_major);
+    cl_report_key(w, "reason");
+    cl_report_string(w, ctx->plan_cuda_reason);
+    cl_report_end_object(w);
+  } else {
+    cl_report_null(w);
+  }
+
+  cl_report_key(w, "plan");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, p->entry->name);
+    cl_report_key(w, "major");
+    cl_report_int(w, p->major);
+    cl_report_key(w, "path");
+    cl_report_string(w, p->path);
+    cl_report_key(w, "state");
+    cl_report_string(w, state_name(p->state));
+    cl_report_key(w, "reason");
+    cl_report_string(w, p->reason);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+
+  cl_report_key(w, "loaded");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < d->loaded_count; ++i)
+    cl_report_string(w, d->loaded[i]);
+  cl_report_end_array(w);
+
+  cl_report_key(w, "conflicts");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "path");
+    cl_report_string(w, ctx->conflicts[i].path);
+    cl_report_key(w, "text");
+    cl_report_string(w, ctx->conflicts[i].text);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+
+  write_probe(w, d->probe);
+
+  cl_report_key(w, "problems");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < d->problem_count; ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "problem");
+    cl_report_string(w, d->problems[i].problem);
+    cl_report_key(w, "fix");
+    cl_report_string(w, d->problems[i].fix);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_end_object(w);
+  return cl_report_writer_finish(w, NULL);
+}
+
+/* --- entry points ------------------------------------------------------ */
+
+static void doctor_free(doctor *d) {
+  free(d->plan_error);
+  for (size_t i = 0; i < d->loaded_count; ++i)
+    free(d->loaded[i]);
+  free(d->loaded);
+  cudaload_probe_free(d->probe);
+  free(d->probe_error);
+  free(d->driver_path);
+  free(d->driver_version);
+  for (size_t i = 0; i < d->problem_count; ++i) {
+    free(d->problems[i].problem);
+    free(d->problems[i].fix);
+  }
+  free(d->problems);
+}
+
+int cl_doctor_report(cudaload_ctx *ctx, int format, unsigned flags, char **out,
+                     size_t *problem_count) {
+  cl_clear_error();
+  if (out)
+    *out = NULL;
+  if (problem_count)
+    *problem_count = 0;
+  if (!ctx || !out)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_doctor: NULL %s",
+                   ctx ? "out" : "ctx");
+  if (flags & ~CL_DOCTOR_FLAGS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_doctor: unknown flag bits 0x%x",
+                   flags & ~CL_DOCTOR_FLAGS);
+  if (format != CUDALOAD_FORMAT_TEXT && format != CUDALOAD_FORMAT_JSON &&
+      format != CUDALOAD_FORMAT_YAML)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_doctor: unknown format %d", format);
+  if (format == CUDALOAD_FORMAT_YAML &&
+      !cl_report_format_supported(CL_REPORT_YAML))
+    return cl_fail(CUDALOAD_E_UNSUPPORTED,
+                   "cudaload_doctor: this libcudaload was built without "
+                   "libyaml (CUDALOAD_WITH_YAML=OFF); ask for JSON or text");
+  doctor d;
+  memset(&d, 0, sizeof d);
+  d.ctx = ctx;
+  d.flags = flags;
+  int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
+  if (!rc)
+    rc = plan_requirements(&d);
+  if (!rc) /* the report prints every version */
+    cl_inventory_settle_versions(ctx);
+  if (rc) {
+    doctor_free(&d);
+    return rc;
+  }
+  if (flags & (CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS) ||
+      ctx->manifest_probe)
+    run_probe(&d);
+  cl_os_loader_each_loaded(collect_loaded, &d);
+  find_driver(&d);
+  if (cl_driver_cuda_read(host_naming(), ctx->probe_driver_path,
+                          &d.driver_files) != CUDALOAD_OK)
+    d.failed = 1;
+  find_problems(&d);
+  char *report = NULL;
+  if (!d.failed)
+    report = format == CUDALOAD_FORMAT_TEXT
+                 ? write_text(&d)
+                 : write_structured(&d, format == CUDALOAD_FORMAT_JSON
+                                            ? CL_REPORT_JSON
+                                            : CL_REPORT_YAML);
+  size_t problems = d.problem_count;
+  doctor_free(&d);
+  if (!report)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
+  cl_clear_error();
+  *out = report;
+  if (problem_count)
+    *problem_count = problems;
+  return CUDALOAD_OK;
+}
+
+int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
+  return cl_doctor_report(ctx, format, flags, out, NULL);
+}
+
+void cudaload_free(void *memory) {
+  free(memory);
+}

@@ -1,0 +1,322 @@
+/*
+ * explain_report.c - the `cudaload explain` report: text for people, JSON
+ * and YAML (report_writer.c) for programs, and a Graphviz graph (consumer ->
+ * library name -> file, problems in red). docs/loader.md documents the
+ * fields and the rule names.
+ */
+#include "report/explain.h"
+
+#include "common/error.h"
+#include "report/report_writer.h"
+#include "common/strutil.h"
+#include "common/text_escape.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct text {
+  char *data;
+  size_t len, capacity;
+  int failed;
+} text;
+
+static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
+static void put(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || t->failed ||
+      cl_reserve((void **)&t->data, &t->capacity, t->len + (size_t)n + 1, 1)) {
+    t->failed = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+/* A value from outside, escaped for a person (text_escape.h); the copies
+ * live until the report is done. */
+typedef struct shown_list {
+  char **items;
+  size_t count, capacity;
+  int failed;
+} shown_list;
+
+static const char *shown(shown_list *l, const char *s) {
+  if (!s || !cl_text_needs_escape(s, 0))
+    return s;
+  char *copy = cl_text_escaped(s, 0);
+  if (!copy || cl_reserve((void **)&l->items, &l->capacity, l->count + 1,
+                          sizeof *l->items)) {
+    free(copy);
+    l->failed = 1;
+    return "";
+  }
+  l->items[l->count++] = copy;
+  return copy;
+}
+
+static void shown_free(shown_list *l) {
+  for (size_t i = 0; i < l->count; ++i)
+    free(l->items[i]);
+  free(l->items);
+}
+
+static char *finish(text *t, shown_list *l) {
+  shown_free(l);
+  if (t->failed || l->failed) {
+    free(t->data);
+    return NULL;
+  }
+  if (!t->data)
+    return cl_strdup("");
+  return t->data;
+}
+
+static char *render_text(const cudaload_explain *e) {
+  text t = {0};
+  shown_list l = {0};
+  if (e->pid)
+    put(&t, "process %ld: %zu CUDA librar%s mapped\n", e->pid, e->object_count,
+        e->object_count == 1 ? "y" : "ies");
+  for (size_t i = 0; i < e->object_count; ++i) {
+    const cl_explain_object *o = &e->objects[i];
+    put(&t, "%s%s", i && !e->pid ? "\n" : "", shown(&l, o->path));
+    if (o->family)
+      put(&t, "  (%s %d%s%s)", o->name, o->major, o->version ? ", " : "",
+          o->version ? shown(&l, o->version) : "");
+    put(&t, "\n");
+    for (size_t j = 0; j < o->need_count; ++j) {
+      const cl_explain_need *n = &o->needs[j];
+      put(&t, "  %-6s %-32s -> %s", n->lazy ? "lazy" : "needs",
+          shown(&l, n->name), n->path ? shown(&l, n->path) : "NOT FOUND");
+      if (n->version)
+        put(&t, " (%s)", shown(&l, n->version));
+      put(&t, "  [%s%s%s]\n", n->rule, n->detail ? ": " : "",
+          n->detail ? shown(&l, n->detail) : "");
+    }
+    for (size_t j = 0; j < o->binding_count; ++j) {
+      const cl_explain_binding *b = &o->bindings[j];
+      put(&t, "  binds  %zu symbol%s of %s%s%s -> %s\n", b->symbols,
+          b->symbols == 1 ? "" : "s", shown(&l, b->library),
+          b->version ? " @" : "", b->version ? shown(&l, b->version) : "",
+          b->provider ? shown(&l, b->provider) : "nothing");
+      for (size_t k = 0; k < b->each_count; ++k)
+        put(&t, "         %s -> %s\n", shown(&l, b->each_symbol[k]),
+            b->each_provider[k] ? shown(&l, b->each_provider[k]) : "nothing");
+      if (b->elsewhere)
+        put(&t, "         %zu of them elsewhere than %s, e.g. %s -> %s\n",
+            b->elsewhere, b->expected ? shown(&l, b->expected) : "expected",
+            shown(&l, b->example),
+            b->elsewhere_provider ? shown(&l, b->elsewhere_provider)
+                                  : "nothing");
+    }
+  }
+  put(&t, "\nProblems\n");
+  if (e->problem_count == 0)
+    put(&t, "  none\n");
+  for (size_t i = 0; i < e->problem_count; ++i) {
+    char *escaped = cl_text_escaped(e->problems[i], 0);
+    put(&t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
+    free(escaped);
+  }
+  return finish(&t, &l);
+}
+
+static void string_or_null(cl_report_writer *w, const char *key,
+                           const char *value) {
+  cl_report_key(w, key);
+  cl_report_string(w, value);
+}
+
+static char *render_structured(const cudaload_explain *e, int format) {
+  cl_report_writer *w = cl_report_writer_new(
+      format == CUDALOAD_FORMAT_YAML ? CL_REPORT_YAML : CL_REPORT_JSON);
+  if (!w)
+    return NULL;
+  cl_report_begin_object(w);
+  cl_report_key(w, "schema_version");
+  cl_report_int(w, 1);
+  cl_report_key(w, "pid");
+  if (e->pid)
+    cl_report_int(w, e->pid);
+  else
+    cl_report_null(w);
+  cl_report_key(w, "objects");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < e->object_count; ++i) {
+    const cl_explain_object *o = &e->objects[i];
+    cl_report_begin_object(w);
+    string_or_null(w, "path", o->path);
+    string_or_null(w, "family", o->family);
+    string_or_null(w, "name", o->name);
+    cl_report_key(w, "major");
+    if (o->family)
+      cl_report_int(w, o->major);
+    else
+      cl_report_null(w);
+    cl_report_key(w, "cuda_major");
+    if (o->cuda_major)
+      cl_report_int(w, o->cuda_major);
+    else
+      cl_report_null(w);
+    string_or_null(w, "version", o->version);
+    cl_report_key(w, "consumer");
+    cl_report_bool(w, o->consumer);
+    cl_report_key(w, "needs");
+    cl_report_begin_array(w);
+    for (size_t j = 0; j < o->need_count; ++j) {
+      const cl_explain_need *n = &o->needs[j];
+      cl_report_begin_object(w);
+      string_or_null(w, "name", n->name);
+      string_or_null(w, "kind", n->lazy ? "lazy" : "needed");
+      string_or_null(w, "resolved", n->path);
+      string_or_null(w, "rule", n->rule);
+      string_or_null(w, "detail", n->detail);
+      string_or_null(w, "version", n->version);
+      cl_report_end_object(w);
+    }
+    cl_report_end_array(w);
+    cl_report_key(w, "bindings");
+    cl_report_begin_array(w);
+    for (size_t j = 0; j < o->binding_count; ++j) {
+      const cl_explain_binding *b = &o->bindings[j];
+      cl_report_begin_object(w);
+      string_or_null(w, "library", b->library);
+      string_or_null(w, "version", b->version);
+      cl_report_key(w, "symbols");
+      cl_report_int(w, (long long)b->symbols);
+      string_or_null(w, "expected", b->expected);
+      string_or_null(w, "provider", b->provider);
+      cl_report_key(w, "elsewhere");
+      cl_report_int(w, (long long)b->elsewhere);
+      string_or_null(w, "example", b->example);
+      string_or_null(w, "example_provider", b->elsewhere_provider);
+      cl_report_key(w, "each");
+      if (b->each_count || b->each_symbol) {
+        cl_report_begin_array(w);
+        for (size_t k = 0; k < b->each_count; ++k) {
+          cl_report_begin_object(w);
+          string_or_null(w, "symbol", b->each_symbol[k]);
+          string_or_null(w, "provider", b->each_provider[k]);
+          cl_report_end_object(w);
+        }
+        cl_report_end_array(w);
+      } else {
+        cl_report_null(w);
+      }
+      cl_report_end_object(w);
+    }
+    cl_report_end_array(w);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_key(w, "problems");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < e->problem_count; ++i)
+    cl_report_string(w, e->problems[i]);
+  cl_report_end_array(w);
+  cl_report_end_object(w);
+  return cl_report_writer_finish(w, NULL);
+}
+
+/* A DOT string: quotes and backslashes escaped, controls shown escaped. */
+static void dot_string(text *t, const char *s) {
+  char *escaped = cl_text_escaped(s ? s : "", 1);
+  put(t, "\"");
+  for (const char *p = escaped ? escaped : ""; *p; ++p) {
+    if (*p == '"' || *p == '\\')
+      put(t, "\\%c", *p);
+    else if (*p == '\n')
+      put(t, "\\n");
+    else
+      put(t, "%c", *p);
+  }
+  put(t, "\"");
+  free(escaped);
+}
+
+/* Whether a problem names a path (to colour that file's node). */
+static int has_problem(const cudaload_explain *e, const char *path) {
+  for (size_t i = 0; path && i < e->problem_count; ++i)
+    if (strstr(e->problems[i], path))
+      return 1;
+  return 0;
+}
+
+static char *render_dot(const cudaload_explain *e) {
+  text t = {0};
+  shown_list l = {0};
+  put(&t, "digraph cudaload_explain {\n  rankdir=LR;\n"
+          "  node [shape=box, fontname=\"Helvetica\"];\n");
+  for (size_t i = 0; i < e->object_count; ++i) {
+    const cl_explain_object *o = &e->objects[i];
+    put(&t, "  ");
+    dot_string(&t, o->path);
+    put(&t, " [label=");
+    char label[512];
+    snprintf(label, sizeof label, "%s%s%s%s", cl_path_basename(o->path),
+             o->version ? "\n" : "", o->version ? o->version : "",
+             o->consumer ? "\n(consumer)" : "");
+    dot_string(&t, label);
+    if (o->consumer)
+      put(&t, ", style=bold");
+    if (has_problem(e, o->path))
+      put(&t, ", color=red, fontcolor=red");
+    put(&t, "];\n");
+    for (size_t j = 0; j < o->need_count; ++j) {
+      const cl_explain_need *n = &o->needs[j];
+      const char *red = !n->path ? ", color=red, fontcolor=red" : "";
+      char name_node[600];
+      snprintf(name_node, sizeof name_node, "%s|%s", o->path, n->name);
+      put(&t, "  ");
+      dot_string(&t, name_node);
+      put(&t, " [shape=ellipse, label=");
+      dot_string(&t, n->name);
+      put(&t, "%s%s];\n  ", n->lazy ? ", style=dashed" : "", red);
+      dot_string(&t, o->path);
+      put(&t, " -> ");
+      dot_string(&t, name_node);
+      put(&t, "%s;\n", n->lazy ? " [style=dashed]" : "");
+      put(&t, "  ");
+      dot_string(&t, name_node);
+      put(&t, " -> ");
+      dot_string(&t, n->path ? n->path : "not found");
+      put(&t, " [label=");
+      dot_string(&t, n->rule);
+      put(&t, "%s];\n", red);
+      if (!n->path) {
+        put(&t, "  ");
+        dot_string(&t, "not found");
+        put(&t, " [color=red, fontcolor=red];\n");
+      }
+    }
+  }
+  for (size_t i = 0; i < e->problem_count; ++i) {
+    char id[32];
+    snprintf(id, sizeof id, "problem %zu", i + 1);
+    put(&t, "  ");
+    dot_string(&t, id);
+    put(&t, " [shape=note, color=red, fontcolor=red, label=");
+    dot_string(&t, e->problems[i]);
+    put(&t, "];\n");
+  }
+  put(&t, "}\n");
+  return finish(&t, &l);
+}
+
+char *cl_explain_render(const cudaload_explain *e, int format) {
+  switch (format) {
+  case CUDALOAD_FORMAT_TEXT:
+    return render_text(e);
+  case CUDALOAD_FORMAT_DOT:
+    return render_dot(e);
+  default:
+    return render_structured(e, format);
+  }
+}

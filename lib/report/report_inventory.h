@@ -1,0 +1,22 @@
+/*
+ * report_inventory.h - the inventory as a report: the "roots" and
+ * "libraries" members that `cudaload scan` and the doctor both write, and
+ * the names of root statuses, written the same way everywhere.
+ */
+#ifndef CUDALOAD_REPORT_INVENTORY_H
+#define CUDALOAD_REPORT_INVENTORY_H
+
+#include "cudaload.h"
+#include "report/report_writer.h"
+
+/* "ok", "not found", "not a folder", "malformed", "writable by other
+ * users", "unreadable". */
+const char *cl_root_status_name(int status);
+
+/* Inside an object: "roots": [{path, origin, status}] and "libraries":
+ * [{name, family, major, cuda_major, version, version_source, version_file,
+ * path, root}] (docs/cli.md, docs/doctor.md). */
+void cl_report_write_roots(cl_report_writer *w, const cudaload_ctx *ctx);
+void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx);
+
+#endif

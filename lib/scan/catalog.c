@@ -1,0 +1,551 @@
+/*
+ * catalog.c - the naming conventions of CUDA libraries, in one table.
+ *
+ * Sources: the SONAMEs and DLL names NVIDIA ships in its toolkits, wheels
+ * and installers (docs/loader.md, "Names and places"). Numbers in names are
+ * the library's own ABI major, not the CUDA major: cuFFT is 11 on CUDA 12.
+ * Matching is exact against these templates, so libcublasLt.so.12 is never
+ * taken for cublas and libcudnn_ops_infer.so.8 never for cudnn.
+ */
+#include "scan/catalog.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* clang-format off: one row per library reads better as a table. */
+/* A cuDNN sub-library; required: a plan needs it beside the main library. */
+#define CUDNN_SUB(n, major, required)                                          \
+  {                                                                            \
+    .name = "cudnn_" n, .family = "cudnn", .role = CL_ROLE_SUB,                \
+    .min_major = major, .max_major = major,                                    \
+    .linux_names = {"libcudnn_" n ".so.%M%V"},                                 \
+    .windows_names = {"cudnn_" n "64_%M.dll"},                                 \
+    .required_beside_main = required                                           \
+  }
+/* A cuDNN sub-library that opens CUDA libraries lazily, by name
+ * (docs/real-libraries.md: ops_infer 8 opens libcublas.so.12 and
+ * libcublasLt.so.12; engines_precompiled 9 opens libcublasLt.so.N and
+ * engines_runtime_compiled 9 libnvrtc.so.N, N its CUDA build's major).
+ * cuda: the CUDA major of those opens when the file does not tell. */
+#define CUDNN_SUB_LAZY(n, major, required, cuda, ...)                          \
+  {                                                                            \
+    .name = "cudnn_" n, .family = "cudnn", .role = CL_ROLE_SUB,                \
+    .min_major = major, .max_major = major,                                    \
+    .linux_names = {"libcudnn_" n ".so.%M%V"},                                 \
+    .windows_names = {"cudnn_" n "64_%M.dll"},                                 \
+    .required_beside_main = required, .lazy_opens = {__VA_ARGS__},             \
+    .lazy_cuda_major = cuda                                                    \
+  }
+
+/* One of NPP's eleven libraries: each its own family (applications link
+ * them one by one), all of them required by "npp". */
+#define NPP(n)                                                                 \
+  {                                                                            \
+    .name = n, .family = n, .min_major = 11, .max_major = 13,                  \
+    .linux_names = {"lib" n ".so.%M%V"}, .windows_names = {n "64_%M.dll"},     \
+    .same_as_cuda = 1, .group = "npp", .header = "npp.h"                       \
+  }
+/* A library with its own ABI majors, whose names do not tell a CUDA major;
+ * its family is its name. */
+#define FIXED_ABI(n, lo, hi, linux_name, windows_name)                         \
+  {                                                                            \
+    .name = n, .family = n, .min_major = lo, .max_major = hi,                  \
+    .linux_names = {linux_name}, .windows_names = {                            \
+      windows_name                                                             \
+    }                                                                          \
+  }
+
+static const cl_catalog_entry catalog[] = {
+    {.name = "cudart",
+     .header = "cuda_runtime.h",
+     .family = "cudart",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libcudart.so.%M%V"},
+     /* CUDA 11 named it after major and minor (cudart64_110.dll). */
+     .windows_names = {"cudart64_%M0.dll", "cudart64_%M.dll"},
+     .same_as_cuda = 1},
+    {.name = "cublas",
+     .header = "cublas_v2.h",
+     .family = "cublas",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libcublas.so.%M%V"},
+     .windows_names = {"cublas64_%M.dll"},
+     .same_as_cuda = 1},
+    {.name = "cublasLt",
+     .family = "cublas",
+     .role = CL_ROLE_SUB,
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libcublasLt.so.%M%V"},
+     .windows_names = {"cublasLt64_%M.dll"},
+     .same_as_cuda = 1,
+     .required_beside_main = 1},
+    {.name = "cudnn",
+     .header = "cudnn.h",
+     .family = "cudnn",
+     .min_major = 8,
+     .max_major = 9,
+     .linux_names = {"libcudnn.so.%M%V"},
+     .windows_names = {"cudnn64_%M.dll"},
+     /* cuDNN 8 and 9 export the same names; NVIDIA's builds version them
+      * (cudnnGetVersion@@libcudnn.so.9), some rebuilds do not. */
+     .scope_probe_symbol = "cudnnGetVersion"},
+    CUDNN_SUB_LAZY("ops_infer", 8, 1, 12, "cublas", "cublasLt"),
+    CUDNN_SUB("ops_train", 8, 0),
+    CUDNN_SUB("cnn_infer", 8, 1),
+    CUDNN_SUB("cnn_train", 8, 0),
+    CUDNN_SUB("adv_infer", 8, 0),
+    CUDNN_SUB("adv_train", 8, 0),
+    CUDNN_SUB("graph", 9, 1),
+    CUDNN_SUB("ops", 9, 1),
+    CUDNN_SUB("cnn", 9, 0),
+    CUDNN_SUB("adv", 9, 0),
+    CUDNN_SUB("heuristic", 9, 0),
+    CUDNN_SUB_LAZY("engines_precompiled", 9, 0, 0, "cublasLt"),
+    CUDNN_SUB_LAZY("engines_runtime_compiled", 9, 0, 0, "nvrtc"),
+    CUDNN_SUB("engines_tensor_ir", 9, 0),
+    CUDNN_SUB("ext", 9, 0),
+    {.name = "nvrtc",
+     .header = "nvrtc.h",
+     .family = "nvrtc",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libnvrtc.so.%M%V"},
+     /* nvrtc64_120_0.dll: major, one digit of minor, then "_0". */
+     .windows_names = {"nvrtc64_%M%m_0.dll"},
+     .same_as_cuda = 1},
+    {.name = "nvJitLink",
+     .header = "nvJitLink.h",
+     .family = "nvjitlink",
+     .min_major = 12,
+     .max_major = 13,
+     .linux_names = {"libnvJitLink.so.%M%V"},
+     .windows_names = {"nvJitLink_%M%m_0.dll"},
+     .same_as_cuda = 1},
+    {.name = "cufft",
+     .header = "cufft.h",
+     .family = "cufft",
+     .min_major = 10,
+     .max_major = 12,
+     .linux_names = {"libcufft.so.%M%V"},
+     .windows_names = {"cufft64_%M.dll"},
+     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
+    /* cuRAND 10 ships with CUDA 11, 12 and 13 (nvidia-curand 10.4); 11
+     * is a name NVIDIA's cuda-pathfinder already looks for, of no release
+     * yet: its CUDA major is not known. */
+    {.name = "curand",
+     .header = "curand.h",
+     .family = "curand",
+     .min_major = 10,
+     .max_major = 11,
+     .linux_names = {"libcurand.so.%M%V"},
+     .windows_names = {"curand64_%M.dll"}},
+    /* cuSPARSE 12 ships with CUDA 12 and 13; cuSOLVER 11 with CUDA 11 and
+     * 12: the name alone cannot tell those apart. */
+    {.name = "cusparse",
+     .header = "cusparse.h",
+     .family = "cusparse",
+     .min_major = 11,
+     .max_major = 12,
+     .linux_names = {"libcusparse.so.%M%V"},
+     .windows_names = {"cusparse64_%M.dll"},
+     .cuda_of_major = {{11, 11}}},
+    {.name = "cusolver",
+     .header = "cusolverDn.h",
+     .family = "cusolver",
+     .min_major = 11,
+     .max_major = 12,
+     .linux_names = {"libcusolver.so.%M%V"},
+     .windows_names = {"cusolver64_%M.dll"},
+     .cuda_of_major = {{12, 13}}},
+    {.name = "nccl",
+     .header = "nccl.h",
+     .family = "nccl",
+     .min_major = 2,
+     .max_major = 2,
+     .linux_names = {"libnccl.so.%M%V"}},
+    /* CUPTI on Windows is named after its own year-based version. */
+    {.name = "cupti",
+     .header = "cupti.h",
+     .family = "cupti",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libcupti.so.%M%V"},
+     .windows_names = {"cupti64_%M.dll", "cupti64_%Y.dll"},
+     .same_as_cuda = 1},
+    /* cuFFT's FFTW interface, cuSOLVER's multi-GPU library and NVBLAS (a
+     * BLAS that routes to cuBLAS) ship in their families' wheels and
+     * toolkit folders with the same majors. */
+    {.name = "cufftw",
+     .header = "cufftw.h",
+     .family = "cufftw",
+     .min_major = 10,
+     .max_major = 12,
+     .linux_names = {"libcufftw.so.%M%V"},
+     .windows_names = {"cufftw64_%M.dll"},
+     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
+    {.name = "cusolverMg",
+     .header = "cusolverMg.h",
+     .family = "cusolverMg",
+     .min_major = 11,
+     .max_major = 12,
+     .linux_names = {"libcusolverMg.so.%M%V"},
+     .windows_names = {"cusolverMg64_%M.dll"},
+     .cuda_of_major = {{12, 13}}},
+    {.name = "nvblas",
+     .header = "nvblas.h",
+     .family = "nvblas",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libnvblas.so.%M%V"},
+     .windows_names = {"nvblas64_%M.dll"},
+     .same_as_cuda = 1},
+    {.name = "nvfatbin",
+     .header = "nvFatbin.h",
+     .family = "nvfatbin",
+     .min_major = 12,
+     .max_major = 13,
+     .linux_names = {"libnvfatbin.so.%M%V"},
+     .windows_names = {"nvfatbin_%M%m_0.dll"},
+     .same_as_cuda = 1},
+    /* NVVM keeps its own ABI major (4 from CUDA 11 to 13; the Windows
+     * toolkit of CUDA 13 names it nvvm70.dll) and its own folder,
+     * nvvm/lib64 or nvvm/bin. */
+    {.name = "nvvm",
+     .header = "nvvm.h",
+     .family = "nvvm",
+     .min_major = 4,
+     .max_major = 7,
+     .linux_names = {"libnvvm.so.%M%V", "libnvvm.so"},
+     .windows_names = {"nvvm64_%M%m_0.dll", "nvvm%M0.dll", "nvvm64.dll"}},
+    {.name = "nvjpeg",
+     .header = "nvjpeg.h",
+     .family = "nvjpeg",
+     .min_major = 11,
+     .max_major = 13,
+     .linux_names = {"libnvjpeg.so.%M%V"},
+     .windows_names = {"nvjpeg64_%M.dll"},
+     .same_as_cuda = 1},
+    NPP("nppc"),
+    NPP("nppial"),
+    NPP("nppicc"),
+    NPP("nppidei"),
+    NPP("nppif"),
+    NPP("nppig"),
+    NPP("nppim"),
+    NPP("nppist"),
+    NPP("nppisu"),
+    NPP("nppitc"),
+    NPP("npps"),
+    FIXED_ABI("cufile", 0, 0, "libcufile.so.%M%V", NULL),
+    FIXED_ABI("cudla", 1, 1, "libcudla.so.%M%V", "cudla.dll"),
+    /* Math libraries NVIDIA ships beside the toolkit, each with its own ABI
+     * major; their CUDA major comes from their wheel (-cu12, -cu13) or
+     * their folder's dist-info. */
+    FIXED_ABI("cublasmp", 0, 0, "libcublasmp.so.%M%V", NULL),
+    {.name = "cufftMp",
+     .family = "cufftMp",
+     .min_major = 11,
+     .max_major = 12,
+     .linux_names = {"libcufftMp.so.%M%V"},
+     .cuda_of_major = {{11, 12}, {12, 13}}},
+    FIXED_ABI("cusolverMp", 0, 0, "libcusolverMp.so.%M%V", NULL),
+    FIXED_ABI("mathdx", 0, 0, "libmathdx.so.%M%V", "mathdx64_%M.dll"),
+    FIXED_ABI("cudss", 0, 1, "libcudss.so.%M%V", "cudss64_%M.dll"),
+    {.name = "cusparseLt",
+     .family = "cusparseLt",
+     .min_major = 0,
+     .max_major = 0,
+     .linux_names = {"libcusparseLt.so.%M%V"},
+     /* The CUDA 13 wheel's DLL is named after its CUDA major. */
+     .windows_names = {"cusparseLt.dll", "cusparseLt_13.dll"}},
+    FIXED_ABI("cutensor", 2, 2, "libcutensor.so.%M%V", "cutensor.dll"),
+    FIXED_ABI("cutensorMg", 2, 2, "libcutensorMg.so.%M%V", "cutensorMg.dll"),
+    FIXED_ABI("cutensorMp", 2, 2, "libcutensorMp.so.%M%V", NULL),
+    /* cuQuantum (site-packages/cuquantum/lib). */
+    FIXED_ABI("cudensitymat", 0, 0, "libcudensitymat.so.%M%V", NULL),
+    FIXED_ABI("cupauliprop", 0, 0, "libcupauliprop.so.%M%V", NULL),
+    FIXED_ABI("cutensornet", 2, 2, "libcutensornet.so.%M%V", NULL),
+    FIXED_ABI("custabilizer", 0, 0, "libcustabilizer.so.%M%V", NULL),
+    FIXED_ABI("custatevec", 1, 1, "libcustatevec.so.%M%V", NULL),
+    FIXED_ABI("nvshmem_host", 3, 3, "libnvshmem_host.so.%M%V", NULL),
+    /* NVPL's FFTW (aarch64 servers). */
+    FIXED_ABI("nvpl_fftw", 0, 0, "libnvpl_fftw.so.%M%V", NULL),
+    /* The driver: the real file carries the driver version
+     * (libcuda.so.580.65.06) behind the libcuda.so.1 link. */
+    {.name = "cuda",
+     .family = "driver",
+     .min_major = 1,
+     .max_major = 1,
+     .linux_names = {"libcuda.so.%D"},
+     .windows_names = {"nvcuda.dll"}},
+    {.name = "nvml",
+     .family = "driver",
+     .min_major = 1,
+     .max_major = 1,
+     .linux_names = {"libnvidia-ml.so.%D"},
+     .windows_names = {"nvml.dll"}},
+    /* Jetson's DLA driver library, unversioned. */
+    {.name = "nvcudla",
+     .family = "driver",
+     .min_major = 1,
+     .max_major = 1,
+     .linux_names = {"libnvcudla.so"}},
+};
+/* clang-format on */
+
+int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
+                                size_t size) {
+  static const char prefix[] = "6.14.11.";
+  if (strncmp(file_version, prefix, sizeof prefix - 1) != 0)
+    return 0;
+  const char *d = file_version + sizeof prefix - 1;
+  if (strlen(d) != 4)
+    return 0;
+  for (int i = 0; i < 4; ++i)
+    if (d[i] < '0' || d[i] > '9')
+      return 0;
+  snprintf(out, size, "%c%c.%c.%c", d[0], d[1], d[2], d[3]);
+  return 1;
+}
+
+const cl_catalog_entry *cl_catalog_entries(size_t *count) {
+  *count = sizeof catalog / sizeof catalog[0];
+  return catalog;
+}
+
+const cl_catalog_entry *cl_catalog_find(const char *name) {
+  for (size_t i = 0; i < sizeof catalog / sizeof catalog[0]; ++i)
+    if (strcmp(catalog[i].name, name) == 0)
+      return &catalog[i];
+  return NULL;
+}
+
+int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major) {
+  for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m)
+    if (m->abi_major == abi_major)
+      return m->cuda_major;
+  /* Year-based majors (CUPTI on Windows) are not CUDA majors. */
+  if (entry->same_as_cuda && abi_major < 100)
+    return abi_major;
+  return 0;
+}
+
+/* What a template match captured. */
+typedef struct captures {
+  const char *major;
+  size_t major_len;
+  const char *tail; /* %V: ".9.7" */
+  size_t tail_len;
+  const char *dotted; /* %D or %Y */
+  size_t dotted_len;
+  int have_year;
+  int fold_case; /* Windows file names are case-insensitive */
+} captures;
+
+static char fold(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+/* Length of a run of 1..max digits starting at s (0 when none). */
+static size_t digit_run(const char *s, size_t max) {
+  size_t n = 0;
+  while (n < max && is_digit(s[n]))
+    ++n;
+  return n;
+}
+
+/* Match template t against the rest of name s, backtracking over the
+ * variable-length fields. Templates are short and fixed, names are file
+ * names, so the recursion depth is bounded by the template length. */
+static int match_template(const char *t, const char *s, captures *cap) {
+  if (*t == '\0')
+    return *s == '\0';
+  if (t[0] != '%') {
+    int same = cap->fold_case ? fold(*t) == fold(*s) : *t == *s;
+    return same && match_template(t + 1, s + 1, cap);
+  }
+  switch (t[1]) {
+  case 'M': {
+    /* Longest first, so "cudart64_%M.dll" takes all digits. */
+    for (size_t n = digit_run(s, 4); n >= 1; --n) {
+      cap->major = s;
+      cap->major_len = n;
+      if (match_template(t + 2, s + n, cap))
+        return 1;
+    }
+    return 0;
+  }
+  case 'm':
+    return is_digit(*s) && match_template(t + 2, s + 1, cap);
+  case 'V': {
+    /* Zero or more ".digits" groups, longest first. */
+    size_t ends[8];
+    size_t count = 0, pos = 0;
+    ends[count++] = 0;
+    while (count < 8 && s[pos] == '.') {
+      size_t n = digit_run(s + pos + 1, 9);
+      if (n == 0)
+        break;
+      pos += 1 + n;
+      ends[count++] = pos;
+    }
+    while (count-- > 0) {
+      cap->tail = s;
+      cap->tail_len = ends[count];
+      if (match_template(t + 2, s + ends[count], cap))
+        return 1;
+    }
+    return 0;
+  }
+  case 'D':
+  case 'Y': {
+    /* digits(.digits)*, the whole dotted run (no backtracking needed: what
+     * follows in these templates is never a digit or a dot). */
+    size_t pos = digit_run(s, 9);
+    if (pos == 0)
+      return 0;
+    while (s[pos] == '.' && is_digit(s[pos + 1]))
+      pos += 1 + digit_run(s + pos + 1, 9);
+    cap->dotted = s;
+    cap->dotted_len = pos;
+    cap->have_year = t[1] == 'Y';
+    return match_template(t + 2, s + pos, cap);
+  }
+  default:
+    return 0;
+  }
+}
+
+static int parse_int(const char *s, size_t len) {
+  int v = 0;
+  for (size_t i = 0; i < len && i < 9; ++i)
+    v = v * 10 + (s[i] - '0');
+  return v;
+}
+
+static size_t count_components(const char *s) {
+  size_t n = *s ? 1 : 0;
+  for (; *s; ++s)
+    n += *s == '.';
+  return n;
+}
+
+/* The CUDA major a CUPTI year version shipped with: the first year.release
+ * of each, read from NVIDIA's win_amd64 wheels (nvidia-cuda-cupti-cu12
+ * 12.1.105: cupti64_2023.1.1.dll, 12.4.127: 2024.1.1, 12.6.80: 2024.3.2,
+ * 12.8.90: 2025.1.1, 12.9.79: 2025.2.1; nvidia-cuda-cupti 13.0.85:
+ * 2025.3.1, 13.1.115: 2025.4.1, 13.2.86: 2026.1.2). CUDA 12.0 shipped
+ * 2022.4 and 11.8 2022.3; releases after the table's last row are taken
+ * for its CUDA major until a row says otherwise. 0 before CUDA 11. */
+static int cuda_of_year_version(int year, int release) {
+  static const struct {
+    int year, release, cuda;
+  } firsts[] = {{2025, 3, 13}, {2022, 4, 12}, {2020, 1, 11}};
+  for (size_t i = 0; i < sizeof firsts / sizeof firsts[0]; ++i)
+    if (year > firsts[i].year ||
+        (year == firsts[i].year && release >= firsts[i].release))
+      return firsts[i].cuda;
+  return 0;
+}
+
+static int match_entry(const cl_catalog_entry *e, const char *tmpl,
+                       const char *file_name, cl_naming naming,
+                       cl_name_match *out) {
+  captures cap;
+  memset(&cap, 0, sizeof cap);
+  cap.fold_case = naming == CL_NAMING_WINDOWS;
+  if (!match_template(tmpl, file_name, &cap))
+    return 0;
+  char version[64] = "";
+  int major;
+  if (cap.major) {
+    major = parse_int(cap.major, cap.major_len);
+    if (major < e->min_major || major > e->max_major)
+      return 0;
+    snprintf(version, sizeof version, "%.*s%.*s", (int)cap.major_len, cap.major,
+             (int)cap.tail_len, cap.tail ? cap.tail : "");
+  } else if (cap.have_year) {
+    /* CUPTI's Windows DLL carries its year-based version; its major is the
+     * CUDA major that version shipped with, so cupti=13 selects it. */
+    size_t year_len = digit_run(cap.dotted, 9);
+    int release = cap.dotted[year_len] == '.'
+                      ? parse_int(cap.dotted + year_len + 1,
+                                  digit_run(cap.dotted + year_len + 1, 9))
+                      : 0;
+    major = cuda_of_year_version(parse_int(cap.dotted, year_len), release);
+    if (major < e->min_major || major > e->max_major)
+      return 0;
+    snprintf(version, sizeof version, "%.*s", (int)cap.dotted_len, cap.dotted);
+  } else {
+    major = e->min_major; /* fixed ABI (driver) */
+    if (cap.dotted)
+      snprintf(version, sizeof version, "%.*s", (int)cap.dotted_len,
+               cap.dotted);
+  }
+  out->entry = e;
+  out->major = major;
+  out->cuda_major = cl_catalog_cuda_major(e, major);
+  /* Only a name carrying major.minor.patch tells more than the SONAME does
+   * (libcudart.so.11.0 is CUDA 11's SONAME, not a full version). */
+  if (count_components(version) >= 3)
+    memcpy(out->name_version, version, sizeof version);
+  else
+    out->name_version[0] = '\0';
+  return 1;
+}
+
+int cl_catalog_match(const char *file_name, cl_naming naming,
+                     cl_name_match *out) {
+  /* Cheap rejections first: scans call this for every file in a folder. */
+  size_t len = strlen(file_name);
+  if (naming == CL_NAMING_LINUX) {
+    /* libnvvm.so and libnvcudla.so are loaded by that name. */
+    if (len < 7 || strncmp(file_name, "lib", 3) != 0 ||
+        (!strstr(file_name, ".so.") && strcmp(file_name + len - 3, ".so")))
+      return 0;
+  } else {
+    if (len < 5 || fold(file_name[len - 1]) != 'l' ||
+        fold(file_name[len - 2]) != 'l' || fold(file_name[len - 3]) != 'd' ||
+        file_name[len - 4] != '.')
+      return 0;
+  }
+  for (size_t i = 0; i < sizeof catalog / sizeof catalog[0]; ++i) {
+    const cl_catalog_entry *e = &catalog[i];
+    const char *const *names =
+        naming == CL_NAMING_LINUX ? e->linux_names : e->windows_names;
+    for (size_t t = 0; t < 3 && names[t]; ++t)
+      if (match_entry(e, names[t], file_name, naming, out))
+        return 1;
+  }
+  return 0;
+}
+
+void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
+                          const char *major, char *out, size_t size) {
+  const char *t = naming == CL_NAMING_WINDOWS ? entry->windows_names[0]
+                                              : entry->linux_names[0];
+  size_t n = 0;
+  if (size == 0)
+    return;
+  out[0] = '\0';
+  for (; t && *t && n + 1 < size; ++t) {
+    if (t[0] == '%' && t[1] == 'M') {
+      n += (size_t)snprintf(out + n, size - n, "%s", major);
+      ++t;
+    } else if (t[0] == '%' && t[1]) {
+      ++t; /* %V and the like: the version tail, left out */
+    } else {
+      out[n++] = *t;
+      out[n] = '\0';
+    }
+    if (n >= size)
+      n = size - 1;
+  }
+}

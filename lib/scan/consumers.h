@@ -1,0 +1,53 @@
+/*
+ * consumers.h - programs known to open CUDA libraries by name at run time,
+ * which neither their DT_NEEDED entries nor any catalog entry tell: one data
+ * table (consumers.c), matched against the files a scan lists in Python
+ * package folders. ctranslate2 4.x carries a cuBLAS stub that opens
+ * libcublas.so.12 / cublas64_12.dll at its first cuBLAS call; in a CUDA 13
+ * torch environment that file is missing and the program aborts there
+ * ("Library libcublas.so.12 is not found"). A plan that holds the family
+ * in another major adds the consumer's major, or warns (plan.c, "known
+ * consumers").
+ */
+#ifndef CUDALOAD_CONSUMERS_H
+#define CUDALOAD_CONSUMERS_H
+
+#include "scan/catalog.h"
+
+#include <stddef.h>
+
+/* What one release series of a package opens. */
+typedef struct cl_known_consumer {
+  const char *package; /* "ctranslate2": the Python distribution */
+  /* Its library: "lib<stem>-<8 hex>.so.<version>" (auditwheel, in
+   * <package>.libs) or "lib<stem>.so[.<version>]" (in <package>/) on Linux,
+   * "<windows_name>" in <package>/ on Windows. */
+  const char *linux_stem;
+  const char *windows_name;
+  int first_major, last_major; /* the package versions the row is for */
+  const char *family;          /* what it opens: "cublas" */
+  int cuda_major;              /* the CUDA major of the build it opens */
+  const char *evidence;        /* how we know: the string in the file */
+} cl_known_consumer;
+
+/* The package whose library file_name is, when it lies in a folder named
+ * folder_base ("ctranslate2.libs" or "ctranslate2"); NULL otherwise. */
+const char *cl_consumer_package_of(const char *folder_base,
+                                   const char *file_name, cl_naming naming);
+
+/* The package version a Linux file name carries ("4.4.0" from
+ * libctranslate2-0a1b2c3d.so.4.4.0) into out; 0 when it carries none. */
+int cl_consumer_version_from_name(const char *file_name, char *out,
+                                  size_t size);
+
+/* The version of package installed in the site folder site, from its
+ * "<package>-<version>.dist-info" folder name; 0 when there is none. */
+int cl_consumer_version_from_site(const char *site, const char *package,
+                                  char *out, size_t size);
+
+/* The rows for package whose version (its major) they cover, one at a time:
+ * index 0, 1, ... until NULL. */
+const cl_known_consumer *cl_consumer_need(const char *package,
+                                          const char *version, size_t index);
+
+#endif

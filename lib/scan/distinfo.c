@@ -1,0 +1,285 @@
+/* distinfo.c - versions from wheels' *.dist-info (METADATA and RECORD). */
+#include "scan/distinfo.h"
+#include "scan/catalog.h"
+#include "cudaload.h"
+#include "common/error.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* METADATA headers come first and are short; RECORD of a CUDA wheel lists a
+ * few dozen files, torch's a few thousand. Both caps are far above that. */
+#define CL_METADATA_HEAD 16384
+#define CL_RECORD_MAX (8u << 20)
+
+static const char *line_end(const char *p, const char *end) {
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  return nl ? nl : end;
+}
+
+static char *trimmed_copy(const char *p, const char *end) {
+  while (p < end && (*p == ' ' || *p == '\t'))
+    ++p;
+  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+    --end;
+  return cl_strndup(p, (size_t)(end - p));
+}
+
+int cl_metadata_parse(const char *text, size_t len, char **name,
+                      char **version) {
+  *name = *version = NULL;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *eol = line_end(p, end);
+    if (eol == p || (eol == p + 1 && *p == '\r'))
+      break; /* the headers end at the first blank line */
+    if (!*name && (size_t)(eol - p) > 5 && cl_starts_with_nocase(p, "Name:"))
+      *name = trimmed_copy(p + 5, eol);
+    else if (!*version && (size_t)(eol - p) > 8 &&
+             cl_starts_with_nocase(p, "Version:"))
+      *version = trimmed_copy(p + 8, eol);
+    p = eol < end ? eol + 1 : end;
+  }
+  if (*name && *version && **name && **version)
+    return CUDALOAD_OK;
+  free(*name);
+  free(*version);
+  *name = *version = NULL;
+  return CUDALOAD_E_MALFORMED;
+}
+
+int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,
+                    void *opaque) {
+  size_t pos = 0;
+  while (pos < len) {
+    const char *line = text + pos;
+    const char *nl = memchr(line, '\n', len - pos);
+    size_t line_len = nl ? (size_t)(nl - line) : len - pos;
+    size_t start = 0, stop;
+    if (line_len > 0 && line[0] == '"') {
+      /* A quoted path; "" inside stands for a quote, which no library name
+       * contains, so such paths are cut there rather than unescaped. */
+      const char *quote = memchr(line + 1, '"', line_len - 1);
+      start = 1;
+      stop = quote ? (size_t)(quote - line) : 1;
+    } else {
+      const char *comma = memchr(line, ',', line_len);
+      stop = comma ? (size_t)(comma - line) : line_len;
+    }
+    if (stop > start && visit(line + start, stop - start, opaque))
+      break;
+    pos += line_len + 1;
+  }
+  return CUDALOAD_OK;
+}
+
+/* "nvidia-cudnn-cu12" -> 12; 0 when the name has no -cuNN suffix. */
+static int cuda_major_of_distribution(const char *name) {
+  size_t n = strlen(name);
+  size_t digits = 0;
+  while (digits < n && name[n - 1 - digits] >= '0' &&
+         name[n - 1 - digits] <= '9')
+    ++digits;
+  if (digits == 0 || digits > 2 || n < digits + 3)
+    return 0;
+  const char *cu = name + n - digits - 2;
+  if ((cu[0] != 'c' && cu[0] != 'C') || (cu[1] != 'u' && cu[1] != 'U') ||
+      (cu[-1] != '-' && cu[-1] != '_'))
+    return 0;
+  return atoi(name + n - digits);
+}
+
+typedef struct record_context {
+  cl_distinfo_index *index;
+  size_t distribution;
+  int failed;
+} record_context;
+
+static int keep_record_path(const char *path, size_t len, void *opaque) {
+  record_context *rc = opaque;
+  const char *base = path + len;
+  while (base > path && base[-1] != '/' && base[-1] != '\\')
+    --base;
+  char name[256];
+  size_t nlen = (size_t)(path + len - base);
+  if (nlen == 0 || nlen >= sizeof name)
+    return 0;
+  memcpy(name, base, nlen);
+  name[nlen] = '\0';
+  cl_name_match m;
+  if (!cl_catalog_match(name, CL_NAMING_LINUX, &m) &&
+      !cl_catalog_match(name, CL_NAMING_WINDOWS, &m))
+    return 0;
+  cl_distinfo_index *index = rc->index;
+  if (cl_reserve((void **)&index->files, &index->file_capacity,
+                 index->file_count + 1, sizeof(cl_distinfo_file))) {
+    rc->failed = 1;
+    return 1;
+  }
+  char *copy = cl_strndup(path, len);
+  if (!copy) {
+    rc->failed = 1;
+    return 1;
+  }
+  index->files[index->file_count].relpath = copy;
+  index->files[index->file_count].distribution = rc->distribution;
+  index->file_count++;
+  return 0;
+}
+
+static int is_nvidia_distinfo(const char *name, const void *arg) {
+  (void)arg;
+  return cl_starts_with_nocase(name, "nvidia") &&
+         cl_ends_with(name, ".dist-info");
+}
+
+/* Read one dist-info folder into the index. A dist-info that cannot be read
+ * or parsed is skipped: it only costs the version of its files. */
+static int load_one(cl_distinfo_index *index, const char *dir) {
+  char *metadata_path = cl_path_join(dir, "METADATA");
+  char *record_path = cl_path_join(dir, "RECORD");
+  int rc = CUDALOAD_E_NO_MEMORY;
+  char *text = NULL, *name = NULL, *version = NULL;
+  size_t len;
+  if (!metadata_path || !record_path)
+    goto done;
+  rc = CUDALOAD_OK;
+  if (cl_read_file_head(metadata_path, CL_METADATA_HEAD, &text, &len) ||
+      cl_metadata_parse(text, len, &name, &version))
+    goto done;
+  free(text);
+  text = NULL;
+  if (cl_reserve((void **)&index->distributions, &index->distribution_capacity,
+                 index->distribution_count + 1, sizeof(cl_distribution))) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  cl_distribution *d = &index->distributions[index->distribution_count];
+  d->name = name;
+  d->version = version;
+  d->metadata_path = metadata_path;
+  d->cuda_major = cuda_major_of_distribution(name);
+  name = version = metadata_path = NULL;
+  record_context ctx = {index, index->distribution_count++, 0};
+  if (cl_read_file_head(record_path, CL_RECORD_MAX, &text, &len) == 0) {
+    cl_record_parse(text, len, keep_record_path, &ctx);
+    if (ctx.failed)
+      rc = CUDALOAD_E_NO_MEMORY;
+  }
+done:
+  free(text);
+  free(name);
+  free(version);
+  free(metadata_path);
+  free(record_path);
+  return rc;
+}
+
+static int by_key_then_position(const void *a, const void *b) {
+  const cl_distinfo_key *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  if (c)
+    return c;
+  return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* The files sorted by their RECORD path and by their base name; position
+ * breaks ties, so the first file RECORD order lists wins, as it did when
+ * the lookups read the files in order. */
+static void sort_keys(cl_distinfo_index *index) {
+  size_t n = index->file_count;
+  if (n == 0 || n > SIZE_MAX / sizeof(cl_distinfo_key))
+    return;
+  index->by_path = malloc(n * sizeof(cl_distinfo_key));
+  index->by_name = malloc(n * sizeof(cl_distinfo_key));
+  if (!index->by_path || !index->by_name) {
+    free(index->by_path);
+    free(index->by_name);
+    index->by_path = index->by_name = NULL;
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    index->by_path[i].key = index->files[i].relpath;
+    index->by_name[i].key = cl_path_basename(index->files[i].relpath);
+    index->by_path[i].file = index->by_name[i].file = i;
+  }
+  qsort(index->by_path, n, sizeof(cl_distinfo_key), by_key_then_position);
+  qsort(index->by_name, n, sizeof(cl_distinfo_key), by_key_then_position);
+}
+
+int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
+  memset(out, 0, sizeof *out);
+  out->folder = cl_strdup(folder);
+  if (!out->folder)
+    return CUDALOAD_E_NO_MEMORY;
+  /* Sorted, so that when two dist-infos claim one file the choice does not
+   * depend on the order the file system lists them in. */
+  cl_name_list l;
+  int rc = cl_name_list_read(folder, is_nvidia_distinfo, NULL, NULL, &l);
+  for (size_t i = 0; i < l.count && rc == CUDALOAD_OK; ++i) {
+    char *dir = cl_path_join(folder, l.names[i]);
+    rc = dir ? load_one(out, dir) : CUDALOAD_E_NO_MEMORY;
+    free(dir);
+  }
+  cl_name_list_free(&l);
+  if (rc == CUDALOAD_OK)
+    sort_keys(out);
+  cl_clear_error();
+  return rc;
+}
+
+void cl_distinfo_free(cl_distinfo_index *index) {
+  for (size_t i = 0; i < index->distribution_count; ++i) {
+    free(index->distributions[i].name);
+    free(index->distributions[i].version);
+    free(index->distributions[i].metadata_path);
+  }
+  for (size_t i = 0; i < index->file_count; ++i)
+    free(index->files[i].relpath);
+  free(index->distributions);
+  free(index->files);
+  free(index->by_path);
+  free(index->by_name);
+  free(index->folder);
+  memset(index, 0, sizeof *index);
+}
+
+/* The distribution of the first file (in RECORD order) whose key is key:
+ * the lowest position among the equal keys of the sorted array, or, without
+ * one, the first match reading the files in order. */
+static const cl_distribution *lookup(const cl_distinfo_index *index,
+                                     const cl_distinfo_key *sorted,
+                                     const char *key, int by_name) {
+  if (!sorted) {
+    for (size_t i = 0; i < index->file_count; ++i) {
+      const char *path = index->files[i].relpath;
+      if (strcmp(by_name ? cl_path_basename(path) : path, key) == 0)
+        return &index->distributions[index->files[i].distribution];
+    }
+    return NULL;
+  }
+  size_t low = 0, high = index->file_count; /* first key >= key */
+  while (low < high) {
+    size_t mid = low + (high - low) / 2;
+    if (strcmp(sorted[mid].key, key) < 0)
+      low = mid + 1;
+    else
+      high = mid;
+  }
+  if (low == index->file_count || strcmp(sorted[low].key, key) != 0)
+    return NULL;
+  return &index->distributions[index->files[sorted[low].file].distribution];
+}
+
+const cl_distribution *cl_distinfo_by_path(const cl_distinfo_index *index,
+                                           const char *relpath) {
+  return lookup(index, index->by_path, relpath, 0);
+}
+
+const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
+                                           const char *file_name) {
+  return lookup(index, index->by_name, file_name, 1);
+}

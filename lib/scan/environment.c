@@ -1,0 +1,150 @@
+/*
+ * environment.c - the active environment's folders: what the user activated
+ * (VIRTUAL_ENV, CONDA_PREFIX), then the Python a command line would run
+ * (the first python3 on PATH; Windows: python.exe). They form the
+ * environment tier, which wins over the variables, the toolkits and the
+ * system (docs/scan-contract.md, "Precedence").
+ *
+ * The interpreter is never run (a scan starts no process): its folders are
+ * read from where it lies. A venv's interpreter has pyvenv.cfg one folder
+ * up; another's site folders follow from its real file name (python3.11)
+ * and prefix. Only that interpreter's folders are searched, never another
+ * installed Python's: its wheels are not what the user runs.
+ */
+#include "cudaload.h"
+#include "os/platform.h"
+#include "scan/roots.h"
+#include "common/strutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void visit_variable(const char *name, cl_root_visitor visit,
+                           void *opaque) {
+  char *value = cl_os_getenv(name);
+  /* A relative value would make the result depend on the current folder:
+   * never search it. */
+  if (value && *value && cl_os_path_is_absolute(value))
+    visit(value, name, opaque);
+  free(value);
+}
+
+static int is_kind(const char *folder, const char *relative,
+                   cl_file_kind kind) {
+  char *path = cl_path_join(folder, relative);
+  int yes = path && cl_os_stat_kind(path, NULL) == kind;
+  free(path);
+  return yes;
+}
+
+static void visit_folder_if_present(const char *folder, const char *relative,
+                                    cl_root_visitor visit, void *opaque) {
+  char *path = cl_path_join(folder, relative);
+  if (path && cl_os_stat_kind(path, NULL) == CL_KIND_DIRECTORY)
+    visit(path, CL_ORIGIN_PYTHON_ON_PATH, opaque);
+  free(path);
+}
+
+/* "3.11" from "python3.11" (the interpreter's real file name); "" when the
+ * name carries no minor version (a wrapper script, "python3" itself). */
+static void python_version_of(const char *name, char *out, size_t size) {
+  out[0] = '\0';
+  if (strncmp(name, "python3.", 8) != 0)
+    return;
+  const char *minor = name + 8;
+  size_t digits = strspn(minor, "0123456789");
+  if (digits == 0 || digits > 3 || minor[digits] != '\0')
+    return;
+  snprintf(out, size, "3.%s", minor);
+}
+
+/* The folders of the interpreter whose file is `program`, found in the
+ * PATH entry `bin`. */
+static void interpreter_folders(const char *bin, const char *program,
+                                cl_root_visitor visit, void *opaque) {
+  char *parent = cl_path_dirname(bin);
+  if (!parent)
+    return;
+  /* A venv: its root holds pyvenv.cfg and finds its own site-packages
+   * (lib/python3.X/site-packages, Lib/site-packages) as any venv root. */
+  if (is_kind(parent, "pyvenv.cfg", CL_KIND_REGULAR)) {
+    visit(parent, CL_ORIGIN_PYTHON_ON_PATH, opaque);
+    free(parent);
+    return;
+  }
+  free(parent);
+  if (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS) {
+    /* A Windows installation or conda: python.exe in the prefix itself. */
+    if (is_kind(bin, "conda-meta", CL_KIND_DIRECTORY))
+      visit(bin, CL_ORIGIN_PYTHON_ON_PATH, opaque);
+    else
+      visit_folder_if_present(bin, "Lib/site-packages", visit, opaque);
+    return;
+  }
+  char *real = cl_os_real_path(program);
+  char *real_bin = real ? cl_path_dirname(real) : NULL;
+  char *prefix = real_bin ? cl_path_dirname(real_bin) : NULL;
+  char version[16];
+  python_version_of(real ? cl_path_basename(real) : "", version,
+                    sizeof version);
+  if (prefix && is_kind(prefix, "conda-meta", CL_KIND_DIRECTORY)) {
+    /* A conda prefix: its lib/ holds conda's CUDA packages too. */
+    visit(prefix, CL_ORIGIN_PYTHON_ON_PATH, opaque);
+  } else if (prefix && version[0]) {
+    char relative[64];
+    snprintf(relative, sizeof relative, "lib/python%s/site-packages", version);
+    visit_folder_if_present(prefix, relative, visit, opaque);
+    /* Debian's: pip as root installs into /usr/local/lib/python3.X/
+     * dist-packages, apt into /usr/lib/python3/dist-packages. */
+    snprintf(relative, sizeof relative, "local/lib/python%s/dist-packages",
+             version);
+    visit_folder_if_present(prefix, relative, visit, opaque);
+    visit_folder_if_present(prefix, "lib/python3/dist-packages", visit, opaque);
+    /* pip install --user for this interpreter's version. */
+    char *home = cl_os_home_dir();
+    if (home && cl_os_path_is_absolute(home)) {
+      snprintf(relative, sizeof relative, ".local/lib/python%s/site-packages",
+               version);
+      visit_folder_if_present(home, relative, visit, opaque);
+    }
+    free(home);
+  }
+  free(prefix);
+  free(real_bin);
+  free(real);
+}
+
+/* The first PATH entry holding the interpreter, as a shell would take it. */
+static void python_on_path(cl_root_visitor visit, void *opaque) {
+  char *path = cl_os_getenv("PATH");
+  if (!path)
+    return;
+  for (char *entry = path; entry && *entry;) {
+    char *end = strchr(entry, CL_LIST_SEP);
+    if (end)
+      *end = '\0';
+    /* Relative entries depend on the current folder: never searched. */
+    if (*entry && cl_os_path_is_absolute(entry)) {
+      char *program = cl_path_join(entry, cl_os_python_name());
+      uint64_t size = 0;
+      /* The Windows Store's alias is an empty reparse point, not Python. */
+      int found = program &&
+                  cl_os_stat_kind(program, &size) == CL_KIND_REGULAR &&
+                  size > 0;
+      if (found)
+        interpreter_folders(entry, program, visit, opaque);
+      free(program);
+      if (found)
+        break;
+    }
+    entry = end ? end + 1 : NULL;
+  }
+  free(path);
+}
+
+void cl_environment_roots(cl_root_visitor visit, void *opaque) {
+  visit_variable("VIRTUAL_ENV", visit, opaque);
+  visit_variable("CONDA_PREFIX", visit, opaque);
+  python_on_path(visit, opaque);
+}

@@ -1,0 +1,816 @@
+/*
+ * inventory.c - cudaload_scan(): roots -> classified library files with
+ * their versions. Reads folder listings, wheel metadata and headers; never
+ * loads a library and never starts a process.
+ */
+#include "binary/binary.h"
+#include "scan/consumers.h"
+#include "core/context.h"
+#include "scan/inventory.h"
+#include "scan/distinfo.h"
+#include "common/error.h"
+#include "scan/layouts.h"
+#include "scan/ldcache.h"
+#include "os/platform.h"
+#include "scan/roots.h"
+#include "common/strindex.h"
+#include "common/strutil.h"
+#include "scan/toolkit_headers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where versions come from, read once and shared by every library that
+ * needs them: dist-info indexes, toolkit headers, and whether the folders
+ * they live in exist. It lives in the ctx, beside the inventory, because a
+ * wheel's version is looked up on first use (cl_library_settle_version). */
+typedef struct headers_cache_entry {
+  char *include_dir;
+  cl_toolkit_headers headers;
+} headers_cache_entry;
+
+typedef struct known_folder {
+  char *path;
+  int is_directory;
+} known_folder;
+
+/* Each list has an index by its key (folder path), because a scan asks
+ * about a few folders per library and there are as many entries as roots
+ * searched: a linear search made many roots quadratic. */
+struct cl_version_cache {
+  cl_distinfo_index *distinfo;
+  size_t distinfo_count, distinfo_capacity;
+  cl_str_index distinfo_by_folder;
+  headers_cache_entry *headers;
+  size_t headers_count, headers_capacity;
+  cl_str_index headers_by_folder;
+  known_folder *folders;
+  size_t folder_count, folder_capacity;
+  cl_str_index folders_by_path;
+  int out_of_memory;
+};
+
+static void version_cache_free(cl_version_cache *c) {
+  if (!c)
+    return;
+  cl_str_index_free(&c->distinfo_by_folder);
+  cl_str_index_free(&c->headers_by_folder);
+  cl_str_index_free(&c->folders_by_path);
+  for (size_t i = 0; i < c->distinfo_count; ++i)
+    cl_distinfo_free(&c->distinfo[i]);
+  free(c->distinfo);
+  for (size_t i = 0; i < c->headers_count; ++i) {
+    free(c->headers[i].include_dir);
+    cl_toolkit_headers_free(&c->headers[i].headers);
+  }
+  free(c->headers);
+  for (size_t i = 0; i < c->folder_count; ++i)
+    free(c->folders[i].path);
+  free(c->folders);
+  free(c);
+}
+
+/* What a scan has seen, indexed so that finding a duplicate costs the same
+ * however much was seen (a linear search per file made a folder of 100,000
+ * files, or 5,000 roots, quadratic). */
+typedef struct scanner {
+  cudaload_ctx *ctx;
+  cl_naming naming;
+  size_t root; /* index of the root being scanned */
+  int status;  /* first fatal error (out of memory) */
+  /* Per root, what makes two roots one: the real path, else the path as
+   * given (tidied); owned here, keys of the two indexes below. */
+  char **root_keys;
+  size_t root_keys_capacity;
+  cl_str_index folder_roots; /* folder roots by key */
+  cl_str_index cache_roots;  /* ld.so.cache pseudo-roots by key */
+  /* Folder roots by the path as listed (ctx->roots[i].path), so that a
+   * root given again in the same spelling costs no real-path lookup. */
+  cl_str_index folder_spellings;
+  cl_str_index libraries; /* ctx->libraries by real path */
+  cl_str_index shims;     /* ctx->shims by path */
+} scanner;
+
+static void out_of_memory(scanner *s) {
+  if (!s->status)
+    s->status = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_scan: out of memory");
+}
+
+/* Whether the dist-info and include folders a library's version may come
+ * from exist: asked once per folder, not once per library in it. */
+static int is_directory(cl_version_cache *c, const char *path) {
+  size_t at;
+  if (cl_str_index_find(&c->folders_by_path, path, &at))
+    return c->folders[at].is_directory;
+  int is_dir = cl_os_stat_kind(path, NULL) == CL_KIND_DIRECTORY;
+  char *copy = cl_strdup(path);
+  if (!copy ||
+      cl_reserve((void **)&c->folders, &c->folder_capacity, c->folder_count + 1,
+                 sizeof *c->folders) ||
+      cl_str_index_add(&c->folders_by_path, copy, c->folder_count)) {
+    free(copy); /* not remembered: asked again next time */
+    return is_dir;
+  }
+  c->folders[c->folder_count].path = copy;
+  c->folders[c->folder_count++].is_directory = is_dir;
+  return is_dir;
+}
+
+static const cl_distinfo_index *distinfo_for(cl_version_cache *c,
+                                             const char *folder) {
+  size_t at;
+  if (cl_str_index_find(&c->distinfo_by_folder, folder, &at))
+    return &c->distinfo[at];
+  if (cl_reserve((void **)&c->distinfo, &c->distinfo_capacity,
+                 c->distinfo_count + 1, sizeof *c->distinfo)) {
+    c->out_of_memory = 1;
+    return NULL;
+  }
+  cl_distinfo_index *index = &c->distinfo[c->distinfo_count];
+  if (cl_distinfo_load(folder, index) ||
+      cl_str_index_add(&c->distinfo_by_folder, index->folder,
+                       c->distinfo_count)) {
+    cl_distinfo_free(index);
+    c->out_of_memory = 1;
+    return NULL;
+  }
+  c->distinfo_count++;
+  return index;
+}
+
+static const cl_toolkit_headers *headers_for(cl_version_cache *c,
+                                             const char *include_dir) {
+  size_t at;
+  if (cl_str_index_find(&c->headers_by_folder, include_dir, &at))
+    return &c->headers[at].headers;
+  char *copy = cl_strdup(include_dir);
+  if (!copy ||
+      cl_reserve((void **)&c->headers, &c->headers_capacity,
+                 c->headers_count + 1, sizeof *c->headers) ||
+      cl_str_index_add(&c->headers_by_folder, copy, c->headers_count)) {
+    free(copy);
+    c->out_of_memory = 1;
+    return NULL;
+  }
+  headers_cache_entry *e = &c->headers[c->headers_count++];
+  e->include_dir = copy;
+  cl_toolkit_headers_load(include_dir, &e->headers);
+  return &e->headers;
+}
+
+/* ancestor(folder, 1) is the parent, ancestor(folder, 3) the toolkit prefix
+ * above targets/<arch>/lib. malloc'ed; NULL at the top. */
+static char *ancestor(const char *folder, int levels) {
+  char *p = cl_strdup(folder);
+  for (int i = 0; p && i < levels; ++i) {
+    char *up = cl_path_dirname(p);
+    free(p);
+    p = up;
+  }
+  return p;
+}
+
+/* The separator before the "nvidia" package of a folder inside
+ * site-packages ("SP/nvidia/cudnn/lib"), or NULL. NVIDIA's wheels always
+ * install under a top-level "nvidia" package. */
+static const char *wheel_package_start(const char *folder) {
+  const char *hit = NULL;
+  for (const char *p = folder; *p; ++p)
+    if ((*p == '/' || *p == '\\') && strncmp(p + 1, "nvidia", 6) == 0 &&
+        (p[7] == '/' || p[7] == '\\'))
+      hit = p;
+  return hit;
+}
+
+/* For a folder inside site-packages, the site-packages folder and the
+ * RECORD path of name ("nvidia/cudnn/lib/x"). */
+static int wheel_position(const char *folder, const char *name,
+                          char **site_packages, char **relpath) {
+  const char *hit = wheel_package_start(folder);
+  if (!hit)
+    return 0;
+  *site_packages = cl_strndup(folder, (size_t)(hit - folder));
+  char *rel_folder = cl_strdup(hit + 1);
+  *relpath = rel_folder ? cl_path_join(rel_folder, name) : NULL;
+  free(rel_folder);
+  if (!*site_packages || !*relpath) {
+    free(*site_packages);
+    free(*relpath);
+    return -1;
+  }
+  for (char *c = *relpath; *c; ++c)
+    if (*c == '\\')
+      *c = '/';
+  return 1;
+}
+
+/* The dist-info that installed this file: the wheel's RECORD (exact path),
+ * else a toolkit's dist-info folder beside its lib folder (by name). */
+static const cl_distribution *
+distribution_of(cl_version_cache *c, const char *folder, const char *name) {
+  char *site_packages = NULL, *relpath = NULL;
+  int in_wheel = wheel_position(folder, name, &site_packages, &relpath);
+  const cl_distribution *d = NULL;
+  if (in_wheel < 0) {
+    c->out_of_memory = 1;
+    return NULL;
+  }
+  if (in_wheel) {
+    const cl_distinfo_index *index = distinfo_for(c, site_packages);
+    d = index ? cl_distinfo_by_path(index, relpath) : NULL;
+    free(site_packages);
+    free(relpath);
+    if (d)
+      return d;
+  }
+  for (int levels = 1; levels <= 3 && !d; levels += 2) {
+    char *prefix = ancestor(folder, levels);
+    char *dist_folder = prefix ? cl_path_join(prefix, "dist-info") : NULL;
+    if (dist_folder && is_directory(c, dist_folder)) {
+      const cl_distinfo_index *index = distinfo_for(c, dist_folder);
+      d = index ? cl_distinfo_by_name(index, name) : NULL;
+    }
+    free(dist_folder);
+    free(prefix);
+  }
+  return d;
+}
+
+static const cl_header_version *header_of(cl_version_cache *c,
+                                          const char *folder,
+                                          const char *family, int major) {
+  for (int levels = 1; levels <= 3; levels += 2) {
+    char *prefix = ancestor(folder, levels);
+    char *include_dir = prefix ? cl_path_join(prefix, "include") : NULL;
+    const cl_header_version *v = NULL;
+    if (include_dir && is_directory(c, include_dir)) {
+      const cl_toolkit_headers *h = headers_for(c, include_dir);
+      v = h ? cl_toolkit_headers_for(h, family) : NULL;
+    }
+    free(include_dir);
+    free(prefix);
+    if (v && v->major == major)
+      return v;
+  }
+  return NULL;
+}
+
+/* A library's version and where it was read; the strings point into the
+ * cache or into pe/stamp. */
+typedef struct found_version {
+  const char *version;
+  const char *source;
+  const char *file;
+  int cuda_major;
+  char stamp[16];
+  cl_binary_info pe;
+} found_version;
+
+/* The first source that tells: the owning dist-info, the file name, a
+ * DLL's VERSIONINFO, the toolkit's headers. */
+static void find_version(cl_version_cache *c, cl_naming naming,
+                         const char *folder, const char *name,
+                         const char *real_path, const cl_name_match *m,
+                         found_version *v) {
+  memset(&v->pe, 0, sizeof v->pe);
+  v->version = "";
+  v->source = "none";
+  v->file = "";
+  v->cuda_major = m->cuda_major;
+  const cl_distribution *d = distribution_of(c, folder, name);
+  if (d) {
+    v->version = d->version;
+    v->source = "dist-info";
+    v->file = d->metadata_path;
+    if (!v->cuda_major)
+      v->cuda_major = d->cuda_major;
+  } else if (m->name_version[0]) {
+    v->version = m->name_version;
+    v->source = "file-name";
+    v->file = real_path;
+  } else if (naming == CL_NAMING_WINDOWS &&
+             cl_binary_parse_file(real_path, &v->pe) == CUDALOAD_OK &&
+             v->pe.file_version && v->pe.file_version[0]) {
+    v->version = cl_catalog_decode_dll_stamp(v->pe.file_version, v->stamp,
+                                             sizeof v->stamp)
+                     ? v->stamp
+                     : v->pe.file_version;
+    v->source = "versioninfo";
+    v->file = real_path;
+  } else {
+    const cl_header_version *h =
+        header_of(c, folder, m->entry->family, m->major);
+    if (h) {
+      v->version = h->version;
+      v->source = "header";
+      v->file = h->header_path;
+    }
+  }
+  cl_clear_error(); /* a DLL without VERSIONINFO is not an error */
+}
+
+/* Copy v into lib; 1 when out of memory (lib keeps what it had). */
+static int store_version(cl_library *lib, const found_version *v) {
+  char *version = cl_strdup(v->version);
+  char *file = cl_strdup(v->file);
+  if (!version || !file) {
+    free(version);
+    free(file);
+    return 1;
+  }
+  free(lib->version);
+  free(lib->version_file);
+  lib->version = version;
+  lib->version_file = file;
+  lib->version_source = v->source;
+  lib->cuda_major = v->cuda_major;
+  return 0;
+}
+
+static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
+  if (!ctx->version_cache) {
+    ctx->version_cache = calloc(1, sizeof *ctx->version_cache);
+    ctx->version_cache_free = version_cache_free;
+  }
+  return ctx->version_cache;
+}
+
+void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
+  if (!lib->pending_folder)
+    return;
+  /* Asking for a version is not a failure: whatever the lookup leaves in
+   * the last error, the caller's is kept. */
+  char *saved = cl_strdup(cudaload_last_error());
+  cl_version_cache *c = version_cache_of(ctx);
+  if (c) {
+    found_version v;
+    find_version(c, cl_ctx_naming(ctx), lib->pending_folder, lib->pending_name,
+                 lib->path, &lib->pending_match, &v);
+    store_version(lib, &v); /* out of memory: the version stays unknown */
+    cl_binary_info_free(&v.pe);
+  }
+  free(lib->pending_folder);
+  free(lib->pending_name);
+  lib->pending_folder = lib->pending_name = NULL;
+  if (saved && saved[0])
+    cl_fail(CUDALOAD_OK, "%s", saved);
+  else
+    cl_clear_error();
+  free(saved);
+}
+
+void cl_inventory_settle_versions(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->library_count; ++i)
+    cl_library_settle_version(ctx, &ctx->libraries[i]);
+}
+
+/* Add a library. A wheel's version waits for the first question about it:
+ * the dist-info folder that owns the file can only be found by listing
+ * site-packages, which may hold thousands of unrelated packages, and a plan
+ * for "cudnn=9" needs no more than the major its file name gives. */
+static int add_library(scanner *s, const cl_name_match *m, const char *folder,
+                       const char *name, char *real_path) {
+  cudaload_ctx *ctx = s->ctx;
+  if (cl_str_index_find(&s->libraries, real_path, NULL)) {
+    free(real_path); /* an alias, or reached again from a later root */
+    return 0;
+  }
+  cl_version_cache *c = version_cache_of(ctx);
+  if (!c || cl_reserve((void **)&ctx->libraries, &ctx->library_capacity,
+                       ctx->library_count + 1, sizeof(cl_library))) {
+    free(real_path);
+    out_of_memory(s);
+    return 1;
+  }
+  cl_library *lib = &ctx->libraries[ctx->library_count];
+  memset(lib, 0, sizeof *lib);
+  lib->entry = m->entry;
+  lib->major = m->major;
+  lib->cuda_major = m->cuda_major;
+  lib->version_source = "none";
+  lib->path = real_path;
+  lib->root = s->root;
+  int failed = 0;
+  if (wheel_package_start(folder)) {
+    lib->version = cl_strdup("");
+    lib->version_file = cl_strdup("");
+    lib->pending_folder = cl_strdup(folder);
+    lib->pending_name = cl_strdup(name);
+    lib->pending_match = *m;
+    failed = !lib->version || !lib->version_file || !lib->pending_folder ||
+             !lib->pending_name;
+  } else {
+    found_version v;
+    find_version(c, s->naming, folder, name, real_path, m, &v);
+    failed = store_version(lib, &v) || c->out_of_memory;
+    cl_binary_info_free(&v.pe);
+  }
+  /* The index borrows the path the library owns. */
+  if (failed ||
+      cl_str_index_add(&s->libraries, real_path, ctx->library_count)) {
+    free(lib->version);
+    free(lib->version_file);
+    free(lib->pending_folder);
+    free(lib->pending_name);
+    free(real_path);
+    out_of_memory(s);
+    return 1;
+  }
+  ctx->library_count++;
+  return 0;
+}
+
+/* Classify folder/name and add it. Symlinks count as their real file, under
+ * the real file's name when that is a catalog name (libcudnn.so.8 ->
+ * libcudnn.so.8.9.2 reports 8.9.2). Folders, FIFOs and devices named like
+ * libraries are skipped: they are never opened here. */
+static void consider_file(scanner *s, const char *folder,
+                          const char *folder_real, const char *name,
+                          cl_file_kind kind, const cl_name_match *m) {
+  char *full = cl_path_join(folder, name);
+  if (!full) {
+    out_of_memory(s);
+    return;
+  }
+  if (kind == CL_KIND_UNKNOWN) /* the listing did not say */
+    kind = cl_os_lstat_kind(full);
+  char *real = NULL;
+  cl_name_match real_match = *m;
+  if (kind == CL_KIND_REGULAR) {
+    real =
+        folder_real ? cl_path_join(folder_real, name) : cl_os_real_path(full);
+  } else if (kind == CL_KIND_SYMLINK) {
+    real = cl_os_real_path(full);
+    if (real && cl_os_stat_kind(real, NULL) != CL_KIND_REGULAR) {
+      free(real);
+      real = NULL;
+    }
+    if (real)
+      cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
+  }
+  free(full);
+  cl_clear_error();
+  if (real)
+    add_library(s, &real_match, folder, name, real);
+}
+
+typedef struct candidate {
+  char *name;
+  cl_file_kind kind; /* as the listing saw it */
+  cl_name_match match;
+} candidate;
+
+typedef struct folder_listing {
+  scanner *s;
+  candidate *items;
+  size_t count, capacity;
+  const char *folder;
+  int libs_folder; /* a <pkg>.libs folder: look for renamed copies too */
+} folder_listing;
+
+/* auditwheel renames what it bundles lib<name>-<8 hex>.so<tail>
+ * (libcudnn-463fd6d5.so.8.9.7); write the original name
+ * (libcudnn.so.8.9.7) into out. Returns 0 for any other name. */
+static int auditwheel_original(const char *name, char *out, size_t size) {
+  const char *so = strstr(name, ".so");
+  if (!so || so - name < 9 || strncmp(name, "lib", 3) != 0)
+    return 0;
+  const char *dash = so - 9;
+  if (*dash != '-')
+    return 0;
+  for (const char *h = dash + 1; h < so; ++h)
+    if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
+      return 0;
+  size_t head = (size_t)(dash - name), tail = strlen(so);
+  if (head + tail + 1 > size)
+    return 0;
+  memcpy(out, name, head);
+  memcpy(out + head, so, tail + 1);
+  return 1;
+}
+
+/* The real path of name in the listed folder (the joined path when it
+ * cannot be resolved); malloc'ed, NULL when out of memory. */
+static char *listed_path(const folder_listing *l, const char *name) {
+  char *full = cl_path_join(l->folder, name);
+  char *real = full ? cl_os_real_path(full) : NULL;
+  cl_clear_error();
+  if (!real)
+    return full;
+  free(full);
+  return real;
+}
+
+/* Note a bundled copy of a main library in a <pkg>.libs folder. */
+static void note_bundled_shim(folder_listing *l, const char *name) {
+  char original[256];
+  cl_name_match m;
+  if (!auditwheel_original(name, original, sizeof original) ||
+      !cl_catalog_match(original, CL_NAMING_LINUX, &m) ||
+      m.entry->role != CL_ROLE_MAIN)
+    return;
+  cudaload_ctx *ctx = l->s->ctx;
+  char *path = listed_path(l, name);
+  const char *base = cl_path_basename(l->folder);
+  char *package = cl_strndup(base, strlen(base) - 5); /* minus ".libs" */
+  int duplicate = path && cl_str_index_find(&l->s->shims, path, NULL);
+  if (!path || !package || duplicate ||
+      cl_reserve((void **)&ctx->shims, &ctx->shim_capacity, ctx->shim_count + 1,
+                 sizeof(cl_bundled_shim)) ||
+      cl_str_index_add(&l->s->shims, path, ctx->shim_count)) {
+    if (!path || !package || !duplicate)
+      out_of_memory(l->s);
+    free(path);
+    free(package);
+    return;
+  }
+  cl_bundled_shim *shim = &ctx->shims[ctx->shim_count++];
+  shim->entry = m.entry;
+  shim->major = m.major;
+  shim->path = path;
+  shim->package = package;
+}
+
+/* Note a known consumer's library (consumers.h) in its package folder,
+ * with the package's version from the file name or the site folder's
+ * dist-info. */
+static void note_known_consumer(folder_listing *l, const char *name) {
+  const char *package =
+      cl_consumer_package_of(cl_path_basename(l->folder), name, l->s->naming);
+  if (!package)
+    return;
+  cudaload_ctx *ctx = l->s->ctx;
+  char *path = listed_path(l, name);
+  for (size_t i = 0; path && i < ctx->consumer_count; ++i)
+    if (strcmp(ctx->consumers[i].path, path) == 0) {
+      free(path); /* the same folder reached from two roots */
+      return;
+    }
+  if (!path ||
+      cl_reserve((void **)&ctx->consumers, &ctx->consumer_capacity,
+                 ctx->consumer_count + 1, sizeof(cl_noticed_consumer))) {
+    free(path);
+    out_of_memory(l->s);
+    return;
+  }
+  cl_noticed_consumer *c = &ctx->consumers[ctx->consumer_count++];
+  c->package = package;
+  c->path = path;
+  c->version[0] = '\0';
+  if (!cl_consumer_version_from_name(name, c->version, sizeof c->version)) {
+    char *site = cl_path_dirname(l->folder);
+    if (site)
+      cl_consumer_version_from_site(site, package, c->version,
+                                    sizeof c->version);
+    free(site);
+  }
+}
+
+static int collect_candidate(const char *name, cl_file_kind kind,
+                             void *opaque) {
+  folder_listing *l = opaque;
+  cl_name_match m;
+  if (!cl_catalog_match(name, l->s->naming, &m)) {
+    if (l->libs_folder)
+      note_bundled_shim(l, name);
+    note_known_consumer(l, name);
+    return l->s->status != 0;
+  }
+  if (cl_reserve((void **)&l->items, &l->capacity, l->count + 1,
+                 sizeof(candidate)) ||
+      !(l->items[l->count].name = cl_strdup(name))) {
+    out_of_memory(l->s);
+    return 1;
+  }
+  l->items[l->count].kind = kind;
+  l->items[l->count++].match = m;
+  return 0;
+}
+
+static int by_candidate_name(const void *a, const void *b) {
+  return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
+}
+
+/* A folder other users can write to is refused (its libraries are not
+ * listed) unless the ctx allows it; the root is marked CUDALOAD_E_INSECURE
+ * with the first such folder named. Returns 1 when refused. */
+static int refuse_writable(scanner *s, const char *folder) {
+  cudaload_ctx *ctx = s->ctx;
+  if (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
+    return 0;
+  char *why = NULL;
+  if (!cl_os_folder_writable_by_others(folder, &why))
+    return 0;
+  cl_root *root = &ctx->roots[s->root];
+  if (root->status == CUDALOAD_OK || !root->detail) {
+    root->status = CUDALOAD_E_INSECURE;
+    free(root->detail);
+    root->detail = NULL;
+    if (why) {
+      size_t n = strlen(folder) + strlen(why) + 5;
+      if ((root->detail = malloc(n)) != NULL)
+        snprintf(root->detail, n, "%s is %s", folder, why);
+    }
+  }
+  free(why);
+  return 1;
+}
+
+static int scan_folder(const char *folder, void *opaque) {
+  scanner *s = opaque;
+  const char *base = cl_path_basename(folder);
+  size_t base_len = strlen(base);
+  folder_listing l = {s,
+                      NULL,
+                      0,
+                      0,
+                      folder,
+                      s->naming == CL_NAMING_LINUX && base_len > 5 &&
+                          strcmp(base + base_len - 5, ".libs") == 0};
+  cl_os_list_dir(folder, collect_candidate, &l);
+  cl_clear_error(); /* an unreadable sub-folder only hides its own files */
+  if (l.count > 0 && !refuse_writable(s, folder)) {
+    qsort(l.items, l.count, sizeof(candidate), by_candidate_name);
+    char *folder_real = cl_os_real_path(folder);
+    cl_clear_error();
+    for (size_t i = 0; i < l.count && !s->status; ++i)
+      consider_file(s, folder, folder_real, l.items[i].name, l.items[i].kind,
+                    &l.items[i].match);
+    free(folder_real);
+  }
+  for (size_t i = 0; i < l.count; ++i)
+    free(l.items[i].name);
+  free(l.items);
+  return s->status != 0;
+}
+
+static void consider_cache_entry(const char *key, const char *path,
+                                 void *opaque) {
+  scanner *s = opaque;
+  cl_name_match m;
+  if (s->status || !cl_catalog_match(key, s->naming, &m))
+    return;
+  char *folder = cl_path_dirname(path);
+  if (!folder) {
+    return;
+  }
+  consider_file(s, folder, NULL, cl_path_basename(path), CL_KIND_UNKNOWN, &m);
+  free(folder);
+}
+
+static void scan_root(scanner *s, size_t index) {
+  cl_root *root = &s->ctx->roots[index];
+  s->root = index;
+  if (strcmp(root->origin, CL_ORIGIN_LDCACHE) == 0) {
+    int rc = cl_ldcache_read(root->path, consider_cache_entry, s);
+    if (rc)
+      root->status = rc;
+    cl_clear_error();
+    return;
+  }
+  cl_file_kind kind = cl_os_stat_kind(root->path, NULL);
+  if (kind == CL_KIND_MISSING) {
+    root->status = CUDALOAD_E_NOT_FOUND;
+    return;
+  }
+  if (kind != CL_KIND_DIRECTORY) {
+    root->status = CUDALOAD_E_NOT_A_FILE;
+    return;
+  }
+  /* A root that cannot be listed is reported, not taken as empty. */
+  int rc = cl_os_dir_check_listable(root->path);
+  cl_clear_error();
+  if (rc) {
+    root->status = rc;
+    return;
+  }
+  if (refuse_writable(s, root->path))
+    return;
+  cl_layout_folders(root->path, s->naming, scan_folder, s);
+}
+
+/* What makes two spellings of a root one root: its real path (symlinks,
+ * "." and "..", a trailing separator, on Windows the case of letters, all
+ * resolved by the OS); for a root that does not resolve (missing), the
+ * path as given without trailing separators and, on Windows, with '/'
+ * written as '\\'. malloc'ed. */
+static char *root_key(const char *path) {
+  char *key = cl_os_real_path(path);
+  cl_clear_error();
+  if (key)
+    return key;
+  key = cl_strdup(path);
+  if (!key)
+    return NULL;
+  size_t n = strlen(key);
+  for (size_t i = 0; i < n; ++i)
+    if (key[i] == '/')
+      key[i] = CL_DIR_SEP;
+  /* Keep the separator of "/" and "C:\\": there it names the top. */
+  while (n > 1 && key[n - 1] == CL_DIR_SEP &&
+         !(CL_DIR_SEP == '\\' && key[n - 2] == ':'))
+    key[--n] = '\0';
+  return key;
+}
+
+/* Search a root, unless the same real folder is a root already: then it
+ * keeps its first position and origin, and is neither listed nor searched
+ * again (5,000 --root arguments naming one folder are one root). The
+ * ld.so.cache pseudo-root names a file, never a folder to list: it is only
+ * ever the same as another cache root. */
+static void add_root(scanner *s, const char *path, const char *origin) {
+  if (s->status)
+    return;
+  int cache = strcmp(origin, CL_ORIGIN_LDCACHE) == 0;
+  if (!cache && cl_str_index_find(&s->folder_spellings, path, NULL))
+    return;
+  char *key = root_key(path);
+  if (!key) {
+    out_of_memory(s);
+    return;
+  }
+  cl_str_index *seen = cache ? &s->cache_roots : &s->folder_roots;
+  if (cl_str_index_find(seen, key, NULL)) {
+    free(key);
+    return;
+  }
+  size_t index;
+  if (cl_reserve((void **)&s->root_keys, &s->root_keys_capacity,
+                 s->ctx->root_count + 1, sizeof(char *)) ||
+      cl_ctx_add_scanned_root(s->ctx, path, origin, &index)) {
+    free(key);
+    out_of_memory(s);
+    return;
+  }
+  s->root_keys[index] = key; /* owned here, borrowed by the index */
+  if (cl_str_index_add(seen, key, index) ||
+      (!cache && cl_str_index_add(&s->folder_spellings,
+                                  s->ctx->roots[index].path, index))) {
+    out_of_memory(s);
+    return;
+  }
+  scan_root(s, index);
+}
+
+static void add_default_root(const char *path, const char *origin,
+                             void *opaque) {
+  add_root(opaque, path, origin);
+}
+
+int cudaload_scan(cudaload_ctx *ctx) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_scan: NULL ctx");
+  cl_ctx_clear_inventory(ctx);
+  cl_ctx_clear_plan(ctx); /* a plan refers to the inventory it came from */
+  ctx->scanned = 0;
+  scanner s;
+  memset(&s, 0, sizeof s);
+  s.ctx = ctx;
+  s.naming = cl_ctx_naming(ctx);
+  cl_str_index_init(&s.folder_roots, CL_PATH_FOLD_CASE);
+  cl_str_index_init(&s.cache_roots, CL_PATH_FOLD_CASE);
+  cl_str_index_init(&s.folder_spellings, CL_PATH_FOLD_CASE);
+  /* File paths keep comparing byte for byte, as before: which alias is
+   * reported must not change. */
+  cl_str_index_init(&s.libraries, 0);
+  cl_str_index_init(&s.shims, 0);
+  /* In precedence order (docs/scan-contract.md, "Precedence"): a folder
+   * met again later keeps its first, stronger origin. */
+  for (size_t i = 0; i < ctx->explicit_count; ++i)
+    add_root(&s, ctx->explicit_roots[i], "explicit");
+  for (size_t i = 0; i < ctx->environment_count; ++i)
+    add_root(&s, ctx->environment_roots[i], CL_ORIGIN_INTERPRETER);
+  if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
+    cl_default_roots(s.naming, ctx->environment_count == 0, add_default_root,
+                     &s);
+  cl_str_index_free(&s.folder_roots);
+  cl_str_index_free(&s.cache_roots);
+  cl_str_index_free(&s.folder_spellings);
+  cl_str_index_free(&s.libraries);
+  cl_str_index_free(&s.shims);
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    free(s.root_keys[i]);
+  free(s.root_keys);
+  if (s.status) {
+    int status = s.status;
+    cl_ctx_clear_inventory(ctx);
+    return cl_fail(status, "cudaload_scan: out of memory");
+  }
+  ctx->scanned = 1;
+  cl_clear_error();
+  /* The scan succeeded, but say why a root was refused: the caller who
+   * looks at cudaload_last_error() learns which folder and who can write. */
+  for (size_t i = 0; i < ctx->root_count; ++i)
+    if (ctx->roots[i].status == CUDALOAD_E_INSECURE) {
+      cl_fail(CUDALOAD_E_INSECURE,
+              "root %s refused: %s; make it writable only by its owner, or "
+              "pass CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)",
+              ctx->roots[i].path,
+              ctx->roots[i].detail ? ctx->roots[i].detail
+                                   : "writable by other users");
+      break;
+    }
+  return CUDALOAD_OK;
+}

@@ -1,0 +1,17 @@
+/*
+ * inventory.h - roots -> inventory: cudaload_scan() fills the context's
+ * roots and libraries (inventory.c); a wheel's version is looked up later,
+ * on first use.
+ */
+#ifndef CUDALOAD_INVENTORY_H
+#define CUDALOAD_INVENTORY_H
+
+#include "core/context.h"
+
+/* Look up a library's version now if the scan left it for later; keeps the
+ * calling thread's last error as it was (inventory.c). */
+void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib);
+/* Every library's (for reports that print them all). */
+void cl_inventory_settle_versions(cudaload_ctx *ctx);
+
+#endif

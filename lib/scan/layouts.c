@@ -1,0 +1,222 @@
+/* layouts.c - the known sub-folders of a root, per layout. */
+#include "scan/layouts.h"
+#include "os/platform.h"
+#include "common/strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Fixed sub-folders, in search order, and the naming they matter for
+ * (0: both). Linux libraries live in lib folders, Windows DLLs in bin. */
+typedef struct fixed_folder {
+  const char *relative;
+  int naming;
+} fixed_folder;
+
+static const fixed_folder toolkit_folders[] = {
+    {"lib64", CL_NAMING_LINUX},
+    {"lib", CL_NAMING_LINUX},
+    {"bin", CL_NAMING_WINDOWS},
+    {"bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
+    {"bin/x86_64", CL_NAMING_WINDOWS},
+    {"bin/arm64", CL_NAMING_WINDOWS},   /* CUDA 13.4 on Windows ARM64 */
+    {"Library/bin", CL_NAMING_WINDOWS}, /* conda on Windows */
+    /* NVVM keeps its own folder in toolkits and conda. */
+    {"nvvm/lib64", CL_NAMING_LINUX},
+    {"nvvm/bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
+    {"nvvm/bin", CL_NAMING_WINDOWS},
+    {"Library/nvvm/bin", CL_NAMING_WINDOWS},
+};
+
+static const fixed_folder package_folders[] = {
+    {"nvidia/cu13/bin/x86_64", CL_NAMING_WINDOWS}, /* CUDA 13 wheels */
+    {"nvidia/cu13/bin/arm64", CL_NAMING_WINDOWS},
+    /* NVVM in the CUDA 12 wheel of nvcc. */
+    {"nvidia/cuda_nvcc/nvvm/lib64", CL_NAMING_LINUX},
+    {"nvidia/cuda_nvcc/nvvm/bin", CL_NAMING_WINDOWS},
+    /* Wheels with one folder per CUDA major under their own. */
+    {"nvidia/cublasmp/cu13/lib", CL_NAMING_LINUX},
+    {"nvidia/cublasmp/cu12/lib", CL_NAMING_LINUX},
+    {"nvidia/cufftmp/cu13/lib", CL_NAMING_LINUX},
+    {"nvidia/cufftmp/cu12/lib", CL_NAMING_LINUX},
+    /* cuTENSOR, cuQuantum and NVPL keep their libraries outside nvidia/. */
+    {"cutensor/lib", CL_NAMING_LINUX},
+    {"cutensor/bin", CL_NAMING_WINDOWS},
+    {"cuquantum/lib", CL_NAMING_LINUX},
+    {"nvpl/lib", CL_NAMING_LINUX},
+    {"torch/lib", 0},
+    {"ctranslate2", 0},
+    /* auditwheel's bundled copies (a renamed cuDNN 8 shim among them). Only
+     * known packages are probed: finding every <pkg>.libs would list the
+     * whole site-packages folder; pass another as an explicit root. */
+    {"ctranslate2.libs", CL_NAMING_LINUX},
+    {"onnxruntime/capi", 0},
+};
+
+typedef struct walk {
+  cl_naming naming;
+  cl_folder_visitor visit;
+  void *opaque;
+  int stopped;
+} walk;
+
+static int visit_if_folder(walk *w, const char *folder) {
+  if (w->stopped)
+    return 1;
+  if (cl_os_stat_kind(folder, NULL) == CL_KIND_DIRECTORY &&
+      w->visit(folder, w->opaque))
+    w->stopped = 1;
+  return w->stopped;
+}
+
+static int visit_relative(walk *w, const char *root, const char *relative) {
+  char *folder = cl_path_join(root, relative);
+  if (!folder) {
+    w->stopped = 1;
+    return 1;
+  }
+  /* Templates use '/'; on Windows the OS takes either separator. */
+  visit_if_folder(w, folder);
+  free(folder);
+  return w->stopped;
+}
+
+/* Visit dir/<name>/<tail> for every sub-folder name of dir that keep()
+ * accepts (the "*" in "targets/x/lib" and "nvidia/x/lib"), in sorted order,
+ * so the search order does not depend on the file system's listing order. */
+static void visit_each_child(walk *w, const char *root, const char *dir_rel,
+                             cl_name_filter keep, const char *tail) {
+  char *dir = cl_path_join(root, dir_rel);
+  if (!dir) {
+    w->stopped = 1;
+    return;
+  }
+  cl_name_list l;
+  int failed = cl_name_list_read(dir, keep, NULL, NULL, &l);
+  for (size_t i = 0; i < l.count; ++i) {
+    char *child = cl_path_join(dir, l.names[i]);
+    char *folder = child && tail ? cl_path_join(child, tail) : NULL;
+    if (!child || (tail && !folder))
+      w->stopped = 1;
+    else
+      visit_if_folder(w, tail ? folder : child);
+    free(folder);
+    free(child);
+  }
+  cl_name_list_free(&l);
+  free(dir);
+  if (failed)
+    w->stopped = 1;
+}
+
+static int any_name(const char *name, const void *arg) {
+  (void)arg;
+  return name[0] != '.';
+}
+
+/* "12.4": the cuDNN Windows installer's per-CUDA-version folders. */
+static int cuda_version_name(const char *name, const void *arg) {
+  const char *p = name;
+  (void)arg;
+  if (*p < '0' || *p > '9')
+    return 0;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  if (*p != '.')
+    return 0;
+  ++p;
+  if (*p < '0' || *p > '9')
+    return 0;
+  while (*p >= '0' && *p <= '9')
+    ++p;
+  return *p == '\0';
+}
+
+static int applies(const fixed_folder *f, cl_naming naming) {
+  return f->naming == 0 || f->naming == (int)naming;
+}
+
+/* A site-packages folder holds packages, never libraries, and can hold
+ * thousands of entries: listing it would make a scan's cost grow with the
+ * number of unrelated packages. Known by its name only: a folder that holds
+ * an nvidia/ sub-folder may be a pip --target folder, or a system library
+ * folder with the driver's nvidia/current beside its own libraries. */
+static int named_site_packages(const char *root) {
+  const char *base = cl_path_basename(root);
+  return strncmp(base, "site-packages", 13) == 0 ||
+         strncmp(base, "dist-packages", 13) == 0;
+}
+
+static int has_wheels(const char *root) {
+  char *nvidia = cl_path_join(root, "nvidia");
+  int found = nvidia && cl_os_stat_kind(nvidia, NULL) == CL_KIND_DIRECTORY;
+  free(nvidia);
+  return found;
+}
+
+static void walk_root(walk *w, const char *root, int nested) {
+  int named = nested || named_site_packages(root);
+  if (!named)
+    visit_if_folder(w, root);
+  /* A folder of Python packages has no toolkit folders (lib64, bin) and no
+   * lib/pythonX.Y inside: not probing them keeps a wheel-only scan to the
+   * folders that can hold NVIDIA's wheels. */
+  int site_packages = named || has_wheels(root);
+  for (size_t i = 0;
+       i < sizeof toolkit_folders / sizeof *toolkit_folders && !site_packages;
+       ++i)
+    if (applies(&toolkit_folders[i], w->naming) && !w->stopped) {
+      visit_relative(w, root, toolkit_folders[i].relative);
+      if (strcmp(toolkit_folders[i].relative, "lib") == 0)
+        visit_each_child(w, root, "targets", any_name, "lib");
+    }
+  if (w->naming == CL_NAMING_WINDOWS && !w->stopped && !site_packages)
+    visit_each_child(w, root, "bin", cuda_version_name, NULL);
+  /* NVIDIA's wheels: nvidia/<package>/lib (Linux) or /bin (Windows);
+   * CUDA 13 wheels share nvidia/cu13. */
+  if (!w->stopped)
+    visit_each_child(w, root, "nvidia", any_name,
+                     w->naming == CL_NAMING_LINUX ? "lib" : "bin");
+  for (size_t i = 0; i < sizeof package_folders / sizeof *package_folders; ++i)
+    if (applies(&package_folders[i], w->naming) && !w->stopped)
+      visit_relative(w, root, package_folders[i].relative);
+  if (site_packages || w->stopped)
+    return;
+  /* A venv or conda prefix holds a site-packages folder: search it as a
+   * site-packages root. Probing names is cheaper than listing lib/, which
+   * in a conda prefix holds thousands of files. */
+  static const char *const python_versions[] = {"3.8",  "3.9",  "3.10", "3.11",
+                                                "3.12", "3.13", "3.14", "3.15"};
+  for (size_t i = 0; i < sizeof python_versions / sizeof *python_versions;
+       ++i) {
+    char rel[64];
+    strcpy(rel, "lib/python");
+    strcat(rel, python_versions[i]);
+    strcat(rel, "/site-packages");
+    char *sp = cl_path_join(root, rel);
+    if (!sp) {
+      w->stopped = 1;
+      return;
+    }
+    if (cl_os_stat_kind(sp, NULL) == CL_KIND_DIRECTORY)
+      walk_root(w, sp, 1);
+    free(sp);
+    if (w->stopped)
+      return;
+  }
+  char *win_sp = cl_path_join(root, "Lib/site-packages");
+  if (!win_sp) {
+    w->stopped = 1;
+    return;
+  }
+  if (cl_os_stat_kind(win_sp, NULL) == CL_KIND_DIRECTORY)
+    walk_root(w, win_sp, 1);
+  free(win_sp);
+}
+
+int cl_layout_folders(const char *root, cl_naming naming,
+                      cl_folder_visitor visit, void *opaque) {
+  walk w = {naming, visit, opaque, 0};
+  walk_root(&w, root, 0);
+  return w.stopped;
+}

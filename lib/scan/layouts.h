@@ -1,0 +1,22 @@
+/*
+ * layouts.h - which folders under a root can hold CUDA libraries: the
+ * layouts of toolkits, conda prefixes, Python site-packages (NVIDIA's
+ * wheels, torch, ctranslate2, onnxruntime) and NVIDIA's Windows installers.
+ * A scan goes straight to these folders and never walks a tree, so its cost
+ * grows with the number of candidate folders, not with unrelated files.
+ */
+#ifndef CUDALOAD_LAYOUTS_H
+#define CUDALOAD_LAYOUTS_H
+
+#include "scan/catalog.h"
+
+/* Called with each existing candidate folder; non-zero stops the walk. */
+typedef int (*cl_folder_visitor)(const char *folder, void *opaque);
+
+/* Visit root itself, then its known sub-folders, in a fixed order
+ * (docs/scan-contract.md "Layouts"). Returns non-zero if visit stopped it or
+ * memory ran out. */
+int cl_layout_folders(const char *root, cl_naming naming,
+                      cl_folder_visitor visit, void *opaque);
+
+#endif

@@ -1,0 +1,114 @@
+/* library.c - the scanned roots and libraries as the API shows them
+ * (cudaload_root_*, cudaload_library_*). A library's version, machine and
+ * include folder are looked up on first use and kept. */
+#include "core/context.h"
+#include "scan/include_dir.h"
+#include "scan/inventory.h"
+#include "scan/machine.h"
+#include "scan/roots.h"
+
+#include <stddef.h>
+
+/* Accessors: out-of-range or NULL arguments give NULL / -1 / 0. */
+
+size_t cudaload_root_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->root_count : 0;
+}
+
+static const cl_root *root_at(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->root_count ? &ctx->roots[i] : NULL;
+}
+
+const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? r->path : NULL;
+}
+
+const char *cudaload_root_origin(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? r->origin : NULL;
+}
+
+const char *cudaload_root_tier(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? cl_tier_name(cl_origin_tier(r->origin)) : NULL;
+}
+
+int cudaload_root_status(const cudaload_ctx *ctx, size_t i) {
+  const cl_root *r = root_at(ctx, i);
+  return r ? r->status : CUDALOAD_E_INVALID_ARGUMENT;
+}
+
+size_t cudaload_library_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->library_count : 0;
+}
+
+static const cl_library *library_at(const cudaload_ctx *ctx, size_t i) {
+  return ctx && i < ctx->library_count ? &ctx->libraries[i] : NULL;
+}
+
+const char *cudaload_library_name(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->entry->name : NULL;
+}
+
+const char *cudaload_library_family(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->entry->family : NULL;
+}
+
+int cudaload_library_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->major : -1;
+}
+
+/* The version fields are looked up on first use (a wheel's dist-info);
+ * the ctx is the caller's, not const: only its cache changes. */
+static const cl_library *settled_library_at(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  if (l && l->pending_folder)
+    cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)l);
+  return l;
+}
+
+int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = settled_library_at(ctx, i);
+  return l ? l->cuda_major : 0;
+}
+
+const char *cudaload_library_version(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = settled_library_at(ctx, i);
+  return l ? l->version : NULL;
+}
+
+const char *cudaload_library_version_source(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = settled_library_at(ctx, i);
+  return l ? l->version_source : NULL;
+}
+
+const char *cudaload_library_version_file(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = settled_library_at(ctx, i);
+  return l ? l->version_file : NULL;
+}
+
+const char *cudaload_library_path(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->path : NULL;
+}
+
+const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  /* Looked up once and kept: the ctx is logically unchanged. */
+  return l ? cl_library_include_dir((cl_library *)l) : NULL;
+}
+
+const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  /* Read once and kept: the ctx is logically unchanged. */
+  return l ? cl_library_machine((cl_library *)l) : NULL;
+}
+
+size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {
+  const cl_library *l = library_at(ctx, i);
+  return l ? l->root : (size_t)-1;
+}

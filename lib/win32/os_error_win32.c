@@ -1,0 +1,62 @@
+/*
+ * os_error_win32.c - the text of a Windows error code (FormatMessageW), for
+ * the last error (common/error.c). Below everything else: it calls nothing
+ * of the library, so error.c can use it and every seam file can fail.
+ */
+#include "os/platform.h"
+
+#include <windows.h>
+
+#include <stdio.h>
+#include <string.h>
+
+void cl_os_error_text(unsigned long code, char *buf, size_t len) {
+  if (len == 0)
+    return;
+  buf[0] = '\0';
+
+  wchar_t message[512];
+  DWORD units = FormatMessageW(
+      FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL,
+      (DWORD)code, 0, message, sizeof message / sizeof message[0], NULL);
+  /* System messages end in ".\r\n"; the line break would split a one-line
+   * error in two. */
+  while (units > 0 &&
+         (message[units - 1] == L'\r' || message[units - 1] == L'\n' ||
+          message[units - 1] == L' '))
+    --units;
+
+  char utf8[sizeof message / sizeof message[0] * 3 + 1];
+  int bytes = 0;
+  if (units > 0)
+    bytes = WideCharToMultiByte(CP_UTF8, 0, message, (int)units, utf8,
+                                (int)sizeof utf8 - 1, NULL, NULL);
+  if (bytes <= 0)
+    bytes = 0;
+  utf8[bytes] = '\0';
+
+  /* The number too: message texts are localised, the number is what a user
+   * can search for ("error code 126"). */
+  char number[48];
+  snprintf(number, sizeof number, "%sWindows error %lu%s", bytes ? " (" : "",
+           code, bytes ? ")" : "");
+
+  size_t text_len = (size_t)bytes;
+  size_t number_len = strlen(number);
+  if (text_len + number_len >= len) {
+    /* Cut the text, never in the middle of a UTF-8 sequence. */
+    text_len = len - 1 > number_len ? len - 1 - number_len : 0;
+    while (text_len > 0 && ((unsigned char)utf8[text_len] & 0xC0) == 0x80)
+      --text_len;
+  }
+  memcpy(buf, utf8, text_len);
+  size_t number_copy = len - 1 - text_len;
+  if (number_copy > number_len)
+    number_copy = number_len;
+  memcpy(buf + text_len, number, number_copy);
+  buf[text_len + number_copy] = '\0';
+}
+
+unsigned long cl_os_last_error(void) {
+  return (unsigned long)GetLastError();
+}

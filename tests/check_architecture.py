@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Check the library's shape (docs/architecture.md) against its code.
+
+1. The platform rule: `_WIN32` appears in no portable file. Only the seam
+   may test the OS: lib/os/platform.h (the one switch) and the folders
+   lib/posix/ and lib/win32/.
+2. The folders: every source file of lib/ lives in a stage folder, and every
+   folder of lib/ is a stage or the seam.
+3. The layers (with --objects): from the symbols each object file defines
+   and needs (nm), no two files depend on each other, directly or around a
+   circle, and no stage needs a later one (common, core, binary, scan, load,
+   probe, report). The seam may be called by any stage and may call the data
+   functions of the stage it serves, never around a circle.
+
+Usage: check_architecture.py --source REPO [--objects OBJ;OBJ;...] [--nm NM]
+Exit status 0 when the shape holds, 1 with each violation named otherwise.
+Python standard library only.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+STAGES = ["common", "core", "binary", "scan", "load", "probe", "report"]
+SEAM = ["os", "posix", "win32"]
+LIB_FILES = {"CMakeLists.txt", "cudaload.def", "cudaload.map",
+             "cudaload.rc.in"}
+OS_SWITCH = "os/platform.h"
+
+
+def check_platform_rule(lib, problems):
+    token = re.compile(r"\b_WIN32\b")
+    for folder, _, files in os.walk(lib):
+        rel_folder = os.path.relpath(folder, lib).replace(os.sep, "/")
+        if rel_folder.split("/")[0] in ("posix", "win32"):
+            continue
+        for name in files:
+            if not name.endswith((".c", ".h")):
+                continue
+            rel = name if rel_folder == "." else rel_folder + "/" + name
+            if rel == OS_SWITCH:
+                continue
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if token.search(line):
+                        problems.append(
+                            f"lib/{rel}:{number}: tests _WIN32; portable code "
+                            f"asks the seam (lib/{OS_SWITCH}, cl_os_*)")
+
+
+def check_folders(lib, problems):
+    for name in sorted(os.listdir(lib)):
+        path = os.path.join(lib, name)
+        if os.path.isdir(path):
+            if name not in STAGES + SEAM:
+                problems.append(f"lib/{name}/: not a stage ({', '.join(STAGES)}) "
+                                f"nor the seam ({', '.join(SEAM)})")
+        elif name not in LIB_FILES:
+            problems.append(f"lib/{name}: a file outside the stage folders")
+
+
+def symbols(nm, obj):
+    out = subprocess.run([nm, obj], capture_output=True, text=True, check=True)
+    defined, needed = set(), set()
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TDBRV":
+            defined.add(parts[2])
+        elif len(parts) == 2 and parts[0] == "U":
+            needed.add(parts[1])
+    return defined, needed
+
+
+def source_of(obj):
+    """lib/<stage>/<file>.c for an object file of cudaload_objects."""
+    path = obj.replace("\\", "/")
+    tail = path.split("cudaload_objects.dir/", 1)[-1]
+    return re.sub(r"\.(c\.)?o(bj)?$", ".c", tail)
+
+
+def circles(graph):
+    """Strongly connected components of more than one file (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def check_layers(objects, nm, problems):
+    defined_in, needs = {}, {}
+    for obj in objects:
+        source = source_of(obj)
+        defined, needed = symbols(nm, obj)
+        needs[source] = needed
+        for name in defined:
+            defined_in[name] = source
+    graph, why = {}, {}
+    for source, needed in needs.items():
+        for name in needed:
+            target = defined_in.get(name)
+            if target and target != source:
+                graph.setdefault(source, set()).add(target)
+                why.setdefault((source, target), []).append(name)
+    for component in circles(graph):
+        ties = [f"{a} -> {b}: {', '.join(sorted(why[(a, b)])[:4])}"
+                for a in component for b in component if (a, b) in why]
+        problems.append("files that need each other: " + ", ".join(component)
+                        + " (" + "; ".join(ties) + ")")
+    for (source, target), names in sorted(why.items()):
+        a, b = source.split("/")[0], target.split("/")[0]
+        if a in STAGES and b in STAGES and STAGES.index(b) > STAGES.index(a):
+            problems.append(f"{source} ({a}) needs the later stage {b}: "
+                            f"{target} ({', '.join(sorted(names)[:4])})")
+    return len(needs), sum(len(t) for t in graph.values())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--source", required=True, help="the repository")
+    parser.add_argument("--objects", default="",
+                        help="the library's object files, ';'-separated")
+    parser.add_argument("--nm", default="nm")
+    args = parser.parse_args()
+    lib = os.path.join(args.source, "lib")
+    problems = []
+    check_platform_rule(lib, problems)
+    check_folders(lib, problems)
+    summary = "platform rule and folders checked"
+    objects = [o for o in args.objects.split(";") if o]
+    if objects:
+        files, edges = check_layers(objects, args.nm, problems)
+        summary += f"; {files} object files, {edges} dependencies, no circle"
+    for problem in problems:
+        print("check_architecture: " + problem)
+    if problems:
+        print(f"check_architecture: {len(problems)} problem(s) "
+              "(docs/architecture.md says what goes where)")
+        return 1
+    print("check_architecture: " + summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
