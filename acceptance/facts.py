@@ -121,7 +121,7 @@ def main():
                           "--dry-run", "--", "true"], capture_output=True, text=True)
     print(out.stdout, end="")
     preload = [line.split()[3] for line in out.stdout.splitlines()
-               if line.split()[:1] == ["preload"]]
+               if line.split()[:1] == ["planned"]]
     # The site holds ctranslate2.libs/libcudnn-<hex>.so.8.9.7, a bundled
     # cuDNN 8 shim that opens the sub-libraries by name: cuDNN 8's are
     # preloaded for it; cuDNN 9's stay not-needed (RUNPATH $ORIGIN).

@@ -423,6 +423,11 @@ CUDALOAD_API int cudaload_plan(cudaload_ctx *ctx, unsigned flags);
   5 /* a sub-library the main library                                          \
        finds by itself (not preloaded) */
 
+/** A CUDALOAD_STATE_* as the reports, the tool and the bindings write it:
+ *  "planned", "loaded", "already-loaded", "loaded-elsewhere", "failed",
+ *  "not-needed". NULL for any other value. A static string. */
+CUDALOAD_API const char *cudaload_plan_state_name(int state);
+
 /** Number of files in the plan. */
 CUDALOAD_API size_t cudaload_plan_count(const cudaload_ctx *ctx);
 /** Plan entry i's absolute path. NULL when out of range. */
@@ -612,6 +617,18 @@ typedef struct cudaload_probe cudaload_probe;
   3 /* passed with a caveat (older driver minor)                               \
      */
 
+/** A verdict as the reports write it: "GPU_OK", "CPU_FALLBACK"; NULL for
+ *  any other value. A static string, as are the names below. */
+CUDALOAD_API const char *cudaload_probe_verdict_name(int verdict);
+/** A CUDALOAD_REASON_* as the reports write it: "none", "no_driver",
+ *  "driver_broken", "init_failed", "no_device", "driver_too_old",
+ *  "device_failed", "missing_library", "library_failed", "wrong_result",
+ *  "timeout", "probe_crashed"; NULL for any other value. */
+CUDALOAD_API const char *cudaload_probe_reason_name(int reason);
+/** A CUDALOAD_STAGE_* as the reports write it: "ok", "failed", "skipped",
+ *  "warning"; NULL for any other value. */
+CUDALOAD_API const char *cudaload_probe_stage_status_name(int status);
+
 /* Flags for cudaload_probe_run(). */
 /** Run the probe in a child process, killed after the timeout, so a hung
  *  driver cannot hang the caller. */
@@ -686,6 +703,18 @@ cudaload_probe_device_memory_mib(const cudaload_probe *probe, size_t i);
 /** Device i's UUID ("GPU-xxxxxxxx-xxxx-..."). */
 CUDALOAD_API const char *cudaload_probe_device_uuid(const cudaload_probe *probe,
                                                     size_t i);
+/**
+ * The probe's result as one document, CUDALOAD_FORMAT_JSON or _YAML
+ * (builds with libyaml): "schema_version", "verdict", "reason", "summary",
+ * "driver", "runtime_version", "devices", "stages", as docs/probe.md
+ * documents them; the doctor's "probe" field holds the same fields. *out
+ * receives a malloc'ed, NUL-terminated text (free with cudaload_free()).
+ * CUDALOAD_E_INVALID_ARGUMENT for another format (the text is
+ * cudaload_probe_summary() and the stages), CUDALOAD_E_UNSUPPORTED for YAML
+ * in a build without libyaml.
+ */
+CUDALOAD_API int cudaload_probe_report(const cudaload_probe *probe, int format,
+                                       char **out);
 
 /* ------------------------------------------------------------------------ */
 /* Doctor and manifest                                                      */

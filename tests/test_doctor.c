@@ -356,7 +356,7 @@ static void json_has_the_documented_keys(void **state) {
   assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
   char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
   assert_true(json[0] == '{');
-  assert_contains(json, "\"schema_version\": 1,");
+  assert_contains(json, "\"schema_version\": 2,");
   static const char *const keys[] = {
       "\"platform\": {",
       "\"os\": ",
@@ -398,7 +398,7 @@ static void yaml_follows_the_same_schema(void **state) {
     return;
   }
   assert_int_equal(rc, CUDALOAD_OK);
-  assert_contains(yaml, "schema_version: 1\n");
+  assert_contains(yaml, "schema_version: 2\n");
   assert_contains(yaml, "\nplatform:\n");
   assert_contains(yaml, "\nproblems:\n");
   cudaload_free(yaml);
@@ -446,6 +446,37 @@ static void probe_section_when_asked(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* Each state, reason and stage status has one name, from the library: the
+ * names the reports write and the tool and Python show, NULL for a value
+ * that is none of them. */
+static void names_come_from_one_table(void **state) {
+  (void)state;
+  static const char *const states[] = {"planned",        "loaded",
+                                       "already-loaded", "loaded-elsewhere",
+                                       "failed",         "not-needed"};
+  for (int i = 0; i < 6; ++i)
+    assert_string_equal(cudaload_plan_state_name(i), states[i]);
+  assert_int_equal(CUDALOAD_STATE_NOT_NEEDED, 5);
+  assert_null(cudaload_plan_state_name(-1));
+  assert_null(cudaload_plan_state_name(6));
+  assert_string_equal(cudaload_probe_verdict_name(CUDALOAD_GPU_OK), "GPU_OK");
+  assert_string_equal(cudaload_probe_verdict_name(CUDALOAD_CPU_FALLBACK),
+                      "CPU_FALLBACK");
+  assert_null(cudaload_probe_verdict_name(2));
+  assert_string_equal(cudaload_probe_reason_name(CUDALOAD_REASON_NONE), "none");
+  assert_string_equal(cudaload_probe_reason_name(CUDALOAD_REASON_NO_DRIVER),
+                      "no_driver");
+  assert_string_equal(cudaload_probe_reason_name(CUDALOAD_REASON_PROBE_CRASHED),
+                      "probe_crashed");
+  assert_null(cudaload_probe_reason_name(CUDALOAD_REASON_PROBE_CRASHED + 1));
+  assert_null(cudaload_probe_reason_name(-1));
+  assert_string_equal(cudaload_probe_stage_status_name(CUDALOAD_STAGE_OK),
+                      "ok");
+  assert_string_equal(cudaload_probe_stage_status_name(CUDALOAD_STAGE_WARNING),
+                      "warning");
+  assert_null(cudaload_probe_stage_status_name(4));
+}
+
 static void bad_arguments_are_refused(void **state) {
   (void)state;
   cudaload_ctx *ctx = ctx_with_root(NULL);
@@ -478,6 +509,7 @@ int main(void) {
       cmocka_unit_test(manifest_policy_is_reported),
       cmocka_unit_test(probe_section_when_asked),
       cmocka_unit_test(bad_arguments_are_refused),
+      cmocka_unit_test(names_come_from_one_table),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

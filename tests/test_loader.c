@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
+#include "load/library_open.h"
 #include "os/loader.h"
 #include "test_paths.h"
 
@@ -309,12 +310,12 @@ static void relative_path_refused(void **state) {
                                       "../" CUDNN8_FOLDER "/" CUDNN8_NAME};
 #endif
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    assert_null(cl_os_loader_open(names[i], CL_OPEN_LOCAL));
+    assert_null(cl_library_open(names[i], CL_OPEN_LOCAL));
     expect_text(cudaload_last_error(), names[i]);
     expect_text(cudaload_last_error(), "not an absolute path");
   }
-  assert_null(cl_os_loader_open("", CL_OPEN_LOCAL));
-  assert_null(cl_os_loader_open(NULL, CL_OPEN_LOCAL));
+  assert_null(cl_library_open("", CL_OPEN_LOCAL));
+  assert_null(cl_library_open(NULL, CL_OPEN_LOCAL));
   assert_false(process_has_file(path));
 }
 

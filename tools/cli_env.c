@@ -165,29 +165,13 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
   return EXIT_OK;
 }
 
-static const char *state_name(int state) {
-  switch (state) {
-  case CUDALOAD_STATE_LOADED:
-    return "loaded";
-  case CUDALOAD_STATE_ALREADY_LOADED:
-    return "already-loaded";
-  case CUDALOAD_STATE_LOADED_ELSEWHERE:
-    return "loaded-elsewhere";
-  case CUDALOAD_STATE_FAILED:
-    return "failed";
-  case CUDALOAD_STATE_NOT_NEEDED:
-    return "not-needed";
-  default:
-    return "preload";
-  }
-}
-
 static void print_plan(const cudaload_ctx *ctx) {
   printf("plan (%zu files, in load order):\n", cudaload_plan_count(ctx));
   for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
     printf("  %-10s %-30s %d  %s\n      %s\n",
-           state_name(cudaload_plan_state(ctx, i)), cudaload_plan_name(ctx, i),
-           cudaload_plan_major(ctx, i), cli_shown(cudaload_plan_path(ctx, i)),
+           cudaload_plan_state_name(cudaload_plan_state(ctx, i)),
+           cudaload_plan_name(ctx, i), cudaload_plan_major(ctx, i),
+           cli_shown(cudaload_plan_path(ctx, i)),
            cli_shown(cudaload_plan_reason(ctx, i)));
   for (size_t i = 0; i < cudaload_conflict_count(ctx); ++i)
     printf("conflict: %s\n", cli_shown(cudaload_conflict_text(ctx, i)));

@@ -98,81 +98,8 @@ const char cli_probe_help[] =
     "  cudaload probe --out-of-process --timeout 10\n"
     "  cudaload probe --driver /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
 
-static const char *or_null(const char *s) {
-  return s && *s ? s : NULL;
-}
-
-static const char *verdict_name(int verdict) {
-  return verdict == CUDALOAD_GPU_OK ? "GPU_OK" : "CPU_FALLBACK";
-}
-
-static void write_structured(cl_report_writer *w, const cudaload_probe *p) {
-  cl_report_begin_object(w);
-  cl_report_key(w, "schema_version");
-  cl_report_int(w, 1);
-  cl_report_key(w, "verdict");
-  cl_report_string(w, verdict_name(cudaload_probe_verdict(p)));
-  cl_report_key(w, "reason");
-  int reason = cudaload_probe_reason(p);
-  cl_report_string(
-      w, reason == CUDALOAD_REASON_NONE ? NULL : cl_probe_reason_name(reason));
-  cl_report_key(w, "summary");
-  cl_report_string(w, cudaload_probe_summary(p));
-  cl_report_key(w, "driver");
-  cl_report_begin_object(w);
-  cl_report_key(w, "path");
-  cl_report_string(w, or_null(cudaload_probe_driver_path(p)));
-  cl_report_key(w, "version");
-  if (cudaload_probe_driver_version(p))
-    cl_report_int(w, cudaload_probe_driver_version(p));
-  else
-    cl_report_null(w);
-  cl_report_end_object(w);
-  cl_report_key(w, "runtime_version");
-  if (cudaload_probe_runtime_version(p))
-    cl_report_int(w, cudaload_probe_runtime_version(p));
-  else
-    cl_report_null(w);
-  cl_report_key(w, "devices");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
-    char capability[32];
-    int cc = cudaload_probe_device_capability(p, i);
-    snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, cudaload_probe_device_name(p, i));
-    cl_report_key(w, "compute_capability");
-    /* 0: the driver's answer was out of range (the probe warned). */
-    cl_report_string(w, cc ? capability : NULL);
-    cl_report_key(w, "memory_mib");
-    cl_report_int(w, (long long)cudaload_probe_device_memory_mib(p, i));
-    cl_report_key(w, "uuid");
-    cl_report_string(w, or_null(cudaload_probe_device_uuid(p, i)));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-  cl_report_key(w, "stages");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, cudaload_probe_stage_name(p, i));
-    cl_report_key(w, "status");
-    cl_report_string(
-        w, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
-    cl_report_key(w, "ms");
-    cl_report_double(w, cudaload_probe_stage_ms(p, i));
-    cl_report_key(w, "message");
-    cl_report_string(w, cudaload_probe_stage_message(p, i));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-  cl_report_end_object(w);
-}
-
 static void write_text(const cudaload_probe *p) {
-  printf("%s: %s\n\n", verdict_name(cudaload_probe_verdict(p)),
+  printf("%s: %s\n\n", cudaload_probe_verdict_name(cudaload_probe_verdict(p)),
          cli_shown(cudaload_probe_summary(p)));
   size_t count = cudaload_probe_stage_count(p);
   size_t name_width = strlen("STAGE"), status_width = strlen("STATUS");
@@ -180,7 +107,7 @@ static void write_text(const cudaload_probe *p) {
   char ms[32];
   for (size_t i = 0; i < count; ++i) {
     const char *status =
-        cl_probe_stage_status_name(cudaload_probe_stage_status(p, i));
+        cudaload_probe_stage_status_name(cudaload_probe_stage_status(p, i));
     snprintf(ms, sizeof ms, "%.2f", cudaload_probe_stage_ms(p, i));
     if (strlen(cudaload_probe_stage_name(p, i)) > name_width)
       name_width = strlen(cudaload_probe_stage_name(p, i));
@@ -195,7 +122,7 @@ static void write_text(const cudaload_probe *p) {
     snprintf(ms, sizeof ms, "%.2f", cudaload_probe_stage_ms(p, i));
     printf("%-*s  %-*s  %*s  %s\n", (int)name_width,
            cudaload_probe_stage_name(p, i), (int)status_width,
-           cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)),
+           cudaload_probe_stage_status_name(cudaload_probe_stage_status(p, i)),
            (int)ms_width, ms, cli_shown(cudaload_probe_stage_message(p, i)));
   }
   const char *driver = cudaload_probe_driver_path(p);
@@ -314,12 +241,14 @@ int cli_probe(int argc, char **argv) {
       if (cli_finish_output("probe") != EXIT_OK)
         rc = EXIT_INTERNAL;
     } else {
-      cl_report_writer *w = cl_report_writer_new(format);
-      if (!w) {
+      char *text = NULL;
+      if (cudaload_probe_report(p, (int)format, &text) != CUDALOAD_OK) {
+        cli_error("cudaload: probe: %s\n", cudaload_last_error());
         rc = EXIT_INTERNAL;
       } else {
-        write_structured(w, p);
-        rc = cli_print_report(cmd, w);
+        fputs(text, stdout);
+        cudaload_free(text);
+        rc = cli_finish_output(cmd);
       }
     }
     if (rc == EXIT_OK && cudaload_probe_verdict(p) != CUDALOAD_GPU_OK)

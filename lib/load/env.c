@@ -9,6 +9,7 @@
 #include "load/env.h"
 #include "scan/machine.h"
 #include "scan/catalog.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "os/loader.h"
 #include "os/platform.h"
@@ -21,12 +22,6 @@ const char *cudaload_env_name(void) {
   return cl_os_library_path_variable();
 }
 
-typedef struct path_list {
-  char *data;
-  size_t len, capacity;
-  int failed;
-} path_list;
-
 static int same_entry(const char *a, size_t alen, const char *b, size_t blen) {
   /* Trailing separators are ignored; the OS says whether case counts. */
   while (alen > 1 && (a[alen - 1] == '/' || a[alen - 1] == '\\'))
@@ -36,7 +31,8 @@ static int same_entry(const char *a, size_t alen, const char *b, size_t blen) {
   return cl_os_same_path(a, alen, b, blen);
 }
 
-static int contains(const path_list *l, const char *entry, size_t len) {
+/* The list is a cl_buf of entries joined by CL_LIST_SEP. */
+static int contains(const cl_buf *l, const char *entry, size_t len) {
   size_t pos = 0;
   while (pos < l->len) {
     const char *start = l->data + pos;
@@ -49,7 +45,7 @@ static int contains(const path_list *l, const char *entry, size_t len) {
   return 0;
 }
 
-static void add(path_list *l, const char *entry, size_t len) {
+static void add(cl_buf *l, const char *entry, size_t len) {
   if (len == 0 || l->failed)
     return;
   char *copy = cl_strndup(entry, len);
@@ -61,15 +57,10 @@ static void add(path_list *l, const char *entry, size_t len) {
   free(copy);
   if (!usable || contains(l, entry, len))
     return;
-  if (cl_reserve((void **)&l->data, &l->capacity, l->len + len + 2, 1)) {
-    l->failed = 1;
-    return;
-  }
+  static const char separator[1] = {CL_LIST_SEP};
   if (l->len)
-    l->data[l->len++] = CL_LIST_SEP;
-  memcpy(l->data + l->len, entry, len);
-  l->len += len;
-  l->data[l->len] = '\0';
+    cl_buf_append(l, separator, 1);
+  cl_buf_append(l, entry, len);
 }
 
 /* A folder whose name holds the list separator cannot be an entry: the
@@ -99,7 +90,7 @@ int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
       return rc;
     cl_clear_error();
   }
-  path_list l = {0};
+  cl_buf l = CL_BUF_INIT;
   for (size_t i = 0; i < ctx->plan_count; ++i) {
     char *folder = cl_path_dirname(ctx->plan[i].path);
     if (!folder) {
@@ -109,7 +100,7 @@ int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
     if (strchr(folder, CL_LIST_SEP)) {
       int rc = refuse_separator(folder);
       free(folder);
-      free(l.data);
+      cl_buf_free(&l);
       return rc;
     }
     add(&l, folder, strlen(folder));
@@ -121,14 +112,11 @@ int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
     add(&l, p, n);
     p = sep ? sep + 1 : p + n;
   }
-  if (l.failed) {
-    free(l.data);
+  char *composed = cl_buf_take(&l);
+  if (!composed)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
-  }
   free(ctx->env_value);
-  ctx->env_value = l.data ? l.data : cl_strdup("");
-  if (!ctx->env_value)
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
+  ctx->env_value = composed;
   *value = ctx->env_value;
   return CUDALOAD_OK;
 }

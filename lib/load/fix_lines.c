@@ -10,6 +10,7 @@
  * nvidia-cudnn-cu12 and share site-packages/nvidia/cudnn).
  */
 #include "load/fix_lines.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "scan/catalog.h"
 #include "scan/roots.h"
@@ -244,33 +245,13 @@ static size_t wheel_site_length(const char *path, const char *folder,
   return 0;
 }
 
-/* A growing string; out of memory leaves it NULL for good. */
-typedef struct text {
-  char *s;
-  size_t len;
-  int failed;
-} text;
-
-static void add(text *t, const char *format, ...) CL_PRINTF(2, 3);
-static void add(text *t, const char *format, ...) {
-  if (t->failed)
-    return;
+/* A fix line is written into a cl_buf (common/buf.h). */
+static void add(cl_buf *t, const char *format, ...) CL_PRINTF(2, 3);
+static void add(cl_buf *t, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  int n = vsnprintf(NULL, 0, format, ap);
+  cl_buf_vprintf(t, format, ap);
   va_end(ap);
-  char *grown = n < 0 ? NULL : realloc(t->s, t->len + (size_t)n + 1);
-  if (!grown) {
-    free(t->s);
-    t->s = NULL;
-    t->failed = 1;
-    return;
-  }
-  t->s = grown;
-  va_start(ap, format);
-  vsnprintf(t->s + t->len, (size_t)n + 1, format, ap);
-  va_end(ap);
-  t->len += (size_t)n;
 }
 
 /* Whether the name ends in -cuNN, which pins the CUDA major. */
@@ -348,11 +329,11 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
   if (!w)
     w = find_wheel(family, 12, major, naming);
-  text t = {0};
+  cl_buf t = CL_BUF_INIT;
   if (!w) {
     /* The driver, or a library no wheel ships here (NCCL on Windows). */
     add(&t, "set %s to the folder that holds %s", var, files);
-    return t.s;
+    return cl_buf_take(&t);
   }
   char spec[160];
   specifier(r, w, spec, sizeof spec);
@@ -379,7 +360,7 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
         "pip install \"%s%s\" (then pass its site-packages folder as a root), "
         "or set %s to the folder that holds %s",
         w->package, spec, var, files);
-    return t.s;
+    return cl_buf_take(&t);
   }
   char *dir = target_folder(pinned->path, site_len, family, major);
   if (!dir)
@@ -406,5 +387,5 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
       (int)site_len, pinned->path, pinned->entry->family, pinned->major,
       naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, var, files);
   free(dir);
-  return t.s;
+  return cl_buf_take(&t);
 }

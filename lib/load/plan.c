@@ -20,6 +20,7 @@
 #include "load/plan.h"
 #include "scan/inventory.h"
 #include "scan/driver_version.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "load/fix_lines.h"
 #include "os/loader.h"
@@ -39,31 +40,6 @@
 #define CL_KNOWN_PLAN_FLAGS                                                    \
   (CUDALOAD_PRELOAD_GLOBAL | CUDALOAD_PRELOAD_ALL_SUBLIBS |                    \
    CUDALOAD_PRELOAD_PARTIAL)
-
-/* A growing message, for the report of an unsatisfied plan. */
-typedef struct text_buffer {
-  char *data;
-  size_t len, capacity;
-  int failed;
-} text_buffer;
-
-static void append(text_buffer *b, const char *fmt, ...) CL_PRINTF(2, 3);
-static void append(text_buffer *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0 || b->failed)
-    return;
-  if (cl_reserve((void **)&b->data, &b->capacity, b->len + (size_t)n + 1, 1)) {
-    b->failed = 1;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  b->len += (size_t)n;
-}
 
 static int library_version(const cl_library *lib,
                            long parts[CL_VERSION_PARTS]) {
@@ -377,18 +353,19 @@ static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
   return CUDALOAD_OK;
 }
 
-static void describe_roots(text_buffer *b, const cudaload_ctx *ctx) {
-  append(b, "  searched %zu root%s:\n", ctx->root_count,
-         ctx->root_count == 1 ? "" : "s");
+static void describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
+  cl_buf_printf(b, "  searched %zu root%s:\n", ctx->root_count,
+                ctx->root_count == 1 ? "" : "s");
   for (size_t i = 0; i < ctx->root_count; ++i)
-    append(b, "    %s (%s%s)\n", ctx->roots[i].path, ctx->roots[i].origin,
-           ctx->roots[i].status == CUDALOAD_OK
-               ? ""
-               : (ctx->roots[i].status == CUDALOAD_E_NOT_FOUND
-                      ? ", not found"
-                      : (ctx->roots[i].status == CUDALOAD_E_INSECURE
-                             ? ", writable by other users: refused"
-                             : ", unreadable")));
+    cl_buf_printf(b, "    %s (%s%s)\n", ctx->roots[i].path,
+                  ctx->roots[i].origin,
+                  ctx->roots[i].status == CUDALOAD_OK
+                      ? ""
+                      : (ctx->roots[i].status == CUDALOAD_E_NOT_FOUND
+                             ? ", not found"
+                             : (ctx->roots[i].status == CUDALOAD_E_INSECURE
+                                    ? ", writable by other users: refused"
+                                    : ", unreadable")));
 }
 
 /* planned: the plan's entries by path (borrowed), so that adding one to a
@@ -1526,28 +1503,27 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
 }
 
 char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx) {
-  text_buffer b = {0};
+  cl_buf b = CL_BUF_INIT;
   for (size_t r = 0; r < ctx->outcome_count; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
     const cl_requirement_outcome *o = &ctx->outcomes[r];
     if (o->chosen != SIZE_MAX)
       continue;
-    append(&b, "%s: no usable %s library\n", req->text, req->entry->family);
+    cl_buf_printf(&b, "%s: no usable %s library\n", req->text,
+                  req->entry->family);
     describe_roots(&b, ctx);
     if (o->rejected_count) {
-      append(&b, "  rejected:\n");
+      cl_buf_printf(&b, "  rejected:\n");
       for (size_t i = 0; i < o->rejected_count; ++i)
-        append(&b, "    %s: %s\n", o->rejected[i].path, o->rejected[i].why);
+        cl_buf_printf(&b, "    %s: %s\n", o->rejected[i].path,
+                      o->rejected[i].why);
     } else {
-      append(&b, "  no file named like %s was found\n", req->entry->name);
+      cl_buf_printf(&b, "  no file named like %s was found\n",
+                    req->entry->name);
     }
-    append(&b, "  fix: %s\n", o->fix ? o->fix : "");
+    cl_buf_printf(&b, "  fix: %s\n", o->fix ? o->fix : "");
   }
-  if (b.failed) {
-    free(b.data);
-    return NULL;
-  }
-  return b.data;
+  return cl_buf_take(&b);
 }
 
 /* Accessors. */
@@ -1577,6 +1553,15 @@ int cudaload_plan_major(const cudaload_ctx *ctx, size_t i) {
 const char *cudaload_plan_reason(const cudaload_ctx *ctx, size_t i) {
   const cl_plan_entry *p = plan_at(ctx, i);
   return p ? p->reason : NULL;
+}
+
+const char *cudaload_plan_state_name(int state) {
+  static const char *const names[] = {"planned",        "loaded",
+                                      "already-loaded", "loaded-elsewhere",
+                                      "failed",         "not-needed"};
+  if (state < 0 || (size_t)state >= sizeof names / sizeof *names)
+    return NULL;
+  return names[state];
 }
 
 int cudaload_plan_state(const cudaload_ctx *ctx, size_t i) {

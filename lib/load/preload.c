@@ -4,8 +4,10 @@
  */
 #include "core/context.h"
 #include "load/plan.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "load/bind.h"
+#include "load/library_open.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
@@ -45,46 +47,21 @@ static void set_loaded_path(cl_plan_entry *p, const char *path) {
   }
 }
 
-/* A growing report. */
-typedef struct report {
-  char *data;
-  size_t len, capacity;
-} report;
-
-static void say(report *r, const char *fmt, ...) CL_PRINTF(2, 3);
-static void say(report *r, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0 ||
-      cl_reserve((void **)&r->data, &r->capacity, r->len + (size_t)n + 1, 1))
-    return;
-  va_start(ap, fmt);
-  vsnprintf(r->data + r->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  r->len += (size_t)n;
-}
-
-static const char *state_text(int state) {
-  switch (state) {
-  case CUDALOAD_STATE_LOADED:
-    return "loaded";
-  case CUDALOAD_STATE_ALREADY_LOADED:
-    return "already loaded";
-  case CUDALOAD_STATE_LOADED_ELSEWHERE:
-    return "already loaded from another file";
-  case CUDALOAD_STATE_FAILED:
-    return "FAILED";
-  case CUDALOAD_STATE_NOT_NEEDED:
-    return "not needed";
-  default:
-    return "not loaded";
-  }
+/* Set the last error to the report; when memory ran out while it was
+ * written, say so rather than lose part of it in silence. */
+static void fail_with_report(int status, cl_buf *r) {
+  int lost = r->failed;
+  char *text = cl_buf_take(r);
+  if (text && !lost)
+    cl_fail(status, "%s", text);
+  else
+    cl_fail(status, "%s (the file-by-file report was lost: out of memory)",
+            cudaload_strerror(status));
+  free(text);
 }
 
 /* Load one entry; returns 0, or 1 when the OS loader refused it. */
-static int load_entry(cl_plan_entry *p, cl_open_mode mode, report *failures) {
+static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
   if (registry_has(p->path)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
@@ -111,21 +88,22 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, report *failures) {
     cl_clear_error();
   }
   free(folder);
-  if (cl_os_loader_open(p->path, mode)) {
+  if (cl_library_open(p->path, mode)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
     registry_add(p->path);
     return 0;
   }
   p->state = CUDALOAD_STATE_FAILED;
-  say(failures, "  %s: %s\n", p->path, cudaload_last_error());
+  cl_buf_printf(failures, "  %s: %s\n", p->path, cudaload_last_error());
   return 1;
 }
 
-static void say_plan(report *r, const cudaload_ctx *ctx) {
-  say(r, "plan, file by file:\n");
+static void say_plan(cl_buf *r, const cudaload_ctx *ctx) {
+  cl_buf_printf(r, "plan, file by file:\n");
   for (size_t i = 0; i < ctx->plan_count; ++i)
-    say(r, "  %-16s %s%s%s\n", state_text(ctx->plan[i].state),
+    cl_buf_printf(
+        r, "  %-16s %s%s%s\n", cudaload_plan_state_name(ctx->plan[i].state),
         ctx->plan[i].path,
         ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE ? " -> " : "",
         ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE
@@ -138,23 +116,22 @@ static void say_plan(report *r, const cudaload_ctx *ctx) {
  * Takes `unsatisfied` (the plan's last error, or NULL: none, or out of
  * memory copying it). */
 static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
-  report r = {0};
+  cl_buf r = CL_BUF_INIT;
   int status = plan_rc != CUDALOAD_OK ? plan_rc : CUDALOAD_E_CONFLICT;
-  say(&r,
-      "nothing was loaded: %s, and a preload is all or nothing "
-      "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n",
-      plan_rc != CUDALOAD_OK ? "a requirement is unsatisfied"
-                             : "a conflict is known before loading");
+  cl_buf_printf(&r,
+                "nothing was loaded: %s, and a preload is all or nothing "
+                "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n",
+                plan_rc != CUDALOAD_OK ? "a requirement is unsatisfied"
+                                       : "a conflict is known before loading");
   if (unsatisfied)
-    say(&r, "%s", unsatisfied);
+    cl_buf_printf(&r, "%s", unsatisfied);
   if (unsatisfied && unsatisfied[0] &&
       unsatisfied[strlen(unsatisfied) - 1] != '\n')
-    say(&r, "\n");
+    cl_buf_printf(&r, "\n");
   for (size_t i = 0; i < ctx->conflict_count; ++i)
-    say(&r, "conflict: %s\n", ctx->conflicts[i].text);
+    cl_buf_printf(&r, "conflict: %s\n", ctx->conflicts[i].text);
   say_plan(&r, ctx);
-  cl_fail(status, "%s", r.data ? r.data : cudaload_strerror(status));
-  free(r.data);
+  fail_with_report(status, &r);
   free(unsatisfied);
   return status;
 }
@@ -177,7 +154,7 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
     return refuse_plan(ctx, plan_rc, unsatisfied);
   cl_open_mode mode =
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
-  report failures = {0};
+  cl_buf failures = CL_BUF_INIT;
   size_t failed = 0;
   cl_os_loader_lock();
   for (size_t i = 0; i < ctx->plan_count; ++i) {
@@ -198,34 +175,34 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   cl_plan_detect_conflicts(ctx);
 
   if (plan_rc == CUDALOAD_OK && !failed && ctx->conflict_count == 0) {
-    free(failures.data);
+    cl_buf_free(&failures);
     cl_clear_error();
     return CUDALOAD_OK;
   }
   /* Say file by file what happened, so nothing is half-done in silence. */
-  report r = {0};
+  cl_buf r = CL_BUF_INIT;
   int status;
   if (plan_rc != CUDALOAD_OK) {
     status = CUDALOAD_E_UNSATISFIED;
-    say(&r, "%s", unsatisfied ? unsatisfied : "");
+    cl_buf_printf(&r, "%s", unsatisfied ? unsatisfied : "");
   } else if (failed) {
     status = CUDALOAD_E_LOAD_FAILED;
-    say(&r, "%zu of the planned files could not be loaded:\n%s", failed,
-        failures.data ? failures.data : "");
+    cl_buf_printf(&r, "%zu of the planned files could not be loaded:\n%s",
+                  failed, failures.data ? failures.data : "");
   } else {
     status = CUDALOAD_E_CONFLICT;
     for (size_t i = 0; i < ctx->conflict_count; ++i)
-      say(&r, "conflict: %s\n", ctx->conflicts[i].text);
+      cl_buf_printf(&r, "conflict: %s\n", ctx->conflicts[i].text);
   }
   if (plan_rc != CUDALOAD_OK && failed)
-    say(&r, "also, %zu planned files could not be loaded:\n%s", failed,
-        failures.data ? failures.data : "");
+    cl_buf_printf(&r, "also, %zu planned files could not be loaded:\n%s",
+                  failed, failures.data ? failures.data : "");
   say_plan(&r, ctx);
+  r.failed |= failures.failed; /* a failure's line was lost */
   if (ctx->plan_count == 0)
-    say(&r, "  (nothing was loaded)\n");
-  cl_fail(status, "%s", r.data ? r.data : cudaload_strerror(status));
-  free(r.data);
-  free(failures.data);
+    cl_buf_printf(&r, "  (nothing was loaded)\n");
+  fail_with_report(status, &r);
+  cl_buf_free(&failures);
   free(unsatisfied);
   return status;
 }
@@ -239,7 +216,7 @@ void *cudaload_dlopen_isolated(const char *path) {
     return NULL;
   }
   cl_os_loader_lock();
-  void *handle = cl_os_loader_open(path, CL_OPEN_DEEPBIND);
+  void *handle = cl_library_open(path, CL_OPEN_DEEPBIND);
   cl_os_loader_unlock();
   return handle;
 }

@@ -11,6 +11,7 @@
 #include "load/resolve.h"
 
 #include "cudaload.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
 #include "os/platform.h"
@@ -46,41 +47,6 @@ const char *cl_resolve_rule_name(cl_resolve_rule rule) {
 
 static int is_windows(const cl_loader_model *m) {
   return m->naming == CL_NAMING_WINDOWS;
-}
-
-/* A growing string; `failed` remembers a lost allocation, so a sequence
- * of appends is checked once at the end. */
-typedef struct text {
-  char *s;
-  size_t len, cap;
-  int failed;
-} text;
-
-static void text_add_n(text *t, const char *s, size_t n) {
-  if (t->failed)
-    return;
-  if (cl_reserve((void **)&t->s, &t->cap, t->len + n + 1, 1) != CUDALOAD_OK) {
-    t->failed = 1;
-    return;
-  }
-  memcpy(t->s + t->len, s, n);
-  t->len += n;
-  t->s[t->len] = '\0';
-}
-
-static void text_add(text *t, const char *s) {
-  text_add_n(t, s, strlen(s));
-}
-
-/* The finished string (never NULL unless memory failed). */
-static char *text_take(text *t) {
-  if (t->failed) {
-    free(t->s);
-    return NULL;
-  }
-  if (!t->s)
-    return cl_strdup("");
-  return t->s;
 }
 
 static int ascii_lower(int c) {
@@ -691,7 +657,7 @@ static int trusted_after_normalising(const cl_loader_model *m,
  */
 static char *expand_dst(const cl_loader_model *m, const char *input,
                         const origin_of *o) {
-  text t = {0};
+  cl_buf t = CL_BUF_INIT;
   const char *start = input;
   int check_trusted = 0;
   const char *p = input;
@@ -699,7 +665,7 @@ static char *expand_dst(const cl_loader_model *m, const char *input,
   int origin_done = 0;
   while (*p) {
     if (*p != '$') {
-      text_add_n(&t, p, 1);
+      cl_buf_append(&t, p, 1);
       ++p;
       continue;
     }
@@ -726,18 +692,18 @@ static char *expand_dst(const cl_loader_model *m, const char *input,
       known = 0;
     }
     if (known && repl) {
-      text_add(&t, repl);
+      cl_buf_puts(&t, repl);
       p += len;
     } else if (known) {
       free(origin);
-      free(t.s);
+      cl_buf_free(&t);
       return cl_strdup("");
     } else {
-      text_add(&t, "$");
+      cl_buf_puts(&t, "$");
     }
   }
   free(origin);
-  char *result = text_take(&t);
+  char *result = cl_buf_take(&t);
   if (result && check_trusted && !trusted_after_normalising(m, result)) {
     free(result);
     return cl_strdup("");

@@ -17,7 +17,8 @@ typedef enum cl_open_mode {
 } cl_open_mode;
 
 /*
- * Open a library by absolute path. Windows: LoadLibraryExW(path, NULL,
+ * Open a library by absolute path (checked by the caller,
+ * cl_library_open). Windows: LoadLibraryExW(path, NULL,
  * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) with
  * SetThreadErrorMode(SEM_FAILCRITICALERRORS) around it (mode ignored).
  * A path that is not a regular file (a FIFO, a folder, a device) is refused

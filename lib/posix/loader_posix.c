@@ -130,16 +130,6 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
     return NULL;
   }
-  /* A name without '/' would go through LD_LIBRARY_PATH, RUNPATH and the
-   * cache, and a relative one through the current folder: either could load
-   * another file than the one planned. */
-  if (!cl_os_path_is_absolute(path)) {
-    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-            "%s: not an absolute path (libraries are loaded by absolute path "
-            "only, so that no search can pick another file)",
-            path);
-    return NULL;
-  }
   /* Before any dlopen, RTLD_NOLOAD included: that one opens the file too. */
   if (refuse_special_file(path))
     return NULL;

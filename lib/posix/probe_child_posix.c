@@ -52,6 +52,7 @@
 #include "os/platform.h"
 
 #include "cudaload.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/strutil.h"
 
@@ -324,8 +325,7 @@ static void run_keeper(cudaload_ctx *ctx, int report_fd, int control_fd) {
 /* --- the caller ---------------------------------------------------------- */
 
 typedef struct received {
-  char *data;
-  size_t len, capacity;
+  cl_buf text;
   int ended;   /* end of file, or a read error */
   int flooded; /* more than CL_PROBE_REPORT_CAP bytes came */
 } received;
@@ -333,18 +333,18 @@ typedef struct received {
 /* Read what the (non-blocking) pipe holds now, up to just past the cap. */
 static void drain(int fd, received *r) {
   while (!r->ended && !r->flooded) {
-    if (r->len > CL_PROBE_REPORT_CAP) {
+    if (r->text.len > CL_PROBE_REPORT_CAP) {
       r->flooded = 1;
       return;
     }
-    if (cl_reserve((void **)&r->data, &r->capacity, r->len + 4096 + 1, 1)) {
+    char *space = cl_buf_space(&r->text, 4096);
+    if (!space) {
       r->ended = 1; /* without memory, what came is all there is */
       return;
     }
-    ssize_t n = read(fd, r->data + r->len, 4096);
+    ssize_t n = read(fd, space, 4096);
     if (n > 0) {
-      r->len += (size_t)n;
-      r->data[r->len] = '\0';
+      cl_buf_grow(&r->text, (size_t)n);
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -487,52 +487,23 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
     prober_status = -1;
   close(control[0]);
 
-  double elapsed_ms = cl_os_clock_ms() - started;
-  int complete = 0;
-  if (r.data)
-    cl_probe_wire_parse(
-        r.data, r.len > CL_PROBE_REPORT_CAP ? CL_PROBE_REPORT_CAP : r.len, p,
-        &complete);
-  free(r.data);
-  char message[256];
-  if (complete) {
-    /* The child said everything it had to say before the deadline: its
-     * verdict stands, whatever happened afterwards. */
-  } else if (r.flooded) {
-    snprintf(message, sizeof message,
-             "the probe process wrote more than %d bytes (a driver writing "
-             "into the probe's report channel?); it was killed",
-             CL_PROBE_REPORT_CAP);
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
-                             message);
-  } else if (timed_out) {
-    snprintf(message, sizeof message,
-             "the probe did not finish within %g s (a hung driver?); its "
-             "process was killed",
-             timeout_s);
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_TIMEOUT, elapsed_ms, message);
-  } else if (prober_status != -1 && WIFSIGNALED(prober_status)) {
+  cl_probe_child_end end = {r.text.data, r.text.len, r.flooded,
+                            timed_out,   timeout_s,  cl_os_clock_ms() - started,
+                            ""};
+  if (prober_status != -1 && WIFSIGNALED(prober_status)) {
     int signal_number = WTERMSIG(prober_status);
-    snprintf(message, sizeof message,
-             "the probe process died from signal %d (%s)", signal_number,
+    snprintf(end.how, sizeof end.how, "died from signal %d (%s)", signal_number,
              strsignal(signal_number));
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
-                             message);
-  } else {
-    if (prober_status != -1 && WIFEXITED(prober_status))
-      snprintf(message, sizeof message,
-               "the probe process exited with status %d before it finished",
-               WEXITSTATUS(prober_status));
-    else if (keeper_status != -1 && WIFEXITED(keeper_status) &&
-             WEXITSTATUS(keeper_status) == KEEPER_NO_PROBER)
-      snprintf(message, sizeof message,
-               "the probe process could not be started (fork failed)");
-    else
-      snprintf(message, sizeof message,
-               "the probe process ended before it finished");
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
-                             message);
+  } else if (prober_status != -1 && WIFEXITED(prober_status)) {
+    snprintf(end.how, sizeof end.how,
+             "exited with status %d before it finished",
+             WEXITSTATUS(prober_status));
+  } else if (keeper_status != -1 && WIFEXITED(keeper_status) &&
+             WEXITSTATUS(keeper_status) == KEEPER_NO_PROBER) {
+    snprintf(end.how, sizeof end.how, "could not be started (fork failed)");
   }
+  cl_probe_child_verdict(p, &end);
+  cl_buf_free(&r.text);
   return CUDALOAD_OK;
 }
 

@@ -98,14 +98,10 @@ int cl_probe_add_device(cudaload_probe *p, const char *name, int capability,
  * write the summary sentence from the stages. */
 void cl_probe_conclude(cudaload_probe *p, int reason);
 
-/* "no_driver", "timeout", ... ("none" for CUDALOAD_REASON_NONE). */
-const char *cl_probe_reason_name(int reason);
 /* A compute capability (90) as text ("9.0", or "unknown" for 0). */
 void cl_probe_capability_text(int capability, char *out, size_t size);
 /* Device memory in MiB as text ("81559 MiB", or "unknown memory"). */
 void cl_probe_memory_text(unsigned long long mib, char *out, size_t size);
-/* "ok", "failed", "skipped", "warning". */
-const char *cl_probe_stage_status_name(int status);
 
 /* Called after each stage finishes (the child reports it at once, so a
  * stage that hangs later does not hide the ones before it). */

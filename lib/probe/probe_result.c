@@ -23,29 +23,6 @@ const char *const cl_probe_stage_names[CL_PROBE_STAGE_COUNT] = {
 /* The result                                                               */
 /* ------------------------------------------------------------------------ */
 
-static char *format_text(const char *fmt, va_list ap) CL_PRINTF(1, 0);
-static char *format_text(const char *fmt, va_list ap) {
-  va_list copy;
-  va_copy(copy, ap);
-  int n = vsnprintf(NULL, 0, fmt, copy);
-  va_end(copy);
-  if (n < 0)
-    return NULL;
-  char *text = malloc((size_t)n + 1);
-  if (text)
-    vsnprintf(text, (size_t)n + 1, fmt, ap);
-  return text;
-}
-
-static char *text_of(const char *fmt, ...) CL_PRINTF(1, 2);
-static char *text_of(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *text = format_text(fmt, ap);
-  va_end(ap);
-  return text;
-}
-
 cudaload_probe *cl_probe_new(void) {
   cudaload_probe *p = calloc(1, sizeof *p);
   if (!p)
@@ -100,26 +77,39 @@ int cl_probe_add_device(cudaload_probe *p, const char *name, int capability,
   return CUDALOAD_OK;
 }
 
-const char *cl_probe_reason_name(int reason) {
+const char *cudaload_probe_verdict_name(int verdict) {
+  switch (verdict) {
+  case CUDALOAD_GPU_OK:
+    return "GPU_OK";
+  case CUDALOAD_CPU_FALLBACK:
+    return "CPU_FALLBACK";
+  default:
+    return NULL;
+  }
+}
+
+const char *cudaload_probe_reason_name(int reason) {
   static const char *const names[] = {
       "none",           "no_driver",      "driver_broken", "init_failed",
       "no_device",      "driver_too_old", "device_failed", "missing_library",
       "library_failed", "wrong_result",   "timeout",       "probe_crashed"};
   if (reason < 0 || (size_t)reason >= sizeof names / sizeof *names)
-    return "unknown";
+    return NULL;
   return names[reason];
 }
 
-const char *cl_probe_stage_status_name(int status) {
+const char *cudaload_probe_stage_status_name(int status) {
   switch (status) {
   case CUDALOAD_STAGE_OK:
     return "ok";
   case CUDALOAD_STAGE_FAILED:
     return "failed";
+  case CUDALOAD_STAGE_SKIPPED:
+    return "skipped";
   case CUDALOAD_STAGE_WARNING:
     return "warning";
   default:
-    return "skipped";
+    return NULL;
   }
 }
 
@@ -212,8 +202,8 @@ static char *gpu_ok_summary(const cudaload_probe *p) {
   if (p->driver_version)
     snprintf(driver, sizeof driver, "CUDA %d.%d", p->driver_version / 1000,
              (p->driver_version % 1000) / 10);
-  return text_of("GPU usable: %s, driver for %s%s%s", device, driver,
-                 warning[0] ? "; note: " : "", warning);
+  return cl_strdup_printf("GPU usable: %s, driver for %s%s%s", device, driver,
+                          warning[0] ? "; note: " : "", warning);
 }
 
 void cl_probe_conclude(cudaload_probe *p, int reason) {
@@ -227,13 +217,13 @@ void cl_probe_conclude(cudaload_probe *p, int reason) {
              (size_t)reason < sizeof reason_texts / sizeof *reason_texts &&
              reason_texts[reason].because) {
     const char *fix = reason_texts[reason].fix;
-    summary = text_of(
+    summary = cl_strdup_printf(
         "fall back to CPU, because %s (%s)%s%s%s", reason_texts[reason].because,
         first_failure_message(p), fix ? "; " : "", fix ? fix : "",
         reason == CUDALOAD_REASON_NO_DRIVER ? cl_os_driver_name() : "");
   } else {
-    summary = text_of("fall back to CPU, because of reason %d (%s)", reason,
-                      first_failure_message(p));
+    summary = cl_strdup_printf("fall back to CPU, because of reason %d (%s)",
+                               reason, first_failure_message(p));
   }
   if (summary) {
     free(p->summary);

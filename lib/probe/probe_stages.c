@@ -14,7 +14,9 @@
 #include "probe/probe.h"
 
 #include "core/context.h"
+#include "common/buf.h"
 #include "common/error.h"
+#include "load/library_open.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "probe/probe_child.h"
@@ -184,29 +186,6 @@ static const char *resolve(void *handle, const cl_symbol_spec *specs,
   return missing;
 }
 
-static char *format_text(const char *fmt, va_list ap) CL_PRINTF(1, 0);
-static char *format_text(const char *fmt, va_list ap) {
-  va_list copy;
-  va_copy(copy, ap);
-  int n = vsnprintf(NULL, 0, fmt, copy);
-  va_end(copy);
-  if (n < 0)
-    return NULL;
-  char *text = malloc((size_t)n + 1);
-  if (text)
-    vsnprintf(text, (size_t)n + 1, fmt, ap);
-  return text;
-}
-
-static char *text_of(const char *fmt, ...) CL_PRINTF(1, 2);
-static char *text_of(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *text = format_text(fmt, ap);
-  va_end(ap);
-  return text;
-}
-
 /* ------------------------------------------------------------------------ */
 /* One run                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -239,10 +218,12 @@ static void stage_end(probe_run *run, size_t stage, int status, int reason,
 static void stage_end(probe_run *run, size_t stage, int status, int reason,
                       const char *fmt, ...) {
   double ms = cl_os_clock_ms() - run->started_ms;
+  cl_buf text = CL_BUF_INIT;
   va_list ap;
   va_start(ap, fmt);
-  char *message = format_text(fmt, ap);
+  cl_buf_vprintf(&text, fmt, ap);
   va_end(ap);
+  char *message = cl_buf_take(&text);
   if (!message)
     run->out_of_memory = 1;
   cl_probe_set_stage(run->p, stage, status, ms < 0 ? 0 : ms,
@@ -353,7 +334,7 @@ static int stage_driver(probe_run *run) {
   } else {
     int by_name = !has_separator(choice);
     run->driver = by_name ? cl_os_loader_open_system(choice)
-                          : cl_os_loader_open(choice, CL_OPEN_LOCAL);
+                          : cl_library_open(choice, CL_OPEN_LOCAL);
     if (!run->driver) {
       stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_NO_DRIVER, "%s", cudaload_last_error());
@@ -693,10 +674,10 @@ static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
   const cl_requirement_outcome *o =
       index < ctx->outcome_count ? &ctx->outcomes[index] : NULL;
   if (o && o->fix)
-    return text_of("%s: no usable %s library; fix: %s", r->text,
-                   r->entry->family, o->fix);
-  return text_of("%s: no usable %s library was found", r->text,
-                 r->entry->family);
+    return cl_strdup_printf("%s: no usable %s library; fix: %s", r->text,
+                            r->entry->family, o->fix);
+  return cl_strdup_printf("%s: no usable %s library was found", r->text,
+                          r->entry->family);
 }
 
 /* The loaded main library of requirement index r: its handle (and path),
@@ -719,7 +700,7 @@ static void *requirement_handle(probe_run *run, size_t stage, size_t r,
     const char *path =
         e->loaded_path && e->loaded_path[0] ? e->loaded_path : e->path;
     /* Already in the process: this opens the same object again. */
-    void *handle = cl_os_loader_open(path, CL_OPEN_LOCAL);
+    void *handle = cl_library_open(path, CL_OPEN_LOCAL);
     if (!handle) {
       stage_end(run, stage, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_LIBRARY_FAILED, "%s: %s", req->text,
@@ -1036,9 +1017,9 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
               "cuDNN %s: cudnnDestroy returned %d (%s)", version, status, path);
     return 0;
   }
-  *line = text_of("cuDNN %s (cudnnGetVersion %zu): handle created and "
-                  "destroyed",
-                  version, number);
+  *line = cl_strdup_printf("cuDNN %s (cudnnGetVersion %zu): handle created and "
+                           "destroyed",
+                           version, number);
   return 1;
 }
 
@@ -1054,8 +1035,9 @@ static void stage_cudnn(probe_run *run) {
       free(message);
       return;
     }
-    char *joined = text_of("%s%s%s", message ? message : "",
-                           message && message[0] ? "; " : "", line ? line : "");
+    char *joined =
+        cl_strdup_printf("%s%s%s", message ? message : "",
+                         message && message[0] ? "; " : "", line ? line : "");
     free(message);
     free(line);
     message = joined;

@@ -19,6 +19,7 @@
  */
 #include "probe/probe.h"
 
+#include "common/buf.h"
 #include "common/strutil.h"
 
 #include <stdio.h>
@@ -29,29 +30,17 @@
 
 /* --- writing ------------------------------------------------------------- */
 
-typedef struct line_buffer {
-  char *data;
-  size_t len, capacity;
-  int failed;
-} line_buffer;
-
-static void put_bytes(line_buffer *b, const char *s, size_t n) {
-  if (b->failed)
-    return;
-  if (cl_reserve((void **)&b->data, &b->capacity, b->len + n + 1, 1)) {
-    b->failed = 1;
-    return;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
+/* A record is written into a cl_buf; a lost allocation makes the whole
+ * record NULL (finish), never a truncated line. */
+static void put_bytes(cl_buf *b, const char *s, size_t n) {
+  cl_buf_append(b, s, n);
 }
 
-static void put(line_buffer *b, const char *s) {
+static void put(cl_buf *b, const char *s) {
   put_bytes(b, s, strlen(s));
 }
 
-static void put_escaped(line_buffer *b, const char *s) {
+static void put_escaped(cl_buf *b, const char *s) {
   put(b, "\t");
   for (; s && *s; ++s) {
     switch (*s) {
@@ -73,18 +62,14 @@ static void put_escaped(line_buffer *b, const char *s) {
   }
 }
 
-static void put_number(line_buffer *b, long long value) {
+static void put_number(cl_buf *b, long long value) {
   char text[32];
   snprintf(text, sizeof text, "\t%lld", value);
   put(b, text);
 }
 
-static char *finish(line_buffer *b) {
-  if (b->failed) {
-    free(b->data);
-    return NULL;
-  }
-  return b->data;
+static char *finish(cl_buf *b) {
+  return cl_buf_take(b);
 }
 
 char *cl_probe_wire_header(void) {
@@ -95,7 +80,7 @@ char *cl_probe_wire_stage(const cudaload_probe *p, size_t stage) {
   if (stage >= CL_PROBE_STAGE_COUNT)
     return NULL;
   const cl_probe_stage *s = &p->stages[stage];
-  line_buffer b = {0};
+  cl_buf b = CL_BUF_INIT;
   put(&b, "stage");
   put_number(&b, (long long)stage);
   put_number(&b, s->status);
@@ -114,7 +99,7 @@ char *cl_probe_wire_stage(const cudaload_probe *p, size_t stage) {
 }
 
 char *cl_probe_wire_tail(const cudaload_probe *p) {
-  line_buffer b = {0};
+  cl_buf b = CL_BUF_INIT;
   put(&b, "driver");
   put_escaped(&b, p->driver_path);
   put_number(&b, p->driver_version);

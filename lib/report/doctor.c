@@ -15,12 +15,14 @@
 #include "report/doctor.h"
 #include "scan/driver_version.h"
 #include "report/explain.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "probe/probe.h"
 #include "report/report_inventory.h"
+#include "report/report_probe.h"
 #include "report/report_writer.h"
 #include "load/resolve.h"
 #include "scan/roots.h"
@@ -101,27 +103,6 @@ static cl_naming host_naming(void) {
 
 static const char *driver_file_name(void) {
   return host_naming() == CL_NAMING_WINDOWS ? "nvcuda.dll" : "libcuda.so.1";
-}
-
-static const char *state_name(int state) {
-  switch (state) {
-  case CUDALOAD_STATE_LOADED:
-    return "loaded";
-  case CUDALOAD_STATE_ALREADY_LOADED:
-    return "already-loaded";
-  case CUDALOAD_STATE_LOADED_ELSEWHERE:
-    return "loaded-elsewhere";
-  case CUDALOAD_STATE_FAILED:
-    return "failed";
-  case CUDALOAD_STATE_NOT_NEEDED:
-    return "not-needed";
-  default:
-    return "planned";
-  }
-}
-
-static const char *verdict_name(int verdict) {
-  return verdict == CUDALOAD_GPU_OK ? "gpu_ok" : "cpu_fallback";
 }
 
 /* The library of the inventory behind a path, or NULL. */
@@ -485,10 +466,11 @@ static void probe_problems(doctor *d) {
   char *text = NULL;
   for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !text; ++i)
     if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED)
-      text = cl_strdup_printf(
-          "the GPU probe falls back to CPU (%s, stage %s): %s",
-          cl_probe_reason_name(reason), cudaload_probe_stage_name(d->probe, i),
-          cudaload_probe_stage_message(d->probe, i));
+      text =
+          cl_strdup_printf("the GPU probe falls back to CPU (%s, stage %s): %s",
+                           cudaload_probe_reason_name(reason),
+                           cudaload_probe_stage_name(d->probe, i),
+                           cudaload_probe_stage_message(d->probe, i));
   if (!text)
     text = cl_strdup_printf("%s", cudaload_probe_summary(d->probe));
   const char *fix = probe_fix(reason);
@@ -722,9 +704,7 @@ static void find_problems(doctor *d) {
 /* --- text ------------------------------------------------------------- */
 
 typedef struct text {
-  char *data;
-  size_t len, capacity;
-  int failed;
+  cl_buf out; /* the report */
   int color;
   char **shown; /* escaped copies made by shown(), freed with the text */
   size_t shown_count, shown_capacity;
@@ -741,7 +721,7 @@ static const char *shown_value(text *t, const char *s, int keep_newlines) {
   if (!copy || cl_reserve((void **)&t->shown, &t->shown_capacity,
                           t->shown_count + 1, sizeof *t->shown)) {
     free(copy);
-    t->failed = 1;
+    t->out.failed = 1;
     return "";
   }
   t->shown[t->shown_count++] = copy;
@@ -756,17 +736,8 @@ static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
 static void put(text *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  cl_buf_vprintf(&t->out, fmt, ap);
   va_end(ap);
-  if (n < 0 || t->failed ||
-      cl_reserve((void **)&t->data, &t->capacity, t->len + (size_t)n + 1, 1)) {
-    t->failed = 1;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
 }
 
 /* ANSI SGR codes, only when asked for (a terminal that wants colour). */
@@ -873,14 +844,15 @@ static void text_plan(text *t, const doctor *d) {
     return;
   size_t ws = 5, wn = 4;
   for (size_t i = 0; i < ctx->plan_count; ++i) {
-    widen(&ws, state_name(ctx->plan[i].state));
+    widen(&ws, cudaload_plan_state_name(ctx->plan[i].state));
     widen(&wn, ctx->plan[i].entry->name);
   }
   put(t, "\n  %-*s  %-*s  MAJOR  PATH\n", (int)ws, "STATE", (int)wn, "NAME");
   for (size_t i = 0; i < ctx->plan_count; ++i) {
     const cl_plan_entry *p = &ctx->plan[i];
-    put(t, "  %-*s  %-*s  %-5d  %s\n", (int)ws, state_name(p->state), (int)wn,
-        p->entry->name, p->major, shown(t, p->path));
+    put(t, "  %-*s  %-*s  %-5d  %s\n", (int)ws,
+        cudaload_plan_state_name(p->state), (int)wn, p->entry->name, p->major,
+        shown(t, p->path));
     /* "not-needed" says it all; its reason repeats for every sibling. */
     if (p->state != CUDALOAD_STATE_NOT_NEEDED)
       put(t, "  %-*s  %-*s         why: %s\n", (int)ws, "", (int)wn, "",
@@ -920,7 +892,8 @@ static void text_probe(text *t, const doctor *d) {
   size_t wn = 5, wst = 6;
   for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
     widen(&wn, cudaload_probe_stage_name(p, i));
-    widen(&wst, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
+    widen(&wst,
+          cudaload_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
   }
   put(t, "\n  %-*s  %-*s  %9s  MESSAGE\n", (int)wn, "STAGE", (int)wst, "STATUS",
       "MS");
@@ -932,7 +905,7 @@ static void text_probe(text *t, const doctor *d) {
                                                            : "";
     put(t, "  %-*s  %s%-*s%s  %9.1f  %s\n", (int)wn,
         cudaload_probe_stage_name(p, i), sgr(t, color), (int)wst,
-        cl_probe_stage_status_name(status), sgr(t, *color ? RESET : ""),
+        cudaload_probe_stage_status_name(status), sgr(t, *color ? RESET : ""),
         cudaload_probe_stage_ms(p, i),
         shown(t, cudaload_probe_stage_message(p, i)));
   }
@@ -1006,11 +979,7 @@ static char *write_text(const doctor *d) {
   for (size_t i = 0; i < t.shown_count; ++i)
     free(t.shown[i]);
   free(t.shown);
-  if (t.failed) {
-    free(t.data);
-    return NULL;
-  }
-  return t.data;
+  return cl_buf_take(&t.out); /* NULL: out of memory, said by the caller */
 }
 
 /* --- JSON and YAML ----------------------------------------------------- */
@@ -1022,47 +991,7 @@ static void write_probe(cl_report_writer *w, const cudaload_probe *p) {
     return;
   }
   cl_report_begin_object(w);
-  cl_report_key(w, "verdict");
-  cl_report_string(w, verdict_name(cudaload_probe_verdict(p)));
-  cl_report_key(w, "reason");
-  cl_report_string(w, cl_probe_reason_name(cudaload_probe_reason(p)));
-  cl_report_key(w, "summary");
-  cl_report_string(w, cudaload_probe_summary(p));
-  cl_report_key(w, "driver_version");
-  cl_report_int(w, cudaload_probe_driver_version(p));
-  cl_report_key(w, "runtime_version");
-  cl_report_int(w, cudaload_probe_runtime_version(p));
-  cl_report_key(w, "devices");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, cudaload_probe_device_name(p, i));
-    cl_report_key(w, "capability");
-    cl_report_int(w, cudaload_probe_device_capability(p, i));
-    cl_report_key(w, "memory_mib");
-    cl_report_int(w, (long long)cudaload_probe_device_memory_mib(p, i));
-    cl_report_key(w, "uuid");
-    cl_report_string(w, cudaload_probe_device_uuid(p, i));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-  cl_report_key(w, "stages");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, cudaload_probe_stage_name(p, i));
-    cl_report_key(w, "status");
-    cl_report_string(
-        w, cl_probe_stage_status_name(cudaload_probe_stage_status(p, i)));
-    cl_report_key(w, "message");
-    cl_report_string(w, cudaload_probe_stage_message(p, i));
-    cl_report_key(w, "ms");
-    cl_report_double(w, cudaload_probe_stage_ms(p, i));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
+  cl_report_probe_fields(w, p);
   cl_report_end_object(w);
 }
 
@@ -1073,7 +1002,7 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     return NULL;
   cl_report_begin_object(w);
   cl_report_key(w, "schema_version");
-  cl_report_int(w, 1);
+  cl_report_int(w, 2); /* 2: the probe in its own schema */
 
   cl_report_key(w, "platform");
   cl_report_begin_object(w);
@@ -1211,7 +1140,7 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     cl_report_key(w, "path");
     cl_report_string(w, p->path);
     cl_report_key(w, "state");
-    cl_report_string(w, state_name(p->state));
+    cl_report_string(w, cudaload_plan_state_name(p->state));
     cl_report_key(w, "reason");
     cl_report_string(w, p->reason);
     cl_report_end_object(w);

@@ -6,6 +6,7 @@
  */
 #include "report/explain.h"
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "report/report_writer.h"
 #include "common/strutil.h"
@@ -16,27 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct text {
-  char *data;
-  size_t len, capacity;
-  int failed;
-} text;
+/* The report is written into a cl_buf (common/buf.h). */
+typedef cl_buf text;
 
 static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
 static void put(text *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  cl_buf_vprintf(t, fmt, ap);
   va_end(ap);
-  if (n < 0 || t->failed ||
-      cl_reserve((void **)&t->data, &t->capacity, t->len + (size_t)n + 1, 1)) {
-    t->failed = 1;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
 }
 
 /* A value from outside, escaped for a person (text_escape.h); the copies
@@ -69,17 +58,12 @@ static void shown_free(shown_list *l) {
 
 static char *finish(text *t, shown_list *l) {
   shown_free(l);
-  if (t->failed || l->failed) {
-    free(t->data);
-    return NULL;
-  }
-  if (!t->data)
-    return cl_strdup("");
-  return t->data;
+  t->failed |= l->failed; /* an escaped value was lost */
+  return cl_buf_take(t);
 }
 
 static char *render_text(const cudaload_explain *e) {
-  text t = {0};
+  text t = CL_BUF_INIT;
   shown_list l = {0};
   if (e->pid)
     put(&t, "process %ld: %zu CUDA librar%s mapped\n", e->pid, e->object_count,
@@ -250,7 +234,7 @@ static int has_problem(const cudaload_explain *e, const char *path) {
 }
 
 static char *render_dot(const cudaload_explain *e) {
-  text t = {0};
+  text t = CL_BUF_INIT;
   shown_list l = {0};
   put(&t, "digraph cudaload_explain {\n  rankdir=LR;\n"
           "  node [shape=box, fontname=\"Helvetica\"];\n");

@@ -1,6 +1,7 @@
 /* report_writer.c - JSON (own writer) and YAML (libyaml) back ends, into a
  * memory buffer. */
 #include "report/report_writer.h"
+#include "common/buf.h"
 #include "common/strutil.h"
 #include "common/text_escape.h"
 
@@ -16,9 +17,7 @@
 
 struct cl_report_writer {
   cl_report_format format;
-  char *text;
-  size_t len, capacity;
-  int failed;
+  cl_buf out; /* the document; out.failed: a value was lost */
   /* JSON: per nesting level, whether a value was written yet. */
   int depth;
   int has_items[MAX_DEPTH];
@@ -29,15 +28,7 @@ struct cl_report_writer {
 };
 
 static void put(cl_report_writer *w, const char *s, size_t n) {
-  if (w->failed)
-    return;
-  if (cl_reserve((void **)&w->text, &w->capacity, w->len + n + 1, 1)) {
-    w->failed = 1;
-    return;
-  }
-  memcpy(w->text + w->len, s, n);
-  w->len += n;
-  w->text[w->len] = '\0';
+  cl_buf_append(&w->out, s, n);
 }
 
 static void puts_(cl_report_writer *w, const char *s) {
@@ -58,12 +49,12 @@ int cl_report_format_supported(cl_report_format format) {
 static int yaml_to_buffer(void *data, unsigned char *buffer, size_t size) {
   cl_report_writer *w = data;
   put(w, (const char *)buffer, size);
-  return !w->failed;
+  return !w->out.failed;
 }
 
 static void yaml_emit(cl_report_writer *w, yaml_event_t *event, int ok) {
   if (!ok || !yaml_emitter_emit(&w->emitter, event))
-    w->failed = 1;
+    w->out.failed = 1;
 }
 
 static void yaml_scalar(cl_report_writer *w, const char *value, int plain_ok) {
@@ -73,7 +64,7 @@ static void yaml_scalar(cl_report_writer *w, const char *value, int plain_ok) {
    * double-quoted scalar (text_escape.h); controls it escapes itself. */
   char *text = cl_text_surrogate_escaped(value);
   if (!text) {
-    w->failed = 1;
+    w->out.failed = 1;
     return;
   }
   /* Not plain-implicit for strings: "9.1" or "null" must stay strings. */
@@ -119,17 +110,16 @@ char *cl_report_writer_finish(cl_report_writer *w, size_t *len) {
     yaml_emit(w, &e, yaml_document_end_event_initialize(&e, 1));
     yaml_emit(w, &e, yaml_stream_end_event_initialize(&e));
     if (!yaml_emitter_flush(&w->emitter))
-      w->failed = 1;
+      w->out.failed = 1;
     yaml_emitter_delete(&w->emitter);
   }
 #endif
   if (w->format == CL_REPORT_JSON)
     puts_(w, "\n");
-  char *text = w->failed ? NULL : w->text;
-  if (!text)
-    free(w->text);
+  size_t length = w->out.len;
+  char *text = cl_buf_take(&w->out);
   if (text && len)
-    *len = w->len;
+    *len = length;
   free(w);
   return text;
 }
@@ -208,7 +198,7 @@ static void json_open(cl_report_writer *w, const char *bracket) {
   if (w->depth + 1 < MAX_DEPTH)
     w->depth++;
   else
-    w->failed = 1;
+    w->out.failed = 1;
   w->has_items[w->depth] = 0;
 }
 

@@ -153,16 +153,6 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
     return NULL;
   }
-  /* A bare or relative name would be searched for (application folder,
-   * current folder, PATH) and could load another file than the planned
-   * one. */
-  if (!cl_os_path_is_absolute(path)) {
-    cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-            "%s: not an absolute path (libraries are loaded by absolute path "
-            "only, so that no search can pick another file)",
-            path);
-    return NULL;
-  }
   if (refuse_special_file(path))
     return NULL;
   int status;

@@ -34,6 +34,7 @@
 #include "probe/probe_child.h"
 
 #include "cudaload.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
@@ -191,8 +192,7 @@ static char **helper_arguments(const cudaload_ctx *ctx, HANDLE report) {
 /* --- running it ---------------------------------------------------------- */
 
 typedef struct received {
-  char *data;
-  size_t len, capacity;
+  cl_buf text;
   int flooded; /* more than CL_PROBE_REPORT_CAP bytes came */
 } received;
 
@@ -200,7 +200,7 @@ typedef struct received {
  * cap: a flooding helper is stopped, not followed. */
 static void drain(HANDLE pipe, received *r) {
   while (!r->flooded) {
-    if (r->len > CL_PROBE_REPORT_CAP) {
+    if (r->text.len > CL_PROBE_REPORT_CAP) {
       r->flooded = 1;
       return;
     }
@@ -209,13 +209,13 @@ static void drain(HANDLE pipe, received *r) {
       return;
     if (available > 65536)
       available = 65536;
-    if (cl_reserve((void **)&r->data, &r->capacity, r->len + available + 1, 1))
+    char *space = cl_buf_space(&r->text, available);
+    if (!space)
       return;
     DWORD got = 0;
-    if (!ReadFile(pipe, r->data + r->len, available, &got, NULL) || !got)
+    if (!ReadFile(pipe, space, available, &got, NULL) || !got)
       return;
-    r->len += got;
-    r->data[r->len] = '\0';
+    cl_buf_grow(&r->text, got);
   }
 }
 
@@ -380,44 +380,20 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
   if (job)
     CloseHandle(job);
 
-  double elapsed_ms = cl_os_clock_ms() - started;
-  int complete = 0;
-  if (r.data)
-    cl_probe_wire_parse(
-        r.data, r.len > CL_PROBE_REPORT_CAP ? CL_PROBE_REPORT_CAP : r.len, p,
-        &complete);
-  free(r.data);
-  char message[256];
-  if (complete) {
-    /* The helper said everything it had to say before the deadline: its
-     * verdict stands, whatever happened afterwards. */
-  } else if (r.flooded) {
-    snprintf(message, sizeof message,
-             "the probe helper wrote more than %d bytes (a driver writing "
-             "into the probe's report channel?); it was terminated",
-             CL_PROBE_REPORT_CAP);
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
-                             message);
-  } else if (timed_out) {
-    snprintf(message, sizeof message,
-             "the probe did not finish within %g s (a hung driver?); its "
-             "process was terminated",
-             timeout_s);
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_TIMEOUT, elapsed_ms, message);
-  } else {
-    /* NTSTATUS exception codes (0xC0000005 access violation, ...) are what
-     * a crashed process exits with. */
-    if (exit_code >= 0xC0000000u)
-      snprintf(message, sizeof message,
-               "the probe process died from exception 0x%08lX",
-               (unsigned long)exit_code);
-    else
-      snprintf(message, sizeof message,
-               "the probe process exited with status %lu before it finished",
-               (unsigned long)exit_code);
-    cl_probe_mark_unfinished(p, CUDALOAD_REASON_PROBE_CRASHED, elapsed_ms,
-                             message);
-  }
+  cl_probe_child_end end = {r.text.data, r.text.len, r.flooded,
+                            timed_out,   timeout_s,  cl_os_clock_ms() - started,
+                            ""};
+  /* NTSTATUS exception codes (0xC0000005 access violation, ...) are what
+   * a crashed process exits with. */
+  if (exit_code >= 0xC0000000u)
+    snprintf(end.how, sizeof end.how, "died from exception 0x%08lX",
+             (unsigned long)exit_code);
+  else
+    snprintf(end.how, sizeof end.how,
+             "exited with status %lu before it finished",
+             (unsigned long)exit_code);
+  cl_probe_child_verdict(p, &end);
+  cl_buf_free(&r.text);
   return CUDALOAD_OK;
 }
 

@@ -1519,7 +1519,7 @@ def check_doctor_schema(test, doc):
     """The schema of docs/doctor.md, field by field."""
     test.assertIsInstance(doc, dict)
     test.assertEqual(sorted(doc), sorted(DOCTOR_KEYS), doc)
-    test.assertEqual(doc["schema_version"], 1)
+    test.assertEqual(doc["schema_version"], 2)
     platform = doc["platform"]
     test.assertIn(platform["os"], ("linux", "windows"))
     test.assertIsInstance(platform["arch"], str)
@@ -1542,7 +1542,10 @@ def check_doctor_schema(test, doc):
     for c in doc["conflicts"]:
         test.assertEqual(sorted(c), ["path", "text"])
     if doc["probe"] is not None:
-        test.assertIn(doc["probe"]["verdict"], ("gpu_ok", "cpu_fallback"))
+        # The probe's own schema (docs/probe.md), from its one writer.
+        test.assertEqual(sorted(doc["probe"]), ["devices", "driver", "reason", "runtime_version",
+                                                "stages", "summary", "verdict"])
+        test.assertIn(doc["probe"]["verdict"], ("GPU_OK", "CPU_FALLBACK"))
         test.assertEqual([s["name"] for s in doc["probe"]["stages"]],
                          ["driver", "init", "devices", "context", "runtime", "cublas", "cudnn"])
         for s in doc["probe"]["stages"]:
@@ -1786,7 +1789,7 @@ class Doctor(CliTestCase):
         doc = self.parse_json(r)
         check_doctor_schema(self, doc)
         self.assertIsNotNone(doc["probe"])
-        self.assertEqual(r.rc, 0 if doc["probe"]["verdict"] == "gpu_ok" and not doc["problems"] else 6)
+        self.assertEqual(r.rc, 0 if doc["probe"]["verdict"] == "GPU_OK" and not doc["problems"] else 6)
 
     def test_bad_manifest_exits_3_and_says_where(self):
         self.require_yaml()

@@ -116,3 +116,21 @@ def test_probe_json_is_the_tools_schema(run, cli):
         for stage in doc["stages"]:
             stage.pop("ms")  # timings differ run to run
     assert ours == theirs
+
+
+def test_probe_names_are_the_librarys(run):
+    """Probe.reason and Stage.status are the C library's own names
+    (cudaload_probe_reason_name(), cudaload_probe_stage_status_name()), the
+    ones the JSON reports write: one table, in C."""
+    _skip_unless(run, "cudaload_probe_reason_name")
+    result = run("""
+        import json, cudaload
+        p = cudaload.probe(defaults=False, site_packages=False)
+        print(json.dumps([p.reason, [s.status for s in p.stages]]))
+        """)
+    assert result.returncode == 0, result.stderr
+    reason, statuses = json.loads(result.stdout)
+    assert reason in ("none", "no_driver", "driver_broken", "init_failed", "no_device",
+                      "driver_too_old", "device_failed", "missing_library",
+                      "library_failed", "wrong_result", "timeout", "probe_crashed"), reason
+    assert set(statuses) <= {"ok", "failed", "skipped", "warning"}, statuses

@@ -985,6 +985,12 @@ class Context:
 
     def probe(self, out_of_process: bool = False, timeout: float = 0.0) -> "Probe":
         """Run the staged GPU probe (cudaload_probe_run)."""
+        return self._probe(out_of_process, timeout, None)[0]
+
+    def _probe(self, out_of_process: bool, timeout: float,
+               fmt: "Optional[int]") -> "Tuple[Probe, Optional[str]]":
+        """The probe, and with fmt its document as the C library writes it
+        (cudaload_probe_report: the one schema of docs/probe.md)."""
         lib = self._lib
         for name in ("cudaload_probe_run", "cudaload_probe_free", "cudaload_probe_summary"):
             _need(lib, name)
@@ -994,7 +1000,13 @@ class Context:
             _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_probe_run")
         from ._extra import _read_probe
         try:
-            return _read_probe(lib, handle)
+            document = None
+            if fmt is not None:
+                _need(lib, "cudaload_probe_report")
+                status, document = lib.probe_report(handle, fmt)
+                if status != C.CUDALOAD_OK or document is None:
+                    _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_probe_report")
+            return _read_probe(lib, handle), document
         finally:
             lib.call("cudaload_probe_free", handle)
 
@@ -1101,12 +1113,15 @@ def _read_plan(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[PlanE
         "cudaload_plan_count", "cudaload_plan_name", "cudaload_plan_major",
         "cudaload_plan_path", "cudaload_plan_reason", "cudaload_plan_state",
         "cudaload_plan_loaded_path"))
+    state_name = (lib.function("cudaload_plan_state_name")
+                  if lib.has("cudaload_plan_state_name") else None)
     out = []
     for i in range(count(ctx)):
         state = state_of(ctx, i)
+        named = text(state_name(state)) if state_name else None
         out.append(PlanEntry(
             text(name(ctx, i)) or "", major(ctx, i), text(path(ctx, i)) or "",
-            text(reason(ctx, i)) or "", C.STATE_NAMES.get(state, "unknown(%d)" % state),
+            text(reason(ctx, i)) or "", named or "unknown(%d)" % state,
             state, text(loaded_path(ctx, i)) or None))
     return out
 

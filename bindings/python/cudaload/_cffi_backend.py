@@ -228,14 +228,23 @@ class CffiLibrary:
                                                                flags, out)
         return status, (None if out[0] == self.ffi.NULL else out[0])
 
-    def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
-        """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
+    def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """name(handle, fmt, &out) (cudaload_probe_report,
+        cudaload_explain_report): the text, freed here."""
         out = self.ffi.new("char **")
-        status = self._functions["cudaload_explain_report"](handle, fmt, out)
+        status = self._functions[name](handle, fmt, out)
         text = self._string(out[0])
         if out[0] != self.ffi.NULL:
             self._functions["cudaload_free"](out[0])
         return status, text
+
+    def probe_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_probe_report(handle, fmt, &out): the text, freed here."""
+        return self._report("cudaload_probe_report", handle, fmt)
+
+    def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
+        return self._report("cudaload_explain_report", handle, fmt)
 
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as a ``void *`` cdata."""

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 from typing import Any, List, NoReturn, Optional
+from . import _constants
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -302,38 +303,21 @@ def _doctor(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
-def _probe_document(result: "object") -> dict:
-    """The probe in the C tool's schema (docs/probe.md), so that scripts can
-    read either tool's output."""
-    r = result  # a cudaload.Probe
-    return {
-        "schema_version": 1,
-        "verdict": "GPU_OK" if r.gpu_ok else "CPU_FALLBACK",
-        "reason": None if r.gpu_ok else r.reason.replace("-", "_"),
-        "summary": r.summary,
-        "driver": {"path": r.driver_path or None, "version": r.driver_version or None},
-        "runtime_version": r.runtime_version or None,
-        "devices": [{"name": d.name,
-                     "compute_capability": ("%d.%d" % (d.capability // 10, d.capability % 10)
-                                            if d.capability else None),
-                     "memory_mib": d.memory_mib, "uuid": d.uuid} for d in r.devices],
-        "stages": [{"name": st.name, "status": st.status, "ms": round(st.ms, 3),
-                    "message": st.message} for st in r.stages],
-    }
-
-
 def _probe(args: argparse.Namespace) -> int:
     import cudaload
     try:
         with _context(args) as ctx:
             if args.driver:
                 ctx.set_driver(args.driver)
-            result = ctx.probe(out_of_process=args.out_of_process or args.timeout is not None,
-                               timeout=args.timeout or 0.0)
+            # JSON from the C library's own writer (cudaload_probe_report):
+            # the schema of docs/probe.md, the same as the C tool's.
+            result, document = ctx._probe(
+                args.out_of_process or args.timeout is not None, args.timeout or 0.0,
+                _constants.CUDALOAD_FORMAT_JSON if args.format == "json" else None)
     except cudaload.Error as exc:
         return _report_error("probe", exc)
-    if args.format == "json":
-        _write(_json(_probe_document(result)) + "\n")
+    if document is not None:
+        _write(document if document.endswith("\n") else document + "\n")
     else:
         _write(str(result) + "\n")
     return EXIT_OK if result.gpu_ok else EXIT_CPU_FALLBACK

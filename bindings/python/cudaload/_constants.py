@@ -92,36 +92,9 @@ CUDALOAD_DOCTOR_PROBE = 0x1
 CUDALOAD_DOCTOR_COLOR = 0x2
 CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS = 0x4
 
-STATE_NAMES = {
-    CUDALOAD_STATE_PLANNED: "planned",
-    CUDALOAD_STATE_LOADED: "loaded",
-    CUDALOAD_STATE_ALREADY_LOADED: "already-loaded",
-    CUDALOAD_STATE_LOADED_ELSEWHERE: "loaded-elsewhere",
-    CUDALOAD_STATE_FAILED: "failed",
-    CUDALOAD_STATE_NOT_NEEDED: "not-needed",
-}
-
-REASON_NAMES = {
-    CUDALOAD_REASON_NONE: "none",
-    CUDALOAD_REASON_NO_DRIVER: "no-driver",
-    CUDALOAD_REASON_DRIVER_BROKEN: "driver-broken",
-    CUDALOAD_REASON_INIT_FAILED: "init-failed",
-    CUDALOAD_REASON_NO_DEVICE: "no-device",
-    CUDALOAD_REASON_DRIVER_TOO_OLD: "driver-too-old",
-    CUDALOAD_REASON_DEVICE_FAILED: "device-failed",
-    CUDALOAD_REASON_MISSING_LIBRARY: "missing-library",
-    CUDALOAD_REASON_LIBRARY_FAILED: "library-failed",
-    CUDALOAD_REASON_WRONG_RESULT: "wrong-result",
-    CUDALOAD_REASON_TIMEOUT: "timeout",
-    CUDALOAD_REASON_PROBE_CRASHED: "probe-crashed",
-}
-
-STAGE_STATUS_NAMES = {
-    CUDALOAD_STAGE_OK: "ok",
-    CUDALOAD_STAGE_FAILED: "failed",
-    CUDALOAD_STAGE_SKIPPED: "skipped",
-    CUDALOAD_STAGE_WARNING: "warning",
-}
+# The names of plan states, probe reasons and stage statuses come from the
+# library (cudaload_plan_state_name(), cudaload_probe_reason_name(),
+# cudaload_probe_stage_status_name()): one table, in C.
 
 # How a root's status reads, as the command-line tool writes it.
 ROOT_STATUS_NAMES = {

@@ -104,6 +104,7 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_requirement_count": (_size, [_ctx]),
     "cudaload_requirement_text": (_str, [_ctx, _size]),
     "cudaload_plan": (_int, [_ctx, _uint]),
+    "cudaload_plan_state_name": (_str, [_int]),
     "cudaload_plan_count": (_size, [_ctx]),
     "cudaload_plan_path": (_str, [_ctx, _size]),
     "cudaload_plan_name": (_str, [_ctx, _size]),
@@ -124,6 +125,9 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_conflict_text": (_str, [_ctx, _size]),
     "cudaload_dlopen_isolated": (ctypes.c_void_p, [_str]),
     "cudaload_symbol_provider": (_str, [ctypes.c_void_p, _str]),
+    "cudaload_probe_verdict_name": (_str, [_int]),
+    "cudaload_probe_reason_name": (_str, [_int]),
+    "cudaload_probe_stage_status_name": (_str, [_int]),
     "cudaload_set_driver": (_int, [_ctx, _str]),
     "cudaload_probe_free": (None, [_probe]),
     "cudaload_probe_verdict": (_int, [_probe]),
@@ -165,6 +169,7 @@ def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
     return {
         "cudaload_inspect": (_int, [_str, ctypes.POINTER(_file)]),
         "cudaload_probe_run": (_int, [_ctx, _uint, ctypes.c_double, ctypes.POINTER(_probe)]),
+        "cudaload_probe_report": (_int, [_probe, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_explain_files": (_int, [_ctx, ctypes.POINTER(ctypes.c_char_p), _size, _uint,
                                           ctypes.POINTER(_explain)]),
@@ -319,14 +324,23 @@ class CtypesLibrary:
                                                               ctypes.byref(out))
         return status, out.value
 
-    def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
-        """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
+    def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """name(handle, fmt, &out) (cudaload_probe_report,
+        cudaload_explain_report): the text, freed here."""
         out = ctypes.c_char_p()
-        status = self._callable("cudaload_explain_report")(handle, fmt, ctypes.byref(out))
+        status = self._callable(name)(handle, fmt, ctypes.byref(out))
         text = _decode(out.value) if out.value is not None else None
         if out.value is not None:
             self._callable("cudaload_free")(ctypes.cast(out, ctypes.c_void_p))
         return status, text
+
+    def probe_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_probe_report(handle, fmt, &out): the text, freed here."""
+        return self._report("cudaload_probe_report", handle, fmt)
+
+    def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
+        return self._report("cudaload_explain_report", handle, fmt)
 
     def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""

@@ -145,13 +145,19 @@ def _read_probe(lib: "Any", handle: "Any") -> "Probe":
     def opt(name: str, *args: "Any") -> "Any":
         return lib.call(name, handle, *args) if lib.has(name) else None
 
+    def name_of(function: str, value: int) -> str:
+        # The library's own name of a value (one table, in C), the same the
+        # tool and the JSON reports write.
+        named = lib.call(function, value) if lib.has(function) else None
+        return named or "unknown(%s)" % value
+
     verdict = opt("cudaload_probe_verdict")
     reason = opt("cudaload_probe_reason") or 0
     stages = []
     for i in range(opt("cudaload_probe_stage_count") or 0):
         status = opt("cudaload_probe_stage_status", i)
         stages.append(Stage(opt("cudaload_probe_stage_name", i) or "",
-                            C.STAGE_STATUS_NAMES.get(status, "unknown(%s)" % status),
+                            name_of("cudaload_probe_stage_status_name", status),
                             opt("cudaload_probe_stage_message", i) or "",
                             float(opt("cudaload_probe_stage_ms", i) or 0.0)))
     devices = []
@@ -163,7 +169,7 @@ def _read_probe(lib: "Any", handle: "Any") -> "Probe":
     return Probe(
         gpu_ok=verdict == C.CUDALOAD_GPU_OK,
         verdict="gpu" if verdict == C.CUDALOAD_GPU_OK else "cpu",
-        reason=C.REASON_NAMES.get(reason, "unknown(%d)" % reason), reason_code=reason,
+        reason=name_of("cudaload_probe_reason_name", reason), reason_code=reason,
         summary=opt("cudaload_probe_summary") or "", stages=stages,
         driver_path=opt("cudaload_probe_driver_path") or "",
         driver_version=opt("cudaload_probe_driver_version") or 0,

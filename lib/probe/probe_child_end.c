@@ -1,0 +1,40 @@
+/*
+ * probe_child_end.c - the verdict on a probe run in a child process, from
+ * its report and how it ended: the one policy both platforms' children
+ * (probe_child_posix.c, probe_child_win32.c) hand their facts to.
+ */
+#include "probe/probe_child.h"
+
+#include "cudaload.h"
+
+#include <stdio.h>
+
+void cl_probe_child_verdict(cudaload_probe *p, const cl_probe_child_end *end) {
+  int complete = 0;
+  if (end->report)
+    cl_probe_wire_parse(end->report,
+                        end->report_len > CL_PROBE_REPORT_CAP
+                            ? CL_PROBE_REPORT_CAP
+                            : end->report_len,
+                        p, &complete);
+  if (complete)
+    return; /* the child said everything before the deadline */
+  char message[256];
+  int reason = CUDALOAD_REASON_PROBE_CRASHED;
+  if (end->flooded) {
+    snprintf(message, sizeof message,
+             "the probe process wrote more than %d bytes (a driver writing "
+             "into the probe's report channel?); it was killed",
+             CL_PROBE_REPORT_CAP);
+  } else if (end->timed_out) {
+    reason = CUDALOAD_REASON_TIMEOUT;
+    snprintf(message, sizeof message,
+             "the probe did not finish within %g s (a hung driver?); its "
+             "process was killed",
+             end->timeout_s);
+  } else {
+    snprintf(message, sizeof message, "the probe process %s",
+             end->how[0] ? end->how : "ended before it finished");
+  }
+  cl_probe_mark_unfinished(p, reason, end->elapsed_ms, message);
+}
