@@ -631,7 +631,14 @@ CUDALOAD_API const char *cudaload_probe_stage_status_name(int status);
 
 /* Flags for cudaload_probe_run(). */
 /** Run the probe in a child process, killed after the timeout, so a hung
- *  driver cannot hang the caller. */
+ *  driver cannot hang the caller. POSIX forks the calling process. Windows
+ *  has no fork: the child is the cudaload tool, cudaload.exe, found in the
+ *  folder of the module that holds the library (cudaload.dll, or the
+ *  program that links the static library), or the program the environment
+ *  variable CUDALOAD_PROBE_HELPER names; ship cudaload.exe beside
+ *  cudaload.dll to use this flag there (the Python wheel does). Without it
+ *  cudaload_probe_run() fails with CUDALOAD_E_NOT_FOUND naming where it
+ *  looked. */
 #define CUDALOAD_PROBE_OUT_OF_PROCESS 0x1u
 
 /**
