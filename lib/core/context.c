@@ -57,6 +57,16 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   ctx->root_count = 0;
 }
 
+void cl_ctx_clear_conflicts(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+    free(ctx->conflicts[i].path);
+    free(ctx->conflicts[i].problem);
+    free(ctx->conflicts[i].fix);
+    free(ctx->conflicts[i].text);
+  }
+  ctx->conflict_count = 0;
+}
+
 void cl_ctx_clear_plan(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->plan_count; ++i) {
     free(ctx->plan[i].path);
@@ -73,13 +83,7 @@ void cl_ctx_clear_plan(cudaload_ctx *ctx) {
     free(ctx->plan_warnings[i].text);
   }
   ctx->plan_warning_count = 0;
-  for (size_t i = 0; i < ctx->conflict_count; ++i) {
-    free(ctx->conflicts[i].path);
-    free(ctx->conflicts[i].problem);
-    free(ctx->conflicts[i].fix);
-    free(ctx->conflicts[i].text);
-  }
-  ctx->conflict_count = 0;
+  cl_ctx_clear_conflicts(ctx);
   for (size_t r = 0; r < ctx->outcome_count; ++r) {
     cl_requirement_outcome *o = &ctx->outcomes[r];
     for (size_t i = 0; i < o->rejected_count; ++i) {

@@ -204,6 +204,8 @@ struct cudaload_ctx {
   char *probe_driver_path; /* absolute; NULL: the default driver */
 };
 
+/* Drop the conflicts the last plan or preload found. */
+void cl_ctx_clear_conflicts(cudaload_ctx *ctx);
 /* Drop the plan, its warnings and conflicts (requirements stay). */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
 

@@ -1297,13 +1297,7 @@ static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
  * the same node (two cuDNN 9 of different minors: the first loaded wins
  * for everyone). */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->conflict_count; ++i) {
-    free(ctx->conflicts[i].path);
-    free(ctx->conflicts[i].problem);
-    free(ctx->conflicts[i].fix);
-    free(ctx->conflicts[i].text);
-  }
-  ctx->conflict_count = 0;
+  cl_ctx_clear_conflicts(ctx);
   for (size_t r = 0; r < ctx->requirement_count; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
     const char *symbol = req->entry->scope_probe_symbol;
