@@ -183,7 +183,10 @@ static const cl_catalog_entry *missing_companion(const companion_index *c,
   return NULL;
 }
 
-/* Is a better than b for a requirement? */
+/* Is a better than b for a requirement? The versions of both are looked up
+ * if the scan left them for later (a wheel's dist-info): that fills the
+ * context's version cache, which is why const is cast away; what the
+ * context says of anything does not change. */
 static int better(const cudaload_ctx *ctx, const cl_library *a,
                   const cl_library *b) {
   /* The earlier tier wins whatever the versions (docs/scan-contract.md,
@@ -1029,6 +1032,130 @@ static int runpath_reaches(const char *opener, const char *path) {
   return found;
 }
 
+/* Lazy dependencies (cuBLAS 12 for cuDNN 8): like sub-libraries, left to
+ * their opener where it finds them itself (Windows: their folder is
+ * exposed; Linux: its RUNPATH leads there), else preloaded by absolute
+ * path, since a lazy open by SONAME takes a file already loaded. The
+ * whole group (cuBLAS and the cuBLASLt it NEEDs) is decided together. */
+static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
+                                    cl_binary_info *info) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
+    cl_plan_entry *p = &ctx->plan[i];
+    if (!p->opened_by)
+      continue;
+    const char *how;
+    int load = 1;
+    if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+      how = "preloaded: all sub-libraries were asked for";
+    } else if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
+      load = 0;
+      how = "its folder is put on PATH and AddDllDirectory";
+    } else if (runpath_reaches(p->opened_by, p->path)) {
+      load = 0;
+      how = "its opener finds it itself (RUNPATH; rule: runpath)";
+    } else {
+      how = "preloaded by absolute path: its opener's RUNPATH does not lead "
+            "to its folder";
+    }
+    if (!load) {
+      p->to_load = 0;
+      p->state = CUDALOAD_STATE_NOT_NEEDED;
+    } else if (p->entry->role == CL_ROLE_SUB &&
+               (rc = read_header(ctx, i, info, 1)) != 0) {
+      break;
+    }
+    set_reason(p, "%s; %s", p->reason, how);
+  }
+  return rc;
+}
+
+/* Dependencies first: a depth-first walk in plan order over NEEDED edges
+ * inside the plan (info[i]: the header of plan entry i, or zeros); a cycle
+ * (none in real CUDA libraries) is broken at the edge that closes it. */
+static int order_dependencies_first(cudaload_ctx *ctx,
+                                    const cl_binary_info *info) {
+  size_t n = ctx->plan_count;
+  size_t *order = malloc(n * sizeof *order);
+  unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
+  size_t *stack = malloc(n * sizeof *stack);
+  size_t *next_dep = calloc(n, sizeof *next_dep);
+  /* The entries by SONAME: the first in plan order from the index, the
+   * next with the same SONAME from same_next (n: none), so that finding a
+   * NEEDED name's entry does not compare it with every entry. */
+  size_t *same_next = malloc(n * sizeof *same_next);
+  size_t *same_last = malloc(n * sizeof *same_last);
+  cl_str_index by_soname;
+  cl_str_index_init(&by_soname, 0);
+  size_t emitted = 0;
+  int rc = CUDALOAD_OK;
+  if (!order || !mark || !stack || !next_dep || !same_next || !same_last) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    size_t first;
+    same_next[k] = n;
+    if (!cl_str_index_find(&by_soname, ctx->plan[k].soname, &first)) {
+      same_last[k] = k;
+      if (cl_str_index_add(&by_soname, ctx->plan[k].soname, k)) {
+        rc = CUDALOAD_E_NO_MEMORY;
+        goto done;
+      }
+    } else {
+      same_next[same_last[first]] = k;
+      same_last[first] = k;
+    }
+  }
+  for (size_t start = 0; start < n; ++start) {
+    if (mark[start])
+      continue;
+    size_t depth = 0;
+    stack[depth++] = start;
+    mark[start] = 1;
+    while (depth > 0) {
+      size_t cur = stack[depth - 1];
+      int pushed = 0;
+      while (next_dep[cur] < info[cur].needed_count && !pushed) {
+        const char *dep = info[cur].needed[next_dep[cur]++];
+        size_t k;
+        if (!cl_str_index_find(&by_soname, dep, &k))
+          k = n;
+        for (; k < n; k = same_next[k])
+          if (mark[k] == 0) {
+            mark[k] = 1;
+            stack[depth++] = k;
+            pushed = 1;
+            break;
+          }
+      }
+      if (!pushed) {
+        mark[cur] = 2;
+        order[emitted++] = cur;
+        --depth;
+      }
+    }
+  }
+  cl_plan_entry *sorted = malloc(n * sizeof *sorted);
+  if (!sorted) {
+    rc = CUDALOAD_E_NO_MEMORY;
+    goto done;
+  }
+  for (size_t i = 0; i < n; ++i)
+    sorted[i] = ctx->plan[order[i]];
+  memcpy(ctx->plan, sorted, n * sizeof *sorted);
+  free(sorted);
+done:
+  free(order);
+  free(mark);
+  free(stack);
+  free(next_dep);
+  free(same_next);
+  free(same_last);
+  cl_str_index_free(&by_soname);
+  return rc;
+}
+
 /* Read the headers of the chosen files; decide which sub-libraries to load;
  * order dependencies first. Only the main libraries' headers and those of
  * the sub-libraries that will be loaded are read: the others (cuDNN 9's
@@ -1137,38 +1264,8 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
                  main_name, p->soname);
     }
   }
-  /* Lazy dependencies (cuBLAS 12 for cuDNN 8): like sub-libraries, left to
-   * their opener where it finds them itself (Windows: their folder is
-   * exposed; Linux: its RUNPATH leads there), else preloaded by absolute
-   * path, since a lazy open by SONAME takes a file already loaded. The
-   * whole group (cuBLAS and the cuBLASLt it NEEDs) is decided together. */
-  for (size_t i = 0; i < n && !header_rc; ++i) {
-    cl_plan_entry *p = &ctx->plan[i];
-    if (!p->opened_by)
-      continue;
-    const char *how;
-    int load = 1;
-    if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
-      how = "preloaded: all sub-libraries were asked for";
-    } else if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
-      load = 0;
-      how = "its folder is put on PATH and AddDllDirectory";
-    } else if (runpath_reaches(p->opened_by, p->path)) {
-      load = 0;
-      how = "its opener finds it itself (RUNPATH; rule: runpath)";
-    } else {
-      how = "preloaded by absolute path: its opener's RUNPATH does not lead "
-            "to its folder";
-    }
-    if (!load) {
-      p->to_load = 0;
-      p->state = CUDALOAD_STATE_NOT_NEEDED;
-    } else if (p->entry->role == CL_ROLE_SUB &&
-               (header_rc = read_header(ctx, i, info, 1)) != 0) {
-      break;
-    }
-    set_reason(p, "%s; %s", p->reason, how);
-  }
+  if (!header_rc)
+    header_rc = settle_lazy_dependencies(ctx, flags, info);
   for (size_t k = 0; names && k < n; ++k) {
     free(names[k].entry);
     free(names[k].major);
@@ -1177,95 +1274,10 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   free(names);
   free(mains);
   free(main_of);
-  if (header_rc) {
-    for (size_t k = 0; k < n; ++k)
-      cl_binary_info_free(&info[k]);
-    free(info);
-    return header_rc;
-  }
-  /* Dependencies first: a depth-first walk in plan order over NEEDED edges
-   * inside the plan; a cycle (none in real CUDA libraries) is broken at the
-   * edge that closes it. */
-  size_t *order = malloc(n * sizeof *order);
-  unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
-  size_t *stack = malloc(n * sizeof *stack);
-  size_t *next_dep = calloc(n, sizeof *next_dep);
-  /* The entries by SONAME: the first in plan order from the index, the
-   * next with the same SONAME from same_next (n: none), so that finding a
-   * NEEDED name's entry does not compare it with every entry. */
-  size_t *same_next = malloc(n * sizeof *same_next);
-  size_t *same_last = malloc(n * sizeof *same_last);
-  cl_str_index by_soname;
-  cl_str_index_init(&by_soname, 0);
-  size_t emitted = 0;
-  int rc = CUDALOAD_OK;
-  if (!order || !mark || !stack || !next_dep || !same_next || !same_last) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
-  }
-  for (size_t k = 0; k < n; ++k) {
-    size_t first;
-    same_next[k] = n;
-    if (!cl_str_index_find(&by_soname, ctx->plan[k].soname, &first)) {
-      same_last[k] = k;
-      if (cl_str_index_add(&by_soname, ctx->plan[k].soname, k)) {
-        rc = CUDALOAD_E_NO_MEMORY;
-        goto done;
-      }
-    } else {
-      same_next[same_last[first]] = k;
-      same_last[first] = k;
-    }
-  }
-  for (size_t start = 0; start < n; ++start) {
-    if (mark[start])
-      continue;
-    size_t depth = 0;
-    stack[depth++] = start;
-    mark[start] = 1;
-    while (depth > 0) {
-      size_t cur = stack[depth - 1];
-      int pushed = 0;
-      while (next_dep[cur] < info[cur].needed_count && !pushed) {
-        const char *dep = info[cur].needed[next_dep[cur]++];
-        size_t k;
-        if (!cl_str_index_find(&by_soname, dep, &k))
-          k = n;
-        for (; k < n; k = same_next[k])
-          if (mark[k] == 0) {
-            mark[k] = 1;
-            stack[depth++] = k;
-            pushed = 1;
-            break;
-          }
-      }
-      if (!pushed) {
-        mark[cur] = 2;
-        order[emitted++] = cur;
-        --depth;
-      }
-    }
-  }
-  cl_plan_entry *sorted = malloc(n * sizeof *sorted);
-  if (!sorted) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
-  }
-  for (size_t i = 0; i < n; ++i)
-    sorted[i] = ctx->plan[order[i]];
-  memcpy(ctx->plan, sorted, n * sizeof *sorted);
-  free(sorted);
-done:
+  int rc = header_rc ? header_rc : order_dependencies_first(ctx, info);
   for (size_t k = 0; k < n; ++k)
     cl_binary_info_free(&info[k]);
   free(info);
-  free(order);
-  free(mark);
-  free(stack);
-  free(next_dep);
-  free(same_next);
-  free(same_last);
-  cl_str_index_free(&by_soname);
   return rc;
 }
 
