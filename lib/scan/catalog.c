@@ -64,7 +64,9 @@ static const cl_catalog_entry catalog[] = {
      .linux_names = {"libcudart.so.%M%V"},
      /* CUDA 11 named it after major and minor (cudart64_110.dll). */
      .windows_names = {"cudart64_%M0.dll", "cudart64_%M.dll"},
-     .same_as_cuda = 1},
+     .same_as_cuda = 1,
+     .version_header = "cuda_runtime_api.h",
+     .version_macros = {"CUDART_VERSION"}},
     {.name = "cublas",
      .header = "cublas_v2.h",
      .family = "cublas",
@@ -72,7 +74,10 @@ static const cl_catalog_entry catalog[] = {
      .max_major = 13,
      .linux_names = {"libcublas.so.%M%V"},
      .windows_names = {"cublas64_%M.dll"},
-     .same_as_cuda = 1},
+     .same_as_cuda = 1,
+     .version_header = "cublas_api.h",
+     .version_macros = {"CUBLAS_VER_MAJOR", "CUBLAS_VER_MINOR",
+                        "CUBLAS_VER_PATCH"}},
     {.name = "cublasLt",
      .family = "cublas",
      .role = CL_ROLE_SUB,
@@ -91,7 +96,9 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cudnn64_%M.dll"},
      /* cuDNN 8 and 9 export the same names; NVIDIA's builds version them
       * (cudnnGetVersion@@libcudnn.so.9), some rebuilds do not. */
-     .scope_probe_symbol = "cudnnGetVersion"},
+     .scope_probe_symbol = "cudnnGetVersion",
+     .version_header = "cudnn_version.h",
+     .version_macros = {"CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL"}},
     CUDNN_SUB_LAZY("ops_infer", 8, 1, 12, "cublas", "cublasLt"),
     CUDNN_SUB("ops_train", 8, 0),
     CUDNN_SUB("cnn_infer", 8, 1),

@@ -64,6 +64,13 @@ typedef struct cl_catalog_entry {
    * ("cuda_runtime.h"), which marks the family's include folder
    * (cudaload_library_include_dir); NULL for none. */
   const char *header;
+  /* Main libraries whose version a toolkit's include folder tells: the
+   * header (beside the library folder) and its macros, major, minor and
+   * patch ("cudnn_version.h": CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
+   * with one macro, it holds major * 1000 + minor * 10 (CUDART_VERSION
+   * 12040 is 12.4). NULL for none (toolkit_headers.c reads them). */
+  const char *version_header;
+  const char *version_macros[3];
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {

@@ -1,5 +1,6 @@
 /* toolkit_headers.c - versions from a toolkit's headers. */
 #include "scan/toolkit_headers.h"
+#include "scan/catalog.h"
 #include "common/strutil.h"
 
 #include <stdio.h>
@@ -83,44 +84,58 @@ static void load_three_part(const char *include_dir, const char *file,
   out->header_path = path;
 }
 
-void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out) {
-  memset(out, 0, sizeof *out);
-  load_three_part(include_dir, "cudnn_version.h", "CUDNN_MAJOR", "CUDNN_MINOR",
-                  "CUDNN_PATCHLEVEL", &out->cudnn);
-  load_three_part(include_dir, "cublas_api.h", "CUBLAS_VER_MAJOR",
-                  "CUBLAS_VER_MINOR", "CUBLAS_VER_PATCH", &out->cublas);
+/* A header whose one macro holds major * 1000 + minor * 10 (CUDART_VERSION
+ * 12040 = 12.4). */
+static void load_encoded(const char *include_dir, const char *file,
+                         const char *macro, cl_header_version *out) {
   size_t len;
   char *path = NULL;
-  char *text = read_header(include_dir, "cuda_runtime_api.h", &path, &len);
-  if (text) {
-    long v = cl_header_define(text, len, "CUDART_VERSION");
-    free(text);
-    if (v >= 1000) { /* 12040 = 12.4 */
-      out->cudart.major = (int)(v / 1000);
-      snprintf(out->cudart.version, sizeof out->cudart.version, "%ld.%ld",
-               v / 1000, (v % 1000) / 10);
-      out->cudart.header_path = path;
-    } else {
-      free(path);
-    }
+  char *text = read_header(include_dir, file, &path, &len);
+  if (!text)
+    return;
+  long v = cl_header_define(text, len, macro);
+  free(text);
+  if (v < 1000) {
+    free(path);
+    return;
+  }
+  out->major = (int)(v / 1000);
+  snprintf(out->version, sizeof out->version, "%ld.%ld", v / 1000,
+           (v % 1000) / 10);
+  out->header_path = path;
+}
+
+void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out) {
+  memset(out, 0, sizeof *out);
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t e = 0; e < count && out->count < CL_MAX_VERSION_HEADERS; ++e) {
+    const cl_catalog_entry *entry = &all[e];
+    if (!entry->version_header || entry->role != CL_ROLE_MAIN)
+      continue;
+    cl_header_version *v = &out->items[out->count].version;
+    out->items[out->count++].family = entry->family;
+    if (entry->version_macros[1])
+      load_three_part(include_dir, entry->version_header,
+                      entry->version_macros[0], entry->version_macros[1],
+                      entry->version_macros[2], v);
+    else
+      load_encoded(include_dir, entry->version_header, entry->version_macros[0],
+                   v);
   }
 }
 
 void cl_toolkit_headers_free(cl_toolkit_headers *headers) {
-  free(headers->cudnn.header_path);
-  free(headers->cublas.header_path);
-  free(headers->cudart.header_path);
+  for (size_t i = 0; i < headers->count; ++i)
+    free(headers->items[i].version.header_path);
   memset(headers, 0, sizeof *headers);
 }
 
 const cl_header_version *
 cl_toolkit_headers_for(const cl_toolkit_headers *headers, const char *family) {
-  const cl_header_version *v = NULL;
-  if (strcmp(family, "cudnn") == 0)
-    v = &headers->cudnn;
-  else if (strcmp(family, "cublas") == 0)
-    v = &headers->cublas;
-  else if (strcmp(family, "cudart") == 0)
-    v = &headers->cudart;
-  return v && v->major > 0 ? v : NULL;
+  for (size_t i = 0; i < headers->count; ++i)
+    if (strcmp(headers->items[i].family, family) == 0)
+      return headers->items[i].version.major > 0 ? &headers->items[i].version
+                                                 : NULL;
+  return NULL;
 }

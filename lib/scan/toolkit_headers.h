@@ -1,6 +1,7 @@
 /*
  * toolkit_headers.h - versions from a toolkit's include folder beside its
- * library folder: cudnn_version.h, cublas_api.h, cuda_runtime_api.h. Only a
+ * library folder, for the families whose catalog entry names a version
+ * header (cudnn_version.h, cublas_api.h, cuda_runtime_api.h). Only a
  * header whose major equals a library's major may name its version.
  */
 #ifndef CUDALOAD_TOOLKIT_HEADERS_H
@@ -14,16 +15,24 @@ typedef struct cl_header_version {
   char *header_path; /* malloc'ed */
 } cl_header_version;
 
+/* The most families the catalog gives a version header. */
+#define CL_MAX_VERSION_HEADERS 8
+
 typedef struct cl_toolkit_headers {
-  cl_header_version cudnn, cublas, cudart;
+  size_t count;
+  struct {
+    const char *family; /* the catalog's */
+    cl_header_version version;
+  } items[CL_MAX_VERSION_HEADERS];
 } cl_toolkit_headers;
 
-/* Read the three headers from include_dir (missing ones stay zero). */
+/* Read the catalog's version headers from include_dir (missing ones stay
+ * zero). */
 void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out);
 void cl_toolkit_headers_free(cl_toolkit_headers *headers);
 
 /* The header version for a catalog family ("cudnn", "cublas", "cudart"),
- * or NULL. */
+ * or NULL when its header was absent or the catalog names none. */
 const cl_header_version *
 cl_toolkit_headers_for(const cl_toolkit_headers *headers, const char *family);
 
