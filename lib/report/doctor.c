@@ -995,15 +995,8 @@ static void write_probe(cl_report_writer *w, const cudaload_probe *p) {
   cl_report_end_object(w);
 }
 
-static char *write_structured(const doctor *d, cl_report_format format) {
-  const cudaload_ctx *ctx = d->ctx;
-  cl_report_writer *w = cl_report_writer_new(format);
-  if (!w)
-    return NULL;
-  cl_report_begin_object(w);
-  cl_report_key(w, "schema_version");
-  cl_report_int(w, 2); /* 2: the probe in its own schema */
-
+/* Where the report was made: what this libcudaload was built for. */
+static void write_platform(cl_report_writer *w) {
   cl_report_key(w, "platform");
   cl_report_begin_object(w);
   cl_report_key(w, "os");
@@ -1013,7 +1006,11 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   cl_report_key(w, "cudaload_version");
   cl_report_string(w, cudaload_version_string());
   cl_report_end_object(w);
+}
 
+/* The driver: the one found or loaded ("driver"), and its version read
+ * from its files without loading it ("driver_support"). */
+static void write_driver(cl_report_writer *w, const doctor *d) {
   cl_report_key(w, "driver");
   if (d->driver_path) {
     cl_report_begin_object(w);
@@ -1055,7 +1052,10 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   } else {
     cl_report_null(w);
   }
+}
 
+/* The manifest loaded into the context and its policy, or null. */
+static void write_manifest(cl_report_writer *w, const cudaload_ctx *ctx) {
   cl_report_key(w, "manifest");
   if (ctx->manifest_path) {
     cl_report_begin_object(w);
@@ -1077,10 +1077,11 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   } else {
     cl_report_null(w);
   }
+}
 
-  cl_report_write_roots(w, ctx);
-  cl_report_write_libraries(w, ctx);
-
+/* Each requirement, where it is satisfied from and the CUDA major the
+ * plan takes ("cuda_major"). */
+static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
   cl_report_key(w, "requirements");
   cl_report_begin_array(w);
   for (size_t r = 0; r < ctx->requirement_count; ++r) {
@@ -1127,7 +1128,12 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   } else {
     cl_report_null(w);
   }
+}
 
+/* The plan in load order, what this process has loaded, and the
+ * conflicts in its global scope. */
+static void write_plan(cl_report_writer *w, const doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
   cl_report_key(w, "plan");
   cl_report_begin_array(w);
   for (size_t i = 0; i < ctx->plan_count; ++i) {
@@ -1164,9 +1170,10 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
+}
 
-  write_probe(w, d->probe);
-
+/* Every problem with its one fix line. */
+static void write_problems(cl_report_writer *w, const doctor *d) {
   cl_report_key(w, "problems");
   cl_report_begin_array(w);
   for (size_t i = 0; i < d->problem_count; ++i) {
@@ -1178,6 +1185,28 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
+}
+
+static char *write_structured(const doctor *d, cl_report_format format) {
+  const cudaload_ctx *ctx = d->ctx;
+  cl_report_writer *w = cl_report_writer_new(format);
+  if (!w)
+    return NULL;
+  cl_report_begin_object(w);
+  cl_report_key(w, "schema_version");
+  cl_report_int(w, 2); /* 2: the probe in its own schema */
+
+  write_platform(w);
+  write_driver(w, d);
+  write_manifest(w, ctx);
+  cl_report_write_roots(w, ctx);
+  cl_report_write_libraries(w, ctx);
+
+  write_requirements(w, ctx);
+  write_plan(w, d);
+  write_probe(w, d->probe);
+
+  write_problems(w, d);
   cl_report_end_object(w);
   return cl_report_writer_finish(w, NULL);
 }
