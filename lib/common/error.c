@@ -5,6 +5,7 @@
 #include "common/text_escape.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Long enough for a path of 4096 bytes plus a reason and an OS message. */
@@ -56,6 +57,25 @@ int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...) {
 
 void cl_clear_error(void) {
   last_error_text[0] = '\0';
+}
+
+char *cl_save_error(void) {
+  if (!last_error_text[0])
+    return NULL;
+  size_t n = strlen(last_error_text) + 1;
+  char *copy = malloc(n);
+  if (copy)
+    memcpy(copy, last_error_text, n);
+  return copy;
+}
+
+void cl_restore_error(char *saved) {
+  /* Copied back as it was: it was escaped when it was first set. */
+  if (saved)
+    snprintf(last_error_text, sizeof last_error_text, "%s", saved);
+  else
+    cl_clear_error();
+  free(saved);
 }
 
 const char *cudaload_last_error(void) {

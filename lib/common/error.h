@@ -21,6 +21,14 @@ int cl_fail(int status, const char *fmt, ...) CL_PRINTF(2, 3);
 int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...)
     CL_PRINTF(3, 4);
 void cl_clear_error(void);
+/* The calling thread's last error, kept while a lookup whose "no" is an
+ * answer rather than a failure runs (a version asked for, an optional
+ * file): cl_restore_error() puts it back, so such a lookup leaves the
+ * caller's error as it was. malloc'ed; NULL when there was none (or no
+ * memory to keep it: the error is then cleared on restore). */
+char *cl_save_error(void);
+/* Put back what cl_save_error() kept and free it; NULL clears. */
+void cl_restore_error(char *saved);
 /* Makes sure the last error names path: the text already set (or, when none
  * is, the status's own) is kept, prefixed with "path: " when it does not
  * already contain path. Returns status. */

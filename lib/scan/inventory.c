@@ -341,7 +341,7 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
     return;
   /* Asking for a version is not a failure: whatever the lookup leaves in
    * the last error, the caller's is kept. */
-  char *saved = cl_strdup(cudaload_last_error());
+  char *saved = cl_save_error();
   cl_version_cache *c = version_cache_of(ctx);
   if (c) {
     found_version v;
@@ -353,11 +353,7 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
   free(lib->pending_folder);
   free(lib->pending_name);
   lib->pending_folder = lib->pending_name = NULL;
-  if (saved && saved[0])
-    cl_fail(CUDALOAD_OK, "%s", saved);
-  else
-    cl_clear_error();
-  free(saved);
+  cl_restore_error(saved);
 }
 
 void cl_inventory_settle_versions(cudaload_ctx *ctx) {
