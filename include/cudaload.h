@@ -198,6 +198,10 @@ CUDALOAD_API const char *cudaload_root_tier(const cudaload_ctx *ctx, size_t i);
 /** CUDALOAD_OK if root i was read, else the status that made the scan skip
  *  it (CUDALOAD_E_NOT_FOUND, CUDALOAD_E_IO, CUDALOAD_E_INSECURE, ...). */
 CUDALOAD_API int cudaload_root_status(const cudaload_ctx *ctx, size_t i);
+/** A root status as the reports write it: "ok", "not found", "not a
+ *  folder", "malformed", "writable by other users"; "unreadable" for any
+ *  other error status. A static string. (CUDALOAD_1.1) */
+CUDALOAD_API const char *cudaload_root_status_name(int status);
 
 /** Number of libraries the last scan found. Each real file is listed once. */
 CUDALOAD_API size_t cudaload_library_count(const cudaload_ctx *ctx);
@@ -249,6 +253,21 @@ CUDALOAD_API const char *cudaload_library_include_dir(const cudaload_ctx *ctx,
                                                       size_t i);
 /** The root (index into cudaload_root_*) under which library i was found. */
 CUDALOAD_API size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i);
+
+/**
+ * The last scan as one document, as `cudaload scan` prints it (CUDALOAD_1.1):
+ * CUDALOAD_FORMAT_TEXT, an aligned table of the libraries (name, family,
+ * major, version, version source, path), their count, and the roots given
+ * with cudaload_add_root() that could not be searched; CUDALOAD_FORMAT_JSON
+ * or _YAML (builds with libyaml), the schema of docs/cli.md:
+ * "schema_version", "target", "roots", "libraries". Values from outside
+ * (paths, versions) are escaped in the text, exact in JSON and YAML. *out
+ * receives a malloc'ed, NUL-terminated text (free with cudaload_free()).
+ * CUDALOAD_E_INVALID_ARGUMENT for another format, CUDALOAD_E_UNSUPPORTED for
+ * YAML in a build without libyaml.
+ */
+CUDALOAD_API int cudaload_scan_report(const cudaload_ctx *ctx, int format,
+                                      char **out);
 
 /* ------------------------------------------------------------------------ */
 /* File inspection: ELF and PE, read-only, on any host                      */
@@ -359,6 +378,27 @@ CUDALOAD_API const char *cudaload_file_symbol_library(const cudaload_file *file,
 CUDALOAD_API int cudaload_file_symbol_flags(const cudaload_file *file, int kind,
                                             size_t i);
 
+/* Flags for cudaload_inspect_report(). */
+#define CUDALOAD_INSPECT_SYMBOLS 0x1u /* list every symbol, not only counts */
+
+/**
+ * What `cudaload inspect` prints for files (CUDALOAD_1.1), each read with
+ * cudaload_inspect() and named as given in paths: CUDALOAD_FORMAT_TEXT,
+ * one block per file that could be read (format, machine, SONAME, needed
+ * libraries, RUNPATH/RPATH, version, symbol versions defined and required,
+ * symbol counts; with CUDALOAD_INSPECT_SYMBOLS every symbol as objdump
+ * writes it, name@@VERSION); CUDALOAD_FORMAT_JSON or _YAML, the schema of
+ * docs/cli.md: "schema_version", "files", and "errors" with the reason
+ * each other file could not be read. *out receives a malloc'ed text (free
+ * with cudaload_free()). Returns CUDALOAD_OK when the report was made,
+ * whichever files could be read (cudaload_inspect() tells one file's
+ * failure); CUDALOAD_E_INVALID_ARGUMENT, _UNSUPPORTED (YAML without
+ * libyaml) or _NO_MEMORY otherwise.
+ */
+CUDALOAD_API int cudaload_inspect_report(const char *const *paths, size_t count,
+                                         int format, unsigned flags,
+                                         char **out);
+
 /* ------------------------------------------------------------------------ */
 /* Requirements, plan and preload                                           */
 /* ------------------------------------------------------------------------ */
@@ -380,6 +420,11 @@ CUDALOAD_API size_t cudaload_requirement_count(const cudaload_ctx *ctx);
 /** Requirement i, normalised ("cudnn=8"). NULL when out of range. */
 CUDALOAD_API const char *cudaload_requirement_text(const cudaload_ctx *ctx,
                                                    size_t i);
+/** The library (index into cudaload_library_*) the last cudaload_plan()
+ *  chose for requirement i, or (size_t)-1 when it chose none or has not
+ *  run. (CUDALOAD_1.1) */
+CUDALOAD_API size_t cudaload_requirement_library(const cudaload_ctx *ctx,
+                                                 size_t i);
 
 /* Flags for cudaload_plan() and cudaload_preload(). */
 /** Load with RTLD_GLOBAL (Linux). The default, RTLD_LOCAL, keeps two cuDNN
@@ -545,6 +590,21 @@ CUDALOAD_API const char *cudaload_env_compose(cudaload_ctx *ctx,
  * LoadLibrary calls search, and the C runtime's copy.
  */
 CUDALOAD_API int cudaload_env_apply(cudaload_ctx *ctx);
+
+/**
+ * What setting the composed value would change beyond the plan
+ * (CUDALOAD_1.1), one sentence each: on Linux, a folder holding another
+ * version of a planned family's sub-libraries that its own library finds
+ * by RUNPATH (a framework's cuDNN), which the plan's folder first on
+ * LD_LIBRARY_PATH would replace; preloading in-process keeps each on its
+ * own. Plans first if needed. *count receives the number of warnings.
+ * CUDALOAD_OK, or an error status with the last error set.
+ */
+CUDALOAD_API int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count);
+/** Warning i of the last cudaload_env_warnings(); NULL when out of range.
+ *  Owned by ctx, valid until the next cudaload_env_warnings(). */
+CUDALOAD_API const char *cudaload_env_warning(const cudaload_ctx *ctx,
+                                              size_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Collisions and isolation                                                 */
@@ -723,6 +783,22 @@ CUDALOAD_API const char *cudaload_probe_device_uuid(const cudaload_probe *probe,
 CUDALOAD_API int cudaload_probe_report(const cudaload_probe *probe, int format,
                                        char **out);
 
+/**
+ * The helper's side of an out-of-process probe (CUDALOAD_1.1). On Windows
+ * CUDALOAD_PROBE_OUT_OF_PROCESS starts a helper program (cudaload.exe
+ * beside the DLL, or CUDALOAD_PROBE_HELPER) with the arguments `probe
+ * --child [--no-defaults] [--root DIR]... [--environment DIR]...
+ * [--require SPEC]... [--driver PATH] --report-handle H`; a program that
+ * is its own helper builds ctx from those arguments and calls this with
+ * H. It points stdout at stderr (what a driver prints must not mix with
+ * the report), runs the probe of ctx in this process and writes each stage
+ * as it ends to the channel H names (Windows: an inherited pipe handle's
+ * value; POSIX: a file descriptor number), in the line format the parent
+ * reads. CUDALOAD_OK, or CUDALOAD_E_INVALID_ARGUMENT when H names no open
+ * channel, or the status of a report that could not be made or written.
+ */
+CUDALOAD_API int cudaload_probe_serve(cudaload_ctx *ctx, const char *channel);
+
 /* ------------------------------------------------------------------------ */
 /* Doctor and manifest                                                      */
 /* ------------------------------------------------------------------------ */
@@ -732,6 +808,11 @@ CUDALOAD_API int cudaload_probe_report(const cudaload_probe *probe, int format,
 #define CUDALOAD_FORMAT_JSON 1
 #define CUDALOAD_FORMAT_YAML 2 /* needs a build with libyaml */
 #define CUDALOAD_FORMAT_DOT 3  /* Graphviz; cudaload_explain_report() only */
+
+/** 1 when this build can write reports in format (CUDALOAD_FORMAT_*):
+ *  text, JSON and DOT always, YAML in builds with libyaml; else 0.
+ *  (CUDALOAD_1.1) */
+CUDALOAD_API int cudaload_format_supported(int format);
 
 /* Flags for cudaload_doctor(). */
 #define CUDALOAD_DOCTOR_PROBE 0x1u /* run the GPU probe (in-process) */
@@ -750,6 +831,9 @@ CUDALOAD_API int cudaload_probe_report(const cudaload_probe *probe, int format,
  */
 CUDALOAD_API int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags,
                                  char **out);
+/** The number of entries under "Problems and fixes" in the last report
+ *  cudaload_doctor() made for ctx; 0 before one. (CUDALOAD_1.1) */
+CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 
 /** Free memory the library handed out (cudaload_doctor's text). NULL ok. */
 CUDALOAD_API void cudaload_free(void *memory);

@@ -13,7 +13,6 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
-#include "report/doctor.h"
 #include "report/report_writer.h"
 #include "test_paths.h"
 
@@ -123,10 +122,12 @@ static void assert_lacks(const char *text, const char *needle) {
 static char *report(cudaload_ctx *ctx, int format, unsigned flags,
                     size_t *problems) {
   char *text = NULL;
-  int rc = cl_doctor_report(ctx, format, flags, &text, problems);
+  int rc = cudaload_doctor(ctx, format, flags, &text);
   if (rc != CUDALOAD_OK)
     fail_msg("cudaload_doctor: %d %s", rc, cudaload_last_error());
   assert_non_null(text);
+  if (problems)
+    *problems = cudaload_doctor_problem_count(ctx);
   return text;
 }
 

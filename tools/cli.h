@@ -3,7 +3,6 @@
 #define CUDALOAD_CLI_H
 
 #include "cudaload.h"
-#include "report/report_writer.h"
 
 /* Exit codes. Their descriptions, printed by --help and checked against
  * docs/cli.md, are the table cli_exit_statuses in main.c. */
@@ -40,13 +39,15 @@ const char *cli_shown(const char *s);
  * written to it was lost. */
 int cli_finish_output(const char *command);
 
-/* Finish w and write the document to stdout; EXIT_OK or EXIT_INTERNAL
- * (with a message naming the command). */
-int cli_print_report(const char *command, cl_report_writer *w);
+/* Write a report the library made (status: what making it returned) to
+ * stdout and free it; EXIT_OK, or EXIT_INTERNAL with a message naming the
+ * command when it could not be made or written. */
+int cli_print_report(const char *command, int status, char *report);
 
-/* Parse --format's value; accepted lists the formats this command takes. */
+/* Parse --format's value into a CUDALOAD_FORMAT_*: text, json, and yaml
+ * where allow_yaml (a usage error in a build without libyaml). */
 int cli_parse_format(const char *command, const char *value, int allow_yaml,
-                     cl_report_format *out);
+                     int *out);
 
 /* Match "--name VALUE", "--name=VALUE" (and a short alias "-x VALUE").
  * Returns 1 and sets *value (advancing *i) on a match, 0 when argv[*i] is

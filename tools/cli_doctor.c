@@ -5,7 +5,6 @@
  */
 #include "cli.h"
 #include "cudaload.h"
-#include "report/doctor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +110,7 @@ int cli_doctor(int argc, char **argv) {
   const char *cmd = "doctor";
   char *manifest = NULL; /* absolute (cli_absolute_path) */
   unsigned flags = 0;
-  cl_report_format format = CL_REPORT_TEXT;
+  int format = CUDALOAD_FORMAT_TEXT;
   cli_search_options search;
   int rc = cli_search_options_init(&search, argc);
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
@@ -159,29 +158,15 @@ int cli_doctor(int argc, char **argv) {
       rc = EXIT_INPUT;
     }
   }
-  if (rc == EXIT_OK && format == CL_REPORT_TEXT && want_color())
+  if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && want_color())
     flags |= CUDALOAD_DOCTOR_COLOR;
-  char *report = NULL;
-  size_t problems = 0;
   if (rc == EXIT_OK) {
-    int c_format = format == CL_REPORT_JSON   ? CUDALOAD_FORMAT_JSON
-                   : format == CL_REPORT_YAML ? CUDALOAD_FORMAT_YAML
-                                              : CUDALOAD_FORMAT_TEXT;
-    if (cl_doctor_report(ctx, c_format, flags, &report, &problems) !=
-        CUDALOAD_OK) {
-      cli_error("cudaload: doctor: %s\n", cudaload_last_error());
-      rc = EXIT_INTERNAL;
-    }
-  }
-  if (rc == EXIT_OK) {
-    fwrite(report, 1, strlen(report), stdout);
-    if (cli_finish_output(cmd) != EXIT_OK) {
-      rc = EXIT_INTERNAL;
-    } else if (problems) {
+    char *report = NULL;
+    int status = cudaload_doctor(ctx, format, flags, &report);
+    rc = cli_print_report(cmd, status, report);
+    if (rc == EXIT_OK && cudaload_doctor_problem_count(ctx))
       rc = EXIT_PROBLEMS;
-    }
   }
-  cudaload_free(report);
   cudaload_destroy(ctx);
   cli_search_options_free(&search);
   free(manifest);

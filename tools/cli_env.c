@@ -198,21 +198,17 @@ static int compose(const char *cmd, cudaload_ctx *ctx, const char **value) {
   return status == CUDALOAD_E_INSECURE ? EXIT_UNSATISFIED : EXIT_INTERNAL;
 }
 
-/* Say what the variable will shadow (cl_env_shadows): another version of
- * a planned family's sub-libraries that a library of it finds by RUNPATH. */
-static void warn_shadow(const char *folder, const char *family, int major,
-                        const char *version, const char *planned_folder,
-                        const char *planned_version, void *opaque) {
-  const char *cmd = opaque;
-  cli_error("cudaload: %s: warning: %s %d%s%s in %s is found by RUNPATH from "
-            "its own folder; with %s first on %s, a program that loads it "
-            "(through its own RPATH, like torch) would run the %s%s%s files "
-            "of %s instead; to keep each on its own, preload in-process "
-            "(cudaload_preload / cudaload.setup) rather than set the "
-            "variable\n",
-            cmd, family, major, version[0] ? " " : "", version, folder,
-            planned_folder, cudaload_env_name(), family,
-            planned_version[0] ? " " : "", planned_version, planned_folder);
+/* Say what setting the variable would change beyond the plan
+ * (cudaload_env_warnings): 0, or EXIT_INTERNAL with the reason printed. */
+static int print_env_warnings(const char *cmd, cudaload_ctx *ctx) {
+  size_t count = 0;
+  if (cudaload_env_warnings(ctx, &count) != CUDALOAD_OK) {
+    cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
+    return EXIT_INTERNAL;
+  }
+  for (size_t i = 0; i < count; ++i)
+    cli_error("cudaload: %s: warning: %s\n", cmd, cudaload_env_warning(ctx, i));
+  return EXIT_OK;
 }
 
 /* An argument as a POSIX shell would need it to mean itself, for the
@@ -371,8 +367,8 @@ int cli_env(int argc, char **argv) {
   const char *value = NULL;
   if (rc == EXIT_OK)
     rc = compose(cmd, ctx, &value);
-  if (rc == EXIT_OK && cl_env_shadows(ctx, warn_shadow, (void *)cmd))
-    rc = EXIT_INTERNAL;
+  if (rc == EXIT_OK)
+    rc = print_env_warnings(cmd, ctx);
   if (rc == EXIT_OK) {
     if (o.dry_run) {
       print_plan(ctx);
@@ -496,11 +492,9 @@ int cli_exec(int argc, char **argv) {
   if (rc == EXIT_OK) {
     const char *value;
     int status;
-    if (cl_env_shadows(ctx, warn_shadow, (void *)cmd))
-      rc = EXIT_INTERNAL;
+    rc = print_env_warnings(cmd, ctx);
     if (rc != EXIT_OK) {
-      /* out of memory: said below */
-      cli_error("cudaload: exec: out of memory\n");
+      /* said by print_env_warnings */
     } else if (o.dry_run) {
       rc = compose(cmd, ctx, &value);
       if (rc == EXIT_OK) {

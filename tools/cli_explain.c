@@ -104,14 +104,8 @@ int cli_explain(int argc, char **argv) {
         rc = EXIT_USAGE;
       else if (strcmp(value, "dot") == 0)
         format = CUDALOAD_FORMAT_DOT;
-      else {
-        /* f is set only when the format parses: a usage error leaves it. */
-        cl_report_format f = CL_REPORT_TEXT;
-        rc = cli_parse_format(cmd, value, 1, &f);
-        format = f == CL_REPORT_JSON   ? CUDALOAD_FORMAT_JSON
-                 : f == CL_REPORT_YAML ? CUDALOAD_FORMAT_YAML
-                                       : CUDALOAD_FORMAT_TEXT;
-      }
+      else
+        rc = cli_parse_format(cmd, value, 1, &format);
     } else if (!options_done && (m = cli_option_value(cmd, argc, argv, &i,
                                                       "--pid", NULL, &value))) {
       char *end = NULL;

@@ -1,9 +1,7 @@
 /* cli_include_dir.c - `cudaload include-dir`: the header folder of the
  * library a plan chooses for a requirement. */
 #include "cli.h"
-#include "core/context.h"
 #include "cudaload.h"
-#include "scan/include_dir.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -82,27 +80,20 @@ int cli_include_dir(int argc, char **argv) {
     rc = cli_usage_error(cmd, "'%s': one SPEC only", spec);
   if (rc == EXIT_OK) {
     int plan = cudaload_plan(ctx, 0);
-    size_t chosen = ctx->outcome_count ? ctx->outcomes[0].chosen : SIZE_MAX;
+    size_t chosen = cudaload_requirement_library(ctx, 0);
     if (plan != CUDALOAD_OK && plan != CUDALOAD_E_UNSATISFIED) {
       cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
       rc = EXIT_INTERNAL;
-    } else if (chosen >= ctx->library_count) {
+    } else if (chosen >= cudaload_library_count(ctx)) {
       cli_error("cudaload: %s: %s", cmd, cudaload_last_error());
       rc = EXIT_UNSATISFIED;
     } else {
-      cl_library *lib = &ctx->libraries[chosen];
-      const char *dir = cl_library_include_dir(lib);
+      const char *dir = cudaload_library_include_dir(ctx, chosen);
       if (dir) {
         printf("%s\n", dir);
         rc = cli_finish_output(cmd);
       } else {
-        cli_error("cudaload: %s: %s: no include folder holding %s beside "
-                  "%s (looked for include/ next to its lib, lib64 or bin "
-                  "folder); install the family's headers (the wheel's "
-                  "include/, or the toolkit's) there\n",
-                  cmd, spec,
-                  lib->entry->header ? lib->entry->header : "its headers",
-                  lib->path);
+        cli_error("cudaload: %s: %s: %s\n", cmd, spec, cudaload_last_error());
         rc = EXIT_UNSATISFIED;
       }
     }

@@ -1,8 +1,6 @@
 /* cli_probe.c - `cudaload probe`: may this machine use the GPU? */
 #include "cli.h"
 #include "cudaload.h"
-#include "probe/probe.h"
-#include "probe/probe_child.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +152,9 @@ static void write_text(const cudaload_probe *p) {
  * out-of-process probe (probe_child_win32.c). The line format of
  * probe_wire.c goes, each stage as soon as it ends, to the channel the
  * parent handed down, never to stdout: what the driver prints there must
- * not mix with the report (cl_os_probe_serve_child points stdout at stderr). */
+ * not mix with the report (cudaload_probe_serve points stdout at stderr). */
 static int run_child(cudaload_ctx *ctx, const char *report_handle) {
-  if (cl_os_probe_serve_child(ctx, report_handle) == CUDALOAD_OK)
+  if (cudaload_probe_serve(ctx, report_handle) == CUDALOAD_OK)
     return EXIT_OK;
   fprintf(stderr, "cudaload: probe --child: %s\n", cudaload_last_error());
   return EXIT_INTERNAL;
@@ -180,7 +178,7 @@ int cli_probe(int argc, char **argv) {
   int child = 0;
   const char *report_handle = NULL;
   double timeout = 0;
-  cl_report_format format = CL_REPORT_TEXT;
+  int format = CUDALOAD_FORMAT_TEXT;
   char *driver = NULL; /* absolute (cli_absolute_path) */
   /* Options are kept until the ctx exists, so that their order does not
    * matter. */
@@ -236,20 +234,14 @@ int cli_probe(int argc, char **argv) {
     if (cudaload_probe_run(ctx, probe_flags, timeout, &p) != CUDALOAD_OK) {
       cli_error("cudaload: probe: %s\n", cudaload_last_error());
       rc = EXIT_INTERNAL;
-    } else if (format == CL_REPORT_TEXT) {
+    } else if (format == CUDALOAD_FORMAT_TEXT) {
       write_text(p);
       if (cli_finish_output("probe") != EXIT_OK)
         rc = EXIT_INTERNAL;
     } else {
       char *text = NULL;
-      if (cudaload_probe_report(p, (int)format, &text) != CUDALOAD_OK) {
-        cli_error("cudaload: probe: %s\n", cudaload_last_error());
-        rc = EXIT_INTERNAL;
-      } else {
-        fputs(text, stdout);
-        cudaload_free(text);
-        rc = cli_finish_output(cmd);
-      }
+      int status = cudaload_probe_report(p, format, &text);
+      rc = cli_print_report(cmd, status, text);
     }
     if (rc == EXIT_OK && cudaload_probe_verdict(p) != CUDALOAD_GPU_OK)
       rc = EXIT_CPU_FALLBACK;

@@ -1,7 +1,6 @@
 /* cli_scan.c - `cudaload scan`: the inventory of the search roots. */
 #include "cli.h"
 #include "cudaload.h"
-#include "report/report_inventory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,91 +78,13 @@ static const char *root_status_text(int status) {
   return status == CUDALOAD_E_INSECURE
              ? "writable by other users, refused (--allow-writable-roots "
                "accepts it)"
-             : cl_root_status_name(status);
-}
-
-static const char *target_name(int target) {
-  if (target == CUDALOAD_TARGET_WINDOWS ||
-      target == CUDALOAD_TARGET_WINDOWS_X86_64 ||
-      target == CUDALOAD_TARGET_WINDOWS_ARM64)
-    return "windows";
-  if (target == CUDALOAD_TARGET_LINUX ||
-      target == CUDALOAD_TARGET_LINUX_X86_64 ||
-      target == CUDALOAD_TARGET_LINUX_AARCH64)
-    return "linux";
-#ifdef _WIN32
-  return "windows";
-#else
-  return "linux";
-#endif
-}
-
-static const char *or_null(const char *s) {
-  return s && *s ? s : NULL;
-}
-
-static void write_structured(cl_report_writer *w, const cudaload_ctx *ctx,
-                             int target) {
-  cl_report_begin_object(w);
-  cl_report_key(w, "schema_version");
-  cl_report_int(w, 1);
-  cl_report_key(w, "target");
-  cl_report_string(w, target_name(target));
-  cl_report_write_roots(w, ctx);
-  cl_report_write_libraries(w, ctx);
-  cl_report_end_object(w);
-}
-
-enum { COLUMNS = 6 };
-
-static void write_table(const cudaload_ctx *ctx) {
-  static const char *const header[COLUMNS] = {"NAME",    "FAMILY", "MAJOR",
-                                              "VERSION", "SOURCE", "PATH"};
-  size_t width[COLUMNS];
-  for (int c = 0; c < COLUMNS; ++c)
-    width[c] = strlen(header[c]);
-  size_t n = cudaload_library_count(ctx);
-  char major[16];
-  for (size_t i = 0; i < n; ++i) {
-    snprintf(major, sizeof major, "%d", cudaload_library_major(ctx, i));
-    const char *version = or_null(cudaload_library_version(ctx, i));
-    const char *cells[COLUMNS - 1] = {cudaload_library_name(ctx, i),
-                                      cudaload_library_family(ctx, i), major,
-                                      version ? cli_shown(version) : "-",
-                                      cudaload_library_version_source(ctx, i)};
-    for (int c = 0; c < COLUMNS - 1; ++c)
-      if (strlen(cells[c]) > width[c])
-        width[c] = strlen(cells[c]);
-  }
-  for (int c = 0; c < COLUMNS - 1; ++c)
-    printf("%-*s  ", (int)width[c], header[c]);
-  printf("%s\n", header[COLUMNS - 1]);
-  for (size_t i = 0; i < n; ++i) {
-    snprintf(major, sizeof major, "%d", cudaload_library_major(ctx, i));
-    const char *version = cudaload_library_version(ctx, i);
-    printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)width[0],
-           cudaload_library_name(ctx, i), (int)width[1],
-           cudaload_library_family(ctx, i), (int)width[2], major, (int)width[3],
-           version && *version ? cli_shown(version) : "-", (int)width[4],
-           cudaload_library_version_source(ctx, i),
-           cli_shown(cudaload_library_path(ctx, i)));
-  }
-  size_t roots = cudaload_root_count(ctx);
-  printf("\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries", roots,
-         roots == 1 ? "root" : "roots");
-  /* Where we looked and could not: explicit roots only, since most default
-   * roots are absent on any given machine. */
-  for (size_t i = 0; i < roots; ++i)
-    if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
-        strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
-      printf("root %s: %s\n", root_status_text(cudaload_root_status(ctx, i)),
-             cli_shown(cudaload_root_path(ctx, i)));
+             : cudaload_root_status_name(status);
 }
 
 int cli_scan(int argc, char **argv) {
   const char *cmd = "scan";
   int target = CUDALOAD_TARGET_HOST;
-  cl_report_format format = CL_REPORT_TEXT;
+  int format = CUDALOAD_FORMAT_TEXT;
   cli_search_options search;
   int rc = cli_search_options_init(&search, argc);
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
@@ -227,20 +148,10 @@ int cli_scan(int argc, char **argv) {
                   root_status_text(cudaload_root_status(ctx, i)));
         rc = EXIT_INPUT;
       }
-    if (format == CL_REPORT_TEXT) {
-      write_table(ctx);
-      if (cli_finish_output(cmd) != EXIT_OK)
-        rc = EXIT_INTERNAL;
-    } else {
-      cl_report_writer *w = cl_report_writer_new(format);
-      if (!w) {
-        rc = EXIT_INTERNAL;
-      } else {
-        write_structured(w, ctx, target);
-        if (cli_print_report("scan", w) != EXIT_OK)
-          rc = EXIT_INTERNAL;
-      }
-    }
+    char *report = NULL;
+    int status = cudaload_scan_report(ctx, format, &report);
+    if (cli_print_report(cmd, status, report) != EXIT_OK)
+      rc = EXIT_INTERNAL;
   }
   cudaload_destroy(ctx);
   cli_search_options_free(&search);

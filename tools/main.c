@@ -80,17 +80,17 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
 }
 
 int cli_parse_format(const char *command, const char *value, int allow_yaml,
-                     cl_report_format *out) {
+                     int *out) {
   if (strcmp(value, "text") == 0)
-    *out = CL_REPORT_TEXT;
+    *out = CUDALOAD_FORMAT_TEXT;
   else if (strcmp(value, "json") == 0)
-    *out = CL_REPORT_JSON;
+    *out = CUDALOAD_FORMAT_JSON;
   else if (allow_yaml && strcmp(value, "yaml") == 0 &&
-           !cl_report_format_supported(CL_REPORT_YAML))
+           !cudaload_format_supported(CUDALOAD_FORMAT_YAML))
     return cli_usage_error(command, "this build has no YAML support (built "
                                     "with CUDALOAD_WITH_YAML=OFF)");
   else if (allow_yaml && strcmp(value, "yaml") == 0)
-    *out = CL_REPORT_YAML;
+    *out = CUDALOAD_FORMAT_YAML;
   else
     return cli_usage_error(command,
                            "unknown format '%s' (expected text, json%s)", value,
@@ -118,16 +118,14 @@ int cli_option_value(const char *command, int argc, char **argv, int *i,
   return 1;
 }
 
-int cli_print_report(const char *command, cl_report_writer *w) {
-  size_t len = 0;
-  char *text = cl_report_writer_finish(w, &len);
-  if (!text) {
-    cli_error("cudaload: %s: out of memory while writing the report\n",
-              command);
+int cli_print_report(const char *command, int status, char *report) {
+  if (status != CUDALOAD_OK || !report) {
+    cli_error("cudaload: %s: %s\n", command, cudaload_last_error());
+    cudaload_free(report);
     return EXIT_INTERNAL;
   }
-  fwrite(text, 1, len, stdout);
-  free(text);
+  fputs(report, stdout);
+  cudaload_free(report);
   return cli_finish_output(command);
 }
 

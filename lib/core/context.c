@@ -114,6 +114,9 @@ void cudaload_destroy(cudaload_ctx *ctx) {
     free(ctx->requirements[i].text);
   free(ctx->requirements);
   free(ctx->env_value);
+  for (size_t i = 0; i < ctx->env_warning_count; ++i)
+    free(ctx->env_warnings[i]);
+  free(ctx->env_warnings);
   free(ctx->libraries);
   free(ctx->shims);
   free(ctx->consumers);

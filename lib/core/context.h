@@ -191,6 +191,11 @@ struct cudaload_ctx {
   cl_plan_warning *plan_warnings;
   size_t plan_warning_count, plan_warning_capacity;
   char *env_value;
+  /* cudaload_env_warnings(): one sentence each (env_warnings.c). */
+  char **env_warnings;
+  size_t env_warning_count, env_warning_capacity;
+  /* "Problems and fixes" of the last cudaload_doctor() report. */
+  size_t doctor_problem_count;
 
   /* manifest: what cudaload_load_manifest() committed (manifest.c). The
    * requirements and roots it names join the lists above; these keep what

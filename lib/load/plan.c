@@ -1608,3 +1608,9 @@ size_t cudaload_plan_warning_count(const cudaload_ctx *ctx) {
 const char *cudaload_plan_warning(const cudaload_ctx *ctx, size_t i) {
   return ctx && i < ctx->plan_warning_count ? ctx->plan_warnings[i].text : NULL;
 }
+
+size_t cudaload_requirement_library(const cudaload_ctx *ctx, size_t i) {
+  return ctx && ctx->planned && i < ctx->outcome_count
+             ? ctx->outcomes[i].chosen
+             : (size_t)-1;
+}

@@ -72,3 +72,11 @@ int cudaload_probe_run(cudaload_ctx *ctx, unsigned flags, double timeout_s,
   *out = p;
   return CUDALOAD_OK;
 }
+
+int cudaload_probe_serve(cudaload_ctx *ctx, const char *channel) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_probe_serve: NULL ctx");
+  return cl_os_probe_serve_child(ctx, channel);
+}

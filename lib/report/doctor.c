@@ -12,7 +12,7 @@
 #include "load/spec.h"
 #include "load/plan.h"
 #include "scan/inventory.h"
-#include "report/doctor.h"
+#include "cudaload.h"
 #include "scan/driver_version.h"
 #include "report/explain.h"
 #include "common/buf.h"
@@ -680,7 +680,7 @@ static void root_problems(doctor *d) {
     add_problem(
         d,
         cl_strdup_printf("root %s: %s", r->path,
-                         cl_root_status_name(r->status)),
+                         cudaload_root_status_name(r->status)),
         cl_strdup_printf(
             "correct the folder given with --root or in the "
             "manifest's roots%s",
@@ -1229,13 +1229,12 @@ static void doctor_free(doctor *d) {
   free(d->problems);
 }
 
-int cl_doctor_report(cudaload_ctx *ctx, int format, unsigned flags, char **out,
-                     size_t *problem_count) {
+int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
   cl_clear_error();
   if (out)
     *out = NULL;
-  if (problem_count)
-    *problem_count = 0;
+  if (ctx)
+    ctx->doctor_problem_count = 0;
   if (!ctx || !out)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_doctor: NULL %s",
                    ctx ? "out" : "ctx");
@@ -1287,13 +1286,12 @@ int cl_doctor_report(cudaload_ctx *ctx, int format, unsigned flags, char **out,
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
   cl_clear_error();
   *out = report;
-  if (problem_count)
-    *problem_count = problems;
+  ctx->doctor_problem_count = problems;
   return CUDALOAD_OK;
 }
 
-int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
-  return cl_doctor_report(ctx, format, flags, out, NULL);
+size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->doctor_problem_count : 0;
 }
 
 void cudaload_free(void *memory) {

@@ -6,8 +6,8 @@
  */
 #include "report/explain.h"
 
-#include "common/buf.h"
 #include "common/error.h"
+#include "report/report_text.h"
 #include "report/report_writer.h"
 #include "common/strutil.h"
 #include "common/text_escape.h"
@@ -17,99 +17,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The report is written into a cl_buf (common/buf.h). */
-typedef cl_buf text;
-
-static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
-static void put(text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  cl_buf_vprintf(t, fmt, ap);
-  va_end(ap);
-}
-
-/* A value from outside, escaped for a person (text_escape.h); the copies
- * live until the report is done. */
-typedef struct shown_list {
-  char **items;
-  size_t count, capacity;
-  int failed;
-} shown_list;
-
-static const char *shown(shown_list *l, const char *s) {
-  if (!s || !cl_text_needs_escape(s, 0))
-    return s;
-  char *copy = cl_text_escaped(s, 0);
-  if (!copy || cl_reserve((void **)&l->items, &l->capacity, l->count + 1,
-                          sizeof *l->items)) {
-    free(copy);
-    l->failed = 1;
-    return "";
-  }
-  l->items[l->count++] = copy;
-  return copy;
-}
-
-static void shown_free(shown_list *l) {
-  for (size_t i = 0; i < l->count; ++i)
-    free(l->items[i]);
-  free(l->items);
-}
-
-static char *finish(text *t, shown_list *l) {
-  shown_free(l);
-  t->failed |= l->failed; /* an escaped value was lost */
-  return cl_buf_take(t);
-}
-
 static char *render_text(const cudaload_explain *e) {
-  text t = CL_BUF_INIT;
-  shown_list l = {0};
+  cl_text_report t = CL_TEXT_REPORT_INIT;
   if (e->pid)
-    put(&t, "process %ld: %zu CUDA librar%s mapped\n", e->pid, e->object_count,
-        e->object_count == 1 ? "y" : "ies");
+    cl_text_put(&t, "process %ld: %zu CUDA librar%s mapped\n", e->pid,
+                e->object_count, e->object_count == 1 ? "y" : "ies");
   for (size_t i = 0; i < e->object_count; ++i) {
     const cl_explain_object *o = &e->objects[i];
-    put(&t, "%s%s", i && !e->pid ? "\n" : "", shown(&l, o->path));
+    cl_text_put(&t, "%s%s", i && !e->pid ? "\n" : "",
+                cl_text_shown(&t, o->path));
     if (o->family)
-      put(&t, "  (%s %d%s%s)", o->name, o->major, o->version ? ", " : "",
-          o->version ? shown(&l, o->version) : "");
-    put(&t, "\n");
+      cl_text_put(&t, "  (%s %d%s%s)", o->name, o->major,
+                  o->version ? ", " : "",
+                  o->version ? cl_text_shown(&t, o->version) : "");
+    cl_text_put(&t, "\n");
     for (size_t j = 0; j < o->need_count; ++j) {
       const cl_explain_need *n = &o->needs[j];
-      put(&t, "  %-6s %-32s -> %s", n->lazy ? "lazy" : "needs",
-          shown(&l, n->name), n->path ? shown(&l, n->path) : "NOT FOUND");
+      cl_text_put(&t, "  %-6s %-32s -> %s", n->lazy ? "lazy" : "needs",
+                  cl_text_shown(&t, n->name),
+                  n->path ? cl_text_shown(&t, n->path) : "NOT FOUND");
       if (n->version)
-        put(&t, " (%s)", shown(&l, n->version));
-      put(&t, "  [%s%s%s]\n", n->rule, n->detail ? ": " : "",
-          n->detail ? shown(&l, n->detail) : "");
+        cl_text_put(&t, " (%s)", cl_text_shown(&t, n->version));
+      cl_text_put(&t, "  [%s%s%s]\n", n->rule, n->detail ? ": " : "",
+                  n->detail ? cl_text_shown(&t, n->detail) : "");
     }
     for (size_t j = 0; j < o->binding_count; ++j) {
       const cl_explain_binding *b = &o->bindings[j];
-      put(&t, "  binds  %zu symbol%s of %s%s%s -> %s\n", b->symbols,
-          b->symbols == 1 ? "" : "s", shown(&l, b->library),
-          b->version ? " @" : "", b->version ? shown(&l, b->version) : "",
-          b->provider ? shown(&l, b->provider) : "nothing");
+      cl_text_put(&t, "  binds  %zu symbol%s of %s%s%s -> %s\n", b->symbols,
+                  b->symbols == 1 ? "" : "s", cl_text_shown(&t, b->library),
+                  b->version ? " @" : "",
+                  b->version ? cl_text_shown(&t, b->version) : "",
+                  b->provider ? cl_text_shown(&t, b->provider) : "nothing");
       for (size_t k = 0; k < b->each_count; ++k)
-        put(&t, "         %s -> %s\n", shown(&l, b->each_symbol[k]),
-            b->each_provider[k] ? shown(&l, b->each_provider[k]) : "nothing");
+        cl_text_put(&t, "         %s -> %s\n",
+                    cl_text_shown(&t, b->each_symbol[k]),
+                    b->each_provider[k] ? cl_text_shown(&t, b->each_provider[k])
+                                        : "nothing");
       if (b->elsewhere)
-        put(&t, "         %zu of them elsewhere than %s, e.g. %s -> %s\n",
-            b->elsewhere, b->expected ? shown(&l, b->expected) : "expected",
-            shown(&l, b->example),
-            b->elsewhere_provider ? shown(&l, b->elsewhere_provider)
+        cl_text_put(
+            &t, "         %zu of them elsewhere than %s, e.g. %s -> %s\n",
+            b->elsewhere,
+            b->expected ? cl_text_shown(&t, b->expected) : "expected",
+            cl_text_shown(&t, b->example),
+            b->elsewhere_provider ? cl_text_shown(&t, b->elsewhere_provider)
                                   : "nothing");
     }
   }
-  put(&t, "\nProblems\n");
+  cl_text_put(&t, "\nProblems\n");
   if (e->problem_count == 0)
-    put(&t, "  none\n");
+    cl_text_put(&t, "  none\n");
   for (size_t i = 0; i < e->problem_count; ++i) {
     char *escaped = cl_text_escaped(e->problems[i], 0);
-    put(&t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
+    cl_text_put(&t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
     free(escaped);
   }
-  return finish(&t, &l);
+  return cl_text_finish(&t);
 }
 
 static void string_or_null(cl_report_writer *w, const char *key,
@@ -210,18 +172,18 @@ static char *render_structured(const cudaload_explain *e, int format) {
 }
 
 /* A DOT string: quotes and backslashes escaped, controls shown escaped. */
-static void dot_string(text *t, const char *s) {
+static void dot_string(cl_text_report *t, const char *s) {
   char *escaped = cl_text_escaped(s ? s : "", 1);
-  put(t, "\"");
+  cl_text_put(t, "\"");
   for (const char *p = escaped ? escaped : ""; *p; ++p) {
     if (*p == '"' || *p == '\\')
-      put(t, "\\%c", *p);
+      cl_text_put(t, "\\%c", *p);
     else if (*p == '\n')
-      put(t, "\\n");
+      cl_text_put(t, "\\n");
     else
-      put(t, "%c", *p);
+      cl_text_put(t, "%c", *p);
   }
-  put(t, "\"");
+  cl_text_put(t, "\"");
   free(escaped);
 }
 
@@ -234,64 +196,63 @@ static int has_problem(const cudaload_explain *e, const char *path) {
 }
 
 static char *render_dot(const cudaload_explain *e) {
-  text t = CL_BUF_INIT;
-  shown_list l = {0};
-  put(&t, "digraph cudaload_explain {\n  rankdir=LR;\n"
-          "  node [shape=box, fontname=\"Helvetica\"];\n");
+  cl_text_report t = CL_TEXT_REPORT_INIT;
+  cl_text_put(&t, "digraph cudaload_explain {\n  rankdir=LR;\n"
+                  "  node [shape=box, fontname=\"Helvetica\"];\n");
   for (size_t i = 0; i < e->object_count; ++i) {
     const cl_explain_object *o = &e->objects[i];
-    put(&t, "  ");
+    cl_text_put(&t, "  ");
     dot_string(&t, o->path);
-    put(&t, " [label=");
+    cl_text_put(&t, " [label=");
     char label[512];
     snprintf(label, sizeof label, "%s%s%s%s", cl_path_basename(o->path),
              o->version ? "\n" : "", o->version ? o->version : "",
              o->consumer ? "\n(consumer)" : "");
     dot_string(&t, label);
     if (o->consumer)
-      put(&t, ", style=bold");
+      cl_text_put(&t, ", style=bold");
     if (has_problem(e, o->path))
-      put(&t, ", color=red, fontcolor=red");
-    put(&t, "];\n");
+      cl_text_put(&t, ", color=red, fontcolor=red");
+    cl_text_put(&t, "];\n");
     for (size_t j = 0; j < o->need_count; ++j) {
       const cl_explain_need *n = &o->needs[j];
       const char *red = !n->path ? ", color=red, fontcolor=red" : "";
       char name_node[600];
       snprintf(name_node, sizeof name_node, "%s|%s", o->path, n->name);
-      put(&t, "  ");
+      cl_text_put(&t, "  ");
       dot_string(&t, name_node);
-      put(&t, " [shape=ellipse, label=");
+      cl_text_put(&t, " [shape=ellipse, label=");
       dot_string(&t, n->name);
-      put(&t, "%s%s];\n  ", n->lazy ? ", style=dashed" : "", red);
+      cl_text_put(&t, "%s%s];\n  ", n->lazy ? ", style=dashed" : "", red);
       dot_string(&t, o->path);
-      put(&t, " -> ");
+      cl_text_put(&t, " -> ");
       dot_string(&t, name_node);
-      put(&t, "%s;\n", n->lazy ? " [style=dashed]" : "");
-      put(&t, "  ");
+      cl_text_put(&t, "%s;\n", n->lazy ? " [style=dashed]" : "");
+      cl_text_put(&t, "  ");
       dot_string(&t, name_node);
-      put(&t, " -> ");
+      cl_text_put(&t, " -> ");
       dot_string(&t, n->path ? n->path : "not found");
-      put(&t, " [label=");
+      cl_text_put(&t, " [label=");
       dot_string(&t, n->rule);
-      put(&t, "%s];\n", red);
+      cl_text_put(&t, "%s];\n", red);
       if (!n->path) {
-        put(&t, "  ");
+        cl_text_put(&t, "  ");
         dot_string(&t, "not found");
-        put(&t, " [color=red, fontcolor=red];\n");
+        cl_text_put(&t, " [color=red, fontcolor=red];\n");
       }
     }
   }
   for (size_t i = 0; i < e->problem_count; ++i) {
     char id[32];
     snprintf(id, sizeof id, "problem %zu", i + 1);
-    put(&t, "  ");
+    cl_text_put(&t, "  ");
     dot_string(&t, id);
-    put(&t, " [shape=note, color=red, fontcolor=red, label=");
+    cl_text_put(&t, " [shape=note, color=red, fontcolor=red, label=");
     dot_string(&t, e->problems[i]);
-    put(&t, "];\n");
+    cl_text_put(&t, "];\n");
   }
-  put(&t, "}\n");
-  return finish(&t, &l);
+  cl_text_put(&t, "}\n");
+  return cl_text_finish(&t);
 }
 
 char *cl_explain_render(const cudaload_explain *e, int format) {

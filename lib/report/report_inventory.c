@@ -1,10 +1,17 @@
-/* report_inventory.c - the inventory as report members, for scan and the
- * doctor alike (one schema, one writer). */
+/* report_inventory.c - the inventory as a report: its members, for scan and
+ * the doctor alike (one schema, one writer), and the whole scan report,
+ * cudaload_scan_report(), that `cudaload scan` prints. */
 #include "report/report_inventory.h"
 
-#include <stddef.h>
+#include "common/error.h"
+#include "core/context.h"
+#include "report/report_text.h"
 
-const char *cl_root_status_name(int status) {
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *cudaload_root_status_name(int status) {
   switch (status) {
   case CUDALOAD_OK:
     return "ok";
@@ -37,7 +44,8 @@ void cl_report_write_roots(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_key(w, "tier");
     cl_report_string(w, cudaload_root_tier(ctx, i));
     cl_report_key(w, "status");
-    cl_report_string(w, cl_root_status_name(cudaload_root_status(ctx, i)));
+    cl_report_string(w,
+                     cudaload_root_status_name(cudaload_root_status(ctx, i)));
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
@@ -76,4 +84,111 @@ void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The scan report                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A root's status for a person, with what accepts a refused one. */
+static const char *root_status_text(int status) {
+  return status == CUDALOAD_E_INSECURE
+             ? "writable by other users, refused (--allow-writable-roots, "
+               "or CUDALOAD_ALLOW_WRITABLE_ROOTS, accepts it)"
+             : cudaload_root_status_name(status);
+}
+
+static char *scan_structured(const cudaload_ctx *ctx, int format) {
+  cl_report_writer *w = cl_report_writer_new((cl_report_format)format);
+  if (!w)
+    return NULL;
+  cl_report_begin_object(w);
+  cl_report_key(w, "schema_version");
+  cl_report_int(w, 1);
+  cl_report_key(w, "target");
+  cl_report_string(w, cl_ctx_naming(ctx) == CL_NAMING_WINDOWS ? "windows"
+                                                              : "linux");
+  cl_report_write_roots(w, ctx);
+  cl_report_write_libraries(w, ctx);
+  cl_report_end_object(w);
+  size_t len = 0;
+  return cl_report_writer_finish(w, &len);
+}
+
+enum { SCAN_COLUMNS = 6 };
+
+/* One row of the table: the cells of library i ("-" for no version). */
+static void scan_row(cl_text_report *t, const cudaload_ctx *ctx, size_t i,
+                     char major[16], const char *cells[SCAN_COLUMNS]) {
+  snprintf(major, 16, "%d", cudaload_library_major(ctx, i));
+  const char *version = cudaload_library_version(ctx, i);
+  cells[0] = cudaload_library_name(ctx, i);
+  cells[1] = cudaload_library_family(ctx, i);
+  cells[2] = major;
+  cells[3] = version && *version ? cl_text_shown(t, version) : "-";
+  cells[4] = cudaload_library_version_source(ctx, i);
+  cells[5] = cl_text_shown(t, cudaload_library_path(ctx, i));
+}
+
+/* The libraries as an aligned table, the count, and the roots given
+ * explicitly that could not be searched (most default roots are absent on
+ * any given machine, so those are not listed). */
+static char *scan_text(const cudaload_ctx *ctx) {
+  static const char *const header[SCAN_COLUMNS] = {"NAME",    "FAMILY", "MAJOR",
+                                                   "VERSION", "SOURCE", "PATH"};
+  cl_text_report t = CL_TEXT_REPORT_INIT;
+  size_t width[SCAN_COLUMNS];
+  for (int c = 0; c < SCAN_COLUMNS; ++c)
+    width[c] = strlen(header[c]);
+  size_t n = cudaload_library_count(ctx);
+  char major[16];
+  const char *cells[SCAN_COLUMNS];
+  for (size_t i = 0; i < n; ++i) {
+    scan_row(&t, ctx, i, major, cells);
+    for (int c = 0; c < SCAN_COLUMNS - 1; ++c)
+      if (strlen(cells[c]) > width[c])
+        width[c] = strlen(cells[c]);
+  }
+  for (int c = 0; c < SCAN_COLUMNS - 1; ++c)
+    cl_text_put(&t, "%-*s  ", (int)width[c], header[c]);
+  cl_text_put(&t, "%s\n", header[SCAN_COLUMNS - 1]);
+  for (size_t i = 0; i < n; ++i) {
+    scan_row(&t, ctx, i, major, cells);
+    for (int c = 0; c < SCAN_COLUMNS - 1; ++c)
+      cl_text_put(&t, "%-*s  ", (int)width[c], cells[c]);
+    cl_text_put(&t, "%s\n", cells[SCAN_COLUMNS - 1]);
+  }
+  size_t roots = cudaload_root_count(ctx);
+  cl_text_put(&t, "\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries",
+              roots, roots == 1 ? "root" : "roots");
+  for (size_t i = 0; i < roots; ++i)
+    if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
+        strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
+      cl_text_put(&t, "root %s: %s\n",
+                  root_status_text(cudaload_root_status(ctx, i)),
+                  cl_text_shown(&t, cudaload_root_path(ctx, i)));
+  return cl_text_finish(&t);
+}
+
+int cudaload_scan_report(const cudaload_ctx *ctx, int format, char **out) {
+  cl_clear_error();
+  if (out)
+    *out = NULL;
+  if (!ctx || !out)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_scan_report: NULL argument");
+  if (format != CUDALOAD_FORMAT_TEXT && format != CUDALOAD_FORMAT_JSON &&
+      format != CUDALOAD_FORMAT_YAML)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_scan_report: format %d is not text, JSON or YAML",
+                   format);
+  if (!cudaload_format_supported(format))
+    return cl_fail(CUDALOAD_E_UNSUPPORTED,
+                   "cudaload_scan_report: this build has no YAML support "
+                   "(built with CUDALOAD_WITH_YAML=OFF)");
+  *out = format == CUDALOAD_FORMAT_TEXT ? scan_text(ctx)
+                                        : scan_structured(ctx, format);
+  return *out ? CUDALOAD_OK
+              : cl_fail(CUDALOAD_E_NO_MEMORY,
+                        "cudaload_scan_report: out of memory");
 }

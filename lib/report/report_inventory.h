@@ -1,17 +1,14 @@
 /*
  * report_inventory.h - the inventory as a report: the "roots" and
  * "libraries" members that `cudaload scan` and the doctor both write, and
- * the names of root statuses, written the same way everywhere.
+ * the whole scan report (cudaload_scan_report(), cudaload_root_status_name()
+ * in cudaload.h).
  */
 #ifndef CUDALOAD_REPORT_INVENTORY_H
 #define CUDALOAD_REPORT_INVENTORY_H
 
 #include "cudaload.h"
 #include "report/report_writer.h"
-
-/* "ok", "not found", "not a folder", "malformed", "writable by other
- * users", "unreadable". */
-const char *cl_root_status_name(int status);
 
 /* Inside an object: "roots": [{path, origin, status}] and "libraries":
  * [{name, family, major, cuda_major, version, version_source, version_file,

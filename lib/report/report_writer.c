@@ -1,5 +1,6 @@
 /* report_writer.c - JSON (own writer) and YAML (libyaml) back ends, into a
  * memory buffer. */
+#include "cudaload.h"
 #include "report/report_writer.h"
 #include "common/buf.h"
 #include "common/strutil.h"
@@ -43,6 +44,19 @@ int cl_report_format_supported(cl_report_format format) {
     return 1;
 #endif
   return 0;
+}
+
+int cudaload_format_supported(int format) {
+  switch (format) {
+  case CUDALOAD_FORMAT_TEXT:
+  case CUDALOAD_FORMAT_DOT:
+    return 1; /* written by hand, in every build */
+  case CUDALOAD_FORMAT_JSON:
+  case CUDALOAD_FORMAT_YAML:
+    return cl_report_format_supported((cl_report_format)format);
+  default:
+    return 0;
+  }
 }
 
 #if CUDALOAD_WITH_YAML
