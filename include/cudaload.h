@@ -13,6 +13,10 @@
  * - Strings returned by accessors are owned by the object they came from and
  *   stay valid until that object is destroyed or rescanned.
  * - A cudaload_ctx is not thread-safe: use one per thread, or serialise calls.
+ *   That holds for the accessors that take a const ctx too: a library's full
+ *   version, machine and include folder are read from disk the first time
+ *   they are asked for and kept in the ctx (the ctx is unchanged in what it
+ *   answers, not in its memory).
  *   Functions without a ctx argument are thread-safe.
  * - No CUDA header is needed to build against this header, and nothing here
  *   links against CUDA: CUDA libraries are only ever opened at run time.

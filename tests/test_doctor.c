@@ -476,6 +476,57 @@ static void names_come_from_one_table(void **state) {
   assert_string_equal(cudaload_probe_stage_status_name(CUDALOAD_STAGE_WARNING),
                       "warning");
   assert_null(cudaload_probe_stage_status_name(4));
+  assert_string_equal(cudaload_root_status_name(CUDALOAD_OK), "ok");
+  assert_string_equal(cudaload_root_status_name(CUDALOAD_E_NOT_FOUND),
+                      "not found");
+  assert_string_equal(cudaload_root_status_name(CUDALOAD_E_INSECURE),
+                      "writable by other users");
+  assert_string_equal(cudaload_root_status_name(CUDALOAD_E_IO), "unreadable");
+  assert_true(cudaload_format_supported(CUDALOAD_FORMAT_TEXT));
+  assert_true(cudaload_format_supported(CUDALOAD_FORMAT_JSON));
+  assert_true(cudaload_format_supported(CUDALOAD_FORMAT_DOT));
+  assert_false(cudaload_format_supported(-1));
+  assert_false(cudaload_format_supported(4));
+}
+
+/* The scan's report (what `cudaload scan` prints) is the library's: the
+ * table with its count and the roots that could not be searched, or the
+ * JSON schema of docs/cli.md. */
+static void scan_report_is_the_tools(void **state) {
+  (void)state;
+#ifdef _WIN32
+  static const char missing_root[] = "C:\\nonexistent\\cudaload-root";
+#else
+  static const char missing_root[] = "/nonexistent/cudaload-root";
+#endif
+  char line[128];
+  snprintf(line, sizeof line, "root not found: %s\n", missing_root);
+  cudaload_ctx *ctx = ctx_with_root(missing_root);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  char *text = NULL;
+  assert_int_equal(cudaload_scan_report(ctx, CUDALOAD_FORMAT_TEXT, &text),
+                   CUDALOAD_OK);
+  assert_contains(text, "NAME  ");
+  assert_contains(text, "0 libraries in 1 root\n");
+  assert_contains(text, line);
+  cudaload_free(text);
+  assert_int_equal(cudaload_scan_report(ctx, CUDALOAD_FORMAT_JSON, &text),
+                   CUDALOAD_OK);
+  assert_contains(text, "\"schema_version\": 1");
+  assert_contains(text, "\"status\": \"not found\"");
+  assert_contains(text, "\"libraries\": []");
+  cudaload_free(text);
+  assert_int_equal(cudaload_scan_report(ctx, CUDALOAD_FORMAT_DOT, &text),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(text);
+  assert_int_equal(cudaload_scan_report(NULL, CUDALOAD_FORMAT_JSON, &text),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_scan_report(ctx, CUDALOAD_FORMAT_JSON, NULL),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  /* No plan yet: no library chosen for anything. */
+  assert_int_equal(cudaload_requirement_library(ctx, 0), (size_t)-1);
+  assert_int_equal(cudaload_doctor_problem_count(ctx), 0);
+  cudaload_destroy(ctx);
 }
 
 static void bad_arguments_are_refused(void **state) {
@@ -511,6 +562,7 @@ int main(void) {
       cmocka_unit_test(probe_section_when_asked),
       cmocka_unit_test(bad_arguments_are_refused),
       cmocka_unit_test(names_come_from_one_table),
+      cmocka_unit_test(scan_report_is_the_tools),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

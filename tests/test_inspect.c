@@ -252,6 +252,57 @@ static void test_dev_null(void **state) {
 }
 #endif
 
+/* The report `cudaload inspect` prints is the library's: a file that was
+ * read is described, one that was not is listed under "errors" with the
+ * reason alone (the path has a field of its own), and the call succeeds
+ * either way. */
+static void test_inspect_report(void **state) {
+  static const char missing[] = "cudaload-no-such-library.so.1";
+  static const char ls[] = "/bin/ls";
+  cudaload_file *file = inspect_or_skip(ls);
+  (void)state;
+  cudaload_file_close(file);
+  const char *const paths[] = {ls, missing};
+  char *json = NULL;
+  assert_int_equal(cudaload_inspect_report(paths, 2, CUDALOAD_FORMAT_JSON,
+                                           CUDALOAD_INSPECT_SYMBOLS, &json),
+                   CUDALOAD_OK);
+  assert_string_equal(cudaload_last_error(), "");
+  assert_non_null(strstr(json, "\"path\": \"/bin/ls\""));
+  assert_non_null(strstr(json, "\"format\": \"elf\""));
+  assert_non_null(strstr(json, "\"symbols\": ["));
+  const char *errors = strstr(json, "\"errors\"");
+  assert_non_null(errors);
+  assert_non_null(
+      strstr(errors, "\"path\": \"cudaload-no-such-library.so.1\""));
+  assert_null(strstr(errors, "\"error\": \"cudaload-no-such-library"));
+  cudaload_free(json);
+
+  char *text = NULL;
+  assert_int_equal(
+      cudaload_inspect_report(paths, 2, CUDALOAD_FORMAT_TEXT, 0, &text),
+      CUDALOAD_OK);
+  static const char head[] = "/bin/ls\n  format    elf (";
+  assert_true(strncmp(text, head, sizeof head - 1) == 0);
+  assert_null(strstr(text, missing));
+  assert_null(strstr(text, "  export  ")); /* symbols only when asked */
+  cudaload_free(text);
+
+  assert_int_equal(cudaload_inspect_report(paths, 2, 9, 0, &text),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(text);
+  assert_int_equal(
+      cudaload_inspect_report(paths, 2, CUDALOAD_FORMAT_JSON, 0x80u, &text),
+      CUDALOAD_E_INVALID_ARGUMENT);
+  assert_error_contains("0x80");
+  assert_int_equal(
+      cudaload_inspect_report(NULL, 1, CUDALOAD_FORMAT_JSON, 0, &text),
+      CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(
+      cudaload_inspect_report(paths, 2, CUDALOAD_FORMAT_JSON, 0, NULL),
+      CUDALOAD_E_INVALID_ARGUMENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bin_ls),
@@ -263,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_empty_and_text_files),
       cmocka_unit_test(test_truncated_elf_file),
       cmocka_unit_test(test_null_arguments),
+      cmocka_unit_test(test_inspect_report),
 #ifndef _WIN32
       cmocka_unit_test(test_fifo_does_not_block),
       cmocka_unit_test(test_dev_null),

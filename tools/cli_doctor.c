@@ -106,6 +106,15 @@ static int want_color(void) {
 #endif
 }
 
+/* EXIT_OK, or the exit status with the message printed. */
+static int load_manifest(cudaload_ctx *ctx, const char *manifest) {
+  int status = cudaload_load_manifest(ctx, manifest);
+  if (status == CUDALOAD_OK)
+    return EXIT_OK;
+  cli_error("cudaload: doctor: %s\n", cudaload_last_error());
+  return status == CUDALOAD_E_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+}
+
 int cli_doctor(int argc, char **argv) {
   const char *cmd = "doctor";
   char *manifest = NULL; /* absolute (cli_absolute_path) */
@@ -148,16 +157,8 @@ int cli_doctor(int argc, char **argv) {
   cudaload_ctx *ctx = NULL;
   if (rc == EXIT_OK)
     rc = cli_search_context(cmd, &search, &ctx);
-  if (rc == EXIT_OK && manifest) {
-    int status = cudaload_load_manifest(ctx, manifest);
-    if (status == CUDALOAD_E_NO_MEMORY) {
-      cli_error("cudaload: doctor: %s\n", cudaload_last_error());
-      rc = EXIT_INTERNAL;
-    } else if (status != CUDALOAD_OK) {
-      cli_error("cudaload: doctor: %s\n", cudaload_last_error());
-      rc = EXIT_INPUT;
-    }
-  }
+  if (rc == EXIT_OK && manifest)
+    rc = load_manifest(ctx, manifest);
   if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && want_color())
     flags |= CUDALOAD_DOCTOR_COLOR;
   if (rc == EXIT_OK) {

@@ -74,27 +74,38 @@ const char cli_explain_help[] =
     "  cudaload explain --require cudnn=8 --format dot app | dot -Tsvg\n"
     "  cudaload explain --pid 4242 --format json\n";
 
-int cli_explain(int argc, char **argv) {
-  const char *cmd = "explain";
+/* What the command line asks for. */
+typedef struct explain_options {
   cli_search_options search;
-  int rc = cli_search_options_init(&search, argc);
-  char **files = calloc((size_t)argc, sizeof *files);
-  size_t file_count = 0;
-  unsigned flags = 0;
-  long pid = 0;
-  int format = CUDALOAD_FORMAT_TEXT;
+  char **files; /* absolute (cli_absolute_path) */
+  size_t file_count;
+  unsigned flags; /* CUDALOAD_PRELOAD_GLOBAL, CUDALOAD_EXPLAIN_SYMBOLS */
+  long pid;
+  int format;
+} explain_options;
+
+static int parse_pid(const char *cmd, const char *value, long *pid) {
+  char *end = NULL;
+  errno = 0;
+  long parsed = strtol(value, &end, 10);
+  if (!*value || *end || errno || parsed <= 0)
+    return cli_usage_error(cmd, "--pid '%s': not a process id", value);
+  *pid = parsed;
+  return EXIT_OK;
+}
+
+/* EXIT_OK, or the exit status with the message printed. */
+static int parse_explain_options(const char *cmd, int argc, char **argv,
+                                 explain_options *o) {
+  int rc = EXIT_OK;
   int options_done = 0;
-  if (!files && rc == EXIT_OK) {
-    cli_error("cudaload: explain: out of memory\n");
-    rc = EXIT_INTERNAL;
-  }
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
     const char *value;
     int m;
     if (!options_done && strcmp(argv[i], "--") == 0) {
       options_done = 1;
     } else if (!options_done &&
-               (m = cli_search_option(cmd, argc, argv, &i, &search, 1))) {
+               (m = cli_search_option(cmd, argc, argv, &i, &o->search, 1))) {
       if (m < 0)
         rc = EXIT_USAGE;
     } else if (!options_done &&
@@ -103,66 +114,72 @@ int cli_explain(int argc, char **argv) {
       if (m < 0)
         rc = EXIT_USAGE;
       else if (strcmp(value, "dot") == 0)
-        format = CUDALOAD_FORMAT_DOT;
+        o->format = CUDALOAD_FORMAT_DOT;
       else
-        rc = cli_parse_format(cmd, value, 1, &format);
+        rc = cli_parse_format(cmd, value, 1, &o->format);
     } else if (!options_done && (m = cli_option_value(cmd, argc, argv, &i,
                                                       "--pid", NULL, &value))) {
-      char *end = NULL;
-      errno = 0;
-      long parsed = m > 0 ? strtol(value, &end, 10) : 0;
-      if (m < 0)
-        rc = EXIT_USAGE;
-      else if (!*value || *end || errno || parsed <= 0)
-        rc = cli_usage_error(cmd, "--pid '%s': not a process id", value);
-      else
-        pid = parsed;
+      rc = m < 0 ? EXIT_USAGE : parse_pid(cmd, value, &o->pid);
     } else if (!options_done && strcmp(argv[i], "--global") == 0) {
-      flags |= CUDALOAD_PRELOAD_GLOBAL;
+      o->flags |= CUDALOAD_PRELOAD_GLOBAL;
     } else if (!options_done && strcmp(argv[i], "--symbols") == 0) {
-      flags |= CUDALOAD_EXPLAIN_SYMBOLS;
+      o->flags |= CUDALOAD_EXPLAIN_SYMBOLS;
     } else if (!options_done && argv[i][0] == '-' && argv[i][1]) {
       rc = cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
-      rc = cli_absolute_path(cmd, "FILE", argv[i], &files[file_count]);
+      rc = cli_absolute_path(cmd, "FILE", argv[i], &o->files[o->file_count]);
       if (rc == EXIT_OK)
-        file_count++;
+        o->file_count++;
     }
   }
-  if (rc == EXIT_OK && !pid && file_count == 0)
+  if (rc == EXIT_OK && !o->pid && o->file_count == 0)
     rc = cli_usage_error(cmd, "no FILE and no --pid given");
-  if (rc == EXIT_OK && pid && file_count)
+  if (rc == EXIT_OK && o->pid && o->file_count)
     rc = cli_usage_error(cmd, "give FILEs or --pid, not both");
-  cudaload_ctx *ctx = NULL;
-  if (rc == EXIT_OK)
-    rc = cli_search_context(cmd, &search, &ctx);
+  return rc;
+}
+
+/* Explain and print: EXIT_OK, EXIT_PROBLEMS when the report lists
+ * problems, or an error status with the message printed. */
+static int explain_and_print(const char *cmd, cudaload_ctx *ctx,
+                             const explain_options *o) {
   cudaload_explain *e = NULL;
-  if (rc == EXIT_OK) {
-    int status = pid ? cudaload_explain_pid(ctx, pid, &e)
-                     : cudaload_explain_files(ctx, (const char *const *)files,
-                                              file_count, flags, &e);
-    if (status != CUDALOAD_OK) {
-      cli_error("cudaload: explain: %s\n", cudaload_last_error());
-      rc = status == CUDALOAD_E_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
-    }
+  int status = o->pid
+                   ? cudaload_explain_pid(ctx, o->pid, &e)
+                   : cudaload_explain_files(ctx, (const char *const *)o->files,
+                                            o->file_count, o->flags, &e);
+  if (status != CUDALOAD_OK) {
+    cli_error("cudaload: explain: %s\n", cudaload_last_error());
+    return status == CUDALOAD_E_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
   }
   char *report = NULL;
-  if (rc == EXIT_OK && cudaload_explain_report(e, format, &report)) {
-    cli_error("cudaload: explain: %s\n", cudaload_last_error());
+  status = cudaload_explain_report(e, o->format, &report);
+  int rc = cli_print_report(cmd, status, report);
+  if (rc == EXIT_OK && cudaload_explain_problem_count(e))
+    rc = EXIT_PROBLEMS;
+  cudaload_explain_free(e);
+  return rc;
+}
+
+int cli_explain(int argc, char **argv) {
+  const char *cmd = "explain";
+  explain_options o = {.format = CUDALOAD_FORMAT_TEXT};
+  int rc = cli_search_options_init(&o.search, argc);
+  if (rc == EXIT_OK && !(o.files = calloc((size_t)argc, sizeof *o.files))) {
+    cli_error("cudaload: explain: out of memory\n");
     rc = EXIT_INTERNAL;
   }
-  if (rc == EXIT_OK) {
-    fputs(report, stdout);
-    rc = cli_finish_output(cmd);
-    if (rc == EXIT_OK && cudaload_explain_problem_count(e))
-      rc = EXIT_PROBLEMS;
-  }
-  cudaload_free(report);
-  cudaload_explain_free(e);
+  if (rc == EXIT_OK)
+    rc = parse_explain_options(cmd, argc, argv, &o);
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK)
+    rc = cli_search_context(cmd, &o.search, &ctx);
+  if (rc == EXIT_OK)
+    rc = explain_and_print(cmd, ctx, &o);
   cudaload_destroy(ctx);
-  for (size_t i = 0; i < file_count; ++i)
-    free(files[i]);
-  free(files);
-  cli_search_options_free(&search);
+  for (size_t i = 0; i < o.file_count; ++i)
+    free(o.files[i]);
+  free(o.files);
+  cli_search_options_free(&o.search);
   return rc;
 }

@@ -69,6 +69,31 @@ const char cli_inspect_help[] =
     "  cudaload inspect --format json "
     "venv/Lib/site-packages/nvidia/cudnn/bin/*.dll\n";
 
+/* Each file's failure on stderr, as the library words it (without the
+ * path it starts with: the line names the file first); the report lists
+ * the files that were read. EXIT_INPUT when one could not be, else
+ * EXIT_OK. */
+static int say_unreadable(char **files, size_t file_count) {
+  int rc = EXIT_OK;
+  for (size_t i = 0; i < file_count; ++i) {
+    cudaload_file *f = NULL;
+    int status = cudaload_inspect(files[i], &f);
+    cudaload_file_close(f);
+    if (status == CUDALOAD_OK)
+      continue;
+    const char *reason = cudaload_last_error();
+    size_t plen = strlen(files[i]);
+    if (!*reason)
+      reason = cudaload_strerror(status);
+    else if (strncmp(reason, files[i], plen) == 0 && reason[plen] == ':' &&
+             reason[plen + 1] == ' ')
+      reason += plen + 2;
+    cli_error("cudaload: inspect: %s: %s\n", files[i], reason);
+    rc = EXIT_INPUT;
+  }
+  return rc;
+}
+
 int cli_inspect(int argc, char **argv) {
   const char *cmd = "inspect";
   int format = CUDALOAD_FORMAT_TEXT;
@@ -110,25 +135,7 @@ int cli_inspect(int argc, char **argv) {
     free(files);
     return cli_usage_error(cmd, "no FILE given");
   }
-  /* Each file's failure on stderr, as the library words it (it names the
-   * path); the report lists the files that were read. */
-  int rc = EXIT_OK;
-  for (size_t i = 0; i < file_count; ++i) {
-    cudaload_file *f = NULL;
-    int status = cudaload_inspect(files[i], &f);
-    cudaload_file_close(f);
-    if (status != CUDALOAD_OK) {
-      const char *reason = cudaload_last_error();
-      size_t plen = strlen(files[i]);
-      if (!*reason)
-        reason = cudaload_strerror(status);
-      else if (strncmp(reason, files[i], plen) == 0 && reason[plen] == ':' &&
-               reason[plen + 1] == ' ')
-        reason += plen + 2;
-      cli_error("cudaload: inspect: %s: %s\n", files[i], reason);
-      rc = EXIT_INPUT;
-    }
-  }
+  int rc = say_unreadable(files, file_count);
   char *report = NULL;
   int status = cudaload_inspect_report((const char *const *)files, file_count,
                                        format, flags, &report);

@@ -172,22 +172,26 @@ static int parse_timeout(const char *cmd, const char *value, double *out) {
   return EXIT_OK;
 }
 
-int cli_probe(int argc, char **argv) {
-  const char *cmd = "probe";
-  unsigned probe_flags = 0;
-  int child = 0;
-  const char *report_handle = NULL;
-  double timeout = 0;
-  int format = CUDALOAD_FORMAT_TEXT;
-  char *driver = NULL; /* absolute (cli_absolute_path) */
-  /* Options are kept until the ctx exists, so that their order does not
-   * matter. */
+/* What the command line asks for. */
+typedef struct probe_options {
   cli_search_options search;
-  int rc = cli_search_options_init(&search, argc);
+  unsigned flags; /* CUDALOAD_PROBE_* */
+  int child;      /* --child: the helper mode */
+  const char *report_handle;
+  double timeout;
+  int format;
+  char *driver; /* absolute (cli_absolute_path) */
+} probe_options;
+
+/* Options are kept until the ctx exists, so that their order does not
+ * matter. EXIT_OK, or the exit status with the message printed. */
+static int parse_probe_options(const char *cmd, int argc, char **argv,
+                               probe_options *o) {
+  int rc = EXIT_OK;
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
     const char *value;
     int m;
-    if ((m = cli_search_option(cmd, argc, argv, &i, &search, 1))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &o->search, 1))) {
       if (m < 0)
         rc = EXIT_USAGE;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--driver", NULL,
@@ -195,21 +199,21 @@ int cli_probe(int argc, char **argv) {
       if (m < 0) {
         rc = EXIT_USAGE;
       } else {
-        free(driver); /* the last --driver wins */
-        rc = cli_absolute_path(cmd, "--driver", value, &driver);
+        free(o->driver); /* the last --driver wins */
+        rc = cli_absolute_path(cmd, "--driver", value, &o->driver);
       }
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--timeout", NULL,
                                      &value))) {
-      rc = m < 0 ? EXIT_USAGE : parse_timeout(cmd, value, &timeout);
+      rc = m < 0 ? EXIT_USAGE : parse_timeout(cmd, value, &o->timeout);
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
-      rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
+      rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &o->format);
     } else if (strcmp(argv[i], "--out-of-process") == 0) {
-      probe_flags |= CUDALOAD_PROBE_OUT_OF_PROCESS;
+      o->flags |= CUDALOAD_PROBE_OUT_OF_PROCESS;
     } else if (strcmp(argv[i], "--child") == 0) {
-      child = 1;
+      o->child = 1;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--report-handle",
-                                     NULL, &report_handle))) {
+                                     NULL, &o->report_handle))) {
       if (m < 0)
         rc = EXIT_USAGE;
     } else if (argv[i][0] == '-') {
@@ -218,37 +222,52 @@ int cli_probe(int argc, char **argv) {
       rc = cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
     }
   }
-  cudaload_ctx *ctx = NULL;
-  if (rc == EXIT_OK)
-    rc = cli_search_context(cmd, &search, &ctx);
-  if (rc == EXIT_OK && driver && cudaload_set_driver(ctx, driver))
-    rc = cli_usage_error(cmd, "--driver: %s", cudaload_last_error());
-
-  cudaload_probe *p = NULL;
-  if (rc == EXIT_OK && child != (report_handle != NULL))
+  if (rc == EXIT_OK && o->child != (o->report_handle != NULL))
     rc = cli_usage_error(cmd, "--child and --report-handle go together (the "
                               "out-of-process probe's helper mode)");
-  if (rc == EXIT_OK && child) {
-    rc = run_child(ctx, report_handle);
-  } else if (rc == EXIT_OK) {
-    if (cudaload_probe_run(ctx, probe_flags, timeout, &p) != CUDALOAD_OK) {
-      cli_error("cudaload: probe: %s\n", cudaload_last_error());
-      rc = EXIT_INTERNAL;
-    } else if (format == CUDALOAD_FORMAT_TEXT) {
-      write_text(p);
-      if (cli_finish_output("probe") != EXIT_OK)
-        rc = EXIT_INTERNAL;
-    } else {
-      char *text = NULL;
-      int status = cudaload_probe_report(p, format, &text);
-      rc = cli_print_report(cmd, status, text);
-    }
-    if (rc == EXIT_OK && cudaload_probe_verdict(p) != CUDALOAD_GPU_OK)
-      rc = EXIT_CPU_FALLBACK;
+  return rc;
+}
+
+/* Probe and print the result: EXIT_OK (GPU usable), EXIT_CPU_FALLBACK, or
+ * EXIT_INTERNAL with the message printed. */
+static int probe_and_print(const char *cmd, cudaload_ctx *ctx,
+                           const probe_options *o) {
+  cudaload_probe *p = NULL;
+  int rc;
+  if (cudaload_probe_run(ctx, o->flags, o->timeout, &p) != CUDALOAD_OK) {
+    cli_error("cudaload: probe: %s\n", cudaload_last_error());
+    return EXIT_INTERNAL;
   }
+  if (o->format == CUDALOAD_FORMAT_TEXT) {
+    write_text(p);
+    rc = cli_finish_output(cmd);
+  } else {
+    char *text = NULL;
+    int status = cudaload_probe_report(p, o->format, &text);
+    rc = cli_print_report(cmd, status, text);
+  }
+  if (rc == EXIT_OK && cudaload_probe_verdict(p) != CUDALOAD_GPU_OK)
+    rc = EXIT_CPU_FALLBACK;
   cudaload_probe_free(p);
+  return rc;
+}
+
+int cli_probe(int argc, char **argv) {
+  const char *cmd = "probe";
+  probe_options o = {.format = CUDALOAD_FORMAT_TEXT};
+  int rc = cli_search_options_init(&o.search, argc);
+  if (rc == EXIT_OK)
+    rc = parse_probe_options(cmd, argc, argv, &o);
+  cudaload_ctx *ctx = NULL;
+  if (rc == EXIT_OK)
+    rc = cli_search_context(cmd, &o.search, &ctx);
+  if (rc == EXIT_OK && o.driver && cudaload_set_driver(ctx, o.driver))
+    rc = cli_usage_error(cmd, "--driver: %s", cudaload_last_error());
+  if (rc == EXIT_OK)
+    rc = o.child ? run_child(ctx, o.report_handle)
+                 : probe_and_print(cmd, ctx, &o);
   cudaload_destroy(ctx);
-  cli_search_options_free(&search);
-  free(driver);
+  cli_search_options_free(&o.search);
+  free(o.driver);
   return rc;
 }

@@ -81,6 +81,50 @@ static const char *root_status_text(int status) {
              : cudaload_root_status_name(status);
 }
 
+/* --target's names, as the help lists them. */
+static const struct {
+  const char *name;
+  int target;
+} scan_targets[] = {
+    {"host", CUDALOAD_TARGET_HOST},
+    {"linux", CUDALOAD_TARGET_LINUX},
+    {"windows", CUDALOAD_TARGET_WINDOWS},
+    {"linux-x86_64", CUDALOAD_TARGET_LINUX_X86_64},
+    {"linux-aarch64", CUDALOAD_TARGET_LINUX_AARCH64},
+    {"windows-x64", CUDALOAD_TARGET_WINDOWS_X86_64},
+    {"windows-x86_64", CUDALOAD_TARGET_WINDOWS_X86_64},
+    {"windows-arm64", CUDALOAD_TARGET_WINDOWS_ARM64},
+};
+
+static int parse_target(const char *cmd, const char *value, int *target) {
+  for (size_t i = 0; i < sizeof scan_targets / sizeof *scan_targets; ++i)
+    if (strcmp(value, scan_targets[i].name) == 0) {
+      *target = scan_targets[i].target;
+      return EXIT_OK;
+    }
+  return cli_usage_error(cmd,
+                         "unknown target '%s' (expected host, linux, "
+                         "windows, linux-x86_64, linux-aarch64, "
+                         "windows-x64 or windows-arm64)",
+                         value);
+}
+
+/* Warn about each root given with --root that could not be searched:
+ * EXIT_INPUT when there is one. By origin, not by position: a root given
+ * twice is listed once, so the first --root count entries may include
+ * default roots. */
+static int warn_unsearched_roots(const cudaload_ctx *ctx) {
+  int rc = EXIT_OK;
+  for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
+    if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
+        strcmp(cudaload_root_origin(ctx, i), "explicit") == 0) {
+      cli_error("cudaload: warning: root %s: %s\n", cudaload_root_path(ctx, i),
+                root_status_text(cudaload_root_status(ctx, i)));
+      rc = EXIT_INPUT;
+    }
+  return rc;
+}
+
 int cli_scan(int argc, char **argv) {
   const char *cmd = "scan";
   int target = CUDALOAD_TARGET_HOST;
@@ -95,29 +139,7 @@ int cli_scan(int argc, char **argv) {
         rc = EXIT_USAGE;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--target", NULL,
                                      &value))) {
-      if (m < 0)
-        rc = EXIT_USAGE;
-      else if (strcmp(value, "host") == 0)
-        target = CUDALOAD_TARGET_HOST;
-      else if (strcmp(value, "linux") == 0)
-        target = CUDALOAD_TARGET_LINUX;
-      else if (strcmp(value, "windows") == 0)
-        target = CUDALOAD_TARGET_WINDOWS;
-      else if (strcmp(value, "linux-x86_64") == 0)
-        target = CUDALOAD_TARGET_LINUX_X86_64;
-      else if (strcmp(value, "linux-aarch64") == 0)
-        target = CUDALOAD_TARGET_LINUX_AARCH64;
-      else if (strcmp(value, "windows-x64") == 0 ||
-               strcmp(value, "windows-x86_64") == 0)
-        target = CUDALOAD_TARGET_WINDOWS_X86_64;
-      else if (strcmp(value, "windows-arm64") == 0)
-        target = CUDALOAD_TARGET_WINDOWS_ARM64;
-      else
-        rc = cli_usage_error(cmd,
-                             "unknown target '%s' (expected host, linux, "
-                             "windows, linux-x86_64, linux-aarch64, "
-                             "windows-x64 or windows-arm64)",
-                             value);
+      rc = m < 0 ? EXIT_USAGE : parse_target(cmd, value, &target);
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
@@ -138,16 +160,7 @@ int cli_scan(int argc, char **argv) {
     rc = EXIT_INTERNAL;
   }
   if (rc == EXIT_OK) {
-    /* By origin, not by position: a root given twice is listed once, so
-     * the first --root count entries may include default roots. */
-    for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
-      if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
-          strcmp(cudaload_root_origin(ctx, i), "explicit") == 0) {
-        cli_error("cudaload: warning: root %s: %s\n",
-                  cudaload_root_path(ctx, i),
-                  root_status_text(cudaload_root_status(ctx, i)));
-        rc = EXIT_INPUT;
-      }
+    rc = warn_unsearched_roots(ctx);
     char *report = NULL;
     int status = cudaload_scan_report(ctx, format, &report);
     if (cli_print_report(cmd, status, report) != EXIT_OK)

@@ -23,6 +23,7 @@
 #include "probe/probe.h"
 #include "report/report_inventory.h"
 #include "report/report_probe.h"
+#include "report/report_text.h"
 #include "report/report_writer.h"
 #include "load/resolve.h"
 #include "scan/roots.h"
@@ -703,11 +704,10 @@ static void find_problems(doctor *d) {
 
 /* --- text ------------------------------------------------------------- */
 
+/* The text report (report_text.h), in colour when asked for. */
 typedef struct text {
-  cl_buf out; /* the report */
+  cl_text_report r;
   int color;
-  char **shown; /* escaped copies made by shown(), freed with the text */
-  size_t shown_count, shown_capacity;
 } text;
 
 /* A value from outside (a path, a version read from a file, a driver's
@@ -715,17 +715,8 @@ typedef struct text {
  * bytes or bytes that are not UTF-8 (text_escape.h). The colours below are
  * the only escape sequences the text report may carry. */
 static const char *shown_value(text *t, const char *s, int keep_newlines) {
-  if (!s || !cl_text_needs_escape(s, keep_newlines))
-    return s;
-  char *copy = cl_text_escaped(s, keep_newlines);
-  if (!copy || cl_reserve((void **)&t->shown, &t->shown_capacity,
-                          t->shown_count + 1, sizeof *t->shown)) {
-    free(copy);
-    t->out.failed = 1;
-    return "";
-  }
-  t->shown[t->shown_count++] = copy;
-  return copy;
+  return keep_newlines ? cl_text_shown_lines(&t->r, s)
+                       : cl_text_shown(&t->r, s);
 }
 
 static const char *shown(text *t, const char *s) {
@@ -736,7 +727,7 @@ static void put(text *t, const char *fmt, ...) CL_PRINTF(2, 3);
 static void put(text *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  cl_buf_vprintf(&t->out, fmt, ap);
+  cl_buf_vprintf(&t->r.text, fmt, ap);
   va_end(ap);
 }
 
@@ -911,9 +902,52 @@ static void text_probe(text *t, const doctor *d) {
   }
 }
 
+/* Where the driver is, its version, and the CUDA versions it supports. */
+static void text_driver(text *t, const doctor *d) {
+  heading(t, "Driver");
+  if (d->driver_path) {
+    char where[64];
+    snprintf(where, sizeof where, "found by the %s", d->driver_source);
+    field(t, "path", d->driver_path);
+    field(t, "version", d->driver_version ? d->driver_version : "unknown");
+    if (d->driver_cuda) {
+      char cuda[32];
+      snprintf(cuda, sizeof cuda, "%d.%d", d->driver_cuda / 1000,
+               d->driver_cuda % 1000 / 10);
+      field(t, "CUDA version", cuda);
+    }
+    field(t, "source", where);
+  } else {
+    put(t,
+        "  %-*s%snone found%s (%s: not in the roots searched, not "
+        "loaded)\n",
+        LABEL_WIDTH, "path", sgr(t, RED), sgr(t, RESET), driver_file_name());
+  }
+  if (d->driver_files.found) {
+    char support[96];
+    snprintf(support, sizeof support, "up to CUDA %d.%d, %d.x (%s)",
+             d->driver_files.cuda_major, d->driver_files.cuda_minor,
+             d->driver_files.max_major_compat, d->driver_files.source);
+    field(t, "supports", support);
+  } else {
+    field(t, "supports", "driver not consulted: none found");
+  }
+}
+
+/* Each problem with the one line that fixes it. */
+static void text_problems(text *t, const doctor *d) {
+  heading(t, "Problems and fixes");
+  if (d->problem_count == 0)
+    put(t, "  %snone%s\n", sgr(t, GREEN), sgr(t, RESET));
+  for (size_t i = 0; i < d->problem_count; ++i)
+    put(t, "  %s%zu. %s%s\n  %*s fix: %s\n", sgr(t, RED), i + 1,
+        shown_value(t, d->problems[i].problem, 1), sgr(t, RESET),
+        i + 1 >= 10 ? 3 : 2, "", shown_value(t, d->problems[i].fix, 1));
+}
+
 static char *write_text(const doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
-  text t = {0};
+  text t = {CL_TEXT_REPORT_INIT, 0};
   t.color = (d->flags & CUDALOAD_DOCTOR_COLOR) != 0;
   put(&t, "%scudaload doctor%s %s\n", sgr(&t, BOLD), sgr(&t, RESET),
       cudaload_version_string());
@@ -923,35 +957,7 @@ static char *write_text(const doctor *d) {
   field(&t, "arch", host_arch());
   field(&t, "cudaload", cudaload_version_string());
 
-  heading(&t, "Driver");
-  if (d->driver_path) {
-    char where[64];
-    snprintf(where, sizeof where, "found by the %s", d->driver_source);
-    field(&t, "path", d->driver_path);
-    field(&t, "version", d->driver_version ? d->driver_version : "unknown");
-    if (d->driver_cuda) {
-      char cuda[32];
-      snprintf(cuda, sizeof cuda, "%d.%d", d->driver_cuda / 1000,
-               d->driver_cuda % 1000 / 10);
-      field(&t, "CUDA version", cuda);
-    }
-    field(&t, "source", where);
-  } else {
-    put(&t,
-        "  %-*s%snone found%s (%s: not in the roots searched, not "
-        "loaded)\n",
-        LABEL_WIDTH, "path", sgr(&t, RED), sgr(&t, RESET), driver_file_name());
-  }
-  if (d->driver_files.found) {
-    char support[96];
-    snprintf(support, sizeof support, "up to CUDA %d.%d, %d.x (%s)",
-             d->driver_files.cuda_major, d->driver_files.cuda_minor,
-             d->driver_files.max_major_compat, d->driver_files.source);
-    field(&t, "supports", support);
-  } else {
-    field(&t, "supports", "driver not consulted: none found");
-  }
-
+  text_driver(&t, d);
   text_libraries(&t, ctx);
   text_plan(&t, d);
 
@@ -969,17 +975,8 @@ static char *write_text(const doctor *d) {
 
   text_probe(&t, d);
 
-  heading(&t, "Problems and fixes");
-  if (d->problem_count == 0)
-    put(&t, "  %snone%s\n", sgr(&t, GREEN), sgr(&t, RESET));
-  for (size_t i = 0; i < d->problem_count; ++i)
-    put(&t, "  %s%zu. %s%s\n  %*s fix: %s\n", sgr(&t, RED), i + 1,
-        shown_value(&t, d->problems[i].problem, 1), sgr(&t, RESET),
-        i + 1 >= 10 ? 3 : 2, "", shown_value(&t, d->problems[i].fix, 1));
-  for (size_t i = 0; i < t.shown_count; ++i)
-    free(t.shown[i]);
-  free(t.shown);
-  return cl_buf_take(&t.out); /* NULL: out of memory, said by the caller */
+  text_problems(&t, d);
+  return cl_text_finish(&t.r); /* NULL: out of memory, said by the caller */
 }
 
 /* --- JSON and YAML ----------------------------------------------------- */

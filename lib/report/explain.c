@@ -402,6 +402,52 @@ static cl_explain_binding *binding_group(cudaload_explain *e,
  * (what the caller preloaded RTLD_GLOBAL) first, then k's own group;
  * DT_SYMBOLIC first of all. Each reference is compared with the file of
  * k's own tree that provides it, which is what its author linked against. */
+/* What the author linked against for ref: the index in local (k's own
+ * scope) of the file that provides it (its DT_VERNEED file, or the first
+ * that defines it), or SIZE_MAX. */
+static size_t expected_provider(const cl_bind_object *const *local,
+                                size_t n_local, const cl_bind_object *self,
+                                const cl_symbol_ref *ref) {
+  for (size_t i = 0; i < n_local; ++i)
+    if (local[i] != self && local[i]->symbols &&
+        cl_bind_match(local[i]->symbols, ref->name, ref->version) >= 0)
+      return i;
+  return SIZE_MAX;
+}
+
+/* Count ref in its binding group b: expected is the file the author linked
+ * against, provider the one the loader binds (either may be NULL). 0, or
+ * -1 when memory ran out. */
+static int count_binding(cl_explain_binding *b, const cl_symbol_ref *ref,
+                         const char *expected, const char *provider,
+                         int symbols) {
+  if (!b->symbols) {
+    b->expected = dup_or_null(expected);
+    b->provider = dup_or_null(provider);
+  }
+  b->symbols++;
+  if (symbols) {
+    size_t capacity = b->each_capacity;
+    if (cl_reserve((void **)&b->each_symbol, &capacity, b->each_count + 1,
+                   sizeof *b->each_symbol) ||
+        cl_reserve((void **)&b->each_provider, &b->each_capacity,
+                   b->each_count + 1, sizeof *b->each_provider))
+      return -1;
+    b->each_symbol[b->each_count] = cl_strdup(ref->name);
+    b->each_provider[b->each_count] = dup_or_null(provider);
+    b->each_count++;
+  }
+  int same = expected && provider && strcmp(expected, provider) == 0;
+  if (!same && (expected || provider)) {
+    if (!b->elsewhere) {
+      b->example = cl_strdup(ref->name);
+      b->elsewhere_provider = dup_or_null(provider);
+    }
+    b->elsewhere++;
+  }
+  return 0;
+}
+
 static void explain_bindings(cudaload_explain *e, cl_explain_object *o,
                              const cl_load_tree *t, size_t k,
                              const cl_bind_object *const *global,
@@ -437,14 +483,7 @@ static void explain_bindings(cudaload_explain *e, cl_explain_object *o,
       continue;
     long def;
     size_t got = cl_bind_lookup(order, n_order, ref->name, ref->version, &def);
-    /* What the author linked against: the file of k's own scope that
-     * provides the reference (its DT_VERNEED file, or the first that
-     * defines it). */
-    size_t want = SIZE_MAX;
-    for (size_t i = 0; i < n_local && want == SIZE_MAX; ++i)
-      if (local[i] != self && local[i]->symbols &&
-          cl_bind_match(local[i]->symbols, ref->name, ref->version) >= 0)
-        want = i;
+    size_t want = expected_provider(local, n_local, self, ref);
     if (want == SIZE_MAX && got == SIZE_MAX)
       continue; /* weak, or resolved by nobody: the loader reports that */
     const char *expected = want != SIZE_MAX ? local[want]->path : NULL;
@@ -455,31 +494,9 @@ static void explain_bindings(cudaload_explain *e, cl_explain_object *o,
     cl_explain_binding *b = binding_group(e, o, library, ref->version);
     if (!b)
       break;
-    if (!b->symbols) {
-      b->expected = dup_or_null(expected);
-      b->provider = dup_or_null(provider);
-    }
-    b->symbols++;
-    if (symbols) {
-      size_t capacity = b->each_capacity;
-      if (cl_reserve((void **)&b->each_symbol, &capacity, b->each_count + 1,
-                     sizeof *b->each_symbol) ||
-          cl_reserve((void **)&b->each_provider, &b->each_capacity,
-                     b->each_count + 1, sizeof *b->each_provider)) {
-        e->failed = 1;
-        break;
-      }
-      b->each_symbol[b->each_count] = cl_strdup(ref->name);
-      b->each_provider[b->each_count] = dup_or_null(provider);
-      b->each_count++;
-    }
-    int same = expected && provider && strcmp(expected, provider) == 0;
-    if (!same && (expected || provider)) {
-      if (!b->elsewhere) {
-        b->example = cl_strdup(ref->name);
-        b->elsewhere_provider = dup_or_null(provider);
-      }
-      b->elsewhere++;
+    if (count_binding(b, ref, expected, provider, symbols)) {
+      e->failed = 1;
+      break;
     }
   }
 done:
@@ -684,6 +701,80 @@ static int expose_like_preload(cl_loader_model *m, const char *file,
   return rc;
 }
 
+/* The process the file would be opened in: this environment's search
+ * path (and, on Windows, the file's folder as the application's). */
+static int model_environment(cl_loader_model *m, const char *path,
+                             cl_naming naming) {
+  char *search =
+      cl_os_getenv(naming == CL_NAMING_WINDOWS ? "PATH" : "LD_LIBRARY_PATH");
+  int rc = cl_loader_model_set(
+      naming == CL_NAMING_WINDOWS ? &m->path : &m->ld_library_path, search);
+  free(search);
+  if (!rc && naming == CL_NAMING_WINDOWS) {
+    char *folder = cl_path_dirname(path);
+    rc = cl_loader_model_set(&m->app_dir, folder);
+    free(folder);
+  }
+  return rc;
+}
+
+/* The plan already preloaded, as cudaload_preload would: each planned file
+ * loaded in the model, and with CUDALOAD_PRELOAD_GLOBAL its symbols in the
+ * global scope (*global, *global_count: malloc'ed). */
+static int model_preloaded_plan(cl_loader_model *m, cudaload_ctx *ctx,
+                                cl_naming naming, unsigned flags,
+                                symbol_cache *cache,
+                                const cl_bind_object ***global,
+                                size_t *global_count) {
+  int rc = CUDALOAD_OK;
+  if (ctx->planned)
+    *global = calloc(ctx->plan_count + 1, sizeof **global);
+  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    rc = expose_like_preload(m, p->path, naming);
+    if (rc || !p->to_load)
+      continue;
+    rc = cl_loader_model_add_loaded(m, p->path, p->soname);
+    if (!rc && *global && (flags & CUDALOAD_PRELOAD_GLOBAL)) {
+      const cl_bind_object *b = cached_object(cache, p->path);
+      if (b)
+        (*global)[(*global_count)++] = b;
+    }
+  }
+  return rc;
+}
+
+/* The objects of a resolved tree into e: the file itself and every CUDA
+ * library in it, each with its needs, bindings and problems. */
+static void explain_tree(cudaload_explain *e, cudaload_ctx *ctx,
+                         const char *path, const cl_load_tree *t,
+                         const cl_bind_object *const *global,
+                         size_t global_count, symbol_cache *cache,
+                         cl_naming naming, unsigned flags) {
+  size_t first = e->object_count;
+  for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
+    const cl_load_object *lo = &t->objects[k];
+    cl_name_match match;
+    int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match);
+    if (k != 0 && !is_cuda)
+      continue; /* system libraries: shown as needs, not expanded */
+    cl_explain_object *o =
+        object_for(e, ctx, lo->path, lo->info.soname, naming, k == 0);
+    if (!o || o->need_count)
+      continue; /* already explained by an earlier file */
+    for (size_t i = 0; i < t->edge_count; ++i)
+      if (t->edges[i].from == k)
+        add_need(e, o, &t->edges[i], t, ctx, naming);
+    explain_bindings(e, o, t, k, global, global_count, cache, naming,
+                     (flags & CUDALOAD_EXPLAIN_SYMBOLS) != 0);
+    binding_problems(e, o);
+  }
+  if (t->object_count == 0 || !t->objects[0].readable)
+    add_problem(e, cl_strdup_printf("%s: cannot be read as a library", path));
+  tree_problems(e, t, first, naming);
+  mix_problems(e, first, "in what one process would load for it");
+}
+
 static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
                        unsigned flags) {
   cl_naming naming = cl_ctx_naming(ctx);
@@ -691,64 +782,20 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   int rc = cl_loader_model_init_system(&m);
   if (rc)
     return rc;
-  /* The process the file would be opened in: this environment's search
-   * path, and the plan already preloaded (as cudaload_preload would). */
-  char *search =
-      cl_os_getenv(naming == CL_NAMING_WINDOWS ? "PATH" : "LD_LIBRARY_PATH");
-  rc = cl_loader_model_set(
-      naming == CL_NAMING_WINDOWS ? &m.path : &m.ld_library_path, search);
-  free(search);
-  if (!rc && naming == CL_NAMING_WINDOWS) {
-    char *folder = cl_path_dirname(path);
-    rc = cl_loader_model_set(&m.app_dir, folder);
-    free(folder);
-  }
+  rc = model_environment(&m, path, naming);
   symbol_cache cache = {0};
   const cl_bind_object **global = NULL;
   size_t global_count = 0;
-  if (!rc && ctx->planned)
-    global = calloc(ctx->plan_count + 1, sizeof *global);
-  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
-    rc = expose_like_preload(&m, p->path, naming);
-    if (rc || !p->to_load)
-      continue;
-    rc = cl_loader_model_add_loaded(&m, p->path, p->soname);
-    if (!rc && global && (flags & CUDALOAD_PRELOAD_GLOBAL)) {
-      const cl_bind_object *b = cached_object(&cache, p->path);
-      if (b)
-        global[global_count++] = b;
-    }
-  }
+  if (!rc)
+    rc = model_preloaded_plan(&m, ctx, naming, flags, &cache, &global,
+                              &global_count);
   lazy_context lc = {ctx, naming};
   cl_load_tree t;
   memset(&t, 0, sizeof t);
   if (!rc)
     rc = cl_resolve_load(&m, path, lazy_names, &lc, &t);
-  if (!rc) {
-    size_t first = e->object_count;
-    for (size_t k = 0; k < t.object_count && !e->failed; ++k) {
-      const cl_load_object *lo = &t.objects[k];
-      cl_name_match match;
-      int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match);
-      if (k != 0 && !is_cuda)
-        continue; /* system libraries: shown as needs, not expanded */
-      cl_explain_object *o =
-          object_for(e, ctx, lo->path, lo->info.soname, naming, k == 0);
-      if (!o || o->need_count)
-        continue; /* already explained by an earlier file */
-      for (size_t i = 0; i < t.edge_count; ++i)
-        if (t.edges[i].from == k)
-          add_need(e, o, &t.edges[i], &t, ctx, naming);
-      explain_bindings(e, o, &t, k, global, global_count, &cache, naming,
-                       (flags & CUDALOAD_EXPLAIN_SYMBOLS) != 0);
-      binding_problems(e, o);
-    }
-    if (t.object_count == 0 || !t.objects[0].readable)
-      add_problem(e, cl_strdup_printf("%s: cannot be read as a library", path));
-    tree_problems(e, &t, first, naming);
-    mix_problems(e, first, "in what one process would load for it");
-  }
+  if (!rc)
+    explain_tree(e, ctx, path, &t, global, global_count, &cache, naming, flags);
   cl_load_tree_free(&t);
   symbol_cache_free(&cache);
   free(global);

@@ -80,6 +80,90 @@ static void string_or_null(cl_report_writer *w, const char *key,
   cl_report_string(w, value);
 }
 
+/* "needs": what the object's loader entries name, resolved or not. */
+static void write_needs(cl_report_writer *w, const cl_explain_object *o) {
+  cl_report_key(w, "needs");
+  cl_report_begin_array(w);
+  for (size_t j = 0; j < o->need_count; ++j) {
+    const cl_explain_need *n = &o->needs[j];
+    cl_report_begin_object(w);
+    string_or_null(w, "name", n->name);
+    string_or_null(w, "kind", n->lazy ? "lazy" : "needed");
+    string_or_null(w, "resolved", n->path);
+    string_or_null(w, "rule", n->rule);
+    string_or_null(w, "detail", n->detail);
+    string_or_null(w, "version", n->version);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+}
+
+/* One binding's "each": symbol by symbol with --symbols, else null. */
+static void write_each_symbol(cl_report_writer *w,
+                              const cl_explain_binding *b) {
+  cl_report_key(w, "each");
+  if (!b->each_count && !b->each_symbol) {
+    cl_report_null(w);
+    return;
+  }
+  cl_report_begin_array(w);
+  for (size_t k = 0; k < b->each_count; ++k) {
+    cl_report_begin_object(w);
+    string_or_null(w, "symbol", b->each_symbol[k]);
+    string_or_null(w, "provider", b->each_provider[k]);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+}
+
+/* "bindings": which library each versioned import binds to. */
+static void write_bindings(cl_report_writer *w, const cl_explain_object *o) {
+  cl_report_key(w, "bindings");
+  cl_report_begin_array(w);
+  for (size_t j = 0; j < o->binding_count; ++j) {
+    const cl_explain_binding *b = &o->bindings[j];
+    cl_report_begin_object(w);
+    string_or_null(w, "library", b->library);
+    string_or_null(w, "version", b->version);
+    cl_report_key(w, "symbols");
+    cl_report_int(w, (long long)b->symbols);
+    string_or_null(w, "expected", b->expected);
+    string_or_null(w, "provider", b->provider);
+    cl_report_key(w, "elsewhere");
+    cl_report_int(w, (long long)b->elsewhere);
+    string_or_null(w, "example", b->example);
+    string_or_null(w, "example_provider", b->elsewhere_provider);
+    write_each_symbol(w, b);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+}
+
+/* An int, or null when it is unknown (known false). */
+static void int_or_null(cl_report_writer *w, const char *key, int known,
+                        long long value) {
+  cl_report_key(w, key);
+  if (known)
+    cl_report_int(w, value);
+  else
+    cl_report_null(w);
+}
+
+static void write_object(cl_report_writer *w, const cl_explain_object *o) {
+  cl_report_begin_object(w);
+  string_or_null(w, "path", o->path);
+  string_or_null(w, "family", o->family);
+  string_or_null(w, "name", o->name);
+  int_or_null(w, "major", o->family != NULL, o->major);
+  int_or_null(w, "cuda_major", o->cuda_major != 0, o->cuda_major);
+  string_or_null(w, "version", o->version);
+  cl_report_key(w, "consumer");
+  cl_report_bool(w, o->consumer);
+  write_needs(w, o);
+  write_bindings(w, o);
+  cl_report_end_object(w);
+}
+
 static char *render_structured(const cudaload_explain *e, int format) {
   cl_report_writer *w = cl_report_writer_new(
       format == CUDALOAD_FORMAT_YAML ? CL_REPORT_YAML : CL_REPORT_JSON);
@@ -88,79 +172,11 @@ static char *render_structured(const cudaload_explain *e, int format) {
   cl_report_begin_object(w);
   cl_report_key(w, "schema_version");
   cl_report_int(w, 1);
-  cl_report_key(w, "pid");
-  if (e->pid)
-    cl_report_int(w, e->pid);
-  else
-    cl_report_null(w);
+  int_or_null(w, "pid", e->pid != 0, e->pid);
   cl_report_key(w, "objects");
   cl_report_begin_array(w);
-  for (size_t i = 0; i < e->object_count; ++i) {
-    const cl_explain_object *o = &e->objects[i];
-    cl_report_begin_object(w);
-    string_or_null(w, "path", o->path);
-    string_or_null(w, "family", o->family);
-    string_or_null(w, "name", o->name);
-    cl_report_key(w, "major");
-    if (o->family)
-      cl_report_int(w, o->major);
-    else
-      cl_report_null(w);
-    cl_report_key(w, "cuda_major");
-    if (o->cuda_major)
-      cl_report_int(w, o->cuda_major);
-    else
-      cl_report_null(w);
-    string_or_null(w, "version", o->version);
-    cl_report_key(w, "consumer");
-    cl_report_bool(w, o->consumer);
-    cl_report_key(w, "needs");
-    cl_report_begin_array(w);
-    for (size_t j = 0; j < o->need_count; ++j) {
-      const cl_explain_need *n = &o->needs[j];
-      cl_report_begin_object(w);
-      string_or_null(w, "name", n->name);
-      string_or_null(w, "kind", n->lazy ? "lazy" : "needed");
-      string_or_null(w, "resolved", n->path);
-      string_or_null(w, "rule", n->rule);
-      string_or_null(w, "detail", n->detail);
-      string_or_null(w, "version", n->version);
-      cl_report_end_object(w);
-    }
-    cl_report_end_array(w);
-    cl_report_key(w, "bindings");
-    cl_report_begin_array(w);
-    for (size_t j = 0; j < o->binding_count; ++j) {
-      const cl_explain_binding *b = &o->bindings[j];
-      cl_report_begin_object(w);
-      string_or_null(w, "library", b->library);
-      string_or_null(w, "version", b->version);
-      cl_report_key(w, "symbols");
-      cl_report_int(w, (long long)b->symbols);
-      string_or_null(w, "expected", b->expected);
-      string_or_null(w, "provider", b->provider);
-      cl_report_key(w, "elsewhere");
-      cl_report_int(w, (long long)b->elsewhere);
-      string_or_null(w, "example", b->example);
-      string_or_null(w, "example_provider", b->elsewhere_provider);
-      cl_report_key(w, "each");
-      if (b->each_count || b->each_symbol) {
-        cl_report_begin_array(w);
-        for (size_t k = 0; k < b->each_count; ++k) {
-          cl_report_begin_object(w);
-          string_or_null(w, "symbol", b->each_symbol[k]);
-          string_or_null(w, "provider", b->each_provider[k]);
-          cl_report_end_object(w);
-        }
-        cl_report_end_array(w);
-      } else {
-        cl_report_null(w);
-      }
-      cl_report_end_object(w);
-    }
-    cl_report_end_array(w);
-    cl_report_end_object(w);
-  }
+  for (size_t i = 0; i < e->object_count; ++i)
+    write_object(w, &e->objects[i]);
   cl_report_end_array(w);
   cl_report_key(w, "problems");
   cl_report_begin_array(w);

@@ -59,6 +59,44 @@ static void print_symbol(cl_text_report *t, const cudaload_file *f, int kind,
   cl_text_put(t, "\n");
 }
 
+/* The symbol versions the file defines and those it requires. */
+static void text_symbol_versions(cl_text_report *t, const cudaload_file *f) {
+  size_t n = cudaload_file_version_count(f);
+  if (n) {
+    cl_text_put(t, "  %-10s", "defines");
+    for (size_t i = 0; i < n; ++i)
+      cl_text_put(t, "%s%s%s", i ? ", " : "",
+                  cl_text_shown(t, cudaload_file_version_name(f, i)),
+                  cudaload_file_version_is_default(f, i) ? " (default)" : "");
+    cl_text_put(t, "\n");
+  }
+  for (size_t i = 0; i < cudaload_file_need_count(f); ++i) {
+    cl_text_put(t, "  %-10s%s:", "requires",
+                cl_text_shown(t, cudaload_file_need_file(f, i)));
+    for (size_t j = 0; j < cudaload_file_need_version_count(f, i); ++j)
+      cl_text_put(t, "%s %s", j ? "," : "",
+                  cl_text_shown(t, cudaload_file_need_version(f, i, j)));
+    cl_text_put(t, "\n");
+  }
+}
+
+/* Symbol counts: PE exports may be forwarders, ELF symbols versioned. */
+static void text_symbol_counts(cl_text_report *t, const cudaload_file *f) {
+  size_t exports = cudaload_file_symbol_count(f, CUDALOAD_SYMBOL_EXPORT);
+  size_t imports = cudaload_file_symbol_count(f, CUDALOAD_SYMBOL_IMPORT);
+  if (strcmp(cudaload_file_format(f), "pe") == 0) {
+    size_t forwarders = count_with(f, CUDALOAD_SYMBOL_EXPORT, 1);
+    cl_text_put(t, "  %-10s%zu (%zu forwarder%s)\n", "exports", exports,
+                forwarders, forwarders == 1 ? "" : "s");
+    cl_text_put(t, "  %-10s%zu\n", "imports", imports);
+  } else {
+    cl_text_put(t, "  %-10s%zu (%zu versioned)\n", "exports", exports,
+                count_with(f, CUDALOAD_SYMBOL_EXPORT, 0));
+    cl_text_put(t, "  %-10s%zu (%zu versioned)\n", "imports", imports,
+                count_with(f, CUDALOAD_SYMBOL_IMPORT, 0));
+  }
+}
+
 static void write_text(cl_text_report *t, const char *path,
                        const cudaload_file *f, int symbols) {
   cl_text_put(t, "%s\n", cl_text_shown(t, path));
@@ -93,42 +131,12 @@ static void write_text(cl_text_report *t, const char *path,
                     ? ", "
                     : "",
                 flags & CUDALOAD_FILE_NODEFLIB ? "nodeflib" : "");
-  n = cudaload_file_version_count(f);
-  if (n) {
-    cl_text_put(t, "  %-10s", "defines");
-    for (size_t i = 0; i < n; ++i)
-      cl_text_put(t, "%s%s%s", i ? ", " : "",
-                  cl_text_shown(t, cudaload_file_version_name(f, i)),
-                  cudaload_file_version_is_default(f, i) ? " (default)" : "");
-    cl_text_put(t, "\n");
-  }
-  for (size_t i = 0; i < cudaload_file_need_count(f); ++i) {
-    cl_text_put(t, "  %-10s%s:", "requires",
-                cl_text_shown(t, cudaload_file_need_file(f, i)));
-    for (size_t j = 0; j < cudaload_file_need_version_count(f, i); ++j)
-      cl_text_put(t, "%s %s", j ? "," : "",
-                  cl_text_shown(t, cudaload_file_need_version(f, i, j)));
-    cl_text_put(t, "\n");
-  }
-  size_t exports = cudaload_file_symbol_count(f, CUDALOAD_SYMBOL_EXPORT);
-  size_t imports = cudaload_file_symbol_count(f, CUDALOAD_SYMBOL_IMPORT);
-  if (strcmp(cudaload_file_format(f), "pe") == 0) {
-    size_t forwarders = count_with(f, CUDALOAD_SYMBOL_EXPORT, 1);
-    cl_text_put(t, "  %-10s%zu (%zu forwarder%s)\n", "exports", exports,
-                forwarders, forwarders == 1 ? "" : "s");
-    cl_text_put(t, "  %-10s%zu\n", "imports", imports);
-  } else {
-    cl_text_put(t, "  %-10s%zu (%zu versioned)\n", "exports", exports,
-                count_with(f, CUDALOAD_SYMBOL_EXPORT, 0));
-    cl_text_put(t, "  %-10s%zu (%zu versioned)\n", "imports", imports,
-                count_with(f, CUDALOAD_SYMBOL_IMPORT, 0));
-  }
-  if (symbols) {
-    for (size_t i = 0; i < exports; ++i)
-      print_symbol(t, f, CUDALOAD_SYMBOL_EXPORT, i);
-    for (size_t i = 0; i < imports; ++i)
-      print_symbol(t, f, CUDALOAD_SYMBOL_IMPORT, i);
-  }
+  text_symbol_versions(t, f);
+  text_symbol_counts(t, f);
+  for (int kind = CUDALOAD_SYMBOL_EXPORT;
+       symbols && kind <= CUDALOAD_SYMBOL_IMPORT; ++kind)
+    for (size_t i = 0; i < cudaload_file_symbol_count(f, kind); ++i)
+      print_symbol(t, f, kind, i);
 }
 
 static void write_symbols(cl_report_writer *w, const cudaload_file *f,
@@ -157,6 +165,60 @@ static void write_symbols(cl_report_writer *w, const cudaload_file *f,
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
+}
+
+/* "version_definitions" and "version_needs": the symbol versions the
+ * file defines and those it requires of each library. */
+static void write_symbol_versions(cl_report_writer *w, const cudaload_file *f) {
+  cl_report_key(w, "version_definitions");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < cudaload_file_version_count(f); ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, cudaload_file_version_name(f, i));
+    cl_report_key(w, "default");
+    cl_report_bool(w, cudaload_file_version_is_default(f, i));
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_key(w, "version_needs");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < cudaload_file_need_count(f); ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "file");
+    cl_report_string(w, cudaload_file_need_file(f, i));
+    cl_report_key(w, "versions");
+    cl_report_begin_array(w);
+    for (size_t j = 0; j < cudaload_file_need_version_count(f, i); ++j)
+      cl_report_string(w, cudaload_file_need_version(f, i, j));
+    cl_report_end_array(w);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+}
+
+/* "exports" and "imports": counts, and every symbol when asked. */
+static void write_symbol_summaries(cl_report_writer *w, const cudaload_file *f,
+                                   int symbols) {
+  for (int kind = CUDALOAD_SYMBOL_EXPORT; kind <= CUDALOAD_SYMBOL_IMPORT;
+       ++kind) {
+    cl_report_key(w, kind == CUDALOAD_SYMBOL_EXPORT ? "exports" : "imports");
+    cl_report_begin_object(w);
+    cl_report_key(w, "count");
+    cl_report_int(w, (long long)cudaload_file_symbol_count(f, kind));
+    cl_report_key(w, "versioned");
+    cl_report_int(w, (long long)count_with(f, kind, 0));
+    if (kind == CUDALOAD_SYMBOL_EXPORT) {
+      cl_report_key(w, "forwarders");
+      cl_report_int(w, (long long)count_with(f, kind, 1));
+    }
+    cl_report_key(w, "symbols");
+    if (symbols)
+      write_symbols(w, f, kind);
+    else
+      cl_report_null(w);
+    cl_report_end_object(w);
+  }
 }
 
 static void write_entry(cl_report_writer *w, const char *path,
@@ -190,50 +252,8 @@ static void write_entry(cl_report_writer *w, const char *path,
   cl_report_bool(w, (flags & CUDALOAD_FILE_NODEFLIB) != 0);
   cl_report_key(w, "versioned");
   cl_report_bool(w, (flags & CUDALOAD_FILE_VERSIONED) != 0);
-  cl_report_key(w, "version_definitions");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_file_version_count(f); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "name");
-    cl_report_string(w, cudaload_file_version_name(f, i));
-    cl_report_key(w, "default");
-    cl_report_bool(w, cudaload_file_version_is_default(f, i));
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-  cl_report_key(w, "version_needs");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < cudaload_file_need_count(f); ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "file");
-    cl_report_string(w, cudaload_file_need_file(f, i));
-    cl_report_key(w, "versions");
-    cl_report_begin_array(w);
-    for (size_t j = 0; j < cudaload_file_need_version_count(f, i); ++j)
-      cl_report_string(w, cudaload_file_need_version(f, i, j));
-    cl_report_end_array(w);
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
-  for (int kind = CUDALOAD_SYMBOL_EXPORT; kind <= CUDALOAD_SYMBOL_IMPORT;
-       ++kind) {
-    cl_report_key(w, kind == CUDALOAD_SYMBOL_EXPORT ? "exports" : "imports");
-    cl_report_begin_object(w);
-    cl_report_key(w, "count");
-    cl_report_int(w, (long long)cudaload_file_symbol_count(f, kind));
-    cl_report_key(w, "versioned");
-    cl_report_int(w, (long long)count_with(f, kind, 0));
-    if (kind == CUDALOAD_SYMBOL_EXPORT) {
-      cl_report_key(w, "forwarders");
-      cl_report_int(w, (long long)count_with(f, kind, 1));
-    }
-    cl_report_key(w, "symbols");
-    if (symbols)
-      write_symbols(w, f, kind);
-    else
-      cl_report_null(w);
-    cl_report_end_object(w);
-  }
+  write_symbol_versions(w, f);
+  write_symbol_summaries(w, f, symbols);
   cl_report_end_object(w);
 }
 

@@ -16,10 +16,10 @@ void cl_text_put(cl_text_report *r, const char *fmt, ...) {
   va_end(ap);
 }
 
-const char *cl_text_shown(cl_text_report *r, const char *s) {
-  if (!s || !cl_text_needs_escape(s, 0))
+static const char *shown(cl_text_report *r, const char *s, int keep_newlines) {
+  if (!s || !cl_text_needs_escape(s, keep_newlines))
     return s;
-  char *copy = cl_text_escaped(s, 0);
+  char *copy = cl_text_escaped(s, keep_newlines);
   if (!copy || cl_reserve((void **)&r->copies, &r->copy_capacity,
                           r->copy_count + 1, sizeof *r->copies)) {
     free(copy);
@@ -28,6 +28,14 @@ const char *cl_text_shown(cl_text_report *r, const char *s) {
   }
   r->copies[r->copy_count++] = copy;
   return copy;
+}
+
+const char *cl_text_shown(cl_text_report *r, const char *s) {
+  return shown(r, s, 0);
+}
+
+const char *cl_text_shown_lines(cl_text_report *r, const char *s) {
+  return shown(r, s, 1);
 }
 
 char *cl_text_finish(cl_text_report *r) {

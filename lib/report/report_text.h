@@ -27,6 +27,9 @@ void cl_text_put(cl_text_report *r, const char *fmt, ...) CL_PRINTF(2, 3);
 /* s as a person should see it: s itself when it needs no escaping, else an
  * escaped copy that lives until cl_text_finish. NULL stays NULL. */
 const char *cl_text_shown(cl_text_report *r, const char *s);
+/* As cl_text_shown, keeping s's own line breaks (a message of several
+ * lines). */
+const char *cl_text_shown_lines(cl_text_report *r, const char *s);
 
 /* The malloc'ed text, or NULL when anything was lost to out-of-memory;
  * frees everything else either way. */
