@@ -217,7 +217,6 @@ static void find_driver(doctor *d) {
   }
   if (!d->driver_path && !d->probe) {
     char *present = cl_os_loader_find_loaded(driver_file_name());
-    cl_clear_error();
     if (present) {
       d->driver_path = present;
       d->driver_source = "loaded";
@@ -226,8 +225,9 @@ static void find_driver(doctor *d) {
   if (!d->driver_path)
     return;
   /* The driver's own version, from its file (name or VERSIONINFO). */
+  char *kept = cl_save_error(); /* a path that does not resolve: use it */
   char *real = cl_os_real_path(d->driver_path);
-  cl_clear_error();
+  cl_restore_error(kept);
   const cl_library *lib = library_at_path(ctx, real ? real : d->driver_path);
   free(real);
   if (!lib)
@@ -255,8 +255,10 @@ static void run_probe(doctor *d) {
   d->probe = probe;
   /* An in-process probe preloads the plan: see what that did to the
    * global scope. */
-  cl_plan_detect_conflicts(d->ctx);
-  cl_clear_error();
+  char *kept = cl_save_error(); /* what it finds is data; none is none */
+  if (cl_plan_detect_conflicts(d->ctx) == CUDALOAD_E_NO_MEMORY)
+    d->failed = 1;
+  cl_restore_error(kept);
 }
 
 /* --- problems ---------------------------------------------------------- */
@@ -491,8 +493,9 @@ static void find_zlib_key(const char *key, const char *path, void *opaque) {
  * usual folders, or already loaded? */
 static int have_system_zlib(void) {
   int in_cache = 0;
+  char *kept = cl_save_error(); /* no cache, or a broken one: look further */
   cl_ldcache_read("/etc/ld.so.cache", find_zlib_key, &in_cache);
-  cl_clear_error();
+  cl_restore_error(kept);
   if (in_cache)
     return 1;
   static const char *const folders[] = {"/lib/x86_64-linux-gnu",
@@ -511,7 +514,6 @@ static int have_system_zlib(void) {
       return 1;
   }
   char *loaded = cl_os_loader_find_loaded("libz.so.1");
-  cl_clear_error();
   free(loaded);
   return loaded != NULL;
 }
@@ -602,10 +604,12 @@ static void report_missing(const char *opener, const char *name, int lazy,
 
 static void lazy_open_problems(doctor *d) {
   missing_context mc = {d, cl_ctx_naming(d->ctx)};
+  /* A library that cannot be read is the preload's to report. */
+  char *kept = cl_save_error();
   if (cl_explain_plan_missing(d->ctx, report_missing, &mc) ==
       CUDALOAD_E_NO_MEMORY)
     d->failed = 1;
-  cl_clear_error();
+  cl_restore_error(kept);
 }
 
 /* The plan's warnings (a library a chosen one opens lazily that no root

@@ -90,6 +90,8 @@ static cudaload_ctx *folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
     if (c->explicit_count && strcmp(c->explicit_roots[0], folder) == 0)
       found = c;
   }
+  /* A folder that cannot be scanned only has no versions to give. */
+  char *kept = cl_save_error();
   if (!found && e->folder_scan_count < CL_EXPLAIN_FOLDER_SCANS &&
       !cl_reserve((void **)&e->folder_scans, &e->folder_scan_capacity,
                   e->folder_scan_count + 1, sizeof *e->folder_scans)) {
@@ -105,7 +107,7 @@ static cudaload_ctx *folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
       e->folder_scans[e->folder_scan_count++] = found;
   }
   free(folder);
-  cl_clear_error();
+  cl_restore_error(kept);
   return found;
 }
 
@@ -116,8 +118,10 @@ static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *path, const cl_name_match *m,
                         int *cuda_major) {
   *cuda_major = m ? m->cuda_major : 0;
+  /* A path that does not resolve, a file whose version cannot be read:
+   * answers (the name's version, or none), not failures. */
+  char *kept = cl_save_error();
   char *real = cl_os_real_path(path);
-  cl_clear_error();
   char *version = NULL;
   int known = 0;
   if (real && ctx)
@@ -127,6 +131,7 @@ static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
     known = c && inventory_version(c, real, &version, cuda_major);
   }
   free(real);
+  cl_restore_error(kept);
   if (known)
     return version;
   return m && m->name_version[0] ? cl_strdup(m->name_version) : NULL;
@@ -204,10 +209,12 @@ static char **lazy_names(const char *path, const cl_binary_info *info,
       strcmp(m.entry->family, "driver") == 0)
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
-  /* The largest CUDA library (cuBLASLt) is about 550 MB. */
-  if (cl_binary_names(path, (uint64_t)2 << 30, collect_name, &ns) ||
-      ns.failed) {
-    cl_clear_error();
+  /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
+   * names cannot be read opens nothing lazily that we can tell. */
+  char *kept = cl_save_error();
+  int unread = cl_binary_names(path, (uint64_t)2 << 30, collect_name, &ns);
+  cl_restore_error(kept);
+  if (unread || ns.failed) {
     for (size_t i = 0; i < ns.count; ++i)
       free(ns.names[i]);
     free(ns.names);
@@ -247,7 +254,6 @@ static cl_explain_object *object_for(cudaload_explain *e, cudaload_ctx *ctx,
     o->major = m.major;
     o->version = version_of(e, ctx, path, &m, &o->cuda_major);
   }
-  cl_clear_error();
   e->object_count++;
   return o;
 }
@@ -279,7 +285,6 @@ static void add_need(cudaload_explain *e, cl_explain_object *o,
     if (catalog_of(path, soname, naming, &m))
       n->version = version_of(e, ctx, path, &m, &cuda);
   }
-  cl_clear_error();
   if (!n->name)
     e->failed = 1;
 }
@@ -312,9 +317,11 @@ static const cl_bind_object *cached_object(symbol_cache *c, const char *path) {
     free(entry);
     return NULL;
   }
+  /* A file whose symbols cannot be read binds nothing we can tell. */
+  char *kept = cl_save_error();
   if (cl_binary_read_symbols_file(path, &entry->symbols) != CUDALOAD_OK)
     memset(&entry->symbols, 0, sizeof entry->symbols);
-  cl_clear_error();
+  cl_restore_error(kept);
   entry->object.path = entry->path;
   entry->object.symbols = entry->symbols.format ? &entry->symbols : NULL;
   c->entries[c->count++] = entry;
@@ -525,8 +532,11 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
   char *beside = own ? cl_path_join(own, edge->name) : NULL;
   cl_file *f = NULL;
   uint64_t size;
-  if (own && theirs && beside && strcmp(own, theirs) != 0 &&
-      cl_os_file_open(beside, &f, &size) == CUDALOAD_OK) {
+  char *kept = cl_save_error(); /* no file beside it: no sibling shadowed */
+  int sibling = own && theirs && beside && strcmp(own, theirs) != 0 &&
+                cl_os_file_open(beside, &f, &size) == CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (sibling) {
     cl_os_file_close(f);
     add_problem(e,
                 cl_strdup_printf("%s takes %s from %s (rule: %s), not the copy "
@@ -535,7 +545,6 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
                                  from->path, edge->name, taken,
                                  cl_resolve_rule_name(edge->how.rule), beside));
   }
-  cl_clear_error();
   free(own);
   free(theirs);
   free(beside);
@@ -832,12 +841,15 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
   /* "As if preloaded": the plan decides what is already in the process. */
   if (!rc && ctx->requirement_count && !ctx->planned) {
     rc = cudaload_plan(ctx, 0);
-    if (rc == CUDALOAD_E_UNSATISFIED)
+    if (rc == CUDALOAD_E_UNSATISFIED) {
       rc = CUDALOAD_OK; /* explained below as what is not found */
+      cl_clear_error();
+    }
   }
-  cl_clear_error();
-  if (rc)
-    return cl_fail(rc, "cudaload_explain_files: %s", cudaload_strerror(rc));
+  if (rc) /* the scan's or the plan's last error says why */
+    return *cudaload_last_error() ? rc
+                                  : cl_fail(rc, "cudaload_explain_files: %s",
+                                            cudaload_strerror(rc));
   cudaload_explain *e = explain_new();
   if (!e)
     return cl_fail(CUDALOAD_E_NO_MEMORY,
@@ -914,10 +926,11 @@ int cl_explain_plan_missing(cudaload_ctx *ctx, cl_missing_fn report,
     if (!p->to_load && p->entry->role != CL_ROLE_MAIN)
       continue;
     cl_binary_info info;
-    if (cl_binary_parse_file(p->path, &info) != CUDALOAD_OK) {
-      cl_clear_error();
+    char *kept = cl_save_error(); /* unreadable: the preload will say so */
+    int unreadable = cl_binary_parse_file(p->path, &info) != CUDALOAD_OK;
+    cl_restore_error(kept);
+    if (unreadable)
       continue;
-    }
     size_t count = 0;
     char **names = lazy_names(p->path, &info, &count, &lc);
     cl_requester req = {p->path, &info, NULL};
@@ -964,9 +977,10 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
                    pid <= 0 ? "the process id must be positive"
                             : "NULL argument");
   int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
-  cl_clear_error();
-  if (rc)
-    return rc;
+  if (rc) /* the scan's last error says why */
+    return *cudaload_last_error()
+               ? rc
+               : cl_fail(rc, "cudaload_explain_pid: %s", cudaload_strerror(rc));
   cudaload_explain *e = explain_new();
   if (!e)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_explain_pid: out of memory");
