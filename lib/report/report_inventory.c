@@ -90,14 +90,6 @@ void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
 /* The scan report                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* A root's status for a person, with what accepts a refused one. */
-static const char *root_status_text(int status) {
-  return status == CUDALOAD_E_INSECURE
-             ? "writable by other users, refused (--allow-writable-roots, "
-               "or CUDALOAD_ALLOW_WRITABLE_ROOTS, accepts it)"
-             : cudaload_root_status_name(status);
-}
-
 static char *scan_structured(const cudaload_ctx *ctx, int format) {
   cl_report_writer *w = cl_report_writer_new((cl_report_format)format);
   if (!w)
@@ -165,7 +157,7 @@ static char *scan_text(const cudaload_ctx *ctx) {
     if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
         strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
       cl_text_put(&t, "root %s: %s\n",
-                  root_status_text(cudaload_root_status(ctx, i)),
+                  cudaload_root_status_name(cudaload_root_status(ctx, i)),
                   cl_text_shown(&t, cudaload_root_path(ctx, i)));
   return cl_text_finish(&t);
 }

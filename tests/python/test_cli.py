@@ -134,3 +134,21 @@ def test_probe_names_are_the_librarys(run):
                       "driver_too_old", "device_failed", "missing_library",
                       "library_failed", "wrong_result", "timeout", "probe_crashed"), reason
     assert set(statuses) <= {"ok", "failed", "skipped", "warning"}, statuses
+
+
+def test_a_root_writable_by_others_reads_as_the_tool_says(run, cli, tmp_path):
+    """Root statuses are the library's names (cudaload_root_status_name()):
+    a root other users can write to is "writable by other users" in Python
+    as in the tool, not "unreadable"."""
+    if os.name == "nt":
+        pytest.skip("POSIX permission bits; the Windows check reads ACLs")
+    _skip_unless(run, "cudaload_root_status_name")
+    root = tmp_path / "planted"
+    root.mkdir()
+    root.chmod(0o777)
+    for fmt in ("json", "text"):
+        args = ["scan", "--no-defaults", "--root", str(root), "--format", fmt]
+        ours, theirs = run.module(args), tool(cli, args)
+        assert ours.stdout == theirs.stdout
+        assert ours.returncode == theirs.returncode == 3
+        assert "writable by other users" in ours.stdout

@@ -1072,6 +1072,10 @@ def _read_roots(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Root
         "cudaload_root_status"))
     # A libcudaload from before the tiers has no cudaload_root_tier.
     tier_of = lib.function("cudaload_root_tier") if lib.has("cudaload_root_tier") else None
+    # The names are the library's (cudaload_root_status_name); the table is
+    # for a library older than CUDALOAD_1.1.
+    status_name = (lib.function("cudaload_root_status_name")
+                   if lib.has("cudaload_root_status_name") else None)
     out = []
     for i in range(count(ctx)):
         path = text(path_of(ctx, i)) or ""
@@ -1082,7 +1086,9 @@ def _read_roots(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[Root
             origin = origins.get(path, origin)
         code = status_of(ctx, i)
         tier = (text(tier_of(ctx, i)) or "") if tier_of is not None else ""
-        out.append(Root(path, origin, C.ROOT_STATUS_NAMES.get(code, "unreadable"), code, tier))
+        named = text(status_name(code)) if status_name else None
+        out.append(Root(path, origin, named or C.ROOT_STATUS_NAMES.get(code, "unreadable"),
+                        code, tier))
     return out
 
 

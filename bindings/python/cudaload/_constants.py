@@ -97,7 +97,8 @@ CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS = 0x4
 # library (cudaload_plan_state_name(), cudaload_probe_reason_name(),
 # cudaload_probe_stage_status_name()): one table, in C.
 
-# How a root's status reads, as the command-line tool writes it.
+# How a root's status reads, for a library older than CUDALOAD_1.1 (newer
+# ones name it: cudaload_root_status_name()).
 ROOT_STATUS_NAMES = {
     CUDALOAD_OK: "ok",
     CUDALOAD_E_NOT_FOUND: "not found",
