@@ -805,11 +805,6 @@ int cudaload_scan(cudaload_ctx *ctx) {
     return cl_fail(status, "cudaload_scan: out of memory");
   }
   ctx->scanned = 1;
-  /* Cleared again: the layouts' and default roots' folder listings
-   * (cl_name_list_read) leave the OS's text for a folder that only hides
-   * its files; a successful scan's last error says no more than why a root
-   * was refused. */
-  cl_clear_error();
   /* The scan succeeded, but say why a root was refused: the caller who
    * looks at cudaload_last_error() learns which folder and who can write. */
   for (size_t i = 0; i < ctx->root_count; ++i)
