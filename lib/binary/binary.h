@@ -16,7 +16,8 @@
 typedef struct cl_reader {
   uint64_t size;
   /* Read exactly len bytes at offset into buf. Returns 0, or a CUDALOAD_E_*
-   * status (MALFORMED when the range passes size, IO on a read error). */
+   * status (MALFORMED when the range passes size, IO on a read error) with
+   * the last error set to the reason, which the parsers quote. */
   int (*read_at)(void *opaque, uint64_t offset, void *buf, size_t len);
   void *opaque;
 } cl_reader;

@@ -28,7 +28,6 @@ static int sniff_reader(const cl_reader *r, const char *label,
     return cl_fail(CUDALOAD_E_UNSUPPORTED,
                    "%s: only %" PRIu64 " bytes long, not an ELF or PE file",
                    label, r->size);
-  cl_clear_error();
   int status = r->read_at(r->opaque, 0, head, sizeof head);
   if (status != CUDALOAD_OK) {
     /* The reader's own text (an OS error for files) is the better reason;

@@ -35,11 +35,16 @@ static int read_from_file(void *opaque, uint64_t offset, void *buf,
     return cl_os_file_read_at(w->file, offset, buf, len);
   size_t want = w->size - offset < CL_READ_AHEAD ? (size_t)(w->size - offset)
                                                  : CL_READ_AHEAD;
-  if (want < len || cl_os_file_read_at(w->file, offset, w->window, want)) {
+  /* A read-ahead that fails is no failure of the read asked for: the
+   * caller's last error is kept around it. */
+  char *saved = cl_save_error();
+  int ahead = want < len ? CUDALOAD_E_MALFORMED
+                         : cl_os_file_read_at(w->file, offset, w->window, want);
+  cl_restore_error(saved);
+  if (ahead) {
     /* The file may have shrunk since it was opened: read just what was
      * asked for, so that the error (if any) is about that range. */
     w->filled = 0;
-    cl_clear_error();
     return cl_os_file_read_at(w->file, offset, buf, len);
   }
   w->start = offset;

@@ -175,10 +175,11 @@ int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
   cl_reader reader = {size, read_plain, f};
   cl_file_range *ranges = NULL;
   size_t range_count = 0;
-  if (cl_elf_rodata_ranges(&reader, path, &ranges, &range_count) !=
-          CUDALOAD_OK ||
-      range_count == 0) {
-    cl_clear_error();
+  /* Not ELF, or no sections: an answer (search it whole), not a failure. */
+  char *saved = cl_save_error();
+  int no_ranges = cl_elf_rodata_ranges(&reader, path, &ranges, &range_count);
+  cl_restore_error(saved);
+  if (no_ranges != CUDALOAD_OK || range_count == 0) {
     free(ranges);
     ranges = NULL;
     range_count = 0;

@@ -314,14 +314,16 @@ static int elf_read_string(cl_elf *e, uint64_t table, uint64_t table_size,
                              what, off);
 }
 
-/* The tags elf_symbols.c needs: the first of each counts. */
-static void elf_note_symbol_tag(cl_elf_dynamic *d, uint64_t tag, uint64_t val) {
+/* A case of the two switches below: the first entry with a tag counts. */
 #define CL_ELF_FIRST(flag, field)                                              \
   if (!d->flag) {                                                              \
     d->flag = 1;                                                               \
     d->field = val;                                                            \
   }                                                                            \
   break
+
+/* The tags elf_symbols.c needs: the first of each counts. */
+static void elf_note_symbol_tag(cl_elf_dynamic *d, uint64_t tag, uint64_t val) {
   switch (tag) {
   case CL_DT_SYMTAB:
     CL_ELF_FIRST(have_symtab, symtab_addr);
@@ -344,8 +346,46 @@ static void elf_note_symbol_tag(cl_elf_dynamic *d, uint64_t tag, uint64_t val) {
   default:
     break;
   }
-#undef CL_ELF_FIRST
 }
+
+/* One entry of the dynamic section; 1 at DT_NULL, which ends it. */
+static int elf_note_dynamic_entry(cl_elf_dynamic *d, uint64_t tag,
+                                  uint64_t val) {
+  switch (tag) {
+  case CL_DT_NULL:
+    return 1;
+  case CL_DT_NEEDED:
+    d->needed[d->needed_count++] = val;
+    break;
+  case CL_DT_STRTAB:
+    CL_ELF_FIRST(have_strtab, strtab_addr);
+  case CL_DT_STRSZ:
+    CL_ELF_FIRST(have_strsz, strsz);
+  case CL_DT_SONAME:
+    CL_ELF_FIRST(have_soname, soname);
+  case CL_DT_RUNPATH:
+    CL_ELF_FIRST(have_runpath, runpath);
+  case CL_DT_RPATH:
+    CL_ELF_FIRST(have_rpath, rpath);
+  case CL_DT_SYMBOLIC:
+    d->symbolic = 1;
+    break;
+  case CL_DT_FLAGS:
+    /* glibc sets DT_SYMBOLIC from DF_SYMBOLIC; it never clears it. */
+    if (val & CL_DF_SYMBOLIC) {
+      d->symbolic = 1;
+    }
+    break;
+  case CL_DT_FLAGS_1:
+    d->nodeflib = (val & CL_DF_1_NODEFLIB) != 0;
+    break;
+  default:
+    elf_note_symbol_tag(d, tag, val);
+    break;
+  }
+  return 0;
+}
+#undef CL_ELF_FIRST
 
 static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
                             uint64_t dyn_size, cl_elf_dynamic *d) {
@@ -394,57 +434,8 @@ static int elf_read_dynamic(const cl_elf *e, uint64_t dyn_off,
        * small and positive, so comparing unsigned values is enough. */
       uint64_t tag = cl_elf_word(e, ent);
       uint64_t val = cl_elf_word(e, ent + entsize / 2);
-      switch (tag) {
-      case CL_DT_NULL:
+      if (elf_note_dynamic_entry(d, tag, val)) {
         return CUDALOAD_OK;
-      case CL_DT_NEEDED:
-        d->needed[d->needed_count++] = val;
-        break;
-      case CL_DT_STRTAB:
-        if (!d->have_strtab) {
-          d->have_strtab = 1;
-          d->strtab_addr = val;
-        }
-        break;
-      case CL_DT_STRSZ:
-        if (!d->have_strsz) {
-          d->have_strsz = 1;
-          d->strsz = val;
-        }
-        break;
-      case CL_DT_SONAME:
-        if (!d->have_soname) {
-          d->have_soname = 1;
-          d->soname = val;
-        }
-        break;
-      case CL_DT_RUNPATH:
-        if (!d->have_runpath) {
-          d->have_runpath = 1;
-          d->runpath = val;
-        }
-        break;
-      case CL_DT_RPATH:
-        if (!d->have_rpath) {
-          d->have_rpath = 1;
-          d->rpath = val;
-        }
-        break;
-      case CL_DT_SYMBOLIC:
-        d->symbolic = 1;
-        break;
-      case CL_DT_FLAGS:
-        /* glibc sets DT_SYMBOLIC from DF_SYMBOLIC; it never clears it. */
-        if (val & CL_DF_SYMBOLIC) {
-          d->symbolic = 1;
-        }
-        break;
-      case CL_DT_FLAGS_1:
-        d->nodeflib = (val & CL_DF_1_NODEFLIB) != 0;
-        break;
-      default:
-        elf_note_symbol_tag(d, tag, val);
-        break;
       }
     }
     i += n;
@@ -549,12 +540,12 @@ int cl_elf_string_table(const cl_elf_file *f, uint64_t *off, uint64_t *size) {
   return status;
 }
 
-int cl_elf_read_headers(cl_elf_file *f) {
+/* The file header: class, byte order, machine, and where the program and
+ * section headers are (checked by elf_resolve_layout). */
+static int elf_read_file_header(cl_elf_file *f) {
   cl_elf *e = &f->e;
   cl_elf_layout *l = &f->l;
   unsigned char eh[64];
-  uint64_t dyn_off = 0, dyn_size = 0;
-  uint64_t i;
   int status;
 
   status = cl_binary_read(&e->src, 0, eh, 16, "identification");
@@ -600,26 +591,37 @@ int cl_elf_read_headers(cl_elf_file *f) {
     l->shnum = cl_elf_u16(e, eh + 48);
     l->shstrndx = cl_elf_u16(e, eh + 50);
   }
-  status = elf_resolve_layout(e, l);
-  if (status != CUDALOAD_OK) {
-    return status;
-  }
+  return CUDALOAD_OK;
+}
 
-  /* The loader's view first: PT_DYNAMIC. Only a file without program
-   * headers (stripped of them, or an odd linker's output) falls back to the
-   * section headers. */
-  for (i = 0; i < l->phnum && !f->have_dynamic; i++) {
+/* The loader's view: the file range of PT_DYNAMIC, if there is one. */
+static int elf_find_dynamic_segment(cl_elf_file *f, uint64_t *dyn_off,
+                                    uint64_t *dyn_size) {
+  uint64_t i;
+  int status;
+  for (i = 0; i < f->l.phnum && !f->have_dynamic; i++) {
     cl_elf_phdr ph;
-    status = elf_read_phdr(e, l, i, &ph);
+    status = elf_read_phdr(&f->e, &f->l, i, &ph);
     if (status != CUDALOAD_OK) {
       return status;
     }
     if (ph.type == CL_PT_DYNAMIC) {
       f->have_dynamic = 1;
-      dyn_off = ph.offset;
-      dyn_size = ph.filesz;
+      *dyn_off = ph.offset;
+      *dyn_size = ph.filesz;
     }
   }
+  return CUDALOAD_OK;
+}
+
+/* For a file without program headers: the SHT_DYNAMIC section's range and
+ * that of the string table it links to. */
+static int elf_find_dynamic_section(cl_elf_file *f, uint64_t *dyn_off,
+                                    uint64_t *dyn_size) {
+  cl_elf *e = &f->e;
+  cl_elf_layout *l = &f->l;
+  uint64_t i;
+  int status;
   for (i = 0; l->phnum == 0 && i < l->shnum && !f->have_dynamic; i++) {
     cl_elf_shdr sh, strtab;
     status = cl_elf_read_shdr(e, l, i, &sh);
@@ -644,15 +646,33 @@ int cl_elf_read_headers(cl_elf_file *f) {
     }
     f->have_dynamic = 1;
     f->strtab_from_section = 1;
-    dyn_off = sh.offset;
-    dyn_size = sh.size;
+    *dyn_off = sh.offset;
+    *dyn_size = sh.size;
     f->strtab_off = strtab.offset;
     f->strtab_size = strtab.size;
   }
-  if (f->have_dynamic) {
-    return elf_read_dynamic(e, dyn_off, dyn_size, &f->d);
-  }
   return CUDALOAD_OK;
+}
+
+int cl_elf_read_headers(cl_elf_file *f) {
+  uint64_t dyn_off = 0, dyn_size = 0;
+  int status = elf_read_file_header(f);
+  if (status == CUDALOAD_OK) {
+    status = elf_resolve_layout(&f->e, &f->l);
+  }
+  /* The loader's view first: PT_DYNAMIC. Only a file without program
+   * headers (stripped of them, or an odd linker's output) falls back to the
+   * section headers. */
+  if (status == CUDALOAD_OK) {
+    status = elf_find_dynamic_segment(f, &dyn_off, &dyn_size);
+  }
+  if (status == CUDALOAD_OK) {
+    status = elf_find_dynamic_section(f, &dyn_off, &dyn_size);
+  }
+  if (status == CUDALOAD_OK && f->have_dynamic) {
+    status = elf_read_dynamic(&f->e, dyn_off, dyn_size, &f->d);
+  }
+  return status;
 }
 
 void cl_elf_file_free(cl_elf_file *f) {

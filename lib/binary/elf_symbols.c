@@ -160,74 +160,46 @@ static int sym_count_from_hash(sym_reader *sr) {
   return status;
 }
 
-/* DT_GNU_HASH: nbuckets, symoffset, bloom_size, bloom_shift, the bloom
- * filter (words of the ELF class), the buckets (the first symbol of each
- * chain, 0 for none) and the chains (one word per hashed symbol from
- * symoffset on, the last of a chain with bit 0 set). Symbols below
- * symoffset are not hashed (the undefined ones); the hashed ones end the
- * table, so the end of the chain that starts highest is the last symbol. */
-static int sym_count_from_gnu_hash(sym_reader *sr) {
+/* The highest first symbol of the nbuckets DT_GNU_HASH buckets at off (0
+ * when every bucket is empty). */
+static int gnu_hash_highest_bucket(const sym_reader *sr, uint64_t off,
+                                   uint64_t nbuckets, uint64_t *highest) {
   const cl_elf *e = &sr->f.e;
-  const cl_binary_source *src = &e->src;
-  unsigned char head[16], chunk[CL_ELF_HASH_CHUNK * 4];
-  uint64_t off = 0, avail = 0, at, nbuckets, symoffset, bloom_bytes, i;
-  uint64_t highest = 0, index;
+  unsigned char chunk[CL_ELF_HASH_CHUNK * 4];
+  uint64_t i;
   int status;
 
-  status = cl_elf_map_address(&sr->f, sr->f.d.gnu_hash_addr,
-                              "DT_GNU_HASH table", &off, &avail);
-  if (status != CUDALOAD_OK) {
-    return status;
-  }
-  if (avail < sizeof head) {
-    return cl_binary_malformed(src, "DT_GNU_HASH header runs past the end of "
-                                    "its segment");
-  }
-  status = cl_binary_read(src, off, head, sizeof head, "DT_GNU_HASH header");
-  if (status != CUDALOAD_OK) {
-    return status;
-  }
-  nbuckets = cl_elf_u32(e, head);
-  symoffset = cl_elf_u32(e, head + 4);
-  bloom_bytes = (uint64_t)cl_elf_u32(e, head + 8) * (e->is64 ? 8 : 4);
-  at = sizeof head + bloom_bytes; /* < 2^36: no overflow */
-  if (at > avail || nbuckets * 4 > avail - at) {
-    return cl_binary_malformed(src,
-                               "DT_GNU_HASH table (%" PRIu64
-                               " buckets) runs past the end of its segment",
-                               nbuckets);
-  }
+  *highest = 0;
   for (i = 0; i < nbuckets;) {
     uint64_t n =
         nbuckets - i < CL_ELF_HASH_CHUNK ? nbuckets - i : CL_ELF_HASH_CHUNK;
     uint64_t k;
-    status = cl_binary_read(src, off + at + i * 4, chunk, (size_t)(n * 4),
+    status = cl_binary_read(&e->src, off + i * 4, chunk, (size_t)(n * 4),
                             "DT_GNU_HASH buckets");
     if (status != CUDALOAD_OK) {
       return status;
     }
     for (k = 0; k < n; k++) {
       uint32_t bucket = cl_elf_u32(e, chunk + 4 * k);
-      if (bucket > highest) {
-        highest = bucket;
+      if (bucket > *highest) {
+        *highest = bucket;
       }
     }
     i += n;
   }
-  if (highest == 0) {
-    /* Nothing is hashed: every symbol lies below symoffset. */
-    sr->count = symoffset;
-    return sym_check_count(sr, sr->count, "DT_GNU_HASH");
-  }
-  if (highest < symoffset) {
-    return cl_binary_malformed(src,
-                               "DT_GNU_HASH bucket names symbol %" PRIu64
-                               " below its first hashed symbol %" PRIu64,
-                               highest, symoffset);
-  }
-  at += nbuckets * 4;
-  /* Walk the highest chain to its end, a chunk of words at a time. */
-  index = highest;
+  return CUDALOAD_OK;
+}
+
+/* Walks the chain of symbol index (from symoffset on, the chains start at
+ * off + at; the table ends at off + avail) to its end, a chunk of words at
+ * a time: the symbol count is one past its last symbol. */
+static int gnu_hash_chain_end(sym_reader *sr, uint64_t off, uint64_t avail,
+                              uint64_t at, uint64_t symoffset, uint64_t index) {
+  const cl_elf *e = &sr->f.e;
+  const cl_binary_source *src = &e->src;
+  unsigned char chunk[CL_ELF_HASH_CHUNK * 4];
+  int status;
+
   for (;;) {
     uint64_t rel = (index - symoffset) * 4, n, k;
     if (index >= CL_ELF_MAX_SYMBOLS) {
@@ -261,6 +233,62 @@ static int sym_count_from_gnu_hash(sym_reader *sr) {
       }
     }
   }
+}
+
+/* DT_GNU_HASH: nbuckets, symoffset, bloom_size, bloom_shift, the bloom
+ * filter (words of the ELF class), the buckets (the first symbol of each
+ * chain, 0 for none) and the chains (one word per hashed symbol from
+ * symoffset on, the last of a chain with bit 0 set). Symbols below
+ * symoffset are not hashed (the undefined ones); the hashed ones end the
+ * table, so the end of the chain that starts highest is the last symbol. */
+static int sym_count_from_gnu_hash(sym_reader *sr) {
+  const cl_elf *e = &sr->f.e;
+  const cl_binary_source *src = &e->src;
+  unsigned char head[16];
+  uint64_t off = 0, avail = 0, at, nbuckets, symoffset, bloom_bytes;
+  uint64_t highest = 0;
+  int status;
+
+  status = cl_elf_map_address(&sr->f, sr->f.d.gnu_hash_addr,
+                              "DT_GNU_HASH table", &off, &avail);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (avail < sizeof head) {
+    return cl_binary_malformed(src, "DT_GNU_HASH header runs past the end of "
+                                    "its segment");
+  }
+  status = cl_binary_read(src, off, head, sizeof head, "DT_GNU_HASH header");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  nbuckets = cl_elf_u32(e, head);
+  symoffset = cl_elf_u32(e, head + 4);
+  bloom_bytes = (uint64_t)cl_elf_u32(e, head + 8) * (e->is64 ? 8 : 4);
+  at = sizeof head + bloom_bytes; /* < 2^36: no overflow */
+  if (at > avail || nbuckets * 4 > avail - at) {
+    return cl_binary_malformed(src,
+                               "DT_GNU_HASH table (%" PRIu64
+                               " buckets) runs past the end of its segment",
+                               nbuckets);
+  }
+  status = gnu_hash_highest_bucket(sr, off + at, nbuckets, &highest);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (highest == 0) {
+    /* Nothing is hashed: every symbol lies below symoffset. */
+    sr->count = symoffset;
+    return sym_check_count(sr, sr->count, "DT_GNU_HASH");
+  }
+  if (highest < symoffset) {
+    return cl_binary_malformed(src,
+                               "DT_GNU_HASH bucket names symbol %" PRIu64
+                               " below its first hashed symbol %" PRIu64,
+                               highest, symoffset);
+  }
+  return gnu_hash_chain_end(sr, off, avail, at + nbuckets * 4, symoffset,
+                            highest);
 }
 
 /* The .dynsym section header, when the file kept its section headers
@@ -371,78 +399,36 @@ static int sym_alloc_indexes(sym_reader *sr) {
   return CUDALOAD_OK;
 }
 
-/* DT_VERDEF: a chain of Elf_Verdef records (vd_version, vd_flags, vd_ndx,
- * vd_cnt, vd_hash, vd_aux, vd_next), each with Elf_Verdaux records
- * (vda_name, vda_next) of which the first names the node and the others
- * its parents, which nothing here needs. DT_VERDEFNUM counts the records;
- * the chain also ends at a vd_next of 0, as glibc walks it. */
-static int sym_read_verdefs(sym_reader *sr, cl_binary_symbols *out) {
-  const cl_elf *e = &sr->f.e;
-  const cl_elf_dynamic *d = &sr->f.d;
+/* Reads the i-th record of a version chain, at rel bytes into the segment
+ * that starts at file offset base and holds avail bytes; *next is the
+ * offset from it to the next record, 0 at the end. */
+typedef int (*sym_version_record)(sym_reader *sr, cl_binary_symbols *out,
+                                  uint64_t base, uint64_t avail, uint64_t rel,
+                                  uint64_t i, uint32_t *next);
+
+/* Walks the chain of version records at addr (the table tag's; its count
+ * is the table tag's NUM, when the file gives one): at most that many
+ * records, and no further than a next of 0, as glibc walks it. */
+static int sym_walk_versions(sym_reader *sr, cl_binary_symbols *out,
+                             uint64_t addr, int have_count, uint64_t count,
+                             const char *table, sym_version_record read_one) {
   uint64_t base = 0, avail = 0, rel = 0, n, i;
   int status;
 
-  if (!d->have_verdef) {
-    return CUDALOAD_OK;
-  }
-  n = d->have_verdefnum ? d->verdefnum : CL_ELF_MAX_VERSION_ENTRIES;
+  n = have_count ? count : CL_ELF_MAX_VERSION_ENTRIES;
   if (n > CL_ELF_MAX_VERSION_ENTRIES) {
-    return cl_binary_malformed(&e->src,
-                               "DT_VERDEFNUM %" PRIu64 " is more than %u", n,
+    return cl_binary_malformed(&sr->f.e.src,
+                               "%sNUM %" PRIu64 " is more than %u", table, n,
                                CL_ELF_MAX_VERSION_ENTRIES);
   }
-  status =
-      cl_elf_map_address(&sr->f, d->verdef_addr, "DT_VERDEF", &base, &avail);
+  status = cl_elf_map_address(&sr->f, addr, table, &base, &avail);
   if (status == CUDALOAD_OK) {
     status = sym_alloc_indexes(sr);
   }
   for (i = 0; status == CUDALOAD_OK && i < n; i++) {
-    unsigned char vd[CL_VERDEF_SIZE], aux[CL_VERDAUX_SIZE];
-    cl_symbol_version *v;
-    uint32_t next, aux_at;
-    unsigned ndx;
-
-    status = sym_read_record(sr, base, avail, rel, vd, sizeof vd,
-                             "version definition", i);
-    if (status == CUDALOAD_OK) {
-      status = sym_count_version_entries(sr, 1);
-    }
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    aux_at = cl_elf_u32(e, vd + 12);
-    next = cl_elf_u32(e, vd + 16);
-    status = sym_read_record(sr, base, avail, rel + aux_at, aux, sizeof aux,
-                             "version definition name", i);
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    if (out->version_count == sr->version_capacity) {
-      size_t capacity = sr->version_capacity ? sr->version_capacity * 2 : 8;
-      cl_symbol_version *grown =
-          realloc(out->versions, capacity * sizeof *grown);
-      if (grown == NULL) {
-        return cl_binary_no_memory(&e->src);
-      }
-      out->versions = grown;
-      sr->version_capacity = capacity;
-    }
-    v = &out->versions[out->version_count];
-    memset(v, 0, sizeof *v);
-    status =
-        sym_string(sr, cl_elf_u32(e, aux), "version definition", i, &v->name);
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    ndx = cl_elf_u16(e, vd + 4);
-    v->index = (int)ndx;
-    v->is_base = (cl_elf_u16(e, vd + 2) & CL_VER_FLG_BASE) != 0;
-    ndx &= CL_ELF_VERSYM_INDEXES - 1;
-    if (sr->def_of_ndx[ndx] == 0) {
-      sr->def_of_ndx[ndx] = (uint32_t)out->version_count + 1;
-    }
-    out->version_count++;
-    if (next == 0) {
+    uint32_t next = 0;
+    status = read_one(sr, out, base, avail, rel, i, &next);
+    if (status != CUDALOAD_OK || next == 0) {
       break;
     }
     rel += next;
@@ -450,96 +436,160 @@ static int sym_read_verdefs(sym_reader *sr, cl_binary_symbols *out) {
   return status;
 }
 
+/* One Elf_Verdef record at rel (the i-th) and the name its first
+ * Elf_Verdaux gives the node; *next is its vd_next. */
+static int sym_read_verdef(sym_reader *sr, cl_binary_symbols *out,
+                           uint64_t base, uint64_t avail, uint64_t rel,
+                           uint64_t i, uint32_t *next) {
+  const cl_elf *e = &sr->f.e;
+  unsigned char vd[CL_VERDEF_SIZE], aux[CL_VERDAUX_SIZE];
+  cl_symbol_version *v;
+  uint32_t aux_at;
+  unsigned ndx;
+  int status;
+
+  status = sym_read_record(sr, base, avail, rel, vd, sizeof vd,
+                           "version definition", i);
+  if (status == CUDALOAD_OK) {
+    status = sym_count_version_entries(sr, 1);
+  }
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  aux_at = cl_elf_u32(e, vd + 12);
+  *next = cl_elf_u32(e, vd + 16);
+  status = sym_read_record(sr, base, avail, rel + aux_at, aux, sizeof aux,
+                           "version definition name", i);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (cl_reserve((void **)&out->versions, &sr->version_capacity,
+                 out->version_count + 1, sizeof *out->versions)) {
+    return cl_binary_no_memory(&e->src);
+  }
+  v = &out->versions[out->version_count];
+  memset(v, 0, sizeof *v);
+  status =
+      sym_string(sr, cl_elf_u32(e, aux), "version definition", i, &v->name);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  ndx = cl_elf_u16(e, vd + 4);
+  v->index = (int)ndx;
+  v->is_base = (cl_elf_u16(e, vd + 2) & CL_VER_FLG_BASE) != 0;
+  ndx &= CL_ELF_VERSYM_INDEXES - 1;
+  if (sr->def_of_ndx[ndx] == 0) {
+    sr->def_of_ndx[ndx] = (uint32_t)out->version_count + 1;
+  }
+  out->version_count++;
+  return CUDALOAD_OK;
+}
+
+/* DT_VERDEF: a chain of Elf_Verdef records (vd_version, vd_flags, vd_ndx,
+ * vd_cnt, vd_hash, vd_aux, vd_next), each with Elf_Verdaux records
+ * (vda_name, vda_next) of which the first names the node and the others
+ * its parents, which nothing here needs. DT_VERDEFNUM counts the records;
+ * the chain also ends at a vd_next of 0, as glibc walks it. */
+static int sym_read_verdefs(sym_reader *sr, cl_binary_symbols *out) {
+  const cl_elf_dynamic *d = &sr->f.d;
+  if (!d->have_verdef) {
+    return CUDALOAD_OK;
+  }
+  return sym_walk_versions(sr, out, d->verdef_addr, d->have_verdefnum,
+                           d->verdefnum, "DT_VERDEF", sym_read_verdef);
+}
+
+/* The cnt Elf_Vernaux records of need (the i-th Elf_Verneed) from aux_rel
+ * on: the versions it requires and the indexes DT_VERSYM gives them. */
+static int sym_read_vernauxes(sym_reader *sr, cl_binary_symbols *out,
+                              cl_symbol_need *need, uint64_t base,
+                              uint64_t avail, uint64_t aux_rel, uint32_t cnt,
+                              uint64_t i) {
+  const cl_elf *e = &sr->f.e;
+  uint32_t j;
+  int status = CUDALOAD_OK;
+
+  for (j = 0; status == CUDALOAD_OK && j < cnt; j++) {
+    unsigned char aux[CL_VERNAUX_SIZE];
+    unsigned ndx;
+    status = sym_read_record(sr, base, avail, aux_rel, aux, sizeof aux,
+                             "version need entry", i);
+    if (status == CUDALOAD_OK) {
+      status = sym_string(sr, cl_elf_u32(e, aux + 8), "version need entry", i,
+                          &need->versions[j]);
+    }
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    need->version_count++;
+    ndx = cl_elf_u16(e, aux + 6) & (CL_ELF_VERSYM_INDEXES - 1);
+    if (sr->need_of_ndx[ndx] == 0) {
+      sr->need_of_ndx[ndx] = (uint32_t)out->need_count;
+      sr->need_version_of_ndx[ndx] = j;
+    }
+    if (cl_elf_u32(e, aux + 12) == 0) {
+      break;
+    }
+    aux_rel += cl_elf_u32(e, aux + 12);
+  }
+  return status;
+}
+
+/* One Elf_Verneed record at rel (the i-th): the file it names and its
+ * versions; *next is its vn_next. */
+static int sym_read_verneed(sym_reader *sr, cl_binary_symbols *out,
+                            uint64_t base, uint64_t avail, uint64_t rel,
+                            uint64_t i, uint32_t *next) {
+  const cl_elf *e = &sr->f.e;
+  unsigned char vn[CL_VERNEED_SIZE];
+  cl_symbol_need *need;
+  uint32_t cnt;
+  uint64_t aux_rel;
+  int status;
+
+  status =
+      sym_read_record(sr, base, avail, rel, vn, sizeof vn, "version need", i);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  cnt = cl_elf_u16(e, vn + 2);
+  aux_rel = rel + cl_elf_u32(e, vn + 8);
+  *next = cl_elf_u32(e, vn + 12);
+  status = sym_count_version_entries(sr, 1 + (uint64_t)cnt);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (cl_reserve((void **)&out->needs, &sr->need_capacity, out->need_count + 1,
+                 sizeof *out->needs)) {
+    return cl_binary_no_memory(&e->src);
+  }
+  need = &out->needs[out->need_count++];
+  memset(need, 0, sizeof *need);
+  status =
+      sym_string(sr, cl_elf_u32(e, vn + 4), "version need", i, &need->file);
+  if (status == CUDALOAD_OK && cnt > 0) {
+    need->versions = calloc(cnt, sizeof *need->versions);
+    if (need->versions == NULL) {
+      status = cl_binary_no_memory(&e->src);
+    }
+  }
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  return sym_read_vernauxes(sr, out, need, base, avail, aux_rel, cnt, i);
+}
+
 /* DT_VERNEED: a chain of Elf_Verneed records (vn_version, vn_cnt, vn_file,
  * vn_aux, vn_next), each with vn_cnt Elf_Vernaux records (vna_hash,
  * vna_flags, vna_other, vna_name, vna_next); vna_other is the version
  * index the DT_VERSYM entries of the references use. */
 static int sym_read_verneeds(sym_reader *sr, cl_binary_symbols *out) {
-  const cl_elf *e = &sr->f.e;
   const cl_elf_dynamic *d = &sr->f.d;
-  uint64_t base = 0, avail = 0, rel = 0, n, i;
-  int status;
-
   if (!d->have_verneed) {
     return CUDALOAD_OK;
   }
-  n = d->have_verneednum ? d->verneednum : CL_ELF_MAX_VERSION_ENTRIES;
-  if (n > CL_ELF_MAX_VERSION_ENTRIES) {
-    return cl_binary_malformed(&e->src,
-                               "DT_VERNEEDNUM %" PRIu64 " is more than %u", n,
-                               CL_ELF_MAX_VERSION_ENTRIES);
-  }
-  status =
-      cl_elf_map_address(&sr->f, d->verneed_addr, "DT_VERNEED", &base, &avail);
-  if (status == CUDALOAD_OK) {
-    status = sym_alloc_indexes(sr);
-  }
-  for (i = 0; status == CUDALOAD_OK && i < n; i++) {
-    unsigned char vn[CL_VERNEED_SIZE];
-    cl_symbol_need *need;
-    uint32_t next, cnt, j;
-    uint64_t aux_rel;
-
-    status =
-        sym_read_record(sr, base, avail, rel, vn, sizeof vn, "version need", i);
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    cnt = cl_elf_u16(e, vn + 2);
-    aux_rel = rel + cl_elf_u32(e, vn + 8);
-    next = cl_elf_u32(e, vn + 12);
-    status = sym_count_version_entries(sr, 1 + (uint64_t)cnt);
-    if (status != CUDALOAD_OK) {
-      return status;
-    }
-    if (out->need_count == sr->need_capacity) {
-      size_t capacity = sr->need_capacity ? sr->need_capacity * 2 : 8;
-      cl_symbol_need *grown = realloc(out->needs, capacity * sizeof *grown);
-      if (grown == NULL) {
-        return cl_binary_no_memory(&e->src);
-      }
-      out->needs = grown;
-      sr->need_capacity = capacity;
-    }
-    need = &out->needs[out->need_count++];
-    memset(need, 0, sizeof *need);
-    status =
-        sym_string(sr, cl_elf_u32(e, vn + 4), "version need", i, &need->file);
-    if (status == CUDALOAD_OK && cnt > 0) {
-      need->versions = calloc(cnt, sizeof *need->versions);
-      if (need->versions == NULL) {
-        status = cl_binary_no_memory(&e->src);
-      }
-    }
-    for (j = 0; status == CUDALOAD_OK && j < cnt; j++) {
-      unsigned char aux[CL_VERNAUX_SIZE];
-      unsigned ndx;
-      status = sym_read_record(sr, base, avail, aux_rel, aux, sizeof aux,
-                               "version need entry", i);
-      if (status == CUDALOAD_OK) {
-        status = sym_string(sr, cl_elf_u32(e, aux + 8), "version need entry", i,
-                            &need->versions[j]);
-      }
-      if (status != CUDALOAD_OK) {
-        return status;
-      }
-      need->version_count++;
-      ndx = cl_elf_u16(e, aux + 6) & (CL_ELF_VERSYM_INDEXES - 1);
-      if (sr->need_of_ndx[ndx] == 0) {
-        sr->need_of_ndx[ndx] = (uint32_t)out->need_count;
-        sr->need_version_of_ndx[ndx] = j;
-      }
-      if (cl_elf_u32(e, aux + 12) == 0) {
-        break;
-      }
-      aux_rel += cl_elf_u32(e, aux + 12);
-    }
-    if (status != CUDALOAD_OK || next == 0) {
-      return status;
-    }
-    rel += next;
-  }
-  return status;
+  return sym_walk_versions(sr, out, d->verneed_addr, d->have_verneednum,
+                           d->verneednum, "DT_VERNEED", sym_read_verneed);
 }
 
 /* What one symbol table entry is to the loader. */
@@ -594,12 +644,10 @@ static int sym_kind(const sym_entry *s) {
   return SYM_DEF;
 }
 
-static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
-  const cl_elf *e = &sr->f.e;
+/* Counts the definitions and references first, so that each array is
+ * allocated once at its size. */
+static int sym_alloc_entries(const sym_reader *sr, cl_binary_symbols *out) {
   uint64_t i, defs = 0, refs = 0;
-  int status = CUDALOAD_OK;
-
-  /* Count first, so that each array is allocated once at its size. */
   for (i = 1; i < sr->count; i++) {
     sym_entry s = sym_decode(sr, i);
     int kind = sym_kind(&s);
@@ -613,8 +661,16 @@ static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
     out->refs = calloc((size_t)refs, sizeof *out->refs);
   }
   if ((defs > 0 && out->defs == NULL) || (refs > 0 && out->refs == NULL)) {
-    return cl_binary_no_memory(&e->src);
+    return cl_binary_no_memory(&sr->f.e.src);
   }
+  return CUDALOAD_OK;
+}
+
+static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
+  const cl_elf *e = &sr->f.e;
+  uint64_t i;
+  int status = sym_alloc_entries(sr, out);
+
   for (i = 1; status == CUDALOAD_OK && i < sr->count; i++) {
     sym_entry s = sym_decode(sr, i);
     int kind = sym_kind(&s);
@@ -658,6 +714,33 @@ static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
   return status;
 }
 
+/* The number of dynamic symbols: from a hash table, raised to what the
+ * .dynsym section header says when the file kept one. */
+static int sym_count(sym_reader *sr) {
+  const cl_elf_dynamic *d = &sr->f.d;
+  int status = CUDALOAD_OK;
+  if (d->have_hash) {
+    status = sym_count_from_hash(sr);
+  } else if (d->have_gnu_hash) {
+    status = sym_count_from_gnu_hash(sr);
+  }
+  if (status == CUDALOAD_OK) {
+    uint64_t from_section = 0;
+    int found = 0;
+    status = sym_count_from_sections(sr, &from_section, &found);
+    if (status == CUDALOAD_OK && !found && !d->have_hash && !d->have_gnu_hash) {
+      status = cl_binary_malformed(&sr->f.e.src,
+                                   "DT_SYMTAB without DT_HASH, DT_GNU_HASH or "
+                                   "a .dynsym section: the number of dynamic "
+                                   "symbols is unknown");
+    }
+    if (found && from_section > sr->count) {
+      sr->count = from_section;
+    }
+  }
+  return status;
+}
+
 static int sym_read(sym_reader *sr, cl_binary_symbols *out) {
   const cl_elf_dynamic *d = &sr->f.d;
   uint64_t standard;
@@ -678,25 +761,7 @@ static int sym_read(sym_reader *sr, cl_binary_symbols *out) {
         &sr->f.e.src, "DT_SYMENT %" PRIu64 " is not between %" PRIu64 " and %u",
         sr->syment, standard, CL_ELF_MAX_SYMENT);
   }
-  if (d->have_hash) {
-    status = sym_count_from_hash(sr);
-  } else if (d->have_gnu_hash) {
-    status = sym_count_from_gnu_hash(sr);
-  }
-  if (status == CUDALOAD_OK) {
-    uint64_t from_section = 0;
-    int found = 0;
-    status = sym_count_from_sections(sr, &from_section, &found);
-    if (status == CUDALOAD_OK && !found && !d->have_hash && !d->have_gnu_hash) {
-      status = cl_binary_malformed(&sr->f.e.src,
-                                   "DT_SYMTAB without DT_HASH, DT_GNU_HASH or "
-                                   "a .dynsym section: the number of dynamic "
-                                   "symbols is unknown");
-    }
-    if (found && from_section > sr->count) {
-      sr->count = from_section;
-    }
-  }
+  status = sym_count(sr);
   if (status != CUDALOAD_OK || sr->count == 0) {
     return status;
   }

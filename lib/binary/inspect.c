@@ -71,6 +71,7 @@ CUDALOAD_API int cudaload_inspect(const char *path, cudaload_file **out) {
   cudaload_file *result;
   int status;
 
+  cl_clear_error();
   if (out == NULL) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_inspect: out is NULL");
@@ -87,7 +88,6 @@ CUDALOAD_API int cudaload_inspect(const char *path, cudaload_file **out) {
   /* cl_binary_parse_file opens through the platform layer, which refuses
    * folders, FIFOs and devices without blocking; the parsers put the path
    * at the head of every message they set. */
-  cl_clear_error();
   status = cl_binary_inspect_file(path, &result->info, &result->symbols);
   if (status != CUDALOAD_OK) {
     free(result);
@@ -97,7 +97,6 @@ CUDALOAD_API int cudaload_inspect(const char *path, cudaload_file **out) {
     inspect_free(result);
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
   }
-  cl_clear_error();
   *out = result;
   return CUDALOAD_OK;
 }

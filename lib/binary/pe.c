@@ -270,16 +270,98 @@ static int pe_resource_entry(const cl_pe *p, const cl_pe_place *root,
   return CUDALOAD_OK;
 }
 
+/* The VS_VERSIONINFO bytes read: up to the end of VS_FIXEDFILEINFO. */
+#define CL_PE_VERSION_HEAD (CL_PE_FIXED_INFO_OFFSET + CL_PE_FIXED_INFO_SIZE)
+
 /* The resource tree has exactly three levels (type, name, language), so the
  * walk below takes three fixed steps instead of recursing. An entry that
  * points back at a parent directory therefore cannot loop: it shows up as a
- * directory where the third level must hold data, and is refused. */
+ * directory where the third level must hold data, and is refused. On
+ * success *target is the RT_VERSION data entry's offset from the root, or
+ * *found is 0 when there is none. */
+static int pe_find_version_entry(const cl_pe *p, const cl_pe_place *root,
+                                 uint32_t *target, int *found) {
+  int status =
+      pe_resource_entry(p, root, 0, 1, CL_PE_RT_VERSION, target, found);
+  if (status != CUDALOAD_OK || !*found) {
+    return status; /* no RT_VERSION: no version, not an error */
+  }
+  if ((*target & CL_PE_RES_HIGH_BIT) == 0) {
+    return cl_binary_malformed(&p->src,
+                               "RT_VERSION resource entry is not a directory");
+  }
+  status = pe_resource_entry(p, root, *target & ~CL_PE_RES_HIGH_BIT, 0, 0,
+                             target, found);
+  if (status != CUDALOAD_OK || !*found) {
+    return status;
+  }
+  if ((*target & CL_PE_RES_HIGH_BIT) == 0) {
+    return cl_binary_malformed(&p->src,
+                               "RT_VERSION name entry is not a directory");
+  }
+  status = pe_resource_entry(p, root, *target & ~CL_PE_RES_HIGH_BIT, 0, 0,
+                             target, found);
+  if (status != CUDALOAD_OK || !*found) {
+    return status;
+  }
+  if ((*target & CL_PE_RES_HIGH_BIT) != 0) {
+    return cl_binary_malformed(&p->src,
+                               "resource tree deeper than 3 levels under "
+                               "RT_VERSION (a cycle?)");
+  }
+  return CUDALOAD_OK;
+}
+
+/* The first bytes of the VS_VERSIONINFO block that the data entry at
+ * +target names (into info, CL_PE_VERSION_HEAD bytes), and its size. */
+static int pe_read_version_head(const cl_pe *p, const cl_pe_place *root,
+                                uint32_t target, unsigned char *info,
+                                uint32_t *data_size) {
+  unsigned char data_entry[16];
+  cl_pe_place data;
+  uint32_t data_rva;
+  int status;
+
+  if (target > root->avail || root->avail - target < sizeof data_entry) {
+    return cl_binary_malformed(&p->src,
+                               "resource data entry at +0x%" PRIx32
+                               " outside the resource section",
+                               target);
+  }
+  status = cl_binary_read(&p->src, root->offset + target, data_entry,
+                          sizeof data_entry, "resource data entry");
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  data_rva = pe_u32(data_entry);
+  *data_size = pe_u32(data_entry + 4);
+  if (!cl_pe_rva_place(p, data_rva, &data)) {
+    return cl_binary_malformed(
+        &p->src, "VS_VERSIONINFO RVA 0x%" PRIx32 " is outside every section",
+        data_rva);
+  }
+  if (*data_size > data.avail) {
+    return cl_binary_malformed(&p->src,
+                               "VS_VERSIONINFO of %" PRIu32
+                               " bytes runs past the end of its section",
+                               *data_size);
+  }
+  if (*data_size < 6) {
+    return cl_binary_malformed(
+        &p->src, "VS_VERSIONINFO of %" PRIu32 " bytes is too short",
+        *data_size);
+  }
+  return cl_binary_read(&p->src, data.offset, info,
+                        *data_size < CL_PE_VERSION_HEAD ? *data_size
+                                                        : CL_PE_VERSION_HEAD,
+                        "VS_VERSIONINFO");
+}
+
 static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
   static const char key[] = "VS_VERSION_INFO";
-  unsigned char data_entry[16];
-  unsigned char info[CL_PE_FIXED_INFO_OFFSET + CL_PE_FIXED_INFO_SIZE];
-  cl_pe_place root, data;
-  uint32_t target, data_rva, data_size, ms, ls;
+  unsigned char info[CL_PE_VERSION_HEAD];
+  cl_pe_place root;
+  uint32_t target, data_size, ms, ls;
   size_t k;
   int found, status;
   char version[64];
@@ -289,64 +371,11 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
         &p->src,
         "resource directory RVA 0x%" PRIx32 " is outside every section", rva);
   }
-  status = pe_resource_entry(p, &root, 0, 1, CL_PE_RT_VERSION, &target, &found);
-  if (status != CUDALOAD_OK || !found) {
-    return status; /* no RT_VERSION: no version, not an error */
-  }
-  if ((target & CL_PE_RES_HIGH_BIT) == 0) {
-    return cl_binary_malformed(&p->src,
-                               "RT_VERSION resource entry is not a directory");
-  }
-  status = pe_resource_entry(p, &root, target & ~CL_PE_RES_HIGH_BIT, 0, 0,
-                             &target, &found);
+  status = pe_find_version_entry(p, &root, &target, &found);
   if (status != CUDALOAD_OK || !found) {
     return status;
   }
-  if ((target & CL_PE_RES_HIGH_BIT) == 0) {
-    return cl_binary_malformed(&p->src,
-                               "RT_VERSION name entry is not a directory");
-  }
-  status = pe_resource_entry(p, &root, target & ~CL_PE_RES_HIGH_BIT, 0, 0,
-                             &target, &found);
-  if (status != CUDALOAD_OK || !found) {
-    return status;
-  }
-  if ((target & CL_PE_RES_HIGH_BIT) != 0) {
-    return cl_binary_malformed(&p->src,
-                               "resource tree deeper than 3 levels under "
-                               "RT_VERSION (a cycle?)");
-  }
-  if (target > root.avail || root.avail - target < sizeof data_entry) {
-    return cl_binary_malformed(&p->src,
-                               "resource data entry at +0x%" PRIx32
-                               " outside the resource section",
-                               target);
-  }
-  status = cl_binary_read(&p->src, root.offset + target, data_entry,
-                          sizeof data_entry, "resource data entry");
-  if (status != CUDALOAD_OK) {
-    return status;
-  }
-  data_rva = pe_u32(data_entry);
-  data_size = pe_u32(data_entry + 4);
-  if (!cl_pe_rva_place(p, data_rva, &data)) {
-    return cl_binary_malformed(
-        &p->src, "VS_VERSIONINFO RVA 0x%" PRIx32 " is outside every section",
-        data_rva);
-  }
-  if (data_size > data.avail) {
-    return cl_binary_malformed(&p->src,
-                               "VS_VERSIONINFO of %" PRIu32
-                               " bytes runs past the end of its section",
-                               data_size);
-  }
-  if (data_size < 6) {
-    return cl_binary_malformed(
-        &p->src, "VS_VERSIONINFO of %" PRIu32 " bytes is too short", data_size);
-  }
-  status = cl_binary_read(&p->src, data.offset, info,
-                          data_size < sizeof info ? data_size : sizeof info,
-                          "VS_VERSIONINFO");
+  status = pe_read_version_head(p, &root, target, info, &data_size);
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -413,14 +442,11 @@ static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
   return CUDALOAD_OK;
 }
 
-int cl_pe_read_headers(cl_pe *p) {
+/* The DOS header's pointer to the PE header, and the PE signature and COFF
+ * header there (into nt). */
+static int pe_read_nt_header(cl_pe *p, uint32_t *lfanew,
+                             unsigned char nt[4 + CL_PE_COFF_SIZE]) {
   unsigned char dos[CL_PE_DOS_HEADER_SIZE];
-  unsigned char nt[4 + CL_PE_COFF_SIZE];
-  /* The largest optional header read: PE32+ with 16 data directories. */
-  unsigned char opt[112 + 8 * CL_PE_MAX_DATA_DIRS];
-  uint32_t lfanew;
-  unsigned section_count, opt_size, magic, dir_offset, dir_count, i;
-  uint64_t rva_count;
   int status;
 
   status = cl_binary_read(&p->src, 0, dos, sizeof dos, "DOS header");
@@ -431,29 +457,39 @@ int cl_pe_read_headers(cl_pe *p) {
     return cl_fail(CUDALOAD_E_UNSUPPORTED, "%s: not a PE file (no MZ)",
                    p->src.label);
   }
-  lfanew = pe_u32(dos + CL_PE_LFANEW_OFFSET);
-  if (lfanew & 0x80000000u) {
+  *lfanew = pe_u32(dos + CL_PE_LFANEW_OFFSET);
+  if (*lfanew & 0x80000000u) {
     return cl_binary_malformed(&p->src, "e_lfanew %" PRId32 " is negative",
-                               (int32_t)(lfanew - 0x80000000u) - INT32_MAX - 1);
+                               (int32_t)(*lfanew - 0x80000000u) - INT32_MAX -
+                                   1);
   }
-  status =
-      cl_binary_read(&p->src, lfanew, nt, sizeof nt, "PE header (e_lfanew)");
+  status = cl_binary_read(&p->src, *lfanew, nt, 4 + CL_PE_COFF_SIZE,
+                          "PE header (e_lfanew)");
   if (status != CUDALOAD_OK) {
     return status;
   }
   if (memcmp(nt, "PE\0\0", 4) != 0) {
     return cl_binary_malformed(
-        &p->src, "no PE signature at e_lfanew 0x%" PRIx32, lfanew);
+        &p->src, "no PE signature at e_lfanew 0x%" PRIx32, *lfanew);
   }
-  p->machine = pe_u16(nt + 4);
-  section_count = pe_u16(nt + 6);
-  opt_size = pe_u16(nt + 20);
+  return CUDALOAD_OK;
+}
+
+/* The optional header of opt_size bytes at offset: PE32 or PE32+, the image
+ * base and the data directories. */
+static int pe_read_optional_header(cl_pe *p, uint64_t offset,
+                                   unsigned opt_size) {
+  /* The largest optional header read: PE32+ with 16 data directories. */
+  unsigned char opt[112 + 8 * CL_PE_MAX_DATA_DIRS];
+  unsigned magic, dir_offset, dir_count, i;
+  uint64_t rva_count;
+  int status;
 
   if (opt_size < 2) {
     return cl_binary_malformed(&p->src, "no optional header (size %u)",
                                opt_size);
   }
-  status = cl_binary_read(&p->src, (uint64_t)lfanew + sizeof nt, opt,
+  status = cl_binary_read(&p->src, offset, opt,
                           opt_size < sizeof opt ? opt_size : sizeof opt,
                           "optional header");
   if (status != CUDALOAD_OK) {
@@ -492,6 +528,26 @@ int cl_pe_read_headers(cl_pe *p) {
   for (i = 0; i < CL_PE_MAX_DATA_DIRS; i++) {
     p->dir_rva[i] = i < dir_count ? pe_u32(opt + dir_offset + 8 * i) : 0;
     p->dir_size[i] = i < dir_count ? pe_u32(opt + dir_offset + 8 * i + 4) : 0;
+  }
+  return CUDALOAD_OK;
+}
+
+int cl_pe_read_headers(cl_pe *p) {
+  unsigned char nt[4 + CL_PE_COFF_SIZE];
+  uint32_t lfanew;
+  unsigned section_count, opt_size;
+  int status;
+
+  status = pe_read_nt_header(p, &lfanew, nt);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  p->machine = pe_u16(nt + 4);
+  section_count = pe_u16(nt + 6);
+  opt_size = pe_u16(nt + 20);
+  status = pe_read_optional_header(p, (uint64_t)lfanew + sizeof nt, opt_size);
+  if (status != CUDALOAD_OK) {
+    return status;
   }
   return pe_read_sections(p, (uint64_t)lfanew + sizeof nt + opt_size,
                           section_count);

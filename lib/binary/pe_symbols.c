@@ -135,29 +135,56 @@ static int sym_add_ref(pe_sym *s, cl_binary_symbols *out, char *name,
  * name order, and as many 16-bit indexes into the address table. An
  * address inside the export directory itself is no code but a forwarder
  * string, "DLL.Function" or "DLL.#ordinal". */
+/* The export directory at dir_rva, CL_PE_EXPORT_DIR_SIZE bytes into dir. */
+static int sym_read_export_dir(pe_sym *s, uint32_t dir_rva,
+                               unsigned char *dir) {
+  cl_pe_place place;
+  if (!cl_pe_rva_place(&s->p, dir_rva, &place)) {
+    return cl_binary_malformed(
+        &s->p.src,
+        "export directory RVA 0x%" PRIx32 " is outside every section", dir_rva);
+  }
+  if (place.avail < CL_PE_EXPORT_DIR_SIZE) {
+    return cl_binary_malformed(&s->p.src, "export directory runs past the end "
+                                          "of its section");
+  }
+  return cl_binary_read(&s->p.src, place.offset, dir, CL_PE_EXPORT_DIR_SIZE,
+                        "export directory");
+}
+
+/* The name pointer and ordinal tables (count entries) and the address
+ * table (functions entries) the export directory dir points to; the caller
+ * frees them, whatever the status. */
+static int sym_read_export_tables(pe_sym *s, const unsigned char *dir,
+                                  uint64_t count, uint64_t functions,
+                                  unsigned char **names,
+                                  unsigned char **ordinals,
+                                  unsigned char **addresses) {
+  int status = sym_read_table(s, sym_u32(dir + 32), count, 4,
+                              "export name table", names);
+  if (status == CUDALOAD_OK) {
+    status = sym_read_table(s, sym_u32(dir + 36), count, 2,
+                            "export ordinal table", ordinals);
+  }
+  if (status == CUDALOAD_OK) {
+    status = sym_read_table(s, sym_u32(dir + 28), functions, 4,
+                            "export address table", addresses);
+  }
+  return status;
+}
+
 static int sym_read_exports(pe_sym *s, cl_binary_symbols *out) {
   uint32_t dir_rva = s->p.dir_rva[CL_PE_DIR_EXPORT];
   uint32_t dir_size = s->p.dir_size[CL_PE_DIR_EXPORT];
   unsigned char dir[CL_PE_EXPORT_DIR_SIZE];
   unsigned char *names = NULL, *ordinals = NULL, *addresses = NULL;
   uint64_t functions, count, i;
-  cl_pe_place place;
   int status;
 
   if (dir_rva == 0) {
     return CUDALOAD_OK;
   }
-  if (!cl_pe_rva_place(&s->p, dir_rva, &place)) {
-    return cl_binary_malformed(
-        &s->p.src,
-        "export directory RVA 0x%" PRIx32 " is outside every section", dir_rva);
-  }
-  if (place.avail < sizeof dir) {
-    return cl_binary_malformed(&s->p.src, "export directory runs past the end "
-                                          "of its section");
-  }
-  status = cl_binary_read(&s->p.src, place.offset, dir, sizeof dir,
-                          "export directory");
+  status = sym_read_export_dir(s, dir_rva, dir);
   if (status != CUDALOAD_OK) {
     return status;
   }
@@ -173,16 +200,8 @@ static int sym_read_exports(pe_sym *s, cl_binary_symbols *out) {
   if (functions > CL_PE_MAX_ORDINALS) {
     functions = CL_PE_MAX_ORDINALS;
   }
-  status = sym_read_table(s, sym_u32(dir + 32), count, 4, "export name table",
-                          &names);
-  if (status == CUDALOAD_OK) {
-    status = sym_read_table(s, sym_u32(dir + 36), count, 2,
-                            "export ordinal table", &ordinals);
-  }
-  if (status == CUDALOAD_OK) {
-    status = sym_read_table(s, sym_u32(dir + 28), functions, 4,
-                            "export address table", &addresses);
-  }
+  status = sym_read_export_tables(s, dir, count, functions, &names, &ordinals,
+                                  &addresses);
   for (i = 0; status == CUDALOAD_OK && i < count; i++) {
     unsigned index = cl_u16(ordinals + 2 * i, 0);
     uint32_t target;

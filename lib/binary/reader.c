@@ -67,7 +67,6 @@ int cl_binary_no_memory(const cl_binary_source *s) {
 int cl_binary_read_at(const cl_binary_source *s, uint64_t off, void *buf,
                       size_t len, const char *what) {
   int status;
-  cl_clear_error();
   status = s->r->read_at(s->r->opaque, off, buf, len);
   if (status != CUDALOAD_OK) {
     char reason[256];

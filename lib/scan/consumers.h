@@ -41,7 +41,8 @@ int cl_consumer_version_from_name(const char *file_name, char *out,
                                   size_t size);
 
 /* The version of package installed in the site folder site, from its
- * "<package>-<version>.dist-info" folder name; 0 when there is none. */
+ * "<package>-<version>.dist-info" folder name; 0 when there is none (an
+ * unreadable folder too). Leaves the last error as it was. */
 int cl_consumer_version_from_site(const char *site, const char *package,
                                   char *out, size_t size);
 

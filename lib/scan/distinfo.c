@@ -215,6 +215,9 @@ int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   out->folder = cl_strdup(folder);
   if (!out->folder)
     return CUDALOAD_E_NO_MEMORY;
+  /* An unreadable folder or RECORD only hides versions: the caller's last
+   * error is kept. */
+  char *saved = cl_save_error();
   /* Sorted, so that when two dist-infos claim one file the choice does not
    * depend on the order the file system lists them in. */
   cl_name_list l;
@@ -227,7 +230,7 @@ int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   cl_name_list_free(&l);
   if (rc == CUDALOAD_OK)
     sort_keys(out);
-  cl_clear_error();
+  cl_restore_error(saved);
   return rc;
 }
 

@@ -43,7 +43,8 @@ typedef struct cl_distinfo_index {
 } cl_distinfo_index;
 
 /* Read the index of `folder` (a site-packages folder, or a toolkit's
- * dist-info folder). A missing folder gives an empty index and 0. */
+ * dist-info folder). A missing folder gives an empty index and 0. Leaves
+ * the last error as it was. */
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out);
 void cl_distinfo_free(cl_distinfo_index *index);
 

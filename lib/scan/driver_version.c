@@ -306,7 +306,6 @@ static int from_driver_file(const char *path, cl_naming naming,
                             const char *source, cl_driver_cuda *out) {
   char version[32];
   char *real = cl_os_real_path(path);
-  cl_clear_error();
   if (!real) {
     /* Missing, or a symlink loop (ELOOP): nothing to read. */
     note_why(out, "%s: does not resolve", path);
@@ -317,7 +316,6 @@ static int from_driver_file(const char *path, cl_naming naming,
     cl_binary_info info;
     memset(&info, 0, sizeof info);
     int rc = cl_binary_parse_file(real, &info);
-    cl_clear_error();
     if (rc == CUDALOAD_E_NO_MEMORY) {
       free(real);
       return -1;
@@ -361,8 +359,7 @@ static void cache_visit(const char *key, const char *path, void *opaque) {
 static int from_ldcache(const char *cache, const char *key,
                         cl_driver_cuda *out) {
   cache_hit hit = {key, NULL, 0};
-  (void)cl_ldcache_read(cache, cache_visit, &hit);
-  cl_clear_error(); /* a missing or hostile cache is "not found" here */
+  (void)cl_ldcache_read(cache, cache_visit, &hit); /* missing: not found */
   if (hit.no_memory)
     return -1;
   if (!hit.path) {
@@ -377,7 +374,6 @@ static int from_ldcache(const char *cache, const char *key,
 static int from_proc(const char *path, cl_driver_cuda *out) {
   cl_file *f = NULL;
   if (cl_os_file_open(path, &f, NULL) != CUDALOAD_OK) {
-    cl_clear_error();
     note_why(out, "%s: not readable (no kernel module loaded?)", path);
     return 0;
   }
@@ -389,7 +385,6 @@ static int from_proc(const char *path, cl_driver_cuda *out) {
   size_t got = 0;
   int rc = cl_os_file_read_upto(f, 0, text, PROC_READ_LIMIT, &got);
   cl_os_file_close(f);
-  cl_clear_error();
   text[rc == CUDALOAD_OK ? got : 0] = '\0';
   char version[32];
   int ok = cl_driver_version_from_proc_text(text, version, sizeof version);
@@ -426,7 +421,10 @@ static char *join(const char *dir, const char *name) {
   return out;
 }
 
-int cl_driver_cuda_read_from(const cl_driver_sources *s, cl_driver_cuda *out) {
+/* The sources in order; the OS's reasons for a "no" (a file missing, a
+ * cache that is not one) land in the last error, which the caller of
+ * cl_driver_cuda_read_from puts back. */
+static int read_sources(const cl_driver_sources *s, cl_driver_cuda *out) {
   memset(out, 0, sizeof *out);
   int windows = s->naming == CL_NAMING_WINDOWS;
   /* The name the system sources look up: the override when it is a bare
@@ -467,6 +465,15 @@ int cl_driver_cuda_read_from(const cl_driver_sources *s, cl_driver_cuda *out) {
   return CUDALOAD_OK;
 }
 
+int cl_driver_cuda_read_from(const cl_driver_sources *s, cl_driver_cuda *out) {
+  /* No driver version is an answer (out->found 0, out->why says why), not
+   * a failure: the caller's last error is kept. */
+  char *saved = cl_save_error();
+  int rc = read_sources(s, out);
+  cl_restore_error(saved);
+  return rc;
+}
+
 int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
                         cl_driver_cuda *out) {
   char *from_environment = NULL;
@@ -475,7 +482,6 @@ int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
     driver_override = from_environment;
   }
   char *system_dir = naming == CL_NAMING_WINDOWS ? cl_os_system_dir() : NULL;
-  cl_clear_error();
   cl_driver_sources s = {naming, driver_override, "/etc/ld.so.cache",
                          "/proc/driver/nvidia/version", system_dir};
   int rc = cl_driver_cuda_read_from(&s, out);

@@ -60,7 +60,7 @@ typedef struct cl_driver_sources {
  * The host's driver. driver_override: the driver the caller was told to use
  * (cudaload_set_driver / --driver), or NULL to honour CUDALOAD_DRIVER as the
  * probe does. Always fills *out (found 0: unknown). Returns CUDALOAD_OK, or
- * CUDALOAD_E_NO_MEMORY.
+ * CUDALOAD_E_NO_MEMORY; either way the last error is left as it was.
  */
 int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
                         cl_driver_cuda *out);

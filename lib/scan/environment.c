@@ -12,6 +12,7 @@
  * installed Python's: its wheels are not what the user runs.
  */
 #include "cudaload.h"
+#include "common/error.h"
 #include "os/platform.h"
 #include "scan/roots.h"
 #include "common/strutil.h"
@@ -82,7 +83,11 @@ static void interpreter_folders(const char *bin, const char *program,
       visit_folder_if_present(bin, "Lib/site-packages", visit, opaque);
     return;
   }
+  /* An interpreter whose real file cannot be found has no site folders to
+   * give: the caller's last error is kept. */
+  char *saved = cl_save_error();
   char *real = cl_os_real_path(program);
+  cl_restore_error(saved);
   char *real_bin = real ? cl_path_dirname(real) : NULL;
   char *prefix = real_bin ? cl_path_dirname(real_bin) : NULL;
   char version[16];

@@ -1,6 +1,5 @@
 /* include_dir.c - a library's include folder (include_dir.h). */
 #include "scan/include_dir.h"
-#include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
 
@@ -44,7 +43,6 @@ const char *cl_library_include_dir(cl_library *lib) {
     lib->include_dir = include;
     include = NULL;
   }
-  cl_clear_error();
   free(top);
   free(include);
   free(file);

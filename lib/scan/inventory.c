@@ -268,11 +268,14 @@ typedef struct found_version {
 } found_version;
 
 /* The first source that tells: the owning dist-info, the file name, a
- * DLL's VERSIONINFO, the toolkit's headers. */
+ * DLL's VERSIONINFO, the toolkit's headers. Asking for a version is not a
+ * failure (a DLL without VERSIONINFO, an unreadable header): whatever the
+ * sources leave in the last error, the caller's is kept. */
 static void find_version(cl_version_cache *c, cl_naming naming,
                          const char *folder, const char *name,
                          const char *real_path, const cl_name_match *m,
                          found_version *v) {
+  char *saved = cl_save_error();
   memset(&v->pe, 0, sizeof v->pe);
   v->version = "";
   v->source = "none";
@@ -307,7 +310,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
       v->file = h->header_path;
     }
   }
-  cl_clear_error(); /* a DLL without VERSIONINFO is not an error */
+  cl_restore_error(saved);
 }
 
 /* Copy v into lib; 1 when out of memory (lib keeps what it had). */
@@ -339,9 +342,6 @@ static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
 void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
   if (!lib->pending_folder)
     return;
-  /* Asking for a version is not a failure: whatever the lookup leaves in
-   * the last error, the caller's is kept. */
-  char *saved = cl_save_error();
   cl_version_cache *c = version_cache_of(ctx);
   if (c) {
     found_version v;
@@ -353,7 +353,6 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
   free(lib->pending_folder);
   free(lib->pending_name);
   lib->pending_folder = lib->pending_name = NULL;
-  cl_restore_error(saved);
 }
 
 void cl_inventory_settle_versions(cudaload_ctx *ctx) {
@@ -417,6 +416,15 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
   return 0;
 }
 
+/* The real path of path, or NULL when it does not resolve (missing, a
+ * loop): an answer here, so the caller's last error is kept. */
+static char *resolve_quietly(const char *path) {
+  char *saved = cl_save_error();
+  char *real = cl_os_real_path(path);
+  cl_restore_error(saved);
+  return real;
+}
+
 /* Classify folder/name and add it. Symlinks count as their real file, under
  * the real file's name when that is a catalog name (libcudnn.so.8 ->
  * libcudnn.so.8.9.2 reports 8.9.2). Folders, FIFOs and devices named like
@@ -435,9 +443,9 @@ static void consider_file(scanner *s, const char *folder,
   cl_name_match real_match = *m;
   if (kind == CL_KIND_REGULAR) {
     real =
-        folder_real ? cl_path_join(folder_real, name) : cl_os_real_path(full);
+        folder_real ? cl_path_join(folder_real, name) : resolve_quietly(full);
   } else if (kind == CL_KIND_SYMLINK) {
-    real = cl_os_real_path(full);
+    real = resolve_quietly(full);
     if (real && cl_os_stat_kind(real, NULL) != CL_KIND_REGULAR) {
       free(real);
       real = NULL;
@@ -446,7 +454,6 @@ static void consider_file(scanner *s, const char *folder,
       cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
   }
   free(full);
-  cl_clear_error();
   if (real)
     add_library(s, &real_match, folder, name, real);
 }
@@ -490,8 +497,7 @@ static int auditwheel_original(const char *name, char *out, size_t size) {
  * cannot be resolved); malloc'ed, NULL when out of memory. */
 static char *listed_path(const folder_listing *l, const char *name) {
   char *full = cl_path_join(l->folder, name);
-  char *real = full ? cl_os_real_path(full) : NULL;
-  cl_clear_error();
+  char *real = full ? resolve_quietly(full) : NULL;
   if (!real)
     return full;
   free(full);
@@ -624,12 +630,13 @@ static int scan_folder(const char *folder, void *opaque) {
                       folder,
                       s->naming == CL_NAMING_LINUX && base_len > 5 &&
                           strcmp(base + base_len - 5, ".libs") == 0};
+  /* An unreadable sub-folder only hides its own files. */
+  char *saved = cl_save_error();
   cl_os_list_dir(folder, collect_candidate, &l);
-  cl_clear_error(); /* an unreadable sub-folder only hides its own files */
+  cl_restore_error(saved);
   if (l.count > 0 && !refuse_writable(s, folder)) {
     qsort(l.items, l.count, sizeof(candidate), by_candidate_name);
-    char *folder_real = cl_os_real_path(folder);
-    cl_clear_error();
+    char *folder_real = resolve_quietly(folder);
     for (size_t i = 0; i < l.count && !s->status; ++i)
       consider_file(s, folder, folder_real, l.items[i].name, l.items[i].kind,
                     &l.items[i].match);
@@ -658,11 +665,14 @@ static void consider_cache_entry(const char *key, const char *path,
 static void scan_root(scanner *s, size_t index) {
   cl_root *root = &s->ctx->roots[index];
   s->root = index;
+  /* A root that cannot be read is noted in its status, not failed: the
+   * scan goes on to the next one, keeping the last error it had. */
   if (strcmp(root->origin, CL_ORIGIN_LDCACHE) == 0) {
+    char *saved = cl_save_error();
     int rc = cl_ldcache_read(root->path, consider_cache_entry, s);
+    cl_restore_error(saved);
     if (rc)
       root->status = rc;
-    cl_clear_error();
     return;
   }
   cl_file_kind kind = cl_os_stat_kind(root->path, NULL);
@@ -675,8 +685,9 @@ static void scan_root(scanner *s, size_t index) {
     return;
   }
   /* A root that cannot be listed is reported, not taken as empty. */
+  char *saved = cl_save_error();
   int rc = cl_os_dir_check_listable(root->path);
-  cl_clear_error();
+  cl_restore_error(saved);
   if (rc) {
     root->status = rc;
     return;
@@ -692,8 +703,7 @@ static void scan_root(scanner *s, size_t index) {
  * path as given without trailing separators and, on Windows, with '/'
  * written as '\\'. malloc'ed. */
 static char *root_key(const char *path) {
-  char *key = cl_os_real_path(path);
-  cl_clear_error();
+  char *key = resolve_quietly(path);
   if (key)
     return key;
   key = cl_strdup(path);
@@ -795,7 +805,6 @@ int cudaload_scan(cudaload_ctx *ctx) {
     return cl_fail(status, "cudaload_scan: out of memory");
   }
   ctx->scanned = 1;
-  cl_clear_error();
   /* The scan succeeded, but say why a root was refused: the caller who
    * looks at cudaload_last_error() learns which folder and who can write. */
   for (size_t i = 0; i < ctx->root_count; ++i)

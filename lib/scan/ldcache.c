@@ -315,7 +315,6 @@ int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque) {
   if (path == NULL || path[0] == '\0') {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "ld.so.cache: no path given");
   }
-  cl_clear_error();
   status = cl_os_file_open(path, &file, &size);
   if (status != CUDALOAD_OK) {
     return cl_fail_naming(status, path);
@@ -334,7 +333,6 @@ int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque) {
     cl_os_file_close(file);
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
   }
-  cl_clear_error();
   status =
       size > 0 ? cl_os_file_read_at(file, 0, data, (size_t)size) : CUDALOAD_OK;
   cl_os_file_close(file);

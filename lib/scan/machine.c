@@ -48,6 +48,9 @@ const char *cl_file_machine_name(const char *path) {
   uint64_t size = 0;
   unsigned char head[64];
   const char *name = NULL;
+  /* An unreadable file only has no machine: the caller's last error is
+   * kept. */
+  char *saved = cl_save_error();
   if (cl_os_file_open(path, &f, &size) == CUDALOAD_OK && size >= sizeof head &&
       cl_os_file_read_at(f, 0, head, sizeof head) == CUDALOAD_OK) {
     if (memcmp(head, "\177ELF", 4) == 0) {
@@ -67,7 +70,7 @@ const char *cl_file_machine_name(const char *path) {
   }
   if (f)
     cl_os_file_close(f);
-  cl_clear_error(); /* an unreadable file only has no machine */
+  cl_restore_error(saved);
   return name;
 }
 

@@ -13,7 +13,8 @@
 
 /* The machine a library file was built for ("x86_64", "aarch64", "i386",
  * "arm", ...; static), or NULL when the file cannot be read or is neither
- * ELF nor PE. Reads at most two small pieces of the file; never blocks. */
+ * ELF nor PE (the last error is left as it was). Reads at most two small
+ * pieces of the file; never blocks. */
 const char *cl_file_machine_name(const char *path);
 
 /* The machine ctx plans for: the target's architecture when it names one,

@@ -2,6 +2,7 @@
  * precedence tier of each origin (docs/scan-contract.md, "Precedence"). */
 #include "scan/roots.h"
 #include "cudaload.h"
+#include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
 
@@ -71,8 +72,12 @@ static void versioned_children(const char *parent, const char *prefix,
                                const char *tail, const char *origin,
                                cl_root_visitor visit, void *opaque) {
   cl_name_list p;
-  /* Out of memory costs the names not listed, nothing more. */
+  /* Out of memory costs the names not listed, nothing more; a parent that
+   * cannot be listed has no roots to give, and the caller's last error is
+   * kept. */
+  char *saved = cl_save_error();
   (void)cl_name_list_read(parent, has_prefix, prefix, newest_first, &p);
+  cl_restore_error(saved);
   for (size_t i = 0; i < p.count; ++i) {
     char *child = cl_path_join(parent, p.names[i]);
     char *root = child && tail ? cl_path_join(child, tail) : NULL;
