@@ -251,8 +251,10 @@ CUDALOAD_API const char *cudaload_library_machine(const cudaload_ctx *ctx,
  *  and conda: include, targets/<arch>/include, Library/include; NVVM:
  *  nvvm/include) when it holds the family's header (cuda_runtime.h for
  *  cudart, nvrtc.h, cudnn.h, ...): what an NVRTC or nvJitLink program
- *  passes to the compiler at run time (-I). NULL when there is none.
- *  `cudaload include-dir FAMILY` prints it for the library a plan chooses. */
+ *  passes to the compiler at run time (-I). NULL when there is none, with
+ *  the last error naming the header looked for and the library beside
+ *  which it looked. `cudaload include-dir FAMILY` prints it for the library
+ *  a plan chooses. */
 CUDALOAD_API const char *cudaload_library_include_dir(const cudaload_ctx *ctx,
                                                       size_t i);
 /** The root (index into cudaload_root_*) under which library i was found. */

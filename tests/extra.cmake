@@ -33,7 +33,7 @@ endif()
 # --- CLI scenarios: one ctest entry per group of tests ----------------------
 if(CUDALOAD_CLI_TARGET AND TARGET ${CUDALOAD_CLI_TARGET})
   foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Doctor Probe
-    Hardening Explain)
+    Hardening Explain IncludeDir)
     add_test(NAME cli_${_cl_group}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py
               --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>

@@ -453,6 +453,10 @@ static void test_include_dirs(void **state) {
       if (dir)
         fail_msg("%s: %s has include folder %s", cases[k].root, cases[k].name,
                  dir);
+      /* Why not: the header looked for, and beside which library. */
+      if (!strstr(cudaload_last_error(), "no include folder holding cudnn.h") ||
+          !strstr(cudaload_last_error(), cudaload_library_path(ctx, found)))
+        fail_msg("last error \"%s\"", cudaload_last_error());
     } else if (!dir || !ends_with(dir, cases[k].suffix)) {
       fail_msg("%s: %s: include folder %s, expected ...%s", cases[k].root,
                cases[k].name, dir ? dir : "(none)", cases[k].suffix);

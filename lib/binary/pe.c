@@ -361,7 +361,7 @@ static int pe_read_version(cl_pe *p, cl_binary_info *out, uint32_t rva) {
   static const char key[] = "VS_VERSION_INFO";
   unsigned char info[CL_PE_VERSION_HEAD];
   cl_pe_place root;
-  uint32_t target, data_size, ms, ls;
+  uint32_t target = 0, data_size = 0, ms, ls;
   size_t k;
   int found, status;
   char version[64];
@@ -534,7 +534,7 @@ static int pe_read_optional_header(cl_pe *p, uint64_t offset,
 
 int cl_pe_read_headers(cl_pe *p) {
   unsigned char nt[4 + CL_PE_COFF_SIZE];
-  uint32_t lfanew;
+  uint32_t lfanew = 0;
   unsigned section_count, opt_size;
   int status;
 

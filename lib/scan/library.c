@@ -1,6 +1,7 @@
 /* library.c - the scanned roots and libraries as the API shows them
  * (cudaload_root_*, cudaload_library_*). A library's version, machine and
  * include folder are looked up on first use and kept. */
+#include "common/error.h"
 #include "core/context.h"
 #include "scan/include_dir.h"
 #include "scan/inventory.h"
@@ -97,9 +98,19 @@ const char *cudaload_library_path(const cudaload_ctx *ctx, size_t i) {
 }
 
 const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
+  cl_clear_error();
   const cl_library *l = library_at(ctx, i);
+  if (!l)
+    return NULL;
   /* Looked up once and kept: the ctx is logically unchanged. */
-  return l ? cl_library_include_dir((cl_library *)l) : NULL;
+  const char *dir = cl_library_include_dir((cl_library *)l);
+  if (!dir)
+    cl_fail(CUDALOAD_E_NOT_FOUND,
+            "no include folder holding %s beside %s (looked for include/ "
+            "next to its lib, lib64 or bin folder); install the family's "
+            "headers (the wheel's include/, or the toolkit's) there",
+            l->entry->header ? l->entry->header : "its headers", l->path);
+  return dir;
 }
 
 const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {

@@ -2245,6 +2245,39 @@ class Explain(CliTestCase):
 
 
 
+class IncludeDir(CliTestCase):
+    """`cudaload include-dir SPEC`: the header folder beside the library a
+    plan chooses, or exit 4 with where it looked."""
+
+    def test_prints_the_wheels_include_folder(self):
+        root = self.fixture("wheels-cu12", "site-packages")
+        r = self.run_ok("include-dir", "cudart", "--no-defaults", "--root", to_cli(root))
+        self.assertEqual(r.stderr, "", r.describe())
+        folder = from_cli(r.stdout.rstrip("\n"))
+        self.assertEqual(r.stdout.count("\n"), 1, r.describe())
+        self.assertTrue(folder.replace(os.sep, "/").endswith("nvidia/cuda_runtime/include"), r.describe())
+        self.assertTrue(os.path.isfile(os.path.join(folder, "cuda_runtime.h")), r.describe())
+
+    def test_no_include_folder_says_which_header_and_where(self):
+        # The cuDNN wheel fixture has no include/: exit 4, nothing on stdout,
+        # and the message names the header it looked for and the library.
+        root = self.fixture("wheels-cu12", "site-packages")
+        r = self.run_ok("include-dir", "cudnn=8", "--no-defaults", "--root", to_cli(root), rc=4)
+        self.assertEqual(r.stdout, "", r.describe())
+        self.assertIn("no include folder holding cudnn.h", r.stderr, r.describe())
+        self.assertIn("libcudnn.so.8", r.stderr, r.describe())
+
+    def test_unsatisfied_requirement_exits_4(self):
+        root = self.tmpdir()
+        r = self.run_ok("include-dir", "cudart", "--no-defaults", "--root", to_cli(root), rc=4)
+        self.assertEqual(r.stdout, "", r.describe())
+        self.assertIn("cudart", r.stderr, r.describe())
+
+    def test_one_spec_only(self):
+        self.assert_usage_error(["include-dir", "cudart", "cublas"], names=("one SPEC",))
+        self.assert_usage_error(["include-dir"], names=("SPEC",))
+
+
 class Hardening(CliTestCase):
     """What hostile names, values and outputs must not do: plant a search
     path entry, reach the terminal as control sequences, break a JSON or
