@@ -2249,8 +2249,15 @@ class IncludeDir(CliTestCase):
     """`cudaload include-dir SPEC`: the header folder beside the library a
     plan chooses, or exit 4 with where it looked."""
 
+    # The wheels of the tool's own platform: cudart with its include/, and
+    # a cuDNN without one.
+    def wheels(self):
+        if CLI_IS_WINDOWS:
+            return self.fixture("windows", "site-packages"), "cudnn=9", "cudnn64_9.dll"
+        return self.fixture("wheels-cu12", "site-packages"), "cudnn=8", "libcudnn.so.8"
+
     def test_prints_the_wheels_include_folder(self):
-        root = self.fixture("wheels-cu12", "site-packages")
+        root = self.wheels()[0]
         r = self.run_ok("include-dir", "cudart", "--no-defaults", "--root", to_cli(root))
         self.assertEqual(r.stderr, "", r.describe())
         folder = from_cli(r.stdout.rstrip("\n"))
@@ -2259,13 +2266,13 @@ class IncludeDir(CliTestCase):
         self.assertTrue(os.path.isfile(os.path.join(folder, "cuda_runtime.h")), r.describe())
 
     def test_no_include_folder_says_which_header_and_where(self):
-        # The cuDNN wheel fixture has no include/: exit 4, nothing on stdout,
+        # The cuDNN wheel fixtures have no include/: exit 4, nothing on stdout,
         # and the message names the header it looked for and the library.
-        root = self.fixture("wheels-cu12", "site-packages")
-        r = self.run_ok("include-dir", "cudnn=8", "--no-defaults", "--root", to_cli(root), rc=4)
+        root, spec, cudnn = self.wheels()
+        r = self.run_ok("include-dir", spec, "--no-defaults", "--root", to_cli(root), rc=4)
         self.assertEqual(r.stdout, "", r.describe())
         self.assertIn("no include folder holding cudnn.h", r.stderr, r.describe())
-        self.assertIn("libcudnn.so.8", r.stderr, r.describe())
+        self.assertIn(cudnn, r.stderr, r.describe())
 
     def test_unsatisfied_requirement_exits_4(self):
         root = self.tmpdir()
