@@ -1156,6 +1156,142 @@ done:
   return rc;
 }
 
+/* What settle_plan knows of the plan's files while it decides. */
+typedef struct settling {
+  size_t n;             /* plan entries */
+  cl_binary_info *info; /* per entry: its header, when read */
+  needed_names *names;  /* per main library: its NEEDED names matched */
+  size_t *mains;        /* the main libraries in plan order */
+  size_t main_count;    /* how many of them */
+  size_t *main_of;      /* per requirement: its main library (n: none) */
+  sibling_check siblings;
+} settling;
+
+/* Read every main library's header (and match its NEEDED names) and note
+ * the main library of each requirement: the last in plan order, should one
+ * requirement have two. Asked for each sub-library, and a plan can hold
+ * thousands of them. */
+static int read_main_headers(cudaload_ctx *ctx, settling *st) {
+  int rc = CUDALOAD_OK;
+  for (size_t r = 0; r < ctx->requirement_count; ++r)
+    st->main_of[r] = st->n;
+  for (size_t i = 0; i < st->n && !rc; ++i) {
+    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
+    rc = read_header(ctx, i, st->info, is_main);
+    if (is_main && !rc)
+      rc = match_needed(&st->info[i], &st->names[i]);
+    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+      st->mains[st->main_count++] = i;
+      if (ctx->plan[i].requirement < ctx->requirement_count)
+        st->main_of[ctx->plan[i].requirement] = i;
+    }
+  }
+  return rc;
+}
+
+/* The planned main library whose NEEDED names p, or NULL. */
+static const char *main_needing(const cudaload_ctx *ctx, const settling *st,
+                                const cl_plan_entry *p) {
+  for (size_t j = 0; j < st->main_count; ++j) {
+    size_t k = st->mains[j];
+    for (size_t d = 0; d < st->info[k].needed_count; ++d)
+      if (names_entry(&st->info[k], &st->names[k], d, p))
+        return ctx->plan[k].soname;
+  }
+  return NULL;
+}
+
+/* A sub-library its main library finds through RUNPATH $ORIGIN: loaded
+ * only when something the loader searches earlier has one of that name (an
+ * object already loaded, or LD_LIBRARY_PATH: docs/loader.md, "Linux 4").
+ * Asks the model. */
+static int settle_origin_sibling(cudaload_ctx *ctx, settling *st, size_t i,
+                                 size_t main_index, const char *main_name) {
+  cl_plan_entry *p = &ctx->plan[i];
+  char other[4096] = "";
+  int rc = CUDALOAD_OK;
+  const char *rule =
+      sibling_shadowed(&st->siblings, ctx, main_index, &st->info[main_index], p,
+                       other, sizeof other, &rc);
+  if (rc)
+    return rc;
+  if (rule) {
+    if ((rc = read_header(ctx, i, st->info, 1)) != 0)
+      return rc;
+    set_reason(p,
+               "sub-library of %s, preloaded by absolute path: by its "
+               "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
+               main_name, other, rule);
+  } else {
+    p->to_load = 0;
+    p->state = CUDALOAD_STATE_NOT_NEEDED;
+    set_reason(p,
+               "sub-library of %s, which finds it itself (RUNPATH "
+               "$ORIGIN; rule: runpath)",
+               main_name);
+  }
+  return CUDALOAD_OK;
+}
+
+/* Whether sub-library i is loaded: when something planned NEEDs it, when
+ * all were asked for, when a bundled copy opens it by name, or when its
+ * main library could not find it itself; and why. */
+static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
+                             unsigned flags) {
+  size_t n = st->n;
+  cl_plan_entry *p = &ctx->plan[i];
+  const char *needed_by = main_needing(ctx, st, p);
+  size_t main_index =
+      p->requirement < ctx->requirement_count ? st->main_of[p->requirement] : n;
+  const char *main_name =
+      main_index < n ? ctx->plan[main_index].soname : "its main library";
+  const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
+  int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
+                     !shim && main_index < n &&
+                     (st->info[main_index].format == CL_FORMAT_PE ||
+                      runpath_has_origin(&st->info[main_index]));
+  int rc;
+  if (!finds_itself && (rc = read_header(ctx, i, st->info, 1)) != 0)
+    return rc;
+  if (needed_by) {
+    set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
+  } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+    set_reason(p, "sub-library of %s; all sub-libraries were asked for",
+               main_name);
+  } else if (shim) {
+    set_reason(p,
+               "sub-library: %s (a copy bundled by %s) opens it by name "
+               "and has no path to it",
+               shim->path, shim->package);
+  } else if (st->info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
+    p->to_load = 0;
+    p->state = CUDALOAD_STATE_NOT_NEEDED;
+    set_reason(p,
+               "sub-library of %s, which opens it by name when needed; "
+               "its folder is put on PATH and AddDllDirectory",
+               main_name);
+  } else if (main_index < n && runpath_has_origin(&st->info[main_index])) {
+    return settle_origin_sibling(ctx, st, i, main_index, main_name);
+  } else {
+    set_reason(p,
+               "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
+               "of %s by name would fail unless it is already loaded",
+               main_name, p->soname);
+  }
+  return CUDALOAD_OK;
+}
+
+static void settling_free(settling *st) {
+  for (size_t k = 0; st->names && k < st->n; ++k) {
+    free(st->names[k].entry);
+    free(st->names[k].major);
+  }
+  sibling_check_free(&st->siblings);
+  free(st->names);
+  free(st->mains);
+  free(st->main_of);
+}
+
 /* Read the headers of the chosen files; decide which sub-libraries to load;
  * order dependencies first. Only the main libraries' headers and those of
  * the sub-libraries that will be loaded are read: the others (cuDNN 9's
@@ -1168,112 +1304,22 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   cl_binary_info *info = calloc(n, sizeof *info);
   if (!info)
     return CUDALOAD_E_NO_MEMORY;
-  needed_names *names = calloc(n, sizeof *names);
-  /* The main libraries in plan order, and each requirement's (the last in
-   * plan order, should one requirement have two): asked for each
-   * sub-library, and a plan can hold thousands of them. */
-  size_t *mains = malloc(n * sizeof *mains);
-  size_t main_count = 0;
-  size_t *main_of = malloc((ctx->requirement_count + 1) * sizeof *main_of);
-  int header_rc =
-      names && mains && main_of ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
-  sibling_check siblings = {0};
-  for (size_t r = 0; main_of && r < ctx->requirement_count; ++r)
-    main_of[r] = n;
-  for (size_t i = 0; i < n && !header_rc; ++i) {
-    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
-    header_rc = read_header(ctx, i, info, is_main);
-    if (is_main && !header_rc)
-      header_rc = match_needed(&info[i], &names[i]);
-    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
-      mains[main_count++] = i;
-      if (ctx->plan[i].requirement < ctx->requirement_count)
-        main_of[ctx->plan[i].requirement] = i;
-    }
-  }
-  /* Sub-libraries: loaded when something planned NEEDs them, or when their
-   * main library could not find them itself. */
-  for (size_t i = 0; i < n && !header_rc; ++i) {
-    cl_plan_entry *p = &ctx->plan[i];
-    if (p->entry->role != CL_ROLE_SUB || p->opened_by)
-      continue; /* lazy dependencies: below */
-    const char *needed_by = NULL;
-    for (size_t j = 0; j < main_count && !needed_by; ++j) {
-      size_t k = mains[j];
-      for (size_t d = 0; d < info[k].needed_count && !needed_by; ++d)
-        if (names_entry(&info[k], &names[k], d, p))
-          needed_by = ctx->plan[k].soname;
-    }
-    size_t main_index =
-        p->requirement < ctx->requirement_count ? main_of[p->requirement] : n;
-    const char *main_name =
-        main_index < n ? ctx->plan[main_index].soname : "its main library";
-    const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
-    int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
-                       !shim && main_index < n &&
-                       (info[main_index].format == CL_FORMAT_PE ||
-                        runpath_has_origin(&info[main_index]));
-    if (!finds_itself && (header_rc = read_header(ctx, i, info, 1)) != 0)
-      break;
-    if (needed_by) {
-      set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
-    } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
-      set_reason(p, "sub-library of %s; all sub-libraries were asked for",
-                 main_name);
-    } else if (shim) {
-      set_reason(p,
-                 "sub-library: %s (a copy bundled by %s) opens it by name "
-                 "and has no path to it",
-                 shim->path, shim->package);
-    } else if (info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
-      p->to_load = 0;
-      p->state = CUDALOAD_STATE_NOT_NEEDED;
-      set_reason(p,
-                 "sub-library of %s, which opens it by name when needed; "
-                 "its folder is put on PATH and AddDllDirectory",
-                 main_name);
-    } else if (main_index < n && runpath_has_origin(&info[main_index])) {
-      /* RUNPATH $ORIGIN finds the sibling only when nothing the loader
-       * searches earlier has one of that name: an object already loaded,
-       * or LD_LIBRARY_PATH (docs/loader.md, "Linux 4"). Ask the model. */
-      char other[4096] = "";
-      const char *rule =
-          sibling_shadowed(&siblings, ctx, main_index, &info[main_index], p,
-                           other, sizeof other, &header_rc);
-      if (header_rc)
-        break;
-      if (rule) {
-        if ((header_rc = read_header(ctx, i, info, 1)) != 0)
-          break;
-        set_reason(p,
-                   "sub-library of %s, preloaded by absolute path: by its "
-                   "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
-                   main_name, other, rule);
-      } else {
-        p->to_load = 0;
-        p->state = CUDALOAD_STATE_NOT_NEEDED;
-        set_reason(p,
-                   "sub-library of %s, which finds it itself (RUNPATH "
-                   "$ORIGIN; rule: runpath)",
-                   main_name);
-      }
-    } else {
-      set_reason(p,
-                 "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
-                 "of %s by name would fail unless it is already loaded",
-                 main_name, p->soname);
-    }
-  }
+  settling st = {0};
+  st.n = n;
+  st.info = info;
+  st.names = calloc(n, sizeof *st.names);
+  st.mains = malloc(n * sizeof *st.mains);
+  st.main_of = malloc((ctx->requirement_count + 1) * sizeof *st.main_of);
+  int header_rc = st.names && st.mains && st.main_of
+                      ? read_main_headers(ctx, &st)
+                      : CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < n && !header_rc; ++i)
+    if (ctx->plan[i].entry->role == CL_ROLE_SUB && !ctx->plan[i].opened_by)
+      header_rc = settle_sublibrary(ctx, &st, i, flags);
+  /* lazy dependencies (opened_by) are settled apart */
   if (!header_rc)
     header_rc = settle_lazy_dependencies(ctx, flags, info);
-  for (size_t k = 0; names && k < n; ++k) {
-    free(names[k].entry);
-    free(names[k].major);
-  }
-  sibling_check_free(&siblings);
-  free(names);
-  free(mains);
-  free(main_of);
+  settling_free(&st);
   int rc = header_rc ? header_rc : order_dependencies_first(ctx, info);
   for (size_t k = 0; k < n; ++k)
     cl_binary_info_free(&info[k]);
