@@ -1201,6 +1201,14 @@ static const char *main_needing(const cudaload_ctx *ctx, const settling *st,
   return NULL;
 }
 
+/* A sub-library not preloaded: its main library loads it itself (how). */
+static void left_to_main(cl_plan_entry *p, const char *main_name,
+                         const char *how) {
+  p->to_load = 0;
+  p->state = CUDALOAD_STATE_NOT_NEEDED;
+  set_reason(p, "sub-library of %s, which %s", main_name, how);
+}
+
 /* A sub-library its main library finds through RUNPATH $ORIGIN: loaded
  * only when something the loader searches earlier has one of that name (an
  * object already loaded, or LD_LIBRARY_PATH: docs/loader.md, "Linux 4").
@@ -1223,12 +1231,8 @@ static int settle_origin_sibling(cudaload_ctx *ctx, settling *st, size_t i,
                "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
                main_name, other, rule);
   } else {
-    p->to_load = 0;
-    p->state = CUDALOAD_STATE_NOT_NEEDED;
-    set_reason(p,
-               "sub-library of %s, which finds it itself (RUNPATH "
-               "$ORIGIN; rule: runpath)",
-               main_name);
+    left_to_main(p, main_name,
+                 "finds it itself (RUNPATH $ORIGIN; rule: runpath)");
   }
   return CUDALOAD_OK;
 }
@@ -1264,12 +1268,9 @@ static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
                "and has no path to it",
                shim->path, shim->package);
   } else if (st->info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
-    p->to_load = 0;
-    p->state = CUDALOAD_STATE_NOT_NEEDED;
-    set_reason(p,
-               "sub-library of %s, which opens it by name when needed; "
-               "its folder is put on PATH and AddDllDirectory",
-               main_name);
+    left_to_main(p, main_name,
+                 "opens it by name when needed; its folder is put on PATH "
+                 "and AddDllDirectory");
   } else if (main_index < n && runpath_has_origin(&st->info[main_index])) {
     return settle_origin_sibling(ctx, st, i, main_index, main_name);
   } else {
@@ -1441,6 +1442,107 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
   return CUDALOAD_OK;
 }
 
+/* Judge library i for requirement r: rejected (the outcome says why), or
+ * the best so far (*best; the one it displaces is rejected). */
+static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
+                           const companion_index *companions,
+                           const cl_library **best) {
+  const cl_requirement *req = &ctx->requirements[r];
+  cl_requirement_outcome *o = &ctx->outcomes[r];
+  const cl_library *lib = &ctx->libraries[i];
+  char why[512];
+  const cl_catalog_entry *missing;
+  int rc = CUDALOAD_OK;
+  /* "cudnn=9" is decided by the major the file name gives; anything finer
+   * needs the version (a wheel's is looked up now). */
+  if (req->op != CL_OP_ANY && !(req->op == CL_OP_EQ && req->version_parts == 1))
+    cl_library_settle_version(ctx, &ctx->libraries[i]);
+  const char *machine = NULL;
+  if (!satisfies(req, lib, why, sizeof why))
+    return reject(o, lib->path, "%s", why);
+  if ((machine = foreign_machine(ctx, &ctx->libraries[i])))
+    return reject(o, lib->path,
+                  "built for %s; this process runs %s code (the loader "
+                  "would refuse it)",
+                  machine, cl_ctx_machine(ctx));
+  if (filter && lib->cuda_major > 0 && lib->cuda_major != ctx->plan_cuda_major)
+    return reject(o, lib->path,
+                  "built for CUDA %d; the plan takes CUDA %d (%s)",
+                  lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
+  if ((missing = missing_companion(companions, lib, &rc)))
+    return reject(o, lib->path, "%s %d is not in the same folder",
+                  missing->name, lib->major);
+  if (rc)
+    return rc;
+  if (!*best || better(ctx, lib, *best)) {
+    if (*best)
+      rc = reject(o, (*best)->path, "%s was preferred", lib->path);
+    *best = lib;
+    return rc;
+  }
+  return reject(o, lib->path, "%s was preferred", (*best)->path);
+}
+
+/* Choose the file for requirement r among the inventory and plan it, or
+ * count it unsatisfied (with its fix). */
+static int plan_requirement(cudaload_ctx *ctx, size_t r,
+                            const companion_index *companions,
+                            cl_str_index *planned, size_t *unsatisfied) {
+  const cl_requirement *req = &ctx->requirements[r];
+  cl_requirement_outcome *o = &ctx->outcomes[r];
+  const cl_library *best = NULL;
+  int rc = CUDALOAD_OK;
+  /* One CUDA major per plan, unless the requirement names another itself
+   * (cublas=12 beside CUDA 13: deliberate), or nothing of the plan's major
+   * satisfies it (cudnn=8 has no CUDA 13 build): then it takes the best
+   * there is, and the outcome says which major. */
+  int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
+               plan_major_satisfies(ctx, req);
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i)
+    if (ctx->libraries[i].entry == req->entry)
+      rc = judge_candidate(ctx, r, i, filter, companions, &best);
+  if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
+      best->cuda_major != ctx->plan_cuda_major)
+    o->second_major = best->cuda_major;
+  o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
+  if (rc)
+    return rc; /* out of memory: reported by the caller */
+  if (best)
+    return add_chosen(ctx, planned, best, r);
+  ++*unsatisfied;
+  o->fix = cl_fix_for_missing(ctx, req);
+  return o->fix ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* Each requirement's file, then what those files need: lazy dependencies,
+ * the consumers' NEEDED libraries, the chosen files' own NEEDED ones. */
+static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
+  companion_index companions;
+  int rc = companion_index_build(ctx, &companions);
+  cl_str_index planned;
+  cl_str_index_init(&planned, 0);
+  if (!rc && ctx->requirement_count) {
+    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
+    if (!ctx->outcomes)
+      rc = CUDALOAD_E_NO_MEMORY;
+    else
+      ctx->outcome_count = ctx->requirement_count;
+  }
+  if (!rc)
+    rc = decide_cuda_major(ctx);
+  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r)
+    rc = plan_requirement(ctx, r, &companions, &planned, unsatisfied);
+  if (!rc)
+    rc = add_lazy_dependencies(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_consumer_needs(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_needed_dependencies(ctx, &planned, &companions);
+  companion_index_free(&companions);
+  cl_str_index_free(&planned);
+  return rc;
+}
+
 int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   cl_clear_error();
   if (!ctx)
@@ -1456,87 +1558,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   }
   cl_ctx_clear_plan(ctx);
   size_t unsatisfied = 0;
-  companion_index companions;
-  int rc = companion_index_build(ctx, &companions);
-  cl_str_index planned;
-  cl_str_index_init(&planned, 0);
-  if (!rc && ctx->requirement_count) {
-    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
-    if (!ctx->outcomes)
-      rc = CUDALOAD_E_NO_MEMORY;
-    else
-      ctx->outcome_count = ctx->requirement_count;
-  }
-  if (!rc)
-    rc = decide_cuda_major(ctx);
-  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
-    cl_requirement_outcome *o = &ctx->outcomes[r];
-    const cl_library *best = NULL;
-    /* One CUDA major per plan, unless the requirement names another
-     * itself (cublas=12 beside CUDA 13: deliberate), or nothing of the
-     * plan's major satisfies it (cudnn=8 has no CUDA 13 build): then it
-     * takes the best there is, and the outcome says which major. */
-    int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
-                 plan_major_satisfies(ctx, req);
-    for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-      const cl_library *lib = &ctx->libraries[i];
-      if (lib->entry != req->entry)
-        continue;
-      char why[512];
-      const cl_catalog_entry *missing;
-      /* "cudnn=9" is decided by the major the file name gives; anything
-       * finer needs the version (a wheel's is looked up now). */
-      if (req->op != CL_OP_ANY &&
-          !(req->op == CL_OP_EQ && req->version_parts == 1))
-        cl_library_settle_version(ctx, &ctx->libraries[i]);
-      const char *machine = NULL;
-      if (!satisfies(req, lib, why, sizeof why)) {
-        rc = reject(o, lib->path, "%s", why);
-      } else if ((machine = foreign_machine(ctx, &ctx->libraries[i]))) {
-        rc = reject(o, lib->path,
-                    "built for %s; this process runs %s code (the loader "
-                    "would refuse it)",
-                    machine, cl_ctx_machine(ctx));
-      } else if (filter && lib->cuda_major > 0 &&
-                 lib->cuda_major != ctx->plan_cuda_major) {
-        rc = reject(
-            o, lib->path, "built for CUDA %d; the plan takes CUDA %d (%s)",
-            lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
-      } else if ((missing = missing_companion(&companions, lib, &rc))) {
-        rc = reject(o, lib->path, "%s %d is not in the same folder",
-                    missing->name, lib->major);
-      } else if (!best || better(ctx, lib, best)) {
-        if (best)
-          rc = reject(o, best->path, "%s was preferred", lib->path);
-        best = lib;
-      } else {
-        rc = reject(o, lib->path, "%s was preferred", best->path);
-      }
-    }
-    if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
-        best->cuda_major != ctx->plan_cuda_major)
-      o->second_major = best->cuda_major;
-    o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
-    if (rc) {
-      /* out of memory: reported below */
-    } else if (best) {
-      rc = add_chosen(ctx, &planned, best, r);
-    } else {
-      ++unsatisfied;
-      o->fix = cl_fix_for_missing(ctx, req);
-      if (!o->fix)
-        rc = CUDALOAD_E_NO_MEMORY;
-    }
-  }
-  if (!rc)
-    rc = add_lazy_dependencies(ctx, &planned, &companions);
-  if (!rc)
-    rc = add_consumer_needs(ctx, &planned, &companions);
-  if (!rc)
-    rc = add_needed_dependencies(ctx, &planned, &companions);
-  companion_index_free(&companions);
-  cl_str_index_free(&planned);
+  int rc = plan_requirements(ctx, &unsatisfied);
   if (!rc)
     rc = settle_plan(ctx, flags);
   if (!rc)
