@@ -564,18 +564,19 @@ static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
   }
   cl_requester req = {ctx->plan[main_index].path, main_info, NULL};
   cl_resolution r;
+  /* cl_resolve writes the last error only when it fails, and it fails
+   * only for want of memory (a name not found is a resolution). */
   int status = cl_resolve(&c->model, &req, name, &r);
-  if (status == CUDALOAD_E_NO_MEMORY) {
+  if (status != CUDALOAD_OK) {
     *rc = status;
     return NULL;
   }
   const char *rule = NULL;
-  if (!status && r.path && !same_file(r.path, p->path)) {
+  if (r.path && !same_file(r.path, p->path)) {
     rule = cl_resolve_rule_name(r.rule);
     snprintf(other, other_size, "%s", r.path);
   }
   cl_resolution_free(&r);
-  cl_clear_error();
   return rule;
 }
 
@@ -1380,7 +1381,6 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
     }
     char *version = NULL;
     cl_bind_definition_version(planned->path, symbol, &version);
-    cl_clear_error();
     if (version) {
       /* What the loader gives a reference of that version. */
       free(provider);

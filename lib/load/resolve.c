@@ -170,45 +170,6 @@ static int add_name(cl_loader_model *m, cl_loaded_object *o, const char *name) {
   return cl_loader_model_append(&o->names, &o->name_count, name);
 }
 
-/* How many folders glibc makes of a search list (the seam needs it to find
- * where the default folders begin in what the loader lists). */
-static size_t count_search_list(const cl_loader_model *m, const char *list,
-                                const char *separators) {
-  char **dirs = NULL;
-  size_t count = 0;
-  if (!list || !list[0])
-    return 0;
-  if (cl_resolve_expand_list(m, list, separators, NULL, &dirs, &count) !=
-      CUDALOAD_OK) {
-    cl_clear_error();
-    return 0;
-  }
-  for (size_t i = 0; i < count; ++i)
-    free(dirs[i]);
-  free(dirs);
-  return count;
-}
-
-int cl_loader_model_init_system(cl_loader_model *m) {
-  if (!m)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no model given");
-  memset(m, 0, sizeof *m);
-  int status = cl_os_loader_defaults(m, count_search_list);
-  if (status != CUDALOAD_OK)
-    cl_loader_model_free(m);
-  return status;
-}
-
-int cl_loader_model_init_host(cl_loader_model *m) {
-  int status = cl_loader_model_init_system(m);
-  if (status == CUDALOAD_OK) {
-    status = cl_os_loader_process(m);
-    if (status != CUDALOAD_OK)
-      cl_loader_model_free(m);
-  }
-  return status;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Resolutions                                                              */
 /* ------------------------------------------------------------------------ */
@@ -815,6 +776,44 @@ int cl_resolve_expand_list(const cl_loader_model *m, const char *list,
   *dirs = l.dirs;
   *count = l.count;
   return CUDALOAD_OK;
+}
+
+/* How many folders glibc makes of a search list (the seam needs it to find
+ * where the default folders begin in what the loader lists). */
+static size_t count_search_list(const cl_loader_model *m, const char *list,
+                                const char *separators) {
+  if (!list || !list[0])
+    return 0;
+  /* As cl_resolve_expand_list for the executable, which writes no last
+   * error: out of memory counts none. */
+  origin_of o = {NULL, 1};
+  folder_list dirs = {0};
+  size_t count =
+      split_search_list(m, list, separators, &o, &dirs) == CUDALOAD_OK
+          ? dirs.count
+          : 0;
+  folder_list_free(&dirs);
+  return count;
+}
+
+int cl_loader_model_init_system(cl_loader_model *m) {
+  if (!m)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no model given");
+  memset(m, 0, sizeof *m);
+  int status = cl_os_loader_defaults(m, count_search_list);
+  if (status != CUDALOAD_OK)
+    cl_loader_model_free(m);
+  return status;
+}
+
+int cl_loader_model_init_host(cl_loader_model *m) {
+  int status = cl_loader_model_init_system(m);
+  if (status == CUDALOAD_OK) {
+    status = cl_os_loader_process(m);
+    if (status != CUDALOAD_OK)
+      cl_loader_model_free(m);
+  }
+  return status;
 }
 
 /*
