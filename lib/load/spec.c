@@ -279,6 +279,38 @@ static int set_requirement_text(const char *whole, int pin,
                              echo_spec(&w, whole));
 }
 
+/* The catalog's example requirements ("cudart, cublas, ... npp or
+ * cutensor"): each entry marked spec_example, by its group or else its
+ * family lower-cased, as a spec names it, each once. */
+static const char *example_names(char *out, size_t size) {
+  size_t count, len = 0;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  const char *names[64];
+  size_t n = 0;
+  for (size_t i = 0; i < count && n < sizeof names / sizeof names[0]; ++i) {
+    if (!all[i].spec_example)
+      continue;
+    const char *name = all[i].group ? all[i].group : all[i].family;
+    int seen = 0;
+    for (size_t k = 0; k < n && !seen; ++k)
+      seen = strcmp(names[k], name) == 0;
+    if (!seen)
+      names[n++] = name;
+  }
+  out[0] = '\0';
+  for (size_t k = 0; k < n && len < size; ++k) {
+    int w = snprintf(out + len, size - len, "%s%s",
+                     k == 0       ? ""
+                     : k + 1 == n ? " or "
+                                  : ", ",
+                     names[k]);
+    if (w < 0)
+      break;
+    len += (size_t)w;
+  }
+  return out;
+}
+
 /* Parse entry `index` of `count`, [p, end) of the spec `whole`; trims
  * spaces. */
 static int parse_one(const char *p, const char *end, const char *whole,
@@ -304,14 +336,15 @@ static int parse_one(const char *p, const char *end, const char *whole,
   out->entry = family_main(name, name_len, &out->group);
   /* "cuda=12" pins the plan's CUDA major (no library of its own). */
   int pin = name_len == 4 && strncasecmp_ascii(name, "cuda", 4) == 0;
-  if (!out->entry && !pin)
+  if (!out->entry && !pin) {
+    char examples[256];
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": unknown library \"%s\" (expected "
-                   "a library such as cudart, cublas, cudnn, nvrtc, "
-                   "nvjitlink, cufft, curand, cusparse, cusolver, nccl, "
-                   "cupti, nvjpeg, npp or cutensor (docs/scan-contract.md "
-                   "lists them all); or cuda=MAJOR)",
-                   echo_spec(&w, whole), echo_of(&e, name, name_len));
+                   "a library such as %s (docs/scan-contract.md lists them "
+                   "all); or cuda=MAJOR)",
+                   echo_spec(&w, whole), echo_of(&e, name, name_len),
+                   example_names(examples, sizeof examples));
+  }
   int status = parse_constraint(p, end, whole, name, name_len, out);
   if (status != CUDALOAD_OK)
     return status;
