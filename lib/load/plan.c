@@ -1356,42 +1356,90 @@ static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
  * while an unversioned build of it would, and so would a second copy of
  * the same node (two cuDNN 9 of different minors: the first loaded wins
  * for everyone). */
+/* The main library planned for requirement r (the last in plan order), or
+ * NULL. */
+static const cl_plan_entry *planned_main_of(const cudaload_ctx *ctx, size_t r) {
+  const cl_plan_entry *planned = NULL;
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].requirement == r &&
+        ctx->plan[i].entry->role == CL_ROLE_MAIN)
+      planned = &ctx->plan[i];
+  return planned;
+}
+
+/* The file in the global scope that would take a consumer's reference to
+ * symbol instead of planned (malloc'ed), or NULL; *version the version
+ * node of planned's definition (malloc'ed, NULL: none). */
+static char *global_rival(const cl_plan_entry *planned, const char *symbol,
+                          char **version) {
+  *version = NULL;
+  /* A cheap unversioned look first: when nothing in the global scope
+   * defines the name, or only the planned file does, nothing can take
+   * the consumers' calls, and no file needs reading. */
+  char *provider = cl_os_loader_global_provider(symbol, NULL);
+  cl_clear_error();
+  if (!provider || same_file(provider, planned->path)) {
+    free(provider);
+    return NULL;
+  }
+  cl_bind_definition_version(planned->path, symbol, version);
+  if (*version) {
+    /* What the loader gives a reference of that version. */
+    free(provider);
+    provider = cl_os_loader_global_provider(symbol, *version);
+    cl_clear_error();
+    if (!provider || same_file(provider, planned->path)) {
+      free(provider);
+      free(*version);
+      *version = NULL;
+      return NULL;
+    }
+  }
+  return provider;
+}
+
+/* The problem a rival of major `major` in the global scope makes. */
+static void describe_rival(char *problem, size_t size, const char *provider,
+                           int major, const char *version,
+                           const cl_requirement *req,
+                           const cl_plan_entry *planned, const char *symbol) {
+  const char *family = req->entry->family;
+  if (version && major == planned->major)
+    snprintf(problem, size,
+             "%s (%s %d) is in the global symbol scope and defines the same "
+             "version node %s as the planned %s: a library linked to %s "
+             "will call its %s and relatives, not the planned file's (the "
+             "first one loaded wins for everyone).",
+             provider, family, major, version, planned->path, version, symbol);
+  else if (version)
+    snprintf(problem, size,
+             "%s (%s %d) is in the global symbol scope and answers "
+             "references to version %s (it %s): a library linked to %s %d "
+             "will call its %s and relatives instead of its own.",
+             provider, family, major, version,
+             "has no symbol versions, or defines that node", family,
+             planned->major, symbol);
+  else
+    snprintf(problem, size,
+             "%s (%s %d) is in the global symbol scope: a library linked to "
+             "%s %d will call its %s and relatives instead of its own "
+             "(the planned file has no symbol versions to keep them "
+             "apart).",
+             provider, family, major, family, planned->major, symbol);
+}
+
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
   cl_ctx_clear_conflicts(ctx);
   for (size_t r = 0; r < ctx->requirement_count; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
     const char *symbol = req->entry->scope_probe_symbol;
-    if (!symbol)
-      continue;
-    const cl_plan_entry *planned = NULL;
-    for (size_t i = 0; i < ctx->plan_count; ++i)
-      if (ctx->plan[i].requirement == r &&
-          ctx->plan[i].entry->role == CL_ROLE_MAIN)
-        planned = &ctx->plan[i];
+    const cl_plan_entry *planned = symbol ? planned_main_of(ctx, r) : NULL;
     if (!planned)
       continue;
-    /* A cheap unversioned look first: when nothing in the global scope
-     * defines the name, or only the planned file does, nothing can take
-     * the consumers' calls, and no file needs reading. */
-    char *provider = cl_os_loader_global_provider(symbol, NULL);
-    cl_clear_error();
-    if (!provider || same_file(provider, planned->path)) {
-      free(provider);
+    char *version;
+    char *provider = global_rival(planned, symbol, &version);
+    if (!provider)
       continue;
-    }
-    char *version = NULL;
-    cl_bind_definition_version(planned->path, symbol, &version);
-    if (version) {
-      /* What the loader gives a reference of that version. */
-      free(provider);
-      provider = cl_os_loader_global_provider(symbol, version);
-      cl_clear_error();
-      if (!provider || same_file(provider, planned->path)) {
-        free(provider);
-        free(version);
-        continue;
-      }
-    }
     cl_name_match m;
     int is_family =
         cl_catalog_match(cl_path_basename(provider), CL_NAMING_LINUX, &m) &&
@@ -1407,30 +1455,8 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
       continue;
     }
     char problem[4096], fix[1024];
-    if (version && m.major == planned->major)
-      snprintf(problem, sizeof problem,
-               "%s (%s %d) is in the global symbol scope and defines the same "
-               "version node %s as the planned %s: a library linked to %s "
-               "will call its %s and relatives, not the planned file's (the "
-               "first one loaded wins for everyone).",
-               provider, req->entry->family, m.major, version, planned->path,
-               version, symbol);
-    else if (version)
-      snprintf(problem, sizeof problem,
-               "%s (%s %d) is in the global symbol scope and answers "
-               "references to version %s (it %s): a library linked to %s %d "
-               "will call its %s and relatives instead of its own.",
-               provider, req->entry->family, m.major, version,
-               "has no symbol versions, or defines that node",
-               req->entry->family, planned->major, symbol);
-    else
-      snprintf(problem, sizeof problem,
-               "%s (%s %d) is in the global symbol scope: a library linked to "
-               "%s %d will call its %s and relatives instead of its own "
-               "(the planned file has no symbol versions to keep them "
-               "apart).",
-               provider, req->entry->family, m.major, req->entry->family,
-               planned->major, symbol);
+    describe_rival(problem, sizeof problem, provider, m.major, version, req,
+                   planned, symbol);
     snprintf(fix, sizeof fix,
              "open that consumer with cudaload_dlopen_isolated() "
              "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
