@@ -1071,89 +1071,103 @@ static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
   return rc;
 }
 
+/* The state of order_dependencies_first's walk. The entries by SONAME: the
+ * first in plan order from the index, the next with the same SONAME from
+ * same_next (n: none), so that finding a NEEDED name's entry does not
+ * compare it with every entry. */
+typedef struct dep_walk {
+  size_t n;
+  size_t *order;       /* the entries, dependencies first */
+  size_t emitted;      /* how many order holds */
+  unsigned char *mark; /* 0 new, 1 on stack, 2 done */
+  size_t *stack;
+  size_t *next_dep; /* per entry: the next NEEDED name to follow */
+  size_t *same_next, *same_last;
+  cl_str_index by_soname;
+} dep_walk;
+
+static int index_by_soname(const cudaload_ctx *ctx, dep_walk *w) {
+  for (size_t k = 0; k < w->n; ++k) {
+    size_t first;
+    w->same_next[k] = w->n;
+    if (!cl_str_index_find(&w->by_soname, ctx->plan[k].soname, &first)) {
+      w->same_last[k] = k;
+      if (cl_str_index_add(&w->by_soname, ctx->plan[k].soname, k))
+        return CUDALOAD_E_NO_MEMORY;
+    } else {
+      w->same_next[w->same_last[first]] = k;
+      w->same_last[first] = k;
+    }
+  }
+  return CUDALOAD_OK;
+}
+
+/* Depth first from entry start, emitting each entry after what it needs;
+ * an edge to an entry on the stack (a cycle) is not followed. */
+static void walk_from(dep_walk *w, const cl_binary_info *info, size_t start) {
+  size_t n = w->n, depth = 0;
+  w->stack[depth++] = start;
+  w->mark[start] = 1;
+  while (depth > 0) {
+    size_t cur = w->stack[depth - 1];
+    int pushed = 0;
+    while (w->next_dep[cur] < info[cur].needed_count && !pushed) {
+      const char *dep = info[cur].needed[w->next_dep[cur]++];
+      size_t k;
+      if (!cl_str_index_find(&w->by_soname, dep, &k))
+        k = n;
+      for (; k < n; k = w->same_next[k])
+        if (w->mark[k] == 0) {
+          w->mark[k] = 1;
+          w->stack[depth++] = k;
+          pushed = 1;
+          break;
+        }
+    }
+    if (!pushed) {
+      w->mark[cur] = 2;
+      w->order[w->emitted++] = cur;
+      --depth;
+    }
+  }
+}
+
 /* Dependencies first: a depth-first walk in plan order over NEEDED edges
  * inside the plan (info[i]: the header of plan entry i, or zeros); a cycle
  * (none in real CUDA libraries) is broken at the edge that closes it. */
 static int order_dependencies_first(cudaload_ctx *ctx,
                                     const cl_binary_info *info) {
   size_t n = ctx->plan_count;
-  size_t *order = malloc(n * sizeof *order);
-  unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
-  size_t *stack = malloc(n * sizeof *stack);
-  size_t *next_dep = calloc(n, sizeof *next_dep);
-  /* The entries by SONAME: the first in plan order from the index, the
-   * next with the same SONAME from same_next (n: none), so that finding a
-   * NEEDED name's entry does not compare it with every entry. */
-  size_t *same_next = malloc(n * sizeof *same_next);
-  size_t *same_last = malloc(n * sizeof *same_last);
-  cl_str_index by_soname;
-  cl_str_index_init(&by_soname, 0);
-  size_t emitted = 0;
-  int rc = CUDALOAD_OK;
-  if (!order || !mark || !stack || !next_dep || !same_next || !same_last) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
-  }
-  for (size_t k = 0; k < n; ++k) {
-    size_t first;
-    same_next[k] = n;
-    if (!cl_str_index_find(&by_soname, ctx->plan[k].soname, &first)) {
-      same_last[k] = k;
-      if (cl_str_index_add(&by_soname, ctx->plan[k].soname, k)) {
-        rc = CUDALOAD_E_NO_MEMORY;
-        goto done;
-      }
-    } else {
-      same_next[same_last[first]] = k;
-      same_last[first] = k;
-    }
-  }
-  for (size_t start = 0; start < n; ++start) {
-    if (mark[start])
-      continue;
-    size_t depth = 0;
-    stack[depth++] = start;
-    mark[start] = 1;
-    while (depth > 0) {
-      size_t cur = stack[depth - 1];
-      int pushed = 0;
-      while (next_dep[cur] < info[cur].needed_count && !pushed) {
-        const char *dep = info[cur].needed[next_dep[cur]++];
-        size_t k;
-        if (!cl_str_index_find(&by_soname, dep, &k))
-          k = n;
-        for (; k < n; k = same_next[k])
-          if (mark[k] == 0) {
-            mark[k] = 1;
-            stack[depth++] = k;
-            pushed = 1;
-            break;
-          }
-      }
-      if (!pushed) {
-        mark[cur] = 2;
-        order[emitted++] = cur;
-        --depth;
-      }
-    }
-  }
+  dep_walk w = {0};
+  w.n = n;
+  w.order = malloc(n * sizeof *w.order);
+  w.mark = calloc(n, 1);
+  w.stack = malloc(n * sizeof *w.stack);
+  w.next_dep = calloc(n, sizeof *w.next_dep);
+  w.same_next = malloc(n * sizeof *w.same_next);
+  w.same_last = malloc(n * sizeof *w.same_last);
+  cl_str_index_init(&w.by_soname, 0);
   cl_plan_entry *sorted = malloc(n * sizeof *sorted);
-  if (!sorted) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
+  int rc = w.order && w.mark && w.stack && w.next_dep && w.same_next &&
+                   w.same_last && sorted
+               ? index_by_soname(ctx, &w)
+               : CUDALOAD_E_NO_MEMORY;
+  for (size_t start = 0; start < n && !rc; ++start)
+    if (!w.mark[start])
+      walk_from(&w, info, start);
+  if (!rc) {
+    for (size_t i = 0; i < n; ++i)
+      sorted[i] = ctx->plan[w.order[i]];
+    memcpy(ctx->plan, sorted, n * sizeof *sorted);
   }
-  for (size_t i = 0; i < n; ++i)
-    sorted[i] = ctx->plan[order[i]];
-  memcpy(ctx->plan, sorted, n * sizeof *sorted);
   free(sorted);
-done:
-  free(order);
-  free(mark);
-  free(stack);
-  free(next_dep);
-  free(same_next);
-  free(same_last);
-  cl_str_index_free(&by_soname);
+  free(w.order);
+  free(w.mark);
+  free(w.stack);
+  free(w.next_dep);
+  free(w.same_next);
+  free(w.same_last);
+  cl_str_index_free(&w.by_soname);
   return rc;
 }
 
