@@ -8,6 +8,7 @@
 #include "load/bind.h"
 
 #include "cudaload.h"
+#include "common/error.h"
 #include "common/strutil.h"
 
 #include <stdint.h>
@@ -130,8 +131,8 @@ static char *reference_version(const cl_binary_symbols *s, const char *symbol,
   return NULL;
 }
 
-int cl_bind_reference_of(const char *consumer, const char *symbol,
-                         char **version, int *defines, int *symbolic) {
+static int reference_of(const char *consumer, const char *symbol,
+                        char **version, int *defines, int *symbolic) {
   *version = NULL;
   *defines = 0;
   *symbolic = 0;
@@ -151,8 +152,8 @@ int cl_bind_reference_of(const char *consumer, const char *symbol,
   return CUDALOAD_OK;
 }
 
-int cl_bind_definition_version(const char *provider, const char *symbol,
-                               char **version) {
+static int definition_version(const char *provider, const char *symbol,
+                              char **version) {
   *version = NULL;
   cl_binary_symbols s;
   int rc = cl_binary_read_symbols_file(provider, &s);
@@ -166,5 +167,24 @@ int cl_bind_definition_version(const char *provider, const char *symbol,
       rc = CUDALOAD_E_NO_MEMORY;
   }
   cl_binary_symbols_free(&s);
+  return rc;
+}
+
+/* A file that cannot be read is an answer to both lookups (the caller asks
+ * without a version), not a failure: the reader's error is not kept, the
+ * caller's last error is left as it was. */
+int cl_bind_reference_of(const char *consumer, const char *symbol,
+                         char **version, int *defines, int *symbolic) {
+  char *saved = cl_save_error();
+  int rc = reference_of(consumer, symbol, version, defines, symbolic);
+  cl_restore_error(saved);
+  return rc;
+}
+
+int cl_bind_definition_version(const char *provider, const char *symbol,
+                               char **version) {
+  char *saved = cl_save_error();
+  int rc = definition_version(provider, symbol, version);
+  cl_restore_error(saved);
   return rc;
 }

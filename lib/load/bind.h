@@ -57,13 +57,15 @@ size_t cl_bind_order(const cl_bind_object *consumer, int symbolic, int deepbind,
  * version its reference names (*version malloc'ed, NULL: an unversioned
  * reference or none), whether it defines the symbol itself, and whether it
  * was linked -Bsymbolic. 0 or a CUDALOAD_E_* status (the file could not be
- * read: the caller then asks without a version). */
+ * read: the caller then asks without a version); never writes the last
+ * error. */
 int cl_bind_reference_of(const char *consumer, const char *symbol,
                          char **version, int *defines, int *symbolic);
 
 /* The version node `provider`'s definition of `symbol` belongs to, as a
  * consumer linked against it records in its reference (*version
- * malloc'ed; NULL when the definition has no version or is absent). */
+ * malloc'ed; NULL when the definition has no version or is absent). Never
+ * writes the last error. */
 int cl_bind_definition_version(const char *provider, const char *symbol,
                                char **version);
 

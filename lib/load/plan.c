@@ -564,18 +564,19 @@ static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
   }
   cl_requester req = {ctx->plan[main_index].path, main_info, NULL};
   cl_resolution r;
+  /* cl_resolve writes the last error only when it fails, and it fails
+   * only for want of memory (a name not found is a resolution). */
   int status = cl_resolve(&c->model, &req, name, &r);
-  if (status == CUDALOAD_E_NO_MEMORY) {
+  if (status != CUDALOAD_OK) {
     *rc = status;
     return NULL;
   }
   const char *rule = NULL;
-  if (!status && r.path && !same_file(r.path, p->path)) {
+  if (r.path && !same_file(r.path, p->path)) {
     rule = cl_resolve_rule_name(r.rule);
     snprintf(other, other_size, "%s", r.path);
   }
   cl_resolution_free(&r);
-  cl_clear_error();
   return rule;
 }
 
@@ -1070,90 +1071,241 @@ static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
   return rc;
 }
 
+/* The state of order_dependencies_first's walk. The entries by SONAME: the
+ * first in plan order from the index, the next with the same SONAME from
+ * same_next (n: none), so that finding a NEEDED name's entry does not
+ * compare it with every entry. */
+typedef struct dep_walk {
+  size_t n;
+  size_t *order;       /* the entries, dependencies first */
+  size_t emitted;      /* how many order holds */
+  unsigned char *mark; /* 0 new, 1 on stack, 2 done */
+  size_t *stack;
+  size_t *next_dep; /* per entry: the next NEEDED name to follow */
+  size_t *same_next, *same_last;
+  cl_str_index by_soname;
+} dep_walk;
+
+static int index_by_soname(const cudaload_ctx *ctx, dep_walk *w) {
+  for (size_t k = 0; k < w->n; ++k) {
+    size_t first;
+    w->same_next[k] = w->n;
+    if (!cl_str_index_find(&w->by_soname, ctx->plan[k].soname, &first)) {
+      w->same_last[k] = k;
+      if (cl_str_index_add(&w->by_soname, ctx->plan[k].soname, k))
+        return CUDALOAD_E_NO_MEMORY;
+    } else {
+      w->same_next[w->same_last[first]] = k;
+      w->same_last[first] = k;
+    }
+  }
+  return CUDALOAD_OK;
+}
+
+/* Depth first from entry start, emitting each entry after what it needs;
+ * an edge to an entry on the stack (a cycle) is not followed. */
+static void walk_from(dep_walk *w, const cl_binary_info *info, size_t start) {
+  size_t n = w->n, depth = 0;
+  w->stack[depth++] = start;
+  w->mark[start] = 1;
+  while (depth > 0) {
+    size_t cur = w->stack[depth - 1];
+    int pushed = 0;
+    while (w->next_dep[cur] < info[cur].needed_count && !pushed) {
+      const char *dep = info[cur].needed[w->next_dep[cur]++];
+      size_t k;
+      if (!cl_str_index_find(&w->by_soname, dep, &k))
+        k = n;
+      for (; k < n; k = w->same_next[k])
+        if (w->mark[k] == 0) {
+          w->mark[k] = 1;
+          w->stack[depth++] = k;
+          pushed = 1;
+          break;
+        }
+    }
+    if (!pushed) {
+      w->mark[cur] = 2;
+      w->order[w->emitted++] = cur;
+      --depth;
+    }
+  }
+}
+
 /* Dependencies first: a depth-first walk in plan order over NEEDED edges
  * inside the plan (info[i]: the header of plan entry i, or zeros); a cycle
  * (none in real CUDA libraries) is broken at the edge that closes it. */
 static int order_dependencies_first(cudaload_ctx *ctx,
                                     const cl_binary_info *info) {
   size_t n = ctx->plan_count;
-  size_t *order = malloc(n * sizeof *order);
-  unsigned char *mark = calloc(n, 1); /* 0 new, 1 on stack, 2 done */
-  size_t *stack = malloc(n * sizeof *stack);
-  size_t *next_dep = calloc(n, sizeof *next_dep);
-  /* The entries by SONAME: the first in plan order from the index, the
-   * next with the same SONAME from same_next (n: none), so that finding a
-   * NEEDED name's entry does not compare it with every entry. */
-  size_t *same_next = malloc(n * sizeof *same_next);
-  size_t *same_last = malloc(n * sizeof *same_last);
-  cl_str_index by_soname;
-  cl_str_index_init(&by_soname, 0);
-  size_t emitted = 0;
-  int rc = CUDALOAD_OK;
-  if (!order || !mark || !stack || !next_dep || !same_next || !same_last) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
-  }
-  for (size_t k = 0; k < n; ++k) {
-    size_t first;
-    same_next[k] = n;
-    if (!cl_str_index_find(&by_soname, ctx->plan[k].soname, &first)) {
-      same_last[k] = k;
-      if (cl_str_index_add(&by_soname, ctx->plan[k].soname, k)) {
-        rc = CUDALOAD_E_NO_MEMORY;
-        goto done;
-      }
-    } else {
-      same_next[same_last[first]] = k;
-      same_last[first] = k;
-    }
-  }
-  for (size_t start = 0; start < n; ++start) {
-    if (mark[start])
-      continue;
-    size_t depth = 0;
-    stack[depth++] = start;
-    mark[start] = 1;
-    while (depth > 0) {
-      size_t cur = stack[depth - 1];
-      int pushed = 0;
-      while (next_dep[cur] < info[cur].needed_count && !pushed) {
-        const char *dep = info[cur].needed[next_dep[cur]++];
-        size_t k;
-        if (!cl_str_index_find(&by_soname, dep, &k))
-          k = n;
-        for (; k < n; k = same_next[k])
-          if (mark[k] == 0) {
-            mark[k] = 1;
-            stack[depth++] = k;
-            pushed = 1;
-            break;
-          }
-      }
-      if (!pushed) {
-        mark[cur] = 2;
-        order[emitted++] = cur;
-        --depth;
-      }
-    }
-  }
+  dep_walk w = {0};
+  w.n = n;
+  w.order = malloc(n * sizeof *w.order);
+  w.mark = calloc(n, 1);
+  w.stack = malloc(n * sizeof *w.stack);
+  w.next_dep = calloc(n, sizeof *w.next_dep);
+  w.same_next = malloc(n * sizeof *w.same_next);
+  w.same_last = malloc(n * sizeof *w.same_last);
+  cl_str_index_init(&w.by_soname, 0);
   cl_plan_entry *sorted = malloc(n * sizeof *sorted);
-  if (!sorted) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
+  int rc = w.order && w.mark && w.stack && w.next_dep && w.same_next &&
+                   w.same_last && sorted
+               ? index_by_soname(ctx, &w)
+               : CUDALOAD_E_NO_MEMORY;
+  for (size_t start = 0; start < n && !rc; ++start)
+    if (!w.mark[start])
+      walk_from(&w, info, start);
+  if (!rc) {
+    for (size_t i = 0; i < n; ++i)
+      sorted[i] = ctx->plan[w.order[i]];
+    memcpy(ctx->plan, sorted, n * sizeof *sorted);
   }
-  for (size_t i = 0; i < n; ++i)
-    sorted[i] = ctx->plan[order[i]];
-  memcpy(ctx->plan, sorted, n * sizeof *sorted);
   free(sorted);
-done:
-  free(order);
-  free(mark);
-  free(stack);
-  free(next_dep);
-  free(same_next);
-  free(same_last);
-  cl_str_index_free(&by_soname);
+  free(w.order);
+  free(w.mark);
+  free(w.stack);
+  free(w.next_dep);
+  free(w.same_next);
+  free(w.same_last);
+  cl_str_index_free(&w.by_soname);
   return rc;
+}
+
+/* What settle_plan knows of the plan's files while it decides. */
+typedef struct settling {
+  size_t n;             /* plan entries */
+  cl_binary_info *info; /* per entry: its header, when read */
+  needed_names *names;  /* per main library: its NEEDED names matched */
+  size_t *mains;        /* the main libraries in plan order */
+  size_t main_count;    /* how many of them */
+  size_t *main_of;      /* per requirement: its main library (n: none) */
+  sibling_check siblings;
+} settling;
+
+/* Read every main library's header (and match its NEEDED names) and note
+ * the main library of each requirement: the last in plan order, should one
+ * requirement have two. Asked for each sub-library, and a plan can hold
+ * thousands of them. */
+static int read_main_headers(cudaload_ctx *ctx, settling *st) {
+  int rc = CUDALOAD_OK;
+  for (size_t r = 0; r < ctx->requirement_count; ++r)
+    st->main_of[r] = st->n;
+  for (size_t i = 0; i < st->n && !rc; ++i) {
+    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
+    rc = read_header(ctx, i, st->info, is_main);
+    if (is_main && !rc)
+      rc = match_needed(&st->info[i], &st->names[i]);
+    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+      st->mains[st->main_count++] = i;
+      if (ctx->plan[i].requirement < ctx->requirement_count)
+        st->main_of[ctx->plan[i].requirement] = i;
+    }
+  }
+  return rc;
+}
+
+/* The planned main library whose NEEDED names p, or NULL. */
+static const char *main_needing(const cudaload_ctx *ctx, const settling *st,
+                                const cl_plan_entry *p) {
+  for (size_t j = 0; j < st->main_count; ++j) {
+    size_t k = st->mains[j];
+    for (size_t d = 0; d < st->info[k].needed_count; ++d)
+      if (names_entry(&st->info[k], &st->names[k], d, p))
+        return ctx->plan[k].soname;
+  }
+  return NULL;
+}
+
+/* A sub-library not preloaded: its main library loads it itself (how). */
+static void left_to_main(cl_plan_entry *p, const char *main_name,
+                         const char *how) {
+  p->to_load = 0;
+  p->state = CUDALOAD_STATE_NOT_NEEDED;
+  set_reason(p, "sub-library of %s, which %s", main_name, how);
+}
+
+/* A sub-library its main library finds through RUNPATH $ORIGIN: loaded
+ * only when something the loader searches earlier has one of that name (an
+ * object already loaded, or LD_LIBRARY_PATH: docs/loader.md, "Linux 4").
+ * Asks the model. */
+static int settle_origin_sibling(cudaload_ctx *ctx, settling *st, size_t i,
+                                 size_t main_index, const char *main_name) {
+  cl_plan_entry *p = &ctx->plan[i];
+  char other[4096] = "";
+  int rc = CUDALOAD_OK;
+  const char *rule =
+      sibling_shadowed(&st->siblings, ctx, main_index, &st->info[main_index], p,
+                       other, sizeof other, &rc);
+  if (rc)
+    return rc;
+  if (rule) {
+    if ((rc = read_header(ctx, i, st->info, 1)) != 0)
+      return rc;
+    set_reason(p,
+               "sub-library of %s, preloaded by absolute path: by its "
+               "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
+               main_name, other, rule);
+  } else {
+    left_to_main(p, main_name,
+                 "finds it itself (RUNPATH $ORIGIN; rule: runpath)");
+  }
+  return CUDALOAD_OK;
+}
+
+/* Whether sub-library i is loaded: when something planned NEEDs it, when
+ * all were asked for, when a bundled copy opens it by name, or when its
+ * main library could not find it itself; and why. */
+static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
+                             unsigned flags) {
+  size_t n = st->n;
+  cl_plan_entry *p = &ctx->plan[i];
+  const char *needed_by = main_needing(ctx, st, p);
+  size_t main_index =
+      p->requirement < ctx->requirement_count ? st->main_of[p->requirement] : n;
+  const char *main_name =
+      main_index < n ? ctx->plan[main_index].soname : "its main library";
+  const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
+  int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
+                     !shim && main_index < n &&
+                     (st->info[main_index].format == CL_FORMAT_PE ||
+                      runpath_has_origin(&st->info[main_index]));
+  int rc;
+  if (!finds_itself && (rc = read_header(ctx, i, st->info, 1)) != 0)
+    return rc;
+  if (needed_by) {
+    set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
+  } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
+    set_reason(p, "sub-library of %s; all sub-libraries were asked for",
+               main_name);
+  } else if (shim) {
+    set_reason(p,
+               "sub-library: %s (a copy bundled by %s) opens it by name "
+               "and has no path to it",
+               shim->path, shim->package);
+  } else if (st->info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
+    left_to_main(p, main_name,
+                 "opens it by name when needed; its folder is put on PATH "
+                 "and AddDllDirectory");
+  } else if (main_index < n && runpath_has_origin(&st->info[main_index])) {
+    return settle_origin_sibling(ctx, st, i, main_index, main_name);
+  } else {
+    set_reason(p,
+               "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
+               "of %s by name would fail unless it is already loaded",
+               main_name, p->soname);
+  }
+  return CUDALOAD_OK;
+}
+
+static void settling_free(settling *st) {
+  for (size_t k = 0; st->names && k < st->n; ++k) {
+    free(st->names[k].entry);
+    free(st->names[k].major);
+  }
+  sibling_check_free(&st->siblings);
+  free(st->names);
+  free(st->mains);
+  free(st->main_of);
 }
 
 /* Read the headers of the chosen files; decide which sub-libraries to load;
@@ -1168,112 +1320,22 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   cl_binary_info *info = calloc(n, sizeof *info);
   if (!info)
     return CUDALOAD_E_NO_MEMORY;
-  needed_names *names = calloc(n, sizeof *names);
-  /* The main libraries in plan order, and each requirement's (the last in
-   * plan order, should one requirement have two): asked for each
-   * sub-library, and a plan can hold thousands of them. */
-  size_t *mains = malloc(n * sizeof *mains);
-  size_t main_count = 0;
-  size_t *main_of = malloc((ctx->requirement_count + 1) * sizeof *main_of);
-  int header_rc =
-      names && mains && main_of ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
-  sibling_check siblings = {0};
-  for (size_t r = 0; main_of && r < ctx->requirement_count; ++r)
-    main_of[r] = n;
-  for (size_t i = 0; i < n && !header_rc; ++i) {
-    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
-    header_rc = read_header(ctx, i, info, is_main);
-    if (is_main && !header_rc)
-      header_rc = match_needed(&info[i], &names[i]);
-    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
-      mains[main_count++] = i;
-      if (ctx->plan[i].requirement < ctx->requirement_count)
-        main_of[ctx->plan[i].requirement] = i;
-    }
-  }
-  /* Sub-libraries: loaded when something planned NEEDs them, or when their
-   * main library could not find them itself. */
-  for (size_t i = 0; i < n && !header_rc; ++i) {
-    cl_plan_entry *p = &ctx->plan[i];
-    if (p->entry->role != CL_ROLE_SUB || p->opened_by)
-      continue; /* lazy dependencies: below */
-    const char *needed_by = NULL;
-    for (size_t j = 0; j < main_count && !needed_by; ++j) {
-      size_t k = mains[j];
-      for (size_t d = 0; d < info[k].needed_count && !needed_by; ++d)
-        if (names_entry(&info[k], &names[k], d, p))
-          needed_by = ctx->plan[k].soname;
-    }
-    size_t main_index =
-        p->requirement < ctx->requirement_count ? main_of[p->requirement] : n;
-    const char *main_name =
-        main_index < n ? ctx->plan[main_index].soname : "its main library";
-    const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
-    int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
-                       !shim && main_index < n &&
-                       (info[main_index].format == CL_FORMAT_PE ||
-                        runpath_has_origin(&info[main_index]));
-    if (!finds_itself && (header_rc = read_header(ctx, i, info, 1)) != 0)
-      break;
-    if (needed_by) {
-      set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
-    } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
-      set_reason(p, "sub-library of %s; all sub-libraries were asked for",
-                 main_name);
-    } else if (shim) {
-      set_reason(p,
-                 "sub-library: %s (a copy bundled by %s) opens it by name "
-                 "and has no path to it",
-                 shim->path, shim->package);
-    } else if (info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
-      p->to_load = 0;
-      p->state = CUDALOAD_STATE_NOT_NEEDED;
-      set_reason(p,
-                 "sub-library of %s, which opens it by name when needed; "
-                 "its folder is put on PATH and AddDllDirectory",
-                 main_name);
-    } else if (main_index < n && runpath_has_origin(&info[main_index])) {
-      /* RUNPATH $ORIGIN finds the sibling only when nothing the loader
-       * searches earlier has one of that name: an object already loaded,
-       * or LD_LIBRARY_PATH (docs/loader.md, "Linux 4"). Ask the model. */
-      char other[4096] = "";
-      const char *rule =
-          sibling_shadowed(&siblings, ctx, main_index, &info[main_index], p,
-                           other, sizeof other, &header_rc);
-      if (header_rc)
-        break;
-      if (rule) {
-        if ((header_rc = read_header(ctx, i, info, 1)) != 0)
-          break;
-        set_reason(p,
-                   "sub-library of %s, preloaded by absolute path: by its "
-                   "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
-                   main_name, other, rule);
-      } else {
-        p->to_load = 0;
-        p->state = CUDALOAD_STATE_NOT_NEEDED;
-        set_reason(p,
-                   "sub-library of %s, which finds it itself (RUNPATH "
-                   "$ORIGIN; rule: runpath)",
-                   main_name);
-      }
-    } else {
-      set_reason(p,
-                 "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
-                 "of %s by name would fail unless it is already loaded",
-                 main_name, p->soname);
-    }
-  }
+  settling st = {0};
+  st.n = n;
+  st.info = info;
+  st.names = calloc(n, sizeof *st.names);
+  st.mains = malloc(n * sizeof *st.mains);
+  st.main_of = malloc((ctx->requirement_count + 1) * sizeof *st.main_of);
+  int header_rc = st.names && st.mains && st.main_of
+                      ? read_main_headers(ctx, &st)
+                      : CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < n && !header_rc; ++i)
+    if (ctx->plan[i].entry->role == CL_ROLE_SUB && !ctx->plan[i].opened_by)
+      header_rc = settle_sublibrary(ctx, &st, i, flags);
+  /* lazy dependencies (opened_by) are settled apart */
   if (!header_rc)
     header_rc = settle_lazy_dependencies(ctx, flags, info);
-  for (size_t k = 0; names && k < n; ++k) {
-    free(names[k].entry);
-    free(names[k].major);
-  }
-  sibling_check_free(&siblings);
-  free(names);
-  free(mains);
-  free(main_of);
+  settling_free(&st);
   int rc = header_rc ? header_rc : order_dependencies_first(ctx, info);
   for (size_t k = 0; k < n; ++k)
     cl_binary_info_free(&info[k]);
@@ -1308,43 +1370,90 @@ static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
  * while an unversioned build of it would, and so would a second copy of
  * the same node (two cuDNN 9 of different minors: the first loaded wins
  * for everyone). */
+/* The main library planned for requirement r (the last in plan order), or
+ * NULL. */
+static const cl_plan_entry *planned_main_of(const cudaload_ctx *ctx, size_t r) {
+  const cl_plan_entry *planned = NULL;
+  for (size_t i = 0; i < ctx->plan_count; ++i)
+    if (ctx->plan[i].requirement == r &&
+        ctx->plan[i].entry->role == CL_ROLE_MAIN)
+      planned = &ctx->plan[i];
+  return planned;
+}
+
+/* The file in the global scope that would take a consumer's reference to
+ * symbol instead of planned (malloc'ed), or NULL; *version the version
+ * node of planned's definition (malloc'ed, NULL: none). */
+static char *global_rival(const cl_plan_entry *planned, const char *symbol,
+                          char **version) {
+  *version = NULL;
+  /* A cheap unversioned look first: when nothing in the global scope
+   * defines the name, or only the planned file does, nothing can take
+   * the consumers' calls, and no file needs reading. */
+  char *provider = cl_os_loader_global_provider(symbol, NULL);
+  cl_clear_error();
+  if (!provider || same_file(provider, planned->path)) {
+    free(provider);
+    return NULL;
+  }
+  cl_bind_definition_version(planned->path, symbol, version);
+  if (*version) {
+    /* What the loader gives a reference of that version. */
+    free(provider);
+    provider = cl_os_loader_global_provider(symbol, *version);
+    cl_clear_error();
+    if (!provider || same_file(provider, planned->path)) {
+      free(provider);
+      free(*version);
+      *version = NULL;
+      return NULL;
+    }
+  }
+  return provider;
+}
+
+/* The problem a rival of major `major` in the global scope makes. */
+static void describe_rival(char *problem, size_t size, const char *provider,
+                           int major, const char *version,
+                           const cl_requirement *req,
+                           const cl_plan_entry *planned, const char *symbol) {
+  const char *family = req->entry->family;
+  if (version && major == planned->major)
+    snprintf(problem, size,
+             "%s (%s %d) is in the global symbol scope and defines the same "
+             "version node %s as the planned %s: a library linked to %s "
+             "will call its %s and relatives, not the planned file's (the "
+             "first one loaded wins for everyone).",
+             provider, family, major, version, planned->path, version, symbol);
+  else if (version)
+    snprintf(problem, size,
+             "%s (%s %d) is in the global symbol scope and answers "
+             "references to version %s (it %s): a library linked to %s %d "
+             "will call its %s and relatives instead of its own.",
+             provider, family, major, version,
+             "has no symbol versions, or defines that node", family,
+             planned->major, symbol);
+  else
+    snprintf(problem, size,
+             "%s (%s %d) is in the global symbol scope: a library linked to "
+             "%s %d will call its %s and relatives instead of its own "
+             "(the planned file has no symbol versions to keep them "
+             "apart).",
+             provider, family, major, family, planned->major, symbol);
+}
+
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
   cl_ctx_clear_conflicts(ctx);
   for (size_t r = 0; r < ctx->requirement_count; ++r) {
     const cl_requirement *req = &ctx->requirements[r];
     const char *symbol = req->entry->scope_probe_symbol;
-    if (!symbol)
-      continue;
-    const cl_plan_entry *planned = NULL;
-    for (size_t i = 0; i < ctx->plan_count; ++i)
-      if (ctx->plan[i].requirement == r &&
-          ctx->plan[i].entry->role == CL_ROLE_MAIN)
-        planned = &ctx->plan[i];
+    const cl_plan_entry *planned = symbol ? planned_main_of(ctx, r) : NULL;
     if (!planned)
       continue;
-    /* A cheap unversioned look first: when nothing in the global scope
-     * defines the name, or only the planned file does, nothing can take
-     * the consumers' calls, and no file needs reading. */
-    char *provider = cl_os_loader_global_provider(symbol, NULL);
-    cl_clear_error();
-    if (!provider || same_file(provider, planned->path)) {
-      free(provider);
+    char *version;
+    char *provider = global_rival(planned, symbol, &version);
+    if (!provider)
       continue;
-    }
-    char *version = NULL;
-    cl_bind_definition_version(planned->path, symbol, &version);
-    cl_clear_error();
-    if (version) {
-      /* What the loader gives a reference of that version. */
-      free(provider);
-      provider = cl_os_loader_global_provider(symbol, version);
-      cl_clear_error();
-      if (!provider || same_file(provider, planned->path)) {
-        free(provider);
-        free(version);
-        continue;
-      }
-    }
     cl_name_match m;
     int is_family =
         cl_catalog_match(cl_path_basename(provider), CL_NAMING_LINUX, &m) &&
@@ -1360,30 +1469,8 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
       continue;
     }
     char problem[4096], fix[1024];
-    if (version && m.major == planned->major)
-      snprintf(problem, sizeof problem,
-               "%s (%s %d) is in the global symbol scope and defines the same "
-               "version node %s as the planned %s: a library linked to %s "
-               "will call its %s and relatives, not the planned file's (the "
-               "first one loaded wins for everyone).",
-               provider, req->entry->family, m.major, version, planned->path,
-               version, symbol);
-    else if (version)
-      snprintf(problem, sizeof problem,
-               "%s (%s %d) is in the global symbol scope and answers "
-               "references to version %s (it %s): a library linked to %s %d "
-               "will call its %s and relatives instead of its own.",
-               provider, req->entry->family, m.major, version,
-               "has no symbol versions, or defines that node",
-               req->entry->family, planned->major, symbol);
-    else
-      snprintf(problem, sizeof problem,
-               "%s (%s %d) is in the global symbol scope: a library linked to "
-               "%s %d will call its %s and relatives instead of its own "
-               "(the planned file has no symbol versions to keep them "
-               "apart).",
-               provider, req->entry->family, m.major, req->entry->family,
-               planned->major, symbol);
+    describe_rival(problem, sizeof problem, provider, m.major, version, req,
+                   planned, symbol);
     snprintf(fix, sizeof fix,
              "open that consumer with cudaload_dlopen_isolated() "
              "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
@@ -1393,6 +1480,107 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
       return CUDALOAD_E_NO_MEMORY;
   }
   return CUDALOAD_OK;
+}
+
+/* Judge library i for requirement r: rejected (the outcome says why), or
+ * the best so far (*best; the one it displaces is rejected). */
+static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
+                           const companion_index *companions,
+                           const cl_library **best) {
+  const cl_requirement *req = &ctx->requirements[r];
+  cl_requirement_outcome *o = &ctx->outcomes[r];
+  const cl_library *lib = &ctx->libraries[i];
+  char why[512];
+  const cl_catalog_entry *missing;
+  int rc = CUDALOAD_OK;
+  /* "cudnn=9" is decided by the major the file name gives; anything finer
+   * needs the version (a wheel's is looked up now). */
+  if (req->op != CL_OP_ANY && !(req->op == CL_OP_EQ && req->version_parts == 1))
+    cl_library_settle_version(ctx, &ctx->libraries[i]);
+  const char *machine = NULL;
+  if (!satisfies(req, lib, why, sizeof why))
+    return reject(o, lib->path, "%s", why);
+  if ((machine = foreign_machine(ctx, &ctx->libraries[i])))
+    return reject(o, lib->path,
+                  "built for %s; this process runs %s code (the loader "
+                  "would refuse it)",
+                  machine, cl_ctx_machine(ctx));
+  if (filter && lib->cuda_major > 0 && lib->cuda_major != ctx->plan_cuda_major)
+    return reject(o, lib->path,
+                  "built for CUDA %d; the plan takes CUDA %d (%s)",
+                  lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
+  if ((missing = missing_companion(companions, lib, &rc)))
+    return reject(o, lib->path, "%s %d is not in the same folder",
+                  missing->name, lib->major);
+  if (rc)
+    return rc;
+  if (!*best || better(ctx, lib, *best)) {
+    if (*best)
+      rc = reject(o, (*best)->path, "%s was preferred", lib->path);
+    *best = lib;
+    return rc;
+  }
+  return reject(o, lib->path, "%s was preferred", (*best)->path);
+}
+
+/* Choose the file for requirement r among the inventory and plan it, or
+ * count it unsatisfied (with its fix). */
+static int plan_requirement(cudaload_ctx *ctx, size_t r,
+                            const companion_index *companions,
+                            cl_str_index *planned, size_t *unsatisfied) {
+  const cl_requirement *req = &ctx->requirements[r];
+  cl_requirement_outcome *o = &ctx->outcomes[r];
+  const cl_library *best = NULL;
+  int rc = CUDALOAD_OK;
+  /* One CUDA major per plan, unless the requirement names another itself
+   * (cublas=12 beside CUDA 13: deliberate), or nothing of the plan's major
+   * satisfies it (cudnn=8 has no CUDA 13 build): then it takes the best
+   * there is, and the outcome says which major. */
+  int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
+               plan_major_satisfies(ctx, req);
+  for (size_t i = 0; i < ctx->library_count && !rc; ++i)
+    if (ctx->libraries[i].entry == req->entry)
+      rc = judge_candidate(ctx, r, i, filter, companions, &best);
+  if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
+      best->cuda_major != ctx->plan_cuda_major)
+    o->second_major = best->cuda_major;
+  o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
+  if (rc)
+    return rc; /* out of memory: reported by the caller */
+  if (best)
+    return add_chosen(ctx, planned, best, r);
+  ++*unsatisfied;
+  o->fix = cl_fix_for_missing(ctx, req);
+  return o->fix ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+/* Each requirement's file, then what those files need: lazy dependencies,
+ * the consumers' NEEDED libraries, the chosen files' own NEEDED ones. */
+static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
+  companion_index companions;
+  int rc = companion_index_build(ctx, &companions);
+  cl_str_index planned;
+  cl_str_index_init(&planned, 0);
+  if (!rc && ctx->requirement_count) {
+    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
+    if (!ctx->outcomes)
+      rc = CUDALOAD_E_NO_MEMORY;
+    else
+      ctx->outcome_count = ctx->requirement_count;
+  }
+  if (!rc)
+    rc = decide_cuda_major(ctx);
+  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r)
+    rc = plan_requirement(ctx, r, &companions, &planned, unsatisfied);
+  if (!rc)
+    rc = add_lazy_dependencies(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_consumer_needs(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_needed_dependencies(ctx, &planned, &companions);
+  companion_index_free(&companions);
+  cl_str_index_free(&planned);
+  return rc;
 }
 
 int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
@@ -1410,87 +1598,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   }
   cl_ctx_clear_plan(ctx);
   size_t unsatisfied = 0;
-  companion_index companions;
-  int rc = companion_index_build(ctx, &companions);
-  cl_str_index planned;
-  cl_str_index_init(&planned, 0);
-  if (!rc && ctx->requirement_count) {
-    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
-    if (!ctx->outcomes)
-      rc = CUDALOAD_E_NO_MEMORY;
-    else
-      ctx->outcome_count = ctx->requirement_count;
-  }
-  if (!rc)
-    rc = decide_cuda_major(ctx);
-  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
-    cl_requirement_outcome *o = &ctx->outcomes[r];
-    const cl_library *best = NULL;
-    /* One CUDA major per plan, unless the requirement names another
-     * itself (cublas=12 beside CUDA 13: deliberate), or nothing of the
-     * plan's major satisfies it (cudnn=8 has no CUDA 13 build): then it
-     * takes the best there is, and the outcome says which major. */
-    int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
-                 plan_major_satisfies(ctx, req);
-    for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-      const cl_library *lib = &ctx->libraries[i];
-      if (lib->entry != req->entry)
-        continue;
-      char why[512];
-      const cl_catalog_entry *missing;
-      /* "cudnn=9" is decided by the major the file name gives; anything
-       * finer needs the version (a wheel's is looked up now). */
-      if (req->op != CL_OP_ANY &&
-          !(req->op == CL_OP_EQ && req->version_parts == 1))
-        cl_library_settle_version(ctx, &ctx->libraries[i]);
-      const char *machine = NULL;
-      if (!satisfies(req, lib, why, sizeof why)) {
-        rc = reject(o, lib->path, "%s", why);
-      } else if ((machine = foreign_machine(ctx, &ctx->libraries[i]))) {
-        rc = reject(o, lib->path,
-                    "built for %s; this process runs %s code (the loader "
-                    "would refuse it)",
-                    machine, cl_ctx_machine(ctx));
-      } else if (filter && lib->cuda_major > 0 &&
-                 lib->cuda_major != ctx->plan_cuda_major) {
-        rc = reject(
-            o, lib->path, "built for CUDA %d; the plan takes CUDA %d (%s)",
-            lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
-      } else if ((missing = missing_companion(&companions, lib, &rc))) {
-        rc = reject(o, lib->path, "%s %d is not in the same folder",
-                    missing->name, lib->major);
-      } else if (!best || better(ctx, lib, best)) {
-        if (best)
-          rc = reject(o, best->path, "%s was preferred", lib->path);
-        best = lib;
-      } else {
-        rc = reject(o, lib->path, "%s was preferred", best->path);
-      }
-    }
-    if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
-        best->cuda_major != ctx->plan_cuda_major)
-      o->second_major = best->cuda_major;
-    o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
-    if (rc) {
-      /* out of memory: reported below */
-    } else if (best) {
-      rc = add_chosen(ctx, &planned, best, r);
-    } else {
-      ++unsatisfied;
-      o->fix = cl_fix_for_missing(ctx, req);
-      if (!o->fix)
-        rc = CUDALOAD_E_NO_MEMORY;
-    }
-  }
-  if (!rc)
-    rc = add_lazy_dependencies(ctx, &planned, &companions);
-  if (!rc)
-    rc = add_consumer_needs(ctx, &planned, &companions);
-  if (!rc)
-    rc = add_needed_dependencies(ctx, &planned, &companions);
-  companion_index_free(&companions);
-  cl_str_index_free(&planned);
+  int rc = plan_requirements(ctx, &unsatisfied);
   if (!rc)
     rc = settle_plan(ctx, flags);
   if (!rc)

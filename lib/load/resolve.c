@@ -170,45 +170,6 @@ static int add_name(cl_loader_model *m, cl_loaded_object *o, const char *name) {
   return cl_loader_model_append(&o->names, &o->name_count, name);
 }
 
-/* How many folders glibc makes of a search list (the seam needs it to find
- * where the default folders begin in what the loader lists). */
-static size_t count_search_list(const cl_loader_model *m, const char *list,
-                                const char *separators) {
-  char **dirs = NULL;
-  size_t count = 0;
-  if (!list || !list[0])
-    return 0;
-  if (cl_resolve_expand_list(m, list, separators, NULL, &dirs, &count) !=
-      CUDALOAD_OK) {
-    cl_clear_error();
-    return 0;
-  }
-  for (size_t i = 0; i < count; ++i)
-    free(dirs[i]);
-  free(dirs);
-  return count;
-}
-
-int cl_loader_model_init_system(cl_loader_model *m) {
-  if (!m)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no model given");
-  memset(m, 0, sizeof *m);
-  int status = cl_os_loader_defaults(m, count_search_list);
-  if (status != CUDALOAD_OK)
-    cl_loader_model_free(m);
-  return status;
-}
-
-int cl_loader_model_init_host(cl_loader_model *m) {
-  int status = cl_loader_model_init_system(m);
-  if (status == CUDALOAD_OK) {
-    status = cl_os_loader_process(m);
-    if (status != CUDALOAD_OK)
-      cl_loader_model_free(m);
-  }
-  return status;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Resolutions                                                              */
 /* ------------------------------------------------------------------------ */
@@ -337,20 +298,13 @@ static uint32_t read_u32(const unsigned char *p, int big_endian) {
                           (uint32_t)p[1] << 8 | p[0];
 }
 
-/*
- * glibc's open_verify (elf/dl-load.c) on the header of a candidate file:
- * another ELF class, or another machine, is passed over (the search goes
- * on); anything else wrong (not ELF, the other byte order, a bad version,
- * OS ABI or padding, a type other than ET_DYN/ET_EXEC, a short file, a
- * folder) fails the whole load. The header is read here with the
- * platform's non-blocking open; the loader's own open of a FIFO would
- * block, which is reported as fatal rather than modelled.
- */
-static verdict elf_verdict(const cl_loader_model *m, const char *file,
-                           char **why) {
+/* The first bytes of a candidate as the loader reads them (52 for 32-bit,
+ * 64 for 64-bit): VERDICT_TAKEN when h holds them, else the file's
+ * verdict (missing, a folder, unopenable, short). */
+static verdict elf_read_header(const cl_loader_model *m, const char *file,
+                               unsigned char h[64], char **why) {
   uint64_t size = 0;
   cl_file_kind kind = cl_os_stat_kind(file, &size);
-  *why = NULL;
   if (kind == CL_KIND_MISSING)
     return VERDICT_ABSENT;
   if (kind == CL_KIND_DIRECTORY) {
@@ -368,7 +322,6 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
     *why = cl_strdup("cannot be opened (the loader goes on)");
     return VERDICT_SKIPPED;
   }
-  unsigned char h[64];
   size_t want = m->bits == 32 ? 52 : 64;
   size_t got = 0;
   int status = cl_os_file_read_upto(f, 0, h, want, &got);
@@ -380,6 +333,14 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
                          : "\"file too short\": the load fails");
     return VERDICT_FATAL;
   }
+  return VERDICT_TAKEN;
+}
+
+/* e_ident: the magic, then the class (another is passed over), the byte
+ * order, the version, the OS ABI and the padding (any wrong one fails the
+ * load). VERDICT_TAKEN when all are right. */
+static verdict elf_ident_verdict(const cl_loader_model *m,
+                                 const unsigned char *h, char **why) {
   if (memcmp(h, "\177ELF", 4) != 0) {
     *why = cl_strdup("\"invalid ELF header\": the load fails");
     return VERDICT_FATAL;
@@ -392,8 +353,7 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
                                          : "NONE");
     return VERDICT_SKIPPED;
   }
-  int big = h[5] == 2;
-  if ((h[5] != 1 && h[5] != 2) || big != m->big_endian) {
+  if ((h[5] != 1 && h[5] != 2) || (h[5] == 2) != m->big_endian) {
     *why = cl_strdup_printf(
         "\"ELF file data encoding not %s-endian\": the load fails",
         m->big_endian ? "big" : "little");
@@ -419,6 +379,28 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
       return VERDICT_FATAL;
     }
   }
+  return VERDICT_TAKEN;
+}
+
+/*
+ * glibc's open_verify (elf/dl-load.c) on the header of a candidate file:
+ * another ELF class, or another machine, is passed over (the search goes
+ * on); anything else wrong (not ELF, the other byte order, a bad version,
+ * OS ABI or padding, a type other than ET_DYN/ET_EXEC, a short file, a
+ * folder) fails the whole load. The header is read here with the
+ * platform's non-blocking open; the loader's own open of a FIFO would
+ * block, which is reported as fatal rather than modelled.
+ */
+static verdict elf_verdict(const cl_loader_model *m, const char *file,
+                           char **why) {
+  unsigned char h[64];
+  *why = NULL;
+  verdict v = elf_read_header(m, file, h, why);
+  if (v == VERDICT_TAKEN)
+    v = elf_ident_verdict(m, h, why);
+  if (v != VERDICT_TAKEN)
+    return v;
+  int big = h[5] == 2;
   unsigned type = read_u16(h + 16, big);
   unsigned machine = read_u16(h + 18, big);
   if (read_u32(h + 20, big) != 1) {
@@ -438,8 +420,8 @@ static verdict elf_verdict(const cl_loader_model *m, const char *file,
                      "fails");
     return VERDICT_FATAL;
   }
-  unsigned phentsize = read_u16(h + (bits == 64 ? 54 : 42), big);
-  if (phentsize != (bits == 64 ? 56u : 32u)) {
+  unsigned phentsize = read_u16(h + (m->bits == 64 ? 54 : 42), big);
+  if (phentsize != (m->bits == 64 ? 56u : 32u)) {
     *why = cl_strdup("\"ELF file's phentsize not the expected size\": the "
                      "load fails");
     return VERDICT_FATAL;
@@ -796,6 +778,44 @@ int cl_resolve_expand_list(const cl_loader_model *m, const char *list,
   return CUDALOAD_OK;
 }
 
+/* How many folders glibc makes of a search list (the seam needs it to find
+ * where the default folders begin in what the loader lists). */
+static size_t count_search_list(const cl_loader_model *m, const char *list,
+                                const char *separators) {
+  if (!list || !list[0])
+    return 0;
+  /* As cl_resolve_expand_list for the executable, which writes no last
+   * error: out of memory counts none. */
+  origin_of o = {NULL, 1};
+  folder_list dirs = {0};
+  size_t count =
+      split_search_list(m, list, separators, &o, &dirs) == CUDALOAD_OK
+          ? dirs.count
+          : 0;
+  folder_list_free(&dirs);
+  return count;
+}
+
+int cl_loader_model_init_system(cl_loader_model *m) {
+  if (!m)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no model given");
+  memset(m, 0, sizeof *m);
+  int status = cl_os_loader_defaults(m, count_search_list);
+  if (status != CUDALOAD_OK)
+    cl_loader_model_free(m);
+  return status;
+}
+
+int cl_loader_model_init_host(cl_loader_model *m) {
+  int status = cl_loader_model_init_system(m);
+  if (status == CUDALOAD_OK) {
+    status = cl_os_loader_process(m);
+    if (status != CUDALOAD_OK)
+      cl_loader_model_free(m);
+  }
+  return status;
+}
+
 /*
  * glibc's open_path: each folder of the list in order, and in each the
  * hwcaps subfolders first (glibc-hwcaps/<level>/, then the legacy
@@ -1005,148 +1025,164 @@ static size_t loaded_same_file(const cl_loader_model *m, const char *file) {
 /* Linux: the search                                                        */
 /* ------------------------------------------------------------------------ */
 
-static void resolve_linux(search *s, const cl_requester *req,
-                          const char *name) {
+/* The loaded-object list first: an object loaded under that name (or
+ * SONAME) is reused. Returns 1 when it answered. */
+static int linux_already_loaded(search *s, const char *name) {
   cl_loader_model *m = s->m;
   cl_resolution *out = s->out;
-
   size_t hit = loaded_by_name_linux(m, name);
-  if (hit != SIZE_MAX) {
-    out->rule = CL_RULE_ALREADY_LOADED;
-    out->loaded_index = hit;
-    out->path = cl_strdup(m->loaded[hit].path);
-    out->detail =
-        m->loaded[hit].soname && strcmp(m->loaded[hit].soname, name) == 0
-            ? cl_strdup_printf("loaded as %s (SONAME %s)", m->loaded[hit].path,
-                               m->loaded[hit].soname)
-            : cl_strdup_printf("loaded as %s", m->loaded[hit].path);
-    add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
-             m->loaded[hit].path, NULL, out->detail);
-    if (!out->path || !out->detail)
-      s->failed = 1;
+  if (hit == SIZE_MAX)
+    return 0;
+  out->rule = CL_RULE_ALREADY_LOADED;
+  out->loaded_index = hit;
+  out->path = cl_strdup(m->loaded[hit].path);
+  out->detail =
+      m->loaded[hit].soname && strcmp(m->loaded[hit].soname, name) == 0
+          ? cl_strdup_printf("loaded as %s (SONAME %s)", m->loaded[hit].path,
+                             m->loaded[hit].soname)
+          : cl_strdup_printf("loaded as %s", m->loaded[hit].path);
+  add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL, m->loaded[hit].path,
+           NULL, out->detail);
+  if (!out->path || !out->detail)
+    s->failed = 1;
+  return 1;
+}
+
+/* A name with a '/': "The path may contain dynamic string tokens":
+ * expanded for the requester; then opened as written (relative: from the
+ * current folder). */
+static void linux_as_given(search *s, const cl_requester *req, const char *name,
+                           const origin_of *req_origin) {
+  char *given = req ? expand_dst(s->m, name, req_origin) : cl_strdup(name);
+  if (!given) {
+    s->failed = 1;
     return;
   }
+  try_file(s, CL_RULE_AS_GIVEN, NULL, given, NULL);
+  if (!s->done)
+    add_step(s, CL_RULE_AS_GIVEN, CL_STEP_ABSENT, NULL, given, NULL, "absent");
+  free(given);
+}
 
-  origin_of req_origin = {req ? req->path : NULL, requester_is_exe(m, req)};
+/* Split `list` (tokens expanding for `origin`) and search its folders under
+ * `rule`; a list that cannot be split fails the search. Returns how many
+ * folders the list held. */
+static size_t search_list(search *s, cl_resolve_rule rule, const char *list,
+                          const char *separators, const origin_of *origin,
+                          const char *source) {
+  folder_list dirs = {0};
+  if (split_search_list(s->m, list, separators, origin, &dirs) != CUDALOAD_OK)
+    s->failed = 1;
+  else
+    search_folders(s, rule, &dirs, source);
+  size_t count = s->failed ? 0 : dirs.count;
+  folder_list_free(&dirs);
+  return count;
+}
+
+/* 1. DT_RPATH along the loader chain, then the executable's (unless the
+ *    chain already held it); only when the requester has no DT_RUNPATH. */
+static void search_rpath(search *s, const cl_requester *req, int has_runpath) {
+  cl_loader_model *m = s->m;
+  if (has_runpath) {
+    if (req->info->rpath && req->info->rpath[0])
+      add_step(s, CL_RULE_RPATH, CL_STEP_SKIPPED, NULL, NULL, req->path,
+               "not searched: the requester has DT_RUNPATH");
+    return;
+  }
+  int did_exe = 0;
+  for (const cl_requester *l = req; l && !s->done && !s->failed;
+       l = l->loader) {
+    const char *rpath = effective_rpath(l->info);
+    if (!rpath)
+      continue;
+    origin_of o = {l->path, requester_is_exe(m, l)};
+    if (search_list(s, CL_RULE_RPATH, rpath, ":", &o, l->path))
+      did_exe |= requester_is_exe(m, l);
+  }
+  if (!s->done && !s->failed && !did_exe && m->exe_path && m->exe_rpath &&
+      m->exe_rpath[0]) {
+    origin_of o = {m->exe_path, 1};
+    search_list(s, CL_RULE_RPATH, m->exe_rpath, ":", &o, m->exe_path);
+  }
+}
+
+/* 2. LD_LIBRARY_PATH (':' and ';' both separate), unless secure. Its
+ *    tokens expand for the executable. */
+static void search_ld_library_path(search *s) {
+  cl_loader_model *m = s->m;
+  if (s->done || s->failed || !m->ld_library_path || !m->ld_library_path[0])
+    return;
+  if (m->secure) {
+    add_step(s, CL_RULE_LD_LIBRARY_PATH, CL_STEP_SKIPPED, NULL, NULL, NULL,
+             "ignored: secure-execution process");
+    return;
+  }
+  origin_of o = {m->exe_path, 1};
+  search_list(s, CL_RULE_LD_LIBRARY_PATH, m->ld_library_path, ":;", &o, NULL);
+}
+
+/* 4. /etc/ld.so.cache; an entry under a default folder is refused when the
+ *    requester has DF_1_NODEFLIB. */
+static void search_ld_so_cache(search *s, const char *name, int nodeflib) {
+  cl_loader_model *m = s->m;
+  if (s->done || s->failed || !m->ld_so_cache)
+    return;
+  const char *cached = cache_lookup(m, name);
+  if (!cached) {
+    add_step(s, CL_RULE_LD_SO_CACHE, CL_STEP_ABSENT, NULL, NULL, m->ld_so_cache,
+             "no entry");
+  } else if (nodeflib && under_default_dir(m, cached)) {
+    add_step(s, CL_RULE_LD_SO_CACHE, CL_STEP_SKIPPED, NULL, cached,
+             m->ld_so_cache,
+             "entry under a default folder, refused: the requester has "
+             "DF_1_NODEFLIB");
+  } else {
+    char *copy = cl_strdup(cached); /* the index may not outlive a step */
+    if (!copy)
+      s->failed = 1;
+    else
+      try_file(s, CL_RULE_LD_SO_CACHE, NULL, copy, m->ld_so_cache);
+    free(copy);
+  }
+}
+
+/* 5. The default folders, unless DF_1_NODEFLIB. */
+static void search_default_dirs(search *s, int nodeflib) {
+  if (s->done || s->failed)
+    return;
+  if (nodeflib) {
+    add_step(s, CL_RULE_DEFAULT_DIRS, CL_STEP_SKIPPED, NULL, NULL, NULL,
+             "not searched: the requester has DF_1_NODEFLIB");
+    return;
+  }
+  folder_list dirs = {s->m->default_dirs, s->m->default_dir_count, 0};
+  search_folders(s, CL_RULE_DEFAULT_DIRS, &dirs, NULL);
+}
+
+/* glibc's _dl_map_object: what is loaded, a name with a '/', then the
+ * search in the loader's order. */
+static void resolve_linux(search *s, const cl_requester *req,
+                          const char *name) {
+  if (linux_already_loaded(s, name))
+    return;
+  origin_of req_origin = {req ? req->path : NULL, requester_is_exe(s->m, req)};
   if (strchr(name, '/')) {
-    /* "The path may contain dynamic string tokens": expanded for the
-     * requester; then opened as written (relative: from the current
-     * folder). */
-    char *given = req ? expand_dst(m, name, &req_origin) : cl_strdup(name);
-    if (!given) {
-      s->failed = 1;
-      return;
-    }
-    try_file(s, CL_RULE_AS_GIVEN, NULL, given, NULL);
-    if (!s->done)
-      add_step(s, CL_RULE_AS_GIVEN, CL_STEP_ABSENT, NULL, given, NULL,
-               "absent");
-    free(given);
+    linux_as_given(s, req, name, &req_origin);
     return;
   }
-
   s->name = name;
   int nodeflib = req && req->info ? req->info->nodeflib : 0;
   int has_runpath =
       req && req->info && req->info->runpath && req->info->runpath[0];
-
-  /* 1. DT_RPATH along the loader chain, then the executable's, only when
-   *    the requester has no DT_RUNPATH. */
-  if (!has_runpath) {
-    int did_exe = 0;
-    for (const cl_requester *l = req; l && !s->done && !s->failed;
-         l = l->loader) {
-      const char *rpath = effective_rpath(l->info);
-      if (!rpath)
-        continue;
-      origin_of o = {l->path, requester_is_exe(m, l)};
-      folder_list dirs = {0};
-      if (split_search_list(m, rpath, ":", &o, &dirs) != CUDALOAD_OK) {
-        s->failed = 1;
-        folder_list_free(&dirs);
-        break;
-      }
-      if (dirs.count) {
-        search_folders(s, CL_RULE_RPATH, &dirs, l->path);
-        did_exe |= requester_is_exe(m, l);
-      }
-      folder_list_free(&dirs);
-    }
-    if (!s->done && !s->failed && !did_exe && m->exe_path && m->exe_rpath &&
-        m->exe_rpath[0]) {
-      origin_of o = {m->exe_path, 1};
-      folder_list dirs = {0};
-      if (split_search_list(m, m->exe_rpath, ":", &o, &dirs) != CUDALOAD_OK)
-        s->failed = 1;
-      else
-        search_folders(s, CL_RULE_RPATH, &dirs, m->exe_path);
-      folder_list_free(&dirs);
-    }
-  } else if (req->info->rpath && req->info->rpath[0]) {
-    add_step(s, CL_RULE_RPATH, CL_STEP_SKIPPED, NULL, NULL, req->path,
-             "not searched: the requester has DT_RUNPATH");
-  }
-
-  /* 2. LD_LIBRARY_PATH (':' and ';' both separate), unless secure. Its
-   *    tokens expand for the executable. */
-  if (!s->done && !s->failed && m->ld_library_path && m->ld_library_path[0]) {
-    if (m->secure) {
-      add_step(s, CL_RULE_LD_LIBRARY_PATH, CL_STEP_SKIPPED, NULL, NULL, NULL,
-               "ignored: secure-execution process");
-    } else {
-      origin_of o = {m->exe_path, 1};
-      folder_list dirs = {0};
-      if (split_search_list(m, m->ld_library_path, ":;", &o, &dirs) !=
-          CUDALOAD_OK)
-        s->failed = 1;
-      else
-        search_folders(s, CL_RULE_LD_LIBRARY_PATH, &dirs, NULL);
-      folder_list_free(&dirs);
-    }
-  }
-
+  search_rpath(s, req, has_runpath);
+  search_ld_library_path(s);
   /* 3. DT_RUNPATH of the requester itself (never inherited). */
-  if (!s->done && !s->failed && has_runpath) {
-    folder_list dirs = {0};
-    if (split_search_list(m, req->info->runpath, ":", &req_origin, &dirs) !=
-        CUDALOAD_OK)
-      s->failed = 1;
-    else
-      search_folders(s, CL_RULE_RUNPATH, &dirs, req->path);
-    folder_list_free(&dirs);
-  }
-
-  /* 4. /etc/ld.so.cache. */
-  if (!s->done && !s->failed && m->ld_so_cache) {
-    const char *cached = cache_lookup(m, name);
-    if (!cached) {
-      add_step(s, CL_RULE_LD_SO_CACHE, CL_STEP_ABSENT, NULL, NULL,
-               m->ld_so_cache, "no entry");
-    } else if (nodeflib && under_default_dir(m, cached)) {
-      add_step(s, CL_RULE_LD_SO_CACHE, CL_STEP_SKIPPED, NULL, cached,
-               m->ld_so_cache,
-               "entry under a default folder, refused: the requester has "
-               "DF_1_NODEFLIB");
-    } else {
-      char *copy = cl_strdup(cached); /* the index may not outlive a step */
-      if (!copy)
-        s->failed = 1;
-      else
-        try_file(s, CL_RULE_LD_SO_CACHE, NULL, copy, m->ld_so_cache);
-      free(copy);
-    }
-  }
-
-  /* 5. The default folders, unless DF_1_NODEFLIB. */
-  if (!s->done && !s->failed) {
-    if (nodeflib) {
-      add_step(s, CL_RULE_DEFAULT_DIRS, CL_STEP_SKIPPED, NULL, NULL, NULL,
-               "not searched: the requester has DF_1_NODEFLIB");
-    } else {
-      folder_list dirs = {m->default_dirs, m->default_dir_count, 0};
-      search_folders(s, CL_RULE_DEFAULT_DIRS, &dirs, NULL);
-    }
-  }
+  if (!s->done && !s->failed && has_runpath)
+    search_list(s, CL_RULE_RUNPATH, req->info->runpath, ":", &req_origin,
+                req->path);
+  search_ld_so_cache(s, name, nodeflib);
+  search_default_dirs(s, nodeflib);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1195,142 +1231,162 @@ static char *windows_module_name(const cl_loader_model *m, const char *name) {
   return cl_strdup(name);
 }
 
+/* A full path: that file; a module loaded from that very path is reused,
+ * one of the same base name from elsewhere is not. */
+static void windows_full_path(search *s, const char *name) {
+  cl_loader_model *m = s->m;
+  cl_resolution *out = s->out;
+  for (size_t i = 0; i < m->loaded_count; ++i) {
+    if (names_equal(m, m->loaded[i].path, name)) {
+      out->rule = CL_RULE_ALREADY_LOADED;
+      out->loaded_index = i;
+      out->path = cl_strdup(m->loaded[i].path);
+      out->detail = cl_strdup_printf("loaded as %s", m->loaded[i].path);
+      add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
+               m->loaded[i].path, NULL, out->detail);
+      return;
+    }
+  }
+  try_file(s, CL_RULE_AS_GIVEN, NULL, name, NULL);
+  if (!s->done)
+    add_step(s, CL_RULE_AS_GIVEN, CL_STEP_ABSENT, NULL, name, NULL, "absent");
+}
+
+/* What answers a bare module name before any folder is searched: an API
+ * set, a loaded module of that base name, a KnownDLL. Returns 1 when one
+ * answered. */
+static int windows_before_folders(search *s, const char *name,
+                                  const char *base) {
+  cl_loader_model *m = s->m;
+  cl_resolution *out = s->out;
+  /* API sets come before everything ("Dynamic-Link Library Search Order",
+   * "Factors that affect searching"). */
+  if (cl_starts_with_nocase(name, "api-") ||
+      cl_starts_with_nocase(name, "ext-")) {
+    out->rule = CL_RULE_API_SET;
+    out->detail =
+        cl_strdup_printf("%s is an API set contract: the loader maps it to "
+                         "a system DLL without searching",
+                         name);
+    add_step(s, CL_RULE_API_SET, CL_STEP_TAKEN, NULL, NULL, NULL, "API set");
+    return 1;
+  }
+  /* The loaded-module list: by module (base) name, wherever it was loaded
+   * from. */
+  for (size_t i = 0; i < m->loaded_count; ++i) {
+    const cl_loaded_object *o = &m->loaded[i];
+    if (names_equal(m, base_name(m, o->path), base) ||
+        names_equal(m, o->soname, base)) {
+      out->rule = CL_RULE_ALREADY_LOADED;
+      out->loaded_index = i;
+      out->path = cl_strdup(o->path);
+      out->detail =
+          cl_strdup_printf("a module named %s is loaded: %s", base, o->path);
+      add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL, o->path, NULL,
+               out->detail);
+      return 1;
+    }
+  }
+  if (m->system32 && is_known_dll(m, base)) {
+    out->rule = CL_RULE_KNOWN_DLL;
+    out->path = join(m, m->system32, base);
+    out->detail = cl_strdup_printf("%s is a KnownDLL: its System32 copy", base);
+    add_step(s, CL_RULE_KNOWN_DLL, CL_STEP_TAKEN, m->system32, out->path, NULL,
+             "taken");
+    return 1;
+  }
+  return 0;
+}
+
+/* "Search order using LOAD_LIBRARY_SEARCH flags". */
+static void search_by_flags(search *s, const char *name, unsigned effective,
+                            const char *load_dir) {
+  cl_loader_model *m = s->m;
+  if (effective & CL_LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)
+    effective |= CL_LOAD_LIBRARY_SEARCH_APPLICATION_DIR |
+                 CL_LOAD_LIBRARY_SEARCH_USER_DIRS |
+                 CL_LOAD_LIBRARY_SEARCH_SYSTEM32;
+  if (effective & CL_LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
+    search_one_folder(s, CL_RULE_DLL_LOAD_DIR, load_dir, name, NULL);
+  if (effective & CL_LOAD_LIBRARY_SEARCH_APPLICATION_DIR)
+    search_one_folder(s, CL_RULE_APP_DIR, m->app_dir, name, NULL);
+  if (effective & CL_LOAD_LIBRARY_SEARCH_USER_DIRS) {
+    for (size_t i = 0; i < m->user_dir_count; ++i)
+      search_one_folder(s, CL_RULE_USER_DIRS, m->user_dirs[i], name,
+                        "AddDllDirectory");
+    search_one_folder(s, CL_RULE_USER_DIRS, m->dll_directory, name,
+                      "SetDllDirectory");
+  }
+  if (effective & CL_LOAD_LIBRARY_SEARCH_SYSTEM32)
+    search_one_folder(s, CL_RULE_SYSTEM32, m->system32, name, NULL);
+}
+
+/* The folders of PATH, in order (';' separates). */
+static void search_path_variable(search *s, const char *name) {
+  const char *p = s->m->path;
+  while (!s->done && !s->failed) {
+    size_t len = strcspn(p, ";");
+    if (len > 0) {
+      char *entry = cl_strndup(p, len);
+      if (!entry) {
+        s->failed = 1;
+        break;
+      }
+      search_one_folder(s, CL_RULE_PATH_VARIABLE, entry, name, "PATH");
+      free(entry);
+    }
+    if (p[len] == '\0')
+      break;
+    p += len + 1;
+  }
+}
+
+/* "Standard search order for unpackaged apps"; with
+ * LOAD_WITH_ALTERED_SEARCH_PATH the DLL's own folder takes the application
+ * folder's place; SetDllDirectory puts its folder second and removes the
+ * current folder. */
+static void search_standard_order(search *s, const char *name, unsigned flags,
+                                  const char *load_dir) {
+  cl_loader_model *m = s->m;
+  if ((flags & CL_LOAD_WITH_ALTERED_SEARCH_PATH) && load_dir)
+    search_one_folder(s, CL_RULE_DLL_LOAD_DIR, load_dir, name, NULL);
+  else
+    search_one_folder(s, CL_RULE_APP_DIR, m->app_dir, name, NULL);
+  if (m->dll_directory)
+    search_one_folder(s, CL_RULE_USER_DIRS, m->dll_directory, name,
+                      "SetDllDirectory");
+  else if (!m->safe_dll_search_mode)
+    search_one_folder(s, CL_RULE_CURRENT_DIR, m->current_dir, name, NULL);
+  search_one_folder(s, CL_RULE_SYSTEM32, m->system32, name, NULL);
+  search_one_folder(s, CL_RULE_SYSTEM, m->system_dir, name, NULL);
+  search_one_folder(s, CL_RULE_WINDOWS_DIR, m->windows_dir, name, NULL);
+  if (!m->dll_directory && m->safe_dll_search_mode)
+    search_one_folder(s, CL_RULE_CURRENT_DIR, m->current_dir, name, NULL);
+  if (m->path)
+    search_path_variable(s, name);
+}
+
+/* LoadLibraryEx: a full path, what answers before the folders, then the
+ * folders the flags (or the process's default flags) choose. */
 static void resolve_windows(search *s, const char *name_in, unsigned flags,
                             const char *load_dir) {
   cl_loader_model *m = s->m;
-  cl_resolution *out = s->out;
   char *name = windows_module_name(m, name_in);
   if (!name) {
     s->failed = 1;
     return;
   }
-
   if (is_absolute(m, name)) {
-    /* A full path: that file; a module loaded from that very path is
-     * reused, one of the same base name from elsewhere is not. */
-    for (size_t i = 0; i < m->loaded_count; ++i) {
-      if (names_equal(m, m->loaded[i].path, name)) {
-        out->rule = CL_RULE_ALREADY_LOADED;
-        out->loaded_index = i;
-        out->path = cl_strdup(m->loaded[i].path);
-        out->detail = cl_strdup_printf("loaded as %s", m->loaded[i].path);
-        add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
-                 m->loaded[i].path, NULL, out->detail);
-        free(name);
-        return;
-      }
-    }
-    try_file(s, CL_RULE_AS_GIVEN, NULL, name, NULL);
-    if (!s->done)
-      add_step(s, CL_RULE_AS_GIVEN, CL_STEP_ABSENT, NULL, name, NULL, "absent");
-    free(name);
-    return;
-  }
-
-  int relative_path = has_separator(m, name);
-  const char *base = base_name(m, name);
-  if (!relative_path) {
-    /* API sets come before everything ("Dynamic-Link Library Search
-     * Order", "Factors that affect searching"). */
-    if (cl_starts_with_nocase(name, "api-") ||
-        cl_starts_with_nocase(name, "ext-")) {
-      out->rule = CL_RULE_API_SET;
-      out->detail =
-          cl_strdup_printf("%s is an API set contract: the loader maps it to "
-                           "a system DLL without searching",
-                           name);
-      add_step(s, CL_RULE_API_SET, CL_STEP_TAKEN, NULL, NULL, NULL, "API set");
-      free(name);
-      return;
-    }
-    /* The loaded-module list: by module (base) name, wherever it was
-     * loaded from. */
-    for (size_t i = 0; i < m->loaded_count; ++i) {
-      const cl_loaded_object *o = &m->loaded[i];
-      if (names_equal(m, base_name(m, o->path), base) ||
-          names_equal(m, o->soname, base)) {
-        out->rule = CL_RULE_ALREADY_LOADED;
-        out->loaded_index = i;
-        out->path = cl_strdup(o->path);
-        out->detail =
-            cl_strdup_printf("a module named %s is loaded: %s", base, o->path);
-        add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL, o->path, NULL,
-                 out->detail);
-        free(name);
-        return;
-      }
-    }
-    if (m->system32 && is_known_dll(m, base)) {
-      out->rule = CL_RULE_KNOWN_DLL;
-      out->path = join(m, m->system32, base);
-      out->detail =
-          cl_strdup_printf("%s is a KnownDLL: its System32 copy", base);
-      add_step(s, CL_RULE_KNOWN_DLL, CL_STEP_TAKEN, m->system32, out->path,
-               NULL, "taken");
-      free(name);
-      return;
-    }
-  }
-
-  unsigned effective = flags;
-  if (!(effective & CL_SEARCH_MASK) && m->default_search_flags)
-    effective = m->default_search_flags | (flags & ~CL_SEARCH_MASK);
-  if (effective & CL_SEARCH_MASK) {
-    /* "Search order using LOAD_LIBRARY_SEARCH flags". */
-    if (effective & CL_LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)
-      effective |= CL_LOAD_LIBRARY_SEARCH_APPLICATION_DIR |
-                   CL_LOAD_LIBRARY_SEARCH_USER_DIRS |
-                   CL_LOAD_LIBRARY_SEARCH_SYSTEM32;
-    if (effective & CL_LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
-      search_one_folder(s, CL_RULE_DLL_LOAD_DIR, load_dir, name, NULL);
-    if (effective & CL_LOAD_LIBRARY_SEARCH_APPLICATION_DIR)
-      search_one_folder(s, CL_RULE_APP_DIR, m->app_dir, name, NULL);
-    if (effective & CL_LOAD_LIBRARY_SEARCH_USER_DIRS) {
-      for (size_t i = 0; i < m->user_dir_count; ++i)
-        search_one_folder(s, CL_RULE_USER_DIRS, m->user_dirs[i], name,
-                          "AddDllDirectory");
-      search_one_folder(s, CL_RULE_USER_DIRS, m->dll_directory, name,
-                        "SetDllDirectory");
-    }
-    if (effective & CL_LOAD_LIBRARY_SEARCH_SYSTEM32)
-      search_one_folder(s, CL_RULE_SYSTEM32, m->system32, name, NULL);
-  } else {
-    /* "Standard search order for unpackaged apps"; with
-     * LOAD_WITH_ALTERED_SEARCH_PATH the DLL's own folder takes the
-     * application folder's place; SetDllDirectory puts its folder second
-     * and removes the current folder. */
-    if ((flags & CL_LOAD_WITH_ALTERED_SEARCH_PATH) && load_dir)
-      search_one_folder(s, CL_RULE_DLL_LOAD_DIR, load_dir, name, NULL);
+    windows_full_path(s, name);
+  } else if (has_separator(m, name) ||
+             !windows_before_folders(s, name, base_name(m, name))) {
+    unsigned effective = flags;
+    if (!(effective & CL_SEARCH_MASK) && m->default_search_flags)
+      effective = m->default_search_flags | (flags & ~CL_SEARCH_MASK);
+    if (effective & CL_SEARCH_MASK)
+      search_by_flags(s, name, effective, load_dir);
     else
-      search_one_folder(s, CL_RULE_APP_DIR, m->app_dir, name, NULL);
-    if (m->dll_directory)
-      search_one_folder(s, CL_RULE_USER_DIRS, m->dll_directory, name,
-                        "SetDllDirectory");
-    else if (!m->safe_dll_search_mode)
-      search_one_folder(s, CL_RULE_CURRENT_DIR, m->current_dir, name, NULL);
-    search_one_folder(s, CL_RULE_SYSTEM32, m->system32, name, NULL);
-    search_one_folder(s, CL_RULE_SYSTEM, m->system_dir, name, NULL);
-    search_one_folder(s, CL_RULE_WINDOWS_DIR, m->windows_dir, name, NULL);
-    if (!m->dll_directory && m->safe_dll_search_mode)
-      search_one_folder(s, CL_RULE_CURRENT_DIR, m->current_dir, name, NULL);
-    if (m->path) {
-      const char *p = m->path;
-      while (!s->done && !s->failed) {
-        size_t len = strcspn(p, ";");
-        if (len > 0) {
-          char *entry = cl_strndup(p, len);
-          if (!entry) {
-            s->failed = 1;
-            break;
-          }
-          search_one_folder(s, CL_RULE_PATH_VARIABLE, entry, name, "PATH");
-          free(entry);
-        }
-        if (p[len] == '\0')
-          break;
-        p += len + 1;
-      }
-    }
+      search_standard_order(s, name, flags, load_dir);
   }
   free(name);
 }
@@ -1344,6 +1400,56 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
 static char *folder_of(const cl_loader_model *m, const char *path) {
   origin_of o = {path, 0};
   return path ? origin_folder(m, &o) : NULL;
+}
+
+/* A file was found: the loader takes it, unless it is the file of an
+ * object already loaded (glibc compares st_dev/st_ino). */
+static void take_found_file(search *s) {
+  cl_loader_model *m = s->m;
+  cl_resolution *out = s->out;
+  size_t same = is_windows(m) ? SIZE_MAX : loaded_same_file(m, s->taken_file);
+  free(out->path);
+  free(out->detail);
+  out->detail = NULL;
+  if (same != SIZE_MAX) {
+    out->rule = CL_RULE_ALREADY_LOADED;
+    out->loaded_index = same;
+    out->path = cl_strdup(m->loaded[same].path);
+    out->detail = cl_strdup_printf(
+        "%s (found by %s) is the file of the loaded %s", s->taken_file,
+        cl_resolve_rule_name(s->taken_rule), m->loaded[same].path);
+    add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
+             m->loaded[same].path, NULL, "the same file is loaded");
+  } else {
+    out->rule = s->taken_rule;
+    out->path = cl_strdup(s->taken_file);
+    out->detail =
+        s->taken_source
+            ? cl_strdup_printf("%s of %s", cl_resolve_rule_name(s->taken_rule),
+                               s->taken_source)
+            : cl_strdup(cl_resolve_rule_name(s->taken_rule));
+  }
+  if (!out->path || !out->detail)
+    s->failed = 1;
+}
+
+/* Nothing taken: why (a fatal file, only files passed over, none). */
+static void explain_not_found(search *s, const char *name) {
+  cl_resolution *out = s->out;
+  free(out->path);
+  out->path = NULL;
+  free(out->detail);
+  if (s->fatal)
+    out->detail = cl_strdup_printf("the load fails: %s", s->fatal);
+  else if (out->step_count &&
+           out->steps[out->step_count - 1].kind == CL_STEP_SKIPPED &&
+           !is_windows(s->m))
+    out->detail = cl_strdup("not found (files of another ELF class or "
+                            "machine were passed over)");
+  else
+    out->detail = cl_strdup_printf("%s not found", name);
+  if (!out->detail)
+    s->failed = 1;
 }
 
 static int resolve_with(cl_loader_model *m, const cl_requester *req,
@@ -1361,50 +1467,10 @@ static int resolve_with(cl_loader_model *m, const cl_requester *req,
     resolve_windows(&s, name, flags, load_dir);
   else
     resolve_linux(&s, req, name);
-
-  if (!s.failed && out->rule == CL_RULE_NOT_FOUND && s.taken_file) {
-    /* A file was found: the loader takes it, unless it is the file of an
-     * object already loaded (glibc compares st_dev/st_ino). */
-    size_t same = is_windows(m) ? SIZE_MAX : loaded_same_file(m, s.taken_file);
-    free(out->path);
-    free(out->detail);
-    out->detail = NULL;
-    if (same != SIZE_MAX) {
-      out->rule = CL_RULE_ALREADY_LOADED;
-      out->loaded_index = same;
-      out->path = cl_strdup(m->loaded[same].path);
-      out->detail = cl_strdup_printf(
-          "%s (found by %s) is the file of the loaded %s", s.taken_file,
-          cl_resolve_rule_name(s.taken_rule), m->loaded[same].path);
-      add_step(&s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
-               m->loaded[same].path, NULL, "the same file is loaded");
-    } else {
-      out->rule = s.taken_rule;
-      out->path = cl_strdup(s.taken_file);
-      out->detail =
-          s.taken_source
-              ? cl_strdup_printf("%s of %s", cl_resolve_rule_name(s.taken_rule),
-                                 s.taken_source)
-              : cl_strdup(cl_resolve_rule_name(s.taken_rule));
-    }
-    if (!out->path || !out->detail)
-      s.failed = 1;
-  } else if (!s.failed && out->rule == CL_RULE_NOT_FOUND) {
-    free(out->path);
-    out->path = NULL;
-    free(out->detail);
-    if (s.fatal)
-      out->detail = cl_strdup_printf("the load fails: %s", s.fatal);
-    else if (out->step_count &&
-             out->steps[out->step_count - 1].kind == CL_STEP_SKIPPED &&
-             !is_windows(m))
-      out->detail = cl_strdup("not found (files of another ELF class or "
-                              "machine were passed over)");
-    else
-      out->detail = cl_strdup_printf("%s not found", name);
-    if (!out->detail)
-      s.failed = 1;
-  }
+  if (!s.failed && out->rule == CL_RULE_NOT_FOUND && s.taken_file)
+    take_found_file(&s);
+  else if (!s.failed && out->rule == CL_RULE_NOT_FOUND)
+    explain_not_found(&s, name);
   free(s.taken_file);
   free(s.taken_source);
   free(s.fatal);
@@ -1564,6 +1630,128 @@ static int place_object(opener *o, size_t edge, size_t loader,
   return status;
 }
 
+/* A resolution of `name` asked by tree object `from` (SIZE_MAX: the
+ * caller): its edge (which takes how over) and the object it names, mapped
+ * for `loader`. */
+static int add_resolved(opener *o, size_t from, const char *name, int lazy,
+                        size_t loader, cl_resolution *how, size_t *edge) {
+  int status = add_edge(o, from, name, lazy, how, edge);
+  if (status != CUDALOAD_OK) {
+    cl_resolution_free(how);
+    return status;
+  }
+  return place_object(o, *edge, loader, name);
+}
+
+/* The tree indices of one open, in the order they are met, each once. */
+typedef struct object_queue {
+  size_t *items;
+  size_t count, capacity;
+} object_queue;
+
+static int queue_once(object_queue *q, size_t index) {
+  for (size_t i = 0; i < q->count; ++i)
+    if (q->items[i] == index)
+      return CUDALOAD_OK;
+  if (cl_reserve((void **)&q->items, &q->capacity, q->count + 1,
+                 sizeof *q->items) != CUDALOAD_OK)
+    return CUDALOAD_E_NO_MEMORY;
+  q->items[q->count++] = index;
+  return CUDALOAD_OK;
+}
+
+/* Resolve tree object at's DT_NEEDED entry `needed` for it. DSTs in a
+ * DT_NEEDED entry expand for the object naming it (glibc's expand_dst in
+ * _dl_map_object_deps); a name holding '/' after that is taken as given. */
+static int resolve_needed(opener *o, size_t at, const char *needed,
+                          unsigned flags, const char *load_dir,
+                          cl_resolution *how) {
+  cl_loader_model *m = o->m;
+  cl_requester *chain = malloc(o->t->object_count * sizeof *chain);
+  if (!chain)
+    return CUDALOAD_E_NO_MEMORY;
+  const cl_requester *r = requester_of(o, at, chain);
+  char *expanded = NULL;
+  int status = CUDALOAD_OK;
+  if (!is_windows(m) && strchr(needed, '$')) {
+    origin_of og = {o->t->objects[at].path, requester_is_exe(m, r)};
+    expanded = expand_dst(m, needed, &og);
+    if (!expanded)
+      status = CUDALOAD_E_NO_MEMORY;
+  }
+  if (status != CUDALOAD_OK) {
+    /* out of memory: nothing resolved */
+  } else if (expanded && !expanded[0]) {
+    /* A token with no value: "empty dynamic string token substitution",
+     * and the open fails. */
+    memset(how, 0, sizeof *how);
+    how->loaded_index = SIZE_MAX;
+    how->detail =
+        cl_strdup_printf("%s: empty dynamic string token substitution", needed);
+    status = how->detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  } else {
+    status =
+        resolve_with(m, r, expanded ? expanded : needed, flags, load_dir, how);
+  }
+  free(expanded);
+  free(chain);
+  return status;
+}
+
+/* One dependency of tree object at: resolved, recorded as an edge, its
+ * object placed and queued; *missing set when it was not found. */
+static int add_dependency(opener *o, size_t at, const char *needed,
+                          unsigned flags, const char *load_dir,
+                          object_queue *queue, int *missing) {
+  cl_resolution how;
+  int status = resolve_needed(o, at, needed, flags, load_dir, &how);
+  if (status != CUDALOAD_OK)
+    return status;
+  size_t e;
+  status = add_resolved(o, at, needed, 0, at, &how, &e);
+  if (status != CUDALOAD_OK)
+    return status;
+  size_t to = o->t->edges[e].to;
+  if (to == SIZE_MAX) {
+    *missing = 1;
+    return CUDALOAD_OK;
+  }
+  return queue_once(queue, to);
+}
+
+/* glibc's _dl_map_object_deps from tree object first: breadth first, each
+ * object's dependencies resolved for it; *missing set when one was not
+ * found. */
+static int walk_dependencies(opener *o, size_t first, unsigned flags,
+                             const char *load_dir, int *missing) {
+  object_queue queue = {0};
+  int status = queue_once(&queue, first);
+  for (size_t q = 0; q < queue.count && status == CUDALOAD_OK; ++q) {
+    size_t at = queue.items[q];
+    if (o->walked[at])
+      continue;
+    o->walked[at] = 1;
+    if (!o->t->objects[at].readable)
+      continue;
+    for (size_t k = 0;
+         k < o->t->objects[at].info.needed_count && status == CUDALOAD_OK; ++k)
+      status = add_dependency(o, at, o->t->objects[at].info.needed[k], flags,
+                              load_dir, &queue, missing);
+  }
+  free(queue.items);
+  return status;
+}
+
+/* The loader unmaps what a failed open mapped (dlopen fails as a whole). */
+static void undo_open(opener *o, size_t loaded_mark, size_t object_mark) {
+  cl_loader_model *m = o->m;
+  for (size_t i = loaded_mark; i < m->loaded_count; ++i)
+    cl_loaded_object_free(&m->loaded[i]);
+  m->loaded_count = loaded_mark;
+  for (size_t i = object_mark; i < o->t->object_count; ++i)
+    o->t->objects[i].dropped = 1;
+}
+
 /*
  * One open (the object asked for, or a lazy name) and its closure:
  * glibc's _dl_map_object_deps walks a queue that starts with the object
@@ -1585,12 +1773,7 @@ static int open_one(opener *o, const cl_requester *req, size_t from,
   if (status != CUDALOAD_OK)
     return status;
   size_t edge;
-  status = add_edge(o, from, name, lazy, &how, &edge);
-  if (status != CUDALOAD_OK) {
-    cl_resolution_free(&how);
-    return status;
-  }
-  status = place_object(o, edge, SIZE_MAX, name);
+  status = add_resolved(o, from, name, lazy, SIZE_MAX, &how, &edge);
   if (status != CUDALOAD_OK)
     return status;
   if (t->edges[edge].to == SIZE_MAX) {
@@ -1599,105 +1782,20 @@ static int open_one(opener *o, const cl_requester *req, size_t from,
   }
 
   /* Windows: the folder of the DLL opened, for its imports. */
+  const char *opened = t->edges[edge].how.path;
   char *load_dir = NULL;
   if (is_windows(m) &&
       (flags & (CL_LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
                 CL_LOAD_WITH_ALTERED_SEARCH_PATH)) &&
-      is_absolute(m, t->edges[edge].how.path ? t->edges[edge].how.path : ""))
-    load_dir = folder_of(m, t->edges[edge].how.path);
-
-  /* The queue: tree indices of this open, in the order they are met. */
-  size_t *queue = NULL, queue_count = 0, queue_capacity = 0;
-  int fail = 0;
-  if (cl_reserve((void **)&queue, &queue_capacity, 1, sizeof *queue) !=
-      CUDALOAD_OK) {
-    free(load_dir);
-    return CUDALOAD_E_NO_MEMORY;
-  }
-  queue[queue_count++] = t->edges[edge].to;
-  cl_requester *chain = NULL;
-  for (size_t q = 0; q < queue_count && status == CUDALOAD_OK; ++q) {
-    size_t at = queue[q];
-    if (o->walked[at])
-      continue;
-    o->walked[at] = 1;
-    if (!t->objects[at].readable)
-      continue;
-    for (size_t k = 0; k < t->objects[at].info.needed_count; ++k) {
-      free(chain);
-      chain = malloc(t->object_count * sizeof *chain);
-      if (!chain) {
-        status = CUDALOAD_E_NO_MEMORY;
-        break;
-      }
-      /* DSTs in a DT_NEEDED entry expand for the object naming it
-       * (glibc's expand_dst in _dl_map_object_deps); a name holding '/'
-       * after that is taken as given. */
-      const char *needed = t->objects[at].info.needed[k];
-      const cl_requester *r = requester_of(o, at, chain);
-      char *expanded = NULL;
-      if (!is_windows(m) && strchr(needed, '$')) {
-        origin_of og = {t->objects[at].path, requester_is_exe(m, r)};
-        expanded = expand_dst(m, needed, &og);
-        if (!expanded) {
-          status = CUDALOAD_E_NO_MEMORY;
-          break;
-        }
-      }
-      if (expanded && !expanded[0]) {
-        /* A token with no value: "empty dynamic string token
-         * substitution", and the open fails. */
-        memset(&how, 0, sizeof how);
-        how.loaded_index = SIZE_MAX;
-        how.detail = cl_strdup_printf(
-            "%s: empty dynamic string token substitution", needed);
-        status = how.detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
-      } else {
-        status = resolve_with(m, r, expanded ? expanded : needed, flags,
-                              load_dir, &how);
-      }
-      free(expanded);
-      if (status != CUDALOAD_OK)
-        break;
-      size_t e;
-      status = add_edge(o, at, needed, 0, &how, &e);
-      if (status != CUDALOAD_OK) {
-        cl_resolution_free(&how);
-        break;
-      }
-      status = place_object(o, e, at, needed);
-      if (status != CUDALOAD_OK)
-        break;
-      size_t to = t->edges[e].to;
-      if (to == SIZE_MAX) {
-        fail = 1;
-        continue;
-      }
-      int queued = 0;
-      for (size_t i = 0; i < queue_count && !queued; ++i)
-        queued = queue[i] == to;
-      if (!queued) {
-        if (cl_reserve((void **)&queue, &queue_capacity, queue_count + 1,
-                       sizeof *queue) != CUDALOAD_OK) {
-          status = CUDALOAD_E_NO_MEMORY;
-          break;
-        }
-        queue[queue_count++] = to;
-      }
-    }
-  }
-  free(chain);
-  free(queue);
+      is_absolute(m, opened ? opened : ""))
+    load_dir = folder_of(m, opened);
+  int missing = 0;
+  status = walk_dependencies(o, t->edges[edge].to, flags, load_dir, &missing);
   free(load_dir);
   if (status != CUDALOAD_OK)
     return status;
-  if (fail) {
-    /* The loader unmaps what this open mapped (dlopen fails as a whole). */
-    for (size_t i = loaded_mark; i < m->loaded_count; ++i)
-      cl_loaded_object_free(&m->loaded[i]);
-    m->loaded_count = loaded_mark;
-    for (size_t i = object_mark; i < t->object_count; ++i)
-      t->objects[i].dropped = 1;
+  if (missing) {
+    undo_open(o, loaded_mark, object_mark);
     *failed = 1;
   }
   return CUDALOAD_OK;

@@ -150,8 +150,6 @@ static const char *number_too_large(const char *version, size_t *len) {
   return NULL;
 }
 
-/* Parse entry `index` of `count`, [p, end) of the spec `whole`; trims
- * spaces. */
 static int strncasecmp_ascii(const char *a, const char *b, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     int d = tolower((unsigned char)a[i]) - tolower((unsigned char)b[i]);
@@ -161,6 +159,160 @@ static int strncasecmp_ascii(const char *a, const char *b, size_t n) {
   return 0;
 }
 
+/* The comparison at p ("==" before "=", ">=" before ">"): its length, 0
+ * when there is none. */
+static size_t parse_op(const char *p, const char *end, cl_version_op *op) {
+  if (p + 1 < end && p[0] == '=' && p[1] == '=')
+    return *op = CL_OP_EQ, 2;
+  if (p + 1 < end && p[0] == '>' && p[1] == '=')
+    return *op = CL_OP_GE, 2;
+  if (p + 1 < end && p[0] == '<' && p[1] == '=')
+    return *op = CL_OP_LE, 2;
+  if (*p == '=')
+    return *op = CL_OP_EQ, 1;
+  if (*p == '>')
+    return *op = CL_OP_GT, 1;
+  if (*p == '<')
+    return *op = CL_OP_LT, 1;
+  return 0;
+}
+
+/* digits(.digits){0,3} and nothing else; *parts is what cl_version_parse
+ * read. */
+static int well_formed_version(const char *version, size_t vlen, long *out,
+                               int *parts) {
+  *parts = cl_version_parse(version, out);
+  if (*parts <= 0)
+    return 0;
+  for (size_t i = 0; i < vlen; ++i)
+    if (!isdigit((unsigned char)version[i]) && version[i] != '.')
+      return 0;
+  if (version[vlen - 1] == '.' || strstr(version, "..") || version[0] == '.')
+    return 0;
+  int dots = 0;
+  for (size_t i = 0; i < vlen; ++i)
+    dots += version[i] == '.';
+  return dots + 1 == *parts;
+}
+
+/* The version after the comparison, [p, end), into out. */
+static int parse_version(const char *p, const char *end, const char *whole,
+                         cl_requirement *out) {
+  spec_echo w, e;
+  char version[64];
+  size_t vlen = (size_t)(end - p);
+  if (vlen == 0)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": missing version after \"%s\"",
+                   echo_spec(&w, whole), op_text(out->op));
+  if (vlen >= sizeof version)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": version \"%s\" is longer than %u "
+                   "characters, the limit for a version",
+                   echo_spec(&w, whole), echo_of(&e, p, vlen),
+                   (unsigned)sizeof version - 1);
+  memcpy(version, p, vlen);
+  version[vlen] = '\0';
+  int parts;
+  if (!well_formed_version(version, vlen, out->version, &parts))
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": \"%s\" is not a version (expected "
+                   "up to four numbers separated by dots, such as 8 or "
+                   "8.9.7)",
+                   echo_spec(&w, whole), version);
+  /* cl_version_parse clamps what it cannot hold; a requirement must not
+   * silently become another one ("cudnn=9999999999999999999" would ask
+   * for cuDNN 999999999). */
+  size_t big_len;
+  const char *big = number_too_large(version, &big_len);
+  if (big)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": version number %.*s is larger "
+                   "than %ld, the largest a version number may be",
+                   echo_spec(&w, whole), (int)big_len, big,
+                   CL_VERSION_PART_MAX);
+  out->version_parts = parts;
+  return CUDALOAD_OK;
+}
+
+/* What follows the name, [p, end): nothing (any version), or a comparison
+ * and a version. */
+static int parse_constraint(const char *p, const char *end, const char *whole,
+                            const char *name, size_t name_len,
+                            cl_requirement *out) {
+  while (p < end && isspace((unsigned char)*p))
+    ++p;
+  if (p == end) {
+    out->op = CL_OP_ANY;
+    return CUDALOAD_OK;
+  }
+  size_t op_len = parse_op(p, end, &out->op);
+  if (!op_len) {
+    spec_echo w, n, e;
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": expected =, ==, >=, >, <= or < "
+                   "after \"%s\", found \"%s\"",
+                   echo_spec(&w, whole), echo_of(&n, name, name_len),
+                   echo_of(&e, p, (size_t)(end - p)));
+  }
+  p += op_len;
+  while (p < end && isspace((unsigned char)*p))
+    ++p;
+  return parse_version(p, end, whole, out);
+}
+
+/* The requirement's canonical text ("cudnn>=8.9"), into out->text. */
+static int set_requirement_text(const char *whole, int pin,
+                                cl_requirement *out) {
+  char text[128];
+  int n = snprintf(text, sizeof text, "%s%s", pin ? "cuda" : out->entry->family,
+                   op_text(out->op));
+  for (int i = 0; i < out->version_parts && n > 0 && (size_t)n < sizeof text;
+       ++i)
+    n += snprintf(text + n, sizeof text - (size_t)n, i ? ".%ld" : "%ld",
+                  out->version[i]);
+  out->text = cl_strdup(text);
+  spec_echo w;
+  return out->text ? CUDALOAD_OK
+                   : cl_fail(CUDALOAD_E_NO_MEMORY,
+                             "requirement \"%s\": out of memory",
+                             echo_spec(&w, whole));
+}
+
+/* The catalog's example requirements ("cudart, cublas, ... npp or
+ * cutensor"): each entry marked spec_example, by its group or else its
+ * family lower-cased, as a spec names it, each once. */
+static const char *example_names(char *out, size_t size) {
+  size_t count, len = 0;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  const char *names[64];
+  size_t n = 0;
+  for (size_t i = 0; i < count && n < sizeof names / sizeof names[0]; ++i) {
+    if (!all[i].spec_example)
+      continue;
+    const char *name = all[i].group ? all[i].group : all[i].family;
+    int seen = 0;
+    for (size_t k = 0; k < n && !seen; ++k)
+      seen = strcmp(names[k], name) == 0;
+    if (!seen)
+      names[n++] = name;
+  }
+  out[0] = '\0';
+  for (size_t k = 0; k < n && len < size; ++k) {
+    int w = snprintf(out + len, size - len, "%s%s",
+                     k == 0       ? ""
+                     : k + 1 == n ? " or "
+                                  : ", ",
+                     names[k]);
+    if (w < 0)
+      break;
+    len += (size_t)w;
+  }
+  return out;
+}
+
+/* Parse entry `index` of `count`, [p, end) of the spec `whole`; trims
+ * spaces. */
 static int parse_one(const char *p, const char *end, const char *whole,
                      size_t index, size_t count, cl_requirement *out) {
   spec_echo w, e;
@@ -184,89 +336,18 @@ static int parse_one(const char *p, const char *end, const char *whole,
   out->entry = family_main(name, name_len, &out->group);
   /* "cuda=12" pins the plan's CUDA major (no library of its own). */
   int pin = name_len == 4 && strncasecmp_ascii(name, "cuda", 4) == 0;
-  if (!out->entry && !pin)
+  if (!out->entry && !pin) {
+    char examples[256];
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": unknown library \"%s\" (expected "
-                   "a library such as cudart, cublas, cudnn, nvrtc, "
-                   "nvjitlink, cufft, curand, cusparse, cusolver, nccl, "
-                   "cupti, nvjpeg, npp or cutensor (docs/scan-contract.md "
-                   "lists them all); or cuda=MAJOR)",
-                   echo_spec(&w, whole), echo_of(&e, name, name_len));
-  while (p < end && isspace((unsigned char)*p))
-    ++p;
-  if (p == end) {
-    out->op = CL_OP_ANY;
-  } else {
-    if (p + 1 < end && p[0] == '=' && p[1] == '=')
-      out->op = CL_OP_EQ, p += 2;
-    else if (p + 1 < end && p[0] == '>' && p[1] == '=')
-      out->op = CL_OP_GE, p += 2;
-    else if (p + 1 < end && p[0] == '<' && p[1] == '=')
-      out->op = CL_OP_LE, p += 2;
-    else if (*p == '=')
-      out->op = CL_OP_EQ, p += 1;
-    else if (*p == '>')
-      out->op = CL_OP_GT, p += 1;
-    else if (*p == '<')
-      out->op = CL_OP_LT, p += 1;
-    else {
-      spec_echo n;
-      return cl_fail(CUDALOAD_E_BAD_SPEC,
-                     "requirement \"%s\": expected =, ==, >=, >, <= or < "
-                     "after \"%s\", found \"%s\"",
-                     echo_spec(&w, whole), echo_of(&n, name, name_len),
-                     echo_of(&e, p, (size_t)(end - p)));
-    }
-    while (p < end && isspace((unsigned char)*p))
-      ++p;
-    char version[64];
-    size_t vlen = (size_t)(end - p);
-    if (vlen == 0)
-      return cl_fail(CUDALOAD_E_BAD_SPEC,
-                     "requirement \"%s\": missing version after \"%s\"",
-                     echo_spec(&w, whole), op_text(out->op));
-    if (vlen >= sizeof version)
-      return cl_fail(CUDALOAD_E_BAD_SPEC,
-                     "requirement \"%s\": version \"%s\" is longer than %u "
-                     "characters, the limit for a version",
-                     echo_spec(&w, whole), echo_of(&e, p, vlen),
-                     (unsigned)sizeof version - 1);
-    memcpy(version, p, vlen);
-    version[vlen] = '\0';
-    /* digits(.digits){0,3} and nothing else */
-    int parts = cl_version_parse(version, out->version);
-    int well_formed = parts > 0;
-    for (size_t i = 0; well_formed && i < vlen; ++i)
-      if (!isdigit((unsigned char)version[i]) && version[i] != '.')
-        well_formed = 0;
-    if (well_formed && (version[vlen - 1] == '.' || strstr(version, "..") ||
-                        version[0] == '.'))
-      well_formed = 0;
-    if (well_formed) {
-      int dots = 0;
-      for (size_t i = 0; i < vlen; ++i)
-        dots += version[i] == '.';
-      well_formed = dots + 1 == parts;
-    }
-    if (!well_formed)
-      return cl_fail(CUDALOAD_E_BAD_SPEC,
-                     "requirement \"%s\": \"%s\" is not a version (expected "
-                     "up to four numbers separated by dots, such as 8 or "
-                     "8.9.7)",
-                     echo_spec(&w, whole), version);
-    /* cl_version_parse clamps what it cannot hold; a requirement must not
-     * silently become another one ("cudnn=9999999999999999999" would ask
-     * for cuDNN 999999999). */
-    size_t big_len;
-    const char *big = number_too_large(version, &big_len);
-    if (big)
-      return cl_fail(CUDALOAD_E_BAD_SPEC,
-                     "requirement \"%s\": version number %.*s is larger "
-                     "than %ld, the largest a version number may be",
-                     echo_spec(&w, whole), (int)big_len, big,
-                     CL_VERSION_PART_MAX);
-    out->version_parts = parts;
+                   "a library such as %s (docs/scan-contract.md lists them "
+                   "all); or cuda=MAJOR)",
+                   echo_spec(&w, whole), echo_of(&e, name, name_len),
+                   example_names(examples, sizeof examples));
   }
+  int status = parse_constraint(p, end, whole, name, name_len, out);
+  if (status != CUDALOAD_OK)
+    return status;
   if (pin && (out->op != CL_OP_EQ || out->version_parts != 1 ||
               out->version[0] < 1 || out->version[0] > 99))
     return cl_fail(CUDALOAD_E_BAD_SPEC,
@@ -274,18 +355,7 @@ static int parse_one(const char *p, const char *end, const char *whole,
                    "cuda=12 (it chooses which CUDA major's libraries the plan "
                    "takes)",
                    echo_spec(&w, whole));
-  char text[128];
-  int n = snprintf(text, sizeof text, "%s%s", pin ? "cuda" : out->entry->family,
-                   op_text(out->op));
-  for (int i = 0; i < out->version_parts && n > 0 && (size_t)n < sizeof text;
-       ++i)
-    n += snprintf(text + n, sizeof text - (size_t)n, i ? ".%ld" : "%ld",
-                  out->version[i]);
-  out->text = cl_strdup(text);
-  return out->text ? CUDALOAD_OK
-                   : cl_fail(CUDALOAD_E_NO_MEMORY,
-                             "requirement \"%s\": out of memory",
-                             echo_spec(&w, whole));
+  return set_requirement_text(whole, pin, out);
 }
 
 /* The cuda=MAJOR pin among reqs (0: none); CUDALOAD_E_BAD_SPEC when two

@@ -43,7 +43,7 @@
   {                                                                            \
     .name = n, .family = n, .min_major = 11, .max_major = 13,                  \
     .linux_names = {"lib" n ".so.%M%V"}, .windows_names = {n "64_%M.dll"},     \
-    .same_as_cuda = 1, .group = "npp", .header = "npp.h"                       \
+    .same_as_cuda = 1, .group = "npp", .header = "npp.h", .spec_example = 1    \
   }
 /* A library with its own ABI majors, whose names do not tell a CUDA major;
  * its family is its name. */
@@ -57,6 +57,7 @@
 
 static const cl_catalog_entry catalog[] = {
     {.name = "cudart",
+     .spec_example = 1,
      .header = "cuda_runtime.h",
      .family = "cudart",
      .min_major = 11,
@@ -68,6 +69,7 @@ static const cl_catalog_entry catalog[] = {
      .version_header = "cuda_runtime_api.h",
      .version_macros = {"CUDART_VERSION"}},
     {.name = "cublas",
+     .spec_example = 1,
      .header = "cublas_v2.h",
      .family = "cublas",
      .min_major = 11,
@@ -88,6 +90,7 @@ static const cl_catalog_entry catalog[] = {
      .same_as_cuda = 1,
      .required_beside_main = 1},
     {.name = "cudnn",
+     .spec_example = 1,
      .header = "cudnn.h",
      .family = "cudnn",
      .min_major = 8,
@@ -115,6 +118,7 @@ static const cl_catalog_entry catalog[] = {
     CUDNN_SUB("engines_tensor_ir", 9, 0),
     CUDNN_SUB("ext", 9, 0),
     {.name = "nvrtc",
+     .spec_example = 1,
      .header = "nvrtc.h",
      .family = "nvrtc",
      .min_major = 11,
@@ -124,6 +128,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"nvrtc64_%M%m_0.dll"},
      .same_as_cuda = 1},
     {.name = "nvJitLink",
+     .spec_example = 1,
      .header = "nvJitLink.h",
      .family = "nvjitlink",
      .min_major = 12,
@@ -132,6 +137,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"nvJitLink_%M%m_0.dll"},
      .same_as_cuda = 1},
     {.name = "cufft",
+     .spec_example = 1,
      .header = "cufft.h",
      .family = "cufft",
      .min_major = 10,
@@ -143,6 +149,7 @@ static const cl_catalog_entry catalog[] = {
      * is a name NVIDIA's cuda-pathfinder already looks for, of no release
      * yet: its CUDA major is not known. */
     {.name = "curand",
+     .spec_example = 1,
      .header = "curand.h",
      .family = "curand",
      .min_major = 10,
@@ -152,6 +159,7 @@ static const cl_catalog_entry catalog[] = {
     /* cuSPARSE 12 ships with CUDA 12 and 13; cuSOLVER 11 with CUDA 11 and
      * 12: the name alone cannot tell those apart. */
     {.name = "cusparse",
+     .spec_example = 1,
      .header = "cusparse.h",
      .family = "cusparse",
      .min_major = 11,
@@ -160,6 +168,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cusparse64_%M.dll"},
      .cuda_of_major = {{11, 11}}},
     {.name = "cusolver",
+     .spec_example = 1,
      .header = "cusolverDn.h",
      .family = "cusolver",
      .min_major = 11,
@@ -168,6 +177,7 @@ static const cl_catalog_entry catalog[] = {
      .windows_names = {"cusolver64_%M.dll"},
      .cuda_of_major = {{12, 13}}},
     {.name = "nccl",
+     .spec_example = 1,
      .header = "nccl.h",
      .family = "nccl",
      .min_major = 2,
@@ -175,6 +185,7 @@ static const cl_catalog_entry catalog[] = {
      .linux_names = {"libnccl.so.%M%V"}},
     /* CUPTI on Windows is named after its own year-based version. */
     {.name = "cupti",
+     .spec_example = 1,
      .header = "cupti.h",
      .family = "cupti",
      .min_major = 11,
@@ -228,6 +239,7 @@ static const cl_catalog_entry catalog[] = {
      .linux_names = {"libnvvm.so.%M%V", "libnvvm.so"},
      .windows_names = {"nvvm64_%M%m_0.dll", "nvvm%M0.dll", "nvvm64.dll"}},
     {.name = "nvjpeg",
+     .spec_example = 1,
      .header = "nvjpeg.h",
      .family = "nvjpeg",
      .min_major = 11,
@@ -268,7 +280,13 @@ static const cl_catalog_entry catalog[] = {
      .linux_names = {"libcusparseLt.so.%M%V"},
      /* The CUDA 13 wheel's DLL is named after its CUDA major. */
      .windows_names = {"cusparseLt.dll", "cusparseLt_13.dll"}},
-    FIXED_ABI("cutensor", 2, 2, "libcutensor.so.%M%V", "cutensor.dll"),
+    {.name = "cutensor",
+     .family = "cutensor",
+     .min_major = 2,
+     .max_major = 2,
+     .linux_names = {"libcutensor.so.%M%V"},
+     .windows_names = {"cutensor.dll"},
+     .spec_example = 1},
     FIXED_ABI("cutensorMg", 2, 2, "libcutensorMg.so.%M%V", "cutensorMg.dll"),
     FIXED_ABI("cutensorMp", 2, 2, "libcutensorMp.so.%M%V", NULL),
     /* cuQuantum (site-packages/cuquantum/lib). */

@@ -71,6 +71,10 @@ typedef struct cl_catalog_entry {
    * 12040 is 12.4). NULL for none (toolkit_headers.c reads them). */
   const char *version_header;
   const char *version_macros[3];
+  /* 1: named (by its group, else its family) among the examples the
+   * message for an unknown requirement gives, in table order (spec.c):
+   * the libraries programs require most, not all of them. */
+  int spec_example;
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {
