@@ -588,6 +588,13 @@ CUDALOAD_API const char *cudaload_env_name(void);
  */
 CUDALOAD_API const char *cudaload_env_compose(cudaload_ctx *ctx,
                                               const char *current);
+/** As cudaload_env_compose(), with its status (CUDALOAD_1.1): CUDALOAD_OK
+ *  and *value (owned by ctx), or CUDALOAD_E_INSECURE for a planned folder
+ *  whose name holds the separator, CUDALOAD_E_NO_MEMORY, or the plan's own
+ *  failure, with *value NULL and the last error set. An unsatisfied
+ *  requirement is no failure here: the value holds the folders planned. */
+CUDALOAD_API int cudaload_env_value(cudaload_ctx *ctx, const char *current,
+                                    const char **value);
 
 /**
  * Set the composed value in this process's environment. On Linux that

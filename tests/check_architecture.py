@@ -11,6 +11,9 @@
    circle, and no stage needs a later one (common, core, binary, scan, load,
    probe, report). The seam may be called by any stage and may call the data
    functions of the stage it serves, never around a circle.
+4. The tool uses the library as users do: tools/ includes the public header
+   and its own, plus the few utilities it shares with the library for
+   showing text and paths (TOOL_UTILITIES), none of the library's stages.
 
 Usage: check_architecture.py --source REPO [--objects OBJ;OBJ;...] [--nm NM]
 Exit status 0 when the shape holds, 1 with each violation named otherwise.
@@ -28,6 +31,9 @@ SEAM = ["os", "posix", "win32"]
 LIB_FILES = {"CMakeLists.txt", "cudaload.def", "cudaload.map",
              "cudaload.rc.in"}
 OS_SWITCH = "os/platform.h"
+# What the tool may include besides cudaload.h and its own cli*.h: escaping
+# for a terminal, UTF-8 <-> UTF-16 and absolute paths for its arguments.
+TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h"}
 
 
 def check_platform_rule(lib, problems):
@@ -59,6 +65,25 @@ def check_folders(lib, problems):
                                 f"nor the seam ({', '.join(SEAM)})")
         elif name not in LIB_FILES:
             problems.append(f"lib/{name}: a file outside the stage folders")
+
+
+def check_tool_includes(tools, problems):
+    include = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    for name in sorted(os.listdir(tools)):
+        if not name.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(tools, name), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                m = include.match(line)
+                if not m:
+                    continue
+                header = m.group(1)
+                if header == "cudaload.h" or header.startswith("cli"):
+                    continue
+                if header not in TOOL_UTILITIES:
+                    problems.append(
+                        f"tools/{name}:{number}: includes {header}; the tool "
+                        f"uses the public API (include/cudaload.h)")
 
 
 def symbols(nm, obj):
@@ -153,7 +178,8 @@ def main():
     problems = []
     check_platform_rule(lib, problems)
     check_folders(lib, problems)
-    summary = "platform rule and folders checked"
+    check_tool_includes(os.path.join(args.source, "tools"), problems)
+    summary = "platform rule, folders and the tool's includes checked"
     objects = [o for o in args.objects.split(";") if o]
     if objects:
         files, edges = check_layers(objects, args.nm, problems)

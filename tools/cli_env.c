@@ -4,7 +4,6 @@
  * program with it set, so it finds its libraries at process start).
  */
 #include "cli.h"
-#include "load/env.h"
 #include "cudaload.h"
 
 #include <stdio.h>
@@ -190,7 +189,7 @@ static char *current_value(void) {
  * for a requirement with no usable library). */
 static int compose(const char *cmd, cudaload_ctx *ctx, const char **value) {
   char *current = current_value();
-  int status = cl_env_compose(ctx, current, value);
+  int status = cudaload_env_value(ctx, current, value);
   free(current);
   if (status == CUDALOAD_OK)
     return EXIT_OK;

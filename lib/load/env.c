@@ -78,12 +78,14 @@ static int refuse_separator(const char *folder) {
       folder, cudaload_env_name(), CL_LIST_SEP);
 }
 
-int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
-  *value = NULL;
+int cudaload_env_value(cudaload_ctx *ctx, const char *current,
+                       const char **value) {
   cl_clear_error();
-  if (!ctx)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_env_compose: NULL ctx");
+  if (value)
+    *value = NULL;
+  if (!ctx || !value)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_value: NULL %s",
+                   ctx ? "value" : "ctx");
   if (!ctx->planned) {
     int rc = cudaload_plan(ctx, 0);
     if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
@@ -122,8 +124,12 @@ int cl_env_compose(cudaload_ctx *ctx, const char *current, const char **value) {
 }
 
 const char *cudaload_env_compose(cudaload_ctx *ctx, const char *current) {
-  const char *value;
-  cl_env_compose(ctx, current, &value);
+  const char *value = NULL;
+  if (!ctx) {
+    cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_compose: NULL ctx");
+    return NULL;
+  }
+  cudaload_env_value(ctx, current, &value);
   return value;
 }
 
@@ -133,7 +139,7 @@ int cudaload_env_apply(cudaload_ctx *ctx) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_apply: NULL ctx");
   char *current = cl_os_getenv(cudaload_env_name());
   const char *value;
-  int status = cl_env_compose(ctx, current, &value);
+  int status = cudaload_env_value(ctx, current, &value);
   free(current);
   if (status != CUDALOAD_OK)
     return status;

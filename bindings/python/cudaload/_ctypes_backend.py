@@ -181,6 +181,7 @@ def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
         "cudaload_inspect_report": (_int, [ctypes.POINTER(ctypes.c_char_p), _size, _int, _uint,
                                            ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_env_warnings": (_int, [_ctx, ctypes.POINTER(ctypes.c_size_t)]),
+        "cudaload_env_value": (_int, [_ctx, _str, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_explain_files": (_int, [_ctx, ctypes.POINTER(ctypes.c_char_p), _size, _uint,
                                           ctypes.POINTER(_explain)]),
         "cudaload_explain_pid": (_int, [_ctx, ctypes.c_long, ctypes.POINTER(_explain)]),
