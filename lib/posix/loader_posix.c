@@ -125,6 +125,33 @@ static int refuse_special_file(const char *path) {
   return 1;
 }
 
+/* dlopen's flags for mode, RTLD_DEEPBIND not yet among them: *deepbind
+ * says whether it is wanted (and this libc has it). */
+static int open_flags(cl_open_mode mode, int *deepbind) {
+  int flags = RTLD_NOW;
+  switch (mode) {
+  case CL_OPEN_GLOBAL:
+    flags |= RTLD_GLOBAL;
+    break;
+  case CL_OPEN_DEEPBIND:
+    flags |= RTLD_LOCAL;
+#ifdef RTLD_DEEPBIND
+    *deepbind = 1;
+#else
+    /* RTLD_DEEPBIND is a glibc extension; musl and the BSDs lack it. The
+     * library is opened LOCAL, and cl_os_loader_symbol_provider then reports
+     * the global-scope-first binding it really gets. */
+    (void)deepbind;
+#endif
+    break;
+  case CL_OPEN_LOCAL:
+  default:
+    flags |= RTLD_LOCAL;
+    break;
+  }
+  return flags;
+}
+
 void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   if (!path || !path[0]) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
@@ -134,27 +161,8 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   if (refuse_special_file(path))
     return NULL;
 
-  int flags = RTLD_NOW;
   int deepbind = 0;
-  switch (mode) {
-  case CL_OPEN_GLOBAL:
-    flags |= RTLD_GLOBAL;
-    break;
-  case CL_OPEN_DEEPBIND:
-    flags |= RTLD_LOCAL;
-#ifdef RTLD_DEEPBIND
-    deepbind = 1;
-#else
-    /* RTLD_DEEPBIND is a glibc extension; musl and the BSDs lack it. The
-     * library is opened LOCAL, and cl_os_loader_symbol_provider then reports
-     * the global-scope-first binding it really gets. */
-#endif
-    break;
-  case CL_OPEN_LOCAL:
-  default:
-    flags |= RTLD_LOCAL;
-    break;
-  }
+  int flags = open_flags(mode, &deepbind);
 
 #ifdef RTLD_DEEPBIND
   if (deepbind) {
