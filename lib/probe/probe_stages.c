@@ -309,6 +309,19 @@ static int has_separator(const char *path) {
 }
 
 /* 1: the driver library and its functions. */
+/* The driver's file for the result: where the loader found the library it
+ * opened by name, or the canonical form of the path given; NULL when
+ * neither is known (the choice is then shown as given), which is an
+ * answer, so the caller's last error is kept. */
+static char *driver_file(const char *choice, int by_name) {
+  if (by_name)
+    return cl_os_loader_find_loaded(choice); /* sets no error */
+  char *saved = cl_save_error();
+  char *path = cl_os_real_path(choice);
+  cl_restore_error(saved);
+  return path;
+}
+
 static int stage_driver(probe_run *run) {
   stage_begin(run);
   char *choice = cl_probe_driver_choice(run->ctx);
@@ -339,9 +352,7 @@ static int stage_driver(probe_run *run) {
       stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_NO_DRIVER, "%s", cudaload_last_error());
     } else {
-      char *path =
-          by_name ? cl_os_loader_find_loaded(choice) : cl_os_real_path(choice);
-      cl_clear_error();
+      char *path = driver_file(choice, by_name);
       free(run->p->driver_path);
       run->p->driver_path = path ? path : cl_strdup(choice);
       if (!run->p->driver_path)
@@ -693,6 +704,8 @@ static void ensure_preloaded(probe_run *run) {
    * from testing the cuBLAS that is there. */
   if (cudaload_preload(run->ctx, CUDALOAD_PRELOAD_PARTIAL) != CUDALOAD_OK)
     run->preload_error = cl_strdup(cudaload_last_error());
+  /* The preload's error is kept in preload_error and told in the stages'
+   * messages; the run goes on without it. */
   cl_clear_error();
 }
 
@@ -735,7 +748,7 @@ static void *requirement_handle(probe_run *run, size_t stage, size_t r,
       stage_end(run, stage, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_LIBRARY_FAILED, "%s: %s", req->text,
                 cudaload_last_error());
-      cl_clear_error();
+      cl_clear_error(); /* told in the stage's message; the run goes on */
       return NULL;
     }
     *path_out = path;
@@ -1116,6 +1129,8 @@ int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
   }
   release_context(&run);
   free(run.preload_error);
+  /* What failed is told in the stages' messages (the driver's open among
+   * them); the run itself succeeded, so no error is left behind. */
   cl_clear_error();
   cl_probe_conclude(p, run.reason);
   return run.out_of_memory ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
