@@ -809,8 +809,12 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
-   * over; its error text is replaced when the scan ends. */
-  if (to_win_path(path, &wide) != CUDALOAD_OK) {
+   * over; "cannot tell" is then the answer, and the caller's last error is
+   * kept. */
+  char *saved = cl_save_error();
+  int status = to_win_path(path, &wide);
+  cl_restore_error(saved);
+  if (status != CUDALOAD_OK) {
     free(wide);
     return 0;
   }
