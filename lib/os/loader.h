@@ -58,7 +58,7 @@ void *cl_os_loader_symbol(void *handle, const char *name);
  * (a SONAME such as "libcudnn.so.8", or a DLL base name such as
  * "cudnn64_8.dll"), malloc'ed; NULL when it has none. Never loads or opens
  * a library (Linux: cl_os_loader_find_loaded_by_soname; Windows:
- * GetModuleHandleW + GetModuleFileNameW).
+ * GetModuleHandleW + GetModuleFileNameW). Sets no error.
  */
 char *cl_os_loader_find_loaded(const char *name);
 
@@ -71,7 +71,7 @@ char *cl_os_loader_find_loaded(const char *name);
  * (and blocks on a FIFO among) the candidates, it opens no file.
  * Its canonical path, malloc'ed, or NULL. Windows: as
  * cl_os_loader_find_loaded. Implemented with the loader model's host facts
- * (lib/posix/resolve_posix.c, lib/win32/resolve_win32.c).
+ * (lib/posix/resolve_posix.c, lib/win32/resolve_win32.c). Sets no error.
  */
 char *cl_os_loader_find_loaded_by_soname(const char *name);
 

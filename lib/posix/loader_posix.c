@@ -106,15 +106,20 @@ static const char *reason_without_path(const char *reason, const char *path) {
  */
 static int refuse_special_file(const char *path) {
   cl_file *file = NULL;
+  /* The reader's "cannot open" is no failure here: the caller's last error
+   * is kept, and only a refusal writes one. */
+  char *saved = cl_save_error();
   int status = cl_os_file_open(path, &file, NULL);
   if (status == CUDALOAD_OK) {
     cl_os_file_close(file);
+    cl_restore_error(saved);
     return 0;
   }
   if (status != CUDALOAD_E_NOT_A_FILE) {
-    cl_clear_error();
+    cl_restore_error(saved);
     return 0;
   }
+  free(saved);
   /* cl_os_file_open said "<path>: not a regular file (a FIFO)". */
   char *what = cl_strdup(cudaload_last_error());
   cl_fail(CUDALOAD_E_LOAD_FAILED,
@@ -123,6 +128,33 @@ static int refuse_special_file(const char *path) {
           what ? what : path);
   free(what);
   return 1;
+}
+
+/* dlopen's flags for mode, RTLD_DEEPBIND not yet among them: *deepbind
+ * says whether it is wanted (and this libc has it). */
+static int open_flags(cl_open_mode mode, int *deepbind) {
+  int flags = RTLD_NOW;
+  switch (mode) {
+  case CL_OPEN_GLOBAL:
+    flags |= RTLD_GLOBAL;
+    break;
+  case CL_OPEN_DEEPBIND:
+    flags |= RTLD_LOCAL;
+#ifdef RTLD_DEEPBIND
+    *deepbind = 1;
+#else
+    /* RTLD_DEEPBIND is a glibc extension; musl and the BSDs lack it. The
+     * library is opened LOCAL, and cl_os_loader_symbol_provider then reports
+     * the global-scope-first binding it really gets. */
+    (void)deepbind;
+#endif
+    break;
+  case CL_OPEN_LOCAL:
+  default:
+    flags |= RTLD_LOCAL;
+    break;
+  }
+  return flags;
 }
 
 void *cl_os_loader_open(const char *path, cl_open_mode mode) {
@@ -134,27 +166,8 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   if (refuse_special_file(path))
     return NULL;
 
-  int flags = RTLD_NOW;
   int deepbind = 0;
-  switch (mode) {
-  case CL_OPEN_GLOBAL:
-    flags |= RTLD_GLOBAL;
-    break;
-  case CL_OPEN_DEEPBIND:
-    flags |= RTLD_LOCAL;
-#ifdef RTLD_DEEPBIND
-    deepbind = 1;
-#else
-    /* RTLD_DEEPBIND is a glibc extension; musl and the BSDs lack it. The
-     * library is opened LOCAL, and cl_os_loader_symbol_provider then reports
-     * the global-scope-first binding it really gets. */
-#endif
-    break;
-  case CL_OPEN_LOCAL:
-  default:
-    flags |= RTLD_LOCAL;
-    break;
-  }
+  int flags = open_flags(mode, &deepbind);
 
 #ifdef RTLD_DEEPBIND
   if (deepbind) {

@@ -393,9 +393,9 @@ static void set_nonblocking(int fd) {
     fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
-int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
-                          cudaload_probe *p) {
-  int report[2], control[2];
+/* The report pipe and the control socket pair, neither leaking into
+ * programs the host starts meanwhile; the last error set on failure. */
+static int open_channels(int report[2], int control[2]) {
   if (pipe(report) != 0)
     return cl_fail_os(CUDALOAD_E_IO, (unsigned long)errno,
                       "cudaload_probe_run: cannot make a pipe for the probe "
@@ -408,11 +408,90 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
                       "cudaload_probe_run: cannot make a socket pair for the "
                       "probe process");
   }
-  /* None of them leaks into programs the host starts meanwhile. */
   set_cloexec(report[0]);
   set_cloexec(report[1]);
   set_cloexec(control[0]);
   set_cloexec(control[1]);
+  return CUDALOAD_OK;
+}
+
+/* Read the report until the keeper ends, the report floods or the deadline
+ * passes (*timed_out), then what the pipe holds, and close it. Returns the
+ * keeper's state at the end. */
+static enum keeper_state read_report(pid_t keeper, int report_fd,
+                                     double deadline, received *r,
+                                     int *timed_out) {
+  enum keeper_state state;
+  while ((state = keeper_state(keeper)) == KEEPER_RUNNING && !r->flooded) {
+    double left = deadline - cl_os_clock_ms();
+    if (left <= 0) {
+      *timed_out = 1;
+      break;
+    }
+    /* After the end of file the pipe is not polled (it would report
+     * POLLHUP at once, for ever); the step is then a plain sleep. */
+    struct pollfd report_ready = {r->ended ? -1 : report_fd, POLLIN, 0};
+    poll(&report_ready, 1, left < 10 ? (int)left + 1 : 10);
+    if (report_ready.revents)
+      drain(report_fd, r);
+  }
+  /* What is in the pipe now was written before the deadline (or before
+   * the prober ended); nothing later counts. */
+  drain(report_fd, r);
+  close(report_fd);
+  return state;
+}
+
+/* Stop a keeper that still runs (its word, then its group's kill), kill
+ * what is left in its group and reap it. Returns the keeper's wait status,
+ * or -1 when it was not reaped here. */
+static int stop_keeper(pid_t keeper, int control_fd, enum keeper_state state) {
+  if (state == KEEPER_RUNNING) {
+    shutdown(control_fd, SHUT_WR); /* the keeper's word to kill */
+    state = wait_for_keeper(keeper, KEEPER_GRACE_MS);
+    if (state == KEEPER_RUNNING) {
+      /* A keeper that does not end: its group goes, and it with it. */
+      kill(-keeper, SIGKILL);
+      kill(keeper, SIGKILL);
+      state = wait_for_keeper(keeper, KEEPER_GRACE_MS);
+    }
+  }
+  int keeper_status = -1;
+  if (state == KEEPER_ENDED) {
+    /* Whatever of the prober's is left in the group (all of it, where the
+     * keeper is no subreaper): the keeper's zombie still holds the id. */
+    kill(-keeper, SIGKILL);
+    while (waitpid(keeper, &keeper_status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  /* A keeper that still runs (stuck in the kernel) is left unreaped: the
+   * caller is not held hostage to it. */
+  return keeper_status;
+}
+
+/* How the prober ended, for a report that is not complete: "" when the
+ * keeper could not tell. */
+static void describe_end(int prober_status, int keeper_status, char *how,
+                         size_t size) {
+  if (prober_status != -1 && WIFSIGNALED(prober_status)) {
+    int signal_number = WTERMSIG(prober_status);
+    snprintf(how, size, "died from signal %d (%s)", signal_number,
+             strsignal(signal_number));
+  } else if (prober_status != -1 && WIFEXITED(prober_status)) {
+    snprintf(how, size, "exited with status %d before it finished",
+             WEXITSTATUS(prober_status));
+  } else if (keeper_status != -1 && WIFEXITED(keeper_status) &&
+             WEXITSTATUS(keeper_status) == KEEPER_NO_PROBER) {
+    snprintf(how, size, "could not be started (fork failed)");
+  }
+}
+
+int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
+                          cudaload_probe *p) {
+  int report[2], control[2];
+  int status = open_channels(report, control);
+  if (status != CUDALOAD_OK)
+    return status;
   fflush(NULL); /* buffered output must not be written twice */
   pid_t keeper = fork();
   if (keeper < 0) {
@@ -440,47 +519,10 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
   received r;
   memset(&r, 0, sizeof r);
   double started = cl_os_clock_ms();
-  double deadline = started + timeout_s * 1000.0;
   int timed_out = 0;
-  enum keeper_state state;
-  while ((state = keeper_state(keeper)) == KEEPER_RUNNING && !r.flooded) {
-    double left = deadline - cl_os_clock_ms();
-    if (left <= 0) {
-      timed_out = 1;
-      break;
-    }
-    /* After the end of file the pipe is not polled (it would report
-     * POLLHUP at once, for ever); the step is then a plain sleep. */
-    struct pollfd report_ready = {r.ended ? -1 : report[0], POLLIN, 0};
-    poll(&report_ready, 1, left < 10 ? (int)left + 1 : 10);
-    if (report_ready.revents)
-      drain(report[0], &r);
-  }
-  /* What is in the pipe now was written before the deadline (or before
-   * the prober ended); nothing later counts. */
-  drain(report[0], &r);
-  close(report[0]);
-
-  if (state == KEEPER_RUNNING) {
-    shutdown(control[0], SHUT_WR); /* the keeper's word to kill */
-    state = wait_for_keeper(keeper, KEEPER_GRACE_MS);
-    if (state == KEEPER_RUNNING) {
-      /* A keeper that does not end: its group goes, and it with it. */
-      kill(-keeper, SIGKILL);
-      kill(keeper, SIGKILL);
-      state = wait_for_keeper(keeper, KEEPER_GRACE_MS);
-    }
-  }
-  int keeper_status = -1;
-  if (state == KEEPER_ENDED) {
-    /* Whatever of the prober's is left in the group (all of it, where the
-     * keeper is no subreaper): the keeper's zombie still holds the id. */
-    kill(-keeper, SIGKILL);
-    while (waitpid(keeper, &keeper_status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  /* A keeper that still runs (stuck in the kernel) is left unreaped: the
-   * caller is not held hostage to it. */
+  enum keeper_state state = read_report(
+      keeper, report[0], started + timeout_s * 1000.0, &r, &timed_out);
+  int keeper_status = stop_keeper(keeper, control[0], state);
   int prober_status = -1;
   ssize_t got = read(control[0], &prober_status, sizeof prober_status);
   if (got != (ssize_t)sizeof prober_status)
@@ -490,18 +532,7 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
   cl_probe_child_end end = {r.text.data, r.text.len, r.flooded,
                             timed_out,   timeout_s,  cl_os_clock_ms() - started,
                             ""};
-  if (prober_status != -1 && WIFSIGNALED(prober_status)) {
-    int signal_number = WTERMSIG(prober_status);
-    snprintf(end.how, sizeof end.how, "died from signal %d (%s)", signal_number,
-             strsignal(signal_number));
-  } else if (prober_status != -1 && WIFEXITED(prober_status)) {
-    snprintf(end.how, sizeof end.how,
-             "exited with status %d before it finished",
-             WEXITSTATUS(prober_status));
-  } else if (keeper_status != -1 && WIFEXITED(keeper_status) &&
-             WEXITSTATUS(keeper_status) == KEEPER_NO_PROBER) {
-    snprintf(end.how, sizeof end.how, "could not be started (fork failed)");
-  }
+  describe_end(prober_status, keeper_status, end.how, sizeof end.how);
   cl_probe_child_verdict(p, &end);
   cl_buf_free(&r.text);
   return CUDALOAD_OK;

@@ -193,12 +193,15 @@ static int collect_object(struct dl_phdr_info *info, size_t size,
   return 0;
 }
 
+/* CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY with no error set: for
+ * cl_os_loader_find_loaded_by_soname a list that could not be made is an
+ * answer ("not loaded"); the callers that fail say so themselves. */
 static int collect_objects(object_list *l) {
   memset(l, 0, sizeof *l);
   dl_iterate_phdr(collect_object, l);
   if (l->failed) {
     object_list_free(l);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+    return CUDALOAD_E_NO_MEMORY;
   }
   return CUDALOAD_OK;
 }
@@ -220,10 +223,8 @@ char *cl_os_loader_find_loaded_by_soname(const char *name) {
   if (!name || !name[0])
     return NULL;
   object_list l;
-  if (collect_objects(&l) != CUDALOAD_OK) {
-    cl_clear_error();
+  if (collect_objects(&l) != CUDALOAD_OK)
     return NULL;
-  }
   char *found = NULL;
   for (size_t i = 0; i < l.count && !found; ++i) {
     const object_facts *f = &l.items[i];
@@ -268,12 +269,16 @@ int cl_os_file_identity(const char *path, cl_file_identity *out) {
 /* The machine                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Class, byte order and machine of this process, from its executable's
- * header (exact for x32 and the like); the build's target otherwise. */
-static void host_machine(cl_loader_model *m) {
+/* Class, byte order and machine of this process from its executable's
+ * header (exact for x32 and the like): 1, or 0 when it cannot be read. */
+static int executable_machine(cl_loader_model *m) {
   cl_file *f = NULL;
   unsigned char h[20];
   size_t got = 0;
+  /* An unreadable /proc is an answer here ("use the build's target"): the
+   * caller's last error is kept around the readers, which set theirs. */
+  char *saved = cl_save_error();
+  int read = 0;
   if (cl_os_file_open("/proc/self/exe", &f, NULL) == CUDALOAD_OK) {
     if (cl_os_file_read_upto(f, 0, h, sizeof h, &got) == CUDALOAD_OK &&
         got == sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0) {
@@ -281,12 +286,19 @@ static void host_machine(cl_loader_model *m) {
       m->big_endian = h[EI_DATA] == ELFDATA2MSB;
       m->machine = m->big_endian ? (unsigned)h[18] << 8 | h[19]
                                  : (unsigned)h[19] << 8 | h[18];
-      cl_os_file_close(f);
-      return;
+      read = 1;
     }
     cl_os_file_close(f);
   }
-  cl_clear_error();
+  cl_restore_error(saved);
+  return read;
+}
+
+/* Class, byte order and machine of this process: its executable's, or the
+ * build's target. */
+static void host_machine(cl_loader_model *m) {
+  if (executable_machine(m))
+    return;
   m->bits = (int)(sizeof(void *) * 8);
   m->big_endian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 #if defined(__x86_64__)
@@ -463,6 +475,9 @@ static int hwcaps_subdirs(cl_loader_model *m, const cpu_facts *c,
 /* LD_LIBRARY_PATH as ld.so read it: from the environment the process
  * started with (a later setenv does not reach the loader). */
 static char *startup_ld_library_path(void) {
+  /* An unreadable /proc is an answer here ("the environment as it is
+   * now"): the caller's last error is kept around the readers. */
+  char *saved = cl_save_error();
   /* /proc files report a size of 0: read until the end. */
   cl_file *f = NULL;
   if (cl_os_file_open("/proc/self/environ", &f, NULL) == CUDALOAD_OK) {
@@ -493,11 +508,13 @@ static char *startup_ld_library_path(void) {
       at += n + 1;
     }
     free(buf);
-    if (status == CUDALOAD_OK)
+    if (status == CUDALOAD_OK) {
+      cl_restore_error(saved);
       return value;
+    }
     free(value);
   }
-  cl_clear_error();
+  cl_restore_error(saved);
   const char *v = getenv("LD_LIBRARY_PATH");
   return v ? cl_strdup(v) : NULL;
 }
@@ -678,7 +695,7 @@ int cl_os_loader_process(cl_loader_model *m) {
   object_list objects;
   int status = collect_objects(&objects);
   if (status != CUDALOAD_OK)
-    return status;
+    return cl_fail(status, "out of memory");
   char *exe = executable_path();
   char *cwd = getcwd(NULL, 0);
   status = cl_loader_model_set(&m->exe_path, exe);

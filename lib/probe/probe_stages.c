@@ -309,6 +309,19 @@ static int has_separator(const char *path) {
 }
 
 /* 1: the driver library and its functions. */
+/* The driver's file for the result: where the loader found the library it
+ * opened by name, or the canonical form of the path given; NULL when
+ * neither is known (the choice is then shown as given), which is an
+ * answer, so the caller's last error is kept. */
+static char *driver_file(const char *choice, int by_name) {
+  if (by_name)
+    return cl_os_loader_find_loaded(choice); /* sets no error */
+  char *saved = cl_save_error();
+  char *path = cl_os_real_path(choice);
+  cl_restore_error(saved);
+  return path;
+}
+
 static int stage_driver(probe_run *run) {
   stage_begin(run);
   char *choice = cl_probe_driver_choice(run->ctx);
@@ -339,9 +352,7 @@ static int stage_driver(probe_run *run) {
       stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_NO_DRIVER, "%s", cudaload_last_error());
     } else {
-      char *path =
-          by_name ? cl_os_loader_find_loaded(choice) : cl_os_real_path(choice);
-      cl_clear_error();
+      char *path = driver_file(choice, by_name);
       free(run->p->driver_path);
       run->p->driver_path = path ? path : cl_strdup(choice);
       if (!run->p->driver_path)
@@ -439,66 +450,119 @@ static void uuid_text(const unsigned char *u, char *out, size_t size) {
            u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* 3: the devices. */
-static int stage_devices(probe_run *run) {
-  stage_begin(run);
-  int count = 0;
-  int result = CU(run, CU_DEVICE_GET_COUNT, cu_device_get_count_fn)(&count);
+/* The device count, checked; 0 with the stage ended when it is no use. */
+static int device_count(probe_run *run, int *count) {
+  int result = CU(run, CU_DEVICE_GET_COUNT, cu_device_get_count_fn)(count);
   if (result != CU_SUCCESS) {
     driver_failure(run, CL_STAGE_DEVICES, CUDALOAD_REASON_DEVICE_FAILED,
                    "cuDeviceGetCount", result);
     return 0;
   }
-  if (count < 0 || count > CL_PROBE_MAX_DEVICES) {
+  if (*count < 0 || *count > CL_PROBE_MAX_DEVICES) {
     /* Not "no device": a driver that counts nonsense is broken, and a huge
      * count would have the probe ask about (and hold) each device. */
     stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_DEVICE_FAILED,
               "the driver reported an invalid device count (cuDeviceGetCount "
               "%d; 0 to %d expected)",
-              count, CL_PROBE_MAX_DEVICES);
+              *count, CL_PROBE_MAX_DEVICES);
     return 0;
   }
-  if (count == 0) {
+  if (*count == 0) {
     stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_NO_DEVICE,
               "cuDeviceGetCount found no CUDA device");
     return 0;
   }
+  return 1;
+}
+
+/* What the driver says of one device, as it said it. */
+typedef struct device_facts {
+  int device, major, minor;
+  char name[256];
+  size_t bytes;
+  unsigned char uuid[16];
+} device_facts;
+
+/* Ask the driver about device `ordinal`; CU_SUCCESS, or the failing
+ * CUresult with *call naming the call. */
+static int query_device(probe_run *run, int ordinal, device_facts *d,
+                        const char **call) {
+  memset(d, 0, sizeof *d);
+  *call = "cuDeviceGet";
+  int result = CU(run, CU_DEVICE_GET, cu_device_get_fn)(&d->device, ordinal);
+  if (result == CU_SUCCESS) {
+    *call = "cuDeviceGetName";
+    result = CU(run, CU_DEVICE_GET_NAME, cu_device_get_name_fn)(
+        d->name, (int)sizeof d->name - 1, d->device);
+  }
+  if (result == CU_SUCCESS) {
+    *call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)";
+    result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
+        &d->major, CU_ATTRIBUTE_CC_MAJOR, d->device);
+  }
+  if (result == CU_SUCCESS) {
+    *call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)";
+    result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
+        &d->minor, CU_ATTRIBUTE_CC_MINOR, d->device);
+  }
+  if (result == CU_SUCCESS) {
+    *call = "cuDeviceTotalMem_v2";
+    result = CU(run, CU_DEVICE_TOTAL_MEM, cu_device_total_mem_fn)(&d->bytes,
+                                                                  d->device);
+  }
+  if (result == CU_SUCCESS) {
+    *call = "cuDeviceGetUuid";
+    result =
+        CU(run, CU_DEVICE_GET_UUID, cu_device_get_uuid_fn)(d->uuid, d->device);
+  }
+  d->name[sizeof d->name - 1] = '\0'; /* whatever the driver wrote there */
+  return result;
+}
+
+/* Add a device to the result. A value out of range is stored as unknown
+ * (0), and the first such one is described in invalid (when still ""). */
+static void record_device(probe_run *run, int ordinal, const device_facts *d,
+                          char *invalid, size_t invalid_size) {
+  char uuid_string[48];
+  uuid_text(d->uuid, uuid_string, sizeof uuid_string);
+  /* Checked before any arithmetic: major * 10 of INT_MAX overflows. */
+  int capability = 0;
+  if (d->major >= 1 && d->major <= CL_PROBE_MAX_CC_MAJOR && d->minor >= 0 &&
+      d->minor <= 9)
+    capability = d->major * 10 + d->minor;
+  else if (!invalid[0])
+    snprintf(invalid, invalid_size,
+             "the driver reported an invalid compute capability (%d.%d) "
+             "for device %d",
+             d->major, d->minor, ordinal);
+  unsigned long long mib = (unsigned long long)(d->bytes >> 20);
+  if (d->bytes == 0 || mib > CL_PROBE_MAX_MEMORY_MIB) {
+    if (!invalid[0])
+      snprintf(invalid, invalid_size,
+               "the driver reported an invalid total memory (%llu bytes) "
+               "for device %d",
+               (unsigned long long)d->bytes, ordinal);
+    mib = 0;
+  }
+  if (cl_probe_add_device(run->p, d->name, capability, mib, uuid_string))
+    run->out_of_memory = 1;
+}
+
+/* 3: the devices. */
+static int stage_devices(probe_run *run) {
+  stage_begin(run);
+  int count = 0;
+  if (!device_count(run, &count))
+    return 0;
   /* The first invalid value a device reported: the stage passes with it as
    * a warning, and the value is stored as unknown (0). */
   char invalid[192] = "";
   for (int ordinal = 0; ordinal < count; ++ordinal) {
-    int device = 0, major = 0, minor = 0;
-    char name[256] = "";
-    size_t bytes = 0;
-    unsigned char uuid[16] = {0};
-    const char *call = "cuDeviceGet";
-    result = CU(run, CU_DEVICE_GET, cu_device_get_fn)(&device, ordinal);
-    if (result == CU_SUCCESS) {
-      call = "cuDeviceGetName";
-      result = CU(run, CU_DEVICE_GET_NAME,
-                  cu_device_get_name_fn)(name, (int)sizeof name - 1, device);
-    }
-    if (result == CU_SUCCESS) {
-      call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)";
-      result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
-          &major, CU_ATTRIBUTE_CC_MAJOR, device);
-    }
-    if (result == CU_SUCCESS) {
-      call = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)";
-      result = CU(run, CU_DEVICE_GET_ATTRIBUTE, cu_device_get_attribute_fn)(
-          &minor, CU_ATTRIBUTE_CC_MINOR, device);
-    }
-    if (result == CU_SUCCESS) {
-      call = "cuDeviceTotalMem_v2";
-      result =
-          CU(run, CU_DEVICE_TOTAL_MEM, cu_device_total_mem_fn)(&bytes, device);
-    }
-    if (result == CU_SUCCESS) {
-      call = "cuDeviceGetUuid";
-      result = CU(run, CU_DEVICE_GET_UUID, cu_device_get_uuid_fn)(uuid, device);
-    }
+    device_facts d;
+    const char *call;
+    int result = query_device(run, ordinal, &d, &call);
     if (result != CU_SUCCESS) {
       char what[96];
       snprintf(what, sizeof what, "%s for device %d", call, ordinal);
@@ -506,32 +570,9 @@ static int stage_devices(probe_run *run) {
                      result);
       return 0;
     }
-    name[sizeof name - 1] = '\0'; /* whatever the driver wrote there */
-    char uuid_string[48];
-    uuid_text(uuid, uuid_string, sizeof uuid_string);
     if (ordinal == 0)
-      run->device = device;
-    /* Checked before any arithmetic: major * 10 of INT_MAX overflows. */
-    int capability = 0;
-    if (major >= 1 && major <= CL_PROBE_MAX_CC_MAJOR && minor >= 0 &&
-        minor <= 9)
-      capability = major * 10 + minor;
-    else if (!invalid[0])
-      snprintf(invalid, sizeof invalid,
-               "the driver reported an invalid compute capability (%d.%d) "
-               "for device %d",
-               major, minor, ordinal);
-    unsigned long long mib = (unsigned long long)(bytes >> 20);
-    if (bytes == 0 || mib > CL_PROBE_MAX_MEMORY_MIB) {
-      if (!invalid[0])
-        snprintf(invalid, sizeof invalid,
-                 "the driver reported an invalid total memory (%llu bytes) "
-                 "for device %d",
-                 (unsigned long long)bytes, ordinal);
-      mib = 0;
-    }
-    if (cl_probe_add_device(run->p, name, capability, mib, uuid_string))
-      run->out_of_memory = 1;
+      run->device = d.device;
+    record_device(run, ordinal, &d, invalid, sizeof invalid);
   }
   if (!run->p->device_count) { /* without memory for even one */
     run->out_of_memory = 1;
@@ -663,6 +704,8 @@ static void ensure_preloaded(probe_run *run) {
    * from testing the cuBLAS that is there. */
   if (cudaload_preload(run->ctx, CUDALOAD_PRELOAD_PARTIAL) != CUDALOAD_OK)
     run->preload_error = cl_strdup(cudaload_last_error());
+  /* The preload's error is kept in preload_error and told in the stages'
+   * messages; the run goes on without it. */
   cl_clear_error();
 }
 
@@ -705,7 +748,7 @@ static void *requirement_handle(probe_run *run, size_t stage, size_t r,
       stage_end(run, stage, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_LIBRARY_FAILED, "%s: %s", req->text,
                 cudaload_last_error());
-      cl_clear_error();
+      cl_clear_error(); /* told in the stage's message; the run goes on */
       return NULL;
     }
     *path_out = path;
@@ -723,6 +766,42 @@ static void missing_symbol(probe_run *run, size_t stage, const char *path,
                            const char *symbol) {
   stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_LIBRARY_FAILED,
             "%s lacks %s (a damaged or mismatched library)", path, symbol);
+}
+
+/* The stage's end: a valid runtime version, held against the driver's. */
+static void runtime_against_driver(probe_run *run, int runtime) {
+  int driver = run->p->driver_version;
+  char runtime_text[32], driver_text[32];
+  version_text(runtime, runtime_text, sizeof runtime_text);
+  version_text(driver, driver_text, sizeof driver_text);
+  if (!driver) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime %s (cudaRuntimeGetVersion %d) was not checked "
+              "against the driver: the driver's CUDA version is unknown (it "
+              "reported an invalid one)",
+              runtime_text, runtime);
+  } else if (runtime / 1000 > driver / 1000) {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
+              CUDALOAD_REASON_DRIVER_TOO_OLD,
+              "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion "
+              "%d) needs a driver for CUDA %d, but the driver supports CUDA "
+              "%s (cuDriverGetVersion %d)",
+              runtime_text, runtime, runtime / 1000, driver_text, driver);
+  } else if (runtime > driver) {
+    /* CUDA minor-version compatibility: same major runs, newer PTX and a
+     * few APIs do not. */
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
+              "the CUDA runtime %s (%d) is newer than the driver's CUDA %s "
+              "(%d): it runs by minor-version compatibility, but kernels "
+              "needing a newer PTX JIT will fail; update the driver to "
+              "remove the doubt",
+              runtime_text, runtime, driver_text, driver);
+  } else {
+    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_OK, 0,
+              "CUDA runtime %s (cudaRuntimeGetVersion %d) on a driver for "
+              "CUDA %s",
+              runtime_text, runtime, driver_text);
+  }
 }
 
 /* 5: the CUDA runtime against the driver (docs/loader.md, CUDA 2). */
@@ -762,38 +841,7 @@ static void stage_runtime(probe_run *run) {
     return;
   }
   run->p->runtime_version = runtime;
-  int driver = run->p->driver_version;
-  char runtime_text[32], driver_text[32];
-  version_text(runtime, runtime_text, sizeof runtime_text);
-  version_text(driver, driver_text, sizeof driver_text);
-  if (!driver) {
-    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
-              "the CUDA runtime %s (cudaRuntimeGetVersion %d) was not checked "
-              "against the driver: the driver's CUDA version is unknown (it "
-              "reported an invalid one)",
-              runtime_text, runtime);
-  } else if (runtime / 1000 > driver / 1000) {
-    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_DRIVER_TOO_OLD,
-              "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion "
-              "%d) needs a driver for CUDA %d, but the driver supports CUDA "
-              "%s (cuDriverGetVersion %d)",
-              runtime_text, runtime, runtime / 1000, driver_text, driver);
-  } else if (runtime > driver) {
-    /* CUDA minor-version compatibility: same major runs, newer PTX and a
-     * few APIs do not. */
-    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
-              "the CUDA runtime %s (%d) is newer than the driver's CUDA %s "
-              "(%d): it runs by minor-version compatibility, but kernels "
-              "needing a newer PTX JIT will fail; update the driver to "
-              "remove the doubt",
-              runtime_text, runtime, driver_text, driver);
-  } else {
-    stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_OK, 0,
-              "CUDA runtime %s (cudaRuntimeGetVersion %d) on a driver for "
-              "CUDA %s",
-              runtime_text, runtime, driver_text);
-  }
+  runtime_against_driver(run, runtime);
 }
 
 static const char *cublas_status_name(int status) {
@@ -1081,6 +1129,8 @@ int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
   }
   release_context(&run);
   free(run.preload_error);
+  /* What failed is told in the stages' messages (the driver's open among
+   * them); the run itself succeeded, so no error is left behind. */
   cl_clear_error();
   cl_probe_conclude(p, run.reason);
   return run.out_of_memory ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;

@@ -129,15 +129,20 @@ static add_dll_directory_function add_dll_directory(void) {
  */
 static int refuse_special_file(const char *path) {
   cl_file *file = NULL;
+  /* The reader's "cannot open" is no failure here: the caller's last error
+   * is kept, and only a refusal writes one. */
+  char *saved = cl_save_error();
   int status = cl_os_file_open(path, &file, NULL);
   if (status == CUDALOAD_OK) {
     cl_os_file_close(file);
+    cl_restore_error(saved);
     return 0;
   }
   if (status != CUDALOAD_E_NOT_A_FILE) {
-    cl_clear_error();
+    cl_restore_error(saved);
     return 0;
   }
+  free(saved);
   /* cl_os_file_open said "<path>: not a regular file (a directory)". */
   char *what = cl_strdup(cudaload_last_error());
   cl_fail(CUDALOAD_E_LOAD_FAILED,

@@ -280,22 +280,57 @@ cl_file_kind cl_os_lstat_kind(const char *path) {
 /* Folders                                                                  */
 /* ------------------------------------------------------------------------ */
 
-int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
-  wchar_t *wide;
-  int status = to_win_path(dir, &wide);
-  if (status != CUDALOAD_OK)
-    return status;
+/* "<dir>\*", the pattern that finds every entry of dir; NULL without
+ * memory. */
+static wchar_t *every_entry_pattern(const wchar_t *wide) {
   size_t units = wcslen(wide);
   wchar_t *pattern = malloc((units + 3) * sizeof *pattern);
-  if (!pattern) {
-    free(wide);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", dir);
-  }
+  if (!pattern)
+    return NULL;
   memcpy(pattern, wide, units * sizeof *pattern);
   if (units > 0 && pattern[units - 1] != L'\\' && pattern[units - 1] != L'/')
     pattern[units++] = L'\\';
   pattern[units++] = L'*';
   pattern[units] = L'\0';
+  return pattern;
+}
+
+/* Hand visit each entry of a search, from the first one (in entry), but
+ * "." and "..", until it asks to stop. */
+static void visit_entries(HANDLE find, WIN32_FIND_DATAW *entry,
+                          cl_dir_visitor visit, void *opaque) {
+  do {
+    const wchar_t *name = entry->cFileName;
+    if (name[0] == L'.' &&
+        (name[1] == L'\0' || (name[1] == L'.' && name[2] == L'\0')))
+      continue;
+    /* A name that has no UTF-8 form (an unpaired surrogate) cannot be passed
+     * back to any function here, so it is not listed. */
+    char *utf8 = cl_os_wide_to_utf8(name, -1);
+    if (!utf8)
+      continue;
+    /* A reparse point may be a link or the file it stands for: let the
+     * caller ask cl_os_lstat_kind, which reads the tag. */
+    cl_file_kind kind = (entry->dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
+                            ? CL_KIND_UNKNOWN
+                            : kind_of_attributes(entry->dwFileAttributes);
+    int stop = visit(utf8, kind, opaque);
+    free(utf8);
+    if (stop)
+      break;
+  } while (FindNextFileW(find, entry));
+}
+
+int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+  wchar_t *wide;
+  int status = to_win_path(dir, &wide);
+  if (status != CUDALOAD_OK)
+    return status;
+  wchar_t *pattern = every_entry_pattern(wide);
+  if (!pattern) {
+    free(wide);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", dir);
+  }
 
   DWORD old_mode = quiet_errors_begin();
   WIN32_FIND_DATAW entry;
@@ -320,26 +355,7 @@ int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
   }
   quiet_errors_end(old_mode);
 
-  do {
-    const wchar_t *name = entry.cFileName;
-    if (name[0] == L'.' &&
-        (name[1] == L'\0' || (name[1] == L'.' && name[2] == L'\0')))
-      continue;
-    /* A name that has no UTF-8 form (an unpaired surrogate) cannot be passed
-     * back to any function here, so it is not listed. */
-    char *utf8 = cl_os_wide_to_utf8(name, -1);
-    if (!utf8)
-      continue;
-    /* A reparse point may be a link or the file it stands for: let the
-     * caller ask cl_os_lstat_kind, which reads the tag. */
-    cl_file_kind kind = (entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
-                            ? CL_KIND_UNKNOWN
-                            : kind_of_attributes(entry.dwFileAttributes);
-    int stop = visit(utf8, kind, opaque);
-    free(utf8);
-    if (stop)
-      break;
-  } while (FindNextFileW(find, &entry));
+  visit_entries(find, &entry, visit, opaque);
   FindClose(find);
   free(pattern);
   free(wide);
@@ -741,6 +757,45 @@ static void describe_rights(ACCESS_MASK mask, char *buf, size_t len) {
     }
 }
 
+/* The first allow ACE of the DACL that gives a broad group a planting right
+ * its earlier deny ACEs left it, described in text: 1; 0 when none does. */
+static int dacl_grants_planting(PACL dacl, char *text, size_t size) {
+  int writable = 0;
+  ACCESS_MASK denied[CL_BROAD_SID_COUNT] = {0};
+  for (DWORD i = 0; i < dacl->AceCount && !writable; ++i) {
+    ACE_HEADER *header = NULL;
+    if (!GetAce(dacl, i, (LPVOID *)&header) ||
+        (header->AceFlags & INHERIT_ONLY_ACE))
+      continue;
+    if (header->AceType == ACCESS_DENIED_ACE_TYPE) {
+      ACCESS_DENIED_ACE *ace = (ACCESS_DENIED_ACE *)header;
+      int k = broad_sid_index((PSID)&ace->SidStart);
+      if (k < 0)
+        continue;
+      for (size_t j = 0; j < CL_BROAD_SID_COUNT; ++j)
+        if ((int)j == k || cl_broad_sids[k] == WinWorldSid)
+          denied[j] |= ace->Mask;
+    } else if (header->AceType == ACCESS_ALLOWED_ACE_TYPE) {
+      ACCESS_ALLOWED_ACE *ace = (ACCESS_ALLOWED_ACE *)header;
+      int k = broad_sid_index((PSID)&ace->SidStart);
+      if (k < 0)
+        continue;
+      ACCESS_MASK granted = ace->Mask & CL_PLANTING_RIGHTS & ~denied[k];
+      if (!granted)
+        continue;
+      char who[300], rights[128];
+      describe_sid((PSID)&ace->SidStart, who, sizeof who);
+      describe_rights(granted, rights, sizeof rights);
+      snprintf(text, size,
+               "writable by %s: its access control list grants %s (access "
+               "mask 0x%08lx)",
+               who, rights, (unsigned long)ace->Mask);
+      writable = 1;
+    }
+  }
+  return writable;
+}
+
 /*
  * Walks the folder's DACL the way the access check does, in order: a deny
  * ACE for a broad group (or for Everyone, which every member of the other
@@ -754,8 +809,12 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
-   * over; its error text is replaced when the scan ends. */
-  if (to_win_path(path, &wide) != CUDALOAD_OK) {
+   * over; "cannot tell" is then the answer, and the caller's last error is
+   * kept. */
+  char *saved = cl_save_error();
+  int status = to_win_path(path, &wide);
+  cl_restore_error(saved);
+  if (status != CUDALOAD_OK) {
     free(wide);
     return 0;
   }
@@ -778,38 +837,7 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
              "grants everyone full control)");
     writable = 1;
   } else {
-    ACCESS_MASK denied[CL_BROAD_SID_COUNT] = {0};
-    for (DWORD i = 0; i < dacl->AceCount && !writable; ++i) {
-      ACE_HEADER *header = NULL;
-      if (!GetAce(dacl, i, (LPVOID *)&header) ||
-          (header->AceFlags & INHERIT_ONLY_ACE))
-        continue;
-      if (header->AceType == ACCESS_DENIED_ACE_TYPE) {
-        ACCESS_DENIED_ACE *ace = (ACCESS_DENIED_ACE *)header;
-        int k = broad_sid_index((PSID)&ace->SidStart);
-        if (k < 0)
-          continue;
-        for (size_t j = 0; j < CL_BROAD_SID_COUNT; ++j)
-          if ((int)j == k || cl_broad_sids[k] == WinWorldSid)
-            denied[j] |= ace->Mask;
-      } else if (header->AceType == ACCESS_ALLOWED_ACE_TYPE) {
-        ACCESS_ALLOWED_ACE *ace = (ACCESS_ALLOWED_ACE *)header;
-        int k = broad_sid_index((PSID)&ace->SidStart);
-        if (k < 0)
-          continue;
-        ACCESS_MASK granted = ace->Mask & CL_PLANTING_RIGHTS & ~denied[k];
-        if (!granted)
-          continue;
-        char who[300], rights[128];
-        describe_sid((PSID)&ace->SidStart, who, sizeof who);
-        describe_rights(granted, rights, sizeof rights);
-        snprintf(text, sizeof text,
-                 "writable by %s: its access control list grants %s (access "
-                 "mask 0x%08lx)",
-                 who, rights, (unsigned long)ace->Mask);
-        writable = 1;
-      }
-    }
+    writable = dacl_grants_planting(dacl, text, sizeof text);
   }
   LocalFree(descriptor);
   if (writable)

@@ -267,44 +267,22 @@ static HANDLE helper_output(void) {
   return copy == INVALID_HANDLE_VALUE ? NULL : copy;
 }
 
-int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
-                          cudaload_probe *p) {
-  wchar_t *program = helper_program();
-  if (!program)
-    return cudaload_last_error()[0] ? CUDALOAD_E_NOT_FOUND
-                                    : CUDALOAD_E_NO_MEMORY;
-  if (GetFileAttributesW(program) == INVALID_FILE_ATTRIBUTES) {
-    char *shown = cl_os_wide_to_utf8(program, -1);
-    free(program);
-    int rc = cl_fail(CUDALOAD_E_NOT_FOUND,
-                     "cudaload_probe_run: the probe helper %s does not exist "
-                     "(put cudaload.exe beside cudaload.dll, or set "
-                     "CUDALOAD_PROBE_HELPER to its path)",
-                     shown ? shown : "cudaload.exe");
-    free(shown);
-    return rc;
-  }
-  SECURITY_ATTRIBUTES inheritable = {sizeof inheritable, NULL, TRUE};
-  HANDLE read_end = NULL, write_end = NULL;
-  if (!CreatePipe(&read_end, &write_end, &inheritable, 65536)) {
-    DWORD err = GetLastError();
-    free(program);
-    return cl_fail_os(CUDALOAD_E_IO, err,
-                      "cudaload_probe_run: cannot make a pipe for the helper");
-  }
-  /* Only the child's end is inherited. */
-  SetHandleInformation(read_end, HANDLE_FLAG_INHERIT, 0);
-  char **arguments = helper_arguments(ctx, write_end);
-  wchar_t *line = arguments ? command_line(program, arguments) : NULL;
-  cl_probe_free_arguments(arguments);
-  if (!line) {
-    free(program);
-    CloseHandle(read_end);
-    CloseHandle(write_end);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_probe_run: out of memory");
-  }
+/* The helper is not there: say where it was looked for, and how to fix it. */
+static int helper_missing(const wchar_t *program) {
+  char *shown = cl_os_wide_to_utf8(program, -1);
+  int rc = cl_fail(CUDALOAD_E_NOT_FOUND,
+                   "cudaload_probe_run: the probe helper %s does not exist "
+                   "(put cudaload.exe beside cudaload.dll, or set "
+                   "CUDALOAD_PROBE_HELPER to its path)",
+                   shown ? shown : "cudaload.exe");
+  free(shown);
+  return rc;
+}
 
-  HANDLE output = helper_output();
+/* Suspended, so that it is in the job before it runs a single
+ * instruction, and so is everything it starts. */
+static BOOL launch_suspended(const wchar_t *program, wchar_t *line,
+                             HANDLE output, PROCESS_INFORMATION *child) {
   STARTUPINFOW startup;
   memset(&startup, 0, sizeof startup);
   startup.cb = sizeof startup;
@@ -312,13 +290,36 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
   startup.hStdInput = INVALID_HANDLE_VALUE;
   startup.hStdOutput = output;
   startup.hStdError = output;
-  PROCESS_INFORMATION child;
-  memset(&child, 0, sizeof child);
-  /* Suspended, so that it is in the job before it runs a single
-   * instruction, and so is everything it starts. */
-  BOOL launched = CreateProcessW(program, line, NULL, NULL, TRUE,
-                                 CREATE_NO_WINDOW | CREATE_SUSPENDED, NULL,
-                                 NULL, &startup, &child);
+  memset(child, 0, sizeof *child);
+  return CreateProcessW(program, line, NULL, NULL, TRUE,
+                        CREATE_NO_WINDOW | CREATE_SUSPENDED, NULL, NULL,
+                        &startup, child);
+}
+
+/* Start the helper suspended, the write end of a new report pipe its only
+ * inherited handle of ours; *read_end is the caller's end. The last error
+ * set on failure. */
+static int start_helper(cudaload_ctx *ctx, const wchar_t *program,
+                        HANDLE *read_end, PROCESS_INFORMATION *child) {
+  SECURITY_ATTRIBUTES inheritable = {sizeof inheritable, NULL, TRUE};
+  HANDLE write_end = NULL;
+  if (!CreatePipe(read_end, &write_end, &inheritable, 65536)) {
+    DWORD err = GetLastError();
+    return cl_fail_os(CUDALOAD_E_IO, err,
+                      "cudaload_probe_run: cannot make a pipe for the helper");
+  }
+  /* Only the child's end is inherited. */
+  SetHandleInformation(*read_end, HANDLE_FLAG_INHERIT, 0);
+  char **arguments = helper_arguments(ctx, write_end);
+  wchar_t *line = arguments ? command_line(program, arguments) : NULL;
+  cl_probe_free_arguments(arguments);
+  if (!line) {
+    CloseHandle(*read_end);
+    CloseHandle(write_end);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_probe_run: out of memory");
+  }
+  HANDLE output = helper_output();
+  BOOL launched = launch_suspended(program, line, output, child);
   DWORD err = launched ? ERROR_SUCCESS : GetLastError();
   CloseHandle(write_end);
   if (output)
@@ -326,31 +327,37 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
   free(line);
   if (!launched) {
     char *shown = cl_os_wide_to_utf8(program, -1);
-    free(program);
-    CloseHandle(read_end);
+    CloseHandle(*read_end);
     int rc = cl_fail_os(CUDALOAD_E_IO, err,
                         "cudaload_probe_run: cannot start the probe helper %s",
                         shown ? shown : "cudaload.exe");
     free(shown);
     return rc;
   }
-  free(program);
+  return CUDALOAD_OK;
+}
+
+/* Put the suspended helper into a job (NULL when none could be made: it is
+ * then terminated on its own), then let it run. */
+static HANDLE resume_in_job(PROCESS_INFORMATION *child) {
   HANDLE job = make_job();
-  if (job && !AssignProcessToJobObject(job, child.hProcess)) {
+  if (job && !AssignProcessToJobObject(job, child->hProcess)) {
     CloseHandle(job);
     job = NULL;
   }
-  ResumeThread(child.hThread);
-  CloseHandle(child.hThread);
+  ResumeThread(child->hThread);
+  CloseHandle(child->hThread);
+  return job;
+}
 
-  received r;
-  memset(&r, 0, sizeof r);
-  double started = cl_os_clock_ms();
-  double deadline = started + timeout_s * 1000.0;
+/* Read the report until the helper ends, the report floods or the deadline
+ * passes; 1 when the deadline passed. */
+static int read_report(HANDLE read_end, HANDLE process, double deadline,
+                       received *r) {
   int timed_out = 0;
   for (;;) {
-    drain(read_end, &r);
-    if (r.flooded)
+    drain(read_end, r);
+    if (r->flooded)
       break;
     double left = deadline - cl_os_clock_ms();
     if (left <= 0) {
@@ -360,21 +367,54 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
     /* Short waits, so that a child writing more than the pipe holds is
      * never left blocked on a full pipe. */
     DWORD wait = left > 20 ? 20 : (DWORD)left + 1;
-    if (WaitForSingleObject(child.hProcess, wait) == WAIT_OBJECT_0)
+    if (WaitForSingleObject(process, wait) == WAIT_OBJECT_0)
       break;
   }
   /* What is in the pipe now came before the deadline, or before the helper
    * ended; nothing later counts. */
-  drain(read_end, &r);
-  /* The helper, if it still runs, and whatever it started. */
+  drain(read_end, r);
+  return timed_out;
+}
+
+/* The helper, if it still runs, and whatever it started, stopped; its exit
+ * code. */
+static DWORD stop_helper(HANDLE job, HANDLE process) {
   if (job) {
     end_job(job, 5000);
-  } else if (WaitForSingleObject(child.hProcess, 0) != WAIT_OBJECT_0) {
-    TerminateProcess(child.hProcess, 1);
+  } else if (WaitForSingleObject(process, 0) != WAIT_OBJECT_0) {
+    TerminateProcess(process, 1);
   }
-  WaitForSingleObject(child.hProcess, 5000);
+  WaitForSingleObject(process, 5000);
   DWORD exit_code = 0;
-  GetExitCodeProcess(child.hProcess, &exit_code);
+  GetExitCodeProcess(process, &exit_code);
+  return exit_code;
+}
+
+int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
+                          cudaload_probe *p) {
+  wchar_t *program = helper_program();
+  if (!program)
+    return cudaload_last_error()[0] ? CUDALOAD_E_NOT_FOUND
+                                    : CUDALOAD_E_NO_MEMORY;
+  if (GetFileAttributesW(program) == INVALID_FILE_ATTRIBUTES) {
+    int rc = helper_missing(program);
+    free(program);
+    return rc;
+  }
+  HANDLE read_end = NULL;
+  PROCESS_INFORMATION child;
+  int status = start_helper(ctx, program, &read_end, &child);
+  free(program);
+  if (status != CUDALOAD_OK)
+    return status;
+  HANDLE job = resume_in_job(&child);
+
+  received r;
+  memset(&r, 0, sizeof r);
+  double started = cl_os_clock_ms();
+  int timed_out =
+      read_report(read_end, child.hProcess, started + timeout_s * 1000.0, &r);
+  DWORD exit_code = stop_helper(job, child.hProcess);
   CloseHandle(child.hProcess);
   CloseHandle(read_end);
   if (job)

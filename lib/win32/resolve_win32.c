@@ -139,10 +139,9 @@ int cl_os_loader_defaults(cl_loader_model *m, cl_search_list_counter count) {
 static void add_module(const char *path, void *opaque) {
   cl_loader_model *m = opaque;
   /* A module's name is its file name. Without memory the module goes
-   * unlisted: the model then answers as if it were not loaded. */
-  if (cl_loader_model_add_loaded(m, path, cl_path_basename(path)) !=
-      CUDALOAD_OK)
-    cl_clear_error();
+   * unlisted: the model then answers as if it were not loaded (the caller
+   * keeps its last error around the walk). */
+  cl_loader_model_add_loaded(m, path, cl_path_basename(path));
 }
 
 static char *current_folder(void) {
@@ -199,7 +198,9 @@ static char *executable_folder(void) {
 }
 
 int cl_os_loader_process(cl_loader_model *m) {
+  char *saved = cl_save_error();
   cl_os_loader_each_loaded(add_module, m);
+  cl_restore_error(saved);
   m->app_dir = executable_folder();
   m->current_dir = current_folder();
   m->dll_directory = dll_directory();
