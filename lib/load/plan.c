@@ -1718,7 +1718,6 @@ const char *cudaload_plan_warning(const cudaload_ctx *ctx, size_t i) {
 }
 
 size_t cudaload_requirement_library(const cudaload_ctx *ctx, size_t i) {
-  return ctx && ctx->planned && i < ctx->outcome_count
-             ? ctx->outcomes[i].chosen
-             : (size_t)-1;
+  return ctx && ctx->planned && i < ctx->outcome_count ? ctx->outcomes[i].chosen
+                                                       : (size_t)-1;
 }
