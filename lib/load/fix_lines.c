@@ -310,6 +310,39 @@ static char *target_folder(const char *site, size_t site_len,
 }
 
 /* One concrete command that fixes a missing requirement, malloc'ed. */
+/* The library of family that lies in the folder wheel w installs to and
+ * that the ctx ranks first (*site_len: the length of its site folder), or
+ * NULL when none does. */
+static const cl_library *pinned_library(const cudaload_ctx *ctx,
+                                        const char *family, const wheel *w,
+                                        cl_naming naming, size_t *site_len) {
+  const cl_library *pinned = NULL;
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *lib = &ctx->libraries[i];
+    size_t n;
+    if (strcmp(lib->entry->family, family) == 0 &&
+        (n = wheel_site_length(lib->path, w->folder, naming)) &&
+        (!pinned || ranks_before(ctx, lib, pinned))) {
+      pinned = lib;
+      *site_len = n;
+    }
+  }
+  return pinned;
+}
+
+/* cuDNN opens cuBLAS of its CUDA major by name: name its wheel too when
+ * nothing in the inventory is it (--no-deps keeps pip from bringing it). */
+static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
+                                 const wheel *w, cl_naming naming) {
+  const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
+  int have = 0;
+  for (size_t i = 0; i < ctx->library_count && !have; ++i)
+    have = strcmp(ctx->libraries[i].entry->family, "cublas") == 0 &&
+           library_cuda_major(&ctx->libraries[i]) == w->cuda_major;
+  if (blas && !have)
+    add(t, " \"%s\"", blas->package);
+}
+
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   cl_naming naming = cl_ctx_naming(ctx);
   const char *family = r->entry->family;
@@ -343,18 +376,8 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
    * distribution: cuDNN 9 for cuDNN 8) or mix two distributions' files in
    * one folder, whose uninstall removes the other's. Either breaks what
    * the environment pinned it for: install into a folder of its own. */
-  const cl_library *pinned = NULL;
   size_t site_len = 0;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
-    size_t n;
-    if (strcmp(lib->entry->family, family) == 0 &&
-        (n = wheel_site_length(lib->path, w->folder, naming)) &&
-        (!pinned || ranks_before(ctx, lib, pinned))) {
-      pinned = lib;
-      site_len = n;
-    }
-  }
+  const cl_library *pinned = pinned_library(ctx, family, w, naming, &site_len);
   if (!pinned) {
     add(&t,
         "pip install \"%s%s\" (then pass its site-packages folder as a root), "
@@ -370,15 +393,8 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
    * one comes along when nothing in the inventory is it. */
-  if (strcmp(family, "cudnn") == 0) {
-    const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
-    int have = 0;
-    for (size_t i = 0; i < ctx->library_count && !have; ++i)
-      have = strcmp(ctx->libraries[i].entry->family, "cublas") == 0 &&
-             library_cuda_major(&ctx->libraries[i]) == w->cuda_major;
-    if (blas && !have)
-      add(&t, " \"%s\"", blas->package);
-  }
+  if (strcmp(family, "cudnn") == 0)
+    add_cublas_companion(&t, ctx, w, naming);
   add(&t,
       " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
       "which that would replace or mix with), then pass that folder as a "

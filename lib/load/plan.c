@@ -265,6 +265,42 @@ static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
  * strongest tier up to the active environment (the user activated it),
  * else the newest the driver supports, else the newest found. 0 when no
  * candidate carries a CUDA major: nothing is filtered. */
+/* The CUDA major the requirements pin (cuda=12, or cudart=12), with why in
+ * why; 0 when they pin none. */
+static int pinned_cuda_major(const cudaload_ctx *ctx, char *why, size_t cap) {
+  if (ctx->cuda_pin) {
+    snprintf(why, cap, "pinned by cuda=%d", ctx->cuda_pin);
+    return ctx->cuda_pin;
+  }
+  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+    const cl_requirement *req = &ctx->requirements[r];
+    if (strcmp(req->entry->family, "cudart") == 0 && named_cuda_major(req)) {
+      snprintf(why, cap, "pinned by %s", req->text);
+      return named_cuda_major(req);
+    }
+  }
+  return 0;
+}
+
+/* The CUDA major of the first tier that has libraries, the explicit roots
+ * then the active environment (the newest the driver supports, else the
+ * newest), with why in why; 0 when neither has any. */
+static int tier_cuda_major(const uint64_t *present, int driver_limit, char *why,
+                           size_t cap) {
+  for (int t = CL_TIER_EXPLICIT; t <= CL_TIER_ENVIRONMENT; ++t) {
+    if (!present[t])
+      continue;
+    int major = newest_major(present[t], driver_limit);
+    if (!major) /* the driver supports none of them: still what they mean */
+      major = newest_major(present[t], 0);
+    snprintf(why, cap, "the CUDA major of the libraries in the %s %s",
+             t == CL_TIER_EXPLICIT ? "explicit" : "active environment's",
+             t == CL_TIER_EXPLICIT ? "roots" : "folders");
+    return major;
+  }
+  return 0;
+}
+
 static int decide_cuda_major(cudaload_ctx *ctx) {
   free(ctx->plan_cuda_reason);
   ctx->plan_cuda_reason = NULL;
@@ -279,29 +315,11 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
     return CUDALOAD_E_NO_MEMORY;
   int driver_known = driver.found;
   int driver_limit = driver_known ? driver.max_major_compat : 0;
-  if (ctx->cuda_pin) {
-    major = ctx->cuda_pin;
-    snprintf(why, sizeof why, "pinned by cuda=%d", major);
-  }
-  for (size_t r = 0; !major && r < ctx->requirement_count; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
-    if (strcmp(req->entry->family, "cudart") == 0 && named_cuda_major(req)) {
-      major = named_cuda_major(req);
-      snprintf(why, sizeof why, "pinned by %s", req->text);
-    }
-  }
   uint64_t present[CL_TIER_SYSTEM + 1];
   majors_by_tier(ctx, present);
-  for (int t = CL_TIER_EXPLICIT; !major && t <= CL_TIER_ENVIRONMENT; ++t) {
-    if (!present[t])
-      continue;
-    major = newest_major(present[t], driver_limit);
-    if (!major) /* the driver supports none of them: still what they mean */
-      major = newest_major(present[t], 0);
-    snprintf(why, sizeof why, "the CUDA major of the libraries in the %s %s",
-             t == CL_TIER_EXPLICIT ? "explicit" : "active environment's",
-             t == CL_TIER_EXPLICIT ? "roots" : "folders");
-  }
+  major = pinned_cuda_major(ctx, why, sizeof why);
+  if (!major)
+    major = tier_cuda_major(present, driver_limit, why, sizeof why);
   uint64_t all = 0;
   for (int t = 0; t <= CL_TIER_SYSTEM; ++t)
     all |= present[t];
@@ -464,9 +482,10 @@ static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
 static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
                        int parse) {
   cl_plan_entry *p = &ctx->plan[i];
+  char *kept = cl_save_error(); /* unreadable: the OS loader will judge */
   if (!parse || cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
     memset(&info[i], 0, sizeof info[i]);
-  cl_clear_error();
+  cl_restore_error(kept);
   const char *soname = info[i].soname && info[i].soname[0]
                            ? info[i].soname
                            : cl_path_basename(p->path);
@@ -512,11 +531,12 @@ static int names_entry(const cl_binary_info *info, const needed_names *names,
 static int same_file(const char *a, const char *b) {
   if (strcmp(a, b) == 0)
     return 1;
+  char *kept = cl_save_error(); /* a path that does not resolve: not same */
   char *ra = cl_os_real_path(a), *rb = cl_os_real_path(b);
+  cl_restore_error(kept);
   int same = ra && rb && strcmp(ra, rb) == 0;
   free(ra);
   free(rb);
-  cl_clear_error();
   return same;
 }
 
@@ -552,12 +572,13 @@ static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
   int possible = (search && *search) || loaded;
   free(search);
   free(loaded);
-  cl_clear_error();
   if (!possible)
     return NULL;
   if (!c->ready) {
-    if (cl_loader_model_init_host(&c->model) != CUDALOAD_OK) {
-      cl_clear_error();
+    char *kept = cl_save_error();
+    int no_model = cl_loader_model_init_host(&c->model) != CUDALOAD_OK;
+    cl_restore_error(kept);
+    if (no_model) {
       return NULL; /* no model: trust the RUNPATH, as before */
     }
     c->ready = 1;
@@ -742,9 +763,53 @@ static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
  * the plan, so that its folder is exposed and, where the opener would not
  * find it, it is preloaded (settle_plan); when the inventory has none, a
  * warning says what to install. */
+/* The CUDA major whose libraries the opener (plan entry i, its library
+ * chosen) would open lazily: the chosen file's, else the catalog's, else
+ * the plan's; 0 when nothing tells it. */
+static int lazy_cuda_major(cudaload_ctx *ctx, size_t i, cl_library *chosen) {
+  int cuda = 0;
+  if (chosen) {
+    cl_library_settle_version(ctx, chosen);
+    cuda = chosen->cuda_major;
+  }
+  if (!cuda)
+    cuda = ctx->plan[i].entry->lazy_cuda_major;
+  if (!cuda)
+    cuda = ctx->plan_cuda_major;
+  return cuda;
+}
+
+/* A lazy dependency no root holds: a plan warning naming the files the
+ * opener will look for, and the requirement (and wheel) that adds them. */
+static int warn_lazy_missing(cudaload_ctx *ctx, const cl_catalog_entry *opener,
+                             int opener_major, const char *opener_path,
+                             const cl_library *chosen,
+                             const cl_catalog_entry *dep,
+                             const cl_catalog_entry *dep_main, int dep_major,
+                             int cuda) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  char files[512];
+  lazy_file_names(opener, dep->family, dep_major, naming, files, sizeof files);
+  const char *package = cl_fix_package(dep->family, cuda, naming);
+  char fix[256];
+  snprintf(fix, sizeof fix,
+           "add --require %s=%d with a root that holds it%s%s%s",
+           dep_main->name, dep_major, package ? " (pip install " : "",
+           package ? package : "", package ? ")" : "");
+  char text[2048];
+  snprintf(text, sizeof text,
+           "%s %d (%s) opens %s by name when it first needs %s; no %s "
+           "for CUDA %d was found",
+           opener->family, opener_major, chosen ? chosen->path : opener_path,
+           files, strstr(files, " and ") ? "them" : "it",
+           family_title(dep->family), cuda);
+  char first[256];
+  snprintf(first, sizeof first, "%.*s", (int)strcspn(files, " ,"), files);
+  return add_warning(ctx, text, fix, first);
+}
+
 static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
                                  const companion_index *companions) {
-  cl_naming naming = cl_ctx_naming(ctx);
   size_t original = ctx->plan_count;
   int rc = CUDALOAD_OK;
   for (size_t i = 0; i < original && !rc; ++i) {
@@ -756,15 +821,7 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
         r < ctx->outcome_count && ctx->outcomes[r].chosen < ctx->library_count
             ? &ctx->libraries[ctx->outcomes[r].chosen]
             : NULL;
-    int cuda = 0;
-    if (chosen) {
-      cl_library_settle_version(ctx, chosen);
-      cuda = chosen->cuda_major;
-    }
-    if (!cuda)
-      cuda = opener->lazy_cuda_major;
-    if (!cuda)
-      cuda = ctx->plan_cuda_major;
+    int cuda = lazy_cuda_major(ctx, i, chosen);
     if (!cuda)
       continue; /* no way to tell which major it would open */
     /* plan[] moves as entries are added: keep what is read later. */
@@ -780,35 +837,18 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
         continue;
       const cl_library *lib = find_dependency(
           ctx, companions, dep_main, dep_major, opener_path, chosen, &rc);
-      char text[2048];
       if (rc)
         break;
-      if (lib) {
-        snprintf(text, sizeof text, "opened lazily by %s (%s %d needs %s %d)",
-                 cl_path_basename(opener_path), family_title(opener->family),
-                 opener_major, family_title(dep->family), cuda);
-        rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
+      if (!lib) {
+        rc = warn_lazy_missing(ctx, opener, opener_major, opener_path, chosen,
+                               dep, dep_main, dep_major, cuda);
         continue;
       }
-      char files[512];
-      lazy_file_names(opener, dep->family, dep_major, naming, files,
-                      sizeof files);
-      const char *package = cl_fix_package(dep->family, cuda, naming);
-      char fix[256];
-      snprintf(fix, sizeof fix,
-               "add --require %s=%d with a root that holds it%s%s%s",
-               dep_main->name, dep_major, package ? " (pip install " : "",
-               package ? package : "", package ? ")" : "");
-      snprintf(text, sizeof text,
-               "%s %d (%s) opens %s by name when it first needs %s; no %s "
-               "for CUDA %d was found",
-               opener->family, opener_major,
-               chosen ? chosen->path : opener_path, files,
-               strstr(files, " and ") ? "them" : "it",
-               family_title(dep->family), cuda);
-      char first[256];
-      snprintf(first, sizeof first, "%.*s", (int)strcspn(files, " ,"), files);
-      rc = add_warning(ctx, text, fix, first);
+      char text[2048];
+      snprintf(text, sizeof text, "opened lazily by %s (%s %d needs %s %d)",
+               cl_path_basename(opener_path), family_title(opener->family),
+               opener_major, family_title(dep->family), cuda);
+      rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
     }
     free(opener_path);
   }
@@ -920,6 +960,42 @@ static int needs_entry(const cl_binary_info *info, cl_naming naming,
  * added to the plan, so its folder is exposed and it is loaded first; a
  * dependency found nowhere is a warning that names the package to install.
  * The plan grows while it is walked: a dependency's own are added too. */
+/* The CUDA major a library was built for, as its NEEDED names tell
+ * (libcublas.so.13: CUDA 13); 0 when none does. */
+static int built_for_cuda(const cl_binary_info *info, cl_naming naming) {
+  for (size_t d = 0; d < info->needed_count; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info->needed[d], naming, &m) && m.cuda_major)
+      return m.cuda_major;
+  }
+  return 0;
+}
+
+/* A NEEDED library no root holds: a plan warning naming the dependent,
+ * the file and the package that has it. The package of a dependency whose
+ * ABI major ships with several CUDA majors (cuSPARSE 12 is in CUDA 12 and
+ * 13) follows the dependent's (built_for). */
+static int warn_needed_missing(cudaload_ctx *ctx, const char *opener,
+                               const char *needed, cl_naming naming,
+                               const cl_catalog_entry *dep, int major,
+                               int built_for) {
+  int cuda = cl_catalog_cuda_major(dep, major);
+  if (!cuda)
+    cuda = built_for;
+  const char *package = cuda ? cl_fix_package(dep->family, cuda, naming) : NULL;
+  char fix[256];
+  snprintf(fix, sizeof fix, "add a root that holds %s %d%s%s%s",
+           family_title(dep->family), major, package ? " (pip install " : "",
+           package ? package : "", package ? ")" : "");
+  char text[2048];
+  snprintf(text, sizeof text,
+           "%s needs %s (%s), which is in none of the roots searched; "
+           "the loader must find it elsewhere or the load fails",
+           opener, needed,
+           naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
+  return add_warning(ctx, text, fix, needed);
+}
+
 static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
                                    const companion_index *companions) {
   int rc = CUDALOAD_OK;
@@ -927,10 +1003,12 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
     if (ctx->plan[i].entry->role != CL_ROLE_MAIN)
       continue;
     cl_binary_info info;
-    if (cl_binary_parse_file(ctx->plan[i].path, &info) != CUDALOAD_OK) {
-      cl_clear_error(); /* unparseable: the loader will judge, settle_plan */
+    /* Unparseable: the loader will judge it (settle_plan says so). */
+    char *kept = cl_save_error();
+    int unparsed = cl_binary_parse_file(ctx->plan[i].path, &info);
+    cl_restore_error(kept);
+    if (unparsed)
       continue;
-    }
     /* plan[] moves as entries are added: keep what is read later. */
     char *opener = cl_strdup(ctx->plan[i].path);
     const cl_catalog_entry *opener_entry = ctx->plan[i].entry;
@@ -938,15 +1016,7 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
       rc = CUDALOAD_E_NO_MEMORY;
     cl_naming naming =
         info.format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
-    /* The CUDA major the opener was built for, as its NEEDED names tell
-     * (libcublas.so.13: CUDA 13), for the package of a dependency whose
-     * ABI major ships with several (cuSPARSE 12 is in CUDA 12 and 13). */
-    int built_for = 0;
-    for (size_t d = 0; d < info.needed_count && !built_for; ++d) {
-      cl_name_match m;
-      if (cl_catalog_match(info.needed[d], naming, &m))
-        built_for = m.cuda_major;
-    }
+    int built_for = built_for_cuda(&info, naming);
     for (size_t d = 0; d < info.needed_count && !rc; ++d) {
       cl_name_match m;
       if (!cl_catalog_match(info.needed[d], naming, &m) ||
@@ -959,32 +1029,17 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
         continue; /* cuBLASLt comes with the cuBLAS it also NEEDs */
       const cl_library *lib =
           find_dependency(ctx, companions, dep, m.major, opener, NULL, &rc);
-      char text[2048];
       if (rc)
         break;
-      if (lib) {
-        snprintf(text, sizeof text, "needed by %s (%s)",
-                 cl_path_basename(opener),
-                 naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
-        rc = add_family_entries(ctx, planned, lib, text);
+      if (!lib) {
+        rc = warn_needed_missing(ctx, opener, info.needed[d], naming, dep,
+                                 m.major, built_for);
         continue;
       }
-      int cuda = cl_catalog_cuda_major(dep, m.major);
-      if (!cuda)
-        cuda = built_for;
-      const char *package =
-          cuda ? cl_fix_package(dep->family, cuda, naming) : NULL;
-      char fix[256];
-      snprintf(fix, sizeof fix, "add a root that holds %s %d%s%s%s",
-               family_title(dep->family), m.major,
-               package ? " (pip install " : "", package ? package : "",
-               package ? ")" : "");
-      snprintf(text, sizeof text,
-               "%s needs %s (%s), which is in none of the roots searched; "
-               "the loader must find it elsewhere or the load fails",
-               opener, info.needed[d],
+      char text[2048];
+      snprintf(text, sizeof text, "needed by %s (%s)", cl_path_basename(opener),
                naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
-      rc = add_warning(ctx, text, fix, info.needed[d]);
+      rc = add_family_entries(ctx, planned, lib, text);
     }
     free(opener);
     cl_binary_info_free(&info);
@@ -997,8 +1052,10 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
  * CUDA 13 wheels). */
 static int runpath_reaches(const char *opener, const char *path) {
   cl_binary_info info;
-  if (cl_binary_parse_file(opener, &info) != CUDALOAD_OK) {
-    cl_clear_error();
+  char *kept = cl_save_error(); /* unreadable: it reaches nothing we know */
+  int unread = cl_binary_parse_file(opener, &info) != CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (unread) {
     return 0;
   }
   const char *list = info.runpath ? info.runpath : info.rpath;
@@ -1017,8 +1074,9 @@ static int runpath_reaches(const char *opener, const char *path) {
                             (int)(len - (size_t)(rest - list)), rest)
                  : snprintf(element, sizeof element, "%.*s", (int)len, list);
     if (n > 0 && (size_t)n < sizeof element) {
+      char *kept_real = cl_save_error(); /* a folder that does not exist */
       char *real = cl_os_real_path(element);
-      cl_clear_error();
+      cl_restore_error(kept_real);
       /* cl_path_dirname keeps no trailing separator; nor does realpath. */
       found = real && strcmp(real, target) == 0;
       free(real);
@@ -1391,7 +1449,6 @@ static char *global_rival(const cl_plan_entry *planned, const char *symbol,
    * defines the name, or only the planned file does, nothing can take
    * the consumers' calls, and no file needs reading. */
   char *provider = cl_os_loader_global_provider(symbol, NULL);
-  cl_clear_error();
   if (!provider || same_file(provider, planned->path)) {
     free(provider);
     return NULL;
@@ -1401,7 +1458,6 @@ static char *global_rival(const cl_plan_entry *planned, const char *symbol,
     /* What the loader gives a reference of that version. */
     free(provider);
     provider = cl_os_loader_global_provider(symbol, *version);
-    cl_clear_error();
     if (!provider || same_file(provider, planned->path)) {
       free(provider);
       free(*version);

@@ -60,6 +60,20 @@ static void fail_with_report(int status, cl_buf *r) {
   free(text);
 }
 
+/* Put the folder of path where the OS loader searches for what a library
+ * opens by name later (Windows: PATH and AddDllDirectory). Best effort: a
+ * folder that cannot be added leaves the load itself to say what is
+ * missing, so the caller's last error is kept. */
+static void expose_folder_of(const char *path) {
+  char *folder = cl_path_dirname(path);
+  if (!folder)
+    return;
+  char *kept = cl_save_error();
+  cl_os_loader_expose_folder(folder);
+  cl_restore_error(kept);
+  free(folder);
+}
+
 /* Load one entry; returns 0, or 1 when the OS loader refused it. */
 static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
   if (registry_has(p->path)) {
@@ -70,10 +84,10 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
   /* What the process already has under this name: loading a second copy
    * by path would give two copies of one library's state. */
   char *present = cl_os_loader_find_loaded(p->soname);
-  cl_clear_error();
   if (present) {
+    char *kept = cl_save_error(); /* unresolvable: the loader's own name */
     char *real = cl_os_real_path(present);
-    cl_clear_error();
+    cl_restore_error(kept);
     int same = strcmp(real ? real : present, p->path) == 0;
     p->state =
         same ? CUDALOAD_STATE_ALREADY_LOADED : CUDALOAD_STATE_LOADED_ELSEWHERE;
@@ -82,12 +96,7 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
     free(present);
     return 0;
   }
-  char *folder = cl_path_dirname(p->path);
-  if (folder) {
-    cl_os_loader_expose_folder(folder);
-    cl_clear_error();
-  }
-  free(folder);
+  expose_folder_of(p->path);
   if (cl_library_open(p->path, mode)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
@@ -136,6 +145,38 @@ static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
   return status;
 }
 
+/* Say file by file what happened, so nothing is half-done in silence: the
+ * last error of a preload that did not get the whole plan in. Returns its
+ * status: unsatisfied, a load failed, or another major in the global
+ * scope. */
+static int report_preload(const cudaload_ctx *ctx, int plan_rc,
+                          const char *unsatisfied, size_t failed,
+                          const cl_buf *failures) {
+  cl_buf r = CL_BUF_INIT;
+  int status;
+  if (plan_rc != CUDALOAD_OK) {
+    status = CUDALOAD_E_UNSATISFIED;
+    cl_buf_printf(&r, "%s", unsatisfied ? unsatisfied : "");
+  } else if (failed) {
+    status = CUDALOAD_E_LOAD_FAILED;
+    cl_buf_printf(&r, "%zu of the planned files could not be loaded:\n%s",
+                  failed, failures->data ? failures->data : "");
+  } else {
+    status = CUDALOAD_E_CONFLICT;
+    for (size_t i = 0; i < ctx->conflict_count; ++i)
+      cl_buf_printf(&r, "conflict: %s\n", ctx->conflicts[i].text);
+  }
+  if (plan_rc != CUDALOAD_OK && failed)
+    cl_buf_printf(&r, "also, %zu planned files could not be loaded:\n%s",
+                  failed, failures->data ? failures->data : "");
+  say_plan(&r, ctx);
+  r.failed |= failures->failed; /* a failure's line was lost */
+  if (ctx->plan_count == 0)
+    cl_buf_printf(&r, "  (nothing was loaded)\n");
+  fail_with_report(status, &r);
+  return status;
+}
+
 int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   cl_clear_error();
   if (!ctx)
@@ -164,11 +205,7 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
     } else {
       /* Not preloaded: its main library opens it by name later. On
        * Windows that needs its folder on PATH / AddDllDirectory. */
-      char *folder = cl_path_dirname(p->path);
-      if (folder)
-        cl_os_loader_expose_folder(folder);
-      free(folder);
-      cl_clear_error();
+      expose_folder_of(p->path);
     }
   }
   cl_os_loader_unlock();
@@ -179,29 +216,7 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
     cl_clear_error();
     return CUDALOAD_OK;
   }
-  /* Say file by file what happened, so nothing is half-done in silence. */
-  cl_buf r = CL_BUF_INIT;
-  int status;
-  if (plan_rc != CUDALOAD_OK) {
-    status = CUDALOAD_E_UNSATISFIED;
-    cl_buf_printf(&r, "%s", unsatisfied ? unsatisfied : "");
-  } else if (failed) {
-    status = CUDALOAD_E_LOAD_FAILED;
-    cl_buf_printf(&r, "%zu of the planned files could not be loaded:\n%s",
-                  failed, failures.data ? failures.data : "");
-  } else {
-    status = CUDALOAD_E_CONFLICT;
-    for (size_t i = 0; i < ctx->conflict_count; ++i)
-      cl_buf_printf(&r, "conflict: %s\n", ctx->conflicts[i].text);
-  }
-  if (plan_rc != CUDALOAD_OK && failed)
-    cl_buf_printf(&r, "also, %zu planned files could not be loaded:\n%s",
-                  failed, failures.data ? failures.data : "");
-  say_plan(&r, ctx);
-  r.failed |= failures.failed; /* a failure's line was lost */
-  if (ctx->plan_count == 0)
-    cl_buf_printf(&r, "  (nothing was loaded)\n");
-  fail_with_report(status, &r);
+  int status = report_preload(ctx, plan_rc, unsatisfied, failed, &failures);
   cl_buf_free(&failures);
   free(unsatisfied);
   return status;

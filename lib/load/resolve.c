@@ -317,8 +317,10 @@ static verdict elf_read_header(const cl_loader_model *m, const char *file,
     return VERDICT_FATAL;
   }
   cl_file *f = NULL;
+  /* A file that cannot be opened or read is a verdict, not a failure. */
+  char *kept = cl_save_error();
   if (cl_os_file_open(file, &f, &size) != CUDALOAD_OK) {
-    cl_clear_error();
+    cl_restore_error(kept);
     *why = cl_strdup("cannot be opened (the loader goes on)");
     return VERDICT_SKIPPED;
   }
@@ -326,7 +328,7 @@ static verdict elf_read_header(const cl_loader_model *m, const char *file,
   size_t got = 0;
   int status = cl_os_file_read_upto(f, 0, h, want, &got);
   cl_os_file_close(f);
-  cl_clear_error();
+  cl_restore_error(kept);
   if (status != CUDALOAD_OK || got < want) {
     *why = cl_strdup(status != CUDALOAD_OK
                          ? "\"cannot read file data\": the load fails"
@@ -446,8 +448,9 @@ static verdict pe_verdict(const cl_loader_model *m, const char *file,
     return VERDICT_ABSENT;
   cl_binary_info info;
   memset(&info, 0, sizeof info);
+  char *kept = cl_save_error(); /* unreadable is a verdict, not a failure */
   int status = cl_binary_parse_file(file, &info);
-  cl_clear_error();
+  cl_restore_error(kept);
   if (status != CUDALOAD_OK || info.format != CL_FORMAT_PE) {
     cl_binary_info_free(&info);
     *why = cl_strdup("not a valid image: the load fails (193)");
@@ -906,8 +909,9 @@ static model_private *model_cache(cl_loader_model *m) {
     return p;
   p->cache_read = 1;
   /* A missing or damaged cache is one the loader cannot use either. */
-  if (cl_ldcache_read(m->ld_so_cache, cache_visit, p) != CUDALOAD_OK)
-    cl_clear_error();
+  char *kept = cl_save_error();
+  cl_ldcache_read(m->ld_so_cache, cache_visit, p);
+  cl_restore_error(kept);
   for (size_t i = 0; i < p->entry_count && !p->failed; ++i) {
     size_t first;
     if (cl_str_index_find(&p->index, p->entries[i].key, &first)) {
@@ -1551,11 +1555,12 @@ static int tree_add(opener *o, const char *path, size_t loader, int preexisting,
   obj->loader = loader;
   obj->preexisting = preexisting;
   char *check = absolute_for_check(o->m, path);
+  char *kept = cl_save_error(); /* an unreadable object is told as such */
   if (check && cl_binary_parse_file(check, &obj->info) == CUDALOAD_OK)
     obj->readable = 1;
   else
     memset(&obj->info, 0, sizeof obj->info);
-  cl_clear_error();
+  cl_restore_error(kept);
   free(check);
   o->walked[t->object_count] = 0;
   *index = t->object_count++;

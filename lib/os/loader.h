@@ -98,7 +98,8 @@ int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
  * defines it. With a version, the loader's own versioned lookup (dlvsym):
  * only a definition of that version, or one in an object without version
  * information, answers, as for a versioned reference (docs/loader.md,
- * "Linux: binding"). Windows has no global scope: always NULL.
+ * "Linux: binding"). Windows has no global scope: always NULL. Sets no
+ * error.
  */
 char *cl_os_loader_global_provider(const char *symbol, const char *version);
 
