@@ -11,7 +11,13 @@
    circle, and no stage needs a later one (common, core, binary, scan, load,
    probe, report). The seam may be called by any stage and may call the data
    functions of the stage it serves, never around a circle.
-4. The tool uses the library as users do: tools/ includes the public header
+4. The error idiom: cl_clear_error() is called by public functions
+   (cudaload_*) only, on entry or when they succeed after consuming a
+   helper's failure, and by the few internal functions that turn a failure
+   into data and go on (CLEARS_CONSUMED). Any other caller is a helper that
+   wipes what a lookup wrote: the lookup should not write, or its caller
+   should keep its own error (cl_save_error/cl_restore_error).
+5. The tool uses the library as users do: tools/ includes the public header
    and its own, plus the few utilities it shares with the library for
    showing text and paths (TOOL_UTILITIES), none of the library's stages.
 
@@ -31,6 +37,12 @@ SEAM = ["os", "posix", "win32"]
 LIB_FILES = {"CMakeLists.txt", "cudaload.def", "cudaload.map",
              "cudaload.rc.in"}
 OS_SWITCH = "os/platform.h"
+# Internal functions that clear the last error because they have just
+# turned a failure into data (a probe stage's message, a preload error kept
+# for the stages) or are an entry point of their own (the manifest fuzzer's).
+CLEARS_CONSUMED = {"cl_restore_error", "cl_manifest_load_text", "load_text",
+                   "ensure_preloaded", "requirement_handle",
+                   "cl_probe_run_in_process"}
 # What the tool may include besides cudaload.h and its own cli*.h: escaping
 # for a terminal, UTF-8 <-> UTF-16 and absolute paths for its arguments.
 TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h"}
@@ -65,6 +77,33 @@ def check_folders(lib, problems):
                                 f"nor the seam ({', '.join(SEAM)})")
         elif name not in LIB_FILES:
             problems.append(f"lib/{name}: a file outside the stage folders")
+
+
+def check_error_clears(lib, problems):
+    definition = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(\w+)\(")
+    for folder, _, files in os.walk(lib):
+        for name in sorted(files):
+            if not name.endswith(".c"):
+                continue
+            rel = os.path.relpath(os.path.join(folder, name), lib)
+            function = None
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    m = definition.match(line)
+                    if m and not line.rstrip().endswith(";") and \
+                            not line.startswith(("typedef", "static const", "#")):
+                        function = m.group(1)
+                    if "cl_clear_error()" not in line or \
+                            line.lstrip().startswith(("void cl_clear_error", "/*", "*")):
+                        continue
+                    if function and (function.startswith("cudaload_") or
+                                     function in CLEARS_CONSUMED):
+                        continue
+                    problems.append(
+                        f"lib/{rel.replace(os.sep, '/')}:{number}: {function} clears "
+                        "the last error; a lookup whose 'no' is an answer should "
+                        "not write it, or its caller keeps its own "
+                        "(cl_save_error/cl_restore_error)")
 
 
 def check_tool_includes(tools, problems):
@@ -178,8 +217,9 @@ def main():
     problems = []
     check_platform_rule(lib, problems)
     check_folders(lib, problems)
+    check_error_clears(lib, problems)
     check_tool_includes(os.path.join(args.source, "tools"), problems)
-    summary = "platform rule, folders and the tool's includes checked"
+    summary = "platform rule, folders, error clears and the tool's includes checked"
     objects = [o for o in args.objects.split(";") if o]
     if objects:
         files, edges = check_layers(objects, args.nm, problems)
