@@ -529,6 +529,51 @@ static void scan_report_is_the_tools(void **state) {
   cudaload_destroy(ctx);
 }
 
+static void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+  _putenv_s(name, value ? value : "");
+  SetEnvironmentVariableA(name, value);
+#else
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+#endif
+}
+
+/* The CUDA variables set are listed with what each does, in text and
+ * JSON; CUDA_LAUNCH_BLOCKING=1 is a problem with its fix, =0 is not. */
+static void environment_lists_the_cuda_variables(void **state) {
+  (void)state;
+  set_env("CUDA_LAUNCH_BLOCKING", "1");
+  set_env("CUBLAS_WORKSPACE_CONFIG", ":4096:8");
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  size_t problems = 0;
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
+  assert_contains(text, "\nEnvironment\n");
+  assert_contains(text, "  CUBLAS_WORKSPACE_CONFIG=:4096:8\n");
+  assert_contains(text, "makes results reproducible");
+  assert_contains(text, "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits");
+  assert_contains(text, "fix: unset CUDA_LAUNCH_BLOCKING");
+  cudaload_free(text);
+  char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  assert_contains(json, "\"environment\": [");
+  assert_contains(json, "\"name\": \"CUBLAS_WORKSPACE_CONFIG\"");
+  assert_contains(json, "\"value\": \":4096:8\"");
+  cudaload_free(json);
+
+  set_env("CUDA_LAUNCH_BLOCKING", "0");
+  size_t without = 0;
+  text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &without);
+  assert_contains(text, "  CUDA_LAUNCH_BLOCKING=0\n");
+  assert_lacks(text, "fix: unset CUDA_LAUNCH_BLOCKING");
+  assert_int_equal(without + 1, problems);
+  cudaload_free(text);
+  set_env("CUDA_LAUNCH_BLOCKING", NULL);
+  set_env("CUBLAS_WORKSPACE_CONFIG", NULL);
+  cudaload_destroy(ctx);
+}
+
 static void bad_arguments_are_refused(void **state) {
   (void)state;
   cudaload_ctx *ctx = ctx_with_root(NULL);
@@ -563,6 +608,7 @@ int main(void) {
       cmocka_unit_test(bad_arguments_are_refused),
       cmocka_unit_test(names_come_from_one_table),
       cmocka_unit_test(scan_report_is_the_tools),
+      cmocka_unit_test(environment_lists_the_cuda_variables),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

@@ -13,6 +13,7 @@
 #include "load/plan.h"
 #include "scan/inventory.h"
 #include "cudaload.h"
+#include "scan/cuda_knobs.h"
 #include "scan/driver_version.h"
 #include "report/explain.h"
 #include "common/buf.h"
@@ -64,7 +65,8 @@ typedef struct doctor {
   cl_driver_cuda driver_files;
   problem *problems;
   size_t problem_count, problem_capacity;
-  int failed; /* out of memory somewhere */
+  cl_cuda_knobs knobs; /* the CUDA variables set (scan/cuda_knobs.c) */
+  int failed;          /* out of memory somewhere */
 } doctor;
 
 /* --- small helpers ----------------------------------------------------- */
@@ -693,6 +695,20 @@ static void root_problems(doctor *d) {
   }
 }
 
+/* CUDA_LAUNCH_BLOCKING on: every launch waits for the GPU. */
+static void knob_problems(doctor *d) {
+  const char *blocking = cl_cuda_knob_value(&d->knobs, "CUDA_LAUNCH_BLOCKING");
+  if (!blocking || !*blocking || strcmp(blocking, "0") == 0)
+    return;
+  add_problem(d,
+              cl_strdup_printf("CUDA_LAUNCH_BLOCKING=%s: every kernel launch "
+                               "waits for the GPU, which makes CUDA slow",
+                               blocking),
+              cl_strdup("unset CUDA_LAUNCH_BLOCKING outside debugging (it "
+                        "is for finding which launch failed, not for "
+                        "production)"));
+}
+
 static void find_problems(doctor *d) {
   unsatisfied_problems(d);
   root_problems(d);
@@ -704,6 +720,7 @@ static void find_problems(doctor *d) {
   plan_warning_problems(d);
   orphan_problems(d);
   probe_problems(d);
+  knob_problems(d);
 }
 
 /* --- text ------------------------------------------------------------- */
@@ -938,6 +955,16 @@ static void text_driver(text *t, const doctor *d) {
   }
 }
 
+/* The CUDA variables set, each with what it does. */
+static void text_environment(text *t, const doctor *d) {
+  heading(t, "Environment");
+  if (d->knobs.count == 0)
+    put(t, "  no CUDA variable set\n");
+  for (size_t i = 0; i < d->knobs.count; ++i)
+    put(t, "  %s=%s\n    %s\n", d->knobs.items[i].name,
+        shown(t, d->knobs.items[i].value), d->knobs.items[i].effect);
+}
+
 /* Each problem with the one line that fixes it. */
 static void text_problems(text *t, const doctor *d) {
   heading(t, "Problems and fixes");
@@ -978,6 +1005,7 @@ static char *write_text(const doctor *d) {
     put(&t, "  %s\n", shown(&t, ctx->conflicts[i].text));
 
   text_probe(&t, d);
+  text_environment(&t, d);
 
   text_problems(&t, d);
   return cl_text_finish(&t.r); /* NULL: out of memory, said by the caller */
@@ -1188,6 +1216,22 @@ static void write_problems(cl_report_writer *w, const doctor *d) {
   cl_report_end_array(w);
 }
 
+static void write_environment(cl_report_writer *w, const doctor *d) {
+  cl_report_key(w, "environment");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < d->knobs.count; ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "name");
+    cl_report_string(w, d->knobs.items[i].name);
+    cl_report_key(w, "value");
+    cl_report_string(w, d->knobs.items[i].value);
+    cl_report_key(w, "effect");
+    cl_report_string(w, d->knobs.items[i].effect);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+}
+
 static char *write_structured(const doctor *d, cl_report_format format) {
   const cudaload_ctx *ctx = d->ctx;
   cl_report_writer *w = cl_report_writer_new(format);
@@ -1206,6 +1250,7 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   write_requirements(w, ctx);
   write_plan(w, d);
   write_probe(w, d->probe);
+  write_environment(w, d);
 
   write_problems(w, d);
   cl_report_end_object(w);
@@ -1223,6 +1268,7 @@ static void doctor_free(doctor *d) {
   free(d->probe_error);
   free(d->driver_path);
   free(d->driver_version);
+  cl_cuda_knobs_free(&d->knobs);
   for (size_t i = 0; i < d->problem_count; ++i) {
     free(d->problems[i].problem);
     free(d->problems[i].fix);
@@ -1270,6 +1316,8 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
     run_probe(&d);
   cl_os_loader_each_loaded(collect_loaded, &d);
   find_driver(&d);
+  if (cl_cuda_knobs_read(&d.knobs) != CUDALOAD_OK)
+    d.failed = 1;
   if (cl_driver_cuda_read(host_naming(), ctx->probe_driver_path,
                           &d.driver_files) != CUDALOAD_OK)
     d.failed = 1;

@@ -1509,9 +1509,10 @@ class EnvExec(CliTestCase):
 
 
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
-               "requirements", "plan", "loaded", "conflicts", "probe", "problems", "cuda_major")
+               "requirements", "plan", "loaded", "conflicts", "probe", "environment", "problems",
+               "cuda_major")
 DOCTOR_SECTIONS = ("Platform", "Driver", "Libraries found", "Plan", "Loaded in this process",
-                   "Conflicts", "Probe", "Problems and fixes")
+                   "Conflicts", "Probe", "Environment", "Problems and fixes")
 PLAN_STATES = {"planned", "loaded", "already-loaded", "loaded-elsewhere", "failed", "not-needed"}
 
 
@@ -1550,6 +1551,8 @@ def check_doctor_schema(test, doc):
                          ["driver", "init", "devices", "context", "runtime", "cublas", "cudnn"])
         for s in doc["probe"]["stages"]:
             test.assertIn(s["status"], ("ok", "failed", "skipped", "warning"))
+    for e in doc["environment"]:
+        test.assertEqual(sorted(e), ["effect", "name", "value"], e)
     for p in doc["problems"]:
         test.assertEqual(sorted(p), ["fix", "problem"])
         test.assertTrue(p["problem"] and p["fix"], p)
