@@ -783,6 +783,57 @@ cudaload_probe_device_memory_mib(const cudaload_probe *probe, size_t i);
 /** Device i's UUID ("GPU-xxxxxxxx-xxxx-..."). */
 CUDALOAD_API const char *cudaload_probe_device_uuid(const cudaload_probe *probe,
                                                     size_t i);
+
+/*
+ * What the driver says of how a device runs (CUDALOAD_1.1): cheap
+ * attributes, read without running a kernel, that explain a driver reset or
+ * a GPU another process cannot use. docs/probe.md and docs/doctor.md say
+ * which problems they point to.
+ */
+/* Driver models (cudaload_probe_device_driver_model()): unknown (the
+ * driver did not say), not applicable (Linux has neither model), Windows'
+ * display driver model (WDDM) and its compute-only one (TCC). */
+#define CUDALOAD_DRIVER_MODEL_UNKNOWN 0
+#define CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE 1
+#define CUDALOAD_DRIVER_MODEL_WDDM 2
+#define CUDALOAD_DRIVER_MODEL_TCC 3
+/* Compute modes: the driver's CUcomputemode values, -1 when unknown. */
+#define CUDALOAD_COMPUTE_MODE_UNKNOWN (-1)
+#define CUDALOAD_COMPUTE_MODE_DEFAULT 0           /* any number of processes */
+#define CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD 1  /* drivers before CUDA 11 */
+#define CUDALOAD_COMPUTE_MODE_PROHIBITED 2        /* no process may use it */
+#define CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS 3 /* one process at a time */
+
+/** Device i's driver model, CUDALOAD_DRIVER_MODEL_*: on Windows from
+ *  CU_DEVICE_ATTRIBUTE_TCC_DRIVER (TCC or WDDM); on Linux always
+ *  NOT_APPLICABLE. */
+CUDALOAD_API int cudaload_probe_device_driver_model(const cudaload_probe *probe,
+                                                    size_t i);
+/** A CUDALOAD_DRIVER_MODEL_* as the reports write it: "unknown",
+ *  "not_applicable", "WDDM", "TCC"; NULL for any other value. */
+CUDALOAD_API const char *cudaload_probe_driver_model_name(int model);
+/** 1 when a display watchdog limits how long device i's kernels may run
+ *  (CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT: a display is attached; on
+ *  Windows under WDDM, the TDR), 0 when not, -1 when unknown. */
+CUDALOAD_API int
+cudaload_probe_device_kernel_timeout(const cudaload_probe *probe, size_t i);
+/** Device i's CUDALOAD_COMPUTE_MODE_* (CU_DEVICE_ATTRIBUTE_COMPUTE_MODE). */
+CUDALOAD_API int cudaload_probe_device_compute_mode(const cudaload_probe *probe,
+                                                    size_t i);
+/** A CUDALOAD_COMPUTE_MODE_* as the reports write it: "default",
+ *  "exclusive_thread", "prohibited", "exclusive_process"; NULL for any other
+ *  value (unknown included). */
+CUDALOAD_API const char *cudaload_probe_compute_mode_name(int mode);
+/** 1 when device i is integrated with the host (shares its memory:
+ *  CU_DEVICE_ATTRIBUTE_INTEGRATED), 0 when discrete, -1 when unknown. */
+CUDALOAD_API int cudaload_probe_device_integrated(const cudaload_probe *probe,
+                                                  size_t i);
+/** Device i's free memory in MiB when the probe ran (cuMemGetInfo_v2 in the
+ *  probe's context, after its own allocation was freed), -1 when not
+ *  measured: only device 0, the one the probe uses, is measured, and only
+ *  when its context stage got a context. */
+CUDALOAD_API long long
+cudaload_probe_device_free_mib(const cudaload_probe *probe, size_t i);
 /**
  * The probe's result as one document, CUDALOAD_FORMAT_JSON or _YAML
  * (builds with libyaml): "schema_version", "verdict", "reason", "summary",

@@ -33,7 +33,13 @@ set(CUDALOAD_PROBE_SCENARIOS
   stdout_out_of_process
   flood_out_of_process
   invalid_numbers
-  wire_numbers)
+  wire_numbers
+  device_facts
+  wddm_watchdog
+  compute_mode_prohibited
+  visible_devices_hide_all
+  cublas_low_memory
+  cublas_mismatch)
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
   add_executable(test_probe ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)

@@ -177,6 +177,8 @@ static void text_has_every_section_in_order(void **state) {
                                          "\nLoaded in this process\n",
                                          "\nConflicts\n",
                                          "\nProbe\n",
+                                         "\nDisplay watchdog\n",
+                                         "\nEnvironment\n",
                                          "\nProblems and fixes\n"};
   const char *at = text;
   for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {
@@ -574,6 +576,97 @@ static void environment_lists_the_cuda_variables(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* CUDA_VISIBLE_DEVICES that can list no device on any machine is a
+ * problem even without the probe; one that names a device is not. */
+static void visible_devices_that_hide_every_device(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  static const char *const hiding[] = {"-1", "", "none", "NoDevFiles"};
+  for (size_t i = 0; i < sizeof hiding / sizeof *hiding; ++i) {
+    set_env("CUDA_VISIBLE_DEVICES", hiding[i]);
+#ifdef _WIN32
+    if (!hiding[i][0])
+      continue; /* Windows has no variable set to "": setting it unsets it */
+#endif
+    char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+    char needle[96];
+    snprintf(needle, sizeof needle,
+             "CUDA_VISIBLE_DEVICES=\\\"%s\\\" hides every device", hiding[i]);
+    assert_contains(json, needle);
+    assert_contains(json, "nvidia-smi -L");
+    cudaload_free(json);
+  }
+  static const char *const naming[] = {"0", "1,0", "GPU-0123abcd"};
+  for (size_t i = 0; i < sizeof naming / sizeof *naming; ++i) {
+    set_env("CUDA_VISIBLE_DEVICES", naming[i]);
+    char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+    assert_lacks(json, "hides every device");
+    cudaload_free(json);
+  }
+  set_env("CUDA_VISIBLE_DEVICES", NULL);
+  cudaload_destroy(ctx);
+}
+
+#ifdef _WIN32
+/* reg.exe (Wine's in the test prefix, or Windows') on the TDR key. */
+static void reg(const char *arguments) {
+  char command[512];
+  snprintf(command, sizeof command,
+           "reg %s \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\"
+           "GraphicsDrivers\" /f >NUL 2>&1",
+           arguments);
+  print_message("%s\n", command);
+  system(command);
+}
+#endif
+
+/* Windows' display watchdog settings: the defaults when absent, the
+ * registry's values when set (and a value of the wrong type said so);
+ * Linux has nothing to read, and says so. */
+static void display_watchdog_settings(void **state) {
+  (void)state;
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+#ifdef _WIN32
+  reg("delete /v TdrDelay");
+  reg("delete /v TdrDdiDelay");
+  reg("delete /v TdrLevel");
+  char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  assert_contains(json, "\"applies\": true");
+  assert_contains(json, "\"tdr_delay_s\": 2,\n    \"tdr_delay_source\": "
+                        "\"default\"");
+  assert_contains(json, "\"tdr_ddi_delay_s\": 5");
+  assert_contains(json, "\"tdr_level\": \"recover\"");
+  cudaload_free(json);
+  reg("add /v TdrDelay /t REG_DWORD /d 8");
+  reg("add /v TdrLevel /t REG_DWORD /d 0");
+  reg("add /v TdrDdiDelay /t REG_SZ /d ten");
+  json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  reg("delete /v TdrDelay");
+  reg("delete /v TdrDdiDelay");
+  reg("delete /v TdrLevel");
+  assert_contains(json, "\"tdr_delay_s\": 8,\n    \"tdr_delay_source\": "
+                        "\"registry\"");
+  assert_contains(json, "\"tdr_level\": \"off\"");
+  assert_contains(json, "TdrDdiDelay could not be read");
+  assert_contains(text, "  TdrDelay      8 s (set in the registry)\n");
+  assert_contains(text, "  TdrDdiDelay   5 s (Windows' default: not set)\n");
+  assert_contains(text, "  TdrLevel      off (0; set in the registry)\n");
+  cudaload_free(text);
+#else
+  char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  assert_contains(json, "\"watchdog\": {\n    \"applies\": false");
+  assert_contains(json, "\"tdr_delay_s\": null");
+  assert_contains(json, "nothing to read: only Windows has TDR");
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  assert_contains(text, "\nDisplay watchdog\n  nothing to read: only Windows "
+                        "has TDR");
+  cudaload_free(text);
+#endif
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
 static void bad_arguments_are_refused(void **state) {
   (void)state;
   cudaload_ctx *ctx = ctx_with_root(NULL);
@@ -609,6 +702,8 @@ int main(void) {
       cmocka_unit_test(names_come_from_one_table),
       cmocka_unit_test(scan_report_is_the_tools),
       cmocka_unit_test(environment_lists_the_cuda_variables),
+      cmocka_unit_test(visible_devices_that_hide_every_device),
+      cmocka_unit_test(display_watchdog_settings),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

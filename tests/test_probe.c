@@ -67,6 +67,18 @@ static int contains(const char *text, const char *part) {
   return text != NULL && strstr(text, part) != NULL;
 }
 
+static void expect_text(const char *what, const char *text, const char *part) {
+  if (!contains(text, part))
+    fail_msg("%s does not name \"%s\":\n%s", what, part,
+             text ? text : "(null)");
+}
+
+static void expect_no_text(const char *what, const char *text,
+                           const char *part) {
+  if (contains(text, part))
+    fail_msg("%s names \"%s\":\n%s", what, part, text);
+}
+
 static int is_file(const char *path) {
   struct stat info;
   return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG;
@@ -520,6 +532,10 @@ static void scenario_cublas_not_initialized(void **state) {
   cudaload_probe *p = probe(ctx, 0, 0);
   expect_fallback(p, CUDALOAD_REASON_LIBRARY_FAILED, STAGE_CUBLAS,
                   "CUBLAS_STATUS_NOT_INITIALIZED");
+  /* No fact explains it: the message says which causes were ruled out. */
+  expect_text("the cuBLAS stage", cudaload_probe_stage_message(p, STAGE_CUBLAS),
+              "none of the causes the probe can see applies (81559 MiB "
+              "free");
   cudaload_probe_free(p);
   cudaload_destroy(ctx);
 }
@@ -1059,6 +1075,9 @@ static void scenario_wire_numbers(void **state) {
       "device\tbig\t99999999999\t99999999999999999999\tGPU-x\n"
       "device\tnegative\t-5\t-1\tGPU-y\n"
       "device\tfine\t90\t1024\tGPU-z\n"
+      "facts\t9\t7\t99\t-5\t99999999999999\n"
+      "device\tfacts\t90\t1024\tGPU-w\n"
+      "facts\t2\t1\t3\t0\t512\n"
       "verdict\t0\t0\tGPU usable\n"
       "end\n";
   cudaload_probe *p = cl_probe_new();
@@ -1073,7 +1092,22 @@ static void scenario_wire_numbers(void **state) {
   assert_true(cudaload_probe_stage_ms(p, STAGE_DEVICES) >= 0.0);
   assert_int_equal(cudaload_probe_driver_version(p), 0);
   assert_int_equal(cudaload_probe_runtime_version(p), 0);
-  assert_int_equal(cudaload_probe_device_count(p), 3);
+  assert_int_equal(cudaload_probe_device_count(p), 4);
+  /* Facts out of range are unknown; those in range are taken. */
+  assert_int_equal(cudaload_probe_device_driver_model(p, 2),
+                   CUDALOAD_DRIVER_MODEL_UNKNOWN);
+  assert_int_equal(cudaload_probe_device_kernel_timeout(p, 2), -1);
+  assert_int_equal(cudaload_probe_device_compute_mode(p, 2),
+                   CUDALOAD_COMPUTE_MODE_UNKNOWN);
+  assert_int_equal(cudaload_probe_device_integrated(p, 2), -1);
+  assert_int_equal(cudaload_probe_device_free_mib(p, 2), -1);
+  assert_int_equal(cudaload_probe_device_driver_model(p, 3),
+                   CUDALOAD_DRIVER_MODEL_WDDM);
+  assert_int_equal(cudaload_probe_device_kernel_timeout(p, 3), 1);
+  assert_int_equal(cudaload_probe_device_compute_mode(p, 3),
+                   CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS);
+  assert_int_equal(cudaload_probe_device_integrated(p, 3), 0);
+  assert_int_equal(cudaload_probe_device_free_mib(p, 3), 512);
   assert_int_equal(cudaload_probe_device_capability(p, 0), 0);
   assert_int_equal(cudaload_probe_device_memory_mib(p, 0), 0);
   assert_int_equal(cudaload_probe_device_capability(p, 1), 0);
@@ -1093,6 +1127,237 @@ static void scenario_wire_numbers(void **state) {
   assert_false(complete);
   assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_CPU_FALLBACK);
   cudaload_probe_free(p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* How the devices run, and the diagnosis built on it                       */
+/* ------------------------------------------------------------------------ */
+
+#ifdef _WIN32
+#define HOST_DRIVER_MODEL CUDALOAD_DRIVER_MODEL_WDDM
+#define HOST_DRIVER_MODEL_JSON "\"driver_model\": \"WDDM\""
+#else
+#define HOST_DRIVER_MODEL CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE
+#define HOST_DRIVER_MODEL_JSON "\"driver_model\": \"not_applicable\""
+#endif
+
+/* The doctor's JSON with an in-process probe of ctx (cudaload_free it). */
+static char *doctor_json(cudaload_ctx *ctx) {
+  char *json = NULL;
+  int status =
+      cudaload_doctor(ctx, CUDALOAD_FORMAT_JSON, CUDALOAD_DOCTOR_PROBE, &json);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_doctor: %s", cudaload_last_error());
+  print_message("%s\n", json);
+  return json;
+}
+
+static void expect_device_facts(const cudaload_probe *p, int model) {
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  assert_int_equal(cudaload_probe_device_driver_model(p, 0), model);
+  assert_int_equal(cudaload_probe_device_kernel_timeout(p, 0), 1);
+  assert_int_equal(cudaload_probe_device_compute_mode(p, 0),
+                   CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS);
+  assert_int_equal(cudaload_probe_device_integrated(p, 0), 1);
+  assert_int_equal(cudaload_probe_device_free_mib(p, 0), 70000);
+  expect_text("the context stage",
+              cudaload_probe_stage_message(p, STAGE_CONTEXT),
+              "70000 MiB of 81559 MiB free");
+}
+
+/* What the driver says of how a device runs reaches the accessors, the
+ * JSON report and, through a child's report, an out-of-process caller. */
+static void scenario_device_facts(void **state) {
+  (void)state;
+  set_helper();
+  set_env("FAKE_CUDA_TCC", "0");
+  set_env("FAKE_CUDA_KERNEL_TIMEOUT", "1");
+  set_env("FAKE_CUDA_COMPUTE_MODE", "3");
+  set_env("FAKE_CUDA_INTEGRATED", "1");
+  set_env("FAKE_CUDA_FREE_MIB", "70000");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *outside = probe(ctx, CUDALOAD_PROBE_OUT_OF_PROCESS, 60.0);
+  cudaload_probe *inside = probe(ctx, 0, 0);
+  expect_device_facts(inside, HOST_DRIVER_MODEL);
+  expect_device_facts(outside, HOST_DRIVER_MODEL);
+  char *json = NULL;
+  assert_int_equal(cudaload_probe_report(inside, CUDALOAD_FORMAT_JSON, &json),
+                   CUDALOAD_OK);
+  static const char *const fields[] = {
+      HOST_DRIVER_MODEL_JSON, "\"kernel_timeout\": true",
+      "\"compute_mode\": \"exclusive_process\"", "\"integrated\": true",
+      "\"free_memory_mib\": 70000"};
+  for (size_t i = 0; i < ARRAY_COUNT(fields); ++i)
+    expect_text("the probe's JSON", json, fields[i]);
+  cudaload_free(json);
+  /* No such device: every fact unknown. */
+  assert_int_equal(cudaload_probe_device_driver_model(inside, 9),
+                   CUDALOAD_DRIVER_MODEL_UNKNOWN);
+  assert_int_equal(cudaload_probe_device_kernel_timeout(inside, 9), -1);
+  assert_int_equal(cudaload_probe_device_compute_mode(inside, 9),
+                   CUDALOAD_COMPUTE_MODE_UNKNOWN);
+  assert_int_equal(cudaload_probe_device_integrated(inside, 9), -1);
+  assert_int_equal(cudaload_probe_device_free_mib(inside, 9), -1);
+  cudaload_probe_free(inside);
+  cudaload_probe_free(outside);
+  /* TCC is a Windows driver model: Linux's driver answering 1 changes
+   * nothing there. */
+  set_env("FAKE_CUDA_TCC", "1");
+  inside = probe(ctx, 0, 0);
+#ifdef _WIN32
+  assert_int_equal(cudaload_probe_device_driver_model(inside, 0),
+                   CUDALOAD_DRIVER_MODEL_TCC);
+#else
+  assert_int_equal(cudaload_probe_device_driver_model(inside, 0),
+                   CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE);
+#endif
+  cudaload_probe_free(inside);
+  /* An exclusive mode this process got the device in is a fact, not a
+   * problem. */
+  json = doctor_json(ctx);
+  expect_no_text("the doctor", json, "compute mode \\\"exclusive_process\\\"");
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+/* WDDM with the display watchdog on: a long kernel resets the driver. A
+ * Windows problem only; the same driver answers mean nothing on Linux. */
+static void scenario_wddm_watchdog(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_TCC", "0");
+  set_env("FAKE_CUDA_KERNEL_TIMEOUT", "1");
+  set_env("FAKE_CUBLAS_CREATE", "1");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cublas");
+  char *json = doctor_json(ctx);
+  const char *problem = "runs under WDDM with Windows' display watchdog on";
+#ifdef _WIN32
+  expect_text("the doctor", json, problem);
+  expect_text("the doctor", json, "TdrDelay (");
+  expect_text("the doctor", json, "nvidia-smi -i GPU-");
+  expect_text("the doctor", json, "a system-wide registry change");
+  /* cuBLAS's NOT_INITIALIZED names the watchdog as a cause. */
+  expect_text("the doctor", json, "Windows resets the driver and cuBLAS's");
+#else
+  expect_no_text("the doctor", json, problem);
+  expect_text("the doctor", json, "none of the causes the probe can see");
+#endif
+  cudaload_free(json);
+  /* TCC: no display, no watchdog problem. */
+  set_env("FAKE_CUDA_TCC", "1");
+  json = doctor_json(ctx);
+  expect_no_text("the doctor", json, problem);
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+/* Compute mode "prohibited": every context is refused, and the doctor says
+ * why instead of a generic device failure. */
+static void scenario_compute_mode_prohibited(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_COMPUTE_MODE", "2");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_DEVICE_FAILED, STAGE_CONTEXT,
+                  "CUDA_ERROR_DEVICE_UNAVAILABLE");
+  expect_text("the context stage",
+              cudaload_probe_stage_message(p, STAGE_CONTEXT),
+              "compute mode \"prohibited\"");
+  cudaload_probe_free(p);
+  char *json = doctor_json(ctx);
+  expect_text("the doctor", json,
+              "is in compute mode \\\"prohibited\\\": no process may create");
+  expect_text("the doctor", json, "-c DEFAULT");
+  expect_no_text("the doctor", json, "the GPU probe falls back to CPU");
+  cudaload_free(json);
+  /* Exclusive-process with another process on it: why this one is kept
+   * off. */
+  set_env("FAKE_CUDA_COMPUTE_MODE", "3");
+  set_env("FAKE_CUDA_DEVICE_BUSY", "1");
+  json = doctor_json(ctx);
+  expect_text("the doctor", json,
+              "compute mode \\\"exclusive_process\\\" and another process is "
+              "using it");
+  expect_no_text("the doctor", json, "the GPU probe falls back to CPU");
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+/* CUDA_VISIBLE_DEVICES that lists no device: the driver, like the real
+ * one, sees none, and both the probe and the doctor name the variable. */
+static void scenario_visible_devices_hide_all(void **state) {
+  (void)state;
+  set_env("CUDA_VISIBLE_DEVICES", "-1");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), NULL);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_NO_DEVICE, STAGE_INIT,
+                  "CUDA_VISIBLE_DEVICES=\"-1\" is set");
+  cudaload_probe_free(p);
+  char *json = doctor_json(ctx);
+  expect_text("the doctor", json,
+              "the GPU probe finds no device, and CUDA_VISIBLE_DEVICES");
+  expect_text("the doctor", json, "nvidia-smi -L");
+  expect_no_text("the doctor", json, "the GPU probe falls back to CPU");
+  cudaload_free(json);
+  /* A list that names a device shows that one. */
+  set_env("FAKE_CUDA_DEVICES", "2");
+  set_env("CUDA_VISIBLE_DEVICES", "1");
+  p = probe(ctx, 0, 0);
+  assert_int_equal(cudaload_probe_verdict(p), CUDALOAD_GPU_OK);
+  assert_int_equal(cudaload_probe_device_count(p), 1);
+  cudaload_probe_free(p);
+  json = doctor_json(ctx);
+  expect_no_text("the doctor", json, "CUDA_VISIBLE_DEVICES=\\\"1\\\" hides");
+  cudaload_free(json);
+  set_env("CUDA_VISIBLE_DEVICES", NULL);
+  cudaload_destroy(ctx);
+}
+
+/* Little free memory: cuBLAS cannot make its workspace, and says only
+ * NOT_INITIALIZED; the probe and the doctor say why. */
+static void scenario_cublas_low_memory(void **state) {
+  (void)state;
+  set_env("FAKE_CUDA_FREE_MIB", "32");
+  cudaload_ctx *ctx = fake_context(fixture(FAKE_DRIVER), "cublas");
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_LIBRARY_FAILED, STAGE_CUBLAS,
+                  "only 32 MiB of device 0's 81559 MiB are free");
+  expect_text("the cuBLAS stage", cudaload_probe_stage_message(p, STAGE_CUBLAS),
+              "CUBLAS_STATUS_NOT_INITIALIZED");
+  cudaload_probe_free(p);
+  char *json = doctor_json(ctx);
+  expect_text("the doctor", json,
+              "only 32 MiB of device 0's 81559 MiB were free");
+  expect_text("the doctor", json, "nvidia-smi");
+  expect_no_text("the doctor", json, "the GPU probe falls back to CPU");
+  cudaload_free(json);
+  cudaload_destroy(ctx);
+}
+
+/* cuBLAS 12.4 beside the cuBLASLt of 12.1 (a partial update): the versions
+ * the scan read name the mismatch. */
+static void scenario_cublas_mismatch(void **state) {
+  (void)state;
+  const char *driver = fixture(FAKE_DRIVER);
+#ifdef _WIN32
+  fixture(FAKE_TREE "cublas_mismatch/cublas64_12.dll");
+#else
+  fixture(FAKE_TREE "cublas_mismatch/libcublas.so.12.4.5.8");
+#endif
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  assert_int_equal(
+      cudaload_add_root(ctx, test_fixture_path(FAKE_TREE "cublas_mismatch")),
+      CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cublas"), CUDALOAD_OK);
+  assert_int_equal(cudaload_set_driver(ctx, driver), CUDALOAD_OK);
+  cudaload_probe *p = probe(ctx, 0, 0);
+  expect_fallback(p, CUDALOAD_REASON_LIBRARY_FAILED, STAGE_CUBLAS,
+                  "cuBLAS is 12.4.5.8 but the cuBLASLt it loads is 12.1.3.1");
+  cudaload_probe_free(p);
+  char *json = doctor_json(ctx);
+  expect_text("the doctor", json, "cuBLAS and cuBLASLt together");
+  cudaload_free(json);
+  cudaload_destroy(ctx);
 }
 
 /* ======================================================================== */
@@ -1133,6 +1398,14 @@ static const struct CMUnitTest scenarios[] = {
     {"flood_out_of_process", scenario_flood_out_of_process, NULL, NULL, NULL},
     {"invalid_numbers", scenario_invalid_numbers, NULL, NULL, NULL},
     {"wire_numbers", scenario_wire_numbers, NULL, NULL, NULL},
+    {"device_facts", scenario_device_facts, NULL, NULL, NULL},
+    {"wddm_watchdog", scenario_wddm_watchdog, NULL, NULL, NULL},
+    {"compute_mode_prohibited", scenario_compute_mode_prohibited, NULL, NULL,
+     NULL},
+    {"visible_devices_hide_all", scenario_visible_devices_hide_all, NULL, NULL,
+     NULL},
+    {"cublas_low_memory", scenario_cublas_low_memory, NULL, NULL, NULL},
+    {"cublas_mismatch", scenario_cublas_mismatch, NULL, NULL, NULL},
 };
 
 int main(int argc, char **argv) {

@@ -21,9 +21,10 @@ const char cli_probe_help[] =
     "    driver   load the NVIDIA driver library (libcuda.so.1 / nvcuda.dll;\n"
     "             never the CUDA toolkit's link-time stub in lib64/stubs)\n"
     "    init     cuInit and cuDriverGetVersion\n"
-    "    devices  each device's name, compute capability, memory and UUID\n"
-    "    context  the primary context of device 0, an allocation and a copy\n"
-    "             there and back\n"
+    "    devices  each device's name, compute capability, memory, UUID,\n"
+    "             driver model (WDDM/TCC), display watchdog, compute mode\n"
+    "    context  the primary context of device 0, its free memory, an\n"
+    "             allocation and a copy there and back\n"
     "    runtime  with --require cudart: cudaRuntimeGetVersion against the\n"
     "             driver (a newer CUDA major than the driver's is \"driver\n"
     "             too old\"; a newer minor is only a warning)\n"
@@ -34,8 +35,7 @@ const char cli_probe_help[] =
     "  The libraries of the requirements are found under the roots as\n"
     "  `cudaload scan` finds them and loaded by absolute path. Without\n"
     "  requirements the last three stages are skipped, and the probe loads\n"
-    "  nothing but the driver. On a machine without a driver it answers in\n"
-    "  a few milliseconds.\n"
+    "  nothing but the driver.\n"
     "\n"
     "OPTIONS\n"
     "  --driver PATH     the driver library to probe (a relative PATH is\n"
@@ -71,7 +71,8 @@ const char cli_probe_help[] =
     "    \"driver\": {\"path\", \"version\"}, \"runtime_version\",\n"
     "    \"devices\": [{\"name\", \"compute_capability\": \"9.0\", "
     "\"memory_mib\",\n"
-    "      \"uuid\"}],\n"
+    "      \"uuid\", \"driver_model\", \"kernel_timeout\", \"compute_mode\",\n"
+    "      \"integrated\", \"free_memory_mib\"}],\n"
     "    \"stages\": [{\"name\", \"status\": \"ok\"|\"failed\"|\"skipped\"|"
     "\"warning\",\n"
     "      \"ms\", \"message\"}]}\n"
@@ -95,6 +96,29 @@ const char cli_probe_help[] =
     "  cudaload probe --require cudart,cublas,cudnn=9 --format json\n"
     "  cudaload probe --out-of-process --timeout 10\n"
     "  cudaload probe --driver /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
+
+static const char *yes_no(int value, const char *yes, const char *no) {
+  return value == 1 ? yes : value == 0 ? no : "unknown";
+}
+
+/* How device i runs, on a line of its own under the device. */
+static void write_device_mode(const cudaload_probe *p, size_t i) {
+  int model = cudaload_probe_device_driver_model(p, i);
+  const char *mode = cudaload_probe_compute_mode_name(
+      cudaload_probe_device_compute_mode(p, i));
+  printf(
+      "  driver model %s, display watchdog %s, compute mode %s, %s",
+      model == CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE
+          ? "not applicable (Linux)"
+          : cudaload_probe_driver_model_name(model),
+      yes_no(cudaload_probe_device_kernel_timeout(p, i), "on", "off"),
+      mode ? mode : "unknown",
+      yes_no(cudaload_probe_device_integrated(p, i), "integrated", "discrete"));
+  long long free_mib = cudaload_probe_device_free_mib(p, i);
+  if (free_mib >= 0)
+    printf(", %lld MiB free", free_mib);
+  printf("\n");
+}
 
 static void write_text(const cudaload_probe *p) {
   printf("%s: %s\n\n", cudaload_probe_verdict_name(cudaload_probe_verdict(p)),
@@ -145,6 +169,7 @@ static void write_text(const cudaload_probe *p) {
     printf("device %zu: %s, compute capability %s, %s, %s\n", i,
            cli_shown(cudaload_probe_device_name(p, i)), capability, memory,
            cli_shown(cudaload_probe_device_uuid(p, i)));
+    write_device_mode(p, i);
   }
 }
 

@@ -66,7 +66,22 @@ typedef struct cl_probe_device {
   int capability; /* major * 10 + minor; 0 when the driver's was invalid */
   unsigned long long memory_mib; /* 0 when the driver's was invalid */
   char *uuid; /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  /* How the device runs: the public accessors' values, -1 (or
+   * CUDALOAD_DRIVER_MODEL_UNKNOWN) when the driver did not say. */
+  int driver_model;   /* CUDALOAD_DRIVER_MODEL_* */
+  int kernel_timeout; /* 1, 0, -1 */
+  int compute_mode;   /* CUDALOAD_COMPUTE_MODE_* */
+  int integrated;     /* 1, 0, -1 */
+  long long free_mib; /* device 0 only, -1 when not measured */
 } cl_probe_device;
+
+/* A device with every fact unknown; name and uuid NULL. */
+cl_probe_device cl_probe_device_unknown(void);
+
+/* Whether a fact read from a driver or a child is one the accessors may
+ * return; anything else is stored as unknown. */
+int cl_probe_valid_driver_model(long long model);
+int cl_probe_valid_compute_mode(long long mode);
 
 struct cudaload_probe {
   int verdict; /* CUDALOAD_GPU_OK / CUDALOAD_CPU_FALLBACK */
@@ -90,9 +105,9 @@ cudaload_probe *cl_probe_new(void);
 void cl_probe_set_stage(cudaload_probe *p, size_t stage, int status, double ms,
                         const char *message);
 
-/* Append a device (strings copied). 0 or CUDALOAD_E_NO_MEMORY. */
-int cl_probe_add_device(cudaload_probe *p, const char *name, int capability,
-                        unsigned long long memory_mib, const char *uuid);
+/* Append a copy of device d (its strings copied; NULL ones as "").
+ * 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_probe_add_device(cudaload_probe *p, const cl_probe_device *d);
 
 /* Set verdict and reason (GPU_OK when reason is CUDALOAD_REASON_NONE) and
  * write the summary sentence from the stages. */

@@ -56,21 +56,39 @@ void cl_probe_set_stage(cudaload_probe *p, size_t stage, int status, double ms,
   }
 }
 
-int cl_probe_add_device(cudaload_probe *p, const char *name, int capability,
-                        unsigned long long memory_mib, const char *uuid) {
+cl_probe_device cl_probe_device_unknown(void) {
+  cl_probe_device d = {0};
+  d.driver_model = CUDALOAD_DRIVER_MODEL_UNKNOWN;
+  d.kernel_timeout = -1;
+  d.compute_mode = CUDALOAD_COMPUTE_MODE_UNKNOWN;
+  d.integrated = -1;
+  d.free_mib = -1;
+  return d;
+}
+
+int cl_probe_valid_driver_model(long long model) {
+  return model >= CUDALOAD_DRIVER_MODEL_UNKNOWN &&
+         model <= CUDALOAD_DRIVER_MODEL_TCC;
+}
+
+int cl_probe_valid_compute_mode(long long mode) {
+  return mode >= CUDALOAD_COMPUTE_MODE_UNKNOWN &&
+         mode <= CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS;
+}
+
+int cl_probe_add_device(cudaload_probe *p, const cl_probe_device *d) {
   cl_probe_device *grown =
       realloc(p->devices, (p->device_count + 1) * sizeof *grown);
   if (!grown)
     return CUDALOAD_E_NO_MEMORY;
   p->devices = grown;
-  cl_probe_device *d = &p->devices[p->device_count];
-  d->name = cl_strdup(name ? name : "");
-  d->uuid = cl_strdup(uuid ? uuid : "");
-  d->capability = capability;
-  d->memory_mib = memory_mib;
-  if (!d->name || !d->uuid) {
-    free(d->name);
-    free(d->uuid);
+  cl_probe_device *copy = &p->devices[p->device_count];
+  *copy = *d;
+  copy->name = cl_strdup(d->name ? d->name : "");
+  copy->uuid = cl_strdup(d->uuid ? d->uuid : "");
+  if (!copy->name || !copy->uuid) {
+    free(copy->name);
+    free(copy->uuid);
     return CUDALOAD_E_NO_MEMORY;
   }
   p->device_count++;
@@ -96,6 +114,36 @@ const char *cudaload_probe_reason_name(int reason) {
   if (reason < 0 || (size_t)reason >= sizeof names / sizeof *names)
     return NULL;
   return names[reason];
+}
+
+const char *cudaload_probe_driver_model_name(int model) {
+  switch (model) {
+  case CUDALOAD_DRIVER_MODEL_UNKNOWN:
+    return "unknown";
+  case CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE:
+    return "not_applicable";
+  case CUDALOAD_DRIVER_MODEL_WDDM:
+    return "WDDM";
+  case CUDALOAD_DRIVER_MODEL_TCC:
+    return "TCC";
+  default:
+    return NULL;
+  }
+}
+
+const char *cudaload_probe_compute_mode_name(int mode) {
+  switch (mode) {
+  case CUDALOAD_COMPUTE_MODE_DEFAULT:
+    return "default";
+  case CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD:
+    return "exclusive_thread";
+  case CUDALOAD_COMPUTE_MODE_PROHIBITED:
+    return "prohibited";
+  case CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS:
+    return "exclusive_process";
+  default:
+    return NULL;
+  }
 }
 
 const char *cudaload_probe_stage_status_name(int status) {
@@ -346,4 +394,31 @@ unsigned long long cudaload_probe_device_memory_mib(const cudaload_probe *probe,
 const char *cudaload_probe_device_uuid(const cudaload_probe *probe, size_t i) {
   const cl_probe_device *d = device_at(probe, i);
   return d ? d->uuid : NULL;
+}
+
+int cudaload_probe_device_driver_model(const cudaload_probe *probe, size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->driver_model : CUDALOAD_DRIVER_MODEL_UNKNOWN;
+}
+
+int cudaload_probe_device_kernel_timeout(const cudaload_probe *probe,
+                                         size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->kernel_timeout : -1;
+}
+
+int cudaload_probe_device_compute_mode(const cudaload_probe *probe, size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->compute_mode : CUDALOAD_COMPUTE_MODE_UNKNOWN;
+}
+
+int cudaload_probe_device_integrated(const cudaload_probe *probe, size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->integrated : -1;
+}
+
+long long cudaload_probe_device_free_mib(const cudaload_probe *probe,
+                                         size_t i) {
+  const cl_probe_device *d = device_at(probe, i);
+  return d ? d->free_mib : -1;
 }

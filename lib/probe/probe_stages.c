@@ -17,6 +17,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "load/library_open.h"
+#include "probe/cublas_causes.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "probe/probe_child.h"
@@ -63,6 +64,7 @@ typedef int (*cu_memcpy_htod_fn)(cl_cu_deviceptr to, const void *from,
                                  size_t bytes);
 typedef int (*cu_memcpy_dtoh_fn)(void *to, cl_cu_deviceptr from, size_t bytes);
 typedef int (*cu_get_error_text_fn)(int result, const char **text);
+typedef int (*cu_mem_get_info_fn)(size_t *free_bytes, size_t *total_bytes);
 
 enum driver_symbol {
   CU_INIT,
@@ -83,6 +85,7 @@ enum driver_symbol {
   CU_MEMCPY_DTOH,
   CU_GET_ERROR_NAME,
   CU_GET_ERROR_STRING,
+  CU_MEM_GET_INFO,
   DRIVER_SYMBOL_COUNT
 };
 
@@ -106,12 +109,18 @@ static const cl_symbol_spec driver_symbols[DRIVER_SYMBOL_COUNT] = {
     [CU_MEMCPY_DTOH] = {"cuMemcpyDtoH_v2", NULL, 1},
     [CU_GET_ERROR_NAME] = {"cuGetErrorName", NULL, 0},
     [CU_GET_ERROR_STRING] = {"cuGetErrorString", NULL, 0},
+    [CU_MEM_GET_INFO] = {"cuMemGetInfo_v2", NULL, 0},
 };
 
 /* CUresult values the probe tells apart (cuda.h). */
 #define CU_SUCCESS 0
 #define CU_ERROR_INSUFFICIENT_DRIVER 35
+#define CU_ERROR_DEVICE_UNAVAILABLE 46
 #define CU_ERROR_NO_DEVICE 100
+#define CU_ATTRIBUTE_KERNEL_EXEC_TIMEOUT 17
+#define CU_ATTRIBUTE_INTEGRATED 18
+#define CU_ATTRIBUTE_COMPUTE_MODE 20
+#define CU_ATTRIBUTE_TCC_DRIVER 35
 #define CU_ATTRIBUTE_CC_MAJOR 75
 #define CU_ATTRIBUTE_CC_MINOR 76
 
@@ -254,7 +263,7 @@ static void driver_error_text(const probe_run *run, int result, char *out,
                {4, "CUDA_ERROR_DEINITIALIZED"},
                {34, "CUDA_ERROR_STUB_LIBRARY"},
                {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
-               {46, "CUDA_ERROR_DEVICES_UNAVAILABLE"},
+               {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
                {100, "CUDA_ERROR_NO_DEVICE"},
                {101, "CUDA_ERROR_INVALID_DEVICE"},
                {304, "CUDA_ERROR_OPERATING_SYSTEM"},
@@ -382,6 +391,57 @@ static void version_text(int version, char *out, size_t size) {
   snprintf(out, size, "%d.%d", version / 1000, (version % 1000) / 10);
 }
 
+/* When the driver sees no device, CUDA_VISIBLE_DEVICES is the first
+ * suspect: the driver shows a process only the devices it lists, and an
+ * empty value, -1 or an index past the last device lists none. "" when it
+ * is not set; otherwise malloc'ed (NULL without memory). */
+static char *visible_devices_clause(void) {
+  char *value = cl_os_getenv("CUDA_VISIBLE_DEVICES");
+  if (!value)
+    return cl_strdup("");
+  char *clause = cl_strdup_printf(
+      "; CUDA_VISIBLE_DEVICES=\"%.200s\" is set, and the driver shows this "
+      "process only the devices it lists",
+      value);
+  free(value);
+  return clause;
+}
+
+/* The driver sees no device: end the stage with why, as far as told. */
+static void no_device(probe_run *run, size_t stage, const char *what) {
+  char *clause = visible_devices_clause();
+  stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_NO_DEVICE,
+            "%s%s", what, clause ? clause : "");
+  free(clause);
+}
+
+/* cuInit failed: the reason by its code, with what the driver said of
+ * itself (version: cuDriverGetVersion's answer, 0 when it gave none). */
+static void init_failed(probe_run *run, int result, int version) {
+  int reason = result == CU_ERROR_NO_DEVICE ? CUDALOAD_REASON_NO_DEVICE
+               : result == CU_ERROR_INSUFFICIENT_DRIVER
+                   ? CUDALOAD_REASON_DRIVER_TOO_OLD
+                   : CUDALOAD_REASON_INIT_FAILED;
+  char error[256];
+  driver_error_text(run, result, error, sizeof error);
+  if (result == CU_ERROR_INSUFFICIENT_DRIVER &&
+      cl_probe_valid_cuda_version(version)) {
+    char driver[32];
+    version_text(version, driver, sizeof driver);
+    stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
+              "cuInit(0) returned %s (the driver supports CUDA %s, "
+              "cuDriverGetVersion %d)",
+              error, driver, version);
+  } else if (reason == CUDALOAD_REASON_NO_DEVICE) {
+    char what[300];
+    snprintf(what, sizeof what, "cuInit(0) returned %s", error);
+    no_device(run, CL_STAGE_INIT, what);
+  } else {
+    stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
+              "cuInit(0) returned %s", error);
+  }
+}
+
 /* 2: cuInit and cuDriverGetVersion. */
 static int stage_init(probe_run *run) {
   stage_begin(run);
@@ -394,24 +454,7 @@ static int stage_init(probe_run *run) {
     run->p->driver_version = version;
   int result = CU(run, CU_INIT, cu_init_fn)(0);
   if (result != CU_SUCCESS) {
-    int reason = result == CU_ERROR_NO_DEVICE ? CUDALOAD_REASON_NO_DEVICE
-                 : result == CU_ERROR_INSUFFICIENT_DRIVER
-                     ? CUDALOAD_REASON_DRIVER_TOO_OLD
-                     : CUDALOAD_REASON_INIT_FAILED;
-    char error[256];
-    driver_error_text(run, result, error, sizeof error);
-    if (result == CU_ERROR_INSUFFICIENT_DRIVER && answered &&
-        cl_probe_valid_cuda_version(version)) {
-      char driver[32];
-      version_text(version, driver, sizeof driver);
-      stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
-                "cuInit(0) returned %s (the driver supports CUDA %s, "
-                "cuDriverGetVersion %d)",
-                error, driver, version);
-    } else {
-      stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
-                "cuInit(0) returned %s", error);
-    }
+    init_failed(run, result, answered ? version : 0);
     return 0;
   }
   if (!answered) {
@@ -469,21 +512,43 @@ static int device_count(probe_run *run, int *count) {
     return 0;
   }
   if (*count == 0) {
-    stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_NO_DEVICE,
-              "cuDeviceGetCount found no CUDA device");
+    no_device(run, CL_STAGE_DEVICES, "cuDeviceGetCount found no CUDA device");
     return 0;
   }
   return 1;
 }
 
-/* What the driver says of one device, as it said it. */
+/* What the driver says of one device, as it said it. The attributes after
+ * uuid only inform (-1: the driver did not answer). */
 typedef struct device_facts {
   int device, major, minor;
   char name[256];
   size_t bytes;
   unsigned char uuid[16];
+  int tcc_driver, kernel_timeout, compute_mode, integrated;
 } device_facts;
+
+/* An attribute that informs the diagnosis but decides nothing: a driver
+ * that does not answer leaves it unknown (-1) rather than failing the
+ * stage. */
+static int informative_attribute(probe_run *run, int attribute, int device) {
+  int value = -1;
+  if (CU(run, CU_DEVICE_GET_ATTRIBUTE,
+         cu_device_get_attribute_fn)(&value, attribute, device) != CU_SUCCESS)
+    return -1;
+  return value;
+}
+
+static void query_device_mode(probe_run *run, device_facts *d) {
+  d->tcc_driver =
+      informative_attribute(run, CU_ATTRIBUTE_TCC_DRIVER, d->device);
+  d->kernel_timeout =
+      informative_attribute(run, CU_ATTRIBUTE_KERNEL_EXEC_TIMEOUT, d->device);
+  d->compute_mode =
+      informative_attribute(run, CU_ATTRIBUTE_COMPUTE_MODE, d->device);
+  d->integrated =
+      informative_attribute(run, CU_ATTRIBUTE_INTEGRATED, d->device);
+}
 
 /* Ask the driver about device `ordinal`; CU_SUCCESS, or the failing
  * CUresult with *call naming the call. */
@@ -517,8 +582,29 @@ static int query_device(probe_run *run, int ordinal, device_facts *d,
     result =
         CU(run, CU_DEVICE_GET_UUID, cu_device_get_uuid_fn)(d->uuid, d->device);
   }
+  if (result == CU_SUCCESS)
+    query_device_mode(run, d);
   d->name[sizeof d->name - 1] = '\0'; /* whatever the driver wrote there */
   return result;
+}
+
+static int yes_no(int value) {
+  return value == 0 || value == 1 ? value : -1;
+}
+
+/* The driver model and modes as the public accessors give them: only
+ * Windows has driver models (Linux's driver answers TCC_DRIVER 0, which
+ * there means nothing); a value out of range is unknown. */
+static void record_device_mode(cl_probe_device *device, const device_facts *d) {
+  if (cl_os_host_target() != CUDALOAD_TARGET_WINDOWS)
+    device->driver_model = CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE;
+  else if (d->tcc_driver == 0 || d->tcc_driver == 1)
+    device->driver_model =
+        d->tcc_driver ? CUDALOAD_DRIVER_MODEL_TCC : CUDALOAD_DRIVER_MODEL_WDDM;
+  device->kernel_timeout = yes_no(d->kernel_timeout);
+  if (cl_probe_valid_compute_mode(d->compute_mode))
+    device->compute_mode = d->compute_mode;
+  device->integrated = yes_no(d->integrated);
 }
 
 /* Add a device to the result. A value out of range is stored as unknown
@@ -546,7 +632,13 @@ static void record_device(probe_run *run, int ordinal, const device_facts *d,
                (unsigned long long)d->bytes, ordinal);
     mib = 0;
   }
-  if (cl_probe_add_device(run->p, d->name, capability, mib, uuid_string))
+  cl_probe_device device = cl_probe_device_unknown();
+  device.name = (char *)d->name;
+  device.capability = capability;
+  device.memory_mib = mib;
+  device.uuid = uuid_string;
+  record_device_mode(&device, d);
+  if (cl_probe_add_device(run->p, &device))
     run->out_of_memory = 1;
 }
 
@@ -610,26 +702,70 @@ static int device_copy_of(probe_run *run, const void *data, size_t bytes,
 
 #define ROUND_TRIP_BYTES (64u * 1024u)
 
-/* 4: the primary context, an allocation and a copy there and back. */
-static int stage_context(probe_run *run) {
-  stage_begin(run);
+/* Why a context of device 0 may be refused, from its compute mode: "" when
+ * the mode allows any process. */
+static const char *compute_mode_clause(const probe_run *run) {
+  switch (run->p->device_count ? run->p->devices[0].compute_mode : -1) {
+  case CUDALOAD_COMPUTE_MODE_PROHIBITED:
+    return " (device 0 is in compute mode \"prohibited\": no process may "
+           "create a context on it)";
+  case CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS:
+    return " (device 0 is in compute mode \"exclusive_process\": while "
+           "another process uses it, no other may)";
+  case CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD:
+    return " (device 0 is in compute mode \"exclusive_thread\": while "
+           "another thread uses it, no other may)";
+  default:
+    return "";
+  }
+}
+
+static void context_failure(probe_run *run, const char *call, int result) {
+  char error[256];
+  driver_error_text(run, result, error, sizeof error);
+  stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_FAILED,
+            CUDALOAD_REASON_DEVICE_FAILED, "%s returned %s%s", call, error,
+            compute_mode_clause(run));
+}
+
+/* Device 0's free memory in MiB (cuMemGetInfo_v2 in the current context),
+ * -1 when the driver does not say. */
+static long long free_memory_mib(probe_run *run) {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (!run->cu[CU_MEM_GET_INFO] || CU(run, CU_MEM_GET_INFO, cu_mem_get_info_fn)(
+                                       &free_bytes, &total_bytes) != CU_SUCCESS)
+    return -1;
+  unsigned long long mib = (unsigned long long)(free_bytes >> 20);
+  return mib <= CL_PROBE_MAX_MEMORY_MIB ? (long long)mib : -1;
+}
+
+/* The primary context of device 0, made current; 0 with the stage ended. */
+static int enter_context(probe_run *run) {
   if (run->cu[CU_CTX_GET_CURRENT])
     CU(run, CU_CTX_GET_CURRENT, cu_ctx_get_current_fn)(&run->previous_context);
   void *context = NULL;
   int result = CU(run, CU_PRIMARY_CTX_RETAIN,
                   cu_primary_ctx_retain_fn)(&context, run->device);
   if (result != CU_SUCCESS) {
-    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED,
-                   "cuDevicePrimaryCtxRetain", result);
+    context_failure(run, "cuDevicePrimaryCtxRetain", result);
     return 0;
   }
   run->context_retained = 1;
   result = CU(run, CU_CTX_SET_CURRENT, cu_ctx_set_current_fn)(context);
   if (result != CU_SUCCESS) {
-    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED,
-                   "cuCtxSetCurrent", result);
+    context_failure(run, "cuCtxSetCurrent", result);
     return 0;
   }
+  /* Before the probe's own allocation: what another process left free. */
+  run->p->devices[0].free_mib = free_memory_mib(run);
+  return 1;
+}
+
+/* 4: the primary context, an allocation and a copy there and back. */
+static int stage_context(probe_run *run) {
+  stage_begin(run);
+  if (!enter_context(run))
+    return 0;
   unsigned char *sent = malloc(ROUND_TRIP_BYTES);
   unsigned char *back = calloc(1, ROUND_TRIP_BYTES);
   if (!sent || !back) {
@@ -642,7 +778,7 @@ static int stage_context(probe_run *run) {
     sent[i] = (unsigned char)(i * 31u + 7u);
   cl_cu_deviceptr buffer = 0;
   const char *call;
-  result = device_copy_of(run, sent, ROUND_TRIP_BYTES, &buffer, &call);
+  int result = device_copy_of(run, sent, ROUND_TRIP_BYTES, &buffer, &call);
   if (result == CU_SUCCESS) {
     call = "cuMemcpyDtoH_v2";
     result = CU(run, CU_MEMCPY_DTOH, cu_memcpy_dtoh_fn)(back, buffer,
@@ -653,8 +789,7 @@ static int stage_context(probe_run *run) {
   free(sent);
   free(back);
   if (result != CU_SUCCESS) {
-    driver_failure(run, CL_STAGE_CONTEXT, CUDALOAD_REASON_DEVICE_FAILED, call,
-                   result);
+    context_failure(run, call, result);
     return 0;
   }
   if (!same) {
@@ -664,10 +799,15 @@ static int stage_context(probe_run *run) {
               ROUND_TRIP_BYTES);
     return 0;
   }
+  char free_text[96] = "";
+  const cl_probe_device *first = &run->p->devices[0];
+  if (first->free_mib >= 0 && first->memory_mib)
+    snprintf(free_text, sizeof free_text, "; %lld MiB of %llu MiB free",
+             first->free_mib, first->memory_mib);
   stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_OK, 0,
             "primary context of device 0; %u KiB allocated, copied there and "
-            "back intact",
-            ROUND_TRIP_BYTES / 1024u);
+            "back intact%s",
+            ROUND_TRIP_BYTES / 1024u, free_text);
   return 1;
 }
 
@@ -844,6 +984,8 @@ static void stage_runtime(probe_run *run) {
   runtime_against_driver(run, runtime);
 }
 
+#define CUBLAS_STATUS_NOT_INITIALIZED 1
+
 static const char *cublas_status_name(int status) {
   switch (status) {
   case 1:
@@ -953,6 +1095,23 @@ static int run_gemm(probe_run *run, const cl_generic_fn *table, void *handle,
   return 0;
 }
 
+/* cublasCreate failed: the error users meet at their first GEMM, long
+ * after "CUDA available" said yes. NOT_INITIALIZED is told with the causes
+ * the facts support (cublas_causes.c), free memory measured now. */
+static void cublas_create_failed(probe_run *run, size_t r, int status,
+                                 const char *path) {
+  char *causes = NULL;
+  if (status == CUBLAS_STATUS_NOT_INITIALIZED)
+    causes = cl_cublas_not_initialized_causes(run->ctx, r, run->p,
+                                              free_memory_mib(run));
+  stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
+            CUDALOAD_REASON_LIBRARY_FAILED,
+            "cublasCreate_v2 returned %d (%s)%s%s (%s)", status,
+            cublas_status_name(status), causes ? ": " : "",
+            causes ? causes : "", path);
+  free(causes);
+}
+
 /* 6: cuBLAS: a handle and a tiny SGEMM checked against the CPU. */
 static void stage_cublas(probe_run *run) {
   stage_begin(run);
@@ -974,17 +1133,7 @@ static void stage_cublas(probe_run *run) {
   void *handle = NULL;
   int status = ((cublas_create_fn)table[CUBLAS_CREATE])(&handle);
   if (status != 0) {
-    /* The error users meet at the first GEMM, long after "CUDA available"
-     * said yes: here it is met first. */
-    stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_LIBRARY_FAILED,
-              "cublasCreate_v2 returned %d (%s)%s (%s)", status,
-              cublas_status_name(status),
-              status == 1 ? ": cuBLAS could not initialise the CUDA runtime "
-                            "on this device (a runtime newer than the "
-                            "driver, or no free GPU memory)"
-                          : "",
-              path);
+    cublas_create_failed(run, r, status, path);
     return;
   }
   int failed = run_gemm(run, table, handle, path);

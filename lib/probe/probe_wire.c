@@ -7,6 +7,8 @@
  *   driver  PATH VERSION
  *   runtime VERSION
  *   device  NAME CAPABILITY MEMORY_MIB UUID     (one per device)
+ *   facts   DRIVER_MODEL KERNEL_TIMEOUT COMPUTE_MODE INTEGRATED FREE_MIB
+ *                                               (after each device line)
  *   verdict VERDICT REASON SUMMARY
  *   end
  *
@@ -113,6 +115,12 @@ char *cl_probe_wire_tail(const cudaload_probe *p) {
     put_number(&b, d->capability);
     put_number(&b, (long long)d->memory_mib);
     put_escaped(&b, d->uuid);
+    put(&b, "\nfacts");
+    put_number(&b, d->driver_model);
+    put_number(&b, d->kernel_timeout);
+    put_number(&b, d->compute_mode);
+    put_number(&b, d->integrated);
+    put_number(&b, d->free_mib);
     put(&b, "\n");
   }
   put(&b, "verdict");
@@ -181,6 +189,44 @@ static void replace(char **slot, const char *text) {
   }
 }
 
+static void read_device(cudaload_probe *p, char **f) {
+  long long capability = number(f[2]);
+  long long memory_mib = number(f[3]);
+  cl_probe_device d = cl_probe_device_unknown();
+  d.name = f[1];
+  d.capability = cl_probe_valid_capability(capability) ? (int)capability : 0;
+  d.memory_mib =
+      memory_mib > 0 && memory_mib <= (long long)CL_PROBE_MAX_MEMORY_MIB
+          ? (unsigned long long)memory_mib
+          : 0;
+  d.uuid = f[4];
+  cl_probe_add_device(p, &d);
+}
+
+/* A yes/no fact: 1, 0, or -1 for unknown and anything else. */
+static int yes_no(const char *text) {
+  long long value = number(text);
+  return value == 0 || value == 1 ? (int)value : -1;
+}
+
+/* The facts of the device read last; what is out of range stays unknown. */
+static void read_facts(cl_probe_device *d, char **f) {
+  long long model = number(f[1]);
+  long long mode = number(f[3]);
+  long long free_mib = number(f[5]);
+  d->driver_model = cl_probe_valid_driver_model(model)
+                        ? (int)model
+                        : CUDALOAD_DRIVER_MODEL_UNKNOWN;
+  d->kernel_timeout = yes_no(f[2]);
+  d->compute_mode = cl_probe_valid_compute_mode(mode)
+                        ? (int)mode
+                        : CUDALOAD_COMPUTE_MODE_UNKNOWN;
+  d->integrated = yes_no(f[4]);
+  d->free_mib = free_mib >= 0 && free_mib <= (long long)CL_PROBE_MAX_MEMORY_MIB
+                    ? free_mib
+                    : -1;
+}
+
 /*
  * The child writes only what probe.c checked, but the channel is open to
  * the driver running in it: every number is checked again here, as the
@@ -211,14 +257,9 @@ static void read_record(cudaload_probe *p, char **f, size_t n, int *has_verdict,
         cl_probe_valid_cuda_version(version) ? (int)version : 0;
   } else if (strcmp(f[0], "device") == 0 && n >= 5 &&
              p->device_count < CL_PROBE_MAX_DEVICES) {
-    long long capability = number(f[2]);
-    long long memory_mib = number(f[3]);
-    cl_probe_add_device(
-        p, f[1], cl_probe_valid_capability(capability) ? (int)capability : 0,
-        memory_mib > 0 && memory_mib <= (long long)CL_PROBE_MAX_MEMORY_MIB
-            ? (unsigned long long)memory_mib
-            : 0,
-        f[4]);
+    read_device(p, f);
+  } else if (strcmp(f[0], "facts") == 0 && n >= 6 && p->device_count) {
+    read_facts(&p->devices[p->device_count - 1], f);
   } else if (strcmp(f[0], "verdict") == 0 && n >= 4) {
     long long verdict = number(f[1]);
     long long reason = number(f[2]);

@@ -25,6 +25,8 @@
 #include "report/report_inventory.h"
 #include "report/report_probe.h"
 #include "report/report_text.h"
+#include "report/report_watchdog.h"
+#include "report/runtime_problems.h"
 #include "report/report_writer.h"
 #include "load/resolve.h"
 #include "scan/roots.h"
@@ -65,7 +67,9 @@ typedef struct doctor {
   cl_driver_cuda driver_files;
   problem *problems;
   size_t problem_count, problem_capacity;
-  cl_cuda_knobs knobs; /* the CUDA variables set (scan/cuda_knobs.c) */
+  cl_cuda_knobs knobs;          /* the CUDA variables set (scan/cuda_knobs.c) */
+  cl_display_watchdog watchdog; /* Windows' TDR settings */
+  int probe_explained; /* a runtime problem says why the probe fell back */
   int failed;          /* out of memory somewhere */
 } doctor;
 
@@ -106,15 +110,6 @@ static cl_naming host_naming(void) {
 
 static const char *driver_file_name(void) {
   return host_naming() == CL_NAMING_WINDOWS ? "nvcuda.dll" : "libcuda.so.1";
-}
-
-/* The library of the inventory behind a path, or NULL. */
-static const cl_library *library_at_path(const cudaload_ctx *ctx,
-                                         const char *path) {
-  for (size_t i = 0; i < ctx->library_count; ++i)
-    if (!strcmp(ctx->libraries[i].path, path))
-      return &ctx->libraries[i];
-  return NULL;
 }
 
 /* --- gathering --------------------------------------------------------- */
@@ -230,7 +225,8 @@ static void find_driver(doctor *d) {
   char *kept = cl_save_error(); /* a path that does not resolve: use it */
   char *real = cl_os_real_path(d->driver_path);
   cl_restore_error(kept);
-  const cl_library *lib = library_at_path(ctx, real ? real : d->driver_path);
+  const cl_library *lib =
+      cl_inventory_library_at(ctx, real ? real : d->driver_path);
   free(real);
   if (!lib)
     lib = scanned;
@@ -261,6 +257,18 @@ static void run_probe(doctor *d) {
   if (cl_plan_detect_conflicts(d->ctx) == CUDALOAD_E_NO_MEMORY)
     d->failed = 1;
   cl_restore_error(kept);
+}
+
+/* What the process and the system say, beside the libraries. */
+static void gather_system(doctor *d) {
+  cl_os_loader_each_loaded(collect_loaded, d);
+  find_driver(d);
+  if (cl_cuda_knobs_read(&d->knobs) != CUDALOAD_OK)
+    d->failed = 1;
+  cl_display_watchdog_read(&d->watchdog);
+  if (cl_driver_cuda_read(host_naming(), d->ctx->probe_driver_path,
+                          &d->driver_files) != CUDALOAD_OK)
+    d->failed = 1;
 }
 
 /* --- problems ---------------------------------------------------------- */
@@ -401,7 +409,7 @@ static void driver_problems(doctor *d) {
   int cuda_needed = 0;
   const char *needed_by = NULL;
   for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_library *lib = library_at_path(ctx, ctx->plan[i].path);
+    const cl_library *lib = cl_inventory_library_at(ctx, ctx->plan[i].path);
     if (lib && lib->cuda_major > cuda_needed) {
       cuda_needed = lib->cuda_major;
       needed_by = lib->path;
@@ -440,8 +448,10 @@ static const char *probe_fix(int reason) {
   case CUDALOAD_REASON_MISSING_LIBRARY:
     return "add the missing library: see the fix lines of the requirements";
   case CUDALOAD_REASON_LIBRARY_FAILED:
-    return "install cuBLAS/cuDNN builds of the same CUDA major as the "
-           "runtime and driver (pip install of one CUDA major's wheels)";
+    return "reinstall the library that failed as one release of the CUDA "
+           "major of the runtime and driver: cuBLAS and cuBLASLt together, "
+           "cuDNN with its sub-libraries (pip install --force-reinstall of "
+           "one CUDA major's wheels, or the toolkit's package)";
   case CUDALOAD_REASON_WRONG_RESULT:
     return "check nvidia-smi -q for ECC errors and update the NVIDIA driver";
   case CUDALOAD_REASON_TIMEOUT:
@@ -461,7 +471,8 @@ static void probe_problems(doctor *d) {
         cl_strdup("run cudaload doctor --probe --out-of-process"));
     return;
   }
-  if (!d->probe || cudaload_probe_verdict(d->probe) == CUDALOAD_GPU_OK)
+  if (!d->probe || cudaload_probe_verdict(d->probe) == CUDALOAD_GPU_OK ||
+      d->probe_explained)
     return;
   int reason = cudaload_probe_reason(d->probe);
   if (reason == CUDALOAD_REASON_MISSING_LIBRARY && d->plan_error)
@@ -695,18 +706,15 @@ static void root_problems(doctor *d) {
   }
 }
 
-/* CUDA_LAUNCH_BLOCKING on: every launch waits for the GPU. */
-static void knob_problems(doctor *d) {
-  const char *blocking = cl_cuda_knob_value(&d->knobs, "CUDA_LAUNCH_BLOCKING");
-  if (!blocking || !*blocking || strcmp(blocking, "0") == 0)
-    return;
-  add_problem(d,
-              cl_strdup_printf("CUDA_LAUNCH_BLOCKING=%s: every kernel launch "
-                               "waits for the GPU, which makes CUDA slow",
-                               blocking),
-              cl_strdup("unset CUDA_LAUNCH_BLOCKING outside debugging (it "
-                        "is for finding which launch failed, not for "
-                        "production)"));
+static void add_runtime_problem(void *opaque, char *text, char *fix) {
+  add_problem(opaque, text, fix);
+}
+
+/* The devices, the display watchdog and the CUDA variables
+ * (runtime_problems.c). */
+static void runtime_problems(doctor *d) {
+  cl_runtime_facts facts = {d->probe, &d->knobs, &d->watchdog};
+  d->probe_explained = cl_runtime_problems(&facts, add_runtime_problem, d);
 }
 
 static void find_problems(doctor *d) {
@@ -719,8 +727,8 @@ static void find_problems(doctor *d) {
   lazy_open_problems(d);
   plan_warning_problems(d);
   orphan_problems(d);
+  runtime_problems(d);
   probe_problems(d);
-  knob_problems(d);
 }
 
 /* --- text ------------------------------------------------------------- */
@@ -872,6 +880,31 @@ static void text_plan(text *t, const doctor *d) {
   }
 }
 
+static const char *yes_no(int value, const char *yes, const char *no) {
+  return value == 1 ? yes : value == 0 ? no : "unknown";
+}
+
+/* How device i runs, under its line. */
+static void text_device_mode(text *t, const cudaload_probe *p, size_t i) {
+  int model = cudaload_probe_device_driver_model(p, i);
+  const char *mode = cudaload_probe_compute_mode_name(
+      cudaload_probe_device_compute_mode(p, i));
+  char free_text[48] = "";
+  long long free_mib = cudaload_probe_device_free_mib(p, i);
+  if (free_mib >= 0)
+    snprintf(free_text, sizeof free_text, ", %lld MiB free", free_mib);
+  put(t,
+      "  %-*s  driver model %s, display watchdog %s, compute mode %s, %s%s\n",
+      LABEL_WIDTH, "",
+      model == CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE
+          ? "not applicable (Linux)"
+          : cudaload_probe_driver_model_name(model),
+      yes_no(cudaload_probe_device_kernel_timeout(p, i), "on", "off"),
+      mode ? mode : "unknown",
+      yes_no(cudaload_probe_device_integrated(p, i), "integrated", "discrete"),
+      free_text);
+}
+
 static void text_probe(text *t, const doctor *d) {
   heading(t, "Probe");
   if (d->probe_error) {
@@ -900,6 +933,7 @@ static void text_probe(text *t, const doctor *d) {
              cudaload_probe_device_name(p, i), capability, memory,
              cudaload_probe_device_uuid(p, i));
     field(t, i ? "" : "devices", device);
+    text_device_mode(t, p, i);
   }
   size_t wn = 5, wst = 6;
   for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i) {
@@ -1005,6 +1039,8 @@ static char *write_text(const doctor *d) {
     put(&t, "  %s\n", shown(&t, ctx->conflicts[i].text));
 
   text_probe(&t, d);
+  heading(&t, "Display watchdog");
+  cl_text_watchdog(&t.r, LABEL_WIDTH, &d->watchdog);
   text_environment(&t, d);
 
   text_problems(&t, d);
@@ -1250,6 +1286,8 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   write_requirements(w, ctx);
   write_plan(w, d);
   write_probe(w, d->probe);
+  cl_report_key(w, "watchdog");
+  cl_report_watchdog(w, &d->watchdog);
   write_environment(w, d);
 
   write_problems(w, d);
@@ -1314,13 +1352,7 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
   if (flags & (CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS) ||
       ctx->manifest_probe)
     run_probe(&d);
-  cl_os_loader_each_loaded(collect_loaded, &d);
-  find_driver(&d);
-  if (cl_cuda_knobs_read(&d.knobs) != CUDALOAD_OK)
-    d.failed = 1;
-  if (cl_driver_cuda_read(host_naming(), ctx->probe_driver_path,
-                          &d.driver_files) != CUDALOAD_OK)
-    d.failed = 1;
+  gather_system(&d);
   find_problems(&d);
   char *report = NULL;
   if (!d.failed)

@@ -339,6 +339,13 @@ static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
   return ctx->version_cache;
 }
 
+cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path) {
+  for (size_t i = 0; i < ctx->library_count; ++i)
+    if (!strcmp(ctx->libraries[i].path, path))
+      return &ctx->libraries[i];
+  return NULL;
+}
+
 void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
   if (!lib->pending_folder)
     return;

@@ -11,6 +11,8 @@
 /* Look up a library's version now if the scan left it for later; keeps the
  * calling thread's last error as it was (inventory.c). */
 void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib);
+/* The library of the inventory at a (real, absolute) path, or NULL. */
+cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path);
 /* Every library's (for reports that print them all). */
 void cl_inventory_settle_versions(cudaload_ctx *ctx);
 

@@ -1509,11 +1509,44 @@ class EnvExec(CliTestCase):
 
 
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
-               "requirements", "plan", "loaded", "conflicts", "probe", "environment", "problems",
+               "requirements", "plan", "loaded", "conflicts", "probe", "watchdog", "environment", "problems",
                "cuda_major")
 DOCTOR_SECTIONS = ("Platform", "Driver", "Libraries found", "Plan", "Loaded in this process",
-                   "Conflicts", "Probe", "Environment", "Problems and fixes")
+                   "Conflicts", "Probe", "Display watchdog", "Environment", "Problems and fixes")
 PLAN_STATES = {"planned", "loaded", "already-loaded", "loaded-elsewhere", "failed", "not-needed"}
+
+
+def check_probe_device(test, device):
+    """A device of the probe's schema (docs/probe.md), with how it runs."""
+    test.assertEqual(set(device), {"name", "compute_capability", "memory_mib", "uuid", "driver_model",
+                                   "kernel_timeout", "compute_mode", "integrated", "free_memory_mib"})
+    # Linux has no driver models; Windows has WDDM and TCC.
+    test.assertIn(device["driver_model"],
+                  ("WDDM", "TCC", None) if CLI_IS_WINDOWS else ("not_applicable",), device)
+    test.assertIn(device["compute_mode"],
+                  ("default", "exclusive_thread", "prohibited", "exclusive_process", None), device)
+    for key in ("kernel_timeout", "integrated"):
+        test.assertIn(device[key], (True, False, None), device)
+    test.assertTrue(device["free_memory_mib"] is None or device["free_memory_mib"] >= 0, device)
+
+
+def check_watchdog(test, watchdog):
+    """The display watchdog object of docs/doctor.md: Windows' TDR settings, or
+    Linux's nothing to read."""
+    test.assertEqual(set(watchdog), {"applies", "key", "tdr_delay_s", "tdr_delay_source",
+                                     "tdr_ddi_delay_s", "tdr_ddi_delay_source", "tdr_level",
+                                     "tdr_level_source", "error", "note"})
+    test.assertEqual(watchdog["applies"], CLI_IS_WINDOWS, watchdog)
+    if not CLI_IS_WINDOWS:
+        test.assertIn("only Windows has TDR", watchdog["note"])
+        test.assertEqual({k for k, v in watchdog.items() if v is not None}, {"applies", "note"})
+        return
+    test.assertEqual(watchdog["key"], "HKLM\\SYSTEM\\CurrentControlSet\\Control\\GraphicsDrivers")
+    test.assertIsInstance(watchdog["tdr_delay_s"], int)
+    test.assertIsInstance(watchdog["tdr_ddi_delay_s"], int)
+    test.assertIn(watchdog["tdr_level"], ("off", "bugcheck", "recover_vga", "recover", "unknown"))
+    for key in ("tdr_delay_source", "tdr_ddi_delay_source", "tdr_level_source"):
+        test.assertIn(watchdog[key], ("registry", "default"))
 
 
 def check_doctor_schema(test, doc):
@@ -1546,11 +1579,14 @@ def check_doctor_schema(test, doc):
         # The probe's own schema (docs/probe.md), from its one writer.
         test.assertEqual(sorted(doc["probe"]), ["devices", "driver", "reason", "runtime_version",
                                                 "stages", "summary", "verdict"])
+        for device in doc["probe"]["devices"]:
+            check_probe_device(test, device)
         test.assertIn(doc["probe"]["verdict"], ("GPU_OK", "CPU_FALLBACK"))
         test.assertEqual([s["name"] for s in doc["probe"]["stages"]],
                          ["driver", "init", "devices", "context", "runtime", "cublas", "cudnn"])
         for s in doc["probe"]["stages"]:
             test.assertIn(s["status"], ("ok", "failed", "skipped", "warning"))
+    check_watchdog(test, doc["watchdog"])
     for e in doc["environment"]:
         test.assertEqual(sorted(e), ["effect", "name", "value"], e)
     for p in doc["problems"]:
@@ -1925,7 +1961,7 @@ class Probe(CliTestCase):
             self.assertIsInstance(stage["ms"], (int, float), stage)
             self.assertIsInstance(stage["message"], str, stage)
         for device in doc["devices"]:
-            self.assertEqual(set(device), {"name", "compute_capability", "memory_mib", "uuid"})
+            check_probe_device(self, device)
 
     def test_help_is_a_man_page(self):
         r = self.run_ok("probe", "--help")
@@ -1984,7 +2020,28 @@ class Probe(CliTestCase):
         self.assertEqual(doc["runtime_version"], 12040)
         self.assertEqual(doc["devices"], [{"name": "Fake CUDA Device", "compute_capability": "9.0",
                                            "memory_mib": 81559,
-                                           "uuid": "GPU-01122334-4556-6778-899a-abbccddeef00"}])
+                                           "uuid": "GPU-01122334-4556-6778-899a-abbccddeef00",
+                                           "driver_model": "WDDM" if CLI_IS_WINDOWS else "not_applicable",
+                                           "kernel_timeout": False, "compute_mode": "default",
+                                           "integrated": False, "free_memory_mib": 81559}])
+
+    def test_device_facts_in_text_and_json(self):
+        """Issue 17: how each device runs (driver model, display watchdog,
+        compute mode, free memory), as the driver says it, in both formats."""
+        driver = to_cli(self.fake_driver())
+        env = {"FAKE_CUDA_KERNEL_TIMEOUT": "1", "FAKE_CUDA_COMPUTE_MODE": "3",
+               "FAKE_CUDA_INTEGRATED": "1", "FAKE_CUDA_FREE_MIB": "512"}
+        r = self.run_with_env(["probe", "--driver", driver, "--format", "json"], env)
+        self.assertEqual(r.rc, 0, r.describe())
+        device = self.parse_json(r)["devices"][0]
+        self.assertEqual((device["kernel_timeout"], device["compute_mode"], device["integrated"],
+                          device["free_memory_mib"]), (True, "exclusive_process", True, 512), device)
+        r = self.run_with_env(["probe", "--driver", driver], env)
+        self.assertEqual(r.rc, 0, r.describe())
+        model = "WDDM" if CLI_IS_WINDOWS else "not applicable (Linux)"
+        self.assertIn("  driver model %s, display watchdog on, compute mode exclusive_process, "
+                      "integrated, 512 MiB free\n" % model, r.stdout, r.describe())
+        self.assertIn("512 MiB of 81559 MiB free", r.stdout, r.describe())
 
     def test_yaml_matches_json(self):
         try:

@@ -220,6 +220,23 @@ def test_setup_reads_iterators_once_for_the_preload_and_the_probe(run, fixtures)
         out["cudnn_stage"]
 
 
+def test_probe_devices_say_how_they_run(run, fixtures):
+    """Issue 17: the device facts (driver model, display watchdog, compute
+    mode, integrated, free memory) reach Python's Device, with the library's
+    names for the values."""
+    out = last_json(run("""
+        import json, cudaload
+        probe = cudaload.probe(defaults=False, site_packages=False)
+        d = probe.devices[0]
+        print(json.dumps([d.driver_model, d.kernel_timeout, d.compute_mode, d.integrated,
+                          d.free_memory_mib]))
+        """, extra_env={"CUDALOAD_DRIVER": os.path.join(fixtures, "fake_cuda", "driver", "libcuda.so.1"),
+                        "FAKE_CUDA_KERNEL_TIMEOUT": "1", "FAKE_CUDA_COMPUTE_MODE": "2",
+                        "FAKE_CUDA_INTEGRATED": "0"}))
+    # Prohibited: the context is refused, so free memory was not measured.
+    assert out == ["not_applicable", True, "prohibited", False, None], out
+
+
 def test_expected_major_is_the_package_version_major():
     """_library.EXPECTED_MAJOR is a copy (import cudaload must not import
     _version): it must say what _version.py says."""

@@ -42,6 +42,7 @@ EXPECTED_CTYPES = {
     "void": None,
 }
 EXPECTED_CTYPES["long"] = ctypes.c_long
+EXPECTED_CTYPES["long long"] = ctypes.c_longlong
 EXPECTED_CTYPES["const char *const *"] = ctypes.POINTER(ctypes.c_char_p)
 EXPECTED_CTYPES["size_t *"] = ctypes.POINTER(ctypes.c_size_t)
 EXPECTED_CTYPES["const char **"] = ctypes.POINTER(ctypes.c_char_p)

@@ -48,15 +48,31 @@ class Stage(_Record):
 
 
 class Device(_Record):
-    """A CUDA device the probe saw. ``capability`` is major*10+minor."""
+    """A CUDA device the probe saw. ``capability`` is major*10+minor.
 
-    __slots__ = ("name", "capability", "memory_mib", "uuid")
+    How it runs, as the driver says (None where it did not):
+    ``driver_model`` ("WDDM", "TCC"; "not_applicable" on Linux),
+    ``kernel_timeout`` (a display watchdog limits its kernels),
+    ``compute_mode`` ("default", "prohibited", "exclusive_process",
+    "exclusive_thread"), ``integrated``, and ``free_memory_mib`` (device 0
+    only, when the probe got a context there)."""
 
-    def __init__(self, name: str, capability: int, memory_mib: int, uuid: str) -> None:
+    __slots__ = ("name", "capability", "memory_mib", "uuid", "driver_model", "kernel_timeout",
+                 "compute_mode", "integrated", "free_memory_mib")
+
+    def __init__(self, name: str, capability: int, memory_mib: int, uuid: str,
+                 driver_model: "Optional[str]" = None, kernel_timeout: "Optional[bool]" = None,
+                 compute_mode: "Optional[str]" = None, integrated: "Optional[bool]" = None,
+                 free_memory_mib: "Optional[int]" = None) -> None:
         self.name = name
         self.capability = capability
         self.memory_mib = memory_mib
         self.uuid = uuid
+        self.driver_model = driver_model
+        self.kernel_timeout = kernel_timeout
+        self.compute_mode = compute_mode
+        self.integrated = integrated
+        self.free_memory_mib = free_memory_mib
 
 
 class Probe(_Record):
@@ -160,12 +176,31 @@ def _read_probe(lib: "Any", handle: "Any") -> "Probe":
                             name_of("cudaload_probe_stage_status_name", status),
                             opt("cudaload_probe_stage_message", i) or "",
                             float(opt("cudaload_probe_stage_ms", i) or 0.0)))
+    def yes_no(name: str, i: int) -> "Optional[bool]":
+        value = opt(name, i)
+        return None if value is None or value < 0 else bool(value)
+
+    def named(name: str, function: str, i: int) -> "Optional[str]":
+        # The library's names (one table, in C); unknown is None.
+        value = opt(name, i)
+        text = lib.call(function, value) if value is not None and lib.has(function) else None
+        return None if text in (None, "unknown") else text
+
     devices = []
     for i in range(opt("cudaload_probe_device_count") or 0):
-        devices.append(Device(opt("cudaload_probe_device_name", i) or "",
-                              opt("cudaload_probe_device_capability", i) or 0,
-                              int(opt("cudaload_probe_device_memory_mib", i) or 0),
-                              opt("cudaload_probe_device_uuid", i) or ""))
+        free_mib = opt("cudaload_probe_device_free_mib", i)
+        devices.append(Device(
+            opt("cudaload_probe_device_name", i) or "",
+            opt("cudaload_probe_device_capability", i) or 0,
+            int(opt("cudaload_probe_device_memory_mib", i) or 0),
+            opt("cudaload_probe_device_uuid", i) or "",
+            driver_model=named("cudaload_probe_device_driver_model",
+                               "cudaload_probe_driver_model_name", i),
+            kernel_timeout=yes_no("cudaload_probe_device_kernel_timeout", i),
+            compute_mode=named("cudaload_probe_device_compute_mode",
+                               "cudaload_probe_compute_mode_name", i),
+            integrated=yes_no("cudaload_probe_device_integrated", i),
+            free_memory_mib=None if free_mib is None or free_mib < 0 else int(free_mib)))
     return Probe(
         gpu_ok=verdict == C.CUDALOAD_GPU_OK,
         verdict="gpu" if verdict == C.CUDALOAD_GPU_OK else "cpu",

@@ -126,10 +126,11 @@ def parse_header(text: str, path: str = "cudaload.h") -> "Header":
                 if stack:
                     stack.pop()
             elif not any(stack):
-                m = re.match(r"define\s+(CUDALOAD_\w+)\s+\(?\s*(0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\s*\)?\s*$",
+                m = re.match(r"define\s+(CUDALOAD_\w+)\s+\(?\s*(-?)(0[xX][0-9A-Fa-f]+|\d+)[uUlL]*\s*\)?\s*$",
                              directive)
                 if m:
-                    constants[m.group(1)] = int(m.group(2), 0)
+                    value = int(m.group(3), 0)
+                    constants[m.group(1)] = -value if m.group(2) else value
             continue
         if any(stack):
             continue
