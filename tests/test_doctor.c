@@ -608,15 +608,16 @@ static void visible_devices_that_hide_every_device(void **state) {
 }
 
 #ifdef _WIN32
-/* reg.exe (Wine's in the test prefix, or Windows') on the TDR key. */
-static void reg(const char *arguments) {
+/* reg.exe (Wine's in the test prefix, or Windows') on the TDR key:
+ * reg VERB KEY ARGUMENTS /f. */
+static void reg(const char *verb, const char *arguments) {
   char command[512];
   snprintf(command, sizeof command,
            "reg %s \"HKLM\\SYSTEM\\CurrentControlSet\\Control\\"
-           "GraphicsDrivers\" /f >NUL 2>&1",
-           arguments);
-  print_message("%s\n", command);
-  system(command);
+           "GraphicsDrivers\" %s /f >NUL 2>&1",
+           verb, arguments);
+  int status = system(command);
+  print_message("%s: %d\n", command, status);
 }
 #endif
 
@@ -627,9 +628,9 @@ static void display_watchdog_settings(void **state) {
   (void)state;
   cudaload_ctx *ctx = ctx_with_root(NULL);
 #ifdef _WIN32
-  reg("delete /v TdrDelay");
-  reg("delete /v TdrDdiDelay");
-  reg("delete /v TdrLevel");
+  reg("delete", "/v TdrDelay");
+  reg("delete", "/v TdrDdiDelay");
+  reg("delete", "/v TdrLevel");
   char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
   assert_contains(json, "\"applies\": true");
   assert_contains(json, "\"tdr_delay_s\": 2,\n    \"tdr_delay_source\": "
@@ -637,14 +638,14 @@ static void display_watchdog_settings(void **state) {
   assert_contains(json, "\"tdr_ddi_delay_s\": 5");
   assert_contains(json, "\"tdr_level\": \"recover\"");
   cudaload_free(json);
-  reg("add /v TdrDelay /t REG_DWORD /d 8");
-  reg("add /v TdrLevel /t REG_DWORD /d 0");
-  reg("add /v TdrDdiDelay /t REG_SZ /d ten");
+  reg("add", "/v TdrDelay /t REG_DWORD /d 8");
+  reg("add", "/v TdrLevel /t REG_DWORD /d 0");
+  reg("add", "/v TdrDdiDelay /t REG_SZ /d ten");
   json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
   char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
-  reg("delete /v TdrDelay");
-  reg("delete /v TdrDdiDelay");
-  reg("delete /v TdrLevel");
+  reg("delete", "/v TdrDelay");
+  reg("delete", "/v TdrDdiDelay");
+  reg("delete", "/v TdrLevel");
   assert_contains(json, "\"tdr_delay_s\": 8,\n    \"tdr_delay_source\": "
                         "\"registry\"");
   assert_contains(json, "\"tdr_level\": \"off\"");

@@ -1672,6 +1672,14 @@ class Doctor(CliTestCase):
                        "--out-of-process", "--format", "NO_COLOR", "EXIT STATUS", "6  "):
             self.assertIn(option, r.stdout, r.describe())
         self.assertIn("doctor", self.run_ok("--help").stdout)
+        # The help names every section, in order, and the schema version the
+        # JSON has (it said 1 long after the schema became 2).
+        text = " ".join(r.stdout.split())
+        positions = [text.find(section) for section in DOCTOR_SECTIONS]
+        self.assertNotIn(-1, positions, list(zip(DOCTOR_SECTIONS, positions)))
+        self.assertEqual(positions, sorted(positions), text)
+        version = self.parse_json(self.doctor("--no-defaults", "--format", "json"))["schema_version"]
+        self.assertIn('"schema_version": %d' % version, text)
 
     def test_usage_errors(self):
         self.assert_usage_error(["doctor", "--require", "cudnn~8"], ["cudnn~8"])
