@@ -459,9 +459,16 @@ static void test_bad_optional_header(void **state) {
   }
   {
     pe_image im = build_pe(1, 0x8664);
-    put(&im, COFF_OFF + 2, 0xffff, 2); /* section table far past the end */
+    put(&im, COFF_OFF + 2, 90, 2); /* section table past the end */
     assert_int_equal(parse_image(&im, &info), CUDALOAD_E_MALFORMED);
     assert_error_contains("section header");
+    /* More than the format allows: refused before a single read. */
+    put(&im, COFF_OFF + 2, 0xffff, 2);
+    assert_int_equal(parse_image(&im, &info), CUDALOAD_E_MALFORMED);
+    assert_error_contains("65535 sections (the PE format allows at most 96)");
+    put(&im, COFF_OFF + 2, 97, 2);
+    assert_int_equal(parse_image(&im, &info), CUDALOAD_E_MALFORMED);
+    assert_error_contains("97 sections");
     put(&im, COFF_OFF + 2, 0, 2); /* no sections: nothing maps an RVA */
     assert_int_equal(parse_image(&im, &info), CUDALOAD_E_MALFORMED);
     assert_error_contains("outside every section");

@@ -415,6 +415,11 @@ static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
   if (count == 0) {
     return CUDALOAD_OK;
   }
+  if (count > CL_PE_MAX_SECTIONS) {
+    return cl_binary_malformed(&p->src,
+                               "%u sections (the PE format allows at most %u)",
+                               count, CL_PE_MAX_SECTIONS);
+  }
   p->sections = calloc(count, sizeof *p->sections);
   if (p->sections == NULL) {
     return cl_binary_no_memory(&p->src);

@@ -23,6 +23,11 @@
 /* Import descriptor tables end with an all-zero entry; this caps a table
  * that has none. DLLs import a few dozen others. */
 #define CL_PE_MAX_DESCRIPTORS 4096u
+/* The PE format's documented limit on NumberOfSections ("the Windows
+ * loader limits the number of sections to 96"). Real DLLs have a dozen or
+ * so; a file claiming 65,535 would cost a read per section and a walk of
+ * them all for every RVA, and no documented loader behaviour covers it. */
+#define CL_PE_MAX_SECTIONS 96u
 
 typedef struct cl_pe_section {
   uint32_t va;
