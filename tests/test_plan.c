@@ -20,9 +20,6 @@
 #include <unistd.h>
 #endif
 
-#ifndef _WIN32
-/* The plan scenarios use the Linux fixture trees; under Wine the preload
- * tests cover plans of the Windows trees. */
 static cudaload_ctx *new_ctx(const char *const *roots, size_t n) {
   cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
   assert_non_null(ctx);
@@ -31,6 +28,11 @@ static cudaload_ctx *new_ctx(const char *const *roots, size_t n) {
                      CUDALOAD_OK);
   return ctx;
 }
+
+#ifndef _WIN32
+/* The plan scenarios use the Linux fixture trees; under Wine the preload
+ * tests cover plans of the Windows trees, and the test below the DLLs of
+ * other machines. */
 
 static int has_fixtures(void) {
   FILE *f = fopen(test_fixture_path("cudnn8_compat/libcudnn.so.8"), "rb");
@@ -659,14 +661,15 @@ static void files_of_another_machine_are_never_planned(void **state) {
   if (!built)
     return; /* PE trees not built: the Linux half above still ran */
   fclose(built);
-  const char *win[] = {"machines/windows/arm64", "machines/windows/x64"};
+  const char *win[] = {"machines/windows/arm64", "machines/windows/x86",
+                       "machines/windows/x64"};
   static const struct {
     int target;
     const char *folder;
   } cases[] = {{CUDALOAD_TARGET_WINDOWS_X86_64, "/windows/x64/"},
                {CUDALOAD_TARGET_WINDOWS_ARM64, "/windows/arm64/"}};
   for (size_t k = 0; k < 2; ++k) {
-    ctx = new_ctx(win, 2);
+    ctx = new_ctx(win, 3);
     assert_int_equal(cudaload_set_target(ctx, cases[k].target), CUDALOAD_OK);
     assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
     assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
@@ -941,34 +944,76 @@ static void the_driver_decides_between_majors(void **state) {
 }
 #endif
 
+#if defined(_WIN32) && (defined(__x86_64__) || defined(_M_X64))
+/* This process's own machine decides, with no target set: DLLs built for
+ * ARM64 or 32-bit x86 in the first roots are passed over for the x64 ones
+ * in the last, and alone they leave the requirement unsatisfied, saying
+ * why (the loader would refuse them with error 193). */
+static void dlls_of_another_machine_are_passed_over(void **state) {
+  (void)state;
+  FILE *built =
+      fopen(test_fixture_path("machines/windows/x86/cublas64_13.dll"), "rb");
+  if (!built) {
+    print_message("skipped: the machines/windows trees were not built\n");
+    skip();
+  }
+  fclose(built);
+  const char *roots[] = {"machines/windows/arm64", "machines/windows/x86",
+                         "machines/windows/x64"};
+  cudaload_ctx *ctx = new_ctx(roots, 3);
+  assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
+    if (!strstr(cudaload_plan_path(ctx, i), "x64"))
+      fail_msg("planned %s", cudaload_plan_path(ctx, i));
+  cudaload_destroy(ctx);
+  static const char *const alone[][2] = {
+      {"machines/windows/arm64", "cublas64_13.dll: built for aarch64; this "
+                                 "process runs x86_64 code"},
+      {"machines/windows/x86", "cublas64_13.dll: built for i386; this "
+                               "process runs x86_64 code"}};
+  for (size_t k = 0; k < 2; ++k) {
+    ctx = new_ctx(&alone[k][0], 1);
+    assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+    if (!strstr(cudaload_last_error(), alone[k][1]))
+      fail_msg("error \"%s\" lacks \"%s\"", cudaload_last_error(), alone[k][1]);
+    cudaload_destroy(ctx);
+  }
+}
+
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(specs_are_parsed_and_normalised),
-      cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
-      cmocka_unit_test(version_numbers_beyond_the_limit_are_refused),
-      cmocka_unit_test(cuda_pins_take_one_major),
-      cmocka_unit_test(long_specs_keep_the_reason),
-      cmocka_unit_test(many_requirements_are_deduplicated_in_order),
+    cmocka_unit_test(specs_are_parsed_and_normalised),
+    cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
+    cmocka_unit_test(version_numbers_beyond_the_limit_are_refused),
+    cmocka_unit_test(cuda_pins_take_one_major),
+    cmocka_unit_test(long_specs_keep_the_reason),
+    cmocka_unit_test(many_requirements_are_deduplicated_in_order),
+#if defined(_WIN32) && (defined(__x86_64__) || defined(_M_X64))
+    cmocka_unit_test(dlls_of_another_machine_are_passed_over),
+#endif
 #ifndef _WIN32
-      cmocka_unit_test(cudnn8_without_origin_preloads_its_sub_libraries),
-      cmocka_unit_test(cudnn9_with_origin_gets_the_minimal_plan),
-      cmocka_unit_test(
-          bundled_shim_makes_the_minimal_plan_preload_sub_libraries),
-      cmocka_unit_test(cublas_loads_after_cublaslt),
-      cmocka_unit_test(missing_requirement_says_where_and_how_to_fix),
-      cmocka_unit_test(explicit_newest_and_ranges_choose),
-      cmocka_unit_test(two_majors_side_by_side_are_both_planned),
-      cmocka_unit_test(search_path_is_prepended_clean_and_idempotent),
-      cmocka_unit_test(a_missing_lazy_dependency_is_a_warning),
-      cmocka_unit_test(a_found_lazy_dependency_joins_the_plan),
-      cmocka_unit_test(a_lazy_dependency_the_opener_finds_is_not_preloaded),
-      cmocka_unit_test(an_earlier_tier_wins_over_a_newer_version),
-      cmocka_unit_test(the_environments_cuda_major_holds_for_every_family),
-      cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
-      cmocka_unit_test(the_driver_decides_between_majors),
-      cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
-      cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),
-      cmocka_unit_test(files_of_another_machine_are_never_planned),
+    cmocka_unit_test(cudnn8_without_origin_preloads_its_sub_libraries),
+    cmocka_unit_test(cudnn9_with_origin_gets_the_minimal_plan),
+    cmocka_unit_test(bundled_shim_makes_the_minimal_plan_preload_sub_libraries),
+    cmocka_unit_test(cublas_loads_after_cublaslt),
+    cmocka_unit_test(missing_requirement_says_where_and_how_to_fix),
+    cmocka_unit_test(explicit_newest_and_ranges_choose),
+    cmocka_unit_test(two_majors_side_by_side_are_both_planned),
+    cmocka_unit_test(search_path_is_prepended_clean_and_idempotent),
+    cmocka_unit_test(a_missing_lazy_dependency_is_a_warning),
+    cmocka_unit_test(a_found_lazy_dependency_joins_the_plan),
+    cmocka_unit_test(a_lazy_dependency_the_opener_finds_is_not_preloaded),
+    cmocka_unit_test(an_earlier_tier_wins_over_a_newer_version),
+    cmocka_unit_test(the_environments_cuda_major_holds_for_every_family),
+    cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
+    cmocka_unit_test(the_driver_decides_between_majors),
+    cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
+    cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),
+    cmocka_unit_test(files_of_another_machine_are_never_planned),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
