@@ -30,7 +30,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_dependency_order
   windows_needed_dependencies
   windows_missing
-  windows_all_or_nothing)
+  windows_all_or_nothing
+  windows_missing_import)
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
   add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)

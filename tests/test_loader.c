@@ -965,6 +965,38 @@ typedef struct scenario {
 #define IN_PROCESS(f)                                                          \
   { #f, f, 0 }
 
+#ifdef _WIN32
+/* A DLL built for another machine, opened by path: the error says which
+ * machine, not "%1 is not a valid Win32 application". */
+static void other_machine_is_named(void **state) {
+  (void)state;
+  const char *path = fixture("machines/windows/arm64/cublas64_13.dll");
+  assert_null(cl_library_open(path, CL_OPEN_LOCAL));
+  const char *error = cudaload_last_error();
+  print_message("message: %s\n", error);
+  expect_text(error, path);
+  assert_null(strstr(error, "%1"));
+  expect_text(error, "not a valid Win32 application for this process: it is "
+                     "built for aarch64, and this process runs x86_64 code");
+}
+
+/* An x64 DLL whose import beside it is an ARM64 build: the error names the
+ * import and what the loader found there. */
+static void import_of_other_machine_is_named(void **state) {
+  (void)state;
+  const char *path = fixture("machines/windows/mixed/cublas64_13.dll");
+  assert_null(cl_library_open(path, CL_OPEN_LOCAL));
+  const char *error = cudaload_last_error();
+  print_message("message: %s\n", error);
+  expect_text(error, path);
+  assert_null(strstr(error, "%1"));
+  expect_text(error,
+              "cublasLt64_13.dll, which cublas64_13.dll imports, is found "
+              "only as ");
+  expect_text(error, "another machine (arm64)");
+}
+#endif
+
 static const scenario scenarios[] = {
     SCENARIO(open_by_absolute_path),
     SCENARIO(relative_path_refused),
@@ -992,6 +1024,8 @@ static const scenario scenarios[] = {
     SCENARIO(expose_folder_path_rules),
     SCENARIO(lazy_sibling_load_needs_exposed_folder),
     SCENARIO(open_unicode_path),
+    SCENARIO(other_machine_is_named),
+    SCENARIO(import_of_other_machine_is_named),
 #endif
 };
 #define SCENARIO_COUNT (sizeof scenarios / sizeof scenarios[0])

@@ -65,6 +65,27 @@ static int contains(const char *text, const char *part) {
   return text != NULL && strstr(text, part) != NULL;
 }
 
+/* The line of a preload's error that says why a file failed (the one after
+ * "could not be loaded:") names part exactly once: the loader's message
+ * already starts with the path. */
+static void expect_once(const char *text, const char *part) {
+  const char *intro = strstr(text, "could not be loaded:\n");
+  if (!intro)
+    fail_msg("\"%s\" lists no file that could not be loaded", text);
+  const char *line = intro + strlen("could not be loaded:\n");
+  size_t len = strcspn(line, "\n");
+  char *copy = malloc(len + 1);
+  assert_non_null(copy);
+  memcpy(copy, line, len);
+  copy[len] = '\0';
+  const char *first = strstr(copy, part);
+  if (!first)
+    fail_msg("\"%s\" does not name \"%s\"", copy, part);
+  if (strstr(first + 1, part))
+    fail_msg("\"%s\" names \"%s\" more than once", copy, part);
+  free(copy);
+}
+
 static int ends_with(const char *text, const char *suffix) {
   if (text == NULL)
     return 0;
@@ -890,6 +911,12 @@ static void scenario_needed_dependency_missing(void **state) {
                expected[e][1]);
     }
   }
+  /* Preloaded anyway, it fails, and says why, naming the file once. */
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_long("last error", error);
+  assert_int_equal(status, CUDALOAD_E_LOAD_FAILED);
+  expect_once(error, "/libcusolver.so.12");
   cudaload_destroy(ctx);
 }
 
@@ -1545,6 +1572,35 @@ static void scenario_windows_needed_dependencies(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* cuSOLVER without the DLLs it imports: the preload's error names each
+ * missing import and who imports it, where Windows says only "module not
+ * found (126)", and names the file once. */
+static void scenario_windows_missing_import(void **state) {
+  (void)state;
+  require_fixture("preload/windows/cusolver_alone/nvidia/cusolver/bin/"
+                  "cusolver64_12.dll");
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/windows/cusolver_alone");
+  require_ok(ctx, "cusolver");
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_long("last error", error);
+  assert_int_equal(status, CUDALOAD_E_LOAD_FAILED);
+  expect_once(error, "\\cusolver64_12.dll");
+  static const char *const missing[] = {"cublas64_13.dll", "cublasLt64_13.dll",
+                                        "cusparse64_12.dll"};
+  for (size_t i = 0; i < ARRAY_COUNT(missing); ++i) {
+    char needle[96];
+    snprintf(needle, sizeof needle,
+             "%s, which cusolver64_12.dll imports, is in none of the folders",
+             missing[i]);
+    if (!contains(error, needle))
+      fail_msg("the error does not say \"%s\"", needle);
+  }
+  assert_true(contains(error, "Windows error 126"));
+  cudaload_destroy(ctx);
+}
+
 /* A requirement nothing satisfies, as in the Linux scenario "missing". */
 static void scenario_windows_missing(void **state) {
   (void)state;
@@ -1617,6 +1673,7 @@ WINDOWS_ONLY(scenario_windows_dependency_order)
 WINDOWS_ONLY(scenario_windows_needed_dependencies)
 WINDOWS_ONLY(scenario_windows_missing)
 WINDOWS_ONLY(scenario_windows_all_or_nothing)
+WINDOWS_ONLY(scenario_windows_missing_import)
 
 #endif /* _WIN32 */
 
@@ -1651,6 +1708,8 @@ static const struct CMUnitTest scenarios[] = {
     {"windows_needed_dependencies", scenario_windows_needed_dependencies, NULL,
      NULL, NULL},
     {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
+    {"windows_missing_import", scenario_windows_missing_import, NULL, NULL,
+     NULL},
     {"windows_all_or_nothing", scenario_windows_all_or_nothing, NULL, NULL,
      NULL},
 };

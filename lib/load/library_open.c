@@ -6,6 +6,8 @@
 
 #include "cudaload.h"
 #include "common/error.h"
+#include "load/load_failure.h"
+#include "os/loader.h"
 #include "os/platform.h"
 
 #include <stddef.h>
@@ -22,5 +24,8 @@ void *cl_library_open(const char *path, cl_open_mode mode) {
             path);
     return NULL;
   }
-  return cl_os_loader_open(path, mode);
+  void *handle = cl_os_loader_open(path, mode);
+  if (!handle)
+    cl_explain_load_failure(path);
+  return handle;
 }

@@ -104,7 +104,14 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
     return 0;
   }
   p->state = CUDALOAD_STATE_FAILED;
-  cl_buf_printf(failures, "  %s: %s\n", p->path, cudaload_last_error());
+  /* The loader's message starts with the path already (dlerror(), and
+   * cl_os_loader_open's for Windows): not twice. */
+  const char *error = cudaload_last_error();
+  size_t n = strlen(p->path);
+  if (strncmp(error, p->path, n) == 0 && error[n] == ':')
+    cl_buf_printf(failures, "  %s\n", error);
+  else
+    cl_buf_printf(failures, "  %s: %s\n", p->path, error);
   return 1;
 }
 

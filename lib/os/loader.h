@@ -31,6 +31,12 @@ typedef enum cl_open_mode {
  * reliably, and the libraries must stay for the life of the process.
  */
 void *cl_os_loader_open(const char *path, cl_open_mode mode);
+/* The OS's code for this thread's last failed cl_os_loader_open: on
+ * Windows LoadLibraryExW's error (126: a DLL of the import closure was not
+ * found; 193: a file built for another machine), 0 after a success or a
+ * refusal before the loader ran. POSIX: always 0 (dlerror's text is all
+ * glibc says). */
+unsigned long cl_os_loader_open_failure(void);
 
 /*
  * Open the NVIDIA driver library by its bare file name ("libcuda.so.1",

@@ -157,6 +157,10 @@ static int open_flags(cl_open_mode mode, int *deepbind) {
   return flags;
 }
 
+unsigned long cl_os_loader_open_failure(void) {
+  return 0; /* dlerror()'s text, in the last error, is all there is */
+}
+
 void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   if (!path || !path[0]) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");

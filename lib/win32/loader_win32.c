@@ -152,8 +152,17 @@ static int refuse_special_file(const char *path) {
   return 1;
 }
 
+/* LoadLibraryExW's error of this thread's last failed open, for the
+ * caller that explains it (load/load_failure.c). */
+static CL_THREAD_LOCAL unsigned long open_failure;
+
+unsigned long cl_os_loader_open_failure(void) {
+  return open_failure;
+}
+
 void *cl_os_loader_open(const char *path, cl_open_mode mode) {
   (void)mode; /* imports bind per DLL name: nothing to isolate from */
+  open_failure = 0;
   if (!path || !path[0]) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
     return NULL;
@@ -187,6 +196,7 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
     SetThreadErrorMode(old_mode, NULL);
   free(wide);
   if (!module) {
+    open_failure = err;
     cl_fail_os(CUDALOAD_E_LOAD_FAILED, err, "%s", path);
     return NULL;
   }

@@ -9,6 +9,25 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
+
+/* FORMAT_MESSAGE_IGNORE_INSERTS leaves "%1" where the message names its
+ * subject (193: "%1 is not a valid Win32 application."): the caller's
+ * text names the file before the message, so "%1" becomes "the file". */
+static void replace_inserts(wchar_t *message, DWORD *units, DWORD capacity) {
+  static const wchar_t subject[] = L"the file";
+  const DWORD extra = (DWORD)(sizeof subject / sizeof subject[0]) - 1 - 2;
+  for (DWORD i = 0; i + 1 < *units; ++i) {
+    if (message[i] != L'%' || message[i + 1] < L'1' || message[i + 1] > L'9')
+      continue;
+    if (*units + extra >= capacity)
+      return; /* no room: leave the rest as the system wrote it */
+    wmemmove(message + i + 2 + extra, message + i + 2, *units - i - 2);
+    wmemcpy(message + i, subject, extra + 2);
+    *units += extra;
+    i += extra + 1;
+  }
+}
 
 void cl_os_error_text(unsigned long code, char *buf, size_t len) {
   if (len == 0)
@@ -25,6 +44,8 @@ void cl_os_error_text(unsigned long code, char *buf, size_t len) {
          (message[units - 1] == L'\r' || message[units - 1] == L'\n' ||
           message[units - 1] == L' '))
     --units;
+
+  replace_inserts(message, &units, sizeof message / sizeof message[0]);
 
   char utf8[sizeof message / sizeof message[0] * 3 + 1];
   int bytes = 0;
