@@ -966,6 +966,52 @@ typedef struct scenario {
   { #f, f, 0 }
 
 #ifdef _WIN32
+/* A DLL whose path is longer than MAX_PATH (260) loads, as the scanner
+ * reads such files: in the \\?\ form. */
+static void open_long_path(void **state) {
+  (void)state;
+  const char *source = fixture(CUDNN8_FILE);
+  wchar_t current[MAX_PATH];
+  assert_true(GetCurrentDirectoryW(MAX_PATH, current) > 0);
+  char base[MAX_PATH * 3];
+  assert_true(WideCharToMultiByte(CP_UTF8, 0, current, -1, base, sizeof base,
+                                  NULL, NULL) > 0);
+  /* Six folders of 60 characters: well past 260 in all. */
+  char folders[6][TEST_PATH_CAPACITY];
+  char at[TEST_PATH_CAPACITY];
+  snprintf(at, sizeof at, "%s\\test_loader-long-%lu", base,
+           (unsigned long)GetCurrentProcessId());
+  for (int i = 0; i < 6; ++i) {
+    if (i)
+      snprintf(at + strlen(at), sizeof at - strlen(at), "\\%0*d", 60, i);
+    snprintf(folders[i], sizeof folders[i], "\\\\?\\%s", at);
+    wchar_t *wide = widen(folders[i]);
+    CreateDirectoryW(wide, NULL);
+    free(wide);
+  }
+  char target[TEST_PATH_CAPACITY];
+  snprintf(target, sizeof target, "%s\\" CUDNN8_NAME, at);
+  assert_true(strlen(target) > MAX_PATH);
+  char verbatim_target[TEST_PATH_CAPACITY];
+  snprintf(verbatim_target, sizeof verbatim_target, "\\\\?\\%s", target);
+  wchar_t *wide_source = widen(source);
+  wchar_t *wide_target = widen(verbatim_target);
+  assert_true(CopyFileW(wide_source, wide_target, FALSE));
+  void *handle = cl_library_open(target, CL_OPEN_LOCAL);
+  if (!handle)
+    fail_msg("%s", cudaload_last_error());
+  assert_int_equal(cudnn_version_of(handle), CUDNN8_VERSION);
+  assert_true(FreeLibrary((HMODULE)handle));
+  DeleteFileW(wide_target);
+  for (int i = 5; i >= 0; --i) {
+    wchar_t *wide = widen(folders[i]);
+    RemoveDirectoryW(wide);
+    free(wide);
+  }
+  free(wide_source);
+  free(wide_target);
+}
+
 /* A DLL built for another machine, opened by path: the error says which
  * machine, not "%1 is not a valid Win32 application". */
 static void other_machine_is_named(void **state) {
@@ -1024,6 +1070,7 @@ static const scenario scenarios[] = {
     SCENARIO(expose_folder_path_rules),
     SCENARIO(lazy_sibling_load_needs_exposed_folder),
     SCENARIO(open_unicode_path),
+    SCENARIO(open_long_path),
     SCENARIO(other_machine_is_named),
     SCENARIO(import_of_other_machine_is_named),
 #endif

@@ -171,6 +171,9 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
     return NULL;
   int status;
   wchar_t *wide = full_wide_path(path, &status);
+  /* Longer than MAX_PATH: the \\?\ form, as the scanner reads it. */
+  if (wide && !(wide = cl_os_long_path_form(wide)))
+    cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
   if (!wide)
     return NULL;
 

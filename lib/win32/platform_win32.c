@@ -150,29 +150,35 @@ static int to_win_path(const char *path, wchar_t **out) {
   DWORD needed = GetFullPathNameW(wide, 0, NULL, NULL);
   if (needed == 0)
     return CUDALOAD_OK; /* let the real call report the problem */
-  /* "\\server\share\x" becomes "\\?\UNC\server\share\x" and "C:\x" becomes
-   * "\\?\C:\x": at most 8 units of prefix. The full name is written 6 units
-   * in, so either prefix can then be put in front of it in place. */
-  wchar_t *verbatim = malloc(((size_t)needed + 8) * sizeof *verbatim);
-  if (!verbatim)
-    return CUDALOAD_OK;
-  wchar_t *full = verbatim + 6;
-  DWORD got = GetFullPathNameW(wide, needed + 2, full, NULL);
-  if (got == 0 || got > needed + 1) {
-    free(verbatim);
+  wchar_t *full = malloc((size_t)needed * sizeof *full);
+  DWORD got = full ? GetFullPathNameW(wide, needed, full, NULL) : 0;
+  if (got == 0 || got >= needed) {
+    free(full);
     return CUDALOAD_OK;
   }
-  if (full[0] == L'\\' && full[1] == L'\\') {
-    /* "\\server..." already sits where "server..." must follow "\\?\UNC\":
-     * its two backslashes are overwritten by the prefix's last two units. */
-    memcpy(verbatim, L"\\\\?\\UNC\\", 8 * sizeof *verbatim);
-  } else {
-    memmove(verbatim + 4, full, ((size_t)got + 1) * sizeof *verbatim);
-    memcpy(verbatim, L"\\\\?\\", 4 * sizeof *verbatim);
+  wchar_t *verbatim = cl_os_long_path_form(full);
+  if (verbatim) {
+    free(wide);
+    *out = verbatim;
   }
-  free(wide);
-  *out = verbatim;
   return CUDALOAD_OK;
+}
+
+wchar_t *cl_os_long_path_form(wchar_t *full) {
+  size_t len = wcslen(full);
+  if (len < CL_SHORT_PATH_LIMIT || is_device_or_verbatim(full))
+    return full;
+  /* "\\server\share\x" becomes "\\?\UNC\server\share\x" (the
+   * server's two backslashes give way to the prefix) and "C:\x" becomes
+   * "\\?\C:\x". */
+  int unc = full[0] == L'\\' && full[1] == L'\\';
+  wchar_t *verbatim = malloc((len + 8) * sizeof *verbatim);
+  if (verbatim) {
+    wcscpy(verbatim, unc ? L"\\\\?\\UNC\\" : L"\\\\?\\");
+    wcscat(verbatim, unc ? full + 2 : full);
+  }
+  free(full);
+  return verbatim;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -18,6 +18,13 @@ wchar_t *cl_os_utf8_to_wide(const char *utf8, int *status_out);
  * have no UTF-8 form and give NULL. */
 char *cl_os_wide_to_utf8(const wchar_t *wide, int units);
 
+/* The \\?\ form of `full` (a GetFullPathNameW result, malloc'ed) when it
+ * is too long for the plain Win32 limit (MAX_PATH less room for a file
+ * name), which lifts the limit: a new string, and full is freed. Short,
+ * device and verbatim paths come back as full itself. NULL without memory
+ * (full freed). */
+wchar_t *cl_os_long_path_form(wchar_t *full);
+
 /* Drop a \\?\ prefix in place: "\\?\C:\x" is "C:\x" and "\\?\UNC\server\x"
  * is "\\server\x". Other paths are left alone. */
 void cl_os_strip_verbatim_prefix(wchar_t *path);
