@@ -984,6 +984,40 @@ static void dlls_of_another_machine_are_passed_over(void **state) {
 
 #endif
 
+/* cudart64_12.dll beside CUDART64_12.DLL: the plan takes the one spelt as
+ * NVIDIA ships it, whatever the listing's order, and warns about the
+ * other. */
+static void case_twins_take_the_canonical_spelling(void **state) {
+  (void)state;
+  FILE *built =
+      fopen(test_fixture_path("case_twins/windows/cudart64_12.dll"), "rb");
+  if (!built) {
+    print_message("skipped: the case_twins/windows tree was not built\n");
+    skip();
+  }
+  fclose(built);
+  const char *roots[] = {"case_twins/windows"};
+  cudaload_ctx *ctx = new_ctx(roots, 1);
+  assert_int_equal(cudaload_set_target(ctx, CUDALOAD_TARGET_WINDOWS_X86_64),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  assert_int_equal(cudaload_library_count(ctx), 2);
+  assert_int_equal(cudaload_require(ctx, "cudart"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  const char *path = cudaload_plan_path(ctx, 0);
+  if (!strstr(path, "cudart64_12.dll"))
+    fail_msg("planned %s", path);
+  size_t warnings = cudaload_plan_warning_count(ctx);
+  int warned = 0;
+  for (size_t i = 0; i < warnings; ++i)
+    warned |= strstr(cudaload_plan_warning(ctx, i),
+                     "and CUDART64_12.DLL differ only in letter case") != NULL;
+  if (!warned)
+    fail_msg("no warning about CUDART64_12.DLL (%lu warnings)",
+             (unsigned long)warnings);
+  cudaload_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(specs_are_parsed_and_normalised),
@@ -992,6 +1026,7 @@ int main(void) {
     cmocka_unit_test(cuda_pins_take_one_major),
     cmocka_unit_test(long_specs_keep_the_reason),
     cmocka_unit_test(many_requirements_are_deduplicated_in_order),
+    cmocka_unit_test(case_twins_take_the_canonical_spelling),
 #if defined(_WIN32) && (defined(__x86_64__) || defined(_M_X64))
     cmocka_unit_test(dlls_of_another_machine_are_passed_over),
 #endif

@@ -31,6 +31,7 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,6 +188,11 @@ static const cl_catalog_entry *missing_companion(const companion_index *c,
  * if the scan left them for later (a wheel's dist-info): that fills the
  * context's version cache, which is why const is cast away; what the
  * context says of anything does not change. */
+static int canonical_spelling(const cudaload_ctx *ctx, const cl_library *lib) {
+  return cl_catalog_canonical_name(lib->entry, cl_path_basename(lib->path),
+                                   cl_ctx_naming(ctx));
+}
+
 static int better(const cudaload_ctx *ctx, const cl_library *a,
                   const cl_library *b) {
   /* The earlier tier wins whatever the versions (docs/scan-contract.md,
@@ -202,6 +208,13 @@ static int better(const cudaload_ctx *ctx, const cl_library *a,
   int cmp = cl_version_compare(va, na ? na : 1, vb, nb ? nb : 1);
   if (cmp != 0)
     return cmp > 0;
+  if (a->root == b->root) {
+    /* Two spellings of one name in one folder (a case-sensitive one):
+     * the one spelt as NVIDIA ships it. */
+    int ca = canonical_spelling(ctx, a), cb = canonical_spelling(ctx, b);
+    if (ca != cb)
+      return ca;
+  }
   return a->root < b->root;
 }
 
@@ -1579,6 +1592,44 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
   return reject(o, lib->path, "%s was preferred", (*best)->path);
 }
 
+/* Whether two paths are one folder's files whose names differ only in
+ * letter case. */
+static int case_twins(const char *a, const char *b) {
+  const char *na = cl_path_basename(a), *nb = cl_path_basename(b);
+  if ((size_t)(na - a) != (size_t)(nb - b) || strncmp(a, b, (size_t)(na - a)) ||
+      !strcmp(na, nb) || strlen(na) != strlen(nb))
+    return 0;
+  for (; *na; ++na, ++nb)
+    if (tolower((unsigned char)*na) != tolower((unsigned char)*nb))
+      return 0;
+  return 1;
+}
+
+/* A Windows name spelt twice in one folder (possible in a case-sensitive
+ * one, and in a tree copied from Linux): Windows takes both for one name
+ * and loads whichever it meets first, so the plan says which it took. */
+static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
+  if (cl_ctx_naming(ctx) != CL_NAMING_WINDOWS)
+    return CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    const cl_library *other = &ctx->libraries[i];
+    if (other == chosen || !case_twins(chosen->path, other->path))
+      continue;
+    char problem[1024];
+    snprintf(problem, sizeof problem,
+             "%s and %s differ only in letter case: Windows takes them for "
+             "one name and loads whichever it meets first",
+             chosen->path, cl_path_basename(other->path));
+    int rc = add_warning(ctx, problem,
+                         "the plan takes the one spelt as NVIDIA ships it; "
+                         "delete the other",
+                         chosen->path);
+    if (rc)
+      return rc;
+  }
+  return CUDALOAD_OK;
+}
+
 /* Choose the file for requirement r among the inventory and plan it, or
  * count it unsatisfied (with its fix). */
 static int plan_requirement(cudaload_ctx *ctx, size_t r,
@@ -1603,6 +1654,8 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
   o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
   if (rc)
     return rc; /* out of memory: reported by the caller */
+  if (best && (rc = warn_case_twins(ctx, best)))
+    return rc;
   if (best)
     return add_chosen(ctx, planned, best, r);
   ++*unsatisfied;

@@ -552,6 +552,19 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
   return 0;
 }
 
+int cl_catalog_canonical_name(const cl_catalog_entry *entry,
+                              const char *file_name, cl_naming naming) {
+  const char *const *names =
+      naming == CL_NAMING_LINUX ? entry->linux_names : entry->windows_names;
+  for (size_t t = 0; t < 3 && names[t]; ++t) {
+    captures cap;
+    memset(&cap, 0, sizeof cap); /* fold_case 0: letter for letter */
+    if (match_template(names[t], file_name, &cap))
+      return 1;
+  }
+  return 0;
+}
+
 void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
                           const char *major, char *out, size_t size) {
   const char *t = naming == CL_NAMING_WINDOWS ? entry->windows_names[0]

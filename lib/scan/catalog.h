@@ -91,6 +91,12 @@ typedef struct cl_catalog_match {
 int cl_catalog_match(const char *file_name, cl_naming naming,
                      cl_name_match *out);
 
+/* 1 when file_name is spelt as entry's template, letter case included
+ * ("cudnn64_9.dll", not "CUDNN64_9.DLL", which Windows takes for the same
+ * name and cl_catalog_match accepts). */
+int cl_catalog_canonical_name(const cl_catalog_entry *entry,
+                              const char *file_name, cl_naming naming);
+
 /* The CUDA major an entry's ABI major belongs to, 0 when unknown. */
 int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major);
 
