@@ -966,6 +966,29 @@ typedef struct scenario {
   { #f, f, 0 }
 
 #ifdef _WIN32
+/* PATH starting with the folder in quotes: the DLL loader does not strip
+ * them, so that entry is not the folder; the folder goes first, unquoted,
+ * and the user's quoted entry stays. */
+static void expose_folder_quoted_entry(void **state) {
+  (void)state;
+  fixture(CUDNN8_FILE);
+  const char *folder = test_fixture_path(CUDNN8_FOLDER);
+  wchar_t *wide_folder = widen(folder);
+  size_t units = wcslen(wide_folder) * 3 + 64;
+  wchar_t *start = malloc(units * sizeof *start);
+  wchar_t *expected = malloc(units * sizeof *expected);
+  assert_non_null(start);
+  assert_non_null(expected);
+  swprintf(start, units, L"\"%ls\";C:\\windows\\system32", wide_folder);
+  swprintf(expected, units, L"%ls;%ls", wide_folder, start);
+  set_process_path(start);
+  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
+  expect_path(expected);
+  free(start);
+  free(expected);
+  free(wide_folder);
+}
+
 /* A DLL whose path is longer than MAX_PATH (260) loads, as the scanner
  * reads such files: in the \\?\ form. */
 static void open_long_path(void **state) {
@@ -1071,6 +1094,7 @@ static const scenario scenarios[] = {
     SCENARIO(lazy_sibling_load_needs_exposed_folder),
     SCENARIO(open_unicode_path),
     SCENARIO(open_long_path),
+    SCENARIO(expose_folder_quoted_entry),
     SCENARIO(other_machine_is_named),
     SCENARIO(import_of_other_machine_is_named),
 #endif

@@ -984,6 +984,29 @@ static void dlls_of_another_machine_are_passed_over(void **state) {
 
 #endif
 
+#ifdef _WIN32
+/* A PATH entry written with quotes ("C:\q dir", which cmd and CreateProcess
+ * accept) is the user's: `env` and `exec` keep it as written. It is not
+ * taken for the plan's folder, since the DLL loader does not strip the
+ * quotes: the plan's folder still goes first, unquoted. */
+static void quoted_path_entries_are_kept(void **state) {
+  (void)state;
+  const char *roots[] = {"machines/windows/x64"};
+  cudaload_ctx *ctx = new_ctx(roots, 1);
+  assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
+  const char *folder = test_fixture_path("machines/windows/x64");
+  char current[TEST_PATH_CAPACITY * 2 + 64];
+  snprintf(current, sizeof current, "\"C:\\q dir\";\"%s\";C:\\windows", folder);
+  const char *value = NULL;
+  assert_int_equal(cudaload_env_value(ctx, current, &value), CUDALOAD_OK);
+  char expected[TEST_PATH_CAPACITY * 3 + 64];
+  snprintf(expected, sizeof expected, "%s;%s", folder, current);
+  if (strcmp(value, expected))
+    fail_msg("PATH \"%s\", expected \"%s\"", value, expected);
+  cudaload_destroy(ctx);
+}
+#endif
+
 /* cudart64_12.dll beside CUDART64_12.DLL: the plan takes the one spelt as
  * NVIDIA ships it, whatever the listing's order, and warns about the
  * other. */
@@ -1027,6 +1050,9 @@ int main(void) {
     cmocka_unit_test(long_specs_keep_the_reason),
     cmocka_unit_test(many_requirements_are_deduplicated_in_order),
     cmocka_unit_test(case_twins_take_the_canonical_spelling),
+#ifdef _WIN32
+    cmocka_unit_test(quoted_path_entries_are_kept),
+#endif
 #if defined(_WIN32) && (defined(__x86_64__) || defined(_M_X64))
     cmocka_unit_test(dlls_of_another_machine_are_passed_over),
 #endif

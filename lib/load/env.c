@@ -45,6 +45,21 @@ static int contains(const cl_buf *l, const char *entry, size_t len) {
   return 0;
 }
 
+/* Whether an entry may stay: absolute (an empty or relative one makes the
+ * loader search the current folder). On Windows an entry may be written in
+ * quotes ("C:\q dir"): cmd and CreateProcess read it so when they search
+ * for programs, so the user's entry is kept as written, though the DLL
+ * loader does not strip the quotes (the plan's folders are written without
+ * any, and a quoted copy is not taken for one of them). */
+static int usable_entry(char *copy, size_t len) {
+  if (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS && len > 2 &&
+      copy[0] == '"' && copy[len - 1] == '"') {
+    copy[len - 1] = '\0';
+    return strchr(copy + 1, '"') == NULL && cl_os_path_is_absolute(copy + 1);
+  }
+  return cl_os_path_is_absolute(copy);
+}
+
 static void add(cl_buf *l, const char *entry, size_t len) {
   if (len == 0 || l->failed)
     return;
@@ -53,7 +68,7 @@ static void add(cl_buf *l, const char *entry, size_t len) {
     l->failed = 1;
     return;
   }
-  int usable = cl_os_path_is_absolute(copy);
+  int usable = usable_entry(copy, len);
   free(copy);
   if (!usable || contains(l, entry, len))
     return;

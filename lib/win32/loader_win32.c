@@ -389,15 +389,14 @@ static int set_process_variable(const wchar_t *name, const wchar_t *value,
   return CUDALOAD_OK;
 }
 
-/* Whether a PATH entry names folder (clean, no trailing '\'): Windows
- * compares file names without regard to case, and users write entries with
- * '/', a trailing '\' or quotes. */
+/* Whether a PATH entry names folder (clean, no trailing '\') for the DLL
+ * loader: Windows compares file names without regard to case, and users
+ * write entries with '/' or a trailing '\'. An entry in quotes is not the
+ * folder: cmd and CreateProcess strip the quotes when they search PATH for
+ * programs, the DLL loader does not, so a DLL's own LoadLibrary would not
+ * find its siblings through it. */
 static int path_entry_names(const wchar_t *entry, size_t length,
                             const wchar_t *folder) {
-  if (length >= 2 && entry[0] == L'"' && entry[length - 1] == L'"') {
-    ++entry;
-    length -= 2;
-  }
   /* Keep the '\' of a drive's root ("C:\"). */
   while (length > 3 &&
          (entry[length - 1] == L'\\' || entry[length - 1] == L'/'))
