@@ -31,7 +31,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_needed_dependencies
   windows_missing
   windows_all_or_nothing
-  windows_missing_import)
+  windows_missing_import
+  windows_path_at_its_limit)
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
   add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)

@@ -72,6 +72,7 @@
 #define CUDNN8_FOLDER "windows/cudnn8"
 #define CUDNN8_FILE "windows/cudnn8/cudnn64_8.dll"
 #define CUDNN8_NAME "cudnn64_8.dll"
+#define CUDNN8_WIDE_NAME L"cudnn64_8.dll"
 #define CUDNN8_MISSING "windows/cudnn8/cudnn_missing64_8.dll"
 #define CUDNN9_FILE "windows/site-packages/nvidia/cudnn/bin/cudnn64_9.dll"
 #define CUDNN9_NAME "cudnn64_9.dll"
@@ -708,8 +709,9 @@ static void expose_folder_changes_nothing(void **state) {
   (void)state;
   const char *before = getenv("LD_LIBRARY_PATH");
   char *saved = before ? strcpy(malloc(strlen(before) + 1), before) : NULL;
-  assert_int_equal(cl_os_loader_expose_folder(test_fixture_path(CUDNN8_FOLDER)),
-                   CUDALOAD_OK);
+  assert_int_equal(
+      cl_os_loader_expose_folder(test_fixture_path(CUDNN8_FOLDER), NULL),
+      CUDALOAD_OK);
   const char *after = getenv("LD_LIBRARY_PATH");
   if (saved) {
     assert_non_null(after);
@@ -809,7 +811,7 @@ static void expose_folder_lets_plain_loads_find_siblings(void **state) {
   assert_false(process_has_file(sibling));
 
   wchar_t *before = process_path();
-  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder, NULL), CUDALOAD_OK);
   wchar_t *wide_folder = widen(folder);
   size_t expected_units = wcslen(wide_folder) + 1 + wcslen(before) + 1;
   wchar_t *expected = malloc(expected_units * sizeof *expected);
@@ -817,7 +819,7 @@ static void expose_folder_lets_plain_loads_find_siblings(void **state) {
   swprintf(expected, expected_units, L"%ls;%ls", wide_folder, before);
   expect_path(expected);
   /* Twice changes nothing. */
-  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder, NULL), CUDALOAD_OK);
   expect_path(expected);
 
   HMODULE module = LoadLibraryW(sibling_name);
@@ -860,18 +862,19 @@ static void expose_folder_path_rules(void **state) {
            wide_folder);
   set_process_path(start);
 
-  assert_int_equal(cl_os_loader_expose_folder(""), CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_os_loader_expose_folder(NULL),
+  assert_int_equal(cl_os_loader_expose_folder("", NULL),
                    CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_os_loader_expose_folder("relative\\bin"),
+  assert_int_equal(cl_os_loader_expose_folder(NULL, NULL),
                    CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_os_loader_expose_folder("C:relative"),
+  assert_int_equal(cl_os_loader_expose_folder("relative\\bin", NULL),
                    CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(cl_os_loader_expose_folder("C:\\a;b"),
+  assert_int_equal(cl_os_loader_expose_folder("C:relative", NULL),
                    CUDALOAD_E_INVALID_ARGUMENT);
-  assert_int_equal(
-      cl_os_loader_expose_folder(test_fixture_path("no-such-folder-here")),
-      CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_os_loader_expose_folder("C:\\a;b", NULL),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cl_os_loader_expose_folder(
+                       test_fixture_path("no-such-folder-here"), NULL),
+                   CUDALOAD_E_NOT_FOUND);
   expect_text(cudaload_last_error(), "no-such-folder-here");
   expect_path(start);
 
@@ -881,14 +884,14 @@ static void expose_folder_path_rules(void **state) {
   for (char *p = slashed; *p; ++p)
     if (*p == '\\')
       *p = '/';
-  assert_int_equal(cl_os_loader_expose_folder(slashed), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(slashed, NULL), CUDALOAD_OK);
   expect_path(expected);
-  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder, NULL), CUDALOAD_OK);
   expect_path(expected);
 
   /* An unset PATH becomes the folder alone. */
   set_process_path(L"");
-  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder, NULL), CUDALOAD_OK);
   expect_path(wide_folder);
   free(start);
   free(expected);
@@ -909,9 +912,9 @@ static void lazy_sibling_load_needs_exposed_folder(void **state) {
   assert_int_equal(call_int_function(handle, "consumer_cudnn_version"),
                    CUDNN8_VERSION);
   assert_int_not_equal(call_int_function(handle, "consumer_cudnn_create"), 0);
-  assert_int_equal(
-      cl_os_loader_expose_folder(test_fixture_path(PRELOAD_CUDNN8_FOLDER)),
-      CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(
+                       test_fixture_path(PRELOAD_CUDNN8_FOLDER), NULL),
+                   CUDALOAD_OK);
   assert_int_equal(call_int_function(handle, "consumer_cudnn_create"), 0);
 }
 
@@ -982,11 +985,45 @@ static void expose_folder_quoted_entry(void **state) {
   swprintf(start, units, L"\"%ls\";C:\\windows\\system32", wide_folder);
   swprintf(expected, units, L"%ls;%ls", wide_folder, start);
   set_process_path(start);
-  assert_int_equal(cl_os_loader_expose_folder(folder), CUDALOAD_OK);
+  assert_int_equal(cl_os_loader_expose_folder(folder, NULL), CUDALOAD_OK);
   expect_path(expected);
   free(start);
   free(expected);
   free(wide_folder);
+}
+
+/* PATH so long that the folder in front would pass Windows' limit of
+ * 32,767 characters: PATH stays as it was, entry for entry (nothing
+ * truncated, nothing dropped), the caller gets a warning saying so, and
+ * AddDllDirectory is still done, so a load that searches the user folders
+ * finds the folder's DLLs. */
+static void expose_folder_path_at_its_limit(void **state) {
+  (void)state;
+  fixture(CUDNN8_FILE);
+  const char *folder = test_fixture_path(CUDNN8_FOLDER);
+  size_t units = 32740;
+  wchar_t *start = malloc((units + 1) * sizeof *start);
+  assert_non_null(start);
+  size_t used = 0;
+  for (unsigned n = 0; used + 24 < units; ++n)
+    used +=
+        (size_t)swprintf(start + used, units + 1 - used, L"C:\\entry-%06u;", n);
+  wcscpy(start + used, L"C:\\last");
+  set_process_path(start);
+  char *warning = NULL;
+  assert_int_equal(cl_os_loader_expose_folder(folder, &warning), CUDALOAD_OK);
+  print_message("warning: %s\n", warning ? warning : "(none)");
+  expect_path(start);
+  if (!warning || !strstr(warning, "PATH was left as it is") ||
+      !strstr(warning, folder))
+    fail_msg("no warning naming %s", folder);
+  free(warning);
+  HMODULE found =
+      LoadLibraryExW(CUDNN8_WIDE_NAME, NULL, LOAD_LIBRARY_SEARCH_USER_DIRS);
+  if (!found)
+    fail_msg("%s", "AddDllDirectory was not done: the user folders do not "
+                   "hold " CUDNN8_NAME);
+  free(start);
 }
 
 /* A DLL whose path is longer than MAX_PATH (260) loads, as the scanner
@@ -1095,6 +1132,7 @@ static const scenario scenarios[] = {
     SCENARIO(open_unicode_path),
     SCENARIO(open_long_path),
     SCENARIO(expose_folder_quoted_entry),
+    SCENARIO(expose_folder_path_at_its_limit),
     SCENARIO(other_machine_is_named),
     SCENARIO(import_of_other_machine_is_named),
 #endif

@@ -1601,6 +1601,42 @@ static void scenario_windows_missing_import(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* PATH too long to take the planned folder: the preload still succeeds
+ * (AddDllDirectory), leaves PATH as it was, and says so in a plan warning
+ * the caller can read. */
+static void scenario_windows_path_at_its_limit(void **state) {
+  (void)state;
+  require_fixture("preload/windows/cudnn8/cudnn64_8.dll");
+  size_t units = 32740, used = 0;
+  wchar_t *start = malloc((units + 1) * sizeof *start);
+  assert_non_null(start);
+  for (unsigned n = 0; used + 24 < units; ++n)
+    used +=
+        (size_t)swprintf(start + used, units + 1 - used, L"C:\\entry-%06u;", n);
+  wcscpy(start + used, L"C:\\last");
+  assert_true(SetEnvironmentVariableW(L"PATH", start));
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/windows/cudnn8");
+  require_ok(ctx, "cudnn=8");
+  preload_ok(ctx, 0);
+  int warned = 0;
+  for (size_t w = 0; w < cudaload_plan_warning_count(ctx); ++w) {
+    print_long("warning", cudaload_plan_warning(ctx, w));
+    warned |= contains(cudaload_plan_warning(ctx, w), "PATH was left as it is");
+  }
+  if (!warned)
+    fail_msg("%s", "no plan warning says PATH could not take the folder");
+  wchar_t *now = malloc(32768 * sizeof *now);
+  assert_non_null(now);
+  DWORD got = GetEnvironmentVariableW(L"PATH", now, 32768);
+  if (got == 0 || got >= 32768 || wcscmp(now, start) != 0)
+    fail_msg("PATH changed: %lu characters, starting %.200ls",
+             (unsigned long)got, now);
+  free(now);
+  free(start);
+  cudaload_destroy(ctx);
+}
+
 /* A requirement nothing satisfies, as in the Linux scenario "missing". */
 static void scenario_windows_missing(void **state) {
   (void)state;
@@ -1674,6 +1710,7 @@ WINDOWS_ONLY(scenario_windows_needed_dependencies)
 WINDOWS_ONLY(scenario_windows_missing)
 WINDOWS_ONLY(scenario_windows_all_or_nothing)
 WINDOWS_ONLY(scenario_windows_missing_import)
+WINDOWS_ONLY(scenario_windows_path_at_its_limit)
 
 #endif /* _WIN32 */
 
@@ -1710,6 +1747,8 @@ static const struct CMUnitTest scenarios[] = {
     {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
     {"windows_missing_import", scenario_windows_missing_import, NULL, NULL,
      NULL},
+    {"windows_path_at_its_limit", scenario_windows_path_at_its_limit, NULL,
+     NULL, NULL},
     {"windows_all_or_nothing", scenario_windows_all_or_nothing, NULL, NULL,
      NULL},
 };

@@ -655,8 +655,8 @@ static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
 }
 
 /* Record a warning once (two sub-libraries can miss the same library). */
-static int add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
-                       const char *file) {
+int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
+                        const char *file) {
   char text[4096];
   snprintf(text, sizeof text, "%s: %s", problem, fix);
   for (size_t i = 0; i < ctx->plan_warning_count; ++i)
@@ -818,7 +818,7 @@ static int warn_lazy_missing(cudaload_ctx *ctx, const cl_catalog_entry *opener,
            family_title(dep->family), cuda);
   char first[256];
   snprintf(first, sizeof first, "%.*s", (int)strcspn(files, " ,"), files);
-  return add_warning(ctx, text, fix, first);
+  return cl_plan_add_warning(ctx, text, fix, first);
 }
 
 static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
@@ -930,7 +930,7 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
                consumer->package, consumer->version, consumer->path, file,
                family_title(need->family), family_title(need->family), held,
                family_title(need->family), need->cuda_major);
-      rc = add_warning(ctx, text, fix, file);
+      rc = cl_plan_add_warning(ctx, text, fix, file);
     }
   }
   return rc;
@@ -1006,7 +1006,7 @@ static int warn_needed_missing(cudaload_ctx *ctx, const char *opener,
            "the loader must find it elsewhere or the load fails",
            opener, needed,
            naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
-  return add_warning(ctx, text, fix, needed);
+  return cl_plan_add_warning(ctx, text, fix, needed);
 }
 
 static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
@@ -1620,10 +1620,11 @@ static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
              "%s and %s differ only in letter case: Windows takes them for "
              "one name and loads whichever it meets first",
              chosen->path, cl_path_basename(other->path));
-    int rc = add_warning(ctx, problem,
-                         "the plan takes the one spelt as NVIDIA ships it; "
-                         "delete the other",
-                         chosen->path);
+    int rc =
+        cl_plan_add_warning(ctx, problem,
+                            "the plan takes the one spelt as NVIDIA ships it; "
+                            "delete the other",
+                            chosen->path);
     if (rc)
       return rc;
   }

@@ -16,4 +16,9 @@ char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx);
 /* Recompute ctx->conflicts from the process's global symbol scope. */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx);
 
+/* Record a plan warning (cudaload_plan_warning()): "problem: fix", about
+ * file; the same text only once. 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
+                        const char *file);
+
 #endif

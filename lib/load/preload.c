@@ -63,19 +63,28 @@ static void fail_with_report(int status, cl_buf *r) {
 /* Put the folder of path where the OS loader searches for what a library
  * opens by name later (Windows: PATH and AddDllDirectory). Best effort: a
  * folder that cannot be added leaves the load itself to say what is
- * missing, so the caller's last error is kept. */
-static void expose_folder_of(const char *path) {
+ * missing, so the caller's last error is kept; a folder PATH could not
+ * take is a plan warning (cudaload_plan_warning()). */
+static void expose_folder_of(cudaload_ctx *ctx, const char *path) {
   char *folder = cl_path_dirname(path);
   if (!folder)
     return;
   char *kept = cl_save_error();
-  cl_os_loader_expose_folder(folder);
+  char *warning = NULL;
+  cl_os_loader_expose_folder(folder, &warning);
+  if (warning)
+    cl_plan_add_warning(ctx, warning,
+                        "shorten PATH (drop entries that no longer exist), "
+                        "or preload every library that is opened by name",
+                        path);
+  free(warning);
   cl_restore_error(kept);
   free(folder);
 }
 
 /* Load one entry; returns 0, or 1 when the OS loader refused it. */
-static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
+static int load_entry(cudaload_ctx *ctx, cl_plan_entry *p, cl_open_mode mode,
+                      cl_buf *failures) {
   if (registry_has(p->path)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
@@ -96,7 +105,7 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
     free(present);
     return 0;
   }
-  expose_folder_of(p->path);
+  expose_folder_of(ctx, p->path);
   if (cl_library_open(p->path, mode)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
@@ -208,11 +217,11 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   for (size_t i = 0; i < ctx->plan_count; ++i) {
     cl_plan_entry *p = &ctx->plan[i];
     if (p->to_load) {
-      failed += (size_t)load_entry(p, mode, &failures);
+      failed += (size_t)load_entry(ctx, p, mode, &failures);
     } else {
       /* Not preloaded: its main library opens it by name later. On
        * Windows that needs its folder on PATH / AddDllDirectory. */
-      expose_folder_of(p->path);
+      expose_folder_of(ctx, p->path);
     }
   }
   cl_os_loader_unlock();

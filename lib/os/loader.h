@@ -129,11 +129,14 @@ char *cl_os_loader_handle_path(void *handle);
  * libraries themselves (cuDNN 8's lazy LoadLibraryA of its sub-libraries):
  * Windows prepends it to PATH (SetEnvironmentVariableW, and the C runtime's
  * copy via _wputenv_s) and calls AddDllDirectory (for processes that called
- * SetDefaultDllDirectories). Returns 0 or a CUDALOAD_E_* status. Linux: does
- * nothing and returns 0 (a library's dlopen uses its RUNPATH and what is
- * already loaded by SONAME).
+ * SetDefaultDllDirectories). Returns 0 or a CUDALOAD_E_* status. When
+ * PATH cannot take the folder (it would pass Windows' length limit), PATH
+ * is left as it was, AddDllDirectory alone is done, the result is 0, and
+ * *warning (when warning is not NULL) receives a malloc'ed sentence saying
+ * so; otherwise *warning is NULL. Linux: does nothing and returns 0 (a
+ * library's dlopen uses its RUNPATH and what is already loaded by SONAME).
  */
-int cl_os_loader_expose_folder(const char *folder);
+int cl_os_loader_expose_folder(const char *folder, char **warning);
 
 /* Set an environment variable of this process (Windows: the process block
  * and the C runtime's copy). 0 or a CUDALOAD_E_* status. */

@@ -406,8 +406,10 @@ char *cl_os_loader_handle_path(void *handle) {
 /* A library's own dlopen uses its RUNPATH and finds what is already loaded
  * by SONAME (docs/loader.md, Linux 2 and 4); LD_LIBRARY_PATH was read at
  * process start. There is nothing to change in this process. */
-int cl_os_loader_expose_folder(const char *folder) {
+int cl_os_loader_expose_folder(const char *folder, char **warning) {
   (void)folder;
+  if (warning)
+    *warning = NULL;
   return CUDALOAD_OK;
 }
 

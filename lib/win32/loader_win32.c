@@ -493,7 +493,60 @@ static void remember_dll_directory(const wchar_t *folder) {
  * called SetDefaultDllDirectories (which also stops PATH being searched).
  * Both are done, since this library cannot know which the process uses.
  */
-static int expose_folder_locked(const char *folder) {
+/* The longest PATH value that Windows and the C runtime both take: a
+ * variable holds at most 32,767 characters with its NUL, and _wputenv_s
+ * counts "PATH=" in it. */
+#define CL_PATH_VALUE_MAX (32767 - 1 - 5)
+
+/* PATH with the clean folder `wide` first (path_with_folder_first). When
+ * that would pass CL_PATH_VALUE_MAX, PATH is left as it is, entry for
+ * entry, and *warning says so: never truncated, never an entry lost. */
+static int prepend_to_path(const char *folder, const wchar_t *wide,
+                           char **warning) {
+  int status;
+  wchar_t *current = process_variable(L"PATH");
+  wchar_t *value = path_with_folder_first(current, wide, &status);
+  size_t current_length = current ? wcslen(current) : 0;
+  free(current);
+  if (status != CUDALOAD_OK)
+    return cl_fail(status, "%s: out of memory", folder);
+  if (!value)
+    return CUDALOAD_OK; /* first already */
+  if (wcslen(value) > CL_PATH_VALUE_MAX) {
+    free(value);
+    if (warning)
+      *warning = cl_strdup_printf(
+          "PATH is %lu characters long, and with %s in front it would pass "
+          "Windows' limit of 32,767: PATH was left as it is, and the folder "
+          "was given to AddDllDirectory only, which a library's own later "
+          "LoadLibrary searches only in a process that called "
+          "SetDefaultDllDirectories",
+          (unsigned long)current_length, folder);
+    return CUDALOAD_OK;
+  }
+  status = set_process_variable(L"PATH", value, "PATH");
+  free(value);
+  return status;
+}
+
+static int add_to_dll_directories(const char *folder, const wchar_t *wide) {
+  add_dll_directory_function add = add_dll_directory();
+  /* Without AddDllDirectory (Windows 7 without KB2533623) there is no
+   * SetDefaultDllDirectories either: PATH is all plain LoadLibrary uses. */
+  if (!add || dll_directory_added(wide))
+    return CUDALOAD_OK;
+  if (!add(wide)) {
+    DWORD err = GetLastError();
+    return cl_fail_os(err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND
+                          ? CUDALOAD_E_NOT_FOUND
+                          : CUDALOAD_E_IO,
+                      err, "%s: AddDllDirectory failed", folder);
+  }
+  remember_dll_directory(wide);
+  return CUDALOAD_OK;
+}
+
+static int expose_folder_locked(const char *folder, char **warning) {
   int status;
   wchar_t *wide = full_wide_path(folder, &status);
   if (!wide)
@@ -520,42 +573,22 @@ static int expose_folder_locked(const char *folder) {
     return cl_fail(CUDALOAD_E_NOT_FOUND, "%s: not a folder", folder);
   }
 
-  wchar_t *current = process_variable(L"PATH");
-  wchar_t *value = path_with_folder_first(current, wide, &status);
-  free(current);
-  if (status != CUDALOAD_OK) {
-    free(wide);
-    return cl_fail(status, "%s: out of memory", folder);
-  }
-  if (value) {
-    status = set_process_variable(L"PATH", value, "PATH");
-    free(value);
-    if (status != CUDALOAD_OK) {
-      free(wide);
-      return status;
-    }
-  }
-
-  add_dll_directory_function add = add_dll_directory();
-  if (add && !dll_directory_added(wide)) {
-    if (!add(wide)) {
-      err = GetLastError();
-      free(wide);
-      return cl_fail_os(
-          err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND
-              ? CUDALOAD_E_NOT_FOUND
-              : CUDALOAD_E_IO,
-          err, "%s: added to PATH, but AddDllDirectory failed", folder);
-    }
-    remember_dll_directory(wide);
-  }
-  /* Without AddDllDirectory (Windows 7 without KB2533623) there is no
-   * SetDefaultDllDirectories either: PATH is all plain LoadLibrary uses. */
+  status = prepend_to_path(folder, wide, warning);
+  /* AddDllDirectory whatever became of PATH: where PATH could not take the
+   * folder, it is what is left. PATH's own failure is what is reported. */
+  char *kept = status != CUDALOAD_OK ? cl_save_error() : NULL;
+  int added = add_to_dll_directories(folder, wide);
   free(wide);
-  return CUDALOAD_OK;
+  if (status != CUDALOAD_OK) {
+    cl_restore_error(kept);
+    return status;
+  }
+  return added;
 }
 
-int cl_os_loader_expose_folder(const char *folder) {
+int cl_os_loader_expose_folder(const char *folder, char **warning) {
+  if (warning)
+    *warning = NULL;
   if (!folder || !folder[0])
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "an empty folder cannot be added to PATH");
@@ -572,7 +605,7 @@ int cl_os_loader_expose_folder(const char *folder) {
                    "%s: a folder whose name holds ';' cannot be put in PATH",
                    folder);
   cl_os_loader_lock();
-  int status = expose_folder_locked(folder);
+  int status = expose_folder_locked(folder, warning);
   cl_os_loader_unlock();
   return status;
 }
