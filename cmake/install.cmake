@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install: header, shared and static libraries, cudaload.pc and a CMake package
 # (find_package(cudaload) -> cudaload::cudaload, cudaload::cudaload_static).
 include(CMakePackageConfigHelpers)

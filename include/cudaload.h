@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cudaload.h - the one public header of libcudaload.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check that lib/cudaload.def exports exactly the CUDALOAD_API functions of
 include/cudaload.h, and optionally that a built cudaload.dll agrees.
 

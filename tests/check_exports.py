@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check the exported symbols of the built shared library.
 
     check_exports.py --lib build/lib/libcudaload.so.0.1.0 \

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Install the built project into a temporary prefix and build a consumer of
 it the ways an outside project would, then run what was built.
 

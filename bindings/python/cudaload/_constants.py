@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Pinned constants of include/cudaload.h, for both backends.
 
 The values are the C header's; tests/python/test_header.py parses the header
