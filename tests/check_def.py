@@ -108,7 +108,8 @@ def version_strings(dll):
     data = open(dll, "rb").read()
     values = {}
     for key in ("CompanyName", "FileDescription", "FileVersion",
-                "OriginalFilename", "ProductName", "ProductVersion"):
+                "LegalCopyright", "OriginalFilename", "ProductName",
+                "ProductVersion"):
         encoded = (key + "\0").encode("utf-16-le")
         at = data.find(encoded)
         if at < 0:
@@ -170,6 +171,8 @@ def main():
                                 % (args.dll, imported))
         strings = version_strings(args.dll)
         expected = {"CompanyName": "libcudaload developers",
+                    "LegalCopyright": "Copyright (c) 2026 the libcudaload"
+                                      " authors. MIT License.",
                     "OriginalFilename": "cudaload.dll",
                     "ProductName": "libcudaload"}
         if args.version:
