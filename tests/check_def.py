@@ -5,7 +5,7 @@ include/cudaload.h, and optionally that a built cudaload.dll agrees.
 
     check_def.py HEADER DEF
     check_def.py HEADER DEF --dll cudaload.dll --objdump x86_64-w64-mingw32-objdump
-                 [--version 0.1.0]
+                 [--version 0.2.0]
 
 The .def is kept by hand (a Windows build exports what it lists), so a
 function added to the header and forgotten there would be missing from the

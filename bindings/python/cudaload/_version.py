@@ -3,4 +3,4 @@
 include/cudaload.h; tests/python/test_packaging.py checks it, and
 scripts/build-wheels refuses to build when they differ)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
