@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Check that every file of the project says its license (issue 18).
 
-The rule: every file git knows (tracked, and new files not ignored) starts
-with a comment line naming the license,
+The rule: every file git tracks (`git ls-files`: what a clone has; a new
+file counts once it is added) starts with a comment line naming the license,
 
     SPDX-License-Identifier: MIT
 
@@ -110,11 +110,10 @@ def check_file(path, data):
 
 
 def list_files(source):
-    """Tracked files and new ones git does not ignore, or None outside git."""
+    """The files git tracks, or None outside a git checkout."""
     try:
         out = subprocess.run(
-            ["git", "-C", source, "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"],
+            ["git", "-C", source, "ls-files", "-z"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
