@@ -10,6 +10,9 @@ against it:
   - bindings/python/cudaload/_version.py (`__version__`), the Python
     package's version, which pyproject.toml reads (dynamic, regex provider);
   - pyproject.toml really takes its version from that file;
+  - bindings/python/cudaload/_constants.py, the header's constants pinned
+    for the Python backends (CUDALOAD_VERSION_MAJOR = ..., as
+    tests/python/test_header.py checks every constant when pytest is here);
   - CHANGELOG.md has a section `## [X.Y.Z] - YYYY-MM-DD` for it (the header
     is raised in the release commit that dates its section) and an
     `## [Unreleased]` section above every release;
@@ -114,6 +117,16 @@ def main():
         problems.append('%s says __version__ = "%s" but include/cudaload.h says %s: set it to "%s"'
                         % (py_file, m.group(1), version, version))
 
+    constants_file = "bindings/python/cudaload/_constants.py"
+    constants = read(source, constants_file)
+    pinned = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"^CUDALOAD_VERSION_%s = ([0-9]+)\s*$" % part, constants, re.M)
+        pinned.append(m.group(1) if m else "?")
+    if ".".join(pinned) != version:
+        problems.append("%s pins CUDALOAD_VERSION_MAJOR/MINOR/PATCH = %s but include/cudaload.h says %s"
+                        % (constants_file, ".".join(pinned), version))
+
     pyproject = read(source, "bindings/python/pyproject.toml")
     if not re.search(r'^dynamic = \[[^\]]*"version"', pyproject, re.M) or \
             not re.search(r'^input = "cudaload/_version.py"', pyproject, re.M):
@@ -131,7 +144,8 @@ def main():
         print("check_version: FAIL: %d problem(s); include/cudaload.h (%s) is the reference"
               % (len(problems), version))
         return 1
-    print("check_version: OK: %s in include/cudaload.h, the Python package and CHANGELOG.md" % version)
+    print("check_version: OK: %s in include/cudaload.h, the Python package (_version.py, _constants.py) "
+          "and CHANGELOG.md" % version)
     return 0
 
 
