@@ -31,7 +31,10 @@ by path here, keeping its own license. Any other file, binary ones included,
 must have the line or be added to EXEMPT with its reason: a new kind of file
 fails until someone decides.
 
-Usage: check_license.py [--source REPO]
+Usage: check_license.py [--source REPO] [--fix]
+--fix adds the line to each file that lacks it (after a shebang, before a
+file-level doc comment), then checks again; a line in the wrong place or
+naming another license is left for a person to decide.
 Exit status: 0 when every file complies, 1 with each offending file and the
 reason on its own line, 77 when REPO is not a git checkout (nothing to list;
 ctest reports the test as skipped). Python standard library only.
@@ -109,6 +112,20 @@ def check_file(path, data):
     return "no '%s' on %s" % (want, where)
 
 
+def add_line(full, path, data):
+    """Insert the expected license line at the top of a file (after a shebang)."""
+    line = expected_comment(path).encode() + b"\n"
+    if data.startswith(b"#!"):
+        cut = data.index(b"\n") + 1 if b"\n" in data else len(data)
+        data = data[:cut] + line + data[cut:]
+    else:
+        data = line + data
+    mode = os.stat(full).st_mode
+    with open(full, "wb") as f:
+        f.write(data)
+    os.chmod(full, mode)
+
+
 def list_files(source):
     """The files git tracks, or None outside a git checkout."""
     try:
@@ -124,6 +141,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."),
                     help="the repository to check (default: this file's repository)")
+    ap.add_argument("--fix", action="store_true",
+                    help="add the line to the files that lack it, then check")
     args = ap.parse_args()
     source = os.path.abspath(args.source)
 
@@ -145,6 +164,12 @@ def main():
         with open(full, "rb") as f:
             data = f.read(65536)
         reason = check_file(path, data)
+        if reason and args.fix and reason.startswith("no '"):
+            with open(full, "rb") as f:
+                add_line(full, path, f.read())
+            print("%s: added '%s'" % (path, expected_comment(path)))
+            with open(full, "rb") as f:
+                reason = check_file(path, f.read(65536))
         checked += 1
         if reason:
             problems.append((path, reason))
