@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Step 13 of scripts/acceptance: a real aarch64 wheel (NVIDIA's
 nvidia-cuda-runtime-cu12 for manylinux2014_aarch64, as Grace/SBSA servers
 and Jetson install it), unpacked on this x86_64 machine: `cudaload scan`

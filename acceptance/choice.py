@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Step 9 of scripts/acceptance: choosing what the user means, with real
 wheels. A venv of CUDA 12 wheels (cudart, cuBLAS, cuDNN 9 for CUDA 12) on a
 machine whose CUDA 13 toolkit is also a default root: the C tool (with

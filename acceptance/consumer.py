@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """acceptance/consumer.py - step 4: a real consumer of cuDNN 8, ctranslate2 4.4.0.
 
 What the wheel needs (read with readelf/nm; docs/real-libraries.md):

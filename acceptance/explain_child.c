@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acceptance/explain_child.c - step 7 (Linux): the process whose loader
  * `cudaload explain` is compared with (acceptance/explain_loader.py runs it

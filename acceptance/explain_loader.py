@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """acceptance/explain_loader.py - step 7 (Linux): `cudaload explain` against
 glibc's loader, on NVIDIA's real files.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acceptance/explain_opener.c - step 7 (Linux): a stub library that calls
  * dlopen(NAME) from inside itself. glibc searches a dlopen by name with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """acceptance/explain_wine.py - step 7 under Wine: `cudaload explain` (the
 mingw-w64 cudaload.exe) against Wine's loader, on the real win_amd64 DLLs.
 

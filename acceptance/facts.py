@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """acceptance/facts.py - step 2: read the facts from the real files and check
 them against what docs/real-libraries.md records.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acceptance/fix_packages.c - print every PyPI distribution a fix line can
  * name (lib/load/fix_lines.c), one "family cuda_major package" line each, so

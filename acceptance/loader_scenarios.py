@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """acceptance/loader_scenarios.py - step 6: the loader model against the real files.
 
 Three scenarios where what glibc does with NVIDIA's real libraries decides

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Step 12 of scripts/acceptance: every library name NVIDIA's cuda-pathfinder
 knows is one cudaload recognises, as the same library.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acceptance/side_by_side.c - step 3 of the real-libraries acceptance:
  * one process preloads cudnn=8, cudnn=9 and cublas=12 from real NVIDIA files

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Steps 10 and 11 of scripts/acceptance: torch itself, as users install it.
 
 10. torch 2.5.1 (CUDA 12.4: nvidia-*-cu12 wheels, cuDNN 9.1.0.70) in a venv,

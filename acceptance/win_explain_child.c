@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acceptance/win_explain_child.c - step 7 under Wine: the process whose
  * loader `cudaload explain` is compared with (acceptance/explain_wine.py

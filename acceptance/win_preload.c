@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * acceptance/win_preload.c - step 5 under Wine: preload the real Windows
  * DLLs of NVIDIA's win_amd64 wheels (cuDNN 8.9.7, cuBLAS 12) through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload_timer.c - one preload, measured in a fresh process:
  *   preload_timer cudaload DIR SPEC   cudaload_preload() of SPEC from DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scan_timer.c - time cudaload_scan() in-process (no process start-up in
  * the figure): runs one untimed scan to warm the page cache, then N timed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross-compile for 64-bit Arm Linux (aarch64: Grace/SBSA servers, Jetson)
 # with Debian's gcc-aarch64-linux-gnu and run the results (tests, try_run)
 # under qemu-user through scripts/qemu-run.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake/cross-roots.cmake - what the cross toolchain files share (included
 # by mingw-w64-x86_64.cmake and aarch64-linux-gnu.cmake after they set
 # _cl_cross_triplet and the name of their triplet variable,

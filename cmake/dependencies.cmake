@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Optional dependencies, resolved once (included by the top-level
 # CMakeLists.txt before the subdirectories that use the results):
 #

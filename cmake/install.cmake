@@ -1,6 +1,12 @@
+# SPDX-License-Identifier: MIT
 # Install: header, shared and static libraries, cudaload.pc and a CMake package
-# (find_package(cudaload) -> cudaload::cudaload, cudaload::cudaload_static).
+# (find_package(cudaload) -> cudaload::cudaload, cudaload::cudaload_static),
+# and the license beside them (share/licenses/cudaload/LICENSE, where
+# distributions and installers look for it).
 include(CMakePackageConfigHelpers)
+
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE
+  DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/licenses/${PROJECT_NAME})
 
 install(FILES ${PROJECT_SOURCE_DIR}/include/cudaload.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS cudaload cudaload_static EXPORT cudaloadTargets

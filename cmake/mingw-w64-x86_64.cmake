@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross-compile for 64-bit Windows with mingw-w64 and run the results (tests,
 # try_run) under Wine through scripts/wine-run.
 #

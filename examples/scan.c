@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan.c - list the CUDA libraries cudaload finds, with their versions.
  * usage: scan [ROOT...]   (ROOTs are searched before the default roots) */
 #include <cudaload.h>

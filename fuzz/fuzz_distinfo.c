@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_distinfo.c - libFuzzer target: a wheel's METADATA and RECORD readers
  * (both parsers get every input: they never need NUL termination).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_elf.c - libFuzzer target: the ELF readers on a memory buffer: the
  * dynamic section (cl_elf_parse) and the dynamic symbols with their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_ldcache.c - libFuzzer target: the ld.so.cache reader on a memory
  * buffer (cl_ldcache_parse; cl_ldcache_read does the same after reading

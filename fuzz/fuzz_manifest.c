@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_manifest.c - libFuzzer target: the YAML manifest reader, from memory
  * (cl_manifest_load_text does what cudaload_load_manifest does after

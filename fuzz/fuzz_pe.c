@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_pe.c - libFuzzer target: the PE readers (headers, import directory,
  * VERSIONINFO resource; exports, forwarders and imported functions) on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_spec.c - libFuzzer target: requirement specs through
  * cudaload_require() on a fresh context. A rejected spec must add nothing.

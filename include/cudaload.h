@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cudaload.h - the one public header of libcudaload.
  *
@@ -47,7 +48,7 @@ extern "C" {
 
 /* Version of this header. The build reads these lines: one source of truth. */
 #define CUDALOAD_VERSION_MAJOR 0
-#define CUDALOAD_VERSION_MINOR 1
+#define CUDALOAD_VERSION_MINOR 2
 #define CUDALOAD_VERSION_PATCH 0
 /* The ABI major: the shared library's SOVERSION (libcudaload.so.1). */
 #define CUDALOAD_ABI_VERSION 1

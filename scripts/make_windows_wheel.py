@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Assemble cudaload's py3-none-win_amd64 wheel from a mingw-w64 cross build.
 
     make_windows_wheel.py --platlib DIR --linux-wheel WHEEL --out DIR

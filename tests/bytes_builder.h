@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bytes_builder.h - what the tests of the byte readers (test_elf.c,
  * test_pe.c, test_ldcache.c) share: numbers written into a synthetic image,

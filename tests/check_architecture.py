@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check the library's shape (docs/architecture.md) against its code.
 
 1. The platform rule: `_WIN32` appears in no portable file. Only the seam

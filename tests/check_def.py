@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check that lib/cudaload.def exports exactly the CUDALOAD_API functions of
 include/cudaload.h, and optionally that a built cudaload.dll agrees.
 
     check_def.py HEADER DEF
     check_def.py HEADER DEF --dll cudaload.dll --objdump x86_64-w64-mingw32-objdump
-                 [--version 0.1.0]
+                 [--version 0.2.0]
 
 The .def is kept by hand (a Windows build exports what it lists), so a
 function added to the header and forgotten there would be missing from the
@@ -107,7 +108,8 @@ def version_strings(dll):
     data = open(dll, "rb").read()
     values = {}
     for key in ("CompanyName", "FileDescription", "FileVersion",
-                "OriginalFilename", "ProductName", "ProductVersion"):
+                "LegalCopyright", "OriginalFilename", "ProductName",
+                "ProductVersion"):
         encoded = (key + "\0").encode("utf-16-le")
         at = data.find(encoded)
         if at < 0:
@@ -169,6 +171,8 @@ def main():
                                 % (args.dll, imported))
         strings = version_strings(args.dll)
         expected = {"CompanyName": "libcudaload developers",
+                    "LegalCopyright": "Copyright (c) 2026 the libcudaload"
+                                      " authors. MIT License.",
                     "OriginalFilename": "cudaload.dll",
                     "ProductName": "libcudaload"}
         if args.version:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check the exported symbols of the built shared library.
 
-    check_exports.py --lib build/lib/libcudaload.so.0.1.0 \
+    check_exports.py --lib build/lib/libcudaload.so.0.2.0 \
         [--header include/cudaload.h] [--soname libcudaload.so.1] \
         [--version-node CUDALOAD_1] [--readelf R] [--nm N] [--objdump O]
 

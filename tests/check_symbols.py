@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check the symbol reader against binutils on real files.
 
     check_symbols.py --cli build/tools/cudaload [--fixtures DIR]

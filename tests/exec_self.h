@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exec_self.h - a test that re-runs its own executable in a child process
  * (one scenario per process, a child with another environment). Where an

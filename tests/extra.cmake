@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests written in Python: CLI scenarios, the export (ABI) check and the
 # consumer project. Included at the end of tests/CMakeLists.txt, where
 # Python3_EXECUTABLE is already found.

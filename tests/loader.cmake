@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/loader.cmake - the loader model (lib/load/resolve.c): its unit tests
 # (tests/test_resolve.c, hand-built models) and the differential tests
 # against the real loader (tests/loader_oracle/oracle.py), one process and

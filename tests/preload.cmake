@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/preload.cmake - the preload scenarios (tests/test_preload.c), one
 # process and one ctest entry per scenario, since loads cannot be undone.
 # Included by tests/CMakeLists.txt after the unit tests, before windows.cmake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/probe.cmake - the GPU probe scenarios (tests/test_probe.c) against
 # the fake CUDA libraries of the fixture tree fake_cuda/, one process and one
 # ctest entry per scenario, since loads cannot be undone. A scenario for the

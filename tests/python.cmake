@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/python.cmake - the Python bindings' pytest suite (tests/python/),
 # every test with both backends (ctypes, CFFI), against the library, the
 # fixture trees and the command-line tool of this build. Included by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scan_expect.h - what test_scan.c (the Linux fixture trees) and
  * test_scan_windows.c (the Windows ones) share: contexts that scan fixture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scenario_main.h - one test executable, one scenario per process: loads
  * cannot be undone, so every scenario that loads libraries runs alone.

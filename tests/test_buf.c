@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_buf.c - the one growable text buffer (lib/common/buf.h): what is
  * appended comes back whole, and a lost allocation is reported (NULL from
  * cl_buf_take), never a silently shortened text. */

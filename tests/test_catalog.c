@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_catalog.c - exact-name matching of the naming-convention catalog. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_distinfo.c - wheel METADATA/RECORD and toolkit header parsers. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_doctor.c - cudaload_doctor(): the sections and fields a reader
  * relies on, one fix line per problem, colour only when asked for, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_driver_version.c - the driver's version without loading it
  * (lib/scan/driver_version.c): the CUDA table at both sides of every boundary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_elf.c - the memory reader, format sniffing and the ELF reader, on
  * synthetic images assembled byte by byte: ELF32 and ELF64 in both byte

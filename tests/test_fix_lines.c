@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fix_lines.c - the fix a plan prints for a missing requirement names
  * a wheel that exists for the CUDA major it must be built for, and never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hostile.c - scans over hostile folders: FIFOs, folders, dangling
  * links and link loops named like libraries, a 10 GB sparse "DLL", a

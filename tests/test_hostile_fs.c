@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hostile_fs.c - scans over hostile file systems, beyond test_hostile.c:
  * folders other users can write to (refused unless allowed), unreadable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_inspect.c - the public file inspection API on real files of the host
  * (skipped with a printed reason when absent) and on things that are not

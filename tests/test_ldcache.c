@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ldcache.c - the ld.so.cache reader on synthetic caches in the new
  * format, the old format with the new one appended, and the old format

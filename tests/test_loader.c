@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_loader.c - lib/os/loader.h against the real OS loader, with the fixture
  * libraries (real ELF .so files and PE DLLs exporting cudnnGetVersion and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_manifest.c - cudaload_load_manifest(): every accepted form, every
  * refusal with the line and column a user needs to fix the file, and the

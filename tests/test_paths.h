@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_paths.h - where the tests find their fixture trees.
  *

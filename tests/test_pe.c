@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pe.c - the PE reader on synthetic PE32+ and PE32 images assembled
  * byte by byte: machine, imports, delay-load imports and the VERSIONINFO

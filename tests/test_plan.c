@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_plan.c - requirement specs, plans and search-path composition over
  * the fixture trees. Planning reads headers and loads nothing, so these

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_platform.c - the contract of lib/os/platform.h, checked the same way on
  * every host: Linux runs lib/posix/, Windows (or Wine) runs lib/win32/.

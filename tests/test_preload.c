@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_preload.c - requirements, plans and preloading, end to end, with the
  * real libraries of the fixture tree preload/ (tests/fixtures/README.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_probe.c - the GPU probe, end to end, against the fake CUDA libraries
  * of the fixture tree fake_cuda/ (tests/fixtures/make_fixtures.py): a fake

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_resolve.c - the loader model's rules (lib/load/resolve.c), each alone
  * and in their order, on hand-built models over small trees of files made here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_scan.c - what cudaload_scan() reports for the Linux fixture trees
  * (tests/fixtures), exactly as docs/scan-contract.md says: every field of

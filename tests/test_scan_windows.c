@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_scan_windows.c - what cudaload_scan() reports for the Windows fixture
  * trees (tests/fixtures/.../windows): wheels, the CUDA toolkit installers

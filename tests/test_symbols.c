@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_symbols.c - the symbol readers (lib/binary/elf_symbols.c,
  * lib/binary/pe_symbols.c) and the public accessors behind `cudaload inspect

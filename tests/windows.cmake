@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/windows.cmake - what the test tree needs on Windows builds, native or
 # cross-compiled and run under Wine (tests/CMakeLists.txt includes it when
 # WIN32, after the tests are defined).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h - what the subcommands of the cudaload tool share. */
 #ifndef CUDALOAD_CLI_H
 #define CUDALOAD_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_doctor.c - `cudaload doctor`: the whole diagnosis (cudaload_doctor())
  * for requirements from the command line and/or a cudaload.yaml manifest,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_env.c - `cudaload env` (print the search-path variable for a set of
  * requirements, as shell lines to evaluate) and `cudaload exec` (run a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_explain.c - `cudaload explain`: who binds to what. For consumer
  * files, the loader model's tree (cudaload_explain_files); for a running

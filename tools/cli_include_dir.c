@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli_include_dir.c - `cudaload include-dir`: the header folder of the
  * library a plan chooses for a requirement. */
 #include "cli.h"

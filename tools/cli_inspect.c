@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli_inspect.c - `cudaload inspect`: ELF and PE headers and symbols of
  * files. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_options.c - the options every command that searches roots shares
  * (--root, --environment, --require, --no-defaults, --allow-writable-roots)

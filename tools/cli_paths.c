@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_paths.c - path arguments of the command line (--root, --driver,
  * --manifest) made absolute once, when they are parsed. People type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli_probe.c - `cudaload probe`: may this machine use the GPU? */
 #include "cli.h"
 #include "cudaload.h"

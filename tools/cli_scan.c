@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli_scan.c - `cudaload scan`: the inventory of the search roots. */
 #include "cli.h"
 #include "cudaload.h"

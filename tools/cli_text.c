@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_text.c - what the tool shows people: values from outside (paths,
  * names read from files, spec text, a driver's strings) escaped so that no

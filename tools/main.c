@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the command-line tool: dispatch, shared option parsing and
  * the top-level help, made from the one table of commands. Each subcommand

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary.h - bounds-checked, read-only readers for ELF and PE files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary_dispatch.c - the entry points above the parsers: read a binary's
  * first bytes, tell ELF from PE, and hand the reader to elf.c or pe.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* binary_file.c - parse an ELF or PE file on disk through the platform
  * layer's non-blocking, regular-files-only open.
  *

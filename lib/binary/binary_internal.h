@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary_internal.h - what the ELF, PE and ld.so.cache readers share: byte
  * order decoding and bounds-checked reads whose messages name the file, the

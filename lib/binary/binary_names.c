@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary_names.c - the library names a file holds as text: what it may
  * open by name at run time (dlopen / LoadLibrary), which no DT_NEEDED or

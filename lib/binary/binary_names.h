@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary_names.h - library names a file holds as text (binary_names.c):
  * what it may open by name at run time, which its DT_NEEDED entries or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary_symbols.c - what the symbol readers (elf_symbols.c, pe_symbols.c)
  * build, its release and lookups. The dispatch to them is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * binary_symbols.h - what a library file exports and imports, with ELF
  * symbol versions: the facts the loader's binding of one object's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf.c - a bounds-checked reader for the dynamic section of ELF files.
  *

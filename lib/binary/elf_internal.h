@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf_internal.h - what the two ELF readers share: elf.c (the dynamic
  * section: SONAME, NEEDED, search paths, flags) and elf_symbols.c (the

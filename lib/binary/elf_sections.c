@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf_sections.c - where an ELF file keeps its read-only data: the file
  * ranges of its .rodata and .lrodata sections, by name. The names of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* elf_sections.h - the file ranges of an ELF file's read-only data
  * (elf_sections.c). */
 #ifndef CUDALOAD_ELF_SECTIONS_H

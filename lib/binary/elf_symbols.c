@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf_symbols.c - the dynamic symbol table of an ELF file with its GNU
  * symbol versions (DT_VERSYM, DT_VERDEF, DT_VERNEED): which symbols the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * inspect.c - the public "File inspection" API: read a file's headers and
  * symbol tables with the ELF or PE readers (through cl_binary_inspect_file,

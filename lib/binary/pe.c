@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pe.c - a bounds-checked reader for PE (PE32 and PE32+) files: the machine,
  * the imported DLLs (normal and delay-loaded) and the fixed file version of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pe_internal.h - what the two PE readers share: pe.c (machine, imported
  * DLLs, VERSIONINFO) and pe_symbols.c (exports by name, forwarders and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pe_symbols.c - what a PE image exports by name (with forwarders) and
  * which functions it imports from each DLL (normal and delay-load imports,

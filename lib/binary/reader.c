@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader.c - the memory-backed cl_reader, format sniffing, the
  * bounds-checked reads the parsers share (binary_internal.h), and the

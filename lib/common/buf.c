@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.c - the growable text buffer (buf.h). */
 #include "common/buf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * buf.h - the one growable text buffer (buf.c): appends that remember a
  * lost allocation, so that a sequence of them is checked once, at the end,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.c - status texts and the per-thread last-error buffer. */
 #include "cudaload.h"
 #include "common/error.h"

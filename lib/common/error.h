@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.h - the per-thread last-error text behind cudaload_last_error(). */
 #ifndef CUDALOAD_ERROR_H
 #define CUDALOAD_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strindex.c - a hash index from strings to positions (strindex.h). */
 #include "common/strindex.h"
 #include "cudaload.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * strindex.h - a hash index from strings to positions (open addressing,
  * linear probing), so that "was this path seen before?" costs the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strutil.c - small string, path and growable-array helpers. */
 #include "common/strutil.h"
 #include "cudaload.h"

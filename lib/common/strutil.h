@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* strutil.h - small string, path and growable-array helpers. */
 #ifndef CUDALOAD_STRUTIL_H
 #define CUDALOAD_STRUTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* text_escape.c - see text_escape.h. */
 #include "common/text_escape.h"
 

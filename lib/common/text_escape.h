@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text_escape.h - names from the disk, manifests and drivers made safe to
  * show. Folder names, manifest values, spec text and strings a driver

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* version.c - the version of the library actually loaded. */
 #include "cudaload.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context.c - create/destroy a context, the roots it is given, and the
  * clearing of what each stage left in it. It calls no stage: the stages
  * fill it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * context.h - what a cudaload_ctx holds: the roots to search and the
  * inventory the last scan produced (roots -> inventory; later stages read

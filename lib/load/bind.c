@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bind.c - glibc's symbol binding rules (bind.h), on what binary_symbols.c
  * reads from the files. The matching follows check_match() and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bind.h - which loaded object provides a symbol to a consumer's reference,
  * by glibc's rules (docs/loader.md, "Linux: binding"): the objects are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env.c - the library search-path variable for a plan (LD_LIBRARY_PATH on
  * Linux, PATH on Windows): the plan's folders first, the rest after, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* env.h - what setting the search-path variable would shadow (env.c). */
 #ifndef CUDALOAD_ENV_H
 #define CUDALOAD_ENV_H

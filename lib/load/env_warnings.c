@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env_warnings.c - what setting the search-path variable would change
  * beyond the plan, as sentences (cudaload_env_warnings()): the folders

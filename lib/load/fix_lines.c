@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fix_lines.c - the command printed to fix a missing requirement: the
  * package that provides the library, for the CUDA major it is built for,

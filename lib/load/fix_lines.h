@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fix_lines.h - the fix printed for a requirement nothing satisfies. */
 #ifndef CUDALOAD_FIX_LINES_H
 #define CUDALOAD_FIX_LINES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * library_open.c - the policy in front of the seam's loader: libraries are
  * opened by absolute path only, the same on every OS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * library_open.h - the one way the library opens a CUDA library: by
  * absolute path, through the seam's cl_os_loader_open (library_open.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loader_model.c - the loader model as data (resolve.h): making, filling
  * and freeing a cl_loader_model. The platform seam fills one with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * manifest.c - cudaload_load_manifest(): a cudaload.yaml that an
  * application or installer ships beside itself.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * manifest.h - the manifest reader's entry from memory (the fuzz target's;
  * cudaload_load_manifest() reads the file and does the same). Not part of the

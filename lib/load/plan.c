@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan.c - requirements -> chosen files -> load order. Reads the inventory
  * and the chosen files' ELF/PE headers; loads nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan.h - what the plan stage offers the later ones besides
  * cudaload_plan() itself (plan.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * preload.c - apply a plan by loading its files by absolute path, once per
  * process, reporting file by file. The OS specifics are behind loader.h.

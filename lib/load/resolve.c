@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * resolve.c - the loader's search rules (resolve.h), portable: the facts of
  * the host (default folders, hwcaps subfolders, $LIB, System32, KnownDLLs,

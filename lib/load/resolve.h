@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * resolve.h - the OS loader's search for a library, modelled by its rules
  * (docs/loader.md): for an object and a library name (a DT_NEEDED entry, an

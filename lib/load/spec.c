@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spec.c - requirement specs: "cudnn=8", "cudnn>=8.9", "cublas=12",
  * "cudart", several separated by commas ("cudnn=8,cudnn=9").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spec.h - requirements: parsing a spec ("cudnn=8,cublas>=12"), adding
  * them to a context, and the version arithmetic they use (spec.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loader.h - the OS loader seam used by preload, isolation and collision
  * detection. lib/posix/loader_posix.c (dlopen, RTLD_NOLOAD,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.h - what each operating system must provide. lib/posix/ and
  * lib/win32/ implement it; CMake picks the folder. This header is the only

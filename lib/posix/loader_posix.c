@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loader_posix.c - lib/os/loader.h for Linux: dlopen by absolute path,
  * RTLD_NOLOAD look-ups, dl_iterate_phdr, dladdr (glibc; musl where noted).

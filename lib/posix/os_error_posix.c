@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * os_error_posix.c - the text of an errno value, for the last error
  * (common/error.c). Below everything else: it calls nothing of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* platform_posix.c - lib/os/platform.h for Linux and other POSIX systems. */
 #include "cudaload.h"
 #include "common/error.h"

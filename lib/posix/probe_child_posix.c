@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_child_posix.c - lib/probe/probe_child.h for POSIX: the
  * out-of-process probe, in three processes:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * process_posix.c - the libraries another process has mapped (loader.h,
  * cl_os_loader_process_modules), from Linux's /proc/PID/maps. Reading it

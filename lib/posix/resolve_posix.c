@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * resolve_posix.c - the host's facts for the loader model (resolve.h) on
  * Linux with glibc: the default folders, the hwcaps subfolders, what $LIB

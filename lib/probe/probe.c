@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe.c - the probe's entry points: which driver to use, and a run in
  * this process (probe_stages.c) or in a child that reports back over a pipe

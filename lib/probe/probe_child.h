@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_child.h - the platform part of the GPU probe: a monotonic clock,
  * and running the probe in a child process that can be killed when a hung

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_child_args.c - the command line of the helper process that runs a
  * probe out of process (`cudaload probe --serve`-style arguments that

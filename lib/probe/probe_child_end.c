@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_child_end.c - the verdict on a probe run in a child process, from
  * its report and how it ended: the one policy both platforms' children

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_result.c - a probe's result as data: its stages, devices, verdict,
  * reason and summary sentence, the names of its reasons and stage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_stages.c - "may I use the GPU?", answered in stages: the driver
  * library, cuInit, the devices, a primary context with an allocation and a

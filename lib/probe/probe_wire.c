@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_wire.c - the line format a probing child process writes to its
  * parent (a forked child on POSIX, "cudaload probe --child" on Windows):

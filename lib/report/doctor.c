@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * doctor.c - cudaload_doctor(): the whole diagnosis in one report, as text
  * for a person or as JSON/YAML for a program (docs/doctor.md is the schema).

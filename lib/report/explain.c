@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * explain.c - `cudaload explain`: what the loader would open for a consumer
  * file and where its CUDA symbols would bind, from the loader model

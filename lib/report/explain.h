@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * explain.h - who binds to what: for consumer files, the tree of what the
  * loader would open for their CUDA dependencies, by which rule, and where

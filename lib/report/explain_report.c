@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * explain_report.c - the `cudaload explain` report: text for people, JSON
  * and YAML (report_writer.c) for programs, and a Graphviz graph (consumer ->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_inspect.c - the report of `cudaload inspect`: what ELF and PE
  * files say about themselves (headers, dependencies, symbol versions,

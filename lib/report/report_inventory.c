@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_inventory.c - the inventory as a report: its members, for scan and
  * the doctor alike (one schema, one writer), and the whole scan report,
  * cudaload_scan_report(), that `cudaload scan` prints. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_inventory.h - the inventory as a report: the "roots" and
  * "libraries" members that `cudaload scan` and the doctor both write, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_probe.c - the probe's result as JSON or YAML: the one writer of
  * the schema docs/probe.md documents, for cudaload_probe_report() (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_probe.h - the probe's fields as a report writes them
  * (report_probe.c; schema: docs/probe.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_text.c - a report for people, built in memory, with values from
  * outside shown escaped (report_text.h).

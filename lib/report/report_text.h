@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_text.h - a report for people, built in memory: printf-style
  * appends into a cl_buf, and values from outside (paths, names read from

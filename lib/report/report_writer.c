@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_writer.c - JSON (own writer) and YAML (libyaml) back ends, into a
  * memory buffer. */
 #include "cudaload.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_writer.h - one way to describe a structured report, written out as
  * JSON (a small writer of our own; the tests parse it with a real JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * catalog.c - the naming conventions of CUDA libraries, in one table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * catalog.h - the naming conventions of CUDA libraries: one data table
  * (catalog.c) and the matcher that turns a file name into (library, major).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * catalog_wheels.c - where NVIDIA's pip wheels install each family: the
  * PyPI distribution per family and CUDA major, the folder under

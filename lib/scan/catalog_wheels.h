@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * catalog_wheels.h - the catalog's wheels: which PyPI distribution ships a
  * family's libraries for one CUDA major, and where it puts them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* consumers.c - the known consumers table (consumers.h) and its matching. */
 #include "scan/consumers.h"
 #include "common/error.h"

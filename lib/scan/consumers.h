@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * consumers.h - programs known to open CUDA libraries by name at run time,
  * which neither their DT_NEEDED entries nor any catalog entry tell: one data

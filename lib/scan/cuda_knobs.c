@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cuda_knobs.c - the environment variables that change how CUDA libraries
  * load or behave (cuda_knobs.h). One table: a variable the doctor should

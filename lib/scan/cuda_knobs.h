@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cuda_knobs.h - the environment variables that change how CUDA libraries
  * load or behave, as this process has them (cuda_knobs.c): one table,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* distinfo.c - versions from wheels' *.dist-info (METADATA and RECORD). */
 #include "scan/distinfo.h"
 #include "scan/catalog.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * distinfo.h - versions from Python wheels' *.dist-info folders: METADATA
  * gives the distribution's name and version, RECORD lists the files it

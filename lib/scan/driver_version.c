@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * driver_version.c - the NVIDIA driver's version from files, and the CUDA it
  * supports (see driver_version.h for the sources and their order).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * driver_version.h - the installed NVIDIA driver's version and the newest
  * CUDA it supports, read from files only: the driver is never loaded into

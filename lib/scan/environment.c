@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * environment.c - the active environment's folders: what the user activated
  * (VIRTUAL_ENV, CONDA_PREFIX), then the Python a command line would run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* include_dir.c - a library's include folder (include_dir.h). */
 #include "scan/include_dir.h"
 #include "os/platform.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * include_dir.h - the folder of a library's headers, found the way the
  * library was: beside its folder in the same install. NVRTC and nvJitLink

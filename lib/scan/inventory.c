@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * inventory.c - cudaload_scan(): roots -> classified library files with
  * their versions. Reads folder listings, wheel metadata and headers; never

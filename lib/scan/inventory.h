@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * inventory.h - roots -> inventory: cudaload_scan() fills the context's
  * roots and libraries (inventory.c); a wheel's version is looked up later,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* layouts.c - the known sub-folders of a root, per layout. */
 #include "scan/layouts.h"
 #include "common/error.h"

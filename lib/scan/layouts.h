@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layouts.h - which folders under a root can hold CUDA libraries: the
  * layouts of toolkits, conda prefixes, Python site-packages (NVIDIA's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ldcache.c - read glibc's ld.so.cache without running `ldconfig -p`.
  *

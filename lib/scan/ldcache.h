@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ldcache.h - read glibc's /etc/ld.so.cache directly (no `ldconfig -p`
  * subprocess). Both the "glibc-ld.so.cache1.1" format and the old "ld.so-1.7.0"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* library.c - the scanned roots and libraries as the API shows them
  * (cudaload_root_*, cudaload_library_*). A library's version, machine and
  * include folder are looked up on first use and kept. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* machine.c - the machine of a library file and of a plan (machine.h). */
 #include "scan/machine.h"
 #include "common/error.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * machine.h - which machine a library file was built for, read from its
  * header alone (ELF e_machine, PE IMAGE_FILE_HEADER.Machine), and which

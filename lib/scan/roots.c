@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* roots.c - the default search roots of the host, in search order, and the
  * precedence tier of each origin (docs/scan-contract.md, "Precedence"). */
 #include "scan/roots.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * roots.h - the default search roots of the host, in search order, by tier
  * (docs/scan-contract.md, "Precedence"): the active environment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* toolkit_headers.c - versions from a toolkit's headers. */
 #include "scan/toolkit_headers.h"
 #include "scan/catalog.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * toolkit_headers.h - versions from a toolkit's include folder beside its
  * library folder, for the families whose catalog entry names a version

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loader_win32.c - lib/os/loader.h for Windows (7 and later): LoadLibraryExW by
  * absolute path, GetModuleHandleW look-ups, K32EnumProcessModules, PATH and

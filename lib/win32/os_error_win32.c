@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * os_error_win32.c - the text of a Windows error code (FormatMessageW), for
  * the last error (common/error.c). Below everything else: it calls nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform_win32.c - lib/os/platform.h for Windows (Windows 7 and later).
  *

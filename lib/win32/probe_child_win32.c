@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe_child_win32.c - lib/probe/probe_child.h for Windows: the
  * out-of-process probe. Windows has no fork, so the child is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * process_win32.c - the modules another process has loaded (loader.h,
  * cl_os_loader_process_modules): OpenProcess with query and read rights, then

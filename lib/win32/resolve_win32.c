@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * resolve_win32.c - the host's facts for the loader model (resolve.h) on
  * Windows: System32, the System and Windows folders, KnownDLLs and

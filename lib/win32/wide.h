@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wide.h - UTF-8 <-> UTF-16 for the W APIs, shared by the files in lib/win32/
  * (implemented in platform_win32.c). Every string crosses lib/win32/ as UTF-8

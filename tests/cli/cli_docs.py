@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Keep the command-line reference true to the tool.
 
 The tool's table of commands (tools/main.c) is the one list: `cudaload

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Scenario tests of the `cudaload` command-line tool (docs/cli.md).
 
 Every test runs the real executable as a subprocess and checks what a user or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that uses libcudaload the way an outside project would: only the
  * installed header and library, found by find_package(cudaload) or
  * pkg-config. It prints the library's version and how many libraries a scan

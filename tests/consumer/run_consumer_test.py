@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Install the built project into a temporary prefix and build a consumer of
 it the ways an outside project would, then run what was built.
 
@@ -7,7 +8,8 @@ it the ways an outside project would, then run what was built.
 
 Steps (each printed; the first failure stops the test with exit 1):
  1. cmake --install <build> --prefix <tmp>/prefix; the header, the shared and
-    static libraries, cudaload.pc and the CMake package files must be there.
+    static libraries, cudaload.pc, the CMake package files and
+    share/licenses/cudaload/LICENSE must be there.
  2. find_package(cudaload) with CMAKE_PREFIX_PATH=<prefix>: build
     tests/consumer (consumer against cudaload::cudaload, consumer_static
     against cudaload::cudaload_static) and run both.
@@ -142,6 +144,9 @@ def main():
         pc = find_one(prefix, "lib*/**/pkgconfig/cudaload.pc", "cudaload.pc")
         config = find_one(prefix, "lib*/**/cmake/cudaload/cudaloadConfig.cmake", "cudaloadConfig.cmake")
         find_one(prefix, "lib*/**/cmake/cudaload/cudaloadConfigVersion.cmake", "cudaloadConfigVersion.cmake")
+        license_file = find_one(prefix, "share/licenses/cudaload/LICENSE", "the license")
+        if not license_file.read_text(encoding="utf-8").startswith("MIT License"):
+            raise Failure("%s is not the MIT license" % license_file)
         print("installed: %s, %s, %s" % (so.relative_to(prefix), pc.relative_to(prefix), config.relative_to(prefix)))
 
         failures = []

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * child_linux.c - the program whose loading the differential tests watch
  * (tests/loader_oracle/oracle.py builds it per scenario, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * child_windows.c - the Windows program whose loading the differential
  * tests watch under Wine (tests/loader_oracle/oracle.py builds it with

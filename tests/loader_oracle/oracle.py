@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Differential tests of the loader model: the loader is the oracle.
 
 For each scenario this builds a tree of small libraries with the host's C

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * predict.c - the prediction side of the differential tests: what the
  * loader model (lib/load/resolve.h) says a child process will map, and by which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures of the Python binding tests.
 
 Environment (ctest sets these; see tests/python.cmake):

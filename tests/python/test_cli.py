@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """``python -m cudaload scan|doctor|probe`` behaves like the C tool: the
 same reports on standard output, warnings on standard error, the same exit
 statuses (docs/cli.md)."""

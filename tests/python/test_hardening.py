@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Issue 12 (hardening, second round), the Python side: arguments of the
 wrong type or with a NUL character are refused, naming the argument
 (item 12); the library lookup never hands a FIFO to the OS loader (item 4)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The two backends cannot drift from include/cudaload.h.
 
 The CFFI backend's declarations are parsed from the header at import time;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What ``import cudaload`` costs and what it leaves for later, with each
 backend, each in a fresh interpreter: the import opens the library and
 loads nothing else; every public name still works; a Report that setup(),

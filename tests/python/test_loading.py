@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loading scenarios, each in a fresh interpreter, with each backend:
 what a user notices is asserted (a consumer loads and calls its own cuDNN
 major; a failure names the missing file, where it looked and why)."""

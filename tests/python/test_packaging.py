@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The package installs and works with nothing set: a wheel built with
 scikit-build-core holds the library, and ``pip install ./bindings/python``
 builds it. Each install goes into a fresh venv (with the system

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What setup() loads and where it looks, each scenario in a fresh
 interpreter with each backend (loads cannot be undone):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Paths as people type them: relative roots, manifest and driver paths are
 resolved against the current folder (os.path.abspath) and reported
 absolute, str and os.PathLike alike; a root that does not exist is an error

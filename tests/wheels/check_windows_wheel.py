@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks of cudaload's win_amd64 wheel for tests/wheels/check-wheels.
 
     check_windows_wheel.py wheel WHEEL --extract DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * load_dll.c - load a cudaload.dll by absolute path and call into it, the
  * way a Windows Python loads the one in the win_amd64 wheel (ctypes gives

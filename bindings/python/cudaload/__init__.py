@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """cudaload: make CUDA libraries load, from Python.
 
 Thin bindings over libcudaload's C API, with two backends: ctypes (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """``python -m cudaload doctor|scan|probe``: the command-line tool's
 reports, through the Python bindings."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python API over the C API: setup(), preload(), scan(), Context and
 the Report they return. The rest (probe, doctor, env_prepend, inspect,
 isolation) is in _extra.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The CFFI backend, in ABI mode (``ffi.dlopen``): nothing is compiled.
 
 Its declarations are read from include/cudaload.h (the copy shipped in the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The ``python -m cudaload`` command line: scan, doctor and probe, with the
 reports and exit statuses of the C tool (docs/cli.md):
 

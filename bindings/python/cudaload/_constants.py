@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Pinned constants of include/cudaload.h, for both backends.
 
 The values are the C header's; tests/python/test_header.py parses the header
@@ -6,7 +7,7 @@ not here.
 """
 
 CUDALOAD_VERSION_MAJOR = 0
-CUDALOAD_VERSION_MINOR = 1
+CUDALOAD_VERSION_MINOR = 2
 CUDALOAD_VERSION_PATCH = 0
 CUDALOAD_ABI_VERSION = 1
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The ctypes backend (the default): the standard library only.
 
 ``SIGNATURES`` spells every function of include/cudaload.h in ctypes types;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions: one class per C status code, all subclasses of Error."""
 
 from . import _constants as C

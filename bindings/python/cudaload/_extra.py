@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The API beyond setup(): the GPU probe, the doctor, env_prepend(),
 inspect() and isolation (isolated_import(), isolated_open(),
 symbol_provider()), with their records.

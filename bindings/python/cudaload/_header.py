@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Read include/cudaload.h into function declarations and constants.
 
 The CFFI backend feeds the declarations to ``ffi.cdef`` (on its first call,

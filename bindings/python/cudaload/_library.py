@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Finding and opening libcudaload, with the backend of choice.
 
 Search order: the file named by CUDALOAD_LIBRARY; the copy shipped inside
