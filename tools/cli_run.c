@@ -2,7 +2,9 @@
  * cli_run.c - starting exec's COMMAND once the search-path variable is set.
  * Linux replaces the tool with it. Windows has no exec: the tool runs it as
  * a child with CreateProcessW, which takes one command line, so the
- * arguments are quoted into it.
+ * arguments are quoted into it, and which would run a batch file through
+ * cmd.exe, whose parsing no quoting makes safe: such a COMMAND is refused
+ * (docs/cli.md, "exec"; SECURITY.md, "exec and batch files").
  */
 #include "cli.h"
 
@@ -77,6 +79,55 @@ static void append_quoted(wide_line *line, const wchar_t *arg) {
   line->len = (size_t)(out - line->text);
 }
 
+/*
+ * Whether CreateProcessW would run `name` through cmd.exe: it does so for a
+ * name ending in .bat or .cmd, in any case. Windows drops trailing dots and
+ * spaces from a file name, so "t.bat." and "t.bat " run t.bat too (the hole
+ * left in Rust's first fix, CVE-2024-43402). A name without an extension
+ * cannot reach a batch file: CreateProcessW appends ".exe" and never reads
+ * PATHEXT, which only cmd.exe and ShellExecute use (tests/cli: CommandLine).
+ */
+static int runs_through_cmd(const char *name) {
+  size_t n = strlen(name);
+  while (n > 0 && (name[n - 1] == '.' || name[n - 1] == ' '))
+    --n;
+  if (n < 4 || name[n - 4] != '.')
+    return 0;
+  char ext[4] = {0};
+  for (int i = 0; i < 3; ++i) {
+    char c = name[n - 3 + i];
+    ext[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  return strcmp(ext, "bat") == 0 || strcmp(ext, "cmd") == 0;
+}
+
+/* 0 when COMMAND may be started, else 126 with the reason printed. */
+static int refuse_command(const char *name) {
+  if (runs_through_cmd(name)) {
+    /* cmd.exe knows no escape for '"' and expands %NAME% even in quotes:
+     * an argument holding `" & other "` would run `other`
+     * (CVE-2024-24576, "BatBadBut"). Refused, whatever the arguments. */
+    cli_error("cudaload: exec: %s: a batch file, which Windows runs through "
+              "cmd.exe, whose parsing no quoting makes safe (a quote, &, |, "
+              "<, >, ^ or %% in an argument could run other commands); not "
+              "started. To run it anyway, name cmd.exe as COMMAND and quote "
+              "for cmd yourself (-- cmd /d /c %s ...), or save the line of "
+              "'cudaload env --shell cmd' as a batch file and call it "
+              "first\n",
+              name, name);
+    return 126;
+  }
+  /* CreateProcessW finds the program by its own rule, up to the next
+   * quote: a quote in the name would make it run another file. */
+  if (strchr(name, '"')) {
+    cli_error("cudaload: exec: %s: not a Windows file name (it holds '\"'); "
+              "not started\n",
+              name);
+    return 126;
+  }
+  return 0;
+}
+
 /* The command line for args, or NULL (message printed). */
 static wchar_t *command_line(char **args, int count) {
   wide_line line = {NULL, 0, 0, 0};
@@ -102,6 +153,9 @@ static wchar_t *command_line(char **args, int count) {
 }
 
 int cli_run_command(char **args, int count) {
+  int refused = refuse_command(args[0]);
+  if (refused)
+    return refused;
   wchar_t *line = command_line(args, count);
   if (!line)
     return EXIT_INTERNAL;

@@ -1676,6 +1676,67 @@ class CommandLine(CliTestCase):
         self.assertEqual(r.rc, 0, r.describe())
         self.assertEqual(printed_args(self, r)[0], list(HOSTILE_ARGUMENTS), r.describe())
 
+    # ----------------------------------------------------------------------
+    # Batch files (issue 19, 2): CreateProcessW runs a .bat or .cmd through
+    # cmd.exe, which parses the command line again by its own rules, so an
+    # argument could run commands (CVE-2024-24576, "BatBadBut"). exec
+    # refuses them (docs/cli.md, "exec").
+
+    def batch_folder(self):
+        """A folder with batch files that leave ran.txt beside them when they
+        run, and print their arguments."""
+        folder = self.tmpdir()
+        script = b'@echo off\r\necho ran>"%~dp0ran.txt"\r\necho ARGS %*\r\n'
+        for name in ("t.bat", "u.CMD"):
+            (folder / name).write_bytes(script)
+        return folder
+
+    def test_exec_refuses_batch_files(self):
+        if not CLI_IS_WINDOWS:
+            self.skipTest("a Windows build runs COMMAND with CreateProcessW")
+        folder = self.batch_folder()
+        # Any case, the trailing dots and spaces Windows drops from a name
+        # (CVE-2024-43402), a path with either separator.
+        names = ["t.bat", "T.BAT", "t.Bat", "u.CMD", "u.cmd", "t.bat.", "t.bat ", "t.bat. .",
+                 to_cli(folder / "t.bat"), to_cli(folder / "t.bat").replace("\\", "/")]
+        for name in names:
+            with self.subTest(name=name):
+                r = run_in(self.exec_args() + [name] + list(HOSTILE_ARGUMENTS), utf8_env(), cwd=str(folder))
+                self.assertNotIn("INJECTED", r.stdout, r.describe())
+                self.assertEqual(r.rc, 126, r.describe())
+                self.assertIn("a batch file", r.stderr, r.describe())
+                self.assertFalse((folder / "ran.txt").exists(), r.describe())
+        # With no argument at all too: the rule is the name's.
+        r = run_in(self.exec_args() + ["t.bat"], utf8_env(), cwd=str(folder))
+        self.assertEqual(r.rc, 126, r.describe())
+        # A quote in the name: CreateProcessW would end the name there and
+        # run another file; no Windows file name holds one.
+        r = run_in(self.exec_args() + ['t.bat" & echo INJECTED & ".exe'], utf8_env(), cwd=str(folder))
+        self.assertEqual(r.rc, 126, r.describe())
+        self.assertIn("not a Windows file name", r.stderr, r.describe())
+        self.assertFalse((folder / "ran.txt").exists(), r.describe())
+        # cmd.exe named as COMMAND is what the message offers: the caller
+        # quotes for cmd (here, nothing to quote).
+        r = run_in(self.exec_args() + ["cmd", "/d", "/c", "t.bat", "plain"], utf8_env(), cwd=str(folder))
+        self.assertEqual(r.rc, 0, r.describe())
+        self.assertIn("ARGS plain", r.stdout, r.describe())
+
+    def test_exec_does_not_reach_a_batch_file_through_pathext(self):
+        # CreateProcessW appends ".exe" to a name without an extension and
+        # never reads PATHEXT: "t" is not t.bat, in the current folder or on
+        # PATH.
+        if not CLI_IS_WINDOWS:
+            self.skipTest("a Windows build runs COMMAND with CreateProcessW")
+        folder = self.batch_folder()
+        env = search_path_env([to_cli(folder)])
+        env["PATHEXT"] = ".COM;.EXE;.BAT;.CMD"
+        for name in ("t", "u"):
+            with self.subTest(name=name):
+                r = run_in(self.exec_args() + [name, 'x" & echo INJECTED & "'], env, cwd=str(folder))
+                self.assertNotIn("INJECTED", r.stdout, r.describe())
+                self.assertEqual(r.rc, 127, r.describe())
+                self.assertFalse((folder / "ran.txt").exists(), r.describe())
+
 
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
                "requirements", "plan", "loaded", "conflicts", "probe", "watchdog", "environment", "problems",
