@@ -33,11 +33,20 @@ endif()
 
 # --- CLI scenarios: one ctest entry per group of tests ----------------------
 if(CUDALOAD_CLI_TARGET AND TARGET ${CUDALOAD_CLI_TARGET})
-  foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Doctor Probe
-    Hardening Explain IncludeDir)
+  # A child for `cudaload exec` that prints the arguments and search path it
+  # was given, as bytes (cli/print_args.c); on Windows it starts at wmain,
+  # like the tool, to see them in UTF-16.
+  add_executable(cli_print_args ${CMAKE_CURRENT_SOURCE_DIR}/cli/print_args.c)
+  target_compile_options(cli_print_args PRIVATE ${CUDALOAD_WARNINGS})
+  if(MINGW)
+    target_link_options(cli_print_args PRIVATE -municode)
+  endif()
+  foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures EnvExec CommandLine
+    Doctor Probe Hardening Explain IncludeDir)
     add_test(NAME cli_${_cl_group}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py
               --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>
+              --print-args $<TARGET_FILE:cli_print_args>
               ${_cl_emulator_args}
               --fixtures ${_cl_fixtures_dir}
               ${_cl_group})

@@ -35,6 +35,15 @@ void cli_error(const char *fmt, ...)
  * copy valid until eight more cli_shown() calls. */
 const char *cli_shown(const char *s);
 
+/* Windows: every text the tool writes is UTF-8, which a console shows as
+ * such only in code page 65001. cli_console_utf8() switches a console on
+ * stdout or stderr to it (pipes and files are left alone: they receive the
+ * UTF-8 bytes unchanged); cli_console_restore() flushes and gives the
+ * console its code page back, before a child runs on it (exec) and when
+ * the tool ends (Ctrl+C too). Elsewhere they do nothing. */
+void cli_console_utf8(void);
+void cli_console_restore(void);
+
 /* Flush standard output: EXIT_OK, or EXIT_INTERNAL with a message naming
  * the command and the reason (a full disk, a closed pipe) when anything
  * written to it was lost. */
@@ -80,6 +89,13 @@ int cli_search_option(const char *command, int argc, char **argv, int *i,
  * (an empty root or a bad spec: usage). */
 int cli_search_context(const char *command, const cli_search_options *o,
                        cudaload_ctx **out);
+
+/* Run COMMAND (args[0], with args[1..count-1]) with the environment this
+ * process has now, as `cudaload exec` does (cli_run.c): Linux replaces the
+ * tool with it (execvp) and returns only when that fails; Windows runs it as
+ * a child and returns its exit code. 126 when it could not be run (Windows:
+ * a batch file, refused), 127 when it was not found; the message printed. */
+int cli_run_command(char **args, int count);
 
 int cli_scan(int argc, char **argv);
 int cli_inspect(int argc, char **argv);

@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "cudaload.h"
+#include "os/platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,8 +94,11 @@ const char cli_doctor_help[] =
 /* Colour only for a person at a terminal who has not asked for none
  * (https://no-color.org: NO_COLOR set and non-empty). */
 static int want_color(void) {
-  const char *no_color = getenv("NO_COLOR");
-  if (no_color && *no_color)
+  /* Read as the library reads variables: no narrow getenv on Windows. */
+  char *no_color = cl_os_getenv("NO_COLOR");
+  int asked_none = no_color && *no_color;
+  free(no_color);
+  if (asked_none)
     return 0;
 #ifdef _WIN32
   if (!_isatty(_fileno(stdout)))

@@ -6,17 +6,11 @@
  */
 #include "cli.h"
 #include "cudaload.h"
+#include "os/platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <errno.h>
-#include <unistd.h>
-#endif
 
 const char cli_env_help[] =
     "NAME\n"
@@ -94,6 +88,11 @@ const char cli_exec_help[] =
     "  passed through. A library a chosen one opens by name later that no\n"
     "  root holds is named in a warning on stderr.\n"
     "\n"
+    "  On Windows a batch file (.bat or .cmd, in any case) is refused with\n"
+    "  exit status 126: Windows would run it through cmd.exe, which parses\n"
+    "  the arguments again, so that one holding a quote and & could run\n"
+    "  another command. Name cmd.exe as COMMAND to run one anyway.\n"
+    "\n"
     "OPTIONS\n"
     "  -q, --require SPEC  a requirement (see cudaload env --help)\n"
     "  -r, --root DIR      search DIR first (may be repeated; a relative DIR\n"
@@ -112,7 +111,7 @@ const char cli_exec_help[] =
     "  1    internal error\n"
     "  2    usage error\n"
     "  4    a requirement has no usable library (COMMAND is not run)\n"
-    "  126  COMMAND could not be executed\n"
+    "  126  COMMAND could not be executed (Windows: a batch file)\n"
     "  127  COMMAND was not found\n"
     "\n"
     "EXAMPLES\n"
@@ -177,19 +176,15 @@ static void print_plan(const cudaload_ctx *ctx) {
     printf("conflict: %s\n", cli_shown(cudaload_conflict_text(ctx, i)));
 }
 
-static char *current_value(void) {
-  const char *v = getenv(cudaload_env_name());
-  char *copy = v ? malloc(strlen(v) + 1) : NULL;
-  if (copy)
-    strcpy(copy, v);
-  return copy;
-}
-
 /* The variable's new value for ctx; EXIT_OK, or an exit code with the
  * reason printed (a planned folder the variable cannot hold: exit 4, as
  * for a requirement with no usable library). */
 static int compose(const char *cmd, cudaload_ctx *ctx, const char **value) {
-  char *current = current_value();
+  /* Read as the library reads it (cudaload_env_apply): on Windows from
+   * the process environment block, in UTF-16 made UTF-8. The C runtime's
+   * getenv has it in the ANSI code page, which mangles every entry outside
+   * it ("日本" is "??"), and the printed line would set those. */
+  char *current = cl_os_getenv(cudaload_env_name());
   int status = cudaload_env_value(ctx, current, value);
   free(current);
   if (status == CUDALOAD_OK)
@@ -384,97 +379,6 @@ int cli_env(int argc, char **argv) {
   return rc;
 }
 
-#ifdef _WIN32
-/* Quote one argument for CommandLineToArgvW's rules. */
-static void append_quoted(wchar_t **buf, size_t *len, size_t *cap,
-                          const wchar_t *arg) {
-  size_t need = *len + wcslen(arg) * 2 + 4;
-  if (need > *cap) {
-    *cap = need * 2;
-    *buf = realloc(*buf, *cap * sizeof(wchar_t));
-  }
-  wchar_t *out = *buf + *len;
-  int quote = !*arg || wcspbrk(arg, L" \t\n\v\"") != NULL;
-  if (*len)
-    *out++ = L' ';
-  if (quote)
-    *out++ = L'"';
-  for (const wchar_t *p = arg;; ++p) {
-    size_t slashes = 0;
-    while (*p == L'\\') {
-      ++p;
-      ++slashes;
-    }
-    if (!*p) {
-      for (size_t s = 0; s < (quote ? slashes * 2 : slashes); ++s)
-        *out++ = L'\\';
-      break;
-    }
-    if (*p == L'"') {
-      for (size_t s = 0; s < slashes * 2 + 1; ++s)
-        *out++ = L'\\';
-    } else {
-      for (size_t s = 0; s < slashes; ++s)
-        *out++ = L'\\';
-    }
-    *out++ = *p;
-  }
-  if (quote)
-    *out++ = L'"';
-  *out = 0;
-  *len = (size_t)(out - *buf);
-}
-
-static wchar_t *widen(const char *s) {
-  int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
-  wchar_t *w = n > 0 ? malloc((size_t)n * sizeof(wchar_t)) : NULL;
-  if (w)
-    MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n);
-  return w;
-}
-
-static int run_command(char **args, int count) {
-  wchar_t *line = NULL;
-  size_t len = 0, cap = 0;
-  for (int i = 0; i < count; ++i) {
-    wchar_t *w = widen(args[i]);
-    if (!w)
-      return EXIT_INTERNAL;
-    append_quoted(&line, &len, &cap, w);
-    free(w);
-  }
-  STARTUPINFOW si;
-  PROCESS_INFORMATION pi;
-  memset(&si, 0, sizeof si);
-  si.cb = sizeof si;
-  fflush(stdout);
-  if (!CreateProcessW(NULL, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi)) {
-    DWORD err = GetLastError();
-    cli_error("cudaload: exec: %s: cannot run (Windows error %lu)\n", args[0],
-              (unsigned long)err);
-    free(line);
-    return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 127
-                                                                      : 126;
-  }
-  free(line);
-  WaitForSingleObject(pi.hProcess, INFINITE);
-  DWORD code = 1;
-  GetExitCodeProcess(pi.hProcess, &code);
-  CloseHandle(pi.hProcess);
-  CloseHandle(pi.hThread);
-  return (int)code;
-}
-#else
-static int run_command(char **args, int count) {
-  (void)count;
-  fflush(stdout);
-  execvp(args[0], args);
-  int err = errno;
-  cli_error("cudaload: exec: %s: %s\n", args[0], strerror(err));
-  return err == ENOENT ? 127 : 126;
-}
-#endif
-
 int cli_exec(int argc, char **argv) {
   const char *cmd = "exec";
   plan_options o;
@@ -515,7 +419,7 @@ int cli_exec(int argc, char **argv) {
     } else {
       cudaload_destroy(ctx);
       ctx = NULL;
-      rc = run_command(argv + after, argc - after);
+      rc = cli_run_command(argv + after, argc - after);
     }
   }
   cudaload_destroy(ctx);

@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _WIN32
+#include <windows.h>
+#endif
+
 /* The tool is one thread; a few values are shown per line, so a small ring
  * of buffers lets several cli_shown() results sit in one printf. */
 enum { SHOWN_SLOTS = 8 };
@@ -66,3 +70,47 @@ int cli_finish_output(const char *command) {
             command ? command : "", err ? strerror(err) : "write error");
   return EXIT_INTERNAL;
 }
+
+#ifdef _WIN32
+/* The console's output code page before cli_console_utf8() changed it; 0
+ * while unchanged. Taken with InterlockedExchange, so that the Ctrl+C
+ * handler's thread and the main thread restore it once between them. */
+static volatile LONG console_saved_cp;
+
+static void restore_code_page(void) {
+  UINT saved = (UINT)InterlockedExchange(&console_saved_cp, 0);
+  if (saved)
+    SetConsoleOutputCP(saved);
+}
+
+/* Ctrl+C, Ctrl+Break, closing the window: the console outlives the tool
+ * and is the user's shell's; give its code page back, then let the default
+ * handler end the process. */
+static BOOL WINAPI restore_on_break(DWORD event) {
+  (void)event;
+  restore_code_page();
+  return FALSE;
+}
+
+void cli_console_utf8(void) {
+  DWORD mode;
+  if (!GetConsoleMode(GetStdHandle(STD_OUTPUT_HANDLE), &mode) &&
+      !GetConsoleMode(GetStdHandle(STD_ERROR_HANDLE), &mode))
+    return; /* pipes and files: the UTF-8 bytes go out as written */
+  UINT cp = GetConsoleOutputCP();
+  if (cp == 0 || cp == CP_UTF8 || !SetConsoleOutputCP(CP_UTF8))
+    return;
+  InterlockedExchange(&console_saved_cp, (LONG)cp);
+  SetConsoleCtrlHandler(restore_on_break, TRUE);
+}
+
+void cli_console_restore(void) {
+  /* What is still buffered was written for UTF-8: out with it first. */
+  fflush(stdout);
+  fflush(stderr);
+  restore_code_page();
+}
+#else
+void cli_console_utf8(void) {}
+void cli_console_restore(void) {}
+#endif

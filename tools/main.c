@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * main.c - the command-line tool: dispatch, shared option parsing and
+ * main.c - the command-line tool: its entry point (wmain on Windows, which
+ * makes the arguments UTF-8), dispatch, shared option parsing and
  * the top-level help, made from the one table of commands. Each subcommand
  * lives in its own cli_*.c file.
  */
@@ -11,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _WIN32
+#include "win32/wide.h"
+#endif
 
 /* The top-level help is made from the command table and the exit-status
  * table below, so that the list of commands, their synopses (each taken
@@ -247,7 +252,8 @@ static int print_text(const char *text) {
   return cli_finish_output("help");
 }
 
-int main(int argc, char **argv) {
+/* The tool itself, on arguments in UTF-8. */
+static int run_tool(int argc, char **argv) {
   if (argc < 2)
     return missing_command();
   const char *first = argv[1];
@@ -278,3 +284,48 @@ int main(int argc, char **argv) {
   }
   return c->run(argc - 1, argv + 1);
 }
+
+#ifdef _WIN32
+/*
+ * Windows hands `main` its arguments in the ANSI code page ("José" arrives
+ * as "Jos\xE9" in code page 1252, "日本" as "??"), while the library and
+ * every report take UTF-8. So the tool starts at wmain (mingw: -municode,
+ * tools/CMakeLists.txt), takes the command line as UTF-16, the form Windows
+ * keeps it in, and converts it to UTF-8 once, here. Not CommandLineToArgvW:
+ * it parses the same way but needs shell32.dll; not an activeCodePage UTF-8
+ * manifest: Windows before 10 version 1903 ignores it silently and the
+ * arguments would be mangled again (docs/architecture.md, "The tool and
+ * the bindings").
+ */
+int wmain(int argc, wchar_t **wargv) {
+  char **argv = calloc((size_t)argc + 1, sizeof *argv);
+  if (!argv) {
+    fputs("cudaload: out of memory\n", stderr);
+    return EXIT_INTERNAL;
+  }
+  int rc = EXIT_OK;
+  for (int i = 0; i < argc && rc == EXIT_OK; ++i) {
+    argv[i] = cl_os_wide_to_utf8(wargv[i], -1);
+    /* An unpaired surrogate (which Windows allows in a command line) has
+     * no UTF-8 form: no file or variable the library could be given. */
+    if (!argv[i])
+      rc = cli_usage_error(NULL,
+                           "argument %d has no UTF-8 form (it holds an "
+                           "unpaired UTF-16 surrogate)",
+                           i);
+  }
+  if (rc == EXIT_OK) {
+    cli_console_utf8();
+    rc = run_tool(argc, argv);
+    cli_console_restore();
+  }
+  for (int i = 0; i < argc; ++i)
+    free(argv[i]);
+  free(argv);
+  return rc;
+}
+#else
+int main(int argc, char **argv) {
+  return run_tool(argc, argv);
+}
+#endif

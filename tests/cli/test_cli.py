@@ -35,6 +35,7 @@ from pathlib import Path
 CLI = []  # emulator words followed by the tool
 CLI_IS_WINDOWS = False
 FIXTURES = None  # Path or None
+PRINT_ARGS = None  # the cli_print_args child (tests/cli/print_args.c), or None
 TIMEOUT_S = 120
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
@@ -1509,6 +1510,235 @@ class EnvExec(CliTestCase):
             self.assertEqual(r.stdout, expected.stdout, "from %s\n%s" % (here, r.describe()))
 
 
+# ==========================================================================
+# Text outside ASCII on the command line and in variables (issue 19, 1)
+# ==========================================================================
+
+# Names outside ASCII and outside any one ANSI code page: Latin-1 (é is 0xE9
+# in code page 1252, which is not UTF-8), CJK (code page 1252 has no form for
+# it: "??") and an emoji (a surrogate pair in UTF-16).
+NON_ASCII = ("José", "日本", "😀", "Zoë 日本 😀")
+
+# Arguments that mean something to cmd.exe or to the quoting of a Windows
+# command line; a program exec starts must receive each unchanged.
+HOSTILE_ARGUMENTS = (
+    'x" & echo INJECTED1 & "',
+    '"&echo INJECTED2',
+    "a & echo INJECTED3",
+    "%PATH%",
+    "%%CD%%",
+    "!PATH!",
+    "^",
+    "a|b",
+    "<in",
+    ">out",
+    "(x)",
+    'a\\"b',
+    'a\\\\"b',
+    "trail\\",
+    "trail space\\",
+    "\\\\server\\share\\",
+    '"',
+    '""',
+    "",
+    " lead and trail ",
+    "tab\there",
+    "Zoë 日本 😀",
+)
+
+
+def utf8_env(**extra):
+    """The environment of a run that passes text outside ASCII. Wine makes
+    the Windows command line and environment from the Unix ones in the
+    charset of the Unix locale: without a UTF-8 locale, "é" would not reach
+    the tool as é whatever the tool does."""
+    env = dict(os.environ, LC_ALL="C.UTF-8")
+    env.update(extra)
+    return env
+
+
+def search_path_env(entries):
+    """utf8_env() with `entries` on the search-path variable the tool's
+    `env` extends. Under Wine the Windows PATH is made from WINEPATH (which
+    scripts/wine-run extends), not from the Unix PATH."""
+    if not CLI_IS_WINDOWS:
+        return utf8_env(LD_LIBRARY_PATH=":".join(entries))
+    if os.name == "nt":
+        return utf8_env(PATH=";".join(entries + [os.environ.get("PATH", "")]))
+    return utf8_env(WINEPATH=";".join(entries))
+
+
+def run_in(args, env, cwd=None):
+    proc = subprocess.run(CLI + list(args), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+    return Result(list(args), proc)
+
+
+def printed_args(test, r):
+    """What print_args.c printed: (its arguments, its search path or None)."""
+    args, path = [], None
+    for line in r.stdout.splitlines():
+        kind, _, value = line.partition(" ")
+        test.assertIn(kind, ("arg", "path"), r.describe())
+        text = bytes.fromhex(value).decode("utf-8", "backslashreplace")
+        if kind == "arg":
+            args.append(text)
+        else:
+            path = text
+    return args, path
+
+
+class CommandLine(CliTestCase):
+    def cudnn8_tree(self):
+        return ("preload", "windows", "cudnn8") if CLI_IS_WINDOWS else ("cudnn8_compat",)
+
+    def tree_in(self, name):
+        """A copy of the cuDNN 8 tree, in a folder called `name`."""
+        source = self.fixture(*self.cudnn8_tree())
+        copy = self.tmpdir() / name / source.name
+        shutil.copytree(str(source), str(copy), symlinks=True)
+        return copy
+
+    def child(self):
+        if PRINT_ARGS is None or not PRINT_ARGS.is_file():
+            self.skipTest("no --print-args child (tests/cli/print_args.c) given")
+        return to_cli(PRINT_ARGS)
+
+    def exec_args(self, root=None):
+        root = root or self.fixture(*self.cudnn8_tree())
+        return ["exec", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(root), "--"]
+
+    def test_non_ascii_roots_reach_the_library(self):
+        # Windows gave main() "Jos\xE9" and "??": "not valid UTF-8", "not
+        # found".
+        roots = [self.tree_in(name) for name in NON_ASCII]
+        args = ["scan", "--no-defaults"]
+        for root in roots:
+            args += ["--root", to_cli(root)]
+        r = run_in(args + ["--format", "json"], utf8_env())
+        self.assertEqual(r.rc, 0, r.describe())
+        doc = self.parse_json(r)
+        self.assertEqual([root["status"] for root in doc["roots"]], ["ok"] * len(roots), r.describe())
+        for name, root, printed in zip(NON_ASCII, roots, doc["roots"]):
+            self.assertIn(name, printed["path"], r.describe())
+            self.assertTrue(same_file(printed["path"], root), r.describe())
+        # Each root's libraries are found (a library names its root by index).
+        self.assertEqual({lib["root"] for lib in doc["libraries"]}, set(range(len(roots))), r.describe())
+        # The text report shows the names as they are: UTF-8, not escaped.
+        r = run_in(args, utf8_env())
+        self.assertEqual(r.rc, 0, r.describe())
+        for name in NON_ASCII:
+            self.assertIn(name, r.stdout, r.describe())
+        self.assertNotIn("\\x", r.stdout, r.describe())
+
+    def test_exec_passes_non_ascii_arguments_root_and_path(self):
+        child = self.child()
+        root = self.tree_in(NON_ASCII[-1])
+        existing = self.existing_entries()
+        r = run_in(self.exec_args(root) + [child] + list(NON_ASCII), search_path_env(existing))
+        self.assertEqual(r.rc, 0, r.describe())
+        args, path = printed_args(self, r)
+        self.assertEqual(args, list(NON_ASCII), r.describe())
+        entries = path.split(";" if CLI_IS_WINDOWS else ":")
+        self.assertTrue(same_file(entries[0], root), r.describe())
+        self.assertIn(NON_ASCII[-1], entries[0], r.describe())
+        for entry in existing:
+            self.assertIn(entry, entries, r.describe())
+
+    def existing_entries(self):
+        """Absolute search-path entries outside ASCII, folders or not."""
+        if CLI_IS_WINDOWS:
+            return ["C:\\" + name for name in NON_ASCII]
+        return ["/opt/" + name for name in NON_ASCII]
+
+    def test_env_keeps_non_ascii_entries_of_the_search_path(self):
+        # Windows: the narrow getenv gave PATH in the ANSI code page, and the
+        # line printed would have set "C:\Jos\xE9" and "C:\??".
+        existing = self.existing_entries()
+        env = search_path_env(existing)
+        root = self.fixture(*self.cudnn8_tree())
+        plan = ["env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(root)]
+        variable = "PATH" if CLI_IS_WINDOWS else "LD_LIBRARY_PATH"
+        for extra, start in (([], 'set "PATH=' if CLI_IS_WINDOWS else "export LD_LIBRARY_PATH='"),
+                             (["--dry-run"], variable + "=")):
+            r = run_in(plan + extra, env)
+            self.assertEqual(r.rc, 0, r.describe())
+            lines = [line for line in r.stdout.splitlines() if line.startswith(start)]
+            self.assertEqual(len(lines), 1, r.describe())
+            value = lines[0][len(start):].rstrip("'\"")
+            entries = value.split(";" if CLI_IS_WINDOWS else ":")
+            self.assertTrue(same_file(entries[0], root), r.describe())
+            for entry in existing:
+                self.assertIn(entry, entries, r.describe())
+
+    def test_exec_passes_hostile_arguments_exactly(self):
+        child = self.child()
+        r = run_in(self.exec_args() + [child] + list(HOSTILE_ARGUMENTS), utf8_env())
+        self.assertEqual(r.rc, 0, r.describe())
+        self.assertEqual(printed_args(self, r)[0], list(HOSTILE_ARGUMENTS), r.describe())
+
+    # ----------------------------------------------------------------------
+    # Batch files (issue 19, 2): CreateProcessW runs a .bat or .cmd through
+    # cmd.exe, which parses the command line again by its own rules, so an
+    # argument could run commands (CVE-2024-24576, "BatBadBut"). exec
+    # refuses them (docs/cli.md, "exec").
+
+    def batch_folder(self):
+        """A folder with batch files that leave ran.txt beside them when they
+        run, and print their arguments."""
+        folder = self.tmpdir()
+        script = b'@echo off\r\necho ran>"%~dp0ran.txt"\r\necho ARGS %*\r\n'
+        for name in ("t.bat", "u.CMD"):
+            (folder / name).write_bytes(script)
+        return folder
+
+    def test_exec_refuses_batch_files(self):
+        if not CLI_IS_WINDOWS:
+            self.skipTest("a Windows build runs COMMAND with CreateProcessW")
+        folder = self.batch_folder()
+        # Any case, the trailing dots and spaces Windows drops from a name
+        # (CVE-2024-43402), a path with either separator.
+        names = ["t.bat", "T.BAT", "t.Bat", "u.CMD", "u.cmd", "t.bat.", "t.bat ", "t.bat. .",
+                 to_cli(folder / "t.bat"), to_cli(folder / "t.bat").replace("\\", "/")]
+        for name in names:
+            with self.subTest(name=name):
+                r = run_in(self.exec_args() + [name] + list(HOSTILE_ARGUMENTS), utf8_env(), cwd=str(folder))
+                self.assertNotIn("INJECTED", r.stdout, r.describe())
+                self.assertEqual(r.rc, 126, r.describe())
+                self.assertIn("a batch file", r.stderr, r.describe())
+                self.assertFalse((folder / "ran.txt").exists(), r.describe())
+        # With no argument at all too: the rule is the name's.
+        r = run_in(self.exec_args() + ["t.bat"], utf8_env(), cwd=str(folder))
+        self.assertEqual(r.rc, 126, r.describe())
+        # A quote in the name: CreateProcessW would end the name there and
+        # run another file; no Windows file name holds one.
+        r = run_in(self.exec_args() + ['t.bat" & echo INJECTED & ".exe'], utf8_env(), cwd=str(folder))
+        self.assertEqual(r.rc, 126, r.describe())
+        self.assertIn("not a Windows file name", r.stderr, r.describe())
+        self.assertFalse((folder / "ran.txt").exists(), r.describe())
+        # cmd.exe named as COMMAND is what the message offers: the caller
+        # quotes for cmd (here, nothing to quote).
+        r = run_in(self.exec_args() + ["cmd", "/d", "/c", "t.bat", "plain"], utf8_env(), cwd=str(folder))
+        self.assertEqual(r.rc, 0, r.describe())
+        self.assertIn("ARGS plain", r.stdout, r.describe())
+
+    def test_exec_does_not_reach_a_batch_file_through_pathext(self):
+        # CreateProcessW appends ".exe" to a name without an extension and
+        # never reads PATHEXT: "t" is not t.bat, in the current folder or on
+        # PATH.
+        if not CLI_IS_WINDOWS:
+            self.skipTest("a Windows build runs COMMAND with CreateProcessW")
+        folder = self.batch_folder()
+        env = search_path_env([to_cli(folder)])
+        env["PATHEXT"] = ".COM;.EXE;.BAT;.CMD"
+        for name in ("t", "u"):
+            with self.subTest(name=name):
+                r = run_in(self.exec_args() + [name, 'x" & echo INJECTED & "'], env, cwd=str(folder))
+                self.assertNotIn("INJECTED", r.stdout, r.describe())
+                self.assertEqual(r.rc, 127, r.describe())
+                self.assertFalse((folder / "ran.txt").exists(), r.describe())
+
+
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
                "requirements", "plan", "loaded", "conflicts", "probe", "watchdog", "environment", "problems",
                "cuda_major")
@@ -2619,13 +2849,14 @@ class Hardening(CliTestCase):
 
 
 def main():
-    global CLI, CLI_IS_WINDOWS, FIXTURES, TIMEOUT_S
+    global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", required=True, help="the cudaload executable")
     parser.add_argument("--emulator", action="append", default=[],
                         help="wrapper that runs the executable (repeat for its arguments)")
     parser.add_argument("--fixtures", help="the built fixture trees (<build>/fixtures)")
     parser.add_argument("--timeout", type=int, default=TIMEOUT_S, help="seconds per run of the tool")
+    parser.add_argument("--print-args", help="a child for exec that prints its arguments (print_args.c)")
     args, rest = parser.parse_known_args()
     cli = os.path.abspath(args.cli)
     if not os.path.isfile(cli):
@@ -2634,6 +2865,8 @@ def main():
     CLI = [w for w in args.emulator if w] + [cli]
     CLI_IS_WINDOWS = cli.lower().endswith(".exe")
     TIMEOUT_S = args.timeout
+    if args.print_args:
+        PRINT_ARGS = Path(os.path.abspath(args.print_args))
     if args.fixtures:
         FIXTURES = Path(os.path.abspath(args.fixtures))
         if not FIXTURES.is_dir():
