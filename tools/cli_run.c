@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_run.c - starting exec's COMMAND once the search-path variable is set.
  * Linux replaces the tool with it. Windows has no exec: the tool runs it as

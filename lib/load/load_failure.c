@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * load_failure.c - why Windows refused a DLL, in words. LoadLibraryExW says
  * 126, "The specified module could not be found", when any DLL of the

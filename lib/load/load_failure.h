@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * load_failure.h - a refused load's last error made precise
  * (load_failure.c): the missing import and who imports it, or the other

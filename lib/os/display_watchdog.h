@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * display_watchdog.h - Windows' display watchdog, Timeout Detection and
  * Recovery (TDR), as the registry sets it: when one GPU job runs longer

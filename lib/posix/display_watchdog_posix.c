@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * display_watchdog_posix.c - no TDR here (display_watchdog.h): a display
  * attached to a GPU limits its kernels through the driver, which the probe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cublas_causes.c - what CUBLAS_STATUS_NOT_INITIALIZED means on this
  * machine. cublasCreate says only that cuBLAS could not set itself up, and

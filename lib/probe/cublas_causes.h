@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cublas_causes.h - the causes of CUBLAS_STATUS_NOT_INITIALIZED that the
  * probe's facts support (cublas_causes.c), for the cuBLAS stage's message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_watchdog.c - the display watchdog settings as the doctor reports
  * them: each value in effect and whether it came from the registry or is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_watchdog.h - Windows' display watchdog settings (os/
  * display_watchdog.h) in the doctor's report: the JSON/YAML "watchdog"

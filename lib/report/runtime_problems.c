@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runtime_problems.c - the doctor's problems of the runtime environment:
  * how the devices run (the probe's device facts), Windows' display

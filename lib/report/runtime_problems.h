@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runtime_problems.h - the doctor's problems of the runtime environment
  * (runtime_problems.c): device facts from the probe, Windows' display

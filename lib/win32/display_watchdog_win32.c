@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * display_watchdog_win32.c - TdrDelay, TdrDdiDelay and TdrLevel from
  * HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers (display_watchdog.h),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * print_args.c - a child for `cudaload exec` in tests/cli/test_cli.py: it
  * prints the arguments it received and the library search-path variable it
