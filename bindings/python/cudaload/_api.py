@@ -77,7 +77,7 @@ def library_path() -> str:
 
 
 def library_version() -> str:
-    """``cudaload_version_string()`` of the library in use ("0.1.0")."""
+    """``cudaload_version_string()`` of the library in use ("0.2.0")."""
     return _load_default().call("cudaload_version_string")
 
 
