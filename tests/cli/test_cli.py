@@ -1600,6 +1600,9 @@ class CommandLine(CliTestCase):
         return copy
 
     def child(self):
+        if PRINT_ARGS is None and len(CLI) > 1 and not CLI_IS_WINDOWS:
+            self.skipTest("the tool runs under an emulator (%s), which cannot start a child "
+                          "built for the target: no --print-args child given" % CLI[0])
         if PRINT_ARGS is None or not PRINT_ARGS.is_file():
             self.skipTest("no --print-args child (tests/cli/print_args.c) given")
         return to_cli(PRINT_ARGS)
