@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * acl_win32.h - the writable-folder check's decision on a DACL, apart from
+ * reading the DACL (platform_win32.c does that), so that a test can hand it
+ * an ACL built in memory: Wine keeps on disk only what a Unix mode can say.
+ */
+#ifndef CUDALOAD_WIN32_ACL_H
+#define CUDALOAD_WIN32_ACL_H
+
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <stddef.h>
+
+/* 1 when an allow ACE of dacl gives a group of other users a right to
+ * plant a library in the folder (one its earlier deny ACEs did not take
+ * back), with the ACE described in text ("writable by Everyone (S-1-1-0):
+ * its access control list grants add files ..."); 0 when none does. */
+int cl_os_dacl_grants_planting(PACL dacl, char *text, size_t size);
+
+#endif
