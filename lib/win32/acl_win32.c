@@ -12,17 +12,40 @@
 #include <stdlib.h>
 
 /*
- * Rights on a folder that let someone plant a library in it: add a file, add
- * a subfolder (the scan descends into lib\x64, bin\... and would list what a
- * stranger put in a folder he created), or rewrite the ACL / take ownership
- * and then grant himself the rest. GENERIC_* bits only appear in ACEs nobody
- * has mapped yet, but they mean the same. FILE_WRITE_DATA and
- * FILE_APPEND_DATA are the same bits as FILE_ADD_FILE and
- * FILE_ADD_SUBDIRECTORY.
+ * The rights a group of other users must not have, by what the path is to
+ * a library (os/platform.h, cl_trust_use). GENERIC_* bits only appear in
+ * ACEs nobody has mapped yet, but they mean the same; WRITE_DAC and
+ * WRITE_OWNER let their holder grant himself the rest.
+ *
+ * A library folder: add a file, add a subfolder (the scan descends into
+ * lib\x64, bin\... and would list what a stranger put in a folder he
+ * created). FILE_WRITE_DATA and FILE_APPEND_DATA are the same bits as
+ * FILE_ADD_FILE and FILE_ADD_SUBDIRECTORY.
  */
 #define CL_PLANTING_RIGHTS                                                     \
   (FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | WRITE_DAC | WRITE_OWNER |           \
    GENERIC_WRITE | GENERIC_ALL)
+/* A folder on the way to one: delete (so rename) the folder itself or what
+ * it holds, and put another in its place. Adding is harmless there:
+ * C:\ lets Authenticated Users add folders, and nothing on the way changes
+ * when one does. */
+#define CL_REPLACING_RIGHTS                                                    \
+  (DELETE | FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER | GENERIC_ALL)
+/* The library file: change its bytes, or delete (rename) it. */
+#define CL_REWRITING_RIGHTS                                                    \
+  (FILE_WRITE_DATA | FILE_APPEND_DATA | DELETE | WRITE_DAC | WRITE_OWNER |     \
+   GENERIC_WRITE | GENERIC_ALL)
+
+static ACCESS_MASK forbidden_rights(cl_trust_use use) {
+  switch (use) {
+  case CL_TRUST_FOLDER_ON_THE_WAY:
+    return CL_REPLACING_RIGHTS;
+  case CL_TRUST_LIBRARY_FILE:
+    return CL_REWRITING_RIGHTS;
+  default:
+    return CL_PLANTING_RIGHTS;
+  }
+}
 
 /* Groups whose members are "other users": every local or domain account
  * (Everyone, Authenticated Users, BUILTIN\Users) or whoever logs on at the
@@ -72,15 +95,20 @@ static void describe_sid(PSID sid, char *buf, size_t len) {
   free(sid_utf8);
 }
 
-/* "add files, add subfolders" for the planting rights in `mask`. */
-static void describe_rights(ACCESS_MASK mask, char *buf, size_t len) {
-  static const struct {
+/* "add files, add subfolders" for the forbidden rights in `mask`; a file's
+ * bits 0x2 and 0x4 are "write data" and "append data". */
+static void describe_rights(ACCESS_MASK mask, cl_trust_use use, char *buf,
+                            size_t len) {
+  int file = use == CL_TRUST_LIBRARY_FILE;
+  const struct {
     ACCESS_MASK bit;
     const char *text;
   } names[] = {{GENERIC_ALL, "full control"},
                {GENERIC_WRITE, "write"},
-               {FILE_ADD_FILE, "add files"},
-               {FILE_ADD_SUBDIRECTORY, "add subfolders"},
+               {FILE_ADD_FILE, file ? "write data" : "add files"},
+               {FILE_ADD_SUBDIRECTORY, file ? "append data" : "add subfolders"},
+               {FILE_DELETE_CHILD, "delete what it holds"},
+               {DELETE, "delete or rename it"},
                {WRITE_DAC, "change permissions"},
                {WRITE_OWNER, "take ownership"}};
   size_t used = 0;
@@ -94,9 +122,11 @@ static void describe_rights(ACCESS_MASK mask, char *buf, size_t len) {
     }
 }
 
-/* The first allow ACE of the DACL that gives a broad group a planting right
- * its earlier deny ACEs left it, described in text: 1; 0 when none does. */
-int cl_os_dacl_grants_planting(PACL dacl, char *text, size_t size) {
+/* The first allow ACE of the DACL that gives a broad group a right `use`
+ * forbids, one its earlier deny ACEs left it, described in text: 1; 0 when
+ * none does. */
+int cl_os_dacl_writable_by_others(PACL dacl, cl_trust_use use, char *text,
+                                  size_t size) {
   int writable = 0;
   ACCESS_MASK denied[CL_BROAD_SID_COUNT] = {0};
   for (DWORD i = 0; i < dacl->AceCount && !writable; ++i) {
@@ -117,16 +147,20 @@ int cl_os_dacl_grants_planting(PACL dacl, char *text, size_t size) {
       int k = broad_sid_index((PSID)&ace->SidStart);
       if (k < 0)
         continue;
-      ACCESS_MASK granted = ace->Mask & CL_PLANTING_RIGHTS & ~denied[k];
+      ACCESS_MASK granted = ace->Mask & forbidden_rights(use) & ~denied[k];
       if (!granted)
         continue;
-      char who[300], rights[128];
+      char who[300], rights[192];
       describe_sid((PSID)&ace->SidStart, who, sizeof who);
-      describe_rights(granted, rights, sizeof rights);
+      describe_rights(granted, use, rights, sizeof rights);
       snprintf(text, size,
                "writable by %s: its access control list grants %s (access "
-               "mask 0x%08lx)",
-               who, rights, (unsigned long)ace->Mask);
+               "mask 0x%08lx)%s",
+               who, rights, (unsigned long)ace->Mask,
+               use == CL_TRUST_FOLDER_ON_THE_WAY
+                   ? ": they can rename what it holds and put their own in "
+                     "its place"
+                   : "");
       writable = 1;
     }
   }

@@ -14,10 +14,14 @@
 
 #include <stddef.h>
 
-/* 1 when an allow ACE of dacl gives a group of other users a right to
- * plant a library in the folder (one its earlier deny ACEs did not take
- * back), with the ACE described in text ("writable by Everyone (S-1-1-0):
- * its access control list grants add files ..."); 0 when none does. */
-int cl_os_dacl_grants_planting(PACL dacl, char *text, size_t size);
+#include "os/platform.h"
+
+/* 1 when an allow ACE of dacl gives a group of other users a right that
+ * `use` forbids (one its earlier deny ACEs did not take back), with the
+ * ACE described in text ("writable by Everyone (S-1-1-0): its access
+ * control list grants add files ..."); 0 when none does. dacl is not NULL
+ * (a NULL DACL grants everyone everything: the caller's case). */
+int cl_os_dacl_writable_by_others(PACL dacl, cl_trust_use use, char *text,
+                                  size_t size);
 
 #endif

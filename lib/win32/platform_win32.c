@@ -682,15 +682,15 @@ char *cl_os_getenv(const char *name) {
 /* ------------------------------------------------------------------------ */
 
 /*
- * Walks the folder's DACL the way the access check does, in order: a deny
- * ACE for a broad group (or for Everyone, which every member of the other
- * groups is in) takes its bits away from later allow ACEs. Inherit-only
- * ACEs are skipped: they apply to what is created inside, not to the folder.
- * A NULL DACL grants everyone everything. When the DACL cannot be read (no
- * READ_CONTROL, a file system without ACLs such as FAT) the answer is "cannot
- * tell", 0, as on POSIX.
+ * Walks the DACL of the folder or file the way the access check does, in
+ * order: a deny ACE for a broad group (or for Everyone, which every member
+ * of the other groups is in) takes its bits away from later allow ACEs.
+ * Inherit-only ACEs are skipped: they apply to what is created inside, not
+ * to the folder. A NULL DACL grants everyone everything. When the DACL
+ * cannot be read (no READ_CONTROL, a file system without ACLs such as FAT)
+ * the answer is "cannot tell", 0, as on POSIX.
  */
-int cl_os_folder_writable_by_others(const char *path, char **why) {
+int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
@@ -714,7 +714,7 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
   if (err != ERROR_SUCCESS)
     return 0;
 
-  char text[512];
+  char text[640];
   int writable = 0;
   if (!dacl) {
     snprintf(text, sizeof text,
@@ -722,7 +722,7 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
              "grants everyone full control)");
     writable = 1;
   } else {
-    writable = cl_os_dacl_grants_planting(dacl, text, sizeof text);
+    writable = cl_os_dacl_writable_by_others(dacl, use, text, sizeof text);
   }
   LocalFree(descriptor);
   if (writable)
