@@ -113,10 +113,11 @@ typedef struct cudaload_ctx cudaload_ctx;
  * with CUDALOAD_E_INSECURE (the refused libraries are not listed, so no
  * plan takes them), and after cudaload_scan() the last error names the
  * folder or file and who can write to it.
- * On Windows the folder's DACL is read instead: an allow entry that lets
- * Everyone, Authenticated Users, BUILTIN\Users or Interactive add files or
- * subfolders (or change its permissions or owner), or a NULL DACL, refuses
- * it.
+ * On Windows the DACL is read instead: an allow entry (conditional ones
+ * included) that lets a group of other users (Everyone, Authenticated
+ * Users, BUILTIN\Users or Guests, Interactive and the other logon groups;
+ * SECURITY.md lists them) add files or subfolders, delete what the folder
+ * holds, or change its permissions or owner, or a NULL DACL, refuses it.
  */
 #define CUDALOAD_ALLOW_WRITABLE_ROOTS 0x2u
 

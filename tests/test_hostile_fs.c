@@ -959,6 +959,104 @@ static void root_without_a_dacl_is_refused(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* --- who else may write: a table of groups, written to a folder's DACL --- */
+
+/* Groups of other users the check must know, besides the four it always
+ * knew (Everyone, Authenticated Users, BUILTIN\Users, Interactive). */
+static const struct {
+  const wchar_t *sid;
+  const char *name;
+} other_users[] = {
+    {L"S-1-2-0", "LOCAL"},
+    {L"S-1-2-1", "CONSOLE LOGON"},
+    {L"S-1-5-14", "Remote Interactive Logon"},
+    {L"S-1-5-13", "Terminal Server User"},
+    {L"S-1-5-3", "BATCH"},
+    {L"S-1-5-32-546", "BUILTIN\\Guests"},
+    {L"S-1-5-7", "ANONYMOUS LOGON"},
+};
+
+/* Add an allow ACE for sid_text with `rights` to the folder's own DACL.
+ * 1 when it reads back as written, 0 when this file system did not keep it
+ * (Wine keeps what a Unix mode can say, and only some of the rest). */
+static int grant_on_disk(const wchar_t *path, const wchar_t *sid_text,
+                         DWORD rights) {
+  PSID sid = NULL;
+  assert_true(ConvertStringSidToSidW(sid_text, &sid));
+  PACL old_dacl = NULL, new_dacl = NULL;
+  PSECURITY_DESCRIPTOR sd = NULL;
+  assert_int_equal(GetNamedSecurityInfoW(path, SE_FILE_OBJECT,
+                                         DACL_SECURITY_INFORMATION, NULL, NULL,
+                                         &old_dacl, NULL, &sd),
+                   ERROR_SUCCESS);
+  EXPLICIT_ACCESS_W grant = {0};
+  grant.grfAccessPermissions = rights;
+  grant.grfAccessMode = GRANT_ACCESS;
+  grant.grfInheritance = NO_INHERITANCE;
+  grant.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+  grant.Trustee.TrusteeType = TRUSTEE_IS_WELL_KNOWN_GROUP;
+  grant.Trustee.ptstrName = (LPWSTR)sid;
+  assert_int_equal(SetEntriesInAclW(1, &grant, old_dacl, &new_dacl),
+                   ERROR_SUCCESS);
+  DWORD err = SetNamedSecurityInfoW((LPWSTR)path, SE_FILE_OBJECT,
+                                    DACL_SECURITY_INFORMATION, NULL, NULL,
+                                    new_dacl, NULL);
+  LocalFree(new_dacl);
+  LocalFree(sd);
+  int kept = 0;
+  PACL dacl = NULL;
+  sd = NULL;
+  if (err == ERROR_SUCCESS &&
+      GetNamedSecurityInfoW(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, &dacl, NULL, &sd) == ERROR_SUCCESS &&
+      dacl) {
+    for (DWORD i = 0; i < dacl->AceCount && !kept; ++i) {
+      ACCESS_ALLOWED_ACE *ace = NULL;
+      kept = GetAce(dacl, i, (LPVOID *)&ace) &&
+             ace->Header.AceType == ACCESS_ALLOWED_ACE_TYPE &&
+             !(ace->Header.AceFlags & INHERIT_ONLY_ACE) &&
+             (ace->Mask & rights) == rights &&
+             EqualSid((PSID)&ace->SidStart, sid);
+    }
+  }
+  LocalFree(sd);
+  LocalFree(sid);
+  return kept;
+}
+
+/* Each group of other users, given the right to add files or (Everyone)
+ * only to delete what a folder holds, on a real folder: refused, naming the
+ * SID. A row this file system cannot keep is said and left to the decision
+ * test below, which runs on ACLs built in memory. */
+static void folders_other_groups_may_write_to_are_refused(void **state) {
+  (void)state;
+  size_t kept = 0;
+  for (size_t i = 0; i < sizeof other_users / sizeof other_users[0] + 1; ++i) {
+    int last = i == sizeof other_users / sizeof other_users[0];
+    const wchar_t *sid = last ? L"S-1-1-0" : other_users[i].sid;
+    DWORD rights = last ? FILE_DELETE_CHILD : FILE_ADD_FILE;
+    wchar_t name[32];
+    swprintf(name, 32, L"group%lu", (unsigned long)i);
+    const wchar_t *root = make_root(name);
+    if (!grant_on_disk(root, sid, rights)) {
+      print_message("  %s: this file system did not keep an ACE for %s; "
+                    "decided in memory only\n",
+                    utf8_of(sid), last ? "Everyone" : other_users[i].name);
+      continue;
+    }
+    ++kept;
+    cudaload_ctx *ctx = scan_one(root, 0);
+    if (cudaload_root_status(ctx, 0) != CUDALOAD_E_INSECURE)
+      fail_msg("a folder %ls may %s was accepted (%s)", sid,
+               last ? "delete from" : "add files to", cudaload_last_error());
+    assert_non_null(strstr(cudaload_last_error(), utf8_of(sid)));
+    cudaload_destroy(ctx);
+  }
+  print_message(
+      "  %lu of %lu rows kept on disk\n", (unsigned long)kept,
+      (unsigned long)(sizeof other_users / sizeof other_users[0] + 1));
+}
+
 /* --- the decision on ACLs built in memory -------------------------------- */
 
 enum {
@@ -1071,6 +1169,82 @@ static const struct {
     {"Users may read and run the library file",
      FILE_,
      {{ALLOW, L"S-1-5-32-545", FILE_GENERIC_READ | FILE_GENERIC_EXECUTE, 0}},
+     0}, /* Groups of other users besides the four always known, and the ACE
+          * types and rights the check once ignored (issue 19, item 6). */
+    {"LOCAL has full control",
+     FOLDER,
+     {{ALLOW, L"S-1-2-0", FILE_ALL_ACCESS, 0}},
+     1},
+    {"CONSOLE LOGON has full control",
+     FOLDER,
+     {{ALLOW, L"S-1-2-1", FILE_ALL_ACCESS, 0}},
+     1},
+    {"Remote Interactive Logon has full control",
+     FOLDER,
+     {{ALLOW, L"S-1-5-14", FILE_ALL_ACCESS, 0}},
+     1},
+    {"Terminal Server User has full control",
+     FOLDER,
+     {{ALLOW, L"S-1-5-13", FILE_ALL_ACCESS, 0}},
+     1},
+    {"BATCH has full control",
+     FOLDER,
+     {{ALLOW, L"S-1-5-3", FILE_ALL_ACCESS, 0}},
+     1},
+    {"SERVICE may add files",
+     FOLDER,
+     {{ALLOW, L"S-1-5-6", FILE_ADD_FILE, 0}},
+     1},
+    {"NETWORK may add files",
+     FOLDER,
+     {{ALLOW, L"S-1-5-2", FILE_ADD_FILE, 0}},
+     1},
+    {"This Organization may add files",
+     FOLDER,
+     {{ALLOW, L"S-1-5-15", FILE_ADD_FILE, 0}},
+     1},
+    {"Guests have full control",
+     FOLDER,
+     {{ALLOW, L"S-1-5-32-546", FILE_ALL_ACCESS, 0}},
+     1},
+    {"Anonymous has full control",
+     FOLDER,
+     {{ALLOW, L"S-1-5-7", FILE_ALL_ACCESS, 0}},
+     1},
+    {"LOCAL SERVICE, one account, is not a group of other users",
+     FOLDER,
+     {{ALLOW, L"S-1-5-19", FILE_ALL_ACCESS, 0}},
+     0},
+    {"Users may delete what a library folder holds",
+     FOLDER,
+     {{ALLOW, L"S-1-5-32-545", FILE_DELETE_CHILD, 0}},
+     1},
+    {"Everyone may add files if a condition holds",
+     FOLDER,
+     {{ALLOW_CALLBACK, L"S-1-1-0", FILE_ADD_FILE, 0}},
+     1},
+    {"Everyone may add files (object ACE)",
+     FOLDER,
+     {{ALLOW_OBJECT, L"S-1-1-0", FILE_ADD_FILE, 0}},
+     1},
+    {"Everyone may add files (conditional object ACE)",
+     FOLDER,
+     {{ALLOW_CALLBACK_OBJECT, L"S-1-1-0", FILE_ADD_FILE, 0}},
+     1},
+    {"a conditional deny for Everyone may not apply",
+     FOLDER,
+     {{DENY_CALLBACK, L"S-1-1-0", FILE_ADD_FILE, 0},
+      {ALLOW, L"S-1-5-32-545", FILE_ADD_FILE, 0}},
+     1},
+    {"Anonymous is not in Everyone: a deny for Everyone leaves it",
+     FOLDER,
+     {{DENY, L"S-1-1-0", FILE_ADD_FILE, 0},
+      {ALLOW, L"S-1-5-7", FILE_ADD_FILE, 0}},
+     1},
+    {"a deny for Everyone reaches Guests",
+     FOLDER,
+     {{DENY, L"S-1-1-0", FILE_ALL_ACCESS, 0},
+      {ALLOW, L"S-1-5-32-546", FILE_ALL_ACCESS, 0}},
      0},
 };
 
@@ -1104,6 +1278,7 @@ int main(void) {
       cmocka_unit_test(
           root_everyone_may_add_files_to_is_refused_unless_allowed),
       cmocka_unit_test(root_without_a_dacl_is_refused),
+      cmocka_unit_test(folders_other_groups_may_write_to_are_refused),
       cmocka_unit_test(dacl_decisions_in_memory),
   };
   return cmocka_run_group_tests(tests, make_tree, remove_tree);

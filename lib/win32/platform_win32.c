@@ -843,8 +843,9 @@ const char *cl_os_driver_name(void) {
 }
 
 const char *cl_os_private_folder_fix(void) {
-  return "remove the write entries for Everyone, Users, Authenticated Users "
-         "and Interactive from its security settings";
+  return "remove the entries that let groups of other users (Everyone, "
+         "Users, Authenticated Users, Guests, ...) write, delete or change "
+         "permissions from its security settings";
 }
 
 double cl_os_clock_ms(void) {
