@@ -106,13 +106,18 @@ typedef struct cudaload_ctx cudaload_ctx;
  * user (sticky bit or not: a sticky folder still lets anyone add a file) or
  * writable by a group the process is not a member of (other than root's
  * group 0): anyone who can write there could plant a library that this
- * process would then load. Such a root is listed with
- * CUDALOAD_E_INSECURE (the folder's libraries are not listed), and after
- * cudaload_scan() the last error names the folder and who can write to it.
- * On Windows the folder's DACL is read instead: an allow entry that lets
- * Everyone, Authenticated Users, BUILTIN\Users or Interactive add files or
- * subfolders (or change its permissions or owner), or a NULL DACL, refuses
- * it.
+ * process would then load. Links are resolved first: a library whose real
+ * file others can write to, whose real folder is such a folder, or that is
+ * reached through a folder where others can rename what it holds (writable
+ * without the sticky bit) is refused the same way. Such a root is listed
+ * with CUDALOAD_E_INSECURE (the refused libraries are not listed, so no
+ * plan takes them), and after cudaload_scan() the last error names the
+ * folder or file and who can write to it.
+ * On Windows the DACL is read instead: an allow entry (conditional ones
+ * included) that lets a group of other users (Everyone, Authenticated
+ * Users, BUILTIN\Users or Guests, Interactive and the other logon groups;
+ * SECURITY.md lists them) add files or subfolders, delete what the folder
+ * holds, or change its permissions or owner, or a NULL DACL, refuses it.
  */
 #define CUDALOAD_ALLOW_WRITABLE_ROOTS 0x2u
 

@@ -26,6 +26,7 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   real_toolkit
   threads
   idempotent
+  writable_link_folder
   windows_no_preload
   windows
   windows_dependency_order

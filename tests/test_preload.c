@@ -1388,6 +1388,106 @@ static void scenario_idempotent(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* --- links into a folder other users can write to (issue 19, 5) --------- */
+
+/* Copy a fixture file to `to`, executable as the original. */
+static void copy_fixture(const char *relative, const char *to) {
+  FILE *in = fopen(fixture_real(relative), "rb");
+  FILE *out = fopen(to, "wb");
+  if (in == NULL || out == NULL)
+    fail_msg("cannot copy %s to %s", relative, to);
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+    assert_int_equal(fwrite(chunk, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+  assert_int_equal(chmod(to, 0755), 0);
+}
+
+/* Modules of the process whose real path lies in `folder` (a real path). */
+static size_t modules_in(const char *folder) {
+  size_t length = strlen(folder), n = 0;
+  module_list now = modules_now();
+  for (size_t i = 0; i < now.count; i++)
+    n += strncmp(now.paths[i], folder, length) == 0 &&
+         now.paths[i][length] == '/';
+  modules_free(&now);
+  return n;
+}
+
+/* tree/root/lib/libcudnn*.so.8: links into tree/open (mode 0777), which
+ * holds copies of the cuDNN 8 fixture; root and the real path of open. */
+static void writable_link_tree(const char *tree, char root[64],
+                               char open_real[PATH_MAX]) {
+  char open_dir[64], lib[80];
+  snprintf(open_dir, sizeof open_dir, "%s/open", tree);
+  snprintf(root, 64, "%s/root", tree);
+  snprintf(lib, sizeof lib, "%s/lib", root);
+  assert_int_equal(mkdir(open_dir, 0777), 0);
+  assert_int_equal(chmod(open_dir, 0777), 0); /* whatever the umask */
+  assert_int_equal(mkdir(root, 0755), 0);
+  assert_int_equal(mkdir(lib, 0755), 0);
+  for (size_t i = 0; i <= ARRAY_COUNT(cudnn8_subs); i++) {
+    char name[64], fixture[128], file[160], link[160];
+    if (i == ARRAY_COUNT(cudnn8_subs))
+      snprintf(name, sizeof name, "libcudnn.so.8");
+    else
+      snprintf(name, sizeof name, "libcudnn_%s.so.8", cudnn8_subs[i]);
+    snprintf(fixture, sizeof fixture, "preload/cudnn8/%s", name);
+    snprintf(file, sizeof file, "%s/%s", open_dir, name);
+    snprintf(link, sizeof link, "%s/%s", lib, name);
+    copy_fixture(fixture, file);
+    assert_int_equal(symlink(file, link), 0);
+  }
+  assert_non_null(realpath(open_dir, open_real));
+}
+
+/* A root only its owner can write to whose lib/ holds cuDNN 8 as links into
+ * a folder every user can write to (mode 0777): the preload loads nothing
+ * from there and says why, unless the caller allows writable folders. */
+static void scenario_writable_link_folder(void **state) {
+  (void)state;
+  require_fixture("preload/cudnn8/libcudnn.so.8");
+  char tree[] = "/tmp/cudaload-preload-writable-XXXXXX";
+  assert_non_null(mkdtemp(tree));
+  char root[64], open_real[PATH_MAX];
+  writable_link_tree(tree, root, open_real);
+
+  cudaload_ctx *ctx = new_context();
+  add_root(ctx, root);
+  require_ok(ctx, "cudnn=8");
+  int status = cudaload_preload(ctx, 0);
+  const char *error = cudaload_last_error();
+  print_message("  cudaload_preload: %s (%d)\n", cudaload_strerror(status),
+                status);
+  print_long("last error", error);
+  size_t mapped = modules_in(open_real);
+  if (mapped != 0)
+    fail_msg("%lu file(s) of %s, which every user can write to, were loaded "
+             "through the links in %s/lib",
+             (unsigned long)mapped, open_real, root);
+  assert_int_equal(status, CUDALOAD_E_UNSATISFIED);
+  if (!contains(error, open_real) || !contains(error, "writable by every user"))
+    fail_msg("the last error does not say that %s is writable by every "
+             "user: %s",
+             open_real, error);
+  cudaload_destroy(ctx);
+
+  /* The caller allows it: loaded from there. */
+  ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS |
+                        CUDALOAD_ALLOW_WRITABLE_ROOTS);
+  assert_non_null(ctx);
+  add_root(ctx, root);
+  require_ok(ctx, "cudnn=8");
+  preload_ok(ctx, 0);
+  assert_true(modules_in(open_real) >= 1);
+  cudaload_destroy(ctx);
+  char command[PATH_MAX + 16];
+  snprintf(command, sizeof command, "rm -rf '%s'", tree);
+  assert_int_equal(system(command), 0);
+}
+
 #else /* _WIN32 */
 
 #define LINUX_ONLY(name)                                                       \
@@ -1412,6 +1512,7 @@ LINUX_ONLY(scenario_exec)
 LINUX_ONLY(scenario_real_toolkit)
 LINUX_ONLY(scenario_threads)
 LINUX_ONLY(scenario_idempotent)
+LINUX_ONLY(scenario_writable_link_folder)
 
 #endif /* _WIN32 */
 
@@ -1739,6 +1840,7 @@ static const struct CMUnitTest scenarios[] = {
     {"real_toolkit", scenario_real_toolkit, NULL, NULL, NULL},
     {"threads", scenario_threads, NULL, NULL, NULL},
     {"idempotent", scenario_idempotent, NULL, NULL, NULL},
+    {"writable_link_folder", scenario_writable_link_folder, NULL, NULL, NULL},
     {"windows_no_preload", scenario_windows_no_preload, NULL, NULL, NULL},
     {"windows", scenario_windows, NULL, NULL, NULL},
     {"windows_dependency_order", scenario_windows_dependency_order, NULL, NULL,

@@ -113,14 +113,21 @@ static int parse_target(const char *cmd, const char *value, int *target) {
 /* Warn about each root given with --root that could not be searched:
  * EXIT_INPUT when there is one. By origin, not by position: a root given
  * twice is listed once, so the first --root count entries may include
- * default roots. */
+ * default roots. For a refused root the scan's last error says which
+ * folder or file others can write to (a link may lead out of the root), so
+ * it is shown once, under the first: explicit roots come first. */
 static int warn_unsearched_roots(const cudaload_ctx *ctx) {
   int rc = EXIT_OK;
+  const char *why = cudaload_last_error();
   for (size_t i = 0; i < cudaload_root_count(ctx); ++i)
     if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
         strcmp(cudaload_root_origin(ctx, i), "explicit") == 0) {
       cli_error("cudaload: warning: root %s: %s\n", cudaload_root_path(ctx, i),
                 root_status_text(cudaload_root_status(ctx, i)));
+      if (cudaload_root_status(ctx, i) == CUDALOAD_E_INSECURE && *why) {
+        cli_error("cudaload: warning: %s\n", why);
+        why = "";
+      }
       rc = EXIT_INPUT;
     }
   return rc;

@@ -388,19 +388,34 @@ static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
   return CUDALOAD_OK;
 }
 
-static void describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
+/* The roots searched, and for a refused one why (the first folder or
+ * file others can write to) and the flag that accepts it. Returns whether
+ * one was refused. */
+static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
+  int refused = 0;
   cl_buf_printf(b, "  searched %zu root%s:\n", ctx->root_count,
                 ctx->root_count == 1 ? "" : "s");
-  for (size_t i = 0; i < ctx->root_count; ++i)
-    cl_buf_printf(b, "    %s (%s%s)\n", ctx->roots[i].path,
-                  ctx->roots[i].origin,
-                  ctx->roots[i].status == CUDALOAD_OK
+  for (size_t i = 0; i < ctx->root_count; ++i) {
+    const cl_root *r = &ctx->roots[i];
+    cl_buf_printf(b, "    %s (%s%s)\n", r->path, r->origin,
+                  r->status == CUDALOAD_OK
                       ? ""
-                      : (ctx->roots[i].status == CUDALOAD_E_NOT_FOUND
+                      : (r->status == CUDALOAD_E_NOT_FOUND
                              ? ", not found"
-                             : (ctx->roots[i].status == CUDALOAD_E_INSECURE
+                             : (r->status == CUDALOAD_E_INSECURE
                                     ? ", writable by other users: refused"
                                     : ", unreadable")));
+    if (r->status == CUDALOAD_E_INSECURE) {
+      refused = 1;
+      if (r->detail)
+        cl_buf_printf(b,
+                      "      refused: %s; to accept it, pass "
+                      "CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)"
+                      "\n",
+                      r->detail);
+    }
+  }
+  return refused;
 }
 
 /* planned: the plan's entries by path (borrowed), so that adding one to a
@@ -1736,15 +1751,16 @@ char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx) {
       continue;
     cl_buf_printf(&b, "%s: no usable %s library\n", req->text,
                   req->entry->family);
-    describe_roots(&b, ctx);
+    int refused = describe_roots(&b, ctx);
     if (o->rejected_count) {
       cl_buf_printf(&b, "  rejected:\n");
       for (size_t i = 0; i < o->rejected_count; ++i)
         cl_buf_printf(&b, "    %s: %s\n", o->rejected[i].path,
                       o->rejected[i].why);
     } else {
-      cl_buf_printf(&b, "  no file named like %s was found\n",
-                    req->entry->name);
+      cl_buf_printf(&b, "  no file named like %s was found%s\n",
+                    req->entry->name,
+                    refused ? " outside what was refused" : "");
     }
     cl_buf_printf(&b, "  fix: %s\n", o->fix ? o->fix : "");
   }

@@ -92,12 +92,28 @@ void cl_os_file_close(cl_file *f);
  * returned string is malloc'ed (Windows converts from UTF-16); free it. */
 char *cl_os_getenv(const char *name);
 
-/* 1 when other users can write to the folder `path` (see
+/* What a path is to a library the scan lists, which decides what other
+ * users must not be able to do to it (cl_os_writable_by_others). */
+typedef enum cl_trust_use {
+  /* A folder whose libraries are listed, or that a plan puts on a search
+   * path: whoever may add a file to it plants a library. */
+  CL_TRUST_LIBRARY_FOLDER,
+  /* A folder above one, on the way from a root (or from where a link leads)
+   * to a library's folder: whoever may rename or remove what it holds puts
+   * a folder of his own in its place. Adding a file is harmless there. */
+  CL_TRUST_FOLDER_ON_THE_WAY,
+  /* The library itself: whoever may write to it changes its code. */
+  CL_TRUST_LIBRARY_FILE
+} cl_trust_use;
+
+/* 1 when other users can do to `path` what `use` forbids (see
  * CUDALOAD_ALLOW_WRITABLE_ROOTS), with *why a malloc'ed sentence ("writable
- * by every user (mode 0777)"); 0 when not, or when it cannot tell (a folder
- * that cannot be stat'ed is not listed anyway). Windows: from the folder's
- * DACL (add-file rights for a broad group such as Everyone, or no DACL). */
-int cl_os_folder_writable_by_others(const char *path, char **why);
+ * by every user (mode 0777)"); 0 when not, or when it cannot tell (what
+ * cannot be stat'ed is not listed anyway). POSIX: from the mode (a sticky
+ * folder on the way is safe: others cannot rename what they do not own).
+ * Windows: from the DACL (rights of a group of other users such as
+ * Everyone, or no DACL). Sets no error. */
+int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why);
 /* Calls visit(name, value) for every environment variable whose name starts
  * with prefix (CUDA_PATH_V12_4 for "CUDA_PATH_V"). Secure like cl_os_getenv. */
 typedef void (*cl_env_visitor)(const char *name, const char *value,

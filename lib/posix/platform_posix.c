@@ -263,28 +263,53 @@ static int process_in_group(gid_t gid) {
   return 0;
 }
 
-/* World-writable (a sticky bit does not help: it stops others from removing
- * files they do not own, not from adding one), or group-writable by a group
- * other than root's that this process is not in. */
-int cl_os_folder_writable_by_others(const char *path, char **why) {
+/* What others may do, in words, for a mode that lets them write: the
+ * library folder and file cases, where any write is too much. */
+static void describe_writers(const struct stat *st, const char *extra,
+                             char *text, size_t size) {
+  unsigned mode = (unsigned)(st->st_mode & 07777);
+  if (st->st_mode & S_IWOTH)
+    snprintf(text, size, "writable by every user (mode %04o%s)", mode, extra);
+  else
+    snprintf(text, size,
+             "writable by group %lu, which this process is not in (mode %04o)",
+             (unsigned long)st->st_gid, mode);
+}
+
+/* World-writable, or group-writable by a group other than root's that this
+ * process is not in. For a library folder a sticky bit does not help: it
+ * stops others from removing or renaming files they do not own, not from
+ * adding one. For a folder on the way it does: adding a folder there
+ * changes nothing on the way, and renaming the one that is needs its owner. */
+int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   struct stat st;
-  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+  if (stat(path, &st) != 0)
     return 0;
-  char text[160];
-  unsigned mode = (unsigned)(st.st_mode & 07777);
-  if (st.st_mode & S_IWOTH) {
-    snprintf(text, sizeof text, "writable by every user (mode %04o%s)", mode,
-             (st.st_mode & S_ISVTX) ? "; the sticky bit does not stop "
-                                      "anyone from adding a library"
-                                    : "");
-  } else if ((st.st_mode & S_IWGRP) && st.st_gid != 0 &&
-             !process_in_group(st.st_gid)) {
-    snprintf(text, sizeof text,
-             "writable by group %lu, which this process is not in (mode %04o)",
-             (unsigned long)st.st_gid, mode);
+  int is_file = use == CL_TRUST_LIBRARY_FILE;
+  if (is_file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
+    return 0;
+  int others = (st.st_mode & S_IWOTH) != 0;
+  int group = !others && (st.st_mode & S_IWGRP) && st.st_gid != 0 &&
+              !process_in_group(st.st_gid);
+  if (!others && !group)
+    return 0;
+  int sticky = !is_file && (st.st_mode & S_ISVTX);
+  if (use == CL_TRUST_FOLDER_ON_THE_WAY && sticky)
+    return 0;
+  char text[256];
+  if (use == CL_TRUST_FOLDER_ON_THE_WAY) {
+    describe_writers(&st, ", not sticky", text, sizeof text);
+    size_t used = strlen(text);
+    snprintf(text + used, sizeof text - used,
+             ": they can rename what it holds and put their own in its "
+             "place");
   } else {
-    return 0;
+    describe_writers(&st,
+                     sticky ? "; the sticky bit does not stop anyone from "
+                              "adding a library"
+                            : "",
+                     text, sizeof text);
   }
   *why = strdup(text);
   return 1;

@@ -91,7 +91,24 @@ typedef struct scanner {
   cl_str_index folder_spellings;
   cl_str_index libraries; /* ctx->libraries by real path */
   cl_str_index shims;     /* ctx->shims by path */
+  /* What cl_os_writable_by_others() said of each folder, per use, so that a
+   * folder many libraries (or roots) share is asked about once. */
+  struct trust_check *checks;
+  size_t check_count, check_capacity;
+  cl_str_index checked[CL_TRUST_LIBRARY_FILE];
+  /* The way up from the last library folder met (folders repeat: a listing
+   * gives one folder's files in a row). */
+  char *way_folder;    /* that folder, owned; NULL: none yet */
+  size_t way_root;     /* the root it was met from */
+  char *way_unsafe;    /* the folder on its way others can rename in */
+  const char *way_why; /* why, borrowed from checks */
 } scanner;
+
+typedef struct trust_check {
+  char *path; /* owned; the key of checked[use] */
+  int unsafe;
+  char *why; /* may be NULL when unsafe: memory ran out for the sentence */
+} trust_check;
 
 static void out_of_memory(scanner *s) {
   if (!s->status)
@@ -433,6 +450,157 @@ static char *resolve_quietly(const char *path) {
   return real;
 }
 
+/* --- what other users can do to a library's folders and file ------------ */
+
+/* Why other users can do to the folder `path` what `use` forbids, or NULL.
+ * Asked of the OS once per folder and use. */
+static const char *unsafe_because(scanner *s, const char *path,
+                                  cl_trust_use use) {
+  static const char unknown[] = "writable by other users";
+  size_t at;
+  if (cl_str_index_find(&s->checked[use], path, &at))
+    return !s->checks[at].unsafe ? NULL
+           : s->checks[at].why   ? s->checks[at].why
+                                 : unknown;
+  char *why = NULL;
+  int unsafe = cl_os_writable_by_others(path, use, &why);
+  char *key = cl_strdup(path);
+  if (!key ||
+      cl_reserve((void **)&s->checks, &s->check_capacity, s->check_count + 1,
+                 sizeof *s->checks) ||
+      cl_str_index_add(&s->checked[use], key, s->check_count)) {
+    free(key); /* not remembered: asked again next time */
+    free(why);
+    return unsafe ? unknown : NULL;
+  }
+  trust_check *c = &s->checks[s->check_count++];
+  c->path = key;
+  c->unsafe = unsafe;
+  c->why = why;
+  return !unsafe ? NULL : why ? why : unknown;
+}
+
+/* Mark the root being scanned CUDALOAD_E_INSECURE, keeping the first
+ * reason (detail, malloc'ed, may be NULL) for its report. */
+static void mark_insecure(scanner *s, char *detail) {
+  cl_root *root = &s->ctx->roots[s->root];
+  if (root->status == CUDALOAD_OK || !root->detail) {
+    root->status = CUDALOAD_E_INSECURE;
+    free(root->detail);
+    root->detail = detail;
+    return;
+  }
+  free(detail);
+}
+
+/* A folder other users can write to is refused (its libraries are not
+ * listed) unless the ctx allows it; the root is marked CUDALOAD_E_INSECURE
+ * with the first such folder named. Returns 1 when refused. */
+static int refuse_writable(scanner *s, const char *folder) {
+  if (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
+    return 0;
+  const char *why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER);
+  if (!why)
+    return 0;
+  mark_insecure(s, cl_strdup_printf("%s is %s", folder, why));
+  return 1;
+}
+
+/* Whether folder is the root (key: its real path) or a folder above it:
+ * where the way up from a library stops. The root is checked itself; the
+ * folders above a root are the caller's choice of root (SECURITY.md). */
+static int root_or_above(const char *folder, const char *key) {
+  size_t n = strlen(folder), k = strlen(key);
+  if (n == 0 || n > k || !cl_os_same_path(folder, n, key, n))
+    return 0;
+  return n == k || key[n] == '/' || key[n] == '\\' || folder[n - 1] == '/' ||
+         folder[n - 1] == '\\';
+}
+
+/* The first folder above `folder`, up to the root being scanned, in which
+ * others can rename what it holds (borrowed, with *why), or NULL. The
+ * answer for the last folder asked is kept: a folder's files come in a
+ * row. */
+static const char *unsafe_on_the_way(scanner *s, const char *folder,
+                                     const char **why) {
+  if (s->way_folder && s->way_root == s->root &&
+      strcmp(s->way_folder, folder) == 0) {
+    *why = s->way_why;
+    return s->way_unsafe;
+  }
+  free(s->way_folder);
+  free(s->way_unsafe);
+  s->way_folder = cl_strdup(folder);
+  s->way_root = s->root;
+  s->way_unsafe = NULL;
+  s->way_why = NULL;
+  const char *key = s->root_keys[s->root];
+  char *up = cl_path_dirname(folder);
+  while (up && strpbrk(up, "/\\") && !root_or_above(up, key)) {
+    if ((s->way_why = unsafe_because(s, up, CL_TRUST_FOLDER_ON_THE_WAY))) {
+      s->way_unsafe = up;
+      break;
+    }
+    char *next = cl_path_dirname(up);
+    int top = next && strcmp(next, up) == 0; /* "/" */
+    free(up);
+    up = next;
+    if (top) {
+      free(up);
+      up = NULL;
+    }
+  }
+  if (!s->way_unsafe)
+    free(up);
+  *why = s->way_why;
+  return s->way_unsafe;
+}
+
+/* Refuse the library listed as `listed` whose real file is `real` when
+ * others can write to that file, add a file to its folder (the folder a
+ * plan puts on the search path; a link may lead out of the root), or
+ * rename what a folder on the way to it holds. The ld.so.cache pseudo-root
+ * has no way to walk: the file and its folder are checked. Returns 1 when
+ * refused, with the root marked CUDALOAD_E_INSECURE. */
+static int refuse_unsafe_library(scanner *s, const char *listed,
+                                 const char *real) {
+  if (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
+    return 0;
+  int linked = strcmp(listed, real) != 0;
+  char *folder = cl_path_dirname(real);
+  char *shown = linked ? cl_strdup_printf("%s resolves to %s", listed, real)
+                       : cl_strdup(listed);
+  if (!folder || !shown) {
+    free(folder);
+    free(shown);
+    out_of_memory(s);
+    return 1;
+  }
+  char *file_why = NULL;
+  const char *why = NULL, *through = NULL;
+  char *detail = NULL;
+  int refused = 1;
+  if (cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why))
+    detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
+                              file_why ? file_why : "writable by other users");
+  else if ((why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER)))
+    detail = cl_strdup_printf("%s%s %s, which is %s", shown,
+                              linked ? ", in" : " is in", folder, why);
+  else if (strcmp(s->ctx->roots[s->root].origin, CL_ORIGIN_LDCACHE) != 0 &&
+           (through = unsafe_on_the_way(s, folder, &why)))
+    detail = cl_strdup_printf(
+        "%s%s %s, which is %s", shown,
+        linked ? ", reached through" : " is reached through", through, why);
+  else
+    refused = 0;
+  free(file_why);
+  free(shown);
+  free(folder);
+  if (refused)
+    mark_insecure(s, detail);
+  return refused;
+}
+
 /* Classify folder/name and add it. Symlinks count as their real file, under
  * the real file's name when that is a catalog name (libcudnn.so.8 ->
  * libcudnn.so.8.9.2 reports 8.9.2). Folders, FIFOs and devices named like
@@ -460,6 +628,11 @@ static void consider_file(scanner *s, const char *folder,
     }
     if (real)
       cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
+  }
+  if (real && !cl_str_index_find(&s->libraries, real, NULL) &&
+      refuse_unsafe_library(s, full, real)) {
+    free(real);
+    real = NULL;
   }
   free(full);
   if (real)
@@ -600,31 +773,6 @@ static int collect_candidate(const char *name, cl_file_kind kind,
 
 static int by_candidate_name(const void *a, const void *b) {
   return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
-}
-
-/* A folder other users can write to is refused (its libraries are not
- * listed) unless the ctx allows it; the root is marked CUDALOAD_E_INSECURE
- * with the first such folder named. Returns 1 when refused. */
-static int refuse_writable(scanner *s, const char *folder) {
-  cudaload_ctx *ctx = s->ctx;
-  if (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
-    return 0;
-  char *why = NULL;
-  if (!cl_os_folder_writable_by_others(folder, &why))
-    return 0;
-  cl_root *root = &ctx->roots[s->root];
-  if (root->status == CUDALOAD_OK || !root->detail) {
-    root->status = CUDALOAD_E_INSECURE;
-    free(root->detail);
-    root->detail = NULL;
-    if (why) {
-      size_t n = strlen(folder) + strlen(why) + 5;
-      if ((root->detail = malloc(n)) != NULL)
-        snprintf(root->detail, n, "%s is %s", folder, why);
-    }
-  }
-  free(why);
-  return 1;
 }
 
 static int scan_folder(const char *folder, void *opaque) {
@@ -772,6 +920,42 @@ static void add_default_root(const char *path, const char *origin,
   add_root(opaque, path, origin);
 }
 
+static void scanner_init(scanner *s, cudaload_ctx *ctx) {
+  memset(s, 0, sizeof *s);
+  s->ctx = ctx;
+  s->naming = cl_ctx_naming(ctx);
+  cl_str_index_init(&s->folder_roots, CL_PATH_FOLD_CASE);
+  cl_str_index_init(&s->cache_roots, CL_PATH_FOLD_CASE);
+  cl_str_index_init(&s->folder_spellings, CL_PATH_FOLD_CASE);
+  /* File paths keep comparing byte for byte, as before: which alias is
+   * reported must not change. */
+  cl_str_index_init(&s->libraries, 0);
+  cl_str_index_init(&s->shims, 0);
+  for (size_t i = 0; i < CL_TRUST_LIBRARY_FILE; ++i)
+    cl_str_index_init(&s->checked[i], CL_PATH_FOLD_CASE);
+}
+
+/* Everything but s->status. */
+static void scanner_free(scanner *s) {
+  cl_str_index_free(&s->folder_roots);
+  cl_str_index_free(&s->cache_roots);
+  cl_str_index_free(&s->folder_spellings);
+  cl_str_index_free(&s->libraries);
+  cl_str_index_free(&s->shims);
+  for (size_t i = 0; i < CL_TRUST_LIBRARY_FILE; ++i)
+    cl_str_index_free(&s->checked[i]);
+  for (size_t i = 0; i < s->check_count; ++i) {
+    free(s->checks[i].path);
+    free(s->checks[i].why);
+  }
+  free(s->checks);
+  free(s->way_folder);
+  free(s->way_unsafe);
+  for (size_t i = 0; i < s->ctx->root_count; ++i)
+    free(s->root_keys[i]);
+  free(s->root_keys);
+}
+
 int cudaload_scan(cudaload_ctx *ctx) {
   cl_clear_error();
   if (!ctx)
@@ -780,16 +964,7 @@ int cudaload_scan(cudaload_ctx *ctx) {
   cl_ctx_clear_plan(ctx); /* a plan refers to the inventory it came from */
   ctx->scanned = 0;
   scanner s;
-  memset(&s, 0, sizeof s);
-  s.ctx = ctx;
-  s.naming = cl_ctx_naming(ctx);
-  cl_str_index_init(&s.folder_roots, CL_PATH_FOLD_CASE);
-  cl_str_index_init(&s.cache_roots, CL_PATH_FOLD_CASE);
-  cl_str_index_init(&s.folder_spellings, CL_PATH_FOLD_CASE);
-  /* File paths keep comparing byte for byte, as before: which alias is
-   * reported must not change. */
-  cl_str_index_init(&s.libraries, 0);
-  cl_str_index_init(&s.shims, 0);
+  scanner_init(&s, ctx);
   /* In precedence order (docs/scan-contract.md, "Precedence"): a folder
    * met again later keeps its first, stronger origin. */
   for (size_t i = 0; i < ctx->explicit_count; ++i)
@@ -799,14 +974,7 @@ int cudaload_scan(cudaload_ctx *ctx) {
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
     cl_default_roots(s.naming, ctx->environment_count == 0, add_default_root,
                      &s);
-  cl_str_index_free(&s.folder_roots);
-  cl_str_index_free(&s.cache_roots);
-  cl_str_index_free(&s.folder_spellings);
-  cl_str_index_free(&s.libraries);
-  cl_str_index_free(&s.shims);
-  for (size_t i = 0; i < ctx->root_count; ++i)
-    free(s.root_keys[i]);
-  free(s.root_keys);
+  scanner_free(&s);
   if (s.status) {
     int status = s.status;
     cl_ctx_clear_inventory(ctx);

@@ -23,12 +23,12 @@
 #include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "win32/acl_win32.h"
 #include "win32/wide.h"
 
 #include <windows.h>
 
 #include <aclapi.h>
-#include <sddl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -682,137 +682,15 @@ char *cl_os_getenv(const char *name) {
 /* ------------------------------------------------------------------------ */
 
 /*
- * Rights on a folder that let someone plant a library in it: add a file, add
- * a subfolder (the scan descends into lib\x64, bin\... and would list what a
- * stranger put in a folder he created), or rewrite the ACL / take ownership
- * and then grant himself the rest. GENERIC_* bits only appear in ACEs nobody
- * has mapped yet, but they mean the same. FILE_WRITE_DATA and
- * FILE_APPEND_DATA are the same bits as FILE_ADD_FILE and
- * FILE_ADD_SUBDIRECTORY.
+ * Walks the DACL of the folder or file the way the access check does, in
+ * order: a deny ACE for a broad group (or for Everyone, which every member
+ * of the other groups is in) takes its bits away from later allow ACEs.
+ * Inherit-only ACEs are skipped: they apply to what is created inside, not
+ * to the folder. A NULL DACL grants everyone everything. When the DACL
+ * cannot be read (no READ_CONTROL, a file system without ACLs such as FAT)
+ * the answer is "cannot tell", 0, as on POSIX.
  */
-#define CL_PLANTING_RIGHTS                                                     \
-  (FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | WRITE_DAC | WRITE_OWNER |           \
-   GENERIC_WRITE | GENERIC_ALL)
-
-/* Groups whose members are "other users": every local or domain account
- * (Everyone, Authenticated Users, BUILTIN\Users) or whoever logs on at the
- * console (Interactive). Not covered, as on POSIX: a folder writable by one
- * other named account, or by a domain group such as Domain Users. */
-static const WELL_KNOWN_SID_TYPE cl_broad_sids[] = {
-    WinWorldSid, WinAuthenticatedUserSid, WinBuiltinUsersSid,
-    WinInteractiveSid};
-#define CL_BROAD_SID_COUNT (sizeof cl_broad_sids / sizeof cl_broad_sids[0])
-
-/* Index of `sid` in cl_broad_sids, or -1. */
-static int broad_sid_index(PSID sid) {
-  for (size_t i = 0; i < CL_BROAD_SID_COUNT; ++i) {
-    BYTE buf[SECURITY_MAX_SID_SIZE];
-    DWORD size = sizeof buf;
-    if (CreateWellKnownSid(cl_broad_sids[i], NULL, buf, &size) &&
-        EqualSid(sid, buf))
-      return (int)i;
-  }
-  return -1;
-}
-
-/* "Everyone (S-1-1-0)": the account name is localised ("Jeder"), the SID
- * string is what a user can search for; either may be missing. */
-static void describe_sid(PSID sid, char *buf, size_t len) {
-  wchar_t name[256], domain[256];
-  DWORD name_len = sizeof name / sizeof name[0];
-  DWORD domain_len = sizeof domain / sizeof domain[0];
-  SID_NAME_USE use;
-  char *name_utf8 = NULL;
-  if (LookupAccountSidW(NULL, sid, name, &name_len, domain, &domain_len, &use))
-    name_utf8 = cl_os_wide_to_utf8(name, -1);
-  wchar_t *sid_text = NULL;
-  char *sid_utf8 = NULL;
-  if (ConvertSidToStringSidW(sid, &sid_text)) {
-    sid_utf8 = cl_os_wide_to_utf8(sid_text, -1);
-    LocalFree(sid_text);
-  }
-  if (name_utf8 && sid_utf8)
-    snprintf(buf, len, "%s (%s)", name_utf8, sid_utf8);
-  else
-    snprintf(buf, len, "%s",
-             name_utf8  ? name_utf8
-             : sid_utf8 ? sid_utf8
-                        : "a group of users");
-  free(name_utf8);
-  free(sid_utf8);
-}
-
-/* "add files, add subfolders" for the planting rights in `mask`. */
-static void describe_rights(ACCESS_MASK mask, char *buf, size_t len) {
-  static const struct {
-    ACCESS_MASK bit;
-    const char *text;
-  } names[] = {{GENERIC_ALL, "full control"},
-               {GENERIC_WRITE, "write"},
-               {FILE_ADD_FILE, "add files"},
-               {FILE_ADD_SUBDIRECTORY, "add subfolders"},
-               {WRITE_DAC, "change permissions"},
-               {WRITE_OWNER, "take ownership"}};
-  size_t used = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-    if ((mask & names[i].bit) && used < len) {
-      int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-                       names[i].text);
-      if (n > 0)
-        used += (size_t)n;
-    }
-}
-
-/* The first allow ACE of the DACL that gives a broad group a planting right
- * its earlier deny ACEs left it, described in text: 1; 0 when none does. */
-static int dacl_grants_planting(PACL dacl, char *text, size_t size) {
-  int writable = 0;
-  ACCESS_MASK denied[CL_BROAD_SID_COUNT] = {0};
-  for (DWORD i = 0; i < dacl->AceCount && !writable; ++i) {
-    ACE_HEADER *header = NULL;
-    if (!GetAce(dacl, i, (LPVOID *)&header) ||
-        (header->AceFlags & INHERIT_ONLY_ACE))
-      continue;
-    if (header->AceType == ACCESS_DENIED_ACE_TYPE) {
-      ACCESS_DENIED_ACE *ace = (ACCESS_DENIED_ACE *)header;
-      int k = broad_sid_index((PSID)&ace->SidStart);
-      if (k < 0)
-        continue;
-      for (size_t j = 0; j < CL_BROAD_SID_COUNT; ++j)
-        if ((int)j == k || cl_broad_sids[k] == WinWorldSid)
-          denied[j] |= ace->Mask;
-    } else if (header->AceType == ACCESS_ALLOWED_ACE_TYPE) {
-      ACCESS_ALLOWED_ACE *ace = (ACCESS_ALLOWED_ACE *)header;
-      int k = broad_sid_index((PSID)&ace->SidStart);
-      if (k < 0)
-        continue;
-      ACCESS_MASK granted = ace->Mask & CL_PLANTING_RIGHTS & ~denied[k];
-      if (!granted)
-        continue;
-      char who[300], rights[128];
-      describe_sid((PSID)&ace->SidStart, who, sizeof who);
-      describe_rights(granted, rights, sizeof rights);
-      snprintf(text, size,
-               "writable by %s: its access control list grants %s (access "
-               "mask 0x%08lx)",
-               who, rights, (unsigned long)ace->Mask);
-      writable = 1;
-    }
-  }
-  return writable;
-}
-
-/*
- * Walks the folder's DACL the way the access check does, in order: a deny
- * ACE for a broad group (or for Everyone, which every member of the other
- * groups is in) takes its bits away from later allow ACEs. Inherit-only
- * ACEs are skipped: they apply to what is created inside, not to the folder.
- * A NULL DACL grants everyone everything. When the DACL cannot be read (no
- * READ_CONTROL, a file system without ACLs such as FAT) the answer is "cannot
- * tell", 0, as on POSIX.
- */
-int cl_os_folder_writable_by_others(const char *path, char **why) {
+int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
@@ -836,7 +714,7 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
   if (err != ERROR_SUCCESS)
     return 0;
 
-  char text[512];
+  char text[640];
   int writable = 0;
   if (!dacl) {
     snprintf(text, sizeof text,
@@ -844,7 +722,7 @@ int cl_os_folder_writable_by_others(const char *path, char **why) {
              "grants everyone full control)");
     writable = 1;
   } else {
-    writable = dacl_grants_planting(dacl, text, sizeof text);
+    writable = cl_os_dacl_writable_by_others(dacl, use, text, sizeof text);
   }
   LocalFree(descriptor);
   if (writable)
@@ -965,8 +843,9 @@ const char *cl_os_driver_name(void) {
 }
 
 const char *cl_os_private_folder_fix(void) {
-  return "remove the write entries for Everyone, Users, Authenticated Users "
-         "and Interactive from its security settings";
+  return "remove the entries that let groups of other users (Everyone, "
+         "Users, Authenticated Users, Guests, ...) write, delete or change "
+         "permissions from its security settings";
 }
 
 double cl_os_clock_ms(void) {

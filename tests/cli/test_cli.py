@@ -655,6 +655,32 @@ class Scan(CliTestCase):
         r = self.run_ok("env", "--require", "cudnn=9", "--no-defaults", "--root", to_cli(root), rc=4)
         self.assertIn("writable by other users", r.stderr, r.describe())
 
+    def test_a_folder_others_can_rename_in_on_the_way_is_refused(self):
+        # Issue 19, 5: site/nvidia, writable by every user without the
+        # sticky bit, holds nvidia/cudnn/lib (bin on Windows): anyone could
+        # rename cudnn and put a folder of his own in its place. Under Wine
+        # the folder's DACL is made from its mode.
+        if os.name == "nt":
+            self.skipTest("POSIX modes")
+        site = self.tmpdir() / "site"
+        lib = site / "nvidia" / "cudnn" / ("bin" if CLI_IS_WINDOWS else "lib")
+        lib.mkdir(parents=True)
+        (lib / ("cudnn64_9.dll" if CLI_IS_WINDOWS else "libcudnn.so.9")).write_bytes(b"\x7fELF")
+        (site / "nvidia").chmod(0o777)
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(site), "--format", "json", rc=3)
+        self.assertEqual(self.parse_json(r)["libraries"], [], r.describe())
+        for part in (to_cli(site / "nvidia") + ",", "rename", "--allow-writable-roots"):
+            self.assertIn(part, r.stderr, r.describe())
+        r = self.run_ok("scan", "--no-defaults", "--allow-writable-roots", "--root", to_cli(site),
+                        "--format", "json")
+        self.assertEqual([l["name"] for l in self.parse_json(r)["libraries"]], ["cudnn"], r.describe())
+        if CLI_IS_WINDOWS:
+            return  # a DACL has no sticky bit
+        # Sticky: others may add folders there, not rename one they do not own.
+        (site / "nvidia").chmod(0o1777)
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(site), "--format", "json")
+        self.assertEqual([l["name"] for l in self.parse_json(r)["libraries"]], ["cudnn"], r.describe())
+
     def test_yaml_equals_json(self):
         try:
             import yaml  # noqa: F401  (PyYAML, optional)
@@ -1393,6 +1419,49 @@ class EnvExec(CliTestCase):
         self.assertEqual(r.stderr, "", r.describe())
         name, value = shell_value(r.stdout.splitlines()[0])
         self.assertTrue(any(same_file(e, toolkit_lib) for e in value.split(":")), value)
+
+    def test_links_into_a_folder_others_can_write_to_are_refused(self):
+        # Issue 19, 5: a root only its owner can write to, whose lib/ holds
+        # cuDNN 8 as links into a folder every user can write to (0777):
+        # scan and env refuse the files and name that folder; the flag that
+        # accepts writable roots accepts them.
+        if os.name == "nt":
+            self.skipTest("POSIX symlinks and modes")
+        if CLI_IS_WINDOWS:
+            self.skipTest("Wine shows a Unix symlink as the file itself (no reparse point; "
+                          "GetFinalPathNameByHandleW names the link), so no link is followed there; "
+                          "the folder on the way is checked in Scan")
+        fixture = self.fixture(*self.cudnn8_tree())
+        work = self.tmpdir()
+        store, root = work / "open", work / "root"
+        links = root / "lib"
+        store.mkdir()
+        links.mkdir(parents=True)
+        for f in sorted(fixture.iterdir()):
+            if f.is_file():
+                shutil.copy(f, store / f.name)
+                (links / f.name).symlink_to(store / f.name)
+        store.chmod(0o777)
+        shown = to_cli(store.resolve())
+        r = self.run_ok("scan", "--no-defaults", "--root", to_cli(root), "--format", "json", rc=3)
+        self.assertEqual(library_named(self.parse_json(r), "cudnn"), [], r.describe())
+        for part in (shown, "writable by", "--allow-writable-roots"):
+            self.assertIn(part, r.stderr, r.describe())
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(root), rc=4)
+        self.assertEqual(r.stdout, "", r.describe())
+        self.assertIn(shown, r.stderr, r.describe())
+        self.assertIn("writable by", r.stderr, r.describe())
+        # The caller accepts it: listed from there, and first on the path.
+        r = self.run_ok("scan", "--no-defaults", "--allow-writable-roots", "--root", to_cli(root),
+                        "--format", "json")
+        found = library_named(self.parse_json(r), "cudnn", 8)
+        self.assertEqual(len(found), 1, r.describe())
+        self.assertTrue(same_file(os.path.dirname(from_cli(found[0]["path"])), store), r.describe())
+        r = self.run_ok("env", "--require", "cudnn=8", "--allow-writable-roots", "--no-defaults",
+                        "--root", to_cli(root))
+        if not CLI_IS_WINDOWS:
+            name, value = shell_value(r.stdout.splitlines()[0])
+            self.assertTrue(same_file(value.split(":")[0], store), value)
 
     @unittest.skipIf(os.name == "nt", "POSIX shell lines")
     def test_env_puts_plan_folders_first(self):
