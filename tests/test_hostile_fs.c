@@ -258,12 +258,12 @@ static void links_into_a_folder_others_can_write_to_are_refused(void **state) {
   (void)state;
   make_dir(at("links"), 0755);
   make_dir(at("links/open"), 0777);
-  make_dir(at("links/root"), 0755);
-  make_dir(at("links/root/lib"), 0755);
-  cudnn8_behind_links(at("links/open"), at("links/root/lib"));
+  make_dir(at("links/owned"), 0755);
+  make_dir(at("links/owned/lib"), 0755);
+  cudnn8_behind_links(at("links/open"), at("links/owned/lib"));
   char open_real[PATH_MAX], why[4096];
   assert_non_null(realpath(at("links/open"), open_real));
-  const char *root = at("links/root");
+  const char *root = at("links/owned");
 
   assert_false(cudnn8_taken_from(root, 0, open_real, why, sizeof why));
   if (!strstr(why, open_real) || !strstr(why, "writable by every user") ||
@@ -310,13 +310,13 @@ static void folders_others_can_rename_in_are_refused(void **state) {
   make_dir(at("way"), 0755);
   make_dir(at("way/open"), 0777);
   make_dir(at("way/open/cudnn"), 0755);
-  make_dir(at("way/root"), 0755);
-  make_dir(at("way/root/lib"), 0755);
-  cudnn8_behind_links(at("way/open/cudnn"), at("way/root/lib"));
+  make_dir(at("way/owned"), 0755);
+  make_dir(at("way/owned/lib"), 0755);
+  cudnn8_behind_links(at("way/open/cudnn"), at("way/owned/lib"));
   char store[PATH_MAX], open_real[PATH_MAX], why[4096];
   assert_non_null(realpath(at("way/open/cudnn"), store));
   assert_non_null(realpath(at("way/open"), open_real));
-  const char *root = at("way/root");
+  const char *root = at("way/owned");
 
   assert_false(cudnn8_taken_from(root, 0, store, why, sizeof why));
   if (!strstr(why, open_real) || !strstr(why, "rename"))

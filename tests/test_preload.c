@@ -1416,13 +1416,13 @@ static size_t modules_in(const char *folder) {
   return n;
 }
 
-/* tree/root/lib/libcudnn*.so.8: links into tree/open (mode 0777), which
+/* tree/owned/lib/libcudnn*.so.8: links into tree/open (mode 0777), which
  * holds copies of the cuDNN 8 fixture; root and the real path of open. */
 static void writable_link_tree(const char *tree, char root[64],
                                char open_real[PATH_MAX]) {
   char open_dir[64], lib[80];
   snprintf(open_dir, sizeof open_dir, "%s/open", tree);
-  snprintf(root, 64, "%s/root", tree);
+  snprintf(root, 64, "%s/owned", tree);
   snprintf(lib, sizeof lib, "%s/lib", root);
   assert_int_equal(mkdir(open_dir, 0777), 0);
   assert_int_equal(chmod(open_dir, 0777), 0); /* whatever the umask */
