@@ -29,6 +29,7 @@
 #define DRIVER_FILE "nvcuda.dll"
 #define DRIVER_VERSION_IN_NAME 0
 #define ORPHAN_FILE "cublasLt64_12.dll"
+#define CUBLAS12_FILE "cublas64_12.dll"
 #else
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@
 #define DRIVER_FILE "libcuda.so.580.65.06"
 #define DRIVER_VERSION_IN_NAME 1
 #define ORPHAN_FILE "libcublasLt.so.12"
+#define CUBLAS12_FILE "libcublas.so.12"
 #endif
 
 static char test_dir[1024];
@@ -231,22 +233,61 @@ static const char *cublas12_tree(void) {
 }
 
 /* cuDNN 8 opens cuBLAS lazily (docs/real-libraries.md): a healthy setup
- * plans it too. */
+ * plans it too, and its files find each other as the environment is: on
+ * Linux NVIDIA's wheels (RUNPATH $ORIGIN/../../cublas/lib), on Windows the
+ * folders on PATH, as `cudaload env` puts them (cudaload_env_apply). */
 static void a_healthy_setup_has_no_problems(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
   make_folder("driver");
   touch("driver" SEP DRIVER_FILE);
+#ifdef _WIN32
   cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
-  assert_int_equal(cudaload_add_root(ctx, path_in("driver")), CUDALOAD_OK);
   assert_int_equal(cudaload_add_root(ctx, cublas12_tree()), CUDALOAD_OK);
+#else
+  cudaload_ctx *ctx =
+      ctx_with_root(test_fixture_path("wheels-cu12/site-packages"));
+#endif
+  assert_int_equal(cudaload_add_root(ctx, path_in("driver")), CUDALOAD_OK);
   assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
+#ifdef _WIN32
+  assert_int_equal(cudaload_env_apply(ctx), CUDALOAD_OK);
+#endif
   size_t problems = 99;
   char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
   if (problems != 0)
     fail_msg("%u problems in:\n%s", (unsigned)problems, text);
   assert_contains(text, "Problems and fixes\n  none\n");
   assert_contains(text, DRIVER_FILE);
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+/* The user's error comes from the environment as it is: a cuDNN 8 folder
+ * whose main library opens its sub-libraries by name from a folder the
+ * loader does not search (no RUNPATH on Linux; not on PATH on Windows).
+ * The plan is fine once cudaload loads it; the doctor says what fails
+ * without it, and that running through cudaload is the fix. */
+static void what_fails_without_cudaload_is_a_problem(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_add_root(ctx, cublas12_tree()), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
+  size_t problems = 0;
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
+  assert_contains(text, "without cudaload (this environment as it is): ");
+#ifdef _WIN32
+  assert_contains(text, "cudnn64_8.dll opens cudnn_ops_infer64_8.dll");
+#else
+  assert_contains(text, "libcudnn.so.8 opens libcudnn_ops_infer.so.8");
+#endif
+  assert_contains(text, "fix: run the program through cudaload: cudaload "
+                        "exec --no-defaults --root ");
+  assert_contains(text, " --require cudnn=8,cublas=12 -- PROGRAM");
+  assert_contains(text, "cudaload.setup(require=[\"cudnn=8\", "
+                        "\"cublas=12\"], roots=[r\"");
+  assert_true(problems >= 1);
   cudaload_free(text);
   cudaload_destroy(ctx);
 }
@@ -272,8 +313,8 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
                         "name when it first needs it");
   assert_contains(text, "libcublasLt.so.12");
 #endif
-  assert_contains(text, "the loader would not find it in this process "
-                        "(rule: not-found; looked at:");
+  assert_contains(text, "by name when it first needs it: not found (rule: "
+                        "not-found; looked at:");
   assert_contains(text, "fix: add a requirement for it (--require cublas=12)");
   assert_true(problems >= 1);
   cudaload_free(text);
@@ -283,7 +324,7 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
   assert_int_equal(cudaload_add_root(ctx, cublas12_tree()), CUDALOAD_OK);
   assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
   text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
-  assert_lacks(text, "would not find it");
+  assert_lacks(text, "opens " CUBLAS12_FILE " by name");
   cudaload_free(text);
   cudaload_destroy(ctx);
 #ifndef _WIN32
@@ -293,7 +334,7 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
   assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
   text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
   assert_contains(text, "nvidia/cudnn/lib/libcudnn_ops_infer.so.8");
-  assert_lacks(text, "would not find it");
+  assert_lacks(text, "opens " CUBLAS12_FILE " by name");
   cudaload_free(text);
   cudaload_destroy(ctx);
 #endif
@@ -692,6 +733,7 @@ int main(void) {
       cmocka_unit_test(text_has_every_section_in_order),
       cmocka_unit_test(missing_requirement_is_a_problem_with_its_fix),
       cmocka_unit_test(a_healthy_setup_has_no_problems),
+      cmocka_unit_test(what_fails_without_cudaload_is_a_problem),
       cmocka_unit_test(cudnn_without_cublas_is_a_problem),
       cmocka_unit_test(no_driver_is_a_problem),
       cmocka_unit_test(an_old_driver_for_the_planned_cuda_is_a_problem),

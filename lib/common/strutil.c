@@ -91,6 +91,13 @@ int cl_starts_with_nocase(const char *s, const char *prefix) {
   return 1;
 }
 
+int cl_ascii_equal_nocase(const char *a, const char *b) {
+  for (; *a && *b; ++a, ++b)
+    if (lower(*a) != lower(*b))
+      return 0;
+  return *a == *b;
+}
+
 int cl_ends_with(const char *s, const char *suffix) {
   size_t ls = strlen(s), lx = strlen(suffix);
   return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;

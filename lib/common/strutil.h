@@ -22,6 +22,9 @@ char *cl_path_dirname(const char *path);
 int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size);
 /* ASCII case-insensitive prefix/suffix tests. */
 int cl_starts_with_nocase(const char *s, const char *prefix);
+/* Whether a and b are equal but for ASCII letter case (how Windows compares
+ * module names; never the locale's tolower). */
+int cl_ascii_equal_nocase(const char *a, const char *b);
 int cl_ends_with(const char *s, const char *suffix);
 
 /* How many of the first len bytes of s to quote in a message that may show

@@ -16,7 +16,7 @@
 #include "cudaload.h"
 #include "scan/cuda_knobs.h"
 #include "scan/driver_version.h"
-#include "report/explain.h"
+#include "load/verdict.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
@@ -552,78 +552,197 @@ static void zlib_problem(doctor *d) {
                         "zlib; Alpine: apk add zlib)"));
 }
 
-/* entry's file name for a major given as text ("12", or "N" when unknown):
- * libcublas.so.12, cublas64_12.dll. */
-
-/* Is a library named `name` of CUDA major cuda (0: any) planned, or, for
- * a wheel, installed where the lazy opener's RUNPATH looks
- * ($ORIGIN/../../<family>/lib, NVIDIA's wheel layout)? */
-/* A library the plan's libraries need or open by name at run time (cuDNN
- * 8's ops_infer opens libcublas.so.12 and libcublasLt.so.12 at its first
- * kernel) that the loader would not find in this process once the plan is
- * preloaded: the plan succeeds, the first convolution fails. Decided by the
- * loader model (explain.c, resolve.c: RUNPATH $ORIGIN and the wheel
- * layouts' ../../cu13/lib find what sits where the library looks), so
- * what is reachable is never reported. One problem per name. */
-typedef struct missing_context {
-  doctor *d;
-  cl_naming naming;
-} missing_context;
-
-static void report_missing(const char *opener, const char *name, int lazy,
-                           const cl_resolution *how, void *opaque) {
-  missing_context *mc = opaque;
-  /* "rpath (/a, /b), ld-so-cache, default-dirs (/lib, /usr/lib)". */
-  char places[1024] = "";
-  size_t used = 0;
-  for (size_t s = 0; s < how->step_count && used + 1 < sizeof places; ++s) {
-    const cl_resolve_step *st = &how->steps[s];
-    int same = s > 0 && how->steps[s - 1].rule == st->rule;
-    int closes = s + 1 == how->step_count || how->steps[s + 1].rule != st->rule;
-    int n =
-        snprintf(places + used, sizeof places - used, "%s%s%s%s%s",
-                 same ? ", " : (used ? ", " : ""),
-                 same ? "" : cl_resolve_rule_name(st->rule),
-                 st->folder ? (same ? "" : " (") : "",
-                 st->folder ? st->folder : "", st->folder && closes ? ")" : "");
-    if (n < 0 || (size_t)n >= sizeof places - used)
-      break;
-    used += (size_t)n;
-  }
-  cl_name_match m;
-  int known = cl_catalog_match(name, mc->naming, &m);
-  char *fix =
-      known
-          ? cl_strdup_printf(
-                "add a requirement for it (--require %s=%d), or the "
-                "folder that holds %s with --root",
-                m.entry->family, m.major, name)
-          : cl_strdup_printf("add the folder that holds %s with --root", name);
-  char *text = cl_strdup_printf("%s %s %s%s, and the loader would not find it "
-                                "in this process (rule: not-found; looked at: "
-                                "%s)",
-                                opener, lazy ? "opens" : "needs", name,
-                                lazy ? " by name when it first needs it" : "",
-                                used ? places : "nothing");
-  /* The model meets the same open from every file of the plan that makes
-   * it (a preloaded sub-library, then its lazy pass): one problem each. */
-  for (size_t k = 0; text && k < mc->d->problem_count; ++k)
-    if (strcmp(mc->d->problems[k].problem, text) == 0) {
-      free(text);
-      free(fix);
-      return;
-    }
-  add_problem(mc->d, text, fix);
+/* What the loader model says of the plan once it is preloaded in this
+ * process (verdict.c): a library the plan's files need or open by name at
+ * run time that the loader would not find (cuDNN 8's ops_infer opens
+ * libcublas.so.12 at its first kernel: the plan succeeds, the first
+ * convolution fails), a file the loader takes that lacks symbols its
+ * consumer takes from it, two versions or two CUDA majors mixed. The same
+ * sentences as `cudaload explain`; what is reachable is never reported. */
+static int plan_has_second_major(const cudaload_ctx *ctx) {
+  for (size_t r = 0; r < ctx->outcome_count; ++r)
+    if (ctx->outcomes[r].second_major)
+      return 1;
+  return 0;
 }
 
-static void lazy_open_problems(doctor *d) {
-  missing_context mc = {d, cl_ctx_naming(d->ctx)};
+/* A word of a command line as sh takes it back: as is when it holds only
+ * safe characters, else in single quotes (cmd and PowerShell take a
+ * double-quoted path, and paths hold no double quote on Windows). */
+static void command_word(cl_buf *b, const char *word) {
+  size_t safe = strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+                             "vwxyz0123456789_@%+=:,./-");
+  if (*word && !word[safe]) {
+    cl_buf_printf(b, "%s", word);
+  } else if (host_naming() == CL_NAMING_WINDOWS) {
+    cl_buf_printf(b, "\"%s\"", word);
+  } else {
+    cl_buf_printf(b, "'");
+    for (const char *p = word; *p; ++p)
+      cl_buf_printf(b, *p == '\'' ? "'\\''" : "%c", *p);
+    cl_buf_printf(b, "'");
+  }
+}
+
+/* The options that give the tool this doctor's search: --no-defaults and
+ * every root given, so that a printed command finds what the doctor found. */
+static void search_options(cl_buf *b, const cudaload_ctx *ctx) {
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    cl_buf_printf(b, " --no-defaults");
+  for (size_t i = 0; i < ctx->explicit_count; ++i) {
+    cl_buf_printf(b, " --root ");
+    command_word(b, ctx->explicit_roots[i]);
+  }
+  cl_buf_printf(b, " --require %s", "");
+  for (size_t r = 0; r < ctx->requirement_count; ++r)
+    cl_buf_printf(b, "%s%s", r ? "," : "", ctx->requirements[r].text);
+}
+
+/* The fix for what fails only without cudaload: have it load the plan. */
+static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
+  cl_buf b = CL_BUF_INIT;
+  if (first)
+    cl_buf_printf(&b, "%s; ", first);
+  cl_buf_printf(&b, "run the program through cudaload: cudaload exec");
+  search_options(&b, ctx);
+  if (host_naming() == CL_NAMING_WINDOWS) {
+    cl_buf_printf(&b, " -- PROGRAM, or run what cudaload env --shell cmd");
+    search_options(&b, ctx);
+    cl_buf_printf(&b, " prints (PowerShell: --shell powershell) before it");
+  } else {
+    cl_buf_printf(&b, " -- PROGRAM, or eval \"$(cudaload env");
+    search_options(&b, ctx);
+    cl_buf_printf(&b, ")\" before it");
+  }
+  cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
+  for (size_t r = 0; r < ctx->requirement_count; ++r)
+    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ctx->requirements[r].text);
+  cl_buf_printf(&b, "]");
+  if (ctx->explicit_count) {
+    cl_buf_printf(&b, ", roots=[");
+    for (size_t i = 0; i < ctx->explicit_count; ++i)
+      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
+    cl_buf_printf(&b, "]");
+  }
+  cl_buf_printf(&b, ") before the import");
+  return cl_buf_take(&b);
+}
+
+static int reported(const doctor *d, const char *text) {
+  for (size_t k = 0; k < d->problem_count; ++k)
+    if (strstr(d->problems[k].problem, text))
+      return 1;
+  return 0;
+}
+
+/* The plan's files as the process has them now, without cudaload: each
+ * main library opened by absolute path (however the program finds it),
+ * its needs and run-time opens resolved in this environment as it is. What
+ * fails here and not once the plan is preloaded is what the user's error
+ * comes from, and cudaload is its fix. */
+static cudaload_explain *verdict_as_it_is(doctor *d) {
+  cl_loader_model m;
+  cudaload_explain *e = cl_verdict_new();
+  int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
+  if (rc) {
+    cudaload_explain_free(e);
+    d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+    return NULL;
+  }
+  for (size_t i = 0; !rc && i < d->ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &d->ctx->plan[i];
+    if (p->entry->role == CL_ROLE_MAIN &&
+        p->requirement < d->ctx->requirement_count)
+      rc = cl_verdict_open(e, d->ctx, &m, p->path, 0);
+  }
+  cl_loader_model_free(&m);
+  d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+  return e;
+}
+
+/* The names one opener opens by name that are not found as it is, joined:
+ * "libcudnn_ops_infer.so.8, libcudnn_cnn_infer.so.8 and 4 more". */
+static char *names_not_found_from(const cudaload_explain *e,
+                                  const char *consumer, size_t *count) {
+  cl_buf b = CL_BUF_INIT;
+  *count = 0;
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy || !f->consumer ||
+        strcmp(f->consumer, consumer) != 0)
+      continue;
+    cl_buf_printf(&b, "%s%s", *count ? ", " : "", f->name);
+    ++*count;
+  }
+  return cl_buf_take(&b);
+}
+
+/* What fails only without cudaload, one problem per opener for the names it
+ * opens at run time, each with the fix that runs the program through
+ * cudaload. */
+static void as_it_is_problems(doctor *d, const cudaload_explain *as_is) {
+  for (size_t i = 0; as_is && i < as_is->finding_count; ++i) {
+    const cl_finding *f = &as_is->findings[i];
+    if (f->kind == CL_FINDING_CUDA_MAJORS ||
+        f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text))
+      continue;
+    if (f->kind == CL_FINDING_NOT_FOUND && f->lazy && f->consumer) {
+      int first = 1;
+      for (size_t k = 0; k < i && first; ++k)
+        first = !(as_is->findings[k].kind == CL_FINDING_NOT_FOUND &&
+                  as_is->findings[k].lazy && as_is->findings[k].consumer &&
+                  strcmp(as_is->findings[k].consumer, f->consumer) == 0);
+      size_t count;
+      char *names =
+          first ? names_not_found_from(as_is, f->consumer, &count) : NULL;
+      if (names)
+        add_problem(
+            d,
+            cl_strdup_printf("without cudaload (this environment as it is): %s "
+                             "opens %s by name when it first needs %s, and the "
+                             "loader would not find %s (rule: not-found)",
+                             f->consumer, names, count == 1 ? "it" : "them",
+                             count == 1 ? "it" : "them"),
+            through_cudaload_fix(d->ctx, NULL));
+      d->failed |= first && !names;
+      free(names);
+      continue;
+    }
+    add_problem(d,
+                cl_strdup_printf("without cudaload (this environment as it "
+                                 "is): %s",
+                                 f->text),
+                through_cudaload_fix(
+                    d->ctx, f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix));
+  }
+}
+
+static void verdict_problems(doctor *d) {
+  cl_loader_model m;
+  cudaload_explain *e = NULL;
   /* A library that cannot be read is the preload's to report. */
   char *kept = cl_save_error();
-  if (cl_explain_plan_missing(d->ctx, report_missing, &mc) ==
-      CUDALOAD_E_NO_MEMORY)
-    d->failed = 1;
+  int rc = cl_loader_model_init_host(&m);
+  if (!rc) {
+    rc = cl_verdict_of_plan(d->ctx, &m, d->ctx->manifest_preload_flags, &e);
+    cl_loader_model_free(&m);
+  }
+  cudaload_explain *as_is = d->ctx->plan_count ? verdict_as_it_is(d) : NULL;
   cl_restore_error(kept);
+  if (rc == CUDALOAD_E_NO_MEMORY)
+    d->failed = 1;
+  for (size_t i = 0; e && i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    /* A second CUDA major the plan took on purpose (named by a requirement,
+     * or the only one there is) is said in the plan, not a problem. */
+    if (f->kind == CL_FINDING_CUDA_MAJORS && plan_has_second_major(d->ctx))
+      continue;
+    add_problem(d, cl_strdup(f->text),
+                cl_strdup(f->fix ? f->fix : "cudaload explain says more"));
+  }
+  as_it_is_problems(d, as_is);
+  cudaload_explain_free(as_is);
+  cudaload_explain_free(e);
 }
 
 /* The plan's warnings (a library a chosen one opens lazily that no root
@@ -725,7 +844,7 @@ static void find_problems(doctor *d) {
   conflict_problems(d);
   driver_problems(d);
   zlib_problem(d);
-  lazy_open_problems(d);
+  verdict_problems(d);
   plan_warning_problems(d);
   orphan_problems(d);
   runtime_problems(d);

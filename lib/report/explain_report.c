@@ -65,10 +65,10 @@ static char *render_text(const cudaload_explain *e) {
     }
   }
   cl_text_put(&t, "\nProblems\n");
-  if (e->problem_count == 0)
+  if (e->finding_count == 0)
     cl_text_put(&t, "  none\n");
-  for (size_t i = 0; i < e->problem_count; ++i) {
-    char *escaped = cl_text_escaped(e->problems[i], 0);
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    char *escaped = cl_text_escaped(e->findings[i].text, 0);
     cl_text_put(&t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
     free(escaped);
   }
@@ -181,8 +181,8 @@ static char *render_structured(const cudaload_explain *e, int format) {
   cl_report_end_array(w);
   cl_report_key(w, "problems");
   cl_report_begin_array(w);
-  for (size_t i = 0; i < e->problem_count; ++i)
-    cl_report_string(w, e->problems[i]);
+  for (size_t i = 0; i < e->finding_count; ++i)
+    cl_report_string(w, e->findings[i].text);
   cl_report_end_array(w);
   cl_report_end_object(w);
   return cl_report_writer_finish(w, NULL);
@@ -206,8 +206,8 @@ static void dot_string(cl_text_report *t, const char *s) {
 
 /* Whether a problem names a path (to colour that file's node). */
 static int has_problem(const cudaload_explain *e, const char *path) {
-  for (size_t i = 0; path && i < e->problem_count; ++i)
-    if (strstr(e->problems[i], path))
+  for (size_t i = 0; path && i < e->finding_count; ++i)
+    if (strstr(e->findings[i].text, path))
       return 1;
   return 0;
 }
@@ -259,13 +259,13 @@ static char *render_dot(const cudaload_explain *e) {
       }
     }
   }
-  for (size_t i = 0; i < e->problem_count; ++i) {
+  for (size_t i = 0; i < e->finding_count; ++i) {
     char id[32];
     snprintf(id, sizeof id, "problem %zu", i + 1);
     cl_text_put(&t, "  ");
     dot_string(&t, id);
     cl_text_put(&t, " [shape=note, color=red, fontcolor=red, label=");
-    dot_string(&t, e->problems[i]);
+    dot_string(&t, e->findings[i].text);
     cl_text_put(&t, "];\n");
   }
   cl_text_put(&t, "}\n");

@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -2026,6 +2027,11 @@ class Doctor(CliTestCase):
         self.assertEqual(doc, self.parse_json(j), y.describe())
 
     def test_clean_setup_exits_0(self):
+        """A cuDNN 8 folder whose main library opens its sub-libraries by name
+        from where the loader does not look: the doctor says what fails
+        without cudaload and prints the exec line that fixes it; that line,
+        followed exactly as printed (with the doctor itself as PROGRAM),
+        gives a clean report."""
         tree = self.fixture(*self.cudnn8_tree())
         # cuDNN 8 opens cuBLAS lazily: a clean setup plans it too.
         cublas = self.fixture(*(("preload", "windows", "cublas12") if CLI_IS_WINDOWS
@@ -2033,11 +2039,25 @@ class Doctor(CliTestCase):
         driver = self.driver_root()
         args = ["--no-defaults", "--root", to_cli(tree), "--root", to_cli(cublas),
                 "--root", to_cli(driver), "--require", "cudnn=8,cublas=12"]
-        r = self.doctor(*args, rc=0)
+        doc = self.parse_json(self.doctor(*(args + ["--format", "json"]), rc=6))
+        as_is = [p for p in doc["problems"]
+                 if p["problem"].startswith("without cudaload (this environment as it is)")]
+        self.assertTrue(as_is, doc["problems"])
+        self.assertEqual(len(as_is), len(doc["problems"]), doc["problems"])
+        self.assertEqual({p["fix"] for p in as_is}, {as_is[0]["fix"]}, as_is)
+        m = re.search(r"run the program through cudaload: cudaload (exec .*?) -- PROGRAM",
+                      as_is[0]["fix"])
+        self.assertTrue(m, as_is[0]["fix"])
+        printed = shlex.split(m.group(1))
+        tool = to_cli(CLI[-1])
+        proc = subprocess.run(CLI + printed + ["--", tool, "doctor"] + args,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        r = Result(printed + ["--", "cudaload", "doctor"] + args, proc)
+        self.assertEqual(r.rc, 0, r.describe())
         self.assertIn("Problems and fixes\n  none\n", r.stdout, r.describe())
         self.assertEqual(r.stderr, "", r.describe())
-        doc = self.parse_json(self.doctor(*(args + ["--format", "json"]), rc=0))
-        self.assertEqual(doc["problems"], [])
+        doc = self.parse_json(self.doctor(*(args + ["--format", "json"])))
         self.assertEqual(doc["driver"]["source"], "scan")
         self.assertTrue(same_file(doc["driver"]["path"], driver / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")))
 

@@ -1,0 +1,1279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict.c - the loader model's verdict on files opened in a modelled
+ * process (verdict.h): what the loader maps for each (resolve.c), where
+ * their CUDA symbols bind (bind.c), and what goes wrong, as findings.
+ * Nothing is loaded: the files are read, and the model answers. The
+ * differential tests compare these answers with the real loader's
+ * (docs/loader.md).
+ */
+#include "load/verdict.h"
+
+#include "binary/binary_names.h"
+#include "common/error.h"
+#include "common/strutil.h"
+#include "load/fix_lines.h"
+#include "os/platform.h"
+#include "scan/catalog.h"
+#include "scan/inventory.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- findings ------------------------------------------------------------ */
+
+static char *dup_or_null(const char *s) {
+  return s ? cl_strdup(s) : NULL;
+}
+
+static void finding_free(cl_finding *f) {
+  free(f->text);
+  free(f->fix);
+  free(f->consumer);
+  free(f->name);
+  free(f->taken);
+  free(f->better);
+}
+
+void cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
+                    char *text, char *fix, const char *consumer,
+                    const char *name, const char *taken, const char *better) {
+  if (!text) {
+    free(fix);
+    e->failed = 1;
+    return;
+  }
+  for (size_t i = 0; i < e->finding_count; ++i)
+    if (strcmp(e->findings[i].text, text) == 0) {
+      free(text);
+      free(fix);
+      return;
+    }
+  if (cl_reserve((void **)&e->findings, &e->finding_capacity,
+                 e->finding_count + 1, sizeof *e->findings)) {
+    free(text);
+    free(fix);
+    e->failed = 1;
+    return;
+  }
+  cl_finding *f = &e->findings[e->finding_count];
+  memset(f, 0, sizeof *f);
+  f->kind = kind;
+  f->lazy = lazy;
+  f->text = text;
+  f->fix = fix;
+  f->consumer = dup_or_null(consumer);
+  f->name = dup_or_null(name);
+  f->taken = dup_or_null(taken);
+  f->better = dup_or_null(better);
+  if ((consumer && !f->consumer) || (name && !f->name) ||
+      (taken && !f->taken) || (better && !f->better)) {
+    finding_free(f);
+    e->failed = 1;
+    return;
+  }
+  e->finding_count++;
+}
+
+/* --- versions ------------------------------------------------------------ */
+
+/* The catalog entry a file is (by its SONAME first: a renamed copy such
+ * as ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7 keeps libcudnn.so.8). */
+static int catalog_of(const char *path, const char *soname, cl_naming naming,
+                      cl_name_match *m) {
+  if (soname && soname[0] && cl_catalog_match(soname, naming, m))
+    return 1;
+  return cl_catalog_match(cl_path_basename(path), naming, m);
+}
+
+/* The scan's version of the file real in c's inventory: 1 when c has it. */
+static int inventory_version(cudaload_ctx *c, const char *real, char **version,
+                             int *cuda_major) {
+  cl_library *lib = cl_inventory_library_at(c, real);
+  if (!lib)
+    return 0;
+  cl_library_settle_version(c, lib);
+  if (lib->cuda_major)
+    *cuda_major = lib->cuda_major;
+  *version = lib->version[0] ? cl_strdup(lib->version) : NULL;
+  return 1;
+}
+
+/* At most this many folders outside the roots are scanned for one verdict:
+ * each is a scan of its own, and a tree's CUDA files sit in a few. */
+#define CL_VERDICT_FOLDER_SCANS 32
+
+/* The ctx that scanned the file's folder as its only root (as --root would),
+ * made on first use: a file the loader takes from outside the roots
+ * (LD_LIBRARY_PATH, another copy's RUNPATH) gets its version the way the
+ * scan tells it (dist-info, headers, VERSIONINFO), so that two versions of
+ * one family are seen as two. NULL when none can be made. */
+static cudaload_ctx *folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
+                                 const char *real) {
+  char *folder = cl_path_dirname(real);
+  if (!folder)
+    return NULL;
+  cudaload_ctx *found = NULL;
+  for (size_t i = 0; i < e->folder_scan_count && !found; ++i) {
+    cudaload_ctx *c = e->folder_scans[i];
+    if (c->explicit_count && strcmp(c->explicit_roots[0], folder) == 0)
+      found = c;
+  }
+  /* A folder that cannot be scanned only has no versions to give. */
+  char *kept = cl_save_error();
+  if (!found && e->folder_scan_count < CL_VERDICT_FOLDER_SCANS &&
+      !cl_reserve((void **)&e->folder_scans, &e->folder_scan_capacity,
+                  e->folder_scan_count + 1, sizeof *e->folder_scans)) {
+    /* The caller's trust in writable folders carries over. */
+    found = cudaload_create((ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) |
+                            CUDALOAD_NO_DEFAULT_ROOTS);
+    if (found && (cudaload_set_target(found, ctx->target) ||
+                  cudaload_add_root(found, folder) || cudaload_scan(found))) {
+      cudaload_destroy(found);
+      found = NULL;
+    }
+    if (found)
+      e->folder_scans[e->folder_scan_count++] = found;
+  }
+  free(folder);
+  cl_restore_error(kept);
+  return found;
+}
+
+/* The version of a file: the scan's (dist-info, headers, VERSIONINFO) when
+ * the inventory or a scan of its folder has it, else what its name
+ * carries. */
+static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
+                        const char *path, const cl_name_match *m,
+                        int *cuda_major) {
+  *cuda_major = m ? m->cuda_major : 0;
+  /* A path that does not resolve, a file whose version cannot be read:
+   * answers (the name's version, or none), not failures. */
+  char *kept = cl_save_error();
+  char *real = cl_os_real_path(path);
+  char *version = NULL;
+  int known = 0;
+  if (real && ctx)
+    known = inventory_version(ctx, real, &version, cuda_major);
+  if (real && ctx && !known) {
+    cudaload_ctx *c = folder_scan(e, ctx, real);
+    known = c && inventory_version(c, real, &version, cuda_major);
+  }
+  free(real);
+  cl_restore_error(kept);
+  if (known)
+    return version;
+  return m && m->name_version[0] ? cl_strdup(m->name_version) : NULL;
+}
+
+/* --- what CUDA libraries open by name ------------------------------------ */
+
+typedef struct lazy_context {
+  cudaload_ctx *ctx;
+  cl_naming naming;
+} lazy_context;
+
+static int push_name(char ***names, size_t *count, size_t *capacity,
+                     const char *name) {
+  for (size_t i = 0; i < *count; ++i)
+    if (strcmp((*names)[i], name) == 0)
+      return CUDALOAD_OK;
+  if (cl_reserve((void **)names, capacity, *count + 1, sizeof **names))
+    return CUDALOAD_E_NO_MEMORY;
+  if (!((*names)[*count] = cl_strdup(name)))
+    return CUDALOAD_E_NO_MEMORY;
+  ++*count;
+  return CUDALOAD_OK;
+}
+
+/* What one scan of a file's text collects: names of CUDA libraries it may
+ * open by name. */
+typedef struct name_scan {
+  const cl_name_match *self; /* the scanned file's own entry and major */
+  const cl_binary_info *info;
+  cl_naming naming;
+  char **names;
+  size_t count, capacity;
+  int failed;
+} name_scan;
+
+static int collect_name(const char *text, void *opaque) {
+  name_scan *ns = opaque;
+  char name[160];
+  cl_name_match m;
+  size_t len = strlen(text);
+  /* cuDNN 9's shim holds "libcudnn_ops.so" and appends its own major. */
+  if (ns->naming == CL_NAMING_LINUX && len > 3 &&
+      strcmp(text + len - 3, ".so") == 0)
+    snprintf(name, sizeof name, "%s.%d", text, ns->self->major);
+  else
+    snprintf(name, sizeof name, "%s", text);
+  if (!cl_catalog_match(name, ns->naming, &m) ||
+      strcmp(m.entry->family, "driver") == 0 ||
+      (m.entry == ns->self->entry && m.major == ns->self->major))
+    return 0; /* not CUDA's, the driver (the probe's concern), or itself */
+  /* A stem only counts for the opener's own family: another family's
+   * major is not the opener's. */
+  if (strcmp(name, text) != 0 &&
+      strcmp(m.entry->family, ns->self->entry->family) != 0)
+    return 0;
+  for (size_t i = 0; ns->info && i < ns->info->needed_count; ++i)
+    if (strcmp(ns->info->needed[i], name) == 0)
+      return 0; /* a DT_NEEDED name, not a lazy open */
+  if (push_name(&ns->names, &ns->count, &ns->capacity, name))
+    ns->failed = 1;
+  return 0;
+}
+
+/* The CUDA libraries a CUDA library opens by name when it needs them: the
+ * names its file holds as text (binary_names.c), each checked against the
+ * catalog. cuDNN's shim opens its sub-libraries this way, the
+ * sub-libraries cuBLASLt and NVRTC (docs/real-libraries.md). */
+static char **lazy_names(const char *path, const cl_binary_info *info,
+                         size_t *count, void *opaque) {
+  const lazy_context *lc = opaque;
+  *count = 0;
+  cl_name_match m;
+  if (!catalog_of(path, info ? info->soname : NULL, lc->naming, &m) ||
+      strcmp(m.entry->family, "driver") == 0)
+    return NULL;
+  name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
+  /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
+   * names cannot be read opens nothing lazily that we can tell. */
+  char *kept = cl_save_error();
+  int unread = cl_binary_names(path, (uint64_t)2 << 30, collect_name, &ns);
+  cl_restore_error(kept);
+  if (unread || ns.failed) {
+    for (size_t i = 0; i < ns.count; ++i)
+      free(ns.names[i]);
+    free(ns.names);
+    return NULL;
+  }
+  *count = ns.count;
+  return ns.names;
+}
+
+/* --- objects and needs ---------------------------------------------------- */
+
+cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
+                                     const char *path, const char *soname,
+                                     int consumer) {
+  for (size_t i = 0; i < e->object_count; ++i)
+    if (strcmp(e->objects[i].path, path) == 0) {
+      e->objects[i].consumer |= consumer;
+      return &e->objects[i];
+    }
+  if (cl_reserve((void **)&e->objects, &e->object_capacity, e->object_count + 1,
+                 sizeof *e->objects)) {
+    e->failed = 1;
+    return NULL;
+  }
+  cl_explain_object *o = &e->objects[e->object_count];
+  memset(o, 0, sizeof *o);
+  o->path = cl_strdup(path);
+  if (!o->path) {
+    e->failed = 1;
+    return NULL;
+  }
+  o->consumer = consumer;
+  cl_name_match m;
+  if (catalog_of(path, soname, cl_ctx_naming(ctx), &m)) {
+    o->family = m.entry->family;
+    o->name = m.entry->name;
+    o->major = m.major;
+    o->version = version_of(e, ctx, path, &m, &o->cuda_major);
+  }
+  e->object_count++;
+  return o;
+}
+
+static void add_need(cudaload_explain *e, cl_explain_object *o,
+                     const cl_load_edge *edge, const cl_load_tree *tree,
+                     cudaload_ctx *ctx, int lazy) {
+  if (cl_reserve((void **)&o->needs, &o->need_capacity, o->need_count + 1,
+                 sizeof *o->needs)) {
+    e->failed = 1;
+    return;
+  }
+  cl_explain_need *n = &o->needs[o->need_count++];
+  memset(n, 0, sizeof *n);
+  n->name = cl_strdup(edge->name);
+  n->lazy = edge->lazy || lazy;
+  n->rule = cl_resolve_rule_name(edge->how.rule);
+  n->detail = dup_or_null(edge->how.detail);
+  const char *path = edge->to < tree->object_count
+                         ? tree->objects[edge->to].path
+                         : edge->how.path;
+  n->path = dup_or_null(path);
+  if (path) {
+    cl_name_match m;
+    const char *soname = edge->to < tree->object_count
+                             ? tree->objects[edge->to].info.soname
+                             : NULL;
+    int cuda;
+    if (catalog_of(path, soname, cl_ctx_naming(ctx), &m))
+      n->version = version_of(e, ctx, path, &m, &cuda);
+  }
+  if (!n->name)
+    e->failed = 1;
+}
+
+/* --- bindings ---------------------------------------------------------------
+ */
+
+/* Symbols read once per file for one verdict. Each entry is allocated on
+ * its own, so the pointers handed out stay valid as the cache grows. */
+typedef struct cache_entry {
+  cl_binary_symbols symbols; /* format CL_FORMAT_UNKNOWN: unreadable */
+  cl_bind_object object;
+  char *path;
+} cache_entry;
+
+typedef struct symbol_cache {
+  cache_entry **entries;
+  size_t count, capacity;
+} symbol_cache;
+
+static const cl_bind_object *cached_object(cudaload_explain *e,
+                                           const char *path) {
+  symbol_cache *c = e->symbol_cache;
+  if (!c && !(c = e->symbol_cache = calloc(1, sizeof *c)))
+    return NULL;
+  for (size_t i = 0; i < c->count; ++i)
+    if (strcmp(c->entries[i]->path, path) == 0)
+      return &c->entries[i]->object;
+  if (cl_reserve((void **)&c->entries, &c->capacity, c->count + 1,
+                 sizeof *c->entries))
+    return NULL;
+  cache_entry *entry = calloc(1, sizeof *entry);
+  if (!entry || !(entry->path = cl_strdup(path))) {
+    free(entry);
+    return NULL;
+  }
+  /* A file whose symbols cannot be read binds nothing we can tell. */
+  char *kept = cl_save_error();
+  if (cl_binary_read_symbols_file(path, &entry->symbols) != CUDALOAD_OK)
+    memset(&entry->symbols, 0, sizeof entry->symbols);
+  cl_restore_error(kept);
+  entry->object.path = entry->path;
+  entry->object.symbols = entry->symbols.format ? &entry->symbols : NULL;
+  c->entries[c->count++] = entry;
+  return &entry->object;
+}
+
+static void symbol_cache_free(symbol_cache *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->count; ++i) {
+    cl_binary_symbols_free(&c->entries[i]->symbols);
+    free(c->entries[i]->path);
+    free(c->entries[i]);
+  }
+  free(c->entries);
+  free(c);
+}
+
+/* Whether a reference goes to a CUDA library: its version's file is a
+ * catalog name, or (unversioned) its name has a CUDA library's prefix. */
+static int cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
+  cl_name_match m;
+  if (r->file)
+    return cl_catalog_match(r->file, naming, &m);
+  static const char *const prefixes[] = {
+      "cudnn",    "cublas", "cuda",  "cufft",     "curand", "cusparse",
+      "cusolver", "nccl",   "nvrtc", "nvJitLink", "cupti",  "cu"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes - 1; ++i)
+    if (strncmp(r->name, prefixes[i], strlen(prefixes[i])) == 0)
+      return 1;
+  return 0;
+}
+
+/* The lookup scope of the dlopen group object k belongs to: its group's
+ * root (the object opened, or one opened lazily) and everything the root
+ * needs, breadth first over DT_NEEDED edges (objects already loaded
+ * included), as glibc builds the searchlist of a dlopen. */
+static size_t group_root(const cl_load_tree *t, size_t k) {
+  size_t guard = t->object_count;
+  while (t->objects[k].loader != SIZE_MAX && guard--)
+    k = t->objects[k].loader;
+  return k;
+}
+
+static size_t local_scope(const cl_load_tree *t, size_t root, size_t *out) {
+  size_t n = 0;
+  out[n++] = root;
+  for (size_t head = 0; head < n; ++head)
+    for (size_t i = 0; i < t->edge_count; ++i) {
+      const cl_load_edge *edge = &t->edges[i];
+      if (edge->from != out[head] || edge->lazy || edge->to >= t->object_count)
+        continue;
+      int seen = 0;
+      for (size_t j = 0; j < n && !seen; ++j)
+        seen = out[j] == edge->to;
+      if (!seen)
+        out[n++] = edge->to;
+    }
+  return n;
+}
+
+static cl_explain_binding *binding_group(cudaload_explain *e,
+                                         cl_explain_object *o,
+                                         const char *library,
+                                         const char *version) {
+  for (size_t i = 0; i < o->binding_count; ++i) {
+    cl_explain_binding *b = &o->bindings[i];
+    if (strcmp(b->library, library) == 0 &&
+        ((!b->version && !version) ||
+         (b->version && version && strcmp(b->version, version) == 0)))
+      return b;
+  }
+  if (cl_reserve((void **)&o->bindings, &o->binding_capacity,
+                 o->binding_count + 1, sizeof *o->bindings)) {
+    e->failed = 1;
+    return NULL;
+  }
+  cl_explain_binding *b = &o->bindings[o->binding_count++];
+  memset(b, 0, sizeof *b);
+  b->library = cl_strdup(library);
+  b->version = dup_or_null(version);
+  if (!b->library)
+    e->failed = 1;
+  return b;
+}
+
+/* What the author linked against for ref: the index in local (k's own
+ * scope) of the file that provides it (the first that defines it), or
+ * SIZE_MAX. */
+static size_t expected_provider(const cl_bind_object *const *local,
+                                size_t n_local, const cl_bind_object *self,
+                                const cl_symbol_ref *ref) {
+  for (size_t i = 0; i < n_local; ++i)
+    if (local[i] != self && local[i]->symbols &&
+        cl_bind_match(local[i]->symbols, ref->name, ref->version) >= 0)
+      return i;
+  return SIZE_MAX;
+}
+
+/* Count ref in its binding group b: expected is the file the author linked
+ * against, provider the one the loader binds (either may be NULL). 0, or
+ * -1 when memory ran out. */
+static int count_binding(cl_explain_binding *b, const cl_symbol_ref *ref,
+                         const char *expected, const char *provider,
+                         int symbols) {
+  if (!b->symbols) {
+    b->expected = dup_or_null(expected);
+    b->provider = dup_or_null(provider);
+  }
+  b->symbols++;
+  if (symbols) {
+    size_t capacity = b->each_capacity;
+    if (cl_reserve((void **)&b->each_symbol, &capacity, b->each_count + 1,
+                   sizeof *b->each_symbol) ||
+        cl_reserve((void **)&b->each_provider, &b->each_capacity,
+                   b->each_count + 1, sizeof *b->each_provider))
+      return -1;
+    b->each_symbol[b->each_count] = cl_strdup(ref->name);
+    b->each_provider[b->each_count] = dup_or_null(provider);
+    b->each_count++;
+  }
+  if (!provider && !ref->weak) {
+    if (!b->undefined && !(b->undefined_example = cl_strdup(ref->name)))
+      return -1;
+    b->undefined++;
+    return 0;
+  }
+  int same = expected && provider && strcmp(expected, provider) == 0;
+  if (!same && (expected || provider)) {
+    if (!b->elsewhere) {
+      b->example = cl_strdup(ref->name);
+      b->elsewhere_provider = dup_or_null(provider);
+    }
+    b->elsewhere++;
+  }
+  return 0;
+}
+
+/* The object of t a PE import of `dll` from object k resolved to (its
+ * edge's target), or SIZE_MAX: Windows binds an import by name to the one
+ * module its DLL name was resolved to, nothing else. */
+static size_t pe_import_target(const cl_load_tree *t, size_t k,
+                               const char *dll) {
+  for (size_t i = 0; i < t->edge_count; ++i)
+    if (t->edges[i].from == k && cl_ascii_equal_nocase(t->edges[i].name, dll))
+      return t->edges[i].to;
+  return SIZE_MAX;
+}
+
+/* Where one reference of object k binds: the index into order (ELF), or
+ * the PE module's bind object (*pe). */
+static const cl_bind_object *
+reference_provider(cudaload_explain *e, const cl_load_tree *t, size_t k,
+                   const cl_bind_object *const *order, size_t n_order,
+                   const cl_symbol_ref *ref) {
+  if (t->objects[k].info.format == CL_FORMAT_PE) {
+    size_t to = ref->file ? pe_import_target(t, k, ref->file) : SIZE_MAX;
+    if (to >= t->object_count)
+      return NULL;
+    const cl_bind_object *b = cached_object(e, t->objects[to].path);
+    return b && b->symbols && cl_bind_match(b->symbols, ref->name, NULL) >= 0
+               ? b
+               : NULL;
+  }
+  long def;
+  size_t got = cl_bind_lookup(order, n_order, ref->name, ref->version, &def);
+  return got != SIZE_MAX ? order[got] : NULL;
+}
+
+static void object_bindings(cudaload_explain *e, cl_explain_object *o,
+                            const cl_load_tree *t, size_t k, cl_naming naming,
+                            int symbols) {
+  const cl_bind_object *self = cached_object(e, t->objects[k].path);
+  if (!self || !self->symbols)
+    return;
+  size_t *scope = malloc(t->object_count * sizeof *scope);
+  const cl_bind_object **local = malloc((t->object_count + 1) * sizeof *local);
+  const cl_bind_object **order =
+      malloc((t->object_count + e->global_count + 2) * sizeof *order);
+  if (!scope || !local || !order) {
+    e->failed = 1;
+    goto done;
+  }
+  size_t local_count = local_scope(t, group_root(t, k), scope);
+  /* k searches its group's scope, which starts at the group's root. */
+  size_t n_local = 0;
+  for (size_t i = 0; i < local_count; ++i) {
+    const cl_bind_object *b = cached_object(e, t->objects[scope[i]].path);
+    if (b)
+      local[n_local++] = b;
+  }
+  size_t n_order =
+      cl_bind_order(self, t->objects[k].info.symbolic, 0, e->global,
+                    e->global_count, local, n_local, order);
+  const cl_binary_symbols *s = self->symbols;
+  for (size_t r = 0; r < s->ref_count; ++r) {
+    const cl_symbol_ref *ref = &s->refs[r];
+    /* CUDA's references only, unless every one was asked for (the
+     * differential tests compare each with the loader's). */
+    if (!symbols && !cuda_reference(ref, naming))
+      continue;
+    const cl_bind_object *got =
+        reference_provider(e, t, k, order, n_order, ref);
+    size_t want = expected_provider(local, n_local, self, ref);
+    /* A reference nothing defines is a finding when it names its file (a
+     * versioned or imported one): the loader fails on it. An unversioned
+     * one of no known file (weak, or the loader's own) is left to it. */
+    if (!got && want == SIZE_MAX && (ref->weak || !ref->file))
+      continue;
+    const char *expected = want != SIZE_MAX ? local[want]->path : NULL;
+    const char *provider = got ? got->path : NULL;
+    const char *library = ref->file  ? ref->file
+                          : expected ? cl_path_basename(expected)
+                                     : "(unknown)";
+    cl_explain_binding *b = binding_group(e, o, library, ref->version);
+    if (!b)
+      break;
+    if (count_binding(b, ref, expected, provider, symbols)) {
+      e->failed = 1;
+      break;
+    }
+  }
+done:
+  free(scope);
+  free(local);
+  free(order);
+}
+
+/* --- findings of a tree ------------------------------------------------- */
+
+/* The file of t that a consumer's references to `library` go to (the
+ * object its need of that name resolved to), or NULL. */
+static const cl_load_object *need_target(const cl_load_tree *t, size_t k,
+                                         const char *library, int windows) {
+  for (size_t i = 0; i < t->edge_count; ++i) {
+    const cl_load_edge *edge = &t->edges[i];
+    if (edge->from != k || edge->to >= t->object_count)
+      continue;
+    if (windows ? cl_ascii_equal_nocase(edge->name, library)
+                : strcmp(edge->name, library) == 0)
+      return &t->objects[edge->to];
+    /* A versioned reference names the SONAME, which a renamed file
+     * keeps. */
+    const char *soname = t->objects[edge->to].info.soname;
+    if (soname && strcmp(soname, library) == 0)
+      return &t->objects[edge->to];
+  }
+  return NULL;
+}
+
+/* How the loader came to a file: the edge of t that resolved to it. */
+static const cl_load_edge *edge_to(const cl_load_tree *t,
+                                   const cl_load_object *o) {
+  for (size_t i = 0; i < t->edge_count; ++i)
+    if (t->edges[i].to < t->object_count && &t->objects[t->edges[i].to] == o)
+      return &t->edges[i];
+  return NULL;
+}
+
+/* Whether a file defines every reference of group b (the consumer's
+ * references of that library and version). */
+static int defines_all(cudaload_explain *e, const char *path,
+                       const cl_bind_object *consumer,
+                       const cl_explain_binding *b, int windows) {
+  const cl_bind_object *candidate = cached_object(e, path);
+  if (!candidate || !candidate->symbols || !consumer || !consumer->symbols)
+    return 0;
+  const cl_binary_symbols *s = consumer->symbols;
+  for (size_t r = 0; r < s->ref_count; ++r) {
+    const cl_symbol_ref *ref = &s->refs[r];
+    if (ref->weak || !ref->file ||
+        (windows ? !cl_ascii_equal_nocase(ref->file, b->library)
+                 : strcmp(ref->file, b->library) != 0))
+      continue;
+    if ((ref->version && b->version && strcmp(ref->version, b->version)) ||
+        (!ref->version) != (!b->version))
+      continue;
+    if (cl_bind_match(candidate->symbols, ref->name,
+                      windows ? NULL : ref->version) < 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* A file of the inventory, of the same library and major as `taken`, that
+ * defines every symbol of group b: where the consumer would find them. */
+static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
+                                      const char *taken,
+                                      const cl_bind_object *consumer,
+                                      const cl_explain_binding *b) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  cl_name_match want;
+  if (!ctx || !catalog_of(taken, NULL, naming, &want))
+    return NULL;
+  char *kept = cl_save_error();
+  char *real = cl_os_real_path(taken);
+  cl_restore_error(kept);
+  const char *found = NULL;
+  for (size_t i = 0; i < ctx->library_count && !found; ++i) {
+    cl_library *lib = &ctx->libraries[i];
+    if (lib->entry != want.entry || lib->major != want.major ||
+        (real && strcmp(real, lib->path) == 0))
+      continue;
+    if (defines_all(e, lib->path, consumer, b, naming == CL_NAMING_WINDOWS))
+      found = lib->path;
+  }
+  free(real);
+  return found;
+}
+
+/* No file at hand defines what a consumer takes: install the release it was
+ * built against, or a newer one of the same major. */
+static char *newer_library_fix(cudaload_ctx *ctx, const char *file,
+                               const char *soname, int cuda) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  cl_name_match m;
+  if (!catalog_of(file, soname, naming, &m))
+    return cl_strdup_printf("install the release of %s its consumer was "
+                            "built against, or a newer one",
+                            cl_path_basename(file));
+  if (!cuda)
+    cuda =
+        m.cuda_major ? m.cuda_major : cl_catalog_cuda_major(m.entry, m.major);
+  const char *package =
+      cuda ? cl_fix_package(m.entry->family, cuda, naming) : NULL;
+  return package
+             ? cl_strdup_printf("install a newer %s %d (%s -m pip "
+                                "install -U %s), or put the folder of one "
+                                "first",
+                                m.entry->family, m.major,
+                                naming == CL_NAMING_WINDOWS ? "py" : "python3",
+                                package)
+             : cl_strdup_printf("install a newer %s %d, or put the folder "
+                                "of one first",
+                                m.entry->family, m.major);
+}
+
+/* Each group of references the file the loader takes does not define: the
+ * load fails (ELF: "undefined symbol: X, version V", at load with RTLD_NOW
+ * or at the first call; PE: error 127 at load). */
+static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
+                               const cl_explain_object *o,
+                               const cl_load_tree *t, size_t k, int lazy) {
+  int windows = t->objects[k].info.format == CL_FORMAT_PE;
+  for (size_t i = 0; i < o->binding_count; ++i) {
+    const cl_explain_binding *b = &o->bindings[i];
+    if (!b->undefined)
+      continue;
+    const cl_load_object *taken = need_target(t, k, b->library, windows);
+    const cl_load_edge *how = taken ? edge_to(t, taken) : NULL;
+    const char *rule = how ? cl_resolve_rule_name(how->how.rule) : NULL;
+    char *version = NULL;
+    int cuda = 0;
+    cl_name_match m;
+    if (taken &&
+        catalog_of(taken->path, taken->info.soname, cl_ctx_naming(ctx), &m))
+      version = version_of(e, ctx, taken->path, &m, &cuda);
+    const char *better =
+        taken ? inventory_provider(e, ctx, taken->path,
+                                   cached_object(e, t->objects[k].path), b)
+              : NULL;
+    char *failure =
+        windows ? cl_strdup("error 127, \"The specified procedure could not "
+                            "be found\"")
+                : cl_strdup_printf("\"undefined symbol: %s%s%s\"",
+                                   b->undefined_example,
+                                   b->version ? ", version " : "",
+                                   b->version ? b->version : "");
+    char *text = cl_strdup_printf(
+        "%s takes %zu symbol%s from %s%s%s that %s%s%s%s%s%s%s does not define "
+        "(e.g. %s): loading it fails with %s%s",
+        o->path, b->undefined, b->undefined == 1 ? "" : "s", b->library,
+        b->version ? " version " : "", b->version ? b->version : "",
+        taken ? taken->path : "the file the loader takes", version ? " (" : "",
+        version ? version : "", version ? ")" : "",
+        rule ? ", which the loader takes by rule " : "", rule ? rule : "",
+        rule ? "," : "", b->undefined_example,
+        failure ? failure : "an undefined symbol",
+        windows || !failure ? ""
+                            : " (at load with RTLD_NOW, else at the "
+                              "first call)");
+    char *fix = NULL;
+    if (better && how && how->how.rule == CL_RULE_LD_LIBRARY_PATH)
+      fix = cl_strdup_printf(
+          "%s defines them: drop %s from LD_LIBRARY_PATH, or have cudaload "
+          "load that file first",
+          better, how->how.detail ? how->how.detail : "that folder");
+    else if (better)
+      fix = cl_strdup_printf("%s defines them: have cudaload load it first",
+                             better);
+    else
+      fix = newer_library_fix(ctx, taken ? taken->path : b->library,
+                              taken ? taken->info.soname : NULL, cuda);
+    cl_verdict_add(e, CL_FINDING_UNDEFINED_SYMBOLS, lazy, text, fix, o->path,
+                   b->library, taken ? taken->path : NULL, better);
+    free(version);
+    free(failure);
+  }
+}
+
+static void binding_findings(cudaload_explain *e, const cl_explain_object *o,
+                             int lazy) {
+  for (size_t i = 0; i < o->binding_count; ++i) {
+    const cl_explain_binding *b = &o->bindings[i];
+    if (!b->elsewhere)
+      continue;
+    cl_verdict_add(
+        e, CL_FINDING_BINDS_ELSEWHERE, lazy,
+        cl_strdup_printf(
+            "%zu of %s's %zu references to %s%s%s bind to %s, not to %s "
+            "(e.g. %s): %s",
+            b->elsewhere, o->path, b->symbols, b->library,
+            b->version ? " version " : "", b->version ? b->version : "",
+            b->elsewhere_provider ? b->elsewhere_provider : "nothing",
+            b->expected ? b->expected : "its own dependency",
+            b->example ? b->example : "?",
+            b->version ? "another file defines the same version node or has "
+                         "no symbol versions"
+                       : "the references carry no symbol version"),
+        cl_strdup_printf("keep %s out of the global scope (open it "
+                         "RTLD_LOCAL), or open %s with "
+                         "cudaload_dlopen_isolated()",
+                         b->elsewhere_provider ? b->elsewhere_provider
+                                               : "the other file",
+                         o->path),
+        o->path, b->library, b->elsewhere_provider, NULL);
+  }
+}
+
+/* A CUDA library that takes a library of its own family from another
+ * folder though a file of that name lies beside it (cuDNN 9's shim and its
+ * sub-libraries, with another copy first on LD_LIBRARY_PATH or PATH): the
+ * two folders are likely two versions, whatever their names say. */
+static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
+                             const cl_load_edge *edge, const char *family,
+                             cl_naming naming, int lazy) {
+  const cl_load_object *from = &t->objects[edge->from];
+  const char *taken = t->objects[edge->to].path;
+  cl_name_match self;
+  if (!catalog_of(from->path, from->info.soname, naming, &self) ||
+      strcmp(self.entry->family, family) != 0)
+    return;
+  char *own = cl_path_dirname(from->path);
+  char *theirs = cl_path_dirname(taken);
+  char *beside = own ? cl_path_join(own, edge->name) : NULL;
+  cl_file *f = NULL;
+  uint64_t size;
+  char *kept = cl_save_error(); /* no file beside it: no sibling shadowed */
+  int sibling = own && theirs && beside && strcmp(own, theirs) != 0 &&
+                cl_os_file_open(beside, &f, &size) == CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (sibling) {
+    cl_os_file_close(f);
+    cl_verdict_add(
+        e, CL_FINDING_SIBLING_SHADOWED, lazy || edge->lazy,
+        cl_strdup_printf("%s takes %s from %s (rule: %s), not the copy "
+                         "beside it (%s): a sibling shadowed, likely "
+                         "another version",
+                         from->path, edge->name, taken,
+                         cl_resolve_rule_name(edge->how.rule), beside),
+        cl_strdup_printf("take the folder of %s off the search path, or "
+                         "preload the copy beside it first (cudaload exec, "
+                         "cudaload.setup())",
+                         taken),
+        from->path, edge->name, taken, beside);
+  }
+  free(own);
+  free(theirs);
+  free(beside);
+}
+
+/* Where the loader looked for a name it did not find: "rpath (/a, /b),
+ * ld-so-cache, default-dirs (/lib, /usr/lib)". */
+static void places_looked_at(const cl_resolution *how, char *places,
+                             size_t size) {
+  size_t used = 0;
+  places[0] = '\0';
+  for (size_t s = 0; s < how->step_count && used + 1 < size; ++s) {
+    const cl_resolve_step *st = &how->steps[s];
+    int same = s > 0 && how->steps[s - 1].rule == st->rule;
+    int closes = s + 1 == how->step_count || how->steps[s + 1].rule != st->rule;
+    int n =
+        snprintf(places + used, size - used, "%s%s%s%s%s",
+                 same ? ", " : (used ? ", " : ""),
+                 same ? "" : cl_resolve_rule_name(st->rule),
+                 st->folder ? (same ? "" : " (") : "",
+                 st->folder ? st->folder : "", st->folder && closes ? ")" : "");
+    if (n < 0 || (size_t)n >= size - used)
+      break;
+    used += (size_t)n;
+  }
+  if (!used)
+    snprintf(places, size, "nothing");
+}
+
+/* A name the loader does not find: a DT_NEEDED one fails the load, a lazy
+ * one the call that opens it. */
+static void not_found(cudaload_explain *e, const char *from,
+                      const cl_load_edge *edge, const cl_name_match *m,
+                      int later) {
+  char places[1024];
+  places_looked_at(&edge->how, places, sizeof places);
+  char *text =
+      later ? cl_strdup_printf("%s opens %s by name when it first needs it: "
+                               "not found (rule: not-found; looked at: %s)",
+                               from ? from : "the process", edge->name, places)
+            : cl_strdup_printf("%s needs %s: not found, so loading it fails "
+                               "(rule: not-found; looked at: %s)",
+                               from ? from : "the process", edge->name, places);
+  char *fix = m ? cl_strdup_printf("add a requirement for it (--require "
+                                   "%s=%d), or the folder that holds %s "
+                                   "with --root",
+                                   m->entry->family, m->major, edge->name)
+                : cl_strdup_printf("add the folder that holds %s with --root",
+                                   edge->name);
+  cl_verdict_add(e, CL_FINDING_NOT_FOUND, later, text, fix, from, edge->name,
+                 NULL, NULL);
+}
+
+static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
+                          const char *opener, cl_naming naming, int lazy) {
+  for (size_t i = 0; i < t->edge_count; ++i) {
+    const cl_load_edge *edge = &t->edges[i];
+    const char *from =
+        edge->from < t->object_count ? t->objects[edge->from].path : opener;
+    int later = lazy || edge->lazy;
+    cl_name_match want;
+    int cuda = cl_catalog_match(edge->name, naming, &want);
+    if (edge->how.rule == CL_RULE_NOT_FOUND) {
+      /* A DT_NEEDED name not found fails the whole open; a lazy one only
+       * matters when it is a CUDA library's (the driver is the probe's
+       * concern). */
+      int driver = cuda && strcmp(want.entry->family, "driver") == 0;
+      if ((cuda && !driver) || (!later && !driver))
+        not_found(e, from, edge, cuda ? &want : NULL, later);
+      continue;
+    }
+    for (size_t s = 0; s < edge->how.step_count; ++s)
+      if (edge->how.steps[s].folder && !edge->how.steps[s].folder[0]) {
+        cl_verdict_add(
+            e, CL_FINDING_EMPTY_ENTRY, later,
+            cl_strdup_printf(
+                "%s: a search list %s%s holds an empty entry, so %s is also "
+                "looked for in the current folder (anyone who controls it "
+                "could plant one)",
+                from ? from : "the process",
+                edge->how.steps[s].source ? "of " : "",
+                edge->how.steps[s].source ? edge->how.steps[s].source : "",
+                edge->name),
+            cl_strdup("drop the empty entry (a leading, trailing or doubled "
+                      "separator) from that search list"),
+            from, edge->name, NULL, NULL);
+        break;
+      }
+    if (!cuda || edge->to >= t->object_count)
+      continue;
+    cl_name_match got;
+    const cl_load_object *to = &t->objects[edge->to];
+    if (catalog_of(to->path, to->info.soname, naming, &got) &&
+        (got.entry != want.entry || got.major != want.major))
+      cl_verdict_add(
+          e, CL_FINDING_WRONG_LIBRARY, later,
+          cl_strdup_printf("%s asks for %s but the loader takes %s, which "
+                           "is %s %d (rule: %s)",
+                           from ? from : "the process", edge->name, to->path,
+                           got.entry->name, got.major,
+                           cl_resolve_rule_name(edge->how.rule)),
+          cl_strdup_printf("remove %s, which is misnamed, or put the folder "
+                           "of the right %s first",
+                           to->path, edge->name),
+          from, edge->name, to->path, NULL);
+    else if (edge->from < t->object_count)
+      shadowed_sibling(e, t, edge, want.entry->family, naming, later);
+  }
+}
+
+/* One family and major in two versions, or libraries of two CUDA majors,
+ * among the objects from first on: one finding per family and major, each
+ * version with the folder it comes from. */
+void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
+  for (size_t i = first; i < e->object_count; ++i) {
+    const cl_explain_object *a = &e->objects[i];
+    if (!a->family || !a->version)
+      continue;
+    /* Report each family and major once: at its first object. */
+    int earlier = 0;
+    for (size_t k = first; k < i && !earlier; ++k)
+      earlier = e->objects[k].family && e->objects[k].version &&
+                strcmp(e->objects[k].family, a->family) == 0 &&
+                e->objects[k].major == a->major;
+    if (earlier)
+      continue;
+    const cl_explain_object *b = NULL;
+    for (size_t j = i + 1; j < e->object_count && !b; ++j) {
+      const cl_explain_object *o = &e->objects[j];
+      if (o->family && o->version && strcmp(o->family, a->family) == 0 &&
+          o->major == a->major && strcmp(o->version, a->version) != 0)
+        b = o;
+    }
+    if (!b)
+      continue;
+    char *fa = cl_path_dirname(a->path), *fb = cl_path_dirname(b->path);
+    cl_verdict_add(
+        e, CL_FINDING_TWO_VERSIONS, 0,
+        cl_strdup_printf("%s %d in two versions %s: %s (%s, e.g. %s) and %s "
+                         "(%s, e.g. %s); a library of one version running "
+                         "with parts of another can fail or misbehave",
+                         a->family, a->major, what, a->version,
+                         fa ? fa : a->path, cl_path_basename(a->path),
+                         b->version, fb ? fb : b->path,
+                         cl_path_basename(b->path)),
+        cl_strdup_printf("keep one %s %d: load the files of one folder "
+                         "(cudaload exec, cudaload.setup()), or take the "
+                         "other off the search path",
+                         a->family, a->major),
+        a->path, NULL, b->path, NULL);
+    free(fa);
+    free(fb);
+  }
+  int cuda_seen = 0;
+  const cl_explain_object *first_cuda = NULL;
+  for (size_t i = first; i < e->object_count; ++i) {
+    const cl_explain_object *o = &e->objects[i];
+    if (!o->family || !o->cuda_major)
+      continue;
+    if (!cuda_seen) {
+      cuda_seen = o->cuda_major;
+      first_cuda = o;
+    } else if (o->cuda_major != cuda_seen) {
+      cl_verdict_add(e, CL_FINDING_CUDA_MAJORS, 0,
+                     cl_strdup_printf("CUDA %d and CUDA %d libraries %s: %s "
+                                      "(CUDA %d) and %s (CUDA %d)",
+                                      cuda_seen, o->cuda_major, what,
+                                      first_cuda->path, cuda_seen, o->path,
+                                      o->cuda_major),
+                     cl_strdup_printf("install the CUDA %d build of %s, or "
+                                      "require the CUDA major the program "
+                                      "needs (--require cuda=N)",
+                                      cuda_seen, o->family),
+                     first_cuda->path, NULL, o->path, NULL);
+      break;
+    }
+  }
+}
+
+/* --- opening files in the model ------------------------------------------ */
+
+/* On Windows cudaload_preload puts each planned file's folder first on PATH
+ * and adds it with AddDllDirectory before loading it (lib/load/preload.c),
+ * so that the library's own later LoadLibrary("sibling.dll") finds its
+ * siblings: the model does the same. Linux changes nothing (LD_LIBRARY_PATH
+ * is read once, at start). */
+static int expose_like_preload(cl_loader_model *m, const char *file) {
+  if (m->naming != CL_NAMING_WINDOWS)
+    return CUDALOAD_OK;
+  char *folder = cl_path_dirname(file);
+  if (!folder)
+    return CUDALOAD_E_NO_MEMORY;
+  int rc = CUDALOAD_OK;
+  size_t length = strlen(folder);
+  int first = m->path && strncmp(m->path, folder, length) == 0 &&
+              (m->path[length] == ';' || m->path[length] == '\0');
+  if (!first) {
+    char *value = m->path ? cl_strdup_printf("%s;%s", folder, m->path) : NULL;
+    rc = cl_loader_model_set(&m->path, value ? value : folder);
+    free(value);
+  }
+  int known = 0;
+  for (size_t i = 0; i < m->user_dir_count; ++i)
+    known |= strcmp(m->user_dirs[i], folder) == 0;
+  if (!rc && !known)
+    rc = cl_loader_model_append(&m->user_dirs, &m->user_dir_count, folder);
+  free(folder);
+  return rc;
+}
+
+/* The objects of a resolved tree into e: the file itself and every CUDA
+ * library in it, each with its needs, bindings and findings. */
+static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
+                        const char *opener, const cl_load_tree *t,
+                        unsigned how) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  int lazy = (how & CL_VERDICT_LAZY) != 0;
+  for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
+    const cl_load_object *lo = &t->objects[k];
+    cl_name_match match;
+    int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match);
+    int asked = k == 0 && (how & CL_VERDICT_CONSUMER);
+    if (k != 0 && !is_cuda)
+      continue; /* system libraries: shown as needs, not expanded */
+    if (k == 0 && !is_cuda && !asked)
+      continue;
+    cl_explain_object *o =
+        cl_verdict_object(e, ctx, lo->path, lo->info.soname, asked);
+    if (!o || o->need_count || o->binding_count)
+      continue; /* already explained by an earlier open */
+    for (size_t i = 0; i < t->edge_count; ++i)
+      if (t->edges[i].from == k)
+        add_need(e, o, &t->edges[i], t, ctx, 0);
+    object_bindings(e, o, t, k, naming, (how & CL_VERDICT_SYMBOLS) != 0);
+    undefined_findings(e, ctx, o, t, k, lazy);
+    binding_findings(e, o, lazy);
+  }
+  if ((how & CL_VERDICT_CONSUMER) &&
+      (t->object_count == 0 || !t->objects[0].readable))
+    cl_verdict_add(e, CL_FINDING_UNREADABLE, 0,
+                   cl_strdup_printf("%s: cannot be read as a library", opener),
+                   cl_strdup_printf("cudaload inspect %s says why", opener),
+                   opener, NULL, NULL, NULL);
+  tree_findings(e, t, opener, naming, lazy);
+}
+
+/* Objects opened with CL_VERDICT_GLOBAL join the global scope (the file
+ * and its dependencies, as RTLD_GLOBAL puts its whole group there). */
+static void join_global(cudaload_explain *e, const cl_load_tree *t) {
+  for (size_t k = 0; k < t->object_count; ++k) {
+    if (t->objects[k].dropped)
+      continue;
+    const cl_bind_object *b = cached_object(e, t->objects[k].path);
+    if (!b || cl_reserve((void **)&e->global, &e->global_capacity,
+                         e->global_count + 1, sizeof *e->global)) {
+      e->failed = 1;
+      return;
+    }
+    int seen = 0;
+    for (size_t i = 0; i < e->global_count && !seen; ++i)
+      seen = e->global[i] == b;
+    if (!seen)
+      e->global[e->global_count++] = b;
+  }
+}
+
+static int finish_open(cudaload_explain *e, cudaload_ctx *ctx,
+                       const char *opener, cl_load_tree *t, unsigned how,
+                       int rc) {
+  if (!rc) {
+    record_tree(e, ctx, opener, t, how);
+    if ((how & CL_VERDICT_GLOBAL) && !t->failed)
+      join_global(e, t);
+  }
+  cl_load_tree_free(t);
+  if (!rc && e->failed)
+    rc = CUDALOAD_E_NO_MEMORY;
+  return rc;
+}
+
+int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
+                    const char *path, unsigned how) {
+  int rc = CUDALOAD_OK;
+  if (how & CL_VERDICT_PRELOAD)
+    rc = expose_like_preload(m, path);
+  if (rc)
+    return rc;
+  lazy_context lc = {ctx, cl_ctx_naming(ctx)};
+  cl_load_tree t;
+  memset(&t, 0, sizeof t);
+  rc = cl_resolve_load(m, path, (how & CL_VERDICT_NO_LAZY) ? NULL : lazy_names,
+                       &lc, &t);
+  return finish_open(e, ctx, path, &t, how, rc);
+}
+
+int cl_verdict_expose_folder(cl_loader_model *m, const char *path) {
+  return expose_like_preload(m, path);
+}
+
+int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
+                             const char *path, const char *soname,
+                             unsigned how) {
+  int rc =
+      (how & CL_VERDICT_PRELOAD) ? expose_like_preload(m, path) : CUDALOAD_OK;
+  if (!rc)
+    rc = cl_loader_model_add_loaded(m, path, soname);
+  if (!rc && (how & CL_VERDICT_GLOBAL)) {
+    const cl_bind_object *b = cached_object(e, path);
+    if (!b || cl_reserve((void **)&e->global, &e->global_capacity,
+                         e->global_count + 1, sizeof *e->global))
+      return CUDALOAD_E_NO_MEMORY;
+    e->global[e->global_count++] = b;
+  }
+  return rc;
+}
+
+int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
+                            cl_loader_model *m, const char *requester,
+                            const char *name, unsigned how) {
+  cl_binary_info info;
+  memset(&info, 0, sizeof info);
+  if (requester) {
+    char *kept = cl_save_error(); /* unreadable: an open with no lists */
+    if (cl_binary_parse_file(requester, &info) != CUDALOAD_OK)
+      memset(&info, 0, sizeof info);
+    cl_restore_error(kept);
+  }
+  cl_requester req = {requester, &info, NULL};
+  lazy_context lc = {ctx, cl_ctx_naming(ctx)};
+  cl_load_tree t;
+  memset(&t, 0, sizeof t);
+  int rc =
+      cl_resolve_open(m, requester ? &req : NULL, name,
+                      (how & CL_VERDICT_NO_LAZY) ? NULL : lazy_names, &lc, &t);
+  /* The open itself is the edge from the requester: its not-found names
+   * the requester. */
+  rc = finish_open(e, ctx, requester, &t, how, rc);
+  cl_binary_info_free(&info);
+  return rc;
+}
+
+int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
+                            cl_loader_model *m, const char *path,
+                            unsigned how) {
+  cl_binary_info info;
+  char *kept = cl_save_error(); /* unreadable: it opens nothing we can tell */
+  int unreadable = cl_binary_parse_file(path, &info) != CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (unreadable)
+    return CUDALOAD_OK;
+  lazy_context lc = {ctx, cl_ctx_naming(ctx)};
+  size_t count = 0;
+  char **names = lazy_names(path, &info, &count, &lc);
+  cl_binary_info_free(&info);
+  int rc = CUDALOAD_OK;
+  for (size_t n = 0; !rc && n < count; ++n)
+    rc = cl_verdict_open_by_name(e, ctx, m, path, names[n],
+                                 how | CL_VERDICT_LAZY);
+  for (size_t n = 0; n < count; ++n)
+    free(names[n]);
+  free(names);
+  return rc;
+}
+
+/* --- a plan's verdict -------------------------------------------------- */
+
+int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
+                       cudaload_explain **out) {
+  *out = NULL;
+  cudaload_explain *e = cl_verdict_new();
+  if (!e)
+    return CUDALOAD_E_NO_MEMORY;
+  unsigned global = (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_VERDICT_GLOBAL : 0;
+  int rc = CUDALOAD_OK;
+  /* First what cudaload_preload does: each file of the plan opened by
+   * absolute path, in plan order (their DT_NEEDED names resolved then);
+   * a file left to its opener only has its folder exposed (Windows). */
+  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (p->state == CUDALOAD_STATE_FAILED)
+      continue;
+    rc = p->to_load
+             ? cl_verdict_open(e, ctx, m, p->path,
+                               CL_VERDICT_PRELOAD | CL_VERDICT_NO_LAZY | global)
+             : expose_like_preload(m, p->path);
+  }
+  /* Then what the libraries do later, at their first call: open by name
+   * what they hold as text, each from inside the library. */
+  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    if (!p->to_load && p->entry->role != CL_ROLE_MAIN)
+      continue;
+    rc = cl_verdict_open_lazy_of(e, ctx, m, p->path, 0);
+  }
+  if (!rc)
+    cl_verdict_mixes(e, 0, "in what the process would load");
+  if (rc) {
+    cudaload_explain_free(e);
+    return rc;
+  }
+  *out = e;
+  return CUDALOAD_OK;
+}
+
+/* --- the handle ---------------------------------------------------------- */
+
+cudaload_explain *cl_verdict_new(void) {
+  return calloc(1, sizeof(cudaload_explain));
+}
+
+void cudaload_explain_free(cudaload_explain *e) {
+  if (!e)
+    return;
+  for (size_t i = 0; i < e->folder_scan_count; ++i)
+    cudaload_destroy(e->folder_scans[i]);
+  free(e->folder_scans);
+  for (size_t i = 0; i < e->object_count; ++i) {
+    cl_explain_object *o = &e->objects[i];
+    for (size_t j = 0; j < o->need_count; ++j) {
+      free(o->needs[j].name);
+      free(o->needs[j].path);
+      free(o->needs[j].detail);
+      free(o->needs[j].version);
+    }
+    for (size_t j = 0; j < o->binding_count; ++j) {
+      cl_explain_binding *b = &o->bindings[j];
+      free(b->library);
+      free(b->version);
+      free(b->expected);
+      free(b->provider);
+      free(b->example);
+      free(b->elsewhere_provider);
+      free(b->undefined_example);
+      for (size_t k = 0; k < b->each_count; ++k) {
+        free(b->each_symbol[k]);
+        free(b->each_provider[k]);
+      }
+      free(b->each_symbol);
+      free(b->each_provider);
+    }
+    free(o->needs);
+    free(o->bindings);
+    free(o->path);
+    free(o->version);
+  }
+  free(e->objects);
+  for (size_t i = 0; i < e->finding_count; ++i)
+    finding_free(&e->findings[i]);
+  free(e->findings);
+  symbol_cache_free(e->symbol_cache);
+  free(e->global);
+  free(e);
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict.h - what the loader would do, judged by the one loader model
+ * (resolve.c: the search; bind.c: symbol binding). For files opened in a
+ * modelled process (cudaload_preload's loads by absolute path, a program's
+ * own files, the names they open by name at run time) it records the tree
+ * the loader maps, where each CUDA reference binds, and what goes wrong, as
+ * data (findings). `cudaload explain` shows it; the doctor lists its
+ * findings with their fixes; the plan, cudaload_preload() and `exec` decide
+ * with it. There is no second, simpler model anywhere: a question "would the
+ * loader find X, and would X do?" is asked here.
+ */
+#ifndef CUDALOAD_VERDICT_H
+#define CUDALOAD_VERDICT_H
+
+#include "cudaload.h"
+#include "core/context.h"
+#include "load/bind.h"
+#include "load/resolve.h"
+
+#include <stddef.h>
+
+/* What is wrong, by kind; each finding carries its sentence. */
+typedef enum cl_finding_kind {
+  /* A DT_NEEDED / import name the loader does not find (the load fails),
+   * or a CUDA library's name opened by name at run time (lazy: that call
+   * fails later). */
+  CL_FINDING_NOT_FOUND = 1,
+  /* The file the loader takes does not define every symbol the consumer
+   * takes from it (a stale minor: __nvJitLinkComplete_12_4 missing from a
+   * 12.1 libnvJitLink.so.12): "undefined symbol", or on Windows error 127,
+   * "The specified procedure could not be found". */
+  CL_FINDING_UNDEFINED_SYMBOLS,
+  /* A name asks for one library and the loader takes another. */
+  CL_FINDING_WRONG_LIBRARY,
+  /* A CUDA library takes a library of its own family from another folder
+   * though a copy lies beside it (likely another version). */
+  CL_FINDING_SIBLING_SHADOWED,
+  /* References bind to another file than the consumer's own dependency. */
+  CL_FINDING_BINDS_ELSEWHERE,
+  /* One family and major in two versions in what one process loads. */
+  CL_FINDING_TWO_VERSIONS,
+  /* CUDA libraries of two CUDA majors in what one process loads. */
+  CL_FINDING_CUDA_MAJORS,
+  /* A search list with an empty entry (the current folder). */
+  CL_FINDING_EMPTY_ENTRY,
+  /* The file asked about cannot be read as a library. */
+  CL_FINDING_UNREADABLE,
+  /* Found only in a running process's maps (explain --pid). */
+  CL_FINDING_PROCESS
+} cl_finding_kind;
+
+/* One finding, as data: the doctor writes text and fix, cudaload_preload
+ * refuses or warns by kind, the plan reads consumer, name and better. */
+typedef struct cl_finding {
+  cl_finding_kind kind;
+  int lazy;             /* about a name opened at run time, not at load */
+  char *text;           /* the sentence, the same in every report */
+  char *fix;            /* what fixes it, NULL when the caller knows better */
+  char *consumer;       /* the file whose need or references it is about */
+  char *name;           /* the name asked for (libnvJitLink.so.12) */
+  char *taken;          /* the file the loader takes; NULL: none */
+  char *better;         /* a file the inventory holds that would do; NULL */
+  cl_resolve_rule rule; /* how taken was found */
+} cl_finding;
+
+/* One dependency of an object: a DT_NEEDED name (PE import) or a name it
+ * opens lazily. */
+typedef struct cl_explain_need {
+  char *name;
+  int lazy;
+  char *path;       /* the file the loader takes; NULL: not found */
+  const char *rule; /* cl_resolve_rule_name() */
+  char *detail;     /* whose RPATH, which LD_LIBRARY_PATH entry, ... */
+  char *version;    /* of the file taken; NULL when unknown */
+} cl_explain_need;
+
+/* Where one group of a consumer's references to a CUDA library binds. */
+typedef struct cl_explain_binding {
+  char *library;    /* the DT_VERNEED file, or the expected provider's name */
+  char *version;    /* the version node asked for; NULL: unversioned */
+  size_t symbols;   /* references in the group */
+  char *expected;   /* the file of the consumer's own tree providing them */
+  char *provider;   /* where the first reference binds */
+  size_t elsewhere; /* references that bind to another file than expected */
+  char *example;    /* one of those, NULL when none */
+  char *elsewhere_provider; /* where it binds */
+  size_t undefined;         /* references nothing in scope defines */
+  char *undefined_example;  /* one of those */
+  /* With CUDALOAD_EXPLAIN_SYMBOLS: every reference and where it binds. */
+  char **each_symbol;
+  char **each_provider; /* NULL: binds nowhere */
+  size_t each_count, each_capacity;
+} cl_explain_binding;
+
+typedef struct cl_explain_object {
+  char *path;
+  const char *family; /* NULL: not a CUDA library */
+  const char *name;   /* catalog name */
+  int major;
+  int cuda_major; /* 0: unknown */
+  char *version;  /* NULL: unknown */
+  int consumer;   /* one of the files asked about */
+  cl_explain_need *needs;
+  size_t need_count, need_capacity;
+  cl_explain_binding *bindings;
+  size_t binding_count, binding_capacity;
+} cl_explain_object;
+
+/* The verdict: what `cudaload explain` reports (the public handle). */
+struct cudaload_explain {
+  cl_explain_object *objects;
+  size_t object_count, object_capacity;
+  cl_finding *findings;
+  size_t finding_count, finding_capacity;
+  long pid; /* explain of a running process; 0 for files */
+  /* Folders outside the roots (LD_LIBRARY_PATH, RUNPATH targets), each
+   * scanned once for the versions of the files found there. */
+  cudaload_ctx **folder_scans;
+  size_t folder_scan_count, folder_scan_capacity;
+  /* Symbols of the files met, each read once per verdict. */
+  void *symbol_cache;
+  /* The global scope built so far (objects opened CL_VERDICT_GLOBAL, and
+   * LD_PRELOAD's), in load order; borrowed from the symbol cache. */
+  const cl_bind_object **global;
+  size_t global_count, global_capacity;
+  int failed;
+};
+
+/* How a file enters the modelled process (cl_verdict_open's `how`). */
+#define CL_VERDICT_CONSUMER 0x1u /* one of the files asked about */
+#define CL_VERDICT_PRELOAD                                                     \
+  0x2u                          /* cudaload_preload loads it by absolute       \
+                                   path: on Windows its folder is put          \
+                                   first on PATH and AddDllDirectory */
+#define CL_VERDICT_GLOBAL 0x4u  /* its symbols join the global scope */
+#define CL_VERDICT_NO_LAZY 0x8u /* leave its run-time opens for later */
+#define CL_VERDICT_LAZY                                                        \
+  0x10u                          /* the name is opened at run time (the        \
+                                    finding is about a later call) */
+#define CL_VERDICT_SYMBOLS 0x20u /* record every reference, not CUDA's */
+
+cudaload_explain *cl_verdict_new(void);
+
+/* Model opening `path` (absolute) in m from no object, with the names each
+ * file opens at run time (unless CL_VERDICT_NO_LAZY); record the objects,
+ * their needs and bindings and the findings in e. ctx gives the versions
+ * (its inventory) and the naming. 0 or a CUDALOAD_E_* status (memory). */
+int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
+                    const char *path, unsigned how);
+
+/* Model `path` as already loaded in m (a plan preloaded before the file
+ * asked about is opened): recorded in the model, its folder exposed on
+ * Windows (CL_VERDICT_PRELOAD), its symbols in the global scope
+ * (CL_VERDICT_GLOBAL); its own tree is not modelled. */
+int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
+                             const char *path, const char *soname,
+                             unsigned how);
+
+/* Expose the folder of `path` as cudaload_preload does for a file it
+ * leaves to its opener (Windows: PATH and AddDllDirectory; Linux: none). */
+int cl_verdict_expose_folder(cl_loader_model *m, const char *path);
+
+/* Model `name` opened by name from inside `requester` (a file the model has
+ * loaded, or NULL: the program itself), as a run-time dlopen/LoadLibrary. */
+int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
+                            cl_loader_model *m, const char *requester,
+                            const char *name, unsigned how);
+
+/* The run-time opens of a file the model has loaded (cuDNN's shim opens its
+ * sub-libraries, cuDNN 8's sub-libraries open cuBLAS), each from inside it.
+ */
+int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
+                            cl_loader_model *m, const char *path, unsigned how);
+
+/* Two versions of one family and major, or two CUDA majors, among the
+ * objects from `first` on ("in what one process would load"). */
+void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what);
+
+/* Record the object of `path` (a CUDA library or a consumer) in e; used for
+ * a running process's maps. NULL when memory ran out. */
+cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
+                                     const char *path, const char *soname,
+                                     int consumer);
+
+/* Add a finding (text and fix are taken over; the other strings copied; any
+ * may be NULL). The same text is recorded once. */
+void cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
+                    char *text, char *fix, const char *consumer,
+                    const char *name, const char *taken, const char *better);
+
+/* A model of the process a plan's preload runs in, with the plan's files
+ * loaded as cudaload_preload loads them (in plan order, by absolute path,
+ * their folders exposed on Windows), then the run-time opens of the
+ * planned libraries: the verdict every decision of preload, the doctor and
+ * exec is made from. m is the process (this one, or a child about to
+ * start); flags are the preload's (CUDALOAD_PRELOAD_GLOBAL). */
+int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
+                       cudaload_explain **out);
+
+#endif
