@@ -74,8 +74,9 @@ CUDALOAD_API const char *cudaload_version_string(void);
 #define CUDALOAD_E_UNSATISFIED 9  /* no usable file for a requirement */
 #define CUDALOAD_E_LOAD_FAILED 10 /* the OS loader refused a planned file */
 #define CUDALOAD_E_CONFLICT                                                    \
-  11 /* another major of a required family is                                  \
-        visible in the global symbol scope */
+  11 /* the process already has a library that conflicts                      \
+        with the plan: another major of a required family                      \
+        in the global symbol scope, or an older copy */
 #define CUDALOAD_E_INSECURE                                                    \
   12 /* refused as a planting hazard: a root writable by                       \
         other users (see CUDALOAD_ALLOW_WRITABLE_ROOTS), or                    \
@@ -554,7 +555,19 @@ CUDALOAD_API const char *cudaload_plan_warning(const cudaload_ctx *ctx,
  * a conflict is already known (CUDALOAD_E_CONFLICT: another major of a
  * required family in the global symbol scope, see cudaload_conflict_*),
  * nothing is loaded, every entry stays CUDALOAD_STATE_PLANNED and the last
- * error starts with "nothing was loaded", then the plan's explanation. What
+ * error starts with "nothing was loaded", then the plan's explanation.
+ * Before loading, the plan is also judged by the loader model in this
+ * process (the same model as cudaload_explain_files()): when a planned
+ * file's needs would not be found, or a file the loader would take lacks
+ * symbols its consumer takes from it (an older libnvJitLink.so.12 first on
+ * LD_LIBRARY_PATH), nothing is loaded and the status is
+ * CUDALOAD_E_LOAD_FAILED; when the file taken is a copy the process already
+ * has (loaded by LD_PRELOAD or before the call) that lacks such symbols or
+ * is older than the planned one, CUDALOAD_E_CONFLICT, naming that copy and
+ * what loaded it. What the model finds that fails only later (a name opened
+ * at the first call that nothing provides, two versions or two CUDA majors
+ * mixed) is a plan warning (cudaload_plan_warning()), in the same words as
+ * cudaload_explain_files() and cudaload_doctor(). What
  * only loading can reveal is not all or nothing: a file the OS loader
  * refuses (CUDALOAD_E_LOAD_FAILED; loads cannot be undone, so the files
  * before it stay loaded) and a conflict that appears only once the plan is

@@ -111,8 +111,8 @@ const char *cudaload_strerror(int status) {
     return "refused: a planting hazard (a folder others can write to, or "
            "one a search path cannot hold)";
   case CUDALOAD_E_CONFLICT:
-    return "another major of a required library is in the global symbol "
-           "scope";
+    return "the process already has a library that conflicts with the plan "
+           "(another major in the global symbol scope, or an older copy)";
   default:
     return "unknown status";
   }

@@ -5,6 +5,8 @@
  */
 #include "core/context.h"
 #include "load/plan.h"
+#include "load/plan_judge.h"
+#include "load/resolve.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "load/bind.h"
@@ -162,6 +164,40 @@ static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
   return status;
 }
 
+/* The loader model says the plan would fail in this process (a needed file
+ * not found, a file taken that lacks symbols its consumer takes, an older
+ * copy the process already has): load nothing, say why and the fix. */
+static int refuse_judged(cudaload_ctx *ctx, const cl_plan_judgement *j) {
+  cl_buf r = CL_BUF_INIT;
+  cl_buf_printf(&r,
+                "nothing was loaded: %s, and a preload is all or nothing "
+                "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n%s",
+                j->status == CUDALOAD_E_CONFLICT
+                    ? "the process already has a copy that would be used "
+                      "instead of a planned file, and it would not do"
+                    : "the loader would refuse the plan in this process",
+                j->why ? j->why : "");
+  say_plan(&r, ctx);
+  fail_with_report(j->status, &r);
+  return j->status;
+}
+
+/* The plan judged by the loader model in this process, before anything is
+ * loaded: what would fail refuses it (all or nothing), the rest are plan
+ * warnings. *refused: the status of a refusal, 0 when it may go on. */
+static int judge_in_this_process(cudaload_ctx *ctx, unsigned flags,
+                                 cl_plan_judgement *j) {
+  cl_loader_model m;
+  char *kept = cl_save_error(); /* no model: the loader itself will judge */
+  int rc = cl_loader_model_init_host(&m);
+  if (rc == CUDALOAD_OK) {
+    rc = cl_plan_judge(ctx, &m, flags, j);
+    cl_loader_model_free(&m);
+  }
+  cl_restore_error(kept);
+  return rc == CUDALOAD_E_NO_MEMORY ? rc : CUDALOAD_OK;
+}
+
 /* Say file by file what happened, so nothing is half-done in silence: the
  * last error of a preload that did not get the whole plan in. Returns its
  * status: unsatisfied, a load failed, or another major in the global
@@ -210,6 +246,20 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   if (!(flags & CUDALOAD_PRELOAD_PARTIAL) &&
       (plan_rc != CUDALOAD_OK || ctx->conflict_count != 0))
     return refuse_plan(ctx, plan_rc, unsatisfied);
+  cl_plan_judgement judged;
+  memset(&judged, 0, sizeof judged);
+  if (plan_rc == CUDALOAD_OK &&
+      judge_in_this_process(ctx, flags, &judged) != CUDALOAD_OK) {
+    free(unsatisfied);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_preload: out of memory");
+  }
+  if (judged.status && !(flags & CUDALOAD_PRELOAD_PARTIAL)) {
+    int status = refuse_judged(ctx, &judged);
+    cl_plan_judgement_free(&judged);
+    free(unsatisfied);
+    return status;
+  }
+  cl_plan_judgement_free(&judged);
   cl_open_mode mode =
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
   cl_buf failures = CL_BUF_INIT;

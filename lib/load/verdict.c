@@ -34,30 +34,32 @@ static void finding_free(cl_finding *f) {
   free(f->fix);
   free(f->consumer);
   free(f->name);
+  free(f->names);
   free(f->taken);
   free(f->better);
 }
 
-void cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
-                    char *text, char *fix, const char *consumer,
-                    const char *name, const char *taken, const char *better) {
+cl_finding *cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
+                           char *text, char *fix, const char *consumer,
+                           const char *name, const char *taken,
+                           const char *better) {
   if (!text) {
     free(fix);
     e->failed = 1;
-    return;
+    return NULL;
   }
   for (size_t i = 0; i < e->finding_count; ++i)
     if (strcmp(e->findings[i].text, text) == 0) {
       free(text);
       free(fix);
-      return;
+      return NULL;
     }
   if (cl_reserve((void **)&e->findings, &e->finding_capacity,
                  e->finding_count + 1, sizeof *e->findings)) {
     free(text);
     free(fix);
     e->failed = 1;
-    return;
+    return NULL;
   }
   cl_finding *f = &e->findings[e->finding_count];
   memset(f, 0, sizeof *f);
@@ -73,9 +75,10 @@ void cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
       (taken && !f->taken) || (better && !f->better)) {
     finding_free(f);
     e->failed = 1;
-    return;
+    return NULL;
   }
   e->finding_count++;
+  return f;
 }
 
 /* --- versions ------------------------------------------------------------ */
@@ -167,6 +170,13 @@ static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
   if (known)
     return version;
   return m && m->name_version[0] ? cl_strdup(m->name_version) : NULL;
+}
+
+char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
+                            const char *path, int *cuda_major) {
+  cl_name_match m;
+  int named = catalog_of(path, NULL, cl_ctx_naming(ctx), &m);
+  return version_of(e, ctx, path, named ? &m : NULL, cuda_major);
 }
 
 /* --- what CUDA libraries open by name ------------------------------------ */
@@ -751,8 +761,11 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
     else
       fix = newer_library_fix(ctx, taken ? taken->path : b->library,
                               taken ? taken->info.soname : NULL, cuda);
-    cl_verdict_add(e, CL_FINDING_UNDEFINED_SYMBOLS, lazy, text, fix, o->path,
-                   b->library, taken ? taken->path : NULL, better);
+    cl_finding *f =
+        cl_verdict_add(e, CL_FINDING_UNDEFINED_SYMBOLS, lazy, text, fix,
+                       o->path, b->library, taken ? taken->path : NULL, better);
+    if (f && how)
+      f->rule = how->how.rule;
     free(version);
     free(failure);
   }
@@ -853,28 +866,99 @@ static void places_looked_at(const cl_resolution *how, char *places,
     snprintf(places, size, "nothing");
 }
 
+/* The fix for a CUDA name nothing provides: the requirement that plans
+ * it, and the wheel that ships it where one does. */
+static char *requirement_fix(const cl_name_match *m, const char *names,
+                             cl_naming naming) {
+  int cuda =
+      m->cuda_major ? m->cuda_major : cl_catalog_cuda_major(m->entry, m->major);
+  const char *package =
+      cuda ? cl_fix_package(m->entry->family, cuda, naming) : NULL;
+  return cl_strdup_printf("add --require %s=%d with a root that holds it%s%s%s"
+                          ", or the folder that holds %s with --root",
+                          m->entry->family, m->major,
+                          package ? " (pip install " : "",
+                          package ? package : "", package ? ")" : "", names);
+}
+
+/* One opener's lazy not-found finding for the family and major of m, to
+ * extend with another of its names, or NULL. */
+static cl_finding *lazy_not_found_of(cudaload_explain *e, const char *from,
+                                     const cl_name_match *m, cl_naming naming) {
+  for (size_t i = 0; from && i < e->finding_count; ++i) {
+    cl_finding *f = &e->findings[i];
+    cl_name_match other;
+    if (f->kind == CL_FINDING_NOT_FOUND && f->lazy && f->consumer && f->names &&
+        strcmp(f->consumer, from) == 0 &&
+        cl_catalog_match(f->name, naming, &other) &&
+        strcmp(other.entry->family, m->entry->family) == 0 &&
+        other.major == m->major)
+      return f;
+  }
+  return NULL;
+}
+
 /* A name the loader does not find: a DT_NEEDED one fails the load, a lazy
- * one the call that opens it. */
+ * one the call that opens it. The lazy names of one family from one opener
+ * (libcublas.so.12 and libcublasLt.so.12 from cuDNN 8) are one finding. */
 static void not_found(cudaload_explain *e, const char *from,
                       const cl_load_edge *edge, const cl_name_match *m,
-                      int later) {
+                      int later, cl_naming naming) {
   char places[1024];
   places_looked_at(&edge->how, places, sizeof places);
+  const char *who = from ? from : "the process";
+  if (!later) {
+    cl_verdict_add(
+        e, CL_FINDING_NOT_FOUND, 0,
+        cl_strdup_printf("%s needs %s: not found, so loading it fails "
+                         "(rule: not-found; looked at: %s)",
+                         who, edge->name, places),
+        m ? requirement_fix(m, edge->name, naming)
+          : cl_strdup_printf("add the folder that holds %s with --root",
+                             edge->name),
+        from, edge->name, NULL, NULL);
+    return;
+  }
+  cl_finding *f = m ? lazy_not_found_of(e, from, m, naming) : NULL;
+  char *names = f ? cl_strdup_printf("%s and %s", f->names, edge->name)
+                  : cl_strdup(edge->name);
+  if (f && names && strstr(f->names, edge->name)) {
+    free(names);
+    return; /* the same name met again */
+  }
   char *text =
-      later ? cl_strdup_printf("%s opens %s by name when it first needs it: "
-                               "not found (rule: not-found; looked at: %s)",
-                               from ? from : "the process", edge->name, places)
-            : cl_strdup_printf("%s needs %s: not found, so loading it fails "
-                               "(rule: not-found; looked at: %s)",
-                               from ? from : "the process", edge->name, places);
-  char *fix = m ? cl_strdup_printf("add a requirement for it (--require "
-                                   "%s=%d), or the folder that holds %s "
-                                   "with --root",
-                                   m->entry->family, m->major, edge->name)
-                : cl_strdup_printf("add the folder that holds %s with --root",
-                                   edge->name);
-  cl_verdict_add(e, CL_FINDING_NOT_FOUND, later, text, fix, from, edge->name,
-                 NULL, NULL);
+      names
+          ? cl_strdup_printf("%s opens %s by name when it first needs %s: not "
+                             "found (rule: not-found; looked at: %s)",
+                             who, names, f ? "them" : "it", places)
+          : NULL;
+  char *fix = !names ? NULL
+              : m    ? requirement_fix(m, names, naming)
+                     : cl_strdup_printf("add the folder that holds %s with "
+                                           "--root",
+                                        names);
+  if (f && text && fix) {
+    free(f->text);
+    free(f->fix);
+    free(f->names);
+    f->text = text;
+    f->fix = fix;
+    f->names = names;
+    return;
+  }
+  if (f || !names) {
+    free(text);
+    free(fix);
+    free(names);
+    e->failed = 1;
+    return;
+  }
+  f = cl_verdict_add(e, CL_FINDING_NOT_FOUND, 1, text, fix, from, edge->name,
+                     NULL, NULL);
+  if (f)
+    f->names = names;
+  else
+    free(names);
 }
 
 static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
@@ -892,7 +976,7 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
        * concern). */
       int driver = cuda && strcmp(want.entry->family, "driver") == 0;
       if ((cuda && !driver) || (!later && !driver))
-        not_found(e, from, edge, cuda ? &want : NULL, later);
+        not_found(e, from, edge, cuda ? &want : NULL, later, naming);
       continue;
     }
     for (size_t s = 0; s < edge->how.step_count; ++s)
@@ -1190,6 +1274,25 @@ int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
 
 /* --- a plan's verdict -------------------------------------------------- */
 
+/* The object m has loaded under `name` (its SONAME, a name it was opened
+ * by, or its file name), or SIZE_MAX. */
+static size_t loaded_as(const cl_loader_model *m, const char *name) {
+  int windows = m->naming == CL_NAMING_WINDOWS;
+  for (size_t i = 0; name && i < m->loaded_count; ++i) {
+    const cl_loaded_object *o = &m->loaded[i];
+    const char *base = cl_path_basename(o->path);
+    if (windows && cl_ascii_equal_nocase(base, name))
+      return i;
+    if (o->soname && (windows ? cl_ascii_equal_nocase(o->soname, name)
+                              : strcmp(o->soname, name) == 0))
+      return i;
+    for (size_t k = 0; k < o->name_count; ++k)
+      if (strcmp(o->names[k], name) == 0)
+        return i;
+  }
+  return SIZE_MAX;
+}
+
 int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                        cudaload_explain **out) {
   *out = NULL;
@@ -1204,6 +1307,10 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
     const cl_plan_entry *p = &ctx->plan[i];
     if (p->state == CUDALOAD_STATE_FAILED)
+      continue;
+    /* cudaload_preload loads no second copy of a name the process has:
+     * what needs it gets the copy already there (preload.c). */
+    if (p->to_load && loaded_as(m, p->soname) != SIZE_MAX)
       continue;
     rc = p->to_load
              ? cl_verdict_open(e, ctx, m, p->path,

@@ -54,13 +54,15 @@ typedef enum cl_finding_kind {
  * refuses or warns by kind, the plan reads consumer, name and better. */
 typedef struct cl_finding {
   cl_finding_kind kind;
-  int lazy;             /* about a name opened at run time, not at load */
-  char *text;           /* the sentence, the same in every report */
-  char *fix;            /* what fixes it, NULL when the caller knows better */
-  char *consumer;       /* the file whose need or references it is about */
-  char *name;           /* the name asked for (libnvJitLink.so.12) */
-  char *taken;          /* the file the loader takes; NULL: none */
-  char *better;         /* a file the inventory holds that would do; NULL */
+  int lazy;       /* about a name opened at run time, not at load */
+  char *text;     /* the sentence, the same in every report */
+  char *fix;      /* what fixes it, NULL when the caller knows better */
+  char *consumer; /* the file whose need or references it is about */
+  char *name;     /* the name asked for (libnvJitLink.so.12) */
+  char *names;    /* not found, opened by name from one opener: every name of
+                     its family ("libcublas.so.12 and libcublasLt.so.12") */
+  char *taken;    /* the file the loader takes; NULL: none */
+  char *better;   /* a file the inventory holds that would do; NULL */
   cl_resolve_rule rule; /* how taken was found */
 } cl_finding;
 
@@ -183,11 +185,19 @@ cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
                                      const char *path, const char *soname,
                                      int consumer);
 
+/* The version of a file as the scan tells it (its inventory entry, else a
+ * scan of its folder, else its name), malloc'ed or NULL; *cuda_major the
+ * CUDA major it belongs to, 0 when unknown. */
+char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
+                            const char *path, int *cuda_major);
+
 /* Add a finding (text and fix are taken over; the other strings copied; any
- * may be NULL). The same text is recorded once. */
-void cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
-                    char *text, char *fix, const char *consumer,
-                    const char *name, const char *taken, const char *better);
+ * may be NULL). The same text is recorded once. Returns the finding, NULL
+ * when it was there already or memory ran out. */
+cl_finding *cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
+                           char *text, char *fix, const char *consumer,
+                           const char *name, const char *taken,
+                           const char *better);
 
 /* A model of the process a plan's preload runs in, with the plan's files
  * loaded as cudaload_preload loads them (in plan order, by absolute path,

@@ -1375,7 +1375,7 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
         message = "cudaload.setup: %s" % report.status_text
         if report.error:
             message += ("\n" if "\n" in report.error else ": ") + report.error
-        if report.status == C.CUDALOAD_E_CONFLICT:
+        if report.status == C.CUDALOAD_E_CONFLICT and report.conflicts:
             message += ("\nOpen the consumers with cudaload.isolated_import() and call "
                         "setup(..., isolate=True), or keep the other major out of the "
                         "global scope (no RTLD_GLOBAL).")

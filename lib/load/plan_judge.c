@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_judge.c - a plan's verdict as a decision (plan_judge.h). The
+ * sentences are the verdict's (verdict.c): explain, the doctor, preload and
+ * exec say the same thing of the same files.
+ */
+#include "load/plan_judge.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/strutil.h"
+#include "load/plan.h"
+#include "load/spec.h"
+#include "load/verdict.h"
+#include "os/platform.h"
+#include "scan/inventory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cl_plan_judgement_free(cl_plan_judgement *j) {
+  free(j->why);
+  memset(j, 0, sizeof *j);
+}
+
+/* Whether a finding makes the open of a planned file fail: a needed name
+ * not found, a needed file of another library, or symbols the file taken
+ * lacks (glibc's RTLD_NOW and Windows' imports fail at load). What a
+ * library opens later, at its first call, only fails that call. */
+static int fails_the_load(const cl_finding *f) {
+  if (f->lazy)
+    return 0;
+  return f->kind == CL_FINDING_NOT_FOUND ||
+         f->kind == CL_FINDING_UNDEFINED_SYMBOLS ||
+         f->kind == CL_FINDING_WRONG_LIBRARY;
+}
+
+/* The object m has loaded under name (SONAME or a name it was opened by),
+ * or NULL. */
+static const cl_loaded_object *loaded_under(const cl_loader_model *m,
+                                            const char *name) {
+  int windows = m->naming == CL_NAMING_WINDOWS;
+  for (size_t i = 0; name && i < m->loaded_count; ++i) {
+    const cl_loaded_object *o = &m->loaded[i];
+    if (o->soname && (windows ? cl_ascii_equal_nocase(o->soname, name)
+                              : strcmp(o->soname, name) == 0))
+      return o;
+    if (windows && cl_ascii_equal_nocase(cl_path_basename(o->path), name))
+      return o;
+    for (size_t k = 0; k < o->name_count; ++k)
+      if (strcmp(o->names[k], name) == 0)
+        return o;
+  }
+  return NULL;
+}
+
+/* Who put a loaded copy of `name` in the process: LD_PRELOAD, or the first
+ * loaded object that needs it; "the program (before cudaload ran)" when
+ * nothing tells. malloc'ed. */
+static char *who_loaded(const cl_loader_model *m, const cl_loaded_object *o,
+                        const char *name) {
+  char *preload = cl_os_getenv("LD_PRELOAD");
+  int preloaded =
+      preload && (strstr(preload, o->path) || strstr(preload, name));
+  free(preload);
+  if (preloaded)
+    return cl_strdup("LD_PRELOAD");
+  for (size_t i = 0; i < m->loaded_count; ++i) {
+    const cl_loaded_object *by = &m->loaded[i];
+    if (by == o)
+      continue;
+    cl_binary_info info;
+    char *kept = cl_save_error(); /* unreadable: it tells nothing */
+    int read = cl_binary_parse_file(by->path, &info) == CUDALOAD_OK;
+    cl_restore_error(kept);
+    int needs = 0;
+    for (size_t k = 0; read && k < info.needed_count && !needs; ++k)
+      needs = strcmp(info.needed[k], name) == 0;
+    if (read)
+      cl_binary_info_free(&info);
+    if (needs)
+      return cl_strdup_printf("%s, which needs it", by->path);
+  }
+  return cl_strdup("the program, before cudaload ran");
+}
+
+/* -1, 0, 1 as version a is older, equal or newer than b; 0 when either is
+ * unknown. */
+static int version_order(const char *a, const char *b) {
+  long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
+  int na = a ? cl_version_parse(a, va) : 0,
+      nb = b ? cl_version_parse(b, vb) : 0;
+  if (!na || !nb)
+    return 0;
+  return cl_version_compare(va, na, vb, nb);
+}
+
+static void add_reason(cl_plan_judgement *out, cl_buf *why, int status,
+                       const char *text, const char *fix) {
+  cl_buf_printf(why, "  %s\n", text);
+  if (fix)
+    cl_buf_printf(why, "    fix: %s\n", fix);
+  /* A conflict with what the process has says more than a load failure. */
+  if (out->status != CUDALOAD_E_CONFLICT)
+    out->status = status;
+  out->count++;
+}
+
+/* A planned file whose name the process already has from another file that
+ * is older: cudaload_preload loads no second copy, so whatever needs the
+ * name gets the older one. */
+static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
+                         cudaload_explain *e, cl_plan_judgement *out,
+                         cl_buf *why) {
+  for (size_t i = 0; i < ctx->plan_count; ++i) {
+    const cl_plan_entry *p = &ctx->plan[i];
+    const cl_loaded_object *o = p->to_load ? loaded_under(m, p->soname) : NULL;
+    if (!o)
+      continue;
+    char *kept = cl_save_error();
+    char *real = cl_os_real_path(o->path);
+    cl_restore_error(kept);
+    int same = real && strcmp(real, p->path) == 0;
+    free(real);
+    if (same)
+      continue;
+    int cuda;
+    char *have = cl_verdict_version_of(e, ctx, o->path, &cuda);
+    char *want = cl_verdict_version_of(e, ctx, p->path, &cuda);
+    if (version_order(have, want) < 0) {
+      char *by = who_loaded(m, o, p->soname);
+      char *text = cl_strdup_printf(
+          "%s %s is already loaded from %s (loaded by %s), older than the "
+          "planned %s (%s): cudaload loads no second copy of a name, so "
+          "everything that needs %s gets the older one",
+          p->soname, have, o->path, by ? by : "?", p->path, want, p->soname);
+      char *fix = cl_strdup_printf(
+          "load the plan before whatever loads %s (call cudaload.setup() or "
+          "cudaload_preload() first%s), or remove that copy",
+          o->path,
+          by && !strcmp(by, "LD_PRELOAD") ? "; drop it from "
+                                            "LD_PRELOAD"
+                                          : "");
+      if (text && fix)
+        add_reason(out, why, CUDALOAD_E_CONFLICT, text, fix);
+      free(text);
+      free(fix);
+      free(by);
+    }
+    free(have);
+    free(want);
+  }
+}
+
+/* The plan's own warning about a name opened later that no root holds
+ * (plan.c reads the catalog) says what the verdict says of the same file:
+ * the verdict's sentence stays, the same in explain and the doctor. */
+static void drop_plan_warnings_said(cudaload_ctx *ctx,
+                                    const cudaload_explain *e) {
+  size_t kept = 0;
+  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
+    cl_plan_warning *w = &ctx->plan_warnings[i];
+    int said = 0;
+    for (size_t k = 0; k < e->finding_count && !said; ++k) {
+      const cl_finding *f = &e->findings[k];
+      said = f->kind == CL_FINDING_NOT_FOUND && f->names &&
+             strstr(f->names, w->file) != NULL;
+    }
+    if (said) {
+      free(w->problem);
+      free(w->fix);
+      free(w->file);
+      free(w->text);
+    } else {
+      ctx->plan_warnings[kept++] = *w;
+    }
+  }
+  ctx->plan_warning_count = kept;
+}
+
+int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
+                  cl_plan_judgement *out) {
+  memset(out, 0, sizeof *out);
+  cudaload_explain *e = NULL;
+  int rc = cl_verdict_of_plan(ctx, m, flags, &e);
+  if (rc)
+    return rc;
+  cl_buf why = CL_BUF_INIT;
+  drop_plan_warnings_said(ctx, e);
+  older_copies(ctx, m, e, out, &why);
+  for (size_t i = 0; i < e->finding_count && !rc; ++i) {
+    const cl_finding *f = &e->findings[i];
+    if (fails_the_load(f)) {
+      const cl_loaded_object *o = f->taken && f->rule == CL_RULE_ALREADY_LOADED
+                                      ? loaded_under(m, f->name)
+                                      : NULL;
+      if (!o) {
+        add_reason(out, &why, CUDALOAD_E_LOAD_FAILED, f->text, f->fix);
+        continue;
+      }
+      /* The process had it before the plan: say who put it there. */
+      char *by = who_loaded(m, o, f->name);
+      int preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
+      char *text = cl_strdup_printf("%s; %s was loaded by %s", f->text, o->path,
+                                    by ? by : "?");
+      char *fix = cl_strdup_printf(
+          "%s%s; %s has what is needed",
+          preloaded ? "drop it from LD_PRELOAD"
+                    : "load the plan before "
+                      "whatever loads it (call "
+                      "cudaload.setup() or "
+                      "cudaload_preload() first)",
+          preloaded ? ", or put the planned file there instead" : "",
+          f->better ? f->better : "a newer release");
+      if (text && fix)
+        add_reason(out, &why, CUDALOAD_E_CONFLICT, text, fix);
+      free(text);
+      free(fix);
+      free(by);
+      continue;
+    }
+    /* A second CUDA major the plan took on purpose is the plan's to say. */
+    if (f->kind == CL_FINDING_CUDA_MAJORS)
+      continue;
+    rc = cl_plan_add_warning(ctx, f->text, f->fix ? f->fix : "",
+                             f->name ? f->name
+                                     : (f->taken ? f->taken : f->consumer));
+  }
+  cudaload_explain_free(e);
+  if (!rc && out->count) {
+    out->why = cl_buf_take(&why);
+    if (!out->why)
+      rc = CUDALOAD_E_NO_MEMORY;
+  } else {
+    cl_buf_free(&why);
+  }
+  return rc;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_judge.h - the loader model's verdict on a plan (verdict.h), turned
+ * into a decision: what makes loading the plan fail in the modelled
+ * process (a needed file not found, a file taken that lacks symbols its
+ * consumer takes, an older copy already loaded), and what only warns (a
+ * name opened later that nothing provides, two versions, two CUDA majors).
+ * cudaload_preload() judges the plan in this process before loading
+ * anything; `exec` judges it in the child it is about to start.
+ */
+#ifndef CUDALOAD_PLAN_JUDGE_H
+#define CUDALOAD_PLAN_JUDGE_H
+
+#include "core/context.h"
+#include "load/resolve.h"
+
+typedef struct cl_plan_judgement {
+  /* CUDALOAD_OK; CUDALOAD_E_CONFLICT (a copy the process already has would
+   * be used instead of a planned one, and it would not do); or
+   * CUDALOAD_E_LOAD_FAILED (the loader would refuse a planned file). */
+  int status;
+  /* The reasons, one "  problem\n    fix: ...\n" block each; NULL when
+   * status is CUDALOAD_OK. */
+  char *why;
+  size_t count;
+} cl_plan_judgement;
+
+/* Judge ctx's plan in m (this process, or a child about to start): the
+ * reasons it would fail go into out, the rest become plan warnings
+ * (cudaload_plan_warning(), with the same sentences as explain and the
+ * doctor). flags are the preload's. 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
+                  cl_plan_judgement *out);
+void cl_plan_judgement_free(cl_plan_judgement *j);
+
+#endif
