@@ -48,6 +48,8 @@ void cl_loader_model_free(cl_loader_model *m) {
   free(m->exe_path);
   free(m->exe_rpath);
   free(m->ld_library_path);
+  free(m->ld_preload);
+  free(m->system_preload);
   free(m->ld_so_cache);
   free_list(m->default_dirs, m->default_dir_count);
   free_list(m->hwcaps_subdirs, m->hwcaps_subdir_count);

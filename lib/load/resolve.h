@@ -105,6 +105,11 @@ typedef struct cl_loader_model {
                             requester's chain; NULL when none or when the
                             executable has DT_RUNPATH (then it is ignored) */
   char *ld_library_path; /* as the loader read it at start; NULL: unset */
+  char *ld_preload;      /* LD_PRELOAD as the loader read it at start (a
+                            process) or as a child inherits it; NULL: unset.
+                            Its objects come first, in the global scope */
+  char *system_preload;  /* the entries of /etc/ld.so.preload, loaded after
+                            LD_PRELOAD's; NULL: none */
   int secure;            /* AT_SECURE: LD_LIBRARY_PATH is ignored, $ORIGIN
                             only in trusted places */
   char *ld_so_cache;     /* the cache file; NULL: none */

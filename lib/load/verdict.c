@@ -29,6 +29,21 @@ static char *dup_or_null(const char *s) {
   return s ? cl_strdup(s) : NULL;
 }
 
+const char *cl_finding_kind_name(cl_finding_kind kind) {
+  static const char *const names[] = {NULL,
+                                      "not-found",
+                                      "undefined-symbols",
+                                      "wrong-library",
+                                      "sibling-shadowed",
+                                      "binds-elsewhere",
+                                      "two-versions",
+                                      "cuda-majors",
+                                      "empty-entry",
+                                      "unreadable",
+                                      "process"};
+  return (size_t)kind < sizeof names / sizeof *names ? names[kind] : NULL;
+}
+
 static void finding_free(cl_finding *f) {
   free(f->text);
   free(f->fix);
@@ -1272,6 +1287,76 @@ int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
   return rc;
 }
 
+/* --- what is loaded before everything ------------------------------------ */
+
+/* A loaded object whose path is `entry`, or whose SONAME or file name is. */
+static size_t loaded_entry(const cl_loader_model *m, const char *entry) {
+  for (size_t i = 0; i < m->loaded_count; ++i) {
+    const cl_loaded_object *o = &m->loaded[i];
+    if (strcmp(o->path, entry) == 0 ||
+        (o->soname && strcmp(o->soname, entry) == 0) ||
+        strcmp(cl_path_basename(o->path), entry) == 0)
+      return i;
+  }
+  return SIZE_MAX;
+}
+
+/* Mark the objects recorded since `first` as put first by `by`. */
+static void mark_put_first(cudaload_explain *e, size_t first, const char *by) {
+  for (size_t i = first; i < e->object_count; ++i)
+    if (!e->objects[i].put_first_by)
+      e->objects[i].put_first_by = by;
+}
+
+static int preload_list(cudaload_explain *e, cudaload_ctx *ctx,
+                        cl_loader_model *m, const char *list, int in_process,
+                        const char *by) {
+  int rc = CUDALOAD_OK;
+  /* glibc splits LD_PRELOAD at spaces and colons, ld.so.preload at any
+   * white space and colons. */
+  const char *separators = " :\t\n\r";
+  for (const char *p = list; p && *p && !rc;) {
+    size_t n = strcspn(p, separators);
+    char *entry = n ? cl_strndup(p, n) : NULL;
+    if (n && !entry)
+      return CUDALOAD_E_NO_MEMORY;
+    size_t first = e->object_count;
+    if (entry && in_process) {
+      size_t k = loaded_entry(m, entry);
+      if (k != SIZE_MAX) {
+        const cl_loaded_object *o = &m->loaded[k];
+        cl_verdict_object(e, ctx, o->path, o->soname, 0);
+        rc =
+            cl_verdict_assume_loaded(e, NULL, o->path, NULL, CL_VERDICT_GLOBAL);
+      }
+    } else if (entry) {
+      rc =
+          strchr(entry, '/')
+              ? cl_verdict_open(e, ctx, m, entry,
+                                CL_VERDICT_GLOBAL | CL_VERDICT_NO_LAZY)
+              : cl_verdict_open_by_name(e, ctx, m, NULL, entry,
+                                        CL_VERDICT_GLOBAL | CL_VERDICT_NO_LAZY);
+    }
+    mark_put_first(e, first, by);
+    free(entry);
+    p += n;
+    p += strspn(p, separators);
+  }
+  return rc;
+}
+
+int cl_verdict_preloads(cudaload_explain *e, cudaload_ctx *ctx,
+                        cl_loader_model *m, int in_process) {
+  if (m->naming != CL_NAMING_LINUX)
+    return CUDALOAD_OK;
+  int rc = preload_list(e, ctx, m, m->secure ? NULL : m->ld_preload, in_process,
+                        "LD_PRELOAD");
+  if (!rc)
+    rc = preload_list(e, ctx, m, m->system_preload, in_process,
+                      "/etc/ld.so.preload");
+  return rc;
+}
+
 /* --- a plan's verdict -------------------------------------------------- */
 
 /* The object m has loaded under `name` (its SONAME, a name it was opened
@@ -1300,7 +1385,8 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   if (!e)
     return CUDALOAD_E_NO_MEMORY;
   unsigned global = (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_VERDICT_GLOBAL : 0;
-  int rc = CUDALOAD_OK;
+  /* This process: what LD_PRELOAD put first is in the global scope. */
+  int rc = cl_verdict_preloads(e, ctx, m, 1);
   /* First what cudaload_preload does: each file of the plan opened by
    * absolute path, in plan order (their DT_NEEDED names resolved then);
    * a file left to its opener only has its folder exposed (Windows). */

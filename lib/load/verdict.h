@@ -50,6 +50,9 @@ typedef enum cl_finding_kind {
   CL_FINDING_PROCESS
 } cl_finding_kind;
 
+/* The name of a kind in reports: "not-found", "undefined-symbols", ... */
+const char *cl_finding_kind_name(cl_finding_kind kind);
+
 /* One finding, as data: the doctor writes text and fix, cudaload_preload
  * refuses or warns by kind, the plan reads consumer, name and better. */
 typedef struct cl_finding {
@@ -100,9 +103,10 @@ typedef struct cl_explain_object {
   const char *family; /* NULL: not a CUDA library */
   const char *name;   /* catalog name */
   int major;
-  int cuda_major; /* 0: unknown */
-  char *version;  /* NULL: unknown */
-  int consumer;   /* one of the files asked about */
+  int cuda_major;           /* 0: unknown */
+  char *version;            /* NULL: unknown */
+  int consumer;             /* one of the files asked about */
+  const char *put_first_by; /* "LD_PRELOAD", "/etc/ld.so.preload"; NULL */
   cl_explain_need *needs;
   size_t need_count, need_capacity;
   cl_explain_binding *bindings;
@@ -152,7 +156,8 @@ int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
                     const char *path, unsigned how);
 
 /* Model `path` as already loaded in m (a plan preloaded before the file
- * asked about is opened): recorded in the model, its folder exposed on
+ * asked about is opened; m NULL: it is loaded already): recorded in the
+ * model, its folder exposed on
  * Windows (CL_VERDICT_PRELOAD), its symbols in the global scope
  * (CL_VERDICT_GLOBAL); its own tree is not modelled. */
 int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
@@ -198,6 +203,14 @@ cl_finding *cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
                            char *text, char *fix, const char *consumer,
                            const char *name, const char *taken,
                            const char *better);
+
+/* What LD_PRELOAD and /etc/ld.so.preload (m->ld_preload,
+ * m->system_preload) put first, in the global scope: in a process about to
+ * start (in_process 0) each is opened; in this process (1) each is found
+ * among the loaded objects. Their CUDA libraries join e's objects, so that
+ * explain and the doctor show what comes first. */
+int cl_verdict_preloads(cudaload_explain *e, cudaload_ctx *ctx,
+                        cl_loader_model *m, int in_process);
 
 /* A model of the process a plan's preload runs in, with the plan's files
  * loaded as cudaload_preload loads them (in plan order, by absolute path,

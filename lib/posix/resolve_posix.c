@@ -475,7 +475,7 @@ static int hwcaps_subdirs(cl_loader_model *m, const cpu_facts *c,
 
 /* LD_LIBRARY_PATH as ld.so read it: from the environment the process
  * started with (a later setenv does not reach the loader). */
-static char *startup_ld_library_path(void) {
+static char *startup_variable(const char *name) {
   /* An unreadable /proc is an answer here ("the environment as it is
    * now"): the caller's last error is kept around the readers. */
   char *saved = cl_save_error();
@@ -502,8 +502,9 @@ static char *startup_ld_library_path(void) {
     for (size_t at = 0; status == CUDALOAD_OK && at < len && !found;) {
       const char *entry = buf + at;
       size_t n = strnlen(entry, len - at);
-      if (n >= 16 && strncmp(entry, "LD_LIBRARY_PATH=", 16) == 0) {
-        value = cl_strndup(entry + 16, n - 16);
+      size_t key = strlen(name);
+      if (n > key && strncmp(entry, name, key) == 0 && entry[key] == '=') {
+        value = cl_strndup(entry + key + 1, n - key - 1);
         found = 1;
       }
       at += n + 1;
@@ -516,8 +517,25 @@ static char *startup_ld_library_path(void) {
     free(value);
   }
   cl_restore_error(saved);
-  const char *v = getenv("LD_LIBRARY_PATH");
+  const char *v = getenv(name);
   return v ? cl_strdup(v) : NULL;
+}
+
+static char *startup_ld_library_path(void) {
+  return startup_variable("LD_LIBRARY_PATH");
+}
+
+/* /etc/ld.so.preload's entries, or NULL when there is none: glibc loads
+ * them after LD_PRELOAD's, in every process, secure ones too. */
+static char *system_preload(void) {
+  char *kept = cl_save_error(); /* no such file: an answer */
+  char *text = NULL;
+  size_t len = 0;
+  if (cl_read_file_head("/etc/ld.so.preload", 65536, &text, &len) !=
+      CUDALOAD_OK)
+    text = NULL;
+  cl_restore_error(kept);
+  return text;
 }
 
 /*
@@ -646,6 +664,8 @@ int cl_os_loader_defaults(cl_loader_model *m, cl_search_list_counter count) {
   int status = CUDALOAD_OK;
   if (cl_os_stat_kind("/etc/ld.so.cache", NULL) == CL_KIND_REGULAR)
     status = cl_loader_model_set(&m->ld_so_cache, "/etc/ld.so.cache");
+  if (status == CUDALOAD_OK)
+    m->system_preload = system_preload();
 
   cpu_facts cpu;
   memset(&cpu, 0, sizeof cpu);
@@ -707,6 +727,10 @@ int cl_os_loader_process(cl_loader_model *m) {
   if (status == CUDALOAD_OK) {
     free(m->ld_library_path);
     m->ld_library_path = startup_ld_library_path();
+    free(m->ld_preload);
+    /* A secure process ignores LD_PRELOAD but for trusted names; the
+     * objects it did load are in the list below all the same. */
+    m->ld_preload = startup_variable("LD_PRELOAD");
   }
   for (size_t i = 0; i < objects.count && status == CUDALOAD_OK; ++i) {
     const object_facts *f = &objects.items[i];

@@ -649,6 +649,7 @@ static cudaload_explain *verdict_as_it_is(doctor *d) {
     d->failed |= rc == CUDALOAD_E_NO_MEMORY;
     return NULL;
   }
+  rc = cl_verdict_preloads(e, d->ctx, &m, 1);
   for (size_t i = 0; !rc && i < d->ctx->plan_count; ++i) {
     const cl_plan_entry *p = &d->ctx->plan[i];
     if (p->entry->role == CL_ROLE_MAIN &&

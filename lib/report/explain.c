@@ -35,6 +35,13 @@ static int model_environment(cl_loader_model *m, const char *path,
   int rc = cl_loader_model_set(
       naming == CL_NAMING_WINDOWS ? &m->path : &m->ld_library_path, search);
   free(search);
+  if (!rc && naming == CL_NAMING_LINUX) {
+    /* What LD_PRELOAD puts first (the explained file's process inherits
+     * it; cl_verdict_preloads opens each). */
+    char *preload = cl_os_getenv("LD_PRELOAD");
+    rc = cl_loader_model_set(&m->ld_preload, preload);
+    free(preload);
+  }
   if (!rc && naming == CL_NAMING_WINDOWS) {
     char *folder = cl_path_dirname(path);
     rc = cl_loader_model_set(&m->app_dir, folder);
@@ -55,8 +62,11 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   if (rc)
     return rc;
   rc = model_environment(&m, path, naming);
-  /* The global scope is this file's process's: start it empty. */
+  /* The global scope is this file's process's: start it empty, with what
+   * LD_PRELOAD and /etc/ld.so.preload put first. */
   e->global_count = 0;
+  if (!rc)
+    rc = cl_verdict_preloads(e, ctx, &m, 0);
   unsigned global = (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_VERDICT_GLOBAL : 0;
   for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
     const cl_plan_entry *p = &ctx->plan[i];

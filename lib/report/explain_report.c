@@ -31,6 +31,8 @@ static char *render_text(const cudaload_explain *e) {
       cl_text_put(&t, "  (%s %d%s%s)", o->name, o->major,
                   o->version ? ", " : "",
                   o->version ? cl_text_shown(&t, o->version) : "");
+    if (o->put_first_by)
+      cl_text_put(&t, "  [put first by %s]", o->put_first_by);
     cl_text_put(&t, "\n");
     for (size_t j = 0; j < o->need_count; ++j) {
       const cl_explain_need *n = &o->needs[j];
@@ -54,6 +56,11 @@ static char *render_text(const cudaload_explain *e) {
                     cl_text_shown(&t, b->each_symbol[k]),
                     b->each_provider[k] ? cl_text_shown(&t, b->each_provider[k])
                                         : "nothing");
+      if (b->undefined)
+        cl_text_put(&t,
+                    "         %zu of them defined by nothing in scope, "
+                    "e.g. %s\n",
+                    b->undefined, cl_text_shown(&t, b->undefined_example));
       if (b->elsewhere)
         cl_text_put(
             &t, "         %zu of them elsewhere than %s, e.g. %s -> %s\n",
@@ -71,6 +78,11 @@ static char *render_text(const cudaload_explain *e) {
     char *escaped = cl_text_escaped(e->findings[i].text, 0);
     cl_text_put(&t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
     free(escaped);
+    if (e->findings[i].fix) {
+      escaped = cl_text_escaped(e->findings[i].fix, 0);
+      cl_text_put(&t, "     fix: %s\n", escaped ? escaped : "");
+      free(escaped);
+    }
   }
   return cl_text_finish(&t);
 }
@@ -134,6 +146,9 @@ static void write_bindings(cl_report_writer *w, const cl_explain_object *o) {
     cl_report_int(w, (long long)b->elsewhere);
     string_or_null(w, "example", b->example);
     string_or_null(w, "example_provider", b->elsewhere_provider);
+    cl_report_key(w, "undefined");
+    cl_report_int(w, (long long)b->undefined);
+    string_or_null(w, "undefined_example", b->undefined_example);
     write_each_symbol(w, b);
     cl_report_end_object(w);
   }
@@ -160,6 +175,7 @@ static void write_object(cl_report_writer *w, const cl_explain_object *o) {
   string_or_null(w, "version", o->version);
   cl_report_key(w, "consumer");
   cl_report_bool(w, o->consumer);
+  string_or_null(w, "put_first_by", o->put_first_by);
   write_needs(w, o);
   write_bindings(w, o);
   cl_report_end_object(w);
@@ -183,6 +199,25 @@ static char *render_structured(const cudaload_explain *e, int format) {
   cl_report_begin_array(w);
   for (size_t i = 0; i < e->finding_count; ++i)
     cl_report_string(w, e->findings[i].text);
+  cl_report_end_array(w);
+  /* The same problems as data: what kind, whether it fails a later call
+   * (lazy) or the load, the fix, and the files. */
+  cl_report_key(w, "findings");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    cl_report_begin_object(w);
+    string_or_null(w, "kind", cl_finding_kind_name(f->kind));
+    cl_report_key(w, "lazy");
+    cl_report_bool(w, f->lazy);
+    string_or_null(w, "problem", f->text);
+    string_or_null(w, "fix", f->fix);
+    string_or_null(w, "consumer", f->consumer);
+    string_or_null(w, "name", f->names ? f->names : f->name);
+    string_or_null(w, "taken", f->taken);
+    string_or_null(w, "better", f->better);
+    cl_report_end_object(w);
+  }
   cl_report_end_array(w);
   cl_report_end_object(w);
   return cl_report_writer_finish(w, NULL);
