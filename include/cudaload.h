@@ -624,19 +624,27 @@ CUDALOAD_API int cudaload_env_value(cudaload_ctx *ctx, const char *current,
 CUDALOAD_API int cudaload_env_apply(cudaload_ctx *ctx);
 
 /**
- * What setting the composed value would change beyond the plan
- * (CUDALOAD_1.1), one sentence each: on Linux, a folder holding another
- * version of a planned family's sub-libraries that its own library finds
- * by RUNPATH (a framework's cuDNN), which the plan's folder first on
- * LD_LIBRARY_PATH would replace; preloading in-process keeps each on its
- * own. Plans first if needed. *count receives the number of warnings.
- * CUDALOAD_OK, or an error status with the last error set.
+ * What a process started with the composed value would get (CUDALOAD_1.1),
+ * judged by the loader model in a model of that child (the same model and
+ * sentences as cudaload_explain_files()): its search-path variable the
+ * composed value, what LD_PRELOAD and /etc/ld.so.preload put first, each
+ * required library opened by name as a program opens it, and every other
+ * copy of a planned family (a framework's own cuDNN, reached through its
+ * RPATH), whose own search the plan's folder may now shadow. One sentence
+ * each, with its fix ("...; fix: ..."). Plans first if needed. *count
+ * receives the number of warnings. CUDALOAD_OK, or an error status with the
+ * last error set.
  */
 CUDALOAD_API int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count);
 /** Warning i of the last cudaload_env_warnings(); NULL when out of range.
  *  Owned by ctx, valid until the next cudaload_env_warnings(). */
 CUDALOAD_API const char *cudaload_env_warning(const cudaload_ctx *ctx,
                                               size_t i);
+/** 1 when warning i of the last cudaload_env_warnings() makes a load of the
+ *  started program fail (a needed file not found, a file taken that lacks
+ *  symbols its consumer takes from it), 0 otherwise or out of range
+ *  (CUDALOAD_1.2). `cudaload exec` stops on such a warning unless --force. */
+CUDALOAD_API int cudaload_env_warning_fatal(const cudaload_ctx *ctx, size_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Collisions and isolation                                                 */

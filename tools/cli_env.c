@@ -77,7 +77,7 @@ const char cli_exec_help[] =
     "\n"
     "SYNOPSIS\n"
     "  cudaload exec --require SPEC... [--root DIR]... [--no-defaults]\n"
-    "                [--dry-run] -- COMMAND [ARGS...]\n"
+    "                [--dry-run] [--force] -- COMMAND [ARGS...]\n"
     "\n"
     "DESCRIPTION\n"
     "  Plans as `cudaload env` does, sets the search-path variable\n"
@@ -87,6 +87,16 @@ const char cli_exec_help[] =
     "  Windows it runs as a child (CreateProcessW) and its exit code is\n"
     "  passed through. A library a chosen one opens by name later that no\n"
     "  root holds is named in a warning on stderr.\n"
+    "\n"
+    "  Before COMMAND runs, the loader model judges what a process started\n"
+    "  with that variable would get (what LD_PRELOAD puts first, each\n"
+    "  required library opened by name, the other copies of the planned\n"
+    "  families): the same sentences as cudaload explain and the doctor,\n"
+    "  each with its fix, on stderr. When one makes a load fail (a needed\n"
+    "  file not found, a file taken that lacks symbols its consumer takes\n"
+    "  from it, as an older libnvJitLink.so.12 kept first by LD_PRELOAD),\n"
+    "  COMMAND is not run and the exit status is 4; --force runs it\n"
+    "  anyway.\n"
     "\n"
     "  On Windows a batch file (.bat or .cmd, in any case) is refused with\n"
     "  exit status 126: Windows would run it through cmd.exe, which parses\n"
@@ -104,13 +114,16 @@ const char cli_exec_help[] =
     "  --allow-writable-roots\n"
     "                      accept roots other users can write to\n"
     "  --dry-run           print the plan and the variable, run nothing\n"
+    "  --force             run COMMAND even when the loader model says a\n"
+    "                      load would fail\n"
     "  -h, --help          show this help (before --)\n"
     "\n"
     "EXIT STATUS\n"
     "  COMMAND's exit status when it ran; otherwise\n"
     "  1    internal error\n"
     "  2    usage error\n"
-    "  4    a requirement has no usable library (COMMAND is not run)\n"
+    "  4    a requirement has no usable library, or the loader model says\n"
+    "       a load of COMMAND's libraries would fail (COMMAND is not run)\n"
     "  126  COMMAND could not be executed (Windows: a batch file)\n"
     "  127  COMMAND was not found\n"
     "\n"
@@ -122,6 +135,7 @@ const char cli_exec_help[] =
 typedef struct plan_options {
   cli_search_options search;
   int dry_run;
+  int force; /* exec: run even when a load would fail */
   const char *shell;
 } plan_options;
 
@@ -154,6 +168,8 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
       o->shell = value;
     } else if (strcmp(argv[i], "--dry-run") == 0) {
       o->dry_run = 1;
+    } else if (!allow_shell && strcmp(argv[i], "--force") == 0) {
+      o->force = 1;
     } else if (argv[i][0] == '-') {
       return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
@@ -193,16 +209,38 @@ static int compose(const char *cmd, cudaload_ctx *ctx, const char **value) {
   return status == CUDALOAD_E_INSECURE ? EXIT_UNSATISFIED : EXIT_INTERNAL;
 }
 
-/* Say what setting the variable would change beyond the plan
- * (cudaload_env_warnings): 0, or EXIT_INTERNAL with the reason printed. */
-static int print_env_warnings(const char *cmd, cudaload_ctx *ctx) {
-  size_t count = 0;
-  if (cudaload_env_warnings(ctx, &count) != CUDALOAD_OK) {
+/* Say what a process started with the variable would get beyond the plan
+ * (cudaload_env_warnings): 0; EXIT_UNSATISFIED when a load would fail and
+ * `stop` (exec without --force); or EXIT_INTERNAL, with the reason
+ * printed. */
+static int print_env_warnings(const char *cmd, cudaload_ctx *ctx, int stop) {
+  size_t count = 0, fatal = 0;
+  int status = cudaload_env_warnings(ctx, &count);
+  if (status != CUDALOAD_OK) {
     cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
-    return EXIT_INTERNAL;
+    /* A planned folder the variable cannot hold: as for a requirement with
+     * no usable library. */
+    return status == CUDALOAD_E_INSECURE ? EXIT_UNSATISFIED : EXIT_INTERNAL;
   }
-  for (size_t i = 0; i < count; ++i)
-    cli_error("cudaload: %s: warning: %s\n", cmd, cudaload_env_warning(ctx, i));
+  /* What the plan succeeds without but the program would miss at a later
+   * call (a library opened lazily that no root holds): on stderr, so that
+   * env's stdout stays the one shell line. */
+  for (size_t i = 0; i < cudaload_plan_warning_count(ctx); ++i)
+    cli_error("cudaload: %s: warning: %s\n", cmd,
+              cli_shown(cudaload_plan_warning(ctx, i)));
+  for (size_t i = 0; i < count; ++i) {
+    int fails = cudaload_env_warning_fatal(ctx, i);
+    fatal += (size_t)fails;
+    cli_error("cudaload: %s: %s: %s\n", cmd,
+              fails && stop ? "error" : "warning",
+              cli_shown(cudaload_env_warning(ctx, i)));
+  }
+  if (fatal && stop) {
+    cli_error("cudaload: %s: the command was not run: the loader would fail "
+              "as said above (--force runs it anyway)\n",
+              cmd);
+    return EXIT_UNSATISFIED;
+  }
   return EXIT_OK;
 }
 
@@ -243,12 +281,6 @@ static int make_plan(const char *cmd, const plan_options *o,
     cudaload_destroy(ctx);
     return EXIT_INTERNAL;
   }
-  /* What the plan succeeds without but the program would miss at a later
-   * call (a library opened lazily that no root holds): on stderr, so that
-   * env's stdout stays the one shell line. */
-  for (size_t i = 0; i < cudaload_plan_warning_count(ctx); ++i)
-    cli_error("cudaload: %s: warning: %s\n", cmd,
-              cli_shown(cudaload_plan_warning(ctx, i)));
   *out = ctx;
   return EXIT_OK;
 }
@@ -363,7 +395,7 @@ int cli_env(int argc, char **argv) {
   if (rc == EXIT_OK)
     rc = compose(cmd, ctx, &value);
   if (rc == EXIT_OK)
-    rc = print_env_warnings(cmd, ctx);
+    rc = print_env_warnings(cmd, ctx, 0);
   if (rc == EXIT_OK) {
     if (o.dry_run) {
       print_plan(ctx);
@@ -396,7 +428,7 @@ int cli_exec(int argc, char **argv) {
   if (rc == EXIT_OK) {
     const char *value;
     int status;
-    rc = print_env_warnings(cmd, ctx);
+    rc = print_env_warnings(cmd, ctx, !o.force && !o.dry_run);
     if (rc != EXIT_OK) {
       /* said by print_env_warnings */
     } else if (o.dry_run) {

@@ -118,6 +118,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->env_warning_count; ++i)
     free(ctx->env_warnings[i]);
   free(ctx->env_warnings);
+  free(ctx->env_warning_fatal);
   free(ctx->libraries);
   free(ctx->shims);
   free(ctx->consumers);

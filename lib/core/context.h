@@ -195,6 +195,8 @@ struct cudaload_ctx {
   /* cudaload_env_warnings(): one sentence each (env_warnings.c). */
   char **env_warnings;
   size_t env_warning_count, env_warning_capacity;
+  /* per warning: 1 when it makes the child's loads fail (exec stops) */
+  unsigned char *env_warning_fatal;
   /* "Problems and fixes" of the last cudaload_doctor() report. */
   size_t doctor_problem_count;
 

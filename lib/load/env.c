@@ -7,7 +7,6 @@
  */
 #include "core/context.h"
 #include "scan/inventory.h"
-#include "load/env.h"
 #include "scan/machine.h"
 #include "scan/catalog.h"
 #include "common/buf.h"
@@ -160,71 +159,4 @@ int cudaload_env_apply(cudaload_ctx *ctx) {
   if (status != CUDALOAD_OK)
     return status;
   return cl_os_set_env(cudaload_env_name(), value);
-}
-
-/* Another copy of a planned family's sub-libraries, found by the library
- * beside them through RUNPATH $ORIGIN (a cuDNN shim of a framework's wheel,
- * reached through that framework's own RPATH): LD_LIBRARY_PATH comes before
- * RUNPATH (docs/loader.md, "Linux 4"), so with the plan's folder on it,
- * that shim would run the plan folder's sub-libraries instead of its own.
- * Each such folder is reported once. */
-int cl_env_shadows(cudaload_ctx *ctx, cl_shadow_fn report, void *opaque) {
-  cl_naming naming = cl_ctx_naming(ctx);
-  if (naming != CL_NAMING_LINUX)
-    return CUDALOAD_OK; /* Windows: PATH comes after the DLL's own folder */
-  char **reported = NULL;
-  size_t count = 0, capacity = 0;
-  int rc = CUDALOAD_OK;
-  for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
-    char *planned_folder = cl_path_dirname(p->path);
-    for (size_t k = 0; planned_folder && !rc && k < ctx->library_count; ++k) {
-      cl_library *l = &ctx->libraries[k];
-      if (l->entry != p->entry || l->major != p->major ||
-          strcmp(l->path, p->path) == 0)
-        continue;
-      char *folder = cl_path_dirname(l->path);
-      int same_folder = !folder || strcmp(folder, planned_folder) == 0;
-      int seen = 0;
-      for (size_t r = 0; folder && r < count && !seen; ++r)
-        seen = strcmp(reported[r], folder) == 0;
-      /* Only what is found by RUNPATH can be shadowed: a sub-library (a
-       * shim opens it by SONAME) or a main library some other library
-       * NEEDs through its RUNPATH. Sub-libraries are the case seen. */
-      /* A copy built for another machine is never loaded by this one. */
-      const char *machine = cl_ctx_machine(ctx);
-      const char *built = machine ? cl_library_machine(l) : NULL;
-      int foreign = built && strcmp(built, machine) != 0;
-      if (same_folder || seen || foreign || l->entry->role != CL_ROLE_SUB) {
-        free(folder);
-        continue;
-      }
-      cl_library_settle_version(ctx, l);
-      const char *planned_version = "";
-      for (size_t j = 0; j < ctx->library_count; ++j)
-        if (strcmp(ctx->libraries[j].path, p->path) == 0) {
-          cl_library_settle_version(ctx, &ctx->libraries[j]);
-          planned_version = ctx->libraries[j].version;
-        }
-      if (l->version[0] && planned_version[0] &&
-          strcmp(l->version, planned_version) == 0) {
-        free(folder);
-        continue; /* the same version: nothing changes for the shim */
-      }
-      if (cl_reserve((void **)&reported, &capacity, count + 1,
-                     sizeof *reported)) {
-        free(folder);
-        rc = CUDALOAD_E_NO_MEMORY;
-        break;
-      }
-      reported[count++] = folder;
-      report(folder, l->entry->family, l->major, l->version, planned_folder,
-             planned_version, opaque);
-    }
-    free(planned_folder);
-  }
-  for (size_t r = 0; r < count; ++r)
-    free(reported[r]);
-  free(reported);
-  return rc;
 }

@@ -155,8 +155,7 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
 /* The plan's own warning about a name opened later that no root holds
  * (plan.c reads the catalog) says what the verdict says of the same file:
  * the verdict's sentence stays, the same in explain and the doctor. */
-static void drop_plan_warnings_said(cudaload_ctx *ctx,
-                                    const cudaload_explain *e) {
+void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
   size_t kept = 0;
   for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
     cl_plan_warning *w = &ctx->plan_warnings[i];
@@ -186,7 +185,7 @@ int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   if (rc)
     return rc;
   cl_buf why = CL_BUF_INIT;
-  drop_plan_warnings_said(ctx, e);
+  cl_plan_absorb_findings(ctx, e);
   older_copies(ctx, m, e, out, &why);
   for (size_t i = 0; i < e->finding_count && !rc; ++i) {
     const cl_finding *f = &e->findings[i];

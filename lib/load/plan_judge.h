@@ -33,4 +33,11 @@ int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                   cl_plan_judgement *out);
 void cl_plan_judgement_free(cl_plan_judgement *j);
 
+/* Drop the plan's own warnings (plan.c reads the catalog) about a name
+ * opened later that the verdict e reports as not found: the verdict's
+ * sentence stands, the same in explain, the doctor, preload and env. */
+struct cudaload_explain;
+void cl_plan_absorb_findings(cudaload_ctx *ctx,
+                             const struct cudaload_explain *e);
+
 #endif

@@ -819,6 +819,81 @@ static void binding_findings(cudaload_explain *e, const cl_explain_object *o,
  * folder though a file of that name lies beside it (cuDNN 9's shim and its
  * sub-libraries, with another copy first on LD_LIBRARY_PATH or PATH): the
  * two folders are likely two versions, whatever their names say. */
+/* "a, b, c" as said: "a, b and c". malloc'ed. */
+static char *spoken_list(const char *names) {
+  const char *last = NULL;
+  for (const char *p = strstr(names, ", "); p; p = strstr(p + 2, ", "))
+    last = p;
+  return last ? cl_strdup_printf("%.*s and %s", (int)(last - names), names,
+                                 last + 2)
+              : cl_strdup(names);
+}
+
+/* The finding for a library that takes siblings of its own from another
+ * folder: one per library and folder, naming every sibling so taken. */
+static void sibling_finding(cudaload_explain *e, const char *from,
+                            const cl_load_edge *edge, const char *own,
+                            const char *theirs, int lazy) {
+  cl_finding *f = NULL;
+  for (size_t i = 0; i < e->finding_count && !f; ++i) {
+    cl_finding *g = &e->findings[i];
+    char *folder = g->kind == CL_FINDING_SIBLING_SHADOWED && g->taken &&
+                           g->consumer && strcmp(g->consumer, from) == 0
+                       ? cl_path_dirname(g->taken)
+                       : NULL;
+    if (folder && strcmp(folder, theirs) == 0)
+      f = g;
+    free(folder);
+  }
+  if (f && f->names && strstr(f->names, edge->name))
+    return;
+  char *names = f ? cl_strdup_printf("%s, %s", f->names, edge->name)
+                  : cl_strdup(edge->name);
+  char *said = names ? spoken_list(names) : NULL;
+  char *text =
+      said
+          ? cl_strdup_printf("%s takes %s from %s (rule: %s), not the "
+                             "cop%s beside it in %s: %s shadowed, likely "
+                             "another version",
+                             from, said, theirs,
+                             cl_resolve_rule_name(edge->how.rule),
+                             f ? "ies" : "y", own, f ? "siblings" : "a sibling")
+          : NULL;
+  free(said);
+  char *fix = cl_strdup_printf("take %s off the search path, or preload the "
+                               "copies beside it first (cudaload exec, "
+                               "cudaload.setup())",
+                               theirs);
+  if (!text || !fix) {
+    free(names);
+    free(text);
+    free(fix);
+    e->failed = 1;
+    return;
+  }
+  if (f) {
+    free(f->text);
+    free(f->fix);
+    free(f->names);
+    f->text = text;
+    f->fix = fix;
+    f->names = names;
+    return;
+  }
+  char *beside = cl_path_join(own, edge->name);
+  char *taken = cl_path_join(theirs, edge->name);
+  f = cl_verdict_add(e, CL_FINDING_SIBLING_SHADOWED, lazy, text, fix, from,
+                     edge->name, taken, beside);
+  if (f) {
+    f->names = names;
+    f->rule = edge->how.rule;
+  } else {
+    free(names);
+  }
+  free(beside);
+  free(taken);
+}
+
 static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
                              const cl_load_edge *edge, const char *family,
                              cl_naming naming, int lazy) {
@@ -839,18 +914,7 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
   cl_restore_error(kept);
   if (sibling) {
     cl_os_file_close(f);
-    cl_verdict_add(
-        e, CL_FINDING_SIBLING_SHADOWED, lazy || edge->lazy,
-        cl_strdup_printf("%s takes %s from %s (rule: %s), not the copy "
-                         "beside it (%s): a sibling shadowed, likely "
-                         "another version",
-                         from->path, edge->name, taken,
-                         cl_resolve_rule_name(edge->how.rule), beside),
-        cl_strdup_printf("take the folder of %s off the search path, or "
-                         "preload the copy beside it first (cudaload exec, "
-                         "cudaload.setup())",
-                         taken),
-        from->path, edge->name, taken, beside);
+    sibling_finding(e, from->path, edge, own, theirs, lazy || edge->lazy);
   }
   free(own);
   free(theirs);
@@ -1036,22 +1100,24 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
 /* One family and major in two versions, or libraries of two CUDA majors,
  * among the objects from first on: one finding per family and major, each
  * version with the folder it comes from. */
-void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
-  for (size_t i = first; i < e->object_count; ++i) {
-    const cl_explain_object *a = &e->objects[i];
+static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
+                        const char *what) {
+  for (size_t ai = 0; ai < n; ++ai) {
+    const cl_explain_object *a = &e->objects[at[ai]];
     if (!a->family || !a->version)
       continue;
     /* Report each family and major once: at its first object. */
     int earlier = 0;
-    for (size_t k = first; k < i && !earlier; ++k)
-      earlier = e->objects[k].family && e->objects[k].version &&
-                strcmp(e->objects[k].family, a->family) == 0 &&
-                e->objects[k].major == a->major;
+    for (size_t k = 0; k < ai && !earlier; ++k) {
+      const cl_explain_object *o = &e->objects[at[k]];
+      earlier = o->family && o->version && strcmp(o->family, a->family) == 0 &&
+                o->major == a->major;
+    }
     if (earlier)
       continue;
     const cl_explain_object *b = NULL;
-    for (size_t j = i + 1; j < e->object_count && !b; ++j) {
-      const cl_explain_object *o = &e->objects[j];
+    for (size_t bj = ai + 1; bj < n && !b; ++bj) {
+      const cl_explain_object *o = &e->objects[at[bj]];
       if (o->family && o->version && strcmp(o->family, a->family) == 0 &&
           o->major == a->major && strcmp(o->version, a->version) != 0)
         b = o;
@@ -1078,8 +1144,8 @@ void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
   }
   int cuda_seen = 0;
   const cl_explain_object *first_cuda = NULL;
-  for (size_t i = first; i < e->object_count; ++i) {
-    const cl_explain_object *o = &e->objects[i];
+  for (size_t i = 0; i < n; ++i) {
+    const cl_explain_object *o = &e->objects[at[i]];
     if (!o->family || !o->cuda_major)
       continue;
     if (!cuda_seen) {
@@ -1100,6 +1166,37 @@ void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
       break;
     }
   }
+}
+
+void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
+  size_t n = first < e->object_count ? e->object_count - first : 0;
+  size_t *at = malloc((n + 1) * sizeof *at);
+  if (!at) {
+    e->failed = 1;
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    at[i] = first + i;
+  mixes_among(e, at, n, what);
+  free(at);
+}
+
+void cl_verdict_mixes_in(cudaload_explain *e, const cl_loader_model *m,
+                         const char *what) {
+  size_t *at = malloc((e->object_count + 1) * sizeof *at);
+  if (!at) {
+    e->failed = 1;
+    return;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < e->object_count; ++i)
+    for (size_t k = 0; k < m->loaded_count; ++k)
+      if (strcmp(m->loaded[k].path, e->objects[i].path) == 0) {
+        at[n++] = i;
+        break;
+      }
+  mixes_among(e, at, n, what);
+  free(at);
 }
 
 /* --- opening files in the model ------------------------------------------ */

@@ -183,6 +183,10 @@ int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
 /* Two versions of one family and major, or two CUDA majors, among the
  * objects from `first` on ("in what one process would load"). */
 void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what);
+/* The same among the objects e has recorded that m has loaded: what one
+ * modelled process holds, whichever open recorded them first. */
+void cl_verdict_mixes_in(cudaload_explain *e, const cl_loader_model *m,
+                         const char *what);
 
 /* Record the object of `path` (a CUDA library or a consumer) in e; used for
  * a running process's maps. NULL when memory ran out. */

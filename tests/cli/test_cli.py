@@ -2587,7 +2587,11 @@ class Explain(CliTestCase):
                     "--require", "cudnn=9")
         self.assertEqual(r.rc, 0, r.describe())
         self.assertIn("warning", r.stderr, r.describe())
-        self.assertIn("found by RUNPATH", r.stderr, r.describe())
+        self.assertIn("libcudnn.so.9 takes libcudnn_", r.stderr, r.describe())
+        self.assertIn("(rule: ld-library-path), not the copies beside it in %s"
+                      % (other / "nvidia" / "cudnn" / "lib"), r.stderr, r.describe())
+        self.assertIn("two versions in what a program that loads it would run",
+                      r.stderr, r.describe())
 
     def test_pid(self):
         self.require_linux_tool()

@@ -1495,8 +1495,8 @@ def explain_ld_library_path_shadow(t):
     child = t.child("bin/child")
     return [ExplainRun("shadow", child, shim, ld_library_path=t.path("llp"),
                        lazy=[("h13_lazy_shim", "libcudnn_graph.so.9")],
-                       expect_problem=r"takes libcudnn_(graph|ops)\.so\.9 "
-                       r"from .*/llp/.*sibling shadowed",
+                       expect_problem=r"takes (libcudnn_(graph|ops)\.so\.9"
+                       r"(, | and )?)+ from .*/llp.*siblings? shadowed",
                        problem_seen=lambda mapped, bound, outcomes: any(
                            os.path.dirname(p) == os.path.realpath(t.path("llp"))
                            for p in mapped))]
