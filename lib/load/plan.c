@@ -28,6 +28,7 @@
 #include "scan/machine.h"
 #include "os/platform.h"
 #include "load/resolve.h"
+#include "load/verdict.h"
 #include "scan/roots.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
@@ -469,15 +470,6 @@ static int add_chosen(cudaload_ctx *ctx, cl_str_index *planned,
   return rc;
 }
 
-static int runpath_has_origin(const cl_binary_info *info) {
-  const char *paths[2] = {info->runpath, info->rpath};
-  for (int i = 0; i < 2; ++i)
-    if (paths[i] &&
-        (strstr(paths[i], "$ORIGIN") || strstr(paths[i], "${ORIGIN}")))
-      return 1;
-  return 0;
-}
-
 static void set_reason(cl_plan_entry *p, const char *fmt, ...) CL_PRINTF(2, 3);
 static void set_reason(cl_plan_entry *p, const char *fmt, ...) {
   char text[512];
@@ -569,65 +561,119 @@ static int same_file(const char *a, const char *b) {
   return same;
 }
 
-/* The loader model of this process, made on first need: most plans never
- * need it (no LD_LIBRARY_PATH, nothing of the family loaded yet). */
-typedef struct sibling_check {
+/* The loader model of this process with every planned folder exposed as
+ * cudaload_preload exposes it (Windows: PATH and AddDllDirectory), made on
+ * first need: the one model that decides whether a library opened by name
+ * later is found by its opener or must be preloaded (docs/loader.md). A
+ * plan for the other OS's names (--target) is modelled as a process of that
+ * OS with nothing loaded. */
+typedef struct finder {
   int ready;
   cl_loader_model model;
-} sibling_check;
+} finder;
 
-static void sibling_check_free(sibling_check *c) {
-  if (c->ready)
-    cl_loader_model_free(&c->model);
-  c->ready = 0;
+static void finder_free(finder *f) {
+  if (f->ready)
+    cl_loader_model_free(&f->model);
+  f->ready = 0;
 }
 
-/* Would main, opening its sub-library p by its SONAME, get another file than
- * p? Returns the rule that would hand it the other file (other receives its
- * path), or NULL when it gets p. *rc: CUDALOAD_E_NO_MEMORY on failure. */
-static const char *sibling_shadowed(sibling_check *c, const cudaload_ctx *ctx,
-                                    size_t main_index,
-                                    const cl_binary_info *main_info,
-                                    const cl_plan_entry *p, char *other,
-                                    size_t other_size, int *rc) {
-  char name[160];
+static int finder_ready(finder *f, const cudaload_ctx *ctx) {
+  if (f->ready)
+    return CUDALOAD_OK;
+  cl_naming naming = cl_ctx_naming(ctx);
+  char *kept = cl_save_error(); /* no model of this process: an empty one */
+  int rc = cl_loader_model_init_host(&f->model);
+  cl_restore_error(kept);
+  if (rc == CUDALOAD_E_NO_MEMORY)
+    return rc;
+  if (rc || f->model.naming != naming) {
+    if (!rc)
+      cl_loader_model_free(&f->model);
+    cl_loader_model_init(&f->model, naming);
+  }
+  f->ready = 1;
+  for (size_t i = 0; i < ctx->plan_count && !rc; ++i)
+    rc = cl_verdict_expose_folder(&f->model, ctx->plan[i].path);
+  return rc;
+}
+
+/* The name an opener opens p by: the catalog's file name of its major
+ * (cuDNN's shim opens "libcudnn_ops.so" + its major; cuDNN 8 the SONAME). */
+static void open_name(const cudaload_ctx *ctx, const cl_plan_entry *p,
+                      char *name, size_t size) {
   char major[16];
   snprintf(major, sizeof major, "%d", p->major);
-  cl_catalog_file_name(p->entry, cl_ctx_naming(ctx), major, name, sizeof name);
-  /* Only an already loaded object or LD_LIBRARY_PATH can come before the
-   * RUNPATH: without either, the answer is known without a model. */
-  char *search = cl_os_getenv("LD_LIBRARY_PATH");
-  char *loaded = cl_os_loader_find_loaded(name);
-  int possible = (search && *search) || loaded;
-  free(search);
-  free(loaded);
-  if (!possible)
-    return NULL;
-  if (!c->ready) {
-    char *kept = cl_save_error();
-    int no_model = cl_loader_model_init_host(&c->model) != CUDALOAD_OK;
+  cl_catalog_file_name(p->entry, cl_ctx_naming(ctx), major, name, size);
+}
+
+/* The rule as a reason says it: "runpath, its RUNPATH $ORIGIN". */
+typedef struct rule_text {
+  char text[1200];
+} rule_text;
+
+static void say_rule(rule_text *out, cl_resolve_rule rule,
+                     const cl_binary_info *info) {
+  const char *list = rule == CL_RULE_RUNPATH ? info->runpath
+                     : rule == CL_RULE_RPATH ? info->rpath
+                                             : NULL;
+  snprintf(out->text, sizeof out->text, "%s%s%s%.1000s",
+           cl_resolve_rule_name(rule), list ? ", its " : "",
+           list ? (rule == CL_RULE_RUNPATH ? "RUNPATH " : "RPATH ") : "",
+           list ? list : "");
+}
+
+/* What `opener` (its header in info; NULL: read here) gets when it opens
+ * p by name once the plan is in place: 1 when p's own file (*rule says
+ * how), 0 when another file (other) or none (other ""), -1 with *rc set
+ * when memory ran out. */
+static int opener_finds(finder *f, const cudaload_ctx *ctx, const char *opener,
+                        const cl_binary_info *info, const cl_plan_entry *p,
+                        rule_text *rule, char *other, size_t other_size,
+                        int *rc) {
+  rule->text[0] = '\0';
+  other[0] = '\0';
+  if ((*rc = finder_ready(f, ctx)) != CUDALOAD_OK)
+    return -1;
+  cl_binary_info own;
+  memset(&own, 0, sizeof own);
+  if (!info) {
+    char *kept = cl_save_error(); /* unreadable: an opener with no lists */
+    if (cl_binary_parse_file(opener, &own) != CUDALOAD_OK)
+      memset(&own, 0, sizeof own);
     cl_restore_error(kept);
-    if (no_model) {
-      return NULL; /* no model: trust the RUNPATH, as before */
-    }
-    c->ready = 1;
+    info = &own;
   }
-  cl_requester req = {ctx->plan[main_index].path, main_info, NULL};
+  char name[160];
+  open_name(ctx, p, name, sizeof name);
+  cl_requester req = {opener, info, NULL};
   cl_resolution r;
-  /* cl_resolve writes the last error only when it fails, and it fails
-   * only for want of memory (a name not found is a resolution). */
-  int status = cl_resolve(&c->model, &req, name, &r);
-  if (status != CUDALOAD_OK) {
-    *rc = status;
-    return NULL;
-  }
-  const char *rule = NULL;
-  if (r.path && !same_file(r.path, p->path)) {
-    rule = cl_resolve_rule_name(r.rule);
+  *rc = cl_resolve(&f->model, &req, name, &r);
+  if (!*rc)
+    say_rule(rule, r.rule, info);
+  cl_binary_info_free(&own);
+  if (*rc)
+    return -1;
+  int found = r.path && same_file(r.path, p->path);
+  if (!found && r.path)
     snprintf(other, other_size, "%s", r.path);
-  }
   cl_resolution_free(&r);
-  return rule;
+  return found;
+}
+
+/* Why an opener that does not get p would not: "it would get OTHER (rule:
+ * R)" or "it would find nothing (rule: not-found; it has no RUNPATH)". */
+static void describe_miss(char *out, size_t size, const char *rule,
+                          const char *other, const cl_binary_info *info) {
+  int lists = info && ((info->runpath && info->runpath[0]) ||
+                       (info->rpath && info->rpath[0]));
+  if (other[0])
+    snprintf(out, size, "it would get %s instead (rule: %s)", other, rule);
+  else
+    snprintf(out, size, "it would find nothing (rule: %s%s)", rule,
+             lists || (info && info->format == CL_FORMAT_PE)
+                 ? ""
+                 : "; it has no RUNPATH or RPATH");
 }
 
 /* --- lazy dependencies ------------------------------------------------- */
@@ -1076,75 +1122,42 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
   return rc;
 }
 
-/* Does opener's RUNPATH (or RPATH) lead to the folder of path? Then its
- * lazy open by name finds that file itself ($ORIGIN/../../cu13/lib of the
- * CUDA 13 wheels). */
-static int runpath_reaches(const char *opener, const char *path) {
-  cl_binary_info info;
-  char *kept = cl_save_error(); /* unreadable: it reaches nothing we know */
-  int unread = cl_binary_parse_file(opener, &info) != CUDALOAD_OK;
-  cl_restore_error(kept);
-  if (unread) {
-    return 0;
-  }
-  const char *list = info.runpath ? info.runpath : info.rpath;
-  char *origin = cl_path_dirname(opener);
-  char *target = cl_path_dirname(path);
-  int found = 0;
-  while (list && *list && origin && target && !found) {
-    size_t len = strcspn(list, ":");
-    char element[4096];
-    const char *rest = NULL;
-    if (len >= 7 && strncmp(list, "$ORIGIN", 7) == 0)
-      rest = list + 7;
-    else if (len >= 9 && strncmp(list, "${ORIGIN}", 9) == 0)
-      rest = list + 9;
-    int n = rest ? snprintf(element, sizeof element, "%s%.*s", origin,
-                            (int)(len - (size_t)(rest - list)), rest)
-                 : snprintf(element, sizeof element, "%.*s", (int)len, list);
-    if (n > 0 && (size_t)n < sizeof element) {
-      char *kept_real = cl_save_error(); /* a folder that does not exist */
-      char *real = cl_os_real_path(element);
-      cl_restore_error(kept_real);
-      /* cl_path_dirname keeps no trailing separator; nor does realpath. */
-      found = real && strcmp(real, target) == 0;
-      free(real);
-    }
-    list += len;
-    if (*list == ':')
-      ++list;
-  }
-  free(origin);
-  free(target);
-  cl_binary_info_free(&info);
-  return found;
-}
-
 /* Lazy dependencies (cuBLAS 12 for cuDNN 8): like sub-libraries, left to
- * their opener where it finds them itself (Windows: their folder is
- * exposed; Linux: its RUNPATH leads there), else preloaded by absolute
- * path, since a lazy open by SONAME takes a file already loaded. The
- * whole group (cuBLAS and the cuBLASLt it NEEDs) is decided together. */
+ * their opener where the loader model says it finds them itself (its
+ * RUNPATH leads there; on Windows the folder exposed on PATH), else
+ * preloaded by absolute path, since a lazy open by name takes a file
+ * already loaded. */
 static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
-                                    cl_binary_info *info) {
+                                    cl_binary_info *info, finder *f) {
   int rc = CUDALOAD_OK;
   for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
     cl_plan_entry *p = &ctx->plan[i];
     if (!p->opened_by)
       continue;
-    const char *how;
+    char how[4608], other[4096];
+    rule_text rule;
     int load = 1;
     if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
-      how = "preloaded: all sub-libraries were asked for";
-    } else if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
-      load = 0;
-      how = "its folder is put on PATH and AddDllDirectory";
-    } else if (runpath_reaches(p->opened_by, p->path)) {
-      load = 0;
-      how = "its opener finds it itself (RUNPATH; rule: runpath)";
+      snprintf(how, sizeof how, "preloaded: all sub-libraries were asked for");
     } else {
-      how = "preloaded by absolute path: its opener's RUNPATH does not lead "
-            "to its folder";
+      int found = opener_finds(f, ctx, p->opened_by, NULL, p, &rule, other,
+                               sizeof other, &rc);
+      if (found < 0)
+        break;
+      load = !found;
+      if (found)
+        snprintf(how, sizeof how, "its opener finds it itself (rule: %s)",
+                 rule.text);
+      else
+        snprintf(how, sizeof how,
+                 "preloaded by absolute path: by its opener's own search "
+                 "%s%s%s",
+                 other[0] ? "it would get " : "it would find nothing", other,
+                 other[0] ? " instead" : "");
+      if (!found) {
+        size_t used = strlen(how);
+        snprintf(how + used, sizeof how - used, " (rule: %s)", rule.text);
+      }
     }
     if (!load) {
       p->to_load = 0;
@@ -1266,7 +1279,7 @@ typedef struct settling {
   size_t *mains;        /* the main libraries in plan order */
   size_t main_count;    /* how many of them */
   size_t *main_of;      /* per requirement: its main library (n: none) */
-  sibling_check siblings;
+  finder finder;        /* the loader model that decides */
 } settling;
 
 /* Read every main library's header (and match its NEEDED names) and note
@@ -1303,45 +1316,20 @@ static const char *main_needing(const cudaload_ctx *ctx, const settling *st,
   return NULL;
 }
 
-/* A sub-library not preloaded: its main library loads it itself (how). */
+/* A sub-library not preloaded: its main library finds it itself, by the
+ * rule given. */
 static void left_to_main(cl_plan_entry *p, const char *main_name,
-                         const char *how) {
+                         const char *rule) {
   p->to_load = 0;
   p->state = CUDALOAD_STATE_NOT_NEEDED;
-  set_reason(p, "sub-library of %s, which %s", main_name, how);
-}
-
-/* A sub-library its main library finds through RUNPATH $ORIGIN: loaded
- * only when something the loader searches earlier has one of that name (an
- * object already loaded, or LD_LIBRARY_PATH: docs/loader.md, "Linux 4").
- * Asks the model. */
-static int settle_origin_sibling(cudaload_ctx *ctx, settling *st, size_t i,
-                                 size_t main_index, const char *main_name) {
-  cl_plan_entry *p = &ctx->plan[i];
-  char other[4096] = "";
-  int rc = CUDALOAD_OK;
-  const char *rule =
-      sibling_shadowed(&st->siblings, ctx, main_index, &st->info[main_index], p,
-                       other, sizeof other, &rc);
-  if (rc)
-    return rc;
-  if (rule) {
-    if ((rc = read_header(ctx, i, st->info, 1)) != 0)
-      return rc;
-    set_reason(p,
-               "sub-library of %s, preloaded by absolute path: by its "
-               "RUNPATH $ORIGIN it would get %s instead (rule: %s)",
-               main_name, other, rule);
-  } else {
-    left_to_main(p, main_name,
-                 "finds it itself (RUNPATH $ORIGIN; rule: runpath)");
-  }
-  return CUDALOAD_OK;
+  set_reason(p, "sub-library of %s, which finds it itself (rule: %s)",
+             main_name, rule);
 }
 
 /* Whether sub-library i is loaded: when something planned NEEDs it, when
- * all were asked for, when a bundled copy opens it by name, or when its
- * main library could not find it itself; and why. */
+ * all were asked for, or when one of its openers (its main library, a
+ * bundled copy of it) would not get this very file opening it by name, as
+ * the loader model says; and why. */
 static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
                              unsigned flags) {
   size_t n = st->n;
@@ -1351,36 +1339,60 @@ static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
       p->requirement < ctx->requirement_count ? st->main_of[p->requirement] : n;
   const char *main_name =
       main_index < n ? ctx->plan[main_index].soname : "its main library";
-  const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
-  int finds_itself = !needed_by && !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
-                     !shim && main_index < n &&
-                     (st->info[main_index].format == CL_FORMAT_PE ||
-                      runpath_has_origin(&st->info[main_index]));
-  int rc;
-  if (!finds_itself && (rc = read_header(ctx, i, st->info, 1)) != 0)
-    return rc;
-  if (needed_by) {
-    set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
-  } else if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
-    set_reason(p, "sub-library of %s; all sub-libraries were asked for",
-               main_name);
-  } else if (shim) {
-    set_reason(p,
-               "sub-library: %s (a copy bundled by %s) opens it by name "
-               "and has no path to it",
-               shim->path, shim->package);
-  } else if (st->info[main_index < n ? main_index : i].format == CL_FORMAT_PE) {
-    left_to_main(p, main_name,
-                 "opens it by name when needed; its folder is put on PATH "
-                 "and AddDllDirectory");
-  } else if (main_index < n && runpath_has_origin(&st->info[main_index])) {
-    return settle_origin_sibling(ctx, st, i, main_index, main_name);
-  } else {
-    set_reason(p,
-               "sub-library: %s has no RUNPATH $ORIGIN, so its lazy open "
-               "of %s by name would fail unless it is already loaded",
-               main_name, p->soname);
+  int rc = CUDALOAD_OK;
+  if (needed_by || (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS)) {
+    if ((rc = read_header(ctx, i, st->info, 1)) != 0)
+      return rc;
+    if (needed_by)
+      set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
+    else
+      set_reason(p, "sub-library of %s; all sub-libraries were asked for",
+                 main_name);
+    return CUDALOAD_OK;
   }
+  char other[4096], miss[4608];
+  rule_text rule;
+  /* A bundled copy of the main library (auditwheel's <pkg>.libs) opens it
+   * by name too, from a folder of its own. */
+  const cl_bundled_shim *shim = bundled_shim_of(ctx, p);
+  if (shim) {
+    int found = opener_finds(&st->finder, ctx, shim->path, NULL, p, &rule,
+                             other, sizeof other, &rc);
+    if (found < 0)
+      return rc;
+    if (!found) {
+      if ((rc = read_header(ctx, i, st->info, 1)) != 0)
+        return rc;
+      describe_miss(miss, sizeof miss, rule.text, other, NULL);
+      set_reason(p,
+                 "sub-library: %s (a copy bundled by %s) opens it by name: "
+                 "%s",
+                 shim->path, shim->package, miss);
+      return CUDALOAD_OK;
+    }
+  }
+  if (main_index >= n) {
+    if ((rc = read_header(ctx, i, st->info, 1)) != 0)
+      return rc;
+    set_reason(p, "sub-library whose main library is not planned");
+    return CUDALOAD_OK;
+  }
+  const cl_binary_info *main_info = &st->info[main_index];
+  int found = opener_finds(&st->finder, ctx, ctx->plan[main_index].path,
+                           main_info, p, &rule, other, sizeof other, &rc);
+  if (found < 0)
+    return rc;
+  if (found) {
+    left_to_main(p, main_name, rule.text);
+    return CUDALOAD_OK;
+  }
+  if ((rc = read_header(ctx, i, st->info, 1)) != 0)
+    return rc;
+  describe_miss(miss, sizeof miss, rule.text, other, main_info);
+  set_reason(p,
+             "sub-library of %s, preloaded by absolute path: when %s opens "
+             "it by name, %s",
+             main_name, main_name, miss);
   return CUDALOAD_OK;
 }
 
@@ -1389,7 +1401,7 @@ static void settling_free(settling *st) {
     free(st->names[k].entry);
     free(st->names[k].major);
   }
-  sibling_check_free(&st->siblings);
+  finder_free(&st->finder);
   free(st->names);
   free(st->mains);
   free(st->main_of);
@@ -1421,7 +1433,7 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
       header_rc = settle_sublibrary(ctx, &st, i, flags);
   /* lazy dependencies (opened_by) are settled apart */
   if (!header_rc)
-    header_rc = settle_lazy_dependencies(ctx, flags, info);
+    header_rc = settle_lazy_dependencies(ctx, flags, info, &st.finder);
   settling_free(&st);
   int rc = header_rc ? header_rc : order_dependencies_first(ctx, info);
   for (size_t k = 0; k < n; ++k)

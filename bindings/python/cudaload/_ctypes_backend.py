@@ -108,6 +108,7 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_plan_state_name": (_str, [_int]),
     "cudaload_root_status_name": (_str, [_int]),
     "cudaload_env_warning": (_str, [_ctx, _size]),
+    "cudaload_env_warning_fatal": (_int, [_ctx, _size]),
     "cudaload_probe_serve": (_int, [_ctx, _str]),
     "cudaload_doctor_problem_count": (_size, [_ctx]),
     "cudaload_format_supported": (_int, [_int]),
