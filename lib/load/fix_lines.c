@@ -230,10 +230,13 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   const char *files =
       naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
 
-  /* The requirement's own CUDA major (cublas=12), else the application's,
+  /* The requirement's own CUDA major (cublas=12), else the plan's, else the
+   * application's,
    * else 12, the one every family has a wheel for; a family with no wheel
    * for that major (cuDNN 8 on CUDA 13) takes CUDA 12's. */
   int cuda = major ? cl_catalog_cuda_major(r->entry, (int)major) : 0;
+  if (!cuda)
+    cuda = ctx->plan_cuda_major;
   if (!cuda)
     cuda = environment_cuda_major(ctx, r);
   const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);

@@ -19,6 +19,7 @@
 #include "core/context.h"
 #include "load/spec.h"
 #include "load/plan.h"
+#include "scan/catalog_wheels.h"
 #include "scan/inventory.h"
 #include "scan/driver_version.h"
 #include "common/buf.h"
@@ -273,6 +274,17 @@ static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
       return 1;
   }
   return 0;
+}
+
+/* Whether NVIDIA builds r's library for the plan's CUDA major (a wheel
+ * ships it): then a file of another CUDA major does not satisfy r, even
+ * when it is the only one at hand, and the fix installs that build. A
+ * library with no build for the plan's major (cuDNN 8 on CUDA 13) may come
+ * from another: the only way there is, which the plan says. */
+static int plan_major_built(const cudaload_ctx *ctx, const cl_requirement *r) {
+  long abi = r->op == CL_OP_EQ ? r->version[0] : 0;
+  return cl_catalog_wheel_find(r->entry->family, ctx->plan_cuda_major, abi,
+                               cl_ctx_naming(ctx)) != NULL;
 }
 
 /* Decide the plan's CUDA major, and say what decided it: a cuda=MAJOR pin,
@@ -1604,7 +1616,8 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
                   machine, cl_ctx_machine(ctx));
   if (filter && lib->cuda_major > 0 && lib->cuda_major != ctx->plan_cuda_major)
     return reject(o, lib->path,
-                  "built for CUDA %d; the plan takes CUDA %d (%s)",
+                  "built for CUDA %d; the plan takes CUDA %d (%s), and "
+                  "libraries of two CUDA majors in one process do not mix",
                   lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
   if ((missing = missing_companion(companions, lib, &rc)))
     return reject(o, lib->path, "%s %d is not in the same folder",
@@ -1673,7 +1686,7 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
    * satisfies it (cudnn=8 has no CUDA 13 build): then it takes the best
    * there is, and the outcome says which major. */
   int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
-               plan_major_satisfies(ctx, req);
+               (plan_major_satisfies(ctx, req) || plan_major_built(ctx, req));
   for (size_t i = 0; i < ctx->library_count && !rc; ++i)
     if (ctx->libraries[i].entry == req->entry)
       rc = judge_candidate(ctx, r, i, filter, companions, &best);

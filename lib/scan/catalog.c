@@ -349,6 +349,39 @@ const cl_catalog_entry *cl_catalog_find(const char *name) {
   return NULL;
 }
 
+/* The first version of a family's ABI major shipped with a CUDA major
+ * (NVIDIA's release notes and the wheels on the index: nvidia-cusparse-cu12
+ * 12.0.0.76 to 12.5.10.65, nvidia-cusparse 12.6.3.3 on; nvidia-curand-cu11
+ * 10.2.x, -cu12 10.3.x, nvidia-curand 10.4 on). In ascending order per
+ * family. */
+typedef struct cuda_release {
+  const char *family;
+  int abi_major;
+  int minor_from; /* this minor of the ABI major and later */
+  int cuda_major;
+} cuda_release;
+
+static const cuda_release cuda_releases[] = {
+    {"cusparse", 11, 0, 11}, {"cusparse", 12, 0, 12}, {"cusparse", 12, 6, 13},
+    {"curand", 10, 2, 11},   {"curand", 10, 3, 12},   {"curand", 10, 4, 13},
+};
+
+int cl_catalog_cuda_major_of_version(const cl_catalog_entry *entry,
+                                     int abi_major, const char *version) {
+  int major = 0, minor = 0;
+  if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 ||
+      major != abi_major)
+    return 0;
+  int cuda = 0;
+  for (size_t i = 0; i < sizeof cuda_releases / sizeof *cuda_releases; ++i) {
+    const cuda_release *r = &cuda_releases[i];
+    if (strcmp(r->family, entry->family) == 0 && r->abi_major == abi_major &&
+        minor >= r->minor_from)
+      cuda = r->cuda_major;
+  }
+  return cuda;
+}
+
 int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major) {
   for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m)
     if (m->abi_major == abi_major)

@@ -101,6 +101,14 @@ int cl_catalog_canonical_name(const cl_catalog_entry *entry,
 /* The CUDA major an entry's ABI major belongs to, 0 when unknown. */
 int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major);
 
+/* The CUDA major a full version of a library whose ABI major ships with
+ * several CUDA majors belongs to, from the releases NVIDIA shipped with
+ * each (cuSPARSE 12.0-12.5 with CUDA 12, 12.6 on with CUDA 13; cuRAND 10.3
+ * with CUDA 12, 10.4 on with CUDA 13); 0 when the version does not tell
+ * (cuDNN 9 and NCCL 2 are built for several from one version). */
+int cl_catalog_cuda_major_of_version(const cl_catalog_entry *entry,
+                                     int abi_major, const char *version);
+
 /* NVIDIA stamps the toolkit's DLLs (cuBLAS, cuBLASLt, ...) with a
  * driver-style VERSIONINFO, 6.14.11.MMmp: cublas64_12.dll of cuBLAS 12.1.3
  * says 6.14.11.1213. Decode that form into "M.m.p" in out and return 1;

@@ -285,6 +285,32 @@ typedef struct found_version {
   cl_binary_info pe;
 } found_version;
 
+/* The CUDA major a library file was built for, from what it needs
+ * (libcusparse.so.12 of CUDA 13 needs libnvJitLink.so.13, a CUDA 12 cuDNN
+ * 9 sub-library libcublasLt.so.12) or the wheel folders its search list
+ * names ($ORIGIN/../../cu13/lib); 0 when it tells nothing. Read only for
+ * libraries whose major and version leave it open. */
+static int cuda_major_from_file(const char *path, cl_naming naming) {
+  cl_binary_info info;
+  if (cl_binary_parse_file(path, &info) != CUDALOAD_OK)
+    return 0;
+  int cuda = 0;
+  for (size_t d = 0; d < info.needed_count && !cuda; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info.needed[d], naming, &m))
+      cuda = m.cuda_major;
+  }
+  const char *lists[2] = {info.runpath, info.rpath};
+  for (int k = 0; k < 2 && !cuda; ++k) {
+    const char *cu = lists[k] ? strstr(lists[k], "/cu1") : NULL;
+    if (cu && cu[4] >= '0' && cu[4] <= '9' &&
+        (cu[5] == '/' || cu[5] == ':' || cu[5] == '\0'))
+      cuda = 10 + (cu[4] - '0');
+  }
+  cl_binary_info_free(&info);
+  return cuda;
+}
+
 /* The first source that tells: the owning dist-info, the file name, a
  * DLL's VERSIONINFO, the toolkit's headers. Asking for a version is not a
  * failure (a DLL without VERSIONINFO, an unreadable header): whatever the
@@ -328,6 +354,11 @@ static void find_version(cl_version_cache *c, cl_naming naming,
       v->file = h->header_path;
     }
   }
+  if (!v->cuda_major)
+    v->cuda_major =
+        cl_catalog_cuda_major_of_version(m->entry, m->major, v->version);
+  if (!v->cuda_major)
+    v->cuda_major = cuda_major_from_file(real_path, naming);
   cl_restore_error(saved);
 }
 
