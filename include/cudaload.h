@@ -74,7 +74,7 @@ CUDALOAD_API const char *cudaload_version_string(void);
 #define CUDALOAD_E_UNSATISFIED 9  /* no usable file for a requirement */
 #define CUDALOAD_E_LOAD_FAILED 10 /* the OS loader refused a planned file */
 #define CUDALOAD_E_CONFLICT                                                    \
-  11 /* the process already has a library that conflicts                      \
+  11 /* the process already has a library that conflicts                       \
         with the plan: another major of a required family                      \
         in the global symbol scope, or an older copy */
 #define CUDALOAD_E_INSECURE                                                    \
@@ -433,6 +433,47 @@ CUDALOAD_API size_t cudaload_requirement_count(const cudaload_ctx *ctx);
 /** Requirement i, normalised ("cudnn=8"). NULL when out of range. */
 CUDALOAD_API const char *cudaload_requirement_text(const cudaload_ctx *ctx,
                                                    size_t i);
+
+/**
+ * Require what a program needs, read from the program itself rather than a
+ * spec (CUDALOAD_1.2). target is one of: the absolute path of a binary
+ * (ELF or PE); the path of a Python interpreter, or of a venv, conda or
+ * site-packages folder, whose environment then becomes the active one (a
+ * venv's python run by path, not activated, still imports from its
+ * pyvenv.cfg's environment) and whose installed CUDA-using distributions
+ * (torch, onnxruntime-gpu, ctranslate2, the jax CUDA plugins, cupy, ...)
+ * are the program; or the name of a Python module or distribution
+ * installed in the active environment (cudaload_add_environment_root,
+ * else VIRTUAL_ENV, CONDA_PREFIX, the python3 on PATH): "torch",
+ * "onnxruntime". Each CUDA library the program's files need (ELF NEEDED, PE
+ * imports), each renamed copy of one they bundle (auditwheel's
+ * libcudnn-<hex>.so.8.9.7), each name a known consumer opens at run time
+ * (ctranslate2 opens libcublas.so.12), and each of NVIDIA's wheels its
+ * distribution pins (Requires-Dist: nvidia-nvjitlink-cu12==12.4.127)
+ * becomes a requirement of that family and major ("cudnn=9"), a pin also
+ * setting the least version a file must have. cudaload_requirement_origin()
+ * says where each came from. The program's own files are kept in ctx: the
+ * doctor, cudaload_preload() and `cudaload exec` model them as the program
+ * opens them. Returns CUDALOAD_OK (also when the program needs no CUDA
+ * library: no requirement is added), CUDALOAD_E_NOT_FOUND when target is
+ * none of these (the last error says where it looked and how to name the
+ * environment), CUDALOAD_E_INVALID_ARGUMENT for a relative path. Clears the
+ * plan; a new environment root makes the next plan scan again.
+ */
+CUDALOAD_API int cudaload_require_for(cudaload_ctx *ctx, const char *target);
+
+/** Where requirement i came from when cudaload_require_for() derived it
+ *  ("needed by /.../libonnxruntime_providers_cuda.so (ELF NEEDED);
+ *  Requires-Dist: nvidia-cudnn-cu12~=9.0 of onnxruntime-gpu 1.26.0"), NULL
+ *  for a requirement given as a spec (CUDALOAD_1.2). Owned by ctx. */
+CUDALOAD_API const char *cudaload_requirement_origin(const cudaload_ctx *ctx,
+                                                     size_t i);
+
+/** The program's files cudaload_require_for() kept (CUDALOAD_1.2): how
+ *  many, and file i (absolute; NULL out of range; owned by ctx). */
+CUDALOAD_API size_t cudaload_program_file_count(const cudaload_ctx *ctx);
+CUDALOAD_API const char *cudaload_program_file(const cudaload_ctx *ctx,
+                                               size_t i);
 /** The library (index into cudaload_library_*) the last cudaload_plan()
  *  chose for requirement i, or (size_t)-1 when it chose none or has not
  *  run. (CUDALOAD_1.1) */

@@ -74,6 +74,8 @@ typedef struct cli_search_options {
   size_t environment_count;
   const char **specs; /* --require/-q SPEC, in order */
   size_t spec_count;
+  const char **programs; /* --for TARGET, in order, as typed */
+  size_t program_count;
   unsigned create_flags; /* --no-defaults, --allow-writable-roots */
 } cli_search_options;
 
@@ -81,12 +83,18 @@ typedef struct cli_search_options {
 int cli_search_options_init(cli_search_options *o, int argc);
 void cli_search_options_free(cli_search_options *o);
 /* If argv[*i] is one of those options, take it (and its value): 1; not
- * one: 0; its value is missing: -1 (message printed). */
+ * one: 0; its value is missing: -1 (message printed). takes_requirements:
+ * 0 none, 1 --require, 2 --require and --for. */
 int cli_search_option(const char *command, int argc, char **argv, int *i,
                       cli_search_options *o, int takes_requirements);
 /* A context with the roots (made absolute: cli_absolute_path) and the
  * requirements added; EXIT_OK, or an exit code with the message printed
  * (an empty root or a bad spec: usage). */
+/* Add what `target` needs (cudaload_require_for), a path made absolute
+ * first; EXIT_OK, or an exit code with the message printed (a target that
+ * is none of what --for takes: EXIT_INPUT). */
+int cli_require_for(const char *command, cudaload_ctx *ctx,
+                    const char *target);
 int cli_search_context(const char *command, const cli_search_options *o,
                        cudaload_ctx **out);
 

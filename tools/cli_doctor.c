@@ -25,9 +25,10 @@ const char cli_doctor_help[] =
     "  how to fix it\n"
     "\n"
     "SYNOPSIS\n"
-    "  cudaload doctor [--require SPEC]... [--manifest FILE] [--root DIR]...\n"
-    "                  [--no-defaults] [--probe] [--out-of-process]\n"
-    "                  [--format text|json|yaml]\n"
+    "  cudaload doctor [--require SPEC]... [--for TARGET]... [--manifest "
+    "FILE]\n"
+    "                  [--root DIR]... [--no-defaults] [--probe]\n"
+    "                  [--out-of-process] [--format text|json|yaml]\n"
     "\n"
     "DESCRIPTION\n"
     "  Prints one report in sections: Platform; Driver (libcuda.so.1 /\n"
@@ -40,6 +41,10 @@ const char cli_doctor_help[] =
     "  memory); Display watchdog (Windows' TDR settings); Environment (the\n"
     "  CUDA variables set, each with what it does); and Problems and fixes:\n"
     "  every problem found, each followed by one line that fixes it.\n"
+    "\n"
+    "  The loader model judges the process with the plan loaded and as it\n"
+    "  is; what fails only without cudaload says so, with the fix. With\n"
+    "  --for, the program's own files are opened as the program opens them.\n"
     "\n"
     "  Problems looked for: requirements without a usable library, roots\n"
     "  that do not exist, files the OS loader refused, conflicts, no NVIDIA\n"
@@ -58,6 +63,9 @@ const char cli_doctor_help[] =
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
+    "  --for TARGET        require what a program needs: a binary, a Python\n"
+    "                      interpreter or venv, or an installed module\n"
+    "                      (torch); see cudaload env --help\n"
     "  -m, --manifest FILE read requirements, extra roots, policy and the\n"
     "                      probe setting from a cudaload.yaml (relative roots\n"
     "                      are relative to FILE's folder); probe: true turns\n"
@@ -135,7 +143,7 @@ int cli_doctor(int argc, char **argv) {
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
     const char *value;
     int m;
-    if ((m = cli_search_option(cmd, argc, argv, &i, &search, 1))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &search, 2))) {
       if (m < 0)
         rc = EXIT_USAGE;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--manifest", "-m",

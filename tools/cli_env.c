@@ -17,8 +17,9 @@ const char cli_env_help[] =
     "  cudaload env - print the library search path for requirements\n"
     "\n"
     "SYNOPSIS\n"
-    "  cudaload env --require SPEC... [--root DIR]... [--no-defaults]\n"
-    "               [--shell sh|fish|cmd|powershell] [--dry-run]\n"
+    "  cudaload env (--require SPEC | --for TARGET)... [--root DIR]...\n"
+    "               [--no-defaults] [--shell sh|fish|cmd|powershell]\n"
+    "               [--dry-run]\n"
     "\n"
     "DESCRIPTION\n"
     "  Finds one library per requirement (explicit roots first, then the\n"
@@ -43,6 +44,12 @@ const char cli_env_help[] =
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
+    "  --for TARGET        require what a program needs, read from it: a\n"
+    "                      binary (ELF or PE), a Python interpreter or venv\n"
+    "                      (its environment becomes the active one), or an\n"
+    "                      installed Python module or distribution (torch,\n"
+    "                      onnxruntime); the report says where each\n"
+    "                      requirement came from\n"
     "  -r, --root DIR      search DIR first (may be repeated; a relative DIR\n"
     "                      is resolved against the current folder)\n"
     "  --environment DIR   search DIR as the active environment (may be\n"
@@ -60,7 +67,9 @@ const char cli_env_help[] =
     "EXIT STATUS\n"
     "  0  success\n"
     "  1  internal error\n"
-    "  2  usage error (no --require, bad SPEC, unknown option)\n"
+    "  2  usage error (no --require or --for, bad SPEC, unknown option)\n"
+    "  3  a --for TARGET that is no program, interpreter, environment or\n"
+    "     installed module\n"
     "  4  a requirement has no usable library; stderr says what is\n"
     "     missing, every folder searched, every candidate rejected and why,\n"
     "     and the command that fixes it\n"
@@ -76,8 +85,9 @@ const char cli_exec_help[] =
     "  path\n"
     "\n"
     "SYNOPSIS\n"
-    "  cudaload exec --require SPEC... [--root DIR]... [--no-defaults]\n"
-    "                [--dry-run] [--force] -- COMMAND [ARGS...]\n"
+    "  cudaload exec [--require SPEC]... [--for TARGET]... [--root DIR]...\n"
+    "                [--no-defaults] [--dry-run] [--force] -- COMMAND\n"
+    "                [ARGS...]\n"
     "\n"
     "DESCRIPTION\n"
     "  Plans as `cudaload env` does, sets the search-path variable\n"
@@ -87,6 +97,11 @@ const char cli_exec_help[] =
     "  Windows it runs as a child (CreateProcessW) and its exit code is\n"
     "  passed through. A library a chosen one opens by name later that no\n"
     "  root holds is named in a warning on stderr.\n"
+    "\n"
+    "  With no --require and no --for, the program is COMMAND: what it\n"
+    "  needs is read from it (as --for COMMAND). A venv's interpreter run\n"
+    "  by path with no environment active uses its venv (its pyvenv.cfg),\n"
+    "  as the interpreter itself does.\n"
     "\n"
     "  Before COMMAND runs, the loader model judges what a process started\n"
     "  with that variable would get (what LD_PRELOAD puts first, each\n"
@@ -105,6 +120,8 @@ const char cli_exec_help[] =
     "\n"
     "OPTIONS\n"
     "  -q, --require SPEC  a requirement (see cudaload env --help)\n"
+    "  --for TARGET        require what a program needs (see cudaload env\n"
+    "                      --help); without --require or --for: COMMAND\n"
     "  -r, --root DIR      search DIR first (may be repeated; a relative DIR\n"
     "                      is resolved against the current folder)\n"
     "  --environment DIR   search DIR as the active environment (may be\n"
@@ -152,7 +169,7 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
       *command_index = i + 1;
       return EXIT_OK;
     }
-    if ((m = cli_search_option(cmd, argc, argv, &i, &o->search, 1))) {
+    if ((m = cli_search_option(cmd, argc, argv, &i, &o->search, 2))) {
       if (m < 0)
         return EXIT_USAGE;
     } else if (allow_shell && (m = cli_option_value(cmd, argc, argv, &i,
@@ -264,8 +281,8 @@ static void print_shell_word(const char *arg) {
 static int make_plan(const char *cmd, const plan_options *o,
                      cudaload_ctx **out) {
   *out = NULL;
-  if (o->search.spec_count == 0)
-    return cli_usage_error(cmd, "no --require SPEC given");
+  if (o->search.spec_count == 0 && o->search.program_count == 0)
+    return cli_usage_error(cmd, "no --require SPEC or --for TARGET given");
   cudaload_ctx *ctx;
   int rc = cli_search_context(cmd, &o->search, &ctx);
   if (rc != EXIT_OK)
@@ -411,6 +428,95 @@ int cli_env(int argc, char **argv) {
   return rc;
 }
 
+/* COMMAND's file as execvp (Windows: CreateProcessW) would find it, made
+ * absolute; NULL when it is not found (the run says so later). */
+static char *command_file(const char *command) {
+  int windows = cl_os_host_target() == CUDALOAD_TARGET_WINDOWS;
+  if (strchr(command, '/') || (windows && strchr(command, '\\'))) {
+    char *path = NULL;
+    return cli_absolute_path("exec", "COMMAND", command, &path) == EXIT_OK
+               ? path
+               : NULL;
+  }
+  char *search = cl_os_getenv("PATH");
+  char *found = NULL;
+  for (char *entry = search; entry && *entry && !found;) {
+    char *end = strchr(entry, CL_LIST_SEP);
+    if (end)
+      *end = '\0';
+    if (*entry && cl_os_path_is_absolute(entry)) {
+      size_t n = strlen(entry) + strlen(command) + 6;
+      char *candidate = malloc(n);
+      if (candidate) {
+        snprintf(candidate, n, "%s%c%s%s", entry, CL_DIR_SEP, command,
+                 windows && !strchr(command, '.') ? ".exe" : "");
+        if (cl_os_stat_kind(candidate, NULL) == CL_KIND_REGULAR)
+          found = candidate;
+        else
+          free(candidate);
+      }
+    }
+    entry = end ? end + 1 : NULL;
+  }
+  free(search);
+  return found;
+}
+
+/* Whether COMMAND is a venv's interpreter: its folder's parent holds
+ * pyvenv.cfg. */
+static int venv_interpreter(const char *file) {
+  const char *base = file;
+  for (const char *p = file; *p; ++p)
+    if (*p == '/' || *p == CL_DIR_SEP)
+      base = p + 1;
+  size_t bin = (size_t)(base - file);
+  if (!bin)
+    return 0;
+  size_t root = bin - 1;
+  while (root > 0 && file[root - 1] != '/' && file[root - 1] != CL_DIR_SEP)
+    --root;
+  char cfg[4096];
+  if (root == 0 || root + 11 > sizeof cfg)
+    return 0;
+  snprintf(cfg, sizeof cfg, "%.*spyvenv.cfg", (int)root, file);
+  return cl_os_stat_kind(cfg, NULL) == CL_KIND_REGULAR;
+}
+
+/* exec's program is COMMAND: with no requirement given, what it needs is
+ * what it requires (--for COMMAND); a venv's interpreter run by path, with
+ * no environment active, uses its venv (pyvenv.cfg), as the interpreter
+ * itself does. *program receives the file to add as --for, or NULL. */
+static int program_of_command(plan_options *o, const char *command,
+                              char **program) {
+  *program = NULL;
+  if (o->search.program_count)
+    return EXIT_OK;
+  char *file = command_file(command);
+  if (!file)
+    return EXIT_OK; /* not found: the run reports it (127) */
+  char *active = cl_os_getenv("VIRTUAL_ENV");
+  if (!active)
+    active = cl_os_getenv("CONDA_PREFIX");
+  int interpreter = venv_interpreter(file);
+  int adopt = !o->search.environment_count && !active && interpreter;
+  free(active);
+  /* A file the library cannot read as a program (a script) tells nothing. */
+  cudaload_file *binary = NULL;
+  int readable = interpreter || cudaload_inspect(file, &binary) == CUDALOAD_OK;
+  cudaload_file_close(binary);
+  if ((!o->search.spec_count && readable) || adopt)
+    *program = file;
+  else
+    free(file);
+  if (!o->search.spec_count && !*program)
+    return cli_usage_error("exec",
+                           "%s is not a program cudaload can read what it "
+                           "needs from (a script?): give --require SPEC or "
+                           "--for TARGET",
+                           cli_shown(command));
+  return EXIT_OK;
+}
+
 int cli_exec(int argc, char **argv) {
   const char *cmd = "exec";
   plan_options o;
@@ -422,9 +528,23 @@ int cli_exec(int argc, char **argv) {
   if (rc == EXIT_OK && after >= argc)
     rc = cli_usage_error(cmd, "no command given (cudaload exec [OPTIONS] -- "
                               "COMMAND [ARGS...])");
+  char *program = NULL;
+  if (rc == EXIT_OK)
+    rc = program_of_command(&o, argv[after], &program);
+  if (rc == EXIT_OK && program)
+    o.search.programs[o.search.program_count++] = program;
   cudaload_ctx *ctx = NULL;
   if (rc == EXIT_OK)
     rc = make_plan(cmd, &o, &ctx);
+  if (rc == EXIT_OK && program && !o.search.spec_count &&
+      cudaload_requirement_count(ctx) == 0) {
+    rc = cli_usage_error(cmd,
+                         "%s needs no CUDA library that cudaload can read from "
+                         "it (a script, or a program that opens them in ways "
+                         "its files do not tell): give --require SPEC or --for "
+                         "TARGET",
+                         cli_shown(argv[after]));
+  }
   if (rc == EXIT_OK) {
     const char *value;
     int status;
@@ -456,5 +576,6 @@ int cli_exec(int argc, char **argv) {
   }
   cudaload_destroy(ctx);
   cli_search_options_free(&o.search);
+  free(program);
   return rc;
 }

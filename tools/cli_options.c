@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli_options.c - the options every command that searches roots shares
- * (--root, --environment, --require, --no-defaults, --allow-writable-roots)
+ * (--root, --environment, --require, --for, --no-defaults,
+ * --allow-writable-roots)
  * and the context
  * they describe, parsed and built in one place.
  */
 #include "cli.h"
 #include "cudaload.h"
+#include "os/platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,8 @@ int cli_search_options_init(cli_search_options *o, int argc) {
   o->roots = calloc((size_t)argc, sizeof *o->roots);
   o->specs = calloc((size_t)argc, sizeof *o->specs);
   o->environments = calloc((size_t)argc, sizeof *o->environments);
-  if (!o->roots || !o->specs || !o->environments) {
+  o->programs = calloc((size_t)argc, sizeof *o->programs);
+  if (!o->roots || !o->specs || !o->environments || !o->programs) {
     cli_search_options_free(o);
     cli_error("cudaload: out of memory\n");
     return EXIT_INTERNAL;
@@ -29,6 +32,8 @@ void cli_search_options_free(cli_search_options *o) {
   free(o->roots);
   free(o->specs);
   free(o->environments);
+  free(o->programs);
+  o->programs = NULL;
   o->roots = NULL;
   o->specs = NULL;
   o->environments = NULL;
@@ -55,6 +60,12 @@ int cli_search_option(const char *cmd, int argc, char **argv, int *i,
       o->specs[o->spec_count++] = value;
     return m;
   }
+  if (takes_requirements > 1 &&
+      (m = cli_option_value(cmd, argc, argv, i, "--for", NULL, &value))) {
+    if (m > 0)
+      o->programs[o->program_count++] = value;
+    return m;
+  }
   if (strcmp(argv[*i], "--no-defaults") == 0) {
     o->create_flags |= CUDALOAD_NO_DEFAULT_ROOTS;
     return 1;
@@ -64,6 +75,26 @@ int cli_search_option(const char *cmd, int argc, char **argv, int *i,
     return 1;
   }
   return 0;
+}
+
+int cli_require_for(const char *cmd, cudaload_ctx *ctx, const char *target) {
+  int is_path = strchr(target, '/') != NULL ||
+                (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS &&
+                 strchr(target, '\\') != NULL) ||
+                cl_os_stat_kind(target, NULL) == CL_KIND_REGULAR;
+  char *path = NULL;
+  int rc = is_path ? cli_absolute_path(cmd, "--for", target, &path) : EXIT_OK;
+  if (rc != EXIT_OK)
+    return rc;
+  int status = cudaload_require_for(ctx, path ? path : target);
+  free(path);
+  if (status == CUDALOAD_OK)
+    return EXIT_OK;
+  cli_error("cudaload: %s: --for %s: %s\n", cmd, cli_shown(target),
+            cudaload_last_error());
+  return status == CUDALOAD_E_NO_MEMORY          ? EXIT_INTERNAL
+         : status == CUDALOAD_E_INVALID_ARGUMENT ? EXIT_USAGE
+                                                 : EXIT_INPUT;
 }
 
 int cli_search_context(const char *cmd, const cli_search_options *o,
@@ -96,6 +127,15 @@ int cli_search_context(const char *cmd, const cli_search_options *o,
         cudaload_add_environment_root(ctx, folder) != CUDALOAD_OK)
       rc = cli_usage_error(cmd, "%s", cudaload_last_error());
     free(folder);
+    if (rc != EXIT_OK) {
+      cudaload_destroy(ctx);
+      return rc;
+    }
+  }
+  /* --for: a path (with a separator, or a file of that name here) is made
+   * absolute; anything else is a module or distribution name. */
+  for (size_t i = 0; i < o->program_count; ++i) {
+    int rc = cli_require_for(cmd, ctx, o->programs[i]);
     if (rc != EXIT_OK) {
       cudaload_destroy(ctx);
       return rc;

@@ -114,6 +114,14 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->requirement_count; ++i)
     free(ctx->requirements[i].text);
   free(ctx->requirements);
+  for (size_t i = 0; i < ctx->origin_count; ++i) {
+    free(ctx->origins[i].text);
+    free(ctx->origins[i].origin);
+  }
+  free(ctx->origins);
+  for (size_t i = 0; i < ctx->program_file_count; ++i)
+    free(ctx->program_files[i]);
+  free(ctx->program_files);
   free(ctx->env_value);
   for (size_t i = 0; i < ctx->env_warning_count; ++i)
     free(ctx->env_warnings[i]);

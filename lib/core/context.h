@@ -96,7 +96,20 @@ typedef struct cl_requirement {
   /* While parsing: the group the name required ("npp"), expanded into one
    * requirement per main library of the group (spec.c); NULL after. */
   const char *group;
+  /* The least version a program's distribution pins (Requires-Dist:
+   * nvidia-cudnn-cu12==9.1.0.70 -> 9.1.0.70), beside op and version;
+   * at_least_parts 0: none (program.c). */
+  long at_least[CL_VERSION_PARTS];
+  int at_least_parts;
 } cl_requirement;
+
+/* Where a requirement cudaload_require_for() derived came from: "needed by
+ * .../libonnxruntime_providers_cuda.so (ELF NEEDED)", "Requires-Dist:
+ * nvidia-cudnn-cu12==9.1.0.70 of torch 2.5.1"; by the requirement's text. */
+typedef struct cl_requirement_origin {
+  char *text;
+  char *origin;
+} cl_requirement_origin;
 
 /* One file of the plan. */
 typedef struct cl_plan_entry {
@@ -180,6 +193,13 @@ struct cudaload_ctx {
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;
+  cl_requirement_origin *origins; /* of derived requirements (program.c) */
+  size_t origin_count, origin_capacity;
+  /* The program cudaload_require_for() was given: its own files that use
+   * CUDA libraries (a binary, a module's extension libraries), which the
+   * loader model opens as the program would (doctor, preload, exec). */
+  char **program_files;
+  size_t program_file_count, program_file_capacity;
   cl_plan_entry *plan;
   size_t plan_count, plan_capacity;
   int planned;

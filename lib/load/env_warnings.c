@@ -169,7 +169,11 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
      * name, as the program's own DT_NEEDED or dlopen opens it, then the
      * other copies of the planned families that programs load by path. */
     rc = cl_verdict_preloads(e, ctx, &m, 0);
-    for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
+    for (size_t i = 0; !rc && i < ctx->program_file_count; ++i)
+      rc = cl_verdict_open(e, ctx, &m, ctx->program_files[i],
+                           CL_VERDICT_CONSUMER);
+    for (size_t i = 0; !rc && !ctx->program_file_count && i < ctx->plan_count;
+         ++i) {
       const cl_plan_entry *p = &ctx->plan[i];
       if (p->entry->role == CL_ROLE_MAIN &&
           p->requirement < ctx->requirement_count)
@@ -178,7 +182,9 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
     if (!rc)
       cl_verdict_mixes_in(e, &m, "in what the program would load");
     cl_loader_model_free(&m);
-    if (!rc)
+    /* Without a program, the other copies are what programs may load;
+     * with one, its own files say what it loads. */
+    if (!rc && !ctx->program_file_count)
       rc = other_copies(e, ctx, value);
   }
   if (!rc)

@@ -61,6 +61,27 @@ static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
   long v[CL_VERSION_PARTS];
   int known = library_version(lib, v);
   int parts = known ? known : 1;
+  if (r->at_least_parts) {
+    if (!known) {
+      snprintf(why, why_len,
+               "its version is unknown (nothing on disk tells more than the "
+               "major), so the least version its program pins cannot be "
+               "checked");
+      return 0;
+    }
+    if (cl_version_compare(v, parts, r->at_least, r->at_least_parts) < 0) {
+      char least[64] = "";
+      for (int i = 0; i < r->at_least_parts; ++i) {
+        size_t used = strlen(least);
+        snprintf(least + used, sizeof least - used, "%s%ld", i ? "." : "",
+                 r->at_least[i]);
+      }
+      snprintf(why, why_len,
+               "version %s is older than %s, which its program pins",
+               lib->version, least);
+      return 0;
+    }
+  }
   if (r->op == CL_OP_ANY)
     return 1;
   if (r->op == CL_OP_EQ) {
@@ -1604,7 +1625,9 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
   int rc = CUDALOAD_OK;
   /* "cudnn=9" is decided by the major the file name gives; anything finer
    * needs the version (a wheel's is looked up now). */
-  if (req->op != CL_OP_ANY && !(req->op == CL_OP_EQ && req->version_parts == 1))
+  if (req->at_least_parts ||
+      (req->op != CL_OP_ANY &&
+       !(req->op == CL_OP_EQ && req->version_parts == 1)))
     cl_library_settle_version(ctx, &ctx->libraries[i]);
   const char *machine = NULL;
   if (!satisfies(req, lib, why, sizeof why))

@@ -199,7 +199,46 @@ char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
 typedef struct lazy_context {
   cudaload_ctx *ctx;
   cl_naming naming;
+  cudaload_explain *e; /* its lazy_cache */
 } lazy_context;
+
+/* The run-time names of one file, as lazy_names found them. */
+typedef struct lazy_entry {
+  char *path;
+  char **names;
+  size_t count;
+} lazy_entry;
+
+typedef struct lazy_cache {
+  lazy_entry *entries;
+  size_t count, capacity;
+} lazy_cache;
+
+static void lazy_cache_free(lazy_cache *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->count; ++i) {
+    for (size_t k = 0; k < c->entries[i].count; ++k)
+      free(c->entries[i].names[k]);
+    free(c->entries[i].names);
+    free(c->entries[i].path);
+  }
+  free(c->entries);
+  free(c);
+}
+
+/* A copy of a cached list of names (the resolver frees what it gets). */
+static char **copy_names(char *const *names, size_t count) {
+  char **copy = count ? calloc(count, sizeof *copy) : NULL;
+  for (size_t i = 0; copy && i < count; ++i)
+    if (!(copy[i] = cl_strdup(names[i]))) {
+      for (size_t k = 0; k < i; ++k)
+        free(copy[k]);
+      free(copy);
+      return NULL;
+    }
+  return copy;
+}
 
 static int push_name(char ***names, size_t *count, size_t *capacity,
                      const char *name) {
@@ -257,9 +296,8 @@ static int collect_name(const char *text, void *opaque) {
  * names its file holds as text (binary_names.c), each checked against the
  * catalog. cuDNN's shim opens its sub-libraries this way, the
  * sub-libraries cuBLASLt and NVRTC (docs/real-libraries.md). */
-static char **lazy_names(const char *path, const cl_binary_info *info,
-                         size_t *count, void *opaque) {
-  const lazy_context *lc = opaque;
+static char **scan_lazy_names(const char *path, const cl_binary_info *info,
+                              size_t *count, const lazy_context *lc) {
   *count = 0;
   cl_name_match m;
   if (!catalog_of(path, info ? info->soname : NULL, lc->naming, &m) ||
@@ -279,6 +317,38 @@ static char **lazy_names(const char *path, const cl_binary_info *info,
   }
   *count = ns.count;
   return ns.names;
+}
+
+/* lazy_names with each file scanned once per verdict: a file is met in
+ * every tree that reaches it. */
+static char **lazy_names(const char *path, const cl_binary_info *info,
+                         size_t *count, void *opaque) {
+  const lazy_context *lc = opaque;
+  lazy_cache *c = lc->e ? lc->e->lazy_cache : NULL;
+  if (lc->e && !c)
+    c = lc->e->lazy_cache = calloc(1, sizeof *c);
+  for (size_t i = 0; c && i < c->count; ++i)
+    if (strcmp(c->entries[i].path, path) == 0) {
+      *count = c->entries[i].count;
+      char **copy = copy_names(c->entries[i].names, *count);
+      if (!copy)
+        *count = 0;
+      return copy;
+    }
+  char **names = scan_lazy_names(path, info, count, lc);
+  char *key = c ? cl_strdup(path) : NULL;
+  char **kept = key ? copy_names(names, *count) : NULL;
+  if (key && (kept || !*count) &&
+      !cl_reserve((void **)&c->entries, &c->capacity, c->count + 1,
+                  sizeof *c->entries)) {
+    c->entries[c->count++] = (lazy_entry){key, kept, *count};
+  } else {
+    free(key);
+    for (size_t k = 0; kept && k < *count; ++k)
+      free(kept[k]);
+    free(kept);
+  }
+  return names;
 }
 
 /* --- objects and needs ---------------------------------------------------- */
@@ -815,6 +885,16 @@ static void binding_findings(cudaload_explain *e, const cl_explain_object *o,
   }
 }
 
+/* Whether two spellings name one folder (torch/lib/../../nvidia/cudnn/lib
+ * is nvidia/cudnn/lib): the same identity on disk. */
+static int same_folder(const char *a, const char *b) {
+  if (strcmp(a, b) == 0)
+    return 1;
+  cl_file_identity ia, ib;
+  return cl_os_file_identity(a, &ia) && cl_os_file_identity(b, &ib) &&
+         ia.device == ib.device && ia.inode == ib.inode;
+}
+
 /* A CUDA library that takes a library of its own family from another
  * folder though a file of that name lies beside it (cuDNN 9's shim and its
  * sub-libraries, with another copy first on LD_LIBRARY_PATH or PATH): the
@@ -909,7 +989,7 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
   cl_file *f = NULL;
   uint64_t size;
   char *kept = cl_save_error(); /* no file beside it: no sibling shadowed */
-  int sibling = own && theirs && beside && strcmp(own, theirs) != 0 &&
+  int sibling = own && theirs && beside && !same_folder(own, theirs) &&
                 cl_os_file_open(beside, &f, &size) == CUDALOAD_OK;
   cl_restore_error(kept);
   if (sibling) {
@@ -1307,7 +1387,7 @@ int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
     rc = expose_like_preload(m, path);
   if (rc)
     return rc;
-  lazy_context lc = {ctx, cl_ctx_naming(ctx)};
+  lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
   cl_load_tree t;
   memset(&t, 0, sizeof t);
   rc = cl_resolve_load(m, path, (how & CL_VERDICT_NO_LAZY) ? NULL : lazy_names,
@@ -1348,7 +1428,7 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
     cl_restore_error(kept);
   }
   cl_requester req = {requester, &info, NULL};
-  lazy_context lc = {ctx, cl_ctx_naming(ctx)};
+  lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
   cl_load_tree t;
   memset(&t, 0, sizeof t);
   int rc =
@@ -1370,7 +1450,7 @@ int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
   cl_restore_error(kept);
   if (unreadable)
     return CUDALOAD_OK;
-  lazy_context lc = {ctx, cl_ctx_naming(ctx)};
+  lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
   size_t count = 0;
   char **names = lazy_names(path, &info, &count, &lc);
   cl_binary_info_free(&info);
@@ -1500,6 +1580,12 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                                CL_VERDICT_PRELOAD | CL_VERDICT_NO_LAZY | global)
              : expose_like_preload(m, p->path);
   }
+  /* Then the program's own files (cudaload_require_for), opened as it
+   * opens them once the plan is in: what they need binds to what the
+   * plan loaded, or to their own copies. */
+  for (size_t i = 0; !rc && i < ctx->program_file_count; ++i)
+    rc = cl_verdict_open(e, ctx, m, ctx->program_files[i],
+                         CL_VERDICT_CONSUMER | CL_VERDICT_NO_LAZY);
   /* Then what the libraries do later, at their first call: open by name
    * what they hold as text, each from inside the library. */
   for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
@@ -1564,6 +1650,7 @@ void cudaload_explain_free(cudaload_explain *e) {
     finding_free(&e->findings[i]);
   free(e->findings);
   symbol_cache_free(e->symbol_cache);
+  lazy_cache_free(e->lazy_cache);
   free(e->global);
   free(e);
 }

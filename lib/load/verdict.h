@@ -126,6 +126,8 @@ struct cudaload_explain {
   size_t folder_scan_count, folder_scan_capacity;
   /* Symbols of the files met, each read once per verdict. */
   void *symbol_cache;
+  /* The names each file opens at run time, each file scanned once. */
+  void *lazy_cache;
   /* The global scope built so far (objects opened CL_VERDICT_GLOBAL, and
    * LD_PRELOAD's), in load order; borrowed from the symbol cache. */
   const cl_bind_object **global;

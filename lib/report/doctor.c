@@ -12,6 +12,7 @@
 #include "core/context.h"
 #include "load/spec.h"
 #include "load/plan.h"
+#include "load/program.h"
 #include "scan/inventory.h"
 #include "cudaload.h"
 #include "scan/cuda_knobs.h"
@@ -650,12 +651,20 @@ static cudaload_explain *verdict_as_it_is(doctor *d) {
     return NULL;
   }
   rc = cl_verdict_preloads(e, d->ctx, &m, 1);
-  for (size_t i = 0; !rc && i < d->ctx->plan_count; ++i) {
+  /* The program, when it is known (--for), opens its own files as they
+   * are; else each main library is taken as opened by absolute path. */
+  for (size_t i = 0; !rc && i < d->ctx->program_file_count; ++i)
+    rc = cl_verdict_open(e, d->ctx, &m, d->ctx->program_files[i],
+                         CL_VERDICT_CONSUMER);
+  for (size_t i = 0;
+       !rc && !d->ctx->program_file_count && i < d->ctx->plan_count; ++i) {
     const cl_plan_entry *p = &d->ctx->plan[i];
     if (p->entry->role == CL_ROLE_MAIN &&
         p->requirement < d->ctx->requirement_count)
       rc = cl_verdict_open(e, d->ctx, &m, p->path, 0);
   }
+  if (!rc && d->ctx->program_file_count)
+    cl_verdict_mixes_in(e, &m, "in what the program would load");
   cl_loader_model_free(&m);
   d->failed |= rc == CUDALOAD_E_NO_MEMORY;
   return e;
@@ -980,6 +989,9 @@ static void text_plan(text *t, const doctor *d) {
     describe_choice(ctx, r, decided, sizeof decided);
     if (ok && decided[0])
       put(t, "  %-*s           decided by %s\n", (int)w, "", decided);
+    const char *from = cl_requirement_origin_of(ctx, ctx->requirements[r].text);
+    if (from)
+      put(t, "  %-*s           from %s\n", (int)w, "", shown(t, from));
   }
   if (ctx->plan_count == 0)
     return;
@@ -1299,6 +1311,10 @@ static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
       cl_report_null(w);
     cl_report_key(w, "second_cuda_major");
     cl_report_bool(w, ok && ctx->outcomes[r].second_major != 0);
+    /* Where a requirement derived from the program came from (--for). */
+    cl_report_key(w, "from");
+    cl_report_string(w,
+                     cl_requirement_origin_of(ctx, ctx->requirements[r].text));
     cl_report_end_object(w);
   }
   cl_report_end_array(w);

@@ -145,3 +145,37 @@ const char *cl_catalog_path_variable(const char *family) {
   /* cuDNN ships apart from the toolkit; frameworks read CUDNN_PATH. */
   return strcmp(family, "cudnn") == 0 ? "CUDNN_PATH" : "CUDA_PATH";
 }
+
+/* PEP 503's normalized form compares: letters without case, and runs of
+ * '-', '_' and '.' as one '-'. */
+static int same_distribution(const char *a, size_t a_len, const char *b) {
+  size_t i = 0, j = 0, b_len = strlen(b);
+  while (i < a_len && j < b_len) {
+    int sa = a[i] == '-' || a[i] == '_' || a[i] == '.';
+    int sb = b[j] == '-' || b[j] == '_' || b[j] == '.';
+    if (sa != sb)
+      return 0;
+    if (sa) {
+      while (i < a_len && (a[i] == '-' || a[i] == '_' || a[i] == '.'))
+        ++i;
+      while (j < b_len && (b[j] == '-' || b[j] == '_' || b[j] == '.'))
+        ++j;
+      continue;
+    }
+    char ca = a[i] >= 'A' && a[i] <= 'Z' ? (char)(a[i] - 'A' + 'a') : a[i];
+    char cb = b[j] >= 'A' && b[j] <= 'Z' ? (char)(b[j] - 'A' + 'a') : b[j];
+    if (ca != cb)
+      return 0;
+    ++i;
+    ++j;
+  }
+  return i == a_len && j == b_len;
+}
+
+const cl_catalog_wheel *cl_catalog_wheel_by_package(const char *package,
+                                                    size_t len) {
+  for (size_t i = 0; i < sizeof wheels / sizeof wheels[0]; ++i)
+    if (same_distribution(package, len, wheels[i].package))
+      return &wheels[i];
+  return NULL;
+}

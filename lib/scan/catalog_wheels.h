@@ -34,4 +34,10 @@ void cl_catalog_wheels_each(void (*fn)(const char *family, int cuda_major,
  * lines: CUDNN_PATH for cuDNN, CUDA_PATH otherwise. */
 const char *cl_catalog_path_variable(const char *family);
 
+/* The wheel of a PyPI distribution name ("nvidia-cudnn-cu12",
+ * "nvidia_cudnn_cu12", any letter case): its family and CUDA major; NULL
+ * for a distribution that ships no CUDA library the catalog knows. */
+const cl_catalog_wheel *cl_catalog_wheel_by_package(const char *package,
+                                                    size_t len);
+
 #endif

@@ -8,6 +8,7 @@
 #include "common/strutil.h"
 
 #include <stdint.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,64 @@ int cl_metadata_parse(const char *text, size_t len, char **name,
   free(*version);
   *name = *version = NULL;
   return CUDALOAD_E_MALFORMED;
+}
+
+static int is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* One Requires-Dist value, from p to eol: "name [extras] (spec) ; marker"
+ * or "name spec; marker" (PEP 508, as pip writes METADATA). */
+static int requires_line(const char *p, const char *eol,
+                         cl_requires_visitor visit, void *opaque) {
+  while (p < eol && is_space(*p))
+    ++p;
+  const char *name = p;
+  while (p < eol &&
+         (isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
+    ++p;
+  size_t name_len = (size_t)(p - name);
+  if (!name_len)
+    return 0; /* not a requirement we can read: skipped */
+  while (p < eol && is_space(*p))
+    ++p;
+  if (p < eol && *p == '[') { /* the extras it asks of that distribution */
+    const char *close = memchr(p, ']', (size_t)(eol - p));
+    p = close ? close + 1 : eol;
+  }
+  const char *semicolon = memchr(p, ';', (size_t)(eol - p));
+  const char *spec_end = semicolon ? semicolon : eol;
+  while (p < spec_end && (is_space(*p) || *p == '('))
+    ++p;
+  const char *spec = p;
+  const char *q = spec_end;
+  while (q > spec && (is_space(q[-1]) || q[-1] == ')'))
+    --q;
+  const char *marker = semicolon ? semicolon + 1 : eol;
+  while (marker < eol && is_space(*marker))
+    ++marker;
+  const char *marker_end = eol;
+  while (marker_end > marker && is_space(marker_end[-1]))
+    --marker_end;
+  return visit(name, name_len, spec, (size_t)(q - spec), marker,
+               (size_t)(marker_end - marker), opaque);
+}
+
+int cl_requires_dist_parse(const char *text, size_t len,
+                           cl_requires_visitor visit, void *opaque) {
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *eol = line_end(p, end);
+    if (eol == p || (eol == p + 1 && *p == '\r'))
+      break; /* the headers end at the first blank line */
+    if ((size_t)(eol - p) > 14 && cl_starts_with_nocase(p, "Requires-Dist:")) {
+      int rc = requires_line(p + 14, eol, visit, opaque);
+      if (rc)
+        return rc;
+    }
+    p = eol < end ? eol + 1 : end;
+  }
+  return 0;
 }
 
 int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,

@@ -60,6 +60,17 @@ const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
  * "Version:" header lines, up to the first blank line. */
 int cl_metadata_parse(const char *text, size_t len, char **name,
                       char **version);
+/* METADATA's Requires-Dist header lines (up to the first blank line): visit
+ * gets the distribution name, its version specifier without parentheses
+ * ("==9.1.0.70", "~=11.0", "" when none) and its environment marker
+ * ("extra == \"cuda\"", "" when none), each with its length, pointing into
+ * text. A non-zero return of visit stops the walk and is returned. */
+typedef int (*cl_requires_visitor)(const char *name, size_t name_len,
+                                   const char *specifier, size_t spec_len,
+                                   const char *marker, size_t marker_len,
+                                   void *opaque);
+int cl_requires_dist_parse(const char *text, size_t len,
+                           cl_requires_visitor visit, void *opaque);
 /* RECORD: calls visit(path, path_len) for the path column of each line
  * (CSV, with the path quoted when it holds a comma). */
 typedef int (*cl_record_visitor)(const char *path, size_t len, void *opaque);

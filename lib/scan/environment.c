@@ -149,6 +149,14 @@ static void python_on_path(cl_root_visitor visit, void *opaque) {
   free(path);
 }
 
+void cl_interpreter_roots(const char *program, cl_root_visitor visit,
+                          void *opaque) {
+  char *bin = cl_path_dirname(program);
+  if (bin)
+    interpreter_folders(bin, program, visit, opaque);
+  free(bin);
+}
+
 void cl_environment_roots(cl_root_visitor visit, void *opaque) {
   visit_variable("VIRTUAL_ENV", visit, opaque);
   visit_variable("CONDA_PREFIX", visit, opaque);

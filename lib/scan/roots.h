@@ -51,5 +51,10 @@ void cl_default_roots(cl_naming naming, int with_environment,
  * CONDA_PREFIX, then the site folders of the python3 (Windows: python.exe)
  * first on PATH, read from the file system without running it. */
 void cl_environment_roots(cl_root_visitor visit, void *opaque);
+/* The folders of the interpreter `program` (an absolute path), read without
+ * running it, as for the python3 on PATH: its venv root (pyvenv.cfg), its
+ * conda prefix, or its site folders. */
+void cl_interpreter_roots(const char *program, cl_root_visitor visit,
+                          void *opaque);
 
 #endif

@@ -1345,6 +1345,83 @@ def shell_value(line):
     return m.group(1), shlex.split(m.group(2))[0]
 
 
+class Program(CliTestCase):
+    """--for TARGET (doctor, env, exec) and exec's COMMAND as the program:
+    requirements read from what the user has (the "programs" fixture tree),
+    each saying where it came from."""
+
+    def setUp(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("the programs tree is a Linux tree: the Windows Python tier "
+                          "runs the real Windows programs")
+        self.tree = self.fixture("programs")
+
+    def test_doctor_for_a_module_says_where_each_requirement_came_from(self):
+        args = ["--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
+                "--root", to_cli(self.tree / "wheels" / "site-packages"), "--for", "ortlike"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        got = {q["spec"]: q for q in doc["requirements"]}
+        self.assertEqual(sorted(got), ["cublas=12", "cudart=12", "cudnn=9", "cufft=11",
+                                       "curand=10"], doc["requirements"])
+        for spec, q in got.items():
+            self.assertTrue(q["satisfied"], q)
+            self.assertIn("libortlike_providers_cuda.so (ELF NEEDED)", q["from"], q)
+        self.assertIn("Requires-Dist: nvidia-cudnn-cu12 ~=9.0 of ortlike-gpu 1.0",
+                      got["cudnn=9"]["from"])
+        text = run_cli("doctor", *args).stdout
+        self.assertIn("from needed by %s" % (self.tree / "site-packages" / "ortlike" / "capi" /
+                                             "libortlike_providers_cuda.so"), text)
+
+    def test_for_what_is_no_program_is_exit_3_and_says_where_it_looked(self):
+        r = run_cli("env", "--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
+                    "--for", "no_such_module")
+        self.assertEqual(r.rc, 3, r.describe())
+        self.assertIn("no_such_module", r.stderr)
+        self.assertIn(str(self.tree / "site-packages"), r.stderr)
+        self.assertEqual(r.stdout, "", r.describe())
+
+    def venv_with_interpreter(self):
+        """A copy of the fixture venv whose bin/python prints the variable
+        it was started with, as the program exec runs."""
+        venv = self.tmpdir() / "venv"
+        shutil.copytree(str(self.tree / "venv"), str(venv), symlinks=True)
+        python = venv / "bin" / "python"
+        python.write_text('#!/bin/sh\nprintf "LD_LIBRARY_PATH=%s\\n" "$LD_LIBRARY_PATH"\n')
+        python.chmod(0o755)
+        return venv, python
+
+    def test_exec_of_a_venv_interpreter_uses_its_venv(self):
+        """`cudaload exec -- VENV/bin/python` with nothing activated: the
+        interpreter's pyvenv.cfg names its environment, whose program
+        (torchlike) says what to require, pin included; the child gets
+        the wheels' folders."""
+        venv, python = self.venv_with_interpreter()
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+        wheels = self.tree / "wheels" / "site-packages"
+        args = ["exec", "--no-defaults", "--root", to_cli(wheels), "--dry-run", "--",
+                to_cli(python)]
+        proc = subprocess.run(CLI + args, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT_S, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(str(wheels / "nvidia" / "nvjitlink" / "lib"), proc.stdout)
+        self.assertIn(str(wheels / "nvidia" / "cusparse" / "lib"), proc.stdout)
+        # And it runs, with that variable.
+        proc = subprocess.run(CLI + [a for a in args if a != "--dry-run"], env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn(str(wheels / "nvidia" / "nvjitlink" / "lib"), proc.stdout)
+
+    def test_exec_of_a_script_without_requirements_is_a_usage_error(self):
+        script = self.tmpdir() / "run.sh"
+        script.write_text("#!/bin/sh\nexit 0\n")
+        script.chmod(0o755)
+        r = run_cli("exec", "--no-defaults", "--", str(script))
+        self.assertEqual(r.rc, 2, r.describe())
+        self.assertIn("--require SPEC or --for TARGET", r.stderr)
+
+
 class EnvExec(CliTestCase):
     # The trees with a cuDNN 8 and a cuDNN 9 of the tool's own platform.
     def cudnn8_tree(self):
@@ -1869,7 +1946,7 @@ def check_doctor_schema(test, doc):
     check_scan_schema(test, {"schema_version": 1, "target": platform["os"],
                              "roots": doc["roots"], "libraries": doc["libraries"]})
     for r in doc["requirements"]:
-        test.assertEqual(sorted(r), ["cuda_major", "origin", "path", "satisfied", "second_cuda_major", "spec", "tier"])
+        test.assertEqual(sorted(r), ["cuda_major", "from", "origin", "path", "satisfied", "second_cuda_major", "spec", "tier"])
         test.assertIsInstance(r["satisfied"], bool)
         test.assertEqual(r["path"] is not None, r["satisfied"], r)
     for p in doc["plan"]:

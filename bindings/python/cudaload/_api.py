@@ -171,6 +171,19 @@ def _path_list(values: "Any", what: str) -> "List[str]":
     return [_path_arg(item, "%s[%d]" % (what, i)) for i, item in enumerate(items)]
 
 
+def _program_arg(program: "Any") -> str:
+    """for_=: a module or distribution name (a str without a path
+    separator that names no file here), else a path made absolute."""
+    if isinstance(program, str) and "/" not in program and os.sep not in program \
+            and not os.path.isfile(program):
+        if "\0" in program:
+            raise _invalid("for_: embedded NUL character in %r" % (program,))
+        if not program:
+            raise _invalid("for_: an empty program name")
+        return program
+    return _absolute_path(program, "for_")
+
+
 def _spec_list(require: "Any", what: str = "require") -> "List[str]":
     """Requirements as a list of str: None (none), one str ("cudnn=8", or
     several joined with commas: "cudnn=8,cublas=12"), or an iterable of
@@ -812,6 +825,38 @@ class Context:
                 _raise(self._lib, status, "cudaload_require", repr(spec))
         return self
 
+    def require_for(self, program: "Any") -> "Context":
+        """Require what a program needs, read from the program itself
+        (cudaload_require_for): an installed module or distribution of this
+        environment ("torch", "onnxruntime"), or the path (str, bytes or
+        os.PathLike; relative to the current folder) of a binary, an
+        interpreter or a venv. Each requirement it adds says where it came
+        from (requirement_origins()). NotFoundError names where it looked
+        when the program is none of these; None adds nothing."""
+        if program is None:
+            return self
+        _need(self._lib, "cudaload_require_for")
+        target = _program_arg(program)
+        status = self._lib.call("cudaload_require_for", self.handle, target)
+        if status != C.CUDALOAD_OK:
+            _raise(self._lib, status, "cudaload_require_for", repr(target))
+        self._scanned = False  # a new environment root means a new scan
+        return self
+
+    def requirement_origins(self) -> "Dict[str, str]":
+        """Where each requirement require_for() derived came from, by its
+        text: {"cudnn=9": "needed by .../libtorch_cuda.so (ELF NEEDED); ..."}.
+        Requirements given as specs are not in it."""
+        lib = self._lib
+        if not lib.has("cudaload_requirement_origin"):
+            return {}
+        out = {}
+        for i in range(lib.call("cudaload_requirement_count", self.handle)):
+            origin = lib.call("cudaload_requirement_origin", self.handle, i)
+            if origin:
+                out[lib.call("cudaload_requirement_text", self.handle, i)] = origin
+        return out
+
     def requirements(self) -> "List[str]":
         """The requirements added, normalised ("cudnn=8")."""
         return _read_requirements(self._lib, self.handle, self._origins)
@@ -1248,7 +1293,7 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
             site_packages: "Union[Iterable[PathLike], None, bool]" = None,
             defaults: bool = True, rtld_global: bool = False,
             all_sublibs: bool = False, check: bool = True, *,
-            partial: bool = False) -> "Report":
+            partial: bool = False, for_: "Any" = None) -> "Report":
     """Scan, plan and load the requirements by absolute path. ``require``
     is a str ("cudnn=9", "cudnn=8,cublas=12") or an iterable of str.
     ``roots`` (explicit tier), ``site_packages`` (environment tier; None:
@@ -1267,6 +1312,7 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
     specs = _spec_list(require)  # checked before the context is made
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(specs)
+        ctx.require_for(for_)
         # _preload scans first: a root that does not exist stops it there.
         report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True,
                               partial=partial)
@@ -1290,7 +1336,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
           isolate: bool = False, probe: bool = False, *,
           defaults: bool = True, rtld_global: bool = False,
           all_sublibs: bool = False, probe_timeout: "Optional[float]" = None,
-          check: bool = True, partial: bool = False) -> "Report":
+          check: bool = True, partial: bool = False,
+          for_: "Any" = None) -> "Report":
     """Make the required CUDA libraries load: scan, plan, preload, and
     optionally probe, in one call. Call it before ``import torch`` (or any
     module that loads cuDNN/cuBLAS).
@@ -1306,6 +1353,12 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
         require: specs: an iterable of str such as ``["cudnn=8", "cudnn=9",
             "cublas=12"]``, or one str ("cudnn=9", or "cudnn=9,cublas=12").
             Not bytes, and every item a str.
+        for_: the program, instead of (or beside) specs: what it needs is
+            read from it (Context.require_for): the name of a module or
+            distribution installed here (``for_="onnxruntime"``), or the
+            path of a binary, an interpreter or a venv. The plan then also
+            keeps what the program's own files need, and the report's
+            requirements say where each came from.
         roots: the "explicit" tier, searched first and winning over every
             other root, in order: a list (any iterable) of
             str, bytes or os.PathLike paths (bytes and names that are not
@@ -1367,6 +1420,7 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     # preload(), but for ``isolate``: a conflict alone does not stop the load.
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(require)
+        ctx.require_for(for_)
         report = ctx._preload(rtld_global, all_sublibs, False, True, partial, isolate)
     _windows_after_preload(report)
     conflict_only = report.status == C.CUDALOAD_E_CONFLICT and isolate
@@ -1386,6 +1440,7 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     if probe:
         with Context(roots, site_packages, defaults) as ctx:
             ctx.require(require)
+            ctx.require_for(for_)
             report.probe = ctx.probe(out_of_process=probe_timeout is not None,
                                      timeout=probe_timeout or 0.0)
     return report

@@ -239,7 +239,8 @@ def probe(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
 def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
            site_packages: "Union[Iterable[PathLike], None, bool]" = None,
            defaults: bool = True, format: str = "text", probe: bool = False,
-           color: bool = False, probe_out_of_process: bool = False) -> "DoctorReport":
+           color: bool = False, probe_out_of_process: bool = False, *,
+           for_: "Any" = None) -> "DoctorReport":
     """The whole diagnosis, as ``cudaload doctor`` prints it:
     ``print(cudaload.doctor())``. ``require`` is a str or an iterable of
     str, as for setup(); ``roots`` (explicit tier), ``site_packages``
@@ -250,10 +251,14 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     exist is one of the problems the report lists, as ``cudaload doctor``
     does. ``format`` is the str "text", "json" or "yaml". Raises
     MissingFunctionError if this libcudaload has no doctor; TypeError and
-    InvalidArgumentError for arguments as setup() does."""
+    InvalidArgumentError for arguments as setup() does. ``for_`` names the
+    program (a module of this environment, or a path) whose needs are the
+    requirements, as ``cudaload doctor --for``; NotFoundError when it is
+    none."""
     specs = _spec_list(require)
     with Context(roots, site_packages, defaults) as ctx:
         ctx.require(specs)
+        ctx.require_for(for_)
         return ctx.doctor(format, probe, color, probe_out_of_process)
 
 
