@@ -198,6 +198,40 @@ static void a_target_that_is_nothing_says_where_it_looked(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* One consumer's requirement does not replace what another, installed in
+ * the environment, binds: torch13like binds its pinned cuDNN 9.26 through
+ * its RUNPATH; cudnn=9 with a root of CUDA 12 wheels (cuDNN 9.28, for
+ * another consumer) keeps torch13like's, which satisfies it; cudnn>=9.28,
+ * which it does not, plans 9.28 and warns that the two cannot share one
+ * process. */
+static void what_a_program_binds_is_kept(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = env_ctx("programs/env13/site-packages");
+  assert_int_equal(cudaload_add_root(ctx, test_fixture_path("programs/cu12")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  size_t chosen = cudaload_requirement_library(ctx, 0);
+  assert_non_null(strstr(cudaload_library_path(ctx, chosen),
+                         "env13/site-packages/nvidia/cudnn"));
+  cudaload_destroy(ctx);
+
+  ctx = env_ctx("programs/env13/site-packages");
+  assert_int_equal(cudaload_add_root(ctx, test_fixture_path("programs/cu12")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn>=9.28"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  chosen = cudaload_requirement_library(ctx, 0);
+  assert_non_null(strstr(cudaload_library_path(ctx, chosen), "programs/cu12/"));
+  int said = 0;
+  for (size_t i = 0; i < cudaload_plan_warning_count(ctx); ++i)
+    said |= strstr(cudaload_plan_warning(ctx, i), "cannot share one process") &&
+            strstr(cudaload_plan_warning(ctx, i), "libtorch13like_cuda.so");
+  assert_true(said);
+  cudaload_destroy(ctx);
+}
+
 #endif
 
 int main(void) {
@@ -212,6 +246,7 @@ int main(void) {
       cmocka_unit_test(an_interpreter_brings_its_venv),
       cmocka_unit_test(a_binary_requires_what_it_needs),
       cmocka_unit_test(a_target_that_is_nothing_says_where_it_looked),
+      cmocka_unit_test(what_a_program_binds_is_kept),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

@@ -19,6 +19,7 @@
 #include "core/context.h"
 #include "load/spec.h"
 #include "load/plan.h"
+#include "load/program.h"
 #include "scan/catalog_wheels.h"
 #include "scan/inventory.h"
 #include "scan/driver_version.h"
@@ -1695,6 +1696,103 @@ static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
   return CUDALOAD_OK;
 }
 
+/* --- what a program already in the environment binds ------------------- */
+
+/* The environment-tier library of lib's entry and major in another file,
+ * of the same name (a planned copy of it loaded first would be used in its
+ * place, by name), or NULL. */
+static cl_library *environment_twin(cudaload_ctx *ctx, const cl_library *lib) {
+  if (cl_origin_tier(ctx->roots[lib->root].origin) == CL_TIER_ENVIRONMENT)
+    return NULL;
+  for (size_t i = 0; i < ctx->library_count; ++i) {
+    cl_library *e = &ctx->libraries[i];
+    if (e != lib && e->entry == lib->entry && e->major == lib->major &&
+        cl_origin_tier(ctx->roots[e->root].origin) == CL_TIER_ENVIRONMENT &&
+        !strcmp(cl_path_basename(e->path), cl_path_basename(lib->path)))
+      return e;
+  }
+  return NULL;
+}
+
+/* The first program file (ctx's program, else the programs installed in
+ * twin's environment root) whose own load, as it is, maps twin: it binds
+ * that file by its RPATH or RUNPATH. A copy of that name preloaded first
+ * would be used in its place. malloc'ed path, or NULL. */
+static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
+                             int *rc) {
+  char **files = ctx->program_files;
+  size_t count = ctx->program_file_count;
+  char **own = NULL;
+  if (!count) {
+    *rc = cl_program_files_in(ctx, ctx->roots[twin->root].path, &own, &count);
+    files = own;
+  }
+  char *binder = NULL;
+  for (size_t i = 0; !*rc && !binder && i < count; ++i) {
+    cl_loader_model m;
+    char *kept = cl_save_error(); /* no model: that program tells nothing */
+    int no_model = cl_loader_model_init_system(&m) != CUDALOAD_OK;
+    cl_restore_error(kept);
+    if (no_model)
+      break;
+    cl_load_tree t;
+    memset(&t, 0, sizeof t);
+    *rc = cl_resolve_load(&m, files[i], NULL, NULL, &t);
+    for (size_t k = 0; !*rc && !binder && k < t.object_count; ++k)
+      if (same_file(t.objects[k].path, twin->path) &&
+          !(binder = cl_strdup(files[i])))
+        *rc = CUDALOAD_E_NO_MEMORY;
+    cl_load_tree_free(&t);
+    cl_loader_model_free(&m);
+  }
+  for (size_t i = 0; own && i < count; ++i)
+    free(own[i]);
+  free(own);
+  return binder;
+}
+
+/* What one consumer already in the environment binds (torch's pinned
+ * cuDNN, through its RPATH) is kept: a requirement given for another
+ * consumer does not replace it with a file of the same name from another
+ * root, which, loaded first, every program would get. The program's own
+ * copy is taken when it satisfies the requirement; else the plan says the
+ * two cannot share the process. Returns the library to plan. */
+static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
+                                           const cl_library *best, int *rc) {
+  cl_library *twin = best ? environment_twin(ctx, best) : NULL;
+  char *binder = twin ? program_binding(ctx, twin, rc) : NULL;
+  if (!binder)
+    return best;
+  const cl_requirement *req = &ctx->requirements[r];
+  cl_requirement_outcome *o = &ctx->outcomes[r];
+  char why[512];
+  cl_library_settle_version(ctx, twin);
+  if (satisfies(req, twin, why, sizeof why)) {
+    *rc = reject(o, best->path,
+                 "%s binds %s through its own search list; a library of "
+                 "that name loaded first would be used in its place, so "
+                 "that file is kept",
+                 binder, twin->path);
+    free(binder);
+    return twin;
+  }
+  char text[4096];
+  snprintf(text, sizeof text,
+           "%s (for %s) and %s, which %s binds through its own search list, "
+           "have one name: loaded first, %s would be used by both, and %s "
+           "does not satisfy %s (%s)",
+           best->path, req->text, twin->path, binder, best->path, twin->path,
+           req->text, why);
+  *rc = cl_plan_add_warning(
+      ctx, text,
+      "they cannot share one process: run the program that needs the other "
+      "copy in a process of its own, or require what each program needs "
+      "(--for)",
+      cl_path_basename(best->path));
+  free(binder);
+  return best;
+}
+
 /* Choose the file for requirement r among the inventory and plan it, or
  * count it unsatisfied (with its fix). */
 static int plan_requirement(cudaload_ctx *ctx, size_t r,
@@ -1713,6 +1811,8 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
   for (size_t i = 0; i < ctx->library_count && !rc; ++i)
     if (ctx->libraries[i].entry == req->entry)
       rc = judge_candidate(ctx, r, i, filter, companions, &best);
+  if (!rc)
+    best = kept_for_programs(ctx, r, best, &rc);
   if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
       best->cuda_major != ctx->plan_cuda_major)
     o->second_major = best->cuda_major;

@@ -804,6 +804,25 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
   return CUDALOAD_OK;
 }
 
+int cl_program_files_in(cudaload_ctx *ctx, const char *root, char ***files,
+                        size_t *count) {
+  program_scan ps;
+  memset(&ps, 0, sizeof ps);
+  ps.ctx = ctx;
+  ps.naming = cl_ctx_naming(ctx);
+  sites_of(root, &ps);
+  read_known_programs(&ps);
+  int rc = ps.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+  *files = rc ? NULL : ps.files;
+  *count = rc ? 0 : ps.file_count;
+  if (!rc) {
+    ps.files = NULL;
+    ps.file_count = 0;
+  }
+  program_scan_free(&ps);
+  return rc;
+}
+
 const char *cl_requirement_origin_of(const cudaload_ctx *ctx,
                                      const char *text) {
   for (size_t i = 0; ctx && i < ctx->origin_count; ++i)
