@@ -280,8 +280,10 @@ static int read_program_file(program_scan *ps, const char *path) {
     uses = 1;
   }
   cl_name_match self;
-  if (info.soname && cl_catalog_match(info.soname, naming, &self) &&
-      strcmp(cl_path_basename(path), info.soname) != 0 &&
+  char original[256];
+  if (info.soname && !cl_catalog_match(info.soname, naming, &self) &&
+      cl_catalog_auditwheel_original(info.soname, original, sizeof original) &&
+      cl_catalog_match(original, naming, &self) &&
       opens_its_family(self.entry)) {
     snprintf(why, sizeof why, "a copy of %s bundled as %s", info.soname, path);
     require(ps, self.entry, self.major, why);

@@ -13,8 +13,10 @@
 #include "common/error.h"
 #include "common/strutil.h"
 #include "load/fix_lines.h"
+#include "load/spec.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
+#include "scan/consumers.h"
 #include "scan/inventory.h"
 
 #include <stdarg.h>
@@ -102,9 +104,9 @@ cl_finding *cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
  * as ctranslate2.libs/libcudnn-463fd6d5.so.8.9.7 keeps libcudnn.so.8). */
 static int catalog_of(const char *path, const char *soname, cl_naming naming,
                       cl_name_match *m) {
-  if (soname && soname[0] && cl_catalog_match(soname, naming, m))
+  if (soname && soname[0] && cl_catalog_match_renamed(soname, naming, m))
     return 1;
-  return cl_catalog_match(cl_path_basename(path), naming, m);
+  return cl_catalog_match_renamed(cl_path_basename(path), naming, m);
 }
 
 /* The scan's version of the file real in c's inventory: 1 when c has it. */
@@ -292,6 +294,57 @@ static int collect_name(const char *text, void *opaque) {
   return 0;
 }
 
+/* The package of a known consumer (consumers.h: ctranslate2's library,
+ * which opens libcublas.so.12 at its first cuBLAS call), or NULL. */
+static const char *consumer_package(const char *path, cl_naming naming) {
+  char *folder = cl_path_dirname(path);
+  const char *package =
+      folder ? cl_consumer_package_of(cl_path_basename(folder),
+                                      cl_path_basename(path), naming)
+             : NULL;
+  free(folder);
+  return package;
+}
+
+/* What a known consumer opens by name: the file names of the families its
+ * release opens, of the CUDA major it is built for. */
+static char **consumer_names(const char *path, size_t *count,
+                             cl_naming naming) {
+  *count = 0;
+  const char *package = consumer_package(path, naming);
+  if (!package)
+    return NULL;
+  char version[32] = "";
+  cl_consumer_version_from_name(cl_path_basename(path), version,
+                                sizeof version);
+  char **names = NULL;
+  size_t capacity = 0;
+  const cl_known_consumer *c;
+  for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
+    size_t n;
+    const cl_catalog_entry *all = cl_catalog_entries(&n);
+    for (size_t e = 0; e < n; ++e) {
+      const cl_catalog_entry *entry = &all[e];
+      if (entry->role != CL_ROLE_MAIN || strcmp(entry->family, c->family))
+        continue;
+      for (int major = entry->min_major; major <= entry->max_major; ++major)
+        if (cl_catalog_cuda_major(entry, major) == c->cuda_major) {
+          char number[16], file[160];
+          snprintf(number, sizeof number, "%d", major);
+          cl_catalog_file_name(entry, naming, number, file, sizeof file);
+          if (push_name(&names, count, &capacity, file) != CUDALOAD_OK) {
+            for (size_t i = 0; i < *count; ++i)
+              free(names[i]);
+            free(names);
+            *count = 0;
+            return NULL;
+          }
+        }
+    }
+  }
+  return names;
+}
+
 /* The CUDA libraries a CUDA library opens by name when it needs them: the
  * names its file holds as text (binary_names.c), each checked against the
  * catalog. cuDNN's shim opens its sub-libraries this way, the
@@ -300,8 +353,9 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
                               size_t *count, const lazy_context *lc) {
   *count = 0;
   cl_name_match m;
-  if (!catalog_of(path, info ? info->soname : NULL, lc->naming, &m) ||
-      strcmp(m.entry->family, "driver") == 0)
+  if (!catalog_of(path, info ? info->soname : NULL, lc->naming, &m))
+    return consumer_names(path, count, lc->naming);
+  if (strcmp(m.entry->family, "driver") == 0)
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
   /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
@@ -1007,37 +1061,61 @@ static void places_looked_at(const cl_resolution *how, char *places,
                              size_t size) {
   size_t used = 0;
   places[0] = '\0';
+  const cl_resolve_step *previous = NULL; /* the last step shown */
   for (size_t s = 0; s < how->step_count && used + 1 < size; ++s) {
     const cl_resolve_step *st = &how->steps[s];
-    int same = s > 0 && how->steps[s - 1].rule == st->rule;
-    int closes = s + 1 == how->step_count || how->steps[s + 1].rule != st->rule;
-    int n =
-        snprintf(places + used, size - used, "%s%s%s%s%s",
-                 same ? ", " : (used ? ", " : ""),
-                 same ? "" : cl_resolve_rule_name(st->rule),
-                 st->folder ? (same ? "" : " (") : "",
-                 st->folder ? st->folder : "", st->folder && closes ? ")" : "");
+    /* The hwcaps subfolders of one folder: the folder once. */
+    if (previous && st->folder && previous->folder &&
+        previous->rule == st->rule && !strcmp(st->folder, previous->folder))
+      continue;
+    int same = previous && previous->rule == st->rule;
+    int n = snprintf(places + used, size - used, "%s%s%s%s",
+                     previous && previous->folder && !same ? ")" : "",
+                     previous ? ", " : "",
+                     same ? "" : cl_resolve_rule_name(st->rule),
+                     st->folder ? (same ? "" : " (") : "");
     if (n < 0 || (size_t)n >= size - used)
       break;
     used += (size_t)n;
+    if (st->folder) {
+      n = snprintf(places + used, size - used, "%s", st->folder);
+      if (n < 0 || (size_t)n >= size - used)
+        break;
+      used += (size_t)n;
+    }
+    previous = st;
   }
+  if (previous && previous->folder && used + 1 < size)
+    places[used++] = ')', places[used] = '\0';
   if (!used)
     snprintf(places, size, "nothing");
 }
 
 /* The fix for a CUDA name nothing provides: the requirement that plans
  * it, and the wheel that ships it where one does. */
-static char *requirement_fix(const cl_name_match *m, const char *names,
-                             cl_naming naming) {
-  int cuda =
-      m->cuda_major ? m->cuda_major : cl_catalog_cuda_major(m->entry, m->major);
-  const char *package =
-      cuda ? cl_fix_package(m->entry->family, cuda, naming) : NULL;
-  return cl_strdup_printf("add --require %s=%d with a root that holds it%s%s%s"
-                          ", or the folder that holds %s with --root",
-                          m->entry->family, m->major,
-                          package ? " (pip install " : "",
-                          package ? package : "", package ? ")" : "", names);
+static char *requirement_fix(cudaload_ctx *ctx, const cl_name_match *m,
+                             const char *names, cl_naming naming) {
+  (void)naming;
+  /* The fix a requirement of that family and major would print (fix_lines.c:
+   * the wheel and its version, or the variable), after the requirement. */
+  char spec[96];
+  snprintf(spec, sizeof spec, "%s=%d", m->entry->family, m->major);
+  cl_requirement *parsed = NULL;
+  size_t n = 0;
+  char *install = NULL;
+  char *kept = cl_save_error();
+  if (ctx && cl_spec_parse(spec, &parsed, &n) == CUDALOAD_OK && n)
+    install = cl_fix_for_missing(ctx, &parsed[0]);
+  cl_restore_error(kept);
+  for (size_t i = 0; i < n; ++i)
+    free(parsed[i].text);
+  free(parsed);
+  char *fix = cl_strdup_printf("add --require %s with a root that holds it, "
+                               "or the folder that holds %s with --root%s%s",
+                               spec, names, install ? "; to install it: " : "",
+                               install ? install : "");
+  free(install);
+  return fix;
 }
 
 /* One opener's lazy not-found finding for the family and major of m, to
@@ -1072,30 +1150,29 @@ static void not_found(cudaload_explain *e, const char *from,
         cl_strdup_printf("%s needs %s: not found, so loading it fails "
                          "(rule: not-found; looked at: %s)",
                          who, edge->name, places),
-        m ? requirement_fix(m, edge->name, naming)
+        m ? requirement_fix(e->ctx, m, edge->name, naming)
           : cl_strdup_printf("add the folder that holds %s with --root",
                              edge->name),
         from, edge->name, NULL, NULL);
     return;
   }
   cl_finding *f = m ? lazy_not_found_of(e, from, m, naming) : NULL;
-  char *names = f ? cl_strdup_printf("%s and %s", f->names, edge->name)
-                  : cl_strdup(edge->name);
-  if (f && names && strstr(f->names, edge->name)) {
-    free(names);
+  if (f && strstr(f->names, edge->name))
     return; /* the same name met again */
-  }
+  char *names = f ? cl_strdup_printf("%s, %s", f->names, edge->name)
+                  : cl_strdup(edge->name);
+  char *said = names ? spoken_list(names) : NULL;
   char *text =
-      names
-          ? cl_strdup_printf("%s opens %s by name when it first needs %s: not "
-                             "found (rule: not-found; looked at: %s)",
-                             who, names, f ? "them" : "it", places)
-          : NULL;
-  char *fix = !names ? NULL
-              : m    ? requirement_fix(m, names, naming)
-                     : cl_strdup_printf("add the folder that holds %s with "
-                                           "--root",
-                                        names);
+      said ? cl_strdup_printf("%s opens %s by name when it first needs %s: not "
+                              "found (rule: not-found; looked at: %s)",
+                              who, said, f ? "them" : "it", places)
+           : NULL;
+  char *fix = !said ? NULL
+              : m   ? requirement_fix(e->ctx, m, said, naming)
+                    : cl_strdup_printf("add the folder that holds %s with "
+                                         "--root",
+                                       said);
+  free(said);
   if (f && text && fix) {
     free(f->text);
     free(f->fix);
@@ -1120,6 +1197,47 @@ static void not_found(cudaload_explain *e, const char *from,
     free(names);
 }
 
+/* A search list that looks in the current folder: an empty entry, or a
+ * relative one (ctranslate2 4.4.0's bundled cuDNN has RPATH
+ * "ctranslate2.libs"), which the loader takes relative to the process's
+ * current folder: anyone who controls that folder could plant a library
+ * there. One finding per list and entry. */
+static void search_list_hazards(cudaload_explain *e, const cl_load_edge *edge,
+                                const char *from, int later) {
+  for (size_t s = 0; s < edge->how.step_count; ++s) {
+    const cl_resolve_step *st = &edge->how.steps[s];
+    if (!st->folder ||
+        (st->folder[0] && (st->folder[0] == '/' || st->folder[0] == '\\' ||
+                           (st->folder[0] && st->folder[1] == ':'))))
+      continue;
+    const char *list = st->source ? st->source : "the process";
+    char *text =
+        st->folder[0]
+            ? cl_strdup_printf(
+                  "%s: the search list of %s (rule: %s) holds the relative "
+                  "entry \"%s\", which the loader takes relative to the "
+                  "current folder: whoever controls that folder could plant "
+                  "a library there",
+                  from ? from : "the process", list,
+                  cl_resolve_rule_name(st->rule), st->folder)
+            : cl_strdup_printf(
+                  "%s: the search list of %s (rule: %s) holds an empty "
+                  "entry, so names are also looked for in the current "
+                  "folder (anyone who controls it could plant one)",
+                  from ? from : "the process", list,
+                  cl_resolve_rule_name(st->rule));
+    cl_verdict_add(e, CL_FINDING_EMPTY_ENTRY, later, text,
+                   cl_strdup(st->folder[0]
+                                 ? "make the entry absolute ($ORIGIN/...) in "
+                                   "the library (patchelf --set-rpath), or "
+                                   "run from a folder only you can write to"
+                                 : "drop the empty entry (a leading, trailing "
+                                   "or doubled separator) from that search "
+                                   "list"),
+                   from, edge->name, NULL, NULL);
+  }
+}
+
 static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
                           const char *opener, cl_naming naming, int lazy) {
   for (size_t i = 0; i < t->edge_count; ++i) {
@@ -1129,6 +1247,7 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
     int later = lazy || edge->lazy;
     cl_name_match want;
     int cuda = cl_catalog_match(edge->name, naming, &want);
+    search_list_hazards(e, edge, from, later);
     if (edge->how.rule == CL_RULE_NOT_FOUND) {
       /* A DT_NEEDED name not found fails the whole open; a lazy one only
        * matters when it is a CUDA library's (the driver is the probe's
@@ -1138,23 +1257,6 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
         not_found(e, from, edge, cuda ? &want : NULL, later, naming);
       continue;
     }
-    for (size_t s = 0; s < edge->how.step_count; ++s)
-      if (edge->how.steps[s].folder && !edge->how.steps[s].folder[0]) {
-        cl_verdict_add(
-            e, CL_FINDING_EMPTY_ENTRY, later,
-            cl_strdup_printf(
-                "%s: a search list %s%s holds an empty entry, so %s is also "
-                "looked for in the current folder (anyone who controls it "
-                "could plant one)",
-                from ? from : "the process",
-                edge->how.steps[s].source ? "of " : "",
-                edge->how.steps[s].source ? edge->how.steps[s].source : "",
-                edge->name),
-            cl_strdup("drop the empty entry (a leading, trailing or doubled "
-                      "separator) from that search list"),
-            from, edge->name, NULL, NULL);
-        break;
-      }
     if (!cuda || edge->to >= t->object_count)
       continue;
     cl_name_match got;
@@ -1320,7 +1422,8 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
   for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
     const cl_load_object *lo = &t->objects[k];
     cl_name_match match;
-    int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match);
+    int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match) ||
+                  consumer_package(lo->path, naming) != NULL;
     int asked = k == 0 && (how & CL_VERDICT_CONSUMER);
     if (k != 0 && !is_cuda)
       continue; /* system libraries: shown as needs, not expanded */
@@ -1382,6 +1485,8 @@ static int finish_open(cudaload_explain *e, cudaload_ctx *ctx,
 
 int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
                     const char *path, unsigned how) {
+  if (!e->ctx)
+    e->ctx = ctx;
   int rc = CUDALOAD_OK;
   if (how & CL_VERDICT_PRELOAD)
     rc = expose_like_preload(m, path);
@@ -1419,6 +1524,8 @@ int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
 int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const char *requester,
                             const char *name, unsigned how) {
+  if (!e->ctx)
+    e->ctx = ctx;
   cl_binary_info info;
   memset(&info, 0, sizeof info);
   if (requester) {

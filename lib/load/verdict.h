@@ -132,6 +132,8 @@ struct cudaload_explain {
    * LD_PRELOAD's), in load order; borrowed from the symbol cache. */
   const cl_bind_object **global;
   size_t global_count, global_capacity;
+  cudaload_ctx *ctx; /* the inventory the verdict is judged against (its
+                       fixes name what it holds); borrowed */
   int failed;
 };
 

@@ -36,9 +36,14 @@ static char *render_text(const cudaload_explain *e) {
     cl_text_put(&t, "\n");
     for (size_t j = 0; j < o->need_count; ++j) {
       const cl_explain_need *n = &o->needs[j];
+      /* An API set (api-ms-win-crt-*.dll) is no file: the loader maps it
+       * to a system DLL without a search. */
+      int api_set = !n->path && n->rule && !strcmp(n->rule, "api-set");
       cl_text_put(&t, "  %-6s %-32s -> %s", n->lazy ? "lazy" : "needs",
                   cl_text_shown(&t, n->name),
-                  n->path ? cl_text_shown(&t, n->path) : "NOT FOUND");
+                  n->path   ? cl_text_shown(&t, n->path)
+                  : api_set ? "an API set, mapped by the loader"
+                            : "NOT FOUND");
       if (n->version)
         cl_text_put(&t, " (%s)", cl_text_shown(&t, n->version));
       cl_text_put(&t, "  [%s%s%s]\n", n->rule, n->detail ? ": " : "",

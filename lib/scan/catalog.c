@@ -621,3 +621,34 @@ void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
       n = size - 1;
   }
 }
+
+/* auditwheel renames what it bundles lib<name>-<8 hex>.so<tail>
+ * (libcudnn-463fd6d5.so.8.9.7); write the original name
+ * (libcudnn.so.8.9.7) into out. Returns 0 for any other name. */
+int cl_catalog_auditwheel_original(const char *name, char *out, size_t size) {
+  const char *so = strstr(name, ".so");
+  if (!so || so - name < 9 || strncmp(name, "lib", 3) != 0)
+    return 0;
+  const char *dash = so - 9;
+  if (*dash != '-')
+    return 0;
+  for (const char *h = dash + 1; h < so; ++h)
+    if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
+      return 0;
+  size_t head = (size_t)(dash - name), tail = strlen(so);
+  if (head + tail + 1 > size)
+    return 0;
+  memcpy(out, name, head);
+  memcpy(out + head, so, tail + 1);
+  return 1;
+}
+
+int cl_catalog_match_renamed(const char *file_name, cl_naming naming,
+                             cl_name_match *out) {
+  if (cl_catalog_match(file_name, naming, out))
+    return 1;
+  char original[256];
+  return naming == CL_NAMING_LINUX &&
+         cl_catalog_auditwheel_original(file_name, original, sizeof original) &&
+         cl_catalog_match(original, naming, out);
+}

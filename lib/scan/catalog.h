@@ -122,6 +122,16 @@ int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
 void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
                           const char *major, char *out, size_t size);
 
+/* auditwheel renames what it bundles lib<name>-<8 hex>.so<tail>
+ * (libcudnn-463fd6d5.so.8.9.7, SONAME included); write the original name
+ * (libcudnn.so.8.9.7) into out. Returns 0 for any other name. */
+int cl_catalog_auditwheel_original(const char *name, char *out, size_t size);
+
+/* cl_catalog_match, also through auditwheel's renaming: what a renamed
+ * bundled copy is (libcudnn-463fd6d5.so.8.9.7 is cuDNN 8, 8.9.7). */
+int cl_catalog_match_renamed(const char *file_name, cl_naming naming,
+                             cl_name_match *out);
+
 /* The whole table, for listing and tests. */
 const cl_catalog_entry *cl_catalog_entries(size_t *count);
 

@@ -684,27 +684,6 @@ typedef struct folder_listing {
   int libs_folder; /* a <pkg>.libs folder: look for renamed copies too */
 } folder_listing;
 
-/* auditwheel renames what it bundles lib<name>-<8 hex>.so<tail>
- * (libcudnn-463fd6d5.so.8.9.7); write the original name
- * (libcudnn.so.8.9.7) into out. Returns 0 for any other name. */
-static int auditwheel_original(const char *name, char *out, size_t size) {
-  const char *so = strstr(name, ".so");
-  if (!so || so - name < 9 || strncmp(name, "lib", 3) != 0)
-    return 0;
-  const char *dash = so - 9;
-  if (*dash != '-')
-    return 0;
-  for (const char *h = dash + 1; h < so; ++h)
-    if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
-      return 0;
-  size_t head = (size_t)(dash - name), tail = strlen(so);
-  if (head + tail + 1 > size)
-    return 0;
-  memcpy(out, name, head);
-  memcpy(out + head, so, tail + 1);
-  return 1;
-}
-
 /* The real path of name in the listed folder (the joined path when it
  * cannot be resolved); malloc'ed, NULL when out of memory. */
 static char *listed_path(const folder_listing *l, const char *name) {
@@ -720,7 +699,7 @@ static char *listed_path(const folder_listing *l, const char *name) {
 static void note_bundled_shim(folder_listing *l, const char *name) {
   char original[256];
   cl_name_match m;
-  if (!auditwheel_original(name, original, sizeof original) ||
+  if (!cl_catalog_auditwheel_original(name, original, sizeof original) ||
       !cl_catalog_match(original, CL_NAMING_LINUX, &m) ||
       m.entry->role != CL_ROLE_MAIN)
     return;

@@ -2630,6 +2630,29 @@ class Explain(CliTestCase):
         self.assertTrue(r.stdout.rstrip().endswith("}"), r.describe())
         self.assertIn('"runpath"', r.stdout)
 
+    def test_explain_of_the_module_reaches_the_bundled_cudnn(self):
+        """The module Python imports (ctranslate2/_ext.*.so) needs the
+        package's library through its DT_RPATH, which needs the renamed
+        cuDNN 8 shim auditwheel bundled (libcudnn-<hex>.so.8.9.7, SONAME
+        renamed too): explain follows it, and predicts the classic failure
+        (the shim's lazy open of libcudnn_ops_infer.so.8) and the known
+        consumer's own by-name open of cuBLAS 12."""
+        self.require_linux_tool()
+        sp = self.fixture("preload", "bundled", "site-packages")
+        ext = sp / "ctranslate2" / "_ext.cpython-311-x86_64-linux-gnu.so"
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        doc = self.parse_json(self.explain("--format", "json", "--no-defaults", to_cli(ext),
+                                           env=env, rc=6))
+        shim = [o for o in doc["objects"] if o["path"].endswith("libcudnn-0a1b2c3d.so.8.9.7")]
+        self.assertEqual(len(shim), 1, doc["objects"])
+        self.assertEqual((shim[0]["family"], shim[0]["major"]), ("cudnn", 8), shim)
+        lazy = {n["name"]: n for n in shim[0]["needs"] if n["kind"] == "lazy"}
+        self.assertEqual(lazy["libcudnn_ops_infer.so.8"]["rule"], "not-found", lazy)
+        self.assertTrue(any("opens libcudnn_ops_infer.so.8 by name" in p for p in doc["problems"]),
+                        doc["problems"])
+        self.assertTrue(any("libctranslate2-0a1b2c3d.so.4.4.0 opens libcublas.so.12 by name" in p
+                            for p in doc["problems"]), doc["problems"])
+
     def test_shadowed_siblings_are_a_problem(self):
         """LD_LIBRARY_PATH comes before RUNPATH: with another cuDNN 9 on it,
         the shim opens that copy's sub-libraries (docs/loader.md, Linux 4)."""
