@@ -14,6 +14,7 @@
  * without them.
  */
 #include "binary/binary.h"
+#include "binary/binary_symbols.h"
 #include "load/bind.h"
 #include "scan/consumers.h"
 #include "core/context.h"
@@ -784,6 +785,65 @@ static const char *foreign_machine(const cudaload_ctx *ctx, cl_library *lib) {
                                                                          : NULL;
 }
 
+/* What a consumer file takes from its dependencies, read on first need
+ * (most plans never compare two candidates of one name). */
+typedef struct consumer_symbols {
+  const char *path;
+  int read; /* 0 not yet, 1 read, -1 unreadable */
+  cl_binary_symbols symbols;
+} consumer_symbols;
+
+static void consumer_symbols_free(consumer_symbols *c) {
+  if (c->read > 0)
+    cl_binary_symbols_free(&c->symbols);
+  c->read = 0;
+}
+
+/* Whether `candidate` defines every symbol the consumer takes from a file
+ * of its name (its SONAME, the name the consumer's references record):
+ * what the loader binds them to when it takes that file. A consumer or
+ * candidate that cannot be read covers: the loader is then the judge. */
+static int covers(consumer_symbols *c, const char *candidate) {
+  if (!c->path)
+    return 1;
+  if (!c->read) {
+    char *kept = cl_save_error();
+    c->read = cl_binary_read_symbols_file(c->path, &c->symbols) == CUDALOAD_OK
+                  ? 1
+                  : -1;
+    cl_restore_error(kept);
+  }
+  if (c->read < 0)
+    return 1;
+  const char *name = cl_path_basename(candidate);
+  int windows = c->symbols.format == CL_FORMAT_PE;
+  int any = 0;
+  for (size_t r = 0; r < c->symbols.ref_count && !any; ++r)
+    any = c->symbols.refs[r].file && !c->symbols.refs[r].weak &&
+          (windows ? cl_ascii_equal_nocase(c->symbols.refs[r].file, name)
+                   : !strcmp(c->symbols.refs[r].file, name));
+  if (!any)
+    return 1;
+  cl_binary_symbols defs;
+  char *kept = cl_save_error();
+  int unread = cl_binary_read_symbols_file(candidate, &defs) != CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (unread)
+    return 1;
+  int all = 1;
+  int pe = defs.format == CL_FORMAT_PE;
+  for (size_t r = 0; r < c->symbols.ref_count && all; ++r) {
+    const cl_symbol_ref *ref = &c->symbols.refs[r];
+    if (ref->weak || !ref->file ||
+        !(windows ? cl_ascii_equal_nocase(ref->file, name)
+                  : !strcmp(ref->file, name)))
+      continue;
+    all = cl_bind_match(&defs, ref->name, pe ? NULL : ref->version) >= 0;
+  }
+  cl_binary_symbols_free(&defs);
+  return all;
+}
+
 /* The library of main_entry built for a CUDA major that the opener would
  * best get: the one in its own folder, then one under the chosen file's
  * root (one install, one build), then the plan's precedence (better()).
@@ -796,20 +856,25 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
                                          const cl_library *chosen, int *rc) {
   const cl_library *best = NULL;
   int best_rank = -1;
+  consumer_symbols needs = {opener, 0, {0}};
   for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
     const cl_library *lib = &ctx->libraries[i];
     if (lib->entry != main_entry || lib->major != dep_major ||
         foreign_machine(ctx, &ctx->libraries[i]) ||
         missing_companion(companions, lib, rc))
       continue;
-    int rank = same_folder(lib->path, opener)        ? 2
-               : chosen && lib->root == chosen->root ? 1
-                                                     : 0;
+    /* A file that lacks a symbol the opener takes from it fails its load
+     * ("undefined symbol"): any that has them all comes first. */
+    int rank = (covers(&needs, lib->path) ? 4 : 0) +
+               (same_folder(lib->path, opener)        ? 2
+                : chosen && lib->root == chosen->root ? 1
+                                                      : 0);
     if (rank > best_rank || (rank == best_rank && better(ctx, lib, best))) {
       best = lib;
       best_rank = rank;
     }
   }
+  consumer_symbols_free(&needs);
   return *rc ? NULL : best;
 }
 
