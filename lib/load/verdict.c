@@ -676,6 +676,26 @@ reference_provider(cudaload_explain *e, const cl_load_tree *t, size_t k,
   return got != SIZE_MAX ? order[got] : NULL;
 }
 
+/* The dependency an unversioned reference nothing defines was meant for:
+ * the file of the consumer's scope whose family names the symbol's prefix
+ * (ncclCommRegister -> libnccl.so.2, which versions nothing: an older NCCL
+ * found first fails by plain name). Its SONAME or file name, or NULL. */
+static const char *unversioned_owner(const cl_load_tree *t, const size_t *scope,
+                                     size_t count, const char *symbol,
+                                     cl_naming naming) {
+  for (size_t i = 1; scope && i < count; ++i) {
+    const cl_load_object *o = &t->objects[scope[i]];
+    cl_name_match m;
+    if (!catalog_of(o->path, o->info.soname, naming, &m))
+      continue;
+    if (cl_starts_with_nocase(symbol, m.entry->family) &&
+        strlen(m.entry->family) >= 4)
+      return o->info.soname && o->info.soname[0] ? o->info.soname
+                                                 : cl_path_basename(o->path);
+  }
+  return NULL;
+}
+
 static void object_bindings(cudaload_explain *e, cl_explain_object *o,
                             const cl_load_tree *t, size_t k, cl_naming naming,
                             int symbols) {
@@ -714,12 +734,17 @@ static void object_bindings(cudaload_explain *e, cl_explain_object *o,
     /* A reference nothing defines is a finding when it names its file (a
      * versioned or imported one): the loader fails on it. An unversioned
      * one of no known file (weak, or the loader's own) is left to it. */
-    if (!got && want == SIZE_MAX && (ref->weak || !ref->file))
+    const char *owner = NULL;
+    if (!got && want == SIZE_MAX && !ref->weak && !ref->file)
+      owner = unversioned_owner(t, local_count ? scope : NULL, local_count,
+                                ref->name, naming);
+    if (!got && want == SIZE_MAX && (ref->weak || (!ref->file && !owner)))
       continue;
     const char *expected = want != SIZE_MAX ? local[want]->path : NULL;
     const char *provider = got ? got->path : NULL;
     const char *library = ref->file  ? ref->file
                           : expected ? cl_path_basename(expected)
+                          : owner    ? owner
                                      : "(unknown)";
     cl_explain_binding *b = binding_group(e, o, library, ref->version);
     if (!b)
@@ -794,7 +819,7 @@ static int defines_all(cudaload_explain *e, const char *path,
 /* A file of the inventory, of the same library and major as `taken`, that
  * defines every symbol of group b: where the consumer would find them. */
 static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
-                                      const char *taken,
+                                      const char *taken, int taken_cuda,
                                       const cl_bind_object *consumer,
                                       const cl_explain_binding *b) {
   cl_naming naming = cl_ctx_naming(ctx);
@@ -810,11 +835,26 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
     if (lib->entry != want.entry || lib->major != want.major ||
         (real && strcmp(real, lib->path) == 0))
       continue;
+    /* A file of another CUDA major would trade one failure for another. */
+    cl_library_settle_version(ctx, lib);
+    if (taken_cuda && lib->cuda_major && lib->cuda_major != taken_cuda)
+      continue;
     if (defines_all(e, lib->path, consumer, b, naming == CL_NAMING_WINDOWS))
       found = lib->path;
   }
   free(real);
   return found;
+}
+
+/* The fix for a file taken from LD_LIBRARY_PATH that lacks symbols: drop
+ * its folder, or have cudaload load the one that has them. */
+static char *taken_folder_fix(const char *better, const char *taken) {
+  char *folder = cl_path_dirname(taken);
+  char *fix = cl_strdup_printf("%s defines them: drop %s from LD_LIBRARY_PATH, "
+                               "or have cudaload load that file first",
+                               better, folder ? folder : taken);
+  free(folder);
+  return fix;
 }
 
 /* No file at hand defines what a consumer takes: install the release it was
@@ -865,7 +905,7 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
         catalog_of(taken->path, taken->info.soname, cl_ctx_naming(ctx), &m))
       version = version_of(e, ctx, taken->path, &m, &cuda);
     const char *better =
-        taken ? inventory_provider(e, ctx, taken->path,
+        taken ? inventory_provider(e, ctx, taken->path, cuda,
                                    cached_object(e, t->objects[k].path), b)
               : NULL;
     char *failure =
@@ -890,10 +930,7 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
                               "first call)");
     char *fix = NULL;
     if (better && how && how->how.rule == CL_RULE_LD_LIBRARY_PATH)
-      fix = cl_strdup_printf(
-          "%s defines them: drop %s from LD_LIBRARY_PATH, or have cudaload "
-          "load that file first",
-          better, how->how.detail ? how->how.detail : "that folder");
+      fix = taken_folder_fix(better, taken->path);
     else if (better)
       fix = cl_strdup_printf("%s defines them: have cudaload load it first",
                              better);
