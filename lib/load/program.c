@@ -81,8 +81,45 @@ typedef struct program_scan {
   char **sites; /* site-packages folders searched */
   size_t site_count, site_capacity;
   const char *distribution; /* "torch 2.5.1", while its files are read */
+  const char *site;         /* the site-packages folder being read */
+  const char *extras;       /* a meta-distribution's extras asked for */
+  int depth;                /* meta-distributions followed */
   int failed;
 } program_scan;
+
+/* --- text and names ------------------------------------------------------ */
+
+/* PEP 503 normalized comparison of a distribution name with a dist-info
+ * folder's name part ("onnxruntime_gpu" in onnxruntime_gpu-1.26.0...). */
+static int same_name(const char *a, size_t a_len, const char *b, size_t b_len) {
+  size_t i = 0, j = 0;
+  while (i < a_len && j < b_len) {
+    int sa = a[i] == '-' || a[i] == '_' || a[i] == '.';
+    int sb = b[j] == '-' || b[j] == '_' || b[j] == '.';
+    if (sa != sb)
+      return 0;
+    if (!sa && tolower((unsigned char)a[i]) != tolower((unsigned char)b[j]))
+      return 0;
+    ++i;
+    ++j;
+  }
+  return i == a_len && j == b_len;
+}
+
+static int is_distinfo(const char *name, const void *arg) {
+  (void)arg;
+  return cl_ends_with(name, ".dist-info");
+}
+
+/* A whole small text file, malloc'ed; NULL when it cannot be read. */
+static char *read_text(const char *path, size_t *len) {
+  char *text = NULL;
+  char *kept = cl_save_error(); /* unreadable: nothing to read */
+  if (cl_read_file_head(path, CL_PROGRAM_TEXT_MAX, &text, len) != CUDALOAD_OK)
+    text = NULL;
+  cl_restore_error(kept);
+  return text;
+}
 
 /* --- requirements -------------------------------------------------------- */
 
@@ -185,13 +222,79 @@ static int marker_holds(const program_scan *ps, const char *marker,
   return 1;
 }
 
-static int visit_pin(const char *name, size_t name_len, const char *spec,
-                     size_t spec_len, const char *marker, size_t marker_len,
-                     void *opaque) {
+/* A marker "extra == 'x'" asks for extra x of the distribution it is in:
+ * whether the requirer asked for it (ps->extras, "cublas,cudart"; NULL: the
+ * program's own extras, all of which count). */
+static int extra_asked(const program_scan *ps, const char *marker, size_t len) {
+  if (!ps->extras)
+    return 1;
+  char text[512];
+  snprintf(text, sizeof text, "%.*s", (int)(len < 511 ? len : 511), marker);
+  const char *at = strstr(text, "extra ==");
+  if (!at)
+    return 1;
+  at += 8;
+  while (*at == ' ' || *at == '"' || *at == '\'')
+    ++at;
+  size_t n = strcspn(at, "\"' ");
+  for (const char *e = ps->extras; *e;) {
+    size_t k = strcspn(e, ",");
+    if (k == n && !strncmp(e, at, n))
+      return 1;
+    e += k;
+    e += strspn(e, ", ");
+  }
+  return 0;
+}
+
+static int visit_pin(const cl_requirement_line *line, void *opaque);
+
+/* A distribution the program requires that is no NVIDIA wheel but pins
+ * them itself, for the extras asked (torch 2.15 requires
+ * cuda-toolkit[cublas,cudart,...], whose METADATA maps each extra to
+ * NVIDIA's wheels): its pins, read from its METADATA in the same site. */
+static void follow_meta_distribution(program_scan *ps,
+                                     const cl_requirement_line *line) {
+  if (ps->depth > 2 || !ps->site || !line->extras_len)
+    return;
+  cl_name_list list = {0};
+  cl_name_list_read(ps->site, is_distinfo, NULL, NULL, &list);
+  for (size_t i = 0; i < list.count; ++i) {
+    const char *entry = list.names[i];
+    if (!same_name(entry, strcspn(entry, "-"), line->name, line->name_len))
+      continue;
+    char *extras = cl_strndup(line->extras, line->extras_len);
+    char *folder = cl_path_join(ps->site, entry);
+    char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
+    size_t len = 0;
+    char *text = metadata ? read_text(metadata, &len) : NULL;
+    const char *saved = ps->extras;
+    ps->extras = extras;
+    ps->depth++;
+    if (text && extras)
+      cl_requires_dist_parse(text, len, visit_pin, ps);
+    ps->depth--;
+    ps->extras = saved;
+    free(text);
+    free(metadata);
+    free(folder);
+    free(extras);
+  }
+  cl_name_list_free(&list);
+}
+
+static int visit_pin(const cl_requirement_line *line, void *opaque) {
   program_scan *ps = opaque;
-  const cl_catalog_wheel *w = cl_catalog_wheel_by_package(name, name_len);
-  if (!w || !marker_holds(ps, marker, marker_len))
+  const char *name = line->name, *spec = line->specifier;
+  size_t name_len = line->name_len, spec_len = line->spec_len;
+  if (!marker_holds(ps, line->marker, line->marker_len) ||
+      !extra_asked(ps, line->marker, line->marker_len))
     return 0;
+  const cl_catalog_wheel *w = cl_catalog_wheel_by_package(name, name_len);
+  if (!w) {
+    follow_meta_distribution(ps, line);
+    return 0;
+  }
   long least[CL_VERSION_PARTS];
   int parts = pinned_least(spec, spec_len, least);
   const cl_catalog_entry *main = family_main(w->family);
@@ -358,16 +461,6 @@ static int visit_record(const char *path, size_t len, void *opaque) {
   return 0;
 }
 
-/* A whole small text file, malloc'ed; NULL when it cannot be read. */
-static char *read_text(const char *path, size_t *len) {
-  char *text = NULL;
-  char *kept = cl_save_error(); /* unreadable: nothing to read */
-  if (cl_read_file_head(path, CL_PROGRAM_TEXT_MAX, &text, len) != CUDALOAD_OK)
-    text = NULL;
-  cl_restore_error(kept);
-  return text;
-}
-
 /* One installed distribution: its METADATA pins and its RECORD's
  * libraries. */
 static void read_distribution(program_scan *ps, const char *site,
@@ -382,6 +475,7 @@ static void read_distribution(program_scan *ps, const char *site,
   if (text && cl_metadata_parse(text, len, &name, &version) == CUDALOAD_OK)
     snprintf(label, sizeof label, "%s %s", name, version);
   ps->distribution = label[0] ? label : distinfo;
+  ps->site = site;
   if (text)
     cl_requires_dist_parse(text, len, visit_pin, ps);
   free(text);
@@ -399,28 +493,6 @@ static void read_distribution(program_scan *ps, const char *site,
 }
 
 /* --- finding distributions ----------------------------------------------- */
-
-/* PEP 503 normalized comparison of a distribution name with a dist-info
- * folder's name part ("onnxruntime_gpu" in onnxruntime_gpu-1.26.0...). */
-static int same_name(const char *a, size_t a_len, const char *b, size_t b_len) {
-  size_t i = 0, j = 0;
-  while (i < a_len && j < b_len) {
-    int sa = a[i] == '-' || a[i] == '_' || a[i] == '.';
-    int sb = b[j] == '-' || b[j] == '_' || b[j] == '.';
-    if (sa != sb)
-      return 0;
-    if (!sa && tolower((unsigned char)a[i]) != tolower((unsigned char)b[j]))
-      return 0;
-    ++i;
-    ++j;
-  }
-  return i == a_len && j == b_len;
-}
-
-static int is_distinfo(const char *name, const void *arg) {
-  (void)arg;
-  return cl_ends_with(name, ".dist-info");
-}
 
 /* Whether a RECORD lists files of module `module` ("onnxruntime/..."). */
 typedef struct module_check {
@@ -554,15 +626,12 @@ static void adopt_root(const char *path, const char *origin, void *opaque) {
 
 /* Whether a METADATA pins one of NVIDIA's wheels (torch, onnxruntime-gpu's
  * extras, the jax CUDA plugins). */
-static int visit_nvidia_pin(const char *name, size_t name_len, const char *spec,
-                            size_t spec_len, const char *marker,
-                            size_t marker_len, void *opaque) {
-  (void)spec;
-  (void)spec_len;
-  (void)marker;
-  (void)marker_len;
+static int visit_nvidia_pin(const cl_requirement_line *line, void *opaque) {
   (void)opaque;
-  return cl_catalog_wheel_by_package(name, name_len) != NULL;
+  /* NVIDIA's wheels, or a meta-distribution of them (cuda-toolkit[...]). */
+  return cl_catalog_wheel_by_package(line->name, line->name_len) != NULL ||
+         (line->extras_len && line->name_len == 12 &&
+          !strncmp(line->name, "cuda-toolkit", 12));
 }
 
 static int pins_nvidia(const char *site, const char *distinfo) {

@@ -61,37 +61,44 @@ static int is_space(char c) {
  * or "name spec; marker" (PEP 508, as pip writes METADATA). */
 static int requires_line(const char *p, const char *eol,
                          cl_requires_visitor visit, void *opaque) {
+  cl_requirement_line line;
+  memset(&line, 0, sizeof line);
   while (p < eol && is_space(*p))
     ++p;
-  const char *name = p;
+  line.name = p;
   while (p < eol &&
          (isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
     ++p;
-  size_t name_len = (size_t)(p - name);
-  if (!name_len)
+  line.name_len = (size_t)(p - line.name);
+  if (!line.name_len)
     return 0; /* not a requirement we can read: skipped */
   while (p < eol && is_space(*p))
     ++p;
+  line.extras = p;
   if (p < eol && *p == '[') { /* the extras it asks of that distribution */
     const char *close = memchr(p, ']', (size_t)(eol - p));
+    line.extras = p + 1;
+    line.extras_len = close ? (size_t)(close - line.extras) : 0;
     p = close ? close + 1 : eol;
   }
   const char *semicolon = memchr(p, ';', (size_t)(eol - p));
   const char *spec_end = semicolon ? semicolon : eol;
   while (p < spec_end && (is_space(*p) || *p == '('))
     ++p;
-  const char *spec = p;
+  line.specifier = p;
   const char *q = spec_end;
-  while (q > spec && (is_space(q[-1]) || q[-1] == ')'))
+  while (q > p && (is_space(q[-1]) || q[-1] == ')'))
     --q;
+  line.spec_len = (size_t)(q - p);
   const char *marker = semicolon ? semicolon + 1 : eol;
   while (marker < eol && is_space(*marker))
     ++marker;
   const char *marker_end = eol;
   while (marker_end > marker && is_space(marker_end[-1]))
     --marker_end;
-  return visit(name, name_len, spec, (size_t)(q - spec), marker,
-               (size_t)(marker_end - marker), opaque);
+  line.marker = marker;
+  line.marker_len = (size_t)(marker_end - marker);
+  return visit(&line, opaque);
 }
 
 int cl_requires_dist_parse(const char *text, size_t len,

@@ -60,14 +60,19 @@ const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
  * "Version:" header lines, up to the first blank line. */
 int cl_metadata_parse(const char *text, size_t len, char **name,
                       char **version);
+/* One Requires-Dist value, its parts pointing into METADATA's text: the
+ * distribution name, the extras it asks of it ("cublas,cudart" from
+ * "cuda-toolkit[cublas,cudart]", "" when none), its version specifier
+ * without parentheses ("==9.1.0.70", "~=11.0", "" when none) and its
+ * environment marker ("extra == \"cuda\"", "" when none). */
+typedef struct cl_requirement_line {
+  const char *name, *extras, *specifier, *marker;
+  size_t name_len, extras_len, spec_len, marker_len;
+} cl_requirement_line;
+
 /* METADATA's Requires-Dist header lines (up to the first blank line): visit
- * gets the distribution name, its version specifier without parentheses
- * ("==9.1.0.70", "~=11.0", "" when none) and its environment marker
- * ("extra == \"cuda\"", "" when none), each with its length, pointing into
- * text. A non-zero return of visit stops the walk and is returned. */
-typedef int (*cl_requires_visitor)(const char *name, size_t name_len,
-                                   const char *specifier, size_t spec_len,
-                                   const char *marker, size_t marker_len,
+ * gets each. A non-zero return of visit stops the walk and is returned. */
+typedef int (*cl_requires_visitor)(const cl_requirement_line *line,
                                    void *opaque);
 int cl_requires_dist_parse(const char *text, size_t len,
                            cl_requires_visitor visit, void *opaque);
