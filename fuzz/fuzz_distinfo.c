@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_distinfo.c - libFuzzer target: a wheel's METADATA and RECORD readers
- * (both parsers get every input: they never need NUL termination).
+ * fuzz_distinfo.c - libFuzzer target: a wheel's METADATA (name and version,
+ * Requires-Dist lines) and RECORD readers (every parser gets every input:
+ * they never need NUL termination).
  */
 #include "scan/distinfo.h"
 
@@ -17,6 +18,19 @@ static int visit(const char *path, size_t len, void *opaque) {
   /* Every byte the parser hands out must be readable. */
   for (size_t i = 0; i < len; ++i)
     *total += (unsigned char)path[i];
+  return 0;
+}
+
+static void touch(const char *s, size_t len, size_t *total) {
+  for (size_t i = 0; i < len; ++i)
+    *total += (unsigned char)s[i];
+}
+
+static int visit_requirement(const cl_requirement_line *line, void *opaque) {
+  touch(line->name, line->name_len, opaque);
+  touch(line->extras, line->extras_len, opaque);
+  touch(line->specifier, line->spec_len, opaque);
+  touch(line->marker, line->marker_len, opaque);
   return 0;
 }
 
@@ -38,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(version);
   size_t total = 0;
   (void)cl_record_parse(text, size, visit, &total);
+  (void)cl_requires_dist_parse(text, size, visit_requirement, &total);
   free(text);
   return 0;
 }
