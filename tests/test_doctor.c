@@ -251,10 +251,16 @@ static void a_healthy_setup_has_no_problems(void **state) {
   assert_int_equal(cudaload_add_root(ctx, path_in("driver")), CUDALOAD_OK);
   assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
 #ifdef _WIN32
+  /* This process's PATH changes: the tests after this one get it back. */
+  static char saved[32768];
+  DWORD had = GetEnvironmentVariableA("PATH", saved, sizeof saved);
   assert_int_equal(cudaload_env_apply(ctx), CUDALOAD_OK);
 #endif
   size_t problems = 99;
   char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
+#ifdef _WIN32
+  SetEnvironmentVariableA("PATH", had ? saved : NULL);
+#endif
   if (problems != 0)
     fail_msg("%u problems in:\n%s", (unsigned)problems, text);
   assert_contains(text, "Problems and fixes\n  none\n");

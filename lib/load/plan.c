@@ -652,10 +652,16 @@ static void say_rule(rule_text *out, cl_resolve_rule rule,
   const char *list = rule == CL_RULE_RUNPATH ? info->runpath
                      : rule == CL_RULE_RPATH ? info->rpath
                                              : NULL;
-  snprintf(out->text, sizeof out->text, "%s%s%s%.1000s",
+  /* On Windows the preload puts each planned folder on PATH and adds it
+   * with AddDllDirectory: that is how a by-name open finds it. */
+  int exposed = rule == CL_RULE_PATH_VARIABLE || rule == CL_RULE_USER_DIRS;
+  snprintf(out->text, sizeof out->text, "%s%s%s%.1000s%s",
            cl_resolve_rule_name(rule), list ? ", its " : "",
            list ? (rule == CL_RULE_RUNPATH ? "RUNPATH " : "RPATH ") : "",
-           list ? list : "");
+           list ? list : "",
+           exposed ? ": the preload puts its folder on PATH and "
+                     "AddDllDirectory"
+                   : "");
 }
 
 /* What `opener` (its header in info; NULL: read here) gets when it opens

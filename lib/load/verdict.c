@@ -896,7 +896,9 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
     if (!b->undefined)
       continue;
     const cl_load_object *taken = need_target(t, k, b->library, windows);
-    const cl_load_edge *how = taken ? edge_to(t, taken) : NULL;
+    if (!taken)
+      continue; /* the file is not found at all: that finding says it */
+    const cl_load_edge *how = edge_to(t, taken);
     const char *rule = how ? cl_resolve_rule_name(how->how.rule) : NULL;
     char *version = NULL;
     int cuda = 0;
