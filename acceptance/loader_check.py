@@ -26,7 +26,9 @@ is mapped (at most four runs). The verdict lists, as problems:
   - a binding (LD_DEBUG=bindings) into a CUDA library outside the allowed
     folders.
 
-libcuda.so.1 is never opened (no driver on these machines); names listed as
+libcuda.so.1 is never opened, and a library that fails to load only because
+it NEEDs libcuda.so.1 (cuDNN 9's engines_runtime_compiled) is a note: there
+is no driver on these machines. Names listed as
 optional (with the reason) are reported but do not fail; names without a
 major (`libnvrtc.so`, `libnvJitLink.so`) are shown as not tried, except in
 cuDNN 9's main library, which appends ".9" to its sub-libraries' names.
@@ -57,6 +59,13 @@ LAZY_NAME = re.compile(
     rb"cufftw?|curand|cusparse|cusolver|nccl|cupti)\.so(?:\.[0-9]+)?)\x00")
 DRIVER = "libcuda.so.1"
 ERRORS = ("cannot open shared object file", "undefined symbol", "symbol lookup error")
+
+
+def driver_missing(text):
+    """A load that fails only because the driver (libcuda.so.1) is absent,
+    as it is on these machines: libcudnn_engines_runtime_compiled.so.9
+    NEEDs it."""
+    return re.search(r"(^|[\s/])libcuda\.so\.1: cannot open shared object file", text) is not None
 
 
 def real(path):
@@ -279,7 +288,7 @@ class Checker:
         for line in text.splitlines():
             if line.startswith(("LAZY ", "MAPPED ", "PROGRAM-ERROR ")):
                 continue
-            if any(e in line for e in ERRORS):
+            if any(e in line for e in ERRORS) and not driver_missing(line):
                 v.problems.append("the process printed: " + line.strip()[:400])
         for line in p.stdout.splitlines():
             if line.startswith("PROGRAM-ERROR "):
@@ -297,7 +306,10 @@ class Checker:
             v.lazy.append((opener, name, ok, why))
             if ok:
                 continue
-            if name in optional:
+            if driver_missing(why):
+                v.notes.append("%s opens %s by name: it needs the driver (%s), which this "
+                               "machine does not have" % (opener, name, why))
+            elif name in optional:
                 v.notes.append("%s opens %s by name: not found (%s); optional: %s"
                                % (opener, name, why, optional[name]))
             else:

@@ -11,8 +11,8 @@ side") against real wheels from the index, one scenario per item.
      (cudnn=9,cublas=12,cudart=12,cufft=11,curand=10), beside the CUDA 13
      toolkit. b2 and b3 follow the fixes in fresh venvs made for the run.
   c  torch 2.15.0 (CUDA 13) and ctranslate2 4.4.0 in one venv, a folder of
-     CUDA 12 wheels (cuDNN 9.28.0.42, cuBLAS 12.9.3.13; pip --target) given
-     as a root: torch must keep its own cuDNN 9.26.
+     CUDA 12 wheels (cuDNN 9.28.0.42, cuBLAS 12.9.3.13, NVRTC 12.9.86; pip
+     --target) given as a root: torch must keep its own cuDNN 9.26.
   d  a's venv and LD_LIBRARY_PATH, its python run by path without
      activation (VIRTUAL_ENV unset, the venv not on PATH).
   e  a's venv activated, the old libnvJitLink.so.12 put first with LD_PRELOAD.
@@ -753,7 +753,7 @@ def scenario_ort(ctx, sc, which):
 def scenario_ct2(ctx, sc):
     venv = ctx.venv("venv-torch2.15.0-ct2-4.4.0")
     need(os.path.join(venv, ".complete"), "the torch 2.15.0 + ctranslate2 4.4.0 venv")
-    cu12 = os.path.join(ctx.cache, "linux", "cu12-cudnn9.28-cublas12.9")
+    cu12 = os.path.join(ctx.cache, "linux", "cu12-cudnn9.28-cublas12.9-nvrtc12.9")
     need(os.path.join(cu12, ".complete"), "the folder of CUDA 12 wheels")
     compat8 = os.path.join(ctx.cache, "linux", "cudnn8_compat")
     need(compat8, "the cuDNN 8 folder")
@@ -805,7 +805,8 @@ def scenario_ct2(ctx, sc):
            "9.26 or raises saying they cannot share the process: %s"
            % (got or (raised and raised.group(0)) or tail(err, 1)), [tail(out + err, 3)])
 
-    allow = [site, os.path.join(cu12, "nvidia", "cublas"), compat8]
+    allow = [site, os.path.join(cu12, "nvidia", "cublas"), os.path.join(cu12, "nvidia", "cuda_nvrtc"),
+             compat8]
     forbid = [os.path.join(cu12, "nvidia", "cudnn"), ctx.toolkit]
     expect = {"libcublas.so.12": cu12, "libcudnn.so.9": site}
 
