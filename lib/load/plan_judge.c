@@ -177,6 +177,35 @@ void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
   ctx->plan_warning_count = kept;
 }
 
+int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
+                               char **text, char **fix) {
+  *text = *fix = NULL;
+  const cl_loaded_object *o = f->taken && f->rule == CL_RULE_ALREADY_LOADED
+                                  ? loaded_under(m, f->name)
+                                  : NULL;
+  if (!o)
+    return 0;
+  /* The process had it before the plan: say who put it there. */
+  char *by = who_loaded(m, o, f->name);
+  int preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
+  *text = cl_strdup_printf("%s; %s was loaded by %s", f->text, o->path,
+                           by ? by : "?");
+  *fix = cl_strdup_printf(
+      "%s%s; %s has what is needed",
+      preloaded ? "drop it from LD_PRELOAD"
+                : "load the plan before whatever loads it (call "
+                  "cudaload.setup() or cudaload_preload() first)",
+      preloaded ? ", or put the planned file there instead" : "",
+      f->better ? f->better : "a newer release");
+  free(by);
+  if (*text && *fix)
+    return 1;
+  free(*text);
+  free(*fix);
+  *text = *fix = NULL;
+  return -1;
+}
+
 int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                   cl_plan_judgement *out) {
   memset(out, 0, sizeof *out);
@@ -190,32 +219,18 @@ int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   for (size_t i = 0; i < e->finding_count && !rc; ++i) {
     const cl_finding *f = &e->findings[i];
     if (fails_the_load(f)) {
-      const cl_loaded_object *o = f->taken && f->rule == CL_RULE_ALREADY_LOADED
-                                      ? loaded_under(m, f->name)
-                                      : NULL;
-      if (!o) {
-        add_reason(out, &why, CUDALOAD_E_LOAD_FAILED, f->text, f->fix);
-        continue;
+      char *text = NULL, *fix = NULL;
+      int had = cl_plan_finding_in_process(m, f, &text, &fix);
+      if (had < 0) {
+        rc = CUDALOAD_E_NO_MEMORY;
+        break;
       }
-      /* The process had it before the plan: say who put it there. */
-      char *by = who_loaded(m, o, f->name);
-      int preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
-      char *text = cl_strdup_printf("%s; %s was loaded by %s", f->text, o->path,
-                                    by ? by : "?");
-      char *fix = cl_strdup_printf(
-          "%s%s; %s has what is needed",
-          preloaded ? "drop it from LD_PRELOAD"
-                    : "load the plan before "
-                      "whatever loads it (call "
-                      "cudaload.setup() or "
-                      "cudaload_preload() first)",
-          preloaded ? ", or put the planned file there instead" : "",
-          f->better ? f->better : "a newer release");
-      if (text && fix)
+      if (had)
         add_reason(out, &why, CUDALOAD_E_CONFLICT, text, fix);
+      else
+        add_reason(out, &why, CUDALOAD_E_LOAD_FAILED, f->text, f->fix);
       free(text);
       free(fix);
-      free(by);
       continue;
     }
     /* A second CUDA major the plan took on purpose is the plan's to say. */

@@ -33,6 +33,15 @@ int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                   cl_plan_judgement *out);
 void cl_plan_judgement_free(cl_plan_judgement *j);
 
+/* A finding about a copy the process in m already has (the loader takes
+ * it by rule already-loaded): its sentence with who loaded it (LD_PRELOAD,
+ * or the library that needs it) and the fix for that, malloc'ed into *text
+ * and *fix. 1 when it is one, 0 when not, -1 when memory ran out. */
+struct cl_finding;
+int cl_plan_finding_in_process(const cl_loader_model *m,
+                               const struct cl_finding *f, char **text,
+                               char **fix);
+
 /* Drop the plan's own warnings (plan.c reads the catalog) about a name
  * opened later that the verdict e reports as not found: the verdict's
  * sentence stands, the same in explain, the doctor, preload and env. */

@@ -1546,9 +1546,9 @@ int cl_verdict_expose_folder(cl_loader_model *m, const char *path) {
 int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
                              const char *path, const char *soname,
                              unsigned how) {
-  int rc =
-      (how & CL_VERDICT_PRELOAD) ? expose_like_preload(m, path) : CUDALOAD_OK;
-  if (!rc)
+  int rc = m && (how & CL_VERDICT_PRELOAD) ? expose_like_preload(m, path)
+                                           : CUDALOAD_OK;
+  if (!rc && m)
     rc = cl_loader_model_add_loaded(m, path, soname);
   if (!rc && (how & CL_VERDICT_GLOBAL)) {
     const cl_bind_object *b = cached_object(e, path);
@@ -1619,6 +1619,17 @@ static size_t loaded_entry(const cl_loader_model *m, const char *entry) {
     if (strcmp(o->path, entry) == 0 ||
         (o->soname && strcmp(o->soname, entry) == 0) ||
         strcmp(cl_path_basename(o->path), entry) == 0)
+      return i;
+  }
+  /* A path through a link (libnvJitLink.so.12 -> .so.12.1.105): the
+   * same file. */
+  cl_file_identity id;
+  if (!strchr(entry, '/') || !cl_os_file_identity(entry, &id))
+    return SIZE_MAX;
+  for (size_t i = 0; i < m->loaded_count; ++i) {
+    cl_file_identity other;
+    if (cl_os_file_identity(m->loaded[i].path, &other) &&
+        other.device == id.device && other.inode == id.inode)
       return i;
   }
   return SIZE_MAX;

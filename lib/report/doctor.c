@@ -17,6 +17,7 @@
 #include "cudaload.h"
 #include "scan/cuda_knobs.h"
 #include "scan/driver_version.h"
+#include "load/plan_judge.h"
 #include "load/verdict.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -733,10 +734,9 @@ static void verdict_problems(doctor *d) {
   /* A library that cannot be read is the preload's to report. */
   char *kept = cl_save_error();
   int rc = cl_loader_model_init_host(&m);
-  if (!rc) {
+  int have_model = rc == CUDALOAD_OK;
+  if (!rc)
     rc = cl_verdict_of_plan(d->ctx, &m, d->ctx->manifest_preload_flags, &e);
-    cl_loader_model_free(&m);
-  }
   cudaload_explain *as_is = d->ctx->plan_count ? verdict_as_it_is(d) : NULL;
   cl_restore_error(kept);
   if (rc == CUDALOAD_E_NO_MEMORY)
@@ -747,9 +747,18 @@ static void verdict_problems(doctor *d) {
      * or the only one there is) is said in the plan, not a problem. */
     if (f->kind == CL_FINDING_CUDA_MAJORS && plan_has_second_major(d->ctx))
       continue;
+    /* A copy this process has already: who loaded it, and that fix, as
+     * cudaload_preload says it. */
+    char *text = NULL, *fix = NULL;
+    if (have_model && cl_plan_finding_in_process(&m, f, &text, &fix) > 0) {
+      add_problem(d, text, fix);
+      continue;
+    }
     add_problem(d, cl_strdup(f->text),
                 cl_strdup(f->fix ? f->fix : "cudaload explain says more"));
   }
+  if (have_model)
+    cl_loader_model_free(&m);
   as_it_is_problems(d, as_is);
   cudaload_explain_free(as_is);
   cudaload_explain_free(e);

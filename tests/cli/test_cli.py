@@ -1422,6 +1422,75 @@ class Program(CliTestCase):
         self.assertIn("--require SPEC or --for TARGET", r.stderr)
 
 
+class StaleMinor(CliTestCase):
+    """A stale nvJitLink minor first (issue 32, item 1) on the stale_minor
+    fixtures (the real symbol shapes): explain, the doctor and exec say it,
+    down to the symbol, with a fix that works as printed."""
+
+    def setUp(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux tree; its Windows counterpart is checked by "
+                          "fixture_shapes_windows and the Windows tier")
+        self.tree = self.fixture("stale_minor")
+        self.old = self.tree / "cuda-12.1" / "targets" / "x86_64-linux" / "lib"
+        self.cusparse = (self.tree / "site-packages" / "nvidia" / "cusparse" / "lib" /
+                         "libcusparse.so.12")
+
+    def run_env(self, args, **env):
+        full = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+        full.update(env)
+        proc = subprocess.run(CLI + args, env=full, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT_S, text=True)
+        return proc
+
+    def test_explain_names_the_missing_symbols(self):
+        p = self.run_env(["explain", "--format", "json", "--no-defaults", "--root",
+                          str(self.tree / "site-packages"), str(self.cusparse)],
+                         LD_LIBRARY_PATH=str(self.old))
+        self.assertEqual(p.returncode, 6, p.stderr)
+        doc = json.loads(p.stdout)
+        found = [f for f in doc["findings"] if f["kind"] == "undefined-symbols"]
+        self.assertEqual(len(found), 1, doc["findings"])
+        self.assertIn("_12_4", found[0]["problem"])
+        self.assertIn("version libnvJitLink.so.12", found[0]["problem"])
+        self.assertIn(str(self.old), found[0]["taken"])
+        self.assertIn("site-packages/nvidia/nvjitlink", found[0]["better"])
+        self.assertIn("drop %s from LD_LIBRARY_PATH" % self.old, found[0]["fix"])
+
+    def test_doctor_says_what_fails_without_cudaload_and_its_fix_works(self):
+        args = ["--no-defaults", "--root", str(self.tree / "site-packages"),
+                "--require", "cusparse=12"]
+        p = self.run_env(["doctor", "--format", "json"] + args, LD_LIBRARY_PATH=str(self.old))
+        doc = json.loads(p.stdout)
+        as_is = [q for q in doc["problems"] if q["problem"].startswith("without cudaload")
+                 and "_12_4" in q["problem"]]
+        self.assertEqual(len(as_is), 1, doc["problems"])
+        m = re.search(r"run the program through cudaload: cudaload (exec .*?) -- PROGRAM",
+                      as_is[0]["fix"])
+        self.assertTrue(m, as_is[0]["fix"])
+        # Followed as printed, the doctor as the program: that problem is gone.
+        p = self.run_env(shlex.split(m.group(1)) + ["--", to_cli(CLI[-1]), "doctor",
+                                                     "--format", "json"] + args,
+                         LD_LIBRARY_PATH=str(self.old))
+        doc = json.loads(p.stdout)
+        self.assertFalse([q for q in doc["problems"] if "_12_4" in q["problem"]],
+                         doc["problems"])
+
+    def test_exec_stops_on_an_old_copy_ld_preload_keeps(self):
+        args = ["exec", "--no-defaults", "--root", str(self.tree / "site-packages"),
+                "--require", "cusparse=12", "--", "true"]
+        p = self.run_env(args, LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
+        self.assertEqual(p.returncode, 4, p.stderr)
+        self.assertIn("cudaload: exec: error:", p.stderr)
+        self.assertIn("LD_PRELOAD keeps", p.stderr)
+        self.assertIn("the command was not run", p.stderr)
+        p = self.run_env(args[:1] + ["--force"] + args[1:],
+                         LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("cudaload: exec: warning:", p.stderr)
+
+
 class EnvExec(CliTestCase):
     # The trees with a cuDNN 8 and a cuDNN 9 of the tool's own platform.
     def cudnn8_tree(self):
