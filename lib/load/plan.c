@@ -32,7 +32,6 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1616,7 +1615,7 @@ static int case_twins(const char *a, const char *b) {
       !strcmp(na, nb) || strlen(na) != strlen(nb))
     return 0;
   for (; *na; ++na, ++nb)
-    if (tolower((unsigned char)*na) != tolower((unsigned char)*nb))
+    if (cl_ascii_lower(*na) != cl_ascii_lower(*nb))
       return 0;
   return 1;
 }

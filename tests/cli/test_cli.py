@@ -1363,6 +1363,12 @@ class EnvExec(CliTestCase):
         self.assert_usage_error(["env", "--require"], ["--require"])
         self.assert_usage_error(["env", "--require", "cudnn~8"], ["cudnn~8"])
         self.assert_usage_error(["env", "--require", "nosuchlib=1"], ["nosuchlib"])
+        # Issue 33, item 14: a name with a letter outside ASCII is quoted
+        # whole, not cut at that letter ("c").
+        self.assert_usage_error(["env", "--require", "c\u00fcdnn=9"],
+                                ['unknown library "c\u00fcdnn"'])
+        self.assert_usage_error(["env", "--require", "\u00e7ublas"],
+                                ['unknown library "\u00e7ublas"'])
         # Issue 12, minor: refused, not clamped to 999999999; the reason of a
         # long spec is kept.
         self.assert_usage_error(["env", "--require", "cudnn=9999999999999999999"],
@@ -2072,9 +2078,12 @@ class Doctor(CliTestCase):
             self.skipTest("checked against a Linux build (Wine has no pty console)")
         import pty
 
-        def on_tty(extra_env):
+        def on_tty(extra_env, without=()):
             env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+            env["TERM"] = "xterm-256color"
             env.update(extra_env)
+            for name in without:
+                env.pop(name, None)
             master, slave = pty.openpty()
             try:
                 proc = subprocess.Popen(CLI + ["doctor", "--no-defaults"], stdout=slave,
@@ -2099,6 +2108,14 @@ class Doctor(CliTestCase):
         plain = on_tty({"NO_COLOR": "1"})
         self.assertNotIn("\x1b[", plain)
         self.assertIn("Problems and fixes", plain)
+        # A terminal that shows no colour (Emacs' shell), or that says
+        # nothing of itself, gets none (issue 33, item 15).
+        for extra, without, what in (({"TERM": "dumb"}, (), "TERM=dumb"),
+                                     ({}, ("TERM",), "without TERM"),
+                                     ({"TERM": ""}, (), "an empty TERM")):
+            plain = on_tty(extra, without)
+            self.assertNotIn("\x1b[", plain, what)
+            self.assertIn("Problems and fixes", plain, what)
 
     def test_manifest_requirements_roots_and_policy(self):
         self.require_yaml()
@@ -2654,6 +2671,14 @@ class IncludeDir(CliTestCase):
     def test_one_spec_only(self):
         self.assert_usage_error(["include-dir", "cudart", "cublas"], names=("one SPEC",))
         self.assert_usage_error(["include-dir"], names=("SPEC",))
+
+    def test_a_cuda_major_names_no_library(self):
+        # cuda=13 only chooses the CUDA major: said, never an empty message
+        # (issue 33, item 13).
+        for spec in ("cuda=13", "CUDA=12"):
+            r = self.assert_usage_error(["include-dir", spec, "--no-defaults"],
+                                        names=(spec, "names no library", "cudart="))
+            self.assertNotRegex(r.stderr, r"include-dir: *\n", r.describe())
 
 
 class Hardening(CliTestCase):
