@@ -1729,8 +1729,12 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   if (!rc)
     rc = cl_plan_detect_conflicts(ctx);
   ctx->planned = rc == CUDALOAD_OK;
-  if (rc)
+  if (rc == CUDALOAD_E_NO_MEMORY)
     return cl_fail(rc, "cudaload_plan: out of memory");
+  if (rc) /* never called out of memory: the helper's error, or the status */
+    return *cudaload_last_error()
+               ? rc
+               : cl_fail(rc, "cudaload_plan: %s", cudaload_strerror(rc));
   if (unsatisfied) {
     char *report = cl_plan_unsatisfied_report(ctx);
     rc = cl_fail(CUDALOAD_E_UNSATISFIED, "%s",

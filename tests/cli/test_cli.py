@@ -25,6 +25,7 @@ import platform
 import re
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -2942,6 +2943,59 @@ class Hardening(CliTestCase):
                                       stdin=subprocess.DEVNULL, timeout=TIMEOUT_S)
             self.assertEqual(proc.returncode, 1, (args, proc.stderr))
             self.assertIn(b"could not write to standard output", proc.stderr, args)
+
+
+
+def elf_with_empty_needed(src, dst):
+    """A copy of the ELF64 little-endian library src whose first DT_NEEDED
+    entry names the empty string (offset 0 of its string table)."""
+    data = bytearray(Path(src).read_bytes())
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise unittest.SkipTest("%s is not a 64-bit little-endian ELF file" % src)
+    phoff = struct.unpack_from("<Q", data, 0x20)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        ptype, _, offset, _, _, filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if ptype != 2:  # PT_DYNAMIC
+            continue
+        for k in range(filesz // 16):
+            tag, _ = struct.unpack_from("<qQ", data, offset + 16 * k)
+            if tag == 1:  # DT_NEEDED
+                struct.pack_into("<qQ", data, offset + 16 * k, 1, 0)
+                Path(dst).write_bytes(bytes(data))
+                return dst
+    raise unittest.SkipTest("%s has no DT_NEEDED entry to empty" % src)
+
+
+class Hardening3(CliTestCase):
+    """Issue 33: what an adversarial pass on 0.2.0 broke."""
+
+    def require_linux_tool(self, why):
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest(why)
+
+    # 11. An empty DT_NEEDED entry, which glibc matches to the main program.
+    def test_an_empty_needed_entry_is_the_main_program(self):
+        self.require_linux_tool("an ELF library loaded by glibc")
+        src = self.fixture("cudnn8_compat", "libcudnn.so.8")
+        folder = self.tmpdir() / "lib64"
+        folder.mkdir()
+        lib = elf_with_empty_needed(src, folder / "libcudnn.so.8")
+        # The real loader loads it: the empty name is the program.
+        loaded = subprocess.run([sys.executable, "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])",
+                                 str(lib)], capture_output=True, text=True, timeout=TIMEOUT_S)
+        self.assertEqual(loaded.returncode, 0, "glibc refused it: %s" % loaded.stderr)
+        for fmt in ("text", "json"):
+            r = run_cli("explain", "--no-defaults", "--format", fmt, str(lib))
+            self.assertIn(r.rc, (0, 6), r.describe())
+            self.assertNotIn("out of memory", r.stderr, r.describe())
+        doc = self.parse_json(run_cli("explain", "--no-defaults", "--format", "json", str(lib)))
+        needs = [n for o in doc["objects"] for n in o["needs"] if n["name"] == ""]
+        self.assertEqual(len(needs), 1, doc)
+        self.assertEqual(needs[0]["rule"], "already-loaded", needs[0])
+        self.assertIn("main program", needs[0]["detail"], needs[0])
+        self.assertFalse(any("NOT FOUND" in line and line.split()[0] == "needs"
+                             for line in run_cli("explain", "--no-defaults", str(lib)).stdout.splitlines()))
 
 
 
