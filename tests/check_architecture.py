@@ -50,8 +50,11 @@ CLEARS_CONSUMED = {"cl_restore_error", "cl_manifest_load_text", "load_text",
                    "cl_probe_run_in_process"}
 # What the tool may include besides cudaload.h and its own cli*.h: escaping
 # for a terminal, UTF-8 <-> UTF-16 for its arguments, absolute paths and the
-# library's environment reader (cl_os_getenv: no narrow getenv on Windows).
-TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h"}
+# library's environment reader (cl_os_getenv: no narrow getenv on Windows),
+# and the quoting of a word in a command it prints (exec --dry-run), which
+# the library's fix lines use too.
+TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h",
+                  "common/shell_word.h"}
 
 
 def check_platform_rule(lib, problems):

@@ -18,6 +18,7 @@
 #include "scan/driver_version.h"
 #include "report/explain.h"
 #include "common/buf.h"
+#include "common/shell_word.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
 #include "os/loader.h"
@@ -358,11 +359,24 @@ static void load_failure_problems(doctor *d) {
     const cl_plan_entry *p = &d->ctx->plan[i];
     if (p->state != CUDALOAD_STATE_FAILED)
       continue;
+    /* The path as one shell word (shell_word.h): pasted, it runs nothing
+     * else; one no spelling keeps literal in cmd and PowerShell is named
+     * apart. */
+    cl_buf inspect = CL_BUF_INIT;
+    cl_buf_puts(&inspect, "cudaload inspect ");
+    if (!cl_buf_shell_word(&inspect, p->path,
+                           host_naming() == CL_NAMING_WINDOWS
+                               ? CL_SHELL_CMD_AND_POWERSHELL
+                               : CL_SHELL_POSIX))
+      cl_buf_printf(&inspect, "FILE (FILE: %s)", p->path);
+    char *command = cl_buf_take(&inspect);
     add_problem(
         d, cl_strdup_printf("%s could not be loaded by this process", p->path),
-        cl_strdup_printf("cudaload inspect \"%s\" lists what it needs; put "
-                         "the missing libraries beside it or on %s",
-                         p->path, cudaload_env_name()));
+        command ? cl_strdup_printf("%s lists what it needs; put the missing "
+                                   "libraries beside it or on %s",
+                                   command, cudaload_env_name())
+                : NULL);
+    free(command);
   }
 }
 

@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import shutil
 import stat
 import struct
@@ -1526,10 +1527,10 @@ class EnvExec(CliTestCase):
             self.skipTest("the Windows cuDNN 9 tree is not a wheel")
         r = self.run_ok("env", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), rc=4)
         target = os.path.join(os.path.realpath(str(self.fixture("wheels-cu13"))), "cudnn8")
-        self.assertIn('python -m pip install --no-deps --target "%s" "nvidia-cudnn-cu12==8.9.*"' % target,
-                      r.stderr, r.describe())
+        self.assertIn("python -m pip install --no-deps --target %s 'nvidia-cudnn-cu12==8.9.*'"
+                      % shlex.quote(target), r.stderr, r.describe())
         self.assertIn("then pass that folder as a root", r.stderr)
-        self.assertNotIn('pip install "nvidia-cudnn', r.stderr)
+        self.assertNotIn("pip install 'nvidia-cudnn", r.stderr)
 
     def test_dry_run_shows_the_plan(self):
         r = self.run_ok("env", "--require", "cudnn=8", "--dry-run", *self.roots(self.cudnn8_tree()))
@@ -2012,7 +2013,10 @@ class Doctor(CliTestCase):
         missing = [p for p in doc["problems"] if p["problem"].startswith("cudnn=9: no usable cudnn library")]
         self.assertEqual(len(missing), 1, doc["problems"])
         self.assertIn("major 8, not 9", missing[0]["problem"])
-        self.assertIn('pip install "nvidia-cudnn-cu12==9.*"', missing[0]["fix"])
+        # Quoted for the platform's shells: sh's single quotes, or double
+        # quotes for cmd and PowerShell alike.
+        self.assertIn('pip install "nvidia-cudnn-cu12==9.*"' if CLI_IS_WINDOWS
+                      else "pip install 'nvidia-cudnn-cu12==9.*'", missing[0]["fix"])
         self.assertIn("CUDNN_PATH", missing[0]["fix"])
         # No driver in the roots searched: a problem with its fix.
         self.assertIsNone(doc["driver"])
@@ -2996,6 +3000,123 @@ class Hardening3(CliTestCase):
         self.assertIn("main program", needs[0]["detail"], needs[0])
         self.assertFalse(any("NOT FOUND" in line and line.split()[0] == "needs"
                              for line in run_cli("explain", "--no-defaults", str(lib)).stdout.splitlines()))
+
+
+    # 3. Every command the tool prints is safe to paste.
+    def fix_of(self, text, start):
+        """The command of the fix line in text that starts with start, up to
+        the prose that follows it."""
+        for line in text.splitlines():
+            if "fix: " + start in line:
+                fix = line.split("fix: ", 1)[1]
+                return fix[:fix.index(" (")] if " (" in fix else fix
+        self.fail("no fix line starting %r in:\n%s" % (start, text))
+
+    def site_packages_in(self, folder_name, tree):
+        top = self.tmpdir()
+        site = top / folder_name / "site-packages"
+        shutil.copytree(str(self.fixture(tree, "site-packages")), str(site), symlinks=True)
+        return site
+
+    def test_fix_lines_are_safe_to_paste_into_sh(self):
+        self.require_linux_tool("sh runs the Linux build's lines")
+        hostile = "v$(touch PWNED)'q'`touch PWNED2`;touch PWNED3"
+        site = self.site_packages_in(hostile, "wheels-cu13")
+        target = os.path.join(os.path.realpath(str(site.parent)), "cudnn8")
+        want = ["-m", "pip", "install", "--no-deps", "--target", target,
+                "nvidia-cudnn-cu12==8.9.*", "nvidia-cublas-cu12"]
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", str(site), rc=4)
+        doctor = self.parse_json(self.run_ok("doctor", "--require", "cudnn=8", "--no-defaults",
+                                             "--root", str(site), "--format", "json", rc=6))
+        doctor_fix = "\n".join("fix: " + p["fix"] for p in doctor["problems"])
+        for text in (r.stderr, doctor_fix):
+            command = self.fix_of(text, "python -m pip install")
+            work = self.tmpdir()
+            # Pasted into sh, where python only prints what it was given.
+            got = subprocess.run(["sh", "-c", 'python() { printf "%s\\0" "$@"; }\n' + command],
+                                 cwd=str(work), capture_output=True, timeout=60)
+            self.assertEqual(got.returncode, 0, got.stderr)
+            self.assertEqual([a.decode() for a in got.stdout.split(b"\0")[:-1]], want, command)
+            self.assertEqual(os.listdir(str(work)), [], "pasting %r ran a command" % command)
+
+    def test_the_doctors_inspect_line_is_safe_to_paste_into_sh(self):
+        # A planned library the process cannot load: the doctor offers
+        # `cudaload inspect FILE`, FILE quoted.
+        self.require_linux_tool("sh runs the Linux build's lines")
+        driver = self.fixture("fake_cuda", "driver", "libcuda.so.1")
+        folder = self.tmpdir() / "v$(touch PWNED)'q'"
+        folder.mkdir()
+        (folder / "libcudart.so.12").write_bytes(b"not an ELF file")
+        env = dict(os.environ, CUDALOAD_DRIVER=str(driver))
+        r = subprocess.run(CLI + ["doctor", "--require", "cudart=12", "--no-defaults", "--root",
+                                  str(folder), "--probe"], env=env, capture_output=True, text=True,
+                           timeout=TIMEOUT_S)
+        command = self.fix_of(r.stdout, "cudaload inspect")
+        command = command[:command.index(" lists what it needs")]
+        work = self.tmpdir()
+        got = subprocess.run(["sh", "-c", 'cudaload() { printf "%s\\0" "$@"; }\n' + command],
+                             cwd=str(work), capture_output=True, timeout=60)
+        self.assertEqual([a.decode() for a in got.stdout.split(b"\0")[:-1]],
+                         ["inspect", os.path.join(os.path.realpath(str(folder)), "libcudart.so.12")],
+                         command)
+        self.assertEqual(os.listdir(str(work)), [], "pasting %r ran a command" % command)
+
+    def wine_cmd(self, batch_text):
+        """Run a batch file in Wine's cmd; its output (a file, never a pipe)."""
+        wine = shutil.which("wine64") or (os.path.exists("/usr/lib/wine/wine64") and "/usr/lib/wine/wine64") \
+            or shutil.which("wine")
+        if not wine:
+            self.skipTest("Wine is not installed (apt-get install wine wine64; scripts/test installs it)")
+        work = self.tmpdir()
+        prefix = (FIXTURES.parent / "wineprefix-cmd") if FIXTURES else work / "prefix"
+        env = dict(os.environ, CUDALOAD_WINEPREFIX=str(prefix))
+        subprocess.run([str(SOURCE_ROOT / "scripts" / "wine-run"), "--init"], env=env, cwd=str(work),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        batch = work / "fix.cmd"
+        out = work / "out.txt"
+        batch.write_bytes(b"@echo off\r\n" + batch_text.encode() + b"\r\n")
+        env.update(WINEPREFIX=str(prefix), WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
+        env.pop("DISPLAY", None)
+        with open(str(out), "wb") as log:
+            subprocess.run([wine, "cmd", "/c", "Z:" + str(batch).replace("/", "\\")], env=env,
+                           cwd=str(work), stdout=log, stderr=log, stdin=subprocess.DEVNULL, timeout=300)
+        return work, out.read_bytes().decode("utf-8", "replace")
+
+    def test_fix_lines_are_safe_to_paste_into_cmd(self):
+        # The Windows tool's fix line, pasted into Wine's cmd with python
+        # standing for the print_args child: the words arrive exactly, and
+        # & > ( ) ^ in the folder's name run nothing.
+        if not CLI_IS_WINDOWS:
+            self.skipTest("cmd runs the Windows build's lines (the windows tier)")
+        if PRINT_ARGS is None or not PRINT_ARGS.is_file():
+            self.skipTest("no --print-args child (tests/cli/print_args.c) given")
+        hostile = "v&echo PWNED>pwned&(x)^y"
+        site = self.site_packages_in(hostile, "windows")
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
+        command = self.fix_of(r.stderr, "python -m pip install")
+        self.assertTrue(command.startswith("python "), command)
+        # PowerShell would read the same words: double quotes hold nothing it
+        # expands.
+        self.assertFalse(any(c in command for c in "$`\u201c\u201d\u201e"), command)
+        work, out = self.wine_cmd(to_cli(PRINT_ARGS) + command[len("python"):])
+        args = [bytes.fromhex(l.split(" ", 1)[1]).decode() for l in out.splitlines()
+                if l.startswith("arg ")]
+        target = to_cli(site.parent) + "\\cudnn8"
+        self.assertEqual(args[:7], ["-m", "pip", "install", "--no-deps", "--target", target,
+                                    "nvidia-cudnn-cu12==8.9.*"], out)
+        self.assertFalse((work / "pwned").exists(), "pasting %r ran a command" % command)
+
+    def test_a_folder_no_quoting_keeps_literal_is_named_apart_on_windows(self):
+        # % and $ are expanded by cmd and PowerShell even in double quotes:
+        # such a folder is DIR in the command and named after it.
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the Windows build's lines (the windows tier; Linux: tests/test_fix_lines.c)")
+        site = self.site_packages_in("v$(calc)%PATH%", "windows")
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
+        command = self.fix_of(r.stderr, "python -m pip install")
+        self.assertIn("--target DIR ", command)
+        self.assertNotIn("$(calc)", command)
+        self.assertIn("(DIR: the folder %s\\cudnn8," % to_cli(site.parent), r.stderr)
 
 
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""Issue 33 (hardening, third round), the Python side: names are compared
-in ASCII whatever locale the interpreter runs in (item 12). Python sets
+"""Issue 33 (hardening, third round), the Python side: fix lines planned
+for Windows quote for cmd and PowerShell (item 3); names are compared in
+ASCII whatever locale the interpreter runs in (item 12). Python sets
 LC_CTYPE from the environment at start, so a program under tr_TR.UTF-8 gives
 the library a locale where the C library's tolower('I') is 'I' (the dotless
 i has no one-byte form): "CUPTI" and "NVJITLINK=13" must still name cupti
@@ -70,3 +71,39 @@ def test_names_fold_in_ascii_under_a_turkish_locale(run, turkish_locale):
         % chr(seen["tolower_I"]))
     assert seen["requirements"] == ["cupti", "nvjitlink=13", "cudart>=12",
                                     "cublas=12"], seen
+
+
+def copy_tree(src, dst):
+    shutil.copytree(src, dst, symlinks=True)
+    return dst
+
+
+def test_windows_fix_lines_quote_for_cmd_and_powershell(run, fixtures, tmp_path):
+    """Item 3, Windows naming (planned here, pasted there): a folder whose
+    name cmd and PowerShell both read literally in double quotes is written
+    so; one holding what either expands there ($, %) is DIR in the command
+    and named after it, never printed where a shell would act on it."""
+    site = os.path.join(fixtures, "windows", "site-packages")
+    quoted = copy_tree(site, str(tmp_path / "v&echo x>y&(z)^w" / "site-packages"))
+    apart = copy_tree(site, str(tmp_path / "v$(calc)%PATH%" / "site-packages"))
+    result = run("""
+        import json, sys
+        import cudaload
+        out = {}
+        for key, root in (("quoted", sys.argv[1]), ("apart", sys.argv[2])):
+            with cudaload.Context(roots=[root], defaults=False, site_packages=False,
+                                  target="windows") as ctx:
+                ctx.require("cudnn=8")
+                out[key] = ctx.plan(check=False).error
+        print(json.dumps(out))
+    """.replace("sys.argv[1]", repr(quoted)).replace("sys.argv[2]", repr(apart)))
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    folder = os.path.dirname(os.path.realpath(quoted))
+    assert ('python -m pip install --no-deps --target "%s/cudnn8" '
+            '"nvidia-cudnn-cu12==8.9.*"' % folder) in out["quoted"], out["quoted"]
+    folder = os.path.dirname(os.path.realpath(apart))
+    assert ("python -m pip install --no-deps --target DIR "
+            '"nvidia-cudnn-cu12==8.9.*"') in out["apart"], out["apart"]
+    assert "(DIR: the folder %s/cudnn8, whose name holds" % folder in out["apart"], out["apart"]
+    fix = [l for l in out["apart"].splitlines() if "fix: " in l][0]
+    assert "$(calc)" not in fix[:fix.index(" (DIR: ")], fix
