@@ -259,8 +259,11 @@ CUDALOAD_API const char *cudaload_library_machine(const cudaload_ctx *ctx,
  *  cudart, nvrtc.h, cudnn.h, ...): what an NVRTC or nvJitLink program
  *  passes to the compiler at run time (-I). NULL when there is none, with
  *  the last error naming the header looked for and the library beside
- *  which it looked. `cudaload include-dir FAMILY` prints it for the library
- *  a plan chooses. */
+ *  which it looked; NULL too when other users can change what a compiler
+ *  would read there (the folder, the header or a folder on the way is
+ *  writable by them, as for a library's folders; the last error says which
+ *  and who) unless the ctx has CUDALOAD_ALLOW_WRITABLE_ROOTS. `cudaload
+ *  include-dir FAMILY` prints it for the library a plan chooses. */
 CUDALOAD_API const char *cudaload_library_include_dir(const cudaload_ctx *ctx,
                                                       size_t i);
 /** The root (index into cudaload_root_*) under which library i was found. */

@@ -3119,6 +3119,109 @@ class Hardening3(CliTestCase):
         self.assertIn("(DIR: the folder %s\\cudnn8," % to_cli(site.parent), r.stderr)
 
 
+    # 1. include-dir hands out no folder others can write to.
+    def wheels_copy(self):
+        """A copy of the platform's wheels (cudart with its include/), and
+        that include folder."""
+        site = self.tmpdir() / "site-packages"
+        shutil.copytree(str(self.fixture("windows" if CLI_IS_WINDOWS else "wheels-cu12", "site-packages")),
+                        str(site), symlinks=True)
+        return site, site / "nvidia" / "cuda_runtime" / "include"
+
+    def include_dir(self, site, *extra, rc=0):
+        return self.run_ok("include-dir", "cudart", "--no-defaults", "--root", to_cli(site), *extra, rc=rc)
+
+    def test_include_dir_refuses_a_folder_others_can_write_to(self):
+        site, include = self.wheels_copy()
+        self.assertTrue(same_file(self.include_dir(site).stdout.strip(), include))
+        os.chmod(str(include), 0o777)
+        r = self.include_dir(site, rc=4)
+        self.assertEqual(r.stdout, "", r.describe())
+        for needle in ("refused", to_cli(include), "writable by", "--allow-writable-roots"):
+            self.assertIn(needle, r.stderr, r.describe())
+        r = self.include_dir(site, "--allow-writable-roots")
+        self.assertTrue(same_file(r.stdout.strip(), include), r.describe())
+        # The header a compiler reads first, writable by every user.
+        os.chmod(str(include), 0o755)
+        os.chmod(str(include / "cuda_runtime.h"), 0o666)
+        r = self.include_dir(site, rc=4)
+        self.assertIn("cuda_runtime.h", r.stderr, r.describe())
+        # The scan report has no include folder for it either.
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", to_cli(site), "--format", "json"))
+        cudart = [l for l in doc["libraries"] if l["name"] == "cudart"]
+        self.assertEqual([l["include_dir"] for l in cudart], [None], cudart)
+
+    def test_include_dir_refuses_a_link_into_a_folder_others_can_rename_in(self):
+        self.require_linux_tool("links are not tested under Wine")
+        site, include = self.wheels_copy()
+        open_folder = self.tmpdir() / "open"
+        open_folder.mkdir()
+        shutil.move(str(include), str(open_folder / "include"))
+        os.symlink(str(open_folder / "include"), str(include))
+        os.chmod(str(open_folder), 0o777)
+        r = self.include_dir(site, rc=4)
+        self.assertIn(os.path.realpath(str(open_folder)), r.stderr, r.describe())
+        self.assertIn("rename", r.stderr, r.describe())
+        # Sticky (/tmp's 1777): nobody can swap what he does not own.
+        os.chmod(str(open_folder), 0o1777)
+        self.assertTrue(same_file(self.include_dir(site).stdout.strip(), open_folder / "include"))
+        # A link into a folder others can add headers to: refused, sticky or not.
+        os.chmod(str(open_folder / "include"), 0o1777)
+        self.include_dir(site, rc=4)
+
+    # 2. A version is not read from a source others can write to.
+    def cudart_scanned(self, site, *extra):
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", to_cli(site), "--format", "json", *extra))
+        return [l for l in doc["libraries"] if l["name"] == "cudart"][0]
+
+    def test_versions_are_not_read_from_a_dist_info_others_can_write_to(self):
+        site, _ = self.wheels_copy()
+        dist = [d for d in site.iterdir() if d.name.startswith("nvidia_cuda_runtime")][0]
+        self.assertEqual(self.cudart_scanned(site)["version_source"], "dist-info")
+        for path, mode in ((dist, 0o777), (dist / "METADATA", 0o666)):
+            os.chmod(str(path), mode)
+            lib = self.cudart_scanned(site)
+            self.assertNotEqual(lib["version_source"], "dist-info", lib)
+            # The plan says which source it passed over, and why.
+            r = self.run_ok("env", "--require", "cudart", "--no-defaults", "--root", to_cli(site))
+            self.assertIn("warning: ", r.stderr, r.describe())
+            self.assertIn("a source of its version was passed over", r.stderr, r.describe())
+            self.assertIn(to_cli(path), r.stderr, r.describe())
+            self.assertIn("writable by", r.stderr, r.describe())
+            if not CLI_IS_WINDOWS:  # a DLL's VERSIONINFO may still tell 12.4
+                r = self.run_ok("env", "--require", "cudart>=12.4", "--no-defaults", "--root", to_cli(site), rc=4)
+                self.assertIn("passed over", r.stderr, r.describe())
+            self.assertEqual(self.cudart_scanned(site, "--allow-writable-roots")["version_source"], "dist-info")
+            os.chmod(str(path), 0o755 if path.is_dir() else 0o644)
+
+    def test_versions_are_not_read_from_a_site_folder_others_can_add_to(self):
+        # A sticky site-packages under the root lets nobody swap the library
+        # (accepted on the way), but anyone may add a dist-info whose RECORD
+        # claims it.
+        self.require_linux_tool("the sticky bit is a POSIX mode")
+        venv = self.tmpdir()
+        site = venv / "lib" / "python3.11" / "site-packages"
+        shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        self.assertEqual(self.cudart_scanned(venv)["version_source"], "dist-info")
+        os.chmod(str(site), 0o1777)
+        lib = self.cudart_scanned(venv)
+        self.assertNotEqual(lib["version_source"], "dist-info", lib)
+
+    def test_versions_are_not_read_from_headers_others_can_write_to(self):
+        self.require_linux_tool("the toolkit fixture is Linux's")
+        toolkit = self.tmpdir() / "cuda-12.4"
+        shutil.copytree(str(self.fixture("toolkit", "cuda-12.4")), str(toolkit), symlinks=True)
+        def cublas():
+            doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", str(toolkit), "--format", "json"))
+            return [l for l in doc["libraries"] if l["name"] == "cublas"][0]
+        self.assertEqual((cublas()["version_source"], cublas()["version"]), ("header", "12.4.5"))
+        os.chmod(str(toolkit / "targets" / "x86_64-linux" / "include"), 0o777)
+        self.assertEqual(cublas()["version_source"], "none", cublas())
+        r = self.run_ok("env", "--require", "cublas=12.4", "--no-defaults", "--root", str(toolkit), rc=4)
+        self.assertIn("passed over", r.stderr, r.describe())
+        self.assertIn("targets/x86_64-linux/include, which is writable by every user", r.stderr, r.describe())
+
+
 
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
