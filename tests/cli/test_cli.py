@@ -3085,12 +3085,13 @@ class Hardening3(CliTestCase):
     def test_fix_lines_are_safe_to_paste_into_cmd(self):
         # The Windows tool's fix line, pasted into Wine's cmd with python
         # standing for the print_args child: the words arrive exactly, and
-        # & > ( ) ^ in the folder's name run nothing.
+        # & ( ) ^ in the folder's name run nothing (a Windows name holds no
+        # < > |).
         if not CLI_IS_WINDOWS:
             self.skipTest("cmd runs the Windows build's lines (the windows tier)")
         if PRINT_ARGS is None or not PRINT_ARGS.is_file():
             self.skipTest("no --print-args child (tests/cli/print_args.c) given")
-        hostile = "v&echo PWNED>pwned&(x)^y"
+        hostile = "v&echo PWNED&(x)^y"
         site = self.site_packages_in(hostile, "windows")
         r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
         command = self.fix_of(r.stderr, "python -m pip install")
@@ -3104,7 +3105,7 @@ class Hardening3(CliTestCase):
         target = to_cli(site.parent) + "\\cudnn8"
         self.assertEqual(args[:7], ["-m", "pip", "install", "--no-deps", "--target", target,
                                     "nvidia-cudnn-cu12==8.9.*"], out)
-        self.assertFalse((work / "pwned").exists(), "pasting %r ran a command" % command)
+        self.assertNotIn("PWNED", out, "pasting %r ran a command" % command)
 
     def test_a_folder_no_quoting_keeps_literal_is_named_apart_on_windows(self):
         # % and $ are expanded by cmd and PowerShell even in double quotes:
@@ -3220,6 +3221,136 @@ class Hardening3(CliTestCase):
         r = self.run_ok("env", "--require", "cublas=12.4", "--no-defaults", "--root", str(toolkit), rc=4)
         self.assertIn("passed over", r.stderr, r.describe())
         self.assertIn("targets/x86_64-linux/include, which is writable by every user", r.stderr, r.describe())
+
+
+    # 5-9. explain --pid explains what the process maps.
+    MAPPER = ("import json, mmap, os, sys, time\n"
+              "parts = json.loads(sys.argv[1])\n"
+              "fd = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY)\n"
+              "for name in parts[1:-1]:\n"
+              "    inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)\n"
+              "    os.close(fd)\n"
+              "    fd = inner\n"
+              "f = os.open(parts[-1], os.O_RDONLY, dir_fd=fd)\n"
+              "m = mmap.mmap(f, 0, prot=mmap.PROT_READ)\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(120)\n")
+
+    def mapping(self, parts, prefix=()):
+        """A child that maps the file reached through the folder parts[0]
+        and the names after it (a path of any length, names of any bytes);
+        stopped at the end of the test."""
+        child = subprocess.Popen(list(prefix) + [sys.executable, "-c", self.MAPPER, json.dumps(parts)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        def stop():
+            child.kill()
+            child.wait()
+            child.stdout.close()
+            child.stderr.close()
+        self.addCleanup(stop)
+        ready = child.stdout.readline().strip()
+        if ready != b"ready":
+            self.fail("the mapping child did not start: %r" % child.stderr.read())
+        return child
+
+    def explain_pid(self, pid):
+        r = run_cli("explain", "--no-defaults", "--pid", str(pid), "--format", "json")
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return self.parse_json(r)
+
+    def cuda_objects(self, doc):
+        return [(o["path"], o["version"]) for o in doc["objects"] if o["family"]]
+
+    def test_pid_a_mapped_library_replaced_on_disk_is_reported_deleted(self):
+        self.require_linux_tool("/proc/PID/maps is Linux's")
+        site = self.tmpdir() / "site-packages"
+        shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        lib = site / "nvidia" / "cudnn" / "lib" / "libcudnn.so.8"
+        child = self.mapping([str(lib.parent), lib.name])
+        self.assertEqual(self.cuda_objects(self.explain_pid(child.pid)), [(str(lib), "8.9.7.29")])
+        # pip upgrades the wheel: a new file under the same name, a new
+        # dist-info that claims it.
+        data = lib.read_bytes()
+        lib.unlink()
+        lib.write_bytes(data)
+        old = [d for d in site.iterdir() if d.name.startswith("nvidia_cudnn_cu12-")][0]
+        new = site / old.name.replace("8.9.7.29", "8.9.9.9")
+        old.rename(new)
+        (new / "METADATA").write_text((new / "METADATA").read_text().replace("8.9.7.29", "8.9.9.9"))
+        doc = self.explain_pid(child.pid)
+        objects = self.cuda_objects(doc)
+        self.assertEqual([p for p, _ in objects], [str(lib)], doc)
+        self.assertNotEqual(objects[0][1], "8.9.9.9", "the replacement's version was reported: %s" % doc)
+        self.assertTrue(any("deleted or replaced" in p and str(lib) in p for p in doc["problems"]), doc)
+
+    def test_pid_a_maps_line_longer_than_8_kib_is_read_whole(self):
+        self.require_linux_tool("/proc/PID/maps is Linux's")
+        base = str(self.tmpdir())
+        # Folders making the path about 8,300 bytes, one of them shaped so
+        # that a reader cutting the line at 8 KiB would take the rest for a
+        # line of its own naming /x.../libcublas.so.12, never mapped.
+        parts, length = [base], len(base)
+        fake = "00400000-00401000 r--p 00000000 00:00 1 "
+        while length + 201 < 8118:
+            name = "d" * min(200, 8118 - length - 2)
+            parts.append(name)
+            length += 1 + len(name)
+        parts += [fake, "x" * 100, "libcublas.so.12"]
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+        for name in parts[1:-1]:
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        src = self.fixture("wheels-cu12", "site-packages", "nvidia", "cublas", "lib", "libcublas.so.12")
+        with open(os.open(parts[-1], os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+            out.write(src.read_bytes())
+        os.close(fd)
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", base]))
+        child = self.mapping(parts)
+        path = "/".join(parts)
+        self.assertGreater(len(path), 8192)
+        doc = self.explain_pid(child.pid)
+        self.assertEqual([p for p, _ in self.cuda_objects(doc)], [path], doc)
+
+    def test_pid_a_folder_name_holding_a_newline_is_that_folder(self):
+        self.require_linux_tool("/proc/PID/maps is Linux's")
+        top = self.tmpdir()
+        src = self.fixture("wheels-cu12", "site-packages", "nvidia", "cublas", "lib", "libcublas.so.12")
+        real = top / "a\nb"
+        decoy = top / "a\\012b"  # what maps shows, as a name of its own
+        for folder in (real, decoy):
+            folder.mkdir()
+            shutil.copy2(str(src), str(folder / "libcublas.so.12"))
+        child = self.mapping([str(real), "libcublas.so.12"])
+        doc = self.explain_pid(child.pid)
+        self.assertEqual([p for p, _ in self.cuda_objects(doc)], [str(real / "libcublas.so.12")], doc)
+
+    def test_pid_of_a_process_in_another_mount_namespace(self):
+        # A container: its site-packages is another folder under the same
+        # path. Its own cuBLAS (12.9.9.9 by its dist-info) is reported, not
+        # the host's (12.4.5.8).
+        self.require_linux_tool("mount namespaces are Linux's")
+        unshare, mount = shutil.which("unshare"), shutil.which("mount")
+        if os.geteuid() != 0 or not unshare or not mount:
+            self.skipTest("needs root, unshare and mount (util-linux) to make a mount namespace")
+        host = self.tmpdir() / "site-packages"
+        guest = self.tmpdir() / "site-packages"
+        for site in (host, guest):
+            shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        old = [d for d in guest.iterdir() if d.name.startswith("nvidia_cublas_cu12-")][0]
+        new = guest / old.name.replace("12.4.5.8", "12.9.9.9")
+        old.rename(new)
+        (new / "METADATA").write_text((new / "METADATA").read_text().replace("12.4.5.8", "12.9.9.9"))
+        lib = host / "nvidia" / "cublas" / "lib" / "libcublas.so.12"
+        probe = subprocess.run([unshare, "--mount", "--propagation", "private", "true"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest("unshare --mount failed here: %s" % probe.stderr.decode().strip())
+        child = self.mapping([str(lib.parent), lib.name],
+                             prefix=[unshare, "--mount", "--propagation", "private", "--", "sh", "-c",
+                                     'mount --bind "$0" "$1" && shift && exec "$@"', str(guest), str(host)])
+        doc = self.explain_pid(child.pid)
+        self.assertEqual(self.cuda_objects(doc), [(str(lib), "12.9.9.9")], doc)
 
 
 
