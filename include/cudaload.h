@@ -949,7 +949,11 @@ CUDALOAD_API int cudaload_explain_files(cudaload_ctx *ctx,
  * The CUDA libraries process `pid` has mapped (Linux /proc/PID/maps,
  * Windows its module list), with families and versions, and the problems
  * visible from outside: one family and major in two versions, a cuDNN whose
- * sub-libraries come from another version, CUDA majors mixed.
+ * sub-libraries come from another version, CUDA majors mixed. A version is
+ * the mapped file's (on Linux its device and inode are checked, and a
+ * process in another mount namespace is read through /proc/PID/root): a
+ * library deleted or replaced on disk since it was mapped is a problem of
+ * its own, without the replacement's version.
  * CUDALOAD_E_NOT_FOUND for no such process, CUDALOAD_E_IO when this
  * process may not look (another user's), with the reason in the last
  * error.
