@@ -382,8 +382,13 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   int is_file = use == CL_TRUST_LIBRARY_FILE;
   if (is_file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
     return 0;
+  /* With an ACL the mode's group bits are its mask, which caps every
+   * named entry: without group write in the mode no entry can write, and
+   * the attribute need not be read (most folders: 0755). */
   acl_writers acl;
-  read_acl_writers(path, &acl);
+  memset(&acl, 0, sizeof acl);
+  if (st.st_mode & S_IWGRP)
+    read_acl_writers(path, &acl);
   int others = (st.st_mode & S_IWOTH) != 0;
   /* With an ACL the mode's group bits are its mask: the owning group writes
    * only when its own entry, through the mask, says so. */

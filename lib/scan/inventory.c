@@ -54,7 +54,18 @@ struct cl_version_cache {
   /* CUDALOAD_ALLOW_WRITABLE_ROOTS: version sources others can write to are
    * read all the same. */
   int allow_writable;
+  /* What trust.h said of each version source (a METADATA, a header), asked
+   * once: every library of a wheel or a toolkit shares its source. */
+  struct trusted_source *sources;
+  size_t source_count, source_capacity;
+  cl_str_index sources_by_path;
 };
+
+typedef struct trusted_source {
+  char *path;
+  char *refusal; /* NULL: others cannot write to it */
+  int lost;      /* refused, but memory ran out for the reason */
+} trusted_source;
 
 static void version_cache_free(cl_version_cache *c) {
   if (!c)
@@ -62,6 +73,12 @@ static void version_cache_free(cl_version_cache *c) {
   cl_str_index_free(&c->distinfo_by_folder);
   cl_str_index_free(&c->headers_by_folder);
   cl_str_index_free(&c->folders_by_path);
+  cl_str_index_free(&c->sources_by_path);
+  for (size_t i = 0; i < c->source_count; ++i) {
+    free(c->sources[i].path);
+    free(c->sources[i].refusal);
+  }
+  free(c->sources);
   for (size_t i = 0; i < c->distinfo_count; ++i)
     cl_distinfo_free(&c->distinfo[i]);
   free(c->distinfo);
@@ -290,6 +307,34 @@ typedef struct found_version {
   char *distrust; /* malloc'ed: why a source was passed over, or NULL */
 } found_version;
 
+/* Why others can change a version source (trust.h: a dist-info by its
+ * METADATA, or, with include, a header in that include folder), a
+ * malloc'ed copy, or NULL; asked of the file system once per source. */
+static char *source_refusal(cl_version_cache *c, const char *path,
+                            const char *include, int *lost) {
+  size_t at;
+  *lost = 0;
+  if (cl_str_index_find(&c->sources_by_path, path, &at)) {
+    *lost = c->sources[at].lost;
+    return c->sources[at].refusal ? cl_strdup(c->sources[at].refusal) : NULL;
+  }
+  char *refusal = include ? cl_trust_include_refusal(include, path, lost)
+                          : cl_trust_distinfo_refusal(path, lost);
+  char *key = cl_strdup(path);
+  if (!key ||
+      cl_reserve((void **)&c->sources, &c->source_capacity, c->source_count + 1,
+                 sizeof *c->sources) ||
+      cl_str_index_add(&c->sources_by_path, key, c->source_count)) {
+    free(key); /* not remembered: asked again next time */
+    return refusal;
+  }
+  trusted_source *t = &c->sources[c->source_count++];
+  t->path = key;
+  t->refusal = refusal ? cl_strdup(refusal) : NULL;
+  t->lost = *lost || (refusal && !t->refusal);
+  return refusal;
+}
+
 /* Whether a version source (its refusal from trust.h) is others' to change:
  * then it is passed over for the next, and the first reason is kept for the
  * plan to say. */
@@ -322,7 +367,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
   const cl_distribution *d = distribution_of(c, folder, name);
   int lost = 0;
   if (d && !c->allow_writable &&
-      distrusted(v, cl_trust_distinfo_refusal(d->metadata_path, &lost), lost))
+      distrusted(v, source_refusal(c, d->metadata_path, NULL, &lost), lost))
     d = NULL;
   if (d) {
     v->version = d->version;
@@ -349,7 +394,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     char *include = h ? cl_path_dirname(h->header_path) : NULL;
     if (h && !c->allow_writable &&
         (!include ||
-         distrusted(v, cl_trust_include_refusal(include, h->header_path, &lost),
+         distrusted(v, source_refusal(c, h->header_path, include, &lost),
                     lost)))
       h = NULL;
     free(include);

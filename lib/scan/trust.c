@@ -63,13 +63,38 @@ static char *real_quietly(const char *path) {
   return real;
 }
 
-char *cl_trust_source_refusal(const char *path, int is_folder,
-                              const char *anchor, int *out_of_memory) {
-  *out_of_memory = 0;
-  char *real = real_quietly(path);
-  if (!real)
-    return NULL;
-  char *anchor_real = real_quietly(anchor);
+/* The real path of `path`, a path below the folder `base` whose real path
+ * is base_real: base_real and the rest, when no entry below base is a link
+ * (one lstat each: a dist-info's METADATA is one entry below its folder),
+ * else resolved whole. NULL when it does not resolve. */
+static char *real_below(const char *path, const char *base,
+                        const char *base_real) {
+  size_t n = strlen(base);
+  if (!base_real || strncmp(path, base, n) != 0 ||
+      (path[n] != '/' && path[n] != '\\'))
+    return real_quietly(path);
+  for (const char *p = path + n + 1;; ++p) {
+    if (*p != '/' && *p != '\\' && *p != '\0')
+      continue;
+    char *prefix = cl_strndup(path, (size_t)(p - path));
+    cl_file_kind kind = prefix ? cl_os_lstat_kind(prefix) : CL_KIND_MISSING;
+    free(prefix);
+    if (kind == CL_KIND_SYMLINK)
+      return real_quietly(path);
+    if (kind == CL_KIND_MISSING)
+      return NULL;
+    if (*p == '\0')
+      break;
+  }
+  return cl_path_join(base_real, path + n + 1);
+}
+
+/* The checks of cl_trust_source_refusal() on a path whose real path is
+ * known; the folder that holds a file is asked about unless the caller has
+ * (folder_checked), and the walk stops at `stop` (a real path). */
+static char *refusal_resolved(const char *path, const char *real, int is_folder,
+                              int folder_checked, const char *stop,
+                              int *out_of_memory) {
   char *folder = is_folder ? cl_strdup(real) : cl_path_dirname(real);
   /* "P is ...", or for a link "P resolves to R, ...", as the scan says it of
    * a library (inventory.c). */
@@ -83,20 +108,19 @@ char *cl_trust_source_refusal(const char *path, int is_folder,
   if (!folder || !shown) {
     *out_of_memory = 1;
     refused = 0;
-  } else if ((!is_folder &&
-              cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &why)) ||
-             (is_folder &&
-              cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FOLDER, &why))) {
+  } else if (cl_os_writable_by_others(real,
+                                      is_folder ? CL_TRUST_LIBRARY_FOLDER
+                                                : CL_TRUST_LIBRARY_FILE,
+                                      &why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
                               why ? why : "writable by other users");
-  } else if (!is_folder &&
+  } else if (!is_folder && !(folder_checked && strcmp(folder, stop) == 0) &&
              cl_os_writable_by_others(folder, CL_TRUST_LIBRARY_FOLDER, &why)) {
     detail = cl_strdup_printf("%s%s %s, which is %s", shown,
                               linked ? ", in" : " is in", folder,
                               why ? why : "writable by other users");
   } else if ((through = cl_trust_unsafe_on_the_way(
-                  folder, anchor_real ? anchor_real : anchor, ask_directly,
-                  &asks, &on_the_way)) != NULL) {
+                  folder, stop, ask_directly, &asks, &on_the_way)) != NULL) {
     detail =
         cl_strdup_printf("%s%s %s, which is %s", shown,
                          linked ? ", reached through" : " is reached through",
@@ -111,22 +135,46 @@ char *cl_trust_source_refusal(const char *path, int is_folder,
   free(asks.last_why);
   free(shown);
   free(folder);
-  free(anchor_real);
-  free(real);
   return detail;
+}
+
+char *cl_trust_source_refusal(const char *path, int is_folder,
+                              const char *anchor, int *out_of_memory) {
+  *out_of_memory = 0;
+  char *anchor_real = real_quietly(anchor);
+  char *real = real_below(path, anchor, anchor_real);
+  char *refused =
+      real ? refusal_resolved(path, real, is_folder, 0,
+                              anchor_real ? anchor_real : anchor, out_of_memory)
+           : NULL;
+  free(real);
+  free(anchor_real);
+  return refused;
 }
 
 char *cl_trust_include_refusal(const char *include_dir, const char *file,
                                int *out_of_memory) {
+  *out_of_memory = 0;
   char *install = cl_path_dirname(include_dir);
+  char *install_real = install ? real_quietly(install) : NULL;
+  char *include_real =
+      install ? real_below(include_dir, install, install_real) : NULL;
+  char *file_real =
+      include_real ? real_below(file, include_dir, include_real) : NULL;
+  char *refused = NULL;
   if (!install) {
     *out_of_memory = 1;
-    return NULL;
+  } else if (include_real) {
+    refused =
+        refusal_resolved(include_dir, include_real, 1, 0,
+                         install_real ? install_real : install, out_of_memory);
+    if (!refused && !*out_of_memory && file_real)
+      refused =
+          refusal_resolved(file, file_real, 0, 1, include_real, out_of_memory);
   }
-  char *refused =
-      cl_trust_source_refusal(include_dir, 1, install, out_of_memory);
-  if (!refused && !*out_of_memory)
-    refused = cl_trust_source_refusal(file, 0, include_dir, out_of_memory);
+  free(file_real);
+  free(include_real);
+  free(install_real);
   free(install);
   return refused;
 }
@@ -136,16 +184,30 @@ char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory) {
   char *dist = cl_path_dirname(metadata_path);
   char *holder = dist ? cl_path_dirname(dist) : NULL;
   char *record = dist ? cl_path_join(dist, "RECORD") : NULL;
+  char *holder_real = holder ? real_quietly(holder) : NULL;
+  char *dist_real = holder_real ? real_below(dist, holder, holder_real) : NULL;
   char *refused = NULL;
   if (!dist || !holder || !record) {
     *out_of_memory = 1;
-  } else {
-    const char *const paths[] = {holder, dist, metadata_path, record};
-    const char *const anchors[] = {holder, holder, dist, dist};
-    for (size_t i = 0; i < 4 && !refused && !*out_of_memory; ++i)
+  } else if (holder_real && dist_real) {
+    /* the folder of the dist-info folders, the dist-info folder, then its
+     * METADATA and RECORD, the folder they are in being checked */
+    refused =
+        refusal_resolved(holder, holder_real, 1, 0, holder_real, out_of_memory);
+    if (!refused && !*out_of_memory)
       refused =
-          cl_trust_source_refusal(paths[i], i < 2, anchors[i], out_of_memory);
+          refusal_resolved(dist, dist_real, 1, 0, holder_real, out_of_memory);
+    const char *const files[] = {metadata_path, record};
+    for (size_t i = 0; i < 2 && !refused && !*out_of_memory; ++i) {
+      char *real = real_below(files[i], dist, dist_real);
+      if (real)
+        refused =
+            refusal_resolved(files[i], real, 0, 1, dist_real, out_of_memory);
+      free(real);
+    }
   }
+  free(dist_real);
+  free(holder_real);
   free(record);
   free(holder);
   free(dist);
