@@ -106,7 +106,9 @@ static int read_maps(long pid, int fd, maps_files *m) {
       break;
     }
     if (n == 0) {
-      if (pending.len)
+      if (pending.failed)
+        m->failed = 1;
+      else if (pending.len)
         rc = cl_maps_parse(pending.data, pending.len, collect, m);
       break;
     }

@@ -972,7 +972,9 @@ typedef struct pid_context {
   cudaload_explain *e;
   cudaload_ctx *ctx;
   cl_naming naming;
-  cl_str_index objects; /* e->objects by path (keys: their paths) */
+  /* e->objects by path (keys: their paths), apart for the deleted files
+   * mapped: a library deleted, replaced and mapped again is two objects. */
+  cl_str_index objects, deleted_objects;
   library_index indexes[1 + CL_EXPLAIN_FOLDER_SCANS];
   size_t index_count;
 } pid_context;
@@ -1071,8 +1073,9 @@ static void visit_mapped(const cl_mapped_file *f, void *opaque) {
   pid_context *pc = opaque;
   cudaload_explain *e = pc->e;
   cl_name_match m;
+  cl_str_index *seen = f->deleted ? &pc->deleted_objects : &pc->objects;
   if (e->failed || !catalog_of(f->path, NULL, pc->naming, &m) ||
-      cl_str_index_find(&pc->objects, f->path, NULL))
+      cl_str_index_find(seen, f->path, NULL))
     return; /* not a CUDA library, or met under that name already */
   if (cl_reserve((void **)&e->objects, &e->object_capacity, e->object_count + 1,
                  sizeof *e->objects)) {
@@ -1082,7 +1085,7 @@ static void visit_mapped(const cl_mapped_file *f, void *opaque) {
   cl_explain_object *o = &e->objects[e->object_count];
   memset(o, 0, sizeof *o);
   o->path = cl_strdup(f->path);
-  if (!o->path || cl_str_index_add(&pc->objects, o->path, e->object_count)) {
+  if (!o->path || cl_str_index_add(seen, o->path, e->object_count)) {
     free(o->path);
     e->failed = 1;
     return;
@@ -1262,8 +1265,10 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
   pc.ctx = ctx;
   pc.naming = cl_ctx_naming(ctx);
   cl_str_index_init(&pc.objects, 0);
+  cl_str_index_init(&pc.deleted_objects, 0);
   rc = cl_os_loader_process_modules(pid, wanted_mapped, visit_mapped, &pc);
   cl_str_index_free(&pc.objects);
+  cl_str_index_free(&pc.deleted_objects);
   for (size_t i = 0; i < pc.index_count; ++i)
     cl_str_index_free(&pc.indexes[i].by_path);
   if (rc) {
