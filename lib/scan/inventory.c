@@ -345,7 +345,9 @@ static int distrusted(found_version *v, char *refusal, int lost) {
     free(refusal);
   else
     v->distrust =
-        refusal ? refusal : cl_strdup("a version source is writable by others");
+        refusal ? refusal
+                : cl_strdup("a version source could not be checked (out of "
+                            "memory), so it was passed over");
   return 1;
 }
 
