@@ -103,7 +103,7 @@ typedef struct cl_mapped_file {
   const char *path; /* the name the process mapped it under */
   /* A path through which this process reads that very file, its device
    * and inode checked against the mapping: `path` itself when it leads to
-   * that file here too; else /proc/PID/root/PATH (the process's own root
+   * that file here too; else PATH under /proc/PID/root (the process's own root
    * and mount namespace: a container's file of the same name is another
    * file); else /proc/PID/map_files/START-END (the mapping itself, a
    * deleted file's too, where this process may follow it: root); NULL when
