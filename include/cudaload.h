@@ -260,8 +260,11 @@ CUDALOAD_API const char *cudaload_library_machine(const cudaload_ctx *ctx,
  *  cudart, nvrtc.h, cudnn.h, ...): what an NVRTC or nvJitLink program
  *  passes to the compiler at run time (-I). NULL when there is none, with
  *  the last error naming the header looked for and the library beside
- *  which it looked. `cudaload include-dir FAMILY` prints it for the library
- *  a plan chooses. */
+ *  which it looked; NULL too when other users can change what a compiler
+ *  would read there (the folder, the header or a folder on the way is
+ *  writable by them, as for a library's folders; the last error says which
+ *  and who) unless the ctx has CUDALOAD_ALLOW_WRITABLE_ROOTS. `cudaload
+ *  include-dir FAMILY` prints it for the library a plan chooses. */
 CUDALOAD_API const char *cudaload_library_include_dir(const cudaload_ctx *ctx,
                                                       size_t i);
 /** The root (index into cudaload_root_*) under which library i was found. */
@@ -1008,7 +1011,11 @@ CUDALOAD_API int cudaload_explain_files(cudaload_ctx *ctx,
  * The CUDA libraries process `pid` has mapped (Linux /proc/PID/maps,
  * Windows its module list), with families and versions, and the problems
  * visible from outside: one family and major in two versions, a cuDNN whose
- * sub-libraries come from another version, CUDA majors mixed.
+ * sub-libraries come from another version, CUDA majors mixed. A version is
+ * the mapped file's (on Linux its device and inode are checked, and a
+ * process in another mount namespace is read through /proc/PID/root): a
+ * library deleted or replaced on disk since it was mapped is a problem of
+ * its own, without the replacement's version.
  * CUDALOAD_E_NOT_FOUND for no such process, CUDALOAD_E_IO when this
  * process may not look (another user's), with the reason in the last
  * error.

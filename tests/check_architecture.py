@@ -21,6 +21,10 @@
 5. The tool uses the library as users do: tools/ includes the public header
    and its own, plus the few utilities it shares with the library for
    showing text and paths (TOOL_UTILITIES), none of the library's stages.
+6. Names are compared in ASCII: no file of lib/ or tools/ calls the C
+   library's character functions (tolower, isalnum, strcasecmp, ...), which
+   follow the locale a host program set (under tr_TR.UTF-8 tolower('I') is
+   'I'); common/strutil.h has the ASCII ones (cl_ascii_lower, ...).
 
 Usage: check_architecture.py --source REPO [--objects OBJ;OBJ;...] [--nm NM]
 Exit status 0 when the shape holds, 1 with each violation named otherwise.
@@ -46,8 +50,11 @@ CLEARS_CONSUMED = {"cl_restore_error", "cl_manifest_load_text", "load_text",
                    "cl_probe_run_in_process"}
 # What the tool may include besides cudaload.h and its own cli*.h: escaping
 # for a terminal, UTF-8 <-> UTF-16 for its arguments, absolute paths and the
-# library's environment reader (cl_os_getenv: no narrow getenv on Windows).
-TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h"}
+# library's environment reader (cl_os_getenv: no narrow getenv on Windows),
+# and the quoting of a word in a command it prints (exec --dry-run), which
+# the library's fix lines use too.
+TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h",
+                  "common/shell_word.h"}
 
 
 def check_platform_rule(lib, problems):
@@ -125,6 +132,34 @@ def check_tool_includes(tools, problems):
                     problems.append(
                         f"tools/{name}:{number}: includes {header}; the tool "
                         f"uses the public API (include/cudaload.h)")
+
+
+LOCALE_CTYPE = re.compile(
+    r"\b(to(lower|upper)|is(alnum|alpha|blank|cntrl|digit|graph|lower|print|"
+    r"punct|space|upper|xdigit)|str(n?casecmp|casestr)|_stri?n?cmp|towlower|"
+    r"towupper|_wcsi?n?cmp|_?wcsicmp)\s*\(")
+
+
+def check_ascii_names(source, problems):
+    for top in ("lib", "tools"):
+        for folder, _, files in os.walk(os.path.join(source, top)):
+            for name in sorted(files):
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(folder, name)
+                rel = os.path.relpath(path, source).replace(os.sep, "/")
+                with open(path, encoding="utf-8") as f:
+                    for number, line in enumerate(f, 1):
+                        code = line.split("//")[0]
+                        if code.lstrip().startswith(("/*", "*")):
+                            continue
+                        m = LOCALE_CTYPE.search(code)
+                        if m:
+                            problems.append(
+                                f"{rel}:{number}: calls {m.group(1)}(), which "
+                                "follows the process's locale; compare names "
+                                "in ASCII (common/strutil.h: cl_ascii_lower, "
+                                "cl_same_nocase, ...)")
 
 
 def symbols(nm, obj):
@@ -221,7 +256,9 @@ def main():
     check_folders(lib, problems)
     check_error_clears(lib, problems)
     check_tool_includes(os.path.join(args.source, "tools"), problems)
-    summary = "platform rule, folders, error clears and the tool's includes checked"
+    check_ascii_names(args.source, problems)
+    summary = ("platform rule, folders, error clears, the tool's includes "
+               "and ASCII names checked")
     objects = [o for o in args.objects.split(";") if o]
     if objects:
         files, edges = check_layers(objects, args.nm, problems)

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "common/shell_word.h"
 #include "cudaload.h"
 #include "load/fix_lines.h"
 #include "test_paths.h"
@@ -20,6 +21,105 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --- a word of a printed command (common/shell_word.h) ----------------- */
+
+/* The word as cl_buf_shell_word writes it for kind; NULL when it refuses. */
+static char *shell_word(const char *word, cl_shell_kind kind) {
+  cl_buf b = CL_BUF_INIT;
+  int written = cl_buf_shell_word(&b, word, kind);
+  char *text = cl_buf_take(&b);
+  assert_non_null(text);
+  if (!written) {
+    assert_string_equal(text, ""); /* nothing appended */
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* Words that mean something to a shell: each must come back as itself. */
+static const char *const hostile_words[] = {"v$(touch PWNED)",
+                                            "it's",
+                                            "`touch PWNED`",
+                                            "a b",
+                                            "x;touch PWNED",
+                                            "a&b|c",
+                                            "$HOME",
+                                            "~",
+                                            "*",
+                                            "-n",
+                                            "'",
+                                            "''",
+                                            "\\",
+                                            "a\"b",
+                                            "!x",
+                                            "%PATH%",
+                                            "(x)",
+                                            "<in",
+                                            ">out",
+                                            "#c",
+                                            "tab\there",
+                                            "line\nbreak",
+                                            "caf\xc3\xa9",
+                                            "",
+                                            "nvidia-cudnn-cu12==8.9.*",
+                                            "pkg>=9.1"};
+
+static void posix_words_are_plain_or_single_quoted(void **state) {
+  (void)state;
+  char *w = shell_word("/opt/cuda-13.0/lib64", CL_SHELL_POSIX);
+  assert_string_equal(w, "/opt/cuda-13.0/lib64");
+  free(w);
+  w = shell_word("v$(touch PWNED)", CL_SHELL_POSIX);
+  assert_string_equal(w, "'v$(touch PWNED)'");
+  free(w);
+  w = shell_word("it's", CL_SHELL_POSIX);
+  assert_string_equal(w, "'it'\\''s'");
+  free(w);
+  w = shell_word("", CL_SHELL_POSIX);
+  assert_string_equal(w, "''");
+  free(w);
+  for (size_t i = 0; i < sizeof hostile_words / sizeof *hostile_words; ++i) {
+    w = shell_word(hostile_words[i], CL_SHELL_POSIX);
+    assert_non_null(w); /* sh can be given any word */
+    free(w);
+  }
+}
+
+/* cmd and PowerShell: plain, or in double quotes with nothing either
+ * shell acts on there, or refused. */
+static void windows_words_are_double_quoted_or_refused(void **state) {
+  (void)state;
+  char *w = shell_word("C:\\Program Files\\NVIDIA\\cudnn8",
+                       CL_SHELL_CMD_AND_POWERSHELL);
+  assert_string_equal(w, "\"C:\\Program Files\\NVIDIA\\cudnn8\"");
+  free(w);
+  w = shell_word("C:\\venv\\cudnn8", CL_SHELL_CMD_AND_POWERSHELL);
+  assert_string_equal(w, "C:\\venv\\cudnn8");
+  free(w);
+  w = shell_word("C:\\a&b|c^(x)<y>;z,q@r", CL_SHELL_CMD_AND_POWERSHELL);
+  assert_string_equal(w, "\"C:\\a&b|c^(x)<y>;z,q@r\"");
+  free(w);
+  /* What cmd or PowerShell expands even in double quotes. */
+  static const char *const refused[] = {"C:\\x$(calc)",
+                                        "C:\\x%PATH%",
+                                        "C:\\x`n",
+                                        "C:\\x!y!",
+                                        "a\"b",
+                                        "C:\\x\xe2\x80\x9c",
+                                        "C:\\x\xe2\x80\x9d",
+                                        "C:\\x\xe2\x80\x9e",
+                                        "tab\there",
+                                        "C:\\x\xc2\x9b"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i)
+    if ((w = shell_word(refused[i], CL_SHELL_CMD_AND_POWERSHELL)) != NULL)
+      fail_msg("%s was written as %s", refused[i], w);
+  /* Typographic single quotes are harmless inside double quotes. */
+  w = shell_word("C:\\it\xe2\x80\x99s", CL_SHELL_CMD_AND_POWERSHELL);
+  assert_string_equal(w, "\"C:\\it\xe2\x80\x99s\"");
+  free(w);
+}
 
 /* The fix-line scenarios plan over the Linux fixture trees (ELF), which
  * the Windows build (under Wine) does not read as libraries. */
@@ -79,13 +179,13 @@ static void cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder(void **state) {
   REQUIRE_FIXTURES();
   const char *roots[] = {"wheels-cu13/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=8", roots, 1);
-  has(e, "python -m pip install --no-deps --target \"");
-  has(e, "/wheels-cu13/cudnn8\" \"nvidia-cudnn-cu12==8.9.*\" "
-         "\"nvidia-cublas-cu12\" (not a plain pip install: ");
+  has(e, "python -m pip install --no-deps --target ");
+  has(e, "/wheels-cu13/cudnn8 'nvidia-cudnn-cu12==8.9.*' "
+         "nvidia-cublas-cu12 (not a plain pip install: ");
   has(e, "/wheels-cu13/site-packages already has cudnn 9 in nvidia/cudnn");
   has(e, "then pass that folder as a root");
   has(e, "or set CUDNN_PATH to the folder that holds the libraries");
-  lacks(e, "pip install \"nvidia-cudnn");
+  lacks(e, "pip install 'nvidia-cudnn");
   free(e);
 }
 
@@ -98,7 +198,7 @@ cudnn9_beside_the_same_distribution_goes_to_its_own_folder(void **state) {
   const char *roots[] = {"wheels-cu12/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", roots, 1);
   /* cuBLAS 12 is there: nothing else to install. */
-  has(e, "/wheels-cu12/cudnn9\" \"nvidia-cudnn-cu12==9.*\" (not a plain");
+  has(e, "/wheels-cu12/cudnn9 'nvidia-cudnn-cu12==9.*' (not a plain");
   has(e, "already has cudnn 8 in nvidia/cudnn");
   free(e);
 }
@@ -110,7 +210,7 @@ static void cuda13_toolkit_wheels_have_no_suffix(void **state) {
   REQUIRE_FIXTURES();
   const char *roots[] = {"wheels-cu12/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cublas=13", roots, 1);
-  has(e, "pip install \"nvidia-cublas==13.*\" (then pass its site-packages");
+  has(e, "pip install 'nvidia-cublas==13.*' (then pass its site-packages");
   lacks(e, "-cu13");
   lacks(e, "--target");
   free(e);
@@ -123,7 +223,7 @@ static void cudart12_names_the_cu12_wheel(void **state) {
   REQUIRE_FIXTURES();
   const char *roots[] = {"wheels-cu13/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudart=12", roots, 1);
-  has(e, "pip install \"nvidia-cuda-runtime-cu12\" (then pass");
+  has(e, "pip install nvidia-cuda-runtime-cu12 (then pass");
   free(e);
 }
 
@@ -134,20 +234,20 @@ static void cudnn9_follows_the_environments_cuda_major(void **state) {
   /* CUDA 13's cuBLAS and runtime, no cuDNN. */
   const char *cu13[] = {"wheels-cu13/site-packages/nvidia/cu13/lib"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", cu13, 1);
-  has(e, "pip install \"nvidia-cudnn-cu13==9.*\"");
+  has(e, "pip install 'nvidia-cudnn-cu13==9.*'");
   free(e);
   /* Another requirement's CUDA major comes first. */
   const char *none[] = {"no-such-folder"};
   e = unsatisfied(CUDALOAD_TARGET_LINUX, "cublas=13,cudnn=9", none, 1);
-  has(e, "pip install \"nvidia-cudnn-cu13==9.*\"");
+  has(e, "pip install 'nvidia-cudnn-cu13==9.*'");
   free(e);
   /* Nothing tells: CUDA 12, which every family has a wheel for. */
   e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", none, 1);
-  has(e, "pip install \"nvidia-cudnn-cu12==9.*\"");
+  has(e, "pip install 'nvidia-cudnn-cu12==9.*'");
   free(e);
   /* No cuDNN 8 wheel for CUDA 13: CUDA 12's, whatever the environment. */
   e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=8", cu13, 1);
-  has(e, "pip install \"nvidia-cudnn-cu12==8.9.*\"");
+  has(e, "pip install 'nvidia-cudnn-cu12==8.9.*'");
   free(e);
 }
 
@@ -157,12 +257,53 @@ static void windows_wheels_are_recognised_too(void **state) {
   REQUIRE_FIXTURES();
   const char *roots[] = {"windows/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_WINDOWS, "cudnn=8,nccl", roots, 1);
-  has(e, "/windows/cudnn8\" \"nvidia-cudnn-cu12==8.9.*\" (not a plain");
+  has(e, "/windows/cudnn8 \"nvidia-cudnn-cu12==8.9.*\" (not a plain");
   has(e, "already has cudnn 9 in nvidia\\cudnn");
   has(e, "the folder that holds the DLLs");
   /* NCCL has no Windows wheel: no pip line. */
   has(e, "fix: set CUDA_PATH to the folder that holds the DLLs");
   free(e);
+}
+
+/* sh gives each word back exactly, and runs nothing: every hostile word
+ * is passed to printf through /bin/sh in an empty folder. */
+static void posix_words_mean_themselves_in_sh(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cudaload-shell-word-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  for (size_t i = 0; i < sizeof hostile_words / sizeof *hostile_words; ++i) {
+    char *w = shell_word(hostile_words[i], CL_SHELL_POSIX);
+    char *script = NULL;
+    size_t n = strlen(w) + 256;
+    assert_non_null(script = malloc(n));
+    snprintf(script, n, "cd %s && printf '%%s' %s > out", dir, w);
+    char path[64];
+    snprintf(path, sizeof path, "%s/script", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(script, f);
+    fclose(f);
+    char command[128];
+    snprintf(command, sizeof command, "/bin/sh %s/script", dir);
+    assert_int_equal(system(command), 0);
+    char out[256] = "";
+    snprintf(path, sizeof path, "%s/out", dir);
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t got = fread(out, 1, sizeof out - 1, f);
+    fclose(f);
+    out[got] = '\0';
+    if (strcmp(out, hostile_words[i]) != 0)
+      fail_msg("sh made %s of %s (written %s)", out, hostile_words[i], w);
+    snprintf(path, sizeof path, "%s/PWNED", dir);
+    if (fopen(path, "rb"))
+      fail_msg("%s ran a command", w);
+    free(script);
+    free(w);
+  }
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf %s", dir);
+  assert_int_equal(system(command), 0);
 }
 
 #endif
@@ -241,7 +382,10 @@ static void every_family_has_a_wheel(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_family_has_a_wheel),
+      cmocka_unit_test(posix_words_are_plain_or_single_quoted),
+      cmocka_unit_test(windows_words_are_double_quoted_or_refused),
 #ifndef _WIN32
+      cmocka_unit_test(posix_words_mean_themselves_in_sh),
       cmocka_unit_test(cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder),
       cmocka_unit_test(
           cudnn9_beside_the_same_distribution_goes_to_its_own_folder),

@@ -33,6 +33,9 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#if defined(__linux__)
+#include <sys/xattr.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -359,6 +362,156 @@ static void library_files_others_can_write_are_refused(void **state) {
   assert_int_equal(chmod(at("file/libcublas.so.12"), 0644), 0);
   ctx = scan_one(at("file"), 0, CUDALOAD_TARGET_LINUX);
   assert_true(has_library(ctx, "cublas"));
+  cudaload_destroy(ctx);
+}
+
+/* --- POSIX access control lists (issue 33, item 4) ---------------------- */
+
+/* One ACL entry: tag (the kernel's ACL_USER 0x02, ACL_GROUP 0x08), id and
+ * permissions (4 read, 2 write, 1 search). */
+typedef struct acl_entry {
+  unsigned tag, perm;
+  unsigned long id;
+} acl_entry;
+
+static void put_le(unsigned char *p, unsigned long v, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Give path the access ACL owner rwx, the named entries, owning group r-x,
+ * mask `mask`, others r-x, written straight into system.posix_acl_access
+ * in the kernel's format (what setfacl does through libacl). 0 when the
+ * file system keeps no ACLs (the caller skips, saying so). */
+static int set_acl(const char *path, const acl_entry *named, size_t count,
+                   unsigned mask) {
+#if defined(__linux__)
+  unsigned char buf[4 + 8 * 16];
+  size_t n = 4;
+  put_le(buf, 2, 4);
+  acl_entry all[16];
+  size_t k = 0;
+  all[k++] = (acl_entry){0x01, 7, 0xFFFFFFFFul};
+  for (size_t i = 0; i < count; ++i)
+    if (named[i].tag == 0x02)
+      all[k++] = named[i];
+  all[k++] = (acl_entry){0x04, 5, 0xFFFFFFFFul};
+  for (size_t i = 0; i < count; ++i)
+    if (named[i].tag == 0x08)
+      all[k++] = named[i];
+  all[k++] = (acl_entry){0x10, mask, 0xFFFFFFFFul};
+  all[k++] = (acl_entry){0x20, 5, 0xFFFFFFFFul};
+  for (size_t i = 0; i < k; ++i, n += 8) {
+    put_le(buf + n, all[i].tag, 2);
+    put_le(buf + n + 2, all[i].perm, 2);
+    put_le(buf + n + 4, all[i].id, 4);
+  }
+  if (setxattr(path, "system.posix_acl_access", buf, n, 0) == 0)
+    return 1;
+  print_message("skipped: %s keeps no POSIX ACL (setxattr: %s)\n", path,
+                strerror(errno));
+  return 0;
+#else
+  (void)path, (void)named, (void)count, (void)mask;
+  print_message("skipped: POSIX ACLs are read on Linux only\n");
+  return 0;
+#endif
+}
+
+/* A group id this process is not in. */
+static gid_t foreign_group(void) {
+  gid_t groups[256];
+  int n = getgroups(256, groups);
+  for (gid_t g = 54321;; ++g) {
+    int mine = g == getgid() || g == getegid();
+    for (int i = 0; i < n && !mine; ++i)
+      mine = groups[i] == g;
+    if (!mine)
+      return g;
+  }
+}
+
+static int root_status(const char *root) {
+  cudaload_ctx *ctx = scan_one(root, 0, CUDALOAD_TARGET_LINUX);
+  int status = cudaload_root_status(ctx, 0);
+  if (status == CUDALOAD_E_INSECURE && !strstr(cudaload_last_error(), root))
+    fail_msg("the refusal does not name %s: %s", root, cudaload_last_error());
+  cudaload_destroy(ctx);
+  return status;
+}
+
+/* A root-owned 0755 folder given "setfacl -m u:nobody:rwx" shows 775 (the
+ * mask), and its owning group is root's: the mode alone says nobody else
+ * may write, the ACL says 65534 may. Refused, as are a named group the
+ * process is not in, a library folder and file inside a root, and a folder
+ * on the way that is not sticky; root's and the process's own entries, and
+ * entries the mask takes write from, are not others'. */
+static void acl_entries_of_other_users_are_refused(void **state) {
+  (void)state;
+  const char *root = at("acl");
+  make_dir(root, 0755);
+  put_file(at("acl/libcublas.so.12"), "x");
+  acl_entry nobody = {0x02, 7, 65534};
+  if (!set_acl(root, &nobody, 1, 7))
+    skip();
+  assert_int_equal(root_status(root), CUDALOAD_E_INSECURE);
+  cudaload_ctx *ctx = scan_one(root, 0, CUDALOAD_TARGET_LINUX);
+  const char *why = cudaload_last_error();
+  if (!strstr(why, "user 65534") || !strstr(why, "access control list"))
+    fail_msg("the refusal does not say who, and how: %s", why);
+  assert_int_equal(cudaload_library_count(ctx), 0);
+  cudaload_destroy(ctx);
+  ctx = scan_one(root, CUDALOAD_ALLOW_WRITABLE_ROOTS, CUDALOAD_TARGET_LINUX);
+  assert_true(has_library(ctx, "cublas"));
+  cudaload_destroy(ctx);
+
+  /* The mask takes write away from the named entry: accepted. */
+  assert_true(set_acl(root, &nobody, 1, 5));
+  assert_int_equal(root_status(root), CUDALOAD_OK);
+  /* Root's and this process's own user and groups are not others. */
+  acl_entry own[] = {{0x02, 7, 0},
+                     {0x02, 7, (unsigned long)geteuid()},
+                     {0x08, 7, 0},
+                     {0x08, 7, (unsigned long)getegid()}};
+  assert_true(set_acl(root, own, 4, 7));
+  assert_int_equal(root_status(root), CUDALOAD_OK);
+  /* A named group the process is not in. */
+  acl_entry group = {0x08, 7, (unsigned long)foreign_group()};
+  assert_true(set_acl(root, &group, 1, 7));
+  assert_int_equal(root_status(root), CUDALOAD_E_INSECURE);
+  assert_true(set_acl(root, NULL, 0, 5));
+
+  /* A library folder inside the root, and a library file. */
+  make_dir(at("acl/lib64"), 0755);
+  put_file(at("acl/lib64/libcudnn.so.9"), "x");
+  assert_true(set_acl(at("acl/lib64"), &nobody, 1, 7));
+  ctx = scan_one(root, 0, CUDALOAD_TARGET_LINUX);
+  assert_false(has_library(ctx, "cudnn"));
+  assert_true(has_library(ctx, "cublas"));
+  assert_non_null(strstr(cudaload_last_error(), "lib64"));
+  cudaload_destroy(ctx);
+  assert_true(set_acl(at("acl/lib64"), NULL, 0, 5));
+  acl_entry writer = {0x02, 6, 65534};
+  assert_true(set_acl(at("acl/libcublas.so.12"), &writer, 1, 6));
+  ctx = scan_one(root, 0, CUDALOAD_TARGET_LINUX);
+  assert_false(has_library(ctx, "cublas"));
+  assert_true(has_library(ctx, "cudnn"));
+  cudaload_destroy(ctx);
+
+  /* A folder on the way: refused unless sticky. */
+  make_dir(at("acl-way"), 0755);
+  make_dir(at("acl-way/nvidia"), 0755);
+  make_dir(at("acl-way/nvidia/cudnn"), 0755);
+  make_dir(at("acl-way/nvidia/cudnn/lib"), 0755);
+  put_file(at("acl-way/nvidia/cudnn/lib/libcudnn.so.9"), "x");
+  assert_true(set_acl(at("acl-way/nvidia"), &nobody, 1, 7));
+  ctx = scan_one(at("acl-way"), 0, CUDALOAD_TARGET_LINUX);
+  assert_false(has_library(ctx, "cudnn"));
+  assert_non_null(strstr(cudaload_last_error(), "acl-way/nvidia,"));
+  cudaload_destroy(ctx);
+  assert_int_equal(chmod(at("acl-way/nvidia"), 01775), 0);
+  ctx = scan_one(at("acl-way"), 0, CUDALOAD_TARGET_LINUX);
+  assert_true(has_library(ctx, "cudnn"));
   cudaload_destroy(ctx);
 }
 
@@ -714,6 +867,7 @@ int main(void) {
       cmocka_unit_test(links_into_a_folder_others_can_write_to_are_refused),
       cmocka_unit_test(folders_others_can_rename_in_are_refused),
       cmocka_unit_test(library_files_others_can_write_are_refused),
+      cmocka_unit_test(acl_entries_of_other_users_are_refused),
       cmocka_unit_test(unreadable_folders_are_reported_not_fatal),
       cmocka_unit_test(non_utf8_names_do_not_break_the_scan),
       cmocka_unit_test(device_files_named_like_libraries_are_never_read),

@@ -388,7 +388,7 @@ static void missing_requirement_says_where_and_how_to_fix(void **state) {
   /* The cuDNN 9 wheel's folder is taken: a folder of its own
    * (tests/test_fix_lines.c has the cases). */
   assert_non_null(strstr(e, "--no-deps --target"));
-  assert_non_null(strstr(e, "\"nvidia-cudnn-cu12==8.9.*\""));
+  assert_non_null(strstr(e, "'nvidia-cudnn-cu12==8.9.*'"));
   assert_non_null(strstr(e, "CUDNN_PATH"));
   /* The satisfied requirement is planned all the same. */
   find_plan(ctx, "cublas", 13);

@@ -55,9 +55,10 @@ const char cli_doctor_help[] =
     "  free memory; CUDA_VISIBLE_DEVICES hiding every device,\n"
     "  CUDA_LAUNCH_BLOCKING on.\n"
     "\n"
-    "  Text goes with colour when standard output is a terminal and the\n"
-    "  NO_COLOR variable is unset or empty. json and yaml follow one schema\n"
-    "  with \"schema_version\": 2 (docs/doctor.md).\n"
+    "  Text goes with colour when standard output is a terminal, TERM is\n"
+    "  not dumb (on Linux: set, and not dumb) and the NO_COLOR variable is\n"
+    "  unset or empty. json and yaml follow one schema with\n"
+    "  \"schema_version\": 2 (docs/doctor.md).\n"
     "\n"
     "OPTIONS\n"
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
@@ -100,13 +101,22 @@ const char cli_doctor_help[] =
     "  cudaload doctor --require cudnn=8 --format json | jq .problems\n";
 
 /* Colour only for a person at a terminal who has not asked for none
- * (https://no-color.org: NO_COLOR set and non-empty). */
+ * (https://no-color.org: NO_COLOR set and non-empty) and whose terminal
+ * shows it: not TERM=dumb (Emacs' shell, editors' output panes), and on
+ * POSIX not without TERM at all (a terminal that says nothing of itself;
+ * Windows consoles set no TERM, and say what they show by their mode). */
 static int want_color(void) {
   /* Read as the library reads variables: no narrow getenv on Windows. */
   char *no_color = cl_os_getenv("NO_COLOR");
   int asked_none = no_color && *no_color;
   free(no_color);
-  if (asked_none)
+  char *term = cl_os_getenv("TERM");
+  int dumb = term && strcmp(term, "dumb") == 0;
+#ifndef _WIN32
+  dumb |= !term || !*term;
+#endif
+  free(term);
+  if (asked_none || dumb)
     return 0;
 #ifdef _WIN32
   if (!_isatty(_fileno(stdout)))

@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "cudaload.h"
+#include "common/shell_word.h"
 #include "os/platform.h"
 
 #include <stdio.h>
@@ -262,18 +263,17 @@ static int print_env_warnings(const char *cmd, cudaload_ctx *ctx, int stop) {
 }
 
 /* An argument as a POSIX shell would need it to mean itself, for the
- * dry run's "command:" line: bare when it holds only characters no shell
+ * dry run's "command:" line: the library's quoting of the words it prints
+ * (common/shell_word.h), bare when it holds only characters no shell
  * treats specially, else in single quotes. */
-static void print_shell_word(const char *arg) {
-  if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                          "0123456789_@%+=:,./-") == strlen(arg)) {
-    fputs(arg, stdout);
-    return;
-  }
-  putchar('\'');
-  for (const char *p = arg; *p; ++p)
-    fputs(*p == '\'' ? "'\\''" : (char[2]){*p, 0}, stdout);
-  putchar('\'');
+static int print_shell_word(const char *arg) {
+  cl_buf word = CL_BUF_INIT;
+  cl_buf_shell_word(&word, arg, CL_SHELL_POSIX);
+  char *text = cl_buf_take(&word);
+  if (text)
+    fputs(text, stdout);
+  free(text);
+  return text != NULL;
 }
 
 /* Build the ctx, add roots and requirements, and plan. Returns an exit
@@ -557,13 +557,18 @@ int cli_exec(int argc, char **argv) {
         print_plan(ctx);
         printf("%s=%s\n", cudaload_env_name(), cli_shown(value));
         printf("command:");
-        for (int i = after; i < argc; ++i) {
+        int printed = 1;
+        for (int i = after; i < argc && printed; ++i) {
           /* Quoted for sh, then shown escaped like every value. */
           putchar(' ');
-          print_shell_word(cli_shown(argv[i]));
+          printed = print_shell_word(cli_shown(argv[i]));
         }
         printf("\n");
         rc = cli_finish_output(cmd);
+        if (!printed && rc == EXIT_OK) {
+          cli_error("cudaload: exec: out of memory\n");
+          rc = EXIT_INTERNAL;
+        }
       }
     } else if ((status = cudaload_env_apply(ctx)) != CUDALOAD_OK) {
       cli_error("cudaload: exec: %s\n", cudaload_last_error());

@@ -43,10 +43,14 @@ const char cli_include_dir_help[] =
     "EXIT STATUS\n"
     "  0  the folder was printed\n"
     "  1  internal error\n"
-    "  2  usage error (no SPEC, two, a bad one, an unknown option)\n"
+    "  2  usage error (no SPEC, two, a bad one, one that names no library\n"
+    "     such as cuda=13, an unknown option)\n"
     "  3  a root given with --root does not exist or cannot be read\n"
     "  4  no library satisfies SPEC, or the one chosen has no include\n"
-    "     folder beside it (stderr names the file and where it looked)\n"
+    "     folder beside it (stderr names the file and where it looked), or\n"
+    "     other users can write to that folder, its header or a folder on\n"
+    "     the way (stderr says which and who; --allow-writable-roots takes\n"
+    "     it all the same)\n"
     "\n"
     "EXAMPLES\n"
     "  cudaload include-dir cudart\n"
@@ -79,6 +83,18 @@ int cli_include_dir(int argc, char **argv) {
     rc = cli_usage_error(cmd, "%s", cudaload_last_error());
   if (rc == EXIT_OK && strchr(spec, ','))
     rc = cli_usage_error(cmd, "'%s': one SPEC only", spec);
+  /* cuda=MAJOR chooses a CUDA major and names no library: there is no
+   * header folder to print. */
+  if (rc == EXIT_OK && cudaload_requirement_count(ctx) == 0) {
+    const char *major = strchr(spec, '=');
+    while (major && *major == '=')
+      ++major;
+    rc = cli_usage_error(cmd,
+                         "'%s' names no library (cuda=MAJOR only chooses the "
+                         "CUDA major); name the library whose headers you "
+                         "want, as in cudart=%s",
+                         spec, major && *major ? major : "13");
+  }
   if (rc == EXIT_OK) {
     int plan = cudaload_plan(ctx, 0);
     size_t chosen = cudaload_requirement_library(ctx, 0);
@@ -86,7 +102,11 @@ int cli_include_dir(int argc, char **argv) {
       cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
       rc = EXIT_INTERNAL;
     } else if (chosen >= cudaload_library_count(ctx)) {
-      cli_error("cudaload: %s: %s", cmd, cudaload_last_error());
+      const char *why = cudaload_last_error();
+      if (*why)
+        cli_error("cudaload: %s: %s", cmd, why);
+      else /* never an empty message */
+        cli_error("cudaload: %s: no library satisfies '%s'\n", cmd, spec);
       rc = EXIT_UNSATISFIED;
     } else {
       const char *dir = cudaload_library_include_dir(ctx, chosen);

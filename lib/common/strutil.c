@@ -80,20 +80,23 @@ int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size) {
   return CUDALOAD_OK;
 }
 
-static char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
-}
-
 int cl_starts_with_nocase(const char *s, const char *prefix) {
   for (; *prefix; ++s, ++prefix)
-    if (lower(*s) != lower(*prefix))
+    if (cl_ascii_lower(*s) != cl_ascii_lower(*prefix))
+      return 0;
+  return 1;
+}
+
+int cl_same_nocase(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (cl_ascii_lower(a[i]) != cl_ascii_lower(b[i]))
       return 0;
   return 1;
 }
 
 int cl_ascii_equal_nocase(const char *a, const char *b) {
   for (; *a && *b; ++a, ++b)
-    if (lower(*a) != lower(*b))
+    if (cl_ascii_lower(*a) != cl_ascii_lower(*b))
       return 0;
   return *a == *b;
 }

@@ -20,12 +20,35 @@ char *cl_path_dirname(const char *path);
 /* Grow *items so it holds at least need elements of elem_size; 0 or
  * CUDALOAD_E_NO_MEMORY. */
 int cl_reserve(void **items, size_t *capacity, size_t need, size_t elem_size);
-/* ASCII case-insensitive prefix/suffix tests. */
+/* ASCII case-insensitive prefix test; a byte-exact suffix test. */
 int cl_starts_with_nocase(const char *s, const char *prefix);
 /* Whether a and b are equal but for ASCII letter case (how Windows compares
  * module names; never the locale's tolower). */
 int cl_ascii_equal_nocase(const char *a, const char *b);
 int cl_ends_with(const char *s, const char *suffix);
+
+/* Characters as the names of libraries, specs and files know them: ASCII
+ * only, whatever the process's locale. The C library's tolower() and
+ * isalnum() follow LC_CTYPE, which a host program such as Python sets from
+ * the environment: under tr_TR.UTF-8, tolower('I') is 'I' (its lower case,
+ * dotless i, is no single byte), so "CUPTI" would not name cupti, and a
+ * Latin-1 locale would take bytes of a UTF-8 name for letters. */
+static inline char cl_ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+}
+static inline int cl_ascii_is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+static inline int cl_ascii_is_alnum(char c) {
+  return cl_ascii_is_digit(c) || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z');
+}
+static inline int cl_ascii_is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+         c == '\f';
+}
+/* The first n bytes of a and b equal but for the case of ASCII letters. */
+int cl_same_nocase(const char *a, const char *b, size_t n);
 
 /* How many of the first len bytes of s to quote in a message that may show
  * at most max of them: len when it fits, else max or fewer, so that the cut

@@ -38,6 +38,8 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
     free(ctx->libraries[i].pending_folder);
     free(ctx->libraries[i].pending_name);
     free(ctx->libraries[i].include_dir);
+    free(ctx->libraries[i].include_refused);
+    free(ctx->libraries[i].version_distrust);
   }
   ctx->library_count = 0;
   if (ctx->version_cache)

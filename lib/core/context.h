@@ -41,8 +41,12 @@ typedef struct cl_library {
   const char *machine; /* static; NULL when unknown */
   int machine_read;
   /* Its family's include folder (include_dir.h), looked up on first use. */
-  char *include_dir; /* NULL when none */
+  char *include_dir;     /* NULL when none */
+  char *include_refused; /* why the one beside it is refused, or NULL */
   int include_read;
+  /* Why a version source was passed over (others can write to it), so that
+   * the plan can say so; NULL when none was (inventory.c). */
+  char *version_distrust;
 } cl_library;
 
 /* The version sources a scan read (dist-info, headers), kept for versions

@@ -13,6 +13,7 @@
 #include "load/fix_lines.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/shell_word.h"
 #include "scan/catalog.h"
 #include "scan/catalog_wheels.h"
 #include "scan/roots.h"
@@ -131,6 +132,27 @@ static void add(cl_buf *t, const char *format, ...) {
   va_end(ap);
 }
 
+/* The shells a line for this naming is pasted into: sh on Linux, cmd or
+ * PowerShell on Windows. */
+static cl_shell_kind shell_of(cl_naming naming) {
+  return naming == CL_NAMING_WINDOWS ? CL_SHELL_CMD_AND_POWERSHELL
+                                     : CL_SHELL_POSIX;
+}
+
+/* " word": a package and its version specifier, which every shell takes
+ * quoted (they hold only a name, digits and = < > . *). */
+static void add_requirement_word(cl_buf *t, const char *package,
+                                 const char *spec, cl_naming naming) {
+  char *word = cl_strdup_printf("%s%s", package, spec);
+  if (!word) {
+    t->failed = 1; /* the line is lost: cl_buf_take() says so */
+    return;
+  }
+  cl_buf_puts(t, " ");
+  cl_buf_shell_word(t, word, shell_of(naming));
+  free(word);
+}
+
 /* Whether the name ends in -cuNN, which pins the CUDA major. */
 static int suffixed(const wheel *w) {
   char suffix[16];
@@ -217,7 +239,7 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
     have = strcmp(ctx->libraries[i].entry->family, "cublas") == 0 &&
            library_cuda_major(&ctx->libraries[i]) == w->cuda_major;
   if (blas && !have)
-    add(t, " \"%s\"", blas->package);
+    add_requirement_word(t, blas->package, "", naming);
 }
 
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
@@ -259,22 +281,37 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   size_t site_len = 0;
   const cl_library *pinned = pinned_library(ctx, family, w, naming, &site_len);
   if (!pinned) {
+    add(&t, "pip install");
+    add_requirement_word(&t, w->package, spec, naming);
     add(&t,
-        "pip install \"%s%s\" (then pass its site-packages folder as a root), "
-        "or set %s to the folder that holds %s",
-        w->package, spec, var, files);
+        " (then pass its site-packages folder as a root), or set %s to the "
+        "folder that holds %s",
+        var, files);
     return cl_buf_take(&t);
   }
   char *dir = target_folder(pinned->path, site_len, family, major);
   if (!dir)
     return NULL;
-  add(&t, "python -m pip install --no-deps --target \"%s\" \"%s%s\"", dir,
-      w->package, spec);
+  /* The folder is quoted for the shell, whatever its name holds: a folder
+   * named v$(touch PWNED) must not run touch when the line is pasted. One
+   * that no spelling keeps literal in both cmd and PowerShell is named
+   * apart, after the command. */
+  add(&t, "python -m pip install --no-deps --target ");
+  int quoted = cl_buf_shell_word(&t, dir, shell_of(naming));
+  if (!quoted)
+    add(&t, "DIR");
+  add_requirement_word(&t, w->package, spec, naming);
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
    * one comes along when nothing in the inventory is it. */
   if (strcmp(family, "cudnn") == 0)
     add_cublas_companion(&t, ctx, w, naming);
+  if (!quoted)
+    add(&t,
+        " (DIR: the folder %s, whose name holds a character cmd or "
+        "PowerShell expands even in quotes (%%, !, $ or `): type it as your "
+        "shell needs)",
+        dir);
   add(&t,
       " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
       "which that would replace or mix with), then pass that folder as a "

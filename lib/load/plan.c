@@ -36,7 +36,6 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,9 +56,9 @@ static int library_version(const cl_library *lib,
   return n;
 }
 
-/* Does lib satisfy r? If not, why (into why). */
-static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
-                     size_t why_len) {
+/* Does lib satisfy r by the version the scan told? If not, why. */
+static int satisfies_by_version(const cl_requirement *r, const cl_library *lib,
+                                char *why, size_t why_len) {
   long v[CL_VERSION_PARTS];
   int known = library_version(lib, v);
   int parts = known ? known : 1;
@@ -122,6 +121,45 @@ static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
     snprintf(why, why_len, "version %s is outside %s",
              lib->version[0] ? lib->version : "(major only)", r->text);
   return ok;
+}
+
+/* Does lib satisfy r? If not, why (into why), with the version source the
+ * scan passed over because others can write to it, when there was one:
+ * that is why the version is unknown or another. */
+static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
+                     size_t why_len) {
+  int ok = satisfies_by_version(r, lib, why, why_len);
+  if (!ok && lib->version_distrust) {
+    size_t used = strlen(why);
+    snprintf(why + used, why_len - used,
+             " (a source of its version was passed over: %s)",
+             lib->version_distrust);
+  }
+  return ok;
+}
+
+/* A planned library whose version source the scan passed over, because
+ * others can write to it: a plan warning naming that source. */
+static int warn_distrusted_versions(cudaload_ctx *ctx) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
+    const cl_library *lib = cl_inventory_library_at(ctx, ctx->plan[i].path);
+    if (!lib || lib->pending_folder || !lib->version_distrust)
+      continue;
+    char problem[4096];
+    snprintf(problem, sizeof problem,
+             "%s: a source of its version was passed over, so the version "
+             "is %s%s%s: %s",
+             lib->path, lib->version[0] ? lib->version : "unknown",
+             lib->version[0] ? " from its " : "",
+             lib->version[0] ? lib->version_source : "", lib->version_distrust);
+    rc = cl_plan_add_warning(
+        ctx, problem,
+        "make it writable only by its owner, or accept it with "
+        "--allow-writable-roots (CUDALOAD_ALLOW_WRITABLE_ROOTS)",
+        lib->path);
+  }
+  return rc;
 }
 
 static int same_folder(const char *a, const char *b) {
@@ -1736,7 +1774,7 @@ static int case_twins(const char *a, const char *b) {
       !strcmp(na, nb) || strlen(na) != strlen(nb))
     return 0;
   for (; *na; ++na, ++nb)
-    if (tolower((unsigned char)*na) != tolower((unsigned char)*nb))
+    if (cl_ascii_lower(*na) != cl_ascii_lower(*nb))
       return 0;
   return 1;
 }
@@ -1945,12 +1983,18 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   size_t unsatisfied = 0;
   int rc = plan_requirements(ctx, &unsatisfied);
   if (!rc)
+    rc = warn_distrusted_versions(ctx);
+  if (!rc)
     rc = settle_plan(ctx, flags);
   if (!rc)
     rc = cl_plan_detect_conflicts(ctx);
   ctx->planned = rc == CUDALOAD_OK;
-  if (rc)
+  if (rc == CUDALOAD_E_NO_MEMORY)
     return cl_fail(rc, "cudaload_plan: out of memory");
+  if (rc) /* never called out of memory: the helper's error, or the status */
+    return *cudaload_last_error()
+               ? rc
+               : cl_fail(rc, "cudaload_plan: %s", cudaload_strerror(rc));
   if (unsatisfied) {
     char *report = cl_plan_unsatisfied_report(ctx);
     rc = cl_fail(CUDALOAD_E_UNSATISFIED, "%s",

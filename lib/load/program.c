@@ -37,7 +37,6 @@
 #include "scan/machine.h"
 #include "scan/roots.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +97,7 @@ static int same_name(const char *a, size_t a_len, const char *b, size_t b_len) {
     int sb = b[j] == '-' || b[j] == '_' || b[j] == '.';
     if (sa != sb)
       return 0;
-    if (!sa && tolower((unsigned char)a[i]) != tolower((unsigned char)b[j]))
+    if (!sa && cl_ascii_lower(a[i]) != cl_ascii_lower(b[j]))
       return 0;
     ++i;
     ++j;

@@ -1666,6 +1666,26 @@ static int queue_once(object_queue *q, size_t index) {
   return CUDALOAD_OK;
 }
 
+/* An empty DT_NEEDED name. glibc's _dl_map_object looks among the loaded
+ * objects first, and the main program's link map is named "": the name is
+ * the program, nothing is searched or opened, and the load goes on. The
+ * model has no object for the program (the host's loaded list skips its
+ * empty name), so the resolution names none. A PE import with an empty DLL
+ * name fails the load. */
+static int resolve_empty_needed(const cl_loader_model *m, cl_resolution *how) {
+  memset(how, 0, sizeof *how);
+  how->loaded_index = SIZE_MAX;
+  if (is_windows(m)) {
+    how->detail = cl_strdup("an import with an empty DLL name: the load fails");
+  } else {
+    how->rule = CL_RULE_ALREADY_LOADED;
+    how->detail = cl_strdup("an empty name, which glibc matches to the main "
+                            "program (whose link map has an empty name): "
+                            "nothing is searched or loaded");
+  }
+  return how->detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
 /* Resolve tree object at's DT_NEEDED entry `needed` for it. DSTs in a
  * DT_NEEDED entry expand for the object naming it (glibc's expand_dst in
  * _dl_map_object_deps); a name holding '/' after that is taken as given. */
@@ -1687,6 +1707,8 @@ static int resolve_needed(opener *o, size_t at, const char *needed,
   }
   if (status != CUDALOAD_OK) {
     /* out of memory: nothing resolved */
+  } else if (!needed[0]) {
+    status = resolve_empty_needed(m, how);
   } else if (expanded && !expanded[0]) {
     /* A token with no value: "empty dynamic string token substitution",
      * and the open fails. */
@@ -1719,7 +1741,10 @@ static int add_dependency(opener *o, size_t at, const char *needed,
     return status;
   size_t to = o->t->edges[e].to;
   if (to == SIZE_MAX) {
-    *missing = 1;
+    /* Already loaded without an object of its own (the main program an
+     * empty name matches) is satisfied; anything else is missing. */
+    if (o->t->edges[e].how.rule != CL_RULE_ALREADY_LOADED)
+      *missing = 1;
     return CUDALOAD_OK;
   }
   return queue_once(queue, to);
@@ -1864,7 +1889,9 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   free(o.walked);
   if (status != CUDALOAD_OK) {
     cl_load_tree_free(out);
-    return cl_fail(status, "out of memory");
+    /* Another failure has its own last error: never called out of memory. */
+    return status == CUDALOAD_E_NO_MEMORY ? cl_fail(status, "out of memory")
+                                          : status;
   }
   return CUDALOAD_OK;
 }

@@ -9,7 +9,6 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 
-#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,13 +19,13 @@ int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]) {
   for (int i = 0; i < CL_VERSION_PARTS; ++i)
     parts[i] = 0;
   const char *p = text;
-  while (n < CL_VERSION_PARTS && isdigit((unsigned char)*p)) {
+  while (n < CL_VERSION_PARTS && cl_ascii_is_digit(*p)) {
     long v = 0;
     /* Leading zeros are skipped: "0000000008" is 8 (counted as digits,
      * they once made it 0, its 8 cut off as a tenth digit). */
     while (*p == '0')
       ++p;
-    while (isdigit((unsigned char)*p)) {
+    while (cl_ascii_is_digit(*p)) {
       /* Versions read from files are clamped, not overflowed: a scan must
        * not fail on an absurd number in some METADATA (a spec refuses it,
        * see number_too_large). */
@@ -53,12 +52,7 @@ int cl_version_compare(const long *a, int a_parts, const long *b, int b_parts) {
 }
 
 static int same_name(const char *a, const char *name, size_t len) {
-  if (strlen(a) != len)
-    return 0;
-  for (size_t k = 0; k < len; ++k)
-    if (tolower((unsigned char)a[k]) != tolower((unsigned char)name[k]))
-      return 0;
-  return 1;
+  return strlen(a) == len && cl_same_nocase(a, name, len);
 }
 
 /* The main library a requirement names: a catalog main library by its name
@@ -139,7 +133,7 @@ static const char *number_too_large(const char *version, size_t *len) {
     while (*p == '0')
       ++p;
     const char *significant = p;
-    while (isdigit((unsigned char)*p))
+    while (cl_ascii_is_digit(*p))
       ++p;
     if (p - significant > 9) {
       *len = (size_t)(p - start);
@@ -149,15 +143,6 @@ static const char *number_too_large(const char *version, size_t *len) {
       ++p;
   }
   return NULL;
-}
-
-static int strncasecmp_ascii(const char *a, const char *b, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    int d = tolower((unsigned char)a[i]) - tolower((unsigned char)b[i]);
-    if (d)
-      return d;
-  }
-  return 0;
 }
 
 /* The comparison at p ("==" before "=", ">=" before ">"): its length, 0
@@ -186,7 +171,7 @@ static int well_formed_version(const char *version, size_t vlen, long *out,
   if (*parts <= 0)
     return 0;
   for (size_t i = 0; i < vlen; ++i)
-    if (!isdigit((unsigned char)version[i]) && version[i] != '.')
+    if (!cl_ascii_is_digit(version[i]) && version[i] != '.')
       return 0;
   if (version[vlen - 1] == '.' || strstr(version, "..") || version[0] == '.')
     return 0;
@@ -241,7 +226,7 @@ static int parse_version(const char *p, const char *end, const char *whole,
 static int parse_constraint(const char *p, const char *end, const char *whole,
                             const char *name, size_t name_len,
                             cl_requirement *out) {
-  while (p < end && isspace((unsigned char)*p))
+  while (p < end && cl_ascii_is_space(*p))
     ++p;
   if (p == end) {
     out->op = CL_OP_ANY;
@@ -257,7 +242,7 @@ static int parse_constraint(const char *p, const char *end, const char *whole,
                    echo_of(&e, p, (size_t)(end - p)));
   }
   p += op_len;
-  while (p < end && isspace((unsigned char)*p))
+  while (p < end && cl_ascii_is_space(*p))
     ++p;
   return parse_version(p, end, whole, out);
 }
@@ -317,9 +302,9 @@ static const char *example_names(char *out, size_t size) {
 static int parse_one(const char *p, const char *end, const char *whole,
                      size_t index, size_t count, cl_requirement *out) {
   spec_echo w, e;
-  while (p < end && isspace((unsigned char)*p))
+  while (p < end && cl_ascii_is_space(*p))
     ++p;
-  while (end > p && isspace((unsigned char)end[-1]))
+  while (end > p && cl_ascii_is_space(end[-1]))
     --end;
   if (p == end) {
     char where[64];
@@ -329,14 +314,18 @@ static int parse_one(const char *p, const char *end, const char *whole,
                    "a comma at an end%s)",
                    echo_spec(&w, whole), where);
   }
+  /* A name is letters, digits and '_'; a byte of a UTF-8 character
+   * belongs to it too, so that "cüdnn" is refused as a whole, not as "c"
+   * followed by a comparison. */
   const char *name = p;
-  while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+  while (p < end &&
+         (cl_ascii_is_alnum(*p) || *p == '_' || (unsigned char)*p >= 0x80))
     ++p;
   size_t name_len = (size_t)(p - name);
   memset(out, 0, sizeof *out);
   out->entry = family_main(name, name_len, &out->group);
   /* "cuda=12" pins the plan's CUDA major (no library of its own). */
-  int pin = name_len == 4 && strncasecmp_ascii(name, "cuda", 4) == 0;
+  int pin = name_len == 4 && cl_same_nocase(name, "cuda", 4);
   if (!out->entry && !pin) {
     char examples[256];
     return cl_fail(CUDALOAD_E_BAD_SPEC,

@@ -11,6 +11,7 @@
 
 #include "binary/binary_names.h"
 #include "common/error.h"
+#include "common/shell_word.h"
 #include "common/strutil.h"
 #include "load/fix_lines.h"
 #include "load/spec.h"
@@ -122,17 +123,13 @@ static int inventory_version(cudaload_ctx *c, const char *real, char **version,
   return 1;
 }
 
-/* At most this many folders outside the roots are scanned for one verdict:
- * each is a scan of its own, and a tree's CUDA files sit in a few. */
-#define CL_VERDICT_FOLDER_SCANS 32
-
 /* The ctx that scanned the file's folder as its only root (as --root would),
  * made on first use: a file the loader takes from outside the roots
  * (LD_LIBRARY_PATH, another copy's RUNPATH) gets its version the way the
  * scan tells it (dist-info, headers, VERSIONINFO), so that two versions of
  * one family are seen as two. NULL when none can be made. */
-static cudaload_ctx *folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
-                                 const char *real) {
+cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
+                                     const char *real) {
   char *folder = cl_path_dirname(real);
   if (!folder)
     return NULL;
@@ -179,7 +176,7 @@ static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
   if (real && ctx)
     known = inventory_version(ctx, real, &version, cuda_major);
   if (real && ctx && !known) {
-    cudaload_ctx *c = folder_scan(e, ctx, real);
+    cudaload_ctx *c = cl_verdict_folder_scan(e, ctx, real);
     known = c && inventory_version(c, real, &version, cuda_major);
   }
   free(real);
@@ -1451,6 +1448,19 @@ static int expose_like_preload(cl_loader_model *m, const char *file) {
   return rc;
 }
 
+/* "cudaload inspect FILE says why", FILE quoted for the shell. */
+static char *inspect_fix(const char *file, cl_naming naming) {
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_printf(&b, "cudaload inspect ");
+  if (!cl_buf_shell_word(&b, file,
+                         naming == CL_NAMING_WINDOWS
+                             ? CL_SHELL_CMD_AND_POWERSHELL
+                             : CL_SHELL_POSIX))
+    cl_buf_printf(&b, "FILE (the file named above)");
+  cl_buf_printf(&b, " says why");
+  return cl_buf_take(&b);
+}
+
 /* The objects of a resolved tree into e: the file itself and every CUDA
  * library in it, each with its needs, bindings and findings. */
 static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
@@ -1483,8 +1493,8 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
       (t->object_count == 0 || !t->objects[0].readable))
     cl_verdict_add(e, CL_FINDING_UNREADABLE, 0,
                    cl_strdup_printf("%s: cannot be read as a library", opener),
-                   cl_strdup_printf("cudaload inspect %s says why", opener),
-                   opener, NULL, NULL, NULL);
+                   inspect_fix(opener, cl_ctx_naming(ctx)), opener, NULL, NULL,
+                   NULL);
   tree_findings(e, t, opener, naming, lazy);
 }
 

@@ -198,6 +198,16 @@ cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
                                      const char *path, const char *soname,
                                      int consumer);
 
+/* At most this many folders outside the roots are scanned for one verdict:
+ * each is a scan of its own, and a tree's CUDA files sit in a few. */
+#define CL_VERDICT_FOLDER_SCANS 32
+
+/* The ctx that scanned the folder of `real` as its only root (made once per
+ * verdict, at most CL_VERDICT_FOLDER_SCANS of them), for the versions of
+ * files outside the roots; NULL when none can be made. */
+cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
+                                     const char *real);
+
 /* The version of a file as the scan tells it (its inventory entry, else a
  * scan of its folder, else its name), malloc'ed or NULL; *cuda_major the
  * CUDA major it belongs to, 0 when unknown. */

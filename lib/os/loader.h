@@ -88,13 +88,50 @@ char *cl_os_loader_find_loaded_by_soname(const char *name);
 typedef void (*cl_module_visitor)(const char *path, void *opaque);
 void cl_os_loader_each_loaded(cl_module_visitor visit, void *opaque);
 
-/* The same for another process, by id, in the order the files were mapped
- * (Linux: /proc/PID/maps; Windows: EnumProcessModulesEx). 0, or
+/* How this process reaches a file another process maps (cl_mapped_file). */
+typedef enum cl_mapped_reach {
+  CL_REACHED_NOT = 0, /* no path here leads to it */
+  CL_REACHED_HERE,    /* its name, in this process's view */
+  CL_REACHED_IN_ROOT, /* its name in the process's root: another mount
+                         namespace (a container) or a chroot */
+  CL_REACHED_MAPPING  /* only the mapping itself (map_files) */
+} cl_mapped_reach;
+
+/* A file another process has mapped, as that process has it: what
+ * `explain --pid` must describe, not whatever its name leads to now. */
+typedef struct cl_mapped_file {
+  const char *path; /* the name the process mapped it under */
+  /* A path through which this process reads that very file, its device
+   * and inode checked against the mapping: `path` itself when it leads to
+   * that file here too; else PATH under /proc/PID/root (the process's own root
+   * and mount namespace: a container's file of the same name is another
+   * file); else /proc/PID/map_files/START-END (the mapping itself, a
+   * deleted file's too, where this process may follow it: root); NULL when
+   * none does (another user's process, a deleted file without root, a file
+   * replaced under the same name). */
+  const char *access;
+  cl_mapped_reach reach; /* which of those `access` is */
+  int deleted; /* the kernel marks the mapping's file deleted: unlinked or
+                  replaced since it was mapped */
+} cl_mapped_file;
+typedef void (*cl_mapped_file_visitor)(const cl_mapped_file *file,
+                                       void *opaque);
+/* Whether the caller wants a file of this name at all (explain: a CUDA
+ * library's): the others are not looked up, which keeps a process mapping
+ * thousands of unrelated files cheap. NULL: every file. */
+typedef int (*cl_mapped_file_wanted)(const char *path, void *opaque);
+
+/* The regular files another process maps, by id, each once, in the order
+ * they were first mapped (Linux: /proc/PID/maps, read whole lines, any
+ * length; Windows: EnumProcessModulesEx, where path is access). Costs what
+ * the list's length says: a process mapping 14,000 files is read in about
+ * the time its maps take (bench/README.md, "explain --pid"). 0, or
  * CUDALOAD_E_NOT_FOUND (no such process), CUDALOAD_E_IO (not allowed to
- * look: another user's process), CUDALOAD_E_UNSUPPORTED, with the last
- * error naming the process and the reason. */
-int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
-                                 void *opaque);
+ * look: another user's process; or maps unreadable), CUDALOAD_E_MALFORMED
+ * (a maps line the kernel would not write), CUDALOAD_E_UNSUPPORTED, with
+ * the last error naming the process and the reason. */
+int cl_os_loader_process_modules(long pid, cl_mapped_file_wanted wanted,
+                                 cl_mapped_file_visitor visit, void *opaque);
 
 /*
  * The file that defines `symbol` as the global scope sees it (Linux: dlsym

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/auxv.h>
+#include <sys/xattr.h>
 #endif
 #include <time.h>
 #include <unistd.h>
@@ -276,6 +277,98 @@ static void describe_writers(const struct stat *st, const char *extra,
              (unsigned long)st->st_gid, mode);
 }
 
+/* --- POSIX access control lists ----------------------------------------
+ * Linux keeps a file's ACL in the extended attribute system.posix_acl_access
+ * in a documented, fixed format (the kernel's include/uapi/linux/
+ * posix_acl_xattr.h): a little-endian 32-bit version (2), then entries of
+ * tag (16 bits), permissions (16 bits) and id (32 bits). It is read here
+ * without libacl. A named user or group entry (setfacl -m u:nobody:rwx)
+ * gives write to someone the mode does not show: through the mask, the
+ * group bits of the mode then show the mask (775), whoever the owning group
+ * is. */
+#define CL_ACL_VERSION 2u
+#define CL_ACL_USER_OBJ 0x01u
+#define CL_ACL_USER 0x02u
+#define CL_ACL_GROUP_OBJ 0x04u
+#define CL_ACL_GROUP 0x08u
+#define CL_ACL_MASK 0x10u
+#define CL_ACL_OTHER 0x20u
+#define CL_ACL_WRITE 0x02u
+/* ext4 keeps at most ~500 entries in a block, XFS and others fewer or a few
+ * thousand: 64 KiB holds any (8 bytes each). */
+#define CL_ACL_MAX_BYTES 65536u
+
+typedef struct acl_writers {
+  int present;         /* the file has an access ACL */
+  int group_obj_write; /* the owning group's entry, through the mask */
+  int user_writer;     /* a named user other than root and this process's */
+  unsigned long user;
+  int group_writer; /* a named group other than root's and this process's */
+  unsigned long group;
+} acl_writers;
+
+static unsigned acl_u16(const unsigned char *p) {
+  return (unsigned)p[0] | ((unsigned)p[1] << 8);
+}
+
+static unsigned long acl_u32(const unsigned char *p) {
+  return (unsigned long)p[0] | ((unsigned long)p[1] << 8) |
+         ((unsigned long)p[2] << 16) | ((unsigned long)p[3] << 24);
+}
+
+/* Who the ACL of path lets write, beyond what the mode says. A file
+ * without an ACL, a file system without them, or an ACL that cannot be
+ * read or is malformed gives present = 0: the mode decides, as for a
+ * folder that cannot be stat'ed ("cannot tell"). */
+static void read_acl_writers(const char *path, acl_writers *out) {
+  memset(out, 0, sizeof *out);
+#if defined(__linux__)
+  unsigned char stack[1024];
+  unsigned char *buf = stack;
+  ssize_t n = getxattr(path, "system.posix_acl_access", stack, sizeof stack);
+  if (n < 0 && errno == ERANGE) {
+    ssize_t need = getxattr(path, "system.posix_acl_access", NULL, 0);
+    if (need <= 0 || (size_t)need > CL_ACL_MAX_BYTES ||
+        !(buf = malloc((size_t)need)))
+      return;
+    n = getxattr(path, "system.posix_acl_access", buf, (size_t)need);
+  }
+  if (n >= 4 && (n - 4) % 8 == 0 && acl_u32(buf) == CL_ACL_VERSION) {
+    unsigned mask = 7, group_obj = 0;
+    int has_mask = 0;
+    for (ssize_t at = 4; at < n; at += 8)
+      if (acl_u16(buf + at) == CL_ACL_MASK) {
+        mask = acl_u16(buf + at + 2);
+        has_mask = 1;
+      }
+    out->present = 1;
+    for (ssize_t at = 4; at < n; at += 8) {
+      unsigned tag = acl_u16(buf + at), perm = acl_u16(buf + at + 2);
+      unsigned long id = acl_u32(buf + at + 4);
+      /* The mask caps named entries and the owning group's. */
+      int writes = (perm & (has_mask ? mask : 7) & CL_ACL_WRITE) != 0;
+      if (tag == CL_ACL_GROUP_OBJ)
+        group_obj = perm;
+      else if (tag == CL_ACL_USER && writes && id != 0 &&
+               id != (unsigned long)geteuid() &&
+               id != (unsigned long)getuid() && !out->user_writer) {
+        out->user_writer = 1;
+        out->user = id;
+      } else if (tag == CL_ACL_GROUP && writes && id != 0 &&
+                 !process_in_group((gid_t)id) && !out->group_writer) {
+        out->group_writer = 1;
+        out->group = id;
+      }
+    }
+    out->group_obj_write = (group_obj & mask & CL_ACL_WRITE) != 0;
+  }
+  if (buf != stack)
+    free(buf);
+#else
+  (void)path;
+#endif
+}
+
 /* World-writable, or group-writable by a group other than root's that this
  * process is not in. For a library folder a sticky bit does not help: it
  * stops others from removing or renaming files they do not own, not from
@@ -289,16 +382,46 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   int is_file = use == CL_TRUST_LIBRARY_FILE;
   if (is_file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
     return 0;
+  /* With an ACL the mode's group bits are its mask, which caps every
+   * named entry: without group write in the mode no entry can write, and
+   * the attribute need not be read (most folders: 0755). */
+  acl_writers acl;
+  memset(&acl, 0, sizeof acl);
+  if (st.st_mode & S_IWGRP)
+    read_acl_writers(path, &acl);
   int others = (st.st_mode & S_IWOTH) != 0;
-  int group = !others && (st.st_mode & S_IWGRP) && st.st_gid != 0 &&
-              !process_in_group(st.st_gid);
-  if (!others && !group)
+  /* With an ACL the mode's group bits are its mask: the owning group writes
+   * only when its own entry, through the mask, says so. */
+  int group_writes =
+      acl.present ? acl.group_obj_write : (st.st_mode & S_IWGRP) != 0;
+  int group =
+      !others && group_writes && st.st_gid != 0 && !process_in_group(st.st_gid);
+  int named = !others && !group && (acl.user_writer || acl.group_writer);
+  if (!others && !group && !named)
     return 0;
   int sticky = !is_file && (st.st_mode & S_ISVTX);
   if (use == CL_TRUST_FOLDER_ON_THE_WAY && sticky)
     return 0;
   char text[256];
-  if (use == CL_TRUST_FOLDER_ON_THE_WAY) {
+  if (named) {
+    unsigned mode = (unsigned)(st.st_mode & 07777);
+    if (acl.user_writer)
+      snprintf(text, sizeof text,
+               "writable by user %lu through its access control list "
+               "(mode %04o shows only the ACL's mask)",
+               acl.user, mode);
+    else
+      snprintf(text, sizeof text,
+               "writable by group %lu, which this process is not in, through "
+               "its access control list (mode %04o shows only the ACL's mask)",
+               acl.group, mode);
+    if (use == CL_TRUST_FOLDER_ON_THE_WAY) {
+      size_t used = strlen(text);
+      snprintf(text + used, sizeof text - used,
+               ", not sticky: they can rename what it holds and put their "
+               "own in its place");
+    }
+  } else if (use == CL_TRUST_FOLDER_ON_THE_WAY) {
     describe_writers(&st, ", not sticky", text, sizeof text);
     size_t used = strlen(text);
     snprintf(text + used, sizeof text - used,

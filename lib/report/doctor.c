@@ -20,6 +20,7 @@
 #include "load/plan_judge.h"
 #include "load/verdict.h"
 #include "common/buf.h"
+#include "common/shell_word.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
 #include "os/loader.h"
@@ -360,11 +361,24 @@ static void load_failure_problems(doctor *d) {
     const cl_plan_entry *p = &d->ctx->plan[i];
     if (p->state != CUDALOAD_STATE_FAILED)
       continue;
+    /* The path as one shell word (shell_word.h): pasted, it runs nothing
+     * else; one no spelling keeps literal in cmd and PowerShell is named
+     * apart. */
+    cl_buf inspect = CL_BUF_INIT;
+    cl_buf_puts(&inspect, "cudaload inspect ");
+    if (!cl_buf_shell_word(&inspect, p->path,
+                           host_naming() == CL_NAMING_WINDOWS
+                               ? CL_SHELL_CMD_AND_POWERSHELL
+                               : CL_SHELL_POSIX))
+      cl_buf_printf(&inspect, "FILE (FILE: %s)", p->path);
+    char *command = cl_buf_take(&inspect);
     add_problem(
         d, cl_strdup_printf("%s could not be loaded by this process", p->path),
-        cl_strdup_printf("cudaload inspect \"%s\" lists what it needs; put "
-                         "the missing libraries beside it or on %s",
-                         p->path, cudaload_env_name()));
+        command ? cl_strdup_printf("%s lists what it needs; put the missing "
+                                   "libraries beside it or on %s",
+                                   command, cudaload_env_name())
+                : NULL);
+    free(command);
   }
 }
 
@@ -568,22 +582,15 @@ static int plan_has_second_major(const cudaload_ctx *ctx) {
   return 0;
 }
 
-/* A word of a command line as sh takes it back: as is when it holds only
- * safe characters, else in single quotes (cmd and PowerShell take a
- * double-quoted path, and paths hold no double quote on Windows). */
+/* A word of a command line as the shell takes it back (shell_word.h); a
+ * word no one spelling keeps literal in cmd and PowerShell is written
+ * DIR, and the caller's fix names it. */
 static void command_word(cl_buf *b, const char *word) {
-  size_t safe = strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-                             "vwxyz0123456789_@%+=:,./-");
-  if (*word && !word[safe]) {
-    cl_buf_printf(b, "%s", word);
-  } else if (host_naming() == CL_NAMING_WINDOWS) {
-    cl_buf_printf(b, "\"%s\"", word);
-  } else {
-    cl_buf_printf(b, "'");
-    for (const char *p = word; *p; ++p)
-      cl_buf_printf(b, *p == '\'' ? "'\\''" : "%c", *p);
-    cl_buf_printf(b, "'");
-  }
+  cl_shell_kind kind = host_naming() == CL_NAMING_WINDOWS
+                           ? CL_SHELL_CMD_AND_POWERSHELL
+                           : CL_SHELL_POSIX;
+  if (!cl_buf_shell_word(b, word, kind))
+    cl_buf_printf(b, "DIR");
 }
 
 /* The options that give the tool this doctor's search: --no-defaults and

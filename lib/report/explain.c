@@ -18,6 +18,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "load/resolve.h"
+#include "common/strindex.h"
 #include "common/strutil.h"
 
 #include <stdarg.h>
@@ -147,20 +148,299 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
 }
 
 /* --- a running process -----------------------------------------------------
+ * What the process maps, each file once, reached through a path whose device
+ * and inode the seam checked (os/loader.h, cl_mapped_file): a version comes
+ * from the file the process runs, never from whatever its name leads to now
+ * (a newer file that replaced it, the host's file of a container's name).
+ * Every lookup goes through an index, so the cost follows the number of
+ * mapped files, not its square.
  */
+
+/* A ctx's libraries by real path (the ctx's own, or a folder scan's). */
+typedef struct library_index {
+  cudaload_ctx *ctx;
+  cl_str_index by_path;
+} library_index;
 
 typedef struct pid_context {
   cudaload_explain *e;
   cudaload_ctx *ctx;
   cl_naming naming;
+  /* e->objects by path (keys: their paths), apart for the deleted files
+   * mapped: a library deleted, replaced and mapped again is two objects. */
+  cl_str_index objects, deleted_objects;
+  library_index indexes[1 + CL_VERDICT_FOLDER_SCANS];
+  size_t index_count;
 } pid_context;
 
-static void visit_module(const char *path, void *opaque) {
-  pid_context *pc = opaque;
+/* The library of c whose real path is real, its version settled; NULL when
+ * c has none (or no index could be built: then the version is the name's). */
+static cl_library *indexed_library(pid_context *pc, cudaload_ctx *c,
+                                   const char *real) {
+  library_index *x = NULL;
+  for (size_t i = 0; i < pc->index_count && !x; ++i)
+    if (pc->indexes[i].ctx == c)
+      x = &pc->indexes[i];
+  if (!x) {
+    if (pc->index_count == sizeof pc->indexes / sizeof *pc->indexes)
+      return NULL;
+    x = &pc->indexes[pc->index_count++];
+    x->ctx = c;
+    cl_str_index_init(&x->by_path, 0);
+    for (size_t i = 0; i < c->library_count; ++i)
+      if (cl_str_index_add(&x->by_path, c->libraries[i].path, i)) {
+        pc->e->failed = 1;
+        return NULL;
+      }
+  }
+  size_t at;
+  if (!cl_str_index_find(&x->by_path, real, &at))
+    return NULL;
+  cl_library_settle_version(c, &c->libraries[at]);
+  return &c->libraries[at];
+}
+
+/* The version of a mapped file as the scan tells it (dist-info, headers),
+ * from the file the process maps: through its name here (the inventory, or
+ * a scan of its folder), or through the process's root (a scan of its
+ * folder there); else what its name carries. */
+static char *mapped_version(pid_context *pc, const cl_mapped_file *f,
+                            const cl_name_match *m, int *cuda_major) {
+  *cuda_major = m->cuda_major;
+  const cl_library *lib = NULL;
+  char *kept = cl_save_error(); /* an answer, not a failure */
+  if (!f->deleted &&
+      (f->reach == CL_REACHED_HERE || f->reach == CL_REACHED_IN_ROOT)) {
+    char *real = cl_os_real_path(f->access);
+    if (real && f->reach == CL_REACHED_HERE)
+      lib = indexed_library(pc, pc->ctx, real);
+    cudaload_ctx *c =
+        real && !lib ? cl_verdict_folder_scan(pc->e, pc->ctx, f->access) : NULL;
+    if (c)
+      lib = indexed_library(pc, c, real);
+    free(real);
+  }
+  cl_restore_error(kept);
+  if (lib) {
+    if (lib->cuda_major)
+      *cuda_major = lib->cuda_major;
+    return lib->version[0] ? cl_strdup(lib->version) : NULL;
+  }
+  return m->name_version[0] ? cl_strdup(m->name_version) : NULL;
+}
+
+/* A finding about what a running process maps. */
+static void process_problem(cudaload_explain *e, char *text) {
+  cl_verdict_add(e, CL_FINDING_PROCESS, 0, text, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* What the explain says of a file it cannot describe from the file itself. */
+static void mapped_problem(pid_context *pc, const cl_mapped_file *f,
+                           const cl_explain_object *o) {
+  if (f->deleted)
+    process_problem(
+        pc->e, cl_strdup_printf("%s (%s %d) was deleted or replaced on disk "
+                                "after the process mapped it: the process "
+                                "runs the file it mapped then, not the one "
+                                "at that path now, so its version is not "
+                                "read from there%s",
+                                f->path, o->name, o->major,
+                                o->version ? "" : " (unknown)"));
+  else if (f->reach == CL_REACHED_NOT || f->reach == CL_REACHED_MAPPING)
+    process_problem(
+        pc->e,
+        cl_strdup_printf("%s (%s %d): the file at that path is not "
+                         "the one the process maps (another device "
+                         "or inode)%s, so its version is %s",
+                         f->path, o->name, o->major,
+                         f->reach == CL_REACHED_NOT
+                             ? " and that one cannot be read from "
+                               "here (following /proc/PID/map_files "
+                               "needs root)"
+                             : "",
+                         o->version ? "only what its name tells" : "unknown"));
+}
+
+/* Only CUDA libraries are looked up (os/loader.h). */
+static int wanted_mapped(const char *path, void *opaque) {
+  const pid_context *pc = opaque;
   cl_name_match m;
-  if (!cl_catalog_match(cl_path_basename(path), pc->naming, &m))
+  return cl_catalog_match_renamed(cl_path_basename(path), pc->naming, &m);
+}
+
+static void visit_mapped(const cl_mapped_file *f, void *opaque) {
+  pid_context *pc = opaque;
+  cudaload_explain *e = pc->e;
+  cl_name_match m;
+  cl_str_index *seen = f->deleted ? &pc->deleted_objects : &pc->objects;
+  if (e->failed ||
+      !cl_catalog_match_renamed(cl_path_basename(f->path), pc->naming, &m) ||
+      cl_str_index_find(seen, f->path, NULL))
+    return; /* not a CUDA library, or met under that name already */
+  if (cl_reserve((void **)&e->objects, &e->object_capacity, e->object_count + 1,
+                 sizeof *e->objects)) {
+    e->failed = 1;
     return;
-  cl_verdict_object(pc->e, pc->ctx, path, NULL, 0);
+  }
+  cl_explain_object *o = &e->objects[e->object_count];
+  memset(o, 0, sizeof *o);
+  o->path = cl_strdup(f->path);
+  if (!o->path || cl_str_index_add(seen, o->path, e->object_count)) {
+    free(o->path);
+    e->failed = 1;
+    return;
+  }
+  o->family = m.entry->family;
+  o->name = m.entry->name;
+  o->major = m.major;
+  o->version = mapped_version(pc, f, &m, &o->cuda_major);
+  e->object_count++;
+  mapped_problem(pc, f, o);
+}
+
+/* At most this many problems of cuDNN sub-libraries from another version:
+ * each is found by a walk over the sub-libraries, and a process that maps
+ * thousands of cuDNN copies is told of the first few. */
+#define CL_EXPLAIN_CUDNN_MIXES 16
+
+/* Whether a cuDNN main library (folder, version) runs a sub-library of its
+ * major from another folder and of another version, answered by counts
+ * rather than a walk over every sub-library for every main one: of the
+ * distinct (folder, version) pairs of the major's sub-libraries, those
+ * neither in the main library's folder nor of its version are all, less
+ * those in its folder, less those of its version, plus the one pair that is
+ * both (counted twice). Keys carry the major: "9", "9\nfolder",
+ * "9\n\nversion", "9\nfolder\nversion". */
+typedef struct cudnn_subs {
+  cl_str_index index;
+  char **keys;
+  size_t *counts;
+  size_t count, key_capacity, count_capacity;
+  int failed;
+} cudnn_subs;
+
+/* The count under key (taken over), added at 0 when new; NULL without
+ * memory. */
+static size_t *sub_count(cudnn_subs *s, char *key) {
+  size_t at;
+  if (key && cl_str_index_find(&s->index, key, &at)) {
+    free(key);
+    return &s->counts[at];
+  }
+  if (!key ||
+      cl_reserve((void **)&s->keys, &s->key_capacity, s->count + 1,
+                 sizeof *s->keys) ||
+      cl_reserve((void **)&s->counts, &s->count_capacity, s->count + 1,
+                 sizeof *s->counts) ||
+      cl_str_index_add(&s->index, key, s->count)) {
+    free(key);
+    s->failed = 1;
+    return NULL;
+  }
+  s->keys[s->count] = key;
+  s->counts[s->count] = 0;
+  return &s->counts[s->count++];
+}
+
+static size_t sub_count_of(const cudnn_subs *s, char *key) {
+  size_t at, n = 0;
+  if (key && cl_str_index_find(&s->index, key, &at))
+    n = s->counts[at];
+  free(key);
+  return n;
+}
+
+static int is_cudnn(const cl_explain_object *o, int main) {
+  return o->family && o->version && strcmp(o->family, "cudnn") == 0 &&
+         (strcmp(o->name, "cudnn") == 0) == main;
+}
+
+static void count_cudnn_subs(const cudaload_explain *e, cudnn_subs *s) {
+  for (size_t j = 0; j < e->object_count && !s->failed; ++j) {
+    const cl_explain_object *sub = &e->objects[j];
+    if (!is_cudnn(sub, 0))
+      continue;
+    char *folder = cl_path_dirname(sub->path);
+    size_t *pair = folder
+                       ? sub_count(s, cl_strdup_printf("%d\n%s\n%s", sub->major,
+                                                       folder, sub->version))
+                       : NULL;
+    if (pair && !*pair) {
+      *pair = 1;
+      size_t *all = sub_count(s, cl_strdup_printf("%d", sub->major));
+      size_t *in_folder =
+          sub_count(s, cl_strdup_printf("%d\n%s", sub->major, folder));
+      size_t *of_version =
+          sub_count(s, cl_strdup_printf("%d\n\n%s", sub->major, sub->version));
+      if (all && in_folder && of_version) {
+        ++*all;
+        ++*in_folder;
+        ++*of_version;
+      }
+    }
+    if (!folder || !pair)
+      s->failed = 1;
+    free(folder);
+  }
+}
+
+/* A cuDNN main library whose sub-libraries come from elsewhere, in another
+ * version: the first CL_EXPLAIN_CUDNN_MIXES are named (each found by a
+ * walk), the rest counted. */
+static void cudnn_mix_problems(cudaload_explain *e) {
+  cudnn_subs s;
+  memset(&s, 0, sizeof s);
+  cl_str_index_init(&s.index, 0);
+  count_cudnn_subs(e, &s);
+  size_t reported = 0, more = 0;
+  for (size_t i = 0; i < e->object_count && !s.failed; ++i) {
+    const cl_explain_object *main = &e->objects[i];
+    char *folder = is_cudnn(main, 1) ? cl_path_dirname(main->path) : NULL;
+    if (!folder)
+      continue;
+    int d = main->major;
+    size_t others =
+        sub_count_of(&s, cl_strdup_printf("%d", d)) -
+        sub_count_of(&s, cl_strdup_printf("%d\n%s", d, folder)) -
+        sub_count_of(&s, cl_strdup_printf("%d\n\n%s", d, main->version)) +
+        sub_count_of(&s,
+                     cl_strdup_printf("%d\n%s\n%s", d, folder, main->version));
+    for (size_t j = 0;
+         others && reported < CL_EXPLAIN_CUDNN_MIXES && j < e->object_count;
+         ++j) {
+      const cl_explain_object *sub = &e->objects[j];
+      if (!is_cudnn(sub, 0) || sub->major != d ||
+          strcmp(main->version, sub->version) == 0)
+        continue;
+      char *sub_folder = cl_path_dirname(sub->path);
+      int elsewhere = sub_folder && strcmp(sub_folder, folder) != 0;
+      free(sub_folder);
+      if (!elsewhere)
+        continue;
+      process_problem(
+          e, cl_strdup_printf("the cuDNN %d main library %s (%s) runs "
+                              "%s from %s (%s): its sub-libraries come "
+                              "from another version",
+                              d, main->path, main->version, sub->name,
+                              sub->path, sub->version));
+      reported++;
+      others = 0;
+    }
+    more += others != 0;
+    free(folder);
+  }
+  if (more)
+    process_problem(e, cl_strdup_printf("%zu more cuDNN main libraries run "
+                                        "sub-libraries of another version from "
+                                        "another folder",
+                                        more));
+  cl_str_index_free(&s.index);
+  for (size_t k = 0; k < s.count; ++k)
+    free(s.keys[k]);
+  free(s.keys);
+  free(s.counts);
+  if (s.failed)
+    e->failed = 1;
 }
 
 int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
@@ -180,39 +460,23 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
   if (!e)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_explain_pid: out of memory");
   e->pid = pid;
-  pid_context pc = {e, ctx, cl_ctx_naming(ctx)};
-  rc = cl_os_loader_process_modules(pid, visit_module, &pc);
+  pid_context pc;
+  memset(&pc, 0, sizeof pc);
+  pc.e = e;
+  pc.ctx = ctx;
+  pc.naming = cl_ctx_naming(ctx);
+  cl_str_index_init(&pc.objects, 0);
+  cl_str_index_init(&pc.deleted_objects, 0);
+  rc = cl_os_loader_process_modules(pid, wanted_mapped, visit_mapped, &pc);
+  cl_str_index_free(&pc.objects);
+  cl_str_index_free(&pc.deleted_objects);
+  for (size_t i = 0; i < pc.index_count; ++i)
+    cl_str_index_free(&pc.indexes[i].by_path);
   if (rc) {
     cudaload_explain_free(e);
     return rc;
   }
-  /* A cuDNN main library whose sub-libraries come from elsewhere. */
-  for (size_t i = 0; i < e->object_count; ++i) {
-    const cl_explain_object *main = &e->objects[i];
-    if (!main->family || strcmp(main->family, "cudnn") != 0 ||
-        strcmp(main->name, "cudnn") != 0)
-      continue;
-    char *folder = cl_path_dirname(main->path);
-    for (size_t j = 0; folder && j < e->object_count; ++j) {
-      const cl_explain_object *sub = &e->objects[j];
-      if (j == i || !sub->family || strcmp(sub->family, "cudnn") != 0 ||
-          sub->major != main->major)
-        continue;
-      char *sub_folder = cl_path_dirname(sub->path);
-      if (sub_folder && strcmp(sub_folder, folder) != 0 && main->version &&
-          sub->version && strcmp(main->version, sub->version) != 0)
-        cl_verdict_add(
-            e, CL_FINDING_PROCESS, 0,
-            cl_strdup_printf("the cuDNN %d main library %s (%s) runs "
-                             "%s from %s (%s): its sub-libraries come from "
-                             "another version",
-                             main->major, main->path, main->version, sub->name,
-                             sub->path, sub->version),
-            NULL, main->path, sub->name, sub->path, NULL);
-      free(sub_folder);
-    }
-    free(folder);
-  }
+  cudnn_mix_problems(e);
   cl_verdict_mixes(e, 0, "mapped in the process");
   if (e->failed) {
     cudaload_explain_free(e);

@@ -36,14 +36,16 @@ static char *render_text(const cudaload_explain *e) {
     cl_text_put(&t, "\n");
     for (size_t j = 0; j < o->need_count; ++j) {
       const cl_explain_need *n = &o->needs[j];
-      /* An API set (api-ms-win-crt-*.dll) is no file: the loader maps it
-       * to a system DLL without a search. */
-      int api_set = !n->path && n->rule && !strcmp(n->rule, "api-set");
+      /* Found without a file of its own: an API set (api-ms-win-crt-*.dll,
+       * mapped by the loader to a system DLL without a search), the main
+       * program an empty DT_NEEDED name matches. */
+      const char *fileless =
+          !strcmp(n->rule, "api-set") ? "an API set, mapped by the loader"
+          : strcmp(n->rule, "not-found") != 0 ? "(no file of its own)"
+                                              : "NOT FOUND";
       cl_text_put(&t, "  %-6s %-32s -> %s", n->lazy ? "lazy" : "needs",
                   cl_text_shown(&t, n->name),
-                  n->path   ? cl_text_shown(&t, n->path)
-                  : api_set ? "an API set, mapped by the loader"
-                            : "NOT FOUND");
+                  n->path ? cl_text_shown(&t, n->path) : fileless);
       if (n->version)
         cl_text_put(&t, " (%s)", cl_text_shown(&t, n->version));
       cl_text_put(&t, "  [%s%s%s]\n", n->rule, n->detail ? ": " : "",
@@ -273,7 +275,11 @@ static char *render_dot(const cudaload_explain *e) {
     cl_text_put(&t, "];\n");
     for (size_t j = 0; j < o->need_count; ++j) {
       const cl_explain_need *n = &o->needs[j];
-      const char *red = !n->path ? ", color=red, fontcolor=red" : "";
+      int missing = !n->path && strcmp(n->rule, "not-found") == 0;
+      const char *target = n->path   ? n->path
+                           : missing ? "not found"
+                                     : "no file of its own";
+      const char *red = missing ? ", color=red, fontcolor=red" : "";
       char name_node[600];
       snprintf(name_node, sizeof name_node, "%s|%s", o->path, n->name);
       cl_text_put(&t, "  ");
@@ -288,11 +294,11 @@ static char *render_dot(const cudaload_explain *e) {
       cl_text_put(&t, "  ");
       dot_string(&t, name_node);
       cl_text_put(&t, " -> ");
-      dot_string(&t, n->path ? n->path : "not found");
+      dot_string(&t, target);
       cl_text_put(&t, " [label=");
       dot_string(&t, n->rule);
       cl_text_put(&t, "%s];\n", red);
-      if (!n->path) {
+      if (missing) {
         cl_text_put(&t, "  ");
         dot_string(&t, "not found");
         cl_text_put(&t, " [color=red, fontcolor=red];\n");

@@ -9,7 +9,10 @@
  */
 #include "report/runtime_problems.h"
 
+#include "common/buf.h"
+#include "common/shell_word.h"
 #include "common/strutil.h"
+#include "os/platform.h"
 #include "probe/cublas_causes.h"
 
 #include <stdlib.h>
@@ -55,6 +58,23 @@ static void watchdog_problem(const cl_runtime_facts *f, size_t i, sink *s) {
              cudaload_probe_device_uuid(p, i)));
 }
 
+/* "nvidia-smi -i DEVICE -c DEFAULT", the device named by its UUID as one
+ * shell word: the UUID is what the probe's child reported, after running
+ * the driver's code, and is pasted by whoever reads the fix. A UUID no
+ * spelling keeps literal (Windows: cmd and PowerShell) gives the index. */
+static char *default_mode_command(const char *uuid, size_t i) {
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_puts(&b, "nvidia-smi -i ");
+  if (!uuid || !*uuid ||
+      !cl_buf_shell_word(&b, uuid,
+                         cl_os_host_target() == CUDALOAD_TARGET_WINDOWS
+                             ? CL_SHELL_CMD_AND_POWERSHELL
+                             : CL_SHELL_POSIX))
+    cl_buf_printf(&b, "%zu", i);
+  cl_buf_puts(&b, " -c DEFAULT");
+  return cl_buf_take(&b);
+}
+
 /* A compute mode that keeps processes off the device. Exclusive modes are
  * a problem only when they kept the probe off device 0: otherwise this
  * process got the device, and the mode is a fact, not a fault. Returns 1
@@ -63,31 +83,36 @@ static int compute_mode_problem(const cl_runtime_facts *f, size_t i, sink *s) {
   const cudaload_probe *p = f->probe;
   int mode = cudaload_probe_device_compute_mode(p, i);
   int refused = i == 0 && stage_failed(p, "context");
-  const char *uuid = cudaload_probe_device_uuid(p, i);
   if (mode == CUDALOAD_COMPUTE_MODE_PROHIBITED) {
+    char *command = default_mode_command(cudaload_probe_device_uuid(p, i), i);
     s->add(
         s->opaque,
         cl_strdup_printf("device %zu (%s) is in compute mode \"prohibited\": "
                          "no process may create a CUDA context on it",
                          i, cudaload_probe_device_name(p, i)),
-        cl_strdup_printf("set the default compute mode: nvidia-smi -i %s "
-                         "-c DEFAULT (as root or administrator)",
-                         uuid));
+        command ? cl_strdup_printf("set the default compute mode: %s (as "
+                                   "root or administrator)",
+                                   command)
+                : NULL);
+    free(command);
     return refused;
   }
   if (!refused || (mode != CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS &&
                    mode != CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD))
     return 0;
+  char *command = default_mode_command(cudaload_probe_device_uuid(p, i), i);
   s->add(s->opaque,
          cl_strdup_printf("device 0 (%s) is in compute mode \"%s\" and "
                           "another process is using it: that is why the "
                           "probe could not create a context there",
                           cudaload_probe_device_name(p, 0),
                           cudaload_probe_compute_mode_name(mode)),
-         cl_strdup_printf("stop the other process (nvidia-smi lists it), or "
-                          "set the default compute mode: nvidia-smi -i %s -c "
-                          "DEFAULT (as root or administrator)",
-                          uuid));
+         command ? cl_strdup_printf("stop the other process (nvidia-smi "
+                                    "lists it), or set the default compute "
+                                    "mode: %s (as root or administrator)",
+                                    command)
+                 : NULL);
+  free(command);
   return 1;
 }
 

@@ -5,7 +5,6 @@
 #include "os/platform.h"
 #include "common/strutil.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +24,8 @@ static const cl_known_consumer consumers[] = {
 
 static int is_hex8(const char *s) {
   for (int i = 0; i < 8; ++i)
-    if (!isxdigit((unsigned char)s[i]))
+    if (!cl_ascii_is_digit(s[i]) &&
+        !(cl_ascii_lower(s[i]) >= 'a' && cl_ascii_lower(s[i]) <= 'f'))
       return 0;
   return 1;
 }
@@ -67,9 +67,9 @@ const char *cl_consumer_package_of(const char *folder_base,
 static int copy_version(const char *s, const char *end, char *out,
                         size_t size) {
   size_t n = 0;
-  while (s + n < end && (isdigit((unsigned char)s[n]) || s[n] == '.'))
+  while (s + n < end && (cl_ascii_is_digit(s[n]) || s[n] == '.'))
     ++n;
-  if (n == 0 || !isdigit((unsigned char)s[0]) || n >= size)
+  if (n == 0 || !cl_ascii_is_digit(s[0]) || n >= size)
     return 0;
   memcpy(out, s, n);
   out[n] = '\0';

@@ -11,7 +11,6 @@
 #include "cudaload.h"
 #include "os/platform.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +62,7 @@ static int cuda_entry(const char *entry, size_t len) {
     size_t n = strlen(marks[m]);
     for (size_t i = 0; i + n <= len; ++i) {
       size_t k = 0;
-      while (k < n && tolower((unsigned char)entry[i + k]) == marks[m][k])
+      while (k < n && cl_ascii_lower(entry[i + k]) == marks[m][k])
         ++k;
       if (k == n)
         return 1;

@@ -8,7 +8,6 @@
 #include "common/strutil.h"
 
 #include <stdint.h>
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +66,7 @@ static int requires_line(const char *p, const char *eol,
     ++p;
   line.name = p;
   while (p < eol &&
-         (isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
+         (cl_ascii_is_alnum(*p) || *p == '-' || *p == '_' || *p == '.'))
     ++p;
   line.name_len = (size_t)(p - line.name);
   if (!line.name_len)

@@ -3,6 +3,7 @@
 #include "scan/include_dir.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "scan/trust.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static char *install_folder(const char *path) {
   return up;
 }
 
-const char *cl_library_include_dir(cl_library *lib) {
+const char *cl_library_include_dir(cl_library *lib, int allow_writable) {
   if (lib->include_read)
     return lib->include_dir;
   lib->include_read = 1;
@@ -41,8 +42,21 @@ const char *cl_library_include_dir(cl_library *lib) {
   char *include = top ? cl_path_join(top, "include") : NULL;
   char *file = include ? cl_path_join(include, header) : NULL;
   if (file && cl_os_stat_kind(file, NULL) == CL_KIND_REGULAR) {
-    lib->include_dir = include;
-    include = NULL;
+    /* A compiler reads every header of the folder it is given: the folder
+     * (whoever may add a file plants a header), the family's header and,
+     * where a link leads away, the way back up to the install must be
+     * others' to change no more than the library's own folders. */
+    int lost = 0;
+    char *refused =
+        allow_writable ? NULL : cl_trust_include_refusal(include, file, &lost);
+    if (refused || lost) {
+      lib->include_refused =
+          refused ? refused
+                  : cl_strdup_printf("%s is writable by other users", include);
+    } else {
+      lib->include_dir = include;
+      include = NULL;
+    }
   }
   free(top);
   free(include);

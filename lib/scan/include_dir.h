@@ -16,7 +16,9 @@
  * nvidia/cu13/include; toolkits and conda: include, targets/<arch>/include;
  * NVVM: nvvm/include) or bin (Windows: bin, bin/x64, Library/bin), when it
  * holds the family's header (catalog.h, header). NULL when there is none or
- * the family ships no header. */
-const char *cl_library_include_dir(cl_library *lib);
+ * the family ships no header, and NULL, with lib->include_refused saying
+ * why, when other users can change what the compiler would read there
+ * (trust.h), unless allow_writable (CUDALOAD_ALLOW_WRITABLE_ROOTS). */
+const char *cl_library_include_dir(cl_library *lib, int allow_writable);
 
 #endif

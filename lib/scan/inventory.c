@@ -17,6 +17,7 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 #include "scan/toolkit_headers.h"
+#include "scan/trust.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,21 @@ struct cl_version_cache {
   size_t folder_count, folder_capacity;
   cl_str_index folders_by_path;
   int out_of_memory;
+  /* CUDALOAD_ALLOW_WRITABLE_ROOTS: version sources others can write to are
+   * read all the same. */
+  int allow_writable;
+  /* What trust.h said of each version source (a METADATA, a header), asked
+   * once: every library of a wheel or a toolkit shares its source. */
+  struct trusted_source *sources;
+  size_t source_count, source_capacity;
+  cl_str_index sources_by_path;
 };
+
+typedef struct trusted_source {
+  char *path;
+  char *refusal; /* NULL: others cannot write to it */
+  int lost;      /* refused, but memory ran out for the reason */
+} trusted_source;
 
 static void version_cache_free(cl_version_cache *c) {
   if (!c)
@@ -58,6 +73,12 @@ static void version_cache_free(cl_version_cache *c) {
   cl_str_index_free(&c->distinfo_by_folder);
   cl_str_index_free(&c->headers_by_folder);
   cl_str_index_free(&c->folders_by_path);
+  cl_str_index_free(&c->sources_by_path);
+  for (size_t i = 0; i < c->source_count; ++i) {
+    free(c->sources[i].path);
+    free(c->sources[i].refusal);
+  }
+  free(c->sources);
   for (size_t i = 0; i < c->distinfo_count; ++i)
     cl_distinfo_free(&c->distinfo[i]);
   free(c->distinfo);
@@ -283,6 +304,7 @@ typedef struct found_version {
   int cuda_major;
   char stamp[16];
   cl_binary_info pe;
+  char *distrust; /* malloc'ed: why a source was passed over, or NULL */
 } found_version;
 
 /* The CUDA major a library file was built for, from what it needs
@@ -311,6 +333,50 @@ static int cuda_major_from_file(const char *path, cl_naming naming) {
   return cuda;
 }
 
+/* Why others can change a version source (trust.h: a dist-info by its
+ * METADATA, or, with include, a header in that include folder), a
+ * malloc'ed copy, or NULL; asked of the file system once per source. */
+static char *source_refusal(cl_version_cache *c, const char *path,
+                            const char *include, int *lost) {
+  size_t at;
+  *lost = 0;
+  if (cl_str_index_find(&c->sources_by_path, path, &at)) {
+    *lost = c->sources[at].lost;
+    return c->sources[at].refusal ? cl_strdup(c->sources[at].refusal) : NULL;
+  }
+  char *refusal = include ? cl_trust_include_refusal(include, path, lost)
+                          : cl_trust_distinfo_refusal(path, lost);
+  char *key = cl_strdup(path);
+  if (!key ||
+      cl_reserve((void **)&c->sources, &c->source_capacity, c->source_count + 1,
+                 sizeof *c->sources) ||
+      cl_str_index_add(&c->sources_by_path, key, c->source_count)) {
+    free(key); /* not remembered: asked again next time */
+    return refusal;
+  }
+  trusted_source *t = &c->sources[c->source_count++];
+  t->path = key;
+  t->refusal = refusal ? cl_strdup(refusal) : NULL;
+  t->lost = *lost || (refusal && !t->refusal);
+  return refusal;
+}
+
+/* Whether a version source (its refusal from trust.h) is others' to change:
+ * then it is passed over for the next, and the first reason is kept for the
+ * plan to say. */
+static int distrusted(found_version *v, char *refusal, int lost) {
+  if (!refusal && !lost)
+    return 0;
+  if (v->distrust)
+    free(refusal);
+  else
+    v->distrust =
+        refusal ? refusal
+                : cl_strdup("a version source could not be checked (out of "
+                            "memory), so it was passed over");
+  return 1;
+}
+
 /* The first source that tells: the owning dist-info, the file name, a
  * DLL's VERSIONINFO, the toolkit's headers. Asking for a version is not a
  * failure (a DLL without VERSIONINFO, an unreadable header): whatever the
@@ -321,11 +387,16 @@ static void find_version(cl_version_cache *c, cl_naming naming,
                          found_version *v) {
   char *saved = cl_save_error();
   memset(&v->pe, 0, sizeof v->pe);
+  v->distrust = NULL;
   v->version = "";
   v->source = "none";
   v->file = "";
   v->cuda_major = m->cuda_major;
   const cl_distribution *d = distribution_of(c, folder, name);
+  int lost = 0;
+  if (d && !c->allow_writable &&
+      distrusted(v, source_refusal(c, d->metadata_path, NULL, &lost), lost))
+    d = NULL;
   if (d) {
     v->version = d->version;
     v->source = "dist-info";
@@ -348,6 +419,13 @@ static void find_version(cl_version_cache *c, cl_naming naming,
   } else {
     const cl_header_version *h =
         header_of(c, folder, m->entry->family, m->major);
+    char *include = h ? cl_path_dirname(h->header_path) : NULL;
+    if (h && !c->allow_writable &&
+        (!include ||
+         distrusted(v, source_refusal(c, h->header_path, include, &lost),
+                    lost)))
+      h = NULL;
+    free(include);
     if (h) {
       v->version = h->version;
       v->source = "header";
@@ -363,7 +441,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
 }
 
 /* Copy v into lib; 1 when out of memory (lib keeps what it had). */
-static int store_version(cl_library *lib, const found_version *v) {
+static int store_version(cl_library *lib, found_version *v) {
   char *version = cl_strdup(v->version);
   char *file = cl_strdup(v->file);
   if (!version || !file) {
@@ -373,10 +451,13 @@ static int store_version(cl_library *lib, const found_version *v) {
   }
   free(lib->version);
   free(lib->version_file);
+  free(lib->version_distrust);
   lib->version = version;
   lib->version_file = file;
   lib->version_source = v->source;
   lib->cuda_major = v->cuda_major;
+  lib->version_distrust = v->distrust;
+  v->distrust = NULL;
   return 0;
 }
 
@@ -384,6 +465,9 @@ static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
   if (!ctx->version_cache) {
     ctx->version_cache = calloc(1, sizeof *ctx->version_cache);
     ctx->version_cache_free = version_cache_free;
+    if (ctx->version_cache)
+      ctx->version_cache->allow_writable =
+          (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0;
   }
   return ctx->version_cache;
 }
@@ -405,6 +489,7 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
                  lib->path, &lib->pending_match, &v);
     store_version(lib, &v); /* out of memory: the version stays unknown */
     cl_binary_info_free(&v.pe);
+    free(v.distrust); /* NULL when stored */
   }
   free(lib->pending_folder);
   free(lib->pending_name);
@@ -456,12 +541,14 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
     find_version(c, s->naming, folder, name, real_path, m, &v);
     failed = store_version(lib, &v) || c->out_of_memory;
     cl_binary_info_free(&v.pe);
+    free(v.distrust); /* NULL when stored */
   }
   /* The index borrows the path the library owns. */
   if (failed ||
       cl_str_index_add(&s->libraries, real_path, ctx->library_count)) {
     free(lib->version);
     free(lib->version_file);
+    free(lib->version_distrust);
     free(lib->pending_folder);
     free(lib->pending_name);
     free(real_path);
@@ -537,15 +624,10 @@ static int refuse_writable(scanner *s, const char *folder) {
   return 1;
 }
 
-/* Whether folder is the root (key: its real path) or a folder above it:
- * where the way up from a library stops. The root is checked itself; the
- * folders above a root are the caller's choice of root (SECURITY.md). */
-static int root_or_above(const char *folder, const char *key) {
-  size_t n = strlen(folder), k = strlen(key);
-  if (n == 0 || n > k || !cl_os_same_path(folder, n, key, n))
-    return 0;
-  return n == k || key[n] == '/' || key[n] == '\\' || folder[n - 1] == '/' ||
-         folder[n - 1] == '\\';
+/* unsafe_because() as the walk up asks it (trust.h). */
+static const char *ask_scanner(void *opaque, const char *folder,
+                               cl_trust_use use) {
+  return unsafe_because(opaque, folder, use);
 }
 
 /* The first folder above `folder`, up to the root being scanned, in which
@@ -564,25 +646,10 @@ static const char *unsafe_on_the_way(scanner *s, const char *folder,
   s->way_folder = cl_strdup(folder);
   s->way_root = s->root;
   s->way_unsafe = NULL;
-  s->way_why = NULL;
-  const char *key = s->root_keys[s->root];
-  char *up = cl_path_dirname(folder);
-  while (up && strpbrk(up, "/\\") && !root_or_above(up, key)) {
-    if ((s->way_why = unsafe_because(s, up, CL_TRUST_FOLDER_ON_THE_WAY))) {
-      s->way_unsafe = up;
-      break;
-    }
-    char *next = cl_path_dirname(up);
-    int top = next && strcmp(next, up) == 0; /* "/" */
-    free(up);
-    up = next;
-    if (top) {
-      free(up);
-      up = NULL;
-    }
-  }
-  if (!s->way_unsafe)
-    free(up);
+  /* The root is checked itself; the folders above a root are the caller's
+   * choice of root (SECURITY.md). */
+  s->way_unsafe = cl_trust_unsafe_on_the_way(folder, s->root_keys[s->root],
+                                             ask_scanner, s, &s->way_why);
   *why = s->way_why;
   return s->way_unsafe;
 }

@@ -104,8 +104,15 @@ const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
   if (!l)
     return NULL;
   /* Looked up once and kept: the ctx is logically unchanged. */
-  const char *dir = cl_library_include_dir((cl_library *)l);
-  if (!dir)
+  const char *dir = cl_library_include_dir(
+      (cl_library *)l, (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0);
+  if (!dir && l->include_refused)
+    cl_fail(CUDALOAD_E_INSECURE,
+            "the include folder beside %s is refused: %s; make it writable "
+            "only by its owner, or pass CUDALOAD_ALLOW_WRITABLE_ROOTS "
+            "(--allow-writable-roots)",
+            l->path, l->include_refused);
+  else if (!dir)
     cl_fail(CUDALOAD_E_NOT_FOUND,
             "no include folder holding %s beside %s (looked for include/ "
             "next to its lib, lib64 or bin folder); install the family's "

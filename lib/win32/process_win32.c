@@ -35,8 +35,8 @@ static char *module_name(HANDLE process, HMODULE module) {
   return NULL;
 }
 
-int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
-                                 void *opaque) {
+int cl_os_loader_process_modules(long pid, cl_mapped_file_wanted wanted,
+                                 cl_mapped_file_visitor visit, void *opaque) {
   HANDLE process = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ,
                                FALSE, (DWORD)pid);
   if (!process) {
@@ -74,8 +74,12 @@ int cl_os_loader_process_modules(long pid, cl_module_visitor visit,
   }
   for (DWORD i = 0; i < count && !status; ++i) {
     char *path = module_name(process, modules[i]);
-    if (path)
-      visit(path, opaque);
+    /* A mapped DLL cannot be deleted or written, and Windows has no mount
+     * namespaces: its name is taken to lead to it. Not checked: a DLL
+     * renamed while loaded and another put under its name (SECURITY.md). */
+    cl_mapped_file f = {path, path, CL_REACHED_HERE, 0};
+    if (path && (!wanted || wanted(path, opaque)))
+      visit(&f, opaque);
     free(path);
   }
   free(modules);

@@ -26,6 +26,7 @@ import re
 import shlex
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -1510,6 +1511,12 @@ class EnvExec(CliTestCase):
         self.assert_usage_error(["env", "--require"], ["--require"])
         self.assert_usage_error(["env", "--require", "cudnn~8"], ["cudnn~8"])
         self.assert_usage_error(["env", "--require", "nosuchlib=1"], ["nosuchlib"])
+        # Issue 33, item 14: a name with a letter outside ASCII is quoted
+        # whole, not cut at that letter ("c").
+        self.assert_usage_error(["env", "--require", "c\u00fcdnn=9"],
+                                ['unknown library "c\u00fcdnn"'])
+        self.assert_usage_error(["env", "--require", "\u00e7ublas"],
+                                ['unknown library "\u00e7ublas"'])
         # Issue 12, minor: refused, not clamped to 999999999; the reason of a
         # long spec is kept.
         self.assert_usage_error(["env", "--require", "cudnn=9999999999999999999"],
@@ -1666,10 +1673,10 @@ class EnvExec(CliTestCase):
             self.skipTest("the Windows cuDNN 9 tree is not a wheel")
         r = self.run_ok("env", "--require", "cudnn=8", *self.roots(self.cudnn9_tree()), rc=4)
         target = os.path.join(os.path.realpath(str(self.fixture("wheels-cu13"))), "cudnn8")
-        self.assertIn('python -m pip install --no-deps --target "%s" "nvidia-cudnn-cu12==8.9.*"' % target,
-                      r.stderr, r.describe())
+        self.assertIn("python -m pip install --no-deps --target %s 'nvidia-cudnn-cu12==8.9.*'"
+                      % shlex.quote(target), r.stderr, r.describe())
         self.assertIn("then pass that folder as a root", r.stderr)
-        self.assertNotIn('pip install "nvidia-cudnn', r.stderr)
+        self.assertNotIn("pip install 'nvidia-cudnn", r.stderr)
 
     def test_dry_run_shows_the_plan(self):
         r = self.run_ok("env", "--require", "cudnn=8", "--dry-run", *self.roots(self.cudnn8_tree()))
@@ -2152,7 +2159,10 @@ class Doctor(CliTestCase):
         missing = [p for p in doc["problems"] if p["problem"].startswith("cudnn=9: no usable cudnn library")]
         self.assertEqual(len(missing), 1, doc["problems"])
         self.assertIn("major 8, not 9", missing[0]["problem"])
-        self.assertIn('pip install "nvidia-cudnn-cu12==9.*"', missing[0]["fix"])
+        # Quoted for the platform's shells: sh's single quotes, or double
+        # quotes for cmd and PowerShell alike.
+        self.assertIn('pip install "nvidia-cudnn-cu12==9.*"' if CLI_IS_WINDOWS
+                      else "pip install 'nvidia-cudnn-cu12==9.*'", missing[0]["fix"])
         self.assertIn("CUDNN_PATH", missing[0]["fix"])
         # No driver in the roots searched: a problem with its fix.
         self.assertIsNone(doc["driver"])
@@ -2238,9 +2248,12 @@ class Doctor(CliTestCase):
             self.skipTest("checked against a Linux build (Wine has no pty console)")
         import pty
 
-        def on_tty(extra_env):
+        def on_tty(extra_env, without=()):
             env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+            env["TERM"] = "xterm-256color"
             env.update(extra_env)
+            for name in without:
+                env.pop(name, None)
             master, slave = pty.openpty()
             try:
                 proc = subprocess.Popen(CLI + ["doctor", "--no-defaults"], stdout=slave,
@@ -2265,6 +2278,14 @@ class Doctor(CliTestCase):
         plain = on_tty({"NO_COLOR": "1"})
         self.assertNotIn("\x1b[", plain)
         self.assertIn("Problems and fixes", plain)
+        # A terminal that shows no colour (Emacs' shell), or that says
+        # nothing of itself, gets none (issue 33, item 15).
+        for extra, without, what in (({"TERM": "dumb"}, (), "TERM=dumb"),
+                                     ({}, ("TERM",), "without TERM"),
+                                     ({"TERM": ""}, (), "an empty TERM")):
+            plain = on_tty(extra, without)
+            self.assertNotIn("\x1b[", plain, what)
+            self.assertIn("Problems and fixes", plain, what)
 
     def test_manifest_requirements_roots_and_policy(self):
         self.require_yaml()
@@ -2848,6 +2869,14 @@ class IncludeDir(CliTestCase):
         self.assert_usage_error(["include-dir", "cudart", "cublas"], names=("one SPEC",))
         self.assert_usage_error(["include-dir"], names=("SPEC",))
 
+    def test_a_cuda_major_names_no_library(self):
+        # cuda=13 only chooses the CUDA major: said, never an empty message
+        # (issue 33, item 13).
+        for spec in ("cuda=13", "CUDA=12"):
+            r = self.assert_usage_error(["include-dir", spec, "--no-defaults"],
+                                        names=(spec, "names no library", "cudart="))
+            self.assertNotRegex(r.stderr, r"include-dir: *\n", r.describe())
+
 
 class Hardening(CliTestCase):
     """What hostile names, values and outputs must not do: plant a search
@@ -3110,6 +3139,410 @@ class Hardening(CliTestCase):
                                       stdin=subprocess.DEVNULL, timeout=TIMEOUT_S)
             self.assertEqual(proc.returncode, 1, (args, proc.stderr))
             self.assertIn(b"could not write to standard output", proc.stderr, args)
+
+
+
+def elf_with_empty_needed(src, dst):
+    """A copy of the ELF64 little-endian library src whose first DT_NEEDED
+    entry names the empty string (offset 0 of its string table)."""
+    data = bytearray(Path(src).read_bytes())
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise unittest.SkipTest("%s is not a 64-bit little-endian ELF file" % src)
+    phoff = struct.unpack_from("<Q", data, 0x20)[0]
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        ptype, _, offset, _, _, filesz = struct.unpack_from("<IIQQQQ", data, phoff + i * phentsize)
+        if ptype != 2:  # PT_DYNAMIC
+            continue
+        for k in range(filesz // 16):
+            tag, _ = struct.unpack_from("<qQ", data, offset + 16 * k)
+            if tag == 1:  # DT_NEEDED
+                struct.pack_into("<qQ", data, offset + 16 * k, 1, 0)
+                Path(dst).write_bytes(bytes(data))
+                return dst
+    raise unittest.SkipTest("%s has no DT_NEEDED entry to empty" % src)
+
+
+class Hardening3(CliTestCase):
+    """Issue 33: what an adversarial pass on 0.2.0 broke."""
+
+    def require_linux_tool(self, why):
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest(why)
+
+    # 11. An empty DT_NEEDED entry, which glibc matches to the main program.
+    def test_an_empty_needed_entry_is_the_main_program(self):
+        self.require_linux_tool("an ELF library loaded by glibc")
+        src = self.fixture("cudnn8_compat", "libcudnn.so.8")
+        folder = self.tmpdir() / "lib64"
+        folder.mkdir()
+        lib = elf_with_empty_needed(src, folder / "libcudnn.so.8")
+        # The real loader loads it: the empty name is the program.
+        loaded = subprocess.run([sys.executable, "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])",
+                                 str(lib)], capture_output=True, text=True, timeout=TIMEOUT_S)
+        self.assertEqual(loaded.returncode, 0, "glibc refused it: %s" % loaded.stderr)
+        for fmt in ("text", "json"):
+            r = run_cli("explain", "--no-defaults", "--format", fmt, str(lib))
+            self.assertIn(r.rc, (0, 6), r.describe())
+            self.assertNotIn("out of memory", r.stderr, r.describe())
+        doc = self.parse_json(run_cli("explain", "--no-defaults", "--format", "json", str(lib)))
+        needs = [n for o in doc["objects"] for n in o["needs"] if n["name"] == ""]
+        self.assertEqual(len(needs), 1, doc)
+        self.assertEqual(needs[0]["rule"], "already-loaded", needs[0])
+        self.assertIn("main program", needs[0]["detail"], needs[0])
+        self.assertFalse(any("NOT FOUND" in line and line.split()[0] == "needs"
+                             for line in run_cli("explain", "--no-defaults", str(lib)).stdout.splitlines()))
+
+
+    # 3. Every command the tool prints is safe to paste.
+    def fix_of(self, text, start):
+        """The command of the fix line in text that starts with start, up to
+        the prose that follows it."""
+        for line in text.splitlines():
+            if "fix: " + start in line:
+                fix = line.split("fix: ", 1)[1]
+                return fix[:fix.index(" (")] if " (" in fix else fix
+        self.fail("no fix line starting %r in:\n%s" % (start, text))
+
+    def site_packages_in(self, folder_name, tree):
+        top = self.tmpdir()
+        site = top / folder_name / "site-packages"
+        shutil.copytree(str(self.fixture(tree, "site-packages")), str(site), symlinks=True)
+        return site
+
+    def test_fix_lines_are_safe_to_paste_into_sh(self):
+        self.require_linux_tool("sh runs the Linux build's lines")
+        hostile = "v$(touch PWNED)'q'`touch PWNED2`;touch PWNED3"
+        site = self.site_packages_in(hostile, "wheels-cu13")
+        target = os.path.join(os.path.realpath(str(site.parent)), "cudnn8")
+        want = ["-m", "pip", "install", "--no-deps", "--target", target,
+                "nvidia-cudnn-cu12==8.9.*", "nvidia-cublas-cu12"]
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", str(site), rc=4)
+        doctor = self.parse_json(self.run_ok("doctor", "--require", "cudnn=8", "--no-defaults",
+                                             "--root", str(site), "--format", "json", rc=6))
+        doctor_fix = "\n".join("fix: " + p["fix"] for p in doctor["problems"])
+        for text in (r.stderr, doctor_fix):
+            command = self.fix_of(text, "python -m pip install")
+            work = self.tmpdir()
+            # Pasted into sh, where python only prints what it was given.
+            got = subprocess.run(["sh", "-c", 'python() { printf "%s\\0" "$@"; }\n' + command],
+                                 cwd=str(work), capture_output=True, timeout=60)
+            self.assertEqual(got.returncode, 0, got.stderr)
+            self.assertEqual([a.decode() for a in got.stdout.split(b"\0")[:-1]], want, command)
+            self.assertEqual(os.listdir(str(work)), [], "pasting %r ran a command" % command)
+
+    def test_the_doctors_inspect_line_is_safe_to_paste_into_sh(self):
+        # A planned library the process cannot load: the doctor offers
+        # `cudaload inspect FILE`, FILE quoted.
+        self.require_linux_tool("sh runs the Linux build's lines")
+        driver = self.fixture("fake_cuda", "driver", "libcuda.so.1")
+        folder = self.tmpdir() / "v$(touch PWNED)'q'"
+        folder.mkdir()
+        (folder / "libcudart.so.12").write_bytes(b"not an ELF file")
+        env = dict(os.environ, CUDALOAD_DRIVER=str(driver))
+        r = subprocess.run(CLI + ["doctor", "--require", "cudart=12", "--no-defaults", "--root",
+                                  str(folder), "--probe"], env=env, capture_output=True, text=True,
+                           timeout=TIMEOUT_S)
+        command = self.fix_of(r.stdout, "cudaload inspect")
+        command = command[:command.index(" lists what it needs")]
+        work = self.tmpdir()
+        got = subprocess.run(["sh", "-c", 'cudaload() { printf "%s\\0" "$@"; }\n' + command],
+                             cwd=str(work), capture_output=True, timeout=60)
+        self.assertEqual([a.decode() for a in got.stdout.split(b"\0")[:-1]],
+                         ["inspect", os.path.join(os.path.realpath(str(folder)), "libcudart.so.12")],
+                         command)
+        self.assertEqual(os.listdir(str(work)), [], "pasting %r ran a command" % command)
+
+    def wine_cmd(self, batch_text):
+        """Run a batch file in Wine's cmd; its output (a file, never a pipe)."""
+        wine = shutil.which("wine64") or (os.path.exists("/usr/lib/wine/wine64") and "/usr/lib/wine/wine64") \
+            or shutil.which("wine")
+        if not wine:
+            self.skipTest("Wine is not installed (apt-get install wine wine64; scripts/test installs it)")
+        work = self.tmpdir()
+        prefix = (FIXTURES.parent / "wineprefix-cmd") if FIXTURES else work / "prefix"
+        env = dict(os.environ, CUDALOAD_WINEPREFIX=str(prefix))
+        subprocess.run([str(SOURCE_ROOT / "scripts" / "wine-run"), "--init"], env=env, cwd=str(work),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        batch = work / "fix.cmd"
+        out = work / "out.txt"
+        batch.write_bytes(b"@echo off\r\n" + batch_text.encode() + b"\r\n")
+        env.update(WINEPREFIX=str(prefix), WINEDEBUG="-all", WINEDLLOVERRIDES="mscoree,mshtml=")
+        env.pop("DISPLAY", None)
+        with open(str(out), "wb") as log:
+            subprocess.run([wine, "cmd", "/c", "Z:" + str(batch).replace("/", "\\")], env=env,
+                           cwd=str(work), stdout=log, stderr=log, stdin=subprocess.DEVNULL, timeout=300)
+        return work, out.read_bytes().decode("utf-8", "replace")
+
+    def test_fix_lines_are_safe_to_paste_into_cmd(self):
+        # The Windows tool's fix line, pasted into Wine's cmd with python
+        # standing for the print_args child: the words arrive exactly, and
+        # & ( ) ^ in the folder's name run nothing (a Windows name holds no
+        # < > |).
+        if not CLI_IS_WINDOWS:
+            self.skipTest("cmd runs the Windows build's lines (the windows tier)")
+        if PRINT_ARGS is None or not PRINT_ARGS.is_file():
+            self.skipTest("no --print-args child (tests/cli/print_args.c) given")
+        hostile = "v&echo PWNED&(x)^y"
+        site = self.site_packages_in(hostile, "windows")
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
+        command = self.fix_of(r.stderr, "python -m pip install")
+        self.assertTrue(command.startswith("python "), command)
+        # PowerShell would read the same words: double quotes hold nothing it
+        # expands.
+        self.assertFalse(any(c in command for c in "$`\u201c\u201d\u201e"), command)
+        work, out = self.wine_cmd(to_cli(PRINT_ARGS) + command[len("python"):])
+        args = [bytes.fromhex(l.split(" ", 1)[1]).decode() for l in out.splitlines()
+                if l.startswith("arg ")]
+        target = to_cli(site.parent) + "\\cudnn8"
+        self.assertEqual(args[:7], ["-m", "pip", "install", "--no-deps", "--target", target,
+                                    "nvidia-cudnn-cu12==8.9.*"], out)
+        self.assertNotIn("PWNED", out, "pasting %r ran a command" % command)
+
+    def test_a_folder_no_quoting_keeps_literal_is_named_apart_on_windows(self):
+        # % and $ are expanded by cmd and PowerShell even in double quotes:
+        # such a folder is DIR in the command and named after it.
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the Windows build's lines (the windows tier; Linux: tests/test_fix_lines.c)")
+        site = self.site_packages_in("v$(calc)%PATH%", "windows")
+        r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
+        command = self.fix_of(r.stderr, "python -m pip install")
+        self.assertIn("--target DIR ", command)
+        self.assertNotIn("$(calc)", command)
+        self.assertIn("(DIR: the folder %s\\cudnn8," % to_cli(site.parent), r.stderr)
+
+
+    # 1. include-dir hands out no folder others can write to.
+    def wheels_copy(self):
+        """A copy of the platform's wheels (cudart with its include/), and
+        that include folder."""
+        site = self.tmpdir() / "site-packages"
+        shutil.copytree(str(self.fixture("windows" if CLI_IS_WINDOWS else "wheels-cu12", "site-packages")),
+                        str(site), symlinks=True)
+        return site, site / "nvidia" / "cuda_runtime" / "include"
+
+    def include_dir(self, site, *extra, rc=0):
+        return self.run_ok("include-dir", "cudart", "--no-defaults", "--root", to_cli(site), *extra, rc=rc)
+
+    def test_include_dir_refuses_a_folder_others_can_write_to(self):
+        site, include = self.wheels_copy()
+        self.assertTrue(same_file(self.include_dir(site).stdout.strip(), include))
+        os.chmod(str(include), 0o777)
+        r = self.include_dir(site, rc=4)
+        self.assertEqual(r.stdout, "", r.describe())
+        for needle in ("refused", to_cli(include), "writable by", "--allow-writable-roots"):
+            self.assertIn(needle, r.stderr, r.describe())
+        r = self.include_dir(site, "--allow-writable-roots")
+        self.assertTrue(same_file(r.stdout.strip(), include), r.describe())
+        # The header a compiler reads first, writable by every user.
+        os.chmod(str(include), 0o755)
+        os.chmod(str(include / "cuda_runtime.h"), 0o666)
+        r = self.include_dir(site, rc=4)
+        self.assertIn("cuda_runtime.h", r.stderr, r.describe())
+        # The scan report has no include folder for it either.
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", to_cli(site), "--format", "json"))
+        cudart = [l for l in doc["libraries"] if l["name"] == "cudart"]
+        self.assertEqual([l["include_dir"] for l in cudart], [None], cudart)
+
+    def test_include_dir_refuses_a_link_into_a_folder_others_can_rename_in(self):
+        self.require_linux_tool("links are not tested under Wine")
+        site, include = self.wheels_copy()
+        open_folder = self.tmpdir() / "open"
+        open_folder.mkdir()
+        shutil.move(str(include), str(open_folder / "include"))
+        os.symlink(str(open_folder / "include"), str(include))
+        os.chmod(str(open_folder), 0o777)
+        r = self.include_dir(site, rc=4)
+        self.assertIn(os.path.realpath(str(open_folder)), r.stderr, r.describe())
+        self.assertIn("rename", r.stderr, r.describe())
+        # Sticky (/tmp's 1777): nobody can swap what he does not own.
+        os.chmod(str(open_folder), 0o1777)
+        self.assertTrue(same_file(self.include_dir(site).stdout.strip(), open_folder / "include"))
+        # A link into a folder others can add headers to: refused, sticky or not.
+        os.chmod(str(open_folder / "include"), 0o1777)
+        self.include_dir(site, rc=4)
+
+    # 2. A version is not read from a source others can write to.
+    def cudart_scanned(self, site, *extra):
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", to_cli(site), "--format", "json", *extra))
+        return [l for l in doc["libraries"] if l["name"] == "cudart"][0]
+
+    def test_versions_are_not_read_from_a_dist_info_others_can_write_to(self):
+        site, _ = self.wheels_copy()
+        dist = [d for d in site.iterdir() if d.name.startswith("nvidia_cuda_runtime")][0]
+        self.assertEqual(self.cudart_scanned(site)["version_source"], "dist-info")
+        for path, mode in ((dist, 0o777), (dist / "METADATA", 0o666)):
+            os.chmod(str(path), mode)
+            lib = self.cudart_scanned(site)
+            self.assertNotEqual(lib["version_source"], "dist-info", lib)
+            # The plan says which source it passed over, and why.
+            r = self.run_ok("env", "--require", "cudart", "--no-defaults", "--root", to_cli(site))
+            self.assertIn("warning: ", r.stderr, r.describe())
+            self.assertIn("a source of its version was passed over", r.stderr, r.describe())
+            self.assertIn(to_cli(path), r.stderr, r.describe())
+            self.assertIn("writable by", r.stderr, r.describe())
+            if not CLI_IS_WINDOWS:  # a DLL's VERSIONINFO may still tell 12.4
+                r = self.run_ok("env", "--require", "cudart>=12.4", "--no-defaults", "--root", to_cli(site), rc=4)
+                self.assertIn("passed over", r.stderr, r.describe())
+            self.assertEqual(self.cudart_scanned(site, "--allow-writable-roots")["version_source"], "dist-info")
+            os.chmod(str(path), 0o755 if path.is_dir() else 0o644)
+
+    def test_versions_are_not_read_from_a_site_folder_others_can_add_to(self):
+        # A sticky site-packages under the root lets nobody swap the library
+        # (accepted on the way), but anyone may add a dist-info whose RECORD
+        # claims it.
+        self.require_linux_tool("the sticky bit is a POSIX mode")
+        venv = self.tmpdir()
+        site = venv / "lib" / "python3.11" / "site-packages"
+        shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        self.assertEqual(self.cudart_scanned(venv)["version_source"], "dist-info")
+        os.chmod(str(site), 0o1777)
+        lib = self.cudart_scanned(venv)
+        self.assertNotEqual(lib["version_source"], "dist-info", lib)
+
+    def test_versions_are_not_read_from_headers_others_can_write_to(self):
+        self.require_linux_tool("the toolkit fixture is Linux's")
+        toolkit = self.tmpdir() / "cuda-12.4"
+        shutil.copytree(str(self.fixture("toolkit", "cuda-12.4")), str(toolkit), symlinks=True)
+        def cublas():
+            doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", str(toolkit), "--format", "json"))
+            return [l for l in doc["libraries"] if l["name"] == "cublas"][0]
+        self.assertEqual((cublas()["version_source"], cublas()["version"]), ("header", "12.4.5"))
+        os.chmod(str(toolkit / "targets" / "x86_64-linux" / "include"), 0o777)
+        self.assertEqual(cublas()["version_source"], "none", cublas())
+        r = self.run_ok("env", "--require", "cublas=12.4", "--no-defaults", "--root", str(toolkit), rc=4)
+        self.assertIn("passed over", r.stderr, r.describe())
+        self.assertIn("targets/x86_64-linux/include, which is writable by every user", r.stderr, r.describe())
+
+
+    # 5-9. explain --pid explains what the process maps.
+    MAPPER = ("import json, mmap, os, sys, time\n"
+              "parts = json.loads(sys.argv[1])\n"
+              "fd = os.open(parts[0], os.O_RDONLY | os.O_DIRECTORY)\n"
+              "for name in parts[1:-1]:\n"
+              "    inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)\n"
+              "    os.close(fd)\n"
+              "    fd = inner\n"
+              "f = os.open(parts[-1], os.O_RDONLY, dir_fd=fd)\n"
+              "m = mmap.mmap(f, 0, prot=mmap.PROT_READ)\n"
+              "print('ready', flush=True)\n"
+              "time.sleep(120)\n")
+
+    def mapping(self, parts, prefix=()):
+        """A child that maps the file reached through the folder parts[0]
+        and the names after it (a path of any length, names of any bytes);
+        stopped at the end of the test."""
+        child = subprocess.Popen(list(prefix) + [sys.executable, "-c", self.MAPPER, json.dumps(parts)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        def stop():
+            child.kill()
+            child.wait()
+            child.stdout.close()
+            child.stderr.close()
+        self.addCleanup(stop)
+        ready = child.stdout.readline().strip()
+        if ready != b"ready":
+            self.fail("the mapping child did not start: %r" % child.stderr.read())
+        return child
+
+    def explain_pid(self, pid):
+        r = run_cli("explain", "--no-defaults", "--pid", str(pid), "--format", "json")
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return self.parse_json(r)
+
+    def cuda_objects(self, doc):
+        return [(o["path"], o["version"]) for o in doc["objects"] if o["family"]]
+
+    def test_pid_a_mapped_library_replaced_on_disk_is_reported_deleted(self):
+        self.require_linux_tool("/proc/PID/maps is Linux's")
+        site = self.tmpdir() / "site-packages"
+        shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        lib = site / "nvidia" / "cudnn" / "lib" / "libcudnn.so.8"
+        child = self.mapping([str(lib.parent), lib.name])
+        self.assertEqual(self.cuda_objects(self.explain_pid(child.pid)), [(str(lib), "8.9.7.29")])
+        # pip upgrades the wheel: a new file under the same name, a new
+        # dist-info that claims it.
+        data = lib.read_bytes()
+        lib.unlink()
+        lib.write_bytes(data)
+        old = [d for d in site.iterdir() if d.name.startswith("nvidia_cudnn_cu12-")][0]
+        new = site / old.name.replace("8.9.7.29", "8.9.9.9")
+        old.rename(new)
+        (new / "METADATA").write_text((new / "METADATA").read_text().replace("8.9.7.29", "8.9.9.9"))
+        doc = self.explain_pid(child.pid)
+        objects = self.cuda_objects(doc)
+        self.assertEqual([p for p, _ in objects], [str(lib)], doc)
+        self.assertNotEqual(objects[0][1], "8.9.9.9", "the replacement's version was reported: %s" % doc)
+        self.assertTrue(any("deleted or replaced" in p and str(lib) in p for p in doc["problems"]), doc)
+
+    def test_pid_a_maps_line_longer_than_8_kib_is_read_whole(self):
+        self.require_linux_tool("/proc/PID/maps is Linux's")
+        base = str(self.tmpdir())
+        # Folders making the path about 8,300 bytes, one of them shaped so
+        # that a reader cutting the line at 8 KiB would take the rest for a
+        # line of its own naming /x.../libcublas.so.12, never mapped.
+        parts, length = [base], len(base)
+        fake = "00400000-00401000 r--p 00000000 00:00 1 "
+        while length + 201 < 8118:
+            name = "d" * min(200, 8118 - length - 2)
+            parts.append(name)
+            length += 1 + len(name)
+        parts += [fake, "x" * 100, "libcublas.so.12"]
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+        for name in parts[1:-1]:
+            os.mkdir(name, dir_fd=fd)
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        src = self.fixture("wheels-cu12", "site-packages", "nvidia", "cublas", "lib", "libcublas.so.12")
+        with open(os.open(parts[-1], os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as out:
+            out.write(src.read_bytes())
+        os.close(fd)
+        self.addCleanup(lambda: subprocess.run(["rm", "-rf", base]))
+        child = self.mapping(parts)
+        path = "/".join(parts)
+        self.assertGreater(len(path), 8192)
+        doc = self.explain_pid(child.pid)
+        self.assertEqual([p for p, _ in self.cuda_objects(doc)], [path], doc)
+
+    def test_pid_a_folder_name_holding_a_newline_is_that_folder(self):
+        self.require_linux_tool("/proc/PID/maps is Linux's")
+        top = self.tmpdir()
+        src = self.fixture("wheels-cu12", "site-packages", "nvidia", "cublas", "lib", "libcublas.so.12")
+        real = top / "a\nb"
+        decoy = top / "a\\012b"  # what maps shows, as a name of its own
+        for folder in (real, decoy):
+            folder.mkdir()
+            shutil.copy2(str(src), str(folder / "libcublas.so.12"))
+        child = self.mapping([str(real), "libcublas.so.12"])
+        doc = self.explain_pid(child.pid)
+        self.assertEqual([p for p, _ in self.cuda_objects(doc)], [str(real / "libcublas.so.12")], doc)
+
+    def test_pid_of_a_process_in_another_mount_namespace(self):
+        # A container: its site-packages is another folder under the same
+        # path. Its own cuBLAS (12.9.9.9 by its dist-info) is reported, not
+        # the host's (12.4.5.8).
+        self.require_linux_tool("mount namespaces are Linux's")
+        unshare, mount = shutil.which("unshare"), shutil.which("mount")
+        if os.geteuid() != 0 or not unshare or not mount:
+            self.skipTest("needs root, unshare and mount (util-linux) to make a mount namespace")
+        host = self.tmpdir() / "site-packages"
+        guest = self.tmpdir() / "site-packages"
+        for site in (host, guest):
+            shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        old = [d for d in guest.iterdir() if d.name.startswith("nvidia_cublas_cu12-")][0]
+        new = guest / old.name.replace("12.4.5.8", "12.9.9.9")
+        old.rename(new)
+        (new / "METADATA").write_text((new / "METADATA").read_text().replace("12.4.5.8", "12.9.9.9"))
+        lib = host / "nvidia" / "cublas" / "lib" / "libcublas.so.12"
+        probe = subprocess.run([unshare, "--mount", "--propagation", "private", "true"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest("unshare --mount failed here: %s" % probe.stderr.decode().strip())
+        child = self.mapping([str(lib.parent), lib.name],
+                             prefix=[unshare, "--mount", "--propagation", "private", "--", "sh", "-c",
+                                     'mount --bind "$0" "$1" && shift && exec "$@"', str(guest), str(host)])
+        doc = self.explain_pid(child.pid)
+        self.assertEqual(self.cuda_objects(doc), [(str(lib), "12.9.9.9")], doc)
 
 
 
