@@ -80,13 +80,20 @@ static void a_module_requires_what_its_files_need(void **state) {
   for (size_t k = 0; k < 5; ++k)
     assert_origin(ctx, expected[k],
                   "libortlike_providers_cuda.so (ELF NEEDED)");
-  assert_int_equal(cudaload_requirement_count(ctx), 5);
+  /* NVRTC: no file needs it, the [cuda] extra pins it. */
+  assert_origin(ctx, "nvrtc=12",
+                "Requires-Dist: nvidia-cuda-nvrtc-cu12 ~=12.0 of ortlike-gpu");
+  assert_int_equal(cudaload_requirement_count(ctx), 6);
   assert_origin(ctx, "cudnn=9",
                 "Requires-Dist: nvidia-cudnn-cu12 ~=9.0 of ortlike-gpu 1.0");
   assert_int_equal(requirement(ctx, "cusolver=11"), SIZE_MAX);
-  assert_int_equal(cudaload_program_file_count(ctx), 1);
+  /* Both providers are the program's files (the TensorRT one is a plugin
+   * the doctor notes: tests/cli). */
+  assert_int_equal(cudaload_program_file_count(ctx), 2);
   assert_non_null(strstr(cudaload_program_file(ctx, 0),
                          "ortlike/capi/libortlike_providers_cuda.so"));
+  assert_non_null(strstr(cudaload_program_file(ctx, 1),
+                         "ortlike/capi/libortlike_providers_tensorrt.so"));
   /* Without the wheels nothing satisfies them, and the plan says so. */
   assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
   /* With them, each is planned, cudart pinning CUDA 12. */

@@ -124,6 +124,9 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->program_file_count; ++i)
     free(ctx->program_files[i]);
   free(ctx->program_files);
+  for (size_t i = 0; i < ctx->program_plugin_count; ++i)
+    free(ctx->program_plugins[i]);
+  free(ctx->program_plugins);
   free(ctx->env_value);
   for (size_t i = 0; i < ctx->env_warning_count; ++i)
     free(ctx->env_warnings[i]);

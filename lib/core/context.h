@@ -204,6 +204,10 @@ struct cudaload_ctx {
    * loader model opens as the program would (doctor, preload, exec). */
   char **program_files;
   size_t program_file_count, program_file_capacity;
+  /* Of those, the plugins: libraries no file of their distribution needs,
+   * opened by path when the program asks for one (program.c). */
+  char **program_plugins;
+  size_t program_plugin_count, program_plugin_capacity;
   cl_plan_entry *plan;
   size_t plan_count, plan_capacity;
   int planned;

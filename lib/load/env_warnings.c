@@ -169,9 +169,9 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
      * name, as the program's own DT_NEEDED or dlopen opens it, then the
      * other copies of the planned families that programs load by path. */
     rc = cl_verdict_preloads(e, ctx, &m, 0);
-    for (size_t i = 0; !rc && i < ctx->program_file_count; ++i)
-      rc = cl_verdict_open(e, ctx, &m, ctx->program_files[i],
-                           CL_VERDICT_CONSUMER);
+    cl_program_set program = cl_program_set_of(ctx);
+    if (!rc)
+      rc = cl_verdict_open_program(e, ctx, &m, &program, CL_VERDICT_CONSUMER);
     for (size_t i = 0; !rc && !ctx->program_file_count && i < ctx->plan_count;
          ++i) {
       const cl_plan_entry *p = &ctx->plan[i];

@@ -1831,10 +1831,11 @@ static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
                              int *rc) {
   char **files = ctx->program_files;
   size_t count = ctx->program_file_count;
-  char **own = NULL;
+  cl_program_set own = {0};
   if (!count) {
-    *rc = cl_program_files_in(ctx, ctx->roots[twin->root].path, &own, &count);
-    files = own;
+    *rc = cl_program_files_in(ctx, ctx->roots[twin->root].path, &own);
+    files = own.files;
+    count = own.file_count;
   }
   char *binder = NULL;
   for (size_t i = 0; !*rc && !binder && i < count; ++i) {
@@ -1854,9 +1855,7 @@ static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
     cl_load_tree_free(&t);
     cl_loader_model_free(&m);
   }
-  for (size_t i = 0; own && i < count; ++i)
-    free(own[i]);
-  free(own);
+  cl_program_set_free(&own);
   return binder;
 }
 

@@ -77,6 +77,10 @@ typedef struct program_scan {
   size_t count, capacity;
   char **files; /* program files kept */
   size_t file_count, file_capacity;
+  char **plugins; /* of those, the ones no file of their distribution needs */
+  size_t plugin_count, plugin_capacity;
+  /* Every name the libraries of the distribution being read need. */
+  cl_name_list dist_needed;
   char **sites; /* site-packages folders searched */
   size_t site_count, site_capacity;
   const char *distribution; /* "torch 2.5.1", while its files are read */
@@ -327,18 +331,56 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
 
 /* --- the program's files ------------------------------------------------- */
 
-static void keep_file(program_scan *ps, const char *path) {
-  for (size_t i = 0; i < ps->file_count; ++i)
-    if (strcmp(ps->files[i], path) == 0)
+static void add_name(char ***names, size_t *count, size_t *capacity,
+                     const char *name, int *failed) {
+  for (size_t i = 0; i < *count; ++i)
+    if (strcmp((*names)[i], name) == 0)
       return;
-  char *copy = cl_strdup(path);
-  if (!copy || cl_reserve((void **)&ps->files, &ps->file_capacity,
-                          ps->file_count + 1, sizeof *ps->files)) {
+  char *copy = cl_strdup(name);
+  if (!copy ||
+      cl_reserve((void **)names, capacity, *count + 1, sizeof **names)) {
     free(copy);
-    ps->failed = 1;
+    *failed = 1;
     return;
   }
-  ps->files[ps->file_count++] = copy;
+  (*names)[(*count)++] = copy;
+}
+
+static void keep_file(program_scan *ps, const char *path) {
+  add_name(&ps->files, &ps->file_count, &ps->file_capacity, path, &ps->failed);
+}
+
+/* Whether a file of a Python distribution is an extension module (what
+ * `import` loads: foo.cpython-311-x86_64-linux-gnu.so, foo.abi3.so,
+ * foo.pyd, or a .so whose name does not start with "lib") rather than a
+ * library that something loads. */
+static int extension_module(const char *path) {
+  const char *name = cl_path_basename(path);
+  size_t len = strlen(name);
+  if (len > 4 && cl_starts_with_nocase(name + len - 4, ".pyd"))
+    return 1;
+  if (len > 4 && cl_starts_with_nocase(name + len - 4, ".dll"))
+    return 0;
+  return strstr(name, ".cpython-") || strstr(name, ".abi3.") ||
+         strstr(name, ".pypy") || strncmp(name, "lib", 3) != 0;
+}
+
+/* The libraries kept from one distribution (from index `first`) that no
+ * library of it needs and that no import loads: plugins the program opens
+ * by path when asked for one (onnxruntime's TensorRT provider), which a
+ * program may run without. */
+static void find_plugins(program_scan *ps, size_t first) {
+  for (size_t i = first; i < ps->file_count; ++i) {
+    const char *name = cl_path_basename(ps->files[i]);
+    int needed = extension_module(ps->files[i]);
+    for (size_t k = 0; k < ps->dist_needed.count && !needed; ++k)
+      needed = ps->naming == CL_NAMING_WINDOWS
+                   ? cl_ascii_equal_nocase(ps->dist_needed.names[k], name)
+                   : strcmp(ps->dist_needed.names[k], name) == 0;
+    if (!needed)
+      add_name(&ps->plugins, &ps->plugin_count, &ps->plugin_capacity,
+               ps->files[i], &ps->failed);
+  }
 }
 
 /* Whether a library opens other libraries of its family by name (cuDNN's
@@ -371,6 +413,9 @@ static int read_program_file(program_scan *ps, const char *path) {
       info.format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
   int uses = 0;
   char why[4608];
+  for (size_t d = 0; ps->distribution && d < info.needed_count; ++d)
+    add_name(&ps->dist_needed.names, &ps->dist_needed.count,
+             &ps->dist_needed.capacity, info.needed[d], &ps->failed);
   for (size_t d = 0; d < info.needed_count; ++d) {
     cl_name_match m;
     if (!cl_catalog_match(info.needed[d], naming, &m) ||
@@ -480,8 +525,11 @@ static void read_distribution(program_scan *ps, const char *site,
   free(text);
   text = record ? read_text(record, &len) : NULL;
   record_walk w = {ps, site};
+  size_t first = ps->file_count;
   if (text)
     cl_record_parse(text, len, visit_record, &w);
+  find_plugins(ps, first);
+  cl_name_list_free(&ps->dist_needed);
   ps->distribution = NULL;
   free(text);
   free(name);
@@ -797,9 +845,39 @@ static int add_files(cudaload_ctx *ctx, program_scan *ps) {
     ctx->program_files[ctx->program_file_count++] = ps->files[i];
     ps->files[i] = NULL;
   }
+  for (size_t i = 0; i < ps->plugin_count; ++i) {
+    if (cl_reserve((void **)&ctx->program_plugins,
+                   &ctx->program_plugin_capacity, ctx->program_plugin_count + 1,
+                   sizeof *ctx->program_plugins))
+      return CUDALOAD_E_NO_MEMORY;
+    ctx->program_plugins[ctx->program_plugin_count++] = ps->plugins[i];
+    ps->plugins[i] = NULL;
+  }
   return CUDALOAD_OK;
 }
 
+cl_program_set cl_program_set_of(const cudaload_ctx *ctx) {
+  cl_program_set set = {ctx->program_files, ctx->program_file_count,
+                        ctx->program_plugins, ctx->program_plugin_count};
+  return set;
+}
+
+int cl_program_plugin(const cl_program_set *set, const char *path) {
+  for (size_t i = 0; set && path && i < set->plugin_count; ++i)
+    if (strcmp(set->plugins[i], path) == 0)
+      return 1;
+  return 0;
+}
+
+void cl_program_set_free(cl_program_set *set) {
+  for (size_t i = 0; i < set->file_count; ++i)
+    free(set->files[i]);
+  free(set->files);
+  for (size_t i = 0; i < set->plugin_count; ++i)
+    free(set->plugins[i]);
+  free(set->plugins);
+  memset(set, 0, sizeof *set);
+}
 static void program_scan_free(program_scan *ps) {
   for (size_t i = 0; i < ps->count; ++i)
     cl_buf_free(&ps->reqs[i].origin);
@@ -807,6 +885,10 @@ static void program_scan_free(program_scan *ps) {
   for (size_t i = 0; i < ps->file_count; ++i)
     free(ps->files[i]);
   free(ps->files);
+  for (size_t i = 0; i < ps->plugin_count; ++i)
+    free(ps->plugins[i]);
+  free(ps->plugins);
+  cl_name_list_free(&ps->dist_needed);
   for (size_t i = 0; i < ps->site_count; ++i)
     free(ps->sites[i]);
   free(ps->sites);
@@ -874,20 +956,23 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
   return CUDALOAD_OK;
 }
 
-int cl_program_files_in(cudaload_ctx *ctx, const char *root, char ***files,
-                        size_t *count) {
+int cl_program_files_in(cudaload_ctx *ctx, const char *root,
+                        cl_program_set *set) {
   program_scan ps;
   memset(&ps, 0, sizeof ps);
+  memset(set, 0, sizeof *set);
   ps.ctx = ctx;
   ps.naming = cl_ctx_naming(ctx);
   sites_of(root, &ps);
   read_known_programs(&ps);
   int rc = ps.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
-  *files = rc ? NULL : ps.files;
-  *count = rc ? 0 : ps.file_count;
   if (!rc) {
-    ps.files = NULL;
-    ps.file_count = 0;
+    set->files = ps.files;
+    set->file_count = ps.file_count;
+    set->plugins = ps.plugins;
+    set->plugin_count = ps.plugin_count;
+    ps.files = ps.plugins = NULL;
+    ps.file_count = ps.plugin_count = 0;
   }
   program_scan_free(&ps);
   return rc;

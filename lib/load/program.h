@@ -15,13 +15,31 @@
 /* The origin recorded for requirement text in ctx, or NULL. */
 const char *cl_requirement_origin_of(const cudaload_ctx *ctx, const char *text);
 
-/* The files of the programs installed in an environment root (a venv,
- * conda prefix or site-packages folder): the known CUDA-using
- * distributions there and those pinning NVIDIA's wheels, as
- * cudaload_require_for() of an interpreter of that environment finds them.
- * *files is a malloc'ed array of *count malloc'ed paths (NULL, 0: none). 0
- * or CUDALOAD_E_NO_MEMORY. */
-int cl_program_files_in(cudaload_ctx *ctx, const char *root, char ***files,
-                        size_t *count);
+/* A program's files that use CUDA libraries (a binary, a distribution's
+ * libraries), and which of them are plugins: libraries no file of their
+ * distribution needs and no import loads, opened by path only when the
+ * program asks for one (onnxruntime's TensorRT provider). */
+typedef struct cl_program_set {
+  char **files;
+  size_t file_count;
+  char **plugins;
+  size_t plugin_count;
+} cl_program_set;
+
+/* The set cudaload_require_for() recorded in ctx (borrowed). */
+cl_program_set cl_program_set_of(const cudaload_ctx *ctx);
+
+/* Whether path is one of the set's plugins. */
+int cl_program_plugin(const cl_program_set *set, const char *path);
+
+/* The programs installed in an environment root (a venv, conda prefix or
+ * site-packages folder): the known CUDA-using distributions there and
+ * those pinning NVIDIA's wheels, as cudaload_require_for() of an
+ * interpreter of that environment finds them. Free with
+ * cl_program_set_free. 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_program_files_in(cudaload_ctx *ctx, const char *root,
+                        cl_program_set *set);
+
+void cl_program_set_free(cl_program_set *set);
 
 #endif

@@ -10,6 +10,7 @@
 #include "load/verdict.h"
 
 #include "binary/binary_names.h"
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/shell_word.h"
 #include "common/strutil.h"
@@ -43,7 +44,8 @@ const char *cl_finding_kind_name(cl_finding_kind kind) {
                                       "cuda-majors",
                                       "empty-entry",
                                       "unreadable",
-                                      "process"};
+                                      "process",
+                                      "plugin-unusable"};
   return (size_t)kind < sizeof names / sizeof *names ? names[kind] : NULL;
 }
 
@@ -1247,30 +1249,36 @@ static void search_list_hazards(cudaload_explain *e, const cl_load_edge *edge,
                            (st->folder[0] && st->folder[1] == ':'))))
       continue;
     const char *list = st->source ? st->source : "the process";
+    /* The resolver names an empty entry "." (what glibc opens). */
+    int empty = !st->folder[0] || strcmp(st->folder, ".") == 0;
     char *text =
-        st->folder[0]
-            ? cl_strdup_printf(
-                  "%s: the search list of %s (rule: %s) holds the relative "
-                  "entry \"%s\", which the loader takes relative to the "
-                  "current folder: whoever controls that folder could plant "
-                  "a library there",
-                  from ? from : "the process", list,
-                  cl_resolve_rule_name(st->rule), st->folder)
-            : cl_strdup_printf(
-                  "%s: the search list of %s (rule: %s) holds an empty "
-                  "entry, so names are also looked for in the current "
-                  "folder (anyone who controls it could plant one)",
-                  from ? from : "the process", list,
-                  cl_resolve_rule_name(st->rule));
-    cl_verdict_add(e, CL_FINDING_EMPTY_ENTRY, later, text,
-                   cl_strdup(st->folder[0]
-                                 ? "make the entry absolute ($ORIGIN/...) in "
-                                   "the library (patchelf --set-rpath), or "
-                                   "run from a folder only you can write to"
-                                 : "drop the empty entry (a leading, trailing "
-                                   "or doubled separator) from that search "
-                                   "list"),
-                   from, edge->name, NULL, NULL);
+        !empty ? cl_strdup_printf(
+                     "%s: the search list of %s (rule: %s) holds the relative "
+                     "entry \"%s\", which the loader takes relative to the "
+                     "current folder: whoever controls that folder could plant "
+                     "a library there",
+                     from ? from : "the process", list,
+                     cl_resolve_rule_name(st->rule), st->folder)
+               : cl_strdup_printf(
+                     "%s: the search list of %s (rule: %s) holds an empty "
+                     "entry (or \".\"), so the loader also looks for names in "
+                     "the current folder: whoever controls that folder could "
+                     "plant a library there",
+                     from ? from : "the process", list,
+                     cl_resolve_rule_name(st->rule));
+    cl_finding *f = cl_verdict_add(
+        e, CL_FINDING_EMPTY_ENTRY, later, text,
+        cl_strdup(!empty ? "make the entry absolute ($ORIGIN/...) in the "
+                           "library (patchelf --set-rpath), or run from a "
+                           "folder only you can write to"
+                         : "drop the empty entry (a leading, trailing or "
+                           "doubled separator) from that search list "
+                           "(patchelf --set-rpath), or run from a folder "
+                           "only you can write to"),
+        from, edge->name, NULL, NULL);
+    /* A hazard; the load itself works. */
+    if (f)
+      f->note = 1;
   }
 }
 
@@ -1549,6 +1557,72 @@ int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
   return finish_open(e, ctx, path, &t, how, rc);
 }
 
+/* The names a plugin needs that nothing provides and cudaload does not
+ * know, among the findings from `first` on, joined; NULL when none. */
+static char *unknown_missing(const cudaload_explain *e, size_t first,
+                             const char *plugin, cl_naming naming,
+                             size_t *count) {
+  cl_buf b = CL_BUF_INIT;
+  *count = 0;
+  for (size_t i = first; i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    cl_name_match match;
+    if (f->kind != CL_FINDING_NOT_FOUND || f->lazy || !f->consumer ||
+        !f->name || strcmp(f->consumer, plugin) != 0 ||
+        cl_catalog_match(f->name, naming, &match))
+      continue;
+    cl_buf_printf(&b, "%s%s", *count ? ", " : "", f->name);
+    ++*count;
+  }
+  return cl_buf_take(&b);
+}
+
+int cl_verdict_open_program(cudaload_explain *e, cudaload_ctx *ctx,
+                            cl_loader_model *m, const cl_program_set *set,
+                            unsigned how) {
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; !rc && i < set->file_count; ++i) {
+    const char *path = set->files[i];
+    size_t first = e->finding_count;
+    rc = cl_verdict_open(e, ctx, m, path, how);
+    size_t count = 0;
+    char *names =
+        !rc && cl_program_plugin(set, path)
+            ? unknown_missing(e, first, path, cl_ctx_naming(ctx), &count)
+            : NULL;
+    if (!count) {
+      free(names);
+      continue;
+    }
+    /* The plugin cannot load, and the program runs without it: one note
+     * for what it would take, not each of its needs as a problem. */
+    size_t kept = first;
+    for (size_t k = first; k < e->finding_count; ++k) {
+      if (e->findings[k].consumer && strcmp(e->findings[k].consumer, path) == 0)
+        finding_free(&e->findings[k]);
+      else
+        e->findings[kept++] = e->findings[k];
+    }
+    e->finding_count = kept;
+    cl_finding *f = cl_verdict_add(
+        e, CL_FINDING_PLUGIN_UNUSABLE, 0,
+        cl_strdup_printf("%s is a plugin (no file of its distribution needs "
+                         "it; the program opens it by path when asked to) "
+                         "and needs %s, which no root holds and which is no "
+                         "CUDA library cudaload knows: the program runs, "
+                         "and fails only if it asks for this plugin",
+                         path, names),
+        cl_strdup_printf("if the program needs this plugin, install what "
+                         "provides %s and add its folder with --root",
+                         names),
+        path, NULL, NULL, NULL);
+    if (f)
+      f->note = 1;
+    free(names);
+  }
+  return rc;
+}
+
 int cl_verdict_expose_folder(cl_loader_model *m, const char *path) {
   return expose_like_preload(m, path);
 }
@@ -1750,9 +1824,10 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   /* Then the program's own files (cudaload_require_for), opened as it
    * opens them once the plan is in: what they need binds to what the
    * plan loaded, or to their own copies. */
-  for (size_t i = 0; !rc && i < ctx->program_file_count; ++i)
-    rc = cl_verdict_open(e, ctx, m, ctx->program_files[i],
-                         CL_VERDICT_CONSUMER | CL_VERDICT_NO_LAZY);
+  cl_program_set program = cl_program_set_of(ctx);
+  if (!rc)
+    rc = cl_verdict_open_program(e, ctx, m, &program,
+                                 CL_VERDICT_CONSUMER | CL_VERDICT_NO_LAZY);
   /* Then what the libraries do later, at their first call: open by name
    * what they hold as text, each from inside the library. */
   for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {

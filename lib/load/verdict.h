@@ -16,6 +16,7 @@
 #include "cudaload.h"
 #include "core/context.h"
 #include "load/bind.h"
+#include "load/program.h"
 #include "load/resolve.h"
 
 #include <stddef.h>
@@ -47,7 +48,11 @@ typedef enum cl_finding_kind {
   /* The file asked about cannot be read as a library. */
   CL_FINDING_UNREADABLE,
   /* Found only in a running process's maps (explain --pid). */
-  CL_FINDING_PROCESS
+  CL_FINDING_PROCESS,
+  /* A plugin of the program (cl_program_plugin) needs a library no root
+   * holds that cudaload does not know (onnxruntime's TensorRT provider:
+   * libnvinfer.so.10): the program runs, that plugin cannot load. */
+  CL_FINDING_PLUGIN_UNUSABLE
 } cl_finding_kind;
 
 /* The name of a kind in reports: "not-found", "undefined-symbols", ... */
@@ -58,6 +63,8 @@ const char *cl_finding_kind_name(cl_finding_kind kind);
 typedef struct cl_finding {
   cl_finding_kind kind;
   int lazy;       /* about a name opened at run time, not at load */
+  int note;       /* stops nothing loading: a hazard, or a plugin the
+                     program runs without (the doctor's Notes) */
   char *text;     /* the sentence, the same in every report */
   char *fix;      /* what fixes it, NULL when the caller knows better */
   char *consumer; /* the file whose need or references it is about */
@@ -158,6 +165,15 @@ cudaload_explain *cl_verdict_new(void);
  * (its inventory) and the naming. 0 or a CUDALOAD_E_* status (memory). */
 int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
                     const char *path, unsigned how);
+
+/* Model a program's own files (cudaload_require_for's, or an
+ * environment's: cl_program_files_in) opened as it opens
+ * them, with `how`. A plugin whose needs include a library no root holds
+ * and cudaload does not know gives one note (CL_FINDING_PLUGIN_UNUSABLE)
+ * instead of its findings: the program runs without it. */
+int cl_verdict_open_program(cudaload_explain *e, cudaload_ctx *ctx,
+                            cl_loader_model *m, const cl_program_set *set,
+                            unsigned how);
 
 /* Model `path` as already loaded in m (a plan preloaded before the file
  * asked about is opened; m NULL: it is loaded already): recorded in the

@@ -71,6 +71,11 @@ typedef struct doctor {
   cl_driver_cuda driver_files;
   problem *problems;
   size_t problem_count, problem_capacity;
+  /* What stops nothing loading but a user should know: a search list that
+   * looks in the current folder, a plugin the program runs without. Not
+   * problems: the exit status does not count them. */
+  problem *notes;
+  size_t note_count, note_capacity;
   cl_cuda_knobs knobs;          /* the CUDA variables set (scan/cuda_knobs.c) */
   cl_display_watchdog watchdog; /* Windows' TDR settings */
   int probe_explained; /* a runtime problem says why the probe fell back */
@@ -79,18 +84,31 @@ typedef struct doctor {
 
 /* --- small helpers ----------------------------------------------------- */
 
-static void add_problem(doctor *d, char *text, char *fix) {
+static void add_to(doctor *d, problem **list, size_t *count, size_t *capacity,
+                   char *text, char *fix) {
   if (!text || !fix ||
-      cl_reserve((void **)&d->problems, &d->problem_capacity,
-                 d->problem_count + 1, sizeof(problem))) {
+      cl_reserve((void **)list, capacity, *count + 1, sizeof(problem))) {
     free(text);
     free(fix);
     d->failed = 1;
     return;
   }
-  d->problems[d->problem_count].problem = text;
-  d->problems[d->problem_count].fix = fix;
-  d->problem_count++;
+  (*list)[*count].problem = text;
+  (*list)[*count].fix = fix;
+  ++*count;
+}
+
+static void add_problem(doctor *d, char *text, char *fix) {
+  add_to(d, &d->problems, &d->problem_count, &d->problem_capacity, text, fix);
+}
+
+/* A finding that stops nothing loading, once. */
+static void add_note(doctor *d, const char *text, const char *fix) {
+  for (size_t i = 0; i < d->note_count; ++i)
+    if (strcmp(d->notes[i].problem, text) == 0)
+      return;
+  add_to(d, &d->notes, &d->note_count, &d->note_capacity, cl_strdup(text),
+         cl_strdup(fix ? fix : "cudaload explain says more"));
 }
 
 static const char *host_arch(void) {
@@ -644,28 +662,67 @@ static int reported(const doctor *d, const char *text) {
   return 0;
 }
 
-/* The plan's files as the process has them now, without cudaload: each
- * main library opened by absolute path (however the program finds it),
- * its needs and run-time opens resolved in this environment as it is. What
- * fails here and not once the plan is preloaded is what the user's error
- * comes from, and cudaload is its fix. */
-static cudaload_explain *verdict_as_it_is(doctor *d) {
+/* The programs of the environment roots the scan searched (a venv, a
+ * conda prefix), when none was given (--for): what the user runs there. */
+static int environment_programs(doctor *d, cl_program_set *set) {
+  const cudaload_ctx *ctx = d->ctx;
+  size_t file_capacity = 0, plugin_capacity = 0;
+  memset(set, 0, sizeof *set);
+  for (size_t r = 0; r < ctx->root_count; ++r) {
+    if (cl_origin_tier(ctx->roots[r].origin) != CL_TIER_ENVIRONMENT)
+      continue;
+    cl_program_set more;
+    int rc = cl_program_files_in(d->ctx, ctx->roots[r].path, &more);
+    if (rc) {
+      cl_program_set_free(set);
+      return rc;
+    }
+    for (size_t i = 0; i < more.file_count; ++i) {
+      int have = 0;
+      for (size_t k = 0; k < set->file_count && !have; ++k)
+        have = strcmp(set->files[k], more.files[i]) == 0;
+      if (have || cl_reserve((void **)&set->files, &file_capacity,
+                             set->file_count + 1, sizeof *set->files))
+        continue; /* kept in `more`, freed below */
+      set->files[set->file_count++] = more.files[i];
+      more.files[i] = NULL;
+    }
+    for (size_t i = 0; i < more.plugin_count; ++i) {
+      if (cl_reserve((void **)&set->plugins, &plugin_capacity,
+                     set->plugin_count + 1, sizeof *set->plugins))
+        continue;
+      set->plugins[set->plugin_count++] = more.plugins[i];
+      more.plugins[i] = NULL;
+    }
+    cl_program_set_free(&more);
+  }
+  return CUDALOAD_OK;
+}
+
+/* The plan's files as the process has them now, without cudaload: the
+ * program's own files, when it is known (--for), opened as it opens them;
+ * else each main library opened by absolute path (however the program
+ * finds it), and the programs of the active environment. Their needs and
+ * run-time opens are resolved in this environment as it is. What fails
+ * here and not once the plan is preloaded is what the user's error comes
+ * from, and cudaload is its fix. */
+static cudaload_explain *verdict_as_it_is(doctor *d,
+                                          size_t *environment_first) {
   cl_loader_model m;
   cudaload_explain *e = cl_verdict_new();
   int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
+  *environment_first = SIZE_MAX;
   if (rc) {
     cudaload_explain_free(e);
     d->failed |= rc == CUDALOAD_E_NO_MEMORY;
     return NULL;
   }
   rc = cl_verdict_preloads(e, d->ctx, &m, 1);
-  /* The program, when it is known (--for), opens its own files as they
-   * are; else each main library is taken as opened by absolute path. */
-  for (size_t i = 0; !rc && i < d->ctx->program_file_count; ++i)
-    rc = cl_verdict_open(e, d->ctx, &m, d->ctx->program_files[i],
-                         CL_VERDICT_CONSUMER);
-  for (size_t i = 0;
-       !rc && !d->ctx->program_file_count && i < d->ctx->plan_count; ++i) {
+  cl_program_set program = cl_program_set_of(d->ctx);
+  if (!rc && program.file_count)
+    rc = cl_verdict_open_program(e, d->ctx, &m, &program, CL_VERDICT_CONSUMER);
+  for (size_t i = 0; !rc && !program.file_count && i < d->ctx->plan_count;
+       ++i) {
     const cl_plan_entry *p = &d->ctx->plan[i];
     if (p->entry->role == CL_ROLE_MAIN &&
         p->requirement < d->ctx->requirement_count)
@@ -674,19 +731,44 @@ static cudaload_explain *verdict_as_it_is(doctor *d) {
   if (!rc && d->ctx->program_file_count)
     cl_verdict_mixes_in(e, &m, "in what the program would load");
   cl_loader_model_free(&m);
+  /* The environment's programs, each in a process of its own that has
+   * loaded nothing by path before them. */
+  cl_program_set around = {0};
+  if (!rc && !program.file_count)
+    rc = environment_programs(d, &around);
+  *environment_first = e->finding_count;
+  if (!rc && around.file_count && !(rc = cl_loader_model_init_host(&m))) {
+    rc = cl_verdict_preloads(e, d->ctx, &m, 1);
+    if (!rc)
+      rc = cl_verdict_open_program(e, d->ctx, &m, &around, CL_VERDICT_CONSUMER);
+    cl_loader_model_free(&m);
+  }
+  cl_program_set_free(&around);
   d->failed |= rc == CUDALOAD_E_NO_MEMORY;
   return e;
 }
 
-/* The names one opener opens by name that are not found as it is, joined:
- * "libcudnn_ops_infer.so.8, libcudnn_cnn_infer.so.8 and 4 more". */
+/* Whether name is a library of a family the requirements name. */
+static int required_name(const cudaload_ctx *ctx, const char *name) {
+  cl_name_match m;
+  if (!name || !cl_catalog_match(name, cl_ctx_naming(ctx), &m))
+    return 0;
+  for (size_t r = 0; r < ctx->requirement_count; ++r)
+    if (strcmp(ctx->requirements[r].entry->family, m.entry->family) == 0)
+      return 1;
+  return 0;
+}
+
+/* The names one opener needs (lazy 0) or opens by name (lazy 1) that are
+ * not found as it is, joined: "libcublasLt.so.12, libcublas.so.12". */
 static char *names_not_found_from(const cudaload_explain *e,
-                                  const char *consumer, size_t *count) {
+                                  const char *consumer, int lazy,
+                                  size_t *count) {
   cl_buf b = CL_BUF_INIT;
   *count = 0;
   for (size_t i = 0; i < e->finding_count; ++i) {
     const cl_finding *f = &e->findings[i];
-    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy || !f->consumer ||
+    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy || !f->consumer ||
         strcmp(f->consumer, consumer) != 0)
       continue;
     cl_buf_printf(&b, "%s%s", *count ? ", " : "", f->name);
@@ -695,35 +777,72 @@ static char *names_not_found_from(const cudaload_explain *e,
   return cl_buf_take(&b);
 }
 
+/* Whether finding i is the first not-found of its opener and kind. */
+static int first_not_found_of(const cudaload_explain *e, size_t i) {
+  const cl_finding *f = &e->findings[i];
+  for (size_t k = 0; k < i; ++k) {
+    const cl_finding *g = &e->findings[k];
+    if (g->kind == CL_FINDING_NOT_FOUND && !g->lazy == !f->lazy &&
+        g->consumer && strcmp(g->consumer, f->consumer) == 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* One problem for all an opener does not find, as it is: the names it
+ * needs (its load fails at the first), or those it opens by name later. */
+static void not_found_problem(doctor *d, const cudaload_explain *as_is,
+                              size_t i) {
+  const cl_finding *f = &as_is->findings[i];
+  if (!first_not_found_of(as_is, i))
+    return;
+  size_t count;
+  char *names = names_not_found_from(as_is, f->consumer, f->lazy, &count);
+  if (!names) {
+    d->failed = 1;
+    return;
+  }
+  /* Where the loader looked, as the first finding says it. */
+  const char *looked = strstr(f->text, " (rule: not-found");
+  char *text =
+      f->lazy
+          ? cl_strdup_printf("without cudaload (this environment as it is): "
+                             "%s opens %s by name when it first needs %s, and "
+                             "the loader would not find %s (rule: not-found)",
+                             f->consumer, names, count == 1 ? "it" : "them",
+                             count == 1 ? "it" : "them")
+      : count == 1
+          ? cl_strdup_printf("without cudaload (this environment as "
+                             "it is): %s",
+                             f->text)
+          : cl_strdup_printf("without cudaload (this environment as it is): %s "
+                             "needs %s, which the loader does not find, so "
+                             "loading it fails%s",
+                             f->consumer, names, looked ? looked : "");
+  add_problem(d, text, through_cudaload_fix(d->ctx, NULL));
+  free(names);
+}
+
 /* What fails only without cudaload, one problem per opener for the names it
- * opens at run time, each with the fix that runs the program through
+ * does not find, each with the fix that runs the program through
  * cudaload. */
-static void as_it_is_problems(doctor *d, const cudaload_explain *as_is) {
+static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
+                              size_t environment_first) {
   for (size_t i = 0; as_is && i < as_is->finding_count; ++i) {
     const cl_finding *f = &as_is->findings[i];
+    /* The environment's programs, not asked about, count for the names
+     * the requirements plan (what cudaload would load for them). */
+    if (i >= environment_first && !required_name(d->ctx, f->name))
+      continue;
+    if (f->note) {
+      add_note(d, f->text, f->fix);
+      continue;
+    }
     if (f->kind == CL_FINDING_CUDA_MAJORS ||
         f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text))
       continue;
-    if (f->kind == CL_FINDING_NOT_FOUND && f->lazy && f->consumer) {
-      int first = 1;
-      for (size_t k = 0; k < i && first; ++k)
-        first = !(as_is->findings[k].kind == CL_FINDING_NOT_FOUND &&
-                  as_is->findings[k].lazy && as_is->findings[k].consumer &&
-                  strcmp(as_is->findings[k].consumer, f->consumer) == 0);
-      size_t count;
-      char *names =
-          first ? names_not_found_from(as_is, f->consumer, &count) : NULL;
-      if (names)
-        add_problem(
-            d,
-            cl_strdup_printf("without cudaload (this environment as it is): %s "
-                             "opens %s by name when it first needs %s, and the "
-                             "loader would not find %s (rule: not-found)",
-                             f->consumer, names, count == 1 ? "it" : "them",
-                             count == 1 ? "it" : "them"),
-            through_cudaload_fix(d->ctx, NULL));
-      d->failed |= first && !names;
-      free(names);
+    if (f->kind == CL_FINDING_NOT_FOUND && f->consumer) {
+      not_found_problem(d, as_is, i);
       continue;
     }
     add_problem(d,
@@ -744,7 +863,9 @@ static void verdict_problems(doctor *d) {
   int have_model = rc == CUDALOAD_OK;
   if (!rc)
     rc = cl_verdict_of_plan(d->ctx, &m, d->ctx->manifest_preload_flags, &e);
-  cudaload_explain *as_is = d->ctx->plan_count ? verdict_as_it_is(d) : NULL;
+  size_t environment_first = SIZE_MAX;
+  cudaload_explain *as_is =
+      d->ctx->plan_count ? verdict_as_it_is(d, &environment_first) : NULL;
   cl_restore_error(kept);
   if (rc == CUDALOAD_E_NO_MEMORY)
     d->failed = 1;
@@ -754,6 +875,10 @@ static void verdict_problems(doctor *d) {
      * or the only one there is) is said in the plan, not a problem. */
     if (f->kind == CL_FINDING_CUDA_MAJORS && plan_has_second_major(d->ctx))
       continue;
+    if (f->note) {
+      add_note(d, f->text, f->fix);
+      continue;
+    }
     /* A copy this process has already: who loaded it, and that fix, as
      * cudaload_preload says it. */
     char *text = NULL, *fix = NULL;
@@ -766,7 +891,7 @@ static void verdict_problems(doctor *d) {
   }
   if (have_model)
     cl_loader_model_free(&m);
-  as_it_is_problems(d, as_is);
+  as_it_is_problems(d, as_is, environment_first);
   cudaload_explain_free(as_is);
   cudaload_explain_free(e);
 }
@@ -1157,6 +1282,13 @@ static void text_problems(text *t, const doctor *d) {
     put(t, "  %s%zu. %s%s\n  %*s fix: %s\n", sgr(t, RED), i + 1,
         shown_value(t, d->problems[i].problem, 1), sgr(t, RESET),
         i + 1 >= 10 ? 3 : 2, "", shown_value(t, d->problems[i].fix, 1));
+  if (!d->note_count)
+    return;
+  heading(t, "Notes (nothing here stops a library loading)");
+  for (size_t i = 0; i < d->note_count; ++i)
+    put(t, "  - %s\n    what to do: %s\n",
+        shown_value(t, d->notes[i].problem, 1),
+        shown_value(t, d->notes[i].fix, 1));
 }
 
 static char *write_text(const doctor *d) {
@@ -1403,6 +1535,17 @@ static void write_problems(cl_report_writer *w, const doctor *d) {
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
+  cl_report_key(w, "notes");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < d->note_count; ++i) {
+    cl_report_begin_object(w);
+    cl_report_key(w, "note");
+    cl_report_string(w, d->notes[i].problem);
+    cl_report_key(w, "fix");
+    cl_report_string(w, d->notes[i].fix);
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
 }
 
 static void write_environment(cl_report_writer *w, const doctor *d) {
@@ -1465,6 +1608,11 @@ static void doctor_free(doctor *d) {
     free(d->problems[i].fix);
   }
   free(d->problems);
+  for (size_t i = 0; i < d->note_count; ++i) {
+    free(d->notes[i].problem);
+    free(d->notes[i].fix);
+  }
+  free(d->notes);
 }
 
 int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {

@@ -1363,15 +1363,62 @@ class Program(CliTestCase):
         doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
         got = {q["spec"]: q for q in doc["requirements"]}
         self.assertEqual(sorted(got), ["cublas=12", "cudart=12", "cudnn=9", "cufft=11",
-                                       "curand=10"], doc["requirements"])
+                                       "curand=10", "nvrtc=12"], doc["requirements"])
         for spec, q in got.items():
             self.assertTrue(q["satisfied"], q)
-            self.assertIn("libortlike_providers_cuda.so (ELF NEEDED)", q["from"], q)
+            if spec != "nvrtc=12":  # no file needs it: the [cuda] extra pins it
+                self.assertIn("libortlike_providers_cuda.so (ELF NEEDED)", q["from"], q)
         self.assertIn("Requires-Dist: nvidia-cudnn-cu12 ~=9.0 of ortlike-gpu 1.0",
                       got["cudnn=9"]["from"])
         text = run_cli("doctor", *args).stdout
         self.assertIn("from needed by %s" % (self.tree / "site-packages" / "ortlike" / "capi" /
                                              "libortlike_providers_cuda.so"), text)
+
+    def test_doctor_notes_what_stops_nothing_loading(self):
+        # The TensorRT-like provider cannot load (its libnvinfer.so.10 is
+        # nowhere), but the program runs without it; NVRTC's RUNPATH
+        # "$ORIGIN:" also searches the current folder. Both are notes, not
+        # problems with a fix nobody can follow.
+        args = ["--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
+                "--root", to_cli(self.tree / "wheels" / "site-packages"), "--for", "ortlike"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        problems = " ".join(q["problem"] + " " + q["fix"] for q in doc["problems"])
+        self.assertNotIn("libnvinfer.so.10", problems)
+        self.assertNotIn("libortlike_providers_tensorrt.so", problems)
+        self.assertNotIn("current folder", problems)
+        plugin = [n for n in doc["notes"] if "libortlike_providers_tensorrt.so is a plugin" in n["note"]]
+        self.assertEqual(len(plugin), 1, doc["notes"])
+        self.assertIn("needs libnvinfer.so.10", plugin[0]["note"])
+        self.assertIn("install what provides libnvinfer.so.10", plugin[0]["fix"])
+        empty = [n for n in doc["notes"] if "libnvrtc.so.12" in n["note"]
+                 and "holds an empty entry" in n["note"]]
+        self.assertEqual(len(empty), 1, doc["notes"])
+        text = run_cli("doctor", *args).stdout
+        self.assertIn("\nNotes (nothing here stops a library loading)\n", text)
+        # Asked about the plugin itself, it is the problem.
+        plugin_file = self.tree / "site-packages" / "ortlike" / "capi" / "libortlike_providers_tensorrt.so"
+        doc = self.parse_json(run_cli("doctor", "--no-defaults", "--root",
+                                      to_cli(self.tree / "wheels" / "site-packages"), "--for",
+                                      to_cli(plugin_file), "--format", "json"))
+        self.assertTrue([q for q in doc["problems"] if "libnvinfer.so.10" in q["problem"]],
+                        doc["problems"])
+
+    def test_doctor_without_for_judges_the_active_environments_programs(self):
+        # Only --require, as the user in onnxruntime's issue types it: the
+        # environment's program (the provider, which has no RUNPATH) still
+        # fails as it is, and running it through cudaload is the fix.
+        args = ["--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
+                "--root", to_cli(self.tree / "wheels" / "site-packages"),
+                "--require", "cublas=12,cudart=12"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        provider = str(self.tree / "site-packages" / "ortlike" / "capi" / "libortlike_providers_cuda.so")
+        as_is = [q for q in doc["problems"] if q["problem"].startswith("without cudaload")
+                 and provider in q["problem"]]
+        self.assertEqual(len(as_is), 1, doc["problems"])
+        self.assertIn("needs libcublasLt.so.12, libcublas.so.12", as_is[0]["problem"])
+        self.assertIn("which the loader does not find, so loading it fails", as_is[0]["problem"])
+        self.assertIn("cudaload exec --no-defaults", as_is[0]["fix"])
+        self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix"])
 
     def test_for_what_is_no_program_is_exit_3_and_says_where_it_looked(self):
         r = run_cli("env", "--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
@@ -1967,7 +2014,7 @@ class CommandLine(CliTestCase):
 
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
                "requirements", "plan", "loaded", "conflicts", "probe", "watchdog", "environment", "problems",
-               "cuda_major")
+               "notes", "cuda_major")
 DOCTOR_SECTIONS = ("Platform", "Driver", "Libraries found", "Plan", "Loaded in this process",
                    "Conflicts", "Probe", "Display watchdog", "Environment", "Problems and fixes")
 PLAN_STATES = {"planned", "loaded", "already-loaded", "loaded-elsewhere", "failed", "not-needed"}
@@ -2032,6 +2079,9 @@ def check_doctor_schema(test, doc):
     test.assertIsInstance(doc["loaded"], list)
     for c in doc["conflicts"]:
         test.assertEqual(sorted(c), ["path", "text"])
+    for n in doc["notes"]:
+        test.assertEqual(sorted(n), ["fix", "note"])
+        test.assertTrue(n["note"] and n["fix"], n)
     if doc["probe"] is not None:
         # The probe's own schema (docs/probe.md), from its one writer.
         test.assertEqual(sorted(doc["probe"]), ["devices", "driver", "reason", "runtime_version",

@@ -26,7 +26,8 @@ doc = json.loads(str(cudaload.doctor(for_="ortlike", format="json", defaults=Fal
                                      roots=[F + "/wheels/site-packages"])))
 print(json.dumps({q["spec"]: [q["satisfied"], q["from"]] for q in doc["requirements"]}))
 """ % fixtures))
-    assert sorted(out) == ["cublas=12", "cudart=12", "cudnn=9", "cufft=11", "curand=10"], out
+    assert sorted(out) == ["cublas=12", "cudart=12", "cudnn=9", "cufft=11", "curand=10",
+                           "nvrtc=12"], out
     assert all(sat for sat, _ in out.values()), out
     assert "Requires-Dist: nvidia-cudnn-cu12 ~=9.0 of ortlike-gpu 1.0" in out["cudnn=9"][1]
 
