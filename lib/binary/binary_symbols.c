@@ -11,6 +11,7 @@
 #include "cudaload.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,98 @@ void cl_binary_symbols_free(cl_binary_symbols *s) {
     free(s->refs[i].file);
   }
   free(s->refs);
+  free(s->def_slots);
+  free(s->def_next);
   memset(s, 0, sizeof *s);
+}
+
+/* FNV-1a: names of one library share long prefixes (cublasLt..., _ZN...),
+ * which a hash of every byte spreads. */
+static size_t name_hash(const char *name) {
+  uint64_t h = 14695981039346656037u;
+  for (const unsigned char *p = (const unsigned char *)name; *p; ++p)
+    h = (h ^ *p) * 1099511628211u;
+  return (size_t)(h ^ (h >> 32));
+}
+
+static int def_named(const cl_binary_symbols *s, size_t i, const char *name) {
+  return strcmp(s->defs[i].name ? s->defs[i].name : "", name) == 0;
+}
+
+/* A slot: the hash of its name beside the first definition (plus one), so
+ * that a probe compares names only when their hashes are equal. */
+typedef struct cl_symbol_slot {
+  size_t hash;
+  size_t first;
+} def_slot;
+
+int cl_binary_symbols_index(cl_binary_symbols *s) {
+  if (!s || s->def_slots || s->def_count == 0)
+    return CUDALOAD_OK;
+  size_t capacity = 16;
+  while (capacity < s->def_count * 2 && capacity < SIZE_MAX / 4)
+    capacity *= 2;
+  def_slot *slots = calloc(capacity, sizeof *slots);
+  size_t *next = calloc(s->def_count, sizeof *next);
+  size_t *last = calloc(capacity, sizeof *last); /* per slot: its tail + 1 */
+  if (!slots || !next || !last) {
+    free(slots);
+    free(next);
+    free(last);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  for (size_t i = 0; i < s->def_count; ++i) {
+    const char *name = s->defs[i].name ? s->defs[i].name : "";
+    size_t hash = name_hash(name);
+    size_t at = hash & (capacity - 1);
+    /* Linear probing over names: a slot holds one name's chain. */
+    while (slots[at].first &&
+           (slots[at].hash != hash || !def_named(s, slots[at].first - 1, name)))
+      at = (at + 1) & (capacity - 1);
+    if (!slots[at].first) {
+      slots[at].first = i + 1;
+      slots[at].hash = hash;
+    } else {
+      next[last[at] - 1] = i + 1;
+    }
+    last[at] = i + 1;
+  }
+  free(last);
+  s->def_slots = slots;
+  s->def_slot_count = capacity;
+  s->def_next = next;
+  return CUDALOAD_OK;
+}
+
+size_t cl_binary_symbols_first_def(const cl_binary_symbols *s,
+                                   const char *name) {
+  if (!s || !name)
+    return SIZE_MAX;
+  if (!s->def_slots) {
+    for (size_t i = 0; i < s->def_count; ++i)
+      if (def_named(s, i, name))
+        return i;
+    return SIZE_MAX;
+  }
+  const def_slot *slots = s->def_slots;
+  size_t mask = s->def_slot_count - 1;
+  size_t hash = name_hash(name);
+  for (size_t at = hash & mask; slots[at].first; at = (at + 1) & mask)
+    if (slots[at].hash == hash && def_named(s, slots[at].first - 1, name))
+      return slots[at].first - 1;
+  return SIZE_MAX;
+}
+
+size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i) {
+  if (!s || i >= s->def_count)
+    return SIZE_MAX;
+  if (s->def_next)
+    return s->def_next[i] ? s->def_next[i] - 1 : SIZE_MAX;
+  const char *name = s->defs[i].name ? s->defs[i].name : "";
+  for (size_t k = i + 1; k < s->def_count; ++k)
+    if (def_named(s, k, name))
+      return k;
+  return SIZE_MAX;
 }
 
 int cl_binary_symbols_version_index(const cl_binary_symbols *s,

@@ -38,10 +38,12 @@ long cl_bind_match(const cl_binary_symbols *s, const char *name,
     return -1;
   long only_versioned = -1;
   size_t versioned_seen = 0;
-  for (size_t i = 0; i < s->def_count; ++i) {
+  /* The definitions of that name, in file order, through the symbols'
+   * index (binary_symbols.c): one hash lookup, not a compare per
+   * definition. */
+  for (size_t i = cl_binary_symbols_first_def(s, name); i != SIZE_MAX;
+       i = cl_binary_symbols_next_def(s, i)) {
     const cl_symbol_def *d = &s->defs[i];
-    if (strcmp(d->name, name) != 0)
-      continue;
     /* An object without version information satisfies every reference:
      * "we need a versioned symbol but haven't found any ... we accept the
      * symbol". */

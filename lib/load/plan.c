@@ -14,6 +14,7 @@
  * without them.
  */
 #include "binary/binary.h"
+#include "binary/file_cache.h"
 #include "load/bind.h"
 #include "scan/consumers.h"
 #include "core/context.h"
@@ -512,7 +513,8 @@ static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
                        int parse) {
   cl_plan_entry *p = &ctx->plan[i];
   char *kept = cl_save_error(); /* unreadable: the OS loader will judge */
-  if (!parse || cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
+  if (!parse || cl_file_cache_parse(cl_file_cache_of(ctx), p->path, &info[i]) !=
+                    CUDALOAD_OK)
     memset(&info[i], 0, sizeof info[i]);
   cl_restore_error(kept);
   const char *soname = info[i].soname && info[i].soname[0]
@@ -1034,7 +1036,8 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
     cl_binary_info info;
     /* Unparseable: the loader will judge it (settle_plan says so). */
     char *kept = cl_save_error();
-    int unparsed = cl_binary_parse_file(ctx->plan[i].path, &info);
+    int unparsed =
+        cl_file_cache_parse(cl_file_cache_of(ctx), ctx->plan[i].path, &info);
     cl_restore_error(kept);
     if (unparsed)
       continue;
@@ -1079,10 +1082,12 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
 /* Does opener's RUNPATH (or RPATH) lead to the folder of path? Then its
  * lazy open by name finds that file itself ($ORIGIN/../../cu13/lib of the
  * CUDA 13 wheels). */
-static int runpath_reaches(const char *opener, const char *path) {
+static int runpath_reaches(cudaload_ctx *ctx, const char *opener,
+                           const char *path) {
   cl_binary_info info;
   char *kept = cl_save_error(); /* unreadable: it reaches nothing we know */
-  int unread = cl_binary_parse_file(opener, &info) != CUDALOAD_OK;
+  int unread =
+      cl_file_cache_parse(cl_file_cache_of(ctx), opener, &info) != CUDALOAD_OK;
   cl_restore_error(kept);
   if (unread) {
     return 0;
@@ -1139,7 +1144,7 @@ static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
     } else if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
       load = 0;
       how = "its folder is put on PATH and AddDllDirectory";
-    } else if (runpath_reaches(p->opened_by, p->path)) {
+    } else if (runpath_reaches(ctx, p->opened_by, p->path)) {
       load = 0;
       how = "its opener finds it itself (RUNPATH; rule: runpath)";
     } else {

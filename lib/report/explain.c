@@ -10,6 +10,7 @@
 #include "report/explain.h"
 
 #include "binary/binary_names.h"
+#include "binary/file_cache.h"
 #include "load/bind.h"
 #include "scan/catalog.h"
 #include "core/context.h"
@@ -213,7 +214,8 @@ static char **lazy_names(const char *path, const cl_binary_info *info,
   /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
    * names cannot be read opens nothing lazily that we can tell. */
   char *kept = cl_save_error();
-  int unread = cl_binary_names(path, (uint64_t)2 << 30, collect_name, &ns);
+  int unread = cl_file_cache_names(cl_file_cache_of(lc->ctx), path,
+                                   (uint64_t)2 << 30, collect_name, &ns);
   cl_restore_error(kept);
   if (unread || ns.failed) {
     for (size_t i = 0; i < ns.count; ++i)
@@ -296,7 +298,7 @@ static void add_need(cudaload_explain *e, cl_explain_object *o,
 /* Symbols read once per file for one explain. Each entry is allocated on
  * its own, so the pointers handed out stay valid as the cache grows. */
 typedef struct cache_entry {
-  cl_binary_symbols symbols; /* format CL_FORMAT_UNKNOWN: unreadable */
+  const cl_binary_symbols *symbols; /* the file cache's; NULL: unreadable */
   cl_bind_object object;
   char *path;
 } cache_entry;
@@ -304,6 +306,7 @@ typedef struct cache_entry {
 typedef struct symbol_cache {
   cache_entry **entries;
   size_t count, capacity;
+  cl_file_cache *files; /* where the symbols are read once per run */
 } symbol_cache;
 
 static const cl_bind_object *cached_object(symbol_cache *c, const char *path) {
@@ -320,18 +323,18 @@ static const cl_bind_object *cached_object(symbol_cache *c, const char *path) {
   }
   /* A file whose symbols cannot be read binds nothing we can tell. */
   char *kept = cl_save_error();
-  if (cl_binary_read_symbols_file(path, &entry->symbols) != CUDALOAD_OK)
-    memset(&entry->symbols, 0, sizeof entry->symbols);
+  if (cl_file_cache_symbols(c->files, path, &entry->symbols) != CUDALOAD_OK)
+    entry->symbols = NULL;
   cl_restore_error(kept);
   entry->object.path = entry->path;
-  entry->object.symbols = entry->symbols.format ? &entry->symbols : NULL;
+  entry->object.symbols =
+      entry->symbols && entry->symbols->format ? entry->symbols : NULL;
   c->entries[c->count++] = entry;
   return &entry->object;
 }
 
 static void symbol_cache_free(symbol_cache *c) {
   for (size_t i = 0; i < c->count; ++i) {
-    cl_binary_symbols_free(&c->entries[i]->symbols);
     free(c->entries[i]->path);
     free(c->entries[i]);
   }
@@ -781,6 +784,8 @@ static void explain_tree(cudaload_explain *e, cudaload_ctx *ctx,
   }
   if (t->object_count == 0 || !t->objects[0].readable)
     add_problem(e, cl_strdup_printf("%s: cannot be read as a library", path));
+  if (t->stopped)
+    add_problem(e, cl_strdup(t->stopped));
   tree_problems(e, t, first, naming);
   mix_problems(e, first, "in what one process would load for it");
 }
@@ -792,8 +797,10 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   int rc = cl_loader_model_init_system(&m);
   if (rc)
     return rc;
+  m.files = cl_file_cache_of(ctx);
   rc = model_environment(&m, path, naming);
   symbol_cache cache = {0};
+  cache.files = m.files;
   const cl_bind_object **global = NULL;
   size_t global_count = 0;
   if (!rc)
@@ -905,6 +912,7 @@ int cl_explain_plan_missing(cudaload_ctx *ctx, cl_missing_fn report,
   int rc = cl_loader_model_init_host(&m);
   if (rc)
     return rc;
+  m.files = cl_file_cache_of(ctx);
   /* First what cudaload_preload does: each file of the plan opened by
    * absolute path, in plan order (their DT_NEEDED names resolved then). */
   for (size_t i = 0; !rc && i < ctx->plan_count; ++i) {
@@ -928,7 +936,8 @@ int cl_explain_plan_missing(cudaload_ctx *ctx, cl_missing_fn report,
       continue;
     cl_binary_info info;
     char *kept = cl_save_error(); /* unreadable: the preload will say so */
-    int unreadable = cl_binary_parse_file(p->path, &info) != CUDALOAD_OK;
+    int unreadable =
+        cl_file_cache_parse(m.files, p->path, &info) != CUDALOAD_OK;
     cl_restore_error(kept);
     if (unreadable)
       continue;

@@ -527,6 +527,20 @@ static int match_entry(const cl_catalog_entry *e, const char *tmpl,
   return 1;
 }
 
+/* Whether the literal text a template starts with (up to its first %
+ * field) begins s: a loop over a few characters, where match_template
+ * recurses per character. Most names are turned down here, so that a scan
+ * of ld.so.cache's 775 entries does not walk every template with each. */
+static int literal_start_matches(const char *t, const char *s, int fold_case) {
+  for (; *t && *t != '%'; ++t, ++s) {
+    if (!*s)
+      return 0;
+    if (fold_case ? fold(*t) != fold(*s) : *t != *s)
+      return 0;
+  }
+  return 1;
+}
+
 int cl_catalog_match(const char *file_name, cl_naming naming,
                      cl_name_match *out) {
   /* Cheap rejections first: scans call this for every file in a folder. */
@@ -547,7 +561,9 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
     const char *const *names =
         naming == CL_NAMING_LINUX ? e->linux_names : e->windows_names;
     for (size_t t = 0; t < 3 && names[t]; ++t)
-      if (match_entry(e, names[t], file_name, naming, out))
+      if (literal_start_matches(names[t], file_name,
+                                naming == CL_NAMING_WINDOWS) &&
+          match_entry(e, names[t], file_name, naming, out))
         return 1;
   }
   return 0;
