@@ -121,10 +121,12 @@ static int search_chunk(const unsigned char *w, size_t len, size_t from,
     if (!dot)
       break;
     size_t pos = (size_t)(dot - w);
-    /* Every suffix goes on with 's', 'd', 'D' or (UTF-16) a zero byte:
-     * most dots in binary data are passed over on that one test. */
+    /* Every suffix goes on with 's', 'd' or 'D', right after the dot or
+     * (UTF-16) after a zero byte: most dots in binary data are passed over
+     * on those two tests. */
     unsigned char next = pos + 1 < len ? w[pos + 1] : 0xff;
-    if (next != 's' && next != 'd' && next != 'D' && next != 0) {
+    unsigned char letter = next == 0 && pos + 2 < len ? w[pos + 2] : next;
+    if (letter != 's' && letter != 'd' && letter != 'D') {
       at = pos + 1;
       continue;
     }
@@ -196,6 +198,7 @@ int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
                    ? cl_pe_data_ranges(&reader, path, ranges, count)
                    : CUDALOAD_E_UNSUPPORTED;
   cl_restore_error(saved);
+  cl_windowed_release(w);
   free(w);
   if (status == CUDALOAD_E_NO_MEMORY)
     return cl_fail(status, "%s: out of memory", path);

@@ -26,7 +26,8 @@ void cl_binary_symbols_free(cl_binary_symbols *s) {
   }
   free(s->versions);
   for (i = 0; s->defs != NULL && i < s->def_count; i++) {
-    free(s->defs[i].name);
+    if (!s->name_table)
+      free(s->defs[i].name);
     free(s->defs[i].forward);
   }
   free(s->defs);
@@ -40,23 +41,40 @@ void cl_binary_symbols_free(cl_binary_symbols *s) {
   }
   free(s->needs);
   for (i = 0; s->refs != NULL && i < s->ref_count; i++) {
-    free(s->refs[i].name);
-    free(s->refs[i].version);
-    free(s->refs[i].file);
+    if (!s->name_table)
+      free(s->refs[i].name);
+    if (!s->refs_share_needs) {
+      free(s->refs[i].version);
+      free(s->refs[i].file);
+    }
   }
   free(s->refs);
+  free(s->name_table);
   free(s->def_slots);
   free(s->def_next);
   memset(s, 0, sizeof *s);
 }
 
-/* FNV-1a: names of one library share long prefixes (cublasLt..., _ZN...),
- * which a hash of every byte spreads. */
+/* Eight bytes at a time: C++ names run to hundreds of characters and a
+ * library has tens of thousands of them, so a hash of each byte in turn
+ * cost more than every lookup it served. Every byte counts: names of one
+ * library share long prefixes (_ZN2at6native...) and long suffixes, and
+ * differ anywhere between. */
 static size_t name_hash(const char *name) {
-  uint64_t h = 14695981039346656037u;
-  for (const unsigned char *p = (const unsigned char *)name; *p; ++p)
-    h = (h ^ *p) * 1099511628211u;
-  return (size_t)(h ^ (h >> 32));
+  size_t length = strlen(name);
+  uint64_t h = 0x9e3779b97f4a7c15u ^ length;
+  size_t i = 0;
+  for (; i + 8 <= length; i += 8) {
+    uint64_t word;
+    memcpy(&word, name + i, 8);
+    h = (h ^ word) * 0xff51afd7ed558ccdu;
+    h ^= h >> 29;
+  }
+  uint64_t tail = 0;
+  memcpy(&tail, name + i, length - i);
+  h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
+  h ^= h >> 32;
+  return (size_t)h;
 }
 
 static int def_named(const cl_binary_symbols *s, size_t i, const char *name) {

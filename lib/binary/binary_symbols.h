@@ -72,6 +72,12 @@ typedef struct cl_binary_symbols {
   size_t need_count;
   cl_symbol_ref *refs; /* in file order */
   size_t ref_count;
+  /* ELF: the dynamic string table, when the names of defs and refs point
+   * into it (then they are not allocations of their own); NULL otherwise. */
+  char *name_table;
+  /* 1: each ref's version and file are its need's strings (needs[] owns
+   * them), not copies. */
+  int refs_share_needs;
   /* The definitions by name (cl_binary_symbols_index), so that finding a
    * name's definitions costs the same however many the file has: a
    * consumer of cuBLAS binds thousands of references to each of several
