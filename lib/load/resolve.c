@@ -1607,10 +1607,19 @@ typedef struct opener {
   void *opaque;
   unsigned char *walked; /* per object: its dependencies were resolved */
   size_t walked_capacity;
+  /* The tree's objects by path (the first of a name), so that finding one
+   * costs the same in a tree of a thousand; on Windows without case, as
+   * names_equal compares. by_path_ok: 0 when memory ran out for it (then
+   * each object is compared). */
+  cl_str_index by_path;
+  int by_path_ok;
 } opener;
 
 /* The tree's object for a path (the loader's name for it), or SIZE_MAX. */
 static size_t tree_find(const opener *o, const char *path) {
+  size_t at;
+  if (o->by_path_ok)
+    return cl_str_index_find(&o->by_path, path, &at) ? at : SIZE_MAX;
   for (size_t i = 0; i < o->t->object_count; ++i)
     if (names_equal(o->m, o->t->objects[i].path, path))
       return i;
@@ -1642,6 +1651,9 @@ static int tree_add(opener *o, const char *path, size_t loader, int preexisting,
   cl_restore_error(kept);
   free(check);
   o->walked[t->object_count] = 0;
+  if (o->by_path_ok &&
+      cl_str_index_add(&o->by_path, obj->path, t->object_count) != CUDALOAD_OK)
+    o->by_path_ok = 0;
   *index = t->object_count++;
   return CUDALOAD_OK;
 }
@@ -1727,19 +1739,28 @@ static int add_resolved(opener *o, size_t from, const char *name, int lazy,
   return place_object(o, *edge, loader, name);
 }
 
-/* The tree indices of one open, in the order they are met, each once. */
+/* The tree indices of one open, in the order they are met, each once
+ * (queued: per tree index, whether it is in items). */
 typedef struct object_queue {
   size_t *items;
   size_t count, capacity;
+  unsigned char *queued;
+  size_t queued_capacity;
 } object_queue;
 
 static int queue_once(object_queue *q, size_t index) {
-  for (size_t i = 0; i < q->count; ++i)
-    if (q->items[i] == index)
-      return CUDALOAD_OK;
+  size_t known = q->queued_capacity;
+  if (cl_reserve((void **)&q->queued, &q->queued_capacity, index + 1, 1) !=
+      CUDALOAD_OK)
+    return CUDALOAD_E_NO_MEMORY;
+  if (q->queued_capacity > known)
+    memset(q->queued + known, 0, q->queued_capacity - known);
+  if (q->queued[index])
+    return CUDALOAD_OK;
   if (cl_reserve((void **)&q->items, &q->capacity, q->count + 1,
                  sizeof *q->items) != CUDALOAD_OK)
     return CUDALOAD_E_NO_MEMORY;
+  q->queued[index] = 1;
   q->items[q->count++] = index;
   return CUDALOAD_OK;
 }
@@ -1853,6 +1874,7 @@ static int walk_dependencies(opener *o, size_t first, unsigned flags,
                               load_dir, &queue, missing);
   }
   free(queue.items);
+  free(queue.queued);
   return status;
 }
 
@@ -1965,6 +1987,8 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   o.t = out;
   o.lazy = lazy;
   o.opaque = opaque;
+  cl_str_index_init(&o.by_path, is_windows(m));
+  o.by_path_ok = 1;
   int failed = 0;
   int status =
       open_one(&o, req, SIZE_MAX, name, 0, m->search_flags, NULL, &failed);
@@ -1972,6 +1996,7 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   if (status == CUDALOAD_OK && !failed)
     status = open_lazy(&o);
   free(o.walked);
+  cl_str_index_free(&o.by_path);
   if (status != CUDALOAD_OK) {
     cl_load_tree_free(out);
     return cl_fail(status, "out of memory");

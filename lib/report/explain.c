@@ -370,17 +370,55 @@ static size_t group_root(const cl_load_tree *t, size_t k) {
 static size_t local_scope(const cl_load_tree *t, size_t root, size_t *out) {
   size_t n = 0;
   out[n++] = root;
+  /* The DT_NEEDED edges of each object (first[k] .. first[k + 1] in
+   * by_from, in edge order) and the objects met: each edge and object once,
+   * not each edge for each object (a graph of a thousand libraries). */
+  size_t *first = calloc(t->object_count + 1, sizeof *first);
+  size_t *by_from = malloc((t->edge_count + 1) * sizeof *by_from);
+  unsigned char *met = calloc(t->object_count + 1, 1);
+  size_t *fill = calloc(t->object_count + 1, sizeof *fill);
+  if (!first || !by_from || !met || !fill) {
+    free(first);
+    free(by_from);
+    free(met);
+    free(fill);
+    for (size_t head = 0; head < n; ++head) /* no memory: edge by edge */
+      for (size_t i = 0; i < t->edge_count; ++i) {
+        const cl_load_edge *edge = &t->edges[i];
+        if (edge->from != out[head] || edge->lazy ||
+            edge->to >= t->object_count)
+          continue;
+        int seen = 0;
+        for (size_t j = 0; j < n && !seen; ++j)
+          seen = out[j] == edge->to;
+        if (!seen)
+          out[n++] = edge->to;
+      }
+    return n;
+  }
+  for (size_t i = 0; i < t->edge_count; ++i)
+    if (t->edges[i].from < t->object_count)
+      first[t->edges[i].from + 1]++;
+  for (size_t k = 0; k < t->object_count; ++k)
+    first[k + 1] += first[k];
+  for (size_t i = 0; i < t->edge_count; ++i) {
+    size_t from = t->edges[i].from;
+    if (from < t->object_count)
+      by_from[first[from] + fill[from]++] = i;
+  }
+  met[root] = 1;
   for (size_t head = 0; head < n; ++head)
-    for (size_t i = 0; i < t->edge_count; ++i) {
-      const cl_load_edge *edge = &t->edges[i];
-      if (edge->from != out[head] || edge->lazy || edge->to >= t->object_count)
+    for (size_t e = first[out[head]]; e < first[out[head] + 1]; ++e) {
+      const cl_load_edge *edge = &t->edges[by_from[e]];
+      if (edge->lazy || edge->to >= t->object_count || met[edge->to])
         continue;
-      int seen = 0;
-      for (size_t j = 0; j < n && !seen; ++j)
-        seen = out[j] == edge->to;
-      if (!seen)
-        out[n++] = edge->to;
+      met[edge->to] = 1;
+      out[n++] = edge->to;
     }
+  free(fill);
+  free(first);
+  free(by_from);
+  free(met);
   return n;
 }
 
