@@ -13,7 +13,6 @@
 #include "common/error.h"
 #include "os/platform.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static int read_from_file(void *opaque, uint64_t offset, void *buf,
@@ -24,10 +23,10 @@ static int read_from_file(void *opaque, uint64_t offset, void *buf,
     memcpy(buf, w->window + (offset - w->start), len);
     return CUDALOAD_OK;
   }
-  if (len > w->capacity || offset >= w->size)
+  if (len > CL_READ_AHEAD || offset >= w->size)
     return cl_os_file_read_at(w->file, offset, buf, len);
-  size_t want =
-      w->size - offset < w->capacity ? (size_t)(w->size - offset) : w->capacity;
+  size_t want = w->size - offset < CL_READ_AHEAD ? (size_t)(w->size - offset)
+                                                 : CL_READ_AHEAD;
   /* A read-ahead that fails is no failure of the read asked for: the
    * caller's last error is kept around it. */
   char *saved = cl_save_error();
@@ -51,30 +50,8 @@ cl_reader cl_windowed_reader(cl_windowed_file *w, cl_file *f, uint64_t size) {
   w->size = size;
   w->start = 0;
   w->filled = 0;
-  w->window = w->inline_window;
-  w->capacity = sizeof w->inline_window;
   cl_reader reader = {size, read_from_file, w};
   return reader;
-}
-
-void cl_windowed_widen(cl_windowed_file *w, size_t capacity) {
-  if (capacity <= w->capacity)
-    return;
-  unsigned char *wider = malloc(capacity);
-  if (!wider)
-    return;
-  cl_windowed_release(w);
-  w->window = wider;
-  w->capacity = capacity;
-  w->filled = 0;
-}
-
-void cl_windowed_release(cl_windowed_file *w) {
-  if (w->window != w->inline_window)
-    free(w->window);
-  w->window = w->inline_window;
-  w->capacity = sizeof w->inline_window;
-  w->filled = 0;
 }
 
 int cl_binary_read_open(cl_file *f, uint64_t size, const char *path,
@@ -89,9 +66,7 @@ int cl_binary_read_open(cl_file *f, uint64_t size, const char *path,
   if (info)
     status = cl_binary_parse(&reader, path, info);
   if (status == CUDALOAD_OK && symbols) {
-    cl_windowed_widen(&w, CL_READ_AHEAD_SYMBOLS);
     status = cl_binary_read_symbols(&reader, path, symbols);
-    cl_windowed_release(&w);
     if (status != CUDALOAD_OK && info)
       cl_binary_info_free(info);
   }

@@ -16,26 +16,16 @@
 
 #define CL_READ_AHEAD 4096u
 
-/* The window a symbol table is read through: tens of thousands of
- * entries and their names in a row (libtorch_cpu.so: 85,000). */
-#define CL_READ_AHEAD_SYMBOLS (64u * 1024u)
-
 typedef struct cl_windowed_file {
   cl_file *file;
   uint64_t size;
-  uint64_t start;        /* file offset of window[0] */
-  size_t filled;         /* bytes of window that hold file data */
-  size_t capacity;       /* of window */
-  unsigned char *window; /* inline_window, or a larger one (malloc'ed) */
-  unsigned char inline_window[CL_READ_AHEAD];
+  uint64_t start; /* file offset of window[0] */
+  size_t filled;  /* bytes of window that hold file data */
+  unsigned char window[CL_READ_AHEAD];
 } cl_windowed_file;
 
 /* A reader of the open file f (size bytes) through w, which must outlive
  * it. */
 cl_reader cl_windowed_reader(cl_windowed_file *w, cl_file *f, uint64_t size);
-/* Read ahead `capacity` bytes at a time from now on (kept as it is when
- * there is no memory for it); cl_windowed_release frees the window. */
-void cl_windowed_widen(cl_windowed_file *w, size_t capacity);
-void cl_windowed_release(cl_windowed_file *w);
 
 #endif

@@ -198,7 +198,6 @@ int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
                    ? cl_pe_data_ranges(&reader, path, ranges, count)
                    : CUDALOAD_E_UNSUPPORTED;
   cl_restore_error(saved);
-  cl_windowed_release(w);
   free(w);
   if (status == CUDALOAD_E_NO_MEMORY)
     return cl_fail(status, "%s: out of memory", path);
