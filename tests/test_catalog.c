@@ -408,6 +408,72 @@ static void every_catalog_name_matches_its_entry(void **state) {
   }
 }
 
+/* The index cl_catalog_match goes through gives the answer of trying
+ * every template in table order: for every template filled in many ways,
+ * in both namings and letter cases, and for names close to them. */
+static void compare_with_unindexed(const char *name, cl_naming naming) {
+  cl_name_match a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  int ra = cl_catalog_match(name, naming, &a);
+  int rb = cl_catalog_match_unindexed(name, naming, &b);
+  if (ra != rb)
+    fail_msg("%s: indexed %d, unindexed %d", name, ra, rb);
+  if (ra && (a.entry != b.entry || a.major != b.major ||
+             a.cuda_major != b.cuda_major ||
+             strcmp(a.name_version, b.name_version) != 0))
+    fail_msg("%s: indexed %s %d, unindexed %s %d", name, a.entry->name, a.major,
+             b.entry->name, b.major);
+}
+
+static void indexed_matching_answers_as_every_template_does(void **state) {
+  (void)state;
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  static const char *const fills[] = {
+      "12", "9", "8.9.7", "120", "13.0.88", "2025.1.0", "", "1", "00", "x"};
+  for (size_t i = 0; i < count; ++i)
+    for (int naming = CL_NAMING_LINUX; naming <= CL_NAMING_WINDOWS; ++naming) {
+      const char *const *names =
+          naming == CL_NAMING_LINUX ? all[i].linux_names : all[i].windows_names;
+      for (size_t t = 0; t < 3 && names[t]; ++t)
+        for (size_t f = 0; f < sizeof fills / sizeof *fills; ++f)
+          for (int upper = 0; upper < 2; ++upper) {
+            char file[256];
+            size_t n = 0;
+            for (const char *c = names[t]; *c && n + 16 < sizeof file; ++c) {
+              if (c[0] == '%' && c[1]) {
+                n +=
+                    (size_t)snprintf(file + n, sizeof file - n, "%s", fills[f]);
+                ++c;
+              } else {
+                file[n++] = upper && *c >= 'a' && *c <= 'z'
+                                ? (char)(*c - 'a' + 'A')
+                                : *c;
+              }
+            }
+            file[n] = '\0';
+            compare_with_unindexed(file, (cl_naming)naming);
+            for (size_t cut = 1; cut < n; cut += 3) { /* near misses */
+              char near[256];
+              memcpy(near, file, cut);
+              near[cut] = '\0';
+              compare_with_unindexed(near, (cl_naming)naming);
+            }
+          }
+    }
+  static const char *const others[] = {
+      "libc.so.6",        "libstdc++.so.6",       "libcudart.so",
+      "libcuda.so.1",     "libnvidia-ml.so.1",    "libcudnn.so.9.1.0.70",
+      "nvvm64_40_0.dll",  "nvvm70.dll",           "cudart64_110.dll",
+      "CUDNN64_9.DLL",    "cupti64_2025.1.0.dll", "libcublasLt.so.12.4.5.8",
+      "libnvrtc.so.12.4", "libcusparseLt.so.0",   "kernel32.dll"};
+  for (size_t i = 0; i < sizeof others / sizeof *others; ++i) {
+    compare_with_unindexed(others[i], CL_NAMING_LINUX);
+    compare_with_unindexed(others[i], CL_NAMING_WINDOWS);
+  }
+}
+
 static void long_and_odd_names_are_rejected_quickly(void **state) {
   (void)state;
   char name[5000];
@@ -450,6 +516,7 @@ int main(void) {
       cmocka_unit_test(every_case_matches_as_documented),
       cmocka_unit_test(every_pathfinder_name_is_recognised),
       cmocka_unit_test(every_catalog_name_matches_its_entry),
+      cmocka_unit_test(indexed_matching_answers_as_every_template_does),
       cmocka_unit_test(long_and_odd_names_are_rejected_quickly),
       cmocka_unit_test(nvidia_dll_stamps_are_decoded),
   };

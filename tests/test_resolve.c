@@ -504,7 +504,15 @@ static void test_linux_hwcaps_subfolders(void **state) {
   resolve_ok(&m, NULL, "libh.so.1", &r);
   expect(&r, CL_RULE_DEFAULT_DIRS, at("sys/tls/libh.so.1"));
   cl_resolution_free(&r);
+  /* A model remembers the folders it found missing, as the loader does for
+   * the life of a process: the folder made now is seen by a new one. */
   write_elf("sys/glibc-hwcaps/x86-64-v3/libh.so.1", 64, 62);
+  cl_loader_model_free(&m);
+  linux_model(&m);
+  cl_loader_model_append(&m.hwcaps_subdirs, &m.hwcaps_subdir_count,
+                         "glibc-hwcaps/x86-64-v3/");
+  cl_loader_model_append(&m.hwcaps_subdirs, &m.hwcaps_subdir_count, "tls/");
+  cl_loader_model_append(&m.hwcaps_subdirs, &m.hwcaps_subdir_count, "");
   resolve_ok(&m, NULL, "libh.so.1", &r);
   expect(&r, CL_RULE_DEFAULT_DIRS, at("sys/glibc-hwcaps/x86-64-v3/libh.so.1"));
   cl_resolution_free(&r);

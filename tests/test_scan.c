@@ -580,7 +580,8 @@ static void remove_folder(const char *name) {
 
 static void make_file(const char *folder, const char *name) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", folder, name);
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", folder, name) >= sizeof path)
+    fail_msg("path too long: %s/%s", folder, name);
   FILE *f = fopen(path, "wb");
   if (f == NULL)
     fail_msg("cannot create %s", path);
@@ -590,7 +591,8 @@ static void make_file(const char *folder, const char *name) {
 static void make_link(const char *target, const char *folder,
                       const char *name) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", folder, name);
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", folder, name) >= sizeof path)
+    fail_msg("path too long: %s/%s", folder, name);
   if (symlink(target, path) != 0)
     fail_msg("cannot link %s -> %s", path, target);
 }

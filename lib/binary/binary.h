@@ -59,6 +59,12 @@ typedef struct cl_binary_info {
   int nodeflib;
 } cl_binary_info;
 
+/* A range of bytes of a file (a section's contents). */
+typedef struct cl_file_range {
+  uint64_t offset;
+  uint64_t size;
+} cl_file_range;
+
 /* Which format the first bytes announce (needs at least 4 bytes). */
 cl_binary_format cl_binary_sniff(const unsigned char *head, size_t len);
 

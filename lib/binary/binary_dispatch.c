@@ -70,6 +70,11 @@ int cl_binary_read_symbols(const cl_reader *r, const char *name,
   int status = sniff_reader(r, label, &format);
   if (status != CUDALOAD_OK)
     return status;
-  return format == CL_FORMAT_ELF ? cl_elf_read_symbols(r, name, out)
-                                 : cl_pe_read_symbols(r, name, out);
+  status = format == CL_FORMAT_ELF ? cl_elf_read_symbols(r, name, out)
+                                   : cl_pe_read_symbols(r, name, out);
+  /* Without memory for the index the lookups read every definition: the
+   * same answers, more slowly. */
+  if (status == CUDALOAD_OK)
+    (void)cl_binary_symbols_index(out);
+  return status;
 }

@@ -7,6 +7,7 @@
  * 4 KiB read-ahead window serves them, so a cuBLAS header costs 3-4 reads
  * instead of 35. */
 #include "binary/binary.h"
+#include "binary/binary_file.h"
 #include "binary/binary_symbols.h"
 #include "cudaload.h"
 #include "common/error.h"
@@ -14,19 +15,9 @@
 
 #include <string.h>
 
-#define CL_READ_AHEAD 4096u
-
-typedef struct windowed_file {
-  cl_file *file;
-  uint64_t size;
-  uint64_t start; /* file offset of window[0] */
-  size_t filled;  /* bytes of window that hold file data */
-  unsigned char window[CL_READ_AHEAD];
-} windowed_file;
-
 static int read_from_file(void *opaque, uint64_t offset, void *buf,
                           size_t len) {
-  windowed_file *w = opaque;
+  cl_windowed_file *w = opaque;
   if (offset >= w->start && offset - w->start <= w->filled &&
       len <= w->filled - (offset - w->start)) {
     memcpy(buf, w->window + (offset - w->start), len);
@@ -54,21 +45,24 @@ static int read_from_file(void *opaque, uint64_t offset, void *buf,
   return CUDALOAD_OK;
 }
 
-/* Opens path and runs the parser and/or the symbol reader on one reader
- * (either output may be NULL). */
-static int read_file(const char *path, cl_binary_info *info,
-                     cl_binary_symbols *symbols) {
-  windowed_file w;
-  w.start = 0;
-  w.filled = 0;
+cl_reader cl_windowed_reader(cl_windowed_file *w, cl_file *f, uint64_t size) {
+  w->file = f;
+  w->size = size;
+  w->start = 0;
+  w->filled = 0;
+  cl_reader reader = {size, read_from_file, w};
+  return reader;
+}
+
+int cl_binary_read_open(cl_file *f, uint64_t size, const char *path,
+                        cl_binary_info *info, cl_binary_symbols *symbols) {
+  cl_windowed_file w;
+  cl_reader reader = cl_windowed_reader(&w, f, size);
   if (info)
     memset(info, 0, sizeof *info);
   if (symbols)
     memset(symbols, 0, sizeof *symbols);
-  int status = cl_os_file_open(path, &w.file, &w.size);
-  if (status)
-    return status; /* the platform layer's message names the path */
-  cl_reader reader = {w.size, read_from_file, &w};
+  int status = CUDALOAD_OK;
   if (info)
     status = cl_binary_parse(&reader, path, info);
   if (status == CUDALOAD_OK && symbols) {
@@ -76,7 +70,24 @@ static int read_file(const char *path, cl_binary_info *info,
     if (status != CUDALOAD_OK && info)
       cl_binary_info_free(info);
   }
-  cl_os_file_close(w.file);
+  return status;
+}
+
+/* Opens path and runs the parser and/or the symbol reader on one reader
+ * (either output may be NULL). */
+static int read_file(const char *path, cl_binary_info *info,
+                     cl_binary_symbols *symbols) {
+  if (info)
+    memset(info, 0, sizeof *info);
+  if (symbols)
+    memset(symbols, 0, sizeof *symbols);
+  cl_file *f;
+  uint64_t size;
+  int status = cl_os_file_open(path, &f, &size);
+  if (status)
+    return status; /* the platform layer's message names the path */
+  status = cl_binary_read_open(f, size, path, info, symbols);
+  cl_os_file_close(f);
   return status;
 }
 

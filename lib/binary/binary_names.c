@@ -5,22 +5,33 @@
  * import table tells. cuDNN 9's shim holds "libcudnn_ops.so" and adds the
  * version itself; its sub-libraries hold "libcublasLt.so.13" and
  * "libnvrtc.so.13" (docs/real-libraries.md). The file is only read, in
- * bounded windows, and searched for the suffixes ".so" and ".dll" (ASCII,
- * and UTF-16LE: Windows programs often call LoadLibraryW) with memmem;
- * each hit is widened to the name around it. A CUDA library can be half a
- * gigabyte, so the search is for the rare suffix, not byte by byte.
+ * bounded windows, and only where such names can be: an ELF file's
+ * read-only data (.rodata*, .lrodata*: cuFFT 12 keeps its names in
+ * .lrodata), a PE image's .rdata, _RDATA and .data. Anything else is read
+ * whole. Each window is searched once for the '.' every suffix starts with
+ * (".so" and ".dll", ASCII and UTF-16LE: Windows programs often call
+ * LoadLibraryW); each hit is widened to the name around it. A CUDA library
+ * can be half a gigabyte, so the search is for the rare byte, not for
+ * each suffix in turn.
  */
 #include "binary/binary_names.h"
 
-#include "cudaload.h"
+#include "binary/binary_file.h"
+
 #include "binary/elf_sections.h"
+#include "binary/pe_sections.h"
 #include "common/error.h"
-#include "os/platform.h"
 #include "common/strutil.h"
+#include "cudaload.h"
+#include "os/platform.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* A window's chunk: names are visited suffix by suffix within a chunk (all
+ * ".so" hits, then ".dll", ...), as they always were, so the chunk size is
+ * part of the order callers see and stays 4 MiB. The buffer is only as
+ * large as the largest range needs. */
 #define CHUNK ((size_t)4 << 20)
 #define MAX_NAME 128
 /* Context kept on each side of a window: a name (UTF-16: twice its bytes)
@@ -81,55 +92,6 @@ static int visit_hit(const unsigned char *w, size_t len, size_t hit, int width,
   return library ? visit(name, opaque) : 0;
 }
 
-/* The first occurrence of needle in [p, p + len), or NULL: memchr for its
- * last non-zero byte ('o', 'l' or 'L' here: rarer than the '.' the
- * suffixes start with, and far rarer than the zero bytes of UTF-16 and of
- * binaries), then a compare. ISO C has no memmem. */
-static const unsigned char *find(const unsigned char *p, size_t len,
-                                 const char *needle, size_t nlen) {
-  if (nlen == 0 || len < nlen)
-    return NULL;
-  size_t k = nlen - 1;
-  while (k > 0 && needle[k] == 0)
-    --k;
-  unsigned char key = (unsigned char)needle[k];
-  const unsigned char *at = p + k, *end = p + len - (nlen - 1 - k);
-  while (at < end) {
-    const unsigned char *hit = memchr(at, key, (size_t)(end - at));
-    if (!hit)
-      return NULL;
-    if (memcmp(hit - k, needle, nlen) == 0)
-      return hit - k;
-    at = hit + 1;
-  }
-  return NULL;
-}
-
-/* Every occurrence of needle (nlen bytes) that starts in [from, to) of the
- * window. */
-static int search(const unsigned char *w, size_t len, size_t from, size_t to,
-                  const char *needle, size_t nlen, int width,
-                  cl_name_visitor visit, void *opaque) {
-  size_t at = from;
-  while (at < to && at + nlen <= len) {
-    const unsigned char *hit = find(w + at, len - at, needle, nlen);
-    if (!hit)
-      return 0;
-    size_t pos = (size_t)(hit - w);
-    if (pos >= to)
-      return 0;
-    int rc = visit_hit(w, len, pos, width, visit, opaque);
-    if (rc)
-      return rc;
-    at = pos + 1;
-  }
-  return 0;
-}
-
-static int read_plain(void *opaque, uint64_t offset, void *buf, size_t len) {
-  return cl_os_file_read_at(opaque, offset, buf, len);
-}
-
 static const struct {
   const char *needle;
   size_t len;
@@ -137,11 +99,62 @@ static const struct {
 } suffixes[] = {{".so", 3, 1},          {".dll", 4, 1},
                 {".DLL", 4, 1},         {".\0s\0o\0", 6, 2},
                 {".\0d\0l\0l\0", 8, 2}, {".\0D\0L\0L\0", 8, 2}};
+#define SUFFIX_COUNT (sizeof suffixes / sizeof *suffixes)
+
+/* The positions of one suffix's hits in a chunk, in order. */
+typedef struct hit_list {
+  size_t *at;
+  size_t count, capacity;
+} hit_list;
+
+/* Every hit of every suffix that starts in [from, to) of the window: one
+ * pass for '.', then each suffix's hits in order, as a search per suffix
+ * would visit them. */
+static int search_chunk(const unsigned char *w, size_t len, size_t from,
+                        size_t to, hit_list hits[SUFFIX_COUNT],
+                        cl_name_visitor visit, void *opaque) {
+  for (size_t s = 0; s < SUFFIX_COUNT; ++s)
+    hits[s].count = 0;
+  size_t at = from;
+  while (at < to) {
+    const unsigned char *dot = memchr(w + at, '.', to - at);
+    if (!dot)
+      break;
+    size_t pos = (size_t)(dot - w);
+    /* Every suffix goes on with 's', 'd' or 'D', right after the dot or
+     * (UTF-16) after a zero byte: most dots in binary data are passed over
+     * on those two tests. */
+    unsigned char next = pos + 1 < len ? w[pos + 1] : 0xff;
+    unsigned char letter = next == 0 && pos + 2 < len ? w[pos + 2] : next;
+    if (letter != 's' && letter != 'd' && letter != 'D') {
+      at = pos + 1;
+      continue;
+    }
+    for (size_t s = 0; s < SUFFIX_COUNT; ++s) {
+      if (pos + suffixes[s].len > len ||
+          memcmp(w + pos, suffixes[s].needle, suffixes[s].len) != 0)
+        continue;
+      if (cl_reserve((void **)&hits[s].at, &hits[s].capacity, hits[s].count + 1,
+                     sizeof *hits[s].at))
+        return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+      hits[s].at[hits[s].count++] = pos;
+    }
+    at = pos + 1;
+  }
+  for (size_t s = 0; s < SUFFIX_COUNT; ++s)
+    for (size_t i = 0; i < hits[s].count; ++i) {
+      int rc =
+          visit_hit(w, len, hits[s].at[i], suffixes[s].width, visit, opaque);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
 
 /* Search [start, start + size) of the file in windows. */
 static int scan_range(cl_file *f, uint64_t start, uint64_t size,
-                      unsigned char *window, cl_name_visitor visit,
-                      void *opaque) {
+                      unsigned char *window, hit_list hits[SUFFIX_COUNT],
+                      cl_name_visitor visit, void *opaque) {
   int rc = 0;
   uint64_t stop = start + size;
   for (uint64_t offset = start; !rc && offset < stop; offset += CHUNK) {
@@ -155,11 +168,82 @@ static int scan_range(cl_file *f, uint64_t start, uint64_t size,
     size_t len = (size_t)(end - begin);
     rc = cl_os_file_read_at(f, begin, window, len);
     size_t from = (size_t)(offset - begin);
-    size_t to = from + CHUNK;
-    for (size_t s = 0; !rc && s < sizeof suffixes / sizeof *suffixes; ++s)
-      rc = search(window, len, from, to, suffixes[s].needle, suffixes[s].len,
-                  suffixes[s].width, visit, opaque);
+    size_t to = from + CHUNK < len ? from + CHUNK : len;
+    if (!rc)
+      rc = search_chunk(window, len, from, to, hits, visit, opaque);
   }
+  return rc;
+}
+
+int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
+                          cl_file_range **ranges, size_t *count) {
+  *ranges = NULL;
+  *count = 0;
+  /* The section table and names in small pieces, through a window. */
+  cl_windowed_file *w = malloc(sizeof *w);
+  if (!w)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  cl_reader reader = cl_windowed_reader(w, f, size);
+  unsigned char head[4];
+  /* Neither ELF nor PE, or no sections: an answer (search it whole), not a
+   * failure. */
+  char *saved = cl_save_error();
+  cl_binary_format format =
+      size >= sizeof head && reader.read_at(reader.opaque, 0, head, 4) == 0
+          ? cl_binary_sniff(head, sizeof head)
+          : CL_FORMAT_UNKNOWN;
+  int status = format == CL_FORMAT_ELF
+                   ? cl_elf_rodata_ranges(&reader, path, ranges, count)
+               : format == CL_FORMAT_PE
+                   ? cl_pe_data_ranges(&reader, path, ranges, count)
+                   : CUDALOAD_E_UNSUPPORTED;
+  cl_restore_error(saved);
+  free(w);
+  if (status == CUDALOAD_E_NO_MEMORY)
+    return cl_fail(status, "%s: out of memory", path);
+  if (status != CUDALOAD_OK || *count == 0) {
+    free(*ranges);
+    *ranges = NULL;
+    *count = 0;
+  }
+  return CUDALOAD_OK;
+}
+
+int cl_binary_names_in(cl_file *f, uint64_t size, const char *path,
+                       uint64_t max_bytes, cl_name_visitor visit,
+                       void *opaque) {
+  cl_file_range *ranges = NULL;
+  size_t range_count = 0;
+  int rc = cl_binary_name_ranges(f, size, path, &ranges, &range_count);
+  if (rc)
+    return rc;
+  cl_file_range whole = {0, size};
+  if (!ranges && size > max_bytes)
+    return cl_fail(CUDALOAD_E_UNSUPPORTED,
+                   "%s: %llu bytes, more than the %llu read for names", path,
+                   (unsigned long long)size, (unsigned long long)max_bytes);
+  const cl_file_range *list = ranges ? ranges : &whole;
+  size_t list_count = ranges ? range_count : 1;
+  uint64_t largest = 0;
+  for (size_t i = 0; i < list_count; ++i)
+    if (list[i].size > largest)
+      largest = list[i].size;
+  size_t window_size =
+      (size_t)(largest < CHUNK ? largest : CHUNK) + 2 * OVERLAP;
+  unsigned char *window = largest ? malloc(window_size) : NULL;
+  if (largest && !window) {
+    free(ranges);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  hit_list hits[SUFFIX_COUNT];
+  memset(hits, 0, sizeof hits);
+  for (size_t i = 0; !rc && i < list_count; ++i)
+    rc = scan_range(f, list[i].offset, list[i].size, window, hits, visit,
+                    opaque);
+  for (size_t s = 0; s < SUFFIX_COUNT; ++s)
+    free(hits[s].at);
+  free(window);
+  free(ranges);
   return rc;
 }
 
@@ -170,42 +254,7 @@ int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
   int rc = cl_os_file_open(path, &f, &size);
   if (rc)
     return rc;
-  /* An ELF file's names are in its read-only data sections: only those are
-   * read (a few MB of a 500 MB library). Anything else, or an ELF file
-   * without section headers, is searched whole, within max_bytes. */
-  cl_reader reader = {size, read_plain, f};
-  cl_file_range *ranges = NULL;
-  size_t range_count = 0;
-  /* Not ELF, or no sections: an answer (search it whole), not a failure. */
-  char *saved = cl_save_error();
-  int no_ranges = cl_elf_rodata_ranges(&reader, path, &ranges, &range_count);
-  cl_restore_error(saved);
-  if (no_ranges != CUDALOAD_OK || range_count == 0) {
-    free(ranges);
-    ranges = NULL;
-    range_count = 0;
-  }
-  if (!ranges && size > max_bytes) {
-    cl_os_file_close(f);
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "%s: %llu bytes, more than the %llu read for names", path,
-                   (unsigned long long)size, (unsigned long long)max_bytes);
-  }
-  unsigned char *window = malloc(CHUNK + 2 * OVERLAP);
-  if (!window) {
-    free(ranges);
-    cl_os_file_close(f);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
-  }
-  if (ranges) {
-    for (size_t i = 0; !rc && i < range_count; ++i)
-      rc = scan_range(f, ranges[i].offset, ranges[i].size, window, visit,
-                      opaque);
-  } else {
-    rc = scan_range(f, 0, size, window, visit, opaque);
-  }
-  free(window);
-  free(ranges);
+  rc = cl_binary_names_in(f, size, path, max_bytes, visit, opaque);
   cl_os_file_close(f);
   return rc;
 }

@@ -7,6 +7,10 @@
 #ifndef CUDALOAD_BINARY_NAMES_H
 #define CUDALOAD_BINARY_NAMES_H
 
+#include "binary/binary.h"
+#include "os/platform.h"
+
+#include <stddef.h>
 #include <stdint.h>
 
 /* Called for each name found ("libcublasLt.so.13", "libcudnn_ops.so",
@@ -15,9 +19,20 @@
 typedef int (*cl_name_visitor)(const char *name, void *opaque);
 
 /* Scan the file (regular files only, never blocking; at most max_bytes
- * long, else CUDALOAD_E_UNSUPPORTED) for library file names, ASCII and
- * UTF-16LE. 0 or a CUDALOAD_E_* status with the last error set. */
+ * long when it has no sections to limit the search to, else
+ * CUDALOAD_E_UNSUPPORTED) for library file names, ASCII and UTF-16LE. 0 or
+ * a CUDALOAD_E_* status with the last error set. */
 int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
                     void *opaque);
+/* The same on a file already open (size bytes long; path names it in
+ * messages). */
+int cl_binary_names_in(cl_file *f, uint64_t size, const char *path,
+                       uint64_t max_bytes, cl_name_visitor visit, void *opaque);
+/* Where names can be in the file: ELF .rodata and .lrodata sections, PE
+ * .rdata, _RDATA and .data (malloc'ed; free it). *ranges is NULL when the
+ * file has none of those (neither ELF nor PE, no section headers): then the
+ * whole file is searched. 0, or CUDALOAD_E_NO_MEMORY. */
+int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
+                          cl_file_range **ranges, size_t *count);
 
 #endif

@@ -11,6 +11,7 @@
 #include "cudaload.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,8 @@ void cl_binary_symbols_free(cl_binary_symbols *s) {
   }
   free(s->versions);
   for (i = 0; s->defs != NULL && i < s->def_count; i++) {
-    free(s->defs[i].name);
+    if (!s->name_table)
+      free(s->defs[i].name);
     free(s->defs[i].forward);
   }
   free(s->defs);
@@ -39,12 +41,120 @@ void cl_binary_symbols_free(cl_binary_symbols *s) {
   }
   free(s->needs);
   for (i = 0; s->refs != NULL && i < s->ref_count; i++) {
-    free(s->refs[i].name);
-    free(s->refs[i].version);
-    free(s->refs[i].file);
+    if (!s->name_table)
+      free(s->refs[i].name);
+    if (!s->refs_share_needs) {
+      free(s->refs[i].version);
+      free(s->refs[i].file);
+    }
   }
   free(s->refs);
+  free(s->name_table);
+  free(s->def_slots);
+  free(s->def_next);
   memset(s, 0, sizeof *s);
+}
+
+/* Eight bytes at a time: C++ names run to hundreds of characters and a
+ * library has tens of thousands of them, so a hash of each byte in turn
+ * cost more than every lookup it served. Every byte counts: names of one
+ * library share long prefixes (_ZN2at6native...) and long suffixes, and
+ * differ anywhere between. */
+static size_t name_hash(const char *name) {
+  size_t length = strlen(name);
+  uint64_t h = 0x9e3779b97f4a7c15u ^ length;
+  size_t i = 0;
+  for (; i + 8 <= length; i += 8) {
+    uint64_t word;
+    memcpy(&word, name + i, 8);
+    h = (h ^ word) * 0xff51afd7ed558ccdu;
+    h ^= h >> 29;
+  }
+  uint64_t tail = 0;
+  memcpy(&tail, name + i, length - i);
+  h = (h ^ tail) * 0xc4ceb9fe1a85ec53u;
+  h ^= h >> 32;
+  return (size_t)h;
+}
+
+static int def_named(const cl_binary_symbols *s, size_t i, const char *name) {
+  return strcmp(s->defs[i].name ? s->defs[i].name : "", name) == 0;
+}
+
+/* A slot: the hash of its name beside the first definition (plus one), so
+ * that a probe compares names only when their hashes are equal. */
+typedef struct cl_symbol_slot {
+  size_t hash;
+  size_t first;
+} def_slot;
+
+int cl_binary_symbols_index(cl_binary_symbols *s) {
+  if (!s || s->def_slots || s->def_count == 0)
+    return CUDALOAD_OK;
+  size_t capacity = 16;
+  while (capacity < s->def_count * 2 && capacity < SIZE_MAX / 4)
+    capacity *= 2;
+  def_slot *slots = calloc(capacity, sizeof *slots);
+  size_t *next = calloc(s->def_count, sizeof *next);
+  size_t *last = calloc(capacity, sizeof *last); /* per slot: its tail + 1 */
+  if (!slots || !next || !last) {
+    free(slots);
+    free(next);
+    free(last);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  for (size_t i = 0; i < s->def_count; ++i) {
+    const char *name = s->defs[i].name ? s->defs[i].name : "";
+    size_t hash = name_hash(name);
+    size_t at = hash & (capacity - 1);
+    /* Linear probing over names: a slot holds one name's chain. */
+    while (slots[at].first &&
+           (slots[at].hash != hash || !def_named(s, slots[at].first - 1, name)))
+      at = (at + 1) & (capacity - 1);
+    if (!slots[at].first) {
+      slots[at].first = i + 1;
+      slots[at].hash = hash;
+    } else {
+      next[last[at] - 1] = i + 1;
+    }
+    last[at] = i + 1;
+  }
+  free(last);
+  s->def_slots = slots;
+  s->def_slot_count = capacity;
+  s->def_next = next;
+  return CUDALOAD_OK;
+}
+
+size_t cl_binary_symbols_first_def(const cl_binary_symbols *s,
+                                   const char *name) {
+  if (!s || !name)
+    return SIZE_MAX;
+  if (!s->def_slots) {
+    for (size_t i = 0; i < s->def_count; ++i)
+      if (def_named(s, i, name))
+        return i;
+    return SIZE_MAX;
+  }
+  const def_slot *slots = s->def_slots;
+  size_t mask = s->def_slot_count - 1;
+  size_t hash = name_hash(name);
+  for (size_t at = hash & mask; slots[at].first; at = (at + 1) & mask)
+    if (slots[at].hash == hash && def_named(s, slots[at].first - 1, name))
+      return slots[at].first - 1;
+  return SIZE_MAX;
+}
+
+size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i) {
+  if (!s || i >= s->def_count)
+    return SIZE_MAX;
+  if (s->def_next)
+    return s->def_next[i] ? s->def_next[i] - 1 : SIZE_MAX;
+  const char *name = s->defs[i].name ? s->defs[i].name : "";
+  for (size_t k = i + 1; k < s->def_count; ++k)
+    if (def_named(s, k, name))
+      return k;
+  return SIZE_MAX;
 }
 
 int cl_binary_symbols_version_index(const cl_binary_symbols *s,

@@ -17,6 +17,7 @@
 #define CUDALOAD_BINARY_SYMBOLS_H
 
 #include "binary/binary.h"
+#include "os/platform.h"
 
 #include <stddef.h>
 
@@ -71,6 +72,22 @@ typedef struct cl_binary_symbols {
   size_t need_count;
   cl_symbol_ref *refs; /* in file order */
   size_t ref_count;
+  /* ELF: the dynamic string table, when the names of defs and refs point
+   * into it (then they are not allocations of their own); NULL otherwise. */
+  char *name_table;
+  /* 1: each ref's version and file are its need's strings (needs[] owns
+   * them), not copies. */
+  int refs_share_needs;
+  /* The definitions by name (cl_binary_symbols_index), so that finding a
+   * name's definitions costs the same however many the file has: a
+   * consumer of cuBLAS binds thousands of references to each of several
+   * providers. def_slots (def_slot_count pairs of a name's hash and its
+   * first definition plus one; a power of two of them, 0 when not indexed;
+   * binary_symbols.c), def_next each definition's next of the same name
+   * plus one (0: none), in file order. */
+  struct cl_symbol_slot *def_slots;
+  size_t def_slot_count;
+  size_t *def_next;
 } cl_binary_symbols;
 
 /* Read the symbol tables of an ELF or PE image. On failure returns a
@@ -92,7 +109,22 @@ int cl_binary_read_symbols_file(const char *path, cl_binary_symbols *out);
  * are left freed and zeroed. */
 int cl_binary_inspect_file(const char *path, cl_binary_info *info,
                            cl_binary_symbols *symbols);
+/* The same on a file already open (size bytes long; path names it in
+ * messages): either output may be NULL (binary/file_cache.c reads one part
+ * at a time). Symbols come indexed. */
+int cl_binary_read_open(cl_file *f, uint64_t size, const char *path,
+                        cl_binary_info *info, cl_binary_symbols *symbols);
 void cl_binary_symbols_free(cl_binary_symbols *s);
+
+/* Index the definitions by name (the readers above do it after a read).
+ * 0, or CUDALOAD_E_NO_MEMORY with s left unindexed, which the lookups below
+ * then answer by reading every definition. */
+int cl_binary_symbols_index(cl_binary_symbols *s);
+/* The first definition of `name` in file order (an index into s->defs), or
+ * SIZE_MAX; then the next one after definition i, or SIZE_MAX. */
+size_t cl_binary_symbols_first_def(const cl_binary_symbols *s,
+                                   const char *name);
+size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i);
 
 /* The index into s->versions of the node named `name` (a real node before
  * the base entry of the same name), or -1. */

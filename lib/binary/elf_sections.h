@@ -9,11 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cl_file_range {
-  uint64_t offset;
-  uint64_t size;
-} cl_file_range;
-
 /* The .rodata* and .lrodata* sections of an ELF image, as file ranges
  * (malloc'ed array; free it). 0, or a CUDALOAD_E_* status with the last
  * error naming `name` (not ELF, no section headers, malformed). */

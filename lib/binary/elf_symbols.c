@@ -70,6 +70,7 @@ typedef struct sym_reader {
   uint32_t *def_of_ndx;
   uint32_t *need_of_ndx;
   uint32_t *need_version_of_ndx;
+  size_t ndx_capacity; /* entries of each of the three, grown to need */
   size_t version_capacity;
   size_t need_capacity;
   uint64_t version_entries; /* against CL_ELF_MAX_VERSION_ENTRIES */
@@ -133,6 +134,31 @@ static int sym_string(const sym_reader *sr, uint64_t idx, const char *what,
   }
   *out = cl_strdup((const char *)sr->strtab + idx);
   return *out != NULL ? CUDALOAD_OK : cl_binary_no_memory(&sr->f.e.src);
+}
+
+/* The same string, not copied: a pointer into the string table, which
+ * out->name_table keeps (a library's tens of thousands of symbol names
+ * cost one allocation, not one each). */
+static int sym_name(const sym_reader *sr, uint64_t idx, uint64_t which,
+                    char **out) {
+  *out = NULL;
+  if (idx >= sr->strsz) {
+    return cl_binary_malformed(&sr->f.e.src,
+                               "dynamic symbol %" PRIu64
+                               " names string %" PRIu64
+                               " outside the string table (size %" PRIu64 ")",
+                               which, idx, sr->strsz);
+  }
+  if (memchr(sr->strtab + idx, '\0', (size_t)(sr->strsz - idx)) == NULL) {
+    return cl_binary_malformed(&sr->f.e.src,
+                               "dynamic symbol %" PRIu64
+                               " name at string %" PRIu64
+                               " not NUL-terminated before the end of the "
+                               "string table",
+                               which, idx);
+  }
+  *out = (char *)sr->strtab + idx;
+  return CUDALOAD_OK;
 }
 
 static int sym_check_count(const sym_reader *sr, uint64_t count,
@@ -383,20 +409,27 @@ static int sym_read_record(const sym_reader *sr, uint64_t base, uint64_t avail,
   return cl_binary_read(&sr->f.e.src, base + rel, buf, len, what);
 }
 
-static int sym_alloc_indexes(sym_reader *sr) {
-  if (sr->def_of_ndx != NULL) {
+/* Room in the three index tables for version index ndx: they grow to the
+ * largest index the file uses (a few dozen), zero-filled, rather than
+ * starting at all 32,768 (384 KiB cleared for every file read). */
+static int sym_reserve_ndx(sym_reader *sr, unsigned ndx) {
+  if (ndx < sr->ndx_capacity)
     return CUDALOAD_OK;
+  size_t capacity = sr->ndx_capacity ? sr->ndx_capacity : 16;
+  while (capacity <= ndx)
+    capacity *= 2;
+  uint32_t **tables[] = {&sr->def_of_ndx, &sr->need_of_ndx,
+                         &sr->need_version_of_ndx};
+  for (size_t t = 0; t < sizeof tables / sizeof tables[0]; ++t) {
+    uint32_t *grown = realloc(*tables[t], capacity * sizeof **tables[t]);
+    if (grown == NULL) {
+      return cl_binary_no_memory(&sr->f.e.src);
+    }
+    memset(grown + sr->ndx_capacity, 0,
+           (capacity - sr->ndx_capacity) * sizeof *grown);
+    *tables[t] = grown;
   }
-  /* calloc: the pages stay untouched (and cost nothing) where no index
-   * lands. */
-  sr->def_of_ndx = calloc(CL_ELF_VERSYM_INDEXES, sizeof *sr->def_of_ndx);
-  sr->need_of_ndx = calloc(CL_ELF_VERSYM_INDEXES, sizeof *sr->need_of_ndx);
-  sr->need_version_of_ndx =
-      calloc(CL_ELF_VERSYM_INDEXES, sizeof *sr->need_version_of_ndx);
-  if (sr->def_of_ndx == NULL || sr->need_of_ndx == NULL ||
-      sr->need_version_of_ndx == NULL) {
-    return cl_binary_no_memory(&sr->f.e.src);
-  }
+  sr->ndx_capacity = capacity;
   return CUDALOAD_OK;
 }
 
@@ -423,9 +456,6 @@ static int sym_walk_versions(sym_reader *sr, cl_binary_symbols *out,
                                CL_ELF_MAX_VERSION_ENTRIES);
   }
   status = cl_elf_map_address(&sr->f, addr, table, &base, &avail);
-  if (status == CUDALOAD_OK) {
-    status = sym_alloc_indexes(sr);
-  }
   for (i = 0; status == CUDALOAD_OK && i < n; i++) {
     uint32_t next = 0;
     status = read_one(sr, out, base, avail, rel, i, &next);
@@ -453,6 +483,10 @@ static int sym_read_verdef(sym_reader *sr, cl_binary_symbols *out,
                            "version definition", i);
   if (status == CUDALOAD_OK) {
     status = sym_count_version_entries(sr, 1);
+  }
+  if (status == CUDALOAD_OK) {
+    status = sym_reserve_ndx(sr, cl_elf_u16(e, vd + 4) &
+                                     (CL_ELF_VERSYM_INDEXES - 1));
   }
   if (status != CUDALOAD_OK) {
     return status;
@@ -524,6 +558,10 @@ static int sym_read_vernauxes(sym_reader *sr, cl_binary_symbols *out,
     }
     need->version_count++;
     ndx = cl_elf_u16(e, aux + 6) & (CL_ELF_VERSYM_INDEXES - 1);
+    status = sym_reserve_ndx(sr, ndx);
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
     if (sr->need_of_ndx[ndx] == 0) {
       sr->need_of_ndx[ndx] = (uint32_t)out->need_count;
       sr->need_version_of_ndx[ndx] = j;
@@ -679,7 +717,7 @@ static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
     unsigned ndx = versym & (CL_ELF_VERSYM_INDEXES - 1);
     if (kind == SYM_DEF) {
       cl_symbol_def *d = &out->defs[out->def_count];
-      status = sym_string(sr, s.name, "dynamic symbol", i, &d->name);
+      status = sym_name(sr, s.name, i, &d->name);
       if (status != CUDALOAD_OK) {
         break;
       }
@@ -687,13 +725,13 @@ static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
       d->weak = s.bind == CL_STB_WEAK;
       d->hidden = (versym & CL_ELF_VERSYM_HIDDEN) != 0;
       /* 0 and 1 (VER_NDX_LOCAL, VER_NDX_GLOBAL) name no node. */
-      d->version = ndx > CL_VER_NDX_GLOBAL && sr->def_of_ndx != NULL &&
+      d->version = ndx > CL_VER_NDX_GLOBAL && ndx < sr->ndx_capacity &&
                            sr->def_of_ndx[ndx] != 0
                        ? (int)sr->def_of_ndx[ndx] - 1
                        : -1;
     } else if (kind == SYM_REF) {
       cl_symbol_ref *r = &out->refs[out->ref_count];
-      status = sym_string(sr, s.name, "dynamic symbol", i, &r->name);
+      status = sym_name(sr, s.name, i, &r->name);
       if (status != CUDALOAD_OK) {
         break;
       }
@@ -701,14 +739,12 @@ static int sym_fill(sym_reader *sr, cl_binary_symbols *out) {
       r->weak = s.bind == CL_STB_WEAK;
       /* An index no DT_VERNEED entry names leaves the reference
        * unversioned, as glibc treats it (its version slot has no hash). */
-      if (ndx > CL_VER_NDX_GLOBAL && sr->need_of_ndx != NULL &&
+      if (ndx > CL_VER_NDX_GLOBAL && ndx < sr->ndx_capacity &&
           sr->need_of_ndx[ndx] != 0) {
+        /* The need's own strings, which it keeps (refs_share_needs). */
         const cl_symbol_need *need = &out->needs[sr->need_of_ndx[ndx] - 1];
-        r->version = cl_strdup(need->versions[sr->need_version_of_ndx[ndx]]);
-        r->file = cl_strdup(need->file);
-        if (r->version == NULL || r->file == NULL) {
-          status = cl_binary_no_memory(&e->src);
-        }
+        r->version = need->versions[sr->need_version_of_ndx[ndx]];
+        r->file = need->file;
       }
     }
   }
@@ -783,6 +819,11 @@ static int sym_read(sym_reader *sr, cl_binary_symbols *out) {
     status = sym_read_verneeds(sr, out);
   }
   if (status == CUDALOAD_OK) {
+    /* From here the names of definitions and references point into the
+     * string table, and the versions of references into needs[]: the
+     * symbols keep both. */
+    out->name_table = (char *)sr->strtab;
+    out->refs_share_needs = 1;
     status = sym_fill(sr, out);
   }
   return status;
@@ -808,7 +849,9 @@ int cl_elf_read_symbols(const cl_reader *r, const char *name,
   }
   status = sym_read(&sr, out);
   cl_elf_file_free(&sr.f);
-  free(sr.strtab);
+  if (out->name_table != (char *)sr.strtab) {
+    free(sr.strtab); /* not handed over: the read stopped before */
+  }
   free(sr.symtab);
   free(sr.versym);
   free(sr.def_of_ndx);

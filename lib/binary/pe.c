@@ -436,6 +436,8 @@ static int pe_read_sections(cl_pe *p, uint64_t table, unsigned count) {
     raw_size = pe_u32(sec + 16);
     p->sections[i].va = pe_u32(sec + 12);
     p->sections[i].raw_offset = pe_u32(sec + 20);
+    memcpy(p->sections[i].name, sec, 8);
+    p->sections[i].name[8] = '\0';
     /* Raw bytes past the virtual size are file padding the loader never
      * maps; bytes past the raw size exist only as zeros in memory. */
     p->sections[i].span = vsize != 0 && vsize < raw_size ? vsize : raw_size;

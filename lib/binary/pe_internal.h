@@ -34,6 +34,7 @@ typedef struct cl_pe_section {
   uint32_t va;
   uint32_t span; /* bytes of the section that the file really holds */
   uint32_t raw_offset;
+  char name[9]; /* as the section table spells it (8 bytes, NUL added) */
 } cl_pe_section;
 
 typedef struct cl_pe {

@@ -45,6 +45,11 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   if (ctx->version_cache)
     ctx->version_cache_free(ctx->version_cache);
   ctx->version_cache = NULL;
+  /* A new scan is a new run: what was read from files is read again, and
+   * a long-lived context holds no more than one run's worth. */
+  if (ctx->file_cache)
+    ctx->file_cache_free(ctx->file_cache);
+  ctx->file_cache = NULL;
   for (size_t i = 0; i < ctx->shim_count; ++i) {
     free(ctx->shims[i].path);
     free(ctx->shims[i].package);

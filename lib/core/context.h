@@ -53,6 +53,10 @@ typedef struct cl_library {
  * looked up later (inventory.c). */
 typedef struct cl_version_cache cl_version_cache;
 
+/* What was read from library files (binary/file_cache.h), kept for the
+ * life of the context. */
+typedef struct cl_file_cache cl_file_cache;
+
 /* A copy of a family's main library that a Python package bundles under a
  * renamed file (auditwheel: site-packages/ctranslate2.libs/
  * libcudnn-463fd6d5.so.8.9.7). The scan notes it but never lists it as a
@@ -190,6 +194,10 @@ struct cudaload_ctx {
    * that the handle frees it without knowing the scan. */
   void (*version_cache_free)(cl_version_cache *cache);
   int scanned;
+  /* Headers, symbols and names of the files read so far (file_cache.c),
+   * and what frees it, set by the code that makes it. */
+  cl_file_cache *file_cache;
+  void (*file_cache_free)(cl_file_cache *cache);
   cl_bundled_shim *shims; /* bundled copies the last scan noticed */
   size_t shim_count, shim_capacity;
   cl_noticed_consumer *consumers; /* known consumers the last scan noticed */

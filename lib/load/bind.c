@@ -10,6 +10,7 @@
 
 #include "cudaload.h"
 #include "common/error.h"
+#include "common/strindex.h"
 #include "common/strutil.h"
 
 #include <stdint.h>
@@ -38,10 +39,12 @@ long cl_bind_match(const cl_binary_symbols *s, const char *name,
     return -1;
   long only_versioned = -1;
   size_t versioned_seen = 0;
-  for (size_t i = 0; i < s->def_count; ++i) {
+  /* The definitions of that name, in file order, through the symbols'
+   * index (binary_symbols.c): one hash lookup, not a compare per
+   * definition. */
+  for (size_t i = cl_binary_symbols_first_def(s, name); i != SIZE_MAX;
+       i = cl_binary_symbols_next_def(s, i)) {
     const cl_symbol_def *d = &s->defs[i];
-    if (strcmp(d->name, name) != 0)
-      continue;
     /* An object without version information satisfies every reference:
      * "we need a versioned symbol but haven't found any ... we accept the
      * symbol". */
@@ -85,39 +88,66 @@ size_t cl_bind_lookup(const cl_bind_object *const *order, size_t count,
   return SIZE_MAX;
 }
 
-static size_t append_once(const cl_bind_object **out, size_t n,
-                          const cl_bind_object *o) {
+/* The objects already in a lookup order, by pointer and by path, so that
+ * building the order of a thousand objects is not a compare of each with
+ * each. seen_ok: 0 when memory ran out for the index (then each is
+ * compared). */
+typedef struct order_builder {
+  const cl_bind_object **out;
+  size_t n;
+  cl_str_index seen;
+  int seen_ok;
+} order_builder;
+
+static void append_once(order_builder *b, const cl_bind_object *o) {
   if (!o)
-    return n;
-  for (size_t i = 0; i < n; ++i)
-    if (out[i] == o ||
-        (out[i]->path && o->path && strcmp(out[i]->path, o->path) == 0))
-      return n;
-  out[n] = o;
-  return n + 1;
+    return;
+  if (b->seen_ok) {
+    /* By path: a path names one object; objects without one are compared
+     * by pointer, as before. */
+    if (o->path) {
+      if (cl_str_index_find(&b->seen, o->path, NULL))
+        return;
+    } else {
+      for (size_t i = 0; i < b->n; ++i)
+        if (b->out[i] == o)
+          return;
+    }
+    if (o->path && cl_str_index_add(&b->seen, o->path, b->n) != CUDALOAD_OK)
+      b->seen_ok = 0;
+    b->out[b->n++] = o;
+    return;
+  }
+  for (size_t i = 0; i < b->n; ++i)
+    if (b->out[i] == o ||
+        (b->out[i]->path && o->path && strcmp(b->out[i]->path, o->path) == 0))
+      return;
+  b->out[b->n++] = o;
 }
 
 size_t cl_bind_order(const cl_bind_object *consumer, int symbolic, int deepbind,
                      const cl_bind_object *const *global, size_t global_count,
                      const cl_bind_object *const *local, size_t local_count,
                      const cl_bind_object **out) {
-  size_t n = 0;
+  order_builder b = {out, 0, {0}, 1};
+  cl_str_index_init(&b.seen, 0);
   /* DT_SYMBOLIC puts the object's own definitions before everything
    * (elf/dl-lookup.c: "Search the relevant loaded objects ... DT_SYMBOLIC:
    * in the object itself first"). */
   if (symbolic)
-    n = append_once(out, n, consumer);
+    append_once(&b, consumer);
   if (deepbind)
     for (size_t i = 0; i < local_count; ++i)
-      n = append_once(out, n, local[i]);
+      append_once(&b, local[i]);
   for (size_t i = 0; i < global_count; ++i)
-    n = append_once(out, n, global[i]);
+    append_once(&b, global[i]);
   if (!deepbind) {
-    n = append_once(out, n, consumer);
+    append_once(&b, consumer);
     for (size_t i = 0; i < local_count; ++i)
-      n = append_once(out, n, local[i]);
+      append_once(&b, local[i]);
   }
-  return n;
+  cl_str_index_free(&b.seen);
+  return b.n;
 }
 
 /* The name of the version the reference to `symbol` in s asks for

@@ -65,6 +65,8 @@ void cl_loader_model_free(cl_loader_model *m) {
   free_list(m->known_dlls, m->known_dll_count);
   if (m->cache)
     m->cache_free(m->cache);
+  if (m->memo)
+    m->memo_free(m->memo);
   memset(m, 0, sizeof *m);
 }
 

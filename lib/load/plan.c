@@ -15,6 +15,7 @@
  */
 #include "binary/binary.h"
 #include "binary/binary_symbols.h"
+#include "binary/file_cache.h"
 #include "load/bind.h"
 #include "scan/consumers.h"
 #include "core/context.h"
@@ -577,7 +578,8 @@ static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
                        int parse) {
   cl_plan_entry *p = &ctx->plan[i];
   char *kept = cl_save_error(); /* unreadable: the OS loader will judge */
-  if (!parse || cl_binary_parse_file(p->path, &info[i]) != CUDALOAD_OK)
+  if (!parse || cl_file_cache_parse(cl_file_cache_of(ctx), p->path, &info[i]) !=
+                    CUDALOAD_OK)
     memset(&info[i], 0, sizeof info[i]);
   cl_restore_error(kept);
   const char *soname = info[i].soname && info[i].soname[0]
@@ -651,7 +653,7 @@ static void finder_free(finder *f) {
   f->ready = 0;
 }
 
-static int finder_ready(finder *f, const cudaload_ctx *ctx) {
+static int finder_ready(finder *f, cudaload_ctx *ctx) {
   if (f->ready)
     return CUDALOAD_OK;
   cl_naming naming = cl_ctx_naming(ctx);
@@ -666,6 +668,7 @@ static int finder_ready(finder *f, const cudaload_ctx *ctx) {
     cl_loader_model_init(&f->model, naming);
   }
   f->ready = 1;
+  f->model.files = cl_file_cache_of(ctx);
   for (size_t i = 0; i < ctx->plan_count && !rc; ++i)
     rc = cl_verdict_expose_folder(&f->model, ctx->plan[i].path);
   return rc;
@@ -706,7 +709,7 @@ static void say_rule(rule_text *out, cl_resolve_rule rule,
  * p by name once the plan is in place: 1 when p's own file (*rule says
  * how), 0 when another file (other) or none (other ""), -1 with *rc set
  * when memory ran out. */
-static int opener_finds(finder *f, const cudaload_ctx *ctx, const char *opener,
+static int opener_finds(finder *f, cudaload_ctx *ctx, const char *opener,
                         const cl_binary_info *info, const cl_plan_entry *p,
                         rule_text *rule, char *other, size_t other_size,
                         int *rc) {
@@ -718,7 +721,7 @@ static int opener_finds(finder *f, const cudaload_ctx *ctx, const char *opener,
   memset(&own, 0, sizeof own);
   if (!info) {
     char *kept = cl_save_error(); /* unreadable: an opener with no lists */
-    if (cl_binary_parse_file(opener, &own) != CUDALOAD_OK)
+    if (cl_file_cache_parse(cl_file_cache_of(ctx), opener, &own) != CUDALOAD_OK)
       memset(&own, 0, sizeof own);
     cl_restore_error(kept);
     info = &own;
@@ -832,15 +835,22 @@ static const char *foreign_machine(const cudaload_ctx *ctx, cl_library *lib) {
 /* What a consumer file takes from its dependencies, read on first need
  * (most plans never compare two candidates of one name). */
 typedef struct consumer_symbols {
+  cudaload_ctx *ctx;
   const char *path;
-  int read; /* 0 not yet, 1 read, -1 unreadable */
-  cl_binary_symbols symbols;
+  int read;                         /* 0 not yet, 1 read, -1 unreadable */
+  const cl_binary_symbols *symbols; /* the context's file cache owns it */
 } consumer_symbols;
 
-static void consumer_symbols_free(consumer_symbols *c) {
-  if (c->read > 0)
-    cl_binary_symbols_free(&c->symbols);
-  c->read = 0;
+/* The symbols of path, read once per run through the context's cache;
+ * NULL when unreadable (the loader is then the judge). */
+static const cl_binary_symbols *symbols_of(cudaload_ctx *ctx,
+                                           const char *path) {
+  const cl_binary_symbols *s = NULL;
+  char *kept = cl_save_error();
+  if (cl_file_cache_symbols(cl_file_cache_of(ctx), path, &s) != CUDALOAD_OK)
+    s = NULL;
+  cl_restore_error(kept);
+  return s;
 }
 
 /* Whether `candidate` defines every symbol the consumer takes from a file
@@ -851,40 +861,33 @@ static int covers(consumer_symbols *c, const char *candidate) {
   if (!c->path)
     return 1;
   if (!c->read) {
-    char *kept = cl_save_error();
-    c->read = cl_binary_read_symbols_file(c->path, &c->symbols) == CUDALOAD_OK
-                  ? 1
-                  : -1;
-    cl_restore_error(kept);
+    c->symbols = symbols_of(c->ctx, c->path);
+    c->read = c->symbols ? 1 : -1;
   }
   if (c->read < 0)
     return 1;
   const char *name = cl_path_basename(candidate);
-  int windows = c->symbols.format == CL_FORMAT_PE;
+  int windows = c->symbols->format == CL_FORMAT_PE;
   int any = 0;
-  for (size_t r = 0; r < c->symbols.ref_count && !any; ++r)
-    any = c->symbols.refs[r].file && !c->symbols.refs[r].weak &&
-          (windows ? cl_ascii_equal_nocase(c->symbols.refs[r].file, name)
-                   : !strcmp(c->symbols.refs[r].file, name));
+  for (size_t r = 0; r < c->symbols->ref_count && !any; ++r)
+    any = c->symbols->refs[r].file && !c->symbols->refs[r].weak &&
+          (windows ? cl_ascii_equal_nocase(c->symbols->refs[r].file, name)
+                   : !strcmp(c->symbols->refs[r].file, name));
   if (!any)
     return 1;
-  cl_binary_symbols defs;
-  char *kept = cl_save_error();
-  int unread = cl_binary_read_symbols_file(candidate, &defs) != CUDALOAD_OK;
-  cl_restore_error(kept);
-  if (unread)
+  const cl_binary_symbols *defs = symbols_of(c->ctx, candidate);
+  if (!defs)
     return 1;
   int all = 1;
-  int pe = defs.format == CL_FORMAT_PE;
-  for (size_t r = 0; r < c->symbols.ref_count && all; ++r) {
-    const cl_symbol_ref *ref = &c->symbols.refs[r];
+  int pe = defs->format == CL_FORMAT_PE;
+  for (size_t r = 0; r < c->symbols->ref_count && all; ++r) {
+    const cl_symbol_ref *ref = &c->symbols->refs[r];
     if (ref->weak || !ref->file ||
         !(windows ? cl_ascii_equal_nocase(ref->file, name)
                   : !strcmp(ref->file, name)))
       continue;
-    all = cl_bind_match(&defs, ref->name, pe ? NULL : ref->version) >= 0;
+    all = cl_bind_match(defs, ref->name, pe ? NULL : ref->version) >= 0;
   }
-  cl_binary_symbols_free(&defs);
   return all;
 }
 
@@ -900,7 +903,7 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
                                          const cl_library *chosen, int *rc) {
   const cl_library *best = NULL;
   int best_rank = -1;
-  consumer_symbols needs = {opener, 0, {0}};
+  consumer_symbols needs = {ctx, opener, 0, NULL};
   for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
     const cl_library *lib = &ctx->libraries[i];
     if (lib->entry != main_entry || lib->major != dep_major ||
@@ -918,7 +921,6 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
       best_rank = rank;
     }
   }
-  consumer_symbols_free(&needs);
   return *rc ? NULL : best;
 }
 
@@ -1223,7 +1225,8 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
     cl_binary_info info;
     /* Unparseable: the loader will judge it (settle_plan says so). */
     char *kept = cl_save_error();
-    int unparsed = cl_binary_parse_file(ctx->plan[i].path, &info);
+    int unparsed =
+        cl_file_cache_parse(cl_file_cache_of(ctx), ctx->plan[i].path, &info);
     cl_restore_error(kept);
     if (unparsed)
       continue;

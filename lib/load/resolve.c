@@ -12,12 +12,14 @@
 #include "load/resolve.h"
 
 #include "cudaload.h"
+#include "binary/file_cache.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
 #include "os/platform.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
+#include "load/resolve_memo.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -139,6 +141,15 @@ typedef struct cache_entry {
   size_t next; /* the next entry of the same key, or SIZE_MAX */
 } cache_entry;
 
+/* A search list as split for one object (glibc keeps an object's
+ * decomposed RUNPATH with it, l_runpath_dirs): each name the object asks
+ * for is searched in the same folders, and splitting a list of a thousand
+ * folders again for each of its thousand names was quadratic. */
+typedef struct split_list {
+  char *key; /* separators, whose $ORIGIN, and the list */
+  struct folder_list *dirs;
+} split_list;
+
 typedef struct model_private {
   int cache_read;
   cache_entry *entries;
@@ -146,7 +157,12 @@ typedef struct model_private {
   size_t last_of_key; /* while reading: the previous entry's index */
   cl_str_index index; /* key -> first entry */
   int failed;
+  split_list *splits;
+  size_t split_count, split_capacity;
+  cl_str_index split_index; /* key -> splits[] */
 } model_private;
+
+static void folder_list_release(struct folder_list *l);
 
 static void private_free(void *cache) {
   model_private *p = cache;
@@ -158,17 +174,42 @@ static void private_free(void *cache) {
   }
   free(p->entries);
   cl_str_index_free(&p->index);
+  for (size_t i = 0; i < p->split_count; ++i) {
+    free(p->splits[i].key);
+    folder_list_release(p->splits[i].dirs);
+  }
+  free(p->splits);
+  cl_str_index_free(&p->split_index);
   free(p);
 }
 
+/* The model's private part, made on first use (NULL: no memory). */
+static model_private *private_of(cl_loader_model *m) {
+  model_private *p = m->cache;
+  if (!p) {
+    p = calloc(1, sizeof *p);
+    if (!p)
+      return NULL;
+    cl_str_index_init(&p->index, 0);
+    cl_str_index_init(&p->split_index, 0);
+    m->cache = p;
+    m->cache_free = private_free;
+  }
+  return p;
+}
+
 /* glibc's add_name_to_object: each name an object was opened by. */
-static int add_name(cl_loader_model *m, cl_loaded_object *o, const char *name) {
+static int add_name(cl_loader_model *m, size_t index, const char *name) {
+  cl_loaded_object *o = &m->loaded[index];
   if (names_equal(m, o->path, name))
     return CUDALOAD_OK;
   for (size_t i = 0; i < o->name_count; ++i)
     if (names_equal(m, o->names[i], name))
       return CUDALOAD_OK;
-  return cl_loader_model_append(&o->names, &o->name_count, name);
+  int status = cl_loader_model_append(&o->names, &o->name_count, name);
+  if (status == CUDALOAD_OK)
+    cl_resolve_memo_name_added(m->memo, index, o->names[o->name_count - 1]);
+  return status;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -211,6 +252,7 @@ static void add_step(search *s, cl_resolve_rule rule, cl_step_kind kind,
                      const char *outcome) {
   if (s->failed)
     return;
+  cl_resolve_memo_work(s->m->memo, 1);
   cl_resolution *r = s->out;
   if (cl_reserve((void **)&r->steps, &s->step_capacity, r->step_count + 1,
                  sizeof *r->steps) != CUDALOAD_OK) {
@@ -304,36 +346,29 @@ static uint32_t read_u32(const unsigned char *p, int big_endian) {
  * verdict (missing, a folder, unopenable, short). */
 static verdict elf_read_header(const cl_loader_model *m, const char *file,
                                unsigned char h[64], char **why) {
-  uint64_t size = 0;
-  cl_file_kind kind = cl_os_stat_kind(file, &size);
-  if (kind == CL_KIND_MISSING)
+  size_t want = m->bits == 32 ? 52 : 64;
+  /* One stat, and the first bytes read once per run (file_cache.c). */
+  cl_file_head head;
+  cl_file_cache_head(m->files, file, h, want, &head);
+  if (head.kind == CL_KIND_MISSING)
     return VERDICT_ABSENT;
-  if (kind == CL_KIND_DIRECTORY) {
+  if (head.kind == CL_KIND_DIRECTORY) {
     *why = cl_strdup("a folder: \"cannot read file data\", the load fails");
     return VERDICT_FATAL;
   }
-  if (kind != CL_KIND_REGULAR) {
+  if (head.kind != CL_KIND_REGULAR) {
     *why = cl_strdup("not a regular file (the loader's open would block or "
                      "read nothing): the load fails");
     return VERDICT_FATAL;
   }
-  cl_file *f = NULL;
   /* A file that cannot be opened or read is a verdict, not a failure. */
-  char *kept = cl_save_error();
-  if (cl_os_file_open(file, &f, &size) != CUDALOAD_OK) {
-    cl_restore_error(kept);
+  if (!head.opened) {
     *why = cl_strdup("cannot be opened (the loader goes on)");
     return VERDICT_SKIPPED;
   }
-  size_t want = m->bits == 32 ? 52 : 64;
-  size_t got = 0;
-  int status = cl_os_file_read_upto(f, 0, h, want, &got);
-  cl_os_file_close(f);
-  cl_restore_error(kept);
-  if (status != CUDALOAD_OK || got < want) {
-    *why = cl_strdup(status != CUDALOAD_OK
-                         ? "\"cannot read file data\": the load fails"
-                         : "\"file too short\": the load fails");
+  if (!head.read_ok || head.got < want) {
+    *why = cl_strdup(!head.read_ok ? "\"cannot read file data\": the load fails"
+                                   : "\"file too short\": the load fails");
     return VERDICT_FATAL;
   }
   return VERDICT_TAKEN;
@@ -450,7 +485,7 @@ static verdict pe_verdict(const cl_loader_model *m, const char *file,
   cl_binary_info info;
   memset(&info, 0, sizeof info);
   char *kept = cl_save_error(); /* unreadable is a verdict, not a failure */
-  int status = cl_binary_parse_file(file, &info);
+  int status = cl_file_cache_parse(m->files, file, &info);
   cl_restore_error(kept);
   if (status != CUDALOAD_OK || info.format != CL_FORMAT_PE) {
     cl_binary_info_free(&info);
@@ -480,6 +515,21 @@ static verdict file_verdict(const cl_loader_model *m, const char *file,
   return is_windows(m) ? pe_verdict(m, file, why) : elf_verdict(m, file, why);
 }
 
+/* Whether the folder of `check` (an absolute path) does not exist. */
+static int in_absent_folder(const cl_loader_model *m, cl_resolve_memo *memo,
+                            const char *check) {
+  const char *base = base_name(m, check);
+  if (base == check)
+    return 0;
+  size_t length = (size_t)(base - check) - 1;
+  if (length == 0)
+    return 0; /* the root folder */
+  char *folder = cl_strndup(check, length);
+  int absent = folder && cl_resolve_memo_folder_absent(memo, folder);
+  free(folder);
+  return absent;
+}
+
 /*
  * Try one file. A taken file ends the search; a fatal one too, with the
  * load failing. Returns the verdict; `display` is the name the loader
@@ -495,7 +545,14 @@ static verdict try_file(search *s, cl_resolve_rule rule, const char *folder,
     return VERDICT_ABSENT;
   }
   char *why = NULL;
-  verdict v = file_verdict(s->m, check, &why);
+  cl_resolve_memo *memo = cl_resolve_memo_of(s->m);
+  cl_resolve_memo_work(memo, 1);
+  /* A folder that does not exist holds nothing: it is looked at once per
+   * model, as glibc marks a search folder "nonexisting" once, and each
+   * name asked for later costs no stat there. */
+  verdict v = in_absent_folder(s->m, memo, check)
+                  ? VERDICT_ABSENT
+                  : file_verdict(s->m, check, &why);
   switch (v) {
   case VERDICT_ABSENT:
     break;
@@ -710,6 +767,12 @@ static void folder_list_free(folder_list *l) {
   memset(l, 0, sizeof *l);
 }
 
+static void folder_list_release(folder_list *l) {
+  if (l)
+    folder_list_free(l);
+  free(l);
+}
+
 /*
  * glibc's fillin_rpath: split at the separators; an empty entry stays as
  * "" (the current folder: the loader then opens a relative name); tokens
@@ -835,9 +898,15 @@ static void search_folders(search *s, cl_resolve_rule rule,
                                    ? (const char *const *)m->hwcaps_subdirs
                                    : no_subdirs;
   size_t subdir_count = m->hwcaps_subdir_count ? m->hwcaps_subdir_count : 1;
+  cl_resolve_memo *memo = cl_resolve_memo_of(s->m);
   for (size_t i = 0; i < dirs->count && !s->done && !s->failed; ++i) {
     size_t steps_before = s->out->step_count;
-    for (size_t c = 0; c < subdir_count && !s->done && !s->failed; ++c) {
+    /* A folder that does not exist has no hwcaps subfolders either. */
+    int absent = is_absolute(m, dirs->dirs[i]) &&
+                 cl_resolve_memo_folder_absent(memo, dirs->dirs[i]);
+    cl_resolve_memo_work(memo, 1);
+    for (size_t c = 0; c < subdir_count && !absent && !s->done && !s->failed;
+         ++c) {
       /* glibc writes dirname + "/" + capstr + name; "" stays relative. */
       char *rel = cl_strdup_printf("%s%s", subdirs[c], s->name);
       char *candidate = rel ? join(m, dirs->dirs[i], rel) : NULL;
@@ -897,16 +966,8 @@ static void cache_visit(const char *key, const char *path, void *opaque) {
 /* Index the cache once per model: ldconfig sorts the entries, so those of
  * one name lie together; each name points at its first. */
 static model_private *model_cache(cl_loader_model *m) {
-  model_private *p = m->cache;
-  if (!p) {
-    p = calloc(1, sizeof *p);
-    if (!p)
-      return NULL;
-    cl_str_index_init(&p->index, 0);
-    m->cache = p;
-    m->cache_free = private_free;
-  }
-  if (p->cache_read || !m->ld_so_cache)
+  model_private *p = private_of(m);
+  if (!p || p->cache_read || !m->ld_so_cache)
     return p;
   p->cache_read = 1;
   /* A missing or damaged cache is one the loader cannot use either. */
@@ -994,36 +1055,21 @@ static const char *under_default_dir(const cl_loader_model *m,
 
 /* glibc's _dl_map_object starts here: a loaded object whose l_name, one of
  * its l_libname names, or its SONAME is the name asked for. */
-static size_t loaded_by_name_linux(const cl_loader_model *m, const char *name) {
-  for (size_t i = 0; i < m->loaded_count; ++i) {
-    const cl_loaded_object *o = &m->loaded[i];
-    if (strcmp(o->path, name) == 0 ||
-        (o->soname && strcmp(o->soname, name) == 0))
-      return i;
-    for (size_t k = 0; k < o->name_count; ++k)
-      if (strcmp(o->names[k], name) == 0)
-        return i;
-  }
-  return SIZE_MAX;
+static size_t loaded_by_name_linux(cl_loader_model *m, const char *name) {
+  /* An index of every name, kept in step with the list (resolve_memo.c). */
+  return cl_resolve_memo_loaded_by_name(cl_resolve_memo_of(m), m, name);
 }
 
 /* After the file is found: glibc compares its st_dev/st_ino with every
  * loaded object's (_dl_map_object_from_fd, "Look again to see if the real
- * name matched another already loaded"). */
-static size_t loaded_same_file(const cl_loader_model *m, const char *file) {
+ * name matched another already loaded"). Each loaded object is stat'ed
+ * once per model, not once per file found. */
+static size_t loaded_same_file(cl_loader_model *m, const char *file) {
   cl_file_identity id;
   if (!cl_os_file_identity(file, &id))
     return SIZE_MAX;
-  for (size_t i = 0; i < m->loaded_count; ++i) {
-    cl_file_identity other;
-    char *check = absolute_for_check(m, m->loaded[i].path);
-    int same = check && cl_os_file_identity(check, &other) &&
-               other.device == id.device && other.inode == id.inode;
-    free(check);
-    if (same)
-      return i;
-  }
-  return SIZE_MAX;
+  return cl_resolve_memo_loaded_by_identity(cl_resolve_memo_of(m), m, &id,
+                                            absolute_for_check);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1072,17 +1118,47 @@ static void linux_as_given(search *s, const cl_requester *req, const char *name,
 /* Split `list` (tokens expanding for `origin`) and search its folders under
  * `rule`; a list that cannot be split fails the search. Returns how many
  * folders the list held. */
+/* The folders of `list` for `origin`, split once per model and kept
+ * there; NULL when out of memory. */
+static const folder_list *split_once(cl_loader_model *m, const char *list,
+                                     const char *separators,
+                                     const origin_of *origin) {
+  model_private *p = private_of(m);
+  char *key = cl_strdup_printf("%s\n%d\n%s\n%s", separators, origin->is_exe,
+                               origin->path ? origin->path : "", list);
+  size_t at;
+  if (!p || !key) {
+    free(key);
+    return NULL;
+  }
+  if (cl_str_index_find(&p->split_index, key, &at)) {
+    free(key);
+    return p->splits[at].dirs;
+  }
+  folder_list *dirs = calloc(1, sizeof *dirs);
+  if (!dirs || split_search_list(m, list, separators, origin, dirs) ||
+      cl_reserve((void **)&p->splits, &p->split_capacity, p->split_count + 1,
+                 sizeof *p->splits) ||
+      cl_str_index_add(&p->split_index, key, p->split_count)) {
+    folder_list_release(dirs);
+    free(key);
+    return NULL;
+  }
+  p->splits[p->split_count].key = key;
+  p->splits[p->split_count].dirs = dirs;
+  p->split_count++;
+  return dirs;
+}
+
 static size_t search_list(search *s, cl_resolve_rule rule, const char *list,
                           const char *separators, const origin_of *origin,
                           const char *source) {
-  folder_list dirs = {0};
-  if (split_search_list(s->m, list, separators, origin, &dirs) != CUDALOAD_OK)
+  const folder_list *dirs = split_once(s->m, list, separators, origin);
+  if (!dirs)
     s->failed = 1;
   else
-    search_folders(s, rule, &dirs, source);
-  size_t count = s->failed ? 0 : dirs.count;
-  folder_list_free(&dirs);
-  return count;
+    search_folders(s, rule, dirs, source);
+  return s->failed ? 0 : dirs->count;
 }
 
 /* 1. DT_RPATH along the loader chain, then the executable's (unless the
@@ -1520,6 +1596,7 @@ void cl_load_tree_free(cl_load_tree *t) {
     cl_resolution_free(&t->edges[i].how);
   }
   free(t->edges);
+  free(t->stopped);
   memset(t, 0, sizeof *t);
 }
 
@@ -1530,10 +1607,19 @@ typedef struct opener {
   void *opaque;
   unsigned char *walked; /* per object: its dependencies were resolved */
   size_t walked_capacity;
+  /* The tree's objects by path (the first of a name), so that finding one
+   * costs the same in a tree of a thousand; on Windows without case, as
+   * names_equal compares. by_path_ok: 0 when memory ran out for it (then
+   * each object is compared). */
+  cl_str_index by_path;
+  int by_path_ok;
 } opener;
 
 /* The tree's object for a path (the loader's name for it), or SIZE_MAX. */
 static size_t tree_find(const opener *o, const char *path) {
+  size_t at;
+  if (o->by_path_ok)
+    return cl_str_index_find(&o->by_path, path, &at) ? at : SIZE_MAX;
   for (size_t i = 0; i < o->t->object_count; ++i)
     if (names_equal(o->m, o->t->objects[i].path, path))
       return i;
@@ -1557,13 +1643,17 @@ static int tree_add(opener *o, const char *path, size_t loader, int preexisting,
   obj->preexisting = preexisting;
   char *check = absolute_for_check(o->m, path);
   char *kept = cl_save_error(); /* an unreadable object is told as such */
-  if (check && cl_binary_parse_file(check, &obj->info) == CUDALOAD_OK)
+  if (check &&
+      cl_file_cache_parse(o->m->files, check, &obj->info) == CUDALOAD_OK)
     obj->readable = 1;
   else
     memset(&obj->info, 0, sizeof obj->info);
   cl_restore_error(kept);
   free(check);
   o->walked[t->object_count] = 0;
+  if (o->by_path_ok &&
+      cl_str_index_add(&o->by_path, obj->path, t->object_count) != CUDALOAD_OK)
+    o->by_path_ok = 0;
   *index = t->object_count++;
   return CUDALOAD_OK;
 }
@@ -1631,7 +1721,7 @@ static int place_object(opener *o, size_t edge, size_t loader,
   }
   if (status == CUDALOAD_OK && how->loaded_index != SIZE_MAX &&
       how->loaded_index < o->m->loaded_count)
-    status = add_name(o->m, &o->m->loaded[how->loaded_index], name);
+    status = add_name(o->m, how->loaded_index, name);
   t->edges[edge].to = at;
   return status;
 }
@@ -1649,19 +1739,28 @@ static int add_resolved(opener *o, size_t from, const char *name, int lazy,
   return place_object(o, *edge, loader, name);
 }
 
-/* The tree indices of one open, in the order they are met, each once. */
+/* The tree indices of one open, in the order they are met, each once
+ * (queued: per tree index, whether it is in items). */
 typedef struct object_queue {
   size_t *items;
   size_t count, capacity;
+  unsigned char *queued;
+  size_t queued_capacity;
 } object_queue;
 
 static int queue_once(object_queue *q, size_t index) {
-  for (size_t i = 0; i < q->count; ++i)
-    if (q->items[i] == index)
-      return CUDALOAD_OK;
+  size_t known = q->queued_capacity;
+  if (cl_reserve((void **)&q->queued, &q->queued_capacity, index + 1, 1) !=
+      CUDALOAD_OK)
+    return CUDALOAD_E_NO_MEMORY;
+  if (q->queued_capacity > known)
+    memset(q->queued + known, 0, q->queued_capacity - known);
+  if (q->queued[index])
+    return CUDALOAD_OK;
   if (cl_reserve((void **)&q->items, &q->capacity, q->count + 1,
                  sizeof *q->items) != CUDALOAD_OK)
     return CUDALOAD_E_NO_MEMORY;
+  q->queued[index] = 1;
   q->items[q->count++] = index;
   return CUDALOAD_OK;
 }
@@ -1750,6 +1849,35 @@ static int add_dependency(opener *o, size_t at, const char *needed,
   return queue_once(queue, to);
 }
 
+/* Whether the model's work is spent: then the tree says so, naming the
+ * object whose dependencies (needed: 1) or lazy opens were being resolved,
+ * and nothing more is resolved. */
+static int work_spent(opener *o, size_t at, int needed) {
+  if (cl_resolve_memo_work_done(o->m->memo) <= CL_RESOLVE_MAX_WORK)
+    return 0;
+  cl_load_tree *t = o->t;
+  if (!t->stopped) {
+    const cl_binary_info *info = &t->objects[at].info;
+    const char *list = info->runpath && info->runpath[0] ? info->runpath
+                       : info->rpath && info->rpath[0]   ? info->rpath
+                                                         : NULL;
+    size_t folders = list ? 1 : 0;
+    for (const char *p = list; p && *p; ++p)
+      folders += *p == ':';
+    char places[64] = "";
+    if (list)
+      snprintf(places, sizeof places, ", %zu %s folders", folders,
+               list == info->runpath ? "RUNPATH" : "RPATH");
+    t->stopped = cl_strdup_printf(
+        "%s: the loader model stopped after %u lookups resolving what it %s "
+        "(%zu DT_NEEDED names%s): what it would load beyond that is not "
+        "modelled",
+        t->objects[at].path, CL_RESOLVE_MAX_WORK,
+        needed ? "needs" : "opens by name", info->needed_count, places);
+  }
+  return 1;
+}
+
 /* glibc's _dl_map_object_deps from tree object first: breadth first, each
  * object's dependencies resolved for it; *missing set when one was not
  * found. */
@@ -1764,18 +1892,21 @@ static int walk_dependencies(opener *o, size_t first, unsigned flags,
     o->walked[at] = 1;
     if (!o->t->objects[at].readable)
       continue;
-    for (size_t k = 0;
-         k < o->t->objects[at].info.needed_count && status == CUDALOAD_OK; ++k)
+    for (size_t k = 0; k < o->t->objects[at].info.needed_count &&
+                       status == CUDALOAD_OK && !work_spent(o, at, 1);
+         ++k)
       status = add_dependency(o, at, o->t->objects[at].info.needed[k], flags,
                               load_dir, &queue, missing);
   }
   free(queue.items);
+  free(queue.queued);
   return status;
 }
 
 /* The loader unmaps what a failed open mapped (dlopen fails as a whole). */
 static void undo_open(opener *o, size_t loaded_mark, size_t object_mark) {
   cl_loader_model *m = o->m;
+  cl_resolve_memo_loaded_dropped(m->memo, loaded_mark);
   for (size_t i = loaded_mark; i < m->loaded_count; ++i)
     cl_loaded_object_free(&m->loaded[i]);
   m->loaded_count = loaded_mark;
@@ -1847,7 +1978,8 @@ static int open_lazy(opener *o) {
         o->lazy(o->t->objects[i].path,
                 o->t->objects[i].readable ? &o->t->objects[i].info : NULL,
                 &count, o->opaque);
-    for (size_t k = 0; k < count && status == CUDALOAD_OK; ++k) {
+    for (size_t k = 0;
+         k < count && status == CUDALOAD_OK && !work_spent(o, i, 0); ++k) {
       free(chain);
       chain = malloc(o->t->object_count * sizeof *chain);
       if (!chain) {
@@ -1880,6 +2012,8 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   o.t = out;
   o.lazy = lazy;
   o.opaque = opaque;
+  cl_str_index_init(&o.by_path, is_windows(m));
+  o.by_path_ok = 1;
   int failed = 0;
   int status =
       open_one(&o, req, SIZE_MAX, name, 0, m->search_flags, NULL, &failed);
@@ -1887,6 +2021,7 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   if (status == CUDALOAD_OK && !failed)
     status = open_lazy(&o);
   free(o.walked);
+  cl_str_index_free(&o.by_path);
   if (status != CUDALOAD_OK) {
     cl_load_tree_free(out);
     /* Another failure has its own last error: never called out of memory. */

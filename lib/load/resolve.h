@@ -141,8 +141,14 @@ typedef struct cl_loader_model {
   int other_machine_skipped; /* 1: a DLL for another machine is passed over
                                 and the search goes on (Wine); 0: it ends
                                 the search with error 193 (Windows) */
+  /* What was read from files in this run (binary/file_cache.h), shared
+   * with whoever made the model (cl_file_cache_of(ctx)); NULL: each file is
+   * read when met. Not owned by the model. */
+  struct cl_file_cache *files;
   void *cache; /* private: the ld.so.cache index, read on first use */
   void (*cache_free)(void *cache); /* set with cache, by resolve.c */
+  void *memo; /* private: what the model remembers (resolve_memo.h) */
+  void (*memo_free)(void *memo);
 } cl_loader_model;
 
 /* A model of this process as it is now. 0 or a CUDALOAD_E_* status. */
@@ -251,7 +257,15 @@ typedef struct cl_load_tree {
   size_t edge_count, edge_capacity;
   int failed; /* 1: the open itself failed (not found, or a DT_NEEDED
                  dependency not found): the process keeps nothing of it */
+  /* The model stopped before the closure was complete: why, naming the
+   * file whose dependencies it was resolving (malloc'ed), NULL when it did
+   * not. A model does at most CL_RESOLVE_MAX_WORK lookups, so that a file
+   * with thousands of NEEDED names and RUNPATH folders costs seconds, not
+   * hours; real trees need a few thousand (libtorch_cuda.so: 2,812). */
+  char *stopped;
 } cl_load_tree;
+
+#define CL_RESOLVE_MAX_WORK 250000u
 
 /* The names an object opens lazily (e.g. cuDNN's sub-libraries and
  * cuBLASLt), as a list of *count malloc'ed strings the caller frees; may

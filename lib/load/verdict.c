@@ -10,6 +10,7 @@
 #include "load/verdict.h"
 
 #include "binary/binary_names.h"
+#include "binary/file_cache.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/shell_word.h"
@@ -45,7 +46,8 @@ const char *cl_finding_kind_name(cl_finding_kind kind) {
                                       "empty-entry",
                                       "unreadable",
                                       "process",
-                                      "plugin-unusable"};
+                                      "plugin-unusable",
+                                      "lookups-stopped"};
   return (size_t)kind < sizeof names / sizeof *names ? names[kind] : NULL;
 }
 
@@ -360,7 +362,8 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
   /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
    * names cannot be read opens nothing lazily that we can tell. */
   char *kept = cl_save_error();
-  int unread = cl_binary_names(path, (uint64_t)2 << 30, collect_name, &ns);
+  int unread = cl_file_cache_names(lc->ctx ? cl_file_cache_of(lc->ctx) : NULL,
+                                   path, (uint64_t)2 << 30, collect_name, &ns);
   cl_restore_error(kept);
   if (unread || ns.failed) {
     for (size_t i = 0; i < ns.count; ++i)
@@ -475,7 +478,8 @@ static void add_need(cudaload_explain *e, cl_explain_object *o,
 /* Symbols read once per file for one verdict. Each entry is allocated on
  * its own, so the pointers handed out stay valid as the cache grows. */
 typedef struct cache_entry {
-  cl_binary_symbols symbols; /* format CL_FORMAT_UNKNOWN: unreadable */
+  const cl_binary_symbols *symbols; /* NULL: unreadable */
+  cl_binary_symbols own; /* read here when the context has no file cache */
   cl_bind_object object;
   char *path;
 } cache_entry;
@@ -503,11 +507,17 @@ static const cl_bind_object *cached_object(cudaload_explain *e,
   }
   /* A file whose symbols cannot be read binds nothing we can tell. */
   char *kept = cl_save_error();
-  if (cl_binary_read_symbols_file(path, &entry->symbols) != CUDALOAD_OK)
-    memset(&entry->symbols, 0, sizeof entry->symbols);
+  cl_file_cache *files = e->ctx ? cl_file_cache_of(e->ctx) : NULL;
+  if (files) {
+    if (cl_file_cache_symbols(files, path, &entry->symbols) != CUDALOAD_OK)
+      entry->symbols = NULL;
+  } else if (cl_binary_read_symbols_file(path, &entry->own) == CUDALOAD_OK) {
+    entry->symbols = &entry->own;
+  }
   cl_restore_error(kept);
   entry->object.path = entry->path;
-  entry->object.symbols = entry->symbols.format ? &entry->symbols : NULL;
+  entry->object.symbols =
+      entry->symbols && entry->symbols->format ? entry->symbols : NULL;
   c->entries[c->count++] = entry;
   return &entry->object;
 }
@@ -516,7 +526,8 @@ static void symbol_cache_free(symbol_cache *c) {
   if (!c)
     return;
   for (size_t i = 0; i < c->count; ++i) {
-    cl_binary_symbols_free(&c->entries[i]->symbols);
+    if (c->entries[i]->symbols == &c->entries[i]->own)
+      cl_binary_symbols_free(&c->entries[i]->own);
     free(c->entries[i]->path);
     free(c->entries[i]);
   }
@@ -553,17 +564,55 @@ static size_t group_root(const cl_load_tree *t, size_t k) {
 static size_t local_scope(const cl_load_tree *t, size_t root, size_t *out) {
   size_t n = 0;
   out[n++] = root;
+  /* The DT_NEEDED edges of each object (first[k] .. first[k + 1] in
+   * by_from, in edge order) and the objects met: each edge and object once,
+   * not each edge for each object (a graph of a thousand libraries). */
+  size_t *first = calloc(t->object_count + 1, sizeof *first);
+  size_t *by_from = malloc((t->edge_count + 1) * sizeof *by_from);
+  unsigned char *met = calloc(t->object_count + 1, 1);
+  size_t *fill = calloc(t->object_count + 1, sizeof *fill);
+  if (!first || !by_from || !met || !fill) {
+    free(first);
+    free(by_from);
+    free(met);
+    free(fill);
+    for (size_t head = 0; head < n; ++head) /* no memory: edge by edge */
+      for (size_t i = 0; i < t->edge_count; ++i) {
+        const cl_load_edge *edge = &t->edges[i];
+        if (edge->from != out[head] || edge->lazy ||
+            edge->to >= t->object_count)
+          continue;
+        int seen = 0;
+        for (size_t j = 0; j < n && !seen; ++j)
+          seen = out[j] == edge->to;
+        if (!seen)
+          out[n++] = edge->to;
+      }
+    return n;
+  }
+  for (size_t i = 0; i < t->edge_count; ++i)
+    if (t->edges[i].from < t->object_count)
+      first[t->edges[i].from + 1]++;
+  for (size_t k = 0; k < t->object_count; ++k)
+    first[k + 1] += first[k];
+  for (size_t i = 0; i < t->edge_count; ++i) {
+    size_t from = t->edges[i].from;
+    if (from < t->object_count)
+      by_from[first[from] + fill[from]++] = i;
+  }
+  met[root] = 1;
   for (size_t head = 0; head < n; ++head)
-    for (size_t i = 0; i < t->edge_count; ++i) {
-      const cl_load_edge *edge = &t->edges[i];
-      if (edge->from != out[head] || edge->lazy || edge->to >= t->object_count)
+    for (size_t e = first[out[head]]; e < first[out[head] + 1]; ++e) {
+      const cl_load_edge *edge = &t->edges[by_from[e]];
+      if (edge->lazy || edge->to >= t->object_count || met[edge->to])
         continue;
-      int seen = 0;
-      for (size_t j = 0; j < n && !seen; ++j)
-        seen = out[j] == edge->to;
-      if (!seen)
-        out[n++] = edge->to;
+      met[edge->to] = 1;
+      out[n++] = edge->to;
     }
+  free(fill);
+  free(first);
+  free(by_from);
+  free(met);
   return n;
 }
 
@@ -1503,6 +1552,9 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
                    cl_strdup_printf("%s: cannot be read as a library", opener),
                    inspect_fix(opener, cl_ctx_naming(ctx)), opener, NULL, NULL,
                    NULL);
+  if (t->stopped)
+    cl_verdict_add(e, CL_FINDING_STOPPED, 0, cl_strdup(t->stopped), NULL,
+                   opener, NULL, NULL, NULL);
   tree_findings(e, t, opener, naming, lazy);
 }
 
@@ -1540,8 +1592,16 @@ static int finish_open(cudaload_explain *e, cudaload_ctx *ctx,
   return rc;
 }
 
+/* The model reads files through the context's cache: each file's
+ * headers and first bytes once per run, whichever verdict asks. */
+static void read_through(cl_loader_model *m, cudaload_ctx *ctx) {
+  if (!m->files && ctx)
+    m->files = cl_file_cache_of(ctx);
+}
+
 int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
                     const char *path, unsigned how) {
+  read_through(m, ctx);
   if (!e->ctx)
     e->ctx = ctx;
   int rc = CUDALOAD_OK;
@@ -1647,6 +1707,7 @@ int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
 int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const char *requester,
                             const char *name, unsigned how) {
+  read_through(m, ctx);
   if (!e->ctx)
     e->ctx = ctx;
   cl_binary_info info;
@@ -1674,6 +1735,7 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
 int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const char *path,
                             unsigned how) {
+  read_through(m, ctx);
   cl_binary_info info;
   char *kept = cl_save_error(); /* unreadable: it opens nothing we can tell */
   int unreadable = cl_binary_parse_file(path, &info) != CUDALOAD_OK;
@@ -1765,6 +1827,7 @@ static int preload_list(cudaload_explain *e, cudaload_ctx *ctx,
 
 int cl_verdict_preloads(cudaload_explain *e, cudaload_ctx *ctx,
                         cl_loader_model *m, int in_process) {
+  read_through(m, ctx);
   if (m->naming != CL_NAMING_LINUX)
     return CUDALOAD_OK;
   int rc = preload_list(e, ctx, m, m->secure ? NULL : m->ld_preload, in_process,
@@ -1799,6 +1862,7 @@ static size_t loaded_as(const cl_loader_model *m, const char *name) {
 int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                        cudaload_explain **out) {
   *out = NULL;
+  read_through(m, ctx);
   cudaload_explain *e = cl_verdict_new();
   if (!e)
     return CUDALOAD_E_NO_MEMORY;

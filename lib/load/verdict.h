@@ -52,7 +52,11 @@ typedef enum cl_finding_kind {
   /* A plugin of the program (cl_program_plugin) needs a library no root
    * holds that cudaload does not know (onnxruntime's TensorRT provider:
    * libnvinfer.so.10): the program runs, that plugin cannot load. */
-  CL_FINDING_PLUGIN_UNUSABLE
+  CL_FINDING_PLUGIN_UNUSABLE,
+  /* The loader model gave up on a file naming too many libraries and
+   * folders (a hostile file: thousands of DT_NEEDED names and RUNPATH
+   * folders); what it needs is not known. */
+  CL_FINDING_STOPPED
 } cl_finding_kind;
 
 /* The name of a kind in reports: "not-found", "undefined-symbols", ... */

@@ -88,6 +88,22 @@ int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
                          size_t *got);
 void cl_os_file_close(cl_file *f);
 
+/* What names a file and what it was when looked at: its identity (st_dev
+ * and st_ino; the volume serial and file index), its size and its last
+ * write time. Two stamps that are equal name the same unchanged file, so
+ * that what was read from it once can serve every later question in a run
+ * (binary/file_cache.c), whatever spelling or link reached it. */
+typedef struct cl_file_stamp {
+  uint64_t device, inode, size;
+  int64_t mtime_ns; /* nanoseconds (Windows: 100 ns units) of an OS epoch */
+  cl_file_kind kind;
+} cl_file_stamp;
+/* The stamp of an open file (as fstat saw it when it was opened). */
+void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out);
+/* The stamp of what path names, following links: 1, or 0 when it names
+ * nothing that can be stat'ed (no error is written). */
+int cl_os_path_stamp(const char *path, cl_file_stamp *out);
+
 /* Environment: a secure getenv (NULL for setuid/elevated processes). The
  * returned string is malloc'ed (Windows converts from UTF-16); free it. */
 char *cl_os_getenv(const char *name);

@@ -155,7 +155,29 @@ int cl_os_path_is_absolute(const char *path) {
 struct cl_file {
   int fd;
   uint64_t size;
+  cl_file_stamp stamp;
 };
+
+static void stamp_of(const struct stat *st, cl_file_stamp *out) {
+  out->device = (uint64_t)st->st_dev;
+  out->inode = (uint64_t)st->st_ino;
+  out->size = (uint64_t)st->st_size;
+  out->mtime_ns =
+      (int64_t)st->st_mtim.tv_sec * 1000000000 + (int64_t)st->st_mtim.tv_nsec;
+  out->kind = kind_of_mode(st->st_mode);
+}
+
+void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out) {
+  *out = f->stamp;
+}
+
+int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
+  struct stat st;
+  if (!path || stat(path, &st) != 0)
+    return 0;
+  stamp_of(&st, out);
+  return 1;
+}
 
 int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   *out = NULL;
@@ -189,6 +211,7 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   }
   f->fd = fd;
   f->size = (uint64_t)st.st_size;
+  stamp_of(&st, &f->stamp);
   if (size_out)
     *size_out = f->size;
   *out = f;

@@ -9,6 +9,8 @@
  */
 #include "report/explain.h"
 
+#include "binary/file_cache.h"
+
 #include "binary/binary_names.h"
 #include "load/bind.h"
 #include "scan/catalog.h"
@@ -62,6 +64,7 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   int rc = cl_loader_model_init_system(&m);
   if (rc)
     return rc;
+  m.files = cl_file_cache_of(ctx);
   rc = model_environment(&m, path, naming);
   /* The global scope is this file's process's: start it empty, with what
    * LD_PRELOAD and /etc/ld.so.preload put first. */

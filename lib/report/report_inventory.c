@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "core/context.h"
 #include "report/report_text.h"
+#include "scan/include_dir.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -77,7 +78,12 @@ void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_key(w, "path");
     cl_report_string(w, cudaload_library_path(ctx, i));
     cl_report_key(w, "include_dir");
-    cl_report_string(w, cudaload_library_include_dir(ctx, i));
+    /* The lookup itself (include_dir.c), not the public call: a library
+     * without headers is no failure here, and the sentence the public call
+     * writes for it was formatted 100,000 times for nobody. */
+    cl_report_string(w, cl_library_include_dir(
+                            (cl_library *)&ctx->libraries[i],
+                            (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0));
     cl_report_key(w, "machine");
     cl_report_string(w, cudaload_library_machine(ctx, i));
     cl_report_key(w, "root");

@@ -10,6 +10,8 @@
  */
 #include "scan/catalog.h"
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -560,6 +562,153 @@ static int match_entry(const cl_catalog_entry *e, const char *tmpl,
   return 1;
 }
 
+/* --- the index of templates by the text they start with ------------------
+ *
+ * Every template starts with literal text ("libcublasLt.so.", "cudart64_")
+ * before its first % field. A name can only match a template whose literal
+ * start it begins with, so the index maps each literal start to its
+ * templates, and a name is looked up once per distinct length of those
+ * starts (a dozen hash lookups) instead of being tried against every
+ * template: a scan meets ld.so.cache's 775 names, an explain tens of
+ * thousands of symbol references. Built once per naming, on first use,
+ * by the first thread there; others meanwhile match without it. */
+
+#define INDEX_SLOTS 256u /* a power of two, over twice the templates */
+#define INDEX_REFS 8u    /* templates sharing one literal start, at most */
+#define INDEX_LENGTHS 48u
+
+typedef struct template_ref {
+  unsigned short entry, slot; /* catalog[entry].*_names[slot] */
+} template_ref;
+
+typedef struct start_bucket {
+  const char *start; /* the template's text, its first `length` bytes */
+  size_t length;
+  template_ref refs[INDEX_REFS];
+  size_t count;
+} start_bucket;
+
+typedef struct template_index {
+  atomic_int state; /* 0: not built, 1: being built, 2: built, 3: unusable */
+  start_bucket buckets[INDEX_SLOTS];
+  size_t lengths[INDEX_LENGTHS]; /* distinct start lengths, ascending */
+  size_t length_count;
+} template_index;
+
+static template_index indexes[2]; /* Linux, Windows */
+
+static size_t start_hash(const char *s, size_t length, int fold_case) {
+  size_t h = 2166136261u;
+  for (size_t i = 0; i < length; ++i)
+    h = (h ^ (unsigned char)(fold_case ? fold(s[i]) : s[i])) * 16777619u;
+  return h;
+}
+
+static int same_start(const char *a, const char *b, size_t length,
+                      int fold_case) {
+  for (size_t i = 0; i < length; ++i)
+    if (fold_case ? fold(a[i]) != fold(b[i]) : a[i] != b[i])
+      return 0;
+  return 1;
+}
+
+static start_bucket *bucket_for(template_index *x, const char *start,
+                                size_t length, int fold_case) {
+  size_t mask = INDEX_SLOTS - 1;
+  for (size_t i = start_hash(start, length, fold_case) & mask, n = 0;
+       n < INDEX_SLOTS; i = (i + 1) & mask, ++n) {
+    start_bucket *b = &x->buckets[i];
+    if (!b->start ||
+        (b->length == length && same_start(b->start, start, length, fold_case)))
+      return b;
+  }
+  return NULL;
+}
+
+/* 1 when built, 0 when the table does not fit the index (then matching
+ * goes on without it). */
+static int build_index(template_index *x, cl_naming naming) {
+  int fold_case = naming == CL_NAMING_WINDOWS;
+  for (size_t e = 0; e < sizeof catalog / sizeof catalog[0]; ++e) {
+    const char *const *names = naming == CL_NAMING_LINUX
+                                   ? catalog[e].linux_names
+                                   : catalog[e].windows_names;
+    for (size_t t = 0; t < 3 && names[t]; ++t) {
+      size_t length = strcspn(names[t], "%");
+      start_bucket *b = bucket_for(x, names[t], length, fold_case);
+      if (!b || (b->start && b->count == INDEX_REFS))
+        return 0;
+      if (!b->start) {
+        b->start = names[t];
+        b->length = length;
+        size_t at = 0;
+        while (at < x->length_count && x->lengths[at] < length)
+          ++at;
+        if (at == x->length_count || x->lengths[at] != length) {
+          if (x->length_count == INDEX_LENGTHS)
+            return 0;
+          memmove(&x->lengths[at + 1], &x->lengths[at],
+                  (x->length_count - at) * sizeof x->lengths[0]);
+          x->lengths[at] = length;
+          x->length_count++;
+        }
+      }
+      b->refs[b->count].entry = (unsigned short)e;
+      b->refs[b->count].slot = (unsigned short)t;
+      b->count++;
+    }
+  }
+  return 1;
+}
+
+static template_index *index_of(cl_naming naming) {
+  template_index *x = &indexes[naming == CL_NAMING_WINDOWS];
+  int state = atomic_load_explicit(&x->state, memory_order_acquire);
+  if (state == 2)
+    return x;
+  int expected = 0;
+  if (state != 0 ||
+      !atomic_compare_exchange_strong_explicit(
+          &x->state, &expected, 1, memory_order_acq_rel, memory_order_acquire))
+    return NULL; /* another thread builds it, or it cannot be built */
+  atomic_store_explicit(&x->state, build_index(x, naming) ? 2 : 3,
+                        memory_order_release);
+  return atomic_load_explicit(&x->state, memory_order_acquire) == 2 ? x : NULL;
+}
+
+static int ref_before(template_ref a, template_ref b) {
+  return a.entry < b.entry || (a.entry == b.entry && a.slot < b.slot);
+}
+
+/* Match through the index: the templates whose literal start the name
+ * begins with, tried in table order, as the plain loop tries them. */
+static int match_indexed(template_index *x, const char *file_name, size_t len,
+                         cl_naming naming, cl_name_match *out) {
+  int fold_case = naming == CL_NAMING_WINDOWS;
+  template_ref found[INDEX_LENGTHS * INDEX_REFS];
+  size_t count = 0;
+  for (size_t l = 0; l < x->length_count && x->lengths[l] <= len; ++l) {
+    const start_bucket *b = bucket_for(x, file_name, x->lengths[l], fold_case);
+    for (size_t r = 0; b && b->start && r < b->count; ++r) {
+      /* Insertion in table order: a handful at most. */
+      size_t at = count++;
+      while (at > 0 && ref_before(b->refs[r], found[at - 1])) {
+        found[at] = found[at - 1];
+        --at;
+      }
+      found[at] = b->refs[r];
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    const cl_catalog_entry *e = &catalog[found[i].entry];
+    const char *t = naming == CL_NAMING_LINUX ? e->linux_names[found[i].slot]
+                                              : e->windows_names[found[i].slot];
+    if (match_entry(e, t, file_name, naming, out))
+      return 1;
+  }
+  return 0;
+}
+
 int cl_catalog_match(const char *file_name, cl_naming naming,
                      cl_name_match *out) {
   /* Cheap rejections first: scans call this for every file in a folder. */
@@ -575,6 +724,14 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
         file_name[len - 4] != '.')
       return 0;
   }
+  template_index *x = index_of(naming);
+  if (x)
+    return match_indexed(x, file_name, len, naming, out);
+  return cl_catalog_match_unindexed(file_name, naming, out);
+}
+
+int cl_catalog_match_unindexed(const char *file_name, cl_naming naming,
+                               cl_name_match *out) {
   for (size_t i = 0; i < sizeof catalog / sizeof catalog[0]; ++i) {
     const cl_catalog_entry *e = &catalog[i];
     const char *const *names =

@@ -92,6 +92,11 @@ typedef struct cl_catalog_match {
 int cl_catalog_match(const char *file_name, cl_naming naming,
                      cl_name_match *out);
 
+/* The same answer, found by trying every template in table order without
+ * the index cl_catalog_match uses (for the tests that compare the two). */
+int cl_catalog_match_unindexed(const char *file_name, cl_naming naming,
+                               cl_name_match *out);
+
 /* 1 when file_name is spelt as entry's template, letter case included
  * ("cudnn64_9.dll", not "CUDNN64_9.DLL", which Windows takes for the same
  * name and cl_catalog_match accepts). */

@@ -202,33 +202,24 @@ static int is_nvidia_distinfo(const char *name, const void *arg) {
          cl_ends_with(name, ".dist-info");
 }
 
-/* Read one dist-info folder into the index. A dist-info that cannot be read
- * or parsed is skipped: it only costs the version of its files. */
+/* Read one dist-info folder's RECORD into the index; its METADATA waits
+ * for a lookup that lands on it (settle). A RECORD that cannot be read
+ * only costs the version of its files. */
 static int load_one(cl_distinfo_index *index, const char *dir) {
   char *metadata_path = cl_path_join(dir, "METADATA");
   char *record_path = cl_path_join(dir, "RECORD");
-  int rc = CUDALOAD_E_NO_MEMORY;
-  char *text = NULL, *name = NULL, *version = NULL;
+  char *text = NULL;
   size_t len;
-  if (!metadata_path || !record_path)
+  int rc = CUDALOAD_E_NO_MEMORY;
+  if (!metadata_path || !record_path ||
+      cl_reserve((void **)&index->distributions, &index->distribution_capacity,
+                 index->distribution_count + 1, sizeof(cl_distribution)))
     goto done;
   rc = CUDALOAD_OK;
-  if (cl_read_file_head(metadata_path, CL_METADATA_HEAD, &text, &len) ||
-      cl_metadata_parse(text, len, &name, &version))
-    goto done;
-  free(text);
-  text = NULL;
-  if (cl_reserve((void **)&index->distributions, &index->distribution_capacity,
-                 index->distribution_count + 1, sizeof(cl_distribution))) {
-    rc = CUDALOAD_E_NO_MEMORY;
-    goto done;
-  }
   cl_distribution *d = &index->distributions[index->distribution_count];
-  d->name = name;
-  d->version = version;
+  memset(d, 0, sizeof *d);
   d->metadata_path = metadata_path;
-  d->cuda_major = cuda_major_of_distribution(name);
-  name = version = metadata_path = NULL;
+  metadata_path = NULL;
   record_context ctx = {index, index->distribution_count++, 0};
   if (cl_read_file_head(record_path, CL_RECORD_MAX, &text, &len) == 0) {
     cl_record_parse(text, len, keep_record_path, &ctx);
@@ -237,11 +228,30 @@ static int load_one(cl_distinfo_index *index, const char *dir) {
   }
 done:
   free(text);
-  free(name);
-  free(version);
   free(metadata_path);
   free(record_path);
   return rc;
+}
+
+/* Read d's METADATA, once: 1 when it names the distribution and its
+ * version. Leaves the last error as it was. */
+static int settle(cl_distribution *d) {
+  if (d->metadata_state == 0) {
+    char *saved = cl_save_error();
+    char *text = NULL;
+    size_t len;
+    d->metadata_state =
+        cl_read_file_head(d->metadata_path, CL_METADATA_HEAD, &text, &len) ==
+                    0 &&
+                cl_metadata_parse(text, len, &d->name, &d->version) == 0
+            ? 1
+            : -1;
+    free(text);
+    if (d->metadata_state == 1)
+      d->cuda_major = cuda_major_of_distribution(d->name);
+    cl_restore_error(saved);
+  }
+  return d->metadata_state == 1;
 }
 
 static int by_key_then_position(const void *a, const void *b) {
@@ -316,17 +326,20 @@ void cl_distinfo_free(cl_distinfo_index *index) {
   memset(index, 0, sizeof *index);
 }
 
-/* The distribution of the first file (in RECORD order) whose key is key:
- * the lowest position among the equal keys of the sorted array, or, without
- * one, the first match reading the files in order. */
-static const cl_distribution *lookup(const cl_distinfo_index *index,
+/* The distribution of the first file (in RECORD order) whose key is key
+ * and whose distribution's METADATA is good: through the equal keys of the
+ * sorted array (lowest position first), or, without one, reading the files
+ * in order. */
+static const cl_distribution *lookup(cl_distinfo_index *index,
                                      const cl_distinfo_key *sorted,
                                      const char *key, int by_name) {
   if (!sorted) {
     for (size_t i = 0; i < index->file_count; ++i) {
       const char *path = index->files[i].relpath;
-      if (strcmp(by_name ? cl_path_basename(path) : path, key) == 0)
-        return &index->distributions[index->files[i].distribution];
+      cl_distribution *d = &index->distributions[index->files[i].distribution];
+      if (strcmp(by_name ? cl_path_basename(path) : path, key) == 0 &&
+          settle(d))
+        return d;
     }
     return NULL;
   }
@@ -338,17 +351,21 @@ static const cl_distribution *lookup(const cl_distinfo_index *index,
     else
       high = mid;
   }
-  if (low == index->file_count || strcmp(sorted[low].key, key) != 0)
-    return NULL;
-  return &index->distributions[index->files[sorted[low].file].distribution];
+  for (; low < index->file_count && strcmp(sorted[low].key, key) == 0; ++low) {
+    cl_distribution *d =
+        &index->distributions[index->files[sorted[low].file].distribution];
+    if (settle(d))
+      return d;
+  }
+  return NULL;
 }
 
-const cl_distribution *cl_distinfo_by_path(const cl_distinfo_index *index,
+const cl_distribution *cl_distinfo_by_path(cl_distinfo_index *index,
                                            const char *relpath) {
   return lookup(index, index->by_path, relpath, 0);
 }
 
-const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
+const cl_distribution *cl_distinfo_by_name(cl_distinfo_index *index,
                                            const char *file_name) {
   return lookup(index, index->by_name, file_name, 1);
 }

@@ -15,6 +15,11 @@ typedef struct cl_distribution {
   char *version;       /* "8.9.7.29" */
   char *metadata_path; /* .../nvidia_cudnn_cu12-8.9.7.29.dist-info/METADATA */
   int cuda_major;      /* 12 from "-cu12", else 0 */
+  /* METADATA is read when a lookup first lands on the distribution (most
+   * dist-infos of a toolkit own no library): 0 not yet, 1 read (name and
+   * version set), -1 unreadable or malformed, when its RECORD's files do
+   * not count, as if the dist-info were not there. */
+  int metadata_state;
 } cl_distribution;
 
 typedef struct cl_distinfo_file {
@@ -49,11 +54,12 @@ typedef struct cl_distinfo_index {
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out);
 void cl_distinfo_free(cl_distinfo_index *index);
 
-/* The distribution whose RECORD lists exactly relpath ('/' separators). */
-const cl_distribution *cl_distinfo_by_path(const cl_distinfo_index *index,
+/* The distribution whose RECORD lists exactly relpath ('/' separators):
+ * of those with a readable METADATA, the first in folder order. */
+const cl_distribution *cl_distinfo_by_path(cl_distinfo_index *index,
                                            const char *relpath);
 /* The distribution whose RECORD lists a file with this base name. */
-const cl_distribution *cl_distinfo_by_name(const cl_distinfo_index *index,
+const cl_distribution *cl_distinfo_by_name(cl_distinfo_index *index,
                                            const char *file_name);
 
 /* Parsers, pure (fuzzing targets). METADATA: the first "Name:" and

@@ -111,7 +111,14 @@ typedef struct scanner {
    * root given again in the same spelling costs no real-path lookup. */
   cl_str_index folder_spellings;
   cl_str_index libraries; /* ctx->libraries by real path */
-  cl_str_index shims;     /* ctx->shims by path */
+  /* Folders listed, by identity ("device:inode", owned in folder_keys):
+   * a folder reached again through another spelling or link (a toolkit's
+   * lib64, lib and targets/<arch>/lib are often one) is listed once. */
+  cl_str_index listed;
+  char **folder_keys;
+  unsigned char *folder_seen; /* per listed folder: LISTED_* bits */
+  size_t folder_count, folder_capacity, seen_capacity;
+  cl_str_index shims; /* ctx->shims by path */
   /* What cl_os_writable_by_others() said of each folder, per use, so that a
    * folder many libraries (or roots) share is asked about once. */
   struct trust_check *checks;
@@ -156,8 +163,8 @@ static int is_directory(cl_version_cache *c, const char *path) {
   return is_dir;
 }
 
-static const cl_distinfo_index *distinfo_for(cl_version_cache *c,
-                                             const char *folder) {
+static cl_distinfo_index *distinfo_for(cl_version_cache *c,
+                                       const char *folder) {
   size_t at;
   if (cl_str_index_find(&c->distinfo_by_folder, folder, &at))
     return &c->distinfo[at];
@@ -178,8 +185,8 @@ static const cl_distinfo_index *distinfo_for(cl_version_cache *c,
   return index;
 }
 
-static const cl_toolkit_headers *headers_for(cl_version_cache *c,
-                                             const char *include_dir) {
+static cl_toolkit_headers *headers_for(cl_version_cache *c,
+                                       const char *include_dir) {
   size_t at;
   if (cl_str_index_find(&c->headers_by_folder, include_dir, &at))
     return &c->headers[at].headers;
@@ -256,7 +263,7 @@ distribution_of(cl_version_cache *c, const char *folder, const char *name) {
     return NULL;
   }
   if (in_wheel) {
-    const cl_distinfo_index *index = distinfo_for(c, site_packages);
+    cl_distinfo_index *index = distinfo_for(c, site_packages);
     d = index ? cl_distinfo_by_path(index, relpath) : NULL;
     free(site_packages);
     free(relpath);
@@ -267,7 +274,7 @@ distribution_of(cl_version_cache *c, const char *folder, const char *name) {
     char *prefix = ancestor(folder, levels);
     char *dist_folder = prefix ? cl_path_join(prefix, "dist-info") : NULL;
     if (dist_folder && is_directory(c, dist_folder)) {
-      const cl_distinfo_index *index = distinfo_for(c, dist_folder);
+      cl_distinfo_index *index = distinfo_for(c, dist_folder);
       d = index ? cl_distinfo_by_name(index, name) : NULL;
     }
     free(dist_folder);
@@ -284,7 +291,7 @@ static const cl_header_version *header_of(cl_version_cache *c,
     char *include_dir = prefix ? cl_path_join(prefix, "include") : NULL;
     const cl_header_version *v = NULL;
     if (include_dir && is_directory(c, include_dir)) {
-      const cl_toolkit_headers *h = headers_for(c, include_dir);
+      cl_toolkit_headers *h = headers_for(c, include_dir);
       v = h ? cl_toolkit_headers_for(h, family) : NULL;
     }
     free(include_dir);
@@ -852,8 +859,54 @@ static int by_candidate_name(const void *a, const void *b) {
   return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
 }
 
-static int scan_folder(const char *folder, void *opaque) {
+#define LISTED_CANDIDATES 1u /* its listing held catalog names */
+#define LISTED_REFUSED 2u    /* and its folder was refused as writable */
+
+/* Whether folder (whose stat is stamp) was listed before under another
+ * spelling, and then what its listing found; else it is remembered now
+ * (*at: its index, for the outcome). */
+static int listed_before(scanner *s, const cl_file_stamp *stamp, unsigned *seen,
+                         size_t *at) {
+  char key[48];
+  *at = SIZE_MAX;
+  if (stamp->device == 0 && stamp->inode == 0)
+    return 0; /* a file system that tells no identity: listed each time */
+  snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)stamp->device,
+           (unsigned long long)stamp->inode);
+  if (cl_str_index_find(&s->listed, key, at)) {
+    *seen = s->folder_seen[*at];
+    return 1;
+  }
+  char *copy = cl_strdup(key);
+  if (!copy ||
+      cl_reserve((void **)&s->folder_keys, &s->folder_capacity,
+                 s->folder_count + 1, sizeof *s->folder_keys) ||
+      cl_reserve((void **)&s->folder_seen, &s->seen_capacity,
+                 s->folder_count + 1, 1) ||
+      cl_str_index_add(&s->listed, copy, s->folder_count)) {
+    free(copy); /* not remembered: listed again if met again */
+    return 0;
+  }
+  s->folder_keys[s->folder_count] = copy;
+  s->folder_seen[s->folder_count] = 0;
+  *at = s->folder_count++;
+  return 0;
+}
+
+static int scan_folder(const char *folder, const cl_file_stamp *stamp,
+                       void *opaque) {
   scanner *s = opaque;
+  unsigned seen = 0;
+  size_t at;
+  if (listed_before(s, stamp, &seen, &at)) {
+    /* The same files as before, each already taken or turned down (a
+     * library is known by its real path): only this spelling's own way
+     * there is checked, as a listing would. A folder refused before may
+     * be reachable safely this way: then it is listed after all. */
+    if (!(seen & LISTED_CANDIDATES) || refuse_writable(s, folder) ||
+        !(seen & LISTED_REFUSED))
+      return s->status != 0;
+  }
   const char *base = cl_path_basename(folder);
   size_t base_len = strlen(base);
   folder_listing l = {s,
@@ -867,7 +920,11 @@ static int scan_folder(const char *folder, void *opaque) {
   char *saved = cl_save_error();
   cl_os_list_dir(folder, collect_candidate, &l);
   cl_restore_error(saved);
-  if (l.count > 0 && !refuse_writable(s, folder)) {
+  int refused = l.count > 0 && refuse_writable(s, folder);
+  if (at != SIZE_MAX)
+    s->folder_seen[at] = (unsigned char)((l.count > 0 ? LISTED_CANDIDATES : 0) |
+                                         (refused ? LISTED_REFUSED : 0));
+  if (l.count > 0 && !refused) {
     qsort(l.items, l.count, sizeof(candidate), by_candidate_name);
     char *folder_real = resolve_quietly(folder);
     for (size_t i = 0; i < l.count && !s->status; ++i)
@@ -1007,6 +1064,7 @@ static void scanner_init(scanner *s, cudaload_ctx *ctx) {
   /* File paths keep comparing byte for byte, as before: which alias is
    * reported must not change. */
   cl_str_index_init(&s->libraries, 0);
+  cl_str_index_init(&s->listed, 0);
   cl_str_index_init(&s->shims, 0);
   for (size_t i = 0; i < CL_TRUST_LIBRARY_FILE; ++i)
     cl_str_index_init(&s->checked[i], CL_PATH_FOLD_CASE);
@@ -1018,6 +1076,11 @@ static void scanner_free(scanner *s) {
   cl_str_index_free(&s->cache_roots);
   cl_str_index_free(&s->folder_spellings);
   cl_str_index_free(&s->libraries);
+  cl_str_index_free(&s->listed);
+  for (size_t i = 0; i < s->folder_count; ++i)
+    free(s->folder_keys[i]);
+  free(s->folder_keys);
+  free(s->folder_seen);
   cl_str_index_free(&s->shims);
   for (size_t i = 0; i < CL_TRUST_LIBRARY_FILE; ++i)
     cl_str_index_free(&s->checked[i]);

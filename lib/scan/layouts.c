@@ -65,8 +65,9 @@ typedef struct walk {
 static int visit_if_folder(walk *w, const char *folder) {
   if (w->stopped)
     return 1;
-  if (cl_os_stat_kind(folder, NULL) == CL_KIND_DIRECTORY &&
-      w->visit(folder, w->opaque))
+  cl_file_stamp stamp;
+  if (cl_os_path_stamp(folder, &stamp) && stamp.kind == CL_KIND_DIRECTORY &&
+      w->visit(folder, &stamp, w->opaque))
     w->stopped = 1;
   return w->stopped;
 }

@@ -9,10 +9,14 @@
 #ifndef CUDALOAD_LAYOUTS_H
 #define CUDALOAD_LAYOUTS_H
 
+#include "os/platform.h"
 #include "scan/catalog.h"
 
-/* Called with each existing candidate folder; non-zero stops the walk. */
-typedef int (*cl_folder_visitor)(const char *folder, void *opaque);
+/* Called with each existing candidate folder and what its stat said (its
+ * identity, so that a folder reached by two spellings is known as one);
+ * non-zero stops the walk. */
+typedef int (*cl_folder_visitor)(const char *folder, const cl_file_stamp *stamp,
+                                 void *opaque);
 
 /* Visit root itself, then its known sub-folders, in a fixed order
  * (docs/scan-contract.md "Layouts"). Returns non-zero if visit stopped it or

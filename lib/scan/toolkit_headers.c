@@ -108,35 +108,42 @@ static void load_encoded(const char *include_dir, const char *file,
 
 void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out) {
   memset(out, 0, sizeof *out);
+  out->include_dir = cl_strdup(include_dir);
   size_t count;
   const cl_catalog_entry *all = cl_catalog_entries(&count);
   for (size_t e = 0; e < count && out->count < CL_MAX_VERSION_HEADERS; ++e) {
     const cl_catalog_entry *entry = &all[e];
     if (!entry->version_header || entry->role != CL_ROLE_MAIN)
       continue;
-    cl_header_version *v = &out->items[out->count].version;
-    out->items[out->count++].family = entry->family;
-    if (entry->version_macros[1])
-      load_three_part(include_dir, entry->version_header,
-                      entry->version_macros[0], entry->version_macros[1],
-                      entry->version_macros[2], v);
-    else
-      load_encoded(include_dir, entry->version_header, entry->version_macros[0],
-                   v);
+    out->items[out->count++].entry = entry;
   }
 }
 
 void cl_toolkit_headers_free(cl_toolkit_headers *headers) {
   for (size_t i = 0; i < headers->count; ++i)
     free(headers->items[i].version.header_path);
+  free(headers->include_dir);
   memset(headers, 0, sizeof *headers);
 }
 
-const cl_header_version *
-cl_toolkit_headers_for(const cl_toolkit_headers *headers, const char *family) {
-  for (size_t i = 0; i < headers->count; ++i)
-    if (strcmp(headers->items[i].family, family) == 0)
-      return headers->items[i].version.major > 0 ? &headers->items[i].version
-                                                 : NULL;
+const cl_header_version *cl_toolkit_headers_for(cl_toolkit_headers *headers,
+                                                const char *family) {
+  for (size_t i = 0; i < headers->count; ++i) {
+    const cl_catalog_entry *entry = headers->items[i].entry;
+    if (strcmp(entry->family, family) != 0)
+      continue;
+    cl_header_version *v = &headers->items[i].version;
+    if (!headers->items[i].read && headers->include_dir) {
+      headers->items[i].read = 1;
+      if (entry->version_macros[1])
+        load_three_part(headers->include_dir, entry->version_header,
+                        entry->version_macros[0], entry->version_macros[1],
+                        entry->version_macros[2], v);
+      else
+        load_encoded(headers->include_dir, entry->version_header,
+                     entry->version_macros[0], v);
+    }
+    return v->major > 0 ? v : NULL;
+  }
   return NULL;
 }

@@ -20,22 +20,25 @@ typedef struct cl_header_version {
 #define CL_MAX_VERSION_HEADERS 8
 
 typedef struct cl_toolkit_headers {
+  char *include_dir; /* malloc'ed; NULL when out of memory (nothing read) */
   size_t count;
   struct {
-    const char *family; /* the catalog's */
+    const struct cl_catalog_entry *entry; /* the catalog's main library */
+    int read;                             /* 1: version below is settled */
     cl_header_version version;
   } items[CL_MAX_VERSION_HEADERS];
 } cl_toolkit_headers;
 
-/* Read the catalog's version headers from include_dir (missing ones stay
- * zero). */
+/* The catalog's version headers of include_dir, each read on the first
+ * question about its family (a scan asks about the families it met
+ * without another version source: often none). */
 void cl_toolkit_headers_load(const char *include_dir, cl_toolkit_headers *out);
 void cl_toolkit_headers_free(cl_toolkit_headers *headers);
 
 /* The header version for a catalog family ("cudnn", "cublas", "cudart"),
  * or NULL when its header was absent or the catalog names none. */
-const cl_header_version *
-cl_toolkit_headers_for(const cl_toolkit_headers *headers, const char *family);
+const cl_header_version *cl_toolkit_headers_for(cl_toolkit_headers *headers,
+                                                const char *family);
 
 /* Pure parser (fuzzing target): the value of "#define NAME <integer>" in
  * text, or -1 when absent. */

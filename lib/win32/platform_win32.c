@@ -501,7 +501,49 @@ int cl_os_path_is_absolute(const char *path) {
 struct cl_file {
   HANDLE handle;
   uint64_t size;
+  cl_file_stamp stamp;
 };
+
+static void stamp_of(const BY_HANDLE_FILE_INFORMATION *info,
+                     cl_file_stamp *out) {
+  out->device = info->dwVolumeSerialNumber;
+  out->inode = (uint64_t)info->nFileIndexHigh << 32 | info->nFileIndexLow;
+  out->size = ((uint64_t)info->nFileSizeHigh << 32) | info->nFileSizeLow;
+  out->mtime_ns =
+      (int64_t)((uint64_t)info->ftLastWriteTime.dwHighDateTime << 32 |
+                info->ftLastWriteTime.dwLowDateTime);
+  out->kind = info->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY
+                  ? CL_KIND_DIRECTORY
+                  : CL_KIND_REGULAR;
+}
+
+void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out) {
+  *out = f->stamp;
+}
+
+int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
+  wchar_t *wide;
+  char *kept = cl_save_error(); /* "no stamp" is an answer, not a failure */
+  int unusable = !path || to_win_path(path, &wide) != CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (unusable)
+    return 0;
+  DWORD old_mode = quiet_errors_begin();
+  HANDLE h = CreateFileW(wide, FILE_READ_ATTRIBUTES,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                         NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  quiet_errors_end(old_mode);
+  free(wide);
+  if (h == INVALID_HANDLE_VALUE)
+    return 0;
+  BY_HANDLE_FILE_INFORMATION info;
+  int ok = GetFileType(h) == FILE_TYPE_DISK &&
+           GetFileInformationByHandle(h, &info) != 0;
+  CloseHandle(h);
+  if (ok)
+    stamp_of(&info, out);
+  return ok;
+}
 
 static const char *describe_file_type(DWORD type) {
   switch (type) {
@@ -561,6 +603,7 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   }
   f->handle = h;
   f->size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  stamp_of(&info, &f->stamp);
   if (size_out)
     *size_out = f->size;
   *out = f;

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * file_cache.c - each library file read once per run (file_cache.h): its
+ * headers, symbols, names and first bytes, each read on the first question
+ * that needs it and kept, keyed by the file's stamp. A failure is kept too,
+ * for the path it was read as (its message names that path): asked again
+ * through the same path it is answered without a read, through another it
+ * is read again, so that every message names the path it was asked for.
+ */
+#include "binary/file_cache.h"
+
+#include "common/error.h"
+#include "common/strindex.h"
+#include "common/strutil.h"
+#include "core/context.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEAD_BYTES 64u
+
+typedef struct part {
+  int done;
+  int status;
+  char *error;      /* the last error the failure left */
+  char *error_path; /* the path it was asked for */
+} part;
+
+typedef struct entry {
+  char *key;
+  part info_part;
+  cl_binary_info info;
+  part symbols_part;
+  cl_binary_symbols symbols;
+  part names_part;
+  char **names; /* each once, in the order the scan met them */
+  size_t name_count, name_capacity;
+  cl_str_index name_index;
+  int head_done, head_read_ok;
+  size_t head_got;
+  unsigned char head[HEAD_BYTES];
+} entry;
+
+struct cl_file_cache {
+  entry **entries;
+  size_t count, capacity;
+  cl_str_index by_key;
+  cl_file_cache_stats stats;
+};
+
+cl_file_cache *cl_file_cache_new(void) {
+  cl_file_cache *c = calloc(1, sizeof *c);
+  if (c)
+    cl_str_index_init(&c->by_key, 0);
+  return c;
+}
+
+static void part_free(part *p) {
+  free(p->error);
+  free(p->error_path);
+  memset(p, 0, sizeof *p);
+}
+
+static void entry_free(entry *e) {
+  free(e->key);
+  part_free(&e->info_part);
+  cl_binary_info_free(&e->info);
+  part_free(&e->symbols_part);
+  cl_binary_symbols_free(&e->symbols);
+  part_free(&e->names_part);
+  for (size_t i = 0; i < e->name_count; ++i)
+    free(e->names[i]);
+  free(e->names);
+  cl_str_index_free(&e->name_index);
+  free(e);
+}
+
+void cl_file_cache_free(cl_file_cache *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->count; ++i)
+    entry_free(c->entries[i]);
+  free(c->entries);
+  cl_str_index_free(&c->by_key);
+  free(c);
+}
+
+cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx) {
+  if (!ctx)
+    return NULL;
+  if (!ctx->file_cache) {
+    ctx->file_cache = cl_file_cache_new();
+    ctx->file_cache_free = cl_file_cache_free;
+  }
+  return ctx->file_cache;
+}
+
+void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out) {
+  if (c)
+    *out = c->stats;
+  else
+    memset(out, 0, sizeof *out);
+}
+
+/* --- entries ------------------------------------------------------------- */
+
+static void stamp_key(const cl_file_stamp *s, char *out, size_t size) {
+  snprintf(out, size, "%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64, s->device,
+           s->inode, s->size, (uint64_t)s->mtime_ns);
+}
+
+static entry *find(const cl_file_cache *c, const cl_file_stamp *s) {
+  char key[80];
+  stamp_key(s, key, sizeof key);
+  size_t at;
+  return cl_str_index_find(&c->by_key, key, &at) ? c->entries[at] : NULL;
+}
+
+/* The entry of stamp s, made when new; NULL when out of memory. */
+static entry *find_or_add(cl_file_cache *c, const cl_file_stamp *s) {
+  entry *e = find(c, s);
+  if (e)
+    return e;
+  char key[80];
+  stamp_key(s, key, sizeof key);
+  if (cl_reserve((void **)&c->entries, &c->capacity, c->count + 1,
+                 sizeof *c->entries))
+    return NULL;
+  e = calloc(1, sizeof *e);
+  if (!e || !(e->key = cl_strdup(key)) ||
+      cl_str_index_add(&c->by_key, e->key, c->count)) {
+    if (e)
+      free(e->key);
+    free(e);
+    return NULL;
+  }
+  cl_str_index_init(&e->name_index, 0);
+  c->entries[c->count++] = e;
+  return e;
+}
+
+/* A part already read for this path: 1 with *status (and, for a failure,
+ * the last error it left), or 0 when it must be read. */
+static int known(cl_file_cache *c, const part *p, const char *path,
+                 int *status) {
+  if (!p->done)
+    return 0;
+  if (p->status == CUDALOAD_OK) {
+    c->stats.hits++;
+    *status = CUDALOAD_OK;
+    return 1;
+  }
+  if (!p->error_path || strcmp(p->error_path, path) != 0)
+    return 0;
+  c->stats.hits++;
+  *status = cl_fail(p->status, "%s", p->error ? p->error : "");
+  return 1;
+}
+
+static void settle(part *p, int status, const char *path) {
+  part_free(p);
+  p->done = 1;
+  p->status = status;
+  if (status != CUDALOAD_OK) {
+    p->error = cl_strdup(cudaload_last_error());
+    p->error_path = cl_strdup(path);
+  }
+}
+
+/* Keep the first bytes of an open file when the entry has none yet. */
+static void keep_head(cl_file_cache *c, entry *e, cl_file *f) {
+  if (e->head_done)
+    return;
+  char *kept = cl_save_error();
+  e->head_read_ok = cl_os_file_read_upto(f, 0, e->head, HEAD_BYTES,
+                                         &e->head_got) == CUDALOAD_OK;
+  cl_restore_error(kept);
+  e->head_done = 1;
+  c->stats.head_reads++;
+}
+
+/* The entry for path whose part `which` is settled: from the cache when it
+ * is there, else read through an open of path (read_part fills it). */
+typedef int (*part_reader)(cl_file_cache *c, entry *e, cl_file *f,
+                           uint64_t size, const char *path, const void *arg);
+typedef part *(*part_of)(entry *e);
+
+static int with_part(cl_file_cache *c, const char *path, part_of which,
+                     part_reader read_part, const void *arg, entry **out) {
+  *out = NULL;
+  cl_file_stamp stamp;
+  int status;
+  if (cl_os_path_stamp(path, &stamp)) {
+    entry *e = find(c, &stamp);
+    if (e && known(c, which(e), path, &status)) {
+      *out = e;
+      return status;
+    }
+  }
+  cl_file *f;
+  uint64_t size;
+  status = cl_os_file_open(path, &f, &size);
+  if (status)
+    return status; /* the platform layer's message names the path */
+  /* The open file's own stamp: the file may have been replaced since the
+   * path was looked at. */
+  cl_os_file_stamp(f, &stamp);
+  entry *e = find_or_add(c, &stamp);
+  if (!e) {
+    cl_os_file_close(f);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  if (!known(c, which(e), path, &status)) {
+    status = read_part(c, e, f, size, path, arg);
+    settle(which(e), status, path);
+  }
+  keep_head(c, e, f);
+  cl_os_file_close(f);
+  *out = e;
+  return status;
+}
+
+/* --- headers -------------------------------------------------------------- */
+
+static part *info_part(entry *e) {
+  return &e->info_part;
+}
+
+static int read_info(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
+                     const char *path, const void *arg) {
+  (void)arg;
+  c->stats.info_reads++;
+  cl_binary_info_free(&e->info);
+  return cl_binary_read_open(f, size, path, &e->info, NULL);
+}
+
+int cl_file_cache_info(cl_file_cache *c, const char *path,
+                       const cl_binary_info **out) {
+  *out = NULL;
+  if (!c)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  entry *e;
+  int status = with_part(c, path, info_part, read_info, NULL, &e);
+  if (status == CUDALOAD_OK)
+    *out = &e->info;
+  return status;
+}
+
+static char *copy_or_null(const char *s, int *failed) {
+  char *copy = s ? cl_strdup(s) : NULL;
+  if (s && !copy)
+    *failed = 1;
+  return copy;
+}
+
+int cl_file_cache_parse(cl_file_cache *c, const char *path,
+                        cl_binary_info *out) {
+  if (!c)
+    return cl_binary_parse_file(path, out);
+  memset(out, 0, sizeof *out);
+  const cl_binary_info *in;
+  int status = cl_file_cache_info(c, path, &in);
+  if (status)
+    return status;
+  int failed = 0;
+  *out = *in;
+  out->machine_name = copy_or_null(in->machine_name, &failed);
+  out->soname = copy_or_null(in->soname, &failed);
+  out->runpath = copy_or_null(in->runpath, &failed);
+  out->rpath = copy_or_null(in->rpath, &failed);
+  out->file_version = copy_or_null(in->file_version, &failed);
+  out->needed = NULL;
+  out->needed_count = 0;
+  if (in->needed_count) {
+    out->needed = calloc(in->needed_count, sizeof *out->needed);
+    failed |= !out->needed;
+    for (size_t i = 0; out->needed && i < in->needed_count; ++i) {
+      out->needed[i] = copy_or_null(in->needed[i], &failed);
+      out->needed_count = i + 1;
+    }
+  }
+  if (failed) {
+    cl_binary_info_free(out);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  return CUDALOAD_OK;
+}
+
+/* --- symbols -------------------------------------------------------------- */
+
+static part *symbols_part(entry *e) {
+  return &e->symbols_part;
+}
+
+static int read_symbols(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
+                        const char *path, const void *arg) {
+  (void)arg;
+  c->stats.symbol_reads++;
+  cl_binary_symbols_free(&e->symbols);
+  return cl_binary_read_open(f, size, path, NULL, &e->symbols);
+}
+
+int cl_file_cache_symbols(cl_file_cache *c, const char *path,
+                          const cl_binary_symbols **out) {
+  *out = NULL;
+  if (!c)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  entry *e;
+  int status = with_part(c, path, symbols_part, read_symbols, NULL, &e);
+  if (status == CUDALOAD_OK)
+    *out = &e->symbols;
+  return status;
+}
+
+/* --- names ---------------------------------------------------------------- */
+
+static part *names_part(entry *e) {
+  return &e->names_part;
+}
+
+static int keep_name(const char *name, void *opaque) {
+  entry *e = opaque;
+  if (cl_str_index_find(&e->name_index, name, NULL))
+    return 0;
+  char *copy = cl_strdup(name);
+  if (!copy || cl_reserve((void **)&e->names, &e->name_capacity,
+                          e->name_count + 1, sizeof *e->names)) {
+    free(copy);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+  }
+  e->names[e->name_count] = copy;
+  if (cl_str_index_add(&e->name_index, copy, e->name_count)) {
+    free(copy);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+  }
+  e->name_count++;
+  return 0;
+}
+
+/* arg: the largest file to search whole (one without sections to limit
+ * the search to), a uint64_t. */
+static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
+                      const char *path, const void *arg) {
+  c->stats.name_reads++;
+  for (size_t i = 0; i < e->name_count; ++i)
+    free(e->names[i]);
+  e->name_count = 0;
+  cl_str_index_free(&e->name_index);
+  return cl_binary_names_in(f, size, path, *(const uint64_t *)arg, keep_name,
+                            e);
+}
+
+int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,
+                        cl_name_visitor visit, void *opaque) {
+  if (!c)
+    return cl_binary_names(path, max_bytes, visit, opaque);
+  entry *e;
+  int status = with_part(c, path, names_part, read_names, &max_bytes, &e);
+  for (size_t i = 0; status == CUDALOAD_OK && i < e->name_count; ++i)
+    status = visit(e->names[i], opaque);
+  return status;
+}
+
+/* --- first bytes ---------------------------------------------------------- */
+
+void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
+                        size_t want, cl_file_head *out) {
+  memset(out, 0, sizeof *out);
+  if (want > HEAD_BYTES)
+    want = HEAD_BYTES;
+  cl_file_stamp stamp;
+  if (!cl_os_path_stamp(path, &stamp)) {
+    out->kind = CL_KIND_MISSING;
+    return;
+  }
+  out->kind = stamp.kind;
+  out->size = stamp.size;
+  if (stamp.kind != CL_KIND_REGULAR)
+    return;
+  entry *e = c ? find(c, &stamp) : NULL;
+  if (!e || !e->head_done) {
+    /* Not openable, or not readable: answers for the caller, not
+     * failures; not kept (a later open may succeed). */
+    char *kept = cl_save_error();
+    cl_file *f;
+    uint64_t size;
+    out->opened = cl_os_file_open(path, &f, &size) == CUDALOAD_OK;
+    if (out->opened) {
+      if (c) {
+        cl_os_file_stamp(f, &stamp);
+        e = find_or_add(c, &stamp);
+      }
+      if (e) {
+        keep_head(c, e, f);
+      } else {
+        if (c)
+          c->stats.head_reads++;
+        out->read_ok =
+            cl_os_file_read_upto(f, 0, buf, want, &out->got) == CUDALOAD_OK;
+      }
+      cl_os_file_close(f);
+    }
+    cl_restore_error(kept);
+    if (!e)
+      return;
+  } else {
+    c->stats.hits++;
+  }
+  out->opened = 1;
+  out->read_ok = e->head_read_ok;
+  out->got = e->head_got < want ? e->head_got : want;
+  memcpy(buf, e->head, out->got);
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_file_cache.c - one read of a library serves every question of a run
+ * (binary/file_cache.c): headers, symbols and names are each read once,
+ * through any path or link to the file; a file changed since is read
+ * again; a failure's message names the path it was asked for; names come
+ * from the data sections of real ELF and PE fixtures.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <unistd.h>
+#endif
+
+#include "binary/file_cache.h"
+#include "common/error.h"
+#include "cudaload.h"
+
+static char scratch[512];
+
+static const char *fixture(const char *relative) {
+  static char path[1024];
+  snprintf(path, sizeof path, "%s/%s", CUDALOAD_FIXTURES_DIR, relative);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    printf("SKIP: fixture %s was not built\n", path);
+    skip();
+  }
+  fclose(f);
+  return path;
+}
+
+static void copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb");
+  FILE *out = fopen(to, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    assert_int_equal(fwrite(buf, 1, n, out), n);
+  fclose(in);
+  fclose(out);
+}
+
+typedef struct names {
+  char list[32][160];
+  size_t count;
+} names;
+
+static int collect(const char *name, void *opaque) {
+  names *n = opaque;
+  if (n->count < 32)
+    snprintf(n->list[n->count++], sizeof n->list[0], "%s", name);
+  return 0;
+}
+
+static int has(const names *n, const char *name) {
+  for (size_t i = 0; i < n->count; ++i)
+    if (strcmp(n->list[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+static void headers_and_symbols_are_read_once(void **state) {
+  (void)state;
+  const char *path =
+      fixture("wheels-cu13/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+  cl_file_cache *c = cl_file_cache_new();
+  assert_non_null(c);
+  for (int round = 0; round < 3; ++round) {
+    const cl_binary_info *info;
+    assert_int_equal(cl_file_cache_info(c, path, &info), CUDALOAD_OK);
+    assert_string_equal(info->soname, "libcudnn.so.9");
+    cl_binary_info copy;
+    assert_int_equal(cl_file_cache_parse(c, path, &copy), CUDALOAD_OK);
+    assert_string_equal(copy.soname, "libcudnn.so.9");
+    assert_int_equal(copy.needed_count, info->needed_count);
+    cl_binary_info_free(&copy);
+    const cl_binary_symbols *symbols;
+    assert_int_equal(cl_file_cache_symbols(c, path, &symbols), CUDALOAD_OK);
+    assert_true(symbols->def_count > 0);
+  }
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.info_reads, 1);
+  assert_int_equal(stats.symbol_reads, 1);
+  assert_true(stats.hits >= 7);
+  cl_file_cache_free(c);
+}
+
+/* The shim's names of its sub-libraries (".so", which it completes with
+ * its major) and the Windows sub-library's LoadLibrary names of cuBLAS,
+ * each found once, from the sections that hold them. */
+static void names_come_from_the_data_sections(void **state) {
+  (void)state;
+  cl_file_cache *c = cl_file_cache_new();
+  const char *shim =
+      fixture("wheels-cu13/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+  names n = {0};
+  assert_int_equal(cl_file_cache_names(c, shim, 1u << 30, collect, &n),
+                   CUDALOAD_OK);
+  assert_true(has(&n, "libcudnn_ops.so"));
+  names again = {0};
+  assert_int_equal(cl_file_cache_names(c, shim, 1u << 30, collect, &again),
+                   CUDALOAD_OK);
+  assert_int_equal(again.count, n.count);
+  for (size_t i = 0; i < n.count; ++i) /* the same names, in order */
+    assert_string_equal(again.list[i], n.list[i]);
+  const char *ops = fixture("windows/cudnn8/cudnn_ops_infer64_8.dll");
+  names w = {0};
+  assert_int_equal(cl_file_cache_names(c, ops, 1u << 30, collect, &w),
+                   CUDALOAD_OK);
+  assert_true(has(&w, "cublas64_12.dll"));
+  assert_true(has(&w, "cublasLt64_12.dll"));
+  /* The same answers as a scan of its own, without the cache. */
+  names plain = {0};
+  assert_int_equal(cl_binary_names(ops, 1u << 30, collect, &plain),
+                   CUDALOAD_OK);
+  assert_true(has(&plain, "cublas64_12.dll"));
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.name_reads, 2);
+  cl_file_cache_free(c);
+}
+
+/* A file rewritten with other content is read again: the stamp (size,
+ * last write) tells it from what was read. */
+static void a_changed_file_is_read_again(void **state) {
+  (void)state;
+  char cudnn[1024], ops[1024];
+  snprintf(cudnn, sizeof cudnn, "%s",
+           fixture("wheels-cu13/site-packages/nvidia/cudnn/lib/"
+                   "libcudnn.so.9"));
+  snprintf(ops, sizeof ops, "%s",
+           fixture("wheels-cu13/site-packages/nvidia/cudnn/lib/"
+                   "libcudnn_ops.so.9"));
+  char path[600];
+  snprintf(path, sizeof path, "%s/libchanging.so", scratch);
+  copy_file(cudnn, path);
+  cl_file_cache *c = cl_file_cache_new();
+  const cl_binary_info *info;
+  assert_int_equal(cl_file_cache_info(c, path, &info), CUDALOAD_OK);
+  assert_string_equal(info->soname, "libcudnn.so.9");
+  remove(path);
+  copy_file(ops, path);
+  assert_int_equal(cl_file_cache_info(c, path, &info), CUDALOAD_OK);
+  assert_string_equal(info->soname, "libcudnn_ops.so.9");
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.info_reads, 2);
+  cl_file_cache_free(c);
+  remove(path);
+}
+
+/* Through a link, the file is the one already read; a failure's message
+ * names the path it was asked for, whichever path asked first. */
+static void links_share_and_failures_name_their_path(void **state) {
+  (void)state;
+  cl_file_cache *c = cl_file_cache_new();
+  char text[600], other[600];
+  snprintf(text, sizeof text, "%s/libtext.so.1", scratch);
+  FILE *f = fopen(text, "wb");
+  assert_non_null(f);
+  fputs("not a library, named like one\n", f);
+  fclose(f);
+  const cl_binary_info *info;
+  for (int round = 0; round < 2; ++round) {
+    assert_int_not_equal(cl_file_cache_info(c, text, &info), CUDALOAD_OK);
+    assert_non_null(strstr(cudaload_last_error(), text));
+  }
+#ifndef _WIN32
+  snprintf(other, sizeof other, "%s/libother.so.1", scratch);
+  assert_int_equal(symlink(text, other), 0);
+  assert_int_not_equal(cl_file_cache_info(c, other, &info), CUDALOAD_OK);
+  assert_non_null(strstr(cudaload_last_error(), other));
+  remove(other);
+  const char *cudnn =
+      fixture("wheels-cu13/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+  snprintf(other, sizeof other, "%s/libcudnn-link.so.9", scratch);
+  assert_int_equal(symlink(cudnn, other), 0);
+  cl_file_cache_stats before, after;
+  cl_file_cache_get_stats(c, &before);
+  assert_int_equal(cl_file_cache_info(c, cudnn, &info), CUDALOAD_OK);
+  assert_int_equal(cl_file_cache_info(c, other, &info), CUDALOAD_OK);
+  cl_file_cache_get_stats(c, &after);
+  assert_int_equal(after.info_reads - before.info_reads, 1);
+  remove(other);
+#else
+  (void)other;
+#endif
+  snprintf(other, sizeof other, "%s/missing.so", scratch);
+  assert_int_not_equal(cl_file_cache_info(c, other, &info), CUDALOAD_OK);
+  assert_non_null(strstr(cudaload_last_error(), other));
+  remove(text);
+  cl_file_cache_free(c);
+}
+
+static void first_bytes_and_kinds(void **state) {
+  (void)state;
+  cl_file_cache *c = cl_file_cache_new();
+  const char *cudnn =
+      fixture("wheels-cu13/site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+  unsigned char head[64];
+  cl_file_head h;
+  for (int round = 0; round < 2; ++round) {
+    memset(head, 0, sizeof head);
+    cl_file_cache_head(c, cudnn, head, sizeof head, &h);
+    assert_int_equal(h.kind, CL_KIND_REGULAR);
+    assert_true(h.opened && h.read_ok);
+    assert_int_equal(h.got, 64);
+    assert_memory_equal(head, "\177ELF", 4);
+  }
+  cl_file_cache_head(c, scratch, head, sizeof head, &h);
+  assert_int_equal(h.kind, CL_KIND_DIRECTORY);
+  char missing[600];
+  snprintf(missing, sizeof missing, "%s/nothing-here", scratch);
+  cl_file_cache_head(c, missing, head, sizeof head, &h);
+  assert_int_equal(h.kind, CL_KIND_MISSING);
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.head_reads, 1);
+  cl_file_cache_free(c);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(scratch, sizeof scratch, "%s/file-cache-scratch",
+           CUDALOAD_FIXTURES_DIR);
+#ifdef _WIN32
+  char command[600];
+  if ((size_t)snprintf(command, sizeof command, "mkdir \"%s\" 2>NUL", scratch) <
+      sizeof command)
+    (void)system(command);
+#else
+  char command[1100];
+  if ((size_t)snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'",
+                       scratch, scratch) >= sizeof command ||
+      system(command) != 0)
+    return -1;
+#endif
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(headers_and_symbols_are_read_once),
+      cmocka_unit_test(names_come_from_the_data_sections),
+      cmocka_unit_test(a_changed_file_is_read_again),
+      cmocka_unit_test(links_share_and_failures_name_their_path),
+      cmocka_unit_test(first_bytes_and_kinds),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
