@@ -88,6 +88,53 @@ static void specs_are_parsed_and_normalised(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* What an error message names is a requirement too: a sub-library by its
+ * catalog name ("cudnn_ops_infer=8", which scan prints) or a file name
+ * (dlopen's "libcublasLt.so.12", Windows' "cudnn_ops_infer64_8.dll") is its
+ * family's requirement for the major the name carries. */
+static void libraries_are_required_by_their_own_and_file_names(void **state) {
+  (void)state;
+  static const struct {
+    const char *spec, *text;
+  } cases[] = {
+      {"cudnn_ops_infer=8", "cudnn=8"},
+      {"CUDNN_OPS_INFER", "cudnn=8"}, /* one major only: that one */
+      {"cudnn_graph>=9.1", "cudnn>=9.1"},
+      {"cublasLt", "cublas"},
+      {"cublasLt=12", "cublas=12"},
+      {"libcublasLt.so.12", "cublas=12"},
+      {"libcudnn_ops_infer.so.8", "cudnn=8"},
+      {"libcudnn.so.8.9.7", "cudnn=8"},
+      {"libcudart.so.13", "cudart=13"},
+      {"libcufft.so.11", "cufft=11"},
+      {"cudnn_ops_infer64_8.dll", "cudnn=8"},
+      {"cublas64_12.dll", "cublas=12"},
+      {"CUBLASLT64_13.DLL", "cublas=13"},
+      {"nppig64_12.dll", "nppig=12"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    int rc = cudaload_require(ctx, cases[i].spec);
+    if (rc != CUDALOAD_OK)
+      fail_msg("spec \"%s\" gave %d: %s", cases[i].spec, rc,
+               cudaload_last_error());
+    assert_int_equal(cudaload_requirement_count(ctx), 1);
+    if (strcmp(cudaload_requirement_text(ctx, 0), cases[i].text) != 0)
+      fail_msg("spec \"%s\" became \"%s\", not \"%s\"", cases[i].spec,
+               cudaload_requirement_text(ctx, 0), cases[i].text);
+    cudaload_destroy(ctx);
+  }
+  /* Several, as a pasted list: one requirement each, duplicates once. */
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, "libcublas.so.12, libcublasLt.so.12,"
+                                         "cudnn_ops_infer=8"),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_requirement_count(ctx), 2);
+  assert_string_equal(cudaload_requirement_text(ctx, 0), "cublas=12");
+  assert_string_equal(cudaload_requirement_text(ctx, 1), "cudnn=8");
+  cudaload_destroy(ctx);
+}
+
 static void bad_specs_are_refused_and_add_nothing(void **state) {
   (void)state;
   static const struct {
@@ -98,7 +145,14 @@ static void bad_specs_are_refused_and_add_nothing(void **state) {
       {",cudnn=8", "empty entry"},
       {"cudnn=8,,cudnn=9", "empty entry"},
       {"cudnnx=8", "unknown library \"cudnnx\""},
-      {"cudnn_ops_infer=8", "unknown library"},
+      {"cudnn_ops_infer=9", "cudnn_ops_infer is a library of cudnn 8 only"},
+      {"cudnn_graph<9", "cudnn_graph is a library of cudnn 9 only"},
+      {"cublasLt=10", "cublasLt exists in cublas 11 to 13 only"},
+      {"libcublas.so", "is not the file name of a CUDA library"},
+      {"libcudnn_ops_infer.so.8>=8.9", "a file name carries its major"},
+      {"libcuda.so.1", "is the NVIDIA driver's library"},
+      {"nvcuda.dll", "is the NVIDIA driver's library"},
+      {"libz.so.1", "\"libz.so.1\" is not the file name"},
       {"driver", "unknown library"},
       {"cudnn~8", "expected =, ==, >=, >, <= or <"},
       {"cudnn=", "missing version after \"=\""},
@@ -1045,6 +1099,7 @@ static void case_twins_take_the_canonical_spelling(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(specs_are_parsed_and_normalised),
+    cmocka_unit_test(libraries_are_required_by_their_own_and_file_names),
     cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
     cmocka_unit_test(version_numbers_beyond_the_limit_are_refused),
     cmocka_unit_test(cuda_pins_take_one_major),

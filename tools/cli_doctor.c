@@ -25,24 +25,27 @@ const char cli_doctor_help[] =
     "  how to fix it\n"
     "\n"
     "SYNOPSIS\n"
-    "  cudaload doctor [--require SPEC]... [--manifest FILE] [--root DIR]...\n"
-    "                  [--no-defaults] [--probe] [--out-of-process]\n"
-    "                  [--format text|json|yaml]\n"
+    "  cudaload doctor [--error TEXT] [--require SPEC]... [--manifest FILE]\n"
+    "                  [--root DIR]... [--no-defaults] [--probe]\n"
+    "                  [--out-of-process] [--format text|json|yaml]\n"
     "\n"
     "DESCRIPTION\n"
-    "  Prints one report in sections: Platform; Driver (libcuda.so.1 /\n"
-    "  nvcuda.dll, from the probe, the scan or this process); Libraries\n"
+    "  Prints one report in sections: Error message (--error: what it\n"
+    "  means); Platform; Driver (libcuda.so.1 / nvcuda.dll, from the\n"
+    "  probe, the scan or this process); Libraries\n"
     "  found (family, name, major, version and where the version came\n"
     "  from, path); Plan (each requirement, the files chosen for it in load\n"
     "  order, and why); Loaded in this process; Conflicts (another major of\n"
     "  a required library in the global symbol scope); Probe (with how each\n"
     "  device runs: driver model, display watchdog, compute mode, free\n"
-    "  memory); Display watchdog (Windows' TDR settings); Environment (the\n"
+    "  memory); Display watchdog (Windows only: TDR); Environment (the\n"
     "  CUDA variables set, each with what it does); and Problems and fixes:\n"
     "  every problem found, each followed by one line that fixes it.\n"
     "\n"
-    "  Problems looked for: requirements without a usable library, roots\n"
-    "  that do not exist, files the OS loader refused, conflicts, no NVIDIA\n"
+    "  Problems looked for: what the --error message shows here (a library\n"
+    "  it names is here, in a folder the program does not search; ...),\n"
+    "  requirements without a usable library, roots that do not exist,\n"
+    "  files the OS loader refused, conflicts, no NVIDIA\n"
     "  driver, a driver older than the planned CUDA major needs, a missing\n"
     "  libz.so.1 when cuDNN 9 is planned (Linux), a sub-library without its\n"
     "  main library, the probe's verdict, and with the probe: WDDM with the\n"
@@ -55,9 +58,13 @@ const char cli_doctor_help[] =
     "  with \"schema_version\": 2 (docs/doctor.md).\n"
     "\n"
     "OPTIONS\n"
+    "  -e, --error TEXT    the error message a program printed (a whole\n"
+    "                      traceback is fine; - reads standard input); its\n"
+    "                      requirements are added (docs/error-messages.md)\n"
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
+    "                      cudnn_ops_infer=8  libcublasLt.so.12\n"
     "  -m, --manifest FILE read requirements, extra roots, policy and the\n"
     "                      probe setting from a cudaload.yaml (relative roots\n"
     "                      are relative to FILE's folder); probe: true turns\n"
@@ -81,12 +88,16 @@ const char cli_doctor_help[] =
     "EXIT STATUS\n"
     "  0  no problems found\n"
     "  1  internal error (out of memory, output could not be written)\n"
-    "  2  usage error (unknown option, bad SPEC, an empty path)\n"
+    "  2  usage error (unknown option, bad SPEC, an empty path, an\n"
+    "     --error TEXT in no form cudaload knows)\n"
     "  3  the manifest could not be read or is invalid (stderr names the\n"
     "     file, line and column)\n"
     "  6  the report lists at least one problem\n"
     "\n"
     "EXAMPLES\n"
+    "  cudaload doctor --error \"Could not load library "
+    "libcudnn_ops_infer.so.8\"\n"
+    "  python app.py 2>&1 | cudaload doctor --error -\n"
     "  cudaload doctor --require cudnn=9,cublas=13\n"
     "  cudaload doctor --manifest /opt/app/cudaload.yaml --probe\n"
     "  cudaload doctor --require cudnn=8 --format json | jq .problems\n";
@@ -116,6 +127,60 @@ static int want_color(void) {
 #endif
 }
 
+/* The whole of standard input as a malloc'ed string (--error -), NULL
+ * with the message printed. At most 4 MiB: a log, not a disk image. */
+static char *read_stdin(const char *cmd) {
+  size_t cap = 1 << 16, len = 0, max = (size_t)4 << 20;
+  char *text = malloc(cap + 1);
+  while (text) {
+    size_t n = fread(text + len, 1, cap - len, stdin);
+    len += n;
+    if (n == 0 || len >= max)
+      break;
+    if (len == cap) {
+      char *bigger = realloc(text, cap * 2 + 1);
+      if (!bigger) {
+        free(text);
+        text = NULL;
+        break;
+      }
+      text = bigger;
+      cap *= 2;
+    }
+  }
+  if (!text) {
+    cli_error("cudaload: %s: --error -: out of memory\n", cmd);
+    return NULL;
+  }
+  if (ferror(stdin)) {
+    cli_error("cudaload: %s: --error -: standard input could not be read\n",
+              cmd);
+    free(text);
+    return NULL;
+  }
+  text[len] = '\0';
+  return text;
+}
+
+/* The requirements of the error message (--error), EXIT_OK or the exit
+ * status with the message printed. */
+static int read_error_message(const char *cmd, cudaload_ctx *ctx,
+                              const char *value) {
+  char *from_stdin = NULL;
+  if (strcmp(value, "-") == 0 && !(from_stdin = read_stdin(cmd)))
+    return EXIT_INTERNAL;
+  int status =
+      cudaload_read_error_message(ctx, from_stdin ? from_stdin : value);
+  free(from_stdin);
+  if (status == CUDALOAD_OK)
+    return EXIT_OK;
+  if (status == CUDALOAD_E_NO_MEMORY) {
+    cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
+    return EXIT_INTERNAL;
+  }
+  return cli_usage_error(cmd, "--error: %s", cudaload_last_error());
+}
+
 /* EXIT_OK, or the exit status with the message printed. */
 static int load_manifest(cudaload_ctx *ctx, const char *manifest) {
   int status = cudaload_load_manifest(ctx, manifest);
@@ -128,6 +193,7 @@ static int load_manifest(cudaload_ctx *ctx, const char *manifest) {
 int cli_doctor(int argc, char **argv) {
   const char *cmd = "doctor";
   char *manifest = NULL; /* absolute (cli_absolute_path) */
+  const char *error_text = NULL;
   unsigned flags = 0;
   int format = CUDALOAD_FORMAT_TEXT;
   cli_search_options search;
@@ -146,6 +212,15 @@ int cli_doctor(int argc, char **argv) {
         rc = cli_usage_error(cmd, "--manifest given twice");
       else
         rc = cli_absolute_path(cmd, "--manifest", value, &manifest);
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--error", "-e",
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else if (error_text)
+        rc = cli_usage_error(cmd, "--error given twice (put both messages "
+                                  "in one text)");
+      else
+        error_text = value;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
@@ -167,6 +242,8 @@ int cli_doctor(int argc, char **argv) {
   cudaload_ctx *ctx = NULL;
   if (rc == EXIT_OK)
     rc = cli_search_context(cmd, &search, &ctx);
+  if (rc == EXIT_OK && error_text)
+    rc = read_error_message(cmd, ctx, error_text);
   if (rc == EXIT_OK && manifest)
     rc = load_manifest(ctx, manifest);
   if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && want_color())

@@ -130,7 +130,22 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->environment_roots);
   free(ctx->manifest_path);
   free(ctx->probe_driver_path);
+  cl_ctx_clear_error_messages(ctx);
   free(ctx);
+}
+
+void cl_ctx_clear_error_messages(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->error_message_count; ++i) {
+    cl_error_message *m = &ctx->error_messages[i];
+    free(m->quote);
+    free(m->file);
+    free(m->needed_by);
+    free(m->requirement);
+    free(m->diagnosis);
+  }
+  free(ctx->error_messages);
+  ctx->error_messages = NULL;
+  ctx->error_message_count = 0;
 }
 
 /* Append a copy of the absolute folder dir to a list of roots; function

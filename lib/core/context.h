@@ -150,6 +150,17 @@ typedef struct cl_conflict {
   char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
 } cl_conflict;
 
+/* One message cudaload_read_error_message() recognised in a pasted text
+ * (load/error_message.c). */
+typedef struct cl_error_message {
+  int kind;          /* CUDALOAD_MESSAGE_* */
+  char *quote;       /* the line it was read from */
+  char *file;        /* the file it is about; NULL for none */
+  char *needed_by;   /* the library that needed file; NULL when not said */
+  char *requirement; /* "cudnn=8"; NULL for none */
+  char *diagnosis;   /* what it means */
+} cl_error_message;
+
 struct cudaload_ctx {
   unsigned flags;
   int target; /* CUDALOAD_TARGET_* */
@@ -195,6 +206,9 @@ struct cudaload_ctx {
   /* cudaload_env_warnings(): one sentence each (env_warnings.c). */
   char **env_warnings;
   size_t env_warning_count, env_warning_capacity;
+  /* cudaload_read_error_message(): the messages of the last text read. */
+  cl_error_message *error_messages;
+  size_t error_message_count;
   /* "Problems and fixes" of the last cudaload_doctor() report. */
   size_t doctor_problem_count;
 
@@ -214,6 +228,9 @@ struct cudaload_ctx {
 void cl_ctx_clear_conflicts(cudaload_ctx *ctx);
 /* Drop the plan, its warnings and conflicts (requirements stay). */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
+
+/* Drop the error messages cudaload_read_error_message() kept. */
+void cl_ctx_clear_error_messages(cudaload_ctx *ctx);
 
 /* The naming convention a ctx scans for. */
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx);
