@@ -51,6 +51,9 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->consumer_count; ++i)
     free(ctx->consumers[i].path);
   ctx->consumer_count = 0;
+  for (size_t i = 0; i < ctx->nearby_count; ++i)
+    free(ctx->nearby_environments[i]);
+  ctx->nearby_count = 0;
   for (size_t i = 0; i < ctx->root_count; ++i) {
     free(ctx->roots[i].path);
     free(ctx->roots[i].detail);
@@ -121,6 +124,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->libraries);
   free(ctx->shims);
   free(ctx->consumers);
+  free(ctx->nearby_environments);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);

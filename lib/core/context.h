@@ -188,6 +188,10 @@ struct cudaload_ctx {
   size_t shim_count, shim_capacity;
   cl_noticed_consumer *consumers; /* known consumers the last scan noticed */
   size_t consumer_count, consumer_capacity;
+  /* Environments near the current folder that the last scan did not
+   * search (scan/environment.c), for the fix lines; absolute. */
+  char **nearby_environments;
+  size_t nearby_count, nearby_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;

@@ -220,7 +220,40 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
     add(t, " \"%s\"", blas->package);
 }
 
+/* An environment the user made but did not activate comes first: the
+ * libraries may be there already ("pip install" into the system, or into
+ * a venv that is not active, is what sent people searching). */
+static void add_nearby_environments(cl_buf *t, const cudaload_ctx *ctx) {
+  if (ctx->nearby_count == 0)
+    return;
+  for (size_t i = 0; i < ctx->nearby_count; ++i)
+    add(t, "%s%s",
+        i == 0                       ? ""
+        : i + 1 == ctx->nearby_count ? " and "
+                                     : ", ",
+        ctx->nearby_environments[i]);
+  int one = ctx->nearby_count == 1;
+  add(t,
+      " %s not active, so not searched: activate %s or pass --environment "
+      "%s (C: cudaload_add_environment_root()); if %s the library: ",
+      one ? "is an environment that is" : "are environments that are",
+      one ? "it" : "the one you use", ctx->nearby_environments[0],
+      one ? "it lacks" : "they lack");
+}
+
+static void fix_for_missing_here(cl_buf *t, const cudaload_ctx *ctx,
+                                 const cl_requirement *r);
+
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
+  cl_buf t = CL_BUF_INIT;
+  add_nearby_environments(&t, ctx);
+  fix_for_missing_here(&t, ctx, r);
+  return cl_buf_take(&t);
+}
+
+/* The fix from what the inventory holds: the package to install, where. */
+static void fix_for_missing_here(cl_buf *t, const cudaload_ctx *ctx,
+                                 const cl_requirement *r) {
   cl_naming naming = cl_ctx_naming(ctx);
   const char *family = r->entry->family;
   long major = r->op == CL_OP_ANY ? 0 : r->version[0];
@@ -239,11 +272,10 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
   if (!w)
     w = find_wheel(family, 12, major, naming);
-  cl_buf t = CL_BUF_INIT;
   if (!w) {
     /* The driver, or a library no wheel ships here (NCCL on Windows). */
-    add(&t, "set %s to the folder that holds %s", var, files);
-    return cl_buf_take(&t);
+    add(t, "set %s to the folder that holds %s", var, files);
+    return;
   }
   char spec[160];
   specifier(r, w, spec, sizeof spec);
@@ -256,23 +288,25 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   size_t site_len = 0;
   const cl_library *pinned = pinned_library(ctx, family, w, naming, &site_len);
   if (!pinned) {
-    add(&t,
+    add(t,
         "pip install \"%s%s\" (then pass its site-packages folder as a root), "
         "or set %s to the folder that holds %s",
         w->package, spec, var, files);
-    return cl_buf_take(&t);
+    return;
   }
   char *dir = target_folder(pinned->path, site_len, family, major);
-  if (!dir)
-    return NULL;
-  add(&t, "python -m pip install --no-deps --target \"%s\" \"%s%s\"", dir,
+  if (!dir) {
+    t->failed = 1;
+    return;
+  }
+  add(t, "python -m pip install --no-deps --target \"%s\" \"%s%s\"", dir,
       w->package, spec);
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
    * one comes along when nothing in the inventory is it. */
   if (strcmp(family, "cudnn") == 0)
-    add_cublas_companion(&t, ctx, w, naming);
-  add(&t,
+    add_cublas_companion(t, ctx, w, naming);
+  add(t,
       " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
       "which that would replace or mix with), then pass that folder as a "
       "root (--root; Python: roots=[...]), or set %s to the folder that "
@@ -280,5 +314,4 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
       (int)site_len, pinned->path, pinned->entry->family, pinned->major,
       naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, var, files);
   free(dir);
-  return cl_buf_take(&t);
 }

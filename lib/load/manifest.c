@@ -19,8 +19,8 @@
  * nothing. Every error names the file and the line and column of the
  * offending node.
  */
-#include "common/build_facts.h"
 #include "core/context.h"
+#include "common/build_facts.h"
 #include "load/spec.h"
 #include "common/error.h"
 #include "load/manifest.h"

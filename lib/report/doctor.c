@@ -8,8 +8,8 @@
  * exactly one fix line: a report that only lists symptoms sends the user
  * searching.
  */
-#include "common/build_facts.h"
 #include "scan/catalog.h"
+#include "common/build_facts.h"
 #include "core/context.h"
 #include "load/spec.h"
 #include "load/plan.h"
@@ -830,6 +830,7 @@ static void text_libraries(text *t, const cudaload_ctx *ctx) {
       ctx->root_count, ctx->root_count == 1 ? "root" : "roots", missing,
       ctx->root_count ? ":" : "");
   cl_text_roots(&t->r, ctx, "    ");
+  cl_text_nearby_environments(&t->r, ctx, "  ");
 }
 
 static void text_plan(text *t, const doctor *d) {

@@ -7,8 +7,8 @@
  * files are read, and the model answers. The differential tests compare
  * these answers with the real loader's (docs/loader.md).
  */
-#include "common/build_facts.h"
 #include "report/explain.h"
+#include "common/build_facts.h"
 
 #include "binary/binary_names.h"
 #include "load/bind.h"

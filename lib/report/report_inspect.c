@@ -5,8 +5,8 @@
  * symbols), as text for people or one JSON/YAML document for programs
  * (cudaload_inspect_report(); the schema is in docs/cli.md).
  */
-#include "common/build_facts.h"
 #include "cudaload.h"
+#include "common/build_facts.h"
 
 #include "common/error.h"
 #include "common/strutil.h"

@@ -2,8 +2,8 @@
 /* report_inventory.c - the inventory as a report: its members, for scan and
  * the doctor alike (one schema, one writer), and the whole scan report,
  * cudaload_scan_report(), that `cudaload scan` prints. */
-#include "common/build_facts.h"
 #include "report/report_inventory.h"
+#include "common/build_facts.h"
 
 #include "common/error.h"
 #include "core/context.h"
@@ -109,6 +109,17 @@ static char *scan_structured(const cudaload_ctx *ctx, int format) {
   return cl_report_writer_finish(w, &len);
 }
 
+void cl_text_nearby_environments(cl_text_report *t, const cudaload_ctx *ctx,
+                                 const char *indent) {
+  for (size_t i = 0; i < ctx->nearby_count; ++i) {
+    const char *path = cl_text_shown(t, ctx->nearby_environments[i]);
+    cl_text_put(t,
+                "%snot searched: %s, an environment that is not active "
+                "(activate it, or pass --environment %s)\n",
+                indent, path, path);
+  }
+}
+
 void cl_text_roots(cl_text_report *t, const cudaload_ctx *ctx,
                    const char *indent) {
   for (size_t i = 0; i < cudaload_root_count(ctx); ++i) {
@@ -166,6 +177,7 @@ static char *scan_text(const cudaload_ctx *ctx) {
   size_t roots = cudaload_root_count(ctx);
   cl_text_put(&t, "\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries",
               roots, roots == 1 ? "root" : "roots");
+  cl_text_nearby_environments(&t, ctx, "");
   for (size_t i = 0; i < roots; ++i)
     if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
         strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)

@@ -18,6 +18,12 @@
 void cl_report_write_roots(cl_report_writer *w, const cudaload_ctx *ctx);
 void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx);
 
+/* One line per environment near the current folder that was not searched
+ * (an inactive venv or conda environment, scan/environment.c); nothing
+ * when there is none. */
+void cl_text_nearby_environments(cl_text_report *t, const cudaload_ctx *ctx,
+                                 const char *indent);
+
 /* One line per root searched, indented: its path, its origin and, when it
  * could not be searched, why ("/opt/cuda (toolkit, not found)"). */
 void cl_text_roots(cl_text_report *t, const cudaload_ctx *ctx,

@@ -4,8 +4,8 @@
  * the schema docs/probe.md documents, for cudaload_probe_report() (the
  * tool's `probe --format json`, Python) and the doctor's "probe" field.
  */
-#include "common/build_facts.h"
 #include "report/report_probe.h"
+#include "common/build_facts.h"
 
 #include "common/error.h"
 

@@ -1358,6 +1358,39 @@ class EnvExec(CliTestCase):
             args += ["--root", to_cli(self.fixture(*t))]
         return args
 
+    def test_an_inactive_environment_nearby_comes_first_in_the_fix(self):
+        """Issue 30: run from a project whose .venv holds the wheels but is
+        not activated, the tool found nothing and said only "pip install".
+        The fix names the environment first (activate it, or
+        --environment); the scan lists it as not searched. A requirement no
+        machine satisfies keeps the result the same everywhere."""
+        project = self.tmpdir()
+        (project / ".venv").mkdir()
+        (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (project / "env" / "conda-meta").mkdir(parents=True)
+        (project / "venv").mkdir()  # no pyvenv.cfg: not an environment
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+        venv, conda = to_cli(project / ".venv"), to_cli(project / "env")
+        r = run_in(["env", "--require", "cudnn>=99"], env, cwd=str(project))
+        self.assertEqual(r.rc, 4, r.describe())
+        self.assertIn("fix: %s and %s are environments that are not active, so not searched: "
+                      "activate the one you use or pass --environment %s" % (venv, conda, venv),
+                      r.stderr, r.describe())
+        self.assertIn("if they lack the library: set CUDNN_PATH", r.stderr)
+        self.assertNotIn(to_cli(project / "venv") + " ", r.stderr)
+        r = run_in(["scan"], env, cwd=str(project))
+        self.assertIn("not searched: %s, an environment that is not active (activate it, or pass "
+                      "--environment %s)" % (venv, venv), r.stdout, r.describe())
+        # Given as the environment, it is searched and not offered again.
+        r = run_in(["env", "--require", "cudnn>=99", "--environment", venv], env, cwd=str(project))
+        self.assertEqual(r.rc, 4, r.describe())
+        self.assertIn("%s (interpreter" % venv, r.stderr)
+        self.assertNotIn("not active", r.stderr)
+        # Activated (VIRTUAL_ENV), the same.
+        r = run_in(["env", "--require", "cudnn>=99"], dict(env, VIRTUAL_ENV=venv), cwd=str(project))
+        self.assertIn("%s (VIRTUAL_ENV" % venv, r.stderr, r.describe())
+        self.assertNotIn("%s and" % venv, r.stderr)
+
     def test_usage_errors(self):
         self.assert_usage_error(["env"], ["--require"])
         self.assert_usage_error(["env", "--require"], ["--require"])
