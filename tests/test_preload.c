@@ -45,6 +45,7 @@
 #endif
 
 #include "cudaload.h"
+#include "scan/catalog.h"
 #include "test_paths.h"
 
 #define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -418,6 +419,50 @@ static size_t modules_under(const char *relative, const char *what) {
   }
   modules_free(&now);
   return n;
+}
+
+/* --- hermetic: only the fixtures ------------------------------------------ */
+
+/* After a scenario on the fixture trees: every CUDA library the process has
+ * mapped (a catalog name: libcudnn*.so.N, libcublas*, ...) must lie under
+ * the fixture folder. A scenario that passed by loading the machine's own
+ * cuDNN (through ld.so.cache, as a sanitizer's dlopen interceptor once made
+ * the fixtures' lazy opens do) proves nothing, and fails on a machine
+ * without a toolkit; /proc/self/maps says what the kernel mapped, whatever
+ * loaded it. */
+static int only_fixture_libraries(void **state) {
+  (void)state;
+  char fixtures[PATH_MAX];
+  if (realpath(test_fixture_path(""), fixtures) == NULL)
+    return 0; /* no fixtures: the scenario skipped */
+  FILE *maps = fopen("/proc/self/maps", "r");
+  if (maps == NULL) {
+    print_error("cannot read /proc/self/maps: the scenario's loads are "
+                "unchecked\n");
+    return -1;
+  }
+  char line[PATH_MAX + 256], last[PATH_MAX + 256] = "";
+  int outside = 0;
+  size_t length = strlen(fixtures);
+  while (fgets(line, sizeof line, maps)) {
+    char *path = strchr(line, '/');
+    if (path == NULL)
+      continue;
+    path[strcspn(path, "\n")] = '\0';
+    const char *name = strrchr(path, '/') + 1;
+    cl_name_match match;
+    if (!cl_catalog_match(name, CL_NAMING_LINUX, &match) ||
+        (strncmp(path, fixtures, length) == 0 && path[length] == '/') ||
+        strcmp(path, last) == 0) /* a file is mapped in several pieces */
+      continue;
+    snprintf(last, sizeof last, "%s", path);
+    print_error("%s is mapped: a CUDA library from outside the fixtures (%s) "
+                "came into the scenario\n",
+                path, fixtures);
+    outside = 1;
+  }
+  fclose(maps);
+  return outside ? -1 : 0;
 }
 
 /* --- scenarios ------------------------------------------------------------ */
@@ -1818,28 +1863,38 @@ WINDOWS_ONLY(scenario_windows_path_at_its_limit)
 
 /* ======================================================================== */
 
+/* The scenarios on the fixture trees alone (not no_preload, which may meet
+ * the machine's own cuDNN through ld.so.cache by design, nor real_toolkit,
+ * exec, which runs the tool, or writable_link_folder, which copies files
+ * out): each is checked by only_fixture_libraries. */
+#ifdef _WIN32
+#define HERMETIC NULL
+#else
+#define HERMETIC only_fixture_libraries
+#endif
+
 static const struct CMUnitTest scenarios[] = {
     {"no_preload", scenario_no_preload, NULL, NULL, NULL},
-    {"side_by_side", scenario_side_by_side, NULL, NULL, NULL},
-    {"side_by_side_all_sublibs", scenario_side_by_side_all_sublibs, NULL, NULL,
-     NULL},
-    {"bundled_shim", scenario_bundled_shim, NULL, NULL, NULL},
-    {"global_conflict", scenario_global_conflict, NULL, NULL, NULL},
+    {"side_by_side", scenario_side_by_side, NULL, HERMETIC, NULL},
+    {"side_by_side_all_sublibs", scenario_side_by_side_all_sublibs, NULL,
+     HERMETIC, NULL},
+    {"bundled_shim", scenario_bundled_shim, NULL, HERMETIC, NULL},
+    {"global_conflict", scenario_global_conflict, NULL, HERMETIC, NULL},
     {"versioned_global_no_conflict", scenario_versioned_global_no_conflict,
-     NULL, NULL, NULL},
+     NULL, HERMETIC, NULL},
     {"versioned_same_node_conflict", scenario_versioned_same_node_conflict,
-     NULL, NULL, NULL},
-    {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
-    {"needed_dependencies", scenario_needed_dependencies, NULL, NULL, NULL},
+     NULL, HERMETIC, NULL},
+    {"dependency_order", scenario_dependency_order, NULL, HERMETIC, NULL},
+    {"needed_dependencies", scenario_needed_dependencies, NULL, HERMETIC, NULL},
     {"needed_dependency_missing", scenario_needed_dependency_missing, NULL,
-     NULL, NULL},
-    {"missing", scenario_missing, NULL, NULL, NULL},
-    {"all_or_nothing", scenario_all_or_nothing, NULL, NULL, NULL},
-    {"partial", scenario_partial, NULL, NULL, NULL},
+     HERMETIC, NULL},
+    {"missing", scenario_missing, NULL, HERMETIC, NULL},
+    {"all_or_nothing", scenario_all_or_nothing, NULL, HERMETIC, NULL},
+    {"partial", scenario_partial, NULL, HERMETIC, NULL},
     {"exec", scenario_exec, NULL, NULL, NULL},
     {"real_toolkit", scenario_real_toolkit, NULL, NULL, NULL},
-    {"threads", scenario_threads, NULL, NULL, NULL},
-    {"idempotent", scenario_idempotent, NULL, NULL, NULL},
+    {"threads", scenario_threads, NULL, HERMETIC, NULL},
+    {"idempotent", scenario_idempotent, NULL, HERMETIC, NULL},
     {"writable_link_folder", scenario_writable_link_folder, NULL, NULL, NULL},
     {"windows_no_preload", scenario_windows_no_preload, NULL, NULL, NULL},
     {"windows", scenario_windows, NULL, NULL, NULL},
