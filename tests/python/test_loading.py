@@ -12,6 +12,8 @@ import sysconfig
 
 import pytest
 
+from conftest import make_venv
+
 FIXTURE_CUDNN8 = 8907    # cudnnGetVersion() of the fixture cuDNN 8.9.7
 FIXTURE_CUDNN9 = 90100   # and of the fixture cuDNN 9.1.0
 REAL_TOOLKIT_LIB = "/usr/local/cuda/lib64"
@@ -99,9 +101,7 @@ def test_site_packages_on_sys_path_is_found_without_roots(run, fixtures):
 
 def test_a_venv_with_nvidia_wheels_is_found_with_no_arguments(run, fixtures, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
-                    str(venv)], check=True)
-    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    python = make_venv(venv, pip=False)
     purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                              check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
     shutil.copytree(fx(fixtures, "wheels-cu12", "site-packages"), purelib, symlinks=True,

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The package installs and works with nothing set: a wheel built with
 scikit-build-core holds the library, and ``pip install ./bindings/python``
-builds it. Each install goes into a fresh venv (with the system
-site-packages, for scikit-build-core and cffi; nothing of cudaload is there).
+builds it. Each install goes into a fresh venv that sees this
+interpreter's packages, for scikit-build-core and cffi (conftest.make_venv;
+nothing of cudaload is there).
 Slow (a CMake build each): set CUDALOAD_TEST_PACKAGING=0 to skip."""
 
 import os
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import BINDINGS, installed_mode
+from conftest import BINDINGS, installed_mode, make_venv
 
 pytestmark = [
     pytest.mark.skipif(os.environ.get("CUDALOAD_TEST_PACKAGING") == "0",
@@ -30,8 +31,7 @@ def build_tools():
 
 
 def _venv(path):
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(path)], check=True)
-    return str(path / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    return make_venv(path)
 
 
 def _clean_env(backend):
