@@ -759,75 +759,82 @@ static cudaload_ctx *consumer_ctx(int target, const char *const *roots,
  * preloaded on Linux (ctranslate2's library has no RUNPATH to it), its
  * folder exposed on Windows. The version comes from the
  * auditwheel name on Linux and from the dist-info on Windows. */
+static void known_consumer_case(int windows) {
+  const char *site =
+      windows ? "consumers/windows/site-packages" : "consumers/site-packages";
+  const char *cublas12 =
+      windows ? "consumers/windows/cublas12" : "consumers/cublas12";
+  const char *file = windows ? "cublas64_12.dll" : "libcublas.so.12";
+  const char *opener =
+      windows ? "ctranslate2.dll" : "libctranslate2-0a1b2c3d.so.4.4.0";
+  int target = windows ? CUDALOAD_TARGET_WINDOWS : CUDALOAD_TARGET_LINUX;
+  const char *roots[] = {site, cublas12};
+  /* Not found: a warning naming the consumer, its version and the fix. */
+  cudaload_ctx *ctx = consumer_ctx(target, roots, 1);
+  assert_int_equal(cudaload_require(ctx, "cublas"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 2);
+  assert_int_equal(cudaload_plan_major(ctx, find_plan(ctx, "cublas", 13)), 13);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 1);
+  const char *w = cudaload_plan_warning(ctx, 0);
+  char want[256];
+  snprintf(want, sizeof want,
+           "ctranslate2 4.4.0 (%s) opens %s by name at its first cuBLAS "
+           "call; the plan has cuBLAS 13, no cuBLAS for CUDA 12 was found",
+           "", file);
+  if (!strstr(w, "ctranslate2 4.4.0 (") || !strstr(w, opener) ||
+      !strstr(w, strstr(want, ") opens")) ||
+      !strstr(w, "--require cublas=12") ||
+      !strstr(w, "pip install nvidia-cublas-cu12"))
+    fail_msg("warning \"%s\"", w);
+  cudaload_destroy(ctx);
+  /* Found in another root: planned as ctranslate2's, preloaded. */
+  ctx = consumer_ctx(target, roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  const char *names[] = {"cublas", "cublasLt"};
+  for (size_t k = 0; k < 2; ++k) {
+    size_t i = find_plan(ctx, names[k], 12);
+    const char *reason = cudaload_plan_reason(ctx, i);
+    snprintf(want, sizeof want,
+             "opened lazily by %s (ctranslate2 4.4.0 needs cuBLAS 12)", opener);
+    if (!strstr(reason, want))
+      fail_msg("%s 12: reason \"%s\"", names[k], reason);
+    /* Windows: its folder goes on PATH and AddDllDirectory instead. */
+    assert_int_equal(cudaload_plan_state(ctx, i),
+                     windows ? CUDALOAD_STATE_NOT_NEEDED
+                             : CUDALOAD_STATE_PLANNED);
+  }
+  assert_int_equal(cudaload_plan_count(ctx), 4);
+  cudaload_destroy(ctx);
+  /* The consumer's own major required: nothing added, nothing said. */
+  ctx = consumer_ctx(target, roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 2);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  cudaload_destroy(ctx);
+  /* A plan without cuBLAS is left alone: the program asked for none. */
+  ctx = consumer_ctx(target, roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cudart"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 1);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  cudaload_destroy(ctx);
+}
+
 static void a_known_consumer_gets_the_cublas_it_opens(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
-  for (int windows = 0; windows < 2; ++windows) {
-    const char *site =
-        windows ? "consumers/windows/site-packages" : "consumers/site-packages";
-    const char *cublas12 =
-        windows ? "consumers/windows/cublas12" : "consumers/cublas12";
-    const char *file = windows ? "cublas64_12.dll" : "libcublas.so.12";
-    const char *opener =
-        windows ? "ctranslate2.dll" : "libctranslate2-0a1b2c3d.so.4.4.0";
-    int target = windows ? CUDALOAD_TARGET_WINDOWS : CUDALOAD_TARGET_LINUX;
-    const char *roots[] = {site, cublas12};
-    /* Not found: a warning naming the consumer, its version and the fix. */
-    cudaload_ctx *ctx = consumer_ctx(target, roots, 1);
-    assert_int_equal(cudaload_require(ctx, "cublas"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_count(ctx), 2);
-    assert_int_equal(cudaload_plan_major(ctx, find_plan(ctx, "cublas", 13)),
-                     13);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 1);
-    const char *w = cudaload_plan_warning(ctx, 0);
-    char want[256];
-    snprintf(want, sizeof want,
-             "ctranslate2 4.4.0 (%s) opens %s by name at its first cuBLAS "
-             "call; the plan has cuBLAS 13, no cuBLAS for CUDA 12 was found",
-             "", file);
-    if (!strstr(w, "ctranslate2 4.4.0 (") || !strstr(w, opener) ||
-        !strstr(w, strstr(want, ") opens")) ||
-        !strstr(w, "--require cublas=12") ||
-        !strstr(w, "pip install nvidia-cublas-cu12"))
-      fail_msg("warning \"%s\"", w);
-    cudaload_destroy(ctx);
-    /* Found in another root: planned as ctranslate2's, preloaded. */
-    ctx = consumer_ctx(target, roots, 2);
-    assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 0);
-    const char *names[] = {"cublas", "cublasLt"};
-    for (size_t k = 0; k < 2; ++k) {
-      size_t i = find_plan(ctx, names[k], 12);
-      const char *reason = cudaload_plan_reason(ctx, i);
-      snprintf(want, sizeof want,
-               "opened lazily by %s (ctranslate2 4.4.0 needs cuBLAS 12)",
-               opener);
-      if (!strstr(reason, want))
-        fail_msg("%s 12: reason \"%s\"", names[k], reason);
-      /* Windows: its folder goes on PATH and AddDllDirectory instead. */
-      assert_int_equal(cudaload_plan_state(ctx, i),
-                       windows ? CUDALOAD_STATE_NOT_NEEDED
-                               : CUDALOAD_STATE_PLANNED);
-    }
-    assert_int_equal(cudaload_plan_count(ctx), 4);
-    cudaload_destroy(ctx);
-    /* The consumer's own major required: nothing added, nothing said. */
-    ctx = consumer_ctx(target, roots, 2);
-    assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_count(ctx), 2);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 0);
-    cudaload_destroy(ctx);
-    /* A plan without cuBLAS is left alone: the program asked for none. */
-    ctx = consumer_ctx(target, roots, 2);
-    assert_int_equal(cudaload_require(ctx, "cudart"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_count(ctx), 1);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 0);
-    cudaload_destroy(ctx);
-  }
+  known_consumer_case(0);
+}
+
+/* The same with the Windows names: ctranslate2.dll opens cublas64_12.dll. */
+static void a_known_consumer_gets_the_cublas_dll_it_opens(void **state) {
+  (void)state;
+  SKIP_WITHOUT_FIXTURE("consumers/windows/site-packages");
+  known_consumer_case(1);
   /* ctranslate2 3.x was built for CUDA 11: its stub opens cuBLAS 11. */
   const char *old[] = {"consumers/old-site-packages", "consumers/cublas12"};
   cudaload_ctx *ctx = consumer_ctx(CUDALOAD_TARGET_LINUX, old, 2);
@@ -1129,6 +1136,7 @@ int main(void) {
     cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
     cmocka_unit_test(the_driver_decides_between_majors),
     cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
+    cmocka_unit_test(a_known_consumer_gets_the_cublas_dll_it_opens),
     cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),
     cmocka_unit_test(files_of_another_machine_are_never_planned),
 #endif
