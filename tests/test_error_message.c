@@ -307,8 +307,8 @@ static void an_unknown_text_lists_the_forms_understood(void **state) {
       "",
       "ModuleNotFoundError: module is not found",
       "Could not load library",
-      "Could not find module 'C:\\app\\readme.txt' (or one of its "
-      "dependencies)",
+      ("Could not find module 'C:\\app\\readme.txt' (or one of its "
+       "dependencies)"),
   };
   for (size_t i = 0; i < sizeof unknown / sizeof *unknown; ++i) {
     int rc = cudaload_read_error_message(ctx, unknown[i]);

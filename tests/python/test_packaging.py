@@ -84,8 +84,16 @@ def test_built_wheel_installs_and_imports(backend, wheel, tmp_path):
     _check(python, backend, tmp_path)
 
 
-def test_pip_install_of_the_source_folder(backend, tmp_path, build_tools):
-    python = _venv(tmp_path / "venv")
+@pytest.fixture(scope="module")
+def source_install(tmp_path_factory, build_tools):
+    """One venv with ``pip install ./bindings/python`` done (a CMake build
+    of the library), which each backend then uses."""
+    venv = tmp_path_factory.mktemp("source-install") / "venv"
+    python = _venv(venv)
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
                     BINDINGS], check=True)
-    _check(python, backend, tmp_path)
+    return python
+
+
+def test_pip_install_of_the_source_folder(backend, source_install, tmp_path):
+    _check(source_install, backend, tmp_path)
