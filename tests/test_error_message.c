@@ -55,8 +55,8 @@ static void read_one(const char *text, expected e) {
   if (rc != CUDALOAD_OK)
     fail_msg("\"%s\" not read (%d): %s", text, rc, cudaload_last_error());
   if (cudaload_error_message_count(ctx) != 1)
-    fail_msg("\"%s\": %zu messages, not 1 (first: %s)", text,
-             cudaload_error_message_count(ctx),
+    fail_msg("\"%s\": %lu messages, not 1 (first: %s)", text,
+             (unsigned long)cudaload_error_message_count(ctx),
              cudaload_error_message_diagnosis(ctx, 0));
   assert_int_equal(cudaload_error_message_kind(ctx, 0), e.kind);
   assert_same("file", cudaload_error_message_file(ctx, 0), e.file);
