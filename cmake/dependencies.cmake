@@ -52,6 +52,9 @@ set(CUDALOAD_WITH_YAML AUTO CACHE STRING
 set_property(CACHE CUDALOAD_WITH_YAML PROPERTY STRINGS AUTO ON OFF)
 _cudaload_mode(CUDALOAD_WITH_YAML _cl_yaml_mode)
 set(CUDALOAD_YAML OFF)
+# Why a build has no YAML support, for the messages of its YAML entry points
+# and of the tool (the real cause, not the option's default name).
+set(CUDALOAD_NO_YAML_REASON "it was configured with -DCUDALOAD_WITH_YAML=OFF")
 if(NOT _cl_yaml_mode STREQUAL "OFF")
   if(YAML_ROOT)
     _cudaload_find_in(YAML_INCLUDE_DIR yaml.h ${YAML_ROOT}/include)
@@ -67,6 +70,8 @@ if(NOT _cl_yaml_mode STREQUAL "OFF")
       "(yaml.h: ${YAML_INCLUDE_DIR}, library: ${YAML_LIBRARY}); install it "
       "(Debian/Ubuntu: apt-get install libyaml-dev) or configure with -DCUDALOAD_WITH_YAML=OFF")
   else()
+    # (One string: no semicolon, which a compile definition would split at.)
+    set(CUDALOAD_NO_YAML_REASON "libyaml was not found when it was configured (CUDALOAD_WITH_YAML=AUTO), so it was left out: install libyaml's development files (Debian/Ubuntu: apt-get install libyaml-dev), then configure and build again")
     message(NOTICE "cudaload: YAML support off: libyaml was not found (Debian/Ubuntu: "
       "apt-get install libyaml-dev; scripts/test installs it); everything else builds")
   endif()

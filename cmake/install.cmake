@@ -36,4 +36,14 @@ file(RELATIVE_PATH CUDALOAD_PC_RELATIVE_PREFIX
   "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 string(REGEX REPLACE "/$" "" CUDALOAD_PC_RELATIVE_PREFIX "${CUDALOAD_PC_RELATIVE_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/cudaload.pc.in ${PROJECT_BINARY_DIR}/cudaload.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/cudaload.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# cudaload-static.pc names the archive itself: with -lcudaload the linker
+# takes libcudaload.so, which lies beside it (lib/CMakeLists.txt names it).
+if(WIN32)
+  set(CUDALOAD_PC_STATIC_ARCHIVE "${CMAKE_STATIC_LIBRARY_PREFIX}cudaload_static${CMAKE_STATIC_LIBRARY_SUFFIX}")
+else()
+  set(CUDALOAD_PC_STATIC_ARCHIVE "${CMAKE_STATIC_LIBRARY_PREFIX}cudaload${CMAKE_STATIC_LIBRARY_SUFFIX}")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/cudaload-static.pc.in
+  ${PROJECT_BINARY_DIR}/cudaload-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cudaload.pc ${PROJECT_BINARY_DIR}/cudaload-static.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -483,6 +483,68 @@ CUDALOAD_API const char *cudaload_program_file(const cudaload_ctx *ctx,
 CUDALOAD_API size_t cudaload_requirement_library(const cudaload_ctx *ctx,
                                                  size_t i);
 
+/* ------------------------------------------------------------------------ */
+/* Error messages: start from the error the user has (CUDALOAD_1.2)         */
+/* ------------------------------------------------------------------------ */
+
+/* What an error message says went wrong (cudaload_error_message_kind). */
+/** A library could not be found: dlopen's "libcudnn_ops_infer.so.8: cannot
+ *  open shared object file", "Could not load library ...", "Could not
+ *  locate cudnn_ops_infer64_8.dll", "Library libcublas.so.12 is not found
+ *  or cannot be loaded", "cublas64_12.dll is not found". */
+#define CUDALOAD_MESSAGE_LIBRARY_MISSING 1
+/** Windows could not load a DLL or one of the DLLs it imports ("[WinError
+ *  126] ... Could not find module '...' (or one of its dependencies)"), or
+ *  a library failed to load for a reason the text does not name. */
+#define CUDALOAD_MESSAGE_LIBRARY_OR_DEPENDENCY 2
+/** CUBLAS_STATUS_NOT_INITIALIZED: cuBLAS could not create its handle. */
+#define CUDALOAD_MESSAGE_CUBLAS_NOT_INITIALIZED 3
+/** "CUDA driver version is insufficient for CUDA runtime version". */
+#define CUDALOAD_MESSAGE_DRIVER_TOO_OLD 4
+/** "no kernel image is available for execution on the device". */
+#define CUDALOAD_MESSAGE_NO_KERNEL_IMAGE 5
+
+/**
+ * Read an error message a program printed (pasted whole: a traceback or a
+ * log is fine) and add the requirements it implies to ctx, as
+ * cudaload_require() would: "Could not load library libcudnn_ops_infer.so.8"
+ * is cudnn=8, onnxruntime's "... with error: libcublasLt.so.12: cannot open
+ * shared object file" cublas=12, CUBLAS_STATUS_NOT_INITIALIZED cublas. Each
+ * message recognised is kept (it replaces what an earlier call kept) and
+ * cudaload_doctor() reports it with a diagnosis and a fix. A text in which
+ * no form is recognised returns CUDALOAD_E_BAD_SPEC, the last error listing
+ * the forms understood, and changes nothing. docs/error-messages.md lists
+ * the forms.
+ */
+CUDALOAD_API int cudaload_read_error_message(cudaload_ctx *ctx,
+                                             const char *text);
+/** Number of messages the last cudaload_read_error_message() recognised. */
+CUDALOAD_API size_t cudaload_error_message_count(const cudaload_ctx *ctx);
+/** Message i's CUDALOAD_MESSAGE_* kind; 0 when out of range. */
+CUDALOAD_API int cudaload_error_message_kind(const cudaload_ctx *ctx, size_t i);
+/** "library-missing", "library-or-dependency", "cublas-not-initialized",
+ *  "driver-too-old", "no-kernel-image"; NULL for another value. */
+CUDALOAD_API const char *cudaload_error_message_kind_name(int kind);
+/** The line of the text message i was read from (trimmed; cut with "..."
+ *  past 240 bytes). NULL when out of range. */
+CUDALOAD_API const char *cudaload_error_message_quote(const cudaload_ctx *ctx,
+                                                      size_t i);
+/** The file the message is about ("libcudnn_ops_infer.so.8"; a path as the
+ *  message wrote it), NULL for a message about no file. */
+CUDALOAD_API const char *cudaload_error_message_file(const cudaload_ctx *ctx,
+                                                     size_t i);
+/** The library that needed that file, when the message says
+ *  ("libonnxruntime_providers_cuda.so"), else NULL. */
+CUDALOAD_API const char *
+cudaload_error_message_needed_by(const cudaload_ctx *ctx, size_t i);
+/** The requirement the message implies ("cudnn=8"), NULL when none (a file
+ *  that is not a CUDA library, the driver, a missing kernel image). */
+CUDALOAD_API const char *
+cudaload_error_message_requirement(const cudaload_ctx *ctx, size_t i);
+/** What the message means, in a sentence or two. NULL when out of range. */
+CUDALOAD_API const char *
+cudaload_error_message_diagnosis(const cudaload_ctx *ctx, size_t i);
+
 /* Flags for cudaload_plan() and cudaload_preload(). */
 /** Load with RTLD_GLOBAL (Linux). The default, RTLD_LOCAL, keeps two cuDNN
  *  majors from binding each other's unversioned symbols. */

@@ -3,16 +3,18 @@
 # consumer project. Included at the end of tests/CMakeLists.txt, where
 # Python3_EXECUTABLE is already found.
 
-# The command-line tool's target. The library owns the name `cudaload`, so the
-# tool's target has another name and OUTPUT_NAME cudaload; accept the usual
-# spellings, or -DCUDALOAD_CLI_TARGET=<name>.
-if(NOT CUDALOAD_CLI_TARGET)
-  foreach(_cl_candidate IN ITEMS cudaload_cli cudaload-cli cudaload_tool cli)
-    if(TARGET ${_cl_candidate})
-      set(CUDALOAD_CLI_TARGET ${_cl_candidate})
-      break()
-    endif()
-  endforeach()
+# The command-line tool's target: the CLI scenarios and the symbol check
+# run it. With the tool built, a target of another name must not make them
+# vanish with only a STATUS line: that stops the configure. With the tool
+# off (the fuzz build), they are off, said in one line.
+set(CUDALOAD_CLI_TARGET cudaload_cli)
+set(_cl_cli ${CUDALOAD_BUILD_TOOLS})
+if(NOT _cl_cli)
+  message(NOTICE "cudaload tests: CLI tests off: the tool is not built "
+    "(CUDALOAD_BUILD_TOOLS=OFF)")
+elseif(NOT TARGET ${CUDALOAD_CLI_TARGET})
+  message(FATAL_ERROR "cudaload tests: the command-line tool is built, but not as the "
+    "target ${CUDALOAD_CLI_TARGET} that the CLI tests run (tools/CMakeLists.txt)")
 endif()
 
 # Where the fixture trees are built (tests/fixtures sets CUDALOAD_FIXTURES_DIR
@@ -32,7 +34,7 @@ if(CMAKE_CROSSCOMPILING AND CMAKE_CROSSCOMPILING_EMULATOR)
 endif()
 
 # --- CLI scenarios: one ctest entry per group of tests ----------------------
-if(CUDALOAD_CLI_TARGET AND TARGET ${CUDALOAD_CLI_TARGET})
+if(_cl_cli)
   # A child for `cudaload exec` that prints the arguments and search path it
   # was given, as bytes (cli/print_args.c); on Windows it starts at wmain,
   # like the tool, to see them in UTF-16.
@@ -60,9 +62,6 @@ if(CUDALOAD_CLI_TARGET AND TARGET ${CUDALOAD_CLI_TARGET})
               ${_cl_group})
     set_tests_properties(cli_${_cl_group} PROPERTIES TIMEOUT 600 LABELS "cli")
   endforeach()
-else()
-  message(STATUS "cudaload tests: no command-line tool target; CLI tests not registered"
-                 " (set CUDALOAD_CLI_TARGET)")
 endif()
 
 # --- The symbol reader against binutils on real files ----------------------
@@ -70,8 +69,7 @@ endif()
 # symbols/ fixtures; mingw's objdump on the fixture DLLs and Wine's. Skipped
 # (exit 77) without readelf. Linux host builds only: the readers are the
 # same code in every build, and these files are this host's.
-if(CUDALOAD_CLI_TARGET AND TARGET "${CUDALOAD_CLI_TARGET}" AND NOT CMAKE_CROSSCOMPILING
-   AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+if(_cl_cli AND NOT CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
   add_test(NAME check_symbols
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_symbols.py
             --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>

@@ -14,9 +14,7 @@
 # their predictions from `cudaload explain` (the cudaload_cli target)
 # instead of loader_predict.
 
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
-  cudaload_unit_test(test_resolve ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
-endif()
+cudaload_unit_test(test_resolve ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
 
 set(CUDALOAD_LOADER_LINUX_SCENARIOS
   rpath_chain

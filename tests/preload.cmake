@@ -36,33 +36,31 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_missing_import
   windows_path_at_its_limit)
 
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
-  add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
-  target_link_libraries(test_preload PRIVATE cudaload_objects ${CMOCKA_LIBRARY})
-  if(NOT WIN32)
-    find_package(Threads REQUIRED)
-    target_link_libraries(test_preload PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
-  endif()
-  target_include_directories(test_preload PRIVATE ${CMOCKA_INCLUDE_DIR}
-    ${PROJECT_SOURCE_DIR}/lib ${CMAKE_CURRENT_LIST_DIR})
-  target_compile_definitions(test_preload PRIVATE ${CMOCKA_DEFINES}
-    CUDALOAD_STATIC _GNU_SOURCE
-    CUDALOAD_FIXTURES_DIR="${CUDALOAD_FIXTURES_DIR}")
-  target_compile_options(test_preload PRIVATE ${CUDALOAD_WARNINGS})
-  if(TARGET cudaload_fixtures)
-    add_dependencies(test_preload cudaload_fixtures)
-  endif()
-  # The exec scenario runs the command-line tool.
-  if(TARGET cudaload_cli)
-    target_compile_definitions(test_preload PRIVATE
-      CUDALOAD_CLI_PATH="$<TARGET_FILE:cudaload_cli>")
-    add_dependencies(test_preload cudaload_cli)
-  endif()
-
-  foreach(_cl_scenario IN LISTS CUDALOAD_PRELOAD_SCENARIOS)
-    add_test(NAME preload_${_cl_scenario}
-      COMMAND test_preload ${_cl_scenario})
-    set_tests_properties(preload_${_cl_scenario} PROPERTIES
-      TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "preload")
-  endforeach()
+add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
+target_link_libraries(test_preload PRIVATE cudaload_objects ${CMOCKA_LIBRARY})
+if(NOT WIN32)
+  find_package(Threads REQUIRED)
+  target_link_libraries(test_preload PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
 endif()
+target_include_directories(test_preload PRIVATE ${CMOCKA_INCLUDE_DIR}
+  ${PROJECT_SOURCE_DIR}/lib ${CMAKE_CURRENT_LIST_DIR})
+target_compile_definitions(test_preload PRIVATE ${CMOCKA_DEFINES}
+  CUDALOAD_STATIC _GNU_SOURCE
+  CUDALOAD_FIXTURES_DIR="${CUDALOAD_FIXTURES_DIR}")
+target_compile_options(test_preload PRIVATE ${CUDALOAD_WARNINGS})
+if(TARGET cudaload_fixtures)
+  add_dependencies(test_preload cudaload_fixtures)
+endif()
+# The exec scenario runs the command-line tool.
+if(TARGET cudaload_cli)
+  target_compile_definitions(test_preload PRIVATE
+    CUDALOAD_CLI_PATH="$<TARGET_FILE:cudaload_cli>")
+  add_dependencies(test_preload cudaload_cli)
+endif()
+
+foreach(_cl_scenario IN LISTS CUDALOAD_PRELOAD_SCENARIOS)
+  add_test(NAME preload_${_cl_scenario}
+    COMMAND test_preload ${_cl_scenario})
+  set_tests_properties(preload_${_cl_scenario} PROPERTIES
+    TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "preload")
+endforeach()

@@ -42,30 +42,28 @@ set(CUDALOAD_PROBE_SCENARIOS
   cublas_low_memory
   cublas_mismatch)
 
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
-  add_executable(test_probe ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
-  target_link_libraries(test_probe PRIVATE cudaload_objects ${CMOCKA_LIBRARY})
-  target_include_directories(test_probe PRIVATE ${CMOCKA_INCLUDE_DIR}
-    ${PROJECT_SOURCE_DIR}/lib ${CMAKE_CURRENT_LIST_DIR})
-  target_compile_definitions(test_probe PRIVATE ${CMOCKA_DEFINES}
-    CUDALOAD_STATIC _GNU_SOURCE
-    CUDALOAD_FIXTURES_DIR="${CUDALOAD_FIXTURES_DIR}")
-  target_compile_options(test_probe PRIVATE ${CUDALOAD_WARNINGS})
-  if(TARGET cudaload_fixtures)
-    add_dependencies(test_probe cudaload_fixtures)
-  endif()
-  # Windows has no fork: the out-of-process probe runs the tool.
-  if(TARGET cudaload_cli)
-    target_compile_definitions(test_probe PRIVATE
-      CUDALOAD_CLI_PATH="$<TARGET_FILE:cudaload_cli>")
-    add_dependencies(test_probe cudaload_cli)
-  else()
-    target_compile_definitions(test_probe PRIVATE CUDALOAD_CLI_PATH="")
-  endif()
-
-  foreach(_cl_scenario IN LISTS CUDALOAD_PROBE_SCENARIOS)
-    add_test(NAME probe_${_cl_scenario} COMMAND test_probe ${_cl_scenario})
-    set_tests_properties(probe_${_cl_scenario} PROPERTIES
-      TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "probe")
-  endforeach()
+add_executable(test_probe ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
+target_link_libraries(test_probe PRIVATE cudaload_objects ${CMOCKA_LIBRARY})
+target_include_directories(test_probe PRIVATE ${CMOCKA_INCLUDE_DIR}
+  ${PROJECT_SOURCE_DIR}/lib ${CMAKE_CURRENT_LIST_DIR})
+target_compile_definitions(test_probe PRIVATE ${CMOCKA_DEFINES}
+  CUDALOAD_STATIC _GNU_SOURCE
+  CUDALOAD_FIXTURES_DIR="${CUDALOAD_FIXTURES_DIR}")
+target_compile_options(test_probe PRIVATE ${CUDALOAD_WARNINGS})
+if(TARGET cudaload_fixtures)
+  add_dependencies(test_probe cudaload_fixtures)
 endif()
+# Windows has no fork: the out-of-process probe runs the tool.
+if(TARGET cudaload_cli)
+  target_compile_definitions(test_probe PRIVATE
+    CUDALOAD_CLI_PATH="$<TARGET_FILE:cudaload_cli>")
+  add_dependencies(test_probe cudaload_cli)
+else()
+  target_compile_definitions(test_probe PRIVATE CUDALOAD_CLI_PATH="")
+endif()
+
+foreach(_cl_scenario IN LISTS CUDALOAD_PROBE_SCENARIOS)
+  add_test(NAME probe_${_cl_scenario} COMMAND test_probe ${_cl_scenario})
+  set_tests_properties(probe_${_cl_scenario} PROPERTIES
+    TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "probe")
+endforeach()

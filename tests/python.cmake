@@ -30,11 +30,20 @@ if(TARGET cudaload_cli)
   list(APPEND _cl_python_env "CUDALOAD_CLI=$<TARGET_FILE:cudaload_cli>")
 endif()
 
+# Two ctest entries, so that ctest -j runs the packaging tests (CMake builds
+# through scikit-build-core: the longest test of a native run) beside the
+# rest.
 add_test(NAME python_bindings
   COMMAND ${Python3_EXECUTABLE} -m pytest -q -rs -p no:cacheprovider
+          --ignore=${CMAKE_CURRENT_LIST_DIR}/python/test_packaging.py
           ${CMAKE_CURRENT_LIST_DIR}/python
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-set_tests_properties(python_bindings PROPERTIES
+add_test(NAME python_packaging
+  COMMAND ${Python3_EXECUTABLE} -m pytest -q -rs -p no:cacheprovider
+          ${CMAKE_CURRENT_LIST_DIR}/python/test_packaging.py
+  WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(python_bindings python_packaging PROPERTIES
   ENVIRONMENT "${_cl_python_env}"
   TIMEOUT 900
+  COST 1000 # started first: the longest of the run
   LABELS "python")

@@ -180,7 +180,9 @@ static void text_has_every_section_in_order(void **state) {
                                          "\nLoaded in this process\n",
                                          "\nConflicts\n",
                                          "\nProbe\n",
+#ifdef _WIN32 /* only Windows has a display watchdog to report */
                                          "\nDisplay watchdog\n",
+#endif
                                          "\nEnvironment\n",
                                          "\nProblems and fixes\n"};
   const char *at = text;
@@ -198,6 +200,28 @@ static void text_has_every_section_in_order(void **state) {
   cudaload_free(text);
   text = report(ctx, CUDALOAD_FORMAT_TEXT, CUDALOAD_DOCTOR_COLOR, NULL);
   assert_contains(text, "\033[1mPlatform\033[0m");
+  cudaload_free(text);
+  cudaload_destroy(ctx);
+}
+
+/* The text names the roots it searched, as env and exec do: "0 libraries
+ * in 3 roots searched (2 absent or unreadable)" alone left the reader
+ * guessing which. */
+static void text_lists_the_roots_searched(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  char missing[4200];
+  snprintf(missing, sizeof missing, "%s" SEP "no-such-root", cudnn8_tree());
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_add_root(ctx, missing), CUDALOAD_OK);
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  char expected[9000];
+  snprintf(expected, sizeof expected,
+           " in 2 roots searched (1 absent or unreadable):\n"
+           "    %s (explicit)\n"
+           "    %s (explicit, not found)\n",
+           cudnn8_tree(), missing);
+  assert_contains(text, expected);
   cudaload_free(text);
   cudaload_destroy(ctx);
 }
@@ -713,9 +737,10 @@ static void display_watchdog_settings(void **state) {
   assert_contains(json, "\"watchdog\": {\n    \"applies\": false");
   assert_contains(json, "\"tdr_delay_s\": null");
   assert_contains(json, "nothing to read: only Windows has TDR");
+  /* The text leaves out a section that cannot apply here. */
   char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
-  assert_contains(text, "\nDisplay watchdog\n  nothing to read: only Windows "
-                        "has TDR");
+  assert_lacks(text, "Display watchdog");
+  assert_lacks(text, "TDR");
   cudaload_free(text);
 #endif
   cudaload_free(json);
@@ -743,6 +768,7 @@ static void bad_arguments_are_refused(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(text_has_every_section_in_order),
+      cmocka_unit_test(text_lists_the_roots_searched),
       cmocka_unit_test(missing_requirement_is_a_problem_with_its_fix),
       cmocka_unit_test(a_healthy_setup_has_no_problems),
       cmocka_unit_test(what_fails_without_cudaload_is_a_problem),

@@ -253,6 +253,7 @@ static void nothing_found(void **state) {
  * System32's file. */
 static void versioninfo_of_a_non_driver(void **state) {
   (void)state;
+  SKIP_WITHOUT_FIXTURE("fake_cuda/windows/driver/nvcuda.dll");
   const char *dll = test_fixture_path("fake_cuda/windows/driver/nvcuda.dll");
   const char *folder = test_fixture_path("fake_cuda/windows/driver");
   cl_driver_sources s = {CL_NAMING_WINDOWS, dll, NULL, NULL, folder};

@@ -255,6 +255,7 @@ static void cudnn9_follows_the_environments_cuda_major(void **state) {
 static void windows_wheels_are_recognised_too(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
+  SKIP_WITHOUT_FIXTURE("windows/site-packages");
   const char *roots[] = {"windows/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_WINDOWS, "cudnn=8,nccl", roots, 1);
   has(e, "/windows/cudnn8 \"nvidia-cudnn-cu12==8.9.*\" (not a plain");

@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #ifndef CUDALOAD_FIXTURES_DIR
 #define CUDALOAD_FIXTURES_DIR ""
@@ -55,5 +56,26 @@ static inline const char *test_fixture_path(const char *relative) {
 #endif
   return out;
 }
+
+/* 1 when the fixture file or folder `relative` was built. The Windows trees
+ * need mingw-w64 (x86_64-w64-mingw32-gcc and -windres), the Linux trees a
+ * host C compiler; tests/fixtures/CMakeLists.txt says which were skipped. */
+static inline int test_fixture_exists(const char *relative) {
+  struct stat st;
+  return stat(test_fixture_path(relative), &st) == 0;
+}
+
+/* Skip the calling cmocka test, saying why, when a fixture tree it reads was
+ * not built. Use after <cmocka.h>. */
+#define SKIP_WITHOUT_FIXTURE(relative)                                         \
+  do {                                                                         \
+    if (!test_fixture_exists(relative)) {                                      \
+      print_message("[  SKIPPED ] fixture %s was not built (the Windows "      \
+                    "trees need mingw-w64, the Linux trees a host C "          \
+                    "compiler)\n",                                             \
+                    relative);                                                 \
+      skip();                                                                  \
+    }                                                                          \
+  } while (0)
 
 #endif

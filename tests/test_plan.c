@@ -88,6 +88,53 @@ static void specs_are_parsed_and_normalised(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* What an error message names is a requirement too: a sub-library by its
+ * catalog name ("cudnn_ops_infer=8", which scan prints) or a file name
+ * (dlopen's "libcublasLt.so.12", Windows' "cudnn_ops_infer64_8.dll") is its
+ * family's requirement for the major the name carries. */
+static void libraries_are_required_by_their_own_and_file_names(void **state) {
+  (void)state;
+  static const struct {
+    const char *spec, *text;
+  } cases[] = {
+      {"cudnn_ops_infer=8", "cudnn=8"},
+      {"CUDNN_OPS_INFER", "cudnn=8"}, /* one major only: that one */
+      {"cudnn_graph>=9.1", "cudnn>=9.1"},
+      {"cublasLt", "cublas"},
+      {"cublasLt=12", "cublas=12"},
+      {"libcublasLt.so.12", "cublas=12"},
+      {"libcudnn_ops_infer.so.8", "cudnn=8"},
+      {"libcudnn.so.8.9.7", "cudnn=8"},
+      {"libcudart.so.13", "cudart=13"},
+      {"libcufft.so.11", "cufft=11"},
+      {"cudnn_ops_infer64_8.dll", "cudnn=8"},
+      {"cublas64_12.dll", "cublas=12"},
+      {"CUBLASLT64_13.DLL", "cublas=13"},
+      {"nppig64_12.dll", "nppig=12"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    int rc = cudaload_require(ctx, cases[i].spec);
+    if (rc != CUDALOAD_OK)
+      fail_msg("spec \"%s\" gave %d: %s", cases[i].spec, rc,
+               cudaload_last_error());
+    assert_int_equal(cudaload_requirement_count(ctx), 1);
+    if (strcmp(cudaload_requirement_text(ctx, 0), cases[i].text) != 0)
+      fail_msg("spec \"%s\" became \"%s\", not \"%s\"", cases[i].spec,
+               cudaload_requirement_text(ctx, 0), cases[i].text);
+    cudaload_destroy(ctx);
+  }
+  /* Several, as a pasted list: one requirement each, duplicates once. */
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_require(ctx, "libcublas.so.12, libcublasLt.so.12,"
+                                         "cudnn_ops_infer=8"),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_requirement_count(ctx), 2);
+  assert_string_equal(cudaload_requirement_text(ctx, 0), "cublas=12");
+  assert_string_equal(cudaload_requirement_text(ctx, 1), "cudnn=8");
+  cudaload_destroy(ctx);
+}
+
 static void bad_specs_are_refused_and_add_nothing(void **state) {
   (void)state;
   static const struct {
@@ -98,7 +145,14 @@ static void bad_specs_are_refused_and_add_nothing(void **state) {
       {",cudnn=8", "empty entry"},
       {"cudnn=8,,cudnn=9", "empty entry"},
       {"cudnnx=8", "unknown library \"cudnnx\""},
-      {"cudnn_ops_infer=8", "unknown library"},
+      {"cudnn_ops_infer=9", "cudnn_ops_infer is a library of cudnn 8 only"},
+      {"cudnn_graph<9", "cudnn_graph is a library of cudnn 9 only"},
+      {"cublasLt=10", "cublasLt exists in cublas 11 to 13 only"},
+      {"libcublas.so", "is not the file name of a CUDA library"},
+      {"libcudnn_ops_infer.so.8>=8.9", "a file name carries its major"},
+      {"libcuda.so.1", "is the NVIDIA driver's library"},
+      {"nvcuda.dll", "is the NVIDIA driver's library"},
+      {"libz.so.1", "\"libz.so.1\" is not the file name"},
       {"driver", "unknown library"},
       {"cudnn~8", "expected =, ==, >=, >, <= or <"},
       {"cudnn=", "missing version after \"=\""},
@@ -705,75 +759,82 @@ static cudaload_ctx *consumer_ctx(int target, const char *const *roots,
  * preloaded on Linux (ctranslate2's library has no RUNPATH to it), its
  * folder exposed on Windows. The version comes from the
  * auditwheel name on Linux and from the dist-info on Windows. */
+static void known_consumer_case(int windows) {
+  const char *site =
+      windows ? "consumers/windows/site-packages" : "consumers/site-packages";
+  const char *cublas12 =
+      windows ? "consumers/windows/cublas12" : "consumers/cublas12";
+  const char *file = windows ? "cublas64_12.dll" : "libcublas.so.12";
+  const char *opener =
+      windows ? "ctranslate2.dll" : "libctranslate2-0a1b2c3d.so.4.4.0";
+  int target = windows ? CUDALOAD_TARGET_WINDOWS : CUDALOAD_TARGET_LINUX;
+  const char *roots[] = {site, cublas12};
+  /* Not found: a warning naming the consumer, its version and the fix. */
+  cudaload_ctx *ctx = consumer_ctx(target, roots, 1);
+  assert_int_equal(cudaload_require(ctx, "cublas"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 2);
+  assert_int_equal(cudaload_plan_major(ctx, find_plan(ctx, "cublas", 13)), 13);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 1);
+  const char *w = cudaload_plan_warning(ctx, 0);
+  char want[256];
+  snprintf(want, sizeof want,
+           "ctranslate2 4.4.0 (%s) opens %s by name at its first cuBLAS "
+           "call; the plan has cuBLAS 13, no cuBLAS for CUDA 12 was found",
+           "", file);
+  if (!strstr(w, "ctranslate2 4.4.0 (") || !strstr(w, opener) ||
+      !strstr(w, strstr(want, ") opens")) ||
+      !strstr(w, "--require cublas=12") ||
+      !strstr(w, "pip install nvidia-cublas-cu12"))
+    fail_msg("warning \"%s\"", w);
+  cudaload_destroy(ctx);
+  /* Found in another root: planned as ctranslate2's, preloaded. */
+  ctx = consumer_ctx(target, roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  const char *names[] = {"cublas", "cublasLt"};
+  for (size_t k = 0; k < 2; ++k) {
+    size_t i = find_plan(ctx, names[k], 12);
+    const char *reason = cudaload_plan_reason(ctx, i);
+    snprintf(want, sizeof want,
+             "opened lazily by %s (ctranslate2 4.4.0 needs cuBLAS 12)", opener);
+    if (!strstr(reason, want))
+      fail_msg("%s 12: reason \"%s\"", names[k], reason);
+    /* Windows: its folder goes on PATH and AddDllDirectory instead. */
+    assert_int_equal(cudaload_plan_state(ctx, i),
+                     windows ? CUDALOAD_STATE_NOT_NEEDED
+                             : CUDALOAD_STATE_PLANNED);
+  }
+  assert_int_equal(cudaload_plan_count(ctx), 4);
+  cudaload_destroy(ctx);
+  /* The consumer's own major required: nothing added, nothing said. */
+  ctx = consumer_ctx(target, roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 2);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  cudaload_destroy(ctx);
+  /* A plan without cuBLAS is left alone: the program asked for none. */
+  ctx = consumer_ctx(target, roots, 2);
+  assert_int_equal(cudaload_require(ctx, "cudart"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_count(ctx), 1);
+  assert_int_equal(cudaload_plan_warning_count(ctx), 0);
+  cudaload_destroy(ctx);
+}
+
 static void a_known_consumer_gets_the_cublas_it_opens(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
-  for (int windows = 0; windows < 2; ++windows) {
-    const char *site =
-        windows ? "consumers/windows/site-packages" : "consumers/site-packages";
-    const char *cublas12 =
-        windows ? "consumers/windows/cublas12" : "consumers/cublas12";
-    const char *file = windows ? "cublas64_12.dll" : "libcublas.so.12";
-    const char *opener =
-        windows ? "ctranslate2.dll" : "libctranslate2-0a1b2c3d.so.4.4.0";
-    int target = windows ? CUDALOAD_TARGET_WINDOWS : CUDALOAD_TARGET_LINUX;
-    const char *roots[] = {site, cublas12};
-    /* Not found: a warning naming the consumer, its version and the fix. */
-    cudaload_ctx *ctx = consumer_ctx(target, roots, 1);
-    assert_int_equal(cudaload_require(ctx, "cublas"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_count(ctx), 2);
-    assert_int_equal(cudaload_plan_major(ctx, find_plan(ctx, "cublas", 13)),
-                     13);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 1);
-    const char *w = cudaload_plan_warning(ctx, 0);
-    char want[256];
-    snprintf(want, sizeof want,
-             "ctranslate2 4.4.0 (%s) opens %s by name at its first cuBLAS "
-             "call; the plan has cuBLAS 13, no cuBLAS for CUDA 12 was found",
-             "", file);
-    if (!strstr(w, "ctranslate2 4.4.0 (") || !strstr(w, opener) ||
-        !strstr(w, strstr(want, ") opens")) ||
-        !strstr(w, "--require cublas=12") ||
-        !strstr(w, "pip install nvidia-cublas-cu12"))
-      fail_msg("warning \"%s\"", w);
-    cudaload_destroy(ctx);
-    /* Found in another root: planned as ctranslate2's, preloaded. */
-    ctx = consumer_ctx(target, roots, 2);
-    assert_int_equal(cudaload_require(ctx, "cublas=13"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 0);
-    const char *names[] = {"cublas", "cublasLt"};
-    for (size_t k = 0; k < 2; ++k) {
-      size_t i = find_plan(ctx, names[k], 12);
-      const char *reason = cudaload_plan_reason(ctx, i);
-      snprintf(want, sizeof want,
-               "opened lazily by %s (ctranslate2 4.4.0 needs cuBLAS 12)",
-               opener);
-      if (!strstr(reason, want))
-        fail_msg("%s 12: reason \"%s\"", names[k], reason);
-      /* Windows: its folder goes on PATH and AddDllDirectory instead. */
-      assert_int_equal(cudaload_plan_state(ctx, i),
-                       windows ? CUDALOAD_STATE_NOT_NEEDED
-                               : CUDALOAD_STATE_PLANNED);
-    }
-    assert_int_equal(cudaload_plan_count(ctx), 4);
-    cudaload_destroy(ctx);
-    /* The consumer's own major required: nothing added, nothing said. */
-    ctx = consumer_ctx(target, roots, 2);
-    assert_int_equal(cudaload_require(ctx, "cublas=12"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_count(ctx), 2);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 0);
-    cudaload_destroy(ctx);
-    /* A plan without cuBLAS is left alone: the program asked for none. */
-    ctx = consumer_ctx(target, roots, 2);
-    assert_int_equal(cudaload_require(ctx, "cudart"), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
-    assert_int_equal(cudaload_plan_count(ctx), 1);
-    assert_int_equal(cudaload_plan_warning_count(ctx), 0);
-    cudaload_destroy(ctx);
-  }
+  known_consumer_case(0);
+}
+
+/* The same with the Windows names: ctranslate2.dll opens cublas64_12.dll. */
+static void a_known_consumer_gets_the_cublas_dll_it_opens(void **state) {
+  (void)state;
+  SKIP_WITHOUT_FIXTURE("consumers/windows/site-packages");
+  known_consumer_case(1);
   /* ctranslate2 3.x was built for CUDA 11: its stub opens cuBLAS 11. */
   const char *old[] = {"consumers/old-site-packages", "consumers/cublas12"};
   cudaload_ctx *ctx = consumer_ctx(CUDALOAD_TARGET_LINUX, old, 2);
@@ -1050,6 +1111,7 @@ static void case_twins_take_the_canonical_spelling(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(specs_are_parsed_and_normalised),
+    cmocka_unit_test(libraries_are_required_by_their_own_and_file_names),
     cmocka_unit_test(bad_specs_are_refused_and_add_nothing),
     cmocka_unit_test(version_numbers_beyond_the_limit_are_refused),
     cmocka_unit_test(cuda_pins_take_one_major),
@@ -1079,6 +1141,7 @@ int main(void) {
     cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
     cmocka_unit_test(the_driver_decides_between_majors),
     cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
+    cmocka_unit_test(a_known_consumer_gets_the_cublas_dll_it_opens),
     cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),
     cmocka_unit_test(files_of_another_machine_are_never_planned),
 #endif

@@ -45,6 +45,7 @@
 #endif
 
 #include "cudaload.h"
+#include "scan/catalog.h"
 #include "test_paths.h"
 
 #define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -422,13 +423,59 @@ static size_t modules_under(const char *relative, const char *what) {
   return n;
 }
 
+/* --- hermetic: only the fixtures ------------------------------------------ */
+
+/* After a scenario on the fixture trees: every CUDA library the process has
+ * mapped (a catalog name: libcudnn*.so.N, libcublas*, ...) must lie under
+ * the fixture folder. A scenario that passed by loading the machine's own
+ * cuDNN (through ld.so.cache, as a sanitizer's dlopen interceptor once made
+ * the fixtures' lazy opens do) proves nothing, and fails on a machine
+ * without a toolkit; /proc/self/maps says what the kernel mapped, whatever
+ * loaded it. */
+static int only_fixture_libraries(void **state) {
+  (void)state;
+  char fixtures[PATH_MAX];
+  if (realpath(test_fixture_path(""), fixtures) == NULL)
+    return 0; /* no fixtures: the scenario skipped */
+  FILE *maps = fopen("/proc/self/maps", "r");
+  if (maps == NULL) {
+    print_error("cannot read /proc/self/maps: the scenario's loads are "
+                "unchecked\n");
+    return -1;
+  }
+  char line[PATH_MAX + 256], last[PATH_MAX + 256] = "";
+  int outside = 0;
+  size_t length = strlen(fixtures);
+  while (fgets(line, sizeof line, maps)) {
+    char *path = strchr(line, '/');
+    if (path == NULL)
+      continue;
+    path[strcspn(path, "\n")] = '\0';
+    const char *name = strrchr(path, '/') + 1;
+    cl_name_match match;
+    if (!cl_catalog_match(name, CL_NAMING_LINUX, &match) ||
+        (strncmp(path, fixtures, length) == 0 && path[length] == '/') ||
+        strcmp(path, last) == 0) /* a file is mapped in several pieces */
+      continue;
+    snprintf(last, sizeof last, "%s", path);
+    print_error("%s is mapped: a CUDA library from outside the fixtures (%s) "
+                "came into the scenario\n",
+                path, fixtures);
+    outside = 1;
+  }
+  fclose(maps);
+  return outside ? -1 : 0;
+}
+
 /* --- scenarios ------------------------------------------------------------ */
 
 /* Without a preload nothing finds the fixtures: the consumers and cuBLAS do
- * not load, and cuDNN 8 loaded by path cannot open its sub-library (the
- * "Could not load library libcudnn_ops_infer.so.8" users hit). A machine
- * whose loader finds a real cuDNN 9 by itself (ld.so.cache) loads the
- * cuDNN 9 consumer, but with that copy, never the fixture. */
+ * not load them, and cuDNN 8 loaded by path cannot open its sub-library (the
+ * "Could not load library libcudnn_ops_infer.so.8" users hit). On every
+ * machine the fixture a consumer needs stays unmapped (/proc/self/maps, via
+ * dl_iterate_phdr); where the machine's loader finds a real library of that
+ * name by itself (ld.so.cache), the consumer loads with that copy, which is
+ * checked not to be the fixture, and otherwise dlerror names the file. */
 static void scenario_no_preload(void **state) {
   (void)state;
   require_fixture("preload/consumers/libconsumer_cudnn8.so");
@@ -436,31 +483,37 @@ static void scenario_no_preload(void **state) {
   static const struct {
     const char *file;
     const char *missing;
+    const char *fixture; /* the file of the fixtures it must not reach */
     int fixture_version; /* of the consumer's cuDNN, 0 for cuBLAS */
   } cases[] = {
       {"preload/consumers/libconsumer_cudnn8.so", "libcudnn.so.8",
-       FIXTURE_CUDNN8_VERSION},
+       "preload/cudnn8/libcudnn.so.8", FIXTURE_CUDNN8_VERSION},
       {"preload/consumers/libconsumer_cudnn9.so", "libcudnn.so.9",
-       FIXTURE_CUDNN9_VERSION},
-      {"preload/cublas12/libcublas.so.12", "libcublasLt.so.12", 0},
+       "preload/cudnn9/libcudnn.so.9", FIXTURE_CUDNN9_VERSION},
+      {"preload/cublas12/libcublas.so.12", "libcublasLt.so.12",
+       "preload/cublas12/libcublasLt.so.12", 0},
   };
   for (size_t i = 0; i < ARRAY_COUNT(cases); i++) {
     const char *path = fixture_real(cases[i].file);
     void *handle = dlopen(path, RTLD_NOW);
     const char *error = dlerror();
-    if (handle != NULL && cases[i].fixture_version != 0 &&
-        call_int(handle, "consumer_cudnn_version") !=
-            cases[i].fixture_version) {
+    module_list now = modules_now();
+    size_t reached = modules_count_of(&now, fixture_real(cases[i].fixture));
+    modules_free(&now);
+    if (reached != 0)
+      fail_msg("without a preload, dlopen(%s) mapped the fixture %s: is its "
+               "folder on LD_LIBRARY_PATH?",
+               path, cases[i].fixture);
+    if (handle != NULL) {
+      /* The machine's own library of that name, found by the loader. */
+      if (cases[i].fixture_version != 0)
+        assert_true(call_int(handle, "consumer_cudnn_version") !=
+                    cases[i].fixture_version);
       print_message("  note: %s loaded without a preload, with the system's "
-                    "%s (cudnnGetVersion() = %d), not the fixture's\n",
-                    path, cases[i].missing,
-                    call_int(handle, "consumer_cudnn_version"));
+                    "%s (not the fixture's)\n",
+                    path, cases[i].missing);
       continue;
     }
-    if (handle != NULL)
-      fail_msg("dlopen(%s) succeeded without a preload: is %s on "
-               "LD_LIBRARY_PATH?",
-               path, cases[i].missing);
     if (!contains(error, cases[i].missing))
       fail_msg("dlopen(%s) failed, but dlerror does not name %s: %s", path,
                cases[i].missing, or_null(error));
@@ -1349,20 +1402,21 @@ static void scenario_idempotent(void **state) {
   module_list second = modules_now();
   print_plan(ctx);
   assert_int_equal(cudaload_plan_count(ctx), planned);
+  /* The header: "A file that this or an earlier context already loaded is
+   * CUDALOAD_STATE_LOADED". */
   for (size_t i = 0; i < planned; i++) {
     int entry_state = cudaload_plan_state(ctx, i);
     if (entry_state != CUDALOAD_STATE_LOADED &&
-        entry_state != CUDALOAD_STATE_ALREADY_LOADED &&
         entry_state != CUDALOAD_STATE_NOT_NEEDED)
-      fail_msg("after the second preload, entry %lu (%s) is %s",
+      fail_msg("after the second preload, entry %lu (%s) is %s, not LOADED",
                (unsigned long)i, or_null(cudaload_plan_name(ctx, i)),
                state_name(entry_state));
   }
   assert_int_equal(modules_new(&first, &second, "second preload"), 0);
 
-  /* A fresh context finds the very files already loaded: ALREADY_LOADED
-   * ("the process had this very file"), or LOADED where the implementation
-   * counts an earlier context's load as its own; never a second copy. */
+  /* A fresh context finds the very files an earlier context loaded: LOADED,
+   * as the header promises (ALREADY_LOADED is for a file the process had
+   * from elsewhere); never a second copy. */
   cudaload_ctx *again = new_context();
   add_fixture_root(again, "preload/cudnn8");
   add_fixture_root(again, "preload/cudnn9");
@@ -1374,13 +1428,10 @@ static void scenario_idempotent(void **state) {
     size_t i = plan_find(again, "cudnn", major);
     assert_true(i != NOT_IN_PLAN);
     int entry_state = cudaload_plan_state(again, i);
-    if (entry_state != CUDALOAD_STATE_ALREADY_LOADED &&
-        entry_state != CUDALOAD_STATE_LOADED)
-      fail_msg("fresh context: cudnn %d is %s", major, state_name(entry_state));
-    if (entry_state == CUDALOAD_STATE_LOADED)
-      print_message("  note: fresh context reports cudnn %d LOADED, not "
-                    "ALREADY_LOADED\n",
-                    major);
+    if (entry_state != CUDALOAD_STATE_LOADED)
+      fail_msg("fresh context: cudnn %d is %s, not LOADED (an earlier "
+               "context loaded it)",
+               major, state_name(entry_state));
   }
   assert_int_equal(modules_new(&second, &third, "fresh context"), 0);
   modules_free(&first);
@@ -1822,28 +1873,38 @@ WINDOWS_ONLY(scenario_windows_path_at_its_limit)
 
 /* ======================================================================== */
 
+/* The scenarios on the fixture trees alone (not no_preload, which may meet
+ * the machine's own cuDNN through ld.so.cache by design, nor real_toolkit,
+ * exec, which runs the tool, or writable_link_folder, which copies files
+ * out): each is checked by only_fixture_libraries. */
+#ifdef _WIN32
+#define HERMETIC NULL
+#else
+#define HERMETIC only_fixture_libraries
+#endif
+
 static const struct CMUnitTest scenarios[] = {
     {"no_preload", scenario_no_preload, NULL, NULL, NULL},
-    {"side_by_side", scenario_side_by_side, NULL, NULL, NULL},
-    {"side_by_side_all_sublibs", scenario_side_by_side_all_sublibs, NULL, NULL,
-     NULL},
-    {"bundled_shim", scenario_bundled_shim, NULL, NULL, NULL},
-    {"global_conflict", scenario_global_conflict, NULL, NULL, NULL},
+    {"side_by_side", scenario_side_by_side, NULL, HERMETIC, NULL},
+    {"side_by_side_all_sublibs", scenario_side_by_side_all_sublibs, NULL,
+     HERMETIC, NULL},
+    {"bundled_shim", scenario_bundled_shim, NULL, HERMETIC, NULL},
+    {"global_conflict", scenario_global_conflict, NULL, HERMETIC, NULL},
     {"versioned_global_no_conflict", scenario_versioned_global_no_conflict,
-     NULL, NULL, NULL},
+     NULL, HERMETIC, NULL},
     {"versioned_same_node_conflict", scenario_versioned_same_node_conflict,
-     NULL, NULL, NULL},
-    {"dependency_order", scenario_dependency_order, NULL, NULL, NULL},
-    {"needed_dependencies", scenario_needed_dependencies, NULL, NULL, NULL},
+     NULL, HERMETIC, NULL},
+    {"dependency_order", scenario_dependency_order, NULL, HERMETIC, NULL},
+    {"needed_dependencies", scenario_needed_dependencies, NULL, HERMETIC, NULL},
     {"needed_dependency_missing", scenario_needed_dependency_missing, NULL,
-     NULL, NULL},
-    {"missing", scenario_missing, NULL, NULL, NULL},
-    {"all_or_nothing", scenario_all_or_nothing, NULL, NULL, NULL},
-    {"partial", scenario_partial, NULL, NULL, NULL},
+     HERMETIC, NULL},
+    {"missing", scenario_missing, NULL, HERMETIC, NULL},
+    {"all_or_nothing", scenario_all_or_nothing, NULL, HERMETIC, NULL},
+    {"partial", scenario_partial, NULL, HERMETIC, NULL},
     {"exec", scenario_exec, NULL, NULL, NULL},
     {"real_toolkit", scenario_real_toolkit, NULL, NULL, NULL},
-    {"threads", scenario_threads, NULL, NULL, NULL},
-    {"idempotent", scenario_idempotent, NULL, NULL, NULL},
+    {"threads", scenario_threads, NULL, HERMETIC, NULL},
+    {"idempotent", scenario_idempotent, NULL, HERMETIC, NULL},
     {"writable_link_folder", scenario_writable_link_folder, NULL, NULL, NULL},
     {"windows_no_preload", scenario_windows_no_preload, NULL, NULL, NULL},
     {"windows", scenario_windows, NULL, NULL, NULL},

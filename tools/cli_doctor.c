@@ -25,52 +25,51 @@ const char cli_doctor_help[] =
     "  how to fix it\n"
     "\n"
     "SYNOPSIS\n"
-    "  cudaload doctor [--require SPEC]... [--for TARGET]... [--manifest "
-    "FILE]\n"
+    "  cudaload doctor [--error TEXT] [--require SPEC]... [--for TARGET]...\n"
+    "                  [--manifest FILE]\n"
     "                  [--root DIR]... [--no-defaults] [--probe]\n"
     "                  [--out-of-process] [--format text|json|yaml]\n"
     "\n"
     "DESCRIPTION\n"
-    "  Prints one report in sections: Platform; Driver (libcuda.so.1 /\n"
-    "  nvcuda.dll, from the probe, the scan or this process); Libraries\n"
-    "  found (family, name, major, version and where the version came\n"
-    "  from, path); Plan (each requirement, the files chosen for it in load\n"
-    "  order, and why); Loaded in this process; Conflicts (another major of\n"
-    "  a required library in the global symbol scope); Probe (with how each\n"
-    "  device runs: driver model, display watchdog, compute mode, free\n"
-    "  memory); Display watchdog (Windows' TDR settings); Environment (the\n"
-    "  CUDA variables set, each with what it does); and Problems and fixes:\n"
-    "  every problem found, each followed by one line that fixes it.\n"
+    "  Prints one report in sections (docs/doctor.md): Error message (with\n"
+    "  --error: what it means); Platform; Driver (from the probe, the scan\n"
+    "  or this process); Libraries found (versions and where they came\n"
+    "  from); Plan (the files for each requirement in load order, and why);\n"
+    "  Loaded in this process; Conflicts; Probe; Display watchdog (Windows\n"
+    "  only: TDR); Environment (the CUDA variables set); and Problems and\n"
+    "  fixes: every problem found, each followed by one line that fixes it;\n"
+    "  then Notes: what the model sees that stops nothing loading.\n"
     "\n"
     "  The loader model judges the process with the plan loaded and as it\n"
     "  is; what fails only without cudaload says so, with the fix. With\n"
     "  --for, the program's own files are opened as the program opens them.\n"
     "\n"
-    "  Problems looked for: requirements without a usable library, roots\n"
-    "  that do not exist, files the OS loader refused, conflicts, no NVIDIA\n"
-    "  driver, a driver older than the planned CUDA major needs, a missing\n"
-    "  libz.so.1 when cuDNN 9 is planned (Linux), a sub-library without its\n"
-    "  main library, the probe's verdict, and with the probe: WDDM with the\n"
-    "  display watchdog on, a compute mode that keeps processes off, little\n"
-    "  free memory; CUDA_VISIBLE_DEVICES hiding every device,\n"
-    "  CUDA_LAUNCH_BLOCKING on.\n"
+    "  Problems looked for: what the --error message shows here,\n"
+    "  requirements without a usable library, missing roots, files the OS\n"
+    "  loader refused, conflicts, no driver or one older than the planned\n"
+    "  CUDA major needs, a missing libz.so.1 for cuDNN 9 (Linux), a\n"
+    "  sub-library without its main library, the probe's verdict and what\n"
+    "  it sees (WDDM with the display watchdog on, a compute mode that keeps\n"
+    "  processes off, little free memory), CUDA_VISIBLE_DEVICES hiding every\n"
+    "  device, CUDA_LAUNCH_BLOCKING on.\n"
     "\n"
-    "  Text goes with colour when standard output is a terminal, TERM is\n"
-    "  not dumb (on Linux: set, and not dumb) and the NO_COLOR variable is\n"
-    "  unset or empty. json and yaml follow one schema with\n"
+    "  Colour at a terminal, unless NO_COLOR is set and not empty or TERM is\n"
+    "  dumb (on Linux: or unset). json and yaml follow one schema with\n"
     "  \"schema_version\": 2 (docs/doctor.md).\n"
     "\n"
     "OPTIONS\n"
+    "  -e, --error TEXT    the error message a program printed (a whole\n"
+    "                      traceback is fine; - reads standard input); its\n"
+    "                      requirements are added (docs/error-messages.md)\n"
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
+    "                      cudnn_ops_infer=8  libcublasLt.so.12\n"
     "  --for TARGET        require what a program needs: a binary, a Python\n"
     "                      interpreter or venv, or an installed module\n"
     "                      (torch); see cudaload env --help\n"
-    "  -m, --manifest FILE read requirements, extra roots, policy and the\n"
-    "                      probe setting from a cudaload.yaml (relative roots\n"
-    "                      are relative to FILE's folder); probe: true turns\n"
-    "                      the probe on\n"
+    "  -m, --manifest FILE read requirements, roots (relative to FILE's\n"
+    "                      folder), policy and probe: true from a cudaload.yaml\n"
     "  -r, --root DIR      search DIR first (may be repeated; a relative FILE\n"
     "                      or DIR is resolved against the current folder)\n"
     "  --environment DIR   search DIR as the active environment (may be\n"
@@ -81,24 +80,27 @@ const char cli_doctor_help[] =
     "                      accept roots other users can write to\n"
     "  --probe             run the GPU probe in this process (it loads the\n"
     "                      driver and the planned libraries)\n"
-    "  --out-of-process    run the probe in a child process, killed after 30\n"
-    "                      seconds, so a hung driver cannot hang the doctor\n"
-    "                      (implies --probe)\n"
+    "  --out-of-process    run the probe in a child killed after 30 s: a hung\n"
+    "                      driver cannot hang the doctor (implies --probe)\n"
     "  --format F          text (default), json or yaml\n"
     "  -h, --help          show this help\n"
     "\n"
     "EXIT STATUS\n"
     "  0  no problems found\n"
     "  1  internal error (out of memory, output could not be written)\n"
-    "  2  usage error (unknown option, bad SPEC, an empty path)\n"
+    "  2  usage error (unknown option, bad SPEC, an empty path, an\n"
+    "     --error TEXT in no form cudaload knows)\n"
     "  3  the manifest could not be read or is invalid (stderr names the\n"
     "     file, line and column)\n"
     "  6  the report lists at least one problem\n"
     "\n"
     "EXAMPLES\n"
+    "  cudaload doctor --error \"Could not load library "
+    "libcudnn_ops_infer.so.8\"\n"
+    "  python app.py 2>&1 | cudaload doctor --error -\n"
     "  cudaload doctor --require cudnn=9,cublas=13\n"
     "  cudaload doctor --manifest /opt/app/cudaload.yaml --probe\n"
-    "  cudaload doctor --require cudnn=8 --format json | jq .problems\n";
+    "  cudaload doctor --for torch\n";
 
 /* Colour only for a person at a terminal who has not asked for none
  * (https://no-color.org: NO_COLOR set and non-empty) and whose terminal
@@ -134,6 +136,60 @@ static int want_color(void) {
 #endif
 }
 
+/* The whole of standard input as a malloc'ed string (--error -), NULL
+ * with the message printed. At most 4 MiB: a log, not a disk image. */
+static char *read_stdin(const char *cmd) {
+  size_t cap = 1 << 16, len = 0, max = (size_t)4 << 20;
+  char *text = malloc(cap + 1);
+  while (text) {
+    size_t n = fread(text + len, 1, cap - len, stdin);
+    len += n;
+    if (n == 0 || len >= max)
+      break;
+    if (len == cap) {
+      char *bigger = realloc(text, cap * 2 + 1);
+      if (!bigger) {
+        free(text);
+        text = NULL;
+        break;
+      }
+      text = bigger;
+      cap *= 2;
+    }
+  }
+  if (!text) {
+    cli_error("cudaload: %s: --error -: out of memory\n", cmd);
+    return NULL;
+  }
+  if (ferror(stdin)) {
+    cli_error("cudaload: %s: --error -: standard input could not be read\n",
+              cmd);
+    free(text);
+    return NULL;
+  }
+  text[len] = '\0';
+  return text;
+}
+
+/* The requirements of the error message (--error), EXIT_OK or the exit
+ * status with the message printed. */
+static int read_error_message(const char *cmd, cudaload_ctx *ctx,
+                              const char *value) {
+  char *from_stdin = NULL;
+  if (strcmp(value, "-") == 0 && !(from_stdin = read_stdin(cmd)))
+    return EXIT_INTERNAL;
+  int status =
+      cudaload_read_error_message(ctx, from_stdin ? from_stdin : value);
+  free(from_stdin);
+  if (status == CUDALOAD_OK)
+    return EXIT_OK;
+  if (status == CUDALOAD_E_NO_MEMORY) {
+    cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
+    return EXIT_INTERNAL;
+  }
+  return cli_usage_error(cmd, "--error: %s", cudaload_last_error());
+}
+
 /* EXIT_OK, or the exit status with the message printed. */
 static int load_manifest(cudaload_ctx *ctx, const char *manifest) {
   int status = cudaload_load_manifest(ctx, manifest);
@@ -146,6 +202,7 @@ static int load_manifest(cudaload_ctx *ctx, const char *manifest) {
 int cli_doctor(int argc, char **argv) {
   const char *cmd = "doctor";
   char *manifest = NULL; /* absolute (cli_absolute_path) */
+  const char *error_text = NULL;
   unsigned flags = 0;
   int format = CUDALOAD_FORMAT_TEXT;
   cli_search_options search;
@@ -164,6 +221,15 @@ int cli_doctor(int argc, char **argv) {
         rc = cli_usage_error(cmd, "--manifest given twice");
       else
         rc = cli_absolute_path(cmd, "--manifest", value, &manifest);
+    } else if ((m = cli_option_value(cmd, argc, argv, &i, "--error", "-e",
+                                     &value))) {
+      if (m < 0)
+        rc = EXIT_USAGE;
+      else if (error_text)
+        rc = cli_usage_error(cmd, "--error given twice (put both messages "
+                                  "in one text)");
+      else
+        error_text = value;
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
@@ -185,6 +251,8 @@ int cli_doctor(int argc, char **argv) {
   cudaload_ctx *ctx = NULL;
   if (rc == EXIT_OK)
     rc = cli_search_context(cmd, &search, &ctx);
+  if (rc == EXIT_OK && error_text)
+    rc = read_error_message(cmd, ctx, error_text);
   if (rc == EXIT_OK && manifest)
     rc = load_manifest(ctx, manifest);
   if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && want_color())

@@ -58,6 +58,9 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->consumer_count; ++i)
     free(ctx->consumers[i].path);
   ctx->consumer_count = 0;
+  for (size_t i = 0; i < ctx->nearby_count; ++i)
+    free(ctx->nearby_environments[i]);
+  ctx->nearby_count = 0;
   for (size_t i = 0; i < ctx->root_count; ++i) {
     free(ctx->roots[i].path);
     free(ctx->roots[i].detail);
@@ -140,6 +143,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->libraries);
   free(ctx->shims);
   free(ctx->consumers);
+  free(ctx->nearby_environments);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);
@@ -149,7 +153,22 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->environment_roots);
   free(ctx->manifest_path);
   free(ctx->probe_driver_path);
+  cl_ctx_clear_error_messages(ctx);
   free(ctx);
+}
+
+void cl_ctx_clear_error_messages(cudaload_ctx *ctx) {
+  for (size_t i = 0; i < ctx->error_message_count; ++i) {
+    cl_error_message *m = &ctx->error_messages[i];
+    free(m->quote);
+    free(m->file);
+    free(m->needed_by);
+    free(m->requirement);
+    free(m->diagnosis);
+  }
+  free(ctx->error_messages);
+  ctx->error_messages = NULL;
+  ctx->error_message_count = 0;
 }
 
 /* Append a copy of the absolute folder dir to a list of roots; function

@@ -171,6 +171,17 @@ typedef struct cl_conflict {
   char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
 } cl_conflict;
 
+/* One message cudaload_read_error_message() recognised in a pasted text
+ * (load/error_message.c). */
+typedef struct cl_error_message {
+  int kind;          /* CUDALOAD_MESSAGE_* */
+  char *quote;       /* the line it was read from */
+  char *file;        /* the file it is about; NULL for none */
+  char *needed_by;   /* the library that needed file; NULL when not said */
+  char *requirement; /* "cudnn=8"; NULL for none */
+  char *diagnosis;   /* what it means */
+} cl_error_message;
+
 struct cudaload_ctx {
   unsigned flags;
   int target; /* CUDALOAD_TARGET_* */
@@ -202,6 +213,10 @@ struct cudaload_ctx {
   size_t shim_count, shim_capacity;
   cl_noticed_consumer *consumers; /* known consumers the last scan noticed */
   size_t consumer_count, consumer_capacity;
+  /* Environments near the current folder that the last scan did not
+   * search (scan/environment.c), for the fix lines; absolute. */
+  char **nearby_environments;
+  size_t nearby_count, nearby_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;
@@ -233,6 +248,9 @@ struct cudaload_ctx {
   size_t env_warning_count, env_warning_capacity;
   /* per warning: 1 when it makes the child's loads fail (exec stops) */
   unsigned char *env_warning_fatal;
+  /* cudaload_read_error_message(): the messages of the last text read. */
+  cl_error_message *error_messages;
+  size_t error_message_count;
   /* "Problems and fixes" of the last cudaload_doctor() report. */
   size_t doctor_problem_count;
 
@@ -252,6 +270,9 @@ struct cudaload_ctx {
 void cl_ctx_clear_conflicts(cudaload_ctx *ctx);
 /* Drop the plan, its warnings and conflicts (requirements stay). */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
+
+/* Drop the error messages cudaload_read_error_message() kept. */
+void cl_ctx_clear_error_messages(cudaload_ctx *ctx);
 
 /* The naming convention a ctx scans for. */
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx);

@@ -242,7 +242,44 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
     add_requirement_word(t, blas->package, "", naming);
 }
 
+/* An environment the user made but did not activate comes first: the
+ * libraries may be there already ("pip install" into the system, or into
+ * a venv that is not active, is what sent people searching). */
+static void add_nearby_environments(cl_buf *t, const cudaload_ctx *ctx) {
+  if (ctx->nearby_count == 0)
+    return;
+  for (size_t i = 0; i < ctx->nearby_count; ++i)
+    add(t, "%s%s",
+        i == 0                       ? ""
+        : i + 1 == ctx->nearby_count ? " and "
+                                     : ", ",
+        ctx->nearby_environments[i]);
+  int one = ctx->nearby_count == 1;
+  add(t,
+      " %s not active, so not searched: activate %s or pass --environment "
+      "%s (C: cudaload_add_environment_root()); if %s the library: ",
+      one ? "is an environment that is" : "are environments that are",
+      one ? "it" : "the one you use", ctx->nearby_environments[0],
+      one ? "it lacks" : "they lack");
+}
+
+static char *fix_for_missing_here(const cudaload_ctx *ctx,
+                                  const cl_requirement *r);
+
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
+  char *here = fix_for_missing_here(ctx, r);
+  if (!here || ctx->nearby_count == 0)
+    return here;
+  cl_buf t = CL_BUF_INIT;
+  add_nearby_environments(&t, ctx);
+  add(&t, "%s", here);
+  free(here);
+  return cl_buf_take(&t);
+}
+
+/* The fix from what the inventory holds: the package to install, where. */
+static char *fix_for_missing_here(const cudaload_ctx *ctx,
+                                  const cl_requirement *r) {
   cl_naming naming = cl_ctx_naming(ctx);
   const char *family = r->entry->family;
   long major = r->op == CL_OP_ANY ? 0 : r->version[0];

@@ -20,6 +20,7 @@
  * offending node.
  */
 #include "core/context.h"
+#include "common/build_facts.h"
 #include "load/spec.h"
 #include "common/error.h"
 #include "load/manifest.h"
@@ -51,10 +52,10 @@ int cudaload_load_manifest(cudaload_ctx *ctx, const char *path) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_load_manifest: NULL %s", ctx ? "path" : "ctx");
   return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                 "%s: this libcudaload was built without libyaml "
-                 "(CUDALOAD_WITH_YAML=OFF) and cannot read YAML manifests; "
-                 "pass the requirements with cudaload_require() instead",
-                 path);
+                 "%s: this libcudaload has no YAML support, so it cannot "
+                 "read YAML manifests: %s; pass the requirements with "
+                 "cudaload_require() instead",
+                 path, cl_build_no_yaml_reason());
 }
 
 int cl_manifest_load_text(cudaload_ctx *ctx, const char *path, const char *text,

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * spec.c - requirement specs: "cudnn=8", "cudnn>=8.9", "cublas=12",
- * "cudart", several separated by commas ("cudnn=8,cudnn=9").
+ * "cudart", several separated by commas ("cudnn=8,cudnn=9"). A library is
+ * named by its family, its own catalog name ("cudnn_ops_infer=8",
+ * "cublasLt=12": its family's requirement) or a file name, as error
+ * messages print it ("libcublasLt.so.12", "cudnn_ops_infer64_8.dll").
  */
 #include "core/context.h"
 #include "load/spec.h"
@@ -74,6 +77,17 @@ static const cl_catalog_entry *family_main(const char *name, size_t len,
       *group = all[i].group;
       return &all[i];
     }
+  return NULL;
+}
+
+/* A sub-library's own name ("cudnn_ops_infer", "cublasLt"), any case: the
+ * entry itself (its family's main library is what a plan requires). */
+static const cl_catalog_entry *sub_library(const char *name, size_t len) {
+  size_t count;
+  const cl_catalog_entry *all = cl_catalog_entries(&count);
+  for (size_t i = 0; i < count; ++i)
+    if (all[i].role == CL_ROLE_SUB && same_name(all[i].name, name, len))
+      return &all[i];
   return NULL;
 }
 
@@ -297,6 +311,109 @@ static const char *example_names(char *out, size_t size) {
   return out;
 }
 
+/* The end of a file name that starts at p ("libcublasLt.so.12",
+ * "cudnn_ops_infer64_8.dll"): up to a space, a comparison or end. */
+static const char *file_name_end(const char *p, const char *end) {
+  while (p < end && !cl_ascii_is_space(*p) && *p != '=' && *p != '<' &&
+         *p != '>')
+    ++p;
+  return p;
+}
+
+/* A library's file name as a requirement: "libcublasLt.so.12" is
+ * cublas=12, "cudnn_ops_infer64_8.dll" cudnn=8 (the name carries the
+ * major, so nothing may follow it). [name, name_end) is the name, [p, end)
+ * what follows it. */
+static int parse_file_name(const char *name, const char *name_end,
+                           const char *p, const char *end, const char *whole,
+                           cl_requirement *out) {
+  spec_echo w, e;
+  size_t len = (size_t)(name_end - name);
+  char file[256];
+  cl_name_match m;
+  int known = len < sizeof file;
+  if (known) {
+    memcpy(file, name, len);
+    file[len] = '\0';
+    known = cl_catalog_match(file, CL_NAMING_LINUX, &m) ||
+            cl_catalog_match(file, CL_NAMING_WINDOWS, &m);
+  }
+  if (!known)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": \"%s\" is not the file name of a "
+                   "CUDA library cudaload knows (such as libcublas.so.12, "
+                   "libcudnn_ops_infer.so.8 or cudnn64_9.dll; "
+                   "docs/scan-contract.md lists them all)",
+                   echo_spec(&w, whole), echo_of(&e, name, len));
+  if (strcmp(m.entry->family, "driver") == 0)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": %s is the NVIDIA driver's library, "
+                   "which is installed with the driver, not required (cudaload "
+                   "doctor says whether it is there)",
+                   echo_spec(&w, whole), file);
+  while (p < end && cl_ascii_is_space(*p))
+    ++p;
+  if (p < end)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": a file name carries its major (%s is "
+                   "%s %d); write %s and a comparison instead, as in %s>=%d",
+                   echo_spec(&w, whole), file, m.entry->family, m.major,
+                   m.entry->family, m.entry->family, m.major);
+  const char *group;
+  out->entry = family_main(m.entry->family, strlen(m.entry->family), &group);
+  out->op = CL_OP_EQ;
+  out->version[0] = m.major;
+  out->version_parts = 1;
+  return CUDALOAD_OK;
+}
+
+/* Whether some version of a major in [lo, hi] satisfies req's comparison:
+ * "cudnn_graph<9" cannot (cuDNN 9 split the graph library out). */
+static int majors_can_satisfy(int lo, int hi, const cl_requirement *req) {
+  long low[1] = {lo};
+  switch (req->op) {
+  case CL_OP_EQ:
+    return req->version[0] >= lo && req->version[0] <= hi;
+  case CL_OP_LT:
+    return cl_version_compare(low, 1, req->version, req->version_parts) < 0;
+  case CL_OP_LE:
+    return cl_version_compare(low, 1, req->version, req->version_parts) <= 0;
+  case CL_OP_GT:
+  case CL_OP_GE:
+    return hi >= req->version[0];
+  default:
+    return 1;
+  }
+}
+
+/* A sub-library named with a version it does not have
+ * ("cudnn_ops_infer=9": cuDNN 9 split it) fails; without a version, a
+ * sub-library of one major only requires that major ("cudnn_ops_infer" is
+ * cudnn=8). */
+static int check_sub_library_major(const cl_catalog_entry *sub,
+                                   const char *whole, cl_requirement *out) {
+  if (out->op == CL_OP_ANY && sub->min_major == sub->max_major) {
+    out->op = CL_OP_EQ;
+    out->version[0] = sub->min_major;
+    out->version_parts = 1;
+    return CUDALOAD_OK;
+  }
+  if (majors_can_satisfy(sub->min_major, sub->max_major, out))
+    return CUDALOAD_OK;
+  spec_echo w;
+  if (sub->min_major == sub->max_major)
+    return cl_fail(CUDALOAD_E_BAD_SPEC,
+                   "requirement \"%s\": %s is a library of %s %d only, "
+                   "which the version asked for excludes",
+                   echo_spec(&w, whole), sub->name, sub->family,
+                   sub->min_major);
+  return cl_fail(CUDALOAD_E_BAD_SPEC,
+                 "requirement \"%s\": %s exists in %s %d to %d only, which "
+                 "the version asked for excludes",
+                 echo_spec(&w, whole), sub->name, sub->family, sub->min_major,
+                 sub->max_major);
+}
+
 /* Parse entry `index` of `count`, [p, end) of the spec `whole`; trims
  * spaces. */
 static int parse_one(const char *p, const char *end, const char *whole,
@@ -323,7 +440,15 @@ static int parse_one(const char *p, const char *end, const char *whole,
     ++p;
   size_t name_len = (size_t)(p - name);
   memset(out, 0, sizeof *out);
+  if (p < end && *p == '.') { /* a file name: "libcublasLt.so.12" */
+    const char *name_end = file_name_end(p, end);
+    int status = parse_file_name(name, name_end, name_end, end, whole, out);
+    return status ? status : set_requirement_text(whole, 0, out);
+  }
   out->entry = family_main(name, name_len, &out->group);
+  const cl_catalog_entry *sub = NULL;
+  if (!out->entry && (sub = sub_library(name, name_len)) != NULL)
+    out->entry = family_main(sub->family, strlen(sub->family), &out->group);
   /* "cuda=12" pins the plan's CUDA major (no library of its own). */
   int pin = name_len == 4 && cl_same_nocase(name, "cuda", 4);
   if (!out->entry && !pin) {
@@ -331,11 +456,13 @@ static int parse_one(const char *p, const char *end, const char *whole,
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": unknown library \"%s\" (expected "
                    "a library such as %s (docs/scan-contract.md lists them "
-                   "all); or cuda=MAJOR)",
+                   "all), or its file name; or cuda=MAJOR)",
                    echo_spec(&w, whole), echo_of(&e, name, name_len),
                    example_names(examples, sizeof examples));
   }
   int status = parse_constraint(p, end, whole, name, name_len, out);
+  if (status == CUDALOAD_OK && sub)
+    status = check_sub_library_major(sub, whole, out);
   if (status != CUDALOAD_OK)
     return status;
   if (pin && (out->op != CL_OP_EQ || out->version_parts != 1 ||

@@ -145,6 +145,9 @@ char *cl_os_system_dir(void);
 
 /* The user's home folder (malloc'ed) or NULL. */
 char *cl_os_home_dir(void);
+/* The process's current folder, absolute (malloc'ed), or NULL when it
+ * cannot be told (removed, or out of memory). */
+char *cl_os_current_dir(void);
 
 /* The host, as the portable code asks for it instead of testing _WIN32
  * (the OS switch is these files alone: posix/, win32/). */

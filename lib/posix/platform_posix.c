@@ -507,6 +507,10 @@ char *cl_os_home_dir(void) {
   return cl_os_getenv("HOME");
 }
 
+char *cl_os_current_dir(void) {
+  return getcwd(NULL, 0); /* glibc and musl allocate it */
+}
+
 /* ------------------------------------------------------------------------ */
 /* The host                                                                 */
 /* ------------------------------------------------------------------------ */

@@ -9,6 +9,7 @@
  * searching.
  */
 #include "scan/catalog.h"
+#include "common/build_facts.h"
 #include "core/context.h"
 #include "load/spec.h"
 #include "load/plan.h"
@@ -30,6 +31,7 @@
 #include "report/report_probe.h"
 #include "report/report_text.h"
 #include "report/report_watchdog.h"
+#include "report/error_message_report.h"
 #include "report/runtime_problems.h"
 #include "report/report_writer.h"
 #include "load/resolve.h"
@@ -988,7 +990,15 @@ static void runtime_problems(doctor *d) {
   d->probe_explained = cl_runtime_problems(&facts, add_runtime_problem, d);
 }
 
+/* What the error messages read into ctx show here (error_message_report.c). */
+static void error_message_problems(doctor *d) {
+  cl_error_message_facts facts = {d->ctx, d->driver_path, &d->driver_files,
+                                  d->probe};
+  cl_error_message_problems(&facts, add_runtime_problem, d);
+}
+
 static void find_problems(doctor *d) {
+  error_message_problems(d);
   unsatisfied_problems(d);
   root_problems(d);
   load_failure_problems(d);
@@ -1085,9 +1095,12 @@ static void text_libraries(text *t, const cudaload_ctx *ctx) {
   size_t missing = 0;
   for (size_t i = 0; i < ctx->root_count; ++i)
     missing += ctx->roots[i].status != CUDALOAD_OK;
-  put(t, "  %zu %s in %zu %s searched (%zu absent or unreadable)\n",
+  put(t, "  %zu %s in %zu %s searched (%zu absent or unreadable)%s\n",
       ctx->library_count, ctx->library_count == 1 ? "library" : "libraries",
-      ctx->root_count, ctx->root_count == 1 ? "root" : "roots", missing);
+      ctx->root_count, ctx->root_count == 1 ? "root" : "roots", missing,
+      ctx->root_count ? ":" : "");
+  cl_text_roots(&t->r, ctx, "    ");
+  cl_text_nearby_environments(&t->r, ctx, "  ");
 }
 
 static void text_plan(text *t, const doctor *d) {
@@ -1298,6 +1311,11 @@ static char *write_text(const doctor *d) {
   put(&t, "%scudaload doctor%s %s\n", sgr(&t, BOLD), sgr(&t, RESET),
       cudaload_version_string());
 
+  if (ctx->error_message_count) {
+    heading(&t, "Error message");
+    cl_text_error_messages(&t.r, LABEL_WIDTH, ctx);
+  }
+
   heading(&t, "Platform");
   field(&t, "os", cl_os_name());
   field(&t, "arch", host_arch());
@@ -1320,8 +1338,10 @@ static char *write_text(const doctor *d) {
     put(&t, "  %s\n", shown(&t, ctx->conflicts[i].text));
 
   text_probe(&t, d);
-  heading(&t, "Display watchdog");
-  cl_text_watchdog(&t.r, LABEL_WIDTH, &d->watchdog);
+  if (d->watchdog.applies) { /* Windows only: nothing to say elsewhere */
+    heading(&t, "Display watchdog");
+    cl_text_watchdog(&t.r, LABEL_WIDTH, &d->watchdog);
+  }
   text_environment(&t, d);
 
   text_problems(&t, d);
@@ -1579,6 +1599,7 @@ static char *write_structured(const doctor *d, cl_report_format format) {
   cl_report_write_roots(w, ctx);
   cl_report_write_libraries(w, ctx);
 
+  cl_report_error_messages(w, ctx);
   write_requirements(w, ctx);
   write_plan(w, d);
   write_probe(w, d->probe);
@@ -1635,8 +1656,9 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
   if (format == CUDALOAD_FORMAT_YAML &&
       !cl_report_format_supported(CL_REPORT_YAML))
     return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "cudaload_doctor: this libcudaload was built without "
-                   "libyaml (CUDALOAD_WITH_YAML=OFF); ask for JSON or text");
+                   "cudaload_doctor: this libcudaload has no YAML support: "
+                   "%s; ask for JSON or text",
+                   cl_build_no_yaml_reason());
   doctor d;
   memset(&d, 0, sizeof d);
   d.ctx = ctx;

@@ -6,6 +6,7 @@
  * (cudaload_inspect_report(); the schema is in docs/cli.md).
  */
 #include "cudaload.h"
+#include "common/build_facts.h"
 
 #include "common/error.h"
 #include "common/strutil.h"
@@ -363,9 +364,11 @@ int cudaload_inspect_report(const char *const *paths, size_t count, int format,
                    "YAML",
                    format);
   if (!cudaload_format_supported(format))
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "cudaload_inspect_report: this build has no YAML support "
-                   "(built with CUDALOAD_WITH_YAML=OFF)");
+    return cl_fail(
+        CUDALOAD_E_UNSUPPORTED,
+        "cudaload_inspect_report: this libcudaload has no YAML support: "
+        "%s; ask for JSON or text",
+        cl_build_no_yaml_reason());
   int symbols = (flags & CUDALOAD_INSPECT_SYMBOLS) != 0;
   *out = format == CUDALOAD_FORMAT_TEXT
              ? inspect_text(paths, count, symbols)

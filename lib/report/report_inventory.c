@@ -3,6 +3,7 @@
  * the doctor alike (one schema, one writer), and the whole scan report,
  * cudaload_scan_report(), that `cudaload scan` prints. */
 #include "report/report_inventory.h"
+#include "common/build_facts.h"
 
 #include "common/error.h"
 #include "core/context.h"
@@ -114,6 +115,28 @@ static char *scan_structured(const cudaload_ctx *ctx, int format) {
   return cl_report_writer_finish(w, &len);
 }
 
+void cl_text_nearby_environments(cl_text_report *t, const cudaload_ctx *ctx,
+                                 const char *indent) {
+  for (size_t i = 0; i < ctx->nearby_count; ++i) {
+    const char *path = cl_text_shown(t, ctx->nearby_environments[i]);
+    cl_text_put(t,
+                "%snot searched: %s, an environment that is not active "
+                "(activate it, or pass --environment %s)\n",
+                indent, path, path);
+  }
+}
+
+void cl_text_roots(cl_text_report *t, const cudaload_ctx *ctx,
+                   const char *indent) {
+  for (size_t i = 0; i < cudaload_root_count(ctx); ++i) {
+    int status = cudaload_root_status(ctx, i);
+    cl_text_put(t, "%s%s (%s%s%s)\n", indent,
+                cl_text_shown(t, cudaload_root_path(ctx, i)),
+                cudaload_root_origin(ctx, i), status ? ", " : "",
+                status ? cudaload_root_status_name(status) : "");
+  }
+}
+
 enum { SCAN_COLUMNS = 6 };
 
 /* One row of the table: the cells of library i ("-" for no version). */
@@ -160,6 +183,7 @@ static char *scan_text(const cudaload_ctx *ctx) {
   size_t roots = cudaload_root_count(ctx);
   cl_text_put(&t, "\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries",
               roots, roots == 1 ? "root" : "roots");
+  cl_text_nearby_environments(&t, ctx, "");
   for (size_t i = 0; i < roots; ++i)
     if (cudaload_root_status(ctx, i) != CUDALOAD_OK &&
         strcmp(cudaload_root_origin(ctx, i), "explicit") == 0)
@@ -182,9 +206,11 @@ int cudaload_scan_report(const cudaload_ctx *ctx, int format, char **out) {
                    "cudaload_scan_report: format %d is not text, JSON or YAML",
                    format);
   if (!cudaload_format_supported(format))
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "cudaload_scan_report: this build has no YAML support "
-                   "(built with CUDALOAD_WITH_YAML=OFF)");
+    return cl_fail(
+        CUDALOAD_E_UNSUPPORTED,
+        "cudaload_scan_report: this libcudaload has no YAML support: "
+        "%s; ask for JSON or text",
+        cl_build_no_yaml_reason());
   *out = format == CUDALOAD_FORMAT_TEXT ? scan_text(ctx)
                                         : scan_structured(ctx, format);
   if (!*out)

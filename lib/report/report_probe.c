@@ -5,6 +5,7 @@
  * tool's `probe --format json`, Python) and the doctor's "probe" field.
  */
 #include "report/report_probe.h"
+#include "common/build_facts.h"
 
 #include "common/error.h"
 
@@ -124,9 +125,11 @@ int cudaload_probe_report(const cudaload_probe *probe, int format, char **out) {
                    "text is cudaload_probe_summary() and the stages)",
                    format);
   if (!cl_report_format_supported((cl_report_format)format))
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "cudaload_probe_report: this build has no YAML support "
-                   "(built with CUDALOAD_WITH_YAML=OFF)");
+    return cl_fail(
+        CUDALOAD_E_UNSUPPORTED,
+        "cudaload_probe_report: this libcudaload has no YAML support: "
+        "%s; ask for JSON or text",
+        cl_build_no_yaml_reason());
   cl_report_writer *w = cl_report_writer_new((cl_report_format)format);
   if (!w)
     return cl_fail(CUDALOAD_E_NO_MEMORY,

@@ -157,6 +157,30 @@ void cl_interpreter_roots(const char *program, cl_root_visitor visit,
   free(bin);
 }
 
+/* A venv (pyvenv.cfg) or a conda environment (conda-meta/) at folder. */
+static int is_environment(const char *folder) {
+  return is_kind(folder, "pyvenv.cfg", CL_KIND_REGULAR) ||
+         is_kind(folder, "conda-meta", CL_KIND_DIRECTORY);
+}
+
+void cl_nearby_environments(cl_root_visitor visit, void *opaque) {
+  /* The names uv, Poetry, virtualenv and `conda create -p` use; a fixed
+   * list, so the current folder is never listed (it may be /tmp). */
+  static const char *const names[] = {".venv", "venv", ".env", "env", ".conda"};
+  char *cwd = cl_os_current_dir();
+  if (!cwd)
+    return;
+  if (is_environment(cwd))
+    visit(cwd, CL_ORIGIN_NEARBY, opaque);
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+    char *path = cl_path_join(cwd, names[i]);
+    if (path && is_environment(path))
+      visit(path, CL_ORIGIN_NEARBY, opaque);
+    free(path);
+  }
+  free(cwd);
+}
+
 void cl_environment_roots(cl_root_visitor visit, void *opaque) {
   visit_variable("VIRTUAL_ENV", visit, opaque);
   visit_variable("CONDA_PREFIX", visit, opaque);

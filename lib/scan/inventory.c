@@ -1054,6 +1054,31 @@ static void add_default_root(const char *path, const char *origin,
   add_root(opaque, path, origin);
 }
 
+/* An environment near the current folder: noted for the fix lines unless
+ * it is one of the roots searched (the python3 on PATH's venv often is). */
+static void note_nearby(const char *path, const char *origin, void *opaque) {
+  scanner *s = opaque;
+  (void)origin;
+  if (s->status)
+    return;
+  char *key = root_key(path);
+  char *copy = cl_strdup(path);
+  cudaload_ctx *ctx = s->ctx;
+  if (!key || !copy ||
+      cl_reserve((void **)&ctx->nearby_environments, &ctx->nearby_capacity,
+                 ctx->nearby_count + 1, sizeof(char *))) {
+    free(key);
+    free(copy);
+    out_of_memory(s);
+    return;
+  }
+  if (cl_str_index_find(&s->folder_roots, key, NULL))
+    free(copy);
+  else
+    ctx->nearby_environments[ctx->nearby_count++] = copy;
+  free(key);
+}
+
 static void scanner_init(scanner *s, cudaload_ctx *ctx) {
   memset(s, 0, sizeof *s);
   s->ctx = ctx;
@@ -1114,6 +1139,10 @@ int cudaload_scan(cudaload_ctx *ctx) {
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
     cl_default_roots(s.naming, ctx->environment_count == 0, add_default_root,
                      &s);
+  /* What the user may have meant but did not activate; only when the
+   * active environment is the scan's own guess. */
+  if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS) && ctx->environment_count == 0)
+    cl_nearby_environments(note_nearby, &s);
   scanner_free(&s);
   if (s.status) {
     int status = s.status;

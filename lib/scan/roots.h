@@ -23,6 +23,7 @@
  * python3 found on PATH. */
 #define CL_ORIGIN_INTERPRETER "interpreter"
 #define CL_ORIGIN_PYTHON_ON_PATH "python3 on PATH"
+#define CL_ORIGIN_NEARBY "near the current folder"
 
 /* An earlier tier wins over a later one whatever the versions: the
  * environment the user activated is what they mean. */
@@ -56,5 +57,13 @@ void cl_environment_roots(cl_root_visitor visit, void *opaque);
  * conda prefix, or its site folders. */
 void cl_interpreter_roots(const char *program, cl_root_visitor visit,
                           void *opaque);
+
+/* Environments near the current folder, which a scan never searches (the
+ * result must not depend on where the caller stands, and a folder someone
+ * else made could plant libraries): the current folder itself, ./.venv,
+ * ./venv, ./.env, ./env, ./.conda when one is a venv (pyvenv.cfg) or a
+ * conda environment (conda-meta/). A fix line names them ("activate it or
+ * pass --environment DIR"); origin is CL_ORIGIN_NEARBY. */
+void cl_nearby_environments(cl_root_visitor visit, void *opaque);
 
 #endif

@@ -824,6 +824,19 @@ char *cl_os_system_dir(void) {
   return utf8;
 }
 
+char *cl_os_current_dir(void) {
+  DWORD need = GetCurrentDirectoryW(0, NULL);
+  if (need == 0)
+    return NULL;
+  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
+  if (!buffer)
+    return NULL;
+  DWORD got = GetCurrentDirectoryW(need, buffer);
+  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
+  free(buffer);
+  return utf8;
+}
+
 char *cl_os_home_dir(void) {
   char *home = cl_os_getenv("USERPROFILE");
   if (home && home[0])

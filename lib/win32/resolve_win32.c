@@ -146,16 +146,7 @@ static void add_module(const char *path, void *opaque) {
 }
 
 static char *current_folder(void) {
-  DWORD need = GetCurrentDirectoryW(0, NULL);
-  if (need == 0)
-    return NULL;
-  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
-  if (!buffer)
-    return NULL;
-  DWORD got = GetCurrentDirectoryW(need, buffer);
-  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
-  free(buffer);
-  return utf8;
+  return cl_os_current_dir();
 }
 
 static char *dll_directory(void) {

@@ -12,7 +12,9 @@ into them:
   - docs/cli.md, the block under each "### COMMAND": `cudaload help COMMAND`'s
     SYNOPSIS, and a section for every command the tool has (and no other);
   - docs/cli.md, "## EXIT STATUS": the same codes as the tool's;
-  - README.md, the block under "## Command-line tool": the tool's SYNOPSIS.
+  - README.md: at most 150 lines, and every document it links exists.
+
+(The README points to docs/cli.md and copies none of it.)
 
     cli_docs.py --cli build/tools/cudaload [--emulator WORD]... [--write]
 
@@ -90,7 +92,6 @@ def check(cli, write):
     names = commands(main_help)
     wanted = {}  # (file, heading) -> text
     wanted[("docs/cli.md", "## SYNOPSIS")] = synopsis
-    wanted[("README.md", "## Command-line tool")] = synopsis
     for name in names:
         wanted[("docs/cli.md", "### " + name)] = section(tool_output(cli, "help", name), "SYNOPSIS")
 
@@ -118,6 +119,16 @@ def check(cli, write):
         problems.append("docs/cli.md EXIT STATUS lists %s; the tool's --help lists %s"
                         % (doc_exit_codes(doc), exit_codes(main_help)))
 
+    # The README a newcomer reads to the end: short, and every document it
+    # sends the reader to is there.
+    readme = (SOURCE_ROOT / "README.md").read_text(encoding="utf-8")
+    if readme.count("\n") > 150:
+        problems.append("README.md has %d lines; it should stay within 150 (move detail to docs/)"
+                        % readme.count("\n"))
+    for target in sorted(set(re.findall(r"\]\(([^)#:]+)\)", readme))):
+        if not (SOURCE_ROOT / target).exists():
+            problems.append("README.md links to %s, which does not exist" % target)
+
     if write:
         for rel, text in texts.items():
             path = SOURCE_ROOT / rel
@@ -139,7 +150,7 @@ def main():
     if problems:
         print("(tests/cli/cli_docs.py --cli TOOL --write puts the tool's text into the documents)")
         return 1
-    print("ok   docs/cli.md and README.md agree with the tool's help")
+    print("ok   docs/cli.md agrees with the tool's help")
     return 0
 
 

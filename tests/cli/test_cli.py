@@ -466,7 +466,8 @@ class Usage(CliTestCase):
             self.assertRegex(r.stdout, r"(?m)^  %s\s+\S" % code, "EXIT STATUS lacks %s" % code)
 
     def test_docs_agree_with_the_tool(self):
-        """docs/cli.md and the README copy the tool's synopses and exit codes."""
+        """docs/cli.md copies the tool's synopses and exit codes; the README
+        links only documents that exist and stays short."""
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         try:
             import cli_docs
@@ -1553,6 +1554,39 @@ class EnvExec(CliTestCase):
             args += ["--root", to_cli(self.fixture(*t))]
         return args
 
+    def test_an_inactive_environment_nearby_comes_first_in_the_fix(self):
+        """Issue 30: run from a project whose .venv holds the wheels but is
+        not activated, the tool found nothing and said only "pip install".
+        The fix names the environment first (activate it, or
+        --environment); the scan lists it as not searched. A requirement no
+        machine satisfies keeps the result the same everywhere."""
+        project = self.tmpdir()
+        (project / ".venv").mkdir()
+        (project / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (project / "env" / "conda-meta").mkdir(parents=True)
+        (project / "venv").mkdir()  # no pyvenv.cfg: not an environment
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+        venv, conda = to_cli(project / ".venv"), to_cli(project / "env")
+        r = run_in(["env", "--require", "cudnn>=99"], env, cwd=str(project))
+        self.assertEqual(r.rc, 4, r.describe())
+        self.assertIn("fix: %s and %s are environments that are not active, so not searched: "
+                      "activate the one you use or pass --environment %s" % (venv, conda, venv),
+                      r.stderr, r.describe())
+        self.assertIn("if they lack the library: set CUDNN_PATH", r.stderr)
+        self.assertNotIn(to_cli(project / "venv") + " ", r.stderr)
+        r = run_in(["scan"], env, cwd=str(project))
+        self.assertIn("not searched: %s, an environment that is not active (activate it, or pass "
+                      "--environment %s)" % (venv, venv), r.stdout, r.describe())
+        # Given as the environment, it is searched and not offered again.
+        r = run_in(["env", "--require", "cudnn>=99", "--environment", venv], env, cwd=str(project))
+        self.assertEqual(r.rc, 4, r.describe())
+        self.assertIn("%s (interpreter" % venv, r.stderr)
+        self.assertNotIn("not active", r.stderr)
+        # Activated (VIRTUAL_ENV), the same.
+        r = run_in(["env", "--require", "cudnn>=99"], dict(env, VIRTUAL_ENV=venv), cwd=str(project))
+        self.assertIn("%s (VIRTUAL_ENV" % venv, r.stderr, r.describe())
+        self.assertNotIn("%s and" % venv, r.stderr)
+
     def test_usage_errors(self):
         self.assert_usage_error(["env"], ["--require"])
         self.assert_usage_error(["env", "--require"], ["--require"])
@@ -2014,9 +2048,15 @@ class CommandLine(CliTestCase):
 
 DOCTOR_KEYS = ("schema_version", "platform", "driver", "driver_support", "manifest", "roots", "libraries",
                "requirements", "plan", "loaded", "conflicts", "probe", "watchdog", "environment", "problems",
-               "notes", "cuda_major")
-DOCTOR_SECTIONS = ("Platform", "Driver", "Libraries found", "Plan", "Loaded in this process",
-                   "Conflicts", "Probe", "Display watchdog", "Environment", "Problems and fixes")
+               "notes", "cuda_major", "error_messages")
+# Every section the help names, in order; a report leaves out the Error
+# message without --error, and the Display watchdog where there is none
+# (Windows only has TDR).
+DOCTOR_HELP_SECTIONS = ("Error message", "Platform", "Driver", "Libraries found", "Plan",
+                        "Loaded in this process", "Conflicts", "Probe", "Display watchdog",
+                        "Environment", "Problems and fixes")
+DOCTOR_SECTIONS = tuple(s for s in DOCTOR_HELP_SECTIONS if s != "Error message" and
+                        (CLI_IS_WINDOWS or s != "Display watchdog"))
 PLAN_STATES = {"planned", "loaded", "already-loaded", "loaded-elsewhere", "failed", "not-needed"}
 
 
@@ -2094,6 +2134,11 @@ def check_doctor_schema(test, doc):
         for s in doc["probe"]["stages"]:
             test.assertIn(s["status"], ("ok", "failed", "skipped", "warning"))
     check_watchdog(test, doc["watchdog"])
+    for m in doc["error_messages"]:
+        test.assertEqual(sorted(m), ["diagnosis", "file", "kind", "needed_by", "quote", "requirement"], m)
+        test.assertIn(m["kind"], ("library-missing", "library-or-dependency", "cublas-not-initialized",
+                                  "driver-too-old", "no-kernel-image"))
+        test.assertTrue(m["quote"] and m["diagnosis"], m)
     for e in doc["environment"]:
         test.assertEqual(sorted(e), ["effect", "name", "value"], e)
     for p in doc["problems"]:
@@ -2175,15 +2220,15 @@ class Doctor(CliTestCase):
 
     def test_help_mentions_every_option(self):
         r = self.run_ok("doctor", "--help")
-        for option in ("--require", "--manifest", "--root", "--no-defaults", "--probe",
+        for option in ("--error", "--require", "--manifest", "--root", "--no-defaults", "--probe",
                        "--out-of-process", "--format", "NO_COLOR", "EXIT STATUS", "6  "):
             self.assertIn(option, r.stdout, r.describe())
         self.assertIn("doctor", self.run_ok("--help").stdout)
         # The help names every section, in order, and the schema version the
         # JSON has (it said 1 long after the schema became 2).
         text = " ".join(r.stdout.split())
-        positions = [text.find(section) for section in DOCTOR_SECTIONS]
-        self.assertNotIn(-1, positions, list(zip(DOCTOR_SECTIONS, positions)))
+        positions = [text.find(section) for section in DOCTOR_HELP_SECTIONS]
+        self.assertNotIn(-1, positions, list(zip(DOCTOR_HELP_SECTIONS, positions)))
         self.assertEqual(positions, sorted(positions), text)
         version = self.parse_json(self.doctor("--no-defaults", "--format", "json"))["schema_version"]
         self.assertIn('"schema_version": %d' % version, text)
@@ -2195,6 +2240,45 @@ class Doctor(CliTestCase):
         self.assert_usage_error(["doctor", "--bogus"], ["--bogus"])
         self.assert_usage_error(["doctor", "--manifest"], ["--manifest"])
         self.assert_usage_error(["doctor", "extra"], ["extra"])
+
+    def test_error_message_from_the_command_line_and_standard_input(self):
+        """--error TEXT and --error - (a pasted traceback): the Error
+        message section says what it means and what it requires, the plan
+        takes the requirement, and a library the message names that is here
+        is a problem whose fix starts the program through cudaload."""
+        tree = self.fixture(*self.cudnn8_tree())
+        message = ("Traceback (most recent call last):\n  File \"app.py\", line 1\n"
+                   "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your "
+                   "library path!\n")
+        base = ["--no-defaults", "--root", to_cli(tree)]
+        r = self.doctor(*(base + ["--error", message]), rc=6)
+        self.assertIn("\nError message\n  read          Could not locate cudnn_ops_infer64_8.dll. "
+                      "Please make sure it is in your library path!\n", r.stdout, r.describe())
+        self.assertIn("  requires      cudnn=8 (see Plan)\n", r.stdout)
+        self.assertIn("  cudnn=8  ok", r.stdout)
+        self.assertIn("1. the error message names cudnn_ops_infer64_8.dll, which is here (", r.stdout)
+        self.assertIn("fix: start the program", r.stdout)
+        self.assertLess(r.stdout.index("Error message"), r.stdout.index("Platform"))
+        proc = subprocess.run(CLI + ["doctor"] + base + ["--error", "-", "--format", "json"],
+                              input=message.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=TIMEOUT_S)
+        piped = Result(["doctor", "--error", "-"], proc)
+        self.assertEqual(piped.rc, 6, piped.describe())
+        doc = self.parse_json(piped)
+        check_doctor_schema(self, doc)
+        self.assertEqual([m["requirement"] for m in doc["error_messages"]], ["cudnn=8"])
+        self.assertEqual(doc["error_messages"][0]["kind"], "library-missing")
+        # A requirement named by a file or a sub-library, as scan prints it.
+        for spec in ("cudnn_ops_infer=8", "libcudnn_ops_infer.so.8", "cudnn_ops_infer64_8.dll"):
+            doc = self.parse_json(self.doctor(*(base + ["--require", spec, "--format", "json"])))
+            self.assertEqual([q["spec"] for q in doc["requirements"]], ["cudnn=8"], spec)
+            self.assertTrue(doc["requirements"][0]["satisfied"], spec)
+
+    def test_an_unknown_error_message_is_a_usage_error_naming_the_forms(self):
+        self.assert_usage_error(["doctor", "--no-defaults", "--error", "Segmentation fault"],
+                                ["no form cudaload knows", "cannot open shared object file",
+                                 "Could not locate", "CUBLAS_STATUS_NOT_INITIALIZED"])
+        self.assert_usage_error(["doctor", "--error", "x", "--error", "y"], ["--error given twice"])
 
     def test_json_schema_and_missing_requirement(self):
         tree = self.fixture(*self.cudnn8_tree())

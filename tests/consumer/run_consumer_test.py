@@ -14,10 +14,15 @@ Steps (each printed; the first failure stops the test with exit 1):
     tests/consumer (consumer against cudaload::cudaload, consumer_static
     against cudaload::cudaload_static) and run both.
  3. pkg-config with PKG_CONFIG_PATH=<prefix>/<libdir>/pkgconfig: the flags
-    must point into the prefix; build tests/consumer/Makefile (consumer,
-    consumer-static with --static and -DCUDALOAD_STATIC) and run both.
-Each shared consumer runs with LD_LIBRARY_PATH=<prefix>/<libdir> and must
-load the installed libcudaload.so.1; each static one must not need it.
+    must point into the prefix; build tests/consumer/Makefile (consumer with
+    cudaload.pc, consumer-static with cudaload-static.pc) and run both.
+ 4. The pkg-config commands of docs/integrating.md ("### pkg-config"), as
+    written there, with its /opt/cudaload replaced by the prefix and app.c
+    by tests/consumer/consumer.c.
+A shared consumer built through CMake runs with LD_LIBRARY_PATH=<prefix>/
+<libdir>; one built with pkg-config runs without it (its RUNPATH, from
+pkg-config's libdir, finds the library); each must load the installed
+libcudaload.so.1 (ldd). A static one must not need it (readelf, ldd).
 A consumer prints "cudaload VERSION" (the header's) and "libraries 0" for an
 empty root. Linux only.
 """
@@ -69,13 +74,15 @@ def needed_of(exe):
     return re.findall(r"\(NEEDED\)\s+[^\[]*\[(.*)\]", out)
 
 
-def check_consumer(exe, libdir, root, static):
-    """Run a built consumer and check what it prints and what it loaded."""
+def check_consumer(exe, libdir, root, static, runpath=False):
+    """Run a built consumer and check what it prints and what it loaded.
+    runpath: a shared consumer that must find the library by itself, with
+    no LD_LIBRARY_PATH."""
     exe = Path(exe)
     if not exe.is_file():
         raise Failure("%s was not built" % exe)
     env = dict(os.environ)
-    if static:
+    if static or runpath:
         env.pop("LD_LIBRARY_PATH", None)
     else:
         env["LD_LIBRARY_PATH"] = str(libdir) + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
@@ -90,9 +97,15 @@ def check_consumer(exe, libdir, root, static):
             raise Failure("%s is linked statically but needs %s" % (exe, has))
         if not static and has != ["libcudaload.so.1"]:
             raise Failure("%s needs %s, expected libcudaload.so.1" % (exe, has or "no libcudaload"))
+    ldd = shutil.which("ldd")
+    if static and ldd:
+        # What ldd shows a user: no libcudaload at all (a static link that
+        # took the .so says "libcudaload.so.1 => not found" here).
+        out = run([ldd, exe], env=env)
+        if "libcudaload" in out:
+            raise Failure("%s is meant to be linked statically, but ldd shows:\n%s" % (exe, out))
     if not static:
         # Which file the loader picks: the one installed in the prefix.
-        ldd = shutil.which("ldd")
         if ldd:
             out = run([ldd, exe], env=env)
             m = re.search(r"libcudaload\.so\.1 => (\S+)", out)
@@ -100,6 +113,26 @@ def check_consumer(exe, libdir, root, static):
                 raise Failure("%s loads libcudaload.so.1 from %s, not from %s"
                               % (exe, m.group(1) if m else "nowhere", libdir))
     print("ok: %s" % exe.name)
+
+
+DOC_PREFIX = "/opt/cudaload"
+
+
+def documented_pkg_config_commands(pkgconfig_dir):
+    """The export and cc lines of the first sh block under "### pkg-config"
+    in docs/integrating.md, with the documented prefix's pkgconfig folder
+    replaced by the installed one."""
+    doc = (SOURCE_ROOT / "docs" / "integrating.md").read_text(encoding="utf-8")
+    m = re.search(r"^### pkg-config\n.*?^```sh\n(.*?)^```$", doc, re.S | re.M)
+    if not m:
+        raise Failure("docs/integrating.md has no sh block under '### pkg-config'")
+    lines = [l.split("  #")[0].rstrip() for l in m.group(1).splitlines()]
+    commands = [l for l in lines if l.startswith(("export PKG_CONFIG_PATH=", "cc "))]
+    if len(commands) != 3 or not commands[0].startswith("export PKG_CONFIG_PATH=%s/" % DOC_PREFIX):
+        raise Failure("docs/integrating.md's pkg-config block should export PKG_CONFIG_PATH=%s/..."
+                      " and build app and app-static with cc: %r" % (DOC_PREFIX, lines))
+    commands[0] = "export PKG_CONFIG_PATH=%s" % pkgconfig_dir
+    return commands
 
 
 def find_one(prefix, pattern, what):
@@ -142,6 +175,7 @@ def main():
         if not (libdir / "libcudaload.a").is_file():
             raise Failure("no static library libcudaload.a in %s" % libdir)
         pc = find_one(prefix, "lib*/**/pkgconfig/cudaload.pc", "cudaload.pc")
+        find_one(prefix, "lib*/**/pkgconfig/cudaload-static.pc", "cudaload-static.pc")
         config = find_one(prefix, "lib*/**/cmake/cudaload/cudaloadConfig.cmake", "cudaloadConfig.cmake")
         find_one(prefix, "lib*/**/cmake/cudaload/cudaloadConfigVersion.cmake", "cudaloadConfigVersion.cmake")
         license_file = find_one(prefix, "share/licenses/cudaload/LICENSE", "the license")
@@ -192,10 +226,29 @@ def main():
             out = tmp / "build-pkgconfig"
             out.mkdir()
             run(["make", "-f", HERE / "Makefile", "-C", out, "CC=%s" % args.cc], env=env)
-            check_consumer(out / "consumer", libdir, empty_root, False)
+            check_consumer(out / "consumer", libdir, empty_root, False, runpath=True)
             check_consumer(out / "consumer-static", libdir, empty_root, True)
         except Failure as e:
             failures.append("pkg-config: %s" % e)
+            print("FAIL: %s" % e)
+
+        step("the pkg-config commands of docs/integrating.md, as written")
+        try:
+            out = tmp / "build-docs"
+            out.mkdir()
+            commands = documented_pkg_config_commands(pc.parent)
+            script = out / "commands.sh"
+            script.write_text("set -e\n" + "\n".join(commands) + "\n")
+            print("".join("  %s\n" % c for c in commands), end="")
+            shutil.copy(HERE / "consumer.c", out / "app.c")
+            env = dict(os.environ)
+            for name in ("PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "LD_LIBRARY_PATH"):
+                env.pop(name, None)
+            run(["bash", script], env=env, cwd=out)
+            check_consumer(out / "app", libdir, empty_root, False, runpath=True)
+            check_consumer(out / "app-static", libdir, empty_root, True)
+        except Failure as e:
+            failures.append("docs/integrating.md: %s" % e)
             print("FAIL: %s" % e)
 
         if failures:

@@ -107,6 +107,27 @@ class Runner:
                               universal_newlines=True, timeout=120)
 
 
+def make_venv(path, pip: bool = True) -> str:
+    """A new venv at ``path`` that sees the packages this interpreter has
+    (cffi, scikit-build-core, ...), whether or not this interpreter is
+    itself a venv's; returns its python. ``--system-site-packages`` alone
+    reaches the base interpreter's packages only, so from inside a venv (as
+    scripts/test runs, PEP 668 forbidding pip in the system's Python) the
+    new one could not import them: a .pth file adds this interpreter's site
+    folders after the new venv's own."""
+    import site
+    args = [sys.executable, "-m", "venv", "--system-site-packages"]
+    subprocess.run(args + ([] if pip else ["--without-pip"]) + [str(path)], check=True)
+    python = os.path.join(str(path), "Scripts", "python.exe") if os.name == "nt" \
+        else os.path.join(str(path), "bin", "python")
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
+    folders = site.getsitepackages() + [site.getusersitepackages()]
+    with open(os.path.join(purelib, "_cudaload_tests_outer_site.pth"), "w") as pth:
+        pth.write("".join(f + "\n" for f in folders if os.path.isdir(f)))
+    return python
+
+
 @pytest.fixture
 def run(backend: str, library: str) -> Runner:
     return Runner(backend, library)

@@ -153,3 +153,37 @@ def test_a_root_writable_by_others_reads_as_the_tool_says(run, cli, tmp_path):
         assert ours.stdout == theirs.stdout
         assert ours.returncode == theirs.returncode == 3
         assert "writable by other users" in ours.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["doctor", "--no-defaults", "--require", "cudnn~8"],
+    ["doctor", "--no-defaults", "--error", "Segmentation fault"],
+    ["doctor", "--no-defaults", "--require", "libz.so.1"],
+])
+def test_doctor_usage_errors_exit_as_the_tool_does(run, cli, args):
+    """A bad spec or an error message in no known form is the user's input:
+    exit 2 from both (python -m cudaload said 1, an internal error)."""
+    ours, theirs = run.module(args), tool(cli, args)
+    assert theirs.returncode == 2, theirs.stderr
+    assert ours.returncode == theirs.returncode, ours.stderr
+    assert ours.stdout == theirs.stdout == ""
+
+
+def test_doctor_reads_an_error_message_as_the_tool_does(run, cli, fixtures):
+    """--error: the same report (the message, what it means, the
+    requirement it adds, the problem and its fix) and exit status."""
+    if not cli_has(cli, "doctor"):
+        pytest.skip("this cudaload tool has no doctor")
+    root = os.path.join(fixtures, "cudnn8_compat")
+    args = ["doctor", "--no-defaults", "--root", root, "--format", "json", "--error",
+            "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: "
+            "cannot open shared object file: No such file or directory"]
+    ours, theirs = run.module(args), tool(cli, args)
+    assert ours.returncode == theirs.returncode == 6, ours.stderr + theirs.stderr
+    mine, tools = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert mine["error_messages"] == tools["error_messages"]
+    message = mine["error_messages"][0]
+    assert message["kind"] == "library-missing" and message["requirement"] == "cudnn=8"
+    assert [r["spec"] for r in mine["requirements"]] == ["cudnn=8"]
+    assert any("which is here" in p["problem"] and "cudaload exec --require cudnn=8" in p["fix"]
+               for p in mine["problems"]), mine["problems"]

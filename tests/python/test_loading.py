@@ -12,6 +12,8 @@ import sysconfig
 
 import pytest
 
+from conftest import make_venv
+
 FIXTURE_CUDNN8 = 8907    # cudnnGetVersion() of the fixture cuDNN 8.9.7
 FIXTURE_CUDNN9 = 90100   # and of the fixture cuDNN 9.1.0
 REAL_TOOLKIT_LIB = "/usr/local/cuda/lib64"
@@ -99,9 +101,7 @@ def test_site_packages_on_sys_path_is_found_without_roots(run, fixtures):
 
 def test_a_venv_with_nvidia_wheels_is_found_with_no_arguments(run, fixtures, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
-                    str(venv)], check=True)
-    python = str(venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    python = make_venv(venv, pip=False)
     purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                              check=True, stdout=subprocess.PIPE, universal_newlines=True).stdout.strip()
     shutil.copytree(fx(fixtures, "wheels-cu12", "site-packages"), purelib, symlinks=True,
@@ -332,3 +332,42 @@ def test_missing_c_function_degrades_to_a_clear_error(run):
         """))
     assert out is not None
     assert "has no cudaload_doctor" in out[0] and out[1] == 6 and out[2]
+
+
+def test_doctor_and_context_read_an_error_message(run, fixtures):
+    """cudaload.doctor(error=...) and Context.read_error_message(): the
+    requirement the message implies, what it means, and the forms listed
+    for a text in none of them."""
+    out = last_json(run("""
+        import json, cudaload
+        root = %r
+        with cudaload.Context(roots=[root], defaults=False, site_packages=False) as ctx:
+            messages = ctx.read_error_message(
+                "Failed to load library libonnxruntime_providers_cuda.so with error: "
+                "libcublasLt.so.12: cannot open shared object file: No such file or directory")
+            requirements = ctx.requirements()
+        report = cudaload.doctor(roots=[root], defaults=False, site_packages=False, format="json",
+                                 error="Could not locate cudnn_ops_infer64_8.dll. Please make "
+                                       "sure it is in your library path!").to_dict()
+        try:
+            cudaload.doctor(defaults=False, site_packages=False, error="Segmentation fault")
+            refused = ""
+        except cudaload.BadSpecError as exc:
+            refused = str(exc)
+        print(json.dumps({"messages": [m.to_dict() for m in messages], "requirements": requirements,
+                          "doctor": report["error_messages"], "problems": report["problems"],
+                          "refused": refused}))
+        """ % os.path.join(fixtures, "cudnn8_compat")))
+    assert out["messages"] == [{"kind": "library-missing",
+                                "quote": "Failed to load library libonnxruntime_providers_cuda.so "
+                                         "with error: libcublasLt.so.12: cannot open shared object "
+                                         "file: No such file or directory",
+                                "file": "libcublasLt.so.12",
+                                "needed_by": "libonnxruntime_providers_cuda.so",
+                                "requirement": "cublas=12",
+                                "diagnosis": out["messages"][0]["diagnosis"]}]
+    assert "libonnxruntime_providers_cuda.so needs libcublasLt.so.12" in out["messages"][0]["diagnosis"]
+    assert out["requirements"] == ["cublas=12"]
+    assert out["doctor"][0]["requirement"] == "cudnn=8"
+    assert any("cudnn_ops_infer64_8.dll, which is here" in p["problem"] for p in out["problems"])
+    assert "no form cudaload knows" in out["refused"] and "Could not locate" in out["refused"]

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The package installs and works with nothing set: a wheel built with
 scikit-build-core holds the library, and ``pip install ./bindings/python``
-builds it. Each install goes into a fresh venv (with the system
-site-packages, for scikit-build-core and cffi; nothing of cudaload is there).
+builds it. Each install goes into a fresh venv that sees this
+interpreter's packages, for scikit-build-core and cffi (conftest.make_venv;
+nothing of cudaload is there).
 Slow (a CMake build each): set CUDALOAD_TEST_PACKAGING=0 to skip."""
 
 import os
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import BINDINGS, installed_mode
+from conftest import BINDINGS, installed_mode, make_venv
 
 pytestmark = [
     pytest.mark.skipif(os.environ.get("CUDALOAD_TEST_PACKAGING") == "0",
@@ -30,8 +31,7 @@ def build_tools():
 
 
 def _venv(path):
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(path)], check=True)
-    return str(path / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
+    return make_venv(path)
 
 
 def _clean_env(backend):
@@ -84,8 +84,16 @@ def test_built_wheel_installs_and_imports(backend, wheel, tmp_path):
     _check(python, backend, tmp_path)
 
 
-def test_pip_install_of_the_source_folder(backend, tmp_path, build_tools):
-    python = _venv(tmp_path / "venv")
+@pytest.fixture(scope="module")
+def source_install(tmp_path_factory, build_tools):
+    """One venv with ``pip install ./bindings/python`` done (a CMake build
+    of the library), which each backend then uses."""
+    venv = tmp_path_factory.mktemp("source-install") / "venv"
+    python = _venv(venv)
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps",
                     BINDINGS], check=True)
-    _check(python, backend, tmp_path)
+    return python
+
+
+def test_pip_install_of_the_source_folder(backend, source_install, tmp_path):
+    _check(source_install, backend, tmp_path)

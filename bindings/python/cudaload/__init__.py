@@ -47,7 +47,7 @@ __all__ = [
     "isolated_import", "isolated_open", "symbol_provider",
     "default_site_packages", "use_backend", "backend", "library_path",
     "library_version",
-    "Context", "Report", "Root", "Library", "PlanEntry", "Conflict", "Probe",
+    "Context", "Report", "Root", "Library", "PlanEntry", "Conflict", "ErrorMessage", "Probe",
     "Stage", "Device", "FileInfo", "DoctorReport",
 ] + list(_ERRORS)
 

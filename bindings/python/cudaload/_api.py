@@ -416,6 +416,27 @@ class Conflict(_Record):
         self.text = text
 
 
+class ErrorMessage(_Record):
+    """One message Context.read_error_message() recognised in a pasted
+    text: ``kind`` ("library-missing", "library-or-dependency",
+    "cublas-not-initialized", "driver-too-old", "no-kernel-image"), the
+    ``quote`` (the line it was read from), the ``file`` it is about and the
+    library that ``needed_by`` it (None when not said), the ``requirement``
+    it implies ("cudnn=8"; None for none) and its ``diagnosis``."""
+
+    __slots__ = ("kind", "quote", "file", "needed_by", "requirement", "diagnosis")
+
+    def __init__(self, kind: str, quote: str, file: "Optional[str]" = None,
+                 needed_by: "Optional[str]" = None, requirement: "Optional[str]" = None,
+                 diagnosis: str = "") -> None:
+        self.kind = kind
+        self.quote = quote
+        self.file = file
+        self.needed_by = needed_by
+        self.requirement = requirement
+        self.diagnosis = diagnosis
+
+
 # The fields of a Report that setup(), preload() and scan() read on first
 # use (see _ContextReader): the lists, from the C context, and two strings.
 _CONTEXT_FIELDS = ("requirements", "roots", "libraries", "plan", "conflicts")
@@ -856,6 +877,36 @@ class Context:
             if origin:
                 out[lib.call("cudaload_requirement_text", self.handle, i)] = origin
         return out
+
+    def read_error_message(self, text: str) -> "List[ErrorMessage]":
+        """Start from the error a program printed: read ``text`` (a str: the
+        message, a traceback or a log) and add the requirements it implies,
+        as require() would ("Could not load library
+        libcudnn_ops_infer.so.8" is cudnn=8); doctor() then reports each
+        message with what it means here and its fix. Returns the messages
+        recognised. Raises BadSpecError listing the forms understood when
+        the text holds none (nothing is added), MissingFunctionError with a
+        libcudaload older than CUDALOAD_1.2."""
+        text = _text_arg(text, "error")
+        _need(self._lib, "cudaload_read_error_message")
+        status = self._lib.call("cudaload_read_error_message", self.handle, text)
+        if status != C.CUDALOAD_OK:
+            _raise(self._lib, status, "cudaload_read_error_message")
+        return self.error_messages()
+
+    def error_messages(self) -> "List[ErrorMessage]":
+        """The messages the last read_error_message() recognised."""
+        lib = self._lib
+        if not lib.has("cudaload_error_message_count"):
+            return []
+        count = lib.call("cudaload_error_message_count", self.handle)
+        kind = lambda i: lib.call("cudaload_error_message_kind_name",  # noqa: E731
+                                  lib.call("cudaload_error_message_kind", self.handle, i))
+        field = lambda name, i: lib.call("cudaload_error_message_" + name, self.handle, i)  # noqa: E731
+        return [ErrorMessage(kind(i) or "", field("quote", i) or "", field("file", i),
+                             field("needed_by", i), field("requirement", i),
+                             field("diagnosis", i) or "")
+                for i in range(count)]
 
     def requirements(self) -> "List[str]":
         """The requirements added, normalised ("cudnn=8")."""

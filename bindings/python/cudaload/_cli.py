@@ -225,12 +225,18 @@ def _error(text: str) -> None:
 
 
 def _report_error(command: str, exc: BaseException) -> int:
-    from ._errors import MissingFunctionError, UnsatisfiedError
+    """The message and the exit status the C tool gives for the same
+    failure: the user's input (a bad spec, an error message in no known
+    form, YAML from a build without it) is a usage error, 2."""
+    from ._errors import (BadSpecError, InvalidArgumentError, MissingFunctionError,
+                          UnsatisfiedError, UnsupportedError)
     _error("cudaload: %s: %s\n" % (command, exc))
     if isinstance(exc, UnsatisfiedError):
         return EXIT_UNSATISFIED
     if isinstance(exc, MissingFunctionError):
         return EXIT_INTERNAL
+    if isinstance(exc, (BadSpecError, InvalidArgumentError, UnsupportedError)):
+        return EXIT_USAGE
     return EXIT_INTERNAL
 
 
@@ -283,6 +289,8 @@ def _doctor(args: argparse.Namespace) -> int:
     probe = args.probe or args.out_of_process
     try:
         with _context(args) as ctx:
+            if args.error is not None:
+                ctx.read_error_message(sys.stdin.read() if args.error == "-" else args.error)
             if args.manifest:
                 ctx.load_manifest(args.manifest)
             report = ctx.doctor(args.format, probe=probe, color=args.format == "text" and _want_color(),
@@ -344,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="the whole diagnosis, with one fix per problem")
     _common(doctor, requirements=True)
     doctor.add_argument("--format", choices=("text", "json", "yaml"), default="text")
+    doctor.add_argument("-e", "--error", metavar="TEXT",
+                        help="the error message a program printed (- reads standard input); "
+                             "its requirements are added and the report says what it means")
     doctor.add_argument("-m", "--manifest", metavar="FILE", type=_path,
                         help="read requirements, roots, policy and probe from a cudaload.yaml")
     doctor.add_argument("--probe", action="store_true", help="also run the GPU probe")

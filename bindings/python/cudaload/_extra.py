@@ -240,7 +240,7 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
            site_packages: "Union[Iterable[PathLike], None, bool]" = None,
            defaults: bool = True, format: str = "text", probe: bool = False,
            color: bool = False, probe_out_of_process: bool = False, *,
-           for_: "Any" = None) -> "DoctorReport":
+           for_: "Any" = None, error: "Optional[str]" = None) -> "DoctorReport":
     """The whole diagnosis, as ``cudaload doctor`` prints it:
     ``print(cudaload.doctor())``. ``require`` is a str or an iterable of
     str, as for setup(); ``roots`` (explicit tier), ``site_packages``
@@ -249,14 +249,19 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     folders) choose the folders searched, as for scan() and Context() (a
     relative root is resolved against the current folder); a root that does not
     exist is one of the problems the report lists, as ``cudaload doctor``
-    does. ``format`` is the str "text", "json" or "yaml". Raises
+    does. ``format`` is the str "text", "json" or "yaml". ``error`` is the
+    error message a program printed (a str; a traceback is fine): its
+    requirements are added and the report says what it means here
+    (Context.read_error_message(); BadSpecError, listing the forms
+    understood, when it holds none). ``for_`` names the program (a module
+    of this environment, or a path) whose needs are the requirements, as
+    ``cudaload doctor --for``; NotFoundError when it is none. Raises
     MissingFunctionError if this libcudaload has no doctor; TypeError and
-    InvalidArgumentError for arguments as setup() does. ``for_`` names the
-    program (a module of this environment, or a path) whose needs are the
-    requirements, as ``cudaload doctor --for``; NotFoundError when it is
-    none."""
+    InvalidArgumentError for arguments as setup() does."""
     specs = _spec_list(require)
     with Context(roots, site_packages, defaults) as ctx:
+        if error is not None:
+            ctx.read_error_message(error)
         ctx.require(specs)
         ctx.require_for(for_)
         return ctx.doctor(format, probe, color, probe_out_of_process)
