@@ -267,6 +267,20 @@ static void test_windows_torch_bundle(void **state) {
   expect_root("windows", want, ARRAY_COUNT(want));
 }
 
+/* ctranslate2 4.4.0 bundles a cudnn64_8.dll whose VERSIONINFO is
+ * 6.14.11.6050, which NVIDIA's stamp rule (6.14.11.MMmp) would read as cuDNN
+ * 60.5.0: a version its own name (major 8) contradicts is not reported. */
+static void test_windows_contradicting_versioninfo(void **state) {
+  (void)state;
+  if (windows_fixtures_missing())
+    skip();
+  static const expected_library want[] = {
+      {"cudnn", "cudnn", 8, 0, "", "none", "",
+       "windows/ct2/site-packages/ctranslate2/cudnn64_8.dll"},
+  };
+  expect_root("windows/ct2/site-packages", want, ARRAY_COUNT(want));
+}
+
 /* cudnnfake64_9.dll and cublas64.dll (no major) are not CUDA libraries. */
 static void test_windows_decoys_not_reported(void **state) {
   (void)state;
@@ -373,6 +387,7 @@ int main(void) {
       cmocka_unit_test(test_windows_cudnn8_folder),
       cmocka_unit_test(test_windows_cuda11_names),
       cmocka_unit_test(test_windows_torch_bundle),
+      cmocka_unit_test(test_windows_contradicting_versioninfo),
       cmocka_unit_test(test_windows_decoys_not_reported),
       cmocka_unit_test(test_linux_target_ignores_dlls),
       cmocka_unit_test(test_host_target_is_windows_on_windows),

@@ -285,6 +285,22 @@ typedef struct found_version {
   cl_binary_info pe;
 } found_version;
 
+/* A DLL's VERSIONINFO version (NVIDIA's 6.14.11.MMmp stamp decoded), or
+ * NULL when it has none or one its own name contradicts (a cudnn64_8.dll
+ * that says 60.5.0): a false version is never reported. */
+static const char *dll_version(const char *real_path, const cl_name_match *m,
+                               found_version *v) {
+  if (cl_binary_parse_file(real_path, &v->pe) != CUDALOAD_OK ||
+      !v->pe.file_version || !v->pe.file_version[0])
+    return NULL;
+  const char *version =
+      cl_catalog_decode_dll_stamp(v->pe.file_version, v->stamp, sizeof v->stamp)
+          ? v->stamp
+          : v->pe.file_version;
+  return cl_catalog_version_agrees(m->entry, m->major, version) ? version
+                                                                : NULL;
+}
+
 /* The first source that tells: the owning dist-info, the file name, a
  * DLL's VERSIONINFO, the toolkit's headers. Asking for a version is not a
  * failure (a DLL without VERSIONINFO, an unreadable header): whatever the
@@ -311,15 +327,11 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     v->source = "file-name";
     v->file = real_path;
   } else if (naming == CL_NAMING_WINDOWS &&
-             cl_binary_parse_file(real_path, &v->pe) == CUDALOAD_OK &&
-             v->pe.file_version && v->pe.file_version[0]) {
-    v->version = cl_catalog_decode_dll_stamp(v->pe.file_version, v->stamp,
-                                             sizeof v->stamp)
-                     ? v->stamp
-                     : v->pe.file_version;
+             (v->version = dll_version(real_path, m, v)) != NULL) {
     v->source = "versioninfo";
     v->file = real_path;
   } else {
+    v->version = "";
     const cl_header_version *h =
         header_of(c, folder, m->entry->family, m->major);
     if (h) {
