@@ -54,8 +54,14 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->root_count; ++i) {
     free(ctx->roots[i].path);
     free(ctx->roots[i].detail);
+    free(ctx->roots[i].fix);
   }
   ctx->root_count = 0;
+  for (size_t i = 0; i < ctx->refusal_count; ++i) {
+    free(ctx->refusals[i].path);
+    free(ctx->refusals[i].fix);
+  }
+  ctx->refusal_count = 0;
 }
 
 void cl_ctx_clear_conflicts(cudaload_ctx *ctx) {
@@ -121,6 +127,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->libraries);
   free(ctx->shims);
   free(ctx->consumers);
+  free(ctx->refusals);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);
@@ -215,6 +222,7 @@ int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
   r->origin = origin;
   r->status = CUDALOAD_OK;
   r->detail = NULL;
+  r->fix = NULL;
   *index = ctx->root_count++;
   return CUDALOAD_OK;
 }

@@ -18,7 +18,19 @@ typedef struct cl_root {
   const char *origin; /* static string: "explicit", "CUDA_PATH", ... */
   int status;         /* CUDALOAD_OK or why it was skipped */
   char *detail;       /* CUDALOAD_E_INSECURE: which folder, who can write */
+  char *fix;          /* CUDALOAD_E_INSECURE: the command that makes what
+                         detail names private (cl_os_private_fix) */
 } cl_root;
+
+/* A library file, or a folder of libraries, the scan refused because other
+ * users can write to it (inventory.c): what a requirement may have missed,
+ * and the command that makes it private. */
+typedef struct cl_refusal {
+  char *path;                    /* the file or folder others can write to */
+  const cl_catalog_entry *entry; /* the library refused; NULL: a folder */
+  int major;
+  char *fix; /* chmod go-w / icacls line for path */
+} cl_refusal;
 
 /* One real library file. */
 typedef struct cl_library {
@@ -177,6 +189,8 @@ struct cudaload_ctx {
   size_t shim_count, shim_capacity;
   cl_noticed_consumer *consumers; /* known consumers the last scan noticed */
   size_t consumer_count, consumer_capacity;
+  cl_refusal *refusals; /* what the last scan refused as writable by others */
+  size_t refusal_count, refusal_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;

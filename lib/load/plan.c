@@ -408,11 +408,9 @@ static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
     if (r->status == CUDALOAD_E_INSECURE) {
       refused = 1;
       if (r->detail)
-        cl_buf_printf(b,
-                      "      refused: %s; to accept it, pass "
-                      "CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)"
-                      "\n",
-                      r->detail);
+        cl_buf_printf(
+            b, "      refused: %s; fix: %s, " CL_ALLOW_WRITABLE_RISK "\n",
+            r->detail, r->fix ? r->fix : "make it writable only by its owner");
     }
   }
   return refused;
@@ -1676,7 +1674,15 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
   if (best)
     return add_chosen(ctx, planned, best, r);
   ++*unsatisfied;
-  o->fix = cl_fix_for_missing(ctx, req);
+  /* A file of the family was there but refused because others can write
+   * to it: the permission is the problem, not a missing package. */
+  const cl_refusal *refused = cl_inventory_refused(
+      ctx, req->entry->family, req->op == CL_OP_EQ ? (int)req->version[0] : 0);
+  o->fix = refused ? cl_strdup_printf(
+                         "%s (others can write to it, so it was "
+                         "refused), then run again; " CL_ALLOW_WRITABLE_RISK,
+                         refused->fix)
+                   : cl_fix_for_missing(ctx, req);
   return o->fix ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
 

@@ -395,8 +395,14 @@ const char *cl_os_driver_name(void) {
   return "libcuda.so.1";
 }
 
-const char *cl_os_private_folder_fix(void) {
-  return "chmod go-w";
+char *cl_os_private_fix(const char *path, cl_trust_use use) {
+  (void)use; /* a file or a folder: the same bits */
+  static const char head[] = "chmod go-w \"";
+  size_t n = strlen(path);
+  char *fix = malloc(sizeof head + n + 1);
+  if (fix)
+    snprintf(fix, sizeof head + n + 1, "%s%s\"", head, path);
+  return fix;
 }
 
 double cl_os_clock_ms(void) {

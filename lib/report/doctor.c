@@ -689,9 +689,9 @@ static void root_problems(doctor *d) {
           d,
           cl_strdup_printf("root %s refused: %s", r->path,
                            r->detail ? r->detail : "writable by other users"),
-          cl_strdup_printf("make it writable only by its owner (%s), or "
-                           "accept it with --allow-writable-roots",
-                           cl_os_private_folder_fix()));
+          cl_strdup_printf("%s, " CL_ALLOW_WRITABLE_RISK,
+                           r->fix ? r->fix
+                                  : "make it writable only by its owner"));
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)

@@ -369,6 +369,17 @@ static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
   return ctx->version_cache;
 }
 
+const cl_refusal *cl_inventory_refused(const cudaload_ctx *ctx,
+                                       const char *family, int major) {
+  for (size_t i = 0; i < ctx->refusal_count; ++i) {
+    const cl_refusal *r = &ctx->refusals[i];
+    if (r->entry && !strcmp(r->entry->family, family) &&
+        (!major || r->major == major))
+      return r;
+  }
+  return NULL;
+}
+
 cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path) {
   for (size_t i = 0; i < ctx->library_count; ++i)
     if (!strcmp(ctx->libraries[i].path, path))
@@ -493,13 +504,35 @@ static const char *unsafe_because(scanner *s, const char *path,
 }
 
 /* Mark the root being scanned CUDALOAD_E_INSECURE, keeping the first
- * reason (detail, malloc'ed, may be NULL) for its report. */
-static void mark_insecure(scanner *s, char *detail) {
-  cl_root *root = &s->ctx->roots[s->root];
+ * reason (detail, malloc'ed, may be NULL) for its report, and record what
+ * was refused: `path` (a library when m is given, else a folder), with the
+ * command that makes it private for `use`. */
+static void mark_insecure(scanner *s, char *detail, const char *path,
+                          cl_trust_use use, const cl_name_match *m) {
+  cudaload_ctx *ctx = s->ctx;
+  char *fix = cl_os_private_fix(path, use);
+  char *copy = cl_strdup(path);
+  if (!fix || !copy ||
+      cl_reserve((void **)&ctx->refusals, &ctx->refusal_capacity,
+                 ctx->refusal_count + 1, sizeof *ctx->refusals)) {
+    free(copy);
+    free(fix);
+    free(detail);
+    out_of_memory(s);
+    return;
+  }
+  cl_refusal *r = &ctx->refusals[ctx->refusal_count++];
+  r->path = copy;
+  r->entry = m ? m->entry : NULL;
+  r->major = m ? m->major : 0;
+  r->fix = fix;
+  cl_root *root = &ctx->roots[s->root];
   if (root->status == CUDALOAD_OK || !root->detail) {
     root->status = CUDALOAD_E_INSECURE;
     free(root->detail);
+    free(root->fix);
     root->detail = detail;
+    root->fix = cl_strdup(fix);
     return;
   }
   free(detail);
@@ -514,7 +547,8 @@ static int refuse_writable(scanner *s, const char *folder) {
   const char *why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER);
   if (!why)
     return 0;
-  mark_insecure(s, cl_strdup_printf("%s is %s", folder, why));
+  mark_insecure(s, cl_strdup_printf("%s is %s", folder, why), folder,
+                CL_TRUST_LIBRARY_FOLDER, NULL);
   return 1;
 }
 
@@ -575,7 +609,7 @@ static const char *unsafe_on_the_way(scanner *s, const char *folder,
  * has no way to walk: the file and its folder are checked. Returns 1 when
  * refused, with the root marked CUDALOAD_E_INSECURE. */
 static int refuse_unsafe_library(scanner *s, const char *listed,
-                                 const char *real) {
+                                 const char *real, const cl_name_match *m) {
   if (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
     return 0;
   int linked = strcmp(listed, real) != 0;
@@ -591,26 +625,31 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
   char *file_why = NULL;
   const char *why = NULL, *through = NULL;
   char *detail = NULL;
-  int refused = 1;
-  if (cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why))
+  const char *culprit = NULL; /* what others can write to */
+  cl_trust_use use = CL_TRUST_LIBRARY_FILE;
+  if (cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
                               file_why ? file_why : "writable by other users");
-  else if ((why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER)))
+    culprit = real;
+  } else if ((why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER))) {
     detail = cl_strdup_printf("%s%s %s, which is %s", shown,
                               linked ? ", in" : " is in", folder, why);
-  else if (strcmp(s->ctx->roots[s->root].origin, CL_ORIGIN_LDCACHE) != 0 &&
-           (through = unsafe_on_the_way(s, folder, &why)))
+    culprit = folder;
+    use = CL_TRUST_LIBRARY_FOLDER;
+  } else if (strcmp(s->ctx->roots[s->root].origin, CL_ORIGIN_LDCACHE) != 0 &&
+             (through = unsafe_on_the_way(s, folder, &why))) {
     detail = cl_strdup_printf(
         "%s%s %s, which is %s", shown,
         linked ? ", reached through" : " is reached through", through, why);
-  else
-    refused = 0;
+    culprit = through;
+    use = CL_TRUST_FOLDER_ON_THE_WAY;
+  }
+  if (culprit)
+    mark_insecure(s, detail, culprit, use, m);
   free(file_why);
   free(shown);
   free(folder);
-  if (refused)
-    mark_insecure(s, detail);
-  return refused;
+  return culprit != NULL;
 }
 
 /* Classify folder/name and add it. Symlinks count as their real file, under
@@ -642,7 +681,7 @@ static void consider_file(scanner *s, const char *folder,
       cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
   }
   if (real && !cl_str_index_find(&s->libraries, real, NULL) &&
-      refuse_unsafe_library(s, full, real)) {
+      refuse_unsafe_library(s, full, real, &real_match)) {
     free(real);
     real = NULL;
   }
@@ -998,11 +1037,12 @@ int cudaload_scan(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->root_count; ++i)
     if (ctx->roots[i].status == CUDALOAD_E_INSECURE) {
       cl_fail(CUDALOAD_E_INSECURE,
-              "root %s refused: %s; make it writable only by its owner, or "
-              "pass CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)",
+              "root %s refused: %s; fix: %s, " CL_ALLOW_WRITABLE_RISK,
               ctx->roots[i].path,
               ctx->roots[i].detail ? ctx->roots[i].detail
-                                   : "writable by other users");
+                                   : "writable by other users",
+              ctx->roots[i].fix ? ctx->roots[i].fix
+                                : "make it writable only by its owner");
       break;
     }
   return CUDALOAD_OK;

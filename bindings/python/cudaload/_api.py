@@ -628,6 +628,11 @@ class Context:
             False (CUDALOAD_NO_DEFAULT_ROOTS) leaves out only these: the
             site folders of ``site_packages`` are still searched.
         target: the str "host", "linux" or "windows": naming conventions.
+        allow_writable_roots: accept folders and libraries other users can
+            write to (CUDALOAD_ALLOW_WRITABLE_ROOTS). By default they are
+            refused, since whoever can write there can run their own code
+            in this process; the report names each and the command that
+            makes it private.
 
     Arguments of the wrong type raise TypeError, values the C library
     cannot take (a NUL character in a path, an empty path) raise
@@ -637,7 +642,8 @@ class Context:
 
     def __init__(self, roots: "Optional[Iterable[PathLike]]" = None,
                  site_packages: "Union[Iterable[PathLike], None, bool]" = None,
-                 defaults: bool = True, target: str = "host") -> None:
+                 defaults: bool = True, target: str = "host", *,
+                 allow_writable_roots: bool = False) -> None:
         self._lib = _load_default()
         self._ctx: Any = None
         self._origins: Dict[str, str] = {}
@@ -662,6 +668,8 @@ class Context:
         if target not in _TARGETS:
             raise ValueError("target %r: expected host, linux or windows" % (target,))
         flags = 0 if defaults else C.CUDALOAD_NO_DEFAULT_ROOTS
+        if allow_writable_roots:
+            flags |= C.CUDALOAD_ALLOW_WRITABLE_ROOTS
         ctx = self._lib.call("cudaload_create", flags)
         if ctx is None:
             _raise(self._lib, C.CUDALOAD_E_NO_MEMORY, "cudaload_create")
@@ -1224,7 +1232,8 @@ def _windows_after_preload(report: "Report") -> None:
 
 def scan(roots: "Optional[Iterable[PathLike]]" = None,
          site_packages: "Union[Iterable[PathLike], None, bool]" = None,
-         defaults: bool = True, target: str = "host") -> "Report":
+         defaults: bool = True, target: str = "host", *,
+         allow_writable_roots: bool = False) -> "Report":
     """Scan ``roots`` (the "explicit" tier, first, in order: a list of str,
     bytes or os.PathLike paths, a relative one resolved against the current
     folder; a single path is a TypeError), then ``site_packages`` (the
@@ -1238,8 +1247,10 @@ def scan(roots: "Optional[Iterable[PathLike]]" = None,
     Report whose ``libraries`` and ``roots`` say what was found where;
     ``table()`` and ``scan_dict()`` print it as ``cudaload scan`` does.
     A root in ``roots`` that does not exist raises NotFoundError, with the
-    Report as its ``report`` (``cudaload scan`` prints it and exits 3)."""
-    with Context(roots, site_packages, defaults, target) as ctx:
+    Report as its ``report`` (``cudaload scan`` prints it and exits 3).
+    ``allow_writable_roots``: as for Context()."""
+    with Context(roots, site_packages, defaults, target,
+                 allow_writable_roots=allow_writable_roots) as ctx:
         ctx.scan()
         return ctx._hand_over_report()
 
@@ -1248,7 +1259,7 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
             site_packages: "Union[Iterable[PathLike], None, bool]" = None,
             defaults: bool = True, rtld_global: bool = False,
             all_sublibs: bool = False, check: bool = True, *,
-            partial: bool = False) -> "Report":
+            partial: bool = False, allow_writable_roots: bool = False) -> "Report":
     """Scan, plan and load the requirements by absolute path. ``require``
     is a str ("cudnn=9", "cudnn=8,cublas=12") or an iterable of str.
     ``roots`` (explicit tier), ``site_packages`` (environment tier; None:
@@ -1263,9 +1274,10 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
     anyway. Raises NotFoundError (a root in ``roots`` does not exist:
     nothing is loaded) / UnsatisfiedError / LoadFailedError /
     ConflictError (with ``.detail`` and ``.report``) unless ``check`` is
-    false."""
+    false. ``allow_writable_roots``: as for Context()."""
     specs = _spec_list(require)  # checked before the context is made
-    with Context(roots, site_packages, defaults) as ctx:
+    with Context(roots, site_packages, defaults,
+                 allow_writable_roots=allow_writable_roots) as ctx:
         ctx.require(specs)
         # _preload scans first: a root that does not exist stops it there.
         report = ctx._preload(rtld_global, all_sublibs, check, hand_over=True,
@@ -1290,7 +1302,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
           isolate: bool = False, probe: bool = False, *,
           defaults: bool = True, rtld_global: bool = False,
           all_sublibs: bool = False, probe_timeout: "Optional[float]" = None,
-          check: bool = True, partial: bool = False) -> "Report":
+          check: bool = True, partial: bool = False,
+          allow_writable_roots: bool = False) -> "Report":
     """Make the required CUDA libraries load: scan, plan, preload, and
     optionally probe, in one call. Call it before ``import torch`` (or any
     module that loads cuDNN/cuBLAS).
@@ -1345,6 +1358,9 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             that can be even when a requirement is unsatisfied or a
             conflict is known, and still raise (with ``check``) for the
             rest.
+        allow_writable_roots: accept folders and libraries other users can
+            write to, which are refused by default (whoever can write there
+            can run their own code in this process): as for Context().
 
     Returns:
         A Report: every file planned, why, what was loaded from where,
@@ -1365,7 +1381,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     if site_packages is not None and site_packages is not False:
         site_packages = _path_list(site_packages, "site_packages")
     # preload(), but for ``isolate``: a conflict alone does not stop the load.
-    with Context(roots, site_packages, defaults) as ctx:
+    with Context(roots, site_packages, defaults,
+                 allow_writable_roots=allow_writable_roots) as ctx:
         ctx.require(require)
         report = ctx._preload(rtld_global, all_sublibs, False, True, partial, isolate)
     _windows_after_preload(report)
@@ -1384,7 +1401,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             detail=report.error, function="cudaload_preload", report=report)
     _warn(report)
     if probe:
-        with Context(roots, site_packages, defaults) as ctx:
+        with Context(roots, site_packages, defaults,
+                     allow_writable_roots=allow_writable_roots) as ctx:
             ctx.require(require)
             report.probe = ctx.probe(out_of_process=probe_timeout is not None,
                                      timeout=probe_timeout or 0.0)
