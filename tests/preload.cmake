@@ -14,6 +14,7 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   side_by_side_all_sublibs
   bundled_shim
   global_conflict
+  global_conflict_fix_as_printed
   versioned_global_no_conflict
   versioned_same_node_conflict
   dependency_order

@@ -722,6 +722,71 @@ static void scenario_global_conflict(void **state) {
     expect_status_text(status);
 }
 
+/* The conflict's fix, followed exactly as it reads (issue 27, item 3): with
+ * cuDNN 9 in the global scope, cudaload_preload(cudnn=8) loads nothing and
+ * the conflict says to open the consumer with cudaload_open_isolated(ctx,
+ * consumer_path, 0). The old sentence ("cudaload_dlopen_isolated()") alone
+ * fails: nothing of cuDNN 8 was loaded. The new one is one call that works. */
+static void scenario_global_conflict_fix_as_printed(void **state) {
+  (void)state;
+  const char *consumer =
+      fixture_real("preload/consumers/libconsumer_cudnn8_deepbind.so");
+  const char *cudnn9 = fixture_real("preload/cudnn9/libcudnn.so.9");
+  const char *cudnn8 = fixture_real("preload/cudnn8/libcudnn.so.8");
+  require_fixture("preload/consumers/libconsumer_cudnn8_deepbind.so");
+  open_or_fail(cudnn9, RTLD_NOW | RTLD_GLOBAL);
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn8");
+  require_ok(ctx, "cudnn=8");
+  assert_int_equal(cudaload_preload(ctx, 0), CUDALOAD_E_CONFLICT);
+  assert_true(cudaload_conflict_count(ctx) >= 1);
+  const char *text = cudaload_conflict_text(ctx, 0);
+  print_long("conflict", text);
+  if (!contains(text, "cudaload_open_isolated(ctx, consumer_path, 0)"))
+    fail_msg("the conflict's fix does not name the one call: %s", text);
+  /* What the old fix said, alone: the consumer does not even open. */
+  void *alone = cudaload_dlopen_isolated(consumer);
+  if (alone && !strstr(cudaload_last_error(), "RTLD_DEEPBIND"))
+    fail_msg("%s opened without cuDNN 8 loaded: the old sentence would have "
+             "worked",
+             consumer);
+  print_message("  cudaload_dlopen_isolated alone: %s\n",
+                alone ? "opened" : cudaload_last_error());
+  /* The new sentence, as printed. GLOBAL is refused, as documented. */
+  void *isolated = NULL;
+  assert_int_equal(
+      cudaload_open_isolated(ctx, consumer, CUDALOAD_PRELOAD_GLOBAL, &isolated),
+      CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(isolated);
+  int status = cudaload_open_isolated(ctx, consumer, 0, &isolated);
+  if (status != CUDALOAD_OK &&
+      strstr(cudaload_last_error(), "cannot be opened with RTLD_DEEPBIND")) {
+    cudaload_destroy(ctx);
+    SKIP_SCENARIO("the isolated open under a sanitizer runtime (refused, "
+                  "as documented)");
+  }
+  if (status != CUDALOAD_OK || isolated == NULL)
+    fail_msg("cudaload_open_isolated: %s", cudaload_last_error());
+  assert_int_equal(call_int(isolated, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN8_VERSION);
+  const char *provider = cudaload_symbol_provider(isolated, "cudnnGetVersion");
+  if (!same_file(provider, cudnn8))
+    fail_msg("the isolated consumer's cudnnGetVersion comes from %s, not %s",
+             or_null(provider), cudnn8);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED, "/cudnn8/libcudnn.so.8");
+  /* The conflict is still listed: it is still there. */
+  assert_true(cudaload_conflict_count(ctx) >= 1);
+  cudaload_destroy(ctx);
+  /* An unsatisfied plan loads nothing. */
+  ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn9");
+  require_ok(ctx, "cudnn=7");
+  assert_int_equal(cudaload_open_isolated(ctx, consumer, 0, &isolated),
+                   CUDALOAD_E_UNSATISFIED);
+  assert_null(isolated);
+  cudaload_destroy(ctx);
+}
+
 /* cuBLAS NEEDs cuBLASLt and has no RUNPATH: cuBLASLt must load first. */
 /* Real NVIDIA libraries version their exports (cudnnGetVersion@@libcudnn.so.9)
  * and consumers reference the versioned symbol
@@ -1500,6 +1565,7 @@ LINUX_ONLY(scenario_side_by_side)
 LINUX_ONLY(scenario_side_by_side_all_sublibs)
 LINUX_ONLY(scenario_bundled_shim)
 LINUX_ONLY(scenario_global_conflict)
+LINUX_ONLY(scenario_global_conflict_fix_as_printed)
 LINUX_ONLY(scenario_versioned_global_no_conflict)
 LINUX_ONLY(scenario_versioned_same_node_conflict)
 LINUX_ONLY(scenario_dependency_order)
@@ -1825,6 +1891,8 @@ static const struct CMUnitTest scenarios[] = {
      NULL},
     {"bundled_shim", scenario_bundled_shim, NULL, NULL, NULL},
     {"global_conflict", scenario_global_conflict, NULL, NULL, NULL},
+    {"global_conflict_fix_as_printed", scenario_global_conflict_fix_as_printed,
+     NULL, NULL, NULL},
     {"versioned_global_no_conflict", scenario_versioned_global_no_conflict,
      NULL, NULL, NULL},
     {"versioned_same_node_conflict", scenario_versioned_same_node_conflict,

@@ -1555,8 +1555,12 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
     describe_rival(problem, sizeof problem, provider, m.major, version, req,
                    planned, symbol);
     snprintf(fix, sizeof fix,
-             "open that consumer with cudaload_dlopen_isolated() "
-             "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
+             "open that consumer with cudaload_open_isolated(ctx, "
+             "consumer_path, 0), which loads this plan RTLD_LOCAL and then "
+             "the consumer RTLD_DEEPBIND (Python: setup(..., isolate=True), "
+             "then cudaload.isolated_open(consumer_path) or the import inside "
+             "cudaload.isolated_import()), or have whoever opens %s use "
+             "RTLD_LOCAL",
              cl_path_basename(provider));
     free(version);
     if (add_conflict(ctx, provider, problem, fix))

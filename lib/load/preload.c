@@ -253,6 +253,37 @@ void *cudaload_dlopen_isolated(const char *path) {
   return handle;
 }
 
+int cudaload_open_isolated(cudaload_ctx *ctx, const char *path, unsigned flags,
+                           void **handle) {
+  cl_clear_error();
+  if (handle)
+    *handle = NULL;
+  if (!ctx || !handle)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_open_isolated: NULL %s", ctx ? "handle" : "ctx");
+  if (!path || !cl_os_path_is_absolute(path))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_open_isolated: \"%s\" is not an absolute path",
+                   path ? path : "(null)");
+  if (flags & ~CUDALOAD_PRELOAD_ALL_SUBLIBS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_open_isolated: flags 0x%x: only "
+                   "CUDALOAD_PRELOAD_ALL_SUBLIBS is taken (RTLD_GLOBAL would "
+                   "put the plan in the scope the consumer is isolated from)",
+                   flags);
+  /* An unsatisfied plan loads nothing, as a preload would not. */
+  int status = cudaload_plan(ctx, flags);
+  if (status != CUDALOAD_OK)
+    return status;
+  /* A conflict in the global scope is why the caller isolates: load the
+   * plan RTLD_LOCAL anyway. */
+  status = cudaload_preload(ctx, flags | CUDALOAD_PRELOAD_PARTIAL);
+  if (status != CUDALOAD_OK && status != CUDALOAD_E_CONFLICT)
+    return status;
+  *handle = cudaload_dlopen_isolated(path);
+  return *handle ? CUDALOAD_OK : CUDALOAD_E_LOAD_FAILED;
+}
+
 const char *cudaload_symbol_provider(void *handle, const char *symbol) {
   static CL_THREAD_LOCAL char provider[4096];
   cl_clear_error();

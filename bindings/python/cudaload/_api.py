@@ -849,6 +849,27 @@ class Context:
         first if scan() was not called."""
         return self._preload(rtld_global, all_sublibs, check, False, partial)
 
+    def open_isolated(self, path: "PathLike", all_sublibs: bool = False) -> "Any":
+        """The fix a conflict names, in one call (cudaload_open_isolated()):
+        load this context's plan RTLD_LOCAL, also with another major in the
+        global scope, then open ``path`` (a str, bytes or os.PathLike) with
+        RTLD_DEEPBIND (Linux), so it binds the plan's files; returns it as a
+        ctypes.CDLL. Scans first if scan() was not called. Raises the Error
+        of the failure (UnsatisfiedError: nothing was loaded;
+        LoadFailedError) with the C library's message."""
+        import ctypes
+        if not self._scanned:
+            missing = self._scan()
+            if missing:
+                _raise(self._lib, C.CUDALOAD_E_NOT_FOUND, "cudaload_scan", missing)
+        file_path = _absolute_path(path, "path")
+        flags = C.CUDALOAD_PRELOAD_ALL_SUBLIBS if all_sublibs else 0
+        _need(self._lib, "cudaload_open_isolated")
+        status, handle = self._lib.open_isolated(self.handle, file_path, flags)
+        if status != C.CUDALOAD_OK:
+            _raise(self._lib, status, "cudaload_open_isolated", file_path)
+        return ctypes.CDLL(file_path, handle=self._lib.pointer_value(handle))
+
     def _preload(self, rtld_global: bool, all_sublibs: bool, check: bool,
                  hand_over: bool, partial: bool = False,
                  isolate: bool = False) -> "Report":
