@@ -35,7 +35,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_missing
   windows_all_or_nothing
   windows_missing_import
-  windows_path_at_its_limit)
+  windows_path_at_its_limit
+  windows_semicolon_root)
 
 if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
   add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)

@@ -1674,6 +1674,79 @@ static void scenario_windows(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* A root whose folder name holds ';' (issue 29, item 1): PATH cannot take
+ * it, so cuDNN 8's later LoadLibraryA("cudnn_ops_infer64_8.dll") would
+ * fail after a preload that said nothing. The preload loads what is opened
+ * from that folder by name by absolute path instead, says so in a plan
+ * warning naming the folder, and leaves PATH as it was. */
+static void scenario_windows_semicolon_root(void **state) {
+  (void)state;
+  require_fixture("preload/windows/consumers/consumer_cudnn8.dll");
+  static const char *const files[] = {
+      "cudnn64_8.dll",           "cudnn_ops_infer64_8.dll",
+      "cudnn_ops_train64_8.dll", "cudnn_cnn_infer64_8.dll",
+      "cudnn_cnn_train64_8.dll", "cudnn_adv_infer64_8.dll",
+      "cudnn_adv_train64_8.dll"};
+  wchar_t base[MAX_PATH], folder[MAX_PATH];
+  assert_true(GetTempPathW(MAX_PATH, base) > 0);
+  /* One fixed folder, refilled by each run: its DLLs stay loaded until the
+   * process ends, so it cannot be removed here. */
+  swprintf(folder, MAX_PATH, L"%lscudaload-semi;colon", base);
+  assert_true(CreateDirectoryW(folder, NULL) ||
+              GetLastError() == ERROR_ALREADY_EXISTS);
+  for (size_t i = 0; i < ARRAY_COUNT(files); ++i) {
+    char rel[128];
+    wchar_t from[MAX_PATH], to[MAX_PATH];
+    snprintf(rel, sizeof rel, "preload/windows/cudnn8/%s", files[i]);
+    MultiByteToWideChar(CP_UTF8, 0, test_fixture_path(rel), -1, from, MAX_PATH);
+    swprintf(to, MAX_PATH, L"%ls\\%hs", folder, files[i]);
+    assert_true(CopyFileW(from, to, FALSE));
+  }
+  char root[MAX_PATH * 3];
+  WideCharToMultiByte(CP_UTF8, 0, folder, -1, root, (int)sizeof root, NULL,
+                      NULL);
+  wchar_t before[8192];
+  DWORD before_len = GetEnvironmentVariableW(L"PATH", before, 8192);
+  assert_true(before_len > 0 && before_len < 8192);
+
+  cudaload_ctx *ctx = new_context();
+  add_root(ctx, root);
+  require_ok(ctx, "cudnn=8");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  /* What cuDNN 8 opens by name was loaded by path, not left for PATH. */
+  expect_entry(ctx, "cudnn_ops_infer", 8, CUDALOAD_STATE_LOADED,
+               "\\cudnn_ops_infer64_8.dll");
+  int warned = 0;
+  for (size_t w = 0; w < cudaload_plan_warning_count(ctx); ++w) {
+    const char *text = cudaload_plan_warning(ctx, w);
+    print_long("warning", text);
+    warned |= contains(text, root) &&
+              contains(text, "could not be put on PATH") &&
+              contains(text, "cudnn_ops_infer64_8.dll") &&
+              contains(text, "all_sublibs=True");
+  }
+  if (!warned)
+    fail_msg("no plan warning names %s, why and what was preloaded", root);
+  wchar_t after[8192];
+  GetEnvironmentVariableW(L"PATH", after, 8192);
+  if (wcscmp(before, after) != 0)
+    fail_msg("PATH changed: %.300ls", after);
+  /* The consumer, linked against cudnn64_8.dll by name, gets the preloaded
+   * one; its cudnnCreate's LoadLibraryA finds the sub-library loaded. */
+  DWORD error;
+  const char *consumer_path =
+      test_fixture_path("preload/windows/consumers/consumer_cudnn8.dll");
+  HMODULE consumer = load_wide(consumer_path, &error);
+  if (consumer == NULL)
+    fail_msg("LoadLibraryW(%s) after the preload: error %lu", consumer_path,
+             (unsigned long)error);
+  if (call_export(consumer, "consumer_cudnn_create") != 0)
+    fail_msg("%s", "cuDNN 8's cudnnCreate could not load "
+                   "cudnn_ops_infer64_8.dll from the ';' folder");
+  cudaload_destroy(ctx);
+}
+
 /* cublas64_12.dll imports cublasLt64_12.dll from another folder than the
  * program's: the plan loads cuBLASLt first. */
 static void scenario_windows_dependency_order(void **state) {
@@ -1879,6 +1952,7 @@ WINDOWS_ONLY(scenario_windows_missing)
 WINDOWS_ONLY(scenario_windows_all_or_nothing)
 WINDOWS_ONLY(scenario_windows_missing_import)
 WINDOWS_ONLY(scenario_windows_path_at_its_limit)
+WINDOWS_ONLY(scenario_windows_semicolon_root)
 
 #endif /* _WIN32 */
 
@@ -1916,6 +1990,8 @@ static const struct CMUnitTest scenarios[] = {
     {"windows_needed_dependencies", scenario_windows_needed_dependencies, NULL,
      NULL, NULL},
     {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
+    {"windows_semicolon_root", scenario_windows_semicolon_root, NULL, NULL,
+     NULL},
     {"windows_missing_import", scenario_windows_missing_import, NULL, NULL,
      NULL},
     {"windows_path_at_its_limit", scenario_windows_path_at_its_limit, NULL,
