@@ -20,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 
 /* The fix-line scenarios plan over the Linux fixture trees (ELF), which
  * the Windows build (under Wine) does not read as libraries. */
@@ -165,6 +168,81 @@ static void windows_wheels_are_recognised_too(void **state) {
   free(e);
 }
 
+/* The fix names the pip of the interpreter whose site folder the scan
+ * searched (its environment tier: the Python binding's own, VIRTUAL_ENV,
+ * the python3 on PATH), which installs where the next scan looks: no
+ * "then pass its site-packages folder as a root", and on Windows never a
+ * bare "pip" (issue 27, item 2; issue 29, item 7). */
+static char *fix_with_environment(int target, const char *environment,
+                                  const char *spec) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  assert_int_equal(cudaload_set_target(ctx, target), CUDALOAD_OK);
+  if (environment)
+    assert_int_equal(cudaload_add_environment_root(ctx, environment),
+                     CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, spec), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  char *e = strdup(cudaload_last_error());
+  assert_non_null(e);
+  cudaload_destroy(ctx);
+  return e;
+}
+
+static void touch(const char *path) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs("an interpreter", f);
+  fclose(f);
+}
+
+static void the_environments_own_pip_is_named(void **state) {
+  (void)state;
+  char tmp[] = "/tmp/cudaload-fix-lines-XXXXXX";
+  assert_non_null(mkdtemp(tmp));
+  char path[512], site[512], want[700];
+  /* A Windows installation (or the embeddable one): python.exe beside
+   * Lib\site-packages. */
+  snprintf(path, sizeof path, "%s/win", tmp);
+  assert_int_equal(mkdir(path, 0755), 0);
+  snprintf(site, sizeof site, "%s/win/Lib", tmp);
+  assert_int_equal(mkdir(site, 0755), 0);
+  snprintf(site, sizeof site, "%s/win/Lib/site-packages", tmp);
+  assert_int_equal(mkdir(site, 0755), 0);
+  snprintf(path, sizeof path, "%s/win/python.exe", tmp);
+  touch(path);
+  char *e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: \"%s\" -m pip install \"nvidia-cufft-cu12\", or set", path);
+  has(e, want);
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* A Linux venv: bin/python3.X beside lib/python3.X/site-packages. */
+  static const char *const dirs[] = {"venv", "venv/bin", "venv/lib",
+                                     "venv/lib/python3.12",
+                                     "venv/lib/python3.12/site-packages"};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; ++i) {
+    snprintf(path, sizeof path, "%s/%s", tmp, dirs[i]);
+    assert_int_equal(mkdir(path, 0755), 0);
+  }
+  snprintf(path, sizeof path, "%s/venv/bin/python3.12", tmp);
+  touch(path);
+  snprintf(site, sizeof site, "%s/venv/lib/python3.12/site-packages", tmp);
+  e = fix_with_environment(CUDALOAD_TARGET_LINUX, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: \"%s\" -m pip install \"nvidia-cufft-cu12\"", path);
+  has(e, want);
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* No interpreter to name: Windows' launcher, and the root to pass. */
+  e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, NULL, "cufft=11");
+  has(e, "fix: py -m pip install \"nvidia-cufft-cu12\" (then pass its "
+         "site-packages folder as a root)");
+  free(e);
+  char command[600];
+  snprintf(command, sizeof command, "rm -rf '%s'", tmp);
+  assert_int_equal(system(command), 0);
+}
 #endif
 
 typedef struct listed {
@@ -249,6 +327,7 @@ int main(void) {
       cmocka_unit_test(cudart12_names_the_cu12_wheel),
       cmocka_unit_test(cudnn9_follows_the_environments_cuda_major),
       cmocka_unit_test(windows_wheels_are_recognised_too),
+      cmocka_unit_test(the_environments_own_pip_is_named),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

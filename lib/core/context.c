@@ -142,10 +142,31 @@ void cudaload_destroy(cudaload_ctx *ctx) {
 
 /* Append a copy of the absolute folder dir to a list of roots; function
  * names the caller in messages. */
+static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
+                             const char *dir, const char *function);
+
 static int add_root_to(char ***list, size_t *count, size_t *capacity,
                        const char *dir, const char *function) {
   if (!dir)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: NULL dir", function);
+  /* Windows: Explorer's "Copy as path" gives "C:\x\y" with its quotes, and
+   * no Windows name holds a '"': one surrounding pair is taken off. */
+  size_t length = strlen(dir);
+  char *unquoted = NULL;
+  if (CL_DIR_SEP == '\\' && length >= 2 && dir[0] == '"' &&
+      dir[length - 1] == '"') {
+    unquoted = cl_strndup(dir + 1, length - 2);
+    if (!unquoted)
+      return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+    dir = unquoted;
+  }
+  int status = add_root_unquoted(list, count, capacity, dir, function);
+  free(unquoted);
+  return status;
+}
+
+static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
+                             const char *dir, const char *function) {
   if (!*dir)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: empty folder name",
                    function);
@@ -159,6 +180,13 @@ static int add_root_to(char ***list, size_t *count, size_t *capacity,
   char *copy = cl_strdup(dir);
   if (!copy)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+  /* Windows takes '/' as a separator too; reports show the root, and every
+   * path found under it, with the host's own ("C:/envs/A" is
+   * "C:\envs\A"). */
+  if (CL_DIR_SEP != '/')
+    for (char *p = copy; *p; ++p)
+      if (*p == '/')
+        *p = CL_DIR_SEP;
   (*list)[(*count)++] = copy;
   return CUDALOAD_OK;
 }

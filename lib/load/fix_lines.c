@@ -11,6 +11,7 @@
  * nvidia-cudnn-cu12 and share site-packages/nvidia/cudnn).
  */
 #include "load/fix_lines.h"
+#include "os/platform.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "scan/catalog.h"
@@ -186,6 +187,70 @@ static char *target_folder(const char *site, size_t site_len,
   return dir;
 }
 
+/* The Python interpreter whose site folder root is (its environment tier:
+ * the binding's own interpreter, VIRTUAL_ENV, CONDA_PREFIX, the python3 on
+ * PATH), as a path that exists, malloc'ed; NULL when none can be told.
+ * Windows: <prefix>\Lib\site-packages with python.exe in <prefix>
+ * (an installation, the embeddable one, conda) or in <prefix>\Scripts (a
+ * venv), or a venv or conda prefix given itself. Linux:
+ * <prefix>/lib/pythonX.Y/site-packages with <prefix>/bin/pythonX.Y, or a
+ * venv given itself (bin/python). */
+static char *interpreter_of(const char *root, cl_naming naming) {
+  static const char *const windows[] = {"python.exe", "Scripts\\python.exe",
+                                        NULL};
+  char *prefix = NULL, *site_parent = cl_path_dirname(root);
+  const char *version = NULL;
+  if (site_parent && !strcmp(cl_path_basename(root), "site-packages")) {
+    const char *lib = cl_path_basename(site_parent);
+    if (naming == CL_NAMING_WINDOWS && !strcmp(lib, "Lib"))
+      prefix = cl_path_dirname(site_parent);
+    else if (naming == CL_NAMING_LINUX && !strncmp(lib, "python3.", 8)) {
+      version = lib + 6; /* "3.11" */
+      char *libdir = cl_path_dirname(site_parent);
+      prefix = libdir ? cl_path_dirname(libdir) : NULL;
+      free(libdir);
+    }
+  } else {
+    prefix = cl_strdup(root); /* a venv or prefix given itself */
+  }
+  char *found = NULL;
+  for (int i = 0; prefix && !found && i < 2; ++i) {
+    char linux_name[32];
+    if (naming == CL_NAMING_LINUX)
+      snprintf(linux_name, sizeof linux_name, "bin/python%s",
+               version && i == 0 ? version : "");
+    char *candidate = cl_path_join(
+        prefix, naming == CL_NAMING_WINDOWS ? windows[i] : linux_name);
+    if (candidate && cl_os_stat_kind(candidate, NULL) == CL_KIND_REGULAR)
+      found = candidate;
+    else
+      free(candidate);
+  }
+  free(prefix);
+  free(site_parent);
+  return found;
+}
+
+/* The pip of the environment the scan searched first (an interpreter whose
+ * site folder is a root of the environment tier), as a command prefix
+ * ("\"C:\...\python.exe\" -m pip"), malloc'ed; NULL when there is none. A
+ * package it installs lands in a folder the next scan searches. */
+static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming) {
+  for (size_t i = 0; i < ctx->root_count; ++i) {
+    const cl_root *r = &ctx->roots[i];
+    if (r->status != CUDALOAD_OK ||
+        cl_origin_tier(r->origin) != CL_TIER_ENVIRONMENT)
+      continue;
+    char *python = interpreter_of(r->path, naming);
+    if (python) {
+      char *pip = cl_strdup_printf("\"%s\" -m pip", python);
+      free(python);
+      return pip;
+    }
+  }
+  return NULL;
+}
+
 /* One concrete command that fixes a missing requirement, malloc'ed. */
 /* The library of family that lies in the folder wheel w installs to and
  * that the ctx ranks first (*site_len: the length of its site folder), or
@@ -255,18 +320,34 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
    * the environment pinned it for: install into a folder of its own. */
   size_t site_len = 0;
   const cl_library *pinned = pinned_library(ctx, family, w, naming, &site_len);
+  /* The interpreter whose site folder is searched: its pip installs where
+   * the next scan looks, so nothing more is needed. Windows has no "pip"
+   * or "python" on PATH for sure; the launcher "py" is the usual one. */
+  char *own = environment_pip(ctx, naming);
+  const char *pip = own                           ? own
+                    : naming == CL_NAMING_WINDOWS ? "py -m pip"
+                                                  : "python -m pip";
   if (!pinned) {
-    add(&t,
-        "pip install \"%s%s\" (then pass its site-packages folder as a root), "
-        "or set %s to the folder that holds %s",
-        w->package, spec, var, files);
+    if (own)
+      add(&t, "%s install \"%s%s\", or set %s to the folder that holds %s", pip,
+          w->package, spec, var, files);
+    else
+      add(&t,
+          "%s install \"%s%s\" (then pass its site-packages folder as a "
+          "root), or set %s to the folder that holds %s",
+          naming == CL_NAMING_WINDOWS ? pip : "pip", w->package, spec, var,
+          files);
+    free(own);
     return cl_buf_take(&t);
   }
   char *dir = target_folder(pinned->path, site_len, family, major);
-  if (!dir)
+  if (!dir) {
+    free(own);
     return NULL;
-  add(&t, "python -m pip install --no-deps --target \"%s\" \"%s%s\"", dir,
-      w->package, spec);
+  }
+  add(&t, "%s install --no-deps --target \"%s\" \"%s%s\"", pip, dir, w->package,
+      spec);
+  free(own);
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
    * one comes along when nothing in the inventory is it. */

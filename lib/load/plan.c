@@ -397,14 +397,14 @@ static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
                 ctx->root_count == 1 ? "" : "s");
   for (size_t i = 0; i < ctx->root_count; ++i) {
     const cl_root *r = &ctx->roots[i];
-    cl_buf_printf(b, "    %s (%s%s)\n", r->path, r->origin,
-                  r->status == CUDALOAD_OK
-                      ? ""
-                      : (r->status == CUDALOAD_E_NOT_FOUND
-                             ? ", not found"
-                             : (r->status == CUDALOAD_E_INSECURE
-                                    ? ", writable by other users: refused"
-                                    : ", unreadable")));
+    cl_buf_printf(b, "    %s (%s%s%s)\n", r->path, r->origin,
+                  r->status == CUDALOAD_OK ? "" : ", ",
+                  r->status == CUDALOAD_OK ? ""
+                  : r->status == CUDALOAD_E_INSECURE
+                      ? "writable by other users: refused"
+                  : r->status == CUDALOAD_E_NOT_FOUND  ? "not found"
+                  : r->status == CUDALOAD_E_NOT_A_FILE ? "not a folder"
+                                                       : "unreadable");
     if (r->status == CUDALOAD_E_INSECURE) {
       refused = 1;
       if (r->detail)

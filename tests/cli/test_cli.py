@@ -2064,7 +2064,7 @@ class Doctor(CliTestCase):
         # Each problem is a numbered line followed by its fix.
         problems = lines[positions[-1] + 1:]
         self.assertRegex(problems[0], r"^  1\. cudnn=9: no usable cudnn library")
-        self.assertRegex(problems[1], r"^     fix: pip install ")
+        self.assertRegex(problems[1], r"^     fix: (py -m )?pip install ")
 
     @unittest.skipIf(os.name == "nt", "pseudo-terminals are POSIX")
     def test_colour_on_a_terminal_unless_NO_COLOR(self):

@@ -204,6 +204,11 @@ def _absolute_path(path: "PathLike", what: str = "path") -> str:
     value = _path_arg(path, what)
     if not value:
         return value
+    # Windows: a path pasted with its quotes (Explorer's "Copy as path")
+    # keeps them, and no Windows name holds a '"': one surrounding pair is
+    # taken off, not joined to the current folder.
+    if os.name == "nt" and len(value) > 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
     # Windows: "\x" and "C:x" are relative to a drive's current folder
     # (os.path.isabs() calls the first absolute before Python 3.13).
     if os.path.isabs(value) and (os.name != "nt" or os.path.splitdrive(value)[0]):
@@ -793,9 +798,16 @@ class Context:
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_scan")
         self._scanned = True
+        # A file given as a root would be searched as an empty folder: 0
+        # libraries and no word. It is refused like a folder that is not
+        # there, naming the folder that holds it.
         return "\n".join(
-            "root '%s' does not exist" % root.path for root in self.roots()
-            if root.status_code == C.CUDALOAD_E_NOT_FOUND
+            ("root '%s' does not exist" % root.path
+             if root.status_code == C.CUDALOAD_E_NOT_FOUND else
+             "root '%s' is a file, not a folder: a root is the folder that holds the "
+             "libraries (that file's is '%s')" % (root.path, os.path.dirname(root.path)))
+            for root in self.roots()
+            if root.status_code in (C.CUDALOAD_E_NOT_FOUND, C.CUDALOAD_E_NOT_A_FILE)
             and self._origins.get(root.path) == "explicit")
 
     def roots(self) -> "List[Root]":
