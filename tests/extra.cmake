@@ -50,7 +50,7 @@ if(CUDALOAD_CLI_TARGET AND TARGET ${CUDALOAD_CLI_TARGET})
     set(_cl_print_args)
   endif()
   foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures EnvExec CommandLine
-    Doctor Probe Hardening Explain IncludeDir)
+    Doctor FixesAsPrinted Probe Hardening Explain IncludeDir)
     add_test(NAME cli_${_cl_group}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py
               --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>

@@ -87,7 +87,11 @@ static void cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder(void **state) {
          "\"nvidia-cublas-cu12\" (not a plain pip install: ");
   has(e, "/wheels-cu13/site-packages already has cudnn 9 in nvidia/cudnn");
   has(e, "then pass that folder as a root");
-  has(e, "or set CUDNN_PATH to the folder that holds the libraries");
+  /* Without the default roots the variable is not read: the root is the
+   * other way, as printed. */
+  has(e, "or pass the folder that holds the libraries as a root (--root; "
+         "Python: roots=[...]; CUDNN_PATH is not read without the default "
+         "roots)");
   lacks(e, "pip install \"nvidia-cudnn");
   free(e);
 }
@@ -164,7 +168,7 @@ static void windows_wheels_are_recognised_too(void **state) {
   has(e, "already has cudnn 9 in nvidia\\cudnn");
   has(e, "the folder that holds the DLLs");
   /* NCCL has no Windows wheel: no pip line. */
-  has(e, "fix: set CUDA_PATH to the folder that holds the DLLs");
+  has(e, "fix: pass the folder that holds the DLLs as a root");
   free(e);
 }
 
@@ -213,7 +217,7 @@ static void the_environments_own_pip_is_named(void **state) {
   touch(path);
   char *e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
   snprintf(want, sizeof want,
-           "fix: \"%s\" -m pip install \"nvidia-cufft-cu12\", or set", path);
+           "fix: \"%s\" -m pip install \"nvidia-cufft-cu12\", or pass", path);
   has(e, want);
   lacks(e, "pass its site-packages folder as a root");
   free(e);

@@ -294,6 +294,17 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   const char *var = cl_catalog_path_variable(family);
   const char *files =
       naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
+  /* The variable is a default root: where the caller left those out
+   * (--no-defaults, defaults=False), setting it would change nothing. */
+  char variable[160];
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    snprintf(variable, sizeof variable,
+             "pass the folder that holds %s as a root (--root; Python: "
+             "roots=[...]; %s is not read without the default roots)",
+             files, var);
+  else
+    snprintf(variable, sizeof variable, "set %s to the folder that holds %s",
+             var, files);
 
   /* The requirement's own CUDA major (cublas=12), else the application's,
    * else 12, the one every family has a wheel for; a family with no wheel
@@ -307,7 +318,7 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   cl_buf t = CL_BUF_INIT;
   if (!w) {
     /* The driver, or a library no wheel ships here (NCCL on Windows). */
-    add(&t, "set %s to the folder that holds %s", var, files);
+    add(&t, "%s", variable);
     return cl_buf_take(&t);
   }
   char spec[160];
@@ -329,14 +340,13 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
                                                   : "python -m pip";
   if (!pinned) {
     if (own)
-      add(&t, "%s install \"%s%s\", or set %s to the folder that holds %s", pip,
-          w->package, spec, var, files);
+      add(&t, "%s install \"%s%s\", or %s", pip, w->package, spec, variable);
     else
       add(&t,
           "%s install \"%s%s\" (then pass its site-packages folder as a "
-          "root), or set %s to the folder that holds %s",
-          naming == CL_NAMING_WINDOWS ? pip : "pip", w->package, spec, var,
-          files);
+          "root), or %s",
+          naming == CL_NAMING_WINDOWS ? pip : "pip", w->package, spec,
+          variable);
     free(own);
     return cl_buf_take(&t);
   }
@@ -356,10 +366,9 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   add(&t,
       " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
       "which that would replace or mix with), then pass that folder as a "
-      "root (--root; Python: roots=[...]), or set %s to the folder that "
-      "holds %s",
+      "root (--root; Python: roots=[...]), or %s",
       (int)site_len, pinned->path, pinned->entry->family, pinned->major,
-      naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, var, files);
+      naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, variable);
   free(dir);
   return cl_buf_take(&t);
 }

@@ -2240,6 +2240,100 @@ class Doctor(CliTestCase):
         self.assertIn(to_cli(here / "app" / "missing.yaml"), r.stderr, r.describe())
 
 
+class FixesAsPrinted(CliTestCase):
+    """Issue 27, item 3: each fix line the doctor prints for a problem it
+    can set up here is followed exactly as printed, and the doctor run
+    again: the problem is gone. (The driver's, nvidia-smi's and the display
+    server's fixes need hardware; a pip line needs the index: the
+    acceptance tier follows those.)"""
+
+    def problems(self, args, env=None):
+        proc = subprocess.run(CLI + ["doctor", "--format", "json"] + list(args),
+                              env=dict(os.environ, **(env or {})) if env is not None else None,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        r = Result(["doctor"] + list(args), proc)
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return self.parse_json(r)["problems"]
+
+    def fix_of(self, problems, start):
+        found = [p for p in problems if p["problem"].startswith(start)]
+        self.assertEqual(len(found), 1, [p["problem"] for p in problems])
+        return found[0]["fix"]
+
+    def cudnn8_folder(self):
+        return self.fixture(*(("preload", "windows", "cudnn8") if CLI_IS_WINDOWS
+                              else ("cudnn8_compat",)))
+
+    def test_a_missing_library_without_the_default_roots_takes_a_root(self):
+        """With --no-defaults CUDNN_PATH is not read, so the fix says to pass
+        the folder as a root: done, the requirement is satisfied."""
+        fix = self.fix_of(self.problems(["--no-defaults", "--require", "cudnn=8"]), "cudnn=8:")
+        self.assertIn("or pass the folder that holds the %s as a root (--root"
+                      % ("DLLs" if CLI_IS_WINDOWS else "libraries"), fix)
+        after = self.problems(["--no-defaults", "--require", "cudnn=8",
+                               "--root", to_cli(self.cudnn8_folder())])
+        self.assertFalse([p for p in after if p["problem"].startswith("cudnn=8:")], after)
+
+    def test_a_missing_library_with_the_default_roots_takes_the_variable(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("the default roots of this Linux machine")
+        env = {k: v for k, v in os.environ.items() if k not in ("CUDNN_PATH", "VIRTUAL_ENV", "CONDA_PREFIX")}
+        fix = self.fix_of(self.problems(["--require", "cudnn=8"], env=env), "cudnn=8:")
+        self.assertIn("or set CUDNN_PATH to the folder that holds the libraries", fix)
+        env["CUDNN_PATH"] = to_cli(self.cudnn8_folder())
+        after = self.problems(["--require", "cudnn=8"], env=env)
+        self.assertFalse([p for p in after if p["problem"].startswith("cudnn=8:")], after)
+
+    def test_a_stray_sub_library_is_deleted_as_printed(self):
+        d = self.tmpdir()
+        name = "cudnn_ops_infer64_8.dll" if CLI_IS_WINDOWS else "libcudnn_ops_infer.so.8"
+        shutil.copy(str(self.cudnn8_folder() / name), str(d / name))
+        fix = self.fix_of(self.problems(["--no-defaults", "--root", to_cli(d)]),
+                          "cudnn 8 found only as sub-library")
+        self.assertTrue(fix.endswith(", or delete the stray %s" % name), fix)
+        (d / name).unlink()
+        after = self.problems(["--no-defaults", "--root", to_cli(d)])
+        self.assertFalse([p for p in after if "found only as sub-library" in p["problem"]], after)
+
+    def test_cuda_variables_are_unset_as_printed(self):
+        env = dict(os.environ, CUDA_VISIBLE_DEVICES="-1", CUDA_LAUNCH_BLOCKING="1")
+        problems = self.problems(["--no-defaults"], env=env)
+        for variable, start in (("CUDA_VISIBLE_DEVICES", 'CUDA_VISIBLE_DEVICES="-1" hides every device'),
+                                ("CUDA_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING=1")):
+            self.assertTrue(self.fix_of(problems, start).startswith("unset %s" % variable))
+            del env[variable]
+        after = self.problems(["--no-defaults"], env=env)
+        self.assertFalse([p for p in after if "CUDA_" in p["problem"]], after)
+
+    def test_a_lazily_opened_library_takes_the_root_printed(self):
+        """cuDNN 8 opens cuBLAS 12 by name; the fix names the folder that
+        holds it with --root: given, the warning is gone."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux lazy names of the cuDNN 8 fixture")
+        cudnn8 = to_cli(self.cudnn8_folder())
+        args = ["--no-defaults", "--root", cudnn8, "--require", "cudnn=8"]
+        problems = [p for p in self.problems(args) if "opens libcublas.so.12 by name" in p["problem"]]
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("or the folder that holds libcublas.so.12 with --root", problems[0]["fix"])
+        cublas12 = to_cli(self.fixture("preload", "cublas12"))
+        after = self.problems(args + ["--root", cublas12])
+        self.assertFalse([p for p in after if "by name when it first needs it" in p["problem"]], after)
+
+    def test_a_writable_root_is_made_private_as_printed(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("POSIX modes (the Windows icacls line: test_hostile_fs under Wine)")
+        d = self.tmpdir()
+        shutil.copytree(str(self.cudnn8_folder()), str(d / "cudnn8"))
+        root = d / "cudnn8"
+        root.chmod(0o777)
+        fix = self.fix_of(self.problems(["--no-defaults", "--root", to_cli(root)]), "root %s refused" % root)
+        self.assertTrue(fix.startswith('chmod go-w "%s", or, accepting' % root), fix)
+        subprocess.run(fix[:fix.index(", or, accepting")], shell=True, check=True)
+        after = self.problems(["--no-defaults", "--root", to_cli(root)])
+        self.assertFalse([p for p in after if "refused" in p["problem"]], after)
+
+
 class Probe(CliTestCase):
     """`cudaload probe`: the verdict, the stages and the exit status."""
 
