@@ -58,10 +58,10 @@ def test_a_quoted_root_is_the_folder_inside_the_quotes(run, fixtures):
     folder = windows_fixture(fixtures, "preload", "windows", "cudnn8")
     out = last_json(run("""
         import json, cudaload
-        report = cudaload.scan(roots=['"%s"'], defaults=False, site_packages=False)
+        report = cudaload.scan(roots=[%r], defaults=False, site_packages=False)
         print(json.dumps({"roots": [r.path for r in report.roots],
                           "cudnn": [l.path for l in report.libraries if l.name == "cudnn"]}))
-        """ % folder))
+        """ % ('"%s"' % folder)))
     assert out["roots"] == [folder]
     assert out["cudnn"] == [os.path.join(folder, "cudnn64_8.dll")]
 
