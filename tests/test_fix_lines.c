@@ -215,7 +215,20 @@ static void the_environments_own_pip_is_named(void **state) {
   assert_int_equal(mkdir(site, 0755), 0);
   snprintf(path, sizeof path, "%s/win/python.exe", tmp);
   touch(path);
+  /* The embeddable distribution has no pip: the launcher's, into it. */
   char *e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: py -m pip install --target \"%s\" \"nvidia-cufft-cu12\", or "
+           "pass",
+           site);
+  has(e, want);
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* An installation with pip: its own. */
+  char pip[600];
+  snprintf(pip, sizeof pip, "%s/pip", site);
+  assert_int_equal(mkdir(pip, 0755), 0);
+  e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
   snprintf(want, sizeof want,
            "fix: \"%s\" -m pip install \"nvidia-cufft-cu12\", or pass", path);
   has(e, want);

@@ -231,10 +231,14 @@ static char *interpreter_of(const char *root, cl_naming naming) {
   return found;
 }
 
-/* The pip of the environment the scan searched first (an interpreter whose
- * site folder is a root of the environment tier), as a command prefix
- * ("\"C:\...\python.exe\" -m pip"), malloc'ed; NULL when there is none. A
- * package it installs lands in a folder the next scan searches. */
+/* The pip install command of the environment the scan searched first (an
+ * interpreter whose site folder is a root of the environment tier),
+ * malloc'ed; NULL when there is none. A package it installs lands in a
+ * folder the next scan searches. Its own pip ("\"C:\...\python.exe\" -m
+ * pip install"); on Windows, where that interpreter has no pip (the
+ * embeddable distribution has none, nor ensurepip), the launcher's pip
+ * into its site folder ("py -m pip install --target \"...\\Lib\\
+ * site-packages\""). */
 static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming) {
   for (size_t i = 0; i < ctx->root_count; ++i) {
     const cl_root *r = &ctx->roots[i];
@@ -242,11 +246,28 @@ static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming) {
         cl_origin_tier(r->origin) != CL_TIER_ENVIRONMENT)
       continue;
     char *python = interpreter_of(r->path, naming);
-    if (python) {
-      char *pip = cl_strdup_printf("\"%s\" -m pip", python);
-      free(python);
-      return pip;
+    if (!python)
+      continue;
+    char *pip = NULL;
+    if (naming == CL_NAMING_WINDOWS) {
+      /* <prefix>\python.exe or <prefix>\Scripts\python.exe (a venv). */
+      char *bin = cl_path_dirname(python);
+      char *prefix = bin && !strcmp(cl_path_basename(bin), "Scripts")
+                         ? cl_path_dirname(bin)
+                         : cl_strdup(bin ? bin : "");
+      char *site = prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
+      char *own_pip = site ? cl_path_join(site, "pip") : NULL;
+      if (own_pip && cl_os_stat_kind(own_pip, NULL) != CL_KIND_DIRECTORY)
+        pip = cl_strdup_printf("py -m pip install --target \"%s\"", site);
+      free(own_pip);
+      free(site);
+      free(prefix);
+      free(bin);
     }
+    if (!pip)
+      pip = cl_strdup_printf("\"%s\" -m pip install", python);
+    free(python);
+    return pip;
   }
   return NULL;
 }
@@ -335,12 +356,10 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
    * the next scan looks, so nothing more is needed. Windows has no "pip"
    * or "python" on PATH for sure; the launcher "py" is the usual one. */
   char *own = environment_pip(ctx, naming);
-  const char *pip = own                           ? own
-                    : naming == CL_NAMING_WINDOWS ? "py -m pip"
-                                                  : "python -m pip";
+  const char *pip = naming == CL_NAMING_WINDOWS ? "py -m pip" : "python -m pip";
   if (!pinned) {
     if (own)
-      add(&t, "%s install \"%s%s\", or %s", pip, w->package, spec, variable);
+      add(&t, "%s \"%s%s\", or %s", own, w->package, spec, variable);
     else
       add(&t,
           "%s install \"%s%s\" (then pass its site-packages folder as a "
@@ -355,8 +374,14 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
     free(own);
     return NULL;
   }
-  add(&t, "%s install --no-deps --target \"%s\" \"%s%s\"", pip, dir, w->package,
-      spec);
+  /* The interpreter's own pip when it has one ("\"...\" -m pip install"),
+   * else the generic one: --target is the folder of its own here. */
+  if (own && own[0] == '"')
+    add(&t, "%s --no-deps --target \"%s\" \"%s%s\"", own, dir, w->package,
+        spec);
+  else
+    add(&t, "%s install --no-deps --target \"%s\" \"%s%s\"", pip, dir,
+        w->package, spec);
   free(own);
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that

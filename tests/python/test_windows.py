@@ -164,18 +164,27 @@ def test_the_long_path_warning_names_all_sublibs(run, fixtures):
 @windows_only
 def test_a_missing_library_names_this_interpreters_pip(run, fixtures):
     """Issue 27 item 2 and 29 item 7: the fix line for a library this
-    interpreter lacks is its own pip ("<python.exe>" -m pip install ...),
-    and does not ask to pass its own site-packages as a root."""
+    interpreter lacks is its own pip ("<python.exe>" -m pip install ...,
+    or, without pip, py -m pip install --target <its site-packages>), and
+    does not ask to pass its own site-packages as a root."""
     folder = windows_fixture(fixtures, "preload", "windows", "cudnn8")
     out = last_json(run("""
-        import json, sys, cudaload
+        import importlib.util, json, os, sys, cudaload
         report = cudaload.setup(require=["cudnn=8", "cufft=11"], roots=[%r], check=False)
         fixes = [l.strip()[5:] for l in (report.error or "").splitlines() if l.strip().startswith("fix: ")]
-        print(json.dumps({"ok": report.ok, "fixes": fixes, "python": sys.executable}))
+        print(json.dumps({"ok": report.ok, "fixes": fixes, "python": sys.executable,
+                          "has_pip": importlib.util.find_spec("pip") is not None,
+                          "site": os.path.join(sys.prefix, "Lib", "site-packages")}))
         """ % folder))
     assert not out["ok"]
     cufft = [f for f in out["fixes"] if "cufft" in f]
     assert cufft, out
-    assert cufft[0].startswith('"%s" -m pip install "nvidia-cufft-cu12"' % out["python"]), cufft[0]
+    # Its own pip; the embeddable distribution has none (nor ensurepip):
+    # then the launcher's, into its site folder.
+    if out["has_pip"]:
+        want = '"%s" -m pip install "nvidia-cufft-cu12"' % out["python"]
+    else:
+        want = 'py -m pip install --target "%s" "nvidia-cufft-cu12"' % out["site"]
+    assert cufft[0].startswith(want), cufft[0]
     assert "pass its site-packages folder as a root" not in cufft[0]
     assert "apt" not in " ".join(out["fixes"]).split()
