@@ -152,7 +152,10 @@ CUDALOAD_API void cudaload_destroy(cudaload_ctx *ctx);
  * NULL, "" or a relative path: a root must be absolute, so that what a scan
  * finds does not depend on the current folder at the time of the scan. A
  * caller that takes paths from a person (the cudaload tool, the Python
- * bindings) resolves relative ones against the current folder first.
+ * bindings) resolves relative ones against the current folder first. On
+ * Windows one pair of surrounding double quotes is taken off (Explorer's
+ * "Copy as path"; no Windows name holds a '"'), and '/' becomes '\\', so
+ * that the root and every path found under it read with '\\' only.
  */
 CUDALOAD_API int cudaload_add_root(cudaload_ctx *ctx, const char *dir);
 

@@ -140,11 +140,11 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx);
 }
 
-/* Append a copy of the absolute folder dir to a list of roots; function
- * names the caller in messages. */
 static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
                              const char *dir, const char *function);
 
+/* Append a copy of the absolute folder dir to a list of roots; function
+ * names the caller in messages. */
 static int add_root_to(char ***list, size_t *count, size_t *capacity,
                        const char *dir, const char *function) {
   if (!dir)
