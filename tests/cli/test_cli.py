@@ -2296,6 +2296,20 @@ class FixesAsPrinted(CliTestCase):
         after = self.problems(["--no-defaults", "--root", to_cli(d)])
         self.assertFalse([p for p in after if "found only as sub-library" in p["problem"]], after)
 
+    def test_a_file_given_as_a_root_takes_its_folder_as_printed(self):
+        """Issue 29, item 7: a file is no root. The fix said to make it
+        readable, which changes nothing; it names the folder that holds the
+        file: given, the problem is gone and the library is found."""
+        name = "cudnn64_8.dll" if CLI_IS_WINDOWS else "libcudnn.so.8"
+        folder = self.cudnn8_folder()
+        args = ["--no-defaults", "--require", "cudnn=8"]
+        fix = self.fix_of(self.problems(args + ["--root", to_cli(folder / name)]),
+                          "root %s: not a folder" % to_cli(folder / name))
+        self.assertIn('--root "%s"' % to_cli(folder), fix)
+        self.assertNotIn("readable", fix)
+        after = self.problems(args + ["--root", to_cli(folder)])
+        self.assertFalse([p for p in after if p["problem"].startswith(("root ", "cudnn=8:"))], after)
+
     def test_cuda_variables_are_unset_as_printed(self):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="-1", CUDA_LAUNCH_BLOCKING="1")
         problems = self.problems(["--no-defaults"], env=env)
