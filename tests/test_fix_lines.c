@@ -134,6 +134,24 @@ static void cudart12_names_the_cu12_wheel(void **state) {
   free(e);
 }
 
+/* cusolver=11 in a CUDA 13 environment: CUDA 13 ships cuSOLVER 12 only, so
+ * "nvidia-cusolver==11.*" names no release (pip: "No matching
+ * distribution"); CUDA 12's wheel carries libcusolver.so.11. */
+static void
+an_abi_major_the_environments_cuda_lacks_takes_cuda12(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *cu13[] = {"wheels-cu13/site-packages/nvidia/cu13/lib"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cusolver=11", cu13, 1);
+  has(e, "pip install \"nvidia-cusolver-cu12\"");
+  lacks(e, "nvidia-cusolver==11");
+  free(e);
+  /* The major CUDA 13 does ship keeps CUDA 13's wheel. */
+  e = unsatisfied(CUDALOAD_TARGET_LINUX, "cusolver=12", cu13, 1);
+  has(e, "pip install \"nvidia-cusolver==12.*\"");
+  free(e);
+}
+
 /* cuDNN's major does not tell its CUDA major: the environment's does. */
 static void cudnn9_follows_the_environments_cuda_major(void **state) {
   (void)state;
@@ -343,6 +361,7 @@ int main(void) {
       cmocka_unit_test(cuda13_toolkit_wheels_have_no_suffix),
       cmocka_unit_test(cudart12_names_the_cu12_wheel),
       cmocka_unit_test(cudnn9_follows_the_environments_cuda_major),
+      cmocka_unit_test(an_abi_major_the_environments_cuda_lacks_takes_cuda12),
       cmocka_unit_test(windows_wheels_are_recognised_too),
       cmocka_unit_test(the_environments_own_pip_is_named),
 #endif

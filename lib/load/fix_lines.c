@@ -89,6 +89,22 @@ static int environment_cuda_major(const cudaload_ctx *ctx,
   return best ? library_cuda_major(best) : 0;
 }
 
+/* Whether CUDA major cuda ships another ABI major of entry than major (CUDA
+ * 13's cuSOLVER is 12): its wheel has no release of major, and a pip line
+ * pinning "==major.*" to it finds no distribution. Unknown: it may ship it. */
+static int cuda_lacks_major(const cl_catalog_entry *entry, int cuda,
+                            long major) {
+  int another = 0;
+  for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m) {
+    if (m->cuda_major != cuda)
+      continue;
+    if (m->abi_major == major)
+      return 0;
+    another = 1;
+  }
+  return another;
+}
+
 static int is_separator(char c, cl_naming naming) {
   return c == '/' || (naming == CL_NAMING_WINDOWS && c == '\\');
 }
@@ -333,6 +349,8 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   int cuda = major ? cl_catalog_cuda_major(r->entry, (int)major) : 0;
   if (!cuda)
     cuda = environment_cuda_major(ctx, r);
+  if (cuda && major && cuda_lacks_major(r->entry, cuda, major))
+    cuda = 0;
   const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
   if (!w)
     w = find_wheel(family, 12, major, naming);
