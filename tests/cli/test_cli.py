@@ -2334,6 +2334,39 @@ class FixesAsPrinted(CliTestCase):
         after = self.problems(args + ["--root", cublas12])
         self.assertFalse([p for p in after if "by name when it first needs it" in p["problem"]], after)
 
+    def test_a_known_consumers_library_is_required_as_printed(self):
+        """ctranslate2 4.4.0 opens cuBLAS 12 by name beside a plan of cuBLAS
+        13: the fix says to add --require cublas=12 with a root that holds
+        it. Done so, both majors are satisfied and the problem is gone."""
+        tree = ("consumers", "windows") if CLI_IS_WINDOWS else ("consumers",)
+        site = to_cli(self.fixture(*tree, "site-packages"))
+        args = ["--no-defaults", "--root", site]
+        fix = self.fix_of(self.problems(args + ["--require", "cublas=13"]), "ctranslate2 4.4.0 (")
+        self.assertTrue(fix.startswith("add --require cublas=12 with a root that holds it"), fix)
+        requirement = re.search(r"--require (\S+)", fix).group(1)
+        after = self.problems(args + ["--require", "cublas=13," + requirement,
+                                      "--root", to_cli(self.fixture(*tree, "cublas12"))])
+        self.assertFalse([p for p in after if p["problem"].startswith(("ctranslate2", "cublas"))], after)
+
+    def test_a_needed_library_no_root_holds_takes_the_root_printed(self):
+        """cuSOLVER 12 alone needs cuBLAS 13 and cuSPARSE 12 (ELF NEEDED):
+        each fix says to add a root that holds the family and major it
+        names; with those roots the problems are gone."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux cuSOLVER wheel tree (ELF NEEDED)")
+        args = ["--no-defaults", "--require", "cusolver=12",
+                "--root", to_cli(self.fixture("preload", "cusolver_alone", "nvidia", "cusolver", "lib"))]
+        holders = {"cuBLAS 13": self.fixture("wheels-cu13", "site-packages", "nvidia", "cu13", "lib"),
+                   "cuSPARSE 12": self.fixture("preload", "wheels", "nvidia", "cusparse", "lib")}
+        needs = [p for p in self.problems(args) if " needs lib" in p["problem"]]
+        self.assertEqual(len(needs), 2, needs)
+        for problem in needs:
+            held = re.match(r"add a root that holds (\S+ \d+) \(pip install nvidia-", problem["fix"])
+            self.assertTrue(held, problem)
+            args += ["--root", to_cli(holders[held.group(1)])]
+        after = self.problems(args)
+        self.assertFalse([p for p in after if "libcusolver.so.12 needs" in p["problem"]], after)
+
     def test_a_writable_root_is_made_private_as_printed(self):
         if CLI_IS_WINDOWS:
             self.skipTest("POSIX modes (the Windows icacls line: test_hostile_fs under Wine)")
