@@ -153,7 +153,10 @@ CUDALOAD_API void cudaload_destroy(cudaload_ctx *ctx);
  * NULL, "" or a relative path: a root must be absolute, so that what a scan
  * finds does not depend on the current folder at the time of the scan. A
  * caller that takes paths from a person (the cudaload tool, the Python
- * bindings) resolves relative ones against the current folder first.
+ * bindings) resolves relative ones against the current folder first. On
+ * Windows one pair of surrounding double quotes is taken off (Explorer's
+ * "Copy as path"; no Windows name holds a '"'), and '/' becomes '\\', so
+ * that the root and every path found under it read with '\\' only.
  */
 CUDALOAD_API int cudaload_add_root(cudaload_ctx *ctx, const char *dir);
 
@@ -779,6 +782,28 @@ CUDALOAD_API const char *cudaload_conflict_text(const cudaload_ctx *ctx,
  * with the last error set. See README "DEEPBIND caveats".
  */
 CUDALOAD_API void *cudaload_dlopen_isolated(const char *path);
+
+/**
+ * The fix a conflict names, in one call (CUDALOAD_1.2): load this plan so
+ * that a consumer opened isolated finds it, then open that consumer
+ * isolated. Plans if needed; when a requirement is unsatisfied nothing is
+ * loaded and NULL is returned (the plan's last error). Otherwise loads the
+ * plan by absolute path with RTLD_LOCAL, as cudaload_preload() does, also
+ * when another major of a required family is in the global symbol scope
+ * (that conflict is what isolation is for), then opens `path` (absolute) as
+ * cudaload_dlopen_isolated() does (Linux: RTLD_DEEPBIND, so it binds the
+ * plan's files before the global scope). flags: 0 or
+ * CUDALOAD_PRELOAD_ALL_SUBLIBS; CUDALOAD_PRELOAD_GLOBAL is refused
+ * (CUDALOAD_E_INVALID_ARGUMENT: it would put the plan in the global scope
+ * the consumer is to be isolated from). Returns CUDALOAD_OK with the
+ * consumer's handle in *handle, or CUDALOAD_E_UNSATISFIED (nothing loaded),
+ * CUDALOAD_E_LOAD_FAILED (a plan file or the consumer the OS loader
+ * refused: the files loaded before it stay loaded) or
+ * CUDALOAD_E_INVALID_ARGUMENT, with *handle NULL and the last error set.
+ * The conflicts stay listed by cudaload_conflict_*().
+ */
+CUDALOAD_API int cudaload_open_isolated(cudaload_ctx *ctx, const char *path,
+                                        unsigned flags, void **handle);
 
 /**
  * The file that provides `symbol` to the loaded library `handle` (as the

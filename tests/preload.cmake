@@ -14,6 +14,7 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   side_by_side_all_sublibs
   bundled_shim
   global_conflict
+  global_conflict_fix_as_printed
   versioned_global_no_conflict
   versioned_same_node_conflict
   dependency_order
@@ -34,7 +35,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_missing
   windows_all_or_nothing
   windows_missing_import
-  windows_path_at_its_limit)
+  windows_path_at_its_limit
+  windows_semicolon_root)
 
 add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
 target_link_libraries(test_preload PRIVATE cudaload_objects ${CMOCKA_LIBRARY})

@@ -511,8 +511,35 @@ static void nvidia_dll_stamps_are_decoded(void **state) {
   }
 }
 
+/* A version a file claims must fit its own name: its ABI major, or the CUDA
+ * major that ABI major belongs to; NVVM is versioned with the toolkit. */
+static void versions_are_checked_against_the_name(void **state) {
+  (void)state;
+  const cl_catalog_entry *cudnn = cl_catalog_find("cudnn");
+  const cl_catalog_entry *cufft = cl_catalog_find("cufft");
+  const cl_catalog_entry *nvvm = cl_catalog_find("nvvm");
+  assert_non_null(cudnn);
+  assert_non_null(cufft);
+  assert_non_null(nvvm);
+  assert_true(cl_catalog_version_agrees(cudnn, 8, "8.9.7.29"));
+  assert_true(cl_catalog_version_agrees(cudnn, 9, "9.1.0.70"));
+  /* ctranslate2 4.4.0's cudnn64_8.dll: 6.14.11.6050, decoded 60.5.0. */
+  assert_false(cl_catalog_version_agrees(cudnn, 8, "60.5.0"));
+  assert_false(cl_catalog_version_agrees(cudnn, 8, "6.14.11.6050"));
+  assert_false(cl_catalog_version_agrees(cudnn, 9, "8.9.7"));
+  assert_false(cl_catalog_version_agrees(cudnn, 8, "garbage"));
+  /* cuFFT 11 is CUDA 12's: both numbers are its own. */
+  assert_true(cl_catalog_version_agrees(cufft, 11, "11.2.1.3"));
+  assert_true(cl_catalog_version_agrees(cufft, 11, "12.4.0"));
+  assert_false(cl_catalog_version_agrees(cufft, 11, "13.0.0"));
+  assert_true(cl_catalog_version_agrees(nvvm, 4, "12.4.131"));
+  /* Nothing claimed, nothing contradicted. */
+  assert_true(cl_catalog_version_agrees(cudnn, 8, ""));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(versions_are_checked_against_the_name),
       cmocka_unit_test(every_case_matches_as_documented),
       cmocka_unit_test(every_pathfinder_name_is_recognised),
       cmocka_unit_test(every_catalog_name_matches_its_entry),

@@ -17,6 +17,14 @@
 #include "report/report_writer.h"
 #include "test_paths.h"
 
+/* The pip a fix line names where no interpreter's site folder was searched
+ * (fix_lines.c): "pip" on Linux, Windows' launcher "py -m pip". */
+#ifdef _WIN32
+#define PIP "py -m pip "
+#else
+#define PIP "pip "
+#endif
+
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,11 +246,11 @@ static void missing_requirement_is_a_problem_with_its_fix(void **state) {
   assert_contains(text, "cudnn=9: no usable cudnn library");
   assert_contains(text, "major 8, not 9");
   /* The plan's own fix, word for word: quoted for sh, or for cmd and
-   * PowerShell. */
+   * PowerShell (Windows: the launcher's pip). */
 #ifdef _WIN32
-  assert_contains(text, "fix: pip install \"nvidia-cudnn-cu12==9.*\"");
+  assert_contains(text, "fix: " PIP "install \"nvidia-cudnn-cu12==9.*\"");
 #else
-  assert_contains(text, "fix: pip install 'nvidia-cudnn-cu12==9.*'");
+  assert_contains(text, "fix: " PIP "install 'nvidia-cudnn-cu12==9.*'");
 #endif
   assert_true(problems >= 1);
   /* The satisfied requirement's files are in the plan, main first. */
@@ -460,7 +468,7 @@ static void json_has_the_documented_keys(void **state) {
       "\"probe\": null",
       "\"problems\": [",
       "\"problem\": \"cublas=12: no usable cublas library",
-      "\"fix\": \"pip install nvidia-cublas-cu12 (then pass"};
+      "\"fix\": \"" PIP "install nvidia-cublas-cu12 (then pass"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
     assert_contains(json, keys[i]);
   cudaload_free(json);

@@ -234,7 +234,7 @@ static void versioninfo_rule(void **state) {
 
 static void nothing_found(void **state) {
   (void)state;
-  cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, NULL, NULL};
+  cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, NULL, NULL, NULL};
   cl_driver_cuda d;
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
   assert_int_equal(d.found, 0);
@@ -256,12 +256,57 @@ static void versioninfo_of_a_non_driver(void **state) {
   SKIP_WITHOUT_FIXTURE("fake_cuda/windows/driver/nvcuda.dll");
   const char *dll = test_fixture_path("fake_cuda/windows/driver/nvcuda.dll");
   const char *folder = test_fixture_path("fake_cuda/windows/driver");
-  cl_driver_sources s = {CL_NAMING_WINDOWS, dll, NULL, NULL, folder};
+  cl_driver_sources s = {CL_NAMING_WINDOWS, dll, NULL, NULL, folder, NULL};
   cl_driver_cuda d;
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
   assert_int_equal(d.found, 0);
   assert_non_null(strstr(d.why, "VERSIONINFO"));
   assert_non_null(strstr(d.why, "nvcuda.dll"));
+}
+
+/* WSL 2, laid out as it is: /usr/lib/wsl/lib/libcuda.so.1 a plain file
+ * named by its SONAME, no /proc/driver/nvidia/version, and the Windows
+ * driver's store mounted under /usr/lib/wsl/drivers beside another
+ * vendor's. The version comes from the store's nvcuda64.dll (WDDM
+ * 32.0.15.6094: driver 560.94), mapped with the Windows column (560.94
+ * supports CUDA 12.6 there; as a Linux number it would be 12.5). */
+static void wsl_driver_store(void **state) {
+  (void)state;
+  const char *libcuda =
+      test_fixture_path("fake_cuda/wsl/usr/lib/wsl/lib/libcuda.so.1");
+  const char *store = test_fixture_path("fake_cuda/wsl/usr/lib/wsl/drivers");
+  const char *no_proc = test_fixture_path("fake_cuda/wsl/proc/driver/nvidia/"
+                                          "version");
+  cl_driver_sources s = {CL_NAMING_LINUX, libcuda, NULL, no_proc, NULL, NULL};
+  cl_driver_cuda d;
+  /* Before: the file sources find nothing. */
+  assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
+  assert_int_equal(d.found, 0);
+  assert_non_null(strstr(d.why, "names no driver version"));
+  s.wsl_drivers_dir = store;
+  assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
+  if (!d.found)
+    fail_msg("no driver version from %s: %s", store, d.why);
+  assert_string_equal(d.version, "560.94");
+  assert_string_equal(d.source, "WSL driver store");
+  assert_non_null(strstr(d.path, "nv_dispi.inf_amd64_7cc7738d8e428783"));
+  assert_non_null(strstr(d.path, "nvcuda64.dll"));
+  assert_int_equal(d.cuda_major * 100 + d.cuda_minor, 1206);
+  assert_int_equal(d.max_major_compat, 12);
+  assert_int_equal(cl_driver_supports_cuda_major(&d, 13), 0);
+  /* Not WSL: the folder is not there, and nothing is made up. (The other
+   * sources off: the fixture's long paths would fill `why`.) */
+  s.driver = s.proc_version_path = NULL;
+  s.wsl_drivers_dir = test_fixture_path("fake_cuda/wsl/no-such-folder");
+  assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
+  assert_int_equal(d.found, 0);
+  assert_non_null(strstr(d.why, "not WSL"));
+  /* A store without NVIDIA's folder (another vendor's only). */
+  s.wsl_drivers_dir = test_fixture_path(
+      "fake_cuda/wsl/usr/lib/wsl/drivers/iigd_dch.inf_amd64_0a1b2c3d4e5f6071");
+  assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
+  assert_int_equal(d.found, 0);
+  assert_non_null(strstr(d.why, "no folder with nvcuda64.dll"));
 }
 
 #ifndef _WIN32
@@ -310,8 +355,8 @@ static void override_follows_symlink(void **state) {
   (void)state;
   put_file(at("a/libcuda.so.525.60.13"), "not really ELF");
   assert_int_equal(symlink("libcuda.so.525.60.13", at("a/libcuda.so.1")), 0);
-  cl_driver_sources s = {CL_NAMING_LINUX, at("a/libcuda.so.1"), NULL, NULL,
-                         NULL};
+  cl_driver_sources s = {
+      CL_NAMING_LINUX, at("a/libcuda.so.1"), NULL, NULL, NULL, NULL};
   cl_driver_cuda d;
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
   assert_int_equal(d.found, 1);
@@ -351,8 +396,8 @@ static void bad_override_falls_through(void **state) {
                              at("c/libcuda.so.1"),
                              at("stubs/libcuda.so.550.54.14"), at("c/missing")};
   for (size_t i = 0; i < sizeof overrides / sizeof *overrides; ++i) {
-    cl_driver_sources s = {CL_NAMING_LINUX, overrides[i], NULL,
-                           at("proc_version"), NULL};
+    cl_driver_sources s = {CL_NAMING_LINUX,    overrides[i], NULL,
+                           at("proc_version"), NULL,         NULL};
     cl_driver_cuda d;
     assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
     assert_int_equal(d.found, 1);
@@ -377,7 +422,7 @@ static void hostile_proc(void **state) {
   const char *paths[] = {at("fifo"), at("huge"), at("garbage"), at("a"),
                          at("nonexistent")};
   for (size_t i = 0; i < sizeof paths / sizeof *paths; ++i) {
-    cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, paths[i], NULL};
+    cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, paths[i], NULL, NULL};
     cl_driver_cuda d;
     assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
     assert_int_equal(d.found, 0);
@@ -394,8 +439,8 @@ static void hostile_ldcache(void **state) {
                           "550.54.14  x\n");
   const char *caches[] = {at("ld.so.cache"), at("fifo"), at("missing.cache")};
   for (size_t i = 0; i < sizeof caches / sizeof *caches; ++i) {
-    cl_driver_sources s = {CL_NAMING_LINUX, NULL, caches[i], at("proc_ok"),
-                           NULL};
+    cl_driver_sources s = {CL_NAMING_LINUX, NULL, caches[i],
+                           at("proc_ok"),   NULL, NULL};
     cl_driver_cuda d;
     assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
     assert_int_equal(d.found, 1);
@@ -416,6 +461,7 @@ int main(void) {
       cmocka_unit_test(versioninfo_rule),
       cmocka_unit_test(nothing_found),
       cmocka_unit_test(versioninfo_of_a_non_driver),
+      cmocka_unit_test(wsl_driver_store),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
 #ifndef _WIN32

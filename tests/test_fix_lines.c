@@ -21,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 
 /* --- a word of a printed command (common/shell_word.h) ----------------- */
 
@@ -184,8 +187,13 @@ static void cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder(void **state) {
          "nvidia-cublas-cu12 (not a plain pip install: ");
   has(e, "/wheels-cu13/site-packages already has cudnn 9 in nvidia/cudnn");
   has(e, "then pass that folder as a root");
-  has(e, "or set CUDNN_PATH to the folder that holds the libraries");
+  /* Without the default roots the variable is not read: the root is the
+   * other way, as printed. */
+  has(e, "or pass the folder that holds the libraries as a root (--root; "
+         "Python: roots=[...]; CUDNN_PATH is not read without the default "
+         "roots)");
   lacks(e, "pip install 'nvidia-cudnn");
+  lacks(e, "pip install nvidia-cudnn");
   free(e);
 }
 
@@ -227,6 +235,24 @@ static void cudart12_names_the_cu12_wheel(void **state) {
   free(e);
 }
 
+/* cusolver=11 in a CUDA 13 environment: CUDA 13 ships cuSOLVER 12 only, so
+ * "nvidia-cusolver==11.*" names no release (pip: "No matching
+ * distribution"); CUDA 12's wheel carries libcusolver.so.11. */
+static void
+an_abi_major_the_environments_cuda_lacks_takes_cuda12(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  const char *cu13[] = {"wheels-cu13/site-packages/nvidia/cu13/lib"};
+  char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cusolver=11", cu13, 1);
+  has(e, "pip install nvidia-cusolver-cu12");
+  lacks(e, "nvidia-cusolver==11");
+  free(e);
+  /* The major CUDA 13 does ship keeps CUDA 13's wheel. */
+  e = unsatisfied(CUDALOAD_TARGET_LINUX, "cusolver=12", cu13, 1);
+  has(e, "pip install 'nvidia-cusolver==12.*'");
+  free(e);
+}
+
 /* cuDNN's major does not tell its CUDA major: the environment's does. */
 static void cudnn9_follows_the_environments_cuda_major(void **state) {
   (void)state;
@@ -262,7 +288,7 @@ static void windows_wheels_are_recognised_too(void **state) {
   has(e, "already has cudnn 9 in nvidia\\cudnn");
   has(e, "the folder that holds the DLLs");
   /* NCCL has no Windows wheel: no pip line. */
-  has(e, "fix: set CUDA_PATH to the folder that holds the DLLs");
+  has(e, "fix: pass the folder that holds the DLLs as a root");
   free(e);
 }
 
@@ -307,6 +333,92 @@ static void posix_words_mean_themselves_in_sh(void **state) {
   assert_int_equal(system(command), 0);
 }
 
+/* The fix names the pip of the interpreter whose site folder the scan
+ * searched (its environment tier: the Python binding's own, VIRTUAL_ENV,
+ * the python3 on PATH), which installs where the next scan looks: no
+ * "then pass its site-packages folder as a root", and on Windows never a
+ * bare "pip" (issue 27, item 2; issue 29, item 7). */
+static char *fix_with_environment(int target, const char *environment,
+                                  const char *spec) {
+  cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  assert_int_equal(cudaload_set_target(ctx, target), CUDALOAD_OK);
+  if (environment)
+    assert_int_equal(cudaload_add_environment_root(ctx, environment),
+                     CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, spec), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  char *e = strdup(cudaload_last_error());
+  assert_non_null(e);
+  cudaload_destroy(ctx);
+  return e;
+}
+
+static void touch(const char *path) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs("an interpreter", f);
+  fclose(f);
+}
+
+static void the_environments_own_pip_is_named(void **state) {
+  (void)state;
+  char tmp[] = "/tmp/cudaload-fix-lines-XXXXXX";
+  assert_non_null(mkdtemp(tmp));
+  char path[512], site[512], want[700];
+  /* A Windows installation (or the embeddable one): python.exe beside
+   * Lib\site-packages. */
+  snprintf(path, sizeof path, "%s/win", tmp);
+  assert_int_equal(mkdir(path, 0755), 0);
+  snprintf(site, sizeof site, "%s/win/Lib", tmp);
+  assert_int_equal(mkdir(site, 0755), 0);
+  snprintf(site, sizeof site, "%s/win/Lib/site-packages", tmp);
+  assert_int_equal(mkdir(site, 0755), 0);
+  snprintf(path, sizeof path, "%s/win/python.exe", tmp);
+  touch(path);
+  /* The embeddable distribution has no pip: the launcher's, into it. */
+  char *e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: py -m pip install --target %s nvidia-cufft-cu12, or pass",
+           site);
+  has(e, want);
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* An installation with pip: its own. */
+  char pip[600];
+  snprintf(pip, sizeof pip, "%s/pip", site);
+  assert_int_equal(mkdir(pip, 0755), 0);
+  e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: %s -m pip install nvidia-cufft-cu12, or pass", path);
+  has(e, want);
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* A Linux venv: bin/python3.X beside lib/python3.X/site-packages. */
+  static const char *const dirs[] = {"venv", "venv/bin", "venv/lib",
+                                     "venv/lib/python3.12",
+                                     "venv/lib/python3.12/site-packages"};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; ++i) {
+    snprintf(path, sizeof path, "%s/%s", tmp, dirs[i]);
+    assert_int_equal(mkdir(path, 0755), 0);
+  }
+  snprintf(path, sizeof path, "%s/venv/bin/python3.12", tmp);
+  touch(path);
+  snprintf(site, sizeof site, "%s/venv/lib/python3.12/site-packages", tmp);
+  e = fix_with_environment(CUDALOAD_TARGET_LINUX, site, "cufft=11");
+  snprintf(want, sizeof want, "fix: %s -m pip install nvidia-cufft-cu12", path);
+  has(e, want);
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* No interpreter to name: Windows' launcher, and the root to pass. */
+  e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, NULL, "cufft=11");
+  has(e, "fix: py -m pip install nvidia-cufft-cu12 (then pass its "
+         "site-packages folder as a root)");
+  free(e);
+  char command[600];
+  snprintf(command, sizeof command, "rm -rf '%s'", tmp);
+  assert_int_equal(system(command), 0);
+}
 #endif
 
 typedef struct listed {
@@ -393,7 +505,9 @@ int main(void) {
       cmocka_unit_test(cuda13_toolkit_wheels_have_no_suffix),
       cmocka_unit_test(cudart12_names_the_cu12_wheel),
       cmocka_unit_test(cudnn9_follows_the_environments_cuda_major),
+      cmocka_unit_test(an_abi_major_the_environments_cuda_lacks_takes_cuda12),
       cmocka_unit_test(windows_wheels_are_recognised_too),
+      cmocka_unit_test(the_environments_own_pip_is_named),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -515,6 +515,66 @@ static void acl_entries_of_other_users_are_refused(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* The fix line of requirement `spec` in the last error of a failed plan
+ * ("  fix: ..."), into fix; 0 when there is none. */
+static int plan_fix_line(const char *error, char *fix, size_t size) {
+  const char *line = strstr(error, "\n  fix: ");
+  if (!line)
+    return 0;
+  line += strlen("\n  fix: ");
+  size_t n = strcspn(line, "\n");
+  snprintf(fix, size, "%.*s", (int)n, line);
+  return 1;
+}
+
+/* A cuDNN 8 main library others can write to (mode 0666): the plan cannot
+ * take it, and its fix is the permission, not "install it elsewhere with
+ * pip" (issue 29, item 4). The command is run exactly as printed (the part
+ * before the parenthesis: the rest is prose), and the plan then takes the
+ * file. */
+static void refused_file_fix_is_the_permission_as_printed(void **state) {
+  (void)state;
+  make_dir(at("perm"), 0755);
+  for (size_t i = 0; i < CUDNN8_FILE_COUNT; ++i) {
+    char fixture[512], file[1024];
+    snprintf(fixture, sizeof fixture, "cudnn8_compat/%s", cudnn8_files[i]);
+    const char *from = test_fixture_path(fixture);
+    if (access(from, R_OK) != 0) {
+      print_message("skipped: fixture %s was not built\n", from);
+      skip();
+    }
+    snprintf(file, sizeof file, "%s/%s", at("perm"), cudnn8_files[i]);
+    copy_file(from, file, i == 0 ? 0666 : 0644);
+  }
+  cudaload_ctx *ctx = scan_one(at("perm"), 0, CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  char fix[2048];
+  if (!plan_fix_line(cudaload_last_error(), fix, sizeof fix))
+    fail_msg("no fix line in: %s", cudaload_last_error());
+  print_message("  fix: %s\n", fix);
+  char want[1200];
+  snprintf(want, sizeof want, "chmod go-w '%s/libcudnn.so.8'", at("perm"));
+  if (strncmp(fix, want, strlen(want)) != 0 || strstr(fix, "pip install") ||
+      !strstr(fix, "--allow-writable-roots") ||
+      !strstr(fix, "can run their own code in this process"))
+    fail_msg("the fix should start with %s, name --allow-writable-roots with "
+             "its risk and no pip install: %s",
+             want, fix);
+  cudaload_destroy(ctx);
+  /* Follow it as printed. */
+  char command[1300];
+  snprintf(command, sizeof command, "%.*s", (int)(strstr(fix, " (") - fix),
+           fix);
+  assert_int_equal(system(command), 0);
+  ctx = scan_one(at("perm"), 0, CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  if (cudaload_plan(ctx, 0) != CUDALOAD_OK)
+    fail_msg("after `%s` the plan still fails: %s", command,
+             cudaload_last_error());
+  cudaload_destroy(ctx);
+}
+
 /* --- unreadable folders ------------------------------------------------- */
 
 /* The scan of the unreadable cases, as a line: root status, whether the
@@ -868,6 +928,7 @@ int main(void) {
       cmocka_unit_test(folders_others_can_rename_in_are_refused),
       cmocka_unit_test(library_files_others_can_write_are_refused),
       cmocka_unit_test(acl_entries_of_other_users_are_refused),
+      cmocka_unit_test(refused_file_fix_is_the_permission_as_printed),
       cmocka_unit_test(unreadable_folders_are_reported_not_fatal),
       cmocka_unit_test(non_utf8_names_do_not_break_the_scan),
       cmocka_unit_test(device_files_named_like_libraries_are_never_read),
@@ -1211,6 +1272,86 @@ static void folders_other_groups_may_write_to_are_refused(void **state) {
       (unsigned long)(sizeof other_users / sizeof other_users[0] + 1));
 }
 
+/* A runtime DLL Everyone may write to: the plan cannot take it, and its fix
+ * is the icacls line that leaves Everyone read and run only, not "install
+ * it elsewhere with pip" (issue 29, item 4). Wine's icacls.exe is a stub
+ * that changes nothing, so the test applies what the printed line says
+ * (/grant:r *S-1-1-0:(RX): Everyone's rights replaced by read and execute)
+ * with the API icacls uses, and the plan then takes the file. */
+static void refused_file_fix_is_the_icacls_line(void **state) {
+  (void)state;
+  const wchar_t *root = make_root(L"filefix");
+  wchar_t from[MAX_PATH], file[MAX_PATH];
+  MultiByteToWideChar(
+      CP_UTF8, 0, test_fixture_path("fake_cuda/windows/bin/cudart64_12.dll"),
+      -1, from, MAX_PATH);
+  swprintf(file, MAX_PATH, L"%ls\\cudart64_12.dll", root);
+  if (!CopyFileW(from, file, FALSE)) {
+    print_message("skipped: the fixture %ls was not built\n", from);
+    skip();
+  }
+  if (!grant_on_disk(file, L"S-1-1-0", FILE_WRITE_DATA)) {
+    print_message("skipped: this file system did not keep Everyone's write "
+                  "right on %s\n",
+                  utf8_of(file));
+    skip();
+  }
+  cudaload_ctx *ctx = scan_one(root, 0);
+  assert_int_equal(cudaload_require(ctx, "cudart=12"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
+  const char *error = cudaload_last_error();
+  const char *fix = strstr(error, "\n  fix: ");
+  if (!fix)
+    fail_msg("no fix line in: %s", error);
+  fix += strlen("\n  fix: ");
+  char want[MAX_PATH * 3 + 64];
+  snprintf(want, sizeof want,
+           "icacls \"%s\" /inheritance:d /grant:r *S-1-1-0:(RX)",
+           utf8_of(file));
+  char line[2048];
+  snprintf(line, sizeof line, "%.*s", (int)strcspn(fix, "\n"), fix);
+  print_message("  fix: %s\n", line);
+  if (strncmp(line, want, strlen(want)) != 0 || strstr(line, "pip install") ||
+      !strstr(line, "--allow-writable-roots"))
+    fail_msg("the fix should start with %s and name --allow-writable-roots, "
+             "without pip: %s",
+             want, line);
+  cudaload_destroy(ctx);
+  /* /inheritance:d /grant:r *S-1-1-0:(RX), by the API. */
+  PSID everyone = NULL;
+  assert_true(ConvertStringSidToSidW(L"S-1-1-0", &everyone));
+  PACL old_dacl = NULL, new_dacl = NULL;
+  PSECURITY_DESCRIPTOR sd = NULL;
+  assert_int_equal(GetNamedSecurityInfoW(file, SE_FILE_OBJECT,
+                                         DACL_SECURITY_INFORMATION, NULL, NULL,
+                                         &old_dacl, NULL, &sd),
+                   ERROR_SUCCESS);
+  EXPLICIT_ACCESS_W set = {0};
+  set.grfAccessPermissions = FILE_GENERIC_READ | FILE_GENERIC_EXECUTE;
+  set.grfAccessMode = SET_ACCESS;
+  set.grfInheritance = NO_INHERITANCE;
+  set.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+  set.Trustee.TrusteeType = TRUSTEE_IS_WELL_KNOWN_GROUP;
+  set.Trustee.ptstrName = (LPWSTR)everyone;
+  assert_int_equal(SetEntriesInAclW(1, &set, old_dacl, &new_dacl),
+                   ERROR_SUCCESS);
+  assert_int_equal(
+      SetNamedSecurityInfoW(file, SE_FILE_OBJECT,
+                            DACL_SECURITY_INFORMATION |
+                                PROTECTED_DACL_SECURITY_INFORMATION,
+                            NULL, NULL, new_dacl, NULL),
+      ERROR_SUCCESS);
+  LocalFree(new_dacl);
+  LocalFree(sd);
+  LocalFree(everyone);
+  ctx = scan_one(root, 0);
+  assert_int_equal(cudaload_require(ctx, "cudart=12"), CUDALOAD_OK);
+  if (cudaload_plan(ctx, 0) != CUDALOAD_OK)
+    fail_msg("after the printed icacls change the plan still fails: %s",
+             cudaload_last_error());
+  cudaload_destroy(ctx);
+}
+
 /* --- the decision on ACLs built in memory -------------------------------- */
 
 enum {
@@ -1433,6 +1574,7 @@ int main(void) {
           root_everyone_may_add_files_to_is_refused_unless_allowed),
       cmocka_unit_test(root_without_a_dacl_is_refused),
       cmocka_unit_test(folders_other_groups_may_write_to_are_refused),
+      cmocka_unit_test(refused_file_fix_is_the_icacls_line),
       cmocka_unit_test(dacl_decisions_in_memory),
   };
   return cmocka_run_group_tests(tests, make_tree, remove_tree);

@@ -1108,6 +1108,81 @@ static void case_twins_take_the_canonical_spelling(void **state) {
   cudaload_destroy(ctx);
 }
 
+#ifndef _WIN32
+static void copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  assert_non_null(in);
+  assert_non_null(out);
+  char block[8192];
+  size_t n;
+  while ((n = fread(block, 1, sizeof block, in)) > 0)
+    assert_int_equal(fwrite(block, 1, n, out), n);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+}
+
+/* The case twins' fix, "delete the other", followed as printed (issue 27,
+ * item 3): the file the warning names goes, and the plan of the folder
+ * then says nothing. A case-sensitive folder (Linux) holds both names;
+ * Windows' own calls cannot tell them apart to delete one. */
+static void case_twins_fix_is_followed_as_printed(void **state) {
+  (void)state;
+  static const char *const names[] = {"cudart64_12.dll", "CUDART64_12.DLL"};
+  char from[1024], dir[] = "/tmp/cudaload-case-twins-XXXXXX", to[1100];
+  snprintf(from, sizeof from, "%s",
+           test_fixture_path("case_twins/windows/cudart64_12.dll"));
+  FILE *built = fopen(from, "rb");
+  if (!built) {
+    print_message("skipped: the case_twins/windows tree was not built\n");
+    skip();
+  }
+  fclose(built);
+  assert_non_null(mkdtemp(dir));
+  for (size_t i = 0; i < 2; ++i) {
+    snprintf(from, sizeof from, "%s/%s",
+             test_fixture_path("case_twins/windows"), names[i]);
+    snprintf(to, sizeof to, "%s/%s", dir, names[i]);
+    copy_file(from, to);
+  }
+  char other[256] = "";
+  for (int pass = 0; pass < 2; ++pass) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    assert_non_null(ctx);
+    assert_int_equal(cudaload_add_root(ctx, dir), CUDALOAD_OK);
+    assert_int_equal(cudaload_set_target(ctx, CUDALOAD_TARGET_WINDOWS_X86_64),
+                     CUDALOAD_OK);
+    assert_int_equal(cudaload_require(ctx, "cudart"), CUDALOAD_OK);
+    assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+    size_t warnings = cudaload_plan_warning_count(ctx);
+    if (pass == 0) {
+      assert_int_equal(warnings, 1);
+      const char *w = cudaload_plan_warning(ctx, 0);
+      const char *between = strstr(w, " and "),
+                 *end = strstr(w, " differ only");
+      if (!between || !end || end < between ||
+          !strstr(w, "the plan takes the one spelt as NVIDIA ships it; "
+                     "delete the other"))
+        fail_msg("warning \"%s\"", w);
+      snprintf(other, sizeof other, "%.*s", (int)(end - between - 5),
+               between + 5);
+      snprintf(to, sizeof to, "%s/%s", dir, other);
+      assert_int_equal(unlink(to), 0); /* as printed */
+    } else {
+      if (warnings)
+        fail_msg("after deleting %s: \"%s\"", other,
+                 cudaload_plan_warning(ctx, 0));
+      if (!strstr(cudaload_plan_path(ctx, 0), "cudart64_12.dll"))
+        fail_msg("planned %s", cudaload_plan_path(ctx, 0));
+    }
+    cudaload_destroy(ctx);
+  }
+  assert_string_equal(other, "CUDART64_12.DLL");
+  snprintf(to, sizeof to, "%s/cudart64_12.dll", dir);
+  assert_int_equal(unlink(to), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+#endif
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(specs_are_parsed_and_normalised),
@@ -1118,6 +1193,9 @@ int main(void) {
     cmocka_unit_test(long_specs_keep_the_reason),
     cmocka_unit_test(many_requirements_are_deduplicated_in_order),
     cmocka_unit_test(case_twins_take_the_canonical_spelling),
+#ifndef _WIN32
+    cmocka_unit_test(case_twins_fix_is_followed_as_printed),
+#endif
 #ifdef _WIN32
     cmocka_unit_test(quoted_path_entries_are_kept),
 #endif

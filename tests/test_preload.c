@@ -777,6 +777,71 @@ static void scenario_global_conflict(void **state) {
     expect_status_text(status);
 }
 
+/* The conflict's fix, followed exactly as it reads (issue 27, item 3): with
+ * cuDNN 9 in the global scope, cudaload_preload(cudnn=8) loads nothing and
+ * the conflict says to open the consumer with cudaload_open_isolated(ctx,
+ * consumer_path, 0). The old sentence ("cudaload_dlopen_isolated()") alone
+ * fails: nothing of cuDNN 8 was loaded. The new one is one call that works. */
+static void scenario_global_conflict_fix_as_printed(void **state) {
+  (void)state;
+  const char *consumer =
+      fixture_real("preload/consumers/libconsumer_cudnn8_deepbind.so");
+  const char *cudnn9 = fixture_real("preload/cudnn9/libcudnn.so.9");
+  const char *cudnn8 = fixture_real("preload/cudnn8/libcudnn.so.8");
+  require_fixture("preload/consumers/libconsumer_cudnn8_deepbind.so");
+  open_or_fail(cudnn9, RTLD_NOW | RTLD_GLOBAL);
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn8");
+  require_ok(ctx, "cudnn=8");
+  assert_int_equal(cudaload_preload(ctx, 0), CUDALOAD_E_CONFLICT);
+  assert_true(cudaload_conflict_count(ctx) >= 1);
+  const char *text = cudaload_conflict_text(ctx, 0);
+  print_long("conflict", text);
+  if (!contains(text, "cudaload_open_isolated(ctx, consumer_path, 0)"))
+    fail_msg("the conflict's fix does not name the one call: %s", text);
+  /* What the old fix said, alone: the consumer does not even open. */
+  void *alone = cudaload_dlopen_isolated(consumer);
+  if (alone && !strstr(cudaload_last_error(), "RTLD_DEEPBIND"))
+    fail_msg("%s opened without cuDNN 8 loaded: the old sentence would have "
+             "worked",
+             consumer);
+  print_message("  cudaload_dlopen_isolated alone: %s\n",
+                alone ? "opened" : cudaload_last_error());
+  /* The new sentence, as printed. GLOBAL is refused, as documented. */
+  void *isolated = NULL;
+  assert_int_equal(
+      cudaload_open_isolated(ctx, consumer, CUDALOAD_PRELOAD_GLOBAL, &isolated),
+      CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(isolated);
+  int status = cudaload_open_isolated(ctx, consumer, 0, &isolated);
+  if (status != CUDALOAD_OK &&
+      strstr(cudaload_last_error(), "cannot be opened with RTLD_DEEPBIND")) {
+    cudaload_destroy(ctx);
+    SKIP_SCENARIO("the isolated open under a sanitizer runtime (refused, "
+                  "as documented)");
+  }
+  if (status != CUDALOAD_OK || isolated == NULL)
+    fail_msg("cudaload_open_isolated: %s", cudaload_last_error());
+  assert_int_equal(call_int(isolated, "consumer_cudnn_version"),
+                   FIXTURE_CUDNN8_VERSION);
+  const char *provider = cudaload_symbol_provider(isolated, "cudnnGetVersion");
+  if (!same_file(provider, cudnn8))
+    fail_msg("the isolated consumer's cudnnGetVersion comes from %s, not %s",
+             or_null(provider), cudnn8);
+  expect_entry(ctx, "cudnn", 8, CUDALOAD_STATE_LOADED, "/cudnn8/libcudnn.so.8");
+  /* The conflict is still listed: it is still there. */
+  assert_true(cudaload_conflict_count(ctx) >= 1);
+  cudaload_destroy(ctx);
+  /* An unsatisfied plan loads nothing. */
+  ctx = new_context();
+  add_fixture_root(ctx, "preload/cudnn9");
+  require_ok(ctx, "cudnn=7");
+  assert_int_equal(cudaload_open_isolated(ctx, consumer, 0, &isolated),
+                   CUDALOAD_E_UNSATISFIED);
+  assert_null(isolated);
+  cudaload_destroy(ctx);
+}
+
 /* cuBLAS NEEDs cuBLASLt and has no RUNPATH: cuBLASLt must load first. */
 /* Real NVIDIA libraries version their exports (cudnnGetVersion@@libcudnn.so.9)
  * and consumers reference the versioned symbol
@@ -1553,6 +1618,7 @@ LINUX_ONLY(scenario_side_by_side)
 LINUX_ONLY(scenario_side_by_side_all_sublibs)
 LINUX_ONLY(scenario_bundled_shim)
 LINUX_ONLY(scenario_global_conflict)
+LINUX_ONLY(scenario_global_conflict_fix_as_printed)
 LINUX_ONLY(scenario_versioned_global_no_conflict)
 LINUX_ONLY(scenario_versioned_same_node_conflict)
 LINUX_ONLY(scenario_dependency_order)
@@ -1658,6 +1724,79 @@ static void scenario_windows(void **state) {
     fail_msg("%s", "cuDNN 8's cudnnCreate could not LoadLibraryA "
                    "cudnn_ops_infer64_8.dll after the preload");
   assert_int_equal(call_export(consumer9, "consumer_cudnn_create"), 0);
+  cudaload_destroy(ctx);
+}
+
+/* A root whose folder name holds ';' (issue 29, item 1): PATH cannot take
+ * it, so cuDNN 8's later LoadLibraryA("cudnn_ops_infer64_8.dll") would
+ * fail after a preload that said nothing. The preload loads what is opened
+ * from that folder by name by absolute path instead, says so in a plan
+ * warning naming the folder, and leaves PATH as it was. */
+static void scenario_windows_semicolon_root(void **state) {
+  (void)state;
+  require_fixture("preload/windows/consumers/consumer_cudnn8.dll");
+  static const char *const files[] = {
+      "cudnn64_8.dll",           "cudnn_ops_infer64_8.dll",
+      "cudnn_ops_train64_8.dll", "cudnn_cnn_infer64_8.dll",
+      "cudnn_cnn_train64_8.dll", "cudnn_adv_infer64_8.dll",
+      "cudnn_adv_train64_8.dll"};
+  wchar_t base[MAX_PATH], folder[MAX_PATH];
+  assert_true(GetTempPathW(MAX_PATH, base) > 0);
+  /* One fixed folder, refilled by each run: its DLLs stay loaded until the
+   * process ends, so it cannot be removed here. */
+  swprintf(folder, MAX_PATH, L"%lscudaload-semi;colon", base);
+  assert_true(CreateDirectoryW(folder, NULL) ||
+              GetLastError() == ERROR_ALREADY_EXISTS);
+  for (size_t i = 0; i < ARRAY_COUNT(files); ++i) {
+    char rel[128];
+    wchar_t from[MAX_PATH], to[MAX_PATH];
+    snprintf(rel, sizeof rel, "preload/windows/cudnn8/%s", files[i]);
+    MultiByteToWideChar(CP_UTF8, 0, test_fixture_path(rel), -1, from, MAX_PATH);
+    swprintf(to, MAX_PATH, L"%ls\\%hs", folder, files[i]);
+    assert_true(CopyFileW(from, to, FALSE));
+  }
+  char root[MAX_PATH * 3];
+  WideCharToMultiByte(CP_UTF8, 0, folder, -1, root, (int)sizeof root, NULL,
+                      NULL);
+  wchar_t before[8192];
+  DWORD before_len = GetEnvironmentVariableW(L"PATH", before, 8192);
+  assert_true(before_len > 0 && before_len < 8192);
+
+  cudaload_ctx *ctx = new_context();
+  add_root(ctx, root);
+  require_ok(ctx, "cudnn=8");
+  preload_ok(ctx, 0);
+  print_plan(ctx);
+  /* What cuDNN 8 opens by name was loaded by path, not left for PATH. */
+  expect_entry(ctx, "cudnn_ops_infer", 8, CUDALOAD_STATE_LOADED,
+               "\\cudnn_ops_infer64_8.dll");
+  int warned = 0;
+  for (size_t w = 0; w < cudaload_plan_warning_count(ctx); ++w) {
+    const char *text = cudaload_plan_warning(ctx, w);
+    print_long("warning", text);
+    warned |= contains(text, root) &&
+              contains(text, "could not be put on PATH") &&
+              contains(text, "cudnn_ops_infer64_8.dll") &&
+              contains(text, "all_sublibs=True");
+  }
+  if (!warned)
+    fail_msg("no plan warning names %s, why and what was preloaded", root);
+  wchar_t after[8192];
+  GetEnvironmentVariableW(L"PATH", after, 8192);
+  if (wcscmp(before, after) != 0)
+    fail_msg("PATH changed: %.300ls", after);
+  /* The consumer, linked against cudnn64_8.dll by name, gets the preloaded
+   * one; its cudnnCreate's LoadLibraryA finds the sub-library loaded. */
+  DWORD error;
+  const char *consumer_path =
+      test_fixture_path("preload/windows/consumers/consumer_cudnn8.dll");
+  HMODULE consumer = load_wide(consumer_path, &error);
+  if (consumer == NULL)
+    fail_msg("LoadLibraryW(%s) after the preload: error %lu", consumer_path,
+             (unsigned long)error);
+  if (call_export(consumer, "consumer_cudnn_create") != 0)
+    fail_msg("%s", "cuDNN 8's cudnnCreate could not load "
+                   "cudnn_ops_infer64_8.dll from the ';' folder");
   cudaload_destroy(ctx);
 }
 
@@ -1868,6 +2007,7 @@ WINDOWS_ONLY(scenario_windows_missing)
 WINDOWS_ONLY(scenario_windows_all_or_nothing)
 WINDOWS_ONLY(scenario_windows_missing_import)
 WINDOWS_ONLY(scenario_windows_path_at_its_limit)
+WINDOWS_ONLY(scenario_windows_semicolon_root)
 
 #endif /* _WIN32 */
 
@@ -1890,6 +2030,8 @@ static const struct CMUnitTest scenarios[] = {
      HERMETIC, NULL},
     {"bundled_shim", scenario_bundled_shim, NULL, HERMETIC, NULL},
     {"global_conflict", scenario_global_conflict, NULL, HERMETIC, NULL},
+    {"global_conflict_fix_as_printed", scenario_global_conflict_fix_as_printed,
+     NULL, HERMETIC, NULL},
     {"versioned_global_no_conflict", scenario_versioned_global_no_conflict,
      NULL, HERMETIC, NULL},
     {"versioned_same_node_conflict", scenario_versioned_same_node_conflict,
@@ -1913,6 +2055,8 @@ static const struct CMUnitTest scenarios[] = {
     {"windows_needed_dependencies", scenario_windows_needed_dependencies, NULL,
      NULL, NULL},
     {"windows_missing", scenario_windows_missing, NULL, NULL, NULL},
+    {"windows_semicolon_root", scenario_windows_semicolon_root, NULL, NULL,
+     NULL},
     {"windows_missing_import", scenario_windows_missing_import, NULL, NULL,
      NULL},
     {"windows_path_at_its_limit", scenario_windows_path_at_its_limit, NULL,

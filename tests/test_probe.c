@@ -1221,8 +1221,9 @@ static void scenario_device_facts(void **state) {
   cudaload_destroy(ctx);
 }
 
-/* WDDM with the display watchdog on: a long kernel resets the driver. A
- * Windows problem only; the same driver answers mean nothing on Linux. */
+/* WDDM with the display watchdog on: a long kernel resets the driver. On
+ * Linux the same driver answer means the device drives a display under the
+ * X driver's watchdog: a problem too, with Linux's fix. */
 static void scenario_wddm_watchdog(void **state) {
   (void)state;
   set_env("FAKE_CUDA_TCC", "0");
@@ -1241,12 +1242,24 @@ static void scenario_wddm_watchdog(void **state) {
 #else
   expect_no_text("the doctor", json, problem);
   expect_text("the doctor", json, "none of the causes the probe can see");
+  /* Linux: the display's watchdog is the X driver's, and its fix too. */
+  expect_text("the doctor", json,
+              "device 0 (Fake CUDA Device) drives a display, so its kernels "
+              "run under the driver's watchdog");
+  expect_text("the doctor", json, "Option \\\"Interactive\\\" \\\"0\\\"");
+  expect_text("the doctor", json, "systemctl isolate multi-user.target");
 #endif
   cudaload_free(json);
   /* TCC: no display, no watchdog problem. */
   set_env("FAKE_CUDA_TCC", "1");
   json = doctor_json(ctx);
   expect_no_text("the doctor", json, problem);
+  /* No display: no watchdog, no problem on either system. */
+  set_env("FAKE_CUDA_TCC", "0");
+  set_env("FAKE_CUDA_KERNEL_TIMEOUT", "0");
+  cudaload_free(json);
+  json = doctor_json(ctx);
+  expect_no_text("the doctor", json, "drives a display");
   cudaload_free(json);
   cudaload_destroy(ctx);
 }

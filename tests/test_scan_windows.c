@@ -267,6 +267,20 @@ static void test_windows_torch_bundle(void **state) {
   expect_root("windows", want, ARRAY_COUNT(want));
 }
 
+/* ctranslate2 4.4.0 bundles a cudnn64_8.dll whose VERSIONINFO is
+ * 6.14.11.6050, which NVIDIA's stamp rule (6.14.11.MMmp) would read as cuDNN
+ * 60.5.0: a version its own name (major 8) contradicts is not reported. */
+static void test_windows_contradicting_versioninfo(void **state) {
+  (void)state;
+  if (windows_fixtures_missing())
+    skip();
+  static const expected_library want[] = {
+      {"cudnn", "cudnn", 8, 0, "", "none", "",
+       "windows/ct2/site-packages/ctranslate2/cudnn64_8.dll"},
+  };
+  expect_root("windows/ct2/site-packages", want, ARRAY_COUNT(want));
+}
+
 /* cudnnfake64_9.dll and cublas64.dll (no major) are not CUDA libraries. */
 static void test_windows_decoys_not_reported(void **state) {
   (void)state;
@@ -363,8 +377,47 @@ static void test_windows_repeated_root_listed_once(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* Windows paths as people write them (issue 29, item 7): a root in quotes
+ * (Explorer's "Copy as path") is the folder inside them; a root given with
+ * '/' is reported with '\\', and so is every library found under it. */
+static void test_windows_roots_as_people_write_them(void **state) {
+  (void)state;
+#ifndef _WIN32
+  print_message("[  SKIPPED ] quotes and '/' in Windows paths: Windows only\n");
+  skip();
+#else
+  if (windows_fixtures_missing())
+    skip();
+  const char *folder = test_fixture_path("windows/cudnn8");
+  char quoted[TEST_PATH_CAPACITY + 2];
+  snprintf(quoted, sizeof quoted, "\"%s\"", folder);
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_HOST);
+  assert_int_equal(cudaload_add_root(ctx, quoted), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_string_equal(cudaload_root_path(ctx, 0), folder);
+  assert_int_equal(cudaload_library_count(ctx), 7);
+  cudaload_destroy(ctx);
+  /* The tree holding torch\\lib, given with '/'. */
+  char venv[TEST_PATH_CAPACITY];
+  snprintf(venv, sizeof venv, "%s", test_fixture_path("windows"));
+  for (char *p = venv; *p; p++)
+    if (*p == '\\')
+      *p = '/';
+  ctx = new_context(CUDALOAD_TARGET_HOST);
+  assert_int_equal(cudaload_add_root(ctx, venv), CUDALOAD_OK);
+  scan_or_fail(ctx);
+  assert_true(strchr(cudaload_root_path(ctx, 0), '/') == NULL);
+  assert_true(cudaload_library_count(ctx) > 0);
+  for (size_t i = 0; i < cudaload_library_count(ctx); i++)
+    if (strchr(cudaload_library_path(ctx, i), '/'))
+      fail_msg("a path with '/': %s", cudaload_library_path(ctx, i));
+  cudaload_destroy(ctx);
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_windows_roots_as_people_write_them),
       cmocka_unit_test(test_windows_wheels),
       cmocka_unit_test(test_windows_every_catalog_name),
       cmocka_unit_test(test_windows_toolkit_12),
@@ -373,6 +426,7 @@ int main(void) {
       cmocka_unit_test(test_windows_cudnn8_folder),
       cmocka_unit_test(test_windows_cuda11_names),
       cmocka_unit_test(test_windows_torch_bundle),
+      cmocka_unit_test(test_windows_contradicting_versioninfo),
       cmocka_unit_test(test_windows_decoys_not_reported),
       cmocka_unit_test(test_linux_target_ignores_dlls),
       cmocka_unit_test(test_host_target_is_windows_on_windows),

@@ -153,6 +153,24 @@ int cli_absolute_path(const char *command, const char *option,
   *out = NULL;
   if (!value[0])
     return cli_usage_error(command, "option '%s': the path is empty", option);
+  /* Windows: a path pasted with its quotes (Explorer's "Copy as path",
+   * then quoted again for PowerShell) keeps them; no Windows name holds a
+   * '"', so one surrounding pair is taken off. */
+  size_t length = strlen(value);
+  char *unquoted = NULL;
+  if (CL_DIR_SEP == '\\' && length > 2 && value[0] == '"' &&
+      value[length - 1] == '"') {
+    unquoted = malloc(length - 1);
+    if (!unquoted) {
+      cli_error("cudaload: %s: out of memory\n", command);
+      return EXIT_INTERNAL;
+    }
+    memcpy(unquoted, value + 1, length - 2);
+    unquoted[length - 2] = '\0';
+    int rc = cli_absolute_path(command, option, unquoted, out);
+    free(unquoted);
+    return rc;
+  }
   /* An absolute path is the user's exact choice: kept, even its "..". */
   if (cl_os_path_is_absolute(value)) {
     *out = copy_of(value);

@@ -39,6 +39,13 @@ char *cl_path_join(const char *a, const char *b) {
   if (need_sep)
     out[la] = CL_DIR_SEP;
   memcpy(out + la + (size_t)need_sep, b, lb + 1);
+  /* A relative part written with '/' ("Lib/site-packages", "nvidia/cudnn/
+   * bin") takes the host's separator: Windows paths are shown with '\'
+   * throughout, never "envs\A\Lib/site-packages\nvidia". */
+  if (CL_DIR_SEP != '/')
+    for (char *p = out + la + (size_t)need_sep; *p; ++p)
+      if (*p == '/')
+        *p = CL_DIR_SEP;
   return out;
 }
 

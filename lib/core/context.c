@@ -64,8 +64,14 @@ void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->root_count; ++i) {
     free(ctx->roots[i].path);
     free(ctx->roots[i].detail);
+    free(ctx->roots[i].fix);
   }
   ctx->root_count = 0;
+  for (size_t i = 0; i < ctx->refusal_count; ++i) {
+    free(ctx->refusals[i].path);
+    free(ctx->refusals[i].fix);
+  }
+  ctx->refusal_count = 0;
 }
 
 void cl_ctx_clear_conflicts(cudaload_ctx *ctx) {
@@ -144,6 +150,7 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->shims);
   free(ctx->consumers);
   free(ctx->nearby_environments);
+  free(ctx->refusals);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);
@@ -170,6 +177,8 @@ void cl_ctx_clear_error_messages(cudaload_ctx *ctx) {
   ctx->error_messages = NULL;
   ctx->error_message_count = 0;
 }
+static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
+                             const char *dir, const char *function);
 
 /* Append a copy of the absolute folder dir to a list of roots; function
  * names the caller in messages. */
@@ -177,6 +186,24 @@ static int add_root_to(char ***list, size_t *count, size_t *capacity,
                        const char *dir, const char *function) {
   if (!dir)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: NULL dir", function);
+  /* Windows: Explorer's "Copy as path" gives "C:\x\y" with its quotes, and
+   * no Windows name holds a '"': one surrounding pair is taken off. */
+  size_t length = strlen(dir);
+  char *unquoted = NULL;
+  if (CL_DIR_SEP == '\\' && length >= 2 && dir[0] == '"' &&
+      dir[length - 1] == '"') {
+    unquoted = cl_strndup(dir + 1, length - 2);
+    if (!unquoted)
+      return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+    dir = unquoted;
+  }
+  int status = add_root_unquoted(list, count, capacity, dir, function);
+  free(unquoted);
+  return status;
+}
+
+static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
+                             const char *dir, const char *function) {
   if (!*dir)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: empty folder name",
                    function);
@@ -190,6 +217,13 @@ static int add_root_to(char ***list, size_t *count, size_t *capacity,
   char *copy = cl_strdup(dir);
   if (!copy)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);
+  /* Windows takes '/' as a separator too; reports show the root, and every
+   * path found under it, with the host's own ("C:/envs/A" is
+   * "C:\envs\A"). */
+  if (CL_DIR_SEP != '/')
+    for (char *p = copy; *p; ++p)
+      if (*p == '/')
+        *p = CL_DIR_SEP;
   (*list)[(*count)++] = copy;
   return CUDALOAD_OK;
 }
@@ -253,6 +287,7 @@ int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
   r->origin = origin;
   r->status = CUDALOAD_OK;
   r->detail = NULL;
+  r->fix = NULL;
   *index = ctx->root_count++;
   return CUDALOAD_OK;
 }

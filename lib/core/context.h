@@ -18,7 +18,19 @@ typedef struct cl_root {
   const char *origin; /* static string: "explicit", "CUDA_PATH", ... */
   int status;         /* CUDALOAD_OK or why it was skipped */
   char *detail;       /* CUDALOAD_E_INSECURE: which folder, who can write */
+  char *fix;          /* CUDALOAD_E_INSECURE: the command that makes what
+                         detail names private (cl_os_private_fix) */
 } cl_root;
+
+/* A library file, or a folder of libraries, the scan refused because other
+ * users can write to it (inventory.c): what a requirement may have missed,
+ * and the command that makes it private. */
+typedef struct cl_refusal {
+  char *path;                    /* the file or folder others can write to */
+  const cl_catalog_entry *entry; /* the library refused; NULL: a folder */
+  int major;
+  char *fix; /* chmod go-w / icacls line for path */
+} cl_refusal;
 
 /* One real library file. */
 typedef struct cl_library {
@@ -217,6 +229,8 @@ struct cudaload_ctx {
    * search (scan/environment.c), for the fix lines; absolute. */
   char **nearby_environments;
   size_t nearby_count, nearby_capacity;
+  cl_refusal *refusals; /* what the last scan refused as writable by others */
+  size_t refusal_count, refusal_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;

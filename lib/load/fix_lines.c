@@ -11,6 +11,7 @@
  * nvidia-cudnn-cu12 and share site-packages/nvidia/cudnn).
  */
 #include "load/fix_lines.h"
+#include "os/platform.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/shell_word.h"
@@ -87,6 +88,22 @@ static int environment_cuda_major(const cudaload_ctx *ctx,
       best = lib;
   }
   return best ? library_cuda_major(best) : 0;
+}
+
+/* Whether CUDA major cuda ships another ABI major of entry than major (CUDA
+ * 13's cuSOLVER is 12): its wheel has no release of major, and a pip line
+ * pinning "==major.*" to it finds no distribution. Unknown: it may ship it. */
+static int cuda_lacks_major(const cl_catalog_entry *entry, int cuda,
+                            long major) {
+  int another = 0;
+  for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m) {
+    if (m->cuda_major != cuda)
+      continue;
+    if (m->abi_major == major)
+      return 0;
+    another = 1;
+  }
+  return another;
 }
 
 static int is_separator(char c, cl_naming naming) {
@@ -208,6 +225,112 @@ static char *target_folder(const char *site, size_t site_len,
   return dir;
 }
 
+/* The Python interpreter whose site folder root is (its environment tier:
+ * the binding's own interpreter, VIRTUAL_ENV, CONDA_PREFIX, the python3 on
+ * PATH), as a path that exists, malloc'ed; NULL when none can be told.
+ * Windows: <prefix>\Lib\site-packages with python.exe in <prefix>
+ * (an installation, the embeddable one, conda) or in <prefix>\Scripts (a
+ * venv), or a venv or conda prefix given itself. Linux:
+ * <prefix>/lib/pythonX.Y/site-packages with <prefix>/bin/pythonX.Y, or a
+ * venv given itself (bin/python). */
+static char *interpreter_of(const char *root, cl_naming naming) {
+  static const char *const windows[] = {"python.exe", "Scripts\\python.exe",
+                                        NULL};
+  char *prefix = NULL, *site_parent = cl_path_dirname(root);
+  const char *version = NULL;
+  if (site_parent && !strcmp(cl_path_basename(root), "site-packages")) {
+    const char *lib = cl_path_basename(site_parent);
+    if (naming == CL_NAMING_WINDOWS && !strcmp(lib, "Lib"))
+      prefix = cl_path_dirname(site_parent);
+    else if (naming == CL_NAMING_LINUX && !strncmp(lib, "python3.", 8)) {
+      version = lib + 6; /* "3.11" */
+      char *libdir = cl_path_dirname(site_parent);
+      prefix = libdir ? cl_path_dirname(libdir) : NULL;
+      free(libdir);
+    }
+  } else {
+    prefix = cl_strdup(root); /* a venv or prefix given itself */
+  }
+  char *found = NULL;
+  for (int i = 0; prefix && !found && i < 2; ++i) {
+    char linux_name[32];
+    if (naming == CL_NAMING_LINUX)
+      snprintf(linux_name, sizeof linux_name, "bin/python%s",
+               version && i == 0 ? version : "");
+    char *candidate = cl_path_join(
+        prefix, naming == CL_NAMING_WINDOWS ? windows[i] : linux_name);
+    if (candidate && cl_os_stat_kind(candidate, NULL) == CL_KIND_REGULAR)
+      found = candidate;
+    else
+      free(candidate);
+  }
+  free(prefix);
+  free(site_parent);
+  return found;
+}
+
+/* The pip install command of the environment the scan searched first (an
+ * interpreter whose site folder is a root of the environment tier),
+ * malloc'ed; NULL when there is none. A package it installs lands in a
+ * folder the next scan searches. Its own pip ("\"C:\...\python.exe\" -m
+ * pip install"); on Windows, where that interpreter has no pip (the
+ * embeddable distribution has none, nor ensurepip), the launcher's pip
+ * into its site folder ("py -m pip install --target \"...\\Lib\\
+ * site-packages\""). */
+static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
+                             int *interpreter) {
+  *interpreter = 0;
+  for (size_t i = 0; i < ctx->root_count; ++i) {
+    const cl_root *r = &ctx->roots[i];
+    if (r->status != CUDALOAD_OK ||
+        cl_origin_tier(r->origin) != CL_TIER_ENVIRONMENT)
+      continue;
+    char *python = interpreter_of(r->path, naming);
+    if (!python)
+      continue;
+    /* Each path is one shell word, whatever its name holds; a path no
+     * spelling keeps literal (cmd and PowerShell) gives no command of its
+     * own: the generic pip line is printed instead. */
+    cl_buf pip = CL_BUF_INIT;
+    int spelled = 0;
+    if (naming == CL_NAMING_WINDOWS) {
+      /* <prefix>\python.exe or <prefix>\Scripts\python.exe (a venv). */
+      char *bin = cl_path_dirname(python);
+      char *prefix = bin && !strcmp(cl_path_basename(bin), "Scripts")
+                         ? cl_path_dirname(bin)
+                         : cl_strdup(bin ? bin : "");
+      char *site = prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
+      char *own_pip = site ? cl_path_join(site, "pip") : NULL;
+      if (own_pip && cl_os_stat_kind(own_pip, NULL) != CL_KIND_DIRECTORY) {
+        /* The embeddable Python has no pip: the launcher's installs into
+         * its site folder. */
+        cl_buf_puts(&pip, "py -m pip install --target ");
+        spelled = 1 + cl_buf_shell_word(&pip, site, shell_of(naming));
+      }
+      free(own_pip);
+      free(site);
+      free(prefix);
+      free(bin);
+    }
+    if (!spelled) {
+      spelled = cl_buf_shell_word(&pip, python, shell_of(naming));
+      cl_buf_puts(&pip, " -m pip install");
+      *interpreter = 1;
+    } else {
+      spelled -= 1;
+    }
+    free(python);
+    char *line = cl_buf_take(&pip);
+    if (!spelled) {
+      free(line);
+      *interpreter = 0;
+      return NULL;
+    }
+    return line;
+  }
+  return NULL;
+}
+
 /* One concrete command that fixes a missing requirement, malloc'ed. */
 /* The library of family that lies in the folder wheel w installs to and
  * that the ctx ranks first (*site_len: the length of its site folder), or
@@ -288,6 +411,17 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
   const char *var = cl_catalog_path_variable(family);
   const char *files =
       naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
+  /* The variable is a default root: where the caller left those out
+   * (--no-defaults, defaults=False), setting it would change nothing. */
+  char variable[160];
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    snprintf(variable, sizeof variable,
+             "pass the folder that holds %s as a root (--root; Python: "
+             "roots=[...]; %s is not read without the default roots)",
+             files, var);
+  else
+    snprintf(variable, sizeof variable, "set %s to the folder that holds %s",
+             var, files);
 
   /* The requirement's own CUDA major (cublas=12), else the plan's, else the
    * application's,
@@ -298,13 +432,15 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
     cuda = ctx->plan_cuda_major;
   if (!cuda)
     cuda = environment_cuda_major(ctx, r);
+  if (cuda && major && cuda_lacks_major(r->entry, cuda, major))
+    cuda = 0;
   const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
   if (!w)
     w = find_wheel(family, 12, major, naming);
   cl_buf t = CL_BUF_INIT;
   if (!w) {
     /* The driver, or a library no wheel ships here (NCCL on Windows). */
-    add(&t, "set %s to the folder that holds %s", var, files);
+    add(&t, "%s", variable);
     return cl_buf_take(&t);
   }
   char spec[160];
@@ -317,23 +453,41 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
    * the environment pinned it for: install into a folder of its own. */
   size_t site_len = 0;
   const cl_library *pinned = pinned_library(ctx, family, w, naming, &site_len);
+  /* The interpreter whose site folder is searched: its pip installs where
+   * the next scan looks, so nothing more is needed. Windows has no "pip"
+   * or "python" on PATH for sure; the launcher "py" is the usual one. */
+  int own_interpreter = 0;
+  char *own = environment_pip(ctx, naming, &own_interpreter);
+  const char *pip = naming == CL_NAMING_WINDOWS ? "py -m pip" : "python -m pip";
   if (!pinned) {
-    add(&t, "pip install");
-    add_requirement_word(&t, w->package, spec, naming);
-    add(&t,
-        " (then pass its site-packages folder as a root), or set %s to the "
-        "folder that holds %s",
-        var, files);
+    if (own) {
+      add(&t, "%s", own);
+      add_requirement_word(&t, w->package, spec, naming);
+      add(&t, ", or %s", variable);
+    } else {
+      add(&t, "%s install", naming == CL_NAMING_WINDOWS ? pip : "pip");
+      add_requirement_word(&t, w->package, spec, naming);
+      add(&t, " (then pass its site-packages folder as a root), or %s",
+          variable);
+    }
+    free(own);
     return cl_buf_take(&t);
   }
   char *dir = target_folder(pinned->path, site_len, family, major);
-  if (!dir)
+  if (!dir) {
+    free(own);
     return NULL;
-  /* The folder is quoted for the shell, whatever its name holds: a folder
-   * named v$(touch PWNED) must not run touch when the line is pasted. One
-   * that no spelling keeps literal in both cmd and PowerShell is named
-   * apart, after the command. */
-  add(&t, "python -m pip install --no-deps --target ");
+  }
+  /* The interpreter's own pip when it has one, else the generic one:
+   * --target is the folder of its own here. The folder is quoted for the
+   * shell, whatever its name holds: a folder named v$(touch PWNED) must not
+   * run touch when the line is pasted. One that no spelling keeps literal
+   * in both cmd and PowerShell is named apart, after the command. */
+  if (own && own_interpreter)
+    add(&t, "%s --no-deps --target ", own);
+  else
+    add(&t, "%s install --no-deps --target ", pip);
+  free(own);
   int quoted = cl_buf_shell_word(&t, dir, shell_of(naming));
   if (!quoted)
     add(&t, "DIR");
@@ -352,10 +506,9 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
   add(&t,
       " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
       "which that would replace or mix with), then pass that folder as a "
-      "root (--root; Python: roots=[...]), or set %s to the folder that "
-      "holds %s",
+      "root (--root; Python: roots=[...]), or %s",
       (int)site_len, pinned->path, pinned->entry->family, pinned->major,
-      naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, var, files);
+      naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, variable);
   free(dir);
   return cl_buf_take(&t);
 }

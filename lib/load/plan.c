@@ -472,22 +472,20 @@ static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
                 ctx->root_count == 1 ? "" : "s");
   for (size_t i = 0; i < ctx->root_count; ++i) {
     const cl_root *r = &ctx->roots[i];
-    cl_buf_printf(b, "    %s (%s%s)\n", r->path, r->origin,
-                  r->status == CUDALOAD_OK
-                      ? ""
-                      : (r->status == CUDALOAD_E_NOT_FOUND
-                             ? ", not found"
-                             : (r->status == CUDALOAD_E_INSECURE
-                                    ? ", writable by other users: refused"
-                                    : ", unreadable")));
+    cl_buf_printf(b, "    %s (%s%s%s)\n", r->path, r->origin,
+                  r->status == CUDALOAD_OK ? "" : ", ",
+                  r->status == CUDALOAD_OK ? ""
+                  : r->status == CUDALOAD_E_INSECURE
+                      ? "writable by other users: refused"
+                  : r->status == CUDALOAD_E_NOT_FOUND  ? "not found"
+                  : r->status == CUDALOAD_E_NOT_A_FILE ? "not a folder"
+                                                       : "unreadable");
     if (r->status == CUDALOAD_E_INSECURE) {
       refused = 1;
       if (r->detail)
-        cl_buf_printf(b,
-                      "      refused: %s; to accept it, pass "
-                      "CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)"
-                      "\n",
-                      r->detail);
+        cl_buf_printf(
+            b, "      refused: %s; fix: %s, " CL_ALLOW_WRITABLE_RISK "\n",
+            r->detail, r->fix ? r->fix : "make it writable only by its owner");
     }
   }
   return refused;
@@ -1715,8 +1713,12 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
     describe_rival(problem, sizeof problem, provider, m.major, version, req,
                    planned, symbol);
     snprintf(fix, sizeof fix,
-             "open that consumer with cudaload_dlopen_isolated() "
-             "(RTLD_DEEPBIND), or have whoever opens %s use RTLD_LOCAL",
+             "open that consumer with cudaload_open_isolated(ctx, "
+             "consumer_path, 0), which loads this plan RTLD_LOCAL and then "
+             "the consumer RTLD_DEEPBIND (Python: setup(..., isolate=True), "
+             "then cudaload.isolated_open(consumer_path) or the import inside "
+             "cudaload.isolated_import()), or have whoever opens %s use "
+             "RTLD_LOCAL",
              cl_path_basename(provider));
     free(version);
     if (add_conflict(ctx, provider, problem, fix))
@@ -1935,7 +1937,15 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
   if (best)
     return add_chosen(ctx, planned, best, r);
   ++*unsatisfied;
-  o->fix = cl_fix_for_missing(ctx, req);
+  /* A file of the family was there but refused because others can write
+   * to it: the permission is the problem, not a missing package. */
+  const cl_refusal *refused = cl_inventory_refused(
+      ctx, req->entry->family, req->op == CL_OP_EQ ? (int)req->version[0] : 0);
+  o->fix = refused ? cl_strdup_printf(
+                         "%s (others can write to it, so it was "
+                         "refused), then run again; " CL_ALLOW_WRITABLE_RISK,
+                         refused->fix)
+                   : cl_fix_for_missing(ctx, req);
   return o->fix ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
 

@@ -64,30 +64,90 @@ static void fail_with_report(int status, cl_buf *r) {
 }
 
 /* Put the folder of path where the OS loader searches for what a library
- * opens by name later (Windows: PATH and AddDllDirectory). Best effort: a
- * folder that cannot be added leaves the load itself to say what is
- * missing, so the caller's last error is kept; a folder PATH could not
- * take is a plan warning (cudaload_plan_warning()). */
-static void expose_folder_of(cudaload_ctx *ctx, const char *path) {
+ * opens by name later (Windows: PATH and AddDllDirectory). Returns 1 when
+ * it is there; 0 when PATH could not take it (a name with ';', which PATH
+ * cannot quote; PATH at Windows' length limit), with *reason (malloc'ed,
+ * when reason is not NULL) saying why: the caller then preloads by
+ * absolute path what would be opened from it by name. The caller's last
+ * error is kept. */
+static int expose_folder_of(const char *path, char **reason) {
+  if (reason)
+    *reason = NULL;
   char *folder = cl_path_dirname(path);
   if (!folder)
-    return;
+    return 1; /* out of memory: the load itself will say what is missing */
   char *kept = cl_save_error();
   char *warning = NULL;
-  cl_os_loader_expose_folder(folder, &warning);
-  if (warning)
-    cl_plan_add_warning(ctx, warning,
-                        "shorten PATH (drop entries that no longer exist), "
-                        "or preload every library that is opened by name",
-                        path);
-  free(warning);
+  int status = cl_os_loader_expose_folder(folder, &warning);
+  int exposed = status == CUDALOAD_OK && !warning;
+  if (!exposed && reason)
+    *reason = warning ? warning : cl_strdup(cudaload_last_error());
+  else
+    free(warning);
   cl_restore_error(kept);
   free(folder);
+  return exposed;
+}
+
+/* The folders whose by-name opens a preload had to make by absolute path,
+ * for one plan warning each. */
+typedef struct unexposed {
+  char *folder, *reason;
+  cl_buf names;
+} unexposed;
+
+static void note_unexposed(unexposed **list, size_t *count, size_t *capacity,
+                           const char *path, char *reason) {
+  char *folder = cl_path_dirname(path);
+  for (size_t i = 0; folder && i < *count; ++i)
+    if (!strcmp((*list)[i].folder, folder)) {
+      cl_buf_printf(&(*list)[i].names, ", %s", cl_path_basename(path));
+      free(folder);
+      free(reason);
+      return;
+    }
+  if (!folder ||
+      cl_reserve((void **)list, capacity, *count + 1, sizeof **list)) {
+    free(folder);
+    free(reason);
+    return; /* out of memory: the files were still preloaded */
+  }
+  unexposed *u = &(*list)[(*count)++];
+  u->folder = folder;
+  u->reason = reason;
+  u->names = (cl_buf)CL_BUF_INIT;
+  cl_buf_printf(&u->names, "%s", cl_path_basename(path));
+}
+
+/* Say, once per folder, what was preloaded because PATH could not take its
+ * folder, and free the list. */
+static void warn_unexposed(cudaload_ctx *ctx, unexposed *list, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    char *names = cl_buf_take(&list[i].names);
+    char *problem = cl_strdup_printf(
+        "%s could not be put on PATH (%s), so a library's own later "
+        "LoadLibrary of a file there by name would not find it",
+        list[i].folder, list[i].reason ? list[i].reason : "unknown reason");
+    char *fix = cl_strdup_printf(
+        "nothing to do for this process: what is opened from it by name was "
+        "preloaded by absolute path instead (%s). To preload every "
+        "sub-library up front: all_sublibs=True (Python), "
+        "CUDALOAD_PRELOAD_ALL_SUBLIBS (C). For processes started later, "
+        "shorten PATH or rename the folder",
+        names ? names : "?");
+    if (problem && fix)
+      cl_plan_add_warning(ctx, problem, fix, list[i].folder);
+    free(problem);
+    free(fix);
+    free(names);
+    free(list[i].folder);
+    free(list[i].reason);
+  }
+  free(list);
 }
 
 /* Load one entry; returns 0, or 1 when the OS loader refused it. */
-static int load_entry(cudaload_ctx *ctx, cl_plan_entry *p, cl_open_mode mode,
-                      cl_buf *failures) {
+static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
   if (registry_has(p->path)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
@@ -108,7 +168,7 @@ static int load_entry(cudaload_ctx *ctx, cl_plan_entry *p, cl_open_mode mode,
     free(present);
     return 0;
   }
-  expose_folder_of(ctx, p->path);
+  expose_folder_of(p->path, NULL);
   if (cl_library_open(p->path, mode)) {
     p->state = CUDALOAD_STATE_LOADED;
     set_loaded_path(p, p->path);
@@ -264,18 +324,26 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
   cl_buf failures = CL_BUF_INIT;
   size_t failed = 0;
+  unexposed *unexposed_list = NULL;
+  size_t unexposed_count = 0, unexposed_capacity = 0;
   cl_os_loader_lock();
   for (size_t i = 0; i < ctx->plan_count; ++i) {
     cl_plan_entry *p = &ctx->plan[i];
+    char *reason = NULL;
     if (p->to_load) {
-      failed += (size_t)load_entry(ctx, p, mode, &failures);
-    } else {
-      /* Not preloaded: its main library opens it by name later. On
-       * Windows that needs its folder on PATH / AddDllDirectory. */
-      expose_folder_of(ctx, p->path);
+      failed += (size_t)load_entry(p, mode, &failures);
+    } else if (!expose_folder_of(p->path, &reason)) {
+      /* Its main library opens it by name later, which needs its folder on
+       * PATH (Windows); where PATH cannot take the folder, a silent success
+       * would leave that open to fail: load it by absolute path now, and
+       * say so. */
+      failed += (size_t)load_entry(p, mode, &failures);
+      note_unexposed(&unexposed_list, &unexposed_count, &unexposed_capacity,
+                     p->path, reason);
     }
   }
   cl_os_loader_unlock();
+  warn_unexposed(ctx, unexposed_list, unexposed_count);
   cl_plan_detect_conflicts(ctx);
 
   if (plan_rc == CUDALOAD_OK && !failed && ctx->conflict_count == 0) {
@@ -301,6 +369,37 @@ void *cudaload_dlopen_isolated(const char *path) {
   void *handle = cl_library_open(path, CL_OPEN_DEEPBIND);
   cl_os_loader_unlock();
   return handle;
+}
+
+int cudaload_open_isolated(cudaload_ctx *ctx, const char *path, unsigned flags,
+                           void **handle) {
+  cl_clear_error();
+  if (handle)
+    *handle = NULL;
+  if (!ctx || !handle)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_open_isolated: NULL %s", ctx ? "handle" : "ctx");
+  if (!path || !cl_os_path_is_absolute(path))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_open_isolated: \"%s\" is not an absolute path",
+                   path ? path : "(null)");
+  if (flags & ~CUDALOAD_PRELOAD_ALL_SUBLIBS)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_open_isolated: flags 0x%x: only "
+                   "CUDALOAD_PRELOAD_ALL_SUBLIBS is taken (RTLD_GLOBAL would "
+                   "put the plan in the scope the consumer is isolated from)",
+                   flags);
+  /* An unsatisfied plan loads nothing, as a preload would not. */
+  int status = cudaload_plan(ctx, flags);
+  if (status != CUDALOAD_OK)
+    return status;
+  /* A conflict in the global scope is why the caller isolates: load the
+   * plan RTLD_LOCAL anyway. */
+  status = cudaload_preload(ctx, flags | CUDALOAD_PRELOAD_PARTIAL);
+  if (status != CUDALOAD_OK && status != CUDALOAD_E_CONFLICT)
+    return status;
+  *handle = cudaload_dlopen_isolated(path);
+  return *handle ? CUDALOAD_OK : CUDALOAD_E_LOAD_FAILED;
 }
 
 const char *cudaload_symbol_provider(void *handle, const char *symbol) {

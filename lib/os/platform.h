@@ -168,8 +168,13 @@ const char *cl_os_python_name(void);
 /* The NVIDIA driver library's name as the loader finds it: "libcuda.so.1",
  * "nvcuda.dll". */
 const char *cl_os_driver_name(void);
-/* How to make a folder writable only by its owner, for a fix line. */
-const char *cl_os_private_folder_fix(void);
+/* The command that takes from other users what `use` forbids them on
+ * `path` (the file or folder cl_os_writable_by_others refused), for a fix
+ * line: POSIX `chmod go-w "PATH"`; Windows `icacls "PATH" /inheritance:d
+ * /grant:r *SID:(RX) ...` for each group its DACL lets write (read and run
+ * stay theirs), or `icacls "PATH" /reset` for a missing DACL. Malloc'ed,
+ * NULL when out of memory. Sets no error. */
+char *cl_os_private_fix(const char *path, cl_trust_use use);
 
 /* A monotonic clock in milliseconds, for timeouts and stage timings. */
 double cl_os_clock_ms(void);

@@ -545,8 +545,33 @@ const char *cl_os_driver_name(void) {
   return "libcuda.so.1";
 }
 
-const char *cl_os_private_folder_fix(void) {
-  return "chmod go-w";
+char *cl_os_private_fix(const char *path, cl_trust_use use) {
+  (void)use; /* a file or a folder: the same bits */
+  /* The path is one shell word, whatever its name holds: a folder named
+   * v$(touch PWNED) must not run touch when the line is pasted. Inside
+   * '...' nothing is special; a ' is written '\'' (end, an escaped quote,
+   * start again). The os layer is below common/shell_word.c, hence here. */
+  static const char head[] = "chmod go-w '";
+  size_t quotes = 0;
+  for (const char *p = path; *p; ++p)
+    quotes += *p == '\'';
+  size_t size = sizeof head + strlen(path) + 3 * quotes + 2;
+  char *fix = malloc(size);
+  if (!fix)
+    return NULL;
+  char *out = fix + (sizeof head - 1);
+  memcpy(fix, head, sizeof head - 1);
+  for (const char *p = path; *p; ++p) {
+    if (*p == '\'') {
+      memcpy(out, "'\\''", 4);
+      out += 4;
+    } else {
+      *out++ = *p;
+    }
+  }
+  *out++ = '\'';
+  *out = '\0';
+  return fix;
 }
 
 double cl_os_clock_ms(void) {

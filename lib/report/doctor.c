@@ -961,13 +961,27 @@ static void root_problems(doctor *d) {
           d,
           cl_strdup_printf("root %s refused: %s", r->path,
                            r->detail ? r->detail : "writable by other users"),
-          cl_strdup_printf("make it writable only by its owner (%s), or "
-                           "accept it with --allow-writable-roots",
-                           cl_os_private_folder_fix()));
+          cl_strdup_printf("%s, " CL_ALLOW_WRITABLE_RISK,
+                           r->fix ? r->fix
+                                  : "make it writable only by its owner"));
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
       continue;
+    if (r->status == CUDALOAD_E_NOT_A_FILE) {
+      /* A file given as a root: no permission makes it a folder; the one
+       * that holds it is what was meant. */
+      char *folder = cl_path_dirname(r->path);
+      add_problem(d,
+                  cl_strdup_printf("root %s: %s", r->path,
+                                   cudaload_root_status_name(r->status)),
+                  cl_strdup_printf("a root is a folder: give the one that "
+                                   "holds that file, --root \"%s\" (Python: "
+                                   "roots=[...]; or in the manifest's roots)",
+                                   folder ? folder : r->path));
+      free(folder);
+      continue;
+    }
     add_problem(
         d,
         cl_strdup_printf("root %s: %s", r->path,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * runtime_problems.c - the doctor's problems of the runtime environment:
- * how the devices run (the probe's device facts), Windows' display
- * watchdog, and the CUDA variables in effect. Each is told only when the
- * facts show it, with one fix; docs/doctor.md lists them. A Windows
- * troubleshooting note for CUBLAS_STATUS_NOT_INITIALIZED in local LLM
+ * how the devices run (the probe's device facts), the display watchdog
+ * (Windows' TDR, Linux's X driver), and the CUDA variables in effect. Each is
+ * told only when the facts show it, with one fix; docs/doctor.md lists them. A
+ * Windows troubleshooting note for CUBLAS_STATUS_NOT_INITIALIZED in local LLM
  * inference named most of these causes; none shows in a library's error.
  */
 #include "report/runtime_problems.h"
@@ -73,6 +73,34 @@ static char *default_mode_command(const char *uuid, size_t i) {
     cl_buf_printf(&b, "%zu", i);
   cl_buf_puts(&b, " -c DEFAULT");
   return cl_buf_take(&b);
+}
+
+/* Linux: a device that drives a display runs its kernels under the
+ * driver's watchdog (the X driver's "Interactive" option, on by default),
+ * which kills a kernel after a few seconds. The driver says so with
+ * KERNEL_EXEC_TIMEOUT; there is no WDDM model to check. */
+static void linux_watchdog_problem(const cl_runtime_facts *f, size_t i,
+                                   sink *s) {
+  const cudaload_probe *p = f->probe;
+  if (cudaload_probe_device_driver_model(p, i) !=
+          CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE ||
+      cudaload_probe_device_kernel_timeout(p, i) != 1)
+    return;
+  s->add(s->opaque,
+         cl_strdup_printf(
+             "device %zu (%s) drives a display, so its kernels run under the "
+             "driver's watchdog: a kernel that runs longer than a few "
+             "seconds is killed (CUDA_ERROR_LAUNCH_TIMEOUT, then every later "
+             "call fails: CUBLAS_STATUS_EXECUTION_FAILED, a lost context)",
+             i, cudaload_probe_device_name(p, i)),
+         cl_strdup_printf(
+             "run the work on a GPU that drives no display "
+             "(CUDA_VISIBLE_DEVICES naming it by index or UUID, as nvidia-smi "
+             "-L lists them), or stop the display server while it runs (sudo "
+             "systemctl isolate multi-user.target), or turn the X driver's "
+             "watchdog off for %s: Option \"Interactive\" \"0\" in its "
+             "Device section of xorg.conf, then restart X",
+             cudaload_probe_device_uuid(p, i)));
 }
 
 /* A compute mode that keeps processes off the device. Exclusive modes are
@@ -202,6 +230,7 @@ int cl_runtime_problems(const cl_runtime_facts *f, cl_problem_sink add,
     return explained;
   for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
     watchdog_problem(f, i, &s);
+    linux_watchdog_problem(f, i, &s);
     explained |= compute_mode_problem(f, i, &s);
   }
   if (cudaload_probe_device_count(p))

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* clang-format off: one row per library reads better as a table. */
@@ -237,6 +238,7 @@ static const cl_catalog_entry catalog[] = {
     {.name = "nvvm",
      .header = "nvvm.h",
      .family = "nvvm",
+     .version_apart_from_abi = 1,
      .min_major = 4,
      .max_major = 7,
      .linux_names = {"libnvvm.so.%M%V", "libnvvm.so"},
@@ -261,7 +263,12 @@ static const cl_catalog_entry catalog[] = {
     NPP("nppisu"),
     NPP("nppitc"),
     NPP("npps"),
-    FIXED_ABI("cufile", 0, 0, "libcufile.so.%M%V", NULL),
+    {.name = "cufile",
+     .family = "cufile",
+     .min_major = 0,
+     .max_major = 0,
+     .linux_names = {"libcufile.so.%M%V"},
+     .version_apart_from_abi = 1},
     FIXED_ABI("cudla", 1, 1, "libcudla.so.%M%V", "cudla.dll"),
     /* Math libraries NVIDIA ships beside the toolkit, each with its own ABI
      * major; their CUDA major comes from their wheel (-cu12, -cu13) or
@@ -337,6 +344,18 @@ int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
       return 0;
   snprintf(out, size, "%c%c.%c.%c", d[0], d[1], d[2], d[3]);
   return 1;
+}
+
+int cl_catalog_version_agrees(const cl_catalog_entry *entry, int major,
+                              const char *version) {
+  if (!version || !version[0] || entry->version_apart_from_abi || major < 0)
+    return 1;
+  char *end = NULL;
+  long first = strtol(version, &end, 10);
+  if (end == version || (*end && *end != '.'))
+    return 0; /* no leading number: nothing that says which version */
+  int cuda = cl_catalog_cuda_major(entry, major);
+  return first == major || (cuda && first == cuda);
 }
 
 const cl_catalog_entry *cl_catalog_entries(size_t *count) {

@@ -76,6 +76,10 @@ typedef struct cl_catalog_entry {
    * message for an unknown requirement gives, in table order (spec.c):
    * the libraries programs require most, not all of them. */
   int spec_example;
+  /* 1: the versions of this library do not start with its ABI major or
+   * its CUDA major (NVVM 4 is versioned with the toolkit: 12.4; cuFile's
+   * libcufile.so.0 is 1.x), so a version is not checked against them. */
+  int version_apart_from_abi;
 } cl_catalog_entry;
 
 typedef struct cl_catalog_match {
@@ -120,6 +124,16 @@ int cl_catalog_cuda_major_of_version(const cl_catalog_entry *entry,
  * return 0 (out untouched) for any other version, which is taken as is. */
 int cl_catalog_decode_dll_stamp(const char *file_version, char *out,
                                 size_t size);
+
+/* 1 when a version a file claims for itself (its VERSIONINFO) can be the
+ * version of entry at ABI major `major`: its first number is that major,
+ * or the CUDA major that ABI major belongs to (cuBLAS 12.4 in
+ * cublas64_12.dll), or the entry is versioned apart from its ABI major. 0
+ * for a version the file's own name contradicts: ctranslate2 4.4.0's
+ * cudnn64_8.dll says 6.14.11.6050 ("NVIDIA CUDA 6.5.0 CUDNN Library"),
+ * which the stamp rule reads as 60.5.0. */
+int cl_catalog_version_agrees(const cl_catalog_entry *entry, int major,
+                              const char *version);
 
 /* The file name of an entry for a major given as text ("9", or "N" as a
  * placeholder): the first name template of the naming, its version tail

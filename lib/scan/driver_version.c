@@ -398,6 +398,64 @@ static int from_proc(const char *path, cl_driver_cuda *out) {
   return ok;
 }
 
+/* WSL 2: the driver store folders (<inf name>_<hash>) WSL mounts; the one
+ * holding nvcuda64.dll is NVIDIA's (another vendor's folder may sit
+ * beside it). Its VERSIONINFO is the Windows driver's, and the CUDA it
+ * supports follows the Windows column: WSL runs the Windows driver. */
+typedef struct wsl_store {
+  const char *dir;
+  cl_driver_cuda *out;
+  int rc; /* 1 found, 0 not yet, -1 out of memory */
+} wsl_store;
+
+static int visit_wsl_store(const char *name, cl_file_kind kind, void *opaque) {
+  wsl_store *w = opaque;
+  if (kind != CL_KIND_DIRECTORY && kind != CL_KIND_UNKNOWN)
+    return 0;
+  char *folder = cl_path_join(w->dir, name);
+  char *dll = folder ? cl_path_join(folder, "nvcuda64.dll") : NULL;
+  free(folder);
+  if (!dll) {
+    w->rc = -1;
+    return 1;
+  }
+  if (cl_os_stat_kind(dll, NULL) == CL_KIND_REGULAR) {
+    cl_driver_cuda found;
+    memset(&found, 0, sizeof found);
+    int rc =
+        from_driver_file(dll, CL_NAMING_WINDOWS, "WSL driver store", &found);
+    /* Two NVIDIA folders (an update not yet cleaned up): the newer. */
+    long have[CL_DRIVER_VERSION_PARTS], other[CL_DRIVER_VERSION_PARTS];
+    if (rc > 0 &&
+        (!w->out->found || (cl_driver_version_parse(found.version, have) &&
+                            cl_driver_version_parse(w->out->version, other) &&
+                            version_compare(have, other) > 0))) {
+      char why[sizeof w->out->why];
+      memcpy(why, w->out->why, sizeof why);
+      *w->out = found;
+      memcpy(w->out->why, why, sizeof why);
+      w->rc = 1;
+    } else if (rc == 0) {
+      note_why(w->out, "%s", found.why);
+    } else if (rc < 0) {
+      w->rc = -1;
+    }
+  }
+  free(dll);
+  return w->rc < 0;
+}
+
+static int from_wsl_store(const char *dir, cl_driver_cuda *out) {
+  wsl_store w = {dir, out, 0};
+  if (cl_os_list_dir(dir, visit_wsl_store, &w) != CUDALOAD_OK) {
+    note_why(out, "%s: not there (not WSL)", dir);
+    return 0;
+  }
+  if (w.rc == 0 && !out->found)
+    note_why(out, "%s: no folder with nvcuda64.dll", dir);
+  return w.rc;
+}
+
 static int has_separator(const char *path) {
   return strchr(path, '/') || strchr(path, '\\');
 }
@@ -448,6 +506,8 @@ static int read_sources(const cl_driver_sources *s, cl_driver_cuda *out) {
     rc = from_ldcache(s->ldcache_path, name, out);
   if (rc == 0 && !windows && s->proc_version_path)
     rc = from_proc(s->proc_version_path, out);
+  if (rc == 0 && !windows && s->wsl_drivers_dir)
+    rc = from_wsl_store(s->wsl_drivers_dir, out);
   if (rc == 0 && windows && s->system_dir) {
     char *path = join(s->system_dir, name);
     if (!path)
@@ -483,8 +543,12 @@ int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
     driver_override = from_environment;
   }
   char *system_dir = naming == CL_NAMING_WINDOWS ? cl_os_system_dir() : NULL;
-  cl_driver_sources s = {naming, driver_override, "/etc/ld.so.cache",
-                         "/proc/driver/nvidia/version", system_dir};
+  cl_driver_sources s = {naming,
+                         driver_override,
+                         "/etc/ld.so.cache",
+                         "/proc/driver/nvidia/version",
+                         system_dir,
+                         "/usr/lib/wsl/drivers"};
   int rc = cl_driver_cuda_read_from(&s, out);
   free(system_dir);
   free(from_environment);

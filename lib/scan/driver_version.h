@@ -12,7 +12,12 @@
  *      (libcuda.so.1 -> libcuda.so.535.104.05), or nvcuda.dll's VERSIONINFO;
  *   2. Linux: libcuda.so.1 in /etc/ld.so.cache, its real file name;
  *   3. Linux: /proc/driver/nvidia/version (the kernel module's version);
- *   4. Windows: nvcuda.dll in System32, its VERSIONINFO.
+ *   4. Windows: nvcuda.dll in System32, its VERSIONINFO;
+ *   5. Linux under WSL 2, where libcuda.so.1 is a plain file without a
+ *      version in its name and /proc has no NVIDIA entry: the Windows
+ *      driver's store folder WSL mounts under /usr/lib/wsl/drivers, the
+ *      VERSIONINFO of its nvcuda64.dll (a Windows driver version, mapped
+ *      with the Windows column of the table).
  * A source that cannot tell (no file, a name without a version, a FIFO, a
  * symlink loop, garbage) is passed over; none answering is "unknown", never
  * an error.
@@ -32,7 +37,7 @@ typedef struct cl_driver_cuda {
   char version[32]; /* "535.104.05" (Linux), "560.94" (Windows) */
   /* Where the version came from, for messages: "CUDALOAD_DRIVER",
    * / --driver", "ld.so.cache", "/proc/driver/nvidia/version",
-   * "System32"; a static
+   * "System32", "WSL driver store"; a static
    * string, NULL when not found. */
   const char *source;
   char path[512]; /* the file read ("" when not found or too long) */
@@ -55,6 +60,7 @@ typedef struct cl_driver_sources {
   const char *ldcache_path;      /* source 2 ("/etc/ld.so.cache"), Linux only */
   const char *proc_version_path; /* source 3, Linux only */
   const char *system_dir;        /* source 4 (System32), Windows only */
+  const char *wsl_drivers_dir;   /* source 5 (/usr/lib/wsl/drivers), Linux */
 } cl_driver_sources;
 
 /*

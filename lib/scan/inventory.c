@@ -384,6 +384,22 @@ static int distrusted(found_version *v, char *refusal, int lost) {
   return 1;
 }
 
+/* A DLL's VERSIONINFO version (NVIDIA's 6.14.11.MMmp stamp decoded), or
+ * NULL when it has none or one its own name contradicts (a cudnn64_8.dll
+ * that says 60.5.0): a false version is never reported. */
+static const char *dll_version(const char *real_path, const cl_name_match *m,
+                               found_version *v) {
+  if (cl_binary_parse_file(real_path, &v->pe) != CUDALOAD_OK ||
+      !v->pe.file_version || !v->pe.file_version[0])
+    return NULL;
+  const char *version =
+      cl_catalog_decode_dll_stamp(v->pe.file_version, v->stamp, sizeof v->stamp)
+          ? v->stamp
+          : v->pe.file_version;
+  return cl_catalog_version_agrees(m->entry, m->major, version) ? version
+                                                                : NULL;
+}
+
 /* The first source that tells: the owning dist-info, the file name, a
  * DLL's VERSIONINFO, the toolkit's headers. Asking for a version is not a
  * failure (a DLL without VERSIONINFO, an unreadable header): whatever the
@@ -415,15 +431,11 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     v->source = "file-name";
     v->file = real_path;
   } else if (naming == CL_NAMING_WINDOWS &&
-             cl_binary_parse_file(real_path, &v->pe) == CUDALOAD_OK &&
-             v->pe.file_version && v->pe.file_version[0]) {
-    v->version = cl_catalog_decode_dll_stamp(v->pe.file_version, v->stamp,
-                                             sizeof v->stamp)
-                     ? v->stamp
-                     : v->pe.file_version;
+             (v->version = dll_version(real_path, m, v)) != NULL) {
     v->source = "versioninfo";
     v->file = real_path;
   } else {
+    v->version = "";
     const cl_header_version *h =
         header_of(c, folder, m->entry->family, m->major);
     char *include = h ? cl_path_dirname(h->header_path) : NULL;
@@ -477,6 +489,17 @@ static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
           (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0;
   }
   return ctx->version_cache;
+}
+
+const cl_refusal *cl_inventory_refused(const cudaload_ctx *ctx,
+                                       const char *family, int major) {
+  for (size_t i = 0; i < ctx->refusal_count; ++i) {
+    const cl_refusal *r = &ctx->refusals[i];
+    if (r->entry && !strcmp(r->entry->family, family) &&
+        (!major || r->major == major))
+      return r;
+  }
+  return NULL;
 }
 
 cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path) {
@@ -606,13 +629,35 @@ static const char *unsafe_because(scanner *s, const char *path,
 }
 
 /* Mark the root being scanned CUDALOAD_E_INSECURE, keeping the first
- * reason (detail, malloc'ed, may be NULL) for its report. */
-static void mark_insecure(scanner *s, char *detail) {
-  cl_root *root = &s->ctx->roots[s->root];
+ * reason (detail, malloc'ed, may be NULL) for its report, and record what
+ * was refused: `path` (a library when m is given, else a folder), with the
+ * command that makes it private for `use`. */
+static void mark_insecure(scanner *s, char *detail, const char *path,
+                          cl_trust_use use, const cl_name_match *m) {
+  cudaload_ctx *ctx = s->ctx;
+  char *fix = cl_os_private_fix(path, use);
+  char *copy = cl_strdup(path);
+  if (!fix || !copy ||
+      cl_reserve((void **)&ctx->refusals, &ctx->refusal_capacity,
+                 ctx->refusal_count + 1, sizeof *ctx->refusals)) {
+    free(copy);
+    free(fix);
+    free(detail);
+    out_of_memory(s);
+    return;
+  }
+  cl_refusal *r = &ctx->refusals[ctx->refusal_count++];
+  r->path = copy;
+  r->entry = m ? m->entry : NULL;
+  r->major = m ? m->major : 0;
+  r->fix = fix;
+  cl_root *root = &ctx->roots[s->root];
   if (root->status == CUDALOAD_OK || !root->detail) {
     root->status = CUDALOAD_E_INSECURE;
     free(root->detail);
+    free(root->fix);
     root->detail = detail;
+    root->fix = cl_strdup(fix);
     return;
   }
   free(detail);
@@ -627,7 +672,8 @@ static int refuse_writable(scanner *s, const char *folder) {
   const char *why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER);
   if (!why)
     return 0;
-  mark_insecure(s, cl_strdup_printf("%s is %s", folder, why));
+  mark_insecure(s, cl_strdup_printf("%s is %s", folder, why), folder,
+                CL_TRUST_LIBRARY_FOLDER, NULL);
   return 1;
 }
 
@@ -668,7 +714,7 @@ static const char *unsafe_on_the_way(scanner *s, const char *folder,
  * has no way to walk: the file and its folder are checked. Returns 1 when
  * refused, with the root marked CUDALOAD_E_INSECURE. */
 static int refuse_unsafe_library(scanner *s, const char *listed,
-                                 const char *real) {
+                                 const char *real, const cl_name_match *m) {
   if (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
     return 0;
   int linked = strcmp(listed, real) != 0;
@@ -684,26 +730,31 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
   char *file_why = NULL;
   const char *why = NULL, *through = NULL;
   char *detail = NULL;
-  int refused = 1;
-  if (cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why))
+  const char *culprit = NULL; /* what others can write to */
+  cl_trust_use use = CL_TRUST_LIBRARY_FILE;
+  if (cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
                               file_why ? file_why : "writable by other users");
-  else if ((why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER)))
+    culprit = real;
+  } else if ((why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER))) {
     detail = cl_strdup_printf("%s%s %s, which is %s", shown,
                               linked ? ", in" : " is in", folder, why);
-  else if (strcmp(s->ctx->roots[s->root].origin, CL_ORIGIN_LDCACHE) != 0 &&
-           (through = unsafe_on_the_way(s, folder, &why)))
+    culprit = folder;
+    use = CL_TRUST_LIBRARY_FOLDER;
+  } else if (strcmp(s->ctx->roots[s->root].origin, CL_ORIGIN_LDCACHE) != 0 &&
+             (through = unsafe_on_the_way(s, folder, &why))) {
     detail = cl_strdup_printf(
         "%s%s %s, which is %s", shown,
         linked ? ", reached through" : " is reached through", through, why);
-  else
-    refused = 0;
+    culprit = through;
+    use = CL_TRUST_FOLDER_ON_THE_WAY;
+  }
+  if (culprit)
+    mark_insecure(s, detail, culprit, use, m);
   free(file_why);
   free(shown);
   free(folder);
-  if (refused)
-    mark_insecure(s, detail);
-  return refused;
+  return culprit != NULL;
 }
 
 /* Classify folder/name and add it. Symlinks count as their real file, under
@@ -735,7 +786,7 @@ static void consider_file(scanner *s, const char *folder,
       cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
   }
   if (real && !cl_str_index_find(&s->libraries, real, NULL) &&
-      refuse_unsafe_library(s, full, real)) {
+      refuse_unsafe_library(s, full, real, &real_match)) {
     free(real);
     real = NULL;
   }
@@ -1155,11 +1206,12 @@ int cudaload_scan(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->root_count; ++i)
     if (ctx->roots[i].status == CUDALOAD_E_INSECURE) {
       cl_fail(CUDALOAD_E_INSECURE,
-              "root %s refused: %s; make it writable only by its owner, or "
-              "pass CUDALOAD_ALLOW_WRITABLE_ROOTS (--allow-writable-roots)",
+              "root %s refused: %s; fix: %s, " CL_ALLOW_WRITABLE_RISK,
               ctx->roots[i].path,
               ctx->roots[i].detail ? ctx->roots[i].detail
-                                   : "writable by other users");
+                                   : "writable by other users",
+              ctx->roots[i].fix ? ctx->roots[i].fix
+                                : "make it writable only by its owner");
       break;
     }
   return CUDALOAD_OK;

@@ -246,3 +246,66 @@ int cl_os_dacl_writable_by_others(PACL dacl, cl_trust_use use, char *text,
   }
   return 0;
 }
+
+/* " /grant:r *SID:(RX)" for sid, appended to text when it fits. */
+static void append_grant(PSID sid, cl_trust_use use, char *text, size_t size) {
+  wchar_t *sid_text = NULL;
+  if (!ConvertSidToStringSidW(sid, &sid_text))
+    return;
+  char *utf8 = cl_os_wide_to_utf8(sid_text, -1);
+  LocalFree(sid_text);
+  if (!utf8)
+    return;
+  char grant[128];
+  snprintf(grant, sizeof grant, " /grant:r *%s:%s(RX)", utf8,
+           use == CL_TRUST_LIBRARY_FILE ? "" : "(OI)(CI)");
+  free(utf8);
+  size_t used = strlen(text);
+  if (!strstr(text, grant) && used + strlen(grant) < size)
+    memcpy(text + used, grant, strlen(grant) + 1);
+}
+
+void cl_os_dacl_private_grants(PACL dacl, cl_trust_use use, char *text,
+                               size_t size) {
+  if (size)
+    text[0] = '\0';
+  if (!dacl) {
+    static const struct {
+      BYTE authority;
+      BYTE count;
+      DWORD rid[2];
+    } usual[] = {{5, 2, {32, 545}}, {5, 1, {11, 0}}, {1, 1, {0, 0}}};
+    for (size_t i = 0; i < sizeof usual / sizeof usual[0]; ++i) {
+      SID_IDENTIFIER_AUTHORITY authority = {{0, 0, 0, 0, 0, 0}};
+      authority.Value[5] = usual[i].authority;
+      PSID sid = NULL;
+      if (AllocateAndInitializeSid(&authority, usual[i].count, usual[i].rid[0],
+                                   usual[i].rid[1], 0, 0, 0, 0, 0, 0, &sid)) {
+        append_grant(sid, use, text, size);
+        FreeSid(sid);
+      }
+    }
+    return;
+  }
+  ACCESS_MASK denied[CL_BROAD_SID_COUNT] = {0};
+  for (DWORD i = 0; i < dacl->AceCount; ++i) {
+    ACE_HEADER *header = NULL;
+    ACCESS_MASK mask = 0;
+    int allow, conditional;
+    if (!GetAce(dacl, i, (LPVOID *)&header) ||
+        (header->AceFlags & INHERIT_ONLY_ACE))
+      continue;
+    PSID sid = ace_sid(header, &mask, &allow, &conditional);
+    int k = sid ? broad_sid_index(sid) : -1;
+    if (k < 0)
+      continue;
+    if (!allow) {
+      for (size_t j = 0; j < CL_BROAD_SID_COUNT; ++j)
+        if ((int)j == k || (k == 0 && cl_broad_sids[j].in_everyone))
+          denied[j] |= mask;
+      continue;
+    }
+    if (mask & forbidden_rights(use) & ~denied[k])
+      append_grant(sid, use, text, size);
+  }
+}

@@ -24,4 +24,12 @@
 int cl_os_dacl_writable_by_others(PACL dacl, cl_trust_use use, char *text,
                                   size_t size);
 
+/* icacls's arguments that leave each group of other users that dacl lets
+ * do what `use` forbids only read and run (" /grant:r *S-1-1-0:(RX)", with
+ * (OI)(CI) for a folder, so that its files get the same), into text; "" when
+ * no group does. dacl NULL: the groups Windows' default ACLs name (Users,
+ * Authenticated Users, Everyone). */
+void cl_os_dacl_private_grants(PACL dacl, cl_trust_use use, char *text,
+                               size_t size);
+
 #endif

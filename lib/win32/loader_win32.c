@@ -600,11 +600,29 @@ int cl_os_loader_expose_folder(const char *folder, char **warning) {
                    "%s: not an absolute folder; only absolute folders are "
                    "added to PATH",
                    folder);
-  /* PATH has no quoting: a ';' would split the folder into two entries. */
-  if (strchr(folder, ';'))
+  /* PATH has no quoting: a ';' would split the folder into two entries.
+   * AddDllDirectory has no such limit: it still gets an existing folder,
+   * for processes that called SetDefaultDllDirectories; PATH's refusal is
+   * what is returned, so that the caller preloads by path instead. */
+  if (strchr(folder, ';')) {
+    int status;
+    wchar_t *wide = full_wide_path(folder, &status);
+    DWORD attributes =
+        wide ? GetFileAttributesW(wide) : INVALID_FILE_ATTRIBUTES;
+    if (attributes != INVALID_FILE_ATTRIBUTES &&
+        (attributes & FILE_ATTRIBUTE_DIRECTORY)) {
+      cl_os_loader_lock();
+      char *kept = cl_save_error();
+      add_to_dll_directories(folder, wide);
+      cl_restore_error(kept);
+      cl_os_loader_unlock();
+    }
+    free(wide);
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "%s: a folder whose name holds ';' cannot be put in PATH",
+                   "%s: a folder whose name holds ';' cannot be put in PATH, "
+                   "which would split it in two",
                    folder);
+  }
   cl_os_loader_lock();
   int status = expose_folder_locked(folder, warning);
   cl_os_loader_unlock();

@@ -898,10 +898,36 @@ const char *cl_os_driver_name(void) {
   return "nvcuda.dll";
 }
 
-const char *cl_os_private_folder_fix(void) {
-  return "remove the entries that let groups of other users (Everyone, "
-         "Users, Authenticated Users, Guests, ...) write, delete or change "
-         "permissions from its security settings";
+char *cl_os_private_fix(const char *path, cl_trust_use use) {
+  wchar_t *wide = NULL;
+  char *saved = cl_save_error();
+  int status = to_win_path(path, &wide);
+  cl_restore_error(saved);
+  PACL dacl = NULL;
+  PSECURITY_DESCRIPTOR descriptor = NULL;
+  DWORD err = ERROR_INVALID_NAME;
+  if (status == CUDALOAD_OK) {
+    DWORD old_mode = quiet_errors_begin();
+    err = GetNamedSecurityInfoW(wide, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                                NULL, NULL, &dacl, NULL, &descriptor);
+    quiet_errors_end(old_mode);
+  }
+  free(wide);
+  char grants[512] = "";
+  if (err == ERROR_SUCCESS && dacl)
+    cl_os_dacl_private_grants(dacl, use, grants, sizeof grants);
+  LocalFree(descriptor);
+  if (err == ERROR_SUCCESS && !dacl)
+    grants[0] = '\0';
+  else if (!grants[0]) /* cannot tell who: the groups a DACL usually names */
+    cl_os_dacl_private_grants(NULL, use, grants, sizeof grants);
+  const char *how =
+      err == ERROR_SUCCESS && !dacl ? " /reset" : " /inheritance:d";
+  size_t size = strlen(path) + strlen(how) + strlen(grants) + 16;
+  char *fix = malloc(size);
+  if (fix)
+    snprintf(fix, size, "icacls \"%s\"%s%s", path, how, grants);
+  return fix;
 }
 
 double cl_os_clock_ms(void) {

@@ -30,12 +30,29 @@ def cli_has(cli, command):
     return command in tool(cli, ["--help"]).stdout
 
 
+def scan_roots(fixtures):
+    """A wheel site (versions from dist-info) and a plain cuDNN 8 folder, in
+    the host's own names: ELF trees on Linux, the DLL trees on Windows."""
+    if os.name == "nt":
+        return [os.path.join(fixtures, "windows", "site-packages"),
+                os.path.join(fixtures, "windows", "cudnn8")]
+    return [os.path.join(fixtures, "wheels-cu12", "site-packages"),
+            os.path.join(fixtures, "preload", "cudnn8")]
+
+
 @pytest.mark.parametrize("fmt", ["text", "json", "yaml"])
 def test_scan_prints_what_the_tool_prints(run, fixtures, cli, fmt):
-    args = ["scan", "--no-defaults", "--root", os.path.join(fixtures, "wheels-cu12", "site-packages"),
-            "--root", os.path.join(fixtures, "preload", "cudnn8"),
-            "--root", os.path.join(fixtures, "no-such-root"), "--format", fmt]
+    args = ["scan", "--no-defaults"]
+    for root in scan_roots(fixtures) + [os.path.join(fixtures, "no-such-root")]:
+        args += ["--root", root]
+    args += ["--format", fmt]
     ours, theirs = run.module(args), tool(cli, args)
+    if fmt == "yaml" and theirs.returncode == 2 and "no YAML support" in theirs.stderr:
+        # The wheels' tool is built without libyaml; the package writes
+        # YAML itself then: nothing to compare it with.
+        assert ours.stdout.startswith("---\nschema_version: 1\n"), ours.stdout
+        pytest.skip("the tool was built without libyaml (%s): the package's own YAML "
+                    "has no C report to be compared with" % theirs.stderr.strip())
     assert ours.stdout == theirs.stdout
     assert ours.returncode == theirs.returncode == 3, "an explicit root that does not exist is exit 3"
     assert "no-such-root: not found" in ours.stderr

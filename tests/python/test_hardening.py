@@ -555,3 +555,43 @@ def test_module_cli_matches_the_tool_on_hostile_names(backend, library, fixtures
         else:
             assert b"\x1b" not in ours.stdout and b"\r" not in ours.stdout
     assert not different, "\n".join(different)
+
+
+# --------------------------------------------------------------------------
+# Issue 29, item 4: a library others can write to is refused, and the fix
+# is the permission, followed here as printed
+# --------------------------------------------------------------------------
+
+def test_refused_file_fix_is_the_permission_followed_as_printed(run, fixtures, tmp_path):
+    folder = tmp_path / "cudnn8"
+    shutil.copytree(os.path.join(fixtures, "cudnn8_compat"), str(folder))
+    main = folder / "libcudnn.so.8"
+    main.chmod(0o666)
+    code = """
+        import json, cudaload
+        report = cudaload.setup(require=["cudnn=8"], roots=[%r], defaults=False,
+                                site_packages=False, check=False)
+        allowed = cudaload.scan(roots=[%r], defaults=False, site_packages=False,
+                                allow_writable_roots=True)
+        print(json.dumps({"ok": report.ok, "error": report.error,
+                          "allowed": [l.path for l in allowed.libraries if l.name == "cudnn"]}))
+        """ % (str(folder), str(folder))
+    out = last_json(run(code))
+    assert not out["ok"]
+    fixes = [line.strip()[len("fix: "):] for line in out["error"].splitlines()
+             if line.strip().startswith("fix: ")]
+    want = "chmod go-w '%s'" % main
+    assert fixes and fixes[0].startswith(want), out["error"]
+    assert "pip install" not in fixes[0] and "allow_writable_roots=True" in fixes[0], fixes[0]
+    assert out["allowed"] == [str(main)], "allow_writable_roots=True takes the file"
+    # The command exactly as printed, then the same setup() works.
+    command = fixes[0][:fixes[0].index(" (")]
+    subprocess.run(command, shell=True, check=True)
+    assert (main.stat().st_mode & 0o022) == 0
+    out = last_json(run("""
+        import json, cudaload
+        report = cudaload.setup(require=["cudnn=8"], roots=[%r], defaults=False,
+                                site_packages=False, check=False)
+        print(json.dumps({"ok": report.ok, "error": report.error}))
+        """ % str(folder)))
+    assert out["ok"], out["error"]

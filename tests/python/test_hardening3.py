@@ -99,10 +99,11 @@ def test_windows_fix_lines_quote_for_cmd_and_powershell(run, fixtures, tmp_path)
     """.replace("sys.argv[1]", repr(quoted)).replace("sys.argv[2]", repr(apart)))
     out = json.loads(result.stdout.strip().splitlines()[-1])
     folder = os.path.dirname(os.path.realpath(quoted))
-    assert ('python -m pip install --no-deps --target "%s/cudnn8" '
+    # Windows names the launcher's pip (py), as a Windows user types it.
+    assert ('py -m pip install --no-deps --target "%s/cudnn8" '
             '"nvidia-cudnn-cu12==8.9.*"' % folder) in out["quoted"], out["quoted"]
     folder = os.path.dirname(os.path.realpath(apart))
-    assert ("python -m pip install --no-deps --target DIR "
+    assert ("py -m pip install --no-deps --target DIR "
             '"nvidia-cudnn-cu12==8.9.*"') in out["apart"], out["apart"]
     assert "(DIR: the folder %s/cudnn8, whose name holds" % folder in out["apart"], out["apart"]
     fix = [l for l in out["apart"].splitlines() if "fix: " in l][0]

@@ -203,6 +203,30 @@ def test_isolated_open_binds_its_own_major(run, fixtures):
     assert out["provider"].endswith("/preload/cudnn8/libcudnn.so.8")
 
 
+def test_conflict_fix_in_one_call_as_printed(run, fixtures):
+    """Issue 27, item 3: the conflict's fix names cudaload_open_isolated(ctx,
+    consumer_path, 0); Python's Context.open_isolated() is that call, and
+    does what the sentence says: the plan loaded RTLD_LOCAL, the consumer
+    bound to it with RTLD_DEEPBIND, although cuDNN 9 is in the global scope."""
+    out = last_json(run("""
+        import ctypes, json, os, cudaload
+        F = %r
+        cudaload.setup(require=["cudnn=9"], roots=[F + "/preload/cudnn9"])
+        ctypes.CDLL(F + "/preload/consumers/libconsumer_cudnn9.so", mode=os.RTLD_GLOBAL)
+        ctx = cudaload.Context(roots=[F + "/preload/cudnn8"], defaults=False, site_packages=False)
+        ctx.require(["cudnn=8"])
+        report = ctx.preload(check=False)
+        lib = ctx.open_isolated(F + "/preload/consumers/libconsumer_cudnn8_deepbind.so")
+        print(json.dumps({"status": report.status, "texts": [c.text for c in report.conflicts],
+                          "v": lib.consumer_cudnn_version(),
+                          "provider": cudaload.symbol_provider(lib, "cudnnGetVersion")}))
+        """ % fixtures))
+    assert out["status"] == 11, "precondition: the preload refuses, naming the conflict"
+    assert any("cudaload_open_isolated(ctx, consumer_path, 0)" in t for t in out["texts"]), out["texts"]
+    assert out["v"] == FIXTURE_CUDNN8
+    assert out["provider"].endswith("/preload/cudnn8/libcudnn.so.8")
+
+
 @pytest.mark.skipif(not os.path.isfile(os.path.join(REAL_TOOLKIT_LIB, "libcudnn.so.9")),
                     reason="no real toolkit: %s/libcudnn.so.9 is absent" % REAL_TOOLKIT_LIB)
 def test_real_toolkit_versions_through_the_loaded_libraries(run):

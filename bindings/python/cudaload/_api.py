@@ -217,6 +217,11 @@ def _absolute_path(path: "PathLike", what: str = "path") -> str:
     value = _path_arg(path, what)
     if not value:
         return value
+    # Windows: a path pasted with its quotes (Explorer's "Copy as path")
+    # keeps them, and no Windows name holds a '"': one surrounding pair is
+    # taken off, not joined to the current folder.
+    if os.name == "nt" and len(value) > 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
     # Windows: "\x" and "C:x" are relative to a drive's current folder
     # (os.path.isabs() calls the first absolute before Python 3.13).
     if os.path.isabs(value) and (os.name != "nt" or os.path.splitdrive(value)[0]):
@@ -662,6 +667,11 @@ class Context:
             False (CUDALOAD_NO_DEFAULT_ROOTS) leaves out only these: the
             site folders of ``site_packages`` are still searched.
         target: the str "host", "linux" or "windows": naming conventions.
+        allow_writable_roots: accept folders and libraries other users can
+            write to (CUDALOAD_ALLOW_WRITABLE_ROOTS). By default they are
+            refused, since whoever can write there can run their own code
+            in this process; the report names each and the command that
+            makes it private.
 
     Arguments of the wrong type raise TypeError, values the C library
     cannot take (a NUL character in a path, an empty path) raise
@@ -671,7 +681,8 @@ class Context:
 
     def __init__(self, roots: "Optional[Iterable[PathLike]]" = None,
                  site_packages: "Union[Iterable[PathLike], None, bool]" = None,
-                 defaults: bool = True, target: str = "host") -> None:
+                 defaults: bool = True, target: str = "host", *,
+                 allow_writable_roots: bool = False) -> None:
         self._lib = _load_default()
         self._ctx: Any = None
         self._origins: Dict[str, str] = {}
@@ -696,6 +707,8 @@ class Context:
         if target not in _TARGETS:
             raise ValueError("target %r: expected host, linux or windows" % (target,))
         flags = 0 if defaults else C.CUDALOAD_NO_DEFAULT_ROOTS
+        if allow_writable_roots:
+            flags |= C.CUDALOAD_ALLOW_WRITABLE_ROOTS
         ctx = self._lib.call("cudaload_create", flags)
         if ctx is None:
             _raise(self._lib, C.CUDALOAD_E_NO_MEMORY, "cudaload_create")
@@ -819,9 +832,16 @@ class Context:
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_scan")
         self._scanned = True
+        # A file given as a root would be searched as an empty folder: 0
+        # libraries and no word. It is refused like a folder that is not
+        # there, naming the folder that holds it.
         return "\n".join(
-            "root '%s' does not exist" % root.path for root in self.roots()
-            if root.status_code == C.CUDALOAD_E_NOT_FOUND
+            ("root '%s' does not exist" % root.path
+             if root.status_code == C.CUDALOAD_E_NOT_FOUND else
+             "root '%s' is a file, not a folder: a root is the folder that holds the "
+             "libraries (that file's is '%s')" % (root.path, os.path.dirname(root.path)))
+            for root in self.roots()
+            if root.status_code in (C.CUDALOAD_E_NOT_FOUND, C.CUDALOAD_E_NOT_A_FILE)
             and self._origins.get(root.path) == "explicit")
 
     def roots(self) -> "List[Root]":
@@ -936,6 +956,27 @@ class Context:
         report attached as ``.report``; without, the report says it. Scans
         first if scan() was not called."""
         return self._preload(rtld_global, all_sublibs, check, False, partial)
+
+    def open_isolated(self, path: "PathLike", all_sublibs: bool = False) -> "Any":
+        """The fix a conflict names, in one call (cudaload_open_isolated()):
+        load this context's plan RTLD_LOCAL, also with another major in the
+        global scope, then open ``path`` (a str, bytes or os.PathLike) with
+        RTLD_DEEPBIND (Linux), so it binds the plan's files; returns it as a
+        ctypes.CDLL. Scans first if scan() was not called. Raises the Error
+        of the failure (UnsatisfiedError: nothing was loaded;
+        LoadFailedError) with the C library's message."""
+        import ctypes
+        if not self._scanned:
+            missing = self._scan()
+            if missing:
+                _raise(self._lib, C.CUDALOAD_E_NOT_FOUND, "cudaload_scan", missing)
+        file_path = _absolute_path(path, "path")
+        flags = C.CUDALOAD_PRELOAD_ALL_SUBLIBS if all_sublibs else 0
+        _need(self._lib, "cudaload_open_isolated")
+        status, handle = self._lib.open_isolated(self.handle, file_path, flags)
+        if status != C.CUDALOAD_OK:
+            _raise(self._lib, status, "cudaload_open_isolated", file_path)
+        return ctypes.CDLL(file_path, handle=self._lib.pointer_value(handle))
 
     def _preload(self, rtld_global: bool, all_sublibs: bool, check: bool,
                  hand_over: bool, partial: bool = False,
@@ -1320,7 +1361,8 @@ def _windows_after_preload(report: "Report") -> None:
 
 def scan(roots: "Optional[Iterable[PathLike]]" = None,
          site_packages: "Union[Iterable[PathLike], None, bool]" = None,
-         defaults: bool = True, target: str = "host") -> "Report":
+         defaults: bool = True, target: str = "host", *,
+         allow_writable_roots: bool = False) -> "Report":
     """Scan ``roots`` (the "explicit" tier, first, in order: a list of str,
     bytes or os.PathLike paths, a relative one resolved against the current
     folder; a single path is a TypeError), then ``site_packages`` (the
@@ -1334,8 +1376,10 @@ def scan(roots: "Optional[Iterable[PathLike]]" = None,
     Report whose ``libraries`` and ``roots`` say what was found where;
     ``table()`` and ``scan_dict()`` print it as ``cudaload scan`` does.
     A root in ``roots`` that does not exist raises NotFoundError, with the
-    Report as its ``report`` (``cudaload scan`` prints it and exits 3)."""
-    with Context(roots, site_packages, defaults, target) as ctx:
+    Report as its ``report`` (``cudaload scan`` prints it and exits 3).
+    ``allow_writable_roots``: as for Context()."""
+    with Context(roots, site_packages, defaults, target,
+                 allow_writable_roots=allow_writable_roots) as ctx:
         ctx.scan()
         return ctx._hand_over_report()
 
@@ -1344,7 +1388,8 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
             site_packages: "Union[Iterable[PathLike], None, bool]" = None,
             defaults: bool = True, rtld_global: bool = False,
             all_sublibs: bool = False, check: bool = True, *,
-            partial: bool = False, for_: "Any" = None) -> "Report":
+            partial: bool = False, for_: "Any" = None,
+            allow_writable_roots: bool = False) -> "Report":
     """Scan, plan and load the requirements by absolute path. ``require``
     is a str ("cudnn=9", "cudnn=8,cublas=12") or an iterable of str.
     ``roots`` (explicit tier), ``site_packages`` (environment tier; None:
@@ -1359,9 +1404,10 @@ def preload(require: "Specs", roots: "Optional[Iterable[PathLike]]" = None,
     anyway. Raises NotFoundError (a root in ``roots`` does not exist:
     nothing is loaded) / UnsatisfiedError / LoadFailedError /
     ConflictError (with ``.detail`` and ``.report``) unless ``check`` is
-    false."""
+    false. ``allow_writable_roots``: as for Context()."""
     specs = _spec_list(require)  # checked before the context is made
-    with Context(roots, site_packages, defaults) as ctx:
+    with Context(roots, site_packages, defaults,
+                 allow_writable_roots=allow_writable_roots) as ctx:
         ctx.require(specs)
         ctx.require_for(for_)
         # _preload scans first: a root that does not exist stops it there.
@@ -1388,7 +1434,7 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
           defaults: bool = True, rtld_global: bool = False,
           all_sublibs: bool = False, probe_timeout: "Optional[float]" = None,
           check: bool = True, partial: bool = False,
-          for_: "Any" = None) -> "Report":
+          for_: "Any" = None, allow_writable_roots: bool = False) -> "Report":
     """Make the required CUDA libraries load: scan, plan, preload, and
     optionally probe, in one call. Call it before ``import torch`` (or any
     module that loads cuDNN/cuBLAS).
@@ -1449,6 +1495,9 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             that can be even when a requirement is unsatisfied or a
             conflict is known, and still raise (with ``check``) for the
             rest.
+        allow_writable_roots: accept folders and libraries other users can
+            write to, which are refused by default (whoever can write there
+            can run their own code in this process): as for Context().
 
     Returns:
         A Report: every file planned, why, what was loaded from where,
@@ -1469,7 +1518,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     if site_packages is not None and site_packages is not False:
         site_packages = _path_list(site_packages, "site_packages")
     # preload(), but for ``isolate``: a conflict alone does not stop the load.
-    with Context(roots, site_packages, defaults) as ctx:
+    with Context(roots, site_packages, defaults,
+                 allow_writable_roots=allow_writable_roots) as ctx:
         ctx.require(require)
         ctx.require_for(for_)
         report = ctx._preload(rtld_global, all_sublibs, False, True, partial, isolate)
@@ -1489,7 +1539,8 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             detail=report.error, function="cudaload_preload", report=report)
     _warn(report)
     if probe:
-        with Context(roots, site_packages, defaults) as ctx:
+        with Context(roots, site_packages, defaults,
+                     allow_writable_roots=allow_writable_roots) as ctx:
             ctx.require(require)
             ctx.require_for(for_)
             report.probe = ctx.probe(out_of_process=probe_timeout is not None,

@@ -200,6 +200,13 @@ class CffiLibrary:
         status = self._functions["cudaload_inspect"](self._arg(path), out)
         return status, (None if out[0] == self.ffi.NULL else out[0])
 
+    def open_isolated(self, ctx: "Any", path: str, flags: int) -> "Tuple[int, Any]":
+        """cudaload_open_isolated(ctx, path, flags, &out): (status, the
+        dlopen handle or None)."""
+        out = self.ffi.new("void **")
+        status = self._functions["cudaload_open_isolated"](ctx, self._arg(path), flags, out)
+        return status, (None if out[0] == self.ffi.NULL else out[0])
+
     def probe_run(self, ctx: "Any", flags: int, timeout_s: float) -> "Tuple[int, Any]":
         """cudaload_probe_run(ctx, flags, timeout_s, &out)."""
         out = self.ffi.new("cudaload_probe **")

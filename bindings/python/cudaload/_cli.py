@@ -58,6 +58,10 @@ def _common(parser: argparse.ArgumentParser, requirements: bool) -> None:
     parser.add_argument("--no-defaults", action="store_true",
                         help="search only the --root folders (not this interpreter's "
                              "site-packages, not the default roots)")
+    parser.add_argument("--allow-writable-roots", action="store_true",
+                        help="accept folders and libraries other users can write to "
+                             "(refused by default: whoever can write there can run "
+                             "their own code in the process)")
     if requirements:
         parser.add_argument("-q", "--require", action="append", default=[], metavar="SPEC",
                             help="a requirement, FAMILY[OP VERSION] (cudnn=8, cublas>=12.4); "
@@ -248,7 +252,8 @@ def _scan(args: argparse.Namespace) -> int:
         # the tool guesses one (VIRTUAL_ENV, CONDA_PREFIX, python3 on PATH).
         report = cudaload.scan(roots=args.root, defaults=not args.no_defaults,
                                site_packages=False if args.no_defaults else None,
-                               target=args.target)
+                               target=args.target,
+                               allow_writable_roots=args.allow_writable_roots)
     except cudaload.NotFoundError as exc:
         # An explicit root that does not exist: as the C tool, print the
         # report anyway, warn below and exit 3.
@@ -274,7 +279,8 @@ def _scan(args: argparse.Namespace) -> int:
 def _context(args: argparse.Namespace) -> Any:
     import cudaload
     ctx = cudaload.Context(roots=args.root, defaults=not args.no_defaults,
-                           site_packages=False if args.no_defaults else None)
+                           site_packages=False if args.no_defaults else None,
+                           allow_writable_roots=args.allow_writable_roots)
     ctx.require(args.require)
     return ctx
 

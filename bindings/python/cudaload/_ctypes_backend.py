@@ -145,6 +145,7 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_conflict_path": (_str, [_ctx, _size]),
     "cudaload_conflict_text": (_str, [_ctx, _size]),
     "cudaload_dlopen_isolated": (ctypes.c_void_p, [_str]),
+    "cudaload_open_isolated": (_int, [_ctx, _str, _uint, ctypes.POINTER(ctypes.c_void_p)]),
     "cudaload_symbol_provider": (_str, [ctypes.c_void_p, _str]),
     "cudaload_probe_verdict_name": (_str, [_int]),
     "cudaload_probe_reason_name": (_str, [_int]),
@@ -336,6 +337,14 @@ class CtypesLibrary:
         """cudaload_inspect(path, &out): (status, handle or None)."""
         out = ctypes.c_void_p()
         status = self._callable("cudaload_inspect")(_encode(path), ctypes.byref(out))
+        return status, out.value
+
+    def open_isolated(self, ctx: "Any", path: str, flags: int) -> "Tuple[int, Any]":
+        """cudaload_open_isolated(ctx, path, flags, &out): (status, the
+        dlopen handle or None)."""
+        out = ctypes.c_void_p()
+        status = self._callable("cudaload_open_isolated")(ctx, _encode(path), flags,
+                                                          ctypes.byref(out))
         return status, out.value
 
     def probe_run(self, ctx: "Any", flags: int, timeout_s: float) -> "Tuple[int, Any]":
