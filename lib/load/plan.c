@@ -747,13 +747,16 @@ static void describe_miss(char *out, size_t size, const char *rule,
                           const char *other, const cl_binary_info *info) {
   int lists = info && ((info->runpath && info->runpath[0]) ||
                        (info->rpath && info->rpath[0]));
-  if (other[0])
-    snprintf(out, size, "it would get %s instead (rule: %s)", other, rule);
-  else
-    snprintf(out, size, "it would find nothing (rule: %s%s)", rule,
-             lists || (info && info->format == CL_FORMAT_PE)
-                 ? ""
-                 : "; it has no RUNPATH or RPATH");
+  int n = other[0]
+              ? snprintf(out, size, "it would get %s instead (rule: %s)", other,
+                         rule)
+              : snprintf(out, size, "it would find nothing (rule: %s%s)", rule,
+                         lists || (info && info->format == CL_FORMAT_PE)
+                             ? ""
+                             : "; it has no RUNPATH or RPATH");
+  /* A path longer than the sentence's room is cut, and says so. */
+  if ((n < 0 || (size_t)n >= size) && size > 4)
+    memcpy(out + size - 4, "...", 4);
 }
 
 /* --- lazy dependencies ------------------------------------------------- */
