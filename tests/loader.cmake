@@ -12,7 +12,9 @@
 # "explain: N of N predictions agree with the loader". A scenario this host
 # cannot run exits 77 (skipped, said). The loader_explain_* scenarios take
 # their predictions from `cudaload explain` (the cudaload_cli target)
-# instead of loader_predict.
+# instead of loader_predict; the loader_commands_* ones check the verdicts
+# of `cudaload doctor --for`, `cudaload exec --for` and cudaload.setup() (the
+# preload) on those scenarios' trees.
 
 cudaload_unit_test(test_resolve ${CMAKE_CURRENT_LIST_DIR}/test_resolve.c)
 
@@ -30,11 +32,20 @@ set(CUDALOAD_LOADER_LINUX_SCENARIOS
   origin_tokens
   nodeflib
   system_search_path
+  explain_stale_minor
   explain_versioned_global
   explain_ld_library_path_shadow
   explain_rpath_vs_runpath
   explain_already_loaded
   explain_not_found)
+# The commands users run (doctor --for, exec --for, cudaload.setup()) judged
+# against the real loader on the trees of these explain scenarios: ctest
+# entries loader_commands_<scenario>, each printing "doctor: N of N verdicts
+# agree with the loader" and the same for exec and preload.
+set(CUDALOAD_LOADER_COMMANDS_SCENARIOS
+  explain_stale_minor
+  explain_not_found
+  explain_already_loaded)
 set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
   windows_app_folder_vs_path
   windows_already_loaded
@@ -93,4 +104,20 @@ else()
     set_tests_properties(loader_${_cl_scenario} PROPERTIES
       TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "loader")
   endforeach()
+  # setup() runs through the Python bindings with this build's library.
+  if(TARGET cudaload_cli AND TARGET cudaload)
+    foreach(_cl_scenario IN LISTS CUDALOAD_LOADER_COMMANDS_SCENARIOS)
+      # A sanitizer build's library cannot be loaded into Python (its
+      # runtime would have to come first): setup() is then not checked.
+      set(_cl_library --library $<TARGET_SONAME_FILE:cudaload>)
+      if(CUDALOAD_SANITIZE)
+        set(_cl_library)
+      endif()
+      add_test(NAME loader_commands_${_cl_scenario} COMMAND ${_cl_oracle_args}
+        ${_cl_library} --bindings ${PROJECT_SOURCE_DIR}/bindings/python
+        --scenario commands_${_cl_scenario})
+      set_tests_properties(loader_commands_${_cl_scenario} PROPERTIES
+        TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "loader")
+    endforeach()
+  endif()
 endif()

@@ -12,8 +12,14 @@ printed with both answers and fails the scenario. The last line is
 
     explain: N of N predictions agree with the loader
 
+The commands_* scenarios check the verdicts of `cudaload doctor --for`,
+`cudaload exec --for` and cudaload.setup() on an explain scenario's tree;
+they print "doctor: N of N verdicts agree with the loader" (and exec,
+preload).
+
 Usage: oracle.py --scenario NAME --cc CC --predict PROGRAM --work DIR
-                 [--wine-run SCRIPT] [--list]
+                 [--wine-run SCRIPT] [--explain CUDALOAD]
+                 [--library LIBCUDALOAD --bindings DIR] [--list]
 Exit status: 0 all agree, 1 a disagreement, 77 skipped (ctest's skip code),
 2 a setup failure (the tree could not be built).
 
@@ -1333,6 +1339,14 @@ def run_explain_linux(name, args):
     return v
 
 
+# The verdict's sentence for a file the loader takes that lacks symbols its
+# consumer takes from it (lib/load/verdict.c, undefined_findings): group 1
+# the consumer, 2 the library name.
+UNDEFINED_PROBLEM = re.compile(r"^(?:without cudaload \(this environment as it "
+                               r"is\): )?(\S+) takes \d+ symbols? from (\S+) "
+                               r".*: loading it fails")
+
+
 def compare_explain_linux(run, tree, report, plan, stdout, stderr, v):
     cwd = run.cwd
     segments, _ = parse_ld_debug(stderr)
@@ -1374,6 +1388,13 @@ def compare_explain_linux(run, tree, report, plan, stdout, stderr, v):
                 failed = failed or n["kind"] != "lazy"
             else:
                 model_files.add(real(n["resolved"], cwd))
+    # A file the consumer's open maps that lacks symbols its consumer
+    # takes from it fails that open too (RTLD_NOW: "undefined symbol").
+    loaded_at_open = set(real(o["path"], cwd) for o in objects)
+    for problem in report.get("problems", []):
+        m = UNDEFINED_PROBLEM.match(problem)
+        if m and real(m.group(1), cwd) in loaded_at_open:
+            failed = True
     # What each action did: the plan's opens, the consumer's, the lazy ones.
     for i in range(1, len(plan) + 1):
         v.check("%s: action %d (open the plan's %s)" % (
@@ -1390,7 +1411,9 @@ def compare_explain_linux(run, tree, report, plan, stdout, stderr, v):
             "fail" if opened else "no such lazy open in the report"
         v.check("%s: action %d (lazy open of %s)" % (label, i, name), model,
                 outcomes.get(str(i), "no answer"))
-    if not failed:
+    if failed:  # a failed dlopen unmaps what it mapped
+        model_files = set(real(p, cwd) for p in plan)
+    else:
         model_files |= set(real(o["path"], cwd) for o in objects)
     v.check("%s: files of the tree mapped" % label, sorted(model_files),
             sorted(mapped))
@@ -1555,13 +1578,281 @@ def explain_not_found(t):
                        outcomes.get("1") == "fail")]
 
 
+def explain_stale_minor(t):
+    """A stale minor: torch's cuSPARSE 12 (RUNPATH to its wheel's
+    nvJitLink) takes __nvJitLinkComplete_12_4@libnvJitLink.so.12; an older
+    libnvJitLink.so.12 of the same SONAME and version node, without that
+    symbol, comes first on LD_LIBRARY_PATH (a CUDA 12.1 toolkit's lib64):
+    the loader takes it and the load fails with "undefined symbol:
+    __nvJitLinkComplete_12_4, version libnvJitLink.so.12". With the wheel's
+    folder as a root, cudaload's plan loads the newer copy first."""
+    new = "nvidia/nvjitlink/lib/libnvJitLink.so.12"
+    t.lib(new, soname="libnvJitLink.so.12", version_node="libnvJitLink.so.12",
+          value=124, tag="nvjitlink",
+          exports=["__nvJitLinkCreate_12_1", "__nvJitLinkComplete_12_4"])
+    t.lib("cuda121/lib64/libnvJitLink.so.12", soname="libnvJitLink.so.12",
+          version_node="libnvJitLink.so.12", value=121, tag="nvjitlink",
+          exports=["__nvJitLinkCreate_12_1"])
+    consumer = t.lib("nvidia/cusparse/lib/libcusparse.so.12",
+                     soname="libcusparse.so.12", needs=[new],
+                     runpath="$ORIGIN/../../nvjitlink/lib",
+                     calls=["__nvJitLinkCreate_12_1", "__nvJitLinkComplete_12_4"])
+    child = t.child("bin/child")
+    stale = t.path("cuda121/lib64")
+
+    def stale_seen(mapped, bound, outcomes):
+        return outcomes.get("1") == "fail"
+    return [ExplainRun("stale-minor", child, consumer, ld_library_path=stale,
+                       expect_problem=r"takes 1 symbol from libnvJitLink\.so\.12 "
+                       r"version libnvJitLink\.so\.12 that .*/cuda121/lib64/",
+                       problem_seen=stale_seen),
+            ExplainRun("stale-minor-with-root", child, consumer,
+                       ["--root", t.path("nvidia/nvjitlink/lib"), "--no-defaults"],
+                       ld_library_path=stale)]
+
+
 EXPLAIN_LINUX = {
+    "explain_stale_minor": explain_stale_minor,
     "explain_versioned_global": explain_versioned_global,
     "explain_ld_library_path_shadow": explain_ld_library_path_shadow,
     "explain_rpath_vs_runpath": explain_rpath_vs_runpath,
     "explain_already_loaded": explain_already_loaded,
     "explain_not_found": explain_not_found,
 }
+
+
+# ---- The commands users run: doctor, exec and the preload ---------------
+#
+# For each run of an explain scenario (its tree, consumer, options and
+# environment), the verdicts of the commands users run, all made by one
+# judge (lib/load/verdict.c), against the real loader's outcome of the
+# process each one models:
+#
+#   doctor --for CONSUMER  its problems that say a load fails ("needs X: not
+#       found", "takes N symbols from X ... loading it fails", a name opened
+#       by name not found) name exactly the libraries the loader fails on:
+#       those without the prefix "without cudaload" in a child that opens
+#       the doctor's plan by path first, those with it in a child that
+#       opens the consumer as it is (what fails only without cudaload).
+#   exec --for CONSUMER -- CHILD  exits 4 without running CHILD exactly when
+#       CHILD, run under exec --force (the variable exec sets), fails.
+#   cudaload.setup(for_=CONSUMER) (cudaload_preload, through the Python
+#       bindings, in a process of its own)  refuses exactly when a child
+#       with that plan preloaded fails; when it loads, the same process
+#       then opens the consumer.
+#
+# A library the loader fails on is named as dlerror() names it: the file
+# "cannot open shared object file", or the version of an undefined
+# symbol (the library's version node, libnvJitLink.so.12).
+
+PYTHON_SETUP = r"""
+import ctypes, json, os, sys
+import cudaload
+a = json.loads(sys.argv[1])
+mode = os.RTLD_NOW | (os.RTLD_GLOBAL if a["global"] else os.RTLD_LOCAL)
+try:
+    report = cudaload.setup(require=a["require"], roots=a["roots"],
+                            site_packages=False, defaults=a["defaults"],
+                            rtld_global=a["global"], for_=a["consumer"])
+    print("SETUP ok")
+except cudaload.Error as e:
+    print("SETUP refused %s" % (e.status_text,))
+    report = e.report
+plan = [p.path for p in (report.plan if report else [])
+        if p.path and p.state in ("planned", "loaded", "already-loaded")]
+print("PLAN " + json.dumps(plan))
+if report is not None and report.ok:
+    libdl = ctypes.CDLL(None)
+    libdl.dlerror.restype = ctypes.c_char_p
+    action = 1
+    try:
+        handle = ctypes.CDLL(a["consumer"], mode=os.RTLD_NOW | os.RTLD_LOCAL)
+        print("ACTION %d ok" % action)
+    except OSError as e:
+        handle = None
+        print("ACTION %d fail %s" % (action, e))
+    for symbol in a["lazy"]:
+        action += 1
+        if handle is None:
+            print("ACTION %d fail no symbol %s" % (action, symbol))
+            continue
+        fn = getattr(handle, symbol)
+        fn.restype = ctypes.c_void_p
+        if fn():
+            print("ACTION %d ok" % action)
+        else:
+            print("ACTION %d fail %s" % (action,
+                                         (libdl.dlerror() or b"").decode()))
+"""
+
+
+def failures_of(stdout):
+    """The libraries the loader failed on, from the child's ACTION lines."""
+    names = set()
+    for reason in re.findall(r"^ACTION \d+ fail (.*)$", stdout, re.M):
+        m = re.search(r"undefined symbol: \S+, version (\S+)", reason)
+        if m:
+            names.add(m.group(1))
+            continue
+        m = re.search(r"([^\s/:]+): cannot open shared object file", reason)
+        names.add(m.group(1) if m else "(%s)" % reason)
+    return sorted(names)
+
+
+def spoken_names(text):
+    """ "a, b and c" -> [a, b, c]."""
+    return [n for n in re.split(r", | and ", text) if n]
+
+
+AS_IT_IS = "without cudaload (this environment as it is): "
+
+
+def doctor_failures(problems):
+    """The libraries the doctor's problems say a load fails on: (with the
+    plan, without cudaload)."""
+    with_plan, as_is = set(), set()
+    for text in problems:
+        into = with_plan
+        if text.startswith(AS_IT_IS):
+            into, text = as_is, text[len(AS_IT_IS):]
+        m = UNDEFINED_PROBLEM.match(text)
+        if m:
+            into.add(m.group(2))
+            continue
+        # A requirement (here: the consumer's own need) without a file:
+        # "cudnn=8: no usable cudnn library" says libcudnn.so.8 is missing.
+        m = re.match(r"^(\w+)=(\d+): no usable \w+ library", text)
+        if m:
+            into.add("lib%s.so.%s" % (m.group(1), m.group(2)))
+            continue
+        m = re.match(r"^\S+ needs (\S+): not found, so loading it fails", text) or \
+            re.match(r"^\S+ needs (.+?), which the loader does not find", text) or \
+            re.match(r"^\S+ opens (.+?) by name when it first needs (it|them)"
+                     r"(: not found|, and the loader would not find)", text)
+        if m:
+            into.update(spoken_names(m.group(1)))
+    return sorted(with_plan), sorted(as_is)
+
+
+def lower(names):
+    return sorted(set(n.lower() for n in names))
+
+
+def run_child(argv, env, cwd, base):
+    with open(base + ".out", "w") as out, open(base + ".err", "w") as err:
+        rc = subprocess.call(argv, cwd=cwd, env=env, stdout=out, stderr=err,
+                             timeout=120)
+    return rc, open(base + ".out").read(), open(base + ".err").read()
+
+
+def command_options(run):
+    """The run's explain options as the doctor and exec take them (exec has
+    no --global: it loads nothing), with the consumer as --for."""
+    return [o for o in run.options if o != "--global"] + ["--for", run.consumer]
+
+
+def child_argv(run, plan=(), glob=False):
+    return [run.child] + [("open-global:" if glob else "open:") + p
+                          for p in plan] + \
+        ["open:" + run.consumer] + ["lazy:" + sym for sym, _ in run.lazy]
+
+
+def run_commands_linux(name, args):
+    tree = Tree(os.path.join(args.work, name), args.cc, windows=False)
+    runs = EXPLAIN_LINUX[name](tree)
+    tallies = dict((c, Verdicts()) for c in ("doctor", "exec", "preload"))
+    for run in runs:
+        run.cwd = run.cwd or tree.root
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)
+        env.pop("LD_LIBRARY_PATH", None)
+        if run.ld_library_path is not None:
+            env["LD_LIBRARY_PATH"] = run.ld_library_path
+        glob = "--global" in run.options
+        base = os.path.join(tree.root, run.label)
+        label = run.label
+        options = command_options(run)
+
+        # doctor
+        cmd = [args.explain, "doctor"] + options + ["--format", "json"]
+        print("run %s: %s" % (label, " ".join(cmd)))
+        doctor = run_tool(cmd, env, run.cwd, ok=(0, 6))
+        problems = [p["problem"] for p in doctor.get("problems", [])]
+        for p in problems:
+            print("          doctor problem: %s" % p)
+        plan = [p["path"] for p in doctor.get("plan", [])
+                if p.get("state") == "planned" and p.get("path")]
+        with_plan, as_is = doctor_failures(problems)
+        _, out, _ = run_child(child_argv(run, plan, glob), env, run.cwd,
+                              base + ".doctor-plan")
+        loader_with_plan = failures_of(out)
+        # Library names without case: a requirement names the family
+        # (nvjitlink), the loader the file (libnvJitLink.so.12).
+        tallies["doctor"].check(
+            "%s: doctor, libraries a load fails on with its plan (%d files) "
+            "preloaded" % (label, len(plan)), with_plan, loader_with_plan,
+            same=lower(with_plan) == lower(loader_with_plan))
+        _, out, _ = run_child(child_argv(run), env, run.cwd, base + ".as-is")
+        only_as_is = sorted(set(failures_of(out)) - set(loader_with_plan))
+        tallies["doctor"].check(
+            "%s: doctor, libraries a load fails on only without cudaload"
+            % label, as_is, only_as_is, same=lower(as_is) == lower(only_as_is))
+
+        # exec
+        tail = ["--"] + child_argv(run)
+        rc, out, err = run_child([args.explain, "exec"] + options + tail, env,
+                                 run.cwd, base + ".exec")
+        refused = rc == 4 and not re.search(r"^ACTION ", out, re.M)
+        for line in err.splitlines()[:6]:
+            print("          exec: %s" % line)
+        _, out, _ = run_child([args.explain, "exec", "--force"] + options + tail,
+                              env, run.cwd, base + ".exec-force")
+        if not re.search(r"^ACTION ", out, re.M):
+            # A requirement without a file: exec has no variable to set
+            # even with --force, and the child would run as it is.
+            print("          exec --force: no plan; the child as it is")
+            _, out, _ = run_child(child_argv(run), env, run.cwd,
+                                  base + ".exec-as-is")
+        failed = failures_of(out)
+        tallies["exec"].check(
+            "%s: exec refuses to run the child (loader: the child under exec "
+            "--force fails)" % label, "refuses" if refused else "runs",
+            "refuses" if failed else "runs")
+
+        # preload: cudaload.setup() in a Python process of its own
+        if not args.library:
+            continue
+        spec = {"consumer": run.consumer, "global": glob,
+                "lazy": [sym for sym, _ in run.lazy],
+                "defaults": "--no-defaults" not in run.options,
+                "roots": [run.options[i + 1] for i, o in enumerate(run.options)
+                          if o == "--root"],
+                "require": [run.options[i + 1] for i, o in
+                            enumerate(run.options) if o == "--require"]}
+        penv = dict(env)
+        penv["CUDALOAD_LIBRARY"] = args.library
+        penv["PYTHONPATH"] = args.bindings
+        _, out, err = run_child([sys.executable, "-c", PYTHON_SETUP,
+                                 json.dumps(spec)], penv, run.cwd,
+                                base + ".setup")
+        m = re.search(r"^SETUP (ok|refused.*)$", out, re.M)
+        pm = re.search(r"^PLAN (.*)$", out, re.M)
+        if not m or not pm:
+            raise SetupError("cudaload.setup() gave no answer:\n%s%s" % (
+                out, err[-3000:]))
+        print("          setup: %s" % m.group(1))
+        if m.group(1) == "ok":
+            failed = failures_of(out)  # the consumer, opened in that process
+        else:
+            _, cout, _ = run_child(child_argv(run, json.loads(pm.group(1)), glob),
+                                   env, run.cwd, base + ".setup-plan")
+            failed = failures_of(cout)
+        tallies["preload"].check(
+            "%s: cudaload.setup() refuses (loader: the consumer with its plan "
+            "preloaded fails)" % label,
+            "ok" if m.group(1) == "ok" else "refuses",
+            "refuses" if failed else "ok")
+    return tallies
 
 
 # ---- the Windows explain scenarios (under Wine) --------------------------
@@ -1734,14 +2025,20 @@ def main():
     parser.add_argument("--wine-run")
     # The cudaload program whose `explain` the explain_* scenarios check.
     parser.add_argument("--explain")
+    # The library and the Python bindings the commands_* scenarios' setup()
+    # runs with.
+    parser.add_argument("--library")
+    parser.add_argument("--bindings")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
-    for attr in ("predict", "work", "wine_run", "explain"):
+    for attr in ("predict", "work", "wine_run", "explain", "library",
+                 "bindings"):
         if getattr(args, attr):
             setattr(args, attr, os.path.abspath(getattr(args, attr)))
     if args.list:
         print("\n".join(list(LINUX) + list(WINDOWS) + list(EXPLAIN_LINUX) +
-                        list(EXPLAIN_WINDOWS)))
+                        list(EXPLAIN_WINDOWS) +
+                        ["commands_" + n for n in EXPLAIN_LINUX]))
         return 0
     name = args.scenario
     try:
@@ -1755,6 +2052,21 @@ def main():
             if not args.explain:
                 raise Skip("no cudaload program (--explain) to run")
             verdicts = run_explain_linux(name, args)
+        elif name.startswith("commands_") and name[9:] in EXPLAIN_LINUX:
+            if not sys.platform.startswith("linux"):
+                raise Skip("a Linux scenario")
+            if not args.explain:
+                raise Skip("no cudaload program (--explain) to run")
+            if not args.library:
+                print("note: no --library (a sanitizer build: Python cannot "
+                      "load it): setup()'s verdicts are not checked")
+            tallies = run_commands_linux(name[9:], args)
+            for command, verdicts in tallies.items():
+                if not verdicts.total:
+                    continue
+                print("%s: %d of %d verdicts agree with the loader"
+                      % (command, verdicts.agree, verdicts.total))
+            return 0 if all(t.agree == t.total for t in tallies.values()) else 1
         elif name in EXPLAIN_WINDOWS:
             if not args.wine_run:
                 raise Skip("no Wine (--wine-run) to run Windows programs")
