@@ -45,7 +45,9 @@ set(CUDALOAD_LOADER_LINUX_SCENARIOS
 set(CUDALOAD_LOADER_COMMANDS_SCENARIOS
   explain_stale_minor
   explain_not_found
-  explain_already_loaded)
+  explain_already_loaded
+  explain_rpath_vs_runpath
+  explain_versioned_global)
 set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
   windows_app_folder_vs_path
   windows_already_loaded

@@ -150,6 +150,9 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->shims);
   free(ctx->consumers);
   free(ctx->nearby_environments);
+  for (size_t i = 0; i < ctx->program_root_count; ++i)
+    free(ctx->program_roots[i]);
+  free(ctx->program_roots);
   free(ctx->refusals);
   free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)

@@ -228,6 +228,12 @@ struct cudaload_ctx {
   /* Environments near the current folder that the last scan did not
    * search (scan/environment.c), for the fix lines; absolute. */
   char **nearby_environments;
+  /* Folders where the loader finds what a program (cudaload_require_for of
+   * a file) needs: its RPATH/RUNPATH, $ORIGIN, LD_LIBRARY_PATH. The scan
+   * searches them last (CL_ORIGIN_PROGRAM), defaults or not: the program
+   * takes its libraries from there whatever the roots given. */
+  char **program_roots;
+  size_t program_root_count, program_root_capacity;
   size_t nearby_count, nearby_capacity;
   cl_refusal *refusals; /* what the last scan refused as writable by others */
   size_t refusal_count, refusal_capacity;

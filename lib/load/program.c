@@ -25,9 +25,11 @@
 #include "load/program.h"
 
 #include "binary/binary.h"
+#include "binary/file_cache.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/strutil.h"
+#include "load/resolve.h"
 #include "load/spec.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
@@ -87,6 +89,8 @@ typedef struct program_scan {
   const char *site;         /* the site-packages folder being read */
   const char *extras;       /* a meta-distribution's extras asked for */
   int depth;                /* meta-distributions followed */
+  char **search_folders;    /* where the loader finds the program's needs */
+  size_t search_count, search_capacity;
   int failed;
 } program_scan;
 
@@ -468,6 +472,47 @@ static int read_program_file(program_scan *ps, const char *path) {
   return 1;
 }
 
+/* The folders where the loader, opening the program file at path, finds
+ * the CUDA libraries it needs: searched as roots of their own, so that a
+ * program that finds its libraries itself (an app's $ORIGIN/lib, a folder
+ * on LD_LIBRARY_PATH) is planned with them, not refused for want of a
+ * root. The loader model decides, as for everything else. */
+static void note_search_folders(program_scan *ps, const char *path,
+                                const cl_binary_info *info) {
+  cl_loader_model m;
+  char *kept = cl_save_error(); /* no model of this process: nothing noted */
+  int no_model = cl_loader_model_init_host(&m) != CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (no_model)
+    return;
+  if (m.naming ==
+      (info->format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX)) {
+    m.files = cl_file_cache_of(ps->ctx);
+    cl_requester req = {path, info, NULL};
+    for (size_t d = 0; d < info->needed_count && !ps->failed; ++d) {
+      cl_name_match match;
+      if (!cl_catalog_match(info->needed[d], m.naming, &match) ||
+          strcmp(match.entry->family, "driver") == 0)
+        continue;
+      cl_resolution r;
+      kept = cl_save_error();
+      int rc = cl_resolve(&m, &req, info->needed[d], &r);
+      cl_restore_error(kept);
+      if (rc == CUDALOAD_E_NO_MEMORY)
+        ps->failed = 1;
+      if (rc)
+        continue;
+      char *folder = r.path ? cl_path_dirname(r.path) : NULL;
+      if (folder)
+        add_name(&ps->search_folders, &ps->search_count, &ps->search_capacity,
+                 folder, &ps->failed);
+      free(folder);
+      cl_resolution_free(&r);
+    }
+  }
+  cl_loader_model_free(&m);
+}
+
 /* Whether a RECORD path names a library file: .so, .so.N..., .dll, .pyd. */
 static int library_path(const char *path, size_t len) {
   if (len > 4 && (cl_starts_with_nocase(path + len - 4, ".dll") ||
@@ -755,6 +800,14 @@ static size_t resolve_target(program_scan *ps, const char *target) {
     if (!read_program_file(ps, target))
       return 0;
     keep_file(ps, target); /* the program itself, needs or not */
+    cl_binary_info info;
+    char *kept = cl_save_error(); /* read above: unreadable now, nothing */
+    if (cl_file_cache_parse(cl_file_cache_of(ps->ctx), target, &info) ==
+        CUDALOAD_OK) {
+      note_search_folders(ps, target, &info);
+      cl_binary_info_free(&info);
+    }
+    cl_restore_error(kept);
     return 1;
   }
   /* A module or distribution of the active environment. */
@@ -853,6 +906,18 @@ static int add_files(cudaload_ctx *ctx, program_scan *ps) {
     ctx->program_plugins[ctx->program_plugin_count++] = ps->plugins[i];
     ps->plugins[i] = NULL;
   }
+  for (size_t i = 0; i < ps->search_count; ++i) {
+    int known = 0;
+    for (size_t k = 0; k < ctx->program_root_count && !known; ++k)
+      known = strcmp(ctx->program_roots[k], ps->search_folders[i]) == 0;
+    if (known)
+      continue;
+    if (cl_reserve((void **)&ctx->program_roots, &ctx->program_root_capacity,
+                   ctx->program_root_count + 1, sizeof *ctx->program_roots))
+      return CUDALOAD_E_NO_MEMORY;
+    ctx->program_roots[ctx->program_root_count++] = ps->search_folders[i];
+    ps->search_folders[i] = NULL;
+  }
   return CUDALOAD_OK;
 }
 
@@ -889,6 +954,9 @@ static void program_scan_free(program_scan *ps) {
     free(ps->plugins[i]);
   free(ps->plugins);
   cl_name_list_free(&ps->dist_needed);
+  for (size_t i = 0; i < ps->search_count; ++i)
+    free(ps->search_folders[i]);
+  free(ps->search_folders);
   for (size_t i = 0; i < ps->site_count; ++i)
     free(ps->sites[i]);
   free(ps->sites);

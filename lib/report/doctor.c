@@ -828,8 +828,24 @@ static void not_found_problem(doctor *d, const cudaload_explain *as_is,
 /* What fails only without cudaload, one problem per opener for the names it
  * does not find, each with the fix that runs the program through
  * cudaload. */
+/* Whether f fails the same way with the plan loaded (same kind, consumer
+ * and name): then the plan's problem says it, and "run it through
+ * cudaload" would not fix it. */
+static int fails_with_plan(const cudaload_explain *with_plan,
+                           const cl_finding *f) {
+  for (size_t i = 0; with_plan && i < with_plan->finding_count; ++i) {
+    const cl_finding *g = &with_plan->findings[i];
+    if (g->kind == f->kind && g->consumer && f->consumer && g->name &&
+        f->name && strcmp(g->consumer, f->consumer) == 0 &&
+        strcmp(g->name, f->name) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
-                              size_t environment_first) {
+                              size_t environment_first,
+                              const cudaload_explain *with_plan) {
   for (size_t i = 0; as_is && i < as_is->finding_count; ++i) {
     const cl_finding *f = &as_is->findings[i];
     /* The environment's programs, not asked about, count for the names
@@ -841,7 +857,8 @@ static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
       continue;
     }
     if (f->kind == CL_FINDING_CUDA_MAJORS ||
-        f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text))
+        f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text) ||
+        fails_with_plan(with_plan, f))
       continue;
     if (f->kind == CL_FINDING_NOT_FOUND && f->consumer) {
       not_found_problem(d, as_is, i);
@@ -893,7 +910,7 @@ static void verdict_problems(doctor *d) {
   }
   if (have_model)
     cl_loader_model_free(&m);
-  as_it_is_problems(d, as_is, environment_first);
+  as_it_is_problems(d, as_is, environment_first, e);
   cudaload_explain_free(as_is);
   cudaload_explain_free(e);
 }

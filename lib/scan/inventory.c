@@ -1190,6 +1190,11 @@ int cudaload_scan(cudaload_ctx *ctx) {
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS))
     cl_default_roots(s.naming, ctx->environment_count == 0, add_default_root,
                      &s);
+  /* Where the program given to cudaload_require_for finds its libraries
+   * itself: last, and whatever the defaults, since the loader looks there
+   * for that program whatever the roots. */
+  for (size_t i = 0; i < ctx->program_root_count; ++i)
+    add_root(&s, ctx->program_roots[i], CL_ORIGIN_PROGRAM);
   /* What the user may have meant but did not activate; only when the
    * active environment is the scan's own guess. */
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS) && ctx->environment_count == 0)
