@@ -550,6 +550,16 @@ def scenario_stale(ctx, sc, mode):
                "(LD_PRELOAD, the consumer, a _12_4 symbol, the 12.1.105 file)%s"
                % ("" if ok else ": it does not"), ["$ " + cmdline, problems_text(problems)])
         right["req"] = doc if ok else None
+    elif mode == "by-path":
+        # Nothing activated and no program named: nothing says this is a
+        # CUDA 12 torch, and the toolkit's CUDA 13 cuSPARSE 12 is right for
+        # a CUDA 13 program. What names the program (--for, exec -- PROGRAM:
+        # its pyvenv.cfg) is the target, below.
+        cmd, text, _ = doctor_text(ctx, args_req, env)
+        record(sc, nxt(), "today", True,
+               "$ %s (no program named, nothing activated: the --for steps below "
+               "are the target)" % cmd, [text])
+        right["req"] = None
     else:
         right["req"] = diagnosis(ctx, sc, nxt(), t, args_req, env, "doctor --require cusparse=12")
     rc, out, err = cudaload(ctx, ["explain", "--symbols", t.cusparse], env)

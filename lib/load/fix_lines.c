@@ -389,6 +389,33 @@ static void add_nearby_environments(cl_buf *t, const cudaload_ctx *ctx) {
 static char *fix_for_missing_here(const cudaload_ctx *ctx,
                                   const cl_requirement *r);
 
+char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file) {
+  cl_buf rest = CL_BUF_INIT;
+  for (const char *p = ld_preload ? ld_preload : ""; *p;) {
+    size_t len = strcspn(p, ": \t");
+    if (len && !(strlen(file) == len && strncmp(p, file, len) == 0)) {
+      if (rest.len)
+        cl_buf_puts(&rest, ":");
+      cl_buf_append(&rest, p, len);
+    }
+    p += len;
+    if (*p)
+      ++p;
+  }
+  if (!rest.len) {
+    cl_buf_free(&rest);
+    return cl_strdup("unset LD_PRELOAD");
+  }
+  char *kept = cl_buf_take(&rest);
+  if (!kept)
+    return NULL;
+  cl_buf line = CL_BUF_INIT;
+  cl_buf_puts(&line, "export LD_PRELOAD=");
+  cl_buf_shell_word(&line, kept, CL_SHELL_POSIX);
+  free(kept);
+  return cl_buf_take(&line);
+}
+
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   char *here = fix_for_missing_here(ctx, r);
   if (!here || ctx->nearby_count == 0)

@@ -9,6 +9,12 @@
  * situation, malloc'ed; NULL when out of memory. */
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r);
 
+/* The sh command that takes `file` out of LD_PRELOAD (ld_preload, its
+ * value: entries split by ':' or blanks, as ld.so reads it): "unset
+ * LD_PRELOAD" when nothing else is left, else "export LD_PRELOAD=REST",
+ * REST one shell word. Malloc'ed; NULL when out of memory. */
+char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file);
+
 /* Call fn with every (family, CUDA major, PyPI distribution) a fix can
  * name, so that tests and scripts/acceptance can ask the index about each
  * (acceptance/fix_packages.c). */

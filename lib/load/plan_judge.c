@@ -11,6 +11,7 @@
 #include "common/strutil.h"
 #include "load/plan.h"
 #include "load/spec.h"
+#include "load/fix_lines.h"
 #include "load/verdict.h"
 #include "os/platform.h"
 #include "scan/inventory.h"
@@ -190,13 +191,18 @@ int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
   int preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
   *text = cl_strdup_printf("%s; %s was loaded by %s", f->text, o->path,
                            by ? by : "?");
+  char *drop =
+      preloaded ? cl_fix_drop_from_ld_preload(m->ld_preload, o->path) : NULL;
   *fix = cl_strdup_printf(
       "%s%s; %s has what is needed",
-      preloaded ? "drop it from LD_PRELOAD"
-                : "load the plan before whatever loads it (call "
-                  "cudaload.setup() or cudaload_preload() first)",
-      preloaded ? ", or put the planned file there instead" : "",
+      drop ? drop
+           : "load the plan before whatever loads it (call "
+             "cudaload.setup() or cudaload_preload() first)",
+      drop ? " (LD_PRELOAD puts that file first, before anything cudaload "
+             "loads), or put the planned file there instead"
+           : "",
       f->better ? f->better : "a newer release");
+  free(drop);
   free(by);
   if (*text && *fix)
     return 1;

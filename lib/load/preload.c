@@ -331,6 +331,13 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
     cl_plan_entry *p = &ctx->plan[i];
     char *reason = NULL;
     if (p->to_load) {
+      /* One its main library opens by name later, loaded by path because
+       * PATH cannot take its folder: said, as below. */
+      if ((p->opened_by || p->entry->role == CL_ROLE_SUB) &&
+          !(flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) &&
+          !expose_folder_of(p->path, &reason))
+        note_unexposed(&unexposed_list, &unexposed_count, &unexposed_capacity,
+                       p->path, reason);
       failed += (size_t)load_entry(p, mode, &failures);
     } else if (!expose_folder_of(p->path, &reason)) {
       /* Its main library opens it by name later, which needs its folder on

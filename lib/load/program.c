@@ -794,8 +794,10 @@ static size_t resolve_target(program_scan *ps, const char *target) {
     if (kind != CL_KIND_REGULAR)
       return 0;
     if (is_interpreter(target)) {
+      /* Its environment is the one it runs in, CUDA programs or none: a
+       * venv without them is no error, only nothing to require. */
       cl_interpreter_roots(target, adopt_root, ps);
-      return read_known_programs(ps);
+      return 1 + read_known_programs(ps);
     }
     if (!read_program_file(ps, target))
       return 0;

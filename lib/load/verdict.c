@@ -896,6 +896,15 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
 
 /* The fix for a file taken from LD_LIBRARY_PATH that lacks symbols: drop
  * its folder, or have cudaload load the one that has them. */
+/* What put the object at path first in the process explained
+ * ("LD_PRELOAD", "/etc/ld.so.preload"), or NULL. */
+static const char *put_first_by(const cudaload_explain *e, const char *path) {
+  for (size_t i = 0; i < e->object_count; ++i)
+    if (e->objects[i].path && strcmp(e->objects[i].path, path) == 0)
+      return e->objects[i].put_first_by;
+  return NULL;
+}
+
 static char *taken_folder_fix(const char *better, const char *taken) {
   char *folder = cl_path_dirname(taken);
   char *fix = cl_strdup_printf("%s defines them: drop %s from LD_LIBRARY_PATH, "
@@ -979,7 +988,28 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
                             : " (at load with RTLD_NOW, else at the "
                               "first call)");
     char *fix = NULL;
-    if (better && how && how->how.rule == CL_RULE_LD_LIBRARY_PATH)
+    const char *first_by = taken ? put_first_by(e, taken->path) : NULL;
+    if (first_by && !strcmp(first_by, "LD_PRELOAD")) {
+      /* Nothing cudaload loads comes before it: the variable must go. */
+      char *value = cl_os_getenv("LD_PRELOAD");
+      char *drop = cl_fix_drop_from_ld_preload(value, taken->path);
+      char *said = text ? cl_strdup_printf("%s; LD_PRELOAD puts %s first", text,
+                                           taken->path)
+                        : NULL;
+      free(text);
+      text = said;
+      fix = better
+                ? cl_strdup_printf("%s (LD_PRELOAD puts that file first, "
+                                   "before anything cudaload loads); %s "
+                                   "defines them",
+                                   drop ? drop : "take it out of LD_PRELOAD",
+                                   better)
+                : cl_strdup_printf("%s (LD_PRELOAD puts that file first, "
+                                   "before anything cudaload loads)",
+                                   drop ? drop : "take it out of LD_PRELOAD");
+      free(drop);
+      free(value);
+    } else if (better && how && how->how.rule == CL_RULE_LD_LIBRARY_PATH)
       fix = taken_folder_fix(better, taken->path);
     else if (better)
       fix = cl_strdup_printf("%s defines them: have cudaload load it first",
@@ -1491,7 +1521,9 @@ static int expose_like_preload(cl_loader_model *m, const char *file) {
   size_t length = strlen(folder);
   int first = m->path && strncmp(m->path, folder, length) == 0 &&
               (m->path[length] == ';' || m->path[length] == '\0');
-  if (!first) {
+  /* As the preload does (cl_os_loader_expose_folder): PATH has no quoting,
+   * so a folder whose name holds ';' goes to AddDllDirectory only. */
+  if (!first && !strchr(folder, ';')) {
     char *value = m->path ? cl_strdup_printf("%s;%s", folder, m->path) : NULL;
     rc = cl_loader_model_set(&m->path, value ? value : folder);
     free(value);
@@ -1637,12 +1669,45 @@ static char *unknown_missing(const cudaload_explain *e, size_t first,
   return cl_buf_take(&b);
 }
 
+/* Whether another file of the program needs path (by its SONAME, else its
+ * file name): then the program never opens it by path, it comes with that
+ * file, found by that file's search list (ctranslate2's _ext RPATH to the
+ * bundled libctranslate2-*.so, which has no RUNPATH of its own). */
+static int needed_by_another(cudaload_ctx *ctx, const cl_program_set *set,
+                             size_t i) {
+  cl_file_cache *files = cl_file_cache_of(ctx);
+  const cl_binary_info *mine = NULL;
+  char *kept = cl_save_error(); /* unreadable: opened, and said so */
+  if (cl_file_cache_info(files, set->files[i], &mine) != CUDALOAD_OK)
+    mine = NULL;
+  const char *name =
+      mine && mine->soname ? mine->soname : cl_path_basename(set->files[i]);
+  int needed = 0;
+  for (size_t k = 0; k < set->file_count && !needed; ++k) {
+    const cl_binary_info *other = NULL;
+    if (k == i ||
+        cl_file_cache_info(files, set->files[k], &other) != CUDALOAD_OK)
+      continue;
+    for (size_t d = 0; d < other->needed_count && !needed; ++d)
+      needed = strcmp(other->needed[d], name) == 0;
+  }
+  cl_restore_error(kept);
+  return needed;
+}
+
 int cl_verdict_open_program(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const cl_program_set *set,
                             unsigned how) {
   int rc = CUDALOAD_OK;
+  /* The files the program opens by path: those no other file of it needs.
+   * When every file is needed by another (a cycle), each is opened. */
+  size_t roots = 0;
+  for (size_t i = 0; i < set->file_count; ++i)
+    roots += !needed_by_another(ctx, set, i);
   for (size_t i = 0; !rc && i < set->file_count; ++i) {
     const char *path = set->files[i];
+    if (roots && needed_by_another(ctx, set, i))
+      continue;
     size_t first = e->finding_count;
     rc = cl_verdict_open(e, ctx, m, path, how);
     size_t count = 0;

@@ -101,6 +101,16 @@ def to_cli(path):
     return path
 
 
+def split_printed(line):
+    """The words of a command the tool printed, as its shell reads them: sh
+    on Linux; on Windows cmd's rules for what the tool writes (a word in
+    double quotes when it needs them, backslashes as they are)."""
+    if not CLI_IS_WINDOWS:
+        return shlex.split(line)
+    return [m.group(1) if m.group(1) is not None else m.group(2)
+            for m in re.finditer(r'"([^"]*)"|(\S+)', line)]
+
+
 def from_cli(path):
     """A path printed by the tool as a host path (None stays None)."""
     if path is None:
@@ -1462,6 +1472,27 @@ class Program(CliTestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn(str(wheels / "nvidia" / "nvjitlink" / "lib"), proc.stdout)
 
+    def test_exec_of_a_venv_interpreter_without_cuda_programs_runs_it(self):
+        """A venv with no CUDA program in it (a fresh project, or the test
+        suite's own venv) is no error: `cudaload exec --require ... --
+        VENV/bin/python` runs it with what was required (it said "no
+        program file, interpreter or environment folder", exit 3)."""
+        venv = self.tmpdir() / "plain-venv"
+        (venv / "bin").mkdir(parents=True)
+        (venv / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+        (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        python = venv / "bin" / "python"
+        python.write_text('#!/bin/sh\necho ran\n')
+        python.chmod(0o755)
+        env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+        wheels = self.tree / "wheels" / "site-packages"
+        proc = subprocess.run(CLI + ["exec", "--no-defaults", "--root", to_cli(wheels),
+                                     "--require", "cublas=12", "--", to_cli(python)], env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout, "ran\n", proc.stderr)
+
     def test_exec_of_a_script_without_requirements_is_a_usage_error(self):
         script = self.tmpdir() / "run.sh"
         script.write_text("#!/bin/sh\nexit 0\n")
@@ -2259,6 +2290,21 @@ class Doctor(CliTestCase):
         self.assertIn("1. the error message names cudnn_ops_infer64_8.dll, which is here (", r.stdout)
         self.assertIn("fix: start the program", r.stdout)
         self.assertLess(r.stdout.index("Error message"), r.stdout.index("Platform"))
+        # A requirement named by a file or a sub-library, as scan prints it.
+        for spec in ("cudnn_ops_infer=8", "libcudnn_ops_infer.so.8", "cudnn_ops_infer64_8.dll"):
+            doc = self.parse_json(self.doctor(*(base + ["--require", spec, "--format", "json"])))
+            self.assertEqual([q["spec"] for q in doc["requirements"]], ["cudnn=8"], spec)
+            self.assertTrue(doc["requirements"][0]["satisfied"], spec)
+
+    def test_error_message_from_standard_input(self):
+        """--error - reads the traceback piped in."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("scripts/wine-run gives the Windows tool /dev/null as standard input")
+        tree = self.fixture(*self.cudnn8_tree())
+        message = ("Traceback (most recent call last):\n  File \"app.py\", line 1\n"
+                   "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your "
+                   "library path!\n")
+        base = ["--no-defaults", "--root", to_cli(tree)]
         proc = subprocess.run(CLI + ["doctor"] + base + ["--error", "-", "--format", "json"],
                               input=message.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=TIMEOUT_S)
@@ -2268,11 +2314,6 @@ class Doctor(CliTestCase):
         check_doctor_schema(self, doc)
         self.assertEqual([m["requirement"] for m in doc["error_messages"]], ["cudnn=8"])
         self.assertEqual(doc["error_messages"][0]["kind"], "library-missing")
-        # A requirement named by a file or a sub-library, as scan prints it.
-        for spec in ("cudnn_ops_infer=8", "libcudnn_ops_infer.so.8", "cudnn_ops_infer64_8.dll"):
-            doc = self.parse_json(self.doctor(*(base + ["--require", spec, "--format", "json"])))
-            self.assertEqual([q["spec"] for q in doc["requirements"]], ["cudnn=8"], spec)
-            self.assertTrue(doc["requirements"][0]["satisfied"], spec)
 
     def test_an_unknown_error_message_is_a_usage_error_naming_the_forms(self):
         self.assert_usage_error(["doctor", "--no-defaults", "--error", "Segmentation fault"],
@@ -2338,7 +2379,7 @@ class Doctor(CliTestCase):
         m = re.search(r"run the program through cudaload: cudaload (exec .*?) -- PROGRAM",
                       as_is[0]["fix"])
         self.assertTrue(m, as_is[0]["fix"])
-        printed = shlex.split(m.group(1))
+        printed = split_printed(m.group(1))
         tool = to_cli(CLI[-1])
         proc = subprocess.run(CLI + printed + ["--", tool, "doctor"] + args,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -3594,12 +3635,13 @@ class Hardening3(CliTestCase):
         hostile = "v&echo PWNED&(x)^y"
         site = self.site_packages_in(hostile, "windows")
         r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
-        command = self.fix_of(r.stderr, "python -m pip install")
-        self.assertTrue(command.startswith("python "), command)
+        # Windows names the launcher's pip (py), as a Windows user types it.
+        command = self.fix_of(r.stderr, "py -m pip install")
+        self.assertTrue(command.startswith("py "), command)
         # PowerShell would read the same words: double quotes hold nothing it
         # expands.
         self.assertFalse(any(c in command for c in "$`\u201c\u201d\u201e"), command)
-        work, out = self.wine_cmd(to_cli(PRINT_ARGS) + command[len("python"):])
+        work, out = self.wine_cmd(to_cli(PRINT_ARGS) + command[len("py"):])
         args = [bytes.fromhex(l.split(" ", 1)[1]).decode() for l in out.splitlines()
                 if l.startswith("arg ")]
         target = to_cli(site.parent) + "\\cudnn8"
@@ -3614,7 +3656,7 @@ class Hardening3(CliTestCase):
             self.skipTest("the Windows build's lines (the windows tier; Linux: tests/test_fix_lines.c)")
         site = self.site_packages_in("v$(calc)%PATH%", "windows")
         r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
-        command = self.fix_of(r.stderr, "python -m pip install")
+        command = self.fix_of(r.stderr, "py -m pip install")
         self.assertIn("--target DIR ", command)
         self.assertNotIn("$(calc)", command)
         self.assertIn("(DIR: the folder %s\\cudnn8," % to_cli(site.parent), r.stderr)
