@@ -110,6 +110,27 @@ static void add_reason(cl_plan_judgement *out, cl_buf *why, int status,
 /* A planned file whose name the process already has from another file that
  * is older: cudaload_preload loads no second copy, so whatever needs the
  * name gets the older one. */
+/* The package that bundles the file at path (a copy in the folder of a
+ * known consumer's library, or a shim the scan noticed: ctranslate2's own
+ * cudnn64_9.dll), or NULL. Such a copy is the program's choice. */
+static const char *bundled_by(const cudaload_ctx *ctx, const char *path) {
+  char *folder = cl_path_dirname(path);
+  const char *package = NULL;
+  for (size_t i = 0; folder && i < ctx->shim_count && !package; ++i)
+    if (cl_os_same_path(ctx->shims[i].path, strlen(ctx->shims[i].path), path,
+                        strlen(path)))
+      package = ctx->shims[i].package;
+  for (size_t i = 0; folder && i < ctx->consumer_count && !package; ++i) {
+    char *theirs = cl_path_dirname(ctx->consumers[i].path);
+    if (theirs &&
+        cl_os_same_path(theirs, strlen(theirs), folder, strlen(folder)))
+      package = ctx->consumers[i].package;
+    free(theirs);
+  }
+  free(folder);
+  return package;
+}
+
 static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
                          cudaload_explain *e, cl_plan_judgement *out,
                          cl_buf *why) {
@@ -128,7 +149,24 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
     int cuda;
     char *have = cl_verdict_version_of(e, ctx, o->path, &cuda);
     char *want = cl_verdict_version_of(e, ctx, p->path, &cuda);
-    if (version_order(have, want) < 0) {
+    const char *bundler = bundled_by(ctx, o->path);
+    if (version_order(have, want) < 0 && bundler) {
+      /* The program loaded the copy it ships: it runs with it, and the
+       * plan's other files (the sub-libraries it opens by name) serve it. */
+      char *text = cl_strdup_printf(
+          "%s %s is already loaded from %s, the copy %s ships, older than "
+          "the planned %s (%s): the program keeps its own copy, and the "
+          "plan's other files are loaded beside it",
+          p->soname, have, o->path, bundler, p->path, want);
+      char *fix = cl_strdup_printf(
+          "nothing to do if %s works with its copy; to run the planned one, "
+          "call cudaload.setup() before importing %s",
+          bundler, bundler);
+      if (text && fix)
+        cl_plan_add_warning(ctx, text, fix, o->path);
+      free(text);
+      free(fix);
+    } else if (version_order(have, want) < 0) {
       char *by = who_loaded(m, o, p->soname);
       char *text = cl_strdup_printf(
           "%s %s is already loaded from %s (loaded by %s), older than the "

@@ -89,7 +89,9 @@ typedef struct program_scan {
   const char *site;         /* the site-packages folder being read */
   const char *extras;       /* a meta-distribution's extras asked for */
   int depth;                /* meta-distributions followed */
-  char **search_folders;    /* where the loader finds the program's needs */
+  char **modules; /* the extension modules of the distribution being read */
+  size_t module_count, module_capacity;
+  char **search_folders; /* where the loader finds the program's needs */
   size_t search_count, search_capacity;
   int failed;
 } program_scan;
@@ -468,8 +470,37 @@ static int read_program_file(program_scan *ps, const char *path) {
   free(folder);
   if (uses)
     keep_file(ps, path);
+  else if (ps->distribution && extension_module(path))
+    add_name(&ps->modules, &ps->module_count, &ps->module_capacity, path,
+             &ps->failed);
   cl_binary_info_free(&info);
   return 1;
+}
+
+/* The extension modules of the distribution just read that need one of its
+ * kept files (from index `first`): the program imports them, and they
+ * bring those files with their search lists (ctranslate2's _ext, whose
+ * RPATH finds the bundled libctranslate2-*.so and its libgomp): kept too,
+ * so that the files are judged as the import loads them. */
+static void keep_importers(program_scan *ps, size_t first) {
+  size_t kept = ps->file_count;
+  for (size_t i = 0; i < ps->module_count; ++i) {
+    const cl_binary_info *info = NULL;
+    char *saved = cl_save_error(); /* unreadable: nothing to keep */
+    if (cl_file_cache_info(cl_file_cache_of(ps->ctx), ps->modules[i], &info) !=
+        CUDALOAD_OK)
+      info = NULL;
+    cl_restore_error(saved);
+    int brings = 0;
+    for (size_t d = 0; info && d < info->needed_count && !brings; ++d)
+      for (size_t k = first; k < kept && !brings; ++k)
+        brings = strcmp(info->needed[d], cl_path_basename(ps->files[k])) == 0;
+    if (brings)
+      keep_file(ps, ps->modules[i]);
+  }
+  for (size_t i = 0; i < ps->module_count; ++i)
+    free(ps->modules[i]);
+  ps->module_count = 0;
 }
 
 /* The folders where the loader, opening the program file at path, finds
@@ -573,6 +604,7 @@ static void read_distribution(program_scan *ps, const char *site,
   size_t first = ps->file_count;
   if (text)
     cl_record_parse(text, len, visit_record, &w);
+  keep_importers(ps, first);
   find_plugins(ps, first);
   cl_name_list_free(&ps->dist_needed);
   ps->distribution = NULL;
@@ -956,6 +988,9 @@ static void program_scan_free(program_scan *ps) {
     free(ps->plugins[i]);
   free(ps->plugins);
   cl_name_list_free(&ps->dist_needed);
+  for (size_t i = 0; i < ps->module_count; ++i)
+    free(ps->modules[i]);
+  free(ps->modules);
   for (size_t i = 0; i < ps->search_count; ++i)
     free(ps->search_folders[i]);
   free(ps->search_folders);

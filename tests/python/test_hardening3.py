@@ -84,7 +84,7 @@ def test_windows_fix_lines_quote_for_cmd_and_powershell(run, fixtures, tmp_path)
     so; one holding what either expands there ($, %) is DIR in the command
     and named after it, never printed where a shell would act on it."""
     site = os.path.join(fixtures, "windows", "site-packages")
-    quoted = copy_tree(site, str(tmp_path / "v&echo x>y&(z)^w" / "site-packages"))
+    quoted = copy_tree(site, str(tmp_path / "v&echo x&(z)^w" / "site-packages"))
     apart = copy_tree(site, str(tmp_path / "v$(calc)%PATH%" / "site-packages"))
     result = run("""
         import json, sys
@@ -100,11 +100,13 @@ def test_windows_fix_lines_quote_for_cmd_and_powershell(run, fixtures, tmp_path)
     out = json.loads(result.stdout.strip().splitlines()[-1])
     folder = os.path.dirname(os.path.realpath(quoted))
     # Windows names the launcher's pip (py), as a Windows user types it.
-    assert ('py -m pip install --no-deps --target "%s/cudnn8" '
-            '"nvidia-cudnn-cu12==8.9.*"' % folder) in out["quoted"], out["quoted"]
+    assert ('py -m pip install --no-deps --target "%s" '
+            '"nvidia-cudnn-cu12==8.9.*"' % os.path.join(folder, "cudnn8")) in out["quoted"], \
+        out["quoted"]
     folder = os.path.dirname(os.path.realpath(apart))
     assert ("py -m pip install --no-deps --target DIR "
             '"nvidia-cudnn-cu12==8.9.*"') in out["apart"], out["apart"]
-    assert "(DIR: the folder %s/cudnn8, whose name holds" % folder in out["apart"], out["apart"]
+    assert "(DIR: the folder %s, whose name holds" % os.path.join(folder, "cudnn8") \
+        in out["apart"], out["apart"]
     fix = [l for l in out["apart"].splitlines() if "fix: " in l][0]
     assert "$(calc)" not in fix[:fix.index(" (DIR: ")], fix

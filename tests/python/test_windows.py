@@ -8,6 +8,7 @@ interpreter, with each backend."""
 
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -181,10 +182,14 @@ def test_a_missing_library_names_this_interpreters_pip(run, fixtures):
     assert cufft, out
     # Its own pip; the embeddable distribution has none (nor ensurepip):
     # then the launcher's, into its site folder.
+    # Each path one word for cmd and PowerShell: as it is when it holds
+    # nothing either shell acts on, else in double quotes.
+    def word(w):
+        return w if re.fullmatch(r"[A-Za-z0-9_+=:./\\-]+", w) else '"%s"' % w
     if out["has_pip"]:
-        want = '"%s" -m pip install "nvidia-cufft-cu12"' % out["python"]
+        want = '%s -m pip install nvidia-cufft-cu12' % word(out["python"])
     else:
-        want = 'py -m pip install --target "%s" "nvidia-cufft-cu12"' % out["site"]
+        want = 'py -m pip install --target %s nvidia-cufft-cu12' % word(out["site"])
     assert cufft[0].startswith(want), cufft[0]
     assert "pass its site-packages folder as a root" not in cufft[0]
     assert "apt" not in " ".join(out["fixes"]).split()
