@@ -180,8 +180,16 @@ size_t cl_resolve_memo_loaded_by_identity(cl_resolve_memo *memo,
     cl_str_index_free(&memo->by_identity);
     memo->identified = 0;
   }
+  uintptr_t before = memo ? (uintptr_t)memo->ids : 0;
   int indexed = memo && cl_reserve((void **)&memo->ids, &memo->ids_capacity,
                                    m->loaded_count + 1, sizeof *memo->ids) == 0;
+  /* The index borrows its keys from ids: when growing moved the array,
+   * they are added again from where they are now. */
+  if (indexed && before && (uintptr_t)memo->ids != before &&
+      rebuild_identities(memo, memo->identified)) {
+    cl_str_index_free(&memo->by_identity);
+    memo->identified = 0;
+  }
   for (size_t i = indexed ? memo->identified : 0; i < m->loaded_count; ++i) {
     identity one;
     memset(&one, 0, sizeof one);
