@@ -10,7 +10,9 @@
 #include <cmocka.h>
 
 #include "common/buf.h"
+#include "common/strutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,12 +74,39 @@ static void an_impossible_size_fails_without_writing(void **state) {
   assert_false(b.failed);
 }
 
+/* cl_strdup_printf() formats short results in a stack buffer once and
+ * longer ones in a second pass: both come back whole, at every length
+ * around the buffer's size (paths, reasons, long search lists). */
+static void formatted_copies_come_back_whole(void **state) {
+  (void)state;
+  static const size_t lengths[] = {0, 1, 510, 511, 512, 513, 4096, 70000};
+  for (size_t i = 0; i < sizeof lengths / sizeof *lengths; ++i) {
+    size_t n = lengths[i];
+    char *part = malloc(n + 1);
+    assert_non_null(part);
+    for (size_t k = 0; k < n; ++k)
+      part[k] = (char)('a' + k % 26);
+    part[n] = '\0';
+    char *out = cl_strdup_printf("<%s|%zu>", part, n);
+    assert_non_null(out);
+    char tail[32];
+    snprintf(tail, sizeof tail, "|%zu>", n);
+    assert_int_equal(strlen(out), n + 2 + strlen(tail) - 1);
+    assert_int_equal(out[0], '<');
+    assert_memory_equal(out + 1, part, n);
+    assert_string_equal(out + 1 + n, tail);
+    free(out);
+    free(part);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(appends_come_back_whole),
       cmocka_unit_test(large_text_grows),
       cmocka_unit_test(a_lost_append_is_reported),
       cmocka_unit_test(an_impossible_size_fails_without_writing),
+      cmocka_unit_test(formatted_copies_come_back_whole),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

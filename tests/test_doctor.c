@@ -48,6 +48,21 @@
 #define CUBLAS12_FILE "libcublas.so.12"
 #endif
 
+/* Calls of cl_os_real_path() on paths that end with one file name: the
+ * link wraps the function (-Wl,--wrap=cl_os_real_path,
+ * tests/CMakeLists.txt). */
+static const char *real_path_watched;
+static int real_path_calls;
+char *__real_cl_os_real_path(const char *path);
+char *__wrap_cl_os_real_path(const char *path);
+char *__wrap_cl_os_real_path(const char *path) {
+  size_t n = strlen(path),
+         k = real_path_watched ? strlen(real_path_watched) : 0;
+  if (k && n >= k && strcmp(path + n - k, real_path_watched) == 0)
+    ++real_path_calls;
+  return __real_cl_os_real_path(path);
+}
+
 static char test_dir[1024];
 
 static const char *path_in(const char *name) {
@@ -773,6 +788,58 @@ static void bad_arguments_are_refused(void **state) {
   cudaload_destroy(ctx);
 }
 
+#ifndef _WIN32
+/* How often explain resolved libcudnn_ops_infer.so.8 for these consumers
+ * of the cuDNN 8 wheel. */
+static int ops_infer_resolutions(const char *const *names, size_t count) {
+  const char *lib = "wheels-cu12/site-packages/nvidia/cudnn/lib/";
+  char paths[8][2048];
+  const char *list[8];
+  for (size_t i = 0; i < count && i < 8; ++i) {
+    snprintf(paths[i], sizeof paths[i], "%s%s", test_fixture_path(lib),
+             names[i]);
+    list[i] = paths[i];
+  }
+  cudaload_ctx *ctx =
+      ctx_with_root(test_fixture_path("wheels-cu12/site-packages"));
+  real_path_watched = "/libcudnn_ops_infer.so.8";
+  real_path_calls = 0;
+  cudaload_explain *e = NULL;
+  assert_int_equal(cudaload_explain_files(ctx, list, count, 0, &e),
+                   CUDALOAD_OK);
+  int calls = real_path_calls;
+  real_path_watched = NULL;
+  cudaload_explain_free(e);
+  cudaload_destroy(ctx);
+  return calls;
+}
+#endif
+
+/* explain asks a file's real path once, however many edges reach it
+ * (issue 28): cuDNN 8's shim opens ops_infer and its sub-libraries all need
+ * it, and each edge resolved it again (an open, a readlink of
+ * /proc/self/fd and a close each: 7 times for the shim alone). */
+static void explain_resolves_each_file_once(void **state) {
+  (void)state;
+#ifdef _WIN32
+  skip(); /* the wrapped function is the same; the fixture names differ */
+#else
+  if (!test_fixture_exists("wheels-cu12"))
+    skip();
+  static const char *const one[] = {"libcudnn.so.8"};
+  static const char *const all[] = {
+      "libcudnn.so.8", "libcudnn_adv_infer.so.8", "libcudnn_cnn_infer.so.8",
+      "libcudnn_ops_train.so.8", "libcudnn_adv_train.so.8"};
+  int once = ops_infer_resolutions(one, 1);
+  int many = ops_infer_resolutions(all, 5);
+  if (once != 1 || many != 1)
+    fprintf(stderr, "ops_infer resolved %d times for 1 consumer, %d for 5\n",
+            once, many);
+  assert_int_equal(once, 1);
+  assert_int_equal(many, 1);
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(text_has_every_section_in_order),
@@ -794,6 +861,7 @@ int main(void) {
       cmocka_unit_test(environment_lists_the_cuda_variables),
       cmocka_unit_test(visible_devices_that_hide_every_device),
       cmocka_unit_test(display_watchdog_settings),
+      cmocka_unit_test(explain_resolves_each_file_once),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

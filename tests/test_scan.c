@@ -20,6 +20,7 @@
 #endif
 
 #include "cudaload.h"
+#include "os/platform.h"
 #include "scan_expect.h"
 #include "test_paths.h"
 
@@ -32,6 +33,31 @@ static int ends_with(const char *text, const char *suffix) {
   size_t suffix_len = strlen(suffix);
   return text_len >= suffix_len &&
          strcmp(text + text_len - suffix_len, suffix) == 0;
+}
+
+/* Calls of cl_os_real_path() on one path: the link wraps the function
+ * (-Wl,--wrap=cl_os_real_path, tests/CMakeLists.txt), so a test can tell
+ * how often the scan asks the file system the same question. */
+static const char *real_path_watched;
+static int real_path_calls;
+char *__real_cl_os_real_path(const char *path);
+char *__wrap_cl_os_real_path(const char *path);
+char *__wrap_cl_os_real_path(const char *path) {
+  if (real_path_watched && strcmp(path, real_path_watched) == 0)
+    ++real_path_calls;
+  return __real_cl_os_real_path(path);
+}
+
+/* The same for cl_os_path_stamp(), the stat of a folder a layout names:
+ * the calls on paths below a watched folder. */
+static const char *stamp_watched_below;
+static int stamp_calls;
+int __real_cl_os_path_stamp(const char *path, cl_file_stamp *out);
+int __wrap_cl_os_path_stamp(const char *path, cl_file_stamp *out);
+int __wrap_cl_os_path_stamp(const char *path, cl_file_stamp *out) {
+  if (stamp_watched_below && strstr(path, stamp_watched_below))
+    ++stamp_calls;
+  return __real_cl_os_path_stamp(path, out);
 }
 
 #ifndef _WIN32
@@ -737,6 +763,64 @@ static int by_entry_name(const void *a, const void *b) {
  * file, with the real file's version), skipped when it comes after; names
  * that are no catalog name ignored. The expected inventory is worked out
  * here from the names alone, the way docs/scan-contract.md says. */
+/* The folder that holds a wheel's dist-info folders is checked once for
+ * all of them (trust.h): a venv's or a toolkit's dist-infos share it, and
+ * the check resolved it again for each (issue 28: scan of the CUDA 13
+ * toolkit, 12 distributions). Its real path is asked for the root and for
+ * the check, however many distributions speak for the libraries. */
+static void test_distinfo_holder_checked_once(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu12"))
+    skip();
+  const char *root = test_fixture_path("wheels-cu12/site-packages");
+  char holder[4096];
+  snprintf(holder, sizeof holder, "%s", root);
+  real_path_watched = holder;
+  real_path_calls = 0;
+  cudaload_ctx *ctx = scan_fixture_root("wheels-cu12/site-packages");
+  size_t from_distinfo = 0;
+  const char *sources[16] = {NULL};
+  size_t source_count = 0;
+  for (size_t i = 0; i < cudaload_library_count(ctx); ++i) {
+    if (strcmp(cudaload_library_version_source(ctx, i), "dist-info") != 0)
+      continue;
+    ++from_distinfo;
+    const char *file = cudaload_library_version_file(ctx, i);
+    size_t k = 0;
+    while (k < source_count && strcmp(sources[k], file) != 0)
+      ++k;
+    if (k == source_count && source_count < 16)
+      sources[source_count++] = file;
+  }
+  real_path_watched = NULL;
+  /* the fixture's point: several distributions in one folder */
+  assert_true(source_count >= 5);
+  assert_true(from_distinfo >= source_count);
+  if (real_path_calls > 2)
+    fprintf(stderr, "%s resolved %d times for %zu distributions\n", holder,
+            real_path_calls, source_count);
+  assert_true(real_path_calls <= 2);
+  cudaload_destroy(ctx);
+}
+
+/* A root with no nvidia/ folder (a toolkit) is not probed for the wheel
+ * folders below one (nvidia/cublasmp/cu13/lib, ...): the stat that found
+ * nvidia/ missing answers for them all (issue 28). */
+static void test_no_wheel_probes_without_nvidia(void **state) {
+  (void)state;
+  if (fixtures_missing("toolkit"))
+    skip();
+  stamp_watched_below = "/nvidia/";
+  stamp_calls = 0;
+  cudaload_ctx *ctx = scan_fixture_root("toolkit/cuda-12.4");
+  stamp_watched_below = NULL;
+  assert_true(cudaload_library_count(ctx) > 0);
+  if (stamp_calls)
+    fprintf(stderr, "%d folders below nvidia/ probed\n", stamp_calls);
+  assert_int_equal(stamp_calls, 0);
+  cudaload_destroy(ctx);
+}
+
 static void test_big_folder_same_report(void **state) {
   (void)state;
   enum { MAJORS = 40, PATCHES = 50, UNRELATED = 2000 };
@@ -1079,6 +1163,8 @@ int main(void) {
       cmocka_unit_test(test_repeated_root_listed_and_scanned_once),
       cmocka_unit_test(test_many_aliases_reported_once),
       cmocka_unit_test(test_big_folder_same_report),
+      cmocka_unit_test(test_distinfo_holder_checked_once),
+      cmocka_unit_test(test_no_wheel_probes_without_nvidia),
 #endif
       cmocka_unit_test(test_missing_root_is_listed_not_fatal),
       cmocka_unit_test(test_repeated_missing_root_listed_once),

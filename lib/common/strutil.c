@@ -197,13 +197,21 @@ void cl_name_list_free(cl_name_list *list) {
 }
 
 char *cl_strdup_printf(const char *fmt, ...) {
+  /* Most results (paths, short reasons) fit the stack buffer: formatted
+   * once, not measured first and formatted again (the loader model makes
+   * one per folder and name it tries). */
+  char small[512];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
   va_end(ap);
   char *out = n >= 0 ? malloc((size_t)n + 1) : NULL;
   if (!out)
     return NULL;
+  if ((size_t)n < sizeof small) {
+    memcpy(out, small, (size_t)n + 1);
+    return out;
+  }
   va_start(ap, fmt);
   vsnprintf(out, (size_t)n + 1, fmt, ap);
   va_end(ap);

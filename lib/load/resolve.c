@@ -104,7 +104,14 @@ static char *join(const cl_loader_model *m, const char *folder,
    * '/': keep the folder's own separator then. */
   if (is_windows(m) && sep[0] && strchr(folder, '/') && !strchr(folder, '\\'))
     sep = "/";
-  return cl_strdup_printf("%s%s%s", folder, sep, name);
+  size_t k = strlen(sep), len = strlen(name);
+  char *out = malloc(n + k + len + 1);
+  if (out) {
+    memcpy(out, folder, n);
+    memcpy(out + n, sep, k);
+    memcpy(out + n + k, name, len + 1);
+  }
+  return out;
 }
 
 /* Whether a Windows-style name is absolute: a drive ("C:\", "C:/"), a UNC

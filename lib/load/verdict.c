@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/shell_word.h"
+#include "common/strindex.h"
 #include "common/strutil.h"
 #include "load/fix_lines.h"
 #include "load/spec.h"
@@ -167,6 +168,57 @@ cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
 /* The version of a file: the scan's (dist-info, headers, VERSIONINFO) when
  * the inventory or a scan of its folder has it, else what its name
  * carries. */
+/* The real paths a verdict asked for, by the path asked about. */
+typedef struct real_path_memo {
+  char **paths, **reals; /* reals[i] NULL: paths[i] does not resolve */
+  size_t count, capacity, reals_capacity;
+  cl_str_index by_path;
+} real_path_memo;
+
+static void real_path_memo_free(real_path_memo *memo) {
+  if (!memo)
+    return;
+  cl_str_index_free(&memo->by_path);
+  for (size_t i = 0; i < memo->count; ++i) {
+    free(memo->paths[i]);
+    free(memo->reals[i]);
+  }
+  free(memo->paths);
+  free(memo->reals);
+  free(memo);
+}
+
+/* cl_os_real_path(path), asked of the file system once per verdict
+ * (malloc'ed, NULL when it does not resolve; the last error is then the
+ * OS's only the first time, which version_of does not keep anyway). */
+static char *real_path_once(cudaload_explain *e, const char *path) {
+  real_path_memo *memo = e ? e->real_paths : NULL;
+  if (e && !memo) {
+    memo = e->real_paths = calloc(1, sizeof *memo);
+    if (memo)
+      cl_str_index_init(&memo->by_path, 0);
+  }
+  size_t at;
+  if (memo && cl_str_index_find(&memo->by_path, path, &at))
+    return memo->reals[at] ? cl_strdup(memo->reals[at]) : NULL;
+  char *real = cl_os_real_path(path);
+  char *key = memo ? cl_strdup(path) : NULL;
+  char *kept = real ? cl_strdup(real) : NULL;
+  if (key && (kept || !real) &&
+      !cl_reserve((void **)&memo->paths, &memo->capacity, memo->count + 1,
+                  sizeof *memo->paths) &&
+      !cl_reserve((void **)&memo->reals, &memo->reals_capacity, memo->count + 1,
+                  sizeof *memo->reals) &&
+      !cl_str_index_add(&memo->by_path, key, memo->count)) {
+    memo->paths[memo->count] = key;
+    memo->reals[memo->count++] = kept;
+  } else { /* not remembered: asked again next time */
+    free(key);
+    free(kept);
+  }
+  return real;
+}
+
 static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *path, const cl_name_match *m,
                         int *cuda_major) {
@@ -174,7 +226,7 @@ static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
   /* A path that does not resolve, a file whose version cannot be read:
    * answers (the name's version, or none), not failures. */
   char *kept = cl_save_error();
-  char *real = cl_os_real_path(path);
+  char *real = real_path_once(e, path);
   char *version = NULL;
   int known = 0;
   if (real && ctx)
@@ -2022,6 +2074,7 @@ void cudaload_explain_free(cudaload_explain *e) {
   free(e->findings);
   symbol_cache_free(e->symbol_cache);
   lazy_cache_free(e->lazy_cache);
+  real_path_memo_free(e->real_paths);
   free(e->global);
   free(e);
 }

@@ -139,6 +139,9 @@ struct cudaload_explain {
   void *symbol_cache;
   /* The names each file opens at run time, each file scanned once. */
   void *lazy_cache;
+  /* The real path of each file whose version was asked, resolved once per
+   * verdict: every edge that reaches a file asks again. */
+  void *real_paths;
   /* The global scope built so far (objects opened CL_VERDICT_GLOBAL, and
    * LD_PRELOAD's), in load order; borrowed from the symbol cache. */
   const cl_bind_object **global;

@@ -59,12 +59,18 @@ struct cl_version_cache {
   struct trusted_source *sources;
   size_t source_count, source_capacity;
   cl_str_index sources_by_path;
+  /* The same of each folder that holds dist-info folders, with its real
+   * path: a toolkit's or a venv's dist-infos share it. */
+  struct trusted_source *holders;
+  size_t holder_count, holder_capacity;
+  cl_str_index holders_by_path;
 };
 
 typedef struct trusted_source {
   char *path;
   char *refusal; /* NULL: others cannot write to it */
   int lost;      /* refused, but memory ran out for the reason */
+  char *real;    /* a holder's real path (NULL: it does not resolve) */
 } trusted_source;
 
 static void version_cache_free(cl_version_cache *c) {
@@ -79,6 +85,13 @@ static void version_cache_free(cl_version_cache *c) {
     free(c->sources[i].refusal);
   }
   free(c->sources);
+  cl_str_index_free(&c->holders_by_path);
+  for (size_t i = 0; i < c->holder_count; ++i) {
+    free(c->holders[i].path);
+    free(c->holders[i].refusal);
+    free(c->holders[i].real);
+  }
+  free(c->holders);
   for (size_t i = 0; i < c->distinfo_count; ++i)
     cl_distinfo_free(&c->distinfo[i]);
   free(c->distinfo);
@@ -340,6 +353,50 @@ static int cuda_major_from_file(const char *path, cl_naming naming) {
   return cuda;
 }
 
+/* The folder that holds dist-info folders as trust.h sees it, asked of the
+ * file system once per run (its real path and its refusal), or NULL when
+ * memory ran out. */
+static const trusted_source *holder_trust(cl_version_cache *c,
+                                          const char *holder) {
+  size_t at;
+  if (cl_str_index_find(&c->holders_by_path, holder, &at))
+    return &c->holders[at];
+  trusted_source t = {cl_strdup(holder), NULL, 0, NULL};
+  t.refusal = cl_trust_distinfo_holder_refusal(holder, &t.real, &t.lost);
+  if (!t.path || t.lost ||
+      cl_reserve((void **)&c->holders, &c->holder_capacity, c->holder_count + 1,
+                 sizeof *c->holders) ||
+      cl_str_index_add(&c->holders_by_path, t.path, c->holder_count)) {
+    free(t.path);
+    free(t.refusal);
+    free(t.real);
+    return NULL;
+  }
+  c->holders[c->holder_count] = t;
+  return &c->holders[c->holder_count++];
+}
+
+/* cl_trust_distinfo_refusal() with the holder's half remembered. */
+static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
+                              int *lost) {
+  *lost = 0;
+  char *dist = cl_path_dirname(metadata_path);
+  char *holder = dist ? cl_path_dirname(dist) : NULL;
+  const trusted_source *h = holder ? holder_trust(c, holder) : NULL;
+  char *refusal = NULL;
+  if (!h) {
+    refusal = cl_trust_distinfo_refusal(metadata_path, lost);
+  } else if (h->refusal) {
+    refusal = cl_strdup(h->refusal);
+    *lost = !refusal; /* refused, the sentence lost */
+  } else if (h->real) {
+    refusal = cl_trust_distinfo_entry_refusal(metadata_path, h->real, lost);
+  }
+  free(holder);
+  free(dist);
+  return refusal;
+}
+
 /* Why others can change a version source (trust.h: a dist-info by its
  * METADATA, or, with include, a header in that include folder), a
  * malloc'ed copy, or NULL; asked of the file system once per source. */
@@ -352,7 +409,7 @@ static char *source_refusal(cl_version_cache *c, const char *path,
     return c->sources[at].refusal ? cl_strdup(c->sources[at].refusal) : NULL;
   }
   char *refusal = include ? cl_trust_include_refusal(include, path, lost)
-                          : cl_trust_distinfo_refusal(path, lost);
+                          : distinfo_refusal(c, path, lost);
   char *key = cl_strdup(path);
   if (!key ||
       cl_reserve((void **)&c->sources, &c->source_capacity, c->source_count + 1,
@@ -363,6 +420,7 @@ static char *source_refusal(cl_version_cache *c, const char *path,
   }
   trusted_source *t = &c->sources[c->source_count++];
   t->path = key;
+  t->real = NULL;
   t->refusal = refusal ? cl_strdup(refusal) : NULL;
   t->lost = *lost || (refusal && !t->refusal);
   return refusal;

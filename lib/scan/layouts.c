@@ -181,11 +181,15 @@ static void walk_root(walk *w, const char *root, int nested) {
     visit_each_child(w, root, "bin", cuda_version_name, NULL);
   /* NVIDIA's wheels: nvidia/<package>/lib (Linux) or /bin (Windows);
    * CUDA 13 wheels share nvidia/cu13. */
-  if (!w->stopped)
+  /* has_wheels() said whether a folder not named site-packages holds
+   * nvidia/: when it does not, nothing below it is probed. */
+  int no_nvidia = !named && !site_packages;
+  if (!w->stopped && !no_nvidia)
     visit_each_child(w, root, "nvidia", any_name,
                      w->naming == CL_NAMING_LINUX ? "lib" : "bin");
   for (size_t i = 0; i < sizeof package_folders / sizeof *package_folders; ++i)
-    if (applies(&package_folders[i], w->naming) && !w->stopped)
+    if (applies(&package_folders[i], w->naming) && !w->stopped &&
+        !(no_nvidia && strncmp(package_folders[i].relative, "nvidia/", 7) == 0))
       visit_relative(w, root, package_folders[i].relative);
   if (site_packages || w->stopped)
     return;

@@ -179,24 +179,33 @@ char *cl_trust_include_refusal(const char *include_dir, const char *file,
   return refused;
 }
 
-char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory) {
+char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
+                                       int *out_of_memory) {
+  *out_of_memory = 0;
+  *holder_real = real_quietly(holder);
+  if (!*holder_real)
+    return NULL;
+  return refusal_resolved(holder, *holder_real, 1, 0, *holder_real,
+                          out_of_memory);
+}
+
+char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
+                                      const char *holder_real,
+                                      int *out_of_memory) {
   *out_of_memory = 0;
   char *dist = cl_path_dirname(metadata_path);
   char *holder = dist ? cl_path_dirname(dist) : NULL;
   char *record = dist ? cl_path_join(dist, "RECORD") : NULL;
-  char *holder_real = holder ? real_quietly(holder) : NULL;
-  char *dist_real = holder_real ? real_below(dist, holder, holder_real) : NULL;
+  char *dist_real =
+      holder && holder_real ? real_below(dist, holder, holder_real) : NULL;
   char *refused = NULL;
   if (!dist || !holder || !record) {
     *out_of_memory = 1;
   } else if (holder_real && dist_real) {
-    /* the folder of the dist-info folders, the dist-info folder, then its
-     * METADATA and RECORD, the folder they are in being checked */
+    /* the dist-info folder, then its METADATA and RECORD, the folder they
+     * are in being checked */
     refused =
-        refusal_resolved(holder, holder_real, 1, 0, holder_real, out_of_memory);
-    if (!refused && !*out_of_memory)
-      refused =
-          refusal_resolved(dist, dist_real, 1, 0, holder_real, out_of_memory);
+        refusal_resolved(dist, dist_real, 1, 0, holder_real, out_of_memory);
     const char *const files[] = {metadata_path, record};
     for (size_t i = 0; i < 2 && !refused && !*out_of_memory; ++i) {
       char *real = real_below(files[i], dist, dist_real);
@@ -207,8 +216,29 @@ char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory) {
     }
   }
   free(dist_real);
-  free(holder_real);
   free(record);
+  free(holder);
+  free(dist);
+  return refused;
+}
+
+char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory) {
+  *out_of_memory = 0;
+  char *dist = cl_path_dirname(metadata_path);
+  char *holder = dist ? cl_path_dirname(dist) : NULL;
+  char *holder_real = NULL;
+  char *refused = NULL;
+  if (!dist || !holder) {
+    *out_of_memory = 1;
+  } else {
+    /* the folder of the dist-info folders first, then the entry */
+    refused =
+        cl_trust_distinfo_holder_refusal(holder, &holder_real, out_of_memory);
+    if (!refused && !*out_of_memory && holder_real)
+      refused = cl_trust_distinfo_entry_refusal(metadata_path, holder_real,
+                                                out_of_memory);
+  }
+  free(holder_real);
   free(holder);
   free(dist);
   return refused;

@@ -57,4 +57,16 @@ char *cl_trust_include_refusal(const char *include_dir, const char *file,
  * cl_trust_source_refusal(). */
 char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory);
 
+/* The two halves of cl_trust_distinfo_refusal(), for a caller that checks
+ * many dist-infos of one folder (a toolkit's dist-info/, site-packages):
+ * the folder that holds them, once (*holder_real: its real path,
+ * malloc'ed, NULL when it does not resolve, and then nothing is refused),
+ * then each *.dist-info folder with its METADATA and RECORD, given that
+ * real path. The same answers, in the same words. */
+char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
+                                       int *out_of_memory);
+char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
+                                      const char *holder_real,
+                                      int *out_of_memory);
+
 #endif

@@ -1771,7 +1771,9 @@ def child_argv(run, plan=(), glob=False):
 
 
 def run_commands_linux(name, args):
-    tree = Tree(os.path.join(args.work, name), args.cc, windows=False)
+    # A tree of its own: the explain scenario of the same name may run at
+    # the same time (ctest -j) and rebuilds its tree from scratch.
+    tree = Tree(os.path.join(args.work, "commands_" + name), args.cc, windows=False)
     runs = EXPLAIN_LINUX[name](tree)
     tallies = dict((c, Verdicts()) for c in ("doctor", "exec", "preload"))
     for run in runs:
