@@ -1076,6 +1076,59 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
   return rc;
 }
 
+/* What a chosen file itself says it opens by name at run time, beyond the
+ * catalog's lazy opens (cuBLASLt 12.9 and 13 name libnvrtc.so.N, 12.4 does
+ * not: only the file tells), as the verdict reads it: where a root holds
+ * that library it is planned as a lazy dependency, as above; where none
+ * does, the verdict reports the open that would fail. */
+static int add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
+                           const companion_index *companions) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  size_t original = ctx->plan_count;
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < original && !rc; ++i) {
+    if (ctx->plan[i].opened_by)
+      continue;
+    char *opener_path = cl_strdup(ctx->plan[i].path);
+    const char *family = ctx->plan[i].entry->family;
+    if (!opener_path)
+      return CUDALOAD_E_NO_MEMORY;
+    const cl_binary_info *info = NULL;
+    char *kept = cl_save_error(); /* unreadable: it names nothing we know */
+    if (cl_file_cache_info(cl_file_cache_of(ctx), opener_path, &info) !=
+        CUDALOAD_OK)
+      info = NULL;
+    size_t count = 0;
+    char **names =
+        info ? cl_verdict_lazy_names_of(ctx, opener_path, info, &count) : NULL;
+    cl_restore_error(kept);
+    for (size_t k = 0; k < count && !rc; ++k) {
+      cl_name_match m;
+      if (!cl_catalog_match(names[k], naming, &m) ||
+          !strcmp(m.entry->family, family))
+        continue; /* its own family's files are the sub-library rules' */
+      const cl_catalog_entry *dep_main = family_main(m.entry->family);
+      if (!dep_main || plan_has(ctx, dep_main, m.major))
+        continue;
+      const cl_library *lib = find_dependency(ctx, companions, dep_main,
+                                              m.major, opener_path, NULL, &rc);
+      if (rc || !lib)
+        continue;
+      char text[2048];
+      snprintf(text, sizeof text,
+               "opened by name by %s (its file names %s), from a root "
+               "that holds it",
+               cl_path_basename(opener_path), names[k]);
+      rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
+    }
+    for (size_t k = 0; k < count; ++k)
+      free(names[k]);
+    free(names);
+    free(opener_path);
+  }
+  return rc;
+}
+
 /* The major of family's main library the plan holds (the first), 0 when it
  * holds none. */
 static int planned_major_of(const cudaload_ctx *ctx, const char *family) {
@@ -1972,6 +2025,8 @@ static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
     rc = plan_requirement(ctx, r, &companions, &planned, unsatisfied);
   if (!rc)
     rc = add_lazy_dependencies(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_named_opens(ctx, &planned, &companions);
   if (!rc)
     rc = add_consumer_needs(ctx, &planned, &companions);
   if (!rc)

@@ -427,6 +427,12 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
   return ns.names;
 }
 
+char **cl_verdict_lazy_names_of(cudaload_ctx *ctx, const char *path,
+                                const cl_binary_info *info, size_t *count) {
+  lazy_context lc = {ctx, cl_ctx_naming(ctx), NULL};
+  return scan_lazy_names(path, info, count, &lc);
+}
+
 /* lazy_names with each file scanned once per verdict: a file is met in
  * every tree that reaches it. */
 static char **lazy_names(const char *path, const cl_binary_info *info,

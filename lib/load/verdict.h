@@ -170,6 +170,13 @@ cudaload_explain *cl_verdict_new(void);
  * file opens at run time (unless CL_VERDICT_NO_LAZY); record the objects,
  * their needs and bindings and the findings in e. ctx gives the versions
  * (its inventory) and the naming. 0 or a CUDALOAD_E_* status (memory). */
+/* The CUDA library names the file at path opens by name at run time, as
+ * the verdict finds them (its read-only data, through ctx's file cache;
+ * info: its header, for the DT_NEEDED names that are no lazy open, or
+ * NULL). Malloc'ed names and array; NULL with *count 0 when none. */
+char **cl_verdict_lazy_names_of(cudaload_ctx *ctx, const char *path,
+                                const cl_binary_info *info, size_t *count);
+
 int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
                     const char *path, unsigned how);
 
