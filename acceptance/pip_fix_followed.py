@@ -17,6 +17,7 @@ doctor run again: cudart=12 is satisfied, from the venv. Prints "ok ..." or
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -47,7 +48,9 @@ def main():
         env["VIRTUAL_ENV"] = venv
         report = doctor(tool, env)
         problems = [p for p in report["problems"] if p["problem"].startswith("cudart=12:")]
-        want = '"%s" -m pip install "nvidia-cuda-runtime-cu12"' % os.path.join(venv, "bin", "python")
+        # Each word as sh reads it: quoted only where it needs to be.
+        want = "%s -m pip install nvidia-cuda-runtime-cu12" % shlex.quote(
+            os.path.join(venv, "bin", "python"))
         if len(problems) != 1 or not problems[0]["fix"].startswith(want + ", or set "):
             print("FAIL the fix should start with %s: %s" % (want, json.dumps(problems)))
             return 1

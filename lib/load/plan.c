@@ -1962,6 +1962,33 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
   return best;
 }
 
+/* When every candidate of the plan's CUDA major is refused: a file of the
+ * active environment that satisfies r and that a program there binds
+ * through its own search list (torch 2.15's CUDA 13 cuDNN 9, beside a
+ * cuDNN 8 and cuBLAS 12 planned for ctranslate2) is that program's own,
+ * and planned as the second CUDA major it is. NULL when there is none. */
+static const cl_library *bound_by_a_program(cudaload_ctx *ctx, size_t r,
+                                            int *rc) {
+  const cl_requirement *req = &ctx->requirements[r];
+  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
+    cl_library *lib = &ctx->libraries[i];
+    char why[512];
+    if (lib->entry != req->entry ||
+        cl_origin_tier(ctx->roots[lib->root].origin) != CL_TIER_ENVIRONMENT ||
+        foreign_machine(ctx, lib))
+      continue;
+    cl_library_settle_version(ctx, lib);
+    if (!satisfies(req, lib, why, sizeof why))
+      continue;
+    char *binder = program_binding(ctx, lib, rc);
+    if (binder) {
+      free(binder);
+      return lib;
+    }
+  }
+  return NULL;
+}
+
 /* Choose the file for requirement r among the inventory and plan it, or
  * count it unsatisfied (with its fix). */
 static int plan_requirement(cudaload_ctx *ctx, size_t r,
@@ -1982,6 +2009,8 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
       rc = judge_candidate(ctx, r, i, filter, companions, &best);
   if (!rc)
     best = kept_for_programs(ctx, r, best, &rc);
+  if (!rc && !best && filter)
+    best = bound_by_a_program(ctx, r, &rc);
   if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
       best->cuda_major != ctx->plan_cuda_major)
     o->second_major = best->cuda_major;
