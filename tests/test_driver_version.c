@@ -272,6 +272,9 @@ static void versioninfo_of_a_non_driver(void **state) {
  * supports CUDA 12.6 there; as a Linux number it would be 12.5). */
 static void wsl_driver_store(void **state) {
   (void)state;
+  /* The store's DLLs are PE fixtures: built with mingw-w64 only. */
+  SKIP_WITHOUT_FIXTURE("fake_cuda/wsl/usr/lib/wsl/drivers/"
+                       "nv_dispi.inf_amd64_7cc7738d8e428783/nvcuda64.dll");
   const char *libcuda =
       test_fixture_path("fake_cuda/wsl/usr/lib/wsl/lib/libcuda.so.1");
   const char *store = test_fixture_path("fake_cuda/wsl/usr/lib/wsl/drivers");

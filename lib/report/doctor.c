@@ -779,13 +779,18 @@ static char *names_not_found_from(const cudaload_explain *e,
   return cl_buf_take(&b);
 }
 
-/* Whether finding i is the first not-found of its opener and kind. */
-static int first_not_found_of(const cudaload_explain *e, size_t i) {
+/* Whether finding i is the first not-found of its opener and kind that
+ * counts: of the environment's programs (from environment_first), only
+ * those naming a required family do. */
+static int first_not_found_of(const cudaload_ctx *ctx,
+                              const cudaload_explain *e, size_t i,
+                              size_t environment_first) {
   const cl_finding *f = &e->findings[i];
   for (size_t k = 0; k < i; ++k) {
     const cl_finding *g = &e->findings[k];
     if (g->kind == CL_FINDING_NOT_FOUND && !g->lazy == !f->lazy &&
-        g->consumer && strcmp(g->consumer, f->consumer) == 0)
+        g->consumer && strcmp(g->consumer, f->consumer) == 0 &&
+        (k < environment_first || required_name(ctx, g->name)))
       return 0;
   }
   return 1;
@@ -794,9 +799,9 @@ static int first_not_found_of(const cudaload_explain *e, size_t i) {
 /* One problem for all an opener does not find, as it is: the names it
  * needs (its load fails at the first), or those it opens by name later. */
 static void not_found_problem(doctor *d, const cudaload_explain *as_is,
-                              size_t i) {
+                              size_t i, size_t environment_first) {
   const cl_finding *f = &as_is->findings[i];
-  if (!first_not_found_of(as_is, i))
+  if (!first_not_found_of(d->ctx, as_is, i, environment_first))
     return;
   size_t count;
   char *names = names_not_found_from(as_is, f->consumer, f->lazy, &count);
@@ -861,7 +866,7 @@ static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
         fails_with_plan(with_plan, f))
       continue;
     if (f->kind == CL_FINDING_NOT_FOUND && f->consumer) {
-      not_found_problem(d, as_is, i);
+      not_found_problem(d, as_is, i, environment_first);
       continue;
     }
     add_problem(d,
