@@ -93,8 +93,7 @@ int cli_search_option(const char *command, int argc, char **argv, int *i,
 /* Add what `target` needs (cudaload_require_for), a path made absolute
  * first; EXIT_OK, or an exit code with the message printed (a target that
  * is none of what --for takes: EXIT_INPUT). */
-int cli_require_for(const char *command, cudaload_ctx *ctx,
-                    const char *target);
+int cli_require_for(const char *command, cudaload_ctx *ctx, const char *target);
 int cli_search_context(const char *command, const cli_search_options *o,
                        cudaload_ctx **out);
 
