@@ -47,7 +47,8 @@ set(CUDALOAD_LOADER_COMMANDS_SCENARIOS
   explain_not_found
   explain_already_loaded
   explain_rpath_vs_runpath
-  explain_versioned_global)
+  explain_versioned_global
+  explain_ld_library_path_shadow)
 set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
   windows_app_folder_vs_path
   windows_already_loaded

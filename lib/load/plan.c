@@ -168,6 +168,21 @@ static int same_folder(const char *a, const char *b) {
   return ba - a == bb - b && memcmp(a, b, (size_t)(ba - a)) == 0;
 }
 
+/* The folders of two files are one folder on disk, however spelt (a
+ * program given through a symlinked venv). */
+static int same_folder_on_disk(const char *a, const char *b) {
+  char *fa = cl_path_dirname(a), *fb = cl_path_dirname(b);
+  cl_file_identity ia, ib;
+  char *kept = cl_save_error(); /* a folder not there is not the same one */
+  int same = fa && fb && cl_os_file_identity(fa, &ia) &&
+             cl_os_file_identity(fb, &ib) && ia.device == ib.device &&
+             ia.inode == ib.inode;
+  cl_restore_error(kept);
+  free(fa);
+  free(fb);
+  return same;
+}
+
 /* The required companions the inventory holds, by (catalog entry, major,
  * folder): checking a candidate is then a few lookups, where a pass over
  * the inventory per candidate made a folder of many candidates quadratic. */
@@ -258,8 +273,32 @@ static int canonical_spelling(const cudaload_ctx *ctx, const cl_library *lib) {
                                    cl_ctx_naming(ctx));
 }
 
+/* Whether lib lies in the folder of a program file of its own family (the
+ * program `--for` names is a cuDNN shim, lib one of its sub-libraries
+ * beside it): the loader model calls any other copy of it "a sibling
+ * shadowed, likely another version" (verdict.c), so that copy wins. */
+static int beside_own_program(const cudaload_ctx *ctx, const cl_library *lib) {
+  for (size_t i = 0; i < ctx->program_file_count; ++i) {
+    const char *program = ctx->program_files[i];
+    cl_name_match m;
+    if (!cl_catalog_match_renamed(cl_path_basename(program), cl_ctx_naming(ctx),
+                                  &m) ||
+        strcmp(m.entry->family, lib->entry->family) != 0)
+      continue;
+    if (same_folder(program, lib->path) ||
+        same_folder_on_disk(program, lib->path))
+      return 1;
+  }
+  return 0;
+}
+
 static int better(const cudaload_ctx *ctx, const cl_library *a,
                   const cl_library *b) {
+  /* A program's own siblings first, whatever the tiers: the loader model
+   * judges any other copy shadowing them. */
+  int sa = beside_own_program(ctx, a), sb = beside_own_program(ctx, b);
+  if (sa != sb)
+    return sa;
   /* The earlier tier wins whatever the versions (docs/scan-contract.md,
    * "Precedence"): the environment the user activated is what they mean. */
   cl_root_tier ta = cl_origin_tier(ctx->roots[a->root].origin);

@@ -503,6 +503,29 @@ static void keep_importers(program_scan *ps, size_t first) {
   ps->module_count = 0;
 }
 
+/* A program that is a CUDA library itself (a cuDNN 9 shim) needs a library
+ * of its own family (libcudnn_ops.so.9) that lies beside it: its folder is
+ * searched too, whatever the loader would take now, since the loader model
+ * judges another folder's copy "a sibling shadowed" (verdict.c), and the
+ * plan takes the one beside it. */
+static void note_own_siblings(program_scan *ps, const char *path,
+                              const char *need, const cl_name_match *wanted,
+                              cl_naming naming) {
+  cl_name_match self;
+  if (!cl_catalog_match_renamed(cl_path_basename(path), naming, &self) ||
+      strcmp(self.entry->family, wanted->entry->family) != 0)
+    return;
+  char *folder = cl_path_dirname(path);
+  char *beside = folder ? cl_path_join(folder, need) : NULL;
+  if (beside && cl_os_stat_kind(beside, NULL) == CL_KIND_REGULAR)
+    add_name(&ps->search_folders, &ps->search_count, &ps->search_capacity,
+             folder, &ps->failed);
+  else if (!folder || !beside)
+    ps->failed = 1;
+  free(beside);
+  free(folder);
+}
+
 /* The folders where the loader, opening the program file at path, finds
  * the CUDA libraries it needs: searched as roots of their own, so that a
  * program that finds its libraries itself (an app's $ORIGIN/lib, a folder
@@ -539,6 +562,7 @@ static void note_search_folders(program_scan *ps, const char *path,
                  folder, &ps->failed);
       free(folder);
       cl_resolution_free(&r);
+      note_own_siblings(ps, path, info->needed[d], &match, m.naming);
     }
   }
   cl_loader_model_free(&m);
