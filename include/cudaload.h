@@ -13,6 +13,23 @@
  *   (cudaload_last_error()) names the thing that failed and why.
  * - Strings returned by accessors are owned by the object they came from and
  *   stay valid until that object is destroyed or rescanned.
+ * - Lifetimes in a ctx, one rule per object. The inventory (cudaload_library_*,
+ *   cudaload_root_*, shims, consumers, refusals) lives until the next
+ *   cudaload_scan() or cudaload_destroy(). The plan (cudaload_plan_*, the
+ *   requirement outcomes, plan warnings, conflicts) lives until the next
+ *   plan, and a plan is also dropped by what changes its inputs: a scan, a
+ *   cudaload_require*() (cudaload_require_for() included), a manifest
+ *   loaded. These functions plan implicitly, so they too end the previous
+ *   plan's strings: cudaload_preload() and cudaload_open_isolated() (always),
+ *   cudaload_doctor() (always; with no requirement it drops the plan),
+ *   cudaload_env_value() and cudaload_env_warnings() (when there is no
+ *   plan yet), cudaload_explain_files() (when the ctx has requirements and
+ *   no plan yet). Copy a string you keep across such a call.
+ * - Handles returned by cudaload_dlopen_isolated() and
+ *   cudaload_open_isolated() belong to the caller: close them with dlclose()
+ *   (Windows: FreeLibrary()) when done, or keep them for the life of the
+ *   process; libcudaload never closes them. What cudaload_preload() loads
+ *   stays loaded for the life of the process (nothing is unloaded).
  * - A cudaload_ctx is not thread-safe: use one per thread, or serialise calls.
  *   That holds for the accessors that take a const ctx too: a library's full
  *   version, machine and include folder are read from disk the first time
