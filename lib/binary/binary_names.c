@@ -35,7 +35,7 @@
  * reuses it): what is read is searched while it is still in the CPU's
  * cache, and no 4 MiB buffer is made and touched for each file. */
 #define CHUNK ((size_t)4 << 20)
-#define READ ((size_t)256 << 10)
+#define READ ((size_t)1 << 20)
 #define MAX_NAME 128
 /* Context kept on each side of a window: a name (UTF-16: twice its bytes)
  * that straddles two windows is whole in one of them. */

@@ -24,7 +24,7 @@ typedef int (*cl_name_visitor)(const char *name, void *opaque);
  * a CUDALOAD_E_* status with the last error set. */
 int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
                     void *opaque);
-/* The buffers a search reads and collects in (about 256 KiB), kept by a
+/* The buffers a search reads and collects in (about 1 MiB), kept by a
  * reader that searches many files (binary/file_cache.c). NULL when out of
  * memory. */
 typedef struct cl_names_scratch cl_names_scratch;
