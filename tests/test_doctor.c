@@ -788,6 +788,61 @@ static void bad_arguments_are_refused(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* The lazy opens explain finds in `folder`'s cuDNN engines library: how
+ * many of its needs are opened by name, and of those how many name
+ * cuBLASLt 13. */
+static void engines_lazy_opens(const char *folder, int *lazy, int *cublaslt) {
+#ifdef _WIN32
+  static const char *const file = "cudnn_engines_precompiled64_9.dll";
+  static const char *const opened = "cublasLt64_13.dll";
+  char rel[256];
+  snprintf(rel, sizeof rel, "opens_by_name/windows/%s/%s", folder, file);
+#else
+  static const char *const file = "libcudnn_engines_precompiled.so.9";
+  static const char *const opened = "libcublasLt.so.13";
+  char rel[256];
+  snprintf(rel, sizeof rel, "opens_by_name/%s/%s", folder, file);
+#endif
+  const char *list[] = {test_fixture_path(rel)};
+  cudaload_ctx *ctx = ctx_with_root(NULL);
+  cudaload_explain *e = NULL;
+  assert_int_equal(cudaload_explain_files(ctx, list, 1, 0, &e), CUDALOAD_OK);
+  *lazy = *cublaslt = 0;
+  for (size_t i = 0; i < cudaload_explain_object_count(e); ++i) {
+    if (!strstr(cudaload_explain_object_path(e, i), file))
+      continue;
+    for (size_t j = 0; j < cudaload_explain_need_count(e, i); ++j) {
+      if (cudaload_explain_need_lazy(e, i, j) != 1)
+        continue;
+      ++*lazy;
+      *cublaslt += !strcmp(cudaload_explain_need_name(e, i, j), opened);
+    }
+  }
+  cudaload_explain_free(e);
+  cudaload_destroy(ctx);
+}
+
+/* A library opens by name what it holds as text only when it imports the
+ * loader (dlopen, LoadLibrary) itself, as NVIDIA's do (issue 28): one that
+ * holds the same name and imports no loader function (cuDNN 9's heuristic
+ * library, 86 MB of text, opens nothing) has no lazy open, and its text is
+ * not read for names. */
+static void only_a_loader_import_opens_by_name(void **state) {
+  (void)state;
+#ifdef _WIN32
+  SKIP_WITHOUT_FIXTURE("opens_by_name/windows");
+#else
+  SKIP_WITHOUT_FIXTURE("opens_by_name");
+#endif
+  int lazy, cublaslt;
+  engines_lazy_opens("calls", &lazy, &cublaslt);
+  assert_int_equal(lazy, 1);
+  assert_int_equal(cublaslt, 1);
+  engines_lazy_opens("text", &lazy, &cublaslt);
+  assert_int_equal(lazy, 0);
+  assert_int_equal(cublaslt, 0);
+}
+
 #ifndef _WIN32
 /* How often explain resolved libcudnn_ops_infer.so.8 for these consumers
  * of the cuDNN 8 wheel. */
@@ -862,6 +917,7 @@ int main(void) {
       cmocka_unit_test(visible_devices_that_hide_every_device),
       cmocka_unit_test(display_watchdog_settings),
       cmocka_unit_test(explain_resolves_each_file_once),
+      cmocka_unit_test(only_a_loader_import_opens_by_name),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

@@ -28,11 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A window's chunk: names are visited suffix by suffix within a chunk (all
- * ".so" hits, then ".dll", ...), as they always were, so the chunk size is
- * part of the order callers see and stays 4 MiB. The buffer is only as
- * large as the largest range needs. */
+/* Names are visited suffix by suffix within a chunk (all ".so" hits, then
+ * ".dll", ...), as they always were, so the chunk size is part of the order
+ * callers see and stays 4 MiB. A chunk is read in windows of READ bytes,
+ * through one buffer per search (a reader that keeps one, the file cache,
+ * reuses it): what is read is searched while it is still in the CPU's
+ * cache, and no 4 MiB buffer is made and touched for each file. */
 #define CHUNK ((size_t)4 << 20)
+#define READ ((size_t)1 << 20)
 #define MAX_NAME 128
 /* Context kept on each side of a window: a name (UTF-16: twice its bytes)
  * that straddles two windows is whole in one of them. */
@@ -56,9 +59,9 @@ static unsigned char_at(const unsigned char *p, size_t len, size_t at,
 }
 
 /* A hit of a suffix at byte `hit` of the window: widen it to the whole
- * name and visit it when it looks like a library's file name. */
-static int visit_hit(const unsigned char *w, size_t len, size_t hit, int width,
-                     cl_name_visitor visit, void *opaque) {
+ * name; 1 with it in name when it looks like a library's file name. */
+static int name_at(const unsigned char *w, size_t len, size_t hit, int width,
+                   char name[MAX_NAME + 1]) {
   size_t start = hit;
   size_t chars = 0;
   while (start >= (size_t)width && chars < MAX_NAME &&
@@ -73,7 +76,6 @@ static int visit_hit(const unsigned char *w, size_t len, size_t hit, int width,
   }
   if (chars >= MAX_NAME)
     return 0; /* a run of text, not a name */
-  char name[MAX_NAME + 1];
   size_t n = 0;
   for (size_t at = start; at < end; at += (size_t)width)
     name[n++] = (char)w[at];
@@ -89,7 +91,7 @@ static int visit_hit(const unsigned char *w, size_t len, size_t hit, int width,
   if (n > 4 &&
       (strcmp(name + n - 4, ".dll") == 0 || strcmp(name + n - 4, ".DLL") == 0))
     library = 1;
-  return library ? visit(name, opaque) : 0;
+  return library;
 }
 
 static const struct {
@@ -101,20 +103,23 @@ static const struct {
                 {".\0d\0l\0l\0", 8, 2}, {".\0D\0L\0L\0", 8, 2}};
 #define SUFFIX_COUNT (sizeof suffixes / sizeof *suffixes)
 
-/* The positions of one suffix's hits in a chunk, in order. */
-typedef struct hit_list {
-  size_t *at;
-  size_t count, capacity;
-} hit_list;
+/* The names one suffix's hits gave in a chunk, in order: "\0"-separated
+ * in text. */
+typedef struct name_list {
+  char *text;
+  size_t used, capacity;
+} name_list;
 
-/* Every hit of every suffix that starts in [from, to) of the window: one
- * pass for '.', then each suffix's hits in order, as a search per suffix
- * would visit them. */
-static int search_chunk(const unsigned char *w, size_t len, size_t from,
-                        size_t to, hit_list hits[SUFFIX_COUNT],
-                        cl_name_visitor visit, void *opaque) {
-  for (size_t s = 0; s < SUFFIX_COUNT; ++s)
-    hits[s].count = 0;
+struct cl_names_scratch {
+  unsigned char *window; /* READ bytes and OVERLAP on each side */
+  name_list found[SUFFIX_COUNT];
+};
+
+/* The names of every hit of every suffix that starts in [from, to) of the
+ * window, each added to its suffix's list: one pass for '.', then each
+ * suffix's hits in order, as a search per suffix would meet them. */
+static int search_window(const unsigned char *w, size_t len, size_t from,
+                         size_t to, name_list found[SUFFIX_COUNT]) {
   size_t at = from;
   while (at < to) {
     const unsigned char *dot = memchr(w + at, '.', to - at);
@@ -131,48 +136,88 @@ static int search_chunk(const unsigned char *w, size_t len, size_t from,
       continue;
     }
     for (size_t s = 0; s < SUFFIX_COUNT; ++s) {
+      char name[MAX_NAME + 1];
       if (pos + suffixes[s].len > len ||
-          memcmp(w + pos, suffixes[s].needle, suffixes[s].len) != 0)
+          memcmp(w + pos, suffixes[s].needle, suffixes[s].len) != 0 ||
+          !name_at(w, len, pos, suffixes[s].width, name))
         continue;
-      if (cl_reserve((void **)&hits[s].at, &hits[s].capacity, hits[s].count + 1,
-                     sizeof *hits[s].at))
+      size_t n = strlen(name) + 1;
+      if (cl_reserve((void **)&found[s].text, &found[s].capacity,
+                     found[s].used + n, 1))
         return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
-      hits[s].at[hits[s].count++] = pos;
+      memcpy(found[s].text + found[s].used, name, n);
+      found[s].used += n;
     }
     at = pos + 1;
   }
-  for (size_t s = 0; s < SUFFIX_COUNT; ++s)
-    for (size_t i = 0; i < hits[s].count; ++i) {
-      int rc =
-          visit_hit(w, len, hits[s].at[i], suffixes[s].width, visit, opaque);
-      if (rc)
-        return rc;
-    }
   return 0;
 }
 
-/* Search [start, start + size) of the file in windows. */
-static int scan_range(cl_file *f, uint64_t start, uint64_t size,
-                      unsigned char *window, hit_list hits[SUFFIX_COUNT],
-                      cl_name_visitor visit, void *opaque) {
+/* Visit a chunk's names, suffix by suffix, and empty the lists. */
+static int visit_found(name_list found[SUFFIX_COUNT], cl_name_visitor visit,
+                       void *opaque) {
   int rc = 0;
-  uint64_t stop = start + size;
-  for (uint64_t offset = start; !rc && offset < stop; offset += CHUNK) {
-    /* The window: the chunk with OVERLAP bytes of context on each side
-     * (inside the range); hits are taken only inside the chunk, so none is
-     * seen twice. */
-    uint64_t begin = offset - start > OVERLAP ? offset - OVERLAP : start;
-    uint64_t end = offset + CHUNK + OVERLAP;
-    if (end > stop)
-      end = stop;
-    size_t len = (size_t)(end - begin);
-    rc = cl_os_file_read_at(f, begin, window, len);
-    size_t from = (size_t)(offset - begin);
-    size_t to = from + CHUNK < len ? from + CHUNK : len;
-    if (!rc)
-      rc = search_chunk(window, len, from, to, hits, visit, opaque);
+  for (size_t s = 0; s < SUFFIX_COUNT; ++s) {
+    for (size_t at = 0; !rc && at < found[s].used;
+         at += strlen(found[s].text + at) + 1)
+      rc = visit(found[s].text + at, opaque);
+    found[s].used = 0;
   }
   return rc;
+}
+
+/* Search [start, start + size) of the file, chunk by chunk, each chunk in
+ * windows of READ bytes. */
+static int scan_range(cl_file *f, uint64_t start, uint64_t size,
+                      cl_names_scratch *scratch, cl_name_visitor visit,
+                      void *opaque) {
+  int rc = 0;
+  uint64_t stop = start + size;
+  for (uint64_t chunk = start; !rc && chunk < stop; chunk += CHUNK) {
+    uint64_t chunk_end = chunk + CHUNK < stop ? chunk + CHUNK : stop;
+    for (uint64_t offset = chunk; !rc && offset < chunk_end; offset += READ) {
+      /* The window: READ bytes with OVERLAP bytes of context on each side
+       * (inside the range), wider than any name the search widens a hit
+       * to; hits are taken only inside the READ bytes, so none is seen
+       * twice. */
+      uint64_t begin = offset - start > OVERLAP ? offset - OVERLAP : start;
+      uint64_t end = offset + READ + OVERLAP;
+      if (end > stop)
+        end = stop;
+      size_t len = (size_t)(end - begin);
+      rc = cl_os_file_read_at(f, begin, scratch->window, len);
+      size_t from = (size_t)(offset - begin);
+      uint64_t hits_end = offset + READ < chunk_end ? offset + READ : chunk_end;
+      size_t to = (size_t)(hits_end - begin);
+      if (!rc)
+        rc = search_window(scratch->window, len, from, to, scratch->found);
+    }
+    if (rc) {
+      for (size_t s = 0; s < SUFFIX_COUNT; ++s)
+        scratch->found[s].used = 0;
+    } else {
+      rc = visit_found(scratch->found, visit, opaque);
+    }
+  }
+  return rc;
+}
+
+cl_names_scratch *cl_names_scratch_new(void) {
+  cl_names_scratch *s = calloc(1, sizeof *s);
+  if (s && !(s->window = malloc(READ + 2 * OVERLAP))) {
+    free(s);
+    s = NULL;
+  }
+  return s;
+}
+
+void cl_names_scratch_free(cl_names_scratch *s) {
+  if (!s)
+    return;
+  for (size_t i = 0; i < SUFFIX_COUNT; ++i)
+    free(s->found[i].text);
+  free(s->window);
+  free(s);
 }
 
 int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
@@ -210,8 +255,8 @@ int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
 }
 
 int cl_binary_names_in(cl_file *f, uint64_t size, const char *path,
-                       uint64_t max_bytes, cl_name_visitor visit,
-                       void *opaque) {
+                       uint64_t max_bytes, cl_names_scratch *scratch,
+                       cl_name_visitor visit, void *opaque) {
   cl_file_range *ranges = NULL;
   size_t range_count = 0;
   int rc = cl_binary_name_ranges(f, size, path, &ranges, &range_count);
@@ -224,25 +269,14 @@ int cl_binary_names_in(cl_file *f, uint64_t size, const char *path,
                    (unsigned long long)size, (unsigned long long)max_bytes);
   const cl_file_range *list = ranges ? ranges : &whole;
   size_t list_count = ranges ? range_count : 1;
-  uint64_t largest = 0;
-  for (size_t i = 0; i < list_count; ++i)
-    if (list[i].size > largest)
-      largest = list[i].size;
-  size_t window_size =
-      (size_t)(largest < CHUNK ? largest : CHUNK) + 2 * OVERLAP;
-  unsigned char *window = largest ? malloc(window_size) : NULL;
-  if (largest && !window) {
+  cl_names_scratch *own = NULL;
+  if (!scratch && !(scratch = own = cl_names_scratch_new())) {
     free(ranges);
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
   }
-  hit_list hits[SUFFIX_COUNT];
-  memset(hits, 0, sizeof hits);
   for (size_t i = 0; !rc && i < list_count; ++i)
-    rc = scan_range(f, list[i].offset, list[i].size, window, hits, visit,
-                    opaque);
-  for (size_t s = 0; s < SUFFIX_COUNT; ++s)
-    free(hits[s].at);
-  free(window);
+    rc = scan_range(f, list[i].offset, list[i].size, scratch, visit, opaque);
+  cl_names_scratch_free(own);
   free(ranges);
   return rc;
 }
@@ -254,7 +288,7 @@ int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
   int rc = cl_os_file_open(path, &f, &size);
   if (rc)
     return rc;
-  rc = cl_binary_names_in(f, size, path, max_bytes, visit, opaque);
+  rc = cl_binary_names_in(f, size, path, max_bytes, NULL, visit, opaque);
   cl_os_file_close(f);
   return rc;
 }

@@ -24,10 +24,17 @@ typedef int (*cl_name_visitor)(const char *name, void *opaque);
  * a CUDALOAD_E_* status with the last error set. */
 int cl_binary_names(const char *path, uint64_t max_bytes, cl_name_visitor visit,
                     void *opaque);
+/* The buffers a search reads and collects in (about 1 MiB), kept by a
+ * reader that searches many files (binary/file_cache.c). NULL when out of
+ * memory. */
+typedef struct cl_names_scratch cl_names_scratch;
+cl_names_scratch *cl_names_scratch_new(void);
+void cl_names_scratch_free(cl_names_scratch *s);
 /* The same on a file already open (size bytes long; path names it in
- * messages). */
+ * messages), with scratch's buffers (NULL: its own, for this search). */
 int cl_binary_names_in(cl_file *f, uint64_t size, const char *path,
-                       uint64_t max_bytes, cl_name_visitor visit, void *opaque);
+                       uint64_t max_bytes, cl_names_scratch *scratch,
+                       cl_name_visitor visit, void *opaque);
 /* Where names can be in the file: ELF .rodata and .lrodata sections, PE
  * .rdata, _RDATA and .data (malloc'ed; free it). *ranges is NULL when the
  * file has none of those (neither ELF nor PE, no section headers): then the

@@ -157,6 +157,20 @@ size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i) {
   return SIZE_MAX;
 }
 
+int cl_binary_symbols_open_by_name(const cl_binary_symbols *s) {
+  /* glibc's (also libdl's before 2.34) and Windows' loader entry points;
+   * PE imports by ordinal are not refs, and kernel32's are never imported
+   * that way. */
+  static const char *const openers[] = {
+      "dlopen",         "dlmopen",        "LoadLibraryA", "LoadLibraryW",
+      "LoadLibraryExA", "LoadLibraryExW", "LdrLoadDll"};
+  for (size_t r = 0; r < s->ref_count; ++r)
+    for (size_t k = 0; k < sizeof openers / sizeof *openers; ++k)
+      if (s->refs[r].name && strcmp(s->refs[r].name, openers[k]) == 0)
+        return 1;
+  return 0;
+}
+
 int cl_binary_symbols_version_index(const cl_binary_symbols *s,
                                     const char *name) {
   size_t i;

@@ -126,6 +126,13 @@ size_t cl_binary_symbols_first_def(const cl_binary_symbols *s,
                                    const char *name);
 size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i);
 
+/* 1 when the file imports a function that opens a library by name (ELF:
+ * dlopen, dlmopen; PE: LoadLibraryA/W, LoadLibraryExA/W, LdrLoadDll), 0
+ * when it imports none: such a file can open nothing by name itself, and
+ * the names it holds as text are someone else's to open (cuDNN 9's
+ * heuristic library, 86 MB, holds no such import and opens nothing). */
+int cl_binary_symbols_open_by_name(const cl_binary_symbols *s);
+
 /* The index into s->versions of the node named `name` (a real node before
  * the base entry of the same name), or -1. */
 int cl_binary_symbols_version_index(const cl_binary_symbols *s,

@@ -48,6 +48,7 @@ struct cl_file_cache {
   size_t count, capacity;
   cl_str_index by_key;
   cl_file_cache_stats stats;
+  cl_names_scratch *names_scratch; /* one for every search of the run */
 };
 
 cl_file_cache *cl_file_cache_new(void) {
@@ -84,6 +85,7 @@ void cl_file_cache_free(cl_file_cache *c) {
     entry_free(c->entries[i]);
   free(c->entries);
   cl_str_index_free(&c->by_key);
+  cl_names_scratch_free(c->names_scratch);
   free(c);
 }
 
@@ -348,8 +350,10 @@ static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
     free(e->names[i]);
   e->name_count = 0;
   cl_str_index_free(&e->name_index);
-  return cl_binary_names_in(f, size, path, *(const uint64_t *)arg, keep_name,
-                            e);
+  if (!c->names_scratch)
+    c->names_scratch = cl_names_scratch_new(); /* NULL: one per search */
+  return cl_binary_names_in(f, size, path, *(const uint64_t *)arg,
+                            c->names_scratch, keep_name, e);
 }
 
 int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,

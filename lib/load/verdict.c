@@ -411,11 +411,21 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
   if (strcmp(m.entry->family, "driver") == 0)
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
+  cl_file_cache *cache = lc->ctx ? cl_file_cache_of(lc->ctx) : NULL;
+  char *kept = cl_save_error();
+  /* A file that imports no loader function opens nothing by name: its
+   * symbols (read once, for the bindings too) spare reading its text. A
+   * file whose symbols cannot be read is searched. */
+  const cl_binary_symbols *symbols = NULL;
+  if (cache && cl_file_cache_symbols(cache, path, &symbols) == CUDALOAD_OK &&
+      !cl_binary_symbols_open_by_name(symbols)) {
+    cl_restore_error(kept);
+    return NULL;
+  }
   /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
    * names cannot be read opens nothing lazily that we can tell. */
-  char *kept = cl_save_error();
-  int unread = cl_file_cache_names(lc->ctx ? cl_file_cache_of(lc->ctx) : NULL,
-                                   path, (uint64_t)2 << 30, collect_name, &ns);
+  int unread =
+      cl_file_cache_names(cache, path, (uint64_t)2 << 30, collect_name, &ns);
   cl_restore_error(kept);
   if (unread || ns.failed) {
     for (size_t i = 0; i < ns.count; ++i)
