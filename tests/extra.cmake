@@ -52,7 +52,7 @@ if(_cl_cli)
     set(_cl_print_args)
   endif()
   foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Program StaleMinor CommandLine
-    Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3)
+    Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3 ScanLooks)
     add_test(NAME cli_${_cl_group}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py
               --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>

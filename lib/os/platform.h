@@ -130,6 +130,14 @@ typedef enum cl_trust_use {
  * Windows: from the DACL (rights of a group of other users such as
  * Everyone, or no DACL). Sets no error. */
 int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why);
+/* The same of `path` itself when it is not a link, in one look at the file
+ * system where the OS allows (POSIX: one lstat instead of an lstat to tell a
+ * link and a stat to judge it): *is_link set to 1 and 0 returned for a link
+ * (the caller resolves it and asks of its target), else as
+ * cl_os_writable_by_others(). A version source's checks ask this of each
+ * entry (trust.c). */
+int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
+                                         char **why, int *is_link);
 /* Calls visit(name, value) for every environment variable whose name starts
  * with prefix (CUDA_PATH_V12_4 for "CUDA_PATH_V"). Secure like cl_os_getenv. */
 typedef void (*cl_env_visitor)(const char *name, const char *value,

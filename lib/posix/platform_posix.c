@@ -397,11 +397,35 @@ static void read_acl_writers(const char *path, acl_writers *out) {
  * stops others from removing or renaming files they do not own, not from
  * adding one. For a folder on the way it does: adding a folder there
  * changes nothing on the way, and renaming the one that is needs its owner. */
+static int writable_judged(const char *path, const struct stat *sp,
+                           cl_trust_use use, char **why);
+
 int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   struct stat st;
   if (stat(path, &st) != 0)
     return 0;
+  return writable_judged(path, &st, use, why);
+}
+
+int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
+                                         char **why, int *is_link) {
+  *why = NULL;
+  *is_link = 0;
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return 0;
+  if (S_ISLNK(st.st_mode)) {
+    *is_link = 1;
+    return 0;
+  }
+  return writable_judged(path, &st, use, why);
+}
+
+/* cl_os_writable_by_others() on what a stat of path said. */
+static int writable_judged(const char *path, const struct stat *sp,
+                           cl_trust_use use, char **why) {
+  struct stat st = *sp;
   int is_file = use == CL_TRUST_LIBRARY_FILE;
   if (is_file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
     return 0;

@@ -131,6 +131,17 @@ typedef struct scanner {
   char **folder_keys;
   unsigned char *folder_seen; /* per listed folder: LISTED_* bits */
   size_t folder_count, folder_capacity, seen_capacity;
+  /* Per listed folder (parallel to folder_seen), the names its listing
+   * held, for a root and the folders directly in it (lib/, lib64/): the
+   * layout walk leaves out probes below a name they did not hold. NULL:
+   * not kept (another folder, or a listing that failed). */
+  struct folder_names **names_of;
+  size_t names_capacity;
+  /* Each spelling the walk visited a listed folder by (root/lib64,
+   * root/lib), owned in spellings -> its index in names_of. */
+  cl_str_index spelled;
+  char **spellings;
+  size_t spelling_count, spelling_capacity;
   cl_str_index shims; /* ctx->shims by path */
   /* What cl_os_writable_by_others() said of each folder, per use, so that a
    * folder many libraries (or roots) share is asked about once. */
@@ -144,6 +155,24 @@ typedef struct scanner {
   char *way_unsafe;    /* the folder on its way others can rename in */
   const char *way_why; /* why, borrowed from checks */
 } scanner;
+
+/* The names of one folder's listing, compared as ASCII letters in either
+ * case (a probe of "Lib" on a case-insensitive file system finds "lib"). */
+typedef struct folder_names {
+  char **names;
+  size_t count, capacity;
+  cl_str_index index;
+} folder_names;
+
+static void folder_names_free(folder_names *n) {
+  if (!n)
+    return;
+  cl_str_index_free(&n->index);
+  for (size_t i = 0; i < n->count; ++i)
+    free(n->names[i]);
+  free(n->names);
+  free(n);
+}
 
 typedef struct trust_check {
   char *path; /* owned; the key of checked[use] */
@@ -864,8 +893,28 @@ typedef struct folder_listing {
   candidate *items;
   size_t count, capacity;
   const char *folder;
-  int libs_folder; /* a <pkg>.libs folder: look for renamed copies too */
+  int libs_folder;     /* a <pkg>.libs folder: look for renamed copies too */
+  folder_names *names; /* every name listed, when kept; NULL: not kept */
 } folder_listing;
+
+/* Keep name among the listing's names; out of memory, the names are
+ * dropped (then no probe is left out). */
+static void keep_name(folder_listing *l, const char *name) {
+  folder_names *n = l->names;
+  if (!n || cl_str_index_find(&n->index, name, NULL))
+    return;
+  char *copy = cl_strdup(name);
+  if (!copy ||
+      cl_reserve((void **)&n->names, &n->capacity, n->count + 1,
+                 sizeof *n->names) ||
+      cl_str_index_add(&n->index, copy, n->count)) {
+    free(copy);
+    folder_names_free(n);
+    l->names = NULL;
+    return;
+  }
+  n->names[n->count++] = copy;
+}
 
 /* The real path of name in the listed folder (the joined path when it
  * cannot be resolved); malloc'ed, NULL when out of memory. */
@@ -947,6 +996,7 @@ static int collect_candidate(const char *name, cl_file_kind kind,
                              void *opaque) {
   folder_listing *l = opaque;
   cl_name_match m;
+  keep_name(l, name);
   if (!cl_catalog_match(name, l->s->naming, &m)) {
     if (l->libs_folder)
       note_bundled_shim(l, name);
@@ -992,14 +1042,52 @@ static int listed_before(scanner *s, const cl_file_stamp *stamp, unsigned *seen,
                  s->folder_count + 1, sizeof *s->folder_keys) ||
       cl_reserve((void **)&s->folder_seen, &s->seen_capacity,
                  s->folder_count + 1, 1) ||
+      cl_reserve((void **)&s->names_of, &s->names_capacity, s->folder_count + 1,
+                 sizeof *s->names_of) ||
       cl_str_index_add(&s->listed, copy, s->folder_count)) {
     free(copy); /* not remembered: listed again if met again */
     return 0;
   }
   s->folder_keys[s->folder_count] = copy;
   s->folder_seen[s->folder_count] = 0;
+  s->names_of[s->folder_count] = NULL;
   *at = s->folder_count++;
   return 0;
+}
+
+/* Remember that the walk reached listed folder `at` by this spelling. */
+static void note_spelling(scanner *s, const char *folder, size_t at) {
+  if (at == SIZE_MAX || cl_str_index_find(&s->spelled, folder, NULL))
+    return;
+  char *copy = cl_strdup(folder);
+  if (!copy ||
+      cl_reserve((void **)&s->spellings, &s->spelling_capacity,
+                 s->spelling_count + 1, sizeof *s->spellings) ||
+      cl_str_index_add(&s->spelled, copy, at)) {
+    free(copy); /* not remembered: its probes are made */
+    return;
+  }
+  s->spellings[s->spelling_count++] = copy;
+}
+
+/* Whether folder is the root being scanned or a folder directly in it
+ * (the parents of the layout walk's probes). */
+static int root_or_child(const scanner *s, const char *folder) {
+  const char *root = s->ctx->roots[s->root].path;
+  if (strcmp(folder, root) == 0)
+    return 1;
+  char *parent = cl_path_dirname(folder);
+  int child = parent && strcmp(parent, root) == 0;
+  free(parent);
+  return child;
+}
+
+static int name_absent(const char *folder, const char *name, void *opaque) {
+  scanner *s = opaque;
+  size_t at;
+  if (!cl_str_index_find(&s->spelled, folder, &at) || !s->names_of[at])
+    return 0;
+  return !cl_str_index_find(&s->names_of[at]->index, name, NULL);
 }
 
 static int scan_folder(const char *folder, const cl_file_stamp *stamp,
@@ -1007,7 +1095,9 @@ static int scan_folder(const char *folder, const cl_file_stamp *stamp,
   scanner *s = opaque;
   unsigned seen = 0;
   size_t at;
-  if (listed_before(s, stamp, &seen, &at)) {
+  int before = listed_before(s, stamp, &seen, &at);
+  note_spelling(s, folder, at);
+  if (before) {
     /* The same files as before, each already taken or turned down (a
      * library is known by its real path): only this spelling's own way
      * there is checked, as a listing would. A folder refused before may
@@ -1024,11 +1114,20 @@ static int scan_folder(const char *folder, const cl_file_stamp *stamp,
                       0,
                       folder,
                       s->naming == CL_NAMING_LINUX && base_len > 5 &&
-                          strcmp(base + base_len - 5, ".libs") == 0};
+                          strcmp(base + base_len - 5, ".libs") == 0,
+                      NULL};
+  if (at != SIZE_MAX && !s->names_of[at] && root_or_child(s, folder) &&
+      (l.names = calloc(1, sizeof *l.names)) != NULL)
+    cl_str_index_init(&l.names->index, 1);
   /* An unreadable sub-folder only hides its own files. */
   char *saved = cl_save_error();
-  cl_os_list_dir(folder, collect_candidate, &l);
+  int listed = cl_os_list_dir(folder, collect_candidate, &l);
   cl_restore_error(saved);
+  /* Only a whole listing tells what is not there. */
+  if (listed == CUDALOAD_OK && !s->status && l.names)
+    s->names_of[at] = l.names;
+  else
+    folder_names_free(l.names);
   int refused = l.count > 0 && refuse_writable(s, folder);
   if (at != SIZE_MAX)
     s->folder_seen[at] = (unsigned char)((l.count > 0 ? LISTED_CANDIDATES : 0) |
@@ -1093,7 +1192,7 @@ static void scan_root(scanner *s, size_t index) {
   }
   if (refuse_writable(s, root->path))
     return;
-  cl_layout_folders(root->path, s->naming, scan_folder, s);
+  cl_layout_folders(root->path, s->naming, scan_folder, name_absent, s);
 }
 
 /* What makes two spellings of a root one root: its real path (symlinks,
@@ -1200,6 +1299,7 @@ static void scanner_init(scanner *s, cudaload_ctx *ctx) {
   cl_str_index_init(&s->libraries, 0);
   cl_str_index_init(&s->listed, 0);
   cl_str_index_init(&s->shims, 0);
+  cl_str_index_init(&s->spelled, 0);
   for (size_t i = 0; i < CL_TRUST_LIBRARY_FILE; ++i)
     cl_str_index_init(&s->checked[i], CL_PATH_FOLD_CASE);
 }
@@ -1215,6 +1315,13 @@ static void scanner_free(scanner *s) {
     free(s->folder_keys[i]);
   free(s->folder_keys);
   free(s->folder_seen);
+  for (size_t i = 0; s->names_of && i < s->folder_count; ++i)
+    folder_names_free(s->names_of[i]);
+  free(s->names_of);
+  cl_str_index_free(&s->spelled);
+  for (size_t i = 0; i < s->spelling_count; ++i)
+    free(s->spellings[i]);
+  free(s->spellings);
   cl_str_index_free(&s->shims);
   for (size_t i = 0; i < CL_TRUST_LIBRARY_FILE; ++i)
     cl_str_index_free(&s->checked[i]);

@@ -58,9 +58,34 @@ static const fixed_folder package_folders[] = {
 typedef struct walk {
   cl_naming naming;
   cl_folder_visitor visit;
+  cl_name_absent absent;
   void *opaque;
   int stopped;
 } walk;
+
+/* Whether a listing the walk's visitor made says root/relative cannot be
+ * there: one of its components is missing from its parent's listing. A
+ * parent nobody listed ends the answer: the stat decides. */
+static int known_absent(walk *w, const char *root, const char *relative) {
+  if (!w->absent)
+    return 0;
+  char *parent = cl_strdup(root);
+  const char *p = relative;
+  int absent = 0;
+  while (parent && *p && !absent) {
+    const char *slash = strchr(p, '/');
+    size_t n = slash ? (size_t)(slash - p) : strlen(p);
+    char *name = cl_strndup(p, n);
+    char *child = name ? cl_path_join(parent, name) : NULL;
+    absent = name && child && w->absent(parent, name, w->opaque);
+    free(name);
+    free(parent);
+    parent = child;
+    p = slash ? slash + 1 : p + n;
+  }
+  free(parent);
+  return absent;
+}
 
 static int visit_if_folder(walk *w, const char *folder) {
   if (w->stopped)
@@ -73,6 +98,8 @@ static int visit_if_folder(walk *w, const char *folder) {
 }
 
 static int visit_relative(walk *w, const char *root, const char *relative) {
+  if (known_absent(w, root, relative))
+    return w->stopped;
   char *folder = cl_path_join(root, relative);
   if (!folder) {
     w->stopped = 1;
@@ -89,6 +116,8 @@ static int visit_relative(walk *w, const char *root, const char *relative) {
  * so the search order does not depend on the file system's listing order. */
 static void visit_each_child(walk *w, const char *root, const char *dir_rel,
                              cl_name_filter keep, const char *tail) {
+  if (known_absent(w, root, dir_rel))
+    return;
   char *dir = cl_path_join(root, dir_rel);
   if (!dir) {
     w->stopped = 1;
@@ -154,7 +183,9 @@ static int named_site_packages(const char *root) {
          strncmp(base, "dist-packages", 13) == 0;
 }
 
-static int has_wheels(const char *root) {
+static int has_wheels(walk *w, const char *root) {
+  if (known_absent(w, root, "nvidia"))
+    return 0;
   char *nvidia = cl_path_join(root, "nvidia");
   int found = nvidia && cl_os_stat_kind(nvidia, NULL) == CL_KIND_DIRECTORY;
   free(nvidia);
@@ -168,7 +199,7 @@ static void walk_root(walk *w, const char *root, int nested) {
   /* A folder of Python packages has no toolkit folders (lib64, bin) and no
    * lib/pythonX.Y inside: not probing them keeps a wheel-only scan to the
    * folders that can hold NVIDIA's wheels. */
-  int site_packages = named || has_wheels(root);
+  int site_packages = named || has_wheels(w, root);
   for (size_t i = 0;
        i < sizeof toolkit_folders / sizeof *toolkit_folders && !site_packages;
        ++i)
@@ -204,6 +235,8 @@ static void walk_root(walk *w, const char *root, int nested) {
     strcpy(rel, "lib/python");
     strcat(rel, python_versions[i]);
     strcat(rel, "/site-packages");
+    if (known_absent(w, root, rel))
+      continue;
     char *sp = cl_path_join(root, rel);
     if (!sp) {
       w->stopped = 1;
@@ -215,6 +248,8 @@ static void walk_root(walk *w, const char *root, int nested) {
     if (w->stopped)
       return;
   }
+  if (known_absent(w, root, "Lib/site-packages"))
+    return;
   char *win_sp = cl_path_join(root, "Lib/site-packages");
   if (!win_sp) {
     w->stopped = 1;
@@ -226,8 +261,9 @@ static void walk_root(walk *w, const char *root, int nested) {
 }
 
 int cl_layout_folders(const char *root, cl_naming naming,
-                      cl_folder_visitor visit, void *opaque) {
-  walk w = {naming, visit, opaque, 0};
+                      cl_folder_visitor visit, cl_name_absent absent,
+                      void *opaque) {
+  walk w = {naming, visit, absent, opaque, 0};
   walk_root(&w, root, 0);
   return w.stopped;
 }

@@ -18,10 +18,19 @@
 typedef int (*cl_folder_visitor)(const char *folder, const cl_file_stamp *stamp,
                                  void *opaque);
 
+/* 1 when a listing of `folder` (a spelling the walk visited, as visited)
+ * said it holds no entry named `name`, ASCII letters in either case; 0
+ * when it holds one or no listing tells. A probe of a folder below an entry
+ * the listing did not have is left out (no stat of what cannot be there). */
+typedef int (*cl_name_absent)(const char *folder, const char *name,
+                              void *opaque);
+
 /* Visit root itself, then its known sub-folders, in a fixed order
- * (docs/scan-contract.md "Layouts"). Returns non-zero if visit stopped it or
- * memory ran out. */
+ * (docs/scan-contract.md "Layouts"). absent (may be NULL) answers from the
+ * listings visit made. Returns non-zero if visit stopped it or memory ran
+ * out. */
 int cl_layout_folders(const char *root, cl_naming naming,
-                      cl_folder_visitor visit, void *opaque);
+                      cl_folder_visitor visit, cl_name_absent absent,
+                      void *opaque);
 
 #endif

@@ -92,26 +92,47 @@ static char *real_below(const char *path, const char *base,
 /* The checks of cl_trust_source_refusal() on a path whose real path is
  * known; the folder that holds a file is asked about unless the caller has
  * (folder_checked), and the walk stops at `stop` (a real path). */
+static char *refusal_judged(const char *path, const char *real, int is_folder,
+                            int folder_checked, const char *stop,
+                            int *out_of_memory, const int *judged,
+                            char *judged_why);
+
 static char *refusal_resolved(const char *path, const char *real, int is_folder,
                               int folder_checked, const char *stop,
                               int *out_of_memory) {
+  return refusal_judged(path, real, is_folder, folder_checked, stop,
+                        out_of_memory, NULL, NULL);
+}
+
+/* refusal_resolved(), with the answer for `real` itself already known when
+ * judged is not NULL (*judged: others can write to it, judged_why: why,
+ * malloc'ed, taken over). */
+static char *refusal_judged(const char *path, const char *real, int is_folder,
+                            int folder_checked, const char *stop,
+                            int *out_of_memory, const int *judged,
+                            char *judged_why) {
   char *folder = is_folder ? cl_strdup(real) : cl_path_dirname(real);
   /* "P is ...", or for a link "P resolves to R, ...", as the scan says it of
    * a library (inventory.c). */
   int linked = strcmp(path, real) != 0;
   char *shown = linked ? cl_strdup_printf("%s resolves to %s", path, real)
                        : cl_strdup(path);
-  char *why = NULL, *through = NULL, *detail = NULL;
+  char *why = judged && *judged ? judged_why : NULL;
+  char *through = NULL, *detail = NULL;
+  if (why != judged_why)
+    free(judged_why);
   const char *on_the_way = NULL;
   direct_asks asks = {NULL};
   int refused = 1;
   if (!folder || !shown) {
     *out_of_memory = 1;
     refused = 0;
-  } else if (cl_os_writable_by_others(real,
-                                      is_folder ? CL_TRUST_LIBRARY_FOLDER
-                                                : CL_TRUST_LIBRARY_FILE,
-                                      &why)) {
+  } else if (judged
+                 ? *judged
+                 : cl_os_writable_by_others(real,
+                                            is_folder ? CL_TRUST_LIBRARY_FOLDER
+                                                      : CL_TRUST_LIBRARY_FILE,
+                                            &why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
                               why ? why : "writable by other users");
   } else if (!is_folder && !(folder_checked && strcmp(folder, stop) == 0) &&
@@ -189,6 +210,45 @@ char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
                           out_of_memory);
 }
 
+/* The checks of refusal_resolved() on `path`, one entry below `base`
+ * (whose real path is base_real), the walk stopping at base_real: a path
+ * that is no link is judged in the same look at the file system that tells
+ * it is none (cl_os_writable_by_others_unless_link), a link is resolved
+ * first. *real_out (when not NULL): the real path, malloc'ed, NULL when
+ * it does not resolve. */
+static char *entry_refusal(const char *path, const char *base,
+                           const char *base_real, int is_folder,
+                           char **real_out, int *out_of_memory) {
+  char *why = NULL, *real = NULL, *refused = NULL;
+  int is_link = 0;
+  int unsafe = cl_os_writable_by_others_unless_link(
+      path, is_folder ? CL_TRUST_LIBRARY_FOLDER : CL_TRUST_LIBRARY_FILE, &why,
+      &is_link);
+  if (is_link) {
+    free(why);
+    real = real_below(path, base, base_real);
+    if (real)
+      refused =
+          refusal_resolved(path, real, is_folder, 1, base_real, out_of_memory);
+  } else {
+    /* Not a link (or missing, when nothing is refused and nothing read):
+     * its real path is its folder's and its name. */
+    real = cl_path_join(base_real, cl_path_basename(path));
+    if (!real) {
+      free(why);
+      *out_of_memory = 1;
+    } else {
+      refused = refusal_judged(path, real, is_folder, 1, base_real,
+                               out_of_memory, &unsafe, why);
+    }
+  }
+  if (real_out)
+    *real_out = real;
+  else
+    free(real);
+  return refused;
+}
+
 char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
                                       const char *holder_real,
                                       int *out_of_memory) {
@@ -196,24 +256,19 @@ char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
   char *dist = cl_path_dirname(metadata_path);
   char *holder = dist ? cl_path_dirname(dist) : NULL;
   char *record = dist ? cl_path_join(dist, "RECORD") : NULL;
-  char *dist_real =
-      holder && holder_real ? real_below(dist, holder, holder_real) : NULL;
+  char *dist_real = NULL;
   char *refused = NULL;
   if (!dist || !holder || !record) {
     *out_of_memory = 1;
-  } else if (holder_real && dist_real) {
+  } else if (holder_real) {
     /* the dist-info folder, then its METADATA and RECORD, the folder they
      * are in being checked */
     refused =
-        refusal_resolved(dist, dist_real, 1, 0, holder_real, out_of_memory);
+        entry_refusal(dist, holder, holder_real, 1, &dist_real, out_of_memory);
     const char *const files[] = {metadata_path, record};
-    for (size_t i = 0; i < 2 && !refused && !*out_of_memory; ++i) {
-      char *real = real_below(files[i], dist, dist_real);
-      if (real)
-        refused =
-            refusal_resolved(files[i], real, 0, 1, dist_real, out_of_memory);
-      free(real);
-    }
+    for (size_t i = 0; i < 2 && dist_real && !refused && !*out_of_memory; ++i)
+      refused =
+          entry_refusal(files[i], dist, dist_real, 0, NULL, out_of_memory);
   }
   free(dist_real);
   free(record);

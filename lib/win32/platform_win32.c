@@ -724,6 +724,15 @@ char *cl_os_getenv(const char *name) {
 /* Writable roots                                                           */
 /* ------------------------------------------------------------------------ */
 
+/* A reparse point is told apart first, then judged as a path (the DACL is
+ * read through a handle either way). */
+int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
+                                         char **why, int *is_link) {
+  *why = NULL;
+  *is_link = cl_os_lstat_kind(path) == CL_KIND_SYMLINK;
+  return *is_link ? 0 : cl_os_writable_by_others(path, use, why);
+}
+
 /*
  * Walks the DACL of the folder or file the way the access check does, in
  * order: a deny ACE for a broad group (or for Everyone, which every member

@@ -3937,6 +3937,58 @@ class Hardening3(CliTestCase):
 
 
 
+class ScanLooks(CliTestCase):
+    """Issue 28, item 3: what a scan asks of the file system, counted (never
+    timed) with strace: no probe of a folder below a name the listings it
+    made do not hold, and one look at each entry of a dist-info that is no
+    link to judge it (issue 33's checks)."""
+
+    def file_calls(self, root):
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("counts the Linux tool's system calls")
+        self.skip_under_qemu("strace would count the emulator's calls")
+        strace = shutil.which("strace")
+        if not strace:
+            self.skipTest("strace is not installed (apt-get install strace)")
+        log = self.tmpdir() / "strace.log"
+        # LeakSanitizer stops a traced process (the clang tier's build):
+        # leaks are the other tests' to find.
+        env = dict(os.environ)
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+        r = subprocess.run([strace, "-f", "-e", "trace=%file", "-o", str(log)] + CLI +
+                           ["scan", "--no-defaults", "--root", str(root)], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        if r.returncode != 0 and not log.exists():
+            self.skipTest("strace cannot trace here: %s" % r.stderr.decode(errors="replace")[:200])
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        return log.read_text(errors="replace").splitlines()
+
+    def test_a_scan_probes_no_layout_folder_below_a_name_the_root_does_not_hold(self):
+        root = self.tmpdir() / "cuda-12.4"
+        shutil.copytree(str(self.fixture("toolkit", "cuda-12.4")), str(root), symlinks=True)
+        held = set(os.listdir(str(root)))
+        layout_names = {"nvidia", "lib", "Lib", "nvvm", "bin", "Library", "cutensor", "cuquantum",
+                        "nvpl", "torch", "ctranslate2", "ctranslate2.libs", "onnxruntime"}
+        probed = []
+        for line in self.file_calls(root):
+            m = re.search(r'"%s/([^"]*)".*= -1 ENOENT' % re.escape(str(root)), line)
+            if m and m.group(1).split("/")[0] in layout_names - held:
+                probed.append(m.group(1))
+        self.assertEqual(probed, [], "probed below names %s does not hold" % root)
+
+    def test_a_dist_info_entry_that_is_no_link_is_looked_at_once_to_judge_it(self):
+        site = self.tmpdir() / "site-packages"
+        shutil.copytree(str(self.fixture("wheels-cu12", "site-packages")), str(site), symlinks=True)
+        dist = [d for d in site.iterdir() if d.name.startswith("nvidia_cuda_runtime")][0]
+        calls = self.file_calls(site)
+        def named(path):
+            return sum(1 for line in calls if '"%s"' % path in line)
+        # METADATA and RECORD: opened to be read, and one lstat that finds no
+        # link and judges the file; the folder: that lstat only.
+        self.assertEqual((named(dist), named(dist / "METADATA"), named(dist / "RECORD")), (1, 2, 2),
+                         "\n".join(l for l in calls if str(dist) in l))
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
