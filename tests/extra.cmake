@@ -51,8 +51,19 @@ if(_cl_cli)
   if(CMAKE_CROSSCOMPILING AND NOT WIN32)
     set(_cl_print_args)
   endif()
-  foreach(_cl_group IN ITEMS Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Program StaleMinor CommandLine
-    Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3 ScanLooks)
+  # One ctest entry per test class of test_cli.py: every class is run.
+  set(_cl_cli_groups Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Program StaleMinor
+    CommandLine Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3 ScanLooks)
+  file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py _cl_lines
+    REGEX "^class [A-Za-z0-9_]+\\(CliTestCase\\):")
+  set(_cl_defined)
+  foreach(_cl_line IN LISTS _cl_lines)
+    string(REGEX REPLACE "^class ([A-Za-z0-9_]+)\\(.*" "\\1" _cl_name "${_cl_line}")
+    list(APPEND _cl_defined ${_cl_name})
+  endforeach()
+  cudaload_require_registered("tests/cli/test_cli.py test classes (tests/extra.cmake)"
+    "${_cl_defined}" "${_cl_cli_groups}")
+  foreach(_cl_group IN LISTS _cl_cli_groups)
     add_test(NAME cli_${_cl_group}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py
               --cli $<TARGET_FILE:${CUDALOAD_CLI_TARGET}>

@@ -62,7 +62,33 @@ set(CUDALOAD_LOADER_WINDOWS_SCENARIOS
   explain_windows_app_folder_vs_path
   explain_windows_already_loaded)
 
+# Scenarios of oracle.py deliberately not registered, each with its reason
+# (said at configure time; run by name).
+set(CUDALOAD_LOADER_UNREGISTERED_SCENARIOS
+  commands_explain_ld_library_path_shadow)
+set(_cl_unregistered_reason "a known disagreement on a host with a real cuDNN 9 in the default roots (docs/loader.md)")
+
 set(_cl_oracle ${CMAKE_CURRENT_LIST_DIR}/loader_oracle)
+# Every scenario oracle.py knows (--list) is registered above, or named as
+# not registered with its reason.
+execute_process(COMMAND ${Python3_EXECUTABLE} ${_cl_oracle}/oracle.py --list
+  OUTPUT_VARIABLE _cl_defined RESULT_VARIABLE _cl_list_rc ERROR_VARIABLE _cl_list_error)
+if(NOT _cl_list_rc EQUAL 0)
+  message(FATAL_ERROR "cudaload tests: oracle.py --list failed: ${_cl_list_error}")
+endif()
+string(STRIP "${_cl_defined}" _cl_defined)
+string(REPLACE "\n" ";" _cl_defined "${_cl_defined}")
+set(_cl_registered ${CUDALOAD_LOADER_LINUX_SCENARIOS} ${CUDALOAD_LOADER_WINDOWS_SCENARIOS}
+  ${CUDALOAD_LOADER_UNREGISTERED_SCENARIOS})
+foreach(_cl_scenario IN LISTS CUDALOAD_LOADER_COMMANDS_SCENARIOS)
+  list(APPEND _cl_registered commands_${_cl_scenario})
+endforeach()
+cudaload_require_registered("tests/loader_oracle/oracle.py scenarios (tests/loader.cmake)"
+  "${_cl_defined}" "${_cl_registered}")
+foreach(_cl_scenario IN LISTS CUDALOAD_LOADER_UNREGISTERED_SCENARIOS)
+  message(STATUS "cudaload tests: loader scenario ${_cl_scenario} is not registered: "
+    "${_cl_unregistered_reason}")
+endforeach()
 add_executable(loader_predict ${_cl_oracle}/predict.c)
 target_link_libraries(loader_predict PRIVATE cudaload_objects)
 target_include_directories(loader_predict PRIVATE ${PROJECT_SOURCE_DIR}/lib)

@@ -38,6 +38,10 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_path_at_its_limit
   windows_semicolon_root)
 
+cudaload_defined_scenarios(${CMAKE_CURRENT_LIST_DIR}/test_preload.c _cl_defined)
+cudaload_require_registered("tests/test_preload.c scenarios (CUDALOAD_PRELOAD_SCENARIOS, tests/preload.cmake)"
+  "${_cl_defined}" "${CUDALOAD_PRELOAD_SCENARIOS}")
+
 add_executable(test_preload ${CMAKE_CURRENT_LIST_DIR}/test_preload.c)
 target_link_libraries(test_preload PRIVATE cudaload_objects ${CMOCKA_LIBRARY})
 if(NOT WIN32)

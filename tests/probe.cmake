@@ -42,6 +42,10 @@ set(CUDALOAD_PROBE_SCENARIOS
   cublas_low_memory
   cublas_mismatch)
 
+cudaload_defined_scenarios(${CMAKE_CURRENT_LIST_DIR}/test_probe.c _cl_defined)
+cudaload_require_registered("tests/test_probe.c scenarios (CUDALOAD_PROBE_SCENARIOS, tests/probe.cmake)"
+  "${_cl_defined}" "${CUDALOAD_PROBE_SCENARIOS}")
+
 add_executable(test_probe ${CMAKE_CURRENT_LIST_DIR}/test_probe.c)
 target_link_libraries(test_probe PRIVATE cudaload_objects ${CMOCKA_LIBRARY})
 target_include_directories(test_probe PRIVATE ${CMOCKA_INCLUDE_DIR}

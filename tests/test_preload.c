@@ -34,6 +34,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -469,13 +470,54 @@ static int only_fixture_libraries(void **state) {
 
 /* --- scenarios ------------------------------------------------------------ */
 
+/* Where the machine's own loader, asked by name alone in a child process,
+ * finds `name` (ld.so.cache, the default folders): the real path of what it
+ * loaded, into out; "" when it finds none. The child keeps whatever it
+ * loads away from the scenario's process. */
+static void system_library(const char *name, char *out, size_t size) {
+  out[0] = '\0';
+  int fds[2];
+  if (pipe(fds) != 0)
+    fail_msg("pipe: %s", strerror(errno));
+  pid_t child = fork();
+  if (child < 0)
+    fail_msg("fork: %s", strerror(errno));
+  if (child == 0) {
+    close(fds[0]);
+    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    struct link_map *map = NULL;
+    char real[PATH_MAX];
+    if (handle && dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map &&
+        realpath(map->l_name, real)) {
+      ssize_t n = write(fds[1], real, strlen(real));
+      _exit(n == (ssize_t)strlen(real) ? 0 : 2);
+    }
+    _exit(handle ? 2 : 1);
+  }
+  close(fds[1]);
+  size_t got = 0;
+  ssize_t n;
+  while (got + 1 < size && (n = read(fds[0], out + got, size - 1 - got)) > 0)
+    got += (size_t)n;
+  out[got] = '\0';
+  close(fds[0]);
+  int status = 0;
+  if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+      WEXITSTATUS(status) == 2)
+    fail_msg("the child that asked the loader for %s did not say where it "
+             "found it",
+             name);
+}
+
 /* Without a preload nothing finds the fixtures: the consumers and cuBLAS do
  * not load them, and cuDNN 8 loaded by path cannot open its sub-library (the
- * "Could not load library libcudnn_ops_infer.so.8" users hit). On every
- * machine the fixture a consumer needs stays unmapped (/proc/self/maps, via
- * dl_iterate_phdr); where the machine's loader finds a real library of that
- * name by itself (ld.so.cache), the consumer loads with that copy, which is
- * checked not to be the fixture, and otherwise dlerror names the file. */
+ * "Could not load library libcudnn_ops_infer.so.8" users hit). What the
+ * machine's own loader finds by name is asked first, in a child: where it
+ * finds none, the consumer must fail and dlerror name the file; where it
+ * finds one (a toolkit in ld.so.cache), the consumer must load with that
+ * very file. Either way the fixture stays unmapped: the negative check holds
+ * on every machine, and the two tiers (native with the toolkit, bare
+ * without) take both branches. */
 static void scenario_no_preload(void **state) {
   (void)state;
   require_fixture("preload/consumers/libconsumer_cudnn8.so");
@@ -495,25 +537,42 @@ static void scenario_no_preload(void **state) {
   };
   for (size_t i = 0; i < ARRAY_COUNT(cases); i++) {
     const char *path = fixture_real(cases[i].file);
+    char system_copy[PATH_MAX];
+    system_library(cases[i].missing, system_copy, sizeof system_copy);
     void *handle = dlopen(path, RTLD_NOW);
     const char *error = dlerror();
     module_list now = modules_now();
     size_t reached = modules_count_of(&now, fixture_real(cases[i].fixture));
+    size_t system_mapped =
+        system_copy[0] ? modules_count_of(&now, system_copy) : 0;
     modules_free(&now);
     if (reached != 0)
       fail_msg("without a preload, dlopen(%s) mapped the fixture %s: is its "
                "folder on LD_LIBRARY_PATH?",
                path, cases[i].fixture);
-    if (handle != NULL) {
-      /* The machine's own library of that name, found by the loader. */
+    if (system_copy[0]) {
+      /* The machine's loader finds its own copy: the consumer loads with
+       * that file, not the fixture's. */
+      if (handle == NULL)
+        fail_msg("the loader finds %s (%s) by name, yet dlopen(%s) failed: "
+                 "%s",
+                 cases[i].missing, system_copy, path, or_null(error));
+      if (system_mapped == 0)
+        fail_msg("dlopen(%s) loaded, but not with %s, the %s the loader "
+                 "finds by name",
+                 path, system_copy, cases[i].missing);
       if (cases[i].fixture_version != 0)
         assert_true(call_int(handle, "consumer_cudnn_version") !=
                     cases[i].fixture_version);
-      print_message("  note: %s loaded without a preload, with the system's "
-                    "%s (not the fixture's)\n",
-                    path, cases[i].missing);
+      print_message("  this machine's loader finds %s by itself (%s): %s "
+                    "loads with it, not with the fixture\n",
+                    cases[i].missing, system_copy, path);
       continue;
     }
+    if (handle != NULL)
+      fail_msg("dlopen(%s) succeeded without a preload, though the loader "
+               "finds no %s by name",
+               path, cases[i].missing);
     if (!contains(error, cases[i].missing))
       fail_msg("dlopen(%s) failed, but dlerror does not name %s: %s", path,
                cases[i].missing, or_null(error));
