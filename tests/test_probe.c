@@ -45,7 +45,8 @@
 
 #include "cudaload.h"
 #include "os/loader.h"
-#include "probe/probe.h"
+#include "probe/probe_result.h"
+#include "probe/probe_wire.h"
 #include "test_paths.h"
 
 #define ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))

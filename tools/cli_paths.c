@@ -158,8 +158,8 @@ int cli_absolute_path(const char *command, const char *option,
    * '"', so one surrounding pair is taken off. */
   size_t length = strlen(value);
   char *unquoted = NULL;
-  if (CL_DIR_SEP == '\\' && length > 2 && value[0] == '"' &&
-      value[length - 1] == '"') {
+  if (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS && length > 2 &&
+      value[0] == '"' && value[length - 1] == '"') {
     unquoted = malloc(length - 1);
     if (!unquoted) {
       cli_error("cudaload: %s: out of memory\n", command);

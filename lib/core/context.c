@@ -193,8 +193,8 @@ static int add_root_to(char ***list, size_t *count, size_t *capacity,
    * no Windows name holds a '"': one surrounding pair is taken off. */
   size_t length = strlen(dir);
   char *unquoted = NULL;
-  if (CL_DIR_SEP == '\\' && length >= 2 && dir[0] == '"' &&
-      dir[length - 1] == '"') {
+  if (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS && length >= 2 &&
+      dir[0] == '"' && dir[length - 1] == '"') {
     unquoted = cl_strndup(dir + 1, length - 2);
     if (!unquoted)
       return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", function);

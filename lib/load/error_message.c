@@ -471,8 +471,12 @@ static int not_recognised(const char *text) {
                  (int)n, text, n < len ? "..." : "", forms_text);
 }
 
-int cl_error_messages_read(const char *text, cl_error_message **out,
-                           size_t *count) {
+/* The messages text holds, in text order, each once: a malloc'ed array of
+ * *count (free each field, then the array), or CUDALOAD_E_BAD_SPEC with a
+ * last error listing the forms understood when it holds none,
+ * CUDALOAD_E_NO_MEMORY. Changes no context. */
+static int messages_read(const char *text, cl_error_message **out,
+                         size_t *count) {
   *out = NULL;
   *count = 0;
   hits h = {NULL, 0, 0, 0};
@@ -513,7 +517,7 @@ int cudaload_read_error_message(cudaload_ctx *ctx, const char *text) {
                    ctx ? "text" : "ctx");
   cl_error_message *ms;
   size_t n;
-  int rc = cl_error_messages_read(text, &ms, &n);
+  int rc = messages_read(text, &ms, &n);
   if (rc)
     return rc;
   /* The requirements of all of them, or none. */

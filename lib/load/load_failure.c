@@ -17,6 +17,7 @@
 #include "common/strutil.h"
 #include "load/resolve.h"
 #include "os/loader.h"
+#include "os/platform.h"
 #include "scan/machine.h"
 
 #include <stdint.h>
@@ -41,7 +42,7 @@ static const char *base_name(const char *path) {
  * known and is not this process's; NULL otherwise. */
 static char *wrong_machine(const char *path, const char *what) {
   const char *machine = cl_file_machine_name(path);
-  const char *host = cl_host_machine();
+  const char *host = cl_os_host_machine();
   if (!machine || !host || !strcmp(machine, "unknown") ||
       !strcmp(machine, host))
     return NULL;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * loader_model.c - the loader model as data (resolve.h): making, filling
+ * loader_model.c - the loader model as data (loader_model.h): making, filling
  * and freeing a cl_loader_model. The platform seam fills one with the
  * host's facts through these; the rules that read it are resolve.c.
  */
-#include "load/resolve.h"
+#include "load/loader_model.h"
 
 #include "cudaload.h"
 #include "common/error.h"

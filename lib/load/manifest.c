@@ -322,10 +322,10 @@ static char *resolve_root(const manifest *m, const char *dir) {
   while (dir[0] == '.' && (dir[1] == '/' || dir[1] == '\\'))
     dir += 2;
   char *joined = cl_path_join(m->folder, *dir ? dir : ".");
-  if (joined && CL_DIR_SEP == '\\')
+  if (joined && CL_DIR_SEP != '/')
     for (char *p = joined; *p; ++p)
       if (*p == '/')
-        *p = '\\';
+        *p = CL_DIR_SEP;
   return joined;
 }
 

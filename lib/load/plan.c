@@ -2104,6 +2104,12 @@ static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
   return rc;
 }
 
+/* The explanation of every unsatisfied requirement of the last plan, as
+ * cudaload_last_error() has it after cudaload_plan() (what is missing, the
+ * roots searched, each candidate rejected and why, the fix), rendered from
+ * ctx->outcomes; malloc'ed, NULL when memory runs out. */
+static char *unsatisfied_report(const cudaload_ctx *ctx);
+
 int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   cl_clear_error();
   if (!ctx)
@@ -2134,7 +2140,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
                ? rc
                : cl_fail(rc, "cudaload_plan: %s", cudaload_strerror(rc));
   if (unsatisfied) {
-    char *report = cl_plan_unsatisfied_report(ctx);
+    char *report = unsatisfied_report(ctx);
     rc = cl_fail(CUDALOAD_E_UNSATISFIED, "%s",
                  report ? report : "requirements unsatisfied");
     free(report);
@@ -2143,7 +2149,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   return CUDALOAD_OK;
 }
 
-char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx) {
+static char *unsatisfied_report(const cudaload_ctx *ctx) {
   cl_buf b = CL_BUF_INIT;
   for (size_t r = 0; r < ctx->outcome_count; ++r) {
     const cl_requirement *req = &ctx->requirements[r];

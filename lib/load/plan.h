@@ -8,12 +8,6 @@
 
 #include "core/context.h"
 
-/* The explanation of every unsatisfied requirement of the last plan, as
- * cudaload_last_error() has it after cudaload_plan() (what is missing, the
- * roots searched, each candidate rejected and why, the fix), rendered from
- * ctx->outcomes; malloc'ed, NULL when memory runs out. */
-char *cl_plan_unsatisfied_report(const cudaload_ctx *ctx);
-
 /* Recompute ctx->conflicts from the process's global symbol scope. */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx);
 

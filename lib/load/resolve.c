@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
+#include "os/loader.h"
 #include "os/platform.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
@@ -41,6 +42,10 @@ static const char *const rule_names[] = {
     "system32",        "system",
     "windows-folder",  "current-folder",
     "path-variable",   "api-set"};
+
+const char *cl_resolve_search_variable(cl_naming naming) {
+  return naming == CL_NAMING_WINDOWS ? "PATH" : "LD_LIBRARY_PATH";
+}
 
 const char *cl_resolve_rule_name(cl_resolve_rule rule) {
   if ((size_t)rule < sizeof rule_names / sizeof rule_names[0])
@@ -1420,7 +1425,8 @@ static void search_path_variable(search *s, const char *name) {
         s->failed = 1;
         break;
       }
-      search_one_folder(s, CL_RULE_PATH_VARIABLE, entry, name, "PATH");
+      search_one_folder(s, CL_RULE_PATH_VARIABLE, entry, name,
+                        cl_resolve_search_variable(CL_NAMING_WINDOWS));
       free(entry);
     }
     if (p[len] == '\0')

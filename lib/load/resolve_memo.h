@@ -13,7 +13,8 @@
 #ifndef CUDALOAD_RESOLVE_MEMO_H
 #define CUDALOAD_RESOLVE_MEMO_H
 
-#include "load/resolve.h"
+#include "load/loader_model.h"
+#include "os/platform.h"
 
 #include <stddef.h>
 

@@ -37,6 +37,6 @@ typedef struct cl_display_watchdog {
 
 /* Read the settings (never fails: what cannot be read is the default, with
  * error saying so). */
-void cl_display_watchdog_read(cl_display_watchdog *out);
+void cl_os_display_watchdog_read(cl_display_watchdog *out);
 
 #endif

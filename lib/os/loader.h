@@ -10,6 +10,8 @@
 #ifndef CUDALOAD_LOADER_H
 #define CUDALOAD_LOADER_H
 
+#include <stddef.h>
+
 /* How to open a library. */
 typedef enum cl_open_mode {
   CL_OPEN_LOCAL = 0,   /* Linux RTLD_NOW | RTLD_LOCAL */
@@ -175,6 +177,28 @@ char *cl_os_loader_handle_path(void *handle);
  * library's dlopen uses its RUNPATH and what is already loaded by SONAME).
  */
 int cl_os_loader_expose_folder(const char *folder, char **warning);
+
+/*
+ * The loader model's host facts (lib/posix/resolve_posix.c,
+ * lib/win32/resolve_win32.c): what load/resolve.c models the process's
+ * loader with. The model is the loader model's own type (load/loader_model.h);
+ * the seam fills it and calls down only into its data functions
+ * (loader_model.c). Where a fact needs a rule of resolve.c (how many
+ * folders a search list holds), resolve.c hands the rule over, so that no
+ * circle forms.
+ */
+struct cl_loader_model;
+typedef size_t (*cl_search_list_counter)(const struct cl_loader_model *m,
+                                         const char *list,
+                                         const char *separators);
+/* Fill the system's part of m (see cl_loader_model_init_system). */
+int cl_os_loader_defaults(struct cl_loader_model *m,
+                          cl_search_list_counter count);
+/* Fill this process's part of m: loaded objects (with SONAMEs, read
+ * without loading anything), LD_LIBRARY_PATH as the loader read it, secure
+ * mode, the executable; Windows: application folder, current folder, PATH,
+ * SetDllDirectory. */
+int cl_os_loader_process(struct cl_loader_model *m);
 
 /* Set an environment variable of this process (Windows: the process block
  * and the C runtime's copy). 0 or a CUDALOAD_E_* status. */

@@ -104,6 +104,15 @@ void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out);
  * nothing that can be stat'ed (no error is written). */
 int cl_os_path_stamp(const char *path, cl_file_stamp *out);
 
+/* Identity of a file (st_dev/st_ino; the volume serial and file index),
+ * following links, so that two names of one file compare equal (the loader
+ * model's "already loaded" by file). 1 with *out filled, or 0 when it
+ * cannot be told (no such file). Sets no error. */
+typedef struct cl_file_identity {
+  uint64_t device, inode;
+} cl_file_identity;
+int cl_os_file_identity(const char *path, cl_file_identity *out);
+
 /* Environment: a secure getenv (NULL for setuid/elevated processes). The
  * returned string is malloc'ed (Windows converts from UTF-16); free it. */
 char *cl_os_getenv(const char *name);
@@ -162,6 +171,10 @@ char *cl_os_current_dir(void);
 /* CUDALOAD_TARGET_WINDOWS on Windows, CUDALOAD_TARGET_LINUX elsewhere: the
  * naming convention of the libraries this process can load. */
 int cl_os_host_target(void);
+/* The machine this code was built for, named as `cudaload inspect` names a
+ * file's ("x86_64", "aarch64", "i386", "ppc64le"), NULL when none of those:
+ * the machine of the libraries this process can load. */
+const char *cl_os_host_machine(void);
 /* "linux", "windows", "macos" or "unknown", for reports. */
 const char *cl_os_name(void);
 /* The variable the loader searches: "LD_LIBRARY_PATH" or "PATH". */
@@ -189,8 +202,6 @@ double cl_os_clock_ms(void);
 
 /* Text for an OS error number (errno / GetLastError) into buf. */
 void cl_os_error_text(unsigned long code, char *buf, size_t len);
-/* The calling thread's last OS error number (errno / GetLastError). */
-unsigned long cl_os_last_error(void);
 
 /* Thread-local storage for the last-error buffer. */
 #if defined(_MSC_VER)

@@ -8,6 +8,6 @@
 
 #include <string.h>
 
-void cl_display_watchdog_read(cl_display_watchdog *out) {
+void cl_os_display_watchdog_read(cl_display_watchdog *out) {
   memset(out, 0, sizeof *out);
 }

@@ -22,7 +22,3 @@ void cl_os_error_text(unsigned long code, char *buf, size_t len) {
   memcpy(buf, text, n);
   buf[n] = '\0';
 }
-
-unsigned long cl_os_last_error(void) {
-  return (unsigned long)errno;
-}

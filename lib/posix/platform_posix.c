@@ -543,6 +543,20 @@ int cl_os_host_target(void) {
   return CUDALOAD_TARGET_LINUX;
 }
 
+const char *cl_os_host_machine(void) {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#elif defined(__i386__)
+  return "i386";
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+  return "ppc64le";
+#else
+  return NULL;
+#endif
+}
+
 const char *cl_os_name(void) {
 #if defined(__linux__)
   return "linux";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe_child_posix.c - lib/probe/probe_child.h for POSIX: the
+ * probe_child_posix.c - lib/os/probe_child.h for POSIX: the
  * out-of-process probe, in three processes:
  *
  *   the caller   (the host) forks
@@ -49,7 +49,11 @@
  * leave with _exit(), so the host's atexit handlers and stdio buffers are
  * not run or flushed twice.
  */
-#include "probe/probe_child.h"
+#include "os/probe_child.h"
+#include "probe/probe_child_end.h"
+#include "probe/probe_result.h"
+#include "probe/probe_stages.h"
+#include "probe/probe_wire.h"
 #include "os/platform.h"
 
 #include "cudaload.h"

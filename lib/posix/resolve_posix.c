@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * resolve_posix.c - the host's facts for the loader model (resolve.h) on
+ * resolve_posix.c - the host's facts for the loader model (os/loader.h) on
  * Linux with glibc: the default folders, the hwcaps subfolders, what $LIB
  * and $PLATFORM expand to, and this process's loaded objects with their
  * SONAMEs, all found without loading or opening any library
@@ -14,7 +14,7 @@
  * sysdeps/x86/cpu-features.c does), and the differential tests compare
  * the result with ld.so's own LD_DEBUG output.
  */
-#include "load/resolve.h"
+#include "load/loader_model.h"
 
 #include "cudaload.h"
 #include "common/error.h"

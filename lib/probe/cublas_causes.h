@@ -7,7 +7,7 @@
 #define CUDALOAD_CUBLAS_CAUSES_H
 
 #include "core/context.h"
-#include "probe/probe.h"
+#include "probe/probe_result.h"
 
 #include <stddef.h>
 

@@ -4,12 +4,13 @@
  * this process (probe_stages.c) or in a child that reports back over a pipe
  * (the platform's probe_child_*.c, which runs the same stages).
  */
-#include "probe/probe.h"
+#include "probe/probe_result.h"
+#include "probe/probe_stages.h"
 
 #include "core/context.h"
 #include "common/error.h"
 #include "os/platform.h"
-#include "probe/probe_child.h"
+#include "os/probe_child.h"
 #include "common/strutil.h"
 
 #include <stdlib.h>

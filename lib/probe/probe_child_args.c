@@ -4,7 +4,7 @@
  * probe out of process (`cudaload probe --serve`-style arguments that
  * rebuild the caller's context), for the platform's probe_child_*.c.
  */
-#include "probe/probe_child.h"
+#include "probe/probe_child_args.h"
 
 #include "core/context.h"
 #include "common/error.h"

@@ -4,7 +4,9 @@
  * its report and how it ended: the one policy both platforms' children
  * (probe_child_posix.c, probe_child_win32.c) hand their facts to.
  */
-#include "probe/probe_child.h"
+#include "probe/probe_child_end.h"
+#include "probe/probe_result.h"
+#include "probe/probe_wire.h"
 
 #include "cudaload.h"
 

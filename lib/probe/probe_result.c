@@ -5,7 +5,7 @@
  * statuses, and the accessors of the public API. The stages that fill it
  * are probe_stages.c; the wire format a child sends it in is probe_wire.c.
  */
-#include "probe/probe.h"
+#include "probe/probe_result.h"
 
 #include "common/error.h"
 #include "os/platform.h"
@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cl_probe_stage_names[CL_PROBE_STAGE_COUNT] = {
+/* "driver", "init", ... by stage index. */
+static const char *const stage_names[CL_PROBE_STAGE_COUNT] = {
     "driver", "init", "devices", "context", "runtime", "cublas", "cudnn"};
 
 /* ------------------------------------------------------------------------ */
@@ -339,7 +340,7 @@ size_t cudaload_probe_stage_count(const cudaload_probe *probe) {
 }
 
 const char *cudaload_probe_stage_name(const cudaload_probe *probe, size_t i) {
-  return probe && i < CL_PROBE_STAGE_COUNT ? cl_probe_stage_names[i] : NULL;
+  return probe && i < CL_PROBE_STAGE_COUNT ? stage_names[i] : NULL;
 }
 
 int cudaload_probe_stage_status(const cudaload_probe *probe, size_t i) {

@@ -12,7 +12,7 @@
  * points are asked for where they exist: the unsuffixed ones are the 32-bit
  * ABI of CUDA 3.x and take 32-bit sizes and device pointers.
  */
-#include "probe/probe.h"
+#include "probe/probe_stages.h"
 
 #include "core/context.h"
 #include "common/buf.h"
@@ -21,7 +21,6 @@
 #include "probe/cublas_causes.h"
 #include "os/loader.h"
 #include "os/platform.h"
-#include "probe/probe_child.h"
 #include "common/strutil.h"
 
 #include <math.h>
@@ -304,7 +303,9 @@ static int is_stub_path(const char *path) {
          strstr(path, "/stubs\\") || strstr(path, "\\stubs/");
 }
 
-char *cl_probe_driver_choice(const cudaload_ctx *ctx) {
+/* The driver library the ctx asks for: its own setting, else CUDALOAD_DRIVER
+ * from the environment, else the bare default name. malloc'ed. */
+static char *driver_choice(const cudaload_ctx *ctx) {
   if (ctx && ctx->probe_driver_path)
     return cl_strdup(ctx->probe_driver_path);
   char *from_environment = cl_os_getenv("CUDALOAD_DRIVER");
@@ -334,7 +335,7 @@ static char *driver_file(const char *choice, int by_name) {
 
 static int stage_driver(probe_run *run) {
   stage_begin(run);
-  char *choice = cl_probe_driver_choice(run->ctx);
+  char *choice = driver_choice(run->ctx);
   if (!choice) {
     run->out_of_memory = 1;
     return 0;

@@ -20,7 +20,7 @@
  * knows which stages passed and which one hung. A reader skips records it
  * does not know, so a newer child may say more.
  */
-#include "probe/probe.h"
+#include "probe/probe_wire.h"
 
 #include "common/buf.h"
 #include "common/strutil.h"

@@ -26,7 +26,7 @@
 #include "scan/ldcache.h"
 #include "os/loader.h"
 #include "os/platform.h"
-#include "probe/probe.h"
+#include "probe/probe_result.h"
 #include "report/report_inventory.h"
 #include "report/report_probe.h"
 #include "report/report_text.h"
@@ -114,26 +114,14 @@ static void add_note(doctor *d, const char *text, const char *fix) {
 }
 
 static const char *host_arch(void) {
-#if defined(__x86_64__) || defined(_M_X64)
-  return "x86_64";
-#elif defined(__aarch64__) || defined(_M_ARM64)
-  return "aarch64";
-#elif defined(__i386__) || defined(_M_IX86)
-  return "i386";
-#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
-  return "ppc64le";
-#else
-  return "unknown";
-#endif
+  const char *machine = cl_os_host_machine();
+  return machine ? machine : "unknown";
 }
 
 /* The naming of the files this process loads, whatever the scan target. */
 static cl_naming host_naming(void) {
-  return CL_DIR_SEP == '\\' ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
-}
-
-static const char *driver_file_name(void) {
-  return host_naming() == CL_NAMING_WINDOWS ? "nvcuda.dll" : "libcuda.so.1";
+  return cl_os_host_target() == CUDALOAD_TARGET_WINDOWS ? CL_NAMING_WINDOWS
+                                                        : CL_NAMING_LINUX;
 }
 
 /* --- gathering --------------------------------------------------------- */
@@ -237,7 +225,7 @@ static void find_driver(doctor *d) {
     d->driver_source = "scan";
   }
   if (!d->driver_path && !d->probe) {
-    char *present = cl_os_loader_find_loaded(driver_file_name());
+    char *present = cl_os_loader_find_loaded(cl_os_driver_name());
     if (present) {
       d->driver_path = present;
       d->driver_source = "loaded";
@@ -289,7 +277,7 @@ static void gather_system(doctor *d) {
   find_driver(d);
   if (cl_cuda_knobs_read(&d->knobs) != CUDALOAD_OK)
     d->failed = 1;
-  cl_display_watchdog_read(&d->watchdog);
+  cl_os_display_watchdog_read(&d->watchdog);
   if (cl_driver_cuda_read(host_naming(), d->ctx->probe_driver_path,
                           &d->driver_files) != CUDALOAD_OK)
     d->failed = 1;
@@ -437,7 +425,7 @@ static void driver_problems(doctor *d) {
         d,
         cl_strdup_printf("no NVIDIA driver (%s): not in the roots searched "
                          "and not loaded in this process",
-                         driver_file_name()),
+                         cl_os_driver_name()),
         install_driver_fix());
     return;
   }
@@ -1299,7 +1287,7 @@ static void text_driver(text *t, const doctor *d) {
     put(t,
         "  %-*s%snone found%s (%s: not in the roots searched, not "
         "loaded)\n",
-        LABEL_WIDTH, "path", sgr(t, RED), sgr(t, RESET), driver_file_name());
+        LABEL_WIDTH, "path", sgr(t, RED), sgr(t, RESET), cl_os_driver_name());
   }
   if (d->driver_files.found) {
     char support[96];

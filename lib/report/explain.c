@@ -34,8 +34,7 @@
  * path (and, on Windows, the file's folder as the application's). */
 static int model_environment(cl_loader_model *m, const char *path,
                              cl_naming naming) {
-  char *search =
-      cl_os_getenv(naming == CL_NAMING_WINDOWS ? "PATH" : "LD_LIBRARY_PATH");
+  char *search = cl_os_getenv(cl_resolve_search_variable(naming));
   int rc = cl_loader_model_set(
       naming == CL_NAMING_WINDOWS ? &m->path : &m->ld_library_path, search);
   free(search);

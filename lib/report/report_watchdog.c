@@ -13,7 +13,9 @@
   "a GPU limits its kernels, which the probe shows as the device's "           \
   "display watchdog"
 
-const char *cl_tdr_level_name(long level) {
+/* TdrLevel as the reports write it: "off", "bugcheck", "recover_vga",
+ * "recover"; "unknown" for any other value. */
+static const char *tdr_level_name(long level) {
   static const char *const names[] = {"off", "bugcheck", "recover_vga",
                                       "recover"};
   return level >= 0 && level < 4 ? names[level] : "unknown";
@@ -45,7 +47,7 @@ void cl_report_watchdog(cl_report_writer *w, const cl_display_watchdog *wd) {
   setting(w, "tdr_delay_s", "tdr_delay_source", &wd->delay_s, on);
   setting(w, "tdr_ddi_delay_s", "tdr_ddi_delay_source", &wd->ddi_delay_s, on);
   cl_report_key(w, "tdr_level");
-  cl_report_string(w, on ? cl_tdr_level_name(wd->level.value) : NULL);
+  cl_report_string(w, on ? tdr_level_name(wd->level.value) : NULL);
   cl_report_key(w, "tdr_level_source");
   cl_report_string(w, on ? source(&wd->level) : NULL);
   cl_report_key(w, "error");
@@ -70,7 +72,7 @@ void cl_text_watchdog(cl_text_report *r, int width,
   text_setting(r, width, "TdrDelay", &wd->delay_s, " s");
   text_setting(r, width, "TdrDdiDelay", &wd->ddi_delay_s, " s");
   cl_text_put(r, "  %-*s%s (%ld; %s)\n", width, "TdrLevel",
-              cl_tdr_level_name(wd->level.value), wd->level.value,
+              tdr_level_name(wd->level.value), wd->level.value,
               wd->level.set ? "set in the registry"
                             : "Windows' default: not set");
   if (wd->error[0])

@@ -11,10 +11,6 @@
 #include "report/report_text.h"
 #include "report/report_writer.h"
 
-/* TdrLevel as the reports write it: "off", "bugcheck", "recover_vga",
- * "recover"; "unknown" for any other value. */
-const char *cl_tdr_level_name(long level);
-
 /* The "watchdog" object (its key written by the caller), docs/doctor.md. */
 void cl_report_watchdog(cl_report_writer *w, const cl_display_watchdog *wd);
 

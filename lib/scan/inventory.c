@@ -1213,7 +1213,7 @@ static char *root_key(const char *path) {
       key[i] = CL_DIR_SEP;
   /* Keep the separator of "/" and "C:\\": there it names the top. */
   while (n > 1 && key[n - 1] == CL_DIR_SEP &&
-         !(CL_DIR_SEP == '\\' && key[n - 2] == ':'))
+         !(cl_os_host_target() == CUDALOAD_TARGET_WINDOWS && key[n - 2] == ':'))
     key[--n] = '\0';
   return key;
 }

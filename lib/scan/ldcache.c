@@ -55,13 +55,9 @@
 /* The flags of entries the host's dynamic loader would use: libc6 ELF
  * libraries of the host's ABI (FLAG_ELF_LIBC6 0x0003 plus the ABI bits). */
 #define CL_LDCACHE_FLAG_ELF_LIBC6 0x0003
-#if defined(__x86_64__) && defined(__ILP32__)
-#define CL_LDCACHE_HOST_FLAGS 0x0803 /* FLAG_X8664_LIBX32 */
-#elif defined(__x86_64__) || defined(_M_X64)
-#define CL_LDCACHE_HOST_FLAGS 0x0303 /* FLAG_X8664_LIB64 */
-#elif defined(__aarch64__) || defined(_M_ARM64)
-#define CL_LDCACHE_HOST_FLAGS 0x0a03 /* FLAG_AARCH64_LIB64 */
-#endif
+#define CL_LDCACHE_FLAGS_X8664_LIBX32 0x0803
+#define CL_LDCACHE_FLAGS_X8664_LIB64 0x0303
+#define CL_LDCACHE_FLAGS_AARCH64_LIB64 0x0a03
 
 /* The endianness bits of the new header's flags byte. */
 #define CL_LDCACHE_ENDIAN_MASK 3u
@@ -72,14 +68,25 @@ typedef struct cl_ldcache {
   cl_binary_source src;
   cl_ldcache_visitor visit;
   void *opaque;
+  int32_t host_flags; /* ldcache_host_flags(), asked once per parse */
 } cl_ldcache;
 
-static int ldcache_host_abi(int32_t flags) {
-#ifdef CL_LDCACHE_HOST_FLAGS
-  return flags == CL_LDCACHE_HOST_FLAGS;
-#else
+/* The flags of the host's ABI (the seam's machine; x32 is x86_64 code with
+ * 32-bit pointers), or 0 where any libc6 entry is taken. */
+static int32_t ldcache_host_flags(void) {
+  const char *machine = cl_os_host_machine();
+  if (machine && strcmp(machine, "x86_64") == 0)
+    return sizeof(void *) == 4 ? CL_LDCACHE_FLAGS_X8664_LIBX32
+                               : CL_LDCACHE_FLAGS_X8664_LIB64;
+  if (machine && strcmp(machine, "aarch64") == 0)
+    return CL_LDCACHE_FLAGS_AARCH64_LIB64;
+  return 0;
+}
+
+static int ldcache_host_abi(const cl_ldcache *c, int32_t flags) {
+  if (c->host_flags)
+    return flags == c->host_flags;
   return (flags & 0xff) == CL_LDCACHE_FLAG_ELF_LIBC6;
-#endif
 }
 
 static int ldcache_host_is_big_endian(void) {
@@ -153,7 +160,7 @@ static int ldcache_entry(const cl_ldcache *c, uint64_t strings, int32_t flags,
                          uint32_t key, uint32_t value) {
   char key_buf[CL_LDCACHE_MAX_STRING], path_buf[CL_LDCACHE_MAX_STRING];
   int status;
-  if (!ldcache_host_abi(flags)) {
+  if (!ldcache_host_abi(c, flags)) {
     return CUDALOAD_OK;
   }
   status = ldcache_string(c, strings, key, "entry name", key_buf);
@@ -296,6 +303,7 @@ static int ldcache_run(const cl_reader *r, const char *label,
   c.src.label = label;
   c.src.format = "ld.so.cache";
   c.visit = visit;
+  c.host_flags = ldcache_host_flags();
   c.opaque = opaque;
   return ldcache_parse(&c);
 }

@@ -75,19 +75,6 @@ const char *cl_file_machine_name(const char *path) {
   return name;
 }
 
-/* The machine this library was compiled for: the process's. */
-const char *cl_host_machine(void) {
-#if defined(__x86_64__) || defined(_M_X64) || defined(_M_AMD64)
-  return "x86_64";
-#elif defined(__aarch64__) || defined(_M_ARM64)
-  return "aarch64";
-#elif defined(__i386__) || defined(_M_IX86)
-  return "i386";
-#else
-  return NULL;
-#endif
-}
-
 const char *cl_ctx_machine(const cudaload_ctx *ctx) {
   switch (ctx->target) {
   case CUDALOAD_TARGET_LINUX_X86_64:
@@ -97,9 +84,9 @@ const char *cl_ctx_machine(const cudaload_ctx *ctx) {
   case CUDALOAD_TARGET_WINDOWS_ARM64:
     return "aarch64";
   case CUDALOAD_TARGET_HOST:
-    return cl_host_machine();
+    return cl_os_host_machine();
   default: /* the plain LINUX or WINDOWS target: the host's own, or any */
-    return ctx->target == cl_os_host_target() ? cl_host_machine() : NULL;
+    return ctx->target == cl_os_host_target() ? cl_os_host_machine() : NULL;
   }
 }
 

@@ -22,9 +22,6 @@ const char *cl_file_machine_name(const char *path);
  * the process's when the target is the host's system, NULL (any) when it
  * is another system without an architecture. */
 const char *cl_ctx_machine(const cudaload_ctx *ctx);
-/* The machine this code was built for ("x86_64", "aarch64", "i386"), NULL
- * when none of those. */
-const char *cl_host_machine(void);
 
 /* lib's machine, read once and kept; NULL when unknown. */
 const char *cl_library_machine(cl_library *lib);

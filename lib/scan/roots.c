@@ -121,23 +121,24 @@ static void linux_roots(cl_root_visitor visit, void *opaque) {
   visit("/opt/cuda", "toolkit", opaque);
   /* What the dynamic loader itself would find, without `ldconfig -p`. */
   visit("/etc/ld.so.cache", CL_ORIGIN_LDCACHE, opaque);
-#if defined(__aarch64__)
+  const char *machine = cl_os_host_machine();
+  int x86_64 = machine && strcmp(machine, "x86_64") == 0;
+  int aarch64 = machine && strcmp(machine, "aarch64") == 0;
   /* Jetson (L4T) keeps the driver, libnvcudla.so and their relatives in
    * this folder; JetPack lists it in ld.so.conf, but a container that
    * mounts it need not have run ldconfig. A few hundred files. */
-  visit("/usr/lib/aarch64-linux-gnu/tegra", "system", opaque);
-#endif
+  if (aarch64)
+    visit("/usr/lib/aarch64-linux-gnu/tegra", "system", opaque);
   /* The cache lists what ldconfig found in the system folders (NVIDIA's apt
    * packages and the driver land there). Only a system without a cache, as
    * some containers are, needs the folders listed: they hold thousands of
    * files. */
   if (cl_os_stat_kind("/etc/ld.so.cache", NULL) == CL_KIND_REGULAR)
     return;
-#if defined(__x86_64__)
-  visit("/usr/lib/x86_64-linux-gnu", "system", opaque);
-#elif defined(__aarch64__)
-  visit("/usr/lib/aarch64-linux-gnu", "system", opaque);
-#endif
+  if (x86_64)
+    visit("/usr/lib/x86_64-linux-gnu", "system", opaque);
+  else if (aarch64)
+    visit("/usr/lib/aarch64-linux-gnu", "system", opaque);
   visit("/usr/lib64", "system", opaque);
 }
 

@@ -37,7 +37,7 @@ static void read_value(const wchar_t *name, const char *name_utf8,
   }
 }
 
-void cl_display_watchdog_read(cl_display_watchdog *out) {
+void cl_os_display_watchdog_read(cl_display_watchdog *out) {
   memset(out, 0, sizeof *out);
   out->applies = 1;
   read_value(L"TdrDelay", "TdrDelay", CL_TDR_DEFAULT_DELAY_S, &out->delay_s,

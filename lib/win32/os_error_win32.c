@@ -78,7 +78,3 @@ void cl_os_error_text(unsigned long code, char *buf, size_t len) {
   memcpy(buf + text_len, number, number_copy);
   buf[text_len + number_copy] = '\0';
 }
-
-unsigned long cl_os_last_error(void) {
-  return (unsigned long)GetLastError();
-}

@@ -22,7 +22,6 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "os/platform.h"
-#include "common/strutil.h"
 #include "win32/acl_win32.h"
 #include "win32/wide.h"
 
@@ -33,11 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Below this many UTF-16 units a path works with every API; above it a path
- * must use the \\?\ form. 248 rather than MAX_PATH (260) because directory
- * APIs need room for an 8.3 file name. */
-#define CL_SHORT_PATH_LIMIT 248
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -81,52 +75,6 @@ static void quiet_errors_end(DWORD old_mode) {
   SetLastError(saved_error);
 }
 
-/* ------------------------------------------------------------------------ */
-/* UTF-8 <-> UTF-16                                                         */
-/* ------------------------------------------------------------------------ */
-
-wchar_t *cl_os_utf8_to_wide(const char *utf8, int *status_out) {
-  int units =
-      MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, NULL, 0);
-  if (units <= 0) {
-    *status_out = CUDALOAD_E_INVALID_ARGUMENT;
-    return NULL;
-  }
-  wchar_t *wide = malloc((size_t)units * sizeof *wide);
-  if (!wide) {
-    *status_out = CUDALOAD_E_NO_MEMORY;
-    return NULL;
-  }
-  MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, wide, units);
-  *status_out = CUDALOAD_OK;
-  return wide;
-}
-
-char *cl_os_wide_to_utf8(const wchar_t *wide, int units) {
-  int bytes = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, wide, units,
-                                  NULL, 0, NULL, NULL);
-  if (bytes <= 0 && units != 0)
-    return NULL;
-  /* With an explicit length the result has no NUL: leave room for one. */
-  char *utf8 = malloc((size_t)bytes + 1);
-  if (!utf8)
-    return NULL;
-  if (bytes > 0)
-    WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, wide, units, utf8, bytes,
-                        NULL, NULL);
-  utf8[bytes] = '\0';
-  return utf8;
-}
-
-static int starts_with_verbatim_prefix(const wchar_t *path) {
-  return wcsncmp(path, L"\\\\?\\", 4) == 0;
-}
-
-/* \\?\ and \\.\ paths are taken as they are by every API. */
-static int is_device_or_verbatim(const wchar_t *path) {
-  return starts_with_verbatim_prefix(path) || wcsncmp(path, L"\\\\.\\", 4) == 0;
-}
-
 /*
  * The UTF-16 form of `path` for the W APIs, malloc'ed into *out. Long
  * absolute paths get the \\?\ form, which lifts the MAX_PATH limit; since
@@ -144,8 +92,7 @@ static int to_win_path(const char *path, wchar_t **out) {
     return cl_fail(status, "%s: not a valid UTF-8 path", path);
   }
   *out = wide;
-  if (wcslen(wide) < CL_SHORT_PATH_LIMIT || is_device_or_verbatim(wide) ||
-      !cl_os_path_is_absolute(path))
+  if (cl_os_wide_path_is_short(wide) || !cl_os_path_is_absolute(path))
     return CUDALOAD_OK;
 
   DWORD needed = GetFullPathNameW(wide, 0, NULL, NULL);
@@ -163,23 +110,6 @@ static int to_win_path(const char *path, wchar_t **out) {
     *out = verbatim;
   }
   return CUDALOAD_OK;
-}
-
-wchar_t *cl_os_long_path_form(wchar_t *full) {
-  size_t len = wcslen(full);
-  if (len < CL_SHORT_PATH_LIMIT || is_device_or_verbatim(full))
-    return full;
-  /* "\\server\share\x" becomes "\\?\UNC\server\share\x" (the
-   * server's two backslashes give way to the prefix) and "C:\x" becomes
-   * "\\?\C:\x". */
-  int unc = full[0] == L'\\' && full[1] == L'\\';
-  wchar_t *verbatim = malloc((len + 8) * sizeof *verbatim);
-  if (verbatim) {
-    wcscpy(verbatim, unc ? L"\\\\?\\UNC\\" : L"\\\\?\\");
-    wcscat(verbatim, unc ? full + 2 : full);
-  }
-  free(full);
-  return verbatim;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -385,20 +315,6 @@ int cl_os_dir_check_listable(const char *dir) {
 /* ------------------------------------------------------------------------ */
 /* Paths                                                                    */
 /* ------------------------------------------------------------------------ */
-
-/* GetFinalPathNameByHandleW (here) and GetModuleFileNameW (loader_win32.c)
- * give \\?\ names; see wide.h. */
-void cl_os_strip_verbatim_prefix(wchar_t *path) {
-  if (!starts_with_verbatim_prefix(path))
-    return;
-  if (wcsncmp(path + 4, L"UNC\\", 4) == 0) {
-    /* keep one '\' of "\\?\" and the one after UNC: "\\server..." */
-    memmove(path + 1, path + 7, (wcslen(path + 7) + 1) * sizeof *path);
-    path[0] = L'\\';
-  } else if (path[4] != L'\0' && path[5] == L':') {
-    memmove(path, path + 4, (wcslen(path + 4) + 1) * sizeof *path);
-  }
-}
 
 /* The final path of an open handle, malloc'ed, or NULL. */
 static wchar_t *final_path_of(HANDLE h) {
@@ -777,8 +693,14 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
     writable = cl_os_dacl_writable_by_others(dacl, use, text, sizeof text);
   }
   LocalFree(descriptor);
-  if (writable)
-    *why = cl_strdup(text);
+  if (writable) {
+    /* Copied here: common/strutil.c reads files through this seam, so the
+     * seam does not call back into it. */
+    size_t size = strlen(text) + 1;
+    *why = malloc(size);
+    if (*why)
+      memcpy(*why, text, size);
+  }
   return writable;
 }
 
@@ -818,32 +740,22 @@ void cl_os_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
   FreeEnvironmentStringsW(block);
 }
 
+static unsigned system_folder(wchar_t *buffer, unsigned size) {
+  return GetSystemDirectoryW(buffer, size);
+}
+
 char *cl_os_system_dir(void) {
   /* Asked of the system rather than built from %SystemRoot%, which the
    * caller's environment could point anywhere. */
-  UINT need = GetSystemDirectoryW(NULL, 0);
-  if (need == 0)
-    return NULL;
-  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
-  if (!buffer)
-    return NULL;
-  UINT got = GetSystemDirectoryW(buffer, need);
-  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
-  free(buffer);
-  return utf8;
+  return cl_os_wide_text_of(system_folder);
+}
+
+static unsigned current_folder(wchar_t *buffer, unsigned size) {
+  return GetCurrentDirectoryW(size, buffer);
 }
 
 char *cl_os_current_dir(void) {
-  DWORD need = GetCurrentDirectoryW(0, NULL);
-  if (need == 0)
-    return NULL;
-  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
-  if (!buffer)
-    return NULL;
-  DWORD got = GetCurrentDirectoryW(need, buffer);
-  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
-  free(buffer);
-  return utf8;
+  return cl_os_wide_text_of(current_folder);
 }
 
 char *cl_os_home_dir(void) {
@@ -874,6 +786,18 @@ char *cl_os_home_dir(void) {
 
 int cl_os_host_target(void) {
   return CUDALOAD_TARGET_WINDOWS;
+}
+
+const char *cl_os_host_machine(void) {
+#if defined(__x86_64__) || defined(_M_X64) || defined(_M_AMD64)
+  return "x86_64";
+#elif defined(__aarch64__) || defined(_M_ARM64)
+  return "aarch64";
+#elif defined(__i386__) || defined(_M_IX86)
+  return "i386";
+#else
+  return NULL;
+#endif
 }
 
 const char *cl_os_name(void) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe_child_win32.c - lib/probe/probe_child.h for Windows: the
+ * probe_child_win32.c - lib/os/probe_child.h for Windows: the
  * out-of-process probe. Windows has no fork, so the child is a
  * helper program: the cudaload tool beside this library (the folder of the
  * module that holds this code), or the program CUDALOAD_PROBE_HELPER names,
@@ -32,7 +32,12 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 
-#include "probe/probe_child.h"
+#include "os/probe_child.h"
+#include "probe/probe_child_args.h"
+#include "probe/probe_child_end.h"
+#include "probe/probe_result.h"
+#include "probe/probe_stages.h"
+#include "probe/probe_wire.h"
 
 #include "cudaload.h"
 #include "common/buf.h"

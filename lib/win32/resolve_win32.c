@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * resolve_win32.c - the host's facts for the loader model (resolve.h) on
+ * resolve_win32.c - the host's facts for the loader model (os/loader.h) on
  * Windows: System32, the System and Windows folders, KnownDLLs and
  * SafeDllSearchMode from the registry, and this process's modules, folder,
  * current folder, PATH and SetDllDirectory folder (docs/loader.md,
@@ -17,7 +17,7 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 
-#include "load/resolve.h"
+#include "load/loader_model.h"
 
 #include "cudaload.h"
 #include "common/error.h"
@@ -35,28 +35,11 @@
 #define CL_SESSION_MANAGER                                                     \
   L"SYSTEM\\CurrentControlSet\\Control\\Session Manager"
 
-/* A string from a call that fills a buffer of a given size and returns the
- * length needed (GetSystemDirectoryW and friends), as UTF-8. */
-typedef UINT(WINAPI *folder_getter)(wchar_t *buffer, UINT size);
-
-static char *folder_from(folder_getter get) {
-  UINT need = get(NULL, 0);
-  if (need == 0)
-    return NULL;
-  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
-  if (!buffer)
-    return NULL;
-  UINT got = get(buffer, need);
-  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
-  free(buffer);
-  return utf8;
-}
-
-static UINT WINAPI system_folder(wchar_t *buffer, UINT size) {
+static unsigned system_folder(wchar_t *buffer, unsigned size) {
   return GetSystemDirectoryW(buffer, size);
 }
 
-static UINT WINAPI windows_folder(wchar_t *buffer, UINT size) {
+static unsigned windows_folder(wchar_t *buffer, unsigned size) {
   return GetWindowsDirectoryW(buffer, size);
 }
 
@@ -125,8 +108,8 @@ int cl_os_loader_defaults(cl_loader_model *m, cl_search_list_counter count) {
    * load with ERROR_BAD_EXE_FORMAT (193): Windows, and Wine 8 as well
    * (tests/loader_oracle, scenario windows_other_machine). */
   m->other_machine_skipped = 0;
-  m->system32 = folder_from(system_folder);
-  m->windows_dir = folder_from(windows_folder);
+  m->system32 = cl_os_wide_text_of(system_folder);
+  m->windows_dir = cl_os_wide_text_of(windows_folder);
   if (!m->system32 || !m->windows_dir)
     return cl_fail(CUDALOAD_E_NO_MEMORY,
                    "cannot read the System32 and Windows folders");
@@ -149,17 +132,8 @@ static char *current_folder(void) {
   return cl_os_current_dir();
 }
 
-static char *dll_directory(void) {
-  DWORD need = GetDllDirectoryW(0, NULL);
-  if (need <= 1)
-    return NULL;
-  wchar_t *buffer = malloc((size_t)need * sizeof *buffer);
-  if (!buffer)
-    return NULL;
-  DWORD got = GetDllDirectoryW(need, buffer);
-  char *utf8 = got > 0 && got < need ? cl_os_wide_to_utf8(buffer, -1) : NULL;
-  free(buffer);
-  return utf8;
+static unsigned dll_directory_of(wchar_t *buffer, unsigned size) {
+  return GetDllDirectoryW(size, buffer);
 }
 
 /* PATH as the loader reads it: the process environment block (not the C
@@ -195,7 +169,7 @@ int cl_os_loader_process(cl_loader_model *m) {
   cl_restore_error(saved);
   m->app_dir = executable_folder();
   m->current_dir = current_folder();
-  m->dll_directory = dll_directory();
+  m->dll_directory = cl_os_wide_text_of(dll_directory_of);
   m->path = path_variable();
   return CUDALOAD_OK;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wide.h - UTF-8 <-> UTF-16 for the W APIs, shared by the files in lib/win32/
- * (implemented in platform_win32.c). Every string crosses lib/win32/ as UTF-8
- * and is converted strictly: bytes that are not UTF-8 name no file rather than
- * a different one.
+ * and by the tool (implemented in wide.c, and nowhere else). Every string
+ * crosses lib/win32/ as UTF-8 and is converted strictly: bytes that are not
+ * UTF-8 name no file rather than a different one.
  */
 #ifndef CUDALOAD_WIN32_WIDE_H
 #define CUDALOAD_WIN32_WIDE_H
@@ -19,6 +19,11 @@ wchar_t *cl_os_utf8_to_wide(const char *utf8, int *status_out);
  * have no UTF-8 form and give NULL. */
 char *cl_os_wide_to_utf8(const wchar_t *wide, int units);
 
+/* 1 when the W APIs take `path` as it is: shorter than the plain Win32
+ * limit (MAX_PATH less room for a file name), or a device or verbatim
+ * (\\.\, \\?\) path; 0 when it needs cl_os_long_path_form. */
+int cl_os_wide_path_is_short(const wchar_t *path);
+
 /* The \\?\ form of `full` (a GetFullPathNameW result, malloc'ed) when it
  * is too long for the plain Win32 limit (MAX_PATH less room for a file
  * name), which lifts the limit: a new string, and full is freed. Short,
@@ -29,5 +34,14 @@ wchar_t *cl_os_long_path_form(wchar_t *full);
 /* Drop a \\?\ prefix in place: "\\?\C:\x" is "C:\x" and "\\?\UNC\server\x"
  * is "\\server\x". Other paths are left alone. */
 void cl_os_strip_verbatim_prefix(wchar_t *path);
+
+/* A call that fills a buffer of `size` units and returns the length it
+ * needs, or wrote (GetSystemDirectoryW, GetCurrentDirectoryW, ... wrapped to
+ * this shape). */
+typedef unsigned (*cl_wide_getter)(wchar_t *buffer, unsigned size);
+/* What `get` gives, as malloc'ed UTF-8: asked once for the size, once for
+ * the text; NULL when it fails, the text changed size in between, or
+ * memory ran out. */
+char *cl_os_wide_text_of(cl_wide_getter get);
 
 #endif

@@ -24,6 +24,7 @@
 #include "binary/binary.h"
 #include "cudaload.h"
 #include "load/resolve.h"
+#include "os/platform.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe.h - the GPU probe's result and its internal entry points.
- *
- * probe.c runs the stages in this process through function tables filled
- * from the libraries it loads (no CUDA header, no link to CUDA). probe_wire.c
- * turns a result into lines and back, so that a child process can run the
- * probe and report to its parent (probe_child.h: fork on POSIX, the
- * cudaload tool as a helper process on Windows).
+ * probe_result.h - the GPU probe's result as data (probe_result.c): its
+ * stages, devices, verdict and summary, and the limits every value a driver
+ * or a child reports is checked against. The stages that fill it are
+ * probe_stages.h; the line format a child sends it in is probe_wire.h.
  */
-#ifndef CUDALOAD_PROBE_H
-#define CUDALOAD_PROBE_H
+#ifndef CUDALOAD_PROBE_RESULT_H
+#define CUDALOAD_PROBE_RESULT_H
 
 #include "cudaload.h"
 
@@ -30,7 +27,7 @@ enum {
 
 /*
  * What a driver or a CUDA library reports is checked against these before
- * it is used or stored (probe.c), and again where a parent reads it back
+ * it is used or stored (probe_stages.c), and again where a parent reads it back
  * from a child's report (probe_wire.c): a broken driver's INT_MAX is a
  * stage warning or failure naming the value, never arithmetic on it.
  */
@@ -96,9 +93,6 @@ struct cudaload_probe {
   size_t device_count;
 };
 
-/* "driver", "init", ... by stage index. */
-extern const char *const cl_probe_stage_names[CL_PROBE_STAGE_COUNT];
-
 /* A result with every stage SKIPPED ("not run"), or NULL without memory. */
 cudaload_probe *cl_probe_new(void);
 
@@ -118,40 +112,6 @@ void cl_probe_conclude(cudaload_probe *p, int reason);
 void cl_probe_capability_text(int capability, char *out, size_t size);
 /* Device memory in MiB as text ("81559 MiB", or "unknown memory"). */
 void cl_probe_memory_text(unsigned long long mib, char *out, size_t size);
-
-/* Called after each stage finishes (the child reports it at once, so a
- * stage that hangs later does not hide the ones before it). */
-typedef void (*cl_probe_stage_callback)(const cudaload_probe *p, size_t stage,
-                                        void *opaque);
-
-/* Run every stage in this process into p (from cl_probe_new) and conclude.
- * Returns CUDALOAD_OK whatever the verdict, CUDALOAD_E_NO_MEMORY when the
- * result could not be written. */
-int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
-                            cl_probe_stage_callback on_stage, void *opaque);
-
-/* The driver library the ctx asks for: its own setting, else CUDALOAD_DRIVER
- * from the environment, else the bare default name. malloc'ed. */
-char *cl_probe_driver_choice(const cudaload_ctx *ctx);
-
-/* --- the line format between a probing child and its parent ------------ */
-
-/* The first line a child writes. */
-char *cl_probe_wire_header(void);
-/* One finished stage, as a line. */
-char *cl_probe_wire_stage(const cudaload_probe *p, size_t stage);
-/* Driver, runtime, devices, verdict and the final "end" line. */
-char *cl_probe_wire_tail(const cudaload_probe *p);
-/*
- * Read what a child wrote into p (from cl_probe_new). *complete is 1 when
- * the final "end" line arrived after a valid verdict; stages, devices and
- * the verdict read before a cut-off stay in p. Unknown records are skipped
- * (a newer child may say more); numbers out of range are dropped as
- * probe.c drops a driver's (CL_PROBE_MAX_* above). CUDALOAD_OK, or
- * CUDALOAD_E_MALFORMED when the header is wrong.
- */
-int cl_probe_wire_parse(const char *text, size_t len, cudaload_probe *p,
-                        int *complete);
 
 /* Fill in what a child that never finished leaves open: the first stage it
  * did not report fails with `message` and the time the reported stages
