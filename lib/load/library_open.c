@@ -1,17 +1,63 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * library_open.c - the policy in front of the seam's loader: libraries are
- * opened by absolute path only, the same on every OS.
+ * opened by absolute path only, and only a regular file is handed to the
+ * loader, the same on every OS.
  */
 #include "load/library_open.h"
 
 #include "cudaload.h"
 #include "common/error.h"
+#include "common/strutil.h"
 #include "load/load_failure.h"
 #include "os/loader.h"
 #include "os/platform.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+
+/*
+ * Only a regular file is handed to the OS loader. Its own open of the file
+ * blocks: dlopen()'s open(2) of a FIFO named like a library holds it (and
+ * the thread, with the dynamic loader's lock) until a writer comes, which
+ * may be never, and a device would be read from; LoadLibraryExW would wait
+ * on a named pipe the same way. So the type is found out first, without
+ * blocking, as the readers do (cl_os_file_open: O_NONBLOCK then fstat;
+ * CreateFileW then GetFileType on the handle). 1, with the last error set,
+ * for anything but a regular file; a file that cannot be opened at all is
+ * left to the loader, whose message says why. The window between this
+ * check and the loader's own open can only be used by someone who may
+ * write the library's folder, and such folders are refused as roots
+ * (SECURITY.md). It comes before any open of the loader's, an
+ * RTLD_NOLOAD probe included: that one opens the file too.
+ */
+static int refuse_special_file(const char *path) {
+  cl_file *file = NULL;
+  /* The reader's "cannot open" is no failure here: the caller's last error
+   * is kept, and only a refusal writes one. */
+  char *saved = cl_save_error();
+  int status = cl_os_file_open(path, &file, NULL);
+  if (status == CUDALOAD_OK) {
+    cl_os_file_close(file);
+    cl_restore_error(saved);
+    return 0;
+  }
+  if (status != CUDALOAD_E_NOT_A_FILE) {
+    cl_restore_error(saved);
+    return 0;
+  }
+  free(saved);
+  /* cl_os_file_open said "<path>: not a regular file (a FIFO)". The
+   * loader is named as each system's documentation names it. */
+  char *what = cl_strdup(cudaload_last_error());
+  cl_fail(CUDALOAD_E_LOAD_FAILED,
+          "%s: refused (only a regular file is handed to the %s)",
+          what ? what : path,
+          cl_os_host_target() == CUDALOAD_TARGET_WINDOWS ? "loader"
+                                                         : "dynamic loader");
+  free(what);
+  return 1;
+}
 
 void *cl_library_open(const char *path, cl_open_mode mode) {
   if (!path || !path[0]) {
@@ -25,6 +71,9 @@ void *cl_library_open(const char *path, cl_open_mode mode) {
             path);
     return NULL;
   }
+  /* Refused before the loader runs, which has nothing to explain then. */
+  if (refuse_special_file(path))
+    return NULL;
   void *handle = cl_os_loader_open(path, mode);
   if (!handle)
     cl_explain_load_failure(path);

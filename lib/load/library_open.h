@@ -13,8 +13,10 @@
  * RUNPATH, the cache; PATH and the current folder on Windows) and a
  * relative one through the current folder: either could load another file
  * than the one planned, so both are refused (CUDALOAD_E_INVALID_ARGUMENT,
- * the last error naming the path). NULL with the last error set on
- * failure. */
+ * the last error naming the path). So is anything but a regular file (a
+ * FIFO, a folder, a device: CUDALOAD_E_LOAD_FAILED, "<path>: not a regular
+ * file (a FIFO): refused ..."), which the loader's open would block on.
+ * NULL with the last error set on failure. */
 void *cl_library_open(const char *path, cl_open_mode mode);
 
 #endif

@@ -24,21 +24,18 @@ typedef enum cl_open_mode {
  * cl_library_open). Windows: LoadLibraryExW(path, NULL,
  * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS) with
  * SetThreadErrorMode(SEM_FAILCRITICALERRORS) around it (mode ignored).
- * A path that is not a regular file (a FIFO, a folder, a device) is refused
- * before the OS loader sees it, found out without blocking as the readers
- * do (cl_os_file_open): the loader's own open of a FIFO waits for a writer.
- * Returns the handle, or NULL with the last error set to
- * "<path>: <dlerror() / FormatMessageW text>" (for a refused path,
- * "<path>: not a regular file (a FIFO): refused ...") and status
+ * A path that is not a regular file (a FIFO, a folder, a device) never
+ * gets here: cl_library_open (load/library_open.c) refuses it first, the
+ * same on every OS. Returns the handle, or NULL with the last error set to
+ * "<path>: <dlerror() / FormatMessageW text>" and status
  * CUDALOAD_E_LOAD_FAILED. Handles are never closed: loads can't be undone
  * reliably, and the libraries must stay for the life of the process.
  */
 void *cl_os_loader_open(const char *path, cl_open_mode mode);
 /* The OS's code for this thread's last failed cl_os_loader_open: on
  * Windows LoadLibraryExW's error (126: a DLL of the import closure was not
- * found; 193: a file built for another machine), 0 after a success or a
- * refusal before the loader ran. POSIX: always 0 (dlerror's text is all
- * glibc says). */
+ * found; 193: a file built for another machine), 0 after a success. POSIX:
+ * always 0 (dlerror's text is all glibc says). */
 unsigned long cl_os_loader_open_failure(void);
 
 /*

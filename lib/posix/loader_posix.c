@@ -93,44 +93,6 @@ static const char *reason_without_path(const char *reason, const char *path) {
   return reason;
 }
 
-/*
- * dlopen() opens the file with a blocking open(2): a FIFO named like a
- * library holds it (and the thread, with the dynamic loader's lock) until a
- * writer comes, which may be never, and a device would be read from. So
- * the type is found out first, without blocking, as the readers do
- * (cl_os_file_open: O_NONBLOCK, then fstat on the descriptor). 1, with the last
- * error set, for anything but a regular file; a file that cannot be opened
- * at all is left to dlopen, whose message says why. The window between
- * this check and dlopen's own open can only be used by someone who may
- * write the library's folder, and such folders are refused as roots
- * (SECURITY.md).
- */
-static int refuse_special_file(const char *path) {
-  cl_file *file = NULL;
-  /* The reader's "cannot open" is no failure here: the caller's last error
-   * is kept, and only a refusal writes one. */
-  char *saved = cl_save_error();
-  int status = cl_os_file_open(path, &file, NULL);
-  if (status == CUDALOAD_OK) {
-    cl_os_file_close(file);
-    cl_restore_error(saved);
-    return 0;
-  }
-  if (status != CUDALOAD_E_NOT_A_FILE) {
-    cl_restore_error(saved);
-    return 0;
-  }
-  free(saved);
-  /* cl_os_file_open said "<path>: not a regular file (a FIFO)". */
-  char *what = cl_strdup(cudaload_last_error());
-  cl_fail(CUDALOAD_E_LOAD_FAILED,
-          "%s: refused (only a regular file is handed to the dynamic "
-          "loader)",
-          what ? what : path);
-  free(what);
-  return 1;
-}
-
 /* dlopen's flags for mode, RTLD_DEEPBIND not yet among them: *deepbind
  * says whether it is wanted (and this libc has it). */
 static int open_flags(cl_open_mode mode, int *deepbind) {
@@ -167,10 +129,6 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
     return NULL;
   }
-  /* Before any dlopen, RTLD_NOLOAD included: that one opens the file too. */
-  if (refuse_special_file(path))
-    return NULL;
-
   int deepbind = 0;
   int flags = open_flags(mode, &deepbind);
 

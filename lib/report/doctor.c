@@ -1091,31 +1091,10 @@ static void widen(size_t *width, const char *cell) {
 }
 
 static void text_libraries(text *t, const cudaload_ctx *ctx) {
+  static const cl_library_table_layout doctor_layout = {
+      .indent = "  ", .family_first = 1, .header_without_rows = 0};
   heading(t, "Libraries found");
-  size_t w[5] = {6, 4, 5, 7, 6};
-  char major[16];
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *l = &ctx->libraries[i];
-    snprintf(major, sizeof major, "%d", l->major);
-    widen(&w[0], l->entry->family);
-    widen(&w[1], l->entry->name);
-    widen(&w[2], major);
-    widen(&w[3], l->version[0] ? shown(t, l->version) : "-");
-    widen(&w[4], l->version_source);
-  }
-  if (ctx->library_count) {
-    put(t, "  %-*s  %-*s  %-*s  %-*s  %-*s  PATH\n", (int)w[0], "FAMILY",
-        (int)w[1], "NAME", (int)w[2], "MAJOR", (int)w[3], "VERSION", (int)w[4],
-        "SOURCE");
-    for (size_t i = 0; i < ctx->library_count; ++i) {
-      const cl_library *l = &ctx->libraries[i];
-      snprintf(major, sizeof major, "%d", l->major);
-      put(t, "  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0],
-          l->entry->family, (int)w[1], l->entry->name, (int)w[2], major,
-          (int)w[3], l->version[0] ? shown(t, l->version) : "-", (int)w[4],
-          l->version_source, shown(t, l->path));
-    }
-  }
+  cl_text_library_table(&t->r, ctx, &doctor_layout);
   size_t missing = 0;
   for (size_t i = 0; i < ctx->root_count; ++i)
     missing += ctx->roots[i].status != CUDALOAD_OK;

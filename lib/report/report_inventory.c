@@ -137,49 +137,70 @@ void cl_text_roots(cl_text_report *t, const cudaload_ctx *ctx,
   }
 }
 
-enum { SCAN_COLUMNS = 6 };
+enum { TABLE_COLUMNS = 6 };
 
-/* One row of the table: the cells of library i ("-" for no version). */
-static void scan_row(cl_text_report *t, const cudaload_ctx *ctx, size_t i,
-                     char major[16], const char *cells[SCAN_COLUMNS]) {
+/* One row of the table: the cells of library i ("-" for no version), the
+ * name and the family in the layout's order. */
+static void table_row(cl_text_report *t, const cudaload_ctx *ctx, size_t i,
+                      int family_first, char major[16],
+                      const char *cells[TABLE_COLUMNS]) {
   snprintf(major, 16, "%d", cudaload_library_major(ctx, i));
   const char *version = cudaload_library_version(ctx, i);
-  cells[0] = cudaload_library_name(ctx, i);
-  cells[1] = cudaload_library_family(ctx, i);
+  cells[family_first ? 1 : 0] = cudaload_library_name(ctx, i);
+  cells[family_first ? 0 : 1] = cudaload_library_family(ctx, i);
   cells[2] = major;
   cells[3] = version && *version ? cl_text_shown(t, version) : "-";
   cells[4] = cudaload_library_version_source(ctx, i);
   cells[5] = cl_text_shown(t, cudaload_library_path(ctx, i));
 }
 
+static void table_line(cl_text_report *t, const char *indent,
+                       const size_t width[TABLE_COLUMNS],
+                       const char *const cells[TABLE_COLUMNS]) {
+  cl_text_put(t, "%s", indent);
+  for (int c = 0; c < TABLE_COLUMNS - 1; ++c)
+    cl_text_put(t, "%-*s  ", (int)width[c], cells[c]);
+  cl_text_put(t, "%s\n", cells[TABLE_COLUMNS - 1]);
+}
+
+void cl_text_library_table(cl_text_report *t, const cudaload_ctx *ctx,
+                           const cl_library_table_layout *layout) {
+  const char *header[TABLE_COLUMNS] = {"NAME",    "FAMILY", "MAJOR",
+                                       "VERSION", "SOURCE", "PATH"};
+  if (layout->family_first) {
+    header[0] = "FAMILY";
+    header[1] = "NAME";
+  }
+  size_t n = cudaload_library_count(ctx);
+  if (n == 0 && !layout->header_without_rows)
+    return;
+  size_t width[TABLE_COLUMNS];
+  for (int c = 0; c < TABLE_COLUMNS; ++c)
+    width[c] = strlen(header[c]);
+  char major[16];
+  const char *cells[TABLE_COLUMNS];
+  for (size_t i = 0; i < n; ++i) {
+    table_row(t, ctx, i, layout->family_first, major, cells);
+    for (int c = 0; c < TABLE_COLUMNS - 1; ++c)
+      if (strlen(cells[c]) > width[c])
+        width[c] = strlen(cells[c]);
+  }
+  table_line(t, layout->indent, width, header);
+  for (size_t i = 0; i < n; ++i) {
+    table_row(t, ctx, i, layout->family_first, major, cells);
+    table_line(t, layout->indent, width, cells);
+  }
+}
+
 /* The libraries as an aligned table, the count, and the roots given
  * explicitly that could not be searched (most default roots are absent on
  * any given machine, so those are not listed). */
 static char *scan_text(const cudaload_ctx *ctx) {
-  static const char *const header[SCAN_COLUMNS] = {"NAME",    "FAMILY", "MAJOR",
-                                                   "VERSION", "SOURCE", "PATH"};
+  static const cl_library_table_layout scan_layout = {
+      .indent = "", .family_first = 0, .header_without_rows = 1};
   cl_text_report t = CL_TEXT_REPORT_INIT;
-  size_t width[SCAN_COLUMNS];
-  for (int c = 0; c < SCAN_COLUMNS; ++c)
-    width[c] = strlen(header[c]);
+  cl_text_library_table(&t, ctx, &scan_layout);
   size_t n = cudaload_library_count(ctx);
-  char major[16];
-  const char *cells[SCAN_COLUMNS];
-  for (size_t i = 0; i < n; ++i) {
-    scan_row(&t, ctx, i, major, cells);
-    for (int c = 0; c < SCAN_COLUMNS - 1; ++c)
-      if (strlen(cells[c]) > width[c])
-        width[c] = strlen(cells[c]);
-  }
-  for (int c = 0; c < SCAN_COLUMNS - 1; ++c)
-    cl_text_put(&t, "%-*s  ", (int)width[c], header[c]);
-  cl_text_put(&t, "%s\n", header[SCAN_COLUMNS - 1]);
-  for (size_t i = 0; i < n; ++i) {
-    scan_row(&t, ctx, i, major, cells);
-    for (int c = 0; c < SCAN_COLUMNS - 1; ++c)
-      cl_text_put(&t, "%-*s  ", (int)width[c], cells[c]);
-    cl_text_put(&t, "%s\n", cells[SCAN_COLUMNS - 1]);
-  }
   size_t roots = cudaload_root_count(ctx);
   cl_text_put(&t, "\n%zu %s in %zu %s\n", n, n == 1 ? "library" : "libraries",
               roots, roots == 1 ? "root" : "roots");

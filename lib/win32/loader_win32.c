@@ -120,39 +120,6 @@ static add_dll_directory_function add_dll_directory(void) {
 /* Opening                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Only a regular file is handed to LoadLibraryExW: a folder, a named pipe
- * or a device named like a DLL is refused with what it is, found out as
- * the readers do (cl_os_file_open: CreateFileW, then GetFileType and the
- * attributes on the open handle, which does not wait on a pipe). 1, with
- * the last error set, for such a path; a file that cannot be opened at all
- * is left to LoadLibraryExW, whose message says why.
- */
-static int refuse_special_file(const char *path) {
-  cl_file *file = NULL;
-  /* The reader's "cannot open" is no failure here: the caller's last error
-   * is kept, and only a refusal writes one. */
-  char *saved = cl_save_error();
-  int status = cl_os_file_open(path, &file, NULL);
-  if (status == CUDALOAD_OK) {
-    cl_os_file_close(file);
-    cl_restore_error(saved);
-    return 0;
-  }
-  if (status != CUDALOAD_E_NOT_A_FILE) {
-    cl_restore_error(saved);
-    return 0;
-  }
-  free(saved);
-  /* cl_os_file_open said "<path>: not a regular file (a directory)". */
-  char *what = cl_strdup(cudaload_last_error());
-  cl_fail(CUDALOAD_E_LOAD_FAILED,
-          "%s: refused (only a regular file is handed to the loader)",
-          what ? what : path);
-  free(what);
-  return 1;
-}
-
 /* LoadLibraryExW's error of this thread's last failed open, for the
  * caller that explains it (load/load_failure.c). */
 static CL_THREAD_LOCAL unsigned long open_failure;
@@ -168,8 +135,6 @@ void *cl_os_loader_open(const char *path, cl_open_mode mode) {
     cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no library path given");
     return NULL;
   }
-  if (refuse_special_file(path))
-    return NULL;
   int status;
   wchar_t *wide = full_wide_path(path, &status);
   /* Longer than MAX_PATH: the \\?\ form, as the scanner reads it. */

@@ -63,6 +63,42 @@ def test_scan_prints_what_the_tool_prints(run, fixtures, cli, fmt):
         assert cudnn and cudnn[0]["version_source"] == "dist-info"
 
 
+def test_report_table_is_the_tools_scan(run, fixtures, cli):
+    """Report.table() is the text `cudaload scan` prints, written by the C
+    library (cudaload_scan_report()), however the Report was made and
+    after every list was read or it was pickled; a Report made by hand
+    has none and says so."""
+    _skip_unless(run, "cudaload_scan_report")
+    roots = scan_roots(fixtures)
+    args = ["scan", "--no-defaults"]
+    for root in roots:
+        args += ["--root", root]
+    theirs = tool(cli, args)
+    assert theirs.returncode == 0, theirs.stderr
+    result = run("""
+        import json, pickle, cudaload
+        roots = %r
+        report = cudaload.scan(roots=roots, defaults=False, site_packages=False)
+        tables = [report.table()]
+        report = cudaload.scan(roots=roots, defaults=False, site_packages=False)
+        report.requirements, report.roots, report.libraries, report.plan, report.conflicts
+        tables.append(report.table())
+        tables.append(pickle.loads(pickle.dumps(report)).table())
+        with cudaload.Context(roots, False, False) as ctx:
+            tables.append(ctx.scan().report().table())
+        try:
+            cudaload.Report(libraries=report.libraries).table()
+            by_hand = "no error"
+        except ValueError as exc:
+            by_hand = str(exc)
+        print(json.dumps([tables, by_hand]))
+        """ % (roots,))
+    assert result.returncode == 0, result.stderr
+    tables, by_hand = json.loads(result.stdout)
+    assert tables == [theirs.stdout] * 4
+    assert "not made by a scan of the C library" in by_hand, by_hand
+
+
 def test_scan_usage_errors_exit_2_and_print_nothing(run):
     # An empty path names no folder (relative ones are resolved: see
     # test_relative_paths.py).

@@ -285,12 +285,6 @@ def _shown(value: str, keep_newlines: bool = False) -> str:
     return "".join(out)
 
 
-def _pad(cell: str, width: int) -> str:
-    """``cell`` padded to ``width`` UTF-8 bytes, as printf("%-*s") pads in
-    the C tool (a column that holds "é" lines up as the tool's does)."""
-    return cell + " " * (width - len(cell.encode("utf-8", "surrogateescape")))
-
-
 # --------------------------------------------------------------------------
 # Report objects
 # --------------------------------------------------------------------------
@@ -443,8 +437,9 @@ class ErrorMessage(_Record):
 
 
 # The fields of a Report that setup(), preload() and scan() read on first
-# use (see _ContextReader): the lists, from the C context, and two strings.
-_CONTEXT_FIELDS = ("requirements", "roots", "libraries", "plan", "conflicts")
+# use (see _ContextReader): the lists and the scan's table, from the C
+# context, and two strings.
+_CONTEXT_FIELDS = ("requirements", "roots", "libraries", "plan", "conflicts", "_table")
 _LAZY_FIELDS = _CONTEXT_FIELDS + ("status_text", "env_name")
 
 
@@ -469,7 +464,7 @@ class Report(_ContextReports):
 
     __slots__ = ("requirements", "roots", "libraries", "plan", "conflicts", "status",
                  "status_text", "error", "env_name", "target", "probe", "backend",
-                 "library_path", "warnings")
+                 "library_path", "warnings", "_table")
 
     def __init__(self, requirements: "Optional[List[str]]" = None,
                  roots: "Optional[List[Root]]" = None,
@@ -481,6 +476,7 @@ class Report(_ContextReports):
                  backend: str = "", library_path: str = "",
                  warnings: "Optional[List[str]]" = None) -> None:
         self._reader = None
+        self._table = None  # table(): the C library's text (Optional[str])
         self.warnings = [] if warnings is None else warnings
         self.requirements = [] if requirements is None else requirements
         self.roots = [] if roots is None else roots
@@ -548,26 +544,22 @@ class Report(_ContextReports):
         }
 
     def table(self) -> str:
-        """The scan part as ``cudaload scan`` prints it: an aligned table,
-        the summary line, and the explicit roots that could not be read.
-        Versions and paths are shown as the tool shows them (_shown():
-        control characters and bytes that are not UTF-8 escaped)."""
-        header = ["NAME", "FAMILY", "MAJOR", "VERSION", "SOURCE", "PATH"]
-        rows = [[lib.name, lib.family, str(lib.major), _shown(lib.version or "-"),
-                 lib.version_source, _shown(lib.path)] for lib in self.libraries]
-        widths = [max([len(header[c])] + [len(r[c].encode("utf-8", "surrogateescape"))
-                                           for r in rows]) for c in range(5)]
-        lines = []
-        for row in [header] + rows:
-            lines.append("".join(_pad(row[c], widths[c]) + "  " for c in range(5)) + row[5])
-        n, m = len(self.libraries), len(self.roots)
-        lines.append("")
-        lines.append("%d %s in %d %s" % (n, "library" if n == 1 else "libraries",
-                                         m, "root" if m == 1 else "roots"))
-        for root in self.roots:
-            if root.status_code != C.CUDALOAD_OK and root.origin == "explicit":
-                lines.append("root %s: %s" % (root.status, _shown(root.path)))
-        return "\n".join(lines) + "\n"
+        """The scan part as ``cudaload scan`` prints it, written by the C
+        library (cudaload_scan_report()): an aligned table, the summary
+        line, the environments nearby that were not searched, and the
+        explicit roots that could not be read. Versions and paths are shown
+        as the tool shows them (control characters and bytes that are not
+        UTF-8 escaped). A Report made by hand, not by the library, has no
+        table: ValueError."""
+        try:
+            text = self._table
+        except AttributeError:  # unpickled from a version without it
+            text = None
+        if text is None:
+            raise ValueError("Report.table(): this Report was not made by a scan of the "
+                             "C library (cudaload.scan(), Context.report()), which writes "
+                             "the table")
+        return text
 
     def __str__(self) -> str:
         """For people: paths, reasons and messages shown as the cudaload
@@ -1008,13 +1000,22 @@ class Context:
     def report(self, status: int = C.CUDALOAD_OK, error: str = "") -> "Report":
         """A Report of the context as it stands."""
         lib = self._lib
-        return Report(requirements=self.requirements(), roots=self.roots(),
-                      libraries=self.libraries(), plan=self.plan_entries(),
-                      conflicts=self.conflicts(), status=status,
-                      status_text=lib.call("cudaload_strerror", status) or "", error=error,
-                      env_name=lib.call("cudaload_env_name") or "", target=self._target_name(),
-                      backend=lib.backend, library_path=lib.path,
-                      warnings=self.plan_warnings())
+        report = Report(requirements=self.requirements(), roots=self.roots(),
+                        libraries=self.libraries(), plan=self.plan_entries(),
+                        conflicts=self.conflicts(), status=status,
+                        status_text=lib.call("cudaload_strerror", status) or "", error=error,
+                        env_name=lib.call("cudaload_env_name") or "",
+                        target=self._target_name(), backend=lib.backend,
+                        library_path=lib.path, warnings=self.plan_warnings())
+        if lib.has("cudaload_scan_report"):
+            report._table = _scan_report(lib, self.handle, C.CUDALOAD_FORMAT_TEXT)
+        return report
+
+    def _scan_report(self, format: str) -> str:
+        """cudaload_scan_report(): the scan as ``cudaload scan --format``
+        prints it; ``format`` is the str "text", "json" or "yaml"."""
+        from ._extra import _FORMATS
+        return _scan_report(self._lib, self.handle, _FORMATS[format])
 
     def _hand_over_report(self, status: int = C.CUDALOAD_OK, error: str = "") -> "Report":
         """report() for the one-call functions, which are done with this
@@ -1278,8 +1279,29 @@ def _read_conflicts(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[
             for i in range(count(ctx))]
 
 
+def _scan_report(lib: "Any", ctx: "Any", fmt: int) -> str:
+    """cudaload_scan_report(ctx, fmt): the scan report, in the C tool's
+    words (text) or schema (JSON, YAML). MissingFunctionError from a
+    libcudaload older than 1.1; the C error (YAML from a build without
+    libyaml: UnsupportedError) raised."""
+    _need(lib, "cudaload_scan_report")
+    status, text = lib.scan_report(ctx, fmt)
+    if status != C.CUDALOAD_OK or text is None:
+        _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_scan_report")
+    assert text is not None
+    return text
+
+
+def _read_table(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "Optional[str]":
+    """Report.table()'s text, or None from a libcudaload without it."""
+    if not lib.has("cudaload_scan_report"):
+        return None
+    return _scan_report(lib, ctx, C.CUDALOAD_FORMAT_TEXT)
+
+
 _READERS = {"requirements": _read_requirements, "roots": _read_roots,
-            "libraries": _read_libraries, "plan": _read_plan, "conflicts": _read_conflicts}
+            "libraries": _read_libraries, "plan": _read_plan, "conflicts": _read_conflicts,
+            "_table": _read_table}
 
 
 class _ContextReader:
@@ -1374,7 +1396,8 @@ def scan(roots: "Optional[Iterable[PathLike]]" = None,
     Context(). ``target`` is the str "host", "linux" or "windows". Loads
     nothing. Returns a
     Report whose ``libraries`` and ``roots`` say what was found where;
-    ``table()`` and ``scan_dict()`` print it as ``cudaload scan`` does.
+    ``table()`` is the text ``cudaload scan`` prints (the C library's) and
+    ``scan_dict()`` the data of its JSON report.
     A root in ``roots`` that does not exist raises NotFoundError, with the
     Report as its ``report`` (``cudaload scan`` prints it and exits 3).
     ``allow_writable_roots``: as for Context()."""

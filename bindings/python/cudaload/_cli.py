@@ -68,53 +68,17 @@ def _common(parser: argparse.ArgumentParser, requirements: bool) -> None:
                                  "repeatable or comma-joined")
 
 
-# What the C writer (lib/report/report_writer.c) escapes in a JSON string: the
-# quote, the backslash, control characters (\n, \r and \t short; the rest,
-# DEL and the C1 controls as \u00XX, so that a terminal showing the
-# document obeys none), and, for a byte that is not UTF-8, the surrogate
-# \udcXX (lower case); the rest is written as it is (UTF-8), not as \u
-# escapes as json.dumps() would.
-_JSON_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f-\x9f\ud800-\udfff]')
-_JSON_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
 def _utf8_text(value: str) -> str:
     """The text of ``value``'s bytes read as UTF-8 (see _api._utf8_text)."""
     from ._api import _utf8_text as utf8_text
     return utf8_text(value)
 
 
-def _json_string(value: str) -> str:
-    return '"' + _JSON_ESCAPE.sub(
-        lambda m: _JSON_SHORT.get(m.group()) or "\\u%04x" % ord(m.group()),
-        _utf8_text(value)) + '"'
-
-
-def _json(value: Any, indent: str = "") -> str:
-    """``value`` (dicts, lists, str, int, float, bool, None) as JSON laid out
-    as json.dumps(indent=2) and the C tool lay it out, strings escaped as
-    the C tool escapes them (_json_string)."""
-    inner = indent + "  "
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        return "{\n" + ",\n".join("%s%s: %s" % (inner, _json_string(str(k)), _json(v, inner))
-                                   for k, v in value.items()) + "\n" + indent + "}"
-    if isinstance(value, (list, tuple)):
-        if not value:
-            return "[]"
-        return "[\n" + ",\n".join(inner + _json(v, inner) for v in value) + "\n" + indent + "]"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    return _json_string(str(value))
-
-
-# YAML, written as the C writer's libyaml writes it (tests/python/
-# test_hardening.py compares the two on hostile folder names). A string is
+# YAML for a libcudaload built without libyaml (the wheels): the C
+# library's JSON scan report, laid out as the C writer's libyaml writes it
+# (tests/python/test_hardening.py compares the two on hostile folder
+# names), so that `python -m cudaload scan --format yaml` works there as it
+# always has. Every other report is the C library's own. A string is
 # single-quoted unless it holds a character YAML does not allow raw
 # (control characters, DEL, C1, the BOM, U+FFFE/U+FFFF; libyaml also
 # escapes characters beyond the BMP), a surrogate (a byte that is not
@@ -183,8 +147,8 @@ def _yaml_scalar(value: Any, indent: int = 2) -> str:
 
 
 def _yaml(data: Any, indent: str = "") -> List[str]:
-    """A small block-style YAML writer for the scan report, laid out and
-    quoted as the C tool's libyaml writes it."""
+    """A small block-style YAML writer for the scan report's data, laid
+    out and quoted as the C tool's libyaml writes it."""
     lines: List[str] = []
     if isinstance(data, dict):
         for key, value in data.items():
@@ -244,32 +208,37 @@ def _report_error(command: str, exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+def _scan_document(ctx: Any, fmt: str) -> str:
+    """The scan report the C library writes (cudaload_scan_report()); YAML
+    from its JSON where it was built without libyaml."""
+    lib = ctx._lib
+    if fmt == "yaml" and lib.has("cudaload_format_supported") and \
+            not lib.call("cudaload_format_supported", _constants.CUDALOAD_FORMAT_YAML):
+        import json
+        return "---\n" + "\n".join(_yaml(json.loads(ctx._scan_report("json")))) + "\n"
+    return ctx._scan_report(fmt)
+
+
 def _scan(args: argparse.Namespace) -> int:
     import cudaload
     try:
         # As the tool: --no-defaults is only the --root folders. Without it
         # this interpreter's site folders are the environment tier, where
         # the tool guesses one (VIRTUAL_ENV, CONDA_PREFIX, python3 on PATH).
-        report = cudaload.scan(roots=args.root, defaults=not args.no_defaults,
-                               site_packages=False if args.no_defaults else None,
-                               target=args.target,
-                               allow_writable_roots=args.allow_writable_roots)
-    except cudaload.NotFoundError as exc:
-        # An explicit root that does not exist: as the C tool, print the
-        # report anyway, warn below and exit 3.
-        if exc.report is None:
-            return _report_error("scan", exc)
-        report = exc.report
+        with cudaload.Context(roots=args.root, defaults=not args.no_defaults,
+                              site_packages=False if args.no_defaults else None,
+                              target=args.target,
+                              allow_writable_roots=args.allow_writable_roots) as ctx:
+            # An explicit root that does not exist is in the report, as
+            # the C tool prints it; the warning below says so and exit 3.
+            ctx._scan()
+            document = _scan_document(ctx, args.format)
+            roots = ctx.roots()
     except cudaload.Error as exc:
         return _report_error("scan", exc)
-    if args.format == "json":
-        _write(_json(report.scan_dict()) + "\n")
-    elif args.format == "yaml":
-        _write("---\n" + "\n".join(_yaml(report.scan_dict())) + "\n")
-    else:
-        _write(report.table())
+    _write(document)
     status = EXIT_OK
-    for root in report.roots:
+    for root in roots:
         if root.origin == "explicit" and root.status_code != 0:
             _error("cudaload: warning: root %s: %s\n" % (root.path, root.status))
             status = EXIT_INPUT

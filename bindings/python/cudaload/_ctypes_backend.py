@@ -368,7 +368,8 @@ class CtypesLibrary:
 
     def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report): the text, freed here."""
+        cudaload_explain_report, cudaload_scan_report): the text, freed
+        here."""
         out = ctypes.c_char_p()
         status = self._callable(name)(handle, fmt, ctypes.byref(out))
         text = _decode(out.value) if out.value is not None else None
@@ -383,6 +384,10 @@ class CtypesLibrary:
     def explain_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """cudaload_explain_report(handle, fmt, &out): the text, freed here."""
         return self._report("cudaload_explain_report", handle, fmt)
+
+    def scan_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_scan_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_scan_report", ctx, fmt)
 
     def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""
