@@ -161,7 +161,8 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ctx->environment_count; ++i)
     free(ctx->environment_roots[i]);
   free(ctx->environment_roots);
-  free(ctx->manifest_path);
+  if (ctx->manifest && ctx->manifest_free)
+    ctx->manifest_free(ctx->manifest);
   free(ctx->probe_driver_path);
   cl_ctx_clear_error_messages(ctx);
   free(ctx);

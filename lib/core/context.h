@@ -69,6 +69,9 @@ typedef struct cl_version_cache cl_version_cache;
  * life of the context. */
 typedef struct cl_file_cache cl_file_cache;
 
+/* What the last manifest loaded set (load/manifest.h). */
+typedef struct cl_manifest_state cl_manifest_state;
+
 /* A copy of a family's main library that a Python package bundles under a
  * renamed file (auditwheel: site-packages/ctranslate2.libs/
  * libcudnn-463fd6d5.so.8.9.7). The scan notes it but never lists it as a
@@ -274,13 +277,13 @@ struct cudaload_ctx {
   /* "Problems and fixes" of the last cudaload_doctor() report. */
   size_t doctor_problem_count;
 
-  /* manifest: what cudaload_load_manifest() committed (manifest.c). The
-   * requirements and roots it names join the lists above; these keep what
-   * has no other home. */
-  char *manifest_path;             /* the last manifest loaded, or NULL */
-  unsigned manifest_preload_flags; /* CUDALOAD_PRELOAD_* from its policy */
-  int manifest_isolation;          /* policy isolation: true */
-  int manifest_probe;              /* probe: true */
+  /* What cudaload_load_manifest() committed, owned by the manifest stage
+   * (load/manifest.h, read through cl_manifest_of()); NULL until a manifest
+   * is loaded. The requirements and roots it names join the lists above.
+   * manifest_free is set by the code that makes it, so that the handle
+   * frees it without knowing the stage. */
+  cl_manifest_state *manifest;
+  void (*manifest_free)(cl_manifest_state *manifest);
 
   /* probe: what cudaload_set_driver() chose (probe.c). */
   char *probe_driver_path; /* absolute; NULL: the default driver */

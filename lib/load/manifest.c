@@ -36,12 +36,26 @@
 #include <yaml.h>
 #endif
 
+const cl_manifest_state *cl_manifest_of(const cudaload_ctx *ctx) {
+  return ctx ? ctx->manifest : NULL;
+}
+
+unsigned cl_manifest_preload_flags(const cudaload_ctx *ctx) {
+  const cl_manifest_state *m = cl_manifest_of(ctx);
+  return m ? m->preload_flags : 0;
+}
+
+int cl_manifest_probe(const cudaload_ctx *ctx) {
+  const cl_manifest_state *m = cl_manifest_of(ctx);
+  return m ? m->probe : 0;
+}
+
 unsigned cudaload_manifest_preload_flags(const cudaload_ctx *ctx) {
-  return ctx ? ctx->manifest_preload_flags : 0;
+  return cl_manifest_preload_flags(ctx);
 }
 
 int cudaload_manifest_probe(const cudaload_ctx *ctx) {
-  return ctx ? ctx->manifest_probe : 0;
+  return cl_manifest_probe(ctx);
 }
 
 #if !CUDALOAD_WITH_YAML
@@ -722,18 +736,26 @@ static int parse_manifest(manifest *m) {
   return rc;
 }
 
+static void manifest_state_free(cl_manifest_state *state) {
+  if (state)
+    free(state->path);
+  free(state);
+}
+
 /* Move what m holds into ctx. Only allocations can fail, and they all
  * happen before the first change. */
 static int commit(cudaload_ctx *ctx, manifest *m) {
   int added = CUDALOAD_OK;
   char *path_copy = cl_strdup(m->path);
-  if (!path_copy ||
+  cl_manifest_state *state = calloc(1, sizeof *state);
+  if (!path_copy || !state ||
       cl_reserve((void **)&ctx->explicit_roots, &ctx->explicit_capacity,
                  ctx->explicit_count + m->root_count, sizeof(char *)) ||
       /* The same requirement twice is one requirement (as
        * cudaload_require); this is the last step that can fail. */
       (added = cl_requirements_add(ctx, m->reqs, m->req_count))) {
     free(path_copy);
+    free(state);
     if (added == CUDALOAD_E_BAD_SPEC) {
       /* The message names the two pins; copied before it is rewritten. */
       char *why = cl_strdup(cudaload_last_error());
@@ -748,11 +770,13 @@ static int commit(cudaload_ctx *ctx, manifest *m) {
   for (size_t i = 0; i < m->root_count; ++i)
     ctx->explicit_roots[ctx->explicit_count++] = m->roots[i];
   m->root_count = 0;
-  free(ctx->manifest_path);
-  ctx->manifest_path = path_copy;
-  ctx->manifest_preload_flags = m->preload_flags;
-  ctx->manifest_isolation = m->isolation;
-  ctx->manifest_probe = m->probe;
+  state->path = path_copy;
+  state->preload_flags = m->preload_flags;
+  state->isolation = m->isolation;
+  state->probe = m->probe;
+  manifest_state_free(ctx->manifest);
+  ctx->manifest = state;
+  ctx->manifest_free = manifest_state_free;
   /* New requirements or roots make the plan stale, and new roots the
    * inventory: the next plan or doctor must search them. */
   cl_ctx_clear_plan(ctx);

@@ -11,6 +11,7 @@
 #include "scan/catalog.h"
 #include "common/build_facts.h"
 #include "core/context.h"
+#include "load/manifest.h"
 #include "load/spec.h"
 #include "load/plan.h"
 #include "load/program.h"
@@ -155,7 +156,7 @@ static int plan_requirements(doctor *d) {
     saved[saved_count].state = p->state;
     saved_count++;
   }
-  int rc = cudaload_plan(ctx, ctx->manifest_preload_flags);
+  int rc = cudaload_plan(ctx, cl_manifest_preload_flags(ctx));
   if (rc == CUDALOAD_E_UNSATISFIED) {
     d->plan_error = cl_strdup(cudaload_last_error());
     d->failed |= !d->plan_error;
@@ -874,7 +875,7 @@ static void verdict_problems(doctor *d) {
   int rc = cl_loader_model_init_host(&m);
   int have_model = rc == CUDALOAD_OK;
   if (!rc)
-    rc = cl_verdict_of_plan(d->ctx, &m, d->ctx->manifest_preload_flags, &e);
+    rc = cl_verdict_of_plan(d->ctx, &m, cl_manifest_preload_flags(d->ctx), &e);
   size_t environment_first = SIZE_MAX;
   cudaload_explain *as_is =
       d->ctx->plan_count ? verdict_as_it_is(d, &environment_first) : NULL;
@@ -1108,18 +1109,18 @@ static void text_libraries(text *t, const cudaload_ctx *ctx) {
 
 static void text_plan(text *t, const doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
+  const cl_manifest_state *manifest = cl_manifest_of(ctx);
   heading(t, "Plan");
-  if (ctx->manifest_path) {
+  if (manifest) {
     char policy[160];
     snprintf(policy, sizeof policy, "%s (sub-libraries %s, %s%s, probe %s)",
-             ctx->manifest_path,
-             ctx->manifest_preload_flags & CUDALOAD_PRELOAD_ALL_SUBLIBS
-                 ? "all"
-                 : "minimal",
-             ctx->manifest_preload_flags & CUDALOAD_PRELOAD_GLOBAL ? "global"
-                                                                   : "local",
-             ctx->manifest_isolation ? ", isolation" : "",
-             ctx->manifest_probe ? "on" : "off");
+             manifest->path,
+             manifest->preload_flags & CUDALOAD_PRELOAD_ALL_SUBLIBS ? "all"
+                                                                    : "minimal",
+             manifest->preload_flags & CUDALOAD_PRELOAD_GLOBAL ? "global"
+                                                               : "local",
+             manifest->isolation ? ", isolation" : "",
+             manifest->probe ? "on" : "off");
     field(t, "manifest", policy);
   }
   if (ctx->requirement_count == 0) {
@@ -1425,23 +1426,22 @@ static void write_driver(cl_report_writer *w, const doctor *d) {
 
 /* The manifest loaded into the context and its policy, or null. */
 static void write_manifest(cl_report_writer *w, const cudaload_ctx *ctx) {
+  const cl_manifest_state *manifest = cl_manifest_of(ctx);
   cl_report_key(w, "manifest");
-  if (ctx->manifest_path) {
+  if (manifest) {
     cl_report_begin_object(w);
     cl_report_key(w, "path");
-    cl_report_string(w, ctx->manifest_path);
+    cl_report_string(w, manifest->path);
     cl_report_key(w, "sublibraries");
-    cl_report_string(w,
-                     ctx->manifest_preload_flags & CUDALOAD_PRELOAD_ALL_SUBLIBS
-                         ? "all"
-                         : "minimal");
+    cl_report_string(w, manifest->preload_flags & CUDALOAD_PRELOAD_ALL_SUBLIBS
+                            ? "all"
+                            : "minimal");
     cl_report_key(w, "isolation");
-    cl_report_bool(w, ctx->manifest_isolation);
+    cl_report_bool(w, manifest->isolation);
     cl_report_key(w, "global");
-    cl_report_bool(w, (ctx->manifest_preload_flags & CUDALOAD_PRELOAD_GLOBAL) !=
-                          0);
+    cl_report_bool(w, (manifest->preload_flags & CUDALOAD_PRELOAD_GLOBAL) != 0);
     cl_report_key(w, "probe");
-    cl_report_bool(w, ctx->manifest_probe);
+    cl_report_bool(w, manifest->probe);
     cl_report_end_object(w);
   } else {
     cl_report_null(w);
@@ -1676,7 +1676,7 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
     return rc;
   }
   if (flags & (CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS) ||
-      ctx->manifest_probe)
+      cl_manifest_probe(ctx))
     run_probe(&d);
   gather_system(&d);
   find_problems(&d);
