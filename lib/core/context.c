@@ -164,23 +164,11 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   if (ctx->manifest && ctx->manifest_free)
     ctx->manifest_free(ctx->manifest);
   free(ctx->probe_driver_path);
-  cl_ctx_clear_error_messages(ctx);
+  if (ctx->error_messages && ctx->error_messages_free)
+    ctx->error_messages_free(ctx->error_messages);
   free(ctx);
 }
 
-void cl_ctx_clear_error_messages(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    cl_error_message *m = &ctx->error_messages[i];
-    free(m->quote);
-    free(m->file);
-    free(m->needed_by);
-    free(m->requirement);
-    free(m->diagnosis);
-  }
-  free(ctx->error_messages);
-  ctx->error_messages = NULL;
-  ctx->error_message_count = 0;
-}
 static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
                              const char *dir, const char *function);
 

@@ -72,6 +72,9 @@ typedef struct cl_file_cache cl_file_cache;
 /* What the last manifest loaded set (load/manifest.h). */
 typedef struct cl_manifest_state cl_manifest_state;
 
+/* The messages the last text read held (load/error_message.h). */
+typedef struct cl_error_messages cl_error_messages;
+
 /* A copy of a family's main library that a Python package bundles under a
  * renamed file (auditwheel: site-packages/ctranslate2.libs/
  * libcudnn-463fd6d5.so.8.9.7). The scan notes it but never lists it as a
@@ -186,17 +189,6 @@ typedef struct cl_conflict {
   char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
 } cl_conflict;
 
-/* One message cudaload_read_error_message() recognised in a pasted text
- * (load/error_message.c). */
-typedef struct cl_error_message {
-  int kind;          /* CUDALOAD_MESSAGE_* */
-  char *quote;       /* the line it was read from */
-  char *file;        /* the file it is about; NULL for none */
-  char *needed_by;   /* the library that needed file; NULL when not said */
-  char *requirement; /* "cudnn=8"; NULL for none */
-  char *diagnosis;   /* what it means */
-} cl_error_message;
-
 struct cudaload_ctx {
   unsigned flags;
   int target; /* CUDALOAD_TARGET_* */
@@ -271,9 +263,11 @@ struct cudaload_ctx {
   size_t env_warning_count, env_warning_capacity;
   /* per warning: 1 when it makes the child's loads fail (exec stops) */
   unsigned char *env_warning_fatal;
-  /* cudaload_read_error_message(): the messages of the last text read. */
-  cl_error_message *error_messages;
-  size_t error_message_count;
+  /* cudaload_read_error_message(): the messages of the last text read,
+   * owned by that stage (load/error_message.h); NULL until a text is read.
+   * error_messages_free is set by the code that makes them. */
+  cl_error_messages *error_messages;
+  void (*error_messages_free)(cl_error_messages *messages);
   /* "Problems and fixes" of the last cudaload_doctor() report. */
   size_t doctor_problem_count;
 
@@ -293,9 +287,6 @@ struct cudaload_ctx {
 void cl_ctx_clear_conflicts(cudaload_ctx *ctx);
 /* Drop the plan, its warnings and conflicts (requirements stay). */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
-
-/* Drop the error messages cudaload_read_error_message() kept. */
-void cl_ctx_clear_error_messages(cudaload_ctx *ctx);
 
 /* The naming convention a ctx scans for. */
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx);

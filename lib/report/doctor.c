@@ -11,6 +11,7 @@
 #include "scan/catalog.h"
 #include "common/build_facts.h"
 #include "core/context.h"
+#include "load/error_message.h"
 #include "load/manifest.h"
 #include "load/spec.h"
 #include "load/plan.h"
@@ -1315,7 +1316,7 @@ static char *write_text(const doctor *d) {
   put(&t, "%scudaload doctor%s %s\n", sgr(&t, BOLD), sgr(&t, RESET),
       cudaload_version_string());
 
-  if (ctx->error_message_count) {
+  if (cl_error_message_count(ctx)) {
     heading(&t, "Error message");
     cl_text_error_messages(&t.r, LABEL_WIDTH, ctx);
   }

@@ -24,8 +24,8 @@
 void cl_report_error_messages(cl_report_writer *w, const cudaload_ctx *ctx) {
   cl_report_key(w, "error_messages");
   cl_report_begin_array(w);
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    const cl_error_message *m = &ctx->error_messages[i];
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
     cl_report_begin_object(w);
     cl_report_key(w, "kind");
     cl_report_string(w, cudaload_error_message_kind_name(m->kind));
@@ -52,8 +52,8 @@ static void line(cl_text_report *r, int width, const char *label,
 
 void cl_text_error_messages(cl_text_report *r, int label_width,
                             const cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    const cl_error_message *m = &ctx->error_messages[i];
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
     if (i)
       cl_text_put(r, "\n");
     line(r, label_width, "read", m->quote);
@@ -222,8 +222,8 @@ static void no_kernel_image_problem(const cl_error_message_facts *f,
 void cl_error_message_problems(const cl_error_message_facts *f,
                                cl_problem_sink add, void *opaque) {
   const cudaload_ctx *ctx = f->ctx;
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    const cl_error_message *m = &ctx->error_messages[i];
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
     switch (m->kind) {
     case CUDALOAD_MESSAGE_CUBLAS_NOT_INITIALIZED:
       cublas_problem(f, add, opaque);
