@@ -8,62 +8,16 @@
 #define CUDALOAD_CONTEXT_H
 
 #include "cudaload.h"
-#include "scan/catalog.h"
 
 #include <stddef.h>
 
-/* A folder (or, for "ld.so.cache", a file) the scan searched. */
-typedef struct cl_root {
-  char *path;
-  const char *origin; /* static string: "explicit", "CUDA_PATH", ... */
-  int status;         /* CUDALOAD_OK or why it was skipped */
-  char *detail;       /* CUDALOAD_E_INSECURE: which folder, who can write */
-  char *fix;          /* CUDALOAD_E_INSECURE: the command that makes what
-                         detail names private (cl_os_private_fix) */
-} cl_root;
+/* A family of the catalog (scan/catalog.h), named here only as a pointer's
+ * type: the handle holds no stage's data by value. */
+typedef struct cl_catalog_entry cl_catalog_entry;
 
-/* A library file, or a folder of libraries, the scan refused because other
- * users can write to it (inventory.c): what a requirement may have missed,
- * and the command that makes it private. */
-typedef struct cl_refusal {
-  char *path;                    /* the file or folder others can write to */
-  const cl_catalog_entry *entry; /* the library refused; NULL: a folder */
-  int major;
-  char *fix; /* chmod go-w / icacls line for path */
-} cl_refusal;
-
-/* One real library file. */
-typedef struct cl_library {
-  const cl_catalog_entry *entry;
-  int major;
-  int cuda_major;
-  char *version;              /* "" when unknown */
-  const char *version_source; /* static: "dist-info", "file-name", ... */
-  char *version_file;         /* "" when unknown */
-  char *path;                 /* real, absolute */
-  size_t root;
-  /* A wheel's version is looked up on first use (inventory.c): until then
-   * the folder the file was listed in, its name there and what the name
-   * told; NULL once settled. Read version, version_source, version_file and
-   * cuda_major only after cl_library_settle_version. */
-  char *pending_folder;
-  char *pending_name;
-  cl_name_match pending_match;
-  /* The machine it was built for (machine.h), read on first use. */
-  const char *machine; /* static; NULL when unknown */
-  int machine_read;
-  /* Its family's include folder (include_dir.h), looked up on first use. */
-  char *include_dir;     /* NULL when none */
-  char *include_refused; /* why the one beside it is refused, or NULL */
-  int include_read;
-  /* Why a version source was passed over (others can write to it), so that
-   * the plan can say so; NULL when none was (inventory.c). */
-  char *version_distrust;
-} cl_library;
-
-/* The version sources a scan read (dist-info, headers), kept for versions
- * looked up later (inventory.c). */
-typedef struct cl_version_cache cl_version_cache;
+/* The roots the last scan searched and what it found there
+ * (scan/inventory.h). */
+typedef struct cl_inventory cl_inventory;
 
 /* What was read from library files (binary/file_cache.h), kept for the
  * life of the context. */
@@ -74,29 +28,6 @@ typedef struct cl_manifest_state cl_manifest_state;
 
 /* The messages the last text read held (load/error_message.h). */
 typedef struct cl_error_messages cl_error_messages;
-
-/* A copy of a family's main library that a Python package bundles under a
- * renamed file (auditwheel: site-packages/ctranslate2.libs/
- * libcudnn-463fd6d5.so.8.9.7). The scan notes it but never lists it as a
- * library: nothing requires it by that name. It still opens its
- * sub-libraries by their real SONAMEs, which its folder lacks, so a plan for
- * its family and major preloads them. */
-typedef struct cl_bundled_shim {
-  const cl_catalog_entry *entry; /* the main library it is a copy of */
-  int major;
-  char *path;    /* absolute */
-  char *package; /* "ctranslate2" (from ctranslate2.libs) */
-} cl_bundled_shim;
-
-/* A library of a package that opens CUDA libraries by name at run time
- * (consumers.h: ctranslate2's libctranslate2-<hex>.so.4.4.0), noticed by
- * the scan: a plan holding the family it opens in another major adds its
- * major or warns. */
-typedef struct cl_noticed_consumer {
-  const char *package; /* consumers.c's table */
-  char *path;          /* absolute */
-  char version[32];    /* "4.4.0"; "" when neither name nor dist-info tell */
-} cl_noticed_consumer;
 
 /* A parsed requirement ("cudnn>=8.9"). */
 typedef enum cl_version_op {
@@ -203,35 +134,25 @@ struct cudaload_ctx {
   char **environment_roots;
   size_t environment_count, environment_capacity;
 
-  cl_root *roots;
-  size_t root_count, root_capacity;
-  cl_library *libraries;
-  size_t library_count, library_capacity;
-  cl_version_cache *version_cache;
-  /* Frees version_cache: set by the scan that made it (inventory.c), so
-   * that the handle frees it without knowing the scan. */
-  void (*version_cache_free)(cl_version_cache *cache);
-  int scanned;
+  /* What the last scan found, owned by the scan (scan/inventory.h, read
+   * through cl_inventory_of()); NULL until the first scan. inventory_free
+   * is set by the code that makes it, so that the handle frees it without
+   * knowing the stage. */
+  cl_inventory *inventory;
+  void (*inventory_free)(cl_inventory *inventory);
+
   /* Headers, symbols and names of the files read so far (file_cache.c),
    * and what frees it, set by the code that makes it. */
   cl_file_cache *file_cache;
   void (*file_cache_free)(cl_file_cache *cache);
-  cl_bundled_shim *shims; /* bundled copies the last scan noticed */
-  size_t shim_count, shim_capacity;
-  cl_noticed_consumer *consumers; /* known consumers the last scan noticed */
-  size_t consumer_count, consumer_capacity;
-  /* Environments near the current folder that the last scan did not
-   * search (scan/environment.c), for the fix lines; absolute. */
-  char **nearby_environments;
   /* Folders where the loader finds what a program (cudaload_require_for of
    * a file) needs: its RPATH/RUNPATH, $ORIGIN, LD_LIBRARY_PATH. The scan
    * searches them last (CL_ORIGIN_PROGRAM), defaults or not: the program
-   * takes its libraries from there whatever the roots given. */
+   * takes its libraries from there whatever the roots given. Set by
+   * cudaload_require_for() (load/program.c) and read by the scan, an
+   * earlier stage, so they are the handle's, as the roots given are. */
   char **program_roots;
   size_t program_root_count, program_root_capacity;
-  size_t nearby_count, nearby_capacity;
-  cl_refusal *refusals; /* what the last scan refused as writable by others */
-  size_t refusal_count, refusal_capacity;
 
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;
@@ -287,15 +208,5 @@ struct cudaload_ctx {
 void cl_ctx_clear_conflicts(cudaload_ctx *ctx);
 /* Drop the plan, its warnings and conflicts (requirements stay). */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
-
-/* The naming convention a ctx scans for. */
-cl_naming cl_ctx_naming(const cudaload_ctx *ctx);
-
-/* Drop the inventory and the root list of the last scan. */
-void cl_ctx_clear_inventory(cudaload_ctx *ctx);
-
-/* Append a root (path copied); returns its index via *index. */
-int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
-                            const char *origin, size_t *index);
 
 #endif

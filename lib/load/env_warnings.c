@@ -16,6 +16,7 @@
 #include "load/verdict.h"
 #include "scan/machine.h"
 #include "os/platform.h"
+#include "scan/inventory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,8 @@ static const char *open_name(const cl_plan_entry *p) {
 static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *value) {
   int rc = CUDALOAD_OK;
-  for (size_t k = 0; !rc && k < ctx->library_count; ++k) {
-    cl_library *l = &ctx->libraries[k];
+  for (size_t k = 0; !rc && k < cl_inventory_of(ctx)->library_count; ++k) {
+    cl_library *l = &cl_inventory_of(ctx)->libraries[k];
     if (l->entry->role != CL_ROLE_MAIN)
       continue;
     const char *machine = cl_ctx_machine(ctx);

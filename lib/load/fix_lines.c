@@ -19,6 +19,7 @@
 #include "scan/catalog_wheels.h"
 #include "scan/roots.h"
 #include "common/strutil.h"
+#include "scan/inventory.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,12 +59,14 @@ static int library_cuda_major(const cl_library *lib) {
  * as the plan prefers them. */
 static int ranks_before(const cudaload_ctx *ctx, const cl_library *a,
                         const cl_library *b) {
-  cl_root_tier ta = a->root < ctx->root_count
-                        ? cl_origin_tier(ctx->roots[a->root].origin)
-                        : CL_TIER_SYSTEM;
-  cl_root_tier tb = b->root < ctx->root_count
-                        ? cl_origin_tier(ctx->roots[b->root].origin)
-                        : CL_TIER_SYSTEM;
+  cl_root_tier ta =
+      a->root < cl_inventory_of(ctx)->root_count
+          ? cl_origin_tier(cl_inventory_of(ctx)->roots[a->root].origin)
+          : CL_TIER_SYSTEM;
+  cl_root_tier tb =
+      b->root < cl_inventory_of(ctx)->root_count
+          ? cl_origin_tier(cl_inventory_of(ctx)->roots[b->root].origin)
+          : CL_TIER_SYSTEM;
   return ta != tb ? ta < tb : a->root < b->root;
 }
 
@@ -82,8 +85,8 @@ static int environment_cuda_major(const cudaload_ctx *ctx,
       return cuda;
   }
   const cl_library *best = NULL;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (library_cuda_major(lib) && (!best || ranks_before(ctx, lib, best)))
       best = lib;
   }
@@ -280,8 +283,8 @@ static char *interpreter_of(const char *root, cl_naming naming) {
 static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
                              int *interpreter) {
   *interpreter = 0;
-  for (size_t i = 0; i < ctx->root_count; ++i) {
-    const cl_root *r = &ctx->roots[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->root_count; ++i) {
+    const cl_root *r = &cl_inventory_of(ctx)->roots[i];
     if (r->status != CUDALOAD_OK ||
         cl_origin_tier(r->origin) != CL_TIER_ENVIRONMENT)
       continue;
@@ -339,8 +342,8 @@ static const cl_library *pinned_library(const cudaload_ctx *ctx,
                                         const char *family, const wheel *w,
                                         cl_naming naming, size_t *site_len) {
   const cl_library *pinned = NULL;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     size_t n;
     if (strcmp(lib->entry->family, family) == 0 &&
         (n = wheel_site_length(lib->path, w->folder, naming)) &&
@@ -358,9 +361,11 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
                                  const wheel *w, cl_naming naming) {
   const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
   int have = 0;
-  for (size_t i = 0; i < ctx->library_count && !have; ++i)
-    have = strcmp(ctx->libraries[i].entry->family, "cublas") == 0 &&
-           library_cuda_major(&ctx->libraries[i]) == w->cuda_major;
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !have; ++i)
+    have = strcmp(cl_inventory_of(ctx)->libraries[i].entry->family, "cublas") ==
+               0 &&
+           library_cuda_major(&cl_inventory_of(ctx)->libraries[i]) ==
+               w->cuda_major;
   if (blas && !have)
     add_requirement_word(t, blas->package, "", naming);
 }
@@ -369,20 +374,21 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
  * libraries may be there already ("pip install" into the system, or into
  * a venv that is not active, is what sent people searching). */
 static void add_nearby_environments(cl_buf *t, const cudaload_ctx *ctx) {
-  if (ctx->nearby_count == 0)
+  if (cl_inventory_of(ctx)->nearby_count == 0)
     return;
-  for (size_t i = 0; i < ctx->nearby_count; ++i)
+  for (size_t i = 0; i < cl_inventory_of(ctx)->nearby_count; ++i)
     add(t, "%s%s",
-        i == 0                       ? ""
-        : i + 1 == ctx->nearby_count ? " and "
-                                     : ", ",
-        ctx->nearby_environments[i]);
-  int one = ctx->nearby_count == 1;
+        i == 0                                        ? ""
+        : i + 1 == cl_inventory_of(ctx)->nearby_count ? " and "
+                                                      : ", ",
+        cl_inventory_of(ctx)->nearby_environments[i]);
+  int one = cl_inventory_of(ctx)->nearby_count == 1;
   add(t,
       " %s not active, so not searched: activate %s or pass --environment "
       "%s (C: cudaload_add_environment_root()); if %s the library: ",
       one ? "is an environment that is" : "are environments that are",
-      one ? "it" : "the one you use", ctx->nearby_environments[0],
+      one ? "it" : "the one you use",
+      cl_inventory_of(ctx)->nearby_environments[0],
       one ? "it lacks" : "they lack");
 }
 
@@ -418,7 +424,7 @@ char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file) {
 
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   char *here = fix_for_missing_here(ctx, r);
-  if (!here || ctx->nearby_count == 0)
+  if (!here || cl_inventory_of(ctx)->nearby_count == 0)
     return here;
   cl_buf t = CL_BUF_INIT;
   add_nearby_environments(&t, ctx);

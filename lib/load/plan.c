@@ -221,8 +221,8 @@ static void companion_index_free(companion_index *c) {
 static int companion_index_build(const cudaload_ctx *ctx, companion_index *c) {
   memset(c, 0, sizeof *c);
   cl_str_index_init(&c->index, 0);
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l->entry->role != CL_ROLE_SUB || !l->entry->required_beside_main)
       continue;
     char *key = companion_key(l->entry, l->major, l->path);
@@ -301,8 +301,8 @@ static int better(const cudaload_ctx *ctx, const cl_library *a,
     return sa;
   /* The earlier tier wins whatever the versions (docs/scan-contract.md,
    * "Precedence"): the environment the user activated is what they mean. */
-  cl_root_tier ta = cl_origin_tier(ctx->roots[a->root].origin);
-  cl_root_tier tb = cl_origin_tier(ctx->roots[b->root].origin);
+  cl_root_tier ta = cl_origin_tier(cl_inventory_of(ctx)->roots[a->root].origin);
+  cl_root_tier tb = cl_origin_tier(cl_inventory_of(ctx)->roots[b->root].origin);
   if (ta != tb)
     return ta < tb;
   cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)a);
@@ -337,8 +337,8 @@ static int named_cuda_major(const cl_requirement *r) {
 static void majors_by_tier(cudaload_ctx *ctx,
                            uint64_t present[CL_TIER_SYSTEM + 1]) {
   memset(present, 0, sizeof(uint64_t) * (CL_TIER_SYSTEM + 1));
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     int wanted = 0;
     for (size_t r = 0; r < ctx->requirement_count && !wanted; ++r)
       wanted = ctx->requirements[r].entry == lib->entry;
@@ -347,7 +347,7 @@ static void majors_by_tier(cudaload_ctx *ctx,
     /* A wheel's CUDA major is in its dist-info name (-cu12): read now. */
     cl_library_settle_version(ctx, lib);
     if (lib->cuda_major > 0 && lib->cuda_major < 64)
-      present[cl_origin_tier(ctx->roots[lib->root].origin)] |=
+      present[cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin)] |=
           (uint64_t)1 << lib->cuda_major;
   }
 }
@@ -365,8 +365,8 @@ static int newest_major(uint64_t set, int limit) {
  * major's, is better than none. */
 static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
   char why[512];
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != r->entry)
       continue;
     cl_library_settle_version(ctx, lib);
@@ -507,10 +507,10 @@ static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
  * one was refused. */
 static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
   int refused = 0;
-  cl_buf_printf(b, "  searched %zu root%s:\n", ctx->root_count,
-                ctx->root_count == 1 ? "" : "s");
-  for (size_t i = 0; i < ctx->root_count; ++i) {
-    const cl_root *r = &ctx->roots[i];
+  cl_buf_printf(b, "  searched %zu root%s:\n", cl_inventory_of(ctx)->root_count,
+                cl_inventory_of(ctx)->root_count == 1 ? "" : "s");
+  for (size_t i = 0; i < cl_inventory_of(ctx)->root_count; ++i) {
+    const cl_root *r = &cl_inventory_of(ctx)->roots[i];
     cl_buf_printf(b, "    %s (%s%s%s)\n", r->path, r->origin,
                   r->status == CUDALOAD_OK ? "" : ", ",
                   r->status == CUDALOAD_OK ? ""
@@ -571,8 +571,8 @@ static int add_chosen(cudaload_ctx *ctx, cl_str_index *planned,
   int rc = add_entry(ctx, planned, main_lib, requirement, reason);
   snprintf(reason, sizeof reason, "belongs to %s (same folder)",
            cl_path_basename(main_lib->path));
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l->entry->role == CL_ROLE_SUB && l->major == main_lib->major &&
         strcmp(l->entry->family, main_lib->entry->family) == 0 &&
         same_folder(l->path, main_lib->path))
@@ -600,10 +600,11 @@ static void set_reason(cl_plan_entry *p, const char *fmt, ...) {
  * and its RUNPATH leads only to its own folder, which lacks p. */
 static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
                                               const cl_plan_entry *p) {
-  for (size_t i = 0; i < ctx->shim_count; ++i)
-    if (ctx->shims[i].major == p->major &&
-        strcmp(ctx->shims[i].entry->family, p->entry->family) == 0)
-      return &ctx->shims[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->shim_count; ++i)
+    if (cl_inventory_of(ctx)->shims[i].major == p->major &&
+        strcmp(cl_inventory_of(ctx)->shims[i].entry->family,
+               p->entry->family) == 0)
+      return &cl_inventory_of(ctx)->shims[i];
   return NULL;
 }
 
@@ -944,10 +945,10 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
   const cl_library *best = NULL;
   int best_rank = -1;
   consumer_symbols needs = {ctx, opener, 0, NULL};
-  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
+    const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != main_entry || lib->major != dep_major ||
-        foreign_machine(ctx, &ctx->libraries[i]) ||
+        foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i]) ||
         missing_companion(companions, lib, rc))
       continue;
     /* A file that lacks a symbol the opener takes from it fails its load
@@ -998,8 +999,8 @@ static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
                             const cl_library *lib, const char *opener,
                             const char *reason) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l != lib && !(l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
                       strcmp(l->entry->family, lib->entry->family) == 0 &&
                       same_folder(l->path, lib->path)))
@@ -1078,8 +1079,9 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
       continue;
     size_t r = ctx->plan[i].requirement;
     cl_library *chosen =
-        r < ctx->outcome_count && ctx->outcomes[r].chosen < ctx->library_count
-            ? &ctx->libraries[ctx->outcomes[r].chosen]
+        r < ctx->outcome_count &&
+                ctx->outcomes[r].chosen < cl_inventory_of(ctx)->library_count
+            ? &cl_inventory_of(ctx)->libraries[ctx->outcomes[r].chosen]
             : NULL;
     int cuda = lazy_cuda_major(ctx, i, chosen);
     if (!cuda)
@@ -1189,8 +1191,8 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
                               const companion_index *companions) {
   cl_naming naming = cl_ctx_naming(ctx);
   int rc = CUDALOAD_OK;
-  for (size_t c = 0; c < ctx->consumer_count && !rc; ++c) {
-    const cl_noticed_consumer *consumer = &ctx->consumers[c];
+  for (size_t c = 0; c < cl_inventory_of(ctx)->consumer_count && !rc; ++c) {
+    const cl_noticed_consumer *consumer = &cl_inventory_of(ctx)->consumers[c];
     const cl_known_consumer *need;
     for (size_t k = 0;
          !rc && (need = cl_consumer_need(consumer->package, consumer->version,
@@ -1242,8 +1244,8 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
 static int add_family_entries(cudaload_ctx *ctx, cl_str_index *planned,
                               const cl_library *lib, const char *reason) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l == lib || (l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
                      strcmp(l->entry->family, lib->entry->family) == 0 &&
                      same_folder(l->path, lib->path)))
@@ -1829,7 +1831,7 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
                            const cl_library **best) {
   const cl_requirement *req = &ctx->requirements[r];
   cl_requirement_outcome *o = &ctx->outcomes[r];
-  const cl_library *lib = &ctx->libraries[i];
+  const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
   char why[512];
   const cl_catalog_entry *missing;
   int rc = CUDALOAD_OK;
@@ -1838,11 +1840,11 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
   if (req->at_least_parts ||
       (req->op != CL_OP_ANY &&
        !(req->op == CL_OP_EQ && req->version_parts == 1)))
-    cl_library_settle_version(ctx, &ctx->libraries[i]);
+    cl_library_settle_version(ctx, &cl_inventory_of(ctx)->libraries[i]);
   const char *machine = NULL;
   if (!satisfies(req, lib, why, sizeof why))
     return reject(o, lib->path, "%s", why);
-  if ((machine = foreign_machine(ctx, &ctx->libraries[i])))
+  if ((machine = foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i])))
     return reject(o, lib->path,
                   "built for %s; this process runs %s code (the loader "
                   "would refuse it)",
@@ -1885,8 +1887,8 @@ static int case_twins(const char *a, const char *b) {
 static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
   if (cl_ctx_naming(ctx) != CL_NAMING_WINDOWS)
     return CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *other = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *other = &cl_inventory_of(ctx)->libraries[i];
     if (other == chosen || !case_twins(chosen->path, other->path))
       continue;
     char problem[1024];
@@ -1911,12 +1913,14 @@ static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
  * of the same name (a planned copy of it loaded first would be used in its
  * place, by name), or NULL. */
 static cl_library *environment_twin(cudaload_ctx *ctx, const cl_library *lib) {
-  if (cl_origin_tier(ctx->roots[lib->root].origin) == CL_TIER_ENVIRONMENT)
+  if (cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin) ==
+      CL_TIER_ENVIRONMENT)
     return NULL;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    cl_library *e = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    cl_library *e = &cl_inventory_of(ctx)->libraries[i];
     if (e != lib && e->entry == lib->entry && e->major == lib->major &&
-        cl_origin_tier(ctx->roots[e->root].origin) == CL_TIER_ENVIRONMENT &&
+        cl_origin_tier(cl_inventory_of(ctx)->roots[e->root].origin) ==
+            CL_TIER_ENVIRONMENT &&
         !strcmp(cl_path_basename(e->path), cl_path_basename(lib->path)))
       return e;
   }
@@ -1933,7 +1937,8 @@ static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
   size_t count = ctx->program_file_count;
   cl_program_set own = {0};
   if (!count) {
-    *rc = cl_program_files_in(ctx, ctx->roots[twin->root].path, &own);
+    *rc = cl_program_files_in(ctx, cl_inventory_of(ctx)->roots[twin->root].path,
+                              &own);
     files = own.files;
     count = own.file_count;
   }
@@ -2009,11 +2014,12 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
 static const cl_library *bound_by_a_program(cudaload_ctx *ctx, size_t r,
                                             int *rc) {
   const cl_requirement *req = &ctx->requirements[r];
-  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     char why[512];
     if (lib->entry != req->entry ||
-        cl_origin_tier(ctx->roots[lib->root].origin) != CL_TIER_ENVIRONMENT ||
+        cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin) !=
+            CL_TIER_ENVIRONMENT ||
         foreign_machine(ctx, lib))
       continue;
     cl_library_settle_version(ctx, lib);
@@ -2043,8 +2049,8 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
    * there is, and the outcome says which major. */
   int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
                (plan_major_satisfies(ctx, req) || plan_major_built(ctx, req));
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i)
-    if (ctx->libraries[i].entry == req->entry)
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i)
+    if (cl_inventory_of(ctx)->libraries[i].entry == req->entry)
       rc = judge_candidate(ctx, r, i, filter, companions, &best);
   if (!rc)
     best = kept_for_programs(ctx, r, best, &rc);
@@ -2053,7 +2059,8 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
   if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
       best->cuda_major != ctx->plan_cuda_major)
     o->second_major = best->cuda_major;
-  o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
+  o->chosen =
+      best ? (size_t)(best - cl_inventory_of(ctx)->libraries) : SIZE_MAX;
   if (rc)
     return rc; /* out of memory: reported by the caller */
   if (best && (rc = warn_case_twins(ctx, best)))
@@ -2118,7 +2125,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_plan: unknown flag bits 0x%x",
                    flags & ~CL_KNOWN_PLAN_FLAGS);
-  if (!ctx->scanned) {
+  if (!cl_inventory_of(ctx)->scanned) {
     int rc = cudaload_scan(ctx);
     if (rc)
       return rc;

@@ -116,15 +116,18 @@ static void add_reason(cl_plan_judgement *out, cl_buf *why, int status,
 static const char *bundled_by(const cudaload_ctx *ctx, const char *path) {
   char *folder = cl_path_dirname(path);
   const char *package = NULL;
-  for (size_t i = 0; folder && i < ctx->shim_count && !package; ++i)
-    if (cl_os_same_path(ctx->shims[i].path, strlen(ctx->shims[i].path), path,
+  for (size_t i = 0; folder && i < cl_inventory_of(ctx)->shim_count && !package;
+       ++i)
+    if (cl_os_same_path(cl_inventory_of(ctx)->shims[i].path,
+                        strlen(cl_inventory_of(ctx)->shims[i].path), path,
                         strlen(path)))
-      package = ctx->shims[i].package;
-  for (size_t i = 0; folder && i < ctx->consumer_count && !package; ++i) {
-    char *theirs = cl_path_dirname(ctx->consumers[i].path);
+      package = cl_inventory_of(ctx)->shims[i].package;
+  for (size_t i = 0;
+       folder && i < cl_inventory_of(ctx)->consumer_count && !package; ++i) {
+    char *theirs = cl_path_dirname(cl_inventory_of(ctx)->consumers[i].path);
     if (theirs &&
         cl_os_same_path(theirs, strlen(theirs), folder, strlen(folder)))
-      package = ctx->consumers[i].package;
+      package = cl_inventory_of(ctx)->consumers[i].package;
     free(theirs);
   }
   free(folder);

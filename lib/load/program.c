@@ -38,6 +38,7 @@
 #include "scan/distinfo.h"
 #include "scan/machine.h"
 #include "scan/roots.h"
+#include "scan/inventory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1081,7 +1082,7 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
                : rc;
   cl_ctx_clear_plan(ctx);
   /* A new environment root means a new scan. */
-  ctx->scanned = 0;
+  cl_inventory_invalidate(ctx);
   return CUDALOAD_OK;
 }
 

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
+#include "scan/catalog.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -946,8 +946,8 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
   char *real = cl_os_real_path(taken);
   cl_restore_error(kept);
   const char *found = NULL;
-  for (size_t i = 0; i < ctx->library_count && !found; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !found; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != want.entry || lib->major != want.major ||
         (real && strcmp(real, lib->path) == 0))
       continue;

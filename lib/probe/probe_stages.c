@@ -22,6 +22,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "scan/catalog.h"
 
 #include <math.h>
 #include <stdarg.h>

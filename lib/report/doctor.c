@@ -211,9 +211,9 @@ static char *windows_driver_version(const char *versioninfo) {
 static void find_driver(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   const cl_library *scanned = NULL;
-  for (size_t i = 0; i < ctx->library_count && !scanned; ++i)
-    if (!strcmp(ctx->libraries[i].entry->name, "cuda"))
-      scanned = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !scanned; ++i)
+    if (!strcmp(cl_inventory_of(ctx)->libraries[i].entry->name, "cuda"))
+      scanned = &cl_inventory_of(ctx)->libraries[i];
   if (d->probe) {
     const char *path = cudaload_probe_driver_path(d->probe);
     d->driver_cuda = cudaload_probe_driver_version(d->probe);
@@ -305,9 +305,10 @@ static int requirement_satisfied(const cudaload_ctx *ctx, size_t r,
 
 /* The library chosen for requirement r, NULL when none. */
 static const cl_library *chosen_library(const cudaload_ctx *ctx, size_t r) {
-  if (r >= ctx->outcome_count || ctx->outcomes[r].chosen >= ctx->library_count)
+  if (r >= ctx->outcome_count ||
+      ctx->outcomes[r].chosen >= cl_inventory_of(ctx)->library_count)
     return NULL;
-  return &ctx->libraries[ctx->outcomes[r].chosen];
+  return &cl_inventory_of(ctx)->libraries[ctx->outcomes[r].chosen];
 }
 
 /* What decided a choice: "tier environment (VIRTUAL_ENV), CUDA 12", and
@@ -318,7 +319,7 @@ static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
   out[0] = '\0';
   if (!lib)
     return;
-  const char *origin = ctx->roots[lib->root].origin;
+  const char *origin = cl_inventory_of(ctx)->roots[lib->root].origin;
   int n = snprintf(out, size, "tier %s (%s)",
                    cl_tier_name(cl_origin_tier(origin)), origin);
   int second = ctx->outcomes[r].second_major;
@@ -660,11 +661,13 @@ static int environment_programs(doctor *d, cl_program_set *set) {
   const cudaload_ctx *ctx = d->ctx;
   size_t file_capacity = 0, plugin_capacity = 0;
   memset(set, 0, sizeof *set);
-  for (size_t r = 0; r < ctx->root_count; ++r) {
-    if (cl_origin_tier(ctx->roots[r].origin) != CL_TIER_ENVIRONMENT)
+  for (size_t r = 0; r < cl_inventory_of(ctx)->root_count; ++r) {
+    if (cl_origin_tier(cl_inventory_of(ctx)->roots[r].origin) !=
+        CL_TIER_ENVIRONMENT)
       continue;
     cl_program_set more;
-    int rc = cl_program_files_in(d->ctx, ctx->roots[r].path, &more);
+    int rc =
+        cl_program_files_in(d->ctx, cl_inventory_of(ctx)->roots[r].path, &more);
     if (rc) {
       cl_program_set_free(set);
       return rc;
@@ -931,19 +934,20 @@ static void plan_warning_problems(doctor *d) {
  * is nowhere: a broken or partial install that nothing can use. */
 static void orphan_problems(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *sub = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *sub = &cl_inventory_of(ctx)->libraries[i];
     if (sub->entry->role != CL_ROLE_SUB)
       continue;
     int main_found = 0, reported = 0;
-    for (size_t k = 0; k < ctx->library_count && !main_found; ++k) {
-      const cl_library *l = &ctx->libraries[k];
+    for (size_t k = 0; k < cl_inventory_of(ctx)->library_count && !main_found;
+         ++k) {
+      const cl_library *l = &cl_inventory_of(ctx)->libraries[k];
       main_found = l->entry->role == CL_ROLE_MAIN && l->major == sub->major &&
                    !strcmp(l->entry->family, sub->entry->family);
     }
     /* One problem per family and major. */
     for (size_t k = 0; k < i && !reported; ++k) {
-      const cl_library *l = &ctx->libraries[k];
+      const cl_library *l = &cl_inventory_of(ctx)->libraries[k];
       reported = l->entry->role == CL_ROLE_SUB && l->major == sub->major &&
                  !strcmp(l->entry->family, sub->entry->family);
     }
@@ -966,8 +970,8 @@ static void orphan_problems(doctor *d) {
 }
 
 static void root_problems(doctor *d) {
-  for (size_t i = 0; i < d->ctx->root_count; ++i) {
-    const cl_root *r = &d->ctx->roots[i];
+  for (size_t i = 0; i < cl_inventory_of(d->ctx)->root_count; ++i) {
+    const cl_root *r = &cl_inventory_of(d->ctx)->roots[i];
     if (r->status == CUDALOAD_E_INSECURE) {
       add_problem(
           d,
@@ -1098,12 +1102,14 @@ static void text_libraries(text *t, const cudaload_ctx *ctx) {
   heading(t, "Libraries found");
   cl_text_library_table(&t->r, ctx, &doctor_layout);
   size_t missing = 0;
-  for (size_t i = 0; i < ctx->root_count; ++i)
-    missing += ctx->roots[i].status != CUDALOAD_OK;
+  for (size_t i = 0; i < cl_inventory_of(ctx)->root_count; ++i)
+    missing += cl_inventory_of(ctx)->roots[i].status != CUDALOAD_OK;
   put(t, "  %zu %s in %zu %s searched (%zu absent or unreadable)%s\n",
-      ctx->library_count, ctx->library_count == 1 ? "library" : "libraries",
-      ctx->root_count, ctx->root_count == 1 ? "root" : "roots", missing,
-      ctx->root_count ? ":" : "");
+      cl_inventory_of(ctx)->library_count,
+      cl_inventory_of(ctx)->library_count == 1 ? "library" : "libraries",
+      cl_inventory_of(ctx)->root_count,
+      cl_inventory_of(ctx)->root_count == 1 ? "root" : "roots", missing,
+      cl_inventory_of(ctx)->root_count ? ":" : "");
   cl_text_roots(&t->r, ctx, "    ");
   cl_text_nearby_environments(&t->r, ctx, "  ");
 }
@@ -1467,13 +1473,13 @@ static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
     const cl_library *lib = ok ? chosen_library(ctx, r) : NULL;
     cl_report_key(w, "tier");
     if (lib)
-      cl_report_string(
-          w, cl_tier_name(cl_origin_tier(ctx->roots[lib->root].origin)));
+      cl_report_string(w, cl_tier_name(cl_origin_tier(
+                              cl_inventory_of(ctx)->roots[lib->root].origin)));
     else
       cl_report_null(w);
     cl_report_key(w, "origin");
     if (lib)
-      cl_report_string(w, ctx->roots[lib->root].origin);
+      cl_report_string(w, cl_inventory_of(ctx)->roots[lib->root].origin);
     else
       cl_report_null(w);
     cl_report_key(w, "cuda_major");
@@ -1667,7 +1673,7 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
   memset(&d, 0, sizeof d);
   d.ctx = ctx;
   d.flags = flags;
-  int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
+  int rc = cl_inventory_of(ctx)->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
   if (!rc)
     rc = plan_requirements(&d);
   if (!rc) /* the report prints every version */

@@ -15,6 +15,7 @@
 #include "load/error_message.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
+#include "scan/inventory.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -78,9 +79,9 @@ static const cl_library *chosen_for(const cudaload_ctx *ctx, const char *spec) {
     if (strcmp(ctx->requirements[k].text, spec) != 0)
       continue;
     if (k >= ctx->outcome_count || ctx->outcomes[k].chosen == SIZE_MAX ||
-        ctx->outcomes[k].chosen >= ctx->library_count)
+        ctx->outcomes[k].chosen >= cl_inventory_of(ctx)->library_count)
       return NULL;
-    return &ctx->libraries[ctx->outcomes[k].chosen];
+    return &cl_inventory_of(ctx)->libraries[ctx->outcomes[k].chosen];
   }
   return NULL;
 }

@@ -110,7 +110,7 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
                      "cudaload_explain_files: \"%s\" is not an absolute path",
                      paths[i] ? paths[i] : "(null)");
   int rc = CUDALOAD_OK;
-  if (!ctx->scanned)
+  if (!cl_inventory_of(ctx)->scanned)
     rc = cudaload_scan(ctx);
   /* "As if preloaded": the plan decides what is already in the process. */
   if (!rc && ctx->requirement_count && !ctx->planned) {
@@ -190,8 +190,9 @@ static cl_library *indexed_library(pid_context *pc, cudaload_ctx *c,
     x = &pc->indexes[pc->index_count++];
     x->ctx = c;
     cl_str_index_init(&x->by_path, 0);
-    for (size_t i = 0; i < c->library_count; ++i)
-      if (cl_str_index_add(&x->by_path, c->libraries[i].path, i)) {
+    const cl_inventory *inv = cl_inventory_of(c);
+    for (size_t i = 0; i < inv->library_count; ++i)
+      if (cl_str_index_add(&x->by_path, inv->libraries[i].path, i)) {
         pc->e->failed = 1;
         return NULL;
       }
@@ -199,8 +200,9 @@ static cl_library *indexed_library(pid_context *pc, cudaload_ctx *c,
   size_t at;
   if (!cl_str_index_find(&x->by_path, real, &at))
     return NULL;
-  cl_library_settle_version(c, &c->libraries[at]);
-  return &c->libraries[at];
+  cl_library *lib = &cl_inventory_of(c)->libraries[at];
+  cl_library_settle_version(c, lib);
+  return lib;
 }
 
 /* The version of a mapped file as the scan tells it (dist-info, headers),
@@ -454,7 +456,7 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_explain_pid: %s",
                    pid <= 0 ? "the process id must be positive"
                             : "NULL argument");
-  int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
+  int rc = cl_inventory_of(ctx)->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
   if (rc) /* the scan's last error says why */
     return *cudaload_last_error()
                ? rc
