@@ -30,49 +30,9 @@ cudaload_ctx *cudaload_create(unsigned flags) {
   return ctx;
 }
 
-void cl_ctx_clear_conflicts(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->conflict_count; ++i) {
-    free(ctx->conflicts[i].path);
-    free(ctx->conflicts[i].problem);
-    free(ctx->conflicts[i].fix);
-    free(ctx->conflicts[i].text);
-  }
-  ctx->conflict_count = 0;
-}
-
 void cl_ctx_clear_plan(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    free(ctx->plan[i].path);
-    free(ctx->plan[i].soname);
-    free(ctx->plan[i].reason);
-    free(ctx->plan[i].loaded_path);
-    free(ctx->plan[i].opened_by);
-  }
-  ctx->plan_count = 0;
-  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
-    free(ctx->plan_warnings[i].problem);
-    free(ctx->plan_warnings[i].fix);
-    free(ctx->plan_warnings[i].file);
-    free(ctx->plan_warnings[i].text);
-  }
-  ctx->plan_warning_count = 0;
-  cl_ctx_clear_conflicts(ctx);
-  for (size_t r = 0; r < ctx->outcome_count; ++r) {
-    cl_requirement_outcome *o = &ctx->outcomes[r];
-    for (size_t i = 0; i < o->rejected_count; ++i) {
-      free(o->rejected[i].path);
-      free(o->rejected[i].why);
-    }
-    free(o->rejected);
-    free(o->fix);
-  }
-  free(ctx->plan_cuda_reason);
-  ctx->plan_cuda_reason = NULL;
-  ctx->plan_cuda_major = 0;
-  free(ctx->outcomes);
-  ctx->outcomes = NULL;
-  ctx->outcome_count = 0;
-  ctx->planned = 0;
+  if (ctx->plan_state && ctx->plan_state_clear)
+    ctx->plan_state_clear(ctx->plan_state);
 }
 
 void cudaload_destroy(cudaload_ctx *ctx) {
@@ -82,29 +42,8 @@ void cudaload_destroy(cudaload_ctx *ctx) {
     ctx->inventory_free(ctx->inventory);
   if (ctx->file_cache)
     ctx->file_cache_free(ctx->file_cache);
-  cl_ctx_clear_plan(ctx);
-  free(ctx->plan);
-  free(ctx->plan_warnings);
-  free(ctx->conflicts);
-  for (size_t i = 0; i < ctx->requirement_count; ++i)
-    free(ctx->requirements[i].text);
-  free(ctx->requirements);
-  for (size_t i = 0; i < ctx->origin_count; ++i) {
-    free(ctx->origins[i].text);
-    free(ctx->origins[i].origin);
-  }
-  free(ctx->origins);
-  for (size_t i = 0; i < ctx->program_file_count; ++i)
-    free(ctx->program_files[i]);
-  free(ctx->program_files);
-  for (size_t i = 0; i < ctx->program_plugin_count; ++i)
-    free(ctx->program_plugins[i]);
-  free(ctx->program_plugins);
-  free(ctx->env_value);
-  for (size_t i = 0; i < ctx->env_warning_count; ++i)
-    free(ctx->env_warnings[i]);
-  free(ctx->env_warnings);
-  free(ctx->env_warning_fatal);
+  if (ctx->plan_state && ctx->plan_state_free)
+    ctx->plan_state_free(ctx->plan_state);
   for (size_t i = 0; i < ctx->program_root_count; ++i)
     free(ctx->program_roots[i]);
   free(ctx->program_roots);

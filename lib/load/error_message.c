@@ -18,6 +18,7 @@
 #include "common/strutil.h"
 #include "load/spec.h"
 #include "scan/catalog.h"
+#include "load/plan_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -27,6 +27,7 @@
 #include "os/platform.h"
 #include "common/strutil.h"
 #include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -16,6 +16,7 @@
 #include "os/platform.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -75,13 +76,15 @@ void cl_text_error_messages(cl_text_report *r, int label_width,
 /* The library the plan chose for the requirement whose text is spec, NULL
  * when none (unsatisfied, or no plan). */
 static const cl_library *chosen_for(const cudaload_ctx *ctx, const char *spec) {
-  for (size_t k = 0; k < ctx->requirement_count; ++k) {
-    if (strcmp(ctx->requirements[k].text, spec) != 0)
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t k = 0; k < ps->requirement_count; ++k) {
+    if (strcmp(ps->requirements[k].text, spec) != 0)
       continue;
-    if (k >= ctx->outcome_count || ctx->outcomes[k].chosen == SIZE_MAX ||
-        ctx->outcomes[k].chosen >= cl_inventory_of(ctx)->library_count)
+    if (k >= ps->outcome_count || ps->outcomes[k].chosen == SIZE_MAX ||
+        ps->outcomes[k].chosen >= inv->library_count)
       return NULL;
-    return &cl_inventory_of(ctx)->libraries[ctx->outcomes[k].chosen];
+    return &inv->libraries[ps->outcomes[k].chosen];
   }
   return NULL;
 }

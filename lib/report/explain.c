@@ -23,6 +23,7 @@
 #include "load/resolve.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -72,8 +73,10 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   if (!rc)
     rc = cl_verdict_preloads(e, ctx, &m, 0);
   unsigned global = (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_VERDICT_GLOBAL : 0;
-  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; !rc && cl_plan_state_of(ctx)->planned &&
+                     i < cl_plan_state_of(ctx)->plan_count;
+       ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     rc = p->to_load ? cl_verdict_assume_loaded(e, &m, p->path, p->soname,
                                                CL_VERDICT_PRELOAD | global)
                     : cl_verdict_expose_folder(&m, p->path);
@@ -113,7 +116,8 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
   if (!cl_inventory_of(ctx)->scanned)
     rc = cudaload_scan(ctx);
   /* "As if preloaded": the plan decides what is already in the process. */
-  if (!rc && ctx->requirement_count && !ctx->planned) {
+  if (!rc && cl_plan_state_of(ctx)->requirement_count &&
+      !cl_plan_state_of(ctx)->planned) {
     rc = cudaload_plan(ctx, 0);
     if (rc == CUDALOAD_E_UNSATISFIED) {
       rc = CUDALOAD_OK; /* explained below as what is not found */

@@ -118,9 +118,9 @@ static char *scan_structured(const cudaload_ctx *ctx, int format) {
 
 void cl_text_nearby_environments(cl_text_report *t, const cudaload_ctx *ctx,
                                  const char *indent) {
-  for (size_t i = 0; i < cl_inventory_of(ctx)->nearby_count; ++i) {
-    const char *path =
-        cl_text_shown(t, cl_inventory_of(ctx)->nearby_environments[i]);
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (size_t i = 0; i < inv->nearby_count; ++i) {
+    const char *path = cl_text_shown(t, inv->nearby_environments[i]);
     cl_text_put(t,
                 "%snot searched: %s, an environment that is not active "
                 "(activate it, or pass --environment %s)\n",

@@ -162,7 +162,7 @@ static void inventory_free(cl_inventory *inv) {
 static const cl_inventory no_inventory;
 
 const cl_inventory *cl_inventory_of(const cudaload_ctx *ctx) {
-  return ctx->inventory ? ctx->inventory : &no_inventory;
+  return ctx && ctx->inventory ? ctx->inventory : &no_inventory;
 }
 
 void cl_inventory_invalidate(cudaload_ctx *ctx) {

@@ -116,8 +116,8 @@ struct cl_inventory {
   size_t refusal_count, refusal_capacity;
 };
 
-/* ctx's inventory: an empty one (nothing scanned) before the first scan,
- * never NULL. */
+/* ctx's inventory: an empty one (nothing scanned) before the first scan
+ * or for a NULL ctx (the public getters' case), never NULL. */
 const cl_inventory *cl_inventory_of(const cudaload_ctx *ctx);
 /* Mark the inventory stale: the next plan scans again (the roots to search
  * changed). Frees nothing: what was found stays readable until that scan. */

@@ -18,9 +18,8 @@ size_t cudaload_root_count(const cudaload_ctx *ctx) {
 }
 
 static const cl_root *root_at(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < cl_inventory_of(ctx)->root_count
-             ? &cl_inventory_of(ctx)->roots[i]
-             : NULL;
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  return ctx && i < inv->root_count ? &inv->roots[i] : NULL;
 }
 
 const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i) {
@@ -48,9 +47,8 @@ size_t cudaload_library_count(const cudaload_ctx *ctx) {
 }
 
 static const cl_library *library_at(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < cl_inventory_of(ctx)->library_count
-             ? &cl_inventory_of(ctx)->libraries[i]
-             : NULL;
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  return ctx && i < inv->library_count ? &inv->libraries[i] : NULL;
 }
 
 const char *cudaload_library_name(const cudaload_ctx *ctx, size_t i) {
