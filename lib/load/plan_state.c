@@ -6,8 +6,10 @@
  */
 #include "load/plan_state.h"
 #include "common/error.h"
+#include "common/strutil.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void clear_conflicts(cl_plan_state *ps) {
   for (size_t i = 0; i < ps->conflict_count; ++i) {
@@ -107,4 +109,77 @@ cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx) {
 void cl_plan_clear_conflicts(cudaload_ctx *ctx) {
   if (ctx->plan_state)
     clear_conflicts(ctx->plan_state);
+}
+
+/* Copy n strings; 0, or 1 with what was copied freed. */
+static int copy_strings(char ***to, size_t *to_count, size_t *to_capacity,
+                        char *const *from, size_t n) {
+  if (!n)
+    return 0;
+  *to = calloc(n, sizeof **to);
+  if (!*to)
+    return 1;
+  *to_capacity = n;
+  for (*to_count = 0; *to_count < n; ++*to_count)
+    if (!((*to)[*to_count] = cl_strdup(from[*to_count])))
+      return 1;
+  return 0;
+}
+
+/* The requirements and what came with them; 0, or 1 when out of memory
+ * (what was copied is freed with to). */
+static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
+  to->cuda_pin = from->cuda_pin;
+  if (from->requirement_count) {
+    to->requirements =
+        calloc(from->requirement_count, sizeof *to->requirements);
+    if (!to->requirements)
+      return 1;
+    to->requirement_capacity = from->requirement_count;
+    for (size_t i = 0; i < from->requirement_count; ++i) {
+      to->requirements[i] = from->requirements[i];
+      to->requirements[i].text = cl_strdup(from->requirements[i].text);
+      to->requirement_count = i + 1;
+      if (!to->requirements[i].text)
+        return 1;
+    }
+  }
+  if (from->origin_count) {
+    to->origins = calloc(from->origin_count, sizeof *to->origins);
+    if (!to->origins)
+      return 1;
+    to->origin_capacity = from->origin_count;
+    for (size_t i = 0; i < from->origin_count; ++i) {
+      to->origins[i].text = cl_strdup(from->origins[i].text);
+      to->origins[i].origin = cl_strdup(from->origins[i].origin);
+      to->origin_count = i + 1;
+      if (!to->origins[i].text || !to->origins[i].origin)
+        return 1;
+    }
+  }
+  return copy_strings(&to->program_files, &to->program_file_count,
+                      &to->program_file_capacity, from->program_files,
+                      from->program_file_count) ||
+         copy_strings(&to->program_plugins, &to->program_plugin_count,
+                      &to->program_plugin_capacity, from->program_plugins,
+                      from->program_plugin_count);
+}
+
+int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {
+  *users = ctx->plan_state;
+  cl_plan_state *own = calloc(1, sizeof *own);
+  if (!own || copy_requirements(own, cl_plan_state_of(ctx))) {
+    if (own)
+      free_plan_state(own);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->plan_state = own;
+  ctx->plan_state_clear = clear_plan;
+  ctx->plan_state_free = free_plan_state;
+  return CUDALOAD_OK;
+}
+
+void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users) {
+  free_plan_state(ctx->plan_state);
+  ctx->plan_state = users;
 }

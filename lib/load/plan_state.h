@@ -111,9 +111,10 @@ typedef struct cl_conflict {
  *  - the plan (entries, outcomes, warnings, conflicts, its CUDA major and
  *    reason) is dropped, its strings with it, by every call that re-plans
  *    or changes what a plan would see: cudaload_scan(), cudaload_require*(),
- *    a manifest, and cudaload_plan() itself, which cudaload_preload(),
- *    cudaload_open_isolated() and cudaload_doctor() always call, and
- *    cudaload_env_*() and cudaload_explain_files() when nothing is planned;
+ *    a manifest, and cudaload_plan() itself, which cudaload_preload() and
+ *    cudaload_open_isolated() always call, and cudaload_env_*() when
+ *    nothing is planned (the doctor and explain plan in a state of their
+ *    own: cl_plan_state_begin_own());
  *  - the environment's value and warnings are replaced by the next
  *    cudaload_env_*() call.
  * Freed with the context. */
@@ -161,6 +162,16 @@ const cl_plan_state *cl_plan_state_of(const cudaload_ctx *ctx);
 /* ctx's state for a writer, made on first use; NULL (and the last error
  * set) only when out of memory. */
 cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx);
+
+/* Put a state of ctx's own in place of the caller's, holding copies of the
+ * caller's requirements (origins, program files and plugins, CUDA pin) and
+ * nothing planned, for a call that plans for a report (the doctor,
+ * explain): it plans into that state and the caller's plan, and its
+ * strings, stay as they were. *users receives the caller's state (NULL
+ * when none was made), which cl_plan_state_end_own() puts back, freeing
+ * the report's. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY with ctx unchanged. */
+int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users);
+void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users);
 
 /* Drop the conflicts the last plan or preload found. */
 void cl_plan_clear_conflicts(cudaload_ctx *ctx);

@@ -129,57 +129,36 @@ static cl_naming host_naming(void) {
 
 /* --- gathering --------------------------------------------------------- */
 
-/* A plan entry's load state, kept across the doctor's re-plan so a report
- * made after cudaload_preload() still says what was loaded. */
-typedef struct saved_state {
-  char *path;
-  char *loaded_path;
-  int state;
-} saved_state;
-
-static int plan_requirements(doctor *d) {
+/* The doctor's own plan for the user's requirements (cudaload_doctor()
+ * put a state of its own in the user's place): the user's plan, and its
+ * strings, stay as they were. What the user's plan loaded (a report made
+ * after cudaload_preload()) is carried over by path, so the report still
+ * says what was loaded. */
+static int plan_requirements(doctor *d, const cl_plan_state *users) {
   cudaload_ctx *ctx = d->ctx;
-  if (cl_plan_state_of(ctx)->requirement_count == 0) {
-    cl_ctx_clear_plan(ctx);
+  if (cl_plan_state_of(ctx)->requirement_count == 0)
     return CUDALOAD_OK;
-  }
-  size_t saved_count = 0;
-  saved_state *saved =
-      cl_plan_state_of(ctx)->plan_count
-          ? calloc(cl_plan_state_of(ctx)->plan_count, sizeof *saved)
-          : NULL;
-  if (cl_plan_state_of(ctx)->plan_count && !saved)
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
-  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
-    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
-    if (p->state == CUDALOAD_STATE_PLANNED ||
-        p->state == CUDALOAD_STATE_NOT_NEEDED)
-      continue;
-    saved[saved_count].path = cl_strdup(p->path);
-    saved[saved_count].loaded_path = cl_strdup(p->loaded_path);
-    saved[saved_count].state = p->state;
-    saved_count++;
-  }
   int rc = cudaload_plan(ctx, cl_manifest_preload_flags(ctx));
   if (rc == CUDALOAD_E_UNSATISFIED) {
     d->plan_error = cl_strdup(cudaload_last_error());
     d->failed |= !d->plan_error;
     rc = CUDALOAD_OK;
   }
-  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count && !rc; ++i)
-    for (size_t k = 0; k < saved_count; ++k)
-      if (saved[k].path && saved[k].loaded_path &&
-          !strcmp(saved[k].path, cl_plan_state_of(ctx)->plan[i].path)) {
-        free(cl_plan_state_of(ctx)->plan[i].loaded_path);
-        cl_plan_state_of(ctx)->plan[i].loaded_path = saved[k].loaded_path;
-        cl_plan_state_of(ctx)->plan[i].state = saved[k].state;
-        saved[k].loaded_path = NULL;
-      }
-  for (size_t k = 0; k < saved_count; ++k) {
-    free(saved[k].path);
-    free(saved[k].loaded_path);
-  }
-  free(saved);
+  const cl_plan_state *own = cl_plan_state_of(ctx);
+  for (size_t i = 0; users && i < own->plan_count && !rc; ++i)
+    for (size_t k = 0; k < users->plan_count; ++k) {
+      const cl_plan_entry *was = &users->plan[k];
+      if (was->state == CUDALOAD_STATE_PLANNED ||
+          was->state == CUDALOAD_STATE_NOT_NEEDED || !was->loaded_path ||
+          strcmp(was->path, own->plan[i].path) != 0)
+        continue;
+      char *loaded = cl_strdup(was->loaded_path);
+      if (!loaded)
+        return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
+      free(own->plan[i].loaded_path);
+      own->plan[i].loaded_path = loaded;
+      own->plan[i].state = was->state;
+    }
   return rc;
 }
 
@@ -1693,11 +1672,16 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
   d.ctx = ctx;
   d.flags = flags;
   int rc = cl_inventory_of(ctx)->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
-  if (!rc)
-    rc = plan_requirements(&d);
+  if (rc)
+    return rc;
+  cl_plan_state *users;
+  if (cl_plan_state_begin_own(ctx, &users))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
+  rc = plan_requirements(&d, users);
   if (!rc) /* the report prints every version */
     cl_inventory_settle_versions(ctx);
   if (rc) {
+    cl_plan_state_end_own(ctx, users);
     doctor_free(&d);
     return rc;
   }
@@ -1714,6 +1698,7 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
                                             ? CL_REPORT_JSON
                                             : CL_REPORT_YAML);
   size_t problems = d.problem_count;
+  cl_plan_state_end_own(ctx, users);
   doctor_free(&d);
   if (!report)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");

@@ -115,23 +115,35 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
   int rc = CUDALOAD_OK;
   if (!cl_inventory_of(ctx)->scanned)
     rc = cudaload_scan(ctx);
-  /* "As if preloaded": the plan decides what is already in the process. */
-  if (!rc && cl_plan_state_of(ctx)->requirement_count &&
-      !cl_plan_state_of(ctx)->planned) {
+  /* "As if preloaded": the plan decides what is already in the process.
+   * The caller's when there is one; else a plan of explain's own, in a
+   * state put in the caller's place until the files are explained, so that
+   * the caller's (unplanned) state stays as it was. */
+  cl_plan_state *users = NULL;
+  int own = !rc && cl_plan_state_of(ctx)->requirement_count &&
+            !cl_plan_state_of(ctx)->planned;
+  if (own && cl_plan_state_begin_own(ctx, &users))
+    return cl_fail(CUDALOAD_E_NO_MEMORY,
+                   "cudaload_explain_files: out of memory");
+  if (own) {
     rc = cudaload_plan(ctx, 0);
     if (rc == CUDALOAD_E_UNSATISFIED) {
       rc = CUDALOAD_OK; /* explained below as what is not found */
       cl_clear_error();
     }
   }
-  if (rc) /* the scan's or the plan's last error says why */
+  cudaload_explain *e = rc ? NULL : cl_verdict_new();
+  if (!e) {
+    if (own)
+      cl_plan_state_end_own(ctx, users);
+    if (!rc)
+      return cl_fail(CUDALOAD_E_NO_MEMORY,
+                     "cudaload_explain_files: out of memory");
+    /* the scan's or the plan's last error says why */
     return *cudaload_last_error() ? rc
                                   : cl_fail(rc, "cudaload_explain_files: %s",
                                             cudaload_strerror(rc));
-  cudaload_explain *e = cl_verdict_new();
-  if (!e)
-    return cl_fail(CUDALOAD_E_NO_MEMORY,
-                   "cudaload_explain_files: out of memory");
+  }
   for (size_t i = 0; i < count && !rc; ++i) {
     cl_file *probe;
     uint64_t size;
@@ -145,6 +157,8 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
   }
   if (!rc && e->failed)
     rc = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_explain_files: out of memory");
+  if (own)
+    cl_plan_state_end_own(ctx, users);
   if (rc) {
     cudaload_explain_free(e);
     return rc;
