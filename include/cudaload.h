@@ -21,10 +21,11 @@
  *   cudaload_require*() (cudaload_require_for() included), a manifest
  *   loaded. These functions plan implicitly, so they too end the previous
  *   plan's strings: cudaload_preload() and cudaload_open_isolated() (always),
- *   cudaload_doctor() (always; with no requirement it drops the plan),
  *   cudaload_env_value() and cudaload_env_warnings() (when there is no
- *   plan yet), cudaload_explain_files() (when the ctx has requirements and
- *   no plan yet). Copy a string you keep across such a call.
+ *   plan yet). Copy a string you keep across such a call.
+ *   cudaload_doctor() and cudaload_explain_files() plan for themselves and
+ *   leave the ctx's plan as it was (explain uses the ctx's plan when there
+ *   is one).
  * - Handles returned by cudaload_dlopen_isolated() and
  *   cudaload_open_isolated() belong to the caller: close them with dlclose()
  *   (Windows: FreeLibrary()) when done, or keep them for the life of the

@@ -895,6 +895,42 @@ static void explain_resolves_each_file_once(void **state) {
 #endif
 }
 
+/* The doctor and explain plan for themselves (issue 34): a plan the caller
+ * made, and the strings it gave out, are as they were after either, and a
+ * context that was not planned is still not planned. */
+static void the_callers_plan_is_left_as_it_was(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  size_t planned = cudaload_plan_count(ctx);
+  assert_true(planned > 0);
+  const char *path = cudaload_plan_path(ctx, 0);
+  char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  cudaload_free(text);
+  assert_int_equal(cudaload_plan_count(ctx), planned);
+  assert_ptr_equal(cudaload_plan_path(ctx, 0), path);
+  cudaload_destroy(ctx);
+
+  ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  assert_contains(text, "cudnn");
+  cudaload_free(text);
+  assert_int_equal(cudaload_plan_count(ctx), 0);
+#ifndef _WIN32
+  char file[4096];
+  snprintf(file, sizeof file, "%s/libcudnn.so.8", cudnn8_tree());
+  const char *const files[] = {file};
+  cudaload_explain *e = NULL;
+  assert_int_equal(cudaload_explain_files(ctx, files, 1, 0, &e), CUDALOAD_OK);
+  cudaload_explain_free(e);
+  assert_int_equal(cudaload_plan_count(ctx), 0);
+#endif
+  cudaload_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(text_has_every_section_in_order),
@@ -918,6 +954,7 @@ int main(void) {
       cmocka_unit_test(display_watchdog_settings),
       cmocka_unit_test(explain_resolves_each_file_once),
       cmocka_unit_test(only_a_loader_import_opens_by_name),
+      cmocka_unit_test(the_callers_plan_is_left_as_it_was),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

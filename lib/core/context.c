@@ -30,131 +30,23 @@ cudaload_ctx *cudaload_create(unsigned flags) {
   return ctx;
 }
 
-void cl_ctx_clear_inventory(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    free(ctx->libraries[i].version);
-    free(ctx->libraries[i].version_file);
-    free(ctx->libraries[i].path);
-    free(ctx->libraries[i].pending_folder);
-    free(ctx->libraries[i].pending_name);
-    free(ctx->libraries[i].include_dir);
-    free(ctx->libraries[i].include_refused);
-    free(ctx->libraries[i].version_distrust);
-  }
-  ctx->library_count = 0;
-  if (ctx->version_cache)
-    ctx->version_cache_free(ctx->version_cache);
-  ctx->version_cache = NULL;
-  /* A new scan is a new run: what was read from files is read again, and
-   * a long-lived context holds no more than one run's worth. */
-  if (ctx->file_cache)
-    ctx->file_cache_free(ctx->file_cache);
-  ctx->file_cache = NULL;
-  for (size_t i = 0; i < ctx->shim_count; ++i) {
-    free(ctx->shims[i].path);
-    free(ctx->shims[i].package);
-  }
-  ctx->shim_count = 0;
-  for (size_t i = 0; i < ctx->consumer_count; ++i)
-    free(ctx->consumers[i].path);
-  ctx->consumer_count = 0;
-  for (size_t i = 0; i < ctx->nearby_count; ++i)
-    free(ctx->nearby_environments[i]);
-  ctx->nearby_count = 0;
-  for (size_t i = 0; i < ctx->root_count; ++i) {
-    free(ctx->roots[i].path);
-    free(ctx->roots[i].detail);
-    free(ctx->roots[i].fix);
-  }
-  ctx->root_count = 0;
-  for (size_t i = 0; i < ctx->refusal_count; ++i) {
-    free(ctx->refusals[i].path);
-    free(ctx->refusals[i].fix);
-  }
-  ctx->refusal_count = 0;
-}
-
-void cl_ctx_clear_conflicts(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->conflict_count; ++i) {
-    free(ctx->conflicts[i].path);
-    free(ctx->conflicts[i].problem);
-    free(ctx->conflicts[i].fix);
-    free(ctx->conflicts[i].text);
-  }
-  ctx->conflict_count = 0;
-}
-
 void cl_ctx_clear_plan(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    free(ctx->plan[i].path);
-    free(ctx->plan[i].soname);
-    free(ctx->plan[i].reason);
-    free(ctx->plan[i].loaded_path);
-    free(ctx->plan[i].opened_by);
-  }
-  ctx->plan_count = 0;
-  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
-    free(ctx->plan_warnings[i].problem);
-    free(ctx->plan_warnings[i].fix);
-    free(ctx->plan_warnings[i].file);
-    free(ctx->plan_warnings[i].text);
-  }
-  ctx->plan_warning_count = 0;
-  cl_ctx_clear_conflicts(ctx);
-  for (size_t r = 0; r < ctx->outcome_count; ++r) {
-    cl_requirement_outcome *o = &ctx->outcomes[r];
-    for (size_t i = 0; i < o->rejected_count; ++i) {
-      free(o->rejected[i].path);
-      free(o->rejected[i].why);
-    }
-    free(o->rejected);
-    free(o->fix);
-  }
-  free(ctx->plan_cuda_reason);
-  ctx->plan_cuda_reason = NULL;
-  ctx->plan_cuda_major = 0;
-  free(ctx->outcomes);
-  ctx->outcomes = NULL;
-  ctx->outcome_count = 0;
-  ctx->planned = 0;
+  if (ctx->plan_state && ctx->plan_state_clear)
+    ctx->plan_state_clear(ctx->plan_state);
 }
 
 void cudaload_destroy(cudaload_ctx *ctx) {
   if (!ctx)
     return;
-  cl_ctx_clear_inventory(ctx);
-  cl_ctx_clear_plan(ctx);
-  free(ctx->plan);
-  free(ctx->plan_warnings);
-  free(ctx->conflicts);
-  for (size_t i = 0; i < ctx->requirement_count; ++i)
-    free(ctx->requirements[i].text);
-  free(ctx->requirements);
-  for (size_t i = 0; i < ctx->origin_count; ++i) {
-    free(ctx->origins[i].text);
-    free(ctx->origins[i].origin);
-  }
-  free(ctx->origins);
-  for (size_t i = 0; i < ctx->program_file_count; ++i)
-    free(ctx->program_files[i]);
-  free(ctx->program_files);
-  for (size_t i = 0; i < ctx->program_plugin_count; ++i)
-    free(ctx->program_plugins[i]);
-  free(ctx->program_plugins);
-  free(ctx->env_value);
-  for (size_t i = 0; i < ctx->env_warning_count; ++i)
-    free(ctx->env_warnings[i]);
-  free(ctx->env_warnings);
-  free(ctx->env_warning_fatal);
-  free(ctx->libraries);
-  free(ctx->shims);
-  free(ctx->consumers);
-  free(ctx->nearby_environments);
+  if (ctx->inventory && ctx->inventory_free)
+    ctx->inventory_free(ctx->inventory);
+  if (ctx->file_cache)
+    ctx->file_cache_free(ctx->file_cache);
+  if (ctx->plan_state && ctx->plan_state_free)
+    ctx->plan_state_free(ctx->plan_state);
   for (size_t i = 0; i < ctx->program_root_count; ++i)
     free(ctx->program_roots[i]);
   free(ctx->program_roots);
-  free(ctx->refusals);
-  free(ctx->roots);
   for (size_t i = 0; i < ctx->explicit_count; ++i)
     free(ctx->explicit_roots[i]);
   free(ctx->explicit_roots);
@@ -164,23 +56,11 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   if (ctx->manifest && ctx->manifest_free)
     ctx->manifest_free(ctx->manifest);
   free(ctx->probe_driver_path);
-  cl_ctx_clear_error_messages(ctx);
+  if (ctx->error_messages && ctx->error_messages_free)
+    ctx->error_messages_free(ctx->error_messages);
   free(ctx);
 }
 
-void cl_ctx_clear_error_messages(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    cl_error_message *m = &ctx->error_messages[i];
-    free(m->quote);
-    free(m->file);
-    free(m->needed_by);
-    free(m->requirement);
-    free(m->diagnosis);
-  }
-  free(ctx->error_messages);
-  ctx->error_messages = NULL;
-  ctx->error_message_count = 0;
-}
 static int add_root_unquoted(char ***list, size_t *count, size_t *capacity,
                              const char *dir, const char *function);
 
@@ -259,39 +139,5 @@ int cudaload_set_target(cudaload_ctx *ctx, int target) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_set_target: unknown target %d", target);
   ctx->target = target;
-  return CUDALOAD_OK;
-}
-
-cl_naming cl_ctx_naming(const cudaload_ctx *ctx) {
-  switch (ctx->target) {
-  case CUDALOAD_TARGET_LINUX:
-  case CUDALOAD_TARGET_LINUX_X86_64:
-  case CUDALOAD_TARGET_LINUX_AARCH64:
-    return CL_NAMING_LINUX;
-  case CUDALOAD_TARGET_WINDOWS:
-  case CUDALOAD_TARGET_WINDOWS_X86_64:
-  case CUDALOAD_TARGET_WINDOWS_ARM64:
-    return CL_NAMING_WINDOWS;
-  default:
-    return cl_os_host_target() == CUDALOAD_TARGET_WINDOWS ? CL_NAMING_WINDOWS
-                                                          : CL_NAMING_LINUX;
-  }
-}
-
-int cl_ctx_add_scanned_root(cudaload_ctx *ctx, const char *path,
-                            const char *origin, size_t *index) {
-  if (cl_reserve((void **)&ctx->roots, &ctx->root_capacity, ctx->root_count + 1,
-                 sizeof(cl_root)))
-    return CUDALOAD_E_NO_MEMORY;
-  char *copy = cl_strdup(path);
-  if (!copy)
-    return CUDALOAD_E_NO_MEMORY;
-  cl_root *r = &ctx->roots[ctx->root_count];
-  r->path = copy;
-  r->origin = origin;
-  r->status = CUDALOAD_OK;
-  r->detail = NULL;
-  r->fix = NULL;
-  *index = ctx->root_count++;
   return CUDALOAD_OK;
 }

@@ -14,6 +14,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -101,15 +102,18 @@ int cudaload_env_value(cudaload_ctx *ctx, const char *current,
   if (!ctx || !value)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_value: NULL %s",
                    ctx ? "value" : "ctx");
-  if (!ctx->planned) {
+  if (!cl_plan_state_of(ctx)->planned) {
     int rc = cudaload_plan(ctx, 0);
     if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
       return rc;
     cl_clear_error();
   }
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   cl_buf l = CL_BUF_INIT;
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    char *folder = cl_path_dirname(ctx->plan[i].path);
+  for (size_t i = 0; i < ps->plan_count; ++i) {
+    char *folder = cl_path_dirname(ps->plan[i].path);
     if (!folder) {
       l.failed = 1;
       break;
@@ -132,9 +136,9 @@ int cudaload_env_value(cudaload_ctx *ctx, const char *current,
   char *composed = cl_buf_take(&l);
   if (!composed)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_env_compose: out of memory");
-  free(ctx->env_value);
-  ctx->env_value = composed;
-  *value = ctx->env_value;
+  free(ps->env_value);
+  ps->env_value = composed;
+  *value = ps->env_value;
   return CUDALOAD_OK;
 }
 

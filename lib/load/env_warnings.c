@@ -16,6 +16,8 @@
 #include "load/verdict.h"
 #include "scan/machine.h"
 #include "os/platform.h"
+#include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,8 @@ static const char *open_name(const cl_plan_entry *p) {
 static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *value) {
   int rc = CUDALOAD_OK;
-  for (size_t k = 0; !rc && k < ctx->library_count; ++k) {
-    cl_library *l = &ctx->libraries[k];
+  for (size_t k = 0; !rc && k < cl_inventory_of(ctx)->library_count; ++k) {
+    cl_library *l = &cl_inventory_of(ctx)->libraries[k];
     if (l->entry->role != CL_ROLE_MAIN)
       continue;
     const char *machine = cl_ctx_machine(ctx);
@@ -62,8 +64,8 @@ static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
     if (built && strcmp(built, machine) != 0)
       continue; /* never loaded by this machine */
     int planned_family = 0, planned_file = 0;
-    for (size_t i = 0; i < ctx->plan_count; ++i) {
-      const cl_plan_entry *p = &ctx->plan[i];
+    for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+      const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
       planned_family |= p->entry == l->entry && p->major == l->major;
       planned_file |= strcmp(p->path, l->path) == 0;
     }
@@ -85,11 +87,14 @@ static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
 }
 
 static void clear_warnings(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->env_warning_count; ++i)
-    free(ctx->env_warnings[i]);
-  ctx->env_warning_count = 0;
-  free(ctx->env_warning_fatal);
-  ctx->env_warning_fatal = NULL;
+  cl_plan_state *ps = ctx->plan_state;
+  if (!ps)
+    return;
+  for (size_t i = 0; i < ps->env_warning_count; ++i)
+    free(ps->env_warnings[i]);
+  ps->env_warning_count = 0;
+  free(ps->env_warning_fatal);
+  ps->env_warning_fatal = NULL;
 }
 
 /* Whether a finding makes the child's load of a library fail (a needed
@@ -109,16 +114,19 @@ static const char *put_first_by(const cudaload_explain *e, const char *path) {
 }
 
 static int keep_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   size_t n = e->finding_count;
   if (!n)
     return CUDALOAD_OK;
-  if (cl_reserve((void **)&ctx->env_warnings, &ctx->env_warning_capacity, n,
-                 sizeof *ctx->env_warnings) ||
-      !(ctx->env_warning_fatal = calloc(n, sizeof *ctx->env_warning_fatal)))
+  if (cl_reserve((void **)&ps->env_warnings, &ps->env_warning_capacity, n,
+                 sizeof *ps->env_warnings) ||
+      !(ps->env_warning_fatal = calloc(n, sizeof *ps->env_warning_fatal)))
     return CUDALOAD_E_NO_MEMORY;
   int second_major = 0;
-  for (size_t r = 0; r < ctx->outcome_count; ++r)
-    second_major |= ctx->outcomes[r].second_major != 0;
+  for (size_t r = 0; r < ps->outcome_count; ++r)
+    second_major |= ps->outcomes[r].second_major != 0;
   for (size_t i = 0; i < n; ++i) {
     const cl_finding *f = &e->findings[i];
     /* A second CUDA major the plan took on purpose is the plan's to say. */
@@ -136,8 +144,8 @@ static int keep_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
                  : cl_strdup(f->text);
     if (!text)
       return CUDALOAD_E_NO_MEMORY;
-    ctx->env_warning_fatal[ctx->env_warning_count] = fails_the_load(f);
-    ctx->env_warnings[ctx->env_warning_count++] = text;
+    ps->env_warning_fatal[ps->env_warning_count] = fails_the_load(f);
+    ps->env_warnings[ps->env_warning_count++] = text;
   }
   return CUDALOAD_OK;
 }
@@ -150,10 +158,10 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_env_warnings: NULL %s", ctx ? "count" : "ctx");
   clear_warnings(ctx);
-  int rc = ctx->planned ? CUDALOAD_OK : cudaload_plan(ctx, 0);
+  int rc = cl_plan_state_of(ctx)->planned ? CUDALOAD_OK : cudaload_plan(ctx, 0);
   if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
     return rc;
-  const char *value = ctx->env_value;
+  const char *value = cl_plan_state_of(ctx)->env_value;
   if (!value) {
     char *current = cl_os_getenv(cudaload_env_name());
     rc = cudaload_env_value(ctx, current, &value);
@@ -172,11 +180,12 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
     cl_program_set program = cl_program_set_of(ctx);
     if (!rc)
       rc = cl_verdict_open_program(e, ctx, &m, &program, CL_VERDICT_CONSUMER);
-    for (size_t i = 0; !rc && !ctx->program_file_count && i < ctx->plan_count;
+    for (size_t i = 0; !rc && !cl_plan_state_of(ctx)->program_file_count &&
+                       i < cl_plan_state_of(ctx)->plan_count;
          ++i) {
-      const cl_plan_entry *p = &ctx->plan[i];
+      const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
       if (p->entry->role == CL_ROLE_MAIN &&
-          p->requirement < ctx->requirement_count)
+          p->requirement < cl_plan_state_of(ctx)->requirement_count)
         rc = cl_verdict_open_by_name(e, ctx, &m, NULL, open_name(p), 0);
     }
     if (!rc)
@@ -184,7 +193,7 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
     cl_loader_model_free(&m);
     /* Without a program, the other copies are what programs may load;
      * with one, its own files say what it loads. */
-    if (!rc && !ctx->program_file_count)
+    if (!rc && !cl_plan_state_of(ctx)->program_file_count)
       rc = other_copies(e, ctx, value);
   }
   if (!rc)
@@ -197,16 +206,18 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
                ? cl_fail(rc, "cudaload_env_warnings: out of memory")
                : rc;
   cl_clear_error(); /* an unsatisfied plan still has its folders */
-  *count = ctx->env_warning_count;
+  *count = cl_plan_state_of(ctx)->env_warning_count;
   return CUDALOAD_OK;
 }
 
 const char *cudaload_env_warning(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->env_warning_count ? ctx->env_warnings[i] : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->env_warning_count ? ps->env_warnings[i] : NULL;
 }
 
 int cudaload_env_warning_fatal(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->env_warning_count && ctx->env_warning_fatal
-             ? ctx->env_warning_fatal[i]
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->env_warning_count && ps->env_warning_fatal
+             ? ps->env_warning_fatal[i]
              : 0;
 }

@@ -18,6 +18,7 @@
 #include "common/strutil.h"
 #include "load/spec.h"
 #include "scan/catalog.h"
+#include "load/plan_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,6 +443,11 @@ static void free_messages(cl_error_message *ms, size_t n) {
   free(ms);
 }
 
+static void free_kept_messages(cl_error_messages *kept) {
+  free_messages(kept->items, kept->count);
+  free(kept);
+}
+
 static void free_hits(hits *h) {
   for (size_t i = 0; i < h->count; ++i) {
     free(h->items[i].file);
@@ -542,49 +548,67 @@ int cudaload_read_error_message(cudaload_ctx *ctx, const char *text) {
                ? cl_fail(rc, "cudaload_read_error_message: out of memory")
                : rc;
   }
-  cl_ctx_clear_error_messages(ctx);
-  ctx->error_messages = ms;
-  ctx->error_message_count = n;
+  cl_error_messages *kept = ctx->error_messages;
+  if (!kept) {
+    kept = calloc(1, sizeof *kept);
+    if (!kept) {
+      free_messages(ms, n);
+      return cl_fail(CUDALOAD_E_NO_MEMORY,
+                     "cudaload_read_error_message: out of memory");
+    }
+    /* Set here, by the stage that makes them: the handle frees them
+     * without knowing this stage (core/ calls no later one). */
+    ctx->error_messages = kept;
+    ctx->error_messages_free = free_kept_messages;
+  }
+  free_messages(kept->items, kept->count);
+  kept->items = ms;
+  kept->count = n;
   return CUDALOAD_OK;
 }
 
-size_t cudaload_error_message_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->error_message_count : 0;
+size_t cl_error_message_count(const cudaload_ctx *ctx) {
+  return ctx && ctx->error_messages ? ctx->error_messages->count : 0;
 }
 
-static const cl_error_message *message_at(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->error_message_count ? &ctx->error_messages[i] : NULL;
+const cl_error_message *cl_error_message_at(const cudaload_ctx *ctx, size_t i) {
+  return i < cl_error_message_count(ctx) ? &ctx->error_messages->items[i]
+                                         : NULL;
+}
+
+size_t cudaload_error_message_count(const cudaload_ctx *ctx) {
+  return cl_error_message_count(ctx);
 }
 
 int cudaload_error_message_kind(const cudaload_ctx *ctx, size_t i) {
-  const cl_error_message *m = message_at(ctx, i);
+  const cl_error_message *m = cl_error_message_at(ctx, i);
   return m ? m->kind : 0;
 }
 
 const char *cudaload_error_message_quote(const cudaload_ctx *ctx, size_t i) {
-  const cl_error_message *m = message_at(ctx, i);
+  const cl_error_message *m = cl_error_message_at(ctx, i);
   return m ? m->quote : NULL;
 }
 
 const char *cudaload_error_message_file(const cudaload_ctx *ctx, size_t i) {
-  const cl_error_message *m = message_at(ctx, i);
+  const cl_error_message *m = cl_error_message_at(ctx, i);
   return m ? m->file : NULL;
 }
 
 const char *cudaload_error_message_needed_by(const cudaload_ctx *ctx,
                                              size_t i) {
-  const cl_error_message *m = message_at(ctx, i);
+  const cl_error_message *m = cl_error_message_at(ctx, i);
   return m ? m->needed_by : NULL;
 }
 
 const char *cudaload_error_message_requirement(const cudaload_ctx *ctx,
                                                size_t i) {
-  const cl_error_message *m = message_at(ctx, i);
+  const cl_error_message *m = cl_error_message_at(ctx, i);
   return m ? m->requirement : NULL;
 }
 
 const char *cudaload_error_message_diagnosis(const cudaload_ctx *ctx,
                                              size_t i) {
-  const cl_error_message *m = message_at(ctx, i);
+  const cl_error_message *m = cl_error_message_at(ctx, i);
   return m ? m->diagnosis : NULL;
 }

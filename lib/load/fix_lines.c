@@ -19,6 +19,8 @@
 #include "scan/catalog_wheels.h"
 #include "scan/roots.h"
 #include "common/strutil.h"
+#include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,11 +60,12 @@ static int library_cuda_major(const cl_library *lib) {
  * as the plan prefers them. */
 static int ranks_before(const cudaload_ctx *ctx, const cl_library *a,
                         const cl_library *b) {
-  cl_root_tier ta = a->root < ctx->root_count
-                        ? cl_origin_tier(ctx->roots[a->root].origin)
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  cl_root_tier ta = a->root < inv->root_count
+                        ? cl_origin_tier(inv->roots[a->root].origin)
                         : CL_TIER_SYSTEM;
-  cl_root_tier tb = b->root < ctx->root_count
-                        ? cl_origin_tier(ctx->roots[b->root].origin)
+  cl_root_tier tb = b->root < inv->root_count
+                        ? cl_origin_tier(inv->roots[b->root].origin)
                         : CL_TIER_SYSTEM;
   return ta != tb ? ta < tb : a->root < b->root;
 }
@@ -73,8 +76,10 @@ static int ranks_before(const cudaload_ctx *ctx, const cl_library *a,
  * user activated beats a toolkit in /usr/local), else 0. */
 static int environment_cuda_major(const cudaload_ctx *ctx,
                                   const cl_requirement *r) {
-  for (size_t i = 0; i < ctx->requirement_count; ++i) {
-    const cl_requirement *q = &ctx->requirements[i];
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t i = 0; i < ps->requirement_count; ++i) {
+    const cl_requirement *q = &ps->requirements[i];
     int cuda = 0;
     if (q != r && q->op == CL_OP_EQ)
       cuda = cl_catalog_cuda_major(q->entry, (int)q->version[0]);
@@ -82,8 +87,8 @@ static int environment_cuda_major(const cudaload_ctx *ctx,
       return cuda;
   }
   const cl_library *best = NULL;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    const cl_library *lib = &inv->libraries[i];
     if (library_cuda_major(lib) && (!best || ranks_before(ctx, lib, best)))
       best = lib;
   }
@@ -279,9 +284,10 @@ static char *interpreter_of(const char *root, cl_naming naming) {
  * site-packages\""). */
 static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
                              int *interpreter) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   *interpreter = 0;
-  for (size_t i = 0; i < ctx->root_count; ++i) {
-    const cl_root *r = &ctx->roots[i];
+  for (size_t i = 0; i < inv->root_count; ++i) {
+    const cl_root *r = &inv->roots[i];
     if (r->status != CUDALOAD_OK ||
         cl_origin_tier(r->origin) != CL_TIER_ENVIRONMENT)
       continue;
@@ -338,9 +344,10 @@ static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
 static const cl_library *pinned_library(const cudaload_ctx *ctx,
                                         const char *family, const wheel *w,
                                         cl_naming naming, size_t *site_len) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   const cl_library *pinned = NULL;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    const cl_library *lib = &inv->libraries[i];
     size_t n;
     if (strcmp(lib->entry->family, family) == 0 &&
         (n = wheel_site_length(lib->path, w->folder, naming)) &&
@@ -356,11 +363,12 @@ static const cl_library *pinned_library(const cudaload_ctx *ctx,
  * nothing in the inventory is it (--no-deps keeps pip from bringing it). */
 static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
                                  const wheel *w, cl_naming naming) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
   int have = 0;
-  for (size_t i = 0; i < ctx->library_count && !have; ++i)
-    have = strcmp(ctx->libraries[i].entry->family, "cublas") == 0 &&
-           library_cuda_major(&ctx->libraries[i]) == w->cuda_major;
+  for (size_t i = 0; i < inv->library_count && !have; ++i)
+    have = strcmp(inv->libraries[i].entry->family, "cublas") == 0 &&
+           library_cuda_major(&inv->libraries[i]) == w->cuda_major;
   if (blas && !have)
     add_requirement_word(t, blas->package, "", naming);
 }
@@ -369,20 +377,21 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
  * libraries may be there already ("pip install" into the system, or into
  * a venv that is not active, is what sent people searching). */
 static void add_nearby_environments(cl_buf *t, const cudaload_ctx *ctx) {
-  if (ctx->nearby_count == 0)
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  if (inv->nearby_count == 0)
     return;
-  for (size_t i = 0; i < ctx->nearby_count; ++i)
+  for (size_t i = 0; i < inv->nearby_count; ++i)
     add(t, "%s%s",
         i == 0                       ? ""
-        : i + 1 == ctx->nearby_count ? " and "
+        : i + 1 == inv->nearby_count ? " and "
                                      : ", ",
-        ctx->nearby_environments[i]);
-  int one = ctx->nearby_count == 1;
+        inv->nearby_environments[i]);
+  int one = inv->nearby_count == 1;
   add(t,
       " %s not active, so not searched: activate %s or pass --environment "
       "%s (C: cudaload_add_environment_root()); if %s the library: ",
       one ? "is an environment that is" : "are environments that are",
-      one ? "it" : "the one you use", ctx->nearby_environments[0],
+      one ? "it" : "the one you use", inv->nearby_environments[0],
       one ? "it lacks" : "they lack");
 }
 
@@ -418,7 +427,7 @@ char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file) {
 
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   char *here = fix_for_missing_here(ctx, r);
-  if (!here || ctx->nearby_count == 0)
+  if (!here || cl_inventory_of(ctx)->nearby_count == 0)
     return here;
   cl_buf t = CL_BUF_INIT;
   add_nearby_environments(&t, ctx);
@@ -456,7 +465,7 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
    * for that major (cuDNN 8 on CUDA 13) takes CUDA 12's. */
   int cuda = major ? cl_catalog_cuda_major(r->entry, (int)major) : 0;
   if (!cuda)
-    cuda = ctx->plan_cuda_major;
+    cuda = cl_plan_state_of(ctx)->plan_cuda_major;
   if (!cuda)
     cuda = environment_cuda_major(ctx, r);
   if (cuda && major && cuda_lacks_major(r->entry, cuda, major))

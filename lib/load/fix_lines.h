@@ -4,6 +4,8 @@
 #define CUDALOAD_FIX_LINES_H
 
 #include "core/context.h"
+#include "scan/catalog.h"
+#include "load/plan_state.h"
 
 /* One concrete command that fixes the missing requirement r in ctx's
  * situation, malloc'ed; NULL when out of memory. */

@@ -26,6 +26,8 @@
 #include "load/manifest.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -781,7 +783,7 @@ static int commit(cudaload_ctx *ctx, manifest *m) {
    * inventory: the next plan or doctor must search them. */
   cl_ctx_clear_plan(ctx);
   if (added_roots)
-    ctx->scanned = 0;
+    cl_inventory_invalidate(ctx);
   return CUDALOAD_OK;
 }
 

@@ -36,6 +36,7 @@
 #include "scan/roots.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -143,8 +144,9 @@ static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
  * others can write to it: a plan warning naming that source. */
 static int warn_distrusted_versions(cudaload_ctx *ctx) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
-    const cl_library *lib = cl_inventory_library_at(ctx, ctx->plan[i].path);
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count && !rc; ++i) {
+    const cl_library *lib =
+        cl_inventory_library_at(ctx, cl_plan_state_of(ctx)->plan[i].path);
     if (!lib || lib->pending_folder || !lib->version_distrust)
       continue;
     char problem[4096];
@@ -219,10 +221,11 @@ static void companion_index_free(companion_index *c) {
 }
 
 static int companion_index_build(const cudaload_ctx *ctx, companion_index *c) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   memset(c, 0, sizeof *c);
   cl_str_index_init(&c->index, 0);
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    const cl_library *l = &inv->libraries[i];
     if (l->entry->role != CL_ROLE_SUB || !l->entry->required_beside_main)
       continue;
     char *key = companion_key(l->entry, l->major, l->path);
@@ -278,8 +281,9 @@ static int canonical_spelling(const cudaload_ctx *ctx, const cl_library *lib) {
  * beside it): the loader model calls any other copy of it "a sibling
  * shadowed, likely another version" (verdict.c), so that copy wins. */
 static int beside_own_program(const cudaload_ctx *ctx, const cl_library *lib) {
-  for (size_t i = 0; i < ctx->program_file_count; ++i) {
-    const char *program = ctx->program_files[i];
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t i = 0; i < ps->program_file_count; ++i) {
+    const char *program = ps->program_files[i];
     cl_name_match m;
     if (!cl_catalog_match_renamed(cl_path_basename(program), cl_ctx_naming(ctx),
                                   &m) ||
@@ -294,6 +298,7 @@ static int beside_own_program(const cudaload_ctx *ctx, const cl_library *lib) {
 
 static int better(const cudaload_ctx *ctx, const cl_library *a,
                   const cl_library *b) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   /* A program's own siblings first, whatever the tiers: the loader model
    * judges any other copy shadowing them. */
   int sa = beside_own_program(ctx, a), sb = beside_own_program(ctx, b);
@@ -301,8 +306,8 @@ static int better(const cudaload_ctx *ctx, const cl_library *a,
     return sa;
   /* The earlier tier wins whatever the versions (docs/scan-contract.md,
    * "Precedence"): the environment the user activated is what they mean. */
-  cl_root_tier ta = cl_origin_tier(ctx->roots[a->root].origin);
-  cl_root_tier tb = cl_origin_tier(ctx->roots[b->root].origin);
+  cl_root_tier ta = cl_origin_tier(inv->roots[a->root].origin);
+  cl_root_tier tb = cl_origin_tier(inv->roots[b->root].origin);
   if (ta != tb)
     return ta < tb;
   cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)a);
@@ -337,17 +342,18 @@ static int named_cuda_major(const cl_requirement *r) {
 static void majors_by_tier(cudaload_ctx *ctx,
                            uint64_t present[CL_TIER_SYSTEM + 1]) {
   memset(present, 0, sizeof(uint64_t) * (CL_TIER_SYSTEM + 1));
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     int wanted = 0;
-    for (size_t r = 0; r < ctx->requirement_count && !wanted; ++r)
-      wanted = ctx->requirements[r].entry == lib->entry;
+    for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count && !wanted;
+         ++r)
+      wanted = cl_plan_state_of(ctx)->requirements[r].entry == lib->entry;
     if (!wanted)
       continue;
     /* A wheel's CUDA major is in its dist-info name (-cu12): read now. */
     cl_library_settle_version(ctx, lib);
     if (lib->cuda_major > 0 && lib->cuda_major < 64)
-      present[cl_origin_tier(ctx->roots[lib->root].origin)] |=
+      present[cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin)] |=
           (uint64_t)1 << lib->cuda_major;
   }
 }
@@ -365,12 +371,12 @@ static int newest_major(uint64_t set, int limit) {
  * major's, is better than none. */
 static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
   char why[512];
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != r->entry)
       continue;
     cl_library_settle_version(ctx, lib);
-    if (lib->cuda_major == ctx->plan_cuda_major &&
+    if (lib->cuda_major == cl_plan_state_of(ctx)->plan_cuda_major &&
         satisfies(r, lib, why, sizeof why))
       return 1;
   }
@@ -384,7 +390,8 @@ static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
  * from another: the only way there is, which the plan says. */
 static int plan_major_built(const cudaload_ctx *ctx, const cl_requirement *r) {
   long abi = r->op == CL_OP_EQ ? r->version[0] : 0;
-  return cl_catalog_wheel_find(r->entry->family, ctx->plan_cuda_major, abi,
+  return cl_catalog_wheel_find(r->entry->family,
+                               cl_plan_state_of(ctx)->plan_cuda_major, abi,
                                cl_ctx_naming(ctx)) != NULL;
 }
 
@@ -396,12 +403,13 @@ static int plan_major_built(const cudaload_ctx *ctx, const cl_requirement *r) {
 /* The CUDA major the requirements pin (cuda=12, or cudart=12), with why in
  * why; 0 when they pin none. */
 static int pinned_cuda_major(const cudaload_ctx *ctx, char *why, size_t cap) {
-  if (ctx->cuda_pin) {
-    snprintf(why, cap, "pinned by cuda=%d", ctx->cuda_pin);
-    return ctx->cuda_pin;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (ps->cuda_pin) {
+    snprintf(why, cap, "pinned by cuda=%d", ps->cuda_pin);
+    return ps->cuda_pin;
   }
-  for (size_t r = 0; r < ctx->requirement_count; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
+  for (size_t r = 0; r < ps->requirement_count; ++r) {
+    const cl_requirement *req = &ps->requirements[r];
     if (strcmp(req->entry->family, "cudart") == 0 && named_cuda_major(req)) {
       snprintf(why, cap, "pinned by %s", req->text);
       return named_cuda_major(req);
@@ -430,9 +438,12 @@ static int tier_cuda_major(const uint64_t *present, int driver_limit, char *why,
 }
 
 static int decide_cuda_major(cudaload_ctx *ctx) {
-  free(ctx->plan_cuda_reason);
-  ctx->plan_cuda_reason = NULL;
-  ctx->plan_cuda_major = 0;
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
+  free(ps->plan_cuda_reason);
+  ps->plan_cuda_reason = NULL;
+  ps->plan_cuda_major = 0;
   char why[512] = "";
   int major = 0;
   /* The driver is read from files (its name, /proc, VERSIONINFO), never
@@ -472,9 +483,9 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
     snprintf(why + used, sizeof why - used,
              "; the driver (%.32s) supports CUDA up to %d.%d: update it",
              driver.version, driver.cuda_major, driver.cuda_minor);
-  ctx->plan_cuda_major = major;
-  ctx->plan_cuda_reason = cl_strdup(why);
-  return ctx->plan_cuda_reason ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  ps->plan_cuda_major = major;
+  ps->plan_cuda_reason = cl_strdup(why);
+  return ps->plan_cuda_reason ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
 
 /* Record why a candidate was not taken (the text is copied). */
@@ -506,11 +517,12 @@ static int reject(cl_requirement_outcome *o, const char *path, const char *fmt,
  * file others can write to) and the flag that accepts it. Returns whether
  * one was refused. */
 static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   int refused = 0;
-  cl_buf_printf(b, "  searched %zu root%s:\n", ctx->root_count,
-                ctx->root_count == 1 ? "" : "s");
-  for (size_t i = 0; i < ctx->root_count; ++i) {
-    const cl_root *r = &ctx->roots[i];
+  cl_buf_printf(b, "  searched %zu root%s:\n", inv->root_count,
+                inv->root_count == 1 ? "" : "s");
+  for (size_t i = 0; i < inv->root_count; ++i) {
+    const cl_root *r = &inv->roots[i];
     cl_buf_printf(b, "    %s (%s%s%s)\n", r->path, r->origin,
                   r->status == CUDALOAD_OK ? "" : ", ",
                   r->status == CUDALOAD_OK ? ""
@@ -536,12 +548,15 @@ static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
 static int add_entry(cudaload_ctx *ctx, cl_str_index *planned,
                      const cl_library *lib, size_t requirement,
                      const char *reason) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   if (cl_str_index_find(planned, lib->path, NULL))
     return CUDALOAD_OK; /* two requirements chose the same file */
-  if (cl_reserve((void **)&ctx->plan, &ctx->plan_capacity, ctx->plan_count + 1,
+  if (cl_reserve((void **)&ps->plan, &ps->plan_capacity, ps->plan_count + 1,
                  sizeof(cl_plan_entry)))
     return CUDALOAD_E_NO_MEMORY;
-  cl_plan_entry *p = &ctx->plan[ctx->plan_count];
+  cl_plan_entry *p = &ps->plan[ps->plan_count];
   memset(p, 0, sizeof *p);
   p->entry = lib->entry;
   p->major = lib->major;
@@ -557,8 +572,8 @@ static int add_entry(cudaload_ctx *ctx, cl_str_index *planned,
     free(p->loaded_path);
     return CUDALOAD_E_NO_MEMORY;
   }
-  ctx->plan_count++;
-  return cl_str_index_add(planned, p->path, ctx->plan_count - 1);
+  ps->plan_count++;
+  return cl_str_index_add(planned, p->path, ps->plan_count - 1);
 }
 
 /* The main library and every sub-library of its family and major in its
@@ -567,12 +582,12 @@ static int add_chosen(cudaload_ctx *ctx, cl_str_index *planned,
                       const cl_library *main_lib, size_t requirement) {
   char reason[256];
   snprintf(reason, sizeof reason, "required by %s",
-           ctx->requirements[requirement].text);
+           cl_plan_state_of(ctx)->requirements[requirement].text);
   int rc = add_entry(ctx, planned, main_lib, requirement, reason);
   snprintf(reason, sizeof reason, "belongs to %s (same folder)",
            cl_path_basename(main_lib->path));
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l->entry->role == CL_ROLE_SUB && l->major == main_lib->major &&
         strcmp(l->entry->family, main_lib->entry->family) == 0 &&
         same_folder(l->path, main_lib->path))
@@ -600,10 +615,11 @@ static void set_reason(cl_plan_entry *p, const char *fmt, ...) {
  * and its RUNPATH leads only to its own folder, which lacks p. */
 static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
                                               const cl_plan_entry *p) {
-  for (size_t i = 0; i < ctx->shim_count; ++i)
-    if (ctx->shims[i].major == p->major &&
-        strcmp(ctx->shims[i].entry->family, p->entry->family) == 0)
-      return &ctx->shims[i];
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (size_t i = 0; i < inv->shim_count; ++i)
+    if (inv->shims[i].major == p->major &&
+        strcmp(inv->shims[i].entry->family, p->entry->family) == 0)
+      return &inv->shims[i];
   return NULL;
 }
 
@@ -613,7 +629,7 @@ static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
  * says). Returns 0 or CUDALOAD_E_NO_MEMORY. */
 static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
                        int parse) {
-  cl_plan_entry *p = &ctx->plan[i];
+  cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
   char *kept = cl_save_error(); /* unreadable: the OS loader will judge */
   if (!parse || cl_file_cache_parse(cl_file_cache_of(ctx), p->path, &info[i]) !=
                     CUDALOAD_OK)
@@ -706,8 +722,9 @@ static int finder_ready(finder *f, cudaload_ctx *ctx) {
   }
   f->ready = 1;
   f->model.files = cl_file_cache_of(ctx);
-  for (size_t i = 0; i < ctx->plan_count && !rc; ++i)
-    rc = cl_verdict_expose_folder(&f->model, ctx->plan[i].path);
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count && !rc; ++i)
+    rc = cl_verdict_expose_folder(&f->model,
+                                  cl_plan_state_of(ctx)->plan[i].path);
   return rc;
 }
 
@@ -832,8 +849,9 @@ static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
 
 static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
                     int major) {
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    if (ctx->plan[i].entry == entry && ctx->plan[i].major == major)
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t i = 0; i < ps->plan_count; ++i)
+    if (ps->plan[i].entry == entry && ps->plan[i].major == major)
       return 1;
   return 0;
 }
@@ -841,13 +859,16 @@ static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
 /* Record a warning once (two sub-libraries can miss the same library). */
 int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
                         const char *file) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   char text[4096];
   snprintf(text, sizeof text, "%s: %s", problem, fix);
-  for (size_t i = 0; i < ctx->plan_warning_count; ++i)
-    if (strcmp(ctx->plan_warnings[i].text, text) == 0)
+  for (size_t i = 0; i < ps->plan_warning_count; ++i)
+    if (strcmp(ps->plan_warnings[i].text, text) == 0)
       return CUDALOAD_OK;
-  if (cl_reserve((void **)&ctx->plan_warnings, &ctx->plan_warning_capacity,
-                 ctx->plan_warning_count + 1, sizeof(cl_plan_warning)))
+  if (cl_reserve((void **)&ps->plan_warnings, &ps->plan_warning_capacity,
+                 ps->plan_warning_count + 1, sizeof(cl_plan_warning)))
     return CUDALOAD_E_NO_MEMORY;
   cl_plan_warning w = {cl_strdup(problem), cl_strdup(fix), cl_strdup(file),
                        cl_strdup(text)};
@@ -858,7 +879,7 @@ int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
     free(w.text);
     return CUDALOAD_E_NO_MEMORY;
   }
-  ctx->plan_warnings[ctx->plan_warning_count++] = w;
+  ps->plan_warnings[ps->plan_warning_count++] = w;
   return CUDALOAD_OK;
 }
 
@@ -944,10 +965,10 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
   const cl_library *best = NULL;
   int best_rank = -1;
   consumer_symbols needs = {ctx, opener, 0, NULL};
-  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
-    const cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
+    const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != main_entry || lib->major != dep_major ||
-        foreign_machine(ctx, &ctx->libraries[i]) ||
+        foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i]) ||
         missing_companion(companions, lib, rc))
       continue;
     /* A file that lacks a symbol the opener takes from it fails its load
@@ -998,16 +1019,17 @@ static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
                             const cl_library *lib, const char *opener,
                             const char *reason) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l != lib && !(l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
                       strcmp(l->entry->family, lib->entry->family) == 0 &&
                       same_folder(l->path, lib->path)))
       continue;
-    size_t before = ctx->plan_count;
+    size_t before = cl_plan_state_of(ctx)->plan_count;
     rc = add_entry(ctx, planned, l, SIZE_MAX, reason);
-    if (!rc && ctx->plan_count > before) {
-      cl_plan_entry *p = &ctx->plan[ctx->plan_count - 1];
+    if (!rc && cl_plan_state_of(ctx)->plan_count > before) {
+      cl_plan_entry *p =
+          &cl_plan_state_of(ctx)->plan[cl_plan_state_of(ctx)->plan_count - 1];
       p->opened_by = cl_strdup(opener);
       if (!p->opened_by)
         rc = CUDALOAD_E_NO_MEMORY;
@@ -1033,9 +1055,9 @@ static int lazy_cuda_major(cudaload_ctx *ctx, size_t i, cl_library *chosen) {
     cuda = chosen->cuda_major;
   }
   if (!cuda)
-    cuda = ctx->plan[i].entry->lazy_cuda_major;
+    cuda = cl_plan_state_of(ctx)->plan[i].entry->lazy_cuda_major;
   if (!cuda)
-    cuda = ctx->plan_cuda_major;
+    cuda = cl_plan_state_of(ctx)->plan_cuda_major;
   return cuda;
 }
 
@@ -1070,23 +1092,26 @@ static int warn_lazy_missing(cudaload_ctx *ctx, const cl_catalog_entry *opener,
 
 static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
                                  const companion_index *companions) {
-  size_t original = ctx->plan_count;
+  size_t original = cl_plan_state_of(ctx)->plan_count;
   int rc = CUDALOAD_OK;
   for (size_t i = 0; i < original && !rc; ++i) {
-    const cl_catalog_entry *opener = ctx->plan[i].entry;
-    if (ctx->plan[i].opened_by || !opener->lazy_opens[0])
+    const cl_catalog_entry *opener = cl_plan_state_of(ctx)->plan[i].entry;
+    if (cl_plan_state_of(ctx)->plan[i].opened_by || !opener->lazy_opens[0])
       continue;
-    size_t r = ctx->plan[i].requirement;
+    size_t r = cl_plan_state_of(ctx)->plan[i].requirement;
     cl_library *chosen =
-        r < ctx->outcome_count && ctx->outcomes[r].chosen < ctx->library_count
-            ? &ctx->libraries[ctx->outcomes[r].chosen]
+        r < cl_plan_state_of(ctx)->outcome_count &&
+                cl_plan_state_of(ctx)->outcomes[r].chosen <
+                    cl_inventory_of(ctx)->library_count
+            ? &cl_inventory_of(ctx)
+                   ->libraries[cl_plan_state_of(ctx)->outcomes[r].chosen]
             : NULL;
     int cuda = lazy_cuda_major(ctx, i, chosen);
     if (!cuda)
       continue; /* no way to tell which major it would open */
     /* plan[] moves as entries are added: keep what is read later. */
-    char *opener_path = cl_strdup(ctx->plan[i].path);
-    int opener_major = ctx->plan[i].major;
+    char *opener_path = cl_strdup(cl_plan_state_of(ctx)->plan[i].path);
+    int opener_major = cl_plan_state_of(ctx)->plan[i].major;
     if (!opener_path)
       return CUDALOAD_E_NO_MEMORY;
     for (size_t k = 0; k < 3 && opener->lazy_opens[k] && !rc; ++k) {
@@ -1123,13 +1148,13 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
 static int add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
                            const companion_index *companions) {
   cl_naming naming = cl_ctx_naming(ctx);
-  size_t original = ctx->plan_count;
+  size_t original = cl_plan_state_of(ctx)->plan_count;
   int rc = CUDALOAD_OK;
   for (size_t i = 0; i < original && !rc; ++i) {
-    if (ctx->plan[i].opened_by)
+    if (cl_plan_state_of(ctx)->plan[i].opened_by)
       continue;
-    char *opener_path = cl_strdup(ctx->plan[i].path);
-    const char *family = ctx->plan[i].entry->family;
+    char *opener_path = cl_strdup(cl_plan_state_of(ctx)->plan[i].path);
+    const char *family = cl_plan_state_of(ctx)->plan[i].entry->family;
     if (!opener_path)
       return CUDALOAD_E_NO_MEMORY;
     const cl_binary_info *info = NULL;
@@ -1171,10 +1196,11 @@ static int add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
 /* The major of family's main library the plan holds (the first), 0 when it
  * holds none. */
 static int planned_major_of(const cudaload_ctx *ctx, const char *family) {
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    if (ctx->plan[i].entry->role == CL_ROLE_MAIN &&
-        strcmp(ctx->plan[i].entry->family, family) == 0)
-      return ctx->plan[i].major;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t i = 0; i < ps->plan_count; ++i)
+    if (ps->plan[i].entry->role == CL_ROLE_MAIN &&
+        strcmp(ps->plan[i].entry->family, family) == 0)
+      return ps->plan[i].major;
   return 0;
 }
 
@@ -1189,8 +1215,8 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
                               const companion_index *companions) {
   cl_naming naming = cl_ctx_naming(ctx);
   int rc = CUDALOAD_OK;
-  for (size_t c = 0; c < ctx->consumer_count && !rc; ++c) {
-    const cl_noticed_consumer *consumer = &ctx->consumers[c];
+  for (size_t c = 0; c < cl_inventory_of(ctx)->consumer_count && !rc; ++c) {
+    const cl_noticed_consumer *consumer = &cl_inventory_of(ctx)->consumers[c];
     const cl_known_consumer *need;
     for (size_t k = 0;
          !rc && (need = cl_consumer_need(consumer->package, consumer->version,
@@ -1242,8 +1268,8 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
 static int add_family_entries(cudaload_ctx *ctx, cl_str_index *planned,
                               const cl_library *lib, const char *reason) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i) {
-    const cl_library *l = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
+    const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
     if (l == lib || (l->entry->role == CL_ROLE_SUB && l->major == lib->major &&
                      strcmp(l->entry->family, lib->entry->family) == 0 &&
                      same_folder(l->path, lib->path)))
@@ -1312,20 +1338,20 @@ static int warn_needed_missing(cudaload_ctx *ctx, const char *opener,
 static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
                                    const companion_index *companions) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
-    if (ctx->plan[i].entry->role != CL_ROLE_MAIN)
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count && !rc; ++i) {
+    if (cl_plan_state_of(ctx)->plan[i].entry->role != CL_ROLE_MAIN)
       continue;
     cl_binary_info info;
     /* Unparseable: the loader will judge it (settle_plan says so). */
     char *kept = cl_save_error();
-    int unparsed =
-        cl_file_cache_parse(cl_file_cache_of(ctx), ctx->plan[i].path, &info);
+    int unparsed = cl_file_cache_parse(
+        cl_file_cache_of(ctx), cl_plan_state_of(ctx)->plan[i].path, &info);
     cl_restore_error(kept);
     if (unparsed)
       continue;
     /* plan[] moves as entries are added: keep what is read later. */
-    char *opener = cl_strdup(ctx->plan[i].path);
-    const cl_catalog_entry *opener_entry = ctx->plan[i].entry;
+    char *opener = cl_strdup(cl_plan_state_of(ctx)->plan[i].path);
+    const cl_catalog_entry *opener_entry = cl_plan_state_of(ctx)->plan[i].entry;
     if (!opener)
       rc = CUDALOAD_E_NO_MEMORY;
     cl_naming naming =
@@ -1369,8 +1395,8 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
 static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
                                     cl_binary_info *info, finder *f) {
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->plan_count && !rc; ++i) {
-    cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count && !rc; ++i) {
+    cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     if (!p->opened_by)
       continue;
     char how[4608], other[4096];
@@ -1426,12 +1452,13 @@ typedef struct dep_walk {
 } dep_walk;
 
 static int index_by_soname(const cudaload_ctx *ctx, dep_walk *w) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   for (size_t k = 0; k < w->n; ++k) {
     size_t first;
     w->same_next[k] = w->n;
-    if (!cl_str_index_find(&w->by_soname, ctx->plan[k].soname, &first)) {
+    if (!cl_str_index_find(&w->by_soname, ps->plan[k].soname, &first)) {
       w->same_last[k] = k;
-      if (cl_str_index_add(&w->by_soname, ctx->plan[k].soname, k))
+      if (cl_str_index_add(&w->by_soname, ps->plan[k].soname, k))
         return CUDALOAD_E_NO_MEMORY;
     } else {
       w->same_next[w->same_last[first]] = k;
@@ -1476,7 +1503,7 @@ static void walk_from(dep_walk *w, const cl_binary_info *info, size_t start) {
  * (none in real CUDA libraries) is broken at the edge that closes it. */
 static int order_dependencies_first(cudaload_ctx *ctx,
                                     const cl_binary_info *info) {
-  size_t n = ctx->plan_count;
+  size_t n = cl_plan_state_of(ctx)->plan_count;
   dep_walk w = {0};
   w.n = n;
   w.order = malloc(n * sizeof *w.order);
@@ -1496,8 +1523,8 @@ static int order_dependencies_first(cudaload_ctx *ctx,
       walk_from(&w, info, start);
   if (!rc) {
     for (size_t i = 0; i < n; ++i)
-      sorted[i] = ctx->plan[w.order[i]];
-    memcpy(ctx->plan, sorted, n * sizeof *sorted);
+      sorted[i] = cl_plan_state_of(ctx)->plan[w.order[i]];
+    memcpy(cl_plan_state_of(ctx)->plan, sorted, n * sizeof *sorted);
   }
   free(sorted);
   free(w.order);
@@ -1527,17 +1554,18 @@ typedef struct settling {
  * thousands of them. */
 static int read_main_headers(cudaload_ctx *ctx, settling *st) {
   int rc = CUDALOAD_OK;
-  for (size_t r = 0; r < ctx->requirement_count; ++r)
+  for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r)
     st->main_of[r] = st->n;
   for (size_t i = 0; i < st->n && !rc; ++i) {
-    int is_main = ctx->plan[i].entry->role != CL_ROLE_SUB;
+    int is_main = cl_plan_state_of(ctx)->plan[i].entry->role != CL_ROLE_SUB;
     rc = read_header(ctx, i, st->info, is_main);
     if (is_main && !rc)
       rc = match_needed(&st->info[i], &st->names[i]);
-    if (ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+    if (cl_plan_state_of(ctx)->plan[i].entry->role == CL_ROLE_MAIN) {
       st->mains[st->main_count++] = i;
-      if (ctx->plan[i].requirement < ctx->requirement_count)
-        st->main_of[ctx->plan[i].requirement] = i;
+      if (cl_plan_state_of(ctx)->plan[i].requirement <
+          cl_plan_state_of(ctx)->requirement_count)
+        st->main_of[cl_plan_state_of(ctx)->plan[i].requirement] = i;
     }
   }
   return rc;
@@ -1550,7 +1578,7 @@ static const char *main_needing(const cudaload_ctx *ctx, const settling *st,
     size_t k = st->mains[j];
     for (size_t d = 0; d < st->info[k].needed_count; ++d)
       if (names_entry(&st->info[k], &st->names[k], d, p))
-        return ctx->plan[k].soname;
+        return cl_plan_state_of(ctx)->plan[k].soname;
   }
   return NULL;
 }
@@ -1572,12 +1600,14 @@ static void left_to_main(cl_plan_entry *p, const char *main_name,
 static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
                              unsigned flags) {
   size_t n = st->n;
-  cl_plan_entry *p = &ctx->plan[i];
+  cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
   const char *needed_by = main_needing(ctx, st, p);
-  size_t main_index =
-      p->requirement < ctx->requirement_count ? st->main_of[p->requirement] : n;
-  const char *main_name =
-      main_index < n ? ctx->plan[main_index].soname : "its main library";
+  size_t main_index = p->requirement < cl_plan_state_of(ctx)->requirement_count
+                          ? st->main_of[p->requirement]
+                          : n;
+  const char *main_name = main_index < n
+                              ? cl_plan_state_of(ctx)->plan[main_index].soname
+                              : "its main library";
   int rc = CUDALOAD_OK;
   if (needed_by || (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS)) {
     if ((rc = read_header(ctx, i, st->info, 1)) != 0)
@@ -1617,7 +1647,8 @@ static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
     return CUDALOAD_OK;
   }
   const cl_binary_info *main_info = &st->info[main_index];
-  int found = opener_finds(&st->finder, ctx, ctx->plan[main_index].path,
+  int found = opener_finds(&st->finder, ctx,
+                           cl_plan_state_of(ctx)->plan[main_index].path,
                            main_info, p, &rule, other, sizeof other, &rc);
   if (found < 0)
     return rc;
@@ -1652,7 +1683,7 @@ static void settling_free(settling *st) {
  * seven, with the minimal plan) cost a file open each and tell nothing the
  * plan uses. */
 static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
-  size_t n = ctx->plan_count;
+  size_t n = cl_plan_state_of(ctx)->plan_count;
   if (n == 0)
     return CUDALOAD_OK;
   cl_binary_info *info = calloc(n, sizeof *info);
@@ -1663,12 +1694,14 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   st.info = info;
   st.names = calloc(n, sizeof *st.names);
   st.mains = malloc(n * sizeof *st.mains);
-  st.main_of = malloc((ctx->requirement_count + 1) * sizeof *st.main_of);
+  st.main_of = malloc((cl_plan_state_of(ctx)->requirement_count + 1) *
+                      sizeof *st.main_of);
   int header_rc = st.names && st.mains && st.main_of
                       ? read_main_headers(ctx, &st)
                       : CUDALOAD_E_NO_MEMORY;
   for (size_t i = 0; i < n && !header_rc; ++i)
-    if (ctx->plan[i].entry->role == CL_ROLE_SUB && !ctx->plan[i].opened_by)
+    if (cl_plan_state_of(ctx)->plan[i].entry->role == CL_ROLE_SUB &&
+        !cl_plan_state_of(ctx)->plan[i].opened_by)
       header_rc = settle_sublibrary(ctx, &st, i, flags);
   /* lazy dependencies (opened_by) are settled apart */
   if (!header_rc)
@@ -1683,14 +1716,17 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
 
 static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
                         const char *fix) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   char text[8192];
   snprintf(text, sizeof text, "%s Fix: %s", problem, fix);
-  if (cl_reserve((void **)&ctx->conflicts, &ctx->conflict_capacity,
-                 ctx->conflict_count + 1, sizeof(cl_conflict))) {
+  if (cl_reserve((void **)&ps->conflicts, &ps->conflict_capacity,
+                 ps->conflict_count + 1, sizeof(cl_conflict))) {
     free(provider);
     return CUDALOAD_E_NO_MEMORY;
   }
-  cl_conflict *c = &ctx->conflicts[ctx->conflict_count++];
+  cl_conflict *c = &ps->conflicts[ps->conflict_count++];
   c->path = provider;
   c->problem = cl_strdup(problem);
   c->fix = cl_strdup(fix);
@@ -1711,11 +1747,11 @@ static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
 /* The main library planned for requirement r (the last in plan order), or
  * NULL. */
 static const cl_plan_entry *planned_main_of(const cudaload_ctx *ctx, size_t r) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   const cl_plan_entry *planned = NULL;
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    if (ctx->plan[i].requirement == r &&
-        ctx->plan[i].entry->role == CL_ROLE_MAIN)
-      planned = &ctx->plan[i];
+  for (size_t i = 0; i < ps->plan_count; ++i)
+    if (ps->plan[i].requirement == r && ps->plan[i].entry->role == CL_ROLE_MAIN)
+      planned = &ps->plan[i];
   return planned;
 }
 
@@ -1779,9 +1815,9 @@ static void describe_rival(char *problem, size_t size, const char *provider,
 }
 
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
-  cl_ctx_clear_conflicts(ctx);
-  for (size_t r = 0; r < ctx->requirement_count; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
+  cl_plan_clear_conflicts(ctx);
+  for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r) {
+    const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
     const char *symbol = req->entry->scope_probe_symbol;
     const cl_plan_entry *planned = symbol ? planned_main_of(ctx, r) : NULL;
     if (!planned)
@@ -1795,8 +1831,9 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
         cl_catalog_match(cl_path_basename(provider), CL_NAMING_LINUX, &m) &&
         strcmp(m.entry->family, req->entry->family) == 0;
     int duplicate = 0;
-    for (size_t i = 0; i < ctx->conflict_count; ++i)
-      duplicate |= strcmp(ctx->conflicts[i].path, provider) == 0;
+    for (size_t i = 0; i < cl_plan_state_of(ctx)->conflict_count; ++i)
+      duplicate |=
+          strcmp(cl_plan_state_of(ctx)->conflicts[i].path, provider) == 0;
     /* Without versions, only another major is a conflict here: the same
      * major from another file is the process's choice of that library. */
     if (!is_family || duplicate || (!version && m.major == planned->major)) {
@@ -1827,9 +1864,9 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
 static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
                            const companion_index *companions,
                            const cl_library **best) {
-  const cl_requirement *req = &ctx->requirements[r];
-  cl_requirement_outcome *o = &ctx->outcomes[r];
-  const cl_library *lib = &ctx->libraries[i];
+  const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
+  cl_requirement_outcome *o = &cl_plan_state_of(ctx)->outcomes[r];
+  const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
   char why[512];
   const cl_catalog_entry *missing;
   int rc = CUDALOAD_OK;
@@ -1838,20 +1875,22 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
   if (req->at_least_parts ||
       (req->op != CL_OP_ANY &&
        !(req->op == CL_OP_EQ && req->version_parts == 1)))
-    cl_library_settle_version(ctx, &ctx->libraries[i]);
+    cl_library_settle_version(ctx, &cl_inventory_of(ctx)->libraries[i]);
   const char *machine = NULL;
   if (!satisfies(req, lib, why, sizeof why))
     return reject(o, lib->path, "%s", why);
-  if ((machine = foreign_machine(ctx, &ctx->libraries[i])))
+  if ((machine = foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i])))
     return reject(o, lib->path,
                   "built for %s; this process runs %s code (the loader "
                   "would refuse it)",
                   machine, cl_ctx_machine(ctx));
-  if (filter && lib->cuda_major > 0 && lib->cuda_major != ctx->plan_cuda_major)
+  if (filter && lib->cuda_major > 0 &&
+      lib->cuda_major != cl_plan_state_of(ctx)->plan_cuda_major)
     return reject(o, lib->path,
                   "built for CUDA %d; the plan takes CUDA %d (%s), and "
                   "libraries of two CUDA majors in one process do not mix",
-                  lib->cuda_major, ctx->plan_cuda_major, ctx->plan_cuda_reason);
+                  lib->cuda_major, cl_plan_state_of(ctx)->plan_cuda_major,
+                  cl_plan_state_of(ctx)->plan_cuda_reason);
   if ((missing = missing_companion(companions, lib, &rc)))
     return reject(o, lib->path, "%s %d is not in the same folder",
                   missing->name, lib->major);
@@ -1885,8 +1924,8 @@ static int case_twins(const char *a, const char *b) {
 static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
   if (cl_ctx_naming(ctx) != CL_NAMING_WINDOWS)
     return CUDALOAD_OK;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *other = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *other = &cl_inventory_of(ctx)->libraries[i];
     if (other == chosen || !case_twins(chosen->path, other->path))
       continue;
     char problem[1024];
@@ -1911,12 +1950,14 @@ static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
  * of the same name (a planned copy of it loaded first would be used in its
  * place, by name), or NULL. */
 static cl_library *environment_twin(cudaload_ctx *ctx, const cl_library *lib) {
-  if (cl_origin_tier(ctx->roots[lib->root].origin) == CL_TIER_ENVIRONMENT)
+  if (cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin) ==
+      CL_TIER_ENVIRONMENT)
     return NULL;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    cl_library *e = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    cl_library *e = &cl_inventory_of(ctx)->libraries[i];
     if (e != lib && e->entry == lib->entry && e->major == lib->major &&
-        cl_origin_tier(ctx->roots[e->root].origin) == CL_TIER_ENVIRONMENT &&
+        cl_origin_tier(cl_inventory_of(ctx)->roots[e->root].origin) ==
+            CL_TIER_ENVIRONMENT &&
         !strcmp(cl_path_basename(e->path), cl_path_basename(lib->path)))
       return e;
   }
@@ -1929,11 +1970,12 @@ static cl_library *environment_twin(cudaload_ctx *ctx, const cl_library *lib) {
  * would be used in its place. malloc'ed path, or NULL. */
 static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
                              int *rc) {
-  char **files = ctx->program_files;
-  size_t count = ctx->program_file_count;
+  char **files = cl_plan_state_of(ctx)->program_files;
+  size_t count = cl_plan_state_of(ctx)->program_file_count;
   cl_program_set own = {0};
   if (!count) {
-    *rc = cl_program_files_in(ctx, ctx->roots[twin->root].path, &own);
+    *rc = cl_program_files_in(ctx, cl_inventory_of(ctx)->roots[twin->root].path,
+                              &own);
     files = own.files;
     count = own.file_count;
   }
@@ -1971,8 +2013,8 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
   char *binder = twin ? program_binding(ctx, twin, rc) : NULL;
   if (!binder)
     return best;
-  const cl_requirement *req = &ctx->requirements[r];
-  cl_requirement_outcome *o = &ctx->outcomes[r];
+  const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
+  cl_requirement_outcome *o = &cl_plan_state_of(ctx)->outcomes[r];
   char why[512];
   cl_library_settle_version(ctx, twin);
   if (satisfies(req, twin, why, sizeof why)) {
@@ -2008,12 +2050,13 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
  * and planned as the second CUDA major it is. NULL when there is none. */
 static const cl_library *bound_by_a_program(cudaload_ctx *ctx, size_t r,
                                             int *rc) {
-  const cl_requirement *req = &ctx->requirements[r];
-  for (size_t i = 0; i < ctx->library_count && !*rc; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     char why[512];
     if (lib->entry != req->entry ||
-        cl_origin_tier(ctx->roots[lib->root].origin) != CL_TIER_ENVIRONMENT ||
+        cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin) !=
+            CL_TIER_ENVIRONMENT ||
         foreign_machine(ctx, lib))
       continue;
     cl_library_settle_version(ctx, lib);
@@ -2033,27 +2076,30 @@ static const cl_library *bound_by_a_program(cudaload_ctx *ctx, size_t r,
 static int plan_requirement(cudaload_ctx *ctx, size_t r,
                             const companion_index *companions,
                             cl_str_index *planned, size_t *unsatisfied) {
-  const cl_requirement *req = &ctx->requirements[r];
-  cl_requirement_outcome *o = &ctx->outcomes[r];
+  const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
+  cl_requirement_outcome *o = &cl_plan_state_of(ctx)->outcomes[r];
   const cl_library *best = NULL;
   int rc = CUDALOAD_OK;
   /* One CUDA major per plan, unless the requirement names another itself
    * (cublas=12 beside CUDA 13: deliberate), or nothing of the plan's major
    * satisfies it (cudnn=8 has no CUDA 13 build): then it takes the best
    * there is, and the outcome says which major. */
-  int filter = ctx->plan_cuda_major && !named_cuda_major(req) &&
+  int filter = cl_plan_state_of(ctx)->plan_cuda_major &&
+               !named_cuda_major(req) &&
                (plan_major_satisfies(ctx, req) || plan_major_built(ctx, req));
-  for (size_t i = 0; i < ctx->library_count && !rc; ++i)
-    if (ctx->libraries[i].entry == req->entry)
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i)
+    if (cl_inventory_of(ctx)->libraries[i].entry == req->entry)
       rc = judge_candidate(ctx, r, i, filter, companions, &best);
   if (!rc)
     best = kept_for_programs(ctx, r, best, &rc);
   if (!rc && !best && filter)
     best = bound_by_a_program(ctx, r, &rc);
-  if (!rc && best && ctx->plan_cuda_major && best->cuda_major > 0 &&
-      best->cuda_major != ctx->plan_cuda_major)
+  if (!rc && best && cl_plan_state_of(ctx)->plan_cuda_major &&
+      best->cuda_major > 0 &&
+      best->cuda_major != cl_plan_state_of(ctx)->plan_cuda_major)
     o->second_major = best->cuda_major;
-  o->chosen = best ? (size_t)(best - ctx->libraries) : SIZE_MAX;
+  o->chosen =
+      best ? (size_t)(best - cl_inventory_of(ctx)->libraries) : SIZE_MAX;
   if (rc)
     return rc; /* out of memory: reported by the caller */
   if (best && (rc = warn_case_twins(ctx, best)))
@@ -2076,20 +2122,23 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
 /* Each requirement's file, then what those files need: lazy dependencies,
  * the consumers' NEEDED libraries, the chosen files' own NEEDED ones. */
 static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   companion_index companions;
   int rc = companion_index_build(ctx, &companions);
   cl_str_index planned;
   cl_str_index_init(&planned, 0);
-  if (!rc && ctx->requirement_count) {
-    ctx->outcomes = calloc(ctx->requirement_count, sizeof *ctx->outcomes);
-    if (!ctx->outcomes)
+  if (!rc && ps->requirement_count) {
+    ps->outcomes = calloc(ps->requirement_count, sizeof *ps->outcomes);
+    if (!ps->outcomes)
       rc = CUDALOAD_E_NO_MEMORY;
     else
-      ctx->outcome_count = ctx->requirement_count;
+      ps->outcome_count = ps->requirement_count;
   }
   if (!rc)
     rc = decide_cuda_major(ctx);
-  for (size_t r = 0; r < ctx->requirement_count && !rc; ++r)
+  for (size_t r = 0; r < ps->requirement_count && !rc; ++r)
     rc = plan_requirement(ctx, r, &companions, &planned, unsatisfied);
   if (!rc)
     rc = add_lazy_dependencies(ctx, &planned, &companions);
@@ -2107,7 +2156,7 @@ static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
 /* The explanation of every unsatisfied requirement of the last plan, as
  * cudaload_last_error() has it after cudaload_plan() (what is missing, the
  * roots searched, each candidate rejected and why, the fix), rendered from
- * ctx->outcomes; malloc'ed, NULL when memory runs out. */
+ * cl_plan_state_of(ctx)->outcomes; malloc'ed, NULL when memory runs out. */
 static char *unsatisfied_report(const cudaload_ctx *ctx);
 
 int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
@@ -2118,11 +2167,14 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_plan: unknown flag bits 0x%x",
                    flags & ~CL_KNOWN_PLAN_FLAGS);
-  if (!ctx->scanned) {
+  if (!cl_inventory_of(ctx)->scanned) {
     int rc = cudaload_scan(ctx);
     if (rc)
       return rc;
   }
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   cl_ctx_clear_plan(ctx);
   size_t unsatisfied = 0;
   int rc = plan_requirements(ctx, &unsatisfied);
@@ -2132,7 +2184,7 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
     rc = settle_plan(ctx, flags);
   if (!rc)
     rc = cl_plan_detect_conflicts(ctx);
-  ctx->planned = rc == CUDALOAD_OK;
+  ps->planned = rc == CUDALOAD_OK;
   if (rc == CUDALOAD_E_NO_MEMORY)
     return cl_fail(rc, "cudaload_plan: out of memory");
   if (rc) /* never called out of memory: the helper's error, or the status */
@@ -2150,10 +2202,11 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
 }
 
 static char *unsatisfied_report(const cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   cl_buf b = CL_BUF_INIT;
-  for (size_t r = 0; r < ctx->outcome_count; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
-    const cl_requirement_outcome *o = &ctx->outcomes[r];
+  for (size_t r = 0; r < ps->outcome_count; ++r) {
+    const cl_requirement *req = &ps->requirements[r];
+    const cl_requirement_outcome *o = &ps->outcomes[r];
     if (o->chosen != SIZE_MAX)
       continue;
     cl_buf_printf(&b, "%s: no usable %s library\n", req->text,
@@ -2176,11 +2229,12 @@ static char *unsatisfied_report(const cudaload_ctx *ctx) {
 
 /* Accessors. */
 static const cl_plan_entry *plan_at(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->plan_count ? &ctx->plan[i] : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->plan_count ? &ps->plan[i] : NULL;
 }
 
 size_t cudaload_plan_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->plan_count : 0;
+  return ctx ? cl_plan_state_of(ctx)->plan_count : 0;
 }
 
 const char *cudaload_plan_path(const cudaload_ctx *ctx, size_t i) {
@@ -2223,35 +2277,41 @@ const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx, size_t i) {
 }
 
 size_t cudaload_conflict_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->conflict_count : 0;
+  return ctx ? cl_plan_state_of(ctx)->conflict_count : 0;
 }
 
 const char *cudaload_conflict_path(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->conflict_count ? ctx->conflicts[i].path : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->conflict_count ? ps->conflicts[i].path : NULL;
 }
 
 const char *cudaload_conflict_text(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->conflict_count ? ctx->conflicts[i].text : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->conflict_count ? ps->conflicts[i].text : NULL;
 }
 
 int cudaload_plan_cuda_major(const cudaload_ctx *ctx) {
-  return ctx && ctx->planned ? ctx->plan_cuda_major : 0;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && ps->planned ? ps->plan_cuda_major : 0;
 }
 
 const char *cudaload_plan_cuda_reason(const cudaload_ctx *ctx) {
-  return ctx && ctx->planned && ctx->plan_cuda_major ? ctx->plan_cuda_reason
-                                                     : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && ps->planned && ps->plan_cuda_major ? ps->plan_cuda_reason
+                                                   : NULL;
 }
 
 size_t cudaload_plan_warning_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->plan_warning_count : 0;
+  return ctx ? cl_plan_state_of(ctx)->plan_warning_count : 0;
 }
 
 const char *cudaload_plan_warning(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->plan_warning_count ? ctx->plan_warnings[i].text : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->plan_warning_count ? ps->plan_warnings[i].text : NULL;
 }
 
 size_t cudaload_requirement_library(const cudaload_ctx *ctx, size_t i) {
-  return ctx && ctx->planned && i < ctx->outcome_count ? ctx->outcomes[i].chosen
-                                                       : (size_t)-1;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && ps->planned && i < ps->outcome_count ? ps->outcomes[i].chosen
+                                                     : (size_t)-1;
 }

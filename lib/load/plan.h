@@ -7,8 +7,10 @@
 #define CUDALOAD_PLAN_H
 
 #include "core/context.h"
+#include "load/plan_state.h"
 
-/* Recompute ctx->conflicts from the process's global symbol scope. */
+/* Recompute cl_plan_state_of(ctx)->conflicts from the process's global symbol
+ * scope. */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx);
 
 /* Record a plan warning (cudaload_plan_warning()): "problem: fix", about

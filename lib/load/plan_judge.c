@@ -15,6 +15,7 @@
 #include "load/verdict.h"
 #include "os/platform.h"
 #include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,17 +115,18 @@ static void add_reason(cl_plan_judgement *out, cl_buf *why, int status,
  * known consumer's library, or a shim the scan noticed: ctranslate2's own
  * cudnn64_9.dll), or NULL. Such a copy is the program's choice. */
 static const char *bundled_by(const cudaload_ctx *ctx, const char *path) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   char *folder = cl_path_dirname(path);
   const char *package = NULL;
-  for (size_t i = 0; folder && i < ctx->shim_count && !package; ++i)
-    if (cl_os_same_path(ctx->shims[i].path, strlen(ctx->shims[i].path), path,
+  for (size_t i = 0; folder && i < inv->shim_count && !package; ++i)
+    if (cl_os_same_path(inv->shims[i].path, strlen(inv->shims[i].path), path,
                         strlen(path)))
-      package = ctx->shims[i].package;
-  for (size_t i = 0; folder && i < ctx->consumer_count && !package; ++i) {
-    char *theirs = cl_path_dirname(ctx->consumers[i].path);
+      package = inv->shims[i].package;
+  for (size_t i = 0; folder && i < inv->consumer_count && !package; ++i) {
+    char *theirs = cl_path_dirname(inv->consumers[i].path);
     if (theirs &&
         cl_os_same_path(theirs, strlen(theirs), folder, strlen(folder)))
-      package = ctx->consumers[i].package;
+      package = inv->consumers[i].package;
     free(theirs);
   }
   free(folder);
@@ -134,8 +136,8 @@ static const char *bundled_by(const cudaload_ctx *ctx, const char *path) {
 static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
                          cudaload_explain *e, cl_plan_judgement *out,
                          cl_buf *why) {
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     const cl_loaded_object *o = p->to_load ? loaded_under(m, p->soname) : NULL;
     if (!o)
       continue;
@@ -195,9 +197,12 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
  * (plan.c reads the catalog) says what the verdict says of the same file:
  * the verdict's sentence stays, the same in explain and the doctor. */
 void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
+  cl_plan_state *ps = ctx->plan_state;
+  if (!ps)
+    return;
   size_t kept = 0;
-  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
-    cl_plan_warning *w = &ctx->plan_warnings[i];
+  for (size_t i = 0; i < ps->plan_warning_count; ++i) {
+    cl_plan_warning *w = &ps->plan_warnings[i];
     int said = 0;
     for (size_t k = 0; k < e->finding_count && !said; ++k) {
       const cl_finding *f = &e->findings[k];
@@ -210,10 +215,10 @@ void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
       free(w->file);
       free(w->text);
     } else {
-      ctx->plan_warnings[kept++] = *w;
+      ps->plan_warnings[kept++] = *w;
     }
   }
-  ctx->plan_warning_count = kept;
+  ps->plan_warning_count = kept;
 }
 
 int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,

@@ -14,6 +14,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -188,15 +189,16 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
 }
 
 static void say_plan(cl_buf *r, const cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   cl_buf_printf(r, "plan, file by file:\n");
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    cl_buf_printf(
-        r, "  %-16s %s%s%s\n", cudaload_plan_state_name(ctx->plan[i].state),
-        ctx->plan[i].path,
-        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE ? " -> " : "",
-        ctx->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE
-            ? ctx->plan[i].loaded_path
-            : "");
+  for (size_t i = 0; i < ps->plan_count; ++i)
+    cl_buf_printf(r, "  %-16s %s%s%s\n",
+                  cudaload_plan_state_name(ps->plan[i].state), ps->plan[i].path,
+                  ps->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE ? " -> "
+                                                                       : "",
+                  ps->plan[i].state == CUDALOAD_STATE_LOADED_ELSEWHERE
+                      ? ps->plan[i].loaded_path
+                      : "");
 }
 
 /* The plan is known to fail before anything is loaded: load nothing and
@@ -216,8 +218,9 @@ static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
   if (unsatisfied && unsatisfied[0] &&
       unsatisfied[strlen(unsatisfied) - 1] != '\n')
     cl_buf_printf(&r, "\n");
-  for (size_t i = 0; i < ctx->conflict_count; ++i)
-    cl_buf_printf(&r, "conflict: %s\n", ctx->conflicts[i].text);
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->conflict_count; ++i)
+    cl_buf_printf(&r, "conflict: %s\n",
+                  cl_plan_state_of(ctx)->conflicts[i].text);
   say_plan(&r, ctx);
   fail_with_report(status, &r);
   free(unsatisfied);
@@ -265,6 +268,7 @@ static int judge_in_this_process(cudaload_ctx *ctx, unsigned flags,
 static int report_preload(const cudaload_ctx *ctx, int plan_rc,
                           const char *unsatisfied, size_t failed,
                           const cl_buf *failures) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   cl_buf r = CL_BUF_INIT;
   int status;
   if (plan_rc != CUDALOAD_OK) {
@@ -276,15 +280,15 @@ static int report_preload(const cudaload_ctx *ctx, int plan_rc,
                   failed, failures->data ? failures->data : "");
   } else {
     status = CUDALOAD_E_CONFLICT;
-    for (size_t i = 0; i < ctx->conflict_count; ++i)
-      cl_buf_printf(&r, "conflict: %s\n", ctx->conflicts[i].text);
+    for (size_t i = 0; i < ps->conflict_count; ++i)
+      cl_buf_printf(&r, "conflict: %s\n", ps->conflicts[i].text);
   }
   if (plan_rc != CUDALOAD_OK && failed)
     cl_buf_printf(&r, "also, %zu planned files could not be loaded:\n%s",
                   failed, failures->data ? failures->data : "");
   say_plan(&r, ctx);
   r.failed |= failures->failed; /* a failure's line was lost */
-  if (ctx->plan_count == 0)
+  if (ps->plan_count == 0)
     cl_buf_printf(&r, "  (nothing was loaded)\n");
   fail_with_report(status, &r);
   return status;
@@ -304,7 +308,7 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
    * decide what a later, corrected call or the program's own imports get.
    * CUDALOAD_PRELOAD_PARTIAL asks for the best effort instead. */
   if (!(flags & CUDALOAD_PRELOAD_PARTIAL) &&
-      (plan_rc != CUDALOAD_OK || ctx->conflict_count != 0))
+      (plan_rc != CUDALOAD_OK || cl_plan_state_of(ctx)->conflict_count != 0))
     return refuse_plan(ctx, plan_rc, unsatisfied);
   cl_plan_judgement judged;
   memset(&judged, 0, sizeof judged);
@@ -327,8 +331,8 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   unexposed *unexposed_list = NULL;
   size_t unexposed_count = 0, unexposed_capacity = 0;
   cl_os_loader_lock();
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     char *reason = NULL;
     if (p->to_load) {
       /* One its main library opens by name later, loaded by path because
@@ -353,7 +357,8 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   warn_unexposed(ctx, unexposed_list, unexposed_count);
   cl_plan_detect_conflicts(ctx);
 
-  if (plan_rc == CUDALOAD_OK && !failed && ctx->conflict_count == 0) {
+  if (plan_rc == CUDALOAD_OK && !failed &&
+      cl_plan_state_of(ctx)->conflict_count == 0) {
     cl_buf_free(&failures);
     cl_clear_error();
     return CUDALOAD_OK;

@@ -38,6 +38,8 @@
 #include "scan/distinfo.h"
 #include "scan/machine.h"
 #include "scan/roots.h"
+#include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -885,17 +887,20 @@ static size_t resolve_target(program_scan *ps, const char *target) {
 /* --- into the context ---------------------------------------------------- */
 
 static int set_origin(cudaload_ctx *ctx, const char *text, const char *why) {
-  for (size_t i = 0; i < ctx->origin_count; ++i)
-    if (strcmp(ctx->origins[i].text, text) == 0) {
-      char *joined = cl_strdup_printf("%s; %s", ctx->origins[i].origin, why);
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < ps->origin_count; ++i)
+    if (strcmp(ps->origins[i].text, text) == 0) {
+      char *joined = cl_strdup_printf("%s; %s", ps->origins[i].origin, why);
       if (!joined)
         return CUDALOAD_E_NO_MEMORY;
-      free(ctx->origins[i].origin);
-      ctx->origins[i].origin = joined;
+      free(ps->origins[i].origin);
+      ps->origins[i].origin = joined;
       return CUDALOAD_OK;
     }
-  if (cl_reserve((void **)&ctx->origins, &ctx->origin_capacity,
-                 ctx->origin_count + 1, sizeof *ctx->origins))
+  if (cl_reserve((void **)&ps->origins, &ps->origin_capacity,
+                 ps->origin_count + 1, sizeof *ps->origins))
     return CUDALOAD_E_NO_MEMORY;
   cl_requirement_origin o = {cl_strdup(text), cl_strdup(why)};
   if (!o.text || !o.origin) {
@@ -903,7 +908,7 @@ static int set_origin(cudaload_ctx *ctx, const char *text, const char *why) {
     free(o.origin);
     return CUDALOAD_E_NO_MEMORY;
   }
-  ctx->origins[ctx->origin_count++] = o;
+  ps->origins[ps->origin_count++] = o;
   return CUDALOAD_OK;
 }
 
@@ -929,9 +934,11 @@ static int add_derived(cudaload_ctx *ctx, const derived *d) {
   size_t kept = 0;
   for (size_t i = 0; !rc && i < n; ++i) {
     int held = 0;
-    for (size_t k = 0; k < ctx->requirement_count && !held; ++k)
-      if (strcmp(ctx->requirements[k].text, parsed[i].text) == 0) {
-        raise_least(&ctx->requirements[k], d);
+    for (size_t k = 0; k < cl_plan_state_of(ctx)->requirement_count && !held;
+         ++k)
+      if (strcmp(cl_plan_state_of(ctx)->requirements[k].text, parsed[i].text) ==
+          0) {
+        raise_least(&cl_plan_state_of(ctx)->requirements[k], d);
         held = 1;
       }
     if (held) {
@@ -949,19 +956,23 @@ static int add_derived(cudaload_ctx *ctx, const derived *d) {
 }
 
 static int add_files(cudaload_ctx *ctx, program_scan *ps) {
+  cl_plan_state *state = cl_plan_state_make(ctx);
+  if (!state)
+    return CUDALOAD_E_NO_MEMORY;
   for (size_t i = 0; i < ps->file_count; ++i) {
-    if (cl_reserve((void **)&ctx->program_files, &ctx->program_file_capacity,
-                   ctx->program_file_count + 1, sizeof *ctx->program_files))
+    if (cl_reserve((void **)&state->program_files,
+                   &state->program_file_capacity, state->program_file_count + 1,
+                   sizeof *state->program_files))
       return CUDALOAD_E_NO_MEMORY;
-    ctx->program_files[ctx->program_file_count++] = ps->files[i];
+    state->program_files[state->program_file_count++] = ps->files[i];
     ps->files[i] = NULL;
   }
   for (size_t i = 0; i < ps->plugin_count; ++i) {
-    if (cl_reserve((void **)&ctx->program_plugins,
-                   &ctx->program_plugin_capacity, ctx->program_plugin_count + 1,
-                   sizeof *ctx->program_plugins))
+    if (cl_reserve(
+            (void **)&state->program_plugins, &state->program_plugin_capacity,
+            state->program_plugin_count + 1, sizeof *state->program_plugins))
       return CUDALOAD_E_NO_MEMORY;
-    ctx->program_plugins[ctx->program_plugin_count++] = ps->plugins[i];
+    state->program_plugins[state->program_plugin_count++] = ps->plugins[i];
     ps->plugins[i] = NULL;
   }
   for (size_t i = 0; i < ps->search_count; ++i) {
@@ -980,8 +991,9 @@ static int add_files(cudaload_ctx *ctx, program_scan *ps) {
 }
 
 cl_program_set cl_program_set_of(const cudaload_ctx *ctx) {
-  cl_program_set set = {ctx->program_files, ctx->program_file_count,
-                        ctx->program_plugins, ctx->program_plugin_count};
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  cl_program_set set = {ps->program_files, ps->program_file_count,
+                        ps->program_plugins, ps->program_plugin_count};
   return set;
 }
 
@@ -1081,7 +1093,7 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
                : rc;
   cl_ctx_clear_plan(ctx);
   /* A new environment root means a new scan. */
-  ctx->scanned = 0;
+  cl_inventory_invalidate(ctx);
   return CUDALOAD_OK;
 }
 
@@ -1109,22 +1121,25 @@ int cl_program_files_in(cudaload_ctx *ctx, const char *root,
 
 const char *cl_requirement_origin_of(const cudaload_ctx *ctx,
                                      const char *text) {
-  for (size_t i = 0; ctx && i < ctx->origin_count; ++i)
-    if (strcmp(ctx->origins[i].text, text) == 0)
-      return ctx->origins[i].origin;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t i = 0; ctx && i < ps->origin_count; ++i)
+    if (strcmp(ps->origins[i].text, text) == 0)
+      return ps->origins[i].origin;
   return NULL;
 }
 
 const char *cudaload_requirement_origin(const cudaload_ctx *ctx, size_t i) {
-  if (!ctx || i >= ctx->requirement_count)
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (!ctx || i >= ps->requirement_count)
     return NULL;
-  return cl_requirement_origin_of(ctx, ctx->requirements[i].text);
+  return cl_requirement_origin_of(ctx, ps->requirements[i].text);
 }
 
 size_t cudaload_program_file_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->program_file_count : 0;
+  return ctx ? cl_plan_state_of(ctx)->program_file_count : 0;
 }
 
 const char *cudaload_program_file(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->program_file_count ? ctx->program_files[i] : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->program_file_count ? ps->program_files[i] : NULL;
 }

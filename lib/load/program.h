@@ -11,6 +11,7 @@
 #define CUDALOAD_PROGRAM_H
 
 #include "core/context.h"
+#include "load/plan_state.h"
 
 /* The origin recorded for requirement text in ctx, or NULL. */
 const char *cl_requirement_origin_of(const cudaload_ctx *ctx, const char *text);

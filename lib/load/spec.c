@@ -11,6 +11,8 @@
 #include "common/error.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
+#include "scan/catalog.h"
+#include "load/plan_state.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -495,7 +497,7 @@ static int find_pin(const cl_requirement *reqs, size_t n, long *pin) {
 
 /* Move the pins out of reqs (their text freed, ctx pinned): what is left
  * are library requirements, *n of them. Cannot fail. */
-static void take_pins(cudaload_ctx *ctx, cl_requirement *reqs, size_t *n,
+static void take_pins(cl_plan_state *ps, cl_requirement *reqs, size_t *n,
                       long pin) {
   size_t kept = 0;
   for (size_t i = 0; i < *n; ++i) {
@@ -506,28 +508,31 @@ static void take_pins(cudaload_ctx *ctx, cl_requirement *reqs, size_t *n,
   }
   *n = kept;
   if (pin)
-    ctx->cuda_pin = (int)pin;
+    ps->cuda_pin = (int)pin;
 }
 
 int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
   long pin;
   int pin_rc = find_pin(reqs, n, &pin);
   if (pin_rc)
     return pin_rc;
-  if (cl_reserve((void **)&ctx->requirements, &ctx->requirement_capacity,
-                 ctx->requirement_count + n, sizeof(cl_requirement)))
+  if (cl_reserve((void **)&ps->requirements, &ps->requirement_capacity,
+                 ps->requirement_count + n, sizeof(cl_requirement)))
     return CUDALOAD_E_NO_MEMORY;
-  take_pins(ctx, reqs, &n, pin);
+  take_pins(ps, reqs, &n, pin);
   if (n <= 8) {
     /* The usual call: a few new ones against what ctx holds. */
     for (size_t i = 0; i < n; ++i) {
       int duplicate = 0;
-      for (size_t k = 0; k < ctx->requirement_count && !duplicate; ++k)
-        duplicate = !strcmp(ctx->requirements[k].text, reqs[i].text);
+      for (size_t k = 0; k < ps->requirement_count && !duplicate; ++k)
+        duplicate = !strcmp(ps->requirements[k].text, reqs[i].text);
       if (duplicate)
         free(reqs[i].text);
       else
-        ctx->requirements[ctx->requirement_count++] = reqs[i];
+        ps->requirements[ps->requirement_count++] = reqs[i];
     }
     return CUDALOAD_OK;
   }
@@ -537,8 +542,8 @@ int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
   cl_str_index seen;
   cl_str_index_init(&seen, 0);
   int rc = CUDALOAD_OK;
-  for (size_t k = 0; !rc && k < ctx->requirement_count; ++k)
-    rc = cl_str_index_add(&seen, ctx->requirements[k].text, SIZE_MAX);
+  for (size_t k = 0; !rc && k < ps->requirement_count; ++k)
+    rc = cl_str_index_add(&seen, ps->requirements[k].text, SIZE_MAX);
   for (size_t i = 0; !rc && i < n; ++i)
     rc = cl_str_index_add(&seen, reqs[i].text, i);
   if (rc) {
@@ -550,7 +555,7 @@ int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
     size_t first = SIZE_MAX;
     cl_str_index_find(&seen, reqs[i].text, &first);
     if (first == i)
-      ctx->requirements[ctx->requirement_count++] = reqs[i];
+      ps->requirements[ps->requirement_count++] = reqs[i];
     else
       free(reqs[i].text);
   }
@@ -674,9 +679,10 @@ int cudaload_require(cudaload_ctx *ctx, const char *spec) {
 }
 
 size_t cudaload_requirement_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->requirement_count : 0;
+  return ctx ? cl_plan_state_of(ctx)->requirement_count : 0;
 }
 
 const char *cudaload_requirement_text(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->requirement_count ? ctx->requirements[i].text : NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  return ctx && i < ps->requirement_count ? ps->requirements[i].text : NULL;
 }

@@ -7,6 +7,7 @@
 #define CUDALOAD_SPEC_H
 
 #include "core/context.h"
+#include "load/plan_state.h"
 
 #include <stddef.h>
 
@@ -19,10 +20,10 @@ int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]);
 /* Append the n requirements of reqs to ctx's, in order, leaving out those
  * whose text ctx already has or an earlier one of reqs has (their text is
  * freed): the requirements of reqs belong to ctx afterwards. A cuda=MAJOR
- * pin (entry NULL) sets ctx->cuda_pin instead. Linear in the number of
- * requirements. On failure nothing has changed and reqs still belong to the
- * caller: CUDALOAD_E_NO_MEMORY, or CUDALOAD_E_BAD_SPEC (two different pins,
- * the last error says which). */
+ * pin (entry NULL) sets cl_plan_state_of(ctx)->cuda_pin instead. Linear in the
+ * number of requirements. On failure nothing has changed and reqs still belong
+ * to the caller: CUDALOAD_E_NO_MEMORY, or CUDALOAD_E_BAD_SPEC (two different
+ * pins, the last error says which). */
 int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n);
 /* Parse a spec ("cudnn=8,cublas>=12") into a malloc'ed array of *count
  * requirements (free each text, then the array), as cudaload_require() does

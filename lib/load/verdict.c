@@ -22,6 +22,7 @@
 #include "scan/catalog.h"
 #include "scan/consumers.h"
 #include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -946,8 +947,8 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
   char *real = cl_os_real_path(taken);
   cl_restore_error(kept);
   const char *found = NULL;
-  for (size_t i = 0; i < ctx->library_count && !found; ++i) {
-    cl_library *lib = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !found; ++i) {
+    cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != want.entry || lib->major != want.major ||
         (real && strcmp(real, lib->path) == 0))
       continue;
@@ -2005,8 +2006,10 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   /* First what cudaload_preload does: each file of the plan opened by
    * absolute path, in plan order (their DT_NEEDED names resolved then);
    * a file left to its opener only has its folder exposed (Windows). */
-  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; !rc && cl_plan_state_of(ctx)->planned &&
+                     i < cl_plan_state_of(ctx)->plan_count;
+       ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     if (p->state == CUDALOAD_STATE_FAILED)
       continue;
     /* cudaload_preload loads no second copy of a name the process has:
@@ -2027,8 +2030,10 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
                                  CL_VERDICT_CONSUMER | CL_VERDICT_NO_LAZY);
   /* Then what the libraries do later, at their first call: open by name
    * what they hold as text, each from inside the library. */
-  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; !rc && cl_plan_state_of(ctx)->planned &&
+                     i < cl_plan_state_of(ctx)->plan_count;
+       ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     if (!p->to_load && p->entry->role != CL_ROLE_MAIN)
       continue;
     rc = cl_verdict_open_lazy_of(e, ctx, m, p->path, 0);

@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "load/spec.h"
 #include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <string.h>
 
@@ -37,8 +38,8 @@ int cl_probe_free_memory_low(long long free_mib, unsigned long long total_mib) {
  * recorded one, else the planned one. NULL when not in the inventory. */
 static cl_library *planned_library(cudaload_ctx *ctx, size_t r,
                                    const char *name) {
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *e = &ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    const cl_plan_entry *e = &cl_plan_state_of(ctx)->plan[i];
     if (e->requirement != r || !e->entry || strcmp(e->entry->name, name))
       continue;
     const char *path =

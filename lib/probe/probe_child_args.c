@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "common/error.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,10 @@ void cl_probe_free_arguments(char **arguments) {
 }
 
 char **cl_probe_child_arguments(const cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   size_t capacity = 4 + (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS ? 1 : 0) +
                     2 * ctx->explicit_count + 2 * ctx->environment_count +
-                    2 * ctx->requirement_count + 2 + 2;
+                    2 * ps->requirement_count + 2 + 2;
   char **arguments = calloc(capacity, sizeof *arguments);
   if (!arguments)
     return NULL;
@@ -54,13 +56,13 @@ char **cl_probe_child_arguments(const cudaload_ctx *ctx) {
     ADD("--environment");
     ADD(ctx->environment_roots[i]);
   }
-  for (size_t i = 0; i < ctx->requirement_count; ++i) {
+  for (size_t i = 0; i < ps->requirement_count; ++i) {
     ADD("--require");
-    ADD(ctx->requirements[i].text);
+    ADD(ps->requirements[i].text);
   }
   char pin[32];
-  if (ctx->cuda_pin) {
-    snprintf(pin, sizeof pin, "cuda=%d", ctx->cuda_pin);
+  if (ps->cuda_pin) {
+    snprintf(pin, sizeof pin, "cuda=%d", ps->cuda_pin);
     ADD("--require");
     ADD(pin);
   }

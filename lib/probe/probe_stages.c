@@ -22,6 +22,8 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "scan/catalog.h"
+#include "load/plan_state.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -829,9 +831,10 @@ static int requirement_is(const cl_requirement *r, const char *family) {
 }
 
 static size_t requirements_of(const cudaload_ctx *ctx, const char *family) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   size_t n = 0;
-  for (size_t i = 0; i < ctx->requirement_count; ++i)
-    n += (size_t)requirement_is(&ctx->requirements[i], family);
+  for (size_t i = 0; i < ps->requirement_count; ++i)
+    n += (size_t)requirement_is(&ps->requirements[i], family);
   return n;
 }
 
@@ -855,9 +858,11 @@ static void ensure_preloaded(probe_run *run) {
  * outcome: what is missing and its fix. */
 static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
   const cudaload_ctx *ctx = run->ctx;
-  size_t index = (size_t)(r - ctx->requirements);
+  size_t index = (size_t)(r - cl_plan_state_of(ctx)->requirements);
   const cl_requirement_outcome *o =
-      index < ctx->outcome_count ? &ctx->outcomes[index] : NULL;
+      index < cl_plan_state_of(ctx)->outcome_count
+          ? &cl_plan_state_of(ctx)->outcomes[index]
+          : NULL;
   if (o && o->fix)
     return cl_strdup_printf("%s: no usable %s library; fix: %s", r->text,
                             r->entry->family, o->fix);
@@ -870,9 +875,9 @@ static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
 static void *requirement_handle(probe_run *run, size_t stage, size_t r,
                                 const char **path_out, int *major_out) {
   ensure_preloaded(run);
-  const cl_requirement *req = &run->ctx->requirements[r];
-  for (size_t i = 0; i < run->ctx->plan_count; ++i) {
-    const cl_plan_entry *e = &run->ctx->plan[i];
+  const cl_requirement *req = &cl_plan_state_of(run->ctx)->requirements[r];
+  for (size_t i = 0; i < cl_plan_state_of(run->ctx)->plan_count; ++i) {
+    const cl_plan_entry *e = &cl_plan_state_of(run->ctx)->plan[i];
     if (e->requirement != r || e->entry != req->entry)
       continue;
     if (e->state == CUDALOAD_STATE_FAILED) {
@@ -950,7 +955,8 @@ static void runtime_against_driver(probe_run *run, int runtime) {
 static void stage_runtime(probe_run *run) {
   stage_begin(run);
   size_t r = 0;
-  while (!requirement_is(&run->ctx->requirements[r], "cudart"))
+  while (
+      !requirement_is(&cl_plan_state_of(run->ctx)->requirements[r], "cudart"))
     ++r;
   const char *path;
   int major;
@@ -1118,7 +1124,8 @@ static void cublas_create_failed(probe_run *run, size_t r, int status,
 static void stage_cublas(probe_run *run) {
   stage_begin(run);
   size_t r = 0;
-  while (!requirement_is(&run->ctx->requirements[r], "cublas"))
+  while (
+      !requirement_is(&cl_plan_state_of(run->ctx)->requirements[r], "cublas"))
     ++r;
   const char *path;
   int major;
@@ -1226,8 +1233,8 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
 static void stage_cudnn(probe_run *run) {
   stage_begin(run);
   char *message = cl_strdup("");
-  for (size_t r = 0; r < run->ctx->requirement_count; ++r) {
-    if (!requirement_is(&run->ctx->requirements[r], "cudnn"))
+  for (size_t r = 0; r < cl_plan_state_of(run->ctx)->requirement_count; ++r) {
+    if (!requirement_is(&cl_plan_state_of(run->ctx)->requirements[r], "cudnn"))
       continue;
     char *line = NULL;
     if (!probe_one_cudnn(run, r, &line)) {

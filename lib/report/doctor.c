@@ -11,6 +11,7 @@
 #include "scan/catalog.h"
 #include "common/build_facts.h"
 #include "core/context.h"
+#include "load/error_message.h"
 #include "load/manifest.h"
 #include "load/spec.h"
 #include "load/plan.h"
@@ -39,6 +40,7 @@
 #include "scan/roots.h"
 #include "common/strutil.h"
 #include "common/text_escape.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,55 +129,36 @@ static cl_naming host_naming(void) {
 
 /* --- gathering --------------------------------------------------------- */
 
-/* A plan entry's load state, kept across the doctor's re-plan so a report
- * made after cudaload_preload() still says what was loaded. */
-typedef struct saved_state {
-  char *path;
-  char *loaded_path;
-  int state;
-} saved_state;
-
-static int plan_requirements(doctor *d) {
+/* The doctor's own plan for the user's requirements (cudaload_doctor()
+ * put a state of its own in the user's place): the user's plan, and its
+ * strings, stay as they were. What the user's plan loaded (a report made
+ * after cudaload_preload()) is carried over by path, so the report still
+ * says what was loaded. */
+static int plan_requirements(doctor *d, const cl_plan_state *users) {
   cudaload_ctx *ctx = d->ctx;
-  if (ctx->requirement_count == 0) {
-    cl_ctx_clear_plan(ctx);
+  if (cl_plan_state_of(ctx)->requirement_count == 0)
     return CUDALOAD_OK;
-  }
-  size_t saved_count = 0;
-  saved_state *saved =
-      ctx->plan_count ? calloc(ctx->plan_count, sizeof *saved) : NULL;
-  if (ctx->plan_count && !saved)
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
-    if (p->state == CUDALOAD_STATE_PLANNED ||
-        p->state == CUDALOAD_STATE_NOT_NEEDED)
-      continue;
-    saved[saved_count].path = cl_strdup(p->path);
-    saved[saved_count].loaded_path = cl_strdup(p->loaded_path);
-    saved[saved_count].state = p->state;
-    saved_count++;
-  }
   int rc = cudaload_plan(ctx, cl_manifest_preload_flags(ctx));
   if (rc == CUDALOAD_E_UNSATISFIED) {
     d->plan_error = cl_strdup(cudaload_last_error());
     d->failed |= !d->plan_error;
     rc = CUDALOAD_OK;
   }
-  for (size_t i = 0; i < ctx->plan_count && !rc; ++i)
-    for (size_t k = 0; k < saved_count; ++k)
-      if (saved[k].path && saved[k].loaded_path &&
-          !strcmp(saved[k].path, ctx->plan[i].path)) {
-        free(ctx->plan[i].loaded_path);
-        ctx->plan[i].loaded_path = saved[k].loaded_path;
-        ctx->plan[i].state = saved[k].state;
-        saved[k].loaded_path = NULL;
-      }
-  for (size_t k = 0; k < saved_count; ++k) {
-    free(saved[k].path);
-    free(saved[k].loaded_path);
-  }
-  free(saved);
+  const cl_plan_state *own = cl_plan_state_of(ctx);
+  for (size_t i = 0; users && i < own->plan_count && !rc; ++i)
+    for (size_t k = 0; k < users->plan_count; ++k) {
+      const cl_plan_entry *was = &users->plan[k];
+      if (was->state == CUDALOAD_STATE_PLANNED ||
+          was->state == CUDALOAD_STATE_NOT_NEEDED || !was->loaded_path ||
+          strcmp(was->path, own->plan[i].path) != 0)
+        continue;
+      char *loaded = cl_strdup(was->loaded_path);
+      if (!loaded)
+        return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
+      free(own->plan[i].loaded_path);
+      own->plan[i].loaded_path = loaded;
+      own->plan[i].state = was->state;
+    }
   return rc;
 }
 
@@ -210,9 +193,9 @@ static char *windows_driver_version(const char *versioninfo) {
 static void find_driver(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   const cl_library *scanned = NULL;
-  for (size_t i = 0; i < ctx->library_count && !scanned; ++i)
-    if (!strcmp(ctx->libraries[i].entry->name, "cuda"))
-      scanned = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !scanned; ++i)
+    if (!strcmp(cl_inventory_of(ctx)->libraries[i].entry->name, "cuda"))
+      scanned = &cl_inventory_of(ctx)->libraries[i];
   if (d->probe) {
     const char *path = cudaload_probe_driver_path(d->probe);
     d->driver_cuda = cudaload_probe_driver_version(d->probe);
@@ -290,11 +273,12 @@ static void gather_system(doctor *d) {
  * "<spec>: no usable ..." to the next line that is not indented. */
 static int requirement_satisfied(const cudaload_ctx *ctx, size_t r,
                                  const char **path) {
-  for (size_t i = 0; i < ctx->plan_count; ++i)
-    if (ctx->plan[i].requirement == r &&
-        ctx->plan[i].entry->role == CL_ROLE_MAIN) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t i = 0; i < ps->plan_count; ++i)
+    if (ps->plan[i].requirement == r &&
+        ps->plan[i].entry->role == CL_ROLE_MAIN) {
       if (path)
-        *path = ctx->plan[i].path;
+        *path = ps->plan[i].path;
       return 1;
     }
   if (path)
@@ -304,28 +288,31 @@ static int requirement_satisfied(const cudaload_ctx *ctx, size_t r,
 
 /* The library chosen for requirement r, NULL when none. */
 static const cl_library *chosen_library(const cudaload_ctx *ctx, size_t r) {
-  if (r >= ctx->outcome_count || ctx->outcomes[r].chosen >= ctx->library_count)
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (r >= ps->outcome_count || ps->outcomes[r].chosen >= inv->library_count)
     return NULL;
-  return &ctx->libraries[ctx->outcomes[r].chosen];
+  return &inv->libraries[ps->outcomes[r].chosen];
 }
 
 /* What decided a choice: "tier environment (VIRTUAL_ENV), CUDA 12", and
  * when it is not the plan's major, why another. */
 static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
                             size_t size) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   const cl_library *lib = chosen_library(ctx, r);
   out[0] = '\0';
   if (!lib)
     return;
-  const char *origin = ctx->roots[lib->root].origin;
+  const char *origin = cl_inventory_of(ctx)->roots[lib->root].origin;
   int n = snprintf(out, size, "tier %s (%s)",
                    cl_tier_name(cl_origin_tier(origin)), origin);
-  int second = ctx->outcomes[r].second_major;
+  int second = ps->outcomes[r].second_major;
   if (n > 0 && (size_t)n < size && lib->cuda_major > 0)
     snprintf(out + n, size - (size_t)n, ", CUDA %d%s", lib->cuda_major,
              second ? (cl_catalog_cuda_major(
-                           ctx->requirements[r].entry,
-                           (int)ctx->requirements[r].version[0]) == second
+                           ps->requirements[r].entry,
+                           (int)ps->requirements[r].version[0]) == second
                            ? ": a second CUDA major, named by the requirement"
                            : ": a second CUDA major, the only one that "
                              "satisfies the requirement")
@@ -334,12 +321,13 @@ static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
 
 static void unsatisfied_problems(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
-  for (size_t r = 0; r < ctx->requirement_count; ++r) {
-    const cl_requirement *req = &ctx->requirements[r];
+  for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r) {
+    const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
     if (requirement_satisfied(ctx, r, NULL))
       continue;
-    const cl_requirement_outcome *o =
-        r < ctx->outcome_count ? &ctx->outcomes[r] : NULL;
+    const cl_requirement_outcome *o = r < cl_plan_state_of(ctx)->outcome_count
+                                          ? &cl_plan_state_of(ctx)->outcomes[r]
+                                          : NULL;
     /* The first rejected candidate says most about why. */
     char *text = o && o->rejected_count
                      ? cl_strdup_printf("%s: no usable %s library (%s: %s)",
@@ -359,15 +347,15 @@ static void unsatisfied_problems(doctor *d) {
 }
 
 static void conflict_problems(doctor *d) {
-  for (size_t i = 0; i < d->ctx->conflict_count; ++i) {
-    const cl_conflict *c = &d->ctx->conflicts[i];
+  for (size_t i = 0; i < cl_plan_state_of(d->ctx)->conflict_count; ++i) {
+    const cl_conflict *c = &cl_plan_state_of(d->ctx)->conflicts[i];
     add_problem(d, cl_strdup(c->problem), cl_strdup(c->fix));
   }
 }
 
 static void load_failure_problems(doctor *d) {
-  for (size_t i = 0; i < d->ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &d->ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(d->ctx)->plan_count; ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(d->ctx)->plan[i];
     if (p->state != CUDALOAD_STATE_FAILED)
       continue;
     /* The path as one shell word (shell_word.h): pasted, it runs nothing
@@ -434,8 +422,9 @@ static void driver_problems(doctor *d) {
     return;
   int cuda_needed = 0;
   const char *needed_by = NULL;
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_library *lib = cl_inventory_library_at(ctx, ctx->plan[i].path);
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    const cl_library *lib =
+        cl_inventory_library_at(ctx, cl_plan_state_of(ctx)->plan[i].path);
     if (lib && lib->cuda_major > cuda_needed) {
       cuda_needed = lib->cuda_major;
       needed_by = lib->path;
@@ -563,10 +552,10 @@ static void zlib_problem(doctor *d) {
   if (host_naming() != CL_NAMING_LINUX)
     return;
   const cl_plan_entry *cudnn = NULL;
-  for (size_t i = 0; i < d->ctx->plan_count && !cudnn; ++i)
-    if (!strcmp(d->ctx->plan[i].entry->family, "cudnn") &&
-        d->ctx->plan[i].major >= 9)
-      cudnn = &d->ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(d->ctx)->plan_count && !cudnn; ++i)
+    if (!strcmp(cl_plan_state_of(d->ctx)->plan[i].entry->family, "cudnn") &&
+        cl_plan_state_of(d->ctx)->plan[i].major >= 9)
+      cudnn = &cl_plan_state_of(d->ctx)->plan[i];
   if (!cudnn || have_system_zlib())
     return;
   add_problem(d,
@@ -585,8 +574,9 @@ static void zlib_problem(doctor *d) {
  * consumer takes from it, two versions or two CUDA majors mixed. The same
  * sentences as `cudaload explain`; what is reachable is never reported. */
 static int plan_has_second_major(const cudaload_ctx *ctx) {
-  for (size_t r = 0; r < ctx->outcome_count; ++r)
-    if (ctx->outcomes[r].second_major)
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t r = 0; r < ps->outcome_count; ++r)
+    if (ps->outcomes[r].second_major)
       return 1;
   return 0;
 }
@@ -605,6 +595,7 @@ static void command_word(cl_buf *b, const char *word) {
 /* The options that give the tool this doctor's search: --no-defaults and
  * every root given, so that a printed command finds what the doctor found. */
 static void search_options(cl_buf *b, const cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
     cl_buf_printf(b, " --no-defaults");
   for (size_t i = 0; i < ctx->explicit_count; ++i) {
@@ -612,12 +603,13 @@ static void search_options(cl_buf *b, const cudaload_ctx *ctx) {
     command_word(b, ctx->explicit_roots[i]);
   }
   cl_buf_printf(b, " --require %s", "");
-  for (size_t r = 0; r < ctx->requirement_count; ++r)
-    cl_buf_printf(b, "%s%s", r ? "," : "", ctx->requirements[r].text);
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    cl_buf_printf(b, "%s%s", r ? "," : "", ps->requirements[r].text);
 }
 
 /* The fix for what fails only without cudaload: have it load the plan. */
 static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   cl_buf b = CL_BUF_INIT;
   if (first)
     cl_buf_printf(&b, "%s; ", first);
@@ -633,8 +625,8 @@ static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
     cl_buf_printf(&b, ")\" before it");
   }
   cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
-  for (size_t r = 0; r < ctx->requirement_count; ++r)
-    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ctx->requirements[r].text);
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
   cl_buf_printf(&b, "]");
   if (ctx->explicit_count) {
     cl_buf_printf(&b, ", roots=[");
@@ -659,11 +651,13 @@ static int environment_programs(doctor *d, cl_program_set *set) {
   const cudaload_ctx *ctx = d->ctx;
   size_t file_capacity = 0, plugin_capacity = 0;
   memset(set, 0, sizeof *set);
-  for (size_t r = 0; r < ctx->root_count; ++r) {
-    if (cl_origin_tier(ctx->roots[r].origin) != CL_TIER_ENVIRONMENT)
+  for (size_t r = 0; r < cl_inventory_of(ctx)->root_count; ++r) {
+    if (cl_origin_tier(cl_inventory_of(ctx)->roots[r].origin) !=
+        CL_TIER_ENVIRONMENT)
       continue;
     cl_program_set more;
-    int rc = cl_program_files_in(d->ctx, ctx->roots[r].path, &more);
+    int rc =
+        cl_program_files_in(d->ctx, cl_inventory_of(ctx)->roots[r].path, &more);
     if (rc) {
       cl_program_set_free(set);
       return rc;
@@ -712,14 +706,15 @@ static cudaload_explain *verdict_as_it_is(doctor *d,
   cl_program_set program = cl_program_set_of(d->ctx);
   if (!rc && program.file_count)
     rc = cl_verdict_open_program(e, d->ctx, &m, &program, CL_VERDICT_CONSUMER);
-  for (size_t i = 0; !rc && !program.file_count && i < d->ctx->plan_count;
+  for (size_t i = 0;
+       !rc && !program.file_count && i < cl_plan_state_of(d->ctx)->plan_count;
        ++i) {
-    const cl_plan_entry *p = &d->ctx->plan[i];
+    const cl_plan_entry *p = &cl_plan_state_of(d->ctx)->plan[i];
     if (p->entry->role == CL_ROLE_MAIN &&
-        p->requirement < d->ctx->requirement_count)
+        p->requirement < cl_plan_state_of(d->ctx)->requirement_count)
       rc = cl_verdict_open(e, d->ctx, &m, p->path, 0);
   }
-  if (!rc && d->ctx->program_file_count)
+  if (!rc && cl_plan_state_of(d->ctx)->program_file_count)
     cl_verdict_mixes_in(e, &m, "in what the program would load");
   cl_loader_model_free(&m);
   /* The environment's programs, each in a process of its own that has
@@ -741,11 +736,12 @@ static cudaload_explain *verdict_as_it_is(doctor *d,
 
 /* Whether name is a library of a family the requirements name. */
 static int required_name(const cudaload_ctx *ctx, const char *name) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   cl_name_match m;
   if (!name || !cl_catalog_match(name, cl_ctx_naming(ctx), &m))
     return 0;
-  for (size_t r = 0; r < ctx->requirement_count; ++r)
-    if (strcmp(ctx->requirements[r].entry->family, m.entry->family) == 0)
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    if (strcmp(ps->requirements[r].entry->family, m.entry->family) == 0)
       return 1;
   return 0;
 }
@@ -877,8 +873,9 @@ static void verdict_problems(doctor *d) {
   if (!rc)
     rc = cl_verdict_of_plan(d->ctx, &m, cl_manifest_preload_flags(d->ctx), &e);
   size_t environment_first = SIZE_MAX;
-  cudaload_explain *as_is =
-      d->ctx->plan_count ? verdict_as_it_is(d, &environment_first) : NULL;
+  cudaload_explain *as_is = cl_plan_state_of(d->ctx)->plan_count
+                                ? verdict_as_it_is(d, &environment_first)
+                                : NULL;
   cl_restore_error(kept);
   if (rc == CUDALOAD_E_NO_MEMORY)
     d->failed = 1;
@@ -916,8 +913,8 @@ static void verdict_problems(doctor *d) {
  * modelled), so each can miss what the other finds. */
 static void plan_warning_problems(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
-  for (size_t i = 0; i < ctx->plan_warning_count; ++i) {
-    const cl_plan_warning *w = &ctx->plan_warnings[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_warning_count; ++i) {
+    const cl_plan_warning *w = &cl_plan_state_of(ctx)->plan_warnings[i];
     int reported = 0;
     for (size_t k = 0; k < d->problem_count && !reported; ++k)
       reported = strstr(d->problems[k].problem, w->file) != NULL;
@@ -930,19 +927,20 @@ static void plan_warning_problems(doctor *d) {
  * is nowhere: a broken or partial install that nothing can use. */
 static void orphan_problems(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
-  for (size_t i = 0; i < ctx->library_count; ++i) {
-    const cl_library *sub = &ctx->libraries[i];
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *sub = &cl_inventory_of(ctx)->libraries[i];
     if (sub->entry->role != CL_ROLE_SUB)
       continue;
     int main_found = 0, reported = 0;
-    for (size_t k = 0; k < ctx->library_count && !main_found; ++k) {
-      const cl_library *l = &ctx->libraries[k];
+    for (size_t k = 0; k < cl_inventory_of(ctx)->library_count && !main_found;
+         ++k) {
+      const cl_library *l = &cl_inventory_of(ctx)->libraries[k];
       main_found = l->entry->role == CL_ROLE_MAIN && l->major == sub->major &&
                    !strcmp(l->entry->family, sub->entry->family);
     }
     /* One problem per family and major. */
     for (size_t k = 0; k < i && !reported; ++k) {
-      const cl_library *l = &ctx->libraries[k];
+      const cl_library *l = &cl_inventory_of(ctx)->libraries[k];
       reported = l->entry->role == CL_ROLE_SUB && l->major == sub->major &&
                  !strcmp(l->entry->family, sub->entry->family);
     }
@@ -965,8 +963,8 @@ static void orphan_problems(doctor *d) {
 }
 
 static void root_problems(doctor *d) {
-  for (size_t i = 0; i < d->ctx->root_count; ++i) {
-    const cl_root *r = &d->ctx->roots[i];
+  for (size_t i = 0; i < cl_inventory_of(d->ctx)->root_count; ++i) {
+    const cl_root *r = &cl_inventory_of(d->ctx)->roots[i];
     if (r->status == CUDALOAD_E_INSECURE) {
       add_problem(
           d,
@@ -1092,17 +1090,18 @@ static void widen(size_t *width, const char *cell) {
 }
 
 static void text_libraries(text *t, const cudaload_ctx *ctx) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
   static const cl_library_table_layout doctor_layout = {
       .indent = "  ", .family_first = 1, .header_without_rows = 0};
   heading(t, "Libraries found");
   cl_text_library_table(&t->r, ctx, &doctor_layout);
   size_t missing = 0;
-  for (size_t i = 0; i < ctx->root_count; ++i)
-    missing += ctx->roots[i].status != CUDALOAD_OK;
+  for (size_t i = 0; i < inv->root_count; ++i)
+    missing += inv->roots[i].status != CUDALOAD_OK;
   put(t, "  %zu %s in %zu %s searched (%zu absent or unreadable)%s\n",
-      ctx->library_count, ctx->library_count == 1 ? "library" : "libraries",
-      ctx->root_count, ctx->root_count == 1 ? "root" : "roots", missing,
-      ctx->root_count ? ":" : "");
+      inv->library_count, inv->library_count == 1 ? "library" : "libraries",
+      inv->root_count, inv->root_count == 1 ? "root" : "roots", missing,
+      inv->root_count ? ":" : "");
   cl_text_roots(&t->r, ctx, "    ");
   cl_text_nearby_environments(&t->r, ctx, "  ");
 }
@@ -1123,44 +1122,48 @@ static void text_plan(text *t, const doctor *d) {
              manifest->probe ? "on" : "off");
     field(t, "manifest", policy);
   }
-  if (ctx->requirement_count == 0) {
+  if (cl_plan_state_of(ctx)->requirement_count == 0) {
     field(t, "requirements", "none (give --require SPEC or a manifest)");
     return;
   }
-  if (ctx->plan_cuda_major) {
+  if (cl_plan_state_of(ctx)->plan_cuda_major) {
     char major[700];
-    snprintf(major, sizeof major, "%d (%.600s)", ctx->plan_cuda_major,
-             ctx->plan_cuda_reason ? ctx->plan_cuda_reason : "");
+    snprintf(major, sizeof major, "%d (%.600s)",
+             cl_plan_state_of(ctx)->plan_cuda_major,
+             cl_plan_state_of(ctx)->plan_cuda_reason
+                 ? cl_plan_state_of(ctx)->plan_cuda_reason
+                 : "");
     field(t, "cuda major", major);
   }
   size_t w = 4;
-  for (size_t r = 0; r < ctx->requirement_count; ++r)
-    widen(&w, shown(t, ctx->requirements[r].text));
-  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+  for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r)
+    widen(&w, shown(t, cl_plan_state_of(ctx)->requirements[r].text));
+  for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r) {
     const char *path;
     int ok = requirement_satisfied(ctx, r, &path);
     put(t, "  %-*s  %s%-7s%s  %s\n", (int)w,
-        shown(t, ctx->requirements[r].text), sgr(t, ok ? GREEN : RED),
-        ok ? "ok" : "MISSING", sgr(t, RESET),
+        shown(t, cl_plan_state_of(ctx)->requirements[r].text),
+        sgr(t, ok ? GREEN : RED), ok ? "ok" : "MISSING", sgr(t, RESET),
         ok ? shown(t, path) : "no usable library (see Problems and fixes)");
     char decided[256];
     describe_choice(ctx, r, decided, sizeof decided);
     if (ok && decided[0])
       put(t, "  %-*s           decided by %s\n", (int)w, "", decided);
-    const char *from = cl_requirement_origin_of(ctx, ctx->requirements[r].text);
+    const char *from = cl_requirement_origin_of(
+        ctx, cl_plan_state_of(ctx)->requirements[r].text);
     if (from)
       put(t, "  %-*s           from %s\n", (int)w, "", shown(t, from));
   }
-  if (ctx->plan_count == 0)
+  if (cl_plan_state_of(ctx)->plan_count == 0)
     return;
   size_t ws = 5, wn = 4;
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    widen(&ws, cudaload_plan_state_name(ctx->plan[i].state));
-    widen(&wn, ctx->plan[i].entry->name);
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    widen(&ws, cudaload_plan_state_name(cl_plan_state_of(ctx)->plan[i].state));
+    widen(&wn, cl_plan_state_of(ctx)->plan[i].entry->name);
   }
   put(t, "\n  %-*s  %-*s  MAJOR  PATH\n", (int)ws, "STATE", (int)wn, "NAME");
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     put(t, "  %-*s  %-*s  %-5d  %s\n", (int)ws,
         cudaload_plan_state_name(p->state), (int)wn, p->entry->name, p->major,
         shown(t, p->path));
@@ -1315,7 +1318,7 @@ static char *write_text(const doctor *d) {
   put(&t, "%scudaload doctor%s %s\n", sgr(&t, BOLD), sgr(&t, RESET),
       cudaload_version_string());
 
-  if (ctx->error_message_count) {
+  if (cl_error_message_count(ctx)) {
     heading(&t, "Error message");
     cl_text_error_messages(&t.r, LABEL_WIDTH, ctx);
   }
@@ -1336,10 +1339,10 @@ static char *write_text(const doctor *d) {
     put(&t, "  %s\n", shown(&t, d->loaded[i]));
 
   heading(&t, "Conflicts");
-  if (ctx->conflict_count == 0)
+  if (cl_plan_state_of(ctx)->conflict_count == 0)
     put(&t, "  none\n");
-  for (size_t i = 0; i < ctx->conflict_count; ++i)
-    put(&t, "  %s\n", shown(&t, ctx->conflicts[i].text));
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->conflict_count; ++i)
+    put(&t, "  %s\n", shown(&t, cl_plan_state_of(ctx)->conflicts[i].text));
 
   text_probe(&t, d);
   if (d->watchdog.applies) { /* Windows only: nothing to say elsewhere */
@@ -1451,14 +1454,16 @@ static void write_manifest(cl_report_writer *w, const cudaload_ctx *ctx) {
 /* Each requirement, where it is satisfied from and the CUDA major the
  * plan takes ("cuda_major"). */
 static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
   cl_report_key(w, "requirements");
   cl_report_begin_array(w);
-  for (size_t r = 0; r < ctx->requirement_count; ++r) {
+  for (size_t r = 0; r < ps->requirement_count; ++r) {
     const char *path;
     int ok = requirement_satisfied(ctx, r, &path);
     cl_report_begin_object(w);
     cl_report_key(w, "spec");
-    cl_report_string(w, ctx->requirements[r].text);
+    cl_report_string(w, ps->requirements[r].text);
     cl_report_key(w, "satisfied");
     cl_report_bool(w, ok);
     cl_report_key(w, "path");
@@ -1467,12 +1472,12 @@ static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_key(w, "tier");
     if (lib)
       cl_report_string(
-          w, cl_tier_name(cl_origin_tier(ctx->roots[lib->root].origin)));
+          w, cl_tier_name(cl_origin_tier(inv->roots[lib->root].origin)));
     else
       cl_report_null(w);
     cl_report_key(w, "origin");
     if (lib)
-      cl_report_string(w, ctx->roots[lib->root].origin);
+      cl_report_string(w, inv->roots[lib->root].origin);
     else
       cl_report_null(w);
     cl_report_key(w, "cuda_major");
@@ -1481,22 +1486,22 @@ static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
     else
       cl_report_null(w);
     cl_report_key(w, "second_cuda_major");
-    cl_report_bool(w, ok && ctx->outcomes[r].second_major != 0);
+    cl_report_bool(w, ok && ps->outcomes[r].second_major != 0);
     /* Where a requirement derived from the program came from (--for). */
     cl_report_key(w, "from");
     cl_report_string(w,
-                     cl_requirement_origin_of(ctx, ctx->requirements[r].text));
+                     cl_requirement_origin_of(ctx, ps->requirements[r].text));
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
 
   cl_report_key(w, "cuda_major");
-  if (ctx->plan_cuda_major) {
+  if (ps->plan_cuda_major) {
     cl_report_begin_object(w);
     cl_report_key(w, "major");
-    cl_report_int(w, ctx->plan_cuda_major);
+    cl_report_int(w, ps->plan_cuda_major);
     cl_report_key(w, "reason");
-    cl_report_string(w, ctx->plan_cuda_reason);
+    cl_report_string(w, ps->plan_cuda_reason);
     cl_report_end_object(w);
   } else {
     cl_report_null(w);
@@ -1509,8 +1514,8 @@ static void write_plan(cl_report_writer *w, const doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   cl_report_key(w, "plan");
   cl_report_begin_array(w);
-  for (size_t i = 0; i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     cl_report_begin_object(w);
     cl_report_key(w, "name");
     cl_report_string(w, p->entry->name);
@@ -1534,12 +1539,12 @@ static void write_plan(cl_report_writer *w, const doctor *d) {
 
   cl_report_key(w, "conflicts");
   cl_report_begin_array(w);
-  for (size_t i = 0; i < ctx->conflict_count; ++i) {
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->conflict_count; ++i) {
     cl_report_begin_object(w);
     cl_report_key(w, "path");
-    cl_report_string(w, ctx->conflicts[i].path);
+    cl_report_string(w, cl_plan_state_of(ctx)->conflicts[i].path);
     cl_report_key(w, "text");
-    cl_report_string(w, ctx->conflicts[i].text);
+    cl_report_string(w, cl_plan_state_of(ctx)->conflicts[i].text);
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
@@ -1666,12 +1671,17 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
   memset(&d, 0, sizeof d);
   d.ctx = ctx;
   d.flags = flags;
-  int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
-  if (!rc)
-    rc = plan_requirements(&d);
+  int rc = cl_inventory_of(ctx)->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
+  if (rc)
+    return rc;
+  cl_plan_state *users;
+  if (cl_plan_state_begin_own(ctx, &users))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
+  rc = plan_requirements(&d, users);
   if (!rc) /* the report prints every version */
     cl_inventory_settle_versions(ctx);
   if (rc) {
+    cl_plan_state_end_own(ctx, users);
     doctor_free(&d);
     return rc;
   }
@@ -1688,6 +1698,7 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
                                             ? CL_REPORT_JSON
                                             : CL_REPORT_YAML);
   size_t problems = d.problem_count;
+  cl_plan_state_end_own(ctx, users);
   doctor_free(&d);
   if (!report)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");

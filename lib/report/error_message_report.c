@@ -15,6 +15,8 @@
 #include "load/error_message.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
+#include "scan/inventory.h"
+#include "load/plan_state.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,8 +26,8 @@
 void cl_report_error_messages(cl_report_writer *w, const cudaload_ctx *ctx) {
   cl_report_key(w, "error_messages");
   cl_report_begin_array(w);
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    const cl_error_message *m = &ctx->error_messages[i];
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
     cl_report_begin_object(w);
     cl_report_key(w, "kind");
     cl_report_string(w, cudaload_error_message_kind_name(m->kind));
@@ -52,8 +54,8 @@ static void line(cl_text_report *r, int width, const char *label,
 
 void cl_text_error_messages(cl_text_report *r, int label_width,
                             const cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    const cl_error_message *m = &ctx->error_messages[i];
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
     if (i)
       cl_text_put(r, "\n");
     line(r, label_width, "read", m->quote);
@@ -74,13 +76,15 @@ void cl_text_error_messages(cl_text_report *r, int label_width,
 /* The library the plan chose for the requirement whose text is spec, NULL
  * when none (unsatisfied, or no plan). */
 static const cl_library *chosen_for(const cudaload_ctx *ctx, const char *spec) {
-  for (size_t k = 0; k < ctx->requirement_count; ++k) {
-    if (strcmp(ctx->requirements[k].text, spec) != 0)
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t k = 0; k < ps->requirement_count; ++k) {
+    if (strcmp(ps->requirements[k].text, spec) != 0)
       continue;
-    if (k >= ctx->outcome_count || ctx->outcomes[k].chosen == SIZE_MAX ||
-        ctx->outcomes[k].chosen >= ctx->library_count)
+    if (k >= ps->outcome_count || ps->outcomes[k].chosen == SIZE_MAX ||
+        ps->outcomes[k].chosen >= inv->library_count)
       return NULL;
-    return &ctx->libraries[ctx->outcomes[k].chosen];
+    return &inv->libraries[ps->outcomes[k].chosen];
   }
   return NULL;
 }
@@ -222,8 +226,8 @@ static void no_kernel_image_problem(const cl_error_message_facts *f,
 void cl_error_message_problems(const cl_error_message_facts *f,
                                cl_problem_sink add, void *opaque) {
   const cudaload_ctx *ctx = f->ctx;
-  for (size_t i = 0; i < ctx->error_message_count; ++i) {
-    const cl_error_message *m = &ctx->error_messages[i];
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
     switch (m->kind) {
     case CUDALOAD_MESSAGE_CUBLAS_NOT_INITIALIZED:
       cublas_problem(f, add, opaque);

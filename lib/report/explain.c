@@ -23,6 +23,7 @@
 #include "load/resolve.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -72,8 +73,10 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   if (!rc)
     rc = cl_verdict_preloads(e, ctx, &m, 0);
   unsigned global = (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_VERDICT_GLOBAL : 0;
-  for (size_t i = 0; !rc && ctx->planned && i < ctx->plan_count; ++i) {
-    const cl_plan_entry *p = &ctx->plan[i];
+  for (size_t i = 0; !rc && cl_plan_state_of(ctx)->planned &&
+                     i < cl_plan_state_of(ctx)->plan_count;
+       ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
     rc = p->to_load ? cl_verdict_assume_loaded(e, &m, p->path, p->soname,
                                                CL_VERDICT_PRELOAD | global)
                     : cl_verdict_expose_folder(&m, p->path);
@@ -110,24 +113,37 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
                      "cudaload_explain_files: \"%s\" is not an absolute path",
                      paths[i] ? paths[i] : "(null)");
   int rc = CUDALOAD_OK;
-  if (!ctx->scanned)
+  if (!cl_inventory_of(ctx)->scanned)
     rc = cudaload_scan(ctx);
-  /* "As if preloaded": the plan decides what is already in the process. */
-  if (!rc && ctx->requirement_count && !ctx->planned) {
+  /* "As if preloaded": the plan decides what is already in the process.
+   * The caller's when there is one; else a plan of explain's own, in a
+   * state put in the caller's place until the files are explained, so that
+   * the caller's (unplanned) state stays as it was. */
+  cl_plan_state *users = NULL;
+  int own = !rc && cl_plan_state_of(ctx)->requirement_count &&
+            !cl_plan_state_of(ctx)->planned;
+  if (own && cl_plan_state_begin_own(ctx, &users))
+    return cl_fail(CUDALOAD_E_NO_MEMORY,
+                   "cudaload_explain_files: out of memory");
+  if (own) {
     rc = cudaload_plan(ctx, 0);
     if (rc == CUDALOAD_E_UNSATISFIED) {
       rc = CUDALOAD_OK; /* explained below as what is not found */
       cl_clear_error();
     }
   }
-  if (rc) /* the scan's or the plan's last error says why */
+  cudaload_explain *e = rc ? NULL : cl_verdict_new();
+  if (!e) {
+    if (own)
+      cl_plan_state_end_own(ctx, users);
+    if (!rc)
+      return cl_fail(CUDALOAD_E_NO_MEMORY,
+                     "cudaload_explain_files: out of memory");
+    /* the scan's or the plan's last error says why */
     return *cudaload_last_error() ? rc
                                   : cl_fail(rc, "cudaload_explain_files: %s",
                                             cudaload_strerror(rc));
-  cudaload_explain *e = cl_verdict_new();
-  if (!e)
-    return cl_fail(CUDALOAD_E_NO_MEMORY,
-                   "cudaload_explain_files: out of memory");
+  }
   for (size_t i = 0; i < count && !rc; ++i) {
     cl_file *probe;
     uint64_t size;
@@ -141,6 +157,8 @@ int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
   }
   if (!rc && e->failed)
     rc = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_explain_files: out of memory");
+  if (own)
+    cl_plan_state_end_own(ctx, users);
   if (rc) {
     cudaload_explain_free(e);
     return rc;
@@ -190,8 +208,9 @@ static cl_library *indexed_library(pid_context *pc, cudaload_ctx *c,
     x = &pc->indexes[pc->index_count++];
     x->ctx = c;
     cl_str_index_init(&x->by_path, 0);
-    for (size_t i = 0; i < c->library_count; ++i)
-      if (cl_str_index_add(&x->by_path, c->libraries[i].path, i)) {
+    const cl_inventory *inv = cl_inventory_of(c);
+    for (size_t i = 0; i < inv->library_count; ++i)
+      if (cl_str_index_add(&x->by_path, inv->libraries[i].path, i)) {
         pc->e->failed = 1;
         return NULL;
       }
@@ -199,8 +218,9 @@ static cl_library *indexed_library(pid_context *pc, cudaload_ctx *c,
   size_t at;
   if (!cl_str_index_find(&x->by_path, real, &at))
     return NULL;
-  cl_library_settle_version(c, &c->libraries[at]);
-  return &c->libraries[at];
+  cl_library *lib = &cl_inventory_of(c)->libraries[at];
+  cl_library_settle_version(c, lib);
+  return lib;
 }
 
 /* The version of a mapped file as the scan tells it (dist-info, headers),
@@ -454,7 +474,7 @@ int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_explain_pid: %s",
                    pid <= 0 ? "the process id must be positive"
                             : "NULL argument");
-  int rc = ctx->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
+  int rc = cl_inventory_of(ctx)->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
   if (rc) /* the scan's last error says why */
     return *cudaload_last_error()
                ? rc

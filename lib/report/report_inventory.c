@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "report/report_text.h"
 #include "scan/include_dir.h"
+#include "scan/inventory.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -83,7 +84,7 @@ void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
      * without headers is no failure here, and the sentence the public call
      * writes for it was formatted 100,000 times for nobody. */
     cl_report_string(w, cl_library_include_dir(
-                            (cl_library *)&ctx->libraries[i],
+                            (cl_library *)&cl_inventory_of(ctx)->libraries[i],
                             (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0));
     cl_report_key(w, "machine");
     cl_report_string(w, cudaload_library_machine(ctx, i));
@@ -117,8 +118,9 @@ static char *scan_structured(const cudaload_ctx *ctx, int format) {
 
 void cl_text_nearby_environments(cl_text_report *t, const cudaload_ctx *ctx,
                                  const char *indent) {
-  for (size_t i = 0; i < ctx->nearby_count; ++i) {
-    const char *path = cl_text_shown(t, ctx->nearby_environments[i]);
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (size_t i = 0; i < inv->nearby_count; ++i) {
+    const char *path = cl_text_shown(t, inv->nearby_environments[i]);
     cl_text_put(t,
                 "%snot searched: %s, an environment that is not active "
                 "(activate it, or pass --environment %s)\n",

@@ -9,7 +9,7 @@
 #ifndef CUDALOAD_INCLUDE_DIR_H
 #define CUDALOAD_INCLUDE_DIR_H
 
-#include "core/context.h"
+#include "scan/inventory.h"
 
 /* lib's include folder, looked up once and kept: the "include" beside the
  * folder that holds its lib/lib64 (wheels: nvidia/<pkg>/include,

@@ -106,6 +106,131 @@ static void version_cache_free(cl_version_cache *c) {
   free(c);
 }
 
+/* Free what inv's lists hold, keeping the lists for the next scan. */
+static void inventory_clear(cl_inventory *inv) {
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    free(inv->libraries[i].version);
+    free(inv->libraries[i].version_file);
+    free(inv->libraries[i].path);
+    free(inv->libraries[i].pending_folder);
+    free(inv->libraries[i].pending_name);
+    free(inv->libraries[i].include_dir);
+    free(inv->libraries[i].include_refused);
+    free(inv->libraries[i].version_distrust);
+  }
+  inv->library_count = 0;
+  if (inv->version_cache)
+    inv->version_cache_free(inv->version_cache);
+  inv->version_cache = NULL;
+  for (size_t i = 0; i < inv->shim_count; ++i) {
+    free(inv->shims[i].path);
+    free(inv->shims[i].package);
+  }
+  inv->shim_count = 0;
+  for (size_t i = 0; i < inv->consumer_count; ++i)
+    free(inv->consumers[i].path);
+  inv->consumer_count = 0;
+  for (size_t i = 0; i < inv->nearby_count; ++i)
+    free(inv->nearby_environments[i]);
+  inv->nearby_count = 0;
+  for (size_t i = 0; i < inv->root_count; ++i) {
+    free(inv->roots[i].path);
+    free(inv->roots[i].detail);
+    free(inv->roots[i].fix);
+  }
+  inv->root_count = 0;
+  for (size_t i = 0; i < inv->refusal_count; ++i) {
+    free(inv->refusals[i].path);
+    free(inv->refusals[i].fix);
+  }
+  inv->refusal_count = 0;
+}
+
+static void inventory_free(cl_inventory *inv) {
+  inventory_clear(inv);
+  free(inv->roots);
+  free(inv->libraries);
+  free(inv->shims);
+  free(inv->consumers);
+  free(inv->nearby_environments);
+  free(inv->refusals);
+  free(inv);
+}
+
+/* What cl_inventory_of() answers before the first scan: readers need not
+ * tell "not scanned" from "found nothing". */
+static const cl_inventory no_inventory;
+
+const cl_inventory *cl_inventory_of(const cudaload_ctx *ctx) {
+  return ctx && ctx->inventory ? ctx->inventory : &no_inventory;
+}
+
+void cl_inventory_invalidate(cudaload_ctx *ctx) {
+  if (ctx->inventory)
+    ctx->inventory->scanned = 0;
+}
+
+/* Forget the last scan's findings, and what was read from files with
+ * them. */
+static void inventory_forget(cudaload_ctx *ctx) {
+  if (ctx->inventory)
+    inventory_clear(ctx->inventory);
+  /* A new scan is a new run: what was read from files is read again, and
+   * a long-lived context holds no more than one run's worth. */
+  if (ctx->file_cache)
+    ctx->file_cache_free(ctx->file_cache);
+  ctx->file_cache = NULL;
+}
+
+/* An empty inventory for a scan to fill: the last one emptied, or a new one
+ * the first time, freed with the context through inventory_free (core/
+ * calls no stage). */
+static int inventory_begin(cudaload_ctx *ctx) {
+  inventory_forget(ctx);
+  if (!ctx->inventory) {
+    ctx->inventory = calloc(1, sizeof *ctx->inventory);
+    if (!ctx->inventory)
+      return CUDALOAD_E_NO_MEMORY;
+    ctx->inventory_free = inventory_free;
+  }
+  return CUDALOAD_OK;
+}
+
+cl_naming cl_ctx_naming(const cudaload_ctx *ctx) {
+  switch (ctx->target) {
+  case CUDALOAD_TARGET_LINUX:
+  case CUDALOAD_TARGET_LINUX_X86_64:
+  case CUDALOAD_TARGET_LINUX_AARCH64:
+    return CL_NAMING_LINUX;
+  case CUDALOAD_TARGET_WINDOWS:
+  case CUDALOAD_TARGET_WINDOWS_X86_64:
+  case CUDALOAD_TARGET_WINDOWS_ARM64:
+    return CL_NAMING_WINDOWS;
+  default:
+    return cl_os_host_target() == CUDALOAD_TARGET_WINDOWS ? CL_NAMING_WINDOWS
+                                                          : CL_NAMING_LINUX;
+  }
+}
+
+/* Append a root (path copied); returns its index via *index. */
+static int add_scanned_root(cl_inventory *inv, const char *path,
+                            const char *origin, size_t *index) {
+  if (cl_reserve((void **)&inv->roots, &inv->root_capacity, inv->root_count + 1,
+                 sizeof(cl_root)))
+    return CUDALOAD_E_NO_MEMORY;
+  char *copy = cl_strdup(path);
+  if (!copy)
+    return CUDALOAD_E_NO_MEMORY;
+  cl_root *r = &inv->roots[inv->root_count];
+  r->path = copy;
+  r->origin = origin;
+  r->status = CUDALOAD_OK;
+  r->detail = NULL;
+  r->fix = NULL;
+  *index = inv->root_count++;
+  return CUDALOAD_OK;
+}
+
 /* What a scan has seen, indexed so that finding a duplicate costs the same
  * however much was seen (a linear search per file made a folder of 100,000
  * files, or 5,000 roots, quadratic). */
@@ -120,10 +245,10 @@ typedef struct scanner {
   size_t root_keys_capacity;
   cl_str_index folder_roots; /* folder roots by key */
   cl_str_index cache_roots;  /* ld.so.cache pseudo-roots by key */
-  /* Folder roots by the path as listed (ctx->roots[i].path), so that a
-   * root given again in the same spelling costs no real-path lookup. */
+  /* Folder roots by the path as listed (the inventory's roots[i].path), so that
+   * a root given again in the same spelling costs no real-path lookup. */
   cl_str_index folder_spellings;
-  cl_str_index libraries; /* ctx->libraries by real path */
+  cl_str_index libraries; /* the inventory's libraries by real path */
   /* Folders listed, by identity ("device:inode", owned in folder_keys):
    * a folder reached again through another spelling or link (a toolkit's
    * lib64, lib and targets/<arch>/lib are often one) is listed once. */
@@ -142,7 +267,7 @@ typedef struct scanner {
   cl_str_index spelled;
   char **spellings;
   size_t spelling_count, spelling_capacity;
-  cl_str_index shims; /* ctx->shims by path */
+  cl_str_index shims; /* the inventory's shims by path */
   /* What cl_os_writable_by_others() said of each folder, per use, so that a
    * folder many libraries (or roots) share is asked about once. */
   struct trust_check *checks;
@@ -567,21 +692,25 @@ static int store_version(cl_library *lib, found_version *v) {
   return 0;
 }
 
+/* Asked only for a library the scan left pending, so after a scan made the
+ * inventory. */
 static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
-  if (!ctx->version_cache) {
-    ctx->version_cache = calloc(1, sizeof *ctx->version_cache);
-    ctx->version_cache_free = version_cache_free;
-    if (ctx->version_cache)
-      ctx->version_cache->allow_writable =
+  cl_inventory *inv = ctx->inventory;
+  if (!inv->version_cache) {
+    inv->version_cache = calloc(1, sizeof *inv->version_cache);
+    inv->version_cache_free = version_cache_free;
+    if (inv->version_cache)
+      inv->version_cache->allow_writable =
           (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0;
   }
-  return ctx->version_cache;
+  return inv->version_cache;
 }
 
 const cl_refusal *cl_inventory_refused(const cudaload_ctx *ctx,
                                        const char *family, int major) {
-  for (size_t i = 0; i < ctx->refusal_count; ++i) {
-    const cl_refusal *r = &ctx->refusals[i];
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (size_t i = 0; i < inv->refusal_count; ++i) {
+    const cl_refusal *r = &inv->refusals[i];
     if (r->entry && !strcmp(r->entry->family, family) &&
         (!major || r->major == major))
       return r;
@@ -590,9 +719,10 @@ const cl_refusal *cl_inventory_refused(const cudaload_ctx *ctx,
 }
 
 cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path) {
-  for (size_t i = 0; i < ctx->library_count; ++i)
-    if (!strcmp(ctx->libraries[i].path, path))
-      return &ctx->libraries[i];
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (size_t i = 0; i < inv->library_count; ++i)
+    if (!strcmp(inv->libraries[i].path, path))
+      return &inv->libraries[i];
   return NULL;
 }
 
@@ -614,8 +744,9 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
 }
 
 void cl_inventory_settle_versions(cudaload_ctx *ctx) {
-  for (size_t i = 0; i < ctx->library_count; ++i)
-    cl_library_settle_version(ctx, &ctx->libraries[i]);
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (size_t i = 0; i < inv->library_count; ++i)
+    cl_library_settle_version(ctx, &inv->libraries[i]);
 }
 
 /* Add a library. A wheel's version waits for the first question about it:
@@ -630,13 +761,14 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
     return 0;
   }
   cl_version_cache *c = version_cache_of(ctx);
-  if (!c || cl_reserve((void **)&ctx->libraries, &ctx->library_capacity,
-                       ctx->library_count + 1, sizeof(cl_library))) {
+  if (!c || cl_reserve((void **)&ctx->inventory->libraries,
+                       &ctx->inventory->library_capacity,
+                       ctx->inventory->library_count + 1, sizeof(cl_library))) {
     free(real_path);
     out_of_memory(s);
     return 1;
   }
-  cl_library *lib = &ctx->libraries[ctx->library_count];
+  cl_library *lib = &ctx->inventory->libraries[ctx->inventory->library_count];
   memset(lib, 0, sizeof *lib);
   lib->entry = m->entry;
   lib->major = m->major;
@@ -661,8 +793,8 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
     free(v.distrust); /* NULL when stored */
   }
   /* The index borrows the path the library owns. */
-  if (failed ||
-      cl_str_index_add(&s->libraries, real_path, ctx->library_count)) {
+  if (failed || cl_str_index_add(&s->libraries, real_path,
+                                 ctx->inventory->library_count)) {
     free(lib->version);
     free(lib->version_file);
     free(lib->version_distrust);
@@ -672,7 +804,7 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
     out_of_memory(s);
     return 1;
   }
-  ctx->library_count++;
+  ctx->inventory->library_count++;
   return 0;
 }
 
@@ -725,20 +857,22 @@ static void mark_insecure(scanner *s, char *detail, const char *path,
   char *fix = cl_os_private_fix(path, use);
   char *copy = cl_strdup(path);
   if (!fix || !copy ||
-      cl_reserve((void **)&ctx->refusals, &ctx->refusal_capacity,
-                 ctx->refusal_count + 1, sizeof *ctx->refusals)) {
+      cl_reserve((void **)&ctx->inventory->refusals,
+                 &ctx->inventory->refusal_capacity,
+                 ctx->inventory->refusal_count + 1,
+                 sizeof *ctx->inventory->refusals)) {
     free(copy);
     free(fix);
     free(detail);
     out_of_memory(s);
     return;
   }
-  cl_refusal *r = &ctx->refusals[ctx->refusal_count++];
+  cl_refusal *r = &ctx->inventory->refusals[ctx->inventory->refusal_count++];
   r->path = copy;
   r->entry = m ? m->entry : NULL;
   r->major = m ? m->major : 0;
   r->fix = fix;
-  cl_root *root = &ctx->roots[s->root];
+  cl_root *root = &ctx->inventory->roots[s->root];
   if (root->status == CUDALOAD_OK || !root->detail) {
     root->status = CUDALOAD_E_INSECURE;
     free(root->detail);
@@ -828,7 +962,8 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
                               linked ? ", in" : " is in", folder, why);
     culprit = folder;
     use = CL_TRUST_LIBRARY_FOLDER;
-  } else if (strcmp(s->ctx->roots[s->root].origin, CL_ORIGIN_LDCACHE) != 0 &&
+  } else if (strcmp(s->ctx->inventory->roots[s->root].origin,
+                    CL_ORIGIN_LDCACHE) != 0 &&
              (through = unsafe_on_the_way(s, folder, &why))) {
     detail = cl_strdup_printf(
         "%s%s %s, which is %s", shown,
@@ -941,16 +1076,17 @@ static void note_bundled_shim(folder_listing *l, const char *name) {
   char *package = cl_strndup(base, strlen(base) - 5); /* minus ".libs" */
   int duplicate = path && cl_str_index_find(&l->s->shims, path, NULL);
   if (!path || !package || duplicate ||
-      cl_reserve((void **)&ctx->shims, &ctx->shim_capacity, ctx->shim_count + 1,
+      cl_reserve((void **)&ctx->inventory->shims,
+                 &ctx->inventory->shim_capacity, ctx->inventory->shim_count + 1,
                  sizeof(cl_bundled_shim)) ||
-      cl_str_index_add(&l->s->shims, path, ctx->shim_count)) {
+      cl_str_index_add(&l->s->shims, path, ctx->inventory->shim_count)) {
     if (!path || !package || !duplicate)
       out_of_memory(l->s);
     free(path);
     free(package);
     return;
   }
-  cl_bundled_shim *shim = &ctx->shims[ctx->shim_count++];
+  cl_bundled_shim *shim = &ctx->inventory->shims[ctx->inventory->shim_count++];
   shim->entry = m.entry;
   shim->major = m.major;
   shim->path = path;
@@ -967,19 +1103,21 @@ static void note_known_consumer(folder_listing *l, const char *name) {
     return;
   cudaload_ctx *ctx = l->s->ctx;
   char *path = listed_path(l, name);
-  for (size_t i = 0; path && i < ctx->consumer_count; ++i)
-    if (strcmp(ctx->consumers[i].path, path) == 0) {
+  for (size_t i = 0; path && i < ctx->inventory->consumer_count; ++i)
+    if (strcmp(ctx->inventory->consumers[i].path, path) == 0) {
       free(path); /* the same folder reached from two roots */
       return;
     }
-  if (!path ||
-      cl_reserve((void **)&ctx->consumers, &ctx->consumer_capacity,
-                 ctx->consumer_count + 1, sizeof(cl_noticed_consumer))) {
+  if (!path || cl_reserve((void **)&ctx->inventory->consumers,
+                          &ctx->inventory->consumer_capacity,
+                          ctx->inventory->consumer_count + 1,
+                          sizeof(cl_noticed_consumer))) {
     free(path);
     out_of_memory(l->s);
     return;
   }
-  cl_noticed_consumer *c = &ctx->consumers[ctx->consumer_count++];
+  cl_noticed_consumer *c =
+      &ctx->inventory->consumers[ctx->inventory->consumer_count++];
   c->package = package;
   c->path = path;
   c->version[0] = '\0';
@@ -1073,7 +1211,7 @@ static void note_spelling(scanner *s, const char *folder, size_t at) {
 /* Whether folder is the root being scanned or a folder directly in it
  * (the parents of the layout walk's probes). */
 static int root_or_child(const scanner *s, const char *folder) {
-  const char *root = s->ctx->roots[s->root].path;
+  const char *root = s->ctx->inventory->roots[s->root].path;
   if (strcmp(folder, root) == 0)
     return 1;
   char *parent = cl_path_dirname(folder);
@@ -1161,7 +1299,7 @@ static void consider_cache_entry(const char *key, const char *path,
 }
 
 static void scan_root(scanner *s, size_t index) {
-  cl_root *root = &s->ctx->roots[index];
+  cl_root *root = &s->ctx->inventory->roots[index];
   s->root = index;
   /* A root that cannot be read is noted in its status, not failed: the
    * scan goes on to the next one, keeping the last error it had. */
@@ -1241,16 +1379,17 @@ static void add_root(scanner *s, const char *path, const char *origin) {
   }
   size_t index;
   if (cl_reserve((void **)&s->root_keys, &s->root_keys_capacity,
-                 s->ctx->root_count + 1, sizeof(char *)) ||
-      cl_ctx_add_scanned_root(s->ctx, path, origin, &index)) {
+                 s->ctx->inventory->root_count + 1, sizeof(char *)) ||
+      add_scanned_root(s->ctx->inventory, path, origin, &index)) {
     free(key);
     out_of_memory(s);
     return;
   }
   s->root_keys[index] = key; /* owned here, borrowed by the index */
   if (cl_str_index_add(seen, key, index) ||
-      (!cache && cl_str_index_add(&s->folder_spellings,
-                                  s->ctx->roots[index].path, index))) {
+      (!cache &&
+       cl_str_index_add(&s->folder_spellings,
+                        s->ctx->inventory->roots[index].path, index))) {
     out_of_memory(s);
     return;
   }
@@ -1273,8 +1412,9 @@ static void note_nearby(const char *path, const char *origin, void *opaque) {
   char *copy = cl_strdup(path);
   cudaload_ctx *ctx = s->ctx;
   if (!key || !copy ||
-      cl_reserve((void **)&ctx->nearby_environments, &ctx->nearby_capacity,
-                 ctx->nearby_count + 1, sizeof(char *))) {
+      cl_reserve((void **)&ctx->inventory->nearby_environments,
+                 &ctx->inventory->nearby_capacity,
+                 ctx->inventory->nearby_count + 1, sizeof(char *))) {
     free(key);
     free(copy);
     out_of_memory(s);
@@ -1283,7 +1423,7 @@ static void note_nearby(const char *path, const char *origin, void *opaque) {
   if (cl_str_index_find(&s->folder_roots, key, NULL))
     free(copy);
   else
-    ctx->nearby_environments[ctx->nearby_count++] = copy;
+    ctx->inventory->nearby_environments[ctx->inventory->nearby_count++] = copy;
   free(key);
 }
 
@@ -1332,7 +1472,7 @@ static void scanner_free(scanner *s) {
   free(s->checks);
   free(s->way_folder);
   free(s->way_unsafe);
-  for (size_t i = 0; i < s->ctx->root_count; ++i)
+  for (size_t i = 0; i < s->ctx->inventory->root_count; ++i)
     free(s->root_keys[i]);
   free(s->root_keys);
 }
@@ -1341,9 +1481,9 @@ int cudaload_scan(cudaload_ctx *ctx) {
   cl_clear_error();
   if (!ctx)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_scan: NULL ctx");
-  cl_ctx_clear_inventory(ctx);
   cl_ctx_clear_plan(ctx); /* a plan refers to the inventory it came from */
-  ctx->scanned = 0;
+  if (inventory_begin(ctx))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_scan: out of memory");
   scanner s;
   scanner_init(&s, ctx);
   /* In precedence order (docs/scan-contract.md, "Precedence"): a folder
@@ -1367,21 +1507,22 @@ int cudaload_scan(cudaload_ctx *ctx) {
   scanner_free(&s);
   if (s.status) {
     int status = s.status;
-    cl_ctx_clear_inventory(ctx);
+    inventory_forget(ctx);
     return cl_fail(status, "cudaload_scan: out of memory");
   }
-  ctx->scanned = 1;
+  ctx->inventory->scanned = 1;
   /* The scan succeeded, but say why a root was refused: the caller who
    * looks at cudaload_last_error() learns which folder and who can write. */
-  for (size_t i = 0; i < ctx->root_count; ++i)
-    if (ctx->roots[i].status == CUDALOAD_E_INSECURE) {
+  for (size_t i = 0; i < ctx->inventory->root_count; ++i)
+    if (ctx->inventory->roots[i].status == CUDALOAD_E_INSECURE) {
       cl_fail(CUDALOAD_E_INSECURE,
               "root %s refused: %s; fix: %s, " CL_ALLOW_WRITABLE_RISK,
-              ctx->roots[i].path,
-              ctx->roots[i].detail ? ctx->roots[i].detail
-                                   : "writable by other users",
-              ctx->roots[i].fix ? ctx->roots[i].fix
-                                : "make it writable only by its owner");
+              ctx->inventory->roots[i].path,
+              ctx->inventory->roots[i].detail ? ctx->inventory->roots[i].detail
+                                              : "writable by other users",
+              ctx->inventory->roots[i].fix
+                  ? ctx->inventory->roots[i].fix
+                  : "make it writable only by its owner");
       break;
     }
   return CUDALOAD_OK;

@@ -14,11 +14,12 @@
 /* Accessors: out-of-range or NULL arguments give NULL / -1 / 0. */
 
 size_t cudaload_root_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->root_count : 0;
+  return ctx ? cl_inventory_of(ctx)->root_count : 0;
 }
 
 static const cl_root *root_at(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->root_count ? &ctx->roots[i] : NULL;
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  return ctx && i < inv->root_count ? &inv->roots[i] : NULL;
 }
 
 const char *cudaload_root_path(const cudaload_ctx *ctx, size_t i) {
@@ -42,11 +43,12 @@ int cudaload_root_status(const cudaload_ctx *ctx, size_t i) {
 }
 
 size_t cudaload_library_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->library_count : 0;
+  return ctx ? cl_inventory_of(ctx)->library_count : 0;
 }
 
 static const cl_library *library_at(const cudaload_ctx *ctx, size_t i) {
-  return ctx && i < ctx->library_count ? &ctx->libraries[i] : NULL;
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  return ctx && i < inv->library_count ? &inv->libraries[i] : NULL;
 }
 
 const char *cudaload_library_name(const cudaload_ctx *ctx, size_t i) {

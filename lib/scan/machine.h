@@ -10,7 +10,7 @@
 #ifndef CUDALOAD_MACHINE_H
 #define CUDALOAD_MACHINE_H
 
-#include "core/context.h"
+#include "scan/inventory.h"
 
 /* The machine a library file was built for ("x86_64", "aarch64", "i386",
  * "arm", ...; static), or NULL when the file cannot be read or is neither

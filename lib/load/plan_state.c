@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_state.c - the load stage's state in a context: made on first use by
+ * the stage, cleared and freed through the functions it sets in the handle
+ * (core/ calls no later stage).
+ */
+#include "load/plan_state.h"
+#include "common/error.h"
+#include "common/strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void clear_conflicts(cl_plan_state *ps) {
+  for (size_t i = 0; i < ps->conflict_count; ++i) {
+    free(ps->conflicts[i].path);
+    free(ps->conflicts[i].problem);
+    free(ps->conflicts[i].fix);
+    free(ps->conflicts[i].text);
+  }
+  ps->conflict_count = 0;
+}
+
+/* Drop the plan, its warnings and conflicts (requirements stay). */
+static void clear_plan(cl_plan_state *ps) {
+  for (size_t i = 0; i < ps->plan_count; ++i) {
+    free(ps->plan[i].path);
+    free(ps->plan[i].soname);
+    free(ps->plan[i].reason);
+    free(ps->plan[i].loaded_path);
+    free(ps->plan[i].opened_by);
+  }
+  ps->plan_count = 0;
+  for (size_t i = 0; i < ps->plan_warning_count; ++i) {
+    free(ps->plan_warnings[i].problem);
+    free(ps->plan_warnings[i].fix);
+    free(ps->plan_warnings[i].file);
+    free(ps->plan_warnings[i].text);
+  }
+  ps->plan_warning_count = 0;
+  clear_conflicts(ps);
+  for (size_t r = 0; r < ps->outcome_count; ++r) {
+    cl_requirement_outcome *o = &ps->outcomes[r];
+    for (size_t i = 0; i < o->rejected_count; ++i) {
+      free(o->rejected[i].path);
+      free(o->rejected[i].why);
+    }
+    free(o->rejected);
+    free(o->fix);
+  }
+  free(ps->plan_cuda_reason);
+  ps->plan_cuda_reason = NULL;
+  ps->plan_cuda_major = 0;
+  free(ps->outcomes);
+  ps->outcomes = NULL;
+  ps->outcome_count = 0;
+  ps->planned = 0;
+}
+
+static void free_plan_state(cl_plan_state *ps) {
+  clear_plan(ps);
+  free(ps->plan);
+  free(ps->plan_warnings);
+  free(ps->conflicts);
+  for (size_t i = 0; i < ps->requirement_count; ++i)
+    free(ps->requirements[i].text);
+  free(ps->requirements);
+  for (size_t i = 0; i < ps->origin_count; ++i) {
+    free(ps->origins[i].text);
+    free(ps->origins[i].origin);
+  }
+  free(ps->origins);
+  for (size_t i = 0; i < ps->program_file_count; ++i)
+    free(ps->program_files[i]);
+  free(ps->program_files);
+  for (size_t i = 0; i < ps->program_plugin_count; ++i)
+    free(ps->program_plugins[i]);
+  free(ps->program_plugins);
+  free(ps->env_value);
+  for (size_t i = 0; i < ps->env_warning_count; ++i)
+    free(ps->env_warnings[i]);
+  free(ps->env_warnings);
+  free(ps->env_warning_fatal);
+  free(ps);
+}
+
+/* What cl_plan_state_of() answers before a state is made: readers need not
+ * tell "nothing required" from "no state". */
+static const cl_plan_state no_plan_state;
+
+const cl_plan_state *cl_plan_state_of(const cudaload_ctx *ctx) {
+  return ctx && ctx->plan_state ? ctx->plan_state : &no_plan_state;
+}
+
+cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx) {
+  if (!ctx->plan_state) {
+    cl_plan_state *ps = calloc(1, sizeof *ps);
+    if (!ps) {
+      cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+      return NULL;
+    }
+    ctx->plan_state = ps;
+    ctx->plan_state_clear = clear_plan;
+    ctx->plan_state_free = free_plan_state;
+  }
+  return ctx->plan_state;
+}
+
+void cl_plan_clear_conflicts(cudaload_ctx *ctx) {
+  if (ctx->plan_state)
+    clear_conflicts(ctx->plan_state);
+}
+
+/* Copy n strings; 0, or 1 with what was copied freed. */
+static int copy_strings(char ***to, size_t *to_count, size_t *to_capacity,
+                        char *const *from, size_t n) {
+  if (!n)
+    return 0;
+  *to = calloc(n, sizeof **to);
+  if (!*to)
+    return 1;
+  *to_capacity = n;
+  for (*to_count = 0; *to_count < n; ++*to_count)
+    if (!((*to)[*to_count] = cl_strdup(from[*to_count])))
+      return 1;
+  return 0;
+}
+
+/* The requirements and what came with them; 0, or 1 when out of memory
+ * (what was copied is freed with to). */
+static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
+  to->cuda_pin = from->cuda_pin;
+  if (from->requirement_count) {
+    to->requirements =
+        calloc(from->requirement_count, sizeof *to->requirements);
+    if (!to->requirements)
+      return 1;
+    to->requirement_capacity = from->requirement_count;
+    for (size_t i = 0; i < from->requirement_count; ++i) {
+      to->requirements[i] = from->requirements[i];
+      to->requirements[i].text = cl_strdup(from->requirements[i].text);
+      to->requirement_count = i + 1;
+      if (!to->requirements[i].text)
+        return 1;
+    }
+  }
+  if (from->origin_count) {
+    to->origins = calloc(from->origin_count, sizeof *to->origins);
+    if (!to->origins)
+      return 1;
+    to->origin_capacity = from->origin_count;
+    for (size_t i = 0; i < from->origin_count; ++i) {
+      to->origins[i].text = cl_strdup(from->origins[i].text);
+      to->origins[i].origin = cl_strdup(from->origins[i].origin);
+      to->origin_count = i + 1;
+      if (!to->origins[i].text || !to->origins[i].origin)
+        return 1;
+    }
+  }
+  return copy_strings(&to->program_files, &to->program_file_count,
+                      &to->program_file_capacity, from->program_files,
+                      from->program_file_count) ||
+         copy_strings(&to->program_plugins, &to->program_plugin_count,
+                      &to->program_plugin_capacity, from->program_plugins,
+                      from->program_plugin_count);
+}
+
+int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {
+  *users = ctx->plan_state;
+  cl_plan_state *own = calloc(1, sizeof *own);
+  if (!own || copy_requirements(own, cl_plan_state_of(ctx))) {
+    if (own)
+      free_plan_state(own);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->plan_state = own;
+  ctx->plan_state_clear = clear_plan;
+  ctx->plan_state_free = free_plan_state;
+  return CUDALOAD_OK;
+}
+
+void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users) {
+  free_plan_state(ctx->plan_state);
+  ctx->plan_state = users;
+}

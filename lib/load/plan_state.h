@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan_state.h - what the load stage keeps in a context: the requirements,
+ * the plan made for them, and what the environment and the preload said of
+ * it (plan_state.c makes, clears and frees it; spec.c, program.c, plan.c,
+ * preload.c, env.c and env_warnings.c fill it).
+ */
+#ifndef CUDALOAD_PLAN_STATE_H
+#define CUDALOAD_PLAN_STATE_H
+
+#include "core/context.h"
+#include "scan/catalog.h"
+
+#include <stddef.h>
+
+/* A parsed requirement ("cudnn>=8.9"). */
+typedef enum cl_version_op {
+  CL_OP_ANY = 0, /* "cudart": any version, newest wins */
+  CL_OP_EQ,      /* "=8" (major) or "=8.9" (prefix) */
+  CL_OP_GE,
+  CL_OP_GT,
+  CL_OP_LE,
+  CL_OP_LT
+} cl_version_op;
+
+#define CL_VERSION_PARTS 4
+/* The largest number one part of a version may be (nine digits: fits a
+ * 32-bit long). Versions read from files are clamped to it; a requirement
+ * naming a larger one is refused. */
+#define CL_VERSION_PART_MAX 999999999L
+typedef struct cl_requirement {
+  char *text;                    /* normalised: "cudnn>=8.9" */
+  const cl_catalog_entry *entry; /* the family's main library */
+  cl_version_op op;
+  long version[CL_VERSION_PARTS]; /* parsed, unused parts 0 */
+  int version_parts;              /* how many were given */
+  /* While parsing: the group the name required ("npp"), expanded into one
+   * requirement per main library of the group (spec.c); NULL after. */
+  const char *group;
+  /* The least version a program's distribution pins (Requires-Dist:
+   * nvidia-cudnn-cu12==9.1.0.70 -> 9.1.0.70), beside op and version;
+   * at_least_parts 0: none (program.c). */
+  long at_least[CL_VERSION_PARTS];
+  int at_least_parts;
+} cl_requirement;
+
+/* Where a requirement cudaload_require_for() derived came from: "needed by
+ * .../libonnxruntime_providers_cuda.so (ELF NEEDED)", "Requires-Dist:
+ * nvidia-cudnn-cu12==9.1.0.70 of torch 2.5.1"; by the requirement's text. */
+typedef struct cl_requirement_origin {
+  char *text;
+  char *origin;
+} cl_requirement_origin;
+
+/* One file of the plan. */
+typedef struct cl_plan_entry {
+  const cl_catalog_entry *entry;
+  int major;
+  char *path;        /* real, absolute */
+  char *soname;      /* ELF SONAME or the DLL's file name */
+  char *reason;      /* why it is in the plan */
+  int state;         /* CUDALOAD_STATE_* */
+  char *loaded_path; /* what the process uses, "" before preload */
+  size_t requirement;
+  int to_load; /* 0 for sub-libraries the main library finds itself */
+  /* A lazy dependency's entry (cuBLAS 12 for cuDNN 8): the absolute path of
+   * the planned file that opens it by name; NULL for every other entry. */
+  char *opened_by;
+} cl_plan_entry;
+
+/* A candidate file a requirement did not take, and why. */
+typedef struct cl_rejection {
+  char *path;
+  char *why; /* "version 8.9.7 does not satisfy >=9", "x was preferred" */
+} cl_rejection;
+
+/* The plan's outcome for one requirement, as data: the report, the last
+ * error, the doctor and the probe are rendered from it (nothing parses the
+ * prose back). */
+typedef struct cl_requirement_outcome {
+  cl_rejection *rejected; /* in inventory order */
+  size_t rejected_count, rejected_capacity;
+  size_t chosen; /* index into ctx->libraries, SIZE_MAX: unsatisfied */
+  char *fix;     /* unsatisfied: one command line that fixes it */
+  /* The CUDA major this requirement took when it is not the plan's: named
+   * by the requirement (cublas=12), or the only one that satisfies it
+   * (cudnn=8 beside CUDA 13). 0 otherwise. */
+  int second_major;
+} cl_requirement_outcome;
+
+/* A plan's warning, as data for the doctor (a problem and its fix) and as
+ * one text for cudaload_plan_warning(). */
+typedef struct cl_plan_warning {
+  char *problem; /* "cudnn 8 (PATH) opens libcublas.so.12 ... was found" */
+  char *fix;     /* "add --require cublas=12 with a root that holds it" */
+  char *file;    /* the first file name it is about: "libcublas.so.12" */
+  char *text;    /* problem + ": " + fix */
+} cl_plan_warning;
+
+typedef struct cl_conflict {
+  char *path;    /* the file in the global scope */
+  char *problem; /* what will go wrong */
+  char *fix;     /* what to do about it */
+  char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
+} cl_conflict;
+
+/* The load stage's state. Its invalidation rule:
+ *  - the requirements (and their origins, the program's files and plugins,
+ *    the CUDA pin) are added by cudaload_require(), cudaload_require_for()
+ *    and cudaload_load_manifest(), and stay for the life of the context;
+ *  - the plan (entries, outcomes, warnings, conflicts, its CUDA major and
+ *    reason) is dropped, its strings with it, by every call that re-plans
+ *    or changes what a plan would see: cudaload_scan(), cudaload_require*(),
+ *    a manifest, and cudaload_plan() itself, which cudaload_preload() and
+ *    cudaload_open_isolated() always call, and cudaload_env_*() when
+ *    nothing is planned (the doctor and explain plan in a state of their
+ *    own: cl_plan_state_begin_own());
+ *  - the environment's value and warnings are replaced by the next
+ *    cudaload_env_*() call.
+ * Freed with the context. */
+struct cl_plan_state {
+  int cuda_pin; /* cuda=MAJOR: the plan's CUDA major; 0: none */
+  /* The plan's CUDA major and what decided it (cudaload_plan). */
+  int plan_cuda_major;
+  char *plan_cuda_reason;
+  cl_requirement *requirements;
+  size_t requirement_count, requirement_capacity;
+  cl_requirement_origin *origins; /* of derived requirements (program.c) */
+  size_t origin_count, origin_capacity;
+  /* The program cudaload_require_for() was given: its own files that use
+   * CUDA libraries (a binary, a module's extension libraries), which the
+   * loader model opens as the program would (doctor, preload, exec). */
+  char **program_files;
+  size_t program_file_count, program_file_capacity;
+  /* Of those, the plugins: libraries no file of their distribution needs,
+   * opened by path when the program asks for one (program.c). */
+  char **program_plugins;
+  size_t program_plugin_count, program_plugin_capacity;
+  cl_plan_entry *plan;
+  size_t plan_count, plan_capacity;
+  int planned;
+  cl_requirement_outcome *outcomes; /* one per requirement, after a plan */
+  size_t outcome_count;
+  cl_conflict *conflicts;
+  size_t conflict_count, conflict_capacity;
+  /* What the plan could not arrange but does not fail for (a library
+   * opened lazily that nothing provides): cudaload_plan_warning(). */
+  cl_plan_warning *plan_warnings;
+  size_t plan_warning_count, plan_warning_capacity;
+  char *env_value;
+  /* cudaload_env_warnings(): one sentence each (env_warnings.c). */
+  char **env_warnings;
+  size_t env_warning_count, env_warning_capacity;
+  /* per warning: 1 when it makes the child's loads fail (exec stops) */
+  unsigned char *env_warning_fatal;
+};
+
+/* ctx's state, or an empty one (nothing required, nothing planned) before
+ * any was made or for a NULL ctx (the public getters' case): never NULL,
+ * for readers. */
+const cl_plan_state *cl_plan_state_of(const cudaload_ctx *ctx);
+/* ctx's state for a writer, made on first use; NULL (and the last error
+ * set) only when out of memory. */
+cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx);
+
+/* Put a state of ctx's own in place of the caller's, holding copies of the
+ * caller's requirements (origins, program files and plugins, CUDA pin) and
+ * nothing planned, for a call that plans for a report (the doctor,
+ * explain): it plans into that state and the caller's plan, and its
+ * strings, stay as they were. *users receives the caller's state (NULL
+ * when none was made), which cl_plan_state_end_own() puts back, freeing
+ * the report's. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY with ctx unchanged. */
+int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users);
+void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users);
+
+/* Drop the conflicts the last plan or preload found. */
+void cl_plan_clear_conflicts(cudaload_ctx *ctx);
+
+#endif
