@@ -28,6 +28,9 @@
 #endif
 #include <time.h>
 #include <utime.h>
+#ifdef _WIN32
+#include <direct.h>
+#endif
 
 #include "binary/file_cache.h"
 #include "binary/names_store.h"
@@ -117,11 +120,15 @@ static void names_with_store(const char *dir, const char *path, names *out,
 }
 
 static void make_dir(const char *name, char *out, size_t size) {
-  snprintf(out, size, "%s/%s", scratch, name);
 #ifdef _WIN32
-  char command[1200];
-  snprintf(command, sizeof command, "mkdir \"%s\" 2>NUL", out);
-  (void)system(command);
+  /* The fixtures' folder is the build host's path; under Wine a path from
+   * the root is on drive Z:, and the store takes only absolute paths. */
+  snprintf(out, size, "%s%s/%s", scratch[0] == '/' ? "Z:" : "", scratch, name);
+#else
+  snprintf(out, size, "%s/%s", scratch, name);
+#endif
+#ifdef _WIN32
+  assert_true(_mkdir(out) == 0);
 #else
   assert_true(mkdir(out, 0700) == 0);
 #endif
@@ -258,6 +265,29 @@ static void the_environment_moves_or_switches_off_the_store(void **state) {
   FILE *f = fopen(file, "rb");
   assert_non_null(f);
   fclose(f);
+  /* A context's cache has the store the environment names, unless the
+   * context was made with CUDALOAD_NO_NAMES_STORE. */
+  char other[600], other_file[700];
+  make_dir("from-context", other, sizeof other);
+  set_env("CUDALOAD_CACHE_PATH", other);
+  store_file(other, other_file, sizeof other_file);
+  for (int flagged = 1; flagged >= 0; --flagged) {
+    cudaload_ctx *ctx = cudaload_create(flagged ? CUDALOAD_NO_NAMES_STORE : 0);
+    assert_non_null(ctx);
+    cl_file_cache *of = cl_file_cache_of(ctx);
+    names m = {0};
+    assert_int_equal(
+        cl_file_cache_names(of, fixture(SHIM), 1u << 30, collect, &m), 0);
+    assert_true(has(&m, "libcudnn_ops.so"));
+    cudaload_destroy(ctx);
+    f = fopen(other_file, "rb");
+    if (flagged)
+      assert_null(f);
+    else
+      assert_non_null(f);
+    if (f)
+      fclose(f);
+  }
   /* A relative folder would move with the current folder: none. */
   set_env("CUDALOAD_CACHE_PATH", "relative/folder");
   assert_null(cl_names_store_open_default());
@@ -495,11 +525,19 @@ static int setup(void **state) {
   snprintf(scratch, sizeof scratch, "%s/names-store-scratch",
            CUDALOAD_FIXTURES_DIR);
 #ifdef _WIN32
-  char command[1200];
-  if ((size_t)snprintf(command, sizeof command,
-                       "rmdir /s /q \"%s\" 2>NUL & mkdir \"%s\" 2>NUL", scratch,
-                       scratch) < sizeof command)
+  /* cmd takes a path from the root as a switch: Z: and backslashes. The
+   * folder must start empty, or a store of an earlier run would answer. */
+  char native[600], command[1400];
+  snprintf(native, sizeof native, "%s%s", scratch[0] == '/' ? "Z:" : "",
+           scratch);
+  for (char *p = native; *p; ++p)
+    if (*p == '/')
+      *p = '\\';
+  if ((size_t)snprintf(command, sizeof command, "rmdir /s /q \"%s\" 2>NUL",
+                       native) < sizeof command)
     (void)system(command);
+  if (_mkdir(native) != 0)
+    return -1;
 #else
   char command[1100];
   if ((size_t)snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'",

@@ -100,7 +100,7 @@ cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx) {
   if (!ctx->file_cache) {
     ctx->file_cache = cl_file_cache_new();
     ctx->file_cache_free = cl_file_cache_free;
-    if (ctx->file_cache)
+    if (ctx->file_cache && !(ctx->flags & CUDALOAD_NO_NAMES_STORE))
       cl_file_cache_use_store(ctx->file_cache, cl_names_store_open_default());
   }
   return ctx->file_cache;
