@@ -12,7 +12,9 @@
  * size, last write time), which is looked up again on every question, so
  * that a file replaced or changed since is read again. A context keeps one
  * cache (cl_file_cache_of); the cache is not thread-safe, as a context is
- * not.
+ * not. The names, which depend on a file's content alone, are kept across
+ * processes too, in the names store a context's cache is given
+ * (binary/names_store.h).
  */
 #ifndef CUDALOAD_FILE_CACHE_H
 #define CUDALOAD_FILE_CACHE_H
