@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,10 +126,12 @@ int cl_os_private_file_replace(const char *dir, const char *name,
     free(target);
     return CUDALOAD_E_NO_MEMORY;
   }
-  /* The process's own name for its temporary file, made anew (O_EXCL): a
-   * racing writer has another, and a leftover of a crash is not reused. */
-  static unsigned serial;
-  snprintf(temp, tlen, "%s.%ld.%u.tmp", target, (long)getpid(), serial++);
+  /* The thread's own name for its temporary file, made anew (O_EXCL): a
+   * racing writer has another (its process, or its thread's counter, whose
+   * address differs), and a leftover of a crash is not reused. */
+  static CL_THREAD_LOCAL unsigned serial;
+  snprintf(temp, tlen, "%s.%ld.%lx.%u.tmp", target, (long)getpid(),
+           (unsigned long)(uintptr_t)&serial, serial++);
   int fd =
       open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   status = fd < 0 ? CUDALOAD_E_IO : CUDALOAD_OK;

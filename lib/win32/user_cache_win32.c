@@ -152,11 +152,12 @@ int cl_os_private_file_replace(const char *dir, const char *name,
     memcpy(target, dir, dlen);
     target[dlen] = '\\';
     memcpy(target + dlen + 1, name, nlen + 1);
-    /* The process's own name for its temporary file, made anew
+    /* The thread's own name for its temporary file, made anew
      * (CREATE_NEW): a racing writer has another. */
-    static unsigned serial;
-    snprintf(temp, dlen + nlen + 64, "%s.%lu.%u.tmp", target,
-             (unsigned long)GetCurrentProcessId(), serial++);
+    static CL_THREAD_LOCAL unsigned serial;
+    snprintf(temp, dlen + nlen + 64, "%s.%lu.%lu.%u.tmp", target,
+             (unsigned long)GetCurrentProcessId(),
+             (unsigned long)GetCurrentThreadId(), serial++);
     wtarget = wide_of(target);
     wtemp = wide_of(temp);
     if (!wtarget || !wtemp)
