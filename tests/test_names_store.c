@@ -360,8 +360,7 @@ static void bad_stores_are_ignored(void **state) {
       "cudaload-names 1\nGOOD1 2 3 4 5 1 "
       "a123456789a123456789a123456789a123456789a123456789a123456789a123456789"
       "a123456789a123456789a123456789a123456789a123456789a123456789.so\n",
-      "\x7f"
-      "ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0",
+      "\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0",
   };
   for (size_t i = 0; i < sizeof faults / sizeof faults[0]; ++i) {
     /* GOOD: the control's line, then the fault. */
