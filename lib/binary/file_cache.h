@@ -39,8 +39,9 @@ cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx);
 
 /* Answer names questions from s too, and keep what searches find in it
  * (the cache owns s; NULL: none). cl_file_cache_of gives a context's
- * cache the store the environment asks for (cl_names_store_open_default);
- * a cache made by cl_file_cache_new has none. */
+ * cache the store the environment asks for (cl_names_store_open_default)
+ * unless the context was made with CUDALOAD_NO_NAMES_STORE; a cache made
+ * by cl_file_cache_new has none. */
 struct cl_names_store;
 void cl_file_cache_use_store(cl_file_cache *c, struct cl_names_store *s);
 /* Write what searches found since the last save to the store (freeing the
