@@ -139,6 +139,24 @@ typedef struct cudaload_ctx cudaload_ctx;
  * holds, or change its permissions or owner, or a NULL DACL, refuses it.
  */
 #define CUDALOAD_ALLOW_WRITABLE_ROOTS 0x2u
+/**
+ * Neither read nor write the user's names store. A context keeps the
+ * library names each CUDA library holds as text (what it opens by name
+ * later: cuDNN's sub-libraries, cuBLASLt, NVRTC), found by reading the
+ * library's data, in one small per-user file, keyed by the library's
+ * device, inode, size, last write and (POSIX) status change time, so that
+ * a later process reads none of that data again. The file is `names-v1` in
+ * $CUDALOAD_CACHE_PATH (an absolute path), else in $XDG_CACHE_HOME/cudaload
+ * or $HOME/.cache/cudaload (Windows: %LOCALAPPDATA%\cudaload); setting
+ * CUDALOAD_CACHE_DISABLE to anything but "" or "0" switches it off for the
+ * whole process, as this flag does for one context. It is read once per
+ * context, trusted only when it is a regular file of this user's that no
+ * one else may write, at most 4 MiB and well formed throughout, and written
+ * (a new file renamed over the old) by cudaload_plan(), cudaload_preload()
+ * and cudaload_destroy() when they found names it did not hold; a failure
+ * to write changes no result. Answers are the same with or without it.
+ */
+#define CUDALOAD_NO_NAMES_STORE 0x4u
 
 /** Naming conventions a scan recognises (cudaload_set_target()). */
 #define CUDALOAD_TARGET_HOST 0    /* the platform this library was built for */
@@ -153,8 +171,8 @@ typedef struct cudaload_ctx cudaload_ctx;
 #define CUDALOAD_TARGET_WINDOWS_ARM64 6
 
 /**
- * Create a context. flags: 0, or CUDALOAD_NO_DEFAULT_ROOTS and/or
- * CUDALOAD_ALLOW_WRITABLE_ROOTS.
+ * Create a context. flags: 0, or any of CUDALOAD_NO_DEFAULT_ROOTS,
+ * CUDALOAD_ALLOW_WRITABLE_ROOTS and CUDALOAD_NO_NAMES_STORE.
  * Returns NULL on failure (unknown flag, out of memory; see last error).
  */
 CUDALOAD_API cudaload_ctx *cudaload_create(unsigned flags);

@@ -9,6 +9,8 @@
  */
 #include "binary/file_cache.h"
 
+#include "binary/names_store.h"
+
 #include "common/error.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
@@ -49,6 +51,7 @@ struct cl_file_cache {
   cl_str_index by_key;
   cl_file_cache_stats stats;
   cl_names_scratch *names_scratch; /* one for every search of the run */
+  cl_names_store *store;           /* names kept across processes, or NULL */
 };
 
 cl_file_cache *cl_file_cache_new(void) {
@@ -81,6 +84,8 @@ static void entry_free(entry *e) {
 void cl_file_cache_free(cl_file_cache *c) {
   if (!c)
     return;
+  cl_file_cache_save(c);
+  cl_names_store_free(c->store);
   for (size_t i = 0; i < c->count; ++i)
     entry_free(c->entries[i]);
   free(c->entries);
@@ -95,8 +100,23 @@ cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx) {
   if (!ctx->file_cache) {
     ctx->file_cache = cl_file_cache_new();
     ctx->file_cache_free = cl_file_cache_free;
+    if (ctx->file_cache && !(ctx->flags & CUDALOAD_NO_NAMES_STORE))
+      cl_file_cache_use_store(ctx->file_cache, cl_names_store_open_default());
   }
   return ctx->file_cache;
+}
+
+void cl_file_cache_use_store(cl_file_cache *c, cl_names_store *s) {
+  if (!c) {
+    cl_names_store_free(s);
+    return;
+  }
+  cl_names_store_free(c->store);
+  c->store = s;
+}
+
+int cl_file_cache_save(cl_file_cache *c) {
+  return c ? cl_names_store_save(c->store) : 0;
 }
 
 void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out) {
@@ -109,12 +129,14 @@ void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out) {
 /* --- entries ------------------------------------------------------------- */
 
 static void stamp_key(const cl_file_stamp *s, char *out, size_t size) {
-  snprintf(out, size, "%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64, s->device,
-           s->inode, s->size, (uint64_t)s->mtime_ns);
+  snprintf(out, size,
+           "%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64 ":%" PRIx64,
+           s->device, s->inode, s->size, (uint64_t)s->mtime_ns,
+           (uint64_t)s->ctime_ns);
 }
 
 static entry *find(const cl_file_cache *c, const cl_file_stamp *s) {
-  char key[80];
+  char key[96];
   stamp_key(s, key, sizeof key);
   size_t at;
   return cl_str_index_find(&c->by_key, key, &at) ? c->entries[at] : NULL;
@@ -125,7 +147,7 @@ static entry *find_or_add(cl_file_cache *c, const cl_file_stamp *s) {
   entry *e = find(c, s);
   if (e)
     return e;
-  char key[80];
+  char key[96];
   stamp_key(s, key, sizeof key);
   if (cl_reserve((void **)&c->entries, &c->capacity, c->count + 1,
                  sizeof *c->entries))
@@ -352,14 +374,57 @@ static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
   cl_str_index_free(&e->name_index);
   if (!c->names_scratch)
     c->names_scratch = cl_names_scratch_new(); /* NULL: one per search */
-  return cl_binary_names_in(f, size, path, *(const uint64_t *)arg,
-                            c->names_scratch, keep_name, e);
+  int status = cl_binary_names_in(f, size, path, *(const uint64_t *)arg,
+                                  c->names_scratch, keep_name, e);
+  if (status == CUDALOAD_OK && c->store) {
+    cl_file_stamp stamp;
+    cl_os_file_stamp(f, &stamp);
+    cl_names_store_add(c->store, &stamp, e->names, e->name_count);
+  }
+  return status;
+}
+
+/* The names of the file path names now from the store, when the store
+ * knows its stamp and this run has not read them yet: settled in its
+ * entry as a search would have left them. A file larger than max_bytes
+ * is searched as the caller asked, whatever the store says. */
+static void names_from_store(cl_file_cache *c, const char *path,
+                             uint64_t max_bytes) {
+  cl_file_stamp stamp;
+  if (!c->store || !cl_os_path_stamp(path, &stamp) ||
+      stamp.kind != CL_KIND_REGULAR || stamp.size > max_bytes)
+    return;
+  entry *e = find(c, &stamp);
+  if (e && e->names_part.done)
+    return;
+  char *const *names;
+  size_t count;
+  if (!cl_names_store_find(c->store, &stamp, &names, &count))
+    return;
+  e = find_or_add(c, &stamp);
+  if (!e)
+    return;
+  char *kept = cl_save_error();
+  int status = CUDALOAD_OK;
+  for (size_t i = 0; status == CUDALOAD_OK && i < count; ++i)
+    status = keep_name(names[i], e);
+  cl_restore_error(kept);
+  if (status != CUDALOAD_OK) { /* out of memory: search instead */
+    for (size_t i = 0; i < e->name_count; ++i)
+      free(e->names[i]);
+    e->name_count = 0;
+    cl_str_index_free(&e->name_index);
+    return;
+  }
+  settle(&e->names_part, CUDALOAD_OK, path);
+  c->stats.store_hits++;
 }
 
 int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,
                         cl_name_visitor visit, void *opaque) {
   if (!c)
     return cl_binary_names(path, max_bytes, visit, opaque);
+  names_from_store(c, path, max_bytes);
   entry *e;
   int status = with_part(c, path, names_part, read_names, &max_bytes, &e);
   for (size_t i = 0; status == CUDALOAD_OK && i < e->name_count; ++i)

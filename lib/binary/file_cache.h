@@ -12,7 +12,9 @@
  * size, last write time), which is looked up again on every question, so
  * that a file replaced or changed since is read again. A context keeps one
  * cache (cl_file_cache_of); the cache is not thread-safe, as a context is
- * not.
+ * not. The names, which depend on a file's content alone, are kept across
+ * processes too, in the names store a context's cache is given
+ * (binary/names_store.h).
  */
 #ifndef CUDALOAD_FILE_CACHE_H
 #define CUDALOAD_FILE_CACHE_H
@@ -34,6 +36,17 @@ void cl_file_cache_free(cl_file_cache *c);
 /* The context's cache, made on first use and freed with the context; NULL
  * when out of memory (the functions below then read the file each time). */
 cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx);
+
+/* Answer names questions from s too, and keep what searches find in it
+ * (the cache owns s; NULL: none). cl_file_cache_of gives a context's
+ * cache the store the environment asks for (cl_names_store_open_default)
+ * unless the context was made with CUDALOAD_NO_NAMES_STORE; a cache made
+ * by cl_file_cache_new has none. */
+struct cl_names_store;
+void cl_file_cache_use_store(cl_file_cache *c, struct cl_names_store *s);
+/* Write what searches found since the last save to the store (freeing the
+ * cache does it too); a failure changes nothing else. 1 when written. */
+int cl_file_cache_save(cl_file_cache *c);
 
 /* The headers of the file at path (cl_binary_parse_file's answer), owned
  * by the cache and valid until it is freed. 0, or what cl_binary_parse_file
@@ -69,9 +82,10 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
                         size_t want, cl_file_head *out);
 
 /* What the cache did, for tests and benchmarks: files read for each part,
- * and questions answered from the cache. */
+ * questions answered from the cache, and files whose names came from the
+ * names store (binary/names_store.h) instead of a search. */
 typedef struct cl_file_cache_stats {
-  size_t info_reads, symbol_reads, name_reads, head_reads, hits;
+  size_t info_reads, symbol_reads, name_reads, head_reads, hits, store_hits;
 } cl_file_cache_stats;
 void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out);
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #define CL_KNOWN_FLAGS                                                         \
-  (CUDALOAD_NO_DEFAULT_ROOTS | CUDALOAD_ALLOW_WRITABLE_ROOTS)
+  (CUDALOAD_NO_DEFAULT_ROOTS | CUDALOAD_ALLOW_WRITABLE_ROOTS |                 \
+   CUDALOAD_NO_NAMES_STORE)
 
 cudaload_ctx *cudaload_create(unsigned flags) {
   cl_clear_error();

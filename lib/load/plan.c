@@ -2185,6 +2185,10 @@ int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
   if (!rc)
     rc = cl_plan_detect_conflicts(ctx);
   ps->planned = rc == CUDALOAD_OK;
+  /* The names the plan searched for are kept for the next process now: a
+   * host that plans and exits without destroying the context (Python's
+   * setup() leaves its context to the report) would otherwise keep none. */
+  cl_file_cache_save(ctx->file_cache);
   if (rc == CUDALOAD_E_NO_MEMORY)
     return cl_fail(rc, "cudaload_plan: out of memory");
   if (rc) /* never called out of memory: the helper's error, or the status */

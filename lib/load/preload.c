@@ -6,6 +6,7 @@
 #include "core/context.h"
 #include "load/plan.h"
 #include "load/plan_judge.h"
+#include "binary/file_cache.h"
 #include "load/resolve.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -324,6 +325,8 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
     return status;
   }
   cl_plan_judgement_free(&judged);
+  /* What judging searched, kept before the loads (which may not return). */
+  cl_file_cache_save(ctx->file_cache);
   cl_open_mode mode =
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
   cl_buf failures = CL_BUF_INIT;

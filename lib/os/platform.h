@@ -96,6 +96,10 @@ void cl_os_file_close(cl_file *f);
 typedef struct cl_file_stamp {
   uint64_t device, inode, size;
   int64_t mtime_ns; /* nanoseconds (Windows: 100 ns units) of an OS epoch */
+  /* POSIX: the last status change (st_ctim), which no program can set
+   * back, so that a rewrite whose mtime was put back (`touch -d`) still
+   * differs; 0 on Windows, whose handle information has no such time. */
+  int64_t ctime_ns;
   cl_file_kind kind;
 } cl_file_stamp;
 /* The stamp of an open file (as fstat saw it when it was opened). */
@@ -103,6 +107,27 @@ void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out);
 /* The stamp of what path names, following links: 1, or 0 when it names
  * nothing that can be stat'ed (no error is written). */
 int cl_os_path_stamp(const char *path, cl_file_stamp *out);
+
+/* cudaload's own per-user cache folder (binary/names_store.c), as the OS
+ * places such caches: POSIX $XDG_CACHE_HOME/cudaload (when absolute), else
+ * $HOME/.cache/cudaload; Windows %LOCALAPPDATA%\cudaload. Malloc'ed, NULL
+ * when the variables do not tell. Sets no error. */
+char *cl_os_user_cache_dir(void);
+/* Read a file of that cache whole, trusting it only when no one else could
+ * have written it: a regular file (not a link, FIFO or device; opened
+ * without following a link and without blocking), owned by this user and
+ * writable by no other (POSIX: the mode; Windows: the DACL), at most max
+ * bytes. 0 with *data malloc'ed (NUL-terminated) and *len, else a
+ * CUDALOAD_E_* status; sets no error. */
+int cl_os_private_file_read(const char *path, size_t max, char **data,
+                            size_t *len);
+/* Replace dir/name with data whole, so that a reader sees the old file or
+ * the new one and never a part: dir (and its missing parents) made private
+ * to this user (POSIX 0700), data written to a new file beside (0600) and
+ * renamed over the old one; two writers racing leave one of their files.
+ * 0, or a CUDALOAD_E_* status; sets no error. */
+int cl_os_private_file_replace(const char *dir, const char *name,
+                               const void *data, size_t len);
 
 /* Identity of a file (st_dev/st_ino; the volume serial and file index),
  * following links, so that two names of one file compare equal (the loader

@@ -164,6 +164,8 @@ static void stamp_of(const struct stat *st, cl_file_stamp *out) {
   out->size = (uint64_t)st->st_size;
   out->mtime_ns =
       (int64_t)st->st_mtim.tv_sec * 1000000000 + (int64_t)st->st_mtim.tv_nsec;
+  out->ctime_ns =
+      (int64_t)st->st_ctim.tv_sec * 1000000000 + (int64_t)st->st_ctim.tv_nsec;
   out->kind = kind_of_mode(st->st_mode);
 }
 

@@ -428,6 +428,7 @@ static void stamp_of(const BY_HANDLE_FILE_INFORMATION *info,
   out->mtime_ns =
       (int64_t)((uint64_t)info->ftLastWriteTime.dwHighDateTime << 32 |
                 info->ftLastWriteTime.dwLowDateTime);
+  out->ctime_ns = 0;
   out->kind = info->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY
                   ? CL_KIND_DIRECTORY
                   : CL_KIND_REGULAR;

@@ -3994,6 +3994,112 @@ class ScanLooks(CliTestCase):
                          "\n".join(l for l in calls if str(dist) in l))
 
 
+class NamesStore(CliTestCase):
+    """The names a library holds as text, kept across runs in the user's
+    names store (binary/names_store.h): a second run answers from it and
+    prints the same bytes; the store is what the answer comes from, not a
+    copy beside a search; CUDALOAD_CACHE_DISABLE leaves no store; a store
+    that is not one is ignored."""
+
+    def env(self, store, disable=None):
+        env = dict(os.environ)
+        env.pop("CUDALOAD_CACHE_DISABLE", None)
+        env["CUDALOAD_CACHE_PATH"] = to_cli(store)
+        if disable is not None:
+            env["CUDALOAD_CACHE_DISABLE"] = disable
+        return env
+
+    def run_env(self, args, env, rc=None):
+        """The run; rc: its exit status, when the test knows it (explain of
+        a fixture lists problems, 6, where the driver is absent)."""
+        proc = subprocess.run(CLI + list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, env=env)
+        r = Result(list(args), proc)
+        self.assertIn(r.rc, (0, 6) if rc is None else (rc,), r.describe())
+        return r
+
+    def shim(self):
+        if CLI_IS_WINDOWS:
+            return self.fixture("windows", "cudnn8", "cudnn_ops_infer64_8.dll")
+        return self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib",
+                            "libcudnn.so.9")
+
+    def test_a_second_run_prints_the_same_from_the_store(self):
+        store = self.tmpdir() / "store"
+        args = ["explain", "--no-defaults", to_cli(self.shim())]
+        first = self.run_env(args, self.env(store))
+        kept = store / "names-v1"
+        self.assertTrue(kept.is_file(), "no store written\n" + first.describe())
+        text = kept.read_text()
+        self.assertTrue(text.startswith("cudaload-names 1\n"), text)
+        second = self.run_env(args, self.env(store))
+        self.assertEqual(second.rc, first.rc)
+        self.assertEqual(second.stdout, first.stdout)
+        self.assertEqual(second.stderr, first.stderr)
+        if not CLI_IS_WINDOWS:
+            self.assertIn("libcudnn_adv.so", text)
+            self.assertIn("lazy   libcudnn_adv.so.9", first.stdout, first.describe())
+            # The answer comes from the store: the shim's line without one
+            # name, and the run no longer sees that the shim opens it.
+            st = os.stat(str(self.shim()))
+            key = "%x %x %x " % (st.st_dev, st.st_ino, st.st_size)
+            lines = text.splitlines(True)
+            mine = [i for i, line in enumerate(lines) if line.startswith(key)]
+            self.assertEqual(len(mine), 1, text)
+            words = lines[mine[0]].split()
+            kept_names = [w for w in words[6:] if w != "libcudnn_adv.so"]
+            lines[mine[0]] = " ".join(words[:5] + [str(len(kept_names))] + kept_names) + "\n"
+            kept.write_text("".join(lines))
+            third = self.run_env(args, self.env(store))
+            self.assertNotIn("lazy   libcudnn_adv.so.9", third.stdout, third.describe())
+            # Switched off, the file is searched again.
+            fourth = self.run_env(args, self.env(store, disable="1"))
+            self.assertEqual(fourth.stdout, first.stdout)
+
+    def test_the_doctor_prints_the_same_from_the_store(self):
+        store = self.tmpdir() / "store"
+        site = self.fixture("wheels-cu13", "site-packages")
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel tree: checked against a Linux build")
+        args = ["doctor", "--no-defaults", "--environment", to_cli(site),
+                "--require", "cudnn=9,cublas=13"]
+        proc = subprocess.run(CLI + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, env=self.env(store))
+        first = Result(args, proc)
+        self.assertTrue((store / "names-v1").is_file(), first.describe())
+        proc = subprocess.run(CLI + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, env=self.env(store))
+        second = Result(args, proc)
+        self.assertEqual(second.rc, first.rc, second.describe())
+        self.assertEqual(second.stdout, first.stdout)
+
+    def test_switched_off_no_store_is_written(self):
+        store = self.tmpdir() / "store"
+        for value in ("1", "yes"):
+            self.run_env(["explain", "--no-defaults", to_cli(self.shim())],
+                         self.env(store, disable=value))
+            self.assertFalse(store.exists(), "a store was written with CUDALOAD_CACHE_DISABLE=" +
+                             value)
+
+    def test_a_store_that_is_not_one_is_ignored(self):
+        args = ["explain", "--no-defaults", to_cli(self.shim())]
+        clean = self.run_env(args, self.env(self.tmpdir() / "clean", disable="1"))
+        for content in (b"", b"cudaload-names 1\nnonsense\n", b"\x7fELF\0\0\0" * 1000,
+                        b"cudaload-names 1\n" + b"0 " * 100000):
+            store = self.tmpdir()
+            (store / "names-v1").write_bytes(content)
+            if not CLI_IS_WINDOWS:
+                os.chmod(str(store), 0o700)
+                os.chmod(str(store / "names-v1"), 0o600)
+            r = self.run_env(args, self.env(store))
+            self.assertEqual(r.stdout, clean.stdout)
+        # A store where a folder is expected: the run is the same, no store.
+        blocker = self.tmpdir() / "file"
+        blocker.write_bytes(b"")
+        r = self.run_env(args, self.env(blocker))
+        self.assertEqual(r.stdout, clean.stdout)
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -418,3 +418,29 @@ def test_doctor_and_context_read_an_error_message(run, fixtures):
     assert out["doctor"][0]["requirement"] == "cudnn=8"
     assert any("cudnn_ops_infer64_8.dll, which is here" in p["problem"] for p in out["problems"])
     assert "no form cudaload knows" in out["refused"] and "Could not locate" in out["refused"]
+
+
+def test_setup_keeps_the_names_for_the_next_process(run, fixtures, tmp_path):
+    """A setup() process leaves what its plan searched for in the names
+    store, though it exits without destroying its context (the report holds
+    it), and the next process plans the same from the store."""
+    store = tmp_path / "store"
+    code = """
+        import json, os, cudaload
+        report = cudaload.setup(require=["cudnn=9"], roots=[%r], defaults=False)
+        print(json.dumps({"ok": report.ok,
+                          "plan": [[e.name, e.state, e.path] for e in report.plan]}))
+        os._exit(0)
+        """ % fx(fixtures, "preload", "cudnn9")
+    env = {"CUDALOAD_CACHE_PATH": str(store), "CUDALOAD_CACHE_DISABLE": "0"}
+    first = last_json(run(code, extra_env=env))
+    assert first["ok"]
+    text = (store / "names-v1").read_text()
+    assert text.startswith("cudaload-names 1\n")
+    assert "libcudnn_graph.so.9" in text
+    second = last_json(run(code, extra_env=env))
+    assert second == first
+    # Switched off, nothing is written.
+    off = tmp_path / "off"
+    run(code, extra_env={"CUDALOAD_CACHE_PATH": str(off), "CUDALOAD_CACHE_DISABLE": "1"})
+    assert not off.exists()

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * names_store.c - the names search's answers kept across processes
+ * (names_store.h). The file is text, one line per library file:
+ *
+ *   cudaload-names 1
+ *   DEVICE INODE SIZE MTIME CTIME COUNT NAME...
+ *
+ * the five stamp fields in lowercase hex (1 to 16 digits; the times as the
+ * 64-bit pattern of the signed value), COUNT in decimal, each name after
+ * one space, in the characters a search accepts. Text keeps the file
+ * readable when someone asks what cudaload remembered; the parser is
+ * strict, so one byte out of place makes the whole file untrusted rather
+ * than half read. Lines are oldest first: a save appends what it added
+ * and drops the oldest beyond the bounds.
+ */
+#include "binary/names_store.h"
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/strutil.h"
+#include "cudaload.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER "cudaload-names 1\n"
+/* The longest name a search returns (binary_names.c's MAX_NAME). */
+#define MAX_NAME_LEN 128u
+
+typedef struct stored {
+  uint64_t key[5]; /* device, inode, size, mtime, ctime */
+  char **names;
+  size_t count;
+  int added; /* since the last save */
+} stored;
+
+struct cl_names_store {
+  char *dir;
+  int loaded;
+  stored *entries;
+  size_t count, capacity;
+};
+
+static void key_of(const cl_file_stamp *s, uint64_t key[5]) {
+  key[0] = s->device;
+  key[1] = s->inode;
+  key[2] = s->size;
+  key[3] = (uint64_t)s->mtime_ns;
+  key[4] = (uint64_t)s->ctime_ns;
+}
+
+static void stored_free(stored *e) {
+  for (size_t i = 0; i < e->count; ++i)
+    free(e->names[i]);
+  free(e->names);
+  memset(e, 0, sizeof *e);
+}
+
+static void clear(cl_names_store *s) {
+  for (size_t i = 0; i < s->count; ++i)
+    stored_free(&s->entries[i]);
+  free(s->entries);
+  s->entries = NULL;
+  s->count = s->capacity = 0;
+}
+
+cl_names_store *cl_names_store_open(const char *dir) {
+  cl_names_store *s = calloc(1, sizeof *s);
+  if (s && dir && !(s->dir = cl_strdup(dir))) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+/* CUDA_CACHE_DISABLE's rule: set to anything but empty or 0. */
+static int switched_off(void) {
+  char *v = cl_os_getenv("CUDALOAD_CACHE_DISABLE");
+  int off = v && v[0] && strcmp(v, "0") != 0;
+  free(v);
+  return off;
+}
+
+cl_names_store *cl_names_store_open_default(void) {
+  if (switched_off())
+    return NULL;
+  char *dir = cl_os_getenv("CUDALOAD_CACHE_PATH");
+  if (dir && !dir[0]) {
+    free(dir);
+    dir = NULL;
+  }
+  /* A relative folder would follow the current folder from run to run. */
+  if (dir && !cl_os_path_is_absolute(dir)) {
+    free(dir);
+    return NULL;
+  }
+  if (!dir)
+    dir = cl_os_user_cache_dir();
+  cl_names_store *s = dir ? cl_names_store_open(dir) : NULL;
+  free(dir);
+  return s;
+}
+
+void cl_names_store_free(cl_names_store *s) {
+  if (!s)
+    return;
+  clear(s);
+  free(s->dir);
+  free(s);
+}
+
+/* --- the text ------------------------------------------------------------- */
+
+static int name_char(char c) {
+  return cl_ascii_is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '+';
+}
+
+static int good_name(const char *name, size_t len) {
+  if (len == 0 || len > MAX_NAME_LEN)
+    return 0;
+  for (size_t i = 0; i < len; ++i)
+    if (!name_char(name[i]))
+      return 0;
+  return 1;
+}
+
+static int hex_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+/* A number at *p in hex (1 to 16 digits) followed by a space. */
+static int read_hex(const char **p, const char *end, uint64_t *out) {
+  uint64_t v = 0;
+  size_t digits = 0;
+  int d;
+  while (*p < end && (d = hex_value(**p)) >= 0) {
+    if (++digits > 16)
+      return -1;
+    v = v << 4 | (uint64_t)d;
+    ++*p;
+  }
+  if (!digits || *p >= end || **p != ' ')
+    return -1;
+  ++*p;
+  *out = v;
+  return 0;
+}
+
+static int read_count(const char **p, const char *end, size_t *out) {
+  size_t v = 0, digits = 0;
+  while (*p < end && **p >= '0' && **p <= '9') {
+    if (++digits > 5)
+      return -1;
+    v = v * 10 + (size_t)(**p - '0');
+    ++*p;
+  }
+  if (!digits || v > CL_NAMES_STORE_MAX_NAMES)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int push(cl_names_store *s, stored *e) {
+  if (cl_reserve((void **)&s->entries, &s->capacity, s->count + 1,
+                 sizeof *s->entries))
+    return -1;
+  s->entries[s->count++] = *e;
+  return 0;
+}
+
+/* One line from *p (which it passes) into e. */
+static int read_line(const char **p, const char *end, stored *e) {
+  memset(e, 0, sizeof *e);
+  for (int k = 0; k < 5; ++k)
+    if (read_hex(p, end, &e->key[k]))
+      return -1;
+  size_t count;
+  if (read_count(p, end, &count))
+    return -1;
+  if (count && !(e->names = calloc(count, sizeof *e->names)))
+    return -1;
+  for (size_t i = 0; i < count; ++i) {
+    if (*p >= end || **p != ' ')
+      return -1;
+    const char *start = ++*p;
+    while (*p < end && name_char(**p))
+      ++*p;
+    size_t len = (size_t)(*p - start);
+    if (!good_name(start, len) || !(e->names[i] = cl_strndup(start, len)))
+      return -1;
+    e->count = i + 1;
+  }
+  if (*p >= end || **p != '\n')
+    return -1;
+  ++*p;
+  return 0;
+}
+
+int cl_names_store_parse(cl_names_store *s, const char *text, size_t len) {
+  clear(s);
+  size_t hlen = sizeof HEADER - 1;
+  if (!text || len < hlen || len > CL_NAMES_STORE_MAX_BYTES ||
+      memcmp(text, HEADER, hlen) != 0)
+    return -1;
+  const char *p = text + hlen, *end = text + len;
+  while (p < end) {
+    stored e;
+    memset(&e, 0, sizeof e);
+    if (s->count >= CL_NAMES_STORE_MAX_ENTRIES || read_line(&p, end, &e) ||
+        push(s, &e)) {
+      stored_free(&e);
+      clear(s);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The file as it is now, into s; an unreadable, untrusted or malformed
+ * file leaves s empty. */
+static void read_store(cl_names_store *s) {
+  clear(s);
+  if (!s->dir)
+    return;
+  char *path = cl_path_join(s->dir, CL_NAMES_STORE_FILE);
+  char *text = NULL;
+  size_t len = 0;
+  if (path && cl_os_private_file_read(path, CL_NAMES_STORE_MAX_BYTES, &text,
+                                      &len) == CUDALOAD_OK)
+    (void)cl_names_store_parse(s, text, len);
+  free(text);
+  free(path);
+}
+
+static void ensure_loaded(cl_names_store *s) {
+  if (s->loaded)
+    return;
+  s->loaded = 1;
+  char *kept = cl_save_error();
+  read_store(s);
+  cl_restore_error(kept);
+}
+
+/* --- questions ------------------------------------------------------------ */
+
+static stored *lookup(cl_names_store *s, const uint64_t key[5]) {
+  for (size_t i = s->count; i-- > 0;)
+    if (memcmp(s->entries[i].key, key, sizeof s->entries[i].key) == 0)
+      return &s->entries[i];
+  return NULL;
+}
+
+int cl_names_store_find(cl_names_store *s, const cl_file_stamp *stamp,
+                        char *const **names, size_t *count) {
+  if (!s)
+    return 0;
+  ensure_loaded(s);
+  uint64_t key[5];
+  key_of(stamp, key);
+  stored *e = lookup(s, key);
+  if (!e)
+    return 0;
+  *names = e->names;
+  *count = e->count;
+  return 1;
+}
+
+void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
+                        char *const *names, size_t count) {
+  if (!s || count > CL_NAMES_STORE_MAX_NAMES)
+    return;
+  for (size_t i = 0; i < count; ++i)
+    if (!good_name(names[i], strlen(names[i])))
+      return;
+  ensure_loaded(s);
+  stored e;
+  memset(&e, 0, sizeof e);
+  key_of(stamp, e.key);
+  if (lookup(s, e.key))
+    return;
+  e.added = 1;
+  if (count && !(e.names = calloc(count, sizeof *e.names)))
+    return;
+  for (size_t i = 0; i < count; ++i) {
+    if (!(e.names[i] = cl_strdup(names[i]))) {
+      stored_free(&e);
+      return;
+    }
+    e.count = i + 1;
+  }
+  if (push(s, &e))
+    stored_free(&e);
+}
+
+/* --- writing -------------------------------------------------------------- */
+
+static void put_line(cl_buf *b, const stored *e) {
+  cl_buf_printf(b, "%llx %llx %llx %llx %llx %u", (unsigned long long)e->key[0],
+                (unsigned long long)e->key[1], (unsigned long long)e->key[2],
+                (unsigned long long)e->key[3], (unsigned long long)e->key[4],
+                (unsigned)e->count);
+  for (size_t i = 0; i < e->count; ++i) {
+    cl_buf_puts(b, " ");
+    cl_buf_puts(b, e->names[i]);
+  }
+  cl_buf_puts(b, "\n");
+}
+
+/* An entry of the file on disk that what this run added makes stale: the
+ * same key, or the same file (device and inode) since changed. */
+static int replaced(const cl_names_store *s, const stored *old) {
+  for (size_t i = 0; i < s->count; ++i)
+    if (s->entries[i].added && s->entries[i].key[0] == old->key[0] &&
+        s->entries[i].key[1] == old->key[1])
+      return 1;
+  return 0;
+}
+
+int cl_names_store_save(cl_names_store *s) {
+  if (!s || !s->dir)
+    return 0;
+  size_t added = 0;
+  for (size_t i = 0; i < s->count; ++i)
+    added += s->entries[i].added != 0;
+  if (!added)
+    return 0;
+  char *kept = cl_save_error();
+  /* What other processes wrote since this one read the file is kept. */
+  cl_names_store *now = cl_names_store_open(s->dir);
+  const stored **order = NULL;
+  size_t n = 0, cap = 0;
+  int written = 0;
+  if (now) {
+    now->loaded = 1;
+    read_store(now);
+    if (!cl_reserve((void **)&order, &cap, now->count + added + 1,
+                    sizeof *order)) {
+      for (size_t i = 0; i < now->count; ++i)
+        if (!replaced(s, &now->entries[i]))
+          order[n++] = &now->entries[i];
+      for (size_t i = 0; i < s->count; ++i)
+        if (s->entries[i].added)
+          order[n++] = &s->entries[i];
+    } else {
+      n = 0;
+    }
+  }
+  /* The newest lines that fit the bounds. */
+  cl_buf lines = CL_BUF_INIT;
+  size_t first = n, bytes = sizeof HEADER - 1;
+  while (first > 0 && n - first < CL_NAMES_STORE_MAX_ENTRIES) {
+    cl_buf one = CL_BUF_INIT;
+    put_line(&one, order[first - 1]);
+    size_t len = one.len;
+    cl_buf_free(&one);
+    if (bytes + len > CL_NAMES_STORE_MAX_BYTES)
+      break;
+    bytes += len;
+    --first;
+  }
+  if (order && n) {
+    cl_buf_puts(&lines, HEADER);
+    for (size_t i = first; i < n; ++i)
+      put_line(&lines, order[i]);
+    if (!lines.failed &&
+        cl_os_private_file_replace(s->dir, CL_NAMES_STORE_FILE, lines.data,
+                                   lines.len) == CUDALOAD_OK)
+      written = 1;
+  }
+  cl_buf_free(&lines);
+  free(order);
+  cl_names_store_free(now);
+  for (size_t i = 0; i < s->count; ++i)
+    s->entries[i].added = 0;
+  cl_restore_error(kept);
+  return written;
+}

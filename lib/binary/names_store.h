@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * names_store.h - the library names each file holds as text, kept across
+ * processes (names_store.c), as ld.so.cache keeps the loader's search and
+ * CUDA's ComputeCache its compiled kernels. The names a file holds depend
+ * on its content alone, and searching for them read 89 MiB for one
+ * setup() of torch's needs: the answer is kept in one small file per user,
+ * keyed by the file's stamp (device, inode, size, last write and, on
+ * POSIX, last status change), so that a later process asks the file
+ * system for the stamp and reads nothing of the file.
+ *
+ * Where: $CUDALOAD_CACHE_PATH, else the OS's per-user cache folder
+ * (cl_os_user_cache_dir); CUDALOAD_CACHE_DISABLE=1 switches it off. The
+ * file is read once, on the first question, and trusted only when it is
+ * this user's alone and well formed throughout; anything else is ignored
+ * (the names are then searched for, as without a store). What a run found
+ * is written back by cl_names_store_save, merged with the file as it is by
+ * then. Nothing here writes the last error: the store only spares work.
+ */
+#ifndef CUDALOAD_NAMES_STORE_H
+#define CUDALOAD_NAMES_STORE_H
+
+#include "os/platform.h"
+
+#include <stddef.h>
+
+/* The file's name in the folder; a new format gets a new name, so that
+ * versions that differ never read each other's. */
+#define CL_NAMES_STORE_FILE "names-v1"
+/* What is read and written at most: a larger file is ignored, and the
+ * oldest entries are left out of what is written. */
+#define CL_NAMES_STORE_MAX_BYTES ((size_t)4 << 20)
+#define CL_NAMES_STORE_MAX_ENTRIES 8192u
+#define CL_NAMES_STORE_MAX_NAMES 4096u
+
+typedef struct cl_names_store cl_names_store;
+
+/* The store the environment asks for (see above), NULL when switched off,
+ * when no folder is known, or when out of memory. Reads nothing yet. */
+cl_names_store *cl_names_store_open_default(void);
+/* A store kept in dir (NULL when out of memory). Reads nothing yet. */
+cl_names_store *cl_names_store_open(const char *dir);
+void cl_names_store_free(cl_names_store *s);
+
+/* The names kept for the file of `stamp`, in the order the search met
+ * them: 1 with *names (owned by the store, valid until it is freed) and
+ * *count, or 0 when the store does not know the file. */
+int cl_names_store_find(cl_names_store *s, const cl_file_stamp *stamp,
+                        char *const **names, size_t *count);
+/* Keep a search's answer for the file of `stamp` (names each once, in
+ * order), to be written by the next cl_names_store_save. Names that no
+ * search could have found are not kept. */
+void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
+                        char *const *names, size_t count);
+/* Write what was added since the last save, merged with the file as it is
+ * now; nothing when nothing was added. 1 when the file was written. */
+int cl_names_store_save(cl_names_store *s);
+
+/* Parse a store's text into s (the fuzz target's entry): 0 when it is well
+ * formed throughout, else -1 and s keeps nothing of it. */
+int cl_names_store_parse(cl_names_store *s, const char *text, size_t len);
+
+#endif

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * user_cache_posix.c - the per-user cache folder and its private files
+ * (os/platform.h) on POSIX: where the folder is, a read that trusts only
+ * what this user alone could have written, and a whole-file replace by
+ * rename, which readers and racing writers see as one step.
+ */
+#include "cudaload.h"
+#include "os/platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *joined(const char *a, const char *b) {
+  size_t alen = strlen(a), blen = strlen(b);
+  char *out = malloc(alen + blen + 2);
+  if (!out)
+    return NULL;
+  memcpy(out, a, alen);
+  out[alen] = '/';
+  memcpy(out + alen + 1, b, blen + 1);
+  return out;
+}
+
+char *cl_os_user_cache_dir(void) {
+  /* The XDG base directory rules ignore a relative XDG_CACHE_HOME. */
+  char *base = cl_os_getenv("XDG_CACHE_HOME");
+  if (base && base[0] == '/') {
+    char *dir = joined(base, "cudaload");
+    free(base);
+    return dir;
+  }
+  free(base);
+  char *home = cl_os_getenv("HOME");
+  char *dir = home && home[0] == '/' ? joined(home, ".cache/cudaload") : NULL;
+  free(home);
+  return dir;
+}
+
+int cl_os_private_file_read(const char *path, size_t max, char **data,
+                            size_t *len) {
+  *data = NULL;
+  *len = 0;
+  /* O_NOFOLLOW: a link planted in the folder is not followed to a file
+   * someone else wrote; O_NONBLOCK: a FIFO does not wait for a writer. */
+  int fd =
+      open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? CUDALOAD_E_NOT_FOUND : CUDALOAD_E_IO;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) || (uint64_t)st.st_size > max) {
+    close(fd);
+    return CUDALOAD_E_MALFORMED;
+  }
+  size_t size = (size_t)st.st_size;
+  char *buf = malloc(size + 1);
+  if (!buf) {
+    close(fd);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(fd, buf + got, size - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break; /* an error, or a file cut short under us */
+    got += (size_t)n;
+  }
+  close(fd);
+  if (got != size) {
+    free(buf);
+    return CUDALOAD_E_IO;
+  }
+  buf[size] = '\0';
+  *data = buf;
+  *len = size;
+  return CUDALOAD_OK;
+}
+
+/* dir and its missing parents, each new one 0700 (the XDG rules' mode). */
+static int make_private_dir(const char *dir) {
+  if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+    return CUDALOAD_OK;
+  if (errno != ENOENT)
+    return CUDALOAD_E_IO;
+  size_t n = strlen(dir);
+  char *parent = malloc(n + 1);
+  if (!parent)
+    return CUDALOAD_E_NO_MEMORY;
+  memcpy(parent, dir, n + 1);
+  char *cut = strrchr(parent, '/');
+  int status = CUDALOAD_E_IO;
+  if (cut && cut != parent) {
+    *cut = '\0';
+    status = make_private_dir(parent);
+  }
+  free(parent);
+  if (status)
+    return status;
+  return mkdir(dir, 0700) == 0 || errno == EEXIST ? CUDALOAD_OK : CUDALOAD_E_IO;
+}
+
+int cl_os_private_file_replace(const char *dir, const char *name,
+                               const void *data, size_t len) {
+  int status = make_private_dir(dir);
+  if (status)
+    return status;
+  struct stat st;
+  /* A folder of someone else's, or one others may write in, could have
+   * the file swapped after we write it: nothing is written there. */
+  if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)))
+    return CUDALOAD_E_IO;
+  char *target = joined(dir, name);
+  size_t tlen = target ? strlen(target) + 40 : 0;
+  char *temp = target ? malloc(tlen) : NULL;
+  if (!temp) {
+    free(target);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  /* The thread's own name for its temporary file, made anew (O_EXCL): a
+   * racing writer has another (its process, or its thread's counter, whose
+   * address differs), and a leftover of a crash is not reused. */
+  static CL_THREAD_LOCAL unsigned serial;
+  snprintf(temp, tlen, "%s.%ld.%lx.%u.tmp", target, (long)getpid(),
+           (unsigned long)(uintptr_t)&serial, serial++);
+  int fd =
+      open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  status = fd < 0 ? CUDALOAD_E_IO : CUDALOAD_OK;
+  const char *p = data;
+  size_t left = len;
+  while (status == CUDALOAD_OK && left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      status = CUDALOAD_E_IO;
+      break;
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  if (fd >= 0 && close(fd) != 0)
+    status = CUDALOAD_E_IO;
+  if (status == CUDALOAD_OK && rename(temp, target) != 0)
+    status = CUDALOAD_E_IO;
+  if (status != CUDALOAD_OK && fd >= 0)
+    unlink(temp);
+  free(temp);
+  free(target);
+  return status;
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * user_cache_win32.c - the per-user cache folder and its private files
+ * (os/platform.h) on Windows: %LOCALAPPDATA%\cudaload, a read that trusts
+ * only a plain file no other user may write (its DACL), and a whole-file
+ * replace by MoveFileExW, which readers and racing writers see as one step.
+ */
+#ifndef _WIN32_WINNT
+#define _WIN32_WINNT 0x0601
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+
+#include "cudaload.h"
+#include "common/error.h"
+#include "os/platform.h"
+#include "win32/wide.h"
+
+#include <windows.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cl_os_user_cache_dir(void) {
+  char *base = cl_os_getenv("LOCALAPPDATA");
+  if (!base || !base[0] || !cl_os_path_is_absolute(base)) {
+    free(base);
+    return NULL;
+  }
+  size_t n = strlen(base);
+  char *dir = malloc(n + sizeof "\\cudaload");
+  if (dir) {
+    memcpy(dir, base, n);
+    memcpy(dir + n, "\\cudaload", sizeof "\\cudaload");
+  }
+  free(base);
+  return dir;
+}
+
+/* No "insert a disk" dialog for this thread (not the process's mode). */
+static DWORD quiet_begin(void) {
+  DWORD old_mode = 0;
+  if (!SetThreadErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX,
+                          &old_mode))
+    old_mode = GetThreadErrorMode();
+  return old_mode;
+}
+
+static wchar_t *wide_of(const char *path) {
+  int status;
+  return cl_os_utf8_to_wide(path, &status);
+}
+
+int cl_os_private_file_read(const char *path, size_t max, char **data,
+                            size_t *len) {
+  *data = NULL;
+  *len = 0;
+  wchar_t *wide = wide_of(path);
+  if (!wide)
+    return CUDALOAD_E_NOT_FOUND;
+  DWORD old_mode = quiet_begin();
+  /* FILE_FLAG_OPEN_REPARSE_POINT: a link is opened as itself, and refused
+   * below, rather than followed to a file someone else wrote. */
+  HANDLE h =
+      CreateFileW(wide, GENERIC_READ,
+                  FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                  OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+  DWORD err = GetLastError();
+  SetThreadErrorMode(old_mode, NULL);
+  free(wide);
+  if (h == INVALID_HANDLE_VALUE)
+    return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND
+               ? CUDALOAD_E_NOT_FOUND
+               : CUDALOAD_E_IO;
+  BY_HANDLE_FILE_INFORMATION info;
+  int ok = GetFileType(h) == FILE_TYPE_DISK &&
+           GetFileInformationByHandle(h, &info) &&
+           !(info.dwFileAttributes &
+             (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) &&
+           info.nFileSizeHigh == 0 && info.nFileSizeLow <= max;
+  char *why = NULL;
+  char *kept = cl_save_error();
+  if (ok && cl_os_writable_by_others(path, CL_TRUST_LIBRARY_FILE, &why))
+    ok = 0;
+  cl_restore_error(kept);
+  free(why);
+  if (!ok) {
+    CloseHandle(h);
+    return CUDALOAD_E_MALFORMED;
+  }
+  size_t size = info.nFileSizeLow;
+  char *buf = malloc(size + 1);
+  if (!buf) {
+    CloseHandle(h);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  size_t got = 0;
+  while (got < size) {
+    DWORD n = 0;
+    if (!ReadFile(h, buf + got, (DWORD)(size - got), &n, NULL) || n == 0)
+      break;
+    got += n;
+  }
+  CloseHandle(h);
+  if (got != size) {
+    free(buf);
+    return CUDALOAD_E_IO;
+  }
+  buf[size] = '\0';
+  *data = buf;
+  *len = size;
+  return CUDALOAD_OK;
+}
+
+/* dir and its missing parents; under %LOCALAPPDATA% they inherit its
+ * DACL, which is this user's alone. */
+static int make_dir(wchar_t *dir) {
+  if (CreateDirectoryW(dir, NULL) || GetLastError() == ERROR_ALREADY_EXISTS)
+    return CUDALOAD_OK;
+  if (GetLastError() != ERROR_PATH_NOT_FOUND)
+    return CUDALOAD_E_IO;
+  wchar_t *cut = wcsrchr(dir, L'\\');
+  wchar_t *slash = wcsrchr(dir, L'/');
+  if (slash && (!cut || slash > cut))
+    cut = slash;
+  if (!cut || cut == dir || cut[-1] == L':')
+    return CUDALOAD_E_IO;
+  wchar_t was = *cut;
+  *cut = L'\0';
+  int status = make_dir(dir);
+  *cut = was;
+  if (status)
+    return status;
+  return CreateDirectoryW(dir, NULL) || GetLastError() == ERROR_ALREADY_EXISTS
+             ? CUDALOAD_OK
+             : CUDALOAD_E_IO;
+}
+
+int cl_os_private_file_replace(const char *dir, const char *name,
+                               const void *data, size_t len) {
+  if (len > 0xffffffffu)
+    return CUDALOAD_E_INVALID_ARGUMENT;
+  size_t dlen = strlen(dir), nlen = strlen(name);
+  char *target = malloc(dlen + nlen + 2);
+  char *temp = malloc(dlen + nlen + 64);
+  wchar_t *wdir = wide_of(dir);
+  int status = target && temp && wdir ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  wchar_t *wtarget = NULL, *wtemp = NULL;
+  if (status == CUDALOAD_OK) {
+    memcpy(target, dir, dlen);
+    target[dlen] = '\\';
+    memcpy(target + dlen + 1, name, nlen + 1);
+    /* The thread's own name for its temporary file, made anew
+     * (CREATE_NEW): a racing writer has another. */
+    static CL_THREAD_LOCAL unsigned serial;
+    snprintf(temp, dlen + nlen + 64, "%s.%lu.%lu.%u.tmp", target,
+             (unsigned long)GetCurrentProcessId(),
+             (unsigned long)GetCurrentThreadId(), serial++);
+    wtarget = wide_of(target);
+    wtemp = wide_of(temp);
+    if (!wtarget || !wtemp)
+      status = CUDALOAD_E_NO_MEMORY;
+  }
+  DWORD old_mode = quiet_begin();
+  if (status == CUDALOAD_OK)
+    status = make_dir(wdir);
+  HANDLE h = INVALID_HANDLE_VALUE;
+  if (status == CUDALOAD_OK) {
+    h = CreateFileW(wtemp, GENERIC_WRITE, 0, NULL, CREATE_NEW,
+                    FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+      status = CUDALOAD_E_IO;
+  }
+  if (status == CUDALOAD_OK) {
+    DWORD wrote = 0;
+    if (!WriteFile(h, data, (DWORD)len, &wrote, NULL) || wrote != len)
+      status = CUDALOAD_E_IO;
+  }
+  if (h != INVALID_HANDLE_VALUE)
+    CloseHandle(h);
+  if (status == CUDALOAD_OK &&
+      !MoveFileExW(wtemp, wtarget, MOVEFILE_REPLACE_EXISTING))
+    status = CUDALOAD_E_IO;
+  if (status != CUDALOAD_OK && h != INVALID_HANDLE_VALUE)
+    DeleteFileW(wtemp);
+  SetThreadErrorMode(old_mode, NULL);
+  free(wtemp);
+  free(wtarget);
+  free(wdir);
+  free(temp);
+  free(target);
+  return status;
+}

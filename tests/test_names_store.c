@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_names_store.c - the names a file holds, kept across processes
+ * (binary/names_store.c): a later cache answers from the store without
+ * searching the file and gives the same names in the same order; a file
+ * rewritten since is searched again; the environment switches the store
+ * off or moves it; a store that is malformed, too large, a link, a FIFO,
+ * writable by others or not a file is ignored whole, never half trusted;
+ * writers racing leave a whole store; the oldest entries give way to the
+ * bound.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+#include <time.h>
+#include <utime.h>
+#ifdef _WIN32
+#include <direct.h>
+#endif
+
+#include "binary/file_cache.h"
+#include "binary/names_store.h"
+#include "cudaload.h"
+
+static char scratch[512];
+
+static const char *fixture(const char *relative) {
+  static char path[1024];
+  snprintf(path, sizeof path, "%s/%s", CUDALOAD_FIXTURES_DIR, relative);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    printf("SKIP: fixture %s was not built\n", path);
+    skip();
+  }
+  fclose(f);
+  return path;
+}
+
+#define SHIM "wheels-cu13/site-packages/nvidia/cudnn/lib/libcudnn.so.9"
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  unsigned char *data = NULL;
+  size_t n = 0, cap = 0, got;
+  do {
+    if (n + 65536 > cap) {
+      cap = (n + 65536) * 2;
+      data = realloc(data, cap);
+      assert_non_null(data);
+    }
+    got = fread(data + n, 1, 65536, f);
+    n += got;
+  } while (got > 0);
+  fclose(f);
+  *len = n;
+  return data;
+}
+
+static void spill(const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(data, 1, len, f), len);
+  assert_int_equal(fclose(f), 0);
+}
+
+static void put_text(const char *path, const char *text) {
+  remove(path);
+  spill(path, text, strlen(text));
+#ifndef _WIN32
+  assert_int_equal(chmod(path, 0600), 0);
+#endif
+}
+
+typedef struct names {
+  char list[32][160];
+  size_t count;
+} names;
+
+static int collect(const char *name, void *opaque) {
+  names *n = opaque;
+  if (n->count < 32)
+    snprintf(n->list[n->count++], sizeof n->list[0], "%s", name);
+  return 0;
+}
+
+static int has(const names *n, const char *name) {
+  for (size_t i = 0; i < n->count; ++i)
+    if (strcmp(n->list[i], name) == 0)
+      return 1;
+  return 0;
+}
+
+/* The names of path through a new cache with a store in dir, and what the
+ * cache did; the cache is freed (which saves the store). */
+static void names_with_store(const char *dir, const char *path, names *out,
+                             cl_file_cache_stats *stats) {
+  memset(out, 0, sizeof *out);
+  cl_file_cache *c = cl_file_cache_new();
+  assert_non_null(c);
+  cl_file_cache_use_store(c, cl_names_store_open(dir));
+  assert_int_equal(cl_file_cache_names(c, path, 1u << 30, collect, out),
+                   CUDALOAD_OK);
+  cl_file_cache_get_stats(c, stats);
+  cl_file_cache_free(c);
+}
+
+static void make_dir(const char *name, char *out, size_t size) {
+#ifdef _WIN32
+  /* The fixtures' folder is the build host's path; under Wine a path from
+   * the root is on drive Z:, and the store takes only absolute paths. */
+  snprintf(out, size, "%s%s/%s", scratch[0] == '/' ? "Z:" : "", scratch, name);
+#else
+  snprintf(out, size, "%s/%s", scratch, name);
+#endif
+#ifdef _WIN32
+  assert_true(_mkdir(out) == 0);
+#else
+  assert_true(mkdir(out, 0700) == 0);
+#endif
+}
+
+static void store_file(const char *dir, char *out, size_t size) {
+  snprintf(out, size, "%s/%s", dir, CL_NAMES_STORE_FILE);
+}
+
+static void a_second_run_answers_from_the_store(void **state) {
+  (void)state;
+  const char *shim = fixture(SHIM);
+  char dir[600], file[700];
+  make_dir("second-run", dir, sizeof dir);
+  names first, second;
+  cl_file_cache_stats stats;
+  names_with_store(dir, shim, &first, &stats);
+  assert_int_equal(stats.name_reads, 1);
+  assert_int_equal(stats.store_hits, 0);
+  assert_true(has(&first, "libcudnn_ops.so"));
+  store_file(dir, file, sizeof file);
+  FILE *f = fopen(file, "rb");
+  assert_non_null(f); /* written when the cache was freed */
+  fclose(f);
+  names_with_store(dir, shim, &second, &stats);
+  assert_int_equal(stats.name_reads, 0);
+  assert_int_equal(stats.store_hits, 1);
+  assert_int_equal(second.count, first.count);
+  for (size_t i = 0; i < first.count; ++i) /* the same names, in order */
+    assert_string_equal(second.list[i], first.list[i]);
+}
+
+/* Replace the first `from` in data with a name of its length. */
+static void rename_inside(unsigned char *data, size_t len, const char *from,
+                          const char *to) {
+  size_t n = strlen(from);
+  assert_int_equal(strlen(to), n);
+  for (size_t i = 0; i + n <= len; ++i)
+    if (memcmp(data + i, from, n) == 0) {
+      memcpy(data + i, to, n);
+      return;
+    }
+  fail_msg("the shim holds no %s", from);
+}
+
+static void set_mtime(const char *path, long long when) {
+  struct utimbuf t;
+  t.actime = (time_t)when;
+  t.modtime = (time_t)when;
+  assert_int_equal(utime(path, &t), 0);
+}
+
+/* Same size, other content, another last write time: searched again, and
+ * the new names are the ones answered. */
+static void a_rewritten_file_is_searched_again(void **state) {
+  (void)state;
+  size_t len;
+  unsigned char *data = slurp(fixture(SHIM), &len);
+  char dir[600], lib[600];
+  make_dir("rewritten", dir, sizeof dir);
+  snprintf(lib, sizeof lib, "%s/libcudnn.so.9", scratch);
+  spill(lib, data, len);
+  set_mtime(lib, 1700000000);
+  names n;
+  cl_file_cache_stats stats;
+  names_with_store(dir, lib, &n, &stats);
+  assert_true(has(&n, "libcudnn_ops.so"));
+  rename_inside(data, len, "libcudnn_ops.so", "libcudnn_xyz.so");
+  spill(lib, data, len);
+  set_mtime(lib, 1700000100);
+  names_with_store(dir, lib, &n, &stats);
+  assert_int_equal(stats.name_reads, 1);
+  assert_int_equal(stats.store_hits, 0);
+  assert_true(has(&n, "libcudnn_xyz.so"));
+  assert_false(has(&n, "libcudnn_ops.so"));
+#ifndef _WIN32
+  /* Rewritten again with its last write time put back (`touch -d`): the
+   * status change time, which no program sets, still tells it apart. The
+   * rewrite is repeated until the clock the file system stamps with has
+   * moved on, so that the change is one a stamp can see. */
+  struct stat before, after;
+  assert_int_equal(stat(lib, &before), 0);
+  rename_inside(data, len, "libcudnn_xyz.so", "libcudnn_abc.so");
+  for (long tries = 0;; ++tries) {
+    assert_true(tries < 100000000L);
+    spill(lib, data, len);
+    set_mtime(lib, 1700000100);
+    assert_int_equal(stat(lib, &after), 0);
+    if (after.st_ctim.tv_sec != before.st_ctim.tv_sec ||
+        after.st_ctim.tv_nsec != before.st_ctim.tv_nsec)
+      break;
+  }
+  assert_int_equal(after.st_mtime, before.st_mtime);
+  names_with_store(dir, lib, &n, &stats);
+  assert_int_equal(stats.name_reads, 1);
+  assert_true(has(&n, "libcudnn_abc.so"));
+#endif
+  free(data);
+  remove(lib);
+}
+
+static void set_env(const char *name, const char *value) {
+#ifdef _WIN32
+  assert_int_equal(_putenv_s(name, value ? value : ""), 0);
+#else
+  if (value)
+    assert_int_equal(setenv(name, value, 1), 0);
+  else
+    assert_int_equal(unsetenv(name), 0);
+#endif
+}
+
+static void the_environment_moves_or_switches_off_the_store(void **state) {
+  (void)state;
+  char dir[600];
+  make_dir("from-env", dir, sizeof dir);
+  set_env("CUDALOAD_CACHE_PATH", dir);
+  set_env("CUDALOAD_CACHE_DISABLE", "1");
+  assert_null(cl_names_store_open_default());
+  set_env("CUDALOAD_CACHE_DISABLE", "0");
+  cl_names_store *s = cl_names_store_open_default();
+  assert_non_null(s);
+  /* The store it opened is the folder's: a cache with it writes there. */
+  cl_file_cache *c = cl_file_cache_new();
+  cl_file_cache_use_store(c, s);
+  names n = {0};
+  assert_int_equal(cl_file_cache_names(c, fixture(SHIM), 1u << 30, collect, &n),
+                   0);
+  assert_int_equal(cl_file_cache_save(c), 1);
+  assert_int_equal(cl_file_cache_save(c), 0); /* nothing new since */
+  cl_file_cache_free(c);
+  char file[700];
+  store_file(dir, file, sizeof file);
+  FILE *f = fopen(file, "rb");
+  assert_non_null(f);
+  fclose(f);
+  /* A context's cache has the store the environment names, unless the
+   * context was made with CUDALOAD_NO_NAMES_STORE. */
+  char other[600], other_file[700];
+  make_dir("from-context", other, sizeof other);
+  set_env("CUDALOAD_CACHE_PATH", other);
+  store_file(other, other_file, sizeof other_file);
+  for (int flagged = 1; flagged >= 0; --flagged) {
+    cudaload_ctx *ctx = cudaload_create(flagged ? CUDALOAD_NO_NAMES_STORE : 0);
+    assert_non_null(ctx);
+    cl_file_cache *of = cl_file_cache_of(ctx);
+    names m = {0};
+    assert_int_equal(
+        cl_file_cache_names(of, fixture(SHIM), 1u << 30, collect, &m), 0);
+    assert_true(has(&m, "libcudnn_ops.so"));
+    cudaload_destroy(ctx);
+    f = fopen(other_file, "rb");
+    if (flagged)
+      assert_null(f);
+    else
+      assert_non_null(f);
+    if (f)
+      fclose(f);
+  }
+  /* A relative folder would move with the current folder: none. */
+  set_env("CUDALOAD_CACHE_PATH", "relative/folder");
+  assert_null(cl_names_store_open_default());
+  set_env("CUDALOAD_CACHE_DISABLE", "1");
+  set_env("CUDALOAD_CACHE_PATH", NULL);
+}
+
+/* A line the store would hold for path's file, naming `name`. */
+static void line_for(const char *path, const char *name, char *out,
+                     size_t size) {
+  cl_file_stamp s;
+  assert_true(cl_os_path_stamp(path, &s));
+  snprintf(out, size, "%llx %llx %llx %llx %llx 1 %s\n",
+           (unsigned long long)s.device, (unsigned long long)s.inode,
+           (unsigned long long)s.size, (unsigned long long)s.mtime_ns,
+           (unsigned long long)s.ctime_ns, name);
+}
+
+/* Each store below holds a well-formed line for the shim that names
+ * "libplanted.so", and one fault: trusted in part, it would answer that
+ * name; ignored whole, the shim is searched and its own names come. */
+static void check_ignored(const char *dir, const char *what) {
+  names n;
+  cl_file_cache_stats stats;
+  cl_names_store *s = cl_names_store_open(dir);
+  assert_non_null(s);
+  cl_file_stamp stamp;
+  assert_true(cl_os_path_stamp(fixture(SHIM), &stamp));
+  char *const *found;
+  size_t count;
+  if (cl_names_store_find(s, &stamp, &found, &count))
+    fail_msg("store trusted: %s", what);
+  cl_names_store_free(s);
+  /* Through a cache, whose save may replace the store: last. */
+  names_with_store(dir, fixture(SHIM), &n, &stats);
+  if (stats.store_hits != 0 || has(&n, "libplanted.so"))
+    fail_msg("store trusted: %s", what);
+  assert_true(has(&n, "libcudnn_ops.so"));
+}
+
+static void bad_stores_are_ignored(void **state) {
+  (void)state;
+  const char *shim = fixture(SHIM);
+  char dir[600], file[700], good[400], text[4096];
+  make_dir("bad", dir, sizeof dir);
+  store_file(dir, file, sizeof file);
+  line_for(shim, "libplanted.so", good, sizeof good);
+
+  /* The control: well formed, it is trusted. */
+  snprintf(text, sizeof text, "cudaload-names 1\n%s", good);
+  put_text(file, text);
+  names n;
+  cl_file_cache_stats stats;
+  names_with_store(dir, shim, &n, &stats);
+  assert_int_equal(stats.store_hits, 1);
+  assert_true(has(&n, "libplanted.so"));
+
+  static const char *const faults[] = {
+      "",                                            /* empty */
+      "cudaload-names 2\n",                          /* another version */
+      "cudaload-names 1\nGOOD1 2 3 4 5 0",           /* no newline at the end */
+      "cudaload-names 1\nGOOD1 2 3 4 5 2 liba.so\n", /* fewer names */
+      "cudaload-names 1\nGOOD1 2 3 4 5 1 lib/a.so\n",        /* not a name */
+      "cudaload-names 1\nGOOD1 2 3 4 5 1  liba.so\n",        /* two spaces */
+      "cudaload-names 1\nGOOD11111111111111111 2 3 4 5 0\n", /* 17 digits */
+      "cudaload-names 1\nGOOD1 2 3 4 5 99999\n", /* too many names */
+      "cudaload-names 1\nGOOD1 2 3 4 -5 0\n",    /* a sign */
+      "cudaload-names 1\nGOODA 2 3 4 5 0\n",     /* upper case hex */
+      "cudaload-names 1\nGOOD1 2 3 4 5 0\r\n",   /* CR LF */
+      "cudaload-names 1\nGOOD1 2 3 4 5 1 "
+      "a123456789a123456789a123456789a123456789a123456789a123456789a123456789"
+      "a123456789a123456789a123456789a123456789a123456789a123456789.so\n",
+      "\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0",
+  };
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; ++i) {
+    /* GOOD: the control's line, then the fault. */
+    const char *f = faults[i];
+    const char *at = strstr(f, "GOOD");
+    if (at)
+      snprintf(text, sizeof text, "%.*s%s%s", (int)(at - f), f, good, at + 4);
+    else
+      snprintf(text, sizeof text, "%s", f);
+    put_text(file, text);
+    check_ignored(dir, text);
+  }
+
+  /* A NUL after the good line. */
+  snprintf(text, sizeof text, "cudaload-names 1\n%s", good);
+  size_t with_nul = strlen(text);
+  text[with_nul] = '\0';
+  text[with_nul + 1] = '\n';
+  remove(file);
+  spill(file, text, with_nul + 2);
+  check_ignored(dir, "a NUL");
+
+  /* Larger than the bound, though each line is good. */
+  size_t big = CL_NAMES_STORE_MAX_BYTES + 4096, line = strlen(good);
+  char *huge = malloc(big);
+  assert_non_null(huge);
+  size_t used = strlen("cudaload-names 1\n");
+  memcpy(huge, "cudaload-names 1\n", used);
+  while (used + line <= big) {
+    memcpy(huge + used, good, line);
+    used += line;
+  }
+  remove(file);
+  spill(file, huge, used);
+  free(huge);
+  check_ignored(dir, "larger than the bound");
+
+#ifndef _WIN32
+  snprintf(text, sizeof text, "cudaload-names 1\n%s", good);
+  /* Writable by the group. */
+  put_text(file, text);
+  assert_int_equal(chmod(file, 0620), 0);
+  check_ignored(dir, "group-writable");
+  /* A link to a good store elsewhere. */
+  char elsewhere[700];
+  snprintf(elsewhere, sizeof elsewhere, "%s/elsewhere", scratch);
+  put_text(elsewhere, text);
+  remove(file);
+  assert_int_equal(symlink(elsewhere, file), 0);
+  check_ignored(dir, "a link");
+  /* A FIFO: not opened for long, never waited on. */
+  remove(file);
+  assert_int_equal(mkfifo(file, 0600), 0);
+  check_ignored(dir, "a FIFO");
+  remove(file);
+  /* A folder. */
+  assert_int_equal(mkdir(file, 0700), 0);
+  check_ignored(dir, "a folder");
+  rmdir(file);
+  remove(elsewhere);
+#endif
+}
+
+static void fake_stamp(cl_file_stamp *s, unsigned who, unsigned round) {
+  memset(s, 0, sizeof *s);
+  s->device = 7;
+  s->inode = (uint64_t)who << 32 | round;
+  s->size = 100 + round;
+  s->mtime_ns = 1;
+  s->kind = CL_KIND_REGULAR;
+}
+
+/* The oldest entries give way: a save of more than the bound keeps the
+ * newest. */
+static void the_oldest_entries_give_way(void **state) {
+  (void)state;
+  char dir[600];
+  make_dir("bounded", dir, sizeof dir);
+  cl_names_store *s = cl_names_store_open(dir);
+  char *const one[] = {(char *)"libcuda.so.1"};
+  unsigned total = CL_NAMES_STORE_MAX_ENTRIES + 10;
+  cl_file_stamp stamp;
+  for (unsigned i = 0; i < total; ++i) {
+    fake_stamp(&stamp, 1, i);
+    cl_names_store_add(s, &stamp, one, 1);
+  }
+  assert_int_equal(cl_names_store_save(s), 1);
+  cl_names_store_free(s);
+  s = cl_names_store_open(dir);
+  char *const *found;
+  size_t count;
+  fake_stamp(&stamp, 1, 0);
+  assert_false(cl_names_store_find(s, &stamp, &found, &count));
+  fake_stamp(&stamp, 1, total - 1);
+  assert_true(cl_names_store_find(s, &stamp, &found, &count));
+  assert_int_equal(count, 1);
+  assert_string_equal(found[0], "libcuda.so.1");
+  fake_stamp(&stamp, 1, 10);
+  assert_true(cl_names_store_find(s, &stamp, &found, &count));
+  cl_names_store_free(s);
+}
+
+#ifndef _WIN32
+/* Processes saving at once leave a store that parses whole, holding the
+ * last entry of at least one of them, and no temporary file behind. */
+static void racing_writers_leave_a_whole_store(void **state) {
+  (void)state;
+  char dir[600], file[700];
+  make_dir("racing", dir, sizeof dir);
+  store_file(dir, file, sizeof file);
+  enum { WRITERS = 4, ROUNDS = 40 };
+  pid_t pids[WRITERS];
+  for (unsigned w = 0; w < WRITERS; ++w) {
+    pids[w] = fork();
+    assert_true(pids[w] >= 0);
+    if (pids[w] == 0) {
+      char *const two[] = {(char *)"libcublasLt.so.13",
+                           (char *)"libnvrtc.so.13"};
+      for (unsigned r = 0; r < ROUNDS; ++r) {
+        cl_names_store *s = cl_names_store_open(dir);
+        cl_file_stamp stamp;
+        fake_stamp(&stamp, w + 1, r);
+        cl_names_store_add(s, &stamp, two, 2);
+        (void)cl_names_store_save(s);
+        cl_names_store_free(s);
+      }
+      _exit(0);
+    }
+  }
+  for (unsigned w = 0; w < WRITERS; ++w) {
+    int status;
+    assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  size_t len;
+  unsigned char *text = slurp(file, &len);
+  cl_names_store *s = cl_names_store_open(NULL);
+  assert_int_equal(cl_names_store_parse(s, (const char *)text, len), 0);
+  cl_names_store_free(s);
+  free(text);
+  s = cl_names_store_open(dir);
+  unsigned last_kept = 0;
+  for (unsigned w = 0; w < WRITERS; ++w) {
+    cl_file_stamp stamp;
+    char *const *found;
+    size_t count;
+    fake_stamp(&stamp, w + 1, ROUNDS - 1);
+    last_kept += (unsigned)cl_names_store_find(s, &stamp, &found, &count);
+  }
+  assert_true(last_kept >= 1);
+  cl_names_store_free(s);
+  char command[800];
+  snprintf(command, sizeof command, "test \"$(ls -A '%s')\" = '%s'", dir,
+           CL_NAMES_STORE_FILE);
+  assert_int_equal(system(command), 0);
+}
+#endif
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(scratch, sizeof scratch, "%s/names-store-scratch",
+           CUDALOAD_FIXTURES_DIR);
+#ifdef _WIN32
+  /* cmd takes a path from the root as a switch: Z: and backslashes. The
+   * folder must start empty, or a store of an earlier run would answer. */
+  char native[600], command[1400];
+  snprintf(native, sizeof native, "%s%s", scratch[0] == '/' ? "Z:" : "",
+           scratch);
+  for (char *p = native; *p; ++p)
+    if (*p == '/')
+      *p = '\\';
+  if ((size_t)snprintf(command, sizeof command, "rmdir /s /q \"%s\" 2>NUL",
+                       native) < sizeof command)
+    (void)system(command);
+  if (_mkdir(native) != 0)
+    return -1;
+#else
+  char command[1100];
+  if ((size_t)snprintf(command, sizeof command, "rm -rf '%s' && mkdir -p '%s'",
+                       scratch, scratch) >= sizeof command ||
+      system(command) != 0)
+    return -1;
+#endif
+  return 0;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_second_run_answers_from_the_store),
+      cmocka_unit_test(a_rewritten_file_is_searched_again),
+      cmocka_unit_test(the_environment_moves_or_switches_off_the_store),
+      cmocka_unit_test(bad_stores_are_ignored),
+      cmocka_unit_test(the_oldest_entries_give_way),
+#ifndef _WIN32
+      cmocka_unit_test(racing_writers_leave_a_whole_store),
+#endif
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
