@@ -519,6 +519,43 @@ static void racing_writers_leave_a_whole_store(void **state) {
 }
 #endif
 
+#ifndef _WIN32
+/* root (a `sudo` that kept the user's HOME) makes no store folder inside a
+ * folder of another user's: the user's own runs could neither trust nor
+ * write a folder of root's there. */
+static void root_makes_no_store_in_another_users_folder(void **state) {
+  (void)state;
+  if (geteuid() != 0) {
+    printf("SKIP: only root can be the process this is about\n");
+    skip();
+  }
+  char home[600], dir[700];
+  make_dir("users-home", home, sizeof home);
+  assert_int_equal(chown(home, 65534, 65534), 0);
+  snprintf(dir, sizeof dir, "%s/.cache/cudaload", home);
+  cl_names_store *s = cl_names_store_open(dir);
+  char *const one[] = {(char *)"libnvrtc.so.13"};
+  cl_file_stamp stamp;
+  fake_stamp(&stamp, 7, 1);
+  cl_names_store_add(s, &stamp, one, 1);
+  assert_int_equal(cl_names_store_save(s), 0);
+  cl_names_store_free(s);
+  char cache[700];
+  snprintf(cache, sizeof cache, "%s/.cache", home);
+  struct stat st;
+  assert_int_not_equal(stat(cache, &st), 0);
+  /* In a folder of root's own it does make one. */
+  char own[600], own_dir[700];
+  make_dir("roots-home", own, sizeof own);
+  snprintf(own_dir, sizeof own_dir, "%s/.cache/cudaload", own);
+  s = cl_names_store_open(own_dir);
+  cl_names_store_add(s, &stamp, one, 1);
+  assert_int_equal(cl_names_store_save(s), 1);
+  cl_names_store_free(s);
+}
+
+#endif
+
 static int setup(void **state) {
   (void)state;
   snprintf(scratch, sizeof scratch, "%s/names-store-scratch",
@@ -556,6 +593,7 @@ int main(void) {
       cmocka_unit_test(the_oldest_entries_give_way),
 #ifndef _WIN32
       cmocka_unit_test(racing_writers_leave_a_whole_store),
+      cmocka_unit_test(root_makes_no_store_in_another_users_folder),
 #endif
   };
   return cmocka_run_group_tests(tests, setup, NULL);

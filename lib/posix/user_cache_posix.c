@@ -85,23 +85,50 @@ int cl_os_private_file_read(const char *path, size_t max, char **data,
   return CUDALOAD_OK;
 }
 
-/* dir and its missing parents, each new one 0700 (the XDG rules' mode). */
+/* Whether this process may make a folder inside parent. root may not make
+ * one in a folder of another user's: under `sudo` HOME is often still the
+ * user's, and a store folder made there would be root's, which the user's
+ * own runs can then neither trust nor write, for good. */
+static int may_make_in(const char *parent) {
+  if (geteuid() != 0)
+    return 1;
+  struct stat st;
+  return stat(parent, &st) == 0 && st.st_uid == 0;
+}
+
+/* The folder that holds path ("/" for "/x"); NULL when out of memory. */
+static char *parent_of(const char *path) {
+  size_t n = strlen(path);
+  char *parent = malloc(n + 2);
+  if (!parent)
+    return NULL;
+  memcpy(parent, path, n + 1);
+  char *cut = strrchr(parent, '/');
+  if (!cut)
+    strcpy(parent, ".");
+  else if (cut == parent)
+    parent[1] = '\0';
+  else
+    *cut = '\0';
+  return parent;
+}
+
+/* dir and its missing parents, each new one 0700 (the XDG rules' mode). A
+ * folder on the way may be a link (~/.cache often is); the store's own
+ * folder is checked without following one (cl_os_private_file_replace). */
 static int make_private_dir(const char *dir) {
-  if (mkdir(dir, 0700) == 0 || errno == EEXIST)
-    return CUDALOAD_OK;
+  struct stat st;
+  if (stat(dir, &st) == 0)
+    return S_ISDIR(st.st_mode) ? CUDALOAD_OK : CUDALOAD_E_IO;
   if (errno != ENOENT)
     return CUDALOAD_E_IO;
-  size_t n = strlen(dir);
-  char *parent = malloc(n + 1);
+  char *parent = parent_of(dir);
   if (!parent)
     return CUDALOAD_E_NO_MEMORY;
-  memcpy(parent, dir, n + 1);
-  char *cut = strrchr(parent, '/');
-  int status = CUDALOAD_E_IO;
-  if (cut && cut != parent) {
-    *cut = '\0';
-    status = make_private_dir(parent);
-  }
+  int status =
+      strcmp(parent, dir) == 0 ? CUDALOAD_E_IO : make_private_dir(parent);
+  if (status == CUDALOAD_OK && !may_make_in(parent))
+    status = CUDALOAD_E_IO;
   free(parent);
   if (status)
     return status;
