@@ -8,6 +8,7 @@
 #include "cudaload.h"
 #include "os/platform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *joined(const char *a, const char *b) {
@@ -135,6 +137,31 @@ static int make_private_dir(const char *dir) {
   return mkdir(dir, 0700) == 0 || errno == EEXIST ? CUDALOAD_OK : CUDALOAD_E_IO;
 }
 
+/* Temporary files of name that a writer killed between writing and
+ * renaming left in dir: this user's, last written more than
+ * CL_OS_LEFTOVER_SECONDS ago (a writer keeps its own for milliseconds). */
+static void remove_leftovers(const char *dir, const char *name) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  size_t nlen = strlen(name);
+  time_t now = time(NULL);
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t elen = strlen(e->d_name);
+    if (elen <= nlen + 5 || strncmp(e->d_name, name, nlen) != 0 ||
+        e->d_name[nlen] != '.' || strcmp(e->d_name + elen - 4, ".tmp") != 0)
+      continue;
+    char *path = joined(dir, e->d_name);
+    struct stat st;
+    if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid() && now - st.st_mtime > CL_OS_LEFTOVER_SECONDS)
+      unlink(path);
+    free(path);
+  }
+  closedir(d);
+}
+
 int cl_os_private_file_replace(const char *dir, const char *name,
                                const void *data, size_t len) {
   int status = make_private_dir(dir);
@@ -146,6 +173,7 @@ int cl_os_private_file_replace(const char *dir, const char *name,
   if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
       (st.st_mode & (S_IWGRP | S_IWOTH)))
     return CUDALOAD_E_IO;
+  remove_leftovers(dir, name);
   char *target = joined(dir, name);
   size_t tlen = target ? strlen(target) + 40 : 0;
   char *temp = target ? malloc(tlen) : NULL;
