@@ -30,6 +30,8 @@
 #include <utime.h>
 #ifdef _WIN32
 #include <direct.h>
+#include <windows.h>
+#include <aclapi.h>
 #endif
 
 #include "binary/file_cache.h"
@@ -463,6 +465,111 @@ static void the_oldest_entries_give_way(void **state) {
   cl_names_store_free(s);
 }
 
+/* A temporary file a killed writer left is removed by the next save once
+ * it is old; one a writer may still be writing, and other files, stay. */
+static void a_killed_writers_leftover_goes(void **state) {
+  (void)state;
+  char dir[600], old[700], fresh[700], other[700];
+  make_dir("leftovers", dir, sizeof dir);
+  snprintf(old, sizeof old, "%s/%s.4242.1.0.tmp", dir, CL_NAMES_STORE_FILE);
+  snprintf(fresh, sizeof fresh, "%s/%s.4243.1.0.tmp", dir, CL_NAMES_STORE_FILE);
+  snprintf(other, sizeof other, "%s/notes.1.tmp", dir);
+  put_text(old, "cudaload-names 1\n");
+  put_text(fresh, "cudaload-names 1\n");
+  put_text(other, "kept\n");
+  long long hour_ago = (long long)time(NULL) - 3600;
+  set_mtime(old, hour_ago);
+  set_mtime(other, hour_ago);
+  cl_names_store *s = cl_names_store_open(dir);
+  char *const one[] = {(char *)"libnvrtc.so.13"};
+  cl_file_stamp stamp;
+  fake_stamp(&stamp, 9, 1);
+  cl_names_store_add(s, &stamp, one, 1);
+  assert_int_equal(cl_names_store_save(s), 1);
+  cl_names_store_free(s);
+  FILE *f = fopen(old, "rb");
+  assert_null(f);
+  f = fopen(fresh, "rb");
+  assert_non_null(f);
+  fclose(f);
+  f = fopen(other, "rb");
+  assert_non_null(f);
+  fclose(f);
+}
+
+#ifdef _WIN32
+/* Grant Everyone the right to add files to dir; 1 when the DACL reads back
+ * with the grant (Wine keeps only what a Unix mode can say, and some more). */
+static int let_everyone_add_files(const char *dir) {
+  wchar_t wide[700];
+  if (!MultiByteToWideChar(CP_UTF8, 0, dir, -1, wide, 700))
+    return 0;
+  PACL old_dacl = NULL, new_dacl = NULL;
+  PSECURITY_DESCRIPTOR sd = NULL;
+  if (GetNamedSecurityInfoW(wide, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, &old_dacl, NULL, &sd) != ERROR_SUCCESS)
+    return 0;
+  BYTE everyone[SECURITY_MAX_SID_SIZE];
+  DWORD size = sizeof everyone;
+  EXPLICIT_ACCESS_W grant;
+  memset(&grant, 0, sizeof grant);
+  grant.grfAccessPermissions = FILE_ADD_FILE;
+  grant.grfAccessMode = GRANT_ACCESS;
+  grant.grfInheritance = NO_INHERITANCE;
+  grant.Trustee.TrusteeForm = TRUSTEE_IS_SID;
+  grant.Trustee.TrusteeType = TRUSTEE_IS_WELL_KNOWN_GROUP;
+  grant.Trustee.ptstrName = (LPWSTR)(void *)everyone;
+  int ok =
+      CreateWellKnownSid(WinWorldSid, NULL, everyone, &size) &&
+      SetEntriesInAclW(1, &grant, old_dacl, &new_dacl) == ERROR_SUCCESS &&
+      SetNamedSecurityInfoW(wide, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, new_dacl, NULL) == ERROR_SUCCESS;
+  LocalFree(new_dacl);
+  LocalFree(sd);
+  if (!ok)
+    return 0;
+  PACL dacl = NULL;
+  sd = NULL;
+  int kept = 0;
+  if (GetNamedSecurityInfoW(wide, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION,
+                            NULL, NULL, &dacl, NULL, &sd) == ERROR_SUCCESS &&
+      dacl)
+    for (DWORD i = 0; i < dacl->AceCount && !kept; ++i) {
+      ACCESS_ALLOWED_ACE *ace = NULL;
+      kept = GetAce(dacl, i, (LPVOID *)&ace) &&
+             ace->Header.AceType == ACCESS_ALLOWED_ACE_TYPE &&
+             (ace->Mask & FILE_ADD_FILE) &&
+             EqualSid((PSID)&ace->SidStart, (PSID)everyone);
+    }
+  LocalFree(sd);
+  return kept;
+}
+
+/* A folder others may add files to gets no store: the file could be
+ * swapped for another after it is written. */
+static void no_store_is_written_where_others_add_files(void **state) {
+  (void)state;
+  char dir[600], file[700];
+  make_dir("open-to-everyone", dir, sizeof dir);
+  if (!let_everyone_add_files(dir)) {
+    printf("SKIP: this file system did not keep a grant of add-file rights "
+           "to Everyone on %s\n",
+           dir);
+    skip();
+  }
+  cl_names_store *s = cl_names_store_open(dir);
+  char *const one[] = {(char *)"libnvrtc.so.13"};
+  cl_file_stamp stamp;
+  fake_stamp(&stamp, 11, 1);
+  cl_names_store_add(s, &stamp, one, 1);
+  assert_int_equal(cl_names_store_save(s), 0);
+  cl_names_store_free(s);
+  store_file(dir, file, sizeof file);
+  FILE *f = fopen(file, "rb");
+  assert_null(f);
+}
+#endif
+
 #ifndef _WIN32
 /* Processes saving at once leave a store that parses whole, holding the
  * last entry of at least one of them, and no temporary file behind. */
@@ -519,6 +626,43 @@ static void racing_writers_leave_a_whole_store(void **state) {
 }
 #endif
 
+#ifndef _WIN32
+/* root (a `sudo` that kept the user's HOME) makes no store folder inside a
+ * folder of another user's: the user's own runs could neither trust nor
+ * write a folder of root's there. */
+static void root_makes_no_store_in_another_users_folder(void **state) {
+  (void)state;
+  if (geteuid() != 0) {
+    printf("SKIP: only root can be the process this is about\n");
+    skip();
+  }
+  char home[600], dir[700];
+  make_dir("users-home", home, sizeof home);
+  assert_int_equal(chown(home, 65534, 65534), 0);
+  snprintf(dir, sizeof dir, "%s/.cache/cudaload", home);
+  cl_names_store *s = cl_names_store_open(dir);
+  char *const one[] = {(char *)"libnvrtc.so.13"};
+  cl_file_stamp stamp;
+  fake_stamp(&stamp, 7, 1);
+  cl_names_store_add(s, &stamp, one, 1);
+  assert_int_equal(cl_names_store_save(s), 0);
+  cl_names_store_free(s);
+  char cache[700];
+  snprintf(cache, sizeof cache, "%s/.cache", home);
+  struct stat st;
+  assert_int_not_equal(stat(cache, &st), 0);
+  /* In a folder of root's own it does make one. */
+  char own[600], own_dir[700];
+  make_dir("roots-home", own, sizeof own);
+  snprintf(own_dir, sizeof own_dir, "%s/.cache/cudaload", own);
+  s = cl_names_store_open(own_dir);
+  cl_names_store_add(s, &stamp, one, 1);
+  assert_int_equal(cl_names_store_save(s), 1);
+  cl_names_store_free(s);
+}
+
+#endif
+
 static int setup(void **state) {
   (void)state;
   snprintf(scratch, sizeof scratch, "%s/names-store-scratch",
@@ -554,8 +698,12 @@ int main(void) {
       cmocka_unit_test(the_environment_moves_or_switches_off_the_store),
       cmocka_unit_test(bad_stores_are_ignored),
       cmocka_unit_test(the_oldest_entries_give_way),
-#ifndef _WIN32
+      cmocka_unit_test(a_killed_writers_leftover_goes),
+#ifdef _WIN32
+      cmocka_unit_test(no_store_is_written_where_others_add_files),
+#else
       cmocka_unit_test(racing_writers_leave_a_whole_store),
+      cmocka_unit_test(root_makes_no_store_in_another_users_folder),
 #endif
   };
   return cmocka_run_group_tests(tests, setup, NULL);

@@ -125,7 +125,10 @@ int cl_os_private_file_read(const char *path, size_t max, char **data,
  * the new one and never a part: dir (and its missing parents) made private
  * to this user (POSIX 0700), data written to a new file beside (0600) and
  * renamed over the old one; two writers racing leave one of their files.
- * 0, or a CUDALOAD_E_* status; sets no error. */
+ * The temporary files of name a killed writer left (name.*.tmp, last
+ * written more than CL_OS_LEFTOVER_SECONDS ago) are removed first. 0, or a
+ * CUDALOAD_E_* status; sets no error. */
+#define CL_OS_LEFTOVER_SECONDS 600
 int cl_os_private_file_replace(const char *dir, const char *name,
                                const void *data, size_t len);
 

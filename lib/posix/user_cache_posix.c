@@ -8,6 +8,7 @@
 #include "cudaload.h"
 #include "os/platform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *joined(const char *a, const char *b) {
@@ -85,27 +87,79 @@ int cl_os_private_file_read(const char *path, size_t max, char **data,
   return CUDALOAD_OK;
 }
 
-/* dir and its missing parents, each new one 0700 (the XDG rules' mode). */
+/* Whether this process may make a folder inside parent. root may not make
+ * one in a folder of another user's: under `sudo` HOME is often still the
+ * user's, and a store folder made there would be root's, which the user's
+ * own runs can then neither trust nor write, for good. */
+static int may_make_in(const char *parent) {
+  if (geteuid() != 0)
+    return 1;
+  struct stat st;
+  return stat(parent, &st) == 0 && st.st_uid == 0;
+}
+
+/* The folder that holds path ("/" for "/x"); NULL when out of memory. */
+static char *parent_of(const char *path) {
+  size_t n = strlen(path);
+  char *parent = malloc(n + 2);
+  if (!parent)
+    return NULL;
+  memcpy(parent, path, n + 1);
+  char *cut = strrchr(parent, '/');
+  if (!cut)
+    strcpy(parent, ".");
+  else if (cut == parent)
+    parent[1] = '\0';
+  else
+    *cut = '\0';
+  return parent;
+}
+
+/* dir and its missing parents, each new one 0700 (the XDG rules' mode). A
+ * folder on the way may be a link (~/.cache often is); the store's own
+ * folder is checked without following one (cl_os_private_file_replace). */
 static int make_private_dir(const char *dir) {
-  if (mkdir(dir, 0700) == 0 || errno == EEXIST)
-    return CUDALOAD_OK;
+  struct stat st;
+  if (stat(dir, &st) == 0)
+    return S_ISDIR(st.st_mode) ? CUDALOAD_OK : CUDALOAD_E_IO;
   if (errno != ENOENT)
     return CUDALOAD_E_IO;
-  size_t n = strlen(dir);
-  char *parent = malloc(n + 1);
+  char *parent = parent_of(dir);
   if (!parent)
     return CUDALOAD_E_NO_MEMORY;
-  memcpy(parent, dir, n + 1);
-  char *cut = strrchr(parent, '/');
-  int status = CUDALOAD_E_IO;
-  if (cut && cut != parent) {
-    *cut = '\0';
-    status = make_private_dir(parent);
-  }
+  int status =
+      strcmp(parent, dir) == 0 ? CUDALOAD_E_IO : make_private_dir(parent);
+  if (status == CUDALOAD_OK && !may_make_in(parent))
+    status = CUDALOAD_E_IO;
   free(parent);
   if (status)
     return status;
   return mkdir(dir, 0700) == 0 || errno == EEXIST ? CUDALOAD_OK : CUDALOAD_E_IO;
+}
+
+/* Temporary files of name that a writer killed between writing and
+ * renaming left in dir: this user's, last written more than
+ * CL_OS_LEFTOVER_SECONDS ago (a writer keeps its own for milliseconds). */
+static void remove_leftovers(const char *dir, const char *name) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  size_t nlen = strlen(name);
+  time_t now = time(NULL);
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    size_t elen = strlen(e->d_name);
+    if (elen <= nlen + 5 || strncmp(e->d_name, name, nlen) != 0 ||
+        e->d_name[nlen] != '.' || strcmp(e->d_name + elen - 4, ".tmp") != 0)
+      continue;
+    char *path = joined(dir, e->d_name);
+    struct stat st;
+    if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid() && now - st.st_mtime > CL_OS_LEFTOVER_SECONDS)
+      unlink(path);
+    free(path);
+  }
+  closedir(d);
 }
 
 int cl_os_private_file_replace(const char *dir, const char *name,
@@ -119,6 +173,7 @@ int cl_os_private_file_replace(const char *dir, const char *name,
   if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
       (st.st_mode & (S_IWGRP | S_IWOTH)))
     return CUDALOAD_E_IO;
+  remove_leftovers(dir, name);
   char *target = joined(dir, name);
   size_t tlen = target ? strlen(target) + 40 : 0;
   char *temp = target ? malloc(tlen) : NULL;

@@ -138,6 +138,50 @@ static int make_dir(wchar_t *dir) {
              : CUDALOAD_E_IO;
 }
 
+/* Temporary files of name that a writer killed between writing and
+ * renaming left in dir, last written more than CL_OS_LEFTOVER_SECONDS ago
+ * (a writer keeps its own for milliseconds). */
+static void remove_leftovers(const wchar_t *dir, const char *name) {
+  size_t dlen = wcslen(dir);
+  wchar_t *wname = wide_of(name);
+  wchar_t *pattern =
+      wname ? malloc((dlen + wcslen(wname) + 8) * sizeof *pattern) : NULL;
+  if (!pattern) {
+    free(wname);
+    return;
+  }
+  swprintf(pattern, dlen + wcslen(wname) + 8, L"%ls\\%ls.*.tmp", dir, wname);
+  WIN32_FIND_DATAW found;
+  HANDLE h = FindFirstFileW(pattern, &found);
+  FILETIME now_ft;
+  GetSystemTimeAsFileTime(&now_ft);
+  ULONGLONG now =
+      ((ULONGLONG)now_ft.dwHighDateTime << 32) | now_ft.dwLowDateTime;
+  if (h != INVALID_HANDLE_VALUE) {
+    do {
+      ULONGLONG written =
+          ((ULONGLONG)found.ftLastWriteTime.dwHighDateTime << 32) |
+          found.ftLastWriteTime.dwLowDateTime;
+      /* FILETIME counts 100 ns. */
+      if ((found.dwFileAttributes &
+           (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) ||
+          now < written ||
+          (now - written) / 10000000u <= CL_OS_LEFTOVER_SECONDS)
+        continue;
+      size_t flen = wcslen(found.cFileName);
+      wchar_t *path = malloc((dlen + flen + 2) * sizeof *path);
+      if (path) {
+        swprintf(path, dlen + flen + 2, L"%ls\\%ls", dir, found.cFileName);
+        DeleteFileW(path);
+        free(path);
+      }
+    } while (FindNextFileW(h, &found));
+    FindClose(h);
+  }
+  free(pattern);
+  free(wname);
+}
+
 int cl_os_private_file_replace(const char *dir, const char *name,
                                const void *data, size_t len) {
   if (len > 0xffffffffu)
@@ -166,6 +210,18 @@ int cl_os_private_file_replace(const char *dir, const char *name,
   DWORD old_mode = quiet_begin();
   if (status == CUDALOAD_OK)
     status = make_dir(wdir);
+  if (status == CUDALOAD_OK) {
+    /* A folder others may add files to could have the store swapped after
+     * it is written: nothing is written there (as on POSIX). */
+    char *why = NULL;
+    char *kept = cl_save_error();
+    if (cl_os_writable_by_others(dir, CL_TRUST_LIBRARY_FOLDER, &why))
+      status = CUDALOAD_E_IO;
+    cl_restore_error(kept);
+    free(why);
+  }
+  if (status == CUDALOAD_OK)
+    remove_leftovers(wdir, name);
   HANDLE h = INVALID_HANDLE_VALUE;
   if (status == CUDALOAD_OK) {
     h = CreateFileW(wtemp, GENERIC_WRITE, 0, NULL, CREATE_NEW,

@@ -429,7 +429,8 @@ def test_setup_keeps_the_names_for_the_next_process(run, fixtures, tmp_path):
         import json, os, cudaload
         report = cudaload.setup(require=["cudnn=9"], roots=[%r], defaults=False)
         print(json.dumps({"ok": report.ok,
-                          "plan": [[e.name, e.state, e.path] for e in report.plan]}))
+                          "plan": [[e.name, e.state, e.path] for e in report.plan]}),
+              flush=True)  # os._exit() flushes no buffer: stdout is a pipe
         os._exit(0)
         """ % fx(fixtures, "preload", "cudnn9")
     env = {"CUDALOAD_CACHE_PATH": str(store), "CUDALOAD_CACHE_DISABLE": "0"}
