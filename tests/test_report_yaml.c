@@ -233,7 +233,7 @@ static void hostile_document(const sink *out, unsigned seed) {
   out->open(out->self, 1);
   for (size_t i = 0; i < count; ++i) {
     char key[16];
-    snprintf(key, sizeof key, "v%zu", i);
+    snprintf(key, sizeof key, "v%lu", (unsigned long)i);
     out->scalar(out->self, key, 2);
     out->scalar(out->self, hostile[i], 0);
   }
@@ -401,8 +401,8 @@ static void check_only_printable(const char *text) {
     if (n == 0 || (code < 0x20 && code != '\n') || code == 0x7F ||
         (code >= 0x80 && code <= 0x9F) || code == 0xFEFF || code == 0xFFFE ||
         code == 0xFFFF)
-      fail_msg("byte %zu of the document is raw: 0x%02x",
-               (size_t)(p - (const unsigned char *)text), *p);
+      fail_msg("byte %lu of the document is raw: 0x%02x",
+               (unsigned long)(p - (const unsigned char *)text), *p);
     p += n;
     left -= n;
   }
@@ -576,9 +576,9 @@ static void check_same(document_fn document, unsigned seed) {
     while (mine[at] == reference[at])
       ++at;
     size_t from = at > 200 ? at - 200 : 0;
-    fail_msg("seed %u, byte %zu: libyaml wrote\n%.300s\n--- and "
+    fail_msg("seed %u, byte %lu: libyaml wrote\n%.300s\n--- and "
              "report_yaml.c wrote\n%.300s",
-             seed, at, reference + from, mine + from);
+             seed, (unsigned long)at, reference + from, mine + from);
   }
   free(reference);
   free(mine);
@@ -609,7 +609,7 @@ static void hostile_document_valid(const sink *out, unsigned seed) {
     if (has_invalid_utf8(hostile[i]))
       continue;
     char key[16];
-    snprintf(key, sizeof key, "v%zu", i);
+    snprintf(key, sizeof key, "v%lu", (unsigned long)i);
     out->scalar(out->self, key, 2);
     out->scalar(out->self, hostile[i], 0);
     out->scalar(out->self, hostile[i], 2);
