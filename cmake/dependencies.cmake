@@ -2,8 +2,8 @@
 # Optional dependencies, resolved once (included by the top-level
 # CMakeLists.txt before the subdirectories that use the results):
 #
-#   CUDALOAD_YAML   ON when the library reads manifests and writes YAML with
-#                   libyaml (YAML_INCLUDE_DIR, YAML_LIBRARY)
+#   CUDALOAD_YAML   ON when the library reads manifests with libyaml
+#                   (YAML_INCLUDE_DIR, YAML_LIBRARY)
 #   CUDALOAD_TESTS  ON when the test suite is built (CMOCKA_INCLUDE_DIR,
 #                   CMOCKA_LIBRARY, CMOCKA_DEFINES, Python3_EXECUTABLE)
 #
@@ -44,16 +44,17 @@ function(_cudaload_mode option out)
 endfunction()
 
 # --- libyaml ----------------------------------------------------------------
-# Only where YAML is read or written (the manifest, YAML reports). Without it
-# the library depends on nothing but the C runtime and the OS loader, and its
-# YAML entry points return CUDALOAD_E_UNSUPPORTED.
+# Only where YAML is read (the manifest); YAML reports are written by the
+# library itself in every build (lib/report/report_yaml.c). Without it the
+# library depends on nothing but the C runtime and the OS loader, and
+# cudaload_load_manifest() returns CUDALOAD_E_UNSUPPORTED.
 set(CUDALOAD_WITH_YAML AUTO CACHE STRING
-  "Read manifests and write YAML reports with libyaml: AUTO (when found), ON or OFF")
+  "Read manifests with libyaml: AUTO (when found), ON or OFF")
 set_property(CACHE CUDALOAD_WITH_YAML PROPERTY STRINGS AUTO ON OFF)
 _cudaload_mode(CUDALOAD_WITH_YAML _cl_yaml_mode)
 set(CUDALOAD_YAML OFF)
-# Why a build has no YAML support, for the messages of its YAML entry points
-# and of the tool (the real cause, not the option's default name).
+# Why a build cannot read manifests, for cudaload_load_manifest()'s message
+# (the real cause, not the option's default name).
 set(CUDALOAD_NO_YAML_REASON "it was configured with -DCUDALOAD_WITH_YAML=OFF")
 if(NOT _cl_yaml_mode STREQUAL "OFF")
   if(YAML_ROOT)
@@ -72,8 +73,9 @@ if(NOT _cl_yaml_mode STREQUAL "OFF")
   else()
     # (One string: no semicolon, which a compile definition would split at.)
     set(CUDALOAD_NO_YAML_REASON "libyaml was not found when it was configured (CUDALOAD_WITH_YAML=AUTO), so it was left out: install libyaml's development files (Debian/Ubuntu: apt-get install libyaml-dev), then configure and build again")
-    message(NOTICE "cudaload: YAML support off: libyaml was not found (Debian/Ubuntu: "
-      "apt-get install libyaml-dev; scripts/test installs it); everything else builds")
+    message(NOTICE "cudaload: YAML manifests off: libyaml was not found (Debian/Ubuntu: "
+      "apt-get install libyaml-dev; scripts/test installs it); everything else builds, "
+      "YAML reports included")
   endif()
 endif()
 

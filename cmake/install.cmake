@@ -26,7 +26,7 @@ if(WIN32)
 else()
   set(CUDALOAD_PC_PRIVATE_LIBS "-ldl -lpthread")
 endif()
-# A static link of a YAML-enabled build needs libyaml too.
+# A static link of a build that reads manifests needs libyaml too.
 if(CUDALOAD_YAML)
   string(APPEND CUDALOAD_PC_PRIVATE_LIBS " -lyaml")
 endif()

@@ -314,12 +314,11 @@ CUDALOAD_API size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i);
  * CUDALOAD_FORMAT_TEXT, an aligned table of the libraries (name, family,
  * major, version, version source, path), their count, and the roots given
  * with cudaload_add_root() that could not be searched; CUDALOAD_FORMAT_JSON
- * or _YAML (builds with libyaml), the schema of docs/cli.md:
+ * or _YAML (every build), the schema of docs/cli.md:
  * "schema_version", "target", "roots", "libraries". Values from outside
  * (paths, versions) are escaped in the text, exact in JSON and YAML. *out
  * receives a malloc'ed, NUL-terminated text (free with cudaload_free()).
- * CUDALOAD_E_INVALID_ARGUMENT for another format, CUDALOAD_E_UNSUPPORTED for
- * YAML in a build without libyaml.
+ * CUDALOAD_E_INVALID_ARGUMENT for another format.
  */
 CUDALOAD_API int cudaload_scan_report(const cudaload_ctx *ctx, int format,
                                       char **out);
@@ -447,8 +446,7 @@ CUDALOAD_API int cudaload_file_symbol_flags(const cudaload_file *file, int kind,
  * each other file could not be read. *out receives a malloc'ed text (free
  * with cudaload_free()). Returns CUDALOAD_OK when the report was made,
  * whichever files could be read (cudaload_inspect() tells one file's
- * failure); CUDALOAD_E_INVALID_ARGUMENT, _UNSUPPORTED (YAML without
- * libyaml) or _NO_MEMORY otherwise.
+ * failure); CUDALOAD_E_INVALID_ARGUMENT or _NO_MEMORY otherwise.
  */
 CUDALOAD_API int cudaload_inspect_report(const char *const *paths, size_t count,
                                          int format, unsigned flags,
@@ -1029,14 +1027,13 @@ CUDALOAD_API int cudaload_probe_device_integrated(const cudaload_probe *probe,
 CUDALOAD_API long long
 cudaload_probe_device_free_mib(const cudaload_probe *probe, size_t i);
 /**
- * The probe's result as one document, CUDALOAD_FORMAT_JSON or _YAML
- * (builds with libyaml): "schema_version", "verdict", "reason", "summary",
+ * The probe's result as one document, CUDALOAD_FORMAT_JSON or _YAML:
+ * "schema_version", "verdict", "reason", "summary",
  * "driver", "runtime_version", "devices", "stages", as docs/probe.md
  * documents them; the doctor's "probe" field holds the same fields. *out
  * receives a malloc'ed, NUL-terminated text (free with cudaload_free()).
  * CUDALOAD_E_INVALID_ARGUMENT for another format (the text is
- * cudaload_probe_summary() and the stages), CUDALOAD_E_UNSUPPORTED for YAML
- * in a build without libyaml.
+ * cudaload_probe_summary() and the stages).
  */
 CUDALOAD_API int cudaload_probe_report(const cudaload_probe *probe, int format,
                                        char **out);
@@ -1064,11 +1061,12 @@ CUDALOAD_API int cudaload_probe_serve(cudaload_ctx *ctx, const char *channel);
 /* Report formats. */
 #define CUDALOAD_FORMAT_TEXT 0
 #define CUDALOAD_FORMAT_JSON 1
-#define CUDALOAD_FORMAT_YAML 2 /* needs a build with libyaml */
+#define CUDALOAD_FORMAT_YAML 2 /* every build; libyaml only reads manifests */
 #define CUDALOAD_FORMAT_DOT 3  /* Graphviz; cudaload_explain_report() only */
 
 /** 1 when this build can write reports in format (CUDALOAD_FORMAT_*):
- *  text, JSON and DOT always, YAML in builds with libyaml; else 0.
+ *  text, JSON, YAML and DOT, in every build (up to 0.2.0, YAML needed
+ *  libyaml); else 0.
  *  (CUDALOAD_1.1) */
 CUDALOAD_API int cudaload_format_supported(int format);
 
@@ -1178,7 +1176,7 @@ CUDALOAD_API const char *cudaload_explain_need_rule(const cudaload_explain *e,
 CUDALOAD_API size_t cudaload_explain_problem_count(const cudaload_explain *e);
 CUDALOAD_API const char *cudaload_explain_problem(const cudaload_explain *e,
                                                   size_t i);
-/** The report: CUDALOAD_FORMAT_TEXT, _JSON, _YAML (builds with libyaml) or
+/** The report: CUDALOAD_FORMAT_TEXT, _JSON, _YAML or
  *  _DOT (a Graphviz graph); *out free with cudaload_free(). */
 CUDALOAD_API int cudaload_explain_report(const cudaload_explain *e, int format,
                                          char **out);

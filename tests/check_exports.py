@@ -205,13 +205,13 @@ def main():
             if args.version_node not in nodes:
                 problems.append("no version node %s (defined: %s)" % (args.version_node, sorted(nodes) or "none"))
             # The core is vendorable: the C runtime and the OS loader, and
-            # libyaml only in builds that read or write YAML. Never CUDA.
+            # libyaml only in builds that read YAML manifests. Never CUDA.
             allowed = re.compile(r"^(libc\.so\.6|libdl\.so\.2|libpthread\.so\.0|"
                                  r"ld-linux[-\w.]*\.so\.\d|libyaml-0\.so\.2)$")
             for needed in ELF_NEEDED:
                 if not allowed.match(needed):
                     problems.append("depends on %s: the library may need only libc, libdl, "
-                                    "pthread (and libyaml for YAML)" % needed)
+                                    "pthread (and libyaml for manifests)" % needed)
             newer = re.compile(r"^%s(\.\d+)+$" % re.escape(args.version_node))
             for node in sorted(n for n in nodes if newer.match(n)):
                 if not descends_from(node, args.version_node, ELF_PARENTS):

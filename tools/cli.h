@@ -55,7 +55,7 @@ int cli_finish_output(const char *command);
 int cli_print_report(const char *command, int status, char *report);
 
 /* Parse --format's value into a CUDALOAD_FORMAT_*: text, json, and yaml
- * where allow_yaml (a usage error in a build without libyaml). */
+ * where allow_yaml (every build writes YAML). */
 int cli_parse_format(const char *command, const char *value, int allow_yaml,
                      int *out);
 

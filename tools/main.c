@@ -93,22 +93,12 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
   return EXIT_USAGE;
 }
 
-/* Why the library this tool links has no YAML support (tools/CMakeLists.txt
- * passes the build's reason). */
-#ifndef CUDALOAD_NO_YAML_REASON
-#define CUDALOAD_NO_YAML_REASON "it was built without it"
-#endif
-
 int cli_parse_format(const char *command, const char *value, int allow_yaml,
                      int *out) {
   if (strcmp(value, "text") == 0)
     *out = CUDALOAD_FORMAT_TEXT;
   else if (strcmp(value, "json") == 0)
     *out = CUDALOAD_FORMAT_JSON;
-  else if (allow_yaml && strcmp(value, "yaml") == 0 &&
-           !cudaload_format_supported(CUDALOAD_FORMAT_YAML))
-    return cli_usage_error(command, "this build has no YAML support: %s",
-                           CUDALOAD_NO_YAML_REASON);
   else if (allow_yaml && strcmp(value, "yaml") == 0)
     *out = CUDALOAD_FORMAT_YAML;
   else

@@ -3,9 +3,10 @@
 #ifndef CUDALOAD_BUILD_FACTS_H
 #define CUDALOAD_BUILD_FACTS_H
 
-/* Why this build has no YAML support, as a sentence to follow "this
- * libcudaload has no YAML support: " ("libyaml was not found when it was
- * configured (...)"); "" in a build that has it. */
+/* Why this build cannot read YAML manifests (it writes YAML reports in
+ * every build), as a sentence to follow "this libcudaload has no YAML
+ * reader, so it cannot read YAML manifests: " ("libyaml was not found when
+ * it was configured (...)"); "" in a build that has it. */
 const char *cl_build_no_yaml_reason(void);
 
 #endif

@@ -68,7 +68,7 @@ int cudaload_load_manifest(cudaload_ctx *ctx, const char *path) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_load_manifest: NULL %s", ctx ? "path" : "ctx");
   return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                 "%s: this libcudaload has no YAML support, so it cannot "
+                 "%s: this libcudaload has no YAML reader, so it cannot "
                  "read YAML manifests: %s; pass the requirements with "
                  "cudaload_require() instead",
                  path, cl_build_no_yaml_reason());

@@ -9,7 +9,6 @@
  * searching.
  */
 #include "scan/catalog.h"
-#include "common/build_facts.h"
 #include "core/context.h"
 #include "load/error_message.h"
 #include "load/manifest.h"
@@ -1661,12 +1660,6 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
       format != CUDALOAD_FORMAT_YAML)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_doctor: unknown format %d", format);
-  if (format == CUDALOAD_FORMAT_YAML &&
-      !cl_report_format_supported(CL_REPORT_YAML))
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "cudaload_doctor: this libcudaload has no YAML support: "
-                   "%s; ask for JSON or text",
-                   cl_build_no_yaml_reason());
   doctor d;
   memset(&d, 0, sizeof d);
   d.ctx = ctx;

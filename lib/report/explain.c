@@ -8,7 +8,6 @@
  * these answers with the real loader's (docs/loader.md).
  */
 #include "report/explain.h"
-#include "common/build_facts.h"
 
 #include "binary/file_cache.h"
 
@@ -589,11 +588,6 @@ int cudaload_explain_report(const cudaload_explain *e, int format, char **out) {
       format != CUDALOAD_FORMAT_YAML && format != CUDALOAD_FORMAT_DOT)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_explain_report: unknown format %d", format);
-  if (!cudaload_format_supported(format))
-    return cl_fail(CUDALOAD_E_UNSUPPORTED,
-                   "cudaload_explain_report: this libcudaload has no YAML "
-                   "support: %s; ask for JSON, text or DOT",
-                   cl_build_no_yaml_reason());
   *out = cl_explain_render(e, format);
   return *out ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }

@@ -6,7 +6,6 @@
  * (cudaload_inspect_report(); the schema is in docs/cli.md).
  */
 #include "cudaload.h"
-#include "common/build_facts.h"
 
 #include "common/error.h"
 #include "common/strutil.h"
@@ -363,12 +362,6 @@ int cudaload_inspect_report(const char *const *paths, size_t count, int format,
                    "cudaload_inspect_report: format %d is not text, JSON or "
                    "YAML",
                    format);
-  if (!cudaload_format_supported(format))
-    return cl_fail(
-        CUDALOAD_E_UNSUPPORTED,
-        "cudaload_inspect_report: this libcudaload has no YAML support: "
-        "%s; ask for JSON or text",
-        cl_build_no_yaml_reason());
   int symbols = (flags & CUDALOAD_INSPECT_SYMBOLS) != 0;
   *out = format == CUDALOAD_FORMAT_TEXT
              ? inspect_text(paths, count, symbols)

@@ -3,7 +3,6 @@
  * the doctor alike (one schema, one writer), and the whole scan report,
  * cudaload_scan_report(), that `cudaload scan` prints. */
 #include "report/report_inventory.h"
-#include "common/build_facts.h"
 
 #include "common/error.h"
 #include "core/context.h"
@@ -228,12 +227,6 @@ int cudaload_scan_report(const cudaload_ctx *ctx, int format, char **out) {
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_scan_report: format %d is not text, JSON or YAML",
                    format);
-  if (!cudaload_format_supported(format))
-    return cl_fail(
-        CUDALOAD_E_UNSUPPORTED,
-        "cudaload_scan_report: this libcudaload has no YAML support: "
-        "%s; ask for JSON or text",
-        cl_build_no_yaml_reason());
   *out = format == CUDALOAD_FORMAT_TEXT ? scan_text(ctx)
                                         : scan_structured(ctx, format);
   if (!*out)

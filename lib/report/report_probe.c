@@ -5,7 +5,6 @@
  * tool's `probe --format json`, Python) and the doctor's "probe" field.
  */
 #include "report/report_probe.h"
-#include "common/build_facts.h"
 
 #include "common/error.h"
 
@@ -124,12 +123,6 @@ int cudaload_probe_report(const cudaload_probe *probe, int format, char **out) {
                    "cudaload_probe_report: format %d is not JSON or YAML (the "
                    "text is cudaload_probe_summary() and the stages)",
                    format);
-  if (!cl_report_format_supported((cl_report_format)format))
-    return cl_fail(
-        CUDALOAD_E_UNSUPPORTED,
-        "cudaload_probe_report: this libcudaload has no YAML support: "
-        "%s; ask for JSON or text",
-        cl_build_no_yaml_reason());
   cl_report_writer *w = cl_report_writer_new((cl_report_format)format);
   if (!w)
     return cl_fail(CUDALOAD_E_NO_MEMORY,

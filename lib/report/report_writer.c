@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* report_writer.c - JSON (own writer) and YAML (libyaml) back ends, into a
- * memory buffer. */
+/* report_writer.c - the JSON back end and the interface over it and the
+ * YAML one (report_yaml.c), into a memory buffer. */
 #include "cudaload.h"
 #include "report/report_writer.h"
+#include "report/report_yaml.h"
 #include "common/buf.h"
 #include "common/strutil.h"
 #include "common/text_escape.h"
@@ -11,9 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if CUDALOAD_WITH_YAML
-#include <yaml.h>
-#endif
 
 #define MAX_DEPTH 32
 
@@ -24,9 +22,7 @@ struct cl_report_writer {
   int depth;
   int has_items[MAX_DEPTH];
   int after_key;
-#if CUDALOAD_WITH_YAML
-  yaml_emitter_t emitter;
-#endif
+  cl_yaml_emitter yaml;
 };
 
 static void put(cl_report_writer *w, const char *s, size_t n) {
@@ -38,13 +34,8 @@ static void puts_(cl_report_writer *w, const char *s) {
 }
 
 int cl_report_format_supported(cl_report_format format) {
-  if (format == CL_REPORT_JSON)
-    return 1;
-#if CUDALOAD_WITH_YAML
-  if (format == CL_REPORT_YAML)
-    return 1;
-#endif
-  return 0;
+  /* Both in every build: YAML is written here, not by libyaml. */
+  return format == CL_REPORT_JSON || format == CL_REPORT_YAML;
 }
 
 int cudaload_format_supported(int format) {
@@ -60,38 +51,6 @@ int cudaload_format_supported(int format) {
   }
 }
 
-#if CUDALOAD_WITH_YAML
-static int yaml_to_buffer(void *data, unsigned char *buffer, size_t size) {
-  cl_report_writer *w = data;
-  put(w, (const char *)buffer, size);
-  return !w->out.failed;
-}
-
-static void yaml_emit(cl_report_writer *w, yaml_event_t *event, int ok) {
-  if (!ok || !yaml_emitter_emit(&w->emitter, event))
-    w->out.failed = 1;
-}
-
-static void yaml_scalar(cl_report_writer *w, const char *value, int plain_ok) {
-  yaml_event_t e;
-  /* libyaml takes UTF-8 only: a byte that is not UTF-8 goes in as the lone
-   * surrogate U+DC00+byte, which the emitter writes as "\uDCXX" in a
-   * double-quoted scalar (text_escape.h); controls it escapes itself. */
-  char *text = cl_text_surrogate_escaped(value);
-  if (!text) {
-    w->out.failed = 1;
-    return;
-  }
-  /* Not plain-implicit for strings: "9.1" or "null" must stay strings. */
-  yaml_emit(w, &e,
-            yaml_scalar_event_initialize(&e, NULL, NULL, (yaml_char_t *)text,
-                                         (int)strlen(text), plain_ok, !plain_ok,
-                                         plain_ok ? YAML_PLAIN_SCALAR_STYLE
-                                                  : YAML_ANY_SCALAR_STYLE));
-  free(text);
-}
-#endif
-
 cl_report_writer *cl_report_writer_new(cl_report_format format) {
   if (!cl_report_format_supported(format))
     return NULL;
@@ -99,36 +58,14 @@ cl_report_writer *cl_report_writer_new(cl_report_format format) {
   if (!w)
     return NULL;
   w->format = format;
-#if CUDALOAD_WITH_YAML
-  if (format == CL_REPORT_YAML) {
-    yaml_event_t e;
-    if (!yaml_emitter_initialize(&w->emitter)) {
-      free(w);
-      return NULL;
-    }
-    yaml_emitter_set_output(&w->emitter, yaml_to_buffer, w);
-    yaml_emitter_set_unicode(&w->emitter, 1);
-    yaml_emitter_set_width(&w->emitter, -1);
-    yaml_emit(w, &e,
-              yaml_stream_start_event_initialize(&e, YAML_UTF8_ENCODING));
-    yaml_emit(w, &e,
-              yaml_document_start_event_initialize(&e, NULL, NULL, NULL, 0));
-  }
-#endif
+  if (format == CL_REPORT_YAML)
+    cl_yaml_begin(&w->yaml, &w->out);
   return w;
 }
 
 char *cl_report_writer_finish(cl_report_writer *w, size_t *len) {
-#if CUDALOAD_WITH_YAML
-  if (w->format == CL_REPORT_YAML) {
-    yaml_event_t e;
-    yaml_emit(w, &e, yaml_document_end_event_initialize(&e, 1));
-    yaml_emit(w, &e, yaml_stream_end_event_initialize(&e));
-    if (!yaml_emitter_flush(&w->emitter))
-      w->out.failed = 1;
-    yaml_emitter_delete(&w->emitter);
-  }
-#endif
+  if (w->format == CL_REPORT_YAML)
+    cl_yaml_end(&w->yaml);
   if (w->format == CL_REPORT_JSON)
     puts_(w, "\n");
   size_t length = w->out.len;
@@ -242,60 +179,42 @@ static void json_close(cl_report_writer *w, const char *bracket) {
 /* --- the interface ----------------------------------------------------- */
 
 void cl_report_begin_object(cl_report_writer *w) {
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_event_t e;
-    yaml_emit(w, &e,
-              yaml_mapping_start_event_initialize(&e, NULL, NULL, 1,
-                                                  YAML_BLOCK_MAPPING_STYLE));
+    cl_yaml_open(&w->yaml, 1);
     return;
   }
-#endif
   json_open(w, "{");
 }
 
 void cl_report_end_object(cl_report_writer *w) {
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_event_t e;
-    yaml_emit(w, &e, yaml_mapping_end_event_initialize(&e));
+    cl_yaml_close(&w->yaml);
     return;
   }
-#endif
   json_close(w, "}");
 }
 
 void cl_report_begin_array(cl_report_writer *w) {
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_event_t e;
-    yaml_emit(w, &e,
-              yaml_sequence_start_event_initialize(&e, NULL, NULL, 1,
-                                                   YAML_BLOCK_SEQUENCE_STYLE));
+    cl_yaml_open(&w->yaml, 0);
     return;
   }
-#endif
   json_open(w, "[");
 }
 
 void cl_report_end_array(cl_report_writer *w) {
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_event_t e;
-    yaml_emit(w, &e, yaml_sequence_end_event_initialize(&e));
+    cl_yaml_close(&w->yaml);
     return;
   }
-#endif
   json_close(w, "]");
 }
 
 void cl_report_key(cl_report_writer *w, const char *key) {
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_scalar(w, key, 1);
+    cl_yaml_scalar(&w->yaml, key, 1);
     return;
   }
-#endif
   json_before_value(w);
   json_string(w, key);
   puts_(w, ": ");
@@ -304,12 +223,10 @@ void cl_report_key(cl_report_writer *w, const char *key) {
 
 /* A scalar that YAML may write plain (numbers, booleans, null). */
 static void plain_scalar(cl_report_writer *w, const char *text) {
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_scalar(w, text, 1);
+    cl_yaml_scalar(&w->yaml, text, 1);
     return;
   }
-#endif
   json_before_value(w);
   puts_(w, text);
 }
@@ -319,12 +236,10 @@ void cl_report_string(cl_report_writer *w, const char *value) {
     cl_report_null(w);
     return;
   }
-#if CUDALOAD_WITH_YAML
   if (w->format == CL_REPORT_YAML) {
-    yaml_scalar(w, value, 0);
+    cl_yaml_scalar(&w->yaml, value, 0);
     return;
   }
-#endif
   json_before_value(w);
   json_string(w, value);
 }

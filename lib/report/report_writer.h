@@ -2,9 +2,9 @@
 /*
  * report_writer.h - one way to describe a structured report, written out as
  * JSON (a small writer of our own; the tests parse it with a real JSON
- * parser) or YAML (through libyaml's emitter, in builds with
- * CUDALOAD_WITH_YAML). Reports are built once, against this interface, into
- * a memory buffer.
+ * parser) or YAML (report_yaml.c, in every build; the tests hold it to
+ * libyaml's emitter and parser). Reports are built once, against this
+ * interface, into a memory buffer.
  */
 #ifndef CUDALOAD_REPORT_WRITER_H
 #define CUDALOAD_REPORT_WRITER_H
@@ -19,13 +19,12 @@ typedef enum cl_report_format {
 
 typedef struct cl_report_writer cl_report_writer;
 
-/* NULL when the format is not supported by this build (YAML without
- * libyaml) or memory runs out. */
+/* NULL when the format is not one of these two or memory runs out. */
 cl_report_writer *cl_report_writer_new(cl_report_format format);
 /* Finish the document: the malloc'ed text (NUL-terminated, *len without the
  * NUL), or NULL when writing failed; frees the writer either way. */
 char *cl_report_writer_finish(cl_report_writer *w, size_t *len);
-/* 1 when this build can write the format. */
+/* 1 for JSON and YAML (every build writes both). */
 int cl_report_format_supported(cl_report_format format);
 
 void cl_report_begin_object(cl_report_writer *w);

@@ -1282,8 +1282,7 @@ def _read_conflicts(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "List[
 def _scan_report(lib: "Any", ctx: "Any", fmt: int) -> str:
     """cudaload_scan_report(ctx, fmt): the scan report, in the C tool's
     words (text) or schema (JSON, YAML). MissingFunctionError from a
-    libcudaload older than 1.1; the C error (YAML from a build without
-    libyaml: UnsupportedError) raised."""
+    libcudaload older than 1.1; a C error raised."""
     _need(lib, "cudaload_scan_report")
     status, text = lib.scan_report(ctx, fmt)
     if status != C.CUDALOAD_OK or text is None:

@@ -20,7 +20,6 @@ into the exact bytes.
 
 import argparse
 import os
-import re
 import sys
 from typing import Any, List, NoReturn, Optional
 from . import _constants
@@ -74,100 +73,6 @@ def _utf8_text(value: str) -> str:
     return utf8_text(value)
 
 
-# YAML for a libcudaload built without libyaml (the wheels): the C
-# library's JSON scan report, laid out as the C writer's libyaml writes it
-# (tests/python/test_hardening.py compares the two on hostile folder
-# names), so that `python -m cudaload scan --format yaml` works there as it
-# always has. Every other report is the C library's own. A string is
-# single-quoted unless it holds a character YAML does not allow raw
-# (control characters, DEL, C1, the BOM, U+FFFE/U+FFFF; libyaml also
-# escapes characters beyond the BMP), a surrogate (a byte that is not
-# UTF-8), or a space next to a line break: then it is double-quoted with
-# libyaml's escapes, \uDCXX (upper case, as libyaml writes it) for a byte
-# that is not UTF-8.
-_YAML_SPECIAL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff"
-                           r"\ufeff\ufffe\uffff\U00010000-\U0010ffff]"
-                           r"| [\n\u2028\u2029]|[\n\u2028\u2029] ")
-_YAML_DOUBLE = re.compile(r'["\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff'
-                          r"\ufeff\ufffe\uffff\U00010000-\U0010ffff]")
-_YAML_SHORT = {"\0": "\\0", "\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n",
-               "\v": "\\v", "\f": "\\f", "\r": "\\r", "\x1b": "\\e", '"': '\\"',
-               "\\": "\\\\", "\x85": "\\N", "\u2028": "\\L",
-               "\u2029": "\\P"}
-
-
-def _yaml_escape(char: str) -> str:
-    short = _YAML_SHORT.get(char)
-    if short:
-        return short
-    code = ord(char)
-    if code <= 0xFF:
-        return "\\x%02X" % code
-    if code <= 0xFFFF:
-        return "\\u%04X" % code
-    return "\\U%08X" % code
-
-
-def _yaml_single_quoted(text: str, indent: int) -> str:
-    """libyaml's single-quoted scalar: ' doubled; a line break ("\n",
-    U+2028, U+2029) kept, a "\n" written twice (one line break folds to a
-    space when read) and the next line indented to ``indent``."""
-    out = ["'"]
-    breaks = False
-    for char in text:
-        if char in "\n\u2028\u2029":
-            if not breaks and char == "\n":
-                out.append("\n")
-            out.append(char)
-            breaks = True
-        else:
-            if breaks:
-                out.append(" " * indent)
-            out.append("''" if char == "'" else char)
-            breaks = False
-    if breaks:
-        out.append(" " * indent)
-    out.append("'")
-    return "".join(out)
-
-
-def _yaml_scalar(value: Any, indent: int = 2) -> str:
-    """A value of a block mapping whose keys start at column ``indent`` - 2
-    (a multi-line value goes on at column ``indent``)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    text = _utf8_text(str(value))
-    if _YAML_SPECIAL.search(text):
-        return '"' + _YAML_DOUBLE.sub(lambda m: _yaml_escape(m.group()), text) + '"'
-    return _yaml_single_quoted(text, indent)
-
-
-def _yaml(data: Any, indent: str = "") -> List[str]:
-    """A small block-style YAML writer for the scan report's data, laid
-    out and quoted as the C tool's libyaml writes it."""
-    lines: List[str] = []
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if isinstance(value, (dict, list)) and value:
-                lines.append("%s%s:" % (indent, key))
-                lines.extend(_yaml(value, indent + ("" if isinstance(value, list) else "  ")))
-            elif isinstance(value, list):
-                lines.append("%s%s: []" % (indent, key))
-            else:
-                lines.append("%s%s: %s" % (indent, key, _yaml_scalar(value, len(indent) + 2)))
-    elif isinstance(data, list):
-        for item in data:
-            sub = _yaml(item, indent + "  ")
-            if sub:
-                sub[0] = indent + "- " + sub[0][len(indent) + 2:]
-            lines.extend(sub)
-    return lines
-
-
 def _write(text: str) -> None:
     """Write ``text`` to standard output as the C tool would: as UTF-8
     whatever the locale (sys.stdout.write() would encode it with the
@@ -195,7 +100,7 @@ def _error(text: str) -> None:
 def _report_error(command: str, exc: BaseException) -> int:
     """The message and the exit status the C tool gives for the same
     failure: the user's input (a bad spec, an error message in no known
-    form, YAML from a build without it) is a usage error, 2."""
+    form) is a usage error, 2."""
     from ._errors import (BadSpecError, InvalidArgumentError, MissingFunctionError,
                           UnsatisfiedError, UnsupportedError)
     _error("cudaload: %s: %s\n" % (command, exc))
@@ -206,17 +111,6 @@ def _report_error(command: str, exc: BaseException) -> int:
     if isinstance(exc, (BadSpecError, InvalidArgumentError, UnsupportedError)):
         return EXIT_USAGE
     return EXIT_INTERNAL
-
-
-def _scan_document(ctx: Any, fmt: str) -> str:
-    """The scan report the C library writes (cudaload_scan_report()); YAML
-    from its JSON where it was built without libyaml."""
-    lib = ctx._lib
-    if fmt == "yaml" and lib.has("cudaload_format_supported") and \
-            not lib.call("cudaload_format_supported", _constants.CUDALOAD_FORMAT_YAML):
-        import json
-        return "---\n" + "\n".join(_yaml(json.loads(ctx._scan_report("json")))) + "\n"
-    return ctx._scan_report(fmt)
 
 
 def _scan(args: argparse.Namespace) -> int:
@@ -232,7 +126,7 @@ def _scan(args: argparse.Namespace) -> int:
             # An explicit root that does not exist is in the report, as
             # the C tool prints it; the warning below says so and exit 3.
             ctx._scan()
-            document = _scan_document(ctx, args.format)
+            document = ctx._scan_report(args.format)
             roots = ctx.roots()
     except cudaload.Error as exc:
         return _report_error("scan", exc)
