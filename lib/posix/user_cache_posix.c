@@ -6,6 +6,7 @@
  * rename, which readers and racing writers see as one step.
  */
 #include "cudaload.h"
+#include "common/strutil.h"
 #include "os/platform.h"
 
 #include <dirent.h>
@@ -19,28 +20,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *joined(const char *a, const char *b) {
-  size_t alen = strlen(a), blen = strlen(b);
-  char *out = malloc(alen + blen + 2);
-  if (!out)
-    return NULL;
-  memcpy(out, a, alen);
-  out[alen] = '/';
-  memcpy(out + alen + 1, b, blen + 1);
-  return out;
-}
-
 char *cl_os_user_cache_dir(void) {
   /* The XDG base directory rules ignore a relative XDG_CACHE_HOME. */
   char *base = cl_os_getenv("XDG_CACHE_HOME");
   if (base && base[0] == '/') {
-    char *dir = joined(base, "cudaload");
+    char *dir = cl_path_join(base, "cudaload");
     free(base);
     return dir;
   }
   free(base);
   char *home = cl_os_getenv("HOME");
-  char *dir = home && home[0] == '/' ? joined(home, ".cache/cudaload") : NULL;
+  char *dir =
+      home && home[0] == '/' ? cl_path_join(home, ".cache/cudaload") : NULL;
   free(home);
   return dir;
 }
@@ -152,7 +143,7 @@ static void remove_leftovers(const char *dir, const char *name) {
     if (elen <= nlen + 5 || strncmp(e->d_name, name, nlen) != 0 ||
         e->d_name[nlen] != '.' || strcmp(e->d_name + elen - 4, ".tmp") != 0)
       continue;
-    char *path = joined(dir, e->d_name);
+    char *path = cl_path_join(dir, e->d_name);
     struct stat st;
     if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
         st.st_uid == geteuid() && now - st.st_mtime > CL_OS_LEFTOVER_SECONDS)
@@ -174,7 +165,7 @@ int cl_os_private_file_replace(const char *dir, const char *name,
       (st.st_mode & (S_IWGRP | S_IWOTH)))
     return CUDALOAD_E_IO;
   remove_leftovers(dir, name);
-  char *target = joined(dir, name);
+  char *target = cl_path_join(dir, name);
   size_t tlen = target ? strlen(target) + 40 : 0;
   char *temp = target ? malloc(tlen) : NULL;
   if (!temp) {
