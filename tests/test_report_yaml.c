@@ -114,8 +114,10 @@ static const char *const hostile[] = {
     "del\x7f",
     "c1 \xc2\x80 nel \xc2\x85 csi \xc2\x9b",
     "nbsp \xc2\xa0 here",
-    "\xef\xbb\xbf"
-    "bom first",
+    /* Two literals, so that the escape stops before "b"; in parentheses,
+     * so that clang sees the joining is meant. */
+    ("\xef\xbb\xbf"
+     "bom first"),
     "bom \xef\xbb\xbf inside",
     "u+fffe \xef\xbf\xbe u+ffff \xef\xbf\xbf u+fffd \xef\xbf\xbd",
     "line sep \xe2\x80\xa8 para sep \xe2\x80\xa9",
