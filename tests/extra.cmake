@@ -54,7 +54,7 @@ if(_cl_cli)
   # One ctest entry per test class of test_cli.py: every class is run.
   set(_cl_cli_groups Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Program StaleMinor
     CommandLine Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3 ScanLooks
-    NamesStore)
+    NamesStore KnownBuilds)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py _cl_lines
     REGEX "^class [A-Za-z0-9_]+\\(CliTestCase\\):")
   set(_cl_defined)
@@ -126,4 +126,22 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT CMAKE_CROSSCOMPILING AND TARGET cu
             --cc ${CMAKE_C_COMPILER}
             --generator ${CMAKE_GENERATOR})
   set_tests_properties(consumer PROPERTIES TIMEOUT 600 LABELS "install")
+endif()
+
+# --- the table of known builds against the real files -----------------------
+# Every real NVIDIA library here whose build the table knows must give, when
+# searched, the names the table holds for it (lib/binary/known_builds.h): the
+# CUDA toolkit in /usr/local/cuda and the wheels the acceptance tier keeps in
+# its cache. Skipped, saying so, where neither is.
+if(NOT CMAKE_CROSSCOMPILING)
+  if(DEFINED ENV{CUDALOAD_ACCEPTANCE_CACHE})
+    set(_cl_acceptance_cache $ENV{CUDALOAD_ACCEPTANCE_CACHE})
+  else()
+    set(_cl_acceptance_cache $ENV{HOME}/.cache/cudaload-acceptance)
+  endif()
+  add_test(NAME known_builds_real_files
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/known-builds
+      --tool $<TARGET_FILE:known_builds_tool> --skip-missing
+      /usr/local/cuda/lib64 ${_cl_acceptance_cache})
+  set_tests_properties(known_builds_real_files PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()

@@ -57,6 +57,12 @@ typedef struct cl_binary_info {
   /* ELF: DF_1_NODEFLIB in DT_FLAGS_1: the loader skips /etc/ld.so.cache
    * and the default folders for this object's dependencies. */
   int nodeflib;
+  /* What identifies the build the file is, read from its headers: an ELF
+   * file's GNU build ID ("gnu:" and its bytes in hex), a PE image's link
+   * time stamp and image size ("pe:" and the two in hex, the key symbol
+   * servers file an image under). "" when the file has none. Two files with
+   * the same identity hold the same text (binary/known_builds.h). */
+  char build_id[72];
 } cl_binary_info;
 
 /* A range of bytes of a file (a section's contents). */

@@ -145,10 +145,12 @@ static int elf_read_phdr(const cl_elf *e, const cl_elf_layout *l,
     ph->offset = cl_elf_u64(e, buf + 8);
     ph->vaddr = cl_elf_u64(e, buf + 16);
     ph->filesz = cl_elf_u64(e, buf + 32);
+    ph->align = cl_elf_u64(e, buf + 48);
   } else {
     ph->offset = cl_elf_u32(e, buf + 4);
     ph->vaddr = cl_elf_u32(e, buf + 8);
     ph->filesz = cl_elf_u32(e, buf + 16);
+    ph->align = cl_elf_u32(e, buf + 28);
   }
   return CUDALOAD_OK;
 }
@@ -682,6 +684,84 @@ void cl_elf_file_free(cl_elf_file *f) {
   f->d.needed_count = 0;
 }
 
+/* The GNU build ID among the notes of one PT_NOTE segment (bytes of them
+ * read): "gnu:" and its bytes in hex into id, else id left as it was. */
+static void elf_build_id_in(const cl_elf *e, const unsigned char *notes,
+                            size_t len, uint64_t align, char *id,
+                            size_t id_size) {
+  size_t at = 0;
+  /* Notes are padded to 4 bytes, or 8 where the segment says so (64-bit
+   * .note.gnu.property). */
+  size_t pad = align == 8 ? 8 : 4;
+  while (len - at >= 12) {
+    uint32_t namesz = cl_elf_u32(e, notes + at);
+    uint32_t descsz = cl_elf_u32(e, notes + at + 4);
+    uint32_t type = cl_elf_u32(e, notes + at + 8);
+    size_t name_at = at + 12;
+    if (namesz > len - name_at)
+      return;
+    size_t desc_at = name_at + ((namesz + pad - 1) / pad) * pad;
+    if (desc_at > len || descsz > len - desc_at)
+      return;
+    /* NT_GNU_BUILD_ID (3) of owner "GNU"; a longer ID than a 256-bit
+     * hash is no ID we know. */
+    if (type == 3 && namesz == 4 && memcmp(notes + name_at, "GNU", 4) == 0 &&
+        descsz > 0 && 4 + 2 * (size_t)descsz < id_size) {
+      strcpy(id, "gnu:");
+      for (uint32_t k = 0; k < descsz; ++k)
+        snprintf(id + 4 + 2 * k, 3, "%02x", notes[desc_at + k]);
+      return;
+    }
+    size_t next = desc_at + ((descsz + pad - 1) / pad) * pad;
+    if (next <= at || next > len)
+      return;
+    at = next;
+  }
+}
+
+/* The notes of len bytes at offset of the file, searched for the build
+ * ID. */
+static void elf_build_id_at(cl_elf_file *f, uint64_t offset, uint64_t size,
+                            uint64_t align, char *id, size_t id_size) {
+  unsigned char notes[1024];
+  if (size < 12 || offset > f->e.src.r->size ||
+      size > f->e.src.r->size - offset)
+    return;
+  size_t len = size < sizeof notes ? (size_t)size : sizeof notes;
+  if (cl_binary_read(&f->e.src, offset, notes, len, "note") == CUDALOAD_OK)
+    elf_build_id_in(&f->e, notes, len, align, id, id_size);
+}
+
+/* The file's GNU build ID: from its PT_NOTE segments (beside the program
+ * headers, in the first page the read-ahead window already holds), else
+ * from its SHT_NOTE sections: patchelf, which NVIDIA's wheels and
+ * auditwheel run, can leave PT_NOTE pointing at other bytes and the note
+ * section moved to the end of the file. Notes are no part of what the
+ * loader needs, so notes that cannot be read leave the file without an
+ * identity rather than failing its parse. */
+static void elf_read_build_id(cl_elf_file *f, char *id, size_t id_size) {
+  char *kept = cl_save_error();
+  for (uint64_t i = 0; i < f->l.phnum && !id[0]; i++) {
+    cl_elf_phdr ph;
+    if (elf_read_phdr(&f->e, &f->l, i, &ph) != CUDALOAD_OK)
+      break;
+    if (ph.type == CL_PT_NOTE)
+      elf_build_id_at(f, ph.offset, ph.filesz, ph.align, id, id_size);
+  }
+  /* A section table of more entries than any real library has is not
+   * walked for an identity. */
+  for (uint64_t i = 0; !id[0] && f->l.shnum <= 4096 && i < f->l.shnum; i++) {
+    cl_elf_shdr sh;
+    if (cl_elf_read_shdr(&f->e, &f->l, i, &sh) != CUDALOAD_OK)
+      break;
+    /* 4: a build ID note is padded to 4 whatever its section's alignment
+     * says (patchelf leaves the moved section 8-aligned). */
+    if (sh.type == CL_SHT_NOTE)
+      elf_build_id_at(f, sh.offset, sh.size, 4, id, id_size);
+  }
+  cl_restore_error(kept);
+}
+
 static int elf_parse(cl_elf_file *f, cl_binary_info *out) {
   cl_elf *e = &f->e;
   const cl_elf_dynamic *d = &f->d;
@@ -703,6 +783,7 @@ static int elf_parse(cl_elf_file *f, cl_binary_info *out) {
   }
   out->symbolic = d->symbolic;
   out->nodeflib = d->nodeflib;
+  elf_read_build_id(f, out->build_id, sizeof out->build_id);
 
   if (d->have_soname || d->have_runpath || d->have_rpath ||
       d->needed_count > 0) {

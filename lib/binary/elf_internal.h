@@ -19,8 +19,10 @@
 /* Values from the ELF specification (gABI) and the GNU extensions. */
 #define CL_PT_LOAD 1u
 #define CL_PT_DYNAMIC 2u
+#define CL_PT_NOTE 4u
 #define CL_SHT_DYNSYM 11u
 #define CL_SHT_DYNAMIC 6u
+#define CL_SHT_NOTE 7u
 #define CL_SHT_NOBITS 8u
 #define CL_SHF_ALLOC 2u
 #define CL_EM_S390 22u
@@ -48,6 +50,7 @@ typedef struct cl_elf_phdr {
   uint64_t offset;
   uint64_t vaddr;
   uint64_t filesz;
+  uint64_t align;
 } cl_elf_phdr;
 
 typedef struct cl_elf_shdr {

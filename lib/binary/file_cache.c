@@ -9,6 +9,7 @@
  */
 #include "binary/file_cache.h"
 
+#include "binary/known_builds.h"
 #include "binary/names_store.h"
 
 #include "common/error.h"
@@ -52,12 +53,15 @@ struct cl_file_cache {
   cl_file_cache_stats stats;
   cl_names_scratch *names_scratch; /* one for every search of the run */
   cl_names_store *store;           /* names kept across processes, or NULL */
+  int use_known_builds;            /* known_builds.h, unless switched off */
 };
 
 cl_file_cache *cl_file_cache_new(void) {
   cl_file_cache *c = calloc(1, sizeof *c);
-  if (c)
+  if (c) {
     cl_str_index_init(&c->by_key, 0);
+    c->use_known_builds = cl_known_builds_enabled();
+  }
   return c;
 }
 
@@ -420,10 +424,43 @@ static void names_from_store(cl_file_cache *c, const char *path,
   c->stats.store_hits++;
 }
 
+/* The names of the file path names now from the table of known builds
+ * (known_builds.h), when its headers (read once per run, for the plan and
+ * the verdict too) give an identity the table holds: settled in its entry
+ * as a search would have left them, before the store is asked or the file
+ * read. */
+static void names_from_known_build(cl_file_cache *c, const char *path) {
+  if (!c->use_known_builds)
+    return;
+  char *kept = cl_save_error();
+  entry *e;
+  int status = with_part(c, path, info_part, read_info, NULL, &e);
+  const char *const *names;
+  size_t count;
+  if (status != CUDALOAD_OK || e->names_part.done ||
+      !cl_known_build_names(e->info.build_id, &names, &count)) {
+    cl_restore_error(kept);
+    return;
+  }
+  for (size_t i = 0; status == CUDALOAD_OK && i < count; ++i)
+    status = keep_name(names[i], e);
+  cl_restore_error(kept);
+  if (status != CUDALOAD_OK) { /* out of memory: search instead */
+    for (size_t i = 0; i < e->name_count; ++i)
+      free(e->names[i]);
+    e->name_count = 0;
+    cl_str_index_free(&e->name_index);
+    return;
+  }
+  settle(&e->names_part, CUDALOAD_OK, path);
+  c->stats.known_builds++;
+}
+
 int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,
                         cl_name_visitor visit, void *opaque) {
   if (!c)
     return cl_binary_names(path, max_bytes, visit, opaque);
+  names_from_known_build(c, path);
   names_from_store(c, path, max_bytes);
   entry *e;
   int status = with_part(c, path, names_part, read_names, &max_bytes, &e);

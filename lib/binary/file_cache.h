@@ -86,6 +86,7 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
  * names store (binary/names_store.h) instead of a search. */
 typedef struct cl_file_cache_stats {
   size_t info_reads, symbol_reads, name_reads, head_reads, hits, store_hits;
+  size_t known_builds; /* names taken from the table of known builds */
 } cl_file_cache_stats;
 void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out);
 

@@ -524,6 +524,7 @@ static int pe_read_optional_header(cl_pe *p, uint64_t offset,
   }
   p->image_base =
       magic == CL_PE_MAGIC_PE32 ? pe_u32(opt + 28) : pe_u64(opt + 24);
+  p->size_of_image = pe_u32(opt + 56); /* at 56 in PE32 and PE32+ alike */
   /* Directories the header claims but its size does not hold are absent. */
   rva_count = pe_u32(opt + dir_offset - 4);
   dir_count = (opt_size - dir_offset) / 8;
@@ -551,6 +552,7 @@ int cl_pe_read_headers(cl_pe *p) {
     return status;
   }
   p->machine = pe_u16(nt + 4);
+  p->time_stamp = pe_u32(nt + 8);
   section_count = pe_u16(nt + 6);
   opt_size = pe_u16(nt + 20);
   status = pe_read_optional_header(p, (uint64_t)lfanew + sizeof nt, opt_size);
@@ -578,6 +580,13 @@ static int pe_parse(cl_pe *p, cl_binary_info *out) {
   out->machine_name = pe_machine_name(out->machine);
   if (out->machine_name == NULL) {
     return cl_binary_no_memory(&p->src);
+  }
+  /* The symbol servers' key of an image: a linker that leaves the time
+   * stamp 0 (reproducible builds without a hash in its place) gives no
+   * identity, as two builds would share it. */
+  if (p->time_stamp != 0) {
+    snprintf(out->build_id, sizeof out->build_id, "pe:%08" PRIX32 "%" PRIX32,
+             p->time_stamp, p->size_of_image);
   }
   if (p->dir_rva[CL_PE_DIR_IMPORT] != 0) {
     status = pe_read_import_table(p, out, p->dir_rva[CL_PE_DIR_IMPORT], 0);

@@ -44,6 +44,8 @@ typedef struct cl_pe {
   unsigned machine;
   int bits; /* 32 (PE32) or 64 (PE32+) */
   uint64_t image_base;
+  uint32_t time_stamp;    /* IMAGE_FILE_HEADER.TimeDateStamp */
+  uint32_t size_of_image; /* IMAGE_OPTIONAL_HEADER.SizeOfImage */
   /* The data directories the optional header holds (0 where absent). */
   uint32_t dir_rva[CL_PE_MAX_DATA_DIRS];
   uint32_t dir_size[CL_PE_MAX_DATA_DIRS];

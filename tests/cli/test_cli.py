@@ -4104,6 +4104,105 @@ class NamesStore(CliTestCase):
         self.assertEqual(r.stdout, clean.stdout)
 
 
+
+class KnownBuilds(CliTestCase):
+    """Issue 28, item 1: what NVIDIA's released builds open by name comes
+    from the table of known builds (lib/binary/known_builds.h) before any
+    read: a library whose build identity (its GNU build ID; a PE image's
+    link stamp and size) the table holds is answered from the table's row,
+    not searched; CUDALOAD_KNOWN_BUILDS_DISABLE=1 searches it again. The
+    rows themselves are checked against the real files by the
+    known_builds_real_files test."""
+
+    # Rows of the table that name no cuDNN library: the real cudart 13.0.96
+    # (libcudart.so.13) and cuBLASLt 12 for Windows (cublasLt64_12.dll).
+    ELF_BUILD_ID = "2a12a4a442f0edf6eab8241fdeedb40019c4256c"
+    PE_STAMP, PE_IMAGE_SIZE = 0x642C79DF, 0x232BE000
+
+    def env(self, disable=None):
+        env = dict(os.environ)
+        env["CUDALOAD_CACHE_DISABLE"] = "1"  # the store must not answer
+        env.pop("CUDALOAD_KNOWN_BUILDS_DISABLE", None)
+        if disable is not None:
+            env["CUDALOAD_KNOWN_BUILDS_DISABLE"] = disable
+        return env
+
+    def explain(self, path, env):
+        args = ["explain", "--no-defaults", to_cli(path)]
+        proc = subprocess.run(CLI + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, env=env)
+        r = Result(args, proc)
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return r
+
+    def shim(self):
+        if CLI_IS_WINDOWS:
+            return self.fixture("windows", "cudnn8", "cudnn64_8.dll"), "cudnn_ops_infer64_8.dll"
+        return (self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib",
+                             "libcudnn.so.9"), "libcudnn_ops.so.9")
+
+    def as_known_build(self, src):
+        """A copy of src that carries the identity of a build in the table."""
+        data = bytearray(src.read_bytes())
+        if data[:4] == b"\x7fELF":
+            note = struct.pack("<III", 4, 20, 3) + b"GNU\0"
+            at = data.find(note)
+            self.assertNotEqual(at, -1, "%s has no GNU build ID note" % src)
+            data[at + len(note):at + len(note) + 20] = bytes.fromhex(self.ELF_BUILD_ID)
+        else:
+            pe = struct.unpack_from("<I", data, 0x3C)[0]
+            struct.pack_into("<I", data, pe + 8, self.PE_STAMP)  # TimeDateStamp
+            struct.pack_into("<I", data, pe + 24 + 56, self.PE_IMAGE_SIZE)  # SizeOfImage
+        copy = self.tmpdir() / src.name
+        copy.write_bytes(bytes(data))
+        return copy
+
+    def test_a_known_build_is_answered_from_the_table(self):
+        shim, sub = self.shim()
+        searched = self.explain(shim, self.env())
+        self.assertIn("lazy   " + sub, searched.stdout, searched.describe())
+        known = self.as_known_build(shim)
+        answered = self.explain(known, self.env())
+        # The row names no cuDNN library: what the run says the file opens
+        # is the table's, not what its text holds.
+        self.assertNotIn("lazy   " + sub, answered.stdout, answered.describe())
+        for value in ("1", "yes"):
+            again = self.explain(known, self.env(disable=value))
+            self.assertIn("lazy   " + sub, again.stdout, again.describe())
+        self.assertNotIn("lazy   " + sub, self.explain(known, self.env(disable="0")).stdout)
+
+    def test_a_known_build_is_not_read_for_names(self):
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("counts the Linux tool's reads")
+        self.skip_under_qemu("strace would count the emulator's reads")
+        strace = shutil.which("strace")
+        if not strace:
+            self.skipTest("strace is not installed (apt-get install strace)")
+        shim, _ = self.shim()
+        known = self.as_known_build(shim)
+        def bytes_read(env):
+            log = self.tmpdir() / "strace.log"
+            env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+            subprocess.run([strace, "-f", "-e", "trace=openat,read,pread64", "-o", str(log)] +
+                           CLI + ["explain", "--no-defaults", str(known)], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=TIMEOUT_S)
+            fds, total = set(), 0
+            for line in log.read_text(errors="replace").splitlines():
+                m = re.search(r'openat\(.*"([^"]*)".*= (\d+)$', line)
+                if m:  # a number an open gives is the known file's until reused
+                    (fds.add if m.group(1) == str(known) else fds.discard)(m.group(2))
+                m = re.search(r'(?:pread64|read)\((\d+),.*= (\d+)$', line)
+                if m and m.group(1) in fds:
+                    total += int(m.group(2))
+            return total
+        searched = bytes_read(self.env(disable="1"))
+        answered = bytes_read(self.env())
+        # Its headers are read either way; its read-only data only when
+        # searched (the fixture's .rodata is most of the file).
+        self.assertLess(answered, searched, "known %d bytes, searched %d" % (answered, searched))
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
