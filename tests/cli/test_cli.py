@@ -4171,6 +4171,31 @@ class KnownBuilds(CliTestCase):
             self.assertIn("lazy   " + sub, again.stdout, again.describe())
         self.assertNotIn("lazy   " + sub, self.explain(known, self.env(disable="0")).stdout)
 
+    def test_a_build_whose_note_segment_patchelf_moved_is_known_too(self):
+        # patchelf (NVIDIA's wheels, auditwheel) can leave PT_NOTE pointing
+        # at other bytes and the build ID only in its note section: the
+        # real cuDNN 9 wheels for CUDA 12 are so.
+        if CLI_IS_WINDOWS:
+            self.skipTest("ELF notes: a Linux library's")
+        shim, sub = self.shim()
+        known = self.as_known_build(shim)
+        data = bytearray(known.read_bytes())
+        self.assertEqual(data[4], 2, "an ELF64 fixture")  # EI_CLASS
+        phoff = struct.unpack_from("<Q", data, 0x20)[0]
+        phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+        moved = 0
+        for i in range(phnum):
+            at = phoff + i * phentsize
+            if struct.unpack_from("<I", data, at)[0] == 4:  # PT_NOTE
+                struct.pack_into("<Q", data, at + 8, 0)  # p_offset: the ELF header
+                moved += 1
+        self.assertGreater(moved, 0, "the fixture has no PT_NOTE")
+        known.write_bytes(bytes(data))
+        answered = self.explain(known, self.env())
+        self.assertNotIn("lazy   " + sub, answered.stdout, answered.describe())
+        searched = self.explain(known, self.env(disable="1"))
+        self.assertIn("lazy   " + sub, searched.stdout, searched.describe())
+
     def test_a_known_build_is_not_read_for_names(self):
         if CLI_IS_WINDOWS or os.name == "nt":
             self.skipTest("counts the Linux tool's reads")
