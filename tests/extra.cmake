@@ -131,17 +131,22 @@ endif()
 # --- the table of known builds against the real files -----------------------
 # Every real NVIDIA library here whose build the table knows must give, when
 # searched, the names the table holds for it (lib/binary/known_builds.h): the
-# CUDA toolkit in /usr/local/cuda and the wheels the acceptance tier keeps in
-# its cache. Skipped, saying so, where neither is.
+# CUDA toolkit in /usr/local/cuda and the wheels the acceptance and
+# windows-python tiers keep in their caches. Skipped, saying so, where neither is.
 if(NOT CMAKE_CROSSCOMPILING)
   if(DEFINED ENV{CUDALOAD_ACCEPTANCE_CACHE})
     set(_cl_acceptance_cache $ENV{CUDALOAD_ACCEPTANCE_CACHE})
   else()
     set(_cl_acceptance_cache $ENV{HOME}/.cache/cudaload-acceptance)
   endif()
+  if(DEFINED ENV{CUDALOAD_WINDOWS_PYTHON_CACHE})
+    set(_cl_windows_python_cache $ENV{CUDALOAD_WINDOWS_PYTHON_CACHE})
+  else()
+    set(_cl_windows_python_cache $ENV{HOME}/.cache/cudaload-windows-python)
+  endif()
   add_test(NAME known_builds_real_files
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/known-builds
       --tool $<TARGET_FILE:known_builds_tool> --skip-missing
-      /usr/local/cuda/lib64 ${_cl_acceptance_cache})
+      /usr/local/cuda/lib64 ${_cl_acceptance_cache} ${_cl_windows_python_cache})
   set_tests_properties(known_builds_real_files PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()

@@ -43,15 +43,16 @@ static int keep(const char *name, void *opaque) {
   return 0;
 }
 
-/* A JSON string of text the search found: names are letters, digits and
- * "._-+" (binary_names.c), paths may hold anything else. */
+/* A JSON string: names are letters, digits and "._-+" (binary_names.c);
+ * a path's bytes from 0x80 up go out as they are (UTF-8 where the file
+ * system's names are; the script reads them so). */
 static void json_string(const char *s) {
   putchar('"');
   for (; *s; ++s) {
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\')
       printf("\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
+    else if (c < 0x20 || c == 0x7f)
       printf("\\u%04x", c);
     else
       putchar(c);
