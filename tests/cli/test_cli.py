@@ -4114,8 +4114,9 @@ class KnownBuilds(CliTestCase):
     rows themselves are checked against the real files by the
     known_builds_real_files test."""
 
-    # Rows of the table that name no cuDNN library: the real cudart 13.0.96
-    # (libcudart.so.13) and cuBLASLt 12 for Windows (cublasLt64_12.dll).
+    # Rows of the table that name neither cuDNN's sub-libraries nor cuBLAS:
+    # the real cudart 13.0.96 (libcudart.so.13) and cuBLASLt 12 for Windows
+    # (cublasLt64_12.dll).
     ELF_BUILD_ID = "2a12a4a442f0edf6eab8241fdeedb40019c4256c"
     PE_STAMP, PE_IMAGE_SIZE = 0x642C79DF, 0x232BE000
 
@@ -4137,7 +4138,8 @@ class KnownBuilds(CliTestCase):
 
     def shim(self):
         if CLI_IS_WINDOWS:
-            return self.fixture("windows", "cudnn8", "cudnn64_8.dll"), "cudnn_ops_infer64_8.dll"
+            return (self.fixture("windows", "cudnn8", "cudnn_ops_infer64_8.dll"),
+                    "cublas64_12.dll")
         return (self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib",
                              "libcudnn.so.9"), "libcudnn_ops.so.9")
 
