@@ -171,6 +171,10 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
   }
   cl_loader_model m;
   cudaload_explain *e = cl_verdict_new();
+  /* Its objects are never printed: only the versions a finding compares
+   * are read (a wheel's means listing site-packages). */
+  if (e)
+    e->defer_wheel_versions = 1;
   rc = e ? child_model(ctx, &m, value) : CUDALOAD_E_NO_MEMORY;
   if (rc == CUDALOAD_OK) {
     /* What LD_PRELOAD puts first, then each required library opened by

@@ -337,6 +337,13 @@ static int named_cuda_major(const cl_requirement *r) {
   return cl_catalog_cuda_major(r->entry, (int)r->version[0]);
 }
 
+/* "cudnn=9" is decided by the major the file name gives; anything finer
+ * needs the version (a wheel's is looked up then). */
+static int needs_version(const cl_requirement *r) {
+  return r->at_least_parts ||
+         (r->op != CL_OP_ANY && !(r->op == CL_OP_EQ && r->version_parts == 1));
+}
+
 /* Which requirements' candidates carry a CUDA major, by tier: the majors
  * present (bit per major < 64) in each tier. */
 static void majors_by_tier(cudaload_ctx *ctx,
@@ -350,11 +357,10 @@ static void majors_by_tier(cudaload_ctx *ctx,
       wanted = cl_plan_state_of(ctx)->requirements[r].entry == lib->entry;
     if (!wanted)
       continue;
-    /* A wheel's CUDA major is in its dist-info name (-cu12): read now. */
-    cl_library_settle_version(ctx, lib);
-    if (lib->cuda_major > 0 && lib->cuda_major < 64)
+    int cuda = cl_verdict_library_cuda_major(ctx, lib);
+    if (cuda > 0 && cuda < 64)
       present[cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin)] |=
-          (uint64_t)1 << lib->cuda_major;
+          (uint64_t)1 << cuda;
   }
 }
 
@@ -375,8 +381,10 @@ static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
     cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != r->entry)
       continue;
-    cl_library_settle_version(ctx, lib);
-    if (lib->cuda_major == cl_plan_state_of(ctx)->plan_cuda_major &&
+    if (needs_version(r))
+      cl_library_settle_version(ctx, lib);
+    if (cl_verdict_library_cuda_major(ctx, lib) ==
+            cl_plan_state_of(ctx)->plan_cuda_major &&
         satisfies(r, lib, why, sizeof why))
       return 1;
   }
@@ -1050,10 +1058,8 @@ static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
  * the plan's; 0 when nothing tells it. */
 static int lazy_cuda_major(cudaload_ctx *ctx, size_t i, cl_library *chosen) {
   int cuda = 0;
-  if (chosen) {
-    cl_library_settle_version(ctx, chosen);
-    cuda = chosen->cuda_major;
-  }
+  if (chosen)
+    cuda = cl_verdict_library_cuda_major(ctx, chosen);
   if (!cuda)
     cuda = cl_plan_state_of(ctx)->plan[i].entry->lazy_cuda_major;
   if (!cuda)
@@ -1870,11 +1876,7 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
   char why[512];
   const cl_catalog_entry *missing;
   int rc = CUDALOAD_OK;
-  /* "cudnn=9" is decided by the major the file name gives; anything finer
-   * needs the version (a wheel's is looked up now). */
-  if (req->at_least_parts ||
-      (req->op != CL_OP_ANY &&
-       !(req->op == CL_OP_EQ && req->version_parts == 1)))
+  if (needs_version(req))
     cl_library_settle_version(ctx, &cl_inventory_of(ctx)->libraries[i]);
   const char *machine = NULL;
   if (!satisfies(req, lib, why, sizeof why))

@@ -116,12 +116,24 @@ static int catalog_of(const char *path, const char *soname, cl_naming naming,
   return cl_catalog_match_renamed(cl_path_basename(path), naming, m);
 }
 
-/* The scan's version of the file real in c's inventory: 1 when c has it. */
+/* The scan's version of the file real in c's inventory: 1 when c has it.
+ * defer (NULL: read now): where a wheel's version is left unread, with
+ * its CUDA major told by its files (*version stays NULL). */
 static int inventory_version(cudaload_ctx *c, const char *real, char **version,
-                             int *cuda_major) {
+                             int *cuda_major, cl_explain_object *defer) {
   cl_library *lib = cl_inventory_library_at(c, real);
   if (!lib)
     return 0;
+  if (lib->pending_folder && defer) {
+    int cuda = cl_verdict_library_cuda_major(c, lib);
+    if (lib->pending_folder) {
+      if (cuda)
+        *cuda_major = cuda;
+      defer->version_pending = lib;
+      defer->version_ctx = c;
+      return 1;
+    }
+  }
   cl_library_settle_version(c, lib);
   if (lib->cuda_major)
     *cuda_major = lib->cuda_major;
@@ -220,9 +232,10 @@ static char *real_path_once(cudaload_explain *e, const char *path) {
   return real;
 }
 
+/* defer: as inventory_version's (NULL: read now). */
 static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *path, const cl_name_match *m,
-                        int *cuda_major) {
+                        int *cuda_major, cl_explain_object *defer) {
   *cuda_major = m ? m->cuda_major : 0;
   /* A path that does not resolve, a file whose version cannot be read:
    * answers (the name's version, or none), not failures. */
@@ -231,10 +244,10 @@ static char *version_of(cudaload_explain *e, cudaload_ctx *ctx,
   char *version = NULL;
   int known = 0;
   if (real && ctx)
-    known = inventory_version(ctx, real, &version, cuda_major);
+    known = inventory_version(ctx, real, &version, cuda_major, defer);
   if (real && ctx && !known) {
     cudaload_ctx *c = cl_verdict_folder_scan(e, ctx, real);
-    known = c && inventory_version(c, real, &version, cuda_major);
+    known = c && inventory_version(c, real, &version, cuda_major, defer);
   }
   free(real);
   cl_restore_error(kept);
@@ -247,7 +260,7 @@ char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
                             const char *path, int *cuda_major) {
   cl_name_match m;
   int named = catalog_of(path, NULL, cl_ctx_naming(ctx), &m);
-  return version_of(e, ctx, path, named ? &m : NULL, cuda_major);
+  return version_of(e, ctx, path, named ? &m : NULL, cuda_major, NULL);
 }
 
 /* --- what CUDA libraries open by name ------------------------------------ */
@@ -476,6 +489,118 @@ static char **lazy_names(const char *path, const cl_binary_info *info,
   return names;
 }
 
+/* --- a library's CUDA major without listing site-packages --------------- */
+
+/* The CUDA major a file's headers tell (what it needs, the wheel folders
+ * its search list names), read through the run's file cache: the plan
+ * reads the same headers again when it models the loader. */
+static int cuda_major_of_headers(cudaload_ctx *ctx, const char *path) {
+  cl_file_cache *cache = cl_file_cache_of(ctx);
+  const cl_binary_info *info = NULL;
+  if (!cache)
+    return 0;
+  char *kept = cl_save_error();
+  int cuda = cl_file_cache_info(cache, path, &info) == CUDALOAD_OK
+                 ? cl_binary_info_cuda_major(info, cl_ctx_naming(ctx))
+                 : 0;
+  cl_restore_error(kept);
+  return cuda;
+}
+
+/* The CUDA major of the libraries a file opens by name at run time
+ * (cuDNN 8's ops_infer holds libcublas.so.12 and opens it at its first
+ * call), read as the loader model reads them (verdict.c), through the same
+ * cache; 0 when they tell nothing. */
+static int cuda_major_of_opens(cudaload_ctx *ctx, const char *path) {
+  cl_file_cache *cache = cl_file_cache_of(ctx);
+  const cl_binary_info *info = NULL;
+  if (!cache)
+    return 0;
+  char *kept = cl_save_error();
+  if (cl_file_cache_info(cache, path, &info) != CUDALOAD_OK) {
+    cl_restore_error(kept);
+    return 0;
+  }
+  size_t count = 0;
+  char **names = cl_verdict_lazy_names_of(ctx, path, info, &count);
+  cl_restore_error(kept);
+  int cuda = 0;
+  for (size_t k = 0; k < count; ++k) {
+    cl_name_match m;
+    if (!cuda && cl_catalog_match(names[k], cl_ctx_naming(ctx), &m))
+      cuda = m.cuda_major;
+    free(names[k]);
+  }
+  free(names);
+  return cuda;
+}
+
+/* Whether other is a file of lib's family and major in lib's folder (the
+ * inventory lists them all): one build, one CUDA major. folder: lib's. */
+static int same_build(const cl_library *lib, const char *folder,
+                      const cl_library *other) {
+  if (other->entry == NULL ||
+      strcmp(other->entry->family, lib->entry->family) ||
+      other->major != lib->major)
+    return 0;
+  const char *base = cl_path_basename(other->path);
+  size_t length = (size_t)(base - other->path);
+  while (length > 0 &&
+         (other->path[length - 1] == '/' || other->path[length - 1] == '\\'))
+    --length;
+  return strlen(folder) == length && strncmp(folder, other->path, length) == 0;
+}
+
+/* What a file tells of its own CUDA major without I/O (the version in its
+ * name: cuSPARSE 12.6 is CUDA 13's), else by its headers; 0: nothing. */
+static int own_cuda_major(cudaload_ctx *ctx, const cl_library *lib) {
+  int cuda = cl_catalog_cuda_major_of_version(lib->entry, lib->major,
+                                              lib->pending_match.name_version);
+  return cuda ? cuda : cuda_major_of_headers(ctx, lib->path);
+}
+
+int cl_verdict_library_cuda_major(cudaload_ctx *ctx, cl_library *lib) {
+  if (!lib->pending_folder || lib->cuda_major)
+    return lib->cuda_major;
+  int cuda = own_cuda_major(ctx, lib);
+  if (cuda) {
+    cl_library_note_cuda_major(lib, cuda);
+    return lib->cuda_major;
+  }
+  char *folder = cl_path_dirname(lib->path);
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  for (int pass = 0; folder && pass < 2 && !cuda; ++pass)
+    for (size_t i = 0; i < inv->library_count && !cuda; ++i) {
+      const cl_library *other = &inv->libraries[i];
+      if (!same_build(lib, folder, other))
+        continue;
+      if (pass == 0 && other != lib)
+        cuda = cuda_major_of_headers(ctx, other->path);
+      /* Only a file the catalog says opens CUDA libraries by name has
+       * its text read: the loader model reads just those too. */
+      else if (pass == 1 && other->entry->lazy_opens[0])
+        cuda = cuda_major_of_opens(ctx, other->path);
+    }
+  /* The build told: each of its files would hear the same when asked
+   * (unless it tells its own), so they are answered now, each file's
+   * headers read once instead of the build's once per file. */
+  for (size_t i = 0; cuda && i < inv->library_count; ++i) {
+    cl_library *other = &inv->libraries[i];
+    if (other != lib && other->pending_folder && !other->cuda_major &&
+        same_build(lib, folder, other)) {
+      int own = own_cuda_major(ctx, other);
+      cl_library_note_cuda_major(other, own ? own : cuda);
+    }
+  }
+  free(folder);
+  if (cuda) {
+    cl_library_note_cuda_major(lib, cuda);
+    return lib->cuda_major;
+  }
+  cl_library_settle_version(ctx, lib);
+  return lib->cuda_major;
+}
+
 /* --- objects and needs ---------------------------------------------------- */
 
 cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
@@ -504,10 +629,23 @@ cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
     o->family = m.entry->family;
     o->name = m.entry->name;
     o->major = m.major;
-    o->version = version_of(e, ctx, path, &m, &o->cuda_major);
+    o->version = version_of(e, ctx, path, &m, &o->cuda_major,
+                            e->defer_wheel_versions ? o : NULL);
   }
   e->object_count++;
   return o;
+}
+
+void cl_verdict_settle_version(cl_explain_object *o) {
+  cl_library *lib = o->version_pending;
+  if (!lib)
+    return;
+  cl_library_settle_version(o->version_ctx, lib);
+  o->version_pending = NULL;
+  o->version_ctx = NULL;
+  if (lib->cuda_major)
+    o->cuda_major = lib->cuda_major;
+  o->version = lib->version[0] ? cl_strdup(lib->version) : NULL;
 }
 
 static void add_need(cudaload_explain *e, cl_explain_object *o,
@@ -534,8 +672,12 @@ static void add_need(cudaload_explain *e, cl_explain_object *o,
                              ? tree->objects[edge->to].info.soname
                              : NULL;
     int cuda;
+    /* Deferred, a wheel's stays unread: no need's version is compared. */
+    cl_explain_object unread;
+    memset(&unread, 0, sizeof unread);
     if (catalog_of(path, soname, cl_ctx_naming(ctx), &m))
-      n->version = version_of(e, ctx, path, &m, &cuda);
+      n->version = version_of(e, ctx, path, &m, &cuda,
+                              e->defer_wheel_versions ? &unread : NULL);
   }
   if (!n->name)
     e->failed = 1;
@@ -1031,7 +1173,7 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
     cl_name_match m;
     if (taken &&
         catalog_of(taken->path, taken->info.soname, cl_ctx_naming(ctx), &m))
-      version = version_of(e, ctx, taken->path, &m, &cuda);
+      version = version_of(e, ctx, taken->path, &m, &cuda, NULL);
     const char *better =
         taken ? inventory_provider(e, ctx, taken->path, cuda,
                                    cached_object(e, t->objects[k].path), b)
@@ -1471,11 +1613,50 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
   }
 }
 
+/* Whether the objects of a's family and major among at[] are the files of
+ * one build: all of them wheel files whose version is unread, in one
+ * folder. One wheel installs a build's files in one folder (pip replaces
+ * them together), so they share their version: comparing them would list
+ * site-packages to learn what cannot differ. */
+static int one_unread_build(const cudaload_explain *e, const size_t *at,
+                            size_t n, const cl_explain_object *a) {
+  const char *base = cl_path_basename(a->path);
+  size_t folder = (size_t)(base - a->path);
+  for (size_t k = 0; k < n; ++k) {
+    const cl_explain_object *o = &e->objects[at[k]];
+    if (!o->family || strcmp(o->family, a->family) || o->major != a->major)
+      continue;
+    if (!o->version_pending ||
+        (size_t)(cl_path_basename(o->path) - o->path) != folder ||
+        strncmp(o->path, a->path, folder) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* Read the versions mixes_among compares: those of every family and major
+ * among at[] whose files are not one build's. */
+static void settle_compared_versions(cudaload_explain *e, const size_t *at,
+                                     size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    cl_explain_object *a = &e->objects[at[i]];
+    if (!a->family || !a->version_pending || one_unread_build(e, at, n, a))
+      continue;
+    for (size_t k = 0; k < n; ++k) {
+      cl_explain_object *o = &e->objects[at[k]];
+      if (o->family && strcmp(o->family, a->family) == 0 &&
+          o->major == a->major)
+        cl_verdict_settle_version(o);
+    }
+  }
+}
+
 /* One family and major in two versions, or libraries of two CUDA majors,
  * among the objects from first on: one finding per family and major, each
  * version with the folder it comes from. */
 static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
                         const char *what) {
+  settle_compared_versions(e, at, n);
   for (size_t ai = 0; ai < n; ++ai) {
     const cl_explain_object *a = &e->objects[at[ai]];
     if (!a->family || !a->version)

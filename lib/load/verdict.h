@@ -114,8 +114,13 @@ typedef struct cl_explain_object {
   const char *family; /* NULL: not a CUDA library */
   const char *name;   /* catalog name */
   int major;
-  int cuda_major;           /* 0: unknown */
-  char *version;            /* NULL: unknown */
+  int cuda_major; /* 0: unknown */
+  char *version;  /* NULL: unknown (or not read yet, below) */
+  /* A wheel's file whose version the verdict left unread (its
+   * defer_wheel_versions): the library and the ctx whose inventory holds
+   * it, until cl_verdict_settle_version reads it; NULL once read. */
+  struct cl_library *version_pending;
+  cudaload_ctx *version_ctx;
   int consumer;             /* one of the files asked about */
   const char *put_first_by; /* "LD_PRELOAD", "/etc/ld.so.preload"; NULL */
   cl_explain_need *needs;
@@ -148,6 +153,12 @@ struct cudaload_explain {
   size_t global_count, global_capacity;
   cudaload_ctx *ctx; /* the inventory the verdict is judged against (its
                        fixes name what it holds); borrowed */
+  /* 1: a wheel's file gets its version only when a finding compares it
+   * (cl_verdict_settle_version): finding a wheel's dist-info lists
+   * site-packages, and a verdict whose objects are never printed (the env
+   * warnings) needs no version of a build's files it does not compare. Its
+   * needs then carry no version. 0 (every report): read as met. */
+  int defer_wheel_versions;
   int failed;
 };
 
@@ -165,6 +176,25 @@ struct cudaload_explain {
 #define CL_VERDICT_SYMBOLS 0x20u /* record every reference, not CUDA's */
 
 cudaload_explain *cl_verdict_new(void);
+
+/* Read the version of an object the verdict left unread (nothing when it
+ * has been read). */
+void cl_verdict_settle_version(cl_explain_object *o);
+
+/* The CUDA major of a library of ctx's inventory, as a plan or a verdict
+ * needs it. A wheel's whose name does not tell it (cuDNN 8 is built for
+ * CUDA 11 and 12) would otherwise come from its dist-info's name (-cu12),
+ * which means listing site-packages, thousands of unrelated distributions
+ * perhaps (issue 28). The files tell first, the ones the plan reads
+ * anyway: the version in the file's name; what the file needs or names in
+ * its search list; the same of the other files of its build (its family
+ * and major, in its folder, as the inventory lists them); what the files
+ * of its build that the catalog says open CUDA libraries by name open
+ * (cuDNN 8's ops_infer holds libcublas.so.12: the real files need nothing
+ * of CUDA); only when none tells is its version settled. What the files
+ * told is kept (cl_library_note_cuda_major): the file is what the process
+ * will load. 0 when nothing tells. */
+int cl_verdict_library_cuda_major(cudaload_ctx *ctx, struct cl_library *lib);
 
 /* Model opening `path` (absolute) in m from no object, with the names each
  * file opens at run time (unless CL_VERDICT_NO_LAZY); record the objects,

@@ -481,6 +481,23 @@ typedef struct found_version {
   char *distrust; /* malloc'ed: why a source was passed over, or NULL */
 } found_version;
 
+int cl_binary_info_cuda_major(const cl_binary_info *info, cl_naming naming) {
+  int cuda = 0;
+  for (size_t d = 0; d < info->needed_count && !cuda; ++d) {
+    cl_name_match m;
+    if (cl_catalog_match(info->needed[d], naming, &m))
+      cuda = m.cuda_major;
+  }
+  const char *lists[2] = {info->runpath, info->rpath};
+  for (int k = 0; k < 2 && !cuda; ++k) {
+    const char *cu = lists[k] ? strstr(lists[k], "/cu1") : NULL;
+    if (cu && cu[4] >= '0' && cu[4] <= '9' &&
+        (cu[5] == '/' || cu[5] == ':' || cu[5] == '\0'))
+      cuda = 10 + (cu[4] - '0');
+  }
+  return cuda;
+}
+
 /* The CUDA major a library file was built for, from what it needs
  * (libcusparse.so.12 of CUDA 13 needs libnvJitLink.so.13, a CUDA 12 cuDNN
  * 9 sub-library libcublasLt.so.12) or the wheel folders its search list
@@ -490,19 +507,7 @@ static int cuda_major_from_file(const char *path, cl_naming naming) {
   cl_binary_info info;
   if (cl_binary_parse_file(path, &info) != CUDALOAD_OK)
     return 0;
-  int cuda = 0;
-  for (size_t d = 0; d < info.needed_count && !cuda; ++d) {
-    cl_name_match m;
-    if (cl_catalog_match(info.needed[d], naming, &m))
-      cuda = m.cuda_major;
-  }
-  const char *lists[2] = {info.runpath, info.rpath};
-  for (int k = 0; k < 2 && !cuda; ++k) {
-    const char *cu = lists[k] ? strstr(lists[k], "/cu1") : NULL;
-    if (cu && cu[4] >= '0' && cu[4] <= '9' &&
-        (cu[5] == '/' || cu[5] == ':' || cu[5] == '\0'))
-      cuda = 10 + (cu[4] - '0');
-  }
+  int cuda = cl_binary_info_cuda_major(&info, naming);
   cl_binary_info_free(&info);
   return cuda;
 }
@@ -734,6 +739,10 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
     found_version v;
     find_version(c, cl_ctx_naming(ctx), lib->pending_folder, lib->pending_name,
                  lib->path, &lib->pending_match, &v);
+    /* What the files told a plan stands: the dist-info's -cuNN only names
+     * the wheel, the file is what the process will load. */
+    if (lib->cuda_major_from_files)
+      v.cuda_major = lib->cuda_major;
     store_version(lib, &v); /* out of memory: the version stays unknown */
     cl_binary_info_free(&v.pe);
     free(v.distrust); /* NULL when stored */
@@ -741,6 +750,13 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
   free(lib->pending_folder);
   free(lib->pending_name);
   lib->pending_folder = lib->pending_name = NULL;
+}
+
+void cl_library_note_cuda_major(cl_library *lib, int cuda_major) {
+  if (!lib->pending_folder || !cuda_major)
+    return;
+  lib->cuda_major = cuda_major;
+  lib->cuda_major_from_files = 1;
 }
 
 void cl_inventory_settle_versions(cudaload_ctx *ctx) {

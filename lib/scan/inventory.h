@@ -8,6 +8,7 @@
 #define CUDALOAD_INVENTORY_H
 
 #include "core/context.h"
+#include "binary/binary.h"
 #include "scan/catalog.h"
 
 #include <stddef.h>
@@ -45,7 +46,8 @@ typedef struct cl_library {
   /* A wheel's version is looked up on first use (inventory.c): until then
    * the folder the file was listed in, its name there and what the name
    * told; NULL once settled. Read version, version_source, version_file and
-   * cuda_major only after cl_library_settle_version. */
+   * cuda_major only after cl_library_settle_version (or cuda_major after
+   * cl_library_note_cuda_major). */
   char *pending_folder;
   char *pending_name;
   cl_name_match pending_match;
@@ -59,6 +61,9 @@ typedef struct cl_library {
   /* Why a version source was passed over (others can write to it), so that
    * the plan can say so; NULL when none was (inventory.c). */
   char *version_distrust;
+  /* 1 when cuda_major was told by the library's own files before its
+   * version was settled (cl_library_note_cuda_major): settling keeps it. */
+  int cuda_major_from_files;
 } cl_library;
 
 /* The version sources a scan read (dist-info, headers), kept for versions
@@ -129,6 +134,16 @@ cl_naming cl_ctx_naming(const cudaload_ctx *ctx);
 /* Look up a library's version now if the scan left it for later; keeps the
  * calling thread's last error as it was (inventory.c). */
 void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib);
+/* Record the CUDA major a library's own files tell (what they need or
+ * open), learned before its version was settled: a plan asks for the
+ * major without listing site-packages (verdict.c). Settling the version later
+ * keeps it over the dist-info's -cuNN, since the file is the truth of what
+ * it will load. */
+void cl_library_note_cuda_major(cl_library *lib, int cuda_major);
+/* The CUDA major a file's headers tell: the catalog's major of a library
+ * it needs (libcublasLt.so.12), else the wheel folder its search list
+ * names ($ORIGIN/../../cu13/lib); 0 when they tell nothing. */
+int cl_binary_info_cuda_major(const cl_binary_info *info, cl_naming naming);
 /* The library of the inventory at a (real, absolute) path, or NULL. */
 cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path);
 /* Every library's (for reports that print them all). */
