@@ -418,20 +418,62 @@ static int wheel_position(const char *folder, const char *name,
   return 1;
 }
 
-/* The dist-info that installed this file: the wheel's RECORD (exact path),
- * else a toolkit's dist-info folder beside its lib folder (by name). */
+/* The folder a wheel installs a file to, from its RECORD path
+ * ("nvidia/cu13/lib/x" -> "cu13"), malloc'ed; NULL when memory ran out. */
+static char *wheel_folder_of(const char *relpath) {
+  const char *start = relpath + strlen("nvidia/");
+  const char *end = strchr(start, '/');
+  return cl_strndup(start, end ? (size_t)(end - start) : strlen(start));
+}
+
+/* How the owner of a file was found. */
+typedef struct ownership {
+  int by_record;  /* 1: a RECORD lists the file; 0: the wheel table says */
+  int cuda_major; /* the table's wheel's CUDA major; 0: unknown */
+} ownership;
+
+/* The owner of a file among the dist-infos of one holder: the one the
+ * wheel table names, else the one whose RECORD lists it (key: its RECORD
+ * path, or with by_name its base name). */
 static const cl_distribution *
-distribution_of(cl_version_cache *c, const char *folder, const char *name) {
+owner_in(cl_version_cache *c, cl_distinfo_index *index, const cl_name_match *m,
+         const char *wheel_folder, const char *key, int by_name,
+         ownership *how) {
+  const cl_distribution *d =
+      cl_distinfo_by_wheel(index, m, wheel_folder, &how->cuda_major);
+  if (d)
+    return d;
+  d = by_name ? cl_distinfo_by_name(index, key)
+              : cl_distinfo_by_path(index, key);
+  if (index->records_state < 0)
+    c->out_of_memory = 1;
+  how->by_record = d != NULL;
+  return d;
+}
+
+/* The dist-info that installed this file: in the site-packages of a
+ * wheel's folder (by the wheel table, else the exact path its RECORD
+ * lists), else in a toolkit's dist-info folder beside its lib folder (by
+ * the table, else the name its RECORD lists). */
+static const cl_distribution *
+distribution_of(cl_version_cache *c, const char *folder, const char *name,
+                const cl_name_match *m, ownership *how) {
   char *site_packages = NULL, *relpath = NULL;
   int in_wheel = wheel_position(folder, name, &site_packages, &relpath);
   const cl_distribution *d = NULL;
+  how->by_record = how->cuda_major = 0;
   if (in_wheel < 0) {
     c->out_of_memory = 1;
     return NULL;
   }
   if (in_wheel) {
     cl_distinfo_index *index = distinfo_for(c, site_packages);
-    d = index ? cl_distinfo_by_path(index, relpath) : NULL;
+    char *wheel_folder = wheel_folder_of(relpath);
+    if (!wheel_folder)
+      c->out_of_memory = 1;
+    else if (index)
+      d = owner_in(c, index, m, wheel_folder, relpath, 0, how);
+    free(wheel_folder);
     free(site_packages);
     free(relpath);
     if (d)
@@ -442,7 +484,7 @@ distribution_of(cl_version_cache *c, const char *folder, const char *name) {
     char *dist_folder = prefix ? cl_path_join(prefix, "dist-info") : NULL;
     if (dist_folder && is_directory(c, dist_folder)) {
       cl_distinfo_index *index = distinfo_for(c, dist_folder);
-      d = index ? cl_distinfo_by_name(index, name) : NULL;
+      d = index ? owner_in(c, index, m, NULL, name, 1, how) : NULL;
     }
     free(dist_folder);
     free(prefix);
@@ -530,9 +572,17 @@ static const trusted_source *holder_trust(cl_version_cache *c,
   return &c->holders[c->holder_count++];
 }
 
-/* cl_trust_distinfo_refusal() with the holder's half remembered. */
+/* What of a dist-info spoke for a library, so what must be trusted: the
+ * folder that holds the dist-info folders always (whoever can write there
+ * can add or rename one, and its name is the version), the dist-info
+ * folder and the files in it that were read. */
+#define SPOKE_METADATA 1u
+#define SPOKE_RECORD 2u
+
+/* cl_trust_distinfo_refusal() with the holder's half remembered, for what
+ * spoke. */
 static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
-                              int *lost) {
+                              unsigned spoke, int *lost) {
   *lost = 0;
   char *dist = cl_path_dirname(metadata_path);
   char *holder = dist ? cl_path_dirname(dist) : NULL;
@@ -543,8 +593,10 @@ static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
   } else if (h->refusal) {
     refusal = cl_strdup(h->refusal);
     *lost = !refusal; /* refused, the sentence lost */
-  } else if (h->real) {
-    refusal = cl_trust_distinfo_entry_refusal(metadata_path, h->real, lost);
+  } else if (h->real && spoke) {
+    refusal = cl_trust_distinfo_entry_refusal(
+        metadata_path, h->real, (spoke & SPOKE_METADATA) != 0,
+        (spoke & SPOKE_RECORD) != 0, lost);
   }
   free(holder);
   free(dist);
@@ -552,19 +604,30 @@ static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
 }
 
 /* Why others can change a version source (trust.h: a dist-info by its
- * METADATA, or, with include, a header in that include folder), a
- * malloc'ed copy, or NULL; asked of the file system once per source. */
+ * METADATA path and what of it spoke, or, with include, a header in that
+ * include folder), a malloc'ed copy, or NULL; asked of the file system
+ * once per source. */
 static char *source_refusal(cl_version_cache *c, const char *path,
-                            const char *include, int *lost) {
+                            const char *include, unsigned spoke, int *lost) {
   size_t at;
   *lost = 0;
-  if (cl_str_index_find(&c->sources_by_path, path, &at)) {
+  /* A dist-info is remembered per what spoke: its name alone asks less
+   * than its RECORD. */
+  char *key = NULL;
+  if (include) {
+    key = cl_strdup(path);
+  } else if ((key = malloc(strlen(path) + 3)) != NULL) {
+    key[0] = (char)('0' + spoke);
+    key[1] = ':';
+    strcpy(key + 2, path);
+  }
+  if (key && cl_str_index_find(&c->sources_by_path, key, &at)) {
+    free(key);
     *lost = c->sources[at].lost;
     return c->sources[at].refusal ? cl_strdup(c->sources[at].refusal) : NULL;
   }
   char *refusal = include ? cl_trust_include_refusal(include, path, lost)
-                          : distinfo_refusal(c, path, lost);
-  char *key = cl_strdup(path);
+                          : distinfo_refusal(c, path, spoke, lost);
   if (!key ||
       cl_reserve((void **)&c->sources, &c->source_capacity, c->source_count + 1,
                  sizeof *c->sources) ||
@@ -627,10 +690,15 @@ static void find_version(cl_version_cache *c, cl_naming naming,
   v->source = "none";
   v->file = "";
   v->cuda_major = m->cuda_major;
-  const cl_distribution *d = distribution_of(c, folder, name);
+  ownership how;
+  const cl_distribution *d = distribution_of(c, folder, name, m, &how);
   int lost = 0;
+  unsigned spoke = d ? (d->metadata_read ? SPOKE_METADATA : 0u) |
+                           (how.by_record ? SPOKE_RECORD : 0u)
+                     : 0u;
   if (d && !c->allow_writable &&
-      distrusted(v, source_refusal(c, d->metadata_path, NULL, &lost), lost))
+      distrusted(v, source_refusal(c, d->metadata_path, NULL, spoke, &lost),
+                 lost))
     d = NULL;
   if (d) {
     v->version = d->version;
@@ -638,6 +706,10 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     v->file = d->metadata_path;
     if (!v->cuda_major)
       v->cuda_major = d->cuda_major;
+    /* The wheel the table took it for is built for one CUDA major (a
+     * CUDA 13 wheel's name has no -cu13): no need to read the file. */
+    if (!v->cuda_major)
+      v->cuda_major = how.cuda_major;
   } else if (m->name_version[0]) {
     v->version = m->name_version;
     v->source = "file-name";
@@ -653,7 +725,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     char *include = h ? cl_path_dirname(h->header_path) : NULL;
     if (h && !c->allow_writable &&
         (!include ||
-         distrusted(v, source_refusal(c, h->header_path, include, &lost),
+         distrusted(v, source_refusal(c, h->header_path, include, 0, &lost),
                     lost)))
       h = NULL;
     free(include);

@@ -251,6 +251,7 @@ static char *entry_refusal(const char *path, const char *base,
 
 char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
                                       const char *holder_real,
+                                      int check_metadata, int check_record,
                                       int *out_of_memory) {
   *out_of_memory = 0;
   char *dist = cl_path_dirname(metadata_path);
@@ -261,14 +262,16 @@ char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
   if (!dist || !holder || !record) {
     *out_of_memory = 1;
   } else if (holder_real) {
-    /* the dist-info folder, then its METADATA and RECORD, the folder they
+    /* the dist-info folder, then the files read in it, the folder they
      * are in being checked */
     refused =
         entry_refusal(dist, holder, holder_real, 1, &dist_real, out_of_memory);
-    const char *const files[] = {metadata_path, record};
+    const char *const files[] = {check_metadata ? metadata_path : NULL,
+                                 check_record ? record : NULL};
     for (size_t i = 0; i < 2 && dist_real && !refused && !*out_of_memory; ++i)
-      refused =
-          entry_refusal(files[i], dist, dist_real, 0, NULL, out_of_memory);
+      if (files[i])
+        refused =
+            entry_refusal(files[i], dist, dist_real, 0, NULL, out_of_memory);
   }
   free(dist_real);
   free(record);
@@ -290,8 +293,8 @@ char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory) {
     refused =
         cl_trust_distinfo_holder_refusal(holder, &holder_real, out_of_memory);
     if (!refused && !*out_of_memory && holder_real)
-      refused = cl_trust_distinfo_entry_refusal(metadata_path, holder_real,
-                                                out_of_memory);
+      refused = cl_trust_distinfo_entry_refusal(metadata_path, holder_real, 1,
+                                                1, out_of_memory);
   }
   free(holder_real);
   free(holder);
