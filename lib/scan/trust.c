@@ -210,6 +210,41 @@ char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
                           out_of_memory);
 }
 
+char *cl_trust_distinfo_holder_refusal_known(const char *holder,
+                                             const char *real,
+                                             const char *parent_real,
+                                             char **holder_real,
+                                             int *out_of_memory) {
+  *out_of_memory = 0;
+  *holder_real = NULL;
+  if (real) {
+    if (!(*holder_real = cl_strdup(real))) {
+      *out_of_memory = 1;
+      return NULL;
+    }
+    return refusal_resolved(holder, real, 1, 0, real, out_of_memory);
+  }
+  if (!parent_real)
+    return cl_trust_distinfo_holder_refusal(holder, holder_real, out_of_memory);
+  /* One look that judges a folder that is no link; a link is resolved. */
+  char *why = NULL;
+  int is_link = 0;
+  int unsafe = cl_os_writable_by_others_unless_link(
+      holder, CL_TRUST_LIBRARY_FOLDER, &why, &is_link);
+  if (is_link) {
+    free(why);
+    return cl_trust_distinfo_holder_refusal(holder, holder_real, out_of_memory);
+  }
+  *holder_real = cl_path_join(parent_real, cl_path_basename(holder));
+  if (!*holder_real) {
+    free(why);
+    *out_of_memory = 1;
+    return NULL;
+  }
+  return refusal_judged(holder, *holder_real, 1, 0, *holder_real, out_of_memory,
+                        &unsafe, why);
+}
+
 /* The checks of refusal_resolved() on `path`, one entry below `base`
  * (whose real path is base_real), the walk stopping at base_real: a path
  * that is no link is judged in the same look at the file system that tells

@@ -68,6 +68,15 @@ char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory);
  * only who can write the holder can add or rename a folder in it. */
 char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
                                        int *out_of_memory);
+/* cl_trust_distinfo_holder_refusal() where a real path is known: the
+ * holder's own (`real`), else the folder's it is in (`parent_real`), when
+ * the holder is no link (one look at it); NULL for either when unknown.
+ * The same answers, in the same words. */
+char *cl_trust_distinfo_holder_refusal_known(const char *holder,
+                                             const char *real,
+                                             const char *parent_real,
+                                             char **holder_real,
+                                             int *out_of_memory);
 char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
                                       const char *holder_real,
                                       int check_metadata, int check_record,

@@ -4109,6 +4109,36 @@ class ScanLooks(CliTestCase):
             (root / folder).mkdir(parents=True)
         return root
 
+    def all_calls(self, args):
+        """Every system call of the tool run with args, as strace -f logs them."""
+        self.file_calls(self.tmpdir())  # the skips: not Linux, qemu, no strace
+        log = self.tmpdir() / "strace-all.log"
+        env = dict(os.environ, CUDALOAD_CACHE_DISABLE="1")
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+        r = subprocess.run([shutil.which("strace"), "-f", "-o", str(log)] + CLI + list(args), env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        return [l for l in log.read_text(errors="replace").splitlines()
+                if not re.match(r"^\d+\s+(\+\+\+|---)", l) and "resumed>" not in l]
+
+    def test_a_toolkit_scan_costs_at_most_one_and_a_half_times_its_floor(self):
+        # Issue 28, item 3: what a scan of a toolkit cannot do without is
+        # list each layout folder that exists once, whatever spelling or link
+        # reaches it (an open, two getdents and a close), and look at each
+        # library once; the scan may cost half as much again. Counted, not
+        # timed: the system calls beyond those of `cudaload --version`.
+        root = self.toolkit_13()
+        scan = self.all_calls(["scan", "--no-defaults", "--root", str(root)])
+        beyond = len(scan) - len(self.all_calls(["--version"]))
+        layout = [root, root / "lib64", root / "lib", root / "targets", root / "targets" / "x86_64-linux" / "lib",
+                  root / "nvvm" / "lib64", root / "dist-info"]
+        listed = {os.path.realpath(str(p)) for p in layout if p.is_dir()}
+        doc = self.parse_json(self.run_ok("scan", "--no-defaults", "--root", str(root), "--format", "json"))
+        self.assertEqual(len(doc["libraries"]), 23, doc)
+        floor = 4 * len(listed) + len(doc["libraries"])
+        self.assertLessEqual(beyond, 1.5 * floor,
+                             "%d calls beyond --version, floor %d:\n%s" % (beyond, floor, "\n".join(scan)))
+
     def test_a_toolkit_library_owned_by_a_wheel_has_its_version(self):
         # libnvvm.so.4, listed first under its link libnvvm.so, which no
         # RECORD names: the wheel table says nvidia-nvvm (CUDA 13) ships
