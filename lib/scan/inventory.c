@@ -66,7 +66,8 @@ struct cl_version_cache {
   cl_str_index holders_by_path;
   /* The real paths the scan resolved for its roots, by the path as
    * listed: a toolkit's dist-info/ is in its root, so its real path needs
-   * no lookup of its own (trust.h's checks take it from there). */
+   * no lookup of its own (trust.h's checks take it from there). Kept for
+   * the scan only: a version asked later resolves what is there then. */
   struct known_real *reals;
   size_t real_count, real_capacity;
   cl_str_index reals_by_path;
@@ -82,6 +83,17 @@ typedef struct trusted_source {
   int lost;      /* refused, but memory ran out for the reason */
   char *real;    /* a holder's real path (NULL: it does not resolve) */
 } trusted_source;
+
+static void forget_known_reals(cl_version_cache *c) {
+  cl_str_index_free(&c->reals_by_path);
+  for (size_t i = 0; i < c->real_count; ++i) {
+    free(c->reals[i].path);
+    free(c->reals[i].real);
+  }
+  free(c->reals);
+  c->reals = NULL;
+  c->real_count = c->real_capacity = 0;
+}
 
 static void version_cache_free(cl_version_cache *c) {
   if (!c)
@@ -102,12 +114,7 @@ static void version_cache_free(cl_version_cache *c) {
     free(c->holders[i].real);
   }
   free(c->holders);
-  cl_str_index_free(&c->reals_by_path);
-  for (size_t i = 0; i < c->real_count; ++i) {
-    free(c->reals[i].path);
-    free(c->reals[i].real);
-  }
-  free(c->reals);
+  forget_known_reals(c);
   for (size_t i = 0; i < c->distinfo_count; ++i)
     cl_distinfo_free(&c->distinfo[i]);
   free(c->distinfo);
@@ -1778,6 +1785,8 @@ int cudaload_scan(cudaload_ctx *ctx) {
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS) && ctx->environment_count == 0)
     cl_nearby_environments(note_nearby, &s);
   scanner_free(&s);
+  if (ctx->inventory->version_cache)
+    forget_known_reals(ctx->inventory->version_cache);
   if (s.status) {
     int status = s.status;
     inventory_forget(ctx);
