@@ -2,7 +2,8 @@
 /*
  * fuzz_distinfo.c - libFuzzer target: a wheel's METADATA (name and version,
  * Requires-Dist lines) and RECORD readers (every parser gets every input:
- * they never need NUL termination).
+ * they never need NUL termination), and the dist-info folder name parser
+ * (the input up to its first NUL, as a listing gives a name).
  */
 #include "scan/distinfo.h"
 
@@ -54,5 +55,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)cl_record_parse(text, size, visit, &total);
   (void)cl_requires_dist_parse(text, size, visit_requirement, &total);
   free(text);
+  char *folder = malloc(size + 1);
+  if (!folder)
+    return 0;
+  memcpy(folder, data, size);
+  folder[size] = '\0';
+  if (cl_distinfo_folder_name_parse(folder, &name, &version)) {
+    if (!*name || !*version || strlen(name) + strlen(version) > size)
+      abort();
+    free(name);
+    free(version);
+  }
+  free(folder);
   return 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_distinfo.c - wheel METADATA/RECORD and toolkit header parsers. */
+/* test_distinfo.c - wheel dist-info folder names, METADATA/RECORD and
+ * toolkit header parsers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,6 +41,44 @@ static void metadata_without_version_is_malformed(void **state) {
         cl_metadata_parse(inputs[i], strlen(inputs[i]), &name, &version), 0);
     assert_null(name);
     assert_null(version);
+  }
+}
+
+/* A dist-info folder's name gives the distribution's name and version
+ * (the wheel spec's {name}-{version}.dist-info); names that do not give
+ * both leave it to METADATA. */
+static void folder_name_gives_name_and_version(void **state) {
+  (void)state;
+  static const struct {
+    const char *folder, *name, *version; /* NULL: not told */
+  } cases[] = {
+      {"nvidia_cudnn_cu12-8.9.7.29.dist-info", "nvidia_cudnn_cu12", "8.9.7.29"},
+      {"nvidia_cublas-13.1.0.3.dist-info", "nvidia_cublas", "13.1.0.3"},
+      {"nvidia_nccl_cu13-2.28.9.dist-info", "nvidia_nccl_cu13", "2.28.9"},
+      {"nvidia_x-1.0rc1.dist-info", "nvidia_x", "1.0rc1"},
+      {"nvidia_cudnn_cu12.dist-info", NULL, NULL},      /* no '-' */
+      {"-8.9.7.29.dist-info", NULL, NULL},              /* no name */
+      {"nvidia_cudnn_cu12-.dist-info", NULL, NULL},     /* no version */
+      {"nvidia_cudnn_cu12-v8.9.dist-info", NULL, NULL}, /* not a digit */
+      {"nvidia-cudnn-cu12-8.9.dist-info", NULL, NULL},  /* two '-' */
+      {"nvidia_cudnn_cu12-8.9.7.29", NULL, NULL},       /* no suffix */
+      {"nvidia_cudnn_cu12-8.9.7.29.egg-info", NULL, NULL},
+      {".dist-info", NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *name = (char *)1, *version = (char *)1;
+    int told = cl_distinfo_folder_name_parse(cases[i].folder, &name, &version);
+    if (cases[i].name == NULL) {
+      if (told || name || version)
+        fail_msg("%s: told a name and version", cases[i].folder);
+      continue;
+    }
+    if (!told || strcmp(name, cases[i].name) != 0 ||
+        strcmp(version, cases[i].version) != 0)
+      fail_msg("%s: expected %s %s, got %s %s", cases[i].folder, cases[i].name,
+               cases[i].version, name ? name : "-", version ? version : "-");
+    free(name);
+    free(version);
   }
 }
 
@@ -154,7 +193,8 @@ static void lookups_in_a_big_index(void **state) {
   cl_distinfo_index index;
   assert_int_equal(cl_distinfo_load(folder, &index), 0);
   assert_int_equal(index.distribution_count, 2);
-  assert_int_equal(index.file_count, 4006);
+  /* The RECORDs wait for the first lookup that needs them. */
+  assert_int_equal(index.file_count, 0);
   static const struct {
     const char *key;
     int by_name;
@@ -190,20 +230,86 @@ static void lookups_in_a_big_index(void **state) {
                cases[i].version ? cases[i].version : "nothing",
                d ? d->version : "nothing");
   }
+  assert_int_equal(index.file_count, 4006);
   cl_distinfo_free(&index);
   assert_int_equal(system("rm -rf test_distinfo-index"), 0);
+}
+
+/* The wheel table names the one distribution that ships a library; where
+ * two could, or none, it names none (RECORD decides). The version is the
+ * folder's name, whatever METADATA holds, and no RECORD is read. */
+static void owner_by_the_wheel_table(void **state) {
+  (void)state;
+  const char *folder = "test_distinfo-wheels";
+  assert_int_equal(system("rm -rf test_distinfo-wheels && "
+                          "mkdir test_distinfo-wheels && cd "
+                          "test_distinfo-wheels && "
+                          "mkdir nvidia_cudnn_cu12-9.1.0.70.dist-info "
+                          "nvidia_cublas_cu12-12.4.5.8.dist-info "
+                          "nvidia_cuda_runtime_cu12.dist-info "
+                          "nvidia_cuda_nvrtc_cu12-12.4.127.dist-info "
+                          "nvidia_cuda_nvrtc_cu12-12.3.0.dist-info && "
+                          "printf 'not metadata' > "
+                          "nvidia_cudnn_cu12-9.1.0.70.dist-info/METADATA && "
+                          "printf 'Name: nvidia-cuda-runtime-cu12\n"
+                          "Version: 12.4.127\n\n' > "
+                          "nvidia_cuda_runtime_cu12.dist-info/METADATA"),
+                   0);
+  cl_distinfo_index index;
+  assert_int_equal(cl_distinfo_load(folder, &index), 0);
+  assert_int_equal(index.distribution_count, 5);
+  static const struct {
+    const char *file, *wheel_folder;
+    const char *version; /* NULL: the table names no one */
+  } cases[] = {
+      {"libcudnn.so.9", "cudnn", "9.1.0.70"},
+      {"libcudnn.so.9", NULL, "9.1.0.70"},
+      {"libcudnn.so.9", "cu13", NULL},     /* not where the wheel puts it */
+      {"libcudnn.so.8", NULL, "9.1.0.70"}, /* cu12's cuDNN: 8 and 9 */
+      {"libcublasLt.so.12", "cublas", "12.4.5.8"},
+      {"libnvblas.so.12", "cublas", "12.4.5.8"},
+      {"libcublas.so.13", NULL, NULL}, /* CUDA 13's is another wheel */
+      {"libcudart.so.12", "cuda_runtime", "12.4.127"}, /* by its METADATA */
+      {"libnvrtc.so.12", "cuda_nvrtc", NULL},          /* two dist-infos */
+      {"libcufft.so.11", "cufft", NULL},               /* none */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cl_name_match m;
+    assert_true(cl_catalog_match(cases[i].file, CL_NAMING_LINUX, &m));
+    int cuda = -1;
+    const cl_distribution *d =
+        cl_distinfo_by_wheel(&index, &m, cases[i].wheel_folder, &cuda);
+    assert_int_equal(cuda, d ? 12 : 0); /* the -cu12 wheels' CUDA major */
+    if (cases[i].version == NULL
+            ? d != NULL
+            : d == NULL || strcmp(d->version, cases[i].version))
+      fail_msg("%s in %s: expected %s, got %s", cases[i].file,
+               cases[i].wheel_folder ? cases[i].wheel_folder : "any folder",
+               cases[i].version ? cases[i].version : "nothing",
+               d ? d->version : "nothing");
+  }
+  /* Only the folder that does not name itself had its METADATA read. */
+  for (size_t i = 0; i < index.distribution_count; i++)
+    assert_int_equal(index.distributions[i].metadata_read,
+                     strstr(index.distributions[i].metadata_path,
+                            "runtime_cu12.dist-info") != NULL);
+  assert_int_equal(index.records_state, 0);
+  cl_distinfo_free(&index);
+  assert_int_equal(system("rm -rf test_distinfo-wheels"), 0);
 }
 #endif
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(metadata_gives_name_and_version),
+      cmocka_unit_test(folder_name_gives_name_and_version),
       cmocka_unit_test(metadata_without_version_is_malformed),
       cmocka_unit_test(record_lists_path_column),
       cmocka_unit_test(record_with_unterminated_quote_is_survived),
       cmocka_unit_test(header_defines_are_read),
 #ifndef _WIN32
       cmocka_unit_test(lookups_in_a_big_index),
+      cmocka_unit_test(owner_by_the_wheel_table),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* strutil.c - small string, path and growable-array helpers. */
 #include "common/strutil.h"
+#include "common/error.h"
 #include "cudaload.h"
 #include "os/platform.h"
 
@@ -182,8 +183,12 @@ int cl_name_list_read(const char *dir, cl_name_filter keep, const void *arg,
                       cl_name_list *list) {
   name_collector c = {list, keep, arg, 0};
   memset(list, 0, sizeof *list);
-  if (cl_os_stat_kind(dir, NULL) == CL_KIND_DIRECTORY)
-    cl_os_list_dir(dir, collect_name, &c);
+  /* Listed without asking first whether dir is a folder (a look of its
+   * own at the file system): a listing of anything else fails, and gives
+   * the same empty list. Its error is not the caller's. */
+  char *saved = cl_save_error();
+  cl_os_list_dir(dir, collect_name, &c);
+  cl_restore_error(saved);
   if (list->count > 1)
     qsort(list->names, list->count, sizeof(char *), order ? order : by_strcmp);
   return c.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;

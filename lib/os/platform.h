@@ -175,6 +175,17 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why);
  * entry (trust.c). */
 int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
                                          char **why, int *is_link);
+/* What the link at `path` says (its target as written, "libnvvm.so.4"),
+ * malloc'ed; NULL when path is no link or cannot be read, and on Windows,
+ * where a link is resolved whole. Sets no error. */
+char *cl_os_link_target(const char *path);
+/* cl_os_path_stamp() and cl_os_writable_by_others() of `path` for `use`, in
+ * one look at the file system where the OS allows (POSIX: one stat, where
+ * a scan asked for each apart of a folder it lists and judges). Returns
+ * what cl_os_path_stamp() does; *unsafe and *why as
+ * cl_os_writable_by_others() says (0 and NULL when nothing was stat'ed). */
+int cl_os_path_stamp_judged(const char *path, cl_trust_use use,
+                            cl_file_stamp *out, int *unsafe, char **why);
 /* Calls visit(name, value) for every environment variable whose name starts
  * with prefix (CUDA_PATH_V12_4 for "CUDA_PATH_V"). Secure like cl_os_getenv. */
 typedef void (*cl_env_visitor)(const char *name, const char *value,

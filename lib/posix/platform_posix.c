@@ -410,6 +410,31 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   return writable_judged(path, &st, use, why);
 }
 
+char *cl_os_link_target(const char *path) {
+  char target[PATH_MAX + 1];
+  ssize_t n = readlink(path, target, sizeof target);
+  if (n <= 0 || (size_t)n >= sizeof target)
+    return NULL;
+  char *copy = malloc((size_t)n + 1);
+  if (copy) {
+    memcpy(copy, target, (size_t)n);
+    copy[n] = '\0';
+  }
+  return copy;
+}
+
+int cl_os_path_stamp_judged(const char *path, cl_trust_use use,
+                            cl_file_stamp *out, int *unsafe, char **why) {
+  *why = NULL;
+  *unsafe = 0;
+  struct stat st;
+  if (!path || stat(path, &st) != 0)
+    return 0;
+  stamp_of(&st, out);
+  *unsafe = writable_judged(path, &st, use, why);
+  return 1;
+}
+
 int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
                                          char **why, int *is_link) {
   *why = NULL;

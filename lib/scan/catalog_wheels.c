@@ -179,3 +179,18 @@ const cl_catalog_wheel *cl_catalog_wheel_by_package(const char *package,
       return &wheels[i];
   return NULL;
 }
+
+const cl_catalog_wheel *cl_catalog_wheel_ships(const char *package,
+                                               const char *family, long abi,
+                                               int cuda, const char *folder) {
+  size_t len = strlen(package);
+  for (size_t i = 0; i < sizeof wheels / sizeof wheels[0]; ++i) {
+    const cl_catalog_wheel *w = &wheels[i];
+    if (strcmp(w->family, family) == 0 && (!cuda || w->cuda_major == cuda) &&
+        (!w->min_abi || (abi >= w->min_abi && abi <= w->max_abi)) &&
+        (!folder || strcmp(w->folder, folder) == 0) &&
+        same_distribution(package, len, w->package))
+      return w;
+  }
+  return NULL;
+}

@@ -40,4 +40,13 @@ const char *cl_catalog_path_variable(const char *family);
 const cl_catalog_wheel *cl_catalog_wheel_by_package(const char *package,
                                                     size_t len);
 
+/* The wheel of the table, if any, that the distribution `package` (any
+ * spelling, as above) is, and that
+ * ships family's libraries of ABI major abi, for CUDA
+ * major cuda (0: any) and into site-packages/nvidia/<folder> (NULL: any
+ * folder): the table's answer to which installed wheel owns a file. */
+const cl_catalog_wheel *cl_catalog_wheel_ships(const char *package,
+                                               const char *family, long abi,
+                                               int cuda, const char *folder);
+
 #endif

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* distinfo.c - versions from wheels' *.dist-info (METADATA and RECORD). */
+/* distinfo.c - versions from wheels' *.dist-info (their folders' names,
+ * METADATA and RECORD). */
 #include "scan/distinfo.h"
 #include "scan/catalog.h"
+#include "scan/catalog_wheels.h"
 #include "cudaload.h"
 #include "common/error.h"
 #include "os/platform.h"
@@ -202,58 +204,6 @@ static int is_nvidia_distinfo(const char *name, const void *arg) {
          cl_ends_with(name, ".dist-info");
 }
 
-/* Read one dist-info folder's RECORD into the index; its METADATA waits
- * for a lookup that lands on it (settle). A RECORD that cannot be read
- * only costs the version of its files. */
-static int load_one(cl_distinfo_index *index, const char *dir) {
-  char *metadata_path = cl_path_join(dir, "METADATA");
-  char *record_path = cl_path_join(dir, "RECORD");
-  char *text = NULL;
-  size_t len;
-  int rc = CUDALOAD_E_NO_MEMORY;
-  if (!metadata_path || !record_path ||
-      cl_reserve((void **)&index->distributions, &index->distribution_capacity,
-                 index->distribution_count + 1, sizeof(cl_distribution)))
-    goto done;
-  rc = CUDALOAD_OK;
-  cl_distribution *d = &index->distributions[index->distribution_count];
-  memset(d, 0, sizeof *d);
-  d->metadata_path = metadata_path;
-  metadata_path = NULL;
-  record_context ctx = {index, index->distribution_count++, 0};
-  if (cl_read_file_head(record_path, CL_RECORD_MAX, &text, &len) == 0) {
-    cl_record_parse(text, len, keep_record_path, &ctx);
-    if (ctx.failed)
-      rc = CUDALOAD_E_NO_MEMORY;
-  }
-done:
-  free(text);
-  free(metadata_path);
-  free(record_path);
-  return rc;
-}
-
-/* Read d's METADATA, once: 1 when it names the distribution and its
- * version. Leaves the last error as it was. */
-static int settle(cl_distribution *d) {
-  if (d->metadata_state == 0) {
-    char *saved = cl_save_error();
-    char *text = NULL;
-    size_t len;
-    d->metadata_state =
-        cl_read_file_head(d->metadata_path, CL_METADATA_HEAD, &text, &len) ==
-                    0 &&
-                cl_metadata_parse(text, len, &d->name, &d->version) == 0
-            ? 1
-            : -1;
-    free(text);
-    if (d->metadata_state == 1)
-      d->cuda_major = cuda_major_of_distribution(d->name);
-    cl_restore_error(saved);
-  }
-  return d->metadata_state == 1;
-}
-
 static int by_key_then_position(const void *a, const void *b) {
   const cl_distinfo_key *x = a, *y = b;
   int c = strcmp(x->key, y->key);
@@ -286,13 +236,108 @@ static void sort_keys(cl_distinfo_index *index) {
   qsort(index->by_name, n, sizeof(cl_distinfo_key), by_key_then_position);
 }
 
+int cl_distinfo_folder_name_parse(const char *folder_name, char **name,
+                                  char **version) {
+  *name = *version = NULL;
+  size_t len = strlen(folder_name);
+  static const char suffix[] = ".dist-info";
+  if (len < sizeof suffix || !cl_ends_with(folder_name, suffix))
+    return 0;
+  len -= sizeof suffix - 1;
+  /* The wheel spec writes a '-' in either part as '_', so the one '-' left
+   * splits them; a name with more is not one pip wrote. */
+  const char *dash = memchr(folder_name, '-', len);
+  if (!dash || dash == folder_name ||
+      memchr(dash + 1, '-', len - (size_t)(dash + 1 - folder_name)) ||
+      dash + 1 == folder_name + len || !cl_ascii_is_digit(dash[1]))
+    return 0;
+  *name = cl_strndup(folder_name, (size_t)(dash - folder_name));
+  *version = cl_strndup(dash + 1, len - (size_t)(dash + 1 - folder_name));
+  if (*name && *version)
+    return 1;
+  free(*name);
+  free(*version);
+  *name = *version = NULL;
+  return 0;
+}
+
+/* Add one dist-info folder to the index, named by its folder where the
+ * name tells (METADATA waits for a lookup that lands on it, settle()). */
+static int add_distribution(cl_distinfo_index *index, const char *dir,
+                            const char *folder_name) {
+  if (cl_reserve((void **)&index->distributions, &index->distribution_capacity,
+                 index->distribution_count + 1, sizeof(cl_distribution)))
+    return CUDALOAD_E_NO_MEMORY;
+  cl_distribution *d = &index->distributions[index->distribution_count];
+  memset(d, 0, sizeof *d);
+  d->metadata_path = cl_path_join(dir, "METADATA");
+  if (!d->metadata_path)
+    return CUDALOAD_E_NO_MEMORY;
+  index->distribution_count++;
+  if (cl_distinfo_folder_name_parse(folder_name, &d->name, &d->version)) {
+    d->metadata_state = 1;
+    d->cuda_major = cuda_major_of_distribution(d->name);
+  }
+  return CUDALOAD_OK;
+}
+
+/* Read every RECORD of the index, once, in folder order. A RECORD that
+ * cannot be read only costs the version of its files. */
+static void load_records(cl_distinfo_index *index) {
+  if (index->records_state != 0)
+    return;
+  char *saved = cl_save_error();
+  int failed = 0;
+  for (size_t i = 0; i < index->distribution_count && !failed; ++i) {
+    char *dir = cl_path_dirname(index->distributions[i].metadata_path);
+    char *record_path = dir ? cl_path_join(dir, "RECORD") : NULL;
+    char *text = NULL;
+    size_t len;
+    record_context ctx = {index, i, 0};
+    if (!record_path)
+      failed = 1;
+    else if (cl_read_file_head(record_path, CL_RECORD_MAX, &text, &len) == 0)
+      cl_record_parse(text, len, keep_record_path, &ctx);
+    failed = failed || ctx.failed;
+    free(text);
+    free(record_path);
+    free(dir);
+  }
+  cl_restore_error(saved);
+  index->records_state = failed ? -1 : 1;
+  if (!failed)
+    sort_keys(index);
+}
+
+/* Read d's METADATA, once, unless its folder's name told its name and
+ * version: 1 when they are known. Leaves the last error as it was. */
+static int settle(cl_distribution *d) {
+  if (d->metadata_state == 0) {
+    char *saved = cl_save_error();
+    char *text = NULL;
+    size_t len;
+    d->metadata_read = 1;
+    d->metadata_state =
+        cl_read_file_head(d->metadata_path, CL_METADATA_HEAD, &text, &len) ==
+                    0 &&
+                cl_metadata_parse(text, len, &d->name, &d->version) == 0
+            ? 1
+            : -1;
+    free(text);
+    if (d->metadata_state == 1)
+      d->cuda_major = cuda_major_of_distribution(d->name);
+    cl_restore_error(saved);
+  }
+  return d->metadata_state == 1;
+}
+
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   memset(out, 0, sizeof *out);
   out->folder = cl_strdup(folder);
   if (!out->folder)
     return CUDALOAD_E_NO_MEMORY;
-  /* An unreadable folder or RECORD only hides versions: the caller's last
-   * error is kept. */
+  /* An unreadable folder only hides versions: the caller's last error is
+   * kept. */
   char *saved = cl_save_error();
   /* Sorted, so that when two dist-infos claim one file the choice does not
    * depend on the order the file system lists them in. */
@@ -300,12 +345,10 @@ int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   int rc = cl_name_list_read(folder, is_nvidia_distinfo, NULL, NULL, &l);
   for (size_t i = 0; i < l.count && rc == CUDALOAD_OK; ++i) {
     char *dir = cl_path_join(folder, l.names[i]);
-    rc = dir ? load_one(out, dir) : CUDALOAD_E_NO_MEMORY;
+    rc = dir ? add_distribution(out, dir, l.names[i]) : CUDALOAD_E_NO_MEMORY;
     free(dir);
   }
   cl_name_list_free(&l);
-  if (rc == CUDALOAD_OK)
-    sort_keys(out);
   cl_restore_error(saved);
   return rc;
 }
@@ -330,9 +373,12 @@ void cl_distinfo_free(cl_distinfo_index *index) {
  * and whose distribution's METADATA is good: through the equal keys of the
  * sorted array (lowest position first), or, without one, reading the files
  * in order. */
-static const cl_distribution *lookup(cl_distinfo_index *index,
-                                     const cl_distinfo_key *sorted,
-                                     const char *key, int by_name) {
+static const cl_distribution *lookup(cl_distinfo_index *index, int by_name,
+                                     const char *key) {
+  load_records(index);
+  if (index->records_state != 1)
+    return NULL;
+  const cl_distinfo_key *sorted = by_name ? index->by_name : index->by_path;
   if (!sorted) {
     for (size_t i = 0; i < index->file_count; ++i) {
       const char *path = index->files[i].relpath;
@@ -362,10 +408,35 @@ static const cl_distribution *lookup(cl_distinfo_index *index,
 
 const cl_distribution *cl_distinfo_by_path(cl_distinfo_index *index,
                                            const char *relpath) {
-  return lookup(index, index->by_path, relpath, 0);
+  return lookup(index, 0, relpath);
 }
 
 const cl_distribution *cl_distinfo_by_name(cl_distinfo_index *index,
                                            const char *file_name) {
-  return lookup(index, index->by_name, file_name, 1);
+  return lookup(index, 1, file_name);
+}
+
+const cl_distribution *cl_distinfo_by_wheel(cl_distinfo_index *index,
+                                            const cl_name_match *m,
+                                            const char *wheel_folder,
+                                            int *cuda_major) {
+  const cl_distribution *owner = NULL;
+  *cuda_major = 0;
+  for (size_t i = 0; i < index->distribution_count; ++i) {
+    cl_distribution *d = &index->distributions[i];
+    /* A folder whose name does not tell is named by its METADATA. */
+    if (!settle(d))
+      continue;
+    const cl_catalog_wheel *w = cl_catalog_wheel_ships(
+        d->name, m->entry->family, m->major, m->cuda_major, wheel_folder);
+    if (!w)
+      continue;
+    if (owner) {
+      *cuda_major = 0;
+      return NULL; /* two wheels could have installed it: RECORD tells */
+    }
+    owner = d;
+    *cuda_major = w->cuda_major;
+  }
+  return owner;
 }

@@ -1,25 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * distinfo.h - versions from Python wheels' *.dist-info folders: METADATA
- * gives the distribution's name and version, RECORD lists the files it
- * installed. Only NVIDIA's distributions are read (a torch or ctranslate2
- * dist-info's version is not the version of the CUDA libraries it bundles).
+ * distinfo.h - versions from Python wheels' *.dist-info folders. The
+ * folder's name, {name}-{version}.dist-info, gives the distribution's name
+ * and version (the wheel spec: pip names it after the wheel's own
+ * dist-info, so it says what METADATA says); METADATA is read only where
+ * the name does not tell. The catalog's wheel table says which
+ * distribution ships a library; RECORD, the files a distribution
+ * installed, is read only where the table leaves that open. Only NVIDIA's
+ * distributions are looked at (a torch or ctranslate2 dist-info's version
+ * is not the version of the CUDA libraries it bundles).
  */
 #ifndef CUDALOAD_DISTINFO_H
 #define CUDALOAD_DISTINFO_H
 
+#include "scan/catalog.h"
+
 #include <stddef.h>
 
 typedef struct cl_distribution {
-  char *name;          /* "nvidia-cudnn-cu12" */
-  char *version;       /* "8.9.7.29" */
-  char *metadata_path; /* .../nvidia_cudnn_cu12-8.9.7.29.dist-info/METADATA */
-  int cuda_major;      /* 12 from "-cu12", else 0 */
-  /* METADATA is read when a lookup first lands on the distribution (most
-   * dist-infos of a toolkit own no library): 0 not yet, 1 read (name and
-   * version set), -1 unreadable or malformed, when its RECORD's files do
-   * not count, as if the dist-info were not there. */
+  char *name;    /* "nvidia_cudnn_cu12" (the folder's), "nvidia-cudnn-cu12" */
+  char *version; /* "8.9.7.29" */
+  /* .../nvidia_cudnn_cu12-8.9.7.29.dist-info/METADATA: the file a version
+   * is reported from, whether or not it was opened (the folder it names is
+   * the source, and METADATA in it says the same). */
+  char *metadata_path;
+  int cuda_major; /* 12 from "-cu12" or "_cu12", else 0 */
+  /* 1 when name and version are known (from the folder's name, or from
+   * METADATA); 0 when the folder's name does not give both, and METADATA
+   * waits for the first lookup that lands on the distribution; -1 when
+   * that METADATA was unreadable or malformed: then the distribution
+   * counts as not there. */
   int metadata_state;
+  /* 1 when name and version were read from METADATA: a file that speaks,
+   * whose trust is checked (trust.h). */
+  int metadata_read;
 } cl_distribution;
 
 typedef struct cl_distinfo_file {
@@ -39,6 +53,10 @@ typedef struct cl_distinfo_index {
   char *folder;
   cl_distribution *distributions;
   size_t distribution_count, distribution_capacity;
+  /* The RECORDs' files, read at the first lookup by path or by name (most
+   * scans need none: the wheel table says who ships what): 0 not yet, 1
+   * read, -1 memory ran out reading them (then the lookups find nothing). */
+  int records_state;
   cl_distinfo_file *files; /* only files named like CUDA libraries */
   size_t file_count, file_capacity;
   /* files sorted by (key, position), for lookups in log time: each library
@@ -49,13 +67,32 @@ typedef struct cl_distinfo_index {
 } cl_distinfo_index;
 
 /* Read the index of `folder` (a site-packages folder, or a toolkit's
- * dist-info folder). A missing folder gives an empty index and 0. Leaves
- * the last error as it was. */
+ * dist-info folder): its listing, no file in it. A missing folder gives an
+ * empty index and 0. Leaves the last error as it was. */
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out);
 void cl_distinfo_free(cl_distinfo_index *index);
 
+/* A dist-info folder's name, "nvidia_cudnn_cu12-8.9.7.29.dist-info": 1 and
+ * its name and version (malloc'ed) when it gives both, a name and a
+ * version that starts with a digit, split at its only '-'; else 0. Pure
+ * (fuzz/fuzz_distinfo.c). */
+int cl_distinfo_folder_name_parse(const char *folder_name, char **name,
+                                  char **version);
+
+/* The one distribution of the index that the catalog's wheel table says
+ * ships m's library (its family, its ABI major within the wheel's range,
+ * its CUDA major when the name tells it) and, when wheel_folder is not
+ * NULL, installs it to site-packages/nvidia/<wheel_folder>; *cuda_major:
+ * the CUDA major of that wheel. NULL when none does or several do: then
+ * only RECORD can tell. */
+const cl_distribution *cl_distinfo_by_wheel(cl_distinfo_index *index,
+                                            const cl_name_match *m,
+                                            const char *wheel_folder,
+                                            int *cuda_major);
+
 /* The distribution whose RECORD lists exactly relpath ('/' separators):
- * of those with a readable METADATA, the first in folder order. */
+ * of those whose name and version are known, the first in folder order.
+ * The RECORDs are read at the first of these lookups. */
 const cl_distribution *cl_distinfo_by_path(cl_distinfo_index *index,
                                            const char *relpath);
 /* The distribution whose RECORD lists a file with this base name. */

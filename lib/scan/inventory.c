@@ -64,7 +64,18 @@ struct cl_version_cache {
   struct trusted_source *holders;
   size_t holder_count, holder_capacity;
   cl_str_index holders_by_path;
+  /* The real paths the scan resolved for its roots, by the path as
+   * listed: a toolkit's dist-info/ is in its root, so its real path needs
+   * no lookup of its own (trust.h's checks take it from there). Kept for
+   * the scan only: a version asked later resolves what is there then. */
+  struct known_real *reals;
+  size_t real_count, real_capacity;
+  cl_str_index reals_by_path;
 };
+
+typedef struct known_real {
+  char *path, *real;
+} known_real;
 
 typedef struct trusted_source {
   char *path;
@@ -72,6 +83,17 @@ typedef struct trusted_source {
   int lost;      /* refused, but memory ran out for the reason */
   char *real;    /* a holder's real path (NULL: it does not resolve) */
 } trusted_source;
+
+static void forget_known_reals(cl_version_cache *c) {
+  cl_str_index_free(&c->reals_by_path);
+  for (size_t i = 0; i < c->real_count; ++i) {
+    free(c->reals[i].path);
+    free(c->reals[i].real);
+  }
+  free(c->reals);
+  c->reals = NULL;
+  c->real_count = c->real_capacity = 0;
+}
 
 static void version_cache_free(cl_version_cache *c) {
   if (!c)
@@ -92,6 +114,7 @@ static void version_cache_free(cl_version_cache *c) {
     free(c->holders[i].real);
   }
   free(c->holders);
+  forget_known_reals(c);
   for (size_t i = 0; i < c->distinfo_count; ++i)
     cl_distinfo_free(&c->distinfo[i]);
   free(c->distinfo);
@@ -279,6 +302,13 @@ typedef struct scanner {
   size_t way_root;     /* the root it was met from */
   char *way_unsafe;    /* the folder on its way others can rename in */
   const char *way_why; /* why, borrowed from checks */
+  /* The stamp of the root being scanned, taken before its walk, which
+   * visits it first (root_stamped: taken). */
+  cl_file_stamp root_stamp;
+  int root_stamped;
+  /* 1 until the walk lists the root, when its first listing is what tells
+   * whether it can be listed (no look of its own before). */
+  int root_listing_pending;
 } scanner;
 
 /* The names of one folder's listing, compared as ASCII letters in either
@@ -298,6 +328,12 @@ static void folder_names_free(folder_names *n) {
   free(n->names);
   free(n);
 }
+
+/* What cl_os_writable_by_others() said (why malloc'ed, may be NULL). */
+typedef struct judgement {
+  int unsafe;
+  char *why;
+} judgement;
 
 typedef struct trust_check {
   char *path; /* owned; the key of checked[use] */
@@ -418,20 +454,62 @@ static int wheel_position(const char *folder, const char *name,
   return 1;
 }
 
-/* The dist-info that installed this file: the wheel's RECORD (exact path),
- * else a toolkit's dist-info folder beside its lib folder (by name). */
+/* The folder a wheel installs a file to, from its RECORD path
+ * ("nvidia/cu13/lib/x" -> "cu13"), malloc'ed; NULL when memory ran out. */
+static char *wheel_folder_of(const char *relpath) {
+  const char *start = relpath + strlen("nvidia/");
+  const char *end = strchr(start, '/');
+  return cl_strndup(start, end ? (size_t)(end - start) : strlen(start));
+}
+
+/* How the owner of a file was found. */
+typedef struct ownership {
+  int by_record;  /* 1: a RECORD lists the file; 0: the wheel table says */
+  int cuda_major; /* the table's wheel's CUDA major; 0: unknown */
+} ownership;
+
+/* The owner of a file among the dist-infos of one holder: the one the
+ * wheel table names, else the one whose RECORD lists it (key: its RECORD
+ * path, or with by_name its base name). */
 static const cl_distribution *
-distribution_of(cl_version_cache *c, const char *folder, const char *name) {
+owner_in(cl_version_cache *c, cl_distinfo_index *index, const cl_name_match *m,
+         const char *wheel_folder, const char *key, int by_name,
+         ownership *how) {
+  const cl_distribution *d =
+      cl_distinfo_by_wheel(index, m, wheel_folder, &how->cuda_major);
+  if (d)
+    return d;
+  d = by_name ? cl_distinfo_by_name(index, key)
+              : cl_distinfo_by_path(index, key);
+  if (index->records_state < 0)
+    c->out_of_memory = 1;
+  how->by_record = d != NULL;
+  return d;
+}
+
+/* The dist-info that installed this file: in the site-packages of a
+ * wheel's folder (by the wheel table, else the exact path its RECORD
+ * lists), else in a toolkit's dist-info folder beside its lib folder (by
+ * the table, else the name its RECORD lists). */
+static const cl_distribution *
+distribution_of(cl_version_cache *c, const char *folder, const char *name,
+                const cl_name_match *m, ownership *how) {
   char *site_packages = NULL, *relpath = NULL;
   int in_wheel = wheel_position(folder, name, &site_packages, &relpath);
   const cl_distribution *d = NULL;
+  how->by_record = how->cuda_major = 0;
   if (in_wheel < 0) {
     c->out_of_memory = 1;
     return NULL;
   }
   if (in_wheel) {
     cl_distinfo_index *index = distinfo_for(c, site_packages);
-    d = index ? cl_distinfo_by_path(index, relpath) : NULL;
+    char *wheel_folder = wheel_folder_of(relpath);
+    if (!wheel_folder)
+      c->out_of_memory = 1;
+    else if (index)
+      d = owner_in(c, index, m, wheel_folder, relpath, 0, how);
+    free(wheel_folder);
     free(site_packages);
     free(relpath);
     if (d)
@@ -440,10 +518,12 @@ distribution_of(cl_version_cache *c, const char *folder, const char *name) {
   for (int levels = 1; levels <= 3 && !d; levels += 2) {
     char *prefix = ancestor(folder, levels);
     char *dist_folder = prefix ? cl_path_join(prefix, "dist-info") : NULL;
-    if (dist_folder && is_directory(c, dist_folder)) {
-      cl_distinfo_index *index = distinfo_for(c, dist_folder);
-      d = index ? cl_distinfo_by_name(index, name) : NULL;
-    }
+    /* Listed without a look of its own first: a missing folder's listing
+     * fails, and is remembered as empty. */
+    cl_distinfo_index *index =
+        dist_folder ? distinfo_for(c, dist_folder) : NULL;
+    if (index)
+      d = owner_in(c, index, m, NULL, name, 1, how);
     free(dist_folder);
     free(prefix);
   }
@@ -512,16 +592,48 @@ static int cuda_major_from_file(const char *path, cl_naming naming) {
   return cuda;
 }
 
+/* The real path the scan resolved for `path` (a root), or NULL. */
+static const char *known_real_of(const cl_version_cache *c, const char *path) {
+  size_t at;
+  return path && cl_str_index_find(&c->reals_by_path, path, &at)
+             ? c->reals[at].real
+             : NULL;
+}
+
+/* Remember a root's real path (not remembered when memory runs out: it is
+ * then looked up again where needed). */
+static void note_known_real(cl_version_cache *c, const char *path,
+                            const char *real) {
+  if (!c || cl_str_index_find(&c->reals_by_path, path, NULL))
+    return;
+  known_real k = {cl_strdup(path), cl_strdup(real)};
+  if (!k.path || !k.real ||
+      cl_reserve((void **)&c->reals, &c->real_capacity, c->real_count + 1,
+                 sizeof *c->reals) ||
+      cl_str_index_add(&c->reals_by_path, k.path, c->real_count)) {
+    free(k.path);
+    free(k.real);
+    return;
+  }
+  c->reals[c->real_count++] = k;
+}
+
 /* The folder that holds dist-info folders as trust.h sees it, asked of the
  * file system once per run (its real path and its refusal), or NULL when
- * memory ran out. */
+ * memory ran out. Where the scan resolved the holder (a site-packages
+ * root) or the folder it is in (a toolkit root), that real path serves. */
 static const trusted_source *holder_trust(cl_version_cache *c,
                                           const char *holder) {
   size_t at;
   if (cl_str_index_find(&c->holders_by_path, holder, &at))
     return &c->holders[at];
   trusted_source t = {cl_strdup(holder), NULL, 0, NULL};
-  t.refusal = cl_trust_distinfo_holder_refusal(holder, &t.real, &t.lost);
+  char *parent = cl_path_dirname(holder);
+  const char *real = known_real_of(c, holder);
+  const char *parent_real = real ? NULL : known_real_of(c, parent);
+  t.refusal = cl_trust_distinfo_holder_refusal_known(holder, real, parent_real,
+                                                     &t.real, &t.lost);
+  free(parent);
   if (!t.path || t.lost ||
       cl_reserve((void **)&c->holders, &c->holder_capacity, c->holder_count + 1,
                  sizeof *c->holders) ||
@@ -535,9 +647,17 @@ static const trusted_source *holder_trust(cl_version_cache *c,
   return &c->holders[c->holder_count++];
 }
 
-/* cl_trust_distinfo_refusal() with the holder's half remembered. */
+/* What of a dist-info spoke for a library, so what must be trusted: the
+ * folder that holds the dist-info folders always (whoever can write there
+ * can add or rename one, and its name is the version), the dist-info
+ * folder and the files in it that were read. */
+#define SPOKE_METADATA 1u
+#define SPOKE_RECORD 2u
+
+/* cl_trust_distinfo_refusal() with the holder's half remembered, for what
+ * spoke. */
 static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
-                              int *lost) {
+                              unsigned spoke, int *lost) {
   *lost = 0;
   char *dist = cl_path_dirname(metadata_path);
   char *holder = dist ? cl_path_dirname(dist) : NULL;
@@ -548,8 +668,10 @@ static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
   } else if (h->refusal) {
     refusal = cl_strdup(h->refusal);
     *lost = !refusal; /* refused, the sentence lost */
-  } else if (h->real) {
-    refusal = cl_trust_distinfo_entry_refusal(metadata_path, h->real, lost);
+  } else if (h->real && spoke) {
+    refusal = cl_trust_distinfo_entry_refusal(
+        metadata_path, h->real, (spoke & SPOKE_METADATA) != 0,
+        (spoke & SPOKE_RECORD) != 0, lost);
   }
   free(holder);
   free(dist);
@@ -557,19 +679,30 @@ static char *distinfo_refusal(cl_version_cache *c, const char *metadata_path,
 }
 
 /* Why others can change a version source (trust.h: a dist-info by its
- * METADATA, or, with include, a header in that include folder), a
- * malloc'ed copy, or NULL; asked of the file system once per source. */
+ * METADATA path and what of it spoke, or, with include, a header in that
+ * include folder), a malloc'ed copy, or NULL; asked of the file system
+ * once per source. */
 static char *source_refusal(cl_version_cache *c, const char *path,
-                            const char *include, int *lost) {
+                            const char *include, unsigned spoke, int *lost) {
   size_t at;
   *lost = 0;
-  if (cl_str_index_find(&c->sources_by_path, path, &at)) {
+  /* A dist-info is remembered per what spoke: its name alone asks less
+   * than its RECORD. */
+  char *key = NULL;
+  if (include) {
+    key = cl_strdup(path);
+  } else if ((key = malloc(strlen(path) + 3)) != NULL) {
+    key[0] = (char)('0' + spoke);
+    key[1] = ':';
+    strcpy(key + 2, path);
+  }
+  if (key && cl_str_index_find(&c->sources_by_path, key, &at)) {
+    free(key);
     *lost = c->sources[at].lost;
     return c->sources[at].refusal ? cl_strdup(c->sources[at].refusal) : NULL;
   }
   char *refusal = include ? cl_trust_include_refusal(include, path, lost)
-                          : distinfo_refusal(c, path, lost);
-  char *key = cl_strdup(path);
+                          : distinfo_refusal(c, path, spoke, lost);
   if (!key ||
       cl_reserve((void **)&c->sources, &c->source_capacity, c->source_count + 1,
                  sizeof *c->sources) ||
@@ -632,10 +765,15 @@ static void find_version(cl_version_cache *c, cl_naming naming,
   v->source = "none";
   v->file = "";
   v->cuda_major = m->cuda_major;
-  const cl_distribution *d = distribution_of(c, folder, name);
+  ownership how;
+  const cl_distribution *d = distribution_of(c, folder, name, m, &how);
   int lost = 0;
+  unsigned spoke = d ? (d->metadata_read ? SPOKE_METADATA : 0u) |
+                           (how.by_record ? SPOKE_RECORD : 0u)
+                     : 0u;
   if (d && !c->allow_writable &&
-      distrusted(v, source_refusal(c, d->metadata_path, NULL, &lost), lost))
+      distrusted(v, source_refusal(c, d->metadata_path, NULL, spoke, &lost),
+                 lost))
     d = NULL;
   if (d) {
     v->version = d->version;
@@ -643,6 +781,10 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     v->file = d->metadata_path;
     if (!v->cuda_major)
       v->cuda_major = d->cuda_major;
+    /* The wheel the table took it for is built for one CUDA major (a
+     * CUDA 13 wheel's name has no -cu13): no need to read the file. */
+    if (!v->cuda_major)
+      v->cuda_major = how.cuda_major;
   } else if (m->name_version[0]) {
     v->version = m->name_version;
     v->source = "file-name";
@@ -658,7 +800,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     char *include = h ? cl_path_dirname(h->header_path) : NULL;
     if (h && !c->allow_writable &&
         (!include ||
-         distrusted(v, source_refusal(c, h->header_path, include, &lost),
+         distrusted(v, source_refusal(c, h->header_path, include, 0, &lost),
                     lost)))
       h = NULL;
     free(include);
@@ -837,16 +979,11 @@ static char *resolve_quietly(const char *path) {
 
 /* Why other users can do to the folder `path` what `use` forbids, or NULL.
  * Asked of the OS once per folder and use. */
-static const char *unsafe_because(scanner *s, const char *path,
-                                  cl_trust_use use) {
+/* Remember what cl_os_writable_by_others() said of path for use (why is
+ * taken over); the answer, as unsafe_because() gives it. */
+static const char *remember_check(scanner *s, const char *path,
+                                  cl_trust_use use, int unsafe, char *why) {
   static const char unknown[] = "writable by other users";
-  size_t at;
-  if (cl_str_index_find(&s->checked[use], path, &at))
-    return !s->checks[at].unsafe ? NULL
-           : s->checks[at].why   ? s->checks[at].why
-                                 : unknown;
-  char *why = NULL;
-  int unsafe = cl_os_writable_by_others(path, use, &why);
   char *key = cl_strdup(path);
   if (!key ||
       cl_reserve((void **)&s->checks, &s->check_capacity, s->check_count + 1,
@@ -861,6 +998,42 @@ static const char *unsafe_because(scanner *s, const char *path,
   c->unsafe = unsafe;
   c->why = why;
   return !unsafe ? NULL : why ? why : unknown;
+}
+
+static const char *unsafe_because(scanner *s, const char *path,
+                                  cl_trust_use use) {
+  static const char unknown[] = "writable by other users";
+  size_t at;
+  if (cl_str_index_find(&s->checked[use], path, &at))
+    return !s->checks[at].unsafe ? NULL
+           : s->checks[at].why   ? s->checks[at].why
+                                 : unknown;
+  char *why = NULL;
+  int unsafe = cl_os_writable_by_others(path, use, &why);
+  return remember_check(s, path, use, unsafe, why);
+}
+
+/* The stamp of a folder the scan may list, and, from the same look at the
+ * file system, whether others can add to it (the answer refuse_writable()
+ * then finds remembered). The root's was taken before its walk. */
+static int stamp_folder(const char *folder, cl_file_stamp *stamp,
+                        void *opaque) {
+  scanner *s = opaque;
+  if (s->root_stamped &&
+      strcmp(folder, s->ctx->inventory->roots[s->root].path) == 0) {
+    *stamp = s->root_stamp;
+    return 1;
+  }
+  int unsafe;
+  char *why;
+  int found = cl_os_path_stamp_judged(folder, CL_TRUST_LIBRARY_FOLDER, stamp,
+                                      &unsafe, &why);
+  if (found && stamp->kind == CL_KIND_DIRECTORY &&
+      !cl_str_index_find(&s->checked[CL_TRUST_LIBRARY_FOLDER], folder, NULL))
+    remember_check(s, folder, CL_TRUST_LIBRARY_FOLDER, unsafe, why);
+  else
+    free(why);
+  return found;
 }
 
 /* Mark the root being scanned CUDALOAD_E_INSECURE, keeping the first
@@ -948,12 +1121,18 @@ static const char *unsafe_on_the_way(scanner *s, const char *folder,
  * others can write to that file, add a file to its folder (the folder a
  * plan puts on the search path; a link may lead out of the root), or
  * rename what a folder on the way to it holds. The ld.so.cache pseudo-root
- * has no way to walk: the file and its folder are checked. Returns 1 when
- * refused, with the root marked CUDALOAD_E_INSECURE. */
+ * has no way to walk: the file and its folder are checked. file_judged:
+ * what a stat of `real` already said of it (NULL: asked here). Returns 1
+ * when refused, with the root marked CUDALOAD_E_INSECURE. */
 static int refuse_unsafe_library(scanner *s, const char *listed,
-                                 const char *real, const cl_name_match *m) {
-  if (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS)
+                                 const char *real, const cl_name_match *m,
+                                 const judgement *file_judged) {
+  /* What was judged of the file, if it was (its why is freed here). */
+  char *file_why = file_judged ? file_judged->why : NULL;
+  if (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) {
+    free(file_why);
     return 0;
+  }
   int linked = strcmp(listed, real) != 0;
   char *folder = cl_path_dirname(real);
   char *shown = linked ? cl_strdup_printf("%s resolves to %s", listed, real)
@@ -961,15 +1140,17 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
   if (!folder || !shown) {
     free(folder);
     free(shown);
+    free(file_why);
     out_of_memory(s);
     return 1;
   }
-  char *file_why = NULL;
   const char *why = NULL, *through = NULL;
   char *detail = NULL;
   const char *culprit = NULL; /* what others can write to */
   cl_trust_use use = CL_TRUST_LIBRARY_FILE;
-  if (cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why)) {
+  if (file_judged
+          ? file_judged->unsafe
+          : cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
                               file_why ? file_why : "writable by other users");
     culprit = real;
@@ -999,8 +1180,43 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
  * the real file's name when that is a catalog name (libcudnn.so.8 ->
  * libcudnn.so.8.9.2 reports 8.9.2). Folders, FIFOs and devices named like
  * libraries are skipped: they are never opened here. */
+typedef struct candidate {
+  char *name;
+  cl_file_kind kind; /* as the listing saw it */
+  cl_name_match match;
+} candidate;
+
+static int by_candidate_name(const void *a, const void *b) {
+  return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
+}
+
+/* The real path of the link `full`, listed in a folder whose real path is
+ * folder_real beside `listed` (its catalog names, sorted by name), when it
+ * names a file of that listing that is no link (libnvvm.so ->
+ * libnvvm.so.4): one readlink instead of resolving it whole. NULL
+ * otherwise (then it is resolved). */
+static char *sibling_target(const char *full, const char *folder_real,
+                            const candidate *listed, size_t count) {
+  if (!folder_real || !listed)
+    return NULL;
+  char *target = cl_os_link_target(full);
+  candidate key;
+  key.name = target;
+  const candidate *hit =
+      target && !strpbrk(target, "/\\") && strcmp(target, ".") != 0 &&
+              strcmp(target, "..") != 0
+          ? bsearch(&key, listed, count, sizeof *listed, by_candidate_name)
+          : NULL;
+  char *real = hit && hit->kind == CL_KIND_REGULAR
+                   ? cl_path_join(folder_real, target)
+                   : NULL;
+  free(target);
+  return real;
+}
+
 static void consider_file(scanner *s, const char *folder,
-                          const char *folder_real, const char *name,
+                          const char *folder_real, const candidate *listed,
+                          size_t listed_count, const char *name,
                           cl_file_kind kind, const cl_name_match *m) {
   char *full = cl_path_join(folder, name);
   if (!full) {
@@ -1011,33 +1227,41 @@ static void consider_file(scanner *s, const char *folder,
     kind = cl_os_lstat_kind(full);
   char *real = NULL;
   cl_name_match real_match = *m;
+  /* A link's target is stat'ed to tell a file: that look judges it too. */
+  judgement target = {0, NULL};
+  int judged = 0;
   if (kind == CL_KIND_REGULAR) {
     real =
         folder_real ? cl_path_join(folder_real, name) : resolve_quietly(full);
   } else if (kind == CL_KIND_SYMLINK) {
-    real = resolve_quietly(full);
-    if (real && cl_os_stat_kind(real, NULL) != CL_KIND_REGULAR) {
+    real = sibling_target(full, folder_real, listed, listed_count);
+    if (!real)
+      real = resolve_quietly(full);
+    cl_file_stamp stamp;
+    judged =
+        real && cl_os_path_stamp_judged(real, CL_TRUST_LIBRARY_FILE, &stamp,
+                                        &target.unsafe, &target.why);
+    if (real && (!judged || stamp.kind != CL_KIND_REGULAR)) {
       free(real);
       real = NULL;
     }
     if (real)
       cl_catalog_match(cl_path_basename(real), s->naming, &real_match);
   }
-  if (real && !cl_str_index_find(&s->libraries, real, NULL) &&
-      refuse_unsafe_library(s, full, real, &real_match)) {
-    free(real);
-    real = NULL;
+  if (real && !cl_str_index_find(&s->libraries, real, NULL)) {
+    /* target.why is refuse_unsafe_library()'s to free */
+    if (refuse_unsafe_library(s, full, real, &real_match,
+                              judged ? &target : NULL)) {
+      free(real);
+      real = NULL;
+    }
+  } else {
+    free(target.why);
   }
   free(full);
   if (real)
     add_library(s, &real_match, folder, name, real);
 }
-
-typedef struct candidate {
-  char *name;
-  cl_file_kind kind; /* as the listing saw it */
-  cl_name_match match;
-} candidate;
 
 typedef struct folder_listing {
   scanner *s;
@@ -1168,10 +1392,6 @@ static int collect_candidate(const char *name, cl_file_kind kind,
   return 0;
 }
 
-static int by_candidate_name(const void *a, const void *b) {
-  return strcmp(((const candidate *)a)->name, ((const candidate *)b)->name);
-}
-
 #define LISTED_CANDIDATES 1u /* its listing held catalog names */
 #define LISTED_REFUSED 2u    /* and its folder was refused as writable */
 
@@ -1244,13 +1464,42 @@ static int name_absent(const char *folder, const char *name, void *opaque) {
   return !cl_str_index_find(&s->names_of[at]->index, name, NULL);
 }
 
+/* The listed folder's judgement (stamp_folder(), a stat that followed its
+ * links) is its real path's too: its libraries' folder is asked by that. */
+static void seed_real_folder_check(scanner *s, const char *folder,
+                                   const char *folder_real) {
+  size_t at;
+  cl_str_index *checked = &s->checked[CL_TRUST_LIBRARY_FOLDER];
+  if (!folder_real || !cl_str_index_find(checked, folder, &at) ||
+      cl_str_index_find(checked, folder_real, NULL))
+    return;
+  char *why = s->checks[at].why ? cl_strdup(s->checks[at].why) : NULL;
+  if (s->checks[at].why && !why)
+    return; /* not remembered: asked again */
+  remember_check(s, folder_real, CL_TRUST_LIBRARY_FOLDER, s->checks[at].unsafe,
+                 why);
+}
+
 static int scan_folder(const char *folder, const cl_file_stamp *stamp,
                        void *opaque) {
   scanner *s = opaque;
   unsigned seen = 0;
   size_t at;
+  cl_root *root = &s->ctx->inventory->roots[s->root];
+  int is_root = s->root_listing_pending && strcmp(folder, root->path) == 0;
+  s->root_listing_pending = 0; /* the walk visits the root first */
   int before = listed_before(s, stamp, &seen, &at);
   note_spelling(s, folder, at);
+  if (before && is_root) {
+    /* Listed as a folder of another root: asked whether it can be. */
+    char *kept = cl_save_error();
+    int rc = cl_os_dir_check_listable(folder);
+    cl_restore_error(kept);
+    if (rc) {
+      root->status = rc;
+      return 1;
+    }
+  }
   if (before) {
     /* The same files as before, each already taken or turned down (a
      * library is known by its real path): only this spelling's own way
@@ -1277,6 +1526,16 @@ static int scan_folder(const char *folder, const cl_file_stamp *stamp,
   char *saved = cl_save_error();
   int listed = cl_os_list_dir(folder, collect_candidate, &l);
   cl_restore_error(saved);
+  if (is_root && listed != CUDALOAD_OK) {
+    /* A root that cannot be listed is reported, not taken as empty; its
+     * walk stops, as if it had not started. */
+    root->status = listed;
+    folder_names_free(l.names);
+    for (size_t i = 0; i < l.count; ++i)
+      free(l.items[i].name);
+    free(l.items);
+    return 1;
+  }
   /* Only a whole listing tells what is not there. */
   if (listed == CUDALOAD_OK && !s->status && l.names)
     s->names_of[at] = l.names;
@@ -1289,9 +1548,10 @@ static int scan_folder(const char *folder, const cl_file_stamp *stamp,
   if (l.count > 0 && !refused) {
     qsort(l.items, l.count, sizeof(candidate), by_candidate_name);
     char *folder_real = resolve_quietly(folder);
+    seed_real_folder_check(s, folder, folder_real);
     for (size_t i = 0; i < l.count && !s->status; ++i)
-      consider_file(s, folder, folder_real, l.items[i].name, l.items[i].kind,
-                    &l.items[i].match);
+      consider_file(s, folder, folder_real, l.items, l.count, l.items[i].name,
+                    l.items[i].kind, &l.items[i].match);
     free(folder_real);
   }
   for (size_t i = 0; i < l.count; ++i)
@@ -1310,7 +1570,8 @@ static void consider_cache_entry(const char *key, const char *path,
   if (!folder) {
     return;
   }
-  consider_file(s, folder, NULL, cl_path_basename(path), CL_KIND_UNKNOWN, &m);
+  consider_file(s, folder, NULL, NULL, 0, cl_path_basename(path),
+                CL_KIND_UNKNOWN, &m);
   free(folder);
 }
 
@@ -1327,7 +1588,9 @@ static void scan_root(scanner *s, size_t index) {
       root->status = rc;
     return;
   }
-  cl_file_kind kind = cl_os_stat_kind(root->path, NULL);
+  s->root_stamped = 0;
+  s->root_stamped = stamp_folder(root->path, &s->root_stamp, s);
+  cl_file_kind kind = s->root_stamped ? s->root_stamp.kind : CL_KIND_MISSING;
   if (kind == CL_KIND_MISSING) {
     root->status = CUDALOAD_E_NOT_FOUND;
     return;
@@ -1336,17 +1599,28 @@ static void scan_root(scanner *s, size_t index) {
     root->status = CUDALOAD_E_NOT_A_FILE;
     return;
   }
-  /* A root that cannot be listed is reported, not taken as empty. */
-  char *saved = cl_save_error();
-  int rc = cl_os_dir_check_listable(root->path);
-  cl_restore_error(saved);
-  if (rc) {
-    root->status = rc;
-    return;
+  /* A root that cannot be listed is reported, not taken as empty. The
+   * walk's first listing, of the root, tells; asked apart only where the
+   * walk does not list it, or where a root others can write to must
+   * report that it cannot be listed before that it is refused. */
+  int listing_tells = cl_layout_visits_root(root->path) &&
+                      !unsafe_because(s, root->path, CL_TRUST_LIBRARY_FOLDER);
+  if (!listing_tells) {
+    char *saved = cl_save_error();
+    int rc = cl_os_dir_check_listable(root->path);
+    cl_restore_error(saved);
+    if (rc) {
+      root->status = rc;
+      return;
+    }
   }
   if (refuse_writable(s, root->path))
     return;
-  cl_layout_folders(root->path, s->naming, scan_folder, name_absent, s);
+  s->root_listing_pending = listing_tells;
+  cl_layout_folders(root->path, s->naming, scan_folder, name_absent,
+                    stamp_folder, s);
+  s->root_listing_pending = 0;
+  s->root_stamped = 0;
 }
 
 /* What makes two spellings of a root one root: its real path (symlinks,
@@ -1354,8 +1628,9 @@ static void scan_root(scanner *s, size_t index) {
  * resolved by the OS); for a root that does not resolve (missing), the
  * path as given without trailing separators and, on Windows, with '/'
  * written as '\\'. malloc'ed. */
-static char *root_key(const char *path) {
+static char *root_key(const char *path, int *resolved) {
   char *key = resolve_quietly(path);
+  *resolved = key != NULL;
   if (key)
     return key;
   key = cl_strdup(path);
@@ -1383,7 +1658,8 @@ static void add_root(scanner *s, const char *path, const char *origin) {
   int cache = strcmp(origin, CL_ORIGIN_LDCACHE) == 0;
   if (!cache && cl_str_index_find(&s->folder_spellings, path, NULL))
     return;
-  char *key = root_key(path);
+  int resolved;
+  char *key = root_key(path, &resolved);
   if (!key) {
     out_of_memory(s);
     return;
@@ -1409,6 +1685,9 @@ static void add_root(scanner *s, const char *path, const char *origin) {
     out_of_memory(s);
     return;
   }
+  if (resolved && !cache)
+    note_known_real(version_cache_of(s->ctx),
+                    s->ctx->inventory->roots[index].path, key);
   scan_root(s, index);
 }
 
@@ -1424,7 +1703,8 @@ static void note_nearby(const char *path, const char *origin, void *opaque) {
   (void)origin;
   if (s->status)
     return;
-  char *key = root_key(path);
+  int resolved;
+  char *key = root_key(path, &resolved);
   char *copy = cl_strdup(path);
   cudaload_ctx *ctx = s->ctx;
   if (!key || !copy ||
@@ -1521,6 +1801,8 @@ int cudaload_scan(cudaload_ctx *ctx) {
   if (!(ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS) && ctx->environment_count == 0)
     cl_nearby_environments(note_nearby, &s);
   scanner_free(&s);
+  if (ctx->inventory->version_cache)
+    forget_known_reals(ctx->inventory->version_cache);
   if (s.status) {
     int status = s.status;
     inventory_forget(ctx);

@@ -59,6 +59,7 @@ typedef struct walk {
   cl_naming naming;
   cl_folder_visitor visit;
   cl_name_absent absent;
+  cl_folder_stamper stamp;
   void *opaque;
   int stopped;
 } walk;
@@ -91,7 +92,9 @@ static int visit_if_folder(walk *w, const char *folder) {
   if (w->stopped)
     return 1;
   cl_file_stamp stamp;
-  if (cl_os_path_stamp(folder, &stamp) && stamp.kind == CL_KIND_DIRECTORY &&
+  int found = w->stamp ? w->stamp(folder, &stamp, w->opaque)
+                       : cl_os_path_stamp(folder, &stamp);
+  if (found && stamp.kind == CL_KIND_DIRECTORY &&
       w->visit(folder, &stamp, w->opaque))
     w->stopped = 1;
   return w->stopped;
@@ -192,6 +195,10 @@ static int has_wheels(walk *w, const char *root) {
   return found;
 }
 
+int cl_layout_visits_root(const char *root) {
+  return !named_site_packages(root);
+}
+
 static void walk_root(walk *w, const char *root, int nested) {
   int named = nested || named_site_packages(root);
   if (!named)
@@ -262,8 +269,8 @@ static void walk_root(walk *w, const char *root, int nested) {
 
 int cl_layout_folders(const char *root, cl_naming naming,
                       cl_folder_visitor visit, cl_name_absent absent,
-                      void *opaque) {
-  walk w = {naming, visit, absent, opaque, 0};
+                      cl_folder_stamper stamp, void *opaque) {
+  walk w = {naming, visit, absent, stamp, opaque, 0};
   walk_root(&w, root, 0);
   return w.stopped;
 }

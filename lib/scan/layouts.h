@@ -25,12 +25,23 @@ typedef int (*cl_folder_visitor)(const char *folder, const cl_file_stamp *stamp,
 typedef int (*cl_name_absent)(const char *folder, const char *name,
                               void *opaque);
 
+/* The stamp of what folder names, following links: 1, or 0 when it names
+ * nothing that can be stat'ed (cl_os_path_stamp(), which the walk asks
+ * when none is given: a caller that judges each folder it visits gives its
+ * own, so that one look at the file system serves both). */
+typedef int (*cl_folder_stamper)(const char *folder, cl_file_stamp *stamp,
+                                 void *opaque);
+
 /* Visit root itself, then its known sub-folders, in a fixed order
  * (docs/scan-contract.md "Layouts"). absent (may be NULL) answers from the
- * listings visit made. Returns non-zero if visit stopped it or memory ran
- * out. */
+ * listings visit made; stamp (may be NULL) stamps each candidate. Returns
+ * non-zero if visit stopped it or memory ran out. */
+/* 1 when cl_layout_folders() visits root itself, first; 0 for a folder
+ * of Python packages (named site-packages), which it never lists. */
+int cl_layout_visits_root(const char *root);
+
 int cl_layout_folders(const char *root, cl_naming naming,
                       cl_folder_visitor visit, cl_name_absent absent,
-                      void *opaque);
+                      cl_folder_stamper stamp, void *opaque);
 
 #endif

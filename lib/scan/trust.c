@@ -210,6 +210,41 @@ char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
                           out_of_memory);
 }
 
+char *cl_trust_distinfo_holder_refusal_known(const char *holder,
+                                             const char *real,
+                                             const char *parent_real,
+                                             char **holder_real,
+                                             int *out_of_memory) {
+  *out_of_memory = 0;
+  *holder_real = NULL;
+  if (real) {
+    if (!(*holder_real = cl_strdup(real))) {
+      *out_of_memory = 1;
+      return NULL;
+    }
+    return refusal_resolved(holder, real, 1, 0, real, out_of_memory);
+  }
+  if (!parent_real)
+    return cl_trust_distinfo_holder_refusal(holder, holder_real, out_of_memory);
+  /* One look that judges a folder that is no link; a link is resolved. */
+  char *why = NULL;
+  int is_link = 0;
+  int unsafe = cl_os_writable_by_others_unless_link(
+      holder, CL_TRUST_LIBRARY_FOLDER, &why, &is_link);
+  if (is_link) {
+    free(why);
+    return cl_trust_distinfo_holder_refusal(holder, holder_real, out_of_memory);
+  }
+  *holder_real = cl_path_join(parent_real, cl_path_basename(holder));
+  if (!*holder_real) {
+    free(why);
+    *out_of_memory = 1;
+    return NULL;
+  }
+  return refusal_judged(holder, *holder_real, 1, 0, *holder_real, out_of_memory,
+                        &unsafe, why);
+}
+
 /* The checks of refusal_resolved() on `path`, one entry below `base`
  * (whose real path is base_real), the walk stopping at base_real: a path
  * that is no link is judged in the same look at the file system that tells
@@ -251,6 +286,7 @@ static char *entry_refusal(const char *path, const char *base,
 
 char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
                                       const char *holder_real,
+                                      int check_metadata, int check_record,
                                       int *out_of_memory) {
   *out_of_memory = 0;
   char *dist = cl_path_dirname(metadata_path);
@@ -261,14 +297,16 @@ char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
   if (!dist || !holder || !record) {
     *out_of_memory = 1;
   } else if (holder_real) {
-    /* the dist-info folder, then its METADATA and RECORD, the folder they
+    /* the dist-info folder, then the files read in it, the folder they
      * are in being checked */
     refused =
         entry_refusal(dist, holder, holder_real, 1, &dist_real, out_of_memory);
-    const char *const files[] = {metadata_path, record};
+    const char *const files[] = {check_metadata ? metadata_path : NULL,
+                                 check_record ? record : NULL};
     for (size_t i = 0; i < 2 && dist_real && !refused && !*out_of_memory; ++i)
-      refused =
-          entry_refusal(files[i], dist, dist_real, 0, NULL, out_of_memory);
+      if (files[i])
+        refused =
+            entry_refusal(files[i], dist, dist_real, 0, NULL, out_of_memory);
   }
   free(dist_real);
   free(record);
@@ -290,8 +328,8 @@ char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory) {
     refused =
         cl_trust_distinfo_holder_refusal(holder, &holder_real, out_of_memory);
     if (!refused && !*out_of_memory && holder_real)
-      refused = cl_trust_distinfo_entry_refusal(metadata_path, holder_real,
-                                                out_of_memory);
+      refused = cl_trust_distinfo_entry_refusal(metadata_path, holder_real, 1,
+                                                1, out_of_memory);
   }
   free(holder_real);
   free(holder);

@@ -61,12 +61,25 @@ char *cl_trust_distinfo_refusal(const char *metadata_path, int *out_of_memory);
  * many dist-infos of one folder (a toolkit's dist-info/, site-packages):
  * the folder that holds them, once (*holder_real: its real path,
  * malloc'ed, NULL when it does not resolve, and then nothing is refused),
- * then each *.dist-info folder with its METADATA and RECORD, given that
- * real path. The same answers, in the same words. */
+ * then each *.dist-info folder with the files of it that were read (its
+ * METADATA with check_metadata, its RECORD with check_record), given that
+ * real path. With both, the same answers, in the same words. A dist-info
+ * that spoke only by its folder's name needs the holder's half alone:
+ * only who can write the holder can add or rename a folder in it. */
 char *cl_trust_distinfo_holder_refusal(const char *holder, char **holder_real,
                                        int *out_of_memory);
+/* cl_trust_distinfo_holder_refusal() where a real path is known: the
+ * holder's own (`real`), else the folder's it is in (`parent_real`), when
+ * the holder is no link (one look at it); NULL for either when unknown.
+ * The same answers, in the same words. */
+char *cl_trust_distinfo_holder_refusal_known(const char *holder,
+                                             const char *real,
+                                             const char *parent_real,
+                                             char **holder_real,
+                                             int *out_of_memory);
 char *cl_trust_distinfo_entry_refusal(const char *metadata_path,
                                       const char *holder_real,
+                                      int check_metadata, int check_record,
                                       int *out_of_memory);
 
 #endif

@@ -438,6 +438,22 @@ void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out) {
   *out = f->stamp;
 }
 
+char *cl_os_link_target(const char *path) {
+  (void)path;
+  return NULL;
+}
+
+/* Windows asks the DACL apart from the stamp: two looks, as before. */
+int cl_os_path_stamp_judged(const char *path, cl_trust_use use,
+                            cl_file_stamp *out, int *unsafe, char **why) {
+  *why = NULL;
+  *unsafe = 0;
+  if (!cl_os_path_stamp(path, out))
+    return 0;
+  *unsafe = cl_os_writable_by_others(path, use, why);
+  return 1;
+}
+
 int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
   wchar_t *wide;
   char *kept = cl_save_error(); /* "no stamp" is an answer, not a failure */

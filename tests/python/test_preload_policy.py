@@ -169,16 +169,19 @@ print(json.dumps(res))
 @pytest.fixture
 def older_cudnn9(fixtures, tmp_path):
     """wheels-cu13/site-packages with its cuDNN 9 made older (its dist-info
-    says 9.2.0.1 instead of 9.19.0.56): the same CUDA major, so only the
-    tier or the version can decide between the two."""
+    says 9.2.0.1 instead of 9.19.0.56, in its folder's name, which is the
+    version, and in its METADATA, as pip writes them): the same CUDA major,
+    so only the tier or the version can decide between the two."""
     newer = os.path.join(fixtures, "wheels-cu13", "site-packages")
     older = tmp_path / "older" / "site-packages"
     shutil.copytree(newer, str(older), symlinks=True)
-    metadata = older / "nvidia_cudnn_cu13-9.19.0.56.dist-info" / "METADATA"
+    dist = older / "nvidia_cudnn_cu13-9.19.0.56.dist-info"
+    metadata = dist / "METADATA"
     text = metadata.read_text()
     assert "Version: 9.19.0.56" in text
     os.chmod(str(metadata), 0o644)
     metadata.write_text(text.replace("Version: 9.19.0.56", "Version: 9.2.0.1"))
+    dist.rename(older / "nvidia_cudnn_cu13-9.2.0.1.dist-info")
     return str(older), newer
 
 
