@@ -388,6 +388,27 @@ static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
   return status;
 }
 
+/* Settle e's names as a search would have left them, from an answer
+ * found without one (the store, the known builds): 1, or 0 when memory
+ * ran out, e's names left empty for a search to fill. */
+static int settle_names(entry *e, const char *const *names, size_t count,
+                        const char *path) {
+  char *kept = cl_save_error();
+  int status = CUDALOAD_OK;
+  for (size_t i = 0; status == CUDALOAD_OK && i < count; ++i)
+    status = keep_name(names[i], e);
+  cl_restore_error(kept);
+  if (status != CUDALOAD_OK) {
+    for (size_t i = 0; i < e->name_count; ++i)
+      free(e->names[i]);
+    e->name_count = 0;
+    cl_str_index_free(&e->name_index);
+    return 0;
+  }
+  settle(&e->names_part, CUDALOAD_OK, path);
+  return 1;
+}
+
 /* The names of the file path names now from the store, when the store
  * knows its stamp and this run has not read them yet: settled in its
  * entry as a search would have left them. A file larger than max_bytes
@@ -408,19 +429,8 @@ static void names_from_store(cl_file_cache *c, const char *path,
   e = find_or_add(c, &stamp);
   if (!e)
     return;
-  char *kept = cl_save_error();
-  int status = CUDALOAD_OK;
-  for (size_t i = 0; status == CUDALOAD_OK && i < count; ++i)
-    status = keep_name(names[i], e);
-  cl_restore_error(kept);
-  if (status != CUDALOAD_OK) { /* out of memory: search instead */
-    for (size_t i = 0; i < e->name_count; ++i)
-      free(e->names[i]);
-    e->name_count = 0;
-    cl_str_index_free(&e->name_index);
+  if (!settle_names(e, (const char *const *)names, count, path))
     return;
-  }
-  settle(&e->names_part, CUDALOAD_OK, path);
   c->stats.store_hits++;
 }
 
@@ -435,25 +445,13 @@ static void names_from_known_build(cl_file_cache *c, const char *path) {
   char *kept = cl_save_error();
   entry *e;
   int status = with_part(c, path, info_part, read_info, NULL, &e);
+  cl_restore_error(kept);
   const char *const *names;
   size_t count;
-  if (status != CUDALOAD_OK || e->names_part.done ||
-      !cl_known_build_names(e->info.build_id, &names, &count)) {
-    cl_restore_error(kept);
-    return;
-  }
-  for (size_t i = 0; status == CUDALOAD_OK && i < count; ++i)
-    status = keep_name(names[i], e);
-  cl_restore_error(kept);
-  if (status != CUDALOAD_OK) { /* out of memory: search instead */
-    for (size_t i = 0; i < e->name_count; ++i)
-      free(e->names[i]);
-    e->name_count = 0;
-    cl_str_index_free(&e->name_index);
-    return;
-  }
-  settle(&e->names_part, CUDALOAD_OK, path);
-  c->stats.known_builds++;
+  if (status == CUDALOAD_OK && !e->names_part.done &&
+      cl_known_build_names(e->info.build_id, &names, &count) &&
+      settle_names(e, names, count, path))
+    c->stats.known_builds++;
 }
 
 int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,

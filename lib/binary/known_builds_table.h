@@ -2,7 +2,8 @@
 /* known_builds_table.h - the rows of known_builds.c: a build's identity,
  * the file and release it was read from, and the names a search of it
  * finds, in order. Written by scripts/known-builds --write from the real
- * files; checked against them by the same script. Sorted by identity. */
+ * files; checked against them by the same script. Sorted by identity.
+ * One row per line: clang-format is off to the end of the file. */
 /* clang-format off */
 ROW("gnu:00debcc6b0d0f9afecdb5149a1f118961b2ca6d6", "libcudnn_engines_precompiled.so.9 9.28.0.42", "libcublasLt.so.12", "libcask_profile_interface.so", "libcuda.so.1", "libnvrtc.so.12"),
 ROW("gnu:00f5e64a79a10e1720179724bb87276500b94560", "libcupti.so", "libcuda.so.1", "libcuda.so", "libcudart.so", "libcupti.so", "libnvperf_host.so", "libnvidia-ml.so.1", "libnvoptix.so.1", "libnvoptix.so", "libOpenCL.so.1", "libOpenCL.so", "libnvidia-opencl.so.1", "libnvidia-opencl.so", "libdl.so.2", "libEGL_nvidia.so.0", "libEGL.so", "libEGL.so.1", "libVulkan_EGL.so.1", "libGLX_nvidia.so.0", "libGL.so", "libGL.so.1", "libX11.so.6", "libX11.so"),
@@ -127,4 +128,3 @@ ROW("pe:6ADEB61A2C4000", "cudnn_cnn64_9.dll", "nvcuda.dll", "cudnn_cnn64_9.dll",
 ROW("pe:6ADEB61B29DC000", "cudnn_engines_runtime_compiled64_9.dll", "cudnn_cnn64_9.dll", "zlibwapi.dll", "nvcuda.dll", "cudnn_engines_runtime_compiled64_9.dll", "cudnn_graph64_9.dll", "KERNEL32.dll", "api-ms-win-core-synch-l1-2-0.dll", "kernel32.dll", "nvldumdx.dll", "nvldumd.dll", "mscoree.dll"),
 ROW("pe:6ADEB61BDC1C000", "cudnn_adv64_9.dll", "cudnn_cnn64_9.dll", "zlibwapi.dll", "cublasLt64_12.dll", "nvcuda.dll", "cudnn_adv64_9.dll", "cudnn_ops64_9.dll", "cudnn_graph64_9.dll", "KERNEL32.dll", "api-ms-win-core-synch-l1-2-0.dll", "kernel32.dll", "nvldumdx.dll", "nvldumd.dll", "mscoree.dll"),
 ROW("pe:6ADEB6221F41E000", "cudnn_engines_precompiled64_9.dll", "cudnn_cnn64_9.dll", "zlibwapi.dll", "cublasLt64_12.dll", "nvcuda.dll", "cask_profile_interface.dll", "nvrtc64_120_0.dll", "cudnn_engines_precompiled64_9.dll", "cudnn_graph64_9.dll", "KERNEL32.dll", "api-ms-win-core-synch-l1-2-0.dll", "kernel32.dll", "nvldumdx.dll", "nvldumd.dll", "mscoree.dll"),
-/* clang-format on */

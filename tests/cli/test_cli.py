@@ -173,6 +173,30 @@ class CliTestCase(unittest.TestCase):
         if len(CLI) > 1 and not CLI_IS_WINDOWS and "qemu" in os.path.basename(CLI[0]):
             self.skipTest("the tool runs under qemu-user (%s): %s" % (CLI[0], why))
 
+    def traced(self, args, trace, env=None, rcs=(0,)):
+        """The lines `strace -f -e trace=TRACE` logs for the tool run with
+        args: what a run asks of the system, counted, never timed. Skipped,
+        saying why, where it cannot be: not the Linux tool, under qemu-user,
+        no strace."""
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("counts the Linux tool's system calls")
+        self.skip_under_qemu("strace would count the emulator's calls")
+        strace = shutil.which("strace")
+        if not strace:
+            self.skipTest("strace is not installed (apt-get install strace)")
+        log = self.tmpdir() / "strace.log"
+        # LeakSanitizer stops a traced process (the clang tier's build):
+        # leaks are the other tests' to find.
+        env = dict(os.environ if env is None else env)
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+        r = subprocess.run([strace, "-f", "-e", "trace=" + trace, "-o", str(log)] + CLI +
+                           list(args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=TIMEOUT_S)
+        if r.returncode != 0 and not log.exists():
+            self.skipTest("strace cannot trace here: %s" % r.stderr.decode(errors="replace")[:200])
+        self.assertIn(r.returncode, rcs, r.stderr.decode(errors="replace"))
+        return log.read_text(errors="replace").splitlines()
+
     def run_ok(self, *args, rc=0):
         r = run_cli(*args)
         self.assertEqual(r.rc, rc, r.describe())
@@ -4000,24 +4024,7 @@ class ScanLooks(CliTestCase):
     link to judge it (issue 33's checks)."""
 
     def file_calls(self, root):
-        if CLI_IS_WINDOWS or os.name == "nt":
-            self.skipTest("counts the Linux tool's system calls")
-        self.skip_under_qemu("strace would count the emulator's calls")
-        strace = shutil.which("strace")
-        if not strace:
-            self.skipTest("strace is not installed (apt-get install strace)")
-        log = self.tmpdir() / "strace.log"
-        # LeakSanitizer stops a traced process (the clang tier's build):
-        # leaks are the other tests' to find.
-        env = dict(os.environ)
-        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-        r = subprocess.run([strace, "-f", "-e", "trace=%file", "-o", str(log)] + CLI +
-                           ["scan", "--no-defaults", "--root", str(root)], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
-        if r.returncode != 0 and not log.exists():
-            self.skipTest("strace cannot trace here: %s" % r.stderr.decode(errors="replace")[:200])
-        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
-        return log.read_text(errors="replace").splitlines()
+        return self.traced(["scan", "--no-defaults", "--root", str(root)], "%file")
 
     def test_a_scan_probes_no_layout_folder_below_a_name_the_root_does_not_hold(self):
         root = self.tmpdir() / "cuda-12.4"
@@ -4116,15 +4123,8 @@ class ScanLooks(CliTestCase):
         them, but those that manage memory: a sanitizer's allocator maps
         memory for what a scan allocates (the clang and tsan tiers), which a
         plain build takes from its heap without a call."""
-        self.file_calls(self.tmpdir())  # the skips: not Linux, qemu, no strace
-        log = self.tmpdir() / "strace-all.log"
-        env = dict(os.environ, CUDALOAD_CACHE_DISABLE="1")
-        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-        r = subprocess.run([shutil.which("strace"), "-f", "-e", "trace=!%memory", "-o", str(log)] + CLI +
-                           list(args), env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
-        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
-        return [l for l in log.read_text(errors="replace").splitlines()
+        lines = self.traced(args, "!%memory", env=dict(os.environ, CUDALOAD_CACHE_DISABLE="1"))
+        return [l for l in lines
                 if not re.match(r"^\d+\s+(\+\+\+|---)", l) and "resumed>" not in l]
 
     def test_a_toolkit_scan_costs_at_most_one_and_a_half_times_its_floor(self):
@@ -4169,26 +4169,11 @@ class PlanLooks(CliTestCase):
     no more often beside 2,000 unrelated distributions than beside none."""
 
     def listing_calls(self, site):
-        if CLI_IS_WINDOWS or os.name == "nt":
-            self.skipTest("counts the Linux tool's system calls")
-        self.skip_under_qemu("strace would count the emulator's calls")
-        strace = shutil.which("strace")
-        if not strace:
-            self.skipTest("strace is not installed (apt-get install strace)")
-        log = self.tmpdir() / "strace.log"
-        # LeakSanitizer stops a traced process (the clang tier's build); the
-        # names store would answer a second run from what the first read.
-        env = dict(os.environ)
-        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-        env["CUDALOAD_CACHE_DISABLE"] = "1"
-        r = subprocess.run([strace, "-f", "-e", "trace=getdents64", "-o", str(log)] + CLI +
-                           ["env", "--dry-run", "--no-defaults", "--root", str(site),
-                            "--require", "cudnn=8"], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
-        if r.returncode != 0 and not log.exists():
-            self.skipTest("strace cannot trace here: %s" % r.stderr.decode(errors="replace")[:200])
-        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
-        return [l for l in log.read_text(errors="replace").splitlines() if "getdents64(" in l]
+        # The names store would answer a second run from what the first read.
+        lines = self.traced(["env", "--dry-run", "--no-defaults", "--root", str(site),
+                             "--require", "cudnn=8"], "getdents64",
+                            env=dict(os.environ, CUDALOAD_CACHE_DISABLE="1"))
+        return [l for l in lines if "getdents64(" in l]
 
     def site_beside(self, unrelated):
         site = self.tmpdir() / "lib" / "python3.11" / "site-packages"
@@ -4404,23 +4389,12 @@ class KnownBuilds(CliTestCase):
         self.assertIn("lazy   " + sub, searched.stdout, searched.describe())
 
     def test_a_known_build_is_not_read_for_names(self):
-        if CLI_IS_WINDOWS or os.name == "nt":
-            self.skipTest("counts the Linux tool's reads")
-        self.skip_under_qemu("strace would count the emulator's reads")
-        strace = shutil.which("strace")
-        if not strace:
-            self.skipTest("strace is not installed (apt-get install strace)")
         shim, _ = self.shim()
         known = self.as_known_build(shim)
         def bytes_read(env):
-            log = self.tmpdir() / "strace.log"
-            env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
-            subprocess.run([strace, "-f", "-e", "trace=openat,read,pread64", "-o", str(log)] +
-                           CLI + ["explain", "--no-defaults", str(known)], env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           timeout=TIMEOUT_S)
             fds, total = set(), 0
-            for line in log.read_text(errors="replace").splitlines():
+            for line in self.traced(["explain", "--no-defaults", str(known)],
+                                    "openat,read,pread64", env=env, rcs=(0, 6)):
                 m = re.search(r'openat\(.*"([^"]*)".*= (\d+)$', line)
                 if m:  # a number an open gives is the known file's until reused
                     (fds.add if m.group(1) == str(known) else fds.discard)(m.group(2))
