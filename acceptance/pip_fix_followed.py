@@ -48,20 +48,25 @@ def main():
         env["VIRTUAL_ENV"] = venv
         report = doctor(tool, env)
         problems = [p for p in report["problems"] if p["problem"].startswith("cudart=12:")]
-        # Each word as sh reads it: quoted only where it needs to be.
-        want = "%s -m pip install nvidia-cuda-runtime-cu12" % shlex.quote(
-            os.path.join(venv, "bin", "python"))
-        if len(problems) != 1 or not problems[0]["fix"].startswith(want + ", or set "):
+        # The fix's first step: that venv's own pip, its words exactly
+        # (the text report prints them quoted only where sh needs it).
+        want = [os.path.join(venv, "bin", "python"), "-m", "pip", "install",
+                "nvidia-cuda-runtime-cu12"]
+        steps = problems[0]["fix"] if len(problems) == 1 else []
+        if not steps or steps[0]["action"] != "install" or steps[0]["argv"] != want:
             print("FAIL the fix should start with %s: %s" % (want, json.dumps(problems)))
             return 1
-        fix = problems[0]["fix"]
-        print("ok   the doctor's fix: %s" % fix)
-        if "pass its site-packages folder as a root" in fix:
+        print("ok   the doctor's fix: %s" % problems[0]["fix_text"])
+        if "pass its site-packages folder as a root" in problems[0]["fix_text"]:
             print("FAIL the fix asks to pass the venv's own site-packages as a root")
             failed += 1
-        command = fix[:fix.index(", or set ")]
+        command = " ".join(shlex.quote(w) for w in steps[0]["argv"])
+        if not problems[0]["fix_text"].startswith(command + "; or set "):
+            print("FAIL the one-line fix does not start with the command: %s"
+                  % problems[0]["fix_text"])
+            failed += 1
         pip_env = dict(env, PIP_NO_INDEX="1", PIP_FIND_LINKS=wheels, PIP_DISABLE_PIP_VERSION_CHECK="1")
-        result = subprocess.run(command, shell=True, env=pip_env, stdout=subprocess.PIPE,
+        result = subprocess.run(steps[0]["argv"], env=pip_env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, universal_newlines=True, timeout=600)
         if result.returncode != 0:
             print("FAIL `%s` exited %d:\n%s" % (command, result.returncode, result.stdout[-2000:]))

@@ -198,83 +198,68 @@ def doctor_text(ctx, args, env, keep=("Plan", "Conflicts", "Environment", "Probl
 
 
 def problems_text(problems):
-    return "\n".join("problem: %s\nfix: %s" % (p["problem"], p["fix"]) for p in problems) or \
+    return "\n".join("problem: %s\nfix: %s" % (p["problem"], p["fix_text"]) for p in problems) or \
         "no problem (the missing driver left aside)"
 
 
-COMMAND_START = re.compile(
-    r"(?:^|(?<=: )|(?<=; )|(?<=, or )|(?<=\()|(?<=, then )|(?<= then ))"
-    r"(cudaload\s|pip3?\s|python3?(\.\d+)?\s+-m\s+pip\s|\S*/python3?(\.\d+)?\s+-m\s+pip\s|"
-    r"\S*/pip3?\s|unset\s|export\s|env\s|[A-Z_]+=\S)")
+def first_command(problem):
+    """The first step of a problem's fix that is a command (the doctor's
+    JSON, schema 3: each step's action and argv, exactly what the text
+    report prints on the step's line), or None when its fix is words
+    only."""
+    for step in problem["fix"]:
+        if step["action"] != "note":
+            return step
+    return None
 
 
-def first_command(fix):
-    """The first command of a fix line, up to the end of its clause (a
-    top-level ', or ', '; ', ' (', ', then ' or the end), quotes kept."""
-    m = COMMAND_START.search(fix)
-    if not m:
-        return None
-    i, quote = m.start(), None
-    while i < len(fix):
-        c = fix[i]
-        if quote:
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif fix.startswith((", or ", "; ", " (", ", then "), i):
-            break
-        i += 1
-    return fix[m.start():i].strip().rstrip(",.")
+def fix_kind(step):
+    """What following a step means here: install, env, wrap (run the
+    program through cudaload), other."""
+    return {"install": "install", "set-variable": "env",
+            "run-program": "wrap"}.get(step["action"], "other")
 
 
-def fix_kind(cmd):
-    words = shlex.split(cmd)
-    head = os.path.basename(words[0])
-    if head == "cudaload" and len(words) > 1 and words[1] == "exec":
-        return "wrap"
-    if head == "env" or (head == "cudaload"):
-        return "wrap" if head == "env" else "other"
-    if head.startswith("pip") or (head.startswith("python") and "pip" in words[:4]):
-        return "install"
-    if head in ("export", "unset") or re.match(r"[A-Z_]+=", words[0]):
-        return "env"
-    return "other"
+def shown_step(step):
+    """The step's command as the doctor's text prints it (sh)."""
+    words = ["%s=%s" % (k, shlex.quote(v)) for k, v in step.get("env", {}).items()]
+    if not step.get("argv"):
+        return "export " + " ".join(words)
+    return " ".join(words + [shlex.quote(w) for w in step["argv"]])
 
 
-def wrapper_of(ctx, cmd):
-    """A `cudaload exec ... -- PROGRAM` fix as the argv before the program."""
-    words = shlex.split(cmd)
+def wrapper_of(ctx, step):
+    """A run-program step (`cudaload exec ... -- PROGRAM`) as the argv
+    before the program."""
+    words = list(step["argv"])
     if os.path.basename(words[0]) == "cudaload":
         words[0] = ctx.tool
     if "PROGRAM" in words:
         words = words[:words.index("PROGRAM")]
-    elif words[-1] != "--" and words[0] == ctx.tool:
+    elif words[-1] != "--":
         words.append("--")
     return words
 
 
-def installer_of(cmd, env):
-    """The pip or python a fix's command line would run, as its PATH finds
-    it (not resolved through links: a venv's python is a link)."""
-    head = shlex.split(cmd)[0]
+def installer_of(step, env):
+    """The pip or python an install step would run, as its PATH finds it
+    (not resolved through links: a venv's python is a link)."""
+    head = step["argv"][0]
     if "/" in head:
         return os.path.abspath(head)
     found_at = shutil.which(head, path=env.get("PATH", ""))
     return os.path.abspath(found_at) if found_at else None
 
 
-def apply_env(cmd, env):
-    """The environment after running an export/unset fix in sh."""
-    p = subprocess.run(["sh", "-c", cmd + "\nenv -0"], env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
-    if p.returncode:
-        raise RuntimeError(p.stderr.decode(errors="replace"))
-    out = {}
-    for item in p.stdout.split(b"\0"):
-        if b"=" in item:
-            k, v = item.split(b"=", 1)
-            out[k.decode()] = v.decode(errors="replace")
+def apply_env(step, env):
+    """The environment after a set-variable step: its variables set, or
+    the one `unset NAME` names dropped."""
+    out = dict(env)
+    out.update(step.get("env", {}))
+    argv = step.get("argv", [])
+    if argv[:1] == ["unset"]:
+        for name in argv[1:]:
+            out.pop(name, None)
     return out
 
 
@@ -297,47 +282,56 @@ def follow_fixes(ctx, scenario, step, doctor_args, env, allow_install, install_e
         installs, envs, wraps = [], [], []
         for p in problems:
             log.append("  problem: " + p["problem"])
-            log.append("  fix: " + p["fix"])
-            cmd = first_command(p["fix"])
-            if not cmd:
-                log.append("  -> no command in this fix line")
+            log.append("  fix: " + p["fix_text"])
+            step = first_command(p)
+            if not step:
+                log.append("  -> no command in this fix")
                 return False, env, wrapper, log
-            kind = fix_kind(cmd)
-            {"install": installs, "env": envs, "wrap": wraps}.get(kind, []).append(cmd)
+            kind = fix_kind(step)
+            {"install": installs, "env": envs, "wrap": wraps}.get(kind, []).append(step)
             if kind == "other":
-                log.append("  -> not a command this check can follow: " + cmd)
+                log.append("  -> not a command this check can follow: " + shown_step(step))
                 return False, env, wrapper, log
-        for cmd in dict.fromkeys(installs):
+        done = set()
+        for step in installs:
+            if shown_step(step) in done:
+                continue
+            done.add(shown_step(step))
             if not allow_install:
                 log.append("  -> the fix installs packages (%s) into an environment that already "
-                           "holds the right files: not the fix this case needs" % cmd)
+                           "holds the right files: not the fix this case needs" % shown_step(step))
                 return False, env, wrapper, log
-            owner = installer_of(cmd, env)
+            owner = installer_of(step, env)
             if not owner or not owner.startswith(ctx.work + "/"):
                 log.append("  -> refused: %s would install with %s, outside the environments "
-                           "made for this run (%s)" % (cmd, owner or "nothing found", ctx.work))
+                           "made for this run (%s)" % (shown_step(step), owner or "nothing found",
+                                                      ctx.work))
                 return False, env, wrapper, log
-            # The command as printed; pip takes the wheels from the cache
-            # (PIP_FIND_LINKS, PIP_NO_INDEX), and from the index only when
-            # the cache cannot satisfy it.
+            # The command as printed, its words as the shell would give
+            # them; pip takes the wheels from the cache (PIP_FIND_LINKS,
+            # PIP_NO_INDEX), and from the index only when the cache cannot
+            # satisfy it.
             ienv = dict(install_env or env)
+            ienv.update(step.get("env", {}))
             ienv["PIP_FIND_LINKS"] = os.path.join(ctx.cache, "wheels", "ort126")
             ienv["PIP_NO_INDEX"] = "1"
-            log.append("$ " + cmd)
-            rc, out, err = run(["sh", "-c", cmd], ienv)
+            argv = list(step["argv"])
+            if "/" not in argv[0]:
+                argv[0] = shutil.which(argv[0], path=env.get("PATH", "")) or argv[0]
+            log.append("$ " + shown_step(step))
+            rc, out, err = run(argv, ienv)
             if rc and ctx.index_reachable():
                 del ienv["PIP_NO_INDEX"]
                 log.append("  (not in the cache's wheels: from the index)")
-                rc, out, err = run(["sh", "-c", cmd], ienv)
+                rc, out, err = run(argv, ienv)
             log.append("  exit %d %s" % (rc, tail(out + err, 3)))
             if rc:
                 return False, env, wrapper, log
-            m = re.search(r"--target\s+(\"[^\"]+\"|'[^']+'|\S+)", cmd)
-            if m:
-                extra_roots += ["--root", shlex.split(m.group(1))[0]]
-        for cmd in dict.fromkeys(envs):
-            log.append("$ " + cmd)
-            env = apply_env(cmd, env)
+            if "--target" in step["argv"]:
+                extra_roots += ["--root", step["argv"][step["argv"].index("--target") + 1]]
+        for step in envs:
+            log.append("$ " + shown_step(step))
+            env = apply_env(step, env)
         if installs or envs:
             continue
         wrapper = wrapper_of(ctx, wraps[0])
@@ -471,7 +465,7 @@ def diagnosis(ctx, sc, step, t, args, env, what):
     if doc is None:
         record(sc, step, "target", False, "%s: no report (%s)" % (what, err), ["$ " + cmdline])
         return None
-    text = "\n".join(p["problem"] + "\n" + p["fix"] for p in problems)
+    text = "\n".join(p["problem"] + "\n" + p["fix_text"] for p in problems)
     right = [p for p in problems if not names_stale_nvjitlink(t, p["problem"])]
     missing = names_stale_nvjitlink(t, text)
     record(sc, step, "target", bool(right),
@@ -715,7 +709,7 @@ def scenario_ort(ctx, sc, which):
         next_step = 5
     else:
         doc, problems, cmdline, err = doctor_json(ctx, ["--for", "onnxruntime"], env)
-        text = "\n".join(p["problem"] + "\n" + p["fix"] for p in problems)
+        text = "\n".join(p["problem"] + "\n" + p["fix_text"] for p in problems)
         if which == "extras":
             ok = doc is not None and any("libonnxruntime_providers_cuda.so" in p["problem"] and
                                          "libcublasLt.so.12" in p["problem"] for p in problems)
@@ -908,41 +902,38 @@ def scenario_b_parts(ctx):
             record(sc, sc + ".0", "target", False, "cannot run: %s" % e)
 
 
-# Fix lines as the doctor prints them (docs/doctor.md and issue 32's work),
-# and the command this script reads from each: None when there is none.
+# Fixes as the doctor's JSON gives them (docs/doctor.md, schema 3), and
+# the step and kind this script follows for each: None when there is none.
 FIX_SAMPLES = (
-    ('pip install "nvidia-cublas-cu12" (then pass its site-packages folder as a root), or set '
-     'CUDA_PATH to the folder that holds the libraries',
-     'pip install "nvidia-cublas-cu12"', "install"),
-    ('python -m pip install --no-deps --target "/venv/lib/python3.11/cudnn8" '
-     '"nvidia-cudnn-cu12==8.9.*" (not a plain pip install: /venv has cudnn 9), then pass that '
-     'folder as a root (--root; Python: roots=[...])',
-     'python -m pip install --no-deps --target "/venv/lib/python3.11/cudnn8" '
-     '"nvidia-cudnn-cu12==8.9.*"', "install"),
-    ('/v/libnvJitLink.so.12 defines them: drop /old from LD_LIBRARY_PATH, or have cudaload load '
-     'that file first; run the program through cudaload: cudaload exec --require cusparse=12 -- '
-     'PROGRAM, or eval "$(cudaload env --require cusparse=12)" before it; in Python, '
-     'cudaload.setup(require=["cusparse=12"]) before the import',
+    ([{"action": "install", "argv": ["pip", "install", "nvidia-cublas-cu12"], "env": {},
+       "note": "then pass its site-packages folder as a root"}],
+     "pip install nvidia-cublas-cu12", "install"),
+    ([{"action": "note", "note": "/v/libnvJitLink.so.12 defines them"},
+      {"action": "run-program", "argv": ["cudaload", "exec", "--require", "cusparse=12", "--",
+                                         "PROGRAM"], "env": {}, "note": "or eval ..."}],
      "cudaload exec --require cusparse=12 -- PROGRAM", "wrap"),
-    ("unset LD_PRELOAD, or run the program through cudaload: cudaload exec --for torch -- PROGRAM",
+    ([{"action": "set-variable", "argv": ["unset", "LD_PRELOAD"], "env": {}}],
      "unset LD_PRELOAD", "env"),
-    ("export LD_LIBRARY_PATH='/a b:/c'", "export LD_LIBRARY_PATH='/a b:/c'", "env"),
-    ("add a requirement for it (--require nvrtc=12), or the folder that holds libnvrtc.so.12 "
-     "with --root", None, None),
-    ("install the NVIDIA driver (Ubuntu: sudo ubuntu-drivers install; others: "
-     "https://www.nvidia.com/drivers), then check with nvidia-smi", None, None),
+    ([{"action": "set-variable", "argv": [], "env": {"LD_LIBRARY_PATH": "/a b:/c"}}],
+     "export LD_LIBRARY_PATH='/a b:/c'", "env"),
+    ([{"action": "note", "note": "install the NVIDIA driver"}], None, None),
 )
 
 
 def self_test():
     bad = 0
     for fix, command, kind in FIX_SAMPLES:
-        got = first_command(fix)
-        got_kind = got and fix_kind(got)
+        step = first_command({"fix": fix})
+        got, got_kind = (shown_step(step), fix_kind(step)) if step else (None, None)
         if (got, got_kind) != (command, kind):
             print("FAIL  %r\n      read %r (%s), wanted %r (%s)" % (fix, got, got_kind, command, kind))
             bad += 1
-    print("%s: %d fix line sample(s) read as wanted" % ("FAIL" if bad else "ok", len(FIX_SAMPLES) - bad))
+    env = apply_env({"action": "set-variable", "argv": ["unset", "LD_PRELOAD"], "env": {}},
+                    {"LD_PRELOAD": "/x", "A": "b"})
+    if env != {"A": "b"}:
+        print("FAIL  unset LD_PRELOAD left %r" % env)
+        bad += 1
+    print("%s: %d fix sample(s) read as wanted" % ("FAIL" if bad else "ok", len(FIX_SAMPLES) - bad))
     return 1 if bad else 0
 
 

@@ -1091,6 +1091,142 @@ CUDALOAD_API int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags,
  *  cudaload_doctor() made for ctx; 0 before one. (CUDALOAD_1.1) */
 CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 
+/* ------------------------------------------------------------------------ */
+/* Problems as records (version node CUDALOAD_1.3)                          */
+/* ------------------------------------------------------------------------ */
+/*
+ * Every problem the last cudaload_doctor() call reported, as data: its kind,
+ * its facts (each with where it came from) and its fix as steps, so that a
+ * program (an installer, a CI check) tells one problem from another and
+ * runs a fix without reading English. Problem i is the i-th under
+ * "Problems and fixes" (0 <= i < cudaload_doctor_problem_count()); the
+ * strings belong to ctx and stay valid until its next cudaload_doctor()
+ * call or cudaload_destroy(). docs/doctor.md lists the kinds and facts.
+ */
+
+/* Problem kinds: pinned values, never reused. */
+#define CUDALOAD_PROBLEM_UNSATISFIED 1     /* no usable library found */
+#define CUDALOAD_PROBLEM_NOT_FOUND 2       /* a needed name is not found */
+#define CUDALOAD_PROBLEM_LAZY_NOT_FOUND 3  /* a name opened later, not found */
+#define CUDALOAD_PROBLEM_SYMBOLS_MISSING 4 /* the file taken lacks symbols */
+#define CUDALOAD_PROBLEM_WRONG_LIBRARY 5   /* a name takes another library */
+#define CUDALOAD_PROBLEM_SHADOWED 6        /* a copy elsewhere beats its own */
+#define CUDALOAD_PROBLEM_BINDS_ELSEWHERE 7 /* references bind to another file  \
+                                            */
+#define CUDALOAD_PROBLEM_TWO_VERSIONS 8    /* one library in two versions */
+#define CUDALOAD_PROBLEM_CUDA_MAJORS 9     /* two CUDA majors in one process */
+#define CUDALOAD_PROBLEM_PRELOADED_COPY 10 /* LD_PRELOAD put a copy first */
+#define CUDALOAD_PROBLEM_LOADED_COPY 11    /* this process has a copy loaded */
+#define CUDALOAD_PROBLEM_CONFLICT 12       /* the plan collides in the scope */
+#define CUDALOAD_PROBLEM_LOAD_FAILED 13    /* a planned file failed to load */
+#define CUDALOAD_PROBLEM_ROOT_REFUSED 14   /* a folder others may write */
+#define CUDALOAD_PROBLEM_ROOT_UNUSABLE 15  /* a root not found, not a folder */
+#define CUDALOAD_PROBLEM_ORPHAN 16         /* a sub-library without its main */
+#define CUDALOAD_PROBLEM_LAZY_UNPROVIDED                                       \
+  17                                       /* a planned file opens a library   \
+                                              no root provides */
+#define CUDALOAD_PROBLEM_DRIVER_ABSENT 18  /* no NVIDIA driver */
+#define CUDALOAD_PROBLEM_DRIVER_TOO_OLD 19 /* driver older than the CUDA */
+#define CUDALOAD_PROBLEM_PROBE_FAILED 20   /* the GPU probe fell back */
+#define CUDALOAD_PROBLEM_ZLIB_MISSING 21   /* cuDNN 9 needs libz.so.1 */
+#define CUDALOAD_PROBLEM_DEVICE 22         /* a device cannot be used */
+#define CUDALOAD_PROBLEM_VARIABLE 23       /* a CUDA variable set badly */
+#define CUDALOAD_PROBLEM_MESSAGE 24        /* what an error message shows */
+#define CUDALOAD_PROBLEM_UNREADABLE 25     /* a file is not a library */
+#define CUDALOAD_PROBLEM_STOPPED 26     /* a hostile file stopped the model */
+#define CUDALOAD_PROBLEM_IN_PROCESS 27  /* found only in a running process */
+#define CUDALOAD_PROBLEM_EMPTY_ENTRY 28 /* a search list holds "." (note) */
+#define CUDALOAD_PROBLEM_PLUGIN_UNUSABLE 29 /* a plugin cannot load (note) */
+
+/** The kind's name in reports ("unsatisfied", "symbols-missing", ...);
+ *  NULL for a value that is no kind. (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_problem_kind_name(int kind);
+
+/* Facts a problem may carry (cudaload_doctor_problem_fact): pinned values. */
+#define CUDALOAD_FACT_REQUIREMENT 1   /* "cudnn=8" */
+#define CUDALOAD_FACT_FAMILY 2        /* "cudnn" */
+#define CUDALOAD_FACT_LIBRARY 3       /* the catalog name: "cudnn_ops_infer" */
+#define CUDALOAD_FACT_MAJOR 4         /* the library's ABI major: "8" */
+#define CUDALOAD_FACT_CUDA_MAJOR 5    /* the CUDA major that decides: "12" */
+#define CUDALOAD_FACT_CONSUMER 6      /* the file whose need it is */
+#define CUDALOAD_FACT_NAME 7          /* the name asked for: "libcudnn.so.8" */
+#define CUDALOAD_FACT_TAKEN 8         /* the file the loader takes */
+#define CUDALOAD_FACT_BETTER 9        /* a file here that would do */
+#define CUDALOAD_FACT_PATH 10         /* the file or folder it is about */
+#define CUDALOAD_FACT_VERSION 11      /* the version found */
+#define CUDALOAD_FACT_WANTED 12       /* the version wanted */
+#define CUDALOAD_FACT_SYMBOL 13       /* a symbol missing: "cudnnCreate" */
+#define CUDALOAD_FACT_VERSION_NODE 14 /* its version node */
+#define CUDALOAD_FACT_RULE 15         /* how the loader found the file taken */
+#define CUDALOAD_FACT_REASON 16       /* why, in a word or a phrase */
+#define CUDALOAD_FACT_DRIVER 17       /* the driver's version */
+#define CUDALOAD_FACT_QUOTE 18        /* the line of the error message */
+#define CUDALOAD_FACT_PACKAGE 19      /* the distribution a fix installs */
+#define CUDALOAD_FACT_VARIABLE 20     /* an environment variable */
+#define CUDALOAD_FACT_STAGE 21        /* the probe's stage that failed */
+#define CUDALOAD_FACT_CONDITION                                                \
+  22                            /* "as-it-is": true without cudaload;          \
+                                   none: true with the plan loaded */
+#define CUDALOAD_FACT_DEVICE 23 /* a device's index */
+
+/** The fact's name in reports ("requirement", "cuda_major", ...); NULL for
+ *  a value that is no fact. (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_fact_name(int fact);
+
+/* Where a fact came from. */
+#define CUDALOAD_FROM_MACHINE 1 /* the files on this machine, this process */
+#define CUDALOAD_FROM_PROGRAM 2 /* the program (--for): its files, its pins */
+#define CUDALOAD_FROM_MESSAGE 3 /* the error message read (--error) */
+#define CUDALOAD_FROM_REQUEST 4 /* what the caller asked (--require, roots) */
+
+/** The source's name ("machine", "program", "message", "request"); NULL
+ *  for a value that is none. (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_fact_source_name(int source);
+
+/* What a fix step does (cudaload_doctor_fix_step_action). */
+#define CUDALOAD_FIX_NOTE 1         /* words only: nothing to run */
+#define CUDALOAD_FIX_INSTALL 2      /* installs packages (pip) */
+#define CUDALOAD_FIX_SET_VARIABLE 3 /* sets variables in the user's shell */
+#define CUDALOAD_FIX_RUN_PROGRAM                                               \
+  4                            /* starts the user's program through            \
+                                  cudaload (exec): how to run it */
+#define CUDALOAD_FIX_COMMAND 5 /* any other command (chmod, inspect) */
+
+/** Problem i's CUDALOAD_PROBLEM_* kind; 0 out of range. (CUDALOAD_1.3) */
+CUDALOAD_API int cudaload_doctor_problem_kind(const cudaload_ctx *ctx,
+                                              size_t i);
+/** Problem i's sentence, as the text report prints it; NULL out of range.
+ *  (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_doctor_problem_text(const cudaload_ctx *ctx,
+                                                      size_t i);
+/** Problem i's fact (CUDALOAD_FACT_*), NULL when it has none; *source (may
+ *  be NULL) receives its CUDALOAD_FROM_* value, 0 for none.
+ *  (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_doctor_problem_fact(const cudaload_ctx *ctx,
+                                                      size_t i, int fact,
+                                                      int *source);
+/** How many steps problem i's fix has (0 out of range). (CUDALOAD_1.3) */
+CUDALOAD_API size_t cudaload_doctor_fix_step_count(const cudaload_ctx *ctx,
+                                                   size_t i);
+/** Step s of problem i's fix: its CUDALOAD_FIX_* action, 0 out of range.
+ *  (CUDALOAD_1.3) */
+CUDALOAD_API int cudaload_doctor_fix_step_action(const cudaload_ctx *ctx,
+                                                 size_t i, size_t s);
+/** Word k of step s's command (argv[k], unquoted: what the program is
+ *  given), NULL past the last. (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_doctor_fix_step_arg(const cudaload_ctx *ctx,
+                                                      size_t i, size_t s,
+                                                      size_t k);
+/** Variable k the step sets, "NAME=value", NULL past the last.
+ *  (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_doctor_fix_step_env(const cudaload_ctx *ctx,
+                                                      size_t i, size_t s,
+                                                      size_t k);
+/** The step's words for a person (after its command, or the step itself);
+ *  NULL for none. (CUDALOAD_1.3) */
+CUDALOAD_API const char *cudaload_doctor_fix_step_note(const cudaload_ctx *ctx,
+                                                       size_t i, size_t s);
+
 /** Free memory the library handed out (cudaload_doctor's text). NULL ok. */
 CUDALOAD_API void cudaload_free(void *memory);
 

@@ -340,12 +340,49 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
 #else
   assert_contains(text, "libcudnn.so.8 opens libcudnn_ops_infer.so.8");
 #endif
-  assert_contains(text, "fix: run the program through cudaload: cudaload "
-                        "exec --no-defaults --root ");
-  assert_contains(text, " --require cudnn=8,cublas=12 -- PROGRAM");
+  /* The command alone on its line, ready to paste. */
+  assert_contains(text, "fix: cudaload exec --no-defaults --root ");
+  assert_contains(text, " --require cudnn=8,cublas=12 -- PROGRAM\n");
   assert_contains(text, "cudaload.setup(require=[\"cudnn=8\", "
                         "\"cublas=12\"], roots=[r\"");
   assert_true(problems >= 1);
+  /* As a record: a name not found as it is, fixed by running the program
+   * through cudaload, the command as its words. */
+  size_t found = SIZE_MAX;
+  for (size_t i = 0; i < problems && found == SIZE_MAX; ++i) {
+    const char *condition =
+        cudaload_doctor_problem_fact(ctx, i, CUDALOAD_FACT_CONDITION, NULL);
+    if (condition && !strcmp(condition, "as-it-is"))
+      found = i;
+  }
+  assert_true(found != SIZE_MAX);
+  int kind = cudaload_doctor_problem_kind(ctx, found);
+  assert_true(kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND ||
+              kind == CUDALOAD_PROBLEM_NOT_FOUND);
+  int source = 0;
+  assert_non_null(cudaload_doctor_problem_fact(
+      ctx, found, CUDALOAD_FACT_CONSUMER, &source));
+  assert_int_equal(source, CUDALOAD_FROM_MACHINE);
+  size_t steps = cudaload_doctor_fix_step_count(ctx, found);
+  assert_true(steps >= 1);
+  assert_int_equal(cudaload_doctor_fix_step_action(ctx, found, 0),
+                   CUDALOAD_FIX_RUN_PROGRAM);
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, 0),
+                      "cudaload");
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, 1), "exec");
+  size_t argc = 0;
+  while (cudaload_doctor_fix_step_arg(ctx, found, 0, argc))
+    ++argc;
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, argc - 1),
+                      "PROGRAM");
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, argc - 2),
+                      "--");
+  assert_null(cudaload_doctor_fix_step_arg(ctx, found, 0, argc));
+  assert_non_null(cudaload_doctor_fix_step_note(ctx, found, 0));
+  /* Out of range: nothing. */
+  assert_int_equal(cudaload_doctor_problem_kind(ctx, problems), 0);
+  assert_null(cudaload_doctor_problem_text(ctx, problems));
+  assert_int_equal(cudaload_doctor_fix_step_action(ctx, found, steps), 0);
   cudaload_free(text);
   cudaload_destroy(ctx);
 }
@@ -460,7 +497,7 @@ static void json_has_the_documented_keys(void **state) {
   assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
   char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
   assert_true(json[0] == '{');
-  assert_contains(json, "\"schema_version\": 2,");
+  assert_contains(json, "\"schema_version\": 3,");
   static const char *const keys[] = {
       "\"platform\": {",
       "\"os\": ",
@@ -482,8 +519,14 @@ static void json_has_the_documented_keys(void **state) {
       "\"conflicts\": [",
       "\"probe\": null",
       "\"problems\": [",
+      "\"kind\": \"unsatisfied\"",
       "\"problem\": \"cublas=12: no usable cublas library",
-      "\"fix\": \"" PIP "install nvidia-cublas-cu12 (then pass"};
+      "\"requirement\": {\n          \"value\": \"cublas=12\",\n          "
+      "\"from\": \"request\"",
+      "\"fix\": [",
+      "\"action\": \"install\"",
+      "\"nvidia-cublas-cu12\"",
+      "\"fix_text\": \"" PIP "install nvidia-cublas-cu12; then pass"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
     assert_contains(json, keys[i]);
   cudaload_free(json);
@@ -498,7 +541,7 @@ static void yaml_follows_the_same_schema(void **state) {
   assert_true(cudaload_format_supported(CUDALOAD_FORMAT_YAML));
   int rc = cudaload_doctor(ctx, CUDALOAD_FORMAT_YAML, 0, &yaml);
   assert_int_equal(rc, CUDALOAD_OK);
-  assert_contains(yaml, "schema_version: 2\n");
+  assert_contains(yaml, "schema_version: 3\n");
   assert_contains(yaml, "\nplatform:\n");
   assert_contains(yaml, "\nproblems:\n");
   cudaload_free(yaml);

@@ -184,7 +184,7 @@ static void cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder(void **state) {
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=8", roots, 1);
   has(e, "python -m pip install --no-deps --target ");
   has(e, "/wheels-cu13/cudnn8 'nvidia-cudnn-cu12==8.9.*' "
-         "nvidia-cublas-cu12 (not a plain pip install: ");
+         "nvidia-cublas-cu12; not a plain pip install: ");
   has(e, "/wheels-cu13/site-packages already has cudnn 9 in nvidia/cudnn");
   has(e, "then pass that folder as a root");
   /* Without the default roots the variable is not read: the root is the
@@ -206,7 +206,7 @@ cudnn9_beside_the_same_distribution_goes_to_its_own_folder(void **state) {
   const char *roots[] = {"wheels-cu12/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", roots, 1);
   /* cuBLAS 12 is there: nothing else to install. */
-  has(e, "/wheels-cu12/cudnn9 'nvidia-cudnn-cu12==9.*' (not a plain");
+  has(e, "/wheels-cu12/cudnn9 'nvidia-cudnn-cu12==9.*'; not a plain");
   has(e, "already has cudnn 8 in nvidia/cudnn");
   free(e);
 }
@@ -218,7 +218,7 @@ static void cuda13_toolkit_wheels_have_no_suffix(void **state) {
   REQUIRE_FIXTURES();
   const char *roots[] = {"wheels-cu12/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cublas=13", roots, 1);
-  has(e, "pip install 'nvidia-cublas==13.*' (then pass its site-packages");
+  has(e, "pip install 'nvidia-cublas==13.*'; then pass its site-packages");
   lacks(e, "-cu13");
   lacks(e, "--target");
   free(e);
@@ -231,7 +231,7 @@ static void cudart12_names_the_cu12_wheel(void **state) {
   REQUIRE_FIXTURES();
   const char *roots[] = {"wheels-cu13/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudart=12", roots, 1);
-  has(e, "pip install nvidia-cuda-runtime-cu12 (then pass");
+  has(e, "pip install nvidia-cuda-runtime-cu12; then pass");
   free(e);
 }
 
@@ -284,7 +284,7 @@ static void windows_wheels_are_recognised_too(void **state) {
   SKIP_WITHOUT_FIXTURE("windows/site-packages");
   const char *roots[] = {"windows/site-packages"};
   char *e = unsatisfied(CUDALOAD_TARGET_WINDOWS, "cudnn=8,nccl", roots, 1);
-  has(e, "/windows/cudnn8 \"nvidia-cudnn-cu12==8.9.*\" (not a plain");
+  has(e, "/windows/cudnn8 \"nvidia-cudnn-cu12==8.9.*\"; not a plain");
   has(e, "already has cudnn 9 in nvidia\\cudnn");
   has(e, "the folder that holds the DLLs");
   /* NCCL has no Windows wheel: no pip line. */
@@ -379,7 +379,7 @@ static void the_environments_own_pip_is_named(void **state) {
   /* The embeddable distribution has no pip: the launcher's, into it. */
   char *e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
   snprintf(want, sizeof want,
-           "fix: py -m pip install --target %s nvidia-cufft-cu12, or pass",
+           "fix: py -m pip install --target %s nvidia-cufft-cu12; or pass",
            site);
   has(e, want);
   lacks(e, "pass its site-packages folder as a root");
@@ -390,7 +390,7 @@ static void the_environments_own_pip_is_named(void **state) {
   assert_int_equal(mkdir(pip, 0755), 0);
   e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
   snprintf(want, sizeof want,
-           "fix: %s -m pip install nvidia-cufft-cu12, or pass", path);
+           "fix: %s -m pip install nvidia-cufft-cu12; or pass", path);
   has(e, want);
   lacks(e, "pass its site-packages folder as a root");
   free(e);
@@ -412,8 +412,8 @@ static void the_environments_own_pip_is_named(void **state) {
   free(e);
   /* No interpreter to name: Windows' launcher, and the root to pass. */
   e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, NULL, "cufft=11");
-  has(e, "fix: py -m pip install nvidia-cufft-cu12 (then pass its "
-         "site-packages folder as a root)");
+  has(e, "fix: py -m pip install nvidia-cufft-cu12; then pass its "
+         "site-packages folder as a root");
   free(e);
   char command[600];
   snprintf(command, sizeof command, "rm -rf '%s'", tmp);

@@ -57,6 +57,8 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   if (ctx->manifest && ctx->manifest_free)
     ctx->manifest_free(ctx->manifest);
   free(ctx->probe_driver_path);
+  if (ctx->doctor_problems && ctx->doctor_problems_free)
+    ctx->doctor_problems_free(ctx->doctor_problems);
   if (ctx->error_messages && ctx->error_messages_free)
     ctx->error_messages_free(ctx->error_messages);
   free(ctx);

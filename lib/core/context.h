@@ -29,6 +29,9 @@ typedef struct cl_manifest_state cl_manifest_state;
 /* The messages the last text read held (load/error_message.h). */
 typedef struct cl_error_messages cl_error_messages;
 
+/* Problems as records (problem/problem.h). */
+typedef struct cl_problem_list cl_problem_list;
+
 struct cudaload_ctx {
   unsigned flags;
   int target; /* CUDALOAD_TARGET_* */
@@ -73,8 +76,12 @@ struct cudaload_ctx {
    * error_messages_free is set by the code that makes them. */
   cl_error_messages *error_messages;
   void (*error_messages_free)(cl_error_messages *messages);
-  /* "Problems and fixes" of the last cudaload_doctor() report. */
+  /* "Problems and fixes" of the last cudaload_doctor() report: how many,
+   * and the records (problem/problem.h), owned by the problem stage, which
+   * sets doctor_problems_free; NULL before the first report. */
   size_t doctor_problem_count;
+  cl_problem_list *doctor_problems;
+  void (*doctor_problems_free)(cl_problem_list *list);
 
   /* What cudaload_load_manifest() committed, owned by the manifest stage
    * (load/manifest.h, read through cl_manifest_of()); NULL until a manifest

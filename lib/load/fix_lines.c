@@ -145,15 +145,6 @@ static size_t wheel_site_length(const char *path, const char *folder,
   return 0;
 }
 
-/* A fix line is written into a cl_buf (common/buf.h). */
-static void add(cl_buf *t, const char *format, ...) CL_PRINTF(2, 3);
-static void add(cl_buf *t, const char *format, ...) {
-  va_list ap;
-  va_start(ap, format);
-  cl_buf_vprintf(t, format, ap);
-  va_end(ap);
-}
-
 /* The shells a line for this naming is pasted into: sh on Linux, cmd or
  * PowerShell on Windows. */
 static cl_shell_kind shell_of(cl_naming naming) {
@@ -161,17 +152,23 @@ static cl_shell_kind shell_of(cl_naming naming) {
                                      : CL_SHELL_POSIX;
 }
 
-/* " word": a package and its version specifier, which every shell takes
- * quoted (they hold only a name, digits and = < > . *). */
-static void add_requirement_word(cl_buf *t, const char *package,
-                                 const char *spec, cl_naming naming) {
+/* Whether word is one word that every shell of naming can be given. */
+static int spellable(const char *word, cl_naming naming) {
+  cl_buf b = CL_BUF_INIT;
+  int ok = cl_buf_shell_word(&b, word, shell_of(naming));
+  cl_buf_free(&b);
+  return ok;
+}
+
+/* The word "package" + "spec" ("nvidia-cudnn-cu12==8.9.*"). */
+static void add_requirement_word(cl_fix *fix, cl_fix_step *step,
+                                 const char *package, const char *spec) {
   char *word = cl_strdup_printf("%s%s", package, spec);
   if (!word) {
-    t->failed = 1; /* the line is lost: cl_buf_take() says so */
+    fix->failed = 1;
     return;
   }
-  cl_buf_puts(t, " ");
-  cl_buf_shell_word(t, word, shell_of(naming));
+  cl_fix_arg(fix, step, word);
   free(word);
 }
 
@@ -275,15 +272,17 @@ static char *interpreter_of(const char *root, cl_naming naming) {
 }
 
 /* The pip install command of the environment the scan searched first (an
- * interpreter whose site folder is a root of the environment tier),
- * malloc'ed; NULL when there is none. A package it installs lands in a
- * folder the next scan searches. Its own pip ("\"C:\...\python.exe\" -m
- * pip install"); on Windows, where that interpreter has no pip (the
- * embeddable distribution has none, nor ensurepip), the launcher's pip
- * into its site folder ("py -m pip install --target \"...\\Lib\\
- * site-packages\""). */
-static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
-                             int *interpreter) {
+ * interpreter whose site folder is a root of the environment tier), as the
+ * first words of step: a package it installs lands in a folder the next
+ * scan searches. Its own pip ("C:\...\python.exe" -m pip install); on
+ * Windows, where that interpreter has no pip (the embeddable distribution
+ * has none, nor ensurepip), the launcher's pip into its site folder (py -m
+ * pip install --target "...\Lib\site-packages"). 0 when there is no such
+ * interpreter, or its path is no word the user's shell can be given (the
+ * generic pip line is printed instead); *interpreter is 1 for its own pip. */
+static int environment_pip(cl_fix *fix, cl_fix_step *step,
+                           const cudaload_ctx *ctx, cl_naming naming,
+                           int *interpreter) {
   const cl_inventory *inv = cl_inventory_of(ctx);
   *interpreter = 0;
   for (size_t i = 0; i < inv->root_count; ++i) {
@@ -294,50 +293,47 @@ static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
     char *python = interpreter_of(r->path, naming);
     if (!python)
       continue;
-    /* Each path is one shell word, whatever its name holds; a path no
-     * spelling keeps literal (cmd and PowerShell) gives no command of its
-     * own: the generic pip line is printed instead. */
-    cl_buf pip = CL_BUF_INIT;
-    int spelled = 0;
+    char *site = NULL;
     if (naming == CL_NAMING_WINDOWS) {
       /* <prefix>\python.exe or <prefix>\Scripts\python.exe (a venv). */
       char *bin = cl_path_dirname(python);
       char *prefix = bin && !strcmp(cl_path_basename(bin), "Scripts")
                          ? cl_path_dirname(bin)
                          : cl_strdup(bin ? bin : "");
-      char *site = prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
-      char *own_pip = site ? cl_path_join(site, "pip") : NULL;
-      if (own_pip && cl_os_stat_kind(own_pip, NULL) != CL_KIND_DIRECTORY) {
-        /* The embeddable Python has no pip: the launcher's installs into
-         * its site folder. */
-        cl_buf_puts(&pip, "py -m pip install --target ");
-        spelled = 1 + cl_buf_shell_word(&pip, site, shell_of(naming));
-      }
+      char *candidate =
+          prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
+      char *own_pip = candidate ? cl_path_join(candidate, "pip") : NULL;
+      if (own_pip && cl_os_stat_kind(own_pip, NULL) != CL_KIND_DIRECTORY)
+        site = candidate; /* no pip of its own */
+      else
+        free(candidate);
       free(own_pip);
-      free(site);
       free(prefix);
       free(bin);
     }
-    if (!spelled) {
-      spelled = cl_buf_shell_word(&pip, python, shell_of(naming));
-      cl_buf_puts(&pip, " -m pip install");
+    int ok = site ? spellable(site, naming) : spellable(python, naming);
+    if (ok && site) {
+      /* The embeddable Python has no pip: the launcher's installs into its
+       * site folder. */
+      static const char *const words[] = {"py", "-m", "pip", "install",
+                                          "--target"};
+      for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+        cl_fix_arg(fix, step, words[k]);
+      cl_fix_arg(fix, step, site);
+    } else if (ok) {
+      cl_fix_arg(fix, step, python);
+      cl_fix_arg(fix, step, "-m");
+      cl_fix_arg(fix, step, "pip");
+      cl_fix_arg(fix, step, "install");
       *interpreter = 1;
-    } else {
-      spelled -= 1;
     }
+    free(site);
     free(python);
-    char *line = cl_buf_take(&pip);
-    if (!spelled) {
-      free(line);
-      *interpreter = 0;
-      return NULL;
-    }
-    return line;
+    return ok;
   }
-  return NULL;
+  return 0;
 }
 
-/* One concrete command that fixes a missing requirement, malloc'ed. */
 /* The library of family that lies in the folder wheel w installs to and
  * that the ctx ranks first (*site_len: the length of its site folder), or
  * NULL when none does. */
@@ -361,8 +357,9 @@ static const cl_library *pinned_library(const cudaload_ctx *ctx,
 
 /* cuDNN opens cuBLAS of its CUDA major by name: name its wheel too when
  * nothing in the inventory is it (--no-deps keeps pip from bringing it). */
-static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
-                                 const wheel *w, cl_naming naming) {
+static void add_cublas_companion(cl_fix *fix, cl_fix_step *step,
+                                 const cudaload_ctx *ctx, const wheel *w,
+                                 cl_naming naming) {
   const cl_inventory *inv = cl_inventory_of(ctx);
   const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
   int have = 0;
@@ -370,35 +367,53 @@ static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
     have = strcmp(inv->libraries[i].entry->family, "cublas") == 0 &&
            library_cuda_major(&inv->libraries[i]) == w->cuda_major;
   if (blas && !have)
-    add_requirement_word(t, blas->package, "", naming);
+    add_requirement_word(fix, step, blas->package, "");
 }
 
 /* An environment the user made but did not activate comes first: the
  * libraries may be there already ("pip install" into the system, or into
  * a venv that is not active, is what sent people searching). */
-static void add_nearby_environments(cl_buf *t, const cudaload_ctx *ctx) {
+static void add_nearby_environments(cl_fix *fix, const cudaload_ctx *ctx) {
   const cl_inventory *inv = cl_inventory_of(ctx);
   if (inv->nearby_count == 0)
     return;
+  cl_buf t = CL_BUF_INIT;
   for (size_t i = 0; i < inv->nearby_count; ++i)
-    add(t, "%s%s",
-        i == 0                       ? ""
-        : i + 1 == inv->nearby_count ? " and "
-                                     : ", ",
-        inv->nearby_environments[i]);
+    cl_buf_printf(&t, "%s%s",
+                  i == 0                       ? ""
+                  : i + 1 == inv->nearby_count ? " and "
+                                               : ", ",
+                  inv->nearby_environments[i]);
   int one = inv->nearby_count == 1;
-  add(t,
-      " %s not active, so not searched: activate %s or pass --environment "
-      "%s (C: cudaload_add_environment_root()); if %s the library: ",
-      one ? "is an environment that is" : "are environments that are",
-      one ? "it" : "the one you use", inv->nearby_environments[0],
-      one ? "it lacks" : "they lack");
+  cl_buf_printf(&t,
+                " %s not active, so not searched: activate %s or pass "
+                "--environment %s (C: cudaload_add_environment_root()); if "
+                "%s the library:",
+                one ? "is an environment that is" : "are environments that are",
+                one ? "it" : "the one you use", inv->nearby_environments[0],
+                one ? "it lacks" : "they lack");
+  char *words = cl_buf_take(&t);
+  if (!words) {
+    fix->failed = 1;
+    return;
+  }
+  cl_fix_add_note(fix, "%s", words);
+  free(words);
 }
 
-static char *fix_for_missing_here(const cudaload_ctx *ctx,
-                                  const cl_requirement *r);
+static void fix_for_missing_here(const cudaload_ctx *ctx,
+                                 const cl_requirement *r, cl_fix *fix);
 
 char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file) {
+  cl_fix fix = CL_FIX_INIT;
+  cl_fix_drop_from_ld_preload_steps(ld_preload, file, &fix);
+  char *line = cl_fix_line_text(&fix, CL_SHELL_POSIX);
+  cl_fix_free(&fix);
+  return line;
+}
+
+void cl_fix_drop_from_ld_preload_steps(const char *ld_preload, const char *file,
+                                       cl_fix *fix) {
   cl_buf rest = CL_BUF_INIT;
   for (const char *p = ld_preload ? ld_preload : ""; *p;) {
     size_t len = strcspn(p, ": \t");
@@ -413,32 +428,39 @@ char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file) {
   }
   if (!rest.len) {
     cl_buf_free(&rest);
-    return cl_strdup("unset LD_PRELOAD");
+    cl_fix_step *unset = cl_fix_add(fix, CUDALOAD_FIX_SET_VARIABLE);
+    cl_fix_arg(fix, unset, "unset");
+    cl_fix_arg(fix, unset, "LD_PRELOAD");
+    return;
   }
   char *kept = cl_buf_take(&rest);
-  if (!kept)
-    return NULL;
-  cl_buf line = CL_BUF_INIT;
-  cl_buf_puts(&line, "export LD_PRELOAD=");
-  cl_buf_shell_word(&line, kept, CL_SHELL_POSIX);
+  if (!kept) {
+    fix->failed = 1;
+    return;
+  }
+  cl_fix_env(fix, cl_fix_add(fix, CUDALOAD_FIX_SET_VARIABLE), "LD_PRELOAD",
+             kept);
   free(kept);
-  return cl_buf_take(&line);
+}
+
+int cl_fix_for_missing_steps(const cudaload_ctx *ctx, const cl_requirement *r,
+                             cl_fix *fix) {
+  add_nearby_environments(fix, ctx);
+  fix_for_missing_here(ctx, r, fix);
+  return fix->failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
 }
 
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
-  char *here = fix_for_missing_here(ctx, r);
-  if (!here || cl_inventory_of(ctx)->nearby_count == 0)
-    return here;
-  cl_buf t = CL_BUF_INIT;
-  add_nearby_environments(&t, ctx);
-  add(&t, "%s", here);
-  free(here);
-  return cl_buf_take(&t);
+  cl_fix fix = CL_FIX_INIT;
+  cl_fix_for_missing_steps(ctx, r, &fix);
+  char *line = cl_fix_line_text(&fix, shell_of(cl_ctx_naming(ctx)));
+  cl_fix_free(&fix);
+  return line;
 }
 
 /* The fix from what the inventory holds: the package to install, where. */
-static char *fix_for_missing_here(const cudaload_ctx *ctx,
-                                  const cl_requirement *r) {
+static void fix_for_missing_here(const cudaload_ctx *ctx,
+                                 const cl_requirement *r, cl_fix *fix) {
   cl_naming naming = cl_ctx_naming(ctx);
   const char *family = r->entry->family;
   long major = r->op == CL_OP_ANY ? 0 : r->version[0];
@@ -473,11 +495,10 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
   const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
   if (!w)
     w = find_wheel(family, 12, major, naming);
-  cl_buf t = CL_BUF_INIT;
   if (!w) {
     /* The driver, or a library no wheel ships here (NCCL on Windows). */
-    add(&t, "%s", variable);
-    return cl_buf_take(&t);
+    cl_fix_add_note(fix, "%s", variable);
+    return;
   }
   char spec[160];
   specifier(r, w, spec, sizeof spec);
@@ -492,59 +513,84 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
   /* The interpreter whose site folder is searched: its pip installs where
    * the next scan looks, so nothing more is needed. Windows has no "pip"
    * or "python" on PATH for sure; the launcher "py" is the usual one. */
+  cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
+  cl_fix probe = CL_FIX_INIT; /* the environment's pip, to see if there is */
+  cl_fix_step *own_step = cl_fix_add(&probe, CUDALOAD_FIX_INSTALL);
   int own_interpreter = 0;
-  char *own = environment_pip(ctx, naming, &own_interpreter);
-  const char *pip = naming == CL_NAMING_WINDOWS ? "py -m pip" : "python -m pip";
+  int own = environment_pip(&probe, own_step, ctx, naming, &own_interpreter);
+  static const char *const generic_windows[] = {"py", "-m", "pip", "install"};
+  static const char *const generic_linux[] = {"python", "-m", "pip", "install"};
   if (!pinned) {
     if (own) {
-      add(&t, "%s", own);
-      add_requirement_word(&t, w->package, spec, naming);
-      add(&t, ", or %s", variable);
+      for (size_t k = 0; own_step && k < own_step->argc; ++k)
+        cl_fix_arg(fix, install, own_step->argv[k]);
+      add_requirement_word(fix, install, w->package, spec);
+      cl_fix_note(fix, install, "or %s", variable);
     } else {
-      add(&t, "%s install", naming == CL_NAMING_WINDOWS ? pip : "pip");
-      add_requirement_word(&t, w->package, spec, naming);
-      add(&t, " (then pass its site-packages folder as a root), or %s",
-          variable);
+      if (naming == CL_NAMING_WINDOWS)
+        for (size_t k = 0; k < 4; ++k)
+          cl_fix_arg(fix, install, generic_windows[k]);
+      else {
+        cl_fix_arg(fix, install, "pip");
+        cl_fix_arg(fix, install, "install");
+      }
+      add_requirement_word(fix, install, w->package, spec);
+      cl_fix_note(fix, install,
+                  "then pass its site-packages folder as a root, or %s",
+                  variable);
     }
-    free(own);
-    return cl_buf_take(&t);
+    cl_fix_free(&probe);
+    return;
   }
   char *dir = target_folder(pinned->path, site_len, family, major);
   if (!dir) {
-    free(own);
-    return NULL;
+    cl_fix_free(&probe);
+    fix->failed = 1;
+    return;
   }
   /* The interpreter's own pip when it has one, else the generic one:
-   * --target is the folder of its own here. The folder is quoted for the
-   * shell, whatever its name holds: a folder named v$(touch PWNED) must not
-   * run touch when the line is pasted. One that no spelling keeps literal
-   * in both cmd and PowerShell is named apart, after the command. */
-  if (own && own_interpreter)
-    add(&t, "%s --no-deps --target ", own);
-  else
-    add(&t, "%s install --no-deps --target ", pip);
-  free(own);
-  int quoted = cl_buf_shell_word(&t, dir, shell_of(naming));
-  if (!quoted)
-    add(&t, "DIR");
-  add_requirement_word(&t, w->package, spec, naming);
+   * --target is the folder of its own here. The folder is one word
+   * whatever its name holds: a folder named v$(touch PWNED) must not run
+   * touch when the line is pasted. One that no spelling keeps literal in
+   * both cmd and PowerShell is named apart, after the command. */
+  if (own && own_interpreter) {
+    for (size_t k = 0; own_step && k < own_step->argc; ++k)
+      cl_fix_arg(fix, install, own_step->argv[k]);
+  } else {
+    const char *const *generic =
+        naming == CL_NAMING_WINDOWS ? generic_windows : generic_linux;
+    for (size_t k = 0; k < 4; ++k)
+      cl_fix_arg(fix, install, generic[k]);
+  }
+  cl_fix_free(&probe);
+  cl_fix_arg(fix, install, "--no-deps");
+  cl_fix_arg(fix, install, "--target");
+  cl_fix_arg(fix, install, dir);
+  add_requirement_word(fix, install, w->package, spec);
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
    * one comes along when nothing in the inventory is it. */
   if (strcmp(family, "cudnn") == 0)
-    add_cublas_companion(&t, ctx, w, naming);
-  if (!quoted)
-    add(&t,
-        " (DIR: the folder %s, whose name holds a character cmd or "
-        "PowerShell expands even in quotes (%%, !, $ or `): type it as your "
-        "shell needs)",
-        dir);
-  add(&t,
-      " (not a plain pip install: %.*s already has %s %d in nvidia%c%s, "
-      "which that would replace or mix with), then pass that folder as a "
-      "root (--root; Python: roots=[...]), or %s",
-      (int)site_len, pinned->path, pinned->entry->family, pinned->major,
-      naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, variable);
+    add_cublas_companion(fix, install, ctx, w, naming);
+  cl_buf note = CL_BUF_INIT;
+  if (!spellable(dir, naming))
+    cl_buf_printf(&note,
+                  "(DIR: the folder %s, whose name holds a character cmd or "
+                  "PowerShell expands even in quotes (%%, !, $ or `): type it "
+                  "as your shell needs); ",
+                  dir);
+  cl_buf_printf(&note,
+                "not a plain pip install: %.*s already has %s %d in "
+                "nvidia%c%s, which that would replace or mix with; then pass "
+                "that folder as a root (--root; Python: roots=[...]), or %s",
+                (int)site_len, pinned->path, pinned->entry->family,
+                pinned->major, naming == CL_NAMING_WINDOWS ? '\\' : '/',
+                w->folder, variable);
+  char *words = cl_buf_take(&note);
+  if (words)
+    cl_fix_note(fix, install, "%s", words);
+  else
+    fix->failed = 1;
+  free(words);
   free(dir);
-  return cl_buf_take(&t);
 }

@@ -3,12 +3,20 @@
 #ifndef CUDALOAD_FIX_LINES_H
 #define CUDALOAD_FIX_LINES_H
 
+#include "common/fix_steps.h"
 #include "core/context.h"
 #include "scan/catalog.h"
 #include "load/plan_state.h"
 
-/* One concrete command that fixes the missing requirement r in ctx's
- * situation, malloc'ed; NULL when out of memory. */
+/* The fix for the missing requirement r in ctx's situation, as steps
+ * appended to fix: the package that provides it, installed where the next
+ * scan looks (or into a folder of its own where that would replace another
+ * release), and the variable that points at a folder holding it.
+ * 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_fix_for_missing_steps(const cudaload_ctx *ctx, const cl_requirement *r,
+                             cl_fix *fix);
+/* The same as one line for the shell of ctx's naming, malloc'ed; NULL when
+ * out of memory. */
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r);
 
 /* The sh command that takes `file` out of LD_PRELOAD (ld_preload, its
@@ -16,6 +24,9 @@ char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r);
  * LD_PRELOAD" when nothing else is left, else "export LD_PRELOAD=REST",
  * REST one shell word. Malloc'ed; NULL when out of memory. */
 char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file);
+/* The same as a step appended to fix (CUDALOAD_FIX_SET_VARIABLE). */
+void cl_fix_drop_from_ld_preload_steps(const char *ld_preload, const char *file,
+                                       cl_fix *fix);
 
 /* Call fn with every (family, CUDA major, PyPI distribution) a fix can
  * name, so that tests and scripts/acceptance can ask the index about each

@@ -2113,11 +2113,17 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
    * to it: the permission is the problem, not a missing package. */
   const cl_refusal *refused = cl_inventory_refused(
       ctx, req->entry->family, req->op == CL_OP_EQ ? (int)req->version[0] : 0);
-  o->fix = refused ? cl_strdup_printf(
-                         "%s (others can write to it, so it was "
-                         "refused), then run again; " CL_ALLOW_WRITABLE_RISK,
-                         refused->fix)
-                   : cl_fix_for_missing(ctx, req);
+  if (refused)
+    cl_fix_add_note(&o->fix_steps,
+                    "%s (others can write to it, so it was refused), then "
+                    "run again; " CL_ALLOW_WRITABLE_RISK,
+                    refused->fix);
+  else
+    cl_fix_for_missing_steps(ctx, req, &o->fix_steps);
+  o->fix =
+      cl_fix_line_text(&o->fix_steps, cl_ctx_naming(ctx) == CL_NAMING_WINDOWS
+                                          ? CL_SHELL_CMD_AND_POWERSHELL
+                                          : CL_SHELL_POSIX);
   return o->fix ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
 

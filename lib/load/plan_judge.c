@@ -221,9 +221,11 @@ void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
   ps->plan_warning_count = kept;
 }
 
-int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
-                               char **text, char **fix) {
-  *text = *fix = NULL;
+int cl_plan_finding_in_process_steps(const cl_loader_model *m,
+                                     const cl_finding *f, char **text,
+                                     cl_fix *fix, int *preloaded) {
+  *text = NULL;
+  *preloaded = 0;
   const cl_loaded_object *o = f->taken && f->rule == CL_RULE_ALREADY_LOADED
                                   ? loaded_under(m, f->name)
                                   : NULL;
@@ -231,28 +233,48 @@ int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
     return 0;
   /* The process had it before the plan: say who put it there. */
   char *by = who_loaded(m, o, f->name);
-  int preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
+  *preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
   *text = cl_strdup_printf("%s; %s was loaded by %s", f->text, o->path,
                            by ? by : "?");
-  char *drop =
-      preloaded ? cl_fix_drop_from_ld_preload(m->ld_preload, o->path) : NULL;
-  *fix = cl_strdup_printf(
-      "%s%s; %s has what is needed",
-      drop ? drop
-           : "load the plan before whatever loads it (call "
-             "cudaload.setup() or cudaload_preload() first)",
-      drop ? " (LD_PRELOAD puts that file first, before anything cudaload "
-             "loads), or put the planned file there instead"
-           : "",
-      f->better ? f->better : "a newer release");
-  free(drop);
+  const char *has = f->better ? f->better : "a newer release";
+  if (*preloaded) {
+    cl_fix_drop_from_ld_preload_steps(m->ld_preload, o->path, fix);
+    cl_fix_add_note(fix,
+                    "LD_PRELOAD puts that file first, before anything "
+                    "cudaload loads; or put the planned file there instead; "
+                    "%s has what is needed",
+                    has);
+  } else {
+    cl_fix_add_note(fix,
+                    "load the plan before whatever loads it (call "
+                    "cudaload.setup() or cudaload_preload() first); %s has "
+                    "what is needed",
+                    has);
+  }
   free(by);
-  if (*text && *fix)
+  if (*text && !fix->failed)
     return 1;
   free(*text);
-  free(*fix);
-  *text = *fix = NULL;
+  *text = NULL;
   return -1;
+}
+
+int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
+                               char **text, char **fix) {
+  cl_fix steps = CL_FIX_INIT;
+  int preloaded;
+  *fix = NULL;
+  int had = cl_plan_finding_in_process_steps(m, f, text, &steps, &preloaded);
+  if (had > 0) {
+    *fix = cl_fix_line_text(&steps, CL_SHELL_POSIX);
+    if (!*fix) {
+      free(*text);
+      *text = NULL;
+      had = -1;
+    }
+  }
+  cl_fix_free(&steps);
+  return had;
 }
 
 int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,

@@ -11,6 +11,7 @@
 #ifndef CUDALOAD_PLAN_JUDGE_H
 #define CUDALOAD_PLAN_JUDGE_H
 
+#include "common/fix_steps.h"
 #include "core/context.h"
 #include "load/resolve.h"
 
@@ -41,6 +42,11 @@ struct cl_finding;
 int cl_plan_finding_in_process(const cl_loader_model *m,
                                const struct cl_finding *f, char **text,
                                char **fix);
+/* The same with the fix as steps appended to fix, and *preloaded 1 when
+ * LD_PRELOAD put the copy there. */
+int cl_plan_finding_in_process_steps(const cl_loader_model *m,
+                                     const struct cl_finding *f, char **text,
+                                     cl_fix *fix, int *preloaded);
 
 /* Drop the plan's own warnings (plan.c reads the catalog) about a name
  * opened later that the verdict e reports as not found: the verdict's

@@ -47,6 +47,7 @@ static void clear_plan(cl_plan_state *ps) {
     }
     free(o->rejected);
     free(o->fix);
+    cl_fix_free(&o->fix_steps);
   }
   free(ps->plan_cuda_reason);
   ps->plan_cuda_reason = NULL;

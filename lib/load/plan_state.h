@@ -8,6 +8,7 @@
 #ifndef CUDALOAD_PLAN_STATE_H
 #define CUDALOAD_PLAN_STATE_H
 
+#include "common/fix_steps.h"
 #include "core/context.h"
 #include "scan/catalog.h"
 
@@ -80,8 +81,9 @@ typedef struct cl_rejection {
 typedef struct cl_requirement_outcome {
   cl_rejection *rejected; /* in inventory order */
   size_t rejected_count, rejected_capacity;
-  size_t chosen; /* index into ctx->libraries, SIZE_MAX: unsatisfied */
-  char *fix;     /* unsatisfied: one command line that fixes it */
+  size_t chosen;    /* index into ctx->libraries, SIZE_MAX: unsatisfied */
+  char *fix;        /* unsatisfied: what fixes it, as one line */
+  cl_fix fix_steps; /* the same as steps (common/fix_steps.h) */
   /* The CUDA major this requirement took when it is not the plan's: named
    * by the requirement (cublas=12), or the only one that satisfies it
    * (cudnn=8 beside CUDA 13). 0 otherwise. */

@@ -10,6 +10,8 @@
  */
 #include "scan/catalog.h"
 #include "core/context.h"
+#include "problem/problem.h"
+#include "problem/problem_words.h"
 #include "load/error_message.h"
 #include "load/manifest.h"
 #include "load/spec.h"
@@ -53,11 +55,6 @@
 /* Where the text of a section lines up: labels, then values. */
 #define LABEL_WIDTH 14
 
-typedef struct problem {
-  char *problem;
-  char *fix;
-} problem;
-
 typedef struct doctor {
   cudaload_ctx *ctx;
   unsigned flags;
@@ -73,13 +70,11 @@ typedef struct doctor {
   /* The driver's version from its files, without loading it (what the
    * plan checks CUDA majors against). */
   cl_driver_cuda driver_files;
-  problem *problems;
-  size_t problem_count, problem_capacity;
-  /* What stops nothing loading but a user should know: a search list that
-   * looks in the current folder, a plugin the program runs without. Not
-   * problems: the exit status does not count them. */
-  problem *notes;
-  size_t note_count, note_capacity;
+  /* Every problem found, as records (problem/problem.h), in the order
+   * found; notes among them (a search list that looks in the current
+   * folder, a plugin the program runs without) stop nothing loading, and
+   * the exit status does not count them. */
+  cl_problem_list problems;
   cl_cuda_knobs knobs;          /* the CUDA variables set (scan/cuda_knobs.c) */
   cl_display_watchdog watchdog; /* Windows' TDR settings */
   int probe_explained; /* a runtime problem says why the probe fell back */
@@ -88,31 +83,45 @@ typedef struct doctor {
 
 /* --- small helpers ----------------------------------------------------- */
 
-static void add_to(doctor *d, problem **list, size_t *count, size_t *capacity,
-                   char *text, char *fix) {
-  if (!text || !fix ||
-      cl_reserve((void **)list, capacity, *count + 1, sizeof(problem))) {
-    free(text);
-    free(fix);
-    d->failed = 1;
-    return;
-  }
-  (*list)[*count].problem = text;
-  (*list)[*count].fix = fix;
-  ++*count;
+/* The shells the host's fix lines are pasted into. */
+static cl_shell_kind host_shell(void) {
+  return cl_os_host_target() == CUDALOAD_TARGET_WINDOWS
+             ? CL_SHELL_CMD_AND_POWERSHELL
+             : CL_SHELL_POSIX;
 }
 
-static void add_problem(doctor *d, char *text, char *fix) {
-  add_to(d, &d->problems, &d->problem_count, &d->problem_capacity, text, fix);
+/* A new problem of kind, or NULL when out of memory (then the setters do
+ * nothing and the report says it ran out). */
+static cl_problem *add(doctor *d, int kind) {
+  return cl_problem_add(&d->problems, kind);
+}
+
+static void fact(doctor *d, cl_problem *p, int which, int source,
+                 const char *value) {
+  cl_problem_fact(&d->problems, p, which, source, value);
+}
+
+/* A problem whose sentence its stage wrote (a finding, a warning), with a
+ * fix its stage gave only in words. */
+static cl_problem *add_said(doctor *d, int kind, const char *text,
+                            const char *fix_words) {
+  cl_problem *p = add(d, kind);
+  cl_problem_say(&d->problems, p, text);
+  if (p && fix_words)
+    cl_fix_add_note(&p->fix, "%s", fix_words);
+  return p;
 }
 
 /* A finding that stops nothing loading, once. */
-static void add_note(doctor *d, const char *text, const char *fix) {
-  for (size_t i = 0; i < d->note_count; ++i)
-    if (strcmp(d->notes[i].problem, text) == 0)
+static void add_note(doctor *d, int kind, const char *text, const char *fix) {
+  for (size_t i = 0; i < d->problems.count; ++i)
+    if (d->problems.items[i].note && d->problems.items[i].said &&
+        strcmp(d->problems.items[i].said, text) == 0)
       return;
-  add_to(d, &d->notes, &d->note_count, &d->note_capacity, cl_strdup(text),
-         cl_strdup(fix ? fix : "cudaload explain says more"));
+  cl_problem *p =
+      add_said(d, kind, text, fix ? fix : "cudaload explain says more");
+  if (p)
+    p->note = 1;
 }
 
 static const char *host_arch(void) {
@@ -318,6 +327,19 @@ static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
                     : "");
 }
 
+/* Where a requirement came from: the program (--for), the error message
+ * (--error), else the caller's request. */
+static int requirement_source(const cudaload_ctx *ctx, const char *text) {
+  if (cl_requirement_origin_of(ctx, text))
+    return CUDALOAD_FROM_PROGRAM;
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const char *said = cl_error_message_at(ctx, i)->requirement;
+    if (said && !strcmp(said, text))
+      return CUDALOAD_FROM_MESSAGE;
+  }
+  return CUDALOAD_FROM_REQUEST;
+}
+
 static void unsatisfied_problems(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r) {
@@ -327,66 +349,66 @@ static void unsatisfied_problems(doctor *d) {
     const cl_requirement_outcome *o = r < cl_plan_state_of(ctx)->outcome_count
                                           ? &cl_plan_state_of(ctx)->outcomes[r]
                                           : NULL;
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_UNSATISFIED);
+    fact(d, p, CUDALOAD_FACT_REQUIREMENT, requirement_source(ctx, req->text),
+         req->text);
+    fact(d, p, CUDALOAD_FACT_FAMILY, CUDALOAD_FROM_MACHINE, req->entry->family);
+    fact(d, p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE, req->entry->name);
     /* The first rejected candidate says most about why. */
-    char *text = o && o->rejected_count
-                     ? cl_strdup_printf("%s: no usable %s library (%s: %s)",
-                                        req->text, req->entry->family,
-                                        o->rejected[0].path, o->rejected[0].why)
-                     : cl_strdup_printf(
-                           "%s: no usable %s library; no file named like %s "
-                           "in the roots searched",
-                           req->text, req->entry->family, req->entry->name);
-    add_problem(d, text,
-                o && o->fix ? cl_strdup(o->fix)
-                            : cl_strdup_printf(
-                                  "add the folder that holds %s with --root "
-                                  "or in the manifest's roots",
-                                  req->entry->name));
+    if (o && o->rejected_count) {
+      fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE,
+           o->rejected[0].path);
+      fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+           o->rejected[0].why);
+    }
+    if (p && o && o->fix_steps.count)
+      cl_fix_append(&p->fix, &o->fix_steps);
+    else if (p)
+      cl_fix_add_note(&p->fix,
+                      "add the folder that holds %s with --root or in the "
+                      "manifest's roots",
+                      req->entry->name);
   }
 }
 
 static void conflict_problems(doctor *d) {
   for (size_t i = 0; i < cl_plan_state_of(d->ctx)->conflict_count; ++i) {
     const cl_conflict *c = &cl_plan_state_of(d->ctx)->conflicts[i];
-    add_problem(d, cl_strdup(c->problem), cl_strdup(c->fix));
+    cl_problem *p = add_said(d, CUDALOAD_PROBLEM_CONFLICT, c->problem, c->fix);
+    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, c->path);
   }
 }
 
 static void load_failure_problems(doctor *d) {
   for (size_t i = 0; i < cl_plan_state_of(d->ctx)->plan_count; ++i) {
-    const cl_plan_entry *p = &cl_plan_state_of(d->ctx)->plan[i];
-    if (p->state != CUDALOAD_STATE_FAILED)
+    const cl_plan_entry *e = &cl_plan_state_of(d->ctx)->plan[i];
+    if (e->state != CUDALOAD_STATE_FAILED)
       continue;
-    /* The path as one shell word (shell_word.h): pasted, it runs nothing
-     * else; one no spelling keeps literal in cmd and PowerShell is named
-     * apart. */
-    cl_buf inspect = CL_BUF_INIT;
-    cl_buf_puts(&inspect, "cudaload inspect ");
-    if (!cl_buf_shell_word(&inspect, p->path,
-                           host_naming() == CL_NAMING_WINDOWS
-                               ? CL_SHELL_CMD_AND_POWERSHELL
-                               : CL_SHELL_POSIX))
-      cl_buf_printf(&inspect, "FILE (FILE: %s)", p->path);
-    char *command = cl_buf_take(&inspect);
-    add_problem(
-        d, cl_strdup_printf("%s could not be loaded by this process", p->path),
-        command ? cl_strdup_printf("%s lists what it needs; put the missing "
-                                   "libraries beside it or on %s",
-                                   command, cudaload_env_name())
-                : NULL);
-    free(command);
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_LOAD_FAILED);
+    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, e->path);
+    if (!p)
+      continue;
+    cl_fix_step *inspect = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&p->fix, inspect, "cudaload");
+    cl_fix_arg(&p->fix, inspect, "inspect");
+    cl_fix_arg(&p->fix, inspect, e->path);
+    cl_fix_note(&p->fix, inspect,
+                "it lists what the file needs; put the missing libraries "
+                "beside it or on %s",
+                cudaload_env_name());
   }
 }
 
-static char *install_driver_fix(void) {
-  return cl_strdup(host_naming() == CL_NAMING_WINDOWS
-                       ? "install the NVIDIA driver "
-                         "(https://www.nvidia.com/drivers), then check with "
-                         "nvidia-smi"
-                       : "install the NVIDIA driver (Ubuntu: sudo "
-                         "ubuntu-drivers install; others: "
-                         "https://www.nvidia.com/drivers), then check with "
-                         "nvidia-smi");
+static void install_driver_fix(cl_fix *fix) {
+  cl_fix_add_note(fix, "%s",
+                  host_naming() == CL_NAMING_WINDOWS
+                      ? "install the NVIDIA driver "
+                        "(https://www.nvidia.com/drivers), then check with "
+                        "nvidia-smi"
+                      : "install the NVIDIA driver (Ubuntu: sudo "
+                        "ubuntu-drivers install; others: "
+                        "https://www.nvidia.com/drivers), then check with "
+                        "nvidia-smi");
 }
 
 /* The oldest driver branch each CUDA major runs on (NVIDIA's CUDA
@@ -409,12 +431,10 @@ static void driver_problems(doctor *d) {
   if (d->probe)
     return;
   if (!d->driver_path) {
-    add_problem(
-        d,
-        cl_strdup_printf("no NVIDIA driver (%s): not in the roots searched "
-                         "and not loaded in this process",
-                         cl_os_driver_name()),
-        install_driver_fix());
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_DRIVER_ABSENT);
+    fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, cl_os_driver_name());
+    if (p)
+      install_driver_fix(&p->fix);
     return;
   }
   if (!d->driver_version)
@@ -431,16 +451,20 @@ static void driver_problems(doctor *d) {
   }
   long branch = strtol(d->driver_version, NULL, 10);
   long minimum = minimum_driver_branch(cuda_needed);
-  if (minimum && branch > 0 && branch < minimum)
-    add_problem(
-        d,
-        cl_strdup_printf("the NVIDIA driver %s is too old for CUDA %d "
-                         "(%s needs driver %ld or newer)",
-                         d->driver_version, cuda_needed,
-                         cl_path_basename(needed_by), minimum),
-        cl_strdup_printf("update the NVIDIA driver to %ld or newer, or use "
-                         "CUDA %d builds of the libraries",
-                         minimum, cuda_needed - 1));
+  if (!minimum || branch <= 0 || branch >= minimum)
+    return;
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_DRIVER_TOO_OLD);
+  fact(d, p, CUDALOAD_FACT_DRIVER, CUDALOAD_FROM_MACHINE, d->driver_version);
+  cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_CUDA_MAJOR,
+                      CUDALOAD_FROM_MACHINE, cuda_needed);
+  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, needed_by);
+  cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_WANTED,
+                      CUDALOAD_FROM_MACHINE, minimum);
+  if (p)
+    cl_fix_add_note(&p->fix,
+                    "update the NVIDIA driver to %ld or newer, or use CUDA %d "
+                    "builds of the libraries",
+                    minimum, cuda_needed - 1);
 }
 
 static const char *probe_fix(int reason) {
@@ -480,9 +504,15 @@ static const char *probe_fix(int reason) {
 
 static void probe_problems(doctor *d) {
   if (d->probe_error) {
-    add_problem(
-        d, cl_strdup_printf("the GPU probe could not run: %s", d->probe_error),
-        cl_strdup("run cudaload doctor --probe --out-of-process"));
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_PROBE_FAILED);
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, d->probe_error);
+    if (p) {
+      cl_fix_step *again = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+      static const char *const words[] = {"cudaload", "doctor", "--probe",
+                                          "--out-of-process"};
+      for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+        cl_fix_arg(&p->fix, again, words[k]);
+    }
     return;
   }
   if (!d->probe || cudaload_probe_verdict(d->probe) == CUDALOAD_GPU_OK ||
@@ -493,21 +523,28 @@ static void probe_problems(doctor *d) {
     return; /* already a problem of its own, with its fix */
   /* The failed stage says what went wrong; the summary also carries a fix,
    * which the fix line gives on its own. */
-  char *text = NULL;
-  for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !text; ++i)
-    if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED)
-      text =
-          cl_strdup_printf("the GPU probe falls back to CPU (%s, stage %s): %s",
-                           cudaload_probe_reason_name(reason),
-                           cudaload_probe_stage_name(d->probe, i),
-                           cudaload_probe_stage_message(d->probe, i));
-  if (!text)
-    text = cl_strdup_printf("%s", cudaload_probe_summary(d->probe));
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_PROBE_FAILED);
+  int stage_said = 0;
+  for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !stage_said;
+       ++i)
+    if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED) {
+      fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+           cudaload_probe_reason_name(reason));
+      fact(d, p, CUDALOAD_FACT_STAGE, CUDALOAD_FROM_MACHINE,
+           cudaload_probe_stage_name(d->probe, i));
+      fact(d, p, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_MACHINE,
+           cudaload_probe_stage_message(d->probe, i));
+      stage_said = 1;
+    }
+  if (!stage_said)
+    cl_problem_say(&d->problems, p, cudaload_probe_summary(d->probe));
   const char *fix = probe_fix(reason);
-  add_problem(d, text,
-              reason == CUDALOAD_REASON_NO_DRIVER
-                  ? install_driver_fix()
-                  : cl_strdup(fix ? fix : "see the probe's stages above"));
+  if (!p)
+    return;
+  if (reason == CUDALOAD_REASON_NO_DRIVER)
+    install_driver_fix(&p->fix);
+  else
+    cl_fix_add_note(&p->fix, "%s", fix ? fix : "see the probe's stages above");
 }
 
 static void find_zlib_key(const char *key, const char *path, void *opaque) {
@@ -557,12 +594,18 @@ static void zlib_problem(doctor *d) {
       cudnn = &cl_plan_state_of(d->ctx)->plan[i];
   if (!cudnn || have_system_zlib())
     return;
-  add_problem(d,
-              cl_strdup_printf("libz.so.1 is missing: cuDNN %d's sub-libraries "
-                               "need it (planned: %s)",
-                               cudnn->major, cudnn->path),
-              cl_strdup("apt-get install zlib1g (Fedora/RHEL: dnf install "
-                        "zlib; Alpine: apk add zlib)"));
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_ZLIB_MISSING);
+  cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_MAJOR,
+                      CUDALOAD_FROM_MACHINE, cudnn->major);
+  fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, cudnn->path);
+  if (!p)
+    return;
+  cl_fix_step *apt = cl_fix_add(&p->fix, CUDALOAD_FIX_INSTALL);
+  static const char *const words[] = {"apt-get", "install", "zlib1g"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+    cl_fix_arg(&p->fix, apt, words[k]);
+  cl_fix_note(&p->fix, apt,
+              "Fedora/RHEL: dnf install zlib; Alpine: apk add zlib");
 }
 
 /* What the loader model says of the plan once it is preloaded in this
@@ -580,47 +623,68 @@ static int plan_has_second_major(const cudaload_ctx *ctx) {
   return 0;
 }
 
-/* A word of a command line as the shell takes it back (shell_word.h); a
- * word no one spelling keeps literal in cmd and PowerShell is written
- * DIR, and the caller's fix names it. */
-static void command_word(cl_buf *b, const char *word) {
-  cl_shell_kind kind = host_naming() == CL_NAMING_WINDOWS
-                           ? CL_SHELL_CMD_AND_POWERSHELL
-                           : CL_SHELL_POSIX;
-  if (!cl_buf_shell_word(b, word, kind))
-    cl_buf_printf(b, "DIR");
-}
-
 /* The options that give the tool this doctor's search: --no-defaults and
- * every root given, so that a printed command finds what the doctor found. */
-static void search_options(cl_buf *b, const cudaload_ctx *ctx) {
+ * every root given, so that a printed command finds what the doctor found;
+ * then the requirements. As words of step. */
+static void search_words(cl_fix *fix, cl_fix_step *step,
+                         const cudaload_ctx *ctx) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
-    cl_buf_printf(b, " --no-defaults");
+    cl_fix_arg(fix, step, "--no-defaults");
   for (size_t i = 0; i < ctx->explicit_count; ++i) {
-    cl_buf_printf(b, " --root ");
-    command_word(b, ctx->explicit_roots[i]);
+    cl_fix_arg(fix, step, "--root");
+    cl_fix_arg(fix, step, ctx->explicit_roots[i]);
   }
-  cl_buf_printf(b, " --require %s", "");
+  cl_buf specs = CL_BUF_INIT;
   for (size_t r = 0; r < ps->requirement_count; ++r)
-    cl_buf_printf(b, "%s%s", r ? "," : "", ps->requirements[r].text);
+    cl_buf_printf(&specs, "%s%s", r ? "," : "", ps->requirements[r].text);
+  char *joined = cl_buf_take(&specs);
+  cl_fix_arg(fix, step, "--require");
+  if (joined)
+    cl_fix_arg(fix, step, joined);
+  else
+    fix->failed = 1;
+  free(joined);
+}
+
+/* The same options as one line of text, for the note that names the other
+ * ways (env, Python). */
+static void search_text(cl_buf *b, const cudaload_ctx *ctx) {
+  cl_fix words = CL_FIX_INIT;
+  cl_fix_step *s = cl_fix_add(&words, CUDALOAD_FIX_COMMAND);
+  search_words(&words, s, ctx);
+  if (s && !words.failed) {
+    cl_buf_puts(b, " ");
+    /* An unspellable root reads DIR here, as in the command. */
+    (void)cl_fix_command_line(b, s, host_shell());
+  } else {
+    b->failed = 1;
+  }
+  cl_fix_free(&words);
 }
 
 /* The fix for what fails only without cudaload: have it load the plan. */
-static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
+static void through_cudaload_fix(const cudaload_ctx *ctx, cl_fix *fix,
+                                 const char *first) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
-  cl_buf b = CL_BUF_INIT;
   if (first)
-    cl_buf_printf(&b, "%s; ", first);
-  cl_buf_printf(&b, "run the program through cudaload: cudaload exec");
-  search_options(&b, ctx);
+    cl_fix_add_note(fix, "%s", first);
+  cl_fix_step *exec = cl_fix_add(fix, CUDALOAD_FIX_RUN_PROGRAM);
+  cl_fix_arg(fix, exec, "cudaload");
+  cl_fix_arg(fix, exec, "exec");
+  search_words(fix, exec, ctx);
+  cl_fix_arg(fix, exec, "--");
+  cl_fix_arg(fix, exec, "PROGRAM");
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
+                    "program's command); or ");
   if (host_naming() == CL_NAMING_WINDOWS) {
-    cl_buf_printf(&b, " -- PROGRAM, or run what cudaload env --shell cmd");
-    search_options(&b, ctx);
+    cl_buf_printf(&b, "run what cudaload env --shell cmd");
+    search_text(&b, ctx);
     cl_buf_printf(&b, " prints (PowerShell: --shell powershell) before it");
   } else {
-    cl_buf_printf(&b, " -- PROGRAM, or eval \"$(cudaload env");
-    search_options(&b, ctx);
+    cl_buf_printf(&b, "eval \"$(cudaload env");
+    search_text(&b, ctx);
     cl_buf_printf(&b, ")\" before it");
   }
   cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
@@ -634,14 +698,16 @@ static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
     cl_buf_printf(&b, "]");
   }
   cl_buf_printf(&b, ") before the import");
-  return cl_buf_take(&b);
+  char *note = cl_buf_take(&b);
+  if (note)
+    cl_fix_note(fix, exec, "%s", note);
+  else
+    fix->failed = 1;
+  free(note);
 }
 
 static int reported(const doctor *d, const char *text) {
-  for (size_t k = 0; k < d->problem_count; ++k)
-    if (strstr(d->problems[k].problem, text))
-      return 1;
-  return 0;
+  return cl_problem_list_says(&d->problems, text);
 }
 
 /* The programs of the environment roots the scan searched (a venv, a
@@ -780,6 +846,54 @@ static int first_not_found_of(const cudaload_ctx *ctx,
   return 1;
 }
 
+/* The problem kind of a loader model's finding. */
+static int finding_kind(const cl_finding *f) {
+  switch (f->kind) {
+  case CL_FINDING_NOT_FOUND:
+    return f->lazy ? CUDALOAD_PROBLEM_LAZY_NOT_FOUND
+                   : CUDALOAD_PROBLEM_NOT_FOUND;
+  case CL_FINDING_UNDEFINED_SYMBOLS:
+    return CUDALOAD_PROBLEM_SYMBOLS_MISSING;
+  case CL_FINDING_WRONG_LIBRARY:
+    return CUDALOAD_PROBLEM_WRONG_LIBRARY;
+  case CL_FINDING_SIBLING_SHADOWED:
+    return CUDALOAD_PROBLEM_SHADOWED;
+  case CL_FINDING_BINDS_ELSEWHERE:
+    return CUDALOAD_PROBLEM_BINDS_ELSEWHERE;
+  case CL_FINDING_TWO_VERSIONS:
+    return CUDALOAD_PROBLEM_TWO_VERSIONS;
+  case CL_FINDING_CUDA_MAJORS:
+    return CUDALOAD_PROBLEM_CUDA_MAJORS;
+  case CL_FINDING_EMPTY_ENTRY:
+    return CUDALOAD_PROBLEM_EMPTY_ENTRY;
+  case CL_FINDING_UNREADABLE:
+    return CUDALOAD_PROBLEM_UNREADABLE;
+  case CL_FINDING_PROCESS:
+    return CUDALOAD_PROBLEM_IN_PROCESS;
+  case CL_FINDING_PLUGIN_UNUSABLE:
+    return CUDALOAD_PROBLEM_PLUGIN_UNUSABLE;
+  default: /* CL_FINDING_STOPPED */
+    return CUDALOAD_PROBLEM_STOPPED;
+  }
+}
+
+/* A problem of kind from finding f, its facts the finding's; its sentence
+ * the loader model's (verdict.c). */
+static cl_problem *finding_problem(doctor *d, int kind, const cl_finding *f,
+                                   const char *said) {
+  cl_problem *p = add(d, kind);
+  cl_problem_say(&d->problems, p, said);
+  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, f->consumer);
+  fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE,
+       f->names ? f->names : f->name);
+  fact(d, p, CUDALOAD_FACT_TAKEN, CUDALOAD_FROM_MACHINE, f->taken);
+  fact(d, p, CUDALOAD_FACT_BETTER, CUDALOAD_FROM_MACHINE, f->better);
+  if (f->taken)
+    fact(d, p, CUDALOAD_FACT_RULE, CUDALOAD_FROM_MACHINE,
+         cl_resolve_rule_name(f->rule));
+  return p;
+}
+
 /* One problem for all an opener does not find, as it is: the names it
  * needs (its load fails at the first), or those it opens by name later. */
 static void not_found_problem(doctor *d, const cudaload_explain *as_is,
@@ -793,24 +907,22 @@ static void not_found_problem(doctor *d, const cudaload_explain *as_is,
     d->failed = 1;
     return;
   }
+  /* One name: the loader model's own sentence says where it looked. */
+  cl_problem *p = finding_problem(d, finding_kind(f), f,
+                                  count == 1 && !f->lazy ? f->text : NULL);
+  fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, names);
+  fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
   /* Where the loader looked, as the first finding says it. */
   const char *looked = strstr(f->text, " (rule: not-found");
-  char *text =
-      f->lazy
-          ? cl_strdup_printf("without cudaload (this environment as it is): "
-                             "%s opens %s by name when it first needs %s, and "
-                             "the loader would not find %s (rule: not-found)",
-                             f->consumer, names, count == 1 ? "it" : "them",
-                             count == 1 ? "it" : "them")
-      : count == 1
-          ? cl_strdup_printf("without cudaload (this environment as "
-                             "it is): %s",
-                             f->text)
-          : cl_strdup_printf("without cudaload (this environment as it is): %s "
-                             "needs %s, which the loader does not find, so "
-                             "loading it fails%s",
-                             f->consumer, names, looked ? looked : "");
-  add_problem(d, text, through_cudaload_fix(d->ctx, NULL));
+  if (looked && !f->lazy && count > 1) {
+    char *inside = cl_strndup(
+        looked + 2, strlen(looked + 2) - (cl_ends_with(looked, ")") ? 1 : 0));
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, inside);
+    d->failed |= !inside;
+    free(inside);
+  }
+  if (p)
+    through_cudaload_fix(d->ctx, &p->fix, NULL);
   free(names);
 }
 
@@ -842,7 +954,7 @@ static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
     if (i >= environment_first && !required_name(d->ctx, f->name))
       continue;
     if (f->note) {
-      add_note(d, f->text, f->fix);
+      add_note(d, finding_kind(f), f->text, f->fix);
       continue;
     }
     if (f->kind == CL_FINDING_CUDA_MAJORS ||
@@ -853,12 +965,11 @@ static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
       not_found_problem(d, as_is, i, environment_first);
       continue;
     }
-    add_problem(d,
-                cl_strdup_printf("without cudaload (this environment as it "
-                                 "is): %s",
-                                 f->text),
-                through_cudaload_fix(
-                    d->ctx, f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix));
+    cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
+    fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
+    if (p)
+      through_cudaload_fix(d->ctx, &p->fix,
+                           f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix);
   }
 }
 
@@ -885,18 +996,33 @@ static void verdict_problems(doctor *d) {
     if (f->kind == CL_FINDING_CUDA_MAJORS && plan_has_second_major(d->ctx))
       continue;
     if (f->note) {
-      add_note(d, f->text, f->fix);
+      add_note(d, finding_kind(f), f->text, f->fix);
       continue;
     }
     /* A copy this process has already: who loaded it, and that fix, as
      * cudaload_preload says it. */
-    char *text = NULL, *fix = NULL;
-    if (have_model && cl_plan_finding_in_process(&m, f, &text, &fix) > 0) {
-      add_problem(d, text, fix);
+    char *text = NULL;
+    cl_fix fix = CL_FIX_INIT;
+    int preloaded = 0;
+    int had = have_model ? cl_plan_finding_in_process_steps(&m, f, &text, &fix,
+                                                            &preloaded)
+                         : 0;
+    if (had > 0) {
+      cl_problem *p =
+          finding_problem(d,
+                          preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
+                                    : CUDALOAD_PROBLEM_LOADED_COPY,
+                          f, text);
+      cl_problem_take_fix(&d->problems, p, &fix);
+      free(text);
       continue;
     }
-    add_problem(d, cl_strdup(f->text),
-                cl_strdup(f->fix ? f->fix : "cudaload explain says more"));
+    cl_fix_free(&fix);
+    d->failed |= had < 0;
+    cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
+    if (p)
+      cl_fix_add_note(&p->fix, "%s",
+                      f->fix ? f->fix : "cudaload explain says more");
   }
   if (have_model)
     cl_loader_model_free(&m);
@@ -914,11 +1040,11 @@ static void plan_warning_problems(doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_warning_count; ++i) {
     const cl_plan_warning *w = &cl_plan_state_of(ctx)->plan_warnings[i];
-    int reported = 0;
-    for (size_t k = 0; k < d->problem_count && !reported; ++k)
-      reported = strstr(d->problems[k].problem, w->file) != NULL;
-    if (!reported)
-      add_problem(d, cl_strdup(w->problem), cl_strdup(w->fix));
+    if (reported(d, w->file))
+      continue;
+    cl_problem *p =
+        add_said(d, CUDALOAD_PROBLEM_LAZY_UNPROVIDED, w->problem, w->fix);
+    fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, w->file);
   }
 }
 
@@ -946,17 +1072,19 @@ static void orphan_problems(doctor *d) {
     if (main_found || reported)
       continue;
     char *folder = cl_path_dirname(sub->path);
-    add_problem(
-        d,
-        cl_strdup_printf("%s %d found only as sub-library (%s) without its "
-                         "main library %s %d",
-                         sub->entry->family, sub->major, sub->path,
-                         sub->entry->family, sub->major),
-        cl_strdup_printf("reinstall %s %d completely into %s, or delete "
-                         "the stray %s",
-                         sub->entry->family, sub->major,
-                         folder ? folder : "its folder",
-                         cl_path_basename(sub->path)));
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_ORPHAN);
+    fact(d, p, CUDALOAD_FACT_FAMILY, CUDALOAD_FROM_MACHINE, sub->entry->family);
+    fact(d, p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE, sub->entry->name);
+    cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_MAJOR,
+                        CUDALOAD_FROM_MACHINE, sub->major);
+    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, sub->path);
+    if (p)
+      cl_fix_add_note(&p->fix,
+                      "reinstall %s %d completely into %s, or delete the "
+                      "stray %s",
+                      sub->entry->family, sub->major,
+                      folder ? folder : "its folder",
+                      cl_path_basename(sub->path));
     free(folder);
   }
 }
@@ -964,59 +1092,67 @@ static void orphan_problems(doctor *d) {
 static void root_problems(doctor *d) {
   for (size_t i = 0; i < cl_inventory_of(d->ctx)->root_count; ++i) {
     const cl_root *r = &cl_inventory_of(d->ctx)->roots[i];
+    int source = strcmp(r->origin, "explicit") == 0 ? CUDALOAD_FROM_REQUEST
+                                                    : CUDALOAD_FROM_MACHINE;
     if (r->status == CUDALOAD_E_INSECURE) {
-      add_problem(
-          d,
-          cl_strdup_printf("root %s refused: %s", r->path,
-                           r->detail ? r->detail : "writable by other users"),
-          cl_strdup_printf("%s, " CL_ALLOW_WRITABLE_RISK,
-                           r->fix ? r->fix
-                                  : "make it writable only by its owner"));
+      cl_problem *p = add(d, CUDALOAD_PROBLEM_ROOT_REFUSED);
+      fact(d, p, CUDALOAD_FACT_PATH, source, r->path);
+      fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, r->detail);
+      if (p)
+        cl_fix_add_note(&p->fix, "%s, " CL_ALLOW_WRITABLE_RISK,
+                        r->fix ? r->fix : "make it writable only by its owner");
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
+      continue;
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_ROOT_UNUSABLE);
+    fact(d, p, CUDALOAD_FACT_PATH, source, r->path);
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+         cudaload_root_status_name(r->status));
+    if (!p)
       continue;
     if (r->status == CUDALOAD_E_NOT_A_FILE) {
       /* A file given as a root: no permission makes it a folder; the one
        * that holds it is what was meant. */
       char *folder = cl_path_dirname(r->path);
-      add_problem(d,
-                  cl_strdup_printf("root %s: %s", r->path,
-                                   cudaload_root_status_name(r->status)),
-                  cl_strdup_printf("a root is a folder: give the one that "
-                                   "holds that file, --root \"%s\" (Python: "
-                                   "roots=[...]; or in the manifest's roots)",
-                                   folder ? folder : r->path));
+      cl_fix_add_note(&p->fix,
+                      "a root is a folder: give the one that holds that "
+                      "file, --root \"%s\" (Python: roots=[...]; or in the "
+                      "manifest's roots)",
+                      folder ? folder : r->path);
       free(folder);
       continue;
     }
-    add_problem(
-        d,
-        cl_strdup_printf("root %s: %s", r->path,
-                         cudaload_root_status_name(r->status)),
-        cl_strdup_printf(
-            "correct the folder given with --root or in the "
-            "manifest's roots%s",
-            r->status == CUDALOAD_E_NOT_FOUND ? "" : ", or make it readable"));
+    cl_fix_add_note(
+        &p->fix,
+        "correct the folder given with --root or in the "
+        "manifest's roots%s",
+        r->status == CUDALOAD_E_NOT_FOUND ? "" : ", or make it readable");
   }
 }
 
-static void add_runtime_problem(void *opaque, char *text, char *fix) {
-  add_problem(opaque, text, fix);
+static void add_sink_problem(void *opaque, int kind, char *text, char *fix) {
+  doctor *d = opaque;
+  if (!text || !fix)
+    d->failed = 1;
+  else
+    add_said(d, kind, text, fix);
+  free(text);
+  free(fix);
 }
 
 /* The devices, the display watchdog and the CUDA variables
  * (runtime_problems.c). */
 static void runtime_problems(doctor *d) {
   cl_runtime_facts facts = {d->probe, &d->knobs, &d->watchdog};
-  d->probe_explained = cl_runtime_problems(&facts, add_runtime_problem, d);
+  d->probe_explained = cl_runtime_problems(&facts, add_sink_problem, d);
 }
 
 /* What the error messages read into ctx show here (error_message_report.c). */
 static void error_message_problems(doctor *d) {
   cl_error_message_facts facts = {d->ctx, d->driver_path, &d->driver_files,
                                   d->probe};
-  cl_error_message_problems(&facts, add_runtime_problem, d);
+  cl_error_message_problems(&facts, add_sink_problem, d);
 }
 
 static void find_problems(doctor *d) {
@@ -1292,22 +1428,52 @@ static void text_environment(text *t, const doctor *d) {
         shown(t, d->knobs.items[i].value), d->knobs.items[i].effect);
 }
 
-/* Each problem with the one line that fixes it. */
+/* A fix as the user follows it: each command alone on its line, ready to
+ * paste, each note on its own line after it. */
+static void text_fix(text *t, const cl_fix *fix, int indent) {
+  for (size_t i = 0; i < fix->count; ++i) {
+    const cl_fix_step *s = &fix->steps[i];
+    const char *label = i == 0 ? "fix: " : "     ";
+    if (s->argc || s->env_count) {
+      cl_buf line = CL_BUF_INIT;
+      (void)cl_fix_command_line(&line, s, host_shell());
+      char *command = cl_buf_take(&line);
+      put(t, "%*s%s%s\n", indent, "", label, command ? shown(t, command) : "");
+      free(command);
+      if (s->note)
+        put(t, "%*s     %s\n", indent, "", shown_value(t, s->note, 1));
+    } else {
+      put(t, "%*s%s%s\n", indent, "", label,
+          shown_value(t, s->note ? s->note : "", 1));
+    }
+  }
+}
+
+/* Each problem with what fixes it. */
 static void text_problems(text *t, const doctor *d) {
   heading(t, "Problems and fixes");
-  if (d->problem_count == 0)
+  size_t n = 0;
+  for (size_t i = 0; i < d->problems.count; ++i) {
+    const cl_problem *p = &d->problems.items[i];
+    if (p->note)
+      continue;
+    ++n;
+    put(t, "  %s%zu. %s%s\n", sgr(t, RED), n, shown_value(t, p->text, 1),
+        sgr(t, RESET));
+    text_fix(t, &p->fix, n >= 10 ? 6 : 5);
+  }
+  if (n == 0)
     put(t, "  %snone%s\n", sgr(t, GREEN), sgr(t, RESET));
-  for (size_t i = 0; i < d->problem_count; ++i)
-    put(t, "  %s%zu. %s%s\n  %*s fix: %s\n", sgr(t, RED), i + 1,
-        shown_value(t, d->problems[i].problem, 1), sgr(t, RESET),
-        i + 1 >= 10 ? 3 : 2, "", shown_value(t, d->problems[i].fix, 1));
-  if (!d->note_count)
+  if (n == d->problems.count)
     return;
   heading(t, "Notes (nothing here stops a library loading)");
-  for (size_t i = 0; i < d->note_count; ++i)
-    put(t, "  - %s\n    what to do: %s\n",
-        shown_value(t, d->notes[i].problem, 1),
-        shown_value(t, d->notes[i].fix, 1));
+  for (size_t i = 0; i < d->problems.count; ++i) {
+    const cl_problem *p = &d->problems.items[i];
+    if (!p->note)
+      continue;
+    put(t, "  - %s\n    what to do: %s\n", shown_value(t, p->text, 1),
+        shown_value(t, p->fix_text, 1));
+  }
 }
 
 static char *write_text(const doctor *d) {
@@ -1549,30 +1715,73 @@ static void write_plan(cl_report_writer *w, const doctor *d) {
   cl_report_end_array(w);
 }
 
-/* Every problem with its one fix line. */
+/* A problem's kind, facts (each with its source) and fix steps. */
+static void write_problem(cl_report_writer *w, const cl_problem *p) {
+  cl_report_begin_object(w);
+  cl_report_key(w, "kind");
+  cl_report_string(w, cudaload_problem_kind_name(p->kind));
+  cl_report_key(w, p->note ? "note" : "problem");
+  cl_report_string(w, p->text);
+  cl_report_key(w, "facts");
+  cl_report_begin_object(w);
+  for (int f = 1; f < CL_FACT_SLOTS; ++f)
+    if (p->facts[f] && cudaload_fact_name(f)) {
+      cl_report_key(w, cudaload_fact_name(f));
+      cl_report_begin_object(w);
+      cl_report_key(w, "value");
+      cl_report_string(w, p->facts[f]);
+      cl_report_key(w, "from");
+      cl_report_string(w, cudaload_fact_source_name(p->sources[f]));
+      cl_report_end_object(w);
+    }
+  cl_report_end_object(w);
+  cl_report_key(w, "fix");
+  cl_report_begin_array(w);
+  for (size_t i = 0; i < p->fix.count; ++i) {
+    const cl_fix_step *s = &p->fix.steps[i];
+    cl_report_begin_object(w);
+    cl_report_key(w, "action");
+    cl_report_string(w, cl_fix_action_name(s->action));
+    if (s->argc || s->env_count) {
+      cl_report_key(w, "argv");
+      cl_report_begin_array(w);
+      for (size_t k = 0; k < s->argc; ++k)
+        cl_report_string(w, s->argv[k]);
+      cl_report_end_array(w);
+      cl_report_key(w, "env");
+      cl_report_begin_object(w);
+      for (size_t k = 0; k < s->env_count; ++k) {
+        const char *eq = strchr(s->env[k], '=');
+        char *name = cl_strndup(s->env[k], eq ? (size_t)(eq - s->env[k])
+                                              : strlen(s->env[k]));
+        cl_report_key(w, name ? name : "");
+        cl_report_string(w, eq ? eq + 1 : "");
+        free(name);
+      }
+      cl_report_end_object(w);
+    }
+    if (s->note) {
+      cl_report_key(w, "note");
+      cl_report_string(w, s->note);
+    }
+    cl_report_end_object(w);
+  }
+  cl_report_end_array(w);
+  cl_report_key(w, "fix_text");
+  cl_report_string(w, p->fix_text);
+  cl_report_end_object(w);
+}
+
+/* Every problem, then every note. */
 static void write_problems(cl_report_writer *w, const doctor *d) {
-  cl_report_key(w, "problems");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < d->problem_count; ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "problem");
-    cl_report_string(w, d->problems[i].problem);
-    cl_report_key(w, "fix");
-    cl_report_string(w, d->problems[i].fix);
-    cl_report_end_object(w);
+  for (int notes = 0; notes < 2; ++notes) {
+    cl_report_key(w, notes ? "notes" : "problems");
+    cl_report_begin_array(w);
+    for (size_t i = 0; i < d->problems.count; ++i)
+      if (!d->problems.items[i].note == !notes)
+        write_problem(w, &d->problems.items[i]);
+    cl_report_end_array(w);
   }
-  cl_report_end_array(w);
-  cl_report_key(w, "notes");
-  cl_report_begin_array(w);
-  for (size_t i = 0; i < d->note_count; ++i) {
-    cl_report_begin_object(w);
-    cl_report_key(w, "note");
-    cl_report_string(w, d->notes[i].problem);
-    cl_report_key(w, "fix");
-    cl_report_string(w, d->notes[i].fix);
-    cl_report_end_object(w);
-  }
-  cl_report_end_array(w);
 }
 
 static void write_environment(cl_report_writer *w, const doctor *d) {
@@ -1598,7 +1807,9 @@ static char *write_structured(const doctor *d, cl_report_format format) {
     return NULL;
   cl_report_begin_object(w);
   cl_report_key(w, "schema_version");
-  cl_report_int(w, 2); /* 2: the probe in its own schema */
+  /* 2: the probe in its own schema; 3: problems as records (kind, facts,
+   * fix steps). */
+  cl_report_int(w, 3);
 
   write_platform(w);
   write_driver(w, d);
@@ -1631,16 +1842,7 @@ static void doctor_free(doctor *d) {
   free(d->driver_path);
   free(d->driver_version);
   cl_cuda_knobs_free(&d->knobs);
-  for (size_t i = 0; i < d->problem_count; ++i) {
-    free(d->problems[i].problem);
-    free(d->problems[i].fix);
-  }
-  free(d->problems);
-  for (size_t i = 0; i < d->note_count; ++i) {
-    free(d->notes[i].problem);
-    free(d->notes[i].fix);
-  }
-  free(d->notes);
+  cl_problem_list_free(&d->problems);
 }
 
 int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
@@ -1683,6 +1885,7 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
     run_probe(&d);
   gather_system(&d);
   find_problems(&d);
+  d.failed |= cl_problem_list_finish(&d.problems, host_shell()) != CUDALOAD_OK;
   char *report = NULL;
   if (!d.failed)
     report = format == CUDALOAD_FORMAT_TEXT
@@ -1690,7 +1893,11 @@ int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
                  : write_structured(&d, format == CUDALOAD_FORMAT_JSON
                                             ? CL_REPORT_JSON
                                             : CL_REPORT_YAML);
-  size_t problems = d.problem_count;
+  size_t problems = cl_problem_list_problems(&d.problems);
+  if (report && cl_problem_list_keep(ctx, &d.problems) != CUDALOAD_OK) {
+    free(report);
+    report = NULL;
+  }
   cl_plan_state_end_own(ctx, users);
   doctor_free(&d);
   if (!report)

@@ -97,7 +97,7 @@ static int is_windows(void) {
 static void found_but_missed(const cl_error_message *m, const cl_library *lib,
                              cl_problem_sink add, void *opaque) {
   const char *spec = m->requirement;
-  add(opaque,
+  add(opaque, CUDALOAD_PROBLEM_MESSAGE,
       cl_strdup_printf(
           "the error message names %s, which is here (%s, the plan's choice "
           "for %s): the program's loader does not search its folder",
@@ -122,7 +122,7 @@ static void driver_file_problem(const cl_error_message *m,
   if (!f->driver_path)
     return; /* "no NVIDIA driver" is the doctor's own problem, with a fix */
   const char *name = cl_path_basename(m->file);
-  add(opaque,
+  add(opaque, CUDALOAD_PROBLEM_MESSAGE,
       cl_strdup_printf("the error message names the driver's %s, and this "
                        "machine has the driver (%s): the program does not "
                        "see it",
@@ -142,7 +142,7 @@ static void unknown_file_problem(const cl_error_message *m, cl_problem_sink add,
                                  void *opaque) {
   const char *name = cl_path_basename(m->file);
   if (cl_starts_with_nocase(name, "zlibwapi.dll")) {
-    add(opaque,
+    add(opaque, CUDALOAD_PROBLEM_MESSAGE,
         cl_strdup("the error message names zlibwapi.dll, which cuDNN 8 for "
                   "Windows needs and does not ship"),
         cl_strdup("put an x64 zlibwapi.dll beside cudnn64_8.dll or in a "
@@ -150,7 +150,7 @@ static void unknown_file_problem(const cl_error_message *m, cl_problem_sink add,
     return;
   }
   int absolute = cl_os_path_is_absolute(m->file);
-  add(opaque,
+  add(opaque, CUDALOAD_PROBLEM_MESSAGE,
       cl_strdup_printf("the error message names %s, which is not a CUDA "
                        "library cudaload knows: it, or a library it needs, "
                        "could not be loaded",
@@ -172,7 +172,7 @@ static void cublas_problem(const cl_error_message_facts *f, cl_problem_sink add,
           "the processes holding it) or lower its batch size";
   else
     fix = "the probe fell back to CPU: its problem below names the cause";
-  add(opaque,
+  add(opaque, CUDALOAD_PROBLEM_MESSAGE,
       cl_strdup("the error message is CUBLAS_STATUS_NOT_INITIALIZED: cuBLAS "
                 "could not create its handle"),
       cl_strdup(fix));
@@ -198,7 +198,7 @@ static void driver_too_old_problem(const cl_error_message_facts *f,
     fix = cl_strdup("update the NVIDIA driver (https://www.nvidia.com/"
                     "drivers), or use the program's build for an older CUDA "
                     "major");
-  add(opaque,
+  add(opaque, CUDALOAD_PROBLEM_MESSAGE,
       cl_strdup("the error message says the NVIDIA driver is older than the "
                 "program's CUDA runtime"),
       fix);
@@ -212,7 +212,7 @@ static void no_kernel_image_problem(const cl_error_message_facts *f,
     snprintf(gpu, sizeof gpu, " (%.200s: compute %d.%d)",
              cudaload_probe_device_name(f->probe, 0), cc / 10, cc % 10);
   }
-  add(opaque,
+  add(opaque, CUDALOAD_PROBLEM_MESSAGE,
       cl_strdup("the error message says the program has no GPU code for this "
                 "GPU"),
       cl_strdup_printf(

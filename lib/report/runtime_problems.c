@@ -40,7 +40,7 @@ static void watchdog_problem(const cl_runtime_facts *f, size_t i, sink *s) {
     return;
   long delay = f->watchdog->applies ? f->watchdog->delay_s.value
                                     : CL_TDR_DEFAULT_DELAY_S;
-  s->add(s->opaque,
+  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
          cl_strdup_printf(
              "device %zu (%s) runs under WDDM with Windows' display watchdog "
              "on: when one kernel runs longer than TdrDelay (%ld s), Windows "
@@ -86,7 +86,7 @@ static void linux_watchdog_problem(const cl_runtime_facts *f, size_t i,
           CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE ||
       cudaload_probe_device_kernel_timeout(p, i) != 1)
     return;
-  s->add(s->opaque,
+  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
          cl_strdup_printf(
              "device %zu (%s) drives a display, so its kernels run under the "
              "driver's watchdog: a kernel that runs longer than a few "
@@ -114,7 +114,7 @@ static int compute_mode_problem(const cl_runtime_facts *f, size_t i, sink *s) {
   if (mode == CUDALOAD_COMPUTE_MODE_PROHIBITED) {
     char *command = default_mode_command(cudaload_probe_device_uuid(p, i), i);
     s->add(
-        s->opaque,
+        s->opaque, CUDALOAD_PROBLEM_DEVICE,
         cl_strdup_printf("device %zu (%s) is in compute mode \"prohibited\": "
                          "no process may create a CUDA context on it",
                          i, cudaload_probe_device_name(p, i)),
@@ -129,7 +129,7 @@ static int compute_mode_problem(const cl_runtime_facts *f, size_t i, sink *s) {
                    mode != CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD))
     return 0;
   char *command = default_mode_command(cudaload_probe_device_uuid(p, i), i);
-  s->add(s->opaque,
+  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
          cl_strdup_printf("device 0 (%s) is in compute mode \"%s\" and "
                           "another process is using it: that is why the "
                           "probe could not create a context there",
@@ -152,7 +152,7 @@ static int memory_problem(const cl_runtime_facts *f, sink *s) {
   unsigned long long total = cudaload_probe_device_memory_mib(p, 0);
   if (!cl_probe_free_memory_low(free_mib, total))
     return 0;
-  s->add(s->opaque,
+  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
          cl_strdup_printf(
              "only %lld MiB of device 0's %llu MiB were free when the probe "
              "ran: another process holds the rest, and a library that cannot "
@@ -189,7 +189,7 @@ static int visible_devices_problem(const cl_runtime_facts *f, sink *s) {
       f->probe && cudaload_probe_reason(f->probe) == CUDALOAD_REASON_NO_DEVICE;
   if (!probe_found_none && !hides_every_device(value))
     return 0;
-  s->add(s->opaque,
+  s->add(s->opaque, CUDALOAD_PROBLEM_VARIABLE,
          probe_found_none
              ? cl_strdup_printf(
                    "the GPU probe finds no device, and "
@@ -212,7 +212,7 @@ static void launch_blocking_problem(const cl_runtime_facts *f, sink *s) {
   const char *blocking = cl_cuda_knob_value(f->knobs, "CUDA_LAUNCH_BLOCKING");
   if (!blocking || !*blocking || strcmp(blocking, "0") == 0)
     return;
-  s->add(s->opaque,
+  s->add(s->opaque, CUDALOAD_PROBLEM_VARIABLE,
          cl_strdup_printf("CUDA_LAUNCH_BLOCKING=%s: every kernel launch "
                           "waits for the GPU, which makes CUDA slow",
                           blocking),

@@ -11,9 +11,11 @@
 #include "os/display_watchdog.h"
 #include "scan/cuda_knobs.h"
 
-/* Receives each problem and its fix, malloc'ed (either may be NULL without
- * memory; the sink frees what it does not keep). */
-typedef void (*cl_problem_sink)(void *opaque, char *problem, char *fix);
+/* Receives each problem, its kind (CUDALOAD_PROBLEM_*), its sentence and its
+ * fix in words, malloc'ed (either may be NULL without memory; the sink
+ * frees what it does not keep). */
+typedef void (*cl_problem_sink)(void *opaque, int kind, char *problem,
+                                char *fix);
 
 typedef struct cl_runtime_facts {
   const cudaload_probe *probe; /* NULL when the probe did not run */

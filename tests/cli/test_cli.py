@@ -1429,14 +1429,14 @@ class Program(CliTestCase):
         args = ["--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
                 "--root", to_cli(self.tree / "wheels" / "site-packages"), "--for", "ortlike"]
         doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
-        problems = " ".join(q["problem"] + " " + q["fix"] for q in doc["problems"])
+        problems = " ".join(q["problem"] + " " + q["fix_text"] for q in doc["problems"])
         self.assertNotIn("libnvinfer.so.10", problems)
         self.assertNotIn("libortlike_providers_tensorrt.so", problems)
         self.assertNotIn("current folder", problems)
         plugin = [n for n in doc["notes"] if "libortlike_providers_tensorrt.so is a plugin" in n["note"]]
         self.assertEqual(len(plugin), 1, doc["notes"])
         self.assertIn("needs libnvinfer.so.10", plugin[0]["note"])
-        self.assertIn("install what provides libnvinfer.so.10", plugin[0]["fix"])
+        self.assertIn("install what provides libnvinfer.so.10", plugin[0]["fix_text"])
         empty = [n for n in doc["notes"] if "libnvrtc.so.12" in n["note"]
                  and "holds an empty entry" in n["note"]]
         self.assertEqual(len(empty), 1, doc["notes"])
@@ -1466,8 +1466,8 @@ class Program(CliTestCase):
         # machine without a toolkit, also the others it lacks).
         self.assertRegex(as_is[0]["problem"], r"needs (\S+, )*libcublasLt\.so\.12, libcublas\.so\.12")
         self.assertIn("which the loader does not find, so loading it fails", as_is[0]["problem"])
-        self.assertIn("cudaload exec --no-defaults", as_is[0]["fix"])
-        self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix"])
+        self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
+        self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
     def test_for_what_is_no_program_is_exit_3_and_says_where_it_looked(self):
         r = run_cli("env", "--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
@@ -1585,11 +1585,9 @@ class StaleMinor(CliTestCase):
         as_is = [q for q in doc["problems"] if q["problem"].startswith("without cudaload")
                  and "_12_4" in q["problem"]]
         self.assertEqual(len(as_is), 1, doc["problems"])
-        m = re.search(r"run the program through cudaload: cudaload (exec .*?) -- PROGRAM",
-                      as_is[0]["fix"])
-        self.assertTrue(m, as_is[0]["fix"])
+        printed = run_program_words(self, as_is[0])
         # Followed as printed, the doctor as the program: that problem is gone.
-        p = self.run_env(shlex.split(m.group(1)) + ["--", to_cli(CLI[-1]), "doctor",
+        p = self.run_env(printed + ["--", to_cli(CLI[-1]), "doctor",
                                                      "--format", "json"] + args,
                          LD_LIBRARY_PATH=str(self.old))
         doc = json.loads(p.stdout)
@@ -2167,7 +2165,7 @@ def check_doctor_schema(test, doc):
     """The schema of docs/doctor.md, field by field."""
     test.assertIsInstance(doc, dict)
     test.assertEqual(sorted(doc), sorted(DOCTOR_KEYS), doc)
-    test.assertEqual(doc["schema_version"], 2)
+    test.assertEqual(doc["schema_version"], 3)
     platform = doc["platform"]
     test.assertIn(platform["os"], ("linux", "windows"))
     test.assertIsInstance(platform["arch"], str)
@@ -2190,8 +2188,7 @@ def check_doctor_schema(test, doc):
     for c in doc["conflicts"]:
         test.assertEqual(sorted(c), ["path", "text"])
     for n in doc["notes"]:
-        test.assertEqual(sorted(n), ["fix", "note"])
-        test.assertTrue(n["note"] and n["fix"], n)
+        check_problem_record(test, n, "note")
     if doc["probe"] is not None:
         # The probe's own schema (docs/probe.md), from its one writer.
         test.assertEqual(sorted(doc["probe"]), ["devices", "driver", "reason", "runtime_version",
@@ -2212,9 +2209,56 @@ def check_doctor_schema(test, doc):
     for e in doc["environment"]:
         test.assertEqual(sorted(e), ["effect", "name", "value"], e)
     for p in doc["problems"]:
-        test.assertEqual(sorted(p), ["fix", "problem"])
-        test.assertTrue(p["problem"] and p["fix"], p)
-        test.assertNotIn("\n", p["fix"], "a fix is one line: %r" % p)
+        check_problem_record(test, p, "problem")
+
+
+PROBLEM_KINDS = ("unsatisfied", "not-found", "lazy-not-found", "symbols-missing", "wrong-library",
+                 "shadowed", "binds-elsewhere", "two-versions", "cuda-majors", "preloaded-copy",
+                 "loaded-copy", "conflict", "load-failed", "root-refused", "root-unusable", "orphan",
+                 "lazy-unprovided", "driver-absent", "driver-too-old", "probe-failed", "zlib-missing",
+                 "device", "variable", "message", "unreadable", "stopped", "in-process", "empty-entry",
+                 "plugin-unusable")
+FACT_NAMES = ("requirement", "family", "library", "major", "cuda_major", "consumer", "name", "taken",
+              "better", "path", "version", "wanted", "symbol", "version_node", "rule", "reason",
+              "driver", "quote", "package", "variable", "stage", "condition", "device")
+FIX_ACTIONS = ("note", "install", "set-variable", "run-program", "command")
+
+
+def run_program_words(test, problem):
+    """The words of a problem's fix step that runs the program through
+    cudaload, between "cudaload" and "-- PROGRAM": ["exec", ...]. The text
+    report prints that step as one line, alone."""
+    steps = [s for s in problem["fix"] if s["action"] == "run-program"]
+    test.assertEqual(len(steps), 1, problem)
+    argv = steps[0]["argv"]
+    test.assertEqual(argv[:2], ["cudaload", "exec"], problem)
+    test.assertEqual(argv[-2:], ["--", "PROGRAM"], problem)
+    return argv[1:-2]
+
+
+def check_problem_record(test, p, text_key):
+    """A problem (or note) of docs/doctor.md: its kind, its sentence, its
+    facts each with where it came from, and its fix as steps."""
+    test.assertEqual(sorted(p), sorted(["facts", "fix", "fix_text", "kind", text_key]), p)
+    test.assertIn(p["kind"], PROBLEM_KINDS, p)
+    test.assertTrue(p[text_key], p)
+    for name, fact in p["facts"].items():
+        test.assertIn(name, FACT_NAMES, p)
+        test.assertEqual(sorted(fact), ["from", "value"], p)
+        test.assertIn(fact["from"], ("machine", "program", "message", "request"), p)
+        test.assertIsInstance(fact["value"], str)
+    test.assertTrue(p["fix"], "every problem has a fix: %r" % p)
+    for step in p["fix"]:
+        test.assertIn(step["action"], FIX_ACTIONS, p)
+        if step["action"] == "note":
+            test.assertEqual(sorted(step), ["action", "note"], p)
+            continue
+        test.assertTrue(set(step) <= {"action", "argv", "env", "note"}, p)
+        test.assertTrue(step["argv"] or step["env"], p)
+        test.assertTrue(all(isinstance(w, str) for w in step["argv"]), p)
+        test.assertTrue(all(isinstance(k, str) and isinstance(v, str) for k, v in step["env"].items()), p)
+    test.assertTrue(p["fix_text"], p)
+    test.assertNotIn("\n", p["fix_text"], "fix_text is one line: %r" % p)
 
 
 _cli_yaml = None
@@ -2382,11 +2426,11 @@ class Doctor(CliTestCase):
         # Quoted for the platform's shells: sh's single quotes, or double
         # quotes for cmd and PowerShell alike.
         self.assertIn('pip install "nvidia-cudnn-cu12==9.*"' if CLI_IS_WINDOWS
-                      else "pip install 'nvidia-cudnn-cu12==9.*'", missing[0]["fix"])
-        self.assertIn("CUDNN_PATH", missing[0]["fix"])
+                      else "pip install 'nvidia-cudnn-cu12==9.*'", missing[0]["fix_text"])
+        self.assertIn("CUDNN_PATH", missing[0]["fix_text"])
         # No driver in the roots searched: a problem with its fix.
         self.assertIsNone(doc["driver"])
-        self.assertTrue(any("install the NVIDIA driver" in p["fix"] for p in doc["problems"]), doc["problems"])
+        self.assertTrue(any("install the NVIDIA driver" in p["fix_text"] for p in doc["problems"]), doc["problems"])
 
     def test_yaml_equals_json(self):
         self.require_yaml()
@@ -2421,11 +2465,8 @@ class Doctor(CliTestCase):
                  if p["problem"].startswith("without cudaload (this environment as it is)")]
         self.assertTrue(as_is, doc["problems"])
         self.assertEqual(len(as_is), len(doc["problems"]), doc["problems"])
-        self.assertEqual({p["fix"] for p in as_is}, {as_is[0]["fix"]}, as_is)
-        m = re.search(r"run the program through cudaload: cudaload (exec .*?) -- PROGRAM",
-                      as_is[0]["fix"])
-        self.assertTrue(m, as_is[0]["fix"])
-        printed = split_printed(m.group(1))
+        self.assertEqual({p["fix_text"] for p in as_is}, {as_is[0]["fix_text"]}, as_is)
+        printed = run_program_words(self, as_is[0])
         tool = to_cli(CLI[-1])
         proc = subprocess.run(CLI + printed + ["--", tool, "doctor"] + args,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -2442,7 +2483,7 @@ class Doctor(CliTestCase):
         tree = self.fixture(*self.cudnn8_tree())
         doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--require",
                                           "cudnn=8", "--format", "json", rc=6))
-        texts = [p["problem"] + " " + p["fix"] for p in doc["problems"]]
+        texts = [p["problem"] + " " + p["fix_text"] for p in doc["problems"]]
         self.assertTrue(any("cublas" in t.lower() and "--require cublas" in t for t in texts), texts)
         # Each problem once, though every preloaded sub-library makes the open.
         self.assertEqual(len(texts), len(set(texts)), texts)
@@ -2667,7 +2708,7 @@ class FixesAsPrinted(CliTestCase):
     def fix_of(self, problems, start):
         found = [p for p in problems if p["problem"].startswith(start)]
         self.assertEqual(len(found), 1, [p["problem"] for p in problems])
-        return found[0]["fix"]
+        return found[0]["fix_text"]
 
     def cudnn8_folder(self):
         return self.fixture(*(("preload", "windows", "cudnn8") if CLI_IS_WINDOWS
@@ -2738,7 +2779,7 @@ class FixesAsPrinted(CliTestCase):
         problems = [p for p in self.problems(args) if "opens libcublas.so.12 " in p["problem"] and
                     "by name when it first needs" in p["problem"]]
         self.assertEqual(len(problems), 1, problems)
-        self.assertRegex(problems[0]["fix"], r"or the folder that holds libcublas\.so\.12( and \S+)? with --root")
+        self.assertRegex(problems[0]["fix_text"], r"or the folder that holds libcublas\.so\.12( and \S+)? with --root")
         cublas12 = to_cli(self.fixture("preload", "cublas12"))
         after = self.problems(args + ["--root", cublas12])
         self.assertFalse([p for p in after if "libcublas.so.12" in p["problem"]], after)
@@ -2789,8 +2830,8 @@ class FixesAsPrinted(CliTestCase):
             # The plan's sentence where the loader would find the file
             # elsewhere (a toolkit in ld.so.cache), the loader model's
             # where it would find none.
-            held = re.match(r"add --require (\w+=\d+) with a root that holds it", problem["fix"]) \
-                or re.match(r"add a root that holds (\S+ \d+) \(pip install nvidia-", problem["fix"])
+            held = re.match(r"add --require (\w+=\d+) with a root that holds it", problem["fix_text"]) \
+                or re.match(r"add a root that holds (\S+ \d+) \(pip install nvidia-", problem["fix_text"])
             self.assertTrue(held, problem)
             key = held.group(1).lower().replace(" ", "=")
             root = ["--root", to_cli(holders[key])]
@@ -3617,12 +3658,13 @@ class Hardening3(CliTestCase):
 
     # 3. Every command the tool prints is safe to paste.
     def fix_of(self, text, start):
-        """The command of the fix line in text that starts with start, up to
-        the prose that follows it."""
+        """The command of the fix line in text that starts with start: the
+        line itself in the doctor's text (a command is alone on its line), up
+        to the note that follows it ("; ...") where the fix is one line."""
         for line in text.splitlines():
             if "fix: " + start in line:
                 fix = line.split("fix: ", 1)[1]
-                return fix[:fix.index(" (")] if " (" in fix else fix
+                return fix[:fix.index("; ")] if "; " in fix else fix
         self.fail("no fix line starting %r in:\n%s" % (start, text))
 
     def site_packages_in(self, folder_name, tree):
@@ -3641,7 +3683,7 @@ class Hardening3(CliTestCase):
         r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", str(site), rc=4)
         doctor = self.parse_json(self.run_ok("doctor", "--require", "cudnn=8", "--no-defaults",
                                              "--root", str(site), "--format", "json", rc=6))
-        doctor_fix = "\n".join("fix: " + p["fix"] for p in doctor["problems"])
+        doctor_fix = "\n".join("fix: " + p["fix_text"] for p in doctor["problems"])
         for text in (r.stderr, doctor_fix):
             command = self.fix_of(text, "python -m pip install")
             work = self.tmpdir()
@@ -3665,7 +3707,6 @@ class Hardening3(CliTestCase):
                                   str(folder), "--probe"], env=env, capture_output=True, text=True,
                            timeout=TIMEOUT_S)
         command = self.fix_of(r.stdout, "cudaload inspect")
-        command = command[:command.index(" lists what it needs")]
         work = self.tmpdir()
         got = subprocess.run(["sh", "-c", 'cudaload() { printf "%s\\0" "$@"; }\n' + command],
                              cwd=str(work), capture_output=True, timeout=60)

@@ -236,5 +236,39 @@ def test_doctor_reads_an_error_message_as_the_tool_does(run, cli, fixtures):
     message = mine["error_messages"][0]
     assert message["kind"] == "library-missing" and message["requirement"] == "cudnn=8"
     assert [r["spec"] for r in mine["requirements"]] == ["cudnn=8"]
-    assert any("which is here" in p["problem"] and "cudaload exec --require cudnn=8" in p["fix"]
+    assert any("which is here" in p["problem"] and "cudaload exec --require cudnn=8" in p["fix_text"]
                for p in mine["problems"]), mine["problems"]
+
+
+def test_doctor_problems_are_records_as_the_json_has_them(run, fixtures):
+    """DoctorReport.problems: each problem's kind, facts with their sources
+    and fix steps, read through the C accessors, are what the JSON report
+    of the same diagnosis says (issue 42: a program tells one problem from
+    another and runs a fix without reading English)."""
+    _skip_unless(run, "cudaload_doctor_problem_kind")
+    out = json.loads(run("""
+        import json, cudaload
+        report = cudaload.doctor(require=["cudnn=8", "cublas=12"], roots=[%r], defaults=False,
+                                 site_packages=False, format="json")
+        print(json.dumps({"records": [p.to_dict() for p in report.problems],
+                          "json": report.to_dict()["problems"],
+                          "text": str(cudaload.doctor(require=["cudnn=8", "cublas=12"], roots=[%r],
+                                                      defaults=False, site_packages=False))}))
+        """ % (os.path.join(fixtures, "cudnn8_compat"),
+               os.path.join(fixtures, "cudnn8_compat"))).stdout.splitlines()[-1])
+    records, doc = out["records"], out["json"]
+    assert records and len(records) == len(doc)
+    for record, problem in zip(records, doc):
+        assert record["kind"] == problem["kind"]
+        assert record["text"] == problem["problem"]
+        assert record["facts"] == {k: v["value"] for k, v in problem["facts"].items()}
+        assert record["sources"] == {k: v["from"] for k, v in problem["facts"].items()}
+        assert [s["action"] for s in record["fix"]] == [s["action"] for s in problem["fix"]]
+        assert [s["argv"] for s in record["fix"]] == [s.get("argv", []) for s in problem["fix"]]
+    unsatisfied = [r for r in records if r["kind"] == "unsatisfied"]
+    assert [r["facts"]["requirement"] for r in unsatisfied] == ["cublas=12"]
+    assert unsatisfied[0]["sources"]["requirement"] == "request"
+    install = unsatisfied[0]["fix"][0]
+    assert install["action"] == "install" and "nvidia-cublas-cu12" in install["argv"]
+    # The text prints that command alone on its line.
+    assert ("fix: " + " ".join(install["argv"]) + "\n") in out["text"]

@@ -48,6 +48,7 @@ EXPECTED_CTYPES["const char *const *"] = ctypes.POINTER(ctypes.c_char_p)
 EXPECTED_CTYPES["size_t *"] = ctypes.POINTER(ctypes.c_size_t)
 EXPECTED_CTYPES["const char **"] = ctypes.POINTER(ctypes.c_char_p)
 EXPECTED_CTYPES["void **"] = ctypes.POINTER(ctypes.c_void_p)
+EXPECTED_CTYPES["int *"] = ctypes.POINTER(ctypes.c_int)
 for handle in ("cudaload_ctx", "cudaload_file", "cudaload_probe", "cudaload_explain"):
     EXPECTED_CTYPES[handle + " *"] = ctypes.c_void_p
     EXPECTED_CTYPES["const " + handle + " *"] = ctypes.c_void_p

@@ -65,4 +65,4 @@ def test_setup_refuses_an_old_copy_put_first_by_ld_preload(run, fixtures):
     assert "__nvJitLink" in out["text"] and "_12_4" in out["text"], out
     assert "was loaded by LD_PRELOAD" in out["text"], out
     # The fix is a command: the variable without that file.
-    assert "unset LD_PRELOAD (LD_PRELOAD puts that file first" in out["text"], out
+    assert "unset LD_PRELOAD; LD_PRELOAD puts that file first" in out["text"], out

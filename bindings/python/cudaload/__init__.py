@@ -39,6 +39,7 @@ _ERRORS = (
 _EXTRA = (
     "probe", "doctor", "explain", "env_prepend", "inspect", "isolated_import",
     "isolated_open", "symbol_provider", "Probe", "Stage", "Device", "FileInfo", "DoctorReport",
+    "Problem", "FixStep",
 )
 
 __all__ = [
@@ -48,7 +49,7 @@ __all__ = [
     "default_site_packages", "use_backend", "backend", "library_path",
     "library_version",
     "Context", "Report", "Root", "Library", "PlanEntry", "Conflict", "ErrorMessage", "Probe",
-    "Stage", "Device", "FileInfo", "DoctorReport",
+    "Stage", "Device", "FileInfo", "DoctorReport", "Problem", "FixStep",
 ] + list(_ERRORS)
 
 

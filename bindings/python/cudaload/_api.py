@@ -1153,7 +1153,7 @@ class Context:
                probe_out_of_process: bool = False) -> "DoctorReport":
         """cudaload_doctor(): the whole diagnosis as one report. ``format``
         is the str "text", "json" or "yaml"."""
-        from ._extra import _FORMATS, DoctorReport
+        from ._extra import _FORMATS, DoctorReport, _read_problems
         lib = self._lib
         _need(lib, "cudaload_doctor")
         if not isinstance(format, str):
@@ -1171,7 +1171,7 @@ class Context:
         if status != C.CUDALOAD_OK or text is None:
             _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_doctor")
         assert text is not None
-        return DoctorReport(text, format)
+        return DoctorReport(text, format, _read_problems(lib, self.handle))
 
 
 def _preload_flags(rtld_global: bool, all_sublibs: bool, partial: bool = False) -> int:

@@ -222,6 +222,13 @@ class CffiLibrary:
             self._functions["cudaload_free"](out[0])
         return status, text
 
+    def problem_fact(self, ctx: "Any", i: int, fact: int) -> "Tuple[Optional[str], int]":
+        """cudaload_doctor_problem_fact(ctx, i, fact, &source): (value or
+        None, its CUDALOAD_FROM_* source)."""
+        source = self.ffi.new("int *")
+        value = self._functions["cudaload_doctor_problem_fact"](ctx, i, fact, source)
+        return self._string(value), source[0]
+
     def explain(self, ctx: "Any", paths: "List[str]", flags: int,
                 pid: int) -> "Tuple[int, Any]":
         """cudaload_explain_files (pid 0) or cudaload_explain_pid: (status,

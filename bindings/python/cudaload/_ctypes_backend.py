@@ -115,6 +115,17 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_env_warning_fatal": (_int, [_ctx, _size]),
     "cudaload_probe_serve": (_int, [_ctx, _str]),
     "cudaload_doctor_problem_count": (_size, [_ctx]),
+    "cudaload_problem_kind_name": (_str, [_int]),
+    "cudaload_fact_name": (_str, [_int]),
+    "cudaload_fact_source_name": (_str, [_int]),
+    "cudaload_doctor_problem_kind": (_int, [_ctx, _size]),
+    "cudaload_doctor_problem_text": (_str, [_ctx, _size]),
+    "cudaload_doctor_problem_fact": (_str, [_ctx, _size, _int, ctypes.POINTER(_int)]),
+    "cudaload_doctor_fix_step_count": (_size, [_ctx, _size]),
+    "cudaload_doctor_fix_step_action": (_int, [_ctx, _size, _size]),
+    "cudaload_doctor_fix_step_arg": (_str, [_ctx, _size, _size, _size]),
+    "cudaload_doctor_fix_step_env": (_str, [_ctx, _size, _size, _size]),
+    "cudaload_doctor_fix_step_note": (_str, [_ctx, _size, _size]),
     "cudaload_format_supported": (_int, [_int]),
     "cudaload_requirement_library": (_size, [_ctx, _size]),
     "cudaload_read_error_message": (_int, [_ctx, _str]),
@@ -397,6 +408,13 @@ class CtypesLibrary:
         if out.value is not None and self.has("cudaload_free"):
             self._callable("cudaload_free")(ctypes.cast(out, ctypes.c_void_p))
         return status, text
+
+    def problem_fact(self, ctx: "Any", i: int, fact: int) -> "Tuple[Optional[str], int]":
+        """cudaload_doctor_problem_fact(ctx, i, fact, &source): (value or
+        None, its CUDALOAD_FROM_* source)."""
+        source = ctypes.c_int(0)
+        value = self._callable("cudaload_doctor_problem_fact")(ctx, i, fact, ctypes.byref(source))
+        return _decode(value) if value is not None else None, source.value
 
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as this backend passes it."""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
     from ._api import PathLike, Specs
 
 __all__ = [
-    "Probe", "Stage", "Device", "FileInfo", "DoctorReport",
+    "Probe", "Stage", "Device", "FileInfo", "DoctorReport", "Problem", "FixStep",
     "probe", "doctor", "env_prepend", "inspect",
     "isolated_import", "isolated_open", "symbol_provider",
 ]
@@ -128,13 +128,107 @@ class FileInfo(_Record):
         self.version = version
 
 
+class FixStep(_Record):
+    """One step of a problem's fix, followed in order: ``action`` is
+    "install", "set-variable", "run-program", "command" or "note"; ``argv``
+    the command's words as the program receives them (empty for a note),
+    ``env`` the variables it sets, ``note`` the words for a person."""
+
+    __slots__ = ("action", "argv", "env", "note")
+
+    def __init__(self, action: str, argv: "List[str]", env: "Dict[str, str]",
+                 note: "Optional[str]") -> None:
+        self.action = action
+        self.argv = argv
+        self.env = env
+        self.note = note
+
+
+class Problem(_Record):
+    """One problem of the doctor's report, as the library records it: its
+    ``kind`` ("unsatisfied", "symbols-missing", ...: docs/doctor.md), the
+    sentence the report prints (``text``), its ``facts`` (name -> value)
+    and where each came from (``sources``: name -> "machine", "program",
+    "message" or "request"), and its ``fix`` as steps."""
+
+    __slots__ = ("kind", "text", "facts", "sources", "fix")
+
+    def __init__(self, kind: str, text: str, facts: "Dict[str, str]",
+                 sources: "Dict[str, str]", fix: "List[FixStep]") -> None:
+        self.kind = kind
+        self.text = text
+        self.facts = facts
+        self.sources = sources
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _read_problems(lib: "Any", ctx: "Any") -> "List[Problem]":
+    """The records of the last cudaload_doctor() call on ctx."""
+    if not lib.has("cudaload_doctor_problem_kind"):
+        return []
+    def names_of(prefix: str, function: str) -> "Dict[int, str]":
+        # Every pinned value of the header's, named by the library's table.
+        out = {}
+        for constant in dir(C):
+            if constant.startswith(prefix):
+                value = getattr(C, constant)
+                name = lib.call(function, value)
+                if name:
+                    out[value] = name
+        return out
+    facts = names_of("CUDALOAD_FACT_", "cudaload_fact_name")
+    sources = names_of("CUDALOAD_FROM_", "cudaload_fact_source_name")
+    actions = {C.CUDALOAD_FIX_NOTE: "note", C.CUDALOAD_FIX_INSTALL: "install",
+               C.CUDALOAD_FIX_SET_VARIABLE: "set-variable",
+               C.CUDALOAD_FIX_RUN_PROGRAM: "run-program", C.CUDALOAD_FIX_COMMAND: "command"}
+    problems = []
+    for i in range(lib.call("cudaload_doctor_problem_count", ctx)):
+        kind = lib.call("cudaload_doctor_problem_kind", ctx, i)
+        values, where = {}, {}
+        for fact, name in facts.items():
+            value, source = lib.problem_fact(ctx, i, fact)
+            if value is not None:
+                values[name] = value
+                where[name] = sources.get(source, "unknown")
+        steps = []
+        for s in range(lib.call("cudaload_doctor_fix_step_count", ctx, i)):
+            argv, env = [], {}
+            while True:
+                word = lib.call("cudaload_doctor_fix_step_arg", ctx, i, s, len(argv))
+                if word is None:
+                    break
+                argv.append(word)
+            k = 0
+            while True:
+                pair = lib.call("cudaload_doctor_fix_step_env", ctx, i, s, k)
+                if pair is None:
+                    break
+                name, _, value = pair.partition("=")
+                env[name] = value
+                k += 1
+            steps.append(FixStep(actions.get(lib.call("cudaload_doctor_fix_step_action", ctx, i, s),
+                                             "unknown"),
+                                 argv, env, lib.call("cudaload_doctor_fix_step_note", ctx, i, s)))
+        problems.append(Problem(lib.call("cudaload_problem_kind_name", kind) or "unknown",
+                                lib.call("cudaload_doctor_problem_text", ctx, i) or "",
+                                values, where, steps))
+    return problems
+
+
 class DoctorReport:
     """cudaload_doctor()'s report. ``str()`` is the text (or JSON/YAML) as
-    the command-line tool prints it; ``to_dict()`` parses a JSON report."""
+    the command-line tool prints it; ``to_dict()`` parses a JSON report;
+    ``problems`` are its problems as records (Problem), in the report's
+    order, whatever the format."""
 
-    def __init__(self, text: str, format: str) -> None:
+    def __init__(self, text: str, format: str,
+                 problems: "Optional[List[Problem]]" = None) -> None:
         self.text = text
         self.format = format
+        self.problems = problems if problems is not None else []
 
     def __str__(self) -> str:
         return self.text

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * problem_words.c - the words of every problem: its kind's name in reports,
+ * each fact's name, and the sentence made from the kind and the facts.
+ * Every output (the doctor's text, JSON and YAML, the C accessors, Python's
+ * objects) shows the sentence made here; the stages record kinds and facts
+ * (problem.h). A stage that still writes its own sentence (the loader
+ * model's findings, the plan's warnings) hands it over as `said`, and the
+ * table adds what the kind says around it.
+ */
+#include "problem/problem_words.h"
+#include "common/buf.h"
+#include "common/strutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kind_row {
+  int kind;
+  const char *name; /* in reports: "unsatisfied" */
+  int note;         /* stops nothing loading */
+} kind_row;
+
+static const kind_row kinds[] = {
+    {CUDALOAD_PROBLEM_UNSATISFIED, "unsatisfied", 0},
+    {CUDALOAD_PROBLEM_NOT_FOUND, "not-found", 0},
+    {CUDALOAD_PROBLEM_LAZY_NOT_FOUND, "lazy-not-found", 0},
+    {CUDALOAD_PROBLEM_SYMBOLS_MISSING, "symbols-missing", 0},
+    {CUDALOAD_PROBLEM_WRONG_LIBRARY, "wrong-library", 0},
+    {CUDALOAD_PROBLEM_SHADOWED, "shadowed", 0},
+    {CUDALOAD_PROBLEM_BINDS_ELSEWHERE, "binds-elsewhere", 0},
+    {CUDALOAD_PROBLEM_TWO_VERSIONS, "two-versions", 0},
+    {CUDALOAD_PROBLEM_CUDA_MAJORS, "cuda-majors", 0},
+    {CUDALOAD_PROBLEM_PRELOADED_COPY, "preloaded-copy", 0},
+    {CUDALOAD_PROBLEM_LOADED_COPY, "loaded-copy", 0},
+    {CUDALOAD_PROBLEM_CONFLICT, "conflict", 0},
+    {CUDALOAD_PROBLEM_LOAD_FAILED, "load-failed", 0},
+    {CUDALOAD_PROBLEM_ROOT_REFUSED, "root-refused", 0},
+    {CUDALOAD_PROBLEM_ROOT_UNUSABLE, "root-unusable", 0},
+    {CUDALOAD_PROBLEM_ORPHAN, "orphan", 0},
+    {CUDALOAD_PROBLEM_LAZY_UNPROVIDED, "lazy-unprovided", 0},
+    {CUDALOAD_PROBLEM_DRIVER_ABSENT, "driver-absent", 0},
+    {CUDALOAD_PROBLEM_DRIVER_TOO_OLD, "driver-too-old", 0},
+    {CUDALOAD_PROBLEM_PROBE_FAILED, "probe-failed", 0},
+    {CUDALOAD_PROBLEM_ZLIB_MISSING, "zlib-missing", 0},
+    {CUDALOAD_PROBLEM_DEVICE, "device", 0},
+    {CUDALOAD_PROBLEM_VARIABLE, "variable", 0},
+    {CUDALOAD_PROBLEM_MESSAGE, "message", 0},
+    {CUDALOAD_PROBLEM_UNREADABLE, "unreadable", 0},
+    {CUDALOAD_PROBLEM_STOPPED, "stopped", 0},
+    {CUDALOAD_PROBLEM_IN_PROCESS, "in-process", 0},
+    {CUDALOAD_PROBLEM_EMPTY_ENTRY, "empty-entry", 1},
+    {CUDALOAD_PROBLEM_PLUGIN_UNUSABLE, "plugin-unusable", 1},
+};
+
+static const kind_row *row_of(int kind) {
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; ++i)
+    if (kinds[i].kind == kind)
+      return &kinds[i];
+  return NULL;
+}
+
+const char *cudaload_problem_kind_name(int kind) {
+  const kind_row *r = row_of(kind);
+  return r ? r->name : NULL;
+}
+
+int cl_problem_kind_is_note(int kind) {
+  const kind_row *r = row_of(kind);
+  return r && r->note;
+}
+
+static const char *const fact_names[] = {
+    NULL,         "requirement", "family",    "library", "major",
+    "cuda_major", "consumer",    "name",      "taken",   "better",
+    "path",       "version",     "wanted",    "symbol",  "version_node",
+    "rule",       "reason",      "driver",    "quote",   "package",
+    "variable",   "stage",       "condition", "device",
+};
+
+const char *cudaload_fact_name(int fact) {
+  return fact > 0 && (size_t)fact < sizeof fact_names / sizeof *fact_names
+             ? fact_names[fact]
+             : NULL;
+}
+
+const char *cudaload_fact_source_name(int source) {
+  switch (source) {
+  case CUDALOAD_FROM_MACHINE:
+    return "machine";
+  case CUDALOAD_FROM_PROGRAM:
+    return "program";
+  case CUDALOAD_FROM_MESSAGE:
+    return "message";
+  case CUDALOAD_FROM_REQUEST:
+    return "request";
+  default:
+    return NULL;
+  }
+}
+
+/* --- sentences ---------------------------------------------------------- */
+
+static const char *fact(const cl_problem *p, int f) {
+  return p->facts[f] ? p->facts[f] : "";
+}
+
+static int has(const cl_problem *p, int f) {
+  return p->facts[f] != NULL;
+}
+
+static int as_it_is(const cl_problem *p) {
+  return has(p, CUDALOAD_FACT_CONDITION) &&
+         !strcmp(fact(p, CUDALOAD_FACT_CONDITION), "as-it-is");
+}
+
+/* How many names a list of them joined by ", " holds. */
+static size_t name_count(const char *names) {
+  size_t n = *names ? 1 : 0;
+  for (const char *c = strstr(names, ", "); c; c = strstr(c + 2, ", "))
+    ++n;
+  return n;
+}
+
+static void not_found_words(cl_buf *b, const cl_problem *p) {
+  const char *names = fact(p, CUDALOAD_FACT_NAME);
+  size_t n = name_count(names);
+  if (p->kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND) {
+    cl_buf_printf(b,
+                  "%s opens %s by name when it first needs %s, and the "
+                  "loader would not find %s (rule: not-found)",
+                  fact(p, CUDALOAD_FACT_CONSUMER), names,
+                  n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+    return;
+  }
+  cl_buf_printf(b,
+                "%s needs %s, which the loader does not find, so loading it "
+                "fails%s%s%s",
+                fact(p, CUDALOAD_FACT_CONSUMER), names,
+                has(p, CUDALOAD_FACT_REASON) ? " (" : "",
+                fact(p, CUDALOAD_FACT_REASON),
+                has(p, CUDALOAD_FACT_REASON) ? ")" : "");
+}
+
+/* The sentence of kinds whose words are made here from facts alone. */
+static void sentence(cl_buf *b, const cl_problem *p) {
+  switch (p->kind) {
+  case CUDALOAD_PROBLEM_UNSATISFIED:
+    if (has(p, CUDALOAD_FACT_PATH))
+      cl_buf_printf(b, "%s: no usable %s library (%s: %s)",
+                    fact(p, CUDALOAD_FACT_REQUIREMENT),
+                    fact(p, CUDALOAD_FACT_FAMILY), fact(p, CUDALOAD_FACT_PATH),
+                    fact(p, CUDALOAD_FACT_REASON));
+    else
+      cl_buf_printf(b,
+                    "%s: no usable %s library; no file named like %s in the "
+                    "roots searched",
+                    fact(p, CUDALOAD_FACT_REQUIREMENT),
+                    fact(p, CUDALOAD_FACT_FAMILY),
+                    fact(p, CUDALOAD_FACT_LIBRARY));
+    return;
+  case CUDALOAD_PROBLEM_ROOT_REFUSED:
+    cl_buf_printf(b, "root %s refused: %s", fact(p, CUDALOAD_FACT_PATH),
+                  has(p, CUDALOAD_FACT_REASON) ? fact(p, CUDALOAD_FACT_REASON)
+                                               : "writable by other users");
+    return;
+  case CUDALOAD_PROBLEM_ROOT_UNUSABLE:
+    cl_buf_printf(b, "root %s: %s", fact(p, CUDALOAD_FACT_PATH),
+                  fact(p, CUDALOAD_FACT_REASON));
+    return;
+  case CUDALOAD_PROBLEM_LOAD_FAILED:
+    cl_buf_printf(b, "%s could not be loaded by this process",
+                  fact(p, CUDALOAD_FACT_PATH));
+    return;
+  case CUDALOAD_PROBLEM_DRIVER_ABSENT:
+    cl_buf_printf(b,
+                  "no NVIDIA driver (%s): not in the roots searched and not "
+                  "loaded in this process",
+                  fact(p, CUDALOAD_FACT_NAME));
+    return;
+  case CUDALOAD_PROBLEM_DRIVER_TOO_OLD:
+    cl_buf_printf(b,
+                  "the NVIDIA driver %s is too old for CUDA %s (%s needs "
+                  "driver %s or newer)",
+                  fact(p, CUDALOAD_FACT_DRIVER),
+                  fact(p, CUDALOAD_FACT_CUDA_MAJOR),
+                  cl_path_basename(fact(p, CUDALOAD_FACT_CONSUMER)),
+                  fact(p, CUDALOAD_FACT_WANTED));
+    return;
+  case CUDALOAD_PROBLEM_ZLIB_MISSING:
+    cl_buf_printf(b,
+                  "libz.so.1 is missing: cuDNN %s's sub-libraries need it "
+                  "(planned: %s)",
+                  fact(p, CUDALOAD_FACT_MAJOR), fact(p, CUDALOAD_FACT_PATH));
+    return;
+  case CUDALOAD_PROBLEM_ORPHAN:
+    cl_buf_printf(b,
+                  "%s %s found only as sub-library (%s) without its main "
+                  "library %s %s",
+                  fact(p, CUDALOAD_FACT_FAMILY), fact(p, CUDALOAD_FACT_MAJOR),
+                  fact(p, CUDALOAD_FACT_PATH), fact(p, CUDALOAD_FACT_FAMILY),
+                  fact(p, CUDALOAD_FACT_MAJOR));
+    return;
+  case CUDALOAD_PROBLEM_PROBE_FAILED:
+    if (has(p, CUDALOAD_FACT_STAGE))
+      cl_buf_printf(b, "the GPU probe falls back to CPU (%s, stage %s): %s",
+                    fact(p, CUDALOAD_FACT_REASON), fact(p, CUDALOAD_FACT_STAGE),
+                    fact(p, CUDALOAD_FACT_QUOTE));
+    else
+      cl_buf_printf(b, "the GPU probe could not run: %s",
+                    fact(p, CUDALOAD_FACT_REASON));
+    return;
+  case CUDALOAD_PROBLEM_NOT_FOUND:
+  case CUDALOAD_PROBLEM_LAZY_NOT_FOUND:
+    not_found_words(b, p);
+    return;
+  default:
+    cl_buf_printf(b, "%s",
+                  cudaload_problem_kind_name(p->kind)
+                      ? cudaload_problem_kind_name(p->kind)
+                      : "a problem");
+    return;
+  }
+}
+
+int cl_problem_words(cl_problem *p, cl_shell_kind shell) {
+  cl_buf b = CL_BUF_INIT;
+  /* What is true only of the environment as it is: cudaload is its fix. */
+  if (as_it_is(p))
+    cl_buf_puts(&b, "without cudaload (this environment as it is): ");
+  if (p->said)
+    cl_buf_puts(&b, p->said);
+  else
+    sentence(&b, p);
+  free(p->text);
+  p->text = cl_buf_take(&b);
+  free(p->fix_text);
+  p->fix_text = cl_fix_line_text(&p->fix, shell);
+  p->note = p->note || cl_problem_kind_is_note(p->kind);
+  return p->text && p->fix_text ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+}
+
+int cl_problem_list_finish(cl_problem_list *list, cl_shell_kind shell) {
+  for (size_t i = 0; i < list->count && !list->failed; ++i)
+    list->failed |= cl_problem_words(&list->items[i], shell) != CUDALOAD_OK;
+  return list->failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
