@@ -1111,7 +1111,8 @@ CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 #define CUDALOAD_PROBLEM_SYMBOLS_MISSING 4 /* the file taken lacks symbols */
 #define CUDALOAD_PROBLEM_WRONG_LIBRARY 5   /* a name takes another library */
 #define CUDALOAD_PROBLEM_SHADOWED 6        /* a copy elsewhere beats its own */
-#define CUDALOAD_PROBLEM_BINDS_ELSEWHERE 7 /* references bind to another file  \
+#define CUDALOAD_PROBLEM_BINDS_ELSEWHERE                                       \
+  7                                        /* references bind to another file  \
                                             */
 #define CUDALOAD_PROBLEM_TWO_VERSIONS 8    /* one library in two versions */
 #define CUDALOAD_PROBLEM_CUDA_MAJORS 9     /* two CUDA majors in one process */
@@ -1191,6 +1192,9 @@ CUDALOAD_API const char *cudaload_fact_source_name(int source);
   4                            /* starts the user's program through            \
                                   cudaload (exec): how to run it */
 #define CUDALOAD_FIX_COMMAND 5 /* any other command (chmod, inspect) */
+/* Installs packages only where the note before it holds ("for a CUDA 12
+ * program:"): one of several for the user to choose; never run unasked. */
+#define CUDALOAD_FIX_CHOICE 6
 
 /** Problem i's CUDALOAD_PROBLEM_* kind; 0 out of range. (CUDALOAD_1.3) */
 CUDALOAD_API int cudaload_doctor_problem_kind(const cudaload_ctx *ctx,

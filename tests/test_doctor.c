@@ -261,13 +261,42 @@ static void missing_requirement_is_a_problem_with_its_fix(void **state) {
   assert_contains(text, "cudnn=9: no usable cudnn library");
   assert_contains(text, "major 8, not 9");
   /* The plan's own fix, word for word: quoted for sh, or for cmd and
-   * PowerShell (Windows: the launcher's pip). */
+   * PowerShell (Windows: the launcher's pip), each command alone on its
+   * line. A compat folder does not say its CUDA major, nor does anything
+   * else here: one command per CUDA major that ships cuDNN 9, to choose. */
 #ifdef _WIN32
-  assert_contains(text, "fix: " PIP "install \"nvidia-cudnn-cu12==9.*\"");
+  assert_contains(text,
+                  "\n          " PIP "install \"nvidia-cudnn-cu12==9.*\"\n");
 #else
-  assert_contains(text, "fix: " PIP "install 'nvidia-cudnn-cu12==9.*'");
+  assert_contains(text,
+                  "\n          " PIP "install 'nvidia-cudnn-cu12==9.*'\n");
 #endif
+  assert_contains(text, "for a program built for CUDA 12:");
+  assert_contains(text, "which CUDA major the program is built for");
   assert_true(problems >= 1);
+  size_t unsatisfied = SIZE_MAX;
+  for (size_t i = 0; i < problems; ++i)
+    if (cudaload_doctor_problem_kind(ctx, i) == CUDALOAD_PROBLEM_UNSATISFIED)
+      unsatisfied = i;
+  assert_true(unsatisfied != SIZE_MAX);
+  int source = 0;
+  assert_string_equal(cudaload_doctor_problem_fact(
+                          ctx, unsatisfied, CUDALOAD_FACT_REQUIREMENT, &source),
+                      "cudnn=9");
+  assert_int_equal(source, CUDALOAD_FROM_REQUEST);
+  /* Nothing told the CUDA major: no fact claims one, and the installs are
+   * choices (never run unasked), not steps to follow in order. */
+  assert_null(cudaload_doctor_problem_fact(ctx, unsatisfied,
+                                           CUDALOAD_FACT_CUDA_MAJOR, NULL));
+  size_t choices = 0, installs = 0;
+  for (size_t k = 0; k < cudaload_doctor_fix_step_count(ctx, unsatisfied);
+       ++k) {
+    int action = cudaload_doctor_fix_step_action(ctx, unsatisfied, k);
+    choices += action == CUDALOAD_FIX_CHOICE;
+    installs += action == CUDALOAD_FIX_INSTALL;
+  }
+  assert_true(choices >= 2);
+  assert_int_equal(installs, 0);
   /* The satisfied requirement's files are in the plan, main first. */
   assert_contains(text, "cudnn_ops_infer");
   assert_contains(text, "why: required by cudnn=8");
@@ -342,7 +371,12 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
 #endif
   /* The command alone on its line, ready to paste. */
   assert_contains(text, "fix: cudaload exec --no-defaults --root ");
+#ifdef _WIN32
+  /* PowerShell reads a comma as an array: the word is quoted. */
+  assert_contains(text, " --require \"cudnn=8,cublas=12\" -- PROGRAM\n");
+#else
   assert_contains(text, " --require cudnn=8,cublas=12 -- PROGRAM\n");
+#endif
   assert_contains(text, "cudaload.setup(require=[\"cudnn=8\", "
                         "\"cublas=12\"], roots=[r\"");
   assert_true(problems >= 1);

@@ -267,13 +267,31 @@ static void cudnn9_follows_the_environments_cuda_major(void **state) {
   e = unsatisfied(CUDALOAD_TARGET_LINUX, "cublas=13,cudnn=9", none, 1);
   has(e, "pip install 'nvidia-cudnn-cu13==9.*'");
   free(e);
-  /* Nothing tells: CUDA 12, which every family has a wheel for. */
+  /* Nothing tells: no CUDA major is guessed (the machine's toolkit is not
+   * the program); one command per CUDA major that ships cuDNN 9. */
   e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=9", none, 1);
-  has(e, "pip install 'nvidia-cudnn-cu12==9.*'");
+  has(e, "neither the request, the program nor the error message says "
+         "which CUDA major the program is built for");
+  has(e, "for a program built for CUDA 13: pip install "
+         "'nvidia-cudnn-cu13==9.*'");
+  has(e, "for a program built for CUDA 12: pip install "
+         "'nvidia-cudnn-cu12==9.*'");
   free(e);
-  /* No cuDNN 8 wheel for CUDA 13: CUDA 12's, whatever the environment. */
+  /* No cuDNN 8 for CUDA 13: the environment cannot be what the program
+   * that needs cuDNN 8 is built for; the CUDA majors that have it. */
   e = unsatisfied(CUDALOAD_TARGET_LINUX, "cudnn=8", cu13, 1);
-  has(e, "pip install 'nvidia-cudnn-cu12==8.9.*'");
+  has(e, "CUDA 13 has no cudnn 8");
+  has(e, "for a program built for CUDA 12: pip install "
+         "'nvidia-cudnn-cu12==8.9.*'");
+  has(e, "for a program built for CUDA 11: pip install "
+         "'nvidia-cudnn-cu11==8.9.*'");
+  lacks(e, "cudnn-cu13==8");
+  free(e);
+  /* The program's CUDA major, pinned, decides. */
+  e = unsatisfied(CUDALOAD_TARGET_LINUX, "cuda=11,cudnn=8", cu13, 1);
+  has(e, "pip install 'nvidia-cudnn-cu11==8.9.*'");
+  lacks(e, "cudnn-cu12");
+  lacks(e, "for a program built for");
   free(e);
 }
 

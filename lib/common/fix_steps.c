@@ -23,6 +23,8 @@ const char *cl_fix_action_name(int action) {
     return "run-program";
   case CUDALOAD_FIX_COMMAND:
     return "command";
+  case CUDALOAD_FIX_CHOICE:
+    return "choice";
   default:
     return NULL;
   }

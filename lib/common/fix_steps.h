@@ -37,7 +37,7 @@ typedef struct cl_fix {
   { NULL, 0, 0, 0 }
 
 /* The action's name in reports: "note", "install", "set-variable",
- * "run-program", "command"; NULL for none. */
+ * "run-program", "command", "choice"; NULL for none. */
 const char *cl_fix_action_name(int action);
 
 /* A new step of action at the end of fix, or NULL (and fix->failed) when

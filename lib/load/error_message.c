@@ -540,7 +540,7 @@ int cudaload_read_error_message(cudaload_ctx *ctx, const char *text) {
     spec_len = spec ? strlen(spec) : 0;
   }
   if (!rc && spec_len)
-    rc = cudaload_require(ctx, spec);
+    rc = cl_require_from(ctx, spec, CUDALOAD_FROM_MESSAGE);
   free(spec);
   if (rc) {
     free_messages(ms, n);

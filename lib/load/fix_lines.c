@@ -70,29 +70,72 @@ static int ranks_before(const cudaload_ctx *ctx, const cl_library *a,
   return ta != tb ? ta < tb : a->root < b->root;
 }
 
-/* The CUDA major the rest of the application uses, for a family whose own
- * major does not tell (cuDNN, NCCL): another requirement's ("cublas=13"),
- * else that of the libraries of the best-ranked root (the environment the
- * user activated beats a toolkit in /usr/local), else 0. */
-static int environment_cuda_major(const cudaload_ctx *ctx,
-                                  const cl_requirement *r) {
+/* The CUDA major a fix installs for, and who says so: the consumer
+ * decides (docs/scan-contract.md, "The consumer decides"). The
+ * requirement's own major (cublas=12 is CUDA 12's), the plan's pin (cuda=12,
+ * or what the program or its error message says), another requirement that
+ * names one (cublas=13 beside cudnn=9), else the libraries of the roots
+ * given and the active environment, when they are of one CUDA major. Never
+ * what else lies on the machine (a toolkit in /usr/local, a default
+ * root): a program built for CUDA 11 is not fixed by a CUDA 12 wheel
+ * because a CUDA 12 toolkit is installed. 0 in out->major when nothing
+ * tells. */
+static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
+                        long major, cl_fix_cuda *out) {
   const cl_inventory *inv = cl_inventory_of(ctx);
   const cl_plan_state *ps = cl_plan_state_of(ctx);
+  memset(out, 0, sizeof *out);
+  int cuda = major ? cl_catalog_cuda_major(r->entry, (int)major) : 0;
+  if (cuda) {
+    out->major = cuda;
+    out->source = r->source ? r->source : CUDALOAD_FROM_REQUEST;
+    snprintf(out->why, sizeof out->why, "%s %ld is CUDA %d's", r->entry->family,
+             major, cuda);
+    return;
+  }
+  if (ps->cuda_pin) {
+    out->major = ps->cuda_pin;
+    out->source =
+        ps->cuda_pin_source ? ps->cuda_pin_source : CUDALOAD_FROM_REQUEST;
+    if (ps->cuda_pin_why)
+      snprintf(out->why, sizeof out->why, "%s", ps->cuda_pin_why);
+    else
+      snprintf(out->why, sizeof out->why, "pinned by cuda=%d", ps->cuda_pin);
+    return;
+  }
   for (size_t i = 0; i < ps->requirement_count; ++i) {
     const cl_requirement *q = &ps->requirements[i];
-    int cuda = 0;
-    if (q != r && q->op == CL_OP_EQ)
-      cuda = cl_catalog_cuda_major(q->entry, (int)q->version[0]);
-    if (cuda)
-      return cuda;
+    if (q == r || q->op != CL_OP_EQ ||
+        !(cuda = cl_catalog_cuda_major(q->entry, (int)q->version[0])))
+      continue;
+    out->major = cuda;
+    out->source = q->source ? q->source : CUDALOAD_FROM_REQUEST;
+    snprintf(out->why, sizeof out->why, "%s, required beside it, is CUDA %d's",
+             q->text, cuda);
+    return;
   }
-  const cl_library *best = NULL;
-  for (size_t i = 0; i < inv->library_count; ++i) {
+  /* The roots the caller gave and the environment they activated: what
+   * the program runs in, when all of one CUDA major. */
+  int found = 0, several = 0;
+  for (size_t i = 0; i < inv->library_count && !several; ++i) {
     const cl_library *lib = &inv->libraries[i];
-    if (library_cuda_major(lib) && (!best || ranks_before(ctx, lib, best)))
-      best = lib;
+    if (lib->root >= inv->root_count)
+      continue;
+    cl_root_tier tier = cl_origin_tier(inv->roots[lib->root].origin);
+    int m = library_cuda_major(lib);
+    if ((tier != CL_TIER_EXPLICIT && tier != CL_TIER_ENVIRONMENT) || !m)
+      continue;
+    several = found && m != found;
+    found = m;
   }
-  return best ? library_cuda_major(best) : 0;
+  if (found && !several) {
+    out->major = found;
+    out->source = CUDALOAD_FROM_MACHINE;
+    snprintf(out->why, sizeof out->why,
+             "the libraries in the roots given and the active environment are "
+             "CUDA %d's",
+             found);
+  }
 }
 
 /* Whether CUDA major cuda ships another ABI major of entry than major (CUDA
@@ -402,7 +445,8 @@ static void add_nearby_environments(cl_fix *fix, const cudaload_ctx *ctx) {
 }
 
 static void fix_for_missing_here(const cudaload_ctx *ctx,
-                                 const cl_requirement *r, cl_fix *fix);
+                                 const cl_requirement *r, cl_fix *fix,
+                                 cl_fix_cuda *cuda);
 
 char *cl_fix_drop_from_ld_preload(const char *ld_preload, const char *file) {
   cl_fix fix = CL_FIX_INIT;
@@ -444,62 +488,29 @@ void cl_fix_drop_from_ld_preload_steps(const char *ld_preload, const char *file,
 }
 
 int cl_fix_for_missing_steps(const cudaload_ctx *ctx, const cl_requirement *r,
-                             cl_fix *fix) {
+                             cl_fix *fix, cl_fix_cuda *cuda) {
+  cl_fix_cuda ignored;
   add_nearby_environments(fix, ctx);
-  fix_for_missing_here(ctx, r, fix);
+  fix_for_missing_here(ctx, r, fix, cuda ? cuda : &ignored);
   return fix->failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
 }
 
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {
   cl_fix fix = CL_FIX_INIT;
-  cl_fix_for_missing_steps(ctx, r, &fix);
+  cl_fix_for_missing_steps(ctx, r, &fix, NULL);
   char *line = cl_fix_line_text(&fix, shell_of(cl_ctx_naming(ctx)));
   cl_fix_free(&fix);
   return line;
 }
 
-/* The fix from what the inventory holds: the package to install, where. */
-static void fix_for_missing_here(const cudaload_ctx *ctx,
-                                 const cl_requirement *r, cl_fix *fix) {
+/* The steps that install wheel w for r (its spec in spec) where the next
+ * scan finds it, action CUDALOAD_FIX_INSTALL or, one of several,
+ * CUDALOAD_FIX_CHOICE; variable is the other way, in words. */
+static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
+                          const wheel *w, long major, int action,
+                          const char *variable, cl_fix *fix) {
   cl_naming naming = cl_ctx_naming(ctx);
   const char *family = r->entry->family;
-  long major = r->op == CL_OP_ANY ? 0 : r->version[0];
-  if (r->op == CL_OP_LT && r->version_parts == 1)
-    major = major - 1; /* "cudnn<9" wants 8 */
-  const char *var = cl_catalog_path_variable(family);
-  const char *files =
-      naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
-  /* The variable is a default root: where the caller left those out
-   * (--no-defaults, defaults=False), setting it would change nothing. */
-  char variable[160];
-  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
-    snprintf(variable, sizeof variable,
-             "pass the folder that holds %s as a root (--root; Python: "
-             "roots=[...]; %s is not read without the default roots)",
-             files, var);
-  else
-    snprintf(variable, sizeof variable, "set %s to the folder that holds %s",
-             var, files);
-
-  /* The requirement's own CUDA major (cublas=12), else the plan's, else the
-   * application's,
-   * else 12, the one every family has a wheel for; a family with no wheel
-   * for that major (cuDNN 8 on CUDA 13) takes CUDA 12's. */
-  int cuda = major ? cl_catalog_cuda_major(r->entry, (int)major) : 0;
-  if (!cuda)
-    cuda = cl_plan_state_of(ctx)->plan_cuda_major;
-  if (!cuda)
-    cuda = environment_cuda_major(ctx, r);
-  if (cuda && major && cuda_lacks_major(r->entry, cuda, major))
-    cuda = 0;
-  const wheel *w = find_wheel(family, cuda ? cuda : 12, major, naming);
-  if (!w)
-    w = find_wheel(family, 12, major, naming);
-  if (!w) {
-    /* The driver, or a library no wheel ships here (NCCL on Windows). */
-    cl_fix_add_note(fix, "%s", variable);
-    return;
-  }
   char spec[160];
   specifier(r, w, spec, sizeof spec);
 
@@ -513,8 +524,8 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
   /* The interpreter whose site folder is searched: its pip installs where
    * the next scan looks, so nothing more is needed. Windows has no "pip"
    * or "python" on PATH for sure; the launcher "py" is the usual one. */
-  cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
-  cl_fix probe = CL_FIX_INIT; /* the environment's pip, to see if there is */
+  cl_fix_step *install = cl_fix_add(fix, action);
+  cl_fix probe = CL_FIX_INIT; /* the environment's pip, if there is one */
   cl_fix_step *own_step = cl_fix_add(&probe, CUDALOAD_FIX_INSTALL);
   int own_interpreter = 0;
   int own = environment_pip(&probe, own_step, ctx, naming, &own_interpreter);
@@ -593,4 +604,87 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
     fix->failed = 1;
   free(words);
   free(dir);
+}
+
+/* The CUDA majors NVIDIA ships r's family in ABI major `major` for
+ * (a wheel each), newest first; how many (at most `cap`). */
+static size_t candidate_cudas(const cl_requirement *r, long major,
+                              cl_naming naming, int *out, size_t cap) {
+  size_t n = 0;
+  for (int cuda = 13; cuda >= 11 && n < cap; --cuda)
+    if (find_wheel(r->entry->family, cuda, major, naming) &&
+        !(major && cuda_lacks_major(r->entry, cuda, major)))
+      out[n++] = cuda;
+  return n;
+}
+
+/* The fix from what the inventory holds: the package to install, where. */
+static void fix_for_missing_here(const cudaload_ctx *ctx,
+                                 const cl_requirement *r, cl_fix *fix,
+                                 cl_fix_cuda *cuda) {
+  cl_naming naming = cl_ctx_naming(ctx);
+  const char *family = r->entry->family;
+  long major = r->op == CL_OP_ANY ? 0 : r->version[0];
+  if (r->op == CL_OP_LT && r->version_parts == 1)
+    major = major - 1; /* "cudnn<9" wants 8 */
+  const char *var = cl_catalog_path_variable(family);
+  const char *files =
+      naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
+  /* The variable is a default root: where the caller left those out
+   * (--no-defaults, defaults=False), setting it would change nothing. */
+  char variable[160];
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    snprintf(variable, sizeof variable,
+             "pass the folder that holds %s as a root (--root; Python: "
+             "roots=[...]; %s is not read without the default roots)",
+             files, var);
+  else
+    snprintf(variable, sizeof variable, "set %s to the folder that holds %s",
+             var, files);
+
+  decide_cuda(ctx, r, major, cuda);
+  int others[4];
+  if (cuda->major && major &&
+      (cuda_lacks_major(r->entry, cuda->major, major) ||
+       (!find_wheel(family, cuda->major, major, naming) &&
+        candidate_cudas(r, major, naming, others, 4)))) {
+    /* The program's CUDA major has no build of that major (cuDNN 8 on
+     * CUDA 13): said, and the fix offers the majors that do. */
+    size_t used = strlen(cuda->why);
+    snprintf(cuda->why + used, sizeof cuda->why - used,
+             ", and CUDA %d has no %s %ld", cuda->major, family, major);
+    cuda->major = 0;
+    cuda->source = 0;
+  }
+  int candidates[4];
+  size_t n = cuda->major ? 0 : candidate_cudas(r, major, naming, candidates, 4);
+  if (!cuda->major && n == 1) {
+    cuda->major = candidates[0];
+    cuda->source = CUDALOAD_FROM_MACHINE;
+    snprintf(cuda->why, sizeof cuda->why, "%s %ld is built for CUDA %d alone",
+             family, major, candidates[0]);
+  }
+  const wheel *w =
+      cuda->major ? find_wheel(family, cuda->major, major, naming) : NULL;
+  if (w) {
+    install_steps(ctx, r, w, major, CUDALOAD_FIX_INSTALL, variable, fix);
+    return;
+  }
+  if (n < 2) {
+    /* The driver, or a library no wheel ships here (NCCL on Windows). */
+    cl_fix_add_note(fix, "%s", variable);
+    return;
+  }
+  /* Nothing says which CUDA major the program is built for: one command
+   * per major that has the library, for the user to choose. */
+  cl_fix_add_note(fix,
+                  "%s%sneither the request, the program nor the error message "
+                  "says which CUDA major the program is built for: install "
+                  "the build for that CUDA major, one of",
+                  cuda->why[0] ? cuda->why : "", cuda->why[0] ? "; " : "");
+  for (size_t i = 0; i < n; ++i) {
+    cl_fix_add_note(fix, "for a program built for CUDA %d:", candidates[i]);
+    install_steps(ctx, r, find_wheel(family, candidates[i], major, naming),
+                  major, CUDALOAD_FIX_CHOICE, variable, fix);
+  }
 }

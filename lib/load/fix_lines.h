@@ -9,12 +9,20 @@
 #include "load/plan_state.h"
 
 /* The fix for the missing requirement r in ctx's situation, as steps
- * appended to fix: the package that provides it, installed where the next
- * scan looks (or into a folder of its own where that would replace another
- * release), and the variable that points at a folder holding it.
+ * appended to fix: the package that provides it, for the CUDA major the
+ * consumer is built for, installed where the next scan looks (or into a
+ * folder of its own where that would replace another release), and the
+ * variable that points at a folder holding it; where nothing tells that
+ * CUDA major, one CUDALOAD_FIX_CHOICE step per CUDA major that ships it.
+ * *cuda (may be NULL) receives the CUDA major and who says it.
  * 0 or CUDALOAD_E_NO_MEMORY. */
+typedef struct cl_fix_cuda {
+  int major;     /* the CUDA major installed for; 0: nothing tells */
+  int source;    /* who says so: CUDALOAD_FROM_* */
+  char why[256]; /* in words: "the error message says CUDA 12" */
+} cl_fix_cuda;
 int cl_fix_for_missing_steps(const cudaload_ctx *ctx, const cl_requirement *r,
-                             cl_fix *fix);
+                             cl_fix *fix, cl_fix_cuda *cuda);
 /* The same as one line for the shell of ctx's naming, malloc'ed; NULL when
  * out of memory. */
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r);

@@ -413,7 +413,10 @@ static int plan_major_built(const cudaload_ctx *ctx, const cl_requirement *r) {
 static int pinned_cuda_major(const cudaload_ctx *ctx, char *why, size_t cap) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   if (ps->cuda_pin) {
-    snprintf(why, cap, "pinned by cuda=%d", ps->cuda_pin);
+    if (ps->cuda_pin_why)
+      snprintf(why, cap, "%s", ps->cuda_pin_why);
+    else
+      snprintf(why, cap, "pinned by cuda=%d", ps->cuda_pin);
     return ps->cuda_pin;
   }
   for (size_t r = 0; r < ps->requirement_count; ++r) {
@@ -2118,8 +2121,14 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
                     "%s (others can write to it, so it was refused), then "
                     "run again; " CL_ALLOW_WRITABLE_RISK,
                     refused->fix);
-  else
-    cl_fix_for_missing_steps(ctx, req, &o->fix_steps);
+  else {
+    cl_fix_cuda cuda;
+    cl_fix_for_missing_steps(ctx, req, &o->fix_steps, &cuda);
+    o->fix_cuda_major = cuda.major;
+    o->fix_cuda_source = cuda.source;
+    o->fix_cuda_why = cuda.why[0] ? cl_strdup(cuda.why) : NULL;
+    o->fix_steps.failed |= cuda.why[0] && !o->fix_cuda_why;
+  }
   o->fix =
       cl_fix_line_text(&o->fix_steps, cl_ctx_naming(ctx) == CL_NAMING_WINDOWS
                                           ? CL_SHELL_CMD_AND_POWERSHELL

@@ -48,6 +48,7 @@ static void clear_plan(cl_plan_state *ps) {
     free(o->rejected);
     free(o->fix);
     cl_fix_free(&o->fix_steps);
+    free(o->fix_cuda_why);
   }
   free(ps->plan_cuda_reason);
   ps->plan_cuda_reason = NULL;
@@ -82,6 +83,7 @@ static void free_plan_state(cl_plan_state *ps) {
     free(ps->env_warnings[i]);
   free(ps->env_warnings);
   free(ps->env_warning_fatal);
+  free(ps->cuda_pin_why);
   free(ps);
 }
 
@@ -105,6 +107,23 @@ cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx) {
     ctx->plan_state_free = free_plan_state;
   }
   return ctx->plan_state;
+}
+
+int cl_plan_pin_cuda(cudaload_ctx *ctx, int major, int source,
+                     const char *why) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
+  if (ps->cuda_pin && ps->cuda_pin_source == CUDALOAD_FROM_REQUEST)
+    return CUDALOAD_OK; /* the caller's own word stands */
+  char *copy = why ? cl_strdup(why) : NULL;
+  if (why && !copy)
+    return CUDALOAD_E_NO_MEMORY;
+  free(ps->cuda_pin_why);
+  ps->cuda_pin = major;
+  ps->cuda_pin_source = source;
+  ps->cuda_pin_why = copy;
+  return CUDALOAD_OK;
 }
 
 void cl_plan_clear_conflicts(cudaload_ctx *ctx) {
@@ -131,6 +150,9 @@ static int copy_strings(char ***to, size_t *to_count, size_t *to_capacity,
  * (what was copied is freed with to). */
 static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
   to->cuda_pin = from->cuda_pin;
+  to->cuda_pin_source = from->cuda_pin_source;
+  if (from->cuda_pin_why && !(to->cuda_pin_why = cl_strdup(from->cuda_pin_why)))
+    return 1;
   if (from->requirement_count) {
     to->requirements =
         calloc(from->requirement_count, sizeof *to->requirements);

@@ -43,6 +43,9 @@ typedef struct cl_requirement {
    * at_least_parts 0: none (program.c). */
   long at_least[CL_VERSION_PARTS];
   int at_least_parts;
+  /* Who asked for it (CUDALOAD_FROM_*): the caller's request, the program
+   * (--for), the error message (--error); 0 reads as the request. */
+  int source;
 } cl_requirement;
 
 /* Where a requirement cudaload_require_for() derived came from: "needed by
@@ -84,6 +87,10 @@ typedef struct cl_requirement_outcome {
   size_t chosen;    /* index into ctx->libraries, SIZE_MAX: unsatisfied */
   char *fix;        /* unsatisfied: what fixes it, as one line */
   cl_fix fix_steps; /* the same as steps (common/fix_steps.h) */
+  /* The CUDA major the fix installs for, who says so (CUDALOAD_FROM_*)
+   * and why; 0 and NULL when nothing tells (fix_lines.c). */
+  int fix_cuda_major, fix_cuda_source;
+  char *fix_cuda_why;
   /* The CUDA major this requirement took when it is not the plan's: named
    * by the requirement (cublas=12), or the only one that satisfies it
    * (cudnn=8 beside CUDA 13). 0 otherwise. */
@@ -106,6 +113,12 @@ typedef struct cl_conflict {
   char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
 } cl_conflict;
 
+/* Pin the plan's CUDA major from what the consumer says (the program's
+ * needs, its error message: source CUDALOAD_FROM_PROGRAM or _MESSAGE),
+ * with why in words; a pin the request made (cuda=MAJOR) is kept. 0 or
+ * CUDALOAD_E_NO_MEMORY. */
+int cl_plan_pin_cuda(cudaload_ctx *ctx, int major, int source, const char *why);
+
 /* The load stage's state. Its invalidation rule:
  *  - the requirements (and their origins, the program's files and plugins,
  *    the CUDA pin) are added by cudaload_require(), cudaload_require_for()
@@ -122,6 +135,11 @@ typedef struct cl_conflict {
  * Freed with the context. */
 struct cl_plan_state {
   int cuda_pin; /* cuda=MAJOR: the plan's CUDA major; 0: none */
+  /* Who pinned it (CUDALOAD_FROM_*: the request's cuda=MAJOR, the program's
+   * own needs, the error message) and in words ("libfoo.so needs
+   * libcudart.so.12"); NULL for a request's pin. */
+  int cuda_pin_source;
+  char *cuda_pin_why;
   /* The plan's CUDA major and what decided it (cudaload_plan). */
   int plan_cuda_major;
   char *plan_cuda_reason;

@@ -946,6 +946,7 @@ static int add_derived(cudaload_ctx *ctx, const derived *d) {
       continue;
     }
     raise_least(&parsed[i], d);
+    parsed[i].source = CUDALOAD_FROM_PROGRAM;
     parsed[kept++] = parsed[i];
   }
   if (!rc && (rc = cl_requirements_add(ctx, parsed, kept)) != CUDALOAD_OK)

@@ -507,8 +507,12 @@ static void take_pins(cl_plan_state *ps, cl_requirement *reqs, size_t *n,
       free(reqs[i].text);
   }
   *n = kept;
-  if (pin)
+  if (pin) {
     ps->cuda_pin = (int)pin;
+    ps->cuda_pin_source = CUDALOAD_FROM_REQUEST;
+    free(ps->cuda_pin_why);
+    ps->cuda_pin_why = NULL;
+  }
 }
 
 int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n) {
@@ -653,17 +657,15 @@ int cl_spec_parse(const char *spec, cl_requirement **parsed, size_t *count) {
   return CUDALOAD_OK;
 }
 
-int cudaload_require(cudaload_ctx *ctx, const char *spec) {
-  cl_clear_error();
-  if (!ctx || !spec)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_require: NULL %s",
-                   ctx ? "spec" : "ctx");
+int cl_require_from(cudaload_ctx *ctx, const char *spec, int source) {
   /* Parse everything first: a bad spec adds nothing. */
   cl_requirement *parsed;
   size_t n;
   int rc = cl_spec_parse(spec, &parsed, &n);
   if (rc)
     return rc;
+  for (size_t i = 0; i < n; ++i)
+    parsed[i].source = source;
   rc = cl_requirements_add(ctx, parsed, n);
   if (rc) {
     for (size_t i = 0; i < n; ++i)
@@ -676,6 +678,14 @@ int cudaload_require(cudaload_ctx *ctx, const char *spec) {
   free(parsed);
   cl_ctx_clear_plan(ctx);
   return CUDALOAD_OK;
+}
+
+int cudaload_require(cudaload_ctx *ctx, const char *spec) {
+  cl_clear_error();
+  if (!ctx || !spec)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_require: NULL %s",
+                   ctx ? "spec" : "ctx");
+  return cl_require_from(ctx, spec, CUDALOAD_FROM_REQUEST);
 }
 
 size_t cudaload_requirement_count(const cudaload_ctx *ctx) {

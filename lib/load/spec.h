@@ -25,6 +25,10 @@ int cl_version_parse(const char *text, long parts[CL_VERSION_PARTS]);
  * to the caller: CUDALOAD_E_NO_MEMORY, or CUDALOAD_E_BAD_SPEC (two different
  * pins, the last error says which). */
 int cl_requirements_add(cudaload_ctx *ctx, cl_requirement *reqs, size_t n);
+/* cudaload_require(ctx, spec) for requirements that come from source
+ * (CUDALOAD_FROM_*: the error message read, the program), recorded in
+ * each requirement; the last error is set on failure, as there. */
+int cl_require_from(cudaload_ctx *ctx, const char *spec, int source);
 /* Parse a spec ("cudnn=8,cublas>=12") into a malloc'ed array of *count
  * requirements (free each text, then the array), as cudaload_require() does
  * before adding them. A CUDALOAD_E_* status with the last error set (and

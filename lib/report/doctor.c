@@ -327,17 +327,9 @@ static void describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
                     : "");
 }
 
-/* Where a requirement came from: the program (--for), the error message
- * (--error), else the caller's request. */
-static int requirement_source(const cudaload_ctx *ctx, const char *text) {
-  if (cl_requirement_origin_of(ctx, text))
-    return CUDALOAD_FROM_PROGRAM;
-  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
-    const char *said = cl_error_message_at(ctx, i)->requirement;
-    if (said && !strcmp(said, text))
-      return CUDALOAD_FROM_MESSAGE;
-  }
-  return CUDALOAD_FROM_REQUEST;
+/* Where a requirement came from (CUDALOAD_FROM_*). */
+static int requirement_source(const cl_requirement *r) {
+  return r->source ? r->source : CUDALOAD_FROM_REQUEST;
 }
 
 static void unsatisfied_problems(doctor *d) {
@@ -350,8 +342,7 @@ static void unsatisfied_problems(doctor *d) {
                                           ? &cl_plan_state_of(ctx)->outcomes[r]
                                           : NULL;
     cl_problem *p = add(d, CUDALOAD_PROBLEM_UNSATISFIED);
-    fact(d, p, CUDALOAD_FACT_REQUIREMENT, requirement_source(ctx, req->text),
-         req->text);
+    fact(d, p, CUDALOAD_FACT_REQUIREMENT, requirement_source(req), req->text);
     fact(d, p, CUDALOAD_FACT_FAMILY, CUDALOAD_FROM_MACHINE, req->entry->family);
     fact(d, p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE, req->entry->name);
     /* The first rejected candidate says most about why. */
@@ -361,6 +352,9 @@ static void unsatisfied_problems(doctor *d) {
       fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
            o->rejected[0].why);
     }
+    if (o && o->fix_cuda_major)
+      cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_CUDA_MAJOR,
+                          o->fix_cuda_source, o->fix_cuda_major);
     if (p && o && o->fix_steps.count)
       cl_fix_append(&p->fix, &o->fix_steps);
     else if (p)

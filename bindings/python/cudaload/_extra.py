@@ -130,7 +130,9 @@ class FileInfo(_Record):
 
 class FixStep(_Record):
     """One step of a problem's fix, followed in order: ``action`` is
-    "install", "set-variable", "run-program", "command" or "note"; ``argv``
+    "install", "set-variable", "run-program", "command", "choice" (an
+    install for the user to choose, where the note before it holds) or
+    "note"; ``argv``
     the command's words as the program receives them (empty for a note),
     ``env`` the variables it sets, ``note`` the words for a person."""
 
@@ -183,7 +185,8 @@ def _read_problems(lib: "Any", ctx: "Any") -> "List[Problem]":
     sources = names_of("CUDALOAD_FROM_", "cudaload_fact_source_name")
     actions = {C.CUDALOAD_FIX_NOTE: "note", C.CUDALOAD_FIX_INSTALL: "install",
                C.CUDALOAD_FIX_SET_VARIABLE: "set-variable",
-               C.CUDALOAD_FIX_RUN_PROGRAM: "run-program", C.CUDALOAD_FIX_COMMAND: "command"}
+               C.CUDALOAD_FIX_RUN_PROGRAM: "run-program", C.CUDALOAD_FIX_COMMAND: "command",
+               C.CUDALOAD_FIX_CHOICE: "choice"}
     problems = []
     for i in range(lib.call("cudaload_doctor_problem_count", ctx)):
         kind = lib.call("cudaload_doctor_problem_kind", ctx, i)
