@@ -30,6 +30,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
@@ -4216,9 +4217,18 @@ class NamesStore(CliTestCase):
 
     def shim(self):
         if CLI_IS_WINDOWS:
-            return self.fixture("windows", "cudnn8", "cudnn_ops_infer64_8.dll")
-        return self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib",
-                            "libcudnn.so.9")
+            path = self.fixture("windows", "cudnn8", "cudnn_ops_infer64_8.dll")
+        else:
+            path = self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib",
+                                "libcudnn.so.9")
+        # The store keeps no stamp younger than its file system's
+        # granularity and a second (issue 43, item 1): a fixture built a
+        # moment ago is searched every time until then.
+        st = os.stat(str(path))
+        young = max(st.st_mtime, st.st_ctime) + 3.1 - time.time()
+        if young > 0:
+            time.sleep(young)
+        return path
 
     def test_a_second_run_prints_the_same_from_the_store(self):
         store = self.tmpdir() / "store"
@@ -4276,6 +4286,29 @@ class NamesStore(CliTestCase):
                          self.env(store, disable=value))
             self.assertFalse(store.exists(), "a store was written with CUDALOAD_CACHE_DISABLE=" +
                              value)
+
+    def test_root_keeps_no_store_where_a_users_link_points(self):
+        # Issue 43, item 2: root with a user's HOME (a `sudo` that kept it)
+        # where the user made ~/.cache a link to a folder of root's.
+        if CLI_IS_WINDOWS or not hasattr(os, "geteuid") or os.geteuid() != 0:
+            self.skipTest("root's runs on POSIX: this run is not root's")
+        home, roots = self.tmpdir(), self.tmpdir()
+        os.chown(str(home), 65534, 65534)
+        os.symlink(str(roots), str(home / ".cache"))
+        os.lchown(str(home / ".cache"), 65534, 65534)
+        args = ["explain", "--no-defaults", to_cli(self.shim())]
+        clean = self.run_env(args, self.env(self.tmpdir() / "clean", disable="1"))
+        for xdg in (None, str(home / ".cache")):
+            env = dict(os.environ)
+            for name in ("CUDALOAD_CACHE_PATH", "CUDALOAD_CACHE_DISABLE", "XDG_CACHE_HOME"):
+                env.pop(name, None)
+            env["HOME"] = str(home)
+            if xdg:
+                env["XDG_CACHE_HOME"] = xdg
+            r = self.run_env(args, env)
+            self.assertEqual(r.stdout, clean.stdout)
+            self.assertEqual(os.listdir(str(roots)), [], "root wrote where the user's link "
+                             "points (XDG_CACHE_HOME %s)\n%s" % (xdg, r.describe()))
 
     def test_a_store_that_is_not_one_is_ignored(self):
         args = ["explain", "--no-defaults", to_cli(self.shim())]
