@@ -33,6 +33,7 @@ typedef struct part {
 
 typedef struct entry {
   char *key;
+  uint64_t size; /* the file's, from its stamp */
   part info_part;
   cl_binary_info info;
   part symbols_part;
@@ -172,6 +173,7 @@ static entry *find_or_add(cl_file_cache *c, const cl_file_stamp *s) {
     return NULL;
   }
   cl_str_index_init(&e->name_index, 0);
+  e->size = s->size;
   c->entries[c->count++] = e;
   return e;
 }
@@ -452,9 +454,9 @@ static void names_from_store(cl_file_cache *c, const char *path,
 
 /* The names of the file path names now from the table of known builds
  * (known_builds.h), when its headers (read once per run, for the plan and
- * the verdict too) give an identity the table holds: settled in its entry
- * as a search would have left them, before the store is asked or the file
- * read. */
+ * the verdict too) give an identity the table holds at the file's size:
+ * settled in its entry as a search would have left them, before the store
+ * is asked or the file read. */
 static void names_from_known_build(cl_file_cache *c, const char *path) {
   if (!c->use_known_builds)
     return;
@@ -465,7 +467,7 @@ static void names_from_known_build(cl_file_cache *c, const char *path) {
   const char *const *names;
   size_t count;
   if (status == CUDALOAD_OK && !e->names_part.done &&
-      cl_known_build_names(e->info.build_id, &names, &count) &&
+      cl_known_build_names(e->info.build_id, e->size, &names, &count) &&
       settle_names(e, names, count, path))
     c->stats.known_builds++;
 }
