@@ -636,19 +636,28 @@ static void a_file_searched_in_its_stamps_tick_is_searched_again(void **state) {
   names_with_store_at(dir, lib, test_clock, &n, &stats);
   assert_int_equal(stats.name_reads, 1);
   assert_true(has(&n, "libcudnn_ops.so"));
-  FILE *f = fopen(file, "rb");
-  assert_null(f); /* nothing was kept */
   /* Rewritten in place, the same size, its last write time put back. */
   rename_inside(data, len, "libcudnn_ops.so", "libcudnn_xyz.so");
   spill(lib, data, len);
   set_mtime(lib, 1700000000);
   assert_true(cl_os_path_stamp(lib, &after));
-  printf("the stamps before and after the rewrite are %s\n",
-         memcmp(&before, &after, sizeof before) == 0 ? "equal" : "not equal");
+  printf("the stamps before and after the rewrite are %s (inode %llx %llx, "
+         "last write %lld %lld, status change %lld %lld)\n",
+         before.device == after.device && before.inode == after.inode &&
+                 before.size == after.size &&
+                 before.mtime_ns == after.mtime_ns &&
+                 before.ctime_ns == after.ctime_ns
+             ? "equal"
+             : "not equal",
+         (unsigned long long)before.inode, (unsigned long long)after.inode,
+         (long long)before.mtime_ns, (long long)after.mtime_ns,
+         (long long)before.ctime_ns, (long long)after.ctime_ns);
   names_with_store_at(dir, lib, test_clock, &n, &stats);
   assert_int_equal(stats.store_hits, 0);
   assert_true(has(&n, "libcudnn_xyz.so"));
   assert_false(has(&n, "libcudnn_ops.so"));
+  FILE *f = fopen(file, "rb");
+  assert_null(f); /* neither answer was kept */
   /* Asked an hour on, the stamp is old: kept, and answered from. */
   test_now += 3600 * SECOND;
   names_with_store_at(dir, lib, test_clock, &n, &stats);
@@ -829,6 +838,54 @@ static void no_store_is_written_where_others_add_files(void **state) {
   store_file(dir, file, sizeof file);
   FILE *f = fopen(file, "rb");
   assert_null(f);
+}
+
+/* Issue 43, item 2 on Windows: no component of the store's folder may be a
+ * reparse point (a symbolic link or junction), where an unelevated process
+ * could send an elevated one's write. */
+static void no_store_is_kept_through_a_reparse_point(void **state) {
+  (void)state;
+  char target[600], link[700], dir[800], file[900];
+  make_dir("reparse-target", target, sizeof target);
+  snprintf(link, sizeof link, "%s%s/reparse-link",
+           scratch[0] == '/' ? "Z:" : "", scratch);
+  wchar_t wlink[700], wtarget[600];
+  if (!MultiByteToWideChar(CP_UTF8, 0, link, -1, wlink, 700) ||
+      !MultiByteToWideChar(CP_UTF8, 0, target, -1, wtarget, 600))
+    fail_msg("not UTF-8: %s", link);
+  for (wchar_t *p = wlink; *p; ++p)
+    if (*p == L'/')
+      *p = L'\\';
+  for (wchar_t *p = wtarget; *p; ++p)
+    if (*p == L'/')
+      *p = L'\\';
+  /* 0x2: SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE (developer mode). */
+  DWORD attrs = INVALID_FILE_ATTRIBUTES;
+  if (CreateSymbolicLinkW(wlink, wtarget, SYMBOLIC_LINK_FLAG_DIRECTORY | 0x2))
+    attrs = GetFileAttributesW(wlink);
+  if (attrs == INVALID_FILE_ATTRIBUTES ||
+      !(attrs & FILE_ATTRIBUTE_REPARSE_POINT)) {
+    printf("SKIP: no folder link that reads back as a reparse point could be "
+           "made here (error %lu)\n",
+           (unsigned long)GetLastError());
+    skip();
+  }
+  snprintf(dir, sizeof dir, "%s/cudaload", link);
+  cl_names_store *s = cl_names_store_open(dir);
+  char *const one[] = {(char *)"libnvrtc.so.13"};
+  cl_file_stamp stamp;
+  fake_stamp(&stamp, 12, 1);
+  cl_names_store_add(s, &stamp, cl_os_file_time_now(), one, 1);
+  assert_int_equal(cl_names_store_save(s), 0);
+  cl_names_store_free(s);
+  snprintf(file, sizeof file, "%s/cudaload", target);
+  assert_true(GetFileAttributesA(file) == INVALID_FILE_ATTRIBUTES);
+  /* Straight to the folder, it is kept. */
+  snprintf(dir, sizeof dir, "%s/cudaload", target);
+  s = cl_names_store_open(dir);
+  cl_names_store_add(s, &stamp, cl_os_file_time_now(), one, 1);
+  assert_int_equal(cl_names_store_save(s), 1);
+  cl_names_store_free(s);
 }
 #endif
 
@@ -1115,6 +1172,7 @@ int main(void) {
 #endif
 #ifdef _WIN32
       cmocka_unit_test(no_store_is_written_where_others_add_files),
+      cmocka_unit_test(no_store_is_kept_through_a_reparse_point),
 #else
       cmocka_unit_test(racing_writers_leave_a_whole_store),
       cmocka_unit_test(root_makes_no_store_in_another_users_folder),
