@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   char *const *names;
   size_t count;
-  if (cl_names_store_find(s, &stamp, &names, &count)) {
+  if (cl_names_store_find(s, &stamp, INT64_MAX, &names, &count)) {
     if (!ok)
       abort(); /* a refused text left an entry */
     for (size_t i = 0; i < count; ++i) {

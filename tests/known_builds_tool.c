@@ -9,15 +9,18 @@
  *
  *   known_builds_tool FILE...
  *
- * One JSON object per line and file: {"path", "build_id", "searched",
- * "names", "known", "table"}; "names" and "table" are null where they do
- * not apply. Exit status 0, or 2 for no arguments.
+ * One JSON object per line and file: {"path", "build_id", "size",
+ * "searched", "names", "known", "table"}; "known" and "table" are the
+ * table's answer for the file's identity at its size (known_builds.h),
+ * "names" and "table" null where they do not apply. Exit status 0, or 2
+ * for no arguments.
  */
 #include "binary/binary.h"
 #include "binary/binary_names.h"
 #include "binary/binary_symbols.h"
 #include "binary/known_builds.h"
 #include "common/strutil.h"
+#include "os/platform.h"
 #include "scan/catalog.h"
 
 #include <stdio.h>
@@ -86,14 +89,17 @@ static void report(const char *path) {
   printf("{\"path\":");
   json_string(path);
   if (cl_binary_inspect_file(path, &info, &symbols) != 0) {
-    printf(",\"build_id\":\"\",\"searched\":false,\"names\":null,"
+    printf(",\"build_id\":\"\",\"size\":0,\"searched\":false,\"names\":null,"
            "\"known\":false,\"table\":null}\n");
     return;
   }
   int searched =
       is_cuda_library(path, &info) && cl_binary_symbols_open_by_name(&symbols);
+  cl_file_stamp stamp;
+  uint64_t size = cl_os_path_stamp(path, &stamp) ? stamp.size : 0;
   printf(",\"build_id\":");
   json_string(info.build_id);
+  printf(",\"size\":%llu", (unsigned long long)size);
   printf(",\"searched\":%s,\"names\":", searched ? "true" : "false");
   name_list found = {NULL, 0, 0};
   if (searched && cl_binary_names(path, (uint64_t)2 << 30, keep, &found) == 0)
@@ -102,7 +108,7 @@ static void report(const char *path) {
     printf("null");
   const char *const *table;
   size_t count;
-  int known = cl_known_build_names(info.build_id, &table, &count);
+  int known = cl_known_build_names(info.build_id, size, &table, &count);
   printf(",\"known\":%s,\"table\":", known ? "true" : "false");
   if (known)
     json_names(table, count);

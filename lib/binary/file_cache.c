@@ -33,6 +33,7 @@ typedef struct part {
 
 typedef struct entry {
   char *key;
+  uint64_t size; /* the file's, from its stamp */
   part info_part;
   cl_binary_info info;
   part symbols_part;
@@ -54,6 +55,7 @@ struct cl_file_cache {
   cl_names_scratch *names_scratch; /* one for every search of the run */
   cl_names_store *store;           /* names kept across processes, or NULL */
   int use_known_builds;            /* known_builds.h, unless switched off */
+  cl_clock clock;                  /* the store's "now" (a test's own) */
 };
 
 cl_file_cache *cl_file_cache_new(void) {
@@ -61,8 +63,14 @@ cl_file_cache *cl_file_cache_new(void) {
   if (c) {
     cl_str_index_init(&c->by_key, 0);
     c->use_known_builds = cl_known_builds_enabled();
+    c->clock = cl_os_file_time_now;
   }
   return c;
+}
+
+void cl_file_cache_set_clock(cl_file_cache *c, cl_clock clock) {
+  if (c)
+    c->clock = clock ? clock : cl_os_file_time_now;
 }
 
 static void part_free(part *p) {
@@ -165,6 +173,7 @@ static entry *find_or_add(cl_file_cache *c, const cl_file_stamp *s) {
     return NULL;
   }
   cl_str_index_init(&e->name_index, 0);
+  e->size = s->size;
   c->entries[c->count++] = e;
   return e;
 }
@@ -367,10 +376,18 @@ static int keep_name(const char *name, void *opaque) {
   return 0;
 }
 
-/* arg: the largest file to search whole (one without sections to limit
- * the search to), a uint64_t. */
+/* What a names search is asked with: the largest file to search whole
+ * (one without sections to limit the search to), and the moment before
+ * the file was opened, which decides whether the store may keep the
+ * answer (cl_names_store_add). */
+typedef struct names_question {
+  uint64_t max_bytes;
+  int64_t asked_at;
+} names_question;
+
 static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
                       const char *path, const void *arg) {
+  const names_question *q = arg;
   c->stats.name_reads++;
   for (size_t i = 0; i < e->name_count; ++i)
     free(e->names[i]);
@@ -378,12 +395,12 @@ static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
   cl_str_index_free(&e->name_index);
   if (!c->names_scratch)
     c->names_scratch = cl_names_scratch_new(); /* NULL: one per search */
-  int status = cl_binary_names_in(f, size, path, *(const uint64_t *)arg,
-                                  c->names_scratch, keep_name, e);
+  int status = cl_binary_names_in(f, size, path, q->max_bytes, c->names_scratch,
+                                  keep_name, e);
   if (status == CUDALOAD_OK && c->store) {
     cl_file_stamp stamp;
     cl_os_file_stamp(f, &stamp);
-    cl_names_store_add(c->store, &stamp, e->names, e->name_count);
+    cl_names_store_add(c->store, &stamp, q->asked_at, e->names, e->name_count);
   }
   return status;
 }
@@ -410,11 +427,12 @@ static int settle_names(entry *e, const char *const *names, size_t count,
 }
 
 /* The names of the file path names now from the store, when the store
- * knows its stamp and this run has not read them yet: settled in its
- * entry as a search would have left them. A file larger than max_bytes
- * is searched as the caller asked, whatever the store says. */
+ * knows its stamp, the stamp is old enough at `now` to be trusted, and
+ * this run has not read them yet: settled in its entry as a search would
+ * have left them. A file larger than max_bytes is searched as the caller
+ * asked, whatever the store says. */
 static void names_from_store(cl_file_cache *c, const char *path,
-                             uint64_t max_bytes) {
+                             uint64_t max_bytes, int64_t now) {
   cl_file_stamp stamp;
   if (!c->store || !cl_os_path_stamp(path, &stamp) ||
       stamp.kind != CL_KIND_REGULAR || stamp.size > max_bytes)
@@ -424,7 +442,7 @@ static void names_from_store(cl_file_cache *c, const char *path,
     return;
   char *const *names;
   size_t count;
-  if (!cl_names_store_find(c->store, &stamp, &names, &count))
+  if (!cl_names_store_find(c->store, &stamp, now, &names, &count))
     return;
   e = find_or_add(c, &stamp);
   if (!e)
@@ -436,9 +454,9 @@ static void names_from_store(cl_file_cache *c, const char *path,
 
 /* The names of the file path names now from the table of known builds
  * (known_builds.h), when its headers (read once per run, for the plan and
- * the verdict too) give an identity the table holds: settled in its entry
- * as a search would have left them, before the store is asked or the file
- * read. */
+ * the verdict too) give an identity the table holds at the file's size:
+ * settled in its entry as a search would have left them, before the store
+ * is asked or the file read. */
 static void names_from_known_build(cl_file_cache *c, const char *path) {
   if (!c->use_known_builds)
     return;
@@ -449,7 +467,7 @@ static void names_from_known_build(cl_file_cache *c, const char *path) {
   const char *const *names;
   size_t count;
   if (status == CUDALOAD_OK && !e->names_part.done &&
-      cl_known_build_names(e->info.build_id, &names, &count) &&
+      cl_known_build_names(e->info.build_id, e->size, &names, &count) &&
       settle_names(e, names, count, path))
     c->stats.known_builds++;
 }
@@ -458,10 +476,13 @@ int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,
                         cl_name_visitor visit, void *opaque) {
   if (!c)
     return cl_binary_names(path, max_bytes, visit, opaque);
+  /* Before the file is looked at: a change after this moment may keep
+   * the stamp only where the stamp is younger than it (names_store.h). */
+  names_question q = {max_bytes, c->clock()};
   names_from_known_build(c, path);
-  names_from_store(c, path, max_bytes);
+  names_from_store(c, path, max_bytes, q.asked_at);
   entry *e;
-  int status = with_part(c, path, names_part, read_names, &max_bytes, &e);
+  int status = with_part(c, path, names_part, read_names, &q, &e);
   for (size_t i = 0; status == CUDALOAD_OK && i < e->name_count; ++i)
     status = visit(e->names[i], opaque);
   return status;

@@ -44,6 +44,10 @@ cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx);
  * by cl_file_cache_new has none. */
 struct cl_names_store;
 void cl_file_cache_use_store(cl_file_cache *c, struct cl_names_store *s);
+/* The clock the store's rule on young stamps reads (names_store.h):
+ * cl_os_file_time_now unless a test gives its own (NULL: that one). */
+typedef int64_t (*cl_clock)(void);
+void cl_file_cache_set_clock(cl_file_cache *c, cl_clock clock);
 /* Write what searches found since the last save to the store (freeing the
  * cache does it too); a failure changes nothing else. 1 when written. */
 int cl_file_cache_save(cl_file_cache *c);

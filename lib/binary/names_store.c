@@ -257,9 +257,34 @@ static stored *lookup(cl_names_store *s, const uint64_t key[5]) {
   return NULL;
 }
 
+/* The file system's timestamp granularity, in the stamp's units, as the
+ * stamp's own times show it: the largest power of ten, up to a second,
+ * that divides both (a file system that keeps nanoseconds shows digits
+ * there, exFAT's 10 ms stamps end in 7 zeros); whole seconds are taken
+ * for FAT's two, the coarsest there is. Asking the file system's type
+ * instead would cost a call per file and still not tell what an NFS
+ * server or a FUSE file system keeps. A stamp of a fine file system that
+ * happens to end in zeros only makes the rule stricter for that file. */
+static int64_t granularity_of(const cl_file_stamp *stamp) {
+  int64_t grain = 1;
+  while (grain < CL_FILE_TIME_SECOND && stamp->mtime_ns % (grain * 10) == 0 &&
+         stamp->ctime_ns % (grain * 10) == 0)
+    grain *= 10;
+  return grain >= CL_FILE_TIME_SECOND ? 2 * CL_FILE_TIME_SECOND : grain;
+}
+
+int cl_names_store_settled(const cl_file_stamp *stamp, int64_t when) {
+  int64_t margin = granularity_of(stamp) +
+                   CL_NAMES_STORE_CLOCK_SLACK_SECONDS * CL_FILE_TIME_SECOND;
+  if (when < INT64_MIN + margin)
+    return 0;
+  int64_t limit = when - margin;
+  return stamp->mtime_ns <= limit && stamp->ctime_ns <= limit;
+}
+
 int cl_names_store_find(cl_names_store *s, const cl_file_stamp *stamp,
-                        char *const **names, size_t *count) {
-  if (!s)
+                        int64_t now, char *const **names, size_t *count) {
+  if (!s || !cl_names_store_settled(stamp, now))
     return 0;
   ensure_loaded(s);
   uint64_t key[5];
@@ -273,8 +298,9 @@ int cl_names_store_find(cl_names_store *s, const cl_file_stamp *stamp,
 }
 
 void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
-                        char *const *names, size_t count) {
-  if (!s || count > CL_NAMES_STORE_MAX_NAMES)
+                        int64_t searched_at, char *const *names, size_t count) {
+  if (!s || count > CL_NAMES_STORE_MAX_NAMES ||
+      !cl_names_store_settled(stamp, searched_at))
     return;
   for (size_t i = 0; i < count; ++i)
     if (!good_name(names[i], strlen(names[i])))

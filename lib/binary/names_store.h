@@ -7,7 +7,10 @@
  * setup() of torch's needs: the answer is kept in one small file per user,
  * keyed by the file's stamp (device, inode, size, last write and, on
  * POSIX, last status change), so that a later process asks the file
- * system for the stamp and reads nothing of the file.
+ * system for the stamp and reads nothing of the file. Only a stamp older
+ * than the search by more than its file system's granularity is kept or
+ * trusted (cl_names_store_settled): a younger one may not change when the
+ * file does.
  *
  * Where: $CUDALOAD_CACHE_PATH, else the OS's per-user cache folder
  * (cl_os_user_cache_dir); CUDALOAD_CACHE_DISABLE=1 switches it off. The
@@ -42,16 +45,36 @@ cl_names_store *cl_names_store_open_default(void);
 cl_names_store *cl_names_store_open(const char *dir);
 void cl_names_store_free(cl_names_store *s);
 
-/* The names kept for the file of `stamp`, in the order the search met
- * them: 1 with *names (owned by the store, valid until it is freed) and
- * *count, or 0 when the store does not know the file. */
+/* Whether a stamp taken no earlier than `when` (cl_os_file_time_now())
+ * tells the file apart from the same file changed after `when`: git's rule
+ * for a "racily clean" index entry. A file system stamps a change with its
+ * clock cut to its granularity (FAT: 2 s; ext3, ext4 with 128-byte inodes,
+ * HFS+, many NFS servers: 1 s), so a file rewritten in place, or removed
+ * and made again on the same inode, within the same tick and at the same
+ * size keeps device, inode, size, mtime and ctime. Such a change comes at
+ * or after `when`, so its times are later than `when` less one tick: a
+ * stamp whose last write and status change are older than that, by the
+ * granularity (granularity_of in names_store.c) and
+ * CL_NAMES_STORE_CLOCK_SLACK_SECONDS more, cannot be a changed file's.
+ * 1 when it is so old (an entry may be kept and trusted), else 0. */
+int cl_names_store_settled(const cl_file_stamp *stamp, int64_t when);
+/* For the clocks: a file system stamps with the kernel's coarse clock, a
+ * tick behind the one a process reads, and a file server with its own. */
+#define CL_NAMES_STORE_CLOCK_SLACK_SECONDS 1
+
+/* The names kept for the file of `stamp`, asked at `now`, in the order the
+ * search met them: 1 with *names (owned by the store, valid until it is
+ * freed) and *count, or 0 when the store does not know the file, or when
+ * the stamp is too recent to be trusted (cl_names_store_settled). */
 int cl_names_store_find(cl_names_store *s, const cl_file_stamp *stamp,
-                        char *const **names, size_t *count);
+                        int64_t now, char *const **names, size_t *count);
 /* Keep a search's answer for the file of `stamp` (names each once, in
- * order), to be written by the next cl_names_store_save. Names that no
- * search could have found are not kept. */
+ * order), to be written by the next cl_names_store_save. searched_at is the
+ * moment before the file was opened for the search: a stamp not settled by
+ * then is not kept (the file could change without its stamp), nor names
+ * that no search could have found. */
 void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
-                        char *const *names, size_t count);
+                        int64_t searched_at, char *const *names, size_t count);
 /* Write what was added since the last save, merged with the file as it is
  * now; nothing when nothing was added. 1 when the file was written. */
 int cl_names_store_save(cl_names_store *s);

@@ -108,6 +108,18 @@ void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out);
  * nothing that can be stat'ed (no error is written). */
 int cl_os_path_stamp(const char *path, cl_file_stamp *out);
 
+/* The stamp's times' units in one second (POSIX: nanoseconds; Windows:
+ * FILETIME's 100 ns), and the time now in those units and from the same
+ * epoch (the clock a file system stamps files with, as a process reads
+ * it), for the names store's rule on stamps too young to be trusted
+ * (binary/names_store.h). */
+#ifdef _WIN32
+#define CL_FILE_TIME_SECOND ((int64_t)10000000)
+#else
+#define CL_FILE_TIME_SECOND ((int64_t)1000000000)
+#endif
+int64_t cl_os_file_time_now(void);
+
 /* cudaload's own per-user cache folder (binary/names_store.c), as the OS
  * places such caches: POSIX $XDG_CACHE_HOME/cudaload (when absolute), else
  * $HOME/.cache/cudaload; Windows %LOCALAPPDATA%\cudaload. Malloc'ed, NULL

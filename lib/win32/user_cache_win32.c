@@ -23,6 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+int64_t cl_os_file_time_now(void) {
+  FILETIME now;
+  GetSystemTimeAsFileTime(&now);
+  return (int64_t)((uint64_t)now.dwHighDateTime << 32 | now.dwLowDateTime);
+}
+
 char *cl_os_user_cache_dir(void) {
   char *base = cl_os_getenv("LOCALAPPDATA");
   if (!base || !base[0] || !cl_os_path_is_absolute(base)) {
@@ -53,6 +59,47 @@ static wchar_t *wide_of(const char *path) {
   return cl_os_utf8_to_wide(path, &status);
 }
 
+/* Whether no component of path (a folder's, or with `file`, a file's,
+ * whose last component is left to the caller) is a reparse point: a
+ * junction or symbolic link another user made could lead the read or the
+ * write anywhere; a path of plain folders goes where it says. The drive or
+ * share itself is not asked; a missing component ends the walk (what is
+ * made below it is a plain folder). */
+static int plain_on_the_way(const wchar_t *path, int file) {
+  size_t n = wcslen(path);
+  wchar_t *copy = malloc((n + 1) * sizeof *copy);
+  if (!copy)
+    return 0;
+  memcpy(copy, path, (n + 1) * sizeof *copy);
+  /* Past the root: "C:\", or "\\server\share\". */
+  size_t at = 0;
+  if (n >= 2 && copy[1] == L':')
+    at = 2;
+  else if (n >= 2 && (copy[0] == L'\\' || copy[0] == L'/') &&
+           (copy[1] == L'\\' || copy[1] == L'/'))
+    for (int seps = 0; at < n && seps < 4; ++at)
+      seps += copy[at] == L'\\' || copy[at] == L'/';
+  int plain = 1;
+  for (size_t i = at + 1; plain && i <= n; ++i) {
+    int end = i == n;
+    if (!end && copy[i] != L'\\' && copy[i] != L'/')
+      continue;
+    if (end && file)
+      break;
+    if (i == 0 || copy[i - 1] == L'\\' || copy[i - 1] == L'/')
+      continue;
+    wchar_t was = copy[i];
+    copy[i] = L'\0';
+    DWORD attrs = GetFileAttributesW(copy);
+    copy[i] = was;
+    if (attrs == INVALID_FILE_ATTRIBUTES)
+      break;
+    plain = !(attrs & FILE_ATTRIBUTE_REPARSE_POINT);
+  }
+  free(copy);
+  return plain;
+}
+
 int cl_os_private_file_read(const char *path, size_t max, char **data,
                             size_t *len) {
   *data = NULL;
@@ -61,6 +108,11 @@ int cl_os_private_file_read(const char *path, size_t max, char **data,
   if (!wide)
     return CUDALOAD_E_NOT_FOUND;
   DWORD old_mode = quiet_begin();
+  if (!plain_on_the_way(wide, 1)) {
+    SetThreadErrorMode(old_mode, NULL);
+    free(wide);
+    return CUDALOAD_E_IO;
+  }
   /* FILE_FLAG_OPEN_REPARSE_POINT: a link is opened as itself, and refused
    * below, rather than followed to a file someone else wrote. */
   HANDLE h =
@@ -208,8 +260,13 @@ int cl_os_private_file_replace(const char *dir, const char *name,
       status = CUDALOAD_E_NO_MEMORY;
   }
   DWORD old_mode = quiet_begin();
+  if (status == CUDALOAD_OK && !plain_on_the_way(wdir, 0))
+    status = CUDALOAD_E_IO;
   if (status == CUDALOAD_OK)
     status = make_dir(wdir);
+  /* Made now: nothing on the way may have become a link meanwhile. */
+  if (status == CUDALOAD_OK && !plain_on_the_way(wdir, 0))
+    status = CUDALOAD_E_IO;
   if (status == CUDALOAD_OK) {
     /* A folder others may add files to could have the store swapped after
      * it is written: nothing is written there (as on POSIX). */
