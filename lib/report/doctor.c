@@ -21,7 +21,8 @@
 
 #define CL_DOCTOR_FLAGS                                                        \
   (CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_COLOR |                             \
-   CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS)
+   CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS | CUDALOAD_DOCTOR_SHORT |              \
+   CUDALOAD_DOCTOR_MARKS)
 
 /* --- entry points ------------------------------------------------------ */
 

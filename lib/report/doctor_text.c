@@ -3,6 +3,7 @@
  * doctor_text.c - the doctor's report as text for a person (doctor_text.h).
  */
 #include "report/doctor_text.h"
+#include "scan/roots.h"
 #include "load/error_message.h"
 #include "load/manifest.h"
 #include "load/verdict.h"
@@ -324,7 +325,272 @@ static void text_problems(text *t, const cl_doctor *d) {
   }
 }
 
+/* --- the short form: the answer first, on one screen ------------------- */
+
+/* How wide a line of prose may be before it is shortened (a command never
+ * is: it is pasted). */
+#define SHORT_WIDTH 80
+
+/* The columns a text takes: its UTF-8 characters ("…" is one). */
+static size_t text_width(const char *s) {
+  size_t n = 0;
+  for (; *s; ++s)
+    n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
+/* ok or FAIL: marks for a terminal that shows them, else words a script
+ * and a plain terminal read. */
+static const char *mark(const cl_doctor *d, int ok) {
+  if (d->flags & CUDALOAD_DOCTOR_MARKS)
+    return ok ? "\xe2\x9c\x93" : "\xe2\x9c\x97"; /* U+2713, U+2717 */
+  return ok ? "ok  " : "FAIL";
+}
+
+/* Where a root came from, in a word: venv, conda, toolkit, CUDA_PATH... */
+static const char *origin_word(const char *origin) {
+  static const struct {
+    const char *origin, *word;
+  } words[] = {{"explicit", "root"},
+               {"VIRTUAL_ENV", "venv"},
+               {"CONDA_PREFIX", "conda"},
+               {CL_ORIGIN_INTERPRETER, "python"},
+               {CL_ORIGIN_PYTHON_ON_PATH, "python"},
+               {"toolkit", "toolkit"},
+               {"cudnn installer", "cudnn installer"},
+               {CL_ORIGIN_LDCACHE, "system"},
+               {CL_ORIGIN_PROGRAM, "program"}};
+  for (size_t i = 0; i < sizeof words / sizeof *words; ++i)
+    if (!strcmp(origin, words[i].origin))
+      return words[i].word;
+  return cl_origin_tier(origin) == CL_TIER_VARIABLE ? origin : "system";
+}
+
+/* The last n components of path (a suffix of it), all when it has fewer. */
+static const char *last_components(const char *path, int n) {
+  const char *p = path + strlen(path);
+  while (p > path) {
+    --p;
+    if ((*p == '/' || *p == '\\') && --n == 0)
+      return p + 1;
+  }
+  return path;
+}
+
+/* A library's folder as prose shows it: inside an environment,
+ * "<venv>/.../nvidia/cudnn/lib"; elsewhere the folder, its middle left
+ * out when it is long. Appended to b. */
+static void short_folder(cl_buf *b, const cudaload_ctx *ctx,
+                         const cl_library *lib) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  char *dir = cl_path_dirname(lib->path);
+  const char *folder = dir ? dir : lib->path;
+  const cl_root *root =
+      lib->root < inv->root_count ? &inv->roots[lib->root] : NULL;
+  size_t root_len = root ? strlen(root->path) : 0;
+  if (root && cl_origin_tier(root->origin) == CL_TIER_ENVIRONMENT &&
+      !strncmp(folder, root->path, root_len) &&
+      (folder[root_len] == '/' || folder[root_len] == '\\')) {
+    const char *rest = folder + root_len;
+    const char *tail = last_components(rest, 3);
+    cl_buf_printf(b, "<%s>%s%s%s", origin_word(root->origin),
+                  tail != rest + 1 ? "/\xe2\x80\xa6" : "", /* "…" */
+                  tail != rest + 1 ? "/" : "", tail == rest + 1 ? rest : tail);
+  } else if (strlen(folder) > 40) {
+    const char *tail = last_components(folder, 3);
+    cl_buf_printf(b, "\xe2\x80\xa6/%s", tail);
+  } else {
+    cl_buf_puts(b, folder);
+  }
+  free(dir);
+}
+
+/* A sentence cut to its first clause, at most max bytes (prose only). */
+static void short_clause(cl_buf *b, const char *sentence, size_t max) {
+  size_t n = strcspn(sentence, "(\n");
+  while (n > 0 && sentence[n - 1] == ' ')
+    --n;
+  if (n > max) {
+    n = max;
+    while (n > 0 && (sentence[n] & 0xC0) == 0x80) /* whole UTF-8 chars */
+      --n;
+    cl_buf_printf(b, "%.*s\xe2\x80\xa6", (int)n, sentence);
+    return;
+  }
+  cl_buf_printf(b, "%.*s", (int)n, sentence);
+}
+
+/* Where all chosen libraries came from, as prose ("in the venv", "in
+ * CUDA_HOME"), appended to b; nothing when they came from several places. */
+static void one_place(cl_buf *b, const cudaload_ctx *ctx) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  const char *origin = NULL;
+  for (size_t r = 0; r < ps->requirement_count; ++r) {
+    const cl_library *lib = cl_doctor_chosen_library(ctx, r);
+    if (!lib || lib->root >= inv->root_count)
+      continue;
+    const char *o = inv->roots[lib->root].origin;
+    if (origin && strcmp(origin_word(origin), origin_word(o)) != 0)
+      return;
+    origin = o;
+  }
+  if (!origin)
+    return;
+  static const struct {
+    const char *word, *place;
+  } places[] = {{"root", "the roots given"},
+                {"venv", "the venv"},
+                {"conda", "the conda environment"},
+                {"python", "the Python environment"},
+                {"toolkit", "the toolkit"},
+                {"cudnn installer", "cuDNN's installer folder"},
+                {"system", "the system's folders"},
+                {"program", "the program's own search folders"}};
+  const char *word = origin_word(origin);
+  for (size_t i = 0; i < sizeof places / sizeof *places; ++i)
+    if (!strcmp(word, places[i].word)) {
+      cl_buf_printf(b, " in %s", places[i].place);
+      return;
+    }
+  cl_buf_printf(b, " in %s", word); /* a variable: CUDA_HOME */
+}
+
+/* The first line, which says it all: what was asked, its CUDA major, how
+ * much was found and where, and the problems. */
+static void verdict_line(text *t, const cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  cl_buf b = CL_BUF_INIT;
+  size_t n = ps->requirement_count, found = 0;
+  for (size_t r = 0; r < n; ++r)
+    found += cl_doctor_requirement_satisfied(ctx, r, NULL);
+  const cl_error_message *message =
+      cl_error_message_count(ctx) ? cl_error_message_at(ctx, 0) : NULL;
+  if (ps->program_targets)
+    cl_buf_printf(&b, "%s", ps->program_targets);
+  else if (message && message->file)
+    cl_buf_printf(&b, "%s (from the error message)",
+                  cl_path_basename(message->file));
+  else if (message)
+    cl_buf_printf(&b, "the error message");
+  else if (n && n <= 3)
+    for (size_t r = 0; r < n; ++r)
+      cl_buf_printf(&b, "%s%s", r ? ", " : "", ps->requirements[r].text);
+  else if (n)
+    cl_buf_printf(&b, "%zu requirements", n);
+  else
+    cl_buf_printf(&b, "this machine");
+  /* The CUDA major only when something of the caller's said it: the
+   * newest toolkit on the machine is not the program's. */
+  if (ps->plan_cuda_major && !ps->plan_cuda_guessed)
+    cl_buf_printf(&b, " (CUDA %d)", ps->plan_cuda_major);
+  if (n == 0) {
+    cl_buf_printf(&b, ": nothing required");
+  } else if (found == n) {
+    if (n == 1)
+      cl_buf_printf(&b, ": found");
+    else
+      cl_buf_printf(&b, ": all %zu found", n);
+    one_place(&b, ctx);
+  } else if (n == 1) {
+    cl_buf_printf(&b, ": not found");
+  } else {
+    cl_buf_printf(&b, ": %zu of %zu found", found, n);
+  }
+  size_t problems = cl_problem_list_problems(&d->problems);
+  const cl_problem *first = NULL;
+  for (size_t i = 0; i < d->problems.count && !first; ++i)
+    if (!d->problems.items[i].note)
+      first = &d->problems.items[i];
+  if (!first) {
+    cl_buf_printf(&b, "; no problem");
+  } else {
+    cl_buf_printf(&b, "; %zu problem%s: ", problems, problems == 1 ? "" : "s");
+    /* The first problem in what is left of 80 columns, but enough of it
+     * to say what it is. */
+    size_t used = b.data ? text_width(b.data) : 0;
+    short_clause(&b, first->text,
+                 used + 40 < SHORT_WIDTH ? SHORT_WIDTH - used : 40);
+  }
+  char *line = cl_buf_take(&b);
+  put(t, "%s%s%s\n", sgr(t, BOLD), line ? shown(t, line) : "", sgr(t, RESET));
+  free(line);
+}
+
+/* One line per requirement: the mark, the requirement, the version, the
+ * folder (shortened) and where it came from in a word. */
+static void requirement_lines(text *t, const cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  size_t w = 4, wv = 1, wf = 1;
+  char **folders = calloc(ps->requirement_count + 1, sizeof *folders);
+  for (size_t r = 0; r < ps->requirement_count; ++r) {
+    widen(&w, shown(t, ps->requirements[r].text));
+    const cl_library *lib = cl_doctor_chosen_library(ctx, r);
+    if (!lib || !folders)
+      continue;
+    widen(&wv, lib->version);
+    cl_buf folder = CL_BUF_INIT;
+    short_folder(&folder, ctx, lib);
+    folders[r] = cl_buf_take(&folder);
+    if (folders[r])
+      wf = wf > text_width(folders[r]) ? wf : text_width(folders[r]);
+  }
+  for (size_t r = 0; r < ps->requirement_count; ++r) {
+    const cl_library *lib = cl_doctor_chosen_library(ctx, r);
+    int ok = cl_doctor_requirement_satisfied(ctx, r, NULL) && lib;
+    put(t, "  %s%s%s %-*s", sgr(t, ok ? GREEN : RED), mark(d, ok),
+        sgr(t, RESET), (int)w, shown(t, ps->requirements[r].text));
+    if (!ok) {
+      put(t, "  missing\n");
+      continue;
+    }
+    const char *where = folders && folders[r] ? shown(t, folders[r]) : "";
+    put(t, "  %-*s  %s%*s  %s\n", (int)wv,
+        lib->version[0] ? shown(t, lib->version) : "-", where,
+        (int)(wf - text_width(where)), "",
+        lib->root < inv->root_count ? origin_word(inv->roots[lib->root].origin)
+                                    : "");
+  }
+  for (size_t r = 0; folders && r < ps->requirement_count; ++r)
+    free(folders[r]);
+  free(folders);
+}
+
+/* What the error messages read say, one line each. */
+static void message_lines(text *t, const cudaload_ctx *ctx) {
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
+    cl_buf b = CL_BUF_INIT;
+    short_clause(&b, m->quote ? m->quote : "", SHORT_WIDTH - 12);
+    char *quote = cl_buf_take(&b);
+    put(t, "  read     %s\n", quote ? shown(t, quote) : "");
+    free(quote);
+  }
+}
+
+/* The short form (CUDALOAD_DOCTOR_SHORT): the verdict, the requirements,
+ * the problems with their fixes; nothing a healthy answer does not need. */
+static char *summary_text(const cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  text t = {CL_TEXT_REPORT_INIT, 0};
+  t.color = (d->flags & CUDALOAD_DOCTOR_COLOR) != 0;
+  verdict_line(&t, d);
+  if (cl_error_message_count(ctx) || cl_plan_state_of(ctx)->requirement_count)
+    put(&t, "\n");
+  message_lines(&t, ctx);
+  requirement_lines(&t, d);
+  if (cl_problem_list_problems(&d->problems))
+    text_problems(&t, d);
+  put(&t, "\nthe whole report: cudaload doctor --verbose\n");
+  return cl_text_finish(&t.r);
+}
+
 char *cl_doctor_text(const cl_doctor *d) {
+  if (d->flags & CUDALOAD_DOCTOR_SHORT)
+    return summary_text(d);
   const cudaload_ctx *ctx = d->ctx;
   text t = {CL_TEXT_REPORT_INIT, 0};
   t.color = (d->flags & CUDALOAD_DOCTOR_COLOR) != 0;
