@@ -185,7 +185,7 @@ def doctor_json(ctx, args, env):
 
 def doctor_text(ctx, args, env, keep=("Plan", "Conflicts", "Environment", "Problems and fixes")):
     """The doctor's text report, only the sections worth recording."""
-    rc, out, err = cudaload(ctx, ["doctor"] + args, env)
+    rc, out, err = cudaload(ctx, ["doctor", "--verbose"] + args, env)
     lines, on = [], False
     for line in out.splitlines():
         if line and not line.startswith(" "):

@@ -1074,6 +1074,13 @@ CUDALOAD_API int cudaload_format_supported(int format);
 #define CUDALOAD_DOCTOR_PROBE 0x1u /* run the GPU probe (in-process) */
 #define CUDALOAD_DOCTOR_COLOR 0x2u /* ANSI colour in the text format */
 #define CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS 0x4u /* probe in a child */
+/* The text's short form, the answer first on one screen: a verdict line, a
+ * line per requirement, the problems and their fixes (the tool's default;
+ * the documented sections are the long form). (CUDALOAD_1.3) */
+#define CUDALOAD_DOCTOR_SHORT 0x8u
+/* Marks a person reads at a glance (U+2713, U+2717) for ok and FAIL in the
+ * short form: for a terminal that shows UTF-8. (CUDALOAD_1.3) */
+#define CUDALOAD_DOCTOR_MARKS 0x10u
 
 /**
  * The whole diagnosis as one report: platform and driver; the libraries

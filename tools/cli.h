@@ -112,14 +112,16 @@ int cli_probe(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_include_dir(int argc, char **argv);
-extern const char cli_scan_help[];
-extern const char cli_inspect_help[];
-extern const char cli_env_help[];
-extern const char cli_exec_help[];
-extern const char cli_probe_help[];
-extern const char cli_doctor_help[];
-extern const char cli_explain_help[];
-extern const char cli_include_dir_help[];
+/* Each command's help, in parts (a C string literal may be at most 4095
+ * characters), NULL-terminated: NAME and SYNOPSIS are in the first. */
+extern const char *const cli_scan_help[];
+extern const char *const cli_inspect_help[];
+extern const char *const cli_env_help[];
+extern const char *const cli_exec_help[];
+extern const char *const cli_probe_help[];
+extern const char *const cli_doctor_help[];
+extern const char *const cli_explain_help[];
+extern const char *const cli_include_dir_help[];
 
 /* A path argument (--root, --driver, --manifest) as the tool uses and
  * prints it from parsing on (cli_paths.c): an absolute one as given; a

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #endif
 
-const char cli_doctor_help[] =
+const char *const cli_doctor_help[] = {
     "NAME\n"
     "  cudaload doctor - diagnose why CUDA libraries would not load, and say\n"
     "  how to fix it\n"
@@ -28,18 +28,20 @@ const char cli_doctor_help[] =
     "  cudaload doctor [--error TEXT] [--require SPEC]... [--for TARGET]...\n"
     "                  [--manifest FILE]\n"
     "                  [--root DIR]... [--no-defaults] [--probe]\n"
-    "                  [--out-of-process] [--format text|json|yaml]\n"
+    "                  [--out-of-process] [--verbose]\n"
+    "                  [--format text|json|yaml]\n"
     "\n"
     "DESCRIPTION\n"
-    "  Prints one report in sections (docs/doctor.md): Error message (with\n"
-    "  --error: what it means); Platform; Driver (from the probe, the scan\n"
-    "  or this process); Libraries found (versions and where they came\n"
-    "  from); Plan (the files for each requirement in load order, and why);\n"
-    "  Loaded in this process; Conflicts; Probe; Display watchdog (Windows\n"
-    "  only: TDR); Environment (the CUDA variables set); and Problems and\n"
-    "  fixes: every problem found, each followed by what fixes it (each\n"
-    "  command alone on its line, ready to paste, then what to know);\n"
-    "  then Notes: what the model sees that stops nothing loading.\n"
+    "  Prints the answer first, on one screen: a line that says it all, one\n"
+    "  line per requirement (ok or FAIL, its version, folder and where it\n"
+    "  came from), then each problem with its fix, each command alone on\n"
+    "  its line, ready to paste. --verbose prints the whole report in\n"
+    "  sections (docs/doctor.md): Error message (what it means); Platform;\n"
+    "  Driver; Libraries found (versions and where they came from); Plan\n"
+    "  (the files for each requirement in load order, and why); Loaded in\n"
+    "  this process; Conflicts; Probe; Display watchdog (Windows: TDR);\n"
+    "  Environment (the CUDA variables set); Problems and fixes; Notes\n"
+    "  (what stops nothing loading).\n"
     "\n"
     "  The loader model judges the process with the plan loaded and as it\n"
     "  is; what fails only without cudaload says so, with the fix. With\n"
@@ -56,7 +58,7 @@ const char cli_doctor_help[] =
     "  dumb (on Linux: or unset). json and yaml follow one schema with\n"
     "  \"schema_version\": 3 (docs/doctor.md): each problem a record (kind,\n"
     "  facts and their sources, fix steps as argv); scripts read that.\n"
-    "\n"
+    "\n",
     "OPTIONS\n"
     "  -e, --error TEXT    the error message a program printed (a whole\n"
     "                      traceback is fine; - reads standard input); its\n"
@@ -83,6 +85,7 @@ const char cli_doctor_help[] =
     "                      driver and the planned libraries)\n"
     "  --out-of-process    run the probe in a child killed after 30 s: a hung\n"
     "                      driver cannot hang the doctor (implies --probe)\n"
+    "  -v, --verbose       the whole report, in sections\n"
     "  --format F          text (default), json or yaml\n"
     "  -h, --help          show this help\n"
     "\n"
@@ -101,8 +104,8 @@ const char cli_doctor_help[] =
     "  python app.py 2>&1 | cudaload doctor --error -\n"
     "  cudaload doctor --require cudnn=9,cublas=13\n"
     "  cudaload doctor --manifest /opt/app/cudaload.yaml --probe\n"
-    "  cudaload doctor --for torch\n";
-
+    "  cudaload doctor --for torch\n",
+    NULL};
 /* Colour only for a person at a terminal who has not asked for none
  * (https://no-color.org: NO_COLOR set and non-empty) and whose terminal
  * shows it: not TERM=dumb (Emacs' shell, editors' output panes), and on
@@ -134,6 +137,31 @@ static int want_color(void) {
              : 0;
 #else
   return isatty(STDOUT_FILENO);
+#endif
+}
+
+/* Whether the terminal that shows colour also shows the marks (U+2713,
+ * U+2717): a UTF-8 locale on POSIX (LC_ALL, else LC_CTYPE, else LANG, as
+ * setlocale reads them); a Windows console, which the tool puts in code
+ * page 65001 while it runs (cli_console_utf8). */
+static int want_marks(void) {
+  if (!want_color())
+    return 0;
+#ifdef _WIN32
+  return GetConsoleOutputCP() == 65001;
+#else
+  static const char *const names[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
+    char *value = cl_os_getenv(names[i]);
+    if (value && *value) {
+      int utf8 = strstr(value, "UTF-8") || strstr(value, "utf-8") ||
+                 strstr(value, "UTF8") || strstr(value, "utf8");
+      free(value);
+      return utf8;
+    }
+    free(value);
+  }
+  return 0;
 #endif
 }
 
@@ -205,7 +233,7 @@ int cli_doctor(int argc, char **argv) {
   char *manifest = NULL; /* absolute (cli_absolute_path) */
   const char *error_text = NULL;
   unsigned flags = 0;
-  int format = CUDALOAD_FORMAT_TEXT;
+  int format = CUDALOAD_FORMAT_TEXT, verbose = 0;
   cli_search_options search;
   int rc = cli_search_options_init(&search, argc);
   for (int i = 1; i < argc && rc == EXIT_OK; ++i) {
@@ -234,6 +262,9 @@ int cli_doctor(int argc, char **argv) {
     } else if ((m = cli_option_value(cmd, argc, argv, &i, "--format", NULL,
                                      &value))) {
       rc = m < 0 ? EXIT_USAGE : cli_parse_format(cmd, value, 1, &format);
+    } else if (strcmp(argv[i], "--verbose") == 0 ||
+               strcmp(argv[i], "-v") == 0) {
+      verbose = 1;
     } else if (strcmp(argv[i], "--probe") == 0) {
       flags |= CUDALOAD_DOCTOR_PROBE;
     } else if (strcmp(argv[i], "--out-of-process") == 0) {
@@ -258,6 +289,9 @@ int cli_doctor(int argc, char **argv) {
     rc = load_manifest(ctx, manifest);
   if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && want_color())
     flags |= CUDALOAD_DOCTOR_COLOR;
+  /* The answer first (issue 46); --verbose: every section. */
+  if (format == CUDALOAD_FORMAT_TEXT && !verbose)
+    flags |= CUDALOAD_DOCTOR_SHORT | (want_marks() ? CUDALOAD_DOCTOR_MARKS : 0);
   if (rc == EXIT_OK) {
     char *report = NULL;
     int status = cudaload_doctor(ctx, format, flags, &report);

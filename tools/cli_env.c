@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_env_help[] =
+const char *const cli_env_help[] = {
     "NAME\n"
     "  cudaload env - print the library search path for requirements\n"
     "\n"
@@ -78,9 +78,9 @@ const char cli_env_help[] =
     "EXAMPLES\n"
     "  eval \"$(cudaload env --require cudnn=8,cudnn=9)\"\n"
     "  cudaload env --require cublas=12 --shell fish | source\n"
-    "  cudaload env --require cudnn=8 --root /opt/app/cudnn8 --dry-run\n";
-
-const char cli_exec_help[] =
+    "  cudaload env --require cudnn=8 --root /opt/app/cudnn8 --dry-run\n",
+    NULL};
+const char *const cli_exec_help[] = {
     "NAME\n"
     "  cudaload exec - run a program with its CUDA libraries on the search\n"
     "  path\n"
@@ -148,8 +148,8 @@ const char cli_exec_help[] =
     "EXAMPLES\n"
     "  cudaload exec --require cudnn=8 -- python transcribe.py\n"
     "  cudaload exec --no-defaults --root /opt/cudnn8 --require cudnn=8 -- "
-    "./app\n";
-
+    "./app\n",
+    NULL};
 typedef struct plan_options {
   cli_search_options search;
   int dry_run;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_explain_help[] =
+const char *const cli_explain_help[] = {
     "NAME\n"
     "  cudaload explain - show what the loader would open for a program or\n"
     "  library, by which rule, and where its CUDA symbols bind\n"
@@ -75,8 +75,8 @@ const char cli_explain_help[] =
     "EXAMPLES\n"
     "  cudaload explain venv/lib/python3.11/site-packages/ctranslate2/*.so\n"
     "  cudaload explain --require cudnn=8 --format dot app | dot -Tsvg\n"
-    "  cudaload explain --pid 4242 --format json\n";
-
+    "  cudaload explain --pid 4242 --format json\n",
+    NULL};
 /* What the command line asks for. */
 typedef struct explain_options {
   cli_search_options search;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_include_dir_help[] =
+const char *const cli_include_dir_help[] = {
     "NAME\n"
     "  cudaload include-dir - print the header folder of a CUDA library\n"
     "\n"
@@ -54,8 +54,8 @@ const char cli_include_dir_help[] =
     "\n"
     "EXAMPLES\n"
     "  cudaload include-dir cudart\n"
-    "  cudaload include-dir nvrtc=13 --root \"$VIRTUAL_ENV\"\n";
-
+    "  cudaload include-dir nvrtc=13 --root \"$VIRTUAL_ENV\"\n",
+    NULL};
 int cli_include_dir(int argc, char **argv) {
   const char *cmd = "include-dir";
   const char *spec = NULL;

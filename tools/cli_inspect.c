@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_inspect_help[] =
+const char *const cli_inspect_help[] = {
     "NAME\n"
     "  cudaload inspect - show the ELF or PE headers and symbols of library "
     "files\n"
@@ -68,8 +68,8 @@ const char cli_inspect_help[] =
     "  cudaload inspect /usr/local/cuda/lib64/libcudnn.so.9\n"
     "  cudaload inspect --symbols /usr/local/cuda/lib64/libcudnn.so.9\n"
     "  cudaload inspect --format json "
-    "venv/Lib/site-packages/nvidia/cudnn/bin/*.dll\n";
-
+    "venv/Lib/site-packages/nvidia/cudnn/bin/*.dll\n",
+    NULL};
 /* Each file's failure on stderr, as the library words it (without the
  * path it starts with: the line names the file first); the report lists
  * the files that were read. EXIT_INPUT when one could not be, else

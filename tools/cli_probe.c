@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_probe_help[] =
+const char *const cli_probe_help[] = {
     "NAME\n"
     "  cudaload probe - tell whether the GPU is usable, stage by stage\n"
     "\n"
@@ -96,8 +96,8 @@ const char cli_probe_help[] =
     "  cudaload probe\n"
     "  cudaload probe --require cudart,cublas,cudnn=9 --format json\n"
     "  cudaload probe --out-of-process --timeout 10\n"
-    "  cudaload probe --driver /usr/lib/x86_64-linux-gnu/libcuda.so.1\n";
-
+    "  cudaload probe --driver /usr/lib/x86_64-linux-gnu/libcuda.so.1\n",
+    NULL};
 static const char *yes_no(int value, const char *yes, const char *no) {
   return value == 1 ? yes : value == 0 ? no : "unknown";
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char cli_scan_help[] =
+const char *const cli_scan_help[] = {
     "NAME\n"
     "  cudaload scan - list the CUDA libraries found under the search roots\n"
     "\n"
@@ -72,8 +72,8 @@ const char cli_scan_help[] =
     "EXAMPLES\n"
     "  cudaload scan\n"
     "  cudaload scan --no-defaults --root /opt/app/cudnn8 --format json\n"
-    "  cudaload scan --target windows --no-defaults --root /srv/win/venv\n";
-
+    "  cudaload scan --target windows --no-defaults --root /srv/win/venv\n",
+    NULL};
 /* A root's status for a person: the flag that accepts a refused one. */
 static const char *root_status_text(int status) {
   return status == CUDALOAD_E_INSECURE

@@ -146,7 +146,9 @@ int cli_print_report(const char *command, int status, char *report) {
 typedef struct command {
   const char *name;
   int (*run)(int argc, char **argv);
-  const char *help; /* NAME, SYNOPSIS, ... as `cudaload help NAME` prints */
+  /* NAME, SYNOPSIS, ... as `cudaload help NAME` prints, in parts (NAME and
+   * SYNOPSIS in the first), NULL-terminated. */
+  const char *const *help;
 } command;
 
 /* Every command, in the order the help lists them. */
@@ -195,7 +197,7 @@ static void help_section(const char *help, const char *title,
 static void print_summary(FILE *out, const command *c) {
   const char *name;
   size_t len;
-  help_section(c->help, "NAME", &name, &len);
+  help_section(c->help[0], "NAME", &name, &len);
   const char *dash = strstr(name, " - ");
   const char *text = dash && (size_t)(dash - name) < len ? dash + 3 : name;
   const char *end = name + len;
@@ -225,7 +227,7 @@ static int print_main_help(void) {
   for (size_t i = 0; i < COMMAND_COUNT; ++i) {
     const char *synopsis;
     size_t len;
-    help_section(commands[i].help, "SYNOPSIS", &synopsis, &len);
+    help_section(commands[i].help[0], "SYNOPSIS", &synopsis, &len);
     fprintf(out, "%.*s", (int)len, synopsis);
   }
   fputs("\n", out);
@@ -255,8 +257,9 @@ static int missing_command(void) {
   return cli_usage_error(NULL, "missing command (%s, help)", names);
 }
 
-static int print_text(const char *text) {
-  fputs(text, stdout);
+static int print_help(const char *const *parts) {
+  for (; *parts; ++parts)
+    fputs(*parts, stdout);
   return cli_finish_output("help");
 }
 
@@ -277,7 +280,7 @@ static int run_tool(int argc, char **argv) {
     const command *c = find_command(argv[2]);
     if (!c)
       return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
-    return print_text(c->help);
+    return print_help(c->help);
   }
   if (first[0] == '-')
     return cli_usage_error(NULL, "unknown option '%s'", first);
@@ -288,7 +291,7 @@ static int run_tool(int argc, char **argv) {
     if (strcmp(argv[i], "--") == 0)
       break;
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-      return print_text(c->help);
+      return print_help(c->help);
   }
   return c->run(argc - 1, argv + 1);
 }

@@ -455,6 +455,7 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
   free(ps->plan_cuda_reason);
   ps->plan_cuda_reason = NULL;
   ps->plan_cuda_major = 0;
+  ps->plan_cuda_guessed = 0;
   char why[512] = "";
   int major = 0;
   /* The driver is read from files (its name, /proc, VERSIONINFO), never
@@ -473,6 +474,7 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
   uint64_t all = 0;
   for (int t = 0; t <= CL_TIER_SYSTEM; ++t)
     all |= present[t];
+  int guessed = !major;
   if (!major && all && driver_known && newest_major(all, driver_limit)) {
     major = newest_major(all, driver_limit);
     snprintf(why, sizeof why,
@@ -495,6 +497,7 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
              "; the driver (%.32s) supports CUDA up to %d.%d: update it",
              driver.version, driver.cuda_major, driver.cuda_minor);
   ps->plan_cuda_major = major;
+  ps->plan_cuda_guessed = guessed;
   ps->plan_cuda_reason = cl_strdup(why);
   return ps->plan_cuda_reason ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }

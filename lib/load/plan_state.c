@@ -53,6 +53,7 @@ static void clear_plan(cl_plan_state *ps) {
   free(ps->plan_cuda_reason);
   ps->plan_cuda_reason = NULL;
   ps->plan_cuda_major = 0;
+  ps->plan_cuda_guessed = 0;
   free(ps->outcomes);
   ps->outcomes = NULL;
   ps->outcome_count = 0;
@@ -84,6 +85,7 @@ static void free_plan_state(cl_plan_state *ps) {
   free(ps->env_warnings);
   free(ps->env_warning_fatal);
   free(ps->cuda_pin_why);
+  free(ps->program_targets);
   free(ps);
 }
 
@@ -151,6 +153,9 @@ static int copy_strings(char ***to, size_t *to_count, size_t *to_capacity,
 static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
   to->cuda_pin = from->cuda_pin;
   to->cuda_pin_source = from->cuda_pin_source;
+  if (from->program_targets &&
+      !(to->program_targets = cl_strdup(from->program_targets)))
+    return 1;
   if (from->cuda_pin_why && !(to->cuda_pin_why = cl_strdup(from->cuda_pin_why)))
     return 1;
   if (from->requirement_count) {

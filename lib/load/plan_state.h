@@ -142,6 +142,9 @@ struct cl_plan_state {
   char *cuda_pin_why;
   /* The plan's CUDA major and what decided it (cudaload_plan). */
   int plan_cuda_major;
+  /* 1 when nothing of the caller's said it: the newest CUDA major found on
+   * the machine, or the newest its driver supports (plan.c). */
+  int plan_cuda_guessed;
   char *plan_cuda_reason;
   cl_requirement *requirements;
   size_t requirement_count, requirement_capacity;
@@ -152,6 +155,9 @@ struct cl_plan_state {
    * loader model opens as the program would (doctor, preload, exec). */
   char **program_files;
   size_t program_file_count, program_file_capacity;
+  /* The targets cudaload_require_for() was given, as given ("torch",
+   * "/opt/app/bin/app"), joined by ", "; NULL when none. */
+  char *program_targets;
   /* Of those, the plugins: libraries no file of their distribution needs,
    * opened by path when the program asks for one (program.c). */
   char **program_plugins;

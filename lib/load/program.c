@@ -1050,6 +1050,21 @@ static void say_sites(cl_buf *b, const program_scan *ps) {
     cl_buf_printf(b, "%s %s", i ? "," : "", ps->sites[i]);
 }
 
+/* The target as given, for the reports' first line ("torch"). */
+static int remember_target(cudaload_ctx *ctx, const char *target) {
+  cl_plan_state *state = cl_plan_state_make(ctx);
+  if (!state)
+    return CUDALOAD_E_NO_MEMORY;
+  char *joined = state->program_targets
+                     ? cl_strdup_printf("%s, %s", state->program_targets, target)
+                     : cl_strdup(target);
+  if (!joined)
+    return CUDALOAD_E_NO_MEMORY;
+  free(state->program_targets);
+  state->program_targets = joined;
+  return CUDALOAD_OK;
+}
+
 int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
   cl_clear_error();
   if (!ctx || !target)
@@ -1087,6 +1102,8 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
     rc = add_derived(ctx, &ps.reqs[i]);
   if (!rc)
     rc = add_files(ctx, &ps);
+  if (!rc)
+    rc = remember_target(ctx, target);
   program_scan_free(&ps);
   if (rc)
     return rc == CUDALOAD_E_NO_MEMORY

@@ -1418,7 +1418,7 @@ class Program(CliTestCase):
                 self.assertIn("libortlike_providers_cuda.so (ELF NEEDED)", q["from"], q)
         self.assertIn("Requires-Dist: nvidia-cudnn-cu12 ~=9.0 of ortlike-gpu 1.0",
                       got["cudnn=9"]["from"])
-        text = run_cli("doctor", *args).stdout
+        text = run_cli("doctor", "--verbose", *args).stdout
         self.assertIn("from needed by %s" % (self.tree / "site-packages" / "ortlike" / "capi" /
                                              "libortlike_providers_cuda.so"), text)
 
@@ -2309,7 +2309,7 @@ class Doctor(CliTestCase):
         self.assertEqual(got, {"cudart": ("environment", "interpreter", 13, False),
                                "cudnn=8": ("environment", "interpreter", 12, True),
                                "cublas=12": ("environment", "interpreter", 12, True)}, got)
-        text = self.doctor(*args).stdout
+        text = self.doctor("--verbose", *args).stdout
         self.assertIn("cuda major    13 (the CUDA major of the libraries in the active "
                       "environment's folders)", text)
         self.assertIn("decided by tier environment (interpreter), CUDA 12: a second CUDA major, "
@@ -2372,7 +2372,7 @@ class Doctor(CliTestCase):
                    "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your "
                    "library path!\n")
         base = ["--no-defaults", "--root", to_cli(tree)]
-        r = self.doctor(*(base + ["--error", message]), rc=6)
+        r = self.doctor(*(["--verbose"] + base + ["--error", message]), rc=6)
         self.assertIn("\nError message\n  read          Could not locate cudnn_ops_infer64_8.dll. "
                       "Please make sure it is in your library path!\n", r.stdout, r.describe())
         self.assertIn("  requires      cudnn=8 (see Plan)\n", r.stdout)
@@ -2474,7 +2474,7 @@ class Doctor(CliTestCase):
                               stderr=subprocess.PIPE, timeout=TIMEOUT_S)
         r = Result(printed + ["--", "cudaload", "doctor"] + args, proc)
         self.assertEqual(r.rc, 0, r.describe())
-        self.assertIn("Problems and fixes\n  none\n", r.stdout, r.describe())
+        self.assertTrue(r.stdout.split("\n")[0].endswith("; no problem"), r.describe())
         self.assertEqual(r.stderr, "", r.describe())
         doc = self.parse_json(self.doctor(*(args + ["--format", "json"])))
         self.assertEqual(doc["driver"]["source"], "scan")
@@ -2489,9 +2489,72 @@ class Doctor(CliTestCase):
         # Each problem once, though every preloaded sub-library makes the open.
         self.assertEqual(len(texts), len(set(texts)), texts)
 
-    def test_text_sections_aligned_and_without_colour_in_a_pipe(self):
+    def short_form_lines(self, text):
+        """The short form's lines, checked for what every short form holds:
+        the verdict first, requirement lines next, the problems (commands
+        alone on their lines) last, then the one line that says how to see
+        the rest."""
+        lines = text.rstrip("\n").split("\n")
+        self.assertNotIn("Platform", lines, text)
+        self.assertEqual(lines[-1], "the whole report: cudaload doctor --verbose", text)
+        return lines
+
+    def test_the_answer_comes_first_on_one_screen(self):
+        """Issue 46: a healthy environment's answer is its first line and one
+        line per requirement, on one screen of 80 columns."""
+        driver = self.driver_root()
+        wheels = self.fixture(*(("windows", "site-packages") if CLI_IS_WINDOWS
+                                else ("wheels-cu12", "site-packages")))
+        specs = "cudart=12,cublas=12,cufft=11" if CLI_IS_WINDOWS else \
+            "cudart=12,cublas=12,cudnn=8,cufft=11,nvrtc=12"
+        r = self.doctor("--no-defaults", "--root", to_cli(wheels), "--root", to_cli(driver),
+                        "--require", specs, rc=0)
+        lines = self.short_form_lines(r.stdout)
+        self.assertLessEqual(len(lines), 25, r.stdout)
+        self.assertTrue(all(len(line) <= 80 for line in lines), r.stdout)
+        self.assertRegex(lines[0], r"^%d requirements \(CUDA 12\): all %d found in the roots given; "
+                                   r"no problem$" % (specs.count(",") + 1, specs.count(",") + 1))
+        self.assertEqual(lines[1], "")
+        rows = lines[2:2 + specs.count(",") + 1]
+        self.assertEqual([row.split()[:2] for row in rows], [["ok", spec] for spec in specs.split(",")])
+        self.assertTrue(all(row.split()[-1] == "root" for row in rows), rows)
+        self.assertNotIn("Problems and fixes", r.stdout)
+        # --verbose: every section, as before.
+        full = self.doctor("--verbose", "--no-defaults", "--root", to_cli(wheels), "--root",
+                           to_cli(driver), "--require", specs, rc=0).stdout.split("\n")
+        self.assertEqual([s for s in DOCTOR_SECTIONS if s in full], list(DOCTOR_SECTIONS))
+
+    def test_a_failure_shows_its_cause_and_fix_first(self):
+        """Issue 46: the first line names the first problem; a missing
+        requirement is a FAIL line; the problems and their fixes follow,
+        each command alone on its line."""
         tree = self.fixture(*self.cudnn8_tree())
         r = self.doctor("--no-defaults", "--root", to_cli(tree), "--require", "cudnn=8,cudnn=9", rc=6)
+        lines = self.short_form_lines(r.stdout)
+        self.assertRegex(lines[0], r"^cudnn=8, cudnn=9: 1 of 2 found; \d problems?: "
+                                   r"cudnn=9: no usable cudnn library$")
+        self.assertEqual(lines[2].split()[:2], ["ok", "cudnn=8"])
+        self.assertEqual(lines[3].split(), ["FAIL", "cudnn=9", "missing"])
+        problems = lines.index("Problems and fixes")
+        self.assertGreater(problems, 3)
+        self.assertTrue(lines[problems + 1].startswith("  1. cudnn=9: no usable cudnn library"), r.stdout)
+        commands = [l.strip() for l in lines[problems:] if re.match(r"^ +(fix: )?(py -m )?pip install ", l)]
+        self.assertTrue(commands, r.stdout)
+        for command in commands:
+            command = command[len("fix: "):] if command.startswith("fix: ") else command
+            self.assertRegex(command, r"^(py -m )?pip install \S+$", "a command alone: " + r.stdout)
+        # The records say the same, whatever the text's form.
+        doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--require",
+                                          "cudnn=8,cudnn=9", "--format", "json", rc=6))
+        self.assertEqual(doc, self.parse_json(self.doctor("--verbose", "--no-defaults", "--root",
+                                                          to_cli(tree), "--require", "cudnn=8,cudnn=9",
+                                                          "--format", "json", rc=6)))
+        self.assertEqual(doc["problems"][0]["kind"], "unsatisfied")
+
+    def test_text_sections_aligned_and_without_colour_in_a_pipe(self):
+        tree = self.fixture(*self.cudnn8_tree())
+        r = self.doctor("--verbose", "--no-defaults", "--root", to_cli(tree), "--require",
+                        "cudnn=8,cudnn=9", rc=6)
         self.assertNotIn("\x1b[", r.stdout, "colour codes in a pipe")
         lines = r.stdout.split("\n")
         positions = [lines.index(s) for s in DOCTOR_SECTIONS]
@@ -2515,7 +2578,7 @@ class Doctor(CliTestCase):
             self.skipTest("checked against a Linux build (Wine has no pty console)")
         import pty
 
-        def on_tty(extra_env, without=()):
+        def on_tty(extra_env, without=(), short=False):
             env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
             env["TERM"] = "xterm-256color"
             env.update(extra_env)
@@ -2523,7 +2586,8 @@ class Doctor(CliTestCase):
                 env.pop(name, None)
             master, slave = pty.openpty()
             try:
-                proc = subprocess.Popen(CLI + ["doctor", "--no-defaults"], stdout=slave,
+                args = ["--no-defaults", "--require", "cudnn=99"] if short else ["--verbose", "--no-defaults"]
+                proc = subprocess.Popen(CLI + ["doctor"] + args, stdout=slave,
                                         stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
                 os.close(slave)
                 out = b""
@@ -2541,6 +2605,11 @@ class Doctor(CliTestCase):
                 os.close(master)
 
         self.assertIn("\x1b[1mPlatform\x1b[0m", on_tty({}))
+        # The short form's marks: where the terminal shows UTF-8, else words.
+        self.assertIn("\u2717", on_tty({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}, short=True))
+        self.assertNotIn("\u2717", on_tty({"LANG": "C", "LC_ALL": "C"}, short=True))
+        self.assertIn("FAIL", on_tty({"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "NO_COLOR": "1"},
+                                     short=True))
         self.assertIn("\x1b[", on_tty({"NO_COLOR": ""}), "an empty NO_COLOR does not turn colour off")
         plain = on_tty({"NO_COLOR": "1"})
         self.assertNotIn("\x1b[", plain)
@@ -3446,7 +3515,7 @@ class Hardening(CliTestCase):
         self.require_linux_tool("checked against a Linux build")
         driver = str(self.fixture("fake_cuda", "driver", "libcuda.so.1"))
         env = dict(os.environ, FAKE_CUDA_DEVICE_NAME="GPU\x1b]0;pwned\x07\rX")
-        for args in (["probe", "--driver", driver], ["doctor", "--no-defaults", "--probe"]):
+        for args in (["probe", "--driver", driver], ["doctor", "--verbose", "--no-defaults", "--probe"]):
             if args[0] == "doctor":
                 env["CUDALOAD_DRIVER"] = driver
             rc, out, err = self.run_raw(*args, env=env)

@@ -1150,9 +1150,12 @@ class Context:
             lib.call("cudaload_probe_free", handle)
 
     def doctor(self, format: str = "text", probe: bool = False, color: bool = False,
-               probe_out_of_process: bool = False) -> "DoctorReport":
+               probe_out_of_process: bool = False, short: bool = False,
+               marks: bool = False) -> "DoctorReport":
         """cudaload_doctor(): the whole diagnosis as one report. ``format``
-        is the str "text", "json" or "yaml"."""
+        is the str "text", "json" or "yaml". ``short``: the text's short
+        form, the answer first on one screen (CUDALOAD_DOCTOR_SHORT), with
+        the marks U+2713/U+2717 for ok/FAIL when ``marks``."""
         from ._extra import _FORMATS, DoctorReport, _read_problems
         lib = self._lib
         _need(lib, "cudaload_doctor")
@@ -1167,6 +1170,10 @@ class Context:
             flags |= C.CUDALOAD_DOCTOR_PROBE | C.CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS
         if color:
             flags |= C.CUDALOAD_DOCTOR_COLOR
+        if short:
+            flags |= C.CUDALOAD_DOCTOR_SHORT
+        if short and marks:
+            flags |= C.CUDALOAD_DOCTOR_MARKS
         status, text = lib.doctor(self.handle, _FORMATS[format], flags)
         if status != C.CUDALOAD_OK or text is None:
             _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_doctor")

@@ -162,8 +162,12 @@ def _doctor(args: argparse.Namespace) -> int:
                 ctx.read_error_message(sys.stdin.read() if args.error == "-" else args.error)
             if args.manifest:
                 ctx.load_manifest(args.manifest)
-            report = ctx.doctor(args.format, probe=probe, color=args.format == "text" and _want_color(),
-                                probe_out_of_process=args.out_of_process)
+            color = args.format == "text" and _want_color()
+            # The answer first, as the tool prints it; --verbose: every section.
+            report = ctx.doctor(args.format, probe=probe, color=color,
+                                probe_out_of_process=args.out_of_process,
+                                short=not args.verbose,
+                                marks=color and (sys.stdout.encoding or "").lower().replace("-", "") == "utf8")
             # The exit status counts the problems, which the JSON report lists.
             as_json = report if args.format == "json" else ctx.doctor(
                 "json", probe=probe, probe_out_of_process=args.out_of_process)
@@ -227,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("-m", "--manifest", metavar="FILE", type=_path,
                         help="read requirements, roots, policy and probe from a cudaload.yaml")
     doctor.add_argument("--probe", action="store_true", help="also run the GPU probe")
+    doctor.add_argument("-v", "--verbose", action="store_true",
+                        help="the whole report, in sections (default: the answer first)")
     doctor.add_argument("--out-of-process", action="store_true",
                         help="run the GPU probe in a child process (implies --probe)")
     doctor.set_defaults(run=_doctor)

@@ -176,6 +176,8 @@ CUDALOAD_EXPLAIN_SYMBOLS = 0x100
 CUDALOAD_DOCTOR_PROBE = 0x1
 CUDALOAD_DOCTOR_COLOR = 0x2
 CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS = 0x4
+CUDALOAD_DOCTOR_SHORT = 0x8
+CUDALOAD_DOCTOR_MARKS = 0x10
 
 # The names of plan states, probe reasons and stage statuses come from the
 # library (cudaload_plan_state_name(), cudaload_probe_reason_name(),

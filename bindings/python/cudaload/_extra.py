@@ -337,7 +337,8 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
            site_packages: "Union[Iterable[PathLike], None, bool]" = None,
            defaults: bool = True, format: str = "text", probe: bool = False,
            color: bool = False, probe_out_of_process: bool = False, *,
-           for_: "Any" = None, error: "Optional[str]" = None) -> "DoctorReport":
+           for_: "Any" = None, error: "Optional[str]" = None,
+           short: bool = False) -> "DoctorReport":
     """The whole diagnosis, as ``cudaload doctor`` prints it:
     ``print(cudaload.doctor())``. ``require`` is a str or an iterable of
     str, as for setup(); ``roots`` (explicit tier), ``site_packages``
@@ -352,7 +353,10 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     (Context.read_error_message(); BadSpecError, listing the forms
     understood, when it holds none). ``for_`` names the program (a module
     of this environment, or a path) whose needs are the requirements, as
-    ``cudaload doctor --for``; NotFoundError when it is none. Raises
+    ``cudaload doctor --for``; NotFoundError when it is none. ``short``:
+    the text's short form, the answer first on one screen, as the tool
+    prints it without --verbose (the records are the same: ``problems``
+    of the report). Raises
     MissingFunctionError if this libcudaload has no doctor; TypeError and
     InvalidArgumentError for arguments as setup() does."""
     specs = _spec_list(require)
@@ -361,7 +365,7 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
             ctx.read_error_message(error)
         ctx.require(specs)
         ctx.require_for(for_)
-        return ctx.doctor(format, probe, color, probe_out_of_process)
+        return ctx.doctor(format, probe, color, probe_out_of_process, short=short)
 
 
 def explain(files: "Optional[Iterable[PathLike]]" = None, pid: "Optional[int]" = None,

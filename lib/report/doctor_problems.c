@@ -1,0 +1,892 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * doctor_problems.c - the doctor's judgement (doctor_problems.h): every problem
+ * the gathered facts show, recorded as a problem record (problem/problem.h)
+ * with its kind, facts and fix steps, in the order the report lists them.
+ */
+#include "report/doctor_problems.h"
+#include "load/manifest.h"
+#include "load/plan_judge.h"
+#include "load/verdict.h"
+#include "scan/ldcache.h"
+#include "os/loader.h"
+#include "report/error_message_report.h"
+#include "scan/roots.h"
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A new problem of kind, or NULL when out of memory (then the setters do
+ * nothing and the report says it ran out). */
+static cl_problem *add(cl_doctor *d, int kind) {
+  return cl_problem_add(&d->problems, kind);
+}
+
+static void fact(cl_doctor *d, cl_problem *p, int which, int source,
+                 const char *value) {
+  cl_problem_fact(&d->problems, p, which, source, value);
+}
+
+/* A problem whose sentence its stage wrote (a finding, a warning), with a
+ * fix its stage gave only in words. */
+static cl_problem *add_said(cl_doctor *d, int kind, const char *text,
+                            const char *fix_words) {
+  cl_problem *p = add(d, kind);
+  cl_problem_say(&d->problems, p, text);
+  if (p && fix_words)
+    cl_fix_add_note(&p->fix, "%s", fix_words);
+  return p;
+}
+
+/* A finding that stops nothing loading, once. */
+static void add_note(cl_doctor *d, int kind, const char *text,
+                     const char *fix) {
+  for (size_t i = 0; i < d->problems.count; ++i)
+    if (d->problems.items[i].note && d->problems.items[i].said &&
+        strcmp(d->problems.items[i].said, text) == 0)
+      return;
+  cl_problem *p =
+      add_said(d, kind, text, fix ? fix : "cudaload explain says more");
+  if (p)
+    p->note = 1;
+}
+
+/* Where a requirement came from (CUDALOAD_FROM_*). */
+static int requirement_source(const cl_requirement *r) {
+  return r->source ? r->source : CUDALOAD_FROM_REQUEST;
+}
+
+static void unsatisfied_problems(cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r) {
+    const cl_requirement *req = &cl_plan_state_of(ctx)->requirements[r];
+    if (cl_doctor_requirement_satisfied(ctx, r, NULL))
+      continue;
+    const cl_requirement_outcome *o = r < cl_plan_state_of(ctx)->outcome_count
+                                          ? &cl_plan_state_of(ctx)->outcomes[r]
+                                          : NULL;
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_UNSATISFIED);
+    fact(d, p, CUDALOAD_FACT_REQUIREMENT, requirement_source(req), req->text);
+    fact(d, p, CUDALOAD_FACT_FAMILY, CUDALOAD_FROM_MACHINE, req->entry->family);
+    fact(d, p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE, req->entry->name);
+    /* The first rejected candidate says most about why. */
+    if (o && o->rejected_count) {
+      fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE,
+           o->rejected[0].path);
+      fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+           o->rejected[0].why);
+    }
+    if (o && o->fix_cuda_major)
+      cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_CUDA_MAJOR,
+                          o->fix_cuda_source, o->fix_cuda_major);
+    if (p && o && o->fix_steps.count)
+      cl_fix_append(&p->fix, &o->fix_steps);
+    else if (p)
+      cl_fix_add_note(&p->fix,
+                      "add the folder that holds %s with --root or in the "
+                      "manifest's roots",
+                      req->entry->name);
+  }
+}
+
+static void conflict_problems(cl_doctor *d) {
+  for (size_t i = 0; i < cl_plan_state_of(d->ctx)->conflict_count; ++i) {
+    const cl_conflict *c = &cl_plan_state_of(d->ctx)->conflicts[i];
+    cl_problem *p = add_said(d, CUDALOAD_PROBLEM_CONFLICT, c->problem, c->fix);
+    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, c->path);
+  }
+}
+
+static void load_failure_problems(cl_doctor *d) {
+  for (size_t i = 0; i < cl_plan_state_of(d->ctx)->plan_count; ++i) {
+    const cl_plan_entry *e = &cl_plan_state_of(d->ctx)->plan[i];
+    if (e->state != CUDALOAD_STATE_FAILED)
+      continue;
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_LOAD_FAILED);
+    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, e->path);
+    if (!p)
+      continue;
+    cl_fix_step *inspect = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&p->fix, inspect, "cudaload");
+    cl_fix_arg(&p->fix, inspect, "inspect");
+    cl_fix_arg(&p->fix, inspect, e->path);
+    cl_fix_note(&p->fix, inspect,
+                "it lists what the file needs; put the missing libraries "
+                "beside it or on %s",
+                cudaload_env_name());
+  }
+}
+
+static void install_driver_fix(cl_fix *fix) {
+  cl_fix_add_note(fix, "%s",
+                  cl_doctor_host_naming() == CL_NAMING_WINDOWS
+                      ? "install the NVIDIA driver "
+                        "(https://www.nvidia.com/drivers), then check with "
+                        "nvidia-smi"
+                      : "install the NVIDIA driver (Ubuntu: sudo "
+                        "ubuntu-drivers install; others: "
+                        "https://www.nvidia.com/drivers), then check with "
+                        "nvidia-smi");
+}
+
+/* The oldest driver branch each CUDA major runs on (NVIDIA's CUDA
+ * compatibility guide: minor-version compatibility within a major). */
+static long minimum_driver_branch(int cuda_major) {
+  static const struct {
+    int cuda;
+    long linux_branch, windows_branch;
+  } table[] = {{11, 450, 452}, {12, 525, 527}, {13, 580, 580}};
+  for (size_t i = 0; i < sizeof table / sizeof *table; ++i)
+    if (table[i].cuda == cuda_major)
+      return cl_doctor_host_naming() == CL_NAMING_WINDOWS
+                 ? table[i].windows_branch
+                 : table[i].linux_branch;
+  return 0;
+}
+
+static void driver_problems(cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  /* The probe, when it ran, knows best; its verdict is reported below. */
+  if (d->probe)
+    return;
+  if (!d->driver_path) {
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_DRIVER_ABSENT);
+    fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, cl_os_driver_name());
+    if (p)
+      install_driver_fix(&p->fix);
+    return;
+  }
+  if (!d->driver_version)
+    return;
+  int cuda_needed = 0;
+  const char *needed_by = NULL;
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
+    const cl_library *lib =
+        cl_inventory_library_at(ctx, cl_plan_state_of(ctx)->plan[i].path);
+    if (lib && lib->cuda_major > cuda_needed) {
+      cuda_needed = lib->cuda_major;
+      needed_by = lib->path;
+    }
+  }
+  long branch = strtol(d->driver_version, NULL, 10);
+  long minimum = minimum_driver_branch(cuda_needed);
+  if (!minimum || branch <= 0 || branch >= minimum)
+    return;
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_DRIVER_TOO_OLD);
+  fact(d, p, CUDALOAD_FACT_DRIVER, CUDALOAD_FROM_MACHINE, d->driver_version);
+  cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_CUDA_MAJOR,
+                      CUDALOAD_FROM_MACHINE, cuda_needed);
+  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, needed_by);
+  cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_WANTED,
+                      CUDALOAD_FROM_MACHINE, minimum);
+  if (p)
+    cl_fix_add_note(&p->fix,
+                    "update the NVIDIA driver to %ld or newer, or use CUDA %d "
+                    "builds of the libraries",
+                    minimum, cuda_needed - 1);
+}
+
+static const char *probe_fix(int reason) {
+  switch (reason) {
+  case CUDALOAD_REASON_DRIVER_BROKEN:
+    return "reinstall the NVIDIA driver: its libcuda lacks entry points";
+  case CUDALOAD_REASON_INIT_FAILED:
+    return "run nvidia-smi; if it fails too, reload the driver (reboot after "
+           "a driver update)";
+  case CUDALOAD_REASON_NO_DEVICE:
+    return "make a GPU visible: check nvidia-smi and CUDA_VISIBLE_DEVICES; "
+           "in a container, run it with --gpus all";
+  case CUDALOAD_REASON_DRIVER_TOO_OLD:
+    return "update the NVIDIA driver to one that supports the planned CUDA "
+           "runtime, or require an older CUDA major";
+  case CUDALOAD_REASON_DEVICE_FAILED:
+    return "check nvidia-smi for errors and for GPU memory used up by other "
+           "processes";
+  case CUDALOAD_REASON_MISSING_LIBRARY:
+    return "add the missing library: see the fix lines of the requirements";
+  case CUDALOAD_REASON_LIBRARY_FAILED:
+    return "reinstall the library that failed as one release of the CUDA "
+           "major of the runtime and driver: cuBLAS and cuBLASLt together, "
+           "cuDNN with its sub-libraries (pip install --force-reinstall of "
+           "one CUDA major's wheels, or the toolkit's package)";
+  case CUDALOAD_REASON_WRONG_RESULT:
+    return "check nvidia-smi -q for ECC errors and update the NVIDIA driver";
+  case CUDALOAD_REASON_TIMEOUT:
+    return "the driver hung: run nvidia-smi; a reboot usually clears it";
+  case CUDALOAD_REASON_PROBE_CRASHED:
+    return "update the NVIDIA driver; run cudaload doctor --probe in-process "
+           "under a debugger to see where it crashes";
+  default:
+    return NULL;
+  }
+}
+
+static void probe_problems(cl_doctor *d) {
+  if (d->probe_error) {
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_PROBE_FAILED);
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, d->probe_error);
+    if (p) {
+      cl_fix_step *again = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+      static const char *const words[] = {"cudaload", "doctor", "--probe",
+                                          "--out-of-process"};
+      for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+        cl_fix_arg(&p->fix, again, words[k]);
+    }
+    return;
+  }
+  if (!d->probe || cudaload_probe_verdict(d->probe) == CUDALOAD_GPU_OK ||
+      d->probe_explained)
+    return;
+  int reason = cudaload_probe_reason(d->probe);
+  if (reason == CUDALOAD_REASON_MISSING_LIBRARY && d->plan_error)
+    return; /* already a problem of its own, with its fix */
+  /* The failed stage says what went wrong; the summary also carries a fix,
+   * which the fix line gives on its own. */
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_PROBE_FAILED);
+  int stage_said = 0;
+  for (size_t i = 0; i < cudaload_probe_stage_count(d->probe) && !stage_said;
+       ++i)
+    if (cudaload_probe_stage_status(d->probe, i) == CUDALOAD_STAGE_FAILED) {
+      fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+           cudaload_probe_reason_name(reason));
+      fact(d, p, CUDALOAD_FACT_STAGE, CUDALOAD_FROM_MACHINE,
+           cudaload_probe_stage_name(d->probe, i));
+      fact(d, p, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_MACHINE,
+           cudaload_probe_stage_message(d->probe, i));
+      stage_said = 1;
+    }
+  if (!stage_said)
+    cl_problem_say(&d->problems, p, cudaload_probe_summary(d->probe));
+  const char *fix = probe_fix(reason);
+  if (!p)
+    return;
+  if (reason == CUDALOAD_REASON_NO_DRIVER)
+    install_driver_fix(&p->fix);
+  else
+    cl_fix_add_note(&p->fix, "%s", fix ? fix : "see the probe's stages above");
+}
+
+static void find_zlib_key(const char *key, const char *path, void *opaque) {
+  (void)path;
+  if (!strcmp(key, "libz.so.1"))
+    *(int *)opaque = 1;
+}
+
+/* Is the system's zlib visible to the dynamic loader: in its cache, in the
+ * usual folders, or already loaded? */
+static int have_system_zlib(void) {
+  int in_cache = 0;
+  char *kept = cl_save_error(); /* no cache, or a broken one: look further */
+  cl_ldcache_read("/etc/ld.so.cache", find_zlib_key, &in_cache);
+  cl_restore_error(kept);
+  if (in_cache)
+    return 1;
+  static const char *const folders[] = {"/lib/x86_64-linux-gnu",
+                                        "/usr/lib/x86_64-linux-gnu",
+                                        "/lib/aarch64-linux-gnu",
+                                        "/usr/lib/aarch64-linux-gnu",
+                                        "/lib64",
+                                        "/usr/lib64",
+                                        "/lib",
+                                        "/usr/lib"};
+  for (size_t i = 0; i < sizeof folders / sizeof *folders; ++i) {
+    char *path = cl_path_join(folders[i], "libz.so.1");
+    int found = path && cl_os_stat_kind(path, NULL) == CL_KIND_REGULAR;
+    free(path);
+    if (found)
+      return 1;
+  }
+  char *loaded = cl_os_loader_find_loaded("libz.so.1");
+  free(loaded);
+  return loaded != NULL;
+}
+
+/* cuDNN 9's sub-libraries NEED the system's libz.so.1, which minimal
+ * containers lack (docs/loader.md, CUDA 1). */
+static void zlib_problem(cl_doctor *d) {
+  if (cl_doctor_host_naming() != CL_NAMING_LINUX)
+    return;
+  const cl_plan_entry *cudnn = NULL;
+  for (size_t i = 0; i < cl_plan_state_of(d->ctx)->plan_count && !cudnn; ++i)
+    if (!strcmp(cl_plan_state_of(d->ctx)->plan[i].entry->family, "cudnn") &&
+        cl_plan_state_of(d->ctx)->plan[i].major >= 9)
+      cudnn = &cl_plan_state_of(d->ctx)->plan[i];
+  if (!cudnn || have_system_zlib())
+    return;
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_ZLIB_MISSING);
+  cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_MAJOR,
+                      CUDALOAD_FROM_MACHINE, cudnn->major);
+  fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, cudnn->path);
+  if (!p)
+    return;
+  cl_fix_step *apt = cl_fix_add(&p->fix, CUDALOAD_FIX_INSTALL);
+  static const char *const words[] = {"apt-get", "install", "zlib1g"};
+  for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+    cl_fix_arg(&p->fix, apt, words[k]);
+  cl_fix_note(&p->fix, apt,
+              "Fedora/RHEL: dnf install zlib; Alpine: apk add zlib");
+}
+
+/* What the loader model says of the plan once it is preloaded in this
+ * process (verdict.c): a library the plan's files need or open by name at
+ * run time that the loader would not find (cuDNN 8's ops_infer opens
+ * libcublas.so.12 at its first kernel: the plan succeeds, the first
+ * convolution fails), a file the loader takes that lacks symbols its
+ * consumer takes from it, two versions or two CUDA majors mixed. The same
+ * sentences as `cudaload explain`; what is reachable is never reported. */
+static int plan_has_second_major(const cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t r = 0; r < ps->outcome_count; ++r)
+    if (ps->outcomes[r].second_major)
+      return 1;
+  return 0;
+}
+
+/* The options that give the tool this doctor's search: --no-defaults and
+ * every root given, so that a printed command finds what the doctor found;
+ * then the requirements. As words of step. */
+static void search_words(cl_fix *fix, cl_fix_step *step,
+                         const cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    cl_fix_arg(fix, step, "--no-defaults");
+  for (size_t i = 0; i < ctx->explicit_count; ++i) {
+    cl_fix_arg(fix, step, "--root");
+    cl_fix_arg(fix, step, ctx->explicit_roots[i]);
+  }
+  cl_buf specs = CL_BUF_INIT;
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    cl_buf_printf(&specs, "%s%s", r ? "," : "", ps->requirements[r].text);
+  char *joined = cl_buf_take(&specs);
+  cl_fix_arg(fix, step, "--require");
+  if (joined)
+    cl_fix_arg(fix, step, joined);
+  else
+    fix->failed = 1;
+  free(joined);
+}
+
+/* The same options as one line of text, for the note that names the other
+ * ways (env, Python). */
+static void search_text(cl_buf *b, const cudaload_ctx *ctx) {
+  cl_fix words = CL_FIX_INIT;
+  cl_fix_step *s = cl_fix_add(&words, CUDALOAD_FIX_COMMAND);
+  search_words(&words, s, ctx);
+  if (s && !words.failed) {
+    cl_buf_puts(b, " ");
+    /* An unspellable root reads DIR here, as in the command. */
+    (void)cl_fix_command_line(b, s, cl_doctor_host_shell());
+  } else {
+    b->failed = 1;
+  }
+  cl_fix_free(&words);
+}
+
+/* The fix for what fails only without cudaload: have it load the plan. */
+static void through_cudaload_fix(const cudaload_ctx *ctx, cl_fix *fix,
+                                 const char *first) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (first)
+    cl_fix_add_note(fix, "%s", first);
+  cl_fix_step *exec = cl_fix_add(fix, CUDALOAD_FIX_RUN_PROGRAM);
+  cl_fix_arg(fix, exec, "cudaload");
+  cl_fix_arg(fix, exec, "exec");
+  search_words(fix, exec, ctx);
+  cl_fix_arg(fix, exec, "--");
+  cl_fix_arg(fix, exec, "PROGRAM");
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
+                    "program's command); or ");
+  if (cl_doctor_host_naming() == CL_NAMING_WINDOWS) {
+    cl_buf_printf(&b, "run what cudaload env --shell cmd");
+    search_text(&b, ctx);
+    cl_buf_printf(&b, " prints (PowerShell: --shell powershell) before it");
+  } else {
+    cl_buf_printf(&b, "eval \"$(cudaload env");
+    search_text(&b, ctx);
+    cl_buf_printf(&b, ")\" before it");
+  }
+  cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
+  cl_buf_printf(&b, "]");
+  if (ctx->explicit_count) {
+    cl_buf_printf(&b, ", roots=[");
+    for (size_t i = 0; i < ctx->explicit_count; ++i)
+      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
+    cl_buf_printf(&b, "]");
+  }
+  cl_buf_printf(&b, ") before the import");
+  char *note = cl_buf_take(&b);
+  if (note)
+    cl_fix_note(fix, exec, "%s", note);
+  else
+    fix->failed = 1;
+  free(note);
+}
+
+static int reported(const cl_doctor *d, const char *text) {
+  return cl_problem_list_says(&d->problems, text);
+}
+
+/* The programs of the environment roots the scan searched (a venv, a
+ * conda prefix), when none was given (--for): what the user runs there. */
+static int environment_programs(cl_doctor *d, cl_program_set *set) {
+  const cudaload_ctx *ctx = d->ctx;
+  size_t file_capacity = 0, plugin_capacity = 0;
+  memset(set, 0, sizeof *set);
+  for (size_t r = 0; r < cl_inventory_of(ctx)->root_count; ++r) {
+    if (cl_origin_tier(cl_inventory_of(ctx)->roots[r].origin) !=
+        CL_TIER_ENVIRONMENT)
+      continue;
+    cl_program_set more;
+    int rc =
+        cl_program_files_in(d->ctx, cl_inventory_of(ctx)->roots[r].path, &more);
+    if (rc) {
+      cl_program_set_free(set);
+      return rc;
+    }
+    for (size_t i = 0; i < more.file_count; ++i) {
+      int have = 0;
+      for (size_t k = 0; k < set->file_count && !have; ++k)
+        have = strcmp(set->files[k], more.files[i]) == 0;
+      if (have || cl_reserve((void **)&set->files, &file_capacity,
+                             set->file_count + 1, sizeof *set->files))
+        continue; /* kept in `more`, freed below */
+      set->files[set->file_count++] = more.files[i];
+      more.files[i] = NULL;
+    }
+    for (size_t i = 0; i < more.plugin_count; ++i) {
+      if (cl_reserve((void **)&set->plugins, &plugin_capacity,
+                     set->plugin_count + 1, sizeof *set->plugins))
+        continue;
+      set->plugins[set->plugin_count++] = more.plugins[i];
+      more.plugins[i] = NULL;
+    }
+    cl_program_set_free(&more);
+  }
+  return CUDALOAD_OK;
+}
+
+/* The plan's files as the process has them now, without cudaload: the
+ * program's own files, when it is known (--for), opened as it opens them;
+ * else each main library opened by absolute path (however the program
+ * finds it), and the programs of the active environment. Their needs and
+ * run-time opens are resolved in this environment as it is. What fails
+ * here and not once the plan is preloaded is what the user's error comes
+ * from, and cudaload is its fix. */
+static cudaload_explain *verdict_as_it_is(cl_doctor *d,
+                                          size_t *environment_first) {
+  cl_loader_model m;
+  cudaload_explain *e = cl_verdict_new();
+  int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
+  *environment_first = SIZE_MAX;
+  if (rc) {
+    cudaload_explain_free(e);
+    d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+    return NULL;
+  }
+  rc = cl_verdict_preloads(e, d->ctx, &m, 1);
+  cl_program_set program = cl_program_set_of(d->ctx);
+  if (!rc && program.file_count)
+    rc = cl_verdict_open_program(e, d->ctx, &m, &program, CL_VERDICT_CONSUMER);
+  for (size_t i = 0;
+       !rc && !program.file_count && i < cl_plan_state_of(d->ctx)->plan_count;
+       ++i) {
+    const cl_plan_entry *p = &cl_plan_state_of(d->ctx)->plan[i];
+    if (p->entry->role == CL_ROLE_MAIN &&
+        p->requirement < cl_plan_state_of(d->ctx)->requirement_count)
+      rc = cl_verdict_open(e, d->ctx, &m, p->path, 0);
+  }
+  if (!rc && cl_plan_state_of(d->ctx)->program_file_count)
+    cl_verdict_mixes_in(e, &m, "in what the program would load");
+  cl_loader_model_free(&m);
+  /* The environment's programs, each in a process of its own that has
+   * loaded nothing by path before them. */
+  cl_program_set around = {0};
+  if (!rc && !program.file_count)
+    rc = environment_programs(d, &around);
+  *environment_first = e->finding_count;
+  if (!rc && around.file_count && !(rc = cl_loader_model_init_host(&m))) {
+    rc = cl_verdict_preloads(e, d->ctx, &m, 1);
+    if (!rc)
+      rc = cl_verdict_open_program(e, d->ctx, &m, &around, CL_VERDICT_CONSUMER);
+    cl_loader_model_free(&m);
+  }
+  cl_program_set_free(&around);
+  d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+  return e;
+}
+
+/* Whether name is a library of a family the requirements name. */
+static int required_name(const cudaload_ctx *ctx, const char *name) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  cl_name_match m;
+  if (!name || !cl_catalog_match(name, cl_ctx_naming(ctx), &m))
+    return 0;
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    if (strcmp(ps->requirements[r].entry->family, m.entry->family) == 0)
+      return 1;
+  return 0;
+}
+
+/* The names one opener needs (lazy 0) or opens by name (lazy 1) that are
+ * not found as it is, joined: "libcublasLt.so.12, libcublas.so.12". */
+static char *names_not_found_from(const cudaload_explain *e,
+                                  const char *consumer, int lazy,
+                                  size_t *count) {
+  cl_buf b = CL_BUF_INIT;
+  *count = 0;
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy || !f->consumer ||
+        strcmp(f->consumer, consumer) != 0)
+      continue;
+    cl_buf_printf(&b, "%s%s", *count ? ", " : "", f->name);
+    ++*count;
+  }
+  return cl_buf_take(&b);
+}
+
+/* Whether finding i is the first not-found of its opener and kind that
+ * counts: of the environment's programs (from environment_first), only
+ * those naming a required family do. */
+static int first_not_found_of(const cudaload_ctx *ctx,
+                              const cudaload_explain *e, size_t i,
+                              size_t environment_first) {
+  const cl_finding *f = &e->findings[i];
+  for (size_t k = 0; k < i; ++k) {
+    const cl_finding *g = &e->findings[k];
+    if (g->kind == CL_FINDING_NOT_FOUND && !g->lazy == !f->lazy &&
+        g->consumer && strcmp(g->consumer, f->consumer) == 0 &&
+        (k < environment_first || required_name(ctx, g->name)))
+      return 0;
+  }
+  return 1;
+}
+
+/* The problem kind of a loader model's finding. */
+static int finding_kind(const cl_finding *f) {
+  switch (f->kind) {
+  case CL_FINDING_NOT_FOUND:
+    return f->lazy ? CUDALOAD_PROBLEM_LAZY_NOT_FOUND
+                   : CUDALOAD_PROBLEM_NOT_FOUND;
+  case CL_FINDING_UNDEFINED_SYMBOLS:
+    return CUDALOAD_PROBLEM_SYMBOLS_MISSING;
+  case CL_FINDING_WRONG_LIBRARY:
+    return CUDALOAD_PROBLEM_WRONG_LIBRARY;
+  case CL_FINDING_SIBLING_SHADOWED:
+    return CUDALOAD_PROBLEM_SHADOWED;
+  case CL_FINDING_BINDS_ELSEWHERE:
+    return CUDALOAD_PROBLEM_BINDS_ELSEWHERE;
+  case CL_FINDING_TWO_VERSIONS:
+    return CUDALOAD_PROBLEM_TWO_VERSIONS;
+  case CL_FINDING_CUDA_MAJORS:
+    return CUDALOAD_PROBLEM_CUDA_MAJORS;
+  case CL_FINDING_EMPTY_ENTRY:
+    return CUDALOAD_PROBLEM_EMPTY_ENTRY;
+  case CL_FINDING_UNREADABLE:
+    return CUDALOAD_PROBLEM_UNREADABLE;
+  case CL_FINDING_PROCESS:
+    return CUDALOAD_PROBLEM_IN_PROCESS;
+  case CL_FINDING_PLUGIN_UNUSABLE:
+    return CUDALOAD_PROBLEM_PLUGIN_UNUSABLE;
+  default: /* CL_FINDING_STOPPED */
+    return CUDALOAD_PROBLEM_STOPPED;
+  }
+}
+
+/* A problem of kind from finding f, its facts the finding's; its sentence
+ * the loader model's (verdict.c). */
+static cl_problem *finding_problem(cl_doctor *d, int kind, const cl_finding *f,
+                                   const char *said) {
+  cl_problem *p = add(d, kind);
+  cl_problem_say(&d->problems, p, said);
+  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, f->consumer);
+  fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE,
+       f->names ? f->names : f->name);
+  fact(d, p, CUDALOAD_FACT_TAKEN, CUDALOAD_FROM_MACHINE, f->taken);
+  fact(d, p, CUDALOAD_FACT_BETTER, CUDALOAD_FROM_MACHINE, f->better);
+  if (f->taken)
+    fact(d, p, CUDALOAD_FACT_RULE, CUDALOAD_FROM_MACHINE,
+         cl_resolve_rule_name(f->rule));
+  return p;
+}
+
+/* One problem for all an opener does not find, as it is: the names it
+ * needs (its load fails at the first), or those it opens by name later. */
+static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
+                              size_t i, size_t environment_first) {
+  const cl_finding *f = &as_is->findings[i];
+  if (!first_not_found_of(d->ctx, as_is, i, environment_first))
+    return;
+  size_t count;
+  char *names = names_not_found_from(as_is, f->consumer, f->lazy, &count);
+  if (!names) {
+    d->failed = 1;
+    return;
+  }
+  /* One name: the loader model's own sentence says where it looked. */
+  cl_problem *p = finding_problem(d, finding_kind(f), f,
+                                  count == 1 && !f->lazy ? f->text : NULL);
+  fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, names);
+  fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
+  /* Where the loader looked, as the first finding says it. */
+  const char *looked = strstr(f->text, " (rule: not-found");
+  if (looked && !f->lazy && count > 1) {
+    char *inside = cl_strndup(
+        looked + 2, strlen(looked + 2) - (cl_ends_with(looked, ")") ? 1 : 0));
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, inside);
+    d->failed |= !inside;
+    free(inside);
+  }
+  if (p)
+    through_cudaload_fix(d->ctx, &p->fix, NULL);
+  free(names);
+}
+
+/* What fails only without cudaload, one problem per opener for the names it
+ * does not find, each with the fix that runs the program through
+ * cudaload. */
+/* Whether f fails the same way with the plan loaded (same kind, consumer
+ * and name): then the plan's problem says it, and "run it through
+ * cudaload" would not fix it. */
+static int fails_with_plan(const cudaload_explain *with_plan,
+                           const cl_finding *f) {
+  for (size_t i = 0; with_plan && i < with_plan->finding_count; ++i) {
+    const cl_finding *g = &with_plan->findings[i];
+    if (g->kind == f->kind && g->consumer && f->consumer && g->name &&
+        f->name && strcmp(g->consumer, f->consumer) == 0 &&
+        strcmp(g->name, f->name) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
+                              size_t environment_first,
+                              const cudaload_explain *with_plan) {
+  for (size_t i = 0; as_is && i < as_is->finding_count; ++i) {
+    const cl_finding *f = &as_is->findings[i];
+    /* The environment's programs, not asked about, count for the names
+     * the requirements plan (what cudaload would load for them). */
+    if (i >= environment_first && !required_name(d->ctx, f->name))
+      continue;
+    if (f->note) {
+      add_note(d, finding_kind(f), f->text, f->fix);
+      continue;
+    }
+    if (f->kind == CL_FINDING_CUDA_MAJORS ||
+        f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text) ||
+        fails_with_plan(with_plan, f))
+      continue;
+    if (f->kind == CL_FINDING_NOT_FOUND && f->consumer) {
+      not_found_problem(d, as_is, i, environment_first);
+      continue;
+    }
+    cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
+    fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
+    if (p)
+      through_cudaload_fix(d->ctx, &p->fix,
+                           f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix);
+  }
+}
+
+static void verdict_problems(cl_doctor *d) {
+  cl_loader_model m;
+  cudaload_explain *e = NULL;
+  /* A library that cannot be read is the preload's to report. */
+  char *kept = cl_save_error();
+  int rc = cl_loader_model_init_host(&m);
+  int have_model = rc == CUDALOAD_OK;
+  if (!rc)
+    rc = cl_verdict_of_plan(d->ctx, &m, cl_manifest_preload_flags(d->ctx), &e);
+  size_t environment_first = SIZE_MAX;
+  cudaload_explain *as_is = cl_plan_state_of(d->ctx)->plan_count
+                                ? verdict_as_it_is(d, &environment_first)
+                                : NULL;
+  cl_restore_error(kept);
+  if (rc == CUDALOAD_E_NO_MEMORY)
+    d->failed = 1;
+  for (size_t i = 0; e && i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    /* A second CUDA major the plan took on purpose (named by a requirement,
+     * or the only one there is) is said in the plan, not a problem. */
+    if (f->kind == CL_FINDING_CUDA_MAJORS && plan_has_second_major(d->ctx))
+      continue;
+    if (f->note) {
+      add_note(d, finding_kind(f), f->text, f->fix);
+      continue;
+    }
+    /* A copy this process has already: who loaded it, and that fix, as
+     * cudaload_preload says it. */
+    char *text = NULL;
+    cl_fix fix = CL_FIX_INIT;
+    int preloaded = 0;
+    int had = have_model ? cl_plan_finding_in_process_steps(&m, f, &text, &fix,
+                                                            &preloaded)
+                         : 0;
+    if (had > 0) {
+      cl_problem *p =
+          finding_problem(d,
+                          preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
+                                    : CUDALOAD_PROBLEM_LOADED_COPY,
+                          f, text);
+      cl_problem_take_fix(&d->problems, p, &fix);
+      free(text);
+      continue;
+    }
+    cl_fix_free(&fix);
+    d->failed |= had < 0;
+    cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
+    if (p)
+      cl_fix_add_note(&p->fix, "%s",
+                      f->fix ? f->fix : "cudaload explain says more");
+  }
+  if (have_model)
+    cl_loader_model_free(&m);
+  as_it_is_problems(d, as_is, environment_first, e);
+  cudaload_explain_free(as_is);
+  cudaload_explain_free(e);
+}
+
+/* The plan's warnings (a library a chosen one opens lazily that no root
+ * holds, plan.c), unless the loader model above already reported a lazy
+ * open of that file: the model sees only what the files say, the plan what
+ * the catalog knows (a sub-library left to its main library is not
+ * modelled), so each can miss what the other finds. */
+static void plan_warning_problems(cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_warning_count; ++i) {
+    const cl_plan_warning *w = &cl_plan_state_of(ctx)->plan_warnings[i];
+    if (reported(d, w->file))
+      continue;
+    cl_problem *p =
+        add_said(d, CUDALOAD_PROBLEM_LAZY_UNPROVIDED, w->problem, w->fix);
+    fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, w->file);
+  }
+}
+
+/* A sub-library (cublasLt, cudnn_ops) whose main library of the same major
+ * is nowhere: a broken or partial install that nothing can use. */
+static void orphan_problems(cl_doctor *d) {
+  const cudaload_ctx *ctx = d->ctx;
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count; ++i) {
+    const cl_library *sub = &cl_inventory_of(ctx)->libraries[i];
+    if (sub->entry->role != CL_ROLE_SUB)
+      continue;
+    int main_found = 0, reported = 0;
+    for (size_t k = 0; k < cl_inventory_of(ctx)->library_count && !main_found;
+         ++k) {
+      const cl_library *l = &cl_inventory_of(ctx)->libraries[k];
+      main_found = l->entry->role == CL_ROLE_MAIN && l->major == sub->major &&
+                   !strcmp(l->entry->family, sub->entry->family);
+    }
+    /* One problem per family and major. */
+    for (size_t k = 0; k < i && !reported; ++k) {
+      const cl_library *l = &cl_inventory_of(ctx)->libraries[k];
+      reported = l->entry->role == CL_ROLE_SUB && l->major == sub->major &&
+                 !strcmp(l->entry->family, sub->entry->family);
+    }
+    if (main_found || reported)
+      continue;
+    char *folder = cl_path_dirname(sub->path);
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_ORPHAN);
+    fact(d, p, CUDALOAD_FACT_FAMILY, CUDALOAD_FROM_MACHINE, sub->entry->family);
+    fact(d, p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE, sub->entry->name);
+    cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_MAJOR,
+                        CUDALOAD_FROM_MACHINE, sub->major);
+    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, sub->path);
+    if (p)
+      cl_fix_add_note(&p->fix,
+                      "reinstall %s %d completely into %s, or delete the "
+                      "stray %s",
+                      sub->entry->family, sub->major,
+                      folder ? folder : "its folder",
+                      cl_path_basename(sub->path));
+    free(folder);
+  }
+}
+
+static void root_problems(cl_doctor *d) {
+  for (size_t i = 0; i < cl_inventory_of(d->ctx)->root_count; ++i) {
+    const cl_root *r = &cl_inventory_of(d->ctx)->roots[i];
+    int source = strcmp(r->origin, "explicit") == 0 ? CUDALOAD_FROM_REQUEST
+                                                    : CUDALOAD_FROM_MACHINE;
+    if (r->status == CUDALOAD_E_INSECURE) {
+      cl_problem *p = add(d, CUDALOAD_PROBLEM_ROOT_REFUSED);
+      fact(d, p, CUDALOAD_FACT_PATH, source, r->path);
+      fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, r->detail);
+      if (p)
+        cl_fix_add_note(&p->fix, "%s, " CL_ALLOW_WRITABLE_RISK,
+                        r->fix ? r->fix : "make it writable only by its owner");
+      continue;
+    }
+    if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)
+      continue;
+    cl_problem *p = add(d, CUDALOAD_PROBLEM_ROOT_UNUSABLE);
+    fact(d, p, CUDALOAD_FACT_PATH, source, r->path);
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+         cudaload_root_status_name(r->status));
+    if (!p)
+      continue;
+    if (r->status == CUDALOAD_E_NOT_A_FILE) {
+      /* A file given as a root: no permission makes it a folder; the one
+       * that holds it is what was meant. */
+      char *folder = cl_path_dirname(r->path);
+      cl_fix_add_note(&p->fix,
+                      "a root is a folder: give the one that holds that "
+                      "file, --root \"%s\" (Python: roots=[...]; or in the "
+                      "manifest's roots)",
+                      folder ? folder : r->path);
+      free(folder);
+      continue;
+    }
+    cl_fix_add_note(
+        &p->fix,
+        "correct the folder given with --root or in the "
+        "manifest's roots%s",
+        r->status == CUDALOAD_E_NOT_FOUND ? "" : ", or make it readable");
+  }
+}
+
+static void add_sink_problem(void *opaque, int kind, char *text, char *fix) {
+  cl_doctor *d = opaque;
+  if (!text || !fix)
+    d->failed = 1;
+  else
+    add_said(d, kind, text, fix);
+  free(text);
+  free(fix);
+}
+
+/* The devices, the display watchdog and the CUDA variables
+ * (runtime_problems.c). */
+static void runtime_problems(cl_doctor *d) {
+  cl_runtime_facts facts = {d->probe, &d->knobs, &d->watchdog};
+  d->probe_explained = cl_runtime_problems(&facts, add_sink_problem, d);
+}
+
+/* What the error messages read into ctx show here (error_message_report.c). */
+static void error_message_problems(cl_doctor *d) {
+  cl_error_message_facts facts = {d->ctx, d->driver_path, &d->driver_files,
+                                  d->probe};
+  cl_error_message_problems(&facts, add_sink_problem, d);
+}
+
+void cl_doctor_find_problems(cl_doctor *d) {
+  error_message_problems(d);
+  unsatisfied_problems(d);
+  root_problems(d);
+  load_failure_problems(d);
+  conflict_problems(d);
+  driver_problems(d);
+  zlib_problem(d);
+  verdict_problems(d);
+  plan_warning_problems(d);
+  orphan_problems(d);
+  runtime_problems(d);
+  probe_problems(d);
+}
