@@ -12,6 +12,7 @@
  */
 #include "report/error_message_report.h"
 #include "common/strutil.h"
+#include "load/error_meaning.h"
 #include "load/error_message.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
@@ -41,6 +42,23 @@ void cl_report_error_messages(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_string(w, m->requirement);
     cl_report_key(w, "diagnosis");
     cl_report_string(w, m->diagnosis);
+    /* Each fact the message states, with the words it was read from: the
+     * report says which facts the message gave (these) and which the
+     * machine did (the rest of the report). */
+    cl_report_key(w, "facts");
+    cl_report_begin_object(w);
+    for (int f = 1; f <= CL_ERROR_FACT_LAST; ++f) {
+      if (!m->facts[f])
+        continue;
+      cl_report_key(w, cudaload_error_message_fact_name(f));
+      cl_report_begin_object(w);
+      cl_report_key(w, "value");
+      cl_report_string(w, m->facts[f]);
+      cl_report_key(w, "source");
+      cl_report_string(w, m->sources[f]);
+      cl_report_end_object(w);
+    }
+    cl_report_end_object(w);
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
