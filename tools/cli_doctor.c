@@ -257,7 +257,11 @@ static int read_error_message(const char *cmd, cudaload_ctx *ctx,
     cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
     return EXIT_INTERNAL;
   }
-  return cli_usage_error(cmd, "--error: %s", cudaload_last_error());
+  /* A usage error, printed whole: it lists every form read, longer than a
+   * usage line. */
+  cli_error("cudaload: %s: --error: %s\nTry 'cudaload %s --help'.\n", cmd,
+            cudaload_last_error(), cmd);
+  return EXIT_USAGE;
 }
 
 /* EXIT_OK, or the exit status with the message printed. */

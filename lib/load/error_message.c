@@ -303,8 +303,8 @@ static int not_recognised(const cl_error_text *t) {
   const cl_error_form *all = cl_error_forms(&count);
   for (size_t i = 0; i < count; ++i)
     if (all[i].example)
-      cl_buf_printf(&forms_text, "%s\"%s\" (%s)", forms_text.len ? "; " : "",
-                    all[i].example, all[i].source);
+      cl_buf_printf(&forms_text, "%s\"%s\"", forms_text.len ? "; " : "",
+                    all[i].example);
   size_t n = cl_quote_length(t->text, t->len, 64);
   char dropped[96] = "";
   if (t->dropped)
@@ -312,10 +312,11 @@ static int not_recognised(const cl_error_text *t) {
              t->dropped);
   int rc = cl_fail(CUDALOAD_E_BAD_SPEC,
                    "error message \"%.*s%s\": no form cudaload knows in it "
-                   "(read %zu line%s, %zu bytes of %s%s); it reads these "
+                   "(read %zu line%s, %zu byte%s of %s%s); it reads these "
                    "(docs/error-messages.md): %s",
                    (int)n, t->text, n < t->len ? "..." : "", t->lines,
-                   t->lines == 1 ? "" : "s", t->size, t->encoding, dropped,
+                   t->lines == 1 ? "" : "s", t->size, t->size == 1 ? "" : "s",
+                   t->encoding, dropped,
                    forms_text.data ? forms_text.data : "");
   cl_buf_free(&forms_text);
   return rc;
