@@ -865,6 +865,20 @@ static void a_text_of_many_names_is_read_in_one_pass(void **state) {
   ctx = reading(text, len);
   assert_int_equal(cudaload_error_message_count(ctx), 1);
   cudaload_destroy(ctx);
+  /* One line of words made of brackets, each before a path: the look back
+   * from every form is bounded, however the words are made. */
+  len = 0;
+  for (size_t i = 0; i < 1000; ++i) {
+    for (size_t k = 0; k < 2000 && len + 64 < size; ++k) {
+      text[len++] = '(';
+      text[len++] = 'a';
+    }
+    len += (size_t)snprintf(text + len, size - len,
+                            "\\y%zu.so: cannot open shared object file ", i);
+  }
+  ctx = reading(text, len);
+  assert_int_equal(cudaload_error_message_count(ctx), 32);
+  cudaload_destroy(ctx);
   free(text);
 }
 
@@ -1194,6 +1208,23 @@ static void the_doctor_judges_a_message_against_this_machine(void **state) {
                         "\"library-missing\",");
   assert_contains(json, "\"requirement\": \"cudnn=8\"");
   cudaload_free(json);
+  cudaload_destroy(ctx);
+
+  /* A path is that file: the library being here in another folder is no
+   * answer to it (issue 43, item 4). */
+  ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_int_equal(cudaload_add_root(ctx, cudnn8_tree()), CUDALOAD_OK);
+  assert_int_equal(cudaload_read_error_message(
+                       ctx, "OSError: /opt/my app/lib/libcudnn_ops_infer.so.8: "
+                            "cannot open shared object file"),
+                   CUDALOAD_OK);
+  text = doctor_text(ctx);
+  assert_contains(text, "the program opened it by its path, /opt/my "
+                        "app/lib/libcudnn_ops_infer.so.8, so the loader "
+                        "looked nowhere else");
+  if (strstr(text, "which is here"))
+    fail_msg("a path's message is answered as a search:\n%s", text);
+  cudaload_free(text);
   cudaload_destroy(ctx);
 
   /* Nowhere to be found: the requirement's own problem and fix. */

@@ -737,8 +737,9 @@ static void note_opened(cl_error_scene *s, const cl_error_hit *h) {
 
 static void note_driver(cl_error_scene *s, const cl_error_hit *h) {
   /* nvidia-smi's "CUDA Version" follows its "Driver Version" on one line. */
-  if (h->form->marker[0] == 'c' && find_between(h->text, h->line_start, h->at,
-                                                "driver version") == (size_t)-1)
+  size_t from = h->at > h->line_start + 256 ? h->at - 256 : h->line_start;
+  if (h->form->marker[0] == 'c' &&
+      find_between(h->text, from, h->at, "driver version") == (size_t)-1)
     return;
   cl_error_span v = version_at(h, h->end);
   if (!v.len || s->driver_cuda[0])

@@ -35,6 +35,10 @@ static int drive_at(const char *s, const char *end) {
 }
 
 cl_error_span cl_error_basename(const char *s, size_t len) {
+  if (!s) {
+    cl_error_span none = {NULL, 0};
+    return none;
+  }
   size_t i = len;
   while (i > 0 && !is_separator(s[i - 1]))
     --i;
@@ -64,13 +68,6 @@ cl_error_path_form cl_error_path_form_of(const char *s, size_t len) {
   return CL_ERROR_NAME;
 }
 
-static int has_separator(const char *s, const char *end) {
-  for (; s < end; ++s)
-    if (is_separator(*s))
-      return 1;
-  return 0;
-}
-
 /* Where a path that includes [from, ...) starts, going back over spaces
  * and brackets to an absolute start ("/", "\", "~", "C:\") that follows a
  * space, bracket or quote; NULL when none comes first, before a quote or
@@ -96,6 +93,7 @@ static const char *absolute_start(const char *line_start, const char *from) {
 
 cl_error_span cl_error_path_before(const char *line_start, const char *at) {
   const char *p = at;
+  int separator = 0; /* one in [p, at): what is read is a path */
   while (p > line_start && at - p < CL_ERROR_WORD_MAX) {
     char c = p[-1];
     /* A drive's colon belongs to the path: "C:\x\y.dll: cannot open". */
@@ -106,12 +104,13 @@ cl_error_span cl_error_path_before(const char *line_start, const char *at) {
       break;
     }
     /* Brackets end a word, not a path: "(x86)\App\x.dll". */
-    if ((c == '(' || c == ')') && has_separator(p, at)) {
+    if ((c == '(' || c == ')') && separator) {
       --p;
       continue;
     }
     if (cl_error_word_ends(c))
       break;
+    separator |= is_separator(c);
     --p;
   }
   cl_error_span w = {p, (size_t)(at - p)};

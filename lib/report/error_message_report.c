@@ -256,10 +256,22 @@ void cl_error_message_problems(const cl_error_message_facts *f,
     case CUDALOAD_MESSAGE_NO_KERNEL_IMAGE:
       no_kernel_image_problem(f, add, opaque);
       continue;
-    default:
+    case CUDALOAD_MESSAGE_LIBRARY_MISSING:
+    case CUDALOAD_MESSAGE_LIBRARY_OR_DEPENDENCY:
       break;
+    default:
+      /* A missing symbol, a version mismatch, no driver, a build without
+       * CUDA, a pip pin: what it means is the message's diagnosis, its
+       * facts are in the report; the answers built on them are the
+       * problem model's (issue 42). Never "its folder is not searched". */
+      continue;
     }
     if (!m->file)
+      continue;
+    /* A path is that file: the loader searched no folder for it, so "the
+     * loader does not search its folder" would be no answer. */
+    const char *form = m->facts[CUDALOAD_MESSAGE_FACT_FILE_FORM];
+    if (form && strcmp(form, "name") != 0)
       continue;
     if (m->requirement) {
       /* Unsatisfied: the doctor's problem for the requirement has the
