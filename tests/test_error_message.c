@@ -390,7 +390,7 @@ static void assert_fact(cudaload_ctx *ctx, size_t i, int fact,
                         const char *want) {
   const char *got = cudaload_error_message_fact(ctx, i, fact);
   char what[64];
-  snprintf(what, sizeof what, "message %zu's %s", i,
+  snprintf(what, sizeof what, "message %lu's %s", (unsigned long)i,
            cudaload_error_message_fact_name(fact));
   assert_same(what, got, want);
   if (want && !cudaload_error_message_fact_source(ctx, i, fact))
@@ -400,7 +400,7 @@ static void assert_fact(cudaload_ctx *ctx, size_t i, int fact,
 static void assert_kind(cudaload_ctx *ctx, size_t i, int kind) {
   if (cudaload_error_message_kind(ctx, i) != kind)
     fail_msg(
-        "message %zu is %s, not %s", i,
+        "message %lu is %s, not %s", (unsigned long)i,
         cudaload_error_message_kind_name(cudaload_error_message_kind(ctx, i)),
         cudaload_error_message_kind_name(kind));
 }
@@ -849,9 +849,9 @@ static void a_text_of_many_names_is_read_in_one_pass(void **state) {
   assert_non_null(text);
   size_t len = 0;
   for (size_t i = 0; i < count; ++i)
-    len +=
-        (size_t)snprintf(text + len, size - len,
-                         "libx%zu.so.1: cannot open shared object file\n", i);
+    len += (size_t)snprintf(text + len, size - len,
+                            "libx%lu.so.1: cannot open shared object file\n",
+                            (unsigned long)i);
   cudaload_ctx *ctx = reading(text, len);
   assert_int_equal(cudaload_error_message_count(ctx), 32);
   assert_same("first", cudaload_error_message_file(ctx, 0), "libx0.so.1");
@@ -874,7 +874,8 @@ static void a_text_of_many_names_is_read_in_one_pass(void **state) {
       text[len++] = 'a';
     }
     len += (size_t)snprintf(text + len, size - len,
-                            "\\y%zu.so: cannot open shared object file ", i);
+                            "\\y%lu.so: cannot open shared object file ",
+                            (unsigned long)i);
   }
   ctx = reading(text, len);
   assert_int_equal(cudaload_error_message_count(ctx), 32);
@@ -959,10 +960,19 @@ static void text_append(record *r, const char *line, size_t len) {
   r->text[r->text_len] = '\0';
 }
 
+/* Copy src into out[size], cut to fit. */
+static void copy_cut(char *out, size_t size, const char *src) {
+  size_t n = strlen(src);
+  if (n >= size)
+    n = size - 1;
+  memcpy(out, src, n);
+  out[n] = '\0';
+}
+
 static void field(char *out, size_t size, const char *line, const char *key) {
   size_t n = strlen(key);
   if (strncmp(line, key, n) == 0)
-    snprintf(out, size, "%s", line + n);
+    copy_cut(out, size, line + n);
 }
 
 /* The fact named as reports write it ("cuda-major"), by its number. */
@@ -1023,8 +1033,8 @@ static int record_read_right(const record *r, char *why, size_t size) {
   }
   if (r->messages >= 0 &&
       cudaload_error_message_count(ctx) != (size_t)r->messages)
-    WRONG(" %zu messages, not %d;", cudaload_error_message_count(ctx),
-          r->messages);
+    WRONG(" %lu messages, not %d;",
+          (unsigned long)cudaload_error_message_count(ctx), r->messages);
   for (size_t i = 0; i < r->fact_count; ++i) {
     const char *eq = strchr(r->facts[i], '=');
     int f = eq ? fact_by_name(r->facts[i], (size_t)(eq - r->facts[i])) : 0;
@@ -1064,7 +1074,7 @@ static void read_corpus_file(const char *path, int *records, int *wrong,
       if (strncmp(line, "=== ", 4) == 0) {
         memset(&r, 0, sizeof r);
         r.messages = -1;
-        snprintf(r.id, sizeof r.id, "%s", line + 4);
+        copy_cut(r.id, sizeof r.id, line + 4);
         in_record = 1;
       }
       continue;
@@ -1084,7 +1094,7 @@ static void read_corpus_file(const char *path, int *records, int *wrong,
         for (int p = 0; p < *project_count; ++p)
           known |= strcmp(projects[p], r.project) == 0;
         if (!known && *project_count < 32)
-          snprintf(projects[(*project_count)++], 64, "%s", r.project);
+          copy_cut(projects[(*project_count)++], 64, r.project);
         free(r.text);
         memset(&r, 0, sizeof r);
         in_record = in_text = 0;
@@ -1110,7 +1120,7 @@ static void read_corpus_file(const char *path, int *records, int *wrong,
     if (strncmp(line, "messages: ", 10) == 0)
       r.messages = atoi(line + 10);
     if (strncmp(line, "fact: ", 6) == 0 && r.fact_count < 12)
-      snprintf(r.facts[r.fact_count++], sizeof r.facts[0], "%s", line + 6);
+      copy_cut(r.facts[r.fact_count++], sizeof r.facts[0], line + 6);
   }
   fclose(f);
   if (in_record)
@@ -1131,12 +1141,15 @@ static void the_corpus_is_read_right(void **state) {
     size_t n = strlen(e->d_name);
     if (n < 5 || strcmp(e->d_name + n - 4, ".txt") != 0)
       continue;
-    char path[4096];
+    char path[8192];
 #ifdef _WIN32
-    snprintf(path, sizeof path, "%s\\%s", corpus_dir(), e->d_name);
+    int w =
+        snprintf(path, sizeof path, "%.4000s\\%.255s", corpus_dir(), e->d_name);
 #else
-    snprintf(path, sizeof path, "%s/%s", corpus_dir(), e->d_name);
+    int w =
+        snprintf(path, sizeof path, "%.4000s/%.255s", corpus_dir(), e->d_name);
 #endif
+    assert_true(w > 0 && (size_t)w < sizeof path);
     read_corpus_file(path, &records, &wrong, projects, &project_count);
   }
   closedir(d);

@@ -225,11 +225,16 @@ static int read_stdin(const char *cmd, stdin_text *out) {
   }
   if (ring_at)
     rotate(text + head, ring, ring_at);
-  if (total > len)
-    cli_error("cudaload: %s: --error -: standard input held %zu bytes; "
-              "read are its first %zu and its last %zu (a log's start-up "
+  if (total > len) {
+    char sizes[160];
+    snprintf(sizes, sizeof sizes,
+             "held %llu bytes; read are its first %llu and its last %llu",
+             (unsigned long long)total, (unsigned long long)head,
+             (unsigned long long)(ring - 2));
+    cli_error("cudaload: %s: --error -: standard input %s (a log's start-up "
               "messages and its traceback)\n",
-              cmd, total, head, ring - 2);
+              cmd, sizes);
+  }
   out->bytes = text;
   out->len = len;
   out->total = total;

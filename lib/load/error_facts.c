@@ -47,11 +47,20 @@ static void set_text(cl_error_draft *d, int fact, cl_error_span value,
   f->source = source;
 }
 
+/* s into out[size], cut to fit (no printf: a cut is expected here). */
+static void copy_cut(char *out, size_t size, const char *s) {
+  size_t n = strlen(s);
+  if (n >= size)
+    n = size - 1;
+  memcpy(out, s, n);
+  out[n] = '\0';
+}
+
 static void set_own(cl_error_draft *d, int fact, const char *value,
                     cl_error_span source) {
   cl_error_fact *f = &d->facts[fact];
   memset(f, 0, sizeof *f);
-  snprintf(f->own, sizeof f->own, "%s", value);
+  copy_cut(f->own, sizeof f->own, value);
   f->source = source;
 }
 
@@ -60,7 +69,7 @@ void cl_error_fact_text(const cl_error_fact *f, char *out, size_t size) {
     return;
   out[0] = '\0';
   if (!f->value.s) {
-    snprintf(out, size, "%s", f->own);
+    copy_cut(out, size, f->own);
     return;
   }
   size_t n = 0;
