@@ -663,6 +663,18 @@ static void the_stated_cuda_major_is_the_programs(void **state) {
   assert_fact(ctx, 0, CUDALOAD_MESSAGE_FACT_CUDA_MAJOR, "12");
   assert_fact(ctx, 0, CUDALOAD_MESSAGE_FACT_CUDA_VERSION, "12.1");
   cudaload_destroy(ctx);
+  /* A wheel's name seen in passing is a fact, too weak to pin the plan
+   * (issue 41, item 3: never a stray wheel's CUDA major). */
+  ctx = reading_text("Collecting nvidia-nccl-cu11\nCould not load library "
+                     "libcudnn_cnn_infer.so.8");
+  assert_fact(ctx, 0, CUDALOAD_MESSAGE_FACT_CUDA_MAJOR, "11");
+  json = NULL;
+  assert_int_equal(cudaload_doctor(ctx, CUDALOAD_FORMAT_JSON, 0, &json),
+                   CUDALOAD_OK);
+  if (strstr(json, "pinned by cuda=11"))
+    fail_msg("a wheel's name pinned the plan:\n%s", json);
+  cudaload_free(json);
+  cudaload_destroy(ctx);
   /* A context pinned already keeps its pin; the messages are still read. */
   ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
   assert_int_equal(cudaload_require(ctx, "cuda=13"), CUDALOAD_OK);

@@ -1058,6 +1058,7 @@ void cl_error_draft_complete(cl_error_draft *d, const cl_error_scene *s) {
   if (!d->cuda_strength && s->cuda_strength && !s->cuda_disagree) {
     set_number(d, CUDALOAD_MESSAGE_FACT_CUDA_MAJOR, s->cuda_major,
                s->cuda_source);
+    d->cuda_strength = s->cuda_strength;
     if (s->cuda_minor >= 0) {
       char v[16];
       snprintf(v, sizeof v, "%d.%d", s->cuda_major, s->cuda_minor);

@@ -35,7 +35,11 @@ typedef struct cl_error_draft {
   cl_error_span file;      /* as written; empty: about no file */
   cl_error_span needed_by; /* empty: not said */
   const char *family;      /* a family it is about without a file, static */
-  int cuda_strength;       /* of its own CUDA major fact, 0: none */
+  /* How strongly its CUDA major fact speaks for the program: 3 its own
+   * requirement or build ("Require ... CUDA 12.*", "+cu121"), 2 a library
+   * name it opens or opened, 1 a name seen in passing (a wheel's "-cu12");
+   * 0: none. */
+  int cuda_strength;
   cl_error_fact facts[CL_ERROR_FACT_LAST + 1];
 } cl_error_draft;
 

@@ -229,7 +229,7 @@ static const cl_error_form forms[] = {
     STATEMENT("jax-cuda", CL_READ_CUDA_IN_NAME, 3, "JAX's plugin"),
     STATEMENT("-cu1", CL_READ_CUDA_IN_NAME, 1, "a wheel's name"),
     STATEMENT("_cu1", CL_READ_CUDA_IN_NAME, 1, "a wheel's name"),
-    STATEMENT("successfully opened dynamic library ", CL_READ_OPENED, 1,
+    STATEMENT("successfully opened dynamic library ", CL_READ_OPENED, 2,
               "TensorFlow"),
     STATEMENT("site-packages", CL_READ_SITE_PACKAGES, 0, "Python"),
     STATEMENT("dist-packages", CL_READ_SITE_PACKAGES, 0, "Python"),

@@ -275,6 +275,7 @@ static int fill_message(cl_error_message *m, const char *text,
   memset(m, 0, sizeof *m);
   int failed = 0;
   m->kind = d->kind;
+  m->cuda_strength = d->cuda_strength;
   m->quote = quote_of(text, d);
   m->file = span_copy(d->file);
   m->needed_by = span_copy(d->needed_by);
@@ -310,14 +311,14 @@ static int not_recognised(const cl_error_text *t) {
   if (t->dropped)
     snprintf(dropped, sizeof dropped, ", %zu bytes in the middle left out",
              t->dropped);
-  int rc = cl_fail(CUDALOAD_E_BAD_SPEC,
-                   "error message \"%.*s%s\": no form cudaload knows in it "
-                   "(read %zu line%s, %zu byte%s of %s%s); it reads these "
-                   "(docs/error-messages.md): %s",
-                   (int)n, t->text, n < t->len ? "..." : "", t->lines,
-                   t->lines == 1 ? "" : "s", t->size, t->size == 1 ? "" : "s",
-                   t->encoding, dropped,
-                   forms_text.data ? forms_text.data : "");
+  int rc =
+      cl_fail(CUDALOAD_E_BAD_SPEC,
+              "error message \"%.*s%s\": no form cudaload knows in it "
+              "(read %zu line%s, %zu byte%s of %s%s); it reads these "
+              "(docs/error-messages.md): %s",
+              (int)n, t->text, n < t->len ? "..." : "", t->lines,
+              t->lines == 1 ? "" : "s", t->size, t->size == 1 ? "" : "s",
+              t->encoding, dropped, forms_text.data ? forms_text.data : "");
   cl_buf_free(&forms_text);
   return rc;
 }
@@ -377,7 +378,8 @@ static int messages_read(const cl_error_text *t, cl_error_message **out,
 }
 
 /* "cudnn=8,cublas=12" and the CUDA major the messages agree on (cuda=12),
- * unless ctx is pinned already; NULL (with *failed 0) for none. */
+ * from statements that speak for the program, unless ctx is pinned
+ * already; NULL (with *failed 0) for none. */
 static char *requirements_of(const cudaload_ctx *ctx, cl_error_message *ms,
                              size_t n, int *failed) {
   cl_buf spec = CL_BUF_INIT;
@@ -386,7 +388,10 @@ static char *requirements_of(const cudaload_ctx *ctx, cl_error_message *ms,
   for (size_t i = 0; i < n; ++i) {
     if (ms[i].requirement)
       cl_buf_printf(&spec, "%s%s", spec.len ? "," : "", ms[i].requirement);
-    const char *c = ms[i].facts[CUDALOAD_MESSAGE_FACT_CUDA_MAJOR];
+    /* A wheel's name seen in passing is a fact, too weak to pin a plan. */
+    const char *c = ms[i].cuda_strength >= 2
+                        ? ms[i].facts[CUDALOAD_MESSAGE_FACT_CUDA_MAJOR]
+                        : NULL;
     if (c && cuda && strcmp(c, cuda) != 0)
       agree = 0;
     if (c && !cuda)

@@ -21,6 +21,7 @@ typedef struct cl_error_message {
   char *needed_by;   /* the library that needed file; NULL when not said */
   char *requirement; /* "cudnn=8"; NULL for none */
   char *diagnosis;   /* what it means */
+  int cuda_strength; /* how strongly its CUDA major speaks (error_facts.h) */
   /* CUDALOAD_MESSAGE_FACT_* (index 0 unused): the value, and the piece of
    * the text it was read from; NULL where the message does not tell. */
   char *facts[CL_ERROR_FACT_LAST + 1];
