@@ -521,14 +521,17 @@ CUDALOAD_API size_t cudaload_requirement_library(const cudaload_ctx *ctx,
                                                  size_t i);
 
 /* ------------------------------------------------------------------------ */
-/* Error messages: start from the error the user has (CUDALOAD_1.2)         */
+/* Error messages: start from the error the user has (CUDALOAD_1.2, 1.3)    */
 /* ------------------------------------------------------------------------ */
 
-/* What an error message says went wrong (cudaload_error_message_kind). */
+/* What an error message says went wrong (cudaload_error_message_kind). New
+ * kinds are added at the end; a program should treat one it does not know
+ * as "some other failure" (cudaload_error_message_kind_name names it). */
 /** A library could not be found: dlopen's "libcudnn_ops_infer.so.8: cannot
  *  open shared object file", "Could not load library ...", "Could not
  *  locate cudnn_ops_infer64_8.dll", "Library libcublas.so.12 is not found
- *  or cannot be loaded", "cublas64_12.dll is not found". */
+ *  or cannot be loaded", "cublas64_12.dll is not found", "Unable to load any
+ *  of {...}", JAX's "Unable to load cuSPARSE". */
 #define CUDALOAD_MESSAGE_LIBRARY_MISSING 1
 /** Windows could not load a DLL or one of the DLLs it imports ("[WinError
  *  126] ... Could not find module '...' (or one of its dependencies)"), or
@@ -536,38 +539,164 @@ CUDALOAD_API size_t cudaload_requirement_library(const cudaload_ctx *ctx,
 #define CUDALOAD_MESSAGE_LIBRARY_OR_DEPENDENCY 2
 /** CUBLAS_STATUS_NOT_INITIALIZED: cuBLAS could not create its handle. */
 #define CUDALOAD_MESSAGE_CUBLAS_NOT_INITIALIZED 3
-/** "CUDA driver version is insufficient for CUDA runtime version". */
+/** "CUDA driver version is insufficient for CUDA runtime version", "The
+ *  NVIDIA driver on your system is too old (found version 11040)". */
 #define CUDALOAD_MESSAGE_DRIVER_TOO_OLD 4
 /** "no kernel image is available for execution on the device". */
 #define CUDALOAD_MESSAGE_NO_KERNEL_IMAGE 5
+/** A library was loaded but lacks a symbol its consumer binds (since
+ *  CUDALOAD_1.3): "undefined symbol: __nvJitLinkComplete_12_4, version
+ *  libnvJitLink.so.12", "symbol S version N not defined in file F with link
+ *  time reference", Windows' "[WinError 127] The specified procedure could
+ *  not be found": another, older copy of a library was taken. */
+#define CUDALOAD_MESSAGE_SYMBOL_MISSING 6
+/** The library loaded is another version than the program was built
+ *  against (since CUDALOAD_1.3): "Loaded runtime CuDNN library: 8.5.0 but
+ *  source was compiled with: 8.6.0", PyTorch's "cuDNN version
+ *  incompatibility". */
+#define CUDALOAD_MESSAGE_VERSION_MISMATCH 7
+/** No NVIDIA driver or no device is visible (since CUDALOAD_1.3): "Found no
+ *  NVIDIA driver on your system", "no CUDA-capable device is detected". */
+#define CUDALOAD_MESSAGE_DRIVER_MISSING 8
+/** The program's installed build has no CUDA support (since CUDALOAD_1.3):
+ *  onnxruntime's "Specified provider 'CUDAExecutionProvider' is not in
+ *  available provider names", "Torch not compiled with CUDA enabled". */
+#define CUDALOAD_MESSAGE_CUDA_UNAVAILABLE 9
+/** pip installed an NVIDIA wheel of another version than a package pins
+ *  (since CUDALOAD_1.3): "torch 2.5.1+cu124 requires
+ *  nvidia-cudnn-cu12==9.1.0.70; ..., but you have nvidia-cudnn-cu12 9.3.0.75
+ *  which is incompatible", "... which is not installed". */
+#define CUDALOAD_MESSAGE_PACKAGE_CONFLICT 10
+
+/* The facts a message states, for cudaload_error_message_fact() (since
+ * CUDALOAD_1.3). Each is a string read from the message itself (or, for
+ * library, family and major, from the catalog's reading of a name the
+ * message wrote), never from this machine; NULL where the message does not
+ * tell. New facts are added at the end. */
+/** Why it failed, one word: "not-found" (a name the loader searched for in
+ *  every folder it searches), "path-not-found" (the file at the path
+ *  written), "file-or-dependency" (the file or a library it imports: Windows
+ *  126, a reason not given), "older-library" (a symbol a newer release
+ *  defines), "missing-export" (Windows 127: a DLL loaded lacks a function
+ *  its importer needs), "undefined-symbol", "older-runtime", "newer-runtime"
+ *  (a version mismatch), "driver-too-old", "no-driver", "no-device",
+ *  "no-gpu-code", "cublas-init-failed", "cpu-build", "pin-mismatch",
+ *  "pin-not-installed". Never NULL for a message read. */
+#define CUDALOAD_MESSAGE_FACT_CAUSE 1
+/** How the file is written: "name" (looked up by name), "absolute-path"
+ *  (that file and no other), "relative-path" (relative to the program's
+ *  working folder). NULL for a message about no file. */
+#define CUDALOAD_MESSAGE_FACT_FILE_FORM 2
+/** The file's own name, its path left out ("libcudnn.so.9"). */
+#define CUDALOAD_MESSAGE_FACT_FILE_NAME 3
+/** The folder the message's path names: the file's own ("/opt/my app/lib",
+ *  "C:\...\torch\lib"), a root worth searching. */
+#define CUDALOAD_MESSAGE_FACT_FOLDER 4
+/** The catalog library of the file or family ("cudnn_ops", "cublasLt"). */
+#define CUDALOAD_MESSAGE_FACT_LIBRARY 5
+/** Its family ("cudnn", "cublas", "nvjitlink"). */
+#define CUDALOAD_MESSAGE_FACT_FAMILY 6
+/** Its ABI major, as the name or stated version tells ("9"). */
+#define CUDALOAD_MESSAGE_FACT_MAJOR 7
+/** The CUDA major of the program, as the message tells: a file name that
+ *  belongs to one CUDA major (libcudart.so.11.0, cublas64_12.dll), else a
+ *  statement in the text ("Require cuDNN 9.* and CUDA 12.*", "+cu121",
+ *  "Runtime API Version: 11.7", jax_cuda12_plugin, an nvidia-*-cu12 wheel),
+ *  the strongest of those that agree ("12"). */
+#define CUDALOAD_MESSAGE_FACT_CUDA_MAJOR 8
+/** The CUDA version where the text gives its minor too ("12.1" from
+ *  "+cu121", "11.7" from "Runtime API Version: 11.7"). */
+#define CUDALOAD_MESSAGE_FACT_CUDA_VERSION 9
+/** The least version of the library the program needs: "9.1" from
+ *  libcudnn_ops.so.9.1.0 in "Unable to load any of {...}", "12.4" from the
+ *  symbol __nvJitLinkComplete_12_4, "8.6.0" from "compiled with: 8.6.0",
+ *  "9.1.0.70" from a pip pin "==9.1.0.70". */
+#define CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION 10
+/** The version the message says was loaded or installed ("8.5.0" from
+ *  "Loaded runtime CuDNN library: 8.5.0", "9.3.0.75" from pip). */
+#define CUDALOAD_MESSAGE_FACT_FOUND_VERSION 11
+/** The CUDA version the driver supports, as the text says ("11.4" from
+ *  "found version 11040", "11.8" from "Driver API Version: 11.8",
+ *  nvidia-smi's "CUDA Version: 12.2"). */
+#define CUDALOAD_MESSAGE_FACT_DRIVER_CUDA_VERSION 12
+/** The symbol not found ("__nvJitLinkComplete_12_4"). */
+#define CUDALOAD_MESSAGE_FACT_SYMBOL 13
+/** Its version node ("libnvJitLink.so.12"). */
+#define CUDALOAD_MESSAGE_FACT_SYMBOL_VERSION 14
+/** The Windows error: "126" (a module not found), "127" (a procedure not
+ *  found), from its number or its text in any of Windows' languages. */
+#define CUDALOAD_MESSAGE_FACT_WINDOWS_ERROR 15
+/** The names a program tried, in its order, comma-separated
+ *  ("libcudnn_ops.so.9.1.0,libcudnn_ops.so.9.1,libcudnn_ops.so.9,..."). */
+#define CUDALOAD_MESSAGE_FACT_CANDIDATES 16
+/** The Python package the failure happened in ("torch", "onnxruntime",
+ *  "ctranslate2"): from the message's path, else the innermost traceback
+ *  frame before it, else the framework whose words it is. */
+#define CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE 17
+/** The consumer's version, where the text gives it ("2.5.1+cu124"). */
+#define CUDALOAD_MESSAGE_FACT_CONSUMER_VERSION 18
+/** The Python environment the paths run through: its site-packages (or
+ *  dist-packages) folder ("/home/u/.venv/lib/python3.12/site-packages"). */
+#define CUDALOAD_MESSAGE_FACT_ENVIRONMENT 19
+/** The pip distribution the message is about ("nvidia-cudnn-cu12"). */
+#define CUDALOAD_MESSAGE_FACT_DISTRIBUTION 20
+/** The library or program that needed the file, as the message writes it
+ *  (the same text as cudaload_error_message_needed_by()). */
+#define CUDALOAD_MESSAGE_FACT_NEEDED_BY 21
+
+/** The most of one text cudaload_read_error_text() reads (since
+ *  CUDALOAD_1.3): a longer one is read as its first
+ *  CUDALOAD_ERROR_TEXT_HEAD bytes (start-up messages) and its last
+ *  CUDALOAD_ERROR_TEXT_TAIL bytes (the traceback), each cut at a line end.
+ *  `cudaload doctor --error -` keeps the same while reading standard input
+ *  of any size. */
+#define CUDALOAD_ERROR_TEXT_HEAD 4194304
+#define CUDALOAD_ERROR_TEXT_TAIL 29360128
 
 /**
  * Read an error message a program printed (pasted whole: a traceback or a
  * log is fine) and add the requirements it implies to ctx, as
  * cudaload_require() would: "Could not load library libcudnn_ops_infer.so.8"
  * is cudnn=8, onnxruntime's "... with error: libcublasLt.so.12: cannot open
- * shared object file" cublas=12, CUBLAS_STATUS_NOT_INITIALIZED cublas. Each
- * message recognised is kept (it replaces what an earlier call kept) and
- * cudaload_doctor() reports it with a diagnosis and a fix. A text in which
- * no form is recognised returns CUDALOAD_E_BAD_SPEC, the last error listing
- * the forms understood, and changes nothing. docs/error-messages.md lists
- * the forms.
+ * shared object file" cublas=12, CUBLAS_STATUS_NOT_INITIALIZED cublas; a
+ * CUDA major the text states ("Require cuDNN 9.* and CUDA 12.*") pins the
+ * plan's (cuda=12) unless ctx is already pinned. Each message recognised is
+ * kept (it replaces what an earlier call kept) and cudaload_doctor()
+ * reports it with a diagnosis and a fix. A text in which no form is
+ * recognised returns CUDALOAD_E_BAD_SPEC, the last error saying how much
+ * was read and listing the forms understood, and changes nothing.
+ * docs/error-messages.md lists the forms. Linear in the text.
  */
 CUDALOAD_API int cudaload_read_error_message(cudaload_ctx *ctx,
                                              const char *text);
+/**
+ * As cudaload_read_error_message(), for size bytes as a file or a pipe
+ * holds them (since CUDALOAD_1.3): UTF-8, with or without BOM, or UTF-16LE
+ * or BE (by its BOM: what PowerShell 5.1's `>` writes; or by its zero
+ * bytes); NUL bytes and CR count as line ends, terminal colour codes are
+ * left out, lines a console wrapped at its width are joined again, and a
+ * text longer than CUDALOAD_ERROR_TEXT_HEAD + CUDALOAD_ERROR_TEXT_TAIL is
+ * read as its first and last bytes of those sizes. bytes may be NULL when
+ * size is 0. Returns as cudaload_read_error_message().
+ */
+CUDALOAD_API int cudaload_read_error_text(cudaload_ctx *ctx, const void *bytes,
+                                          size_t size);
 /** Number of messages the last cudaload_read_error_message() recognised. */
 CUDALOAD_API size_t cudaload_error_message_count(const cudaload_ctx *ctx);
 /** Message i's CUDALOAD_MESSAGE_* kind; 0 when out of range. */
 CUDALOAD_API int cudaload_error_message_kind(const cudaload_ctx *ctx, size_t i);
 /** "library-missing", "library-or-dependency", "cublas-not-initialized",
- *  "driver-too-old", "no-kernel-image"; NULL for another value. */
+ *  "driver-too-old", "no-kernel-image", "symbol-missing",
+ *  "version-mismatch", "driver-missing", "cuda-unavailable",
+ *  "package-conflict"; NULL for another value. */
 CUDALOAD_API const char *cudaload_error_message_kind_name(int kind);
 /** The line of the text message i was read from (trimmed; cut with "..."
  *  past 240 bytes). NULL when out of range. */
 CUDALOAD_API const char *cudaload_error_message_quote(const cudaload_ctx *ctx,
                                                       size_t i);
 /** The file the message is about ("libcudnn_ops_infer.so.8"; a path as the
- *  message wrote it), NULL for a message about no file. */
+ *  message wrote it, spaces and brackets included), NULL for a message
+ *  about no file. */
 CUDALOAD_API const char *cudaload_error_message_file(const cudaload_ctx *ctx,
                                                      size_t i);
 /** The library that needed that file, when the message says
@@ -581,6 +710,22 @@ cudaload_error_message_requirement(const cudaload_ctx *ctx, size_t i);
 /** What the message means, in a sentence or two. NULL when out of range. */
 CUDALOAD_API const char *
 cudaload_error_message_diagnosis(const cudaload_ctx *ctx, size_t i);
+/** Fact `fact` (CUDALOAD_MESSAGE_FACT_*) of message i (since CUDALOAD_1.3):
+ *  a string owned by ctx, valid until the next text is read; NULL when the
+ *  message does not tell it, i is out of range or fact is unknown. */
+CUDALOAD_API const char *cudaload_error_message_fact(const cudaload_ctx *ctx,
+                                                     size_t i, int fact);
+/** Where fact `fact` of message i was read (since CUDALOAD_1.3): the piece
+ *  of the text that says it ("Require cuDNN 9.* and CUDA 12.*", "+cu121",
+ *  "found version 11040", the file name for a fact the catalog read from
+ *  it); NULL when the fact is. */
+CUDALOAD_API const char *
+cudaload_error_message_fact_source(const cudaload_ctx *ctx, size_t i, int fact);
+/** The name of a CUDALOAD_MESSAGE_FACT_* value, as reports and bindings
+ *  write it ("cause", "file-form", "cuda-major", ...), NULL for another
+ *  value: a binding lists every fact by asking from 1 until NULL (since
+ *  CUDALOAD_1.3). A static string. */
+CUDALOAD_API const char *cudaload_error_message_fact_name(int fact);
 
 /* Flags for cudaload_plan() and cudaload_preload(). */
 /** Load with RTLD_GLOBAL (Linux). The default, RTLD_LOCAL, keeps two cuDNN

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #ifdef _WIN32
+#include <fcntl.h>
 #include <io.h>
 #include <windows.h>
 #else
@@ -61,8 +62,8 @@ const char *const cli_doctor_help[] = {
     "\n",
     "OPTIONS\n"
     "  -e, --error TEXT    the error message a program printed (a whole\n"
-    "                      traceback is fine; - reads standard input); its\n"
-    "                      requirements are added (docs/error-messages.md)\n"
+    "                      log is fine; - reads standard input, any size);\n"
+    "                      its requirements are added (error-messages.md)\n"
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
     "                      with commas: cudnn=8,cudnn=9  cublas=12  cudart\n"
@@ -165,58 +166,135 @@ static int want_marks(void) {
 #endif
 }
 
-/* The whole of standard input as a malloc'ed string (--error -), NULL
- * with the message printed. At most 4 MiB: a log, not a disk image. */
-static char *read_stdin(const char *cmd) {
-  size_t cap = 1 << 16, len = 0, max = (size_t)4 << 20;
-  char *text = malloc(cap + 1);
+/* Standard input as --error - reads it. A log may be of any size and
+ * holds its traceback at the end: all of it is read, in chunks, keeping
+ * its first CUDALOAD_ERROR_TEXT_HEAD bytes and, in a ring, its last
+ * CUDALOAD_ERROR_TEXT_TAIL + 2, the policy cudaload_read_error_text()
+ * applies (the 2 bytes over its limit make it apply it, cutting at line
+ * ends, and keep a UTF-16 text's code units whole, the stream having an
+ * even length). Bytes as they come (binary mode on Windows: UTF-16 and
+ * CR LF pass unchanged). *text malloc'ed, *len its length, *total what the
+ * stream held; EXIT_OK or the exit status with the message printed. */
+typedef struct stdin_text {
+  char *bytes;
+  size_t len, total;
+} stdin_text;
+
+/* Rotate b[0..n) left by k, in place (the ring's oldest byte first). */
+static void rotate(char *b, size_t n, size_t k) {
+  for (size_t part = 0; part < 3; ++part) {
+    size_t from = part == 0 ? 0 : part == 1 ? k : 0;
+    size_t to = part == 0 ? k : n;
+    for (size_t i = from, j = to; i + 1 < j; ++i, --j) {
+      char t = b[i];
+      b[i] = b[j - 1];
+      b[j - 1] = t;
+    }
+  }
+}
+
+static int read_stdin(const char *cmd, stdin_text *out) {
+  const size_t head = CUDALOAD_ERROR_TEXT_HEAD,
+               ring = (size_t)CUDALOAD_ERROR_TEXT_TAIL + 2;
+  size_t cap = 1 << 16, len = 0, ring_at = 0, total = 0;
+  char *text = malloc(cap);
+  char chunk[1 << 16];
+#ifdef _WIN32
+  _setmode(_fileno(stdin), _O_BINARY);
+#endif
   while (text) {
-    size_t n = fread(text + len, 1, cap - len, stdin);
-    len += n;
-    if (n == 0 || len >= max)
+    size_t n = fread(chunk, 1, sizeof chunk, stdin);
+    if (n == 0)
       break;
-    if (len == cap) {
-      char *bigger = realloc(text, cap * 2 + 1);
-      if (!bigger) {
-        free(text);
-        text = NULL;
-        break;
+    total += n;
+    for (size_t i = 0; i < n;) {
+      if (len < head + ring) { /* still filling: head, then the ring */
+        size_t take = n - i;
+        if (take > head + ring - len)
+          take = head + ring - len;
+        if (len + take > cap) {
+          size_t bigger = cap;
+          while (bigger < len + take)
+            bigger *= 2;
+          if (bigger > head + ring)
+            bigger = head + ring;
+          char *grown = realloc(text, bigger);
+          if (!grown) {
+            free(text);
+            text = NULL;
+            break;
+          }
+          text = grown;
+          cap = bigger;
+        }
+        memcpy(text + len, chunk + i, take);
+        len += take;
+        i += take;
+        continue;
       }
-      text = bigger;
-      cap *= 2;
+      /* Full: the newest bytes overwrite the ring's oldest. */
+      size_t take = n - i;
+      if (take > ring - ring_at)
+        take = ring - ring_at;
+      memcpy(text + head + ring_at, chunk + i, take);
+      ring_at = (ring_at + take) % ring;
+      i += take;
     }
   }
   if (!text) {
     cli_error("cudaload: %s: --error -: out of memory\n", cmd);
-    return NULL;
+    return EXIT_INTERNAL;
   }
   if (ferror(stdin)) {
     cli_error("cudaload: %s: --error -: standard input could not be read\n",
               cmd);
     free(text);
-    return NULL;
+    return EXIT_INTERNAL;
   }
-  text[len] = '\0';
-  return text;
+  if (ring_at)
+    rotate(text + head, ring, ring_at);
+  if (total > len) {
+    char sizes[160];
+    snprintf(sizes, sizeof sizes,
+             "held %llu bytes; read are its first %llu and its last %llu",
+             (unsigned long long)total, (unsigned long long)head,
+             (unsigned long long)(ring - 2));
+    cli_error("cudaload: %s: --error -: standard input %s (a log's start-up "
+              "messages and its traceback)\n",
+              cmd, sizes);
+  }
+  out->bytes = text;
+  out->len = len;
+  out->total = total;
+  return EXIT_OK;
 }
 
 /* The requirements of the error message (--error), EXIT_OK or the exit
  * status with the message printed. */
 static int read_error_message(const char *cmd, cudaload_ctx *ctx,
                               const char *value) {
-  char *from_stdin = NULL;
-  if (strcmp(value, "-") == 0 && !(from_stdin = read_stdin(cmd)))
-    return EXIT_INTERNAL;
-  int status =
-      cudaload_read_error_message(ctx, from_stdin ? from_stdin : value);
-  free(from_stdin);
+  int status;
+  if (strcmp(value, "-") == 0) {
+    stdin_text in;
+    int rc = read_stdin(cmd, &in);
+    if (rc != EXIT_OK)
+      return rc;
+    status = cudaload_read_error_text(ctx, in.bytes, in.len);
+    free(in.bytes);
+  } else {
+    status = cudaload_read_error_message(ctx, value);
+  }
   if (status == CUDALOAD_OK)
     return EXIT_OK;
   if (status == CUDALOAD_E_NO_MEMORY) {
     cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
     return EXIT_INTERNAL;
   }
-  return cli_usage_error(cmd, "--error: %s", cudaload_last_error());
+  /* A usage error, printed whole: it lists every form read, longer than a
+   * usage line. */
+  cli_error("cudaload: %s: --error: %s\nTry 'cudaload %s --help'.\n", cmd,
+            cudaload_last_error(), cmd);
+  return EXIT_USAGE;
 }
 
 /* EXIT_OK, or the exit status with the message printed. */

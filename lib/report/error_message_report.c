@@ -12,6 +12,7 @@
  */
 #include "report/error_message_report.h"
 #include "common/strutil.h"
+#include "load/error_meaning.h"
 #include "load/error_message.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
@@ -41,6 +42,23 @@ void cl_report_error_messages(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_string(w, m->requirement);
     cl_report_key(w, "diagnosis");
     cl_report_string(w, m->diagnosis);
+    /* Each fact the message states, with the words it was read from: the
+     * report says which facts the message gave (these) and which the
+     * machine did (the rest of the report). */
+    cl_report_key(w, "facts");
+    cl_report_begin_object(w);
+    for (int f = 1; f <= CL_ERROR_FACT_LAST; ++f) {
+      if (!m->facts[f])
+        continue;
+      cl_report_key(w, cudaload_error_message_fact_name(f));
+      cl_report_begin_object(w);
+      cl_report_key(w, "value");
+      cl_report_string(w, m->facts[f]);
+      cl_report_key(w, "source");
+      cl_report_string(w, m->sources[f]);
+      cl_report_end_object(w);
+    }
+    cl_report_end_object(w);
     cl_report_end_object(w);
   }
   cl_report_end_array(w);
@@ -238,10 +256,22 @@ void cl_error_message_problems(const cl_error_message_facts *f,
     case CUDALOAD_MESSAGE_NO_KERNEL_IMAGE:
       no_kernel_image_problem(f, add, opaque);
       continue;
-    default:
+    case CUDALOAD_MESSAGE_LIBRARY_MISSING:
+    case CUDALOAD_MESSAGE_LIBRARY_OR_DEPENDENCY:
       break;
+    default:
+      /* A missing symbol, a version mismatch, no driver, a build without
+       * CUDA, a pip pin: what it means is the message's diagnosis, its
+       * facts are in the report; the answers built on them are the
+       * problem model's (issue 42). Never "its folder is not searched". */
+      continue;
     }
     if (!m->file)
+      continue;
+    /* A path is that file: the loader searched no folder for it, so "the
+     * loader does not search its folder" would be no answer. */
+    const char *form = m->facts[CUDALOAD_MESSAGE_FACT_FILE_FORM];
+    if (form && strcmp(form, "name") != 0)
       continue;
     if (m->requirement) {
       /* Unsatisfied: the doctor's problem for the requirement has the

@@ -64,11 +64,15 @@ static const cl_catalog_entry catalog[] = {
      .spec_example = 1,
      .header = "cuda_runtime.h",
      .family = "cudart",
-     .min_major = 11,
+     /* CUDA 10's names are read where messages print them (TensorFlow 2.1
+      * to 2.3 asks for cudart64_101.dll and libcusolver.so.10). */
+     .min_major = 10,
      .max_major = 13,
      .linux_names = {"libcudart.so.%M%V"},
-     /* CUDA 11 named it after major and minor (cudart64_110.dll). */
-     .windows_names = {"cudart64_%M0.dll", "cudart64_%M.dll"},
+     /* CUDA 10 and 11 named it after major and minor (cudart64_101.dll,
+      * cudart64_110.dll). */
+     .windows_names = {"cudart64_%M0.dll", "cudart64_%M.dll",
+                       "cudart64_%M%m.dll"},
      .same_as_cuda = 1,
      .version_header = "cuda_runtime_api.h",
      .version_macros = {"CUDART_VERSION"}},
@@ -76,10 +80,11 @@ static const cl_catalog_entry catalog[] = {
      .spec_example = 1,
      .header = "cublas_v2.h",
      .family = "cublas",
-     .min_major = 11,
+     .min_major = 10,
      .max_major = 13,
      .linux_names = {"libcublas.so.%M%V"},
-     .windows_names = {"cublas64_%M.dll"},
+     /* CUDA 10.0 named it after major and minor (cublas64_100.dll). */
+     .windows_names = {"cublas64_%M.dll", "cublas64_%M%m.dll"},
      .same_as_cuda = 1,
      .version_header = "cublas_api.h",
      .version_macros = {"CUBLAS_VER_MAJOR", "CUBLAS_VER_MINOR",
@@ -166,16 +171,16 @@ static const cl_catalog_entry catalog[] = {
      .spec_example = 1,
      .header = "cusparse.h",
      .family = "cusparse",
-     .min_major = 11,
+     .min_major = 10,
      .max_major = 12,
      .linux_names = {"libcusparse.so.%M%V"},
      .windows_names = {"cusparse64_%M.dll"},
-     .cuda_of_major = {{11, 11}}},
+     .cuda_of_major = {{10, 10}, {11, 11}}},
     {.name = "cusolver",
      .spec_example = 1,
      .header = "cusolverDn.h",
      .family = "cusolver",
-     .min_major = 11,
+     .min_major = 10,
      .max_major = 12,
      .linux_names = {"libcusolver.so.%M%V"},
      .windows_names = {"cusolver64_%M.dll"},
@@ -758,6 +763,24 @@ int cl_catalog_match_unindexed(const char *file_name, cl_naming naming,
     for (size_t t = 0; t < 3 && names[t]; ++t)
       if (match_entry(e, names[t], file_name, naming, out))
         return 1;
+  }
+  return 0;
+}
+
+int cl_catalog_match_unversioned(const char *name, cl_name_match *out) {
+  size_t len = strlen(name);
+  if (len < 7 || strncmp(name, "lib", 3) != 0 ||
+      strcmp(name + len - 3, ".so") != 0)
+    return 0;
+  for (size_t i = 0; i < sizeof catalog / sizeof catalog[0]; ++i) {
+    const char *t = catalog[i].linux_names[0];
+    /* "libX.so.%M%V": the same name up to the major. */
+    if (!t || strncmp(t, name, len) != 0 || strcmp(t + len, ".%M%V") != 0 ||
+        strcmp(catalog[i].family, "driver") == 0)
+      continue;
+    memset(out, 0, sizeof *out);
+    out->entry = &catalog[i];
+    return 1;
   }
   return 0;
 }

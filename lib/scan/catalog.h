@@ -96,6 +96,14 @@ typedef struct cl_catalog_match {
 int cl_catalog_match(const char *file_name, cl_naming naming,
                      cl_name_match *out);
 
+/* The unversioned name a program may open ("libcublas.so", "libcudnn.so":
+ * the development link, which only a toolkit or a -dev package installs)
+ * read as its library, with major 0: 1 and *out filled when name is one
+ * of a catalog library's Linux names without its version. Never a scan's
+ * match (a link beside the versioned file is not another library); error
+ * messages name them (PaddlePaddle opens them). */
+int cl_catalog_match_unversioned(const char *name, cl_name_match *out);
+
 /* The same answer, found by trying every template in table order without
  * the index cl_catalog_match uses (for the tests that compare the two). */
 int cl_catalog_match_unindexed(const char *file_name, cl_naming naming,

@@ -2203,10 +2203,18 @@ def check_doctor_schema(test, doc):
             test.assertIn(s["status"], ("ok", "failed", "skipped", "warning"))
     check_watchdog(test, doc["watchdog"])
     for m in doc["error_messages"]:
-        test.assertEqual(sorted(m), ["diagnosis", "file", "kind", "needed_by", "quote", "requirement"], m)
+        test.assertEqual(sorted(m), ["diagnosis", "facts", "file", "kind", "needed_by", "quote",
+                                     "requirement"], m)
         test.assertIn(m["kind"], ("library-missing", "library-or-dependency", "cublas-not-initialized",
-                                  "driver-too-old", "no-kernel-image"))
+                                  "driver-too-old", "no-kernel-image", "symbol-missing",
+                                  "version-mismatch", "driver-missing", "cuda-unavailable",
+                                  "package-conflict"))
         test.assertTrue(m["quote"] and m["diagnosis"], m)
+        # Each fact the message states, with the words it was read from.
+        test.assertIn("cause", m["facts"], m)
+        for name, fact in m["facts"].items():
+            test.assertEqual(sorted(fact), ["source", "value"], (name, fact))
+            test.assertTrue(fact["value"], (name, fact))
     for e in doc["environment"]:
         test.assertEqual(sorted(e), ["effect", "name", "value"], e)
     for p in doc["problems"]:
@@ -2404,6 +2412,56 @@ class Doctor(CliTestCase):
         check_doctor_schema(self, doc)
         self.assertEqual([m["requirement"] for m in doc["error_messages"]], ["cudnn=8"])
         self.assertEqual(doc["error_messages"][0]["kind"], "library-missing")
+
+    def pipe_error(self, data, *extra):
+        """doctor --no-defaults --error - --format json, data on standard
+        input: (Result, its JSON document)."""
+        proc = subprocess.run(CLI + ["doctor", "--no-defaults", "--error", "-", "--format", "json"]
+                              + list(extra), input=data, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        piped = Result(["doctor", "--error", "-"], proc)
+        self.assertIn(piped.rc, (0, 6), piped.describe())
+        doc = self.parse_json(piped)
+        check_doctor_schema(self, doc)
+        return piped, doc
+
+    def test_error_from_standard_input_in_any_encoding_and_shape(self):
+        """--error - reads what a file or pipe holds (issue 43, item 5):
+        PowerShell 5.1's UTF-16LE with BOM, UTF-16BE, a UTF-8 BOM, NUL bytes
+        as separators, CR LF; the Windows tool reads its standard input as
+        bytes (no CR LF or ^Z translation)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("scripts/wine-run gives the Windows tool /dev/null as standard input")
+        log = ("step 1 loss 0.25\r\nTraceback (most recent call last):\r\n"
+               "ImportError: libcufft.so.11: cannot open shared object file: No such file or "
+               "directory\r\n")
+        for data in (b"\xff\xfe" + log.encode("utf-16-le"), b"\xfe\xff" + log.encode("utf-16-be"),
+                     b"\xef\xbb\xbf" + log.encode(), log.replace("\r\n", "\0").encode()):
+            r, doc = self.pipe_error(data)
+            self.assertEqual([m["file"] for m in doc["error_messages"]], ["libcufft.so.11"],
+                             (data[:8], r.describe()))
+            self.assertEqual(doc["error_messages"][0]["quote"],
+                             "ImportError: libcufft.so.11: cannot open shared object file: No such "
+                             "file or directory")
+
+    def test_error_from_a_whole_log_reads_its_end(self):
+        """A training log larger than the first 4 MiB --error - used to keep:
+        its traceback at the end is read, and the tool says how much of the
+        middle it left out."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("scripts/wine-run gives the Windows tool /dev/null as standard input")
+        line = b"epoch 1 step 100 loss 0.12345 lr 0.0001 grad_norm 1.5 throughput 1234.5\n"
+        body = line * ((40 << 20) // len(line))
+        data = (b"Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll "
+                b"not found\n" + body + b"Traceback (most recent call last):\n"
+                b"ImportError: /opt/my app/lib/libcudnn.so.9: cannot open shared object file\n")
+        r, doc = self.pipe_error(data)
+        self.assertEqual([m["file"] for m in doc["error_messages"]],
+                         ["cudart64_110.dll", "/opt/my app/lib/libcudnn.so.9"], r.describe())
+        self.assertIn("standard input held %d bytes" % len(data), r.stderr)
+        facts = doc["error_messages"][1]["facts"]
+        self.assertEqual(facts["file-form"]["value"], "absolute-path")
+        self.assertEqual(facts["cause"]["value"], "path-not-found")
 
     def test_an_unknown_error_message_is_a_usage_error_naming_the_forms(self):
         self.assert_usage_error(["doctor", "--no-defaults", "--error", "Segmentation fault"],

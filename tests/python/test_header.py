@@ -39,6 +39,7 @@ EXPECTED_CTYPES = {
     "unsigned long long": ctypes.c_ulonglong,
     "const char *": ctypes.c_char_p,
     "void *": ctypes.c_void_p,
+    "const void *": ctypes.c_void_p,
     "char **": ctypes.POINTER(ctypes.c_char_p),
     "void": None,
 }

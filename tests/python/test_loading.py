@@ -405,19 +405,73 @@ def test_doctor_and_context_read_an_error_message(run, fixtures):
                           "doctor": report["error_messages"], "problems": report["problems"],
                           "refused": refused}))
         """ % os.path.join(fixtures, "cudnn8_compat")))
-    assert out["messages"] == [{"kind": "library-missing",
-                                "quote": "Failed to load library libonnxruntime_providers_cuda.so "
-                                         "with error: libcublasLt.so.12: cannot open shared object "
-                                         "file: No such file or directory",
-                                "file": "libcublasLt.so.12",
-                                "needed_by": "libonnxruntime_providers_cuda.so",
-                                "requirement": "cublas=12",
-                                "diagnosis": out["messages"][0]["diagnosis"]}]
+    assert len(out["messages"]) == 1
+    message = out["messages"][0]
+    assert {k: message[k] for k in ("kind", "quote", "file", "needed_by", "requirement")} == {
+        "kind": "library-missing",
+        "quote": "Failed to load library libonnxruntime_providers_cuda.so "
+                 "with error: libcublasLt.so.12: cannot open shared object "
+                 "file: No such file or directory",
+        "file": "libcublasLt.so.12",
+        "needed_by": "libonnxruntime_providers_cuda.so",
+        "requirement": "cublas=12"}
     assert "libonnxruntime_providers_cuda.so needs libcublasLt.so.12" in out["messages"][0]["diagnosis"]
     assert out["requirements"] == ["cublas=12"]
     assert out["doctor"][0]["requirement"] == "cudnn=8"
     assert any("cudnn_ops_infer64_8.dll, which is here" in p["problem"] for p in out["problems"])
     assert "no form cudaload knows" in out["refused"] and "Could not locate" in out["refused"]
+
+
+def test_read_error_message_gives_every_fact(run):
+    """Context.read_error_message(): each fact the message states, with
+    the words it was read from, through either backend; bytes as a log file
+    holds them (UTF-16 from PowerShell's `>`, NUL bytes); an unreadable text
+    raises UnreadableMessageError, still a BadSpecError, not "malformed
+    requirement spec"; a text over the size policy warns and is read."""
+    out = last_json(run("""
+        import json, warnings, cudaload
+        facts = {}
+        with cudaload.Context(defaults=False, site_packages=False) as ctx:
+            m = ctx.read_error_message(
+                "ImportError: /opt/my app/lib/python3.12/site-packages/torch/lib/../../nvidia/"
+                "cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, "
+                "version libnvJitLink.so.12")[0]
+            facts["symbol"] = [m.kind, m.file, m.cause, m.symbol, m.symbol_version,
+                               m.required_version, m.cuda_major, m.consumer_module,
+                               m.environment, m.sources["required-version"],
+                               m.facts["cuda-major"]]
+            text = "[WinError 126] x\\r\\nUnable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9}"
+            m = ctx.read_error_message(b"\\xff\\xfe" + text.encode("utf-16-le"))[0]
+            facts["utf16"] = [m.kind, m.candidates, m.required_version, m.requirement]
+            m = ctx.read_error_message(b"step 1\\0\\0libcufft.so.11: cannot open shared object file")[0]
+            facts["nul"] = [m.file, m.quote, m.file_form, m.cuda_major]
+            try:
+                ctx.read_error_message("Segmentation fault (core dumped)")
+                facts["refused"] = None
+            except cudaload.UnreadableMessageError as exc:
+                facts["refused"] = [isinstance(exc, cudaload.BadSpecError), str(exc)]
+            big = b"x" * (cudaload.constants.CUDALOAD_ERROR_TEXT_HEAD +
+                          cudaload.constants.CUDALOAD_ERROR_TEXT_TAIL) + \
+                b"\\nlibcudart.so.12: cannot open shared object file\\n"
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                m = ctx.read_error_message(big)[0]
+            facts["big"] = [m.file, [str(w.message) for w in caught]]
+        print(json.dumps(facts))
+        """))
+    assert out["symbol"] == ["symbol-missing", "libnvJitLink.so.12", "older-library",
+                             "__nvJitLinkComplete_12_4", "libnvJitLink.so.12", "12.4", "12",
+                             "torch", "/opt/my app/lib/python3.12/site-packages",
+                             "__nvJitLinkComplete_12_4", "12"]
+    assert out["utf16"] == ["library-missing", ["libcudnn_ops.so.9.1.0", "libcudnn_ops.so.9"],
+                            "9.1", "cudnn=9"]
+    assert out["nul"] == ["libcufft.so.11", "libcufft.so.11: cannot open shared object file",
+                          "name", "12"]
+    assert out["refused"][0] is True
+    assert "no form cudaload knows" in out["refused"][1]
+    assert "malformed requirement spec" not in out["refused"][1]
+    assert out["big"][0] == "libcudart.so.12"
+    assert out["big"][1] and "read are its first" in out["big"][1][0]
 
 
 def test_setup_keeps_the_names_for_the_next_process(run, fixtures, tmp_path):

@@ -34,7 +34,7 @@ _ERRORS = (
     "Error", "InvalidArgumentError", "OutOfMemoryError", "ReadError",
     "MalformedError", "NotFoundError", "UnsupportedError", "NotAFileError",
     "BadSpecError", "UnsatisfiedError", "LoadFailedError", "ConflictError",
-    "MissingFunctionError", "CudaloadWarning",
+    "MissingFunctionError", "UnreadableMessageError", "CudaloadWarning",
 )
 _EXTRA = (
     "probe", "doctor", "explain", "env_prepend", "inspect", "isolated_import",

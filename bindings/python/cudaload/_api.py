@@ -136,6 +136,17 @@ def _text_arg(value: "Any", what: str) -> str:
     return value
 
 
+def _error_text_arg(value: "Any") -> bytes:
+    """An error text as the C library reads it: bytes as they are (a log's,
+    in its encoding), a str as UTF-8 (surrogates from os.fsdecode() back to
+    their bytes). TypeError for anything else."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    raise TypeError("error: expected a str or bytes, got %s" % type(value).__name__)
+
+
 def _path_arg(value: "Any", what: str) -> str:
     """A path argument as a str: str, bytes or os.PathLike (of str or
     bytes). bytes are decoded with os.fsdecode(), which the backends undo
@@ -415,25 +426,65 @@ class Conflict(_Record):
         self.text = text
 
 
+# The facts a message states, by their C names (cudaload_error_message_fact_
+# name()) and their attribute names on ErrorMessage.
+_MESSAGE_FACTS = (
+    ("cause", "cause"), ("file-form", "file_form"), ("file-name", "file_name"),
+    ("folder", "folder"), ("library", "library"), ("family", "family"),
+    ("major", "major"), ("cuda-major", "cuda_major"),
+    ("cuda-version", "cuda_version"), ("required-version", "required_version"),
+    ("found-version", "found_version"),
+    ("driver-cuda-version", "driver_cuda_version"), ("symbol", "symbol"),
+    ("symbol-version", "symbol_version"), ("windows-error", "windows_error"),
+    ("candidates", "candidates"), ("consumer-module", "consumer_module"),
+    ("consumer-version", "consumer_version"), ("environment", "environment"),
+    ("distribution", "distribution"),
+)
+
+
 class ErrorMessage(_Record):
     """One message Context.read_error_message() recognised in a pasted
     text: ``kind`` ("library-missing", "library-or-dependency",
-    "cublas-not-initialized", "driver-too-old", "no-kernel-image"), the
-    ``quote`` (the line it was read from), the ``file`` it is about and the
+    "cublas-not-initialized", "driver-too-old", "no-kernel-image",
+    "symbol-missing", "version-mismatch", "driver-missing",
+    "cuda-unavailable", "package-conflict"), the ``quote`` (the line it was
+    read from), the ``file`` it is about (as written: a path too) and the
     library that ``needed_by`` it (None when not said), the ``requirement``
-    it implies ("cudnn=8"; None for none) and its ``diagnosis``."""
+    it implies ("cudnn=8"; None for none) and its ``diagnosis``.
 
-    __slots__ = ("kind", "quote", "file", "needed_by", "requirement", "diagnosis")
+    The facts the message states, each a str or None where it does not tell
+    (docs/error-messages.md, "Facts"): ``cause`` ("not-found",
+    "path-not-found", "older-library", ...), ``file_form`` ("name",
+    "absolute-path", "relative-path"), ``file_name``, ``folder``,
+    ``library``, ``family``, ``major``, ``cuda_major``, ``cuda_version``,
+    ``required_version``, ``found_version``, ``driver_cuda_version``,
+    ``symbol``, ``symbol_version``, ``windows_error`` ("126", "127"),
+    ``candidates`` (a list of str, or None), ``consumer_module``,
+    ``consumer_version``, ``environment``, ``distribution``. ``facts``
+    holds every fact by its C name ("cuda-major", and any a newer
+    libcudaload adds) and ``sources`` the piece of the text each was read
+    from."""
+
+    __slots__ = ("kind", "quote", "file", "needed_by", "requirement", "diagnosis",
+                 "facts", "sources") + tuple(attr for _, attr in _MESSAGE_FACTS)
 
     def __init__(self, kind: str, quote: str, file: "Optional[str]" = None,
                  needed_by: "Optional[str]" = None, requirement: "Optional[str]" = None,
-                 diagnosis: str = "") -> None:
+                 diagnosis: str = "", facts: "Optional[Dict[str, str]]" = None,
+                 sources: "Optional[Dict[str, str]]" = None) -> None:
         self.kind = kind
         self.quote = quote
         self.file = file
         self.needed_by = needed_by
         self.requirement = requirement
         self.diagnosis = diagnosis
+        self.facts = dict(facts or {})
+        self.sources = dict(sources or {})
+        for name, attr in _MESSAGE_FACTS:
+            value = self.facts.get(name)
+            if attr == "candidates" and value is not None:
+                value = value.split(",")
+            setattr(self, attr, value)
 
 
 # The fields of a Report that setup(), preload() and scan() read on first
@@ -890,18 +941,47 @@ class Context:
                 out[lib.call("cudaload_requirement_text", self.handle, i)] = origin
         return out
 
-    def read_error_message(self, text: str) -> "List[ErrorMessage]":
-        """Start from the error a program printed: read ``text`` (a str: the
-        message, a traceback or a log) and add the requirements it implies,
-        as require() would ("Could not load library
-        libcudnn_ops_infer.so.8" is cudnn=8); doctor() then reports each
-        message with what it means here and its fix. Returns the messages
-        recognised. Raises BadSpecError listing the forms understood when
-        the text holds none (nothing is added), MissingFunctionError with a
-        libcudaload older than CUDALOAD_1.2."""
-        text = _text_arg(text, "error")
+    def read_error_message(self, text: "Union[str, bytes]") -> "List[ErrorMessage]":
+        """Start from the error a program printed: read ``text`` (a str, or
+        bytes as a log file holds them: UTF-8, or UTF-16 with its BOM as
+        PowerShell's ``>`` writes; NUL bytes separate lines) and add the
+        requirements it implies, as require() would ("Could not load library
+        libcudnn_ops_infer.so.8" is cudnn=8; a CUDA major the text states
+        pins the plan's). doctor() then reports each message with what it
+        means here and its fix. Returns the messages recognised.
+
+        Any size is read in time linear in it; a text longer than
+        CUDALOAD_ERROR_TEXT_HEAD + CUDALOAD_ERROR_TEXT_TAIL bytes is read as
+        its first and last bytes of those sizes (start-up messages and the
+        traceback), with a CudaloadWarning saying so. Raises
+        UnreadableMessageError (a BadSpecError) listing the forms understood
+        when the text holds none (nothing is added), TypeError for anything
+        but str or bytes, MissingFunctionError with a libcudaload older
+        than CUDALOAD_1.2."""
+        data = _error_text_arg(text)
         _need(self._lib, "cudaload_read_error_message")
-        status = self._lib.call("cudaload_read_error_message", self.handle, text)
+        limit = C.CUDALOAD_ERROR_TEXT_HEAD + C.CUDALOAD_ERROR_TEXT_TAIL
+        if len(data) > limit:
+            import warnings
+            from ._errors import CudaloadWarning
+            warnings.warn("error text of %d bytes: read are its first %d and its last %d"
+                          % (len(data), C.CUDALOAD_ERROR_TEXT_HEAD,
+                             C.CUDALOAD_ERROR_TEXT_TAIL), CudaloadWarning, stacklevel=2)
+        if self._lib.has("cudaload_read_error_text"):
+            status = self._lib.call("cudaload_read_error_text", self.handle, data, len(data))
+        else:  # a libcudaload of CUDALOAD_1.2: text without NUL, UTF-8
+            if b"\0" in data:
+                raise _invalid("error: embedded NUL character (this libcudaload "
+                               "reads no NUL; CUDALOAD_1.3 does)")
+            status = self._lib.call("cudaload_read_error_message", self.handle,
+                                    data.decode("utf-8", "surrogateescape"))
+        if status == C.CUDALOAD_E_BAD_SPEC:
+            from ._errors import UnreadableMessageError
+            detail = self._lib.call("cudaload_last_error") or ""
+            raise UnreadableMessageError(
+                "cudaload_read_error_message: %s" % detail, status=status,
+                status_text=self._lib.call("cudaload_strerror", status) or "",
+                detail=detail, function="cudaload_read_error_message")
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_read_error_message")
         return self.error_messages()
@@ -915,10 +995,31 @@ class Context:
         kind = lambda i: lib.call("cudaload_error_message_kind_name",  # noqa: E731
                                   lib.call("cudaload_error_message_kind", self.handle, i))
         field = lambda name, i: lib.call("cudaload_error_message_" + name, self.handle, i)  # noqa: E731
-        return [ErrorMessage(kind(i) or "", field("quote", i) or "", field("file", i),
-                             field("needed_by", i), field("requirement", i),
-                             field("diagnosis", i) or "")
-                for i in range(count)]
+        names = []
+        if lib.has("cudaload_error_message_fact_name"):
+            number = 1
+            while True:
+                name = lib.call("cudaload_error_message_fact_name", number)
+                if name is None:
+                    break
+                names.append((number, name))
+                number += 1
+        messages = []
+        for i in range(count):
+            facts, sources = {}, {}
+            for number, name in names:
+                value = lib.call("cudaload_error_message_fact", self.handle, i, number)
+                if value is not None:
+                    facts[name] = value
+                    source = lib.call("cudaload_error_message_fact_source", self.handle, i,
+                                      number)
+                    if source is not None:
+                        sources[name] = source
+            messages.append(ErrorMessage(kind(i) or "", field("quote", i) or "",
+                                         field("file", i), field("needed_by", i),
+                                         field("requirement", i),
+                                         field("diagnosis", i) or "", facts, sources))
+        return messages
 
     def requirements(self) -> "List[str]":
         """The requirements added, normalised ("cudnn=8")."""

@@ -159,7 +159,7 @@ def _doctor(args: argparse.Namespace) -> int:
     try:
         with _context(args) as ctx:
             if args.error is not None:
-                ctx.read_error_message(sys.stdin.read() if args.error == "-" else args.error)
+                ctx.read_error_message(sys.stdin.buffer.read() if args.error == "-" else args.error)
             if args.manifest:
                 ctx.load_manifest(args.manifest)
             color = args.format == "text" and _want_color()

@@ -40,6 +40,7 @@ _file = ctypes.c_void_p         # cudaload_file *
 _probe = ctypes.c_void_p        # cudaload_probe *
 _explain = ctypes.c_void_p      # cudaload_explain *
 _str = ctypes.c_char_p          # const char *
+_bytes = ctypes.c_void_p        # const void * (bytes in)
 _size = ctypes.c_size_t
 _int = ctypes.c_int
 _uint = ctypes.c_uint
@@ -129,6 +130,7 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_format_supported": (_int, [_int]),
     "cudaload_requirement_library": (_size, [_ctx, _size]),
     "cudaload_read_error_message": (_int, [_ctx, _str]),
+    "cudaload_read_error_text": (_int, [_ctx, _bytes, _size]),
     "cudaload_error_message_count": (_size, [_ctx]),
     "cudaload_error_message_kind": (_int, [_ctx, _size]),
     "cudaload_error_message_kind_name": (_str, [_int]),
@@ -137,6 +139,9 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_error_message_needed_by": (_str, [_ctx, _size]),
     "cudaload_error_message_requirement": (_str, [_ctx, _size]),
     "cudaload_error_message_diagnosis": (_str, [_ctx, _size]),
+    "cudaload_error_message_fact": (_str, [_ctx, _size, _int]),
+    "cudaload_error_message_fact_source": (_str, [_ctx, _size, _int]),
+    "cudaload_error_message_fact_name": (_str, [_int]),
     "cudaload_plan_count": (_size, [_ctx]),
     "cudaload_plan_path": (_str, [_ctx, _size]),
     "cudaload_plan_name": (_str, [_ctx, _size]),

@@ -13,7 +13,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "OutOfMemoryError", "ReadError",
     "MalformedError", "NotFoundError", "UnsupportedError", "NotAFileError",
     "BadSpecError", "UnsatisfiedError", "LoadFailedError", "ConflictError",
-    "MissingFunctionError", "error_for_status",
+    "MissingFunctionError", "UnreadableMessageError", "error_for_status",
 ]
 
 
@@ -82,6 +82,13 @@ class NotAFileError(Error):
 class BadSpecError(Error, ValueError):
     """CUDALOAD_E_BAD_SPEC: a requirement spec could not be parsed."""
     status = C.CUDALOAD_E_BAD_SPEC
+
+
+class UnreadableMessageError(BadSpecError):
+    """An error text in which cudaload reads no form it knows
+    (read_error_message(), doctor(error=...)). ``detail`` says how much was
+    read (lines, bytes, encoding) and lists the forms read. A BadSpecError,
+    which it was before 0.3, so handlers of that still catch it."""
 
 
 class UnsatisfiedError(Error):

@@ -348,10 +348,11 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     relative root is resolved against the current folder); a root that does not
     exist is one of the problems the report lists, as ``cudaload doctor``
     does. ``format`` is the str "text", "json" or "yaml". ``error`` is the
-    error message a program printed (a str; a traceback is fine): its
-    requirements are added and the report says what it means here
-    (Context.read_error_message(); BadSpecError, listing the forms
-    understood, when it holds none). ``for_`` names the program (a module
+    error message a program printed (a str, or bytes as a log file holds
+    them; a traceback or a whole log is fine): its requirements are added
+    and the report says what it means here (Context.read_error_message();
+    UnreadableMessageError, a BadSpecError listing the forms understood,
+    when it holds none). ``for_`` names the program (a module
     of this environment, or a path) whose needs are the requirements, as
     ``cudaload doctor --for``; NotFoundError when it is none. ``short``:
     the text's short form, the answer first on one screen, as the tool
