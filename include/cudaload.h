@@ -1290,6 +1290,16 @@ CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 #define CUDALOAD_PROBLEM_IN_PROCESS 27  /* found only in a running process */
 #define CUDALOAD_PROBLEM_EMPTY_ENTRY 28 /* a search list holds "." (note) */
 #define CUDALOAD_PROBLEM_PLUGIN_UNUSABLE 29 /* a plugin cannot load (note) */
+/* What an error message read with --error shows on this machine: */
+#define CUDALOAD_PROBLEM_PATH_MISSING 30    /* a file loaded by its path */
+#define CUDALOAD_PROBLEM_OLDER_RELEASE 31   /* loaded older than built with */
+#define CUDALOAD_PROBLEM_NEWER_RELEASE 32   /* loaded newer than supported */
+#define CUDALOAD_PROBLEM_CPU_BUILD 33       /* the program has no CUDA build */
+#define CUDALOAD_PROBLEM_PIN 34             /* a pip pin that does not hold */
+#define CUDALOAD_PROBLEM_DRIVER_HIDDEN 35   /* the driver is here, not seen */
+#define CUDALOAD_PROBLEM_UNKNOWN_LIBRARY 36 /* not a CUDA library, failed */
+#define CUDALOAD_PROBLEM_NO_GPU_CODE 37     /* no GPU code for this GPU */
+#define CUDALOAD_PROBLEM_CUBLAS_INIT 38     /* cuBLAS could not start */
 
 /** The kind's name in reports ("unsatisfied", "symbols-missing", ...);
  *  NULL for a value that is no kind. (CUDALOAD_1.3) */

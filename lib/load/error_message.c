@@ -398,7 +398,10 @@ static char *requirements_of(cl_error_message *ms, size_t n, int *cuda,
       agree = 0;
     if (c && !agreed) {
       agreed = c;
-      *quote = ms[i].quote;
+      /* The words that say it ("Require cuDNN 9.* and CUDA 12.*"). */
+      *quote = ms[i].sources[CUDALOAD_MESSAGE_FACT_CUDA_MAJOR]
+                   ? ms[i].sources[CUDALOAD_MESSAGE_FACT_CUDA_MAJOR]
+                   : ms[i].quote;
     }
   }
   *cuda = agreed && agree ? atoi(agreed) : 0;
@@ -432,7 +435,7 @@ int cudaload_read_error_text(cudaload_ctx *ctx, const void *bytes,
   /* The program's CUDA major, as its message says it: the plan's pin,
    * unless the caller pinned one (cuda=MAJOR), whose word stands. */
   if (!rc && cuda) {
-    char *why = cl_strdup_printf("the error message says CUDA %d (%.160s)",
+    char *why = cl_strdup_printf("the error message says CUDA %d: \"%.120s\"",
                                  cuda, said ? said : "");
     rc = why ? cl_plan_pin_cuda(ctx, cuda, CUDALOAD_FROM_MESSAGE, why)
              : CUDALOAD_E_NO_MEMORY;

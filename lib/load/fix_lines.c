@@ -21,6 +21,7 @@
 #include "common/strutil.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "load/spec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -493,6 +494,158 @@ int cl_fix_for_missing_steps(const cudaload_ctx *ctx, const cl_requirement *r,
   add_nearby_environments(fix, ctx);
   fix_for_missing_here(ctx, r, fix, cuda ? cuda : &ignored);
   return fix->failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
+
+int cl_fix_for_release(const cudaload_ctx *ctx, const char *family, long major,
+                       const char *at_least, int source, cl_fix *fix,
+                       cl_fix_cuda *cuda) {
+  cl_requirement r;
+  memset(&r, 0, sizeof r);
+  r.entry = cl_catalog_family_main(family);
+  if (!r.entry)
+    return CUDALOAD_E_NOT_FOUND;
+  r.source = source;
+  long parts[CL_VERSION_PARTS] = {0};
+  int n = at_least ? cl_version_parse(at_least, parts) : 0;
+  if (n > 0 && parts[0] == major) {
+    r.op = CL_OP_GE;
+    memcpy(r.version, parts, sizeof parts);
+    r.version_parts = n;
+  } else {
+    r.op = CL_OP_EQ;
+    r.version[0] = major;
+    r.version_parts = 1;
+  }
+  cl_fix_cuda ignored;
+  /* The major decides the CUDA major where it is one CUDA major's: "at
+   * least 12.4" of nvJitLink 12 is CUDA 12's, whatever the pin. */
+  fix_for_missing_here(ctx, &r, fix, cuda ? cuda : &ignored);
+  return fix->failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
+
+void cl_fix_drop_from_path_list(const char *variable, const char *value,
+                                const char *folder, char separator,
+                                cl_fix *fix) {
+  cl_buf rest = CL_BUF_INIT;
+  size_t folder_len = strlen(folder);
+  while (folder_len > 1 &&
+         (folder[folder_len - 1] == '/' || folder[folder_len - 1] == '\\'))
+    --folder_len;
+  const char stop[2] = {separator, '\0'};
+  for (const char *p = value ? value : ""; *p;) {
+    size_t len = strcspn(p, stop);
+    size_t cmp = len;
+    while (cmp > 1 && (p[cmp - 1] == '/' || p[cmp - 1] == '\\'))
+      --cmp;
+    if (len && !(cmp == folder_len && strncmp(p, folder, cmp) == 0)) {
+      if (rest.len)
+        cl_buf_append(&rest, &separator, 1);
+      cl_buf_append(&rest, p, len);
+    }
+    p += len;
+    if (*p)
+      ++p;
+  }
+  if (!rest.len) {
+    cl_buf_free(&rest);
+    cl_fix_step *unset = cl_fix_add(fix, CUDALOAD_FIX_SET_VARIABLE);
+    cl_fix_arg(fix, unset, "unset");
+    cl_fix_arg(fix, unset, variable);
+    return;
+  }
+  char *kept = cl_buf_take(&rest);
+  if (!kept) {
+    fix->failed = 1;
+    return;
+  }
+  cl_fix_env(fix, cl_fix_add(fix, CUDALOAD_FIX_SET_VARIABLE), variable, kept);
+  free(kept);
+}
+
+/* The options that give the tool this doctor's search: --no-defaults and
+ * every root given, so that a printed command finds what the doctor found;
+ * then the requirements. As words of step. */
+static void search_words(cl_fix *fix, cl_fix_step *step,
+                         const cudaload_ctx *ctx, const char *spec) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
+    cl_fix_arg(fix, step, "--no-defaults");
+  for (size_t i = 0; i < ctx->explicit_count; ++i) {
+    cl_fix_arg(fix, step, "--root");
+    cl_fix_arg(fix, step, ctx->explicit_roots[i]);
+  }
+  cl_buf specs = CL_BUF_INIT;
+  if (spec)
+    cl_buf_puts(&specs, spec);
+  for (size_t r = 0; !spec && r < ps->requirement_count; ++r)
+    cl_buf_printf(&specs, "%s%s", r ? "," : "", ps->requirements[r].text);
+  char *joined = cl_buf_take(&specs);
+  cl_fix_arg(fix, step, "--require");
+  if (joined)
+    cl_fix_arg(fix, step, joined);
+  else
+    fix->failed = 1;
+  free(joined);
+}
+
+/* The same options as one line of text, for the note that names the other
+ * ways (env, Python). */
+static void search_text(cl_buf *b, const cudaload_ctx *ctx, const char *spec) {
+  cl_fix words = CL_FIX_INIT;
+  cl_fix_step *s = cl_fix_add(&words, CUDALOAD_FIX_COMMAND);
+  search_words(&words, s, ctx, spec);
+  if (s && !words.failed) {
+    cl_buf_puts(b, " ");
+    /* An unspellable root reads DIR here, as in the command. */
+    (void)cl_fix_command_line(b, s, shell_of(cl_ctx_naming(ctx)));
+  } else {
+    b->failed = 1;
+  }
+  cl_fix_free(&words);
+}
+
+void cl_fix_run_through_cudaload(const cudaload_ctx *ctx, cl_fix *fix,
+                                 const char *first, const char *spec) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (first)
+    cl_fix_add_note(fix, "%s", first);
+  cl_fix_step *exec = cl_fix_add(fix, CUDALOAD_FIX_RUN_PROGRAM);
+  cl_fix_arg(fix, exec, "cudaload");
+  cl_fix_arg(fix, exec, "exec");
+  search_words(fix, exec, ctx, spec);
+  cl_fix_arg(fix, exec, "--");
+  cl_fix_arg(fix, exec, "PROGRAM");
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
+                    "program's command); or ");
+  if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
+    cl_buf_printf(&b, "run what cudaload env --shell cmd");
+    search_text(&b, ctx, spec);
+    cl_buf_printf(&b, " prints (PowerShell: --shell powershell) before it");
+  } else {
+    cl_buf_printf(&b, "eval \"$(cudaload env");
+    search_text(&b, ctx, spec);
+    cl_buf_printf(&b, ")\" before it");
+  }
+  cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
+  if (spec)
+    cl_buf_printf(&b, "\"%s\"", spec);
+  for (size_t r = 0; !spec && r < ps->requirement_count; ++r)
+    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
+  cl_buf_printf(&b, "]");
+  if (ctx->explicit_count) {
+    cl_buf_printf(&b, ", roots=[");
+    for (size_t i = 0; i < ctx->explicit_count; ++i)
+      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
+    cl_buf_printf(&b, "]");
+  }
+  cl_buf_printf(&b, ") before the import");
+  char *note = cl_buf_take(&b);
+  if (note)
+    cl_fix_note(fix, exec, "%s", note);
+  else
+    fix->failed = 1;
+  free(note);
 }
 
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r) {

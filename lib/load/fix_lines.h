@@ -27,6 +27,30 @@ int cl_fix_for_missing_steps(const cudaload_ctx *ctx, const cl_requirement *r,
  * out of memory. */
 char *cl_fix_for_missing(const cudaload_ctx *ctx, const cl_requirement *r);
 
+/* The fix that installs a release of family's ABI major `major` of at least
+ * at_least ("12.4"; NULL or another major's: any release of that major),
+ * as cl_fix_for_missing_steps() installs a missing one; source is who asks
+ * (CUDALOAD_FROM_*). 0, CUDALOAD_E_NOT_FOUND for a family the catalog
+ * does not know, or CUDALOAD_E_NO_MEMORY. */
+int cl_fix_for_release(const cudaload_ctx *ctx, const char *family, long major,
+                       const char *at_least, int source, cl_fix *fix,
+                       cl_fix_cuda *cuda);
+
+/* The fix that runs the program through cudaload, with the search ctx was
+ * given (--no-defaults, every root) and spec (NULL: every requirement of
+ * ctx): a first note when given, then `cudaload exec ... -- PROGRAM`
+ * (CUDALOAD_FIX_RUN_PROGRAM), its note naming the other ways (env, Python's
+ * setup()). */
+void cl_fix_run_through_cudaload(const cudaload_ctx *ctx, cl_fix *fix,
+                                 const char *first, const char *spec);
+
+/* A step that sets the search list `variable` (value: as it is now,
+ * entries split by separator) without the entry `folder` (a trailing
+ * separator ignored); "unset VARIABLE" when nothing is left. */
+void cl_fix_drop_from_path_list(const char *variable, const char *value,
+                                const char *folder, char separator,
+                                cl_fix *fix);
+
 /* The sh command that takes `file` out of LD_PRELOAD (ld_preload, its
  * value: entries split by ':' or blanks, as ld.so reads it): "unset
  * LD_PRELOAD" when nothing else is left, else "export LD_PRELOAD=REST",

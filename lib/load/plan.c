@@ -844,15 +844,6 @@ static const char *family_title(const char *family) {
 }
 
 /* The main library of a family (cublas for cublasLt), or NULL. */
-static const cl_catalog_entry *family_main(const char *family) {
-  size_t count;
-  const cl_catalog_entry *all = cl_catalog_entries(&count);
-  for (size_t e = 0; e < count; ++e)
-    if (all[e].role == CL_ROLE_MAIN && strcmp(all[e].family, family) == 0)
-      return &all[e];
-  return NULL;
-}
-
 /* The ABI major of entry that ships with a CUDA major, 0 when none. */
 static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
   for (int m = entry->min_major; m <= entry->max_major; ++m)
@@ -1128,7 +1119,8 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
       return CUDALOAD_E_NO_MEMORY;
     for (size_t k = 0; k < 3 && opener->lazy_opens[k] && !rc; ++k) {
       const cl_catalog_entry *dep = cl_catalog_find(opener->lazy_opens[k]);
-      const cl_catalog_entry *dep_main = dep ? family_main(dep->family) : NULL;
+      const cl_catalog_entry *dep_main =
+          dep ? cl_catalog_family_main(dep->family) : NULL;
       int dep_major = dep_main ? abi_major_for_cuda(dep_main, cuda) : 0;
       if (!dep_major || plan_has(ctx, dep, dep_major))
         continue;
@@ -1183,7 +1175,8 @@ static int add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
       if (!cl_catalog_match(names[k], naming, &m) ||
           !strcmp(m.entry->family, family))
         continue; /* its own family's files are the sub-library rules' */
-      const cl_catalog_entry *dep_main = family_main(m.entry->family);
+      const cl_catalog_entry *dep_main =
+          cl_catalog_family_main(m.entry->family);
       if (!dep_main || plan_has(ctx, dep_main, m.major))
         continue;
       const cl_library *lib = find_dependency(ctx, companions, dep_main,
@@ -1234,7 +1227,7 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
          !rc && (need = cl_consumer_need(consumer->package, consumer->version,
                                          k)) != NULL;
          ++k) {
-      const cl_catalog_entry *dep = family_main(need->family);
+      const cl_catalog_entry *dep = cl_catalog_family_main(need->family);
       int dep_major = dep ? abi_major_for_cuda(dep, need->cuda_major) : 0;
       int held = planned_major_of(ctx, need->family);
       if (!dep_major || !held || plan_has(ctx, dep, dep_major))
@@ -1374,7 +1367,7 @@ static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
       if (!cl_catalog_match(info.needed[d], naming, &m) ||
           strcmp(m.entry->family, opener_entry->family) == 0)
         continue; /* not CUDA's, or a sub-library: settle_plan */
-      const cl_catalog_entry *dep = family_main(m.entry->family);
+      const cl_catalog_entry *dep = cl_catalog_family_main(m.entry->family);
       if (!dep || plan_has(ctx, m.entry, m.major) ||
           plan_has(ctx, dep, m.major) ||
           (m.entry != dep && needs_entry(&info, naming, dep, m.major)))

@@ -135,15 +135,6 @@ static char *read_text(const char *path, size_t *len) {
 /* --- requirements -------------------------------------------------------- */
 
 /* The main library of a family ("cublas" for cublasLt), NULL for none. */
-static const cl_catalog_entry *family_main(const char *family) {
-  size_t count;
-  const cl_catalog_entry *all = cl_catalog_entries(&count);
-  for (size_t e = 0; e < count; ++e)
-    if (all[e].role == CL_ROLE_MAIN && strcmp(all[e].family, family) == 0)
-      return &all[e];
-  return NULL;
-}
-
 static derived *derived_of(program_scan *ps, const char *text) {
   for (size_t i = 0; i < ps->count; ++i)
     if (strcmp(ps->reqs[i].text, text) == 0)
@@ -165,7 +156,7 @@ static void require(program_scan *ps, const cl_catalog_entry *entry, int major,
                     const char *why) {
   if (strcmp(entry->family, "driver") == 0)
     return; /* the driver is the probe's concern, never planned */
-  const cl_catalog_entry *main = family_main(entry->family);
+  const cl_catalog_entry *main = cl_catalog_family_main(entry->family);
   if (!main || major < main->min_major || major > main->max_major)
     return;
   char text[64];
@@ -308,7 +299,7 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
   }
   long least[CL_VERSION_PARTS];
   int parts = pinned_least(spec, spec_len, least);
-  const cl_catalog_entry *main = family_main(w->family);
+  const cl_catalog_entry *main = cl_catalog_family_main(w->family);
   /* The pin's first number is the library's ABI major (cuDNN 9.1.0.70,
    * cuFFT 11.2.1.3); without a number, the wheel's CUDA major tells. */
   int major = parts ? (int)least[0] : 0;
@@ -455,7 +446,7 @@ static int read_program_file(program_scan *ps, const char *path) {
                                   sizeof version);
     const cl_known_consumer *c;
     for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
-      const cl_catalog_entry *main = family_main(c->family);
+      const cl_catalog_entry *main = cl_catalog_family_main(c->family);
       int major = 0;
       for (int m = main ? main->min_major : 1; main && m <= main->max_major;
            ++m)
@@ -1055,9 +1046,10 @@ static int remember_target(cudaload_ctx *ctx, const char *target) {
   cl_plan_state *state = cl_plan_state_make(ctx);
   if (!state)
     return CUDALOAD_E_NO_MEMORY;
-  char *joined = state->program_targets
-                     ? cl_strdup_printf("%s, %s", state->program_targets, target)
-                     : cl_strdup(target);
+  char *joined =
+      state->program_targets
+          ? cl_strdup_printf("%s, %s", state->program_targets, target)
+          : cl_strdup(target);
   if (!joined)
     return CUDALOAD_E_NO_MEMORY;
   free(state->program_targets);

@@ -51,6 +51,15 @@ static const kind_row kinds[] = {
     {CUDALOAD_PROBLEM_IN_PROCESS, "in-process", 0},
     {CUDALOAD_PROBLEM_EMPTY_ENTRY, "empty-entry", 1},
     {CUDALOAD_PROBLEM_PLUGIN_UNUSABLE, "plugin-unusable", 1},
+    {CUDALOAD_PROBLEM_PATH_MISSING, "path-missing", 0},
+    {CUDALOAD_PROBLEM_OLDER_RELEASE, "older-release", 0},
+    {CUDALOAD_PROBLEM_NEWER_RELEASE, "newer-release", 0},
+    {CUDALOAD_PROBLEM_CPU_BUILD, "cpu-build", 0},
+    {CUDALOAD_PROBLEM_PIN, "pin", 0},
+    {CUDALOAD_PROBLEM_DRIVER_HIDDEN, "driver-hidden", 0},
+    {CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, "unknown-library", 0},
+    {CUDALOAD_PROBLEM_NO_GPU_CODE, "no-gpu-code", 0},
+    {CUDALOAD_PROBLEM_CUBLAS_INIT, "cublas-init", 0},
 };
 
 static const kind_row *row_of(int kind) {
@@ -142,6 +151,38 @@ static void not_found_words(cl_buf *b, const cl_problem *p) {
                 has(p, CUDALOAD_FACT_REASON) ? ")" : "");
 }
 
+/* A symbol the file the loader takes lacks: who needs it, which file is
+ * taken and how, and the release that defines it. */
+static void symbols_words(cl_buf *b, const cl_problem *p) {
+  const char *consumer = has(p, CUDALOAD_FACT_CONSUMER)
+                             ? fact(p, CUDALOAD_FACT_CONSUMER)
+                             : "the program";
+  cl_buf_printf(b, "%s needs %s", consumer, fact(p, CUDALOAD_FACT_SYMBOL));
+  if (has(p, CUDALOAD_FACT_VERSION_NODE))
+    cl_buf_printf(b, " (version %s)", fact(p, CUDALOAD_FACT_VERSION_NODE));
+  if (has(p, CUDALOAD_FACT_TAKEN)) {
+    cl_buf_printf(b, ", which %s lacks", fact(p, CUDALOAD_FACT_TAKEN));
+    if (has(p, CUDALOAD_FACT_VERSION) || has(p, CUDALOAD_FACT_RULE))
+      cl_buf_printf(b, " (%s%s%s%s)", fact(p, CUDALOAD_FACT_VERSION),
+                    has(p, CUDALOAD_FACT_VERSION) && has(p, CUDALOAD_FACT_RULE)
+                        ? ", "
+                        : "",
+                    has(p, CUDALOAD_FACT_RULE) ? "found by rule " : "",
+                    fact(p, CUDALOAD_FACT_RULE));
+  } else {
+    cl_buf_printf(b, ", which the copy of %s it loaded lacks",
+                  has(p, CUDALOAD_FACT_NAME) ? fact(p, CUDALOAD_FACT_NAME)
+                                             : "its library");
+  }
+  if (has(p, CUDALOAD_FACT_WANTED))
+    cl_buf_printf(b, "; %s %s or newer defines it",
+                  has(p, CUDALOAD_FACT_FAMILY) ? fact(p, CUDALOAD_FACT_FAMILY)
+                                               : "a release",
+                  fact(p, CUDALOAD_FACT_WANTED));
+  else
+    cl_buf_printf(b, "; a newer release defines it");
+}
+
 /* The sentence of kinds whose words are made here from facts alone. */
 static void sentence(cl_buf *b, const cl_problem *p) {
   switch (p->kind) {
@@ -179,6 +220,22 @@ static void sentence(cl_buf *b, const cl_problem *p) {
                   fact(p, CUDALOAD_FACT_NAME));
     return;
   case CUDALOAD_PROBLEM_DRIVER_TOO_OLD:
+    if (p->sources[CUDALOAD_FACT_DRIVER] == CUDALOAD_FROM_MESSAGE) {
+      cl_buf_printf(b,
+                    "the error message says the NVIDIA driver supports CUDA "
+                    "up to %s%s%s",
+                    fact(p, CUDALOAD_FACT_DRIVER),
+                    has(p, CUDALOAD_FACT_CUDA_MAJOR)
+                        ? ", and the program is built for CUDA "
+                        : "",
+                    fact(p, CUDALOAD_FACT_CUDA_MAJOR));
+      return;
+    }
+    if (!has(p, CUDALOAD_FACT_DRIVER)) {
+      cl_buf_printf(b, "the error message says the NVIDIA driver is older "
+                       "than the program's CUDA runtime");
+      return;
+    }
     cl_buf_printf(b,
                   "the NVIDIA driver %s is too old for CUDA %s (%s needs "
                   "driver %s or newer)",
@@ -212,7 +269,86 @@ static void sentence(cl_buf *b, const cl_problem *p) {
     return;
   case CUDALOAD_PROBLEM_NOT_FOUND:
   case CUDALOAD_PROBLEM_LAZY_NOT_FOUND:
-    not_found_words(b, p);
+    if (has(p, CUDALOAD_FACT_BETTER) && !has(p, CUDALOAD_FACT_CONSUMER))
+      /* The message's name, which is here: where the loader looks. */
+      cl_buf_printf(b,
+                    "the error message names %s, which is here (%s): the "
+                    "program's loader does not search its folder",
+                    fact(p, CUDALOAD_FACT_NAME), fact(p, CUDALOAD_FACT_BETTER));
+    else
+      not_found_words(b, p);
+    return;
+  case CUDALOAD_PROBLEM_SYMBOLS_MISSING:
+    symbols_words(b, p);
+    return;
+  case CUDALOAD_PROBLEM_PATH_MISSING:
+    cl_buf_printf(b, "the program loads %s by its path%s, and ",
+                  fact(p, CUDALOAD_FACT_PATH),
+                  !strcmp(fact(p, CUDALOAD_FACT_REASON), "relative")
+                      ? " (relative to its working folder)"
+                      : "");
+    if (!strcmp(fact(p, CUDALOAD_FACT_REASON), "unreadable"))
+      cl_buf_printf(b, "the file is here but cannot be read");
+    else
+      cl_buf_printf(b, "there is no such file here");
+    if (has(p, CUDALOAD_FACT_BETTER))
+      cl_buf_printf(b, "; %s would do", fact(p, CUDALOAD_FACT_BETTER));
+    return;
+  case CUDALOAD_PROBLEM_OLDER_RELEASE:
+  case CUDALOAD_PROBLEM_NEWER_RELEASE:
+    cl_buf_printf(b, "%s was built with %s %s and loaded %s, %s",
+                  has(p, CUDALOAD_FACT_CONSUMER)
+                      ? fact(p, CUDALOAD_FACT_CONSUMER)
+                      : "the program",
+                  fact(p, CUDALOAD_FACT_FAMILY), fact(p, CUDALOAD_FACT_WANTED),
+                  fact(p, CUDALOAD_FACT_VERSION),
+                  p->kind == CUDALOAD_PROBLEM_OLDER_RELEASE
+                      ? "an older release, which lacks what it uses"
+                      : "a newer release than it supports");
+    if (has(p, CUDALOAD_FACT_TAKEN))
+      cl_buf_printf(b, " (here: %s)", fact(p, CUDALOAD_FACT_TAKEN));
+    return;
+  case CUDALOAD_PROBLEM_CPU_BUILD:
+    cl_buf_printf(
+        b, "%s is a build without CUDA: it cannot use the GPU%s%s",
+        has(p, CUDALOAD_FACT_CONSUMER) ? fact(p, CUDALOAD_FACT_CONSUMER)
+                                       : "the program",
+        has(p, CUDALOAD_FACT_PACKAGE) ? " (" : "",
+        has(p, CUDALOAD_FACT_PACKAGE) ? fact(p, CUDALOAD_FACT_PACKAGE) : "");
+    if (has(p, CUDALOAD_FACT_PACKAGE))
+      cl_buf_puts(b, ")");
+    return;
+  case CUDALOAD_PROBLEM_PIN:
+    cl_buf_printf(b, "%s needs %s %s, and %s",
+                  has(p, CUDALOAD_FACT_CONSUMER)
+                      ? fact(p, CUDALOAD_FACT_CONSUMER)
+                      : "a distribution",
+                  fact(p, CUDALOAD_FACT_PACKAGE), fact(p, CUDALOAD_FACT_WANTED),
+                  has(p, CUDALOAD_FACT_VERSION) ? "another version is installed"
+                                                : "it is not installed");
+    if (has(p, CUDALOAD_FACT_VERSION))
+      cl_buf_printf(b, " (%s)", fact(p, CUDALOAD_FACT_VERSION));
+    return;
+  case CUDALOAD_PROBLEM_DRIVER_HIDDEN:
+    cl_buf_printf(b,
+                  "the error message names the driver's %s, and this machine "
+                  "has the driver (%s): the program does not see it",
+                  fact(p, CUDALOAD_FACT_NAME), fact(p, CUDALOAD_FACT_PATH));
+    return;
+  case CUDALOAD_PROBLEM_UNKNOWN_LIBRARY:
+    cl_buf_printf(b,
+                  "the error message names %s, which is not a CUDA library "
+                  "cudaload knows: it, or a library it needs, could not be "
+                  "loaded",
+                  fact(p, CUDALOAD_FACT_NAME));
+    return;
+  case CUDALOAD_PROBLEM_NO_GPU_CODE:
+    cl_buf_printf(b, "the error message says the program has no GPU code for "
+                     "this GPU");
+    return;
+  case CUDALOAD_PROBLEM_CUBLAS_INIT:
+    cl_buf_printf(b, "the error message is CUBLAS_STATUS_NOT_INITIALIZED: "
+                     "cuBLAS could not create its handle");
     return;
   default:
     cl_buf_printf(b, "%s",

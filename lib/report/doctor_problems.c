@@ -5,12 +5,14 @@
  * with its kind, facts and fix steps, in the order the report lists them.
  */
 #include "report/doctor_problems.h"
+#include "load/fix_lines.h"
 #include "load/manifest.h"
 #include "load/plan_judge.h"
 #include "load/verdict.h"
 #include "scan/ldcache.h"
 #include "os/loader.h"
-#include "report/error_message_report.h"
+#include "report/message_problems.h"
+#include "report/runtime_problems.h"
 #include "scan/roots.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -344,87 +346,11 @@ static int plan_has_second_major(const cudaload_ctx *ctx) {
   return 0;
 }
 
-/* The options that give the tool this doctor's search: --no-defaults and
- * every root given, so that a printed command finds what the doctor found;
- * then the requirements. As words of step. */
-static void search_words(cl_fix *fix, cl_fix_step *step,
-                         const cudaload_ctx *ctx) {
-  const cl_plan_state *ps = cl_plan_state_of(ctx);
-  if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
-    cl_fix_arg(fix, step, "--no-defaults");
-  for (size_t i = 0; i < ctx->explicit_count; ++i) {
-    cl_fix_arg(fix, step, "--root");
-    cl_fix_arg(fix, step, ctx->explicit_roots[i]);
-  }
-  cl_buf specs = CL_BUF_INIT;
-  for (size_t r = 0; r < ps->requirement_count; ++r)
-    cl_buf_printf(&specs, "%s%s", r ? "," : "", ps->requirements[r].text);
-  char *joined = cl_buf_take(&specs);
-  cl_fix_arg(fix, step, "--require");
-  if (joined)
-    cl_fix_arg(fix, step, joined);
-  else
-    fix->failed = 1;
-  free(joined);
-}
-
-/* The same options as one line of text, for the note that names the other
- * ways (env, Python). */
-static void search_text(cl_buf *b, const cudaload_ctx *ctx) {
-  cl_fix words = CL_FIX_INIT;
-  cl_fix_step *s = cl_fix_add(&words, CUDALOAD_FIX_COMMAND);
-  search_words(&words, s, ctx);
-  if (s && !words.failed) {
-    cl_buf_puts(b, " ");
-    /* An unspellable root reads DIR here, as in the command. */
-    (void)cl_fix_command_line(b, s, cl_doctor_host_shell());
-  } else {
-    b->failed = 1;
-  }
-  cl_fix_free(&words);
-}
-
-/* The fix for what fails only without cudaload: have it load the plan. */
+/* The fix for what fails only without cudaload: have it load the plan
+ * (load/fix_lines.c). */
 static void through_cudaload_fix(const cudaload_ctx *ctx, cl_fix *fix,
                                  const char *first) {
-  const cl_plan_state *ps = cl_plan_state_of(ctx);
-  if (first)
-    cl_fix_add_note(fix, "%s", first);
-  cl_fix_step *exec = cl_fix_add(fix, CUDALOAD_FIX_RUN_PROGRAM);
-  cl_fix_arg(fix, exec, "cudaload");
-  cl_fix_arg(fix, exec, "exec");
-  search_words(fix, exec, ctx);
-  cl_fix_arg(fix, exec, "--");
-  cl_fix_arg(fix, exec, "PROGRAM");
-  cl_buf b = CL_BUF_INIT;
-  cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
-                    "program's command); or ");
-  if (cl_doctor_host_naming() == CL_NAMING_WINDOWS) {
-    cl_buf_printf(&b, "run what cudaload env --shell cmd");
-    search_text(&b, ctx);
-    cl_buf_printf(&b, " prints (PowerShell: --shell powershell) before it");
-  } else {
-    cl_buf_printf(&b, "eval \"$(cudaload env");
-    search_text(&b, ctx);
-    cl_buf_printf(&b, ")\" before it");
-  }
-  cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
-  for (size_t r = 0; r < ps->requirement_count; ++r)
-    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
-  cl_buf_printf(&b, "]");
-  if (ctx->explicit_count) {
-    cl_buf_printf(&b, ", roots=[");
-    for (size_t i = 0; i < ctx->explicit_count; ++i)
-      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
-    cl_buf_printf(&b, "]");
-  }
-  cl_buf_printf(&b, ") before the import");
-  char *note = cl_buf_take(&b);
-  if (note)
-    cl_fix_note(fix, exec, "%s", note);
-  else
-    fix->failed = 1;
-  free(note);
+  cl_fix_run_through_cudaload(ctx, fix, first, NULL);
 }
 
 static int reported(const cl_doctor *d, const char *text) {
@@ -869,11 +795,11 @@ static void runtime_problems(cl_doctor *d) {
   d->probe_explained = cl_runtime_problems(&facts, add_sink_problem, d);
 }
 
-/* What the error messages read into ctx show here (error_message_report.c). */
+/* What the error messages read into ctx show here (message_problems.c). */
 static void error_message_problems(cl_doctor *d) {
   cl_error_message_facts facts = {d->ctx, d->driver_path, &d->driver_files,
                                   d->probe};
-  cl_error_message_problems(&facts, add_sink_problem, d);
+  cl_message_problems(&facts, &d->problems);
 }
 
 void cl_doctor_find_problems(cl_doctor *d) {

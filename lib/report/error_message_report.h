@@ -10,13 +10,13 @@
 #include "core/context.h"
 #include "report/report_text.h"
 #include "report/report_writer.h"
-#include "report/runtime_problems.h"
 #include "scan/driver_version.h"
 
 /* What the doctor gathered that the messages are judged against. */
 typedef struct cl_error_message_facts {
-  const cudaload_ctx *ctx;            /* its messages, requirements, plan */
-  const char *driver_path;            /* NULL: no driver found */
+  cudaload_ctx *ctx;       /* its messages, requirements, plan; the loader
+                              model opens files through its file cache */
+  const char *driver_path; /* NULL: no driver found */
   const cl_driver_cuda *driver_files; /* its version from its files */
   const cudaload_probe *probe;        /* NULL: the probe did not run */
 } cl_error_message_facts;
@@ -27,11 +27,5 @@ void cl_report_error_messages(cl_report_writer *w, const cudaload_ctx *ctx);
 /* The text section's lines, labels padded to label_width. */
 void cl_text_error_messages(cl_text_report *r, int label_width,
                             const cudaload_ctx *ctx);
-
-/* Tell add each problem a message shows here, with its fix; nothing for
- * what the doctor's own problems say already (an unsatisfied requirement,
- * no driver). */
-void cl_error_message_problems(const cl_error_message_facts *facts,
-                               cl_problem_sink add, void *opaque);
 
 #endif

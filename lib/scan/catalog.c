@@ -375,6 +375,14 @@ const cl_catalog_entry *cl_catalog_find(const char *name) {
   return NULL;
 }
 
+const cl_catalog_entry *cl_catalog_family_main(const char *family) {
+  for (size_t i = 0; family && i < sizeof catalog / sizeof catalog[0]; ++i)
+    if (catalog[i].role == CL_ROLE_MAIN &&
+        strcmp(catalog[i].family, family) == 0)
+      return &catalog[i];
+  return NULL;
+}
+
 /* The first version of a family's ABI major shipped with a CUDA major
  * (NVIDIA's release notes and the wheels on the index: nvidia-cusparse-cu12
  * 12.0.0.76 to 12.5.10.65, nvidia-cusparse 12.6.3.3 on; nvidia-curand-cu11

@@ -165,4 +165,8 @@ const cl_catalog_entry *cl_catalog_entries(size_t *count);
 /* The entry with this name, or NULL. */
 const cl_catalog_entry *cl_catalog_find(const char *name);
 
+/* The main library of a family ("cudnn" for cudnn_ops_infer's), the one a
+ * requirement names; NULL for no family the catalog knows. */
+const cl_catalog_entry *cl_catalog_family_main(const char *family);
+
 #endif

@@ -1394,6 +1394,143 @@ def shell_value(line):
     return m.group(1), shlex.split(m.group(2))[0]
 
 
+class MessageAnswers(CliTestCase):
+    """Issue 41, item 2: the doctor answers an error message with what it
+    says (the file as written, the symbol and its version node, the versions
+    either side) and what this machine has (the file the loader would take,
+    a copy that would do), each fact with its source; its fix followed as
+    printed makes the program load."""
+
+    def doctor_json(self, message, *args, env=None):
+        full = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+        full.update(env or {})
+        proc = subprocess.run(CLI + ["doctor", "--format", "json", "--error", message] + list(args),
+                              env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        r = Result(["doctor", "--error", message] + list(args), proc)
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return self.parse_json(r)
+
+    def only(self, doc, kind):
+        found = [p for p in doc["problems"] if p["kind"] == kind]
+        self.assertEqual(len(found), 1, [(p["kind"], p["problem"]) for p in doc["problems"]])
+        return found[0]
+
+    def test_a_path_is_that_file_not_a_lookup(self):
+        """glibc compares a name with a slash against that file only: the
+        answer is about the path, never 'its folder is not searched'."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("a Linux path")
+        missing = str(self.tmpdir() / "opt app (x86)" / "lib" / "libcudnn.so.8")
+        cudnn = self.fixture("cudnn8_compat")
+        doc = self.doctor_json("%s: cannot open shared object file: No such file or directory" % missing,
+                               "--no-defaults", "--root", to_cli(cudnn))
+        p = self.only(doc, "path-missing")
+        self.assertEqual(p["facts"]["path"], {"value": missing, "from": "message"})
+        self.assertEqual(p["facts"]["reason"]["value"], "absent")
+        # The copy here that would do comes from the machine.
+        self.assertEqual(p["facts"]["better"]["from"], "machine")
+        self.assertTrue(p["facts"]["better"]["value"].endswith("libcudnn.so.8"), p)
+        self.assertFalse([q for q in doc["problems"] if "does not search its folder" in q["problem"]])
+        self.assertFalse([s for s in p["fix"] if s["action"] == "run-program"],
+                         "exec cannot make a path appear: %r" % p)
+
+    def test_a_path_here_whose_dependency_is_missing_names_the_dependency(self):
+        """The file the message names is here: what it needs and the loader
+        would not find is the answer (Windows' error 126 and frameworks that
+        say only 'cannot be loaded')."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("a Linux path")
+        cudnn = self.fixture("cudnn8_compat")
+        ops = cudnn / "libcudnn_ops_infer.so.8"
+        folder = self.tmpdir()
+        shutil.copy(str(ops), str(folder / ops.name))
+        path = str(folder / ops.name)
+        doc = self.doctor_json("OSError: %s: cannot open shared object file: No such file or directory" % path,
+                               "--no-defaults")
+        needs = [p for p in doc["problems"] if p["kind"] in ("not-found", "lazy-not-found")
+                 and p["facts"].get("consumer", {}).get("value") == path]
+        self.assertTrue(needs, [(p["kind"], p["problem"]) for p in doc["problems"]])
+        self.assertEqual(needs[0]["facts"]["consumer"]["from"], "machine")
+        # cuDNN 8's ops_infer opens cuBLAS 12 by name, which nothing here has.
+        self.assertIn("libcublas", needs[0]["facts"]["name"]["value"])
+        self.assertEqual(needs[0]["facts"]["name"]["from"], "machine")
+        self.assertFalse([q for q in doc["problems"] if q["kind"] == "path-missing"], doc["problems"])
+
+    def test_a_stale_copy_is_named_with_the_release_that_has_the_symbol(self):
+        """The loader's own words: the symbol and version node from the
+        message, the file this machine's loader takes and how (the old
+        nvJitLink first on LD_LIBRARY_PATH), the copy here that has it, and
+        the fix; followed as printed, the consumer binds every symbol."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux tree")
+        self.skip_under_qemu("the fix runs the tool as exec's child, which qemu-user does not start as the target's")
+        tree = self.fixture("stale_minor")
+        old = tree / "cuda-12.1" / "targets" / "x86_64-linux" / "lib"
+        cusparse = tree / "site-packages" / "nvidia" / "cusparse" / "lib" / "libcusparse.so.12"
+        args = ["--no-defaults", "--root", str(tree / "site-packages")]
+        message = ("ImportError: libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, "
+                   "version libnvJitLink.so.12")
+        doc = self.doctor_json(message, *args, env={"LD_LIBRARY_PATH": str(old)})
+        p = self.only(doc, "symbols-missing")
+        facts = {k: (v["value"], v["from"]) for k, v in p["facts"].items()}
+        self.assertEqual(facts["symbol"], ("__nvJitLinkComplete_12_4", "message"))
+        self.assertEqual(facts["version_node"], ("libnvJitLink.so.12", "message"))
+        self.assertEqual(facts["wanted"], ("12.4", "message"))
+        self.assertEqual(facts["consumer"], ("libcusparse.so.12", "message"))
+        self.assertEqual(facts["taken"], (str(old / "libnvJitLink.so.12"), "machine"))
+        self.assertEqual(facts["rule"], ("ld-library-path", "machine"))
+        self.assertEqual(facts["version"][1], "machine")
+        self.assertIn("site-packages/nvidia/nvjitlink/lib/libnvJitLink.so.12", facts["better"][0])
+        actions = [s["action"] for s in p["fix"]]
+        self.assertEqual(actions[0], "set-variable", p["fix"])
+        self.assertEqual(p["fix"][0]["argv"], ["unset", "LD_LIBRARY_PATH"])
+        # Followed as printed: the run-program step, explain of the consumer
+        # as the program: no undefined symbol any more.
+        printed = run_program_words(self, p)
+        proc = subprocess.run(CLI + printed + ["--", to_cli(CLI[-1]), "explain", "--format", "json",
+                                               "--no-defaults", str(cusparse)],
+                              env=dict(os.environ, LD_LIBRARY_PATH=str(old)), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S, text=True)
+        after = json.loads(proc.stdout)
+        self.assertFalse([f for f in after["findings"] if f["kind"] == "undefined-symbols"],
+                         after["findings"])
+
+    def test_a_version_the_message_states_decides(self):
+        """JAX's words: built with cuDNN 8.6.0, loaded 8.5.0. A copy here
+        that is new enough is loaded first; the CUDA major comes from the
+        roots given, never the toolkit."""
+        wheels = self.fixture(*(("windows", "site-packages") if CLI_IS_WINDOWS
+                                else ("wheels-cu12", "site-packages")))
+        doc = self.doctor_json("Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  "
+                               "CuDNN library needs to have matching major version and equal or higher "
+                               "minor version.", "--no-defaults", "--root", to_cli(wheels))
+        p = self.only(doc, "older-release")
+        self.assertEqual(p["facts"]["wanted"], {"value": "8.6.0", "from": "message"})
+        self.assertEqual(p["facts"]["version"], {"value": "8.5.0", "from": "message"})
+        self.assertEqual(p["facts"]["better"]["from"], "machine")
+        self.assertEqual([s["action"] for s in p["fix"]][-1], "run-program")
+
+    def test_the_message_s_cuda_major_picks_the_build(self):
+        """onnxruntime's words: 'Require cuDNN 9.* and CUDA 12.*'. The plan
+        takes CUDA 12's cuDNN 9 (never the CUDA 13 toolkit's), and the fix
+        installs the CUDA 12 build; the cuda_major fact says the message said
+        it."""
+        wheels13 = self.fixture("wheels-cu13", "site-packages")
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel trees")
+        text = ("Failed to load library libonnxruntime_providers_cuda.so with error: libcudnn.so.9: cannot "
+                "open shared object file: No such file or directory\n"
+                "Require cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.")
+        doc = self.doctor_json(text, "--no-defaults", "--root", to_cli(wheels13))
+        p = self.only(doc, "unsatisfied")
+        self.assertEqual(p["facts"]["requirement"], {"value": "cudnn=9", "from": "message"})
+        self.assertEqual(p["facts"]["cuda_major"], {"value": "12", "from": "message"})
+        install = [s for s in p["fix"] if s["action"] == "install"]
+        self.assertTrue(install and any(w.startswith("nvidia-cudnn-cu12") for w in install[0]["argv"]), p)
+        self.assertTrue(doc["cuda_major"]["reason"].startswith("the error message says CUDA 12"), doc["cuda_major"])
+
+
 class Program(CliTestCase):
     """--for TARGET (doctor, env, exec) and exec's COMMAND as the program:
     requirements read from what the user has (the "programs" fixture tree),
@@ -2226,7 +2363,8 @@ PROBLEM_KINDS = ("unsatisfied", "not-found", "lazy-not-found", "symbols-missing"
                  "loaded-copy", "conflict", "load-failed", "root-refused", "root-unusable", "orphan",
                  "lazy-unprovided", "driver-absent", "driver-too-old", "probe-failed", "zlib-missing",
                  "device", "variable", "message", "unreadable", "stopped", "in-process", "empty-entry",
-                 "plugin-unusable")
+                 "plugin-unusable", "path-missing", "older-release", "newer-release", "cpu-build", "pin",
+                 "driver-hidden", "unknown-library", "no-gpu-code", "cublas-init")
 FACT_NAMES = ("requirement", "family", "library", "major", "cuda_major", "consumer", "name", "taken",
               "better", "path", "version", "wanted", "symbol", "version_node", "rule", "reason",
               "driver", "quote", "package", "variable", "stage", "condition", "device")

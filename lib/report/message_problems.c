@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * message_problems.c - what each error message read with --error shows on
+ * this machine, as problem records (message_problems.h). The message says
+ * what the program met (its facts: the file as written, the symbol and its
+ * version node, the versions on either side, the CUDA major the program
+ * states); the machine answers only where the files are and what the
+ * loader would take. Each fact keeps its source, so a report says which
+ * came from the message and which from here.
+ */
+#include "report/message_problems.h"
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/strutil.h"
+#include "load/error_meaning.h"
+#include "load/error_message.h"
+#include "load/fix_lines.h"
+#include "load/loader_model.h"
+#include "load/plan_state.h"
+#include "load/resolve.h"
+#include "load/spec.h"
+#include "load/verdict.h"
+#include "os/platform.h"
+#include "problem/problem.h"
+#include "scan/catalog.h"
+#include "scan/inventory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct answer {
+  const cl_error_message_facts *f;
+  cl_problem_list *list;
+} answer;
+
+static const char *said(const cl_error_message *m, int fact) {
+  return fact > 0 && fact <= CL_ERROR_FACT_LAST ? m->facts[fact] : NULL;
+}
+
+static int cause_is(const cl_error_message *m, const char *cause) {
+  const char *c = said(m, CUDALOAD_MESSAGE_FACT_CAUSE);
+  return c && strcmp(c, cause) == 0;
+}
+
+/* A problem's fact from the message. */
+static void from_message(answer *a, cl_problem *p, int fact, const char *v) {
+  cl_problem_fact(a->list, p, fact, CUDALOAD_FROM_MESSAGE, v);
+}
+
+static void from_machine(answer *a, cl_problem *p, int fact, const char *v) {
+  cl_problem_fact(a->list, p, fact, CUDALOAD_FROM_MACHINE, v);
+}
+
+/* A problem of kind with the message's own line as its evidence. */
+static cl_problem *add(answer *a, int kind, const cl_error_message *m) {
+  cl_problem *p = cl_problem_add(a->list, kind);
+  from_message(a, p, CUDALOAD_FACT_QUOTE, m->quote);
+  return p;
+}
+
+/* Whether this process can open path for reading (its folders too). */
+static int readable(const char *path) {
+  cl_file *file = NULL;
+  char *kept = cl_save_error(); /* "no" is the answer asked for */
+  int ok = cl_os_file_open(path, &file, NULL) == CUDALOAD_OK;
+  cl_restore_error(kept);
+  if (ok)
+    cl_os_file_close(file);
+  return ok;
+}
+
+/* The library the plan chose for the requirement whose text is spec, NULL
+ * when none (unsatisfied, or no plan). */
+static const cl_library *chosen_for(const cudaload_ctx *ctx, const char *spec) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t k = 0; spec && k < ps->requirement_count; ++k) {
+    if (strcmp(ps->requirements[k].text, spec) != 0)
+      continue;
+    if (k >= ps->outcome_count || ps->outcomes[k].chosen >= inv->library_count)
+      return NULL;
+    return &inv->libraries[ps->outcomes[k].chosen];
+  }
+  return NULL;
+}
+
+/* A file of the inventory named `name` (a bare file name), the plan's
+ * choice first: the copy of a message's library this machine has. */
+static const cl_library *library_named(const cudaload_ctx *ctx,
+                                       const char *name) {
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  for (size_t r = 0; r < ps->outcome_count; ++r) {
+    size_t c = ps->outcomes[r].chosen;
+    if (c < inv->library_count &&
+        !strcmp(cl_path_basename(inv->libraries[c].path), name))
+      return &inv->libraries[c];
+  }
+  for (size_t i = 0; i < inv->library_count; ++i)
+    if (!strcmp(cl_path_basename(inv->libraries[i].path), name))
+      return &inv->libraries[i];
+  return NULL;
+}
+
+/* The loader model of this process as it is, without cudaload, asked to
+ * open path as the program does: its findings and tree, or NULL. */
+static cudaload_explain *as_it_is(cudaload_ctx *ctx, const char *path) {
+  cl_loader_model m;
+  cudaload_explain *e = cl_verdict_new();
+  if (!e || cl_loader_model_init_host(&m) != CUDALOAD_OK) {
+    cudaload_explain_free(e);
+    return NULL;
+  }
+  int rc = cl_verdict_open(e, ctx, &m, path, CL_VERDICT_CONSUMER);
+  cl_loader_model_free(&m);
+  if (rc == CUDALOAD_E_NO_MEMORY) {
+    cudaload_explain_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+/* The fix that starts the program through cudaload with its requirement
+ * planned (load/fix_lines.c): PROGRAM stands for the command that printed
+ * the message, which the message alone does not say. */
+static void run_through_cudaload(answer *a, cl_problem *p, const char *spec) {
+  if (!p)
+    return;
+  cl_fix_run_through_cudaload(a->f->ctx, &p->fix, NULL, spec);
+  a->list->failed |= p->fix.failed;
+}
+
+/* --- a file the loader searched for by name ------------------------------ */
+
+static void driver_seen_problem(answer *a, const cl_error_message *m) {
+  if (!a->f->driver_path)
+    return; /* "no NVIDIA driver" is the doctor's own problem, with a fix */
+  const char *name = cl_path_basename(m->file);
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_DRIVER_HIDDEN, m);
+  from_message(a, p, CUDALOAD_FACT_NAME, name);
+  from_machine(a, p, CUDALOAD_FACT_PATH, a->f->driver_path);
+  if (p)
+    cl_fix_add_note(&p->fix,
+                    "run the program where the driver is visible (a "
+                    "container: --gpus all with the NVIDIA container "
+                    "toolkit; WSL: /usr/lib/wsl/lib on LD_LIBRARY_PATH) and "
+                    "check with nvidia-smi%s",
+                    cl_ends_with(name, ".so")
+                        ? "; a program that opens the unversioned libcuda.so "
+                          "needs the link libcuda.so -> libcuda.so.1 of the "
+                          "driver's development files"
+                        : "");
+}
+
+static void unknown_file_problem(answer *a, const cl_error_message *m) {
+  const char *name = cl_path_basename(m->file);
+  if (cl_starts_with_nocase(name, "zlibwapi.dll")) {
+    cl_problem *p = add(a, CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, m);
+    from_message(a, p, CUDALOAD_FACT_NAME, name);
+    cl_problem_say(a->list, p,
+                   "the error message names zlibwapi.dll, which cuDNN 8 for "
+                   "Windows needs and does not ship");
+    if (p)
+      cl_fix_add_note(&p->fix, "put an x64 zlibwapi.dll beside cudnn64_8.dll "
+                               "or in a folder on PATH, or use cuDNN 9, which "
+                               "does not need it");
+    return;
+  }
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, m);
+  from_message(a, p, CUDALOAD_FACT_NAME, name);
+  if (!p)
+    return;
+  cl_fix_step *explain = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+  cl_fix_arg(&p->fix, explain, "cudaload");
+  cl_fix_arg(&p->fix, explain, "explain");
+  cl_fix_arg(&p->fix, explain,
+             cl_os_path_is_absolute(m->file) ? m->file : "FILE");
+  cl_fix_note(
+      &p->fix, explain,
+      "%sit lists each library the file needs, where the loader "
+      "would find it and what is missing",
+      cl_os_path_is_absolute(m->file) ? "" : "FILE: the path of that file; ");
+}
+
+/* The message's name is a library the plan found here: the program's
+ * loader does not search its folder. Unsatisfied, the doctor's problem for
+ * the requirement says what to install. */
+static void by_name_problem(answer *a, const cl_error_message *m) {
+  cudaload_ctx *ctx = a->f->ctx;
+  if (m->requirement) {
+    const cl_library *lib = chosen_for(ctx, m->requirement);
+    if (!lib)
+      return;
+    cl_problem *p = add(a, CUDALOAD_PROBLEM_NOT_FOUND, m);
+    from_message(a, p, CUDALOAD_FACT_NAME, cl_path_basename(m->file));
+    from_message(a, p, CUDALOAD_FACT_REQUIREMENT, m->requirement);
+    from_machine(a, p, CUDALOAD_FACT_BETTER, lib->path);
+    from_message(a, p, CUDALOAD_FACT_CONDITION, "as-it-is");
+    run_through_cudaload(a, p, m->requirement);
+  } else if (cl_error_message_driver_file(cl_path_basename(m->file))) {
+    driver_seen_problem(a, m);
+  } else {
+    unknown_file_problem(a, m);
+  }
+}
+
+/* --- a file loaded by its path ------------------------------------------- */
+
+/* The libraries a file here needs that the loader would not find, as
+ * this process is: one problem per file, as the doctor's as-it-is ones. */
+static int dependency_problems(answer *a, const cl_error_message *m,
+                               const char *path) {
+  cudaload_explain *e = as_it_is(a->f->ctx, path);
+  if (!e) {
+    a->list->failed = 1;
+    return 0;
+  }
+  int found = 0;
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    const cl_finding *g = &e->findings[i];
+    int kind = g->kind == CL_FINDING_NOT_FOUND
+                   ? (g->lazy ? CUDALOAD_PROBLEM_LAZY_NOT_FOUND
+                              : CUDALOAD_PROBLEM_NOT_FOUND)
+               : g->kind == CL_FINDING_UNDEFINED_SYMBOLS
+                   ? CUDALOAD_PROBLEM_SYMBOLS_MISSING
+                   : 0;
+    if (!kind || g->note)
+      continue;
+    cl_problem *p = add(a, kind, m);
+    cl_problem_say(a->list, p, g->text);
+    from_machine(a, p, CUDALOAD_FACT_CONSUMER, g->consumer);
+    from_machine(a, p, CUDALOAD_FACT_NAME, g->names ? g->names : g->name);
+    from_machine(a, p, CUDALOAD_FACT_TAKEN, g->taken);
+    from_machine(a, p, CUDALOAD_FACT_BETTER, g->better);
+    from_machine(a, p, CUDALOAD_FACT_CONDITION, "as-it-is");
+    if (p)
+      cl_fix_add_note(&p->fix, "%s",
+                      g->fix ? g->fix
+                             : "put the library it needs beside it, or run the "
+                               "program through cudaload with that library "
+                               "required (cudaload exec --require ...)");
+    ++found;
+  }
+  cudaload_explain_free(e);
+  return found;
+}
+
+/* The message names a path: that file and no other (a copy loaded under the
+ * same name does not satisfy it). Not here, unreadable, or here and a
+ * library it needs is not: each its own answer. */
+static void path_problem(answer *a, const cl_error_message *m) {
+  const char *form = said(m, CUDALOAD_MESSAGE_FACT_FILE_FORM);
+  int relative = form && !strcmp(form, "relative-path");
+  cl_file_kind kind = cl_os_stat_kind(m->file, NULL);
+  if (!relative && kind == CL_KIND_REGULAR &&
+      dependency_problems(a, m, m->file))
+    return;
+  if (!relative && kind == CL_KIND_REGULAR && readable(m->file)) {
+    /* Here and whole to the model: what failed is not seen from here. */
+    cl_problem *p = add(a, CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, m);
+    from_message(a, p, CUDALOAD_FACT_NAME, m->file);
+    cl_problem_say(a->list, p, NULL);
+    if (p) {
+      cl_fix_step *explain = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+      cl_fix_arg(&p->fix, explain, "cudaload");
+      cl_fix_arg(&p->fix, explain, "explain");
+      cl_fix_arg(&p->fix, explain, m->file);
+      cl_fix_note(&p->fix, explain,
+                  "the file is here and every library it needs is found by "
+                  "this process as it is: the program's own environment "
+                  "differs (another LD_LIBRARY_PATH or PATH, a container)");
+    }
+    return;
+  }
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_PATH_MISSING, m);
+  from_message(a, p, CUDALOAD_FACT_PATH, m->file);
+  from_message(a, p, CUDALOAD_FACT_REASON,
+               relative                                        ? "relative"
+               : kind == CL_KIND_REGULAR && !readable(m->file) ? "unreadable"
+                                                               : "absent");
+  const cl_library *lib = chosen_for(a->f->ctx, m->requirement);
+  from_machine(a, p, CUDALOAD_FACT_BETTER, lib ? lib->path : NULL);
+  if (!p)
+    return;
+  if (kind == CL_KIND_REGULAR && !relative)
+    cl_fix_add_note(&p->fix,
+                    "give the program's user read access to %s (its folders "
+                    "too)",
+                    m->file);
+  else
+    cl_fix_add_note(
+        &p->fix,
+        "the path is the program's own (its configuration, a plugin's "
+        "search list, a path it was built with): put the library at that "
+        "path%s%s%s, or set the program's setting that names it",
+        lib ? " (a link to " : "", lib ? lib->path : "", lib ? ")" : "");
+}
+
+/* --- a symbol the file taken lacks --------------------------------------- */
+
+/* Whether version (a file's, "12.4.127") is at least wanted ("12.4"); 1
+ * when wanted is not said, 0 when version is not known. */
+static int at_least(const char *version, const char *wanted) {
+  long have[CL_VERSION_PARTS] = {0}, want[CL_VERSION_PARTS] = {0};
+  if (!wanted || !*wanted)
+    return 1;
+  if (!version || cl_version_parse(version, have) <= 0 ||
+      cl_version_parse(wanted, want) <= 0)
+    return 0;
+  for (int i = 0; i < CL_VERSION_PARTS; ++i)
+    if (have[i] != want[i])
+      return have[i] > want[i];
+  return 1;
+}
+
+/* The file the loader takes for `name` when `consumer` (a file here) is
+ * opened as this process is: its path and rule from the model's tree, and
+ * whether it lacks symbols (the finding). */
+static void taken_for(answer *a, cl_problem *p, const char *consumer,
+                      const char *name) {
+  cudaload_explain *e = as_it_is(a->f->ctx, consumer);
+  if (!e)
+    return;
+  for (size_t i = 0; i < e->object_count; ++i)
+    for (size_t k = 0; k < e->objects[i].need_count; ++k) {
+      const cl_explain_need *n = &e->objects[i].needs[k];
+      if (!n->path || strcmp(n->name, name) != 0 ||
+          (p && p->facts[CUDALOAD_FACT_TAKEN]))
+        continue;
+      from_machine(a, p, CUDALOAD_FACT_TAKEN, n->path);
+      from_machine(a, p, CUDALOAD_FACT_RULE, n->rule);
+      from_machine(a, p, CUDALOAD_FACT_VERSION, n->version);
+    }
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    const cl_finding *g = &e->findings[i];
+    if (g->kind == CL_FINDING_UNDEFINED_SYMBOLS && g->better)
+      from_machine(a, p, CUDALOAD_FACT_BETTER, g->better);
+  }
+  cudaload_explain_free(e);
+}
+
+/* The folder of taken when the loader found it through LD_LIBRARY_PATH
+ * (rule "ld-library-path"): a step that drops that entry. */
+static void drop_search_entry(answer *a, cl_problem *p) {
+  const char *rule = p->facts[CUDALOAD_FACT_RULE];
+  const char *taken = p->facts[CUDALOAD_FACT_TAKEN];
+  if (!rule || !taken ||
+      strcmp(rule, cl_resolve_rule_name(CL_RULE_LD_LIBRARY_PATH)) != 0)
+    return;
+  char *folder = cl_path_dirname(taken);
+  char *value = cl_os_getenv("LD_LIBRARY_PATH");
+  if (folder && value) {
+    cl_fix_drop_from_path_list("LD_LIBRARY_PATH", value, folder, ':', &p->fix);
+    cl_fix_note(&p->fix, &p->fix.steps[p->fix.count - 1],
+                "drops %s, which holds the old copy", folder);
+  }
+  a->list->failed |= !folder;
+  free(folder);
+  free(value);
+}
+
+static void symbol_problem(answer *a, const cl_error_message *m) {
+  const char *node = said(m, CUDALOAD_MESSAGE_FACT_SYMBOL_VERSION);
+  /* The file with the reference: the message's "needed by"; its file is
+   * the provider ("libcusparse.so.12: undefined symbol: ..., version
+   * libnvJitLink.so.12" is about libnvJitLink.so.12). */
+  const char *consumer = m->needed_by;
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
+  from_message(a, p, CUDALOAD_FACT_SYMBOL,
+               said(m, CUDALOAD_MESSAGE_FACT_SYMBOL));
+  from_message(a, p, CUDALOAD_FACT_VERSION_NODE, node);
+  from_message(a, p, CUDALOAD_FACT_CONSUMER, consumer);
+  from_message(a, p, CUDALOAD_FACT_WANTED,
+               said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION));
+  /* The provider: the version node names its SONAME (glibc); else the
+   * family the message is about. */
+  cl_name_match provider;
+  int known = node && cl_catalog_match(node, CL_NAMING_LINUX, &provider);
+  from_message(a, p, CUDALOAD_FACT_NAME, node);
+  if (known)
+    from_message(a, p, CUDALOAD_FACT_FAMILY, provider.entry->family);
+  if (!p)
+    return;
+  /* Which file this machine's loader takes for it, from the consumer's
+   * copy here: the message's path, else the file of that name the plan or
+   * the scan has. */
+  const char *here = NULL;
+  if (consumer && cl_os_path_is_absolute(consumer) &&
+      cl_os_stat_kind(consumer, NULL) == CL_KIND_REGULAR)
+    here = consumer;
+  const cl_library *lib =
+      here || !consumer ? NULL
+                        : library_named(a->f->ctx, cl_path_basename(consumer));
+  if (!here && lib)
+    here = lib->path;
+  if (here && node)
+    taken_for(a, p, here, node);
+  /* A copy here that has it: the plan's choice, when it is at least the
+   * release the message needs and is not the file taken. */
+  const cl_library *chosen = chosen_for(a->f->ctx, m->requirement);
+  const char *wanted = said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION);
+  if (!p->facts[CUDALOAD_FACT_BETTER] && chosen &&
+      at_least(chosen->version, wanted) &&
+      !(p->facts[CUDALOAD_FACT_TAKEN] &&
+        cl_os_same_path(chosen->path, strlen(chosen->path),
+                        p->facts[CUDALOAD_FACT_TAKEN],
+                        strlen(p->facts[CUDALOAD_FACT_TAKEN]))))
+    from_machine(a, p, CUDALOAD_FACT_BETTER, chosen->path);
+  drop_search_entry(a, p);
+  if (p->facts[CUDALOAD_FACT_BETTER] && m->requirement) {
+    char *first = cl_strdup_printf(
+        "or have cudaload load %s, which has it, before anything else:",
+        p->facts[CUDALOAD_FACT_BETTER]);
+    cl_fix_run_through_cudaload(a->f->ctx, &p->fix, first, m->requirement);
+    a->list->failed |= !first || p->fix.failed;
+    free(first);
+  } else if (known && !chosen) {
+    /* No copy of it here at all: the requirement's own problem installs
+     * one, a release that defines it. */
+    cl_fix_add_note(&p->fix,
+                    "no copy of %s is here: the problem of %s says what to "
+                    "install, a release of %s or newer",
+                    node, m->requirement ? m->requirement : "its library",
+                    said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION)
+                        ? said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION)
+                        : "the one the program was built with");
+  } else if (known) {
+    cl_fix_cuda cuda;
+    int rc =
+        cl_fix_for_release(a->f->ctx, provider.entry->family, provider.major,
+                           said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION),
+                           CUDALOAD_FROM_MESSAGE, &p->fix, &cuda);
+    a->list->failed |= rc == CUDALOAD_E_NO_MEMORY;
+    if (cuda.major)
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_CUDA_MAJOR, cuda.source,
+                          cuda.major);
+  } else {
+    cl_fix_add_note(&p->fix,
+                    "install one release of the library that defines it, as "
+                    "a whole, where the program loads it from (cudaload "
+                    "explain FILE names the file it takes)");
+  }
+}
+
+/* Windows error 127: a DLL that loaded lacks a function its importer
+ * needs. The file's imports, modelled here, say which. */
+static void export_problem(answer *a, const cl_error_message *m) {
+  if (m->file && cl_os_path_is_absolute(m->file) &&
+      cl_os_stat_kind(m->file, NULL) == CL_KIND_REGULAR &&
+      dependency_problems(a, m, m->file))
+    return;
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
+  from_message(a, p, CUDALOAD_FACT_CONSUMER, m->file);
+  from_message(a, p, CUDALOAD_FACT_REASON, "missing-export");
+  cl_problem_say(a->list, p, NULL);
+  if (!p)
+    return;
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_printf(&b,
+                "%s loaded, but a DLL it imports lacks a function it needs "
+                "(Windows error 127): another release of that DLL was "
+                "loaded first",
+                m->file ? cl_path_basename(m->file) : "the DLL");
+  char *text = cl_buf_take(&b);
+  cl_problem_say(a->list, p, text);
+  a->list->failed |= !text;
+  free(text);
+  cl_fix_step *explain = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+  cl_fix_arg(&p->fix, explain, "cudaload");
+  cl_fix_arg(&p->fix, explain, "explain");
+  cl_fix_arg(&p->fix, explain, "--pid");
+  cl_fix_arg(&p->fix, explain, "PID");
+  cl_fix_note(&p->fix, explain,
+              "PID: the running program's; it names the copies the process "
+              "has and which one lacks what; load one release of each "
+              "library (cudaload.setup() before the import loads the plan's "
+              "first)");
+}
+
+/* --- versions the message states ----------------------------------------- */
+
+static void release_problem(answer *a, const cl_error_message *m, int older) {
+  const char *family = said(m, CUDALOAD_MESSAGE_FACT_FAMILY);
+  const char *wanted = said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION);
+  cl_problem *p = add(a,
+                      older ? CUDALOAD_PROBLEM_OLDER_RELEASE
+                            : CUDALOAD_PROBLEM_NEWER_RELEASE,
+                      m);
+  from_message(a, p, CUDALOAD_FACT_FAMILY, family);
+  from_message(a, p, CUDALOAD_FACT_WANTED, wanted);
+  from_message(a, p, CUDALOAD_FACT_VERSION,
+               said(m, CUDALOAD_MESSAGE_FACT_FOUND_VERSION));
+  from_message(a, p, CUDALOAD_FACT_CONSUMER,
+               said(m, CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE));
+  const cl_library *lib = chosen_for(a->f->ctx, m->requirement);
+  from_machine(a, p, CUDALOAD_FACT_TAKEN, lib ? lib->path : NULL);
+  if (!p)
+    return;
+  long major = 0;
+  if (wanted)
+    major = strtol(wanted, NULL, 10);
+  if (lib && older && at_least(lib->version, wanted)) {
+    /* A copy here is new enough: the program took an older one earlier
+     * in its search; have cudaload load this one first. */
+    from_machine(a, p, CUDALOAD_FACT_BETTER, lib->path);
+    char *first = cl_strdup_printf(
+        "%s (%s) is at least %s: have cudaload load it before anything "
+        "else:",
+        lib->path, lib->version, wanted);
+    cl_fix_run_through_cudaload(a->f->ctx, &p->fix, first, m->requirement);
+    a->list->failed |= !first || p->fix.failed;
+    free(first);
+  } else if (m->requirement && !lib) {
+    /* None here: the requirement's own problem says what to install. */
+    cl_fix_add_note(&p->fix,
+                    "no %s is here: the problem of %s says what to install, "
+                    "a release of %s or newer",
+                    family ? family : "copy", m->requirement,
+                    wanted ? wanted : "the one the program was built with");
+  } else if (family && major) {
+    char at_least[64];
+    /* Older: that release or newer; newer than supported: that major.minor. */
+    snprintf(at_least, sizeof at_least, "%s", wanted);
+    cl_fix_cuda cuda;
+    int rc =
+        cl_fix_for_release(a->f->ctx, family, major, older ? at_least : NULL,
+                           CUDALOAD_FROM_MESSAGE, &p->fix, &cuda);
+    a->list->failed |= rc == CUDALOAD_E_NO_MEMORY;
+    if (cuda.major)
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_CUDA_MAJOR, cuda.source,
+                          cuda.major);
+    if (!older)
+      cl_fix_add_note(&p->fix,
+                      "or a build of the program made for the %s release "
+                      "installed",
+                      family);
+  } else {
+    cl_fix_add_note(&p->fix, "install the release the program was built "
+                             "with, or a build of the program for the one "
+                             "installed");
+  }
+}
+
+/* --- the driver, the device, the build ----------------------------------- */
+
+static void driver_too_old_problem(answer *a, const cl_error_message *m) {
+  const char *stated = said(m, CUDALOAD_MESSAGE_FACT_DRIVER_CUDA_VERSION);
+  /* Without a driver the CUDA runtime says "insufficient" too; the
+   * doctor's "no NVIDIA driver" problem has that fix. */
+  if (!a->f->driver_path && !stated)
+    return;
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_DRIVER_TOO_OLD, m);
+  from_message(a, p, CUDALOAD_FACT_DRIVER, stated);
+  from_message(a, p, CUDALOAD_FACT_CUDA_MAJOR,
+               said(m, CUDALOAD_MESSAGE_FACT_CUDA_MAJOR));
+  if (!p)
+    return;
+  const cl_driver_cuda *d = a->f->driver_files;
+  if (d && d->found && d->cuda_major)
+    cl_fix_add_note(&p->fix,
+                    "this driver (%s) supports CUDA up to %d.%d: update it "
+                    "(https://www.nvidia.com/drivers), or use the program's "
+                    "build for CUDA %d (pip: its CUDA %d wheels; cudaload "
+                    "plans for it with cuda=%d)",
+                    d->version, d->cuda_major, d->cuda_minor, d->cuda_major,
+                    d->cuda_major, d->cuda_major);
+  else
+    cl_fix_add_note(&p->fix, "update the NVIDIA driver "
+                             "(https://www.nvidia.com/drivers), or use the "
+                             "program's build for the CUDA major the driver "
+                             "supports");
+}
+
+static void cublas_problem(answer *a, const cl_error_message *m) {
+  const cudaload_probe *probe = a->f->probe;
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_CUBLAS_INIT, m);
+  if (!p)
+    return;
+  if (!probe) {
+    cl_fix_step *run = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&p->fix, run, "cudaload");
+    cl_fix_arg(&p->fix, run, "doctor");
+    cl_fix_arg(&p->fix, run, "--probe");
+    cl_fix_note(&p->fix, run,
+                "it creates a cuBLAS handle as the program does and names "
+                "the cause");
+  } else if (cudaload_probe_verdict(probe) == CUDALOAD_GPU_OK) {
+    cl_fix_add_note(&p->fix,
+                    "the probe created a cuBLAS handle here, so the "
+                    "program's own use of the GPU is the likely cause: free "
+                    "GPU memory (nvidia-smi lists the processes holding it) "
+                    "or lower its batch size");
+  } else {
+    cl_fix_add_note(&p->fix,
+                    "the probe fell back to CPU: its problem below names the "
+                    "cause");
+  }
+}
+
+static void no_gpu_code_problem(answer *a, const cl_error_message *m) {
+  const cudaload_probe *probe = a->f->probe;
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_NO_GPU_CODE, m);
+  if (!p)
+    return;
+  char gpu[300] = " (cudaload doctor --probe shows it)";
+  if (probe && cudaload_probe_device_count(probe) > 0) {
+    int cc = cudaload_probe_device_capability(probe, 0);
+    snprintf(gpu, sizeof gpu, " (%.200s: compute %d.%d)",
+             cudaload_probe_device_name(probe, 0), cc / 10, cc % 10);
+  }
+  cl_fix_add_note(&p->fix,
+                  "install a build of the program made for this GPU's "
+                  "compute capability%s; PyTorch: torch.cuda.get_arch_list() "
+                  "lists the architectures a build has, and a newer GPU needs "
+                  "a build for a newer CUDA",
+                  gpu);
+}
+
+static void cpu_build_problem(answer *a, const cl_error_message *m) {
+  const char *module = said(m, CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE);
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_CPU_BUILD, m);
+  from_message(a, p, CUDALOAD_FACT_CONSUMER, module);
+  from_message(a, p, CUDALOAD_FACT_PACKAGE,
+               said(m, CUDALOAD_MESSAGE_FACT_DISTRIBUTION));
+  if (!p)
+    return;
+  if (module && !strcmp(module, "onnxruntime"))
+    cl_fix_add_note(&p->fix,
+                    "onnxruntime and onnxruntime-gpu install the same files: "
+                    "uninstall both, then install onnxruntime-gpu alone (pip "
+                    "uninstall -y onnxruntime onnxruntime-gpu, then pip "
+                    "install onnxruntime-gpu)");
+  else if (module && !strcmp(module, "torch"))
+    cl_fix_add_note(&p->fix,
+                    "install a CUDA build of torch (pip install torch "
+                    "--index-url https://download.pytorch.org/whl/cu128, for "
+                    "the CUDA major the driver supports)");
+  else
+    cl_fix_add_note(&p->fix, "install the program's CUDA build");
+}
+
+static void pin_problem(answer *a, const cl_error_message *m) {
+  cl_problem *p = add(a, CUDALOAD_PROBLEM_PIN, m);
+  from_message(a, p, CUDALOAD_FACT_PACKAGE,
+               said(m, CUDALOAD_MESSAGE_FACT_DISTRIBUTION));
+  from_message(a, p, CUDALOAD_FACT_WANTED,
+               said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION));
+  from_message(a, p, CUDALOAD_FACT_VERSION,
+               said(m, CUDALOAD_MESSAGE_FACT_FOUND_VERSION));
+  from_message(a, p, CUDALOAD_FACT_CONSUMER,
+               said(m, CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE));
+  if (p)
+    cl_fix_add_note(&p->fix,
+                    "install the version it pins into its own environment, or "
+                    "keep the other version in a folder of its own (pip "
+                    "install --no-deps --target DIR ...) and give that folder "
+                    "as a root");
+}
+
+/* --- every message ------------------------------------------------------- */
+
+void cl_message_problems(const cl_error_message_facts *f,
+                         cl_problem_list *list) {
+  answer a = {f, list};
+  const cudaload_ctx *ctx = f->ctx;
+  for (size_t i = 0; i < cl_error_message_count(ctx); ++i) {
+    const cl_error_message *m = cl_error_message_at(ctx, i);
+    const char *form = said(m, CUDALOAD_MESSAGE_FACT_FILE_FORM);
+    int path = m->file && form && strcmp(form, "name") != 0;
+    if (cause_is(m, "older-library") || cause_is(m, "undefined-symbol"))
+      symbol_problem(&a, m);
+    else if (cause_is(m, "missing-export"))
+      export_problem(&a, m);
+    else if (cause_is(m, "older-runtime"))
+      release_problem(&a, m, 1);
+    else if (cause_is(m, "newer-runtime"))
+      release_problem(&a, m, 0);
+    else if (cause_is(m, "driver-too-old"))
+      driver_too_old_problem(&a, m);
+    else if (cause_is(m, "no-gpu-code"))
+      no_gpu_code_problem(&a, m);
+    else if (cause_is(m, "cublas-init-failed"))
+      cublas_problem(&a, m);
+    else if (cause_is(m, "cpu-build"))
+      cpu_build_problem(&a, m);
+    else if (cause_is(m, "pin-mismatch") || cause_is(m, "pin-not-installed"))
+      pin_problem(&a, m);
+    else if (cause_is(m, "no-driver") && f->driver_path && m->file)
+      driver_seen_problem(&a, m);
+    else if (m->file && path)
+      path_problem(&a, m);
+    else if (m->file)
+      by_name_problem(&a, m);
+  }
+}
