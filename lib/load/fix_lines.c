@@ -161,20 +161,6 @@ static cl_shell_kind shell_of(cl_naming naming) {
                                      : CL_SHELL_POSIX;
 }
 
-/* " word": a package and its version specifier, which every shell takes
- * quoted (they hold only a name, digits and = < > . *). */
-static void add_requirement_word(cl_buf *t, const char *package,
-                                 const char *spec, cl_naming naming) {
-  char *word = cl_strdup_printf("%s%s", package, spec);
-  if (!word) {
-    t->failed = 1; /* the line is lost: cl_buf_take() says so */
-    return;
-  }
-  cl_buf_puts(t, " ");
-  cl_buf_shell_word(t, word, shell_of(naming));
-  free(word);
-}
-
 /* Whether the name ends in -cuNN, which pins the CUDA major. */
 static int suffixed(const wheel *w) {
   char suffix[16];
@@ -274,18 +260,201 @@ static char *interpreter_of(const char *root, cl_naming naming) {
   return found;
 }
 
-/* The pip install command of the environment the scan searched first (an
- * interpreter whose site folder is a root of the environment tier),
- * malloc'ed; NULL when there is none. A package it installs lands in a
- * folder the next scan searches. Its own pip ("\"C:\...\python.exe\" -m
- * pip install"); on Windows, where that interpreter has no pip (the
- * embeddable distribution has none, nor ensurepip), the launcher's pip
- * into its site folder ("py -m pip install --target \"...\\Lib\\
- * site-packages\""). */
-static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
-                             int *interpreter) {
+/* --- Windows: which pip (issue 45, item 4) ------------------------------ */
+
+void cl_pip_command_free(cl_pip_command *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->argc; ++i)
+    free(c->argv[i]);
+  for (size_t k = 0; k < c->before_count; ++k)
+    for (size_t i = 0; i < c->before_argc[k]; ++i)
+      free(c->before[k][i]);
+  memset(c, 0, sizeof *c);
+}
+
+/* Append copies of the words (NULL-terminated) to an argv of capacity
+ * CL_PIP_WORDS; 0 or CUDALOAD_E_NO_MEMORY. */
+static int push_words(char **argv, size_t *argc, const char *const *words) {
+  for (; *words; ++words) {
+    if (*argc >= CL_PIP_WORDS || !(argv[*argc] = cl_strdup(*words)))
+      return CUDALOAD_E_NO_MEMORY;
+    ++*argc;
+  }
+  return CUDALOAD_OK;
+}
+
+/* Whether folder (a variable's value; NULL: unset) + tail is a file. */
+static int file_under(const char *folder, const char *tail) {
+  char *path = folder && folder[0] ? cl_path_join(folder, tail) : NULL;
+  int yes = path && cl_os_stat_kind(path, NULL) == CL_KIND_REGULAR;
+  free(path);
+  return yes;
+}
+
+/* Whether the py launcher is installed where its installer puts it (the
+ * Windows folder for all users, %LOCALAPPDATA%\Programs\Python\Launcher
+ * for one) or on PATH: only then may a fix line start with "py". */
+static int py_launcher_installed(void) {
+  static const char *const homes[][2] = {
+      {"SystemRoot", "py.exe"},
+      {"windir", "py.exe"},
+      {"LOCALAPPDATA", "Programs/Python/Launcher/py.exe"}};
+  int found = 0;
+  for (size_t i = 0; !found && i < sizeof homes / sizeof *homes; ++i) {
+    char *value = cl_os_getenv(homes[i][0]);
+    found = file_under(value, homes[i][1]);
+    free(value);
+  }
+  char *path = found ? NULL : cl_os_getenv("PATH");
+  const char separators[] = {CL_LIST_SEP, '\0'};
+  for (const char *p = path; p && *p && !found;) {
+    size_t n = strcspn(p, separators);
+    char *entry = n ? cl_strndup(p, n) : NULL;
+    found = file_under(entry, "py.exe");
+    free(entry);
+    p += n;
+    p += *p != '\0';
+  }
+  free(path);
+  return found;
+}
+
+int cl_fix_windows_pip(const char *python, const char *site,
+                       cl_pip_command *out) {
+  memset(out, 0, sizeof *out);
+  char *own_pip = cl_path_join(site, "pip");
+  if (!own_pip)
+    return CUDALOAD_E_NO_MEMORY;
+  int has_pip = cl_os_stat_kind(own_pip, NULL) == CL_KIND_DIRECTORY;
+  free(own_pip);
+  int rc;
+  if (has_pip) {
+    out->source = CL_PIP_OWN;
+    rc =
+        push_words(out->argv, &out->argc,
+                   (const char *const[]){python, "-m", "pip", "install", NULL});
+  } else if (py_launcher_installed()) {
+    /* The launcher runs another Python: the caller aims --target at this
+     * one's folder. NVIDIA's wheels are py3-none, any Python's. */
+    out->source = CL_PIP_LAUNCHER;
+    rc = push_words(out->argv, &out->argc,
+                    (const char *const[]){"py", "-m", "pip", "install", NULL});
+  } else {
+    /* The embeddable distribution has neither pip nor ensurepip, and no
+     * launcher is installed: get-pip.py gives it one. curl.exe is part of
+     * Windows 10 and 11 (PowerShell's "curl" is another command). */
+    out->source = CL_PIP_MISSING;
+    out->before_count = 2;
+    rc = push_words(
+        out->before[0], &out->before_argc[0],
+        (const char *const[]){"curl.exe", "-sSLo", "get-pip.py",
+                              "https://bootstrap.pypa.io/get-pip.py", NULL});
+    if (!rc)
+      rc = push_words(out->before[1], &out->before_argc[1],
+                      (const char *const[]){python, "get-pip.py", NULL});
+    if (!rc)
+      rc = push_words(
+          out->argv, &out->argc,
+          (const char *const[]){python, "-m", "pip", "install", NULL});
+  }
+  if (rc)
+    cl_pip_command_free(out);
+  return rc;
+}
+
+/* A command being composed, word by word, then written for the shells of
+ * its naming (render_command). */
+typedef struct command {
+  char *argv[24];
+  size_t argc;
+  int failed;
+} command;
+
+static void push(command *c, const char *word) {
+  char *copy = c->argc < sizeof c->argv / sizeof *c->argv && word
+                   ? cl_strdup(word)
+                   : NULL;
+  if (!copy)
+    c->failed = 1;
+  else
+    c->argv[c->argc++] = copy;
+}
+
+static void command_free(command *c) {
+  for (size_t i = 0; i < c->argc; ++i)
+    free(c->argv[i]);
+  memset(c, 0, sizeof *c);
+}
+
+/* The words joined, each quoted for the shells; 0 when one has no
+ * spelling they all keep literal. */
+static int join_words(cl_buf *t, char *const *argv, size_t argc,
+                      cl_naming naming) {
+  int spelled = 1;
+  for (size_t i = 0; i < argc && spelled; ++i) {
+    if (i)
+      cl_buf_puts(t, " ");
+    spelled = cl_buf_shell_word(t, argv[i], shell_of(naming));
+  }
+  return spelled;
+}
+
+/* One command as its line. Windows: a first word that must be quoted (an
+ * interpreter under "C:\Program Files" or a profile folder) is a string to
+ * PowerShell, which runs it only after "&", and "&" starts no command in
+ * cmd: the cmd line, then PowerShell's. 0 when a word has no spelling that
+ * cmd and PowerShell both keep literal (nothing written). */
+static int render_command(cl_buf *t, char *const *argv, size_t argc,
+                          cl_naming naming) {
+  cl_buf line = CL_BUF_INIT;
+  int spelled = join_words(&line, argv, argc, naming);
+  char *text = cl_buf_take(&line);
+  if (!spelled || !text) {
+    t->failed |= spelled && !text;
+    free(text);
+    return 0;
+  }
+  cl_buf_puts(t, text);
+  if (naming == CL_NAMING_WINDOWS && text[0] == '"')
+    add(t, " (PowerShell: & %s)", text);
+  free(text);
+  return 1;
+}
+
+char *cl_fix_windows_path_first(char *const *folders, size_t count) {
+  cl_buf cmd = CL_BUF_INIT, ps = CL_BUF_INIT;
+  int written = count > 0;
+  for (size_t i = 0; i < count && written; ++i) {
+    written = folders[i][0] && !strpbrk(folders[i], "%\";");
+    cl_buf_printf(&cmd, "%s;", folders[i]);
+    for (const char *c = folders[i]; *c; ++c)
+      cl_buf_printf(&ps, *c == '\'' ? "''" : "%c", *c);
+    cl_buf_puts(&ps, ";");
+  }
+  char *a = cl_buf_take(&cmd), *b = cl_buf_take(&ps);
+  char *line = written && a && b
+                   ? cl_strdup_printf("set \"PATH=%s%%PATH%%\" (cmd) or "
+                                      "$env:PATH = '%s' + $env:PATH "
+                                      "(PowerShell)",
+                                      a, b)
+                   : NULL;
+  free(a);
+  free(b);
+  return line;
+}
+
+/* How pip is run for the environment the scan searched first (an
+ * interpreter whose site folder is a root of the environment tier): *out
+ * filled and 1, or 0 when there is none. A package it installs lands in a
+ * folder the next scan searches. Linux: its own pip. Windows:
+ * cl_fix_windows_pip's choice, *site its site folder (malloc'ed), for the
+ * launcher's --target. */
+static int environment_pip(const cudaload_ctx *ctx, cl_naming naming,
+                           cl_pip_command *out, char **site) {
   const cl_inventory *inv = cl_inventory_of(ctx);
-  *interpreter = 0;
+  memset(out, 0, sizeof *out);
+  *site = NULL;
   for (size_t i = 0; i < inv->root_count; ++i) {
     const cl_root *r = &inv->roots[i];
     if (r->status != CUDALOAD_OK ||
@@ -294,47 +463,49 @@ static char *environment_pip(const cudaload_ctx *ctx, cl_naming naming,
     char *python = interpreter_of(r->path, naming);
     if (!python)
       continue;
-    /* Each path is one shell word, whatever its name holds; a path no
-     * spelling keeps literal (cmd and PowerShell) gives no command of its
-     * own: the generic pip line is printed instead. */
-    cl_buf pip = CL_BUF_INIT;
-    int spelled = 0;
+    int rc = CUDALOAD_E_NO_MEMORY;
     if (naming == CL_NAMING_WINDOWS) {
       /* <prefix>\python.exe or <prefix>\Scripts\python.exe (a venv). */
       char *bin = cl_path_dirname(python);
       char *prefix = bin && !strcmp(cl_path_basename(bin), "Scripts")
                          ? cl_path_dirname(bin)
                          : cl_strdup(bin ? bin : "");
-      char *site = prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
-      char *own_pip = site ? cl_path_join(site, "pip") : NULL;
-      if (own_pip && cl_os_stat_kind(own_pip, NULL) != CL_KIND_DIRECTORY) {
-        /* The embeddable Python has no pip: the launcher's installs into
-         * its site folder. */
-        cl_buf_puts(&pip, "py -m pip install --target ");
-        spelled = 1 + cl_buf_shell_word(&pip, site, shell_of(naming));
-      }
-      free(own_pip);
-      free(site);
+      *site = prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
+      if (*site)
+        rc = cl_fix_windows_pip(python, *site, out);
       free(prefix);
       free(bin);
-    }
-    if (!spelled) {
-      spelled = cl_buf_shell_word(&pip, python, shell_of(naming));
-      cl_buf_puts(&pip, " -m pip install");
-      *interpreter = 1;
     } else {
-      spelled -= 1;
+      out->source = CL_PIP_OWN;
+      rc = push_words(
+          out->argv, &out->argc,
+          (const char *const[]){python, "-m", "pip", "install", NULL});
     }
     free(python);
-    char *line = cl_buf_take(&pip);
-    if (!spelled) {
-      free(line);
-      *interpreter = 0;
-      return NULL;
+    if (rc) {
+      cl_pip_command_free(out);
+      free(*site);
+      *site = NULL;
+      return 0;
     }
-    return line;
+    return 1;
   }
-  return NULL;
+  return 0;
+}
+
+/* What comes before the install: the commands that give the interpreter a
+ * pip, each followed by ", then". 0 when one cannot be written. */
+static int render_before(cl_buf *t, const cl_pip_command *c, cl_naming naming) {
+  for (size_t k = 0; k < c->before_count; ++k) {
+    if (!render_command(t, c->before[k], c->before_argc[k], naming))
+      return 0;
+    add(t, "%s, then ",
+        k + 1 < c->before_count
+            ? ""
+            : " (this Python has no pip: the embeddable distribution has "
+              "neither pip nor ensurepip)");
+  }
+  return 1;
 }
 
 /* One concrete command that fixes a missing requirement, malloc'ed. */
@@ -359,18 +530,18 @@ static const cl_library *pinned_library(const cudaload_ctx *ctx,
   return pinned;
 }
 
-/* cuDNN opens cuBLAS of its CUDA major by name: name its wheel too when
- * nothing in the inventory is it (--no-deps keeps pip from bringing it). */
-static void add_cublas_companion(cl_buf *t, const cudaload_ctx *ctx,
-                                 const wheel *w, cl_naming naming) {
+/* cuDNN opens cuBLAS of its CUDA major by name: its wheel, to name too
+ * when nothing in the inventory is it (--no-deps keeps pip from bringing
+ * it); NULL when something is. */
+static const char *cublas_companion(const cudaload_ctx *ctx, const wheel *w,
+                                    cl_naming naming) {
   const cl_inventory *inv = cl_inventory_of(ctx);
   const wheel *blas = find_wheel("cublas", w->cuda_major, 0, naming);
   int have = 0;
   for (size_t i = 0; i < inv->library_count && !have; ++i)
     have = strcmp(inv->libraries[i].entry->family, "cublas") == 0 &&
            library_cuda_major(&inv->libraries[i]) == w->cuda_major;
-  if (blas && !have)
-    add_requirement_word(t, blas->package, "", naming);
+  return blas && !have ? blas->package : NULL;
 }
 
 /* An environment the user made but did not activate comes first: the
@@ -491,48 +662,79 @@ static char *fix_for_missing_here(const cudaload_ctx *ctx,
   const cl_library *pinned = pinned_library(ctx, family, w, naming, &site_len);
   /* The interpreter whose site folder is searched: its pip installs where
    * the next scan looks, so nothing more is needed. Windows has no "pip"
-   * or "python" on PATH for sure; the launcher "py" is the usual one. */
-  int own_interpreter = 0;
-  char *own = environment_pip(ctx, naming, &own_interpreter);
-  const char *pip = naming == CL_NAMING_WINDOWS ? "py -m pip" : "python -m pip";
+   * or "python" on PATH for sure: its own, the launcher only where one is
+   * installed, else how to get one (cl_fix_windows_pip). */
+  cl_pip_command own;
+  char *own_site = NULL;
+  int have_own = environment_pip(ctx, naming, &own, &own_site);
+  command c = {0};
+  for (size_t i = 0; have_own && i < own.argc; ++i)
+    push(&c, own.argv[i]);
+  if (!have_own && naming == CL_NAMING_LINUX && !pinned) {
+    push(&c, "pip");
+  } else if (!have_own) {
+    /* No interpreter to name: Windows' launcher where one is installed,
+     * else the Python the program runs. */
+    push(&c, naming == CL_NAMING_WINDOWS && py_launcher_installed() ? "py"
+                                                                    : "python");
+    push(&c, "-m");
+    push(&c, "pip");
+  }
+  if (!have_own)
+    push(&c, "install");
+  char *word = cl_strdup_printf("%s%s", w->package, spec);
   if (!pinned) {
-    if (own) {
-      add(&t, "%s", own);
-      add_requirement_word(&t, w->package, spec, naming);
-      add(&t, ", or %s", variable);
-    } else {
-      add(&t, "%s install", naming == CL_NAMING_WINDOWS ? pip : "pip");
-      add_requirement_word(&t, w->package, spec, naming);
-      add(&t, " (then pass its site-packages folder as a root), or %s",
-          variable);
+    if (have_own && own.source == CL_PIP_LAUNCHER) {
+      push(&c, "--target");
+      push(&c, own_site);
     }
-    free(own);
+    push(&c, word);
+    if (!c.failed && (!have_own || render_before(&t, &own, naming)) &&
+        render_command(&t, c.argv, c.argc, naming)) {
+      add(&t, "%s, or %s",
+          have_own ? "" : " (then pass its site-packages folder as a root)",
+          variable);
+    } else {
+      t.failed = 1;
+    }
+    free(word);
+    command_free(&c);
+    cl_pip_command_free(&own);
+    free(own_site);
     return cl_buf_take(&t);
   }
+  free(own_site);
   char *dir = target_folder(pinned->path, site_len, family, major);
   if (!dir) {
-    free(own);
+    free(word);
+    command_free(&c);
+    cl_pip_command_free(&own);
     return NULL;
   }
-  /* The interpreter's own pip when it has one, else the generic one:
-   * --target is the folder of its own here. The folder is quoted for the
+  /* --target is the folder of its own here. The folder is quoted for the
    * shell, whatever its name holds: a folder named v$(touch PWNED) must not
    * run touch when the line is pasted. One that no spelling keeps literal
    * in both cmd and PowerShell is named apart, after the command. */
-  if (own && own_interpreter)
-    add(&t, "%s --no-deps --target ", own);
-  else
-    add(&t, "%s install --no-deps --target ", pip);
-  free(own);
-  int quoted = cl_buf_shell_word(&t, dir, shell_of(naming));
-  if (!quoted)
-    add(&t, "DIR");
-  add_requirement_word(&t, w->package, spec, naming);
+  cl_buf probe = CL_BUF_INIT;
+  int quoted = cl_buf_shell_word(&probe, dir, shell_of(naming));
+  cl_buf_free(&probe);
+  push(&c, "--no-deps");
+  push(&c, "--target");
+  push(&c, quoted ? dir : "DIR");
+  push(&c, word);
+  free(word);
   /* --no-deps keeps pip from installing a second copy of what the
    * environment has; cuDNN opens cuBLAS of its CUDA major by name, so that
    * one comes along when nothing in the inventory is it. */
-  if (strcmp(family, "cudnn") == 0)
-    add_cublas_companion(&t, ctx, w, naming);
+  const char *blas =
+      strcmp(family, "cudnn") == 0 ? cublas_companion(ctx, w, naming) : NULL;
+  if (blas)
+    push(&c, blas);
+  if (c.failed || (have_own && !render_before(&t, &own, naming)) ||
+      !render_command(&t, c.argv, c.argc, naming))
+    t.failed = 1;
+  command_free(&c);
+  cl_pip_command_free(&own);
   if (!quoted)
     add(&t,
         " (DIR: the folder %s, whose name holds a character cmd or "

@@ -451,8 +451,7 @@ static int read_program_file(program_scan *ps, const char *path) {
              : NULL;
   if (package) {
     char version[32] = "";
-    cl_consumer_version_from_name(cl_path_basename(path), version,
-                                  sizeof version);
+    cl_consumer_version_of(path, package, version, sizeof version);
     const cl_known_consumer *c;
     for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
       const cl_catalog_entry *main = family_main(c->family);

@@ -40,6 +40,8 @@
 #include "common/strutil.h"
 #include "common/text_escape.h"
 #include "load/plan_state.h"
+#include "load/fix_lines.h"
+#include "load/python_loads.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -606,6 +608,79 @@ static void search_options(cl_buf *b, const cudaload_ctx *ctx) {
     cl_buf_printf(b, "%s%s", r ? "," : "", ps->requirements[r].text);
 }
 
+/* The folders the plan loads from, each once, in plan order (malloc'ed
+ * strings and array); *count 0 when none. */
+static char **plan_folders(const cudaload_ctx *ctx, size_t *count) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  char **folders =
+      ps->plan_count ? calloc(ps->plan_count, sizeof *folders) : NULL;
+  *count = 0;
+  for (size_t i = 0; folders && i < ps->plan_count; ++i) {
+    if (ps->plan[i].state == CUDALOAD_STATE_FAILED)
+      continue;
+    char *folder = cl_path_dirname(ps->plan[i].path);
+    int known = !folder;
+    for (size_t k = 0; k < *count && !known; ++k)
+      known = cl_ascii_equal_nocase(folders[k], folder);
+    if (known)
+      free(folder);
+    else
+      folders[(*count)++] = folder;
+  }
+  return folders;
+}
+
+/* Windows: what fixes a by-name load that fails without cudaload
+ * (docs/loader.md, Windows 3 and 14): the plan loaded before the program's
+ * import (cudaload.setup(), which loads by full path and puts the folders
+ * first on PATH), or the folders first on PATH before the program starts;
+ * os.add_dll_directory does not reach LoadLibrary by name. consumer: the
+ * file whose load fails, for the module to name. */
+static char *windows_as_is_fix(const cudaload_ctx *ctx, const char *consumer,
+                               const char *first) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  cl_buf b = CL_BUF_INIT;
+  if (first)
+    cl_buf_printf(&b, "%s; ", first);
+  cl_buf_printf(&b, "in Python, cudaload.setup(require=[");
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
+  cl_buf_printf(&b, "]");
+  if (ctx->explicit_count) {
+    cl_buf_printf(&b, ", roots=[");
+    for (size_t i = 0; i < ctx->explicit_count; ++i)
+      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
+    cl_buf_printf(&b, "]");
+  }
+  cl_python_load py;
+  int python = 0;
+  if (!consumer || cl_python_load_of(consumer, &py, &python) != CUDALOAD_OK)
+    python = 0;
+  if (python && py.package)
+    cl_buf_printf(&b, ") before import %s", py.package);
+  else
+    cl_buf_printf(&b, ") before the import");
+  if (python)
+    cl_python_load_free(&py);
+  size_t count = 0;
+  char **folders = plan_folders(ctx, &count);
+  char *path = cl_fix_windows_path_first(folders, count);
+  for (size_t i = 0; i < count; ++i)
+    free(folders[i]);
+  free(folders);
+  if (path)
+    cl_buf_printf(&b,
+                  "; or, for any program, put the folders first on PATH "
+                  "before it starts (LoadLibrary by name searches PATH; "
+                  "os.add_dll_directory does not reach it): %s",
+                  path);
+  free(path);
+  cl_buf_printf(&b, "; or run it through cudaload: cudaload exec");
+  search_options(&b, ctx);
+  cl_buf_printf(&b, " -- PROGRAM");
+  return cl_buf_take(&b);
+}
+
 /* The fix for what fails only without cudaload: have it load the plan. */
 static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
@@ -635,6 +710,14 @@ static char *through_cudaload_fix(const cudaload_ctx *ctx, const char *first) {
   }
   cl_buf_printf(&b, ") before the import");
   return cl_buf_take(&b);
+}
+
+/* What fixes a failure that happens only without cudaload, on this host. */
+static char *as_is_fix(const cudaload_ctx *ctx, const char *consumer,
+                       const char *first) {
+  return host_naming() == CL_NAMING_WINDOWS
+             ? windows_as_is_fix(ctx, consumer, first)
+             : through_cudaload_fix(ctx, first);
 }
 
 static int reported(const doctor *d, const char *text) {
@@ -683,6 +766,53 @@ static int environment_programs(doctor *d, cl_program_set *set) {
   return CUDALOAD_OK;
 }
 
+/* Windows: the program as it will run without cudaload (docs/loader.md,
+ * Windows 14), in this process: its files opened as CPython opens them
+ * (with no program given, the environment's programs'); then each required
+ * main library the program did not reach, opened by name as a program that
+ * loads it by name does (LoadLibrary: the application folder, the system
+ * folders, PATH), unless its failure is said already. A library is not
+ * opened by its path: nothing on Windows finds a wheel's DLL by path but
+ * cudaload and the program's own code, which the program's files show.
+ * With no program given, every finding counts for the required families
+ * only (*environment_first 0). */
+static cudaload_explain *verdict_as_it_is_windows(doctor *d,
+                                                  size_t *environment_first) {
+  cl_loader_model m;
+  cudaload_explain *e = cl_verdict_new();
+  int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
+  *environment_first = SIZE_MAX;
+  if (rc) {
+    cudaload_explain_free(e);
+    d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+    return NULL;
+  }
+  cl_program_set program = cl_program_set_of(d->ctx);
+  cl_program_set around = {0};
+  if (!program.file_count) {
+    rc = environment_programs(d, &around);
+    *environment_first = 0;
+  }
+  const cl_program_set *set = program.file_count ? &program : &around;
+  if (!rc && set->file_count)
+    rc = cl_verdict_open_program(e, d->ctx, &m, set, CL_VERDICT_CONSUMER);
+  const cl_plan_state *ps = cl_plan_state_of(d->ctx);
+  for (size_t i = 0; !rc && !program.file_count && i < ps->plan_count; ++i) {
+    const cl_plan_entry *p = &ps->plan[i];
+    const char *name = cl_path_basename(p->path);
+    if (p->entry->role == CL_ROLE_MAIN &&
+        p->requirement < ps->requirement_count &&
+        !cl_verdict_not_found_named(e, name, CL_NAMING_WINDOWS))
+      rc = cl_verdict_open_by_name(e, d->ctx, &m, NULL, name, CL_VERDICT_LAZY);
+  }
+  if (!rc && ps->program_file_count)
+    cl_verdict_mixes_in(e, &m, "in what the program would load");
+  cl_loader_model_free(&m);
+  cl_program_set_free(&around);
+  d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+  return e;
+}
+
 /* The plan's files as the process has them now, without cudaload: the
  * program's own files, when it is known (--for), opened as it opens them;
  * else each main library opened by absolute path (however the program
@@ -692,6 +822,8 @@ static int environment_programs(doctor *d, cl_program_set *set) {
  * from, and cudaload is its fix. */
 static cudaload_explain *verdict_as_it_is(doctor *d,
                                           size_t *environment_first) {
+  if (host_naming() == CL_NAMING_WINDOWS)
+    return verdict_as_it_is_windows(d, environment_first);
   cl_loader_model m;
   cudaload_explain *e = cl_verdict_new();
   int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
@@ -757,8 +889,11 @@ static char *names_not_found_from(const cudaload_explain *e,
     if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy || !f->consumer ||
         strcmp(f->consumer, consumer) != 0)
       continue;
-    cl_buf_printf(&b, "%s%s", *count ? ", " : "", f->name);
-    ++*count;
+    /* A lazy finding holds every name of its family its opener opens. */
+    const char *names = f->names ? f->names : f->name;
+    cl_buf_printf(&b, "%s%s", *count ? ", " : "", names);
+    for (++*count; *names; ++names)
+      *count += *names == ',';
   }
   return cl_buf_take(&b);
 }
@@ -799,9 +934,10 @@ static void not_found_problem(doctor *d, const cudaload_explain *as_is,
       f->lazy
           ? cl_strdup_printf("without cudaload (this environment as it is): "
                              "%s opens %s by name when it first needs %s, and "
-                             "the loader would not find %s (rule: not-found)",
+                             "the loader would not find %s%s",
                              f->consumer, names, count == 1 ? "it" : "them",
-                             count == 1 ? "it" : "them")
+                             count == 1 ? "it" : "them",
+                             looked ? looked : " (rule: not-found)")
       : count == 1
           ? cl_strdup_printf("without cudaload (this environment as "
                              "it is): %s",
@@ -810,7 +946,7 @@ static void not_found_problem(doctor *d, const cudaload_explain *as_is,
                              "needs %s, which the loader does not find, so "
                              "loading it fails%s",
                              f->consumer, names, looked ? looked : "");
-  add_problem(d, text, through_cudaload_fix(d->ctx, NULL));
+  add_problem(d, text, as_is_fix(d->ctx, f->consumer, NULL));
   free(names);
 }
 
@@ -857,8 +993,8 @@ static void as_it_is_problems(doctor *d, const cudaload_explain *as_is,
                 cl_strdup_printf("without cudaload (this environment as it "
                                  "is): %s",
                                  f->text),
-                through_cudaload_fix(
-                    d->ctx, f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix));
+                as_is_fix(d->ctx, f->consumer,
+                          f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix));
   }
 }
 
