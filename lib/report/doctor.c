@@ -675,7 +675,7 @@ static char *windows_as_is_fix(const cudaload_ctx *ctx, const char *consumer,
                   "os.add_dll_directory does not reach it): %s",
                   path);
   free(path);
-  cl_buf_printf(&b, "; or run it through cudaload: cudaload exec");
+  cl_buf_printf(&b, "; or run the program through cudaload: cudaload exec");
   search_options(&b, ctx);
   cl_buf_printf(&b, " -- PROGRAM");
   return cl_buf_take(&b);

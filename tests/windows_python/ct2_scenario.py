@@ -13,8 +13,13 @@ nvidia-cudnn-cu12 and nvidia-cublas-cu12 (site-packages\\nvidia\\*\\bin):
   setup         cudaload.setup(require=["cudnn=N", "cublas=12"]) with no
                 roots (this interpreter's own site-packages), then import
   setup_after   import ctranslate2 first, then the same setup()
+  printed_path  the doctor's fix followed as printed: the folders of its
+                PATH line (CT2_PATH_FIRST, ';'-separated) first on PATH
 
-BACKEND (setup modes): ctypes or cffi (CUDALOAD_BACKEND).
+BACKEND (setup modes): ctypes or cffi (CUDALOAD_BACKEND). CT2_REQUIRE
+(comma-separated) replaces setup()'s requirements: the doctor's printed
+ones. CT2_NAMES (comma-separated): names the doctor said would not be
+found, each opened with LoadLibraryA at the end, as their openers do.
 
 Then, as ctranslate2 itself does: LoadLibraryA("cublas64_12.dll") by name
 (ctranslate2 opens cuBLAS that way, which searches PATH), and the first
@@ -123,7 +128,12 @@ def main():
     emit(step="start", mode=mode, python=sys.version.split()[0], platform=sys.platform,
          site=site, bins=bins)
     requirements = ["cudnn=%d" % major, "cublas=12"]
-    if mode == "path":
+    if os.environ.get("CT2_REQUIRE"):
+        requirements = os.environ["CT2_REQUIRE"].split(",")
+    if mode == "printed_path":
+        first = [f for f in os.environ.get("CT2_PATH_FIRST", "").split(";") if f]
+        os.environ["PATH"] = os.pathsep.join(first + [os.environ.get("PATH", "")])
+    elif mode == "path":
         os.environ["PATH"] = os.pathsep.join(bins + [os.environ.get("PATH", "")])
     elif mode == "add_dll_dir":
         kept = [os.add_dll_directory(b) for b in bins]  # noqa: F841 (kept open)
@@ -148,6 +158,12 @@ def main():
     error = ctypes.get_last_error() if not handle else 0
     emit(step="cublas", loaded=bool(handle), error=error,
          path=module_path(kernel32, "cublas64_12.dll"))
+    if handle:
+        # What ctranslate2 logs first: "Loaded cuBLAS library version ..."
+        blas = ctypes.WinDLL("cublas64_12.dll", handle=handle)
+        value = ctypes.c_int()
+        status = blas.cublasGetProperty(0, ctypes.byref(value))
+        emit(step="cublas-property", status=status, major=value.value)
 
     # The cuDNN ctranslate2 uses: the copy its ctranslate2.dll's import of
     # cudnn64_N.dll is bound to (4.4.0), else the one its __init__ loads
@@ -166,6 +182,14 @@ def main():
          cudnn_path=module_path(kernel32, "cudnn64_%d.dll" % major))
     if status == 0:
         cudnn.cudnnDestroyTensorDescriptor(descriptor)
+    # Every name the doctor said would not be found, opened as its opener
+    # opens it (LoadLibraryA: by name, PATH).
+    opened = {}
+    for name in [n for n in os.environ.get("CT2_NAMES", "").split(",") if n]:
+        ctypes.set_last_error(0)
+        loaded = kernel32.LoadLibraryA(name.encode("ascii"))
+        opened[name] = module_path(kernel32, name) if loaded else "error %d" % ctypes.get_last_error()
+    emit(step="names", opened=opened)
 
 
 if __name__ == "__main__":
