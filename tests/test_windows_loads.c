@@ -22,6 +22,7 @@
 #include "load/python_loads.h"
 #include "load/resolve.h"
 #include "load/verdict.h"
+#include "scan/python_pth.h"
 #include "test_paths.h"
 
 #include <stdio.h>
@@ -295,6 +296,41 @@ static void python_files_and_their_interpreter(void **state) {
   free(dlls);
 }
 
+static void count_visit(const char *path, const char *origin, void *opaque) {
+  (void)origin;
+  char *seen = opaque;
+  size_t used = strlen(seen);
+  snprintf(seen + used, 4096 - used, "%s%s", used ? ";" : "", path);
+}
+
+/* The embeddable distribution's import path is what its ._pth lists
+ * (issue 45, item 3): with "import site", Lib\site-packages too; with
+ * "#import site" as shipped, a folder it lists and not Lib\site-packages;
+ * without a ._pth, none (the caller's search stands). */
+static void a_pth_file_is_the_import_path(void **state) {
+  (void)state;
+  NEED_FIXTURES();
+  char seen[4096] = "";
+  assert_int_equal(cl_python_pth_roots(fixture("windows_python/py312/"
+                                               "python.exe"),
+                                       "test", count_visit, seen),
+                   1);
+  assert_string_equal(seen, fixture("windows_python/py312/Lib/site-packages"));
+  seen[0] = '\0';
+  assert_int_equal(cl_python_pth_roots(fixture("windows_python/embedded/"
+                                               "python.exe"),
+                                       "test", count_visit, seen),
+                   1);
+  assert_string_equal(seen, fixture("windows_python/embedded/packages"));
+  seen[0] = '\0';
+  /* An interpreter with no ._pth beside it. */
+  assert_int_equal(cl_python_pth_roots(file_of("py312", "ctranslate2/"
+                                                        "python.exe"),
+                                       "test", count_visit, seen),
+                   0);
+  assert_string_equal(seen, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(an_import_finds_what_cpython_finds),
@@ -302,6 +338,7 @@ int main(void) {
       cmocka_unit_test(the_copy_loaded_first_serves_the_program),
       cmocka_unit_test(an_older_first_copy_is_a_problem),
       cmocka_unit_test(python_files_and_their_interpreter),
+      cmocka_unit_test(a_pth_file_is_the_import_path),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

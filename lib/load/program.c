@@ -40,6 +40,7 @@
 #include "scan/roots.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "load/python_loads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,6 +442,14 @@ static int read_program_file(program_scan *ps, const char *path) {
       cl_catalog_match(original, naming, &self) &&
       opens_its_family(self.entry)) {
     snprintf(why, sizeof why, "a copy of %s bundled as %s", info.soname, path);
+    require(ps, self.entry, self.major, why);
+    uses = 1;
+  } else if (naming == CL_NAMING_WINDOWS &&
+             cl_catalog_match(cl_path_basename(path), naming, &self) &&
+             opens_its_family(self.entry) && cl_python_loaded_by_init(path)) {
+    /* Its package's __init__ loads it (issue 45): its sub-libraries are
+     * the program's need, imported or not. */
+    snprintf(why, sizeof why, "%s, loaded by its package's __init__", path);
     require(ps, self.entry, self.major, why);
     uses = 1;
   }

@@ -235,3 +235,16 @@ int cl_python_prepare_model(cl_loader_model *m, const cl_python_load *py,
     rc = cl_python_folder_dlls(py->package_dir, dlls, count);
   return rc;
 }
+
+int cl_python_loaded_by_init(const char *path) {
+  cl_python_load py;
+  int is = 0;
+  if (cl_python_load_of(path, &py, &is) != CUDALOAD_OK || !is)
+    return 0;
+  char *folder = cl_path_dirname(path);
+  int loaded = py.init && py.init->loads_own_dlls && py.package_dir && folder &&
+               cl_ascii_equal_nocase(folder, py.package_dir);
+  free(folder);
+  cl_python_load_free(&py);
+  return loaded;
+}

@@ -53,6 +53,13 @@ void cl_python_load_free(cl_python_load *p);
 int cl_python_prepare_model(struct cl_loader_model *m, const cl_python_load *py,
                             char ***dlls, size_t *count);
 
+/* Whether the DLL at path is one its package's __init__ opens itself
+ * (ctypes.CDLL of each DLL of its folder, cl_consumer_windows_init): then
+ * the program loads it whether or not another of its files imports it
+ * (ctranslate2 4.8.5's bundled cudnn64_9.dll, which ctranslate2.dll does
+ * not import). */
+int cl_python_loaded_by_init(const char *path);
+
 /* The interpreter's folder of a site-packages folder (<prefix>\Lib\
  * site-packages): <prefix> when it holds python.exe (an installation, the
  * embeddable distribution), else the "home" of <prefix>\pyvenv.cfg when

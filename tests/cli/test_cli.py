@@ -2905,6 +2905,16 @@ class WindowsPython(CliTestCase):
                     listed.update(re.split(r", | and ", m.group(1)))
             self.assertEqual(listed, said, rel)
 
+    def test_an_embeddable_interpreters_pth_is_its_import_path(self):
+        """--for python.exe of the embeddable distribution (issue 45, item
+        3): its python312._pth lists "packages" and keeps "#import site" as
+        shipped, so that folder is searched and Lib\\site-packages is not."""
+        home = self.fixture("windows_python", "embedded")
+        doc = self.doctor(["--for", to_cli(home / "python.exe")])
+        roots = [r["path"] for r in doc["roots"]]
+        self.assertIn(to_cli(home / "packages"), roots, roots)
+        self.assertNotIn(to_cli(home / "Lib" / "site-packages"), roots, roots)
+
     def test_two_copies_of_one_name_say_which_the_program_gets(self):
         """ctranslate2 4.8.5's __init__ loads its bundled cudnn64_9.dll
         (9.10.2.21) by full path after cudaload loaded the wheel's

@@ -15,6 +15,8 @@ nvidia-cudnn-cu12 and nvidia-cublas-cu12 (site-packages\\nvidia\\*\\bin):
   setup_after   import ctranslate2 first, then the same setup()
   printed_path  the doctor's fix followed as printed: the folders of its
                 PATH line (CT2_PATH_FIRST, ';'-separated) first on PATH
+  setup_for     cudaload.setup(for_="ctranslate2"): what the program needs,
+                read from its files, then import
 
 BACKEND (setup modes): ctypes or cffi (CUDALOAD_BACKEND). CT2_REQUIRE
 (comma-separated) replaces setup()'s requirements: the doctor's printed
@@ -140,6 +142,10 @@ def main():
     elif mode == "setup":
         import cudaload
         report = cudaload.setup(require=requirements)
+        emit(step="setup", status=report.status, backend=cudaload.backend())
+    elif mode == "setup_for":
+        import cudaload
+        report = cudaload.setup(for_="ctranslate2")
         emit(step="setup", status=report.status, backend=cudaload.backend())
     elif mode != "setup_after" and mode != "bare":
         raise SystemExit("unknown mode %r" % mode)
