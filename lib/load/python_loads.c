@@ -165,8 +165,10 @@ int cl_python_load_of(const char *path, cl_python_load *out, int *is) {
       *is = 0;
       return CUDALOAD_E_NO_MEMORY;
     }
+    /* Its version lists the site folder: only for a package a row names. */
     char version[32];
-    if (cl_consumer_version_of(path, out->package, version, sizeof version))
+    if (cl_consumer_has_windows_init(out->package) &&
+        cl_consumer_version_of(path, out->package, version, sizeof version))
       out->init = cl_consumer_windows_init_of(out->package, version);
   }
   return CUDALOAD_OK;

@@ -148,6 +148,13 @@ static const cl_consumer_windows_init windows_inits[] = {
      "DLL of it with ctypes.CDLL"},
 };
 
+int cl_consumer_has_windows_init(const char *package) {
+  for (size_t i = 0; i < sizeof windows_inits / sizeof *windows_inits; ++i)
+    if (strcmp(windows_inits[i].package, package) == 0)
+      return 1;
+  return 0;
+}
+
 const cl_consumer_windows_init *
 cl_consumer_windows_init_of(const char *package, const char *version) {
   int major = version ? atoi(version) : 0;

@@ -75,6 +75,10 @@ typedef struct cl_consumer_windows_init {
   const char *evidence;
 } cl_consumer_windows_init;
 
+/* Whether any row is package's (no version asked: finding one lists its
+ * site folder). */
+int cl_consumer_has_windows_init(const char *package);
+
 /* The row for package at version (its major), NULL when none. */
 const cl_consumer_windows_init *
 cl_consumer_windows_init_of(const char *package, const char *version);
