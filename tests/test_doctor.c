@@ -17,14 +17,6 @@
 #include "report/report_writer.h"
 #include "test_paths.h"
 
-/* The pip a fix line names where no interpreter's site folder was searched
- * (fix_lines.c): "pip" on Linux, Windows' launcher "py -m pip". */
-#ifdef _WIN32
-#define PIP "py -m pip "
-#else
-#define PIP "pip "
-#endif
-
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +30,15 @@
 #define DRIVER_VERSION_IN_NAME 0
 #define ORPHAN_FILE "cublasLt64_12.dll"
 #define CUBLAS12_FILE "cublas64_12.dll"
+/* The pip a fix line names where no interpreter's site folder was searched
+ * (fix_lines.c): Windows' launcher where one is installed, else the Python
+ * the program runs (issue 45, item 4). */
+static const char *pip(void) {
+  char found[MAX_PATH];
+  return SearchPathA(NULL, "py.exe", NULL, sizeof found, found, NULL)
+             ? "py -m pip "
+             : "python -m pip ";
+}
 #else
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,7 +47,19 @@
 #define DRIVER_VERSION_IN_NAME 1
 #define ORPHAN_FILE "libcublasLt.so.12"
 #define CUBLAS12_FILE "libcublas.so.12"
+static const char *pip(void) {
+  return "pip ";
+}
 #endif
+
+/* "<prefix><pip><rest>" for a fix line, in a buffer of a small ring. */
+static const char *with_pip(const char *prefix, const char *rest) {
+  static char slots[4][512];
+  static unsigned next;
+  char *out = slots[next++ % 4];
+  snprintf(out, sizeof slots[0], "%s%s%s", prefix, pip(), rest);
+  return out;
+}
 
 /* Calls of cl_os_real_path() on paths that end with one file name: the
  * link wraps the function (-Wl,--wrap=cl_os_real_path,
@@ -265,11 +278,11 @@ static void missing_requirement_is_a_problem_with_its_fix(void **state) {
    * line. A compat folder does not say its CUDA major, nor does anything
    * else here: one command per CUDA major that ships cuDNN 9, to choose. */
 #ifdef _WIN32
-  assert_contains(text,
-                  "\n          " PIP "install \"nvidia-cudnn-cu12==9.*\"\n");
+  assert_contains(
+      text, with_pip("\n          ", "install \"nvidia-cudnn-cu12==9.*\"\n"));
 #else
-  assert_contains(text,
-                  "\n          " PIP "install 'nvidia-cudnn-cu12==9.*'\n");
+  assert_contains(
+      text, with_pip("\n          ", "install 'nvidia-cudnn-cu12==9.*'\n"));
 #endif
   assert_contains(text, "for a program built for CUDA 12:");
   assert_contains(text, "which CUDA major the program is built for");
@@ -365,20 +378,30 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
   char *text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &problems);
   assert_contains(text, "without cudaload (this environment as it is): ");
 #ifdef _WIN32
-  assert_contains(text, "cudnn64_8.dll opens cudnn_ops_infer64_8.dll");
+  /* No program is known: a library is not opened by its path, which
+   * nothing on Windows finds but cudaload; opened by name (docs/loader.md,
+   * Windows 14), cuDNN 8 itself is on no folder LoadLibrary searches. The
+   * fix: setup() before the import, the PATH line, or exec. */
+  assert_contains(text, "the process opens cudnn64_8.dll by name when it "
+                        "first needs it: not found");
+  assert_lacks(text, "needs cublasLt64_12.dll");
+  assert_contains(text, "fix: in Python, cudaload.setup(require=[\"cudnn=8\", "
+                        "\"cublas=12\"], roots=[r\"");
+  assert_contains(text, "set \"PATH=");
+  assert_contains(text, "cudaload exec --no-defaults --root ");
 #else
   assert_contains(text, "libcudnn.so.8 opens libcudnn_ops_infer.so.8");
-#endif
   /* The command alone on its line, ready to paste. */
   assert_contains(text, "fix: cudaload exec --no-defaults --root ");
+  assert_contains(text, "cudaload.setup(require=[\"cudnn=8\", "
+                        "\"cublas=12\"], roots=[r\"");
+#endif
 #ifdef _WIN32
   /* PowerShell reads a comma as an array: the word is quoted. */
   assert_contains(text, " --require \"cudnn=8,cublas=12\" -- PROGRAM\n");
 #else
   assert_contains(text, " --require cudnn=8,cublas=12 -- PROGRAM\n");
 #endif
-  assert_contains(text, "cudaload.setup(require=[\"cudnn=8\", "
-                        "\"cublas=12\"], roots=[r\"");
   assert_true(problems >= 1);
   /* As a record: a name not found as it is, fixed by running the program
    * through cudaload, the command as its words. */
@@ -399,20 +422,24 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
   assert_int_equal(source, CUDALOAD_FROM_MACHINE);
   size_t steps = cudaload_doctor_fix_step_count(ctx, found);
   assert_true(steps >= 1);
-  assert_int_equal(cudaload_doctor_fix_step_action(ctx, found, 0),
-                   CUDALOAD_FIX_RUN_PROGRAM);
-  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, 0),
+  /* Windows says setup() and the PATH line first: the exec step follows. */
+  size_t run = 0;
+  while (run < steps && cudaload_doctor_fix_step_action(ctx, found, run) !=
+                            CUDALOAD_FIX_RUN_PROGRAM)
+    ++run;
+  assert_true(run < steps);
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, run, 0),
                       "cudaload");
-  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, 1), "exec");
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, run, 1), "exec");
   size_t argc = 0;
-  while (cudaload_doctor_fix_step_arg(ctx, found, 0, argc))
+  while (cudaload_doctor_fix_step_arg(ctx, found, run, argc))
     ++argc;
-  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, argc - 1),
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, run, argc - 1),
                       "PROGRAM");
-  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, 0, argc - 2),
+  assert_string_equal(cudaload_doctor_fix_step_arg(ctx, found, run, argc - 2),
                       "--");
-  assert_null(cudaload_doctor_fix_step_arg(ctx, found, 0, argc));
-  assert_non_null(cudaload_doctor_fix_step_note(ctx, found, 0));
+  assert_null(cudaload_doctor_fix_step_arg(ctx, found, run, argc));
+  assert_non_null(cudaload_doctor_fix_step_note(ctx, found, run));
   /* Out of range: nothing. */
   assert_int_equal(cudaload_doctor_problem_kind(ctx, problems), 0);
   assert_null(cudaload_doctor_problem_text(ctx, problems));
@@ -444,7 +471,7 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
   assert_contains(text, ": not found (rule: not-found; looked at:");
   assert_contains(text, "fix: add --require cublas=12 with a root that holds "
                         "it");
-  assert_contains(text, "to install it: " PIP "install");
+  assert_contains(text, with_pip("to install it: ", "install"));
   assert_contains(text, "nvidia-cublas-cu12");
   assert_true(problems >= 1);
   cudaload_free(text);
@@ -454,7 +481,13 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
   assert_int_equal(cudaload_add_root(ctx, cublas12_tree()), CUDALOAD_OK);
   assert_int_equal(cudaload_require(ctx, "cudnn=8,cublas=12"), CUDALOAD_OK);
   text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+#ifdef _WIN32
+  /* (Without cudaload nothing puts either folder on PATH: the process's
+   * own by-name opens are said as such.) */
+  assert_lacks(text, "cudnn_ops_infer64_8.dll opens " CUBLAS12_FILE);
+#else
   assert_lacks(text, "opens " CUBLAS12_FILE " by name");
+#endif
   cudaload_free(text);
   cudaload_destroy(ctx);
 #ifndef _WIN32
@@ -560,9 +593,11 @@ static void json_has_the_documented_keys(void **state) {
       "\"fix\": [",
       "\"action\": \"install\"",
       "\"nvidia-cublas-cu12\"",
-      "\"fix_text\": \"" PIP "install nvidia-cublas-cu12; then pass"};
-  for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+      NULL};
+  for (size_t i = 0; keys[i]; ++i)
     assert_contains(json, keys[i]);
+  assert_contains(json, with_pip("\"fix_text\": \"",
+                                 "install nvidia-cublas-cu12; then pass"));
   cudaload_free(json);
   cudaload_destroy(ctx);
 }

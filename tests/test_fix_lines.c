@@ -383,7 +383,7 @@ static void the_environments_own_pip_is_named(void **state) {
   (void)state;
   char tmp[] = "/tmp/cudaload-fix-lines-XXXXXX";
   assert_non_null(mkdtemp(tmp));
-  char path[512], site[512], want[700];
+  char path[512], site[512], want[2048];
   /* A Windows installation (or the embeddable one): python.exe beside
    * Lib\site-packages. */
   snprintf(path, sizeof path, "%s/win", tmp);
@@ -394,14 +394,41 @@ static void the_environments_own_pip_is_named(void **state) {
   assert_int_equal(mkdir(site, 0755), 0);
   snprintf(path, sizeof path, "%s/win/python.exe", tmp);
   touch(path);
-  /* The embeddable distribution has no pip: the launcher's, into it. */
+  /* The embeddable distribution has no pip, and no py launcher is
+   * installed: how to get pip for it, then its own (issue 45, item 4). */
+  char *saved_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
   char *e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: curl.exe -sSLo get-pip.py "
+           "https://bootstrap.pypa.io/get-pip.py; %s get-pip.py; this "
+           "Python has no pip (the embeddable distribution has neither pip "
+           "nor ensurepip): these give it one; %s -m pip install "
+           "nvidia-cufft-cu12; or pass",
+           path, path);
+  has(e, want);
+  lacks(e, "py -m pip");
+  lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* A py launcher on PATH: its pip, into this interpreter's folder. */
+  char launcher[600];
+  snprintf(launcher, sizeof launcher, "%s/launcher", tmp);
+  assert_int_equal(mkdir(launcher, 0755), 0);
+  snprintf(want, sizeof want, "%s/py.exe", launcher);
+  touch(want);
+  char with_launcher[4096];
+  snprintf(with_launcher, sizeof with_launcher, "%s:%s", launcher,
+           saved_path ? saved_path : "/usr/bin:/bin");
+  assert_int_equal(setenv("PATH", with_launcher, 1), 0);
+  e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
   snprintf(want, sizeof want,
            "fix: py -m pip install --target %s nvidia-cufft-cu12; or pass",
            site);
   has(e, want);
-  lacks(e, "pass its site-packages folder as a root");
+  lacks(e, "get-pip");
   free(e);
+  if (saved_path)
+    assert_int_equal(setenv("PATH", saved_path, 1), 0);
+  free(saved_path);
   /* An installation with pip: its own. */
   char pip[600];
   snprintf(pip, sizeof pip, "%s/pip", site);
@@ -411,6 +438,25 @@ static void the_environments_own_pip_is_named(void **state) {
            "fix: %s -m pip install nvidia-cufft-cu12; or pass", path);
   has(e, want);
   lacks(e, "pass its site-packages folder as a root");
+  free(e);
+  /* An interpreter whose path must be quoted: PowerShell runs a quoted
+   * first word only after "&", which cmd does not take: both lines. */
+  static const char *const spaced[] = {"Program Files", "Program Files/Lib",
+                                       "Program Files/Lib/site-packages",
+                                       "Program Files/Lib/site-packages/pip"};
+  for (size_t i = 0; i < sizeof spaced / sizeof *spaced; ++i) {
+    snprintf(path, sizeof path, "%s/%s", tmp, spaced[i]);
+    assert_int_equal(mkdir(path, 0755), 0);
+  }
+  snprintf(path, sizeof path, "%s/Program Files/python.exe", tmp);
+  touch(path);
+  snprintf(site, sizeof site, "%s/Program Files/Lib/site-packages", tmp);
+  e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, site, "cufft=11");
+  snprintf(want, sizeof want,
+           "fix: \"%s\" -m pip install nvidia-cufft-cu12; in PowerShell, put "
+           "& before the command; or pass",
+           path);
+  has(e, want);
   free(e);
   /* A Linux venv: bin/python3.X beside lib/python3.X/site-packages. */
   static const char *const dirs[] = {"venv", "venv/bin", "venv/lib",
@@ -428,9 +474,10 @@ static void the_environments_own_pip_is_named(void **state) {
   has(e, want);
   lacks(e, "pass its site-packages folder as a root");
   free(e);
-  /* No interpreter to name: Windows' launcher, and the root to pass. */
+  /* No interpreter to name and no launcher: the program's Python, and the
+   * root to pass; never a "py" that is not installed. */
   e = fix_with_environment(CUDALOAD_TARGET_WINDOWS, NULL, "cufft=11");
-  has(e, "fix: py -m pip install nvidia-cufft-cu12; then pass its "
+  has(e, "fix: python -m pip install nvidia-cufft-cu12; then pass its "
          "site-packages folder as a root");
   free(e);
   char command[600];

@@ -25,6 +25,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "load/resolve.h"
+#include "common/strutil.h"
 #include "test_paths.h"
 
 #ifdef _WIN32
@@ -136,6 +137,51 @@ static void write_pe(const char *rel, unsigned machine) {
   b[0x98] = 0x0b;
   b[0x99] = 0x02;     /* PE32+ */
   b[0x98 + 108] = 16; /* NumberOfRvaAndSizes */
+  write_bytes(rel, b, sizeof b);
+}
+
+/* A 64-bit DLL whose import table names `imports` (NULL-terminated), as a
+ * linker writes it: one section holding the descriptors, the names and a
+ * zero thunk per DLL. */
+static void write_pe_imports(const char *rel, const char *const *imports) {
+  unsigned char b[0x400] = {'M', 'Z'};
+  b[0x3c] = 0x80;
+  memcpy(b + 0x80, "PE\0\0", 4);
+  b[0x84] = 0x64;
+  b[0x85] = 0x86;     /* x64 */
+  b[0x86] = 1;        /* one section */
+  b[0x84 + 16] = 240; /* SizeOfOptionalHeader */
+  b[0x84 + 18] = 0x22;
+  b[0x84 + 19] = 0x20;
+  unsigned char *opt = b + 0x98;
+  opt[0] = 0x0b;
+  opt[1] = 0x02;                  /* PE32+ */
+  opt[56 + 1] = 0x20;             /* SizeOfImage 0x2000 */
+  opt[60 + 1] = 0x02;             /* SizeOfHeaders 0x200 */
+  opt[108] = 16;                  /* NumberOfRvaAndSizes */
+  opt[112 + 8 + 1] = 0x10;        /* import table at RVA 0x1000 */
+  opt[112 + 12] = 0xff;           /* its size */
+  unsigned char *sec = opt + 240; /* the section header */
+  memcpy(sec, ".idata", 6);
+  sec[8 + 1] = 0x02;  /* VirtualSize 0x200 */
+  sec[12 + 1] = 0x10; /* VirtualAddress 0x1000 */
+  sec[16 + 1] = 0x02; /* SizeOfRawData 0x200 */
+  sec[20 + 1] = 0x02; /* PointerToRawData 0x200 */
+  unsigned char *idata = b + 0x200;
+  size_t name_at = 0x100, k = 0;
+  for (; imports[k]; ++k) {
+    unsigned char *desc = idata + 20 * k;
+    unsigned rva = 0x1000 + (unsigned)name_at;
+    desc[12] = (unsigned char)(rva & 0xff); /* Name */
+    desc[13] = (unsigned char)(rva >> 8);
+    desc[16] = 0xf0; /* FirstThunk: a zero entry at RVA 0x10f0 */
+    desc[17] = 0x10;
+    size_t n = strlen(imports[k]) + 1;
+    assert_true(name_at + n <= 0x200);
+    memcpy(idata + name_at, imports[k], n);
+    name_at += n;
+  }
+  assert_true(20 * (k + 1) <= 0xf0);
   write_bytes(rel, b, sizeof b);
 }
 
@@ -966,6 +1012,103 @@ static void test_windows_other_machine_stops(void **state) {
   cl_loader_model_free(&m);
 }
 
+/* The names a file opens later by name, for the tests below: later.dll
+ * from top.dll. */
+static char **opens_later(const char *path, const cl_binary_info *info,
+                          size_t *count, void *opaque) {
+  (void)info;
+  (void)opaque;
+  *count = 0;
+  if (strcmp(cl_path_basename(path), "top.dll") != 0)
+    return NULL;
+  char **names = calloc(1, sizeof *names);
+  assert_non_null(names);
+  names[0] = strdup("later.dll");
+  *count = 1;
+  return names;
+}
+
+static const cl_load_edge *edge_named(const cl_load_tree *t, const char *name) {
+  for (size_t i = 0; i < t->edge_count; ++i)
+    if (strcmp(t->edges[i].name, name) == 0)
+      return &t->edges[i];
+  return NULL;
+}
+
+/* Windows 10: an API set import (every DLL built with MSVC has
+ * api-ms-win-crt-*) is mapped by the loader, and the open goes on: its
+ * DLL loads and opens its names later. The model took it for a missing
+ * import, failed the open and modelled none of the later opens, so
+ * `explain` of ctranslate2.dll said nothing of what its cuDNN opens
+ * (issue 45, item 2). */
+static void test_windows_api_set_imports_satisfy_an_open(void **state) {
+  (void)state;
+  cl_loader_model m;
+  cl_load_tree t;
+  windows_model(&m);
+  write_pe_imports("app/top.dll",
+                   (const char *const[]){"api-ms-win-crt-runtime-l1-1-0.dll",
+                                         "ext-ms-win-fake-l1-1-0.dll", NULL});
+  assert_int_equal(
+      cl_resolve_load(&m, at("app/top.dll"), opens_later, NULL, &t),
+      CUDALOAD_OK);
+  assert_false(t.failed);
+  const cl_load_edge *api = edge_named(&t, "api-ms-win-crt-runtime-l1-1-0.dll");
+  assert_non_null(api);
+  assert_int_equal(api->how.rule, CL_RULE_API_SET);
+  assert_non_null(edge_named(&t, "ext-ms-win-fake-l1-1-0.dll"));
+  const cl_load_edge *later = edge_named(&t, "later.dll");
+  assert_non_null(later); /* the open went on to the later opens */
+  assert_true(later->lazy);
+  assert_int_equal(later->how.rule, CL_RULE_NOT_FOUND);
+  cl_load_tree_free(&t);
+  cl_loader_model_free(&m);
+}
+
+/* Windows 14: a DLL opened as CPython opens an extension module or
+ * ctypes.CDLL(path) (CL_LOAD_BESIDE_ITSELF) finds its imports beside it and
+ * in the os.add_dll_directory folders; what it opens by name later does
+ * not (a plain LoadLibrary: PATH); opened plainly by path, its imports
+ * beside it are not found. */
+static void test_windows_python_loads(void **state) {
+  (void)state;
+  cl_loader_model m;
+  cl_load_tree t;
+  windows_model(&m);
+  write_pe_imports("pkg/top.dll",
+                   (const char *const[]){"pydep.dll", "pyadded.dll", NULL});
+  write_pe_imports("pkg/pydep.dll", (const char *const[]){NULL});
+  write_pe_imports("pkg/later.dll", (const char *const[]){NULL});
+  write_pe_imports("added/pyadded.dll", (const char *const[]){NULL});
+  write_pe_imports("added/later.dll", (const char *const[]){NULL});
+  cl_loader_model_append(&m.user_dirs, &m.user_dir_count, at("added"));
+  /* Plainly by path: the standard order, which has no DLL folder. */
+  assert_int_equal(
+      cl_resolve_load(&m, at("pkg/top.dll"), opens_later, NULL, &t),
+      CUDALOAD_OK);
+  assert_true(t.failed);
+  assert_int_equal(edge_named(&t, "pydep.dll")->how.rule, CL_RULE_NOT_FOUND);
+  cl_load_tree_free(&t);
+  /* As CPython loads it. */
+  assert_int_equal(cl_resolve_load_flags(&m, at("pkg/top.dll"),
+                                         CL_LOAD_BESIDE_ITSELF, opens_later,
+                                         NULL, &t),
+                   CUDALOAD_OK);
+  assert_false(t.failed);
+  expect(&edge_named(&t, "pydep.dll")->how, CL_RULE_DLL_LOAD_DIR,
+         at("pkg/pydep.dll"));
+  expect(&edge_named(&t, "pyadded.dll")->how, CL_RULE_USER_DIRS,
+         at("added/pyadded.dll"));
+  /* later.dll lies beside top.dll and in the added folder: LoadLibrary by
+   * name searches neither. */
+  const cl_load_edge *later = edge_named(&t, "later.dll");
+  assert_non_null(later);
+  assert_true(later->lazy);
+  assert_int_equal(later->how.rule, CL_RULE_NOT_FOUND);
+  cl_load_tree_free(&t);
+  cl_loader_model_free(&m);
+}
+
 #ifndef _WIN32
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--find-loaded") == 0) {
@@ -1004,6 +1147,8 @@ int main(void) {
       cmocka_unit_test(test_windows_loaded_known_and_api_sets),
       cmocka_unit_test(test_windows_search_flags),
       cmocka_unit_test(test_windows_other_machine_stops),
+      cmocka_unit_test(test_windows_api_set_imports_satisfy_an_open),
+      cmocka_unit_test(test_windows_python_loads),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -204,6 +204,15 @@ static int spellable(const char *word, cl_naming naming) {
   return ok;
 }
 
+/* Whether word is written bare for cmd and PowerShell (no quotes). */
+static int spellable_bare(const char *word) {
+  cl_buf b = CL_BUF_INIT;
+  int ok = cl_buf_shell_word(&b, word, CL_SHELL_CMD_AND_POWERSHELL);
+  int bare = ok && b.data && b.data[0] != '"';
+  cl_buf_free(&b);
+  return bare;
+}
+
 /* The word "package" + "spec" ("nvidia-cudnn-cu12==8.9.*"). */
 static void add_requirement_word(cl_fix *fix, cl_fix_step *step,
                                  const char *package, const char *spec) {
@@ -315,20 +324,144 @@ static char *interpreter_of(const char *root, cl_naming naming) {
   return found;
 }
 
-/* The pip install command of the environment the scan searched first (an
- * interpreter whose site folder is a root of the environment tier), as the
- * first words of step: a package it installs lands in a folder the next
- * scan searches. Its own pip ("C:\...\python.exe" -m pip install); on
- * Windows, where that interpreter has no pip (the embeddable distribution
- * has none, nor ensurepip), the launcher's pip into its site folder (py -m
- * pip install --target "...\Lib\site-packages"). 0 when there is no such
- * interpreter, or its path is no word the user's shell can be given (the
- * generic pip line is printed instead); *interpreter is 1 for its own pip. */
-static int environment_pip(cl_fix *fix, cl_fix_step *step,
-                           const cudaload_ctx *ctx, cl_naming naming,
-                           int *interpreter) {
+/* --- Windows: which pip (issue 45, item 4) ------------------------------ */
+
+void cl_pip_command_free(cl_pip_command *c) {
+  if (!c)
+    return;
+  for (size_t i = 0; i < c->argc; ++i)
+    free(c->argv[i]);
+  for (size_t k = 0; k < c->before_count; ++k)
+    for (size_t i = 0; i < c->before_argc[k]; ++i)
+      free(c->before[k][i]);
+  memset(c, 0, sizeof *c);
+}
+
+/* Append copies of the words (NULL-terminated) to an argv of capacity
+ * CL_PIP_WORDS; 0 or CUDALOAD_E_NO_MEMORY. */
+static int push_words(char **argv, size_t *argc, const char *const *words) {
+  for (; *words; ++words) {
+    if (*argc >= CL_PIP_WORDS || !(argv[*argc] = cl_strdup(*words)))
+      return CUDALOAD_E_NO_MEMORY;
+    ++*argc;
+  }
+  return CUDALOAD_OK;
+}
+
+/* Whether folder (a variable's value; NULL: unset) + tail is a file. */
+static int file_under(const char *folder, const char *tail) {
+  char *path = folder && folder[0] ? cl_path_join(folder, tail) : NULL;
+  int yes = path && cl_os_stat_kind(path, NULL) == CL_KIND_REGULAR;
+  free(path);
+  return yes;
+}
+
+/* Whether the py launcher is installed where its installer puts it (the
+ * Windows folder for all users, %LOCALAPPDATA%\Programs\Python\Launcher
+ * for one) or on PATH: only then may a fix line start with "py". */
+static int py_launcher_installed(void) {
+  static const char *const homes[][2] = {
+      {"SystemRoot", "py.exe"},
+      {"windir", "py.exe"},
+      {"LOCALAPPDATA", "Programs/Python/Launcher/py.exe"}};
+  int found = 0;
+  for (size_t i = 0; !found && i < sizeof homes / sizeof *homes; ++i) {
+    char *value = cl_os_getenv(homes[i][0]);
+    found = file_under(value, homes[i][1]);
+    free(value);
+  }
+  char *path = found ? NULL : cl_os_getenv("PATH");
+  const char separators[] = {CL_LIST_SEP, '\0'};
+  for (const char *p = path; p && *p && !found;) {
+    size_t n = strcspn(p, separators);
+    char *entry = n ? cl_strndup(p, n) : NULL;
+    found = file_under(entry, "py.exe");
+    free(entry);
+    p += n;
+    p += *p != '\0';
+  }
+  free(path);
+  return found;
+}
+
+int cl_fix_windows_pip(const char *python, const char *site,
+                       cl_pip_command *out) {
+  memset(out, 0, sizeof *out);
+  char *own_pip = cl_path_join(site, "pip");
+  if (!own_pip)
+    return CUDALOAD_E_NO_MEMORY;
+  int has_pip = cl_os_stat_kind(own_pip, NULL) == CL_KIND_DIRECTORY;
+  free(own_pip);
+  int rc;
+  if (has_pip) {
+    out->source = CL_PIP_OWN;
+    rc =
+        push_words(out->argv, &out->argc,
+                   (const char *const[]){python, "-m", "pip", "install", NULL});
+  } else if (py_launcher_installed()) {
+    /* The launcher runs another Python: the caller aims --target at this
+     * one's folder. NVIDIA's wheels are py3-none, any Python's. */
+    out->source = CL_PIP_LAUNCHER;
+    rc = push_words(out->argv, &out->argc,
+                    (const char *const[]){"py", "-m", "pip", "install", NULL});
+  } else {
+    /* The embeddable distribution has neither pip nor ensurepip, and no
+     * launcher is installed: get-pip.py gives it one. curl.exe is part of
+     * Windows 10 and 11 (PowerShell's "curl" is another command). */
+    out->source = CL_PIP_MISSING;
+    out->before_count = 2;
+    rc = push_words(
+        out->before[0], &out->before_argc[0],
+        (const char *const[]){"curl.exe", "-sSLo", "get-pip.py",
+                              "https://bootstrap.pypa.io/get-pip.py", NULL});
+    if (!rc)
+      rc = push_words(out->before[1], &out->before_argc[1],
+                      (const char *const[]){python, "get-pip.py", NULL});
+    if (!rc)
+      rc = push_words(
+          out->argv, &out->argc,
+          (const char *const[]){python, "-m", "pip", "install", NULL});
+  }
+  if (rc)
+    cl_pip_command_free(out);
+  return rc;
+}
+
+char *cl_fix_windows_path_first(char *const *folders, size_t count) {
+  cl_buf cmd = CL_BUF_INIT, ps = CL_BUF_INIT;
+  int written = count > 0;
+  for (size_t i = 0; i < count && written; ++i) {
+    written = folders[i][0] && !strpbrk(folders[i], "%\";");
+    cl_buf_printf(&cmd, "%s;", folders[i]);
+    for (const char *c = folders[i]; *c; ++c)
+      cl_buf_printf(&ps, *c == '\'' ? "''" : "%c", *c);
+    cl_buf_puts(&ps, ";");
+  }
+  char *a = cl_buf_take(&cmd), *b = cl_buf_take(&ps);
+  char *line = written && a && b
+                   ? cl_strdup_printf("set \"PATH=%s%%PATH%%\" (cmd) or "
+                                      "$env:PATH = '%s' + $env:PATH "
+                                      "(PowerShell)",
+                                      a, b)
+                   : NULL;
+  free(a);
+  free(b);
+  return line;
+}
+
+/* How pip is run for the environment the scan searched first (an
+ * interpreter whose site folder is a root of the environment tier): *out
+ * filled and 1, or 0 when there is none. A package it installs lands in a
+ * folder the next scan searches. Linux: its own pip. Windows:
+ * cl_fix_windows_pip's choice (its own, the launcher's where one is
+ * installed, else how to get one), *site its site folder (malloc'ed), for
+ * the launcher's --target. A path that no spelling keeps literal (cmd and
+ * PowerShell) gives none: the generic pip is named instead. */
+static int environment_pip(const cudaload_ctx *ctx, cl_naming naming,
+                           cl_pip_command *out, char **site) {
   const cl_inventory *inv = cl_inventory_of(ctx);
-  *interpreter = 0;
+  memset(out, 0, sizeof *out);
+  *site = NULL;
   for (size_t i = 0; i < inv->root_count; ++i) {
     const cl_root *r = &inv->roots[i];
     if (r->status != CUDALOAD_OK ||
@@ -337,43 +470,36 @@ static int environment_pip(cl_fix *fix, cl_fix_step *step,
     char *python = interpreter_of(r->path, naming);
     if (!python)
       continue;
-    char *site = NULL;
+    int rc = CUDALOAD_E_NO_MEMORY;
+    if (!spellable(python, naming)) {
+      free(python);
+      return 0;
+    }
     if (naming == CL_NAMING_WINDOWS) {
       /* <prefix>\python.exe or <prefix>\Scripts\python.exe (a venv). */
       char *bin = cl_path_dirname(python);
       char *prefix = bin && !strcmp(cl_path_basename(bin), "Scripts")
                          ? cl_path_dirname(bin)
                          : cl_strdup(bin ? bin : "");
-      char *candidate =
-          prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
-      char *own_pip = candidate ? cl_path_join(candidate, "pip") : NULL;
-      if (own_pip && cl_os_stat_kind(own_pip, NULL) != CL_KIND_DIRECTORY)
-        site = candidate; /* no pip of its own */
-      else
-        free(candidate);
-      free(own_pip);
+      *site = prefix ? cl_path_join(prefix, "Lib/site-packages") : NULL;
+      if (*site)
+        rc = cl_fix_windows_pip(python, *site, out);
       free(prefix);
       free(bin);
+    } else {
+      out->source = CL_PIP_OWN;
+      rc = push_words(
+          out->argv, &out->argc,
+          (const char *const[]){python, "-m", "pip", "install", NULL});
     }
-    int ok = site ? spellable(site, naming) : spellable(python, naming);
-    if (ok && site) {
-      /* The embeddable Python has no pip: the launcher's installs into its
-       * site folder. */
-      static const char *const words[] = {"py", "-m", "pip", "install",
-                                          "--target"};
-      for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
-        cl_fix_arg(fix, step, words[k]);
-      cl_fix_arg(fix, step, site);
-    } else if (ok) {
-      cl_fix_arg(fix, step, python);
-      cl_fix_arg(fix, step, "-m");
-      cl_fix_arg(fix, step, "pip");
-      cl_fix_arg(fix, step, "install");
-      *interpreter = 1;
-    }
-    free(site);
     free(python);
-    return ok;
+    if (rc || (*site && !spellable(*site, naming))) {
+      cl_pip_command_free(out);
+      free(*site);
+      *site = NULL;
+      return 0;
+    }
+    return 1;
   }
   return 0;
 }
@@ -677,56 +803,71 @@ static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
   /* The interpreter whose site folder is searched: its pip installs where
    * the next scan looks, so nothing more is needed. Windows has no "pip"
    * or "python" on PATH for sure; the launcher "py" is the usual one. */
+  cl_pip_command own;
+  char *own_site = NULL;
+  int have_own = environment_pip(ctx, naming, &own, &own_site);
+  /* An interpreter with no pip (the embeddable distribution) gets one
+   * first: those commands are steps of their own, before the install. */
+  for (size_t k = 0; have_own && k < own.before_count; ++k) {
+    cl_fix_step *before = cl_fix_add(fix, CUDALOAD_FIX_COMMAND);
+    for (size_t i = 0; i < own.before_argc[k]; ++i)
+      cl_fix_arg(fix, before, own.before[k][i]);
+    if (k + 1 == own.before_count)
+      cl_fix_note(fix, before,
+                  "this Python has no pip (the embeddable distribution has "
+                  "neither pip nor ensurepip): these give it one");
+  }
   cl_fix_step *install = cl_fix_add(fix, action);
-  cl_fix probe = CL_FIX_INIT; /* the environment's pip, if there is one */
-  cl_fix_step *own_step = cl_fix_add(&probe, CUDALOAD_FIX_INSTALL);
-  int own_interpreter = 0;
-  int own = environment_pip(&probe, own_step, ctx, naming, &own_interpreter);
-  static const char *const generic_windows[] = {"py", "-m", "pip", "install"};
-  static const char *const generic_linux[] = {"python", "-m", "pip", "install"};
-  if (!pinned) {
-    if (own) {
-      for (size_t k = 0; own_step && k < own_step->argc; ++k)
-        cl_fix_arg(fix, install, own_step->argv[k]);
-      add_requirement_word(fix, install, w->package, spec);
-      cl_fix_note(fix, install, "or %s", variable);
-    } else {
-      if (naming == CL_NAMING_WINDOWS)
-        for (size_t k = 0; k < 4; ++k)
-          cl_fix_arg(fix, install, generic_windows[k]);
-      else {
-        cl_fix_arg(fix, install, "pip");
-        cl_fix_arg(fix, install, "install");
-      }
-      add_requirement_word(fix, install, w->package, spec);
-      cl_fix_note(fix, install,
-                  "then pass its site-packages folder as a root, or %s",
-                  variable);
+  for (size_t i = 0; have_own && i < own.argc; ++i)
+    cl_fix_arg(fix, install, own.argv[i]);
+  if (!have_own) {
+    /* No interpreter to name: Windows' launcher where one is installed,
+     * else the Python the program runs; on Linux, pip. */
+    if (naming == CL_NAMING_WINDOWS)
+      cl_fix_arg(fix, install, py_launcher_installed() ? "py" : "python");
+    else
+      cl_fix_arg(fix, install, pinned ? "python" : "pip");
+    if (naming == CL_NAMING_WINDOWS || pinned) {
+      cl_fix_arg(fix, install, "-m");
+      cl_fix_arg(fix, install, "pip");
     }
-    cl_fix_free(&probe);
+    cl_fix_arg(fix, install, "install");
+  }
+  /* A quoted interpreter ("C:\Program Files\...") is a string to
+   * PowerShell, which runs it after "&" only. */
+  const char *powershell = naming == CL_NAMING_WINDOWS && install &&
+                                   install->argc &&
+                                   !spellable_bare(install->argv[0])
+                               ? "in PowerShell, put & before the command; "
+                               : "";
+  if (!pinned) {
+    if (have_own && own.source == CL_PIP_LAUNCHER) {
+      /* The launcher runs another Python: into this one's folder. */
+      cl_fix_arg(fix, install, "--target");
+      cl_fix_arg(fix, install, own_site);
+    }
+    add_requirement_word(fix, install, w->package, spec);
+    if (have_own)
+      cl_fix_note(fix, install, "%sor %s", powershell, variable);
+    else
+      cl_fix_note(fix, install,
+                  "%sthen pass its site-packages folder as a root, or %s",
+                  powershell, variable);
+    cl_pip_command_free(&own);
+    free(own_site);
     return;
   }
+  cl_pip_command_free(&own);
+  free(own_site);
   char *dir = target_folder(pinned->path, site_len, family, major);
   if (!dir) {
-    cl_fix_free(&probe);
     fix->failed = 1;
     return;
   }
-  /* The interpreter's own pip when it has one, else the generic one:
-   * --target is the folder of its own here. The folder is one word
+  /* --target is the folder of its own here. The folder is one word
    * whatever its name holds: a folder named v$(touch PWNED) must not run
    * touch when the line is pasted. One that no spelling keeps literal in
    * both cmd and PowerShell is named apart, after the command. */
-  if (own && own_interpreter) {
-    for (size_t k = 0; own_step && k < own_step->argc; ++k)
-      cl_fix_arg(fix, install, own_step->argv[k]);
-  } else {
-    const char *const *generic =
-        naming == CL_NAMING_WINDOWS ? generic_windows : generic_linux;
-    for (size_t k = 0; k < 4; ++k)
-      cl_fix_arg(fix, install, generic[k]);
-  }
-  cl_fix_free(&probe);
   cl_fix_arg(fix, install, "--no-deps");
   cl_fix_arg(fix, install, "--target");
   cl_fix_arg(fix, install, dir);
@@ -737,6 +878,7 @@ static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
   if (strcmp(family, "cudnn") == 0)
     add_cublas_companion(fix, install, ctx, w, naming);
   cl_buf note = CL_BUF_INIT;
+  cl_buf_puts(&note, powershell);
   if (!spellable(dir, naming))
     cl_buf_printf(&note,
                   "(DIR: the folder %s, whose name holds a character cmd or "

@@ -40,6 +40,7 @@
 #include "scan/roots.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "load/python_loads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -434,6 +435,14 @@ static int read_program_file(program_scan *ps, const char *path) {
     snprintf(why, sizeof why, "a copy of %s bundled as %s", info.soname, path);
     require(ps, self.entry, self.major, why);
     uses = 1;
+  } else if (naming == CL_NAMING_WINDOWS &&
+             cl_catalog_match(cl_path_basename(path), naming, &self) &&
+             opens_its_family(self.entry) && cl_python_loaded_by_init(path)) {
+    /* Its package's __init__ loads it (issue 45): its sub-libraries are
+     * the program's need, imported or not. */
+    snprintf(why, sizeof why, "%s, loaded by its package's __init__", path);
+    require(ps, self.entry, self.major, why);
+    uses = 1;
   }
   char *folder = cl_path_dirname(path);
   const char *package =
@@ -442,8 +451,7 @@ static int read_program_file(program_scan *ps, const char *path) {
              : NULL;
   if (package) {
     char version[32] = "";
-    cl_consumer_version_from_name(cl_path_basename(path), version,
-                                  sizeof version);
+    cl_consumer_version_of(path, package, version, sizeof version);
     const cl_known_consumer *c;
     for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
       const cl_catalog_entry *main = cl_catalog_family_main(c->family);

@@ -1854,8 +1854,11 @@ static int add_dependency(opener *o, size_t at, const char *needed,
   size_t to = o->t->edges[e].to;
   if (to == SIZE_MAX) {
     /* Already loaded without an object of its own (the main program an
-     * empty name matches) is satisfied; anything else is missing. */
-    if (o->t->edges[e].how.rule != CL_RULE_ALREADY_LOADED)
+     * empty name matches), or an API set the loader maps itself
+     * (api-ms-win-crt-*: every DLL built with MSVC imports them), is
+     * satisfied; anything else is missing. */
+    cl_resolve_rule rule = o->t->edges[e].how.rule;
+    if (rule != CL_RULE_ALREADY_LOADED && rule != CL_RULE_API_SET)
       *missing = 1;
     return CUDALOAD_OK;
   }
@@ -2011,9 +2014,10 @@ static int open_lazy(opener *o) {
   return status;
 }
 
-int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
-                    const char *name, cl_lazy_names_fn lazy, void *opaque,
-                    cl_load_tree *out) {
+static int open_with_flags(cl_loader_model *m, const cl_requester *req,
+                           const char *name, unsigned flags,
+                           cl_lazy_names_fn lazy, void *opaque,
+                           cl_load_tree *out) {
   if (!out)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no tree given");
   memset(out, 0, sizeof *out);
@@ -2028,8 +2032,7 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   cl_str_index_init(&o.by_path, is_windows(m));
   o.by_path_ok = 1;
   int failed = 0;
-  int status =
-      open_one(&o, req, SIZE_MAX, name, 0, m->search_flags, NULL, &failed);
+  int status = open_one(&o, req, SIZE_MAX, name, 0, flags, NULL, &failed);
   out->failed = failed;
   if (status == CUDALOAD_OK && !failed)
     status = open_lazy(&o);
@@ -2044,7 +2047,20 @@ int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
   return CUDALOAD_OK;
 }
 
+int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
+                    const char *name, cl_lazy_names_fn lazy, void *opaque,
+                    cl_load_tree *out) {
+  return open_with_flags(m, req, name, m ? m->search_flags : 0, lazy, opaque,
+                         out);
+}
+
 int cl_resolve_load(cl_loader_model *m, const char *path, cl_lazy_names_fn lazy,
                     void *opaque, cl_load_tree *out) {
   return cl_resolve_open(m, NULL, path, lazy, opaque, out);
+}
+
+int cl_resolve_load_flags(cl_loader_model *m, const char *path, unsigned flags,
+                          cl_lazy_names_fn lazy, void *opaque,
+                          cl_load_tree *out) {
+  return open_with_flags(m, NULL, path, flags, lazy, opaque, out);
 }

@@ -77,6 +77,12 @@ const char *cl_resolve_search_variable(cl_naming naming);
 #define CL_LOAD_LIBRARY_SEARCH_USER_DIRS 0x00000400u
 #define CL_LOAD_LIBRARY_SEARCH_SYSTEM32 0x00000800u
 #define CL_LOAD_LIBRARY_SEARCH_DEFAULT_DIRS 0x00001000u
+/* The flags of a DLL opened by full path so that its imports come from its
+ * own folder (docs/loader.md, Windows 14): CPython's import of an extension
+ * module and ctypes.CDLL(path) (3.8 and later), torch's loop over its
+ * DLLs, and cudaload_preload (loader_win32.c). */
+#define CL_LOAD_BESIDE_ITSELF                                                  \
+  (CL_LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | CL_LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR)
 
 /* A model of this process as it is now. 0 or a CUDALOAD_E_* status. */
 int cl_loader_model_init_host(cl_loader_model *m);
@@ -190,6 +196,13 @@ typedef char **(*cl_lazy_names_fn)(const char *path, const cl_binary_info *info,
  * recorded, not an error). Free with cl_load_tree_free. */
 int cl_resolve_load(cl_loader_model *m, const char *path, cl_lazy_names_fn lazy,
                     void *opaque, cl_load_tree *out);
+/* The same with the LoadLibraryExW flags of this one open (Windows: the
+ * opener's own choice, CL_LOAD_BESIDE_ITSELF for a Python extension module;
+ * its imports resolve with them too), whatever m->search_flags says; the
+ * names opened lazily stay plain LoadLibrary calls. Linux ignores flags. */
+int cl_resolve_load_flags(cl_loader_model *m, const char *path, unsigned flags,
+                          cl_lazy_names_fn lazy, void *opaque,
+                          cl_load_tree *out);
 /* Model dlopen(name) / LoadLibrary(name) called from inside `req` (NULL:
  * from no object, as for LD_PRELOAD: on Linux only the executable's
  * DT_RPATH then stands for a requester's lists; pass the executable as

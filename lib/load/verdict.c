@@ -17,6 +17,7 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 #include "load/fix_lines.h"
+#include "load/python_loads.h"
 #include "load/spec.h"
 #include "os/platform.h"
 #include "scan/catalog.h"
@@ -382,8 +383,7 @@ static char **consumer_names(const char *path, size_t *count,
   if (!package)
     return NULL;
   char version[32] = "";
-  cl_consumer_version_from_name(cl_path_basename(path), version,
-                                sizeof version);
+  cl_consumer_version_of(path, package, version, sizeof version);
   char **names = NULL;
   size_t capacity = 0;
   const cl_known_consumer *c;
@@ -1423,7 +1423,6 @@ static void places_looked_at(const cl_resolution *how, char *places,
  * it, and the wheel that ships it where one does. */
 static char *requirement_fix(cudaload_ctx *ctx, const cl_name_match *m,
                              const char *names, cl_naming naming) {
-  (void)naming;
   /* The fix a requirement of that family and major would print (fix_lines.c:
    * the wheel and its version, or the variable), after the requirement. */
   char spec[96];
@@ -1438,10 +1437,35 @@ static char *requirement_fix(cudaload_ctx *ctx, const cl_name_match *m,
   for (size_t i = 0; i < n; ++i)
     free(parsed[i].text);
   free(parsed);
-  char *fix = cl_strdup_printf("add --require %s with a root that holds it, "
-                               "or the folder that holds %s with --root%s%s",
-                               spec, names, install ? "; to install it: " : "",
-                               install ? install : "");
+  /* Installed already, where the loader does not look here (a wheel's
+   * folder, which nothing searches on Windows): no install, only the
+   * requirement that loads it, or its folder on the search path. */
+  const cl_library *have = NULL;
+  const cl_inventory *inv = ctx ? cl_inventory_of(ctx) : NULL;
+  for (size_t i = 0; inv && i < inv->library_count && !have; ++i)
+    if (inv->libraries[i].entry == m->entry &&
+        inv->libraries[i].major == m->major)
+      have = &inv->libraries[i];
+  char *folder = have ? cl_path_dirname(have->path) : NULL;
+  char *path = folder && naming == CL_NAMING_WINDOWS
+                   ? cl_fix_windows_path_first(&folder, 1)
+                   : NULL;
+  char *fix =
+      folder ? cl_strdup_printf(
+                   "add --require %s (%s %d is installed in %s, where the "
+                   "loader does not look here; Python: "
+                   "cudaload.setup(require=[\"%s\"]) before the import)%s%s",
+                   spec, m->entry->family, m->major, folder, spec,
+                   path ? ", or put that folder first on PATH before the "
+                          "program starts: "
+                        : "",
+                   path ? path : "")
+             : cl_strdup_printf("add --require %s with a root that holds it, "
+                                "or the folder that holds %s with --root%s%s",
+                                spec, names, install ? "; to install it: " : "",
+                                install ? install : "");
+  free(path);
+  free(folder);
   free(install);
   return fix;
 }
@@ -1651,15 +1675,102 @@ static void settle_compared_versions(cudaload_explain *e, const size_t *at,
   }
 }
 
+/* Windows: whether object k of at[] is a later copy of a DLL name an
+ * earlier one has (docs/loader.md, Windows 15). */
+static int later_copy(const cudaload_explain *e, const size_t *at, size_t k) {
+  if (!e->ctx || cl_ctx_naming(e->ctx) != CL_NAMING_WINDOWS)
+    return 0;
+  const char *name = cl_path_basename(e->objects[at[k]].path);
+  for (size_t i = 0; i < k; ++i)
+    if (cl_ascii_equal_nocase(cl_path_basename(e->objects[at[i]].path), name))
+      return 1;
+  return 0;
+}
+
+/* -1, 0, 1 as version a is older, equal or newer than b; 0 when either is
+ * unknown. */
+static int version_order(const char *a, const char *b) {
+  long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
+  int na = a ? cl_version_parse(a, va) : 0,
+      nb = b ? cl_version_parse(b, vb) : 0;
+  return na && nb ? cl_version_compare(va, na, vb, nb) : 0;
+}
+
+/* Windows: two copies of one DLL name among at[] (ctranslate2 4.8.5's
+ * __init__ loads its bundled cudnn64_9.dll by full path after
+ * cudaload.setup() loaded the wheel's). The loader gives every import and
+ * LoadLibrary of the name the module loaded first (docs/loader.md, Windows
+ * 1, 10 and 15): say which copy the files that name it get, and whether
+ * that is a problem: only when the copy they get is older than the other
+ * (a consumer built for the newer may take what the older lacks). */
+static void windows_copies(cudaload_explain *e, const size_t *at, size_t n,
+                           const char *what) {
+  for (size_t k = 0; k < n; ++k) {
+    if (!later_copy(e, at, k))
+      continue;
+    const cl_explain_object *b = &e->objects[at[k]], *a = NULL;
+    const char *name = cl_path_basename(b->path);
+    for (size_t i = 0; i < k && !a; ++i)
+      if (cl_ascii_equal_nocase(cl_path_basename(e->objects[at[i]].path), name))
+        a = &e->objects[at[i]];
+    if (!a)
+      continue;
+    cl_buf users = CL_BUF_INIT;
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const cl_explain_object *o = &e->objects[at[i]];
+      for (size_t j = 0; j < o->need_count; ++j)
+        if (cl_ascii_equal_nocase(o->needs[j].name, name) && o->needs[j].path)
+          cl_buf_printf(&users, "%s%s %s it and gets %s", count++ ? "; " : "",
+                        o->path, o->needs[j].lazy ? "opens" : "imports",
+                        cl_ascii_equal_nocase(o->needs[j].path, b->path)
+                            ? b->path
+                            : a->path);
+    }
+    char *who = cl_buf_take(&users);
+    int older = version_order(a->version, b->version) < 0;
+    const char *va = a->version ? a->version : "version unknown";
+    const char *vb = b->version ? b->version : "version unknown";
+    cl_finding *f = cl_verdict_add(
+        e, CL_FINDING_TWO_VERSIONS, 0,
+        cl_strdup_printf(
+            "two copies of %s %s: %s (%s), loaded first, and %s (%s), "
+            "loaded by its full path; Windows gives every import and "
+            "LoadLibrary of %s the module of that name loaded first, so %s; "
+            "the other copy is reached only through the handle of its own "
+            "load%s",
+            name, what, a->path, va, b->path, vb, name,
+            who && who[0] ? who
+                          : "whatever loads it by name gets the first (no "
+                            "file here imports it or opens it by name)",
+            older ? ": the copy they get is the older, which may lack what "
+                    "a program built for the newer takes"
+                  : ": one copy serves the process, not a problem"),
+        older ? cl_strdup_printf("load the newer %s first (cudaload.setup() "
+                                 "with the requirement it satisfies), or "
+                                 "remove the older",
+                                 name)
+              : cl_strdup("nothing needs doing; cudaload explain --pid of the "
+                          "running program lists the copies it maps"),
+        a->path, name, b->path, NULL);
+    if (f && !older)
+      f->note = 1;
+    free(who);
+  }
+}
+
 /* One family and major in two versions, or libraries of two CUDA majors,
  * among the objects from first on: one finding per family and major, each
- * version with the folder it comes from. */
+ * version with the folder it comes from. On Windows a later copy of a name
+ * loaded already is judged apart (windows_copies): nothing reaches it by
+ * name, so it runs with no other file of the process. */
 static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
                         const char *what) {
   settle_compared_versions(e, at, n);
+  windows_copies(e, at, n, what);
   for (size_t ai = 0; ai < n; ++ai) {
     const cl_explain_object *a = &e->objects[at[ai]];
-    if (!a->family || !a->version)
+    if (!a->family || !a->version || later_copy(e, at, ai))
       continue;
     /* Report each family and major once: at its first object. */
     int earlier = 0;
@@ -1673,6 +1784,8 @@ static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
     const cl_explain_object *b = NULL;
     for (size_t bj = ai + 1; bj < n && !b; ++bj) {
       const cl_explain_object *o = &e->objects[at[bj]];
+      if (later_copy(e, at, bj))
+        continue;
       if (o->family && o->version && strcmp(o->family, a->family) == 0 &&
           o->major == a->major && strcmp(o->version, a->version) != 0)
         b = o;
@@ -1881,6 +1994,39 @@ static void read_through(cl_loader_model *m, cudaload_ctx *ctx) {
     m->files = cl_file_cache_of(ctx);
 }
 
+/* How a Windows program opens the file at path (docs/loader.md, Windows
+ * 14): cudaload_preload and CPython (an extension module, a package's
+ * ctypes.CDLL) with CL_LOAD_BESIDE_ITSELF, in CPython's case in the
+ * interpreter's process, after its package's __init__ (the DLLs it opens
+ * first, modelled before it); anything else as the model's loads go. */
+static int windows_open_flags(cudaload_explain *e, cudaload_ctx *ctx,
+                              cl_loader_model *m, const char *path,
+                              unsigned how, unsigned *flags) {
+  *flags = m->search_flags;
+  if (m->naming != CL_NAMING_WINDOWS)
+    return CUDALOAD_OK;
+  if (how & CL_VERDICT_PRELOAD) {
+    *flags = CL_LOAD_BESIDE_ITSELF; /* as cl_os_loader_open loads */
+    return CUDALOAD_OK;
+  }
+  cl_python_load py;
+  int python = 0;
+  int rc = cl_python_load_of(path, &py, &python);
+  if (rc || !python)
+    return rc;
+  *flags = CL_LOAD_BESIDE_ITSELF;
+  char **dlls = NULL;
+  size_t count = 0;
+  rc = cl_python_prepare_model(m, &py, &dlls, &count);
+  for (size_t i = 0; !rc && i < count; ++i)
+    rc = cl_verdict_open(e, ctx, m, dlls[i], how);
+  for (size_t i = 0; i < count; ++i)
+    free(dlls[i]);
+  free(dlls);
+  cl_python_load_free(&py);
+  return rc;
+}
+
 int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
                     const char *path, unsigned how) {
   read_through(m, ctx);
@@ -1889,13 +2035,16 @@ int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
   int rc = CUDALOAD_OK;
   if (how & CL_VERDICT_PRELOAD)
     rc = expose_like_preload(m, path);
+  unsigned flags = 0;
+  if (!rc)
+    rc = windows_open_flags(e, ctx, m, path, how, &flags);
   if (rc)
     return rc;
   lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
   cl_load_tree t;
   memset(&t, 0, sizeof t);
-  rc = cl_resolve_load(m, path, (how & CL_VERDICT_NO_LAZY) ? NULL : lazy_names,
-                       &lc, &t);
+  rc = cl_resolve_load_flags(
+      m, path, flags, (how & CL_VERDICT_NO_LAZY) ? NULL : lazy_names, &lc, &t);
   return finish_open(e, ctx, path, &t, how, rc);
 }
 
@@ -2045,6 +2194,30 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
   rc = finish_open(e, ctx, requester, &t, how, rc);
   cl_binary_info_free(&info);
   return rc;
+}
+
+int cl_verdict_not_found_named(const cudaload_explain *e, const char *name,
+                               cl_naming naming) {
+  int windows = naming == CL_NAMING_WINDOWS;
+  size_t n = strlen(name);
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    const cl_finding *f = &e->findings[i];
+    if (f->kind != CL_FINDING_NOT_FOUND)
+      continue;
+    if (f->name && (windows ? cl_ascii_equal_nocase(f->name, name)
+                            : strcmp(f->name, name) == 0))
+      return 1;
+    /* f->names: "a, b, c", each name once. */
+    for (const char *p = f->names; p && *p;) {
+      size_t len = strcspn(p, ",");
+      if (len == n &&
+          (windows ? cl_same_nocase(p, name, n) : strncmp(p, name, n) == 0))
+        return 1;
+      p += len;
+      p += strspn(p, ", ");
+    }
+  }
+  return 0;
 }
 
 int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,

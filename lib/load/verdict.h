@@ -232,6 +232,11 @@ int cl_verdict_assume_loaded(cudaload_explain *e, cl_loader_model *m,
  * leaves to its opener (Windows: PATH and AddDllDirectory; Linux: none). */
 int cl_verdict_expose_folder(cl_loader_model *m, const char *path);
 
+/* Whether e holds a not-found finding for name (one of its names), compared
+ * as the naming's loader compares names: a failure already said. */
+int cl_verdict_not_found_named(const cudaload_explain *e, const char *name,
+                               cl_naming naming);
+
 /* Model `name` opened by name from inside `requester` (a file the model has
  * loaded, or NULL: the program itself), as a run-time dlopen/LoadLibrary. */
 int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,

@@ -137,9 +137,11 @@ static void not_found_words(cl_buf *b, const cl_problem *p) {
   if (p->kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND) {
     cl_buf_printf(b,
                   "%s opens %s by name when it first needs %s, and the "
-                  "loader would not find %s (rule: not-found)",
+                  "loader would not find %s (%s)",
                   fact(p, CUDALOAD_FACT_CONSUMER), names,
-                  n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+                  n == 1 ? "it" : "them", n == 1 ? "it" : "them",
+                  has(p, CUDALOAD_FACT_REASON) ? fact(p, CUDALOAD_FACT_REASON)
+                                               : "rule: not-found");
     return;
   }
   cl_buf_printf(b,

@@ -6,6 +6,7 @@
  */
 #include "report/doctor_problems.h"
 #include "load/fix_lines.h"
+#include "load/python_loads.h"
 #include "load/manifest.h"
 #include "load/plan_judge.h"
 #include "load/verdict.h"
@@ -346,11 +347,91 @@ static int plan_has_second_major(const cudaload_ctx *ctx) {
   return 0;
 }
 
-/* The fix for what fails only without cudaload: have it load the plan
- * (load/fix_lines.c). */
+/* The folders the plan loads from, each once, in plan order (malloc'ed
+ * strings and array); *count 0 when none. */
+static char **plan_folders(const cudaload_ctx *ctx, size_t *count) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  char **folders =
+      ps->plan_count ? calloc(ps->plan_count, sizeof *folders) : NULL;
+  *count = 0;
+  for (size_t i = 0; folders && i < ps->plan_count; ++i) {
+    if (ps->plan[i].state == CUDALOAD_STATE_FAILED)
+      continue;
+    char *folder = cl_path_dirname(ps->plan[i].path);
+    int known = !folder;
+    for (size_t k = 0; k < *count && !known; ++k)
+      known = cl_ascii_equal_nocase(folders[k], folder);
+    if (known)
+      free(folder);
+    else
+      folders[(*count)++] = folder;
+  }
+  return folders;
+}
+
+/* Windows: what fixes a by-name load that fails without cudaload
+ * (docs/loader.md, Windows 3 and 14): the plan loaded before the program's
+ * import (cudaload.setup(), which loads by full path and puts the folders
+ * first on PATH), or the folders first on PATH before the program starts;
+ * os.add_dll_directory does not reach LoadLibrary by name; or exec.
+ * consumer: the file whose load fails, for the module to name. */
+static void windows_as_is_fix(const cudaload_ctx *ctx, cl_fix *fix,
+                              const char *consumer, const char *first) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  if (first)
+    cl_fix_add_note(fix, "%s", first);
+  cl_buf b = CL_BUF_INIT;
+  cl_buf_printf(&b, "in Python, cudaload.setup(require=[");
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
+  cl_buf_printf(&b, "]");
+  if (ctx->explicit_count) {
+    cl_buf_printf(&b, ", roots=[");
+    for (size_t i = 0; i < ctx->explicit_count; ++i)
+      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
+    cl_buf_printf(&b, "]");
+  }
+  cl_python_load py;
+  int python = 0;
+  if (!consumer || cl_python_load_of(consumer, &py, &python) != CUDALOAD_OK)
+    python = 0;
+  if (python && py.package)
+    cl_buf_printf(&b, ") before import %s", py.package);
+  else
+    cl_buf_printf(&b, ") before the import");
+  if (python)
+    cl_python_load_free(&py);
+  size_t count = 0;
+  char **folders = plan_folders(ctx, &count);
+  char *path = cl_fix_windows_path_first(folders, count);
+  for (size_t i = 0; i < count; ++i)
+    free(folders[i]);
+  free(folders);
+  if (path)
+    cl_buf_printf(&b,
+                  "; or, for any program, put the folders first on PATH "
+                  "before it starts (LoadLibrary by name searches PATH; "
+                  "os.add_dll_directory does not reach it): %s",
+                  path);
+  free(path);
+  cl_buf_printf(&b, "; or run the program through cudaload:");
+  char *words = cl_buf_take(&b);
+  if (words)
+    cl_fix_add_note(fix, "%s", words);
+  else
+    fix->failed = 1;
+  free(words);
+  cl_fix_run_through_cudaload(ctx, fix, NULL, NULL);
+}
+
+/* The fix for what fails only without cudaload, on this host: have it
+ * load the plan (load/fix_lines.c; Windows: setup(), PATH or exec). */
 static void through_cudaload_fix(const cudaload_ctx *ctx, cl_fix *fix,
-                                 const char *first) {
-  cl_fix_run_through_cudaload(ctx, fix, first, NULL);
+                                 const char *consumer, const char *first) {
+  if (cl_doctor_host_naming() == CL_NAMING_WINDOWS)
+    windows_as_is_fix(ctx, fix, consumer, first);
+  else
+    cl_fix_run_through_cudaload(ctx, fix, first, NULL);
 }
 
 static int reported(const cl_doctor *d, const char *text) {
@@ -396,6 +477,53 @@ static int environment_programs(cl_doctor *d, cl_program_set *set) {
   return CUDALOAD_OK;
 }
 
+/* Windows: the program as it will run without cudaload (docs/loader.md,
+ * Windows 14), in this process: its files opened as CPython opens them
+ * (with no program given, the environment's programs'); then each required
+ * main library the program did not reach, opened by name as a program that
+ * loads it by name does (LoadLibrary: the application folder, the system
+ * folders, PATH), unless its failure is said already. A library is not
+ * opened by its path: nothing on Windows finds a wheel's DLL by path but
+ * cudaload and the program's own code, which the program's files show.
+ * With no program given, every finding counts for the required families
+ * only (*environment_first 0). */
+static cudaload_explain *verdict_as_it_is_windows(cl_doctor *d,
+                                                  size_t *environment_first) {
+  cl_loader_model m;
+  cudaload_explain *e = cl_verdict_new();
+  int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
+  *environment_first = SIZE_MAX;
+  if (rc) {
+    cudaload_explain_free(e);
+    d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+    return NULL;
+  }
+  cl_program_set program = cl_program_set_of(d->ctx);
+  cl_program_set around = {0};
+  if (!program.file_count) {
+    rc = environment_programs(d, &around);
+    *environment_first = 0;
+  }
+  const cl_program_set *set = program.file_count ? &program : &around;
+  if (!rc && set->file_count)
+    rc = cl_verdict_open_program(e, d->ctx, &m, set, CL_VERDICT_CONSUMER);
+  const cl_plan_state *ps = cl_plan_state_of(d->ctx);
+  for (size_t i = 0; !rc && !program.file_count && i < ps->plan_count; ++i) {
+    const cl_plan_entry *p = &ps->plan[i];
+    const char *name = cl_path_basename(p->path);
+    if (p->entry->role == CL_ROLE_MAIN &&
+        p->requirement < ps->requirement_count &&
+        !cl_verdict_not_found_named(e, name, CL_NAMING_WINDOWS))
+      rc = cl_verdict_open_by_name(e, d->ctx, &m, NULL, name, CL_VERDICT_LAZY);
+  }
+  if (!rc && ps->program_file_count)
+    cl_verdict_mixes_in(e, &m, "in what the program would load");
+  cl_loader_model_free(&m);
+  cl_program_set_free(&around);
+  d->failed |= rc == CUDALOAD_E_NO_MEMORY;
+  return e;
+}
+
 /* The plan's files as the process has them now, without cudaload: the
  * program's own files, when it is known (--for), opened as it opens them;
  * else each main library opened by absolute path (however the program
@@ -405,6 +533,8 @@ static int environment_programs(cl_doctor *d, cl_program_set *set) {
  * from, and cudaload is its fix. */
 static cudaload_explain *verdict_as_it_is(cl_doctor *d,
                                           size_t *environment_first) {
+  if (cl_doctor_host_naming() == CL_NAMING_WINDOWS)
+    return verdict_as_it_is_windows(d, environment_first);
   cl_loader_model m;
   cudaload_explain *e = cl_verdict_new();
   int rc = e ? cl_loader_model_init_host(&m) : CUDALOAD_E_NO_MEMORY;
@@ -470,8 +600,11 @@ static char *names_not_found_from(const cudaload_explain *e,
     if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy || !f->consumer ||
         strcmp(f->consumer, consumer) != 0)
       continue;
-    cl_buf_printf(&b, "%s%s", *count ? ", " : "", f->name);
-    ++*count;
+    /* A lazy finding holds every name of its family its opener opens. */
+    const char *names = f->names ? f->names : f->name;
+    cl_buf_printf(&b, "%s%s", *count ? ", " : "", names);
+    for (++*count; *names; ++names)
+      *count += *names == ',';
   }
   return cl_buf_take(&b);
 }
@@ -561,7 +694,7 @@ static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
   fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
   /* Where the loader looked, as the first finding says it. */
   const char *looked = strstr(f->text, " (rule: not-found");
-  if (looked && !f->lazy && count > 1) {
+  if (looked && (f->lazy || count > 1)) {
     char *inside = cl_strndup(
         looked + 2, strlen(looked + 2) - (cl_ends_with(looked, ")") ? 1 : 0));
     fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, inside);
@@ -569,7 +702,7 @@ static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
     free(inside);
   }
   if (p)
-    through_cudaload_fix(d->ctx, &p->fix, NULL);
+    through_cudaload_fix(d->ctx, &p->fix, f->consumer, NULL);
   free(names);
 }
 
@@ -615,7 +748,7 @@ static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
     cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
     fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
     if (p)
-      through_cudaload_fix(d->ctx, &p->fix,
+      through_cudaload_fix(d->ctx, &p->fix, f->consumer,
                            f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix);
   }
 }

@@ -20,6 +20,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "load/resolve.h"
+#include "load/python_loads.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
 #include "load/plan_state.h"
@@ -46,9 +47,18 @@ static int model_environment(cl_loader_model *m, const char *path,
     free(preload);
   }
   if (!rc && naming == CL_NAMING_WINDOWS) {
-    char *folder = cl_path_dirname(path);
-    rc = cl_loader_model_set(&m->app_dir, folder);
+    /* A file of a Python package runs in the interpreter's process, whose
+     * folder is the application's (unknown: none); the verdict opens it as
+     * CPython does (docs/loader.md, Windows 14). */
+    cl_python_load py;
+    int python = 0;
+    rc = cl_python_load_of(path, &py, &python);
+    char *folder = rc || python ? NULL : cl_path_dirname(path);
+    if (!rc)
+      rc = cl_loader_model_set(&m->app_dir, python ? py.home : folder);
     free(folder);
+    if (python)
+      cl_python_load_free(&py);
   }
   return rc;
 }

@@ -125,3 +125,44 @@ const cl_known_consumer *cl_consumer_need(const char *package,
   }
   return NULL;
 }
+
+int cl_consumer_version_of(const char *path, const char *package, char *out,
+                           size_t size) {
+  if (cl_consumer_version_from_name(cl_path_basename(path), out, size))
+    return 1;
+  char *folder = cl_path_dirname(path);
+  char *site = folder ? cl_path_dirname(folder) : NULL;
+  int found = site && cl_consumer_version_from_site(site, package, out, size);
+  free(site);
+  free(folder);
+  return found;
+}
+
+/* Read from the win_amd64 wheels' ctranslate2/__init__.py: 4.4.0 and 4.8.5
+ * call os.add_dll_directory(package_dir), then ctypes.CDLL(library) for
+ * each glob("*.dll") of it (ctranslate2.dll, cudnn64_8.dll or cudnn64_9.dll,
+ * libiomp5md.dll), then import ctranslate2._ext. */
+static const cl_consumer_windows_init windows_inits[] = {
+    {"ctranslate2", 4, 4, 1, 1,
+     "its __init__ adds its folder with os.add_dll_directory and loads each "
+     "DLL of it with ctypes.CDLL"},
+};
+
+int cl_consumer_has_windows_init(const char *package) {
+  for (size_t i = 0; i < sizeof windows_inits / sizeof *windows_inits; ++i)
+    if (strcmp(windows_inits[i].package, package) == 0)
+      return 1;
+  return 0;
+}
+
+const cl_consumer_windows_init *
+cl_consumer_windows_init_of(const char *package, const char *version) {
+  int major = version ? atoi(version) : 0;
+  for (size_t i = 0; i < sizeof windows_inits / sizeof *windows_inits; ++i) {
+    const cl_consumer_windows_init *w = &windows_inits[i];
+    if (strcmp(w->package, package) == 0 && major >= w->first_major &&
+        major <= w->last_major)
+      return w;
+  }
+  return NULL;
+}

@@ -52,4 +52,35 @@ int cl_consumer_version_from_site(const char *site, const char *package,
 const cl_known_consumer *cl_consumer_need(const char *package,
                                           const char *version, size_t index);
 
+/* The version of package whose library is the file at path, into out: what
+ * its name carries (Linux), else its distribution's dist-info in the site
+ * folder above the package folder (Windows: ctranslate2\ctranslate2.dll
+ * carries none). 0 when neither tells. Leaves the last error as it was. */
+int cl_consumer_version_of(const char *path, const char *package, char *out,
+                           size_t size);
+
+/* What a package's __init__ does on Windows before Python imports its
+ * extension module (docs/loader.md, Windows 14), read from its wheels. */
+typedef struct cl_consumer_windows_init {
+  const char *package;
+  int first_major, last_major;
+  /* os.add_dll_directory(<its package folder>): the folder its extension
+   * modules' and ctypes loads search (not LoadLibrary by name). */
+  int adds_own_folder;
+  /* ctypes.CDLL of every *.dll of its package folder, in the order the
+   * folder lists them, before the extension module: each is loaded by full
+   * path, a copy of a name the process has already included. A row that
+   * sets it sets adds_own_folder too. */
+  int loads_own_dlls;
+  const char *evidence;
+} cl_consumer_windows_init;
+
+/* Whether any row is package's (no version asked: finding one lists its
+ * site folder). */
+int cl_consumer_has_windows_init(const char *package);
+
+/* The row for package at version (its major), NULL when none. */
+const cl_consumer_windows_init *
+cl_consumer_windows_init_of(const char *package, const char *version);
+
 #endif

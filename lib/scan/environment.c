@@ -15,6 +15,7 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "os/platform.h"
+#include "scan/python_pth.h"
 #include "scan/roots.h"
 #include "common/strutil.h"
 
@@ -77,6 +78,10 @@ static void interpreter_folders(const char *bin, const char *program,
   }
   free(parent);
   if (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS) {
+    /* The embeddable distribution: its ._pth file is its whole import
+     * path (python_pth.h). */
+    if (cl_python_pth_roots(program, CL_ORIGIN_PYTHON_ON_PATH, visit, opaque))
+      return;
     /* A Windows installation or conda: python.exe in the prefix itself. */
     if (is_kind(bin, "conda-meta", CL_KIND_DIRECTORY))
       visit(bin, CL_ORIGIN_PYTHON_ON_PATH, opaque);

@@ -2765,7 +2765,7 @@ class Doctor(CliTestCase):
         self.assertRegex(problems[1], r"^     fix: ")
         # Its commands alone on their lines, under it (a compat folder does
         # not say which CUDA major the program is built for: one per major).
-        self.assertTrue(any(re.match(r"^          (py -m )?pip install \S+$", line)
+        self.assertTrue(any(re.match(r"^          ((py|python) -m )?pip install \S+$", line)
                             for line in problems[2:8]), problems[:8])
 
     @unittest.skipIf(os.name == "nt", "pseudo-terminals are POSIX")
@@ -3125,6 +3125,120 @@ class FixesAsPrinted(CliTestCase):
         subprocess.run(fix[:fix.index(", or, accepting")], shell=True, check=True)
         after = self.problems(["--no-defaults", "--root", to_cli(root)])
         self.assertFalse([p for p in after if "refused" in p["problem"]], after)
+
+
+class WindowsPython(CliTestCase):
+    """Issue 45: the doctor and explain judge a Python program on Windows as
+    it will run without cudaload (docs/loader.md, Windows 14 and 15):
+    ctranslate2 in the embeddable CPython (tests/fixtures, windows_python/),
+    its extension module imported as CPython imports it, what its files
+    open by name searched as LoadLibrary searches (PATH). Windows only: the
+    doctor models the host's loader."""
+
+    AS_IS = "without cudaload (this environment as it is): "
+
+    def setUp(self):
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the doctor models the host's loader: the Windows tool, under Wine")
+
+    def site(self, home):
+        return self.fixture("windows_python", home, "Lib", "site-packages")
+
+    def doctor(self, args, env=None):
+        r = run_in(["doctor", "--format", "json", "--no-defaults"] + list(args),
+                   env or utf8_env())
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return self.parse_json(r)
+
+    def as_is(self, doc):
+        return [p for p in doc["problems"] if p["problem"].startswith(self.AS_IS)]
+
+    def environment(self, home, require):
+        return ["--environment", to_cli(self.site(home)), "--require", require]
+
+    def test_the_failures_to_come_and_no_other(self):
+        """ctranslate2 4.4.0 with its cuDNN 8 and cuBLAS 12 wheels: import
+        ctranslate2 works (its DLLs come from its own folder), then its
+        LoadLibraryA("cublas64_12.dll") and its bundled cuDNN shim's
+        cudnn_ops_infer64_8.dll fail, searched on PATH. Exactly those, each
+        with setup() before the import and the PATH line; never "needs
+        libiomp5md.dll" nor a cuBLAS opened by its path."""
+        doc = self.doctor(self.environment("py312", "cudnn=8,cublas=12"))
+        problems = self.as_is(doc)
+        texts = [p["problem"][len(self.AS_IS):] for p in problems]
+        self.assertEqual(len(texts), 2, texts)
+        self.assertTrue(any(re.search(r"ctranslate2\\ctranslate2\.dll opens cublas64_12\.dll by name", t)
+                            for t in texts), texts)
+        self.assertTrue(any(re.search(r"ctranslate2\\cudnn64_8\.dll opens cudnn_ops_infer64_8\.dll", t)
+                            for t in texts), texts)
+        for text in texts:
+            self.assertNotRegex(text, r"needs \S+: not found|which the loader does not find")
+            self.assertIn("path-variable", text)
+        for p in problems:
+            self.assertIn('cudaload.setup(require=["cudnn=8", "cublas=12"]) before import ctranslate2',
+                          p["fix"])
+            self.assertIn('set "PATH=', p["fix"])
+            self.assertNotIn("add_dll_directory(", p["fix"].replace("os.add_dll_directory does not", ""))
+
+    def test_the_path_line_followed_as_printed_clears_them(self):
+        """The cmd line of the fix, followed: the folders it names first on
+        PATH, and the doctor run again says nothing fails as it is."""
+        doc = self.doctor(self.environment("py312", "cudnn=8,cublas=12"))
+        fix = self.as_is(doc)[0]["fix"]
+        m = re.search(r'set "PATH=(.*?)%PATH%"', fix)
+        self.assertTrue(m, fix)
+        folders = [f for f in m.group(1).split(";") if f]
+        self.assertTrue(folders, fix)
+        after = self.doctor(self.environment("py312", "cudnn=8,cublas=12"),
+                            env=search_path_env(folders))
+        self.assertEqual(self.as_is(after), [], after["problems"])
+
+    def test_explain_of_the_program_lists_the_same_failures(self):
+        """explain of ctranslate2.dll (and of the module Python imports)
+        follows what its cuDNN opens by name and lists its own LoadLibraryA
+        of cuBLAS: the doctor's two failures (issue 45, item 2)."""
+        doc = self.doctor(self.environment("py312", "cudnn=8,cublas=12"))
+        said = set()
+        for p in self.as_is(doc):
+            m = re.search(r"opens (.+?) by name", p["problem"])
+            self.assertTrue(m, p["problem"])
+            said.update(re.split(r", | and ", m.group(1)))
+        site = self.site("py312")
+        for rel in ("ctranslate2.dll", "_ext.cp312-win_amd64.pyd"):
+            r = run_in(["explain", to_cli(site / "ctranslate2" / rel), "--no-defaults",
+                        "--root", to_cli(site), "--format", "json"], utf8_env())
+            self.assertIn(r.rc, (0, 6), r.describe())
+            listed = set()
+            for problem in self.parse_json(r)["problems"]:
+                text = problem["problem"] if isinstance(problem, dict) else problem
+                m = re.search(r"opens (.+?) by name when it first needs", text)
+                if m:
+                    listed.update(re.split(r", | and ", m.group(1)))
+            self.assertEqual(listed, said, rel)
+
+    def test_an_embeddable_interpreters_pth_is_its_import_path(self):
+        """--for python.exe of the embeddable distribution (issue 45, item
+        3): its python312._pth lists "packages" and keeps "#import site" as
+        shipped, so that folder is searched and Lib\\site-packages is not."""
+        home = self.fixture("windows_python", "embedded")
+        doc = self.doctor(["--for", to_cli(home / "python.exe")])
+        roots = [r["path"] for r in doc["roots"]]
+        self.assertIn(to_cli(home / "packages"), roots, roots)
+        self.assertNotIn(to_cli(home / "Lib" / "site-packages"), roots, roots)
+
+    def test_two_copies_of_one_name_say_which_the_program_gets(self):
+        """ctranslate2 4.8.5's __init__ loads its bundled cudnn64_9.dll
+        (9.10.2.21) by full path after cudaload loaded the wheel's
+        (9.28.0.42): a note naming both, which one a load by name gets (the
+        first, docs/loader.md, Windows 15), and that it is no problem."""
+        doc = self.doctor(["--for", to_cli(self.site("py313")), "--require", "cudnn=9"])
+        notes = [n["note"] for n in doc["notes"] if "two copies of cudnn64_9.dll" in n["note"]]
+        self.assertEqual(len(notes), 1, doc["notes"])
+        self.assertIn("(9.28.0.42), loaded first", notes[0])
+        self.assertIn("(9.10.2.21), loaded by its full path", notes[0])
+        self.assertIn("not a problem", notes[0])
+        self.assertFalse([p for p in doc["problems"] if "in two versions" in p["problem"]],
+                         doc["problems"])
 
 
 class Probe(CliTestCase):
@@ -4018,13 +4132,14 @@ class Hardening3(CliTestCase):
         hostile = "v&echo PWNED&(x)^y"
         site = self.site_packages_in(hostile, "windows")
         r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
-        # Windows names the launcher's pip (py), as a Windows user types it.
-        command = self.fix_of(r.stderr, "py -m pip install")
-        self.assertTrue(command.startswith("py "), command)
+        # No interpreter to name: the py launcher where one is installed,
+        # else the program's Python (Wine has none; issue 45).
+        pip = "py" if "fix: py -m pip install" in r.stderr else "python"
+        command = self.fix_of(r.stderr, pip + " -m pip install")
         # PowerShell would read the same words: double quotes hold nothing it
         # expands.
         self.assertFalse(any(c in command for c in "$`\u201c\u201d\u201e"), command)
-        work, out = self.wine_cmd(to_cli(PRINT_ARGS) + command[len("py"):])
+        work, out = self.wine_cmd(to_cli(PRINT_ARGS) + command[len(pip):])
         args = [bytes.fromhex(l.split(" ", 1)[1]).decode() for l in out.splitlines()
                 if l.startswith("arg ")]
         target = to_cli(site.parent) + "\\cudnn8"
@@ -4039,7 +4154,8 @@ class Hardening3(CliTestCase):
             self.skipTest("the Windows build's lines (the windows tier; Linux: tests/test_fix_lines.c)")
         site = self.site_packages_in("v$(calc)%PATH%", "windows")
         r = self.run_ok("env", "--require", "cudnn=8", "--no-defaults", "--root", to_cli(site), rc=4)
-        command = self.fix_of(r.stderr, "py -m pip install")
+        pip = "py" if "fix: py -m pip install" in r.stderr else "python"
+        command = self.fix_of(r.stderr, pip + " -m pip install")
         self.assertIn("--target DIR ", command)
         self.assertNotIn("$(calc)", command)
         self.assertIn("(DIR: the folder %s\\cudnn8," % to_cli(site.parent), r.stderr)

@@ -273,3 +273,23 @@ def test_doctor_problems_are_records_as_the_json_has_them(run, fixtures):
     assert install["action"] == "install" and "nvidia-cublas-cu12" in install["argv"]
     # The text prints that command alone on its line.
     assert ("fix: " + " ".join(install["argv"]) + "\n") in out["text"]
+
+
+def test_doctor_for_reads_the_program_as_the_tool_does(run, cli, fixtures):
+    """--for: the requirements read from the program's files, each with
+    where it came from, and the report, as the tool's (issue 45: `python -m
+    cudaload doctor --for ctranslate2` in a Windows CPython)."""
+    if not cli_has(cli, "doctor"):
+        pytest.skip("this cudaload tool has no doctor")
+    if sys.platform == "win32":
+        program = os.path.join(fixtures, "windows_python", "py312", "Lib", "site-packages")
+    else:
+        program = os.path.join(fixtures, "programs", "site-packages")
+    if not os.path.isdir(program):
+        pytest.skip("fixture %s not built" % program)
+    args = ["doctor", "--no-defaults", "--for", program, "--format", "json"]
+    ours, theirs = run.module(args), tool(cli, args)
+    assert ours.returncode == theirs.returncode, ours.stderr + theirs.stderr
+    mine, tools = json.loads(ours.stdout), json.loads(theirs.stdout)
+    assert mine["requirements"] and mine["requirements"] == tools["requirements"]
+    assert [p["problem"] for p in mine["problems"]] == [p["problem"] for p in tools["problems"]]

@@ -101,13 +101,15 @@ def test_windows_fix_lines_quote_for_cmd_and_powershell(run, fixtures, tmp_path)
     """.replace("sys.argv[1]", repr(quoted)).replace("sys.argv[2]", repr(apart)))
     out = json.loads(result.stdout.strip().splitlines()[-1])
     folder = os.path.dirname(os.path.realpath(quoted))
-    # Windows names the launcher's pip (py), as a Windows user types it.
-    assert ('py -m pip install --no-deps --target "%s" '
-            '"nvidia-cudnn-cu12==8.9.*"' % os.path.join(folder, "cudnn8")) in out["quoted"], \
+    # No interpreter to name: the py launcher where one is installed, else
+    # the program's Python (issue 45, item 4).
+    pip = "py" if "fix: py -m pip" in out["quoted"] else "python"
+    assert ('%s -m pip install --no-deps --target "%s" '
+            '"nvidia-cudnn-cu12==8.9.*"' % (pip, os.path.join(folder, "cudnn8"))) in out["quoted"], \
         out["quoted"]
     folder = os.path.dirname(os.path.realpath(apart))
-    assert ("py -m pip install --no-deps --target DIR "
-            '"nvidia-cudnn-cu12==8.9.*"') in out["apart"], out["apart"]
+    assert ("%s -m pip install --no-deps --target DIR "
+            '"nvidia-cudnn-cu12==8.9.*"' % pip) in out["apart"], out["apart"]
     assert "(DIR: the folder %s, whose name holds" % os.path.join(folder, "cudnn8") \
         in out["apart"], out["apart"]
     fix = [l for l in out["apart"].splitlines() if "fix: " in l][0]

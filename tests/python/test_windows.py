@@ -181,15 +181,22 @@ def test_a_missing_library_names_this_interpreters_pip(run, fixtures):
     cufft = [f for f in out["fixes"] if "cufft" in f]
     assert cufft, out
     # Its own pip; the embeddable distribution has none (nor ensurepip):
-    # then the launcher's, into its site folder.
+    # then the launcher's, into its site folder, where one is installed,
+    # else get-pip.py first, then its own (issue 45, item 4).
     # Each path one word for cmd and PowerShell: as it is when it holds
     # nothing either shell acts on, else in double quotes.
     def word(w):
         return w if re.fullmatch(r"[A-Za-z0-9_+=:./\\-]+", w) else '"%s"' % w
+    launcher = shutil.which("py.exe") or os.path.isfile(os.path.join(
+        os.environ.get("LOCALAPPDATA", ""), "Programs", "Python", "Launcher", "py.exe"))
     if out["has_pip"]:
         want = '%s -m pip install nvidia-cufft-cu12' % word(out["python"])
-    else:
+    elif launcher:
         want = 'py -m pip install --target %s nvidia-cufft-cu12' % word(out["site"])
+    else:
+        want = "curl.exe -sSLo get-pip.py https://bootstrap.pypa.io/get-pip.py, then %s get-pip.py" \
+            % word(out["python"])
+        assert '%s -m pip install nvidia-cufft-cu12' % word(out["python"]) in cufft[0], cufft[0]
     assert cufft[0].startswith(want), cufft[0]
     assert "pass its site-packages folder as a root" not in cufft[0]
     assert "apt" not in " ".join(out["fixes"]).split()

@@ -162,6 +162,8 @@ def _doctor(args: argparse.Namespace) -> int:
                 ctx.read_error_message(sys.stdin.buffer.read() if args.error == "-" else args.error)
             if args.manifest:
                 ctx.load_manifest(args.manifest)
+            for program in args.for_:
+                ctx.require_for(program)
             color = args.format == "text" and _want_color()
             # The answer first, as the tool prints it; --verbose: every section.
             report = ctx.doctor(args.format, probe=probe, color=color,
@@ -230,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "its requirements are added and the report says what it means")
     doctor.add_argument("-m", "--manifest", metavar="FILE", type=_path,
                         help="read requirements, roots, policy and probe from a cudaload.yaml")
+    doctor.add_argument("--for", dest="for_", action="append", default=[], metavar="PROGRAM",
+                        help="require what a program needs, read from its files: a module or "
+                             "distribution of this environment (ctranslate2), or the path of a "
+                             "binary, an interpreter or a venv")
     doctor.add_argument("--probe", action="store_true", help="also run the GPU probe")
     doctor.add_argument("-v", "--verbose", action="store_true",
                         help="the whole report, in sections (default: the answer first)")
