@@ -639,7 +639,9 @@ static void the_stated_cuda_major_is_the_programs(void **state) {
   char *json = NULL;
   assert_int_equal(cudaload_doctor(ctx, CUDALOAD_FORMAT_JSON, 0, &json),
                    CUDALOAD_OK);
-  assert_contains(json, "\"reason\": \"pinned by cuda=12\"");
+  /* The pin says who pinned it, and the words that said it. */
+  assert_contains(json, "\"reason\": \"the error message says CUDA 12: "
+                        "\\\"Require cuDNN 9.* and CUDA 12.*\\\"\"");
   assert_contains(json, "\"cuda-major\": {\n          \"value\": \"12\",\n"
                         "          \"source\": \"Require cuDNN 9.* and CUDA "
                         "12.*\"");
@@ -1220,10 +1222,28 @@ static void the_doctor_judges_a_message_against_this_machine(void **state) {
   assert_contains(text, "1. the error message names cudnn_ops_infer64_8.dll, "
                         "which is here (");
   assert_contains(text, "the program's loader does not search its folder");
-  assert_contains(text, "fix: start the program ");
-  assert_contains(text, "cudaload exec --require cudnn=8 -- PROGRAM");
-  assert_contains(text, "cudaload.setup(require=[\"cudnn=8\"])");
+  /* The command alone on its line, with the search the doctor was given. */
+  assert_contains(text, "fix: cudaload exec --no-defaults --root ");
+  assert_contains(text, " --require cudnn=8 -- PROGRAM\n");
+  assert_contains(text, "cudaload.setup(require=[\"cudnn=8\"], roots=[");
   assert_true(cudaload_doctor_problem_count(ctx) >= 1);
+  /* As a record: the name from the message, the copy here from the
+   * machine, the fix a run-program step. */
+  size_t n = cudaload_doctor_problem_count(ctx), found = n;
+  for (size_t i = 0; i < n && found == n; ++i)
+    if (cudaload_doctor_problem_kind(ctx, i) == CUDALOAD_PROBLEM_NOT_FOUND)
+      found = i;
+  assert_true(found < n);
+  int source = 0;
+  assert_string_equal(
+      cudaload_doctor_problem_fact(ctx, found, CUDALOAD_FACT_NAME, &source),
+      "cudnn_ops_infer64_8.dll");
+  assert_int_equal(source, CUDALOAD_FROM_MESSAGE);
+  assert_non_null(
+      cudaload_doctor_problem_fact(ctx, found, CUDALOAD_FACT_BETTER, &source));
+  assert_int_equal(source, CUDALOAD_FROM_MACHINE);
+  assert_int_equal(cudaload_doctor_fix_step_action(ctx, found, 0),
+                   CUDALOAD_FIX_RUN_PROGRAM);
   cudaload_free(text);
 
   char *json = NULL;
@@ -1283,7 +1303,7 @@ static void the_doctor_gives_runtime_errors_a_fix(void **state) {
                         "GPU's compute capability (cudaload doctor --probe "
                         "shows it)");
   assert_contains(text, "the error message is CUBLAS_STATUS_NOT_INITIALIZED");
-  assert_contains(text, "fix: run cudaload doctor --probe");
+  assert_contains(text, "fix: cudaload doctor --probe\n");
   cudaload_free(text);
   cudaload_destroy(ctx);
 }

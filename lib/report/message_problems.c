@@ -196,7 +196,6 @@ static void by_name_problem(answer *a, const cl_error_message *m) {
     from_message(a, p, CUDALOAD_FACT_NAME, cl_path_basename(m->file));
     from_message(a, p, CUDALOAD_FACT_REQUIREMENT, m->requirement);
     from_machine(a, p, CUDALOAD_FACT_BETTER, lib->path);
-    from_message(a, p, CUDALOAD_FACT_CONDITION, "as-it-is");
     run_through_cudaload(a, p, m->requirement);
   } else if (cl_error_message_driver_file(cl_path_basename(m->file))) {
     driver_seen_problem(a, m);

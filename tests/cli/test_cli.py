@@ -2524,7 +2524,7 @@ class Doctor(CliTestCase):
         self.assertIn("  requires      cudnn=8 (see Plan)\n", r.stdout)
         self.assertIn("  cudnn=8  ok", r.stdout)
         self.assertIn("1. the error message names cudnn_ops_infer64_8.dll, which is here (", r.stdout)
-        self.assertIn("fix: start the program", r.stdout)
+        self.assertIn("fix: cudaload exec --no-defaults --root ", r.stdout)
         self.assertLess(r.stdout.index("Error message"), r.stdout.index("Platform"))
         # A requirement named by a file or a sub-library, as scan prints it.
         for spec in ("cudnn_ops_infer=8", "libcudnn_ops_infer.so.8", "cudnn_ops_infer64_8.dll"):
