@@ -630,6 +630,30 @@ def default_site_packages() -> "List[str]":
     return out
 
 
+def _sys_path_installs() -> "List[str]":
+    """The folders of sys.path that hold a *.dist-info folder and are not
+    site folders default_site_packages() names: where pip install --target
+    put distributions that this interpreter imports (PYTHONPATH, a .pth
+    file, sys.path.insert). Absolute, existing, each once."""
+    known = {os.path.normcase(os.path.realpath(p)) for p in default_site_packages()}
+    out: List[str] = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        folder = os.path.abspath(entry)
+        key = os.path.normcase(os.path.realpath(folder))
+        if key in known:
+            continue
+        known.add(key)
+        try:
+            holds = any(name.endswith(".dist-info") for name in os.listdir(folder))
+        except OSError:
+            holds = False
+        if holds:
+            out.append(folder)
+    return out
+
+
 class Context:
     """A libcudaload context: roots, the scanned inventory, requirements and
     a plan. Not thread-safe (as the C context); use one per thread.
@@ -687,6 +711,9 @@ class Context:
         # defaults=False used to drop the site folders too, and a setup()
         # that then found nothing told the user to install the very wheel
         # this interpreter has: only False leaves them out now.
+        # The default is this interpreter, whose sys.path require_for()
+        # reads too.
+        self._this_interpreter = site_packages is None
         if site_packages is None:
             site_packages = default_site_packages()
         elif site_packages is False:
@@ -870,6 +897,13 @@ class Context:
             return self
         _need(self._lib, "cudaload_require_for")
         target = _program_arg(program)
+        if self._this_interpreter and not os.path.isabs(target):
+            # A module of this interpreter is found as it imports it: the
+            # folders of sys.path that distributions were installed into
+            # beside the site folders (pip install --target, PYTHONPATH,
+            # sys.path.insert) are its environment too.
+            for folder in _sys_path_installs():
+                self._add_environment_root(folder, None)
         status = self._lib.call("cudaload_require_for", self.handle, target)
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_require_for", repr(target))
