@@ -295,6 +295,10 @@ static void pins_are_read_in_any_order(void **state) {
   assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_E_UNSATISFIED);
   if (!strstr(cudaload_last_error(), "older than 9.3.0.75"))
     fail_msg("the refusal does not say the pin: %s", cudaload_last_error());
+  /* nvcc's wheel is pinned for its compiler: no library major, and no
+   * pin left unread either. */
+  const char *nvcc[] = {"nvidia-cuda-nvcc-cu12"};
+  assert_null(warning_with(ctx, nvcc, 1));
   cudaload_destroy(ctx);
 }
 
@@ -361,7 +365,8 @@ static void an_optional_module_is_needed_only_if_used(void **state) {
       CUDALOAD_OK);
   assert_int_equal(cudaload_require_for(ctx, "cupy"), CUDALOAD_OK);
   assert_origin(ctx, "cublas=12", "the package loads it first");
-  assert_int_equal(cudaload_requirement_count(ctx), 1);
+  assert_origin(ctx, "cudart=12", "of cuda-toolkit 12.4.1"); /* [ctk] */
+  assert_int_equal(cudaload_requirement_count(ctx), 2);
   assert_int_equal(requirement(ctx, "cutensor=2"), SIZE_MAX);
   assert_int_equal(requirement(ctx, "nccl=2"), SIZE_MAX);
   /* The modules loaded after cuda-pathfinder are not judged as if the
@@ -383,6 +388,18 @@ static void an_optional_module_is_needed_only_if_used(void **state) {
   assert_non_null(warning_with(ctx, nccl, 2));
   for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
     assert_null(strstr(cudaload_plan_path(ctx, i), "cutensor13"));
+  cudaload_destroy(ctx);
+  /* The environment as a whole: NVIDIA's cuda-toolkit meta-distribution
+   * is no program of its own; what CuPy asks of it ([cublas,cudart]) is
+   * required, its other extras (CUPTI, cuFile) are not. */
+  ctx = env_ctx(NULL);
+  assert_int_equal(cudaload_require_for(
+                       ctx, test_fixture_path("programs/cupy/site-packages")),
+                   CUDALOAD_OK);
+  assert_origin(ctx, "cudart=12", "of cuda-toolkit 12.4.1");
+  assert_origin(ctx, "cublas=12", "of cuda-toolkit 12.4.1");
+  assert_int_equal(requirement(ctx, "cupti=12"), SIZE_MAX);
+  assert_int_equal(cudaload_requirement_count(ctx), 2);
   cudaload_destroy(ctx);
 }
 

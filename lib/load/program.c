@@ -124,6 +124,7 @@ typedef struct program_scan {
   size_t program;      /* the one being read */
   const char *site;    /* the site folder being read */
   const char *extras;  /* a meta-distribution's extras asked for */
+  const char *via;     /* that meta-distribution: "cuda-toolkit 12.4.1" */
   int depth;           /* meta-distributions followed */
   const char *feature; /* the file being read is loaded only for this */
   deferred_load *loads;
@@ -454,13 +455,21 @@ static void follow_meta_distribution(program_scan *ps,
     char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
     size_t len = 0;
     char *text = metadata ? read_text(metadata, &len) : NULL;
-    const char *saved = ps->extras;
+    char *name = NULL, *version = NULL;
+    char via[256] = "";
+    if (text && cl_metadata_parse(text, len, &name, &version) == CUDALOAD_OK)
+      snprintf(via, sizeof via, "%s %s", name, version);
+    const char *saved = ps->extras, *saved_via = ps->via;
     ps->extras = extras;
+    ps->via = via[0] ? via : NULL;
     ps->depth++;
     if (text && extras)
       cl_requires_dist_parse(text, len, visit_pin, ps);
     ps->depth--;
     ps->extras = saved;
+    ps->via = saved_via;
+    free(name);
+    free(version);
     free(text);
     free(metadata);
     free(folder);
@@ -502,7 +511,14 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
     return 0;
   }
   const cl_catalog_entry *main = family_main(w->family);
-  int major = main ? pinned_major(ps, line, w, main, &spec) : 0;
+  /* A wheel whose library is versioned apart from its ABI major (nvcc's
+   * NVVM goes with the toolkit, 12.9.86 being libnvvm.so.4; cuFile 1.14 is
+   * libcufile.so.0) is pinned for more than the library (nvcc's ptxas and
+   * libdevice): the pin says no major to plan by, the files that need the
+   * library do. */
+  if (!main || main->version_apart_from_abi)
+    return 0;
+  int major = pinned_major(ps, line, w, main, &spec);
   if (!major) {
     if (main)
       pin_not_read(ps, line, w,
@@ -510,11 +526,13 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
                    "cudaload knows");
     return 0;
   }
-  char why[512];
-  snprintf(why, sizeof why, "Requires-Dist: %.*s%s%.*s of %s",
+  char why[768];
+  const char *of = current(ps) ? current(ps)->label : "the program";
+  snprintf(why, sizeof why, "Requires-Dist: %.*s%s%.*s of %s%s%s%s",
            (int)line->name_len, line->name, line->spec_len ? " " : "",
-           (int)line->spec_len, line->specifier,
-           current(ps) ? current(ps)->label : "the program");
+           (int)line->spec_len, line->specifier, ps->via ? ps->via : of,
+           ps->via ? " (which " : "", ps->via ? of : "",
+           ps->via ? " requires)" : "");
   derived *d = require(ps, main, major, why, NULL);
   note_cuda(ps, w->cuda_major, CUDA_FROM_PINS, why);
   cl_pep440_version least;
@@ -674,10 +692,14 @@ static int read_program_file(program_scan *ps, const char *path,
       ps->failed |= !l.why;
     }
   }
-  /* A file loaded only for a feature, or after the package loaded what
-   * it needs, is not opened as the program starts: not judged so. */
-  int judged = !(row && (row->kind == CL_MODULE_OPTIONAL ||
-                         row->kind == CL_MODULE_PRELOADED));
+  /* A module imported only for a feature, or after the package loaded
+   * what it needs, is not opened as the program starts: not judged so. A
+   * library of a feature that is opened by path (onnxruntime's TensorRT
+   * provider) stays a file of the program, a plugin (find_plugins): the
+   * report notes what it would take. */
+  int judged =
+      !(row && ((row->kind == CL_MODULE_OPTIONAL && extension_module(path)) ||
+                row->kind == CL_MODULE_PRELOADED));
   if (uses && judged)
     keep_file(ps, path);
   else if (ps->site && judged && extension_module(path))

@@ -327,8 +327,13 @@ size_t cl_program_find_installed(const cl_import_path *path,
     cl_restore_error(kept);
     for (size_t i = 0; i < list.count; ++i) {
       const char *entry = list.names[i];
-      /* NVIDIA's own wheels are the libraries, not programs. */
-      if (cl_catalog_wheel_by_package(entry, strcspn(entry, "-")))
+      /* NVIDIA's own wheels are the libraries, not programs; nor are
+       * its CUDA Python distributions (cuda-toolkit pins the wheels under
+       * its extras for the programs that ask for them, cuda-pathfinder
+       * finds them): what a program asks of them is read with the
+       * program. */
+      if (cl_catalog_wheel_by_package(entry, strcspn(entry, "-")) ||
+          !strncmp(entry, "cuda_", 5) || !strncmp(entry, "cuda-", 5))
         continue;
       int rank = known_rank(entry);
       if (rank < 0 && pins_nvidia(site, entry))

@@ -41,10 +41,17 @@ static int is_directory(const char *path) {
   return path && cl_os_stat_kind(path, NULL) == CL_KIND_DIRECTORY;
 }
 
+/* Whether the path holds the folder already, by its spelling or by what
+ * it is (a venv's lib64 is a link to its lib: one folder, as site.py,
+ * whose getsitepackages() names only one, imports from it once). */
 static int known(const cl_import_path *p, const char *path) {
+  cl_file_identity id, other;
+  int have_id = cl_os_file_identity(path, &id) == 1;
   for (size_t i = 0; i < p->count; ++i)
     if (cl_os_same_path(p->folders[i].path, strlen(p->folders[i].path), path,
-                        strlen(path)))
+                        strlen(path)) ||
+        (have_id && cl_os_file_identity(p->folders[i].path, &other) == 1 &&
+         other.device == id.device && other.inode == id.inode))
       return 1;
   return 0;
 }

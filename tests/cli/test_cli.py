@@ -4608,6 +4608,8 @@ class ImportPath(CliTestCase):
         got = self.requirements(self.doctor(["--for", str(venv / "bin" / "python")], reset))
         self.assertIn("cusparse=12", got)
         self.assertIn(str(site), got["cusparse=12"])
+        # A venv's lib64, a link to its lib, is one folder, read once.
+        self.assertEqual(got["cusparse=12"].count("libtorchlike_cuda.so"), 1, got)
         r = self.doctor(["--for", "torchlike"], reset, rc=3)
         self.assertIn("VIRTUAL_ENV is not set", r.stderr)
         self.assertIn("--for /path/to/venv/bin/python", r.stderr)
