@@ -312,6 +312,96 @@ static void find_wheel_clashes(cl_program_target *t) {
   }
 }
 
+/* A clash of two distributions over module `name` of one folder. */
+static void module_clash(cl_program_target *t, const char *folder,
+                         const cl_module_found *m) {
+  if (m->provider_count < 2 || !m->shared)
+    return;
+  for (size_t i = 0; i < t->clash_count; ++i)
+    if (!strcmp(t->clashes[i].site, folder) &&
+        !strcmp(t->clashes[i].example,
+                m->shared_example ? m->shared_example : ""))
+      return;
+  cl_program_clash c;
+  memset(&c, 0, sizeof c);
+  c.site = cl_strdup(folder);
+  c.shared = m->shared;
+  c.example = cl_strdup(m->shared_example ? m->shared_example : "");
+  describe_side(&c, 0, folder, m->providers[0]);
+  describe_side(&c, 1, folder, m->providers[1]);
+  c.installed = m->installed == SIZE_MAX ? -1 : (int)m->installed;
+  c.why = m->installed_why;
+  if (!c.site || !c.example)
+    t->failed = 1;
+  add_clash(t, &c);
+}
+
+/* The top-level modules a distribution's RECORD installs ("onnxruntime"
+ * of onnxruntime/capi/...), each once. */
+typedef struct top_levels {
+  cl_name_list names;
+  int failed;
+} top_levels;
+
+static int visit_top_level(const char *path, size_t len, void *opaque) {
+  top_levels *t = opaque;
+  const char *slash = memchr(path, '/', len);
+  if (!slash || slash == path)
+    return 0;
+  char name[256];
+  size_t n = (size_t)(slash - path);
+  if (n >= sizeof name)
+    return 0;
+  memcpy(name, path, n);
+  name[n] = '\0';
+  if (!cl_python_module_name(name))
+    return 0; /* foo-1.0.dist-info, foo.data, .. */
+  for (size_t i = 0; i < t->names.count; ++i)
+    if (!strcmp(t->names.names[i], name))
+      return 0;
+  char *copy = cl_strdup(name);
+  if (!copy || cl_reserve((void **)&t->names.names, &t->names.capacity,
+                          t->names.count + 1, sizeof *t->names.names)) {
+    free(copy);
+    t->failed = 1;
+    return 1;
+  }
+  t->names.names[t->names.count++] = copy;
+  return 0;
+}
+
+/* An environment's programs that another distribution of their folder
+ * overwrote (onnxruntime installed over onnxruntime-gpu): their top-level
+ * modules' owners. */
+static void find_program_clashes(cl_program_target *t) {
+  for (size_t i = 0; i < t->distribution_count && !t->failed; ++i) {
+    const cl_found_distribution *d = &t->distributions[i];
+    char *folder = cl_path_join(d->site, d->distinfo);
+    char *record = folder ? cl_path_join(folder, "RECORD") : NULL;
+    char *text = NULL;
+    size_t len = 0;
+    char *kept = cl_save_error();
+    if (!record || cl_read_file_head(record, (size_t)64 << 20, &text, &len))
+      text = NULL;
+    cl_restore_error(kept);
+    top_levels tops = {{0}, 0};
+    if (text)
+      cl_record_parse(text, len, visit_top_level, &tops);
+    for (size_t k = 0; k < tops.names.count && !t->failed; ++k) {
+      cl_module_found m;
+      cl_python_module_owners(d->site, tops.names.names[k], &m);
+      module_clash(t, d->site, &m);
+      t->failed |= m.failed;
+      cl_module_found_free(&m);
+    }
+    t->failed |= tops.failed;
+    cl_name_list_free(&tops.names);
+    free(text);
+    free(record);
+    free(folder);
+  }
+}
+
 /* --- environments -------------------------------------------------------- */
 
 size_t cl_program_find_installed(const cl_import_path *path,
@@ -424,20 +514,7 @@ static void find_module(cl_program_target *t, const char *target) {
       add_distribution(t, f->path, m.providers[i],
                        rank < 0 ? KNOWN_COUNT : rank);
     }
-  if (m.provider_count >= 2 && m.shared) {
-    cl_program_clash c;
-    memset(&c, 0, sizeof c);
-    c.site = cl_strdup(f->path);
-    c.shared = m.shared;
-    c.example = cl_strdup(m.shared_example ? m.shared_example : "");
-    describe_side(&c, 0, f->path, m.providers[0]);
-    describe_side(&c, 1, f->path, m.providers[1]);
-    c.installed = m.installed == SIZE_MAX ? -1 : (int)m.installed;
-    c.why = m.installed_why;
-    if (!c.site || !c.example)
-      t->failed = 1;
-    add_clash(t, &c);
-  }
+  module_clash(t, f->path, &m);
   if (!m.provider_count && !(t->module_folder = cl_strdup(m.location)))
     t->failed = 1;
   t->failed |= m.failed;
@@ -486,6 +563,7 @@ void cl_program_target_find(cudaload_ctx *ctx, const char *target,
     }
     adopt_path(out);
     cl_program_find_installed(&out->path, out);
+    find_program_clashes(out);
     find_wheel_clashes(out);
     out->failed |= out->path.failed;
     return;

@@ -337,6 +337,17 @@ int cl_python_module_find(const cl_import_path *path, const char *name,
   return 1;
 }
 
+void cl_python_module_owners(const char *folder, const char *name,
+                             cl_module_found *out) {
+  memset(out, 0, sizeof *out);
+  out->installed = SIZE_MAX;
+  if (!cl_python_module_name(name))
+    return;
+  find_providers(folder, name, out);
+  if (out->provider_count >= 2)
+    decide_installed(folder, name, out);
+}
+
 void cl_module_found_free(cl_module_found *found) {
   free(found->location);
   for (size_t i = 0; i < found->provider_count; ++i)

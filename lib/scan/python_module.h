@@ -45,4 +45,10 @@ int cl_python_module_find(const cl_import_path *path, const char *name,
                           cl_module_found *out);
 void cl_module_found_free(cl_module_found *found);
 
+/* The distributions of one folder that own module `name` there, and which
+ * of two owns its files, as cl_python_module_find() tells them (out->folder
+ * unset, out->location NULL). */
+void cl_python_module_owners(const char *folder, const char *name,
+                             cl_module_found *out);
+
 #endif

@@ -4641,6 +4641,11 @@ class ImportPath(CliTestCase):
         self.assertEqual(problems[0]["fix"],
                          "pip uninstall -y ortlike && pip install --force-reinstall --no-deps "
                          "ortlike-gpu==1.0")
+        # The same said of the venv's interpreter, whose programs they are.
+        r = self.doctor(["--for", str(venv / "bin" / "python")], self.env())
+        problems = [p for p in self.parse_json(r)["problems"] if "both install" in p["problem"]]
+        self.assertEqual(len(problems), 1, r.describe())
+        self.assertIn("the files there are ortlike 1.0's", problems[0]["problem"])
 
 
 def main():
