@@ -403,6 +403,40 @@ static void an_optional_module_is_needed_only_if_used(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* Issue 41, item 4: an environment's other program never decides nor
+ * blocks: a ctranslate2 3.x built for CUDA 11 with cuDNN 8 beside a CUDA
+ * 12 torch needs its libraries only if it is used; torch's CUDA major is
+ * the plan's, and the plan succeeds with the CUDA 12 wheels alone. */
+static void
+another_program_of_the_environment_is_needed_only_if_used(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = env_ctx(NULL);
+  assert_int_equal(cudaload_add_root(
+                       ctx, test_fixture_path("programs/wheels/site-packages")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_require_for(
+                       ctx, test_fixture_path("programs/mixed/site-packages")),
+                   CUDALOAD_OK);
+  assert_origin(ctx, "cusparse=12", "libtorchlike_cuda.so");
+  assert_origin(ctx, "cudart=12", "libtorchlike_cuda.so");
+  assert_int_equal(requirement(ctx, "cudart=11"), SIZE_MAX);
+  assert_int_equal(requirement(ctx, "cudnn=8"), SIZE_MAX);
+  assert_int_equal(requirement(ctx, "cublas=11"), SIZE_MAX);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan_cuda_major(ctx), 12);
+  assert_non_null(strstr(cudaload_plan_cuda_reason(ctx), "torch 2.5.1"));
+  print_warnings(ctx);
+  const char *cudnn[] = {"only if ctranslate2 3.24.0 is used",
+                         "built for CUDA 11", "torch 2.5.1 for CUDA 12",
+                         "no libcudnn.so.8 for CUDA 11",
+                         "pip install \"nvidia-cudnn-cu11==8.*\""};
+  const cl_plan_warning *w = warning_with(ctx, cudnn, 5);
+  assert_non_null(w);
+  assert_string_equal(w->identity, CL_PROGRAM_PROBLEM_IF_USED);
+  cudaload_destroy(ctx);
+}
+
 static void write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   assert_non_null(f);
@@ -501,6 +535,8 @@ int main(void) {
       cmocka_unit_test(markers_hold_for_the_target),
       cmocka_unit_test(an_optional_module_is_needed_only_if_used),
       cmocka_unit_test(two_wheels_that_own_one_file_are_a_problem),
+      cmocka_unit_test(
+          another_program_of_the_environment_is_needed_only_if_used),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

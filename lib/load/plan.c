@@ -1303,8 +1303,8 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
                          !foreign_machine(ctx, lib)
                      ? cl_verdict_library_cuda_major(ctx, lib)
                      : -1;
-      if (cuda < 0 ||
-          (cuda && ps->plan_cuda_major && cuda != ps->plan_cuda_major))
+      int want = n->cuda_major ? n->cuda_major : ps->plan_cuda_major;
+      if (cuda < 0 || (cuda && want && cuda != want))
         continue;
       if (!best || better(ctx, lib, best))
         best = lib;
@@ -1318,10 +1318,19 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
     cl_catalog_file_name(n->entry, naming, number, file, sizeof file);
     int cuda = cl_catalog_cuda_major(n->entry, n->major);
     if (!cuda)
-      cuda = ps->plan_cuda_major;
+      cuda = n->cuda_major ? n->cuda_major : ps->plan_cuda_major;
     const char *package =
         cuda ? cl_fix_package(n->entry->family, cuda, naming) : NULL;
-    if (package)
+    /* A wheel that ships several majors (nvidia-cudnn-cu11: cuDNN 8 and
+     * 9) is pinned to the one needed. */
+    const cl_catalog_wheel *w =
+        cuda ? cl_catalog_wheel_find(n->entry->family, cuda, n->major, naming)
+             : NULL;
+    if (package && w && w->min_abi && w->min_abi != w->max_abi)
+      snprintf(fix, sizeof fix,
+               "only if the program uses it: pip install \"%s==%d.*\"", package,
+               n->major);
+    else if (package)
       snprintf(fix, sizeof fix, "only if the program uses it: pip install %s",
                package);
     else

@@ -109,6 +109,10 @@ typedef struct cl_plan_warning {
 typedef struct cl_optional_need {
   const cl_catalog_entry *entry; /* the family's main library */
   int major;
+  /* The CUDA major of the program that needs it (a ctranslate2 built for
+   * CUDA 11 beside a CUDA 12 torch), 0 when it does not say: its library
+   * and its fix are of that major, else of the plan's. */
+  int cuda_major;
   char *opener; /* the file that would load it */
   char *why;    /* "needed by .../cutensor...so (ELF NEEDED), if cuTENSOR
                    (cupy.cuda.cutensor) is used" */

@@ -1164,7 +1164,10 @@ static int add_optional(cudaload_ctx *ctx, const program_scan *scan,
   if (cl_reserve((void **)&ps->optional_needs, &ps->optional_need_capacity,
                  ps->optional_need_count + 1, sizeof *ps->optional_needs))
     return CUDALOAD_E_NO_MEMORY;
-  cl_optional_need n = {d->main, d->major,
+  int cuda = d->program < scan->program_count
+                 ? scan->programs[d->program].cuda_major
+                 : 0;
+  cl_optional_need n = {d->main, d->major, cuda,
                         cl_strdup(d->opener ? d->opener : ""), origin_text(d)};
   if (!n.opener || !n.why) {
     free(n.opener);
