@@ -888,11 +888,16 @@ class Context:
     def require_for(self, program: "Any") -> "Context":
         """Require what a program needs, read from the program itself
         (cudaload_require_for): an installed module or distribution of this
-        environment ("torch", "onnxruntime"), or the path (str, bytes or
+        environment ("torch", "onnxruntime"), found as the interpreter
+        imports it (with the default site_packages, this interpreter's
+        sys.path: PYTHONPATH, the user site, .pth folders, folders pip
+        installed into with --target), or the path (str, bytes or
         os.PathLike; relative to the current folder) of a binary, an
         interpreter or a venv. Each requirement it adds says where it came
-        from (requirement_origins()). NotFoundError names where it looked
-        when the program is none of these; None adds nothing."""
+        from (requirement_origins()). What the program needs only for a
+        feature (CuPy's cuTENSOR) is no requirement: the plan's warnings
+        say it, with its fix. NotFoundError names where it looked when the
+        program is none of these; None adds nothing."""
         if program is None:
             return self
         _need(self._lib, "cudaload_require_for")
