@@ -98,6 +98,42 @@ static int is_pth(const char *name, const void *arg) {
   return name[0] != '.' && cl_ends_with(name, ".pth");
 }
 
+static int separator(char c) {
+  return c == '/' || c == CL_DIR_SEP;
+}
+
+/* A path with its "." and ".." components resolved as text, as site.py's
+ * makepath() does (os.path.abspath, no links followed), in place. */
+static void lexical_normal(char *path) {
+  size_t root = separator(path[0]) ? 1 : 0;
+  if (!root && path[0] && path[1] == ':' && separator(path[2]))
+    root = 3; /* C:\ */
+  char *out = path + root;
+  const char *in = path + root;
+  while (*in) {
+    size_t n = 0;
+    while (in[n] && !separator(in[n]))
+      ++n;
+    if (n == 0 || (n == 1 && in[0] == '.')) {
+      /* nothing */
+    } else if (n == 2 && in[0] == '.' && in[1] == '.' && out > path + root) {
+      --out; /* the separator written after the last component */
+      while (out > path + root && !separator(out[-1]))
+        --out;
+    } else {
+      memmove(out, in, n);
+      out += n;
+      *out++ = CL_DIR_SEP;
+    }
+    in += n;
+    while (separator(*in))
+      ++in;
+  }
+  if (out > path + root)
+    --out;
+  *out = '\0';
+}
+
 static void read_pth(cl_import_path *p, const char *site, const char *file) {
   char *text = NULL;
   size_t len = 0;
@@ -128,10 +164,12 @@ static void read_pth(cl_import_path *p, const char *site, const char *file) {
       char *path = !line                          ? NULL
                    : cl_os_path_is_absolute(line) ? cl_strdup(line)
                                                   : cl_path_join(site, line);
-      if (!path)
+      if (!path) {
         p->failed = 1;
-      else
+      } else {
+        lexical_normal(path);
         add_folder(p, path, CL_IMPORT_PTH, file, 0);
+      }
       free(path);
       free(line);
     }
