@@ -259,7 +259,7 @@ static void note_cuda(program_scan *ps, int cuda, int from, const char *why) {
     return;
   p->cuda_major = cuda;
   p->cuda_from = from;
-  snprintf(p->cuda_reason, sizeof p->cuda_reason, "%s", why);
+  snprintf(p->cuda_reason, sizeof p->cuda_reason, "%.511s", why);
 }
 
 static derived *derived_of(program_scan *ps, const cl_catalog_entry *main,
