@@ -116,21 +116,23 @@ static void lexical_normal(char *path) {
       ++n;
     if (n == 0 || (n == 1 && in[0] == '.')) {
       /* nothing */
-    } else if (n == 2 && in[0] == '.' && in[1] == '.' && out > path + root) {
-      --out; /* the separator written after the last component */
+    } else if (n == 2 && in[0] == '.' && in[1] == '.') {
+      /* The last component written goes, with the separator before it. */
       while (out > path + root && !separator(out[-1]))
         --out;
+      if (out > path + root)
+        --out;
     } else {
+      /* Written at or before where it was read: out stays behind in. */
+      if (out > path + root)
+        *out++ = CL_DIR_SEP;
       memmove(out, in, n);
       out += n;
-      *out++ = CL_DIR_SEP;
     }
     in += n;
     while (separator(*in))
       ++in;
   }
-  if (out > path + root)
-    --out;
   *out = '\0';
 }
 
