@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_distinfo.c - libFuzzer target: a wheel's METADATA (name and version,
- * Requires-Dist lines) and RECORD readers (every parser gets every input:
- * they never need NUL termination), and the dist-info folder name parser
+ * Requires-Dist lines, each one's specifier and marker read as PEP 440 and
+ * PEP 508 say) and RECORD readers (every parser gets every input: they
+ * never need NUL termination), and the dist-info folder name parser
  * (the input up to its first NUL, as a listing gives a name).
  */
 #include "scan/distinfo.h"
+#include "scan/pep440.h"
+#include "scan/pep508.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +35,20 @@ static int visit_requirement(const cl_requirement_line *line, void *opaque) {
   touch(line->extras, line->extras_len, opaque);
   touch(line->specifier, line->spec_len, opaque);
   touch(line->marker, line->marker_len, opaque);
+  cl_pep440_specifier spec;
+  if (cl_pep440_specifier_parse(line->specifier, line->spec_len, &spec))
+    for (long major = 0; major < 4; ++major) {
+      cl_pep440_version least;
+      *(size_t *)opaque +=
+          (size_t)cl_pep440_admits_major(&spec, major) +
+          (size_t)cl_pep440_least_in_major(&spec, major, &least);
+    }
+  cl_marker_env env;
+  cl_marker_env_for(&env, CL_NAMING_LINUX, "x86_64", "3.11.7");
+  *(size_t *)opaque +=
+      (size_t)cl_marker_evaluate(line->marker, line->marker_len, &env, NULL) +
+      (size_t)cl_marker_evaluate(line->marker, line->marker_len, &env,
+                                 "cuda,and-cuda");
   return 0;
 }
 

@@ -104,6 +104,13 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
       snprintf(out->why, sizeof out->why, "pinned by cuda=%d", ps->cuda_pin);
     return;
   }
+  if (ps->program_cuda_major) {
+    out->major = ps->program_cuda_major;
+    out->source = CUDALOAD_FROM_PROGRAM;
+    snprintf(out->why, sizeof out->why, "the program's own (%s)",
+             ps->program_cuda_reason ? ps->program_cuda_reason : "");
+    return;
+  }
   for (size_t i = 0; i < ps->requirement_count; ++i) {
     const cl_requirement *q = &ps->requirements[i];
     if (q == r || q->op != CL_OP_EQ ||

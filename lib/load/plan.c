@@ -468,7 +468,16 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
   int driver_limit = driver_known ? driver.max_major_compat : 0;
   uint64_t present[CL_TIER_SYSTEM + 1];
   majors_by_tier(ctx, present);
-  major = pinned_cuda_major(ctx, why, sizeof why);
+  /* The program's own CUDA major (--for), before a cudart requirement and
+   * the libraries found: a stray wheel of another major beside it is not
+   * what the program is built for. Only cuda=MAJOR comes first. */
+  if (!ps->cuda_pin && ps->program_cuda_major) {
+    major = ps->program_cuda_major;
+    snprintf(why, sizeof why, "the program's own (%.400s)",
+             ps->program_cuda_reason ? ps->program_cuda_reason : "");
+  }
+  if (!major)
+    major = pinned_cuda_major(ctx, why, sizeof why);
   if (!major)
     major = tier_cuda_major(present, driver_limit, why, sizeof why);
   uint64_t all = 0;
@@ -864,6 +873,12 @@ static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
 /* Record a warning once (two sub-libraries can miss the same library). */
 int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
                         const char *file) {
+  return cl_plan_add_warning_as(ctx, problem, fix, file, NULL);
+}
+
+int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
+                           const char *fix, const char *file,
+                           const char *identity) {
   cl_plan_state *ps = cl_plan_state_make(ctx);
   if (!ps)
     return CUDALOAD_E_NO_MEMORY;
@@ -876,7 +891,7 @@ int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
                  ps->plan_warning_count + 1, sizeof(cl_plan_warning)))
     return CUDALOAD_E_NO_MEMORY;
   cl_plan_warning w = {cl_strdup(problem), cl_strdup(fix), cl_strdup(file),
-                       cl_strdup(text)};
+                       cl_strdup(text), identity};
   if (!w.problem || !w.fix || !w.file || !w.text) {
     free(w.problem);
     free(w.fix);
@@ -1264,6 +1279,84 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
       rc = cl_plan_add_warning(ctx, text, fix, file);
     }
   }
+  return rc;
+}
+
+/* What the program needs only if it uses a feature (program.c's optional
+ * needs: CuPy's cuTENSOR module, onnxruntime's TensorRT provider, another
+ * program of the environment): planned like a library opened later, from
+ * the plan's CUDA major, where a root holds one; else a warning that
+ * names it and its fix. Never unsatisfied: the program runs without. */
+static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  cl_naming naming = cl_ctx_naming(ctx);
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ps->optional_need_count && !rc; ++i) {
+    const cl_optional_need *n = &ps->optional_needs[i];
+    if (plan_has(ctx, n->entry, n->major))
+      continue;
+    const cl_library *best = NULL;
+    for (size_t k = 0; k < cl_inventory_of(ctx)->library_count; ++k) {
+      cl_library *lib = &cl_inventory_of(ctx)->libraries[k];
+      int cuda = lib->entry == n->entry && lib->major == n->major &&
+                         !foreign_machine(ctx, lib)
+                     ? cl_verdict_library_cuda_major(ctx, lib)
+                     : -1;
+      int want = n->cuda_major ? n->cuda_major : ps->plan_cuda_major;
+      if (cuda < 0 || (cuda && want && cuda != want))
+        continue;
+      if (!best || better(ctx, lib, best))
+        best = lib;
+    }
+    if (best) {
+      rc = add_lazy_entries(ctx, planned, best, n->opener, n->why);
+      continue;
+    }
+    char number[16], file[256], fix[768];
+    snprintf(number, sizeof number, "%d", n->major);
+    cl_catalog_file_name(n->entry, naming, number, file, sizeof file);
+    int cuda = cl_catalog_cuda_major(n->entry, n->major);
+    if (!cuda)
+      cuda = n->cuda_major ? n->cuda_major : ps->plan_cuda_major;
+    const char *package =
+        cuda ? cl_fix_package(n->entry->family, cuda, naming) : NULL;
+    /* A wheel that ships several majors (nvidia-cudnn-cu11: cuDNN 8 and
+     * 9) is pinned to the one needed. */
+    const cl_catalog_wheel *w =
+        cuda ? cl_catalog_wheel_find(n->entry->family, cuda, n->major, naming)
+             : NULL;
+    if (package && w && w->min_abi && w->min_abi != w->max_abi)
+      snprintf(fix, sizeof fix,
+               "only if the program uses it: pip install \"%s==%d.*\"", package,
+               n->major);
+    else if (package)
+      snprintf(fix, sizeof fix, "only if the program uses it: pip install %s",
+               package);
+    else
+      snprintf(fix, sizeof fix,
+               "only if the program uses it: add --require %s=%d with a root "
+               "that holds it",
+               n->entry->name, n->major);
+    char *text = cuda ? cl_strdup_printf("%s; no %s for CUDA %d was found",
+                                         n->why, file, cuda)
+                      : cl_strdup_printf("%s; no %s was found", n->why, file);
+    rc = text ? cl_plan_add_warning_as(ctx, text, fix, file,
+                                       CL_PROGRAM_PROBLEM_IF_USED)
+              : CUDALOAD_E_NO_MEMORY;
+    free(text);
+  }
+  return rc;
+}
+
+/* What cudaload_require_for() found wrong with the program itself: a
+ * warning of every plan. */
+static int add_program_warnings(cudaload_ctx *ctx) {
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  int rc = CUDALOAD_OK;
+  for (size_t i = 0; i < ps->program_warning_count && !rc; ++i)
+    rc = cl_plan_add_warning_as(
+        ctx, ps->program_warnings[i].problem, ps->program_warnings[i].fix,
+        ps->program_warnings[i].file, ps->program_warnings[i].identity);
   return rc;
 }
 
@@ -2159,6 +2252,10 @@ static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
     rc = add_named_opens(ctx, &planned, &companions);
   if (!rc)
     rc = add_consumer_needs(ctx, &planned, &companions);
+  if (!rc)
+    rc = add_optional_needs(ctx, &planned);
+  if (!rc)
+    rc = add_program_warnings(ctx);
   if (!rc)
     rc = add_needed_dependencies(ctx, &planned, &companions);
   companion_index_free(&companions);

@@ -17,5 +17,9 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx);
  * file; the same text only once. 0 or CUDALOAD_E_NO_MEMORY. */
 int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
                         const char *file);
+/* The same with the warning's identity (cl_plan_warning.identity). */
+int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
+                           const char *fix, const char *file,
+                           const char *identity);
 
 #endif

@@ -60,6 +60,13 @@ static void clear_plan(cl_plan_state *ps) {
   ps->planned = 0;
 }
 
+static void free_warning(cl_plan_warning *w) {
+  free(w->problem);
+  free(w->fix);
+  free(w->file);
+  free(w->text);
+}
+
 static void free_plan_state(cl_plan_state *ps) {
   clear_plan(ps);
   free(ps->plan);
@@ -79,6 +86,15 @@ static void free_plan_state(cl_plan_state *ps) {
   for (size_t i = 0; i < ps->program_plugin_count; ++i)
     free(ps->program_plugins[i]);
   free(ps->program_plugins);
+  for (size_t i = 0; i < ps->optional_need_count; ++i) {
+    free(ps->optional_needs[i].opener);
+    free(ps->optional_needs[i].why);
+  }
+  free(ps->optional_needs);
+  free(ps->program_cuda_reason);
+  for (size_t i = 0; i < ps->program_warning_count; ++i)
+    free_warning(&ps->program_warnings[i]);
+  free(ps->program_warnings);
   free(ps->env_value);
   for (size_t i = 0; i < ps->env_warning_count; ++i)
     free(ps->env_warnings[i]);
@@ -185,6 +201,44 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
         return 1;
     }
   }
+  if (from->optional_need_count) {
+    to->optional_needs =
+        calloc(from->optional_need_count, sizeof *to->optional_needs);
+    if (!to->optional_needs)
+      return 1;
+    to->optional_need_capacity = from->optional_need_count;
+    for (size_t i = 0; i < from->optional_need_count; ++i) {
+      const cl_optional_need *n = &from->optional_needs[i];
+      cl_optional_need *t = &to->optional_needs[i];
+      *t = *n;
+      t->opener = cl_strdup(n->opener);
+      t->why = cl_strdup(n->why);
+      to->optional_need_count = i + 1;
+      if (!t->opener || !t->why)
+        return 1;
+    }
+  }
+  if (from->program_warning_count) {
+    to->program_warnings =
+        calloc(from->program_warning_count, sizeof *to->program_warnings);
+    if (!to->program_warnings)
+      return 1;
+    to->program_warning_capacity = from->program_warning_count;
+    for (size_t i = 0; i < from->program_warning_count; ++i) {
+      const cl_plan_warning *w = &from->program_warnings[i];
+      cl_plan_warning *t = &to->program_warnings[i];
+      *t = (cl_plan_warning){cl_strdup(w->problem), cl_strdup(w->fix),
+                             cl_strdup(w->file), cl_strdup(w->text),
+                             w->identity};
+      to->program_warning_count = i + 1;
+      if (!t->problem || !t->fix || !t->file || !t->text)
+        return 1;
+    }
+  }
+  to->program_cuda_major = from->program_cuda_major;
+  if (from->program_cuda_reason &&
+      !(to->program_cuda_reason = cl_strdup(from->program_cuda_reason)))
+    return 1;
   return copy_strings(&to->program_files, &to->program_file_count,
                       &to->program_file_capacity, from->program_files,
                       from->program_file_count) ||

@@ -104,7 +104,28 @@ typedef struct cl_plan_warning {
   char *fix;     /* "add --require cublas=12 with a root that holds it" */
   char *file;    /* the first file name it is about: "libcublas.so.12" */
   char *text;    /* problem + ": " + fix */
+  /* Which kind of problem it is, a stable name for the problem model to
+   * map (CL_PROGRAM_PROBLEM_*, program.h); NULL for the plan's own. */
+  const char *identity;
 } cl_plan_warning;
+
+/* A need of the program's only when it uses a feature ("if used": CuPy's
+ * cuTENSOR module, onnxruntime's TensorRT provider, another program of
+ * the same environment): planned where a root holds it for the plan's
+ * CUDA major, else a warning with its fix; never unsatisfied, never what
+ * decides the plan's CUDA major (program.c derives them, plan.c plans
+ * them). */
+typedef struct cl_optional_need {
+  const cl_catalog_entry *entry; /* the family's main library */
+  int major;
+  /* The CUDA major of the program that needs it (a ctranslate2 built for
+   * CUDA 11 beside a CUDA 12 torch), 0 when it does not say: its library
+   * and its fix are of that major, else of the plan's. */
+  int cuda_major;
+  char *opener; /* the file that would load it */
+  char *why;    /* "needed by .../cutensor...so (ELF NEEDED), if cuTENSOR
+                   (cupy.cuda.cutensor) is used" */
+} cl_optional_need;
 
 typedef struct cl_conflict {
   char *path;    /* the file in the global scope */
@@ -162,6 +183,19 @@ struct cl_plan_state {
    * opened by path when the program asks for one (program.c). */
   char **program_plugins;
   size_t program_plugin_count, program_plugin_capacity;
+  /* What the program needs only if it uses a feature (above). */
+  cl_optional_need *optional_needs;
+  size_t optional_need_count, optional_need_capacity;
+  /* The CUDA major the program says it is built for (its own needs, its
+   * distribution's pins, its build tag) and where that was read; 0 and
+   * NULL when nothing says. The plan takes it before the libraries'. */
+  int program_cuda_major;
+  char *program_cuda_reason;
+  /* What cudaload_require_for() found wrong with the program itself (two
+   * distributions owning the same files, a pin it could not read), each
+   * with its identity: every plan adds them to its warnings. */
+  cl_plan_warning *program_warnings;
+  size_t program_warning_count, program_warning_capacity;
   cl_plan_entry *plan;
   size_t plan_count, plan_capacity;
   int planned;

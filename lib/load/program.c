@@ -3,24 +3,32 @@
  * program.c - cudaload_require_for(): requirements from the program the
  * user has, not a spec they must guess (program.h).
  *
- * A target is one of:
- * - a binary (ELF or PE): its own needs;
- * - an interpreter, or a venv or site-packages folder: its environment
- *   becomes the active one (pyvenv.cfg names it: a venv's python run by
- *   path, not activated, still imports from it), and the programs are the
- *   distributions installed there that use CUDA libraries (known_programs);
- * - the name of an installed Python module or distribution ("torch",
- *   "onnxruntime"), looked up in the active environment's site-packages.
- * A distribution's files are those its RECORD lists; of its libraries,
- * each CUDA library name it needs (ELF NEEDED, PE import), each renamed
- * copy of a CUDA library it bundles (auditwheel: SONAME libcudnn.so.8) and
- * each name a known consumer opens at run time (ctranslate2:
- * libcublas.so.12) becomes a requirement of that family and major; its
- * METADATA's Requires-Dist pins of NVIDIA's wheels add the families it
+ * What the target names is found by program_find.c: a binary; an
+ * interpreter or environment folder, whose programs are the CUDA-using
+ * distributions on its import path; or a module, found on the import
+ * path as `import` finds it. A distribution's files are those its RECORD
+ * lists; of its libraries, each CUDA library name it needs (ELF NEEDED,
+ * PE import), each renamed copy of a CUDA library it bundles (auditwheel:
+ * SONAME libcudnn.so.8) and each name a known consumer opens at run time
+ * (ctranslate2: libcublas.so.12; consumers.c) becomes a requirement of
+ * that family and major; its METADATA's Requires-Dist pins of NVIDIA's
+ * wheels, read as PEP 440 specifiers whose PEP 508 markers hold for the
+ * target's platform (scan/pep440.h, scan/pep508.h), add the families it
  * pins and the least version of each (torch 2.5.1 pins
  * nvidia-nvjitlink-cu12==12.4.127, which no file of torch needs: cuSPARSE
  * does, and an older nvJitLink breaks it). Each requirement says where it
  * came from (cudaload_requirement_origin).
+ *
+ * Hard needs and needs "if used": what the program loads to start (its
+ * extension modules and what they bring) decides; a module or library
+ * the package loads only for a feature (consumers.c: CuPy's cuTENSOR,
+ * onnxruntime's TensorRT provider), and the needs of an environment's
+ * other programs built for another CUDA major or another major of a
+ * family the first program holds, are kept apart (cl_optional_need): the
+ * plan takes them where it can and warns where it cannot, and they never
+ * decide its CUDA major. The program's CUDA major is its own: what its
+ * files need (libcudart.so.12), what it pins (-cu12), its build tag
+ * (+cu124) or its name (cupy-cuda12x), in that order.
  */
 #include "load/program.h"
 
@@ -28,7 +36,10 @@
 #include "binary/file_cache.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/strindex.h"
 #include "common/strutil.h"
+#include "load/plan_state.h"
+#include "load/program_find.h"
 #include "load/resolve.h"
 #include "load/spec.h"
 #include "os/platform.h"
@@ -36,70 +47,139 @@
 #include "scan/catalog_wheels.h"
 #include "scan/consumers.h"
 #include "scan/distinfo.h"
-#include "scan/machine.h"
-#include "scan/roots.h"
 #include "scan/inventory.h"
-#include "load/plan_state.h"
+#include "scan/machine.h"
+#include "scan/pep440.h"
+#include "scan/pep508.h"
 #include "load/python_loads.h"
+#include "scan/roots.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Distributions that load CUDA libraries, as PyPI names them: what an
- * interpreter's environment runs when the program is "that python". */
-static const char *const known_programs[] = {
-    "torch",
-    "onnxruntime-gpu",
-    "onnxruntime",
-    "ctranslate2",
-    "jax-cuda12-plugin",
-    "jax-cuda12-pjrt",
-    "jax-cuda13-plugin",
-    "jax-cuda13-pjrt",
-    "cupy-cuda12x",
-    "cupy-cuda13x",
-    "cupy-cuda11x",
-    "tensorflow",
-    "paddlepaddle-gpu",
-};
-
 /* The largest METADATA or RECORD read (torch's RECORD is about 2 MB). */
 #define CL_PROGRAM_TEXT_MAX ((size_t)64 << 20)
+/* The reasons one requirement's origin lists; more are counted. A
+ * distribution of 40,000 modules that each need cudart would otherwise
+ * make one origin of megabytes, searched at every addition. */
+#define REASONS_SHOWN 4
+/* The folders of a module without a distribution that are walked. */
+#define MODULE_DEPTH_MAX 16
+
+/* Where a program's CUDA major was read, the strongest first. */
+enum { CUDA_FROM_NEEDS = 1, CUDA_FROM_PINS, CUDA_FROM_NAME, CUDA_FROM_ROW };
 
 /* One requirement derived, before it joins the context. */
 typedef struct derived {
+  char key[72];  /* "cudnn=9", "cudnn=9?" for one needed only if used */
   char text[64]; /* "cudnn=9" */
+  const cl_catalog_entry *main;
+  int major;
   long at_least[CL_VERSION_PARTS];
   int at_least_parts;
   cl_buf origin; /* "needed by ...; Requires-Dist ..." */
+  size_t reasons;
+  int optional;
+  char *opener;   /* optional: the first file that would load it */
+  size_t program; /* the distribution it came from */
 } derived;
+
+/* One program read: a binary, or a distribution. */
+typedef struct program_info {
+  char label[256]; /* "torch 2.5.1+cu124" */
+  int rank;        /* among an environment's programs (program_find.h) */
+  int cuda_major, cuda_from;
+  char cuda_reason[512];
+} program_info;
+
+/* A family a module loads by name at its first use (consumers.c,
+ * CL_MODULE_LOADS), of its program's CUDA major, known at the end. */
+typedef struct deferred_load {
+  size_t program;
+  const char *family;
+  char *why;
+} deferred_load;
+
+/* A list of strings, each once, found in constant time. */
+typedef struct name_set {
+  char **names;
+  size_t count, capacity;
+  cl_str_index index;
+} name_set;
 
 typedef struct program_scan {
   cudaload_ctx *ctx;
   cl_naming naming;
+  cl_marker_env markers;
   derived *reqs;
   size_t count, capacity;
-  char **files; /* program files kept */
-  size_t file_count, file_capacity;
-  char **plugins; /* of those, the ones no file of their distribution needs */
-  size_t plugin_count, plugin_capacity;
-  /* Every name the libraries of the distribution being read need. */
-  cl_name_list dist_needed;
-  char **sites; /* site-packages folders searched */
-  size_t site_count, site_capacity;
-  const char *distribution; /* "torch 2.5.1", while its files are read */
-  const char *site;         /* the site-packages folder being read */
-  const char *extras;       /* a meta-distribution's extras asked for */
-  int depth;                /* meta-distributions followed */
-  char **modules; /* the extension modules of the distribution being read */
-  size_t module_count, module_capacity;
-  char **search_folders; /* where the loader finds the program's needs */
-  size_t search_count, search_capacity;
+  cl_str_index req_index; /* by key */
+  name_set files;         /* program files kept */
+  name_set plugins;       /* of those, the ones no file of theirs needs */
+  name_set needed;        /* the names the current distribution needs */
+  name_set modules;       /* its extension modules not kept (yet) */
+  name_set search_folders;
+  program_info *programs;
+  size_t program_count, program_capacity;
+  size_t program;      /* the one being read */
+  const char *site;    /* the site folder being read */
+  const char *extras;  /* a meta-distribution's extras asked for */
+  const char *via;     /* that meta-distribution: "cuda-toolkit 12.4.1" */
+  int depth;           /* meta-distributions followed */
+  const char *feature; /* the file being read is loaded only for this */
+  deferred_load *loads;
+  size_t load_count, load_capacity;
+  cl_plan_warning *warnings;
+  size_t warning_count, warning_capacity;
   int failed;
 } program_scan;
 
-/* --- text and names ------------------------------------------------------ */
+/* --- small things -------------------------------------------------------- */
+
+static void set_init(name_set *s, int fold_case) {
+  memset(s, 0, sizeof *s);
+  cl_str_index_init(&s->index, fold_case);
+}
+
+/* Add a copy of name once: 1 when added, 0 when there (or out of memory,
+ * with *failed set). */
+static int set_add(name_set *s, const char *name, int *failed) {
+  if (cl_str_index_find(&s->index, name, NULL))
+    return 0;
+  char *copy = cl_strdup(name);
+  if (!copy ||
+      cl_reserve((void **)&s->names, &s->capacity, s->count + 1,
+                 sizeof *s->names) ||
+      cl_str_index_add(&s->index, copy, s->count)) {
+    free(copy);
+    *failed = 1;
+    return 0;
+  }
+  s->names[s->count++] = copy;
+  return 1;
+}
+
+static int set_has(const name_set *s, const char *name) {
+  return cl_str_index_find(&s->index, name, NULL);
+}
+
+/* Empty the set, keeping it usable. */
+static void set_clear(name_set *s) {
+  for (size_t i = 0; i < s->count; ++i)
+    free(s->names[i]);
+  s->count = 0;
+  int fold = s->index.fold_case;
+  cl_str_index_free(&s->index);
+  cl_str_index_init(&s->index, fold);
+}
+
+static void set_free(name_set *s) {
+  set_clear(s);
+  free(s->names);
+  cl_str_index_free(&s->index);
+  memset(s, 0, sizeof *s);
+}
 
 /* PEP 503 normalized comparison of a distribution name with a dist-info
  * folder's name part ("onnxruntime_gpu" in onnxruntime_gpu-1.26.0...). */
@@ -108,9 +188,7 @@ static int same_name(const char *a, size_t a_len, const char *b, size_t b_len) {
   while (i < a_len && j < b_len) {
     int sa = a[i] == '-' || a[i] == '_' || a[i] == '.';
     int sb = b[j] == '-' || b[j] == '_' || b[j] == '.';
-    if (sa != sb)
-      return 0;
-    if (!sa && cl_ascii_lower(a[i]) != cl_ascii_lower(b[j]))
+    if (sa != sb || (!sa && cl_ascii_lower(a[i]) != cl_ascii_lower(b[j])))
       return 0;
     ++i;
     ++j;
@@ -133,135 +211,233 @@ static char *read_text(const char *path, size_t *len) {
   return text;
 }
 
+static void add_warning(program_scan *ps, const char *identity, char *problem,
+                        char *fix, const char *file) {
+  char *copy = cl_strdup(file ? file : "");
+  char *text = problem && fix ? cl_strdup_printf("%s: %s", problem, fix) : NULL;
+  if (!problem || !fix || !copy || !text ||
+      cl_reserve((void **)&ps->warnings, &ps->warning_capacity,
+                 ps->warning_count + 1, sizeof *ps->warnings)) {
+    free(problem);
+    free(fix);
+    free(copy);
+    free(text);
+    ps->failed = 1;
+    return;
+  }
+  ps->warnings[ps->warning_count++] =
+      (cl_plan_warning){problem, fix, copy, text, identity};
+}
+
 /* --- requirements -------------------------------------------------------- */
 
 /* The main library of a family ("cublas" for cublasLt), NULL for none. */
-static derived *derived_of(program_scan *ps, const char *text) {
-  for (size_t i = 0; i < ps->count; ++i)
-    if (strcmp(ps->reqs[i].text, text) == 0)
-      return &ps->reqs[i];
+/* The ABI major of main built for CUDA major cuda, 0 when none says. */
+static int abi_major_for_cuda(const cl_catalog_entry *main, int cuda) {
+  for (int m = main->min_major; m <= main->max_major; ++m)
+    if (cl_catalog_cuda_major(main, m) == cuda)
+      return m;
+  return 0;
+}
+
+static program_info *current(program_scan *ps) {
+  return ps->program < ps->program_count ? &ps->programs[ps->program] : NULL;
+}
+
+/* The current program's CUDA major, from the strongest source seen. */
+static void note_cuda(program_scan *ps, int cuda, int from, const char *why) {
+  program_info *p = current(ps);
+  if (!p || cuda <= 0 || ps->feature || (p->cuda_from && p->cuda_from <= from))
+    return;
+  p->cuda_major = cuda;
+  p->cuda_from = from;
+  snprintf(p->cuda_reason, sizeof p->cuda_reason, "%.511s", why);
+}
+
+static derived *derived_of(program_scan *ps, const cl_catalog_entry *main,
+                           int major, int optional) {
+  char key[72];
+  snprintf(key, sizeof key, "%s=%d%s", main->name, major, optional ? "?" : "");
+  size_t at;
+  if (cl_str_index_find(&ps->req_index, key, &at))
+    return &ps->reqs[at];
+  /* The index holds keys inside the array, which may move: it is rebuilt
+   * when the array grows. */
+  size_t before = ps->capacity;
   if (cl_reserve((void **)&ps->reqs, &ps->capacity, ps->count + 1,
                  sizeof *ps->reqs)) {
     ps->failed = 1;
     return NULL;
   }
-  derived *d = &ps->reqs[ps->count++];
+  derived *d = &ps->reqs[ps->count];
   memset(d, 0, sizeof *d);
-  snprintf(d->text, sizeof d->text, "%s", text);
+  snprintf(d->key, sizeof d->key, "%s", key);
+  snprintf(d->text, sizeof d->text, "%s=%d", main->name, major);
+  d->main = main;
+  d->major = major;
+  d->optional = optional;
+  d->program = ps->program;
   d->origin = (cl_buf)CL_BUF_INIT;
+  ps->count++;
+  if (ps->capacity != before) {
+    cl_str_index_free(&ps->req_index);
+    cl_str_index_init(&ps->req_index, 0);
+    for (size_t i = 0; i < ps->count && !ps->failed; ++i)
+      if (cl_str_index_add(&ps->req_index, ps->reqs[i].key, i))
+        ps->failed = 1;
+  } else if (cl_str_index_add(&ps->req_index, d->key, ps->count - 1)) {
+    ps->failed = 1;
+  }
   return d;
 }
 
-/* Require family's main library of `major`, saying why. */
-static void require(program_scan *ps, const cl_catalog_entry *entry, int major,
-                    const char *why) {
+static void add_reason(derived *d, const char *why) {
+  if (d->origin.data && strstr(d->origin.data, why))
+    return;
+  if (d->reasons < REASONS_SHOWN)
+    cl_buf_printf(&d->origin, "%s%s", d->origin.len ? "; " : "", why);
+  d->reasons++;
+}
+
+/* Require family's main library of `major`, saying why: a hard need, or
+ * one "if used" while a file of a feature is read (ps->feature). */
+static derived *require(program_scan *ps, const cl_catalog_entry *entry,
+                        int major, const char *why, const char *opener) {
   if (strcmp(entry->family, "driver") == 0)
-    return; /* the driver is the probe's concern, never planned */
+    return NULL; /* the driver is the probe's concern, never planned */
   const cl_catalog_entry *main = cl_catalog_family_main(entry->family);
   if (!main || major < main->min_major || major > main->max_major)
-    return;
-  char text[64];
-  snprintf(text, sizeof text, "%s=%d", main->name, major);
-  derived *d = derived_of(ps, text);
+    return NULL;
+  derived *d = derived_of(ps, main, major, ps->feature != NULL);
   if (!d)
-    return;
-  if (!d->origin.data || !strstr(d->origin.data, why))
-    cl_buf_printf(&d->origin, "%s%s", d->origin.len ? "; " : "", why);
-}
-
-/* The least version a pin names: "==9.1.0.70", "~=11.0", ">=12.4"; 0 parts
- * for any other form. */
-static int pinned_least(const char *spec, size_t len,
-                        long parts[CL_VERSION_PARTS]) {
-  char text[64];
-  if (len >= sizeof text)
-    return 0;
-  memcpy(text, spec, len);
-  text[len] = '\0';
-  const char *v = text;
-  if (!strncmp(v, "===", 3))
-    v += 3;
-  else if (!strncmp(v, "==", 2) || !strncmp(v, "~=", 2) || !strncmp(v, ">=", 2))
-    v += 2;
-  else
-    return 0;
-  while (*v == ' ')
-    ++v;
-  if (strchr(v, ',')) /* a range: its first bound only */
-    *strchr(text, ',') = '\0';
-  return cl_version_parse(v, parts);
-}
-
-/* Whether an environment marker holds here. Read as a conjunction of
- * comparisons, the forms NVIDIA's dependents write: platform_system,
- * sys_platform, platform_machine and extra. An extra's pins count: they
- * say what the program needs to use CUDA at all. */
-static int marker_holds(const program_scan *ps, const char *marker,
-                        size_t len) {
-  char text[512];
-  snprintf(text, sizeof text, "%.*s", (int)(len < 511 ? len : 511), marker);
-  int windows = ps->naming == CL_NAMING_WINDOWS;
-  if ((strstr(text, "platform_system == \"Windows\"") ||
-       strstr(text, "sys_platform == \"win32\"")) &&
-      !windows)
-    return 0;
-  if ((strstr(text, "platform_system == \"Linux\"") ||
-       strstr(text, "sys_platform == \"linux\"")) &&
-      windows)
-    return 0;
-  const char *machine = cl_ctx_machine(ps->ctx);
-  const char *m = strstr(text, "platform_machine == \"");
-  if (m && machine) {
-    m += 21;
-    size_t n = strcspn(m, "\"");
-    int x86 = !strncmp(machine, "x86_64", 6);
-    int same = (x86 && ((n == 6 && !strncmp(m, "x86_64", 6)) ||
-                        (n == 5 && !strncmp(m, "AMD64", 5)))) ||
-               (!x86 && ((n == 7 && !strncmp(m, "aarch64", 7)) ||
-                         (n == 5 && !strncmp(m, "ARM64", 5))));
-    if (!same)
-      return 0;
+    return NULL;
+  if (ps->feature) {
+    char text[4608];
+    snprintf(text, sizeof text, "%s, only if %s is used", why, ps->feature);
+    add_reason(d, text);
+  } else {
+    add_reason(d, why);
   }
-  return 1;
+  if (opener && !d->opener && !(d->opener = cl_strdup(opener)))
+    ps->failed = 1;
+  return d;
 }
 
-/* A marker "extra == 'x'" asks for extra x of the distribution it is in:
- * whether the requirer asked for it (ps->extras, "cublas,cudart"; NULL: the
- * program's own extras, all of which count). */
-static int extra_asked(const program_scan *ps, const char *marker, size_t len) {
-  if (!ps->extras)
-    return 1;
-  char text[512];
-  snprintf(text, sizeof text, "%.*s", (int)(len < 511 ? len : 511), marker);
-  const char *at = strstr(text, "extra ==");
-  if (!at)
-    return 1;
-  at += 8;
-  while (*at == ' ' || *at == '"' || *at == '\'')
-    ++at;
-  size_t n = strcspn(at, "\"' ");
-  for (const char *e = ps->extras; *e;) {
-    size_t k = strcspn(e, ",");
-    if (k == n && !strncmp(e, at, n))
-      return 1;
-    e += k;
-    e += strspn(e, ", ");
+static void raise_derived_least(derived *d, const long *least, int parts) {
+  if (parts &&
+      (!d->at_least_parts ||
+       cl_version_compare(least, parts, d->at_least, d->at_least_parts) > 0)) {
+    memcpy(d->at_least, least, sizeof d->at_least);
+    d->at_least_parts = parts;
   }
-  return 0;
+}
+
+/* --- pins ---------------------------------------------------------------- */
+
+/* A pin that could not be read: said, with what to require instead, so
+ * that what it pins is not taken silently for nothing. */
+static void pin_not_read(program_scan *ps, const cl_requirement_line *line,
+                         const cl_catalog_wheel *w, const char *reason) {
+  program_info *p = current(ps);
+  char pinned[256];
+  snprintf(pinned, sizeof pinned, "%.*s", (int)line->name_len, line->name);
+  const cl_catalog_entry *main = cl_catalog_family_main(w->family);
+  int major = main ? abi_major_for_cuda(main, w->cuda_major) : 0;
+  char *fix =
+      main && major
+          ? cl_strdup_printf("if the program needs %s, add --require %s=%d "
+                             "beside --for",
+                             pinned, main->name, major)
+          : cl_strdup_printf("if the program needs %s, require its library "
+                             "with --require beside --for",
+                             pinned);
+  add_warning(ps, CL_PROGRAM_PROBLEM_PIN_NOT_READ,
+              cl_strdup_printf(
+                  "Requires-Dist: %.*s%s%.*s%s%.*s of %s was not read: %s",
+                  (int)line->name_len, line->name, line->spec_len ? " " : "",
+                  (int)line->spec_len, line->specifier,
+                  line->marker_len ? "; " : "", (int)line->marker_len,
+                  line->marker, p ? p->label : "the program", reason),
+              fix, pinned);
+}
+
+/* The version of distribution `name` installed in the site being read,
+ * from its dist-info folder's name; 0 when none is. */
+static int installed_version(program_scan *ps, const char *name, size_t len,
+                             cl_pep440_version *out) {
+  if (!ps->site)
+    return 0;
+  cl_name_list list = {0};
+  char *kept = cl_save_error();
+  cl_name_list_read(ps->site, is_distinfo, NULL, NULL, &list);
+  cl_restore_error(kept);
+  int found = 0;
+  for (size_t i = 0; i < list.count && !found; ++i) {
+    const char *entry = list.names[i];
+    size_t n = strcspn(entry, "-");
+    if (!same_name(entry, n, name, len) || !entry[n])
+      continue;
+    const char *v = entry + n + 1;
+    found = cl_pep440_parse(v, strlen(v) - strlen(".dist-info"), out);
+  }
+  cl_name_list_free(&list);
+  return found;
+}
+
+/* The library major a pin of wheel w means: of the majors its specifier
+ * set admits and the wheel ships, the installed wheel's, else the newest
+ * (what pip installs). 0 when it admits none. */
+static int pinned_major(program_scan *ps, const cl_requirement_line *line,
+                        const cl_catalog_wheel *w, const cl_catalog_entry *main,
+                        const cl_pep440_specifier *spec) {
+  int newest = 0, admitted = 0;
+  for (int m = main->min_major; m <= main->max_major; ++m) {
+    int cuda = cl_catalog_cuda_major(main, m);
+    if ((w->min_abi && (m < w->min_abi || m > w->max_abi)) ||
+        (cuda && cuda != w->cuda_major) || !cl_pep440_admits_major(spec, m))
+      continue;
+    newest = m;
+    ++admitted;
+  }
+  cl_pep440_version v;
+  if (admitted > 1 && installed_version(ps, line->name, line->name_len, &v) &&
+      v.release_count && v.release[0] >= main->min_major &&
+      v.release[0] <= main->max_major &&
+      cl_pep440_admits_major(spec, v.release[0]) &&
+      (!w->min_abi ||
+       (v.release[0] >= w->min_abi && v.release[0] <= w->max_abi)))
+    return (int)v.release[0];
+  return newest;
 }
 
 static int visit_pin(const cl_requirement_line *line, void *opaque);
 
 /* A distribution the program requires that is no NVIDIA wheel but pins
- * them itself, for the extras asked (torch 2.15 requires
+ * them itself, for the extras asked (CuPy and torch require
  * cuda-toolkit[cublas,cudart,...], whose METADATA maps each extra to
- * NVIDIA's wheels): its pins, read from its METADATA in the same site. */
+ * NVIDIA's wheels): its pins, read from its METADATA in the same site. A
+ * cuda-toolkit pin says the program's CUDA major too (==12.*). */
 static void follow_meta_distribution(program_scan *ps,
-                                     const cl_requirement_line *line) {
+                                     const cl_requirement_line *line,
+                                     const cl_pep440_specifier *spec) {
+  if (line->name_len == 12 && !strncmp(line->name, "cuda-toolkit", 12)) {
+    int only = 0, count = 0;
+    for (int m = 11; m <= 13; ++m)
+      if (cl_pep440_admits_major(spec, m))
+        only = m, ++count;
+    char why[512];
+    snprintf(why, sizeof why, "Requires-Dist: %.*s%.*s of %s",
+             (int)line->name_len, line->name, (int)line->spec_len,
+             line->specifier, current(ps) ? current(ps)->label : "");
+    if (count == 1)
+      note_cuda(ps, only, CUDA_FROM_PINS, why);
+  }
   if (ps->depth > 2 || !ps->site || !line->extras_len)
     return;
   cl_name_list list = {0};
+  char *kept = cl_save_error();
   cl_name_list_read(ps->site, is_distinfo, NULL, NULL, &list);
+  cl_restore_error(kept);
   for (size_t i = 0; i < list.count; ++i) {
     const char *entry = list.names[i];
     if (!same_name(entry, strcspn(entry, "-"), line->name, line->name_len))
@@ -271,13 +447,21 @@ static void follow_meta_distribution(program_scan *ps,
     char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
     size_t len = 0;
     char *text = metadata ? read_text(metadata, &len) : NULL;
-    const char *saved = ps->extras;
+    char *name = NULL, *version = NULL;
+    char via[256] = "";
+    if (text && cl_metadata_parse(text, len, &name, &version) == CUDALOAD_OK)
+      snprintf(via, sizeof via, "%s %s", name, version);
+    const char *saved = ps->extras, *saved_via = ps->via;
     ps->extras = extras;
+    ps->via = via[0] ? via : NULL;
     ps->depth++;
     if (text && extras)
       cl_requires_dist_parse(text, len, visit_pin, ps);
     ps->depth--;
     ps->extras = saved;
+    ps->via = saved_via;
+    free(name);
+    free(version);
     free(text);
     free(metadata);
     free(folder);
@@ -288,66 +472,77 @@ static void follow_meta_distribution(program_scan *ps,
 
 static int visit_pin(const cl_requirement_line *line, void *opaque) {
   program_scan *ps = opaque;
-  const char *name = line->name, *spec = line->specifier;
-  size_t name_len = line->name_len, spec_len = line->spec_len;
-  if (!marker_holds(ps, line->marker, line->marker_len) ||
-      !extra_asked(ps, line->marker, line->marker_len))
+  const cl_catalog_wheel *w =
+      cl_catalog_wheel_by_package(line->name, line->name_len);
+  /* Pins of other distributions are not ours to read, but for those that
+   * pin NVIDIA's wheels themselves under extras (cuda-toolkit[...]). */
+  if (!w && !line->extras_len &&
+      !(line->name_len == 12 && !strncmp(line->name, "cuda-toolkit", 12)))
     return 0;
-  const cl_catalog_wheel *w = cl_catalog_wheel_by_package(name, name_len);
-  if (!w) {
-    follow_meta_distribution(ps, line);
+  cl_marker_value holds = cl_marker_evaluate(line->marker, line->marker_len,
+                                             &ps->markers, ps->extras);
+  if (holds == CL_MARKER_FALSE)
+    return 0;
+  if (holds != CL_MARKER_TRUE) {
+    if (w)
+      pin_not_read(ps, line, w,
+                   holds == CL_MARKER_MALFORMED
+                       ? "its environment marker is no PEP 508 marker"
+                       : "its environment marker reads what no file here "
+                         "tells (the interpreter's version)");
     return 0;
   }
-  long least[CL_VERSION_PARTS];
-  int parts = pinned_least(spec, spec_len, least);
+  cl_pep440_specifier spec;
+  if (!cl_pep440_specifier_parse(line->specifier, line->spec_len, &spec)) {
+    if (w)
+      pin_not_read(ps, line, w, "its version specifier is no PEP 440 one");
+    return 0;
+  }
+  if (!w) {
+    follow_meta_distribution(ps, line, &spec);
+    return 0;
+  }
   const cl_catalog_entry *main = cl_catalog_family_main(w->family);
-  /* The pin's first number is the library's ABI major (cuDNN 9.1.0.70,
-   * cuFFT 11.2.1.3); without a number, the wheel's CUDA major tells. */
-  int major = parts ? (int)least[0] : 0;
-  if (!main)
+  /* A wheel whose library is versioned apart from its ABI major (nvcc's
+   * NVVM goes with the toolkit, 12.9.86 being libnvvm.so.4; cuFile 1.14 is
+   * libcufile.so.0) is pinned for more than the library (nvcc's ptxas and
+   * libdevice): the pin says no major to plan by, the files that need the
+   * library do. */
+  if (!main || main->version_apart_from_abi)
     return 0;
-  if (!parts)
-    for (int m = main->min_major; m <= main->max_major && !major; ++m)
-      if (cl_catalog_cuda_major(main, m) == w->cuda_major)
-        major = m;
-  if (!major || major < main->min_major || major > main->max_major)
+  int major = pinned_major(ps, line, w, main, &spec);
+  if (!major) {
+    if (main)
+      pin_not_read(ps, line, w,
+                   "it admits no release of the library that "
+                   "cudaload knows");
     return 0;
-  char why[512];
-  snprintf(why, sizeof why, "Requires-Dist: %.*s%s%.*s of %s", (int)name_len,
-           name, spec_len ? " " : "", (int)spec_len, spec,
-           ps->distribution ? ps->distribution : "the program");
-  require(ps, main, major, why);
-  char text[64];
-  snprintf(text, sizeof text, "%s=%d", main->name, major);
-  derived *d = derived_of(ps, text);
-  if (d && parts &&
-      (!d->at_least_parts ||
-       cl_version_compare(least, parts, d->at_least, d->at_least_parts) > 0)) {
-    memcpy(d->at_least, least, sizeof least);
-    d->at_least_parts = parts;
+  }
+  char why[768];
+  const char *of = current(ps) ? current(ps)->label : "the program";
+  snprintf(why, sizeof why, "Requires-Dist: %.*s%s%.*s of %s%s%s%s",
+           (int)line->name_len, line->name, line->spec_len ? " " : "",
+           (int)line->spec_len, line->specifier, ps->via ? ps->via : of,
+           ps->via ? " (which " : "", ps->via ? of : "",
+           ps->via ? " requires)" : "");
+  derived *d = require(ps, main, major, why, NULL);
+  note_cuda(ps, w->cuda_major, CUDA_FROM_PINS, why);
+  cl_pep440_version least;
+  if (d && cl_pep440_least_in_major(&spec, major, &least)) {
+    long parts[CL_VERSION_PARTS] = {0};
+    int n = least.release_count < CL_VERSION_PARTS ? least.release_count
+                                                   : CL_VERSION_PARTS;
+    for (int i = 0; i < n; ++i)
+      parts[i] = least.release[i];
+    raise_derived_least(d, parts, n);
   }
   return 0;
 }
 
 /* --- the program's files ------------------------------------------------- */
 
-static void add_name(char ***names, size_t *count, size_t *capacity,
-                     const char *name, int *failed) {
-  for (size_t i = 0; i < *count; ++i)
-    if (strcmp((*names)[i], name) == 0)
-      return;
-  char *copy = cl_strdup(name);
-  if (!copy ||
-      cl_reserve((void **)names, capacity, *count + 1, sizeof **names)) {
-    free(copy);
-    *failed = 1;
-    return;
-  }
-  (*names)[(*count)++] = copy;
-}
-
 static void keep_file(program_scan *ps, const char *path) {
-  add_name(&ps->files, &ps->file_count, &ps->file_capacity, path, &ps->failed);
+  set_add(&ps->files, path, &ps->failed);
 }
 
 /* Whether a file of a Python distribution is an extension module (what
@@ -367,19 +562,14 @@ static int extension_module(const char *path) {
 
 /* The libraries kept from one distribution (from index `first`) that no
  * library of it needs and that no import loads: plugins the program opens
- * by path when asked for one (onnxruntime's TensorRT provider), which a
- * program may run without. */
+ * by path when asked for one (onnxruntime's providers), which a program
+ * may run without. */
 static void find_plugins(program_scan *ps, size_t first) {
-  for (size_t i = first; i < ps->file_count; ++i) {
-    const char *name = cl_path_basename(ps->files[i]);
-    int needed = extension_module(ps->files[i]);
-    for (size_t k = 0; k < ps->dist_needed.count && !needed; ++k)
-      needed = ps->naming == CL_NAMING_WINDOWS
-                   ? cl_ascii_equal_nocase(ps->dist_needed.names[k], name)
-                   : strcmp(ps->dist_needed.names[k], name) == 0;
-    if (!needed)
-      add_name(&ps->plugins, &ps->plugin_count, &ps->plugin_capacity,
-               ps->files[i], &ps->failed);
+  for (size_t i = first; i < ps->files.count; ++i) {
+    const char *path = ps->files.names[i];
+    if (!extension_module(path) &&
+        !set_has(&ps->needed, cl_path_basename(path)))
+      set_add(&ps->plugins, path, &ps->failed);
   }
 }
 
@@ -398,42 +588,87 @@ static int opens_its_family(const cl_catalog_entry *entry) {
   return 0;
 }
 
+/* A known consumer's library (ctranslate2's): what it opens by name. */
+static int consumer_needs(program_scan *ps, const char *path,
+                          cl_naming naming) {
+  char *folder = cl_path_dirname(path);
+  const char *package =
+      folder ? cl_consumer_package_of(cl_path_basename(folder),
+                                      cl_path_basename(path), naming)
+             : NULL;
+  free(folder);
+  if (!package)
+    return 0;
+  int uses = 0;
+  char version[32] = "", why[4608];
+  cl_consumer_version_of(path, package, version, sizeof version);
+  const cl_known_consumer *c;
+  for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
+    const cl_catalog_entry *main = cl_catalog_family_main(c->family);
+    int major = main ? abi_major_for_cuda(main, c->cuda_major) : 0;
+    if (!major)
+      continue;
+    snprintf(why, sizeof why, "%s (%s %s): %s", path, package, version,
+             c->evidence);
+    require(ps, main, major, why, path);
+    note_cuda(ps, c->cuda_major, CUDA_FROM_ROW, why);
+    uses = 1;
+  }
+  return uses;
+}
+
 /* What one library file of the program needs: its CUDA NEEDED names
  * (imports), what it is when it is a renamed copy of a CUDA library, and
- * what it opens by name when it is a known consumer. A file that cannot be
- * read as a library is not one (a Python file named .so by mistake). */
-static int read_program_file(program_scan *ps, const char *path) {
-  cl_binary_info info;
+ * what it opens by name when it is a known consumer. relpath (RECORD's,
+ * NULL for a binary) says what the package does with it (consumers.c). A
+ * file that cannot be read as a library is not one (a Python file named
+ * .so by mistake): 0. */
+static int read_program_file(program_scan *ps, const char *path,
+                             const char *relpath, size_t rel_len) {
+  const cl_module_behaviour *row =
+      relpath ? cl_consumer_module(relpath, rel_len) : NULL;
+  const cl_binary_info *info = NULL;
   char *kept = cl_save_error(); /* not a library: nothing to require */
-  int unread = cl_binary_parse_file(path, &info) != CUDALOAD_OK;
+  int unread =
+      cl_file_cache_info(cl_file_cache_of(ps->ctx), path, &info) != CUDALOAD_OK;
   cl_restore_error(kept);
   if (unread)
     return 0;
   cl_naming naming =
-      info.format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+      info->format == CL_FORMAT_PE ? CL_NAMING_WINDOWS : CL_NAMING_LINUX;
+  const char *saved_feature = ps->feature;
+  if (row && row->kind == CL_MODULE_OPTIONAL)
+    ps->feature = row->feature;
   int uses = 0;
   char why[4608];
-  for (size_t d = 0; ps->distribution && d < info.needed_count; ++d)
-    add_name(&ps->dist_needed.names, &ps->dist_needed.count,
-             &ps->dist_needed.capacity, info.needed[d], &ps->failed);
-  for (size_t d = 0; d < info.needed_count; ++d) {
+  for (size_t d = 0; ps->site && !ps->feature && d < info->needed_count; ++d)
+    set_add(&ps->needed, info->needed[d], &ps->failed);
+  for (size_t d = 0; d < info->needed_count; ++d) {
     cl_name_match m;
-    if (!cl_catalog_match(info.needed[d], naming, &m) ||
+    if (!cl_catalog_match(info->needed[d], naming, &m) ||
         strcmp(m.entry->family, "driver") == 0)
       continue;
-    snprintf(why, sizeof why, "needed by %s (%s)", path,
-             naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
-    require(ps, m.entry, m.major, why);
+    int first = row && row->kind == CL_MODULE_PRELOADED &&
+                !strcmp(row->family, m.entry->family);
+    snprintf(why, sizeof why, "needed by %s (%s)%s%s", path,
+             naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED",
+             first ? "; the package loads it first: " : "",
+             first ? row->evidence : "");
+    require(ps, m.entry, m.major, why, path);
+    if (m.cuda_major) {
+      snprintf(why, sizeof why, "%s needed by %s", info->needed[d], path);
+      note_cuda(ps, m.cuda_major, CUDA_FROM_NEEDS, why);
+    }
     uses = 1;
   }
   cl_name_match self;
   char original[256];
-  if (info.soname && !cl_catalog_match(info.soname, naming, &self) &&
-      cl_catalog_auditwheel_original(info.soname, original, sizeof original) &&
+  if (info->soname && !cl_catalog_match(info->soname, naming, &self) &&
+      cl_catalog_auditwheel_original(info->soname, original, sizeof original) &&
       cl_catalog_match(original, naming, &self) &&
       opens_its_family(self.entry)) {
-    snprintf(why, sizeof why, "a copy of %s bundled as %s", info.soname, path);
-    require(ps, self.entry, self.major, why);
+    snprintf(why, sizeof why, "a copy of %s bundled as %s", info->soname, path);
+    require(ps, self.entry, self.major, why, path);
     uses = 1;
   } else if (naming == CL_NAMING_WINDOWS &&
              cl_catalog_match(cl_path_basename(path), naming, &self) &&
@@ -441,40 +676,34 @@ static int read_program_file(program_scan *ps, const char *path) {
     /* Its package's __init__ loads it (issue 45): its sub-libraries are
      * the program's need, imported or not. */
     snprintf(why, sizeof why, "%s, loaded by its package's __init__", path);
-    require(ps, self.entry, self.major, why);
+    require(ps, self.entry, self.major, why, path);
     uses = 1;
   }
-  char *folder = cl_path_dirname(path);
-  const char *package =
-      folder ? cl_consumer_package_of(cl_path_basename(folder),
-                                      cl_path_basename(path), naming)
-             : NULL;
-  if (package) {
-    char version[32] = "";
-    cl_consumer_version_of(path, package, version, sizeof version);
-    const cl_known_consumer *c;
-    for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
-      const cl_catalog_entry *main = cl_catalog_family_main(c->family);
-      int major = 0;
-      for (int m = main ? main->min_major : 1; main && m <= main->max_major;
-           ++m)
-        if (cl_catalog_cuda_major(main, m) == c->cuda_major)
-          major = m;
-      if (!main || !major)
-        continue;
-      snprintf(why, sizeof why, "%s (%s %s): %s", path, package, version,
-               c->evidence);
-      require(ps, main, major, why);
-      uses = 1;
+  uses |= consumer_needs(ps, path, naming);
+  if (row && row->kind == CL_MODULE_LOADS) {
+    if (cl_reserve((void **)&ps->loads, &ps->load_capacity, ps->load_count + 1,
+                   sizeof *ps->loads)) {
+      ps->failed = 1;
+    } else {
+      deferred_load l = {ps->program, row->family,
+                         cl_strdup_printf("%s: %s", path, row->evidence)};
+      ps->loads[ps->load_count++] = l;
+      ps->failed |= !l.why;
     }
   }
-  free(folder);
-  if (uses)
+  /* A module imported only for a feature, or after the package loaded
+   * what it needs, is not opened as the program starts: not judged so. A
+   * library of a feature that is opened by path (onnxruntime's TensorRT
+   * provider) stays a file of the program, a plugin (find_plugins): the
+   * report notes what it would take. */
+  int judged =
+      !(row && ((row->kind == CL_MODULE_OPTIONAL && extension_module(path)) ||
+                row->kind == CL_MODULE_PRELOADED));
+  if (uses && judged)
     keep_file(ps, path);
-  else if (ps->distribution && extension_module(path))
-    add_name(&ps->modules, &ps->module_count, &ps->module_capacity, path,
-             &ps->failed);
-  cl_binary_info_free(&info);
+  else if (ps->site && judged && extension_module(path))
+    set_add(&ps->modules, path, &ps->failed);
+  ps->feature = saved_feature;
   return 1;
 }
 
@@ -484,24 +713,27 @@ static int read_program_file(program_scan *ps, const char *path) {
  * RPATH finds the bundled libctranslate2-*.so and its libgomp): kept too,
  * so that the files are judged as the import loads them. */
 static void keep_importers(program_scan *ps, size_t first) {
-  size_t kept = ps->file_count;
-  for (size_t i = 0; i < ps->module_count; ++i) {
+  size_t kept = ps->files.count;
+  cl_str_index names;
+  cl_str_index_init(&names, ps->naming == CL_NAMING_WINDOWS);
+  for (size_t k = first; k < kept && !ps->failed; ++k)
+    if (cl_str_index_add(&names, cl_path_basename(ps->files.names[k]), k))
+      ps->failed = 1;
+  for (size_t i = 0; i < ps->modules.count && kept > first; ++i) {
     const cl_binary_info *info = NULL;
     char *saved = cl_save_error(); /* unreadable: nothing to keep */
-    if (cl_file_cache_info(cl_file_cache_of(ps->ctx), ps->modules[i], &info) !=
-        CUDALOAD_OK)
+    if (cl_file_cache_info(cl_file_cache_of(ps->ctx), ps->modules.names[i],
+                           &info) != CUDALOAD_OK)
       info = NULL;
     cl_restore_error(saved);
     int brings = 0;
     for (size_t d = 0; info && d < info->needed_count && !brings; ++d)
-      for (size_t k = first; k < kept && !brings; ++k)
-        brings = strcmp(info->needed[d], cl_path_basename(ps->files[k])) == 0;
+      brings = cl_str_index_find(&names, info->needed[d], NULL);
     if (brings)
-      keep_file(ps, ps->modules[i]);
+      keep_file(ps, ps->modules.names[i]);
   }
-  for (size_t i = 0; i < ps->module_count; ++i)
-    free(ps->modules[i]);
-  ps->module_count = 0;
+  cl_str_index_free(&names);
+  set_clear(&ps->modules);
 }
 
 /* A program that is a CUDA library itself (a cuDNN 9 shim) needs a library
@@ -519,8 +751,7 @@ static void note_own_siblings(program_scan *ps, const char *path,
   char *folder = cl_path_dirname(path);
   char *beside = folder ? cl_path_join(folder, need) : NULL;
   if (beside && cl_os_stat_kind(beside, NULL) == CL_KIND_REGULAR)
-    add_name(&ps->search_folders, &ps->search_count, &ps->search_capacity,
-             folder, &ps->failed);
+    set_add(&ps->search_folders, folder, &ps->failed);
   else if (!folder || !beside)
     ps->failed = 1;
   free(beside);
@@ -559,8 +790,7 @@ static void note_search_folders(program_scan *ps, const char *path,
         continue;
       char *folder = r.path ? cl_path_dirname(r.path) : NULL;
       if (folder)
-        add_name(&ps->search_folders, &ps->search_count, &ps->search_capacity,
-                 folder, &ps->failed);
+        set_add(&ps->search_folders, folder, &ps->failed);
       free(folder);
       cl_resolution_free(&r);
       note_own_siblings(ps, path, info->needed[d], &match, m.naming);
@@ -601,15 +831,38 @@ static int visit_record(const char *path, size_t len, void *opaque) {
     w->ps->failed = 1;
     return 1;
   }
-  read_program_file(w->ps, full);
+  read_program_file(w->ps, full, relative, len);
   free(full);
   return 0;
+}
+
+/* A new program (a binary, a distribution) being read. */
+static void begin_program(program_scan *ps, const char *label, int rank) {
+  if (cl_reserve((void **)&ps->programs, &ps->program_capacity,
+                 ps->program_count + 1, sizeof *ps->programs)) {
+    ps->failed = 1;
+    ps->program = SIZE_MAX;
+    return;
+  }
+  program_info *p = &ps->programs[ps->program_count];
+  memset(p, 0, sizeof *p);
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->rank = rank;
+  ps->program = ps->program_count++;
+}
+
+/* After a distribution's files: which of its modules bring them, which of
+ * its libraries are plugins. */
+static void end_distribution(program_scan *ps, size_t first) {
+  keep_importers(ps, first);
+  find_plugins(ps, first);
+  set_clear(&ps->needed);
 }
 
 /* One installed distribution: its METADATA pins and its RECORD's
  * libraries. */
 static void read_distribution(program_scan *ps, const char *site,
-                              const char *distinfo) {
+                              const char *distinfo, int rank) {
   char *folder = cl_path_join(site, distinfo);
   char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
   char *record = folder ? cl_path_join(folder, "RECORD") : NULL;
@@ -619,20 +872,24 @@ static void read_distribution(program_scan *ps, const char *site,
   char label[256] = "";
   if (text && cl_metadata_parse(text, len, &name, &version) == CUDALOAD_OK)
     snprintf(label, sizeof label, "%s %s", name, version);
-  ps->distribution = label[0] ? label : distinfo;
+  begin_program(ps, label[0] ? label : distinfo, rank);
   ps->site = site;
+  int cuda = 0;
+  if (name && cl_program_name_says_cuda(name, version, &cuda) && cuda) {
+    char why[512];
+    snprintf(why, sizeof why, "%s %s says so", name, version);
+    note_cuda(ps, cuda, CUDA_FROM_NAME, why);
+  }
   if (text)
     cl_requires_dist_parse(text, len, visit_pin, ps);
   free(text);
   text = record ? read_text(record, &len) : NULL;
   record_walk w = {ps, site};
-  size_t first = ps->file_count;
+  size_t first = ps->files.count;
   if (text)
     cl_record_parse(text, len, visit_record, &w);
-  keep_importers(ps, first);
-  find_plugins(ps, first);
-  cl_name_list_free(&ps->dist_needed);
-  ps->distribution = NULL;
+  end_distribution(ps, first);
+  ps->site = NULL;
   free(text);
   free(name);
   free(version);
@@ -641,246 +898,167 @@ static void read_distribution(program_scan *ps, const char *site,
   free(folder);
 }
 
-/* --- finding distributions ----------------------------------------------- */
+/* A module found without a distribution that lists it (a PYTHONPATH
+ * folder, a source tree): its libraries, walked. */
+typedef struct module_walk {
+  program_scan *ps;
+  const char *top; /* the folder that holds the module */
+  int depth;
+  size_t seen;
+} module_walk;
 
-/* Whether a RECORD lists files of module `module` ("onnxruntime/..."). */
-typedef struct module_check {
-  const char *module;
-  size_t len;
-  int found;
-} module_check;
+static void walk_module(module_walk *w, const char *folder);
 
-static int visit_module_file(const char *path, size_t len, void *opaque) {
-  module_check *c = opaque;
-  if (len > c->len && !memcmp(path, c->module, c->len) &&
-      (path[c->len] == '/' || path[c->len] == '.')) {
-    c->found = 1;
+static int visit_module_entry(const char *name, cl_file_kind kind,
+                              void *opaque) {
+  module_walk *w = opaque;
+  if (w->ps->failed || ++w->seen > 1000000)
+    return 1;
+  if (!strcmp(name, ".") || !strcmp(name, ".."))
+    return 0;
+  char *path = cl_path_join(w->top, name);
+  if (!path) {
+    w->ps->failed = 1;
     return 1;
   }
+  if (kind == CL_KIND_UNKNOWN || kind == CL_KIND_SYMLINK)
+    kind = cl_os_stat_kind(path, NULL);
+  if (kind == CL_KIND_DIRECTORY && w->depth < MODULE_DEPTH_MAX) {
+    module_walk inner = {w->ps, path, w->depth + 1, w->seen};
+    walk_module(&inner, path);
+    w->seen = inner.seen;
+  } else if (kind == CL_KIND_REGULAR && library_path(name, strlen(name))) {
+    read_program_file(w->ps, path, NULL, 0);
+  }
+  free(path);
   return 0;
 }
 
-static int provides_module(const char *site, const char *distinfo,
-                           const char *module) {
-  char *folder = cl_path_join(site, distinfo);
-  char *record = folder ? cl_path_join(folder, "RECORD") : NULL;
-  size_t len = 0;
-  char *text = record ? read_text(record, &len) : NULL;
-  module_check c = {module, strlen(module), 0};
-  if (text)
-    cl_record_parse(text, len, visit_module_file, &c);
-  free(text);
-  free(record);
-  free(folder);
-  return c.found;
+static void walk_module(module_walk *w, const char *folder) {
+  char *kept = cl_save_error(); /* an unreadable folder holds nothing */
+  cl_os_list_dir(folder, visit_module_entry, w);
+  cl_restore_error(kept);
 }
 
-/* Read the distributions of `site` that `target` names: by distribution
- * name, else the ones providing a module of that name (onnxruntime comes
- * from onnxruntime-gpu). Returns how many. */
-static size_t read_named(program_scan *ps, const char *site, const char *target,
-                         int by_module) {
-  cl_name_list list = {0};
-  cl_name_list_read(site, is_distinfo, NULL, NULL, &list);
-  size_t found = 0, target_len = strlen(target);
-  for (size_t i = 0; i < list.count; ++i) {
-    const char *entry = list.names[i];
-    size_t name_len = strcspn(entry, "-");
-    int match = by_module ? provides_module(site, entry, target)
-                          : same_name(entry, name_len, target, target_len);
-    if (match) {
-      read_distribution(ps, site, entry);
-      ++found;
-    }
+static void read_module_folder(program_scan *ps, const char *location) {
+  begin_program(ps, location, 0);
+  const char *saved = ps->site;
+  ps->site = location; /* its files need what its files need */
+  size_t first = ps->files.count;
+  if (cl_os_stat_kind(location, NULL) == CL_KIND_DIRECTORY) {
+    module_walk w = {ps, location, 0, 0};
+    walk_module(&w, location);
+  } else {
+    read_program_file(ps, location, NULL, 0);
   }
-  cl_name_list_free(&list);
-  return found;
+  end_distribution(ps, first);
+  ps->site = saved;
 }
 
-/* --- sites --------------------------------------------------------------- */
+/* --- the program's CUDA major, and what is only "if used" ---------------- */
 
-static void add_site(program_scan *ps, const char *site) {
-  for (size_t i = 0; i < ps->site_count; ++i)
-    if (strcmp(ps->sites[i], site) == 0)
-      return;
-  char *copy = cl_strdup(site);
-  if (!copy || cl_reserve((void **)&ps->sites, &ps->site_capacity,
-                          ps->site_count + 1, sizeof *ps->sites)) {
-    free(copy);
-    ps->failed = 1;
+/* The program that decides the CUDA major: the best ranked that has one.
+ * SIZE_MAX when none has. */
+static size_t deciding_program(const program_scan *ps) {
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < ps->program_count; ++i)
+    if (ps->programs[i].cuda_major &&
+        (best == SIZE_MAX || ps->programs[i].rank < ps->programs[best].rank))
+      best = i;
+  return best;
+}
+
+/* The families a module loads by name, of its program's CUDA major. */
+static void settle_loads(program_scan *ps) {
+  for (size_t i = 0; i < ps->load_count; ++i) {
+    deferred_load *l = &ps->loads[i];
+    const cl_catalog_entry *main = cl_catalog_family_main(l->family);
+    int cuda = l->program < ps->program_count
+                   ? ps->programs[l->program].cuda_major
+                   : 0;
+    int major = main && cuda ? abi_major_for_cuda(main, cuda) : 0;
+    if (!major)
+      continue;
+    size_t saved = ps->program;
+    ps->program = l->program;
+    require(ps, main, major, l->why, NULL);
+    ps->program = saved;
+  }
+}
+
+/* An environment's needs that its deciding program does not share: a
+ * program built for another CUDA major, or another major of a family the
+ * deciding program holds, is needed only if that program is used. */
+static void demote_others(program_scan *ps, size_t decider) {
+  if (decider == SIZE_MAX)
     return;
-  }
-  ps->sites[ps->site_count++] = copy;
-}
-
-static int is_python_lib(const char *name, const void *arg) {
-  (void)arg;
-  return strncmp(name, "python3", 7) == 0;
-}
-
-static int has_distinfo(const char *folder) {
-  cl_name_list list = {0};
-  cl_name_list_read(folder, is_distinfo, NULL, NULL, &list);
-  int yes = list.count > 0;
-  cl_name_list_free(&list);
-  return yes;
-}
-
-/* The site-packages folders of an environment root: the root itself when
- * it holds dist-info folders, else lib/python3.X/site-packages (a venv or
- * conda prefix on Linux) and Lib/site-packages (Windows). */
-static void sites_of(const char *root, void *opaque) {
-  program_scan *ps = opaque;
-  if (has_distinfo(root)) {
-    add_site(ps, root);
-    return;
-  }
-  char *lib = cl_path_join(root, "lib");
-  cl_name_list pythons = {0};
-  if (lib)
-    cl_name_list_read(lib, is_python_lib, NULL, NULL, &pythons);
-  for (size_t i = 0; i < pythons.count; ++i) {
-    char *python = cl_path_join(lib, pythons.names[i]);
-    char *site = python ? cl_path_join(python, "site-packages") : NULL;
-    if (site && cl_os_stat_kind(site, NULL) == CL_KIND_DIRECTORY)
-      add_site(ps, site);
-    free(site);
-    free(python);
-  }
-  cl_name_list_free(&pythons);
-  free(lib);
-  char *win = cl_path_join(root, "Lib/site-packages");
-  if (win && cl_os_stat_kind(win, NULL) == CL_KIND_DIRECTORY)
-    add_site(ps, win);
-  free(win);
-}
-
-static void visit_root(const char *path, const char *origin, void *opaque) {
-  (void)origin;
-  sites_of(path, opaque);
-}
-
-/* An interpreter's environment becomes the active one: its folders are the
- * context's environment roots (as --environment gives them). */
-static void adopt_root(const char *path, const char *origin, void *opaque) {
-  (void)origin;
-  program_scan *ps = opaque;
-  int known = 0;
-  for (size_t i = 0; i < ps->ctx->environment_count && !known; ++i)
-    known = strcmp(ps->ctx->environment_roots[i], path) == 0;
-  if (!known && cudaload_add_environment_root(ps->ctx, path) != CUDALOAD_OK)
-    ps->failed = 1;
-  sites_of(path, ps);
-}
-
-/* Whether a METADATA pins one of NVIDIA's wheels (torch, onnxruntime-gpu's
- * extras, the jax CUDA plugins). */
-static int visit_nvidia_pin(const cl_requirement_line *line, void *opaque) {
-  (void)opaque;
-  /* NVIDIA's wheels, or a meta-distribution of them (cuda-toolkit[...]). */
-  return cl_catalog_wheel_by_package(line->name, line->name_len) != NULL ||
-         (line->extras_len && line->name_len == 12 &&
-          !strncmp(line->name, "cuda-toolkit", 12));
-}
-
-static int pins_nvidia(const char *site, const char *distinfo) {
-  char *folder = cl_path_join(site, distinfo);
-  char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
-  size_t len = 0;
-  char *text = metadata ? read_text(metadata, &len) : NULL;
-  int yes = text && cl_requires_dist_parse(text, len, visit_nvidia_pin, NULL);
-  free(text);
-  free(metadata);
-  free(folder);
-  return yes;
-}
-
-static int is_known_program(const char *distinfo) {
-  size_t len = strcspn(distinfo, "-");
-  for (size_t k = 0; k < sizeof known_programs / sizeof *known_programs; ++k)
-    if (same_name(distinfo, len, known_programs[k], strlen(known_programs[k])))
-      return 1;
-  return 0;
-}
-
-/* The environment's programs: each distribution there that uses CUDA
- * libraries: a known one, or one whose METADATA pins NVIDIA's wheels. */
-static size_t read_known_programs(program_scan *ps) {
-  size_t found = 0;
-  for (size_t s = 0; s < ps->site_count; ++s) {
-    cl_name_list list = {0};
-    cl_name_list_read(ps->sites[s], is_distinfo, NULL, NULL, &list);
-    for (size_t i = 0; i < list.count; ++i) {
-      const char *entry = list.names[i];
-      /* NVIDIA's own wheels are the libraries, not programs. */
-      if (cl_catalog_wheel_by_package(entry, strcspn(entry, "-")))
-        continue;
-      if (is_known_program(entry) || pins_nvidia(ps->sites[s], entry)) {
-        read_distribution(ps, ps->sites[s], entry);
-        ++found;
-      }
+  const program_info *first = &ps->programs[decider];
+  for (size_t i = 0; i < ps->count; ++i) {
+    derived *d = &ps->reqs[i];
+    if (d->optional || d->program == decider || d->program >= ps->program_count)
+      continue;
+    const program_info *p = &ps->programs[d->program];
+    int other_cuda = p->cuda_major && p->cuda_major != first->cuda_major;
+    int other_major = 0;
+    for (size_t k = 0; k < ps->count && !other_major; ++k) {
+      const derived *e = &ps->reqs[k];
+      other_major = !e->optional && e->main == d->main &&
+                    e->major != d->major && e->program < ps->program_count &&
+                    ps->programs[e->program].rank < p->rank;
     }
-    cl_name_list_free(&list);
+    if (!other_cuda && !other_major)
+      continue;
+    d->optional = 1;
+    char note[1024];
+    if (other_cuda)
+      snprintf(note, sizeof note,
+               "only if %s is used: it is built for CUDA %d, the "
+               "environment's %s for CUDA %d",
+               p->label, p->cuda_major, first->label, first->cuda_major);
+    else
+      snprintf(note, sizeof note,
+               "only if %s is used: another program of the environment "
+               "needs another major",
+               p->label);
+    cl_buf_printf(&d->origin, "%s%s", d->origin.len ? "; " : "", note);
   }
-  return found;
 }
 
-/* --- the target ---------------------------------------------------------- */
+/* --- the clashes --------------------------------------------------------- */
 
-/* Whether path is a venv's interpreter (its folder's parent holds
- * pyvenv.cfg) or named like a Python interpreter. */
-static int is_interpreter(const char *path) {
-  char *bin = cl_path_dirname(path);
-  char *root = bin ? cl_path_dirname(bin) : NULL;
-  char *cfg = root ? cl_path_join(root, "pyvenv.cfg") : NULL;
-  int venv = cfg && cl_os_stat_kind(cfg, NULL) == CL_KIND_REGULAR;
-  free(cfg);
-  free(root);
-  free(bin);
-  const char *name = cl_path_basename(path);
-  return venv || !strncmp(name, "python", 6) || !strncmp(name, "pypy", 4);
-}
-
-static size_t resolve_target(program_scan *ps, const char *target) {
-  if (cl_os_path_is_absolute(target)) {
-    cl_file_kind kind = cl_os_stat_kind(target, NULL);
-    if (kind == CL_KIND_DIRECTORY) {
-      adopt_root(target, NULL, ps);
-      return read_known_programs(ps);
-    }
-    if (kind != CL_KIND_REGULAR)
-      return 0;
-    if (is_interpreter(target)) {
-      /* Its environment is the one it runs in, CUDA programs or none: a
-       * venv without them is no error, only nothing to require. */
-      cl_interpreter_roots(target, adopt_root, ps);
-      return 1 + read_known_programs(ps);
-    }
-    if (!read_program_file(ps, target))
-      return 0;
-    keep_file(ps, target); /* the program itself, needs or not */
-    cl_binary_info info;
-    char *kept = cl_save_error(); /* read above: unreadable now, nothing */
-    if (cl_file_cache_parse(cl_file_cache_of(ps->ctx), target, &info) ==
-        CUDALOAD_OK) {
-      note_search_folders(ps, target, &info);
-      cl_binary_info_free(&info);
-    }
-    cl_restore_error(kept);
-    return 1;
-  }
-  /* A module or distribution of the active environment. */
-  if (ps->ctx->environment_count)
-    for (size_t i = 0; i < ps->ctx->environment_count; ++i)
-      sites_of(ps->ctx->environment_roots[i], ps);
-  else
-    cl_environment_roots(visit_root, ps);
-  size_t found = 0;
-  for (size_t s = 0; s < ps->site_count; ++s)
-    found += read_named(ps, ps->sites[s], target, 0);
-  for (size_t s = 0; s < ps->site_count && !found; ++s)
-    found += read_named(ps, ps->sites[s], target, 1);
-  return found;
+/* Two distributions that own the same files, as a problem with the
+ * reinstall that fixes it: the one wanted is the one built for the
+ * program's CUDA major, else the one that uses CUDA. */
+static void word_clash(program_scan *ps, const cl_program_clash *c, int cuda) {
+  int wanted = -1;
+  for (int i = 0; i < 2 && wanted < 0; ++i)
+    if (cuda && c->cuda[i] == cuda && c->cuda[1 - i] != cuda)
+      wanted = i;
+  if (wanted < 0 && c->uses_cuda[0] != c->uses_cuda[1])
+    wanted = c->uses_cuda[0] ? 0 : 1;
+  char there[512] = "which one's files lie there is not known";
+  if (c->installed >= 0)
+    snprintf(there, sizeof there, "the files there are %s %s's (%s)",
+             c->names[c->installed], c->versions[c->installed],
+             c->why ? c->why : "");
+  char *problem = cl_strdup_printf(
+      "%s %s and %s %s both install %s (%zu file%s) into %s, one over the "
+      "other: %s%s%s",
+      c->names[0], c->versions[0], c->names[1], c->versions[1], c->example,
+      c->shared, c->shared == 1 ? "" : "s", c->site, there,
+      wanted >= 0 && c->installed == 1 - wanted ? ", not the program's " : "",
+      wanted >= 0 && c->installed == 1 - wanted ? c->names[wanted] : "");
+  char *fix =
+      wanted >= 0
+          ? cl_strdup_printf("pip uninstall -y %s && pip install "
+                             "--force-reinstall --no-deps %s==%s",
+                             c->names[1 - wanted], c->names[wanted],
+                             c->versions[wanted])
+          : cl_strdup_printf("keep one of them: pip uninstall -y %s %s, then "
+                             "pip install the one the program needs",
+                             c->names[0], c->names[1]);
+  add_warning(ps, CL_PROGRAM_PROBLEM_SAME_FILES, problem, fix,
+              cl_path_basename(c->example));
 }
 
 /* --- into the context ---------------------------------------------------- */
@@ -921,15 +1099,28 @@ static void raise_least(cl_requirement *r, const derived *d) {
   }
 }
 
+/* The origin of d as the report shows it: its reasons, and how many more
+ * there were. */
+static char *origin_text(const derived *d) {
+  if (d->reasons <= REASONS_SHOWN)
+    return cl_strdup(d->origin.data ? d->origin.data : "");
+  return cl_strdup_printf("%s; and %zu more", d->origin.data,
+                          d->reasons - REASONS_SHOWN);
+}
+
 static int add_derived(cudaload_ctx *ctx, const derived *d) {
   cl_requirement *parsed = NULL;
   size_t n = 0;
   int rc = cl_spec_parse(d->text, &parsed, &n);
   if (rc)
     return rc;
+  char *origin = origin_text(d);
+  if (!origin)
+    rc = CUDALOAD_E_NO_MEMORY;
   /* Recorded under the requirement's normalised text ("nvjitlink=12"). */
   for (size_t i = 0; !rc && i < n; ++i)
-    rc = set_origin(ctx, parsed[i].text, d->origin.data ? d->origin.data : "");
+    rc = set_origin(ctx, parsed[i].text, origin);
+  free(origin);
   size_t kept = 0;
   for (size_t i = 0; !rc && i < n; ++i) {
     int held = 0;
@@ -955,37 +1146,98 @@ static int add_derived(cudaload_ctx *ctx, const derived *d) {
   return rc;
 }
 
+/* A need only if used: kept once per library, unless it is a hard one
+ * too. */
+static int add_optional(cudaload_ctx *ctx, const program_scan *scan,
+                        const derived *d) {
+  for (size_t i = 0; i < scan->count; ++i)
+    if (!scan->reqs[i].optional && scan->reqs[i].main == d->main &&
+        scan->reqs[i].major == d->major)
+      return CUDALOAD_OK;
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < ps->optional_need_count; ++i)
+    if (ps->optional_needs[i].entry == d->main &&
+        ps->optional_needs[i].major == d->major)
+      return CUDALOAD_OK;
+  if (cl_reserve((void **)&ps->optional_needs, &ps->optional_need_capacity,
+                 ps->optional_need_count + 1, sizeof *ps->optional_needs))
+    return CUDALOAD_E_NO_MEMORY;
+  int cuda = d->program < scan->program_count
+                 ? scan->programs[d->program].cuda_major
+                 : 0;
+  cl_optional_need n = {d->main, d->major, cuda,
+                        cl_strdup(d->opener ? d->opener : ""), origin_text(d)};
+  if (!n.opener || !n.why) {
+    free(n.opener);
+    free(n.why);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ps->optional_needs[ps->optional_need_count++] = n;
+  return CUDALOAD_OK;
+}
+
+static int move_names(char ***to, size_t *count, size_t *capacity,
+                      name_set *from) {
+  for (size_t i = 0; i < from->count; ++i) {
+    if (cl_reserve((void **)to, capacity, *count + 1, sizeof **to))
+      return CUDALOAD_E_NO_MEMORY;
+    (*to)[(*count)++] = from->names[i];
+    from->names[i] = NULL;
+  }
+  return CUDALOAD_OK;
+}
+
 static int add_files(cudaload_ctx *ctx, program_scan *ps) {
   cl_plan_state *state = cl_plan_state_make(ctx);
-  if (!state)
+  if (!state ||
+      move_names(&state->program_files, &state->program_file_count,
+                 &state->program_file_capacity, &ps->files) ||
+      move_names(&state->program_plugins, &state->program_plugin_count,
+                 &state->program_plugin_capacity, &ps->plugins))
     return CUDALOAD_E_NO_MEMORY;
-  for (size_t i = 0; i < ps->file_count; ++i) {
-    if (cl_reserve((void **)&state->program_files,
-                   &state->program_file_capacity, state->program_file_count + 1,
-                   sizeof *state->program_files))
-      return CUDALOAD_E_NO_MEMORY;
-    state->program_files[state->program_file_count++] = ps->files[i];
-    ps->files[i] = NULL;
-  }
-  for (size_t i = 0; i < ps->plugin_count; ++i) {
-    if (cl_reserve(
-            (void **)&state->program_plugins, &state->program_plugin_capacity,
-            state->program_plugin_count + 1, sizeof *state->program_plugins))
-      return CUDALOAD_E_NO_MEMORY;
-    state->program_plugins[state->program_plugin_count++] = ps->plugins[i];
-    ps->plugins[i] = NULL;
-  }
-  for (size_t i = 0; i < ps->search_count; ++i) {
+  for (size_t i = 0; i < ps->search_folders.count; ++i) {
     int known = 0;
     for (size_t k = 0; k < ctx->program_root_count && !known; ++k)
-      known = strcmp(ctx->program_roots[k], ps->search_folders[i]) == 0;
+      known = strcmp(ctx->program_roots[k], ps->search_folders.names[i]) == 0;
     if (known)
       continue;
     if (cl_reserve((void **)&ctx->program_roots, &ctx->program_root_capacity,
                    ctx->program_root_count + 1, sizeof *ctx->program_roots))
       return CUDALOAD_E_NO_MEMORY;
-    ctx->program_roots[ctx->program_root_count++] = ps->search_folders[i];
-    ps->search_folders[i] = NULL;
+    ctx->program_roots[ctx->program_root_count++] = ps->search_folders.names[i];
+    ps->search_folders.names[i] = NULL;
+  }
+  return CUDALOAD_OK;
+}
+
+static int add_warnings_and_major(cudaload_ctx *ctx, program_scan *ps,
+                                  size_t decider) {
+  cl_plan_state *state = cl_plan_state_make(ctx);
+  if (!state)
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < ps->warning_count; ++i) {
+    int same = 0;
+    for (size_t k = 0; k < state->program_warning_count && !same; ++k)
+      same = !strcmp(state->program_warnings[k].text, ps->warnings[i].text);
+    if (same)
+      continue;
+    if (cl_reserve(
+            (void **)&state->program_warnings, &state->program_warning_capacity,
+            state->program_warning_count + 1, sizeof *state->program_warnings))
+      return CUDALOAD_E_NO_MEMORY;
+    state->program_warnings[state->program_warning_count++] = ps->warnings[i];
+    memset(&ps->warnings[i], 0, sizeof ps->warnings[i]);
+  }
+  if (decider != SIZE_MAX && !state->program_cuda_major) {
+    const program_info *p = &ps->programs[decider];
+    char *reason = cl_strdup_printf("%s: %s", p->label, p->cuda_reason);
+    if (!reason)
+      return CUDALOAD_E_NO_MEMORY;
+    free(state->program_cuda_reason);
+    state->program_cuda_reason = reason;
+    state->program_cuda_major = p->cuda_major;
   }
   return CUDALOAD_OK;
 }
@@ -1013,31 +1265,49 @@ void cl_program_set_free(cl_program_set *set) {
   free(set->plugins);
   memset(set, 0, sizeof *set);
 }
+
+static void program_scan_init(program_scan *ps, cudaload_ctx *ctx) {
+  memset(ps, 0, sizeof *ps);
+  ps->ctx = ctx;
+  ps->naming = cl_ctx_naming(ctx);
+  ps->program = SIZE_MAX;
+  cl_str_index_init(&ps->req_index, 0);
+  set_init(&ps->files, 0);
+  set_init(&ps->plugins, 0);
+  set_init(&ps->needed, ps->naming == CL_NAMING_WINDOWS);
+  set_init(&ps->modules, 0);
+  set_init(&ps->search_folders, 0);
+  cl_marker_env_for(&ps->markers, ps->naming, cl_ctx_machine(ctx), NULL);
+}
+
 static void program_scan_free(program_scan *ps) {
-  for (size_t i = 0; i < ps->count; ++i)
+  for (size_t i = 0; i < ps->count; ++i) {
     cl_buf_free(&ps->reqs[i].origin);
+    free(ps->reqs[i].opener);
+  }
   free(ps->reqs);
-  for (size_t i = 0; i < ps->file_count; ++i)
-    free(ps->files[i]);
-  free(ps->files);
-  for (size_t i = 0; i < ps->plugin_count; ++i)
-    free(ps->plugins[i]);
-  free(ps->plugins);
-  cl_name_list_free(&ps->dist_needed);
-  for (size_t i = 0; i < ps->module_count; ++i)
-    free(ps->modules[i]);
-  free(ps->modules);
-  for (size_t i = 0; i < ps->search_count; ++i)
-    free(ps->search_folders[i]);
-  free(ps->search_folders);
-  for (size_t i = 0; i < ps->site_count; ++i)
-    free(ps->sites[i]);
-  free(ps->sites);
+  cl_str_index_free(&ps->req_index);
+  set_free(&ps->files);
+  set_free(&ps->plugins);
+  set_free(&ps->needed);
+  set_free(&ps->modules);
+  set_free(&ps->search_folders);
+  free(ps->programs);
+  for (size_t i = 0; i < ps->load_count; ++i)
+    free(ps->loads[i].why);
+  free(ps->loads);
+  for (size_t i = 0; i < ps->warning_count; ++i) {
+    free(ps->warnings[i].problem);
+    free(ps->warnings[i].fix);
+    free(ps->warnings[i].file);
+    free(ps->warnings[i].text);
+  }
+  free(ps->warnings);
 }
 
 /* Where it was looked for, for the error of a target not found. */
-static void say_sites(cl_buf *b, const program_scan *ps) {
-  if (!ps->site_count) {
+static void say_where(cl_buf *b, const cl_program_target *t) {
+  if (!t->path.count) {
     cl_buf_printf(b, "no environment is active (no VIRTUAL_ENV, no "
                      "CONDA_PREFIX, no python3 on PATH): activate it, or "
                      "pass --environment DIR, or give the interpreter's "
@@ -1045,8 +1315,62 @@ static void say_sites(cl_buf *b, const program_scan *ps) {
     return;
   }
   cl_buf_printf(b, "looked in");
-  for (size_t i = 0; i < ps->site_count; ++i)
-    cl_buf_printf(b, "%s %s", i ? "," : "", ps->sites[i]);
+  for (size_t i = 0; i < t->path.count; ++i)
+    cl_buf_printf(b, "%s %s", i ? "," : "", t->path.folders[i].path);
+  char *venv = cl_os_getenv("VIRTUAL_ENV");
+  if (!venv || !*venv)
+    cl_buf_printf(b, "; VIRTUAL_ENV is not set (sudo, cron and systemd start "
+                     "programs without it): a venv's program is found by "
+                     "giving its interpreter's path, "
+                     "--for /path/to/venv/bin/python");
+  free(venv);
+}
+
+/* The marker variables of the target: its platform, and its Python where
+ * the import path tells. */
+static void target_markers(program_scan *ps, const cl_program_target *t) {
+  cl_marker_env_for(&ps->markers, ps->naming, cl_ctx_machine(ps->ctx),
+                    t->path.python_version[0] ? t->path.python_version : NULL);
+  if (t->path.python_version[0]) {
+    ps->markers.implementation_name = "cpython";
+    ps->markers.platform_python_implementation = "CPython";
+  }
+}
+
+/* Read what the target names; 0 when it names nothing. */
+static int read_target(program_scan *ps, const char *target,
+                       cl_program_target *t) {
+  target_markers(ps, t);
+  if (t->kind == CL_TARGET_BINARY) {
+    begin_program(ps, target, 0);
+    if (!read_program_file(ps, target, NULL, 0))
+      return 0;
+    keep_file(ps, target); /* the program itself, needs or not */
+    const cl_binary_info *info = NULL;
+    char *kept = cl_save_error(); /* read above: unreadable now, nothing */
+    if (cl_file_cache_info(cl_file_cache_of(ps->ctx), target, &info) ==
+        CUDALOAD_OK)
+      note_search_folders(ps, target, info);
+    cl_restore_error(kept);
+    return 1;
+  }
+  for (size_t i = 0; i < t->adopt_count && !ps->failed; ++i) {
+    int known = 0;
+    for (size_t k = 0; k < ps->ctx->environment_count && !known; ++k)
+      known = strcmp(ps->ctx->environment_roots[k], t->adopt[i]) == 0;
+    if (!known && cudaload_add_environment_root(ps->ctx, t->adopt[i]))
+      ps->failed = 1;
+  }
+  for (size_t i = 0; i < t->distribution_count; ++i)
+    read_distribution(ps, t->distributions[i].site,
+                      t->distributions[i].distinfo, t->distributions[i].rank);
+  if (t->module_folder)
+    read_module_folder(ps, t->module_folder);
+  if (t->found_how) /* the origin says which module import takes */
+    for (size_t i = 0; i < ps->count; ++i)
+      if (!ps->reqs[i].optional)
+        cl_buf_printf(&ps->reqs[i].origin, "; %s", t->found_how);
+  return t->kind != CL_TARGET_NOTHING;
 }
 
 /* The target as given, for the reports' first line ("torch"). */
@@ -1054,10 +1378,9 @@ static int remember_target(cudaload_ctx *ctx, const char *target) {
   cl_plan_state *state = cl_plan_state_make(ctx);
   if (!state)
     return CUDALOAD_E_NO_MEMORY;
-  char *joined =
-      state->program_targets
-          ? cl_strdup_printf("%s, %s", state->program_targets, target)
-          : cl_strdup(target);
+  char *joined = state->program_targets
+                     ? cl_strdup_printf("%s, %s", state->program_targets, target)
+                     : cl_strdup(target);
   if (!joined)
     return CUDALOAD_E_NO_MEMORY;
   free(state->program_targets);
@@ -1079,15 +1402,15 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
                    "cudaload_require_for: \"%s\" is a relative path; give "
                    "the program's absolute path, or a module name",
                    target);
+  cl_program_target t;
+  cl_program_target_find(ctx, target, &t);
   program_scan ps;
-  memset(&ps, 0, sizeof ps);
-  ps.ctx = ctx;
-  ps.naming = cl_ctx_naming(ctx);
-  size_t found = resolve_target(&ps, target);
-  int rc = ps.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+  program_scan_init(&ps, ctx);
+  int found = t.failed ? 0 : read_target(&ps, target, &t);
+  int rc = ps.failed || t.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
   if (!rc && !found) {
     cl_buf why = CL_BUF_INIT;
-    say_sites(&why, &ps);
+    say_where(&why, &t);
     char *where = cl_buf_take(&why);
     rc = cl_fail(CUDALOAD_E_NOT_FOUND,
                  "cudaload_require_for: \"%s\" is no program file, "
@@ -1096,15 +1419,28 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
                  target, where ? where : "");
     free(where);
     program_scan_free(&ps);
+    cl_program_target_free(&t);
     return rc;
   }
+  settle_loads(&ps);
+  size_t decider = deciding_program(&ps);
+  demote_others(&ps, decider);
+  for (size_t i = 0; !rc && i < t.clash_count; ++i)
+    word_clash(&ps, &t.clashes[i],
+               decider == SIZE_MAX ? 0 : ps.programs[decider].cuda_major);
   for (size_t i = 0; !rc && i < ps.count; ++i)
-    rc = add_derived(ctx, &ps.reqs[i]);
+    rc = ps.reqs[i].optional ? add_optional(ctx, &ps, &ps.reqs[i])
+                             : add_derived(ctx, &ps.reqs[i]);
   if (!rc)
     rc = add_files(ctx, &ps);
   if (!rc)
+    rc = add_warnings_and_major(ctx, &ps, decider);
+  if (!rc)
     rc = remember_target(ctx, target);
+  if (!rc && ps.failed)
+    rc = CUDALOAD_E_NO_MEMORY;
   program_scan_free(&ps);
+  cl_program_target_free(&t);
   if (rc)
     return rc == CUDALOAD_E_NO_MEMORY
                ? cl_fail(rc, "cudaload_require_for: out of memory")
@@ -1117,23 +1453,28 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
 
 int cl_program_files_in(cudaload_ctx *ctx, const char *root,
                         cl_program_set *set) {
-  program_scan ps;
-  memset(&ps, 0, sizeof ps);
   memset(set, 0, sizeof *set);
-  ps.ctx = ctx;
-  ps.naming = cl_ctx_naming(ctx);
-  sites_of(root, &ps);
-  read_known_programs(&ps);
-  int rc = ps.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+  cl_program_target t;
+  memset(&t, 0, sizeof t);
+  const char *roots[] = {root};
+  cl_import_path_of_roots(roots, 1, 1, &t.path);
+  cl_program_find_installed(&t.path, &t);
+  program_scan ps;
+  program_scan_init(&ps, ctx);
+  for (size_t i = 0; i < t.distribution_count; ++i)
+    read_distribution(&ps, t.distributions[i].site, t.distributions[i].distinfo,
+                      t.distributions[i].rank);
+  int rc = ps.failed || t.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
   if (!rc) {
-    set->files = ps.files;
-    set->file_count = ps.file_count;
-    set->plugins = ps.plugins;
-    set->plugin_count = ps.plugin_count;
-    ps.files = ps.plugins = NULL;
-    ps.file_count = ps.plugin_count = 0;
+    set->files = ps.files.names;
+    set->file_count = ps.files.count;
+    set->plugins = ps.plugins.names;
+    set->plugin_count = ps.plugins.count;
+    ps.files.names = ps.plugins.names = NULL;
+    ps.files.count = ps.plugins.count = 0;
   }
   program_scan_free(&ps);
+  cl_program_target_free(&t);
   return rc;
 }
 

@@ -22,6 +22,67 @@ static const cl_known_consumer consumers[] = {
 };
 #define CONSUMER_COUNT (sizeof consumers / sizeof consumers[0])
 
+/* Read from the packages' source, as the wheels on the index hold it.
+ * CuPy 14.2.0 (cupy-cuda12x): cupy_backends/cuda/libs/__init__.py imports
+ * each library module lazily, calling cuda-pathfinder's
+ * load_nvidia_dynamic_lib() for its library first; cupy/cuda/__init__.py
+ * does the same for cupy.cuda.cufft and imports cupy.cuda.jitify only
+ * when asked for; cupyx/cusolver.py imports cupy_backends.cuda.libs
+ * .cusolver before cupyx._cusolver; cupy/__init__.py's
+ * _preload_library('cutensor') only logs a failure, and
+ * cupy/cuda/nccl.py loads NCCL when imported. NVRTC is "run-time linked"
+ * (its module NEEDs nothing) and loaded through cuda-pathfinder at the
+ * first compile. onnxruntime-gpu 1.31.1: the TensorRT provider is
+ * loaded only for a session that asks for TensorrtExecutionProvider. */
+static const cl_module_behaviour modules[] = {
+    {"cupy_backends/cuda/libs/cutensor.", CL_MODULE_OPTIONAL, NULL,
+     "cuTENSOR (cupy.cuda.cutensor, cupyx.cutensor)",
+     "CuPy imports it only when cuTENSOR is used; cupy/__init__.py's "
+     "_preload_library('cutensor') only logs a failure"},
+    {"cupy_backends/cuda/libs/nccl.", CL_MODULE_OPTIONAL, NULL,
+     "NCCL (cupy.cuda.nccl)", "CuPy imports it only when NCCL is used"},
+    {"cupy_backends/cuda/libs/cusparselt.", CL_MODULE_OPTIONAL, NULL,
+     "cuSPARSELt (cupy.cuda.cusparselt)",
+     "CuPy imports it only when cuSPARSELt is used"},
+    {"cupy/cuda/jitify.", CL_MODULE_OPTIONAL, NULL,
+     "Jitify (compiling with jitify=True)",
+     "cupy/cuda/__init__.py imports it only when asked for"},
+    {"cupy_backends/cuda/libs/cublas.", CL_MODULE_PRELOADED, "cublas", NULL,
+     "cupy_backends/cuda/libs/__init__.py loads it through cuda-pathfinder "
+     "first"},
+    {"cupy_backends/cuda/libs/cusolver.", CL_MODULE_PRELOADED, "cusolver", NULL,
+     "cupy_backends/cuda/libs/__init__.py loads it through cuda-pathfinder "
+     "first"},
+    {"cupyx/_cusolver.", CL_MODULE_PRELOADED, "cusolver", NULL,
+     "cupyx/cusolver.py imports cupy_backends.cuda.libs.cusolver first"},
+    {"cupy_backends/cuda/libs/cusparse.", CL_MODULE_PRELOADED, "cusparse", NULL,
+     "cupy_backends/cuda/libs/__init__.py loads it through cuda-pathfinder "
+     "first"},
+    {"cupy_backends/cuda/libs/curand.", CL_MODULE_PRELOADED, "curand", NULL,
+     "cupy_backends/cuda/libs/__init__.py loads it through cuda-pathfinder "
+     "first"},
+    {"cupy/cuda/cufft.", CL_MODULE_PRELOADED, "cufft", NULL,
+     "cupy/cuda/__init__.py loads it through cuda-pathfinder first"},
+    {"cupy_backends/cuda/libs/nvrtc.", CL_MODULE_LOADS, "nvrtc", NULL,
+     "CuPy loads NVRTC through cuda-pathfinder at the first kernel it "
+     "compiles"},
+    {"onnxruntime/capi/libonnxruntime_providers_tensorrt.", CL_MODULE_OPTIONAL,
+     NULL, "the TensorRT execution provider (TensorrtExecutionProvider)",
+     "onnxruntime loads it only for a session that asks for it"},
+    {"onnxruntime/capi/onnxruntime_providers_tensorrt.", CL_MODULE_OPTIONAL,
+     NULL, "the TensorRT execution provider (TensorrtExecutionProvider)",
+     "onnxruntime loads it only for a session that asks for it"},
+};
+
+const cl_module_behaviour *cl_consumer_module(const char *relpath, size_t len) {
+  for (size_t i = 0; i < sizeof modules / sizeof *modules; ++i) {
+    size_t n = strlen(modules[i].path);
+    if (len > n && !memcmp(relpath, modules[i].path, n))
+      return &modules[i];
+  }
+  return NULL;
+}
+
 static int is_hex8(const char *s) {
   for (int i = 0; i < 8; ++i)
     if (!cl_ascii_is_digit(s[i]) &&

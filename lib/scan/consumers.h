@@ -31,6 +31,40 @@ typedef struct cl_known_consumer {
   const char *evidence;        /* how we know: the string in the file */
 } cl_known_consumer;
 
+/* What a known package does with one of its modules that its files do not
+ * say, by the module's path in site-packages (a row of the second table
+ * of consumers.c, read from the package's own source). */
+typedef enum cl_module_kind {
+  /* Imported only when a feature is used (CuPy's cuTENSOR and NCCL
+   * modules, onnxruntime's TensorRT provider): what it needs, the program
+   * needs only if it uses that feature. */
+  CL_MODULE_OPTIONAL = 1,
+  /* Imported only after the package loaded `family` itself (CuPy asks
+   * cuda-pathfinder for libcublas.so.12 before cupy_backends.cuda.libs
+   * .cublas): that need is loaded by then, wherever the loader alone
+   * would look; the program still needs the library. */
+  CL_MODULE_PRELOADED,
+  /* Loads `family` by name at its first use (CuPy's NVRTC, through
+   * cuda-pathfinder), of the package's own CUDA major: a need no NEEDED
+   * entry shows. */
+  CL_MODULE_LOADS
+} cl_module_kind;
+
+typedef struct cl_module_behaviour {
+  /* The start of its path as RECORD lists it, '/' separated, up to the
+   * dot before its tag: "cupy_backends/cuda/libs/cutensor." matches the
+   * Linux .cpython-311-...so and the Windows .cp311-win_amd64.pyd. */
+  const char *path;
+  cl_module_kind kind;
+  const char *family;   /* PRELOADED, LOADS: the library's family */
+  const char *feature;  /* OPTIONAL: what uses it, as the report says */
+  const char *evidence; /* where the package's source says so */
+} cl_module_behaviour;
+
+/* The row for a file of a distribution, by its RECORD path; NULL for a
+ * file no row is about. */
+const cl_module_behaviour *cl_consumer_module(const char *relpath, size_t len);
+
 /* The package whose library file_name is, when it lies in a folder named
  * folder_base ("ctranslate2.libs" or "ctranslate2"); NULL otherwise. */
 const char *cl_consumer_package_of(const char *folder_base,

@@ -119,29 +119,74 @@ int cl_requires_dist_parse(const char *text, size_t len,
   return 0;
 }
 
-int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,
-                    void *opaque) {
+/* The size column of a RECORD row after the path (",sha256=...,1234"):
+ * the field after the next comma; -1 when there is none or it is no
+ * number. */
+static long long row_size(const char *rest, const char *end) {
+  const char *comma = memchr(rest, ',', (size_t)(end - rest));
+  if (!comma)
+    return -1;
+  const char *p = comma + 1, *q = end;
+  while (q > p && (q[-1] == '\r' || q[-1] == ' '))
+    --q;
+  if (p == q || q - p > 18)
+    return -1;
+  long long size = 0;
+  for (; p < q; ++p) {
+    if (!cl_ascii_is_digit(*p))
+      return -1;
+    size = size * 10 + (*p - '0');
+  }
+  return size;
+}
+
+int cl_record_parse_rows(const char *text, size_t len,
+                         cl_record_row_visitor visit, void *opaque) {
   size_t pos = 0;
   while (pos < len) {
     const char *line = text + pos;
     const char *nl = memchr(line, '\n', len - pos);
     size_t line_len = nl ? (size_t)(nl - line) : len - pos;
-    size_t start = 0, stop;
+    size_t start = 0, stop, after;
     if (line_len > 0 && line[0] == '"') {
       /* A quoted path; "" inside stands for a quote, which no library name
        * contains, so such paths are cut there rather than unescaped. */
       const char *quote = memchr(line + 1, '"', line_len - 1);
       start = 1;
       stop = quote ? (size_t)(quote - line) : 1;
+      after = quote ? stop + 1 : line_len;
     } else {
       const char *comma = memchr(line, ',', line_len);
       stop = comma ? (size_t)(comma - line) : line_len;
+      after = stop;
     }
-    if (stop > start && visit(line + start, stop - start, opaque))
+    /* after: at the comma that ends the path field (the hash follows). */
+    long long size = after < line_len && line[after] == ','
+                         ? row_size(line + after + 1, line + line_len)
+                         : -1;
+    if (stop > start && visit(line + start, stop - start, size, opaque))
       break;
     pos += line_len + 1;
   }
   return CUDALOAD_OK;
+}
+
+typedef struct path_only {
+  cl_record_visitor visit;
+  void *opaque;
+} path_only;
+
+static int visit_path_only(const char *path, size_t len, long long size,
+                           void *opaque) {
+  (void)size;
+  path_only *p = opaque;
+  return p->visit(path, len, p->opaque);
+}
+
+int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,
+                    void *opaque) {
+  path_only p = {visit, opaque};
+  return cl_record_parse_rows(text, len, visit_path_only, &p);
 }
 
 /* "nvidia-cudnn-cu12" -> 12; 0 when the name has no -cuNN suffix. */
@@ -166,7 +211,8 @@ typedef struct record_context {
   int failed;
 } record_context;
 
-static int keep_record_path(const char *path, size_t len, void *opaque) {
+static int keep_record_path(const char *path, size_t len, long long size,
+                            void *opaque) {
   record_context *rc = opaque;
   const char *base = path + len;
   while (base > path && base[-1] != '/' && base[-1] != '\\')
@@ -194,6 +240,7 @@ static int keep_record_path(const char *path, size_t len, void *opaque) {
   }
   index->files[index->file_count].relpath = copy;
   index->files[index->file_count].distribution = rc->distribution;
+  index->files[index->file_count].size = size;
   index->file_count++;
   return 0;
 }
@@ -297,7 +344,7 @@ static void load_records(cl_distinfo_index *index) {
     if (!record_path)
       failed = 1;
     else if (cl_read_file_head(record_path, CL_RECORD_MAX, &text, &len) == 0)
-      cl_record_parse(text, len, keep_record_path, &ctx);
+      cl_record_parse_rows(text, len, keep_record_path, &ctx);
     failed = failed || ctx.failed;
     free(text);
     free(record_path);
@@ -439,4 +486,92 @@ const cl_distribution *cl_distinfo_by_wheel(cl_distinfo_index *index,
     *cuda_major = w->cuda_major;
   }
   return owner;
+}
+
+void cl_distinfo_each_shared(cl_distinfo_index *index,
+                             cl_distinfo_shared_visitor visit, void *opaque) {
+  load_records(index);
+  if (index->records_state != 1 || !index->by_path)
+    return;
+  /* Pairs are few (a folder holds a few dozen NVIDIA wheels): counted in a
+   * small table of the pairs seen, each reported once at the end. */
+  typedef struct pair {
+    size_t a, b, shared;
+    const cl_distinfo_file *first;
+  } pair;
+  pair *pairs = NULL;
+  size_t count = 0, capacity = 0;
+  size_t n = index->file_count;
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    while (j < n && !strcmp(index->by_path[j].key, index->by_path[i].key))
+      ++j;
+    /* Files i..j-1 share one path: each pair of their distributions. */
+    for (size_t x = i; x < j; ++x)
+      for (size_t y = x + 1; y < j; ++y) {
+        size_t a = index->files[index->by_path[x].file].distribution;
+        size_t b = index->files[index->by_path[y].file].distribution;
+        if (a == b)
+          continue;
+        if (a > b) {
+          size_t t = a;
+          a = b;
+          b = t;
+        }
+        size_t k = 0;
+        while (k < count && !(pairs[k].a == a && pairs[k].b == b))
+          ++k;
+        if (k == count) {
+          if (cl_reserve((void **)&pairs, &capacity, count + 1,
+                         sizeof *pairs)) {
+            free(pairs);
+            return;
+          }
+          pairs[count++] =
+              (pair){a, b, 0, &index->files[index->by_path[x].file]};
+        }
+        pairs[k].shared++;
+      }
+    i = j;
+  }
+  for (size_t k = 0; k < count; ++k)
+    visit(index, pairs[k].a, pairs[k].b, pairs[k].first, pairs[k].shared,
+          opaque);
+  free(pairs);
+}
+
+long long cl_distinfo_listed_size(const cl_distinfo_index *index, size_t d,
+                                  const char *relpath) {
+  for (size_t i = 0; i < index->file_count; ++i)
+    if (index->files[i].distribution == d &&
+        !strcmp(index->files[i].relpath, relpath))
+      return index->files[i].size;
+  return -1;
+}
+
+int cl_distinfo_which_installed(const char *file, long long size_a,
+                                long long size_b, const char *record_a,
+                                const char *record_b, const char **why) {
+  *why = NULL;
+  cl_file_stamp now, ra, rb;
+  if (size_a >= 0 && size_b >= 0 && size_a != size_b &&
+      cl_os_path_stamp(file, &now)) {
+    if ((long long)now.size == size_a) {
+      *why = "its RECORD's size matches the file";
+      return 0;
+    }
+    if ((long long)now.size == size_b) {
+      *why = "its RECORD's size matches the file";
+      return 1;
+    }
+  }
+  if (cl_os_path_stamp(record_a, &ra) && cl_os_path_stamp(record_b, &rb)) {
+    int64_t a = ra.ctime_ns > ra.mtime_ns ? ra.ctime_ns : ra.mtime_ns;
+    int64_t b = rb.ctime_ns > rb.mtime_ns ? rb.ctime_ns : rb.mtime_ns;
+    if (a != b) {
+      *why = "installed last";
+      return a > b ? 0 : 1;
+    }
+  }
+  return -1;
 }

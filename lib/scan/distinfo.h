@@ -39,6 +39,7 @@ typedef struct cl_distribution {
 typedef struct cl_distinfo_file {
   char *relpath; /* as RECORD lists it: "nvidia/cudnn/lib/libcudnn.so.8" */
   size_t distribution;
+  long long size; /* the size RECORD lists, -1 when it lists none */
 } cl_distinfo_file;
 
 /* A file of the index under one of its keys (its RECORD path or its base
@@ -99,6 +100,34 @@ const cl_distribution *cl_distinfo_by_path(cl_distinfo_index *index,
 const cl_distribution *cl_distinfo_by_name(cl_distinfo_index *index,
                                            const char *file_name);
 
+/* Files two distributions of the index both list (nvidia-nccl-cu11
+ * installed over nvidia-nccl-cu12: both install
+ * nvidia/nccl/lib/libnccl.so.2): visit gets each pair of distributions
+ * once, with the first such file in path order and how many they share.
+ * The RECORDs are read at the first call, as for the lookups. */
+typedef void (*cl_distinfo_shared_visitor)(const cl_distinfo_index *index,
+                                           size_t a, size_t b,
+                                           const cl_distinfo_file *first,
+                                           size_t shared, void *opaque);
+void cl_distinfo_each_shared(cl_distinfo_index *index,
+                             cl_distinfo_shared_visitor visit, void *opaque);
+
+/* The size RECORD lists for relpath in distribution d of the index, -1
+ * when it lists none. */
+long long cl_distinfo_listed_size(const cl_distinfo_index *index, size_t d,
+                                  const char *relpath);
+
+/* Which of two distributions' files lies at `file` now, when both RECORDs
+ * list it: 0 for the first, 1 for the second, -1 when nothing tells. The
+ * sizes the RECORDs list against the file's own decide first (*why "its
+ * RECORD's size matches the file"); else the RECORD written last, since
+ * pip writes a distribution's RECORD after its files and the last install
+ * overwrites the files (*why "installed last"). Leaves the last error as
+ * it was. */
+int cl_distinfo_which_installed(const char *file, long long size_a,
+                                long long size_b, const char *record_a,
+                                const char *record_b, const char **why);
+
 /* Parsers, pure (fuzzing targets). METADATA: the first "Name:" and
  * "Version:" header lines, up to the first blank line. */
 int cl_metadata_parse(const char *text, size_t len, char **name,
@@ -124,5 +153,11 @@ int cl_requires_dist_parse(const char *text, size_t len,
 typedef int (*cl_record_visitor)(const char *path, size_t len, void *opaque);
 int cl_record_parse(const char *text, size_t len, cl_record_visitor visit,
                     void *opaque);
+/* RECORD with each row's size column too (-1 when the row gives none or
+ * it is no number): visit(path, path_len, size). */
+typedef int (*cl_record_row_visitor)(const char *path, size_t len,
+                                     long long size, void *opaque);
+int cl_record_parse_rows(const char *text, size_t len,
+                         cl_record_row_visitor visit, void *opaque);
 
 #endif

@@ -126,12 +126,10 @@ static void interpreter_folders(const char *bin, const char *program,
   free(real);
 }
 
-/* The first PATH entry holding the interpreter, as a shell would take it. */
-static void python_on_path(cl_root_visitor visit, void *opaque) {
+char *cl_python_on_path(void) {
   char *path = cl_os_getenv("PATH");
-  if (!path)
-    return;
-  for (char *entry = path; entry && *entry;) {
+  char *found = NULL;
+  for (char *entry = path; entry && *entry && !found;) {
     char *end = strchr(entry, CL_LIST_SEP);
     if (end)
       *end = '\0';
@@ -140,18 +138,26 @@ static void python_on_path(cl_root_visitor visit, void *opaque) {
       char *program = cl_path_join(entry, cl_os_python_name());
       uint64_t size = 0;
       /* The Windows Store's alias is an empty reparse point, not Python. */
-      int found = program &&
-                  cl_os_stat_kind(program, &size) == CL_KIND_REGULAR &&
-                  size > 0;
-      if (found)
-        interpreter_folders(entry, program, visit, opaque);
-      free(program);
-      if (found)
-        break;
+      if (program && cl_os_stat_kind(program, &size) == CL_KIND_REGULAR &&
+          size > 0)
+        found = program;
+      else
+        free(program);
     }
     entry = end ? end + 1 : NULL;
   }
   free(path);
+  return found;
+}
+
+/* The first PATH entry holding the interpreter, as a shell would take it. */
+static void python_on_path(cl_root_visitor visit, void *opaque) {
+  char *program = cl_python_on_path();
+  char *bin = program ? cl_path_dirname(program) : NULL;
+  if (bin)
+    interpreter_folders(bin, program, visit, opaque);
+  free(bin);
+  free(program);
 }
 
 void cl_interpreter_roots(const char *program, cl_root_visitor visit,

@@ -55,6 +55,10 @@ void cl_default_roots(cl_naming naming, int with_environment,
  * CONDA_PREFIX, then the site folders of the python3 (Windows: python.exe)
  * first on PATH, read from the file system without running it. */
 void cl_environment_roots(cl_root_visitor visit, void *opaque);
+/* The interpreter a command line's "python3" runs (Windows: python.exe):
+ * the first in PATH's absolute folders, malloc'ed; NULL when there is
+ * none. */
+char *cl_python_on_path(void);
 /* The folders of the interpreter `program` (an absolute path), read without
  * running it, as for the python3 on PATH: its venv root (pyvenv.cfg), its
  * conda prefix, or its site folders. */

@@ -4931,6 +4931,243 @@ class KnownBuilds(CliTestCase):
         self.assertLess(answered, searched, "known %d bytes, searched %d" % (answered, searched))
 
 
+class ImportPath(CliTestCase):
+    """--for as the interpreter imports (issue 43, item 7; issue 41, item
+    4): a venv made by `python -m venv` with the programs fixture's
+    distributions copied in; what the real interpreter finds (its
+    importlib, never an import) is the oracle cudaload's answer is held
+    to. Nothing of the target is run: a .pth file's import line stays
+    unrun."""
+
+    def setUp(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("the programs tree is a Linux tree (ELF)")
+        if len(CLI) > 1:
+            self.skipTest("the tool runs under %s: the venvs are this host's" % CLI[0])
+        self.tree = self.fixture("programs")
+        self.xy = "%d.%d" % sys.version_info[:2]
+        base = getattr(sys, "_base_executable", None) or sys.executable
+        self.python = os.path.realpath(base)
+        self.wheels = self.tree / "wheels" / "site-packages"
+
+    # --- building ------------------------------------------------------
+
+    def install(self, site, name="torchlike", dist="torchlike-2.5.1.dist-info"):
+        """The fixture distribution as pip installs it into site."""
+        site = Path(site)
+        site.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(str(self.tree / "site-packages" / name), str(site / name))
+        shutil.copytree(str(self.tree / "site-packages" / dist), str(site / dist))
+        return site
+
+    def venv(self, where, system_site=False):
+        args = [self.python, "-m", "venv", "--without-pip"]
+        if system_site:
+            args.append("--system-site-packages")
+        r = subprocess.run(args + [str(where)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        if r.returncode != 0:
+            self.skipTest("python -m venv failed here: %s" % r.stderr.decode(errors="replace"))
+        return Path(where), Path(where) / "lib" / ("python" + self.xy) / "site-packages"
+
+    def base_interpreter(self, where):
+        """A base interpreter of our own: the real one's standard library
+        linked into a prefix whose site-packages is ours, as a Docker
+        image's system Python is (NGC, Jetson)."""
+        import sysconfig
+        stdlib = Path(sysconfig.get_paths()["stdlib"])
+        lib = Path(where) / "lib" / ("python" + self.xy)
+        lib.mkdir(parents=True)
+        for entry in os.listdir(str(stdlib)):
+            if entry != "site-packages":
+                os.symlink(str(stdlib / entry), str(lib / entry))
+        (lib / "site-packages").mkdir()
+        (Path(where) / "bin").mkdir()
+        os.symlink(self.python, str(Path(where) / "bin" / ("python" + self.xy)))
+        return Path(where), lib / "site-packages"
+
+    def rehome(self, venv, home, system_site):
+        cfg = venv / "pyvenv.cfg"
+        lines = [l for l in cfg.read_text().splitlines()
+                 if not l.startswith(("home", "include-system-site-packages"))]
+        lines += ["home = %s" % home, "include-system-site-packages = %s" %
+                  ("true" if system_site else "false")]
+        cfg.write_text("\n".join(lines) + "\n")
+
+    # --- asking --------------------------------------------------------
+
+    def env(self, **extra):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME",
+                            "PYTHONNOUSERSITE", "PYTHONUSERBASE")}
+        env["HOME"] = str(self.tmpdir())
+        env.update(extra)
+        return env
+
+    def finds(self, python, module, env):
+        """Where the real interpreter finds module ("" for nowhere)."""
+        code = ("import importlib.util as u, sys; s = u.find_spec(sys.argv[1]); "
+                "print(s.origin if s else '')")
+        r = subprocess.run([str(python), "-c", code, module], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        self.assertEqual(r.returncode, 0, r.stderr.decode(errors="replace"))
+        return r.stdout.decode().strip()
+
+    def doctor(self, args, env, rc=None):
+        proc = subprocess.run(CLI + ["doctor", "--no-defaults", "--root", str(self.wheels),
+                                     "--format", "json"] + args, env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        r = Result(args, proc)
+        if rc is not None:
+            self.assertEqual(r.rc, rc, r.describe())
+        return r
+
+    def requirements(self, r):
+        return {q["spec"]: q["from"] for q in self.parse_json(r)["requirements"]}
+
+    # --- the scenarios -------------------------------------------------
+
+    def test_a_venv_with_system_site_packages_has_its_bases_programs(self):
+        """PEP 405: include-system-site-packages = true makes the base
+        interpreter's site-packages part of the program (it said
+        "requires nothing", and exec refused "needs no CUDA library")."""
+        base, base_site = self.base_interpreter(self.tmpdir() / "base")
+        self.install(base_site)
+        venv, _ = self.venv(self.tmpdir() / "venv", system_site=True)
+        self.rehome(venv, base / "bin", True)
+        env = self.env()
+        found = self.finds(venv / "bin" / "python", "torchlike", env)
+        self.assertEqual(found, str(base_site / "torchlike" / "__init__.py"))
+        got = self.requirements(self.doctor(["--for", str(venv / "bin" / "python")], env))
+        self.assertIn("cusparse=12", got)
+        self.assertIn(str(base_site / "torchlike" / "lib" / "libtorchlike_cuda.so"),
+                      got["cusparse=12"])
+        # Activated, by module name: import finds the base's copy.
+        active = self.env(VIRTUAL_ENV=str(venv),
+                          PATH=str(venv / "bin") + os.pathsep + os.environ.get("PATH", ""))
+        got = self.requirements(self.doctor(["--for", "torchlike"], active))
+        self.assertIn("nvjitlink=12", got)
+        self.assertIn("include-system-site-packages = true", got["cusparse=12"])
+        # Without them, neither the interpreter nor cudaload sees it.
+        self.rehome(venv, base / "bin", False)
+        self.assertEqual(self.finds(venv / "bin" / "python", "torchlike", env), "")
+        self.assertNotIn("cusparse=12", self.requirements(
+            self.doctor(["--for", str(venv / "bin" / "python")], env)))
+        r = self.doctor(["--for", "torchlike"], active, rc=3)
+        self.assertIn(str(venv), r.stderr)
+
+    def test_the_user_site_is_searched_as_site_searches_it(self):
+        """pip install --user: an interpreter of no venv finds it, a venv
+        without system site packages does not, PYTHONNOUSERSITE turns it
+        off."""
+        home = self.tmpdir()
+        user_site = home / ".local" / "lib" / ("python" + self.xy) / "site-packages"
+        self.install(user_site)
+        bin_dir = self.tmpdir()
+        os.symlink(self.python, str(bin_dir / "python3"))
+        env = self.env(HOME=str(home), PATH=str(bin_dir) + os.pathsep + "/usr/bin:/bin")
+        self.assertEqual(self.finds(bin_dir / "python3", "torchlike", env),
+                         str(user_site / "torchlike" / "__init__.py"))
+        got = self.requirements(self.doctor(["--for", "torchlike"], env))
+        self.assertIn("cusparse=12", got)
+        self.assertIn("the user site", got["cusparse=12"])
+        got = self.requirements(self.doctor(["--for", str(bin_dir / "python3")], env))
+        self.assertIn("cusparse=12", got)
+        off = dict(env, PYTHONNOUSERSITE="1")
+        self.assertEqual(self.finds(bin_dir / "python3", "torchlike", off), "")
+        self.doctor(["--for", "torchlike"], off, rc=3)
+        venv, _ = self.venv(self.tmpdir() / "venv")
+        self.assertEqual(self.finds(venv / "bin" / "python", "torchlike", env), "")
+        self.assertNotIn("cusparse=12", self.requirements(
+            self.doctor(["--for", str(venv / "bin" / "python")], env)))
+
+    def test_pythonpath_comes_first(self):
+        """pip install --target DIR with PYTHONPATH=DIR: what import takes,
+        before the venv's own copy."""
+        target = self.install(self.tmpdir() / "target")
+        venv, site = self.venv(self.tmpdir() / "venv")
+        env = self.env(PYTHONPATH=str(target))
+        self.assertEqual(self.finds(venv / "bin" / "python", "torchlike", env),
+                         str(target / "torchlike" / "__init__.py"))
+        got = self.requirements(self.doctor(["--for", str(venv / "bin" / "python")], env))
+        self.assertIn("cusparse=12", got)
+        got = self.requirements(self.doctor(["--environment", str(venv), "--for", "torchlike"],
+                                            env))
+        self.assertIn("PYTHONPATH", got["cusparse=12"])
+        self.assertIn(str(target / "torchlike" / "lib"), got["cusparse=12"])
+
+    def test_pth_folders_are_followed_and_their_code_never_run(self):
+        venv, site = self.venv(self.tmpdir() / "venv")
+        extra = self.install(self.tmpdir() / "extra")
+        ran = self.tmpdir() / "ran"
+        # site.py stops reading a .pth file at a line that fails: the
+        # import line comes last, and does not fail.
+        (site / "extra.pth").write_text(
+            "# a comment\n\n%s\nimport os; open(%r, 'w').close()\n" % (extra, str(ran)))
+        env = self.env()
+        got = self.requirements(self.doctor(["--for", str(venv / "bin" / "python")], env))
+        self.assertIn("cusparse=12", got)
+        got = self.requirements(self.doctor(["--environment", str(venv), "--for", "torchlike"],
+                                            env))
+        self.assertIn("extra.pth", got["cusparse=12"])
+        self.assertFalse(ran.exists(), "cudaload ran a .pth file's import line")
+        # The oracle runs it (it is an interpreter): only after cudaload.
+        self.assertEqual(self.finds(venv / "bin" / "python", "torchlike", env),
+                         str(extra / "torchlike" / "__init__.py"))
+        self.assertTrue(ran.exists(), "the interpreter did not run the line: no test")
+
+    def test_a_reset_environment_finds_the_venv_by_its_interpreter(self):
+        """sudo, cron and systemd start programs with HOME, PATH reset and
+        no VIRTUAL_ENV: the program is then named by its interpreter's
+        path, which needs none of them; a module name says why it is not
+        found and how to name it."""
+        venv, site = self.venv(self.tmpdir() / "venv")
+        self.install(site)
+        reset = {"PATH": "/usr/bin:/bin", "HOME": str(self.tmpdir())}
+        got = self.requirements(self.doctor(["--for", str(venv / "bin" / "python")], reset))
+        self.assertIn("cusparse=12", got)
+        self.assertIn(str(site), got["cusparse=12"])
+        # A venv's lib64, a link to its lib, is one folder, read once.
+        self.assertEqual(got["cusparse=12"].count("libtorchlike_cuda.so"), 1, got)
+        r = self.doctor(["--for", "torchlike"], reset, rc=3)
+        self.assertIn("VIRTUAL_ENV is not set", r.stderr)
+        self.assertIn("--for /path/to/venv/bin/python", r.stderr)
+
+    def test_two_distributions_that_own_one_module_are_a_problem(self):
+        """onnxruntime installed over onnxruntime-gpu: both dist-infos stay,
+        and the files are the CPU build's. The RECORD sizes say so; the fix
+        uninstalls it and reinstalls the GPU build."""
+        venv, site = self.venv(self.tmpdir() / "venv")
+        self.install(site, "ortlike", "ortlike_gpu-1.0.dist-info")
+        record = site / "ortlike_gpu-1.0.dist-info" / "RECORD"
+        rows = [l.split(",") for l in record.read_text().splitlines()]
+        cpu = site / "ortlike-1.0.dist-info"
+        cpu.mkdir()
+        (cpu / "METADATA").write_text("Metadata-Version: 2.1\nName: ortlike\nVersion: 1.0\n\n")
+        own = [r for r in rows if r[0].startswith("ortlike/")]
+        (cpu / "RECORD").write_text("".join("%s,%s,%s\n" % tuple(r) for r in own) +
+                                    "ortlike-1.0.dist-info/RECORD,,\n")
+        # The GPU build's RECORD lists other sizes: its files are gone.
+        record.write_text("".join("%s,%s,%s\n" % (r[0], r[1], int(r[2]) + 1)
+                                  if r[0].startswith("ortlike/") and r[2] else ",".join(r) + "\n"
+                                  for r in rows))
+        r = self.doctor(["--environment", str(venv), "--for", "ortlike"], self.env())
+        problems = [p for p in self.parse_json(r)["problems"] if "both install" in p["problem"]]
+        self.assertEqual(len(problems), 1, r.describe())
+        self.assertIn("ortlike 1.0 and ortlike-gpu 1.0 both install ortlike/", problems[0]["problem"])
+        self.assertIn("the files there are ortlike 1.0's (its RECORD's size matches the file)",
+                      problems[0]["problem"])
+        self.assertEqual(problems[0]["fix"],
+                         "pip uninstall -y ortlike && pip install --force-reinstall --no-deps "
+                         "ortlike-gpu==1.0")
+        # The same said of the venv's interpreter, whose programs they are.
+        r = self.doctor(["--for", str(venv / "bin" / "python")], self.env())
+        problems = [p for p in self.parse_json(r)["problems"] if "both install" in p["problem"]]
+        self.assertEqual(len(problems), 1, r.describe())
+        self.assertIn("the files there are ortlike 1.0's", problems[0]["problem"])
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

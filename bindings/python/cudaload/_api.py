@@ -681,6 +681,30 @@ def default_site_packages() -> "List[str]":
     return out
 
 
+def _sys_path_installs() -> "List[str]":
+    """The folders of sys.path that hold a *.dist-info folder and are not
+    site folders default_site_packages() names: where pip install --target
+    put distributions that this interpreter imports (PYTHONPATH, a .pth
+    file, sys.path.insert). Absolute, existing, each once."""
+    known = {os.path.normcase(os.path.realpath(p)) for p in default_site_packages()}
+    out: List[str] = []
+    for entry in sys.path:
+        if not entry or not os.path.isdir(entry):
+            continue
+        folder = os.path.abspath(entry)
+        key = os.path.normcase(os.path.realpath(folder))
+        if key in known:
+            continue
+        known.add(key)
+        try:
+            holds = any(name.endswith(".dist-info") for name in os.listdir(folder))
+        except OSError:
+            holds = False
+        if holds:
+            out.append(folder)
+    return out
+
+
 class Context:
     """A libcudaload context: roots, the scanned inventory, requirements and
     a plan. Not thread-safe (as the C context); use one per thread.
@@ -738,6 +762,9 @@ class Context:
         # defaults=False used to drop the site folders too, and a setup()
         # that then found nothing told the user to install the very wheel
         # this interpreter has: only False leaves them out now.
+        # The default is this interpreter, whose sys.path require_for()
+        # reads too.
+        self._this_interpreter = site_packages is None
         if site_packages is None:
             site_packages = default_site_packages()
         elif site_packages is False:
@@ -912,15 +939,27 @@ class Context:
     def require_for(self, program: "Any") -> "Context":
         """Require what a program needs, read from the program itself
         (cudaload_require_for): an installed module or distribution of this
-        environment ("torch", "onnxruntime"), or the path (str, bytes or
+        environment ("torch", "onnxruntime"), found as the interpreter
+        imports it (with the default site_packages, this interpreter's
+        sys.path: PYTHONPATH, the user site, .pth folders, folders pip
+        installed into with --target), or the path (str, bytes or
         os.PathLike; relative to the current folder) of a binary, an
         interpreter or a venv. Each requirement it adds says where it came
-        from (requirement_origins()). NotFoundError names where it looked
-        when the program is none of these; None adds nothing."""
+        from (requirement_origins()). What the program needs only for a
+        feature (CuPy's cuTENSOR) is no requirement: the plan's warnings
+        say it, with its fix. NotFoundError names where it looked when the
+        program is none of these; None adds nothing."""
         if program is None:
             return self
         _need(self._lib, "cudaload_require_for")
         target = _program_arg(program)
+        if self._this_interpreter and not os.path.isabs(target):
+            # A module of this interpreter is found as it imports it: the
+            # folders of sys.path that distributions were installed into
+            # beside the site folders (pip install --target, PYTHONPATH,
+            # sys.path.insert) are its environment too.
+            for folder in _sys_path_installs():
+                self._add_environment_root(folder, None)
         status = self._lib.call("cudaload_require_for", self.handle, target)
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_require_for", repr(target))
