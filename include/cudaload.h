@@ -1300,6 +1300,12 @@ CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 #define CUDALOAD_PROBLEM_UNKNOWN_LIBRARY 36 /* not a CUDA library, failed */
 #define CUDALOAD_PROBLEM_NO_GPU_CODE 37     /* no GPU code for this GPU */
 #define CUDALOAD_PROBLEM_CUBLAS_INIT 38     /* cuBLAS could not start */
+/* What --for reads in the program itself: */
+#define CUDALOAD_PROBLEM_SAME_FILES 39 /* two distributions, one set of files  \
+                                        */
+#define CUDALOAD_PROBLEM_IF_USED 40    /* a need of a feature only (note) */
+#define CUDALOAD_PROBLEM_PIN_UNREAD 41 /* a Requires-Dist pin not understood   \
+                                        */
 
 /** The kind's name in reports ("unsatisfied", "symbols-missing", ...);
  *  NULL for a value that is no kind. (CUDALOAD_1.3) */

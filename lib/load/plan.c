@@ -873,12 +873,12 @@ static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
 /* Record a warning once (two sub-libraries can miss the same library). */
 int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
                         const char *file) {
-  return cl_plan_add_warning_as(ctx, problem, fix, file, NULL);
+  return cl_plan_add_warning_as(ctx, problem, fix, file, 0, NULL);
 }
 
 int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
-                           const char *fix, const char *file,
-                           const char *identity) {
+                           const char *fix, const char *file, int kind,
+                           const cl_fix *steps) {
   cl_plan_state *ps = cl_plan_state_make(ctx);
   if (!ps)
     return CUDALOAD_E_NO_MEMORY;
@@ -891,12 +891,11 @@ int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
                  ps->plan_warning_count + 1, sizeof(cl_plan_warning)))
     return CUDALOAD_E_NO_MEMORY;
   cl_plan_warning w = {cl_strdup(problem), cl_strdup(fix), cl_strdup(file),
-                       cl_strdup(text), identity};
-  if (!w.problem || !w.fix || !w.file || !w.text) {
-    free(w.problem);
-    free(w.fix);
-    free(w.file);
-    free(w.text);
+                       cl_strdup(text),    kind,           CL_FIX_INIT};
+  if (steps)
+    cl_fix_append(&w.steps, steps);
+  if (!w.problem || !w.fix || !w.file || !w.text || w.steps.failed) {
+    cl_plan_warning_free(&w);
     return CUDALOAD_E_NO_MEMORY;
   }
   ps->plan_warnings[ps->plan_warning_count++] = w;
@@ -1312,7 +1311,7 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
       rc = add_lazy_entries(ctx, planned, best, n->opener, n->why);
       continue;
     }
-    char number[16], file[256], fix[768];
+    char number[16], file[256];
     snprintf(number, sizeof number, "%d", n->major);
     cl_catalog_file_name(n->entry, naming, number, file, sizeof file);
     int cuda = cl_catalog_cuda_major(n->entry, n->major);
@@ -1325,25 +1324,38 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
     const cl_catalog_wheel *w =
         cuda ? cl_catalog_wheel_find(n->entry->family, cuda, n->major, naming)
              : NULL;
-    if (package && w && w->min_abi && w->min_abi != w->max_abi)
-      snprintf(fix, sizeof fix,
-               "only if the program uses it: pip install \"%s==%d.*\"", package,
-               n->major);
-    else if (package)
-      snprintf(fix, sizeof fix, "only if the program uses it: pip install %s",
-               package);
-    else
-      snprintf(fix, sizeof fix,
-               "only if the program uses it: add --require %s=%d with a root "
-               "that holds it",
-               n->entry->name, n->major);
+    cl_fix steps = CL_FIX_INIT;
+    if (package) {
+      cl_fix_step *install = cl_fix_add(&steps, CUDALOAD_FIX_INSTALL);
+      char *word = w && w->min_abi && w->min_abi != w->max_abi
+                       ? cl_strdup_printf("%s==%d.*", package, n->major)
+                       : cl_strdup(package);
+      cl_fix_arg(&steps, install, "pip");
+      cl_fix_arg(&steps, install, "install");
+      if (word)
+        cl_fix_arg(&steps, install, word);
+      else
+        steps.failed = 1;
+      free(word);
+      cl_fix_note(&steps, install, "only if the program uses it");
+    } else {
+      cl_fix_add_note(&steps,
+                      "only if the program uses it: add --require %s=%d with "
+                      "a root that holds it",
+                      n->entry->name, n->major);
+    }
+    char *fix = cl_fix_line_text(&steps, naming == CL_NAMING_WINDOWS
+                                             ? CL_SHELL_CMD_AND_POWERSHELL
+                                             : CL_SHELL_POSIX);
     char *text = cuda ? cl_strdup_printf("%s; no %s for CUDA %d was found",
                                          n->why, file, cuda)
                       : cl_strdup_printf("%s; no %s was found", n->why, file);
-    rc = text ? cl_plan_add_warning_as(ctx, text, fix, file,
-                                       CL_PROGRAM_PROBLEM_IF_USED)
-              : CUDALOAD_E_NO_MEMORY;
+    rc = text && fix ? cl_plan_add_warning_as(ctx, text, fix, file,
+                                              CUDALOAD_PROBLEM_IF_USED, &steps)
+                     : CUDALOAD_E_NO_MEMORY;
     free(text);
+    free(fix);
+    cl_fix_free(&steps);
   }
   return rc;
 }
@@ -1356,7 +1368,8 @@ static int add_program_warnings(cudaload_ctx *ctx) {
   for (size_t i = 0; i < ps->program_warning_count && !rc; ++i)
     rc = cl_plan_add_warning_as(
         ctx, ps->program_warnings[i].problem, ps->program_warnings[i].fix,
-        ps->program_warnings[i].file, ps->program_warnings[i].identity);
+        ps->program_warnings[i].file, ps->program_warnings[i].kind,
+        &ps->program_warnings[i].steps);
   return rc;
 }
 

@@ -18,8 +18,10 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx);
 int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
                         const char *file);
 /* The same with the warning's identity (cl_plan_warning.identity). */
+/* The same with its problem kind (CUDALOAD_PROBLEM_*) and its fix as
+ * steps (copied; NULL: fix in words only). */
 int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
-                           const char *fix, const char *file,
-                           const char *identity);
+                           const char *fix, const char *file, int kind,
+                           const cl_fix *steps);
 
 #endif

@@ -210,10 +210,7 @@ void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
              strstr(f->names, w->file) != NULL;
     }
     if (said) {
-      free(w->problem);
-      free(w->fix);
-      free(w->file);
-      free(w->text);
+      cl_plan_warning_free(w);
     } else {
       ps->plan_warnings[kept++] = *w;
     }

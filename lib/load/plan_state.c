@@ -32,10 +32,7 @@ static void clear_plan(cl_plan_state *ps) {
   }
   ps->plan_count = 0;
   for (size_t i = 0; i < ps->plan_warning_count; ++i) {
-    free(ps->plan_warnings[i].problem);
-    free(ps->plan_warnings[i].fix);
-    free(ps->plan_warnings[i].file);
-    free(ps->plan_warnings[i].text);
+    cl_plan_warning_free(&ps->plan_warnings[i]);
   }
   ps->plan_warning_count = 0;
   clear_conflicts(ps);
@@ -60,11 +57,12 @@ static void clear_plan(cl_plan_state *ps) {
   ps->planned = 0;
 }
 
-static void free_warning(cl_plan_warning *w) {
+void cl_plan_warning_free(cl_plan_warning *w) {
   free(w->problem);
   free(w->fix);
   free(w->file);
   free(w->text);
+  cl_fix_free(&w->steps);
 }
 
 static void free_plan_state(cl_plan_state *ps) {
@@ -93,7 +91,7 @@ static void free_plan_state(cl_plan_state *ps) {
   free(ps->optional_needs);
   free(ps->program_cuda_reason);
   for (size_t i = 0; i < ps->program_warning_count; ++i)
-    free_warning(&ps->program_warnings[i]);
+    cl_plan_warning_free(&ps->program_warnings[i]);
   free(ps->program_warnings);
   free(ps->env_value);
   for (size_t i = 0; i < ps->env_warning_count; ++i)
@@ -227,11 +225,12 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
     for (size_t i = 0; i < from->program_warning_count; ++i) {
       const cl_plan_warning *w = &from->program_warnings[i];
       cl_plan_warning *t = &to->program_warnings[i];
-      *t = (cl_plan_warning){cl_strdup(w->problem), cl_strdup(w->fix),
-                             cl_strdup(w->file), cl_strdup(w->text),
-                             w->identity};
+      *t = (cl_plan_warning){
+          cl_strdup(w->problem), cl_strdup(w->fix), cl_strdup(w->file),
+          cl_strdup(w->text),    w->kind,           CL_FIX_INIT};
+      cl_fix_append(&t->steps, &w->steps);
       to->program_warning_count = i + 1;
-      if (!t->problem || !t->fix || !t->file || !t->text)
+      if (!t->problem || !t->fix || !t->file || !t->text || t->steps.failed)
         return 1;
     }
   }

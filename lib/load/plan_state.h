@@ -104,10 +104,16 @@ typedef struct cl_plan_warning {
   char *fix;     /* "add --require cublas=12 with a root that holds it" */
   char *file;    /* the first file name it is about: "libcublas.so.12" */
   char *text;    /* problem + ": " + fix */
-  /* Which kind of problem it is, a stable name for the problem model to
-   * map (CL_PROGRAM_PROBLEM_*, program.h); NULL for the plan's own. */
-  const char *identity;
+  /* Which kind of problem it is (CUDALOAD_PROBLEM_*); 0 for the plan's
+   * own lazy open (CUDALOAD_PROBLEM_LAZY_UNPROVIDED). */
+  int kind;
+  /* The fix as steps (common/fix_steps.h); fix is their one line. Empty
+   * for a fix in words only. */
+  cl_fix steps;
 } cl_plan_warning;
+
+/* Free what a warning holds (not the warning). */
+void cl_plan_warning_free(cl_plan_warning *w);
 
 /* A need of the program's only when it uses a feature ("if used": CuPy's
  * cuTENSOR module, onnxruntime's TensorRT provider, another program of

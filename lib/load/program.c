@@ -211,9 +211,14 @@ static char *read_text(const char *path, size_t *len) {
   return text;
 }
 
-static void add_warning(program_scan *ps, const char *identity, char *problem,
-                        char *fix, const char *file) {
+/* A problem of the program's own (CUDALOAD_PROBLEM_*), its fix as steps
+ * (taken: left empty); problem is taken too. */
+static void add_warning(program_scan *ps, int kind, char *problem,
+                        cl_fix *steps, const char *file) {
   char *copy = cl_strdup(file ? file : "");
+  char *fix = cl_fix_line_text(steps, ps->naming == CL_NAMING_WINDOWS
+                                          ? CL_SHELL_CMD_AND_POWERSHELL
+                                          : CL_SHELL_POSIX);
   char *text = problem && fix ? cl_strdup_printf("%s: %s", problem, fix) : NULL;
   if (!problem || !fix || !copy || !text ||
       cl_reserve((void **)&ps->warnings, &ps->warning_capacity,
@@ -222,11 +227,13 @@ static void add_warning(program_scan *ps, const char *identity, char *problem,
     free(fix);
     free(copy);
     free(text);
+    cl_fix_free(steps);
     ps->failed = 1;
     return;
   }
   ps->warnings[ps->warning_count++] =
-      (cl_plan_warning){problem, fix, copy, text, identity};
+      (cl_plan_warning){problem, fix, copy, text, kind, *steps};
+  memset(steps, 0, sizeof *steps);
 }
 
 /* --- requirements -------------------------------------------------------- */
@@ -343,22 +350,25 @@ static void pin_not_read(program_scan *ps, const cl_requirement_line *line,
   snprintf(pinned, sizeof pinned, "%.*s", (int)line->name_len, line->name);
   const cl_catalog_entry *main = cl_catalog_family_main(w->family);
   int major = main ? abi_major_for_cuda(main, w->cuda_major) : 0;
-  char *fix =
-      main && major
-          ? cl_strdup_printf("if the program needs %s, add --require %s=%d "
-                             "beside --for",
-                             pinned, main->name, major)
-          : cl_strdup_printf("if the program needs %s, require its library "
-                             "with --require beside --for",
-                             pinned);
-  add_warning(ps, CL_PROGRAM_PROBLEM_PIN_NOT_READ,
+  cl_fix steps = CL_FIX_INIT;
+  if (main && major)
+    cl_fix_add_note(&steps,
+                    "if the program needs %s, add --require %s=%d beside "
+                    "--for",
+                    pinned, main->name, major);
+  else
+    cl_fix_add_note(&steps,
+                    "if the program needs %s, require its library with "
+                    "--require beside --for",
+                    pinned);
+  add_warning(ps, CUDALOAD_PROBLEM_PIN_UNREAD,
               cl_strdup_printf(
                   "Requires-Dist: %.*s%s%.*s%s%.*s of %s was not read: %s",
                   (int)line->name_len, line->name, line->spec_len ? " " : "",
                   (int)line->spec_len, line->specifier,
                   line->marker_len ? "; " : "", (int)line->marker_len,
                   line->marker, p ? p->label : "the program", reason),
-              fix, pinned);
+              &steps, pinned);
 }
 
 /* The version of distribution `name` installed in the site being read,
@@ -1048,16 +1058,32 @@ static void word_clash(program_scan *ps, const cl_program_clash *c, int cuda) {
       c->shared, c->shared == 1 ? "" : "s", c->site, there,
       wanted >= 0 && c->installed == 1 - wanted ? ", not the program's " : "",
       wanted >= 0 && c->installed == 1 - wanted ? c->names[wanted] : "");
-  char *fix =
-      wanted >= 0
-          ? cl_strdup_printf("pip uninstall -y %s && pip install "
-                             "--force-reinstall --no-deps %s==%s",
-                             c->names[1 - wanted], c->names[wanted],
-                             c->versions[wanted])
-          : cl_strdup_printf("keep one of them: pip uninstall -y %s %s, then "
-                             "pip install the one the program needs",
-                             c->names[0], c->names[1]);
-  add_warning(ps, CL_PROGRAM_PROBLEM_SAME_FILES, problem, fix,
+  cl_fix steps = CL_FIX_INIT;
+  if (wanted >= 0) {
+    cl_fix_step *uninstall = cl_fix_add(&steps, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&steps, uninstall, "pip");
+    cl_fix_arg(&steps, uninstall, "uninstall");
+    cl_fix_arg(&steps, uninstall, "-y");
+    cl_fix_arg(&steps, uninstall, c->names[1 - wanted]);
+    cl_fix_step *install = cl_fix_add(&steps, CUDALOAD_FIX_INSTALL);
+    cl_fix_arg(&steps, install, "pip");
+    cl_fix_arg(&steps, install, "install");
+    cl_fix_arg(&steps, install, "--force-reinstall");
+    cl_fix_arg(&steps, install, "--no-deps");
+    char *word =
+        cl_strdup_printf("%s==%s", c->names[wanted], c->versions[wanted]);
+    if (word)
+      cl_fix_arg(&steps, install, word);
+    else
+      steps.failed = 1;
+    free(word);
+  } else {
+    cl_fix_add_note(&steps,
+                    "keep one of them: pip uninstall -y %s %s, then pip "
+                    "install the one the program needs",
+                    c->names[0], c->names[1]);
+  }
+  add_warning(ps, CUDALOAD_PROBLEM_SAME_FILES, problem, &steps,
               cl_path_basename(c->example));
 }
 
@@ -1378,9 +1404,10 @@ static int remember_target(cudaload_ctx *ctx, const char *target) {
   cl_plan_state *state = cl_plan_state_make(ctx);
   if (!state)
     return CUDALOAD_E_NO_MEMORY;
-  char *joined = state->program_targets
-                     ? cl_strdup_printf("%s, %s", state->program_targets, target)
-                     : cl_strdup(target);
+  char *joined =
+      state->program_targets
+          ? cl_strdup_printf("%s, %s", state->program_targets, target)
+          : cl_strdup(target);
   if (!joined)
     return CUDALOAD_E_NO_MEMORY;
   free(state->program_targets);

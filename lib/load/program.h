@@ -13,19 +13,6 @@
 #include "core/context.h"
 #include "load/plan_state.h"
 
-/* The identities of the problems cudaload_require_for() finds
- * (cl_plan_warning.identity), stable names the problem model maps:
- * - a need the program has only if it uses a feature, which no root
- *   holds (plan.c words it);
- * - two distributions that own the same files, one installed over the
- *   other (onnxruntime over onnxruntime-gpu, nvidia-nccl-cu11 over
- *   nvidia-nccl-cu12);
- * - a Requires-Dist pin of NVIDIA's wheels whose specifier or marker is
- *   no PEP 440/508 text, or whose marker reads what is not known here. */
-#define CL_PROGRAM_PROBLEM_IF_USED "program.if_used"
-#define CL_PROGRAM_PROBLEM_SAME_FILES "program.same_files"
-#define CL_PROGRAM_PROBLEM_PIN_NOT_READ "program.pin_not_read"
-
 /* The origin recorded for requirement text in ctx, or NULL. */
 const char *cl_requirement_origin_of(const cudaload_ctx *ctx, const char *text);
 

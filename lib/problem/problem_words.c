@@ -60,6 +60,9 @@ static const kind_row kinds[] = {
     {CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, "unknown-library", 0},
     {CUDALOAD_PROBLEM_NO_GPU_CODE, "no-gpu-code", 0},
     {CUDALOAD_PROBLEM_CUBLAS_INIT, "cublas-init", 0},
+    {CUDALOAD_PROBLEM_SAME_FILES, "same-files", 0},
+    {CUDALOAD_PROBLEM_IF_USED, "if-used", 1},
+    {CUDALOAD_PROBLEM_PIN_UNREAD, "pin-unread", 0},
 };
 
 static const kind_row *row_of(int kind) {

@@ -5,6 +5,7 @@
  * with its kind, facts and fix steps, in the order the report lists them.
  */
 #include "report/doctor_problems.h"
+#include "problem/problem_words.h"
 #include "load/fix_lines.h"
 #include "load/python_loads.h"
 #include "load/manifest.h"
@@ -820,11 +821,22 @@ static void plan_warning_problems(cl_doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_warning_count; ++i) {
     const cl_plan_warning *w = &cl_plan_state_of(ctx)->plan_warnings[i];
-    if (reported(d, w->file))
+    int kind = w->kind ? w->kind : CUDALOAD_PROBLEM_LAZY_UNPROVIDED;
+    /* The plan's own lazy open repeats what the loader model said; the
+     * program's own problems (--for) are said once, whatever the model. */
+    if (!w->kind && reported(d, w->file))
       continue;
-    cl_problem *p =
-        add_said(d, CUDALOAD_PROBLEM_LAZY_UNPROVIDED, w->problem, w->fix);
-    fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, w->file);
+    cl_problem *p = add(d, kind);
+    cl_problem_say(&d->problems, p, w->problem);
+    fact(d, p, CUDALOAD_FACT_NAME,
+         w->kind ? CUDALOAD_FROM_PROGRAM : CUDALOAD_FROM_MACHINE, w->file);
+    if (!p)
+      continue;
+    if (w->steps.count)
+      cl_fix_append(&p->fix, &w->steps);
+    else
+      cl_fix_add_note(&p->fix, "%s", w->fix);
+    p->note = cl_problem_kind_is_note(kind);
   }
 }
 

@@ -2364,7 +2364,8 @@ PROBLEM_KINDS = ("unsatisfied", "not-found", "lazy-not-found", "symbols-missing"
                  "lazy-unprovided", "driver-absent", "driver-too-old", "probe-failed", "zlib-missing",
                  "device", "variable", "message", "unreadable", "stopped", "in-process", "empty-entry",
                  "plugin-unusable", "path-missing", "older-release", "newer-release", "cpu-build", "pin",
-                 "driver-hidden", "unknown-library", "no-gpu-code", "cublas-init")
+                 "driver-hidden", "unknown-library", "no-gpu-code", "cublas-init", "same-files",
+                 "if-used", "pin-unread")
 FACT_NAMES = ("requirement", "family", "library", "major", "cuda_major", "consumer", "name", "taken",
               "better", "path", "version", "wanted", "symbol", "version_node", "rule", "reason",
               "driver", "quote", "package", "variable", "stage", "condition", "device")
@@ -5158,9 +5159,11 @@ class ImportPath(CliTestCase):
         self.assertIn("ortlike 1.0 and ortlike-gpu 1.0 both install ortlike/", problems[0]["problem"])
         self.assertIn("the files there are ortlike 1.0's (its RECORD's size matches the file)",
                       problems[0]["problem"])
-        self.assertEqual(problems[0]["fix"],
-                         "pip uninstall -y ortlike && pip install --force-reinstall --no-deps "
-                         "ortlike-gpu==1.0")
+        self.assertEqual(problems[0]["kind"], "same-files")
+        self.assertEqual([(s["action"], s["argv"]) for s in problems[0]["fix"]],
+                         [("command", ["pip", "uninstall", "-y", "ortlike"]),
+                          ("install", ["pip", "install", "--force-reinstall", "--no-deps",
+                                       "ortlike-gpu==1.0"])])
         # The same said of the venv's interpreter, whose programs they are.
         r = self.doctor(["--for", str(venv / "bin" / "python")], self.env())
         problems = [p for p in self.parse_json(r)["problems"] if "both install" in p["problem"]]
