@@ -3521,6 +3521,34 @@ class Explain(CliTestCase):
         self.assertTrue(same_file(lazy["libcublas.so.12"]["resolved"], cublas / "libcublas.so.12"))
         self.assertEqual(doc["problems"], [])
 
+    def test_the_answer_leads(self):
+        """Issue 46: explain's first line is its verdict (the file, how
+        many problems and the first of them), its problems and their fixes
+        come before the tree they were found in."""
+        if CLI_IS_WINDOWS:
+            ops = self.fixture("preload", "windows", "cudnn8", "cudnn_ops_infer64_8.dll")
+            name, missing = "cudnn_ops_infer64_8.dll", "cublas64_12.dll"
+        else:
+            ops = self.fixture("cudnn8_compat", "libcudnn_ops_infer.so.8")
+            name, missing = "libcudnn_ops_infer.so.8", "libcublas.so.12"
+        r = self.explain("--no-defaults", to_cli(ops), rc=6)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^%s: \d+ files? the loader would open; 1 problem: .*%s"
+                         % (re.escape(name), re.escape(missing)), r.describe())
+        problems, tree = lines.index("Problems"), lines.index("What the loader would open")
+        self.assertLess(problems, tree, r.stdout)
+        self.assertTrue(lines[problems + 1].startswith("  1. "), r.stdout)
+        self.assertTrue(lines[problems + 2].startswith("     fix: "), r.stdout)
+        # Healthy: the first line says so; its empty problem list comes last.
+        cublas = self.fixture("preload", "windows", "cublas12") if CLI_IS_WINDOWS \
+            else self.fixture("preload", "cublas12")
+        r = self.explain("--no-defaults", "--root", to_cli(cublas), "--require", "cublas=12",
+                         to_cli(ops), rc=0)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^%s: \d+ files? the loader would open; no problems$"
+                         % re.escape(name), r.describe())
+        self.assertLess(lines.index("What the loader would open"), lines.index("Problems"))
+
     def test_text_and_dot(self):
         self.require_linux_tool()
         main = self.fixture("wheels-cu13", "site-packages", "nvidia", "cudnn", "lib", "libcudnn.so.9")
