@@ -1607,6 +1607,32 @@ class Program(CliTestCase):
         self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
         self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
+    def test_a_program_that_loads_its_own_libraries_is_judged_as_it_runs(self):
+        # Issue 41, item 4: JAX's CUDA plugin loads the NVIDIA wheels'
+        # libraries by path first (consumers.c), so cuBLASLt's by-name
+        # libnvrtc.so.12 finds NVRTC loaded: no problem (before: a false
+        # lazy-not-found), and exec warns of nothing.
+        site = self.tree / "selfload" / "site-packages"
+        args = ["--no-defaults", "--environment", to_cli(site), "--for", "jax"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        self.assertEqual([q for q in doc["problems"] if q["kind"] != "driver-absent"], [],
+                         doc["problems"])
+        r = run_cli("exec", *(args + ["--", sys.executable, "-c", "print('ran')"]))
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertNotIn("warning", r.stderr)
+        # Issue 41, item 3: TensorFlow 2.21 opens its GPU libraries by name
+        # at start-up from libtensorflow_framework.so.2, whose RUNPATH (its
+        # over 4 KB read whole) misses cuSOLVER: the cause, named.
+        doc = self.parse_json(run_cli("doctor", "--no-defaults", "--environment", to_cli(site),
+                                      "--for", "tensorflow", "--format", "json"))
+        framework = str(site / "tensorflow" / "libtensorflow_framework.so.2")
+        lazy = [q for q in doc["problems"] if q["kind"] == "lazy-not-found"
+                and q["facts"]["consumer"]["value"] == framework]
+        self.assertEqual(len(lazy), 1, doc["problems"])
+        # (the tree holds no cudart or cuFFT: those are named too)
+        self.assertIn("libcusolver.so.11", lazy[0]["facts"]["name"]["value"].split(", "))
+        self.assertEqual(lazy[0]["fix"][0]["action"], "run-program")
+
     def test_for_what_is_no_program_is_exit_3_and_says_where_it_looked(self):
         r = run_cli("env", "--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
                     "--for", "no_such_module")
