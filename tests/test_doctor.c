@@ -471,7 +471,8 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
   assert_contains(text, ": not found (rule: not-found; looked at:");
   assert_contains(text, "fix: add --require cublas=12 with a root that holds "
                         "it");
-  assert_contains(text, with_pip("to install it: ", "install"));
+  /* The install alone on its line, after the note that leads to it. */
+  assert_contains(text, with_pip("to install it:\n          ", "install"));
   assert_contains(text, "nvidia-cublas-cu12");
   assert_true(problems >= 1);
   cudaload_free(text);

@@ -859,3 +859,14 @@ int cl_catalog_match_renamed(const char *file_name, cl_naming naming,
          cl_catalog_auditwheel_original(file_name, original, sizeof original) &&
          cl_catalog_match(original, naming, out);
 }
+
+const char *cl_catalog_family_title(const char *family) {
+  static const char *const titles[][2] = {
+      {"cublas", "cuBLAS"},     {"cudnn", "cuDNN"},         {"nvrtc", "NVRTC"},
+      {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"},   {"cufft", "cuFFT"},
+      {"curand", "cuRAND"},     {"nvjitlink", "nvJitLink"}, {"cupti", "CUPTI"}};
+  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; ++i)
+    if (strcmp(titles[i][0], family) == 0)
+      return titles[i][1];
+  return family;
+}

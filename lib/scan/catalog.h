@@ -169,4 +169,8 @@ const cl_catalog_entry *cl_catalog_find(const char *name);
  * requirement names; NULL for no family the catalog knows. */
 const cl_catalog_entry *cl_catalog_family_main(const char *family);
 
+/* A family as its documentation spells it ("cuDNN"); the name itself for
+ * a family the catalog does not know. */
+const char *cl_catalog_family_title(const char *family);
+
 #endif

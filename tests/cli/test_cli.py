@@ -1603,7 +1603,9 @@ class Program(CliTestCase):
         # Among what it needs: the names of the required family (on a
         # machine without a toolkit, also the others it lacks).
         self.assertRegex(as_is[0]["problem"], r"needs (\S+, )*libcublasLt\.so\.12, libcublas\.so\.12")
-        self.assertIn("which the loader does not find, so loading it fails", as_is[0]["problem"])
+        self.assertEqual(as_is[0]["kind"], "not-found", as_is[0])
+        self.assertIn("libcublasLt.so.12", as_is[0]["facts"]["name"]["value"], as_is[0])
+        self.assertEqual(as_is[0]["facts"]["condition"]["value"], "as-it-is", as_is[0])
         self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
         self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
@@ -2391,10 +2393,13 @@ PROBLEM_KINDS = ("unsatisfied", "not-found", "lazy-not-found", "symbols-missing"
                  "device", "variable", "message", "unreadable", "stopped", "in-process", "empty-entry",
                  "plugin-unusable", "path-missing", "older-release", "newer-release", "cpu-build", "pin",
                  "driver-hidden", "unknown-library", "no-gpu-code", "cublas-init", "same-files",
-                 "if-used", "pin-unread")
+                 "if-used", "pin-unread", "version-untrusted", "needed-unprovided", "case-twins",
+                 "shared-name", "unexposed")
 FACT_NAMES = ("requirement", "family", "library", "major", "cuda_major", "consumer", "name", "taken",
               "better", "path", "version", "wanted", "symbol", "version_node", "rule", "reason",
-              "driver", "quote", "package", "variable", "stage", "condition", "device")
+              "driver", "quote", "package", "variable", "stage", "condition", "device", "count",
+              "total", "searched", "other_path", "other_version", "other_cuda_major", "among",
+              "loaded_by", "causes", "platform", "value", "other_package")
 FIX_ACTIONS = ("note", "install", "set-variable", "run-program", "command", "choice")
 
 
@@ -3128,7 +3133,8 @@ class FixesAsPrinted(CliTestCase):
             # elsewhere (a toolkit in ld.so.cache), the loader model's
             # where it would find none.
             held = re.match(r"add --require (\w+=\d+) with a root that holds it", problem["fix_text"]) \
-                or re.match(r"add a root that holds (\S+ \d+) \(pip install nvidia-", problem["fix_text"])
+                or re.match(r"add a root that holds (\S+ \d+); the wheel that ships it: pip install nvidia-",
+                            problem["fix_text"])
             self.assertTrue(held, problem)
             key = held.group(1).lower().replace(" ", "=")
             root = ["--root", to_cli(holders[key])]
