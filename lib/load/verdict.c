@@ -1510,7 +1510,7 @@ static void not_found(cudaload_explain *e, const char *from,
                       int later, cl_naming naming) {
   char places[1024];
   places_looked_at(&edge->how, places, sizeof places);
-  const char *who = from ? from : "the process";
+  const char *who = from ? from : CL_VERDICT_THE_PROCESS;
   if (!later) {
     cl_verdict_add(
         e, CL_FINDING_NOT_FOUND, 0,
@@ -1586,14 +1586,14 @@ static void search_list_hazards(cudaload_explain *e, const cl_load_edge *edge,
                      "entry \"%s\", which the loader takes relative to the "
                      "current folder: whoever controls that folder could plant "
                      "a library there",
-                     from ? from : "the process", list,
+                     from ? from : CL_VERDICT_THE_PROCESS, list,
                      cl_resolve_rule_name(st->rule), st->folder)
                : cl_strdup_printf(
                      "%s: the search list of %s (rule: %s) holds an empty "
                      "entry (or \".\"), so the loader also looks for names in "
                      "the current folder: whoever controls that folder could "
                      "plant a library there",
-                     from ? from : "the process", list,
+                     from ? from : CL_VERDICT_THE_PROCESS, list,
                      cl_resolve_rule_name(st->rule));
     cl_finding *f = cl_verdict_add(
         e, CL_FINDING_EMPTY_ENTRY, later, text,
@@ -1640,8 +1640,8 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
           e, CL_FINDING_WRONG_LIBRARY, later,
           cl_strdup_printf("%s asks for %s but the loader takes %s, which "
                            "is %s %d (rule: %s)",
-                           from ? from : "the process", edge->name, to->path,
-                           got.entry->name, got.major,
+                           from ? from : CL_VERDICT_THE_PROCESS, edge->name,
+                           to->path, got.entry->name, got.major,
                            cl_resolve_rule_name(edge->how.rule)),
           cl_strdup_printf("remove %s, which is misnamed, or put the folder "
                            "of the right %s first",

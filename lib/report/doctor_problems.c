@@ -591,6 +591,18 @@ static int required_name(const cudaload_ctx *ctx, const char *name) {
   return 0;
 }
 
+/* Who opens or needs the name a finding is about: its consumer, or the
+ * process itself where no file of the model did (Windows: a required
+ * library opened by name as the program opens it, docs/loader.md, Windows
+ * 14), as the finding's sentence says; NULL for a finding about no open. */
+static const char *opener_of(const cl_finding *f) {
+  if (f->consumer)
+    return f->consumer;
+  return f->kind == CL_FINDING_NOT_FOUND || f->kind == CL_FINDING_WRONG_LIBRARY
+             ? CL_VERDICT_THE_PROCESS
+             : NULL;
+}
+
 /* The names one opener needs (lazy 0) or opens by name (lazy 1) that are
  * not found as it is, joined: "libcublasLt.so.12, libcublas.so.12". */
 static char *names_not_found_from(const cudaload_explain *e,
@@ -600,8 +612,8 @@ static char *names_not_found_from(const cudaload_explain *e,
   *count = 0;
   for (size_t i = 0; i < e->finding_count; ++i) {
     const cl_finding *f = &e->findings[i];
-    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy || !f->consumer ||
-        strcmp(f->consumer, consumer) != 0)
+    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy ||
+        strcmp(opener_of(f), consumer) != 0)
       continue;
     /* A lazy finding holds every name of its family its opener opens. */
     const char *names = f->names ? f->names : f->name;
@@ -622,7 +634,7 @@ static int first_not_found_of(const cudaload_ctx *ctx,
   for (size_t k = 0; k < i; ++k) {
     const cl_finding *g = &e->findings[k];
     if (g->kind == CL_FINDING_NOT_FOUND && !g->lazy == !f->lazy &&
-        g->consumer && strcmp(g->consumer, f->consumer) == 0 &&
+        strcmp(opener_of(g), opener_of(f)) == 0 &&
         (k < environment_first || required_name(ctx, g->name)))
       return 0;
   }
@@ -666,7 +678,7 @@ static cl_problem *finding_problem(cl_doctor *d, int kind, const cl_finding *f,
                                    const char *said) {
   cl_problem *p = add(d, kind);
   cl_problem_say(&d->problems, p, said);
-  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, f->consumer);
+  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, opener_of(f));
   fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE,
        f->names ? f->names : f->name);
   fact(d, p, CUDALOAD_FACT_TAKEN, CUDALOAD_FROM_MACHINE, f->taken);
@@ -718,7 +730,7 @@ static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
   if (!first_not_found_of(d->ctx, as_is, i, environment_first))
     return;
   size_t count;
-  char *names = names_not_found_from(as_is, f->consumer, f->lazy, &count);
+  char *names = names_not_found_from(as_is, opener_of(f), f->lazy, &count);
   if (!names) {
     d->failed = 1;
     return;
@@ -779,7 +791,7 @@ static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
         f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text) ||
         fails_with_plan(with_plan, f))
       continue;
-    if (f->kind == CL_FINDING_NOT_FOUND && f->consumer) {
+    if (f->kind == CL_FINDING_NOT_FOUND) {
       not_found_problem(d, as_is, i, environment_first);
       continue;
     }

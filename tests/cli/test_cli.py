@@ -1499,8 +1499,10 @@ class MessageAnswers(CliTestCase):
     def test_a_version_the_message_states_decides(self):
         """JAX's words: built with cuDNN 8.6.0, loaded 8.5.0. A copy here
         that is new enough is loaded first; the CUDA major comes from the
-        roots given, never the toolkit."""
-        wheels = self.fixture(*(("windows", "site-packages") if CLI_IS_WINDOWS
+        roots given, never the toolkit. On Windows the site-packages with
+        NVIDIA's cuDNN 8.9.7 wheel is windows_python's (windows/ holds
+        cuDNN 9 only, where no copy is new enough)."""
+        wheels = self.fixture(*(("windows_python", "py312", "Lib", "site-packages") if CLI_IS_WINDOWS
                                 else ("wheels-cu12", "site-packages")))
         doc = self.doctor_json("Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  "
                                "CuDNN library needs to have matching major version and equal or higher "
@@ -1509,6 +1511,10 @@ class MessageAnswers(CliTestCase):
         self.assertEqual(p["facts"]["wanted"], {"value": "8.6.0", "from": "message"})
         self.assertEqual(p["facts"]["version"], {"value": "8.5.0", "from": "message"})
         self.assertEqual(p["facts"]["better"]["from"], "machine")
+        # The better copy is the one the plan loads for the message's cudnn=8.
+        planned = [r["path"] for r in doc["requirements"] if r["spec"] == "cudnn=8"]
+        self.assertEqual(planned, [p["facts"]["better"]["value"]], doc["requirements"])
+        self.assertEqual(doc["cuda_major"]["major"], 12, doc["cuda_major"])
         self.assertEqual([s["action"] for s in p["fix"]][-1], "run-program")
 
     def test_the_message_s_cuda_major_picks_the_build(self):
@@ -2728,10 +2734,17 @@ class Doctor(CliTestCase):
         driver = self.driver_root()
         wheels = self.fixture(*(("windows", "site-packages") if CLI_IS_WINDOWS
                                 else ("wheels-cu12", "site-packages")))
-        specs = "cudart=12,cublas=12,cufft=11" if CLI_IS_WINDOWS else \
+        # What each fixture's wheels hold. On Windows nothing finds a
+        # wheel's DLL by name but PATH (docs/loader.md, Windows 14): the
+        # environment is healthy as it is once the folders are on it, as the
+        # doctor's own fix says.
+        specs = "cudart=12,cublas=12,cudnn=9,nvrtc=12" if CLI_IS_WINDOWS else \
             "cudart=12,cublas=12,cudnn=8,cufft=11,nvrtc=12"
+        env = search_path_env([to_cli(wheels / "nvidia" / package / "bin")
+                               for package in ("cuda_runtime", "cublas", "cudnn", "cuda_nvrtc")]) \
+            if CLI_IS_WINDOWS else None
         r = self.doctor("--no-defaults", "--root", to_cli(wheels), "--root", to_cli(driver),
-                        "--require", specs, rc=0)
+                        "--require", specs, rc=0, env=env)
         lines = self.short_form_lines(r.stdout)
         self.assertLessEqual(len(lines), 25, r.stdout)
         self.assertTrue(all(len(line) <= 80 for line in lines), r.stdout)
@@ -2744,7 +2757,7 @@ class Doctor(CliTestCase):
         self.assertNotIn("Problems and fixes", r.stdout)
         # --verbose: every section, as before.
         full = self.doctor("--verbose", "--no-defaults", "--root", to_cli(wheels), "--root",
-                           to_cli(driver), "--require", specs, rc=0).stdout.split("\n")
+                           to_cli(driver), "--require", specs, rc=0, env=env).stdout.split("\n")
         self.assertEqual([s for s in DOCTOR_SECTIONS if s in full], list(DOCTOR_SECTIONS))
 
     def test_a_failure_shows_its_cause_and_fix_first(self):
@@ -2761,11 +2774,14 @@ class Doctor(CliTestCase):
         problems = lines.index("Problems and fixes")
         self.assertGreater(problems, 3)
         self.assertTrue(lines[problems + 1].startswith("  1. cudnn=9: no usable cudnn library"), r.stdout)
-        commands = [l.strip() for l in lines[problems:] if re.match(r"^ +(fix: )?(py -m )?pip install ", l)]
+        # pip as the platform runs it (Windows: "py -m pip" or "python -m
+        # pip", a requirement with a wildcard in double quotes).
+        pip = r"((py|python) -m )?pip install "
+        commands = [l.strip() for l in lines[problems:] if re.match(r"^ +(fix: )?" + pip, l)]
         self.assertTrue(commands, r.stdout)
         for command in commands:
             command = command[len("fix: "):] if command.startswith("fix: ") else command
-            self.assertRegex(command, r"^(py -m )?pip install \S+$", "a command alone: " + r.stdout)
+            self.assertRegex(command, "^" + pip + r'("[^"\s]+"|[^"\s]+)$', "a command alone: " + r.stdout)
         # The records say the same, whatever the text's form.
         doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--require",
                                           "cudnn=8,cudnn=9", "--format", "json", rc=6))
@@ -3202,16 +3218,24 @@ class WindowsPython(CliTestCase):
             self.assertNotRegex(text, r"needs \S+: not found|which the loader does not find")
             self.assertIn("path-variable", text)
         for p in problems:
+            # setup() and the PATH line are words of the fix (fix_text, one
+            # line); running the program through cudaload is its last step.
             self.assertIn('cudaload.setup(require=["cudnn=8", "cublas=12"]) before import ctranslate2',
-                          p["fix"])
-            self.assertIn('set "PATH=', p["fix"])
-            self.assertNotIn("add_dll_directory(", p["fix"].replace("os.add_dll_directory does not", ""))
+                          p["fix_text"])
+            self.assertIn('set "PATH=', p["fix_text"])
+            self.assertNotIn("add_dll_directory(",
+                             p["fix_text"].replace("os.add_dll_directory does not", ""))
+            run = p["fix"][-1]
+            self.assertEqual(run["action"], "run-program", p["fix"])
+            self.assertEqual(run["argv"][:2], ["cudaload", "exec"], run)
+            self.assertEqual(run["argv"][-2:], ["--", "PROGRAM"], run)
+            self.assertIn("cudnn=8,cublas=12", run["argv"], run)
 
     def test_the_path_line_followed_as_printed_clears_them(self):
         """The cmd line of the fix, followed: the folders it names first on
         PATH, and the doctor run again says nothing fails as it is."""
         doc = self.doctor(self.environment("py312", "cudnn=8,cublas=12"))
-        fix = self.as_is(doc)[0]["fix"]
+        fix = self.as_is(doc)[0]["fix_text"]
         m = re.search(r'set "PATH=(.*?)%PATH%"', fix)
         self.assertTrue(m, fix)
         folders = [f for f in m.group(1).split(";") if f]
