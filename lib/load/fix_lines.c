@@ -152,7 +152,8 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
 static int cuda_lacks_major(const cl_catalog_entry *entry, int cuda,
                             long major) {
   int another = 0;
-  for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m) {
+  const cl_cuda_of_major *m = cl_catalog_family_of(entry)->cuda_of_major;
+  for (; m->abi_major; ++m) {
     if (m->cuda_major != cuda)
       continue;
     if (m->abi_major == major)

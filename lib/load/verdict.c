@@ -346,7 +346,7 @@ static int collect_name(const char *text, void *opaque) {
   else
     snprintf(name, sizeof name, "%s", text);
   if (!cl_catalog_match(name, ns->naming, &m) ||
-      strcmp(m.entry->family, "driver") == 0 ||
+      cl_catalog_is_driver(m.entry) ||
       (m.entry == ns->self->entry && m.major == ns->self->major))
     return 0; /* not CUDA's, the driver (the probe's concern), or itself */
   /* A stem only counts for the opener's own family: another family's
@@ -437,7 +437,7 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
   cl_name_match m;
   if (!catalog_of(path, info ? info->soname : NULL, lc->naming, &m))
     return consumer_names(path, count, lc->naming);
-  if (strcmp(m.entry->family, "driver") == 0)
+  if (cl_catalog_is_driver(m.entry))
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
   cl_file_cache *cache = lc->ctx ? cl_file_cache_of(lc->ctx) : NULL;
@@ -767,13 +767,7 @@ static int cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
   cl_name_match m;
   if (r->file)
     return cl_catalog_match(r->file, naming, &m);
-  static const char *const prefixes[] = {
-      "cudnn",    "cublas", "cuda",  "cufft",     "curand", "cusparse",
-      "cusolver", "nccl",   "nvrtc", "nvJitLink", "cupti",  "cu"};
-  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes - 1; ++i)
-    if (strncmp(r->name, prefixes[i], strlen(prefixes[i])) == 0)
-      return 1;
-  return 0;
+  return cl_catalog_family_of_symbol(r->name) != NULL;
 }
 
 /* The lookup scope of the dlopen group object k belongs to: its group's
@@ -1625,7 +1619,7 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
       /* A DT_NEEDED name not found fails the whole open; a lazy one only
        * matters when it is a CUDA library's (the driver is the probe's
        * concern). */
-      int driver = cuda && strcmp(want.entry->family, "driver") == 0;
+      int driver = cuda && cl_catalog_is_driver(want.entry);
       if ((cuda && !driver) || (!later && !driver))
         not_found(e, from, edge, cuda ? &want : NULL, later, naming);
       continue;
