@@ -113,8 +113,8 @@ static int can_ask(void) {
 
 /* 1 for an answer that means yes ("y", "yes", any case). */
 static int ask_yes(size_t count) {
-  printf("\nRun %s %zu command%s? [y/N] ", count == 1 ? "this" : "these", count,
-         count == 1 ? "" : "s");
+  printf("\nRun %s %lu command%s? [y/N] ", count == 1 ? "this" : "these",
+         (unsigned long)count, count == 1 ? "" : "s");
   fflush(stdout);
   char answer[32];
   if (!fgets(answer, sizeof answer, stdin))
@@ -199,8 +199,8 @@ static int run_steps(const char *cmd, cudaload_ctx *ctx, const runnable *r,
     if (cudaload_fix_step_run(ctx, r[k].problem, r[k].step) == CUDALOAD_OK)
       continue;
     cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
-    cli_error("cudaload: %s: stopped at command %zu of %zu; ", cmd, k + 1,
-              count);
+    cli_error("cudaload: %s: stopped at command %lu of %lu; ", cmd,
+              (unsigned long)(k + 1), (unsigned long)count);
     if (k == 0)
       cli_error("nothing was done before it\n");
     for (size_t d = 0; d < k; ++d)
@@ -289,11 +289,11 @@ int cli_fix(int argc, char **argv) {
     goto done;
   }
   if (rc == EXIT_OK && !yes && !can_ask()) {
-    cli_error("cudaload: %s: %zu command%s to run, and no terminal to ask "
+    cli_error("cudaload: %s: %lu command%s to run, and no terminal to ask "
               "before running %s (standard input or output is not one): "
               "nothing was run; pass --yes to run %s, or --dry-run\n",
-              cmd, count, count == 1 ? "" : "s", count == 1 ? "it" : "them",
-              count == 1 ? "it" : "them");
+              cmd, (unsigned long)count, count == 1 ? "" : "s",
+              count == 1 ? "it" : "them", count == 1 ? "it" : "them");
     rc = EXIT_USAGE;
     goto done;
   }
