@@ -138,6 +138,12 @@ static int runnable_steps(const char *cmd, cudaload_ctx *ctx, runnable **out,
       if (cudaload_fix_step_check(ctx, i, s) != CUDALOAD_OK)
         continue;
       const char *line = cudaload_fix_step_command(ctx, i, s);
+      /* Two problems with one fix: the command runs once. */
+      int again = 0;
+      for (size_t k = 0; line && k < *count && !again; ++k)
+        again = strcmp((*out)[k].line, line) == 0;
+      if (again)
+        continue;
       if (*count == capacity) {
         capacity = capacity ? capacity * 2 : 4;
         runnable *grown = realloc(*out, capacity * sizeof **out);

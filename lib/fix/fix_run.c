@@ -10,6 +10,8 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/fix_steps.h"
+#include "common/strutil.h"
+#include "common/text_escape.h"
 #include "fix/fix_check.h"
 #include "os/platform.h"
 #include "problem/problem.h"
@@ -103,6 +105,21 @@ static const char *const labels[DECISIONS] = {
     "run      ", "refused  ", "choice   ", "yours    ", "note     "};
 static const char indent[] = "            ";
 
+/* A value from outside (a path, a package, a problem's words), as a text
+ * report shows it: control bytes and bytes that are not UTF-8 as \xNN. */
+static void put_shown(cl_buf *b, const char *s) {
+  if (!cl_text_needs_escape(s, 0)) {
+    cl_buf_puts(b, s);
+    return;
+  }
+  char *shown = cl_text_escaped(s, 0);
+  if (shown)
+    cl_buf_puts(b, shown);
+  else
+    b->failed = 1;
+  free(shown);
+}
+
 static int decision_of(const cl_fix_step *step, const cl_fix_command *c) {
   if (c && c->status == CUDALOAD_OK)
     return RUN;
@@ -122,21 +139,39 @@ static void step_text(cl_buf *b, const cl_fix_step *step,
                       const cl_fix_command *c, int decision) {
   cl_buf_printf(b, "   %s", labels[decision]);
   if (decision == RUN) {
-    cl_buf_printf(b, "%s\n", c->line);
-    if (c->target)
-      cl_buf_printf(b, "%sthen records %s in %s\n", indent, c->target,
-                    c->record);
+    put_shown(b, c->line);
+    cl_buf_puts(b, "\n");
+    if (c->target) {
+      cl_buf_printf(b, "%sthen records ", indent);
+      put_shown(b, c->target);
+      cl_buf_puts(b, " in ");
+      put_shown(b, c->record);
+      cl_buf_puts(b, "\n");
+    }
     return;
   }
   int command = step->argc || step->env_count;
   if (command) {
-    (void)cl_fix_command_line(b, step, host_shell());
+    cl_buf line = CL_BUF_INIT;
+    (void)cl_fix_command_line(&line, step, host_shell());
+    char *text = cl_buf_take(&line);
+    if (text)
+      put_shown(b, text);
+    else
+      b->failed = 1;
+    free(text);
     cl_buf_puts(b, "\n");
   }
-  if (step->note)
-    cl_buf_printf(b, "%s%s\n", command ? indent : "", step->note);
-  if (decision == REFUSED && c && c->why)
-    cl_buf_printf(b, "%snot run: %s\n", indent, c->why);
+  if (step->note) {
+    cl_buf_puts(b, command ? indent : "");
+    put_shown(b, step->note);
+    cl_buf_puts(b, "\n");
+  }
+  if (decision == REFUSED && c && c->why) {
+    cl_buf_printf(b, "%snot run: ", indent);
+    put_shown(b, c->why);
+    cl_buf_puts(b, "\n");
+  }
 }
 
 int cudaload_fix_report(cudaload_ctx *ctx, int format, char **out) {
@@ -156,9 +191,10 @@ int cudaload_fix_report(cudaload_ctx *ctx, int format, char **out) {
   for (size_t i = 0; cl_problem_kept(ctx, i); ++i) {
     const cl_problem *p = cl_problem_kept(ctx, i);
     ++problems;
-    cl_buf_printf(&body, "%s%zu. %s\n", i ? "\n" : "", i + 1,
-                  p->text ? p->text : "");
-    const char *choice_why = NULL;
+    cl_buf_printf(&body, "%s%zu. ", i ? "\n" : "", i + 1);
+    put_shown(&body, p->text ? p->text : "");
+    cl_buf_puts(&body, "\n");
+    char *choice_why = NULL; /* a copy: the next step's command replaces c */
     for (size_t s = 0; s < p->fix.count; ++s) {
       int status;
       const cl_fix_command *c = cl_fix_command_of(ctx, i, s, &status);
@@ -167,11 +203,16 @@ int cudaload_fix_report(cudaload_ctx *ctx, int format, char **out) {
       int decision = decision_of(&p->fix.steps[s], c);
       ++counts[decision];
       step_text(&body, &p->fix.steps[s], c, decision);
-      if (decision == CHOICE && c && c->why)
-        choice_why = c->why; /* the same for each: said once, after them */
+      if (decision == CHOICE && c && c->why && !choice_why &&
+          !(choice_why = cl_strdup(c->why)))
+        body.failed = 1; /* the same for each: said once, after them */
     }
-    if (choice_why)
-      cl_buf_printf(&body, "%snot run: %s\n", indent, choice_why);
+    if (choice_why) {
+      cl_buf_printf(&body, "%snot run: ", indent);
+      put_shown(&body, choice_why);
+      cl_buf_puts(&body, "\n");
+    }
+    free(choice_why);
   }
   cl_buf b = CL_BUF_INIT;
   if (!problems) {

@@ -398,12 +398,14 @@ class FixResult(_Record):
 
 def _fix_runnable(lib: "Any", ctx: "Any") -> "List[Any]":
     """(i, s, line) of every step of ctx's last doctor report that
-    cudaload fix runs, in order (the library judges)."""
+    cudaload fix runs, in order (the library judges), each command once."""
     steps = []
     for i in range(lib.call("cudaload_doctor_problem_count", ctx)):
         for s in range(lib.call("cudaload_doctor_fix_step_count", ctx, i)):
             if lib.call("cudaload_fix_step_check", ctx, i, s) == C.CUDALOAD_OK:
-                steps.append((i, s, lib.call("cudaload_fix_step_command", ctx, i, s)))
+                line = lib.call("cudaload_fix_step_command", ctx, i, s)
+                if all(line != seen for _, _, seen in steps):  # two problems, one fix
+                    steps.append((i, s, line))
     return steps
 
 
