@@ -518,10 +518,12 @@ static void acl_entries_of_other_users_are_refused(void **state) {
 /* The fix line of requirement `spec` in the last error of a failed plan
  * ("  fix: ..."), into fix; 0 when there is none. */
 static int plan_fix_line(const char *error, char *fix, size_t size) {
-  const char *line = strstr(error, "\n  fix: ");
+  /* The verdict line carries its fix: "<req>: no usable <family> library;
+   * fix: <fix>". */
+  const char *line = strstr(error, " library; fix: ");
   if (!line)
     return 0;
-  line += strlen("\n  fix: ");
+  line += strlen(" library; fix: ");
   size_t n = strcspn(line, "\n");
   snprintf(fix, size, "%.*s", (int)n, line);
   return 1;

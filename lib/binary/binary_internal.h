@@ -67,7 +67,10 @@ int cl_binary_read_at(const cl_binary_source *s, uint64_t off, void *buf,
  * CL_BINARY_MAX_STRING_TOTAL ("<total_what> exceed N bytes in total").
  * Reads name `what`. Returns 0 with *out a malloc'ed copy, 0 with *out NULL
  * when no NUL came within avail bytes (the caller words that), or an error. */
-#define CL_BINARY_MAX_STRING 4096u
+/* glibc sets no length; TensorFlow 2.21's libtensorflow_framework.so.2
+ * has a RUNPATH of 20,357 bytes (its wheel folders, repeated). The total
+ * below is what stops a hostile file. */
+#define CL_BINARY_MAX_STRING 65536u
 #define CL_BINARY_MAX_STRING_TOTAL (1u << 20)
 int cl_binary_read_string(const cl_binary_source *s, uint64_t off,
                           uint64_t avail, const char *what, uint64_t *total,

@@ -107,35 +107,59 @@ int cl_binary_read_string_limit(const cl_binary_source *s, uint64_t off,
                                 uint64_t avail, const char *what,
                                 uint64_t *total, uint64_t limit,
                                 const char *total_what, char **out) {
-  char buf[CL_BINARY_MAX_STRING];
+  /* A short stack buffer for the usual name; a longer string (a RUNPATH
+   * of many folders) grows into the heap, up to CL_BINARY_MAX_STRING. */
+  char small[512];
+  char *buf = small;
+  size_t capacity = sizeof small;
   uint64_t got = 0;
-  int status;
+  int status = CUDALOAD_OK;
 
   *out = NULL;
-  if (avail > sizeof buf) {
-    avail = sizeof buf;
+  if (avail > CL_BINARY_MAX_STRING) {
+    avail = CL_BINARY_MAX_STRING;
   }
   while (got < avail) {
     size_t step = (size_t)(avail - got < 256 ? avail - got : 256);
     const char *nul;
+    if (got + step > capacity) {
+      size_t grown = capacity * 4 < avail ? capacity * 4 : (size_t)avail;
+      char *bigger = buf == small ? malloc(grown) : realloc(buf, grown);
+      if (bigger == NULL) {
+        status = cl_binary_no_memory(s);
+        break;
+      }
+      if (buf == small) {
+        memcpy(bigger, small, (size_t)got);
+      }
+      buf = bigger;
+      capacity = grown;
+    }
     status = cl_binary_read(s, off + got, buf + got, step, what);
     if (status != CUDALOAD_OK) {
-      return status;
+      break;
     }
     nul = memchr(buf + got, '\0', step);
     /* Count what the string really takes, its NUL included. */
     *total += nul != NULL ? (uint64_t)(nul - (buf + got)) + 1 : step;
     got += step;
     if (*total > limit) {
-      return cl_binary_malformed(s, "%s exceed %" PRIu64 " bytes in total",
-                                 total_what, limit);
+      status = cl_binary_malformed(s, "%s exceed %" PRIu64 " bytes in total",
+                                   total_what, limit);
+      break;
     }
     if (nul != NULL) {
       *out = cl_strdup(buf);
-      return *out != NULL ? CUDALOAD_OK : cl_binary_no_memory(s);
+      if (*out == NULL) {
+        status = cl_binary_no_memory(s);
+      }
+      break;
     }
   }
-  return CUDALOAD_OK;
+  if (buf != small) {
+    free(buf);
+  }
+  return status;
 }
 
 /* Absent strings become "" so that callers never see NULL. Returns 0 when

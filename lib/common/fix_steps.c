@@ -154,11 +154,33 @@ int cl_fix_command_line(cl_buf *b, const cl_fix_step *step,
       cl_buf_puts(b, "=");
       spelled &= word(b, value, kind);
     } else {
-      /* cmd's set takes the rest of the line as the value: quotes would
-       * become part of it. PowerShell has its own: say both. */
-      cl_buf_printf(b, "%sset %.*s=%s", i ? " & " : "", (int)name_len,
-                    step->env[i], value);
+      /* cmd: set "NAME=value" keeps & | < > ^ and spaces in the value
+       * without the quotes becoming part of it (set NAME=C:\R&D\bin would
+       * run "D\bin"). A quote, a % (cmd expands %VAR% inside quotes) or a
+       * line end cannot be written so: DIR stands for the value. */
+      int writable = !strpbrk(value, "\"%\r\n");
+      cl_buf_printf(b, "%sset \"%.*s=%s\"", i ? " & " : "", (int)name_len,
+                    step->env[i], writable ? value : "DIR");
+      spelled &= writable;
     }
+  }
+  /* Variables alone on Windows: PowerShell's form too (its set is
+   * Set-Variable, not the environment). */
+  if (kind != CL_SHELL_POSIX && step->env_count && !step->argc && spelled) {
+    cl_buf_puts(b, " (cmd) or ");
+    for (size_t i = 0; i < step->env_count; ++i) {
+      const char *eq = strchr(step->env[i], '=');
+      size_t name_len = eq ? (size_t)(eq - step->env[i]) : strlen(step->env[i]);
+      cl_buf_printf(b, "%s$env:%.*s = '", i ? "; " : "", (int)name_len,
+                    step->env[i]);
+      for (const char *c = eq ? eq + 1 : ""; *c; ++c) {
+        if (*c == '\'') /* '' is a quote inside PowerShell's quotes */
+          cl_buf_puts(b, "'");
+        cl_buf_append(b, c, 1);
+      }
+      cl_buf_puts(b, "'");
+    }
+    cl_buf_puts(b, " (PowerShell)");
   }
   if (step->env_count && step->argc)
     cl_buf_puts(b, kind == CL_SHELL_POSIX ? " " : " & ");

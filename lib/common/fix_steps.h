@@ -67,8 +67,9 @@ void cl_fix_line(cl_buf *b, const cl_fix *fix, cl_shell_kind kind);
 /* The same, malloc'ed; NULL when out of memory or fix->failed. */
 char *cl_fix_line_text(const cl_fix *fix, cl_shell_kind kind);
 /* One command step as the shell line it is (variables first: POSIX
- * "NAME=value cmd ...", "export NAME=value" alone; Windows "set
- * NAME=value" before it), without its note; 0 when a word cannot be
+ * "NAME=value cmd ...", "export NAME=value" alone; Windows 'set
+ * "NAME=value"' before it, and alone PowerShell's $env:NAME = '...' too),
+ * without its note; 0 when a word cannot be
  * spelled for kind (then the line holds the words that could). */
 int cl_fix_command_line(cl_buf *b, const cl_fix_step *step, cl_shell_kind kind);
 

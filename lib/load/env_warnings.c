@@ -182,10 +182,12 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
      * other copies of the planned families that programs load by path. */
     rc = cl_verdict_preloads(e, ctx, &m, 0);
     cl_program_set program = cl_program_set_of(ctx);
+    /* A program known by its files or by what its packages load
+     * themselves (JAX's plugin: consumers.c) opens what they open. */
+    int known = program.file_count || program.preload_count;
     if (!rc)
       rc = cl_verdict_open_program(e, ctx, &m, &program, CL_VERDICT_CONSUMER);
-    for (size_t i = 0; !rc && !cl_plan_state_of(ctx)->program_file_count &&
-                       i < cl_plan_state_of(ctx)->plan_count;
+    for (size_t i = 0; !rc && !known && i < cl_plan_state_of(ctx)->plan_count;
          ++i) {
       const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
       if (p->entry->role == CL_ROLE_MAIN &&
@@ -196,8 +198,8 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
       cl_verdict_mixes_in(e, &m, "in what the program would load");
     cl_loader_model_free(&m);
     /* Without a program, the other copies are what programs may load;
-     * with one, its own files say what it loads. */
-    if (!rc && !cl_plan_state_of(ctx)->program_file_count)
+     * with one, its own files and loads say what it loads. */
+    if (!rc && !known)
       rc = other_copies(e, ctx, value);
   }
   if (!rc)

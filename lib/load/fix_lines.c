@@ -982,7 +982,7 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
   cl_fix_add_note(fix,
                   "%s%sneither the request, the program nor the error message "
                   "says which CUDA major the program is built for: install "
-                  "the build for that CUDA major, one of",
+                  "the build for that CUDA major, one of:",
                   cuda->why[0] ? cuda->why : "", cuda->why[0] ? "; " : "");
   for (size_t i = 0; i < n; ++i) {
     cl_fix_add_note(fix, "for a program built for CUDA %d:", candidates[i]);

@@ -2336,8 +2336,10 @@ static char *unsatisfied_report(const cudaload_ctx *ctx) {
     const cl_requirement_outcome *o = &ps->outcomes[r];
     if (o->chosen != SIZE_MAX)
       continue;
-    cl_buf_printf(&b, "%s: no usable %s library\n", req->text,
-                  req->entry->family);
+    /* The verdict and its fix first, on one line (issue 46): the rest
+     * says where the search looked and what it passed over. */
+    cl_buf_printf(&b, "%s: no usable %s library; fix: %s\n", req->text,
+                  req->entry->family, o->fix ? o->fix : "");
     int refused = describe_roots(&b, ctx);
     if (o->rejected_count) {
       cl_buf_printf(&b, "  rejected:\n");
@@ -2349,7 +2351,6 @@ static char *unsatisfied_report(const cudaload_ctx *ctx) {
                     req->entry->name,
                     refused ? " outside what was refused" : "");
     }
-    cl_buf_printf(&b, "  fix: %s\n", o->fix ? o->fix : "");
   }
   return cl_buf_take(&b);
 }

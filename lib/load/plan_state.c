@@ -84,6 +84,13 @@ static void free_plan_state(cl_plan_state *ps) {
   for (size_t i = 0; i < ps->program_plugin_count; ++i)
     free(ps->program_plugins[i]);
   free(ps->program_plugins);
+  for (size_t i = 0; i < ps->program_preload_count; ++i)
+    free(ps->program_preloads[i]);
+  free(ps->program_preloads);
+  for (size_t i = 0; i < ps->program_call_file_count; ++i)
+    free(ps->program_call_files[i]);
+  free(ps->program_call_files);
+  free(ps->program_call_names);
   for (size_t i = 0; i < ps->optional_need_count; ++i) {
     free(ps->optional_needs[i].opener);
     free(ps->optional_needs[i].why);
@@ -238,12 +245,27 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
   if (from->program_cuda_reason &&
       !(to->program_cuda_reason = cl_strdup(from->program_cuda_reason)))
     return 1;
+  if (from->program_call_file_count) {
+    to->program_call_names =
+        malloc(from->program_call_file_count * sizeof *to->program_call_names);
+    if (!to->program_call_names)
+      return 1;
+    memcpy(to->program_call_names, from->program_call_names,
+           from->program_call_file_count * sizeof *to->program_call_names);
+    to->program_call_name_capacity = from->program_call_file_count;
+  }
   return copy_strings(&to->program_files, &to->program_file_count,
                       &to->program_file_capacity, from->program_files,
                       from->program_file_count) ||
          copy_strings(&to->program_plugins, &to->program_plugin_count,
                       &to->program_plugin_capacity, from->program_plugins,
-                      from->program_plugin_count);
+                      from->program_plugin_count) ||
+         copy_strings(&to->program_preloads, &to->program_preload_count,
+                      &to->program_preload_capacity, from->program_preloads,
+                      from->program_preload_count) ||
+         copy_strings(&to->program_call_files, &to->program_call_file_count,
+                      &to->program_call_file_capacity, from->program_call_files,
+                      from->program_call_file_count);
 }
 
 int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {

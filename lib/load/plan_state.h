@@ -189,6 +189,14 @@ struct cl_plan_state {
    * opened by path when the program asks for one (program.c). */
   char **program_plugins;
   size_t program_plugin_count, program_plugin_capacity;
+  /* What the program's packages load by path themselves (program.h,
+   * cl_program_set: preloads, call_files and call_names). */
+  char **program_preloads;
+  size_t program_preload_count, program_preload_capacity;
+  char **program_call_files;
+  size_t program_call_file_count, program_call_file_capacity;
+  const char **program_call_names; /* static text (consumers.c) */
+  size_t program_call_name_capacity;
   /* What the program needs only if it uses a feature (above). */
   cl_optional_need *optional_needs;
   size_t optional_need_count, optional_need_capacity;

@@ -120,6 +120,13 @@ typedef struct program_scan {
   name_set needed;        /* the names the current distribution needs */
   name_set modules;       /* its extension modules not kept (yet) */
   name_set search_folders;
+  /* What the program's packages load by path themselves (consumers.h,
+   * cl_package_preload): on their own, in their order; and when the
+   * program calls a function, each file with that call (parallel). */
+  name_set preloads;
+  name_set call_files;
+  const char **call_names;
+  size_t call_capacity;
   program_info *programs;
   size_t program_count, program_capacity;
   size_t program;      /* the one being read */
@@ -427,6 +434,9 @@ static int visit_pin(const cl_requirement_line *line, void *opaque);
  * cuda-toolkit[cublas,cudart,...], whose METADATA maps each extra to
  * NVIDIA's wheels): its pins, read from its METADATA in the same site. A
  * cuda-toolkit pin says the program's CUDA major too (==12.*). */
+static void note_preloads(program_scan *ps, const char *name,
+                          const char *version);
+
 static void follow_meta_distribution(program_scan *ps,
                                      const cl_requirement_line *line,
                                      const cl_pep440_specifier *spec) {
@@ -467,6 +477,8 @@ static void follow_meta_distribution(program_scan *ps,
     ps->depth++;
     if (text && extras)
       cl_requires_dist_parse(text, len, visit_pin, ps);
+    if (name)
+      note_preloads(ps, name, version);
     ps->depth--;
     ps->extras = saved;
     ps->via = saved_via;
@@ -549,6 +561,40 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
   return 0;
 }
 
+/* --- what the program loads itself --------------------------------------- */
+
+/* The rows of distribution `name` at `version` (consumers.c): each file a
+ * row names that the site folder holds, in the row's order. */
+static void note_preloads(program_scan *ps, const char *name,
+                          const char *version) {
+  const cl_package_preload *row;
+  for (size_t k = 0; ps->site && (row = cl_consumer_preload(name, version, k));
+       ++k) {
+    for (const char *p = row->files; *p;) {
+      size_t len = strcspn(p, " ");
+      char *relative = cl_strndup(p, len);
+      char *full = relative ? cl_path_join(ps->site, relative) : NULL;
+      p += len;
+      p += strspn(p, " ");
+      if (!full) {
+        ps->failed = 1;
+      } else if (cl_os_stat_kind(full, NULL) == CL_KIND_REGULAR) {
+        if (!row->call) {
+          set_add(&ps->preloads, full, &ps->failed);
+        } else if (!set_has(&ps->call_files, full)) {
+          if (cl_reserve((void **)&ps->call_names, &ps->call_capacity,
+                         ps->call_files.count + 1, sizeof *ps->call_names))
+            ps->failed = 1;
+          else if (set_add(&ps->call_files, full, &ps->failed))
+            ps->call_names[ps->call_files.count - 1] = row->call;
+        }
+      }
+      free(full);
+      free(relative);
+    }
+  }
+}
+
 /* --- the program's files ------------------------------------------------- */
 
 static void keep_file(program_scan *ps, const char *path) {
@@ -615,7 +661,9 @@ static int consumer_needs(program_scan *ps, const char *path,
   const cl_known_consumer *c;
   for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
     const cl_catalog_entry *main = cl_catalog_family_main(c->family);
-    int major = main ? abi_major_for_cuda(main, c->cuda_major) : 0;
+    int major = !main              ? 0
+                : c->library_major ? c->library_major
+                                   : abi_major_for_cuda(main, c->cuda_major);
     if (!major)
       continue;
     snprintf(why, sizeof why, "%s (%s %s): %s", path, package, version,
@@ -892,6 +940,8 @@ static void read_distribution(program_scan *ps, const char *site,
   }
   if (text)
     cl_requires_dist_parse(text, len, visit_pin, ps);
+  if (name)
+    note_preloads(ps, name, version);
   free(text);
   text = record ? read_text(record, &len) : NULL;
   record_walk w = {ps, site};
@@ -1221,7 +1271,22 @@ static int add_files(cudaload_ctx *ctx, program_scan *ps) {
       move_names(&state->program_files, &state->program_file_count,
                  &state->program_file_capacity, &ps->files) ||
       move_names(&state->program_plugins, &state->program_plugin_count,
-                 &state->program_plugin_capacity, &ps->plugins))
+                 &state->program_plugin_capacity, &ps->plugins) ||
+      move_names(&state->program_preloads, &state->program_preload_count,
+                 &state->program_preload_capacity, &ps->preloads))
+    return CUDALOAD_E_NO_MEMORY;
+  /* Each file with its call (static text, consumers.c): the names are
+   * placed first, the files then moved after them. */
+  size_t first = state->program_call_file_count;
+  if (cl_reserve((void **)&state->program_call_names,
+                 &state->program_call_name_capacity,
+                 first + ps->call_files.count + 1,
+                 sizeof *state->program_call_names))
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < ps->call_files.count; ++i)
+    state->program_call_names[first + i] = ps->call_names[i];
+  if (move_names(&state->program_call_files, &state->program_call_file_count,
+                 &state->program_call_file_capacity, &ps->call_files))
     return CUDALOAD_E_NO_MEMORY;
   for (size_t i = 0; i < ps->search_folders.count; ++i) {
     int known = 0;
@@ -1270,8 +1335,11 @@ static int add_warnings_and_major(cudaload_ctx *ctx, program_scan *ps,
 
 cl_program_set cl_program_set_of(const cudaload_ctx *ctx) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
-  cl_program_set set = {ps->program_files, ps->program_file_count,
-                        ps->program_plugins, ps->program_plugin_count};
+  cl_program_set set = {ps->program_files,          ps->program_file_count,
+                        ps->program_plugins,        ps->program_plugin_count,
+                        ps->program_preloads,       ps->program_preload_count,
+                        ps->program_call_files,     ps->program_call_names,
+                        ps->program_call_file_count};
   return set;
 }
 
@@ -1303,6 +1371,8 @@ static void program_scan_init(program_scan *ps, cudaload_ctx *ctx) {
   set_init(&ps->needed, ps->naming == CL_NAMING_WINDOWS);
   set_init(&ps->modules, 0);
   set_init(&ps->search_folders, 0);
+  set_init(&ps->preloads, 0);
+  set_init(&ps->call_files, 0);
   cl_marker_env_for(&ps->markers, ps->naming, cl_ctx_machine(ctx), NULL);
 }
 
@@ -1318,6 +1388,9 @@ static void program_scan_free(program_scan *ps) {
   set_free(&ps->needed);
   set_free(&ps->modules);
   set_free(&ps->search_folders);
+  set_free(&ps->preloads);
+  set_free(&ps->call_files);
+  free(ps->call_names);
   free(ps->programs);
   for (size_t i = 0; i < ps->load_count; ++i)
     free(ps->loads[i].why);

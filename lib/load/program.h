@@ -25,6 +25,17 @@ typedef struct cl_program_set {
   size_t file_count;
   char **plugins;
   size_t plugin_count;
+  /* Libraries its packages load themselves by absolute path before their
+   * files open CUDA libraries (JAX's plugin: consumers.h,
+   * cl_package_preload), in their order: in the process by then. */
+  char **preloads;
+  size_t preload_count;
+  /* Libraries a package loads by path only when the program calls
+   * call_names[i] (onnxruntime.preload_dlls()): not loaded as it is; a fix
+   * may say to call it. */
+  char **call_files;
+  const char **call_names;
+  size_t call_file_count;
 } cl_program_set;
 
 /* The set cudaload_require_for() recorded in ctx (borrowed). */

@@ -379,11 +379,24 @@ static const char *consumer_package(const char *path, cl_naming naming) {
 static char **consumer_names(const char *path, size_t *count,
                              cl_naming naming) {
   *count = 0;
+  /* Reached through a search list, the path may run through ".."
+   * (TensorFlow's modules' $ORIGIN/../libtensorflow_framework.so.2): its
+   * package folder is the real path's. */
+  char *real = NULL;
   const char *package = consumer_package(path, naming);
-  if (!package)
+  if (!package) {
+    char *kept = cl_save_error(); /* no real path: no package */
+    real = cl_os_real_path(path);
+    cl_restore_error(kept);
+    package = real ? consumer_package(real, naming) : NULL;
+  }
+  if (!package) {
+    free(real);
     return NULL;
+  }
   char version[32] = "";
-  cl_consumer_version_of(path, package, version, sizeof version);
+  cl_consumer_version_of(real ? real : path, package, version, sizeof version);
+  free(real);
   char **names = NULL;
   size_t capacity = 0;
   const cl_known_consumer *c;
@@ -395,7 +408,9 @@ static char **consumer_names(const char *path, size_t *count,
       if (entry->role != CL_ROLE_MAIN || strcmp(entry->family, c->family))
         continue;
       for (int major = entry->min_major; major <= entry->max_major; ++major)
-        if (cl_catalog_cuda_major(entry, major) == c->cuda_major) {
+        if (c->library_major
+                ? major == c->library_major
+                : cl_catalog_cuda_major(entry, major) == c->cuda_major) {
           char number[16], file[160];
           snprintf(number, sizeof number, "%d", major);
           cl_catalog_file_name(entry, naming, number, file, sizeof file);
@@ -2098,6 +2113,13 @@ int cl_verdict_open_program(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const cl_program_set *set,
                             unsigned how) {
   int rc = CUDALOAD_OK;
+  /* What its packages load themselves by path comes first (JAX's plugin
+   * loads the NVIDIA wheels' libraries before its own): in the process,
+   * by SONAME, when the program's files and those libraries open names.
+   * Their own run-time opens come once all are loaded, at their first
+   * use. */
+  for (size_t i = 0; !rc && i < set->preload_count; ++i)
+    rc = cl_verdict_open(e, ctx, m, set->preloads[i], how | CL_VERDICT_NO_LAZY);
   /* The files the program opens by path: those no other file of it needs.
    * When every file is needed by another (a cycle), each is opened. */
   size_t roots = 0;
@@ -2144,6 +2166,8 @@ int cl_verdict_open_program(cudaload_explain *e, cudaload_ctx *ctx,
       f->note = 1;
     free(names);
   }
+  for (size_t i = 0; !rc && i < set->preload_count; ++i)
+    rc = cl_verdict_open_lazy_of(e, ctx, m, set->preloads[i], how);
   return rc;
 }
 

@@ -324,11 +324,18 @@ static void sentence(cl_buf *b, const cl_problem *p) {
       cl_buf_puts(b, ")");
     return;
   case CUDALOAD_PROBLEM_PIN:
-    cl_buf_printf(b, "%s needs %s %s, and %s",
+    /* A PEP 440 specifier follows the name as pip spells it
+     * (nvidia-cudnn-cu12==9.1.0.70); a bare version after a space. */
+    cl_buf_printf(b, "%s needs %s%s%s, and %s",
                   has(p, CUDALOAD_FACT_CONSUMER)
                       ? fact(p, CUDALOAD_FACT_CONSUMER)
                       : "a distribution",
-                  fact(p, CUDALOAD_FACT_PACKAGE), fact(p, CUDALOAD_FACT_WANTED),
+                  fact(p, CUDALOAD_FACT_PACKAGE),
+                  strchr("=<>!~", fact(p, CUDALOAD_FACT_WANTED)[0]) &&
+                          fact(p, CUDALOAD_FACT_WANTED)[0]
+                      ? ""
+                      : " ",
+                  fact(p, CUDALOAD_FACT_WANTED),
                   has(p, CUDALOAD_FACT_VERSION) ? "another version is installed"
                                                 : "it is not installed");
     if (has(p, CUDALOAD_FACT_VERSION))

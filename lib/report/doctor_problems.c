@@ -547,10 +547,12 @@ static cudaload_explain *verdict_as_it_is(cl_doctor *d,
   }
   rc = cl_verdict_preloads(e, d->ctx, &m, 1);
   cl_program_set program = cl_program_set_of(d->ctx);
-  if (!rc && program.file_count)
+  /* A program whose packages load libraries themselves (JAX's plugin) is
+   * known by those loads, files of its own or not. */
+  int known = program.file_count || program.preload_count;
+  if (!rc && known)
     rc = cl_verdict_open_program(e, d->ctx, &m, &program, CL_VERDICT_CONSUMER);
-  for (size_t i = 0;
-       !rc && !program.file_count && i < cl_plan_state_of(d->ctx)->plan_count;
+  for (size_t i = 0; !rc && !known && i < cl_plan_state_of(d->ctx)->plan_count;
        ++i) {
     const cl_plan_entry *p = &cl_plan_state_of(d->ctx)->plan[i];
     if (p->entry->role == CL_ROLE_MAIN &&
@@ -563,7 +565,7 @@ static cudaload_explain *verdict_as_it_is(cl_doctor *d,
   /* The environment's programs, each in a process of its own that has
    * loaded nothing by path before them. */
   cl_program_set around = {0};
-  if (!rc && !program.file_count)
+  if (!rc && !known)
     rc = environment_programs(d, &around);
   *environment_first = e->finding_count;
   if (!rc && around.file_count && !(rc = cl_loader_model_init_host(&m))) {
@@ -675,6 +677,39 @@ static cl_problem *finding_problem(cl_doctor *d, int kind, const cl_finding *f,
   return p;
 }
 
+/* The program's own way out, where it has one: a package function that
+ * loads by path the files of the names not found (onnxruntime's
+ * preload_dlls(): consumers.c), called by the program before the library
+ * that needs them is loaded. A step in words: it is the program's code. */
+static void call_preload_step(cl_doctor *d, cl_fix *fix, const char *names) {
+  cl_program_set set = cl_program_set_of(d->ctx);
+  const char *call = NULL;
+  cl_buf files = CL_BUF_INIT;
+  for (size_t i = 0; i < set.call_file_count; ++i) {
+    const char *base = cl_path_basename(set.call_files[i]);
+    size_t n = strlen(base);
+    int named = 0;
+    for (const char *p = names; *p && !named;) {
+      size_t len = strcspn(p, ",");
+      named = len == n && strncmp(p, base, n) == 0;
+      p += len;
+      p += strspn(p, ", ");
+    }
+    if (!named || (call && strcmp(call, set.call_names[i]) != 0))
+      continue;
+    call = set.call_names[i];
+    cl_buf_printf(&files, "%s%s", files.len ? ", " : "", set.call_files[i]);
+  }
+  char *loads = cl_buf_take(&files);
+  if (call && loads)
+    cl_fix_add_note(fix,
+                    "or call %s in the program before it needs them: it "
+                    "loads %s by path",
+                    call, loads);
+  d->failed |= call && !loads;
+  free(loads);
+}
+
 /* One problem for all an opener does not find, as it is: the names it
  * needs (its load fails at the first), or those it opens by name later. */
 static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
@@ -704,6 +739,8 @@ static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
   }
   if (p)
     through_cudaload_fix(d->ctx, &p->fix, f->consumer, NULL);
+  if (p)
+    call_preload_step(d, &p->fix, names);
   free(names);
 }
 

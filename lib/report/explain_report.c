@@ -18,11 +18,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The answer first (issue 46): what was asked about, then how many
+ * problems and the first of them, or that there are none. */
+static void put_verdict(cl_text_report *t, const cudaload_explain *e) {
+  size_t consumers = 0;
+  const char *first = NULL;
+  for (size_t i = 0; i < e->object_count; ++i)
+    if (e->objects[i].consumer && !consumers++)
+      first = e->objects[i].path;
+  if (e->pid)
+    cl_text_put(t, "process %ld: %zu CUDA librar%s mapped", e->pid,
+                e->object_count, e->object_count == 1 ? "y" : "ies");
+  else if (first)
+    cl_text_put(t, "%s%s: %zu file%s the loader would open",
+                cl_text_shown(t, cl_path_basename(first)),
+                consumers > 1 ? " and the others asked about" : "",
+                e->object_count, e->object_count == 1 ? "" : "s");
+  else
+    cl_text_put(t, "%zu file%s the loader would open", e->object_count,
+                e->object_count == 1 ? "" : "s");
+  if (e->finding_count == 0) {
+    cl_text_put(t, "; no problems\n");
+    return;
+  }
+  char *escaped = cl_text_escaped(e->findings[0].text, 0);
+  cl_text_put(t, "; %zu problem%s: %s\n", e->finding_count,
+              e->finding_count == 1 ? "" : "s", escaped ? escaped : "");
+  free(escaped);
+}
+
+static void put_problems(cl_text_report *t, const cudaload_explain *e) {
+  cl_text_put(t, "\nProblems\n");
+  if (e->finding_count == 0)
+    cl_text_put(t, "  none\n");
+  for (size_t i = 0; i < e->finding_count; ++i) {
+    char *escaped = cl_text_escaped(e->findings[i].text, 0);
+    cl_text_put(t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
+    free(escaped);
+    if (e->findings[i].fix) {
+      escaped = cl_text_escaped(e->findings[i].fix, 0);
+      cl_text_put(t, "     fix: %s\n", escaped ? escaped : "");
+      free(escaped);
+    }
+  }
+}
+
 static char *render_text(const cudaload_explain *e) {
   cl_text_report t = CL_TEXT_REPORT_INIT;
-  if (e->pid)
-    cl_text_put(&t, "process %ld: %zu CUDA librar%s mapped\n", e->pid,
-                e->object_count, e->object_count == 1 ? "y" : "ies");
+  put_verdict(&t, e);
+  /* Problems before the tree they were found in: the answer is on the
+   * first screen, the evidence after it. */
+  if (e->finding_count)
+    put_problems(&t, e);
+  cl_text_put(&t, "\nWhat the loader would open\n");
   for (size_t i = 0; i < e->object_count; ++i) {
     const cl_explain_object *o = &e->objects[i];
     cl_text_put(&t, "%s%s", i && !e->pid ? "\n" : "",
@@ -78,19 +126,8 @@ static char *render_text(const cudaload_explain *e) {
                                   : "nothing");
     }
   }
-  cl_text_put(&t, "\nProblems\n");
-  if (e->finding_count == 0)
-    cl_text_put(&t, "  none\n");
-  for (size_t i = 0; i < e->finding_count; ++i) {
-    char *escaped = cl_text_escaped(e->findings[i].text, 0);
-    cl_text_put(&t, "  %zu. %s\n", i + 1, escaped ? escaped : "");
-    free(escaped);
-    if (e->findings[i].fix) {
-      escaped = cl_text_escaped(e->findings[i].fix, 0);
-      cl_text_put(&t, "     fix: %s\n", escaped ? escaped : "");
-      free(escaped);
-    }
-  }
+  if (!e->finding_count)
+    put_problems(&t, e);
   return cl_text_finish(&t);
 }
 

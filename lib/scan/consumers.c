@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "scan/pep440.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,37 @@
  * "libcublas.so.11"; 4.4.0, 4.6.2 and 4.8.5 "libcublas.so.12", and 4.4.0's
  * win_amd64 ctranslate2.dll "cublas64_12.dll". scripts/acceptance checks the
  * row for 4.4.0 against the installed file. */
+/* TensorFlow 2.21.0 (tensorflow[and-cuda], manylinux_2_27_x86_64):
+ * libtensorflow_framework.so.2 defines tsl::internal::DsoLoader
+ * (GetCudaRuntimeDsoHandle ... GetCusolverDsoHandle) and holds "Cannot
+ * dlopen some GPU libraries" and "Skipping registering GPU devices": at
+ * start-up, before it registers a GPU, it dlopens cudart 12, cuBLAS 12,
+ * cuFFT 11, cuSOLVER 11, cuSPARSE 12 and cuDNN 9 by name from itself, so
+ * through its own RUNPATH, which reaches nvidia/{cublas,cudnn,cufft,
+ * cusparse,cuda_runtime,...}/lib but not nvidia/cusolver/lib. The names are
+ * made at run time ("lib" + name + ".so." + version), so its text holds
+ * none of them. */
+#define TF_DSO_LOADER                                                          \
+  "libtensorflow_framework.so.2's DSO loader opens it by name at start-up, "   \
+  "before it registers a GPU (\"Cannot dlopen some GPU libraries ... "         \
+  "Skipping registering GPU devices\")"
 static const cl_known_consumer consumers[] = {
-    {"ctranslate2", "libctranslate2", "ctranslate2.dll", 3, 3, "cublas", 11,
-     "its cuBLAS stub opens libcublas.so.11 at the first cuBLAS call"},
-    {"ctranslate2", "libctranslate2", "ctranslate2.dll", 4, 4, "cublas", 12,
-     "its cuBLAS stub opens libcublas.so.12 at the first cuBLAS call"},
+    {"ctranslate2", "libctranslate2", "ctranslate2.dll", 3, 3, NULL, "cublas",
+     11, 0, "its cuBLAS stub opens libcublas.so.11 at the first cuBLAS call"},
+    {"ctranslate2", "libctranslate2", "ctranslate2.dll", 4, 4, NULL, "cublas",
+     12, 0, "its cuBLAS stub opens libcublas.so.12 at the first cuBLAS call"},
+    {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cudart",
+     12, 12, TF_DSO_LOADER},
+    {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cublas",
+     12, 12, TF_DSO_LOADER},
+    {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cufft",
+     12, 11, TF_DSO_LOADER},
+    {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*",
+     "cusolver", 12, 11, TF_DSO_LOADER},
+    {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*",
+     "cusparse", 12, 12, TF_DSO_LOADER},
+    {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cudnn",
+     12, 9, TF_DSO_LOADER},
 };
 #define CONSUMER_COUNT (sizeof consumers / sizeof consumers[0])
 
@@ -112,7 +139,8 @@ const char *cl_consumer_package_of(const char *folder_base,
     int in_libs = strncmp(folder_base, c->package, n) == 0 &&
                   strcmp(folder_base + n, ".libs") == 0;
     if (naming == CL_NAMING_WINDOWS) {
-      if (in_package && strlen(file_name) == strlen(c->windows_name) &&
+      if (in_package && c->windows_name &&
+          strlen(file_name) == strlen(c->windows_name) &&
           cl_starts_with_nocase(file_name, c->windows_name))
         return c->package;
     } else if ((in_package || in_libs) &&
@@ -173,13 +201,24 @@ int cl_consumer_version_from_site(const char *site, const char *package,
   return s.found;
 }
 
+/* Whether version satisfies the PEP 440 specifier `versions` (NULL: any). */
+static int version_in(const char *version, const char *versions) {
+  if (!versions)
+    return 1;
+  cl_pep440_version v;
+  cl_pep440_specifier spec;
+  return version && cl_pep440_parse(version, strlen(version), &v) &&
+         cl_pep440_specifier_parse(versions, strlen(versions), &spec) &&
+         cl_pep440_contains(&spec, &v);
+}
+
 const cl_known_consumer *cl_consumer_need(const char *package,
                                           const char *version, size_t index) {
   int major = version ? atoi(version) : 0;
   for (size_t i = 0; i < CONSUMER_COUNT; ++i) {
     const cl_known_consumer *c = &consumers[i];
     if (strcmp(c->package, package) != 0 || major < c->first_major ||
-        major > c->last_major)
+        major > c->last_major || !version_in(version, c->versions))
       continue;
     if (index-- == 0)
       return c;
@@ -189,7 +228,11 @@ const cl_known_consumer *cl_consumer_need(const char *package,
 
 int cl_consumer_version_of(const char *path, const char *package, char *out,
                            size_t size) {
-  if (cl_consumer_version_from_name(cl_path_basename(path), out, size))
+  /* A whole version (libctranslate2-<hex>.so.4.4.0); a name that carries
+   * only its library's major (libtensorflow_framework.so.2) says less than
+   * the dist-info. */
+  if (cl_consumer_version_from_name(cl_path_basename(path), out, size) &&
+      strchr(out, '.'))
     return 1;
   char *folder = cl_path_dirname(path);
   char *site = folder ? cl_path_dirname(folder) : NULL;
@@ -224,6 +267,81 @@ cl_consumer_windows_init_of(const char *package, const char *version) {
     if (strcmp(w->package, package) == 0 && major >= w->first_major &&
         major <= w->last_major)
       return w;
+  }
+  return NULL;
+}
+
+/* Read from each package's source in its wheel on the index:
+ *  - jax-cuda12-plugin 0.10.2 requires jax-cuda12-pjrt 0.10.2, whose
+ *    jax_plugins/xla_cuda12/__init__.py initialize() calls
+ *    _load_nvidia_libraries() first: ctypes.cdll.LoadLibrary of
+ *    nvidia/<module>/lib/<name> for each pair below, in this order, when
+ *    the nvidia.<module> package imports (a missing one is skipped), before
+ *    it imports its extensions and registers xla_cuda_plugin.so, whose
+ *    RPATH misses nvidia/cuda_nvrtc and nvidia/cusolver. Its comment: "By
+ *    loading the libraries here, later lookups will find these copies."
+ *  - onnxruntime-gpu 1.26.0 (a CUDA 12 build): onnxruntime/__init__.py's
+ *    preload_dlls(cuda=True, cudnn=True) loads, on Linux, these files of
+ *    _get_nvidia_dll_paths() with ctypes.CDLL when they exist; nothing
+ *    calls it on import: the program must ("When the installed PyTorch is
+ *    compatible ... there is no need to call this function if `import
+ *    torch` is done before"). Its CUDA provider NEEDs them and has no
+ *    RUNPATH to them. */
+static const cl_package_preload preloads[] = {
+    {"jax-cuda12-plugin", "==0.10.*", NULL,
+     "nvidia/cuda_runtime/lib/libcudart.so.12 "
+     "nvidia/cuda_nvrtc/lib/libnvrtc.so.12 "
+     "nvidia/cublas/lib/libcublas.so.12 "
+     "nvidia/cublas/lib/libcublasLt.so.12 nvidia/nccl/lib/libnccl.so.2 "
+     "nvidia/cuda_cupti/lib/libcupti.so.12 "
+     "nvidia/cusparse/lib/libcusparse.so.12 "
+     "nvidia/cusolver/lib/libcusolver.so.11 "
+     "nvidia/cufft/lib/libcufft.so.11 "
+     "nvidia/nvshmem/lib/libnvshmem_host.so.3 "
+     "nvidia/cudnn/lib/libcudnn.so.9",
+     "jax_plugins/xla_cuda12/__init__.py (jax-cuda12-pjrt, which it "
+     "requires) loads them by path before its plugin "
+     "(_load_nvidia_libraries)"},
+    {"onnxruntime-gpu", "==1.26.*", "onnxruntime.preload_dlls()",
+     "nvidia/cublas/lib/libcublasLt.so.12 nvidia/cublas/lib/libcublas.so.12 "
+     "nvidia/cuda_nvrtc/lib/libnvrtc.so.12 "
+     "nvidia/curand/lib/libcurand.so.10 nvidia/cufft/lib/libcufft.so.11 "
+     "nvidia/cuda_runtime/lib/libcudart.so.12 "
+     "nvidia/cudnn/lib/libcudnn.so.9",
+     "onnxruntime/__init__.py's preload_dlls() loads them by path from the "
+     "NVIDIA wheels; nothing calls it on import"},
+};
+
+/* PEP 503's comparison: case, and runs of '-', '_' and '.', ignored. */
+static int same_distribution(const char *a, const char *b) {
+  for (;;) {
+    int sa = *a == '-' || *a == '_' || *a == '.';
+    int sb = *b == '-' || *b == '_' || *b == '.';
+    if (sa && sb) {
+      while (*a == '-' || *a == '_' || *a == '.')
+        ++a;
+      while (*b == '-' || *b == '_' || *b == '.')
+        ++b;
+      continue;
+    }
+    if (cl_ascii_lower(*a) != cl_ascii_lower(*b))
+      return 0;
+    if (!*a)
+      return 1;
+    ++a;
+    ++b;
+  }
+}
+
+const cl_package_preload *
+cl_consumer_preload(const char *package, const char *version, size_t index) {
+  for (size_t i = 0; package && i < sizeof preloads / sizeof *preloads; ++i) {
+    const cl_package_preload *p = &preloads[i];
+    if (!same_distribution(p->package, package) ||
+        !version_in(version, p->versions))
+      continue;
+    if (index-- == 0)
+      return p;
   }
   return NULL;
 }

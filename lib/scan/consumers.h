@@ -26,9 +26,16 @@ typedef struct cl_known_consumer {
   const char *linux_stem;
   const char *windows_name;
   int first_major, last_major; /* the package versions the row is for */
-  const char *family;          /* what it opens: "cublas" */
-  int cuda_major;              /* the CUDA major of the build it opens */
-  const char *evidence;        /* how we know: the string in the file */
+  /* NULL, or a PEP 440 specifier the version must satisfy too (TensorFlow
+   * 2.15 and later are its CUDA 12 builds; 2.14 was CUDA 11's). */
+  const char *versions;
+  const char *family; /* what it opens: "cublas" */
+  int cuda_major;     /* the CUDA major of the build it opens */
+  /* The library's own major where its CUDA major does not tell it
+   * (cuSOLVER 11 is CUDA 11's and 12's, cuDNN 9 CUDA 12's and 13's); 0:
+   * the catalog's major for cuda_major. */
+  int library_major;
+  const char *evidence; /* how we know: the string in the file */
 } cl_known_consumer;
 
 /* What a known package does with one of its modules that its files do not
@@ -92,6 +99,27 @@ const cl_known_consumer *cl_consumer_need(const char *package,
  * carries none). 0 when neither tells. Leaves the last error as it was. */
 int cl_consumer_version_of(const char *path, const char *package, char *out,
                            size_t size);
+
+/* What a package loads itself, by absolute path, from the NVIDIA wheels of
+ * its site-packages: on its own before it loads its CUDA libraries (JAX's
+ * CUDA plugin, jax_plugins/xla_cuda12/__init__.py's
+ * _load_nvidia_libraries()), or when the program calls `call`
+ * (onnxruntime.preload_dlls()). A library so loaded is in the process by
+ * its SONAME: a later dlopen by name of that name takes it, wherever the
+ * loader alone would look (cuBLASLt's by-name libnvrtc.so.12). One row per
+ * release series, read from the package's own source in its wheel. */
+typedef struct cl_package_preload {
+  const char *package;  /* the distribution, as its METADATA names it */
+  const char *versions; /* PEP 440 specifier of the releases read */
+  const char *call;     /* NULL: on its own; else what the program calls */
+  const char *files;    /* site-packages paths, ' '-separated, in its order */
+  const char *evidence; /* where its source says so */
+} cl_package_preload;
+
+/* The rows for distribution package (its name compared as PEP 503
+ * normalises it) at version, one at a time: index 0, 1, ... until NULL. */
+const cl_package_preload *
+cl_consumer_preload(const char *package, const char *version, size_t index);
 
 /* What a package's __init__ does on Windows before Python imports its
  * extension module (docs/loader.md, Windows 14), read from its wheels. */

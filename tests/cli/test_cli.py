@@ -1607,6 +1607,32 @@ class Program(CliTestCase):
         self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
         self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
+    def test_a_program_that_loads_its_own_libraries_is_judged_as_it_runs(self):
+        # Issue 41, item 4: JAX's CUDA plugin loads the NVIDIA wheels'
+        # libraries by path first (consumers.c), so cuBLASLt's by-name
+        # libnvrtc.so.12 finds NVRTC loaded: no problem (before: a false
+        # lazy-not-found), and exec warns of nothing.
+        site = self.tree / "selfload" / "site-packages"
+        args = ["--no-defaults", "--environment", to_cli(site), "--for", "jax"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        self.assertEqual([q for q in doc["problems"] if q["kind"] != "driver-absent"], [],
+                         doc["problems"])
+        r = run_cli("exec", *(args + ["--", sys.executable, "-c", "print('ran')"]))
+        self.assertEqual(r.rc, 0, r.stderr)
+        self.assertNotIn("warning", r.stderr)
+        # Issue 41, item 3: TensorFlow 2.21 opens its GPU libraries by name
+        # at start-up from libtensorflow_framework.so.2, whose RUNPATH (its
+        # over 4 KB read whole) misses cuSOLVER: the cause, named.
+        doc = self.parse_json(run_cli("doctor", "--no-defaults", "--environment", to_cli(site),
+                                      "--for", "tensorflow", "--format", "json"))
+        framework = str(site / "tensorflow" / "libtensorflow_framework.so.2")
+        lazy = [q for q in doc["problems"] if q["kind"] == "lazy-not-found"
+                and q["facts"]["consumer"]["value"] == framework]
+        self.assertEqual(len(lazy), 1, doc["problems"])
+        # (the tree holds no cudart or cuFFT: those are named too)
+        self.assertIn("libcusolver.so.11", lazy[0]["facts"]["name"]["value"].split(", "))
+        self.assertEqual(lazy[0]["fix"][0]["action"], "run-program")
+
     def test_for_what_is_no_program_is_exit_3_and_says_where_it_looked(self):
         r = run_cli("env", "--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
                     "--for", "no_such_module")
@@ -3520,6 +3546,34 @@ class Explain(CliTestCase):
         self.assertEqual(lazy["libcublas.so.12"]["rule"], "already-loaded", lazy)
         self.assertTrue(same_file(lazy["libcublas.so.12"]["resolved"], cublas / "libcublas.so.12"))
         self.assertEqual(doc["problems"], [])
+
+    def test_the_answer_leads(self):
+        """Issue 46: explain's first line is its verdict (the file, how
+        many problems and the first of them), its problems and their fixes
+        come before the tree they were found in."""
+        if CLI_IS_WINDOWS:
+            ops = self.fixture("preload", "windows", "cudnn8", "cudnn_ops_infer64_8.dll")
+            name, missing = "cudnn_ops_infer64_8.dll", "cublas64_12.dll"
+        else:
+            ops = self.fixture("cudnn8_compat", "libcudnn_ops_infer.so.8")
+            name, missing = "libcudnn_ops_infer.so.8", "libcublas.so.12"
+        r = self.explain("--no-defaults", to_cli(ops), rc=6)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^%s: \d+ files? the loader would open; 1 problem: .*%s"
+                         % (re.escape(name), re.escape(missing)), r.describe())
+        problems, tree = lines.index("Problems"), lines.index("What the loader would open")
+        self.assertLess(problems, tree, r.stdout)
+        self.assertTrue(lines[problems + 1].startswith("  1. "), r.stdout)
+        self.assertTrue(lines[problems + 2].startswith("     fix: "), r.stdout)
+        # Healthy: the first line says so; its empty problem list comes last.
+        cublas = self.fixture("preload", "windows", "cublas12") if CLI_IS_WINDOWS \
+            else self.fixture("preload", "cublas12")
+        r = self.explain("--no-defaults", "--root", to_cli(cublas), "--require", "cublas=12",
+                         to_cli(ops), rc=0)
+        lines = r.stdout.splitlines()
+        self.assertRegex(lines[0], r"^%s: \d+ files? the loader would open; no problems$"
+                         % re.escape(name), r.describe())
+        self.assertLess(lines.index("What the loader would open"), lines.index("Problems"))
 
     def test_text_and_dot(self):
         self.require_linux_tool()

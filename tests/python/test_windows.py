@@ -172,7 +172,7 @@ def test_a_missing_library_names_this_interpreters_pip(run, fixtures):
     out = last_json(run("""
         import importlib.util, json, os, sys, cudaload
         report = cudaload.setup(require=["cudnn=8", "cufft=11"], roots=[%r], check=False)
-        fixes = [l.strip()[5:] for l in (report.error or "").splitlines() if l.strip().startswith("fix: ")]
+        fixes = [l.split("; fix: ", 1)[1] for l in (report.error or "").splitlines() if "; fix: " in l]
         print(json.dumps({"ok": report.ok, "fixes": fixes, "python": sys.executable,
                           "has_pip": importlib.util.find_spec("pip") is not None,
                           "site": os.path.join(sys.prefix, "Lib", "site-packages")}))
