@@ -183,9 +183,9 @@ static void record_is_read_strictly(void **state) {
   seen s = {0};
   size_t bad = 99;
   const char *why = "x";
-  assert_int_equal(cl_recorded_roots_parse(text, strlen(text), note_folder, &s,
-                                           &bad, &why),
-                   CUDALOAD_OK);
+  assert_int_equal(
+      cl_recorded_roots_parse(text, strlen(text), note_folder, &s, &bad, &why),
+      CUDALOAD_OK);
   assert_int_equal(s.count, 2);
   assert_string_equal(s.folders[0], at("a"));
   assert_string_equal(s.folders[1], at("b c"));
@@ -327,8 +327,7 @@ static void scan_follows_the_record(void **state) {
   make_recorded_env("venv");
   cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
   assert_non_null(ctx);
-  assert_int_equal(cudaload_add_environment_root(ctx, at("venv")),
-                   CUDALOAD_OK);
+  assert_int_equal(cudaload_add_environment_root(ctx, at("venv")), CUDALOAD_OK);
   assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
   size_t r = root_named(ctx, at(beside_site("venv", "cudnn8")));
   assert_true(r != SIZE_MAX);
@@ -430,10 +429,16 @@ static void an_install_runs_with_safety_words(void **state) {
   const char *python = make_interpreter("env", 1);
   char target[512];
   snprintf(target, sizeof target, "%s", at(beside_site("env", "cudnn8")));
-  const char *words[] = {python,      "-m",   "pip",
-                         "install",   "--no-deps",
-                         "--target",  target, "nvidia-cudnn-cu12==8.9.*",
-                         "nvidia_cublas_cu12", NULL};
+  const char *words[] = {python,
+                         "-m",
+                         "pip",
+                         "install",
+                         "--no-deps",
+                         "--target",
+                         target,
+                         "nvidia-cudnn-cu12==8.9.*",
+                         "nvidia_cublas_cu12",
+                         NULL};
   cl_fix_command c;
   assert_int_equal(judge(CUDALOAD_FIX_INSTALL, words, &c), CUDALOAD_OK);
   assert_null(c.why);
@@ -450,8 +455,8 @@ static void an_install_runs_with_safety_words(void **state) {
   cl_fix_command_free(&c);
 
   /* No --target: into the venv's site-packages, nothing to record. */
-  const char *plain[] = {python, "-m", "pip", "install",
-                         "nvidia-cuda-runtime-cu12", NULL};
+  const char *plain[] = {
+      python, "-m", "pip", "install", "nvidia-cuda-runtime-cu12", NULL};
   assert_int_equal(judge(CUDALOAD_FIX_INSTALL, plain, &c), CUDALOAD_OK);
   assert_null(c.target);
   assert_null(c.record);
@@ -471,8 +476,7 @@ static void words_it_does_not_pass(void **state) {
   } cases[] = {
       /* A name from the pasted text, or a lookalike: not the catalog's. */
       {"evil-package==1.0", NULL, CUDALOAD_E_INVALID_ARGUMENT, "catalog"},
-      {"nvidia-cudnn-cu12-evil", NULL, CUDALOAD_E_INVALID_ARGUMENT,
-       "catalog"},
+      {"nvidia-cudnn-cu12-evil", NULL, CUDALOAD_E_INVALID_ARGUMENT, "catalog"},
       /* Versions that are not PEP 440, extras, markers, URLs. */
       {"nvidia-cudnn-cu12==banana", NULL, CUDALOAD_E_INVALID_ARGUMENT,
        "PEP 440"},
@@ -498,8 +502,7 @@ static void words_it_does_not_pass(void **state) {
                            cases[i].word,
                            cases[i].option_value ? cases[i].option_value
                                                  : "nvidia-cublas-cu12",
-                           cases[i].option_value ? "nvidia-cublas-cu12"
-                                                 : NULL,
+                           cases[i].option_value ? "nvidia-cublas-cu12" : NULL,
                            NULL};
     cl_fix_command c;
     int status = judge(CUDALOAD_FIX_INSTALL, words, &c);
@@ -516,7 +519,7 @@ static void words_it_does_not_pass(void **state) {
                    CUDALOAD_E_UNSUPPORTED);
   cl_fix_command_free(&c);
   const char *system_python = make_interpreter("system", 0);
-  const char *sys_words[] = {system_python, "-m", "pip", "install",
+  const char *sys_words[] = {system_python,        "-m", "pip", "install",
                              "nvidia-cublas-cu12", NULL};
   assert_int_equal(judge(CUDALOAD_FIX_INSTALL, sys_words, &c),
                    CUDALOAD_E_UNSUPPORTED);
@@ -543,8 +546,7 @@ static void whose_environment(void **state) {
                          NULL};
   cl_fix_command c;
   chmod(at(site_of("owned")), 0777);
-  assert_int_equal(judge(CUDALOAD_FIX_INSTALL, words, &c),
-                   CUDALOAD_E_INSECURE);
+  assert_int_equal(judge(CUDALOAD_FIX_INSTALL, words, &c), CUDALOAD_E_INSECURE);
   assert_non_null(strstr(c.why, "chmod go-w"));
   cl_fix_command_free(&c);
   chmod(at(site_of("owned")), 0755);
@@ -560,8 +562,7 @@ static void whose_environment(void **state) {
   /* As root, into a user's venv: a root-owned file there is one its owner
    * cannot update or remove. */
   assert_int_equal(chown(at("owned"), 65534, 65534), 0);
-  assert_int_equal(judge(CUDALOAD_FIX_INSTALL, words, &c),
-                   CUDALOAD_E_INSECURE);
+  assert_int_equal(judge(CUDALOAD_FIX_INSTALL, words, &c), CUDALOAD_E_INSECURE);
   assert_non_null(strstr(c.why, "owned by uid 65534"));
   cl_fix_command_free(&c);
   assert_int_equal(chown(at("owned"), 0, 0), 0);
@@ -573,9 +574,14 @@ static void the_target_is_checked_before_it_is_recorded(void **state) {
   const char *python = make_interpreter("made", 1);
   char target[512];
   snprintf(target, sizeof target, "%s", at(beside_site("made", "cudnn8")));
-  const char *words[] = {python,   "-m",   "pip",
-                         "install", "--target", target,
-                         "nvidia-cudnn-cu12==8.9.*", NULL};
+  const char *words[] = {python,
+                         "-m",
+                         "pip",
+                         "install",
+                         "--target",
+                         target,
+                         "nvidia-cudnn-cu12==8.9.*",
+                         NULL};
   cl_fix_command c;
   assert_int_equal(judge(CUDALOAD_FIX_INSTALL, words, &c), CUDALOAD_OK);
   assert_int_equal(cl_fix_command_record(&c), CUDALOAD_E_IO); /* none made */
@@ -625,6 +631,17 @@ static void a_program_runs_as_its_words(void **state) {
   char *batch[] = {(char *)at("run.bat"), NULL};
   assert_int_equal(cl_os_run_program(batch, &code),
                    CUDALOAD_E_INVALID_ARGUMENT);
+  /* A .exe by its path, its words quoted into the one command line and
+   * read back by it: cmd.exe's exit status comes back. */
+  char system[MAX_PATH], cmd[MAX_PATH + 16];
+  UINT n = GetSystemDirectoryA(system, MAX_PATH);
+  assert_true(n > 0 && n < MAX_PATH);
+  snprintf(cmd, sizeof cmd, "%s\\cmd.exe", system);
+  char *exits[] = {cmd, "/c", "exit 3", NULL};
+  assert_int_equal(cl_os_run_program(exits, &code), CUDALOAD_OK);
+  assert_int_equal(code, 3);
+  char *missing[] = {"C:\\no\\such\\program.exe", NULL};
+  assert_int_equal(cl_os_run_program(missing, &code), CUDALOAD_E_NOT_FOUND);
 }
 #endif
 

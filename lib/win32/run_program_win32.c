@@ -66,9 +66,9 @@ int cl_os_run_program(char *const *argv, int *exit_code) {
     if (!CreateProcessW(wide[0], line, NULL, NULL, TRUE, 0, NULL, NULL, &si,
                         &pi)) {
       DWORD err = GetLastError();
-      status = cl_fail_os(err == ERROR_FILE_NOT_FOUND ? CUDALOAD_E_NOT_FOUND
-                                                      : CUDALOAD_E_IO,
-                          err, "%s could not be started", argv[0]);
+      int missing = err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND;
+      status = cl_fail_os(missing ? CUDALOAD_E_NOT_FOUND : CUDALOAD_E_IO, err,
+                          "%s could not be started", argv[0]);
     } else {
       DWORD code = 0;
       WaitForSingleObject(pi.hProcess, INFINITE);
