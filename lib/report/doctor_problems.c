@@ -930,6 +930,35 @@ static void orphan_problems(cl_doctor *d) {
   }
 }
 
+/* A folder an environment's cudaload.roots names that cannot be searched,
+ * or the record itself (scan/recorded_roots.h): the environment said the
+ * folder is its own, so its loss is a problem wherever the roots came
+ * from. The fix names the record and its line. */
+static void recorded_root_problem(cl_doctor *d, const cl_root *r) {
+  int is_record = strcmp(r->path, r->record) == 0;
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_ROOT_UNUSABLE);
+  fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, r->path);
+  if (is_record)
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+         r->detail ? r->detail : cudaload_root_status_name(r->status));
+  else if (p)
+    cl_problem_factf(&d->problems, p, CUDALOAD_FACT_REASON,
+                     CUDALOAD_FROM_MACHINE, "%s (named in %s)",
+                     cudaload_root_status_name(r->status), r->record);
+  if (!p)
+    return;
+  if (is_record)
+    cl_fix_add_note(&p->fix,
+                    "correct %s (one absolute folder per line; # starts a "
+                    "comment) or remove it, then run cudaload fix again",
+                    r->record);
+  else
+    cl_fix_add_note(&p->fix,
+                    "remove the line that names it from %s, or run cudaload "
+                    "fix again to install it anew",
+                    r->record);
+}
+
 static void root_problems(cl_doctor *d) {
   for (size_t i = 0; i < cl_inventory_of(d->ctx)->root_count; ++i) {
     const cl_root *r = &cl_inventory_of(d->ctx)->roots[i];
@@ -942,6 +971,11 @@ static void root_problems(cl_doctor *d) {
       if (p)
         cl_fix_add_note(&p->fix, "%s, " CL_ALLOW_WRITABLE_RISK,
                         r->fix ? r->fix : "make it writable only by its owner");
+      continue;
+    }
+    if (r->status != CUDALOAD_OK && r->record &&
+        strcmp(r->origin, CL_ORIGIN_RECORDED) == 0) {
+      recorded_root_problem(d, r);
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)

@@ -46,6 +46,9 @@ static const fixed_folder package_folders[] = {
     {"onnxruntime/capi", 0},
 };
 
+const char *const cl_layout_python_versions[] = {
+    "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15", NULL};
+
 typedef struct walk {
   cl_naming naming;
   cl_folder_visitor visit;
@@ -274,13 +277,10 @@ static void walk_root(walk *w, const char *root, int nested) {
   /* A venv or conda prefix holds a site-packages folder: search it as a
    * site-packages root. Probing names is cheaper than listing lib/, which
    * in a conda prefix holds thousands of files. */
-  static const char *const python_versions[] = {"3.8",  "3.9",  "3.10", "3.11",
-                                                "3.12", "3.13", "3.14", "3.15"};
-  for (size_t i = 0; i < sizeof python_versions / sizeof *python_versions;
-       ++i) {
+  for (size_t i = 0; cl_layout_python_versions[i]; ++i) {
     char rel[64];
     strcpy(rel, "lib/python");
-    strcat(rel, python_versions[i]);
+    strcat(rel, cl_layout_python_versions[i]);
     strcat(rel, "/site-packages");
     if (known_absent(w, root, rel))
       continue;

@@ -24,6 +24,9 @@
 #define CL_ORIGIN_INTERPRETER "interpreter"
 #define CL_ORIGIN_PYTHON_ON_PATH "python3 on PATH"
 #define CL_ORIGIN_NEARBY "near the current folder"
+/* A folder an environment's cudaload.roots names (scan/recorded_roots.h):
+ * the environment's own, so of its tier. */
+#define CL_ORIGIN_RECORDED "cudaload.roots"
 /* A folder the loader searches for a program's own needs (its RUNPATH,
  * $ORIGIN, LD_LIBRARY_PATH): the system tier, searched last. */
 #define CL_ORIGIN_PROGRAM "the program's own search"

@@ -5249,6 +5249,349 @@ class ImportPath(CliTestCase):
         self.assertIn("the files there are ortlike 1.0's", problems[0]["problem"])
 
 
+class Fix(CliTestCase):
+    """`cudaload fix` (docs/cli.md, "fix"; issue 42, item 3): the doctor's
+    installs run safely, into a venv made here by python3 -m venv, from a
+    local wheelhouse of NVIDIA-shaped wheels (tests/fixtures/wheelhouse.py:
+    real .whl files holding the fixture trees' ELF files), pip offline
+    (PIP_NO_INDEX, PIP_FIND_LINKS); a folder installed beside the
+    environment recorded in its cudaload.roots, which a plain doctor then
+    finds; and each refusal. Under Wine: the Windows venv's dry run and the
+    record read."""
+
+    _base = None  # a venv with pip, made once; each test copies it
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls._base:
+            shutil.rmtree(cls._base, True)
+
+    def linux_venv(self):
+        """A fresh venv (a copy of one made once), with pip; its folder."""
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("a Linux venv and its pip: the native tool")
+        self.skip_under_qemu("pip runs the host's Python")
+        if Fix._base is None:
+            base = Path(tempfile.mkdtemp(prefix="cudaload-fix-base-"))
+            r = subprocess.run([sys.executable, "-m", "venv", str(base / "venv")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+            if r.returncode != 0:
+                shutil.rmtree(str(base), True)
+                self.skipTest("python3 -m venv failed here: %s" % r.stdout.decode()[-300:])
+            Fix._base = str(base)
+        d = self.tmpdir()
+        os.chmod(str(d), 0o755)
+        venv = d / "venv"
+        shutil.copytree(os.path.join(Fix._base, "venv"), str(venv), symlinks=True)
+        return venv
+
+    def site(self, venv):
+        sites = sorted(venv.glob("lib/python3.*/site-packages"))
+        self.assertEqual(len(sites), 1, sites)
+        return sites[0]
+
+    def wheelhouse(self):
+        sys.path.insert(0, str(SOURCE_ROOT / "tests" / "fixtures"))
+        try:
+            import wheelhouse
+        finally:
+            sys.path.pop(0)
+        self.fixture("cudnn8_compat", "libcudnn.so.8")
+        house = self.tmpdir() / "wheels"
+        wheelhouse.make_wheelhouse(str(FIXTURES), str(house))
+        return house
+
+    def env(self, venv=None, house=None, **extra):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
+               and not k.startswith("PIP_")}
+        if venv is not None:
+            env["VIRTUAL_ENV"] = str(venv)
+            env["PATH"] = str(venv / "bin") + os.pathsep + env.get("PATH", "")
+        env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1",
+                   PIP_CONFIG_FILE=os.devnull)
+        if house is not None:
+            env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(house))
+        env.update(extra)
+        return env
+
+    def torch_and_ctranslate2(self, venv):
+        """In the venv: a CUDA 12 torch's wheels (cuDNN 9, cuBLAS 12,
+        cudart 12) and ctranslate2 4.4.0 with its bundled cuDNN 8 shim, as
+        the voice application of issue 42 has them."""
+        site = self.site(venv)
+        tree = self.fixture("wheels-cu12-cudnn9", "site-packages")
+        for entry in tree.iterdir():
+            (shutil.copytree if entry.is_dir() else shutil.copy)(str(entry), str(site / entry.name))
+        bundled = self.fixture("preload", "bundled", "site-packages")
+        for name in ("ctranslate2", "ctranslate2.libs"):
+            shutil.copytree(str(bundled / name), str(site / name))
+        info = site / "ctranslate2-4.4.0.dist-info"
+        shutil.copytree(str(self.fixture("consumers", "site-packages", info.name)), str(info))
+        files = [str(p.relative_to(site)) for name in ("ctranslate2", "ctranslate2.libs")
+                 for p in sorted((site / name).iterdir())]
+        (info / "RECORD").write_text("".join("%s,,\n" % f for f in files + [info.name + "/RECORD"]))
+        return site
+
+    def fix(self, args, env, rc=None, stdin=None):
+        proc = subprocess.run(CLI + ["fix"] + list(args), env=env, input=stdin,
+                              stdin=None if stdin is not None else subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+        r = Result(["fix"] + list(args), proc)
+        if rc is not None:
+            self.assertEqual(r.rc, rc, r.describe())
+        return r
+
+    def test_fix_for_ctranslate2_installs_beside_torch_and_records_it(self):
+        """The voice application's case: ctranslate2 4.4 needs cuDNN 8 beside
+        torch's cuDNN 9 (both nvidia-cudnn-cu12). fix runs the venv's own
+        pip with --only-binary=:all: into a folder beside site-packages,
+        records it, and a plain doctor (no --root) then finds cuDNN 8 there
+        and torch's cuDNN 9 where it was."""
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        r = self.fix(["--for", "ctranslate2", "--yes"], env)
+        self.assertIn(r.rc, (0, 6), r.describe())
+        target = site.parent / "cudnn8"
+        record = site.parent / "cudaload.roots"
+        line = [l for l in r.stdout.splitlines() if l.startswith("$ ")]
+        self.assertEqual(len(line), 1, r.describe())
+        words = shlex.split(line[0][2:])
+        self.assertEqual(Path(words[0]).parent, venv / "bin", words)
+        self.assertEqual(words[1:6], ["-m", "pip", "install", "--only-binary=:all:", "--no-input"])
+        self.assertIn("nvidia-cudnn-cu12==8.9.*", words)
+        self.assertEqual(words[words.index("--target") + 1], str(target))
+        self.assertTrue((target / "nvidia" / "cudnn" / "lib" / "libcudnn.so.8").is_file())
+        # torch's cuDNN 9 is where it was: nothing replaced it.
+        self.assertTrue((site / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9").is_file())
+        recorded = [l for l in record.read_text().splitlines() if l and not l.startswith("#")]
+        self.assertEqual(recorded, [str(target)])
+        self.assertEqual(stat.S_IMODE(record.stat().st_mode), 0o644)
+        self.assertIn("What is left", r.stdout)
+        # A plain doctor, no roots: cuDNN 8 from the recorded folder.
+        d = self.parse_json(run_in(["doctor", "--for", "ctranslate2", "--format", "json"], env))
+        req = {q["spec"]: q for q in d["requirements"]}
+        self.assertTrue(req["cudnn=8"]["satisfied"], req)
+        self.assertTrue(req["cudnn=8"]["path"].startswith(str(target)), req)
+        self.assertEqual((req["cudnn=8"]["tier"], req["cudnn=8"]["origin"]),
+                         ("environment", "cudaload.roots"))
+        self.assertFalse([p for p in d["problems"] if p["kind"] == "unsatisfied"], d["problems"])
+        d = self.parse_json(run_in(["doctor", "--require", "cudnn=9", "--format", "json"], env))
+        self.assertTrue(d["requirements"][0]["path"].startswith(str(site)), d["requirements"])
+        # Run again: nothing to install, the record names the folder once.
+        r = self.fix(["--for", "ctranslate2", "--yes"], env)
+        self.assertNotIn("\n$ ", r.stdout, r.describe())
+        self.assertEqual(record.read_text().count(str(target)), 1)
+
+    def test_nothing_left_exits_0(self):
+        """A missing cuBLAS 12 installed into the venv itself (no folder of
+        its own, nothing to record); with the driver given, nothing is
+        left: exit 0."""
+        venv = self.linux_venv()
+        env = self.env(None, self.wheelhouse())
+        args = ["--no-defaults", "--environment", str(venv), "--require", "cublas=12",
+                "--root", str(self.fixture("fake_cuda", "driver"))]
+        r = self.fix(args + ["--yes"], env, rc=0)
+        self.assertIn("--only-binary=:all:", r.stdout)
+        self.assertTrue(list(venv.glob("lib/python3.*/site-packages/nvidia/cublas/lib/libcublas.so.12")))
+        self.assertFalse(list(venv.glob("lib/python3.*/cudaload.roots")))
+        self.fix(args + ["--yes"], env, rc=0)  # nothing to fix now
+        run_in(["doctor"] + args, env).rc == 0 or self.fail("doctor still finds problems")
+
+    def test_dry_run_runs_nothing(self):
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        r = self.fix(["--for", "ctranslate2", "--dry-run"], env, rc=6)
+        self.assertRegex(r.stdout, r"\n   run +\S*python\S* -m pip install --only-binary=:all:")
+        self.assertIn("--dry-run: nothing was run.", r.stdout)
+        self.assertNotIn("\n$ ", r.stdout)
+        self.assertFalse((site.parent / "cudnn8").exists())
+        self.assertFalse((site.parent / "cudaload.roots").exists())
+
+    def test_no_terminal_and_no_yes_refuses(self):
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        r = self.fix(["--for", "ctranslate2"], env, rc=2)
+        self.assertIn("no terminal to ask", r.stderr)
+        self.assertIn("--yes", r.stderr)
+        self.assertFalse((site.parent / "cudnn8").exists())
+
+    def test_it_asks_at_a_terminal_and_no_runs_nothing(self):
+        """At a terminal it asks once; "n" runs nothing (exit 6), "y" runs."""
+        import pty
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        for answer, rc, installed in ((b"n\n", 6, False), (b"y\n", None, True)):
+            main, child = pty.openpty()
+            proc = subprocess.Popen(CLI + ["fix", "--for", "ctranslate2"], env=env, stdin=child,
+                                    stdout=child, stderr=child)
+            os.close(child)
+            out = b""
+            while b"[y/N]" not in out:
+                chunk = os.read(main, 4096)
+                self.assertTrue(chunk, out)
+                out += chunk
+            os.write(main, answer)
+            try:
+                while True:
+                    chunk = os.read(main, 4096)
+                    if not chunk:
+                        break
+                    out += chunk
+            except OSError:  # the terminal closed with the child
+                pass
+            os.close(main)
+            code = proc.wait(timeout=300)
+            text = out.decode(errors="replace")
+            self.assertIn("Run this 1 command? [y/N]", text)
+            if rc is not None:
+                self.assertEqual(code, rc, text)
+                self.assertIn("Nothing was run.", text)
+            self.assertEqual((site.parent / "cudnn8").exists(), installed, text)
+
+    def test_a_choice_is_shown_not_run(self):
+        """Nothing says which CUDA major the program is built for: one
+        install per major, shown as choices, none run, and how to say it."""
+        venv = self.linux_venv()
+        env = self.env(None, self.wheelhouse())
+        r = self.fix(["--no-defaults", "--environment", str(venv), "--require", "cudnn=8",
+                      "--yes"], env, rc=6)
+        self.assertIn("choice", r.stdout)
+        self.assertIn("--require cuda=12", r.stdout)
+        self.assertIn("Nothing here for cudaload fix to run", r.stdout)
+        self.assertNotIn("\n$ ", r.stdout)
+        self.assertFalse(list(venv.glob("lib/python3.*/site-packages/nvidia")))
+
+    def test_a_failing_command_stops_the_fix(self):
+        """pip cannot find the wheel: exit 7, the command and its status
+        named, nothing done before it."""
+        venv = self.linux_venv()
+        env = self.env(None, self.wheelhouse())
+        r = self.fix(["--no-defaults", "--environment", str(venv), "--require", "cudnn=9,cuda=12",
+                      "--yes"], env, rc=7)
+        self.assertIn("exited with status 1", r.stderr)
+        self.assertIn("stopped at command 1 of 1; nothing was done before it", r.stderr)
+
+    def test_a_step_whose_pip_is_no_environments_is_refused(self):
+        """With no environment's interpreter the doctor names the generic
+        pip: shown, refused, never run (it could be any Python's)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux pip line")
+        env = self.env(None, None, PATH="/nonexistent")
+        r = self.fix(["--no-defaults", "--require", "cudart=12", "--yes"], env, rc=6)
+        self.assertRegex(r.stdout, r"\n   refused +pip install nvidia-cuda-runtime-cu12")
+        self.assertIn("names no environment's interpreter", r.stdout)
+
+    def test_a_system_interpreter_is_refused(self):
+        """A Python in no venv or conda environment: fix never installs
+        into the system's Python."""
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("a Linux interpreter's layout")
+        d = self.tmpdir()
+        prefix = d / "usr"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+        shutil.copy(sys.executable, str(prefix / "bin" / "python3.11"))
+        r = self.fix(["--no-defaults", "--environment",
+                      str(prefix / "lib" / "python3.11" / "site-packages"),
+                      "--require", "cublas=12", "--yes"], self.env(), rc=6)
+        self.assertIn("system interpreter", r.stdout, r.describe())
+        self.assertNotIn("\n$ ", r.stdout)
+
+    def test_another_users_environment_is_refused(self):
+        """As root into a user's venv (a root-owned file there is one its
+        owner cannot remove), and as a user into root's venv: refused, and
+        nothing installed."""
+        if not hasattr(os, "geteuid") or os.geteuid() != 0:
+            self.skipTest("needs root: to chown a venv to a test user and run the tool as one")
+        venv = self.linux_venv()
+        # Its interpreter as a file the test user can see (the venv's links
+        # lead to this Python's install, which may be root's alone): never
+        # run, since fix refuses first.
+        for python in (venv / "bin").glob("python*"):
+            python.unlink()
+            python.write_bytes(b"not run\n")
+        house = self.wheelhouse()
+        os.chmod(str(house.parent), 0o755)
+        args = ["--no-defaults", "--environment", str(venv), "--require", "cublas=12", "--yes"]
+        # A user (nobody) on root's venv.
+        proc = subprocess.run(CLI + ["fix"] + args, env=self.env(None, house, HOME="/nonexistent"),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=300, user=65534, group=65534,
+                              extra_groups=[])
+        r = Result(["fix"] + args, proc)
+        if r.rc == 126 or "Permission denied" in r.stderr:
+            self.skipTest("user 65534 cannot run the tool here: %s" % r.stderr[:200])
+        self.assertEqual(r.rc, 6, r.describe())
+        self.assertIn("is owned by uid 0, and cudaload runs as uid 65534", r.stdout)
+        self.assertFalse(list(venv.glob("lib/python3.*/site-packages/nvidia")))
+        # Root on the user's venv.
+        for root, dirs, files in os.walk(str(venv)):
+            for name in dirs + files:
+                os.lchown(os.path.join(root, name), 65534, 65534)
+        os.lchown(str(venv), 65534, 65534)
+        r = self.fix(args, self.env(None, house), rc=6)
+        self.assertIn("is owned by uid 65534, and cudaload runs as uid 0", r.stdout)
+        self.assertFalse(list(venv.glob("lib/python3.*/site-packages/nvidia")))
+
+    # --- Windows (under Wine) ---------------------------------------------
+
+    def windows_venv(self):
+        """A Windows venv as python -m venv lays it out (Scripts\\python.exe,
+        Lib\\site-packages with pip), torch's cuDNN 9 DLLs in
+        nvidia\\cudnn\\bin."""
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the Windows tool's layout and pip line (the native tool has Linux's)")
+        cudnn9 = self.fixture("preload", "windows", "cudnn9")
+        d = self.tmpdir()
+        venv = d / "venv"
+        (venv / "Scripts").mkdir(parents=True)
+        (venv / "Scripts" / "python.exe").write_bytes(b"MZ not run")
+        (venv / "pyvenv.cfg").write_text("home = C:\\Python312\n")
+        site = venv / "Lib" / "site-packages"
+        (site / "pip").mkdir(parents=True)
+        shutil.copytree(str(cudnn9), str(site / "nvidia" / "cudnn" / "bin"))
+        return venv
+
+    def test_windows_dry_run_names_the_venvs_python(self):
+        venv = self.windows_venv()
+        # The DLLs say no CUDA major: cuda=12 says it (else a choice).
+        r = run_in(["fix", "--no-defaults", "--environment", to_cli(venv), "--require",
+                    "cudnn=8,cuda=12", "--dry-run"], utf8_env())
+        self.assertEqual(r.rc, 6, r.describe())
+        run = [l for l in r.stdout.splitlines() if l.startswith("   run ")]
+        self.assertEqual(len(run), 1, r.describe())
+        self.assertRegex(run[0], r"Scripts\\python\.exe -m pip install --only-binary=:all: "
+                                 r"--no-input --no-deps --target \S+\\Lib\\cudnn8 ")
+        self.assertIn("cudaload.roots", r.stdout)
+        self.assertFalse((venv / "Lib" / "cudnn8").exists())
+
+    def test_windows_record_is_read(self):
+        """The venv's Lib\\cudaload.roots names a folder of cuDNN 8 DLLs: a
+        plain doctor of the venv plans cudnn=8 from it."""
+        venv = self.windows_venv()
+        folder = venv / "Lib" / "cudnn8"
+        shutil.copytree(str(self.fixture("preload", "windows", "cudnn8")), str(folder))
+        (venv / "Lib" / "cudaload.roots").write_text("# test\r\n%s\r\n" % to_cli(folder))
+        r = run_in(["doctor", "--no-defaults", "--environment", to_cli(venv), "--require",
+                    "cudnn=8", "--format", "json"], utf8_env())
+        d = self.parse_json(r)
+        req = d["requirements"][0]
+        self.assertTrue(req["satisfied"], req)
+        self.assertTrue(same_file(req["path"], folder / "cudnn64_8.dll"), req)
+        self.assertEqual(req["origin"], "cudaload.roots")
+        # A bad line: the record is a problem, naming its line.
+        (venv / "Lib" / "cudaload.roots").write_text("relative\\folder\r\n")
+        d = self.parse_json(run_in(["doctor", "--no-defaults", "--environment", to_cli(venv),
+                                    "--require", "cudnn=8", "--format", "json"], utf8_env()))
+        self.assertTrue(any(p["kind"] == "root-unusable" and "line 1" in p["problem"]
+                            for p in d["problems"]), d["problems"])
+
+
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

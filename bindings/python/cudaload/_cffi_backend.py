@@ -245,8 +245,8 @@ class CffiLibrary:
 
     def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report, cudaload_scan_report): the text, freed
-        here."""
+        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report):
+        the text, freed here."""
         out = self.ffi.new("char **")
         status = self._functions[name](handle, fmt, out)
         text = self._string(out[0])
@@ -265,6 +265,10 @@ class CffiLibrary:
     def scan_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """cudaload_scan_report(ctx, fmt, &out): the text, freed here."""
         return self._report("cudaload_scan_report", ctx, fmt)
+
+    def fix_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_fix_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_fix_report", ctx, fmt)
 
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as a ``void *`` cdata."""

@@ -127,6 +127,9 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_doctor_fix_step_arg": (_str, [_ctx, _size, _size, _size]),
     "cudaload_doctor_fix_step_env": (_str, [_ctx, _size, _size, _size]),
     "cudaload_doctor_fix_step_note": (_str, [_ctx, _size, _size]),
+    "cudaload_fix_step_check": (_int, [_ctx, _size, _size]),
+    "cudaload_fix_step_command": (_str, [_ctx, _size, _size]),
+    "cudaload_fix_step_run": (_int, [_ctx, _size, _size]),
     "cudaload_format_supported": (_int, [_int]),
     "cudaload_requirement_library": (_size, [_ctx, _size]),
     "cudaload_read_error_message": (_int, [_ctx, _str]),
@@ -217,6 +220,7 @@ def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
         "cudaload_probe_report": (_int, [_probe, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_scan_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
+        "cudaload_fix_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_inspect_report": (_int, [ctypes.POINTER(ctypes.c_char_p), _size, _int, _uint,
                                            ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_env_warnings": (_int, [_ctx, ctypes.POINTER(ctypes.c_size_t)]),
@@ -384,8 +388,8 @@ class CtypesLibrary:
 
     def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report, cudaload_scan_report): the text, freed
-        here."""
+        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report):
+        the text, freed here."""
         out = ctypes.c_char_p()
         status = self._callable(name)(handle, fmt, ctypes.byref(out))
         text = _decode(out.value) if out.value is not None else None
@@ -404,6 +408,10 @@ class CtypesLibrary:
     def scan_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """cudaload_scan_report(ctx, fmt, &out): the text, freed here."""
         return self._report("cudaload_scan_report", ctx, fmt)
+
+    def fix_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_fix_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_fix_report", ctx, fmt)
 
     def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""
