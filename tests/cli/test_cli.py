@@ -1758,6 +1758,20 @@ class StaleMinor(CliTestCase):
         self.assertFalse([q for q in doc["problems"] if "_12_4" in q["problem"]],
                          doc["problems"])
 
+    def test_a_fix_from_the_message_alone_keeps_program_and_says_why(self):
+        """Issue 41, item 6: only an answer from the text alone (--error,
+        no --for) leaves the program as PROGRAM, and its note says so."""
+        args = ["--no-defaults", "--root", str(self.tree / "site-packages"), "--error",
+                "OSError: libcusparse.so.12: cannot open shared object file: No such file or "
+                "directory"]
+        p = self.run_env(["doctor", "--format", "json"] + args, LD_LIBRARY_PATH=str(self.old))
+        doc = json.loads(p.stdout)
+        steps = [s for q in doc["problems"] for s in q["fix"] if s["action"] == "run-program"]
+        self.assertTrue(steps, doc["problems"])
+        for step in steps:
+            self.assertEqual(step["argv"][-2:], ["--", "PROGRAM"], step)
+            self.assertIn("the message alone does not name it", step["note"])
+
     def test_exec_stops_on_an_old_copy_ld_preload_keeps(self):
         args = ["exec", "--no-defaults", "--root", str(self.tree / "site-packages"),
                 "--require", "cusparse=12", "--", "true"]
