@@ -1958,6 +1958,43 @@ class EnvExec(CliTestCase):
             args += ["--root", to_cli(self.fixture(*t))]
         return args
 
+    def test_a_cuda_variable_of_another_major_is_unset_for_the_program(self):
+        """Issue 41, item 6: CUDA_PATH naming a folder of CUDA 13 libraries
+        while the plan is CUDA 12: exec runs the program without it, env
+        prints the line that unsets it, and each says so; a CUDA_PATH of the
+        plan's own major is kept."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel trees; the rule is portable (env_child.c)")
+        cu12 = to_cli(self.fixture("wheels-cu12", "site-packages"))
+        cu13 = to_cli(self.fixture("wheels-cu13", "site-packages"))
+        args = ["--no-defaults", "--root", cu12, "--require", "cudart=12"]
+        base = {k: v for k, v in os.environ.items()
+                if k not in ("CUDA_PATH", "CUDA_HOME", "CUDNN_PATH", "LD_PRELOAD")}
+
+        def run(argv, cuda_path):
+            return subprocess.run(CLI + argv, env=dict(base, CUDA_PATH=cuda_path),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_S,
+                                  universal_newlines=True)
+
+        show = ["--", "sh", "-c", 'echo "CUDA_PATH=${CUDA_PATH-unset}"']
+        p = run(["exec"] + args + show, cu13)
+        self.assertEqual((p.returncode, p.stdout), (0, "CUDA_PATH=unset\n"), p.stderr)
+        self.assertIn("warning: CUDA_PATH=%s holds CUDA 13 libraries" % cu13, p.stderr)
+        self.assertIn("the started program goes without CUDA_PATH", p.stderr)
+        for shell, line in (("sh", "unset CUDA_PATH"), ("fish", "set -e CUDA_PATH"),
+                            ("cmd", 'set "CUDA_PATH="'),
+                            ("powershell", "Remove-Item Env:CUDA_PATH -ErrorAction SilentlyContinue")):
+            p = run(["env", "--shell", shell] + args, cu13)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.splitlines()[1:], [line], p.stdout)
+        p = run(["exec", "--dry-run"] + args + show, cu13)
+        self.assertIn("\nunset CUDA_PATH\n", p.stdout)
+        # Of the plan's major: kept, and nothing said.
+        p = run(["exec"] + args + show, cu12)
+        self.assertEqual(p.stdout, "CUDA_PATH=%s\n" % cu12, p.stderr)
+        self.assertNotIn("CUDA_PATH", p.stderr)
+
     def test_an_inactive_environment_nearby_comes_first_in_the_fix(self):
         """Issue 30: run from a project whose .venv holds the wheels but is
         not activated, the tool found nothing and said only "pip install".
