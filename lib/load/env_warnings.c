@@ -411,8 +411,9 @@ int cudaload_env_check(cudaload_ctx *ctx, unsigned flags, size_t *count) {
     if (again) {
       cudaload_explain_free(e);
       e = NULL;
-      rc = (added || kept) && !both ? CUDALOAD_E_NO_MEMORY
-                                    : judge_child(ctx, value, both, 1, &e);
+      int some = (added && *added) || (kept && *kept);
+      rc = some && !both ? CUDALOAD_E_NO_MEMORY
+                         : judge_child(ctx, value, both, 1, &e);
     }
     /* What exec sets for the child, where it differs from this
      * environment's. */
