@@ -1784,6 +1784,13 @@ class StaleMinor(CliTestCase):
                          LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("cudaload: exec: warning:", p.stderr)
+        # Left out of the program's LD_PRELOAD (issue 41, item 5): it runs
+        # without the variable, and the warning names the file.
+        show = args[:-1] + ["sh", "-c", 'echo "LD_PRELOAD=${LD_PRELOAD-unset}"']
+        p = self.run_env(show[:1] + ["--drop-stale-preload"] + show[1:],
+                         LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
+        self.assertEqual((p.returncode, p.stdout), (0, "LD_PRELOAD=unset\n"), p.stderr)
+        self.assertIn("LD_PRELOAD leaves out %s" % (self.old / "libnvJitLink.so.12"), p.stderr)
 
 
 # What the torchnccl child of the stale_nccl fixtures prints: the version
