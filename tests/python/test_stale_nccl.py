@@ -82,3 +82,25 @@ def test_setup_preloads_the_planned_nccl_past_the_rpath(run, fixtures):
     assert out["version"] == 22105, out
     assert [os.path.realpath(m) for m in out["maps"]] == [
         os.path.realpath(os.path.join(new, "nvidia", "nccl", "lib", "libnccl.so.2"))], out
+
+
+CHECK = """
+import json, cudaload
+VENV, ROOT = %r, %r
+ctx = cudaload.Context(roots=[ROOT], site_packages=False, defaults=False)
+ctx.require_for(VENV + "/bin/python3")
+warnings, changes = ctx.env_check()
+print(json.dumps({"warnings": warnings, "changes": changes}))
+"""
+
+
+def test_env_check_gives_the_child_the_planned_nccl_first(run, fixtures):
+    """Context.env_check(): what `cudaload exec` sets for its program, for a
+    Python launcher to give its child: LD_PRELOAD of the planned NCCL, which
+    venv-old's DT_RPATH would miss, with the warning that says why."""
+    t = tree(fixtures)
+    new = os.path.join(t, "nccl-2.21.5")
+    out = last_json(run(CHECK % (os.path.join(t, "venv-old"), new)))
+    assert out["changes"].get("LD_PRELOAD") == os.path.join(
+        new, "nvidia", "nccl", "lib", "libnccl.so.2"), out
+    assert any("by rule rpath" in w for w in out["warnings"]), out

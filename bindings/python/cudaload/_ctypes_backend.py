@@ -425,6 +425,19 @@ class CtypesLibrary:
         value = self._callable("cudaload_doctor_problem_fact")(ctx, i, fact, ctypes.byref(source))
         return _decode(value) if value is not None else None, source.value
 
+    def env_check(self, ctx: "Any", flags: int) -> "Tuple[int, int]":
+        """cudaload_env_check(ctx, flags, &count): (status, count)."""
+        count = ctypes.c_size_t(0)
+        status = self._callable("cudaload_env_check")(ctx, flags, ctypes.byref(count))
+        return status, count.value
+
+    def env_change(self, ctx: "Any", i: int) -> "Tuple[Optional[str], Optional[str]]":
+        """cudaload_env_change(ctx, i, &value): (name or None, value or None)."""
+        value = ctypes.c_char_p()
+        name = self._callable("cudaload_env_change")(ctx, i, ctypes.byref(value))
+        return (_decode(name) if name is not None else None,
+                _decode(value.value) if value.value is not None else None)
+
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as this backend passes it."""
         return dll._handle
