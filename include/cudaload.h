@@ -934,6 +934,48 @@ CUDALOAD_API const char *cudaload_env_warning(const cudaload_ctx *ctx,
  *  (CUDALOAD_1.2). `cudaload exec` stops on such a warning unless --force. */
 CUDALOAD_API int cudaload_env_warning_fatal(const cudaload_ctx *ctx, size_t i);
 
+/* Flags for cudaload_env_check(). */
+/* Leave out of the started program's LD_PRELOAD each entry that puts first
+ * a copy the loader model says makes a load fail (an older libnccl.so.2
+ * lacking ncclCommRegister), with a warning naming it, instead of a fatal
+ * warning (`cudaload exec --drop-stale-preload`). */
+#define CUDALOAD_ENV_DROP_STALE_PRELOAD 0x1u
+
+/**
+ * As cudaload_env_warnings(), with flags (CUDALOAD_ENV_*; CUDALOAD_1.5),
+ * and deciding what the started program needs beyond the search-path
+ * variable, read with cudaload_env_change(): on Linux, LD_PRELOAD holding
+ * the planned files a file of the program would otherwise take from
+ * another copy (a DT_RPATH, which comes before LD_LIBRARY_PATH, reaching
+ * the program's own older copy: torch 2.5.1's libtorch_cuda.so reaches
+ * ../../nvidia/nccl/lib), in plan order, before what this environment's
+ * LD_PRELOAD keeps; and CUDA_PATH, CUDA_HOME or CUDNN_PATH unset where
+ * they name a folder of another CUDA major than the plan's (CuPy and Numba
+ * search them themselves). Each change is also said in a warning (not
+ * fatal), and the warnings are judged in a model of the child with them.
+ * CUDALOAD_OK, CUDALOAD_E_INVALID_ARGUMENT for an unknown flag, or another
+ * error status with the last error set.
+ */
+CUDALOAD_API int cudaload_env_check(cudaload_ctx *ctx, unsigned flags,
+                                    size_t *count);
+/** How many variables the last cudaload_env_check() changes for the
+ *  started program (0 after cudaload_env_warnings(): none decided).
+ *  (CUDALOAD_1.5) */
+CUDALOAD_API size_t cudaload_env_change_count(const cudaload_ctx *ctx);
+/** Change i: the variable's name, and in *value (may be NULL) its value
+ *  for the started program, NULL to unset it; NULL past the last. Owned by
+ *  ctx, valid until the next cudaload_env_check() or cudaload_env_warnings().
+ *  `cudaload env` prints them. (CUDALOAD_1.5) */
+CUDALOAD_API const char *cudaload_env_change(const cudaload_ctx *ctx, size_t i,
+                                             const char **value);
+/** Make the changes of the last cudaload_env_check() in this process's
+ *  environment, for the programs it starts next (`cudaload exec` calls it
+ *  after cudaload_env_apply(), just before it runs its command). On Linux
+ *  the loader of this process read LD_PRELOAD at its start: nothing of
+ *  this process changes. CUDALOAD_OK, or an error status with the last
+ *  error set. (CUDALOAD_1.5) */
+CUDALOAD_API int cudaload_env_apply_changes(cudaload_ctx *ctx);
+
 /* ------------------------------------------------------------------------ */
 /* Collisions and isolation                                                 */
 /* ------------------------------------------------------------------------ */

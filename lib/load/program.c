@@ -1539,6 +1539,8 @@ int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
     rc = remember_target(ctx, target);
   if (!rc && ps.failed)
     rc = CUDALOAD_E_NO_MEMORY;
+  if (!rc) /* the doctor's fix runs the program through exec --for target */
+    rc = cl_plan_state_add_program_target(ctx, target);
   program_scan_free(&ps);
   cl_program_target_free(&t);
   if (rc)

@@ -1922,20 +1922,54 @@ static char *inspect_fix(const char *file, cl_naming naming) {
   return cl_buf_take(&b);
 }
 
-/* The objects of a resolved tree into e: the file itself and every CUDA
- * library in it, each with its needs, bindings and findings. */
+/* Which objects of t need a CUDA library (a DT_NEEDED name or import the
+ * catalog knows): each is a consumer whose references to that library must
+ * bind, wherever in the tree it sits. torch's _C.so reaches
+ * libtorch_cuda.so through libtorch_python.so, and it is libtorch_cuda.so
+ * that takes ncclCommRegister from libnccl.so.2: an older NCCL put first
+ * (LD_PRELOAD) lacks it, and only its bindings show that. calloc'ed flags,
+ * one per object (NULL when memory ran out: none marked). */
+static unsigned char *cuda_consumers(const cl_load_tree *t, cl_naming naming) {
+  unsigned char *is_cuda = calloc(t->object_count + 1, 1);
+  unsigned char *needs = calloc(t->object_count + 1, 1);
+  if (!is_cuda || !needs) {
+    free(is_cuda);
+    free(needs);
+    return NULL;
+  }
+  for (size_t k = 0; k < t->object_count; ++k) {
+    cl_name_match m;
+    is_cuda[k] = (unsigned char)catalog_of(
+        t->objects[k].path, t->objects[k].info.soname, naming, &m);
+  }
+  for (size_t i = 0; i < t->edge_count; ++i) {
+    const cl_load_edge *edge = &t->edges[i];
+    if (!edge->lazy && edge->from < t->object_count &&
+        edge->to < t->object_count && is_cuda[edge->to])
+      needs[edge->from] = 1;
+  }
+  free(is_cuda);
+  return needs;
+}
+
+/* The objects of a resolved tree into e: the file itself, every CUDA
+ * library in it and every file that needs one, each with its needs,
+ * bindings and findings. */
 static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *opener, const cl_load_tree *t,
                         unsigned how) {
   cl_naming naming = cl_ctx_naming(ctx);
   int lazy = (how & CL_VERDICT_LAZY) != 0;
+  unsigned char *consumers = cuda_consumers(t, naming);
+  if (!consumers)
+    e->failed = 1;
   for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
     const cl_load_object *lo = &t->objects[k];
     cl_name_match match;
     int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match) ||
                   consumer_package(lo->path, naming) != NULL;
     int asked = k == 0 && (how & CL_VERDICT_CONSUMER);
-    if (k != 0 && !is_cuda)
+    if (k != 0 && !is_cuda && !consumers[k])
       continue; /* system libraries: shown as needs, not expanded */
     if (k == 0 && !is_cuda && !asked)
       continue;
@@ -1950,6 +1984,7 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
     undefined_findings(e, ctx, o, t, k, lazy);
     binding_findings(e, o, lazy);
   }
+  free(consumers);
   if ((how & CL_VERDICT_CONSUMER) &&
       (t->object_count == 0 || !t->objects[0].readable))
     cl_verdict_add(e, CL_FINDING_UNREADABLE, 0,

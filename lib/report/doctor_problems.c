@@ -774,9 +774,39 @@ static int fails_with_plan(const cudaload_explain *with_plan,
   return 0;
 }
 
+/* A finding about a copy this process has already (put first by LD_PRELOAD,
+ * or loaded before cudaload ran): who loaded it, and that fix, as
+ * cudaload_preload says it. 1 when it was reported so, 0 when it is no
+ * such finding, -1 out of memory. */
+static int in_process_problem(cl_doctor *d, const cl_loader_model *m,
+                              const cl_finding *f) {
+  char *text = NULL;
+  cl_fix fix = CL_FIX_INIT;
+  int preloaded = 0;
+  int had =
+      m ? cl_plan_finding_in_process_steps(m, f, &text, &fix, &preloaded) : 0;
+  if (had > 0) {
+    cl_problem *p = finding_problem(d,
+                                    preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
+                                              : CUDALOAD_PROBLEM_LOADED_COPY,
+                                    f, text);
+    cl_problem_take_fix(&d->problems, p, &fix);
+    free(text);
+    return 1;
+  }
+  cl_fix_free(&fix);
+  return had;
+}
+
+/* m: this process (NULL when it could not be modelled). A copy it has
+ * already that the environment's programs would take (an older NCCL put
+ * first by LD_PRELOAD, under torch's libtorch_cuda.so) is no "without
+ * cudaload" problem: running them through cudaload keeps that copy (exec
+ * refuses, setup() raises), so it is said as the plan's own is. */
 static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
                               size_t environment_first,
-                              const cudaload_explain *with_plan) {
+                              const cudaload_explain *with_plan,
+                              const cl_loader_model *m) {
   for (size_t i = 0; as_is && i < as_is->finding_count; ++i) {
     const cl_finding *f = &as_is->findings[i];
     /* The environment's programs, not asked about, count for the names
@@ -795,6 +825,10 @@ static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
       not_found_problem(d, as_is, i, environment_first);
       continue;
     }
+    int had = in_process_problem(d, m, f);
+    d->failed |= had < 0;
+    if (had)
+      continue;
     cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
     fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
     if (p)
@@ -829,34 +863,19 @@ static void verdict_problems(cl_doctor *d) {
       add_note(d, finding_kind(f), f->text, f->fix);
       continue;
     }
-    /* A copy this process has already: who loaded it, and that fix, as
-     * cudaload_preload says it. */
-    char *text = NULL;
-    cl_fix fix = CL_FIX_INIT;
-    int preloaded = 0;
-    int had = have_model ? cl_plan_finding_in_process_steps(&m, f, &text, &fix,
-                                                            &preloaded)
-                         : 0;
-    if (had > 0) {
-      cl_problem *p =
-          finding_problem(d,
-                          preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
-                                    : CUDALOAD_PROBLEM_LOADED_COPY,
-                          f, text);
-      cl_problem_take_fix(&d->problems, p, &fix);
-      free(text);
-      continue;
-    }
-    cl_fix_free(&fix);
+    /* A copy this process has already: who loaded it, and that fix. */
+    int had = in_process_problem(d, have_model ? &m : NULL, f);
     d->failed |= had < 0;
+    if (had)
+      continue;
     cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
     if (p)
       cl_fix_add_note(&p->fix, "%s",
                       f->fix ? f->fix : "cudaload explain says more");
   }
+  as_it_is_problems(d, as_is, environment_first, e, have_model ? &m : NULL);
   if (have_model)
     cl_loader_model_free(&m);
-  as_it_is_problems(d, as_is, environment_first, e);
   cudaload_explain_free(as_is);
   cudaload_explain_free(e);
 }

@@ -1625,7 +1625,12 @@ class Program(CliTestCase):
                          doc["problems"])
         r = run_cli("exec", *(args + ["--", sys.executable, "-c", "print('ran')"]))
         self.assertEqual(r.rc, 0, r.stderr)
-        self.assertNotIn("warning", r.stderr)
+        # But what it changes for the program: this machine's CUDA_HOME of
+        # another CUDA major, unset (issue 41, item 6).
+        self.assertEqual([line for line in r.stderr.splitlines() if "warning" in line and
+                          not re.match(r"cudaload: exec: warning: (CUDA_PATH|CUDA_HOME|CUDNN_PATH)="
+                                       r".* the started program goes without \1, ", line)], [],
+                         r.stderr)
         # Issue 41, item 3: TensorFlow 2.21 opens its GPU libraries by name
         # at start-up from libtensorflow_framework.so.2, whose RUNPATH (its
         # over 4 KB read whole) misses cuSOLVER: the cause, named.
@@ -1764,6 +1769,20 @@ class StaleMinor(CliTestCase):
         self.assertFalse([q for q in doc["problems"] if "_12_4" in q["problem"]],
                          doc["problems"])
 
+    def test_a_fix_from_the_message_alone_keeps_program_and_says_why(self):
+        """Issue 41, item 6: only an answer from the text alone (--error,
+        no --for) leaves the program as PROGRAM, and its note says so."""
+        args = ["--no-defaults", "--root", str(self.tree / "site-packages"), "--error",
+                "OSError: libcusparse.so.12: cannot open shared object file: No such file or "
+                "directory"]
+        p = self.run_env(["doctor", "--format", "json"] + args, LD_LIBRARY_PATH=str(self.old))
+        doc = json.loads(p.stdout)
+        steps = [s for q in doc["problems"] for s in q["fix"] if s["action"] == "run-program"]
+        self.assertTrue(steps, doc["problems"])
+        for step in steps:
+            self.assertEqual(step["argv"][-2:], ["--", "PROGRAM"], step)
+            self.assertIn("the message alone does not name it", step["note"])
+
     def test_exec_stops_on_an_old_copy_ld_preload_keeps(self):
         args = ["exec", "--no-defaults", "--root", str(self.tree / "site-packages"),
                 "--require", "cusparse=12", "--", "true"]
@@ -1776,6 +1795,171 @@ class StaleMinor(CliTestCase):
                          LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("cudaload: exec: warning:", p.stderr)
+        # Left out of the program's LD_PRELOAD (issue 41, item 5): it runs
+        # without the variable, and the warning names the file.
+        show = args[:-1] + ["sh", "-c", 'echo "LD_PRELOAD=${LD_PRELOAD-unset}"']
+        p = self.run_env(show[:1] + ["--drop-stale-preload"] + show[1:],
+                         LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
+        self.assertEqual((p.returncode, p.stdout), (0, "LD_PRELOAD=unset\n"), p.stderr)
+        self.assertIn("LD_PRELOAD leaves out %s" % (self.old / "libnvJitLink.so.12"), p.stderr)
+
+
+# What the torchnccl child of the stale_nccl fixtures prints: the version
+# the NCCL its library bound answers, and every libnccl.so.2 mapped.
+NCCL_CHILD = ("import torchnccl\n"
+              "maps = sorted({l.split()[-1] for l in open('/proc/self/maps')\n"
+              "               if l.rstrip().endswith('libnccl.so.2')})\n"
+              "print(torchnccl.nccl_version(), *maps)\n")
+
+
+class StaleNccl(CliTestCase):
+    """Issue 41, items 5 and 6, on the stale_nccl fixtures (NCCL's real
+    shape: plain names; a consumer that is no CUDA library, reached through
+    another file, whose DT_RPATH reaches its wheel's folder): an older
+    libnccl.so.2 lacking ncclCommRegister put first by LD_PRELOAD, or left
+    in the wheel's folder. Each answer is followed as printed, and a child
+    then imports the program: its library loads (RTLD_NOW), binds, and maps
+    the planned NCCL only."""
+
+    def setUp(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("LD_PRELOAD and DT_RPATH are the Linux loader's (the Windows "
+                          "analogue, a DLL already loaded by name: test_preload's "
+                          "windows_loaded_copy_lacks_an_import under Wine)")
+        self.skip_under_qemu("the fixture venvs run this host's Python")
+        self.tree = self.fixture("stale_nccl")
+        self.venv = self.tree / "venv"
+        self.old_venv = self.tree / "venv-old"
+        self.old = self.tree / "nccl-2.18.1" / "nvidia" / "nccl" / "lib" / "libnccl.so.2"
+        self.new_root = self.tree / "nccl-2.21.5"
+        self.new = self.new_root / "nvidia" / "nccl" / "lib" / "libnccl.so.2"
+
+    def site_nccl(self, venv):
+        found = list(venv.glob("lib/python*/site-packages/nvidia/nccl/lib/libnccl.so.2"))
+        self.assertEqual(len(found), 1, found)
+        return found[0]
+
+    def clean_env(self, **extra):
+        """This environment without what would change the answers: the
+        loader's variables, an active environment, the CUDA variables."""
+        drop = ("LD_PRELOAD", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_PATH",
+                "CUDA_HOME", "CUDNN_PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE")
+        env = {k: v for k, v in os.environ.items() if k not in drop}
+        env["PYTHONNOUSERSITE"] = "1"
+        env.update({k: str(v) for k, v in extra.items()})
+        return env
+
+    def run_env(self, argv, env):
+        return subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, universal_newlines=True)
+
+    def doctor(self, args, env):
+        p = self.run_env(CLI + ["doctor", "--format", "json"] + args, env)
+        self.assertIn(p.returncode, (0, 6), p.stderr)
+        return json.loads(p.stdout)["problems"]
+
+    def assert_loads(self, p, nccl):
+        """The child ran: its library bound ncclCommRegister (nccl_version
+        is -1 otherwise) to the planned NCCL 2.21.5, the only one mapped."""
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        words = p.stdout.split()
+        self.assertEqual(words[:1], ["22105"], p.stdout + p.stderr)
+        self.assertEqual([os.path.realpath(w) for w in words[1:]], [os.path.realpath(str(nccl))],
+                         p.stdout)
+
+    def nccl_problems(self, problems):
+        return [q for q in problems if q["facts"].get("name", {}).get("value") == "libnccl.so.2"]
+
+    def test_the_failures_without_cudaload(self):
+        """What the user meets (the fixture keeps the real files' shape)."""
+        python = str(self.venv / "bin" / "python3")
+        p = self.run_env([python, "-c", NCCL_CHILD], self.clean_env())
+        self.assert_loads(p, self.site_nccl(self.venv))
+        p = self.run_env([python, "-c", NCCL_CHILD], self.clean_env(LD_PRELOAD=self.old))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("libtorchnccl_cuda.so: undefined symbol: ncclCommRegister", p.stderr)
+        p = self.run_env([str(self.old_venv / "bin" / "python3"), "-c", NCCL_CHILD],
+                         self.clean_env())
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("libtorchnccl_cuda.so: undefined symbol: ncclCommRegister", p.stderr)
+
+    def test_doctor_names_the_copy_ld_preload_puts_first_and_its_fix_works(self):
+        """--for and --require alike: a preloaded-copy problem whose facts
+        name the consumer, the copy taken and the one that would do; its
+        set-variable step, followed, leaves the program loading."""
+        for what in (["--for", "torchnccl"], ["--require", "nccl=2"]):
+            args = ["--no-defaults", "--environment", str(self.venv)] + what
+            env = self.clean_env(LD_PRELOAD=self.old)
+            found = self.nccl_problems(self.doctor(args, env))
+            self.assertEqual([q["kind"] for q in found], ["preloaded-copy"], found)
+            facts = {k: v["value"] for k, v in found[0]["facts"].items()}
+            self.assertTrue(same_file(facts["taken"], self.old), facts)
+            self.assertTrue(facts["consumer"].endswith("/torchnccl/lib/libtorchnccl_cuda.so"), facts)
+            self.assertTrue(same_file(facts["better"], self.site_nccl(self.venv)), facts)
+            self.assertEqual(facts["rule"], "already-loaded", facts)
+            self.assertIn("ncclCommRegister", found[0]["problem"])
+            steps = [s for s in found[0]["fix"] if s["action"] == "set-variable"]
+            self.assertEqual(len(steps), 1, found[0])
+            self.assertEqual(steps[0]["argv"], ["unset", "LD_PRELOAD"], steps)
+            del env["LD_PRELOAD"]
+            self.assertFalse(self.nccl_problems(self.doctor(args, env)))
+            self.assert_loads(self.run_env([str(self.venv / "bin" / "python3"), "-c", NCCL_CHILD],
+                                           env), self.site_nccl(self.venv))
+
+    def test_exec_refuses_a_stale_preload_or_leaves_it_out(self):
+        command = ["exec", "--no-defaults", "--environment", str(self.venv), "--for", "torchnccl",
+                   "--", str(self.venv / "bin" / "python3"), "-c", NCCL_CHILD]
+        env = self.clean_env(LD_PRELOAD=self.old)
+        p = self.run_env(CLI + command, env)
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertIn("cudaload: exec: error:", p.stderr)
+        self.assertIn("ncclCommRegister", p.stderr)
+        self.assertIn("LD_PRELOAD keeps %s first" % self.old, p.stderr)
+        self.assertIn("--drop-stale-preload", p.stderr)
+        p = self.run_env(CLI + command[:1] + ["--drop-stale-preload"] + command[1:], env)
+        self.assert_loads(p, self.site_nccl(self.venv))
+        self.assertIn("LD_PRELOAD leaves out %s" % self.old, p.stderr)
+
+    def test_exec_preloads_what_an_rpath_would_miss(self):
+        """venv-old's wheel folder holds 2.18.1, which the consumer's
+        DT_RPATH reaches before LD_LIBRARY_PATH: exec puts the planned
+        2.21.5 in the child's LD_PRELOAD, and says so."""
+        python = str(self.old_venv / "bin" / "python3")
+        p = self.run_env(CLI + ["exec", "--no-defaults", "--environment", str(self.old_venv),
+                                "--root", str(self.new_root), "--for", "torchnccl", "--",
+                                python, "-c", NCCL_CHILD], self.clean_env())
+        self.assert_loads(p, self.new)
+        self.assertIn("the started program gets LD_PRELOAD=%s" % self.new, p.stderr)
+        self.assertIn("by rule rpath", p.stderr)
+
+    def test_the_printed_fix_runs_the_programs_own_command(self):
+        """Item 6: with --for the run-program step starts the program's own
+        command (the venv's interpreter), not PROGRAM; run as printed, then
+        the env line evaluated in sh: the program loads the plan's NCCL."""
+        args = ["--no-defaults", "--environment", str(self.old_venv), "--root",
+                str(self.new_root), "--for", "torchnccl"]
+        env = self.clean_env()
+        found = [q for q in self.nccl_problems(self.doctor(args, env))
+                 if q["kind"] == "symbols-missing"]
+        self.assertEqual(len(found), 1, found)
+        self.assertEqual(found[0]["facts"]["condition"]["value"], "as-it-is", found[0])
+        steps = [s for s in found[0]["fix"] if s["action"] == "run-program"]
+        self.assertEqual(len(steps), 1, found[0])
+        argv = steps[0]["argv"]
+        self.assertEqual(argv[:2], ["cudaload", "exec"], argv)
+        self.assertNotIn("PROGRAM", argv)
+        self.assertEqual(argv[argv.index("--"):], ["--", str(self.old_venv / "bin" / "python3")])
+        self.assertIn("your script and its arguments", steps[0]["note"])
+        for word in args:
+            self.assertIn(word, argv)
+        self.assert_loads(self.run_env(CLI + argv[1:] + ["-c", NCCL_CHILD], env), self.new)
+        # The other way the note names: the env line, evaluated first.
+        p = self.run_env(CLI + ["env"] + args, env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("export LD_PRELOAD='%s'" % self.new, p.stdout)
+        self.assert_loads(self.run_env(["sh", "-c", p.stdout + "\nexec \"$0\" -c \"$1\"",
+                                        str(self.old_venv / "bin" / "python3"), NCCL_CHILD], env),
+                          self.new)
 
 
 class EnvExec(CliTestCase):
@@ -1791,6 +1975,43 @@ class EnvExec(CliTestCase):
         for t in trees:
             args += ["--root", to_cli(self.fixture(*t))]
         return args
+
+    def test_a_cuda_variable_of_another_major_is_unset_for_the_program(self):
+        """Issue 41, item 6: CUDA_PATH naming a folder of CUDA 13 libraries
+        while the plan is CUDA 12: exec runs the program without it, env
+        prints the line that unsets it, and each says so; a CUDA_PATH of the
+        plan's own major is kept."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel trees; the rule is portable (env_child.c)")
+        cu12 = to_cli(self.fixture("wheels-cu12", "site-packages"))
+        cu13 = to_cli(self.fixture("wheels-cu13", "site-packages"))
+        args = ["--no-defaults", "--root", cu12, "--require", "cudart=12"]
+        base = {k: v for k, v in os.environ.items()
+                if k not in ("CUDA_PATH", "CUDA_HOME", "CUDNN_PATH", "LD_PRELOAD")}
+
+        def run(argv, cuda_path):
+            return subprocess.run(CLI + argv, env=dict(base, CUDA_PATH=cuda_path),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_S,
+                                  universal_newlines=True)
+
+        show = ["--", "sh", "-c", 'echo "CUDA_PATH=${CUDA_PATH-unset}"']
+        p = run(["exec"] + args + show, cu13)
+        self.assertEqual((p.returncode, p.stdout), (0, "CUDA_PATH=unset\n"), p.stderr)
+        self.assertIn("warning: CUDA_PATH=%s holds CUDA 13 libraries" % cu13, p.stderr)
+        self.assertIn("the started program goes without CUDA_PATH", p.stderr)
+        for shell, line in (("sh", "unset CUDA_PATH"), ("fish", "set -e CUDA_PATH"),
+                            ("cmd", 'set "CUDA_PATH="'),
+                            ("powershell", "Remove-Item Env:CUDA_PATH -ErrorAction SilentlyContinue")):
+            p = run(["env", "--shell", shell] + args, cu13)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.splitlines()[1:], [line], p.stdout)
+        p = run(["exec", "--dry-run"] + args + show, cu13)
+        self.assertIn("\nunset CUDA_PATH\n", p.stdout)
+        # Of the plan's major: kept, and nothing said.
+        p = run(["exec"] + args + show, cu12)
+        self.assertEqual(p.stdout, "CUDA_PATH=%s\n" % cu12, p.stderr)
+        self.assertNotIn("CUDA_PATH", p.stderr)
 
     def test_an_inactive_environment_nearby_comes_first_in_the_fix(self):
         """Issue 30: run from a project whose .venv holds the wheels but is
@@ -2704,7 +2925,13 @@ class Doctor(CliTestCase):
         r = Result(printed + ["--", "cudaload", "doctor"] + args, proc)
         self.assertEqual(r.rc, 0, r.describe())
         self.assertTrue(r.stdout.split("\n")[0].endswith("; no problem"), r.describe())
-        self.assertEqual(r.stderr, "", r.describe())
+        # exec says nothing but what it changes for the program: a CUDA
+        # variable of this machine naming a toolkit of another CUDA major
+        # (issue 41, item 6).
+        said = [line for line in r.stderr.splitlines()
+                if not re.match(r"cudaload: exec: warning: (CUDA_PATH|CUDA_HOME|CUDNN_PATH)=.* "
+                                r"the started program goes without \1, ", line)]
+        self.assertEqual(said, [], r.describe())
         doc = self.parse_json(self.doctor(*(args + ["--format", "json"])))
         self.assertEqual(doc["driver"]["source"], "scan")
         self.assertTrue(same_file(doc["driver"]["path"], driver / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")))

@@ -229,6 +229,18 @@ class CffiLibrary:
         value = self._functions["cudaload_doctor_problem_fact"](ctx, i, fact, source)
         return self._string(value), source[0]
 
+    def env_check(self, ctx: "Any", flags: int) -> "Tuple[int, int]":
+        """cudaload_env_check(ctx, flags, &count): (status, count)."""
+        count = self.ffi.new("size_t *")
+        status = self._functions["cudaload_env_check"](ctx, flags, count)
+        return status, count[0]
+
+    def env_change(self, ctx: "Any", i: int) -> "Tuple[Optional[str], Optional[str]]":
+        """cudaload_env_change(ctx, i, &value): (name or None, value or None)."""
+        value = self.ffi.new("char **")
+        name = self._functions["cudaload_env_change"](ctx, i, value)
+        return self._string(name), self._string(value[0])
+
     def explain(self, ctx: "Any", paths: "List[str]", flags: int,
                 pid: int) -> "Tuple[int, Any]":
         """cudaload_explain_files (pid 0) or cudaload_explain_pid: (status,
