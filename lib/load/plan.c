@@ -867,7 +867,6 @@ static void describe_miss(char *out, size_t size, const char *rule,
 
 /* --- lazy dependencies ------------------------------------------------- */
 
-/* The main library of a family (cublas for cublasLt), or NULL. */
 /* The ABI major of entry that ships with a CUDA major, 0 when none. */
 static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
   for (int m = entry->min_major; m <= entry->max_major; ++m)
