@@ -775,9 +775,50 @@ static void every_kind_has_its_words_in_the_golden_file(void **state) {
   free(now);
 }
 
+/* A problem is said once: one already listed that holds all its facts
+ * (and maybe more, the condition) is it; two unreadable pins of one
+ * program that differ only in the pin's text are two problems. */
+static void a_problem_is_listed_once_by_all_its_facts(void **state) {
+  (void)state;
+  cl_problem_list list = CL_PROBLEM_LIST_INIT;
+  cl_problem *listed = cl_problem_add(&list, CUDALOAD_PROBLEM_PIN_UNREAD);
+  assert_non_null(listed);
+  cl_problem_fact(&list, listed, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_PROGRAM,
+                  "torch 2.5.1");
+  cl_problem_fact(&list, listed, CUDALOAD_FACT_NAME, CUDALOAD_FROM_PROGRAM,
+                  "nvidia-cudnn-cu12");
+  cl_problem_fact(&list, listed, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_PROGRAM,
+                  "nvidia-cudnn-cu12 (>=9,<<10)");
+  cl_problem other;
+  cl_problem_init(&other, CUDALOAD_PROBLEM_PIN_UNREAD);
+  cl_problem_fact(NULL, &other, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_PROGRAM,
+                  "torch 2.5.1");
+  cl_problem_fact(NULL, &other, CUDALOAD_FACT_NAME, CUDALOAD_FROM_PROGRAM,
+                  "nvidia-cudnn-cu12");
+  cl_problem_fact(NULL, &other, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_PROGRAM,
+                  "nvidia-cudnn-cu12 (~=9.1.*)");
+  assert_false(cl_problem_list_has(&list, &other));
+  cl_problem_fact(NULL, &other, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_PROGRAM,
+                  "nvidia-cudnn-cu12 (>=9,<<10)");
+  assert_true(cl_problem_list_has(&list, &other));
+  /* The listed one may say more (as it is, without cudaload)... */
+  cl_problem_fact(&list, listed, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE,
+                  "as-it-is");
+  assert_true(cl_problem_list_has(&list, &other));
+  /* ...but a note is not a problem, nor another kind. */
+  other.note = 1;
+  assert_false(cl_problem_list_has(&list, &other));
+  other.note = 0;
+  other.kind = CUDALOAD_PROBLEM_PIN;
+  assert_false(cl_problem_list_has(&list, &other));
+  cl_problem_free(&other);
+  cl_problem_list_free(&list);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_kind_has_its_words_in_the_golden_file),
+      cmocka_unit_test(a_problem_is_listed_once_by_all_its_facts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

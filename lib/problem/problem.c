@@ -102,22 +102,19 @@ void cl_problem_take_fix(cl_problem_list *list, cl_problem *p, cl_fix *fix) {
   cl_fix_free(fix);
 }
 
-/* Whether a and b hold the same value of fact f (both none too). */
-static int same_fact(const cl_problem *a, const cl_problem *b, int f) {
-  return a->facts[f] && b->facts[f] ? strcmp(a->facts[f], b->facts[f]) == 0
-                                    : a->facts[f] == b->facts[f];
+/* Whether q holds every fact p holds, with the same value (q may hold
+ * more: the condition, the process as consumer). */
+static int holds_facts_of(const cl_problem *q, const cl_problem *p) {
+  for (int f = 0; f < CL_FACT_SLOTS; ++f)
+    if (p->facts[f] && (!q->facts[f] || strcmp(p->facts[f], q->facts[f])))
+      return 0;
+  return 1;
 }
 
 int cl_problem_list_has(const cl_problem_list *list, const cl_problem *p) {
-  static const int telling[] = {CUDALOAD_FACT_CONSUMER, CUDALOAD_FACT_NAME,
-                                CUDALOAD_FACT_TAKEN, CUDALOAD_FACT_PATH,
-                                CUDALOAD_FACT_OTHER_PATH};
   for (size_t i = 0; i < list->count; ++i) {
     const cl_problem *q = &list->items[i];
-    int same = !q->note == !p->note && q->kind == p->kind;
-    for (size_t k = 0; same && k < sizeof telling / sizeof *telling; ++k)
-      same = same_fact(p, q, telling[k]);
-    if (same)
+    if (!q->note == !p->note && q->kind == p->kind && holds_facts_of(q, p))
       return 1;
   }
   return 0;

@@ -72,8 +72,7 @@ void cl_problem_fact_int(cl_problem_list *list, cl_problem *p, int fact,
 void cl_problem_take_fix(cl_problem_list *list, cl_problem *p, cl_fix *fix);
 
 /* Whether a problem already in list (a note when p is one) has p's kind
- * and the facts that tell one problem from another (consumer, name,
- * taken, path, other path). */
+ * and every fact p has, with the same value: p is said already. */
 int cl_problem_list_has(const cl_problem_list *list, const cl_problem *p);
 /* The number of problems, notes left out. */
 size_t cl_problem_list_problems(const cl_problem_list *list);
