@@ -778,6 +778,13 @@ static void set_env(const char *name, const char *value) {
 
 /* The CUDA variables set are listed with what each does, in text and
  * JSON; CUDA_LAUNCH_BLOCKING=1 is a problem with its fix, =0 is not. */
+/* The step that unsets a variable, in the user's shell's spelling. */
+#ifdef _WIN32
+#define UNSET_LAUNCH_BLOCKING "fix: set \"CUDA_LAUNCH_BLOCKING=\""
+#else
+#define UNSET_LAUNCH_BLOCKING "fix: unset CUDA_LAUNCH_BLOCKING"
+#endif
+
 static void environment_lists_the_cuda_variables(void **state) {
   (void)state;
   set_env("CUDA_LAUNCH_BLOCKING", "1");
@@ -789,7 +796,7 @@ static void environment_lists_the_cuda_variables(void **state) {
   assert_contains(text, "  CUBLAS_WORKSPACE_CONFIG=:4096:8\n");
   assert_contains(text, "makes results reproducible");
   assert_contains(text, "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits");
-  assert_contains(text, "fix: unset CUDA_LAUNCH_BLOCKING");
+  assert_contains(text, UNSET_LAUNCH_BLOCKING);
   cudaload_free(text);
   char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
   assert_contains(json, "\"environment\": [");
@@ -801,7 +808,7 @@ static void environment_lists_the_cuda_variables(void **state) {
   size_t without = 0;
   text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &without);
   assert_contains(text, "  CUDA_LAUNCH_BLOCKING=0\n");
-  assert_lacks(text, "fix: unset CUDA_LAUNCH_BLOCKING");
+  assert_lacks(text, UNSET_LAUNCH_BLOCKING);
   assert_int_equal(without + 1, problems);
   cudaload_free(text);
   set_env("CUDA_LAUNCH_BLOCKING", NULL);
