@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -22,6 +23,15 @@ int cl_os_run_program(char *const *argv, int *exit_code) {
   if (!argv || !argv[0] || argv[0][0] != '/')
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "a program to run must be named by its absolute path");
+  /* Said before the spawn too: where the spawn's own report of a failed
+   * exec does not come back (qemu-user runs vfork as a fork), the child
+   * would only exit 127, read as the program's own status. */
+  if (access(argv[0], X_OK) != 0) {
+    int err = errno;
+    return cl_fail_os(err == ENOENT || err == ENOTDIR ? CUDALOAD_E_NOT_FOUND
+                                                      : CUDALOAD_E_IO,
+                      (unsigned long)err, "%s could not be started", argv[0]);
+  }
   pid_t child;
   int rc = posix_spawn(&child, argv[0], NULL, NULL, argv, environ);
   if (rc != 0)

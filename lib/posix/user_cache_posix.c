@@ -90,6 +90,26 @@ static int splice_link(char **rest, const char *target, size_t tlen,
  * `make`, missing folders are made (0700, the XDG rules' mode) in the
  * folder the walk has reached. 0, CUDALOAD_E_NOT_FOUND for a missing
  * folder (without `make`), else CUDALOAD_E_IO or CUDALOAD_E_NO_MEMORY. */
+/* The root itself is never opened: a component of it is reached by its
+ * absolute path ("/tmp", with O_NOFOLLOW as any other), which means the
+ * same on every system and is not redirected where "/" is (qemu-user
+ * with -L maps "/" to its sysroot, and every folder made from there
+ * would land in it). AT_ROOT stands for the root in `at`. */
+#define AT_ROOT (-2)
+
+/* (at, name) as openat() and its kin take it: the root's component by
+ * its absolute path in buf. */
+static int at_dir(int at, const char *name, char *buf, size_t size,
+                  const char **path) {
+  if (at != AT_ROOT) {
+    *path = name;
+    return at;
+  }
+  snprintf(buf, size, "/%s", name);
+  *path = buf;
+  return AT_FDCWD;
+}
+
 static int open_private_dir(const char *dir, int make, int *fd) {
   *fd = -1;
   if (dir[0] != '/')
@@ -97,11 +117,11 @@ static int open_private_dir(const char *dir, int make, int *fd) {
   char *rest = cl_strdup(dir);
   if (!rest)
     return CUDALOAD_E_NO_MEMORY;
-  int at = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  int status = at < 0 ? CUDALOAD_E_IO : CUDALOAD_OK;
+  int at = AT_ROOT;
+  int status = CUDALOAD_OK;
   struct stat st;
-  if (status == CUDALOAD_OK && (fstat(at, &st) != 0 || !owner_trusted(&st)))
-    status = CUDALOAD_E_IO;
+  char rooted[NAME_MAX + 2];
+  const char *path;
   char *p = rest;
   int links = 0;
   while (status == CUDALOAD_OK && *p) {
@@ -121,22 +141,23 @@ static int open_private_dir(const char *dir, int make, int *fd) {
     name[len] = '\0';
     p += len;
     int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-    int next = openat(at, name, flags);
+    int dirfd = at_dir(at, name, rooted, sizeof rooted, &path);
+    int next = openat(dirfd, path, flags);
     if (next < 0 && errno == ENOENT && make &&
-        (mkdirat(at, name, 0700) == 0 || errno == EEXIST))
-      next = openat(at, name, flags);
+        (mkdirat(dirfd, path, 0700) == 0 || errno == EEXIST))
+      next = openat(dirfd, path, flags);
     if (next < 0) {
       /* A link (Linux says ELOOP, FreeBSD EMLINK, some ENOTDIR), or a
        * component that is missing or no folder. */
       int err = errno;
-      if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         status = err == ENOENT ? CUDALOAD_E_NOT_FOUND : CUDALOAD_E_IO;
         break;
       }
       char target[PATH_MAX];
       ssize_t n;
       if (!S_ISLNK(st.st_mode) || !owner_trusted(&st) || ++links > MAX_LINKS ||
-          (n = readlinkat(at, name, target, sizeof target)) <= 0 ||
+          (n = readlinkat(dirfd, path, target, sizeof target)) <= 0 ||
           (size_t)n >= sizeof target) {
         status = CUDALOAD_E_IO;
         break;
@@ -147,14 +168,14 @@ static int open_private_dir(const char *dir, int make, int *fd) {
       }
       p = rest;
       if (target[0] == '/') {
-        close(at);
-        at = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (at < 0)
-          status = CUDALOAD_E_IO;
+        if (at >= 0)
+          close(at);
+        at = AT_ROOT;
       }
       continue;
     }
-    close(at);
+    if (at >= 0)
+      close(at);
     at = next;
     if (fstat(at, &st) != 0 || !owner_trusted(&st))
       status = CUDALOAD_E_IO;
@@ -162,8 +183,9 @@ static int open_private_dir(const char *dir, int make, int *fd) {
   free(rest);
   /* The folder itself: a folder of someone else's, or one others may
    * write in, could have the file swapped after it is written. */
-  if (status == CUDALOAD_OK && (fstat(at, &st) != 0 || st.st_uid != geteuid() ||
-                                (st.st_mode & (S_IWGRP | S_IWOTH))))
+  if (status == CUDALOAD_OK &&
+      (at < 0 || fstat(at, &st) != 0 || st.st_uid != geteuid() ||
+       (st.st_mode & (S_IWGRP | S_IWOTH))))
     status = CUDALOAD_E_IO;
   if (status != CUDALOAD_OK) {
     if (at >= 0)
