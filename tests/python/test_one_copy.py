@@ -85,7 +85,7 @@ def test_text_for_people_is_escaped_by_the_library(run):
 
 
 def test_text_for_people_from_an_older_library_is_still_escaped(run):
-    """A libcudaload before CUDALOAD_1.4 has no cudaload_escape_text: _shown()
+    """A libcudaload before CUDALOAD_1.6 has no cudaload_escape_text: _shown()
     (so python -m cudaload's error messages, str(Report)'s error) escapes
     every character that is not printable ASCII itself, and raises
     nothing."""

@@ -279,7 +279,7 @@ def _read_probe(lib: "Any", handle: "Any") -> "Probe":
         runtime_version=opt("cudaload_probe_runtime_version") or 0,
         devices=devices)
     if lib.has("cudaload_probe_report"):
-        # The text the tool prints; a libcudaload before CUDALOAD_1.4 writes
+        # The text the tool prints; a libcudaload before CUDALOAD_1.6 writes
         # none (CUDALOAD_E_INVALID_ARGUMENT for the format).
         status, text = lib.probe_report(handle, C.CUDALOAD_FORMAT_TEXT)
         probe._text = text if status == C.CUDALOAD_OK else None

@@ -50,7 +50,7 @@ def _shown(value: str, keep_newlines: bool = False, lib: "Any" = None) -> str:
     would obey it (ESC sequences, CR hiding a line). ``keep_newlines``:
     "\\n" stays (multi-line messages). The exact values stay in the
     records' fields. ``lib``: the library to ask (default: the one in
-    use). A libcudaload older than CUDALOAD_1.4 has no escaping to ask
+    use). A libcudaload older than CUDALOAD_1.6 has no escaping to ask
     for: then every character that is not printable ASCII is escaped as
     Python's ascii() escapes it (stricter than the library, and no copy of
     its rule), so that a message about an error is never lost to a second
