@@ -74,16 +74,16 @@ def test_text_for_people_is_escaped_by_the_library(run):
         lib.escape_text = recording
         cases = %r
         shown = [_text._shown(text, keep) for text, keep, _ in cases]
-        # A name from the disk that is not UTF-8 (os.fsdecode()'s str) and
-        # a lone surrogate no byte stands for: shown byte by byte, no
-        # exception.
+        # A name from the disk that is not UTF-8 (the str os.fsdecode()
+        # gives for it on POSIX: its bytes surrogate-escaped) and a lone
+        # surrogate no byte stands for: shown byte by byte, no exception.
         print(json.dumps({"shown": shown, "calls": len(calls),
-                          "not_utf8": _text._shown(os.fsdecode(b"caf\\xe9")),
+                          "not_utf8": _text._shown(b"caf\\xe9".decode("utf-8", "surrogateescape")),
                           "surrogate": _text._shown("x\\ud800y")}))
         """ % (ESCAPES,)))
     assert out["shown"] == [expected for _, _, expected in ESCAPES]
     assert out["calls"] == len(ESCAPES)
-    if sys.platform == "win32":  # os.fsdecode() is UTF-8 with surrogatepass there
+    if sys.platform == "win32":  # names are UTF-8 with surrogatepass there
         assert out["not_utf8"] == "caf\\xe9" or out["not_utf8"].startswith("caf\\x")
     else:
         assert out["not_utf8"] == "caf\\xe9"

@@ -28,8 +28,8 @@ from . import _constants as C
 from ._library import load_default as _load_default
 from ._library import need as _need
 from ._library import open_library, set_default
-from ._record import _plain, _Record  # noqa: F401  (_plain: for the records' users)
-from ._text import _shown, _utf8_text  # noqa: F401  (_utf8_text: for _cli)
+from ._record import _Record
+from ._text import _shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time

@@ -21,7 +21,7 @@ from ._api import (Context, _load_default, _need, _path_arg, _path_list, _raise,
                    _text_arg)
 from ._record import _Record
 from ._results import Device, DoctorReport, FixStep, Probe, Problem, Stage
-from ._text import _shown  # noqa: F401  (text for people, for what this module prints)
+from ._text import _shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
