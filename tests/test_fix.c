@@ -51,15 +51,11 @@ static int windows(void) {
 
 /* tree + SEP + relative ('/' becomes SEP), in a ring of buffers. */
 static const char *at(const char *relative) {
-  static char slots[16][1024];
+  static char slots[16][sizeof tree + 1024];
   static unsigned next;
   char *out = slots[next++ % 16];
-  int n = snprintf(out, sizeof slots[0], "%s%s%s", tree, *relative ? SEP : "",
-                   relative);
-  /* A cut path would name another file: the test stops instead (and gcc
-   * -O3 -Werror sees the length checked). */
-  if (n < 0 || (size_t)n >= sizeof slots[0])
-    fail_msg("test path too long: %s + %s", tree, relative);
+  snprintf(out, sizeof slots[0], "%s%s%s", tree, *relative ? SEP : "",
+           relative);
   for (char *p = out + strlen(tree); *p; ++p)
     if (*p == '/')
       *p = SEP[0];
