@@ -110,6 +110,24 @@ CUDALOAD_API const char *cudaload_strerror(int status);
  */
 CUDALOAD_API const char *cudaload_last_error(void);
 
+/* Flags for cudaload_escape_text(). */
+#define CUDALOAD_ESCAPE_KEEP_NEWLINES 0x1 /* '\n' stays: a text of lines */
+
+/**
+ * Text from outside (a path, a version read from a file, a driver's string,
+ * a message that quotes them) as the text reports and the cudaload tool show
+ * it to a person (CUDALOAD_1.6): each control character (C0 and DEL) and
+ * each byte that is not part of valid UTF-8 as \xNN, each C1 control as
+ * \u00NN, so that nothing reaches a terminal that would obey it (an escape
+ * sequence, a carriage return hiding a line); valid UTF-8 otherwise stays.
+ * With CUDALOAD_ESCAPE_KEEP_NEWLINES, '\n' stays. The length bytes at text
+ * are read, NUL bytes included (shown \x00). *out receives a malloc'ed,
+ * NUL-terminated text (free with cudaload_free()). CUDALOAD_E_INVALID_ARGUMENT
+ * for a NULL text or out, or an unknown flag; CUDALOAD_E_NO_MEMORY.
+ */
+CUDALOAD_API int cudaload_escape_text(const char *text, size_t length,
+                                      unsigned flags, char **out);
+
 /* ------------------------------------------------------------------------ */
 /* Context: roots and the scanned inventory                                 */
 /* ------------------------------------------------------------------------ */
@@ -794,6 +812,21 @@ CUDALOAD_API const char *cudaload_plan_loaded_path(const cudaload_ctx *ctx,
                                                    size_t i);
 
 /**
+ * The plan as text for a person (CUDALOAD_1.6), as `cudaload env --dry-run`,
+ * `cudaload exec --dry-run` and the Python package's str(Report) print it:
+ * the requirements; each file in load order with its state, catalog name,
+ * ABI major, path and why it is in the plan, and the file the process uses
+ * where that is another (CUDALOAD_STATE_LOADED_ELSEWHERE); the conflicts;
+ * how many libraries the scan found in how many roots. Values from outside
+ * are escaped as cudaload_escape_text() escapes them. format is
+ * CUDALOAD_FORMAT_TEXT (the plan as data is the doctor's "plan" member of
+ * its JSON and YAML); another is CUDALOAD_E_INVALID_ARGUMENT. *out receives
+ * a malloc'ed, NUL-terminated text (free with cudaload_free()).
+ */
+CUDALOAD_API int cudaload_plan_report(const cudaload_ctx *ctx, int format,
+                                      char **out);
+
+/**
  * The CUDA major the last plan takes its CUDA libraries for (since 1.1):
  * cudart, cuBLAS, NVRTC, nvJitLink, cuFFT, cuRAND, cuSPARSE, cuSOLVER,
  * CUPTI, and the CUDA build of cuDNN and NCCL come from one CUDA major. It is
@@ -1217,10 +1250,12 @@ cudaload_probe_device_free_mib(const cudaload_probe *probe, size_t i);
  * The probe's result as one document, CUDALOAD_FORMAT_JSON or _YAML:
  * "schema_version", "verdict", "reason", "summary",
  * "driver", "runtime_version", "devices", "stages", as docs/probe.md
- * documents them; the doctor's "probe" field holds the same fields. *out
- * receives a malloc'ed, NUL-terminated text (free with cudaload_free()).
- * CUDALOAD_E_INVALID_ARGUMENT for another format (the text is
- * cudaload_probe_summary() and the stages).
+ * documents them; the doctor's "probe" field holds the same fields.
+ * CUDALOAD_FORMAT_TEXT (since CUDALOAD_1.6; refused before): the verdict and
+ * cudaload_probe_summary(), the stages as a table, the driver and each
+ * device, as `cudaload probe` and the Python package's str(Probe) print it.
+ * *out receives a malloc'ed, NUL-terminated text (free with
+ * cudaload_free()). CUDALOAD_E_INVALID_ARGUMENT for another format.
  */
 CUDALOAD_API int cudaload_probe_report(const cudaload_probe *probe, int format,
                                        char **out);
@@ -1438,6 +1473,11 @@ CUDALOAD_API const char *cudaload_fact_source_name(int source);
 /* Installs packages only where the note before it holds ("for a CUDA 12
  * program:"): one of several for the user to choose; never run unasked. */
 #define CUDALOAD_FIX_CHOICE 6
+
+/** The action's name in reports ("note", "install", "set-variable",
+ *  "run-program", "command", "choice"); NULL for a value that is no action.
+ *  (CUDALOAD_1.6) */
+CUDALOAD_API const char *cudaload_fix_action_name(int action);
 
 /** Problem i's CUDALOAD_PROBLEM_* kind; 0 out of range. (CUDALOAD_1.3) */
 CUDALOAD_API int cudaload_doctor_problem_kind(const cudaload_ctx *ctx,

@@ -42,17 +42,26 @@
    statement compares a family with "driver" (the row's is_driver says it:
    cl_catalog_is_driver()), and no function but the catalogue's
    cl_catalog_family_main() is a family's main library (*family_main*).
+10. The Python package (bindings/python/cudaload, or --python-package DIR):
+    from the import statements of its modules (every one, those inside a
+    function or under `if TYPE_CHECKING:` too: a lazy import is still a
+    dependency), no two modules import each other, directly or around a
+    circle. `from . import x` is module x where the package has one, else
+    the package's __init__; importing a submodule is not counted as
+    importing the package.
 
 The checks read the sources of both sides (posix/ and win32/) on every
 build; --objects (a native or a mingw-w64 build's objects, with that
 build's nm) adds the layers of the objects that build compiled.
 
 Usage: check_architecture.py --source REPO [--objects OBJ;OBJ;...] [--nm NM]
+                            [--python-package DIR]
 Exit status 0 when the shape holds, 1 with each violation named otherwise.
 Python standard library only.
 """
 
 import argparse
+import ast
 import os
 import re
 import subprocess
@@ -307,6 +316,79 @@ def check_one_seam(source, problems):
                         "Windows through CL_DIR_SEP; ask cl_os_host_target()")
 
 
+def python_modules(package):
+    """{module name: file} of a package folder's modules: the package
+    itself (its __init__.py) by the folder's name, each other .py file as
+    NAME.MODULE."""
+    name = os.path.basename(os.path.normpath(package))
+    modules = {}
+    for entry in sorted(os.listdir(package)):
+        if entry.endswith(".py"):
+            stem = entry[:-3]
+            modules[name if stem == "__init__" else f"{name}.{stem}"] = \
+                os.path.join(package, entry)
+    return name, modules
+
+
+def python_imports(package):
+    """{module: {imported module: [line, ...]}} between a package's own
+    modules, from every import statement of each (ast.walk: function
+    bodies and TYPE_CHECKING blocks included)."""
+    name, modules = python_modules(package)
+
+    def own(dotted):
+        """The package's module that a dotted name is or is inside of."""
+        parts = dotted.split(".")
+        for end in range(len(parts), 0, -1):
+            candidate = ".".join(parts[:end])
+            if candidate in modules:
+                return candidate
+        return None
+
+    imports = {}
+    for module, path in modules.items():
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        found = imports.setdefault(module, {})
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [own(alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    # Relative to the package: its modules are one level
+                    # below it (the package has no subpackages).
+                    if node.level > 1:
+                        continue
+                    base = name + ("." + node.module if node.module else "")
+                else:
+                    base = node.module or ""
+                if own(base) is None:
+                    continue
+                if base == name:  # from . import x: module x, or the package
+                    targets = [own(f"{name}.{alias.name}") or name
+                               for alias in node.names]
+                else:
+                    targets = [own(base)]
+            for target in targets:
+                if target and target != module:
+                    found.setdefault(target, []).append(node.lineno)
+    return name, modules, imports
+
+
+def check_python_imports(package, problems):
+    """No import circle among the package's modules (10.)."""
+    name, modules, imports = python_imports(package)
+    graph = {module: set(targets) for module, targets in imports.items()}
+    for component in circles(graph):
+        ties = [f"{os.path.basename(modules[a])}:"
+                f"{','.join(str(n) for n in imports[a][b][:3])} imports {b}"
+                for a in component for b in component if b in imports.get(a, {})]
+        problems.append(f"{package}: modules that import each other: "
+                        + ", ".join(component) + " (" + "; ".join(ties) + ")")
+    return len(modules), sum(len(t) for t in graph.values())
+
+
 CATALOG_FILES = re.compile(r"^scan/catalog[^/]*\.[ch]$")
 FAMILY_MAIN_DEFINITION = re.compile(
     r"^[A-Za-z_][\w \t\*]*?\b(\w*family_main\w*)\s*\(", re.M)
@@ -434,6 +516,9 @@ def main():
     parser.add_argument("--objects", default="",
                         help="the library's object files, ';'-separated")
     parser.add_argument("--nm", default="nm")
+    parser.add_argument("--python-package", default="",
+                        help="the Python package folder to check (default: "
+                             "REPO/bindings/python/cudaload)")
     args = parser.parse_args()
     lib = os.path.join(args.source, "lib")
     problems, notes = [], []
@@ -449,6 +534,14 @@ def main():
                "ASCII names, one seam and the catalogue's family facts "
                f"checked; {sources} source files, "
                f"{includes} includes between them, no circle")
+    package = args.python_package or os.path.join(
+        args.source, "bindings", "python", "cudaload")
+    if os.path.isdir(package):
+        modules, imports = check_python_imports(package, problems)
+        summary += (f"; the Python package: {modules} modules, {imports} "
+                    "imports between them, no circle")
+    elif args.python_package:
+        problems.append(f"{package}: no such Python package folder")
     objects = [o for o in args.objects.split(";") if o]
     if objects:
         files, edges = check_layers(objects, args.nm, problems)

@@ -724,6 +724,72 @@ static void names_come_from_one_table(void **state) {
   assert_false(cudaload_format_supported(4));
 }
 
+/* A value from outside as every report shows it (cudaload_escape_text):
+ * controls, DEL, C1 controls and bytes that are not UTF-8 escaped, NUL
+ * bytes inside the length included, valid UTF-8 kept; bad arguments named.
+ * The fix actions are named by the library too. */
+static void text_is_escaped_by_the_library(void **state) {
+  (void)state;
+  static const char raw[] = "a\x1b[31m\0b\xff\xc2\x9b\n\xc3\xa9\x7f";
+  char *out = NULL;
+  assert_int_equal(cudaload_escape_text(raw, sizeof raw - 1, 0, &out),
+                   CUDALOAD_OK);
+  assert_string_equal(out, "a\\x1b[31m\\x00b\\xff\\u009b\\x0a\xc3\xa9\\x7f");
+  cudaload_free(out);
+  assert_int_equal(cudaload_escape_text("one\ntwo\r", 8,
+                                        CUDALOAD_ESCAPE_KEEP_NEWLINES, &out),
+                   CUDALOAD_OK);
+  assert_string_equal(out, "one\ntwo\\x0d");
+  cudaload_free(out);
+  assert_int_equal(cudaload_escape_text("", 0, 0, &out), CUDALOAD_OK);
+  assert_string_equal(out, "");
+  cudaload_free(out);
+  out = (char *)raw;
+  assert_int_equal(cudaload_escape_text(NULL, 0, 0, &out),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(out);
+  assert_int_equal(cudaload_escape_text("x", 1, 0, NULL),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_escape_text("x", 1, 0x6, &out),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(out);
+  assert_contains(cudaload_last_error(), "unknown flags 0x6");
+  static const char *const actions[] = {
+      "note", "install", "set-variable", "run-program", "command", "choice"};
+  for (int i = 0; i < 6; ++i)
+    assert_string_equal(cudaload_fix_action_name(CUDALOAD_FIX_NOTE + i),
+                        actions[i]);
+  assert_null(cudaload_fix_action_name(CUDALOAD_FIX_CHOICE + 1));
+  assert_null(cudaload_fix_action_name(-1));
+}
+
+/* The plan's text (cudaload_plan_report) is text only: the plan as data is
+ * the doctor's JSON and YAML. An empty plan says what the scan found. */
+static void plan_report_is_text(void **state) {
+  (void)state;
+#ifdef _WIN32
+  static const char missing_root[] = "C:\\nonexistent\\cudaload-root";
+#else
+  static const char missing_root[] = "/nonexistent/cudaload-root";
+#endif
+  cudaload_ctx *ctx = ctx_with_root(missing_root);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  char *text = NULL;
+  assert_int_equal(cudaload_plan_report(ctx, CUDALOAD_FORMAT_TEXT, &text),
+                   CUDALOAD_OK);
+  assert_string_equal(text, "0 libraries found in 1 root\n");
+  cudaload_free(text);
+  assert_int_equal(cudaload_plan_report(ctx, CUDALOAD_FORMAT_JSON, &text),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_null(text);
+  assert_contains(cudaload_last_error(), "format 1 is not text");
+  assert_int_equal(cudaload_plan_report(NULL, CUDALOAD_FORMAT_TEXT, &text),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  assert_int_equal(cudaload_plan_report(ctx, CUDALOAD_FORMAT_TEXT, NULL),
+                   CUDALOAD_E_INVALID_ARGUMENT);
+  cudaload_destroy(ctx);
+}
+
 /* The scan's report (what `cudaload scan` prints) is the library's: the
  * table with its count and the roots that could not be searched, or the
  * JSON schema of docs/cli.md. */
@@ -1094,6 +1160,8 @@ int main(void) {
       cmocka_unit_test(explain_resolves_each_file_once),
       cmocka_unit_test(only_a_loader_import_opens_by_name),
       cmocka_unit_test(the_callers_plan_is_left_as_it_was),
+      cmocka_unit_test(text_is_escaped_by_the_library),
+      cmocka_unit_test(plan_report_is_text),
   };
   return cmocka_run_group_tests(tests, make_test_dir, remove_test_dir);
 }

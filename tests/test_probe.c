@@ -1192,6 +1192,17 @@ static void scenario_device_facts(void **state) {
   for (size_t i = 0; i < ARRAY_COUNT(fields); ++i)
     expect_text("the probe's JSON", json, fields[i]);
   cudaload_free(json);
+  /* The text `cudaload probe` and Python's str(Probe) print: the library's. */
+  char *text = NULL;
+  assert_int_equal(cudaload_probe_report(inside, CUDALOAD_FORMAT_TEXT, &text),
+                   CUDALOAD_OK);
+  expect_text("the probe's text", text, "STAGE ");
+  expect_text("the probe's text", text,
+              "display watchdog on, compute mode exclusive_process, "
+              "integrated, 70000 MiB free\n");
+  cudaload_free(text);
+  assert_int_equal(cudaload_probe_report(inside, CUDALOAD_FORMAT_DOT, &text),
+                   CUDALOAD_E_INVALID_ARGUMENT);
   /* No such device: every fact unknown. */
   assert_int_equal(cudaload_probe_device_driver_model(inside, 9),
                    CUDALOAD_DRIVER_MODEL_UNKNOWN);

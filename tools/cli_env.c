@@ -222,16 +222,17 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
   return EXIT_OK;
 }
 
+/* The plan as the library writes it (cudaload_plan_report: the
+ * requirements, each file in load order with its state and why, the
+ * conflicts), as Python's str(Report) prints it too. */
 static void print_plan(const cudaload_ctx *ctx) {
-  printf("plan (%zu files, in load order):\n", cudaload_plan_count(ctx));
-  for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
-    printf("  %-10s %-30s %d  %s\n      %s\n",
-           cudaload_plan_state_name(cudaload_plan_state(ctx, i)),
-           cudaload_plan_name(ctx, i), cudaload_plan_major(ctx, i),
-           cli_shown(cudaload_plan_path(ctx, i)),
-           cli_shown(cudaload_plan_reason(ctx, i)));
-  for (size_t i = 0; i < cudaload_conflict_count(ctx); ++i)
-    printf("conflict: %s\n", cli_shown(cudaload_conflict_text(ctx, i)));
+  char *text = NULL;
+  if (cudaload_plan_report(ctx, CUDALOAD_FORMAT_TEXT, &text) == CUDALOAD_OK)
+    fputs(text, stdout);
+  else
+    cli_error("cudaload: the plan could not be shown: %s\n",
+              cudaload_last_error());
+  cudaload_free(text);
 }
 
 /* The variable's new value for ctx; EXIT_OK, or an exit code with the

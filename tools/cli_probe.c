@@ -98,82 +98,6 @@ const char *const cli_probe_help[] = {
     "  cudaload probe --out-of-process --timeout 10\n"
     "  cudaload probe --driver /usr/lib/x86_64-linux-gnu/libcuda.so.1\n",
     NULL};
-static const char *yes_no(int value, const char *yes, const char *no) {
-  return value == 1 ? yes : value == 0 ? no : "unknown";
-}
-
-/* How device i runs, on a line of its own under the device. */
-static void write_device_mode(const cudaload_probe *p, size_t i) {
-  int model = cudaload_probe_device_driver_model(p, i);
-  const char *mode = cudaload_probe_compute_mode_name(
-      cudaload_probe_device_compute_mode(p, i));
-  printf(
-      "  driver model %s, display watchdog %s, compute mode %s, %s",
-      model == CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE
-          ? "not applicable (Linux)"
-          : cudaload_probe_driver_model_name(model),
-      yes_no(cudaload_probe_device_kernel_timeout(p, i), "on", "off"),
-      mode ? mode : "unknown",
-      yes_no(cudaload_probe_device_integrated(p, i), "integrated", "discrete"));
-  long long free_mib = cudaload_probe_device_free_mib(p, i);
-  if (free_mib >= 0)
-    printf(", %lld MiB free", free_mib);
-  printf("\n");
-}
-
-static void write_text(const cudaload_probe *p) {
-  printf("%s: %s\n\n", cudaload_probe_verdict_name(cudaload_probe_verdict(p)),
-         cli_shown(cudaload_probe_summary(p)));
-  size_t count = cudaload_probe_stage_count(p);
-  size_t name_width = strlen("STAGE"), status_width = strlen("STATUS");
-  size_t ms_width = strlen("MS");
-  char ms[32];
-  for (size_t i = 0; i < count; ++i) {
-    const char *status =
-        cudaload_probe_stage_status_name(cudaload_probe_stage_status(p, i));
-    snprintf(ms, sizeof ms, "%.2f", cudaload_probe_stage_ms(p, i));
-    if (strlen(cudaload_probe_stage_name(p, i)) > name_width)
-      name_width = strlen(cudaload_probe_stage_name(p, i));
-    if (strlen(status) > status_width)
-      status_width = strlen(status);
-    if (strlen(ms) > ms_width)
-      ms_width = strlen(ms);
-  }
-  printf("%-*s  %-*s  %*s  %s\n", (int)name_width, "STAGE", (int)status_width,
-         "STATUS", (int)ms_width, "MS", "MESSAGE");
-  for (size_t i = 0; i < count; ++i) {
-    snprintf(ms, sizeof ms, "%.2f", cudaload_probe_stage_ms(p, i));
-    printf("%-*s  %-*s  %*s  %s\n", (int)name_width,
-           cudaload_probe_stage_name(p, i), (int)status_width,
-           cudaload_probe_stage_status_name(cudaload_probe_stage_status(p, i)),
-           (int)ms_width, ms, cli_shown(cudaload_probe_stage_message(p, i)));
-  }
-  const char *driver = cudaload_probe_driver_path(p);
-  int version = cudaload_probe_driver_version(p);
-  if (driver && driver[0]) {
-    printf("\ndriver: %s", cli_shown(driver));
-    if (version)
-      printf(" (CUDA %d.%d, cuDriverGetVersion %d)", version / 1000,
-             (version % 1000) / 10, version);
-    printf("\n");
-  }
-  for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
-    /* 0 is "unknown": the driver's answer was out of range (the probe
-     * warned about it in its stage). */
-    int cc = cudaload_probe_device_capability(p, i);
-    unsigned long long mib = cudaload_probe_device_memory_mib(p, i);
-    char capability[32] = "unknown", memory[48] = "unknown memory";
-    if (cc)
-      snprintf(capability, sizeof capability, "%d.%d", cc / 10, cc % 10);
-    if (mib)
-      snprintf(memory, sizeof memory, "%llu MiB", mib);
-    printf("device %zu: %s, compute capability %s, %s, %s\n", i,
-           cli_shown(cudaload_probe_device_name(p, i)), capability, memory,
-           cli_shown(cudaload_probe_device_uuid(p, i)));
-    write_device_mode(p, i);
-  }
-}
-
 /* --child --report-handle H: the hidden helper mode of the Windows
  * out-of-process probe (probe_child_win32.c). The line format of
  * probe_wire.c goes, each stage as soon as it ends, to the channel the
@@ -264,14 +188,10 @@ static int probe_and_print(const char *cmd, cudaload_ctx *ctx,
     cli_error("cudaload: probe: %s\n", cudaload_last_error());
     return EXIT_INTERNAL;
   }
-  if (o->format == CUDALOAD_FORMAT_TEXT) {
-    write_text(p);
-    rc = cli_finish_output(cmd);
-  } else {
-    char *text = NULL;
-    int status = cudaload_probe_report(p, o->format, &text);
-    rc = cli_print_report(cmd, status, text);
-  }
+  /* The library writes the text too (as Python's str(Probe) prints it). */
+  char *text = NULL;
+  int status = cudaload_probe_report(p, o->format, &text);
+  rc = cli_print_report(cmd, status, text);
   if (rc == EXIT_OK && cudaload_probe_verdict(p) != CUDALOAD_GPU_OK)
     rc = EXIT_CPU_FALLBACK;
   cudaload_probe_free(p);

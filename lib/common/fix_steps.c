@@ -30,6 +30,10 @@ const char *cl_fix_action_name(int action) {
   }
 }
 
+const char *cudaload_fix_action_name(int action) {
+  return cl_fix_action_name(action);
+}
+
 cl_fix_step *cl_fix_add(cl_fix *fix, int action) {
   if (fix->failed || cl_reserve((void **)&fix->steps, &fix->capacity,
                                 fix->count + 1, sizeof *fix->steps)) {

@@ -60,8 +60,13 @@ int cl_text_needs_escape(const char *s, int keep_newlines) {
 
 size_t cl_text_escape_into(char *out, size_t cap, const char *s,
                            int keep_newlines) {
+  return cl_text_escape_bytes_into(out, cap, s, strlen(s), keep_newlines);
+}
+
+size_t cl_text_escape_bytes_into(char *out, size_t cap, const char *s,
+                                 size_t length, int keep_newlines) {
   const unsigned char *p = (const unsigned char *)s;
-  size_t left = strlen(s), used = 0, total = 0;
+  size_t left = length, used = 0, total = 0;
   int full = 0;
   while (left > 0) {
     unsigned code;

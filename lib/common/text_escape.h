@@ -35,6 +35,11 @@ int cl_text_needs_escape(const char *s, int keep_newlines);
 size_t cl_text_escape_into(char *out, size_t cap, const char *s,
                            int keep_newlines);
 
+/* As cl_text_escape_into, for the length bytes at s, NUL bytes included
+ * (shown \x00): text that did not come as a C string. */
+size_t cl_text_escape_bytes_into(char *out, size_t cap, const char *s,
+                                 size_t length, int keep_newlines);
+
 /* s escaped for a person, malloc'ed (NULL when memory runs out). */
 char *cl_text_escaped(const char *s, int keep_newlines);
 

@@ -8,6 +8,7 @@
 #include "load/manifest.h"
 #include "load/verdict.h"
 #include "report/report_inventory.h"
+#include "report/report_plan.h"
 #include "report/report_watchdog.h"
 #include "report/error_message_report.h"
 #include <stdarg.h>
@@ -284,22 +285,9 @@ static void text_plan(text *t, const cl_doctor *d) {
   }
   if (cl_plan_state_of(ctx)->plan_count == 0)
     return;
-  size_t ws = 5, wn = 4;
-  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
-    widen(&ws, cudaload_plan_state_name(cl_plan_state_of(ctx)->plan[i].state));
-    widen(&wn, cl_plan_state_of(ctx)->plan[i].entry->name);
-  }
-  put(t, "\n  %-*s  %-*s  MAJOR  PATH\n", (int)ws, "STATE", (int)wn, "NAME");
-  for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
-    const cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
-    put(t, "  %-*s  %-*s  %-5d  %s\n", (int)ws,
-        cudaload_plan_state_name(p->state), (int)wn, p->entry->name, p->major,
-        shown(t, p->path));
-    /* "not-needed" says it all; its reason repeats for every sibling. */
-    if (p->state != CUDALOAD_STATE_NOT_NEEDED)
-      put(t, "  %-*s  %-*s         why: %s\n", (int)ws, "", (int)wn, "",
-          shown(t, p->reason));
-  }
+  static const cl_plan_table_layout doctor_layout = {.indent = "  "};
+  put(t, "\n");
+  cl_text_plan_table(&t->r, ctx, &doctor_layout);
 }
 
 static const char *yes_no(int value, const char *yes, const char *no) {

@@ -7,6 +7,7 @@
 #include "report/report_probe.h"
 
 #include "common/error.h"
+#include "report/report_probe_text.h"
 
 #include <stdio.h>
 
@@ -118,11 +119,17 @@ int cudaload_probe_report(const cudaload_probe *probe, int format, char **out) {
   if (!probe || !out)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_probe_report: NULL argument");
-  if (format != CUDALOAD_FORMAT_JSON && format != CUDALOAD_FORMAT_YAML)
+  if (format != CUDALOAD_FORMAT_TEXT && format != CUDALOAD_FORMAT_JSON &&
+      format != CUDALOAD_FORMAT_YAML)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_probe_report: format %d is not JSON or YAML (the "
-                   "text is cudaload_probe_summary() and the stages)",
+                   "cudaload_probe_report: format %d is not text, JSON or YAML",
                    format);
+  if (format == CUDALOAD_FORMAT_TEXT) {
+    *out = cl_probe_text(probe);
+    return *out ? CUDALOAD_OK
+                : cl_fail(CUDALOAD_E_NO_MEMORY,
+                          "cudaload_probe_report: out of memory");
+  }
   cl_report_writer *w = cl_report_writer_new((cl_report_format)format);
   if (!w)
     return cl_fail(CUDALOAD_E_NO_MEMORY,

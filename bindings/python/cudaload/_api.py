@@ -10,7 +10,9 @@ Import time matters: ``import cudaload`` runs before ``import torch``, in
 every process, and imports this module on first use of one of its names
 (normally cudaload.setup()), so its cost is part of every setup(). It
 imports only what the interpreter has loaded at start-up anyway (os, sys,
-``_thread``) and the package's _constants and _library. typing,
+``_thread``) and the package's _constants, _library, _record (the records'
+base) and _text (text for people, escaped by the library); _results (the
+probe's and the doctor's records) when Context.probe() or doctor() runs. typing,
 dataclasses, json, ctypes (for the CFFI backend), threading, contextlib and
 ``__future__`` are not imported, nor _errors (thirteen exception classes)
 until an exception is raised. Annotations naming typing types are strings,
@@ -24,13 +26,16 @@ import sys
 
 from . import _constants as C
 from ._library import load_default as _load_default
+from ._library import need as _need
 from ._library import open_library, set_default
+from ._record import _Record
+from ._text import _shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
     from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-    from ._extra import DoctorReport, Probe
+    from ._results import DoctorReport, Probe
 
     PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
     Specs = Union[str, Iterable[str], None]
@@ -81,28 +86,12 @@ def library_version() -> str:
     return _load_default().call("cudaload_version_string")
 
 
-def _need(lib: "Any", name: str) -> None:
-    if not lib.has(name):
-        from ._errors import MissingFunctionError
-        version = lib.call("cudaload_version_string") if lib.has("cudaload_version_string") else "?"
-        raise MissingFunctionError(
-            "this libcudaload has no %s (%s, version %s): it was built before "
-            "that part of the API; update libcudaload" % (name, lib.path, version),
-            status=C.CUDALOAD_E_UNSUPPORTED, status_text="not supported",
-            function=name)
-
-
 def _raise(lib: "Any", status: int, function: str, what: str = "",
            report: "Any" = None) -> None:
-    """Raise the Error subclass for ``status`` with the last-error text."""
-    from ._errors import error_for_status
-    detail = lib.call("cudaload_last_error") or ""
-    status_text = lib.call("cudaload_strerror", status) or ""
-    message = "%s%s: %s" % (function, " " + what if what else "", status_text)
-    if detail:
-        message += "\n" + detail if "\n" in detail else ": " + detail
-    raise error_for_status(status)(message, status=status, status_text=status_text,
-                                   detail=detail, function=function, report=report)
+    """Raise the Error subclass for ``status`` with the last-error text
+    (_errors.raise_last(), imported only when it raises)."""
+    from ._errors import raise_last
+    raise_last(lib, status, function, what, report)
 
 
 # --------------------------------------------------------------------------
@@ -255,96 +244,9 @@ def _absolute(lib: "Any", path: "PathLike", what: str, function: str) -> str:
 
 
 # --------------------------------------------------------------------------
-# Text for people
+# Report objects (their base, _Record, is _record's; text for people, _shown(),
+# is _text's: the library escapes it)
 # --------------------------------------------------------------------------
-
-
-def _utf8_text(value: str) -> str:
-    """``value`` (a str from the C library, or a path given by the user) as
-    the text of its bytes read as UTF-8, each byte that is not UTF-8 as the
-    surrogate U+DC80..U+DCFF (surrogateescape). On POSIX the bytes are
-    os.fsencode()'s, the operating system's, so this is ``value`` itself
-    under a UTF-8 file-system encoding."""
-    try:
-        data = os.fsencode(value)
-    except UnicodeEncodeError:  # not a file name (the Windows file-system codec)
-        data = value.encode("utf-8", "surrogateescape")
-    return data.decode("utf-8", "surrogateescape")
-
-
-def _shown(value: str, keep_newlines: bool = False) -> str:
-    """``value`` as the cudaload tool shows a value from outside (a path, a
-    version read from a file, a driver's string) to people
-    (lib/common/text_escape.h): C0 controls and DEL as \\xNN, C1 controls as
-    \\u00NN, and each byte that is not UTF-8 as \\xNN, so that nothing in a
-    folder name reaches a terminal that would obey it (ESC sequences, CR
-    hiding a line). ``keep_newlines``: "\\n" stays (multi-line messages).
-    The exact values stay in the records' fields."""
-    if value.isascii() and value.isprintable():
-        return value
-    out = []
-    for char in _utf8_text(value):
-        code = ord(char)
-        if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8
-            out.append("\\x%02x" % (code - 0xDC00))
-        elif (code < 0x20 and not (keep_newlines and char == "\n")) or code == 0x7F:
-            out.append("\\x%02x" % code)
-        elif 0x80 <= code <= 0x9F or 0xD800 <= code <= 0xDFFF:
-            out.append("\\u%04x" % code)
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-# --------------------------------------------------------------------------
-# Report objects
-# --------------------------------------------------------------------------
-
-
-
-# Plain classes with __slots__ rather than dataclasses: importing dataclasses
-# (and the inspect, ast, dis, tokenize... it pulls in) and generating the
-# methods of eleven classes cost more than everything else of
-# ``import cudaload``. _Record gives them what the dataclasses gave: keyword
-# and positional construction, field order, repr, equality and to_dict().
-# The fields' types are those of __init__'s arguments (type checkers infer
-# the attributes from them): class-level annotations would cost each class
-# an __annotations__ dict at import.
-
-
-def _plain(value: "Any") -> "Any":
-    """dataclasses.asdict()'s conversion: records to dicts, recursively."""
-    if isinstance(value, _Record):
-        return value.to_dict()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return {_plain(k): _plain(v) for k, v in value.items()}
-    return value
-
-
-class _Record:
-    """Base of the report records: ``__slots__`` lists the fields in order."""
-
-    __slots__ = ()  # type: Tuple[str, ...]
-
-    def to_dict(self) -> "Dict[str, Any]":
-        """Every field as plain data, in field order (for json.dumps)."""
-        return {name: _plain(getattr(self, name)) for name in self.__slots__}
-
-    def _values(self) -> "Tuple[Any, ...]":
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __repr__(self) -> str:
-        return "%s(%s)" % (type(self).__name__, ", ".join(
-            "%s=%r" % (name, getattr(self, name)) for name in self.__slots__))
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclasses were
 
 
 class Root(_Record):
@@ -426,20 +328,21 @@ class Conflict(_Record):
         self.text = text
 
 
-# The facts a message states, by their C names (cudaload_error_message_fact_
-# name()) and their attribute names on ErrorMessage.
-_MESSAGE_FACTS = (
-    ("cause", "cause"), ("file-form", "file_form"), ("file-name", "file_name"),
-    ("folder", "folder"), ("library", "library"), ("family", "family"),
-    ("major", "major"), ("cuda-major", "cuda_major"),
-    ("cuda-version", "cuda_version"), ("required-version", "required_version"),
-    ("found-version", "found_version"),
-    ("driver-cuda-version", "driver_cuda_version"), ("symbol", "symbol"),
-    ("symbol-version", "symbol_version"), ("windows-error", "windows_error"),
-    ("candidates", "candidates"), ("consumer-module", "consumer_module"),
-    ("consumer-version", "consumer_version"), ("environment", "environment"),
-    ("distribution", "distribution"),
-)
+# An ErrorMessage's own fields; then one attribute per fact a message states.
+_MESSAGE_FIELDS = ("kind", "quote", "file", "needed_by", "requirement", "diagnosis",
+                   "facts", "sources")
+# The facts are the header's CUDALOAD_MESSAGE_FACT_* (pinned in _constants,
+# which tests/python/test_header.py checks against include/cudaload.h), in
+# their order, each an attribute named as its constant in lower case
+# ("cuda_major"); the library names it in its reports with hyphens
+# (cudaload_error_message_fact_name(): "cuda-major"), which
+# tests/python/test_one_copy.py checks for every fact. A fact that is an
+# ErrorMessage field already (needed_by) is that field.
+_MESSAGE_FACT_PREFIX = "CUDALOAD_MESSAGE_FACT_"
+_MESSAGE_FACTS = tuple(attr for _, attr in sorted(
+    (getattr(C, name), name[len(_MESSAGE_FACT_PREFIX):].lower())
+    for name in dir(C) if name.startswith(_MESSAGE_FACT_PREFIX))
+    if attr not in _MESSAGE_FIELDS)
 
 
 class ErrorMessage(_Record):
@@ -465,8 +368,7 @@ class ErrorMessage(_Record):
     libcudaload adds) and ``sources`` the piece of the text each was read
     from."""
 
-    __slots__ = ("kind", "quote", "file", "needed_by", "requirement", "diagnosis",
-                 "facts", "sources") + tuple(attr for _, attr in _MESSAGE_FACTS)
+    __slots__ = _MESSAGE_FIELDS + _MESSAGE_FACTS
 
     def __init__(self, kind: str, quote: str, file: "Optional[str]" = None,
                  needed_by: "Optional[str]" = None, requirement: "Optional[str]" = None,
@@ -480,17 +382,18 @@ class ErrorMessage(_Record):
         self.diagnosis = diagnosis
         self.facts = dict(facts or {})
         self.sources = dict(sources or {})
-        for name, attr in _MESSAGE_FACTS:
-            value = self.facts.get(name)
+        for attr in _MESSAGE_FACTS:
+            value = self.facts.get(attr.replace("_", "-"))
             if attr == "candidates" and value is not None:
                 value = value.split(",")
             setattr(self, attr, value)
 
 
 # The fields of a Report that setup(), preload() and scan() read on first
-# use (see _ContextReader): the lists and the scan's table, from the C
-# context, and two strings.
-_CONTEXT_FIELDS = ("requirements", "roots", "libraries", "plan", "conflicts", "_table")
+# use (see _ContextReader): the lists, the scan's table and the plan's text,
+# from the C context, and two strings.
+_CONTEXT_FIELDS = ("requirements", "roots", "libraries", "plan", "conflicts", "_table",
+                   "_text")
 _LAZY_FIELDS = _CONTEXT_FIELDS + ("status_text", "env_name")
 
 
@@ -515,7 +418,7 @@ class Report(_ContextReports):
 
     __slots__ = ("requirements", "roots", "libraries", "plan", "conflicts", "status",
                  "status_text", "error", "env_name", "target", "probe", "backend",
-                 "library_path", "warnings", "_table")
+                 "library_path", "warnings", "_table", "_text")
 
     def __init__(self, requirements: "Optional[List[str]]" = None,
                  roots: "Optional[List[Root]]" = None,
@@ -528,6 +431,7 @@ class Report(_ContextReports):
                  warnings: "Optional[List[str]]" = None) -> None:
         self._reader = None
         self._table = None  # table(): the C library's text (Optional[str])
+        self._text = None  # str(): the C library's plan report (Optional[str])
         self.warnings = [] if warnings is None else warnings
         self.requirements = [] if requirements is None else requirements
         self.roots = [] if roots is None else roots
@@ -613,30 +517,27 @@ class Report(_ContextReports):
         return text
 
     def __str__(self) -> str:
-        """For people: paths, reasons and messages shown as the cudaload
-        tool shows them (_shown())."""
-        lines = []
-        if self.requirements:
-            lines.append("requirements: " + ", ".join(_shown(r) for r in self.requirements))
-        lines.append("status: %s (%d)" % (self.status_text, self.status))
-        if self.plan:
-            lines.append("plan:")
-            width = max(len(e.name) for e in self.plan)
-            for e in self.plan:
-                lines.append("  %-*s  %-2d  %-16s  %s" % (width, e.name, e.major, e.state,
-                                                         _shown(e.path)))
-                lines.append("  %-*s      why: %s" % (width, "", _shown(e.reason)))
-                if e.loaded_path and e.loaded_path != e.path:
-                    lines.append("  %-*s      uses: %s" % (width, "", _shown(e.loaded_path)))
-        for c in self.conflicts:
-            lines.append("conflict: %s\n  %s" % (_shown(c.path), _shown(c.text)))
+        """For people: the status, then the plan as the C library writes it
+        (cudaload_plan_report(): the requirements, each file in load order
+        with its state and why, the conflicts, what the scan found; the
+        text ``cudaload env --dry-run`` prints), then the error, the probe
+        and the backend. Values from outside are shown escaped, as the
+        cudaload tool shows them. A Report made by hand, not by the
+        library, has no plan text: its status, error and probe only."""
+        lines = ["status: %s (%d)" % (self.status_text, self.status)]
+        try:
+            text = self._text
+        except AttributeError:  # unpickled from a version without it
+            text = None
+        if text:
+            lines.append(text.rstrip("\n"))
         if self.error:
             lines.append("error:\n" + "\n".join("  " + line for line in
                                                   _shown(self.error, True).splitlines()))
         if self.probe is not None:
-            lines.append("probe: " + str(self.probe))
-        lines.append("%d libraries found in %d roots (%s backend, %s)"
-                     % (len(self.libraries), len(self.roots), self.backend, self.library_path))
+            lines.append("probe:\n" + "\n".join("  " + line if line else line
+                                                  for line in str(self.probe).splitlines()))
+        lines.append("backend: %s (%s)" % (self.backend, self.library_path))
         return "\n".join(lines)
 
 
@@ -1149,12 +1050,13 @@ class Context:
                         library_path=lib.path, warnings=self.plan_warnings())
         if lib.has("cudaload_scan_report"):
             report._table = _scan_report(lib, self.handle, C.CUDALOAD_FORMAT_TEXT)
+        report._text = _read_text(lib, self.handle, self._origins)
         return report
 
     def _scan_report(self, format: str) -> str:
         """cudaload_scan_report(): the scan as ``cudaload scan --format``
         prints it; ``format`` is the str "text", "json" or "yaml"."""
-        from ._extra import _FORMATS
+        from ._results import _FORMATS
         return _scan_report(self._lib, self.handle, _FORMATS[format])
 
     def _hand_over_report(self, status: int = C.CUDALOAD_OK, error: str = "") -> "Report":
@@ -1303,7 +1205,7 @@ class Context:
         status, handle = lib.probe_run(self.handle, flags, float(timeout))
         if status != C.CUDALOAD_OK or handle is None:
             _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_probe_run")
-        from ._extra import _read_probe
+        from ._results import _read_probe
         try:
             document = None
             if fmt is not None:
@@ -1322,7 +1224,7 @@ class Context:
         is the str "text", "json" or "yaml". ``short``: the text's short
         form, the answer first on one screen (CUDALOAD_DOCTOR_SHORT), with
         the marks U+2713/U+2717 for ok/FAIL when ``marks``."""
-        from ._extra import _FORMATS, DoctorReport, _read_problems
+        from ._results import _FORMATS, DoctorReport, _read_problems
         lib = self._lib
         _need(lib, "cudaload_doctor")
         if not isinstance(format, str):
@@ -1471,9 +1373,20 @@ def _read_table(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "Optional[
     return _scan_report(lib, ctx, C.CUDALOAD_FORMAT_TEXT)
 
 
+def _read_text(lib: "Any", ctx: "Any", origins: "Dict[str, str]") -> "Optional[str]":
+    """str(Report)'s plan text, written by the C library
+    (cudaload_plan_report()), or None from a libcudaload without it."""
+    if not lib.has("cudaload_plan_report"):
+        return None
+    status, text = lib.plan_report(ctx, C.CUDALOAD_FORMAT_TEXT)
+    if status != C.CUDALOAD_OK or text is None:
+        _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_plan_report")
+    return text
+
+
 _READERS = {"requirements": _read_requirements, "roots": _read_roots,
             "libraries": _read_libraries, "plan": _read_plan, "conflicts": _read_conflicts,
-            "_table": _read_table}
+            "_table": _read_table, "_text": _read_text}
 
 
 class _ContextReader:

@@ -255,16 +255,32 @@ class CffiLibrary:
                                                                flags, out)
         return status, (None if out[0] == self.ffi.NULL else out[0])
 
-    def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
-        """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report):
-        the text, freed here."""
-        out = self.ffi.new("char **")
-        status = self._functions[name](handle, fmt, out)
-        text = self._string(out[0])
+    def _taken(self, out: "Any", encoding: str = _ENCODING) -> "Optional[str]":
+        """The text a function handed out in ``out`` (a ``char **``), freed."""
+        text = (None if out[0] == self.ffi.NULL
+                else self.ffi.string(out[0]).decode(encoding, _ERRORS))
         if out[0] != self.ffi.NULL:
             self._functions["cudaload_free"](out[0])
-        return status, text
+        return text
+
+    def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """name(handle, fmt, &out) (cudaload_probe_report,
+        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report,
+        cudaload_plan_report): the text, freed here."""
+        out = self.ffi.new("char **")
+        status = self._functions[name](handle, fmt, out)
+        return status, self._taken(out)
+
+    def plan_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_plan_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_plan_report", ctx, fmt)
+
+    def escape_text(self, data: bytes, flags: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_escape_text(data, len(data), flags, &out): the escaped
+        text (NUL bytes in ``data`` included), freed here."""
+        out = self.ffi.new("char **")
+        status = self._functions["cudaload_escape_text"](data, len(data), flags, out)
+        return status, self._taken(out, "utf-8")  # escaped: UTF-8 whatever the locale
 
     def probe_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """cudaload_probe_report(handle, fmt, &out): the text, freed here."""

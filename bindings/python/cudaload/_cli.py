@@ -26,6 +26,9 @@ import sys
 from typing import Any, List, NoReturn, Optional
 from . import _constants
 
+# The exit statuses: the C tool's (tools/cli.h). tests/python/test_one_copy.py
+# fails when a value here differs from the tool's, or the tool has one that
+# is not here.
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_USAGE = 2
@@ -71,8 +74,8 @@ def _common(parser: argparse.ArgumentParser, requirements: bool) -> None:
 
 
 def _utf8_text(value: str) -> str:
-    """The text of ``value``'s bytes read as UTF-8 (see _api._utf8_text)."""
-    from ._api import _utf8_text as utf8_text
+    """The text of ``value``'s bytes read as UTF-8 (see _text._utf8_text)."""
+    from ._text import _utf8_text as utf8_text
     return utf8_text(value)
 
 
@@ -95,8 +98,8 @@ def _write(text: str) -> None:
 def _error(text: str) -> None:
     """A message on standard error, as the C tool writes one (cli_error):
     its line breaks kept, control characters and bytes that are not UTF-8
-    from the values in it (paths, spec text) escaped."""
-    from ._api import _shown
+    from the values in it (paths, spec text) escaped, by the library."""
+    from ._text import _shown
     sys.stderr.write(_shown(text, keep_newlines=True))
 
 
@@ -173,9 +176,9 @@ def _doctor(args: argparse.Namespace) -> int:
                                 probe_out_of_process=args.out_of_process,
                                 short=not args.verbose,
                                 marks=color and (sys.stdout.encoding or "").lower().replace("-", "") == "utf8")
-            # The exit status counts the problems, which the JSON report lists.
-            as_json = report if args.format == "json" else ctx.doctor(
-                "json", probe=probe, probe_out_of_process=args.out_of_process)
+            # The exit status counts the problems, as the tool does: the
+            # library's count for the report just made.
+            problems = ctx._lib.call("cudaload_doctor_problem_count", ctx.handle)
     except cudaload.Error as exc:
         if args.manifest and exc.function == "cudaload_load_manifest":
             _error("cudaload: doctor: %s\n" % exc)
@@ -183,10 +186,6 @@ def _doctor(args: argparse.Namespace) -> int:
         return _report_error("doctor", exc)
     text = str(report)
     _write(text if text.endswith("\n") else text + "\n")
-    try:
-        problems = as_json.to_dict().get("problems") or []
-    except ValueError:
-        problems = []
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 

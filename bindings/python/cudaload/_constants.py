@@ -26,6 +26,9 @@ CUDALOAD_E_LOAD_FAILED = 10
 CUDALOAD_E_CONFLICT = 11
 CUDALOAD_E_INSECURE = 12
 
+# cudaload_escape_text() flags.
+CUDALOAD_ESCAPE_KEEP_NEWLINES = 0x1
+
 # cudaload_create() flags.
 CUDALOAD_NO_DEFAULT_ROOTS = 0x1
 CUDALOAD_ALLOW_WRITABLE_ROOTS = 0x2
@@ -246,10 +249,13 @@ CUDALOAD_DOCTOR_MARKS = 0x10
 # cudaload_probe_stage_status_name()): one table, in C.
 
 # How a root's status reads, for a library older than CUDALOAD_1.1 (newer
-# ones name it: cudaload_root_status_name()).
+# ones name it: cudaload_root_status_name(), whose names these are;
+# tests/python/test_one_copy.py fails when the two differ). Any other
+# status reads "unreadable".
 ROOT_STATUS_NAMES = {
     CUDALOAD_OK: "ok",
     CUDALOAD_E_NOT_FOUND: "not found",
     CUDALOAD_E_NOT_A_FILE: "not a folder",
     CUDALOAD_E_MALFORMED: "malformed",
+    CUDALOAD_E_INSECURE: "writable by other users",
 }

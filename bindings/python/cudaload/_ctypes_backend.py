@@ -121,6 +121,7 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_problem_kind_name": (_str, [_int]),
     "cudaload_fact_name": (_str, [_int]),
     "cudaload_fact_source_name": (_str, [_int]),
+    "cudaload_fix_action_name": (_str, [_int]),
     "cudaload_doctor_problem_kind": (_int, [_ctx, _size]),
     "cudaload_doctor_problem_text": (_str, [_ctx, _size]),
     "cudaload_doctor_problem_fact": (_str, [_ctx, _size, _int, ctypes.POINTER(_int)]),
@@ -222,6 +223,8 @@ def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
         "cudaload_probe_report": (_int, [_probe, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_scan_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
+        "cudaload_plan_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
+        "cudaload_escape_text": (_int, [_str, _size, _uint, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_fix_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_inspect_report": (_int, [ctypes.POINTER(ctypes.c_char_p), _size, _int, _uint,
                                            ctypes.POINTER(ctypes.c_char_p)]),
@@ -390,16 +393,33 @@ class CtypesLibrary:
                                                               ctypes.byref(out))
         return status, out.value
 
+    def _taken(self, out: "Any", encoding: str = _ENCODING) -> "Optional[str]":
+        """The text a function handed out in ``out`` (a c_char_p), freed."""
+        if out.value is None:
+            return None
+        text = out.value.decode(encoding, _ERRORS)
+        self._callable("cudaload_free")(ctypes.cast(out, ctypes.c_void_p))
+        return text
+
     def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report):
-        the text, freed here."""
+        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report,
+        cudaload_plan_report): the text, freed here."""
         out = ctypes.c_char_p()
         status = self._callable(name)(handle, fmt, ctypes.byref(out))
-        text = _decode(out.value) if out.value is not None else None
-        if out.value is not None:
-            self._callable("cudaload_free")(ctypes.cast(out, ctypes.c_void_p))
-        return status, text
+        return status, self._taken(out)
+
+    def plan_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_plan_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_plan_report", ctx, fmt)
+
+    def escape_text(self, data: bytes, flags: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_escape_text(data, len(data), flags, &out): the escaped
+        text (NUL bytes in ``data`` included), freed here."""
+        out = ctypes.c_char_p()
+        status = self._callable("cudaload_escape_text")(data, len(data), flags,
+                                                        ctypes.byref(out))
+        return status, self._taken(out, "utf-8")  # escaped: UTF-8 whatever the locale
 
     def probe_report(self, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """cudaload_probe_report(handle, fmt, &out): the text, freed here."""

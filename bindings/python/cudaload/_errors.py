@@ -13,7 +13,7 @@ __all__ = [
     "Error", "InvalidArgumentError", "OutOfMemoryError", "ReadError",
     "MalformedError", "NotFoundError", "UnsupportedError", "NotAFileError",
     "BadSpecError", "UnsatisfiedError", "LoadFailedError", "ConflictError",
-    "MissingFunctionError", "UnreadableMessageError", "error_for_status",
+    "MissingFunctionError", "UnreadableMessageError", "error_for_status", "raise_last",
 ]
 
 
@@ -125,6 +125,19 @@ _BY_STATUS: "Dict[int, Type[Error]]" = {
 def error_for_status(status: int) -> "Type[Error]":
     """The Error subclass of a C status code (Error for unknown codes)."""
     return _BY_STATUS.get(status, Error)
+
+
+def raise_last(lib: "Any", status: int, function: str, what: str = "",
+               report: "Any" = None) -> None:
+    """Raise the Error subclass of ``status``, which ``function`` of the
+    opened ``lib`` returned, with the calling thread's last-error text."""
+    detail = lib.call("cudaload_last_error") or ""
+    status_text = lib.call("cudaload_strerror", status) or ""
+    message = "%s%s: %s" % (function, " " + what if what else "", status_text)
+    if detail:
+        message += "\n" + detail if "\n" in detail else ": " + detail
+    raise error_for_status(status)(message, status=status, status_text=status_text,
+                                   detail=detail, function=function, report=report)
 
 
 class CudaloadWarning(UserWarning):

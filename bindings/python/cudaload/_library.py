@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only (typing is slow to im
     from typing import Any, Callable, List, Optional, Tuple
 
 __all__ = ["BACKENDS", "open_library", "library_candidates", "default_backend",
-           "load_default", "set_default"]
+           "load_default", "set_default", "need"]
 
 BACKENDS = ("ctypes", "cffi")
 
@@ -222,3 +222,19 @@ def set_default(library: "Any") -> None:
     global _default
     with _default_lock:
         _default = library
+
+
+def need(library: "Any", name: str) -> None:
+    """Raise MissingFunctionError, naming ``name``, the file and its
+    version, when the opened ``library`` does not export ``name`` (a
+    libcudaload built before that part of the API)."""
+    if not library.has(name):
+        from . import _constants as C
+        from ._errors import MissingFunctionError
+        version = (library.call("cudaload_version_string")
+                   if library.has("cudaload_version_string") else "?")
+        raise MissingFunctionError(
+            "this libcudaload has no %s (%s, version %s): it was built before "
+            "that part of the API; update libcudaload" % (name, library.path, version),
+            status=C.CUDALOAD_E_UNSUPPORTED, status_text="not supported",
+            function=name)

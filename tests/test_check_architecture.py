@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tests/check_architecture.py catches an import circle in a Python
+package, and finds none in bindings/python/cudaload.
+
+Each case writes a small package into a temporary folder and runs the
+check on this repository with --python-package pointing at it: the C
+checks pass (this repository's shape), so the exit status and the
+message are the package's alone.
+
+Usage: test_check_architecture.py REPO
+Exit status 0 when every case gives what it should, 1 otherwise.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name: ({file: text}, the modules the circle names, or None for no circle)
+CASES = {
+    # The shape _api and _extra had: each imports the other, one of the
+    # two inside a function (a lazy import is still a dependency).
+    "lazy import back": ({
+        "__init__.py": "",
+        "_api.py": "def doctor():\n    from ._extra import DoctorReport\n    return DoctorReport\n",
+        "_extra.py": "from ._api import doctor\n\nclass DoctorReport:\n    pass\n",
+    }, ["pkg._api", "pkg._extra"]),
+    # Three modules around a circle, by absolute, "from . import" and
+    # type-checking imports.
+    "three around": ({
+        "__init__.py": "",
+        "a.py": "import pkg.b\n",
+        "b.py": "from . import c\n",
+        "c.py": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from .a import x\n",
+    }, ["pkg.a", "pkg.b", "pkg.c"]),
+    # The package's __init__ importing a module that imports a name of
+    # the package.
+    "through __init__": ({
+        "__init__.py": "def __getattr__(name):\n    from . import _api\n    return _api\n",
+        "_api.py": "from . import __version__\n",
+    }, ["pkg", "pkg._api"]),
+    # One way only, with the same statements: no circle.
+    "one way": ({
+        "__init__.py": "from ._library import load\n",
+        "_library.py": "def load():\n    from . import _backend\n    return _backend\n",
+        "_backend.py": "import os\nfrom .. import elsewhere\n",
+        "_api.py": "from . import _library\nfrom ._library import load\nimport pkg._backend\n",
+    }, None),
+}
+
+
+def run_check(repo, package):
+    return subprocess.run(
+        [sys.executable, os.path.join(HERE, "check_architecture.py"), "--source", repo,
+         "--python-package", package],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+
+
+def main():
+    repo = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(HERE)
+    failures = []
+    for case, (files, circle) in CASES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            package = os.path.join(tmp, "pkg")
+            os.mkdir(package)
+            for name, text in files.items():
+                with open(os.path.join(package, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            result = run_check(repo, package)
+        found = [line for line in result.stdout.splitlines()
+                 if "modules that import each other" in line]
+        if circle is None:
+            if result.returncode != 0 or found:
+                failures.append(f"{case}: a circle reported where there is none "
+                                f"(exit {result.returncode}):\n{result.stdout}")
+        elif result.returncode != 1 or len(found) != 1 or \
+                not found[0].split(": modules that import each other: ")[1] \
+                .startswith(", ".join(circle) + " ("):
+            failures.append(f"{case}: expected exit 1 and one circle of "
+                            f"{', '.join(circle)}, got exit {result.returncode}:\n"
+                            f"{result.stdout}")
+    # The package itself: no circle, and the summary says it was checked.
+    result = run_check(repo, os.path.join(repo, "bindings", "python", "cudaload"))
+    if result.returncode != 0 or "the Python package:" not in result.stdout:
+        failures.append(f"bindings/python/cudaload: exit {result.returncode}:\n"
+                        f"{result.stdout}")
+    for failure in failures:
+        print("test_check_architecture: FAIL: " + failure)
+    if failures:
+        return 1
+    print(f"test_check_architecture: {len(CASES)} packages judged as they should be; "
+          "bindings/python/cudaload has no import circle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
