@@ -1435,6 +1435,38 @@ class MessageAnswers(CliTestCase):
         self.assertFalse([s for s in p["fix"] if s["action"] == "run-program"],
                          "exec cannot make a path appear: %r" % p)
 
+    def test_a_missing_path_is_fixed_by_the_copys_whole_folder(self):
+        """A link to the one file would be searched for its companions
+        beside the link ($ORIGIN is the folder of the path opened): where
+        the folder the message names is not there, the fix links the whole
+        folder of the copy that would do, and the companions come with it;
+        where it is, the fix says so in words (issue 41, item 7: followed
+        as printed with real cuDNN 9 in acceptance step 15)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("a Linux path")
+        cudnn = self.fixture("cudnn8_compat")
+        app = self.tmpdir() / "opt app"
+        missing = app / "lib" / "libcudnn.so.8"
+        doc = self.doctor_json("%s: cannot open shared object file: No such file or directory" % missing,
+                               "--no-defaults", "--root", to_cli(cudnn))
+        p = self.only(doc, "path-missing")
+        commands = [s["argv"] for s in p["fix"] if s["action"] == "command"]
+        self.assertEqual(commands, [["mkdir", "-p", str(app)],
+                                    ["ln", "-s", str(cudnn), str(app / "lib")]], p["fix"])
+        for argv in commands:
+            subprocess.run(argv, check=True, timeout=TIMEOUT_S)
+        self.assertTrue(missing.exists(), "the path is still not there after the fix")
+        # The companion the main library opens by name, beside the path.
+        self.assertTrue((app / "lib" / "libcudnn_ops_infer.so.8").exists())
+        # Its folder there, the file not: no command, the reason in words.
+        other = self.tmpdir() / "other" / "libcudnn.so.8"
+        other.parent.mkdir()
+        doc = self.doctor_json("%s: cannot open shared object file: No such file or directory" % other,
+                               "--no-defaults", "--root", to_cli(cudnn))
+        p = self.only(doc, "path-missing")
+        self.assertEqual([s["action"] for s in p["fix"]], ["note"], p["fix"])
+        self.assertIn("a link to one file is not enough", p["fix_text"])
+
     def test_a_path_here_whose_dependency_is_missing_names_the_dependency(self):
         """The file the message names is here: what it needs and the loader
         would not find is the answer (Windows' error 126 and frameworks that
