@@ -23,5 +23,10 @@ int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
 int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
                            const char *fix, const char *file, int kind,
                            const cl_fix *steps);
+/* What cudaload_require_for() found wrong with the program itself (two
+ * distributions owning its files, a pin not read) as plan warnings, as
+ * every plan adds them: for a report with nothing to plan (a program that
+ * requires nothing, such as a CPU build installed over the GPU one). */
+int cl_plan_add_program_warnings(cudaload_ctx *ctx);
 
 #endif

@@ -5256,6 +5256,36 @@ class ImportPath(CliTestCase):
         self.assertEqual(len(problems), 1, r.describe())
         self.assertIn("the files there are ortlike 1.0's", problems[0]["problem"])
 
+    def test_two_distributions_are_a_problem_when_the_program_needs_nothing(self):
+        """onnxruntime (CPU) installed over onnxruntime-gpu: the files of
+        the CPU build need no CUDA library, so nothing is required and
+        nothing planned; the clash is still the problem the doctor names
+        (before, a report with nothing to plan dropped it)."""
+        venv, site = self.venv(self.tmpdir() / "venv")
+        self.install(site, "ortlike", "ortlike_gpu-1.0.dist-info")
+        record = site / "ortlike_gpu-1.0.dist-info" / "RECORD"
+        rows = [l.split(",") for l in record.read_text().splitlines()]
+        cpu = site / "ortlike-1.0.dist-info"
+        cpu.mkdir()
+        (cpu / "METADATA").write_text("Metadata-Version: 2.1\nName: ortlike\nVersion: 1.0\n\n")
+        # The CPU build's own files: its Python code, no CUDA provider.
+        own = [r for r in rows if r[0].startswith("ortlike/") and not r[0].endswith(".so")]
+        (cpu / "RECORD").write_text("".join("%s,%s,%s\n" % tuple(r) for r in own) +
+                                    "ortlike-1.0.dist-info/RECORD,,\n")
+        record.write_text("".join("%s,%s,%s\n" % (r[0], r[1], int(r[2]) + 1)
+                                  if r[0].startswith("ortlike/") and r[2] else ",".join(r) + "\n"
+                                  for r in rows))
+        # The provider the CPU build does not own stays, as pip leaves it.
+        r = self.doctor(["--environment", str(venv), "--for", "ortlike"], self.env())
+        doc = self.parse_json(r)
+        self.assertEqual(doc["requirements"], [], r.describe())
+        problems = [p for p in doc["problems"] if p["kind"] == "same-files"]
+        self.assertEqual(len(problems), 1, r.describe())
+        self.assertEqual([(s["action"], s["argv"]) for s in problems[0]["fix"]],
+                         [("command", ["pip", "uninstall", "-y", "ortlike"]),
+                          ("install", ["pip", "install", "--force-reinstall", "--no-deps",
+                                       "ortlike-gpu==1.0"])])
+
 
 def main():
     global CLI, CLI_IS_WINDOWS, FIXTURES, PRINT_ARGS, TIMEOUT_S
