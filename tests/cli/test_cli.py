@@ -814,6 +814,66 @@ class Scan(CliTestCase):
         self.assertEqual(got[0][1], "python3 on PATH", got)
         self.assertTrue(got[0][0].startswith(str(prefix)), got)
 
+    def test_the_python_on_paths_imported_folders_are_roots(self):
+        """What the interpreter on PATH imports beyond its own prefix is
+        searched without --for (issue 41, item 4): pip install --user into
+        PYTHONUSERBASE, a --target folder on PYTHONPATH, and the base
+        interpreter's site-packages of a venv made with
+        include-system-site-packages = true (a Docker image's Python)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("python3 on PATH and symbolic links: checked against a Linux build")
+        tmp = Path(os.path.realpath(str(self.tmpdir())))
+        prefix = tmp / "prefix"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "bin" / "python3.11").write_text("#!not run\n")
+        os.symlink("python3.11", str(prefix / "bin" / "python3"))
+        base_site = prefix / "lib" / "python3.11" / "site-packages"
+        base_site.mkdir(parents=True)
+        # The standard library's landmark, by which a venv finds its base.
+        (base_site.parent / "os.py").write_text("")
+        user_site = tmp / "userbase" / "lib" / "python3.11" / "site-packages"
+        user_site.mkdir(parents=True)
+        target = tmp / "target"
+        target.mkdir()
+        venv = tmp / "venv"
+        (venv / "bin").mkdir(parents=True)
+        (venv / "bin" / "python3").write_text("#!not run\n")
+        home = tmp / "home"
+        home.mkdir()
+
+        def roots(path, **extra):
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME",
+                                "CUDNN_PATH", "PYTHONPATH", "PYTHONUSERBASE",
+                                "PYTHONNOUSERSITE", "PYTHONHOME")}
+            emulator = [os.path.dirname(shutil.which(w)) for w in CLI[:1]
+                        if len(CLI) > 1 and os.sep not in w and shutil.which(w)]
+            env.update(PATH=":".join([path] + emulator), HOME=str(home), **extra)
+            proc = subprocess.run(CLI + ["scan", "--format", "json"], env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+            r = Result(["scan"], proc)
+            self.assertEqual(r.rc, 0, r.describe())
+            return [x["path"] for x in self.parse_json(r)["roots"]
+                    if x["origin"] == "python3 on PATH"]
+
+        plain = str(prefix / "bin") + ":/usr/bin:/bin"
+        got = roots(plain, PYTHONUSERBASE=str(tmp / "userbase"), PYTHONPATH=str(target))
+        self.assertIn(str(user_site), got)
+        self.assertIn(str(target), got)
+        got = roots(plain, PYTHONUSERBASE=str(tmp / "userbase"), PYTHONNOUSERSITE="1")
+        self.assertNotIn(str(user_site), got)
+        # A venv that includes its base's site-packages: the base's too.
+        for system_site, expected in (("true", True), ("false", False)):
+            (venv / "pyvenv.cfg").write_text(
+                "home = %s\ninclude-system-site-packages = %s\nversion = 3.11.7\n"
+                % (prefix / "bin", system_site))
+            got = roots(str(venv / "bin") + ":/usr/bin:/bin",
+                        PYTHONUSERBASE=str(tmp / "userbase"))
+            self.assertEqual(got[0], str(venv), got)
+            self.assertEqual(str(base_site) in got, expected, (system_site, got))
+            self.assertEqual(str(user_site) in got, expected, (system_site, got))
+
     def test_relative_missing_root_is_reported_absolute(self):
         here = Path(os.path.realpath(str(self.tmpdir())))
         r = run_cli("scan", "--no-defaults", "--root", "nope", "--format", "json", cwd=str(here))
