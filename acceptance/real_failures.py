@@ -35,6 +35,13 @@ issue, with real wheels from the index, run by acceptance/real_programs.py
               wheels hard-linked from user-site's user base): the session
               has no CUDA provider. The fix uninstalls the one and reinstalls
               the other; then the provider loads.
+  stray-major CuPy 14 (CUDA 12) with CUDA 13 lying around: CUDA_PATH at the
+              machine's CUDA 13 toolkit and NVRTC 13.5's wheel installed with
+              pip install --target on PYTHONPATH. Nothing fails here; the
+              check is that the program's major comes from the program: no
+              problem that is not true, no fix of another major, exec --for
+              and setup(for_=) run it with the venv's NVRTC 12.9, nothing
+              mapped from the toolkit or the stray wheel.
 """
 
 import json
@@ -502,9 +509,88 @@ def same_files(ctx, checker, record):
             shutil.rmtree(venv, ignore_errors=True)
 
 
+CUPY_NVRTC = ("import cupy\nprint('NVRTC', cupy.cuda.nvrtc.getVersion(), flush=True)\n")
+
+
+def stray_major(ctx, checker, record):
+    """A CUDA 12 CuPy beside what lies around of CUDA 13: the machine's
+    toolkit named by CUDA_PATH, and NVRTC 13's wheel installed with pip
+    install --target on PYTHONPATH. The program's major comes from the
+    program: no problem that is not true, no fix of another major, exec
+    and setup() run it, and its NVRTC is the venv's CUDA 12 one."""
+    s = Scenario(ctx, checker, record, "stray-major")
+    venv = ctx.venv("venv-cupy")
+    python, site = os.path.join(venv, "bin", "python"), ctx.site(venv)
+    work = os.path.join(ctx.work, "stray-major")
+    target = os.path.join(work, "target")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    try:
+        rc, out, err = run([ctx.base_python, "-m", "pip", "install", "-q", "--no-deps",
+                            "--no-index", "--find-links", ctx.house, "--target", target,
+                            "nvidia-cuda-nvrtc==13.5.37"], fresh_env())
+        if not s.ok(rc == 0 and os.path.exists(os.path.join(target, "nvidia", "cu13", "lib",
+                                                            "libnvrtc.so.13")),
+                    "NVRTC 13.5.37's wheel installed with pip install --target %s" % target,
+                    [tail(out + err, 4)] if rc else []):
+            return
+        env = activated(fresh_env(), venv)
+        env.update(PYTHONPATH=target, CUDA_PATH=ctx.toolkit)
+        rc, out, err = run([python, "-c", "import importlib.metadata as m; "
+                            "print(m.version('nvidia-cuda-nvrtc'))\n" + CUPY_NVRTC], env)
+        s.ok(rc == 0 and "13.5.37" in out and "NVRTC (12, 9)" in out,
+             "without cudaload the interpreter sees nvidia-cuda-nvrtc 13.5.37 and CuPy runs "
+             "with its own NVRTC 12.9: %s" % (" ".join(out.split()) or tail(err, 1)))
+        doc, problems, cmdline, e = doctor_json(ctx, ["--for", "cupy"], env)
+        other = [p for p in problems for st in p["fix"]
+                 if re.search(r"-cu1[13]\b|nvidia-cuda-nvrtc\b|=13\b",
+                              " ".join(st.get("argv") or []))]
+        planned = [r for r in (doc or {}).get("requirements", [])
+                   if r.get("path") and not program_side.under_folder(r["path"], site)]
+        majors = sorted({r.get("spec", "") for r in (doc or {}).get("requirements", [])
+                         if r.get("spec", "").startswith(("nvrtc", "cudart", "cublas"))})
+        s.ok(doc is not None and not other and not planned and "nvrtc=12" in majors,
+             "doctor --for cupy keeps CuPy's CUDA 12 (%s), plans every library from the venv "
+             "and fixes nothing with another major's wheel" % ", ".join(majors),
+             ["$ " + cmdline] + described(problems) +
+             ["planned outside the venv: %s" % r["path"] for r in planned])
+        false = []
+        for p in problems:
+            if p["kind"] in ("not-found", "lazy-not-found") and fact(p, "consumer"):
+                stub = checker.stub_for(fact(p, "consumer"))
+                names = fact(p, "name").split(", ")
+                code = ("import ctypes, sys\nop = ctypes.CDLL(%r).explain_opener_open\n"
+                        "op.argtypes = [ctypes.c_char_p]\n"
+                        "sys.exit(0 if [n for n in %r if not op(n.encode())] else 1)\n"
+                        % (stub, names))
+                if run([python, "-c", code], fresh_env())[0] != 0:
+                    false.append("%s: %s (the loader finds it)" % (p["kind"], p["problem"][:300]))
+        s.ok(not false, "each of its %d problem(s) is true by the real loader" % len(problems),
+             false)
+        rc, out, err = run([ctx.tool, "exec", "--for", "cupy", "--", python, "-c", CUPY_NVRTC],
+                           ctx.tool_env(env))
+        s.ok(rc == 0 and "NVRTC (12, 9)" in out,
+             "cudaload exec --for cupy -- python -c '<CuPy's NVRTC version>' (exit %d): %s"
+             % (rc, " ".join(out.split())), [l for l in err.splitlines()
+                                             if l.startswith("cudaload")][:5])
+        penv = dict(ctx.py_env(env))
+        penv["PYTHONPATH"] = penv["PYTHONPATH"] + os.pathsep + target
+        rc, out, err = run([python, "-c", "import cudaload\nr = cudaload.setup(for_='cupy')\n"
+                            "print('SETUP', r.ok, flush=True)\n" + CUPY_NVRTC], penv)
+        s.ok(rc == 0 and "NVRTC (12, 9)" in out, "cudaload.setup(for_='cupy') then CuPy's "
+             "NVRTC (exit %d): %s" % (rc, " ".join(out.split()) or tail(err, 2)))
+        s.loader(python, CUPY_NVRTC, env, [site], [target, ctx.toolkit],
+                 wrapper=[ctx.tool, "exec", "--for", "cupy", "--"],
+                 what="CuPy under exec --for cupy")
+    finally:
+        if not ctx.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 SCENARIOS = {
     "abs-path": abs_path,
     "nvjitlink": stale_nvjitlink,
     "user-site": user_site,
     "same-files": same_files,
+    "stray-major": stray_major,
 }

@@ -32,7 +32,7 @@ A failure scenario:
          onnxruntime.preload_dlls(); its fix (exec) followed as printed,
          the provider loads (loader_check).
 Failure scenarios of issue 41's classes (acceptance/real_failures.py):
-  abs-path, nvjitlink, user-site, same-files.
+  abs-path, nvjitlink, user-site, same-files, stray-major.
 
 Usage: real_programs.py --tool TOOL --library LIBSO --bindings DIR
                         --cache DIR --work DIR [--only NAMES]
