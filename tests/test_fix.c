@@ -54,10 +54,8 @@ static const char *at(const char *relative) {
   static char slots[16][sizeof tree + 1024];
   static unsigned next;
   char *out = slots[next++ % 16];
-  int n = snprintf(out, sizeof slots[0], "%s%s%s", tree, *relative ? SEP : "",
-                   relative);
-  if (n < 0 || (size_t)n >= sizeof slots[0])
-    fail_msg("a path under the test's tree is too long: %s", relative);
+  snprintf(out, sizeof slots[0], "%s%s%s", tree, *relative ? SEP : "",
+           relative);
   for (char *p = out + strlen(tree); *p; ++p)
     if (*p == '/')
       *p = SEP[0];
