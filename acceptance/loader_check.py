@@ -193,7 +193,10 @@ class Checker:
         d = self.dynamic(lib)
         key = (d["RUNPATH"] and "RUNPATH", d["RUNPATH"]) if d["RUNPATH"] else \
               ("RPATH", d["RPATH"]) if d["RPATH"] else (None, None)
-        origin = os.path.dirname(real(lib))
+        # $ORIGIN is the folder of the path the library was opened by (the
+        # link map's name), not of the file a link leads to: a link to one
+        # file finds its companions beside the link.
+        origin = os.path.dirname(os.path.abspath(lib))
         value = key[1] and key[1].replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
         if key[0] == "RPATH" and value:
             # A relative RPATH entry is the process's current folder's.

@@ -31,6 +31,8 @@ A failure scenario:
          provider's missing CUDA 12 libraries and says to call
          onnxruntime.preload_dlls(); its fix (exec) followed as printed,
          the provider loads (loader_check).
+Failure scenarios of issue 41's classes (acceptance/real_failures.py):
+  abs-path, nvjitlink, user-site, same-files, stray-major.
 
 Usage: real_programs.py --tool TOOL --library LIBSO --bindings DIR
                         --cache DIR --work DIR [--only NAMES]
@@ -48,6 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import loader_check  # noqa: E402
 import program_side  # noqa: E402
+import real_failures  # noqa: E402
 
 PY = "%d.%d" % sys.version_info[:2]
 failures = []
@@ -194,15 +197,21 @@ def ort_major(ctx, checker):
                "bound (%s)" % v.summary(), bad[:8])
 
 
+ALL = list(ENVIRONMENTS) + ["ort-major"] + list(real_failures.SCENARIOS)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for a in ("--tool", "--library", "--bindings", "--cache", "--work"):
         ap.add_argument(a, required=True)
-    ap.add_argument("--only", default="cu12,cupy,ort13,ort-major")
+    ap.add_argument("--only", default=",".join(ALL))
     ap.add_argument("--cc", default="cc")
     args = ap.parse_args()
     args.keep = False
     ctx = program_side.Context(args)
+    ctx.house = os.path.join(ctx.cache, "wheels", "ort126")
+    ctx.scratch = ctx.work
+    ctx.base_python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
     checker = ctx.checker
     started = time.time()
     for key in args.only.split(","):
@@ -211,8 +220,13 @@ def main():
             healthy(ctx, checker, key)
         elif key == "ort-major":
             ort_major(ctx, checker)
+        elif key in real_failures.SCENARIOS:
+            try:
+                real_failures.SCENARIOS[key](ctx, checker, record)
+            except program_side.Missing as e:
+                record(False, "%s: cannot run: %s" % (key, e))
         else:
-            ap.error("--only takes %s" % ", ".join(list(ENVIRONMENTS) + ["ort-major"]))
+            ap.error("--only takes %s" % ", ".join(ALL))
     print("\nreal programs: %d step(s) ok, %d failed, %ds" % (passed[0], len(failures),
                                                            time.time() - started))
     return 1 if failures else 0

@@ -1359,7 +1359,7 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
 
 /* What cudaload_require_for() found wrong with the program itself: a
  * warning of every plan. */
-static int add_program_warnings(cudaload_ctx *ctx) {
+int cl_plan_add_program_warnings(cudaload_ctx *ctx) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   int rc = CUDALOAD_OK;
   for (size_t i = 0; i < ps->program_warning_count && !rc; ++i) {
@@ -2246,7 +2246,7 @@ static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
   if (!rc)
     rc = add_optional_needs(ctx, &planned);
   if (!rc)
-    rc = add_program_warnings(ctx);
+    rc = cl_plan_add_program_warnings(ctx);
   if (!rc)
     rc = add_needed_dependencies(ctx, &planned, &companions);
   companion_index_free(&companions);

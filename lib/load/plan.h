@@ -24,4 +24,10 @@ int cl_plan_add_warning(cudaload_ctx *ctx, cl_problem *problem,
  * Windows, else POSIX sh. */
 cl_shell_kind cl_plan_shell(const cudaload_ctx *ctx);
 
+/* What cudaload_require_for() found wrong with the program itself (two
+ * distributions owning its files, a pin not read) as plan warnings, as
+ * every plan adds them: for a report with nothing to plan (a program that
+ * requires nothing, such as a CPU build installed over the GPU one). */
+int cl_plan_add_program_warnings(cudaload_ctx *ctx);
+
 #endif

@@ -30,8 +30,9 @@ const char *cl_doctor_host_arch(void) {
  * says what was loaded. */
 int cl_doctor_plan(cl_doctor *d, const cl_plan_state *users) {
   cudaload_ctx *ctx = d->ctx;
+  /* Nothing to plan: the program's own problems (--for) are still said. */
   if (cl_plan_state_of(ctx)->requirement_count == 0)
-    return CUDALOAD_OK;
+    return cl_plan_add_program_warnings(ctx);
   int rc = cudaload_plan(ctx, cl_manifest_preload_flags(ctx));
   if (rc == CUDALOAD_E_UNSATISFIED) {
     d->plan_error = cl_strdup(cudaload_last_error());

@@ -243,6 +243,52 @@ static int dependency_problems(answer *a, const cl_error_message *m,
   return found;
 }
 
+/* The fix for a path with no file where a copy here would do. A link to
+ * that one file is not enough: the loader searches $ORIGIN in the folder of
+ * the path it opened, not of the file a link leads to, so the companions a
+ * library opens or needs beside it (cuDNN 9's sub-libraries, cuBLASLt) would
+ * be looked for in the program's folder, or found elsewhere, of another
+ * release or CUDA major. Where that folder is not there, the fix links the
+ * whole folder of the copy in its place; where it is, it says so in words
+ * (every file would need a link). */
+static void link_folder_steps(answer *a, cl_problem *p, const char *path,
+                              const char *better) {
+  char *folder = cl_path_dirname(path);
+  char *parent = folder ? cl_path_dirname(folder) : NULL;
+  char *source = cl_path_dirname(better);
+  int windows = cl_ctx_naming(a->f->ctx) == CL_NAMING_WINDOWS;
+  if (!folder || !parent || !source) {
+    a->list->failed = 1;
+  } else if (windows || cl_os_stat_kind(folder, NULL) != CL_KIND_MISSING) {
+    cl_fix_add_note(&p->fix,
+                    "the path is the program's own (its configuration, a "
+                    "plugin's search list, a path it was built with): set the "
+                    "program's setting that names it to %s, or put the "
+                    "libraries of %s in %s (a link to one file is not "
+                    "enough: a library looks for its companions beside the "
+                    "path it was opened by)",
+                    better, source, folder);
+  } else {
+    cl_fix_step *mkdir = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&p->fix, mkdir, "mkdir");
+    cl_fix_arg(&p->fix, mkdir, "-p");
+    cl_fix_arg(&p->fix, mkdir, parent);
+    cl_fix_step *link = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&p->fix, link, "ln");
+    cl_fix_arg(&p->fix, link, "-s");
+    cl_fix_arg(&p->fix, link, source);
+    cl_fix_arg(&p->fix, link, folder);
+    cl_fix_note(&p->fix, link,
+                "the program then finds %s's folder, its companions with it, "
+                "at %s; or set the program's setting that names the path to "
+                "%s",
+                better, folder, better);
+  }
+  free(folder);
+  free(parent);
+  free(source);
+}
+
 /* The message names a path: that file and no other (a copy loaded under the
  * same name does not satisfy it). Not here, unreadable, or here and a
  * library it needs is not: each its own answer. */
@@ -284,6 +330,8 @@ static void path_problem(answer *a, const cl_error_message *m) {
                     "give the program's user read access to %s (its folders "
                     "too)",
                     m->file);
+  else if (lib && !relative)
+    link_folder_steps(a, p, m->file, lib->path);
   else
     cl_fix_add_note(
         &p->fix,

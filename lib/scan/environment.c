@@ -15,6 +15,7 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "os/platform.h"
+#include "scan/import_path.h"
 #include "scan/python_pth.h"
 #include "scan/roots.h"
 #include "common/strutil.h"
@@ -62,6 +63,27 @@ static void python_version_of(const char *name, char *out, size_t size) {
   snprintf(out, size, "3.%s", minor);
 }
 
+/* The folders the interpreter imports from beyond its prefix's and its
+ * venv's own, as site.py adds them (import_path.c): PYTHONPATH's, the
+ * user site (PYTHONUSERBASE, else ~/.local; none with PYTHONNOUSERSITE or
+ * in a venv that does not include the system's) and, for a venv with
+ * include-system-site-packages = true, its base interpreter's. What pip
+ * install --user, --target with PYTHONPATH, or a base image's Python put
+ * there is found without --for, and exec's plan searches it too. */
+static void imported_folders(const char *program, cl_root_visitor visit,
+                             void *opaque) {
+  cl_import_path path;
+  cl_import_path_of_interpreter(program, &path);
+  for (size_t i = 0; i < path.count; ++i) {
+    const char *origin = path.folders[i].origin;
+    if (!strcmp(origin, CL_IMPORT_PYTHONPATH) ||
+        !strcmp(origin, CL_IMPORT_USER_SITE) ||
+        !strcmp(origin, CL_IMPORT_BASE_SITE))
+      visit(path.folders[i].path, CL_ORIGIN_PYTHON_ON_PATH, opaque);
+  }
+  cl_import_path_free(&path);
+}
+
 /* The folders of the interpreter whose file is `program`, found in the
  * PATH entry `bin`. */
 static void interpreter_folders(const char *bin, const char *program,
@@ -74,6 +96,8 @@ static void interpreter_folders(const char *bin, const char *program,
   if (is_kind(parent, "pyvenv.cfg", CL_KIND_REGULAR)) {
     visit(parent, CL_ORIGIN_PYTHON_ON_PATH, opaque);
     free(parent);
+    if (cl_os_host_target() != CUDALOAD_TARGET_WINDOWS)
+      imported_folders(program, visit, opaque);
     return;
   }
   free(parent);
@@ -112,15 +136,9 @@ static void interpreter_folders(const char *bin, const char *program,
              version);
     visit_folder_if_present(prefix, relative, visit, opaque);
     visit_folder_if_present(prefix, "lib/python3/dist-packages", visit, opaque);
-    /* pip install --user for this interpreter's version. */
-    char *home = cl_os_home_dir();
-    if (home && cl_os_path_is_absolute(home)) {
-      snprintf(relative, sizeof relative, ".local/lib/python%s/site-packages",
-               version);
-      visit_folder_if_present(home, relative, visit, opaque);
-    }
-    free(home);
   }
+  if (prefix && !is_kind(prefix, "conda-meta", CL_KIND_DIRECTORY))
+    imported_folders(program, visit, opaque);
   free(prefix);
   free(real_bin);
   free(real);

@@ -814,6 +814,66 @@ class Scan(CliTestCase):
         self.assertEqual(got[0][1], "python3 on PATH", got)
         self.assertTrue(got[0][0].startswith(str(prefix)), got)
 
+    def test_the_python_on_paths_imported_folders_are_roots(self):
+        """What the interpreter on PATH imports beyond its own prefix is
+        searched without --for (issue 41, item 4): pip install --user into
+        PYTHONUSERBASE, a --target folder on PYTHONPATH, and the base
+        interpreter's site-packages of a venv made with
+        include-system-site-packages = true (a Docker image's Python)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("python3 on PATH and symbolic links: checked against a Linux build")
+        tmp = Path(os.path.realpath(str(self.tmpdir())))
+        prefix = tmp / "prefix"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "bin" / "python3.11").write_text("#!not run\n")
+        os.symlink("python3.11", str(prefix / "bin" / "python3"))
+        base_site = prefix / "lib" / "python3.11" / "site-packages"
+        base_site.mkdir(parents=True)
+        # The standard library's landmark, by which a venv finds its base.
+        (base_site.parent / "os.py").write_text("")
+        user_site = tmp / "userbase" / "lib" / "python3.11" / "site-packages"
+        user_site.mkdir(parents=True)
+        target = tmp / "target"
+        target.mkdir()
+        venv = tmp / "venv"
+        (venv / "bin").mkdir(parents=True)
+        (venv / "bin" / "python3").write_text("#!not run\n")
+        home = tmp / "home"
+        home.mkdir()
+
+        def roots(path, **extra):
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME",
+                                "CUDNN_PATH", "PYTHONPATH", "PYTHONUSERBASE",
+                                "PYTHONNOUSERSITE", "PYTHONHOME")}
+            emulator = [os.path.dirname(shutil.which(w)) for w in CLI[:1]
+                        if len(CLI) > 1 and os.sep not in w and shutil.which(w)]
+            env.update(PATH=":".join([path] + emulator), HOME=str(home), **extra)
+            proc = subprocess.run(CLI + ["scan", "--format", "json"], env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+            r = Result(["scan"], proc)
+            self.assertEqual(r.rc, 0, r.describe())
+            return [x["path"] for x in self.parse_json(r)["roots"]
+                    if x["origin"] == "python3 on PATH"]
+
+        plain = str(prefix / "bin") + ":/usr/bin:/bin"
+        got = roots(plain, PYTHONUSERBASE=str(tmp / "userbase"), PYTHONPATH=str(target))
+        self.assertIn(str(user_site), got)
+        self.assertIn(str(target), got)
+        got = roots(plain, PYTHONUSERBASE=str(tmp / "userbase"), PYTHONNOUSERSITE="1")
+        self.assertNotIn(str(user_site), got)
+        # A venv that includes its base's site-packages: the base's too.
+        for system_site, expected in (("true", True), ("false", False)):
+            (venv / "pyvenv.cfg").write_text(
+                "home = %s\ninclude-system-site-packages = %s\nversion = 3.11.7\n"
+                % (prefix / "bin", system_site))
+            got = roots(str(venv / "bin") + ":/usr/bin:/bin",
+                        PYTHONUSERBASE=str(tmp / "userbase"))
+            self.assertEqual(got[0], str(venv), got)
+            self.assertEqual(str(base_site) in got, expected, (system_site, got))
+            self.assertEqual(str(user_site) in got, expected, (system_site, got))
+
     def test_relative_missing_root_is_reported_absolute(self):
         here = Path(os.path.realpath(str(self.tmpdir())))
         r = run_cli("scan", "--no-defaults", "--root", "nope", "--format", "json", cwd=str(here))
@@ -1434,6 +1494,38 @@ class MessageAnswers(CliTestCase):
         self.assertFalse([q for q in doc["problems"] if "does not search its folder" in q["problem"]])
         self.assertFalse([s for s in p["fix"] if s["action"] == "run-program"],
                          "exec cannot make a path appear: %r" % p)
+
+    def test_a_missing_path_is_fixed_by_the_copys_whole_folder(self):
+        """A link to the one file would be searched for its companions
+        beside the link ($ORIGIN is the folder of the path opened): where
+        the folder the message names is not there, the fix links the whole
+        folder of the copy that would do, and the companions come with it;
+        where it is, the fix says so in words (issue 41, item 7: followed
+        as printed with real cuDNN 9 in acceptance step 15)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("a Linux path")
+        cudnn = self.fixture("cudnn8_compat")
+        app = self.tmpdir() / "opt app"
+        missing = app / "lib" / "libcudnn.so.8"
+        doc = self.doctor_json("%s: cannot open shared object file: No such file or directory" % missing,
+                               "--no-defaults", "--root", to_cli(cudnn))
+        p = self.only(doc, "path-missing")
+        commands = [s["argv"] for s in p["fix"] if s["action"] == "command"]
+        self.assertEqual(commands, [["mkdir", "-p", str(app)],
+                                    ["ln", "-s", str(cudnn), str(app / "lib")]], p["fix"])
+        for argv in commands:
+            subprocess.run(argv, check=True, timeout=TIMEOUT_S)
+        self.assertTrue(missing.exists(), "the path is still not there after the fix")
+        # The companion the main library opens by name, beside the path.
+        self.assertTrue((app / "lib" / "libcudnn_ops_infer.so.8").exists())
+        # Its folder there, the file not: no command, the reason in words.
+        other = self.tmpdir() / "other" / "libcudnn.so.8"
+        other.parent.mkdir()
+        doc = self.doctor_json("%s: cannot open shared object file: No such file or directory" % other,
+                               "--no-defaults", "--root", to_cli(cudnn))
+        p = self.only(doc, "path-missing")
+        self.assertEqual([s["action"] for s in p["fix"]], ["note"], p["fix"])
+        self.assertIn("a link to one file is not enough", p["fix_text"])
 
     def test_a_path_here_whose_dependency_is_missing_names_the_dependency(self):
         """The file the message names is here: what it needs and the loader
@@ -5491,6 +5583,36 @@ class ImportPath(CliTestCase):
         problems = [p for p in self.parse_json(r)["problems"] if "both install" in p["problem"]]
         self.assertEqual(len(problems), 1, r.describe())
         self.assertIn("the files there are ortlike 1.0's", problems[0]["problem"])
+
+    def test_two_distributions_are_a_problem_when_the_program_needs_nothing(self):
+        """onnxruntime (CPU) installed over onnxruntime-gpu: the files of
+        the CPU build need no CUDA library, so nothing is required and
+        nothing planned; the clash is still the problem the doctor names
+        (before, a report with nothing to plan dropped it)."""
+        venv, site = self.venv(self.tmpdir() / "venv")
+        self.install(site, "ortlike", "ortlike_gpu-1.0.dist-info")
+        record = site / "ortlike_gpu-1.0.dist-info" / "RECORD"
+        rows = [l.split(",") for l in record.read_text().splitlines()]
+        cpu = site / "ortlike-1.0.dist-info"
+        cpu.mkdir()
+        (cpu / "METADATA").write_text("Metadata-Version: 2.1\nName: ortlike\nVersion: 1.0\n\n")
+        # The CPU build's own files: its Python code, no CUDA provider.
+        own = [r for r in rows if r[0].startswith("ortlike/") and not r[0].endswith(".so")]
+        (cpu / "RECORD").write_text("".join("%s,%s,%s\n" % tuple(r) for r in own) +
+                                    "ortlike-1.0.dist-info/RECORD,,\n")
+        record.write_text("".join("%s,%s,%s\n" % (r[0], r[1], int(r[2]) + 1)
+                                  if r[0].startswith("ortlike/") and r[2] else ",".join(r) + "\n"
+                                  for r in rows))
+        # The provider the CPU build does not own stays, as pip leaves it.
+        r = self.doctor(["--environment", str(venv), "--for", "ortlike"], self.env())
+        doc = self.parse_json(r)
+        self.assertEqual(doc["requirements"], [], r.describe())
+        problems = [p for p in doc["problems"] if p["kind"] == "same-files"]
+        self.assertEqual(len(problems), 1, r.describe())
+        self.assertEqual([(s["action"], s["argv"]) for s in problems[0]["fix"]],
+                         [("command", ["pip", "uninstall", "-y", "ortlike"]),
+                          ("install", ["pip", "install", "--force-reinstall", "--no-deps",
+                                       "ortlike-gpu==1.0"])])
 
 
 class Fix(CliTestCase):
