@@ -21,6 +21,7 @@
 #include <unistd.h>
 #endif
 
+#include "binary/binary_symbols.h"
 #include "binary/file_cache.h"
 #include "common/error.h"
 #include "cudaload.h"
@@ -232,6 +233,187 @@ static void first_bytes_and_kinds(void **state) {
   cl_file_cache_free(c);
 }
 
+/* --- definitions by name and references alone ----------------------------
+ */
+
+static int keep_all(const char *name, const char *file, void *opaque) {
+  (void)name;
+  (void)file;
+  (void)opaque;
+  return 1;
+}
+
+/* The references binding would ask of a consumer of libfoo/libbar: those
+ * whose name starts "foo"/"bar", or whose version need names a file. */
+static int keep_some(const char *name, const char *file, void *opaque) {
+  (void)opaque;
+  return file != NULL || strncmp(name, "foo", 3) == 0 ||
+         strncmp(name, "bar", 3) == 0;
+}
+
+static const char *version_of(const cl_binary_symbols *s, int v) {
+  return v >= 0 && (size_t)v < s->version_count ? s->versions[v].name : "";
+}
+
+/* Every name the whole read defines is found by name through the file's
+ * hash table with the same definitions (version, hidden, weak) in the same
+ * order, without the whole table being read; names it only references, or
+ * never holds, are defined nowhere. */
+static void lookups_agree_with_the_whole_read(const char *path) {
+  cl_binary_symbols whole;
+  assert_int_equal(cl_binary_read_symbols_file(path, &whole), CUDALOAD_OK);
+  cl_file_cache *c = cl_file_cache_new();
+  assert_non_null(c);
+  cl_file_cache_set_reference_filter(c, keep_all, NULL, 1);
+  size_t asked = 0;
+  for (size_t i = 0; i < whole.def_count; ++i) {
+    const char *name = whole.defs[i].name;
+    if (cl_binary_symbols_first_def(&whole, name) != i)
+      continue; /* each name once */
+    cl_found_def found[16];
+    size_t count = 0;
+    const cl_binary_symbols *vs = NULL;
+    assert_int_equal(cl_file_cache_defs(c, path, name, found, 16, &count, &vs),
+                     CUDALOAD_OK);
+    size_t k = 0;
+    for (size_t d = i; d != SIZE_MAX;
+         d = cl_binary_symbols_next_def(&whole, d), ++k) {
+      if (k >= count || k >= 16)
+        fail_msg("%s: %s: the lookup found %zu definitions, fewer than the "
+                 "whole read",
+                 path, name, count);
+      if (strcmp(version_of(&whole, whole.defs[d].version),
+                 version_of(vs, found[k].version)) ||
+          whole.defs[d].hidden != found[k].hidden ||
+          whole.defs[d].weak != found[k].weak)
+        fail_msg("%s: %s: definition %zu differs", path, name, k);
+    }
+    if (k != count)
+      fail_msg("%s: %s: %zu definitions looked up, %zu read", path, name, count,
+               k);
+    ++asked;
+  }
+  const char *absent[] = {"cudaload_no_such_symbol", "", "_", "foo_barx"};
+  for (size_t i = 0; i < sizeof absent / sizeof *absent; ++i) {
+    cl_found_def found[4];
+    size_t count = 7;
+    const cl_binary_symbols *vs;
+    if (cl_binary_symbols_first_def(&whole, absent[i]) != SIZE_MAX)
+      continue;
+    assert_int_equal(
+        cl_file_cache_defs(c, path, absent[i], found, 4, &count, &vs),
+        CUDALOAD_OK);
+    assert_int_equal(count, 0);
+  }
+  for (size_t r = 0; r < whole.ref_count; ++r) {
+    const char *name = whole.refs[r].name;
+    if (cl_binary_symbols_first_def(&whole, name) != SIZE_MAX)
+      continue;
+    cl_found_def found[4];
+    size_t count = 7;
+    const cl_binary_symbols *vs;
+    assert_int_equal(cl_file_cache_defs(c, path, name, found, 4, &count, &vs),
+                     CUDALOAD_OK);
+    if (count != 0)
+      fail_msg("%s: %s is referenced, not defined, yet found", path, name);
+  }
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.symbol_reads, 0); /* never the whole table */
+  assert_true(stats.lookups >= asked);
+  assert_true(asked > 0);
+  cl_file_cache_free(c);
+  cl_binary_symbols_free(&whole);
+}
+
+/* A read of references alone keeps what its filter keeps, each as the
+ * whole read has it, in the same order; whether the file opens libraries
+ * by name is the whole read's answer. */
+static void references_agree_with_the_whole_read(const char *path,
+                                                 cl_ref_filter keep) {
+  cl_binary_symbols whole;
+  assert_int_equal(cl_binary_read_symbols_file(path, &whole), CUDALOAD_OK);
+  cl_file_cache *c = cl_file_cache_new();
+  assert_non_null(c);
+  cl_file_cache_set_reference_filter(c, keep, NULL, 2);
+  const cl_binary_symbols *refs = NULL;
+  assert_int_equal(cl_file_cache_references(c, path, &refs), CUDALOAD_OK);
+  assert_true(refs->refs_filtered);
+  size_t k = 0;
+  for (size_t r = 0; r < whole.ref_count; ++r) {
+    const cl_symbol_ref *w = &whole.refs[r];
+    if (!keep(w->name, w->file, NULL))
+      continue;
+    if (k >= refs->ref_count)
+      fail_msg("%s: %s not kept", path, w->name);
+    const cl_symbol_ref *g = &refs->refs[k++];
+    assert_string_equal(g->name, w->name);
+    assert_int_equal(g->weak, w->weak);
+    assert_true(!g->version == !w->version);
+    if (w->version) {
+      assert_string_equal(g->version, w->version);
+      assert_string_equal(g->file, w->file);
+    }
+  }
+  assert_int_equal(k, refs->ref_count);
+  assert_int_equal(cl_binary_symbols_open_by_name(refs),
+                   cl_binary_symbols_open_by_name(&whole));
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.symbol_reads, 0);
+  assert_int_equal(stats.reference_reads, 1);
+  cl_file_cache_free(c);
+  cl_binary_symbols_free(&whole);
+}
+
+static const char *const lookup_fixtures[] = {
+    "symbols/versioned/libfoo.so.1",
+    "symbols/sysv-hash/libfoo.so.1",
+    "symbols/unversioned/libbar.so.1",
+    "symbols/consumers/libuses_foo.so",
+    "symbols/consumers/libuses_bar.so",
+    "wheels-cu13/site-packages/nvidia/cudnn/lib/libcudnn.so.9",
+    "opens_by_name/calls/libcudnn_engines_precompiled.so.9",
+    "opens_by_name/text/libcudnn_engines_precompiled.so.9",
+};
+
+static void definitions_are_found_by_name(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof lookup_fixtures / sizeof *lookup_fixtures;
+       ++i) {
+    char rel[256];
+    snprintf(rel, sizeof rel, "%s", lookup_fixtures[i]);
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", CUDALOAD_FIXTURES_DIR, rel);
+    FILE *f = fopen(full, "rb");
+    if (!f) {
+      printf("note: fixture %s not built, not compared\n", rel);
+      continue;
+    }
+    fclose(f);
+    lookups_agree_with_the_whole_read(full);
+    references_agree_with_the_whole_read(full, keep_all);
+    references_agree_with_the_whole_read(full, keep_some);
+  }
+#ifndef _WIN32
+  /* Real files with thousands of versioned definitions (foo@GLIBC_2.2.5
+   * beside foo@@GLIBC_2.x), where present. */
+  static const char *const real[] = {
+      "/lib/x86_64-linux-gnu/libc.so.6",
+      "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+      "/lib/aarch64-linux-gnu/libc.so.6",
+  };
+  for (size_t i = 0; i < sizeof real / sizeof *real; ++i) {
+    FILE *f = fopen(real[i], "rb");
+    if (!f)
+      continue;
+    fclose(f);
+    lookups_agree_with_the_whole_read(real[i]);
+    references_agree_with_the_whole_read(real[i], keep_some);
+  }
+#endif
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(scratch, sizeof scratch, "%s/file-cache-scratch",
@@ -258,6 +440,7 @@ int main(void) {
       cmocka_unit_test(a_changed_file_is_read_again),
       cmocka_unit_test(links_share_and_failures_name_their_path),
       cmocka_unit_test(first_bytes_and_kinds),
+      cmocka_unit_test(definitions_are_found_by_name),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
