@@ -81,12 +81,20 @@ struct cl_file_cache {
   uint32_t keep_id;
   size_t open_files, chunk_bytes;
   int held; /* cl_file_cache_hold's count */
+  /* The entries of held files by the path they were opened through: a
+   * lookup by name asks the same file thousands of times in a run, and the
+   * file held open is the one the run judges, so the path is not looked
+   * at again until the files are released. */
+  cl_str_index held_paths;
+  char **held_names; /* the keys of held_paths, owned */
+  size_t held_name_count, held_name_capacity;
 };
 
 cl_file_cache *cl_file_cache_new(void) {
   cl_file_cache *c = calloc(1, sizeof *c);
   if (c) {
     cl_str_index_init(&c->by_key, 0);
+    cl_str_index_init(&c->held_paths, 0);
     c->use_known_builds = cl_known_builds_enabled();
     c->clock = cl_os_file_time_now;
   }
@@ -102,6 +110,31 @@ static void part_free(part *p) {
   free(p->error);
   free(p->error_path);
   memset(p, 0, sizeof *p);
+}
+
+static void forget_held_paths(cl_file_cache *c) {
+  cl_str_index_free(&c->held_paths);
+  for (size_t i = 0; i < c->held_name_count; ++i)
+    free(c->held_names[i]);
+  free(c->held_names);
+  c->held_names = NULL;
+  c->held_name_count = c->held_name_capacity = 0;
+}
+
+/* Index path as a way to e, whose file is held open (held_paths); without
+ * memory the path is looked at each time instead. */
+static void remember_held_path(cl_file_cache *c, entry *e, const char *path) {
+  size_t at;
+  if (!cl_str_index_find(&c->by_key, e->key, &at) ||
+      cl_reserve((void **)&c->held_names, &c->held_name_capacity,
+                 c->held_name_count + 1, sizeof *c->held_names))
+    return;
+  char *copy = cl_strdup(path);
+  if (!copy || cl_str_index_add(&c->held_paths, copy, at) != CUDALOAD_OK) {
+    free(copy);
+    return;
+  }
+  c->held_names[c->held_name_count++] = copy;
 }
 
 static void entry_release(cl_file_cache *c, entry *e) {
@@ -141,6 +174,7 @@ void cl_file_cache_free(cl_file_cache *c) {
   }
   free(c->entries);
   cl_str_index_free(&c->by_key);
+  forget_held_paths(c);
   cl_names_scratch_free(c->names_scratch);
   free(c);
 }
@@ -173,6 +207,7 @@ int cl_file_cache_save(cl_file_cache *c) {
 void cl_file_cache_release(cl_file_cache *c) {
   if (!c || c->held)
     return;
+  forget_held_paths(c);
   for (size_t i = 0; i < c->count; ++i)
     entry_release(c, c->entries[i]);
 }
@@ -328,6 +363,7 @@ static int open_entry(cl_file_cache *c, const char *path,
     e->file = f;
     cl_file_chunks_init(&e->chunks, f, size);
     c->open_files++;
+    remember_held_path(c, e, path);
   } else {
     *temp = f;
   }
@@ -771,12 +807,23 @@ int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
   if (!c)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
   cl_file_stamp stamp;
-  entry *e = cl_os_path_stamp(path, &stamp) ? find(c, &stamp) : NULL;
+  size_t at;
+  entry *e = NULL;
+  int held = cl_str_index_find(&c->held_paths, path, &at) &&
+             c->entries[at]->file != NULL;
+  if (held)
+    e = c->entries[at];
+  else if (cl_os_path_stamp(path, &stamp) && (e = find(c, &stamp)) != NULL &&
+           e->file)
+    remember_held_path(c, e, path); /* another path to a held file */
   if (!e || !e->symbols_part.done) {
     cl_file *temp = NULL;
-    char *kept = cl_save_error();
-    int opened = open_entry(c, path, e ? &stamp : NULL, &e, &temp);
-    cl_restore_error(kept);
+    int opened = CUDALOAD_OK;
+    if (!held) {
+      char *kept = cl_save_error();
+      opened = open_entry(c, path, e ? &stamp : NULL, &e, &temp);
+      cl_restore_error(kept);
+    }
     if (opened == CUDALOAD_OK) {
       cl_file *f = temp ? temp : e->file;
       prepare_lookup(c, e, f, path);
@@ -785,7 +832,7 @@ int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
         cl_file_chunks own;
         size_t before = cl_file_chunks_bytes(&e->chunks);
         cl_reader reader = chunk_reader(e, f, &own);
-        kept = cl_save_error();
+        char *kept = cl_save_error();
         status = cl_binary_symbols_defs(&e->bind, &reader, path, name, found,
                                         cap, count);
         cl_restore_error(kept);
