@@ -334,20 +334,27 @@ class Checker:
                 if base not in names:
                     v.problems.append("%s (from %s) is not mapped" % (base, folder))
         binding = re.compile(r"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: normal symbol `([^']+)'")
+        # A wrapper that execs the program (cudaload exec) leaves its own
+        # lines first in the file of that process id: what it loaded (an
+        # LD_PRELOAD it leaves out of the program's, say) is not the
+        # program's. Its lines end where the loader hands it control.
+        handover = ("transferring control: " + os.path.realpath(wrapper[0])) if wrapper else None
         wrong = {}
         for path in debug:
             with open(path, errors="replace") as f:
-                for line in f:
-                    if "binding file" not in line:
-                        continue
-                    m = binding.search(line)
-                    if not m or not CUDA_FILE.match(os.path.basename(m.group(2))):
-                        continue
-                    v.bindings += 1
-                    target = m.group(2)
-                    if any(under(target, d) for d in forbid) or \
-                            not any(under(target, a) for a in allow):
-                        wrong.setdefault(target, (m.group(1), m.group(3)))
+                lines = f.readlines()
+            cut = [i for i, line in enumerate(lines) if handover and line.rstrip().endswith(handover)]
+            for line in lines[cut[-1] + 1 if cut else 0:]:
+                if "binding file" not in line:
+                    continue
+                m = binding.search(line)
+                if not m or not CUDA_FILE.match(os.path.basename(m.group(2))):
+                    continue
+                v.bindings += 1
+                target = m.group(2)
+                if any(under(target, d) for d in forbid) or \
+                        not any(under(target, a) for a in allow):
+                    wrong.setdefault(target, (m.group(1), m.group(3)))
             os.remove(path)
         for target, (src, sym) in sorted(wrong.items()):
             v.problems.append("%s binds %s to %s (not an allowed file)" % (src, sym, target))

@@ -16,6 +16,13 @@ side") against real wheels from the index, one scenario per item.
   d  a's venv and LD_LIBRARY_PATH, its python run by path without
      activation (VIRTUAL_ENV unset, the venv not on PATH).
   e  a's venv activated, the old libnvJitLink.so.12 put first with LD_PRELOAD.
+  f  a's venv activated, NCCL 2.18.1 (no ncclCommRegister) put first with
+     LD_PRELOAD (issue 41, item 5): the doctor (--for, --require), exec
+     (refuses; --drop-stale-preload), setup() and the fix as printed.
+  g  a copy of a's venv (hard links) with NCCL 2.18.1 in its wheel folder,
+     which libtorch_cuda.so's DT_RPATH reaches (issue 41, item 6), and
+     2.21.5 given as a root: the doctor's run-program step, followed as
+     printed, starts the venv's interpreter with the planned NCCL.
 
 Each scenario's steps, each printed as one line:
   reproduce  the failure without libcudaload, and its exact error text
@@ -43,6 +50,7 @@ missing). Exit status 0 when every reproduce and target step passed, 1
 otherwise."""
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -229,14 +237,16 @@ def shown_step(step):
 
 
 def wrapper_of(ctx, step):
-    """A run-program step (`cudaload exec ... -- PROGRAM`) as the argv
-    before the program."""
+    """A run-program step (`cudaload exec ... -- PROGRAM`, or with --for
+    `-- COMMAND`, the program's own interpreter or binary) as the argv
+    before the program: what follows `--` is the program, which the check
+    runs itself (the same interpreter, with its code)."""
     words = list(step["argv"])
     if os.path.basename(words[0]) == "cudaload":
         words[0] = ctx.tool
-    if "PROGRAM" in words:
-        words = words[:words.index("PROGRAM")]
-    elif words[-1] != "--":
+    if "--" in words:
+        words = words[:words.index("--") + 1]
+    else:
         words.append("--")
     return words
 
@@ -610,6 +620,145 @@ def scenario_stale(ctx, sc, mode):
 
 
 # --------------------------------------------------------------------------
+# f, g: torch 2.5.1 and an older NCCL (issue 41, items 5 and 6)
+# --------------------------------------------------------------------------
+
+UNDEFINED_NCCL = "libtorch_cuda.so: undefined symbol: ncclCommRegister"
+
+
+class Nccl218:
+    """nvidia-nccl-cu12 2.18.1's libnccl.so.2 (no ncclCommRegister, which
+    torch 2.5.1's libtorch_cuda.so takes by plain name), unpacked whole
+    (dist-info beside it) by scripts/acceptance."""
+
+    def __init__(self, ctx):
+        self.root = os.path.join(ctx.cache, "linux", "nccl-2.18.1")
+        self.lib = os.path.join(self.root, "nvidia", "nccl", "lib", "libnccl.so.2")
+        need(self.lib, "NCCL 2.18.1")
+        self.info = os.path.join(self.root, "nvidia_nccl_cu12-2.18.1.dist-info")
+
+
+def names_stale_nccl(old, problem):
+    """What a right diagnosis says: the consumer, the symbol, the file."""
+    text = problem["problem"]
+    return ("libtorch_cuda.so" in text and "ncclCommRegister" in text and old in text)
+
+
+def scenario_nccl_preload(ctx, sc):
+    """f: the torch 2.5.1 venv activated, NCCL 2.18.1 put first with
+    LD_PRELOAD."""
+    t, n = Torch251(ctx), Nccl218(ctx)
+    env = activated(dict(base_env(), LD_PRELOAD=n.lib), t.venv)
+    say("   (LD_PRELOAD=%s, venv activated)" % n.lib)
+    allow, forbid = [t.site], [n.root, ctx.toolkit]
+    rc, out, err = program_run(t.python, TORCH, env)
+    record(sc, sc + "1", "reproduce", rc != 0 and UNDEFINED_NCCL in err,
+           "without cudaload `import torch` fails: %s"
+           % (found(r"ImportError: .*", err) or tail(err, 1)))
+    cmd, text, _ = doctor_text(ctx, ["--for", "torch"], env)
+    record(sc, sc + "2", "today", True, "$ " + cmd, [text])
+    right = None
+    for step, args in ((sc + "3", ["--for", "torch"]), (sc + "4", ["--require", "nccl=2"])):
+        doc, problems, cmdline, err = doctor_json(ctx, args, env)
+        said = [p for p in problems if p["kind"] == "preloaded-copy" and
+                names_stale_nccl(n.lib, p)]
+        record(sc, step, "target", bool(said),
+               "doctor %s names the NCCL LD_PRELOAD puts first (preloaded-copy: "
+               "libtorch_cuda.so, ncclCommRegister, the 2.18.1 file)%s"
+               % (shown(args), "" if said else ": it does not"),
+               ["$ " + cmdline, problems_text(problems)])
+        right = right or (doc if said and args[0] == "--for" else None)
+    rc, out, err = cudaload(ctx, ["exec", "--for", "torch", "--", t.python, "-c", TORCH], env)
+    record(sc, sc + "5", "target", rc == 4 and "ncclCommRegister" in err and "TORCH" not in out,
+           "exec --for torch refuses (exit 4) naming ncclCommRegister; it ran nothing (exit %d)"
+           % rc, [l for l in err.splitlines() if "error" in l][:2])
+    verify(ctx, sc, sc + "6", t.python, TORCH, env, allow, forbid,
+           wrapper=[ctx.tool, "exec", "--drop-stale-preload", "--for", "torch", "--"],
+           what="exec --drop-stale-preload --for torch -- python")
+    setup = ("import cudaload\ntry:\n    cudaload.setup(for_='torch')\n    print('SETUP ok')\n"
+             "except cudaload.Error as e:\n    print('SETUP', type(e).__name__, str(e)[:4000])\n")
+    rc, out, err = program_run(t.python, setup, ctx.py_env(env))
+    line = found(r"SETUP .*", out) or tail(out + err, 2)
+    record(sc, sc + "7", "target", "ConflictError" in line and "ncclCommRegister" in out,
+           "setup(for_='torch') raises a ConflictError naming ncclCommRegister: %s"
+           % line[:300])
+    if right is None:
+        record(sc, sc + "8", "target", False, "follow the doctor's fix: no right diagnosis")
+        return
+    ok, fenv, wrapper, log = follow_fixes(ctx, sc, sc + "8", ["--for", "torch"], env,
+                                          allow_install=False)
+    record(sc, sc + "8", "target", ok, "the fix lines of doctor --for torch, followed as printed",
+           log)
+    if ok:
+        verify(ctx, sc, sc + "9", t.python, TORCH, fenv, allow, forbid, wrapper=wrapper,
+               what="import torch after the fix")
+
+
+def scenario_nccl_rpath(ctx, sc):
+    """g: a copy of the torch 2.5.1 venv (hard links, in the cache) whose
+    wheel folder holds NCCL 2.18.1 (nvidia-nccl-cu12 installed over it),
+    which libtorch_cuda.so's DT_RPATH reaches before LD_LIBRARY_PATH, and a
+    folder holding 2.21.5, the release torch pins, given as a root."""
+    t, n = Torch251(ctx), Nccl218(ctx)
+    scratch = os.path.join(ctx.cache, "program-side-g")
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
+    venv = os.path.join(scratch, "venv")
+    rc, out, err = run(["cp", "-al", t.venv, venv], base_env())
+    if rc:
+        raise Missing("a hard-linked copy of %s: %s" % (t.venv, tail(err, 1)))
+    try:
+        site = ctx.site(venv)
+        nccl_dir = os.path.join(site, "nvidia", "nccl", "lib")
+        good = os.path.join(scratch, "nccl-2.21.5")
+        os.makedirs(os.path.join(good, "nvidia", "nccl", "lib"))
+        os.link(os.path.join(nccl_dir, "libnccl.so.2"),
+                os.path.join(good, "nvidia", "nccl", "lib", "libnccl.so.2"))
+        for info in glob.glob(os.path.join(site, "nvidia_nccl_cu12-*.dist-info")):
+            shutil.copytree(info, os.path.join(good, os.path.basename(info)))
+            shutil.rmtree(info)  # the copy's links only
+        os.unlink(os.path.join(nccl_dir, "libnccl.so.2"))  # a link: the cache keeps its own
+        shutil.copy2(n.lib, os.path.join(nccl_dir, "libnccl.so.2"))
+        shutil.copytree(n.info, os.path.join(site, os.path.basename(n.info)))
+        with open(os.path.join(venv, "pyvenv.cfg")) as f:
+            cfg = f.read().replace(t.venv, venv)
+        os.unlink(os.path.join(venv, "pyvenv.cfg"))
+        with open(os.path.join(venv, "pyvenv.cfg"), "w") as f:
+            f.write(cfg)
+        python = os.path.join(venv, "bin", "python")
+        env = activated(base_env(), venv)
+        say("   (%s: NCCL 2.18.1 in its wheel folder; --root %s)" % (venv, good))
+        allow, forbid = [site, good], [nccl_dir, ctx.toolkit]
+        rc, out, err = program_run(python, TORCH, env)
+        record(sc, sc + "1", "reproduce", rc != 0 and UNDEFINED_NCCL in err,
+               "without cudaload `import torch` fails: %s"
+               % (found(r"ImportError: .*", err) or tail(err, 1)))
+        args = ["--for", "torch", "--root", good]
+        doc, problems, cmdline, err = doctor_json(ctx, args, env)
+        said = [p for p in problems if p["kind"] == "symbols-missing" and
+                "ncclCommRegister" in p["problem"] and "libtorch_cuda.so" in p["problem"]]
+        steps = [s for p in said for s in p["fix"] if s["action"] == "run-program"]
+        command = steps[0]["argv"] if steps else []
+        own = command[command.index("--") + 1:] if "--" in command else []
+        record(sc, sc + "2", "target", bool(said) and len(own) == 1 and
+               os.path.dirname(own[0]) == os.path.join(venv, "bin"),
+               "doctor --for torch --root names the 2.18.1 copy the RPATH reaches, and its "
+               "run-program step starts the venv's own interpreter (%s)"
+               % (shown(command) if command else "no run-program step"),
+               ["$ " + cmdline, problems_text(problems)])
+        ok, fenv, wrapper, log = follow_fixes(ctx, sc, sc + "3", args, env, allow_install=False)
+        record(sc, sc + "3", "target", ok, "the fix lines of doctor %s, followed as printed"
+               % shown(args), log)
+        if ok:
+            verify(ctx, sc, sc + "4", python, TORCH, fenv, allow, forbid, wrapper=wrapper,
+                   expect={"libnccl.so.2": os.path.join(good, "nvidia", "nccl", "lib")},
+                   what="import torch after the fix (exec preloads the planned NCCL)")
+    finally:
+        if not ctx.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------
 # b: onnxruntime-gpu 1.26
 # --------------------------------------------------------------------------
 
@@ -877,6 +1026,10 @@ SCENARIOS = {
           lambda ctx: scenario_stale(ctx, "d", "by-path")),
     "e": ("an older libnvJitLink.so.12 put first with LD_PRELOAD (item 1, LD_PRELOAD)",
           lambda ctx: scenario_stale(ctx, "e", "preload")),
+    "f": ("an older libnccl.so.2 put first with LD_PRELOAD (issue 41, item 5)",
+          lambda ctx: scenario_nccl_preload(ctx, "f")),
+    "g": ("an older libnccl.so.2 in torch's wheel folder, which its DT_RPATH reaches "
+          "(issue 41, item 6)", lambda ctx: scenario_nccl_rpath(ctx, "g")),
 }
 
 
@@ -946,7 +1099,7 @@ def main():
     ap.add_argument("--bindings", required=True)
     ap.add_argument("--cache", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--only", default="abcde", help="scenarios to run: letters, e.g. a or a,c")
+    ap.add_argument("--only", default="abcdefg", help="scenarios to run: letters, e.g. a or a,c")
     ap.add_argument("--cc", default="cc")
     ap.add_argument("--keep", action="store_true",
                     help="keep the venvs made for the run (3 GB each) in --work")

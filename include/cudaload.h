@@ -934,6 +934,48 @@ CUDALOAD_API const char *cudaload_env_warning(const cudaload_ctx *ctx,
  *  (CUDALOAD_1.2). `cudaload exec` stops on such a warning unless --force. */
 CUDALOAD_API int cudaload_env_warning_fatal(const cudaload_ctx *ctx, size_t i);
 
+/* Flags for cudaload_env_check(). */
+/* Leave out of the started program's LD_PRELOAD each entry that puts first
+ * a copy the loader model says makes a load fail (an older libnccl.so.2
+ * lacking ncclCommRegister), with a warning naming it, instead of a fatal
+ * warning (`cudaload exec --drop-stale-preload`). */
+#define CUDALOAD_ENV_DROP_STALE_PRELOAD 0x1u
+
+/**
+ * As cudaload_env_warnings(), with flags (CUDALOAD_ENV_*; CUDALOAD_1.5),
+ * and deciding what the started program needs beyond the search-path
+ * variable, read with cudaload_env_change(): on Linux, LD_PRELOAD holding
+ * the planned files a file of the program would otherwise take from
+ * another copy (a DT_RPATH, which comes before LD_LIBRARY_PATH, reaching
+ * the program's own older copy: torch 2.5.1's libtorch_cuda.so reaches
+ * ../../nvidia/nccl/lib), in plan order, before what this environment's
+ * LD_PRELOAD keeps; and CUDA_PATH, CUDA_HOME or CUDNN_PATH unset where
+ * they name a folder of another CUDA major than the plan's (CuPy and Numba
+ * search them themselves). Each change is also said in a warning (not
+ * fatal), and the warnings are judged in a model of the child with them.
+ * CUDALOAD_OK, CUDALOAD_E_INVALID_ARGUMENT for an unknown flag, or another
+ * error status with the last error set.
+ */
+CUDALOAD_API int cudaload_env_check(cudaload_ctx *ctx, unsigned flags,
+                                    size_t *count);
+/** How many variables the last cudaload_env_check() changes for the
+ *  started program (0 after cudaload_env_warnings(): none decided).
+ *  (CUDALOAD_1.5) */
+CUDALOAD_API size_t cudaload_env_change_count(const cudaload_ctx *ctx);
+/** Change i: the variable's name, and in *value (may be NULL) its value
+ *  for the started program, NULL to unset it; NULL past the last. Owned by
+ *  ctx, valid until the next cudaload_env_check() or cudaload_env_warnings().
+ *  `cudaload env` prints them. (CUDALOAD_1.5) */
+CUDALOAD_API const char *cudaload_env_change(const cudaload_ctx *ctx, size_t i,
+                                             const char **value);
+/** Make the changes of the last cudaload_env_check() in this process's
+ *  environment, for the programs it starts next (`cudaload exec` calls it
+ *  after cudaload_env_apply(), just before it runs its command). On Linux
+ *  the loader of this process read LD_PRELOAD at its start: nothing of
+ *  this process changes. CUDALOAD_OK, or an error status with the last
+ *  error set. (CUDALOAD_1.5) */
+CUDALOAD_API int cudaload_env_apply_changes(cudaload_ctx *ctx);
+
 /* ------------------------------------------------------------------------ */
 /* Collisions and isolation                                                 */
 /* ------------------------------------------------------------------------ */
@@ -1301,11 +1343,13 @@ CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 #define CUDALOAD_PROBLEM_NO_GPU_CODE 37     /* no GPU code for this GPU */
 #define CUDALOAD_PROBLEM_CUBLAS_INIT 38     /* cuBLAS could not start */
 /* What --for reads in the program itself: */
-#define CUDALOAD_PROBLEM_SAME_FILES 39 /* two distributions, one set of files  \
-                                        */
-#define CUDALOAD_PROBLEM_IF_USED 40    /* a need of a feature only (note) */
-#define CUDALOAD_PROBLEM_PIN_UNREAD 41 /* a Requires-Dist pin not understood   \
-                                        */
+#define CUDALOAD_PROBLEM_SAME_FILES                                            \
+  39                                /* two distributions, one set of files     \
+                                     */
+#define CUDALOAD_PROBLEM_IF_USED 40 /* a need of a feature only (note) */
+#define CUDALOAD_PROBLEM_PIN_UNREAD                                            \
+  41 /* a Requires-Dist pin not understood                                     \
+      */
 
 /** The kind's name in reports ("unsatisfied", "symbols-missing", ...);
  *  NULL for a value that is no kind. (CUDALOAD_1.3) */
@@ -1398,6 +1442,63 @@ CUDALOAD_API const char *cudaload_doctor_fix_step_env(const cudaload_ctx *ctx,
  *  NULL for none. (CUDALOAD_1.3) */
 CUDALOAD_API const char *cudaload_doctor_fix_step_note(const cudaload_ctx *ctx,
                                                        size_t i, size_t s);
+
+/* ------------------------------------------------------------------------ */
+/* Fix: what `cudaload fix` runs (version node CUDALOAD_1.4)                */
+/* ------------------------------------------------------------------------ */
+/*
+ * `cudaload fix` and cudaload.fix() run the installs of the last
+ * cudaload_doctor() report that are safe by construction, and nothing
+ * else: a step CUDALOAD_FIX_INSTALL that runs an environment's own pip
+ * (<venv>/bin/python -m pip install, Windows ...\python.exe) for packages
+ * the catalog's table of NVIDIA's wheels names, with PEP 440 versions,
+ * into a venv or conda environment (or a --target folder inside one) that
+ * the user this process runs as owns and no other user can write to; pip
+ * gets --only-binary=:all: (no source build runs code) and --no-input, and
+ * runs without a shell. A folder it installs into beside the environment
+ * (pip's --target) is recorded in the environment's cudaload.roots
+ * (docs/scan-contract.md, "Recorded roots"), so that later scans find it
+ * with no roots given. A choice, a variable, a program to run, any other
+ * command and a note are shown, never run. docs/cli.md, "fix", has the
+ * rules; (i, s) are as for cudaload_doctor_fix_step_*().
+ */
+
+/** Whether `cudaload fix` runs step s of problem i of ctx's last doctor
+ *  report: CUDALOAD_OK, or why not in cudaload_last_error():
+ *  CUDALOAD_E_UNSUPPORTED for a step it never runs (a note, a choice, a
+ *  variable, a program to run, another command) or an interpreter in no
+ *  venv or conda environment; CUDALOAD_E_INVALID_ARGUMENT for words it
+ *  does not pass (a package not in the catalog's wheel table, a version
+ *  that is not PEP 440, another pip option); CUDALOAD_E_INSECURE for an
+ *  environment another user owns or others can write to;
+ *  CUDALOAD_E_NOT_FOUND for an interpreter that is not there or (i, s) out
+ *  of range. (CUDALOAD_1.4) */
+CUDALOAD_API int cudaload_fix_step_check(cudaload_ctx *ctx, size_t i, size_t s);
+/** The command `cudaload fix` runs for step s of problem i, as one line
+ *  for this system's shell (POSIX sh; Windows cmd and PowerShell), to
+ *  show before it runs; NULL when it runs none (cudaload_fix_step_check()
+ *  says why). Valid until the next call of a cudaload_fix_* function or
+ *  cudaload_doctor() on ctx. (CUDALOAD_1.4) */
+CUDALOAD_API const char *cudaload_fix_step_command(cudaload_ctx *ctx, size_t i,
+                                                   size_t s);
+/** Run step s of problem i: checked again, then its command run (no shell;
+ *  this process's environment, standard streams and current folder) and
+ *  waited for; when it exits 0 and installed into a folder beside the
+ *  environment, that folder is checked as a root would be and recorded in
+ *  the environment's cudaload.roots. CUDALOAD_OK; the check's status when
+ *  it does not run; CUDALOAD_E_IO when the command could not start or
+ *  exited with another status, or the folder could not be recorded
+ *  (cudaload_last_error() says which, with the exit status).
+ *  (CUDALOAD_1.4) */
+CUDALOAD_API int cudaload_fix_step_run(cudaload_ctx *ctx, size_t i, size_t s);
+/** What `cudaload fix` would do with ctx's last doctor report, as text:
+ *  each problem with its steps, each marked as what it does: "run" (with
+ *  the command, and the folder it records), "yours" (a variable to set, a
+ *  program to run, a command to judge), "choice" (one install per CUDA
+ *  major: pass the major), "refused" (with why) or "note". format is
+ *  CUDALOAD_FORMAT_TEXT (others: CUDALOAD_E_UNSUPPORTED). *out receives a
+ *  malloc'ed text (free with cudaload_free()). (CUDALOAD_1.4) */
+CUDALOAD_API int cudaload_fix_report(cudaload_ctx *ctx, int format, char **out);
 
 /** Free memory the library handed out (cudaload_doctor's text). NULL ok. */
 CUDALOAD_API void cudaload_free(void *memory);

@@ -10,7 +10,7 @@
 3. The layers (with --objects): from the symbols each object file defines
    and needs (nm), no two files depend on each other, directly or around a
    circle, and no stage needs a later one (common, core, binary, scan, problem, load,
-   probe, report). The seam may be called by any stage and may call the data
+   probe, report, fix). The seam may be called by any stage and may call the data
    functions of the stage it serves, never around a circle.
 4. The error idiom: cl_clear_error() is called by public functions
    (cudaload_*) only, on entry or when they succeed after consuming a
@@ -38,6 +38,10 @@
    the host's facts: no architecture or OS macro (__x86_64__, _M_ARM64,
    __linux__, ...) outside posix/ and win32/, and "is this Windows" is
    cl_os_host_target(), not a comparison of CL_DIR_SEP with '\\'.
+9. The catalogue row owns its family: outside lib/scan/catalog*, no
+   statement compares a family with "driver" (the row's is_driver says it:
+   cl_catalog_is_driver()), and no function but the catalogue's
+   cl_catalog_family_main() is a family's main library (*family_main*).
 
 The checks read the sources of both sides (posix/ and win32/) on every
 build; --objects (a native or a mingw-w64 build's objects, with that
@@ -54,7 +58,7 @@ import re
 import subprocess
 import sys
 
-STAGES = ["common", "core", "binary", "scan", "problem", "load", "probe", "report"]
+STAGES = ["common", "core", "binary", "scan", "problem", "load", "probe", "report", "fix"]
 SEAM = ["os", "posix", "win32"]
 LIB_FILES = {"CMakeLists.txt", "cudaload.def", "cudaload.map",
              "cudaload.rc.in"}
@@ -308,6 +312,46 @@ def check_one_seam(source, problems):
                         "Windows through CL_DIR_SEP; ask cl_os_host_target()")
 
 
+CATALOG_FILES = re.compile(r"^scan/catalog[^/]*\.[ch]$")
+FAMILY_MAIN_DEFINITION = re.compile(
+    r"^[A-Za-z_][\w \t\*]*?\b(\w*family_main\w*)\s*\(", re.M)
+
+
+def without_comments(text):
+    """text with its /* */ and // comments blanked, its lines kept."""
+    def blank(m):
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
+
+
+def check_family_facts(lib, problems):
+    for rel in lib_files(lib):
+        if CATALOG_FILES.match(rel):
+            continue
+        with open(os.path.join(lib, rel), encoding="utf-8") as f:
+            code = without_comments(f.read())
+        for m in re.finditer(r'"driver"', code):
+            start = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
+            ends = [e for e in (code.find(c, m.end()) for c in ";{}") if e >= 0]
+            statement = code[start:min(ends) if ends else len(code)]
+            # a family named in code, not a word in a string ("family",
+            # "driver" in a list of fact names)
+            names = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', statement)
+            if re.search(r"\bfamily\b", names):
+                line = code.count("\n", 0, m.start()) + 1
+                problems.append(
+                    f"lib/{rel}:{line}: compares a family with \"driver\"; "
+                    "the catalogue row says it (cl_catalog_is_driver())")
+        for m in FAMILY_MAIN_DEFINITION.finditer(code):
+            line_end = code.find("\n", m.start())
+            if code[m.start():line_end].rstrip().endswith(";"):
+                continue  # a declaration
+            line = code.count("\n", 0, m.start()) + 1
+            problems.append(
+                f"lib/{rel}:{line}: defines {m.group(1)}(); a family's main "
+                "library is the catalogue's cl_catalog_family_main()")
+
+
 def symbols(nm, obj):
     out = subprocess.run([nm, obj], capture_output=True, text=True, check=True)
     defined, needed = set(), set()
@@ -404,9 +448,11 @@ def main():
     check_tool_includes(os.path.join(args.source, "tools"), problems)
     check_ascii_names(args.source, problems)
     check_one_seam(args.source, problems)
+    check_family_facts(lib, problems)
     sources, includes = check_includes(lib, problems, notes)
     summary = ("platform rule, folders, error clears, the tool's includes, "
-               f"ASCII names and one seam checked; {sources} source files, "
+               "ASCII names, one seam and the catalogue's family facts "
+               f"checked; {sources} source files, "
                f"{includes} includes between them, no circle")
     objects = [o for o in args.objects.split(";") if o]
     if objects:

@@ -53,8 +53,9 @@ if(_cl_cli)
   endif()
   # One ctest entry per test class of test_cli.py: every class is run.
   set(_cl_cli_groups Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Program StaleMinor
+    StaleNccl
     CommandLine Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3 ScanLooks
-    PlanLooks NamesStore KnownBuilds MessageAnswers WindowsPython ImportPath)
+    PlanLooks NamesStore KnownBuilds MessageAnswers WindowsPython ImportPath Fix)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py _cl_lines
     REGEX "^class [A-Za-z0-9_]+\\(CliTestCase\\):")
   set(_cl_defined)

@@ -36,7 +36,8 @@ set(CUDALOAD_PRELOAD_SCENARIOS
   windows_all_or_nothing
   windows_missing_import
   windows_path_at_its_limit
-  windows_semicolon_root)
+  windows_semicolon_root
+  windows_loaded_copy_lacks_an_import)
 
 cudaload_defined_scenarios(${CMAKE_CURRENT_LIST_DIR}/test_preload.c _cl_defined)
 cudaload_require_registered("tests/test_preload.c scenarios (CUDALOAD_PRELOAD_SCENARIOS, tests/preload.cmake)"

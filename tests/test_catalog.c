@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_catalog.c - exact-name matching of the naming-convention catalog. */
+/* test_catalog.c - exact-name matching of the naming-convention catalog, and
+ * the family rows every stage asks (adding a family is a row and this test). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +8,11 @@
 
 #include <cmocka.h>
 
+#include "common/strutil.h"
 #include "scan/catalog.h"
+#include "scan/catalog_wheels.h"
+#include "scan/layouts.h"
+#include "scan/roots.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -537,6 +542,324 @@ static void versions_are_checked_against_the_name(void **state) {
   assert_true(cl_catalog_version_agrees(cudnn, 8, ""));
 }
 
+/* --- the family rows ------------------------------------------------------ */
+
+/* Families no wheel ships, and what installs them instead: a row without
+ * wheels must be here (or be the driver's). */
+static const char *const installed_without_pip[][2] = {
+    {"cudla", "JetPack"},
+    {"nvpl_fftw", "NVPL's own installers"},
+};
+
+static int without_pip(const char *family) {
+  for (size_t i = 0;
+       i < sizeof installed_without_pip / sizeof *installed_without_pip; ++i)
+    if (strcmp(installed_without_pip[i][0], family) == 0)
+      return 1;
+  return 0;
+}
+
+static int starts_nocase(const char *s, const char *prefix) {
+  size_t n = strlen(prefix);
+  return strlen(s) >= n && cl_same_nocase(s, prefix, n);
+}
+
+static int same_nocase(const char *a, const char *b) {
+  return strlen(a) == strlen(b) && cl_same_nocase(a, b, strlen(a));
+}
+
+static void check_folders(const cl_catalog_family *f,
+                          const cl_family_folder *list, size_t room) {
+  for (size_t k = 0; k < room && list[k].relative; ++k) {
+    const char *r = list[k].relative;
+    if (!r[0] || r[0] == '/' || strchr(r, '\\') || strstr(r, ".."))
+      fail_msg("%s: folder \"%s\" is not a relative path with '/'", f->name, r);
+    if (list[k].naming != 0 && list[k].naming != CL_NAMING_LINUX &&
+        list[k].naming != CL_NAMING_WINDOWS)
+      fail_msg("%s: folder %s has naming %d", f->name, r, list[k].naming);
+    for (size_t j = 0; j < k; ++j)
+      if (!strcmp(list[j].relative, r) && list[j].naming == list[k].naming)
+        fail_msg("%s: folder %s twice", f->name, r);
+  }
+}
+
+static void check_wheels(const cl_catalog_family *f,
+                         const cl_catalog_entry *main) {
+  int count = 0;
+  for (const cl_catalog_wheel *w = f->wheels;
+       w < f->wheels + CL_FAMILY_WHEELS && w->package; ++w, ++count) {
+    if (!w->family || strcmp(w->family, f->name) != 0)
+      fail_msg("%s: its wheel %s says family %s", f->name, w->package,
+               w->family ? w->family : "(none)");
+    if (w->cuda_major < 11 || w->cuda_major > 13 || !w->package[0] ||
+        !w->folder || !w->folder[0])
+      fail_msg("%s: wheel %s (CUDA %d) lacks a CUDA major, name or folder",
+               f->name, w->package, w->cuda_major);
+    if (w > f->wheels && w[-1].cuda_major > w->cuda_major)
+      fail_msg("%s: wheels not in ascending CUDA major", f->name);
+    if (w->min_abi &&
+        (w->min_abi > w->max_abi || w->min_abi < main->min_major ||
+         w->max_abi > main->max_major))
+      fail_msg("%s: wheel %s ships majors %d-%d, the catalog knows %d-%d",
+               f->name, w->package, w->min_abi, w->max_abi, main->min_major,
+               main->max_major);
+    /* The questions asked of the wheels read this row. */
+    if (cl_catalog_wheel_find(f->name, w->cuda_major, w->min_abi,
+                              CL_NAMING_LINUX) == NULL)
+      fail_msg("%s: its CUDA %d wheel is not found", f->name, w->cuda_major);
+    const cl_catalog_wheel *owner =
+        cl_catalog_wheel_by_package(w->package, strlen(w->package));
+    if (!owner || strcmp(owner->package, w->package) != 0)
+      fail_msg("%s: the distribution %s is not known as a wheel", f->name,
+               w->package);
+  }
+  if (count == 0) {
+    if (!f->is_driver && !without_pip(f->name))
+      fail_msg("%s: no wheel; a row without one is the driver's or in "
+               "installed_without_pip",
+               f->name);
+    return;
+  }
+  /* A wheel for each CUDA major the family ships (of NVIDIA's wheels:
+   * CUDA 11 on). */
+  for (int abi = main->min_major; abi <= main->max_major; ++abi) {
+    int cuda = cl_catalog_cuda_major(main, abi);
+    if (cuda < 11)
+      continue;
+    int found = 0;
+    for (const cl_catalog_wheel *w = f->wheels;
+         w < f->wheels + CL_FAMILY_WHEELS && w->package; ++w)
+      found |= w->cuda_major == cuda;
+    if (!found)
+      fail_msg("%s %d ships with CUDA %d: no wheel for it", f->name, abi, cuda);
+  }
+}
+
+static void check_prefixes(const cl_catalog_family *f,
+                           const cl_catalog_entry *main,
+                           const cl_catalog_family *rows, size_t count) {
+  for (size_t p = 0; p < 2 && f->symbol_prefixes[p]; ++p) {
+    const char *prefix = f->symbol_prefixes[p];
+    /* A symbol prefix is its family's name or its main library's, or the
+     * start of it (the runtime's "cuda" of "cudart"). */
+    if (!prefix[0] ||
+        (!starts_nocase(f->name, prefix) && !starts_nocase(main->name, prefix)))
+      fail_msg("%s: symbol prefix \"%s\" is not the start of %s or %s", f->name,
+               prefix, f->name, main->name);
+    if (cl_catalog_family_of_symbol(prefix) != f)
+      fail_msg("%s: a symbol \"%s...\" is not found to be its", f->name,
+               prefix);
+    /* No prefix starts another row's: the order the rows are asked in
+     * does not change an answer. */
+    for (size_t o = 0; o < count; ++o)
+      for (size_t q = 0; q < 2 && rows[o].symbol_prefixes[q]; ++q)
+        if (&rows[o] != f && starts_nocase(rows[o].symbol_prefixes[q], prefix))
+          fail_msg("%s's prefix %s starts %s's %s", f->name, prefix,
+                   rows[o].name, rows[o].symbol_prefixes[q]);
+  }
+  if (f->internal_symbol_prefix) {
+    const char *internal = f->internal_symbol_prefix;
+    if (strncmp(internal, "__", 2) != 0 || !f->symbol_prefixes[0] ||
+        !same_nocase(internal + 2, f->symbol_prefixes[0]))
+      fail_msg("%s: internal prefix %s is not __ and its API's prefix", f->name,
+               internal);
+  }
+}
+
+/* Adding a family is one row (lib/scan/catalog.c's families) beside its
+ * libraries' entries, and this test: every row holds each fact a stage
+ * asks of it, and agrees with the library table. */
+static void every_family_row_is_whole(void **state) {
+  (void)state;
+  size_t count, entry_count;
+  const cl_catalog_family *rows = cl_catalog_families(&count);
+  const cl_catalog_entry *entries = cl_catalog_entries(&entry_count);
+  assert_true(count >= 40);
+  size_t drivers = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const cl_catalog_family *f = &rows[i];
+    if (!f->name || !f->name[0])
+      fail_msg("row %zu has no name", i);
+    for (size_t j = 0; j < i; ++j)
+      if (strcmp(rows[j].name, f->name) == 0)
+        fail_msg("two rows for %s", f->name);
+    assert_ptr_equal(cl_catalog_family_find(f->name), f);
+    assert_ptr_equal(cl_catalog_family_named(f->name, strlen(f->name)), f);
+    /* The title is the name as its documentation spells it. */
+    if (!f->title || !same_nocase(f->title, f->name))
+      fail_msg("%s: title %s is not its name as NVIDIA spells it", f->name,
+               f->title ? f->title : "(none)");
+    assert_string_equal(cl_catalog_family_title(f->name), f->title);
+    if (f->major_rule != CL_MAJOR_IS_CUDA && f->major_rule != CL_MAJOR_KEPT)
+      fail_msg("%s: does it keep its major across CUDA majors? "
+               "(major_rule unset)",
+               f->name);
+    const cl_catalog_entry *main = cl_catalog_family_main(f->name);
+    if (!main)
+      fail_msg("%s: no main library in the catalog", f->name);
+    assert_ptr_equal(cl_catalog_family_of(main), f);
+    /* A requirement names a family by its name or its main library's. */
+    if (!f->is_driver && !same_nocase(main->name, f->name))
+      fail_msg("%s: its main library is %s", f->name, main->name);
+    drivers += f->is_driver != 0;
+    for (const cl_cuda_of_major *m = f->cuda_of_major; m->abi_major; ++m)
+      if (f->major_rule != CL_MAJOR_KEPT || m->abi_major < main->min_major ||
+          m->abi_major > main->max_major || m->cuda_major < 10 ||
+          m->cuda_major > 13)
+        fail_msg("%s: CUDA major of ABI major %d: %d", f->name, m->abi_major,
+                 m->cuda_major);
+    for (const cl_cuda_release *r = f->releases; r->abi_major; ++r)
+      if (f->major_rule != CL_MAJOR_KEPT || r->abi_major < main->min_major ||
+          r->abi_major > main->max_major ||
+          (r > f->releases && (r[-1].abi_major > r->abi_major ||
+                               r[-1].cuda_major >= r->cuda_major)))
+        fail_msg("%s: release %d.%d of CUDA %d out of order or range", f->name,
+                 r->abi_major, r->minor_from, r->cuda_major);
+    check_prefixes(f, main, rows, count);
+    if (f->path_variable) {
+      for (const char *c = f->path_variable; *c; ++c)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+          fail_msg("%s: variable %s", f->name, f->path_variable);
+      /* A variable a fix line says to set is a root the scan reads. */
+      assert_string_equal(cl_catalog_path_variable(f->name), f->path_variable);
+      assert_int_equal(cl_origin_tier(f->path_variable), CL_TIER_VARIABLE);
+    } else {
+      assert_string_equal(cl_catalog_path_variable(f->name), "CUDA_PATH");
+    }
+    check_wheels(f, main);
+    check_folders(f, f->toolkit_folders, CL_FAMILY_TOOLKIT_FOLDERS);
+    check_folders(f, f->package_folders, CL_FAMILY_PACKAGE_FOLDERS);
+    if (f->is_driver &&
+        (f->wheels[0].package || f->symbol_prefixes[0] || f->path_variable))
+      fail_msg("the driver's row has a wheel, a prefix or a variable");
+  }
+  if (drivers != 1)
+    fail_msg("%zu rows are the driver's; exactly one is", drivers);
+  /* Every library has its family's row, and is the driver's as it says. */
+  for (size_t e = 0; e < entry_count; ++e) {
+    const cl_catalog_family *f = cl_catalog_family_of(&entries[e]);
+    if (!f || strcmp(f->name, entries[e].family) != 0)
+      fail_msg("%s: no row for its family %s", entries[e].name,
+               entries[e].family);
+    assert_int_equal(cl_catalog_is_driver(&entries[e]), f->is_driver);
+  }
+}
+
+/* What the stages ask of the rows, answered from them. */
+static void the_stages_ask_the_family_rows(void **state) {
+  (void)state;
+  assert_string_equal(cl_catalog_family_title("cudnn"), "cuDNN");
+  assert_string_equal(cl_catalog_family_title("nvjitlink"), "nvJitLink");
+  assert_string_equal(cl_catalog_family_title("unknown"), "unknown");
+  assert_ptr_equal(cl_catalog_family_named("CUDNN", 5),
+                   cl_catalog_family_find("cudnn"));
+  assert_null(cl_catalog_family_named("cudnn", 4));
+  assert_string_equal(cl_catalog_family_of_symbol("cudnnCreate")->name,
+                      "cudnn");
+  assert_string_equal(cl_catalog_family_of_symbol("cudaMalloc")->name,
+                      "cudart");
+  assert_string_equal(cl_catalog_family_of_symbol("cublasLtCreate")->name,
+                      "cublas");
+  /* The driver's API (cuInit) is no library's; a binary's reference is
+   * compared letter for letter, a message's word in any case and with the
+   * names nvJitLink.h maps its API to. */
+  assert_null(cl_catalog_family_of_symbol("cuInit"));
+  assert_null(cl_catalog_family_of_symbol("__nvJitLinkCreate_12_4"));
+  const char *word = "__nvjitlinkcreate_12_4";
+  assert_string_equal(
+      cl_catalog_family_of_symbol_word(word, strlen(word))->name, "nvjitlink");
+  assert_null(cl_catalog_family_of_symbol_word("cudnn", 5));
+  cl_name_match m;
+  assert_true(cl_catalog_match("libcuda.so.1", CL_NAMING_LINUX, &m));
+  assert_true(cl_catalog_is_driver(m.entry));
+  assert_true(cl_catalog_match("libcudnn.so.9", CL_NAMING_LINUX, &m));
+  assert_false(cl_catalog_is_driver(m.entry));
+  /* The driver's development link is not a library a program opens. */
+  assert_false(cl_catalog_match_unversioned("libcuda.so", &m));
+  assert_true(cl_catalog_match_unversioned("libcudnn.so", &m));
+}
+
+typedef struct seen_folders {
+  char list[64][160];
+  size_t count;
+} seen_folders;
+
+static int note_folder(const char *folder, const cl_file_stamp *stamp,
+                       void *opaque) {
+  (void)stamp;
+  seen_folders *s = opaque;
+  if (s->count < 64) {
+    snprintf(s->list[s->count], sizeof s->list[0], "%s", folder);
+    for (char *c = s->list[s->count]; *c; ++c)
+      if (*c == '\\')
+        *c = '/';
+    s->count++;
+  }
+  return 0;
+}
+
+static int every_folder_is_there(const char *folder, cl_file_stamp *stamp,
+                                 void *opaque) {
+  (void)folder;
+  (void)opaque;
+  memset(stamp, 0, sizeof *stamp);
+  stamp->kind = CL_KIND_DIRECTORY;
+  return 1;
+}
+
+static size_t position_of(const seen_folders *s, const char *root,
+                          const char *relative) {
+  char want[160];
+  snprintf(want, sizeof want, "%s/%s", root, relative);
+  for (size_t i = 0; i < s->count; ++i)
+    if (strcmp(s->list[i], want) == 0)
+      return i;
+  return SIZE_MAX;
+}
+
+/* The layouts visit each row's folders, once each, in row order: a
+ * toolkit's (nvvm/lib64) under a toolkit root, a folder of Python
+ * packages' (cutensor/lib) under site-packages. */
+static void the_layouts_visit_each_family_folder(void **state) {
+  (void)state;
+  static const char *const roots[] = {"/nowhere/cuda",
+                                      "/nowhere/site-packages"};
+  size_t count;
+  const cl_catalog_family *rows = cl_catalog_families(&count);
+  for (int naming = CL_NAMING_LINUX; naming <= CL_NAMING_WINDOWS; ++naming)
+    for (int toolkit = 0; toolkit < 2; ++toolkit) {
+      const char *root = roots[!toolkit];
+      seen_folders seen;
+      memset(&seen, 0, sizeof seen);
+      cl_layout_folders(root, (cl_naming)naming, note_folder, NULL,
+                        every_folder_is_there, &seen);
+      size_t last = 0;
+      for (size_t i = 0; i < count; ++i) {
+        const cl_family_folder *list =
+            toolkit ? rows[i].toolkit_folders : rows[i].package_folders;
+        size_t room =
+            toolkit ? CL_FAMILY_TOOLKIT_FOLDERS : CL_FAMILY_PACKAGE_FOLDERS;
+        for (size_t k = 0; k < room && list[k].relative; ++k) {
+          if (list[k].naming && list[k].naming != naming)
+            continue;
+          size_t at = position_of(&seen, root, list[k].relative);
+          if (at == SIZE_MAX)
+            fail_msg("%s: %s/%s is not visited", rows[i].name, root,
+                     list[k].relative);
+          if (at + 1 < last)
+            fail_msg("%s: %s visited out of row order", rows[i].name,
+                     list[k].relative);
+          last = at + 1 > last ? at + 1 : last;
+        }
+      }
+      for (size_t i = 0; i < seen.count; ++i)
+        for (size_t j = 0; j < i; ++j)
+          if (strcmp(seen.list[i], seen.list[j]) == 0)
+            fail_msg("%s visited twice", seen.list[i]);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(versions_are_checked_against_the_name),
@@ -546,6 +869,9 @@ int main(void) {
       cmocka_unit_test(indexed_matching_answers_as_every_template_does),
       cmocka_unit_test(long_and_odd_names_are_rejected_quickly),
       cmocka_unit_test(nvidia_dll_stamps_are_decoded),
+      cmocka_unit_test(every_family_row_is_whole),
+      cmocka_unit_test(the_stages_ask_the_family_rows),
+      cmocka_unit_test(the_layouts_visit_each_family_folder),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -381,9 +381,12 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
   /* No program is known: a library is not opened by its path, which
    * nothing on Windows finds but cudaload; opened by name (docs/loader.md,
    * Windows 14), cuDNN 8 itself is on no folder LoadLibrary searches. The
-   * fix: setup() before the import, the PATH line, or exec. */
-  assert_contains(text, "the process opens cudnn64_8.dll by name when it "
-                        "first needs it: not found");
+   * fix: setup() before the import, the PATH line, or exec. The process
+   * is their opener: one problem for both names it opens, as for a file
+   * that opens names on Linux. */
+  assert_contains(text, "the process opens cudnn64_8.dll, " CUBLAS12_FILE
+                        " by name when it first needs them, and the loader "
+                        "would not find them (rule: not-found; looked at: ");
   assert_lacks(text, "needs cublasLt64_12.dll");
   assert_contains(text, "fix: in Python, cudaload.setup(require=[\"cudnn=8\", "
                         "\"cublas=12\"], roots=[r\"");
@@ -417,9 +420,19 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
   assert_true(kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND ||
               kind == CUDALOAD_PROBLEM_NOT_FOUND);
   int source = 0;
-  assert_non_null(cudaload_doctor_problem_fact(
-      ctx, found, CUDALOAD_FACT_CONSUMER, &source));
+  const char *consumer =
+      cudaload_doctor_problem_fact(ctx, found, CUDALOAD_FACT_CONSUMER, &source);
+  assert_non_null(consumer);
   assert_int_equal(source, CUDALOAD_FROM_MACHINE);
+#ifdef _WIN32
+  /* No file of the model opens it: the program itself does. */
+  assert_string_equal(consumer, "the process");
+#else
+  assert_non_null(strstr(consumer, "libcudnn.so.8"));
+#endif
+  /* Where the loader looked, as on Linux. */
+  assert_non_null(
+      cudaload_doctor_problem_fact(ctx, found, CUDALOAD_FACT_REASON, NULL));
   size_t steps = cudaload_doctor_fix_step_count(ctx, found);
   assert_true(steps >= 1);
   /* Windows says setup() and the PATH line first: the exec step follows. */

@@ -124,6 +124,35 @@ static void windows_words_are_double_quoted_or_refused(void **state) {
   free(w);
 }
 
+/* A variable's step on Windows: cmd's set "NAME=value" (a folder with & in
+ * its name must not run what follows it), PowerShell's $env: beside it; a
+ * value cmd cannot hold in quotes is not spelled. */
+static char *variable_line(const char *value, int *spelled) {
+  cl_fix fix = {0};
+  cl_fix_step *s = cl_fix_add(&fix, CUDALOAD_FIX_SET_VARIABLE);
+  cl_fix_env(&fix, s, "PATH", value);
+  cl_buf b = CL_BUF_INIT;
+  *spelled = cl_fix_command_line(&b, s, CL_SHELL_CMD_AND_POWERSHELL);
+  cl_fix_free(&fix);
+  char *line = cl_buf_take(&b);
+  assert_non_null(line);
+  return line;
+}
+
+static void windows_variables_are_quoted_for_cmd_and_powershell(void **state) {
+  (void)state;
+  int spelled;
+  char *line = variable_line("C:\\R&D\\it's bin", &spelled);
+  assert_true(spelled);
+  assert_string_equal(line, "set \"PATH=C:\\R&D\\it's bin\" (cmd) or "
+                            "$env:PATH = 'C:\\R&D\\it''s bin' (PowerShell)");
+  free(line);
+  line = variable_line("C:\\100%\\bin", &spelled);
+  assert_false(spelled);
+  assert_null(strstr(line, "100%"));
+  free(line);
+}
+
 /* The fix-line scenarios plan over the Linux fixture trees (ELF), which
  * the Windows build (under Wine) does not read as libraries. */
 #ifndef _WIN32
@@ -177,35 +206,6 @@ static void lacks(const char *text, const char *needle) {
  * install of cuDNN 8 would mix into that folder; nvidia-cudnn-cu12==8.9.*
  * goes to a folder of its own, with CUDA 12's cuBLAS, which cuDNN 8 opens
  * and the environment lacks. */
-/* A variable's step on Windows: cmd's set "NAME=value" (a folder with & in
- * its name must not run what follows it), PowerShell's $env: beside it; a
- * value cmd cannot hold in quotes is not spelled. */
-static char *variable_line(const char *value, int *spelled) {
-  cl_fix fix = {0};
-  cl_fix_step *s = cl_fix_add(&fix, CUDALOAD_FIX_SET_VARIABLE);
-  cl_fix_env(&fix, s, "PATH", value);
-  cl_buf b = CL_BUF_INIT;
-  *spelled = cl_fix_command_line(&b, s, CL_SHELL_CMD_AND_POWERSHELL);
-  cl_fix_free(&fix);
-  char *line = cl_buf_take(&b);
-  assert_non_null(line);
-  return line;
-}
-
-static void windows_variables_are_quoted_for_cmd_and_powershell(void **state) {
-  (void)state;
-  int spelled;
-  char *line = variable_line("C:\\R&D\\it's bin", &spelled);
-  assert_true(spelled);
-  assert_string_equal(line, "set \"PATH=C:\\R&D\\it's bin\" (cmd) or "
-                            "$env:PATH = 'C:\\R&D\\it''s bin' (PowerShell)");
-  free(line);
-  line = variable_line("C:\\100%\\bin", &spelled);
-  assert_false(spelled);
-  assert_null(strstr(line, "100%"));
-  free(line);
-}
-
 static void cudnn8_beside_a_cudnn9_wheel_goes_to_its_own_folder(void **state) {
   (void)state;
   REQUIRE_FIXTURES();

@@ -261,6 +261,75 @@ static void pth_folders_are_followed_never_run(void **state) {
   cl_import_path_free(&p);
 }
 
+/* A Windows CPython with a ._pth file beside it (the embeddable
+ * distribution) imports from what the file lists, each line up to its
+ * '#', relative to its folder, and nothing from PYTHONPATH; its
+ * Lib\site-packages only with "import site", after the user site (which
+ * CPython before 3.15 adds even then: python/cpython#120037, whatever
+ * PYTHONNOUSERSITE says). The file named after the DLL beside it wins over
+ * the program's own. Elsewhere a ._pth is nothing to CPython. */
+static void a_pth_file_is_the_whole_import_path(void **state) {
+  (void)state;
+  folders("pp");
+  set_variable("PYTHONPATH", at("pp"));
+  file("embedded/python.exe", "");
+  file("embedded/python312.dll", "");
+  folders("embedded/packages");
+  folders("embedded/Lib/site-packages");
+  folders("embedded/extra");
+  folders("userbase/Python312/site-packages");
+  file("embedded/Lib/site-packages/extra.pth", "..\\..\\extra\n");
+  file("embedded/python._pth", "Lib\\site-packages\n");
+  file("embedded/python312._pth",
+       "python312.zip\r\n.\r\npackages  # ours\r\nimport os\r\n\r\n"
+       "# Uncomment to run site.main() automatically\r\n#import site\r\n");
+  cl_import_path p;
+  cl_import_path_of_interpreter(at("embedded/python.exe"), &p);
+  assert_false(p.failed);
+  if (!windows()) {
+    /* A Linux interpreter's path does not come from a ._pth. */
+    assert_int_equal(index_of(&p, "embedded/packages"), -1);
+    cl_import_path_free(&p);
+    set_variable("PYTHONPATH", NULL);
+    return;
+  }
+  assert_int_equal(p.count, 2);
+  assert_int_equal(index_of(&p, "embedded"), 0);
+  assert_int_equal(index_of(&p, "embedded/packages"), 1);
+  assert_string_equal(p.folders[1].origin, CL_IMPORT_PTH_FILE);
+  assert_non_null(strstr(p.folders[1].pth, "python312._pth"));
+  assert_string_equal(p.python_version, "3.12");
+  cl_import_path_free(&p);
+
+  /* "import site": site's folders after the file's, with their .pth. */
+  set_variable("PYTHONNOUSERSITE", "1");
+  file("embedded/python312._pth", "python312.zip\n.\npackages\nimport site\n");
+  cl_import_path_of_interpreter(at("embedded/python.exe"), &p);
+  assert_false(p.failed);
+  assert_int_equal(index_of(&p, "pp"), -1);
+  assert_int_equal(index_of(&p, "embedded"), 0);
+  assert_int_equal(index_of(&p, "embedded/packages"), 1);
+  assert_int_equal(index_of(&p, "userbase/Python312/site-packages"), 2);
+  assert_int_equal(index_of(&p, "embedded/Lib/site-packages"), 3);
+  assert_int_equal(index_of(&p, "embedded/extra"), 4);
+  assert_int_equal(p.count, 5);
+  cl_import_path_free(&p);
+  set_variable("PYTHONNOUSERSITE", NULL);
+
+  /* No DLL named like it: the program's own ._pth, which names no
+   * version, so no user site can be named. */
+  file("own/python.exe", "");
+  folders("own/Lib/site-packages");
+  file("own/python._pth", "Lib\\site-packages\nimport site\n");
+  cl_import_path_of_interpreter(at("own/python.exe"), &p);
+  assert_int_equal(index_of(&p, "own/Lib/site-packages"), 0);
+  assert_int_equal(index_of(&p, "own"), 1);
+  assert_int_equal(p.count, 2);
+  assert_string_equal(p.python_version, "");
+  cl_import_path_free(&p);
+  set_variable("PYTHONPATH", NULL);
+}
+
 /* import takes the first folder that holds the name: a package or a
  * module before a namespace package of an earlier folder; its
  * distribution is the dist-info beside it whose RECORD lists it. */
@@ -296,6 +365,7 @@ int main(void) {
       cmocka_unit_test(a_venv_sees_its_base_when_it_says_so),
       cmocka_unit_test(pythonpath_comes_first),
       cmocka_unit_test(pth_folders_are_followed_never_run),
+      cmocka_unit_test(a_pth_file_is_the_whole_import_path),
       cmocka_unit_test(a_module_is_found_as_import_finds_it),
   };
   return cmocka_run_group_tests(tests, make_tree, remove_tree);

@@ -2061,6 +2061,55 @@ static void scenario_windows_all_or_nothing(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* Issue 41, item 5, the Windows analogue of an older libnccl.so.2 put
+ * first: this process has an older cublasLt64_12.dll loaded by name, which
+ * lacks cublasLt_for_cublas_HSS; the program's torchlt_cuda.dll (no CUDA
+ * library, imported by torchlt_C.dll and found on PATH) imports it, and
+ * Windows binds an import to the module loaded under its name: the load
+ * would fail with error 127. cudaload_preload() (Python's setup()) refuses
+ * with a conflict naming that consumer, the copy and the symbol, and loads
+ * nothing. Before, only the CUDA libraries of the tree were judged, and
+ * torchlt_cuda.dll's import went unseen. */
+static void scenario_windows_loaded_copy_lacks_an_import(void **state) {
+  (void)state;
+  require_fixture("stale_nccl/windows/app/torchlt_C.dll");
+  char path[4096];
+  const char *app = test_fixture_path("stale_nccl/windows/app");
+  DWORD got = GetEnvironmentVariableA("PATH", path, sizeof path);
+  char *value = malloc(strlen(app) + 2 + (got < sizeof path ? got : 0));
+  assert_non_null(value);
+  sprintf(value, "%s;%s", app, got < sizeof path ? path : "");
+  assert_true(SetEnvironmentVariableA("PATH", value));
+  free(value);
+  DWORD error;
+  const char *old =
+      test_fixture_path("stale_nccl/windows/old/cublasLt64_12.dll");
+  if (load_wide(old, &error) == NULL)
+    fail_msg("LoadLibraryW(%s): error %lu", old, (unsigned long)error);
+  cudaload_ctx *ctx = new_context();
+  add_fixture_root(ctx, "stale_nccl/windows/new");
+  require_ok(ctx, "cublas=12");
+  const char *program =
+      test_fixture_path("stale_nccl/windows/app/torchlt_C.dll");
+  int status = cudaload_require_for(ctx, program);
+  if (status != CUDALOAD_OK)
+    fail_msg("cudaload_require_for(%s): %s", program, cudaload_last_error());
+  status = cudaload_preload(ctx, 0);
+  const char *text = cudaload_last_error();
+  print_long("last error", text);
+  assert_int_equal(status, CUDALOAD_E_CONFLICT);
+  assert_true(contains(text, "nothing was loaded"));
+  if (!contains(text,
+                "torchlt_cuda.dll takes 1 symbol from cublasLt64_12.dll") ||
+      !contains(text, "cublasLt_for_cublas_HSS") ||
+      !contains(text, "old\\cublasLt64_12.dll"))
+    fail_msg("%s", "the error does not name torchlt_cuda.dll, the old "
+                   "cublasLt64_12.dll and the import it lacks");
+  for (size_t i = 0; i < cudaload_plan_count(ctx); ++i)
+    assert_int_not_equal(cudaload_plan_state(ctx, i), CUDALOAD_STATE_LOADED);
+  cudaload_destroy(ctx);
+}
+
 #else
 
 #define WINDOWS_ONLY(name)                                                     \
@@ -2078,6 +2127,7 @@ WINDOWS_ONLY(scenario_windows_all_or_nothing)
 WINDOWS_ONLY(scenario_windows_missing_import)
 WINDOWS_ONLY(scenario_windows_path_at_its_limit)
 WINDOWS_ONLY(scenario_windows_semicolon_root)
+WINDOWS_ONLY(scenario_windows_loaded_copy_lacks_an_import)
 
 #endif /* _WIN32 */
 
@@ -2133,6 +2183,8 @@ static const struct CMUnitTest scenarios[] = {
      NULL, NULL},
     {"windows_all_or_nothing", scenario_windows_all_or_nothing, NULL, NULL,
      NULL},
+    {"windows_loaded_copy_lacks_an_import",
+     scenario_windows_loaded_copy_lacks_an_import, NULL, NULL, NULL},
 };
 
 int main(int argc, char **argv) {

@@ -14,7 +14,8 @@
 #define EXIT_UNSATISFIED 4 /* a requirement has no usable library */
 /* probe: the GPU is not usable (CPU_FALLBACK) */
 #define EXIT_CPU_FALLBACK 5
-#define EXIT_PROBLEMS 6 /* doctor, explain: the report lists problems */
+#define EXIT_PROBLEMS 6   /* doctor, explain, fix: problems are listed, left */
+#define EXIT_FIX_FAILED 7 /* fix: a command it ran failed; it stopped there */
 
 /* Print "cudaload: <command>: <message>" to stderr and return EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
@@ -104,12 +105,25 @@ int cli_search_context(const char *command, const cli_search_options *o,
  * a batch file, refused), 127 when it was not found; the message printed. */
 int cli_run_command(char **args, int count);
 
+/* What the doctor and fix share (cli_doctor.c): the requirements of an
+ * error message (--error TEXT, or - for standard input) and of a manifest
+ * (--manifest FILE, absolute), EXIT_OK or the exit status with the message
+ * printed; whether standard output is a terminal that wants colour
+ * (NO_COLOR, TERM) and shows the marks U+2713 and U+2717. */
+int cli_read_error_message(const char *command, cudaload_ctx *ctx,
+                           const char *value);
+int cli_load_manifest(const char *command, cudaload_ctx *ctx,
+                      const char *manifest);
+int cli_want_color(void);
+int cli_want_marks(void);
+
 int cli_scan(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_env(int argc, char **argv);
 int cli_exec(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
+int cli_fix(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_include_dir(int argc, char **argv);
 /* Each command's help, in parts (a C string literal may be at most 4095
@@ -120,6 +134,7 @@ extern const char *const cli_env_help[];
 extern const char *const cli_exec_help[];
 extern const char *const cli_probe_help[];
 extern const char *const cli_doctor_help[];
+extern const char *const cli_fix_help[];
 extern const char *const cli_explain_help[];
 extern const char *const cli_include_dir_help[];
 

@@ -112,7 +112,7 @@ const char *const cli_doctor_help[] = {
  * shows it: not TERM=dumb (Emacs' shell, editors' output panes), and on
  * POSIX not without TERM at all (a terminal that says nothing of itself;
  * Windows consoles set no TERM, and say what they show by their mode). */
-static int want_color(void) {
+int cli_want_color(void) {
   /* Read as the library reads variables: no narrow getenv on Windows. */
   char *no_color = cl_os_getenv("NO_COLOR");
   int asked_none = no_color && *no_color;
@@ -145,8 +145,8 @@ static int want_color(void) {
  * U+2717): a UTF-8 locale on POSIX (LC_ALL, else LC_CTYPE, else LANG, as
  * setlocale reads them); a Windows console, which the tool puts in code
  * page 65001 while it runs (cli_console_utf8). */
-static int want_marks(void) {
-  if (!want_color())
+int cli_want_marks(void) {
+  if (!cli_want_color())
     return 0;
 #ifdef _WIN32
   return GetConsoleOutputCP() == 65001;
@@ -269,10 +269,8 @@ static int read_stdin(const char *cmd, stdin_text *out) {
   return EXIT_OK;
 }
 
-/* The requirements of the error message (--error), EXIT_OK or the exit
- * status with the message printed. */
-static int read_error_message(const char *cmd, cudaload_ctx *ctx,
-                              const char *value) {
+int cli_read_error_message(const char *cmd, cudaload_ctx *ctx,
+                           const char *value) {
   int status;
   if (strcmp(value, "-") == 0) {
     stdin_text in;
@@ -297,12 +295,12 @@ static int read_error_message(const char *cmd, cudaload_ctx *ctx,
   return EXIT_USAGE;
 }
 
-/* EXIT_OK, or the exit status with the message printed. */
-static int load_manifest(cudaload_ctx *ctx, const char *manifest) {
+int cli_load_manifest(const char *cmd, cudaload_ctx *ctx,
+                      const char *manifest) {
   int status = cudaload_load_manifest(ctx, manifest);
   if (status == CUDALOAD_OK)
     return EXIT_OK;
-  cli_error("cudaload: doctor: %s\n", cudaload_last_error());
+  cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
   return status == CUDALOAD_E_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
 }
 
@@ -362,14 +360,15 @@ int cli_doctor(int argc, char **argv) {
   if (rc == EXIT_OK)
     rc = cli_search_context(cmd, &search, &ctx);
   if (rc == EXIT_OK && error_text)
-    rc = read_error_message(cmd, ctx, error_text);
+    rc = cli_read_error_message(cmd, ctx, error_text);
   if (rc == EXIT_OK && manifest)
-    rc = load_manifest(ctx, manifest);
-  if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && want_color())
+    rc = cli_load_manifest(cmd, ctx, manifest);
+  if (rc == EXIT_OK && format == CUDALOAD_FORMAT_TEXT && cli_want_color())
     flags |= CUDALOAD_DOCTOR_COLOR;
   /* The answer first (issue 46); --verbose: every section. */
   if (format == CUDALOAD_FORMAT_TEXT && !verbose)
-    flags |= CUDALOAD_DOCTOR_SHORT | (want_marks() ? CUDALOAD_DOCTOR_MARKS : 0);
+    flags |=
+        CUDALOAD_DOCTOR_SHORT | (cli_want_marks() ? CUDALOAD_DOCTOR_MARKS : 0);
   if (rc == EXIT_OK) {
     char *report = NULL;
     int status = cudaload_doctor(ctx, format, flags, &report);

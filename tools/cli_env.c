@@ -41,6 +41,11 @@ const char *const cli_env_help[] = {
     "  opens cuBLAS 12) joins the plan; when no root holds it, a warning\n"
     "  on stderr names the files and the package to install.\n"
     "\n"
+    "  What cudaload exec would set for the program beyond the variable\n"
+    "  (LD_PRELOAD of planned files a DT_RPATH would miss, a CUDA_PATH,\n"
+    "  CUDA_HOME or CUDNN_PATH of another CUDA major unset) follows as\n"
+    "  lines of their own, each said on stderr.\n"
+    "\n"
     "OPTIONS\n"
     "  -q, --require SPEC  a requirement: FAMILY[OP VERSION], OP one of =\n"
     "                      == >= > <= <; several may be given, or joined\n"
@@ -87,7 +92,8 @@ const char *const cli_exec_help[] = {
     "\n"
     "SYNOPSIS\n"
     "  cudaload exec [--require SPEC]... [--for TARGET]... [--root DIR]...\n"
-    "                [--no-defaults] [--dry-run] [--force] -- COMMAND\n"
+    "                [--no-defaults] [--dry-run] [--force]\n"
+    "                [--drop-stale-preload] -- COMMAND\n"
     "                [ARGS...]\n"
     "\n"
     "DESCRIPTION\n"
@@ -112,7 +118,18 @@ const char *const cli_exec_help[] = {
     "  file not found, a file taken that lacks symbols its consumer takes\n"
     "  from it, as an older libnvJitLink.so.12 kept first by LD_PRELOAD),\n"
     "  COMMAND is not run and the exit status is 4; --force runs it\n"
-    "  anyway.\n"
+    "  anyway, and --drop-stale-preload leaves such a copy out of\n"
+    "  COMMAND's LD_PRELOAD (a warning names it).\n"
+    "\n"
+    "  Where the search-path variable cannot make the plan win (Linux: a\n"
+    "  file of COMMAND whose DT_RPATH, searched before LD_LIBRARY_PATH,\n"
+    "  reaches another copy, as torch 2.5.1's libtorch_cuda.so reaches\n"
+    "  its own wheels' folders), COMMAND gets LD_PRELOAD with those planned\n"
+    "  files by absolute path, in plan order, before what LD_PRELOAD\n"
+    "  held: a file loaded first answers its name. CUDA_PATH, CUDA_HOME\n"
+    "  and CUDNN_PATH are unset for COMMAND where they name a folder of\n"
+    "  another CUDA major than the plan's (CuPy and Numba search them).\n"
+    "  Each change is said on stderr; --dry-run prints them.\n"
     "\n"
     "  On Windows a batch file (.bat or .cmd, in any case) is refused with\n"
     "  exit status 126: Windows would run it through cmd.exe, which parses\n"
@@ -134,6 +151,10 @@ const char *const cli_exec_help[] = {
     "  --dry-run           print the plan and the variable, run nothing\n"
     "  --force             run COMMAND even when the loader model says a\n"
     "                      load would fail\n"
+    "  --drop-stale-preload\n"
+    "                      leave out of COMMAND's LD_PRELOAD each entry\n"
+    "                      that puts first a copy lacking what a library\n"
+    "                      binds (this shell's is unchanged)\n"
     "  -h, --help          show this help (before --)\n"
     "\n"
     "EXIT STATUS\n"
@@ -153,7 +174,8 @@ const char *const cli_exec_help[] = {
 typedef struct plan_options {
   cli_search_options search;
   int dry_run;
-  int force; /* exec: run even when a load would fail */
+  int force;              /* exec: run even when a load would fail */
+  int drop_stale_preload; /* exec: leave stale copies out of LD_PRELOAD */
   const char *shell;
 } plan_options;
 
@@ -188,6 +210,8 @@ static int parse_plan_options(const char *cmd, int argc, char **argv,
       o->dry_run = 1;
     } else if (!allow_shell && strcmp(argv[i], "--force") == 0) {
       o->force = 1;
+    } else if (!allow_shell && strcmp(argv[i], "--drop-stale-preload") == 0) {
+      o->drop_stale_preload = 1;
     } else if (argv[i][0] == '-') {
       return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     } else {
@@ -231,9 +255,10 @@ static int compose(const char *cmd, cudaload_ctx *ctx, const char **value) {
  * (cudaload_env_warnings): 0; EXIT_UNSATISFIED when a load would fail and
  * `stop` (exec without --force); or EXIT_INTERNAL, with the reason
  * printed. */
-static int print_env_warnings(const char *cmd, cudaload_ctx *ctx, int stop) {
+static int print_env_warnings(const char *cmd, cudaload_ctx *ctx, int stop,
+                              unsigned flags) {
   size_t count = 0, fatal = 0;
-  int status = cudaload_env_warnings(ctx, &count);
+  int status = cudaload_env_check(ctx, flags, &count);
   if (status != CUDALOAD_OK) {
     cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
     /* A planned folder the variable cannot hold: as for a requirement with
@@ -260,6 +285,30 @@ static int print_env_warnings(const char *cmd, cudaload_ctx *ctx, int stop) {
     return EXIT_UNSATISFIED;
   }
   return EXIT_OK;
+}
+
+/* Make the changes the last cudaload_env_check() decided for the started
+ * program (LD_PRELOAD of the planned files a consumer's RPATH would miss,
+ * a CUDA variable of another major unset) in this process's environment,
+ * which the command inherits. */
+static int apply_changes(const char *cmd, cudaload_ctx *ctx) {
+  if (cudaload_env_apply_changes(ctx) != CUDALOAD_OK) {
+    cli_error("cudaload: %s: %s\n", cmd, cudaload_last_error());
+    return EXIT_INTERNAL;
+  }
+  return EXIT_OK;
+}
+
+/* The changes as a dry run shows them: NAME=value, or "unset NAME". */
+static void print_changes(const cudaload_ctx *ctx) {
+  for (size_t i = 0; i < cudaload_env_change_count(ctx); ++i) {
+    const char *value;
+    const char *name = cudaload_env_change(ctx, i, &value);
+    if (value)
+      printf("%s=%s\n", name, cli_shown(value));
+    else
+      printf("unset %s\n", name);
+  }
 }
 
 /* An argument as a POSIX shell would need it to mean itself, for the
@@ -390,6 +439,19 @@ static int print_assignment(const char *shell, const char *name,
   return EXIT_OK;
 }
 
+/* The line that removes name in shell. */
+static int print_unset(const char *shell, const char *name) {
+  if (strcmp(shell, "cmd") == 0)
+    printf("set \"%s=\"\n", name);
+  else if (strcmp(shell, "powershell") == 0)
+    printf("Remove-Item Env:%s -ErrorAction SilentlyContinue\n", name);
+  else if (strcmp(shell, "fish") == 0)
+    printf("set -e %s\n", name);
+  else
+    printf("unset %s\n", name);
+  return EXIT_OK;
+}
+
 int cli_env(int argc, char **argv) {
   const char *cmd = "env";
   plan_options o;
@@ -412,13 +474,23 @@ int cli_env(int argc, char **argv) {
   if (rc == EXIT_OK)
     rc = compose(cmd, ctx, &value);
   if (rc == EXIT_OK)
-    rc = print_env_warnings(cmd, ctx, 0);
+    rc = print_env_warnings(cmd, ctx, 0, 0);
   if (rc == EXIT_OK) {
     if (o.dry_run) {
       print_plan(ctx);
       printf("%s=%s\n", cudaload_env_name(), cli_shown(value));
+      print_changes(ctx);
     } else {
       rc = print_assignment(o.shell, cudaload_env_name(), value);
+      /* What exec would set for the program too: the line is evaluated
+       * in the shell that starts it. */
+      for (size_t i = 0; rc == EXIT_OK && i < cudaload_env_change_count(ctx);
+           ++i) {
+        const char *changed;
+        const char *name = cudaload_env_change(ctx, i, &changed);
+        rc = changed ? print_assignment(o.shell, name, changed)
+                     : print_unset(o.shell, name);
+      }
     }
     if (rc == EXIT_OK)
       rc = cli_finish_output(cmd);
@@ -548,7 +620,9 @@ int cli_exec(int argc, char **argv) {
   if (rc == EXIT_OK) {
     const char *value;
     int status;
-    rc = print_env_warnings(cmd, ctx, !o.force && !o.dry_run);
+    rc = print_env_warnings(
+        cmd, ctx, !o.force && !o.dry_run,
+        o.drop_stale_preload ? CUDALOAD_ENV_DROP_STALE_PRELOAD : 0);
     if (rc != EXIT_OK) {
       /* said by print_env_warnings */
     } else if (o.dry_run) {
@@ -556,6 +630,7 @@ int cli_exec(int argc, char **argv) {
       if (rc == EXIT_OK) {
         print_plan(ctx);
         printf("%s=%s\n", cudaload_env_name(), cli_shown(value));
+        print_changes(ctx);
         printf("command:");
         int printed = 1;
         for (int i = after; i < argc && printed; ++i) {
@@ -573,6 +648,8 @@ int cli_exec(int argc, char **argv) {
     } else if ((status = cudaload_env_apply(ctx)) != CUDALOAD_OK) {
       cli_error("cudaload: exec: %s\n", cudaload_last_error());
       rc = status == CUDALOAD_E_INSECURE ? EXIT_UNSATISFIED : EXIT_INTERNAL;
+    } else if ((rc = apply_changes(cmd, ctx)) != EXIT_OK) {
+      /* said by apply_changes */
     } else {
       cudaload_destroy(ctx);
       ctx = NULL;

@@ -78,7 +78,9 @@ static const exit_status exit_statuses[] = {
           "exist)"},
     {"4", "a requirement has no usable library (env, exec, include-dir)"},
     {"5", "the GPU is not usable: the probe falls back to CPU (probe)"},
-    {"6", "the report lists problems (doctor, explain)"},
+    {"6", "the report lists problems (doctor, explain), or problems are "
+          "left (fix)"},
+    {"7", "fix: a command it ran failed; it stopped there"},
     {"126", "exec: COMMAND could not be executed"},
     {"127", "exec: COMMAND was not found (otherwise exec exits with "
             "COMMAND's status)"},
@@ -159,6 +161,7 @@ static const command commands[] = {
     {"exec", cli_exec, cli_exec_help},
     {"probe", cli_probe, cli_probe_help},
     {"doctor", cli_doctor, cli_doctor_help},
+    {"fix", cli_fix, cli_fix_help},
     {"explain", cli_explain, cli_explain_help},
     {"include-dir", cli_include_dir, cli_include_dir_help},
 };

@@ -59,6 +59,8 @@ void cudaload_destroy(cudaload_ctx *ctx) {
   free(ctx->probe_driver_path);
   if (ctx->doctor_problems && ctx->doctor_problems_free)
     ctx->doctor_problems_free(ctx->doctor_problems);
+  if (ctx->fix_state && ctx->fix_state_free)
+    ctx->fix_state_free(ctx->fix_state);
   if (ctx->error_messages && ctx->error_messages_free)
     ctx->error_messages_free(ctx->error_messages);
   free(ctx);

@@ -32,6 +32,9 @@ typedef struct cl_error_messages cl_error_messages;
 /* Problems as records (problem/problem.h). */
 typedef struct cl_problem_list cl_problem_list;
 
+/* What cudaload fix worked out of the last report's steps (fix/fix_check.h). */
+typedef struct cl_fix_state cl_fix_state;
+
 struct cudaload_ctx {
   unsigned flags;
   int target; /* CUDALOAD_TARGET_* */
@@ -82,6 +85,14 @@ struct cudaload_ctx {
   size_t doctor_problem_count;
   cl_problem_list *doctor_problems;
   void (*doctor_problems_free)(cl_problem_list *list);
+  /* Counted up each time those records are replaced, so that what a later
+   * stage worked out of them knows when it is stale. */
+  unsigned long doctor_serial;
+  /* cudaload fix: the command it made of one step of those records, owned
+   * by the fix stage (fix/fix_check.h), which sets fix_state_free; NULL
+   * until asked. */
+  cl_fix_state *fix_state;
+  void (*fix_state_free)(cl_fix_state *state);
 
   /* What cudaload_load_manifest() committed, owned by the manifest stage
    * (load/manifest.h, read through cl_manifest_of()); NULL until a manifest

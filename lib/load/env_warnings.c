@@ -8,6 +8,7 @@
  * ones that make the child's loads fail are marked (cudaload_env_warning_
  * fatal()), and `cudaload exec` stops on them unless --force.
  */
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/strutil.h"
 #include "core/context.h"
@@ -18,14 +19,16 @@
 #include "os/platform.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "load/env_child.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The child: the system's loader, the composed value, this environment's
- * LD_PRELOAD and current folder. */
-static int child_model(cudaload_ctx *ctx, cl_loader_model *m,
-                       const char *value) {
+/* The child: the system's loader, the composed value, the LD_PRELOAD it
+ * will have (preload: this environment's, less what exec drops, after what
+ * it adds) and this current folder. */
+static int child_model(cudaload_ctx *ctx, cl_loader_model *m, const char *value,
+                       const char *preload) {
   int rc = cl_loader_model_init_system(m);
   if (rc)
     return rc;
@@ -37,10 +40,8 @@ static int child_model(cudaload_ctx *ctx, cl_loader_model *m,
   }
   rc = cl_loader_model_set(
       naming == CL_NAMING_WINDOWS ? &m->path : &m->ld_library_path, value);
-  char *preload = naming == CL_NAMING_LINUX ? cl_os_getenv("LD_PRELOAD") : NULL;
-  if (!rc)
+  if (!rc && naming == CL_NAMING_LINUX)
     rc = cl_loader_model_set(&m->ld_preload, preload);
-  free(preload);
   return rc;
 }
 
@@ -53,7 +54,7 @@ static const char *open_name(const cl_plan_entry *p) {
  * own cuDNN, reached through that framework's RPATH): with the plan's
  * folder first on the search path, what it finds by name changes. */
 static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
-                        const char *value) {
+                        const char *value, const char *preload) {
   int rc = CUDALOAD_OK;
   for (size_t k = 0; !rc && k < cl_inventory_of(ctx)->library_count; ++k) {
     cl_library *l = &cl_inventory_of(ctx)->libraries[k];
@@ -74,7 +75,7 @@ static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
     /* A program of its own: a process that loads this copy, and not the
      * plan's. */
     cl_loader_model m;
-    rc = child_model(ctx, &m, value);
+    rc = child_model(ctx, &m, value, preload);
     if (!rc)
       rc = cl_verdict_preloads(e, ctx, &m, 0);
     if (!rc)
@@ -133,13 +134,18 @@ static int keep_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
     if (f->kind == CL_FINDING_CUDA_MAJORS && second_major)
       continue;
     const char *first_by = put_first_by(e, f->taken);
+    int variable = first_by && strcmp(first_by, "LD_PRELOAD") == 0;
     char *text =
         first_by ? cl_strdup_printf("%s; %s keeps %s first in the started "
                                     "program (it inherits the variable); "
-                                    "fix: drop that entry from %s%s%s",
+                                    "fix: drop that entry from %s%s%s%s",
                                     f->text, first_by, f->taken, first_by,
                                     f->better ? ", and let cudaload plan " : "",
-                                    f->better ? f->better : "")
+                                    f->better ? f->better : "",
+                                    variable ? " (cudaload exec "
+                                               "--drop-stale-preload drops "
+                                               "it for the started program)"
+                                             : "")
         : f->fix ? cl_strdup_printf("%s; fix: %s", f->text, f->fix)
                  : cl_strdup(f->text);
     if (!text)
@@ -150,32 +156,28 @@ static int keep_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
   return CUDALOAD_OK;
 }
 
-int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
-  cl_clear_error();
-  if (count)
-    *count = 0;
-  if (!ctx || !count)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_env_warnings: NULL %s", ctx ? "count" : "ctx");
-  clear_warnings(ctx);
-  int rc = cl_plan_state_of(ctx)->planned ? CUDALOAD_OK : cudaload_plan(ctx, 0);
-  if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
-    return rc;
-  const char *value = cl_plan_state_of(ctx)->env_value;
-  if (!value) {
-    char *current = cl_os_getenv(cudaload_env_name());
-    rc = cudaload_env_value(ctx, current, &value);
-    free(current);
-    if (rc)
-      return rc;
-  }
+/* Whether the program is known by its files or by what its packages load
+ * themselves: then those say what it opens. */
+static int program_known(const cudaload_ctx *ctx) {
+  cl_program_set program = cl_program_set_of(ctx);
+  return program.file_count || program.preload_count;
+}
+
+/* One judgement of the child: LD_LIBRARY_PATH (PATH) value, LD_PRELOAD
+ * preload. with_copies: also the other copies of the planned families,
+ * each in a process of its own (when the program is not known). */
+static int judge_child(cudaload_ctx *ctx, const char *value,
+                       const char *preload, int with_copies,
+                       cudaload_explain **out) {
+  *out = NULL;
   cl_loader_model m;
   cudaload_explain *e = cl_verdict_new();
+  if (!e)
+    return CUDALOAD_E_NO_MEMORY;
   /* Its objects are never printed: only the versions a finding compares
    * are read (a wheel's means listing site-packages). */
-  if (e)
-    e->defer_wheel_versions = 1;
-  rc = e ? child_model(ctx, &m, value) : CUDALOAD_E_NO_MEMORY;
+  e->defer_wheel_versions = 1;
+  int rc = child_model(ctx, &m, value, preload);
   if (rc == CUDALOAD_OK) {
     /* What LD_PRELOAD puts first, then each required library opened by
      * name, as the program's own DT_NEEDED or dlopen opens it, then the
@@ -184,7 +186,7 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
     cl_program_set program = cl_program_set_of(ctx);
     /* A program known by its files or by what its packages load
      * themselves (JAX's plugin: consumers.c) opens what they open. */
-    int known = program.file_count || program.preload_count;
+    int known = program_known(ctx);
     if (!rc)
       rc = cl_verdict_open_program(e, ctx, &m, &program, CL_VERDICT_CONSUMER);
     for (size_t i = 0; !rc && !known && i < cl_plan_state_of(ctx)->plan_count;
@@ -199,21 +201,280 @@ int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
     cl_loader_model_free(&m);
     /* Without a program, the other copies are what programs may load;
      * with one, its own files and loads say what it loads. */
-    if (!rc && !known)
-      rc = other_copies(e, ctx, value);
+    if (!rc && with_copies && !known)
+      rc = other_copies(e, ctx, value, preload);
+  }
+  if (rc) {
+    cudaload_explain_free(e);
+    return rc;
+  }
+  *out = e;
+  return CUDALOAD_OK;
+}
+
+/* Whether two paths name one file. */
+static int same_file(const char *a, const char *b) {
+  if (strcmp(a, b) == 0)
+    return 1;
+  cl_file_identity ia, ib;
+  return cl_os_file_identity(a, &ia) && cl_os_file_identity(b, &ib) &&
+         ia.device == ib.device && ia.inode == ib.inode;
+}
+
+/* Whether LD_PRELOAD's entry names the file at path: that path, the same
+ * file through another, or (an entry the loader searches by name) its file
+ * name. */
+static int entry_names(const char *entry, const char *path) {
+  if (!strchr(entry, '/'))
+    return strcmp(entry, cl_path_basename(path)) == 0;
+  return same_file(entry, path);
+}
+
+/* Append entry to the list being built (glibc splits LD_PRELOAD at colons
+ * and spaces; a colon joins the entries written here). */
+static void append_entry(cl_buf *b, const char *entry, size_t n) {
+  if (b->len)
+    cl_buf_puts(b, ":");
+  cl_buf_append(b, entry, n);
+}
+
+/* The child's LD_PRELOAD without the entries that put first a file the
+ * verdict says makes a load fail (a stale copy: exec --drop-stale-preload),
+ * each dropped one named in *dropped ("a, b"). NULL when nothing is
+ * dropped (*dropped NULL); "" when every entry goes. */
+static char *drop_stale(const cudaload_explain *e, const char *preload,
+                        char **dropped) {
+  *dropped = NULL;
+  cl_buf kept = CL_BUF_INIT, gone = CL_BUF_INIT;
+  const char *separators = " :\t\n\r";
+  for (const char *p = preload; p && *p;) {
+    size_t n = strcspn(p, separators);
+    char *entry = n ? cl_strndup(p, n) : NULL;
+    int stale = 0;
+    for (size_t i = 0; entry && i < e->finding_count && !stale; ++i) {
+      const cl_finding *f = &e->findings[i];
+      stale = fails_the_load(f) && f->taken && put_first_by(e, f->taken) &&
+              !strcmp(put_first_by(e, f->taken), "LD_PRELOAD") &&
+              entry_names(entry, f->taken);
+    }
+    if (entry && stale) {
+      if (gone.len)
+        cl_buf_puts(&gone, ", ");
+      cl_buf_puts(&gone, entry);
+    } else if (n) {
+      append_entry(&kept, p, n);
+    }
+    if (n && !entry)
+      kept.failed = 1;
+    free(entry);
+    p += n;
+    p += strspn(p, separators);
+  }
+  if (!gone.len) {
+    cl_buf_free(&kept);
+    cl_buf_free(&gone);
+    return NULL;
+  }
+  *dropped = cl_buf_take(&gone);
+  char *rest =
+      kept.len ? cl_buf_take(&kept) : (cl_buf_free(&kept), cl_strdup(""));
+  if (!*dropped || !rest) {
+    free(*dropped);
+    free(rest);
+    *dropped = NULL;
+    return NULL;
+  }
+  return rest;
+}
+
+/* The planned files a file of the child takes another copy of (its
+ * DT_RPATH reaches its own folder, which comes before LD_LIBRARY_PATH;
+ * the executable's RPATH; an object already loaded under the name): the
+ * search-path variable cannot make the plan win there, an object loaded
+ * first can. Their absolute paths in plan order, joined for LD_PRELOAD,
+ * and in *why one example ("X takes Y by rule rpath"); NULL when none. */
+static char *outranked(cudaload_ctx *ctx, const cudaload_explain *e,
+                       char **why) {
+  *why = NULL;
+  const cl_plan_state *ps = cl_plan_state_of(ctx);
+  cl_buf files = CL_BUF_INIT;
+  for (size_t i = 0; i < ps->plan_count; ++i) {
+    const cl_plan_entry *p = &ps->plan[i];
+    if (!p->to_load || p->state == CUDALOAD_STATE_FAILED || !p->path)
+      continue;
+    const char *name = open_name(p);
+    const cl_explain_object *by = NULL;
+    const cl_explain_need *need = NULL;
+    for (size_t k = 0; k < e->object_count && !need; ++k)
+      for (size_t n = 0; n < e->objects[k].need_count && !need; ++n) {
+        const cl_explain_need *x = &e->objects[k].needs[n];
+        /* A copy LD_PRELOAD or /etc/ld.so.preload puts first is the
+         * user's: its finding stops exec, or --drop-stale-preload drops
+         * it; loading the plan's beside it would map both. */
+        if (x->path && strcmp(x->name, name) == 0 &&
+            !same_file(x->path, p->path) && !put_first_by(e, x->path)) {
+          need = x;
+          by = &e->objects[k];
+        }
+      }
+    if (!need)
+      continue;
+    append_entry(&files, p->path, strlen(p->path));
+    if (!*why)
+      *why =
+          cl_strdup_printf("%s would take %s%s%s instead of the planned "
+                           "%s",
+                           by->path, need->path, need->rule ? " by rule " : "",
+                           need->rule ? need->rule : "", p->path);
+  }
+  if (!files.len) {
+    cl_buf_free(&files);
+    free(*why);
+    *why = NULL;
+    return NULL;
+  }
+  return cl_buf_take(&files);
+}
+
+/* A warning that stops nothing (what exec changes for the child). */
+static int add_note_warning(cudaload_ctx *ctx, char *text) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps) {
+    free(text);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  return cl_plan_state_add_env_warning(ps, text, 0);
+}
+
+/* The child's LD_PRELOAD: what exec adds (the outranked planned files),
+ * then what it keeps of this environment's. malloc'ed; NULL when empty. */
+static char *joined_preload(const char *added, const char *kept) {
+  int a = added && *added, k = kept && *kept;
+  if (a && k)
+    return cl_strdup_printf("%s:%s", added, kept);
+  return a ? cl_strdup(added) : k ? cl_strdup(kept) : NULL;
+}
+
+int cudaload_env_check(cudaload_ctx *ctx, unsigned flags, size_t *count) {
+  cl_clear_error();
+  if (count)
+    *count = 0;
+  if (!ctx || !count)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_env_check: NULL %s",
+                   ctx ? "count" : "ctx");
+  if (flags & ~(unsigned)CUDALOAD_ENV_DROP_STALE_PRELOAD)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_env_check: unknown flags 0x%x", flags);
+  clear_warnings(ctx);
+  if (ctx->plan_state)
+    cl_plan_state_clear_env_changes(ctx->plan_state);
+  int rc = cl_plan_state_of(ctx)->planned ? CUDALOAD_OK : cudaload_plan(ctx, 0);
+  if (rc != CUDALOAD_OK && rc != CUDALOAD_E_UNSATISFIED)
+    return rc;
+  const char *value = cl_plan_state_of(ctx)->env_value;
+  if (!value) {
+    char *current = cl_os_getenv(cudaload_env_name());
+    rc = cudaload_env_value(ctx, current, &value);
+    free(current);
+    if (rc)
+      return rc;
+  }
+  int linux_child = cl_ctx_naming(ctx) == CL_NAMING_LINUX;
+  char *inherited = linux_child ? cl_os_getenv("LD_PRELOAD") : NULL;
+  char *kept = inherited ? cl_strdup(inherited) : NULL;
+  char *added = NULL, *dropped = NULL, *why = NULL;
+  cudaload_explain *e = NULL;
+  rc = inherited && !kept ? CUDALOAD_E_NO_MEMORY
+                          : judge_child(ctx, value, kept, 0, &e);
+  /* A stale copy LD_PRELOAD puts first, dropped from the child's when the
+   * caller asks (exec --drop-stale-preload); else it stays, and its
+   * finding stops exec. */
+  if (!rc && kept && (flags & CUDALOAD_ENV_DROP_STALE_PRELOAD)) {
+    char *rest = drop_stale(e, kept, &dropped);
+    if (rest) {
+      free(kept);
+      kept = rest;
+      cudaload_explain_free(e);
+      rc = judge_child(ctx, value, kept, 0, &e);
+    }
+  }
+  /* A planned file a consumer takes from another copy, which the search
+   * path cannot beat (its RPATH comes first): the child preloads it, as
+   * cudaload_preload() does in-process (docs/cli.md, "exec"). */
+  if (!rc && linux_child)
+    added = outranked(ctx, e, &why);
+  /* The verdict kept: under the child's LD_PRELOAD, and without a program
+   * the other copies too (with one, the judgement above is that). */
+  int again = added || !program_known(ctx);
+  if (!rc) {
+    char *both = joined_preload(added, kept);
+    if (again) {
+      cudaload_explain_free(e);
+      e = NULL;
+      int some = (added && *added) || (kept && *kept);
+      rc = some && !both ? CUDALOAD_E_NO_MEMORY
+                         : judge_child(ctx, value, both, 1, &e);
+    }
+    /* What exec sets for the child, where it differs from this
+     * environment's. */
+    int same = (!both && !inherited) ||
+               (both && inherited && strcmp(both, inherited) == 0);
+    cl_plan_state *ps = !rc && !same ? cl_plan_state_make(ctx) : NULL;
+    if (!rc && !same)
+      rc = ps ? cl_plan_state_add_env_change(ps, "LD_PRELOAD", both)
+              : CUDALOAD_E_NO_MEMORY;
+    free(both);
   }
   if (!rc)
     cl_plan_absorb_findings(ctx, e);
   if (!rc)
     rc = keep_findings(ctx, e);
+  if (!rc && dropped)
+    rc = add_note_warning(
+        ctx, cl_strdup_printf("the started program's LD_PRELOAD leaves out "
+                              "%s: a library it needs would take that "
+                              "copy, which lacks what it binds (said "
+                              "above without the flag); this shell's "
+                              "LD_PRELOAD is unchanged",
+                              dropped));
+  if (!rc && added)
+    rc = add_note_warning(
+        ctx, cl_strdup_printf("the started program gets LD_PRELOAD=%s%s%s: "
+                              "%s, which LD_LIBRARY_PATH cannot change (a "
+                              "DT_RPATH or a copy already loaded comes "
+                              "first); a file loaded first answers its "
+                              "name (docs/loader.md, Linux 2)",
+                              added, kept && *kept ? ":" : "", kept ? kept : "",
+                              why ? why
+                                  : "a consumer would "
+                                    "take another "
+                                    "copy"));
+  if (!rc)
+    rc = cl_env_child_variables(ctx);
   cudaload_explain_free(e);
+  free(inherited);
+  free(kept);
+  free(added);
+  free(dropped);
+  free(why);
   if (rc)
     return rc == CUDALOAD_E_NO_MEMORY
-               ? cl_fail(rc, "cudaload_env_warnings: out of memory")
+               ? cl_fail(rc, "cudaload_env_check: out of memory")
                : rc;
   cl_clear_error(); /* an unsatisfied plan still has its folders */
   *count = cl_plan_state_of(ctx)->env_warning_count;
   return CUDALOAD_OK;
+}
+
+int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
+  if (!ctx || !count) {
+    cl_clear_error();
+    if (count)
+      *count = 0;
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_env_warnings: NULL %s", ctx ? "count" : "ctx");
+  }
+  return cudaload_env_check(ctx, 0, count);
 }
 
 const char *cudaload_env_warning(const cudaload_ctx *ctx, size_t i) {

@@ -186,46 +186,17 @@ static int span_match(cl_error_span s, cl_name_match *m) {
 /* The catalog family a word of a message names ("cuSPARSE", "cuDNN",
  * "NCCL"), a static string; NULL for none. */
 static const char *family_of_word(const char *w, size_t len) {
-  size_t count;
-  const cl_catalog_entry *all = cl_catalog_entries(&count);
   if (len == 4 && cl_same_nocase(w, "cuda", 4))
     return "cudart";
-  for (size_t i = 0; i < count; ++i)
-    if (strlen(all[i].family) == len && cl_same_nocase(all[i].family, w, len) &&
-        strcmp(all[i].family, "driver") != 0)
-      return all[i].family;
-  return NULL;
+  const cl_catalog_family *f = cl_catalog_family_named(w, len);
+  return f && !f->is_driver ? f->name : NULL;
 }
 
 /* The family a symbol's name belongs to (cudnnCreate..., __nvJitLink...),
- * NULL for none. */
+ * NULL for none: the catalog rows' symbol prefixes. */
 static const char *family_of_symbol(const char *s, size_t len) {
-  static const struct {
-    const char *prefix, *family;
-  } prefixes[] = {
-      {"__nvjitlink", "nvjitlink"}, {"nvjitlink", "nvjitlink"},
-      {"cudnn", "cudnn"},           {"cublas", "cublas"},
-      {"cufft", "cufft"},           {"curand", "curand"},
-      {"cusparse", "cusparse"},     {"cusolver", "cusolver"},
-      {"nvrtc", "nvrtc"},           {"nccl", "nccl"},
-      {"cuda", "cudart"},           {"cupti", "cupti"},
-  };
-  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; ++i) {
-    size_t n = strlen(prefixes[i].prefix);
-    if (len > n && cl_same_nocase(s, prefixes[i].prefix, n))
-      return prefixes[i].family;
-  }
-  return NULL;
-}
-
-/* The main catalog entry of a family. */
-static const cl_catalog_entry *family_entry(const char *family) {
-  size_t count;
-  const cl_catalog_entry *all = cl_catalog_entries(&count);
-  for (size_t i = 0; i < count; ++i)
-    if (all[i].role == CL_ROLE_MAIN && strcmp(all[i].family, family) == 0)
-      return &all[i];
-  return NULL;
+  const cl_catalog_family *f = cl_catalog_family_of_symbol_word(s, len);
+  return f ? f->name : NULL;
 }
 
 /* The ABI major of entry that ships with CUDA major cuda, 0 when not one. */
@@ -892,7 +863,8 @@ static void name_facts(cl_error_draft *d, const cl_error_scene *s) {
   cl_name_match m;
   if (!name.len || !span_match(name, &m)) {
     /* A family alone: its main library; its major from what is stated. */
-    const cl_catalog_entry *e = d->family ? family_entry(d->family) : NULL;
+    const cl_catalog_entry *e =
+        d->family ? cl_catalog_family_main(d->family) : NULL;
     cl_error_span from = d->facts[CUDALOAD_MESSAGE_FACT_FAMILY].source;
     if (e && !has(d, CUDALOAD_MESSAGE_FACT_FAMILY)) {
       from = d->facts[CUDALOAD_MESSAGE_FACT_SYMBOL].value.s
@@ -911,8 +883,8 @@ static void name_facts(cl_error_draft *d, const cl_error_scene *s) {
       set_number(d, CUDALOAD_MESSAGE_FACT_MAJOR, atoi(text), v->source);
     }
     /* A major that is a CUDA major (nvJitLink 12.4) tells that too. */
-    if (e && e->same_as_cuda && has(d, CUDALOAD_MESSAGE_FACT_MAJOR) &&
-        d->cuda_strength < 2) {
+    if (e && cl_catalog_family_of(e)->major_rule == CL_MAJOR_IS_CUDA &&
+        has(d, CUDALOAD_MESSAGE_FACT_MAJOR) && d->cuda_strength < 2) {
       char text[40];
       cl_error_fact_text(&d->facts[CUDALOAD_MESSAGE_FACT_MAJOR], text,
                          sizeof text);

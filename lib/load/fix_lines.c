@@ -11,6 +11,7 @@
  * nvidia-cudnn-cu12 and share site-packages/nvidia/cudnn).
  */
 #include "load/fix_lines.h"
+#include "binary/binary.h"
 #include "os/platform.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -152,7 +153,8 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
 static int cuda_lacks_major(const cl_catalog_entry *entry, int cuda,
                             long major) {
   int another = 0;
-  for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m) {
+  const cl_cuda_of_major *m = cl_catalog_family_of(entry)->cuda_of_major;
+  for (; m->abi_major; ++m) {
     if (m->cuda_major != cuda)
       continue;
     if (m->abi_major == major)
@@ -695,9 +697,19 @@ void cl_fix_drop_from_path_list(const char *variable, const char *value,
   free(kept);
 }
 
+/* Whether requirement r was asked for as a spec (--require, a manifest,
+ * the message read by --error), not derived from a --for program: exec
+ * --for derives those again. */
+static int asked_as_spec(const cl_plan_state *ps, size_t r) {
+  return !ps->for_target_count ||
+         ps->requirements[r].source != CUDALOAD_FROM_PROGRAM;
+}
+
 /* The options that give the tool this doctor's search: --no-defaults and
  * every root given, so that a printed command finds what the doctor found;
- * then the requirements. As words of step. */
+ * the environment searched as the active one and the program (--for), so
+ * that exec finds and reads it again; then the requirements asked as specs
+ * (spec: that one alone). As words of step. */
 static void search_words(cl_fix *fix, cl_fix_step *step,
                          const cudaload_ctx *ctx, const char *spec) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
@@ -707,17 +719,32 @@ static void search_words(cl_fix *fix, cl_fix_step *step,
     cl_fix_arg(fix, step, "--root");
     cl_fix_arg(fix, step, ctx->explicit_roots[i]);
   }
+  for (size_t i = 0; i < ctx->environment_count; ++i) {
+    cl_fix_arg(fix, step, "--environment");
+    cl_fix_arg(fix, step, ctx->environment_roots[i]);
+  }
+  for (size_t i = 0; i < ps->for_target_count; ++i) {
+    cl_fix_arg(fix, step, "--for");
+    cl_fix_arg(fix, step, ps->for_targets[i]);
+  }
   cl_buf specs = CL_BUF_INIT;
-  if (spec)
+  size_t given = 0;
+  if (spec) {
     cl_buf_puts(&specs, spec);
+    given = 1;
+  }
   for (size_t r = 0; !spec && r < ps->requirement_count; ++r)
-    cl_buf_printf(&specs, "%s%s", r ? "," : "", ps->requirements[r].text);
+    if (asked_as_spec(ps, r))
+      cl_buf_printf(&specs, "%s%s", given++ ? "," : "",
+                    ps->requirements[r].text);
   char *joined = cl_buf_take(&specs);
-  cl_fix_arg(fix, step, "--require");
-  if (joined)
-    cl_fix_arg(fix, step, joined);
-  else
-    fix->failed = 1;
+  if (given) {
+    cl_fix_arg(fix, step, "--require");
+    if (joined)
+      cl_fix_arg(fix, step, joined);
+    else
+      fix->failed = 1;
+  }
   free(joined);
 }
 
@@ -737,20 +764,111 @@ static void search_text(cl_buf *b, const cudaload_ctx *ctx, const char *spec) {
   cl_fix_free(&words);
 }
 
+/* Whether path names a Python interpreter: a venv's (pyvenv.cfg one folder
+ * up) or one named so. */
+static int python_file(const char *path) {
+  char *bin = cl_path_dirname(path);
+  char *root = bin ? cl_path_dirname(bin) : NULL;
+  char *cfg = root ? cl_path_join(root, "pyvenv.cfg") : NULL;
+  int venv = cfg && cl_os_stat_kind(cfg, NULL) == CL_KIND_REGULAR;
+  free(cfg);
+  free(root);
+  free(bin);
+  const char *name = cl_path_basename(path);
+  return venv || !strncmp(name, "python", 6) || !strncmp(name, "pypy", 4);
+}
+
+/* The command that starts the program a --for target names, as a user
+ * types it: a program file itself (an ELF file without a SONAME, a .exe),
+ * the interpreter given, the interpreter of the environment given or of
+ * the one the module was found in (--environment, else the active one).
+ * NULL when the files tell none: a library given as the target (its
+ * program loads it), an environment with no interpreter in it. *python: 1
+ * for an interpreter (the user's script and arguments follow it). */
+static char *program_command(const cudaload_ctx *ctx, const char *target,
+                             int *python) {
+  *python = 0;
+  char *kept = cl_save_error();
+  char *command = NULL;
+  if (cl_os_path_is_absolute(target)) {
+    cl_file_kind kind = cl_os_stat_kind(target, NULL);
+    if (kind == CL_KIND_DIRECTORY) {
+      command = cl_environment_interpreter(target);
+      *python = command != NULL;
+    } else if (kind == CL_KIND_REGULAR && python_file(target)) {
+      command = cl_strdup(target);
+      *python = 1;
+    } else if (kind == CL_KIND_REGULAR) {
+      cl_binary_info info;
+      if (cl_binary_parse_file(target, &info) == CUDALOAD_OK) {
+        size_t n = strlen(target);
+        int program =
+            info.format == CL_FORMAT_PE
+                ? n > 4 && cl_ascii_equal_nocase(target + n - 4, ".exe")
+                : !info.soname || !info.soname[0];
+        if (program)
+          command = cl_strdup(target);
+        cl_binary_info_free(&info);
+      }
+    }
+  } else {
+    command = cl_environment_interpreter(
+        ctx->environment_count ? ctx->environment_roots[0] : NULL);
+    *python = command != NULL;
+  }
+  cl_restore_error(kept);
+  return command;
+}
+
+/* Whether a requirement came from the error message read (--error). */
+static int from_message(const cl_plan_state *ps) {
+  for (size_t r = 0; r < ps->requirement_count; ++r)
+    if (ps->requirements[r].source == CUDALOAD_FROM_MESSAGE)
+      return 1;
+  return 0;
+}
+
 void cl_fix_run_through_cudaload(const cudaload_ctx *ctx, cl_fix *fix,
                                  const char *first, const char *spec) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   if (first)
     cl_fix_add_note(fix, "%s", first);
+  /* With --for the step starts the program's own command (the binary, or
+   * the interpreter that imports the module); without it the program is
+   * known only as PROGRAM, and the note says why. */
+  char *command = NULL;
+  int python = 0;
+  for (size_t i = 0; i < ps->for_target_count && !command; ++i)
+    command = program_command(ctx, ps->for_targets[i], &python);
   cl_fix_step *exec = cl_fix_add(fix, CUDALOAD_FIX_RUN_PROGRAM);
   cl_fix_arg(fix, exec, "cudaload");
   cl_fix_arg(fix, exec, "exec");
   search_words(fix, exec, ctx, spec);
   cl_fix_arg(fix, exec, "--");
-  cl_fix_arg(fix, exec, "PROGRAM");
+  cl_fix_arg(fix, exec, command ? command : "PROGRAM");
   cl_buf b = CL_BUF_INIT;
-  cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
-                    "program's command); or ");
+  if (command && python)
+    cl_buf_printf(&b, "run the program through cudaload: its interpreter, "
+                      "then your script and its arguments (python "
+                      "train.py ...); or ");
+  else if (command)
+    cl_buf_printf(&b, "run the program through cudaload, its arguments "
+                      "after it; or ");
+  else if (ps->for_target_count)
+    cl_buf_printf(&b,
+                  "run the program through cudaload (PROGRAM: the command "
+                  "that starts the program that loads %s: the files name "
+                  "none); or ",
+                  ps->for_targets[0]);
+  else if (from_message(ps))
+    cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
+                      "command that printed the message: the message alone "
+                      "does not name it; doctor --for the program names "
+                      "it); or ");
+  else
+    cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
+                      "program's command); or ");
+  free(command);
   if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
     cl_buf_printf(&b, "run what cudaload env --shell cmd");
     search_text(&b, ctx, spec);
@@ -760,14 +878,31 @@ void cl_fix_run_through_cudaload(const cudaload_ctx *ctx, cl_fix *fix,
     search_text(&b, ctx, spec);
     cl_buf_printf(&b, ")\" before it");
   }
-  cl_buf_printf(&b, "; in Python, cudaload.setup(require=[");
-  if (spec)
-    cl_buf_printf(&b, "\"%s\"", spec);
+  cl_buf_printf(&b, "; in Python, cudaload.setup(");
+  size_t said = 0;
+  if (ps->for_target_count) {
+    /* setup() takes one program: the first, which the command starts. */
+    cl_buf_printf(&b, "for_=r\"%s\"", ps->for_targets[0]);
+    said++;
+  }
+  size_t specs = 0;
+  if (spec) {
+    cl_buf_printf(&b, "%srequire=[\"%s\"", said ? ", " : "", spec);
+    specs = 1;
+  }
   for (size_t r = 0; !spec && r < ps->requirement_count; ++r)
-    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
-  cl_buf_printf(&b, "]");
+    if (asked_as_spec(ps, r))
+      cl_buf_printf(&b, "%s\"%s\"",
+                    specs++ ? ", "
+                    : said  ? ", require=["
+                            : "require=[",
+                    ps->requirements[r].text);
+  if (specs) {
+    cl_buf_printf(&b, "]");
+    said++;
+  }
   if (ctx->explicit_count) {
-    cl_buf_printf(&b, ", roots=[");
+    cl_buf_printf(&b, "%sroots=[", said ? ", " : "");
     for (size_t i = 0; i < ctx->explicit_count; ++i)
       cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
     cl_buf_printf(&b, "]");

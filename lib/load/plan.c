@@ -840,19 +840,12 @@ static void describe_miss(char *out, size_t size, const char *rule,
 
 /* --- lazy dependencies ------------------------------------------------- */
 
-/* A family as its documentation spells it, for reasons and warnings. */
+/* A family as its documentation spells it, for reasons and warnings: the
+ * catalog row's title. */
 static const char *family_title(const char *family) {
-  static const char *const titles[][2] = {
-      {"cublas", "cuBLAS"},     {"cudnn", "cuDNN"},         {"nvrtc", "NVRTC"},
-      {"cusparse", "cuSPARSE"}, {"cusolver", "cuSOLVER"},   {"cufft", "cuFFT"},
-      {"curand", "cuRAND"},     {"nvjitlink", "nvJitLink"}, {"cupti", "CUPTI"}};
-  for (size_t i = 0; i < sizeof titles / sizeof titles[0]; ++i)
-    if (strcmp(titles[i][0], family) == 0)
-      return titles[i][1];
-  return family;
+  return cl_catalog_family_title(family);
 }
 
-/* The main library of a family (cublas for cublasLt), or NULL. */
 /* The ABI major of entry that ships with a CUDA major, 0 when none. */
 static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
   for (int m = entry->min_major; m <= entry->max_major; ++m)

@@ -100,6 +100,12 @@ static void free_plan_state(cl_plan_state *ps) {
   for (size_t i = 0; i < ps->program_warning_count; ++i)
     cl_plan_warning_free(&ps->program_warnings[i]);
   free(ps->program_warnings);
+  for (size_t i = 0; i < ps->for_target_count; ++i)
+    free(ps->for_targets[i]);
+  free(ps->for_targets);
+  cl_plan_state_clear_env_changes(ps);
+  free(ps->env_change_names);
+  free(ps->env_change_values);
   free(ps->env_value);
   for (size_t i = 0; i < ps->env_warning_count; ++i)
     free(ps->env_warnings[i]);
@@ -265,7 +271,10 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
                       from->program_preload_count) ||
          copy_strings(&to->program_call_files, &to->program_call_file_count,
                       &to->program_call_file_capacity, from->program_call_files,
-                      from->program_call_file_count);
+                      from->program_call_file_count) ||
+         copy_strings(&to->for_targets, &to->for_target_count,
+                      &to->for_target_capacity, from->for_targets,
+                      from->for_target_count);
 }
 
 int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {
@@ -285,4 +294,69 @@ int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {
 void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users) {
   free_plan_state(ctx->plan_state);
   ctx->plan_state = users;
+}
+
+int cl_plan_state_add_program_target(cudaload_ctx *ctx, const char *target) {
+  cl_plan_state *ps = cl_plan_state_make(ctx);
+  if (!ps)
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < ps->for_target_count; ++i)
+    if (strcmp(ps->for_targets[i], target) == 0)
+      return CUDALOAD_OK;
+  char *copy = cl_strdup(target);
+  if (!copy || cl_reserve((void **)&ps->for_targets, &ps->for_target_capacity,
+                          ps->for_target_count + 1, sizeof *ps->for_targets)) {
+    free(copy);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ps->for_targets[ps->for_target_count++] = copy;
+  return CUDALOAD_OK;
+}
+
+void cl_plan_state_clear_env_changes(cl_plan_state *ps) {
+  for (size_t i = 0; i < ps->env_change_count; ++i) {
+    free(ps->env_change_names[i]);
+    free(ps->env_change_values[i]);
+  }
+  ps->env_change_count = 0;
+}
+
+int cl_plan_state_add_env_change(cl_plan_state *ps, const char *name,
+                                 const char *value) {
+  size_t capacity = ps->env_change_capacity;
+  if (cl_reserve((void **)&ps->env_change_names, &capacity,
+                 ps->env_change_count + 1, sizeof *ps->env_change_names) ||
+      cl_reserve((void **)&ps->env_change_values, &ps->env_change_capacity,
+                 ps->env_change_count + 1, sizeof *ps->env_change_values))
+    return CUDALOAD_E_NO_MEMORY;
+  char *n = cl_strdup(name);
+  char *v = value ? cl_strdup(value) : NULL;
+  if (!n || (value && !v)) {
+    free(n);
+    free(v);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ps->env_change_names[ps->env_change_count] = n;
+  ps->env_change_values[ps->env_change_count] = v;
+  ps->env_change_count++;
+  return CUDALOAD_OK;
+}
+
+int cl_plan_state_add_env_warning(cl_plan_state *ps, char *text, int fatal) {
+  if (!text ||
+      cl_reserve((void **)&ps->env_warnings, &ps->env_warning_capacity,
+                 ps->env_warning_count + 1, sizeof *ps->env_warnings)) {
+    free(text);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  unsigned char *flags =
+      realloc(ps->env_warning_fatal, ps->env_warning_count + 1);
+  if (!flags) {
+    free(text);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ps->env_warning_fatal = flags;
+  flags[ps->env_warning_count] = (unsigned char)(fatal != 0);
+  ps->env_warnings[ps->env_warning_count++] = text;
+  return CUDALOAD_OK;
 }

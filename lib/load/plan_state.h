@@ -210,6 +210,11 @@ struct cl_plan_state {
    * with its identity: every plan adds them to its warnings. */
   cl_plan_warning *program_warnings;
   size_t program_warning_count, program_warning_capacity;
+  /* The targets cudaload_require_for() was given, as given ("torch", a
+   * binary's or an interpreter's path, a venv): the doctor's fix runs the
+   * program through `cudaload exec --for TARGET -- COMMAND`. */
+  char **for_targets;
+  size_t for_target_count, for_target_capacity;
   cl_plan_entry *plan;
   size_t plan_count, plan_capacity;
   int planned;
@@ -227,7 +232,32 @@ struct cl_plan_state {
   size_t env_warning_count, env_warning_capacity;
   /* per warning: 1 when it makes the child's loads fail (exec stops) */
   unsigned char *env_warning_fatal;
+  /* What the child needs beyond the search-path variable, decided by the
+   * last cudaload_env_warnings() (env_warnings.c): variables to set
+   * (LD_PRELOAD: the planned files a consumer would otherwise take from
+   * another copy) or to unset (value NULL: CUDA_PATH naming another CUDA
+   * major). cudaload_env_change(). */
+  char **env_change_names;
+  char **env_change_values;
+  size_t env_change_count, env_change_capacity;
 };
+
+/* Record a target cudaload_require_for() read (a copy), once. 0 or
+ * CUDALOAD_E_NO_MEMORY. */
+int cl_plan_state_add_program_target(cudaload_ctx *ctx, const char *target);
+
+/* Append a warning of cudaload_env_check() (text taken over, freed on
+ * failure); fatal: it makes the child's loads fail. 0 or
+ * CUDALOAD_E_NO_MEMORY (also for a NULL text). */
+int cl_plan_state_add_env_warning(cl_plan_state *ps, char *text, int fatal);
+
+/* Drop the child's changes of the last cudaload_env_warnings(). */
+void cl_plan_state_clear_env_changes(cl_plan_state *ps);
+
+/* Add a change for the child: set name to value, or unset it (value NULL).
+ * 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_state_add_env_change(cl_plan_state *ps, const char *name,
+                                 const char *value);
 
 /* ctx's state, or an empty one (nothing required, nothing planned) before
  * any was made or for a NULL ctx (the public getters' case): never NULL,

@@ -317,7 +317,7 @@ static void add_reason(derived *d, const char *why) {
  * one "if used" while a file of a feature is read (ps->feature). */
 static derived *require(program_scan *ps, const cl_catalog_entry *entry,
                         int major, const char *why, const char *opener) {
-  if (strcmp(entry->family, "driver") == 0)
+  if (cl_catalog_is_driver(entry))
     return NULL; /* the driver is the probe's concern, never planned */
   const cl_catalog_entry *main = cl_catalog_family_main(entry->family);
   if (!main || major < main->min_major || major > main->max_major)
@@ -704,7 +704,7 @@ static int read_program_file(program_scan *ps, const char *path,
   for (size_t d = 0; d < info->needed_count; ++d) {
     cl_name_match m;
     if (!cl_catalog_match(info->needed[d], naming, &m) ||
-        strcmp(m.entry->family, "driver") == 0)
+        cl_catalog_is_driver(m.entry))
       continue;
     int first = row && row->kind == CL_MODULE_PRELOADED &&
                 !strcmp(row->family, m.entry->family);
@@ -836,7 +836,7 @@ static void note_search_folders(program_scan *ps, const char *path,
     for (size_t d = 0; d < info->needed_count && !ps->failed; ++d) {
       cl_name_match match;
       if (!cl_catalog_match(info->needed[d], m.naming, &match) ||
-          strcmp(match.entry->family, "driver") == 0)
+          cl_catalog_is_driver(match.entry))
         continue;
       cl_resolution r;
       kept = cl_save_error();
@@ -1550,6 +1550,8 @@ static int require_for_held(cudaload_ctx *ctx, const char *target) {
     rc = remember_target(ctx, target);
   if (!rc && ps.failed)
     rc = CUDALOAD_E_NO_MEMORY;
+  if (!rc) /* the doctor's fix runs the program through exec --for target */
+    rc = cl_plan_state_add_program_target(ctx, target);
   program_scan_free(&ps);
   cl_program_target_free(&t);
   if (rc)

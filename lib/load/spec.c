@@ -60,20 +60,19 @@ static int same_name(const char *a, const char *name, size_t len) {
   return strlen(a) == len && cl_same_nocase(a, name, len);
 }
 
-/* The main library a requirement names: a catalog main library by its name
- * or its family's ("nvjitlink", "cusolverMg"), any case; the driver's
- * libraries are not requirable ("cuda" is the CUDA major pin). For a group
- * name ("npp") the group's first main library, with *group set. */
-static const cl_catalog_entry *family_main(const char *name, size_t len,
-                                           const char **group) {
+/* The main library a requirement names: a family's by the family's name
+ * ("nvjitlink", "cusolverMg"; a main library's name is its family's), any
+ * case; the driver's libraries are not requirable ("cuda" is the CUDA major
+ * pin). For a group name ("npp") the group's first main library, with
+ * *group set. */
+static const cl_catalog_entry *requirement_main(const char *name, size_t len,
+                                                const char **group) {
   size_t count;
   const cl_catalog_entry *all = cl_catalog_entries(&count);
   *group = NULL;
-  for (size_t i = 0; i < count; ++i)
-    if (all[i].role == CL_ROLE_MAIN && strcmp(all[i].family, "driver") != 0 &&
-        (same_name(all[i].name, name, len) ||
-         same_name(all[i].family, name, len)))
-      return &all[i];
+  const cl_catalog_family *family = cl_catalog_family_named(name, len);
+  if (family && !family->is_driver)
+    return cl_catalog_family_main(family->name);
   for (size_t i = 0; i < count; ++i)
     if (all[i].group && same_name(all[i].group, name, len)) {
       *group = all[i].group;
@@ -347,7 +346,7 @@ static int parse_file_name(const char *name, const char *name_end,
                    "libcudnn_ops_infer.so.8 or cudnn64_9.dll; "
                    "docs/scan-contract.md lists them all)",
                    echo_spec(&w, whole), echo_of(&e, name, len));
-  if (strcmp(m.entry->family, "driver") == 0)
+  if (cl_catalog_is_driver(m.entry))
     return cl_fail(CUDALOAD_E_BAD_SPEC,
                    "requirement \"%s\": %s is the NVIDIA driver's library, "
                    "which is installed with the driver, not required (cudaload "
@@ -362,7 +361,8 @@ static int parse_file_name(const char *name, const char *name_end,
                    echo_spec(&w, whole), file, m.entry->family, m.major,
                    m.entry->family, m.entry->family, m.major);
   const char *group;
-  out->entry = family_main(m.entry->family, strlen(m.entry->family), &group);
+  out->entry =
+      requirement_main(m.entry->family, strlen(m.entry->family), &group);
   out->op = CL_OP_EQ;
   out->version[0] = m.major;
   out->version_parts = 1;
@@ -447,10 +447,11 @@ static int parse_one(const char *p, const char *end, const char *whole,
     int status = parse_file_name(name, name_end, name_end, end, whole, out);
     return status ? status : set_requirement_text(whole, 0, out);
   }
-  out->entry = family_main(name, name_len, &out->group);
+  out->entry = requirement_main(name, name_len, &out->group);
   const cl_catalog_entry *sub = NULL;
   if (!out->entry && (sub = sub_library(name, name_len)) != NULL)
-    out->entry = family_main(sub->family, strlen(sub->family), &out->group);
+    out->entry =
+        requirement_main(sub->family, strlen(sub->family), &out->group);
   /* "cuda=12" pins the plan's CUDA major (no library of its own). */
   int pin = name_len == 4 && cl_same_nocase(name, "cuda", 4);
   if (!out->entry && !pin) {

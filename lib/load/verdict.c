@@ -346,7 +346,7 @@ static int collect_name(const char *text, void *opaque) {
   else
     snprintf(name, sizeof name, "%s", text);
   if (!cl_catalog_match(name, ns->naming, &m) ||
-      strcmp(m.entry->family, "driver") == 0 ||
+      cl_catalog_is_driver(m.entry) ||
       (m.entry == ns->self->entry && m.major == ns->self->major))
     return 0; /* not CUDA's, the driver (the probe's concern), or itself */
   /* A stem only counts for the opener's own family: another family's
@@ -433,13 +433,7 @@ static int cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
   cl_name_match m;
   if (r->file)
     return cl_catalog_match(r->file, naming, &m);
-  static const char *const prefixes[] = {
-      "cudnn",    "cublas", "cuda",  "cufft",     "curand", "cusparse",
-      "cusolver", "nccl",   "nvrtc", "nvJitLink", "cupti",  "cu"};
-  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes - 1; ++i)
-    if (strncmp(r->name, prefixes[i], strlen(prefixes[i])) == 0)
-      return 1;
-  return 0;
+  return cl_catalog_family_of_symbol(r->name) != NULL;
 }
 
 /* The reference filter of a context's file cache (file_cache.h): a
@@ -454,7 +448,8 @@ static int keep_cuda_reference(const char *name, const char *file,
 }
 
 /* The number the names store knows the filter by: it changes with the
- * catalog's names (what cuda_reference keeps) and the naming. Bump
+ * catalog's file names and symbol prefixes (what cuda_reference keeps) and
+ * the naming. Bump
  * FILTER_RULES when cuda_reference's rules change. */
 #define FILTER_RULES 1u
 static uint32_t cuda_reference_filter_id(cl_naming naming) {
@@ -470,6 +465,14 @@ static uint32_t cuda_reference_filter_id(cl_naming naming) {
     h = (h ^ (uint32_t)all[e].min_major) * 16777619u;
     h = (h ^ (uint32_t)all[e].max_major) * 16777619u;
   }
+  size_t families;
+  const cl_catalog_family *rows = cl_catalog_families(&families);
+  for (size_t f = 0; f < families; ++f)
+    for (size_t k = 0; k < 2 && rows[f].symbol_prefixes[k]; ++k) {
+      for (const char *c = rows[f].symbol_prefixes[k]; *c; ++c)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+      h = (h ^ 0xffu) * 16777619u;
+    }
   return (h ^ (uint32_t)naming) * 16777619u;
 }
 
@@ -494,7 +497,7 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
   cl_name_match m;
   if (!catalog_of(path, info ? info->soname : NULL, lc->naming, &m))
     return consumer_names(path, count, lc->naming);
-  if (strcmp(m.entry->family, "driver") == 0)
+  if (cl_catalog_is_driver(m.entry))
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
   cl_file_cache *cache = cl_verdict_files(lc->ctx);
@@ -1564,7 +1567,7 @@ static void not_found(cudaload_explain *e, const char *from,
                       int later, cl_naming naming) {
   char places[1024];
   places_looked_at(&edge->how, places, sizeof places);
-  const char *who = from ? from : "the process";
+  const char *who = from ? from : CL_VERDICT_THE_PROCESS;
   if (!later) {
     cl_verdict_add(
         e, CL_FINDING_NOT_FOUND, 0,
@@ -1640,14 +1643,14 @@ static void search_list_hazards(cudaload_explain *e, const cl_load_edge *edge,
                      "entry \"%s\", which the loader takes relative to the "
                      "current folder: whoever controls that folder could plant "
                      "a library there",
-                     from ? from : "the process", list,
+                     from ? from : CL_VERDICT_THE_PROCESS, list,
                      cl_resolve_rule_name(st->rule), st->folder)
                : cl_strdup_printf(
                      "%s: the search list of %s (rule: %s) holds an empty "
                      "entry (or \".\"), so the loader also looks for names in "
                      "the current folder: whoever controls that folder could "
                      "plant a library there",
-                     from ? from : "the process", list,
+                     from ? from : CL_VERDICT_THE_PROCESS, list,
                      cl_resolve_rule_name(st->rule));
     cl_finding *f = cl_verdict_add(
         e, CL_FINDING_EMPTY_ENTRY, later, text,
@@ -1679,7 +1682,7 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
       /* A DT_NEEDED name not found fails the whole open; a lazy one only
        * matters when it is a CUDA library's (the driver is the probe's
        * concern). */
-      int driver = cuda && strcmp(want.entry->family, "driver") == 0;
+      int driver = cuda && cl_catalog_is_driver(want.entry);
       if ((cuda && !driver) || (!later && !driver))
         not_found(e, from, edge, cuda ? &want : NULL, later, naming);
       continue;
@@ -1694,8 +1697,8 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
           e, CL_FINDING_WRONG_LIBRARY, later,
           cl_strdup_printf("%s asks for %s but the loader takes %s, which "
                            "is %s %d (rule: %s)",
-                           from ? from : "the process", edge->name, to->path,
-                           got.entry->name, got.major,
+                           from ? from : CL_VERDICT_THE_PROCESS, edge->name,
+                           to->path, got.entry->name, got.major,
                            cl_resolve_rule_name(edge->how.rule)),
           cl_strdup_printf("remove %s, which is misnamed, or put the folder "
                            "of the right %s first",
@@ -1982,20 +1985,54 @@ static char *inspect_fix(const char *file, cl_naming naming) {
   return cl_buf_take(&b);
 }
 
-/* The objects of a resolved tree into e: the file itself and every CUDA
- * library in it, each with its needs, bindings and findings. */
+/* Which objects of t need a CUDA library (a DT_NEEDED name or import the
+ * catalog knows): each is a consumer whose references to that library must
+ * bind, wherever in the tree it sits. torch's _C.so reaches
+ * libtorch_cuda.so through libtorch_python.so, and it is libtorch_cuda.so
+ * that takes ncclCommRegister from libnccl.so.2: an older NCCL put first
+ * (LD_PRELOAD) lacks it, and only its bindings show that. calloc'ed flags,
+ * one per object (NULL when memory ran out: none marked). */
+static unsigned char *cuda_consumers(const cl_load_tree *t, cl_naming naming) {
+  unsigned char *is_cuda = calloc(t->object_count + 1, 1);
+  unsigned char *needs = calloc(t->object_count + 1, 1);
+  if (!is_cuda || !needs) {
+    free(is_cuda);
+    free(needs);
+    return NULL;
+  }
+  for (size_t k = 0; k < t->object_count; ++k) {
+    cl_name_match m;
+    is_cuda[k] = (unsigned char)catalog_of(
+        t->objects[k].path, t->objects[k].info.soname, naming, &m);
+  }
+  for (size_t i = 0; i < t->edge_count; ++i) {
+    const cl_load_edge *edge = &t->edges[i];
+    if (!edge->lazy && edge->from < t->object_count &&
+        edge->to < t->object_count && is_cuda[edge->to])
+      needs[edge->from] = 1;
+  }
+  free(is_cuda);
+  return needs;
+}
+
+/* The objects of a resolved tree into e: the file itself, every CUDA
+ * library in it and every file that needs one, each with its needs,
+ * bindings and findings. */
 static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
                         const char *opener, const cl_load_tree *t,
                         unsigned how) {
   cl_naming naming = cl_ctx_naming(ctx);
   int lazy = (how & CL_VERDICT_LAZY) != 0;
+  unsigned char *consumers = cuda_consumers(t, naming);
+  if (!consumers)
+    e->failed = 1;
   for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
     const cl_load_object *lo = &t->objects[k];
     cl_name_match match;
     int is_cuda = catalog_of(lo->path, lo->info.soname, naming, &match) ||
                   consumer_package(lo->path, naming) != NULL;
     int asked = k == 0 && (how & CL_VERDICT_CONSUMER);
-    if (k != 0 && !is_cuda)
+    if (k != 0 && !is_cuda && !consumers[k])
       continue; /* system libraries: shown as needs, not expanded */
     if (k == 0 && !is_cuda && !asked)
       continue;
@@ -2010,6 +2047,7 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
     undefined_findings(e, ctx, o, t, k, lazy);
     binding_findings(e, o, lazy);
   }
+  free(consumers);
   if ((how & CL_VERDICT_CONSUMER) &&
       (t->object_count == 0 || !t->objects[0].readable))
     cl_verdict_add(e, CL_FINDING_UNREADABLE, 0,

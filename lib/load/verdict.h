@@ -59,6 +59,12 @@ typedef enum cl_finding_kind {
   CL_FINDING_STOPPED
 } cl_finding_kind;
 
+/* Who opens a name no file of the model opened (a finding with no
+ * consumer: cl_verdict_open_by_name with no requester, the program's own
+ * LoadLibrary): the words of the findings' sentences, and the consumer the
+ * doctor's problems name for it. */
+#define CL_VERDICT_THE_PROCESS "the process"
+
 /* The name of a kind in reports: "not-found", "undefined-symbols", ... */
 const char *cl_finding_kind_name(cl_finding_kind kind);
 
@@ -71,7 +77,9 @@ typedef struct cl_finding {
                      program runs without (the doctor's Notes) */
   char *text;     /* the sentence, the same in every report */
   char *fix;      /* what fixes it, NULL when the caller knows better */
-  char *consumer; /* the file whose need or references it is about */
+  char *consumer; /* the file whose need or references it is about; NULL
+                     for a name the process itself opens or needs
+                     (CL_VERDICT_THE_PROCESS) */
   char *name;     /* the name asked for (libnvJitLink.so.12) */
   char *names;    /* not found, opened by name from one opener: every name of
                      its family ("libcublas.so.12 and libcublasLt.so.12") */

@@ -248,6 +248,32 @@ const char *cl_os_driver_name(void);
  * NULL when out of memory. Sets no error. */
 char *cl_os_private_fix(const char *path, cl_trust_use use);
 
+/* Whether the user this process acts as (POSIX: the effective uid;
+ * Windows: the token's user, or a group of the token that owns it, as an
+ * elevated administrator's files are owned by Administrators) owns what
+ * `path` names, following links: 1 yes; 0 no, with *owner a malloc'ed
+ * description of who does ("uid 0", "S-1-5-18") and *me who this process
+ * is; -1 when it cannot be told (no such file). `cudaload fix` writes only
+ * into an environment its user owns: a root-owned file in a user's venv
+ * is one its owner can no longer remove or update. Sets no error. */
+int cl_os_owned_by_this_user(const char *path, char **owner, char **me);
+
+/* Replace dir/name with data whole, as cl_os_private_file_replace() does
+ * (a new file beside it, renamed over the old one), for a file other users
+ * may read but not write: dir must exist and is not changed; the new file
+ * is POSIX 0644 whatever the umask (Windows: the folder's inherited ACL).
+ * 0, or a CUDALOAD_E_* status with the last error set. */
+int cl_os_shared_file_replace(const char *dir, const char *name,
+                              const void *data, size_t len);
+
+/* Run the program argv[0] (an absolute path; Windows: a .exe, never a
+ * batch file) with the arguments argv[1..] (NULL-terminated) as its own
+ * words, never through a shell, with this process's environment, current
+ * folder and standard streams, and wait for it to end. 0 with *exit_code
+ * its status (POSIX: 128 + N when signal N ended it), or a CUDALOAD_E_*
+ * status with the last error set when it could not be started. */
+int cl_os_run_program(char *const *argv, int *exit_code);
+
 /* A monotonic clock in milliseconds, for timeouts and stage timings. */
 double cl_os_clock_ms(void);
 

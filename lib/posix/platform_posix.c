@@ -639,6 +639,23 @@ char *cl_os_private_fix(const char *path, cl_trust_use use) {
   return fix;
 }
 
+int cl_os_owned_by_this_user(const char *path, char **owner, char **me) {
+  *owner = NULL;
+  *me = NULL;
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return -1;
+  uid_t euid = geteuid();
+  if (st.st_uid == euid)
+    return 1;
+  char text[32];
+  snprintf(text, sizeof text, "uid %lu", (unsigned long)st.st_uid);
+  *owner = strdup(text);
+  snprintf(text, sizeof text, "uid %lu", (unsigned long)euid);
+  *me = strdup(text);
+  return 0;
+}
+
 double cl_os_clock_ms(void) {
   struct timespec now;
   if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)

@@ -6,9 +6,11 @@
  * rename, which readers and racing writers see as one step. Both reach the
  * folder one component at a time from "/" (open_private_dir), so that no
  * folder or link of another user's on the way decides where they read or
- * write.
+ * write. The same replace for a file others may read (0644) in a folder
+ * that exists: the record of roots `cudaload fix` keeps in an environment.
  */
 #include "cudaload.h"
+#include "common/error.h"
 #include "common/strutil.h"
 #include "os/platform.h"
 
@@ -315,4 +317,64 @@ int cl_os_private_file_replace(const char *dir, const char *name,
   close(dfd);
   free(temp);
   return status;
+}
+
+int cl_os_shared_file_replace(const char *dir, const char *name,
+                              const void *data, size_t len) {
+  /* The folder as it is: O_DIRECTORY refuses anything else, O_NOFOLLOW a
+   * link put in its place since it was judged. */
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0)
+    return cl_fail_os(CUDALOAD_E_IO, (unsigned long)errno, "%s", dir);
+  remove_leftovers(dfd, name);
+  static CL_THREAD_LOCAL unsigned serial;
+  char *temp = cl_strdup_printf("%s.%ld.%lx.%u.tmp", name, (long)getpid(),
+                                (unsigned long)(uintptr_t)&serial, serial++);
+  if (!temp) {
+    close(dfd);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", dir);
+  }
+  int fd = openat(dfd, temp,
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int status = CUDALOAD_OK, os_code = 0;
+  if (fd < 0) {
+    status = CUDALOAD_E_IO;
+    os_code = errno;
+  }
+  const char *p = data;
+  size_t left = len;
+  while (status == CUDALOAD_OK && left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      status = CUDALOAD_E_IO;
+      os_code = n < 0 ? errno : EIO;
+      break;
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  /* Readable by all, writable by its owner alone, whatever the umask: the
+   * scan refuses a record others may write. */
+  if (status == CUDALOAD_OK && fchmod(fd, 0644) != 0) {
+    status = CUDALOAD_E_IO;
+    os_code = errno;
+  }
+  if (fd >= 0 && close(fd) != 0 && status == CUDALOAD_OK) {
+    status = CUDALOAD_E_IO;
+    os_code = errno;
+  }
+  if (status == CUDALOAD_OK && renameat(dfd, temp, dfd, name) != 0) {
+    status = CUDALOAD_E_IO;
+    os_code = errno;
+  }
+  if (status != CUDALOAD_OK && fd >= 0)
+    unlinkat(dfd, temp, 0);
+  close(dfd);
+  free(temp);
+  if (status != CUDALOAD_OK)
+    return cl_fail_os(status, (unsigned long)os_code, "%s%c%s", dir, CL_DIR_SEP,
+                      name);
+  return CUDALOAD_OK;
 }

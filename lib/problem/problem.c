@@ -150,12 +150,13 @@ int cl_problem_list_keep(cudaload_ctx *ctx, cl_problem_list *list) {
   list->count = n;
   *kept = *list;
   memset(list, 0, sizeof *list);
+  ++ctx->doctor_serial;
   return CUDALOAD_OK;
 }
 
 /* --- the accessors ------------------------------------------------------ */
 
-static const cl_problem *kept_at(const cudaload_ctx *ctx, size_t i) {
+const cl_problem *cl_problem_kept(const cudaload_ctx *ctx, size_t i) {
   const cl_problem_list *kept = ctx ? ctx->doctor_problems : NULL;
   /* The count is the last report's: 0 while a report is made or after one
    * failed. */
@@ -165,23 +166,23 @@ static const cl_problem *kept_at(const cudaload_ctx *ctx, size_t i) {
 }
 
 static const cl_fix_step *step_at(const cudaload_ctx *ctx, size_t i, size_t s) {
-  const cl_problem *p = kept_at(ctx, i);
+  const cl_problem *p = cl_problem_kept(ctx, i);
   return p && s < p->fix.count ? &p->fix.steps[s] : NULL;
 }
 
 int cudaload_doctor_problem_kind(const cudaload_ctx *ctx, size_t i) {
-  const cl_problem *p = kept_at(ctx, i);
+  const cl_problem *p = cl_problem_kept(ctx, i);
   return p ? p->kind : 0;
 }
 
 const char *cudaload_doctor_problem_text(const cudaload_ctx *ctx, size_t i) {
-  const cl_problem *p = kept_at(ctx, i);
+  const cl_problem *p = cl_problem_kept(ctx, i);
   return p ? p->text : NULL;
 }
 
 const char *cudaload_doctor_problem_fact(const cudaload_ctx *ctx, size_t i,
                                          int fact, int *source) {
-  const cl_problem *p = kept_at(ctx, i);
+  const cl_problem *p = cl_problem_kept(ctx, i);
   const char *value = p && fact_index_ok(fact) ? p->facts[fact] : NULL;
   if (source)
     *source = value ? p->sources[fact] : 0;
@@ -189,7 +190,7 @@ const char *cudaload_doctor_problem_fact(const cudaload_ctx *ctx, size_t i,
 }
 
 size_t cudaload_doctor_fix_step_count(const cudaload_ctx *ctx, size_t i) {
-  const cl_problem *p = kept_at(ctx, i);
+  const cl_problem *p = cl_problem_kept(ctx, i);
   return p ? p->fix.count : 0;
 }
 

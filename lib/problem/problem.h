@@ -76,5 +76,8 @@ void cl_problem_list_free(cl_problem_list *list);
  * (cudaload_doctor_problem_*): list is moved in (left empty), notes are
  * left out, and the previous list is freed. 0 or CUDALOAD_E_NO_MEMORY. */
 int cl_problem_list_keep(cudaload_ctx *ctx, cl_problem_list *list);
+/* Problem i of those kept (what cudaload_doctor_problem_*() read), NULL
+ * out of range; valid until the next report. */
+const cl_problem *cl_problem_kept(const cudaload_ctx *ctx, size_t i);
 
 #endif

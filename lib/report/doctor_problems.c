@@ -591,6 +591,18 @@ static int required_name(const cudaload_ctx *ctx, const char *name) {
   return 0;
 }
 
+/* Who opens or needs the name a finding is about: its consumer, or the
+ * process itself where no file of the model did (Windows: a required
+ * library opened by name as the program opens it, docs/loader.md, Windows
+ * 14), as the finding's sentence says; NULL for a finding about no open. */
+static const char *opener_of(const cl_finding *f) {
+  if (f->consumer)
+    return f->consumer;
+  return f->kind == CL_FINDING_NOT_FOUND || f->kind == CL_FINDING_WRONG_LIBRARY
+             ? CL_VERDICT_THE_PROCESS
+             : NULL;
+}
+
 /* The names one opener needs (lazy 0) or opens by name (lazy 1) that are
  * not found as it is, joined: "libcublasLt.so.12, libcublas.so.12". */
 static char *names_not_found_from(const cudaload_explain *e,
@@ -600,8 +612,8 @@ static char *names_not_found_from(const cudaload_explain *e,
   *count = 0;
   for (size_t i = 0; i < e->finding_count; ++i) {
     const cl_finding *f = &e->findings[i];
-    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy || !f->consumer ||
-        strcmp(f->consumer, consumer) != 0)
+    if (f->kind != CL_FINDING_NOT_FOUND || !f->lazy != !lazy ||
+        strcmp(opener_of(f), consumer) != 0)
       continue;
     /* A lazy finding holds every name of its family its opener opens. */
     const char *names = f->names ? f->names : f->name;
@@ -622,7 +634,7 @@ static int first_not_found_of(const cudaload_ctx *ctx,
   for (size_t k = 0; k < i; ++k) {
     const cl_finding *g = &e->findings[k];
     if (g->kind == CL_FINDING_NOT_FOUND && !g->lazy == !f->lazy &&
-        g->consumer && strcmp(g->consumer, f->consumer) == 0 &&
+        strcmp(opener_of(g), opener_of(f)) == 0 &&
         (k < environment_first || required_name(ctx, g->name)))
       return 0;
   }
@@ -666,7 +678,7 @@ static cl_problem *finding_problem(cl_doctor *d, int kind, const cl_finding *f,
                                    const char *said) {
   cl_problem *p = add(d, kind);
   cl_problem_say(&d->problems, p, said);
-  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, f->consumer);
+  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, opener_of(f));
   fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE,
        f->names ? f->names : f->name);
   fact(d, p, CUDALOAD_FACT_TAKEN, CUDALOAD_FROM_MACHINE, f->taken);
@@ -718,7 +730,7 @@ static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
   if (!first_not_found_of(d->ctx, as_is, i, environment_first))
     return;
   size_t count;
-  char *names = names_not_found_from(as_is, f->consumer, f->lazy, &count);
+  char *names = names_not_found_from(as_is, opener_of(f), f->lazy, &count);
   if (!names) {
     d->failed = 1;
     return;
@@ -762,9 +774,39 @@ static int fails_with_plan(const cudaload_explain *with_plan,
   return 0;
 }
 
+/* A finding about a copy this process has already (put first by LD_PRELOAD,
+ * or loaded before cudaload ran): who loaded it, and that fix, as
+ * cudaload_preload says it. 1 when it was reported so, 0 when it is no
+ * such finding, -1 out of memory. */
+static int in_process_problem(cl_doctor *d, const cl_loader_model *m,
+                              const cl_finding *f) {
+  char *text = NULL;
+  cl_fix fix = CL_FIX_INIT;
+  int preloaded = 0;
+  int had =
+      m ? cl_plan_finding_in_process_steps(m, f, &text, &fix, &preloaded) : 0;
+  if (had > 0) {
+    cl_problem *p = finding_problem(d,
+                                    preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
+                                              : CUDALOAD_PROBLEM_LOADED_COPY,
+                                    f, text);
+    cl_problem_take_fix(&d->problems, p, &fix);
+    free(text);
+    return 1;
+  }
+  cl_fix_free(&fix);
+  return had;
+}
+
+/* m: this process (NULL when it could not be modelled). A copy it has
+ * already that the environment's programs would take (an older NCCL put
+ * first by LD_PRELOAD, under torch's libtorch_cuda.so) is no "without
+ * cudaload" problem: running them through cudaload keeps that copy (exec
+ * refuses, setup() raises), so it is said as the plan's own is. */
 static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
                               size_t environment_first,
-                              const cudaload_explain *with_plan) {
+                              const cudaload_explain *with_plan,
+                              const cl_loader_model *m) {
   for (size_t i = 0; as_is && i < as_is->finding_count; ++i) {
     const cl_finding *f = &as_is->findings[i];
     /* The environment's programs, not asked about, count for the names
@@ -779,10 +821,14 @@ static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
         f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text) ||
         fails_with_plan(with_plan, f))
       continue;
-    if (f->kind == CL_FINDING_NOT_FOUND && f->consumer) {
+    if (f->kind == CL_FINDING_NOT_FOUND) {
       not_found_problem(d, as_is, i, environment_first);
       continue;
     }
+    int had = in_process_problem(d, m, f);
+    d->failed |= had < 0;
+    if (had)
+      continue;
     cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
     fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
     if (p)
@@ -817,34 +863,19 @@ static void verdict_problems(cl_doctor *d) {
       add_note(d, finding_kind(f), f->text, f->fix);
       continue;
     }
-    /* A copy this process has already: who loaded it, and that fix, as
-     * cudaload_preload says it. */
-    char *text = NULL;
-    cl_fix fix = CL_FIX_INIT;
-    int preloaded = 0;
-    int had = have_model ? cl_plan_finding_in_process_steps(&m, f, &text, &fix,
-                                                            &preloaded)
-                         : 0;
-    if (had > 0) {
-      cl_problem *p =
-          finding_problem(d,
-                          preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
-                                    : CUDALOAD_PROBLEM_LOADED_COPY,
-                          f, text);
-      cl_problem_take_fix(&d->problems, p, &fix);
-      free(text);
-      continue;
-    }
-    cl_fix_free(&fix);
+    /* A copy this process has already: who loaded it, and that fix. */
+    int had = in_process_problem(d, have_model ? &m : NULL, f);
     d->failed |= had < 0;
+    if (had)
+      continue;
     cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
     if (p)
       cl_fix_add_note(&p->fix, "%s",
                       f->fix ? f->fix : "cudaload explain says more");
   }
+  as_it_is_problems(d, as_is, environment_first, e, have_model ? &m : NULL);
   if (have_model)
     cl_loader_model_free(&m);
-  as_it_is_problems(d, as_is, environment_first, e);
   cudaload_explain_free(as_is);
   cudaload_explain_free(e);
 }
@@ -918,6 +949,35 @@ static void orphan_problems(cl_doctor *d) {
   }
 }
 
+/* A folder an environment's cudaload.roots names that cannot be searched,
+ * or the record itself (scan/recorded_roots.h): the environment said the
+ * folder is its own, so its loss is a problem wherever the roots came
+ * from. The fix names the record and its line. */
+static void recorded_root_problem(cl_doctor *d, const cl_root *r) {
+  int is_record = strcmp(r->path, r->record) == 0;
+  cl_problem *p = add(d, CUDALOAD_PROBLEM_ROOT_UNUSABLE);
+  fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, r->path);
+  if (is_record)
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+         r->detail ? r->detail : cudaload_root_status_name(r->status));
+  else if (p)
+    cl_problem_factf(&d->problems, p, CUDALOAD_FACT_REASON,
+                     CUDALOAD_FROM_MACHINE, "%s (named in %s)",
+                     cudaload_root_status_name(r->status), r->record);
+  if (!p)
+    return;
+  if (is_record)
+    cl_fix_add_note(&p->fix,
+                    "correct %s (one absolute folder per line; # starts a "
+                    "comment) or remove it, then run cudaload fix again",
+                    r->record);
+  else
+    cl_fix_add_note(&p->fix,
+                    "remove the line that names it from %s, or run cudaload "
+                    "fix again to install it anew",
+                    r->record);
+}
+
 static void root_problems(cl_doctor *d) {
   for (size_t i = 0; i < cl_inventory_of(d->ctx)->root_count; ++i) {
     const cl_root *r = &cl_inventory_of(d->ctx)->roots[i];
@@ -930,6 +990,11 @@ static void root_problems(cl_doctor *d) {
       if (p)
         cl_fix_add_note(&p->fix, "%s, " CL_ALLOW_WRITABLE_RISK,
                         r->fix ? r->fix : "make it writable only by its owner");
+      continue;
+    }
+    if (r->status != CUDALOAD_OK && r->record &&
+        strcmp(r->origin, CL_ORIGIN_RECORDED) == 0) {
+      recorded_root_problem(d, r);
       continue;
     }
     if (r->status == CUDALOAD_OK || strcmp(r->origin, "explicit") != 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * catalog.c - the naming conventions of CUDA libraries, in one table.
+ * catalog.c - the naming conventions of CUDA libraries, in one table, and
+ * the facts of their families, in another (one row each: catalog.h).
  *
  * Sources: the SONAMEs and DLL names NVIDIA ships in its toolkits, wheels
  * and installers (docs/loader.md, "Names and places"). Numbers in names are
@@ -9,9 +10,12 @@
  * taken for cublas and libcudnn_ops_infer.so.8 never for cudnn.
  */
 #include "scan/catalog.h"
+#include "common/strutil.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +51,7 @@
   {                                                                            \
     .name = n, .family = n, .min_major = 11, .max_major = 13,                  \
     .linux_names = {"lib" n ".so.%M%V"}, .windows_names = {n "64_%M.dll"},     \
-    .same_as_cuda = 1, .group = "npp", .header = "npp.h", .spec_example = 1    \
+    .group = "npp", .header = "npp.h", .spec_example = 1                       \
   }
 /* A library with its own ABI majors, whose names do not tell a CUDA major;
  * its family is its name. */
@@ -73,7 +77,6 @@ static const cl_catalog_entry catalog[] = {
       * cudart64_110.dll). */
      .windows_names = {"cudart64_%M0.dll", "cudart64_%M.dll",
                        "cudart64_%M%m.dll"},
-     .same_as_cuda = 1,
      .version_header = "cuda_runtime_api.h",
      .version_macros = {"CUDART_VERSION"}},
     {.name = "cublas",
@@ -85,7 +88,6 @@ static const cl_catalog_entry catalog[] = {
      .linux_names = {"libcublas.so.%M%V"},
      /* CUDA 10.0 named it after major and minor (cublas64_100.dll). */
      .windows_names = {"cublas64_%M.dll", "cublas64_%M%m.dll"},
-     .same_as_cuda = 1,
      .version_header = "cublas_api.h",
      .version_macros = {"CUBLAS_VER_MAJOR", "CUBLAS_VER_MINOR",
                         "CUBLAS_VER_PATCH"}},
@@ -96,7 +98,6 @@ static const cl_catalog_entry catalog[] = {
      .max_major = 13,
      .linux_names = {"libcublasLt.so.%M%V"},
      .windows_names = {"cublasLt64_%M.dll"},
-     .same_as_cuda = 1,
      .required_beside_main = 1},
     {.name = "cudnn",
      .spec_example = 1,
@@ -134,8 +135,7 @@ static const cl_catalog_entry catalog[] = {
      .max_major = 13,
      .linux_names = {"libnvrtc.so.%M%V"},
      /* nvrtc64_120_0.dll: major, one digit of minor, then "_0". */
-     .windows_names = {"nvrtc64_%M%m_0.dll"},
-     .same_as_cuda = 1},
+     .windows_names = {"nvrtc64_%M%m_0.dll"}},
     {.name = "nvJitLink",
      .spec_example = 1,
      .header = "nvJitLink.h",
@@ -143,8 +143,7 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 12,
      .max_major = 13,
      .linux_names = {"libnvJitLink.so.%M%V"},
-     .windows_names = {"nvJitLink_%M%m_0.dll"},
-     .same_as_cuda = 1},
+     .windows_names = {"nvJitLink_%M%m_0.dll"}},
     {.name = "cufft",
      .spec_example = 1,
      .header = "cufft.h",
@@ -152,8 +151,7 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 10,
      .max_major = 12,
      .linux_names = {"libcufft.so.%M%V"},
-     .windows_names = {"cufft64_%M.dll"},
-     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
+     .windows_names = {"cufft64_%M.dll"}},
     /* cuRAND 10 ships with CUDA 11, 12 and 13 (nvidia-curand 10.4); 11
      * is a name NVIDIA's cuda-pathfinder already looks for, of no release
      * yet: its CUDA major is not known. */
@@ -174,8 +172,7 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 10,
      .max_major = 12,
      .linux_names = {"libcusparse.so.%M%V"},
-     .windows_names = {"cusparse64_%M.dll"},
-     .cuda_of_major = {{10, 10}, {11, 11}}},
+     .windows_names = {"cusparse64_%M.dll"}},
     {.name = "cusolver",
      .spec_example = 1,
      .header = "cusolverDn.h",
@@ -183,8 +180,7 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 10,
      .max_major = 12,
      .linux_names = {"libcusolver.so.%M%V"},
-     .windows_names = {"cusolver64_%M.dll"},
-     .cuda_of_major = {{12, 13}}},
+     .windows_names = {"cusolver64_%M.dll"}},
     {.name = "nccl",
      .spec_example = 1,
      .header = "nccl.h",
@@ -200,8 +196,7 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 11,
      .max_major = 13,
      .linux_names = {"libcupti.so.%M%V"},
-     .windows_names = {"cupti64_%M.dll", "cupti64_%Y.dll"},
-     .same_as_cuda = 1},
+     .windows_names = {"cupti64_%M.dll", "cupti64_%Y.dll"}},
     /* cuFFT's FFTW interface, cuSOLVER's multi-GPU library and NVBLAS (a
      * BLAS that routes to cuBLAS) ship in their families' wheels and
      * toolkit folders with the same majors. */
@@ -211,32 +206,28 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 10,
      .max_major = 12,
      .linux_names = {"libcufftw.so.%M%V"},
-     .windows_names = {"cufftw64_%M.dll"},
-     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}}},
+     .windows_names = {"cufftw64_%M.dll"}},
     {.name = "cusolverMg",
      .header = "cusolverMg.h",
      .family = "cusolverMg",
      .min_major = 11,
      .max_major = 12,
      .linux_names = {"libcusolverMg.so.%M%V"},
-     .windows_names = {"cusolverMg64_%M.dll"},
-     .cuda_of_major = {{12, 13}}},
+     .windows_names = {"cusolverMg64_%M.dll"}},
     {.name = "nvblas",
      .header = "nvblas.h",
      .family = "nvblas",
      .min_major = 11,
      .max_major = 13,
      .linux_names = {"libnvblas.so.%M%V"},
-     .windows_names = {"nvblas64_%M.dll"},
-     .same_as_cuda = 1},
+     .windows_names = {"nvblas64_%M.dll"}},
     {.name = "nvfatbin",
      .header = "nvFatbin.h",
      .family = "nvfatbin",
      .min_major = 12,
      .max_major = 13,
      .linux_names = {"libnvfatbin.so.%M%V"},
-     .windows_names = {"nvfatbin_%M%m_0.dll"},
-     .same_as_cuda = 1},
+     .windows_names = {"nvfatbin_%M%m_0.dll"}},
     /* NVVM keeps its own ABI major (4 from CUDA 11 to 13; the Windows
      * toolkit of CUDA 13 names it nvvm70.dll) and its own folder,
      * nvvm/lib64 or nvvm/bin. */
@@ -255,8 +246,7 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 11,
      .max_major = 13,
      .linux_names = {"libnvjpeg.so.%M%V"},
-     .windows_names = {"nvjpeg64_%M.dll"},
-     .same_as_cuda = 1},
+     .windows_names = {"nvjpeg64_%M.dll"}},
     NPP("nppc"),
     NPP("nppial"),
     NPP("nppicc"),
@@ -283,8 +273,7 @@ static const cl_catalog_entry catalog[] = {
      .family = "cufftMp",
      .min_major = 11,
      .max_major = 12,
-     .linux_names = {"libcufftMp.so.%M%V"},
-     .cuda_of_major = {{11, 12}, {12, 13}}},
+     .linux_names = {"libcufftMp.so.%M%V"}},
     FIXED_ABI("cusolverMp", 0, 0, "libcusolverMp.so.%M%V", NULL),
     FIXED_ABI("mathdx", 0, 0, "libmathdx.so.%M%V", "mathdx64_%M.dll"),
     FIXED_ABI("cudss", 0, 1, "libcudss.so.%M%V", "cudss64_%M.dll"),
@@ -333,6 +322,234 @@ static const cl_catalog_entry catalog[] = {
      .min_major = 1,
      .max_major = 1,
      .linux_names = {"libnvcudla.so"}},
+};
+
+/* --- the families ---------------------------------------------------------
+ *
+ * One row per family: what every stage asks about a family rather than
+ * about one of its files. The wheels were checked against the index on
+ * 2026-12-01 (`pip index versions NAME`, and with --platform win_amd64
+ * --only-binary=:all: for Windows); newest versions then:
+ *   CUDA 11: nvidia-cuda-runtime-cu11 11.8.89, nvidia-cublas-cu11 11.11.3.6,
+ *     nvidia-cuda-nvrtc-cu11 11.8.89, nvidia-cufft-cu11 10.9.0.58,
+ *     nvidia-curand-cu11 10.3.0.86, nvidia-cusparse-cu11 11.7.5.86,
+ *     nvidia-cusolver-cu11 11.4.1.48, nvidia-cuda-cupti-cu11 11.8.87,
+ *     nvidia-nccl-cu11 2.21.5, nvidia-cudnn-cu11 9.10.2.21 (8.5 to 8.9.6
+ *     too; Windows 8.9.5.2). No nvidia-nvjitlink-cu11 (nvJitLink is
+ *     CUDA 12+).
+ *   CUDA 12: the same names with -cu12 (cuda-runtime 12.9.79, cublas
+ *     12.9.3.13, nvrtc 12.9.86, nvjitlink 12.9.86, cufft 11.4.1.4, curand
+ *     10.3.10.19, cusparse 12.5.10.65, cusolver 11.7.5.82, cupti 12.9.79,
+ *     nccl 2.32.3, cudnn 9.28.0.42 with 8.8/8.9 too).
+ *   CUDA 13: nvidia-cuda-runtime 13.5.37, nvidia-cublas 13.10.0.20,
+ *     nvidia-cuda-nvrtc 13.5.37, nvidia-nvjitlink 13.5.37, nvidia-cufft
+ *     12.5.0.14, nvidia-curand 10.4.5.25, nvidia-cusparse 12.9.4.2,
+ *     nvidia-cusolver 12.4.1.2, nvidia-cuda-cupti 13.5.25, nvidia-nccl-cu13
+ *     2.32.3, nvidia-cudnn-cu13 9.28.1.4 (no cuDNN 8). Not usable:
+ *     nvidia-cublas-cu13, nvidia-cuda-runtime-cu13, nvidia-cufft-cu13 are
+ *     0.0.1 placeholders; nvidia-nccl and nvidia-cudnn do not exist.
+ *   Windows: every name above has win_amd64 wheels except NCCL's (NCCL
+ *     has no Windows build; the catalog has no Windows name for it).
+ * scripts/acceptance asks the index again for every wheel of every row
+ * (cl_catalog_wheels_each).
+ *
+ * The order of the rows is the order of their libraries in the table
+ * above, and it answers where rows share: the first row with a wheel of a
+ * distribution is the family that distribution ships (nvidia-cufft: cufft
+ * before cufftw), and folders are visited in row order. */
+
+/* The toolkit's wheels: CUDA 11 and 12 keep a folder per package, CUDA
+ * 13's are unsuffixed and share nvidia/cu13. */
+#define TOOLKIT_WHEELS(fam, pkg, sub)                                          \
+  {fam, 11, pkg "-cu11", sub, 0, 0, 0}, {fam, 12, pkg "-cu12", sub, 0, 0, 0},  \
+  {                                                                            \
+    fam, 13, pkg, "cu13", 0, 0, 0                                              \
+  }
+/* A library outside the toolkit: -cu12 and -cu13 distributions. */
+#define OTHER_WHEELS(fam, pkg, sub, linux)                                     \
+  {fam, 12, pkg "-cu12", sub, 0, 0, linux}, {                                  \
+    fam, 13, pkg "-cu13", sub, 0, 0, linux                                     \
+  }
+
+/* A toolkit family whose ABI major is the CUDA major. */
+#define SAME_AS_CUDA(n, title_, pkg, sub)                                      \
+  .name = n, .title = title_, .major_rule = CL_MAJOR_IS_CUDA,                  \
+  .wheels = {TOOLKIT_WHEELS(n, pkg, sub)}
+/* One of NPP's eleven libraries: one wheel for all. */
+#define NPP_FAMILY(n)                                                          \
+  { SAME_AS_CUDA(n, n, "nvidia-npp", "npp") }
+/* A library outside the toolkit with a major of its own, whose -cuNN
+ * wheels tell its CUDA major. */
+#define OTHER(n, pkg, sub, linux)                                              \
+  .name = n, .title = n, .major_rule = CL_MAJOR_KEPT,                          \
+  .wheels = {OTHER_WHEELS(n, pkg, sub, linux)}
+/* cuQuantum's libraries: their wheels install into cuquantum/lib. */
+#define CUQUANTUM(n)                                                           \
+  {                                                                            \
+    OTHER(n, n, "cuquantum", 1), .package_folders = {                          \
+      {"cuquantum/lib", CL_NAMING_LINUX}                                       \
+    }                                                                          \
+  }
+
+static const cl_catalog_family families[] = {
+    {SAME_AS_CUDA("cudart", "cudart", "nvidia-cuda-runtime", "cuda_runtime"),
+     .symbol_prefixes = {"cuda"}},
+    {SAME_AS_CUDA("cublas", "cuBLAS", "nvidia-cublas", "cublas"),
+     .symbol_prefixes = {"cublas"}},
+    /* cuDNN is versioned apart from CUDA: one distribution per CUDA major
+     * carries both cuDNN majors, in nvidia/cudnn, on CUDA 13 too. */
+    {.name = "cudnn",
+     .title = "cuDNN",
+     .major_rule = CL_MAJOR_KEPT,
+     .symbol_prefixes = {"cudnn"},
+     .path_variable = "CUDNN_PATH",
+     .wheels = {{"cudnn", 11, "nvidia-cudnn-cu11", "cudnn", 8, 9, 0},
+                {"cudnn", 12, "nvidia-cudnn-cu12", "cudnn", 8, 9, 0},
+                {"cudnn", 13, "nvidia-cudnn-cu13", "cudnn", 9, 9, 0}}},
+    {SAME_AS_CUDA("nvrtc", "NVRTC", "nvidia-cuda-nvrtc", "cuda_nvrtc"),
+     .symbol_prefixes = {"nvrtc"}},
+    {.name = "nvjitlink",
+     .title = "nvJitLink",
+     .major_rule = CL_MAJOR_IS_CUDA,
+     .symbol_prefixes = {"nvJitLink"},
+     .internal_symbol_prefix = "__nvJitLink",
+     .wheels = {{"nvjitlink", 12, "nvidia-nvjitlink-cu12", "nvjitlink", 0, 0,
+                 0},
+                {"nvjitlink", 13, "nvidia-nvjitlink", "cu13", 0, 0, 0}}},
+    {.name = "cufft",
+     .title = "cuFFT",
+     .major_rule = CL_MAJOR_KEPT,
+     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}},
+     .symbol_prefixes = {"cufft"},
+     .wheels = {TOOLKIT_WHEELS("cufft", "nvidia-cufft", "cufft")}},
+    /* cuRAND 10 ships with CUDA 11, 12 and 13: its version tells which
+     * (nvidia-curand-cu11 10.2.x, -cu12 10.3.x, nvidia-curand 10.4 on). */
+    {.name = "curand",
+     .title = "cuRAND",
+     .major_rule = CL_MAJOR_KEPT,
+     .releases = {{10, 2, 11}, {10, 3, 12}, {10, 4, 13}},
+     .symbol_prefixes = {"curand"},
+     .wheels = {TOOLKIT_WHEELS("curand", "nvidia-curand", "curand")}},
+    /* cuSPARSE 12 ships with CUDA 12 and 13 (nvidia-cusparse-cu12
+     * 12.0.0.76 to 12.5.10.65, nvidia-cusparse 12.6.3.3 on). */
+    {.name = "cusparse",
+     .title = "cuSPARSE",
+     .major_rule = CL_MAJOR_KEPT,
+     .cuda_of_major = {{10, 10}, {11, 11}},
+     .releases = {{11, 0, 11}, {12, 0, 12}, {12, 6, 13}},
+     .symbol_prefixes = {"cusparse"},
+     .wheels = {TOOLKIT_WHEELS("cusparse", "nvidia-cusparse", "cusparse")}},
+    /* cuSOLVER 11 ships with CUDA 11 and 12. */
+    {.name = "cusolver",
+     .title = "cuSOLVER",
+     .major_rule = CL_MAJOR_KEPT,
+     .cuda_of_major = {{12, 13}},
+     .symbol_prefixes = {"cusolver"},
+     .wheels = {TOOLKIT_WHEELS("cusolver", "nvidia-cusolver", "cusolver")}},
+    /* NCCL keeps the suffix on CUDA 13 and its own folder. */
+    {.name = "nccl",
+     .title = "nccl",
+     .major_rule = CL_MAJOR_KEPT,
+     .symbol_prefixes = {"nccl"},
+     .wheels = {{"nccl", 11, "nvidia-nccl-cu11", "nccl", 0, 0, 1},
+                {"nccl", 12, "nvidia-nccl-cu12", "nccl", 0, 0, 1},
+                {"nccl", 13, "nvidia-nccl-cu13", "nccl", 0, 0, 1}}},
+    {SAME_AS_CUDA("cupti", "CUPTI", "nvidia-cuda-cupti", "cuda_cupti"),
+     .symbol_prefixes = {"cupti"}},
+    /* Libraries that ship in another family's wheel. */
+    {.name = "cufftw",
+     .title = "cufftw",
+     .major_rule = CL_MAJOR_KEPT,
+     .cuda_of_major = {{10, 11}, {11, 12}, {12, 13}},
+     .wheels = {TOOLKIT_WHEELS("cufftw", "nvidia-cufft", "cufft")}},
+    {.name = "cusolverMg",
+     .title = "cusolverMg",
+     .major_rule = CL_MAJOR_KEPT,
+     .cuda_of_major = {{12, 13}},
+     .wheels = {TOOLKIT_WHEELS("cusolverMg", "nvidia-cusolver", "cusolver")}},
+    {SAME_AS_CUDA("nvblas", "nvblas", "nvidia-cublas", "cublas")},
+    {.name = "nvfatbin",
+     .title = "nvfatbin",
+     .major_rule = CL_MAJOR_IS_CUDA,
+     .wheels = {{"nvfatbin", 12, "nvidia-nvfatbin-cu12", "nvfatbin", 0, 0, 0},
+                {"nvfatbin", 13, "nvidia-nvfatbin", "cu13", 0, 0, 0}}},
+    /* NVVM keeps its own ABI major and its own folder in toolkits and
+     * conda (nvvm/lib64, nvvm/bin), and in nvcc's wheel on CUDA 12
+     * (nvidia/cuda_nvcc/nvvm); its own wheel on CUDA 13. */
+    {.name = "nvvm",
+     .title = "nvvm",
+     .major_rule = CL_MAJOR_KEPT,
+     .wheels = {{"nvvm", 12, "nvidia-cuda-nvcc-cu12", "cuda_nvcc", 0, 0, 0},
+                {"nvvm", 13, "nvidia-nvvm", "cu13", 0, 0, 0}},
+     .toolkit_folders = {{"nvvm/lib64", CL_NAMING_LINUX},
+                         /* CUDA 13 on Windows */
+                         {"nvvm/bin/x64", CL_NAMING_WINDOWS},
+                         {"nvvm/bin", CL_NAMING_WINDOWS},
+                         {"Library/nvvm/bin", CL_NAMING_WINDOWS}},
+     .package_folders = {{"nvidia/cuda_nvcc/nvvm/lib64", CL_NAMING_LINUX},
+                         {"nvidia/cuda_nvcc/nvvm/bin", CL_NAMING_WINDOWS}}},
+    {SAME_AS_CUDA("nvjpeg", "nvjpeg", "nvidia-nvjpeg", "nvjpeg")},
+    NPP_FAMILY("nppc"),
+    NPP_FAMILY("nppial"),
+    NPP_FAMILY("nppicc"),
+    NPP_FAMILY("nppidei"),
+    NPP_FAMILY("nppif"),
+    NPP_FAMILY("nppig"),
+    NPP_FAMILY("nppim"),
+    NPP_FAMILY("nppist"),
+    NPP_FAMILY("nppisu"),
+    NPP_FAMILY("nppitc"),
+    NPP_FAMILY("npps"),
+    {.name = "cufile",
+     .title = "cufile",
+     .major_rule = CL_MAJOR_KEPT,
+     .wheels = {{"cufile", 12, "nvidia-cufile-cu12", "cufile", 0, 0, 1},
+                {"cufile", 13, "nvidia-cufile", "cu13", 0, 0, 1}}},
+    /* No wheel: cuDLA comes with JetPack. */
+    {.name = "cudla", .title = "cudla", .major_rule = CL_MAJOR_KEPT},
+    /* Math libraries outside the toolkit keep -cuNN on CUDA 13 too; some
+     * keep a folder per CUDA major under their own. */
+    {OTHER("cublasmp", "nvidia-cublasmp", "cublasmp", 1),
+     .package_folders = {{"nvidia/cublasmp/cu13/lib", CL_NAMING_LINUX},
+                         {"nvidia/cublasmp/cu12/lib", CL_NAMING_LINUX}}},
+    {OTHER("cufftMp", "nvidia-cufftmp", "cufftmp", 1),
+     .cuda_of_major = {{11, 12}, {12, 13}},
+     .package_folders = {{"nvidia/cufftmp/cu13/lib", CL_NAMING_LINUX},
+                         {"nvidia/cufftmp/cu12/lib", CL_NAMING_LINUX}}},
+    {OTHER("cusolverMp", "nvidia-cusolvermp", "cu13", 1)},
+    {OTHER("mathdx", "nvidia-libmathdx", "cu13", 0)},
+    {OTHER("cudss", "nvidia-cudss", "cu13", 0)},
+    {OTHER("cusparseLt", "nvidia-cusparselt", "cusparselt", 0)},
+    /* cuTENSOR installs outside nvidia/ (cutensor/lib, cutensor/bin). */
+    {.name = "cutensor",
+     .title = "cutensor",
+     .major_rule = CL_MAJOR_KEPT,
+     .wheels = {{"cutensor", 11, "cutensor-cu11", "cutensor", 0, 0, 0},
+                OTHER_WHEELS("cutensor", "cutensor", "cutensor", 0)},
+     .package_folders = {{"cutensor/lib", CL_NAMING_LINUX},
+                         {"cutensor/bin", CL_NAMING_WINDOWS}}},
+    {OTHER("cutensorMg", "cutensor", "cutensor", 0),
+     .package_folders = {{"cutensor/lib", CL_NAMING_LINUX},
+                         {"cutensor/bin", CL_NAMING_WINDOWS}}},
+    {OTHER("cutensorMp", "cutensor", "cutensor", 1),
+     .package_folders = {{"cutensor/lib", CL_NAMING_LINUX}}},
+    CUQUANTUM("cudensitymat"),
+    CUQUANTUM("cupauliprop"),
+    CUQUANTUM("cutensornet"),
+    CUQUANTUM("custabilizer"),
+    CUQUANTUM("custatevec"),
+    {OTHER("nvshmem_host", "nvidia-nvshmem", "nvshmem", 1)},
+    /* No wheel: NVPL's FFTW comes with NVPL (aarch64 servers), in its own
+     * folder of Python packages. */
+    {.name = "nvpl_fftw",
+     .title = "nvpl_fftw",
+     .major_rule = CL_MAJOR_KEPT,
+     .package_folders = {{"nvpl/lib", CL_NAMING_LINUX}}},
+    /* The driver's libraries: libcuda, NVML, Jetson's DLA driver. */
+    {.name = "driver",
+     .title = "driver",
+     .is_driver = 1,
+     .major_rule = CL_MAJOR_KEPT},
 };
 /* clang-format on */
 
@@ -383,22 +600,94 @@ const cl_catalog_entry *cl_catalog_family_main(const char *family) {
   return NULL;
 }
 
-/* The first version of a family's ABI major shipped with a CUDA major
- * (NVIDIA's release notes and the wheels on the index: nvidia-cusparse-cu12
- * 12.0.0.76 to 12.5.10.65, nvidia-cusparse 12.6.3.3 on; nvidia-curand-cu11
- * 10.2.x, -cu12 10.3.x, nvidia-curand 10.4 on). In ascending order per
- * family. */
-typedef struct cuda_release {
-  const char *family;
-  int abi_major;
-  int minor_from; /* this minor of the ABI major and later */
-  int cuda_major;
-} cuda_release;
+const cl_catalog_family *cl_catalog_families(size_t *count) {
+  *count = sizeof families / sizeof families[0];
+  return families;
+}
 
-static const cuda_release cuda_releases[] = {
-    {"cusparse", 11, 0, 11}, {"cusparse", 12, 0, 12}, {"cusparse", 12, 6, 13},
-    {"curand", 10, 2, 11},   {"curand", 10, 3, 12},   {"curand", 10, 4, 13},
-};
+const cl_catalog_family *cl_catalog_family_find(const char *family) {
+  for (size_t i = 0; family && i < sizeof families / sizeof families[0]; ++i)
+    if (strcmp(families[i].name, family) == 0)
+      return &families[i];
+  return NULL;
+}
+
+const cl_catalog_family *cl_catalog_family_named(const char *name, size_t len) {
+  for (size_t i = 0; name && i < sizeof families / sizeof families[0]; ++i)
+    if (strlen(families[i].name) == len &&
+        cl_same_nocase(families[i].name, name, len))
+      return &families[i];
+  return NULL;
+}
+
+/* Each entry's family row by the entry's index, built once on first use by
+ * the first thread there (others meanwhile look the row up by name): the
+ * matcher asks it for every name it matches. */
+static atomic_int family_index_state; /* 0: not built, 1: building, 2 */
+static unsigned char family_index[sizeof catalog / sizeof catalog[0]];
+
+static void build_family_index(void) {
+  for (size_t e = 0; e < sizeof catalog / sizeof catalog[0]; ++e) {
+    const cl_catalog_family *f = cl_catalog_family_find(catalog[e].family);
+    family_index[e] = f ? (unsigned char)(f - families) : UCHAR_MAX;
+  }
+}
+
+const cl_catalog_family *cl_catalog_family_of(const cl_catalog_entry *entry) {
+  uintptr_t at = (uintptr_t)entry, first = (uintptr_t)catalog;
+  size_t e = (size_t)(at - first) / sizeof catalog[0];
+  if (!entry || at < first || e >= sizeof catalog / sizeof catalog[0])
+    return entry ? cl_catalog_family_find(entry->family) : NULL;
+  int state = atomic_load_explicit(&family_index_state, memory_order_acquire);
+  int expected = 0;
+  if (state == 0 && atomic_compare_exchange_strong_explicit(
+                        &family_index_state, &expected, 1, memory_order_acq_rel,
+                        memory_order_acquire)) {
+    build_family_index();
+    atomic_store_explicit(&family_index_state, 2, memory_order_release);
+    state = 2;
+  }
+  if (state != 2)
+    return cl_catalog_family_find(entry->family);
+  return family_index[e] == UCHAR_MAX ? NULL : &families[family_index[e]];
+}
+
+int cl_catalog_is_driver(const cl_catalog_entry *entry) {
+  const cl_catalog_family *f = cl_catalog_family_of(entry);
+  return f && f->is_driver;
+}
+
+const char *cl_catalog_family_title(const char *family) {
+  const cl_catalog_family *f = cl_catalog_family_find(family);
+  return f && f->title ? f->title : family;
+}
+
+const cl_catalog_family *cl_catalog_family_of_symbol(const char *name) {
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i)
+    for (const char *const *p = families[i].symbol_prefixes;
+         p < families[i].symbol_prefixes + 2 && *p; ++p)
+      if (strncmp(name, *p, strlen(*p)) == 0)
+        return &families[i];
+  return NULL;
+}
+
+static int starts_nocase(const char *name, size_t len, const char *prefix) {
+  size_t n = prefix ? strlen(prefix) : 0;
+  return n && len > n && cl_same_nocase(name, prefix, n);
+}
+
+const cl_catalog_family *cl_catalog_family_of_symbol_word(const char *name,
+                                                          size_t len) {
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; ++i) {
+    const cl_catalog_family *f = &families[i];
+    if (starts_nocase(name, len, f->internal_symbol_prefix))
+      return f;
+    for (size_t p = 0; p < 2 && f->symbol_prefixes[p]; ++p)
+      if (starts_nocase(name, len, f->symbol_prefixes[p]))
+        return f;
+  }
+  return NULL;
+}
 
 int cl_catalog_cuda_major_of_version(const cl_catalog_entry *entry,
                                      int abi_major, const char *version) {
@@ -406,22 +695,24 @@ int cl_catalog_cuda_major_of_version(const cl_catalog_entry *entry,
   if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 ||
       major != abi_major)
     return 0;
+  const cl_catalog_family *f = cl_catalog_family_of(entry);
   int cuda = 0;
-  for (size_t i = 0; i < sizeof cuda_releases / sizeof *cuda_releases; ++i) {
-    const cuda_release *r = &cuda_releases[i];
-    if (strcmp(r->family, entry->family) == 0 && r->abi_major == abi_major &&
-        minor >= r->minor_from)
+  for (const cl_cuda_release *r = f ? f->releases : NULL; r && r->abi_major;
+       ++r)
+    if (r->abi_major == abi_major && minor >= r->minor_from)
       cuda = r->cuda_major;
-  }
   return cuda;
 }
 
 int cl_catalog_cuda_major(const cl_catalog_entry *entry, int abi_major) {
-  for (const cl_cuda_of_major *m = entry->cuda_of_major; m->abi_major; ++m)
+  const cl_catalog_family *f = cl_catalog_family_of(entry);
+  if (!f)
+    return 0;
+  for (const cl_cuda_of_major *m = f->cuda_of_major; m->abi_major; ++m)
     if (m->abi_major == abi_major)
       return m->cuda_major;
   /* Year-based majors (CUPTI on Windows) are not CUDA majors. */
-  if (entry->same_as_cuda && abi_major < 100)
+  if (f->major_rule == CL_MAJOR_IS_CUDA && abi_major < 100)
     return abi_major;
   return 0;
 }
@@ -784,7 +1075,7 @@ int cl_catalog_match_unversioned(const char *name, cl_name_match *out) {
     const char *t = catalog[i].linux_names[0];
     /* "libX.so.%M%V": the same name up to the major. */
     if (!t || strncmp(t, name, len) != 0 || strcmp(t + len, ".%M%V") != 0 ||
-        strcmp(catalog[i].family, "driver") == 0)
+        cl_catalog_is_driver(&catalog[i]))
       continue;
     memset(out, 0, sizeof *out);
     out->entry = &catalog[i];

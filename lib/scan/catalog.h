@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * catalog.h - the naming conventions of CUDA libraries: one data table
- * (catalog.c) and the matcher that turns a file name into (library, major).
+ * catalog.h - what cudaload knows of NVIDIA's CUDA libraries, in two tables
+ * (catalog.c): one row per library (its file names, role, majors), read by
+ * the matcher that turns a file name into (library, major); and one row per
+ * family (cl_catalog_family: its title, the names its symbols start with,
+ * its wheels per CUDA major, its folders, its variable, whether it keeps its
+ * major across CUDA majors, whether it is the driver). Every stage asks
+ * these rows; adding a family is a row in each table and its test
+ * (tests/test_catalog.c walks every family row).
  */
 #ifndef CUDALOAD_CATALOG_H
 #define CUDALOAD_CATALOG_H
@@ -26,7 +32,7 @@ typedef struct cl_cuda_of_major {
 
 typedef struct cl_catalog_entry {
   const char *name;   /* "cudnn_ops_infer", "cublasLt" */
-  const char *family; /* "cudnn", "cublas" */
+  const char *family; /* "cudnn", "cublas": the name of its family's row */
   cl_role role;
   int min_major, max_major; /* ABI majors we recognise */
   /* Name templates, NULL-terminated. In a template, %M matches the ABI major
@@ -36,11 +42,6 @@ typedef struct cl_catalog_entry {
    * %Y a dotted year version (CUPTI on Windows: 2025.1.0). */
   const char *linux_names[3];
   const char *windows_names[3];
-  /* CUDA major per ABI major, terminated by {0, 0}. When the ABI major is not
-   * listed, the CUDA major is the ABI major itself if same_as_cuda is set,
-   * else unknown (0). */
-  int same_as_cuda;
-  cl_cuda_of_major cuda_of_major[4];
   /* Sub-libraries: 1 when a plan must find this one beside its main library
    * (cublasLt beside cublas; cuDNN's ops and graph), 0 when optional. */
   int required_beside_main;
@@ -81,6 +82,89 @@ typedef struct cl_catalog_entry {
    * libcufile.so.0 is 1.x), so a version is not checked against them. */
   int version_apart_from_abi;
 } cl_catalog_entry;
+
+/* One wheel: the PyPI distribution that ships a family's libraries for one
+ * CUDA major, and the folder under site-packages/nvidia it installs them to
+ * (catalog_wheels.h asks the rows). */
+typedef struct cl_catalog_wheel {
+  const char *family; /* the row's name (the row's macros write it) */
+  int cuda_major;
+  const char *package;
+  const char *folder;   /* site-packages/nvidia/<folder>/lib (Windows: bin) */
+  int min_abi, max_abi; /* the library majors it ships; 0: any */
+  int linux_only;
+} cl_catalog_wheel;
+
+/* A folder below a root where a family's libraries live and the layouts'
+ * own folders (lib64, bin, nvidia/<wheel>/lib, ...) do not reach
+ * (layouts.c visits them, in row order, each folder once). */
+typedef struct cl_family_folder {
+  const char *relative; /* '/' between components */
+  int naming;           /* the cl_naming it matters for; 0: both */
+} cl_family_folder;
+
+/* The first release of a kept ABI major that shipped with a CUDA major
+ * (nvidia-cusparse-cu12 12.0 to 12.5, nvidia-cusparse 12.6 on). */
+typedef struct cl_cuda_release {
+  int abi_major;
+  int minor_from; /* this minor of the ABI major and later */
+  int cuda_major;
+} cl_cuda_release;
+
+/* Whether a family keeps its major across CUDA majors. A row must say
+ * (0 is no answer: tests/test_catalog.c fails on it). */
+typedef enum cl_major_rule {
+  /* Its ABI major is the CUDA major (cuBLAS 12 is CUDA 12's). */
+  CL_MAJOR_IS_CUDA = 1,
+  /* It keeps a major of its own (cuDNN 9 ships for CUDA 11, 12 and 13,
+   * cuFFT 11 is CUDA 12's): cuda_of_major and releases tell the CUDA
+   * major where NVIDIA's releases do, else the name does not. */
+  CL_MAJOR_KEPT = 2
+} cl_major_rule;
+
+/* The room in a family row for wheels and folders (a list shorter than
+ * its room ends at a NULL package or folder). */
+#define CL_FAMILY_WHEELS 4
+#define CL_FAMILY_TOOLKIT_FOLDERS 5
+#define CL_FAMILY_PACKAGE_FOLDERS 3
+
+/* One family: every fact the stages need about it, so that adding a family
+ * is this row (beside its libraries' entries) and its test. */
+typedef struct cl_catalog_family {
+  const char *name;  /* "cudnn": the family of its libraries' entries */
+  const char *title; /* "cuDNN": as its documentation spells it, for the
+                        plan's reasons and warnings */
+  /* 1 for the NVIDIA driver's libraries (libcuda, NVML): installed with the
+   * driver, never required, planned or fixed by a pip line; the probe's
+   * concern. Exactly one row. */
+  int is_driver;
+  cl_major_rule major_rule;
+  /* CUDA major per ABI major, terminated by {0, 0}. An ABI major not
+   * listed is its own CUDA major under CL_MAJOR_IS_CUDA, else unknown (0). */
+  cl_cuda_of_major cuda_of_major[4];
+  /* A kept ABI major's CUDA major by its version, in ascending order,
+   * terminated by {0, 0, 0} (cl_catalog_cuda_major_of_version). */
+  cl_cuda_release releases[4];
+  /* What the names of its API's symbols start with, letter for letter
+   * ("cudnn": cudnnCreate; "cuda" for the runtime's cudaMalloc); NULL-
+   * terminated, none for a family whose symbols are not told apart. */
+  const char *symbol_prefixes[2];
+  /* The prefix its header maps the API's names to (nvJitLink.h:
+   * __nvJitLinkCreate_12_4), which a message may quote; NULL for none. */
+  const char *internal_symbol_prefix;
+  /* The variable that names the folder of its libraries when it ships
+   * apart from the toolkit (CUDNN_PATH: frameworks read it); a default
+   * root, and what a fix line says to set. NULL: the toolkit's, CUDA_PATH. */
+  const char *path_variable;
+  /* Its wheels, one per CUDA major (and ABI range), in ascending CUDA
+   * major; terminated by a NULL package. None: no wheel ships it. */
+  cl_catalog_wheel wheels[CL_FAMILY_WHEELS];
+  /* Folders of a toolkit or conda prefix (nvvm/lib64), then of a folder of
+   * Python packages (cutensor/lib), that hold its libraries: NULL-
+   * terminated. */
+  cl_family_folder toolkit_folders[CL_FAMILY_TOOLKIT_FOLDERS];
+  cl_family_folder package_folders[CL_FAMILY_PACKAGE_FOLDERS];
+} cl_catalog_family;
 
 typedef struct cl_catalog_match {
   const cl_catalog_entry *entry;
@@ -166,7 +250,42 @@ const cl_catalog_entry *cl_catalog_entries(size_t *count);
 const cl_catalog_entry *cl_catalog_find(const char *name);
 
 /* The main library of a family ("cudnn" for cudnn_ops_infer's), the one a
- * requirement names; NULL for no family the catalog knows. */
+ * requirement names; NULL for no family the catalog knows. The only
+ * answer to "the main library of a family". */
 const cl_catalog_entry *cl_catalog_family_main(const char *family);
+
+/* The family rows, in table order (which matters where two rows share a
+ * wheel or a folder: the first answers). */
+const cl_catalog_family *cl_catalog_families(size_t *count);
+
+/* The row of this family name ("cudnn"), or NULL. */
+const cl_catalog_family *cl_catalog_family_find(const char *family);
+
+/* The row whose name is name[0..len) in any letter case ("cuDNN",
+ * "NVJITLINK"), or NULL. */
+const cl_catalog_family *cl_catalog_family_named(const char *name, size_t len);
+
+/* The row of a catalog entry's family; every entry has one (the catalog's
+ * test walks them). */
+const cl_catalog_family *cl_catalog_family_of(const cl_catalog_entry *entry);
+
+/* 1 when entry is one of the NVIDIA driver's libraries (its row's
+ * is_driver): the one way a stage asks. */
+int cl_catalog_is_driver(const cl_catalog_entry *entry);
+
+/* A family as its documentation spells it ("cuDNN"); the name itself for
+ * a family the catalog does not know. */
+const char *cl_catalog_family_title(const char *family);
+
+/* The family whose API a binary's symbol belongs to, by its rows'
+ * symbol_prefixes, letter for letter ("cudnnCreate": cuDNN's); NULL for
+ * none. */
+const cl_catalog_family *cl_catalog_family_of_symbol(const char *name);
+
+/* The family a symbol quoted in a message belongs to: name[0..len), longer
+ * than the prefix, in any letter case, the internal prefixes too
+ * ("__nvjitlinkcreate_12_4"); NULL for none. */
+const cl_catalog_family *cl_catalog_family_of_symbol_word(const char *name,
+                                                          size_t len);
 
 #endif

@@ -1,37 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * catalog_wheels.h - the catalog's wheels: which PyPI distribution ships a
- * family's libraries for one CUDA major, and where it puts them
- * (catalog_wheels.c). Keyed by family and CUDA major rather than by library
- * name, so a table beside catalog.c's, not a column of it.
+ * family's libraries for one CUDA major, and where it puts them. The wheels
+ * are a column of each family's row (cl_catalog_family in catalog.h);
+ * catalog_wheels.c answers the questions asked of them.
  */
 #ifndef CUDALOAD_CATALOG_WHEELS_H
 #define CUDALOAD_CATALOG_WHEELS_H
 
 #include "scan/catalog.h"
 
-typedef struct cl_catalog_wheel {
-  const char *family;
-  int cuda_major;
-  const char *package;
-  const char *folder;   /* site-packages/nvidia/<folder>/lib (Windows: bin) */
-  int min_abi, max_abi; /* the library majors it ships; 0: any */
-  int linux_only;
-} cl_catalog_wheel;
-
 /* The wheel of family for CUDA major cuda that ships ABI major abi (0: any)
  * for naming's platform, or NULL. */
 const cl_catalog_wheel *cl_catalog_wheel_find(const char *family, int cuda,
                                               long abi, cl_naming naming);
 
-/* Calls fn for every wheel of the table (scripts/acceptance asks the
- * index whether each exists). */
+/* Calls fn for every wheel of every family row, in row order
+ * (scripts/acceptance asks the index whether each exists). */
 void cl_catalog_wheels_each(void (*fn)(const char *family, int cuda_major,
                                        const char *package, void *opaque),
                             void *opaque);
 
 /* The variable that names the folder of a family's libraries, for fix
- * lines: CUDNN_PATH for cuDNN, CUDA_PATH otherwise. */
+ * lines: its row's path_variable (CUDNN_PATH for cuDNN), else the
+ * toolkit's, CUDA_PATH. */
 const char *cl_catalog_path_variable(const char *family);
 
 /* The wheel of a PyPI distribution name ("nvidia-cudnn-cu12",

@@ -197,3 +197,64 @@ void cl_environment_roots(cl_root_visitor visit, void *opaque) {
   visit_variable("CONDA_PREFIX", visit, opaque);
   python_on_path(visit, opaque);
 }
+
+/* The interpreter in an environment's prefix, or NULL. */
+static char *prefix_interpreter(const char *prefix) {
+  static const char *const linux_names[] = {"bin/python3", "bin/python"};
+  static const char *const windows_names[] = {"Scripts/python.exe",
+                                              "python.exe"};
+  int windows = cl_os_host_target() == CUDALOAD_TARGET_WINDOWS;
+  const char *const *names = windows ? windows_names : linux_names;
+  for (size_t i = 0; i < 2; ++i) {
+    char *path = cl_path_join(prefix, names[i]);
+    if (windows && path)
+      for (char *p = path; *p; ++p)
+        if (*p == '/')
+          *p = CL_DIR_SEP;
+    if (path && cl_os_stat_kind(path, NULL) == CL_KIND_REGULAR)
+      return path;
+    free(path);
+  }
+  return NULL;
+}
+
+/* The prefix a site-packages folder lies in: lib/python3.X/site-packages
+ * (Lib/site-packages on Windows) under it; NULL when it is no such folder. */
+static char *prefix_of_site(const char *folder) {
+  if (strcmp(cl_path_basename(folder), "site-packages") != 0 &&
+      strcmp(cl_path_basename(folder), "dist-packages") != 0)
+    return NULL;
+  char *up = cl_path_dirname(folder); /* lib/python3.X, or Lib */
+  char *prefix = up ? cl_path_dirname(up) : NULL;
+  if (prefix && strncmp(cl_path_basename(up), "python", 6) == 0) {
+    char *lib = prefix;
+    prefix = cl_path_dirname(lib); /* past lib/ */
+    free(lib);
+  }
+  free(up);
+  return prefix;
+}
+
+char *cl_environment_interpreter(const char *folder) {
+  char *saved = cl_save_error();
+  char *found = NULL;
+  if (folder) {
+    found = prefix_interpreter(folder);
+    char *prefix = found ? NULL : prefix_of_site(folder);
+    if (prefix)
+      found = prefix_interpreter(prefix);
+    free(prefix);
+  } else {
+    static const char *const variables[] = {"VIRTUAL_ENV", "CONDA_PREFIX"};
+    for (size_t i = 0; i < 2 && !found; ++i) {
+      char *value = cl_os_getenv(variables[i]);
+      if (value && *value && cl_os_path_is_absolute(value))
+        found = prefix_interpreter(value);
+      free(value);
+    }
+    if (!found)
+      found = cl_python_on_path();
+  }
+  cl_restore_error(saved);
+  return found;
+}

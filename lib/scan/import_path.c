@@ -21,6 +21,7 @@
 #include "common/error.h"
 #include "common/strutil.h"
 #include "os/platform.h"
+#include "scan/python_pth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +42,11 @@ static int is_directory(const char *path) {
   return path && cl_os_stat_kind(path, NULL) == CL_KIND_DIRECTORY;
 }
 
-/* Whether the path holds the folder already, by its spelling or by what
- * it is (a venv's lib64 is a link to its lib: one folder, as site.py,
- * whose getsitepackages() names only one, imports from it once). */
-static int known(const cl_import_path *p, const char *path) {
+/* The folder of the path that is path already, by its spelling or by
+ * what it is (a venv's lib64 is a link to its lib: one folder, as site.py,
+ * whose getsitepackages() names only one, imports from it once), or
+ * NULL. */
+static cl_import_folder *known(cl_import_path *p, const char *path) {
   cl_file_identity id, other;
   int have_id = cl_os_file_identity(path, &id) == 1;
   for (size_t i = 0; i < p->count; ++i)
@@ -52,17 +54,29 @@ static int known(const cl_import_path *p, const char *path) {
                         strlen(path)) ||
         (have_id && cl_os_file_identity(p->folders[i].path, &other) == 1 &&
          other.device == id.device && other.inode == id.inode))
-      return 1;
-  return 0;
+      return &p->folders[i];
+  return NULL;
 }
 
 static void read_pth_files(cl_import_path *p, const char *site);
 
-/* Append a folder that exists, once; a site folder's .pth files after it. */
+/* Append a folder that exists, once; a site folder's .pth files after it.
+ * A site folder on the path already (a ._pth file lists
+ * Lib\site-packages) stays where it is and becomes a site folder, its
+ * .pth files read, as site.addsitedir() does. */
 static void add_folder(cl_import_path *p, const char *path, const char *origin,
                        const char *pth, int site) {
-  if (p->failed || !is_directory(path) || known(p, path) ||
-      p->count >= FOLDERS_MAX)
+  if (p->failed || !is_directory(path))
+    return;
+  cl_import_folder *there = known(p, path);
+  if (there) {
+    if (site && !there->site) {
+      there->site = 1;
+      read_pth_files(p, path); /* may move the folders: there is done */
+    }
+    return;
+  }
+  if (p->count >= FOLDERS_MAX)
     return;
   if (cl_reserve((void **)&p->folders, &p->capacity, p->count + 1,
                  sizeof *p->folders)) {
@@ -271,9 +285,11 @@ static void prefix_sites(cl_import_path *p, const char *prefix,
 
 /* The user site (site.py's getusersitepackages()): off when
  * PYTHONNOUSERSITE is set (cl_os_getenv answers nothing to a setuid
- * process, where site.py turns it off too). */
-static void user_site(cl_import_path *p) {
-  char *off = cl_os_getenv("PYTHONNOUSERSITE");
+ * process, where site.py turns it off too), unless the interpreter reads
+ * no PYTHON* variables (isolated: `variables` 0). PYTHONUSERBASE is
+ * site.py's own read of os.environ, which it makes either way. */
+static void user_site(cl_import_path *p, int variables) {
+  char *off = variables ? cl_os_getenv("PYTHONNOUSERSITE") : NULL;
   int disabled = off && *off;
   free(off);
   char xy[16];
@@ -407,7 +423,7 @@ static void add_venv(cl_import_path *p, const char *root, const char *cfg,
   prefix_sites(p, root, origin);
   char xy[16];
   if (c.system_site) {
-    user_site(p);
+    user_site(p, 1);
     if (c.home && cl_os_path_is_absolute(c.home) &&
         major_minor(p->python_version, xy, sizeof xy)) {
       char *prefix = base_prefix(c.home, xy);
@@ -497,6 +513,59 @@ static void version_from_name(cl_import_path *p, const char *program) {
   free(real);
 }
 
+/* Drop the folders PYTHONPATH put first: an interpreter that reads no
+ * variables does not see them. */
+static void drop_pythonpath(cl_import_path *p) {
+  size_t kept = 0;
+  for (size_t i = 0; i < p->count; ++i) {
+    cl_import_folder *f = &p->folders[i];
+    if (!strcmp(f->origin, CL_IMPORT_PYTHONPATH)) {
+      free(f->path);
+      free(f->pth);
+    } else {
+      p->folders[kept++] = *f;
+    }
+  }
+  p->count = kept;
+}
+
+/* A CPython whose ._pth file fixes its import path (python_pth.h): the
+ * folders the file lists, in its order, and nothing from PYTHONPATH (the
+ * file puts it in isolated mode); with "import site", what site.main()
+ * adds after them: the user site (CPython before 3.15 still added it,
+ * python/cpython#120037), then each site folder of the prefix (on
+ * Windows the prefix itself and its Lib\site-packages) with its .pth
+ * files. Returns 0 when no ._pth file governs the interpreter. */
+static int add_pth_interpreter(cl_import_path *p, const char *program) {
+  cl_python_pth pth;
+  int rc = cl_python_pth_read(program, &pth);
+  if (rc < 0)
+    p->failed = 1;
+  if (rc <= 0)
+    return rc < 0;
+  drop_pythonpath(p);
+  if (!p->python_version[0])
+    snprintf(p->python_version, sizeof p->python_version, "%s", pth.version);
+  for (size_t i = 0; i < pth.count && !p->failed; ++i) {
+    /* getpath takes each as abspath(join(its folder, line)). */
+    lexical_normal(pth.folders[i]);
+    add_folder(p, pth.folders[i], CL_IMPORT_PTH_FILE, pth.file, 0);
+  }
+  if (pth.site) {
+    unsigned major = 0, minor = 0;
+    if (sscanf(p->python_version, "%u.%u", &major, &minor) == 2 &&
+        (major < 3 || (major == 3 && minor < 15)))
+      user_site(p, 0);
+    /* site.addsitedir(prefix): on the path already when the file lists
+     * ".", its .pth files read either way. */
+    add_folder(p, pth.prefix, CL_IMPORT_SITE, NULL, 0);
+    read_pth_files(p, pth.prefix);
+    prefix_sites(p, pth.prefix, CL_IMPORT_SITE);
+  }
+  cl_python_pth_free(&pth);
+  return 1;
+}
+
 void cl_import_path_of_interpreter(const char *program, cl_import_path *out) {
   cl_import_path_init(out);
   cl_import_path_add_interpreter(out, program);
@@ -512,6 +581,8 @@ void cl_import_path_add_interpreter(cl_import_path *out, const char *program) {
     cfg = venv_config_of(root);
   if (cfg && root) {
     add_venv(out, root, cfg, CL_IMPORT_VENV_SITE);
+  } else if (windows_layout() && add_pth_interpreter(out, program)) {
+    /* Its ._pth file is its whole import path. */
   } else if (bin && root) {
     /* No venv: its prefix is where its real file lies (/usr/bin/python3
      * -> /usr), a Windows installation's is its own folder. */
@@ -525,7 +596,7 @@ void cl_import_path_add_interpreter(cl_import_path *out, const char *program) {
                                       : cl_path_dirname(real_bin);
     if (prefix) {
       version_from_prefix(out, prefix);
-      user_site(out);
+      user_site(out, 1);
       prefix_sites(out, prefix, CL_IMPORT_SITE);
     }
     free(prefix);

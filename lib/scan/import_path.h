@@ -7,7 +7,10 @@
  * or one folder up), then, where include-system-site-packages is true,
  * the user site and the base interpreter's site-packages (PEP 405); an
  * interpreter of no venv: the user site, then its prefix's site folders;
- * and the folders each site folder's .pth files name. A .pth line that
+ * and the folders each site folder's .pth files name. A Windows CPython
+ * with a ._pth file (the embeddable distribution, python_pth.h) imports
+ * from what that file lists instead, and from site's folders only when it
+ * says "import site". A .pth line that
  * runs code ("import ...") is never run: it is counted, not followed.
  * The variables read (PYTHONPATH, PYTHONNOUSERSITE, PYTHONUSERBASE, HOME,
  * APPDATA) are this process's: the program started from here sees the
@@ -28,6 +31,7 @@
   "include-system-site-packages = true)"
 #define CL_IMPORT_USER_SITE "the user site"
 #define CL_IMPORT_PTH "a .pth file"
+#define CL_IMPORT_PTH_FILE "the interpreter's ._pth file"
 #define CL_IMPORT_GIVEN "an environment folder given"
 
 typedef struct cl_import_folder {

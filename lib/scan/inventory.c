@@ -13,6 +13,7 @@
 #include "scan/layouts.h"
 #include "scan/ldcache.h"
 #include "os/platform.h"
+#include "scan/recorded_roots.h"
 #include "scan/roots.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
@@ -159,6 +160,7 @@ static void inventory_clear(cl_inventory *inv) {
   for (size_t i = 0; i < inv->root_count; ++i) {
     free(inv->roots[i].path);
     free(inv->roots[i].detail);
+    free(inv->roots[i].record);
     free(inv->roots[i].fix);
   }
   inv->root_count = 0;
@@ -250,6 +252,7 @@ static int add_scanned_root(cl_inventory *inv, const char *path,
   r->status = CUDALOAD_OK;
   r->detail = NULL;
   r->fix = NULL;
+  r->record = NULL;
   *index = inv->root_count++;
   return CUDALOAD_OK;
 }
@@ -1647,6 +1650,45 @@ static char *root_key(const char *path, int *resolved) {
   return key;
 }
 
+static void add_root(scanner *s, const char *path, const char *origin);
+
+/* A folder an environment's record names becomes a root of its tier; a
+ * record that cannot be used is listed among the roots with why, as a
+ * root that cannot be read is, so that reports and the doctor say it. */
+static void add_recorded_root(const char *record, const char *folder,
+                              int status, const char *detail, void *opaque) {
+  scanner *s = opaque;
+  if (s->status)
+    return;
+  cl_inventory *inv = s->ctx->inventory;
+  size_t before = inv->root_count, index;
+  if (folder) {
+    add_root(s, folder, CL_ORIGIN_RECORDED);
+    if (inv->root_count == before || s->status)
+      return; /* a root already, by another way: it keeps that one */
+    /* The first of the roots it added is this folder (its own records are
+     * not followed). */
+    index = before;
+  } else {
+    /* Not a folder: no key of the root indexes, but a slot of root_keys,
+     * which has one per root. */
+    if (cl_reserve((void **)&s->root_keys, &s->root_keys_capacity,
+                   inv->root_count + 1, sizeof(char *)) ||
+        add_scanned_root(inv, record, CL_ORIGIN_RECORDED, &index)) {
+      out_of_memory(s);
+      return;
+    }
+    s->root_keys[index] = NULL;
+    inv->roots[index].status = status;
+    if (!(inv->roots[index].detail = cl_strdup(detail))) {
+      out_of_memory(s);
+      return;
+    }
+  }
+  if (!(inv->roots[index].record = cl_strdup(record)))
+    out_of_memory(s);
+}
+
 /* Search a root, unless the same real folder is a root already: then it
  * keeps its first position and origin, and is neither listed nor searched
  * again (5,000 --root arguments naming one folder are one root). The
@@ -1689,6 +1731,14 @@ static void add_root(scanner *s, const char *path, const char *origin) {
     note_known_real(version_cache_of(s->ctx),
                     s->ctx->inventory->roots[index].path, key);
   scan_root(s, index);
+  /* An environment's own record of folders beside it (scan/
+   * recorded_roots.h) follows it, of its tier. */
+  if (cl_origin_tier(origin) == CL_TIER_ENVIRONMENT &&
+      strcmp(origin, CL_ORIGIN_RECORDED) != 0 &&
+      s->ctx->inventory->roots[index].status == CUDALOAD_OK)
+    cl_recorded_roots_of(s->ctx->inventory->roots[index].path,
+                         (s->ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0,
+                         add_recorded_root, s);
 }
 
 static void add_default_root(const char *path, const char *origin,

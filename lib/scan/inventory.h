@@ -21,6 +21,10 @@ typedef struct cl_root {
   char *detail;       /* CUDALOAD_E_INSECURE: which folder, who can write */
   char *fix;          /* CUDALOAD_E_INSECURE: the command that makes what
                          detail names private (cl_os_private_fix) */
+  /* CL_ORIGIN_RECORDED: the environment's cudaload.roots that names this
+   * folder, or, for a record the scan could not use (path is then the
+   * record itself, status why and detail the reason), the record. */
+  char *record;
 } cl_root;
 
 /* A library file, or a folder of libraries, the scan refused because other

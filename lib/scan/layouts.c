@@ -23,29 +23,20 @@ static const fixed_folder toolkit_folders[] = {
     {"bin/x86_64", CL_NAMING_WINDOWS},
     {"bin/arm64", CL_NAMING_WINDOWS},   /* CUDA 13.4 on Windows ARM64 */
     {"Library/bin", CL_NAMING_WINDOWS}, /* conda on Windows */
-    /* NVVM keeps its own folder in toolkits and conda. */
-    {"nvvm/lib64", CL_NAMING_LINUX},
-    {"nvvm/bin/x64", CL_NAMING_WINDOWS}, /* CUDA 13 on Windows */
-    {"nvvm/bin", CL_NAMING_WINDOWS},
-    {"Library/nvvm/bin", CL_NAMING_WINDOWS},
+    /* Then the folders of a family of its own (NVVM's nvvm/lib64): the
+     * catalog rows' toolkit_folders. */
 };
 
-static const fixed_folder package_folders[] = {
+/* The folders NVIDIA's CUDA 13 wheels share, before the families' own
+ * (the catalog rows' package_folders: nvidia/cuda_nvcc/nvvm/lib64,
+ * cutensor/lib, cuquantum/lib, ...). */
+static const fixed_folder wheel_folders[] = {
     {"nvidia/cu13/bin/x86_64", CL_NAMING_WINDOWS}, /* CUDA 13 wheels */
     {"nvidia/cu13/bin/arm64", CL_NAMING_WINDOWS},
-    /* NVVM in the CUDA 12 wheel of nvcc. */
-    {"nvidia/cuda_nvcc/nvvm/lib64", CL_NAMING_LINUX},
-    {"nvidia/cuda_nvcc/nvvm/bin", CL_NAMING_WINDOWS},
-    /* Wheels with one folder per CUDA major under their own. */
-    {"nvidia/cublasmp/cu13/lib", CL_NAMING_LINUX},
-    {"nvidia/cublasmp/cu12/lib", CL_NAMING_LINUX},
-    {"nvidia/cufftmp/cu13/lib", CL_NAMING_LINUX},
-    {"nvidia/cufftmp/cu12/lib", CL_NAMING_LINUX},
-    /* cuTENSOR, cuQuantum and NVPL keep their libraries outside nvidia/. */
-    {"cutensor/lib", CL_NAMING_LINUX},
-    {"cutensor/bin", CL_NAMING_WINDOWS},
-    {"cuquantum/lib", CL_NAMING_LINUX},
-    {"nvpl/lib", CL_NAMING_LINUX},
+};
+
+/* After the families' folders: the packages that bundle CUDA libraries. */
+static const fixed_folder package_folders[] = {
     {"torch/lib", 0},
     {"ctranslate2", 0},
     /* auditwheel's bundled copies (a renamed cuDNN 8 shim among them). Only
@@ -54,6 +45,9 @@ static const fixed_folder package_folders[] = {
     {"ctranslate2.libs", CL_NAMING_LINUX},
     {"onnxruntime/capi", 0},
 };
+
+const char *const cl_layout_python_versions[] = {
+    "3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14", "3.15", NULL};
 
 typedef struct walk {
   cl_naming naming;
@@ -175,6 +169,49 @@ static int applies(const fixed_folder *f, cl_naming naming) {
   return f->naming == 0 || f->naming == (int)naming;
 }
 
+static size_t room(int toolkit) {
+  return toolkit ? CL_FAMILY_TOOLKIT_FOLDERS : CL_FAMILY_PACKAGE_FOLDERS;
+}
+
+/* Whether an earlier family row, or an earlier folder of this one, has
+ * the same folder: each is visited once (cuQuantum's five libraries share
+ * cuquantum/lib). */
+static int listed_before(const cl_catalog_family *rows, size_t row,
+                         size_t folder, int toolkit) {
+  const cl_family_folder *f = toolkit ? &rows[row].toolkit_folders[folder]
+                                      : &rows[row].package_folders[folder];
+  for (size_t i = 0; i <= row; ++i) {
+    const cl_family_folder *list =
+        toolkit ? rows[i].toolkit_folders : rows[i].package_folders;
+    size_t end = i < row ? room(toolkit) : folder;
+    for (size_t k = 0; k < end && list[k].relative; ++k)
+      if (list[k].naming == f->naming &&
+          strcmp(list[k].relative, f->relative) == 0)
+        return 1;
+  }
+  return 0;
+}
+
+/* Visit the families' own folders of a toolkit (toolkit 1) or of a folder
+ * of Python packages, in row order; skip_nvidia: not those below nvidia/,
+ * which the root does not have. */
+static void visit_family_folders(walk *w, const char *root, int toolkit,
+                                 int skip_nvidia) {
+  size_t count;
+  const cl_catalog_family *rows = cl_catalog_families(&count);
+  for (size_t i = 0; i < count && !w->stopped; ++i) {
+    const cl_family_folder *list =
+        toolkit ? rows[i].toolkit_folders : rows[i].package_folders;
+    for (size_t k = 0; k < room(toolkit) && list[k].relative && !w->stopped;
+         ++k) {
+      fixed_folder f = {list[k].relative, list[k].naming};
+      if (applies(&f, w->naming) && !listed_before(rows, i, k, toolkit) &&
+          !(skip_nvidia && strncmp(f.relative, "nvidia/", 7) == 0))
+        visit_relative(w, root, f.relative);
+    }
+  }
+}
+
 /* A site-packages folder holds packages, never libraries, and can hold
  * thousands of entries: listing it would make a scan's cost grow with the
  * number of unrelated packages. Known by its name only: a folder that holds
@@ -215,6 +252,8 @@ static void walk_root(walk *w, const char *root, int nested) {
       if (strcmp(toolkit_folders[i].relative, "lib") == 0)
         visit_each_child(w, root, "targets", any_name, "lib");
     }
+  if (!site_packages && !w->stopped)
+    visit_family_folders(w, root, 1, 0);
   if (w->naming == CL_NAMING_WINDOWS && !w->stopped && !site_packages)
     visit_each_child(w, root, "bin", cuda_version_name, NULL);
   /* NVIDIA's wheels: nvidia/<package>/lib (Linux) or /bin (Windows);
@@ -225,6 +264,10 @@ static void walk_root(walk *w, const char *root, int nested) {
   if (!w->stopped && !no_nvidia)
     visit_each_child(w, root, "nvidia", any_name,
                      w->naming == CL_NAMING_LINUX ? "lib" : "bin");
+  for (size_t i = 0; i < sizeof wheel_folders / sizeof *wheel_folders; ++i)
+    if (applies(&wheel_folders[i], w->naming) && !w->stopped && !no_nvidia)
+      visit_relative(w, root, wheel_folders[i].relative);
+  visit_family_folders(w, root, 0, no_nvidia);
   for (size_t i = 0; i < sizeof package_folders / sizeof *package_folders; ++i)
     if (applies(&package_folders[i], w->naming) && !w->stopped &&
         !(no_nvidia && strncmp(package_folders[i].relative, "nvidia/", 7) == 0))
@@ -234,13 +277,10 @@ static void walk_root(walk *w, const char *root, int nested) {
   /* A venv or conda prefix holds a site-packages folder: search it as a
    * site-packages root. Probing names is cheaper than listing lib/, which
    * in a conda prefix holds thousands of files. */
-  static const char *const python_versions[] = {"3.8",  "3.9",  "3.10", "3.11",
-                                                "3.12", "3.13", "3.14", "3.15"};
-  for (size_t i = 0; i < sizeof python_versions / sizeof *python_versions;
-       ++i) {
+  for (size_t i = 0; cl_layout_python_versions[i]; ++i) {
     char rel[64];
     strcpy(rel, "lib/python");
-    strcat(rel, python_versions[i]);
+    strcat(rel, cl_layout_python_versions[i]);
     strcat(rel, "/site-packages");
     if (known_absent(w, root, rel))
       continue;

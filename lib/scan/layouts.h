@@ -40,6 +40,11 @@ typedef int (*cl_folder_stamper)(const char *folder, cl_file_stamp *stamp,
  * of Python packages (named site-packages), which it never lists. */
 int cl_layout_visits_root(const char *root);
 
+/* The Python versions whose lib/pythonX.Y/site-packages a venv or conda
+ * prefix is looked into for ("3.8" ... ), NULL-terminated: probed by name,
+ * since listing a conda prefix's lib/ costs thousands of entries. */
+extern const char *const cl_layout_python_versions[];
+
 int cl_layout_folders(const char *root, cl_naming naming,
                       cl_folder_visitor visit, cl_name_absent absent,
                       cl_folder_stamper stamp, void *opaque);

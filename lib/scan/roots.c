@@ -35,10 +35,14 @@ static void visit_versioned_cuda_path(const char *name, const char *value,
 }
 
 /* The variables that point at one CUDA or cuDNN install, in the order the
- * issue tracker's users expect them to win: cuDNN's own, then the
- * toolkit's. */
+ * issue tracker's users expect them to win: a family's own (the catalog
+ * rows' path_variable: CUDNN_PATH), then the toolkit's. */
 static void variable_roots(cl_root_visitor visit, void *opaque) {
-  visit_env("CUDNN_PATH", visit, opaque);
+  size_t count;
+  const cl_catalog_family *rows = cl_catalog_families(&count);
+  for (size_t i = 0; i < count; ++i)
+    if (rows[i].path_variable)
+      visit_env(rows[i].path_variable, visit, opaque);
   visit_env("CUDA_PATH", visit, opaque);
   env_root_walk w = {visit, opaque};
   cl_os_env_each_with_prefix("CUDA_PATH_V", visit_versioned_cuda_path, &w);
@@ -165,7 +169,8 @@ static const struct {
     {"VIRTUAL_ENV", CL_TIER_ENVIRONMENT},
     {"CONDA_PREFIX", CL_TIER_ENVIRONMENT},
     {CL_ORIGIN_PYTHON_ON_PATH, CL_TIER_ENVIRONMENT},
-    {"CUDNN_PATH", CL_TIER_VARIABLE},
+    {CL_ORIGIN_RECORDED, CL_TIER_ENVIRONMENT},
+    /* and a family's own variable (CUDNN_PATH), below */
     {"CUDA_PATH", CL_TIER_VARIABLE},
     {"CUDA_PATH_V*", CL_TIER_VARIABLE},
     {"CUDA_HOME", CL_TIER_VARIABLE},
@@ -178,6 +183,11 @@ cl_root_tier cl_origin_tier(const char *origin) {
        ++i)
     if (strcmp(origin, origin_tiers[i].origin) == 0)
       return origin_tiers[i].tier;
+  size_t count;
+  const cl_catalog_family *rows = cl_catalog_families(&count);
+  for (size_t i = 0; origin && i < count; ++i)
+    if (rows[i].path_variable && strcmp(origin, rows[i].path_variable) == 0)
+      return CL_TIER_VARIABLE;
   return CL_TIER_SYSTEM;
 }
 

@@ -24,6 +24,9 @@
 #define CL_ORIGIN_INTERPRETER "interpreter"
 #define CL_ORIGIN_PYTHON_ON_PATH "python3 on PATH"
 #define CL_ORIGIN_NEARBY "near the current folder"
+/* A folder an environment's cudaload.roots names (scan/recorded_roots.h):
+ * the environment's own, so of its tier. */
+#define CL_ORIGIN_RECORDED "cudaload.roots"
 /* A folder the loader searches for a program's own needs (its RUNPATH,
  * $ORIGIN, LD_LIBRARY_PATH): the system tier, searched last. */
 #define CL_ORIGIN_PROGRAM "the program's own search"
@@ -59,6 +62,14 @@ void cl_environment_roots(cl_root_visitor visit, void *opaque);
  * the first in PATH's absolute folders, malloc'ed; NULL when there is
  * none. */
 char *cl_python_on_path(void);
+/* The interpreter that runs the programs of an environment, for a command
+ * a user can type (environment.c): folder a venv or conda prefix (its
+ * bin/python3 or bin/python; Windows: Scripts\python.exe or python.exe), a
+ * site-packages folder (the interpreter of the prefix it lies in), or NULL
+ * for the active environment (VIRTUAL_ENV, CONDA_PREFIX, else the python3
+ * first on PATH). Malloc'ed absolute path of a file that exists, or NULL
+ * when none is found. */
+char *cl_environment_interpreter(const char *folder);
 /* The folders of the interpreter `program` (an absolute path), read without
  * running it, as for the python3 on PATH: its venv root (pyvenv.cfg), its
  * conda prefix, or its site folders. */

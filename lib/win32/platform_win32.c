@@ -28,6 +28,7 @@
 #include <windows.h>
 
 #include <aclapi.h>
+#include <sddl.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -675,6 +676,75 @@ int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
  * cannot be read (no READ_CONTROL, a file system without ACLs such as FAT)
  * the answer is "cannot tell", 0, as on POSIX.
  */
+/* "S-1-5-21-...", malloc'ed; NULL without memory. */
+static char *sid_text(PSID sid) {
+  wchar_t *wide = NULL;
+  char *text = NULL;
+  if (ConvertSidToStringSidW(sid, &wide)) {
+    text = cl_os_wide_to_utf8(wide, -1);
+    LocalFree(wide);
+  }
+  return text;
+}
+
+/* The token's user (TOKEN_USER, malloc'ed), or NULL. */
+static TOKEN_USER *token_user(HANDLE token) {
+  DWORD size = 0;
+  GetTokenInformation(token, TokenUser, NULL, 0, &size);
+  TOKEN_USER *user = size ? malloc(size) : NULL;
+  if (user && !GetTokenInformation(token, TokenUser, user, size, &size)) {
+    free(user);
+    user = NULL;
+  }
+  return user;
+}
+
+int cl_os_owned_by_this_user(const char *path, char **owner, char **me) {
+  *owner = NULL;
+  *me = NULL;
+  wchar_t *wide = NULL;
+  char *saved = cl_save_error();
+  int status = to_win_path(path, &wide);
+  cl_restore_error(saved);
+  if (status != CUDALOAD_OK) {
+    free(wide);
+    return -1;
+  }
+  PSID owner_sid = NULL;
+  PSECURITY_DESCRIPTOR descriptor = NULL;
+  DWORD old_mode = quiet_errors_begin();
+  DWORD err =
+      GetNamedSecurityInfoW(wide, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION,
+                            &owner_sid, NULL, NULL, NULL, &descriptor);
+  quiet_errors_end(old_mode);
+  free(wide);
+  if (err != ERROR_SUCCESS || !owner_sid) {
+    if (descriptor)
+      LocalFree(descriptor);
+    return -1;
+  }
+  HANDLE token = NULL;
+  TOKEN_USER *user = NULL;
+  int owned = -1;
+  if (OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token) &&
+      (user = token_user(token)) != NULL) {
+    BOOL member = FALSE;
+    /* An elevated administrator's files belong to Administrators: a
+     * group of this token that owns it is this user's too. */
+    owned = EqualSid(owner_sid, user->User.Sid) ||
+            (CheckTokenMembership(NULL, owner_sid, &member) && member);
+    if (!owned) {
+      *owner = sid_text(owner_sid);
+      *me = sid_text(user->User.Sid);
+    }
+  }
+  free(user);
+  if (token)
+    CloseHandle(token);
+  LocalFree(descriptor);
+  return owned;
+}
+
 int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;

@@ -102,40 +102,6 @@ static wchar_t *helper_program(void) {
   return path;
 }
 
-/* Append one argument quoted as CommandLineToArgvW and the C runtime read
- * it back: backslashes are literal unless they precede a quote. */
-static void append_argument(wchar_t *line, size_t *at, const wchar_t *arg) {
-  if (*at)
-    line[(*at)++] = L' ';
-  if (arg[0] && !wcspbrk(arg, L" \t\"")) {
-    for (; *arg; ++arg)
-      line[(*at)++] = *arg;
-    return;
-  }
-  line[(*at)++] = L'"';
-  for (;;) {
-    size_t backslashes = 0;
-    while (*arg == L'\\') {
-      ++backslashes;
-      ++arg;
-    }
-    if (!*arg) {
-      for (size_t i = 0; i < backslashes * 2; ++i)
-        line[(*at)++] = L'\\';
-      break;
-    }
-    if (*arg == L'"') {
-      for (size_t i = 0; i < backslashes * 2 + 1; ++i)
-        line[(*at)++] = L'\\';
-    } else {
-      for (size_t i = 0; i < backslashes; ++i)
-        line[(*at)++] = L'\\';
-    }
-    line[(*at)++] = *arg++;
-  }
-  line[(*at)++] = L'"';
-}
-
 /* The whole command line, malloc'ed, or NULL with the last error set. */
 static wchar_t *command_line(const wchar_t *program, char **arguments) {
   size_t count = 0;
@@ -154,9 +120,9 @@ static wchar_t *command_line(const wchar_t *program, char **arguments) {
     line = malloc(capacity * sizeof *line);
   if (line) {
     size_t at = 0;
-    append_argument(line, &at, program);
+    cl_os_wide_append_argument(line, &at, program);
     for (size_t i = 0; i < count; ++i)
-      append_argument(line, &at, wide[i]);
+      cl_os_wide_append_argument(line, &at, wide[i]);
     line[at] = L'\0';
   } else {
     cl_fail(status, "cudaload_probe_run: cannot build the helper's command "

@@ -306,3 +306,73 @@ int cl_os_private_file_replace(const char *dir, const char *name,
   free(target);
   return status;
 }
+
+int cl_os_shared_file_replace(const char *dir, const char *name,
+                              const void *data, size_t len) {
+  if (len > 0xffffffffu)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: too long", name);
+  size_t dlen = strlen(dir), nlen = strlen(name);
+  char *target = malloc(dlen + nlen + 2);
+  char *temp = malloc(dlen + nlen + 64);
+  wchar_t *wdir = wide_of(dir), *wtarget = NULL, *wtemp = NULL;
+  int status = target && temp && wdir ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  if (status == CUDALOAD_OK) {
+    memcpy(target, dir, dlen);
+    target[dlen] = '\\';
+    memcpy(target + dlen + 1, name, nlen + 1);
+    static CL_THREAD_LOCAL unsigned serial;
+    snprintf(temp, dlen + nlen + 64, "%s.%lu.%lu.%u.tmp", target,
+             (unsigned long)GetCurrentProcessId(),
+             (unsigned long)GetCurrentThreadId(), serial++);
+    wtarget = wide_of(target);
+    wtemp = wide_of(temp);
+    if (!wtarget || !wtemp)
+      status = CUDALOAD_E_NO_MEMORY;
+  }
+  DWORD old_mode = quiet_begin();
+  DWORD err = 0;
+  if (status == CUDALOAD_OK && !plain_on_the_way(wdir, 0))
+    status = CUDALOAD_E_IO; /* a junction put on the way since */
+  if (status == CUDALOAD_OK)
+    remove_leftovers(wdir, name);
+  /* The new file takes the folder's inherited ACL: readable as the
+   * environment's other files are, writable by no one they are not. */
+  HANDLE h = INVALID_HANDLE_VALUE;
+  if (status == CUDALOAD_OK) {
+    h = CreateFileW(wtemp, GENERIC_WRITE, 0, NULL, CREATE_NEW,
+                    FILE_ATTRIBUTE_NORMAL, NULL);
+    if (h == INVALID_HANDLE_VALUE) {
+      status = CUDALOAD_E_IO;
+      err = GetLastError();
+    }
+  }
+  if (status == CUDALOAD_OK) {
+    DWORD wrote = 0;
+    if (!WriteFile(h, data, (DWORD)len, &wrote, NULL) || wrote != len) {
+      status = CUDALOAD_E_IO;
+      err = GetLastError();
+    }
+  }
+  if (h != INVALID_HANDLE_VALUE)
+    CloseHandle(h);
+  if (status == CUDALOAD_OK &&
+      !MoveFileExW(wtemp, wtarget, MOVEFILE_REPLACE_EXISTING)) {
+    status = CUDALOAD_E_IO;
+    err = GetLastError();
+  }
+  if (status != CUDALOAD_OK && h != INVALID_HANDLE_VALUE)
+    DeleteFileW(wtemp);
+  SetThreadErrorMode(old_mode, NULL);
+  free(wtemp);
+  free(wtarget);
+  free(wdir);
+  free(temp);
+  if (status == CUDALOAD_E_NO_MEMORY)
+    cl_fail(status, "%s: out of memory", dir);
+  else if (status != CUDALOAD_OK && err)
+    cl_fail_os(status, err, "%s", target);
+  else if (status != CUDALOAD_OK)
+    cl_fail(status, "%s: a link or junction lies on the way to it", dir);
+  free(target);
+  return status;
+}

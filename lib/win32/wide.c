@@ -111,3 +111,35 @@ char *cl_os_wide_text_of(cl_wide_getter get) {
   free(buffer);
   return utf8;
 }
+
+void cl_os_wide_append_argument(wchar_t *line, size_t *at, const wchar_t *arg) {
+  if (*at)
+    line[(*at)++] = L' ';
+  if (arg[0] && !wcspbrk(arg, L" \t\"")) {
+    for (; *arg; ++arg)
+      line[(*at)++] = *arg;
+    return;
+  }
+  line[(*at)++] = L'"';
+  for (;;) {
+    size_t backslashes = 0;
+    while (*arg == L'\\') {
+      ++backslashes;
+      ++arg;
+    }
+    if (!*arg) {
+      for (size_t i = 0; i < backslashes * 2; ++i)
+        line[(*at)++] = L'\\';
+      break;
+    }
+    if (*arg == L'"') {
+      for (size_t i = 0; i < backslashes * 2 + 1; ++i)
+        line[(*at)++] = L'\\';
+    } else {
+      for (size_t i = 0; i < backslashes; ++i)
+        line[(*at)++] = L'\\';
+    }
+    line[(*at)++] = *arg++;
+  }
+  line[(*at)++] = L'"';
+}

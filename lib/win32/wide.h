@@ -44,4 +44,12 @@ typedef unsigned (*cl_wide_getter)(wchar_t *buffer, unsigned size);
  * memory ran out. */
 char *cl_os_wide_text_of(cl_wide_getter get);
 
+/* Append arg to the command line being built in line (at: its length so
+ * far), after a space unless it is the first, quoted so that
+ * CommandLineToArgvW and the C runtime read it back as it is: backslashes
+ * are literal unless they precede a quote. line has room for
+ * wcslen(arg) * 2 + 3 more units. For CreateProcessW, which takes one
+ * command line, not words. */
+void cl_os_wide_append_argument(wchar_t *line, size_t *at, const wchar_t *arg);
+
 #endif

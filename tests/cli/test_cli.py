@@ -1499,8 +1499,10 @@ class MessageAnswers(CliTestCase):
     def test_a_version_the_message_states_decides(self):
         """JAX's words: built with cuDNN 8.6.0, loaded 8.5.0. A copy here
         that is new enough is loaded first; the CUDA major comes from the
-        roots given, never the toolkit."""
-        wheels = self.fixture(*(("windows", "site-packages") if CLI_IS_WINDOWS
+        roots given, never the toolkit. On Windows the site-packages with
+        NVIDIA's cuDNN 8.9.7 wheel is windows_python's (windows/ holds
+        cuDNN 9 only, where no copy is new enough)."""
+        wheels = self.fixture(*(("windows_python", "py312", "Lib", "site-packages") if CLI_IS_WINDOWS
                                 else ("wheels-cu12", "site-packages")))
         doc = self.doctor_json("Loaded runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  "
                                "CuDNN library needs to have matching major version and equal or higher "
@@ -1509,6 +1511,10 @@ class MessageAnswers(CliTestCase):
         self.assertEqual(p["facts"]["wanted"], {"value": "8.6.0", "from": "message"})
         self.assertEqual(p["facts"]["version"], {"value": "8.5.0", "from": "message"})
         self.assertEqual(p["facts"]["better"]["from"], "machine")
+        # The better copy is the one the plan loads for the message's cudnn=8.
+        planned = [r["path"] for r in doc["requirements"] if r["spec"] == "cudnn=8"]
+        self.assertEqual(planned, [p["facts"]["better"]["value"]], doc["requirements"])
+        self.assertEqual(doc["cuda_major"]["major"], 12, doc["cuda_major"])
         self.assertEqual([s["action"] for s in p["fix"]][-1], "run-program")
 
     def test_the_message_s_cuda_major_picks_the_build(self):
@@ -1619,7 +1625,12 @@ class Program(CliTestCase):
                          doc["problems"])
         r = run_cli("exec", *(args + ["--", sys.executable, "-c", "print('ran')"]))
         self.assertEqual(r.rc, 0, r.stderr)
-        self.assertNotIn("warning", r.stderr)
+        # But what it changes for the program: this machine's CUDA_HOME of
+        # another CUDA major, unset (issue 41, item 6).
+        self.assertEqual([line for line in r.stderr.splitlines() if "warning" in line and
+                          not re.match(r"cudaload: exec: warning: (CUDA_PATH|CUDA_HOME|CUDNN_PATH)="
+                                       r".* the started program goes without \1, ", line)], [],
+                         r.stderr)
         # Issue 41, item 3: TensorFlow 2.21 opens its GPU libraries by name
         # at start-up from libtensorflow_framework.so.2, whose RUNPATH (its
         # over 4 KB read whole) misses cuSOLVER: the cause, named.
@@ -1758,6 +1769,20 @@ class StaleMinor(CliTestCase):
         self.assertFalse([q for q in doc["problems"] if "_12_4" in q["problem"]],
                          doc["problems"])
 
+    def test_a_fix_from_the_message_alone_keeps_program_and_says_why(self):
+        """Issue 41, item 6: only an answer from the text alone (--error,
+        no --for) leaves the program as PROGRAM, and its note says so."""
+        args = ["--no-defaults", "--root", str(self.tree / "site-packages"), "--error",
+                "OSError: libcusparse.so.12: cannot open shared object file: No such file or "
+                "directory"]
+        p = self.run_env(["doctor", "--format", "json"] + args, LD_LIBRARY_PATH=str(self.old))
+        doc = json.loads(p.stdout)
+        steps = [s for q in doc["problems"] for s in q["fix"] if s["action"] == "run-program"]
+        self.assertTrue(steps, doc["problems"])
+        for step in steps:
+            self.assertEqual(step["argv"][-2:], ["--", "PROGRAM"], step)
+            self.assertIn("the message alone does not name it", step["note"])
+
     def test_exec_stops_on_an_old_copy_ld_preload_keeps(self):
         args = ["exec", "--no-defaults", "--root", str(self.tree / "site-packages"),
                 "--require", "cusparse=12", "--", "true"]
@@ -1770,6 +1795,171 @@ class StaleMinor(CliTestCase):
                          LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("cudaload: exec: warning:", p.stderr)
+        # Left out of the program's LD_PRELOAD (issue 41, item 5): it runs
+        # without the variable, and the warning names the file.
+        show = args[:-1] + ["sh", "-c", 'echo "LD_PRELOAD=${LD_PRELOAD-unset}"']
+        p = self.run_env(show[:1] + ["--drop-stale-preload"] + show[1:],
+                         LD_PRELOAD=str(self.old / "libnvJitLink.so.12"))
+        self.assertEqual((p.returncode, p.stdout), (0, "LD_PRELOAD=unset\n"), p.stderr)
+        self.assertIn("LD_PRELOAD leaves out %s" % (self.old / "libnvJitLink.so.12"), p.stderr)
+
+
+# What the torchnccl child of the stale_nccl fixtures prints: the version
+# the NCCL its library bound answers, and every libnccl.so.2 mapped.
+NCCL_CHILD = ("import torchnccl\n"
+              "maps = sorted({l.split()[-1] for l in open('/proc/self/maps')\n"
+              "               if l.rstrip().endswith('libnccl.so.2')})\n"
+              "print(torchnccl.nccl_version(), *maps)\n")
+
+
+class StaleNccl(CliTestCase):
+    """Issue 41, items 5 and 6, on the stale_nccl fixtures (NCCL's real
+    shape: plain names; a consumer that is no CUDA library, reached through
+    another file, whose DT_RPATH reaches its wheel's folder): an older
+    libnccl.so.2 lacking ncclCommRegister put first by LD_PRELOAD, or left
+    in the wheel's folder. Each answer is followed as printed, and a child
+    then imports the program: its library loads (RTLD_NOW), binds, and maps
+    the planned NCCL only."""
+
+    def setUp(self):
+        if CLI_IS_WINDOWS:
+            self.skipTest("LD_PRELOAD and DT_RPATH are the Linux loader's (the Windows "
+                          "analogue, a DLL already loaded by name: test_preload's "
+                          "windows_loaded_copy_lacks_an_import under Wine)")
+        self.skip_under_qemu("the fixture venvs run this host's Python")
+        self.tree = self.fixture("stale_nccl")
+        self.venv = self.tree / "venv"
+        self.old_venv = self.tree / "venv-old"
+        self.old = self.tree / "nccl-2.18.1" / "nvidia" / "nccl" / "lib" / "libnccl.so.2"
+        self.new_root = self.tree / "nccl-2.21.5"
+        self.new = self.new_root / "nvidia" / "nccl" / "lib" / "libnccl.so.2"
+
+    def site_nccl(self, venv):
+        found = list(venv.glob("lib/python*/site-packages/nvidia/nccl/lib/libnccl.so.2"))
+        self.assertEqual(len(found), 1, found)
+        return found[0]
+
+    def clean_env(self, **extra):
+        """This environment without what would change the answers: the
+        loader's variables, an active environment, the CUDA variables."""
+        drop = ("LD_PRELOAD", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "CUDA_PATH",
+                "CUDA_HOME", "CUDNN_PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE")
+        env = {k: v for k, v in os.environ.items() if k not in drop}
+        env["PYTHONNOUSERSITE"] = "1"
+        env.update({k: str(v) for k, v in extra.items()})
+        return env
+
+    def run_env(self, argv, env):
+        return subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S, universal_newlines=True)
+
+    def doctor(self, args, env):
+        p = self.run_env(CLI + ["doctor", "--format", "json"] + args, env)
+        self.assertIn(p.returncode, (0, 6), p.stderr)
+        return json.loads(p.stdout)["problems"]
+
+    def assert_loads(self, p, nccl):
+        """The child ran: its library bound ncclCommRegister (nccl_version
+        is -1 otherwise) to the planned NCCL 2.21.5, the only one mapped."""
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        words = p.stdout.split()
+        self.assertEqual(words[:1], ["22105"], p.stdout + p.stderr)
+        self.assertEqual([os.path.realpath(w) for w in words[1:]], [os.path.realpath(str(nccl))],
+                         p.stdout)
+
+    def nccl_problems(self, problems):
+        return [q for q in problems if q["facts"].get("name", {}).get("value") == "libnccl.so.2"]
+
+    def test_the_failures_without_cudaload(self):
+        """What the user meets (the fixture keeps the real files' shape)."""
+        python = str(self.venv / "bin" / "python3")
+        p = self.run_env([python, "-c", NCCL_CHILD], self.clean_env())
+        self.assert_loads(p, self.site_nccl(self.venv))
+        p = self.run_env([python, "-c", NCCL_CHILD], self.clean_env(LD_PRELOAD=self.old))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("libtorchnccl_cuda.so: undefined symbol: ncclCommRegister", p.stderr)
+        p = self.run_env([str(self.old_venv / "bin" / "python3"), "-c", NCCL_CHILD],
+                         self.clean_env())
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("libtorchnccl_cuda.so: undefined symbol: ncclCommRegister", p.stderr)
+
+    def test_doctor_names_the_copy_ld_preload_puts_first_and_its_fix_works(self):
+        """--for and --require alike: a preloaded-copy problem whose facts
+        name the consumer, the copy taken and the one that would do; its
+        set-variable step, followed, leaves the program loading."""
+        for what in (["--for", "torchnccl"], ["--require", "nccl=2"]):
+            args = ["--no-defaults", "--environment", str(self.venv)] + what
+            env = self.clean_env(LD_PRELOAD=self.old)
+            found = self.nccl_problems(self.doctor(args, env))
+            self.assertEqual([q["kind"] for q in found], ["preloaded-copy"], found)
+            facts = {k: v["value"] for k, v in found[0]["facts"].items()}
+            self.assertTrue(same_file(facts["taken"], self.old), facts)
+            self.assertTrue(facts["consumer"].endswith("/torchnccl/lib/libtorchnccl_cuda.so"), facts)
+            self.assertTrue(same_file(facts["better"], self.site_nccl(self.venv)), facts)
+            self.assertEqual(facts["rule"], "already-loaded", facts)
+            self.assertIn("ncclCommRegister", found[0]["problem"])
+            steps = [s for s in found[0]["fix"] if s["action"] == "set-variable"]
+            self.assertEqual(len(steps), 1, found[0])
+            self.assertEqual(steps[0]["argv"], ["unset", "LD_PRELOAD"], steps)
+            del env["LD_PRELOAD"]
+            self.assertFalse(self.nccl_problems(self.doctor(args, env)))
+            self.assert_loads(self.run_env([str(self.venv / "bin" / "python3"), "-c", NCCL_CHILD],
+                                           env), self.site_nccl(self.venv))
+
+    def test_exec_refuses_a_stale_preload_or_leaves_it_out(self):
+        command = ["exec", "--no-defaults", "--environment", str(self.venv), "--for", "torchnccl",
+                   "--", str(self.venv / "bin" / "python3"), "-c", NCCL_CHILD]
+        env = self.clean_env(LD_PRELOAD=self.old)
+        p = self.run_env(CLI + command, env)
+        self.assertEqual(p.returncode, 4, p.stdout + p.stderr)
+        self.assertIn("cudaload: exec: error:", p.stderr)
+        self.assertIn("ncclCommRegister", p.stderr)
+        self.assertIn("LD_PRELOAD keeps %s first" % self.old, p.stderr)
+        self.assertIn("--drop-stale-preload", p.stderr)
+        p = self.run_env(CLI + command[:1] + ["--drop-stale-preload"] + command[1:], env)
+        self.assert_loads(p, self.site_nccl(self.venv))
+        self.assertIn("LD_PRELOAD leaves out %s" % self.old, p.stderr)
+
+    def test_exec_preloads_what_an_rpath_would_miss(self):
+        """venv-old's wheel folder holds 2.18.1, which the consumer's
+        DT_RPATH reaches before LD_LIBRARY_PATH: exec puts the planned
+        2.21.5 in the child's LD_PRELOAD, and says so."""
+        python = str(self.old_venv / "bin" / "python3")
+        p = self.run_env(CLI + ["exec", "--no-defaults", "--environment", str(self.old_venv),
+                                "--root", str(self.new_root), "--for", "torchnccl", "--",
+                                python, "-c", NCCL_CHILD], self.clean_env())
+        self.assert_loads(p, self.new)
+        self.assertIn("the started program gets LD_PRELOAD=%s" % self.new, p.stderr)
+        self.assertIn("by rule rpath", p.stderr)
+
+    def test_the_printed_fix_runs_the_programs_own_command(self):
+        """Item 6: with --for the run-program step starts the program's own
+        command (the venv's interpreter), not PROGRAM; run as printed, then
+        the env line evaluated in sh: the program loads the plan's NCCL."""
+        args = ["--no-defaults", "--environment", str(self.old_venv), "--root",
+                str(self.new_root), "--for", "torchnccl"]
+        env = self.clean_env()
+        found = [q for q in self.nccl_problems(self.doctor(args, env))
+                 if q["kind"] == "symbols-missing"]
+        self.assertEqual(len(found), 1, found)
+        self.assertEqual(found[0]["facts"]["condition"]["value"], "as-it-is", found[0])
+        steps = [s for s in found[0]["fix"] if s["action"] == "run-program"]
+        self.assertEqual(len(steps), 1, found[0])
+        argv = steps[0]["argv"]
+        self.assertEqual(argv[:2], ["cudaload", "exec"], argv)
+        self.assertNotIn("PROGRAM", argv)
+        self.assertEqual(argv[argv.index("--"):], ["--", str(self.old_venv / "bin" / "python3")])
+        self.assertIn("your script and its arguments", steps[0]["note"])
+        for word in args:
+            self.assertIn(word, argv)
+        self.assert_loads(self.run_env(CLI + argv[1:] + ["-c", NCCL_CHILD], env), self.new)
+        # The other way the note names: the env line, evaluated first.
+        p = self.run_env(CLI + ["env"] + args, env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("export LD_PRELOAD='%s'" % self.new, p.stdout)
+        self.assert_loads(self.run_env(["sh", "-c", p.stdout + "\nexec \"$0\" -c \"$1\"",
+                                        str(self.old_venv / "bin" / "python3"), NCCL_CHILD], env),
+                          self.new)
 
 
 class EnvExec(CliTestCase):
@@ -1785,6 +1975,43 @@ class EnvExec(CliTestCase):
         for t in trees:
             args += ["--root", to_cli(self.fixture(*t))]
         return args
+
+    def test_a_cuda_variable_of_another_major_is_unset_for_the_program(self):
+        """Issue 41, item 6: CUDA_PATH naming a folder of CUDA 13 libraries
+        while the plan is CUDA 12: exec runs the program without it, env
+        prints the line that unsets it, and each says so; a CUDA_PATH of the
+        plan's own major is kept."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel trees; the rule is portable (env_child.c)")
+        cu12 = to_cli(self.fixture("wheels-cu12", "site-packages"))
+        cu13 = to_cli(self.fixture("wheels-cu13", "site-packages"))
+        args = ["--no-defaults", "--root", cu12, "--require", "cudart=12"]
+        base = {k: v for k, v in os.environ.items()
+                if k not in ("CUDA_PATH", "CUDA_HOME", "CUDNN_PATH", "LD_PRELOAD")}
+
+        def run(argv, cuda_path):
+            return subprocess.run(CLI + argv, env=dict(base, CUDA_PATH=cuda_path),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_S,
+                                  universal_newlines=True)
+
+        show = ["--", "sh", "-c", 'echo "CUDA_PATH=${CUDA_PATH-unset}"']
+        p = run(["exec"] + args + show, cu13)
+        self.assertEqual((p.returncode, p.stdout), (0, "CUDA_PATH=unset\n"), p.stderr)
+        self.assertIn("warning: CUDA_PATH=%s holds CUDA 13 libraries" % cu13, p.stderr)
+        self.assertIn("the started program goes without CUDA_PATH", p.stderr)
+        for shell, line in (("sh", "unset CUDA_PATH"), ("fish", "set -e CUDA_PATH"),
+                            ("cmd", 'set "CUDA_PATH="'),
+                            ("powershell", "Remove-Item Env:CUDA_PATH -ErrorAction SilentlyContinue")):
+            p = run(["env", "--shell", shell] + args, cu13)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout.splitlines()[1:], [line], p.stdout)
+        p = run(["exec", "--dry-run"] + args + show, cu13)
+        self.assertIn("\nunset CUDA_PATH\n", p.stdout)
+        # Of the plan's major: kept, and nothing said.
+        p = run(["exec"] + args + show, cu12)
+        self.assertEqual(p.stdout, "CUDA_PATH=%s\n" % cu12, p.stderr)
+        self.assertNotIn("CUDA_PATH", p.stderr)
 
     def test_an_inactive_environment_nearby_comes_first_in_the_fix(self):
         """Issue 30: run from a project whose .venv holds the wheels but is
@@ -2698,7 +2925,13 @@ class Doctor(CliTestCase):
         r = Result(printed + ["--", "cudaload", "doctor"] + args, proc)
         self.assertEqual(r.rc, 0, r.describe())
         self.assertTrue(r.stdout.split("\n")[0].endswith("; no problem"), r.describe())
-        self.assertEqual(r.stderr, "", r.describe())
+        # exec says nothing but what it changes for the program: a CUDA
+        # variable of this machine naming a toolkit of another CUDA major
+        # (issue 41, item 6).
+        said = [line for line in r.stderr.splitlines()
+                if not re.match(r"cudaload: exec: warning: (CUDA_PATH|CUDA_HOME|CUDNN_PATH)=.* "
+                                r"the started program goes without \1, ", line)]
+        self.assertEqual(said, [], r.describe())
         doc = self.parse_json(self.doctor(*(args + ["--format", "json"])))
         self.assertEqual(doc["driver"]["source"], "scan")
         self.assertTrue(same_file(doc["driver"]["path"], driver / ("nvcuda.dll" if CLI_IS_WINDOWS else "libcuda.so.580.65.06")))
@@ -2728,10 +2961,17 @@ class Doctor(CliTestCase):
         driver = self.driver_root()
         wheels = self.fixture(*(("windows", "site-packages") if CLI_IS_WINDOWS
                                 else ("wheels-cu12", "site-packages")))
-        specs = "cudart=12,cublas=12,cufft=11" if CLI_IS_WINDOWS else \
+        # What each fixture's wheels hold. On Windows nothing finds a
+        # wheel's DLL by name but PATH (docs/loader.md, Windows 14): the
+        # environment is healthy as it is once the folders are on it, as the
+        # doctor's own fix says.
+        specs = "cudart=12,cublas=12,cudnn=9,nvrtc=12" if CLI_IS_WINDOWS else \
             "cudart=12,cublas=12,cudnn=8,cufft=11,nvrtc=12"
+        env = search_path_env([to_cli(wheels / "nvidia" / package / "bin")
+                               for package in ("cuda_runtime", "cublas", "cudnn", "cuda_nvrtc")]) \
+            if CLI_IS_WINDOWS else None
         r = self.doctor("--no-defaults", "--root", to_cli(wheels), "--root", to_cli(driver),
-                        "--require", specs, rc=0)
+                        "--require", specs, rc=0, env=env)
         lines = self.short_form_lines(r.stdout)
         self.assertLessEqual(len(lines), 25, r.stdout)
         self.assertTrue(all(len(line) <= 80 for line in lines), r.stdout)
@@ -2744,7 +2984,7 @@ class Doctor(CliTestCase):
         self.assertNotIn("Problems and fixes", r.stdout)
         # --verbose: every section, as before.
         full = self.doctor("--verbose", "--no-defaults", "--root", to_cli(wheels), "--root",
-                           to_cli(driver), "--require", specs, rc=0).stdout.split("\n")
+                           to_cli(driver), "--require", specs, rc=0, env=env).stdout.split("\n")
         self.assertEqual([s for s in DOCTOR_SECTIONS if s in full], list(DOCTOR_SECTIONS))
 
     def test_a_failure_shows_its_cause_and_fix_first(self):
@@ -2761,11 +3001,14 @@ class Doctor(CliTestCase):
         problems = lines.index("Problems and fixes")
         self.assertGreater(problems, 3)
         self.assertTrue(lines[problems + 1].startswith("  1. cudnn=9: no usable cudnn library"), r.stdout)
-        commands = [l.strip() for l in lines[problems:] if re.match(r"^ +(fix: )?(py -m )?pip install ", l)]
+        # pip as the platform runs it (Windows: "py -m pip" or "python -m
+        # pip", a requirement with a wildcard in double quotes).
+        pip = r"((py|python) -m )?pip install "
+        commands = [l.strip() for l in lines[problems:] if re.match(r"^ +(fix: )?" + pip, l)]
         self.assertTrue(commands, r.stdout)
         for command in commands:
             command = command[len("fix: "):] if command.startswith("fix: ") else command
-            self.assertRegex(command, r"^(py -m )?pip install \S+$", "a command alone: " + r.stdout)
+            self.assertRegex(command, "^" + pip + r'("[^"\s]+"|[^"\s]+)$', "a command alone: " + r.stdout)
         # The records say the same, whatever the text's form.
         doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--require",
                                           "cudnn=8,cudnn=9", "--format", "json", rc=6))
@@ -3202,16 +3445,24 @@ class WindowsPython(CliTestCase):
             self.assertNotRegex(text, r"needs \S+: not found|which the loader does not find")
             self.assertIn("path-variable", text)
         for p in problems:
+            # setup() and the PATH line are words of the fix (fix_text, one
+            # line); running the program through cudaload is its last step.
             self.assertIn('cudaload.setup(require=["cudnn=8", "cublas=12"]) before import ctranslate2',
-                          p["fix"])
-            self.assertIn('set "PATH=', p["fix"])
-            self.assertNotIn("add_dll_directory(", p["fix"].replace("os.add_dll_directory does not", ""))
+                          p["fix_text"])
+            self.assertIn('set "PATH=', p["fix_text"])
+            self.assertNotIn("add_dll_directory(",
+                             p["fix_text"].replace("os.add_dll_directory does not", ""))
+            run = p["fix"][-1]
+            self.assertEqual(run["action"], "run-program", p["fix"])
+            self.assertEqual(run["argv"][:2], ["cudaload", "exec"], run)
+            self.assertEqual(run["argv"][-2:], ["--", "PROGRAM"], run)
+            self.assertIn("cudnn=8,cublas=12", run["argv"], run)
 
     def test_the_path_line_followed_as_printed_clears_them(self):
         """The cmd line of the fix, followed: the folders it names first on
         PATH, and the doctor run again says nothing fails as it is."""
         doc = self.doctor(self.environment("py312", "cudnn=8,cublas=12"))
-        fix = self.as_is(doc)[0]["fix"]
+        fix = self.as_is(doc)[0]["fix_text"]
         m = re.search(r'set "PATH=(.*?)%PATH%"', fix)
         self.assertTrue(m, fix)
         folders = [f for f in m.group(1).split(";") if f]
@@ -5223,6 +5474,349 @@ class ImportPath(CliTestCase):
         problems = [p for p in self.parse_json(r)["problems"] if "both install" in p["problem"]]
         self.assertEqual(len(problems), 1, r.describe())
         self.assertIn("the files there are ortlike 1.0's", problems[0]["problem"])
+
+
+class Fix(CliTestCase):
+    """`cudaload fix` (docs/cli.md, "fix"; issue 42, item 3): the doctor's
+    installs run safely, into a venv made here by python3 -m venv, from a
+    local wheelhouse of NVIDIA-shaped wheels (tests/fixtures/wheelhouse.py:
+    real .whl files holding the fixture trees' ELF files), pip offline
+    (PIP_NO_INDEX, PIP_FIND_LINKS); a folder installed beside the
+    environment recorded in its cudaload.roots, which a plain doctor then
+    finds; and each refusal. Under Wine: the Windows venv's dry run and the
+    record read."""
+
+    _base = None  # a venv with pip, made once; each test copies it
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls._base:
+            shutil.rmtree(cls._base, True)
+
+    def linux_venv(self):
+        """A fresh venv (a copy of one made once), with pip; its folder."""
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("a Linux venv and its pip: the native tool")
+        self.skip_under_qemu("pip runs the host's Python")
+        if Fix._base is None:
+            base = Path(tempfile.mkdtemp(prefix="cudaload-fix-base-"))
+            r = subprocess.run([sys.executable, "-m", "venv", str(base / "venv")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+            if r.returncode != 0:
+                shutil.rmtree(str(base), True)
+                self.skipTest("python3 -m venv failed here: %s" % r.stdout.decode()[-300:])
+            Fix._base = str(base)
+        d = self.tmpdir()
+        os.chmod(str(d), 0o755)
+        venv = d / "venv"
+        shutil.copytree(os.path.join(Fix._base, "venv"), str(venv), symlinks=True)
+        return venv
+
+    def site(self, venv):
+        sites = sorted(venv.glob("lib/python3.*/site-packages"))
+        self.assertEqual(len(sites), 1, sites)
+        return sites[0]
+
+    def wheelhouse(self):
+        sys.path.insert(0, str(SOURCE_ROOT / "tests" / "fixtures"))
+        try:
+            import wheelhouse
+        finally:
+            sys.path.pop(0)
+        self.fixture("cudnn8_compat", "libcudnn.so.8")
+        house = self.tmpdir() / "wheels"
+        wheelhouse.make_wheelhouse(str(FIXTURES), str(house))
+        return house
+
+    def env(self, venv=None, house=None, **extra):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHOME")
+               and not k.startswith("PIP_")}
+        if venv is not None:
+            env["VIRTUAL_ENV"] = str(venv)
+            env["PATH"] = str(venv / "bin") + os.pathsep + env.get("PATH", "")
+        env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1",
+                   PIP_CONFIG_FILE=os.devnull)
+        if house is not None:
+            env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(house))
+        env.update(extra)
+        return env
+
+    def torch_and_ctranslate2(self, venv):
+        """In the venv: a CUDA 12 torch's wheels (cuDNN 9, cuBLAS 12,
+        cudart 12) and ctranslate2 4.4.0 with its bundled cuDNN 8 shim, as
+        the voice application of issue 42 has them."""
+        site = self.site(venv)
+        tree = self.fixture("wheels-cu12-cudnn9", "site-packages")
+        for entry in tree.iterdir():
+            (shutil.copytree if entry.is_dir() else shutil.copy)(str(entry), str(site / entry.name))
+        bundled = self.fixture("preload", "bundled", "site-packages")
+        for name in ("ctranslate2", "ctranslate2.libs"):
+            shutil.copytree(str(bundled / name), str(site / name))
+        info = site / "ctranslate2-4.4.0.dist-info"
+        shutil.copytree(str(self.fixture("consumers", "site-packages", info.name)), str(info))
+        files = [str(p.relative_to(site)) for name in ("ctranslate2", "ctranslate2.libs")
+                 for p in sorted((site / name).iterdir())]
+        (info / "RECORD").write_text("".join("%s,,\n" % f for f in files + [info.name + "/RECORD"]))
+        return site
+
+    def fix(self, args, env, rc=None, stdin=None):
+        proc = subprocess.run(CLI + ["fix"] + list(args), env=env, input=stdin,
+                              stdin=None if stdin is not None else subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+        r = Result(["fix"] + list(args), proc)
+        if rc is not None:
+            self.assertEqual(r.rc, rc, r.describe())
+        return r
+
+    def test_fix_for_ctranslate2_installs_beside_torch_and_records_it(self):
+        """The voice application's case: ctranslate2 4.4 needs cuDNN 8 beside
+        torch's cuDNN 9 (both nvidia-cudnn-cu12). fix runs the venv's own
+        pip with --only-binary=:all: into a folder beside site-packages,
+        records it, and a plain doctor (no --root) then finds cuDNN 8 there
+        and torch's cuDNN 9 where it was."""
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        r = self.fix(["--for", "ctranslate2", "--yes"], env)
+        self.assertIn(r.rc, (0, 6), r.describe())
+        target = site.parent / "cudnn8"
+        record = site.parent / "cudaload.roots"
+        line = [l for l in r.stdout.splitlines() if l.startswith("$ ")]
+        self.assertEqual(len(line), 1, r.describe())
+        words = shlex.split(line[0][2:])
+        self.assertEqual(Path(words[0]).parent, venv / "bin", words)
+        self.assertEqual(words[1:6], ["-m", "pip", "install", "--only-binary=:all:", "--no-input"])
+        self.assertIn("nvidia-cudnn-cu12==8.9.*", words)
+        self.assertEqual(words[words.index("--target") + 1], str(target))
+        self.assertTrue((target / "nvidia" / "cudnn" / "lib" / "libcudnn.so.8").is_file())
+        # torch's cuDNN 9 is where it was: nothing replaced it.
+        self.assertTrue((site / "nvidia" / "cudnn" / "lib" / "libcudnn.so.9").is_file())
+        recorded = [l for l in record.read_text().splitlines() if l and not l.startswith("#")]
+        self.assertEqual(recorded, [str(target)])
+        self.assertEqual(stat.S_IMODE(record.stat().st_mode), 0o644)
+        self.assertIn("What is left", r.stdout)
+        # A plain doctor, no roots: cuDNN 8 from the recorded folder.
+        d = self.parse_json(run_in(["doctor", "--for", "ctranslate2", "--format", "json"], env))
+        req = {q["spec"]: q for q in d["requirements"]}
+        self.assertTrue(req["cudnn=8"]["satisfied"], req)
+        self.assertTrue(req["cudnn=8"]["path"].startswith(str(target)), req)
+        self.assertEqual((req["cudnn=8"]["tier"], req["cudnn=8"]["origin"]),
+                         ("environment", "cudaload.roots"))
+        self.assertFalse([p for p in d["problems"] if p["kind"] == "unsatisfied"], d["problems"])
+        d = self.parse_json(run_in(["doctor", "--require", "cudnn=9", "--format", "json"], env))
+        self.assertTrue(d["requirements"][0]["path"].startswith(str(site)), d["requirements"])
+        # Run again: nothing to install, the record names the folder once.
+        r = self.fix(["--for", "ctranslate2", "--yes"], env)
+        self.assertNotIn("\n$ ", r.stdout, r.describe())
+        self.assertEqual(record.read_text().count(str(target)), 1)
+
+    def test_nothing_left_exits_0(self):
+        """A missing cuBLAS 12 installed into the venv itself (no folder of
+        its own, nothing to record); with the driver given, nothing is
+        left: exit 0."""
+        venv = self.linux_venv()
+        env = self.env(None, self.wheelhouse())
+        args = ["--no-defaults", "--environment", str(venv), "--require", "cublas=12",
+                "--root", str(self.fixture("fake_cuda", "driver"))]
+        r = self.fix(args + ["--yes"], env, rc=0)
+        self.assertIn("--only-binary=:all:", r.stdout)
+        self.assertTrue(list(venv.glob("lib/python3.*/site-packages/nvidia/cublas/lib/libcublas.so.12")))
+        self.assertFalse(list(venv.glob("lib/python3.*/cudaload.roots")))
+        self.fix(args + ["--yes"], env, rc=0)  # nothing to fix now
+        run_in(["doctor"] + args, env).rc == 0 or self.fail("doctor still finds problems")
+
+    def test_dry_run_runs_nothing(self):
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        r = self.fix(["--for", "ctranslate2", "--dry-run"], env, rc=6)
+        self.assertRegex(r.stdout, r"\n   run +\S*python\S* -m pip install --only-binary=:all:")
+        self.assertIn("--dry-run: nothing was run.", r.stdout)
+        self.assertNotIn("\n$ ", r.stdout)
+        self.assertFalse((site.parent / "cudnn8").exists())
+        self.assertFalse((site.parent / "cudaload.roots").exists())
+
+    def test_no_terminal_and_no_yes_refuses(self):
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        r = self.fix(["--for", "ctranslate2"], env, rc=2)
+        self.assertIn("no terminal to ask", r.stderr)
+        self.assertIn("--yes", r.stderr)
+        self.assertFalse((site.parent / "cudnn8").exists())
+
+    def test_it_asks_at_a_terminal_and_no_runs_nothing(self):
+        """At a terminal it asks once; "n" runs nothing (exit 6), "y" runs."""
+        import pty
+        venv = self.linux_venv()
+        site = self.torch_and_ctranslate2(venv)
+        env = self.env(venv, self.wheelhouse())
+        for answer, rc, installed in ((b"n\n", 6, False), (b"y\n", None, True)):
+            main, child = pty.openpty()
+            proc = subprocess.Popen(CLI + ["fix", "--for", "ctranslate2"], env=env, stdin=child,
+                                    stdout=child, stderr=child)
+            os.close(child)
+            out = b""
+            while b"[y/N]" not in out:
+                chunk = os.read(main, 4096)
+                self.assertTrue(chunk, out)
+                out += chunk
+            os.write(main, answer)
+            try:
+                while True:
+                    chunk = os.read(main, 4096)
+                    if not chunk:
+                        break
+                    out += chunk
+            except OSError:  # the terminal closed with the child
+                pass
+            os.close(main)
+            code = proc.wait(timeout=300)
+            text = out.decode(errors="replace")
+            self.assertIn("Run this 1 command? [y/N]", text)
+            if rc is not None:
+                self.assertEqual(code, rc, text)
+                self.assertIn("Nothing was run.", text)
+            self.assertEqual((site.parent / "cudnn8").exists(), installed, text)
+
+    def test_a_choice_is_shown_not_run(self):
+        """Nothing says which CUDA major the program is built for: one
+        install per major, shown as choices, none run, and how to say it."""
+        venv = self.linux_venv()
+        env = self.env(None, self.wheelhouse())
+        r = self.fix(["--no-defaults", "--environment", str(venv), "--require", "cudnn=8",
+                      "--yes"], env, rc=6)
+        self.assertIn("choice", r.stdout)
+        self.assertIn("--require cuda=12", r.stdout)
+        self.assertIn("Nothing here for cudaload fix to run", r.stdout)
+        self.assertNotIn("\n$ ", r.stdout)
+        self.assertFalse(list(venv.glob("lib/python3.*/site-packages/nvidia")))
+
+    def test_a_failing_command_stops_the_fix(self):
+        """pip cannot find the wheel: exit 7, the command and its status
+        named, nothing done before it."""
+        venv = self.linux_venv()
+        env = self.env(None, self.wheelhouse())
+        r = self.fix(["--no-defaults", "--environment", str(venv), "--require", "cudnn=9,cuda=12",
+                      "--yes"], env, rc=7)
+        self.assertIn("exited with status 1", r.stderr)
+        self.assertIn("stopped at command 1 of 1; nothing was done before it", r.stderr)
+
+    def test_a_step_whose_pip_is_no_environments_is_refused(self):
+        """With no environment's interpreter the doctor names the generic
+        pip: shown, refused, never run (it could be any Python's)."""
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux pip line")
+        env = self.env(None, None, PATH="/nonexistent")
+        r = self.fix(["--no-defaults", "--require", "cudart=12", "--yes"], env, rc=6)
+        self.assertRegex(r.stdout, r"\n   refused +pip install nvidia-cuda-runtime-cu12")
+        self.assertIn("names no environment's interpreter", r.stdout)
+
+    def test_a_system_interpreter_is_refused(self):
+        """A Python in no venv or conda environment: fix never installs
+        into the system's Python."""
+        if CLI_IS_WINDOWS or os.name == "nt":
+            self.skipTest("a Linux interpreter's layout")
+        d = self.tmpdir()
+        prefix = d / "usr"
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+        shutil.copy(sys.executable, str(prefix / "bin" / "python3.11"))
+        r = self.fix(["--no-defaults", "--environment",
+                      str(prefix / "lib" / "python3.11" / "site-packages"),
+                      "--require", "cublas=12", "--yes"], self.env(), rc=6)
+        self.assertIn("system interpreter", r.stdout, r.describe())
+        self.assertNotIn("\n$ ", r.stdout)
+
+    def test_another_users_environment_is_refused(self):
+        """As root into a user's venv (a root-owned file there is one its
+        owner cannot remove), and as a user into root's venv: refused, and
+        nothing installed."""
+        if not hasattr(os, "geteuid") or os.geteuid() != 0:
+            self.skipTest("needs root: to chown a venv to a test user and run the tool as one")
+        venv = self.linux_venv()
+        # Its interpreter as a file the test user can see (the venv's links
+        # lead to this Python's install, which may be root's alone): never
+        # run, since fix refuses first.
+        for python in (venv / "bin").glob("python*"):
+            python.unlink()
+            python.write_bytes(b"not run\n")
+        house = self.wheelhouse()
+        os.chmod(str(house.parent), 0o755)
+        args = ["--no-defaults", "--environment", str(venv), "--require", "cublas=12", "--yes"]
+        # A user (nobody) on root's venv.
+        proc = subprocess.run(CLI + ["fix"] + args, env=self.env(None, house, HOME="/nonexistent"),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=300, user=65534, group=65534,
+                              extra_groups=[])
+        r = Result(["fix"] + args, proc)
+        if r.rc == 126 or "Permission denied" in r.stderr:
+            self.skipTest("user 65534 cannot run the tool here: %s" % r.stderr[:200])
+        self.assertEqual(r.rc, 6, r.describe())
+        self.assertIn("is owned by uid 0, and cudaload runs as uid 65534", r.stdout)
+        self.assertFalse(list(venv.glob("lib/python3.*/site-packages/nvidia")))
+        # Root on the user's venv.
+        for root, dirs, files in os.walk(str(venv)):
+            for name in dirs + files:
+                os.lchown(os.path.join(root, name), 65534, 65534)
+        os.lchown(str(venv), 65534, 65534)
+        r = self.fix(args, self.env(None, house), rc=6)
+        self.assertIn("is owned by uid 65534, and cudaload runs as uid 0", r.stdout)
+        self.assertFalse(list(venv.glob("lib/python3.*/site-packages/nvidia")))
+
+    # --- Windows (under Wine) ---------------------------------------------
+
+    def windows_venv(self):
+        """A Windows venv as python -m venv lays it out (Scripts\\python.exe,
+        Lib\\site-packages with pip), torch's cuDNN 9 DLLs in
+        nvidia\\cudnn\\bin."""
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the Windows tool's layout and pip line (the native tool has Linux's)")
+        cudnn9 = self.fixture("preload", "windows", "cudnn9")
+        d = self.tmpdir()
+        venv = d / "venv"
+        (venv / "Scripts").mkdir(parents=True)
+        (venv / "Scripts" / "python.exe").write_bytes(b"MZ not run")
+        (venv / "pyvenv.cfg").write_text("home = C:\\Python312\n")
+        site = venv / "Lib" / "site-packages"
+        (site / "pip").mkdir(parents=True)
+        shutil.copytree(str(cudnn9), str(site / "nvidia" / "cudnn" / "bin"))
+        return venv
+
+    def test_windows_dry_run_names_the_venvs_python(self):
+        venv = self.windows_venv()
+        # The DLLs say no CUDA major: cuda=12 says it (else a choice).
+        r = run_in(["fix", "--no-defaults", "--environment", to_cli(venv), "--require",
+                    "cudnn=8,cuda=12", "--dry-run"], utf8_env())
+        self.assertEqual(r.rc, 6, r.describe())
+        run = [l for l in r.stdout.splitlines() if l.startswith("   run ")]
+        self.assertEqual(len(run), 1, r.describe())
+        self.assertRegex(run[0], r"Scripts\\python\.exe -m pip install --only-binary=:all: "
+                                 r"--no-input --no-deps --target \S+\\Lib\\cudnn8 ")
+        self.assertIn("cudaload.roots", r.stdout)
+        self.assertFalse((venv / "Lib" / "cudnn8").exists())
+
+    def test_windows_record_is_read(self):
+        """The venv's Lib\\cudaload.roots names a folder of cuDNN 8 DLLs: a
+        plain doctor of the venv plans cudnn=8 from it."""
+        venv = self.windows_venv()
+        folder = venv / "Lib" / "cudnn8"
+        shutil.copytree(str(self.fixture("preload", "windows", "cudnn8")), str(folder))
+        (venv / "Lib" / "cudaload.roots").write_text("# test\r\n%s\r\n" % to_cli(folder))
+        r = run_in(["doctor", "--no-defaults", "--environment", to_cli(venv), "--require",
+                    "cudnn=8", "--format", "json"], utf8_env())
+        d = self.parse_json(r)
+        req = d["requirements"][0]
+        self.assertTrue(req["satisfied"], req)
+        self.assertTrue(same_file(req["path"], folder / "cudnn64_8.dll"), req)
+        self.assertEqual(req["origin"], "cudaload.roots")
+        # A bad line: the record is a problem, naming its line.
+        (venv / "Lib" / "cudaload.roots").write_text("relative\\folder\r\n")
+        d = self.parse_json(run_in(["doctor", "--no-defaults", "--environment", to_cli(venv),
+                                    "--require", "cudnn=8", "--format", "json"], utf8_env()))
+        self.assertTrue(any(p["kind"] == "root-unusable" and "line 1" in p["problem"]
+                            for p in d["problems"]), d["problems"])
 
 
 def main():

@@ -39,17 +39,17 @@ _ERRORS = (
 _EXTRA = (
     "probe", "doctor", "explain", "env_prepend", "inspect", "isolated_import",
     "isolated_open", "symbol_provider", "Probe", "Stage", "Device", "FileInfo", "DoctorReport",
-    "Problem", "FixStep",
+    "Problem", "FixStep", "fix", "FixResult",
 )
 
 __all__ = [
     "__version__", "constants",
-    "setup", "scan", "preload", "probe", "doctor", "explain", "env_prepend", "inspect",
+    "setup", "scan", "preload", "probe", "doctor", "fix", "explain", "env_prepend", "inspect",
     "isolated_import", "isolated_open", "symbol_provider",
     "default_site_packages", "use_backend", "backend", "library_path",
     "library_version",
     "Context", "Report", "Root", "Library", "PlanEntry", "Conflict", "ErrorMessage", "Probe",
-    "Stage", "Device", "FileInfo", "DoctorReport", "Problem", "FixStep",
+    "Stage", "Device", "FileInfo", "DoctorReport", "Problem", "FixStep", "FixResult",
 ] + list(_ERRORS)
 
 

@@ -1236,6 +1236,32 @@ class Context:
         if status != C.CUDALOAD_OK:
             _raise(self._lib, status, "cudaload_env_apply")
 
+    def env_check(self, drop_stale_preload: bool = False
+                  ) -> "Tuple[List[str], Dict[str, Optional[str]]]":
+        """What a program started with env_compose()'s value would get
+        (cudaload_env_check, CUDALOAD_1.5), judged by the loader model: the
+        warnings (each sentence with its fix), and what the program needs
+        beyond the variable, as `cudaload exec` sets it: ``{name: value}``,
+        None to unset it (LD_PRELOAD of planned files a DT_RPATH would miss;
+        CUDA_PATH, CUDA_HOME or CUDNN_PATH of another CUDA major).
+        ``drop_stale_preload``: leave out of LD_PRELOAD an entry that puts
+        first a copy lacking what a library binds. Give the changes to the
+        child (``subprocess.run(..., env=...)``); nothing here changes
+        os.environ."""
+        _need(self._lib, "cudaload_env_check")
+        flags = C.CUDALOAD_ENV_DROP_STALE_PRELOAD if drop_stale_preload else 0
+        status, count = self._lib.env_check(self.handle, flags)
+        if status != C.CUDALOAD_OK:
+            _raise(self._lib, status, "cudaload_env_check")
+        warnings = [self._lib.call("cudaload_env_warning", self.handle, i) or ""
+                    for i in range(count)]
+        changes = {}  # type: Dict[str, Optional[str]]
+        for i in range(self._lib.call("cudaload_env_change_count", self.handle)):
+            name, value = self._lib.env_change(self.handle, i)
+            if name is not None:
+                changes[name] = value
+        return warnings, changes
+
     # -- manifest, probe and doctor -------------------------------------------
     def load_manifest(self, path: "PathLike") -> "Context":
         """Read a cudaload.yaml manifest (requirements, roots, policy, probe).

@@ -229,6 +229,18 @@ class CffiLibrary:
         value = self._functions["cudaload_doctor_problem_fact"](ctx, i, fact, source)
         return self._string(value), source[0]
 
+    def env_check(self, ctx: "Any", flags: int) -> "Tuple[int, int]":
+        """cudaload_env_check(ctx, flags, &count): (status, count)."""
+        count = self.ffi.new("size_t *")
+        status = self._functions["cudaload_env_check"](ctx, flags, count)
+        return status, count[0]
+
+    def env_change(self, ctx: "Any", i: int) -> "Tuple[Optional[str], Optional[str]]":
+        """cudaload_env_change(ctx, i, &value): (name or None, value or None)."""
+        value = self.ffi.new("char **")
+        name = self._functions["cudaload_env_change"](ctx, i, value)
+        return self._string(name), self._string(value[0])
+
     def explain(self, ctx: "Any", paths: "List[str]", flags: int,
                 pid: int) -> "Tuple[int, Any]":
         """cudaload_explain_files (pid 0) or cudaload_explain_pid: (status,
@@ -245,8 +257,8 @@ class CffiLibrary:
 
     def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report, cudaload_scan_report): the text, freed
-        here."""
+        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report):
+        the text, freed here."""
         out = self.ffi.new("char **")
         status = self._functions[name](handle, fmt, out)
         text = self._string(out[0])
@@ -265,6 +277,10 @@ class CffiLibrary:
     def scan_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """cudaload_scan_report(ctx, fmt, &out): the text, freed here."""
         return self._report("cudaload_scan_report", ctx, fmt)
+
+    def fix_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_fix_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_fix_report", ctx, fmt)
 
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as a ``void *`` cdata."""

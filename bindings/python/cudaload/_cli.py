@@ -7,6 +7,8 @@ reports and exit statuses of the C tool (docs/cli.md):
 the report is still printed); 4 a requirement has no usable library.
 probe: 0 when the GPU is usable, 5 when the answer is "fall back to CPU".
 doctor: 0 when the report lists no problem, 6 when it lists one or more.
+fix: 0 when nothing is left, 2 with commands to run and no terminal to ask
+at and no --yes, 6 when problems are left, 7 when a command it ran failed.
 
 Output is written as the C tool writes it, byte for byte: UTF-8 whatever
 the locale. Text (reports and messages for people) shows control
@@ -31,6 +33,7 @@ EXIT_INPUT = 3
 EXIT_UNSATISFIED = 4
 EXIT_CPU_FALLBACK = 5
 EXIT_PROBLEMS = 6
+EXIT_FIX_FAILED = 7
 
 
 class _Parser(argparse.ArgumentParser):
@@ -187,6 +190,36 @@ def _doctor(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if problems else EXIT_OK
 
 
+def _fix(args: argparse.Namespace) -> int:
+    import cudaload
+    from ._errors import InvalidArgumentError
+    try:
+        error = None
+        if args.error is not None:
+            error = sys.stdin.buffer.read() if args.error == "-" else args.error
+        # As the tool: --no-defaults is only the --root folders.
+        result = cudaload.fix(args.require, roots=args.root, defaults=not args.no_defaults,
+                              site_packages=False if args.no_defaults else None,
+                              for_=args.for_ or None, error=error,
+                              dry_run=args.dry_run, yes=args.yes)
+    except InvalidArgumentError as exc:
+        if "no terminal to ask" in str(exc):
+            _error("cudaload: fix: %s\n" % exc)
+            return EXIT_USAGE
+        return _report_error("fix", exc)
+    except cudaload.Error as exc:
+        return _report_error("fix", exc)
+    sys.stdout.flush()
+    if result.failed is not None:
+        _error("cudaload: fix: %s\n" % result.error)
+        done = "; ".join(result.ran)
+        _error("cudaload: fix: stopped at command %d of %d; %s\n" % (
+            len(result.ran) + 1, len(result.commands),
+            "done before it: " + done if done else "nothing was done before it"))
+        return EXIT_FIX_FAILED
+    return EXIT_OK if result.ok else EXIT_PROBLEMS
+
+
 def _probe(args: argparse.Namespace) -> int:
     import cudaload
     try:
@@ -242,6 +275,18 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--out-of-process", action="store_true",
                         help="run the GPU probe in a child process (implies --probe)")
     doctor.set_defaults(run=_doctor)
+
+    fix = sub.add_parser("fix", help="run the installs the doctor's fixes name, safely, and "
+                                     "say what is left")
+    _common(fix, requirements=True)
+    fix.add_argument("-e", "--error", metavar="TEXT",
+                     help="the error message a program printed (- reads standard input)")
+    fix.add_argument("--for", dest="for_", action="append", default=[], metavar="PROGRAM",
+                     help="require what a program needs, read from its files")
+    fix.add_argument("-n", "--dry-run", action="store_true", help="print what would run; run nothing")
+    fix.add_argument("-y", "--yes", action="store_true",
+                     help="run without asking (without it and without a terminal, fix refuses)")
+    fix.set_defaults(run=_fix)
 
     probe = sub.add_parser("probe", help='answer "may I use the GPU?" in stages')
     _common(probe, requirements=True)

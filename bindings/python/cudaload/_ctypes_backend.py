@@ -114,6 +114,8 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_root_status_name": (_str, [_int]),
     "cudaload_env_warning": (_str, [_ctx, _size]),
     "cudaload_env_warning_fatal": (_int, [_ctx, _size]),
+    "cudaload_env_change_count": (_size, [_ctx]),
+    "cudaload_env_apply_changes": (_int, [_ctx]),
     "cudaload_probe_serve": (_int, [_ctx, _str]),
     "cudaload_doctor_problem_count": (_size, [_ctx]),
     "cudaload_problem_kind_name": (_str, [_int]),
@@ -127,6 +129,9 @@ _SIGNATURES: "Dict[str, Tuple[Any, List[Any]]]" = {
     "cudaload_doctor_fix_step_arg": (_str, [_ctx, _size, _size, _size]),
     "cudaload_doctor_fix_step_env": (_str, [_ctx, _size, _size, _size]),
     "cudaload_doctor_fix_step_note": (_str, [_ctx, _size, _size]),
+    "cudaload_fix_step_check": (_int, [_ctx, _size, _size]),
+    "cudaload_fix_step_command": (_str, [_ctx, _size, _size]),
+    "cudaload_fix_step_run": (_int, [_ctx, _size, _size]),
     "cudaload_format_supported": (_int, [_int]),
     "cudaload_requirement_library": (_size, [_ctx, _size]),
     "cudaload_read_error_message": (_int, [_ctx, _str]),
@@ -217,9 +222,12 @@ def _out_parameter_signatures() -> "Dict[str, Tuple[Any, List[Any]]]":
         "cudaload_probe_report": (_int, [_probe, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_doctor": (_int, [_ctx, _int, _uint, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_scan_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
+        "cudaload_fix_report": (_int, [_ctx, _int, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_inspect_report": (_int, [ctypes.POINTER(ctypes.c_char_p), _size, _int, _uint,
                                            ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_env_warnings": (_int, [_ctx, ctypes.POINTER(ctypes.c_size_t)]),
+        "cudaload_env_check": (_int, [_ctx, _uint, ctypes.POINTER(ctypes.c_size_t)]),
+        "cudaload_env_change": (_str, [_ctx, _size, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_env_value": (_int, [_ctx, _str, ctypes.POINTER(ctypes.c_char_p)]),
         "cudaload_explain_files": (_int, [_ctx, ctypes.POINTER(ctypes.c_char_p), _size, _uint,
                                           ctypes.POINTER(_explain)]),
@@ -384,8 +392,8 @@ class CtypesLibrary:
 
     def _report(self, name: str, handle: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
         """name(handle, fmt, &out) (cudaload_probe_report,
-        cudaload_explain_report, cudaload_scan_report): the text, freed
-        here."""
+        cudaload_explain_report, cudaload_scan_report, cudaload_fix_report):
+        the text, freed here."""
         out = ctypes.c_char_p()
         status = self._callable(name)(handle, fmt, ctypes.byref(out))
         text = _decode(out.value) if out.value is not None else None
@@ -405,6 +413,10 @@ class CtypesLibrary:
         """cudaload_scan_report(ctx, fmt, &out): the text, freed here."""
         return self._report("cudaload_scan_report", ctx, fmt)
 
+    def fix_report(self, ctx: "Any", fmt: int) -> "Tuple[int, Optional[str]]":
+        """cudaload_fix_report(ctx, fmt, &out): the text, freed here."""
+        return self._report("cudaload_fix_report", ctx, fmt)
+
     def doctor(self, ctx: "Any", fmt: int, flags: int) -> "Tuple[int, Optional[str]]":
         """cudaload_doctor(ctx, fmt, flags, &out): the text, freed here."""
         out = ctypes.c_char_p()
@@ -420,6 +432,19 @@ class CtypesLibrary:
         source = ctypes.c_int(0)
         value = self._callable("cudaload_doctor_problem_fact")(ctx, i, fact, ctypes.byref(source))
         return _decode(value) if value is not None else None, source.value
+
+    def env_check(self, ctx: "Any", flags: int) -> "Tuple[int, int]":
+        """cudaload_env_check(ctx, flags, &count): (status, count)."""
+        count = ctypes.c_size_t(0)
+        status = self._callable("cudaload_env_check")(ctx, flags, ctypes.byref(count))
+        return status, count.value
+
+    def env_change(self, ctx: "Any", i: int) -> "Tuple[Optional[str], Optional[str]]":
+        """cudaload_env_change(ctx, i, &value): (name or None, value or None)."""
+        value = ctypes.c_char_p()
+        name = self._callable("cudaload_env_change")(ctx, i, ctypes.byref(value))
+        return (_decode(name) if name is not None else None,
+                _decode(value.value) if value.value is not None else None)
 
     def handle_of(self, dll: "Any") -> "Any":
         """The dlopen handle of a ctypes.CDLL, as this backend passes it."""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - type checkers only, never at run time
 
 __all__ = [
     "Probe", "Stage", "Device", "FileInfo", "DoctorReport", "Problem", "FixStep",
-    "probe", "doctor", "env_prepend", "inspect",
+    "FixResult", "probe", "doctor", "fix", "env_prepend", "inspect",
     "isolated_import", "isolated_open", "symbol_provider",
 ]
 
@@ -367,6 +367,124 @@ def doctor(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
         ctx.require(specs)
         ctx.require_for(for_)
         return ctx.doctor(format, probe, color, probe_out_of_process, short=short)
+
+
+class FixResult(_Record):
+    """What cudaload.fix() did. ``plan`` is the library's report of what
+    the fix does with each step of each problem (cudaload_fix_report(): as
+    ``cudaload fix`` prints it); ``commands`` the command lines it would
+    run, in order; ``ran`` those it ran and that succeeded; ``failed`` the
+    one that failed (it stopped there), with ``error`` the library's
+    message (its exit status), else None; ``left`` the doctor's report
+    after the fix (DoctorReport, short text; None when nothing ran: a dry
+    run, an answer no, nothing to run); ``ok``: no problem is left."""
+
+    __slots__ = ("plan", "commands", "ran", "failed", "error", "left", "ok")
+
+    def __init__(self, plan: str, commands: "List[str]", ran: "List[str]",
+                 failed: "Optional[str]", error: "Optional[str]",
+                 left: "Optional[DoctorReport]", ok: bool) -> None:
+        self.plan = plan
+        self.commands = commands
+        self.ran = ran
+        self.failed = failed
+        self.error = error
+        self.left = left
+        self.ok = ok
+
+    def __str__(self) -> str:
+        return self.plan
+
+
+def _fix_runnable(lib: "Any", ctx: "Any") -> "List[Any]":
+    """(i, s, line) of every step of ctx's last doctor report that
+    cudaload fix runs, in order (the library judges), each command once."""
+    steps = []
+    for i in range(lib.call("cudaload_doctor_problem_count", ctx)):
+        for s in range(lib.call("cudaload_doctor_fix_step_count", ctx, i)):
+            if lib.call("cudaload_fix_step_check", ctx, i, s) == C.CUDALOAD_OK:
+                line = lib.call("cudaload_fix_step_command", ctx, i, s)
+                if all(line != seen for _, _, seen in steps):  # two problems, one fix
+                    steps.append((i, s, line))
+    return steps
+
+
+def fix(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
+        site_packages: "Union[Iterable[PathLike], None, bool]" = None,
+        defaults: bool = True, *, for_: "Any" = None, error: "Optional[str]" = None,
+        dry_run: bool = False, yes: bool = False) -> "FixResult":
+    """Run the installs the doctor's fixes name, as ``cudaload fix`` does,
+    for the same arguments as doctor(): the diagnosis, then the library's
+    report of what the fix does with each step (printed on sys.stdout),
+    then, unless ``dry_run``, the steps it runs, each printed before it
+    runs (pip's own output goes to this process's standard output and
+    error), and the doctor again. Safe by construction: only an
+    environment's own pip installing NVIDIA's wheels the catalog names,
+    with --only-binary=:all:, into a venv or conda environment this user
+    owns and no other user can write to (docs/cli.md, "fix"); a folder it
+    installs into beside the environment is recorded in its
+    cudaload.roots, so that a plain setup() finds it. It asks before
+    running (input(), at a terminal) unless ``yes``; with no terminal and
+    without ``yes`` it raises InvalidArgumentError and runs nothing. It
+    stops at the first command that fails: FixResult.failed. Raises as
+    doctor() does for the arguments (``for_``: a program, or a list of
+    them); MissingFunctionError when this libcudaload has no fix."""
+    specs = _spec_list(require)
+    lib = _load_default()
+    for name in ("cudaload_fix_report", "cudaload_fix_step_check",
+                 "cudaload_fix_step_command", "cudaload_fix_step_run"):
+        _need(lib, name)
+    with Context(roots, site_packages, defaults) as ctx:
+        if error is not None:
+            ctx.read_error_message(error)
+        ctx.require(specs)
+        for program in (for_ if isinstance(for_, (list, tuple)) else [for_]):
+            ctx.require_for(program)
+        ctx.doctor("text", short=True)
+        status, plan = lib.fix_report(ctx.handle, C.CUDALOAD_FORMAT_TEXT)
+        if status != C.CUDALOAD_OK or plan is None:
+            _raise(lib, status or C.CUDALOAD_E_NO_MEMORY, "cudaload_fix_report")
+        assert plan is not None
+        problems = lib.call("cudaload_doctor_problem_count", ctx.handle)
+        steps = _fix_runnable(lib, ctx.handle) if problems else []
+        commands = [line for _, _, line in steps]
+        out = sys.stdout
+        out.write(plan)
+        if not problems:
+            return FixResult(plan, [], [], None, None, None, True)
+        if dry_run or not steps:
+            out.write("\n%s\n" % ("dry run: nothing was run." if dry_run else
+                                   "Nothing here for cudaload fix to run: the steps "
+                                   "above are yours."))
+            return FixResult(plan, commands, [], None, None, None, False)
+        if not yes:
+            if not (sys.stdin is not None and sys.stdin.isatty() and out.isatty()):
+                from ._errors import InvalidArgumentError
+                raise InvalidArgumentError(
+                    "cudaload.fix: %d command%s to run, and no terminal to ask before "
+                    "running %s: nothing was run; pass yes=True to run %s, or dry_run=True"
+                    % (len(steps), "" if len(steps) == 1 else "s",
+                       "it" if len(steps) == 1 else "them", "it" if len(steps) == 1 else "them"))
+            out.write("\nRun %s %d command%s? [y/N] " % ("this" if len(steps) == 1 else "these",
+                                                         len(steps), "" if len(steps) == 1 else "s"))
+            out.flush()
+            if input().strip().lower() not in ("y", "yes"):
+                out.write("Nothing was run.\n")
+                return FixResult(plan, commands, [], None, None, None, False)
+        ran = []
+        for i, s, line in steps:
+            out.write("\n$ %s\n" % _shown(line))
+            out.flush()  # before pip writes to the same stream
+            sys.stderr.flush()
+            if lib.call("cudaload_fix_step_run", ctx.handle, i, s) != C.CUDALOAD_OK:
+                message = lib.call("cudaload_last_error") or ""
+                return FixResult(plan, commands, ran, line, message, None, False)
+            ran.append(line)
+        ctx._scan()  # the fix changed what is on disk
+        left = ctx.doctor("text", short=True)
+        out.write("\nWhat is left (the doctor with the same arguments):\n")
+        out.write(str(left))
+        return FixResult(plan, commands, ran, None, None, left, not left.problems)
 
 
 def explain(files: "Optional[Iterable[PathLike]]" = None, pid: "Optional[int]" = None,
