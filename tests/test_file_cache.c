@@ -20,6 +20,9 @@
 #ifndef _WIN32
 #include <unistd.h>
 #endif
+#ifdef __linux__
+#include <dirent.h>
+#endif
 
 #include "binary/binary_symbols.h"
 #include "binary/file_cache.h"
@@ -414,6 +417,112 @@ static void definitions_are_found_by_name(void **state) {
 #endif
 }
 
+/* A library whose tables say what is not there (each word of its first 4
+ * KiB, where its hash table, symbols and names are, overwritten in turn):
+ * every read of references and every lookup gives an answer or a status,
+ * never a read outside the file (the clang tier runs this under ASan), and
+ * what is found has its version inside the version table. */
+static void hostile_tables_give_a_status(void **state) {
+  (void)state;
+  const char *good = fixture("symbols/versioned/libfoo.so.1");
+  FILE *f = fopen(good, "rb");
+  assert_non_null(f);
+  static unsigned char image[1 << 16];
+  size_t size = fread(image, 1, sizeof image, f);
+  fclose(f);
+  assert_true(size > 4096 && size < sizeof image);
+  char path[600];
+  snprintf(path, sizeof path, "%s/hostile-libfoo.so.1", scratch);
+  static const uint32_t values[] = {0xffffffffu, 0x7fffffffu, 0x1u, 0x0u};
+  size_t refused = 0, answered = 0;
+  for (size_t at = 0; at + 4 <= 4096; at += 4) {
+    unsigned char saved[4];
+    memcpy(saved, image + at, 4);
+    uint32_t v = values[(at / 4) % 4];
+    memcpy(image + at, &v, 4);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(image, 1, size, out), size);
+    fclose(out);
+    memcpy(image + at, saved, 4);
+
+    cl_file_cache *c = cl_file_cache_new();
+    assert_non_null(c);
+    cl_file_cache_set_reference_filter(c, keep_all, NULL, 3);
+    const cl_binary_symbols *refs = NULL;
+    if (cl_file_cache_references(c, path, &refs) != CUDALOAD_OK)
+      ++refused;
+    static const char *const asked[] = {"foo_bar", "foo", "foo_baz",
+                                        "cudnnCreate"};
+    for (size_t i = 0; i < sizeof asked / sizeof *asked; ++i) {
+      cl_found_def found[4];
+      size_t count = 0;
+      const cl_binary_symbols *vs = NULL;
+      if (cl_file_cache_defs(c, path, asked[i], found, 4, &count, &vs) !=
+          CUDALOAD_OK)
+        continue;
+      ++answered;
+      for (size_t k = 0; k < count && k < 4; ++k)
+        assert_true(found[k].version >= -1 &&
+                    (vs == NULL || found[k].version < (int)vs->version_count));
+    }
+    cl_file_cache_free(c);
+  }
+  remove(path);
+  /* Both kinds of answer were met: the words that matter were hit. */
+  assert_true(refused > 0);
+  assert_true(answered > 0);
+}
+
+#ifdef __linux__
+static size_t open_descriptors(void) {
+  DIR *d = opendir("/proc/self/fd");
+  assert_non_null(d);
+  size_t n = 0;
+  while (readdir(d))
+    ++n;
+  closedir(d);
+  return n;
+}
+
+/* A run's questions to one file open it once: the file is held open
+ * between lookups (each of which would open it again otherwise) and closed
+ * when the cache is released, as the public calls do at their end; what
+ * was learnt stays. */
+static void files_are_held_until_released(void **state) {
+  (void)state;
+  const char *path = fixture("symbols/versioned/libfoo.so.1");
+  cl_file_cache *c = cl_file_cache_new();
+  assert_non_null(c);
+  cl_file_cache_set_reference_filter(c, keep_all, NULL, 4);
+  size_t before = open_descriptors();
+  cl_found_def found[4];
+  size_t count;
+  const cl_binary_symbols *vs;
+  for (int i = 0; i < 3; ++i)
+    assert_int_equal(
+        cl_file_cache_defs(c, path, "foo_bar", found, 4, &count, &vs),
+        CUDALOAD_OK);
+  assert_int_equal(count, 1);
+  assert_int_equal(open_descriptors(), before + 1);
+  cl_file_cache_hold(c);
+  cl_file_cache_release(c); /* held by a caller: still open */
+  assert_int_equal(open_descriptors(), before + 1);
+  cl_file_cache_unhold(c); /* the last unhold releases */
+  assert_int_equal(open_descriptors(), before);
+  assert_int_equal(
+      cl_file_cache_defs(c, path, "foo_bar", found, 4, &count, &vs),
+      CUDALOAD_OK);
+  assert_int_equal(count, 1);
+  cl_file_cache_stats stats;
+  cl_file_cache_get_stats(c, &stats);
+  assert_int_equal(stats.lookup_preparations, 1); /* the table's place kept */
+  cl_file_cache_release(c);
+  assert_int_equal(open_descriptors(), before);
+  cl_file_cache_free(c);
+}
+#endif
+
 static int setup(void **state) {
   (void)state;
   snprintf(scratch, sizeof scratch, "%s/file-cache-scratch",
@@ -441,6 +550,10 @@ int main(void) {
       cmocka_unit_test(links_share_and_failures_name_their_path),
       cmocka_unit_test(first_bytes_and_kinds),
       cmocka_unit_test(definitions_are_found_by_name),
+      cmocka_unit_test(hostile_tables_give_a_status),
+#ifdef __linux__
+      cmocka_unit_test(files_are_held_until_released),
+#endif
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

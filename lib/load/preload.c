@@ -338,6 +338,8 @@ static int preload_held(cudaload_ctx *ctx, unsigned flags) {
   cl_plan_judgement_free(&judged);
   /* What judging searched, kept before the loads (which may not return). */
   cl_file_cache_save(ctx->file_cache);
+  /* Nor are the files it read held open while the loader maps them. */
+  cl_file_cache_release(ctx->file_cache);
   cl_open_mode mode =
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
   cl_buf failures = CL_BUF_INIT;

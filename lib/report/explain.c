@@ -490,7 +490,20 @@ static void cudnn_mix_problems(cudaload_explain *e) {
     e->failed = 1;
 }
 
+static int explain_pid_held(cudaload_ctx *ctx, long pid,
+                            cudaload_explain **out);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
+  int rc = explain_pid_held(ctx, pid, out);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int explain_pid_held(cudaload_ctx *ctx, long pid,
+                            cudaload_explain **out) {
   cl_clear_error();
   if (out)
     *out = NULL;
