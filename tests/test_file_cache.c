@@ -282,18 +282,19 @@ static void lookups_agree_with_the_whole_read(const char *path) {
     for (size_t d = i; d != SIZE_MAX;
          d = cl_binary_symbols_next_def(&whole, d), ++k) {
       if (k >= count || k >= 16)
-        fail_msg("%s: %s: the lookup found %zu definitions, fewer than the "
+        fail_msg("%s: %s: the lookup found %lu definitions, fewer than the "
                  "whole read",
-                 path, name, count);
+                 path, name, (unsigned long)count);
       if (strcmp(version_of(&whole, whole.defs[d].version),
                  version_of(vs, found[k].version)) ||
           whole.defs[d].hidden != found[k].hidden ||
           whole.defs[d].weak != found[k].weak)
-        fail_msg("%s: %s: definition %zu differs", path, name, k);
+        fail_msg("%s: %s: definition %lu differs", path, name,
+                 (unsigned long)k);
     }
     if (k != count)
-      fail_msg("%s: %s: %zu definitions looked up, %zu read", path, name, count,
-               k);
+      fail_msg("%s: %s: %lu definitions looked up, %lu read", path, name,
+               (unsigned long)count, (unsigned long)k);
     ++asked;
   }
   const char *absent[] = {"cudaload_no_such_symbol", "", "_", "foo_barx"};

@@ -1121,7 +1121,7 @@ static int exists(const char *path) {
 
 /* Issue 43, item 2: root, run with a user's HOME (a `sudo` that kept it)
  * where the user made ~/.cache a link to a folder of root's, writes
- * nothing there: no cudaload/ folder made, no names-v1, no leftover of
+ * nothing there: no cudaload/ folder made, no names-v2, no leftover of
  * root's removed. Nor through a link of the user's in a folder of root's;
  * root's own link is followed. */
 static void root_keeps_no_store_where_a_users_link_points(void **state) {
