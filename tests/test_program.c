@@ -346,6 +346,26 @@ static void markers_hold_for_the_target(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* torch pins nvidia-cusparselt-cu12==0.6.2 (CUDA 13 builds: -cu13==0.8.1),
+ * whose library is libcusparseLt.so.0: major 0 is a major, the pin a
+ * requirement, not a pin "that admits no release" (a false problem every
+ * healthy torch venv got). */
+static void a_pin_of_major_zero_is_read(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = env_ctx("programs/pins/site-packages");
+  assert_int_equal(cudaload_require_for(ctx, "sparseltlike"), CUDALOAD_OK);
+  assert_origin(ctx, "cusparseLt=0", "nvidia-cusparselt-cu12 ==0.6.2");
+  assert_int_equal(cudaload_requirement_count(ctx), 1);
+  assert_int_equal(cudaload_add_root(
+                       ctx, test_fixture_path("programs/wheels/site-packages")),
+                   CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  const char *unread[] = {"nvidia-cusparselt-cu12"};
+  assert_null(warning_with(ctx, unread, 1));
+  cudaload_destroy(ctx);
+}
+
 /* Issue 41, item 4: CuPy's cuTENSOR and NCCL modules are imported only
  * when used (consumers.c): what they need is no requirement, never
  * decides the plan's CUDA major, and a cuTENSOR built for CUDA 13 beside
@@ -539,6 +559,7 @@ int main(void) {
       cmocka_unit_test(what_a_program_binds_is_kept),
       cmocka_unit_test(pins_are_read_in_any_order),
       cmocka_unit_test(markers_hold_for_the_target),
+      cmocka_unit_test(a_pin_of_major_zero_is_read),
       cmocka_unit_test(an_optional_module_is_needed_only_if_used),
       cmocka_unit_test(two_wheels_that_own_one_file_are_a_problem),
       cmocka_unit_test(

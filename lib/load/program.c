@@ -403,11 +403,12 @@ static int installed_version(program_scan *ps, const char *name, size_t len,
 
 /* The library major a pin of wheel w means: of the majors its specifier
  * set admits and the wheel ships, the installed wheel's, else the newest
- * (what pip installs). 0 when it admits none. */
+ * (what pip installs). -1 when it admits none (0 is a major: cuSPARSELt's
+ * libcusparseLt.so.0). */
 static int pinned_major(program_scan *ps, const cl_requirement_line *line,
                         const cl_catalog_wheel *w, const cl_catalog_entry *main,
                         const cl_pep440_specifier *spec) {
-  int newest = 0, admitted = 0;
+  int newest = -1, admitted = 0;
   for (int m = main->min_major; m <= main->max_major; ++m) {
     int cuda = cl_catalog_cuda_major(main, m);
     if ((w->min_abi && (m < w->min_abi || m > w->max_abi)) ||
@@ -533,7 +534,7 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
   if (!main || main->version_apart_from_abi)
     return 0;
   int major = pinned_major(ps, line, w, main, &spec);
-  if (!major) {
+  if (major < 0) {
     if (main)
       pin_not_read(ps, line, w,
                    "it admits no release of the library that "

@@ -25,6 +25,9 @@
 typedef struct text {
   cl_text_report r;
   int color;
+  int wrap; /* the short form: prose fits PROSE_WIDTH columns */
+  /* The short form: an environment's folder in prose is "<venv>/…". */
+  const cudaload_ctx *ctx;
 } text;
 
 /* A value from outside (a path, a version read from a file, a driver's
@@ -57,6 +60,147 @@ static const char *sgr(const text *t, const char *code) {
 #define GREEN "\033[32m"
 #define YELLOW "\033[33m"
 #define RESET "\033[0m"
+
+/* How wide a line of the short form's prose may be (issue 46: one screen
+ * of 80 columns). A command is never broken: it is pasted. */
+#define PROSE_WIDTH 80
+
+/* The columns of s up to end: its UTF-8 characters. */
+static size_t columns(const char *s, const char *end) {
+  size_t n = 0;
+  for (; s < end; ++s)
+    n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
+/* Where a line of prose may break: at a space outside a command quoted in
+ * it (a "..." span and the word before it, as eval "$(...)"; a call such
+ * as setup(...): an opening bracket right after a word), so that what is
+ * pasted stays on one line.
+ * The last such space of s..end within `room` columns, else the first
+ * beyond them; NULL when there is none. */
+static const char *prose_break(const char *s, const char *end, size_t room) {
+  const char *cut = NULL;
+  size_t cols = 0;
+  int quoted = 0, depth = 0;
+  for (const char *p = s; p < end; ++p) {
+    if (*p == '"')
+      quoted = !quoted;
+    else if (!quoted && depth && (*p == '(' || *p == '['))
+      ++depth;
+    else if (!quoted && (*p == '(' || *p == '[') && p > s && p[-1] != ' ')
+      depth = 1;
+    else if (!quoted && depth && (*p == ')' || *p == ']'))
+      --depth;
+    else if (*p == ' ' && !quoted && !depth && p > s && p[1] != '"') {
+      if (cols > room)
+        return cut ? cut : p;
+      cut = p;
+    }
+    cols += ((unsigned char)*p & 0xC0) != 0x80;
+  }
+  return cols > room ? cut : NULL;
+}
+
+static const char *origin_word(const char *origin);
+
+/* The length of an environment's site folder at s, after its root:
+ * "/lib/python3.X/site-packages/" or "\Lib\site-packages\"; 0 when s
+ * holds none. */
+static size_t site_folder_length(const char *s) {
+  static const char *const forms[] = {"/lib/python3.", "\\Lib\\site-packages\\",
+                                      "/Lib/site-packages/"};
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; ++i) {
+    size_t n = strlen(forms[i]);
+    if (strncmp(s, forms[i], n))
+      continue;
+    if (i > 0)
+      return n;
+    size_t digits = strspn(s + n, "0123456789");
+    if (digits && !strncmp(s + n + digits, "/site-packages/", 15))
+      return n + digits + 15;
+  }
+  return 0;
+}
+
+/* Prose s with each environment root's folder written "<venv>" (its site
+ * folder "<venv>/…/"), as the requirement lines write them; malloc'ed,
+ * NULL when there is nothing to shorten or no memory (s is then shown). */
+static char *short_roots(const text *t, const char *s) {
+  const cl_inventory *inv = t->ctx ? cl_inventory_of(t->ctx) : NULL;
+  cl_buf b = CL_BUF_INIT;
+  int changed = 0;
+  for (const char *p = s; inv && *p;) {
+    size_t taken = 0;
+    for (size_t r = 0; r < inv->root_count && !taken; ++r) {
+      const cl_root *root = &inv->roots[r];
+      size_t n = strlen(root->path);
+      if (cl_origin_tier(root->origin) != CL_TIER_ENVIRONMENT || n < 2 ||
+          strncmp(p, root->path, n) || (p[n] != '/' && p[n] != '\\'))
+        continue;
+      size_t site = site_folder_length(p + n);
+      cl_buf_printf(&b, "<%s>%s", origin_word(root->origin),
+                    site ? "/\xe2\x80\xa6/" : ""); /* "…" */
+      taken = n + site;
+    }
+    if (taken) {
+      p += taken;
+      changed = 1;
+    } else {
+      cl_buf_printf(&b, "%c", *p++);
+    }
+  }
+  char *out = cl_buf_take(&b);
+  if (!changed) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* Prose s (shown: escaped already), `used` columns of its first line
+ * taken by what precedes it, then tail (a colour's end, no columns) and a
+ * newline. In the short form a line longer than PROSE_WIDTH is broken
+ * (prose_break), its rest indented by hang plus the line's own indent; a
+ * word or a quoted command longer than a line stays whole. */
+static void put_prose_lines(text *t, size_t used, size_t hang, const char *s,
+                            const char *tail) {
+  for (;;) {
+    const char *end = s + strcspn(s, "\n");
+    size_t indent = strspn(s, " ");
+    const char *cut;
+    while (t->wrap && used + indent < PROSE_WIDTH &&
+           used + columns(s, end) > PROSE_WIDTH &&
+           (cut = prose_break(s + indent, end, PROSE_WIDTH - used - indent)) !=
+               NULL) {
+      put(t, "%.*s\n%*s", (int)(cut - s), s, (int)(hang + indent), "");
+      s = cut + strspn(cut, " ");
+      used = hang + indent;
+      indent = 0;
+    }
+    if (!*end) {
+      put(t, "%s%s\n", s, tail);
+      return;
+    }
+    put(t, "%.*s\n", (int)(end - s), s);
+    s = end + 1;
+    used = 0;
+  }
+}
+
+static void put_prose(text *t, size_t used, size_t hang, const char *s,
+                      const char *tail) {
+  put_prose_lines(t, used, hang, s, tail);
+}
+
+/* A problem's sentence: prose, its environment folders shortened (a fix's
+ * note is not: it may quote a command, which is pasted as it is). */
+static void put_problem(text *t, size_t used, size_t hang, const char *s,
+                        const char *tail) {
+  char *shorter = t->wrap ? short_roots(t, s) : NULL;
+  put_prose_lines(t, used, hang, shorter ? shorter : s, tail);
+  free(shorter);
+}
 
 static void heading(text *t, const char *title) {
   put(t, "\n%s%s%s\n", sgr(t, BOLD), title, sgr(t, RESET));
@@ -289,11 +433,15 @@ static void text_fix(text *t, const cl_fix *fix, int indent) {
       char *command = cl_buf_take(&line);
       put(t, "%*s%s%s\n", indent, "", label, command ? shown(t, command) : "");
       free(command);
-      if (s->note)
-        put(t, "%*s     %s\n", indent, "", shown_value(t, s->note, 1));
+      if (s->note) {
+        put(t, "%*s     ", indent, "");
+        put_prose(t, (size_t)indent + 5, (size_t)indent + 5,
+                  shown_value(t, s->note, 1), "");
+      }
     } else {
-      put(t, "%*s%s%s\n", indent, "", label,
-          shown_value(t, s->note ? s->note : "", 1));
+      put(t, "%*s%s", indent, "", label);
+      put_prose(t, (size_t)indent + 5, (size_t)indent + 5,
+                shown_value(t, s->note ? s->note : "", 1), "");
     }
   }
 }
@@ -307,8 +455,9 @@ static void text_problems(text *t, const cl_doctor *d) {
     if (p->note)
       continue;
     ++n;
-    put(t, "  %s%zu. %s%s\n", sgr(t, RED), n, shown_value(t, p->text, 1),
-        sgr(t, RESET));
+    put(t, "  %s%zu. ", sgr(t, RED), n);
+    put_problem(t, n >= 10 ? 6 : 5, n >= 10 ? 6 : 5, shown_value(t, p->text, 1),
+                sgr(t, RESET));
     text_fix(t, &p->fix, n >= 10 ? 6 : 5);
   }
   if (n == 0)
@@ -320,8 +469,10 @@ static void text_problems(text *t, const cl_doctor *d) {
     const cl_problem *p = &d->problems.items[i];
     if (!p->note)
       continue;
-    put(t, "  - %s\n    what to do: %s\n", shown_value(t, p->text, 1),
-        shown_value(t, p->fix_text, 1));
+    put(t, "  - ");
+    put_prose(t, 4, 4, shown_value(t, p->text, 1), "");
+    put(t, "    what to do: ");
+    put_prose(t, 16, 6, shown_value(t, p->fix_text, 1), "");
   }
 }
 
@@ -577,7 +728,7 @@ static void message_lines(text *t, const cudaload_ctx *ctx) {
  * the problems with their fixes; nothing a healthy answer does not need. */
 static char *summary_text(const cl_doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
-  text t = {CL_TEXT_REPORT_INIT, 0};
+  text t = {CL_TEXT_REPORT_INIT, 0, 1, ctx};
   t.color = (d->flags & CUDALOAD_DOCTOR_COLOR) != 0;
   verdict_line(&t, d);
   if (cl_error_message_count(ctx) || cl_plan_state_of(ctx)->requirement_count)
@@ -594,7 +745,7 @@ char *cl_doctor_text(const cl_doctor *d) {
   if (d->flags & CUDALOAD_DOCTOR_SHORT)
     return summary_text(d);
   const cudaload_ctx *ctx = d->ctx;
-  text t = {CL_TEXT_REPORT_INIT, 0};
+  text t = {CL_TEXT_REPORT_INIT, 0, 0, NULL};
   t.color = (d->flags & CUDALOAD_DOCTOR_COLOR) != 0;
   put(&t, "%scudaload doctor%s %s\n", sgr(&t, BOLD), sgr(&t, RESET),
       cudaload_version_string());

@@ -3009,6 +3009,13 @@ class Doctor(CliTestCase):
         for command in commands:
             command = command[len("fix: "):] if command.startswith("fix: ") else command
             self.assertRegex(command, "^" + pip + r'("[^"\s]+"|[^"\s]+)$', "a command alone: " + r.stdout)
+        # Prose fits 80 columns; a longer line is a command, pasted whole
+        # (one standing alone, or one a note quotes), or one word (a path).
+        for line in lines:
+            words = re.sub(r"^(fix: |\d+\. )", "", line.strip())
+            if len(line) > 80 and " " in words:
+                self.assertRegex(words, r"^(((py|python|cudaload|eval|export|set|\$env:\w+)\b)"
+                                        r"|cudaload\.setup\(|\S*pip install )", r.stdout)
         # The records say the same, whatever the text's form.
         doc = self.parse_json(self.doctor("--no-defaults", "--root", to_cli(tree), "--require",
                                           "cudnn=8,cudnn=9", "--format", "json", rc=6))
