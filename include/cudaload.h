@@ -1350,6 +1350,16 @@ CUDALOAD_API size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx);
 #define CUDALOAD_PROBLEM_PIN_UNREAD                                            \
   41 /* a Requires-Dist pin not understood                                     \
       */
+/* What the plan warns of: */
+#define CUDALOAD_PROBLEM_VERSION_UNTRUSTED                                     \
+  42 /* a version source others can write to was passed over */
+#define CUDALOAD_PROBLEM_NEEDED_UNPROVIDED                                     \
+  43 /* a planned file needs a library no root provides */
+#define CUDALOAD_PROBLEM_CASE_TWINS 44 /* two names differ only in case */
+#define CUDALOAD_PROBLEM_SHARED_NAME                                           \
+  45                                  /* a program's own copy has the name     \
+                                         of a planned file */
+#define CUDALOAD_PROBLEM_UNEXPOSED 46 /* a folder could not go on PATH */
 
 /** The kind's name in reports ("unsatisfied", "symbols-missing", ...);
  *  NULL for a value that is no kind. (CUDALOAD_1.3) */
@@ -1381,6 +1391,27 @@ CUDALOAD_API const char *cudaload_problem_kind_name(int kind);
   22                            /* "as-it-is": true without cudaload;          \
                                    none: true with the plan loaded */
 #define CUDALOAD_FACT_DEVICE 23 /* a device's index */
+#define CUDALOAD_FACT_COUNT                                                    \
+  24                           /* how many: symbols undefined, references      \
+                                  bound elsewhere, MiB free */
+#define CUDALOAD_FACT_TOTAL 25 /* out of how many */
+#define CUDALOAD_FACT_SEARCHED                                                 \
+  26 /* where the loader looked: "rpath (/a), ld-so-cache" */
+#define CUDALOAD_FACT_OTHER_PATH 27       /* the other file of a pair */
+#define CUDALOAD_FACT_OTHER_VERSION 28    /* the other file's version */
+#define CUDALOAD_FACT_OTHER_CUDA_MAJOR 29 /* the other file's CUDA major */
+#define CUDALOAD_FACT_AMONG                                                    \
+  30 /* which files a mix is among: "program", "process", "maps", ... */
+#define CUDALOAD_FACT_LOADED_BY                                                \
+  31 /* who loaded a copy: "LD_PRELOAD", a file, "program" */
+#define CUDALOAD_FACT_CAUSES                                                   \
+  32 /* what a loaded copy causes: a kind's name ("symbols-missing") */
+#define CUDALOAD_FACT_PLATFORM                                                 \
+  33 /* whose loader rules apply: "linux", "windows" */
+#define CUDALOAD_FACT_VALUE                                                    \
+  34 /* a value: a variable's, a search list's entry, a compute mode, where    \
+        a version was read */
+#define CUDALOAD_FACT_OTHER_PACKAGE 35 /* the other distribution of a pair */
 
 /** The fact's name in reports ("requirement", "cuda_major", ...); NULL for
  *  a value that is no fact. (CUDALOAD_1.3) */

@@ -384,9 +384,9 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
    * fix: setup() before the import, the PATH line, or exec. The process
    * is their opener: one problem for both names it opens, as for a file
    * that opens names on Linux. */
-  assert_contains(text, "the process opens cudnn64_8.dll, " CUBLAS12_FILE
-                        " by name when it first needs them, and the loader "
-                        "would not find them (rule: not-found; looked at: ");
+  assert_contains(text, "the process opens cudnn64_8.dll and " CUBLAS12_FILE
+                        " by name when it first needs them: not found (rule: "
+                        "not-found; looked at: ");
   assert_lacks(text, "needs cublasLt64_12.dll");
   assert_contains(text, "fix: in Python, cudaload.setup(require=[\"cudnn=8\", "
                         "\"cublas=12\"], roots=[r\"");
@@ -432,7 +432,7 @@ static void what_fails_without_cudaload_is_a_problem(void **state) {
 #endif
   /* Where the loader looked, as on Linux. */
   assert_non_null(
-      cudaload_doctor_problem_fact(ctx, found, CUDALOAD_FACT_REASON, NULL));
+      cudaload_doctor_problem_fact(ctx, found, CUDALOAD_FACT_SEARCHED, NULL));
   size_t steps = cudaload_doctor_fix_step_count(ctx, found);
   assert_true(steps >= 1);
   /* Windows says setup() and the PATH line first: the exec step follows. */
@@ -484,7 +484,8 @@ static void cudnn_without_cublas_is_a_problem(void **state) {
   assert_contains(text, ": not found (rule: not-found; looked at:");
   assert_contains(text, "fix: add --require cublas=12 with a root that holds "
                         "it");
-  assert_contains(text, with_pip("to install it: ", "install"));
+  /* The install alone on its line, after the note that leads to it. */
+  assert_contains(text, with_pip("to install it:\n          ", "install"));
   assert_contains(text, "nvidia-cublas-cu12");
   assert_true(problems >= 1);
   cudaload_free(text);
@@ -777,6 +778,13 @@ static void set_env(const char *name, const char *value) {
 
 /* The CUDA variables set are listed with what each does, in text and
  * JSON; CUDA_LAUNCH_BLOCKING=1 is a problem with its fix, =0 is not. */
+/* The step that unsets a variable, in the user's shell's spelling. */
+#ifdef _WIN32
+#define UNSET_LAUNCH_BLOCKING "fix: set \"CUDA_LAUNCH_BLOCKING=\""
+#else
+#define UNSET_LAUNCH_BLOCKING "fix: unset CUDA_LAUNCH_BLOCKING"
+#endif
+
 static void environment_lists_the_cuda_variables(void **state) {
   (void)state;
   set_env("CUDA_LAUNCH_BLOCKING", "1");
@@ -788,7 +796,7 @@ static void environment_lists_the_cuda_variables(void **state) {
   assert_contains(text, "  CUBLAS_WORKSPACE_CONFIG=:4096:8\n");
   assert_contains(text, "makes results reproducible");
   assert_contains(text, "CUDA_LAUNCH_BLOCKING=1: every kernel launch waits");
-  assert_contains(text, "fix: unset CUDA_LAUNCH_BLOCKING");
+  assert_contains(text, UNSET_LAUNCH_BLOCKING);
   cudaload_free(text);
   char *json = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
   assert_contains(json, "\"environment\": [");
@@ -800,7 +808,7 @@ static void environment_lists_the_cuda_variables(void **state) {
   size_t without = 0;
   text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, &without);
   assert_contains(text, "  CUDA_LAUNCH_BLOCKING=0\n");
-  assert_lacks(text, "fix: unset CUDA_LAUNCH_BLOCKING");
+  assert_lacks(text, UNSET_LAUNCH_BLOCKING);
   assert_int_equal(without + 1, problems);
   cudaload_free(text);
   set_env("CUDA_LAUNCH_BLOCKING", NULL);

@@ -329,7 +329,7 @@ static void markers_hold_for_the_target(void **state) {
                          "no PEP 508 marker", "--require nvrtc=12"};
   const cl_plan_warning *w = warning_with(ctx, nvrtc, 4);
   assert_non_null(w);
-  assert_int_equal(w->kind, CUDALOAD_PROBLEM_PIN_UNREAD);
+  assert_int_equal(w->problem.kind, CUDALOAD_PROBLEM_PIN_UNREAD);
   const char *url[] = {"nvidia-cuda-runtime-cu12 @ https://example.invalid",
                        "no PEP 440", "--require cudart=12"};
   assert_non_null(warning_with(ctx, url, 3));
@@ -401,7 +401,7 @@ static void an_optional_module_is_needed_only_if_used(void **state) {
                             "pip install cutensor-cu12"};
   const cl_plan_warning *w = warning_with(ctx, cutensor, 3);
   assert_non_null(w);
-  assert_int_equal(w->kind, CUDALOAD_PROBLEM_IF_USED);
+  assert_int_equal(w->problem.kind, CUDALOAD_PROBLEM_IF_USED);
   const char *cu13[] = {"cutensor-cu13"};
   assert_null(warning_with(ctx, cu13, 1));
   const char *nccl[] = {"only if NCCL", "pip install nvidia-nccl-cu12"};
@@ -453,7 +453,7 @@ another_program_of_the_environment_is_needed_only_if_used(void **state) {
                          "pip install 'nvidia-cudnn-cu11==8.*'"};
   const cl_plan_warning *w = warning_with(ctx, cudnn, 5);
   assert_non_null(w);
-  assert_int_equal(w->kind, CUDALOAD_PROBLEM_IF_USED);
+  assert_int_equal(w->problem.kind, CUDALOAD_PROBLEM_IF_USED);
   cudaload_destroy(ctx);
 }
 
@@ -516,13 +516,14 @@ static void two_wheels_that_own_one_file_are_a_problem(void **state) {
   const cl_plan_warning *w =
       warning_with(ctx, parts, sizeof parts / sizeof *parts);
   assert_non_null(w);
-  assert_int_equal(w->kind, CUDALOAD_PROBLEM_SAME_FILES);
+  assert_int_equal(w->problem.kind, CUDALOAD_PROBLEM_SAME_FILES);
   /* The fix as steps: the uninstall, then the reinstall. */
-  assert_int_equal(w->steps.count, 2);
-  assert_int_equal(w->steps.steps[0].action, CUDALOAD_FIX_COMMAND);
-  assert_string_equal(w->steps.steps[0].argv[3], "nvidia-nccl-cu11");
-  assert_int_equal(w->steps.steps[1].action, CUDALOAD_FIX_INSTALL);
-  assert_string_equal(w->steps.steps[1].argv[4], "nvidia-nccl-cu12==2.21.5");
+  assert_int_equal(w->problem.fix.count, 2);
+  assert_int_equal(w->problem.fix.steps[0].action, CUDALOAD_FIX_COMMAND);
+  assert_string_equal(w->problem.fix.steps[0].argv[3], "nvidia-nccl-cu11");
+  assert_int_equal(w->problem.fix.steps[1].action, CUDALOAD_FIX_INSTALL);
+  assert_string_equal(w->problem.fix.steps[1].argv[4],
+                      "nvidia-nccl-cu12==2.21.5");
   assert_int_equal(cudaload_plan_cuda_major(ctx), 12);
   cudaload_destroy(ctx);
   const char *names[] = {"nvidia/nccl/lib/libnccl.so.2",

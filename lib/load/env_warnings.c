@@ -82,7 +82,7 @@ static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
     if (!rc)
       rc = cl_verdict_open(e, ctx, &m, l->path, 0);
     if (!rc)
-      cl_verdict_mixes_in(e, &m, "in what a program that loads it would run");
+      cl_verdict_mixes_in(e, &m, CL_AMONG_USER);
     cl_loader_model_free(&m);
   }
   return rc;
@@ -198,7 +198,7 @@ static int judge_child(cudaload_ctx *ctx, const char *value,
         rc = cl_verdict_open_by_name(e, ctx, &m, NULL, open_name(p), 0);
     }
     if (!rc)
-      cl_verdict_mixes_in(e, &m, "in what the program would load");
+      cl_verdict_mixes_in(e, &m, CL_AMONG_PROGRAM);
     cl_loader_model_free(&m);
     /* Without a program, the other copies are what programs may load;
      * with one, its own files and loads say what it loads. */

@@ -37,6 +37,7 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 #include "load/plan_state.h"
+#include "problem/problem_words.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -140,6 +141,35 @@ static int satisfies(const cl_requirement *r, const cl_library *lib, char *why,
   return ok;
 }
 
+/* A plan's warning of kind, its facts from the machine (fact(), below). */
+static cl_problem warning_record(int kind) {
+  cl_problem p;
+  cl_problem_init(&p, kind);
+  return p;
+}
+
+static void fact(cl_problem *p, int which, const char *value) {
+  cl_problem_fact(NULL, p, which, CUDALOAD_FROM_MACHINE, value);
+}
+
+static void fact_int(cl_problem *p, int which, long value) {
+  cl_problem_factf(NULL, p, which, CUDALOAD_FROM_MACHINE, "%ld", value);
+}
+
+/* The fix that requires a library of family's (`name`=major) with a root
+ * that holds it, and the wheel that ships it (package, NULL for none). */
+static void require_steps(cl_fix *fix, const char *what, const char *name,
+                          int major, const char *package) {
+  cl_fix_add_note(fix, "add %s %s=%d with a root that holds it%s", what, name,
+                  major, package ? "; the wheel that ships it:" : "");
+  if (!package)
+    return;
+  cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
+  cl_fix_arg(fix, install, "pip");
+  cl_fix_arg(fix, install, "install");
+  cl_fix_arg(fix, install, package);
+}
+
 /* A planned library whose version source the scan passed over, because
  * others can write to it: a plan warning naming that source. */
 static int warn_distrusted_versions(cudaload_ctx *ctx) {
@@ -149,18 +179,15 @@ static int warn_distrusted_versions(cudaload_ctx *ctx) {
         cl_inventory_library_at(ctx, cl_plan_state_of(ctx)->plan[i].path);
     if (!lib || lib->pending_folder || !lib->version_distrust)
       continue;
-    char problem[4096];
-    snprintf(problem, sizeof problem,
-             "%s: a source of its version was passed over, so the version "
-             "is %s%s%s: %s",
-             lib->path, lib->version[0] ? lib->version : "unknown",
-             lib->version[0] ? " from its " : "",
-             lib->version[0] ? lib->version_source : "", lib->version_distrust);
-    rc = cl_plan_add_warning(
-        ctx, problem,
-        "make it writable only by its owner, or accept it with "
-        "--allow-writable-roots (CUDALOAD_ALLOW_WRITABLE_ROOTS)",
-        lib->path);
+    cl_problem p = warning_record(CUDALOAD_PROBLEM_VERSION_UNTRUSTED);
+    fact(&p, CUDALOAD_FACT_PATH, lib->path);
+    fact(&p, CUDALOAD_FACT_VERSION, lib->version[0] ? lib->version : NULL);
+    fact(&p, CUDALOAD_FACT_VALUE, lib->version[0] ? lib->version_source : NULL);
+    fact(&p, CUDALOAD_FACT_REASON, lib->version_distrust);
+    cl_fix_add_note(&p.fix, "make it writable only by its owner, or accept "
+                            "it with --allow-writable-roots "
+                            "(CUDALOAD_ALLOW_WRITABLE_ROOTS)");
+    rc = cl_plan_add_warning(ctx, &p, lib->path);
   }
   return rc;
 }
@@ -840,12 +867,6 @@ static void describe_miss(char *out, size_t size, const char *rule,
 
 /* --- lazy dependencies ------------------------------------------------- */
 
-/* A family as its documentation spells it, for reasons and warnings: the
- * catalog row's title. */
-static const char *family_title(const char *family) {
-  return cl_catalog_family_title(family);
-}
-
 /* The ABI major of entry that ships with a CUDA major, 0 when none. */
 static int abi_major_for_cuda(const cl_catalog_entry *entry, int cuda) {
   for (int m = entry->min_major; m <= entry->max_major; ++m)
@@ -863,34 +884,28 @@ static int plan_has(const cudaload_ctx *ctx, const cl_catalog_entry *entry,
   return 0;
 }
 
-/* Record a warning once (two sub-libraries can miss the same library). */
-int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
-                        const char *file) {
-  return cl_plan_add_warning_as(ctx, problem, fix, file, 0, NULL);
+cl_shell_kind cl_plan_shell(const cudaload_ctx *ctx) {
+  return cl_ctx_naming(ctx) == CL_NAMING_WINDOWS ? CL_SHELL_CMD_AND_POWERSHELL
+                                                 : CL_SHELL_POSIX;
 }
 
-int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
-                           const char *fix, const char *file, int kind,
-                           const cl_fix *steps) {
+/* Record a warning once (two sub-libraries can miss the same library). */
+int cl_plan_add_warning(cudaload_ctx *ctx, cl_problem *problem,
+                        const char *file) {
   cl_plan_state *ps = cl_plan_state_make(ctx);
-  if (!ps)
-    return CUDALOAD_E_NO_MEMORY;
-  char text[4096];
-  snprintf(text, sizeof text, "%s: %s", problem, fix);
-  for (size_t i = 0; i < ps->plan_warning_count; ++i)
-    if (strcmp(ps->plan_warnings[i].text, text) == 0)
-      return CUDALOAD_OK;
-  if (cl_reserve((void **)&ps->plan_warnings, &ps->plan_warning_capacity,
-                 ps->plan_warning_count + 1, sizeof(cl_plan_warning)))
-    return CUDALOAD_E_NO_MEMORY;
-  cl_plan_warning w = {cl_strdup(problem), cl_strdup(fix), cl_strdup(file),
-                       cl_strdup(text),    kind,           CL_FIX_INIT};
-  if (steps)
-    cl_fix_append(&w.steps, steps);
-  if (!w.problem || !w.fix || !w.file || !w.text || w.steps.failed) {
-    cl_plan_warning_free(&w);
+  cl_plan_warning w;
+  if (!ps || cl_reserve((void **)&ps->plan_warnings, &ps->plan_warning_capacity,
+                        ps->plan_warning_count + 1, sizeof(cl_plan_warning))) {
+    cl_problem_free(problem);
     return CUDALOAD_E_NO_MEMORY;
   }
+  if (cl_plan_warning_make(&w, problem, file, cl_plan_shell(ctx)))
+    return CUDALOAD_E_NO_MEMORY;
+  for (size_t i = 0; i < ps->plan_warning_count; ++i)
+    if (strcmp(ps->plan_warnings[i].text, w.text) == 0) {
+      cl_plan_warning_free(&w);
+      return CUDALOAD_OK;
+    }
   ps->plan_warnings[ps->plan_warning_count++] = w;
   return CUDALOAD_OK;
 }
@@ -1024,8 +1039,7 @@ static void lazy_file_names(const cl_catalog_entry *opener, const char *family,
     char file[256];
     cl_catalog_file_name(cl_catalog_find(names[k]), naming, number, file,
                          sizeof file);
-    int w = snprintf(out + used, size - used, "%s%s",
-                     k == 0 ? "" : (k + 1 == n ? " and " : ", "), file);
+    int w = snprintf(out + used, size - used, "%s%s", k == 0 ? "" : ", ", file);
     if (w < 0)
       break;
     used += (size_t)w;
@@ -1090,21 +1104,17 @@ static int warn_lazy_missing(cudaload_ctx *ctx, const cl_catalog_entry *opener,
   char files[512];
   lazy_file_names(opener, dep->family, dep_major, naming, files, sizeof files);
   const char *package = cl_fix_package(dep->family, cuda, naming);
-  char fix[256];
-  snprintf(fix, sizeof fix,
-           "add --require %s=%d with a root that holds it%s%s%s",
-           dep_main->name, dep_major, package ? " (pip install " : "",
-           package ? package : "", package ? ")" : "");
-  char text[2048];
-  snprintf(text, sizeof text,
-           "%s %d (%s) opens %s by name when it first needs %s; no %s "
-           "for CUDA %d was found",
-           opener->family, opener_major, chosen ? chosen->path : opener_path,
-           files, strstr(files, " and ") ? "them" : "it",
-           family_title(dep->family), cuda);
+  cl_problem p = warning_record(CUDALOAD_PROBLEM_LAZY_UNPROVIDED);
+  fact(&p, CUDALOAD_FACT_LIBRARY, opener->name);
+  fact_int(&p, CUDALOAD_FACT_MAJOR, opener_major);
+  fact(&p, CUDALOAD_FACT_CONSUMER, chosen ? chosen->path : opener_path);
+  fact(&p, CUDALOAD_FACT_NAME, files);
+  fact(&p, CUDALOAD_FACT_FAMILY, dep->family);
+  fact_int(&p, CUDALOAD_FACT_CUDA_MAJOR, cuda);
+  require_steps(&p.fix, "--require", dep_main->name, dep_major, package);
   char first[256];
   snprintf(first, sizeof first, "%.*s", (int)strcspn(files, " ,"), files);
-  return cl_plan_add_warning(ctx, text, fix, first);
+  return cl_plan_add_warning(ctx, &p, first);
 }
 
 static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
@@ -1149,8 +1159,9 @@ static int add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
       }
       char text[2048];
       snprintf(text, sizeof text, "opened lazily by %s (%s %d needs %s %d)",
-               cl_path_basename(opener_path), family_title(opener->family),
-               opener_major, family_title(dep->family), cuda);
+               cl_path_basename(opener_path),
+               cl_catalog_family_title(opener->family), opener_major,
+               cl_catalog_family_title(dep->family), cuda);
       rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
     }
     free(opener_path);
@@ -1254,7 +1265,7 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
       if (lib) {
         snprintf(text, sizeof text, "opened lazily by %s (%s %s needs %s %d)",
                  cl_path_basename(consumer->path), consumer->package,
-                 consumer->version, family_title(need->family),
+                 consumer->version, cl_catalog_family_title(need->family),
                  need->cuda_major);
         rc = add_lazy_entries(ctx, planned, lib, consumer->path, text);
         continue;
@@ -1264,18 +1275,16 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
       cl_catalog_file_name(dep, naming, number, file, sizeof file);
       const char *package =
           cl_fix_package(need->family, need->cuda_major, naming);
-      char fix[256];
-      snprintf(fix, sizeof fix,
-               "add --require %s=%d with a root that holds it%s%s%s", dep->name,
-               dep_major, package ? " (pip install " : "",
-               package ? package : "", package ? ")" : "");
-      snprintf(text, sizeof text,
-               "%s %s (%s) opens %s by name at its first %s call; the plan "
-               "has %s %d, no %s for CUDA %d was found",
-               consumer->package, consumer->version, consumer->path, file,
-               family_title(need->family), family_title(need->family), held,
-               family_title(need->family), need->cuda_major);
-      rc = cl_plan_add_warning(ctx, text, fix, file);
+      cl_problem p = warning_record(CUDALOAD_PROBLEM_LAZY_UNPROVIDED);
+      fact(&p, CUDALOAD_FACT_PACKAGE, consumer->package);
+      fact(&p, CUDALOAD_FACT_VERSION, consumer->version);
+      fact(&p, CUDALOAD_FACT_CONSUMER, consumer->path);
+      fact(&p, CUDALOAD_FACT_NAME, file);
+      fact(&p, CUDALOAD_FACT_FAMILY, need->family);
+      fact_int(&p, CUDALOAD_FACT_MAJOR, held);
+      fact_int(&p, CUDALOAD_FACT_CUDA_MAJOR, need->cuda_major);
+      require_steps(&p.fix, "--require", dep->name, dep_major, package);
+      rc = cl_plan_add_warning(ctx, &p, file);
     }
   }
   return rc;
@@ -1344,18 +1353,13 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
                       "a root that holds it",
                       n->entry->name, n->major);
     }
-    char *fix = cl_fix_line_text(&steps, naming == CL_NAMING_WINDOWS
-                                             ? CL_SHELL_CMD_AND_POWERSHELL
-                                             : CL_SHELL_POSIX);
-    char *text = cuda ? cl_strdup_printf("%s; no %s for CUDA %d was found",
-                                         n->why, file, cuda)
-                      : cl_strdup_printf("%s; no %s was found", n->why, file);
-    rc = text && fix ? cl_plan_add_warning_as(ctx, text, fix, file,
-                                              CUDALOAD_PROBLEM_IF_USED, &steps)
-                     : CUDALOAD_E_NO_MEMORY;
-    free(text);
-    free(fix);
-    cl_fix_free(&steps);
+    cl_problem p = warning_record(CUDALOAD_PROBLEM_IF_USED);
+    fact(&p, CUDALOAD_FACT_REASON, n->why);
+    fact(&p, CUDALOAD_FACT_NAME, file);
+    if (cuda)
+      fact_int(&p, CUDALOAD_FACT_CUDA_MAJOR, cuda);
+    cl_problem_take_fix(NULL, &p, &steps);
+    rc = cl_plan_add_warning(ctx, &p, file);
   }
   return rc;
 }
@@ -1365,11 +1369,14 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
 static int add_program_warnings(cudaload_ctx *ctx) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   int rc = CUDALOAD_OK;
-  for (size_t i = 0; i < ps->program_warning_count && !rc; ++i)
-    rc = cl_plan_add_warning_as(
-        ctx, ps->program_warnings[i].problem, ps->program_warnings[i].fix,
-        ps->program_warnings[i].file, ps->program_warnings[i].kind,
-        &ps->program_warnings[i].steps);
+  for (size_t i = 0; i < ps->program_warning_count && !rc; ++i) {
+    cl_problem p;
+    rc = cl_problem_copy(&p, &ps->program_warnings[i].problem);
+    if (rc)
+      cl_problem_free(&p);
+    else
+      rc = cl_plan_add_warning(ctx, &p, ps->program_warnings[i].file);
+  }
   return rc;
 }
 
@@ -1433,17 +1440,23 @@ static int warn_needed_missing(cudaload_ctx *ctx, const char *opener,
   if (!cuda)
     cuda = built_for;
   const char *package = cuda ? cl_fix_package(dep->family, cuda, naming) : NULL;
-  char fix[256];
-  snprintf(fix, sizeof fix, "add a root that holds %s %d%s%s%s",
-           family_title(dep->family), major, package ? " (pip install " : "",
-           package ? package : "", package ? ")" : "");
-  char text[2048];
-  snprintf(text, sizeof text,
-           "%s needs %s (%s), which is in none of the roots searched; "
-           "the loader must find it elsewhere or the load fails",
-           opener, needed,
-           naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED");
-  return cl_plan_add_warning(ctx, text, fix, needed);
+  cl_problem p = warning_record(CUDALOAD_PROBLEM_NEEDED_UNPROVIDED);
+  fact(&p, CUDALOAD_FACT_CONSUMER, opener);
+  fact(&p, CUDALOAD_FACT_NAME, needed);
+  fact(&p, CUDALOAD_FACT_PLATFORM,
+       naming == CL_NAMING_WINDOWS ? "windows" : "linux");
+  fact(&p, CUDALOAD_FACT_FAMILY, dep->family);
+  fact_int(&p, CUDALOAD_FACT_MAJOR, major);
+  cl_fix_add_note(&p.fix, "add a root that holds %s %d%s",
+                  cl_catalog_family_title(dep->family), major,
+                  package ? "; the wheel that ships it:" : "");
+  if (package) {
+    cl_fix_step *install = cl_fix_add(&p.fix, CUDALOAD_FIX_INSTALL);
+    cl_fix_arg(&p.fix, install, "pip");
+    cl_fix_arg(&p.fix, install, "install");
+    cl_fix_arg(&p.fix, install, package);
+  }
+  return cl_plan_add_warning(ctx, &p, needed);
 }
 
 static int add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
@@ -1825,24 +1838,26 @@ static int settle_plan(cudaload_ctx *ctx, unsigned flags) {
   return rc;
 }
 
-static int add_conflict(cudaload_ctx *ctx, char *provider, const char *problem,
-                        const char *fix) {
+/* Record a conflict (its record taken over: left empty) with provider
+ * (taken over too). */
+static int add_conflict(cudaload_ctx *ctx, char *provider,
+                        cl_problem *problem) {
   cl_plan_state *ps = cl_plan_state_make(ctx);
-  if (!ps)
-    return CUDALOAD_E_NO_MEMORY;
-  char text[8192];
-  snprintf(text, sizeof text, "%s Fix: %s", problem, fix);
-  if (cl_reserve((void **)&ps->conflicts, &ps->conflict_capacity,
-                 ps->conflict_count + 1, sizeof(cl_conflict))) {
+  if (!ps || cl_reserve((void **)&ps->conflicts, &ps->conflict_capacity,
+                        ps->conflict_count + 1, sizeof(cl_conflict))) {
     free(provider);
+    cl_problem_free(problem);
     return CUDALOAD_E_NO_MEMORY;
   }
   cl_conflict *c = &ps->conflicts[ps->conflict_count++];
   c->path = provider;
-  c->problem = cl_strdup(problem);
-  c->fix = cl_strdup(fix);
-  c->text = cl_strdup(text);
-  return c->problem && c->fix && c->text ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
+  c->problem = *problem;
+  memset(problem, 0, sizeof *problem);
+  c->text = cl_problem_words(&c->problem, CL_SHELL_POSIX) == CUDALOAD_OK
+                ? cl_strdup_printf("%s. Fix: %s", c->problem.text,
+                                   c->problem.fix_text)
+                : NULL;
+  return c->text ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
 
 /* A required family's symbol that a consumer of the planned file would
@@ -1895,36 +1910,6 @@ static char *global_rival(const cl_plan_entry *planned, const char *symbol,
   return provider;
 }
 
-/* The problem a rival of major `major` in the global scope makes. */
-static void describe_rival(char *problem, size_t size, const char *provider,
-                           int major, const char *version,
-                           const cl_requirement *req,
-                           const cl_plan_entry *planned, const char *symbol) {
-  const char *family = req->entry->family;
-  if (version && major == planned->major)
-    snprintf(problem, size,
-             "%s (%s %d) is in the global symbol scope and defines the same "
-             "version node %s as the planned %s: a library linked to %s "
-             "will call its %s and relatives, not the planned file's (the "
-             "first one loaded wins for everyone).",
-             provider, family, major, version, planned->path, version, symbol);
-  else if (version)
-    snprintf(problem, size,
-             "%s (%s %d) is in the global symbol scope and answers "
-             "references to version %s (it %s): a library linked to %s %d "
-             "will call its %s and relatives instead of its own.",
-             provider, family, major, version,
-             "has no symbol versions, or defines that node", family,
-             planned->major, symbol);
-  else
-    snprintf(problem, size,
-             "%s (%s %d) is in the global symbol scope: a library linked to "
-             "%s %d will call its %s and relatives instead of its own "
-             "(the planned file has no symbol versions to keep them "
-             "apart).",
-             provider, family, major, family, planned->major, symbol);
-}
-
 int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
   cl_plan_clear_conflicts(ctx);
   for (size_t r = 0; r < cl_plan_state_of(ctx)->requirement_count; ++r) {
@@ -1952,19 +1937,26 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
       free(version);
       continue;
     }
-    char problem[4096], fix[1024];
-    describe_rival(problem, sizeof problem, provider, m.major, version, req,
-                   planned, symbol);
-    snprintf(fix, sizeof fix,
-             "open that consumer with cudaload_open_isolated(ctx, "
-             "consumer_path, 0), which loads this plan RTLD_LOCAL and then "
-             "the consumer RTLD_DEEPBIND (Python: setup(..., isolate=True), "
-             "then cudaload.isolated_open(consumer_path) or the import inside "
-             "cudaload.isolated_import()), or have whoever opens %s use "
-             "RTLD_LOCAL",
-             cl_path_basename(provider));
+    /* The rival (its family and major, the version node it answers) and
+     * the planned file whose consumers' references it takes. */
+    cl_problem p = warning_record(CUDALOAD_PROBLEM_CONFLICT);
+    fact(&p, CUDALOAD_FACT_PATH, provider);
+    fact(&p, CUDALOAD_FACT_FAMILY, req->entry->family);
+    fact_int(&p, CUDALOAD_FACT_MAJOR, m.major);
+    fact(&p, CUDALOAD_FACT_VERSION_NODE, version);
+    fact(&p, CUDALOAD_FACT_OTHER_PATH, planned->path);
+    fact_int(&p, CUDALOAD_FACT_WANTED, planned->major);
+    fact(&p, CUDALOAD_FACT_SYMBOL, symbol);
+    cl_fix_add_note(&p.fix,
+                    "open that consumer with cudaload_open_isolated(ctx, "
+                    "consumer_path, 0), which loads this plan RTLD_LOCAL and "
+                    "then the consumer RTLD_DEEPBIND (Python: setup(..., "
+                    "isolate=True), then cudaload.isolated_open(consumer_path) "
+                    "or the import inside cudaload.isolated_import()), or have "
+                    "whoever opens %s use RTLD_LOCAL",
+                    cl_path_basename(provider));
     free(version);
-    if (add_conflict(ctx, provider, problem, fix))
+    if (add_conflict(ctx, provider, &p))
       return CUDALOAD_E_NO_MEMORY;
   }
   return CUDALOAD_OK;
@@ -2035,16 +2027,12 @@ static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
     const cl_library *other = &cl_inventory_of(ctx)->libraries[i];
     if (other == chosen || !case_twins(chosen->path, other->path))
       continue;
-    char problem[1024];
-    snprintf(problem, sizeof problem,
-             "%s and %s differ only in letter case: Windows takes them for "
-             "one name and loads whichever it meets first",
-             chosen->path, cl_path_basename(other->path));
-    int rc =
-        cl_plan_add_warning(ctx, problem,
-                            "the plan takes the one spelt as NVIDIA ships it; "
-                            "delete the other",
-                            chosen->path);
+    cl_problem p = warning_record(CUDALOAD_PROBLEM_CASE_TWINS);
+    fact(&p, CUDALOAD_FACT_PATH, chosen->path);
+    fact(&p, CUDALOAD_FACT_OTHER_PATH, other->path);
+    cl_fix_add_note(&p.fix, "the plan takes the one spelt as NVIDIA ships it; "
+                            "delete the other");
+    int rc = cl_plan_add_warning(ctx, &p, chosen->path);
     if (rc)
       return rc;
   }
@@ -2133,19 +2121,16 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
     free(binder);
     return twin;
   }
-  char text[4096];
-  snprintf(text, sizeof text,
-           "%s (for %s) and %s, which %s binds through its own search list, "
-           "have one name: loaded first, %s would be used by both, and %s "
-           "does not satisfy %s (%s)",
-           best->path, req->text, twin->path, binder, best->path, twin->path,
-           req->text, why);
-  *rc = cl_plan_add_warning(
-      ctx, text,
-      "they cannot share one process: run the program that needs the other "
-      "copy in a process of its own, or require what each program needs "
-      "(--for)",
-      cl_path_basename(best->path));
+  cl_problem p = warning_record(CUDALOAD_PROBLEM_SHARED_NAME);
+  fact(&p, CUDALOAD_FACT_PATH, best->path);
+  fact(&p, CUDALOAD_FACT_REQUIREMENT, req->text);
+  fact(&p, CUDALOAD_FACT_OTHER_PATH, twin->path);
+  fact(&p, CUDALOAD_FACT_CONSUMER, binder);
+  fact(&p, CUDALOAD_FACT_REASON, why);
+  cl_fix_add_note(&p.fix, "they cannot share one process: run the program "
+                          "that needs the other copy in a process of its own, "
+                          "or require what each program needs (--for)");
+  *rc = cl_plan_add_warning(ctx, &p, cl_path_basename(best->path));
   free(binder);
   return best;
 }

@@ -13,15 +13,15 @@
  * scope. */
 int cl_plan_detect_conflicts(cudaload_ctx *ctx);
 
-/* Record a plan warning (cudaload_plan_warning()): "problem: fix", about
- * file; the same text only once. 0 or CUDALOAD_E_NO_MEMORY. */
-int cl_plan_add_warning(cudaload_ctx *ctx, const char *problem, const char *fix,
+/* Record a plan warning (cudaload_plan_warning()): problem, a record of
+ * its kind, facts and fix steps (taken over: left empty), about file; its
+ * words are made for the shell of ctx's naming, and the same words are
+ * recorded once. 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_add_warning(cudaload_ctx *ctx, cl_problem *problem,
                         const char *file);
-/* The same with the warning's identity (cl_plan_warning.identity). */
-/* The same with its problem kind (CUDALOAD_PROBLEM_*) and its fix as
- * steps (copied; NULL: fix in words only). */
-int cl_plan_add_warning_as(cudaload_ctx *ctx, const char *problem,
-                           const char *fix, const char *file, int kind,
-                           const cl_fix *steps);
+
+/* The shell a fix is written for on ctx's naming: cmd and PowerShell on
+ * Windows, else POSIX sh. */
+cl_shell_kind cl_plan_shell(const cudaload_ctx *ctx);
 
 #endif

@@ -16,6 +16,7 @@
 #include "os/platform.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "problem/problem_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,9 @@ static const cl_loaded_object *loaded_under(const cl_loader_model *m,
   return NULL;
 }
 
-/* Who put a loaded copy of `name` in the process: LD_PRELOAD, or the first
- * loaded object that needs it; "the program (before cudaload ran)" when
- * nothing tells. malloc'ed. */
+/* Who put a loaded copy of `name` in the process (CUDALOAD_FACT_LOADED_BY):
+ * "LD_PRELOAD", or the first loaded object that needs it; "program" (the
+ * program, before cudaload ran) when nothing tells. malloc'ed. */
 static char *who_loaded(const cl_loader_model *m, const cl_loaded_object *o,
                         const char *name) {
   char *preload = cl_os_getenv("LD_PRELOAD");
@@ -81,9 +82,9 @@ static char *who_loaded(const cl_loader_model *m, const cl_loaded_object *o,
     if (read)
       cl_binary_info_free(&info);
     if (needs)
-      return cl_strdup_printf("%s, which needs it", by->path);
+      return cl_strdup(by->path);
   }
-  return cl_strdup("the program, before cudaload ran");
+  return cl_strdup("program");
 }
 
 /* -1, 0, 1 as version a is older, equal or newer than b; 0 when either is
@@ -106,6 +107,16 @@ static void add_reason(cl_plan_judgement *out, cl_buf *why, int status,
   if (out->status != CUDALOAD_E_CONFLICT)
     out->status = status;
   out->count++;
+}
+
+/* The same for a problem record (freed here), in its words. */
+static int add_reason_of(const cudaload_ctx *ctx, cl_plan_judgement *out,
+                         cl_buf *why, int status, cl_problem *p) {
+  int rc = cl_problem_words(p, cl_plan_shell(ctx));
+  if (!rc)
+    add_reason(out, why, status, p->text, p->fix.count ? p->fix_text : NULL);
+  cl_problem_free(p);
+  return rc;
 }
 
 /* A planned file whose name the process already has from another file that
@@ -152,42 +163,50 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
     char *have = cl_verdict_version_of(e, ctx, o->path, &cuda);
     char *want = cl_verdict_version_of(e, ctx, p->path, &cuda);
     const char *bundler = bundled_by(ctx, o->path);
-    if (version_order(have, want) < 0 && bundler) {
-      /* The program loaded the copy it ships: it runs with it, and the
-       * plan's other files (the sub-libraries it opens by name) serve it. */
-      char *text = cl_strdup_printf(
-          "%s %s is already loaded from %s, the copy %s ships, older than "
-          "the planned %s (%s): the program keeps its own copy, and the "
-          "plan's other files are loaded beside it",
-          p->soname, have, o->path, bundler, p->path, want);
-      char *fix = cl_strdup_printf(
-          "nothing to do if %s works with its copy; to run the planned one, "
-          "call cudaload.setup() before importing %s",
-          bundler, bundler);
-      if (text && fix)
-        cl_plan_add_warning(ctx, text, fix, o->path);
-      free(text);
-      free(fix);
-    } else if (version_order(have, want) < 0) {
-      char *by = who_loaded(m, o, p->soname);
-      char *text = cl_strdup_printf(
-          "%s %s is already loaded from %s (loaded by %s), older than the "
-          "planned %s (%s): cudaload loads no second copy of a name, so "
-          "everything that needs %s gets the older one",
-          p->soname, have, o->path, by ? by : "?", p->path, want, p->soname);
-      char *fix = cl_strdup_printf(
-          "load the plan before whatever loads %s (call cudaload.setup() or "
-          "cudaload_preload() first%s), or remove that copy",
-          o->path,
-          by && !strcmp(by, "LD_PRELOAD") ? "; drop it from "
-                                            "LD_PRELOAD"
-                                          : "");
-      if (text && fix)
-        add_reason(out, why, CUDALOAD_E_CONFLICT, text, fix);
-      free(text);
-      free(fix);
-      free(by);
+    int older = version_order(have, want) < 0;
+    char *by = older && !bundler ? who_loaded(m, o, p->soname) : NULL;
+    /* The copy the process has, older than the planned one, and who put
+     * it there: the program's own (it runs with it, and the plan's other
+     * files, the sub-libraries it opens by name, serve it), or one that
+     * everything needing the name gets. */
+    cl_problem copy;
+    cl_problem_init(&copy, by && !strcmp(by, "LD_PRELOAD")
+                               ? CUDALOAD_PROBLEM_PRELOADED_COPY
+                               : CUDALOAD_PROBLEM_LOADED_COPY);
+    cl_problem_fact(NULL, &copy, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE,
+                    p->soname);
+    cl_problem_fact(NULL, &copy, CUDALOAD_FACT_VERSION, CUDALOAD_FROM_MACHINE,
+                    have);
+    cl_problem_fact(NULL, &copy, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE,
+                    o->path);
+    cl_problem_fact(NULL, &copy, CUDALOAD_FACT_OTHER_PATH,
+                    CUDALOAD_FROM_MACHINE, p->path);
+    cl_problem_fact(NULL, &copy, CUDALOAD_FACT_OTHER_VERSION,
+                    CUDALOAD_FROM_MACHINE, want);
+    if (older && bundler) {
+      cl_problem_fact(NULL, &copy, CUDALOAD_FACT_PACKAGE, CUDALOAD_FROM_MACHINE,
+                      bundler);
+      cl_fix_add_note(&copy.fix,
+                      "nothing to do if %s works with its copy; to run the "
+                      "planned one, call cudaload.setup() before importing %s",
+                      bundler, bundler);
+      cl_plan_add_warning(ctx, &copy, o->path);
+    } else if (older) {
+      cl_problem_fact(NULL, &copy, CUDALOAD_FACT_LOADED_BY,
+                      CUDALOAD_FROM_MACHINE, by ? by : "program");
+      cl_fix_add_note(&copy.fix,
+                      "load the plan before whatever loads %s (call "
+                      "cudaload.setup() or cudaload_preload() first%s), or "
+                      "remove that copy",
+                      o->path,
+                      copy.kind == CUDALOAD_PROBLEM_PRELOADED_COPY
+                          ? "; drop it from LD_PRELOAD"
+                          : "");
+      add_reason_of(ctx, out, why, CUDALOAD_E_CONFLICT, &copy);
+    } else {
+      cl_problem_free(&copy);
     }
+    free(by);
     free(have);
     free(want);
   }
@@ -218,11 +237,8 @@ void cl_plan_absorb_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
   ps->plan_warning_count = kept;
 }
 
-int cl_plan_finding_in_process_steps(const cl_loader_model *m,
-                                     const cl_finding *f, char **text,
-                                     cl_fix *fix, int *preloaded) {
-  *text = NULL;
-  *preloaded = 0;
+int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
+                               cl_problem *out) {
   const cl_loaded_object *o = f->taken && f->rule == CL_RULE_ALREADY_LOADED
                                   ? loaded_under(m, f->name)
                                   : NULL;
@@ -230,48 +246,38 @@ int cl_plan_finding_in_process_steps(const cl_loader_model *m,
     return 0;
   /* The process had it before the plan: say who put it there. */
   char *by = who_loaded(m, o, f->name);
-  *preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
-  *text = cl_strdup_printf("%s; %s was loaded by %s", f->text, o->path,
-                           by ? by : "?");
+  int preloaded = by && strcmp(by, "LD_PRELOAD") == 0;
+  cl_problem_init(out, preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
+                                 : CUDALOAD_PROBLEM_LOADED_COPY);
+  for (int k = 0; k < CL_FACT_SLOTS; ++k)
+    if (f->problem.facts[k])
+      cl_problem_fact(NULL, out, k, f->problem.sources[k], f->problem.facts[k]);
+  cl_problem_fact(NULL, out, CUDALOAD_FACT_CAUSES, CUDALOAD_FROM_MACHINE,
+                  cudaload_problem_kind_name(f->problem.kind));
+  cl_problem_fact(NULL, out, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE,
+                  o->path);
+  cl_problem_fact(NULL, out, CUDALOAD_FACT_LOADED_BY, CUDALOAD_FROM_MACHINE,
+                  by ? by : "program");
   const char *has = f->better ? f->better : "a newer release";
-  if (*preloaded) {
-    cl_fix_drop_from_ld_preload_steps(m->ld_preload, o->path, fix);
-    cl_fix_add_note(fix,
+  if (preloaded) {
+    cl_fix_drop_from_ld_preload_steps(m->ld_preload, o->path, &out->fix);
+    cl_fix_add_note(&out->fix,
                     "LD_PRELOAD puts that file first, before anything "
                     "cudaload loads; or put the planned file there instead; "
                     "%s has what is needed",
                     has);
   } else {
-    cl_fix_add_note(fix,
+    cl_fix_add_note(&out->fix,
                     "load the plan before whatever loads it (call "
                     "cudaload.setup() or cudaload_preload() first); %s has "
                     "what is needed",
                     has);
   }
   free(by);
-  if (*text && !fix->failed)
+  if (!out->failed && !out->fix.failed)
     return 1;
-  free(*text);
-  *text = NULL;
+  cl_problem_free(out);
   return -1;
-}
-
-int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
-                               char **text, char **fix) {
-  cl_fix steps = CL_FIX_INIT;
-  int preloaded;
-  *fix = NULL;
-  int had = cl_plan_finding_in_process_steps(m, f, text, &steps, &preloaded);
-  if (had > 0) {
-    *fix = cl_fix_line_text(&steps, CL_SHELL_POSIX);
-    if (!*fix) {
-      free(*text);
-      *text = NULL;
-      had = -1;
-    }
-  }
-  cl_fix_free(&steps);
-  return had;
 }
 
 int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
@@ -287,26 +293,30 @@ int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
   for (size_t i = 0; i < e->finding_count && !rc; ++i) {
     const cl_finding *f = &e->findings[i];
     if (fails_the_load(f)) {
-      char *text = NULL, *fix = NULL;
-      int had = cl_plan_finding_in_process(m, f, &text, &fix);
+      cl_problem copy;
+      int had = cl_plan_finding_in_process(m, f, &copy);
       if (had < 0) {
         rc = CUDALOAD_E_NO_MEMORY;
         break;
       }
       if (had)
-        add_reason(out, &why, CUDALOAD_E_CONFLICT, text, fix);
+        rc = add_reason_of(ctx, out, &why, CUDALOAD_E_CONFLICT, &copy);
       else
         add_reason(out, &why, CUDALOAD_E_LOAD_FAILED, f->text, f->fix);
-      free(text);
-      free(fix);
       continue;
     }
     /* A second CUDA major the plan took on purpose is the plan's to say. */
     if (f->kind == CL_FINDING_CUDA_MAJORS)
       continue;
-    rc = cl_plan_add_warning(ctx, f->text, f->fix ? f->fix : "",
-                             f->name ? f->name
-                                     : (f->taken ? f->taken : f->consumer));
+    cl_problem p;
+    rc = cl_problem_copy(&p, &f->problem);
+    if (rc)
+      cl_problem_free(&p);
+    else
+      rc = cl_plan_add_warning(ctx, &p,
+                               f->name    ? f->name
+                               : f->taken ? f->taken
+                                          : f->consumer);
   }
   cudaload_explain_free(e);
   if (!rc && out->count) {

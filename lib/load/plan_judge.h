@@ -14,6 +14,7 @@
 #include "common/fix_steps.h"
 #include "core/context.h"
 #include "load/resolve.h"
+#include "problem/problem.h"
 
 typedef struct cl_plan_judgement {
   /* CUDALOAD_OK; CUDALOAD_E_CONFLICT (a copy the process already has would
@@ -35,18 +36,15 @@ int cl_plan_judge(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
 void cl_plan_judgement_free(cl_plan_judgement *j);
 
 /* A finding about a copy the process in m already has (the loader takes
- * it by rule already-loaded): its sentence with who loaded it (LD_PRELOAD,
- * or the library that needs it) and the fix for that, malloc'ed into *text
- * and *fix. 1 when it is one, 0 when not, -1 when memory ran out. */
+ * it by rule already-loaded), as a problem record into *out: the
+ * finding's facts, kind CUDALOAD_PROBLEM_PRELOADED_COPY (LD_PRELOAD put
+ * the copy there) or _LOADED_COPY, what it causes (CUDALOAD_FACT_CAUSES:
+ * the finding's kind), the copy (_PATH) and who loaded it (_LOADED_BY),
+ * with the fix for that. 1 when it is one, 0 when not, -1 when memory ran
+ * out. cl_problem_free(out) after 1. */
 struct cl_finding;
 int cl_plan_finding_in_process(const cl_loader_model *m,
-                               const struct cl_finding *f, char **text,
-                               char **fix);
-/* The same with the fix as steps appended to fix, and *preloaded 1 when
- * LD_PRELOAD put the copy there. */
-int cl_plan_finding_in_process_steps(const cl_loader_model *m,
-                                     const struct cl_finding *f, char **text,
-                                     cl_fix *fix, int *preloaded);
+                               const struct cl_finding *f, cl_problem *out);
 
 /* Drop the plan's own warnings (plan.c reads the catalog) about a name
  * opened later that the verdict e reports as not found: the verdict's

@@ -7,6 +7,7 @@
 #include "load/plan_state.h"
 #include "common/error.h"
 #include "common/strutil.h"
+#include "problem/problem_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,7 @@
 static void clear_conflicts(cl_plan_state *ps) {
   for (size_t i = 0; i < ps->conflict_count; ++i) {
     free(ps->conflicts[i].path);
-    free(ps->conflicts[i].problem);
-    free(ps->conflicts[i].fix);
+    cl_problem_free(&ps->conflicts[i].problem);
     free(ps->conflicts[i].text);
   }
   ps->conflict_count = 0;
@@ -58,11 +58,38 @@ static void clear_plan(cl_plan_state *ps) {
 }
 
 void cl_plan_warning_free(cl_plan_warning *w) {
-  free(w->problem);
-  free(w->fix);
+  cl_problem_free(&w->problem);
   free(w->file);
   free(w->text);
-  cl_fix_free(&w->steps);
+  memset(w, 0, sizeof *w);
+}
+
+int cl_plan_warning_make(cl_plan_warning *w, cl_problem *problem,
+                         const char *file, cl_shell_kind shell) {
+  memset(w, 0, sizeof *w);
+  w->problem = *problem;
+  memset(problem, 0, sizeof *problem);
+  w->file = cl_strdup(file ? file : "");
+  if (w->file && cl_problem_words(&w->problem, shell) == CUDALOAD_OK)
+    w->text = cl_strdup_printf("%s: %s", w->problem.text, w->problem.fix_text);
+  if (w->text)
+    return CUDALOAD_OK;
+  cl_plan_warning_free(w);
+  return CUDALOAD_E_NO_MEMORY;
+}
+
+int cl_plan_warning_copy(cl_plan_warning *to, const cl_plan_warning *from) {
+  memset(to, 0, sizeof *to);
+  int rc = cl_problem_copy(&to->problem, &from->problem);
+  to->file = cl_strdup(from->file);
+  to->text = cl_strdup(from->text);
+  to->problem.text = from->problem.text ? cl_strdup(from->problem.text) : NULL;
+  to->problem.fix_text =
+      from->problem.fix_text ? cl_strdup(from->problem.fix_text) : NULL;
+  if (!rc && to->file && to->text && to->problem.text && to->problem.fix_text)
+    return CUDALOAD_OK;
+  cl_plan_warning_free(to);
+  return CUDALOAD_E_NO_MEMORY;
 }
 
 static void free_plan_state(cl_plan_state *ps) {
@@ -236,15 +263,10 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
       return 1;
     to->program_warning_capacity = from->program_warning_count;
     for (size_t i = 0; i < from->program_warning_count; ++i) {
-      const cl_plan_warning *w = &from->program_warnings[i];
-      cl_plan_warning *t = &to->program_warnings[i];
-      *t = (cl_plan_warning){
-          cl_strdup(w->problem), cl_strdup(w->fix), cl_strdup(w->file),
-          cl_strdup(w->text),    w->kind,           CL_FIX_INIT};
-      cl_fix_append(&t->steps, &w->steps);
-      to->program_warning_count = i + 1;
-      if (!t->problem || !t->fix || !t->file || !t->text || t->steps.failed)
+      if (cl_plan_warning_copy(&to->program_warnings[i],
+                               &from->program_warnings[i]))
         return 1;
+      to->program_warning_count = i + 1;
     }
   }
   to->program_cuda_major = from->program_cuda_major;

@@ -9,6 +9,7 @@
 #define CUDALOAD_PLAN_STATE_H
 
 #include "common/fix_steps.h"
+#include "problem/problem.h"
 #include "core/context.h"
 #include "scan/catalog.h"
 
@@ -97,20 +98,23 @@ typedef struct cl_requirement_outcome {
   int second_major;
 } cl_requirement_outcome;
 
-/* A plan's warning, as data for the doctor (a problem and its fix) and as
- * one text for cudaload_plan_warning(). */
+/* A plan's warning, as data for the doctor (a problem record) and as one
+ * text for cudaload_plan_warning(). */
 typedef struct cl_plan_warning {
-  char *problem; /* "cudnn 8 (PATH) opens libcublas.so.12 ... was found" */
-  char *fix;     /* "add --require cublas=12 with a root that holds it" */
-  char *file;    /* the first file name it is about: "libcublas.so.12" */
-  char *text;    /* problem + ": " + fix */
-  /* Which kind of problem it is (CUDALOAD_PROBLEM_*); 0 for the plan's
-   * own lazy open (CUDALOAD_PROBLEM_LAZY_UNPROVIDED). */
-  int kind;
-  /* The fix as steps (common/fix_steps.h); fix is their one line. Empty
-   * for a fix in words only. */
-  cl_fix steps;
+  /* Its kind (CUDALOAD_PROBLEM_*), facts and fix as steps
+   * (problem/problem.h); problem.text and problem.fix_text are its words
+   * (problem/problem_words.c). */
+  cl_problem problem;
+  char *file; /* the first file name it is about: "libcublas.so.12" */
+  char *text; /* problem.text + ": " + problem.fix_text */
 } cl_plan_warning;
+
+/* Make *w from problem (taken over: left empty) and file, its words for
+ * shell. 0, or CUDALOAD_E_NO_MEMORY (then w holds nothing). */
+int cl_plan_warning_make(cl_plan_warning *w, cl_problem *problem,
+                         const char *file, cl_shell_kind shell);
+/* A copy of from into to: 0 or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_warning_copy(cl_plan_warning *to, const cl_plan_warning *from);
 
 /* Free what a warning holds (not the warning). */
 void cl_plan_warning_free(cl_plan_warning *w);
@@ -134,10 +138,12 @@ typedef struct cl_optional_need {
 } cl_optional_need;
 
 typedef struct cl_conflict {
-  char *path;    /* the file in the global scope */
-  char *problem; /* what will go wrong */
-  char *fix;     /* what to do about it */
-  char *text;    /* problem + " Fix: " + fix (cudaload_conflict_text) */
+  char *path; /* the file in the global scope */
+  /* What will go wrong (CUDALOAD_PROBLEM_CONFLICT, its facts and fix);
+   * problem.text and problem.fix_text its words. */
+  cl_problem problem;
+  char *text; /* problem.text + " Fix: " + problem.fix_text
+                 (cudaload_conflict_text) */
 } cl_conflict;
 
 /* Pin the plan's CUDA major from what the consumer says (the program's

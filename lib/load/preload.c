@@ -126,21 +126,21 @@ static void note_unexposed(unexposed **list, size_t *count, size_t *capacity,
 static void warn_unexposed(cudaload_ctx *ctx, unexposed *list, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     char *names = cl_buf_take(&list[i].names);
-    char *problem = cl_strdup_printf(
-        "%s could not be put on PATH (%s), so a library's own later "
-        "LoadLibrary of a file there by name would not find it",
-        list[i].folder, list[i].reason ? list[i].reason : "unknown reason");
-    char *fix = cl_strdup_printf(
-        "nothing to do for this process: what is opened from it by name was "
-        "preloaded by absolute path instead (%s). To preload every "
-        "sub-library up front: all_sublibs=True (Python), "
-        "CUDALOAD_PRELOAD_ALL_SUBLIBS (C). For processes started later, "
-        "shorten PATH or rename the folder",
-        names ? names : "?");
-    if (problem && fix)
-      cl_plan_add_warning(ctx, problem, fix, list[i].folder);
-    free(problem);
-    free(fix);
+    cl_problem p;
+    cl_problem_init(&p, CUDALOAD_PROBLEM_UNEXPOSED);
+    cl_problem_fact(NULL, &p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE,
+                    list[i].folder);
+    cl_problem_fact(NULL, &p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+                    list[i].reason);
+    cl_problem_fact(NULL, &p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, names);
+    cl_fix_add_note(&p.fix,
+                    "nothing to do for this process: what is opened from it "
+                    "by name was preloaded by absolute path instead (%s). To "
+                    "preload every sub-library up front: all_sublibs=True "
+                    "(Python), CUDALOAD_PRELOAD_ALL_SUBLIBS (C). For processes "
+                    "started later, shorten PATH or rename the folder",
+                    names ? names : "?");
+    cl_plan_add_warning(ctx, &p, list[i].folder);
     free(names);
     free(list[i].folder);
     free(list[i].reason);

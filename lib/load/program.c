@@ -218,29 +218,30 @@ static char *read_text(const char *path, size_t *len) {
   return text;
 }
 
-/* A problem of the program's own (CUDALOAD_PROBLEM_*), its fix as steps
- * (taken: left empty); problem is taken too. */
-static void add_warning(program_scan *ps, int kind, char *problem,
-                        cl_fix *steps, const char *file) {
-  char *copy = cl_strdup(file ? file : "");
-  char *fix = cl_fix_line_text(steps, ps->naming == CL_NAMING_WINDOWS
-                                          ? CL_SHELL_CMD_AND_POWERSHELL
-                                          : CL_SHELL_POSIX);
-  char *text = problem && fix ? cl_strdup_printf("%s: %s", problem, fix) : NULL;
-  if (!problem || !fix || !copy || !text ||
-      cl_reserve((void **)&ps->warnings, &ps->warning_capacity,
+/* A problem of the program's own, a record (taken over: left empty) about
+ * file. */
+static void add_warning(program_scan *ps, cl_problem *problem,
+                        const char *file) {
+  cl_plan_warning w;
+  if (cl_reserve((void **)&ps->warnings, &ps->warning_capacity,
                  ps->warning_count + 1, sizeof *ps->warnings)) {
-    free(problem);
-    free(fix);
-    free(copy);
-    free(text);
-    cl_fix_free(steps);
+    cl_problem_free(problem);
     ps->failed = 1;
     return;
   }
-  ps->warnings[ps->warning_count++] =
-      (cl_plan_warning){problem, fix, copy, text, kind, *steps};
-  memset(steps, 0, sizeof *steps);
+  if (cl_plan_warning_make(&w, problem, file,
+                           ps->naming == CL_NAMING_WINDOWS
+                               ? CL_SHELL_CMD_AND_POWERSHELL
+                               : CL_SHELL_POSIX)) {
+    ps->failed = 1;
+    return;
+  }
+  ps->warnings[ps->warning_count++] = w;
+}
+
+/* A fact the program's files tell. */
+static void program_fact(cl_problem *p, int which, const char *value) {
+  cl_problem_fact(NULL, p, which, CUDALOAD_FROM_PROGRAM, value);
 }
 
 /* --- requirements -------------------------------------------------------- */
@@ -368,14 +369,18 @@ static void pin_not_read(program_scan *ps, const cl_requirement_line *line,
                     "if the program needs %s, require its library with "
                     "--require beside --for",
                     pinned);
-  add_warning(ps, CUDALOAD_PROBLEM_PIN_UNREAD,
-              cl_strdup_printf(
-                  "Requires-Dist: %.*s%s%.*s%s%.*s of %s was not read: %s",
-                  (int)line->name_len, line->name, line->spec_len ? " " : "",
-                  (int)line->spec_len, line->specifier,
-                  line->marker_len ? "; " : "", (int)line->marker_len,
-                  line->marker, p ? p->label : "the program", reason),
-              &steps, pinned);
+  cl_problem problem;
+  cl_problem_init(&problem, CUDALOAD_PROBLEM_PIN_UNREAD);
+  program_fact(&problem, CUDALOAD_FACT_NAME, pinned);
+  cl_problem_factf(NULL, &problem, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_PROGRAM,
+                   "%.*s%s%.*s%s%.*s", (int)line->name_len, line->name,
+                   line->spec_len ? " " : "", (int)line->spec_len,
+                   line->specifier, line->marker_len ? "; " : "",
+                   (int)line->marker_len, line->marker);
+  program_fact(&problem, CUDALOAD_FACT_CONSUMER, p ? p->label : NULL);
+  program_fact(&problem, CUDALOAD_FACT_REASON, reason);
+  cl_problem_take_fix(NULL, &problem, &steps);
+  add_warning(ps, &problem, pinned);
 }
 
 /* The version of distribution `name` installed in the site being read,
@@ -1097,18 +1102,24 @@ static void word_clash(program_scan *ps, const cl_program_clash *c, int cuda) {
       wanted = i;
   if (wanted < 0 && c->uses_cuda[0] != c->uses_cuda[1])
     wanted = c->uses_cuda[0] ? 0 : 1;
-  char there[512] = "which one's files lie there is not known";
-  if (c->installed >= 0)
-    snprintf(there, sizeof there, "the files there are %s %s's (%s)",
-             c->names[c->installed], c->versions[c->installed],
-             c->why ? c->why : "");
-  char *problem = cl_strdup_printf(
-      "%s %s and %s %s both install %s (%zu file%s) into %s, one over the "
-      "other: %s%s%s",
-      c->names[0], c->versions[0], c->names[1], c->versions[1], c->example,
-      c->shared, c->shared == 1 ? "" : "s", c->site, there,
-      wanted >= 0 && c->installed == 1 - wanted ? ", not the program's " : "",
-      wanted >= 0 && c->installed == 1 - wanted ? c->names[wanted] : "");
+  /* The pair, the files they share and where, and whose files lie there
+   * (when known), not the program's when the other is wanted. */
+  cl_problem problem;
+  cl_problem_init(&problem, CUDALOAD_PROBLEM_SAME_FILES);
+  program_fact(&problem, CUDALOAD_FACT_PACKAGE, c->names[0]);
+  program_fact(&problem, CUDALOAD_FACT_VERSION, c->versions[0]);
+  program_fact(&problem, CUDALOAD_FACT_OTHER_PACKAGE, c->names[1]);
+  program_fact(&problem, CUDALOAD_FACT_OTHER_VERSION, c->versions[1]);
+  program_fact(&problem, CUDALOAD_FACT_NAME, c->example);
+  cl_problem_factf(NULL, &problem, CUDALOAD_FACT_COUNT, CUDALOAD_FROM_PROGRAM,
+                   "%zu", c->shared);
+  program_fact(&problem, CUDALOAD_FACT_PATH, c->site);
+  if (c->installed >= 0) {
+    program_fact(&problem, CUDALOAD_FACT_TAKEN, c->names[c->installed]);
+    program_fact(&problem, CUDALOAD_FACT_REASON, c->why);
+  }
+  if (wanted >= 0 && c->installed == 1 - wanted)
+    program_fact(&problem, CUDALOAD_FACT_WANTED, c->names[wanted]);
   cl_fix steps = CL_FIX_INIT;
   if (wanted >= 0) {
     cl_fix_step *uninstall = cl_fix_add(&steps, CUDALOAD_FIX_COMMAND);
@@ -1129,13 +1140,18 @@ static void word_clash(program_scan *ps, const cl_program_clash *c, int cuda) {
       steps.failed = 1;
     free(word);
   } else {
-    cl_fix_add_note(&steps,
-                    "keep one of them: pip uninstall -y %s %s, then pip "
-                    "install the one the program needs",
-                    c->names[0], c->names[1]);
+    cl_fix_add_note(&steps, "keep one of them:");
+    cl_fix_step *uninstall = cl_fix_add(&steps, CUDALOAD_FIX_COMMAND);
+    static const char *const words[] = {"pip", "uninstall", "-y"};
+    for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+      cl_fix_arg(&steps, uninstall, words[k]);
+    cl_fix_arg(&steps, uninstall, c->names[0]);
+    cl_fix_arg(&steps, uninstall, c->names[1]);
+    cl_fix_note(&steps, uninstall,
+                "then pip install the one the program needs");
   }
-  add_warning(ps, CUDALOAD_PROBLEM_SAME_FILES, problem, &steps,
-              cl_path_basename(c->example));
+  cl_problem_take_fix(NULL, &problem, &steps);
+  add_warning(ps, &problem, cl_path_basename(c->example));
 }
 
 /* --- into the context ---------------------------------------------------- */
@@ -1396,12 +1412,8 @@ static void program_scan_free(program_scan *ps) {
   for (size_t i = 0; i < ps->load_count; ++i)
     free(ps->loads[i].why);
   free(ps->loads);
-  for (size_t i = 0; i < ps->warning_count; ++i) {
-    free(ps->warnings[i].problem);
-    free(ps->warnings[i].fix);
-    free(ps->warnings[i].file);
-    free(ps->warnings[i].text);
-  }
+  for (size_t i = 0; i < ps->warning_count; ++i)
+    cl_plan_warning_free(&ps->warnings[i]);
   free(ps->warnings);
 }
 

@@ -1609,7 +1609,6 @@ void cl_load_tree_free(cl_load_tree *t) {
     cl_resolution_free(&t->edges[i].how);
   }
   free(t->edges);
-  free(t->stopped);
   memset(t, 0, sizeof *t);
 }
 
@@ -1873,23 +1872,9 @@ static int work_spent(opener *o, size_t at, int needed) {
     return 0;
   cl_load_tree *t = o->t;
   if (!t->stopped) {
-    const cl_binary_info *info = &t->objects[at].info;
-    const char *list = info->runpath && info->runpath[0] ? info->runpath
-                       : info->rpath && info->rpath[0]   ? info->rpath
-                                                         : NULL;
-    size_t folders = list ? 1 : 0;
-    for (const char *p = list; p && *p; ++p)
-      folders += *p == ':';
-    char places[64] = "";
-    if (list)
-      snprintf(places, sizeof places, ", %zu %s folders", folders,
-               list == info->runpath ? "RUNPATH" : "RPATH");
-    t->stopped = cl_strdup_printf(
-        "%s: the loader model stopped after %u lookups resolving what it %s "
-        "(%zu DT_NEEDED names%s): what it would load beyond that is not "
-        "modelled",
-        t->objects[at].path, CL_RESOLVE_MAX_WORK,
-        needed ? "needs" : "opens by name", info->needed_count, places);
+    t->stopped = 1;
+    t->stopped_at = at;
+    t->stopped_needed = needed;
   }
   return 1;
 }

@@ -175,12 +175,15 @@ typedef struct cl_load_tree {
   size_t edge_count, edge_capacity;
   int failed; /* 1: the open itself failed (not found, or a DT_NEEDED
                  dependency not found): the process keeps nothing of it */
-  /* The model stopped before the closure was complete: why, naming the
-   * file whose dependencies it was resolving (malloc'ed), NULL when it did
-   * not. A model does at most CL_RESOLVE_MAX_WORK lookups, so that a file
-   * with thousands of NEEDED names and RUNPATH folders costs seconds, not
-   * hours; real trees need a few thousand (libtorch_cuda.so: 2,812). */
-  char *stopped;
+  /* 1: the model stopped before the closure was complete, resolving what
+   * object stopped_at needs (stopped_needed 1: its DT_NEEDED names) or
+   * opens by name (0). A model does at most CL_RESOLVE_MAX_WORK lookups,
+   * so that a file with thousands of NEEDED names and RUNPATH folders
+   * costs seconds, not hours; real trees need a few thousand
+   * (libtorch_cuda.so: 2,812). */
+  int stopped;
+  size_t stopped_at;
+  int stopped_needed;
 } cl_load_tree;
 
 #define CL_RESOLVE_MAX_WORK 250000u

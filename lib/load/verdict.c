@@ -20,6 +20,7 @@
 #include "load/python_loads.h"
 #include "load/spec.h"
 #include "os/platform.h"
+#include "problem/problem_words.h"
 #include "scan/catalog.h"
 #include "scan/consumers.h"
 #include "scan/inventory.h"
@@ -55,8 +56,7 @@ const char *cl_finding_kind_name(cl_finding_kind kind) {
 }
 
 static void finding_free(cl_finding *f) {
-  free(f->text);
-  free(f->fix);
+  cl_problem_free(&f->problem);
   free(f->consumer);
   free(f->name);
   free(f->names);
@@ -64,46 +64,109 @@ static void finding_free(cl_finding *f) {
   free(f->better);
 }
 
+/* The problem kind of a finding's kind. */
+static int problem_kind(cl_finding_kind kind, int lazy) {
+  switch (kind) {
+  case CL_FINDING_NOT_FOUND:
+    return lazy ? CUDALOAD_PROBLEM_LAZY_NOT_FOUND : CUDALOAD_PROBLEM_NOT_FOUND;
+  case CL_FINDING_UNDEFINED_SYMBOLS:
+    return CUDALOAD_PROBLEM_SYMBOLS_MISSING;
+  case CL_FINDING_WRONG_LIBRARY:
+    return CUDALOAD_PROBLEM_WRONG_LIBRARY;
+  case CL_FINDING_SIBLING_SHADOWED:
+    return CUDALOAD_PROBLEM_SHADOWED;
+  case CL_FINDING_BINDS_ELSEWHERE:
+    return CUDALOAD_PROBLEM_BINDS_ELSEWHERE;
+  case CL_FINDING_TWO_VERSIONS:
+    return CUDALOAD_PROBLEM_TWO_VERSIONS;
+  case CL_FINDING_CUDA_MAJORS:
+    return CUDALOAD_PROBLEM_CUDA_MAJORS;
+  case CL_FINDING_EMPTY_ENTRY:
+    return CUDALOAD_PROBLEM_EMPTY_ENTRY;
+  case CL_FINDING_UNREADABLE:
+    return CUDALOAD_PROBLEM_UNREADABLE;
+  case CL_FINDING_PROCESS:
+    return CUDALOAD_PROBLEM_IN_PROCESS;
+  case CL_FINDING_PLUGIN_UNUSABLE:
+    return CUDALOAD_PROBLEM_PLUGIN_UNUSABLE;
+  default: /* CL_FINDING_STOPPED */
+    return CUDALOAD_PROBLEM_STOPPED;
+  }
+}
+
+/* A finding's problem record: the kind of finding kind, its facts added by
+ * the caller (fact(), below). */
+static cl_problem finding_record(cl_finding_kind kind, int lazy) {
+  cl_problem p;
+  cl_problem_init(&p, problem_kind(kind, lazy));
+  return p;
+}
+
+/* A fact of a finding: what the model found on this machine. */
+static void fact(cl_problem *p, int which, const char *value) {
+  cl_problem_fact(NULL, p, which, CUDALOAD_FROM_MACHINE, value);
+}
+
+static void fact_int(cl_problem *p, int which, long value) {
+  cl_problem_factf(NULL, p, which, CUDALOAD_FROM_MACHINE, "%ld", value);
+}
+
+/* Whose loader's rules the model applied. */
+static const char *platform_of(cl_naming naming) {
+  return naming == CL_NAMING_WINDOWS ? "windows" : "linux";
+}
+
+/* The shell a finding's fix is written for: the loader's platform's. */
+static cl_shell_kind shell_of(const cudaload_explain *e) {
+  return e->ctx && cl_ctx_naming(e->ctx) == CL_NAMING_WINDOWS
+             ? CL_SHELL_CMD_AND_POWERSHELL
+             : CL_SHELL_POSIX;
+}
+
+int cl_verdict_reword(cudaload_explain *e, cl_finding *f) {
+  if (cl_problem_words(&f->problem, shell_of(e)) != CUDALOAD_OK) {
+    e->failed = 1;
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  f->text = f->problem.text;
+  f->fix = f->problem.fix.count ? f->problem.fix_text : NULL;
+  return CUDALOAD_OK;
+}
+
 cl_finding *cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
-                           char *text, char *fix, const char *consumer,
+                           cl_problem *problem, const char *consumer,
                            const char *name, const char *taken,
                            const char *better) {
-  if (!text) {
-    free(fix);
-    e->failed = 1;
+  cl_finding made;
+  memset(&made, 0, sizeof made);
+  made.kind = kind;
+  made.lazy = lazy;
+  made.problem = *problem;
+  memset(problem, 0, sizeof *problem);
+  if (cl_verdict_reword(e, &made) != CUDALOAD_OK) {
+    finding_free(&made);
     return NULL;
   }
+  made.note = made.problem.note; /* the caller's, or its kind's */
   for (size_t i = 0; i < e->finding_count; ++i)
-    if (strcmp(e->findings[i].text, text) == 0) {
-      free(text);
-      free(fix);
+    if (strcmp(e->findings[i].text, made.text) == 0) {
+      finding_free(&made);
       return NULL;
     }
-  if (cl_reserve((void **)&e->findings, &e->finding_capacity,
+  made.consumer = dup_or_null(consumer);
+  made.name = dup_or_null(name);
+  made.taken = dup_or_null(taken);
+  made.better = dup_or_null(better);
+  if ((consumer && !made.consumer) || (name && !made.name) ||
+      (taken && !made.taken) || (better && !made.better) ||
+      cl_reserve((void **)&e->findings, &e->finding_capacity,
                  e->finding_count + 1, sizeof *e->findings)) {
-    free(text);
-    free(fix);
+    finding_free(&made);
     e->failed = 1;
     return NULL;
   }
-  cl_finding *f = &e->findings[e->finding_count];
-  memset(f, 0, sizeof *f);
-  f->kind = kind;
-  f->lazy = lazy;
-  f->text = text;
-  f->fix = fix;
-  f->consumer = dup_or_null(consumer);
-  f->name = dup_or_null(name);
-  f->taken = dup_or_null(taken);
-  f->better = dup_or_null(better);
-  if ((consumer && !f->consumer) || (name && !f->name) ||
-      (taken && !f->taken) || (better && !f->better)) {
-    finding_free(f);
-    e->failed = 1;
-    return NULL;
-  }
-  e->finding_count++;
-  return f;
+  e->findings[e->finding_count] = made;
+  return &e->findings[e->finding_count++];
 }
 
 /* --- versions ------------------------------------------------------------ */
@@ -1188,40 +1251,39 @@ static const char *put_first_by(const cudaload_explain *e, const char *path) {
   return NULL;
 }
 
-static char *taken_folder_fix(const char *better, const char *taken) {
-  char *folder = cl_path_dirname(taken);
-  char *fix = cl_strdup_printf("%s defines them: drop %s from LD_LIBRARY_PATH, "
-                               "or have cudaload load that file first",
-                               better, folder ? folder : taken);
-  free(folder);
-  return fix;
-}
-
-/* No file at hand defines what a consumer takes: install the release it was
- * built against, or a newer one of the same major. */
-static char *newer_library_fix(cudaload_ctx *ctx, const char *file,
-                               const char *soname, int cuda) {
+/* The fix for a file taken that lacks symbols when no file at hand defines
+ * them: install a newer release of its major (its wheel, where one ships
+ * it), or put the folder of one first. */
+static void newer_library_steps(cudaload_ctx *ctx, const char *file,
+                                const char *soname, int cuda, cl_fix *fix) {
   cl_naming naming = cl_ctx_naming(ctx);
   cl_name_match m;
-  if (!catalog_of(file, soname, naming, &m))
-    return cl_strdup_printf("install the release of %s its consumer was "
-                            "built against, or a newer one",
-                            cl_path_basename(file));
+  if (!catalog_of(file, soname, naming, &m)) {
+    cl_fix_add_note(fix,
+                    "install the release of %s its consumer was built "
+                    "against, or a newer one",
+                    cl_path_basename(file));
+    return;
+  }
   if (!cuda)
     cuda =
         m.cuda_major ? m.cuda_major : cl_catalog_cuda_major(m.entry, m.major);
   const char *package =
       cuda ? cl_fix_package(m.entry->family, cuda, naming) : NULL;
-  return package
-             ? cl_strdup_printf("install a newer %s %d (%s -m pip "
-                                "install -U %s), or put the folder of one "
-                                "first",
-                                m.entry->family, m.major,
-                                naming == CL_NAMING_WINDOWS ? "py" : "python3",
-                                package)
-             : cl_strdup_printf("install a newer %s %d, or put the folder "
-                                "of one first",
-                                m.entry->family, m.major);
+  if (!package) {
+    cl_fix_add_note(fix,
+                    "install a newer %s %d, or put the folder of one first",
+                    m.entry->family, m.major);
+    return;
+  }
+  cl_fix_add_note(fix, "install a newer %s %d:", m.entry->family, m.major);
+  cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
+  static const char *const words[] = {"-m", "pip", "install", "-U"};
+  cl_fix_arg(fix, install, naming == CL_NAMING_WINDOWS ? "py" : "python3");
+  for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+    cl_fix_arg(fix, install, words[k]);
+  cl_fix_arg(fix, install, package);
+  cl_fix_add_note(fix, "or put the folder of one first");
 }
 
 /* Each group of references the file the loader takes does not define: the
@@ -1239,74 +1301,59 @@ static void undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
     if (!taken)
       continue; /* the file is not found at all: that finding says it */
     const cl_load_edge *how = edge_to(t, taken);
-    const char *rule = how ? cl_resolve_rule_name(how->how.rule) : NULL;
     char *version = NULL;
     int cuda = 0;
     cl_name_match m;
-    if (taken &&
-        catalog_of(taken->path, taken->info.soname, cl_ctx_naming(ctx), &m))
+    if (catalog_of(taken->path, taken->info.soname, cl_ctx_naming(ctx), &m))
       version = version_of(e, ctx, taken->path, &m, &cuda, NULL);
-    const char *better =
-        taken ? inventory_provider(e, ctx, taken->path, cuda,
-                                   cached_object(e, t->objects[k].path), b)
-              : NULL;
-    char *failure =
-        windows ? cl_strdup("error 127, \"The specified procedure could not "
-                            "be found\"")
-                : cl_strdup_printf("\"undefined symbol: %s%s%s\"",
-                                   b->undefined_example,
-                                   b->version ? ", version " : "",
-                                   b->version ? b->version : "");
-    char *text = cl_strdup_printf(
-        "%s takes %zu symbol%s from %s%s%s that %s%s%s%s%s%s%s does not define "
-        "(e.g. %s): loading it fails with %s%s",
-        o->path, b->undefined, b->undefined == 1 ? "" : "s", b->library,
-        b->version ? " version " : "", b->version ? b->version : "",
-        taken ? taken->path : "the file the loader takes", version ? " (" : "",
-        version ? version : "", version ? ")" : "",
-        rule ? ", which the loader takes by rule " : "", rule ? rule : "",
-        rule ? "," : "", b->undefined_example,
-        failure ? failure : "an undefined symbol",
-        windows || !failure ? ""
-                            : " (at load with RTLD_NOW, else at the "
-                              "first call)");
-    char *fix = NULL;
-    const char *first_by = taken ? put_first_by(e, taken->path) : NULL;
+    const char *better = inventory_provider(
+        e, ctx, taken->path, cuda, cached_object(e, t->objects[k].path), b);
+    cl_problem p = finding_record(CL_FINDING_UNDEFINED_SYMBOLS, lazy);
+    fact(&p, CUDALOAD_FACT_CONSUMER, o->path);
+    fact_int(&p, CUDALOAD_FACT_COUNT, (long)b->undefined);
+    fact(&p, CUDALOAD_FACT_NAME, b->library);
+    fact(&p, CUDALOAD_FACT_VERSION_NODE, b->version);
+    fact(&p, CUDALOAD_FACT_TAKEN, taken->path);
+    fact(&p, CUDALOAD_FACT_VERSION, version);
+    if (how)
+      fact(&p, CUDALOAD_FACT_RULE, cl_resolve_rule_name(how->how.rule));
+    fact(&p, CUDALOAD_FACT_SYMBOL, b->undefined_example);
+    fact(&p, CUDALOAD_FACT_PLATFORM,
+         platform_of(windows ? CL_NAMING_WINDOWS : CL_NAMING_LINUX));
+    fact(&p, CUDALOAD_FACT_BETTER, better);
+    const char *first_by = put_first_by(e, taken->path);
     if (first_by && !strcmp(first_by, "LD_PRELOAD")) {
       /* Nothing cudaload loads comes before it: the variable must go. */
+      fact(&p, CUDALOAD_FACT_LOADED_BY, "LD_PRELOAD");
       char *value = cl_os_getenv("LD_PRELOAD");
-      char *drop = cl_fix_drop_from_ld_preload(value, taken->path);
-      char *said = text ? cl_strdup_printf("%s; LD_PRELOAD puts %s first", text,
-                                           taken->path)
-                        : NULL;
-      free(text);
-      text = said;
-      fix = better
-                ? cl_strdup_printf("%s (LD_PRELOAD puts that file first, "
-                                   "before anything cudaload loads); %s "
-                                   "defines them",
-                                   drop ? drop : "take it out of LD_PRELOAD",
-                                   better)
-                : cl_strdup_printf("%s (LD_PRELOAD puts that file first, "
-                                   "before anything cudaload loads)",
-                                   drop ? drop : "take it out of LD_PRELOAD");
-      free(drop);
+      cl_fix_drop_from_ld_preload_steps(value, taken->path, &p.fix);
       free(value);
-    } else if (better && how && how->how.rule == CL_RULE_LD_LIBRARY_PATH)
-      fix = taken_folder_fix(better, taken->path);
-    else if (better)
-      fix = cl_strdup_printf("%s defines them: have cudaload load it first",
-                             better);
-    else
-      fix = newer_library_fix(ctx, taken ? taken->path : b->library,
-                              taken ? taken->info.soname : NULL, cuda);
-    cl_finding *f =
-        cl_verdict_add(e, CL_FINDING_UNDEFINED_SYMBOLS, lazy, text, fix,
-                       o->path, b->library, taken ? taken->path : NULL, better);
+      if (better)
+        cl_fix_add_note(&p.fix,
+                        "LD_PRELOAD puts that file first, before anything "
+                        "cudaload loads; %s defines them",
+                        better);
+      else
+        cl_fix_add_note(&p.fix, "LD_PRELOAD puts that file first, before "
+                                "anything cudaload loads");
+    } else if (better && how && how->how.rule == CL_RULE_LD_LIBRARY_PATH) {
+      char *folder = cl_path_dirname(taken->path);
+      cl_fix_add_note(&p.fix,
+                      "%s defines them: drop %s from LD_LIBRARY_PATH, or "
+                      "have cudaload load that file first",
+                      better, folder ? folder : taken->path);
+      free(folder);
+    } else if (better) {
+      cl_fix_add_note(&p.fix, "%s defines them: have cudaload load it first",
+                      better);
+    } else {
+      newer_library_steps(ctx, taken->path, taken->info.soname, cuda, &p.fix);
+    }
+    cl_finding *f = cl_verdict_add(e, CL_FINDING_UNDEFINED_SYMBOLS, lazy, &p,
+                                   o->path, b->library, taken->path, better);
     if (f && how)
       f->rule = how->how.rule;
     free(version);
-    free(failure);
   }
 }
 
@@ -1316,26 +1363,23 @@ static void binding_findings(cudaload_explain *e, const cl_explain_object *o,
     const cl_explain_binding *b = &o->bindings[i];
     if (!b->elsewhere)
       continue;
-    cl_verdict_add(
-        e, CL_FINDING_BINDS_ELSEWHERE, lazy,
-        cl_strdup_printf(
-            "%zu of %s's %zu references to %s%s%s bind to %s, not to %s "
-            "(e.g. %s): %s",
-            b->elsewhere, o->path, b->symbols, b->library,
-            b->version ? " version " : "", b->version ? b->version : "",
-            b->elsewhere_provider ? b->elsewhere_provider : "nothing",
-            b->expected ? b->expected : "its own dependency",
-            b->example ? b->example : "?",
-            b->version ? "another file defines the same version node or has "
-                         "no symbol versions"
-                       : "the references carry no symbol version"),
-        cl_strdup_printf("keep %s out of the global scope (open it "
-                         "RTLD_LOCAL), or open %s with "
-                         "cudaload_dlopen_isolated()",
-                         b->elsewhere_provider ? b->elsewhere_provider
-                                               : "the other file",
-                         o->path),
-        o->path, b->library, b->elsewhere_provider, NULL);
+    cl_problem p = finding_record(CL_FINDING_BINDS_ELSEWHERE, lazy);
+    fact_int(&p, CUDALOAD_FACT_COUNT, (long)b->elsewhere);
+    fact(&p, CUDALOAD_FACT_CONSUMER, o->path);
+    fact_int(&p, CUDALOAD_FACT_TOTAL, (long)b->symbols);
+    fact(&p, CUDALOAD_FACT_NAME, b->library);
+    fact(&p, CUDALOAD_FACT_VERSION_NODE, b->version);
+    fact(&p, CUDALOAD_FACT_TAKEN, b->elsewhere_provider);
+    fact(&p, CUDALOAD_FACT_BETTER, b->expected);
+    fact(&p, CUDALOAD_FACT_SYMBOL, b->example);
+    cl_fix_add_note(&p.fix,
+                    "keep %s out of the global scope (open it RTLD_LOCAL), or "
+                    "open %s with cudaload_dlopen_isolated()",
+                    b->elsewhere_provider ? b->elsewhere_provider
+                                          : "the other file",
+                    o->path);
+    cl_verdict_add(e, CL_FINDING_BINDS_ELSEWHERE, lazy, &p, o->path, b->library,
+                   b->elsewhere_provider, NULL);
   }
 }
 
@@ -1353,16 +1397,6 @@ static int same_folder(const char *a, const char *b) {
  * folder though a file of that name lies beside it (cuDNN 9's shim and its
  * sub-libraries, with another copy first on LD_LIBRARY_PATH or PATH): the
  * two folders are likely two versions, whatever their names say. */
-/* "a, b, c" as said: "a, b and c". malloc'ed. */
-static char *spoken_list(const char *names) {
-  const char *last = NULL;
-  for (const char *p = strstr(names, ", "); p; p = strstr(p + 2, ", "))
-    last = p;
-  return last ? cl_strdup_printf("%.*s and %s", (int)(last - names), names,
-                                 last + 2)
-              : cl_strdup(names);
-}
-
 /* The finding for a library that takes siblings of its own from another
  * folder: one per library and folder, naming every sibling so taken. */
 static void sibling_finding(cudaload_explain *e, const char *from,
@@ -1383,41 +1417,31 @@ static void sibling_finding(cudaload_explain *e, const char *from,
     return;
   char *names = f ? cl_strdup_printf("%s, %s", f->names, edge->name)
                   : cl_strdup(edge->name);
-  char *said = names ? spoken_list(names) : NULL;
-  char *text =
-      said
-          ? cl_strdup_printf("%s takes %s from %s (rule: %s), not the "
-                             "cop%s beside it in %s: %s shadowed, likely "
-                             "another version",
-                             from, said, theirs,
-                             cl_resolve_rule_name(edge->how.rule),
-                             f ? "ies" : "y", own, f ? "siblings" : "a sibling")
-          : NULL;
-  free(said);
-  char *fix = cl_strdup_printf("take %s off the search path, or preload the "
-                               "copies beside it first (cudaload exec, "
-                               "cudaload.setup())",
-                               theirs);
-  if (!text || !fix) {
-    free(names);
-    free(text);
-    free(fix);
+  if (!names) {
     e->failed = 1;
     return;
   }
   if (f) {
-    free(f->text);
-    free(f->fix);
     free(f->names);
-    f->text = text;
-    f->fix = fix;
     f->names = names;
+    fact(&f->problem, CUDALOAD_FACT_NAME, names);
+    cl_verdict_reword(e, f);
     return;
   }
   char *beside = cl_path_join(own, edge->name);
   char *taken = cl_path_join(theirs, edge->name);
-  f = cl_verdict_add(e, CL_FINDING_SIBLING_SHADOWED, lazy, text, fix, from,
-                     edge->name, taken, beside);
+  cl_problem p = finding_record(CL_FINDING_SIBLING_SHADOWED, lazy);
+  fact(&p, CUDALOAD_FACT_CONSUMER, from);
+  fact(&p, CUDALOAD_FACT_NAME, names);
+  fact(&p, CUDALOAD_FACT_TAKEN, taken);
+  fact(&p, CUDALOAD_FACT_BETTER, beside);
+  fact(&p, CUDALOAD_FACT_RULE, cl_resolve_rule_name(edge->how.rule));
+  cl_fix_add_note(&p.fix,
+                  "take %s off the search path, or preload the copies beside "
+                  "it first (cudaload exec, cudaload.setup())",
+                  theirs);
+  f = cl_verdict_add(e, CL_FINDING_SIBLING_SHADOWED, lazy, &p, from, edge->name,
+                     taken, beside);
   if (f) {
     f->names = names;
     f->rule = edge->how.rule;
@@ -1491,24 +1515,13 @@ static void places_looked_at(const cl_resolution *how, char *places,
     snprintf(places, size, "nothing");
 }
 
-/* The fix for a CUDA name nothing provides: the requirement that plans
- * it, and the wheel that ships it where one does. */
-static char *requirement_fix(cudaload_ctx *ctx, const cl_name_match *m,
-                             const char *names, cl_naming naming) {
-  /* The fix a requirement of that family and major would print (fix_lines.c:
-   * the wheel and its version, or the variable), after the requirement. */
+/* The fix for a CUDA name nothing provides, as steps of fix: the
+ * requirement that plans it, and the wheel that ships it where one does. */
+static void requirement_steps(cudaload_ctx *ctx, const cl_name_match *m,
+                              const char *names, cl_naming naming,
+                              cl_fix *fix) {
   char spec[96];
   snprintf(spec, sizeof spec, "%s=%d", m->entry->family, m->major);
-  cl_requirement *parsed = NULL;
-  size_t n = 0;
-  char *install = NULL;
-  char *kept = cl_save_error();
-  if (ctx && cl_spec_parse(spec, &parsed, &n) == CUDALOAD_OK && n)
-    install = cl_fix_for_missing(ctx, &parsed[0]);
-  cl_restore_error(kept);
-  for (size_t i = 0; i < n; ++i)
-    free(parsed[i].text);
-  free(parsed);
   /* Installed already, where the loader does not look here (a wheel's
    * folder, which nothing searches on Windows): no install, only the
    * requirement that loads it, or its folder on the search path. */
@@ -1519,27 +1532,41 @@ static char *requirement_fix(cudaload_ctx *ctx, const cl_name_match *m,
         inv->libraries[i].major == m->major)
       have = &inv->libraries[i];
   char *folder = have ? cl_path_dirname(have->path) : NULL;
-  char *path = folder && naming == CL_NAMING_WINDOWS
-                   ? cl_fix_windows_path_first(&folder, 1)
-                   : NULL;
-  char *fix =
-      folder ? cl_strdup_printf(
-                   "add --require %s (%s %d is installed in %s, where the "
-                   "loader does not look here; Python: "
-                   "cudaload.setup(require=[\"%s\"]) before the import)%s%s",
-                   spec, m->entry->family, m->major, folder, spec,
-                   path ? ", or put that folder first on PATH before the "
-                          "program starts: "
-                        : "",
-                   path ? path : "")
-             : cl_strdup_printf("add --require %s with a root that holds it, "
-                                "or the folder that holds %s with --root%s%s",
-                                spec, names, install ? "; to install it: " : "",
-                                install ? install : "");
-  free(path);
-  free(folder);
-  free(install);
-  return fix;
+  if (folder) {
+    char *path = naming == CL_NAMING_WINDOWS
+                     ? cl_fix_windows_path_first(&folder, 1)
+                     : NULL;
+    cl_fix_add_note(fix,
+                    "add --require %s (%s %d is installed in %s, where the "
+                    "loader does not look here; Python: "
+                    "cudaload.setup(require=[\"%s\"]) before the import)%s%s",
+                    spec, m->entry->family, m->major, folder, spec,
+                    path ? ", or put that folder first on PATH before the "
+                           "program starts: "
+                         : "",
+                    path ? path : "");
+    free(path);
+    free(folder);
+    return;
+  }
+  /* The fix a requirement of that family and major would print (fix_lines.c:
+   * the wheel and its version, or the variable), after the requirement. */
+  cl_requirement *parsed = NULL;
+  size_t n = 0;
+  cl_fix install = CL_FIX_INIT;
+  char *kept = cl_save_error();
+  if (ctx && cl_spec_parse(spec, &parsed, &n) == CUDALOAD_OK && n)
+    cl_fix_for_missing_steps(ctx, &parsed[0], &install, NULL);
+  cl_restore_error(kept);
+  for (size_t i = 0; i < n; ++i)
+    free(parsed[i].text);
+  free(parsed);
+  cl_fix_add_note(fix,
+                  "add --require %s with a root that holds it, or the folder "
+                  "that holds %s with --root%s",
+                  spec, names, install.count ? "; to install it:" : "");
+  cl_fix_append(fix, &install);
+  cl_fix_free(&install);
 }
 
 /* One opener's lazy not-found finding for the family and major of m, to
@@ -1559,6 +1586,26 @@ static cl_finding *lazy_not_found_of(cudaload_explain *e, const char *from,
   return NULL;
 }
 
+/* The fix for names not found (joined by ", "): the requirement that
+ * plans them (m: their family and major), or the folder that holds them. */
+static void not_found_steps(cudaload_explain *e, const cl_name_match *m,
+                            const char *names, cl_naming naming, cl_fix *fix) {
+  /* "a, b, c" as said: "a, b and c". */
+  const char *last = NULL;
+  for (const char *c = strstr(names, ", "); c; c = strstr(c + 2, ", "))
+    last = c;
+  char *said = last ? cl_strdup_printf("%.*s and %s", (int)(last - names),
+                                       names, last + 2)
+                    : cl_strdup(names);
+  if (!said)
+    fix->failed = 1;
+  else if (m)
+    requirement_steps(e->ctx, m, said, naming, fix);
+  else
+    cl_fix_add_note(fix, "add the folder that holds %s with --root", said);
+  free(said);
+}
+
 /* A name the loader does not find: a DT_NEEDED one fails the load, a lazy
  * one the call that opens it. The lazy names of one family from one opener
  * (libcublas.so.12 and libcublasLt.so.12 from cuDNN 8) are one finding. */
@@ -1567,55 +1614,34 @@ static void not_found(cudaload_explain *e, const char *from,
                       int later, cl_naming naming) {
   char places[1024];
   places_looked_at(&edge->how, places, sizeof places);
-  const char *who = from ? from : CL_VERDICT_THE_PROCESS;
-  if (!later) {
-    cl_verdict_add(
-        e, CL_FINDING_NOT_FOUND, 0,
-        cl_strdup_printf("%s needs %s: not found, so loading it fails "
-                         "(rule: not-found; looked at: %s)",
-                         who, edge->name, places),
-        m ? requirement_fix(e->ctx, m, edge->name, naming)
-          : cl_strdup_printf("add the folder that holds %s with --root",
-                             edge->name),
-        from, edge->name, NULL, NULL);
-    return;
-  }
-  cl_finding *f = m ? lazy_not_found_of(e, from, m, naming) : NULL;
+  cl_finding *f = later && m ? lazy_not_found_of(e, from, m, naming) : NULL;
   if (f && strstr(f->names, edge->name))
     return; /* the same name met again */
   char *names = f ? cl_strdup_printf("%s, %s", f->names, edge->name)
                   : cl_strdup(edge->name);
-  char *said = names ? spoken_list(names) : NULL;
-  char *text =
-      said ? cl_strdup_printf("%s opens %s by name when it first needs %s: not "
-                              "found (rule: not-found; looked at: %s)",
-                              who, said, f ? "them" : "it", places)
-           : NULL;
-  char *fix = !said ? NULL
-              : m   ? requirement_fix(e->ctx, m, said, naming)
-                    : cl_strdup_printf("add the folder that holds %s with "
-                                         "--root",
-                                       said);
-  free(said);
-  if (f && text && fix) {
-    free(f->text);
-    free(f->fix);
-    free(f->names);
-    f->text = text;
-    f->fix = fix;
-    f->names = names;
-    return;
-  }
-  if (f || !names) {
-    free(text);
-    free(fix);
-    free(names);
+  if (!names) {
     e->failed = 1;
     return;
   }
-  f = cl_verdict_add(e, CL_FINDING_NOT_FOUND, 1, text, fix, from, edge->name,
-                     NULL, NULL);
-  if (f)
+  if (f) {
+    /* Another name of the opener's: the finding names them all. */
+    free(f->names);
+    f->names = names;
+    fact(&f->problem, CUDALOAD_FACT_NAME, names);
+    cl_fix_free(&f->problem.fix);
+    not_found_steps(e, m, names, naming, &f->problem.fix);
+    cl_verdict_reword(e, f);
+    return;
+  }
+  cl_problem p = finding_record(CL_FINDING_NOT_FOUND, later);
+  fact(&p, CUDALOAD_FACT_CONSUMER, from);
+  fact(&p, CUDALOAD_FACT_NAME, names);
+  fact(&p, CUDALOAD_FACT_RULE, "not-found");
+  fact(&p, CUDALOAD_FACT_SEARCHED, places);
+  not_found_steps(e, m, names, naming, &p.fix);
+  f = cl_verdict_add(e, CL_FINDING_NOT_FOUND, later, &p, from, edge->name, NULL,
+                     NULL);
+  if (f && later)
     f->names = names;
   else
     free(names);
@@ -1634,38 +1660,44 @@ static void search_list_hazards(cudaload_explain *e, const cl_load_edge *edge,
         (st->folder[0] && (st->folder[0] == '/' || st->folder[0] == '\\' ||
                            (st->folder[0] && st->folder[1] == ':'))))
       continue;
-    const char *list = st->source ? st->source : "the process";
     /* The resolver names an empty entry "." (what glibc opens). */
     int empty = !st->folder[0] || strcmp(st->folder, ".") == 0;
-    char *text =
-        !empty ? cl_strdup_printf(
-                     "%s: the search list of %s (rule: %s) holds the relative "
-                     "entry \"%s\", which the loader takes relative to the "
-                     "current folder: whoever controls that folder could plant "
-                     "a library there",
-                     from ? from : CL_VERDICT_THE_PROCESS, list,
-                     cl_resolve_rule_name(st->rule), st->folder)
-               : cl_strdup_printf(
-                     "%s: the search list of %s (rule: %s) holds an empty "
-                     "entry (or \".\"), so the loader also looks for names in "
-                     "the current folder: whoever controls that folder could "
-                     "plant a library there",
-                     from ? from : CL_VERDICT_THE_PROCESS, list,
-                     cl_resolve_rule_name(st->rule));
-    cl_finding *f = cl_verdict_add(
-        e, CL_FINDING_EMPTY_ENTRY, later, text,
-        cl_strdup(!empty ? "make the entry absolute ($ORIGIN/...) in the "
-                           "library (patchelf --set-rpath), or run from a "
-                           "folder only you can write to"
-                         : "drop the empty entry (a leading, trailing or "
-                           "doubled separator) from that search list "
-                           "(patchelf --set-rpath), or run from a folder "
-                           "only you can write to"),
-        from, edge->name, NULL, NULL);
-    /* A hazard; the load itself works. */
-    if (f)
-      f->note = 1;
+    cl_problem p = finding_record(CL_FINDING_EMPTY_ENTRY, later);
+    fact(&p, CUDALOAD_FACT_CONSUMER, from);
+    fact(&p, CUDALOAD_FACT_PATH, st->source);
+    fact(&p, CUDALOAD_FACT_RULE, cl_resolve_rule_name(st->rule));
+    fact(&p, CUDALOAD_FACT_VALUE, st->folder);
+    cl_fix_add_note(&p.fix, "%s",
+                    !empty ? "make the entry absolute ($ORIGIN/...) in the "
+                             "library (patchelf --set-rpath), or run from a "
+                             "folder only you can write to"
+                           : "drop the empty entry (a leading, trailing or "
+                             "doubled separator) from that search list "
+                             "(patchelf --set-rpath), or run from a folder "
+                             "only you can write to");
+    /* A hazard; the load itself works (a note by its kind). */
+    cl_verdict_add(e, CL_FINDING_EMPTY_ENTRY, later, &p, from, edge->name, NULL,
+                   NULL);
   }
+}
+
+/* A name that asks for one library, and the loader takes another. */
+static void wrong_library(cudaload_explain *e, const char *from,
+                          const cl_load_edge *edge, const char *taken,
+                          const cl_name_match *got, int later) {
+  cl_problem p = finding_record(CL_FINDING_WRONG_LIBRARY, later);
+  fact(&p, CUDALOAD_FACT_CONSUMER, from);
+  fact(&p, CUDALOAD_FACT_NAME, edge->name);
+  fact(&p, CUDALOAD_FACT_TAKEN, taken);
+  fact(&p, CUDALOAD_FACT_LIBRARY, got->entry->name);
+  fact_int(&p, CUDALOAD_FACT_MAJOR, got->major);
+  fact(&p, CUDALOAD_FACT_RULE, cl_resolve_rule_name(edge->how.rule));
+  cl_fix_add_note(&p.fix,
+                  "remove %s, which is misnamed, or put the folder of the "
+                  "right %s first",
+                  taken, edge->name);
+  cl_verdict_add(e, CL_FINDING_WRONG_LIBRARY, later, &p, from, edge->name,
+                 taken, NULL);
 }
 
 static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
@@ -1693,17 +1725,7 @@ static void tree_findings(cudaload_explain *e, const cl_load_tree *t,
     const cl_load_object *to = &t->objects[edge->to];
     if (catalog_of(to->path, to->info.soname, naming, &got) &&
         (got.entry != want.entry || got.major != want.major))
-      cl_verdict_add(
-          e, CL_FINDING_WRONG_LIBRARY, later,
-          cl_strdup_printf("%s asks for %s but the loader takes %s, which "
-                           "is %s %d (rule: %s)",
-                           from ? from : CL_VERDICT_THE_PROCESS, edge->name,
-                           to->path, got.entry->name, got.major,
-                           cl_resolve_rule_name(edge->how.rule)),
-          cl_strdup_printf("remove %s, which is misnamed, or put the folder "
-                           "of the right %s first",
-                           to->path, edge->name),
-          from, edge->name, to->path, NULL);
+      wrong_library(e, from, edge, to->path, &got, later);
     else if (edge->from < t->object_count)
       shadowed_sibling(e, t, edge, want.entry->family, naming, later);
   }
@@ -1776,7 +1798,7 @@ static int version_order(const char *a, const char *b) {
  * that is a problem: only when the copy they get is older than the other
  * (a consumer built for the newer may take what the older lacks). */
 static void windows_copies(cudaload_explain *e, const size_t *at, size_t n,
-                           const char *what) {
+                           const char *among) {
   for (size_t k = 0; k < n; ++k) {
     if (!later_copy(e, at, k))
       continue;
@@ -1787,46 +1809,48 @@ static void windows_copies(cudaload_explain *e, const size_t *at, size_t n,
         a = &e->objects[at[i]];
     if (!a)
       continue;
+    /* The files that import or open the name: each gets the copy loaded
+     * first. */
     cl_buf users = CL_BUF_INIT;
-    size_t count = 0;
     for (size_t i = 0; i < n; ++i) {
       const cl_explain_object *o = &e->objects[at[i]];
-      for (size_t j = 0; j < o->need_count; ++j)
-        if (cl_ascii_equal_nocase(o->needs[j].name, name) && o->needs[j].path)
-          cl_buf_printf(&users, "%s%s %s it and gets %s", count++ ? "; " : "",
-                        o->path, o->needs[j].lazy ? "opens" : "imports",
-                        cl_ascii_equal_nocase(o->needs[j].path, b->path)
-                            ? b->path
-                            : a->path);
+      int uses = 0;
+      for (size_t j = 0; j < o->need_count && !uses; ++j)
+        uses =
+            cl_ascii_equal_nocase(o->needs[j].name, name) && o->needs[j].path;
+      if (uses)
+        cl_buf_printf(&users, "%s%s", users.len ? ", " : "", o->path);
     }
     char *who = cl_buf_take(&users);
     int older = version_order(a->version, b->version) < 0;
-    const char *va = a->version ? a->version : "version unknown";
-    const char *vb = b->version ? b->version : "version unknown";
-    cl_finding *f = cl_verdict_add(
-        e, CL_FINDING_TWO_VERSIONS, 0,
-        cl_strdup_printf(
-            "two copies of %s %s: %s (%s), loaded first, and %s (%s), "
-            "loaded by its full path; Windows gives every import and "
-            "LoadLibrary of %s the module of that name loaded first, so %s; "
-            "the other copy is reached only through the handle of its own "
-            "load%s",
-            name, what, a->path, va, b->path, vb, name,
-            who && who[0] ? who
-                          : "whatever loads it by name gets the first (no "
-                            "file here imports it or opens it by name)",
-            older ? ": the copy they get is the older, which may lack what "
-                    "a program built for the newer takes"
-                  : ": one copy serves the process, not a problem"),
-        older ? cl_strdup_printf("load the newer %s first (cudaload.setup() "
-                                 "with the requirement it satisfies), or "
-                                 "remove the older",
-                                 name)
-              : cl_strdup("nothing needs doing; cudaload explain --pid of the "
-                          "running program lists the copies it maps"),
-        a->path, name, b->path, NULL);
-    if (f && !older)
-      f->note = 1;
+    cl_problem p = finding_record(CL_FINDING_TWO_VERSIONS, 0);
+    /* Only an older first copy is a problem; else one copy serves. */
+    p.note = !older;
+    fact(&p, CUDALOAD_FACT_NAME, name);
+    fact(&p, CUDALOAD_FACT_AMONG, among);
+    fact(&p, CUDALOAD_FACT_TAKEN, a->path);
+    fact(&p, CUDALOAD_FACT_VERSION, a->version);
+    fact(&p, CUDALOAD_FACT_OTHER_PATH, b->path);
+    fact(&p, CUDALOAD_FACT_OTHER_VERSION, b->version);
+    fact(&p, CUDALOAD_FACT_CONSUMER, who && who[0] ? who : NULL);
+    fact(&p, CUDALOAD_FACT_PLATFORM, platform_of(CL_NAMING_WINDOWS));
+    if (older) {
+      cl_fix_add_note(&p.fix,
+                      "load the newer %s first (cudaload.setup() with the "
+                      "requirement it satisfies), or remove the older",
+                      name);
+    } else {
+      cl_fix_add_note(&p.fix, "nothing needs doing; to list the copies the "
+                              "running program maps:");
+      cl_fix_step *list = cl_fix_add(&p.fix, CUDALOAD_FIX_COMMAND);
+      cl_fix_arg(&p.fix, list, "cudaload");
+      cl_fix_arg(&p.fix, list, "explain");
+      cl_fix_arg(&p.fix, list, "--pid");
+      cl_fix_arg(&p.fix, list, "PID");
+      cl_fix_note(&p.fix, list, "PID: the running program's process id");
+    }
+    cl_verdict_add(e, CL_FINDING_TWO_VERSIONS, 0, &p, a->path, name, b->path,
+                   NULL);
     free(who);
   }
 }
@@ -1837,9 +1861,9 @@ static void windows_copies(cudaload_explain *e, const size_t *at, size_t n,
  * loaded already is judged apart (windows_copies): nothing reaches it by
  * name, so it runs with no other file of the process. */
 static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
-                        const char *what) {
+                        const char *among) {
   settle_compared_versions(e, at, n);
-  windows_copies(e, at, n, what);
+  windows_copies(e, at, n, among);
   for (size_t ai = 0; ai < n; ++ai) {
     const cl_explain_object *a = &e->objects[at[ai]];
     if (!a->family || !a->version || later_copy(e, at, ai))
@@ -1864,23 +1888,21 @@ static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
     }
     if (!b)
       continue;
-    char *fa = cl_path_dirname(a->path), *fb = cl_path_dirname(b->path);
-    cl_verdict_add(
-        e, CL_FINDING_TWO_VERSIONS, 0,
-        cl_strdup_printf("%s %d in two versions %s: %s (%s, e.g. %s) and %s "
-                         "(%s, e.g. %s); a library of one version running "
-                         "with parts of another can fail or misbehave",
-                         a->family, a->major, what, a->version,
-                         fa ? fa : a->path, cl_path_basename(a->path),
-                         b->version, fb ? fb : b->path,
-                         cl_path_basename(b->path)),
-        cl_strdup_printf("keep one %s %d: load the files of one folder "
-                         "(cudaload exec, cudaload.setup()), or take the "
-                         "other off the search path",
-                         a->family, a->major),
-        a->path, NULL, b->path, NULL);
-    free(fa);
-    free(fb);
+    cl_problem p = finding_record(CL_FINDING_TWO_VERSIONS, 0);
+    fact(&p, CUDALOAD_FACT_FAMILY, a->family);
+    fact_int(&p, CUDALOAD_FACT_MAJOR, a->major);
+    fact(&p, CUDALOAD_FACT_AMONG, among);
+    fact(&p, CUDALOAD_FACT_PATH, a->path);
+    fact(&p, CUDALOAD_FACT_VERSION, a->version);
+    fact(&p, CUDALOAD_FACT_OTHER_PATH, b->path);
+    fact(&p, CUDALOAD_FACT_OTHER_VERSION, b->version);
+    cl_fix_add_note(&p.fix,
+                    "keep one %s %d: load the files of one folder (cudaload "
+                    "exec, cudaload.setup()), or take the other off the "
+                    "search path",
+                    a->family, a->major);
+    cl_verdict_add(e, CL_FINDING_TWO_VERSIONS, 0, &p, a->path, NULL, b->path,
+                   NULL);
   }
   int cuda_seen = 0;
   const cl_explain_object *first_cuda = NULL;
@@ -1892,23 +1914,24 @@ static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
       cuda_seen = o->cuda_major;
       first_cuda = o;
     } else if (o->cuda_major != cuda_seen) {
-      cl_verdict_add(e, CL_FINDING_CUDA_MAJORS, 0,
-                     cl_strdup_printf("CUDA %d and CUDA %d libraries %s: %s "
-                                      "(CUDA %d) and %s (CUDA %d)",
-                                      cuda_seen, o->cuda_major, what,
-                                      first_cuda->path, cuda_seen, o->path,
-                                      o->cuda_major),
-                     cl_strdup_printf("install the CUDA %d build of %s, or "
-                                      "require the CUDA major the program "
-                                      "needs (--require cuda=N)",
-                                      cuda_seen, o->family),
-                     first_cuda->path, NULL, o->path, NULL);
+      cl_problem p = finding_record(CL_FINDING_CUDA_MAJORS, 0);
+      fact_int(&p, CUDALOAD_FACT_CUDA_MAJOR, cuda_seen);
+      fact(&p, CUDALOAD_FACT_PATH, first_cuda->path);
+      fact_int(&p, CUDALOAD_FACT_OTHER_CUDA_MAJOR, o->cuda_major);
+      fact(&p, CUDALOAD_FACT_OTHER_PATH, o->path);
+      fact(&p, CUDALOAD_FACT_AMONG, among);
+      cl_fix_add_note(&p.fix,
+                      "install the CUDA %d build of %s, or require the CUDA "
+                      "major the program needs (--require cuda=N)",
+                      cuda_seen, o->family);
+      cl_verdict_add(e, CL_FINDING_CUDA_MAJORS, 0, &p, first_cuda->path, NULL,
+                     o->path, NULL);
       break;
     }
   }
 }
 
-void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
+void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *among) {
   size_t n = first < e->object_count ? e->object_count - first : 0;
   size_t *at = malloc((n + 1) * sizeof *at);
   if (!at) {
@@ -1917,12 +1940,12 @@ void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what) {
   }
   for (size_t i = 0; i < n; ++i)
     at[i] = first + i;
-  mixes_among(e, at, n, what);
+  mixes_among(e, at, n, among);
   free(at);
 }
 
 void cl_verdict_mixes_in(cudaload_explain *e, const cl_loader_model *m,
-                         const char *what) {
+                         const char *among) {
   size_t *at = malloc((e->object_count + 1) * sizeof *at);
   if (!at) {
     e->failed = 1;
@@ -1935,7 +1958,7 @@ void cl_verdict_mixes_in(cudaload_explain *e, const cl_loader_model *m,
         at[n++] = i;
         break;
       }
-  mixes_among(e, at, n, what);
+  mixes_among(e, at, n, among);
   free(at);
 }
 
@@ -1972,17 +1995,31 @@ static int expose_like_preload(cl_loader_model *m, const char *file) {
   return rc;
 }
 
-/* "cudaload inspect FILE says why", FILE quoted for the shell. */
-static char *inspect_fix(const char *file, cl_naming naming) {
-  cl_buf b = CL_BUF_INIT;
-  cl_buf_printf(&b, "cudaload inspect ");
-  if (!cl_buf_shell_word(&b, file,
-                         naming == CL_NAMING_WINDOWS
-                             ? CL_SHELL_CMD_AND_POWERSHELL
-                             : CL_SHELL_POSIX))
-    cl_buf_printf(&b, "FILE (the file named above)");
-  cl_buf_printf(&b, " says why");
-  return cl_buf_take(&b);
+/* The model gave up on a file naming too many libraries and folders: what
+ * it was resolving when it stopped (resolve.c, work_spent). */
+static void stopped_finding(cudaload_explain *e, const cl_load_tree *t,
+                            const char *opener) {
+  const cl_load_object *at =
+      t->stopped_at < t->object_count ? &t->objects[t->stopped_at] : NULL;
+  cl_problem p = finding_record(CL_FINDING_STOPPED, 0);
+  fact(&p, CUDALOAD_FACT_CONSUMER, at ? at->path : opener);
+  fact_int(&p, CUDALOAD_FACT_COUNT, CL_RESOLVE_MAX_WORK);
+  fact(&p, CUDALOAD_FACT_REASON, t->stopped_needed ? "needs" : "opens");
+  if (at) {
+    const cl_binary_info *info = &at->info;
+    const char *list = info->runpath && info->runpath[0] ? info->runpath
+                       : info->rpath && info->rpath[0]   ? info->rpath
+                                                         : NULL;
+    fact_int(&p, CUDALOAD_FACT_TOTAL, (long)info->needed_count);
+    size_t folders = list ? 1 : 0;
+    for (const char *c = list; c && *c; ++c)
+      folders += *c == ':';
+    if (list)
+      cl_problem_factf(NULL, &p, CUDALOAD_FACT_SEARCHED, CUDALOAD_FROM_MACHINE,
+                       "%zu %s folders", folders,
+                       list == info->runpath ? "RUNPATH" : "RPATH");
+  }
+  cl_verdict_add(e, CL_FINDING_STOPPED, 0, &p, opener, NULL, NULL, NULL);
 }
 
 /* Which objects of t need a CUDA library (a DT_NEEDED name or import the
@@ -2049,14 +2086,18 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
   }
   free(consumers);
   if ((how & CL_VERDICT_CONSUMER) &&
-      (t->object_count == 0 || !t->objects[0].readable))
-    cl_verdict_add(e, CL_FINDING_UNREADABLE, 0,
-                   cl_strdup_printf("%s: cannot be read as a library", opener),
-                   inspect_fix(opener, cl_ctx_naming(ctx)), opener, NULL, NULL,
-                   NULL);
+      (t->object_count == 0 || !t->objects[0].readable)) {
+    cl_problem p = finding_record(CL_FINDING_UNREADABLE, 0);
+    fact(&p, CUDALOAD_FACT_CONSUMER, opener);
+    cl_fix_step *inspect = cl_fix_add(&p.fix, CUDALOAD_FIX_COMMAND);
+    cl_fix_arg(&p.fix, inspect, "cudaload");
+    cl_fix_arg(&p.fix, inspect, "inspect");
+    cl_fix_arg(&p.fix, inspect, opener);
+    cl_fix_note(&p.fix, inspect, "it says why");
+    cl_verdict_add(e, CL_FINDING_UNREADABLE, 0, &p, opener, NULL, NULL, NULL);
+  }
   if (t->stopped)
-    cl_verdict_add(e, CL_FINDING_STOPPED, 0, cl_strdup(t->stopped), NULL,
-                   opener, NULL, NULL, NULL);
+    stopped_finding(e, t, opener);
   tree_findings(e, t, opener, naming, lazy);
 }
 
@@ -2242,20 +2283,15 @@ int cl_verdict_open_program(cudaload_explain *e, cudaload_ctx *ctx,
         e->findings[kept++] = e->findings[k];
     }
     e->finding_count = kept;
-    cl_finding *f = cl_verdict_add(
-        e, CL_FINDING_PLUGIN_UNUSABLE, 0,
-        cl_strdup_printf("%s is a plugin (no file of its distribution needs "
-                         "it; the program opens it by path when asked to) "
-                         "and needs %s, which no root holds and which is no "
-                         "CUDA library cudaload knows: the program runs, "
-                         "and fails only if it asks for this plugin",
-                         path, names),
-        cl_strdup_printf("if the program needs this plugin, install what "
-                         "provides %s and add its folder with --root",
-                         names),
-        path, NULL, NULL, NULL);
-    if (f)
-      f->note = 1;
+    cl_problem p = finding_record(CL_FINDING_PLUGIN_UNUSABLE, 0);
+    fact(&p, CUDALOAD_FACT_CONSUMER, path);
+    fact(&p, CUDALOAD_FACT_NAME, names);
+    cl_fix_add_note(&p.fix,
+                    "if the program needs this plugin, install what provides "
+                    "%s and add its folder with --root",
+                    names);
+    cl_verdict_add(e, CL_FINDING_PLUGIN_UNUSABLE, 0, &p, path, NULL, NULL,
+                   NULL);
     free(names);
   }
   for (size_t i = 0; !rc && i < set->preload_count; ++i)
@@ -2509,7 +2545,7 @@ int cl_verdict_of_plan(cudaload_ctx *ctx, cl_loader_model *m, unsigned flags,
     rc = cl_verdict_open_lazy_of(e, ctx, m, p->path, 0);
   }
   if (!rc)
-    cl_verdict_mixes(e, 0, "in what the process would load");
+    cl_verdict_mixes(e, 0, CL_AMONG_PROCESS);
   if (rc) {
     cudaload_explain_free(e);
     return rc;

@@ -18,6 +18,7 @@
 #include "load/bind.h"
 #include "load/program.h"
 #include "load/resolve.h"
+#include "problem/problem.h"
 
 #include <stddef.h>
 
@@ -68,15 +69,22 @@ typedef enum cl_finding_kind {
 /* The name of a kind in reports: "not-found", "undefined-symbols", ... */
 const char *cl_finding_kind_name(cl_finding_kind kind);
 
-/* One finding, as data: the doctor writes text and fix, cudaload_preload
- * refuses or warns by kind, the plan reads consumer, name and better. */
+/* One finding, as data: the doctor copies its problem record, explain
+ * prints its words, cudaload_preload refuses or warns by kind, the plan
+ * reads consumer, name and better. */
 typedef struct cl_finding {
   cl_finding_kind kind;
-  int lazy;       /* about a name opened at run time, not at load */
-  int note;       /* stops nothing loading: a hazard, or a plugin the
-                     program runs without (the doctor's Notes) */
-  char *text;     /* the sentence, the same in every report */
-  char *fix;      /* what fixes it, NULL when the caller knows better */
+  int lazy; /* about a name opened at run time, not at load */
+  int note; /* stops nothing loading: a hazard, or a plugin the
+               program runs without (the doctor's Notes) */
+  /* The finding as a problem record (problem/problem.h): its kind
+   * (CUDALOAD_PROBLEM_*), its facts and its fix as steps. text and fix are
+   * its words, made from it by the one table (problem/problem_words.c), the
+   * same in every report; fix NULL when it has no steps (the caller knows
+   * better). Both belong to problem. */
+  cl_problem problem;
+  const char *text;
+  const char *fix;
   char *consumer; /* the file whose need or references it is about; NULL
                      for a name the process itself opens or needs
                      (CL_VERDICT_THE_PROCESS) */
@@ -262,13 +270,25 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
 int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const char *path, unsigned how);
 
+/* Which files a mix of versions or CUDA majors is among (the finding's
+ * CUDALOAD_FACT_AMONG; problem_words.c says it in words). */
+#define CL_AMONG_PROCESS "process" /* what the process would load */
+#define CL_AMONG_PROGRAM "program" /* what the program would load */
+#define CL_AMONG_USER                                                          \
+  "program-loading-it" /* what a program that loads the                        \
+                          file would run */
+#define CL_AMONG_FILE                                                          \
+  "file"                     /* what one process would load                    \
+                                for the file asked about */
+#define CL_AMONG_MAPS "maps" /* what a running process maps */
+
 /* Two versions of one family and major, or two CUDA majors, among the
- * objects from `first` on ("in what one process would load"). */
-void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *what);
+ * objects from `first` on (among: a CL_AMONG_* word). */
+void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *among);
 /* The same among the objects e has recorded that m has loaded: what one
  * modelled process holds, whichever open recorded them first. */
 void cl_verdict_mixes_in(cudaload_explain *e, const cl_loader_model *m,
-                         const char *what);
+                         const char *among);
 
 /* Record the object of `path` (a CUDA library or a consumer) in e; used for
  * a running process's maps. NULL when memory ran out. */
@@ -292,13 +312,17 @@ cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
 char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
                             const char *path, int *cuda_major);
 
-/* Add a finding (text and fix are taken over; the other strings copied; any
- * may be NULL). The same text is recorded once. Returns the finding, NULL
- * when it was there already or memory ran out. */
+/* Add a finding whose problem record (its kind, facts and fix steps) is
+ * problem, taken over (left empty); its words are made here. The other
+ * strings are copied; any may be NULL. The same words are recorded once.
+ * Returns the finding, NULL when it was there already or memory ran out. */
 cl_finding *cl_verdict_add(cudaload_explain *e, cl_finding_kind kind, int lazy,
-                           char *text, char *fix, const char *consumer,
+                           cl_problem *problem, const char *consumer,
                            const char *name, const char *taken,
                            const char *better);
+/* Make f's words again after a change to its record (another name joined
+ * it). 0 or CUDALOAD_E_NO_MEMORY (then e->failed). */
+int cl_verdict_reword(cudaload_explain *e, cl_finding *f);
 
 /* What LD_PRELOAD and /etc/ld.so.preload (m->ld_preload,
  * m->system_preload) put first, in the global scope: in a process about to

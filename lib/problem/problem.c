@@ -24,6 +24,30 @@ cl_problem *cl_problem_add(cl_problem_list *list, int kind) {
   return p;
 }
 
+void cl_problem_init(cl_problem *p, int kind) {
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+}
+
+int cl_problem_copy(cl_problem *to, const cl_problem *from) {
+  cl_problem_init(to, from->kind);
+  to->note = from->note;
+  for (int f = 0; f < CL_FACT_SLOTS; ++f)
+    if (from->facts[f])
+      cl_problem_fact(NULL, to, f, from->sources[f], from->facts[f]);
+  cl_fix_append(&to->fix, &from->fix);
+  to->failed |= from->failed || to->fix.failed;
+  return to->failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
+}
+
+cl_problem *cl_problem_add_copy(cl_problem_list *list, const cl_problem *from) {
+  cl_problem *p = cl_problem_add(list, from->kind);
+  if (!p)
+    return NULL;
+  list->failed |= cl_problem_copy(p, from) != CUDALOAD_OK;
+  return p;
+}
+
 static int fact_index_ok(int fact) {
   return fact > 0 && fact < CL_FACT_SLOTS;
 }
@@ -31,7 +55,9 @@ static int fact_index_ok(int fact) {
 static void set_fact(cl_problem_list *list, cl_problem *p, int fact, int source,
                      char *value) {
   if (!value) {
-    list->failed = 1;
+    p->failed = 1;
+    if (list)
+      list->failed = 1;
     return;
   }
   free(p->facts[fact]);
@@ -64,29 +90,31 @@ void cl_problem_fact_int(cl_problem_list *list, cl_problem *p, int fact,
     cl_problem_factf(list, p, fact, source, "%ld", value);
 }
 
-void cl_problem_say(cl_problem_list *list, cl_problem *p, const char *text) {
-  if (!p)
-    return;
-  free(p->said);
-  p->said = text ? cl_strdup(text) : NULL;
-  list->failed |= text && !p->said;
-}
-
 void cl_problem_take_fix(cl_problem_list *list, cl_problem *p, cl_fix *fix) {
   if (!p) {
     cl_fix_free(fix);
     return;
   }
   cl_fix_append(&p->fix, fix);
-  list->failed |= p->fix.failed;
+  p->failed |= p->fix.failed;
+  if (list)
+    list->failed |= p->fix.failed;
   cl_fix_free(fix);
 }
 
-int cl_problem_list_says(const cl_problem_list *list, const char *text) {
+/* Whether q holds every fact p holds, with the same value (q may hold
+ * more: the condition, the process as consumer). */
+static int holds_facts_of(const cl_problem *q, const cl_problem *p) {
+  for (int f = 0; f < CL_FACT_SLOTS; ++f)
+    if (p->facts[f] && (!q->facts[f] || strcmp(p->facts[f], q->facts[f])))
+      return 0;
+  return 1;
+}
+
+int cl_problem_list_has(const cl_problem_list *list, const cl_problem *p) {
   for (size_t i = 0; i < list->count; ++i) {
-    const cl_problem *p = &list->items[i];
-    const char *sentence = p->said ? p->said : p->text;
-    if (!p->note && sentence && strstr(sentence, text))
+    const cl_problem *q = &list->items[i];
+    if (!q->note == !p->note && q->kind == p->kind && holds_facts_of(q, p))
       return 1;
   }
   return 0;
@@ -99,23 +127,23 @@ size_t cl_problem_list_problems(const cl_problem_list *list) {
   return n;
 }
 
-static void problem_free(cl_problem *p) {
+void cl_problem_free(cl_problem *p) {
   for (int f = 0; f < CL_FACT_SLOTS; ++f)
     free(p->facts[f]);
   cl_fix_free(&p->fix);
-  free(p->said);
   free(p->text);
   free(p->fix_text);
+  memset(p, 0, sizeof *p);
 }
 
 void cl_problem_drop_last(cl_problem_list *list) {
   if (list->count)
-    problem_free(&list->items[--list->count]);
+    cl_problem_free(&list->items[--list->count]);
 }
 
 void cl_problem_list_free(cl_problem_list *list) {
   for (size_t i = 0; i < list->count; ++i)
-    problem_free(&list->items[i]);
+    cl_problem_free(&list->items[i]);
   free(list->items);
   memset(list, 0, sizeof *list);
 }
@@ -142,7 +170,7 @@ int cl_problem_list_keep(cudaload_ctx *ctx, cl_problem_list *list) {
   size_t n = 0;
   for (size_t i = 0; i < list->count; ++i) {
     if (list->items[i].note) {
-      problem_free(&list->items[i]);
+      cl_problem_free(&list->items[i]);
       continue;
     }
     list->items[n++] = list->items[i];

@@ -28,12 +28,12 @@ typedef struct cl_problem {
   char *facts[CL_FACT_SLOTS];           /* by CUDALOAD_FACT_* */
   unsigned char sources[CL_FACT_SLOTS]; /* CUDALOAD_FROM_*, 0 none */
   cl_fix fix;
-  /* The sentence and the fix as one line (problem_words.c makes both when
-   * the list is finished). A stage that still writes its own sentence sets
-   * said; the table then keeps it. */
-  char *said;
+  /* The sentence and the fix as one line (problem_words.c makes both from
+   * the kind and the facts). */
   char *text;
   char *fix_text;
+  /* A fact was lost to out of memory: the record is incomplete. */
+  int failed;
 } cl_problem;
 
 typedef struct cl_problem_list {
@@ -48,22 +48,32 @@ typedef struct cl_problem_list {
 /* A new, empty problem of kind at the end of list; NULL (and list->failed)
  * when out of memory. The setters below do nothing with a NULL problem. */
 cl_problem *cl_problem_add(cl_problem_list *list, int kind);
+/* A problem of kind that stands alone until it joins a list (a finding of
+ * the loader model, a plan's warning): the setters take a NULL list, and
+ * p->failed says what was lost. Free it with cl_problem_free(). */
+void cl_problem_init(cl_problem *p, int kind);
+void cl_problem_free(cl_problem *p);
+/* A copy of from into to (kind, facts, fix; its words are made again):
+ * 0, or CUDALOAD_E_NO_MEMORY with to->failed. */
+int cl_problem_copy(cl_problem *to, const cl_problem *from);
+/* The same at the end of list; NULL (and list->failed) when out of
+ * memory. */
+cl_problem *cl_problem_add_copy(cl_problem_list *list, const cl_problem *from);
 /* Fact (CUDALOAD_FACT_*) from source (CUDALOAD_FROM_*); a NULL value
- * leaves it unset. Replaces an earlier value. */
+ * leaves it unset. Replaces an earlier value. list may be NULL for a
+ * problem that stands alone. */
 void cl_problem_fact(cl_problem_list *list, cl_problem *p, int fact, int source,
                      const char *value);
 void cl_problem_factf(cl_problem_list *list, cl_problem *p, int fact,
                       int source, const char *format, ...) CL_PRINTF(5, 6);
 void cl_problem_fact_int(cl_problem_list *list, cl_problem *p, int fact,
                          int source, long value);
-/* The sentence a stage wrote itself (see said above). */
-void cl_problem_say(cl_problem_list *list, cl_problem *p, const char *text);
 /* Take over a fix built elsewhere (fix is left empty). */
 void cl_problem_take_fix(cl_problem_list *list, cl_problem *p, cl_fix *fix);
 
-/* Whether a problem (not a note) already in list says text (a substring of
- * its sentence). */
-int cl_problem_list_says(const cl_problem_list *list, const char *text);
+/* Whether a problem already in list (a note when p is one) has p's kind
+ * and every fact p has, with the same value: p is said already. */
+int cl_problem_list_has(const cl_problem_list *list, const cl_problem *p);
 /* The number of problems, notes left out. */
 size_t cl_problem_list_problems(const cl_problem_list *list);
 

@@ -9,8 +9,8 @@
 
 #include "problem/problem.h"
 
-/* Make p's sentence (p->text) from its kind and facts (or from what its
- * stage said), and its fix as one line (p->fix_text) for shell. 0 or
+/* Make p's sentence (p->text) from its kind and facts, and its fix as one
+ * line (p->fix_text) for shell. 0 or
  * CUDALOAD_E_NO_MEMORY. */
 int cl_problem_words(cl_problem *p, cl_shell_kind shell);
 

@@ -33,28 +33,28 @@ static void fact(cl_doctor *d, cl_problem *p, int which, int source,
   cl_problem_fact(&d->problems, p, which, source, value);
 }
 
-/* A problem whose sentence its stage wrote (a finding, a warning), with a
- * fix its stage gave only in words. */
-static cl_problem *add_said(cl_doctor *d, int kind, const char *text,
-                            const char *fix_words) {
-  cl_problem *p = add(d, kind);
-  cl_problem_say(&d->problems, p, text);
-  if (p && fix_words)
-    cl_fix_add_note(&p->fix, "%s", fix_words);
-  return p;
+/* A copy of a record a stage made (a finding, a warning), once: one
+ * already listed is not listed again. NULL when it was, or out of memory. */
+static cl_problem *add_record(cl_doctor *d, const cl_problem *record) {
+  if (cl_problem_list_has(&d->problems, record))
+    return NULL;
+  return cl_problem_add_copy(&d->problems, record);
 }
 
-/* A finding that stops nothing loading, once. */
-static void add_note(cl_doctor *d, int kind, const char *text,
-                     const char *fix) {
-  for (size_t i = 0; i < d->problems.count; ++i)
-    if (d->problems.items[i].note && d->problems.items[i].said &&
-        strcmp(d->problems.items[i].said, text) == 0)
-      return;
-  cl_problem *p =
-      add_said(d, kind, text, fix ? fix : "cudaload explain says more");
-  if (p)
-    p->note = 1;
+/* A finding that stops nothing loading, once, with its fix or a pointer
+ * to explain. */
+static void add_note(cl_doctor *d, const cl_problem *record) {
+  cl_problem note;
+  if (cl_problem_copy(&note, record)) {
+    d->failed = 1;
+    cl_problem_free(&note);
+    return;
+  }
+  note.note = 1;
+  if (!note.fix.count)
+    cl_fix_add_note(&note.fix, "cudaload explain says more");
+  add_record(d, &note);
+  cl_problem_free(&note);
 }
 
 /* Where a requirement came from (CUDALOAD_FROM_*). */
@@ -98,8 +98,7 @@ static void unsatisfied_problems(cl_doctor *d) {
 static void conflict_problems(cl_doctor *d) {
   for (size_t i = 0; i < cl_plan_state_of(d->ctx)->conflict_count; ++i) {
     const cl_conflict *c = &cl_plan_state_of(d->ctx)->conflicts[i];
-    cl_problem *p = add_said(d, CUDALOAD_PROBLEM_CONFLICT, c->problem, c->fix);
-    fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, c->path);
+    add_record(d, &c->problem);
   }
 }
 
@@ -261,8 +260,12 @@ static void probe_problems(cl_doctor *d) {
            cudaload_probe_stage_message(d->probe, i));
       stage_said = 1;
     }
-  if (!stage_said)
-    cl_problem_say(&d->problems, p, cudaload_probe_summary(d->probe));
+  if (!stage_said) {
+    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+         cudaload_probe_reason_name(reason));
+    fact(d, p, CUDALOAD_FACT_QUOTE, CUDALOAD_FROM_MACHINE,
+         cudaload_probe_summary(d->probe));
+  }
   const char *fix = probe_fix(reason);
   if (!p)
     return;
@@ -435,8 +438,21 @@ static void through_cudaload_fix(const cudaload_ctx *ctx, cl_fix *fix,
     cl_fix_run_through_cudaload(ctx, fix, first, NULL);
 }
 
-static int reported(const cl_doctor *d, const char *text) {
-  return cl_problem_list_says(&d->problems, text);
+/* Whether a problem listed names file (one of its names). */
+static int names_reported(const cl_doctor *d, const char *file) {
+  size_t n = strlen(file);
+  for (size_t i = 0; i < d->problems.count; ++i) {
+    const cl_problem *p = &d->problems.items[i];
+    const char *names = p->facts[CUDALOAD_FACT_NAME];
+    for (const char *c = names; !p->note && c && *c;) {
+      size_t len = strcspn(c, ",");
+      if (len == n && strncmp(c, file, n) == 0)
+        return 1;
+      c += len;
+      c += strspn(c, ", ");
+    }
+  }
+  return 0;
 }
 
 /* The programs of the environment roots the scan searched (a venv, a
@@ -518,7 +534,7 @@ static cudaload_explain *verdict_as_it_is_windows(cl_doctor *d,
       rc = cl_verdict_open_by_name(e, d->ctx, &m, NULL, name, CL_VERDICT_LAZY);
   }
   if (!rc && ps->program_file_count)
-    cl_verdict_mixes_in(e, &m, "in what the program would load");
+    cl_verdict_mixes_in(e, &m, CL_AMONG_PROGRAM);
   cl_loader_model_free(&m);
   cl_program_set_free(&around);
   d->failed |= rc == CUDALOAD_E_NO_MEMORY;
@@ -560,7 +576,7 @@ static cudaload_explain *verdict_as_it_is(cl_doctor *d,
       rc = cl_verdict_open(e, d->ctx, &m, p->path, 0);
   }
   if (!rc && cl_plan_state_of(d->ctx)->program_file_count)
-    cl_verdict_mixes_in(e, &m, "in what the program would load");
+    cl_verdict_mixes_in(e, &m, CL_AMONG_PROGRAM);
   cl_loader_model_free(&m);
   /* The environment's programs, each in a process of its own that has
    * loaded nothing by path before them. */
@@ -641,51 +657,13 @@ static int first_not_found_of(const cudaload_ctx *ctx,
   return 1;
 }
 
-/* The problem kind of a loader model's finding. */
-static int finding_kind(const cl_finding *f) {
-  switch (f->kind) {
-  case CL_FINDING_NOT_FOUND:
-    return f->lazy ? CUDALOAD_PROBLEM_LAZY_NOT_FOUND
-                   : CUDALOAD_PROBLEM_NOT_FOUND;
-  case CL_FINDING_UNDEFINED_SYMBOLS:
-    return CUDALOAD_PROBLEM_SYMBOLS_MISSING;
-  case CL_FINDING_WRONG_LIBRARY:
-    return CUDALOAD_PROBLEM_WRONG_LIBRARY;
-  case CL_FINDING_SIBLING_SHADOWED:
-    return CUDALOAD_PROBLEM_SHADOWED;
-  case CL_FINDING_BINDS_ELSEWHERE:
-    return CUDALOAD_PROBLEM_BINDS_ELSEWHERE;
-  case CL_FINDING_TWO_VERSIONS:
-    return CUDALOAD_PROBLEM_TWO_VERSIONS;
-  case CL_FINDING_CUDA_MAJORS:
-    return CUDALOAD_PROBLEM_CUDA_MAJORS;
-  case CL_FINDING_EMPTY_ENTRY:
-    return CUDALOAD_PROBLEM_EMPTY_ENTRY;
-  case CL_FINDING_UNREADABLE:
-    return CUDALOAD_PROBLEM_UNREADABLE;
-  case CL_FINDING_PROCESS:
-    return CUDALOAD_PROBLEM_IN_PROCESS;
-  case CL_FINDING_PLUGIN_UNUSABLE:
-    return CUDALOAD_PROBLEM_PLUGIN_UNUSABLE;
-  default: /* CL_FINDING_STOPPED */
-    return CUDALOAD_PROBLEM_STOPPED;
-  }
-}
-
-/* A problem of kind from finding f, its facts the finding's; its sentence
- * the loader model's (verdict.c). */
-static cl_problem *finding_problem(cl_doctor *d, int kind, const cl_finding *f,
-                                   const char *said) {
-  cl_problem *p = add(d, kind);
-  cl_problem_say(&d->problems, p, said);
-  fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, opener_of(f));
-  fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE,
-       f->names ? f->names : f->name);
-  fact(d, p, CUDALOAD_FACT_TAKEN, CUDALOAD_FROM_MACHINE, f->taken);
-  fact(d, p, CUDALOAD_FACT_BETTER, CUDALOAD_FROM_MACHINE, f->better);
-  if (f->taken)
-    fact(d, p, CUDALOAD_FACT_RULE, CUDALOAD_FROM_MACHINE,
-         cl_resolve_rule_name(f->rule));
+/* A problem from finding f: its record (its kind, facts and fix), as the
+ * loader model made it (verdict.c); a name no file of the model opened is
+ * the process's (its consumer fact, as its words say). */
+static cl_problem *finding_problem(cl_doctor *d, const cl_finding *f) {
+  cl_problem *p = cl_problem_add_copy(&d->problems, &f->problem);
+  if (p && !p->facts[CUDALOAD_FACT_CONSUMER])
+    fact(d, p, CUDALOAD_FACT_CONSUMER, CUDALOAD_FROM_MACHINE, opener_of(f));
   return p;
 }
 
@@ -735,20 +713,13 @@ static void not_found_problem(cl_doctor *d, const cudaload_explain *as_is,
     d->failed = 1;
     return;
   }
-  /* One name: the loader model's own sentence says where it looked. */
-  cl_problem *p = finding_problem(d, finding_kind(f), f,
-                                  count == 1 && !f->lazy ? f->text : NULL);
+  /* The first finding's record (where the loader looked), naming them
+   * all; its fix is the one that runs the program through cudaload. */
+  cl_problem *p = finding_problem(d, f);
   fact(d, p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, names);
   fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
-  /* Where the loader looked, as the first finding says it. */
-  const char *looked = strstr(f->text, " (rule: not-found");
-  if (looked && (f->lazy || count > 1)) {
-    char *inside = cl_strndup(
-        looked + 2, strlen(looked + 2) - (cl_ends_with(looked, ")") ? 1 : 0));
-    fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, inside);
-    d->failed |= !inside;
-    free(inside);
-  }
+  if (p)
+    cl_fix_free(&p->fix);
   if (p)
     through_cudaload_fix(d->ctx, &p->fix, f->consumer, NULL);
   if (p)
@@ -780,21 +751,13 @@ static int fails_with_plan(const cudaload_explain *with_plan,
  * such finding, -1 out of memory. */
 static int in_process_problem(cl_doctor *d, const cl_loader_model *m,
                               const cl_finding *f) {
-  char *text = NULL;
-  cl_fix fix = CL_FIX_INIT;
-  int preloaded = 0;
-  int had =
-      m ? cl_plan_finding_in_process_steps(m, f, &text, &fix, &preloaded) : 0;
+  cl_problem copy;
+  int had = m ? cl_plan_finding_in_process(m, f, &copy) : 0;
   if (had > 0) {
-    cl_problem *p = finding_problem(d,
-                                    preloaded ? CUDALOAD_PROBLEM_PRELOADED_COPY
-                                              : CUDALOAD_PROBLEM_LOADED_COPY,
-                                    f, text);
-    cl_problem_take_fix(&d->problems, p, &fix);
-    free(text);
+    d->failed |= !cl_problem_add_copy(&d->problems, &copy);
+    cl_problem_free(&copy);
     return 1;
   }
-  cl_fix_free(&fix);
   return had;
 }
 
@@ -814,11 +777,12 @@ static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
     if (i >= environment_first && !required_name(d->ctx, f->name))
       continue;
     if (f->note) {
-      add_note(d, finding_kind(f), f->text, f->fix);
+      add_note(d, &f->problem);
       continue;
     }
     if (f->kind == CL_FINDING_CUDA_MAJORS ||
-        f->kind == CL_FINDING_TWO_VERSIONS || reported(d, f->text) ||
+        f->kind == CL_FINDING_TWO_VERSIONS ||
+        cl_problem_list_has(&d->problems, &f->problem) ||
         fails_with_plan(with_plan, f))
       continue;
     if (f->kind == CL_FINDING_NOT_FOUND) {
@@ -829,11 +793,14 @@ static void as_it_is_problems(cl_doctor *d, const cudaload_explain *as_is,
     d->failed |= had < 0;
     if (had)
       continue;
-    cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
+    /* The finding's own fix, said first, then the one that runs the
+     * program through cudaload. */
+    cl_problem *p = finding_problem(d, f);
     fact(d, p, CUDALOAD_FACT_CONDITION, CUDALOAD_FROM_MACHINE, "as-it-is");
+    if (p && f->kind == CL_FINDING_NOT_FOUND)
+      cl_fix_free(&p->fix);
     if (p)
-      through_cudaload_fix(d->ctx, &p->fix, f->consumer,
-                           f->kind == CL_FINDING_NOT_FOUND ? NULL : f->fix);
+      through_cudaload_fix(d->ctx, &p->fix, f->consumer, NULL);
   }
 }
 
@@ -860,7 +827,7 @@ static void verdict_problems(cl_doctor *d) {
     if (f->kind == CL_FINDING_CUDA_MAJORS && plan_has_second_major(d->ctx))
       continue;
     if (f->note) {
-      add_note(d, finding_kind(f), f->text, f->fix);
+      add_note(d, &f->problem);
       continue;
     }
     /* A copy this process has already: who loaded it, and that fix. */
@@ -868,10 +835,9 @@ static void verdict_problems(cl_doctor *d) {
     d->failed |= had < 0;
     if (had)
       continue;
-    cl_problem *p = finding_problem(d, finding_kind(f), f, f->text);
-    if (p)
-      cl_fix_add_note(&p->fix, "%s",
-                      f->fix ? f->fix : "cudaload explain says more");
+    cl_problem *p = finding_problem(d, f);
+    if (p && !p->fix.count)
+      cl_fix_add_note(&p->fix, "cudaload explain says more");
   }
   as_it_is_problems(d, as_is, environment_first, e, have_model ? &m : NULL);
   if (have_model)
@@ -889,22 +855,12 @@ static void plan_warning_problems(cl_doctor *d) {
   const cudaload_ctx *ctx = d->ctx;
   for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_warning_count; ++i) {
     const cl_plan_warning *w = &cl_plan_state_of(ctx)->plan_warnings[i];
-    int kind = w->kind ? w->kind : CUDALOAD_PROBLEM_LAZY_UNPROVIDED;
     /* The plan's own lazy open repeats what the loader model said; the
      * program's own problems (--for) are said once, whatever the model. */
-    if (!w->kind && reported(d, w->file))
+    if (w->problem.kind == CUDALOAD_PROBLEM_LAZY_UNPROVIDED &&
+        names_reported(d, w->file))
       continue;
-    cl_problem *p = add(d, kind);
-    cl_problem_say(&d->problems, p, w->problem);
-    fact(d, p, CUDALOAD_FACT_NAME,
-         w->kind ? CUDALOAD_FROM_PROGRAM : CUDALOAD_FROM_MACHINE, w->file);
-    if (!p)
-      continue;
-    if (w->steps.count)
-      cl_fix_append(&p->fix, &w->steps);
-    else
-      cl_fix_add_note(&p->fix, "%s", w->fix);
-    p->note = cl_problem_kind_is_note(kind);
+    add_record(d, &w->problem);
   }
 }
 
@@ -1025,21 +981,11 @@ static void root_problems(cl_doctor *d) {
   }
 }
 
-static void add_sink_problem(void *opaque, int kind, char *text, char *fix) {
-  cl_doctor *d = opaque;
-  if (!text || !fix)
-    d->failed = 1;
-  else
-    add_said(d, kind, text, fix);
-  free(text);
-  free(fix);
-}
-
 /* The devices, the display watchdog and the CUDA variables
  * (runtime_problems.c). */
 static void runtime_problems(cl_doctor *d) {
   cl_runtime_facts facts = {d->probe, &d->knobs, &d->watchdog};
-  d->probe_explained = cl_runtime_problems(&facts, add_sink_problem, d);
+  d->probe_explained = cl_runtime_problems(&facts, &d->problems);
 }
 
 /* What the error messages read into ctx show here (message_problems.c). */

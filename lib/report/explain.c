@@ -97,7 +97,7 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
         CL_VERDICT_CONSUMER |
             ((flags & CUDALOAD_EXPLAIN_SYMBOLS) ? CL_VERDICT_SYMBOLS : 0));
   if (!rc)
-    cl_verdict_mixes(e, first, "in what one process would load for it");
+    cl_verdict_mixes(e, first, CL_AMONG_FILE);
   cl_loader_model_free(&m);
   return rc;
 }
@@ -276,36 +276,37 @@ static char *mapped_version(pid_context *pc, const cl_mapped_file *f,
   return m->name_version[0] ? cl_strdup(m->name_version) : NULL;
 }
 
-/* A finding about what a running process maps. */
-static void process_problem(cudaload_explain *e, char *text) {
-  cl_verdict_add(e, CL_FINDING_PROCESS, 0, text, NULL, NULL, NULL, NULL, NULL);
+/* A finding about what a running process maps (CUDALOAD_PROBLEM_IN_PROCESS):
+ * what is seen there (reason), its facts added by the caller. */
+static cl_problem process_record(const char *reason) {
+  cl_problem p;
+  cl_problem_init(&p, CUDALOAD_PROBLEM_IN_PROCESS);
+  cl_problem_fact(NULL, &p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
+                  reason);
+  return p;
 }
 
-/* What the explain says of a file it cannot describe from the file itself. */
+/* What the explain says of a file it cannot describe from the file itself:
+ * a mapped file deleted or replaced on disk, or one whose path now names
+ * another file (reason "deleted", "other-file", or "other-file-unread"
+ * when that one cannot be read from here). */
 static void mapped_problem(pid_context *pc, const cl_mapped_file *f,
                            const cl_explain_object *o) {
-  if (f->deleted)
-    process_problem(
-        pc->e, cl_strdup_printf("%s (%s %d) was deleted or replaced on disk "
-                                "after the process mapped it: the process "
-                                "runs the file it mapped then, not the one "
-                                "at that path now, so its version is not "
-                                "read from there%s",
-                                f->path, o->name, o->major,
-                                o->version ? "" : " (unknown)"));
-  else if (f->reach == CL_REACHED_NOT || f->reach == CL_REACHED_MAPPING)
-    process_problem(
-        pc->e,
-        cl_strdup_printf("%s (%s %d): the file at that path is not "
-                         "the one the process maps (another device "
-                         "or inode)%s, so its version is %s",
-                         f->path, o->name, o->major,
-                         f->reach == CL_REACHED_NOT
-                             ? " and that one cannot be read from "
-                               "here (following /proc/PID/map_files "
-                               "needs root)"
-                             : "",
-                         o->version ? "only what its name tells" : "unknown"));
+  const char *reason = f->deleted                       ? "deleted"
+                       : f->reach == CL_REACHED_NOT     ? "other-file-unread"
+                       : f->reach == CL_REACHED_MAPPING ? "other-file"
+                                                        : NULL;
+  if (!reason)
+    return;
+  cl_problem p = process_record(reason);
+  cl_problem_fact(NULL, &p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, f->path);
+  cl_problem_fact(NULL, &p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE,
+                  o->name);
+  cl_problem_fact_int(NULL, &p, CUDALOAD_FACT_MAJOR, CUDALOAD_FROM_MACHINE,
+                      o->major);
+  cl_problem_fact(NULL, &p, CUDALOAD_FACT_VERSION, CUDALOAD_FROM_MACHINE,
+                  o->version);
+  cl_verdict_add(pc->e, CL_FINDING_PROCESS, 0, &p, NULL, NULL, NULL, NULL);
 }
 
 /* Only CUDA libraries are looked up (os/loader.h). */
@@ -464,23 +465,32 @@ static void cudnn_mix_problems(cudaload_explain *e) {
       free(sub_folder);
       if (!elsewhere)
         continue;
-      process_problem(
-          e, cl_strdup_printf("the cuDNN %d main library %s (%s) runs "
-                              "%s from %s (%s): its sub-libraries come "
-                              "from another version",
-                              d, main->path, main->version, sub->name,
-                              sub->path, sub->version));
+      cl_problem p = process_record("sub-library-mix");
+      cl_problem_fact_int(NULL, &p, CUDALOAD_FACT_MAJOR, CUDALOAD_FROM_MACHINE,
+                          d);
+      cl_problem_fact(NULL, &p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE,
+                      main->path);
+      cl_problem_fact(NULL, &p, CUDALOAD_FACT_VERSION, CUDALOAD_FROM_MACHINE,
+                      main->version);
+      cl_problem_fact(NULL, &p, CUDALOAD_FACT_LIBRARY, CUDALOAD_FROM_MACHINE,
+                      sub->name);
+      cl_problem_fact(NULL, &p, CUDALOAD_FACT_OTHER_PATH, CUDALOAD_FROM_MACHINE,
+                      sub->path);
+      cl_problem_fact(NULL, &p, CUDALOAD_FACT_OTHER_VERSION,
+                      CUDALOAD_FROM_MACHINE, sub->version);
+      cl_verdict_add(e, CL_FINDING_PROCESS, 0, &p, NULL, NULL, NULL, NULL);
       reported++;
       others = 0;
     }
     more += others != 0;
     free(folder);
   }
-  if (more)
-    process_problem(e, cl_strdup_printf("%zu more cuDNN main libraries run "
-                                        "sub-libraries of another version from "
-                                        "another folder",
-                                        more));
+  if (more) {
+    cl_problem p = process_record("more-mixes");
+    cl_problem_factf(NULL, &p, CUDALOAD_FACT_COUNT, CUDALOAD_FROM_MACHINE,
+                     "%zu", more);
+    cl_verdict_add(e, CL_FINDING_PROCESS, 0, &p, NULL, NULL, NULL, NULL);
+  }
   cl_str_index_free(&s.index);
   for (size_t k = 0; k < s.count; ++k)
     free(s.keys[k]);
@@ -537,7 +547,7 @@ static int explain_pid_held(cudaload_ctx *ctx, long pid,
     return rc;
   }
   cudnn_mix_problems(e);
-  cl_verdict_mixes(e, 0, "mapped in the process");
+  cl_verdict_mixes(e, 0, CL_AMONG_MAPS);
   if (e->failed) {
     cudaload_explain_free(e);
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_explain_pid: out of memory");

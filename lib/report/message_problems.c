@@ -158,9 +158,11 @@ static void unknown_file_problem(answer *a, const cl_error_message *m) {
   if (cl_starts_with_nocase(name, "zlibwapi.dll")) {
     cl_problem *p = add(a, CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, m);
     from_message(a, p, CUDALOAD_FACT_NAME, name);
-    cl_problem_say(a->list, p,
-                   "the error message names zlibwapi.dll, which cuDNN 8 for "
-                   "Windows needs and does not ship");
+    /* cuDNN 8 for Windows needs it and does not ship it. */
+    from_machine(a, p, CUDALOAD_FACT_FAMILY, "cudnn");
+    from_machine(a, p, CUDALOAD_FACT_MAJOR, "8");
+    from_machine(a, p, CUDALOAD_FACT_PLATFORM, "windows");
+    from_machine(a, p, CUDALOAD_FACT_REASON, "not-shipped");
     if (p)
       cl_fix_add_note(&p->fix, "put an x64 zlibwapi.dll beside cudnn64_8.dll "
                                "or in a folder on PATH, or use cuDNN 9, which "
@@ -226,19 +228,15 @@ static int dependency_problems(answer *a, const cl_error_message *m,
                    : 0;
     if (!kind || g->note)
       continue;
-    cl_problem *p = add(a, kind, m);
-    cl_problem_say(a->list, p, g->text);
-    from_machine(a, p, CUDALOAD_FACT_CONSUMER, g->consumer);
-    from_machine(a, p, CUDALOAD_FACT_NAME, g->names ? g->names : g->name);
-    from_machine(a, p, CUDALOAD_FACT_TAKEN, g->taken);
-    from_machine(a, p, CUDALOAD_FACT_BETTER, g->better);
+    /* The loader model's record, true of this process as it is. */
+    cl_problem *p = cl_problem_add_copy(a->list, &g->problem);
+    from_message(a, p, CUDALOAD_FACT_QUOTE, m->quote);
     from_machine(a, p, CUDALOAD_FACT_CONDITION, "as-it-is");
-    if (p)
-      cl_fix_add_note(&p->fix, "%s",
-                      g->fix ? g->fix
-                             : "put the library it needs beside it, or run the "
-                               "program through cudaload with that library "
-                               "required (cudaload exec --require ...)");
+    if (p && !p->fix.count)
+      cl_fix_add_note(&p->fix, "put the library it needs beside it, or run "
+                               "the program through cudaload with that "
+                               "library required (cudaload exec --require "
+                               "...)");
     ++found;
   }
   cudaload_explain_free(e);
@@ -259,7 +257,6 @@ static void path_problem(answer *a, const cl_error_message *m) {
     /* Here and whole to the model: what failed is not seen from here. */
     cl_problem *p = add(a, CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, m);
     from_message(a, p, CUDALOAD_FACT_NAME, m->file);
-    cl_problem_say(a->list, p, NULL);
     if (p) {
       cl_fix_step *explain = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
       cl_fix_arg(&p->fix, explain, "cudaload");
@@ -452,19 +449,8 @@ static void export_problem(answer *a, const cl_error_message *m) {
   cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
   from_message(a, p, CUDALOAD_FACT_CONSUMER, m->file);
   from_message(a, p, CUDALOAD_FACT_REASON, "missing-export");
-  cl_problem_say(a->list, p, NULL);
   if (!p)
     return;
-  cl_buf b = CL_BUF_INIT;
-  cl_buf_printf(&b,
-                "%s loaded, but a DLL it imports lacks a function it needs "
-                "(Windows error 127): another release of that DLL was "
-                "loaded first",
-                m->file ? cl_path_basename(m->file) : "the DLL");
-  char *text = cl_buf_take(&b);
-  cl_problem_say(a->list, p, text);
-  a->list->failed |= !text;
-  free(text);
   cl_fix_step *explain = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
   cl_fix_arg(&p->fix, explain, "cudaload");
   cl_fix_arg(&p->fix, explain, "explain");

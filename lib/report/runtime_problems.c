@@ -9,19 +9,13 @@
  */
 #include "report/runtime_problems.h"
 
-#include "common/buf.h"
-#include "common/shell_word.h"
 #include "common/strutil.h"
 #include "os/platform.h"
 #include "probe/cublas_causes.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct sink {
-  cl_problem_sink add;
-  void *opaque;
-} sink;
 
 static int stage_failed(const cudaload_probe *p, const char *stage) {
   for (size_t i = 0; i < cudaload_probe_stage_count(p); ++i)
@@ -30,9 +24,78 @@ static int stage_failed(const cudaload_probe *p, const char *stage) {
   return 0;
 }
 
+static void fact(cl_problem_list *list, cl_problem *p, int which,
+                 const char *value) {
+  cl_problem_fact(list, p, which, CUDALOAD_FROM_MACHINE, value);
+}
+
+/* A problem of device i (CUDALOAD_PROBLEM_DEVICE): its index and name, and
+ * what is wrong with it (reason: "wddm-watchdog", "display-watchdog",
+ * "compute-prohibited", "compute-busy", "memory-low"). */
+static cl_problem *device_problem(cl_problem_list *list,
+                                  const cudaload_probe *p, size_t i,
+                                  const char *reason) {
+  cl_problem *d = cl_problem_add(list, CUDALOAD_PROBLEM_DEVICE);
+  cl_problem_factf(list, d, CUDALOAD_FACT_DEVICE, CUDALOAD_FROM_MACHINE, "%zu",
+                   i);
+  fact(list, d, CUDALOAD_FACT_NAME, cudaload_probe_device_name(p, i));
+  fact(list, d, CUDALOAD_FACT_REASON, reason);
+  return d;
+}
+
+/* `nvidia-smi -i DEVICE words...`, the device named by its UUID (what the
+ * probe's child reported), else by its index. */
+static cl_fix_step *nvidia_smi(cl_fix *fix, const cudaload_probe *p, size_t i,
+                               const char *const *words, size_t count) {
+  cl_fix_step *step = cl_fix_add(fix, CUDALOAD_FIX_COMMAND);
+  const char *uuid = cudaload_probe_device_uuid(p, i);
+  cl_fix_arg(fix, step, "nvidia-smi");
+  cl_fix_arg(fix, step, "-i");
+  if (uuid && *uuid) {
+    cl_fix_arg(fix, step, uuid);
+  } else {
+    char index[32];
+    snprintf(index, sizeof index, "%zu", i);
+    cl_fix_arg(fix, step, index);
+  }
+  for (size_t k = 0; k < count; ++k)
+    cl_fix_arg(fix, step, words[k]);
+  return step;
+}
+
+/* A command of fixed words. */
+static cl_fix_step *command(cl_fix *fix, const char *const *words,
+                            size_t count) {
+  cl_fix_step *step = cl_fix_add(fix, CUDALOAD_FIX_COMMAND);
+  for (size_t k = 0; k < count; ++k)
+    cl_fix_arg(fix, step, words[k]);
+  return step;
+}
+
+/* The step that unsets a variable in the user's shell: POSIX `unset NAME`;
+ * Windows set "NAME=" (cmd) or $env:NAME = '' (PowerShell), which remove
+ * it. */
+static cl_fix_step *unset_variable(cl_fix *fix, const char *name) {
+  cl_fix_step *step = cl_fix_add(fix, CUDALOAD_FIX_SET_VARIABLE);
+  if (cl_os_host_target() == CUDALOAD_TARGET_WINDOWS) {
+    cl_fix_env(fix, step, name, "");
+  } else {
+    cl_fix_arg(fix, step, "unset");
+    cl_fix_arg(fix, step, name);
+  }
+  return step;
+}
+
+/* The default compute mode, set as root or administrator. */
+static void default_mode_step(cl_fix *fix, const cudaload_probe *p, size_t i) {
+  static const char *const words[] = {"-c", "DEFAULT"};
+  cl_fix_note(fix, nvidia_smi(fix, p, i, words, 2), "as root or administrator");
+}
+
 /* WDDM with the watchdog on: a long kernel resets the driver. Not when
  * TdrLevel turned detection off. */
-static void watchdog_problem(const cl_runtime_facts *f, size_t i, sink *s) {
+static void watchdog_problem(const cl_runtime_facts *f, size_t i,
+                             cl_problem_list *list) {
   const cudaload_probe *p = f->probe;
   if (cudaload_probe_device_driver_model(p, i) != CUDALOAD_DRIVER_MODEL_WDDM ||
       cudaload_probe_device_kernel_timeout(p, i) != 1 ||
@@ -40,39 +103,22 @@ static void watchdog_problem(const cl_runtime_facts *f, size_t i, sink *s) {
     return;
   long delay = f->watchdog->applies ? f->watchdog->delay_s.value
                                     : CL_TDR_DEFAULT_DELAY_S;
-  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
-         cl_strdup_printf(
-             "device %zu (%s) runs under WDDM with Windows' display watchdog "
-             "on: when one kernel runs longer than TdrDelay (%ld s), Windows "
-             "resets the driver, which shows up as "
-             "CUBLAS_STATUS_NOT_INITIALIZED, CUDA_ERROR_LAUNCH_TIMEOUT or a "
-             "lost device",
-             i, cudaload_probe_device_name(p, i), delay),
-         cl_strdup_printf(
-             "split the work into shorter kernels (shorter sequences, chunked "
-             "prefill, smaller batches); on data-centre and workstation GPUs, "
-             "switch the device to TCC (nvidia-smi -i %s -dm 1, as "
-             "administrator, then reboot); only as a last resort raise "
-             "TdrDelay under HKLM\\" CL_TDR_KEY
-             " (a system-wide registry change that needs a reboot)",
-             cudaload_probe_device_uuid(p, i)));
-}
-
-/* "nvidia-smi -i DEVICE -c DEFAULT", the device named by its UUID as one
- * shell word: the UUID is what the probe's child reported, after running
- * the driver's code, and is pasted by whoever reads the fix. A UUID no
- * spelling keeps literal (Windows: cmd and PowerShell) gives the index. */
-static char *default_mode_command(const char *uuid, size_t i) {
-  cl_buf b = CL_BUF_INIT;
-  cl_buf_puts(&b, "nvidia-smi -i ");
-  if (!uuid || !*uuid ||
-      !cl_buf_shell_word(&b, uuid,
-                         cl_os_host_target() == CUDALOAD_TARGET_WINDOWS
-                             ? CL_SHELL_CMD_AND_POWERSHELL
-                             : CL_SHELL_POSIX))
-    cl_buf_printf(&b, "%zu", i);
-  cl_buf_puts(&b, " -c DEFAULT");
-  return cl_buf_take(&b);
+  cl_problem *d = device_problem(list, p, i, "wddm-watchdog");
+  fact(list, d, CUDALOAD_FACT_VARIABLE, "TdrDelay");
+  cl_problem_factf(list, d, CUDALOAD_FACT_VALUE, CUDALOAD_FROM_MACHINE, "%ld",
+                   delay);
+  if (!d)
+    return;
+  cl_fix_add_note(&d->fix, "split the work into shorter kernels (shorter "
+                           "sequences, chunked prefill, smaller batches); on "
+                           "data-centre and workstation GPUs, switch the "
+                           "device to TCC:");
+  static const char *const tcc[] = {"-dm", "1"};
+  cl_fix_note(&d->fix, nvidia_smi(&d->fix, p, i, tcc, 2),
+              "as administrator, then reboot");
+  cl_fix_add_note(&d->fix,
+                  "only as a last resort raise TdrDelay under HKLM\\" CL_TDR_KEY
+                  " (a system-wide registry change that needs a reboot)");
 }
 
 /* Linux: a device that drives a display runs its kernels under the
@@ -80,91 +126,85 @@ static char *default_mode_command(const char *uuid, size_t i) {
  * which kills a kernel after a few seconds. The driver says so with
  * KERNEL_EXEC_TIMEOUT; there is no WDDM model to check. */
 static void linux_watchdog_problem(const cl_runtime_facts *f, size_t i,
-                                   sink *s) {
+                                   cl_problem_list *list) {
   const cudaload_probe *p = f->probe;
   if (cudaload_probe_device_driver_model(p, i) !=
           CUDALOAD_DRIVER_MODEL_NOT_APPLICABLE ||
       cudaload_probe_device_kernel_timeout(p, i) != 1)
     return;
-  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
-         cl_strdup_printf(
-             "device %zu (%s) drives a display, so its kernels run under the "
-             "driver's watchdog: a kernel that runs longer than a few "
-             "seconds is killed (CUDA_ERROR_LAUNCH_TIMEOUT, then every later "
-             "call fails: CUBLAS_STATUS_EXECUTION_FAILED, a lost context)",
-             i, cudaload_probe_device_name(p, i)),
-         cl_strdup_printf(
-             "run the work on a GPU that drives no display "
-             "(CUDA_VISIBLE_DEVICES naming it by index or UUID, as nvidia-smi "
-             "-L lists them), or stop the display server while it runs (sudo "
-             "systemctl isolate multi-user.target), or turn the X driver's "
-             "watchdog off for %s: Option \"Interactive\" \"0\" in its "
-             "Device section of xorg.conf, then restart X",
-             cudaload_probe_device_uuid(p, i)));
+  cl_problem *d = device_problem(list, p, i, "display-watchdog");
+  if (!d)
+    return;
+  cl_fix_add_note(&d->fix, "run the work on a GPU that drives no display "
+                           "(CUDA_VISIBLE_DEVICES naming it by index or UUID, "
+                           "as this lists them):");
+  static const char *const list_gpus[] = {"nvidia-smi", "-L"};
+  command(&d->fix, list_gpus, 2);
+  cl_fix_add_note(&d->fix, "or stop the display server while it runs:");
+  static const char *const text_mode[] = {"sudo", "systemctl", "isolate",
+                                          "multi-user.target"};
+  command(&d->fix, text_mode, 4);
+  cl_fix_add_note(&d->fix,
+                  "or turn the X driver's watchdog off for %s: Option "
+                  "\"Interactive\" \"0\" in its Device section of xorg.conf, "
+                  "then restart X",
+                  cudaload_probe_device_uuid(p, i));
 }
 
 /* A compute mode that keeps processes off the device. Exclusive modes are
  * a problem only when they kept the probe off device 0: otherwise this
  * process got the device, and the mode is a fact, not a fault. Returns 1
  * when it explains the probe's failure. */
-static int compute_mode_problem(const cl_runtime_facts *f, size_t i, sink *s) {
+static int compute_mode_problem(const cl_runtime_facts *f, size_t i,
+                                cl_problem_list *list) {
   const cudaload_probe *p = f->probe;
   int mode = cudaload_probe_device_compute_mode(p, i);
   int refused = i == 0 && stage_failed(p, "context");
   if (mode == CUDALOAD_COMPUTE_MODE_PROHIBITED) {
-    char *command = default_mode_command(cudaload_probe_device_uuid(p, i), i);
-    s->add(
-        s->opaque, CUDALOAD_PROBLEM_DEVICE,
-        cl_strdup_printf("device %zu (%s) is in compute mode \"prohibited\": "
-                         "no process may create a CUDA context on it",
-                         i, cudaload_probe_device_name(p, i)),
-        command ? cl_strdup_printf("set the default compute mode: %s (as "
-                                   "root or administrator)",
-                                   command)
-                : NULL);
-    free(command);
+    cl_problem *d = device_problem(list, p, i, "compute-prohibited");
+    fact(list, d, CUDALOAD_FACT_VALUE, cudaload_probe_compute_mode_name(mode));
+    if (d) {
+      cl_fix_add_note(&d->fix, "set the default compute mode:");
+      default_mode_step(&d->fix, p, i);
+    }
     return refused;
   }
   if (!refused || (mode != CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS &&
                    mode != CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD))
     return 0;
-  char *command = default_mode_command(cudaload_probe_device_uuid(p, i), i);
-  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
-         cl_strdup_printf("device 0 (%s) is in compute mode \"%s\" and "
-                          "another process is using it: that is why the "
-                          "probe could not create a context there",
-                          cudaload_probe_device_name(p, 0),
-                          cudaload_probe_compute_mode_name(mode)),
-         command ? cl_strdup_printf("stop the other process (nvidia-smi "
-                                    "lists it), or set the default compute "
-                                    "mode: %s (as root or administrator)",
-                                    command)
-                 : NULL);
-  free(command);
+  cl_problem *d = device_problem(list, p, 0, "compute-busy");
+  fact(list, d, CUDALOAD_FACT_VALUE, cudaload_probe_compute_mode_name(mode));
+  if (d) {
+    cl_fix_add_note(&d->fix, "stop the other process (nvidia-smi lists it), "
+                             "or set the default compute mode:");
+    default_mode_step(&d->fix, p, i);
+  }
   return 1;
 }
 
 /* Little free memory on device 0 when the probe ran. Returns 1 when the
  * probe's cuBLAS failure is what it explains. */
-static int memory_problem(const cl_runtime_facts *f, sink *s) {
+static int memory_problem(const cl_runtime_facts *f, cl_problem_list *list) {
   const cudaload_probe *p = f->probe;
   long long free_mib = cudaload_probe_device_free_mib(p, 0);
   unsigned long long total = cudaload_probe_device_memory_mib(p, 0);
   if (!cl_probe_free_memory_low(free_mib, total))
     return 0;
-  s->add(s->opaque, CUDALOAD_PROBLEM_DEVICE,
-         cl_strdup_printf(
-             "only %lld MiB of device 0's %llu MiB were free when the probe "
-             "ran: another process holds the rest, and a library that cannot "
-             "allocate its workspace then fails (cuBLAS with "
-             "CUBLAS_STATUS_NOT_INITIALIZED, cuDNN with "
-             "CUDNN_STATUS_ALLOC_FAILED)",
-             free_mib, total),
-         cl_strdup("see which processes hold GPU memory (nvidia-smi) and stop "
-                   "them, or make this one ask for less (a smaller model or "
-                   "batch; with PyTorch, "
-                   "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against "
-                   "fragmentation)"));
+  cl_problem *d = device_problem(list, p, 0, "memory-low");
+  cl_problem_factf(list, d, CUDALOAD_FACT_COUNT, CUDALOAD_FROM_MACHINE, "%lld",
+                   free_mib);
+  cl_problem_factf(list, d, CUDALOAD_FACT_TOTAL, CUDALOAD_FROM_MACHINE, "%llu",
+                   total);
+  if (d) {
+    static const char *const smi[] = {"nvidia-smi"};
+    cl_fix_note(&d->fix, command(&d->fix, smi, 1),
+                "it shows which processes hold GPU memory: stop them, or make "
+                "this one ask for less (a smaller model or batch)");
+    cl_fix_step *alloc = cl_fix_add(&d->fix, CUDALOAD_FIX_SET_VARIABLE);
+    cl_fix_env(&d->fix, alloc, "PYTORCH_CUDA_ALLOC_CONF",
+               "expandable_segments:True");
+    cl_fix_note(&d->fix, alloc, "with PyTorch, against fragmentation");
+  }
   return stage_failed(p, "cublas") || stage_failed(p, "cudnn");
 }
 
@@ -181,7 +221,19 @@ static int hides_every_device(const char *value) {
   return end == value || index < 0 || (*end != ',' && *end != '\0');
 }
 
-static int visible_devices_problem(const cl_runtime_facts *f, sink *s) {
+/* A CUDA variable set so that nothing runs well (CUDALOAD_PROBLEM_VARIABLE):
+ * its name and value, and what it does (reason). */
+static cl_problem *variable_problem(cl_problem_list *list, const char *name,
+                                    const char *value, const char *reason) {
+  cl_problem *v = cl_problem_add(list, CUDALOAD_PROBLEM_VARIABLE);
+  fact(list, v, CUDALOAD_FACT_VARIABLE, name);
+  fact(list, v, CUDALOAD_FACT_VALUE, value);
+  fact(list, v, CUDALOAD_FACT_REASON, reason);
+  return v;
+}
+
+static int visible_devices_problem(const cl_runtime_facts *f,
+                                   cl_problem_list *list) {
   const char *value = cl_cuda_knob_value(f->knobs, "CUDA_VISIBLE_DEVICES");
   if (!value)
     return 0;
@@ -189,51 +241,48 @@ static int visible_devices_problem(const cl_runtime_facts *f, sink *s) {
       f->probe && cudaload_probe_reason(f->probe) == CUDALOAD_REASON_NO_DEVICE;
   if (!probe_found_none && !hides_every_device(value))
     return 0;
-  s->add(s->opaque, CUDALOAD_PROBLEM_VARIABLE,
-         probe_found_none
-             ? cl_strdup_printf(
-                   "the GPU probe finds no device, and "
-                   "CUDA_VISIBLE_DEVICES=\"%s\" "
-                   "is set: CUDA shows a process only the devices it lists, "
-                   "and it lists none that exists here",
-                   value)
-             : cl_strdup_printf("CUDA_VISIBLE_DEVICES=\"%s\" hides every "
-                                "device: CUDA programs started from here "
-                                "find no GPU",
-                                value),
-         cl_strdup("unset CUDA_VISIBLE_DEVICES, or list the devices to use by "
-                   "index or UUID as nvidia-smi -L shows them (for example "
-                   "CUDA_VISIBLE_DEVICES=0)"));
+  cl_problem *v =
+      variable_problem(list, "CUDA_VISIBLE_DEVICES", value,
+                       probe_found_none ? "no-device" : "hides-every-device");
+  if (v) {
+    unset_variable(&v->fix, "CUDA_VISIBLE_DEVICES");
+    cl_fix_add_note(&v->fix, "or list the devices to use by index or UUID, "
+                             "as this shows them:");
+    static const char *const list_gpus[] = {"nvidia-smi", "-L"};
+    command(&v->fix, list_gpus, 2);
+    cl_fix_step *first = cl_fix_add(&v->fix, CUDALOAD_FIX_SET_VARIABLE);
+    cl_fix_env(&v->fix, first, "CUDA_VISIBLE_DEVICES", "0");
+    cl_fix_note(&v->fix, first, "for example, the first");
+  }
   return probe_found_none;
 }
 
 /* CUDA_LAUNCH_BLOCKING on: every launch waits for the GPU. */
-static void launch_blocking_problem(const cl_runtime_facts *f, sink *s) {
+static void launch_blocking_problem(const cl_runtime_facts *f,
+                                    cl_problem_list *list) {
   const char *blocking = cl_cuda_knob_value(f->knobs, "CUDA_LAUNCH_BLOCKING");
   if (!blocking || !*blocking || strcmp(blocking, "0") == 0)
     return;
-  s->add(s->opaque, CUDALOAD_PROBLEM_VARIABLE,
-         cl_strdup_printf("CUDA_LAUNCH_BLOCKING=%s: every kernel launch "
-                          "waits for the GPU, which makes CUDA slow",
-                          blocking),
-         cl_strdup("unset CUDA_LAUNCH_BLOCKING outside debugging (it is for "
-                   "finding which launch failed, not for production)"));
+  cl_problem *v =
+      variable_problem(list, "CUDA_LAUNCH_BLOCKING", blocking, "slow");
+  if (v)
+    cl_fix_note(&v->fix, unset_variable(&v->fix, "CUDA_LAUNCH_BLOCKING"),
+                "outside debugging (it is for finding which launch failed, "
+                "not for production)");
 }
 
-int cl_runtime_problems(const cl_runtime_facts *f, cl_problem_sink add,
-                        void *opaque) {
-  sink s = {add, opaque};
-  int explained = visible_devices_problem(f, &s);
-  launch_blocking_problem(f, &s);
+int cl_runtime_problems(const cl_runtime_facts *f, cl_problem_list *list) {
+  int explained = visible_devices_problem(f, list);
+  launch_blocking_problem(f, list);
   const cudaload_probe *p = f->probe;
   if (!p)
     return explained;
   for (size_t i = 0; i < cudaload_probe_device_count(p); ++i) {
-    watchdog_problem(f, i, &s);
-    linux_watchdog_problem(f, i, &s);
-    explained |= compute_mode_problem(f, i, &s);
+    watchdog_problem(f, i, list);
+    linux_watchdog_problem(f, i, list);
+    explained |= compute_mode_problem(f, i, list);
   }
   if (cudaload_probe_device_count(p))
-    explained |= memory_problem(f, &s);
+    explained |= memory_problem(f, list);
   return explained;
 }

@@ -9,13 +9,8 @@
 
 #include "cudaload.h"
 #include "os/display_watchdog.h"
+#include "problem/problem.h"
 #include "scan/cuda_knobs.h"
-
-/* Receives each problem, its kind (CUDALOAD_PROBLEM_*), its sentence and its
- * fix in words, malloc'ed (either may be NULL without memory; the sink
- * frees what it does not keep). */
-typedef void (*cl_problem_sink)(void *opaque, int kind, char *problem,
-                                char *fix);
 
 typedef struct cl_runtime_facts {
   const cudaload_probe *probe; /* NULL when the probe did not run */
@@ -23,10 +18,10 @@ typedef struct cl_runtime_facts {
   const cl_display_watchdog *watchdog;
 } cl_runtime_facts;
 
-/* Tell add each problem the facts show. Returns 1 when one of them is why
- * the probe fell back to CPU (the doctor then leaves out the probe's own,
- * less precise problem), else 0. */
-int cl_runtime_problems(const cl_runtime_facts *facts, cl_problem_sink add,
-                        void *opaque);
+/* Add to list each problem the facts show, as a record (its kind, facts
+ * and fix steps). Returns 1 when one of them is why the probe fell back to
+ * CPU (the doctor then leaves out the probe's own, less precise problem),
+ * else 0. */
+int cl_runtime_problems(const cl_runtime_facts *facts, cl_problem_list *list);
 
 #endif

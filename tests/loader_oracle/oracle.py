@@ -1738,7 +1738,7 @@ def doctor_failures(problems):
         if m:
             into.add("lib%s.so.%s" % (m.group(1), m.group(2)))
             continue
-        m = re.match(r"^\S+ needs (\S+): not found, so loading it fails", text) or \
+        m = re.match(r"^\S+ needs (.+?): not found, so loading it fails", text) or \
             re.match(r"^\S+ needs (.+?), which the loader does not find", text) or \
             re.match(r"^\S+ opens (.+?) by name when it first needs (it|them)"
                      r"(: not found|, and the loader would not find)", text)
