@@ -77,7 +77,13 @@ OS_SWITCH = "os/platform.h"
 # for the stages) or are an entry point of their own (the manifest fuzzer's).
 CLEARS_CONSUMED = {"cl_restore_error", "cl_manifest_load_text", "load_text",
                    "ensure_preloaded", "requirement_handle",
-                   "cl_probe_run_in_process"}
+                   "cl_probe_run_in_process",
+                   # The bodies of public functions whose public wrapper
+                   # closes the files the body held open (file_cache.h,
+                   # "Holding files open"): public functions in all but name.
+                   "plan_held", "preload_held", "doctor_held",
+                   "explain_files_held", "require_for_held",
+                   "explain_pid_held", "env_warnings_held"}
 # What the tool may include besides cudaload.h and its own cli*.h: escaping
 # for a terminal, UTF-8 <-> UTF-16 for its arguments, absolute paths and the
 # library's environment reader (cl_os_getenv: no narrow getenv on Windows),

@@ -374,7 +374,7 @@ static void bad_stores_are_ignored(void **state) {
   line_for(shim, "libplanted.so", good, sizeof good);
 
   /* The control: well formed, it is trusted. */
-  snprintf(text, sizeof text, "cudaload-names 1\n%s", good);
+  snprintf(text, sizeof text, "cudaload-names 2\n%s", good);
   put_text(file, text);
   names n;
   cl_file_cache_stats stats;
@@ -384,19 +384,25 @@ static void bad_stores_are_ignored(void **state) {
 
   static const char *const faults[] = {
       "",                                            /* empty */
-      "cudaload-names 2\n",                          /* another version */
-      "cudaload-names 1\nGOOD1 2 3 4 5 0",           /* no newline at the end */
-      "cudaload-names 1\nGOOD1 2 3 4 5 2 liba.so\n", /* fewer names */
-      "cudaload-names 1\nGOOD1 2 3 4 5 1 lib/a.so\n",        /* not a name */
-      "cudaload-names 1\nGOOD1 2 3 4 5 1  liba.so\n",        /* two spaces */
-      "cudaload-names 1\nGOOD11111111111111111 2 3 4 5 0\n", /* 17 digits */
-      "cudaload-names 1\nGOOD1 2 3 4 5 99999\n", /* too many names */
-      "cudaload-names 1\nGOOD1 2 3 4 -5 0\n",    /* a sign */
-      "cudaload-names 1\nGOODA 2 3 4 5 0\n",     /* upper case hex */
-      "cudaload-names 1\nGOOD1 2 3 4 5 0\r\n",   /* CR LF */
-      "cudaload-names 1\nGOOD1 2 3 4 5 1 "
+      "cudaload-names 1\n",                          /* another version */
+      "cudaload-names 2\nGOOD1 2 3 4 5 0",           /* no newline at the end */
+      "cudaload-names 2\nGOOD1 2 3 4 5 2 liba.so\n", /* fewer names */
+      "cudaload-names 2\nGOOD1 2 3 4 5 1 lib/a.so\n",        /* not a name */
+      "cudaload-names 2\nGOOD1 2 3 4 5 1  liba.so\n",        /* two spaces */
+      "cudaload-names 2\nGOOD11111111111111111 2 3 4 5 0\n", /* 17 digits */
+      "cudaload-names 2\nGOOD1 2 3 4 5 99999\n", /* too many names */
+      "cudaload-names 2\nGOOD1 2 3 4 -5 0\n",    /* a sign */
+      "cudaload-names 2\nGOODA 2 3 4 5 0\n",     /* upper case hex */
+      "cudaload-names 2\nGOOD1 2 3 4 5 0\r\n",   /* CR LF */
+      "cudaload-names 2\nGOOD1 2 3 4 5 1 "
       "a123456789a123456789a123456789a123456789a123456789a123456789a123456789"
       "a123456789a123456789a123456789a123456789a123456789a123456789.so\n",
+      "cudaload-names 2\nGOODr 1 2 3 4 5 0 1 cudnnCreate\n", /* a field short */
+      "cudaload-names 2\nGOODr 1 2 3 4 5 6 0 1 cudnn/Create\n", /* not a name */
+      "cudaload-names 2\nGOODr 1 2 3 4 5 6 0 2 cudnnCreate\n",  /* fewer refs */
+      "cudaload-names 2\nGOODr 1 2 3 4 5 6 0 1 a@V\n", /* version, no file */
+      "cudaload-names 2\nGOODr 1 2 3 4 5 6 0 99999\n", /* too many refs */
+      "cudaload-names 2\nGOODr 123456789 2 3 4 5 6 0 0\n", /* 9 digits */
       "\177ELF\2\1\1\0\0\0\0\0\0\0\0\0\3\0>\0",
   };
   for (size_t i = 0; i < sizeof faults / sizeof faults[0]; ++i) {
@@ -412,7 +418,7 @@ static void bad_stores_are_ignored(void **state) {
   }
 
   /* A NUL after the good line. */
-  snprintf(text, sizeof text, "cudaload-names 1\n%s", good);
+  snprintf(text, sizeof text, "cudaload-names 2\n%s", good);
   size_t with_nul = strlen(text);
   text[with_nul] = '\0';
   text[with_nul + 1] = '\n';
@@ -424,8 +430,8 @@ static void bad_stores_are_ignored(void **state) {
   size_t big = CL_NAMES_STORE_MAX_BYTES + 4096, line = strlen(good);
   char *huge = malloc(big);
   assert_non_null(huge);
-  size_t used = strlen("cudaload-names 1\n");
-  memcpy(huge, "cudaload-names 1\n", used);
+  size_t used = strlen("cudaload-names 2\n");
+  memcpy(huge, "cudaload-names 2\n", used);
   while (used + line <= big) {
     memcpy(huge + used, good, line);
     used += line;
@@ -436,7 +442,7 @@ static void bad_stores_are_ignored(void **state) {
   check_ignored(dir, "larger than the bound");
 
 #ifndef _WIN32
-  snprintf(text, sizeof text, "cudaload-names 1\n%s", good);
+  snprintf(text, sizeof text, "cudaload-names 2\n%s", good);
   /* Writable by the group. */
   put_text(file, text);
   assert_int_equal(chmod(file, 0620), 0);
@@ -512,8 +518,8 @@ static void a_killed_writers_leftover_goes(void **state) {
   snprintf(old, sizeof old, "%s/%s.4242.1.0.tmp", dir, CL_NAMES_STORE_FILE);
   snprintf(fresh, sizeof fresh, "%s/%s.4243.1.0.tmp", dir, CL_NAMES_STORE_FILE);
   snprintf(other, sizeof other, "%s/notes.1.tmp", dir);
-  put_text(old, "cudaload-names 1\n");
-  put_text(fresh, "cudaload-names 1\n");
+  put_text(old, "cudaload-names 2\n");
+  put_text(fresh, "cudaload-names 2\n");
   put_text(other, "kept\n");
   long long hour_ago = (long long)time(NULL) - 3600;
   set_mtime(old, hour_ago);
@@ -606,6 +612,109 @@ static void young_stamps_are_neither_kept_nor_trusted(void **state) {
       cl_names_store_find(s, &stamp, stamp.mtime_ns + SECOND, &found, &count));
   assert_true(cl_names_store_find(s, &stamp, stamp.mtime_ns + 3 * SECOND,
                                   &found, &count));
+  cl_names_store_free(s);
+}
+
+/* --- references (names_store.h, "References") ---------------------------
+ */
+
+static int keep_every_reference(const char *name, const char *file,
+                                void *opaque) {
+  (void)name;
+  (void)file;
+  (void)opaque;
+  return 1;
+}
+
+/* The references of path through a new cache with a store in dir and the
+ * filter numbered `filter`; their names and versions into out. */
+static void references_with_store(const char *dir, const char *path,
+                                  uint32_t filter, cl_clock clock, names *out,
+                                  cl_file_cache_stats *stats) {
+  memset(out, 0, sizeof *out);
+  cl_file_cache *c = cl_file_cache_new();
+  assert_non_null(c);
+  cl_file_cache_set_clock(c, clock);
+  cl_file_cache_use_store(c, cl_names_store_open(dir));
+  cl_file_cache_set_reference_filter(c, keep_every_reference, NULL, filter);
+  const cl_binary_symbols *s = NULL;
+  assert_int_equal(cl_file_cache_references(c, path, &s), CUDALOAD_OK);
+  assert_true(s->refs_filtered);
+  for (size_t i = 0; i < s->ref_count; ++i) {
+    char one[160];
+    snprintf(one, sizeof one, "%s%s@%s@%s", s->refs[i].weak ? "~" : "",
+             s->refs[i].name, s->refs[i].version ? s->refs[i].version : "",
+             s->refs[i].file ? s->refs[i].file : "");
+    collect(one, out);
+  }
+  /* What binding asks of it after: the store's answer serves as the read's
+   * did (the hash table is found on the first lookup). */
+  cl_found_def found[4];
+  size_t count;
+  const cl_binary_symbols *vs;
+  assert_int_equal(
+      cl_file_cache_defs(c, path, "uses_foo", found, 4, &count, &vs),
+      CUDALOAD_OK);
+  assert_int_equal(count, 1);
+  cl_file_cache_get_stats(c, stats);
+  cl_file_cache_free(c);
+}
+
+/* A consumer's references are kept beside its names: the second process
+ * reads none of its symbol table; another filter's are another answer;
+ * a young stamp is neither kept nor trusted (the racily-clean rule). */
+static void references_come_from_the_store(void **state) {
+  (void)state;
+  const char *consumer = fixture("symbols/consumers/libuses_foo.so");
+  char dir[600];
+  make_dir("references", dir, sizeof dir);
+  names first, second, other;
+  cl_file_cache_stats stats;
+  references_with_store(dir, consumer, 7, an_hour_later, &first, &stats);
+  assert_int_equal(stats.reference_reads, 1);
+  assert_int_equal(stats.reference_store_hits, 0);
+  assert_true(has(&first, "foo_bar@libfoo.so.1@libfoo.so.1"));
+  references_with_store(dir, consumer, 7, an_hour_later, &second, &stats);
+  assert_int_equal(stats.reference_reads, 0);
+  assert_int_equal(stats.reference_store_hits, 1);
+  assert_int_equal(stats.symbol_reads, 0);
+  assert_int_equal(second.count, first.count);
+  for (size_t i = 0; i < first.count; ++i)
+    assert_string_equal(second.list[i], first.list[i]);
+  references_with_store(dir, consumer, 8, an_hour_later, &other, &stats);
+  assert_int_equal(stats.reference_reads, 1);
+  assert_int_equal(stats.reference_store_hits, 0);
+
+  /* Kept at a moment a second too soon after the file's last write, it
+   * is not; an hour after, it is, and trusted when asked as late. */
+  char young[600];
+  make_dir("references-young", young, sizeof young);
+  cl_names_store *s = cl_names_store_open(young);
+  unsigned flags;
+  const cl_symbol_ref *refs;
+  size_t count;
+  cl_symbol_ref one = {(char *)"foo_bar", (char *)"libfoo.so.1",
+                       (char *)"libfoo.so.1", 0};
+  cl_file_stamp made;
+  stamp_at(&made, 1700000000, 0);
+  cl_names_store_add_refs(s, &made, made.mtime_ns + SECOND / 2, 7, 0, &one, 1);
+  assert_false(cl_names_store_find_refs(s, &made, made.mtime_ns + 3600 * SECOND,
+                                        7, &flags, &refs, &count));
+  cl_names_store_add_refs(s, &made, made.mtime_ns + 3600 * SECOND, 7, 0, &one,
+                          1);
+  assert_false(cl_names_store_find_refs(s, &made, made.mtime_ns + SECOND, 7,
+                                        &flags, &refs, &count));
+  assert_true(cl_names_store_find_refs(s, &made, made.mtime_ns + 7200 * SECOND,
+                                       7, &flags, &refs, &count));
+  assert_int_equal(count, 1);
+  assert_string_equal(refs[0].file, "libfoo.so.1");
+  /* Past the bounds, nothing is kept: a name of another alphabet. */
+  cl_symbol_ref odd = {(char *)"foo bar", NULL, NULL, 0};
+  stamp_at(&made, 1700000100, 0);
+  cl_names_store_add_refs(s, &made, made.mtime_ns + 3600 * SECOND, 7, 0, &odd,
+                          1);
+  assert_false(cl_names_store_find_refs(s, &made, made.mtime_ns + 7200 * SECOND,
+                                        7, &flags, &refs, &count));
   cl_names_store_free(s);
 }
 
@@ -1012,7 +1121,7 @@ static int exists(const char *path) {
 
 /* Issue 43, item 2: root, run with a user's HOME (a `sudo` that kept it)
  * where the user made ~/.cache a link to a folder of root's, writes
- * nothing there: no cudaload/ folder made, no names-v1, no leftover of
+ * nothing there: no cudaload/ folder made, no names-v2, no leftover of
  * root's removed. Nor through a link of the user's in a folder of root's;
  * root's own link is followed. */
 static void root_keeps_no_store_where_a_users_link_points(void **state) {
@@ -1043,7 +1152,7 @@ static void root_keeps_no_store_where_a_users_link_points(void **state) {
   assert_int_equal(mkdir(made, 0700), 0);
   snprintf(leftover, sizeof leftover, "%s/%s.4242.1.0.tmp", made,
            CL_NAMES_STORE_FILE);
-  put_text(leftover, "cudaload-names 1\n");
+  put_text(leftover, "cudaload-names 2\n");
   set_mtime(leftover, (long long)time(NULL) - 3600);
   store_env(home, NULL, NULL);
   assert_int_equal(save_default_store(), 0);
@@ -1166,6 +1275,7 @@ int main(void) {
       cmocka_unit_test(the_oldest_entries_give_way),
       cmocka_unit_test(a_killed_writers_leftover_goes),
       cmocka_unit_test(young_stamps_are_neither_kept_nor_trusted),
+      cmocka_unit_test(references_come_from_the_store),
       cmocka_unit_test(a_file_searched_in_its_stamps_tick_is_searched_again),
 #ifdef __linux__
       cmocka_unit_test(a_rewrite_in_the_same_second_on_a_coarse_file_system),

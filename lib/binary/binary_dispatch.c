@@ -78,3 +78,43 @@ int cl_binary_read_symbols(const cl_reader *r, const char *name,
     (void)cl_binary_symbols_index(out);
   return status;
 }
+
+int cl_binary_read_references(const cl_reader *r, const char *name,
+                              cl_ref_filter keep, void *opaque,
+                              cl_binary_symbols *out) {
+  const char *label = name != NULL ? name : "(memory)";
+  if (out == NULL || keep == NULL)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no output given", label);
+  memset(out, 0, sizeof *out);
+  cl_binary_format format;
+  int status = sniff_reader(r, label, &format);
+  if (status != CUDALOAD_OK)
+    return status;
+  if (format == CL_FORMAT_ELF)
+    return cl_elf_read_references(r, name, keep, opaque, out);
+  /* A DLL's imports and exports are read whole (its export table is
+   * sorted by name, and its imports few). */
+  status = cl_pe_read_symbols(r, name, out);
+  if (status == CUDALOAD_OK) {
+    (void)cl_binary_symbols_index(out);
+    out->opens_by_name = cl_binary_symbols_open_by_name(out);
+  }
+  return status;
+}
+
+int cl_binary_prepare_lookup(const cl_reader *r, const char *name,
+                             cl_binary_symbols *out) {
+  const char *label = name != NULL ? name : "(memory)";
+  if (out == NULL)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no output given", label);
+  memset(out, 0, sizeof *out);
+  cl_binary_format format;
+  int status = sniff_reader(r, label, &format);
+  if (status != CUDALOAD_OK)
+    return status;
+  if (format != CL_FORMAT_ELF)
+    return cl_fail(CUDALOAD_E_UNSUPPORTED,
+                   "%s: only an ELF file's definitions are looked up by name",
+                   label);
+  return cl_elf_prepare_lookup(r, name, out);
+}

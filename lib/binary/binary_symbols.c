@@ -52,6 +52,7 @@ void cl_binary_symbols_free(cl_binary_symbols *s) {
   free(s->name_table);
   free(s->def_slots);
   free(s->def_next);
+  cl_symbol_lookup_free(s->lookup);
   memset(s, 0, sizeof *s);
 }
 
@@ -157,18 +158,50 @@ size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i) {
   return SIZE_MAX;
 }
 
-int cl_binary_symbols_open_by_name(const cl_binary_symbols *s) {
+int cl_binary_is_loader_entry(const char *name) {
   /* glibc's (also libdl's before 2.34) and Windows' loader entry points;
    * PE imports by ordinal are not refs, and kernel32's are never imported
    * that way. */
   static const char *const openers[] = {
       "dlopen",         "dlmopen",        "LoadLibraryA", "LoadLibraryW",
       "LoadLibraryExA", "LoadLibraryExW", "LdrLoadDll"};
-  for (size_t r = 0; r < s->ref_count; ++r)
-    for (size_t k = 0; k < sizeof openers / sizeof *openers; ++k)
-      if (s->refs[r].name && strcmp(s->refs[r].name, openers[k]) == 0)
-        return 1;
+  if (!name || (name[0] != 'd' && name[0] != 'L'))
+    return 0;
+  for (size_t k = 0; k < sizeof openers / sizeof *openers; ++k)
+    if (strcmp(name, openers[k]) == 0)
+      return 1;
   return 0;
+}
+
+int cl_binary_symbols_open_by_name(const cl_binary_symbols *s) {
+  if (s->refs_filtered)
+    return s->opens_by_name;
+  for (size_t r = 0; r < s->ref_count; ++r)
+    if (cl_binary_is_loader_entry(s->refs[r].name))
+      return 1;
+  return 0;
+}
+
+int cl_binary_symbols_defs(const cl_binary_symbols *s, const cl_reader *r,
+                           const char *label, const char *name,
+                           cl_found_def *found, size_t cap, size_t *count) {
+  *count = 0;
+  if (!s || !name)
+    return CUDALOAD_OK;
+  if (s->refs_filtered && s->format == CL_FORMAT_ELF) {
+    if (!s->lookup || !r)
+      return cl_fail(CUDALOAD_E_UNSUPPORTED,
+                     "%s: no hash table to look a name up in", label);
+    return cl_elf_lookup_defs(s, r, label, name, found, cap, count);
+  }
+  for (size_t i = cl_binary_symbols_first_def(s, name); i != SIZE_MAX;
+       i = cl_binary_symbols_next_def(s, i)) {
+    if (*count < cap)
+      found[*count] = (cl_found_def){s->defs[i].version, s->defs[i].hidden,
+                                     s->defs[i].weak};
+    ++*count;
+  }
+  return CUDALOAD_OK;
 }
 
 int cl_binary_symbols_version_index(const cl_binary_symbols *s,

@@ -61,6 +61,16 @@ typedef struct cl_symbol_ref {
   int weak;      /* ELF: STB_WEAK (an unresolved weak reference is fine) */
 } cl_symbol_ref;
 
+/* One definition of a name as a lookup finds it: what binding needs of it
+ * (bind.c). */
+typedef struct cl_found_def {
+  int version; /* as cl_symbol_def.version */
+  int hidden;
+  int weak;
+} cl_found_def;
+
+struct cl_symbol_lookup;
+
 typedef struct cl_binary_symbols {
   cl_binary_format format;
   int versioned; /* ELF: the file has a DT_VERSYM table */
@@ -88,6 +98,15 @@ typedef struct cl_binary_symbols {
   struct cl_symbol_slot *def_slots;
   size_t def_slot_count;
   size_t *def_next;
+  /* A read of references alone (cl_binary_read_references): refs holds
+   * those its filter kept, in file order (refs_filtered), defs is empty and
+   * a name's definitions are found through the file's hash table with
+   * lookup (elf_lookup.h; NULL when the file has none usable: then only a
+   * whole read answers). opens_by_name is cl_binary_symbols_open_by_name's
+   * answer over every reference, kept or not. */
+  int refs_filtered;
+  int opens_by_name;
+  struct cl_symbol_lookup *lookup;
 } cl_binary_symbols;
 
 /* Read the symbol tables of an ELF or PE image. On failure returns a
@@ -101,6 +120,24 @@ int cl_elf_read_symbols(const cl_reader *r, const char *name,
                         cl_binary_symbols *out);
 int cl_pe_read_symbols(const cl_reader *r, const char *name,
                        cl_binary_symbols *out);
+/* The ELF side of cl_binary_read_references and cl_binary_prepare_lookup
+ * (below). */
+typedef int (*cl_ref_filter)(const char *name, const char *file, void *opaque);
+int cl_elf_read_references(const cl_reader *r, const char *name,
+                           cl_ref_filter keep, void *opaque,
+                           cl_binary_symbols *out);
+int cl_elf_prepare_lookup(const cl_reader *r, const char *name,
+                          cl_binary_symbols *out);
+/* The lookup of definitions by name (elf_lookup.c): freed with the
+ * symbols; the definitions of `name` (s->lookup's file, read through r)
+ * into found[0 .. *count), in symbol table order; *count may exceed cap
+ * (then only cap are written and the caller asks the whole table). 0, or a
+ * CUDALOAD_E_* status when the table does not hold what its header says
+ * (the caller then reads the whole table, which says why). */
+void cl_symbol_lookup_free(struct cl_symbol_lookup *l);
+int cl_elf_lookup_defs(const cl_binary_symbols *s, const cl_reader *r,
+                       const char *label, const char *name,
+                       struct cl_found_def *found, size_t cap, size_t *count);
 /* The same for a file (refusing folders, FIFOs and devices without
  * blocking); messages start with the path. */
 int cl_binary_read_symbols_file(const char *path, cl_binary_symbols *out);
@@ -115,6 +152,34 @@ int cl_binary_inspect_file(const char *path, cl_binary_info *info,
 int cl_binary_read_open(cl_file *f, uint64_t size, const char *path,
                         cl_binary_info *info, cl_binary_symbols *symbols);
 void cl_binary_symbols_free(cl_binary_symbols *s);
+
+/* Which references a reader of references keeps (cl_ref_filter): name
+ * and, for a versioned one, the file its version need names (NULL:
+ * unversioned); 1 to keep. */
+/* Read what binding needs of a consumer without the whole table: its
+ * version definitions and needs, the references `keep` keeps, whether any
+ * reference opens libraries by name, and where its hash table is, so that
+ * definitions are found by name (cl_binary_symbols_defs). An ELF file's
+ * string table is read only where the kept names are (libtorch_cuda.so's
+ * holds 11 MB, its references' names a few hundred KB); the checks are the
+ * whole read's, so a file this refuses the whole read refuses too. PE
+ * files are read whole (refs_filtered 0). Else as cl_binary_read_symbols. */
+int cl_binary_read_references(const cl_reader *r, const char *name,
+                              cl_ref_filter keep, void *opaque,
+                              cl_binary_symbols *out);
+/* The same for a file whose references are known already (the names
+ * store): the version definitions and where the hash table is, nothing of
+ * the symbols; refs and opens_by_name are left to the caller. */
+int cl_binary_prepare_lookup(const cl_reader *r, const char *name,
+                             cl_binary_symbols *out);
+
+/* The definitions of `name` into found[0 .. *count) in file order (*count
+ * may exceed cap: then only cap are written): from the index of a whole
+ * read, or through s->lookup reading r (then a failure is a CUDALOAD_E_*
+ * status, and the caller reads the whole table instead). */
+int cl_binary_symbols_defs(const cl_binary_symbols *s, const cl_reader *r,
+                           const char *label, const char *name,
+                           cl_found_def *found, size_t cap, size_t *count);
 
 /* Index the definitions by name (the readers above do it after a read).
  * 0, or CUDALOAD_E_NO_MEMORY with s left unindexed, which the lookups below
@@ -132,6 +197,8 @@ size_t cl_binary_symbols_next_def(const cl_binary_symbols *s, size_t i);
  * the names it holds as text are someone else's to open (cuDNN 9's
  * heuristic library, 86 MB, holds no such import and opens nothing). */
 int cl_binary_symbols_open_by_name(const cl_binary_symbols *s);
+/* Whether name is one of those loader entry points. */
+int cl_binary_is_loader_entry(const char *name);
 
 /* The index into s->versions of the node named `name` (a real node before
  * the base entry of the same name), or -1. */

@@ -19,6 +19,7 @@
 #include "binary/binary_internal.h"
 #include "binary/binary_symbols.h"
 #include "binary/elf_internal.h"
+#include "binary/elf_lookup.h"
 #include "common/error.h"
 #include "common/strutil.h"
 
@@ -74,18 +75,27 @@ typedef struct sym_reader {
   size_t version_capacity;
   size_t need_capacity;
   uint64_t version_entries; /* against CL_ELF_MAX_VERSION_ENTRIES */
+  /* A read of references alone (cl_elf_read_references): the string table
+   * is not read whole (strtab stays NULL); a name is read where it is. */
+  int on_demand;
+  uint64_t str_off;  /* the string table's file offset */
+  uint64_t last_nul; /* 1 + the index of its last NUL; 0: it has none */
+  uint64_t symtab_off, versym_off;
 } sym_reader;
 
+/* What a read reads: everything; the references alone (the symbol table
+ * and the names of references); or nothing of the symbols, only where the
+ * tables are and the version definitions (for lookups by name). */
+enum { SYM_READ_ALL, SYM_READ_REFERENCES, SYM_READ_LOOKUP };
+
 /* Checks that count entries of entsize bytes at virtual address addr lie in
- * one segment and in the file, then reads them into a new buffer. */
-static int sym_read_table(sym_reader *sr, uint64_t addr, uint64_t count,
-                          uint64_t entsize, const char *what,
-                          unsigned char **out) {
+ * one segment and in the file: *off is where they start. */
+static int sym_table_at(sym_reader *sr, uint64_t addr, uint64_t count,
+                        uint64_t entsize, const char *what, uint64_t *at) {
   const cl_binary_source *src = &sr->f.e.src;
   uint64_t off = 0, avail = 0, bytes;
   int status;
 
-  *out = NULL;
   status = cl_elf_map_address(&sr->f, addr, what, &off, &avail);
   if (status != CUDALOAD_OK) {
     return status;
@@ -106,11 +116,77 @@ static int sym_read_table(sym_reader *sr, uint64_t addr, uint64_t count,
                                ")",
                                what, off, bytes, src->r->size);
   }
+  *at = off;
+  return CUDALOAD_OK;
+}
+
+/* The same, then reads them into a new buffer. */
+static int sym_read_table(sym_reader *sr, uint64_t addr, uint64_t count,
+                          uint64_t entsize, const char *what,
+                          unsigned char **out, uint64_t *at) {
+  const cl_binary_source *src = &sr->f.e.src;
+  uint64_t off = 0, bytes = count * entsize;
+  *out = NULL;
+  int status = sym_table_at(sr, addr, count, entsize, what, &off);
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (at) {
+    *at = off;
+  }
   *out = malloc(bytes > 0 ? (size_t)bytes : 1);
   if (*out == NULL) {
     return cl_binary_no_memory(src);
   }
   return cl_binary_read(src, off, *out, (size_t)bytes, what);
+}
+
+/* A string table not read whole: whether the name at idx ends before the
+ * table does (what memchr over the whole table answers). */
+static int sym_terminated(const sym_reader *sr, uint64_t idx) {
+  return idx < sr->last_nul;
+}
+
+/* The name at index idx (< strsz) of a string table not read whole,
+ * copied: read in steps until its NUL, with the whole read's message when
+ * there is none. */
+static int sym_string_at(const sym_reader *sr, uint64_t idx, const char *what,
+                         uint64_t which, char **out) {
+  const cl_binary_source *src = &sr->f.e.src;
+  if (!sym_terminated(sr, idx)) {
+    return cl_binary_malformed(src,
+                               "%s %" PRIu64 " name at string %" PRIu64
+                               " not NUL-terminated before the end of the "
+                               "string table",
+                               what, which, idx);
+  }
+  size_t len = 0, capacity = 0;
+  char *text = NULL;
+  for (;;) {
+    unsigned char step[128];
+    uint64_t left = sr->strsz - idx - len;
+    size_t n = left < sizeof step ? (size_t)left : sizeof step;
+    int status = cl_binary_read(src, sr->str_off + idx + len, step, n,
+                                "dynamic string table");
+    const unsigned char *nul =
+        status == CUDALOAD_OK ? memchr(step, 0, n) : NULL;
+    size_t take = nul ? (size_t)(nul - step) : n;
+    if (status == CUDALOAD_OK &&
+        cl_reserve((void **)&text, &capacity, len + take + 1, 1)) {
+      status = cl_binary_no_memory(src);
+    }
+    if (status != CUDALOAD_OK) {
+      free(text);
+      return status;
+    }
+    memcpy(text + len, step, take);
+    len += take;
+    text[len] = '\0';
+    if (nul || n == 0) {
+      *out = text;
+      return CUDALOAD_OK;
+    }
+  }
 }
 
 /* The name at index idx of the dynamic string table, copied. */
@@ -123,6 +199,9 @@ static int sym_string(const sym_reader *sr, uint64_t idx, const char *what,
                                "%s %" PRIu64 " names string %" PRIu64
                                " outside the string table (size %" PRIu64 ")",
                                what, which, idx, sr->strsz);
+  }
+  if (sr->strtab == NULL) {
+    return sym_string_at(sr, idx, what, which, out);
   }
   nul = memchr(sr->strtab + idx, '\0', (size_t)(sr->strsz - idx));
   if (nul == NULL) {
@@ -178,7 +257,7 @@ static int sym_count_from_hash(sym_reader *sr) {
   int wide = e->is64 && sr->f.machine == CL_EM_S390;
   unsigned char *head = NULL;
   int status = sym_read_table(sr, sr->f.d.hash_addr, 2, wide ? 8 : 4,
-                              "DT_HASH table", &head);
+                              "DT_HASH table", &head, NULL);
   if (status == CUDALOAD_OK) {
     sr->count = wide ? cl_elf_u64(e, head + 8) : cl_elf_u32(e, head + 4);
     status = sym_check_count(sr, sr->count, "DT_HASH");
@@ -345,6 +424,31 @@ static int sym_count_from_sections(sym_reader *sr, uint64_t *count,
   return CUDALOAD_OK;
 }
 
+/* A string table not read whole: where its last NUL is (every name from
+ * there on is unterminated), read from the end back, a piece at a time;
+ * the last byte of a linker's table is one. */
+static int sym_find_last_nul(sym_reader *sr) {
+  unsigned char piece[512];
+  uint64_t end = sr->strsz;
+  sr->last_nul = 0;
+  while (end > 0) {
+    size_t n = end < sizeof piece ? (size_t)end : sizeof piece;
+    int status = cl_binary_read(&sr->f.e.src, sr->str_off + end - n, piece, n,
+                                "dynamic string table");
+    if (status != CUDALOAD_OK) {
+      return status;
+    }
+    for (size_t k = n; k-- > 0;) {
+      if (piece[k] == 0) {
+        sr->last_nul = end - n + k + 1;
+        return CUDALOAD_OK;
+      }
+    }
+    end -= n;
+  }
+  return CUDALOAD_OK;
+}
+
 static int sym_read_strings(sym_reader *sr) {
   const cl_binary_source *src = &sr->f.e.src;
   uint64_t off = 0, size = 0;
@@ -375,6 +479,11 @@ static int sym_read_strings(sym_reader *sr) {
                                " bytes) runs past end of file (size %" PRIu64
                                ")",
                                off, size, src->r->size);
+  }
+  if (sr->on_demand) {
+    sr->str_off = off;
+    sr->strsz = size;
+    return sym_find_last_nul(sr);
   }
   sr->strtab = malloc(size > 0 ? (size_t)size : 1);
   if (sr->strtab == NULL) {
@@ -778,7 +887,231 @@ static int sym_count(sym_reader *sr) {
   return status;
 }
 
-static int sym_read(sym_reader *sr, cl_binary_symbols *out) {
+/* A definition's or reference's name in a string table not read whole:
+ * the whole read's checks (sym_name), without reading the name. */
+static int sym_name_valid(const sym_reader *sr, uint64_t idx, uint64_t which) {
+  if (idx >= sr->strsz) {
+    return cl_binary_malformed(&sr->f.e.src,
+                               "dynamic symbol %" PRIu64
+                               " names string %" PRIu64
+                               " outside the string table (size %" PRIu64 ")",
+                               which, idx, sr->strsz);
+  }
+  if (!sym_terminated(sr, idx)) {
+    return cl_binary_malformed(&sr->f.e.src,
+                               "dynamic symbol %" PRIu64
+                               " name at string %" PRIu64
+                               " not NUL-terminated before the end of the "
+                               "string table",
+                               which, idx);
+  }
+  return CUDALOAD_OK;
+}
+
+/* A reference met in the symbol table, before its name is read. */
+typedef struct sym_pending {
+  uint64_t name;   /* string table index */
+  uint64_t symbol; /* its index in the symbol table */
+  unsigned bind, ndx;
+  char *text; /* its name once read; NULL when not kept */
+} sym_pending;
+
+static int by_name_offset(const void *a, const void *b) {
+  const sym_pending *x = a, *y = b;
+  return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int by_symbol(const void *a, const void *b) {
+  const sym_pending *x = a, *y = b;
+  return x->symbol < y->symbol ? -1 : x->symbol > y->symbol;
+}
+
+/* The file a reference's version need names, or NULL (unversioned). */
+static const cl_symbol_need *sym_need_of(const sym_reader *sr,
+                                         const cl_binary_symbols *out,
+                                         unsigned ndx, const char **version) {
+  if (ndx > CL_VER_NDX_GLOBAL && ndx < sr->ndx_capacity &&
+      sr->need_of_ndx[ndx] != 0) {
+    const cl_symbol_need *need = &out->needs[sr->need_of_ndx[ndx] - 1];
+    *version = need->versions[sr->need_version_of_ndx[ndx]];
+    return need;
+  }
+  *version = NULL;
+  return NULL;
+}
+
+/* The names of the references in p[0..n) (sorted by where they are), read
+ * a window at a time: the references of one file sit in a few stretches
+ * of its string table. A name kept (keep) is copied into p[i].text. */
+static int sym_read_reference_names(sym_reader *sr, cl_binary_symbols *out,
+                                    sym_pending *p, size_t n,
+                                    cl_ref_filter keep, void *opaque) {
+  enum { WINDOW = 65536 };
+  const cl_binary_source *src = &sr->f.e.src;
+  unsigned char *window = malloc(WINDOW);
+  uint64_t start = 0, filled = 0;
+  int status = window ? CUDALOAD_OK : cl_binary_no_memory(src);
+  for (size_t i = 0; status == CUDALOAD_OK && i < n; ++i) {
+    uint64_t at = p[i].name;
+    const unsigned char *nul = NULL;
+    if (at >= start && at < start + filled)
+      nul = memchr(window + (at - start), 0, (size_t)(start + filled - at));
+    if (!nul) {
+      uint64_t left = sr->strsz - at;
+      filled = left < WINDOW ? left : WINDOW;
+      start = at;
+      status = cl_binary_read(src, sr->str_off + at, window, (size_t)filled,
+                              "dynamic string table");
+      if (status != CUDALOAD_OK)
+        break;
+      nul = memchr(window, 0, (size_t)filled);
+    }
+    char *name = NULL;
+    if (nul) {
+      name = cl_strndup((const char *)window + (at - start),
+                        (size_t)(nul - (window + (at - start))));
+      if (!name)
+        status = cl_binary_no_memory(src);
+    } else {
+      /* A name longer than the window: read on its own. */
+      status = sym_string_at(sr, at, "dynamic symbol", p[i].symbol, &name);
+    }
+    if (status != CUDALOAD_OK)
+      break;
+    if (cl_binary_is_loader_entry(name))
+      out->opens_by_name = 1;
+    const char *version;
+    const cl_symbol_need *need = sym_need_of(sr, out, p[i].ndx, &version);
+    if (keep(name, need ? need->file : NULL, opaque))
+      p[i].text = name;
+    else
+      free(name);
+  }
+  free(window);
+  return status;
+}
+
+/* sym_fill for a read of references alone: every definition's and
+ * reference's name checked as the whole read checks it, the references'
+ * names read where they are, those `keep` keeps in out->refs. */
+static int sym_fill_references(sym_reader *sr, cl_binary_symbols *out,
+                               cl_ref_filter keep, void *opaque) {
+  const cl_elf *e = &sr->f.e;
+  sym_pending *p = NULL;
+  size_t n = 0, capacity = 0;
+  int status = CUDALOAD_OK;
+  for (uint64_t i = 1; status == CUDALOAD_OK && i < sr->count; i++) {
+    sym_entry s = sym_decode(sr, i);
+    int kind = sym_kind(&s);
+    if (kind == SYM_SKIP)
+      continue;
+    status = sym_name_valid(sr, s.name, i);
+    if (status != CUDALOAD_OK || kind != SYM_REF)
+      continue;
+    if (cl_reserve((void **)&p, &capacity, n + 1, sizeof *p)) {
+      status = cl_binary_no_memory(&e->src);
+      break;
+    }
+    unsigned versym = sr->versym ? cl_elf_u16(e, sr->versym + 2 * i) : 0;
+    p[n++] = (sym_pending){s.name, i, s.bind,
+                           versym & (CL_ELF_VERSYM_INDEXES - 1), NULL};
+  }
+  if (status == CUDALOAD_OK && n > 0) {
+    qsort(p, n, sizeof *p, by_name_offset);
+    status = sym_read_reference_names(sr, out, p, n, keep, opaque);
+    qsort(p, n, sizeof *p, by_symbol);
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i)
+    kept += p[i].text != NULL;
+  if (status == CUDALOAD_OK && kept &&
+      !(out->refs = calloc(kept, sizeof *out->refs)))
+    status = cl_binary_no_memory(&e->src);
+  for (size_t i = 0; i < n; ++i) {
+    if (status != CUDALOAD_OK || !p[i].text) {
+      free(p[i].text);
+      continue;
+    }
+    cl_symbol_ref *r = &out->refs[out->ref_count++];
+    r->name = p[i].text;
+    r->weak = p[i].bind == CL_STB_WEAK;
+    const char *version;
+    const cl_symbol_need *need = sym_need_of(sr, out, p[i].ndx, &version);
+    if (need) {
+      r->version = (char *)version;
+      r->file = need->file;
+    }
+  }
+  free(p);
+  return status;
+}
+
+/* Where the hash table a lookup by name reads is (elf_lookup.h), when the
+ * file has one a lookup can use: DT_GNU_HASH first, else DT_HASH, as
+ * glibc. A table that does not fit where it says leaves out->lookup NULL:
+ * the whole read answers instead (and says what is wrong). */
+static int sym_lookup_state(sym_reader *sr, cl_binary_symbols *out) {
+  const cl_elf *e = &sr->f.e;
+  const cl_elf_dynamic *d = &sr->f.d;
+  cl_symbol_lookup *l = calloc(1, sizeof *l);
+  if (l == NULL) {
+    return cl_binary_no_memory(&e->src);
+  }
+  l->is64 = e->is64;
+  l->big_endian = e->big_endian;
+  l->symtab_off = sr->symtab_off;
+  l->syment = sr->syment;
+  l->count = sr->count;
+  l->strtab_off = sr->str_off;
+  l->strsz = sr->strsz;
+  l->have_versym = d->have_versym;
+  l->versym_off = sr->versym_off;
+  char *kept = cl_save_error();
+  uint64_t off = 0, avail = 0;
+  unsigned char head[16];
+  if (d->have_gnu_hash &&
+      cl_elf_map_address(&sr->f, d->gnu_hash_addr, "DT_GNU_HASH table", &off,
+                         &avail) == CUDALOAD_OK &&
+      avail >= sizeof head &&
+      cl_binary_read(&e->src, off, head, sizeof head, "DT_GNU_HASH header") ==
+          CUDALOAD_OK) {
+    l->nbuckets = cl_elf_u32(e, head);
+    l->symoffset = cl_elf_u32(e, head + 4);
+    l->bloom_words = cl_elf_u32(e, head + 8);
+    l->bloom_shift = cl_elf_u32(e, head + 12);
+    uint64_t need = sizeof head + (uint64_t)l->bloom_words * (e->is64 ? 8 : 4) +
+                    (uint64_t)l->nbuckets * 4;
+    l->gnu = l->nbuckets > 0 && l->bloom_words > 0 && need <= avail &&
+             off <= e->src.r->size && avail <= e->src.r->size - off;
+  } else if (d->have_hash && !(e->is64 && sr->f.machine == CL_EM_S390) &&
+             cl_elf_map_address(&sr->f, d->hash_addr, "DT_HASH table", &off,
+                                &avail) == CUDALOAD_OK &&
+             avail >= 8 &&
+             cl_binary_read(&e->src, off, head, 8, "DT_HASH table") ==
+                 CUDALOAD_OK) {
+    l->nbuckets = cl_elf_u32(e, head);
+    uint64_t nchain = cl_elf_u32(e, head + 4);
+    l->sysv = l->nbuckets > 0 &&
+              8 + 4 * ((uint64_t)l->nbuckets + nchain) <= avail &&
+              off <= e->src.r->size && avail <= e->src.r->size - off;
+  }
+  cl_restore_error(kept);
+  if (!l->gnu && !l->sysv) {
+    free(l);
+    return CUDALOAD_OK;
+  }
+  l->hash_off = off;
+  l->hash_avail = avail;
+  /* The version index map goes with it (the reader's is freed). */
+  l->def_of_ndx = sr->def_of_ndx;
+  l->ndx_capacity = sr->ndx_capacity;
+  sr->def_of_ndx = NULL;
+  out->lookup = l;
+  return CUDALOAD_OK;
+}
+
+static int sym_read(sym_reader *sr, cl_binary_symbols *out, int what,
+                    cl_ref_filter keep, void *opaque) {
   const cl_elf_dynamic *d = &sr->f.d;
   uint64_t standard;
   int status = cl_elf_read_headers(&sr->f);
@@ -786,8 +1119,10 @@ static int sym_read(sym_reader *sr, cl_binary_symbols *out) {
     return status;
   }
   out->format = CL_FORMAT_ELF;
+  sr->on_demand = what != SYM_READ_ALL;
   /* No dynamic section (a static executable, an object file) or no
-   * dynamic symbol table: nothing exported or imported at run time. */
+   * dynamic symbol table: nothing exported or imported at run time (and
+   * nothing left to look up: the read is whole). */
   if (!sr->f.have_dynamic || !d->have_symtab) {
     return CUDALOAD_OK;
   }
@@ -802,35 +1137,56 @@ static int sym_read(sym_reader *sr, cl_binary_symbols *out) {
   if (status != CUDALOAD_OK || sr->count == 0) {
     return status;
   }
-  status = sym_read_table(sr, d->symtab_addr, sr->count, sr->syment,
-                          "dynamic symbol table", &sr->symtab);
+  out->refs_filtered = what != SYM_READ_ALL;
+  if (what == SYM_READ_LOOKUP) {
+    status = sym_table_at(sr, d->symtab_addr, sr->count, sr->syment,
+                          "dynamic symbol table", &sr->symtab_off);
+  } else {
+    status =
+        sym_read_table(sr, d->symtab_addr, sr->count, sr->syment,
+                       "dynamic symbol table", &sr->symtab, &sr->symtab_off);
+  }
   if (status == CUDALOAD_OK) {
     status = sym_read_strings(sr);
   }
   if (status == CUDALOAD_OK && d->have_versym) {
     out->versioned = 1;
-    status = sym_read_table(sr, d->versym_addr, sr->count, 2, "DT_VERSYM table",
-                            &sr->versym);
+    status =
+        what == SYM_READ_LOOKUP
+            ? sym_table_at(sr, d->versym_addr, sr->count, 2, "DT_VERSYM table",
+                           &sr->versym_off)
+            : sym_read_table(sr, d->versym_addr, sr->count, 2,
+                             "DT_VERSYM table", &sr->versym, &sr->versym_off);
   }
   if (status == CUDALOAD_OK) {
     status = sym_read_verdefs(sr, out);
   }
-  if (status == CUDALOAD_OK) {
+  if (status == CUDALOAD_OK && what != SYM_READ_LOOKUP) {
     status = sym_read_verneeds(sr, out);
   }
-  if (status == CUDALOAD_OK) {
+  if (status != CUDALOAD_OK) {
+    return status;
+  }
+  if (what == SYM_READ_ALL) {
     /* From here the names of definitions and references point into the
      * string table, and the versions of references into needs[]: the
      * symbols keep both. */
     out->name_table = (char *)sr->strtab;
     out->refs_share_needs = 1;
-    status = sym_fill(sr, out);
+    return sym_fill(sr, out);
+  }
+  out->refs_share_needs = 1;
+  if (what == SYM_READ_REFERENCES) {
+    status = sym_fill_references(sr, out, keep, opaque);
+  }
+  if (status == CUDALOAD_OK) {
+    status = sym_lookup_state(sr, out);
   }
   return status;
 }
 
-int cl_elf_read_symbols(const cl_reader *r, const char *name,
-                        cl_binary_symbols *out) {
+static int sym_run(const cl_reader *r, const char *name, int what,
+                   cl_ref_filter keep, void *opaque, cl_binary_symbols *out) {
   sym_reader sr;
   int status;
 
@@ -847,7 +1203,7 @@ int cl_elf_read_symbols(const cl_reader *r, const char *name,
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "%s: no reader given",
                    sr.f.e.src.label);
   }
-  status = sym_read(&sr, out);
+  status = sym_read(&sr, out, what, keep, opaque);
   cl_elf_file_free(&sr.f);
   if (out->name_table != (char *)sr.strtab) {
     free(sr.strtab); /* not handed over: the read stopped before */
@@ -861,4 +1217,20 @@ int cl_elf_read_symbols(const cl_reader *r, const char *name,
     cl_binary_symbols_free(out);
   }
   return status;
+}
+
+int cl_elf_read_symbols(const cl_reader *r, const char *name,
+                        cl_binary_symbols *out) {
+  return sym_run(r, name, SYM_READ_ALL, NULL, NULL, out);
+}
+
+int cl_elf_read_references(const cl_reader *r, const char *name,
+                           cl_ref_filter keep, void *opaque,
+                           cl_binary_symbols *out) {
+  return sym_run(r, name, SYM_READ_REFERENCES, keep, opaque, out);
+}
+
+int cl_elf_prepare_lookup(const cl_reader *r, const char *name,
+                          cl_binary_symbols *out) {
+  return sym_run(r, name, SYM_READ_LOOKUP, NULL, NULL, out);
 }

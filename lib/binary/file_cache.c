@@ -9,6 +9,7 @@
  */
 #include "binary/file_cache.h"
 
+#include "binary/file_chunks.h"
 #include "binary/known_builds.h"
 #include "binary/names_store.h"
 
@@ -23,6 +24,13 @@
 #include <string.h>
 
 #define HEAD_BYTES 64u
+/* The files a cache keeps open between questions (file_cache.h,
+ * "Holding files open"), and the bytes their chunks may take in all. */
+#define MAX_OPEN_FILES 128u
+#define CHUNK_BUDGET ((size_t)4 << 20)
+/* The references store flags (names_store.h). */
+#define REFS_VERSIONED 0x1u
+#define REFS_OPEN_BY_NAME 0x2u
 
 typedef struct part {
   int done;
@@ -45,6 +53,16 @@ typedef struct entry {
   int head_done, head_read_ok;
   size_t head_got;
   unsigned char head[HEAD_BYTES];
+  /* What binding reads without the whole symbol table: the references the
+   * cache's filter keeps (refs_part, into bind), and where the hash table
+   * is (bind.lookup), prepared by that read or on the first lookup
+   * (lookup_state: 0 not yet, 1 ready, -1 unusable: ask the whole read). */
+  part refs_part;
+  cl_binary_symbols bind;
+  int lookup_state;
+  /* The file, held open between questions, and what lookups read of it. */
+  cl_file *file;
+  cl_file_chunks chunks;
 } entry;
 
 struct cl_file_cache {
@@ -56,12 +74,27 @@ struct cl_file_cache {
   cl_names_store *store;           /* names kept across processes, or NULL */
   int use_known_builds;            /* known_builds.h, unless switched off */
   cl_clock clock;                  /* the store's "now" (a test's own) */
+  /* Which references a consumer's read keeps, and the number the store
+   * knows that choice by (cl_file_cache_set_reference_filter). */
+  cl_ref_filter keep;
+  void *keep_opaque;
+  uint32_t keep_id;
+  size_t open_files, chunk_bytes;
+  int held; /* cl_file_cache_hold's count */
+  /* The entries of held files by the path they were opened through: a
+   * lookup by name asks the same file thousands of times in a run, and the
+   * file held open is the one the run judges, so the path is not looked
+   * at again until the files are released. */
+  cl_str_index held_paths;
+  char **held_names; /* the keys of held_paths, owned */
+  size_t held_name_count, held_name_capacity;
 };
 
 cl_file_cache *cl_file_cache_new(void) {
   cl_file_cache *c = calloc(1, sizeof *c);
   if (c) {
     cl_str_index_init(&c->by_key, 0);
+    cl_str_index_init(&c->held_paths, 0);
     c->use_known_builds = cl_known_builds_enabled();
     c->clock = cl_os_file_time_now;
   }
@@ -79,8 +112,45 @@ static void part_free(part *p) {
   memset(p, 0, sizeof *p);
 }
 
+static void forget_held_paths(cl_file_cache *c) {
+  cl_str_index_free(&c->held_paths);
+  for (size_t i = 0; i < c->held_name_count; ++i)
+    free(c->held_names[i]);
+  free(c->held_names);
+  c->held_names = NULL;
+  c->held_name_count = c->held_name_capacity = 0;
+}
+
+/* Index path as a way to e, whose file is held open (held_paths); without
+ * memory the path is looked at each time instead. */
+static void remember_held_path(cl_file_cache *c, entry *e, const char *path) {
+  size_t at;
+  if (!cl_str_index_find(&c->by_key, e->key, &at) ||
+      cl_reserve((void **)&c->held_names, &c->held_name_capacity,
+                 c->held_name_count + 1, sizeof *c->held_names))
+    return;
+  char *copy = cl_strdup(path);
+  if (!copy || cl_str_index_add(&c->held_paths, copy, at) != CUDALOAD_OK) {
+    free(copy);
+    return;
+  }
+  c->held_names[c->held_name_count++] = copy;
+}
+
+static void entry_release(cl_file_cache *c, entry *e) {
+  if (!e->file)
+    return;
+  c->chunk_bytes -= cl_file_chunks_bytes(&e->chunks);
+  cl_file_chunks_drop(&e->chunks);
+  cl_os_file_close(e->file);
+  e->file = NULL;
+  c->open_files--;
+}
+
 static void entry_free(entry *e) {
   free(e->key);
+  part_free(&e->refs_part);
+  cl_binary_symbols_free(&e->bind);
   part_free(&e->info_part);
   cl_binary_info_free(&e->info);
   part_free(&e->symbols_part);
@@ -98,10 +168,13 @@ void cl_file_cache_free(cl_file_cache *c) {
     return;
   cl_file_cache_save(c);
   cl_names_store_free(c->store);
-  for (size_t i = 0; i < c->count; ++i)
+  for (size_t i = 0; i < c->count; ++i) {
+    entry_release(c, c->entries[i]);
     entry_free(c->entries[i]);
+  }
   free(c->entries);
   cl_str_index_free(&c->by_key);
+  forget_held_paths(c);
   cl_names_scratch_free(c->names_scratch);
   free(c);
 }
@@ -129,6 +202,40 @@ void cl_file_cache_use_store(cl_file_cache *c, cl_names_store *s) {
 
 int cl_file_cache_save(cl_file_cache *c) {
   return c ? cl_names_store_save(c->store) : 0;
+}
+
+void cl_file_cache_release(cl_file_cache *c) {
+  if (!c || c->held)
+    return;
+  forget_held_paths(c);
+  for (size_t i = 0; i < c->count; ++i)
+    entry_release(c, c->entries[i]);
+}
+
+void cl_file_cache_hold(cl_file_cache *c) {
+  if (c)
+    c->held++;
+}
+
+void cl_file_cache_unhold(cl_file_cache *c) {
+  if (c && c->held > 0 && --c->held == 0)
+    cl_file_cache_release(c);
+}
+
+void cl_file_cache_set_reference_filter(cl_file_cache *c, cl_ref_filter keep,
+                                        void *opaque, uint32_t id) {
+  if (!c || (c->keep == keep && c->keep_opaque == opaque && c->keep_id == id))
+    return;
+  c->keep = keep;
+  c->keep_opaque = opaque;
+  c->keep_id = id;
+  /* What was kept by another filter is another answer. */
+  for (size_t i = 0; i < c->count; ++i) {
+    entry *e = c->entries[i];
+    part_free(&e->refs_part);
+    cl_binary_symbols_free(&e->bind);
+    e->lookup_state = 0;
+  }
 }
 
 void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out) {
@@ -224,37 +331,71 @@ typedef int (*part_reader)(cl_file_cache *c, entry *e, cl_file *f,
                            uint64_t size, const char *path, const void *arg);
 typedef part *(*part_of)(entry *e);
 
+/* The entry of the file path names, open: held in e->file when the cache
+ * may hold one more, else in *temp, which the caller closes. *stamp is the
+ * path's stamp when known (NULL: not asked yet). */
+static int open_entry(cl_file_cache *c, const char *path,
+                      const cl_file_stamp *stamp, entry **out, cl_file **temp) {
+  *out = NULL;
+  *temp = NULL;
+  cl_file_stamp now;
+  if (!stamp && cl_os_path_stamp(path, &now))
+    stamp = &now;
+  entry *e = stamp ? find(c, stamp) : NULL;
+  if (e && e->file) {
+    *out = e;
+    return CUDALOAD_OK;
+  }
+  cl_file *f;
+  uint64_t size;
+  int status = cl_os_file_open(path, &f, &size);
+  if (status)
+    return status; /* the platform layer's message names the path */
+  /* The open file's own stamp: the file may have been replaced since the
+   * path was looked at. */
+  cl_os_file_stamp(f, &now);
+  e = find_or_add(c, &now);
+  if (!e) {
+    cl_os_file_close(f);
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  }
+  if (!e->file && c->open_files < MAX_OPEN_FILES) {
+    e->file = f;
+    cl_file_chunks_init(&e->chunks, f, size);
+    c->open_files++;
+    remember_held_path(c, e, path);
+  } else {
+    *temp = f;
+  }
+  *out = e;
+  return CUDALOAD_OK;
+}
+
 static int with_part(cl_file_cache *c, const char *path, part_of which,
                      part_reader read_part, const void *arg, entry **out) {
   *out = NULL;
   cl_file_stamp stamp;
-  int status;
-  if (cl_os_path_stamp(path, &stamp)) {
+  int status, stamped = cl_os_path_stamp(path, &stamp);
+  if (stamped) {
     entry *e = find(c, &stamp);
     if (e && known(c, which(e), path, &status)) {
       *out = e;
       return status;
     }
   }
-  cl_file *f;
-  uint64_t size;
-  status = cl_os_file_open(path, &f, &size);
+  entry *e;
+  cl_file *temp;
+  status = open_entry(c, path, stamped ? &stamp : NULL, &e, &temp);
   if (status)
-    return status; /* the platform layer's message names the path */
-  /* The open file's own stamp: the file may have been replaced since the
-   * path was looked at. */
-  cl_os_file_stamp(f, &stamp);
-  entry *e = find_or_add(c, &stamp);
-  if (!e) {
-    cl_os_file_close(f);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
-  }
+    return status;
+  cl_file *f = temp ? temp : e->file;
   if (!known(c, which(e), path, &status)) {
-    status = read_part(c, e, f, size, path, arg);
+    status = read_part(c, e, f, e->size, path, arg);
     settle(which(e), status, path);
   }
   keep_head(c, e, f);
-  cl_os_file_close(f);
+  if (temp)
+    cl_os_file_close(temp);
   *out = e;
   return status;
 }
@@ -486,6 +627,238 @@ int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,
   for (size_t i = 0; status == CUDALOAD_OK && i < e->name_count; ++i)
     status = visit(e->names[i], opaque);
   return status;
+}
+
+/* --- references and definitions by name ---------------------------------- */
+
+static part *refs_part(entry *e) {
+  return &e->refs_part;
+}
+
+/* A reader of f through e's chunks when f is e's held file, else through
+ * *own (initialised here; the caller drops it). */
+static cl_reader chunk_reader(entry *e, cl_file *f, cl_file_chunks *own) {
+  memset(own, 0, sizeof *own);
+  if (f == e->file)
+    return cl_file_chunks_reader(&e->chunks);
+  cl_file_chunks_init(own, f, e->size);
+  return cl_file_chunks_reader(own);
+}
+
+/* Count what e's chunks hold now against the run's budget (they held
+ * `before` bytes); past it, every file's chunks are dropped. */
+static void count_chunks(cl_file_cache *c, entry *e, size_t before) {
+  c->chunk_bytes += cl_file_chunks_bytes(&e->chunks);
+  c->chunk_bytes -= before;
+  if (c->chunk_bytes <= CHUNK_BUDGET)
+    return;
+  for (size_t i = 0; i < c->count; ++i)
+    cl_file_chunks_drop(&c->entries[i]->chunks);
+  c->chunk_bytes = 0;
+}
+
+static int read_refs(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
+                     const char *path, const void *arg) {
+  (void)size;
+  const int64_t *asked_at = arg;
+  c->stats.reference_reads++;
+  cl_binary_symbols_free(&e->bind);
+  e->lookup_state = 0;
+  cl_file_chunks own;
+  size_t before = cl_file_chunks_bytes(&e->chunks);
+  cl_reader reader = chunk_reader(e, f, &own);
+  int status = cl_binary_read_references(&reader, path, c->keep, c->keep_opaque,
+                                         &e->bind);
+  cl_file_chunks_drop(&own);
+  count_chunks(c, e, before);
+  if (status != CUDALOAD_OK)
+    return status;
+  e->lookup_state = 1;
+  if (c->store && e->bind.refs_filtered) {
+    cl_file_stamp stamp;
+    cl_os_file_stamp(f, &stamp);
+    cl_names_store_add_refs(
+        c->store, &stamp, *asked_at, c->keep_id,
+        (e->bind.versioned ? REFS_VERSIONED : 0u) |
+            (e->bind.opens_by_name ? REFS_OPEN_BY_NAME : 0u),
+        e->bind.refs, e->bind.ref_count);
+  }
+  return CUDALOAD_OK;
+}
+
+/* e's references from the store's, as a read would have left them (the
+ * hash table's place is found on the first lookup). 1, or 0 when memory
+ * ran out (then the file is read). */
+static int settle_refs(entry *e, unsigned flags, const cl_symbol_ref *refs,
+                       size_t count, const char *path) {
+  cl_binary_symbols *b = &e->bind;
+  cl_binary_symbols_free(b);
+  e->lookup_state = 0;
+  b->format = CL_FORMAT_ELF;
+  b->refs_filtered = 1;
+  b->versioned = (flags & REFS_VERSIONED) != 0;
+  b->opens_by_name = (flags & REFS_OPEN_BY_NAME) != 0;
+  int failed = count && !(b->refs = calloc(count, sizeof *b->refs));
+  for (size_t i = 0; !failed && i < count; ++i) {
+    cl_symbol_ref *r = &b->refs[i];
+    b->ref_count = i + 1;
+    r->weak = refs[i].weak;
+    failed = !(r->name = cl_strdup(refs[i].name)) ||
+             (refs[i].version && (!(r->version = cl_strdup(refs[i].version)) ||
+                                  !(r->file = cl_strdup(refs[i].file))));
+  }
+  if (failed) {
+    cl_binary_symbols_free(b);
+    return 0;
+  }
+  settle(&e->refs_part, CUDALOAD_OK, path);
+  return 1;
+}
+
+static void refs_from_store(cl_file_cache *c, const char *path, int64_t now) {
+  cl_file_stamp stamp;
+  if (!c->store || !cl_os_path_stamp(path, &stamp) ||
+      stamp.kind != CL_KIND_REGULAR)
+    return;
+  entry *e = find(c, &stamp);
+  if (e && (e->refs_part.done || e->symbols_part.done))
+    return;
+  unsigned flags;
+  const cl_symbol_ref *refs;
+  size_t count;
+  if (!cl_names_store_find_refs(c->store, &stamp, now, c->keep_id, &flags,
+                                &refs, &count))
+    return;
+  e = find_or_add(c, &stamp);
+  if (e && settle_refs(e, flags, refs, count, path))
+    c->stats.reference_store_hits++;
+}
+
+int cl_file_cache_references(cl_file_cache *c, const char *path,
+                             const cl_binary_symbols **out) {
+  *out = NULL;
+  if (!c)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  if (!c->keep)
+    return cl_file_cache_symbols(c, path, out);
+  /* A whole read done already answers too. */
+  cl_file_stamp stamp;
+  if (cl_os_path_stamp(path, &stamp)) {
+    entry *e = find(c, &stamp);
+    if (e && e->symbols_part.done && e->symbols_part.status == CUDALOAD_OK) {
+      c->stats.hits++;
+      *out = &e->symbols;
+      return CUDALOAD_OK;
+    }
+  }
+  int64_t asked_at = c->clock();
+  refs_from_store(c, path, asked_at);
+  entry *e;
+  int status = with_part(c, path, refs_part, read_refs, &asked_at, &e);
+  if (status == CUDALOAD_OK)
+    *out = &e->bind;
+  return status;
+}
+
+/* Where e's hash table is, for a lookup: known after a read of its
+ * references, else read now (its headers, the table's header and the
+ * version definitions: a few KB). Sets e->lookup_state. */
+static void prepare_lookup(cl_file_cache *c, entry *e, cl_file *f,
+                           const char *path) {
+  if (e->lookup_state)
+    return;
+  e->lookup_state = -1;
+  cl_file_chunks own;
+  size_t before = cl_file_chunks_bytes(&e->chunks);
+  cl_reader reader = chunk_reader(e, f, &own);
+  cl_binary_symbols found;
+  char *kept = cl_save_error();
+  int status = cl_binary_prepare_lookup(&reader, path, &found);
+  cl_restore_error(kept);
+  cl_file_chunks_drop(&own);
+  count_chunks(c, e, before);
+  if (status != CUDALOAD_OK)
+    return;
+  c->stats.lookup_preparations++;
+  cl_binary_symbols *b = &e->bind;
+  if (e->refs_part.done && e->refs_part.status == CUDALOAD_OK) {
+    /* The references came from the store: add the rest. */
+    b->versions = found.versions;
+    b->version_count = found.version_count;
+    b->lookup = found.lookup;
+    b->versioned = found.versioned;
+    b->refs_filtered = found.refs_filtered;
+    found.versions = NULL;
+    found.version_count = 0;
+    found.lookup = NULL;
+    cl_binary_symbols_free(&found);
+  } else {
+    cl_binary_symbols_free(b);
+    *b = found;
+  }
+  e->lookup_state = 1;
+}
+
+int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
+                       cl_found_def *found, size_t cap, size_t *count,
+                       const cl_binary_symbols **symbols) {
+  *count = 0;
+  *symbols = NULL;
+  if (!c)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  cl_file_stamp stamp;
+  size_t at;
+  entry *e = NULL;
+  int held = cl_str_index_find(&c->held_paths, path, &at) &&
+             c->entries[at]->file != NULL;
+  if (held)
+    e = c->entries[at];
+  else if (cl_os_path_stamp(path, &stamp) && (e = find(c, &stamp)) != NULL &&
+           e->file)
+    remember_held_path(c, e, path); /* another path to a held file */
+  if (!e || !e->symbols_part.done) {
+    cl_file *temp = NULL;
+    int opened = CUDALOAD_OK;
+    if (!held) {
+      char *kept = cl_save_error();
+      opened = open_entry(c, path, e ? &stamp : NULL, &e, &temp);
+      cl_restore_error(kept);
+    }
+    if (opened == CUDALOAD_OK) {
+      cl_file *f = temp ? temp : e->file;
+      prepare_lookup(c, e, f, path);
+      int status = -1;
+      if (e->lookup_state == 1 && e->bind.refs_filtered && e->bind.lookup) {
+        cl_file_chunks own;
+        size_t before = cl_file_chunks_bytes(&e->chunks);
+        cl_reader reader = chunk_reader(e, f, &own);
+        char *kept = cl_save_error();
+        status = cl_binary_symbols_defs(&e->bind, &reader, path, name, found,
+                                        cap, count);
+        cl_restore_error(kept);
+        cl_file_chunks_drop(&own);
+        count_chunks(c, e, before);
+        c->stats.lookups++;
+      } else if (e->lookup_state == 1 && !e->bind.refs_filtered) {
+        /* What was read is the whole table (a PE file, or none). */
+        status = cl_binary_symbols_defs(&e->bind, NULL, path, name, found, cap,
+                                        count);
+      }
+      if (temp)
+        cl_os_file_close(temp);
+      if (status == CUDALOAD_OK && *count <= cap) {
+        *symbols = &e->bind;
+        return CUDALOAD_OK;
+      }
+      e->lookup_state = -1; /* the whole read says what is wrong */
+    }
+  }
+  const cl_binary_symbols *whole;
+  int status = cl_file_cache_symbols(c, path, &whole);
+  if (status != CUDALOAD_OK)
+    return status;
+  *symbols = whole;
+  return cl_binary_symbols_defs(whole, NULL, path, name, found, cap, count);
 }
 
 /* --- first bytes ---------------------------------------------------------- */

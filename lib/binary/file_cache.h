@@ -65,6 +65,51 @@ int cl_file_cache_parse(cl_file_cache *c, const char *path,
  * the cache. */
 int cl_file_cache_symbols(cl_file_cache *c, const char *path,
                           const cl_binary_symbols **out);
+/* References and definitions by name.
+ *
+ * Binding (load/bind.h) asks a consumer for its references to CUDA
+ * libraries and each file of its lookup order for the definitions of
+ * those names, not for whole symbol tables: libtorch_cpu.so holds 85,000
+ * symbols whose names take 6 MB, of which a consumer of cuBLAS asks a few
+ * hundred names, none of them there. The caller says once which references
+ * it needs (the filter, and a number that names it in the names store);
+ * without one, every question reads the whole table. */
+void cl_file_cache_set_reference_filter(cl_file_cache *c, cl_ref_filter keep,
+                                        void *opaque, uint32_t id);
+/* The references of the file at path the filter keeps, with its version
+ * definitions, owned by the cache: from the names store when it knows the
+ * file (binary/names_store.h, "References"), else read (a read of
+ * references alone: cl_binary_read_references). refs_filtered is 0 when
+ * the answer is a whole read (a PE file, or a table read whole for another
+ * question): then every reference is there. Errors as
+ * cl_file_cache_symbols. */
+int cl_file_cache_references(cl_file_cache *c, const char *path,
+                             const cl_binary_symbols **out);
+/* The definitions of name in the file at path, in file order, into
+ * found[0 .. *count) (*count may exceed cap: then only cap are written),
+ * looked up through the file's hash table (binary/elf_lookup.h) where it
+ * has one, else from the whole table; *symbols is what their version
+ * indexes index (its versions), owned by the cache. Errors as
+ * cl_file_cache_symbols (the file cannot be read: it defines nothing). */
+int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
+                       cl_found_def *found, size_t cap, size_t *count,
+                       const cl_binary_symbols **symbols);
+
+/* Holding files open.
+ *
+ * A run asks one file many questions (its headers, its first bytes, its
+ * references, definitions by name): the cache keeps each file it opened
+ * open (at most 128), so that a run opens it once, until released:
+ * cl_file_cache_release closes them (and frees what lookups read), unless
+ * a caller holds the cache (cl_file_cache_hold, as many times as it is
+ * unheld; the last unhold releases). The public calls that read files
+ * release at their end (the plan, a preload before its loads); a command
+ * that plans and then judges (the doctor, explain) holds the cache across
+ * both. Freeing the cache releases too. */
+void cl_file_cache_release(cl_file_cache *c);
+void cl_file_cache_hold(cl_file_cache *c);
+void cl_file_cache_unhold(cl_file_cache *c);
+
 /* Visit the library names the file holds as text (cl_binary_names), each
  * once, in the order a scan first meets them (c may be NULL). */
 int cl_file_cache_names(cl_file_cache *c, const char *path, uint64_t max_bytes,
@@ -91,6 +136,9 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
 typedef struct cl_file_cache_stats {
   size_t info_reads, symbol_reads, name_reads, head_reads, hits, store_hits;
   size_t known_builds; /* names taken from the table of known builds */
+  /* References read, and taken from the store; hash tables found without
+   * a read of references; definitions looked up by name. */
+  size_t reference_reads, reference_store_hits, lookup_preparations, lookups;
 } cl_file_cache_stats;
 void cl_file_cache_get_stats(const cl_file_cache *c, cl_file_cache_stats *out);
 

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * names_store.c - the names search's answers kept across processes
- * (names_store.h). The file is text, one line per library file:
+ * (names_store.h). The file is text, one line per library file and kind:
  *
- *   cudaload-names 1
+ *   cudaload-names 2
  *   DEVICE INODE SIZE MTIME CTIME COUNT NAME...
+ *   r FILTER DEVICE INODE SIZE MTIME CTIME FLAGS COUNT REF...
  *
  * the five stamp fields in lowercase hex (1 to 16 digits; the times as the
  * 64-bit pattern of the signed value), COUNT in decimal, each name after
- * one space, in the characters a search accepts. Text keeps the file
- * readable when someone asks what cudaload remembered; the parser is
+ * one space, in the characters a search accepts. A line that starts with
+ * "r " is a file's references (names_store.h, "References"): FILTER (8 hex
+ * digits) says which references were kept, FLAGS (hex) what else the read
+ * found, and each REF is [~]NAME[@VERSION@FILE] ("~": a weak one), in
+ * the characters of symbol and version names (ref_char). Text keeps the
+ * file readable when someone asks what cudaload remembered; the parser is
  * strict, so one byte out of place makes the whole file untrusted rather
  * than half read. Lines are oldest first: a save appends what it added
  * and drops the oldest beyond the bounds.
@@ -26,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER "cudaload-names 1\n"
+#define HEADER "cudaload-names 2\n"
 /* The longest name a search returns (binary_names.c's MAX_NAME). */
 #define MAX_NAME_LEN 128u
 
@@ -35,6 +40,12 @@ typedef struct stored {
   char **names;
   size_t count;
   int added; /* since the last save */
+  /* A references line: its filter and flags, and refs[0 .. count) instead
+   * of names. */
+  int is_refs;
+  uint32_t filter;
+  unsigned flags;
+  cl_symbol_ref *refs;
 } stored;
 
 struct cl_names_store {
@@ -53,9 +64,15 @@ static void key_of(const cl_file_stamp *s, uint64_t key[5]) {
 }
 
 static void stored_free(stored *e) {
-  for (size_t i = 0; i < e->count; ++i)
+  for (size_t i = 0; e->names && i < e->count; ++i)
     free(e->names[i]);
   free(e->names);
+  for (size_t i = 0; e->refs && i < e->count; ++i) {
+    free(e->refs[i].name);
+    free(e->refs[i].version);
+    free(e->refs[i].file);
+  }
+  free(e->refs);
   memset(e, 0, sizeof *e);
 }
 
@@ -135,13 +152,13 @@ static int hex_value(char c) {
   return -1;
 }
 
-/* A number at *p in hex (1 to 16 digits) followed by a space. */
-static int read_hex(const char **p, const char *end, uint64_t *out) {
+static int read_hex_digits(const char **p, const char *end, size_t max,
+                           uint64_t *out) {
   uint64_t v = 0;
   size_t digits = 0;
   int d;
   while (*p < end && (d = hex_value(**p)) >= 0) {
-    if (++digits > 16)
+    if (++digits > max)
       return -1;
     v = v << 4 | (uint64_t)d;
     ++*p;
@@ -153,6 +170,11 @@ static int read_hex(const char **p, const char *end, uint64_t *out) {
   return 0;
 }
 
+/* A number at *p in hex (1 to 16 digits) followed by a space. */
+static int read_hex(const char **p, const char *end, uint64_t *out) {
+  return read_hex_digits(p, end, 16, out);
+}
+
 static int read_count(const char **p, const char *end, size_t *out) {
   size_t v = 0, digits = 0;
   while (*p < end && **p >= '0' && **p <= '9') {
@@ -161,11 +183,71 @@ static int read_count(const char **p, const char *end, size_t *out) {
     v = v * 10 + (size_t)(**p - '0');
     ++*p;
   }
-  if (!digits || v > CL_NAMES_STORE_MAX_NAMES)
+  if (!digits || v > (CL_NAMES_STORE_MAX_NAMES > CL_NAMES_STORE_MAX_REFS
+                          ? CL_NAMES_STORE_MAX_NAMES
+                          : CL_NAMES_STORE_MAX_REFS))
     return -1;
   *out = v;
   return 0;
 }
+
+/* The characters of a symbol's, a version's and a file's name that a
+ * references line keeps; a reference with any other is not kept (its
+ * file is read again by the next process). */
+static int ref_char(char c) {
+  return cl_ascii_is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '+' ||
+         c == '$';
+}
+
+static int good_ref_part(const char *text, size_t len) {
+  if (len == 0 || len > CL_NAMES_STORE_MAX_REF_NAME)
+    return 0;
+  for (size_t i = 0; i < len; ++i)
+    if (!ref_char(text[i]))
+      return 0;
+  return 1;
+}
+
+static int good_ref(const cl_symbol_ref *r) {
+  return r->name && good_ref_part(r->name, strlen(r->name)) &&
+         (!r->version) == (!r->file) &&
+         (!r->version || (good_ref_part(r->version, strlen(r->version)) &&
+                          good_ref_part(r->file, strlen(r->file))));
+}
+
+/* One part of a reference token at *p, ending at '@', ' ' or '\n'. */
+static int read_ref_part(const char **p, const char *end, char **out) {
+  const char *start = *p;
+  while (*p < end && ref_char(**p))
+    ++*p;
+  size_t len = (size_t)(*p - start);
+  if (!good_ref_part(start, len) || !(*out = cl_strndup(start, len)))
+    return -1;
+  return 0;
+}
+
+static int read_ref(const char **p, const char *end, cl_symbol_ref *r) {
+  memset(r, 0, sizeof *r);
+  if (*p < end && **p == '~') {
+    r->weak = 1;
+    ++*p;
+  }
+  if (read_ref_part(p, end, &r->name))
+    return -1;
+  if (*p < end && **p == '@') {
+    ++*p;
+    if (read_ref_part(p, end, &r->version) || *p >= end || **p != '@')
+      return -1;
+    ++*p;
+    if (read_ref_part(p, end, &r->file))
+      return -1;
+  }
+  return 0;
+}
+
+/* A number at *p in hex (1 to max digits) followed by a space. */
+static int read_hex_digits(const char **p, const char *end, size_t max,
+                           uint64_t *out);
 
 static int push(cl_names_store *s, stored *e) {
   if (cl_reserve((void **)&s->entries, &s->capacity, s->count + 1,
@@ -175,14 +257,50 @@ static int push(cl_names_store *s, stored *e) {
   return 0;
 }
 
+/* A references line after its "r ": filter, stamp, flags, count, refs. */
+static int read_refs_line(const char **p, const char *end, stored *e) {
+  uint64_t filter, flags;
+  e->is_refs = 1;
+  if (read_hex_digits(p, end, 8, &filter))
+    return -1;
+  e->filter = (uint32_t)filter;
+  for (int k = 0; k < 5; ++k)
+    if (read_hex(p, end, &e->key[k]))
+      return -1;
+  if (read_hex_digits(p, end, 2, &flags))
+    return -1;
+  e->flags = (unsigned)flags;
+  size_t count;
+  if (read_count(p, end, &count) || count > CL_NAMES_STORE_MAX_REFS)
+    return -1;
+  if (count && !(e->refs = calloc(count, sizeof *e->refs)))
+    return -1;
+  for (size_t i = 0; i < count; ++i) {
+    if (*p >= end || **p != ' ')
+      return -1;
+    ++*p;
+    e->count = i + 1;
+    if (read_ref(p, end, &e->refs[i]))
+      return -1;
+  }
+  if (*p >= end || **p != '\n')
+    return -1;
+  ++*p;
+  return 0;
+}
+
 /* One line from *p (which it passes) into e. */
 static int read_line(const char **p, const char *end, stored *e) {
   memset(e, 0, sizeof *e);
+  if (end - *p >= 2 && (*p)[0] == 'r' && (*p)[1] == ' ') {
+    *p += 2;
+    return read_refs_line(p, end, e);
+  }
   for (int k = 0; k < 5; ++k)
     if (read_hex(p, end, &e->key[k]))
       return -1;
   size_t count;
-  if (read_count(p, end, &count))
+  if (read_count(p, end, &count) || count > CL_NAMES_STORE_MAX_NAMES)
     return -1;
   if (count && !(e->names = calloc(count, sizeof *e->names)))
     return -1;
@@ -250,9 +368,14 @@ static void ensure_loaded(cl_names_store *s) {
 
 /* --- questions ------------------------------------------------------------ */
 
-static stored *lookup(cl_names_store *s, const uint64_t key[5]) {
+/* The entry of key of one kind: names (is_refs 0), or references kept by
+ * filter. */
+static stored *lookup(cl_names_store *s, const uint64_t key[5], int is_refs,
+                      uint32_t filter) {
   for (size_t i = s->count; i-- > 0;)
-    if (memcmp(s->entries[i].key, key, sizeof s->entries[i].key) == 0)
+    if (s->entries[i].is_refs == is_refs &&
+        (!is_refs || s->entries[i].filter == filter) &&
+        memcmp(s->entries[i].key, key, sizeof s->entries[i].key) == 0)
       return &s->entries[i];
   return NULL;
 }
@@ -289,7 +412,7 @@ int cl_names_store_find(cl_names_store *s, const cl_file_stamp *stamp,
   ensure_loaded(s);
   uint64_t key[5];
   key_of(stamp, key);
-  stored *e = lookup(s, key);
+  stored *e = lookup(s, key, 0, 0);
   if (!e)
     return 0;
   *names = e->names;
@@ -309,7 +432,7 @@ void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
   stored e;
   memset(&e, 0, sizeof e);
   key_of(stamp, e.key);
-  if (lookup(s, e.key))
+  if (lookup(s, e.key, 0, 0))
     return;
   e.added = 1;
   if (count && !(e.names = calloc(count, sizeof *e.names)))
@@ -325,9 +448,89 @@ void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
     stored_free(&e);
 }
 
+int cl_names_store_find_refs(cl_names_store *s, const cl_file_stamp *stamp,
+                             int64_t now, uint32_t filter, unsigned *flags,
+                             const cl_symbol_ref **refs, size_t *count) {
+  if (!s || !cl_names_store_settled(stamp, now))
+    return 0;
+  ensure_loaded(s);
+  uint64_t key[5];
+  key_of(stamp, key);
+  stored *e = lookup(s, key, 1, filter);
+  if (!e)
+    return 0;
+  *flags = e->flags;
+  *refs = e->refs;
+  *count = e->count;
+  return 1;
+}
+
+void cl_names_store_add_refs(cl_names_store *s, const cl_file_stamp *stamp,
+                             int64_t searched_at, uint32_t filter,
+                             unsigned flags, const cl_symbol_ref *refs,
+                             size_t count) {
+  if (!s || count > CL_NAMES_STORE_MAX_REFS ||
+      !cl_names_store_settled(stamp, searched_at))
+    return;
+  size_t bytes = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (!good_ref(&refs[i]))
+      return;
+    bytes +=
+        strlen(refs[i].name) + 3 +
+        (refs[i].version ? strlen(refs[i].version) + strlen(refs[i].file) + 2
+                         : 0);
+  }
+  if (bytes > CL_NAMES_STORE_MAX_REF_LINE)
+    return;
+  ensure_loaded(s);
+  stored e;
+  memset(&e, 0, sizeof e);
+  key_of(stamp, e.key);
+  if (lookup(s, e.key, 1, filter))
+    return;
+  e.added = 1;
+  e.is_refs = 1;
+  e.filter = filter;
+  e.flags = flags & 0xffu;
+  if (count && !(e.refs = calloc(count, sizeof *e.refs)))
+    return;
+  for (size_t i = 0; i < count; ++i) {
+    cl_symbol_ref *r = &e.refs[i];
+    e.count = i + 1;
+    r->weak = refs[i].weak;
+    if (!(r->name = cl_strdup(refs[i].name)) ||
+        (refs[i].version && (!(r->version = cl_strdup(refs[i].version)) ||
+                             !(r->file = cl_strdup(refs[i].file))))) {
+      stored_free(&e);
+      return;
+    }
+  }
+  if (push(s, &e))
+    stored_free(&e);
+}
+
 /* --- writing -------------------------------------------------------------- */
 
+static void put_refs_line(cl_buf *b, const stored *e) {
+  cl_buf_printf(b, "r %08x %llx %llx %llx %llx %llx %x %u", (unsigned)e->filter,
+                (unsigned long long)e->key[0], (unsigned long long)e->key[1],
+                (unsigned long long)e->key[2], (unsigned long long)e->key[3],
+                (unsigned long long)e->key[4], e->flags, (unsigned)e->count);
+  for (size_t i = 0; i < e->count; ++i) {
+    const cl_symbol_ref *r = &e->refs[i];
+    cl_buf_printf(b, " %s%s", r->weak ? "~" : "", r->name);
+    if (r->version)
+      cl_buf_printf(b, "@%s@%s", r->version, r->file);
+  }
+  cl_buf_puts(b, "\n");
+}
+
 static void put_line(cl_buf *b, const stored *e) {
+  if (e->is_refs) {
+    put_refs_line(b, e);
+    return;
+  }
   cl_buf_printf(b, "%llx %llx %llx %llx %llx %u", (unsigned long long)e->key[0],
                 (unsigned long long)e->key[1], (unsigned long long)e->key[2],
                 (unsigned long long)e->key[3], (unsigned long long)e->key[4],
@@ -343,7 +546,8 @@ static void put_line(cl_buf *b, const stored *e) {
  * same key, or the same file (device and inode) since changed. */
 static int replaced(const cl_names_store *s, const stored *old) {
   for (size_t i = 0; i < s->count; ++i)
-    if (s->entries[i].added && s->entries[i].key[0] == old->key[0] &&
+    if (s->entries[i].added && s->entries[i].is_refs == old->is_refs &&
+        s->entries[i].key[0] == old->key[0] &&
         s->entries[i].key[1] == old->key[1])
       return 1;
   return 0;

@@ -23,13 +23,14 @@
 #ifndef CUDALOAD_NAMES_STORE_H
 #define CUDALOAD_NAMES_STORE_H
 
+#include "binary/binary_symbols.h"
 #include "os/platform.h"
 
 #include <stddef.h>
 
 /* The file's name in the folder; a new format gets a new name, so that
  * versions that differ never read each other's. */
-#define CL_NAMES_STORE_FILE "names-v1"
+#define CL_NAMES_STORE_FILE "names-v2"
 /* What is read and written at most: a larger file is ignored, and the
  * oldest entries are left out of what is written. */
 #define CL_NAMES_STORE_MAX_BYTES ((size_t)4 << 20)
@@ -78,6 +79,37 @@ void cl_names_store_add(cl_names_store *s, const cl_file_stamp *stamp,
 /* Write what was added since the last save, merged with the file as it is
  * now; nothing when nothing was added. 1 when the file was written. */
 int cl_names_store_save(cl_names_store *s);
+
+/* References.
+ *
+ * What binding needs of a consumer is the references its filter keeps
+ * (those to CUDA libraries), which a whole read of its symbol table finds
+ * among megabytes of others: libtorch_cuda.so's table and names take 12
+ * MB, its 400 references to CUDA libraries 15 KB. A file's kept
+ * references are stored beside its names, keyed the same way (its stamp)
+ * and by the filter (a number that changes when what the filter keeps
+ * does: the catalog of CUDA's names), under the same rule on young stamps
+ * (cl_names_store_settled) and the same bounds on the whole file: at most
+ * CL_NAMES_STORE_MAX_REFS references of at most CL_NAMES_STORE_MAX_REF_NAME
+ * characters each, CL_NAMES_STORE_MAX_REF_LINE bytes per file, in the
+ * characters of symbol and version names; a file whose references do not
+ * fit is not kept, and is read again by every process (what a store that
+ * cannot be written costs). flags are the caller's (at most 8 bits). */
+#define CL_NAMES_STORE_MAX_REFS 4096u
+#define CL_NAMES_STORE_MAX_REF_NAME 512u
+#define CL_NAMES_STORE_MAX_REF_LINE ((size_t)256 << 10)
+/* The references kept for the file of stamp by filter, asked at now: 1
+ * with *flags and refs[0 .. *count) (owned by the store), else 0 (as
+ * cl_names_store_find). */
+int cl_names_store_find_refs(cl_names_store *s, const cl_file_stamp *stamp,
+                             int64_t now, uint32_t filter, unsigned *flags,
+                             const cl_symbol_ref **refs, size_t *count);
+/* Keep a read's references for the file of stamp (as cl_names_store_add:
+ * searched_at is the moment before the file was opened). */
+void cl_names_store_add_refs(cl_names_store *s, const cl_file_stamp *stamp,
+                             int64_t searched_at, uint32_t filter,
+                             unsigned flags, const cl_symbol_ref *refs,
+                             size_t count);
 
 /* Parse a store's text into s (the fuzz target's entry): 0 when it is well
  * formed throughout, else -1 and s keeps nothing of it. */

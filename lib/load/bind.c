@@ -33,6 +33,39 @@ static const char *version_name(const cl_binary_symbols *s,
   return NULL;
 }
 
+/* One definition in the matching (check_match): its version (as
+ * cl_symbol_def.version) and hidden bit. Returns 1 when it is taken at
+ * once; else 0, counting a candidate "only versioned" one in *seen. */
+static int match_step(const cl_binary_symbols *s, int def_version, int hidden,
+                      const char *version, size_t *versioned_seen,
+                      int *only_versioned) {
+  /* An object without version information satisfies every reference:
+   * "we need a versioned symbol but haven't found any ... we accept the
+   * symbol". */
+  if (!s->versioned)
+    return 1;
+  cl_symbol_def d;
+  memset(&d, 0, sizeof d);
+  d.version = def_version;
+  d.hidden = hidden;
+  int index;
+  const char *have = version_name(s, &d, &index);
+  if (version) {
+    /* The version asked for, hidden or not; or a definition with no
+     * named version that is not hidden. */
+    return (have && strcmp(have, version) == 0) || (!have && !hidden);
+  }
+  /* An unversioned reference (an old consumer, or the test fixtures):
+   * VER_NDX_LOCAL, VER_NDX_GLOBAL and the first defined version (index
+   * 2) are taken at once; a later version only when it is the one
+   * non-hidden definition of that name. */
+  if (index < 3)
+    return 1;
+  if (!hidden && (*versioned_seen)++ == 0)
+    *only_versioned = 1;
+  return 0;
+}
+
 long cl_bind_match(const cl_binary_symbols *s, const char *name,
                    const char *version) {
   if (!s || !name)
@@ -45,30 +78,59 @@ long cl_bind_match(const cl_binary_symbols *s, const char *name,
   for (size_t i = cl_binary_symbols_first_def(s, name); i != SIZE_MAX;
        i = cl_binary_symbols_next_def(s, i)) {
     const cl_symbol_def *d = &s->defs[i];
-    /* An object without version information satisfies every reference:
-     * "we need a versioned symbol but haven't found any ... we accept the
-     * symbol". */
-    if (!s->versioned)
+    int first = 0;
+    if (match_step(s, d->version, d->hidden, version, &versioned_seen, &first))
       return (long)i;
-    int index;
-    const char *have = version_name(s, d, &index);
-    if (version) {
-      /* The version asked for, hidden or not; or a definition with no
-       * named version that is not hidden. */
-      if ((have && strcmp(have, version) == 0) || (!have && !d->hidden))
-        return (long)i;
-      continue;
-    }
-    /* An unversioned reference (an old consumer, or the test fixtures):
-     * VER_NDX_LOCAL, VER_NDX_GLOBAL and the first defined version (index
-     * 2) are taken at once; a later version only when it is the one
-     * non-hidden definition of that name. */
-    if (index < 3)
-      return (long)i;
-    if (!d->hidden && versioned_seen++ == 0)
+    if (first)
       only_versioned = (long)i;
   }
   return versioned_seen == 1 ? only_versioned : -1;
+}
+
+int cl_bind_defines(cl_file_cache *files, const char *path, const char *name,
+                    const char *version, int *match) {
+  *match = 0;
+  /* A name defined more often than this in one file (a few versions of
+   * it) is asked of the whole table. */
+  enum { MAX_FOUND = 16 };
+  cl_found_def found[MAX_FOUND];
+  size_t count = 0;
+  const cl_binary_symbols *s = NULL;
+  int rc = cl_file_cache_defs(files, path, name, found, MAX_FOUND, &count, &s);
+  if (rc != CUDALOAD_OK)
+    return rc;
+  if (count > MAX_FOUND) {
+    rc = cl_file_cache_symbols(files, path, &s);
+    if (rc == CUDALOAD_OK)
+      *match = cl_bind_match(s, name, version) >= 0;
+    return rc;
+  }
+  size_t versioned_seen = 0;
+  int only = 0;
+  for (size_t i = 0; i < count; ++i) {
+    int first = 0;
+    if (match_step(s, found[i].version, found[i].hidden, version,
+                   &versioned_seen, &first)) {
+      *match = 1;
+      return CUDALOAD_OK;
+    }
+    only |= first;
+  }
+  *match = versioned_seen == 1 && only;
+  return CUDALOAD_OK;
+}
+
+long cl_bind_object_match(const cl_bind_object *o, const char *name,
+                          const char *version) {
+  if (!o || !o->symbols || !name)
+    return -1;
+  if (!o->files)
+    return cl_bind_match(o->symbols, name, version);
+  int match = 0;
+  char *kept = cl_save_error();
+  int rc = cl_bind_defines(o->files, o->path, name, version, &match);
+  cl_restore_error(kept);
+  return rc == CUDALOAD_OK && match ? 0 : -1;
 }
 
 size_t cl_bind_lookup(const cl_bind_object *const *order, size_t count,
@@ -76,7 +138,7 @@ size_t cl_bind_lookup(const cl_bind_object *const *order, size_t count,
   for (size_t i = 0; i < count; ++i) {
     if (!order[i] || !order[i]->symbols)
       continue;
-    long d = cl_bind_match(order[i]->symbols, name, version);
+    long d = cl_bind_object_match(order[i], name, version);
     if (d >= 0) {
       if (def)
         *def = d;

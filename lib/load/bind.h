@@ -25,13 +25,18 @@
 #define CUDALOAD_BIND_H
 
 #include "binary/binary_symbols.h"
+#include "binary/file_cache.h"
 
 #include <stddef.h>
 
-/* An object that can provide definitions. */
+/* An object that can provide definitions. With files, its definitions are
+ * asked by name through that cache (cl_file_cache_defs: the file's hash
+ * table, not its whole symbol table), and symbols may be a read of
+ * references alone (refs_filtered). */
 typedef struct cl_bind_object {
   const char *path;
   const cl_binary_symbols *symbols; /* NULL: not readable, defines nothing */
+  cl_file_cache *files;
 } cl_bind_object;
 
 /* The index into s->defs of the definition of `name` that satisfies a
@@ -39,9 +44,21 @@ typedef struct cl_bind_object {
 long cl_bind_match(const cl_binary_symbols *s, const char *name,
                    const char *version);
 
+/* Whether the file at path defines `name` for a reference of `version`,
+ * its definitions looked up by name through files: 1 or 0 into *match. 0,
+ * or a CUDALOAD_E_* status when the file cannot be read (it defines
+ * nothing the caller can tell). */
+int cl_bind_defines(cl_file_cache *files, const char *path, const char *name,
+                    const char *version, int *match);
+
+/* cl_bind_match for an object: 0 or more when it defines a match (with
+ * files, 0: which definition is not said), else -1. */
+long cl_bind_object_match(const cl_bind_object *o, const char *name,
+                          const char *version);
+
 /* The first object of order[0..count) whose definition satisfies the
- * reference, or SIZE_MAX; *def receives its index into that object's
- * defs. */
+ * reference, or SIZE_MAX; *def receives cl_bind_object_match's answer for
+ * it. */
 size_t cl_bind_lookup(const cl_bind_object *const *order, size_t count,
                       const char *name, const char *version, long *def);
 

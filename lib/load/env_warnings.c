@@ -9,6 +9,7 @@
  * fatal()), and `cudaload exec` stops on them unless --force.
  */
 #include "common/buf.h"
+#include "binary/file_cache.h"
 #include "common/error.h"
 #include "common/strutil.h"
 #include "core/context.h"
@@ -466,7 +467,18 @@ int cudaload_env_check(cudaload_ctx *ctx, unsigned flags, size_t *count) {
   return CUDALOAD_OK;
 }
 
+static int env_warnings_held(cudaload_ctx *ctx, size_t *count);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_env_warnings(cudaload_ctx *ctx, size_t *count) {
+  int rc = env_warnings_held(ctx, count);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int env_warnings_held(cudaload_ctx *ctx, size_t *count) {
   if (!ctx || !count) {
     cl_clear_error();
     if (count)

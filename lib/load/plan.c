@@ -935,7 +935,9 @@ static const cl_binary_symbols *symbols_of(cudaload_ctx *ctx,
                                            const char *path) {
   const cl_binary_symbols *s = NULL;
   char *kept = cl_save_error();
-  if (cl_file_cache_symbols(cl_file_cache_of(ctx), path, &s) != CUDALOAD_OK)
+  /* Its references to CUDA libraries (the cache's filter), not its whole
+   * table. */
+  if (cl_file_cache_references(cl_verdict_files(ctx), path, &s) != CUDALOAD_OK)
     s = NULL;
   cl_restore_error(kept);
   return s;
@@ -963,19 +965,24 @@ static int covers(consumer_symbols *c, const char *candidate) {
                    : !strcmp(c->symbols->refs[r].file, name));
   if (!any)
     return 1;
-  const cl_binary_symbols *defs = symbols_of(c->ctx, candidate);
-  if (!defs)
-    return 1;
+  /* The candidate's definitions of those names, looked up by name (its
+   * hash table), not its whole table. */
+  cl_file_cache *files = cl_verdict_files(c->ctx);
   int all = 1;
-  int pe = defs->format == CL_FORMAT_PE;
+  char *kept = cl_save_error();
   for (size_t r = 0; r < c->symbols->ref_count && all; ++r) {
     const cl_symbol_ref *ref = &c->symbols->refs[r];
     if (ref->weak || !ref->file ||
         !(windows ? cl_ascii_equal_nocase(ref->file, name)
                   : !strcmp(ref->file, name)))
       continue;
-    all = cl_bind_match(defs, ref->name, pe ? NULL : ref->version) >= 0;
+    if (cl_bind_defines(files, candidate, ref->name,
+                        windows ? NULL : ref->version, &all) != CUDALOAD_OK) {
+      all = 1; /* unreadable: the loader is then the judge */
+      break;
+    }
   }
+  cl_restore_error(kept);
   return all;
 }
 
@@ -2260,7 +2267,18 @@ static int plan_requirements(cudaload_ctx *ctx, size_t *unsatisfied) {
  * cl_plan_state_of(ctx)->outcomes; malloc'ed, NULL when memory runs out. */
 static char *unsatisfied_report(const cudaload_ctx *ctx);
 
+static int plan_held(cudaload_ctx *ctx, unsigned flags);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_plan(cudaload_ctx *ctx, unsigned flags) {
+  int rc = plan_held(ctx, flags);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int plan_held(cudaload_ctx *ctx, unsigned flags) {
   cl_clear_error();
   if (!ctx)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_plan: NULL ctx");

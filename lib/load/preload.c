@@ -295,7 +295,18 @@ static int report_preload(const cudaload_ctx *ctx, int plan_rc,
   return status;
 }
 
+static int preload_held(cudaload_ctx *ctx, unsigned flags);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
+  int rc = preload_held(ctx, flags);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int preload_held(cudaload_ctx *ctx, unsigned flags) {
   cl_clear_error();
   if (!ctx)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_preload: NULL ctx");
@@ -327,6 +338,8 @@ int cudaload_preload(cudaload_ctx *ctx, unsigned flags) {
   cl_plan_judgement_free(&judged);
   /* What judging searched, kept before the loads (which may not return). */
   cl_file_cache_save(ctx->file_cache);
+  /* Nor are the files it read held open while the loader maps them. */
+  cl_file_cache_release(ctx->file_cache);
   cl_open_mode mode =
       (flags & CUDALOAD_PRELOAD_GLOBAL) ? CL_OPEN_GLOBAL : CL_OPEN_LOCAL;
   cl_buf failures = CL_BUF_INIT;

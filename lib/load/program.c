@@ -1501,7 +1501,18 @@ static int remember_target(cudaload_ctx *ctx, const char *target) {
   return CUDALOAD_OK;
 }
 
+static int require_for_held(cudaload_ctx *ctx, const char *target);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_require_for(cudaload_ctx *ctx, const char *target) {
+  int rc = require_for_held(ctx, target);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int require_for_held(cudaload_ctx *ctx, const char *target) {
   cl_clear_error();
   if (!ctx || !target)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_require_for: NULL %s",

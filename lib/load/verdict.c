@@ -490,6 +490,66 @@ static char **consumer_names(const char *path, size_t *count,
   return names;
 }
 
+/* Whether a reference goes to a CUDA library: its version's file is a
+ * catalog name, or (unversioned) its name has a CUDA library's prefix. */
+static int cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
+  cl_name_match m;
+  if (r->file)
+    return cl_catalog_match(r->file, naming, &m);
+  return cl_catalog_family_of_symbol(r->name) != NULL;
+}
+
+/* The reference filter of a context's file cache (file_cache.h): a
+ * consumer's references to CUDA libraries are what binding asks of it. */
+static int keep_cuda_reference(const char *name, const char *file,
+                               void *opaque) {
+  cl_symbol_ref r;
+  memset(&r, 0, sizeof r);
+  r.name = (char *)name;
+  r.file = (char *)file;
+  return cuda_reference(&r, (cl_naming)(uintptr_t)opaque);
+}
+
+/* The number the names store knows the filter by: it changes with the
+ * catalog's file names and symbol prefixes (what cuda_reference keeps) and
+ * the naming. Bump
+ * FILTER_RULES when cuda_reference's rules change. */
+#define FILTER_RULES 1u
+static uint32_t cuda_reference_filter_id(cl_naming naming) {
+  uint32_t h = 2166136261u ^ FILTER_RULES;
+  size_t n;
+  const cl_catalog_entry *all = cl_catalog_entries(&n);
+  for (size_t e = 0; e < n; ++e) {
+    const char *const *names = all[e].linux_names;
+    for (int w = 0; w < 2; ++w, names = all[e].windows_names)
+      for (size_t k = 0; k < 3 && names[k]; ++k)
+        for (const char *c = names[k]; *c; ++c)
+          h = (h ^ (unsigned char)*c) * 16777619u;
+    h = (h ^ (uint32_t)all[e].min_major) * 16777619u;
+    h = (h ^ (uint32_t)all[e].max_major) * 16777619u;
+  }
+  size_t families;
+  const cl_catalog_family *rows = cl_catalog_families(&families);
+  for (size_t f = 0; f < families; ++f)
+    for (size_t k = 0; k < 2 && rows[f].symbol_prefixes[k]; ++k) {
+      for (const char *c = rows[f].symbol_prefixes[k]; *c; ++c)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+      h = (h ^ 0xffu) * 16777619u;
+    }
+  return (h ^ (uint32_t)naming) * 16777619u;
+}
+
+cl_file_cache *cl_verdict_files(cudaload_ctx *ctx) {
+  cl_file_cache *files = ctx ? cl_file_cache_of(ctx) : NULL;
+  if (files) {
+    cl_naming naming = cl_ctx_naming(ctx);
+    cl_file_cache_set_reference_filter(files, keep_cuda_reference,
+                                       (void *)(uintptr_t)naming,
+                                       cuda_reference_filter_id(naming));
+  }
+  return files;
+}
+
 /* The CUDA libraries a CUDA library opens by name when it needs them: the
  * names its file holds as text (binary_names.c), each checked against the
  * catalog. cuDNN's shim opens its sub-libraries this way, the
@@ -503,13 +563,13 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
   if (cl_catalog_is_driver(m.entry))
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
-  cl_file_cache *cache = lc->ctx ? cl_file_cache_of(lc->ctx) : NULL;
+  cl_file_cache *cache = cl_verdict_files(lc->ctx);
   char *kept = cl_save_error();
   /* A file that imports no loader function opens nothing by name: its
    * symbols (read once, for the bindings too) spare reading its text. A
    * file whose symbols cannot be read is searched. */
   const cl_binary_symbols *symbols = NULL;
-  if (cache && cl_file_cache_symbols(cache, path, &symbols) == CUDALOAD_OK &&
+  if (cache && cl_file_cache_references(cache, path, &symbols) == CUDALOAD_OK &&
       !cl_binary_symbols_open_by_name(symbols)) {
     cl_restore_error(kept);
     return NULL;
@@ -796,9 +856,11 @@ static const cl_bind_object *cached_object(cudaload_explain *e,
   }
   /* A file whose symbols cannot be read binds nothing we can tell. */
   char *kept = cl_save_error();
-  cl_file_cache *files = e->ctx ? cl_file_cache_of(e->ctx) : NULL;
+  cl_file_cache *files = cl_verdict_files(e->ctx);
   if (files) {
-    if (cl_file_cache_symbols(files, path, &entry->symbols) != CUDALOAD_OK)
+    /* Its references to CUDA libraries; its definitions are asked by name
+     * (cl_bind_object.files). */
+    if (cl_file_cache_references(files, path, &entry->symbols) != CUDALOAD_OK)
       entry->symbols = NULL;
   } else if (cl_binary_read_symbols_file(path, &entry->own) == CUDALOAD_OK) {
     entry->symbols = &entry->own;
@@ -807,6 +869,7 @@ static const cl_bind_object *cached_object(cudaload_explain *e,
   entry->object.path = entry->path;
   entry->object.symbols =
       entry->symbols && entry->symbols->format ? entry->symbols : NULL;
+  entry->object.files = files;
   c->entries[c->count++] = entry;
   return &entry->object;
 }
@@ -822,15 +885,6 @@ static void symbol_cache_free(symbol_cache *c) {
   }
   free(c->entries);
   free(c);
-}
-
-/* Whether a reference goes to a CUDA library: its version's file is a
- * catalog name, or (unversioned) its name has a CUDA library's prefix. */
-static int cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
-  cl_name_match m;
-  if (r->file)
-    return cl_catalog_match(r->file, naming, &m);
-  return cl_catalog_family_of_symbol(r->name) != NULL;
 }
 
 /* The lookup scope of the dlopen group object k belongs to: its group's
@@ -932,7 +986,7 @@ static size_t expected_provider(const cl_bind_object *const *local,
                                 const cl_symbol_ref *ref) {
   for (size_t i = 0; i < n_local; ++i)
     if (local[i] != self && local[i]->symbols &&
-        cl_bind_match(local[i]->symbols, ref->name, ref->version) >= 0)
+        cl_bind_object_match(local[i], ref->name, ref->version) >= 0)
       return i;
   return SIZE_MAX;
 }
@@ -998,7 +1052,7 @@ reference_provider(cudaload_explain *e, const cl_load_tree *t, size_t k,
     if (to >= t->object_count)
       return NULL;
     const cl_bind_object *b = cached_object(e, t->objects[to].path);
-    return b && b->symbols && cl_bind_match(b->symbols, ref->name, NULL) >= 0
+    return b && b->symbols && cl_bind_object_match(b, ref->name, NULL) >= 0
                ? b
                : NULL;
   }
@@ -1053,6 +1107,15 @@ static void object_bindings(cudaload_explain *e, cl_explain_object *o,
       cl_bind_order(self, t->objects[k].info.symbolic, 0, e->global,
                     e->global_count, local, n_local, order);
   const cl_binary_symbols *s = self->symbols;
+  /* Every reference asked for: the whole table (a read of references
+   * keeps CUDA's alone). */
+  const cl_binary_symbols *whole = NULL;
+  if (symbols && s->refs_filtered && self->files) {
+    char *kept = cl_save_error();
+    if (cl_file_cache_symbols(self->files, self->path, &whole) == CUDALOAD_OK)
+      s = whole;
+    cl_restore_error(kept);
+  }
   for (size_t r = 0; r < s->ref_count; ++r) {
     const cl_symbol_ref *ref = &s->refs[r];
     /* CUDA's references only, unless every one was asked for (the
@@ -1140,8 +1203,8 @@ static int defines_all(cudaload_explain *e, const char *path,
     if ((ref->version && b->version && strcmp(ref->version, b->version)) ||
         (!ref->version) != (!b->version))
       continue;
-    if (cl_bind_match(candidate->symbols, ref->name,
-                      windows ? NULL : ref->version) < 0)
+    if (cl_bind_object_match(candidate, ref->name,
+                             windows ? NULL : ref->version) < 0)
       return 0;
   }
   return 1;

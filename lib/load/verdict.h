@@ -220,6 +220,11 @@ int cl_verdict_library_cuda_major(cudaload_ctx *ctx, struct cl_library *lib);
  * the verdict finds them (its read-only data, through ctx's file cache;
  * info: its header, for the DT_NEEDED names that are no lazy open, or
  * NULL). Malloc'ed names and array; NULL with *count 0 when none. */
+/* The context's file cache, its reference filter set to the references
+ * binding asks of a consumer (those to CUDA libraries): what the plan and
+ * the verdicts read symbols through. NULL without a context. */
+cl_file_cache *cl_verdict_files(cudaload_ctx *ctx);
+
 char **cl_verdict_lazy_names_of(cudaload_ctx *ctx, const char *path,
                                 const cl_binary_info *info, size_t *count);
 

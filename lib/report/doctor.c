@@ -8,6 +8,7 @@
  * exactly one fix line: a report that only lists symptoms sends the user
  * searching.
  */
+#include "binary/file_cache.h"
 #include "report/doctor_problems.h"
 #include "report/doctor_structured.h"
 #include "report/doctor_text.h"
@@ -26,7 +27,20 @@
 
 /* --- entry points ------------------------------------------------------ */
 
+static int doctor_held(cudaload_ctx *ctx, int format, unsigned flags,
+                       char **out);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
+  int rc = doctor_held(ctx, format, flags, out);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int doctor_held(cudaload_ctx *ctx, int format, unsigned flags,
+                       char **out) {
   cl_clear_error();
   if (out)
     *out = NULL;

@@ -102,9 +102,24 @@ static int explain_one(cudaload_explain *e, cudaload_ctx *ctx, const char *path,
   return rc;
 }
 
+static int explain_files_held(cudaload_ctx *ctx, const char *const *paths,
+                              size_t count, unsigned flags,
+                              cudaload_explain **out);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
                            size_t count, unsigned flags,
                            cudaload_explain **out) {
+  int rc = explain_files_held(ctx, paths, count, flags, out);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int explain_files_held(cudaload_ctx *ctx, const char *const *paths,
+                              size_t count, unsigned flags,
+                              cudaload_explain **out) {
   cl_clear_error();
   if (out)
     *out = NULL;
@@ -485,7 +500,20 @@ static void cudnn_mix_problems(cudaload_explain *e) {
     e->failed = 1;
 }
 
+static int explain_pid_held(cudaload_ctx *ctx, long pid,
+                            cudaload_explain **out);
+
+/* The files its reads held open are closed at its end; what was read of
+ * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_explain_pid(cudaload_ctx *ctx, long pid, cudaload_explain **out) {
+  int rc = explain_pid_held(ctx, pid, out);
+  if (ctx)
+    cl_file_cache_release(ctx->file_cache);
+  return rc;
+}
+
+static int explain_pid_held(cudaload_ctx *ctx, long pid,
+                            cudaload_explain **out) {
   cl_clear_error();
   if (out)
     *out = NULL;

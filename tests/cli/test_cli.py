@@ -5075,10 +5075,10 @@ class NamesStore(CliTestCase):
         store = self.tmpdir() / "store"
         args = ["explain", "--no-defaults", to_cli(self.shim())]
         first = self.run_env(args, self.env(store))
-        kept = store / "names-v1"
+        kept = store / "names-v2"
         self.assertTrue(kept.is_file(), "no store written\n" + first.describe())
         text = kept.read_text()
-        self.assertTrue(text.startswith("cudaload-names 1\n"), text)
+        self.assertTrue(text.startswith("cudaload-names 2\n"), text)
         second = self.run_env(args, self.env(store))
         self.assertEqual(second.rc, first.rc)
         self.assertEqual(second.stdout, first.stdout)
@@ -5113,7 +5113,7 @@ class NamesStore(CliTestCase):
         proc = subprocess.run(CLI + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=TIMEOUT_S, env=self.env(store))
         first = Result(args, proc)
-        self.assertTrue((store / "names-v1").is_file(), first.describe())
+        self.assertTrue((store / "names-v2").is_file(), first.describe())
         proc = subprocess.run(CLI + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=TIMEOUT_S, env=self.env(store))
         second = Result(args, proc)
@@ -5154,13 +5154,13 @@ class NamesStore(CliTestCase):
     def test_a_store_that_is_not_one_is_ignored(self):
         args = ["explain", "--no-defaults", to_cli(self.shim())]
         clean = self.run_env(args, self.env(self.tmpdir() / "clean", disable="1"))
-        for content in (b"", b"cudaload-names 1\nnonsense\n", b"\x7fELF\0\0\0" * 1000,
-                        b"cudaload-names 1\n" + b"0 " * 100000):
+        for content in (b"", b"cudaload-names 2\nnonsense\n", b"\x7fELF\0\0\0" * 1000,
+                        b"cudaload-names 2\n" + b"0 " * 100000):
             store = self.tmpdir()
-            (store / "names-v1").write_bytes(content)
+            (store / "names-v2").write_bytes(content)
             if not CLI_IS_WINDOWS:
                 os.chmod(str(store), 0o700)
-                os.chmod(str(store / "names-v1"), 0o600)
+                os.chmod(str(store / "names-v2"), 0o600)
             r = self.run_env(args, self.env(store))
             self.assertEqual(r.stdout, clean.stdout)
         # A store where a folder is expected: the run is the same, no store.

@@ -490,8 +490,8 @@ def test_setup_keeps_the_names_for_the_next_process(run, fixtures, tmp_path):
     env = {"CUDALOAD_CACHE_PATH": str(store), "CUDALOAD_CACHE_DISABLE": "0"}
     first = last_json(run(code, extra_env=env))
     assert first["ok"]
-    text = (store / "names-v1").read_text()
-    assert text.startswith("cudaload-names 1\n")
+    text = (store / "names-v2").read_text()
+    assert text.startswith("cudaload-names 2\n")
     assert "libcudnn_graph.so.9" in text
     second = last_json(run(code, extra_env=env))
     assert second == first
