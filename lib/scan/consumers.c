@@ -246,10 +246,23 @@ int cl_consumer_version_of(const char *path, const char *package, char *out,
  * call os.add_dll_directory(package_dir), then ctypes.CDLL(library) for
  * each glob("*.dll") of it (ctranslate2.dll, cudnn64_8.dll or cudnn64_9.dll,
  * libiomp5md.dll), then import ctranslate2._ext. */
+/* torch 2.x's win_amd64 wheels (download.pytorch.org, +cu118 to +cu128)
+ * bundle cudart, cuBLAS, cuDNN, cuFFT, cuRAND, cuSPARSE, cuSOLVER and NVRTC
+ * in torch\lib; torch/__init__.py's _load_dll_libraries() calls
+ * os.add_dll_directory(torch\lib), then kernel32.LoadLibraryExW(dll, None,
+ * 0x1100) (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
+ * ctypes.CDLL's flags) for each glob("torch\lib\*.dll"), before it
+ * imports torch._C: its bundled copies, by full path, whatever else is
+ * installed. */
 static const cl_consumer_windows_init windows_inits[] = {
     {"ctranslate2", 4, 4, 1, 1,
      "its __init__ adds its folder with os.add_dll_directory and loads each "
-     "DLL of it with ctypes.CDLL"},
+     "DLL of it with ctypes.CDLL",
+     NULL},
+    {"torch", 1, 2, 1, 1,
+     "torch/__init__.py adds torch\\lib with os.add_dll_directory and loads "
+     "each DLL of it by full path (LoadLibraryExW) before import torch._C",
+     "lib"},
 };
 
 int cl_consumer_has_windows_init(const char *package) {
