@@ -323,6 +323,20 @@ static const cl_package_preload preloads[] = {
      "nvidia/cudnn/lib/libcudnn.so.9",
      "onnxruntime/__init__.py's preload_dlls() loads them by path from the "
      "NVIDIA wheels; nothing calls it on import"},
+    /* The same function's Windows list (_get_nvidia_dll_paths(is_windows=
+     * True)): no cuRAND and no NVRTC, though the CUDA provider imports
+     * curand64_10.dll; cuDNN's sub-libraries first, then the shim. */
+    {"onnxruntime-gpu", "==1.26.*", "onnxruntime.preload_dlls()",
+     "nvidia/cublas/bin/cublasLt64_12.dll nvidia/cublas/bin/cublas64_12.dll "
+     "nvidia/cufft/bin/cufft64_11.dll "
+     "nvidia/cuda_runtime/bin/cudart64_12.dll "
+     "nvidia/cudnn/bin/cudnn_engines_runtime_compiled64_9.dll "
+     "nvidia/cudnn/bin/cudnn_engines_precompiled64_9.dll "
+     "nvidia/cudnn/bin/cudnn_heuristic64_9.dll "
+     "nvidia/cudnn/bin/cudnn_ops64_9.dll nvidia/cudnn/bin/cudnn_adv64_9.dll "
+     "nvidia/cudnn/bin/cudnn_graph64_9.dll nvidia/cudnn/bin/cudnn64_9.dll",
+     "onnxruntime/__init__.py's preload_dlls() loads them by path from the "
+     "NVIDIA wheels on Windows; nothing calls it on import"},
 };
 
 /* PEP 503's comparison: case, and runs of '-', '_' and '.', ignored. */
