@@ -679,7 +679,7 @@ static void every_family_row_is_whole(void **state) {
   for (size_t i = 0; i < count; ++i) {
     const cl_catalog_family *f = &rows[i];
     if (!f->name || !f->name[0])
-      fail_msg("row %zu has no name", i);
+      fail_msg("row %lu has no name", (unsigned long)i);
     for (size_t j = 0; j < i; ++j)
       if (strcmp(rows[j].name, f->name) == 0)
         fail_msg("two rows for %s", f->name);
@@ -732,10 +732,11 @@ static void every_family_row_is_whole(void **state) {
     check_folders(f, f->package_folders, CL_FAMILY_PACKAGE_FOLDERS);
     if (f->is_driver &&
         (f->wheels[0].package || f->symbol_prefixes[0] || f->path_variable))
-      fail_msg("the driver's row has a wheel, a prefix or a variable");
+      fail_msg("%s", "the driver's row has a wheel, a prefix or a variable");
   }
   if (drivers != 1)
-    fail_msg("%zu rows are the driver's; exactly one is", drivers);
+    fail_msg("%lu rows are the driver's; exactly one is",
+             (unsigned long)drivers);
   /* Every library has its family's row, and is the driver's as it says. */
   for (size_t e = 0; e < entry_count; ++e) {
     const cl_catalog_family *f = cl_catalog_family_of(&entries[e]);

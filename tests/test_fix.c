@@ -51,7 +51,7 @@ static int windows(void) {
 
 /* tree + SEP + relative ('/' becomes SEP), in a ring of buffers. */
 static const char *at(const char *relative) {
-  static char slots[16][1024];
+  static char slots[16][sizeof tree + 1024];
   static unsigned next;
   char *out = slots[next++ % 16];
   snprintf(out, sizeof slots[0], "%s%s%s", tree, *relative ? SEP : "",

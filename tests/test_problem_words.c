@@ -444,9 +444,10 @@ static void first_difference(const char *a, const char *b) {
     }
     ++a, ++b;
   }
-  print_message("first difference at line %zu:\n  golden: %.*s\n  now:    "
+  print_message("first difference at line %lu:\n  golden: %.*s\n  now:    "
                 "%.*s\n",
-                line, (int)strcspn(lb, "\n"), lb, (int)strcspn(la, "\n"), la);
+                (unsigned long)line, (int)strcspn(lb, "\n"), lb,
+                (int)strcspn(la, "\n"), la);
 }
 
 static void every_kind_has_its_words_in_the_golden_file(void **state) {

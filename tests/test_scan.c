@@ -726,7 +726,8 @@ static void test_many_aliases_reported_once(void **state) {
   scan_or_fail(ctx);
   if (cudaload_library_count(ctx) != 2) {
     print_inventory(ctx);
-    fail_msg("expected 2 libraries, got %zu", cudaload_library_count(ctx));
+    fail_msg("expected 2 libraries, got %lu",
+             (unsigned long)cudaload_library_count(ctx));
   }
   char path[PATH_MAX + 64];
   snprintf(path, sizeof path, "%s/cudnn-real.bin", root);

@@ -3012,8 +3012,7 @@ class Doctor(CliTestCase):
         # Prose fits 80 columns; a longer line is a command, pasted whole
         # (one standing alone, or one a note quotes), or one word (a path).
         for line in lines:
-            words = line.strip()
-            words = words[len("fix: "):] if words.startswith("fix: ") else words
+            words = re.sub(r"^(fix: |\d+\. )", "", line.strip())
             if len(line) > 80 and " " in words:
                 self.assertRegex(words, r"^(((py|python|cudaload|eval|export|set|\$env:\w+)\b)"
                                         r"|cudaload\.setup\(|\S*pip install )", r.stdout)
