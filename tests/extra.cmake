@@ -55,7 +55,8 @@ if(_cl_cli)
   set(_cl_cli_groups Usage Scan ScanFixtures Inspect InspectFixtures EnvExec Program StaleMinor
     StaleNccl
     CommandLine Doctor FixesAsPrinted Probe Hardening Explain IncludeDir Hardening3 ScanLooks
-    PlanLooks NamesStore KnownBuilds MessageAnswers WindowsPython ImportPath Fix)
+    PlanLooks NamesStore KnownBuilds MessageAnswers WindowsPython WindowsPythonPrograms ImportPath
+    Fix)
   file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.py _cl_lines
     REGEX "^class [A-Za-z0-9_]+\\(CliTestCase\\):")
   set(_cl_defined)

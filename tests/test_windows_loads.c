@@ -262,6 +262,89 @@ static void an_older_first_copy_is_a_problem(void **state) {
   }
 }
 
+/* Whether e loaded the file at path (a fixture path). */
+static int loaded_object(const cudaload_explain *e, const char *path) {
+  for (size_t i = 0; i < e->object_count; ++i)
+    if (!strcmp(e->objects[i].path, path))
+      return 1;
+  return 0;
+}
+
+/* torch's Windows wheel bundles its CUDA DLLs in torch\lib, and its
+ * __init__ adds that folder and loads each DLL of it by full path before
+ * import torch._C (issue 45, item 3). _C's .pyd imports torch_python.dll,
+ * which lies in torch\lib, not beside the module: found through the
+ * added folder. Every CUDA DLL torch_cuda.dll imports is the bundled copy,
+ * though NVIDIA's cuDNN and cuBLAS wheels lie in the same site-packages;
+ * nothing is missing (the cuDNN shim's sub-libraries are loaded already,
+ * by name). */
+static void torch_uses_the_copies_it_bundles(void **state) {
+  (void)state;
+  NEED_FIXTURES();
+  cudaload_ctx *ctx = windows_ctx("torchvenv");
+  cl_loader_model m;
+  windows_process(&m);
+  cudaload_explain *e = cl_verdict_new();
+  assert_non_null(e);
+  assert_int_equal(
+      cl_verdict_open(e, ctx, &m,
+                      file_of("torchvenv", "torch/_C.cp312-win_amd64.pyd"),
+                      CL_VERDICT_CONSUMER),
+      CUDALOAD_OK);
+  char found[2048];
+  not_found_list(e, found, sizeof found);
+  assert_string_equal(found, "");
+  assert_int_equal(m.user_dir_count, 1);
+  assert_string_equal(m.user_dirs[0], file_of("torchvenv", "torch/lib"));
+  assert_true(
+      loaded_object(e, file_of("torchvenv", "torch/lib/cudnn64_9.dll")));
+  assert_true(
+      loaded_object(e, file_of("torchvenv", "torch/lib/cublas64_12.dll")));
+  assert_false(
+      loaded_object(e, file_of("torchvenv", "nvidia/cudnn/bin/cudnn64_9.dll")));
+  cudaload_explain_free(e);
+  cl_loader_model_free(&m);
+  cudaload_destroy(ctx);
+}
+
+/* cudaload.setup() before import torch: the wheel's cudnn64_9.dll
+ * (9.10.2.21) is loaded first, then torch's __init__ loads its bundled
+ * 9.5.1.17 by full path; torch_cuda.dll's import gets the first, the
+ * newer: a note that says so, no problem. */
+static void torch_after_setup_gets_the_copy_loaded_first(void **state) {
+  (void)state;
+  NEED_FIXTURES();
+  cudaload_ctx *ctx = windows_ctx("torchvenv");
+  cl_loader_model m;
+  windows_process(&m);
+  cudaload_explain *e = cl_verdict_new();
+  assert_non_null(e);
+  char wheel[512];
+  snprintf(wheel, sizeof wheel, "%s",
+           file_of("torchvenv", "nvidia/cudnn/bin/cudnn64_9.dll"));
+  assert_int_equal(cl_verdict_open(e, ctx, &m, wheel,
+                                   CL_VERDICT_PRELOAD | CL_VERDICT_NO_LAZY),
+                   CUDALOAD_OK);
+  assert_int_equal(
+      cl_verdict_open(e, ctx, &m,
+                      file_of("torchvenv", "torch/_C.cp312-win_amd64.pyd"),
+                      CL_VERDICT_CONSUMER | CL_VERDICT_NO_LAZY),
+      CUDALOAD_OK);
+  cl_verdict_mixes(e, 0, "in what the process would load");
+  const cl_finding *copies = finding_of(e, CL_FINDING_TWO_VERSIONS);
+  assert_non_null(copies);
+  assert_true(copies->note);
+  assert_non_null(strstr(copies->text, "two copies of cudnn64_9.dll"));
+  assert_non_null(strstr(copies->text, "(9.10.2.21), loaded first"));
+  assert_non_null(strstr(copies->text, "(9.5.1.17), loaded by its full path"));
+  char gets[1200];
+  snprintf(gets, sizeof gets, "torch_cuda.dll imports it and gets %s", wheel);
+  assert_non_null(strstr(copies->text, gets));
+  cudaload_explain_free(e);
+  cl_loader_model_free(&m);
+  cudaload_destroy(ctx);
+}
+
 /* Which files CPython loads beside themselves, and the interpreter a site
  * folder belongs to. */
 static void python_files_and_their_interpreter(void **state) {
@@ -298,6 +381,22 @@ static void python_files_and_their_interpreter(void **state) {
   for (size_t i = 0; i < count; ++i)
     free(dlls[i]);
   free(dlls);
+  /* torch's __init__ adds torch\lib and loads its DLLs: its version is
+   * read from the site folder's dist-info (2.7.1+cu126), however deep the
+   * file lies. */
+  assert_int_equal(
+      cl_python_load_of(file_of("torchvenv", "torch/lib/torch_cuda.dll"), &py,
+                        &is),
+      CUDALOAD_OK);
+  assert_true(is);
+  assert_string_equal(py.package, "torch");
+  assert_non_null(py.init);
+  assert_string_equal(py.init_dir, file_of("torchvenv", "torch/lib"));
+  cl_python_load_free(&py);
+  assert_true(cl_python_loaded_by_init(
+      file_of("torchvenv", "torch/lib/cudnn64_9.dll")));
+  assert_false(cl_python_loaded_by_init(
+      file_of("torchvenv", "nvidia/cudnn/bin/cudnn64_9.dll")));
 }
 
 static void count_visit(const char *path, const char *origin, void *opaque) {
@@ -341,6 +440,8 @@ int main(void) {
       cmocka_unit_test(a_dll_lists_its_own_and_its_dependencies_opens),
       cmocka_unit_test(the_copy_loaded_first_serves_the_program),
       cmocka_unit_test(an_older_first_copy_is_a_problem),
+      cmocka_unit_test(torch_uses_the_copies_it_bundles),
+      cmocka_unit_test(torch_after_setup_gets_the_copy_loaded_first),
       cmocka_unit_test(python_files_and_their_interpreter),
       cmocka_unit_test(a_pth_file_is_the_import_path),
   };

@@ -26,6 +26,7 @@ void cl_python_load_free(cl_python_load *p) {
   free(p->package_dir);
   free(p->package);
   free(p->home);
+  free(p->init_dir);
   memset(p, 0, sizeof *p);
 }
 
@@ -165,11 +166,24 @@ int cl_python_load_of(const char *path, cl_python_load *out, int *is) {
       *is = 0;
       return CUDALOAD_E_NO_MEMORY;
     }
-    /* Its version lists the site folder: only for a package a row names. */
+    /* Its version lists the site folder: only for a package a row names.
+     * The dist-info lies in the site folder, however deep the file is
+     * (torch\lib\torch_cuda.dll). */
     char version[32];
-    if (cl_consumer_has_windows_init(out->package) &&
-        cl_consumer_version_of(path, out->package, version, sizeof version))
+    if (cl_consumer_has_windows_init(out->package) && out->site &&
+        cl_consumer_version_from_site(out->site, out->package, version,
+                                      sizeof version))
       out->init = cl_consumer_windows_init_of(out->package, version);
+    if (out->init)
+      out->init_dir =
+          out->init->dll_folder
+              ? cl_path_join(out->package_dir, out->init->dll_folder)
+              : cl_strdup(out->package_dir);
+    if (out->init && !out->init_dir) {
+      cl_python_load_free(out);
+      *is = 0;
+      return CUDALOAD_E_NO_MEMORY;
+    }
   }
   return CUDALOAD_OK;
 }
@@ -224,17 +238,16 @@ int cl_python_prepare_model(cl_loader_model *m, const cl_python_load *py,
   *dlls = NULL;
   *count = 0;
   int rc = py->home ? cl_loader_model_set(&m->app_dir, py->home) : CUDALOAD_OK;
-  if (rc || !py->init || !py->package_dir || !py->init->adds_own_folder)
+  if (rc || !py->init || !py->init_dir || !py->init->adds_own_folder)
     return rc;
   /* The package's folder among the AddDllDirectory folders: its __init__
    * has run in this process. */
   for (size_t i = 0; i < m->user_dir_count; ++i)
-    if (cl_ascii_equal_nocase(m->user_dirs[i], py->package_dir))
+    if (cl_ascii_equal_nocase(m->user_dirs[i], py->init_dir))
       return CUDALOAD_OK;
-  rc = cl_loader_model_append(&m->user_dirs, &m->user_dir_count,
-                              py->package_dir);
+  rc = cl_loader_model_append(&m->user_dirs, &m->user_dir_count, py->init_dir);
   if (!rc && py->init->loads_own_dlls)
-    rc = cl_python_folder_dlls(py->package_dir, dlls, count);
+    rc = cl_python_folder_dlls(py->init_dir, dlls, count);
   return rc;
 }
 
@@ -244,8 +257,8 @@ int cl_python_loaded_by_init(const char *path) {
   if (cl_python_load_of(path, &py, &is) != CUDALOAD_OK || !is)
     return 0;
   char *folder = cl_path_dirname(path);
-  int loaded = py.init && py.init->loads_own_dlls && py.package_dir && folder &&
-               cl_ascii_equal_nocase(folder, py.package_dir);
+  int loaded = py.init && py.init->loads_own_dlls && py.init_dir && folder &&
+               cl_ascii_equal_nocase(folder, py.init_dir);
   free(folder);
   cl_python_load_free(&py);
   return loaded;

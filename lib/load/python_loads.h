@@ -34,6 +34,9 @@ typedef struct cl_python_load {
   /* What the package's __init__ does first (its version's row), NULL when
    * nothing is known. */
   const cl_consumer_windows_init *init;
+  /* The folder init adds and loads the DLLs of: package_dir, or its
+   * init->dll_folder (torch\lib); NULL without init. */
+  char *init_dir;
 } cl_python_load;
 
 /* Whether CPython loads the file at path with CL_LOAD_BESIDE_ITSELF: an

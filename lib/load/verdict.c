@@ -2142,6 +2142,66 @@ static void read_through(cl_loader_model *m, cudaload_ctx *ctx) {
     m->files = cl_file_cache_of(ctx);
 }
 
+/* The path of the module m has loaded under the DLL name `name` (Windows:
+ * its file name, any case), or NULL. */
+static const char *windows_loaded(const cl_loader_model *m, const char *name,
+                                  size_t len) {
+  for (size_t i = 0; i < m->loaded_count; ++i) {
+    const char *base = cl_path_basename(m->loaded[i].path);
+    size_t k = 0;
+    while (k < len && base[k] &&
+           cl_ascii_lower(base[k]) == cl_ascii_lower(name[k]))
+      ++k;
+    if (k == len && !base[k])
+      return m->loaded[i].path;
+  }
+  return NULL;
+}
+
+/* Whether every name of a ", "-joined list is loaded in m. */
+static int all_loaded(const cl_loader_model *m, const char *names) {
+  for (const char *s = names; s && *s;) {
+    const char *end = strstr(s, ", ");
+    size_t len = end ? (size_t)(end - s) : strlen(s);
+    if (!windows_loaded(m, s, len))
+      return 0;
+    s = end ? end + 2 : NULL;
+  }
+  return 1;
+}
+
+/* A package's __init__ loads every DLL of its folder before anything of
+ * the package runs (torch's torch\lib: the cuDNN shim, then its
+ * sub-libraries): what one of them opens by name when it first needs it
+ * is, by then, a module loaded under that name, which LoadLibrary gives
+ * back. The lazy not-found findings from `first` on whose names are all
+ * loaded now are no failure: dropped, and each object's lazy need of such
+ * a name points at the module it gets. */
+static void settle_init_opens(cudaload_explain *e, const cl_loader_model *m,
+                              size_t first) {
+  size_t kept = first;
+  for (size_t k = first; k < e->finding_count; ++k) {
+    cl_finding *f = &e->findings[k];
+    if (f->kind == CL_FINDING_NOT_FOUND && f->lazy &&
+        all_loaded(m, f->names ? f->names : f->name))
+      finding_free(f);
+    else
+      e->findings[kept++] = *f;
+  }
+  e->finding_count = kept;
+  for (size_t i = 0; i < e->object_count; ++i) {
+    cl_explain_object *o = &e->objects[i];
+    for (size_t j = 0; j < o->need_count; ++j) {
+      cl_explain_need *n = &o->needs[j];
+      const char *path = n->lazy && !n->path
+                             ? windows_loaded(m, n->name, strlen(n->name))
+                             : NULL;
+      if (path)
+        n->path = cl_strdup(path); /* NULL when out of memory: not found */
+    }
+  }
+}
+
 /* How a Windows program opens the file at path (docs/loader.md, Windows
  * 14): cudaload_preload and CPython (an extension module, a package's
  * ctypes.CDLL) with CL_LOAD_BESIDE_ITSELF, in CPython's case in the
@@ -2149,8 +2209,9 @@ static void read_through(cl_loader_model *m, cudaload_ctx *ctx) {
  * first, modelled before it); anything else as the model's loads go. */
 static int windows_open_flags(cudaload_explain *e, cudaload_ctx *ctx,
                               cl_loader_model *m, const char *path,
-                              unsigned how, unsigned *flags) {
+                              unsigned how, unsigned *flags, int *settle) {
   *flags = m->search_flags;
+  *settle = 0;
   if (m->naming != CL_NAMING_WINDOWS)
     return CUDALOAD_OK;
   if (how & CL_VERDICT_PRELOAD) {
@@ -2168,6 +2229,7 @@ static int windows_open_flags(cudaload_explain *e, cudaload_ctx *ctx,
   rc = cl_python_prepare_model(m, &py, &dlls, &count);
   for (size_t i = 0; !rc && i < count; ++i)
     rc = cl_verdict_open(e, ctx, m, dlls[i], how);
+  *settle = py.init && py.init->loads_own_dlls;
   for (size_t i = 0; i < count; ++i)
     free(dlls[i]);
   free(dlls);
@@ -2184,8 +2246,10 @@ int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
   if (how & CL_VERDICT_PRELOAD)
     rc = expose_like_preload(m, path);
   unsigned flags = 0;
+  int settle = 0;
+  size_t first = e->finding_count;
   if (!rc)
-    rc = windows_open_flags(e, ctx, m, path, how, &flags);
+    rc = windows_open_flags(e, ctx, m, path, how, &flags, &settle);
   if (rc)
     return rc;
   lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
@@ -2193,7 +2257,10 @@ int cl_verdict_open(cudaload_explain *e, cudaload_ctx *ctx, cl_loader_model *m,
   memset(&t, 0, sizeof t);
   rc = cl_resolve_load_flags(
       m, path, flags, (how & CL_VERDICT_NO_LAZY) ? NULL : lazy_names, &lc, &t);
-  return finish_open(e, ctx, path, &t, how, rc);
+  rc = finish_open(e, ctx, path, &t, how, rc);
+  if (!rc && settle)
+    settle_init_opens(e, m, first);
+  return rc;
 }
 
 /* The names a plugin needs that nothing provides and cudaload does not

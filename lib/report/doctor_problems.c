@@ -691,12 +691,36 @@ static void call_preload_step(cl_doctor *d, cl_fix *fix, const char *names) {
     cl_buf_printf(&files, "%s%s", files.len ? ", " : "", set.call_files[i]);
   }
   char *loads = cl_buf_take(&files);
-  if (call && loads)
+  /* The names it does not load (onnxruntime 1.26's Windows list has no
+   * curand64_10.dll, which its CUDA provider imports): the call alone
+   * does not do. */
+  cl_buf left = CL_BUF_INIT;
+  for (const char *p = names; call && *p;) {
+    size_t len = strcspn(p, ",");
+    int loaded = 0;
+    for (size_t i = 0; i < set.call_file_count && !loaded; ++i) {
+      const char *base = cl_path_basename(set.call_files[i]);
+      loaded = !strcmp(call, set.call_names[i]) && strlen(base) == len &&
+               !strncmp(p, base, len);
+    }
+    if (!loaded)
+      cl_buf_printf(&left, "%s%.*s", left.len ? ", " : "", (int)len, p);
+    p += len;
+    p += strspn(p, ", ");
+  }
+  char *missed = cl_buf_take(&left);
+  if (call && loads && missed && missed[0])
+    cl_fix_add_note(fix,
+                    "calling %s in the program before it needs them is not "
+                    "enough: it loads %s by path, but not %s",
+                    call, loads, missed);
+  else if (call && loads)
     cl_fix_add_note(fix,
                     "or call %s in the program before it needs them: it "
                     "loads %s by path",
                     call, loads);
-  d->failed |= call && !loads;
+  d->failed |= call && (!loads || !missed);
+  free(missed);
   free(loads);
 }
 

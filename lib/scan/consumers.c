@@ -246,10 +246,23 @@ int cl_consumer_version_of(const char *path, const char *package, char *out,
  * call os.add_dll_directory(package_dir), then ctypes.CDLL(library) for
  * each glob("*.dll") of it (ctranslate2.dll, cudnn64_8.dll or cudnn64_9.dll,
  * libiomp5md.dll), then import ctranslate2._ext. */
+/* torch 2.x's win_amd64 wheels (download.pytorch.org, +cu118 to +cu128)
+ * bundle cudart, cuBLAS, cuDNN, cuFFT, cuRAND, cuSPARSE, cuSOLVER and NVRTC
+ * in torch\lib; torch/__init__.py's _load_dll_libraries() calls
+ * os.add_dll_directory(torch\lib), then kernel32.LoadLibraryExW(dll, None,
+ * 0x1100) (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR,
+ * ctypes.CDLL's flags) for each glob("torch\lib\*.dll"), before it
+ * imports torch._C: its bundled copies, by full path, whatever else is
+ * installed. */
 static const cl_consumer_windows_init windows_inits[] = {
     {"ctranslate2", 4, 4, 1, 1,
      "its __init__ adds its folder with os.add_dll_directory and loads each "
-     "DLL of it with ctypes.CDLL"},
+     "DLL of it with ctypes.CDLL",
+     NULL},
+    {"torch", 1, 2, 1, 1,
+     "torch/__init__.py adds torch\\lib with os.add_dll_directory and loads "
+     "each DLL of it by full path (LoadLibraryExW) before import torch._C",
+     "lib"},
 };
 
 int cl_consumer_has_windows_init(const char *package) {
@@ -310,6 +323,20 @@ static const cl_package_preload preloads[] = {
      "nvidia/cudnn/lib/libcudnn.so.9",
      "onnxruntime/__init__.py's preload_dlls() loads them by path from the "
      "NVIDIA wheels; nothing calls it on import"},
+    /* The same function's Windows list (_get_nvidia_dll_paths(is_windows=
+     * True)): no cuRAND and no NVRTC, though the CUDA provider imports
+     * curand64_10.dll; cuDNN's sub-libraries first, then the shim. */
+    {"onnxruntime-gpu", "==1.26.*", "onnxruntime.preload_dlls()",
+     "nvidia/cublas/bin/cublasLt64_12.dll nvidia/cublas/bin/cublas64_12.dll "
+     "nvidia/cufft/bin/cufft64_11.dll "
+     "nvidia/cuda_runtime/bin/cudart64_12.dll "
+     "nvidia/cudnn/bin/cudnn_engines_runtime_compiled64_9.dll "
+     "nvidia/cudnn/bin/cudnn_engines_precompiled64_9.dll "
+     "nvidia/cudnn/bin/cudnn_heuristic64_9.dll "
+     "nvidia/cudnn/bin/cudnn_ops64_9.dll nvidia/cudnn/bin/cudnn_adv64_9.dll "
+     "nvidia/cudnn/bin/cudnn_graph64_9.dll nvidia/cudnn/bin/cudnn64_9.dll",
+     "onnxruntime/__init__.py's preload_dlls() loads them by path from the "
+     "NVIDIA wheels on Windows; nothing calls it on import"},
 };
 
 /* PEP 503's comparison: case, and runs of '-', '_' and '.', ignored. */

@@ -135,6 +135,10 @@ typedef struct cl_consumer_windows_init {
    * sets it sets adds_own_folder too. */
   int loads_own_dlls;
   const char *evidence;
+  /* The folder, under its package folder, that it adds and whose DLLs it
+   * loads: NULL for the package folder itself (ctranslate2), "lib" for
+   * torch, whose Windows wheels bundle their CUDA DLLs in torch\lib. */
+  const char *dll_folder;
 } cl_consumer_windows_init;
 
 /* Whether any row is package's (no version asked: finding one lists its

@@ -3628,6 +3628,82 @@ class WindowsPython(CliTestCase):
                          doc["problems"])
 
 
+class WindowsPythonPrograms(CliTestCase):
+    """Issue 45, item 3: --for an embeddable CPython's python.exe (its ._pth
+    is its import path) holding onnxruntime-gpu 1.26.0, and --for a venv's
+    Scripts\\python.exe holding torch 2.7.1+cu126 (tests/fixtures,
+    windows_python/ort312 and torchvenv, laid out as their win_amd64
+    wheels): the needs come from the program's PE imports and pins, and the
+    doctor says which copy of a library the program will use. Windows
+    only: the doctor models the host's loader."""
+
+    AS_IS = "without cudaload (this environment as it is): "
+
+    def setUp(self):
+        if not CLI_IS_WINDOWS:
+            self.skipTest("the doctor models the host's loader: the Windows tool, under Wine")
+
+    def doctor(self, *parts):
+        python = self.fixture("windows_python", *parts)
+        r = run_in(["doctor", "--format", "json", "--no-defaults", "--for", to_cli(python)],
+                   utf8_env())
+        self.assertIn(r.rc, (0, 6), r.describe())
+        return self.parse_json(r)
+
+    def test_onnxruntime_needs_come_from_its_cuda_provider_and_pins(self):
+        """The CUDA provider's imports (cuBLAS has no pin: cuDNN's wheel
+        requires it) and the [cuda]/[cudnn] pins, each satisfied by the
+        wheels; as it is, the provider, loaded by path when a session asks
+        for CUDA, finds none of them (error 126), and
+        onnxruntime.preload_dlls() is said not to be enough: its Windows
+        list has no curand64_10.dll."""
+        doc = self.doctor("ort312", "python.exe")
+        by_spec = {r["spec"]: r for r in doc["requirements"]}
+        self.assertEqual(set(by_spec), {"cudart=12", "cublas=12", "cudnn=9", "cufft=11",
+                                        "curand=10", "nvrtc=12"}, doc["requirements"])
+        provider = "onnxruntime_providers_cuda.dll (PE import)"
+        for spec in ("cudart=12", "cublas=12", "cudnn=9", "cufft=11", "curand=10"):
+            self.assertIn(provider, by_spec[spec]["from"], by_spec[spec])
+            self.assertTrue(by_spec[spec]["satisfied"], by_spec[spec])
+            self.assertRegex(by_spec[spec]["path"], r"\\nvidia\\[a-z_]+\\bin\\", by_spec[spec])
+        self.assertIn("Requires-Dist: nvidia-cuda-nvrtc-cu12 ~=12.0 of onnxruntime-gpu 1.26.0",
+                      by_spec["nvrtc=12"]["from"])
+        self.assertNotIn("Requires-Dist", by_spec["cublas=12"]["from"])
+        as_is = [p for p in doc["problems"] if p["problem"].startswith(self.AS_IS)]
+        self.assertEqual(len(as_is), 1, [p["problem"] for p in doc["problems"]])
+        p = as_is[0]
+        self.assertEqual(p["kind"], "not-found")
+        self.assertTrue(p["facts"]["consumer"]["value"].endswith(
+            "onnxruntime\\capi\\onnxruntime_providers_cuda.dll"), p["facts"])
+        self.assertEqual(set(p["facts"]["name"]["value"].split(", ")),
+                         {"cublas64_12.dll", "cublasLt64_12.dll", "cudart64_12.dll",
+                          "cudnn64_9.dll", "cufft64_11.dll", "curand64_10.dll"})
+        self.assertIn("before import onnxruntime", p["fix_text"])
+        self.assertRegex(p["fix_text"], r"calling onnxruntime\.preload_dlls\(\) in the program "
+                         r"before it needs them is not enough: .* but not curand64_10\.dll")
+
+    def test_torch_uses_the_copies_it_bundles_in_torch_lib(self):
+        """torch's Windows wheel bundles its CUDA DLLs in torch\\lib and its
+        __init__ loads them by full path: each requirement from
+        torch_cuda.dll's imports is met by torch\\lib's copy, not by the
+        newer NVIDIA cuDNN and cuBLAS wheels beside it; its Linux-only pins
+        hold nothing here; _C's torch_python.dll is found and the bundled
+        cuDNN shim's sub-libraries are no failure to come."""
+        doc = self.doctor("torchvenv", "Scripts", "python.exe")
+        by_spec = {r["spec"]: r for r in doc["requirements"]}
+        self.assertEqual(set(by_spec), {"cudart=12", "cublas=12", "cudnn=9", "cufft=11",
+                                        "curand=10", "cusparse=12", "cusolver=11", "nvrtc=12"},
+                         doc["requirements"])
+        for spec, r in by_spec.items():
+            self.assertTrue(r["satisfied"], r)
+            self.assertRegex(r["path"], r"\\torch\\lib\\[^\\]+\.dll$", r)
+            self.assertNotIn("Requires-Dist", r["from"], r)
+        self.assertIn("loaded by its package's __init__", by_spec["cudnn=9"]["from"])
+        self.assertIn("torch_cuda.dll (PE import)", by_spec["cusolver=11"]["from"])
+        self.assertEqual([p["problem"] for p in doc["problems"]
+                          if p["kind"] != "driver-absent"], [])
+
+
 class Probe(CliTestCase):
     """`cudaload probe`: the verdict, the stages and the exit status."""
 
