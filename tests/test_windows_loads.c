@@ -338,8 +338,9 @@ static void torch_after_setup_gets_the_copy_loaded_first(void **state) {
   assert_non_null(strstr(copies->text, "(9.10.2.21), loaded first"));
   assert_non_null(strstr(copies->text, "(9.5.1.17), loaded by its full path"));
   char gets[1200];
-  snprintf(gets, sizeof gets, "torch_cuda.dll imports it and gets %s", wheel);
-  assert_non_null(strstr(copies->text, gets));
+  snprintf(gets, sizeof gets, "torch_cuda.dll gets %s", wheel);
+  if (!strstr(copies->text, gets))
+    fail_msg("%s\nnot in: %s", gets, copies->text);
   cudaload_explain_free(e);
   cl_loader_model_free(&m);
   cudaload_destroy(ctx);
