@@ -194,9 +194,13 @@ def test_a_missing_library_names_this_interpreters_pip(run, fixtures):
     elif launcher:
         want = 'py -m pip install --target %s nvidia-cufft-cu12' % word(out["site"])
     else:
-        want = "curl.exe -sSLo get-pip.py https://bootstrap.pypa.io/get-pip.py, then %s get-pip.py" \
-            % word(out["python"])
-        assert '%s -m pip install nvidia-cufft-cu12' % word(out["python"]) in cufft[0], cufft[0]
+        # The fix's steps in order: the download, get-pip.py run by this
+        # interpreter, then its own pip.
+        want = "curl.exe -sSLo get-pip.py https://bootstrap.pypa.io/get-pip.py"
+        run_get_pip = "%s get-pip.py" % word(out["python"])
+        install = '%s -m pip install nvidia-cufft-cu12' % word(out["python"])
+        assert run_get_pip in cufft[0] and install in cufft[0], cufft[0]
+        assert cufft[0].index(run_get_pip) < cufft[0].index(install), cufft[0]
     assert cufft[0].startswith(want), cufft[0]
     assert "pass its site-packages folder as a root" not in cufft[0]
     assert "apt" not in " ".join(out["fixes"]).split()
