@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc == CUDALOAD_OK && count == 0)
     abort(); /* read, but no message */
   for (size_t i = 0; i < count; ++i) {
-    if (!cudaload_error_message_kind_name(cudaload_error_message_kind(ctx, i)) ||
+    if (!cudaload_error_message_kind_name(
+            cudaload_error_message_kind(ctx, i)) ||
         !cudaload_error_message_quote(ctx, i) ||
         !cudaload_error_message_diagnosis(ctx, i) ||
         !cudaload_error_message_fact(ctx, i, CUDALOAD_MESSAGE_FACT_CAUSE))
