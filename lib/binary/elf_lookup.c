@@ -162,8 +162,12 @@ static int gnu_lookup(const lookup_read *lr, const cl_binary_symbols *s,
   if (status != CUDALOAD_OK)
     return status;
   uint64_t bloom = l->is64 ? cl_u64(word, l->big_endian) : u32(lr, word);
+  /* The shift is the file's: one of 32 or more (a 64-bit table allows up
+   * to 63) shifts the 32-bit hash as a 64-bit value would, to 0, where
+   * shifting the 32-bit value would be undefined. */
   unsigned shift = l->bloom_shift % bits;
-  if (!((bloom >> (h % bits)) & (bloom >> ((h >> shift) % bits)) & 1u))
+  if (!((bloom >> (h % bits)) & (bloom >> (((uint64_t)h >> shift) % bits)) &
+        1u))
     return CUDALOAD_OK; /* absent, as the loader's first test says */
   uint64_t buckets = 16 + (uint64_t)l->bloom_words * word_size;
   unsigned char four[4];
