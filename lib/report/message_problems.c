@@ -198,6 +198,12 @@ static void by_name_problem(answer *a, const cl_error_message *m) {
     from_message(a, p, CUDALOAD_FACT_NAME, cl_path_basename(m->file));
     from_message(a, p, CUDALOAD_FACT_REQUIREMENT, m->requirement);
     from_machine(a, p, CUDALOAD_FACT_BETTER, lib->path);
+    /* The CUDA major the messages state ("Require cuDNN 9.* and CUDA
+     * 12.*"), which the plan took: said with the copy it chose. */
+    const cl_plan_state *ps = cl_plan_state_of(ctx);
+    if (p && ps->cuda_pin && ps->cuda_pin_source == CUDALOAD_FROM_MESSAGE)
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_CUDA_MAJOR,
+                          CUDALOAD_FROM_MESSAGE, ps->cuda_pin);
     run_through_cudaload(a, p, m->requirement);
   } else if (cl_error_message_driver_file(cl_path_basename(m->file))) {
     driver_seen_problem(a, m);

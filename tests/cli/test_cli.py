@@ -1627,6 +1627,16 @@ class MessageAnswers(CliTestCase):
         install = [s for s in p["fix"] if s["action"] == "install"]
         self.assertTrue(install and any(w.startswith("nvidia-cudnn-cu12") for w in install[0]["argv"]), p)
         self.assertTrue(doc["cuda_major"]["reason"].startswith("the error message says CUDA 12"), doc["cuda_major"])
+        # A library the message names that is here after all (the loader
+        # does not search its folder): the copy chosen for the CUDA major
+        # the message states, which the record says (acceptance: ort-major).
+        wheels12 = self.fixture("wheels-cu12", "site-packages")
+        text = ("Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.12: "
+                "cannot open shared object file: No such file or directory\n"
+                "Require cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.")
+        doc = self.doctor_json(text, "--no-defaults", "--root", to_cli(wheels12))
+        p = self.only(doc, "not-found")
+        self.assertEqual(p["facts"]["cuda_major"], {"value": "12", "from": "message"}, p)
 
 
 class Program(CliTestCase):
