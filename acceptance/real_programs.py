@@ -60,10 +60,8 @@ passed = [0]
 # What the model does not know yet, printed on every run as a GAP line (not
 # counted as passed): (module, library name) -> why.
 KNOWN_GAPS = {
-    ("ctranslate2", "libnccl.so.2"):
-        "ctranslate2 4.8.5 holds libnccl.so.2 and opens it only in its tensor-parallel "
-        "mode; the model does not plan it, so exec --for leaves that open to ld.so.cache, "
-        "here the CUDA 13 toolkit's NCCL (issue 41, open)",
+    # Empty now: ctranslate2's libnccl.so.2 (its tensor-parallel mode), the
+    # last entry, is a need "if used" of the model (lib/scan/consumers.c).
 }
 gaps = []
 

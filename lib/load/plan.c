@@ -1250,8 +1250,10 @@ static int add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
     const cl_known_consumer *need;
     for (size_t k = 0;
          !rc && (need = cl_consumer_need(consumer->package, consumer->version,
-                                         k)) != NULL;
+                                         naming, k)) != NULL;
          ++k) {
+      if (need->feature)
+        continue; /* a need only if used: the program's scan plans it */
       const cl_catalog_entry *dep = cl_catalog_family_main(need->family);
       int dep_major = dep ? abi_major_for_cuda(dep, need->cuda_major) : 0;
       int held = planned_major_of(ctx, need->family);

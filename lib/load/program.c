@@ -665,7 +665,7 @@ static int consumer_needs(program_scan *ps, const char *path,
   char version[32] = "", why[4608];
   cl_consumer_version_of(path, package, version, sizeof version);
   const cl_known_consumer *c;
-  for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
+  for (size_t k = 0; (c = cl_consumer_need(package, version, naming, k)); ++k) {
     const cl_catalog_entry *main = cl_catalog_family_main(c->family);
     int major = !main              ? 0
                 : c->library_major ? c->library_major
@@ -674,8 +674,14 @@ static int consumer_needs(program_scan *ps, const char *path,
       continue;
     snprintf(why, sizeof why, "%s (%s %s): %s", path, package, version,
              c->evidence);
+    /* A row of a feature (ctranslate2's NCCL) is a need "if used", and
+     * says nothing of the program's CUDA major. */
+    const char *saved_feature = ps->feature;
+    if (c->feature)
+      ps->feature = c->feature;
     require(ps, main, major, why, path);
     note_cuda(ps, c->cuda_major, CUDA_FROM_ROW, why);
+    ps->feature = saved_feature;
     uses = 1;
   }
   return uses;

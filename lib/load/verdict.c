@@ -463,7 +463,10 @@ static char **consumer_names(const char *path, size_t *count,
   char **names = NULL;
   size_t capacity = 0;
   const cl_known_consumer *c;
-  for (size_t k = 0; (c = cl_consumer_need(package, version, k)); ++k) {
+  for (size_t k = 0; (c = cl_consumer_need(package, version, naming, k)); ++k) {
+    /* What it opens only for a feature is not a load its use makes. */
+    if (c->feature)
+      continue;
     size_t n;
     const cl_catalog_entry *all = cl_catalog_entries(&n);
     for (size_t e = 0; e < n; ++e) {

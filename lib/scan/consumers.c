@@ -14,7 +14,10 @@
  * libcublas; strings ctranslate2.dll | grep cublas64): 3.24.0
  * "libcublas.so.11"; 4.4.0, 4.6.2 and 4.8.5 "libcublas.so.12", and 4.4.0's
  * win_amd64 ctranslate2.dll "cublas64_12.dll". scripts/acceptance checks the
- * row for 4.4.0 against the installed file. */
+ * row for 4.4.0 against the installed file. The same files of 4.4.0 and
+ * 4.8.5 hold "libnccl.so.2" (and "libmpi.so.40", no CUDA library), opened
+ * only in the tensor-parallel mode, the only one that speaks of NCCL; the
+ * win_amd64 ctranslate2.dll holds no NCCL name. */
 /* TensorFlow 2.21.0 (tensorflow[and-cuda], manylinux_2_27_x86_64):
  * libtensorflow_framework.so.2 defines tsl::internal::DsoLoader
  * (GetCudaRuntimeDsoHandle ... GetCusolverDsoHandle) and holds "Cannot
@@ -31,21 +34,27 @@
   "Skipping registering GPU devices\")"
 static const cl_known_consumer consumers[] = {
     {"ctranslate2", "libctranslate2", "ctranslate2.dll", 3, 3, NULL, "cublas",
-     11, 0, "its cuBLAS stub opens libcublas.so.11 at the first cuBLAS call"},
+     11, 0, "its cuBLAS stub opens libcublas.so.11 at the first cuBLAS call",
+     NULL},
     {"ctranslate2", "libctranslate2", "ctranslate2.dll", 4, 4, NULL, "cublas",
-     12, 0, "its cuBLAS stub opens libcublas.so.12 at the first cuBLAS call"},
+     12, 0, "its cuBLAS stub opens libcublas.so.12 at the first cuBLAS call",
+     NULL},
+    {"ctranslate2", "libctranslate2", NULL, 4, 4, NULL, "nccl", 12, 2,
+     "it opens libnccl.so.2 by name (\"Tensor "
+     "Parallel mode can run only on cuda\")",
+     "its tensor-parallel mode (tensor_parallel=True)"},
     {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cudart",
-     12, 12, TF_DSO_LOADER},
+     12, 12, TF_DSO_LOADER, NULL},
     {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cublas",
-     12, 12, TF_DSO_LOADER},
+     12, 12, TF_DSO_LOADER, NULL},
     {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cufft",
-     12, 11, TF_DSO_LOADER},
+     12, 11, TF_DSO_LOADER, NULL},
     {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*",
-     "cusolver", 12, 11, TF_DSO_LOADER},
+     "cusolver", 12, 11, TF_DSO_LOADER, NULL},
     {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*",
-     "cusparse", 12, 12, TF_DSO_LOADER},
+     "cusparse", 12, 12, TF_DSO_LOADER, NULL},
     {"tensorflow", "libtensorflow_framework", NULL, 2, 2, "==2.21.*", "cudnn",
-     12, 9, TF_DSO_LOADER},
+     12, 9, TF_DSO_LOADER, NULL},
 };
 #define CONSUMER_COUNT (sizeof consumers / sizeof consumers[0])
 
@@ -213,12 +222,14 @@ static int version_in(const char *version, const char *versions) {
 }
 
 const cl_known_consumer *cl_consumer_need(const char *package,
-                                          const char *version, size_t index) {
+                                          const char *version, cl_naming naming,
+                                          size_t index) {
   int major = version ? atoi(version) : 0;
   for (size_t i = 0; i < CONSUMER_COUNT; ++i) {
     const cl_known_consumer *c = &consumers[i];
     if (strcmp(c->package, package) != 0 || major < c->first_major ||
-        major > c->last_major || !version_in(version, c->versions))
+        major > c->last_major || !version_in(version, c->versions) ||
+        (naming == CL_NAMING_WINDOWS && !c->windows_name))
       continue;
     if (index-- == 0)
       return c;

@@ -36,6 +36,10 @@ typedef struct cl_known_consumer {
    * the catalog's major for cuda_major. */
   int library_major;
   const char *evidence; /* how we know: the string in the file */
+  /* NULL: opened whenever the package is used; else opened only when this
+   * feature is (ctranslate2's NCCL, its tensor-parallel mode): a need "if
+   * used", planned where the environment holds it, never required. */
+  const char *feature;
 } cl_known_consumer;
 
 /* What a known package does with one of its modules that its files do not
@@ -88,10 +92,12 @@ int cl_consumer_version_from_name(const char *file_name, char *out,
 int cl_consumer_version_from_site(const char *site, const char *package,
                                   char *out, size_t size);
 
-/* The rows for package whose version (its major) they cover, one at a time:
- * index 0, 1, ... until NULL. */
+/* The rows for package whose version (its major) they cover, of its build
+ * for naming (a row without a windows_name is of its Linux build only), one
+ * at a time: index 0, 1, ... until NULL. */
 const cl_known_consumer *cl_consumer_need(const char *package,
-                                          const char *version, size_t index);
+                                          const char *version, cl_naming naming,
+                                          size_t index);
 
 /* The version of package whose library is the file at path, into out: what
  * its name carries (Linux), else its distribution's dist-info in the site

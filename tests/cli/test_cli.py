@@ -1717,6 +1717,44 @@ class Program(CliTestCase):
         self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
         self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
+    def test_what_a_consumer_opens_for_a_feature_is_planned_if_used(self):
+        # Issue 41: ctranslate2 4.x holds libnccl.so.2 and opens it by name
+        # only in its tensor-parallel mode. Before, the model did not know
+        # it: exec --for ctranslate2 left that open to whatever ld.so.cache
+        # held (the CUDA 13 toolkit's NCCL on a CUDA 12 program). Now it is
+        # a need "if used", of the program's CUDA major (12, from its
+        # cuBLAS): a note with the CUDA 12 wheel to install, never a
+        # problem, never the CUDA 13 NCCL the site holds; given a root that
+        # holds a CUDA 12 one, planned from there.
+        tree = self.fixture("consumers")
+        args = ["--no-defaults", "--environment", to_cli(tree / "site-packages"),
+                "--root", to_cli(tree / "cublas12"), "--for", "ctranslate2"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        self.assertEqual([q for q in doc["problems"] if "nccl" in json.dumps(q)], [],
+                         doc["problems"])
+        self.assertEqual(doc["cuda_major"]["major"] if isinstance(doc["cuda_major"], dict)
+                         else doc["cuda_major"], 12, doc["cuda_major"])
+        notes = [n for n in doc["notes"] if n["kind"] == "if-used"
+                 and "libnccl.so.2" in n["note"]]
+        self.assertEqual(len(notes), 1, doc["notes"])
+        self.assertIn("tensor-parallel mode", notes[0]["note"])
+        self.assertIn("nvidia-nccl-cu12", notes[0]["fix_text"])
+        self.assertNotIn("nvidia-nccl-cu13", notes[0]["fix_text"])
+        planned = [e for e in doc["plan"] if e["name"] == "nccl"]
+        self.assertEqual(planned, [], planned)
+        doc = self.parse_json(run_cli("doctor", *(args + ["--root", to_cli(tree / "nccl12"),
+                                                          "--format", "json"])))
+        self.assertEqual([n for n in doc["notes"] if "libnccl.so.2" in n["note"]], [], doc["notes"])
+        planned = [e for e in doc["plan"] if e["name"] == "nccl"]
+        self.assertEqual([Path(e["path"]).parent.parent.parent.parent.name for e in planned],
+                         ["nccl12"], planned)
+        # Explaining the library lists no NCCL problem: a use of a feature
+        # is not a load its use makes.
+        lib = tree / "site-packages" / "ctranslate2.libs" / "libctranslate2-0a1b2c3d.so.4.4.0"
+        r = run_cli("explain", "--format", "json", "--no-defaults", "--root",
+                    to_cli(tree / "cublas12"), to_cli(lib))
+        self.assertFalse([p for p in self.parse_json(r)["problems"] if "libnccl" in p], r.stdout)
+
     def test_a_program_that_loads_its_own_libraries_is_judged_as_it_runs(self):
         # Issue 41, item 4: JAX's CUDA plugin loads the NVIDIA wheels'
         # libraries by path first (consumers.c), so cuBLASLt's by-name
