@@ -188,7 +188,45 @@ def doctor_json(ctx, args, env):
         return None, [], "cudaload " + shown(argv), (err or out).strip() or "exit %d" % rc
     problems = [p for p in doc.get("problems", [])
                 if not any(r.search(p.get("problem", "")) for r in IGNORED)]
+    if problems and getattr(ctx, "screens", None) is not None:
+        ctx.screens.append(first_screen(ctx, args, env))
     return doc, problems, "cudaload " + shown(argv), ""
+
+
+SCREEN = 25  # issue 46: the answer fits the first screen, 25 lines at 80 columns
+
+
+def first_screen(ctx, args, env):
+    """Where the default text (the short form a user reads) shows the first
+    problem that is not the missing driver, and its first fix line:
+    (command line, its line number or None, the lines up to it)."""
+    rc, out, err = cudaload(ctx, ["doctor"] + args, env)
+    lines = out.splitlines()
+    problem = None
+    for number, line in enumerate(lines, 1):
+        m = re.match(r"^  \d+\. (.*)", line)
+        if m:
+            problem = None if any(r.search(m.group(1)) for r in IGNORED) else m.group(1)
+        elif problem and line.lstrip().startswith("fix:"):
+            return "cudaload doctor " + shown(args), number, lines[:number]
+    return "cudaload doctor " + shown(args), None, lines[:SCREEN + 5]
+
+
+def screens_verdict(screens):
+    """(ok, text, details) of issue 46's "each failure shows its cause and
+    fix within its first 25 lines", over every doctor answer that had a
+    problem besides the driver."""
+    late = [(cmd, at, lines) for cmd, at, lines in screens if at is None or at > SCREEN]
+    worst = max((at or 0) for _, at, _ in screens) if screens else 0
+    details = []
+    for cmd, at, lines in late[:3]:
+        details.append("%s: first fix at line %s of its default text:" % (cmd, at))
+        details.extend("  " + l for l in lines[:SCREEN + 5])
+    for cmd, at, lines in screens:
+        print("        | first fix at line %s: %s" % (at, cmd[:150]))
+    return (not late, "the doctor's default text shows the first problem's cause and fix "
+            "within %d lines in %d of %d answers with a problem (latest fix line: %d)"
+            % (SCREEN, len(screens) - len(late), len(screens), worst), details)
 
 
 def doctor_text(ctx, args, env, keep=("Plan", "Conflicts", "Environment", "Problems and fixes")):

@@ -237,6 +237,7 @@ def main():
     ctx.scratch = ctx.work
     ctx.base_python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
     checker = ctx.checker
+    ctx.screens = []  # every doctor answer with a problem, as its text shows it
     started = time.time()
     for key in args.only.split(","):
         print("== " + key, flush=True)
@@ -251,6 +252,8 @@ def main():
                 record(False, "%s: cannot run: %s" % (key, e))
         else:
             ap.error("--only takes %s" % ", ".join(ALL))
+    if ctx.screens:
+        record(*program_side.screens_verdict(ctx.screens))
     print("\nreal programs: %d step(s) ok, %d failed, %d known gap(s), %ds"
           % (passed[0], len(failures), len(gaps), time.time() - started))
     return 1 if failures else 0

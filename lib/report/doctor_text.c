@@ -124,6 +124,44 @@ static size_t site_folder_length(const char *s) {
   return 0;
 }
 
+static int is_separator(char c) {
+  return c == '/' || c == '\\';
+}
+
+/* The rest of a path at p, written to b with each "name/../" dropped
+ * (tensorflow/compiler/mlir/lite/python/../../../../libtensorflow_
+ * framework.so.2 is tensorflow/libtensorflow_framework.so.2, as the real
+ * path a user looks for): a shortened form, for prose only; a ".." with no
+ * name before it in the rest is kept. Returns where the path ends (a
+ * space, a comma, a bracket, a quote, a colon or the end). */
+static const char *collapse_parents(cl_buf *b, const char *p) {
+  const char *end = p + strcspn(p, " ,()[]\"':;\n");
+  size_t start = b->len;
+  for (const char *c = p; c < end;) {
+    size_t len = strcspn(c, "/\\");
+    const char *next = c + len < end ? c + len + 1 : end;
+    if (c + len > end)
+      len = (size_t)(end - c);
+    /* What was written since start is whole components, each with its
+     * separator: the last one is [last, b->len). */
+    size_t last = b->len;
+    if (last > start)
+      for (--last; last > start && !is_separator(b->data[last - 1]);)
+        --last;
+    int parent = len == 2 && c[0] == '.' && c[1] == '.' && next < end;
+    size_t name = b->len - last; /* with its separator */
+    if (parent && name > 1 &&
+        !(name == 3 && b->data[last] == '.' && b->data[last + 1] == '.')) {
+      b->len = last; /* "name/" and this "../" are gone */
+      b->data[b->len] = '\0';
+    } else {
+      cl_buf_printf(b, "%.*s", (int)(next - c), c);
+    }
+    c = next;
+  }
+  return end;
+}
+
 /* Prose s with each environment root's folder written "<venv>" (its site
  * folder "<venv>/…/"), as the requirement lines write them; malloc'ed,
  * NULL when there is nothing to shorten or no memory (s is then shown). */
@@ -147,6 +185,7 @@ static char *short_roots(const text *t, const char *s) {
     if (taken) {
       p += taken;
       changed = 1;
+      p = collapse_parents(&b, p);
     } else {
       cl_buf_printf(&b, "%c", *p++);
     }
@@ -435,19 +474,45 @@ static void text_fix(text *t, const cl_fix *fix, int indent) {
 }
 
 /* Each problem with what fixes it. */
-static void text_problems(text *t, const cl_doctor *d) {
-  heading(t, "Problems and fixes");
-  size_t n = 0;
+/* Whether the short form shows p after the other problems: the missing
+ * driver, a fact of the machine that no library fix changes, would push
+ * the answer to what the caller asked about (the program, the message)
+ * off the first screen (issue 46). The full report keeps the list's
+ * order. */
+static int shown_last(const cl_doctor *d, const cl_problem *p) {
+  return (d->flags & CUDALOAD_DOCTOR_SHORT) &&
+         p->kind == CUDALOAD_PROBLEM_DRIVER_ABSENT;
+}
+
+/* The first problem the text shows (not a note); NULL when none. */
+static const cl_problem *first_problem_shown(const cl_doctor *d) {
+  const cl_problem *later = NULL;
   for (size_t i = 0; i < d->problems.count; ++i) {
     const cl_problem *p = &d->problems.items[i];
     if (p->note)
       continue;
-    ++n;
-    put(t, "  %s%zu. ", sgr(t, RED), n);
-    put_problem(t, n >= 10 ? 6 : 5, n >= 10 ? 6 : 5, shown_value(t, p->text, 1),
-                sgr(t, RESET));
-    text_fix(t, &p->fix, n >= 10 ? 6 : 5);
+    if (!shown_last(d, p))
+      return p;
+    if (!later)
+      later = p;
   }
+  return later;
+}
+
+static void text_problems(text *t, const cl_doctor *d) {
+  heading(t, "Problems and fixes");
+  size_t n = 0;
+  for (int last = 0; last < 2; ++last)
+    for (size_t i = 0; i < d->problems.count; ++i) {
+      const cl_problem *p = &d->problems.items[i];
+      if (p->note || shown_last(d, p) != last)
+        continue;
+      ++n;
+      put(t, "  %s%zu. ", sgr(t, RED), n);
+      put_problem(t, n >= 10 ? 6 : 5, n >= 10 ? 6 : 5,
+                  shown_value(t, p->text, 1), sgr(t, RESET));
+      text_fix(t, &p->fix, n >= 10 ? 6 : 5);
+    }
   if (n == 0)
     put(t, "  %snone%s\n", sgr(t, GREEN), sgr(t, RESET));
   if (n == d->problems.count)
@@ -640,10 +705,7 @@ static void verdict_line(text *t, const cl_doctor *d) {
     cl_buf_printf(&b, ": %zu of %zu found", found, n);
   }
   size_t problems = cl_problem_list_problems(&d->problems);
-  const cl_problem *first = NULL;
-  for (size_t i = 0; i < d->problems.count && !first; ++i)
-    if (!d->problems.items[i].note)
-      first = &d->problems.items[i];
+  const cl_problem *first = first_problem_shown(d);
   if (!first) {
     cl_buf_printf(&b, "; no problem");
   } else {
@@ -651,8 +713,28 @@ static void verdict_line(text *t, const cl_doctor *d) {
     /* The first problem in what is left of 80 columns, but enough of it
      * to say what it is. */
     size_t used = b.data ? text_width(b.data) : 0;
-    short_clause(&b, first->text,
-                 used + 40 < SHORT_WIDTH ? SHORT_WIDTH - used : 40);
+    size_t room = used + 40 < SHORT_WIDTH ? SHORT_WIDTH - used : 40;
+    const char *name = first->facts[CUDALOAD_FACT_NAME];
+    const char *condition = first->facts[CUDALOAD_FACT_CONDITION];
+    /* A name not found is said by its name: the sentence starts with the
+     * condition, or with the path of the file that looks for it. */
+    size_t first_name = name ? strcspn(name, ",") : 0, more = 0;
+    for (const char *c = name ? name + first_name : NULL; c && *c; ++c)
+      more += *c == ',';
+    if (name && first_name + (more ? 9 : 0) + 10 <= room &&
+        (first->kind == CUDALOAD_PROBLEM_NOT_FOUND ||
+         first->kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND)) {
+      cl_buf_printf(&b, "%.*s", (int)first_name, name);
+      if (more)
+        cl_buf_printf(&b, " and %zu more", more);
+      size_t said = b.data ? text_width(b.data) - used : 0;
+      cl_buf_printf(&b, " not found%s",
+                    condition && !strcmp(condition, "as-it-is") &&
+                            said + 27 <= room
+                        ? " without cudaload"
+                        : "");
+    } else
+      short_clause(&b, first->text, room);
   }
   char *line = cl_buf_take(&b);
   put(t, "%s%s%s\n", sgr(t, BOLD), line ? shown(t, line) : "", sgr(t, RESET));

@@ -1717,6 +1717,36 @@ class Program(CliTestCase):
         self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
         self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
+    def test_the_short_answer_leads_with_what_the_caller_asked_about(self):
+        # Issue 46: every acceptance failure shows its cause and fix on the
+        # first screen. The missing driver (a fact of the machine, first in
+        # the records) is shown last, so the program's own problems lead;
+        # the first line names what is not found; a path reached through a
+        # search list ($ORIGIN/..) is written as the file a user looks for.
+        site = self.tree / "selfload" / "site-packages"
+        args = ["--no-defaults", "--environment", to_cli(site), "--for", "tensorflow"]
+        doc = self.parse_json(run_cli("doctor", *(args + ["--format", "json"])))
+        kinds = [q["kind"] for q in doc["problems"]]
+        text = run_cli("doctor", *args).stdout
+        numbered = [l for l in text.split("\n") if re.match(r"^  \d+\. ", l)]
+        self.assertEqual(len(numbered), len(kinds), text)
+        if "driver-absent" in kinds:  # a machine with a driver has none
+            self.assertLess(kinds.index("driver-absent"), len(kinds) - 1, kinds)
+            self.assertTrue(numbered[-1].startswith("  %d. no NVIDIA driver" % len(kinds)), text)
+        self.assertNotIn("no NVIDIA driver", numbered[0])
+        consumer = [q["facts"]["consumer"]["value"] for q in doc["problems"]
+                    if q["kind"] == "lazy-not-found" and "libnvrtc" in q["facts"]["name"]["value"]]
+        self.assertEqual(len(consumer), 1, doc["problems"])
+        self.assertIn("/tensorflow/../nvidia/", consumer[0])
+        self.assertIn("<python>/nvidia/cublas/lib/libcublasLt.so.12 opens libnvrtc.so.12", text)
+        self.assertNotIn("/../", text)
+        verbose = run_cli("doctor", "--verbose", *args).stdout
+        self.assertIn(consumer[0], verbose)
+        # The first line names the first problem shown by what is missing.
+        first = run_cli("doctor", "--no-defaults", "--root", to_cli(self.fixture("cudnn8_compat")),
+                        "--require", "cudnn=8").stdout.split("\n")[0]
+        self.assertRegex(first, r"; \d problems: libcublas\.so\.12 and 1 more not found$")
+
     def test_what_a_consumer_opens_for_a_feature_is_planned_if_used(self):
         # Issue 41: ctranslate2 4.x holds libnccl.so.2 and opens it by name
         # only in its tensor-parallel mode. Before, the model did not know
