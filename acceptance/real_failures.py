@@ -482,19 +482,24 @@ def same_files(ctx, checker, record):
                     "without cudaload the session has no CUDA provider: %s"
                     % (line or tail(err, 1))):
             return
+        # The fix both entrances give: the one the --for round below
+        # follows as printed until the program runs.
+        reinstall = [["pip", "uninstall", "-y", "onnxruntime"],
+                     ["pip", "install", "--force-reinstall", "--no-deps",
+                      "onnxruntime-gpu==1.26.0"]]
         doc, problems, cmdline, e = doctor_json(ctx, ["--error", line], env)
         said = [p for p in problems_of(problems, "cpu-build") if fact(p, "consumer") ==
-                "onnxruntime" and "onnxruntime-gpu" in p["fix_text"]]
-        s.ok(said, "doctor --error \"<its warning>\" names onnxruntime's build without CUDA "
-             "and the two distributions (cpu-build; its fix is words: %s)"
+                "onnxruntime" and [st.get("argv") for st in p["fix"]
+                                   if st["action"] != "note"] == reinstall]
+        s.ok(said, "doctor --error \"<its warning>\" names onnxruntime's build without CUDA, "
+             "with the commands --for gives (the message names no version: the environment's "
+             "onnxruntime-gpu 1.26.0 is reinstalled): %s"
              % (said[0]["fix_text"][:200] if said else "none"), ["$ " + cmdline] +
              described(problems))
         doc, problems, cmdline, e = doctor_json(ctx, ["--for", "onnxruntime"], env)
         said = [p for p in problems_of(problems, "same-files")
                 if "onnxruntime 1.26.0 and onnxruntime-gpu 1.26.0" in p["problem"]
-                and [st.get("argv") for st in p["fix"] if st["action"] != "note"] ==
-                [["pip", "uninstall", "-y", "onnxruntime"],
-                 ["pip", "install", "--force-reinstall", "--no-deps", "onnxruntime-gpu==1.26.0"]]]
+                and [st.get("argv") for st in p["fix"] if st["action"] != "note"] == reinstall]
         s.ok(said, "doctor --for onnxruntime names the two distributions over one set of "
              "files (same-files) with the uninstall and the reinstall that fix it",
              ["$ " + cmdline] + described(problems))

@@ -135,6 +135,8 @@ typedef struct program_scan {
   const char *via;     /* that meta-distribution: "cuda-toolkit 12.4.1" */
   int depth;           /* meta-distributions followed */
   const char *feature; /* the file being read is loaded only for this */
+  /* The distribution whose METADATA is being read (its pins). */
+  const char *dist_name, *dist_version;
   deferred_load *loads;
   size_t load_count, load_capacity;
   cl_plan_warning *warnings;
@@ -553,8 +555,20 @@ static int visit_pin(const cl_requirement_line *line, void *opaque) {
            (int)line->spec_len, line->specifier, ps->via ? ps->via : of,
            ps->via ? " (which " : "", ps->via ? of : "",
            ps->via ? " requires)" : "");
+  /* A pin the package's build for this platform never loads
+   * (consumers.c: onnxruntime-gpu 1.26's cuRAND and NVRTC on Windows) is
+   * a need only if used, and says nothing of the CUDA major. */
+  const char *saved_feature = ps->feature;
+  const char *unloaded =
+      ps->via
+          ? NULL
+          : cl_consumer_pin_unloaded(ps->dist_name, ps->dist_version,
+                                     ps->naming, line->name, line->name_len);
+  if (unloaded)
+    ps->feature = unloaded;
   derived *d = require(ps, main, major, why, NULL);
   note_cuda(ps, w->cuda_major, CUDA_FROM_PINS, why);
+  ps->feature = saved_feature;
   cl_pep440_version least;
   if (d && cl_pep440_least_in_major(&spec, major, &least)) {
     long parts[CL_VERSION_PARTS] = {0};
@@ -950,8 +964,11 @@ static void read_distribution(program_scan *ps, const char *site,
     snprintf(why, sizeof why, "%s %s says so", name, version);
     note_cuda(ps, cuda, CUDA_FROM_NAME, why);
   }
+  ps->dist_name = name;
+  ps->dist_version = version;
   if (text)
     cl_requires_dist_parse(text, len, visit_pin, ps);
+  ps->dist_name = ps->dist_version = NULL;
   if (name)
     note_preloads(ps, name, version);
   free(text);

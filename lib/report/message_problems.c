@@ -17,6 +17,7 @@
 #include "load/fix_lines.h"
 #include "load/loader_model.h"
 #include "load/plan_state.h"
+#include "load/program_find.h"
 #include "load/resolve.h"
 #include "load/spec.h"
 #include "load/verdict.h"
@@ -656,6 +657,50 @@ static void no_gpu_code_problem(answer *a, const cl_error_message *m) {
                   gpu);
 }
 
+/* onnxruntime installed over onnxruntime-gpu in the environment the
+ * message came from (the message names neither version; the machine says
+ * where the module's files are, as --for finds them): the same fix as
+ * --for's same-files problem, the GPU build's own release reinstalled,
+ * into fix. 0 when the environment holds no such pair. */
+static int installed_over_gpu_build(cudaload_ctx *ctx, cl_fix *fix) {
+  cl_program_target t;
+  char *kept = cl_save_error(); /* nothing found: the answer in words */
+  cl_program_target_find(ctx, "onnxruntime", &t);
+  cl_restore_error(kept);
+  const cl_program_clash *pair = NULL;
+  int gpu = -1;
+  for (size_t i = 0; i < t.clash_count && !pair; ++i)
+    for (int k = 0; k < 2 && !pair; ++k)
+      if (!strcmp(t.clashes[i].names[k], "onnxruntime-gpu") &&
+          !strcmp(t.clashes[i].names[1 - k], "onnxruntime")) {
+        pair = &t.clashes[i];
+        gpu = k;
+      }
+  if (pair) {
+    cl_fix_step *uninstall = cl_fix_add(fix, CUDALOAD_FIX_COMMAND);
+    static const char *const words[] = {"pip", "uninstall", "-y",
+                                        "onnxruntime"};
+    for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
+      cl_fix_arg(fix, uninstall, words[k]);
+    cl_fix_note(fix, uninstall,
+                "onnxruntime and onnxruntime-gpu install the same files, and "
+                "onnxruntime's lie over onnxruntime-gpu's here");
+    cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
+    static const char *const again[] = {"pip", "install", "--force-reinstall",
+                                        "--no-deps"};
+    for (size_t k = 0; k < sizeof again / sizeof *again; ++k)
+      cl_fix_arg(fix, install, again[k]);
+    char *word = cl_strdup_printf("onnxruntime-gpu==%s", pair->versions[gpu]);
+    if (word)
+      cl_fix_arg(fix, install, word);
+    else
+      fix->failed = 1;
+    free(word);
+  }
+  cl_program_target_free(&t);
+  return pair != NULL;
+}
+
 static void cpu_build_problem(answer *a, const cl_error_message *m) {
   const char *module = said(m, CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE);
   cl_problem *p = add(a, CUDALOAD_PROBLEM_CPU_BUILD, m);
@@ -664,19 +709,21 @@ static void cpu_build_problem(answer *a, const cl_error_message *m) {
                said(m, CUDALOAD_MESSAGE_FACT_DISTRIBUTION));
   if (!p)
     return;
-  if (module && !strcmp(module, "onnxruntime"))
-    cl_fix_add_note(&p->fix,
-                    "onnxruntime and onnxruntime-gpu install the same files: "
-                    "uninstall both, then install onnxruntime-gpu alone (pip "
-                    "uninstall -y onnxruntime onnxruntime-gpu, then pip "
-                    "install onnxruntime-gpu)");
-  else if (module && !strcmp(module, "torch"))
+  if (module && !strcmp(module, "onnxruntime")) {
+    if (!installed_over_gpu_build(a->f->ctx, &p->fix))
+      cl_fix_add_note(&p->fix,
+                      "onnxruntime and onnxruntime-gpu install the same files: "
+                      "uninstall both, then install onnxruntime-gpu alone (pip "
+                      "uninstall -y onnxruntime onnxruntime-gpu, then pip "
+                      "install onnxruntime-gpu)");
+  } else if (module && !strcmp(module, "torch")) {
     cl_fix_add_note(&p->fix,
                     "install a CUDA build of torch (pip install torch "
                     "--index-url https://download.pytorch.org/whl/cu128, for "
                     "the CUDA major the driver supports)");
-  else
+  } else {
     cl_fix_add_note(&p->fix, "install the program's CUDA build");
+  }
 }
 
 static void pin_problem(answer *a, const cl_error_message *m) {

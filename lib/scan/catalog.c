@@ -1109,6 +1109,11 @@ void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
     if (t[0] == '%' && t[1] == 'M') {
       n += (size_t)snprintf(out + n, size - n, "%s", major);
       ++t;
+    } else if (t[0] == '%' && t[1] == 'm') {
+      /* A major's own name: its .0 release's (nvrtc64_120_0.dll, which
+       * every CUDA 12 NVRTC keeps; nvJitLink_130_0.dll), not "nvrtc64_12_0". */
+      n += (size_t)snprintf(out + n, size - n, "0");
+      ++t;
     } else if (t[0] == '%' && t[1]) {
       ++t; /* %V and the like: the version tail, left out */
     } else {

@@ -229,7 +229,8 @@ int cl_catalog_version_agrees(const cl_catalog_entry *entry, int major,
 
 /* The file name of an entry for a major given as text ("9", or "N" as a
  * placeholder): the first name template of the naming, its version tail
- * left out ("libcudnn_ops.so.9", "cudnn_ops64_9.dll"). */
+ * left out and a minor digit written 0 ("libcudnn_ops.so.9",
+ * "cudnn_ops64_9.dll", "nvrtc64_120_0.dll"). */
 void cl_catalog_file_name(const cl_catalog_entry *entry, cl_naming naming,
                           const char *major, char *out, size_t size);
 

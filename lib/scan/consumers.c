@@ -6,6 +6,7 @@
 #include "common/strutil.h"
 #include "scan/pep440.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,8 +336,11 @@ static const cl_package_preload preloads[] = {
      "onnxruntime/__init__.py's preload_dlls() loads them by path from the "
      "NVIDIA wheels; nothing calls it on import"},
     /* The same function's Windows list (_get_nvidia_dll_paths(is_windows=
-     * True)): no cuRAND and no NVRTC, though the CUDA provider imports
-     * curand64_10.dll; cuDNN's sub-libraries first, then the shim. */
+     * True)): no cuRAND and no NVRTC, which the Windows CUDA provider does
+     * not import either (objdump -p of the 1.26.0 win_amd64 wheel's
+     * onnxruntime_providers_cuda.dll: cublasLt64_12, cublas64_12,
+     * cufft64_11, cudart64_12, cudnn64_9); cuDNN's sub-libraries first,
+     * then the shim. */
     {"onnxruntime-gpu", "==1.26.*", "onnxruntime.preload_dlls()",
      "nvidia/cublas/bin/cublasLt64_12.dll nvidia/cublas/bin/cublas64_12.dll "
      "nvidia/cufft/bin/cufft64_11.dll "
@@ -380,6 +384,45 @@ cl_consumer_preload(const char *package, const char *version, size_t index) {
       continue;
     if (index-- == 0)
       return p;
+  }
+  return NULL;
+}
+
+/* Read from the wheels on the index: a package's own pins (under an
+ * extra) of NVIDIA wheels that its build for one platform never loads.
+ * onnxruntime-gpu 1.26.0's METADATA pins nvidia-curand-cu12 and
+ * nvidia-cuda-nvrtc-cu12 under [cuda] for every platform, but its
+ * win_amd64 onnxruntime_providers_cuda.dll imports neither (objdump -p:
+ * cublasLt64_12, cublas64_12, cufft64_11, cudart64_12, cudnn64_9), holds
+ * neither name as text, and preload_dlls()'s Windows list has neither:
+ * installed without them, the provider loads (scripts/test-windows-python,
+ * check 4). On Linux its provider NEEDs libcurand.so.10. */
+static const cl_unloaded_pin unloaded_pins[] = {
+    {"onnxruntime-gpu", "==1.26.*", CL_NAMING_WINDOWS,
+     "nvidia-curand-cu12 nvidia-cuda-nvrtc-cu12",
+     "a part of it other than its CUDA provider (whose Windows build, "
+     "onnxruntime_providers_cuda.dll, loads neither cuRAND nor NVRTC)"},
+};
+
+const char *cl_consumer_pin_unloaded(const char *package, const char *version,
+                                     cl_naming naming, const char *wheel,
+                                     size_t wheel_len) {
+  char pinned[128], row[128];
+  if (!package || wheel_len >= sizeof pinned)
+    return NULL;
+  snprintf(pinned, sizeof pinned, "%.*s", (int)wheel_len, wheel);
+  for (size_t i = 0; i < sizeof unloaded_pins / sizeof *unloaded_pins; ++i) {
+    const cl_unloaded_pin *u = &unloaded_pins[i];
+    if (u->naming != naming || !same_distribution(package, u->package) ||
+        !version_in(version, u->versions))
+      continue;
+    for (const char *w = u->wheels; *w;) {
+      size_t n = strcspn(w, " ");
+      snprintf(row, sizeof row, "%.*s", (int)n, w);
+      if (same_distribution(row, pinned))
+        return u->feature;
+      w += n + strspn(w + n, " ");
+    }
   }
   return NULL;
 }

@@ -127,6 +127,24 @@ typedef struct cl_package_preload {
 const cl_package_preload *
 cl_consumer_preload(const char *package, const char *version, size_t index);
 
+/* A pin of a package (of an NVIDIA wheel, under an extra) that its build
+ * for one platform never loads: a need only "if used", not the program's
+ * (consumers.c reads why). */
+typedef struct cl_unloaded_pin {
+  const char *package;  /* the distribution, as its METADATA names it */
+  const char *versions; /* PEP 440 specifier of the releases read */
+  cl_naming naming;     /* the platform whose build does not load them */
+  const char *wheels;   /* the pinned wheels' names, ' '-separated */
+  const char *feature;  /* what would load them, as "only if ... is used" */
+} cl_unloaded_pin;
+
+/* The feature text of the row saying that package at version, built for
+ * naming, never loads the wheel named wheel[0..wheel_len) it pins; NULL
+ * when no row says so (the pin is a need). */
+const char *cl_consumer_pin_unloaded(const char *package, const char *version,
+                                     cl_naming naming, const char *wheel,
+                                     size_t wheel_len);
+
 /* What a package's __init__ does on Windows before Python imports its
  * extension module (docs/loader.md, Windows 14), read from its wheels. */
 typedef struct cl_consumer_windows_init {
