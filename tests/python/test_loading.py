@@ -335,7 +335,9 @@ def test_errors_carry_status_paths_and_reasons(run, fixtures):
     assert status == 9 and not ok
     assert "cudnn=7" in detail and fx(fixtures, "preload", "cudnn8") in detail, \
         "the reason must name the requirement and where it looked"
-    assert detail in message
+    # The message holds all of it, the cause and its fix first (issue 46).
+    assert all(line in message for line in detail.split("\n")), message
+    assert message.split("\n")[0].startswith("cudaload.setup: cudnn=7: no usable cudnn "), message
     assert roots == [fx(fixtures, "preload", "cudnn8")]
     assert out["badspec"][0] == 8 and "cudnn~8" in out["badspec"][1] and out["badspec"][2]
     assert out["empty"][0] == 1 and "empty" in out["empty"][1]

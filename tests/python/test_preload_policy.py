@@ -67,6 +67,10 @@ print(json.dumps(res))
     message, detail, states = out["raised"]
     assert detail.startswith("nothing was loaded"), detail
     assert "nothing was loaded" in message and "cublas=99" in message and "fix:" in message
+    # Issue 46: the exception leads with the cause and its fix.
+    first = message.split("\n")[0]
+    assert first.startswith("cudaload.setup: cublas=99: no usable cublas library") and \
+        "; fix: " in first, message
     assert states and set(states) == {"planned"}, states
     assert out["after_setup"] == [], "setup() loaded %s before raising" % out["after_setup"]
     status, error, after = out["preload"]

@@ -86,6 +86,22 @@ def library_version() -> str:
     return _load_default().call("cudaload_version_string")
 
 
+def _answer_first(function: str, status_text: str, error: "Optional[str]") -> str:
+    """An exception's text, the answer first (issue 46): where the C error
+    says "nothing was loaded: ..." and then the cause with its fix
+    ("cublas=99: no usable cublas library; fix: ..."), the cause leads and
+    the rest follows; otherwise the status, then the error. The error
+    itself (``detail``) is the C library's, unchanged."""
+    lines = (error or "").split("\n")
+    if len(lines) > 1 and lines[0].startswith("nothing was loaded") and lines[1] and \
+            not lines[1].startswith(" "):
+        return "%s: %s\n%s" % (function, lines[1], "\n".join([lines[0]] + lines[2:]))
+    message = "%s: %s" % (function, status_text)
+    if error:
+        message += ("\n" if "\n" in error else ": ") + error
+    return message
+
+
 def _raise(lib: "Any", status: int, function: str, what: str = "",
            report: "Any" = None) -> None:
     """Raise the Error subclass for ``status`` with the last-error text
@@ -1106,10 +1122,8 @@ class Context:
         if status != C.CUDALOAD_OK and check:
             from ._errors import error_for_status
             status_text = report.status_text
-            message = "%s: %s" % (function, status_text)
-            if error:
-                message += ("\n" if "\n" in error else ": ") + error
-            raise error_for_status(status)(message, status=status, status_text=status_text,
+            raise error_for_status(status)(_answer_first(function, status_text, error),
+                                           status=status, status_text=status_text,
                                            detail=error, function=function, report=report)
         return report
 
@@ -1635,9 +1649,7 @@ def setup(require: "Specs" = (), roots: "Optional[Iterable[PathLike]]" = None,
     conflict_only = report.status == C.CUDALOAD_E_CONFLICT and isolate
     if not report.ok and not conflict_only and check:
         from ._errors import error_for_status
-        message = "cudaload.setup: %s" % report.status_text
-        if report.error:
-            message += ("\n" if "\n" in report.error else ": ") + report.error
+        message = _answer_first("cudaload.setup", report.status_text, report.error)
         if report.status == C.CUDALOAD_E_CONFLICT and report.conflicts:
             message += ("\nOpen the consumers with cudaload.isolated_import() and call "
                         "setup(..., isolate=True), or keep the other major out of the "
