@@ -2396,15 +2396,18 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
   read_through(m, ctx);
   if (!e->ctx)
     e->ctx = ctx;
-  cl_binary_info info;
-  memset(&info, 0, sizeof info);
+  /* The requester's headers as the context's file cache holds them: read
+   * once for the plan, the verdict and every later open. */
+  static const cl_binary_info none;
+  const cl_binary_info *info = &none;
   if (requester) {
     char *kept = cl_save_error(); /* unreadable: an open with no lists */
-    if (cl_binary_parse_file(requester, &info) != CUDALOAD_OK)
-      memset(&info, 0, sizeof info);
+    if (cl_file_cache_info(cl_verdict_files(ctx), requester, &info) !=
+        CUDALOAD_OK)
+      info = &none;
     cl_restore_error(kept);
   }
-  cl_requester req = {requester, &info, NULL};
+  cl_requester req = {requester, info, NULL};
   lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
   cl_load_tree t;
   memset(&t, 0, sizeof t);
@@ -2414,7 +2417,6 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
   /* The open itself is the edge from the requester: its not-found names
    * the requester. */
   rc = finish_open(e, ctx, requester, &t, how, rc);
-  cl_binary_info_free(&info);
   return rc;
 }
 
@@ -2446,16 +2448,16 @@ int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
                             cl_loader_model *m, const char *path,
                             unsigned how) {
   read_through(m, ctx);
-  cl_binary_info info;
+  const cl_binary_info *info = NULL;
   char *kept = cl_save_error(); /* unreadable: it opens nothing we can tell */
-  int unreadable = cl_binary_parse_file(path, &info) != CUDALOAD_OK;
+  int unreadable =
+      cl_file_cache_info(cl_verdict_files(ctx), path, &info) != CUDALOAD_OK;
   cl_restore_error(kept);
   if (unreadable)
     return CUDALOAD_OK;
   lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
   size_t count = 0;
-  char **names = lazy_names(path, &info, &count, &lc);
-  cl_binary_info_free(&info);
+  char **names = lazy_names(path, info, &count, &lc);
   int rc = CUDALOAD_OK;
   for (size_t n = 0; !rc && n < count; ++n)
     rc = cl_verdict_open_by_name(e, ctx, m, path, names[n],

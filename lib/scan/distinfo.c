@@ -488,8 +488,49 @@ const cl_distribution *cl_distinfo_by_wheel(cl_distinfo_index *index,
   return owner;
 }
 
+/* The component a distribution's dist-info folder names, without its CUDA
+ * major: "nvidia_nccl_cu12-2.21.5.dist-info" and "nvidia_nccl_cu11-..."
+ * are both "nvidia_nccl"; "nvidia_cuda_runtime-13.0.96.dist-info" and
+ * "nvidia_cuda_runtime_cu13-..." both "nvidia_cuda_runtime". */
+static void component_of(const char *metadata_path, char *out, size_t size) {
+  char *dir = cl_path_dirname(metadata_path);
+  const char *base = dir ? cl_path_basename(dir) : "";
+  size_t n = 0;
+  for (; base[n] && base[n] != '-' && n + 1 < size; ++n)
+    out[n] = base[n] == '.' ? '_' : cl_ascii_lower(base[n]);
+  out[n] = '\0';
+  size_t digits = 0;
+  while (digits < n && cl_ascii_is_digit(out[n - 1 - digits]))
+    ++digits;
+  if (digits && n > digits + 3 && !strncmp(out + n - digits - 3, "_cu", 3))
+    out[n - digits - 3] = '\0';
+  free(dir);
+}
+
+/* Whether two distributions of the index are one component's wheels for
+ * two CUDA majors, the only NVIDIA wheels that install the same files:
+ * without such a pair no RECORD need be read (nvidia-cuda-cccl's alone is
+ * 270 KB). */
+static int may_share_files(const cl_distinfo_index *index) {
+  size_t n = index->distribution_count;
+  char(*names)[128] = n ? calloc(n, sizeof *names) : NULL;
+  if (!names)
+    return n > 1; /* out of memory: read them, as before */
+  int pair = 0;
+  for (size_t i = 0; i < n && !pair; ++i) {
+    component_of(index->distributions[i].metadata_path, names[i],
+                 sizeof names[i]);
+    for (size_t k = 0; k < i && !pair; ++k)
+      pair = names[i][0] && !strcmp(names[i], names[k]);
+  }
+  free(names);
+  return pair;
+}
+
 void cl_distinfo_each_shared(cl_distinfo_index *index,
                              cl_distinfo_shared_visitor visit, void *opaque) {
+  if (!may_share_files(index))
+    return;
   load_records(index);
   if (index->records_state != 1 || !index->by_path)
     return;

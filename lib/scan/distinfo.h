@@ -104,7 +104,9 @@ const cl_distribution *cl_distinfo_by_name(cl_distinfo_index *index,
  * installed over nvidia-nccl-cu12: both install
  * nvidia/nccl/lib/libnccl.so.2): visit gets each pair of distributions
  * once, with the first such file in path order and how many they share.
- * The RECORDs are read at the first call, as for the lookups. */
+ * The RECORDs are read at the first call, as for the lookups, and only
+ * where two distributions are one component's wheels for two CUDA majors
+ * (their names but for "-cuNN" equal): no other NVIDIA wheels share files. */
 typedef void (*cl_distinfo_shared_visitor)(const cl_distinfo_index *index,
                                            size_t a, size_t b,
                                            const cl_distinfo_file *first,

@@ -5,6 +5,7 @@
  * loads a library and never starts a process.
  */
 #include "binary/binary.h"
+#include "binary/file_cache.h"
 #include "scan/consumers.h"
 #include "core/context.h"
 #include "scan/inventory.h"
@@ -55,6 +56,9 @@ struct cl_version_cache {
   /* CUDALOAD_ALLOW_WRITABLE_ROOTS: version sources others can write to are
    * read all the same. */
   int allow_writable;
+  /* The context's file cache (NULL: none): a file read for its CUDA major
+   * is read once for the plan and the loader model too. */
+  cl_file_cache *files;
   /* What trust.h said of each version source (a METADATA, a header), asked
    * once: every library of a wheel or a toolkit shares its source. */
   struct trusted_source *sources;
@@ -191,8 +195,10 @@ const cl_inventory *cl_inventory_of(const cudaload_ctx *ctx) {
 }
 
 void cl_inventory_invalidate(cudaload_ctx *ctx) {
-  if (ctx->inventory)
+  if (ctx->inventory) {
     ctx->inventory->scanned = 0;
+    ctx->inventory->same_run = 1;
+  }
 }
 
 /* Forget the last scan's findings, and what was read from files with
@@ -201,7 +207,15 @@ static void inventory_forget(cudaload_ctx *ctx) {
   if (ctx->inventory)
     inventory_clear(ctx->inventory);
   /* A new scan is a new run: what was read from files is read again, and
-   * a long-lived context holds no more than one run's worth. */
+   * a long-lived context holds no more than one run's worth. The first
+   * scan, and one after new roots (cl_inventory_invalidate), is the same
+   * run's as what came before it (cudaload_require_for read the program's
+   * files): those are known by their stamps, and asked again. */
+  int same_run = !ctx->inventory || ctx->inventory->same_run;
+  if (ctx->inventory)
+    ctx->inventory->same_run = 0;
+  if (same_run)
+    return;
   if (ctx->file_cache)
     ctx->file_cache_free(ctx->file_cache);
   ctx->file_cache = NULL;
@@ -586,7 +600,13 @@ int cl_binary_info_cuda_major(const cl_binary_info *info, cl_naming naming) {
  * 9 sub-library libcublasLt.so.12) or the wheel folders its search list
  * names ($ORIGIN/../../cu13/lib); 0 when it tells nothing. Read only for
  * libraries whose major and version leave it open. */
-static int cuda_major_from_file(const char *path, cl_naming naming) {
+static int cuda_major_from_file(cl_file_cache *files, const char *path,
+                                cl_naming naming) {
+  const cl_binary_info *cached = NULL;
+  if (files)
+    return cl_file_cache_info(files, path, &cached) == CUDALOAD_OK
+               ? cl_binary_info_cuda_major(cached, naming)
+               : 0;
   cl_binary_info info;
   if (cl_binary_parse_file(path, &info) != CUDALOAD_OK)
     return 0;
@@ -817,7 +837,7 @@ static void find_version(cl_version_cache *c, cl_naming naming,
     v->cuda_major =
         cl_catalog_cuda_major_of_version(m->entry, m->major, v->version);
   if (!v->cuda_major)
-    v->cuda_major = cuda_major_from_file(real_path, naming);
+    v->cuda_major = cuda_major_from_file(c->files, real_path, naming);
   cl_restore_error(saved);
 }
 
@@ -849,9 +869,11 @@ static cl_version_cache *version_cache_of(cudaload_ctx *ctx) {
   if (!inv->version_cache) {
     inv->version_cache = calloc(1, sizeof *inv->version_cache);
     inv->version_cache_free = version_cache_free;
-    if (inv->version_cache)
+    if (inv->version_cache) {
       inv->version_cache->allow_writable =
           (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0;
+      inv->version_cache->files = cl_file_cache_of(ctx);
+    }
   }
   return inv->version_cache;
 }

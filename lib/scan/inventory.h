@@ -112,7 +112,10 @@ struct cl_inventory {
   cl_version_cache *version_cache;
   /* Frees version_cache: set by the scan that made it (inventory.c). */
   void (*version_cache_free)(cl_version_cache *cache);
-  int scanned;            /* 1 after a scan that succeeded, until invalidated */
+  int scanned; /* 1 after a scan that succeeded, until invalidated */
+  /* Set by cl_inventory_invalidate: the next scan is the same run's (new
+   * roots of a program, a manifest), and keeps what was read from files. */
+  int same_run;
   cl_bundled_shim *shims; /* bundled copies the last scan noticed */
   size_t shim_count, shim_capacity;
   cl_noticed_consumer *consumers; /* known consumers the last scan noticed */
@@ -129,7 +132,10 @@ struct cl_inventory {
  * or for a NULL ctx (the public getters' case), never NULL. */
 const cl_inventory *cl_inventory_of(const cudaload_ctx *ctx);
 /* Mark the inventory stale: the next plan scans again (the roots to search
- * changed). Frees nothing: what was found stays readable until that scan. */
+ * changed). Frees nothing: what was found stays readable until that scan,
+ * and what was read from files (the file cache, each file known by its
+ * stamp) stays for it: `--for` reads the program's files, the doctor's
+ * plan and loader model then ask them again. */
 void cl_inventory_invalidate(cudaload_ctx *ctx);
 
 /* The naming convention a ctx scans for. */

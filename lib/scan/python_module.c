@@ -12,6 +12,7 @@
  * them only when none of those lists it.
  */
 #include "scan/python_module.h"
+#include "cudaload.h"
 
 #include "common/error.h"
 #include "common/strindex.h"
@@ -166,14 +167,52 @@ static int visit_lists(const char *path, size_t len, void *opaque) {
   return c->found;
 }
 
+/* How much of a RECORD is read at a time to find a module's row. */
+#define RECORD_CHUNK ((size_t)64 << 10)
+
+/* Whether distinfo's RECORD lists a file of module `name`: read a chunk of
+ * whole lines at a time, up to the first row that does (torch's RECORD is
+ * 1.5 MB and lists torch/ within its first rows; the program's scan reads
+ * it whole later, once). A line longer than a chunk is no module's row. */
 static int lists_module(const char *folder, const char *distinfo,
                         const char *name) {
-  size_t len = 0;
-  char *text = read_record(folder, distinfo, &len, NULL);
+  char *dir = cl_path_join(folder, distinfo);
+  char *record = dir ? cl_path_join(dir, "RECORD") : NULL;
+  free(dir);
   lists_check c = {name, strlen(name), 0};
-  if (text)
-    cl_record_parse(text, len, visit_lists, &c);
-  free(text);
+  cl_file *f = NULL;
+  uint64_t size = 0;
+  char *kept = cl_save_error(); /* no RECORD: it lists nothing */
+  char *buf = record ? malloc(RECORD_CHUNK) : NULL;
+  if (buf && cl_os_file_open(record, &f, &size) == CUDALOAD_OK) {
+    size_t held = 0;
+    for (uint64_t at = 0; !c.found && at < RECORD_MAX;) {
+      size_t got = 0;
+      if (cl_os_file_read_upto(f, at, buf + held, RECORD_CHUNK - held, &got) !=
+              CUDALOAD_OK ||
+          got == 0) {
+        if (held) /* the last line, without its newline */
+          cl_record_parse(buf, held, visit_lists, &c);
+        break;
+      }
+      at += got;
+      held += got;
+      size_t whole = held;
+      while (whole > 0 && buf[whole - 1] != '\n')
+        --whole;
+      if (whole == 0) {
+        held = held == RECORD_CHUNK ? 0 : held;
+        continue;
+      }
+      cl_record_parse(buf, whole, visit_lists, &c);
+      memmove(buf, buf + whole, held - whole);
+      held -= whole;
+    }
+    cl_os_file_close(f);
+  }
+  cl_restore_error(kept);
+  free(buf);
+  free(record);
   return c.found;
 }
 

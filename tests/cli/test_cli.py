@@ -1717,6 +1717,34 @@ class Program(CliTestCase):
         self.assertIn("cudaload exec --no-defaults", as_is[0]["fix_text"])
         self.assertIn("--require cublas=12,cudart=12 -- PROGRAM", as_is[0]["fix_text"])
 
+    def test_doctor_for_does_not_read_the_programs_files_again(self):
+        # Issue 44, item 1: --for reads the program's files; the doctor's
+        # scan, plan and loader model then ask them again. The file cache
+        # lives across the scan that the program's roots start, and the
+        # verdict asks it too: the provider's headers are parsed once, its
+        # first page read once more only when binding opens it again for
+        # its definitions (before: three times, the scan dropping what
+        # --for had read). Counted with strace, the names store off so that
+        # no earlier run's answers count; never timed.
+        args = ["doctor", "--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
+                "--root", to_cli(self.tree / "wheels" / "site-packages"), "--for", "ortlike",
+                "--format", "json"]
+        lines = self.traced(args, "openat,pread64", rcs=(0, 6),
+                            env=dict(os.environ, CUDALOAD_CACHE_DISABLE="1"))
+        fds, heads = {}, {}
+        for line in lines:
+            m = re.match(r'(\d+)\s+openat\(.*?"([^"]+)".*\)\s+=\s+(\d+)', line)
+            if m:
+                fds[(m.group(1), m.group(3))] = m.group(2)
+                continue
+            m = re.match(r'(\d+)\s+pread64\((\d+),.*, 4096, 0\)\s+=', line)
+            if m:
+                path = fds.get((m.group(1), m.group(2)), "")
+                heads[path] = heads.get(path, 0) + 1
+        provider = [n for p, n in heads.items() if p.endswith("libortlike_providers_cuda.so")]
+        self.assertEqual(len(provider), 1, heads)
+        self.assertLessEqual(provider[0], 2, heads)
+
     def test_the_short_answer_leads_with_what_the_caller_asked_about(self):
         # Issue 46: every acceptance failure shows its cause and fix on the
         # first screen. The missing driver (a fact of the machine, first in
