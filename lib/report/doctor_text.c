@@ -723,7 +723,9 @@ static void verdict_line(text *t, const cl_doctor *d) {
       more += *c == ',';
     if (name && first_name + (more ? 9 : 0) + 10 <= room &&
         (first->kind == CUDALOAD_PROBLEM_NOT_FOUND ||
-         first->kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND)) {
+         first->kind == CUDALOAD_PROBLEM_LAZY_NOT_FOUND ||
+         first->kind == CUDALOAD_PROBLEM_LAZY_UNPROVIDED ||
+         first->kind == CUDALOAD_PROBLEM_NEEDED_UNPROVIDED)) {
       cl_buf_printf(&b, "%.*s", (int)first_name, name);
       if (more)
         cl_buf_printf(&b, " and %zu more", more);
