@@ -63,6 +63,10 @@ typedef struct entry {
   /* The file, held open between questions, and what lookups read of it. */
   cl_file *file;
   cl_file_chunks chunks;
+  /* The whole content of a small file read whole (ld.so.cache). */
+  part whole_part;
+  unsigned char *whole;
+  size_t whole_size;
 } entry;
 
 struct cl_file_cache {
@@ -149,6 +153,8 @@ static void entry_release(cl_file_cache *c, entry *e) {
 
 static void entry_free(entry *e) {
   free(e->key);
+  part_free(&e->whole_part);
+  free(e->whole);
   part_free(&e->refs_part);
   cl_binary_symbols_free(&e->bind);
   part_free(&e->info_part);
@@ -423,6 +429,53 @@ int cl_file_cache_info(cl_file_cache *c, const char *path,
   int status = with_part(c, path, info_part, read_info, NULL, &e);
   if (status == CUDALOAD_OK)
     *out = &e->info;
+  return status;
+}
+
+/* --- small files read whole ----------------------------------------------- */
+
+static part *whole_part(entry *e) {
+  return &e->whole_part;
+}
+
+static int read_whole(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
+                      const char *path, const void *arg) {
+  (void)c;
+  uint64_t max = *(const uint64_t *)arg;
+  free(e->whole);
+  e->whole = NULL;
+  e->whole_size = 0;
+  if (size > max)
+    return cl_fail(CUDALOAD_E_MALFORMED,
+                   "%s: %" PRIu64
+                   " bytes is implausibly large (at most %" PRIu64 ")",
+                   path, size, max);
+  e->whole = malloc(size ? (size_t)size : 1);
+  if (!e->whole)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  int status =
+      size ? cl_os_file_read_at(f, 0, e->whole, (size_t)size) : CUDALOAD_OK;
+  if (status != CUDALOAD_OK) {
+    free(e->whole);
+    e->whole = NULL;
+    return cl_fail_naming(status, path);
+  }
+  e->whole_size = (size_t)size;
+  return CUDALOAD_OK;
+}
+
+int cl_file_cache_whole(cl_file_cache *c, const char *path, uint64_t max,
+                        const unsigned char **data, size_t *size) {
+  *data = NULL;
+  *size = 0;
+  if (!c)
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+  entry *e;
+  int status = with_part(c, path, whole_part, read_whole, &max, &e);
+  if (status == CUDALOAD_OK) {
+    *data = e->whole;
+    *size = e->whole_size;
+  }
   return status;
 }
 

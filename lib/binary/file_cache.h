@@ -52,6 +52,12 @@ void cl_file_cache_set_clock(cl_file_cache *c, cl_clock clock);
  * cache does it too); a failure changes nothing else. 1 when written. */
 int cl_file_cache_save(cl_file_cache *c);
 
+/* The whole content of a small file (at most max bytes, else
+ * CUDALOAD_E_MALFORMED): read once per run however often it is asked
+ * (ld.so.cache: the scan, each loader model, the doctor's checks), owned by
+ * the cache and valid until it is freed. */
+int cl_file_cache_whole(cl_file_cache *c, const char *path, uint64_t max,
+                        const unsigned char **data, size_t *size);
 /* The headers of the file at path (cl_binary_parse_file's answer), owned
  * by the cache and valid until it is freed. 0, or what cl_binary_parse_file
  * returns, with its last error. */

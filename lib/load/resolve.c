@@ -984,7 +984,7 @@ static model_private *model_cache(cl_loader_model *m) {
   p->cache_read = 1;
   /* A missing or damaged cache is one the loader cannot use either. */
   char *kept = cl_save_error();
-  cl_ldcache_read(m->ld_so_cache, cache_visit, p);
+  cl_ldcache_read_cached(m->files, m->ld_so_cache, cache_visit, p);
   cl_restore_error(kept);
   for (size_t i = 0; i < p->entry_count && !p->failed; ++i) {
     size_t first;

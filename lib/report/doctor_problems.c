@@ -5,6 +5,7 @@
  * with its kind, facts and fix steps, in the order the report lists them.
  */
 #include "report/doctor_problems.h"
+#include "binary/file_cache.h"
 #include "problem/problem_words.h"
 #include "load/fix_lines.h"
 #include "load/python_loads.h"
@@ -283,10 +284,11 @@ static void find_zlib_key(const char *key, const char *path, void *opaque) {
 
 /* Is the system's zlib visible to the dynamic loader: in its cache, in the
  * usual folders, or already loaded? */
-static int have_system_zlib(void) {
+static int have_system_zlib(cudaload_ctx *ctx) {
   int in_cache = 0;
   char *kept = cl_save_error(); /* no cache, or a broken one: look further */
-  cl_ldcache_read("/etc/ld.so.cache", find_zlib_key, &in_cache);
+  cl_ldcache_read_cached(cl_file_cache_of(ctx), "/etc/ld.so.cache",
+                         find_zlib_key, &in_cache);
   cl_restore_error(kept);
   if (in_cache)
     return 1;
@@ -320,7 +322,7 @@ static void zlib_problem(cl_doctor *d) {
     if (!strcmp(cl_plan_state_of(d->ctx)->plan[i].entry->family, "cudnn") &&
         cl_plan_state_of(d->ctx)->plan[i].major >= 9)
       cudnn = &cl_plan_state_of(d->ctx)->plan[i];
-  if (!cudnn || have_system_zlib())
+  if (!cudnn || have_system_zlib(d->ctx))
     return;
   cl_problem *p = add(d, CUDALOAD_PROBLEM_ZLIB_MISSING);
   cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_MAJOR,

@@ -1607,7 +1607,8 @@ static void scan_root(scanner *s, size_t index) {
    * scan goes on to the next one, keeping the last error it had. */
   if (strcmp(root->origin, CL_ORIGIN_LDCACHE) == 0) {
     char *saved = cl_save_error();
-    int rc = cl_ldcache_read(root->path, consider_cache_entry, s);
+    int rc = cl_ldcache_read_cached(cl_file_cache_of(s->ctx), root->path,
+                                    consider_cache_entry, s);
     cl_restore_error(saved);
     if (rc)
       root->status = rc;

@@ -31,6 +31,7 @@
 #include "os/platform.h"
 
 #include "cudaload.h"
+#include "binary/file_cache.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -355,4 +356,20 @@ int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque) {
   status = ldcache_run(&r, path, visit, opaque);
   free(data);
   return status;
+}
+
+int cl_ldcache_read_cached(struct cl_file_cache *c, const char *path,
+                           cl_ldcache_visitor visit, void *opaque) {
+  if (!c || path == NULL || path[0] == '\0')
+    return cl_ldcache_read(path, visit, opaque);
+  const unsigned char *data = NULL;
+  size_t size = 0;
+  int status = cl_file_cache_whole(c, path, CL_LDCACHE_MAX_FILE, &data, &size);
+  if (status != CUDALOAD_OK)
+    return status; /* its last error names the file */
+  cl_memory_source src;
+  src.data = data;
+  src.size = size;
+  cl_reader r = cl_reader_from_memory(&src);
+  return ldcache_run(&r, path, visit, opaque);
 }

@@ -21,5 +21,11 @@ int cl_ldcache_parse(const cl_reader *r, cl_ldcache_visitor visit,
                      void *opaque);
 /* Open the file (normally "/etc/ld.so.cache") and parse it. */
 int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque);
+/* The same, the file's bytes read once per run through the file cache c
+ * (binary/file_cache.h; NULL: read here): the scan, each loader model and
+ * the doctor's checks each parse it, none reads it again. */
+struct cl_file_cache;
+int cl_ldcache_read_cached(struct cl_file_cache *c, const char *path,
+                           cl_ldcache_visitor visit, void *opaque);
 
 #endif
