@@ -23,6 +23,7 @@
 #include "common/strutil.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <elf.h>
 #include <link.h>
 #include <stdint.h>
@@ -473,9 +474,13 @@ static int hwcaps_subdirs(cl_loader_model *m, const cpu_facts *c,
 /* Default folders and $LIB                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* LD_LIBRARY_PATH as ld.so read it: from the environment the process
- * started with (a later setenv does not reach the loader). */
-static char *startup_variable(const char *name) {
+/* The environment the process started with (/proc/self/environ), read once
+ * per process: it never changes, and every model of the host asks it. */
+static pthread_once_t startup_once = PTHREAD_ONCE_INIT;
+static char *startup_environ; /* NUL-separated entries; NULL: unreadable */
+static size_t startup_environ_len;
+
+static void read_startup_environ(void) {
   /* An unreadable /proc is an answer here ("the environment as it is
    * now"): the caller's last error is kept around the readers. */
   char *saved = cl_save_error();
@@ -497,26 +502,33 @@ static char *startup_variable(const char *name) {
       len += got;
     }
     cl_os_file_close(f);
-    char *value = NULL;
-    int found = 0;
-    for (size_t at = 0; status == CUDALOAD_OK && at < len && !found;) {
-      const char *entry = buf + at;
-      size_t n = strnlen(entry, len - at);
-      size_t key = strlen(name);
-      if (n > key && strncmp(entry, name, key) == 0 && entry[key] == '=') {
-        value = cl_strndup(entry + key + 1, n - key - 1);
-        found = 1;
-      }
-      at += n + 1;
-    }
-    free(buf);
     if (status == CUDALOAD_OK) {
-      cl_restore_error(saved);
-      return value;
+      startup_environ = buf;
+      startup_environ_len = len;
+    } else {
+      free(buf);
     }
-    free(value);
   }
   cl_restore_error(saved);
+}
+
+/* A variable as ld.so read it: from the environment the process started
+ * with (a later setenv does not reach the loader); the environment as it
+ * is now where /proc cannot tell. */
+static char *startup_variable(const char *name) {
+  pthread_once(&startup_once, read_startup_environ);
+  if (startup_environ) {
+    const char *buf = startup_environ;
+    size_t len = startup_environ_len, key = strlen(name);
+    for (size_t at = 0; at < len;) {
+      const char *entry = buf + at;
+      size_t n = strnlen(entry, len - at);
+      if (n > key && strncmp(entry, name, key) == 0 && entry[key] == '=')
+        return cl_strndup(entry + key + 1, n - key - 1);
+      at += n + 1;
+    }
+    return NULL;
+  }
   const char *v = getenv(name);
   return v ? cl_strdup(v) : NULL;
 }
