@@ -473,7 +473,6 @@ static void text_fix(text *t, const cl_fix *fix, int indent) {
   }
 }
 
-/* Each problem with what fixes it. */
 /* Whether the short form shows p after the other problems: the missing
  * driver, a fact of the machine that no library fix changes, would push
  * the answer to what the caller asked about (the program, the message)
@@ -499,6 +498,7 @@ static const cl_problem *first_problem_shown(const cl_doctor *d) {
   return later;
 }
 
+/* Each problem with what fixes it. */
 static void text_problems(text *t, const cl_doctor *d) {
   heading(t, "Problems and fixes");
   size_t n = 0;
