@@ -9,9 +9,10 @@
    folder of lib/ is a stage or the seam.
 3. The layers (with --objects): from the symbols each object file defines
    and needs (nm), no two files depend on each other, directly or around a
-   circle, and no stage needs a later one (common, core, binary, scan, problem, load,
-   probe, report, fix). The seam may be called by any stage and may call the data
-   functions of the stage it serves, never around a circle.
+   circle, and no stage needs a later one (common, core, binary, scan, loader,
+   problem, load, probe, report, fix). The seam may be called by any stage
+   and may call the data functions of the stage it serves, never around a
+   circle.
 4. The error idiom: cl_clear_error() is called by public functions
    (cudaload_*) only, on entry or when they succeed after consuming a
    helper's failure, and by the few internal functions that turn a failure
@@ -67,7 +68,8 @@ import re
 import subprocess
 import sys
 
-STAGES = ["common", "core", "binary", "scan", "problem", "load", "probe", "report", "fix"]
+STAGES = ["common", "core", "binary", "scan", "loader", "problem", "load", "probe",
+          "report", "fix"]
 SEAM = ["os", "posix", "win32"]
 LIB_FILES = {"CMakeLists.txt", "cudaload.def", "cudaload.map",
              "cudaload.rc.in"}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/loader.cmake - the loader model (lib/load/resolve.c): its unit tests
+# tests/loader.cmake - the loader model (lib/loader/resolve.c): its unit tests
 # (tests/test_resolve.c, hand-built models) and the differential tests
 # against the real loader (tests/loader_oracle/oracle.py), one process and
 # one ctest entry per scenario. Included by tests/CMakeLists.txt before

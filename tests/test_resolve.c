@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_resolve.c - the loader model's rules (lib/load/resolve.c), each alone
+ * test_resolve.c - the loader model's rules (lib/loader/resolve.c), each alone
  * and in their order, on hand-built models over small trees of files made here
  * (ELF headers, PE images, an ld.so.cache). Nothing is loaded: whether the
  * rules are the loader's is what tests/loader_oracle checks against the
@@ -24,7 +24,7 @@
 #include "cudaload.h"
 #include "os/loader.h"
 #include "os/platform.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "common/strutil.h"
 #include "test_paths.h"
 

@@ -20,7 +20,7 @@
 #include "core/context.h"
 #include "cudaload.h"
 #include "load/python_loads.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "load/verdict.h"
 #include "scan/python_pth.h"
 #include "test_paths.h"

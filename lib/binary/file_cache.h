@@ -73,7 +73,7 @@ int cl_file_cache_symbols(cl_file_cache *c, const char *path,
                           const cl_binary_symbols **out);
 /* References and definitions by name.
  *
- * Binding (load/bind.h) asks a consumer for its references to CUDA
+ * Binding (loader/bind.h) asks a consumer for its references to CUDA
  * libraries and each file of its lookup order for the definitions of
  * those names, not for whole symbol tables: libtorch_cpu.so holds 85,000
  * symbols whose names take 6 MB, of which a consumer of cuBLAS asks a few

@@ -14,7 +14,7 @@
 #include "common/strutil.h"
 #include "core/context.h"
 #include "load/plan_judge.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "load/verdict.h"
 #include "scan/machine.h"
 #include "os/platform.h"

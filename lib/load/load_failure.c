@@ -15,7 +15,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/strutil.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "scan/machine.h"

@@ -13,7 +13,7 @@
 
 #include "common/fix_steps.h"
 #include "core/context.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "problem/problem.h"
 
 typedef struct cl_plan_judgement {

@@ -40,7 +40,7 @@
 #include "common/strutil.h"
 #include "load/plan_state.h"
 #include "load/program_find.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "load/spec.h"
 #include "os/platform.h"
 #include "scan/catalog.h"

@@ -12,7 +12,7 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "common/strutil.h"
-#include "load/loader_model.h"
+#include "loader/loader_model.h"
 #include "os/platform.h"
 
 #include <stdio.h>

@@ -15,9 +15,9 @@
 
 #include "cudaload.h"
 #include "core/context.h"
-#include "load/bind.h"
+#include "loader/bind.h"
 #include "load/program.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "problem/problem.h"
 
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * binding") states the rules and names the tests that check them against
  * the real loader.
  */
-#include "load/bind.h"
+#include "loader/bind.h"
 
 #include "cudaload.h"
 #include "common/error.h"

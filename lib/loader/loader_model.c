@@ -4,7 +4,7 @@
  * and freeing a cl_loader_model. The platform seam fills one with the
  * host's facts through these; the rules that read it are resolve.c.
  */
-#include "load/loader_model.h"
+#include "loader/loader_model.h"
 
 #include "cudaload.h"
 #include "common/error.h"

@@ -9,7 +9,7 @@
  * the comments name the glibc function or the Microsoft page each follows,
  * and tests/loader_oracle checks the whole against the real loader.
  */
-#include "load/resolve.h"
+#include "loader/resolve.h"
 
 #include "cudaload.h"
 #include "binary/file_cache.h"
@@ -20,7 +20,7 @@
 #include "os/platform.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
-#include "load/resolve_memo.h"
+#include "loader/resolve_memo.h"
 
 #include <stdarg.h>
 #include <stdint.h>

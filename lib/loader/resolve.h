@@ -29,7 +29,7 @@
 #define CUDALOAD_RESOLVE_H
 
 #include "binary/binary.h"
-#include "load/loader_model.h"
+#include "loader/loader_model.h"
 #include "scan/catalog.h"
 
 #include <stddef.h>

@@ -5,7 +5,7 @@
  * cl_loader_model_add_loaded and shrinks only when a failed open is
  * unmapped), and the folders found missing.
  */
-#include "load/resolve_memo.h"
+#include "loader/resolve_memo.h"
 
 #include "common/strindex.h"
 #include "common/strutil.h"

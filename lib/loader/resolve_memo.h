@@ -13,7 +13,7 @@
 #ifndef CUDALOAD_RESOLVE_MEMO_H
 #define CUDALOAD_RESOLVE_MEMO_H
 
-#include "load/loader_model.h"
+#include "loader/loader_model.h"
 #include "os/platform.h"
 
 #include <stddef.h>

@@ -14,7 +14,7 @@
  * sysdeps/x86/cpu-features.c does), and the differential tests compare
  * the result with ld.so's own LD_DEBUG output.
  */
-#include "load/loader_model.h"
+#include "loader/loader_model.h"
 
 #include "cudaload.h"
 #include "common/error.h"

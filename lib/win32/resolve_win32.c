@@ -17,7 +17,7 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 
-#include "load/loader_model.h"
+#include "loader/loader_model.h"
 
 #include "cudaload.h"
 #include "common/error.h"

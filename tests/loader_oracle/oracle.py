@@ -5,7 +5,7 @@
 For each scenario this builds a tree of small libraries with the host's C
 compiler (or mingw-w64 for the Windows scenarios), asks the model what a
 child program will map and by which rule (predict(): the loader_predict
-program over lib/load/resolve.h; `cudaload explain` can take its place), runs
+program over lib/loader/resolve.h; `cudaload explain` can take its place), runs
 the child under the real loader (glibc with LD_DEBUG=libs,files; Wine with
 WINEDEBUG=+loaddll), and compares, answer by answer. Every disagreement is
 printed with both answers and fails the scenario. The last line is
@@ -1168,7 +1168,7 @@ def compare_windows(plan, prediction, stdout, stderr):
 # Explain scenarios: `cudaload explain` itself is the predictor
 # --------------------------------------------------------------------------
 #
-# The scenarios above check the rules (loader_predict over lib/load/resolve.h);
+# The scenarios above check the rules (loader_predict over lib/loader/resolve.h);
 # these check the command users run. Each builds CUDA-named fixtures (explain
 # only expands the libraries its catalog knows), runs `cudaload explain FILE
 # --symbols --format json` with the options and environment of one child

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * predict.c - the prediction side of the differential tests: what the
- * loader model (lib/load/resolve.h) says a child process will map, and by which
+ * loader model (lib/loader/resolve.h) says a child process will map, and by which
  * rule, given the child's situation. tests/loader_oracle/oracle.py writes
  * the situation, runs this, runs the child under the real loader, and
  * compares. (A later `cudaload explain` takes this program's place behind
@@ -23,7 +23,7 @@
  */
 #include "binary/binary.h"
 #include "cudaload.h"
-#include "load/resolve.h"
+#include "loader/resolve.h"
 #include "os/platform.h"
 
 #include <stdint.h>
