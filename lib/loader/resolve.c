@@ -8,6 +8,11 @@
  * Every rule here is one of docs/loader.md's, in the loader's own order;
  * the comments name the glibc function or the Microsoft page each follows,
  * and tests/loader_oracle checks the whole against the real loader.
+ *
+ * This file resolves one name. What the loader makes of a file it meets
+ * (its header) is file_verdict.c's, and what an open maps (the DT_NEEDED
+ * or import closure, then the names opened lazily) is resolve_open.c's,
+ * which asks this file for each name (resolve_internal.h).
  */
 #include "loader/resolve.h"
 
@@ -21,6 +26,8 @@
 #include "common/strindex.h"
 #include "common/strutil.h"
 #include "loader/resolve_memo.h"
+#include "loader/file_verdict.h"
+#include "loader/resolve_internal.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -53,20 +60,17 @@ const char *cl_resolve_rule_name(cl_resolve_rule rule) {
   return "unknown";
 }
 
-static int is_windows(const cl_loader_model *m) {
-  return m->naming == CL_NAMING_WINDOWS;
-}
-
 static int ascii_lower(int c) {
   return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
 /* Windows compares module names without case (ASCII folding: the loader's
  * own table folds more, which no DLL name here needs). */
-static int names_equal(const cl_loader_model *m, const char *a, const char *b) {
+int cl_resolve_names_equal(const cl_loader_model *m, const char *a,
+                           const char *b) {
   if (!a || !b)
     return 0;
-  if (!is_windows(m))
+  if (!cl_resolve_is_windows(m))
     return strcmp(a, b) == 0;
   while (*a && *b &&
          ascii_lower((unsigned char)*a) == ascii_lower((unsigned char)*b)) {
@@ -77,7 +81,7 @@ static int names_equal(const cl_loader_model *m, const char *a, const char *b) {
 }
 
 static int is_separator(const cl_loader_model *m, char c) {
-  return c == '/' || (is_windows(m) && c == '\\');
+  return c == '/' || (cl_resolve_is_windows(m) && c == '\\');
 }
 
 static int has_separator(const cl_loader_model *m, const char *name) {
@@ -87,7 +91,7 @@ static int has_separator(const cl_loader_model *m, const char *name) {
   return 0;
 }
 
-static const char *base_name(const cl_loader_model *m, const char *path) {
+const char *cl_resolve_base_name(const cl_loader_model *m, const char *path) {
   const char *base = path;
   for (const char *p = path; *p; ++p)
     if (is_separator(m, *p))
@@ -103,11 +107,12 @@ static char *join(const cl_loader_model *m, const char *folder,
   if (n == 0)
     return cl_strdup(name);
   const char *sep = is_separator(m, folder[n - 1]) ? ""
-                    : is_windows(m)                ? "\\"
+                    : cl_resolve_is_windows(m)     ? "\\"
                                                    : "/";
   /* A Windows model on a POSIX host (the unit tests) names folders with
    * '/': keep the folder's own separator then. */
-  if (is_windows(m) && sep[0] && strchr(folder, '/') && !strchr(folder, '\\'))
+  if (cl_resolve_is_windows(m) && sep[0] && strchr(folder, '/') &&
+      !strchr(folder, '\\'))
     sep = "/";
   size_t k = strlen(sep), len = strlen(name);
   char *out = malloc(n + k + len + 1);
@@ -121,10 +126,10 @@ static char *join(const cl_loader_model *m, const char *folder,
 
 /* Whether a Windows-style name is absolute: a drive ("C:\", "C:/"), a UNC
  * or rooted path; on a Linux model, a leading '/'. */
-static int is_absolute(const cl_loader_model *m, const char *path) {
+int cl_resolve_is_absolute(const cl_loader_model *m, const char *path) {
   if (path[0] == '/')
     return 1;
-  if (!is_windows(m))
+  if (!cl_resolve_is_windows(m))
     return 0;
   if (path[0] == '\\')
     return 1;
@@ -135,8 +140,9 @@ static int is_absolute(const cl_loader_model *m, const char *path) {
 
 /* The path the model looks at for a name relative to the current folder,
  * malloc'ed; NULL when the current folder is unknown (or no memory). */
-static char *absolute_for_check(const cl_loader_model *m, const char *path) {
-  if (is_absolute(m, path))
+char *cl_resolve_absolute_for_check(const cl_loader_model *m,
+                                    const char *path) {
+  if (cl_resolve_is_absolute(m, path))
     return cl_strdup(path);
   if (!m->current_dir)
     return NULL;
@@ -211,12 +217,12 @@ static model_private *private_of(cl_loader_model *m) {
 }
 
 /* glibc's add_name_to_object: each name an object was opened by. */
-static int add_name(cl_loader_model *m, size_t index, const char *name) {
+int cl_resolve_add_name(cl_loader_model *m, size_t index, const char *name) {
   cl_loaded_object *o = &m->loaded[index];
-  if (names_equal(m, o->path, name))
+  if (cl_resolve_names_equal(m, o->path, name))
     return CUDALOAD_OK;
   for (size_t i = 0; i < o->name_count; ++i)
-    if (names_equal(m, o->names[i], name))
+    if (cl_resolve_names_equal(m, o->names[i], name))
       return CUDALOAD_OK;
   int status = cl_loader_model_append(&o->names, &o->name_count, name);
   if (status == CUDALOAD_OK)
@@ -291,246 +297,10 @@ static void add_step(search *s, cl_resolve_rule rule, cl_step_kind kind,
   r->step_count++;
 }
 
-/* ------------------------------------------------------------------------ */
-/* What the loader makes of a file it meets                                 */
-/* ------------------------------------------------------------------------ */
-
-typedef enum verdict {
-  VERDICT_ABSENT = 0, /* nothing there, or not openable: the search goes on */
-  VERDICT_TAKEN,
-  VERDICT_SKIPPED, /* other class or machine: the search goes on */
-  VERDICT_FATAL    /* the load fails here */
-} verdict;
-
-static const char *elf_machine_text(unsigned machine) {
-  switch (machine) {
-  case 3:
-    return "i386";
-  case 8:
-    return "mips";
-  case 20:
-    return "ppc";
-  case 21:
-    return "ppc64";
-  case 22:
-    return "s390";
-  case 40:
-    return "arm";
-  case 62:
-    return "x86_64";
-  case 183:
-    return "aarch64";
-  case 243:
-    return "riscv";
-  default:
-    return NULL;
-  }
-}
-
-static const char *pe_machine_text(unsigned machine) {
-  switch (machine) {
-  case 0x14c:
-    return "i386";
-  case 0x8664:
-    return "x64";
-  case 0xaa64:
-    return "arm64";
-  case 0x1c4:
-    return "arm";
-  default:
-    return NULL;
-  }
-}
-
-static unsigned read_u16(const unsigned char *p, int big_endian) {
-  return big_endian ? (unsigned)p[0] << 8 | p[1] : (unsigned)p[1] << 8 | p[0];
-}
-
-static uint32_t read_u32(const unsigned char *p, int big_endian) {
-  return big_endian ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-                          (uint32_t)p[2] << 8 | p[3]
-                    : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-                          (uint32_t)p[1] << 8 | p[0];
-}
-
-/* The first bytes of a candidate as the loader reads them (52 for 32-bit,
- * 64 for 64-bit): VERDICT_TAKEN when h holds them, else the file's
- * verdict (missing, a folder, unopenable, short). */
-static verdict elf_read_header(const cl_loader_model *m, const char *file,
-                               unsigned char h[64], char **why) {
-  size_t want = m->bits == 32 ? 52 : 64;
-  /* One stat, and the first bytes read once per run (file_cache.c). */
-  cl_file_head head;
-  cl_file_cache_head(m->files, file, h, want, &head);
-  if (head.kind == CL_KIND_MISSING)
-    return VERDICT_ABSENT;
-  if (head.kind == CL_KIND_DIRECTORY) {
-    *why = cl_strdup("a folder: \"cannot read file data\", the load fails");
-    return VERDICT_FATAL;
-  }
-  if (head.kind != CL_KIND_REGULAR) {
-    *why = cl_strdup("not a regular file (the loader's open would block or "
-                     "read nothing): the load fails");
-    return VERDICT_FATAL;
-  }
-  /* A file that cannot be opened or read is a verdict, not a failure. */
-  if (!head.opened) {
-    *why = cl_strdup("cannot be opened (the loader goes on)");
-    return VERDICT_SKIPPED;
-  }
-  if (!head.read_ok || head.got < want) {
-    *why = cl_strdup(!head.read_ok ? "\"cannot read file data\": the load fails"
-                                   : "\"file too short\": the load fails");
-    return VERDICT_FATAL;
-  }
-  return VERDICT_TAKEN;
-}
-
-/* e_ident: the magic, then the class (another is passed over), the byte
- * order, the version, the OS ABI and the padding (any wrong one fails the
- * load). VERDICT_TAKEN when all are right. */
-static verdict elf_ident_verdict(const cl_loader_model *m,
-                                 const unsigned char *h, char **why) {
-  if (memcmp(h, "\177ELF", 4) != 0) {
-    *why = cl_strdup("\"invalid ELF header\": the load fails");
-    return VERDICT_FATAL;
-  }
-  int bits = h[4] == 1 ? 32 : h[4] == 2 ? 64 : 0;
-  if (bits != m->bits) {
-    *why = cl_strdup_printf("other ELF class (ELFCLASS%s): passed over",
-                            bits == 32   ? "32"
-                            : bits == 64 ? "64"
-                                         : "NONE");
-    return VERDICT_SKIPPED;
-  }
-  if ((h[5] != 1 && h[5] != 2) || (h[5] == 2) != m->big_endian) {
-    *why = cl_strdup_printf(
-        "\"ELF file data encoding not %s-endian\": the load fails",
-        m->big_endian ? "big" : "little");
-    return VERDICT_FATAL;
-  }
-  if (h[6] != 1) {
-    *why = cl_strdup("\"ELF file version ident does not match current "
-                     "one\": the load fails");
-    return VERDICT_FATAL;
-  }
-  /* Linux accepts the System V and GNU OS ABIs (MORE_ELF_HEADER_DATA). */
-  if (h[7] != 0 && h[7] != 3) {
-    *why = cl_strdup("\"ELF file OS ABI invalid\": the load fails");
-    return VERDICT_FATAL;
-  }
-  if (h[7] == 0 && h[8] != 0) {
-    *why = cl_strdup("\"ELF file ABI version invalid\": the load fails");
-    return VERDICT_FATAL;
-  }
-  for (int i = 9; i < 16; ++i) {
-    if (h[i] != 0) {
-      *why = cl_strdup("\"nonzero padding in e_ident\": the load fails");
-      return VERDICT_FATAL;
-    }
-  }
-  return VERDICT_TAKEN;
-}
-
-/*
- * glibc's open_verify (elf/dl-load.c) on the header of a candidate file:
- * another ELF class, or another machine, is passed over (the search goes
- * on); anything else wrong (not ELF, the other byte order, a bad version,
- * OS ABI or padding, a type other than ET_DYN/ET_EXEC, a short file, a
- * folder) fails the whole load. The header is read here with the
- * platform's non-blocking open; the loader's own open of a FIFO would
- * block, which is reported as fatal rather than modelled.
- */
-static verdict elf_verdict(const cl_loader_model *m, const char *file,
-                           char **why) {
-  unsigned char h[64];
-  *why = NULL;
-  verdict v = elf_read_header(m, file, h, why);
-  if (v == VERDICT_TAKEN)
-    v = elf_ident_verdict(m, h, why);
-  if (v != VERDICT_TAKEN)
-    return v;
-  int big = h[5] == 2;
-  unsigned type = read_u16(h + 16, big);
-  unsigned machine = read_u16(h + 18, big);
-  if (read_u32(h + 20, big) != 1) {
-    *why = cl_strdup("\"ELF file version does not match current one\": the "
-                     "load fails");
-    return VERDICT_FATAL;
-  }
-  if (machine != m->machine) {
-    const char *name = elf_machine_text(machine);
-    *why = name
-               ? cl_strdup_printf("other machine (%s): passed over", name)
-               : cl_strdup_printf("other machine (0x%x): passed over", machine);
-    return VERDICT_SKIPPED;
-  }
-  if (type != 2 && type != 3) {
-    *why = cl_strdup("\"only ET_DYN and ET_EXEC can be loaded\": the load "
-                     "fails");
-    return VERDICT_FATAL;
-  }
-  unsigned phentsize = read_u16(h + (m->bits == 64 ? 54 : 42), big);
-  if (phentsize != (m->bits == 64 ? 56u : 32u)) {
-    *why = cl_strdup("\"ELF file's phentsize not the expected size\": the "
-                     "load fails");
-    return VERDICT_FATAL;
-  }
-  return VERDICT_TAKEN;
-}
-
-/*
- * The Windows loader maps the first file of the name it finds: a folder or
- * a device of that name is not a file and the search goes on; a file that
- * is not an image, or one for another machine, ends the load with
- * ERROR_BAD_EXE_FORMAT (193) ("Dynamic-Link Library Search Order" lists
- * places, not checks: docs/loader.md, Windows 11), unless the model says
- * the host's loader passes over other machines (Wine).
- */
-static verdict pe_verdict(const cl_loader_model *m, const char *file,
-                          char **why) {
-  *why = NULL;
-  cl_file_kind kind = cl_os_stat_kind(file, NULL);
-  if (kind == CL_KIND_MISSING || kind == CL_KIND_DIRECTORY ||
-      kind == CL_KIND_OTHER)
-    return VERDICT_ABSENT;
-  cl_binary_info info;
-  memset(&info, 0, sizeof info);
-  char *kept = cl_save_error(); /* unreadable is a verdict, not a failure */
-  int status = cl_file_cache_parse(m->files, file, &info);
-  cl_restore_error(kept);
-  if (status != CUDALOAD_OK || info.format != CL_FORMAT_PE) {
-    cl_binary_info_free(&info);
-    *why = cl_strdup("not a valid image: the load fails (193)");
-    return VERDICT_FATAL;
-  }
-  unsigned machine = info.machine;
-  cl_binary_info_free(&info);
-  if (machine != m->machine) {
-    const char *name = pe_machine_text(machine);
-    char *what = name ? cl_strdup_printf("for another machine (%s)", name)
-                      : cl_strdup_printf("for another machine (0x%x)", machine);
-    if (m->other_machine_skipped) {
-      *why = what ? cl_strdup_printf("%s: passed over", what) : NULL;
-      free(what);
-      return VERDICT_SKIPPED;
-    }
-    *why = what ? cl_strdup_printf("%s: the load fails (193)", what) : NULL;
-    free(what);
-    return VERDICT_FATAL;
-  }
-  return VERDICT_TAKEN;
-}
-
-static verdict file_verdict(const cl_loader_model *m, const char *file,
-                            char **why) {
-  return is_windows(m) ? pe_verdict(m, file, why) : elf_verdict(m, file, why);
-}
-
 /* Whether the folder of `check` (an absolute path) does not exist. */
 static int in_absent_folder(const cl_loader_model *m, cl_resolve_memo *memo,
                             const char *check) {
-  const char *base = base_name(m, check);
+  const char *base = cl_resolve_base_name(m, check);
   if (base == check)
     return 0;
   size_t length = (size_t)(base - check) - 1;
@@ -547,14 +317,15 @@ static int in_absent_folder(const cl_loader_model *m, cl_resolve_memo *memo,
  * load failing. Returns the verdict; `display` is the name the loader
  * gives the file (glibc's realname), `check` the path looked at.
  */
-static verdict try_file(search *s, cl_resolve_rule rule, const char *folder,
-                        const char *display, const char *source) {
-  char *check = absolute_for_check(s->m, display);
+static cl_file_verdict try_file(search *s, cl_resolve_rule rule,
+                                const char *folder, const char *display,
+                                const char *source) {
+  char *check = cl_resolve_absolute_for_check(s->m, display);
   if (!check) {
     /* A relative candidate with no known current folder. */
     add_step(s, rule, CL_STEP_SKIPPED, folder, display, source,
              "relative to a current folder the model does not know");
-    return VERDICT_ABSENT;
+    return CL_FILE_ABSENT;
   }
   char *why = NULL;
   cl_resolve_memo *memo = cl_resolve_memo_of(s->m);
@@ -562,13 +333,13 @@ static verdict try_file(search *s, cl_resolve_rule rule, const char *folder,
   /* A folder that does not exist holds nothing: it is looked at once per
    * model, as glibc marks a search folder "nonexisting" once, and each
    * name asked for later costs no stat there. */
-  verdict v = in_absent_folder(s->m, memo, check)
-                  ? VERDICT_ABSENT
-                  : file_verdict(s->m, check, &why);
+  cl_file_verdict v = in_absent_folder(s->m, memo, check)
+                          ? CL_FILE_ABSENT
+                          : cl_file_verdict_of(s->m, check, &why);
   switch (v) {
-  case VERDICT_ABSENT:
+  case CL_FILE_ABSENT:
     break;
-  case VERDICT_TAKEN:
+  case CL_FILE_TAKEN:
     add_step(s, rule, CL_STEP_TAKEN, folder, check, source, "taken");
     free(s->taken_file);
     free(s->taken_source);
@@ -578,11 +349,11 @@ static verdict try_file(search *s, cl_resolve_rule rule, const char *folder,
     s->done = 1;
     free(why);
     return v;
-  case VERDICT_SKIPPED:
+  case CL_FILE_SKIPPED:
     add_step(s, rule, CL_STEP_SKIPPED, folder, check, source,
              why ? why : "passed over");
     break;
-  case VERDICT_FATAL:
+  case CL_FILE_FATAL:
     add_step(s, rule, CL_STEP_FATAL, folder, check, source,
              why ? why : "the load fails");
     free(s->fatal);
@@ -619,24 +390,18 @@ static size_t dst_length(const char *input, const char *ref) {
   return curly ? len + 2 : len;
 }
 
-/* The object whose $ORIGIN a list or name expands with. */
-typedef struct origin_of {
-  const char *path; /* NULL: the executable */
-  int is_exe;
-} origin_of;
-
 /* $ORIGIN: glibc's l_origin (elf/dl-object.c _dl_new_object): the folder of
  * the name the object was loaded as, not resolved through symlinks ("/"
  * for a file in the root; a relative name joined to the current folder);
  * for the executable, the folder of its real path (_dl_get_origin reads
  * /proc/self/exe). NULL when unknown. */
-static char *origin_folder(const cl_loader_model *m, const origin_of *o) {
+static char *origin_folder(const cl_loader_model *m, const cl_origin_of *o) {
   const char *path =
       o->is_exe || !o->path || !o->path[0] ? m->exe_path : o->path;
   if (!path)
     return NULL;
   char *full = NULL;
-  if (path[0] == '/' || is_absolute(m, path))
+  if (path[0] == '/' || cl_resolve_is_absolute(m, path))
     full = cl_strdup(path);
   else if (m->current_dir)
     full = join(m, m->current_dir, path);
@@ -710,8 +475,8 @@ static int trusted_after_normalising(const cl_loader_model *m,
  * a secure process, discard the whole entry (""); an unknown token such as
  * $FOO stays as written. Returns a malloc'ed string, or NULL for no memory.
  */
-static char *expand_dst(const cl_loader_model *m, const char *input,
-                        const origin_of *o) {
+char *cl_resolve_expand_dst(const cl_loader_model *m, const char *input,
+                            const cl_origin_of *o) {
   cl_buf t = CL_BUF_INIT;
   const char *start = input;
   int check_trusted = 0;
@@ -793,7 +558,7 @@ static void folder_list_release(folder_list *l) {
  * 0 or CUDALOAD_E_NO_MEMORY.
  */
 static int split_search_list(const cl_loader_model *m, const char *list,
-                             const char *separators, const origin_of *o,
+                             const char *separators, const cl_origin_of *o,
                              folder_list *out) {
   const char *p = list;
   for (;;) {
@@ -803,7 +568,7 @@ static int split_search_list(const cl_loader_model *m, const char *list,
       return CUDALOAD_E_NO_MEMORY;
     char *dir = entry;
     if (entry[0] != '\0') {
-      dir = expand_dst(m, entry, o);
+      dir = cl_resolve_expand_dst(m, entry, o);
       free(entry);
       if (!dir)
         return CUDALOAD_E_NO_MEMORY;
@@ -845,9 +610,9 @@ int cl_resolve_expand_list(const cl_loader_model *m, const char *list,
   *count = 0;
   if (!m || !list || !separators)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no model or list given");
-  origin_of o = {object_path,
-                 !object_path ||
-                     (m->exe_path && strcmp(object_path, m->exe_path) == 0)};
+  cl_origin_of o = {object_path,
+                    !object_path ||
+                        (m->exe_path && strcmp(object_path, m->exe_path) == 0)};
   if (split_search_list(m, list, separators, &o, &l) != CUDALOAD_OK) {
     folder_list_free(&l);
     return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
@@ -865,7 +630,7 @@ static size_t count_search_list(const cl_loader_model *m, const char *list,
     return 0;
   /* As cl_resolve_expand_list for the executable, which writes no last
    * error: out of memory counts none. */
-  origin_of o = {NULL, 1};
+  cl_origin_of o = {NULL, 1};
   folder_list dirs = {0};
   size_t count =
       split_search_list(m, list, separators, &o, &dirs) == CUDALOAD_OK
@@ -914,7 +679,7 @@ static void search_folders(search *s, cl_resolve_rule rule,
   for (size_t i = 0; i < dirs->count && !s->done && !s->failed; ++i) {
     size_t steps_before = s->out->step_count;
     /* A folder that does not exist has no hwcaps subfolders either. */
-    int absent = is_absolute(m, dirs->dirs[i]) &&
+    int absent = cl_resolve_is_absolute(m, dirs->dirs[i]) &&
                  cl_resolve_memo_folder_absent(memo, dirs->dirs[i]);
     cl_resolve_memo_work(memo, 1);
     for (size_t c = 0; c < subdir_count && !absent && !s->done && !s->failed;
@@ -945,7 +710,8 @@ static const char *effective_rpath(const cl_binary_info *info) {
   return info->rpath && info->rpath[0] ? info->rpath : NULL;
 }
 
-static int requester_is_exe(const cl_loader_model *m, const cl_requester *r) {
+int cl_resolve_requester_is_exe(const cl_loader_model *m,
+                                const cl_requester *r) {
   return r && m->exe_path && r->path && strcmp(r->path, m->exe_path) == 0;
 }
 
@@ -1081,7 +847,7 @@ static size_t loaded_same_file(cl_loader_model *m, const char *file) {
   if (!cl_os_file_identity(file, &id))
     return SIZE_MAX;
   return cl_resolve_memo_loaded_by_identity(cl_resolve_memo_of(m), m, &id,
-                                            absolute_for_check);
+                                            cl_resolve_absolute_for_check);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1115,8 +881,9 @@ static int linux_already_loaded(search *s, const char *name) {
  * expanded for the requester; then opened as written (relative: from the
  * current folder). */
 static void linux_as_given(search *s, const cl_requester *req, const char *name,
-                           const origin_of *req_origin) {
-  char *given = req ? expand_dst(s->m, name, req_origin) : cl_strdup(name);
+                           const cl_origin_of *req_origin) {
+  char *given =
+      req ? cl_resolve_expand_dst(s->m, name, req_origin) : cl_strdup(name);
   if (!given) {
     s->failed = 1;
     return;
@@ -1134,7 +901,7 @@ static void linux_as_given(search *s, const cl_requester *req, const char *name,
  * there; NULL when out of memory. */
 static const folder_list *split_once(cl_loader_model *m, const char *list,
                                      const char *separators,
-                                     const origin_of *origin) {
+                                     const cl_origin_of *origin) {
   model_private *p = private_of(m);
   char *key = cl_strdup_printf("%s\n%d\n%s\n%s", separators, origin->is_exe,
                                origin->path ? origin->path : "", list);
@@ -1163,7 +930,7 @@ static const folder_list *split_once(cl_loader_model *m, const char *list,
 }
 
 static size_t search_list(search *s, cl_resolve_rule rule, const char *list,
-                          const char *separators, const origin_of *origin,
+                          const char *separators, const cl_origin_of *origin,
                           const char *source) {
   const folder_list *dirs = split_once(s->m, list, separators, origin);
   if (!dirs)
@@ -1189,13 +956,13 @@ static void search_rpath(search *s, const cl_requester *req, int has_runpath) {
     const char *rpath = effective_rpath(l->info);
     if (!rpath)
       continue;
-    origin_of o = {l->path, requester_is_exe(m, l)};
+    cl_origin_of o = {l->path, cl_resolve_requester_is_exe(m, l)};
     if (search_list(s, CL_RULE_RPATH, rpath, ":", &o, l->path))
-      did_exe |= requester_is_exe(m, l);
+      did_exe |= cl_resolve_requester_is_exe(m, l);
   }
   if (!s->done && !s->failed && !did_exe && m->exe_path && m->exe_rpath &&
       m->exe_rpath[0]) {
-    origin_of o = {m->exe_path, 1};
+    cl_origin_of o = {m->exe_path, 1};
     search_list(s, CL_RULE_RPATH, m->exe_rpath, ":", &o, m->exe_path);
   }
 }
@@ -1211,7 +978,7 @@ static void search_ld_library_path(search *s) {
              "ignored: secure-execution process");
     return;
   }
-  origin_of o = {m->exe_path, 1};
+  cl_origin_of o = {m->exe_path, 1};
   search_list(s, CL_RULE_LD_LIBRARY_PATH, m->ld_library_path, ":;", &o, NULL);
 }
 
@@ -1259,7 +1026,8 @@ static void resolve_linux(search *s, const cl_requester *req,
                           const char *name) {
   if (linux_already_loaded(s, name))
     return;
-  origin_of req_origin = {req ? req->path : NULL, requester_is_exe(s->m, req)};
+  cl_origin_of req_origin = {req ? req->path : NULL,
+                             cl_resolve_requester_is_exe(s->m, req)};
   if (strchr(name, '/')) {
     linux_as_given(s, req, name, &req_origin);
     return;
@@ -1307,7 +1075,7 @@ static void search_one_folder(search *s, cl_resolve_rule rule,
 
 static int is_known_dll(const cl_loader_model *m, const char *name) {
   for (size_t i = 0; i < m->known_dll_count; ++i)
-    if (names_equal(m, m->known_dlls[i], name))
+    if (cl_resolve_names_equal(m, m->known_dlls[i], name))
       return 1;
   return 0;
 }
@@ -1315,7 +1083,7 @@ static int is_known_dll(const cl_loader_model *m, const char *name) {
 /* LoadLibrary's name rules: no extension means ".dll" is appended; a
  * trailing '.' means "no extension" and is dropped. */
 static char *windows_module_name(const cl_loader_model *m, const char *name) {
-  const char *base = base_name(m, name);
+  const char *base = cl_resolve_base_name(m, name);
   size_t n = strlen(name);
   if (n && name[n - 1] == '.')
     return cl_strndup(name, n - 1);
@@ -1330,7 +1098,7 @@ static void windows_full_path(search *s, const char *name) {
   cl_loader_model *m = s->m;
   cl_resolution *out = s->out;
   for (size_t i = 0; i < m->loaded_count; ++i) {
-    if (names_equal(m, m->loaded[i].path, name)) {
+    if (cl_resolve_names_equal(m, m->loaded[i].path, name)) {
       out->rule = CL_RULE_ALREADY_LOADED;
       out->loaded_index = i;
       out->path = cl_strdup(m->loaded[i].path);
@@ -1368,8 +1136,8 @@ static int windows_before_folders(search *s, const char *name,
    * from. */
   for (size_t i = 0; i < m->loaded_count; ++i) {
     const cl_loaded_object *o = &m->loaded[i];
-    if (names_equal(m, base_name(m, o->path), base) ||
-        names_equal(m, o->soname, base)) {
+    if (cl_resolve_names_equal(m, cl_resolve_base_name(m, o->path), base) ||
+        cl_resolve_names_equal(m, o->soname, base)) {
       out->rule = CL_RULE_ALREADY_LOADED;
       out->loaded_index = i;
       out->path = cl_strdup(o->path);
@@ -1470,10 +1238,10 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
     s->failed = 1;
     return;
   }
-  if (is_absolute(m, name)) {
+  if (cl_resolve_is_absolute(m, name)) {
     windows_full_path(s, name);
   } else if (has_separator(m, name) ||
-             !windows_before_folders(s, name, base_name(m, name))) {
+             !windows_before_folders(s, name, cl_resolve_base_name(m, name))) {
     unsigned effective = flags;
     if (!(effective & CL_SEARCH_MASK) && m->default_search_flags)
       effective = m->default_search_flags | (flags & ~CL_SEARCH_MASK);
@@ -1491,8 +1259,8 @@ static void resolve_windows(search *s, const char *name_in, unsigned flags,
 
 /* The folder of the DLL at the root of a Windows load (the one
  * LoadLibraryEx was given), whose static imports may search it. */
-static char *folder_of(const cl_loader_model *m, const char *path) {
-  origin_of o = {path, 0};
+char *cl_resolve_folder_of(const cl_loader_model *m, const char *path) {
+  cl_origin_of o = {path, 0};
   return path ? origin_folder(m, &o) : NULL;
 }
 
@@ -1501,7 +1269,8 @@ static char *folder_of(const cl_loader_model *m, const char *path) {
 static void take_found_file(search *s) {
   cl_loader_model *m = s->m;
   cl_resolution *out = s->out;
-  size_t same = is_windows(m) ? SIZE_MAX : loaded_same_file(m, s->taken_file);
+  size_t same =
+      cl_resolve_is_windows(m) ? SIZE_MAX : loaded_same_file(m, s->taken_file);
   free(out->path);
   free(out->detail);
   out->detail = NULL;
@@ -1537,7 +1306,7 @@ static void explain_not_found(search *s, const char *name) {
     out->detail = cl_strdup_printf("the load fails: %s", s->fatal);
   else if (out->step_count &&
            out->steps[out->step_count - 1].kind == CL_STEP_SKIPPED &&
-           !is_windows(s->m))
+           !cl_resolve_is_windows(s->m))
     out->detail = cl_strdup("not found (files of another ELF class or "
                             "machine were passed over)");
   else
@@ -1546,9 +1315,9 @@ static void explain_not_found(search *s, const char *name) {
     s->failed = 1;
 }
 
-static int resolve_with(cl_loader_model *m, const cl_requester *req,
-                        const char *name, unsigned flags, const char *load_dir,
-                        cl_resolution *out) {
+int cl_resolve_with(cl_loader_model *m, const cl_requester *req,
+                    const char *name, unsigned flags, const char *load_dir,
+                    cl_resolution *out) {
   memset(out, 0, sizeof *out);
   out->loaded_index = SIZE_MAX;
   if (!m || !name || !name[0])
@@ -1557,7 +1326,7 @@ static int resolve_with(cl_loader_model *m, const cl_requester *req,
   memset(&s, 0, sizeof s);
   s.m = m;
   s.out = out;
-  if (is_windows(m))
+  if (cl_resolve_is_windows(m))
     resolve_windows(&s, name, flags, load_dir);
   else
     resolve_linux(&s, req, name);
@@ -1580,472 +1349,14 @@ int cl_resolve(cl_loader_model *m, const cl_requester *req, const char *name,
   if (!out)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no resolution given");
   char *load_dir = NULL;
-  if (m && is_windows(m) && req) {
+  if (m && cl_resolve_is_windows(m) && req) {
     const cl_requester *root = req;
     while (root->loader)
       root = root->loader;
-    load_dir = folder_of(m, root->path);
+    load_dir = cl_resolve_folder_of(m, root->path);
   }
   int status =
-      resolve_with(m, req, name, m ? m->search_flags : 0, load_dir, out);
+      cl_resolve_with(m, req, name, m ? m->search_flags : 0, load_dir, out);
   free(load_dir);
   return status;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Opening an object: the closure                                           */
-/* ------------------------------------------------------------------------ */
-
-void cl_load_tree_free(cl_load_tree *t) {
-  if (!t)
-    return;
-  for (size_t i = 0; i < t->object_count; ++i) {
-    free(t->objects[i].path);
-    cl_binary_info_free(&t->objects[i].info);
-  }
-  free(t->objects);
-  for (size_t i = 0; i < t->edge_count; ++i) {
-    free(t->edges[i].name);
-    cl_resolution_free(&t->edges[i].how);
-  }
-  free(t->edges);
-  memset(t, 0, sizeof *t);
-}
-
-typedef struct opener {
-  cl_loader_model *m;
-  cl_load_tree *t;
-  cl_lazy_names_fn lazy;
-  void *opaque;
-  unsigned char *walked; /* per object: its dependencies were resolved */
-  size_t walked_capacity;
-  /* The tree's objects by path (the first of a name), so that finding one
-   * costs the same in a tree of a thousand; on Windows without case, as
-   * names_equal compares. by_path_ok: 0 when memory ran out for it (then
-   * each object is compared). */
-  cl_str_index by_path;
-  int by_path_ok;
-} opener;
-
-/* The tree's object for a path (the loader's name for it), or SIZE_MAX. */
-static size_t tree_find(const opener *o, const char *path) {
-  size_t at;
-  if (o->by_path_ok)
-    return cl_str_index_find(&o->by_path, path, &at) ? at : SIZE_MAX;
-  for (size_t i = 0; i < o->t->object_count; ++i)
-    if (names_equal(o->m, o->t->objects[i].path, path))
-      return i;
-  return SIZE_MAX;
-}
-
-static int tree_add(opener *o, const char *path, size_t loader, int preexisting,
-                    size_t *index) {
-  cl_load_tree *t = o->t;
-  if (cl_reserve((void **)&t->objects, &t->object_capacity, t->object_count + 1,
-                 sizeof *t->objects) != CUDALOAD_OK ||
-      cl_reserve((void **)&o->walked, &o->walked_capacity, t->object_count + 1,
-                 1) != CUDALOAD_OK)
-    return CUDALOAD_E_NO_MEMORY;
-  cl_load_object *obj = &t->objects[t->object_count];
-  memset(obj, 0, sizeof *obj);
-  obj->path = cl_strdup(path);
-  if (!obj->path)
-    return CUDALOAD_E_NO_MEMORY;
-  obj->loader = loader;
-  obj->preexisting = preexisting;
-  char *check = absolute_for_check(o->m, path);
-  char *kept = cl_save_error(); /* an unreadable object is told as such */
-  if (check &&
-      cl_file_cache_parse(o->m->files, check, &obj->info) == CUDALOAD_OK)
-    obj->readable = 1;
-  else
-    memset(&obj->info, 0, sizeof obj->info);
-  cl_restore_error(kept);
-  free(check);
-  o->walked[t->object_count] = 0;
-  if (o->by_path_ok &&
-      cl_str_index_add(&o->by_path, obj->path, t->object_count) != CUDALOAD_OK)
-    o->by_path_ok = 0;
-  *index = t->object_count++;
-  return CUDALOAD_OK;
-}
-
-/* The requester chain of tree object i (its l_loader links), built into
- * chain[] (capacity object_count); returns &chain[0]. */
-static const cl_requester *requester_of(const opener *o, size_t i,
-                                        cl_requester *chain) {
-  size_t depth = 0;
-  size_t at = i;
-  while (at != SIZE_MAX && depth < o->t->object_count) {
-    chain[depth].path = o->t->objects[at].path;
-    chain[depth].info = &o->t->objects[at].info;
-    chain[depth].loader = NULL;
-    if (depth > 0)
-      chain[depth - 1].loader = &chain[depth];
-    at = o->t->objects[at].loader;
-    ++depth;
-  }
-  return chain;
-}
-
-static int add_edge(opener *o, size_t from, const char *name, int lazy,
-                    cl_resolution *how, size_t *index) {
-  cl_load_tree *t = o->t;
-  if (cl_reserve((void **)&t->edges, &t->edge_capacity, t->edge_count + 1,
-                 sizeof *t->edges) != CUDALOAD_OK)
-    return CUDALOAD_E_NO_MEMORY;
-  cl_load_edge *e = &t->edges[t->edge_count];
-  e->name = cl_strdup(name);
-  if (!e->name)
-    return CUDALOAD_E_NO_MEMORY;
-  e->from = from;
-  e->lazy = lazy;
-  e->how = *how;
-  e->to = SIZE_MAX;
-  *index = t->edge_count++;
-  return CUDALOAD_OK;
-}
-
-/* The object an edge's resolution names: in the tree already, or added
- * (and, when new to the process, recorded in the model). */
-static int place_object(opener *o, size_t edge, size_t loader,
-                        const char *name) {
-  cl_load_tree *t = o->t;
-  cl_resolution *how = &t->edges[edge].how;
-  if (!how->path)
-    return CUDALOAD_OK;
-  size_t at = tree_find(o, how->path);
-  int status = CUDALOAD_OK;
-  if (at == SIZE_MAX) {
-    int preexisting = how->rule == CL_RULE_ALREADY_LOADED;
-    status = tree_add(o, how->path, preexisting ? SIZE_MAX : loader,
-                      preexisting, &at);
-    if (status == CUDALOAD_OK && !preexisting) {
-      const char *soname =
-          t->objects[at].readable ? t->objects[at].info.soname : NULL;
-      /* A DLL's module name is its file name. */
-      if (o->m->naming == CL_NAMING_WINDOWS)
-        soname = base_name(o->m, how->path);
-      status = cl_loader_model_add_loaded(o->m, how->path, soname);
-      if (status == CUDALOAD_OK)
-        how->loaded_index = o->m->loaded_count - 1;
-    }
-  }
-  if (status == CUDALOAD_OK && how->loaded_index != SIZE_MAX &&
-      how->loaded_index < o->m->loaded_count)
-    status = add_name(o->m, how->loaded_index, name);
-  t->edges[edge].to = at;
-  return status;
-}
-
-/* A resolution of `name` asked by tree object `from` (SIZE_MAX: the
- * caller): its edge (which takes how over) and the object it names, mapped
- * for `loader`. */
-static int add_resolved(opener *o, size_t from, const char *name, int lazy,
-                        size_t loader, cl_resolution *how, size_t *edge) {
-  int status = add_edge(o, from, name, lazy, how, edge);
-  if (status != CUDALOAD_OK) {
-    cl_resolution_free(how);
-    return status;
-  }
-  return place_object(o, *edge, loader, name);
-}
-
-/* The tree indices of one open, in the order they are met, each once
- * (queued: per tree index, whether it is in items). */
-typedef struct object_queue {
-  size_t *items;
-  size_t count, capacity;
-  unsigned char *queued;
-  size_t queued_capacity;
-} object_queue;
-
-static int queue_once(object_queue *q, size_t index) {
-  size_t known = q->queued_capacity;
-  if (cl_reserve((void **)&q->queued, &q->queued_capacity, index + 1, 1) !=
-      CUDALOAD_OK)
-    return CUDALOAD_E_NO_MEMORY;
-  if (q->queued_capacity > known)
-    memset(q->queued + known, 0, q->queued_capacity - known);
-  if (q->queued[index])
-    return CUDALOAD_OK;
-  if (cl_reserve((void **)&q->items, &q->capacity, q->count + 1,
-                 sizeof *q->items) != CUDALOAD_OK)
-    return CUDALOAD_E_NO_MEMORY;
-  q->queued[index] = 1;
-  q->items[q->count++] = index;
-  return CUDALOAD_OK;
-}
-
-/* An empty DT_NEEDED name. glibc's _dl_map_object looks among the loaded
- * objects first, and the main program's link map is named "": the name is
- * the program, nothing is searched or opened, and the load goes on. The
- * model has no object for the program (the host's loaded list skips its
- * empty name), so the resolution names none. A PE import with an empty DLL
- * name fails the load. */
-static int resolve_empty_needed(const cl_loader_model *m, cl_resolution *how) {
-  memset(how, 0, sizeof *how);
-  how->loaded_index = SIZE_MAX;
-  if (is_windows(m)) {
-    how->detail = cl_strdup("an import with an empty DLL name: the load fails");
-  } else {
-    how->rule = CL_RULE_ALREADY_LOADED;
-    how->detail = cl_strdup("an empty name, which glibc matches to the main "
-                            "program (whose link map has an empty name): "
-                            "nothing is searched or loaded");
-  }
-  return how->detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
-}
-
-/* Resolve tree object at's DT_NEEDED entry `needed` for it. DSTs in a
- * DT_NEEDED entry expand for the object naming it (glibc's expand_dst in
- * _dl_map_object_deps); a name holding '/' after that is taken as given. */
-static int resolve_needed(opener *o, size_t at, const char *needed,
-                          unsigned flags, const char *load_dir,
-                          cl_resolution *how) {
-  cl_loader_model *m = o->m;
-  cl_requester *chain = malloc(o->t->object_count * sizeof *chain);
-  if (!chain)
-    return CUDALOAD_E_NO_MEMORY;
-  const cl_requester *r = requester_of(o, at, chain);
-  char *expanded = NULL;
-  int status = CUDALOAD_OK;
-  if (!is_windows(m) && strchr(needed, '$')) {
-    origin_of og = {o->t->objects[at].path, requester_is_exe(m, r)};
-    expanded = expand_dst(m, needed, &og);
-    if (!expanded)
-      status = CUDALOAD_E_NO_MEMORY;
-  }
-  if (status != CUDALOAD_OK) {
-    /* out of memory: nothing resolved */
-  } else if (!needed[0]) {
-    status = resolve_empty_needed(m, how);
-  } else if (expanded && !expanded[0]) {
-    /* A token with no value: "empty dynamic string token substitution",
-     * and the open fails. */
-    memset(how, 0, sizeof *how);
-    how->loaded_index = SIZE_MAX;
-    how->detail =
-        cl_strdup_printf("%s: empty dynamic string token substitution", needed);
-    status = how->detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
-  } else {
-    status =
-        resolve_with(m, r, expanded ? expanded : needed, flags, load_dir, how);
-  }
-  free(expanded);
-  free(chain);
-  return status;
-}
-
-/* One dependency of tree object at: resolved, recorded as an edge, its
- * object placed and queued; *missing set when it was not found. */
-static int add_dependency(opener *o, size_t at, const char *needed,
-                          unsigned flags, const char *load_dir,
-                          object_queue *queue, int *missing) {
-  cl_resolution how;
-  int status = resolve_needed(o, at, needed, flags, load_dir, &how);
-  if (status != CUDALOAD_OK)
-    return status;
-  size_t e;
-  status = add_resolved(o, at, needed, 0, at, &how, &e);
-  if (status != CUDALOAD_OK)
-    return status;
-  size_t to = o->t->edges[e].to;
-  if (to == SIZE_MAX) {
-    /* Already loaded without an object of its own (the main program an
-     * empty name matches), or an API set the loader maps itself
-     * (api-ms-win-crt-*: every DLL built with MSVC imports them), is
-     * satisfied; anything else is missing. */
-    cl_resolve_rule rule = o->t->edges[e].how.rule;
-    if (rule != CL_RULE_ALREADY_LOADED && rule != CL_RULE_API_SET)
-      *missing = 1;
-    return CUDALOAD_OK;
-  }
-  return queue_once(queue, to);
-}
-
-/* Whether the model's work is spent: then the tree says so, naming the
- * object whose dependencies (needed: 1) or lazy opens were being resolved,
- * and nothing more is resolved. */
-static int work_spent(opener *o, size_t at, int needed) {
-  if (cl_resolve_memo_work_done(o->m->memo) <= CL_RESOLVE_MAX_WORK)
-    return 0;
-  cl_load_tree *t = o->t;
-  if (!t->stopped) {
-    t->stopped = 1;
-    t->stopped_at = at;
-    t->stopped_needed = needed;
-  }
-  return 1;
-}
-
-/* glibc's _dl_map_object_deps from tree object first: breadth first, each
- * object's dependencies resolved for it; *missing set when one was not
- * found. */
-static int walk_dependencies(opener *o, size_t first, unsigned flags,
-                             const char *load_dir, int *missing) {
-  object_queue queue = {0};
-  int status = queue_once(&queue, first);
-  for (size_t q = 0; q < queue.count && status == CUDALOAD_OK; ++q) {
-    size_t at = queue.items[q];
-    if (o->walked[at])
-      continue;
-    o->walked[at] = 1;
-    if (!o->t->objects[at].readable)
-      continue;
-    for (size_t k = 0; k < o->t->objects[at].info.needed_count &&
-                       status == CUDALOAD_OK && !work_spent(o, at, 1);
-         ++k)
-      status = add_dependency(o, at, o->t->objects[at].info.needed[k], flags,
-                              load_dir, &queue, missing);
-  }
-  free(queue.items);
-  free(queue.queued);
-  return status;
-}
-
-/* The loader unmaps what a failed open mapped (dlopen fails as a whole). */
-static void undo_open(opener *o, size_t loaded_mark, size_t object_mark) {
-  cl_loader_model *m = o->m;
-  cl_resolve_memo_loaded_dropped(m->memo, loaded_mark);
-  for (size_t i = loaded_mark; i < m->loaded_count; ++i)
-    cl_loaded_object_free(&m->loaded[i]);
-  m->loaded_count = loaded_mark;
-  for (size_t i = object_mark; i < o->t->object_count; ++i)
-    o->t->objects[i].dropped = 1;
-}
-
-/*
- * One open (the object asked for, or a lazy name) and its closure:
- * glibc's _dl_map_object_deps walks a queue that starts with the object
- * and appends each dependency not yet in it, so the objects are mapped
- * breadth first, each dependency resolved for the object that names it.
- * Windows resolves imports with the flags and DLL folder of the load.
- * A dependency not found fails the open: the process keeps nothing of it.
- */
-static int open_one(opener *o, const cl_requester *req, size_t from,
-                    const char *name, int lazy, unsigned flags,
-                    const char *load_dir_in, int *failed) {
-  cl_loader_model *m = o->m;
-  cl_load_tree *t = o->t;
-  size_t loaded_mark = m->loaded_count;
-  size_t object_mark = t->object_count;
-  cl_resolution how;
-  *failed = 0;
-  int status = resolve_with(m, req, name, flags, load_dir_in, &how);
-  if (status != CUDALOAD_OK)
-    return status;
-  size_t edge;
-  status = add_resolved(o, from, name, lazy, SIZE_MAX, &how, &edge);
-  if (status != CUDALOAD_OK)
-    return status;
-  if (t->edges[edge].to == SIZE_MAX) {
-    *failed = 1;
-    return CUDALOAD_OK;
-  }
-
-  /* Windows: the folder of the DLL opened, for its imports. */
-  const char *opened = t->edges[edge].how.path;
-  char *load_dir = NULL;
-  if (is_windows(m) &&
-      (flags & (CL_LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
-                CL_LOAD_WITH_ALTERED_SEARCH_PATH)) &&
-      is_absolute(m, opened ? opened : ""))
-    load_dir = folder_of(m, opened);
-  int missing = 0;
-  status = walk_dependencies(o, t->edges[edge].to, flags, load_dir, &missing);
-  free(load_dir);
-  if (status != CUDALOAD_OK)
-    return status;
-  if (missing) {
-    undo_open(o, loaded_mark, object_mark);
-    *failed = 1;
-  }
-  return CUDALOAD_OK;
-}
-
-/* Lazy names: each object, in tree order (those opened lazily too, when
- * the walk reaches them), opens its names as dlopen/LoadLibrary from
- * inside itself; on Windows that is a plain LoadLibrary (the process
- * default order). */
-static int open_lazy(opener *o) {
-  int status = CUDALOAD_OK;
-  cl_requester *chain = NULL;
-  for (size_t i = 0; i < o->t->object_count && status == CUDALOAD_OK; ++i) {
-    if (!o->lazy || o->t->objects[i].dropped)
-      continue;
-    size_t count = 0;
-    char **names =
-        o->lazy(o->t->objects[i].path,
-                o->t->objects[i].readable ? &o->t->objects[i].info : NULL,
-                &count, o->opaque);
-    for (size_t k = 0;
-         k < count && status == CUDALOAD_OK && !work_spent(o, i, 0); ++k) {
-      free(chain);
-      chain = malloc(o->t->object_count * sizeof *chain);
-      if (!chain) {
-        status = CUDALOAD_E_NO_MEMORY;
-        break;
-      }
-      const cl_requester *r = requester_of(o, i, chain);
-      int failed;
-      status = open_one(o, r, i, names[k], 1, 0, NULL, &failed);
-    }
-    for (size_t k = 0; k < count; ++k)
-      free(names[k]);
-    free(names);
-  }
-  free(chain);
-  return status;
-}
-
-static int open_with_flags(cl_loader_model *m, const cl_requester *req,
-                           const char *name, unsigned flags,
-                           cl_lazy_names_fn lazy, void *opaque,
-                           cl_load_tree *out) {
-  if (!out)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no tree given");
-  memset(out, 0, sizeof *out);
-  if (!m || !name || !name[0])
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "no model or name given");
-  opener o;
-  memset(&o, 0, sizeof o);
-  o.m = m;
-  o.t = out;
-  o.lazy = lazy;
-  o.opaque = opaque;
-  cl_str_index_init(&o.by_path, is_windows(m));
-  o.by_path_ok = 1;
-  int failed = 0;
-  int status = open_one(&o, req, SIZE_MAX, name, 0, flags, NULL, &failed);
-  out->failed = failed;
-  if (status == CUDALOAD_OK && !failed)
-    status = open_lazy(&o);
-  free(o.walked);
-  cl_str_index_free(&o.by_path);
-  if (status != CUDALOAD_OK) {
-    cl_load_tree_free(out);
-    /* Another failure has its own last error: never called out of memory. */
-    return status == CUDALOAD_E_NO_MEMORY ? cl_fail(status, "out of memory")
-                                          : status;
-  }
-  return CUDALOAD_OK;
-}
-
-int cl_resolve_open(cl_loader_model *m, const cl_requester *req,
-                    const char *name, cl_lazy_names_fn lazy, void *opaque,
-                    cl_load_tree *out) {
-  return open_with_flags(m, req, name, m ? m->search_flags : 0, lazy, opaque,
-                         out);
-}
-
-int cl_resolve_load(cl_loader_model *m, const char *path, cl_lazy_names_fn lazy,
-                    void *opaque, cl_load_tree *out) {
-  return cl_resolve_open(m, NULL, path, lazy, opaque, out);
-}
-
-int cl_resolve_load_flags(cl_loader_model *m, const char *path, unsigned flags,
-                          cl_lazy_names_fn lazy, void *opaque,
-                          cl_load_tree *out) {
-  return open_with_flags(m, NULL, path, flags, lazy, opaque, out);
 }
