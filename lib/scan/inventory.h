@@ -10,6 +10,7 @@
 #include "core/context.h"
 #include "binary/binary.h"
 #include "scan/catalog.h"
+#include "scan/version_sources.h"
 
 #include <stddef.h>
 
@@ -69,10 +70,6 @@ typedef struct cl_library {
    * version was settled (cl_library_note_cuda_major): settling keeps it. */
   int cuda_major_from_files;
 } cl_library;
-
-/* The version sources a scan read (dist-info, headers), kept for versions
- * looked up later (inventory.c). */
-typedef struct cl_version_cache cl_version_cache;
 
 /* A copy of a family's main library that a Python package bundles under a
  * renamed file (auditwheel: site-packages/ctranslate2.libs/
@@ -150,10 +147,6 @@ void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib);
  * keeps it over the dist-info's -cuNN, since the file is the truth of what
  * it will load. */
 void cl_library_note_cuda_major(cl_library *lib, int cuda_major);
-/* The CUDA major a file's headers tell: the catalog's major of a library
- * it needs (libcublasLt.so.12), else the wheel folder its search list
- * names ($ORIGIN/../../cu13/lib); 0 when they tell nothing. */
-int cl_binary_info_cuda_major(const cl_binary_info *info, cl_naming naming);
 /* The library of the inventory at a (real, absolute) path, or NULL. */
 cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path);
 /* Every library's (for reports that print them all). */
