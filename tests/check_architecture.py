@@ -50,6 +50,11 @@
     circle. `from . import x` is module x where the package has one, else
     the package's __init__; importing a submodule is not counted as
     importing the package.
+11. Files stay short: no .c or .h file of lib/ or tools/ is over MAX_LINES
+    (1,500) lines; one concept per file, and a file past that holds more
+    than one. The files still over it that are being split now are
+    KNOWN_LONG, each named with its issue; they are reported, not failed
+    (and reported again once short, to be taken off the list).
 
 The checks read the sources of both sides (posix/ and win32/) on every
 build; --objects (a native or a mingw-w64 build's objects, with that
@@ -98,6 +103,15 @@ TOOL_UTILITIES = {"common/text_escape.h", "os/platform.h", "win32/wide.h",
 # None is open: the last, core/context.h including scan/catalog.h, went
 # when the inventory moved to scan/inventory.h (issue 34 item 1).
 KNOWN_INCLUDES = {}
+# The most lines a .c or .h file of lib/ or tools/ may have (11.).
+MAX_LINES = 1500
+# Files over MAX_LINES that are being split now, each with where. Reported
+# on every run, never failed.
+KNOWN_LONG = {
+    "lib/load/verdict.c": "issue 42, item 6",
+    "lib/load/plan.c": "issue 42, item 6",
+    "lib/load/program.c": "issue 42, item 6",
+}
 # Host facts the seam answers (lib/os/platform.h): a portable file that
 # tests one of these macros decides for the host by itself.
 HOST_MACROS = re.compile(
@@ -324,6 +338,39 @@ def check_one_seam(source, problems):
                         "Windows through CL_DIR_SEP; ask cl_os_host_target()")
 
 
+def check_file_lengths(source, problems, notes):
+    """No file of lib/ or tools/ over MAX_LINES lines (11.); returns how
+    many files were counted and how many of KNOWN_LONG are still over."""
+    counted = known_over = 0
+    for top in ("lib", "tools"):
+        for folder, _, files in sorted(os.walk(os.path.join(source, top))):
+            for name in sorted(files):
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(folder, name)
+                rel = os.path.relpath(path, source).replace(os.sep, "/")
+                with open(path, encoding="utf-8") as f:
+                    lines = sum(1 for _ in f)
+                counted += 1
+                if rel in KNOWN_LONG:
+                    if lines > MAX_LINES:
+                        known_over += 1
+                        notes.append(f"{rel}: {lines} lines, over {MAX_LINES}: "
+                                     f"known, to be split by {KNOWN_LONG[rel]}")
+                    else:
+                        notes.append(f"{rel}: {lines} lines now, no longer "
+                                     f"over {MAX_LINES}: take it off KNOWN_LONG")
+                elif lines > MAX_LINES:
+                    problems.append(f"{rel}: {lines} lines, over {MAX_LINES}; "
+                                    "a file holds one concept: move whole "
+                                    "functions to a file named for what they "
+                                    "hold")
+    for rel in sorted(KNOWN_LONG):
+        if not os.path.exists(os.path.join(source, rel)):
+            notes.append(f"{rel}: in KNOWN_LONG but gone: take it off")
+    return counted, known_over
+
+
 def python_modules(package):
     """{module name: file} of a package folder's modules: the package
     itself (its __init__.py) by the folder's name, each other .py file as
@@ -538,10 +585,13 @@ def main():
     check_one_seam(args.source, problems)
     check_family_facts(lib, problems)
     sources, includes = check_includes(lib, problems, notes)
+    counted, known_over = check_file_lengths(args.source, problems, notes)
     summary = ("platform rule, folders, error clears, the tool's includes, "
                "ASCII names, one seam and the catalogue's family facts "
                f"checked; {sources} source files, "
-               f"{includes} includes between them, no circle")
+               f"{includes} includes between them, no circle; "
+               f"{counted} files of lib/ and tools/, none over {MAX_LINES} "
+               f"lines but {known_over} known (KNOWN_LONG)")
     package = args.python_package or os.path.join(
         args.source, "bindings", "python", "cudaload")
     if os.path.isdir(package):

@@ -1,23 +1,29 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """tests/check_architecture.py catches an import circle in a Python
-package, and finds none in bindings/python/cudaload.
+package, and finds none in bindings/python/cudaload; and it fails a file of
+lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG.
 
-Each case writes a small package into a temporary folder and runs the
-check on this repository with --python-package pointing at it: the C
+Each circle case writes a small package into a temporary folder and runs
+the check on this repository with --python-package pointing at it: the C
 checks pass (this repository's shape), so the exit status and the
-message are the package's alone.
+message are the package's alone. The length cases run the check on a copy
+of lib/ and tools/ with files of MAX_LINES + 1 and MAX_LINES lines added,
+and a KNOWN_LONG file made long.
 
 Usage: test_check_architecture.py REPO
 Exit status 0 when every case gives what it should, 1 otherwise.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from check_architecture import KNOWN_LONG, MAX_LINES  # noqa: E402
 
 # name: ({file: text}, the modules the circle names, or None for no circle)
 CASES = {
@@ -59,6 +65,38 @@ def run_check(repo, package):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
 
 
+def length_failures(repo):
+    """Rule 11 on a copy of lib/ and tools/: a file of MAX_LINES + 1 lines
+    fails, named with its count; one of MAX_LINES passes; a KNOWN_LONG
+    file over the limit is a note. Returns what went wrong."""
+    too_long, just_right = "lib/scan/too_long.c", "tools/just_right.h"
+    known = sorted(KNOWN_LONG)[0] if KNOWN_LONG else None
+    with tempfile.TemporaryDirectory() as tmp:
+        for top in ("lib", "tools"):
+            shutil.copytree(os.path.join(repo, top), os.path.join(tmp, top))
+        for rel, lines in ((too_long, MAX_LINES + 1), (just_right, MAX_LINES)) + \
+                (((known, MAX_LINES + 1),) if known else ()):
+            with open(os.path.join(tmp, rel), "w", encoding="utf-8") as f:
+                f.write("/* a line */\n" * lines)
+        result = run_check(tmp, os.path.join(repo, "bindings", "python", "cudaload"))
+    over = [line for line in result.stdout.splitlines() if "lines, over" in line]
+    failures = []
+    expected = f"check_architecture: {too_long}: {MAX_LINES + 1} lines, over {MAX_LINES};"
+    problems = [line for line in over if ": note: " not in line]
+    if result.returncode != 1 or len(problems) != 1 or \
+            not problems[0].startswith(expected):
+        failures.append(f"a file of {MAX_LINES + 1} lines: expected exit 1 and "
+                        f"one problem naming {too_long}, got exit "
+                        f"{result.returncode}:\n{result.stdout}")
+    if any(just_right in line for line in over):
+        failures.append(f"a file of {MAX_LINES} lines reported:\n{result.stdout}")
+    if known and not any(line.startswith(f"check_architecture: note: {known}: "
+                                         f"{MAX_LINES + 1} lines, over")
+                         for line in over):
+        failures.append(f"{known} (KNOWN_LONG) not a note:\n{result.stdout}")
+    return failures
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(HERE)
     failures = []
@@ -87,12 +125,14 @@ def main():
     if result.returncode != 0 or "the Python package:" not in result.stdout:
         failures.append(f"bindings/python/cudaload: exit {result.returncode}:\n"
                         f"{result.stdout}")
+    failures += length_failures(repo)
     for failure in failures:
         print("test_check_architecture: FAIL: " + failure)
     if failures:
         return 1
     print(f"test_check_architecture: {len(CASES)} packages judged as they should be; "
-          "bindings/python/cudaload has no import circle")
+          "bindings/python/cudaload has no import circle; a file over "
+          f"{MAX_LINES} lines fails, a known one is a note")
     return 0
 
 
