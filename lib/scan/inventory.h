@@ -64,7 +64,7 @@ typedef struct cl_library {
   char *include_refused; /* why the one beside it is refused, or NULL */
   int include_read;
   /* Why a version source was passed over (others can write to it), so that
-   * the plan can say so; NULL when none was (inventory.c). */
+   * the plan can say so; NULL when none was (version_sources.c). */
   char *version_distrust;
   /* 1 when cuda_major was told by the library's own files before its
    * version was settled (cl_library_note_cuda_major): settling keeps it. */
