@@ -274,8 +274,8 @@ static void keep_importers(cl_program_scan *ps, size_t first) {
 /* A program that is a CUDA library itself (a cuDNN 9 shim) needs a library
  * of its own family (libcudnn_ops.so.9) that lies beside it: its folder is
  * searched too, whatever the loader would take now, since the loader model
- * judges another folder's copy "a sibling shadowed" (verdict.c), and the
- * plan takes the one beside it. */
+ * judges another folder's copy "a sibling shadowed"
+ * (verdict_search_findings.c), and the plan takes the one beside it. */
 static void note_own_siblings(cl_program_scan *ps, const char *path,
                               const char *need, const cl_name_match *wanted,
                               cl_naming naming) {

@@ -194,8 +194,8 @@ static int cuda_major_of_headers(cudaload_ctx *ctx, const char *path) {
 
 /* The CUDA major of the libraries a file opens by name at run time
  * (cuDNN 8's ops_infer holds libcublas.so.12 and opens it at its first
- * call), read as the loader model reads them (verdict.c), through the same
- * cache; 0 when they tell nothing. */
+ * call), read as the loader model reads them (verdict_cuda_names.c), through
+ * the same cache; 0 when they tell nothing. */
 static int cuda_major_of_opens(cudaload_ctx *ctx, const char *path) {
   cl_file_cache *cache = cl_file_cache_of(ctx);
   const cl_binary_info *info = NULL;
