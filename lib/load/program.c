@@ -29,6 +29,11 @@
  * decide its CUDA major. The program's CUDA major is its own: what its
  * files need (libcudart.so.12), what it pins (-cu12), its build tag
  * (+cu124) or its name (cupy-cuda12x), in that order.
+ *
+ * Here: reading the target's files, distributions and modules, settling
+ * its CUDA major and what is only "if used", and putting the result into
+ * the context. What one read keeps and the requirements it derives are
+ * program_scan.c's; what a distribution's METADATA pins, program_pins.c's.
  */
 #include "load/program.h"
 

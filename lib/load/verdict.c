@@ -6,6 +6,16 @@
  * Nothing is loaded: the files are read, and the model answers. The
  * differential tests compare these answers with the real loader's
  * (docs/loader.md).
+ *
+ * Here: opening files in the model (by path, by name, a program's files,
+ * the run-time opens, what LD_PRELOAD puts first, a plan's loads) and
+ * recording what each maps, its objects and needs; the handle. What each
+ * open is judged by has a file of its own: where references bind
+ * (verdict_bindings.c) and what fails to (verdict_binding_findings.c),
+ * what the search does wrong (verdict_search_findings.c), mixes of
+ * versions and CUDA majors (verdict_mixes.c), over a finding's record
+ * (verdict_finding.c), the files' versions (verdict_versions.c) and which
+ * names are CUDA's (verdict_cuda_names.c).
  */
 #include "load/verdict.h"
 
