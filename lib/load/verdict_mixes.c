@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict_mixes.c - mixes among what one process loads
+ * (verdict_mixes.h): one family and major in two versions, libraries of
+ * two CUDA majors, and on Windows two copies of one DLL name (the loader
+ * gives every user of the name the copy loaded first); each with its fix.
+ * Only the versions a finding compares are read.
+ */
+#include "load/verdict_mixes.h"
+
+#include "common/buf.h"
+#include "common/strutil.h"
+#include "load/spec.h"
+#include "load/verdict_finding.h"
+#include "load/verdict_versions.h"
+#include "problem/fix_words.h"
+#include "scan/catalog.h"
+#include "scan/inventory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether the objects of a's family and major among at[] are the files of
+ * one build: all of them wheel files whose version is unread, in one
+ * folder. One wheel installs a build's files in one folder (pip replaces
+ * them together), so they share their version: comparing them would list
+ * site-packages to learn what cannot differ. */
+static int one_unread_build(const cudaload_explain *e, const size_t *at,
+                            size_t n, const cl_explain_object *a) {
+  const char *base = cl_path_basename(a->path);
+  size_t folder = (size_t)(base - a->path);
+  for (size_t k = 0; k < n; ++k) {
+    const cl_explain_object *o = &e->objects[at[k]];
+    if (!o->family || strcmp(o->family, a->family) || o->major != a->major)
+      continue;
+    if (!o->version_pending ||
+        (size_t)(cl_path_basename(o->path) - o->path) != folder ||
+        strncmp(o->path, a->path, folder) != 0)
+      return 0;
+  }
+  return 1;
+}
+
+/* Read the versions mixes_among compares: those of every family and major
+ * among at[] whose files are not one build's. */
+static void settle_compared_versions(cudaload_explain *e, const size_t *at,
+                                     size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    cl_explain_object *a = &e->objects[at[i]];
+    if (!a->family || !a->version_pending || one_unread_build(e, at, n, a))
+      continue;
+    for (size_t k = 0; k < n; ++k) {
+      cl_explain_object *o = &e->objects[at[k]];
+      if (o->family && strcmp(o->family, a->family) == 0 &&
+          o->major == a->major)
+        cl_verdict_settle_version(o);
+    }
+  }
+}
+
+/* Windows: whether object k of at[] is a later copy of a DLL name an
+ * earlier one has (docs/loader.md, Windows 15). */
+static int later_copy(const cudaload_explain *e, const size_t *at, size_t k) {
+  if (!e->ctx || cl_ctx_naming(e->ctx) != CL_NAMING_WINDOWS)
+    return 0;
+  const char *name = cl_path_basename(e->objects[at[k]].path);
+  for (size_t i = 0; i < k; ++i)
+    if (cl_ascii_equal_nocase(cl_path_basename(e->objects[at[i]].path), name))
+      return 1;
+  return 0;
+}
+
+/* -1, 0, 1 as version a is older, equal or newer than b; 0 when either is
+ * unknown. */
+static int version_order(const char *a, const char *b) {
+  long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
+  int na = a ? cl_version_parse(a, va) : 0,
+      nb = b ? cl_version_parse(b, vb) : 0;
+  return na && nb ? cl_version_compare(va, na, vb, nb) : 0;
+}
+
+/* Windows: two copies of one DLL name among at[] (ctranslate2 4.8.5's
+ * __init__ loads its bundled cudnn64_9.dll by full path after
+ * cudaload.setup() loaded the wheel's). The loader gives every import and
+ * LoadLibrary of the name the module loaded first (docs/loader.md, Windows
+ * 1, 10 and 15): say which copy the files that name it get, and whether
+ * that is a problem: only when the copy they get is older than the other
+ * (a consumer built for the newer may take what the older lacks). */
+static void windows_copies(cudaload_explain *e, const size_t *at, size_t n,
+                           const char *among) {
+  for (size_t k = 0; k < n; ++k) {
+    if (!later_copy(e, at, k))
+      continue;
+    const cl_explain_object *b = &e->objects[at[k]], *a = NULL;
+    const char *name = cl_path_basename(b->path);
+    for (size_t i = 0; i < k && !a; ++i)
+      if (cl_ascii_equal_nocase(cl_path_basename(e->objects[at[i]].path), name))
+        a = &e->objects[at[i]];
+    if (!a)
+      continue;
+    /* The files that import or open the name: each gets the copy loaded
+     * first. */
+    cl_buf users = CL_BUF_INIT;
+    for (size_t i = 0; i < n; ++i) {
+      const cl_explain_object *o = &e->objects[at[i]];
+      int uses = 0;
+      for (size_t j = 0; j < o->need_count && !uses; ++j)
+        uses =
+            cl_ascii_equal_nocase(o->needs[j].name, name) && o->needs[j].path;
+      if (uses)
+        cl_buf_printf(&users, "%s%s", users.len ? ", " : "", o->path);
+    }
+    char *who = cl_buf_take(&users);
+    int older = version_order(a->version, b->version) < 0;
+    cl_problem p = cl_verdict_finding_record(CL_FINDING_TWO_VERSIONS, 0);
+    /* Only an older first copy is a problem; else one copy serves. */
+    p.note = !older;
+    cl_verdict_fact(&p, CUDALOAD_FACT_NAME, name);
+    cl_verdict_fact(&p, CUDALOAD_FACT_AMONG, among);
+    cl_verdict_fact(&p, CUDALOAD_FACT_TAKEN, a->path);
+    cl_verdict_fact(&p, CUDALOAD_FACT_VERSION, a->version);
+    cl_verdict_fact(&p, CUDALOAD_FACT_OTHER_PATH, b->path);
+    cl_verdict_fact(&p, CUDALOAD_FACT_OTHER_VERSION, b->version);
+    cl_verdict_fact(&p, CUDALOAD_FACT_CONSUMER, who && who[0] ? who : NULL);
+    cl_verdict_fact(&p, CUDALOAD_FACT_PLATFORM,
+                    cl_verdict_platform_of(CL_NAMING_WINDOWS));
+    if (older) {
+      cl_fix_add_note(&p.fix, CL_NOTE_LOAD_THE_NEWER_COPY_FIRST, name);
+    } else {
+      cl_fix_add_note(&p.fix, CL_NOTE_NOTHING_NEEDS_DOING_LIST_THE_COPIES);
+      cl_fix_step *list = cl_fix_add(&p.fix, CUDALOAD_FIX_COMMAND);
+      cl_fix_arg(&p.fix, list, "cudaload");
+      cl_fix_arg(&p.fix, list, "explain");
+      cl_fix_arg(&p.fix, list, "--pid");
+      cl_fix_arg(&p.fix, list, "PID");
+      cl_fix_note(&p.fix, list, CL_NOTE_PID_IS_THE_PROCESS_ID);
+    }
+    cl_verdict_add(e, CL_FINDING_TWO_VERSIONS, 0, &p, a->path, name, b->path,
+                   NULL);
+    free(who);
+  }
+}
+
+/* One family and major in two versions, or libraries of two CUDA majors,
+ * among the objects from first on: one finding per family and major, each
+ * version with the folder it comes from. On Windows a later copy of a name
+ * loaded already is judged apart (windows_copies): nothing reaches it by
+ * name, so it runs with no other file of the process. */
+static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
+                        const char *among) {
+  settle_compared_versions(e, at, n);
+  windows_copies(e, at, n, among);
+  for (size_t ai = 0; ai < n; ++ai) {
+    const cl_explain_object *a = &e->objects[at[ai]];
+    if (!a->family || !a->version || later_copy(e, at, ai))
+      continue;
+    /* Report each family and major once: at its first object. */
+    int earlier = 0;
+    for (size_t k = 0; k < ai && !earlier; ++k) {
+      const cl_explain_object *o = &e->objects[at[k]];
+      earlier = o->family && o->version && strcmp(o->family, a->family) == 0 &&
+                o->major == a->major;
+    }
+    if (earlier)
+      continue;
+    const cl_explain_object *b = NULL;
+    for (size_t bj = ai + 1; bj < n && !b; ++bj) {
+      const cl_explain_object *o = &e->objects[at[bj]];
+      if (later_copy(e, at, bj))
+        continue;
+      if (o->family && o->version && strcmp(o->family, a->family) == 0 &&
+          o->major == a->major && strcmp(o->version, a->version) != 0)
+        b = o;
+    }
+    if (!b)
+      continue;
+    cl_problem p = cl_verdict_finding_record(CL_FINDING_TWO_VERSIONS, 0);
+    cl_verdict_fact(&p, CUDALOAD_FACT_FAMILY, a->family);
+    cl_verdict_fact_int(&p, CUDALOAD_FACT_MAJOR, a->major);
+    cl_verdict_fact(&p, CUDALOAD_FACT_AMONG, among);
+    cl_verdict_fact(&p, CUDALOAD_FACT_PATH, a->path);
+    cl_verdict_fact(&p, CUDALOAD_FACT_VERSION, a->version);
+    cl_verdict_fact(&p, CUDALOAD_FACT_OTHER_PATH, b->path);
+    cl_verdict_fact(&p, CUDALOAD_FACT_OTHER_VERSION, b->version);
+    cl_fix_add_note(&p.fix, CL_NOTE_KEEP_ONE_VERSION, a->family, a->major);
+    cl_verdict_add(e, CL_FINDING_TWO_VERSIONS, 0, &p, a->path, NULL, b->path,
+                   NULL);
+  }
+  int cuda_seen = 0;
+  const cl_explain_object *first_cuda = NULL;
+  for (size_t i = 0; i < n; ++i) {
+    const cl_explain_object *o = &e->objects[at[i]];
+    if (!o->family || !o->cuda_major)
+      continue;
+    if (!cuda_seen) {
+      cuda_seen = o->cuda_major;
+      first_cuda = o;
+    } else if (o->cuda_major != cuda_seen) {
+      cl_problem p = cl_verdict_finding_record(CL_FINDING_CUDA_MAJORS, 0);
+      cl_verdict_fact_int(&p, CUDALOAD_FACT_CUDA_MAJOR, cuda_seen);
+      cl_verdict_fact(&p, CUDALOAD_FACT_PATH, first_cuda->path);
+      cl_verdict_fact_int(&p, CUDALOAD_FACT_OTHER_CUDA_MAJOR, o->cuda_major);
+      cl_verdict_fact(&p, CUDALOAD_FACT_OTHER_PATH, o->path);
+      cl_verdict_fact(&p, CUDALOAD_FACT_AMONG, among);
+      cl_fix_add_note(&p.fix, CL_NOTE_INSTALL_THE_BUILD_FOR_THE_CUDA_MAJOR,
+                      cuda_seen, o->family);
+      cl_verdict_add(e, CL_FINDING_CUDA_MAJORS, 0, &p, first_cuda->path, NULL,
+                     o->path, NULL);
+      break;
+    }
+  }
+}
+
+void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *among) {
+  size_t n = first < e->object_count ? e->object_count - first : 0;
+  size_t *at = malloc((n + 1) * sizeof *at);
+  if (!at) {
+    e->failed = 1;
+    return;
+  }
+  for (size_t i = 0; i < n; ++i)
+    at[i] = first + i;
+  mixes_among(e, at, n, among);
+  free(at);
+}
+
+void cl_verdict_mixes_in(cudaload_explain *e, const cl_loader_model *m,
+                         const char *among) {
+  size_t *at = malloc((e->object_count + 1) * sizeof *at);
+  if (!at) {
+    e->failed = 1;
+    return;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < e->object_count; ++i)
+    for (size_t k = 0; k < m->loaded_count; ++k)
+      if (strcmp(m->loaded[k].path, e->objects[i].path) == 0) {
+        at[n++] = i;
+        break;
+      }
+  mixes_among(e, at, n, among);
+  free(at);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * verdict_versions.h - the version and CUDA major of the files a verdict
+ * meets, as the scan tells them (verdict_versions.c).
+ */
+#ifndef CUDALOAD_VERDICT_VERSIONS_H
+#define CUDALOAD_VERDICT_VERSIONS_H
+
+#include "load/verdict_types.h"
+#include "scan/catalog.h"
+
+/* At most this many folders outside the roots are scanned for one verdict:
+ * each is a scan of its own, and a tree's CUDA files sit in a few. */
+#define CL_VERDICT_FOLDER_SCANS 32
+
+/* The ctx that scanned the folder of `real` as its only root (made once per
+ * verdict, at most CL_VERDICT_FOLDER_SCANS of them), for the versions of
+ * files outside the roots; NULL when none can be made. */
+cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
+                                     const char *real);
+
+/* The version of a file as the scan tells it (its inventory entry, else a
+ * scan of its folder, else its name), malloc'ed or NULL; *cuda_major the
+ * CUDA major it belongs to, 0 when unknown. */
+char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
+                            const char *path, int *cuda_major);
+
+/* The same for a file known to be the catalog's m (NULL: its name is no
+ * catalog name, so only the scan tells). defer (NULL: read now): a wheel's
+ * file whose version is left unread, recorded in defer
+ * (cl_verdict_settle_version), with its CUDA major told by its files. */
+char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
+                                  const char *path, const cl_name_match *m,
+                                  int *cuda_major, cl_explain_object *defer);
+
+/* Read the version of an object the verdict left unread (nothing when it
+ * has been read). */
+void cl_verdict_settle_version(cl_explain_object *o);
+
+/* The CUDA major of a library of ctx's inventory, as a plan or a verdict
+ * needs it. A wheel's whose name does not tell it (cuDNN 8 is built for
+ * CUDA 11 and 12) would otherwise come from its dist-info's name (-cu12),
+ * which means listing site-packages, thousands of unrelated distributions
+ * perhaps (issue 28). The files tell first, the ones the plan reads
+ * anyway: the version in the file's name; what the file needs or names in
+ * its search list; the same of the other files of its build (its family
+ * and major, in its folder, as the inventory lists them); what the files
+ * of its build that the catalog says open CUDA libraries by name open
+ * (cuDNN 8's ops_infer holds libcublas.so.12: the real files need nothing
+ * of CUDA); only when none tells is its version settled. What the files
+ * told is kept (cl_library_note_cuda_major): the file is what the process
+ * will load. 0 when nothing tells. */
+int cl_verdict_library_cuda_major(cudaload_ctx *ctx, struct cl_library *lib);
+
+/* Free a verdict's real_paths (NULL: nothing). */
+void cl_verdict_real_paths_free(void *memo);
+
+#endif
