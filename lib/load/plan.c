@@ -38,6 +38,7 @@
 #include "common/strutil.h"
 #include "load/plan_state.h"
 #include "problem/problem_words.h"
+#include "problem/fix_words.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -160,8 +161,8 @@ static void fact_int(cl_problem *p, int which, long value) {
  * that holds it, and the wheel that ships it (package, NULL for none). */
 static void require_steps(cl_fix *fix, const char *what, const char *name,
                           int major, const char *package) {
-  cl_fix_add_note(fix, "add %s %s=%d with a root that holds it%s", what, name,
-                  major, package ? "; the wheel that ships it:" : "");
+  cl_fix_add_note(fix, CL_NOTE_REQUIRE_WITH_A_ROOT, what, name, major,
+                  package ? CL_NOTE_THE_WHEEL_THAT_SHIPS_IT : "");
   if (!package)
     return;
   cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
@@ -184,9 +185,7 @@ static int warn_distrusted_versions(cudaload_ctx *ctx) {
     fact(&p, CUDALOAD_FACT_VERSION, lib->version[0] ? lib->version : NULL);
     fact(&p, CUDALOAD_FACT_VALUE, lib->version[0] ? lib->version_source : NULL);
     fact(&p, CUDALOAD_FACT_REASON, lib->version_distrust);
-    cl_fix_add_note(&p.fix, "make it writable only by its owner, or accept "
-                            "it with --allow-writable-roots "
-                            "(CUDALOAD_ALLOW_WRITABLE_ROOTS)");
+    cl_fix_add_note(&p.fix, CL_NOTE_OWNER_WRITABLE_OR_ALLOW_WRITABLE);
     rc = cl_plan_add_warning(ctx, &p, lib->path);
   }
   return rc;
@@ -1348,11 +1347,9 @@ static int add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
       else
         steps.failed = 1;
       free(word);
-      cl_fix_note(&steps, install, "only if the program uses it");
+      cl_fix_note(&steps, install, CL_NOTE_ONLY_IF_THE_PROGRAM_USES_IT);
     } else {
-      cl_fix_add_note(&steps,
-                      "only if the program uses it: add --require %s=%d with "
-                      "a root that holds it",
+      cl_fix_add_note(&steps, CL_NOTE_ONLY_IF_USED_REQUIRE_WITH_A_ROOT,
                       n->entry->name, n->major);
     }
     cl_problem p = warning_record(CUDALOAD_PROBLEM_IF_USED);
@@ -1449,9 +1446,9 @@ static int warn_needed_missing(cudaload_ctx *ctx, const char *opener,
        naming == CL_NAMING_WINDOWS ? "windows" : "linux");
   fact(&p, CUDALOAD_FACT_FAMILY, dep->family);
   fact_int(&p, CUDALOAD_FACT_MAJOR, major);
-  cl_fix_add_note(&p.fix, "add a root that holds %s %d%s",
+  cl_fix_add_note(&p.fix, CL_NOTE_ADD_A_ROOT_THAT_HOLDS,
                   cl_catalog_family_title(dep->family), major,
-                  package ? "; the wheel that ships it:" : "");
+                  package ? CL_NOTE_THE_WHEEL_THAT_SHIPS_IT : "");
   if (package) {
     cl_fix_step *install = cl_fix_add(&p.fix, CUDALOAD_FIX_INSTALL);
     cl_fix_arg(&p.fix, install, "pip");
@@ -1949,13 +1946,7 @@ int cl_plan_detect_conflicts(cudaload_ctx *ctx) {
     fact(&p, CUDALOAD_FACT_OTHER_PATH, planned->path);
     fact_int(&p, CUDALOAD_FACT_WANTED, planned->major);
     fact(&p, CUDALOAD_FACT_SYMBOL, symbol);
-    cl_fix_add_note(&p.fix,
-                    "open that consumer with cudaload_open_isolated(ctx, "
-                    "consumer_path, 0), which loads this plan RTLD_LOCAL and "
-                    "then the consumer RTLD_DEEPBIND (Python: setup(..., "
-                    "isolate=True), then cudaload.isolated_open(consumer_path) "
-                    "or the import inside cudaload.isolated_import()), or have "
-                    "whoever opens %s use RTLD_LOCAL",
+    cl_fix_add_note(&p.fix, CL_NOTE_OPEN_THE_CONSUMER_ISOLATED,
                     cl_path_basename(provider));
     free(version);
     if (add_conflict(ctx, provider, &p))
@@ -2032,8 +2023,7 @@ static int warn_case_twins(cudaload_ctx *ctx, const cl_library *chosen) {
     cl_problem p = warning_record(CUDALOAD_PROBLEM_CASE_TWINS);
     fact(&p, CUDALOAD_FACT_PATH, chosen->path);
     fact(&p, CUDALOAD_FACT_OTHER_PATH, other->path);
-    cl_fix_add_note(&p.fix, "the plan takes the one spelt as NVIDIA ships it; "
-                            "delete the other");
+    cl_fix_add_note(&p.fix, CL_NOTE_CASE_TWINS_DELETE_THE_OTHER);
     int rc = cl_plan_add_warning(ctx, &p, chosen->path);
     if (rc)
       return rc;
@@ -2129,9 +2119,7 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
   fact(&p, CUDALOAD_FACT_OTHER_PATH, twin->path);
   fact(&p, CUDALOAD_FACT_CONSUMER, binder);
   fact(&p, CUDALOAD_FACT_REASON, why);
-  cl_fix_add_note(&p.fix, "they cannot share one process: run the program "
-                          "that needs the other copy in a process of its own, "
-                          "or require what each program needs (--for)");
+  cl_fix_add_note(&p.fix, CL_NOTE_RUN_IN_A_PROCESS_OF_ITS_OWN);
   *rc = cl_plan_add_warning(ctx, &p, cl_path_basename(best->path));
   free(binder);
   return best;
@@ -2206,10 +2194,8 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
   const cl_refusal *refused = cl_inventory_refused(
       ctx, req->entry->family, req->op == CL_OP_EQ ? (int)req->version[0] : 0);
   if (refused)
-    cl_fix_add_note(&o->fix_steps,
-                    "%s (others can write to it, so it was refused), then "
-                    "run again; " CL_ALLOW_WRITABLE_RISK,
-                    refused->fix);
+    cl_fix_add_note(&o->fix_steps, CL_NOTE_REFUSED_AS_WRITABLE_RUN_AGAIN,
+                    refused->fix, CL_ALLOW_WRITABLE_RISK);
   else {
     cl_fix_cuda cuda;
     cl_fix_for_missing_steps(ctx, req, &o->fix_steps, &cuda);
@@ -2336,19 +2322,13 @@ static char *unsatisfied_report(const cudaload_ctx *ctx) {
       continue;
     /* The verdict and its fix first, on one line (issue 46): the rest
      * says where the search looked and what it passed over. */
-    cl_buf_printf(&b, "%s: no usable %s library; fix: %s\n", req->text,
-                  req->entry->family, o->fix ? o->fix : "");
+    cl_problem_unsatisfied_verdict(&b, req->text, req->entry->family, o->fix);
     int refused = describe_roots(&b, ctx);
-    if (o->rejected_count) {
-      cl_buf_printf(&b, "  rejected:\n");
-      for (size_t i = 0; i < o->rejected_count; ++i)
-        cl_buf_printf(&b, "    %s: %s\n", o->rejected[i].path,
-                      o->rejected[i].why);
-    } else {
-      cl_buf_printf(&b, "  no file named like %s was found%s\n",
-                    req->entry->name,
-                    refused ? " outside what was refused" : "");
-    }
+    for (size_t i = 0; i < o->rejected_count; ++i)
+      cl_problem_unsatisfied_rejected(&b, i, o->rejected[i].path,
+                                      o->rejected[i].why);
+    if (!o->rejected_count)
+      cl_problem_unsatisfied_unnamed(&b, req->entry->name, refused);
   }
   return cl_buf_take(&b);
 }
