@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plan.h - what the plan stage offers the later ones besides
- * cudaload_plan() itself (plan.c).
+ * cudaload_plan() itself (plan.c); recording a plan warning is
+ * plan_record.h's, included here for them.
  */
 #ifndef CUDALOAD_PLAN_H
 #define CUDALOAD_PLAN_H
