@@ -23,6 +23,7 @@
 #include "scan/inventory.h"
 #include "load/plan_state.h"
 #include "load/spec.h"
+#include "problem/fix_words.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,8 +92,8 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
   if (cuda) {
     out->major = cuda;
     out->source = r->source ? r->source : CUDALOAD_FROM_REQUEST;
-    snprintf(out->why, sizeof out->why, "%s %ld is CUDA %d's", r->entry->family,
-             major, cuda);
+    snprintf(out->why, sizeof out->why, CL_NOTE_CUDA_OF_THE_REQUIREMENT,
+             r->entry->family, major, cuda);
     return;
   }
   if (ps->cuda_pin) {
@@ -102,13 +103,13 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
     if (ps->cuda_pin_why)
       snprintf(out->why, sizeof out->why, "%s", ps->cuda_pin_why);
     else
-      snprintf(out->why, sizeof out->why, "pinned by cuda=%d", ps->cuda_pin);
+      snprintf(out->why, sizeof out->why, CL_NOTE_CUDA_PINNED, ps->cuda_pin);
     return;
   }
   if (ps->program_cuda_major) {
     out->major = ps->program_cuda_major;
     out->source = CUDALOAD_FROM_PROGRAM;
-    snprintf(out->why, sizeof out->why, "the program's own (%s)",
+    snprintf(out->why, sizeof out->why, CL_NOTE_CUDA_OF_THE_PROGRAM,
              ps->program_cuda_reason ? ps->program_cuda_reason : "");
     return;
   }
@@ -119,7 +120,7 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
       continue;
     out->major = cuda;
     out->source = q->source ? q->source : CUDALOAD_FROM_REQUEST;
-    snprintf(out->why, sizeof out->why, "%s, required beside it, is CUDA %d's",
+    snprintf(out->why, sizeof out->why, CL_NOTE_CUDA_OF_A_REQUIREMENT_BESIDE,
              q->text, cuda);
     return;
   }
@@ -140,10 +141,7 @@ static void decide_cuda(const cudaload_ctx *ctx, const cl_requirement *r,
   if (found && !several) {
     out->major = found;
     out->source = CUDALOAD_FROM_MACHINE;
-    snprintf(out->why, sizeof out->why,
-             "the libraries in the roots given and the active environment are "
-             "CUDA %d's",
-             found);
+    snprintf(out->why, sizeof out->why, CL_NOTE_CUDA_OF_THE_ROOTS, found);
   }
 }
 
@@ -448,10 +446,7 @@ char *cl_fix_windows_path_first(char *const *folders, size_t count) {
   }
   char *a = cl_buf_take(&cmd), *b = cl_buf_take(&ps);
   char *line = written && a && b
-                   ? cl_strdup_printf("set \"PATH=%s%%PATH%%\" (cmd) or "
-                                      "$env:PATH = '%s' + $env:PATH "
-                                      "(PowerShell)",
-                                      a, b)
+                   ? cl_strdup_printf(CL_NOTE_WINDOWS_PATH_FIRST, a, b)
                    : NULL;
   free(a);
   free(b);
@@ -564,13 +559,12 @@ static void add_nearby_environments(cl_fix *fix, const cudaload_ctx *ctx) {
                                                : ", ",
                   inv->nearby_environments[i]);
   int one = inv->nearby_count == 1;
-  cl_buf_printf(&t,
-                " %s not active, so not searched: activate %s or pass "
-                "--environment %s (C: cudaload_add_environment_root()); if "
-                "%s the library:",
-                one ? "is an environment that is" : "are environments that are",
-                one ? "it" : "the one you use", inv->nearby_environments[0],
-                one ? "it lacks" : "they lack");
+  cl_buf_printf(&t, CL_NOTE_ENVIRONMENTS_NOT_ACTIVE,
+                one ? CL_NOTE_IS_AN_ENVIRONMENT_THAT_IS
+                    : CL_NOTE_ARE_ENVIRONMENTS_THAT_ARE,
+                one ? CL_NOTE_ACTIVATE_IT : CL_NOTE_ACTIVATE_THE_ONE_YOU_USE,
+                inv->nearby_environments[0],
+                one ? CL_NOTE_IT_LACKS : CL_NOTE_THEY_LACK);
   char *words = cl_buf_take(&t);
   if (!words) {
     fix->failed = 1;
@@ -848,37 +842,27 @@ void cl_fix_run_through_cudaload(const cudaload_ctx *ctx, cl_fix *fix,
   cl_fix_arg(fix, exec, command ? command : "PROGRAM");
   cl_buf b = CL_BUF_INIT;
   if (command && python)
-    cl_buf_printf(&b, "run the program through cudaload: its interpreter, "
-                      "then your script and its arguments (python "
-                      "train.py ...); or ");
+    cl_buf_puts(&b, CL_NOTE_RUN_THROUGH_CUDALOAD_INTERPRETER);
   else if (command)
-    cl_buf_printf(&b, "run the program through cudaload, its arguments "
-                      "after it; or ");
+    cl_buf_puts(&b, CL_NOTE_RUN_THROUGH_CUDALOAD_ARGUMENTS);
   else if (ps->for_target_count)
-    cl_buf_printf(&b,
-                  "run the program through cudaload (PROGRAM: the command "
-                  "that starts the program that loads %s: the files name "
-                  "none); or ",
+    cl_buf_printf(&b, CL_NOTE_RUN_THROUGH_CUDALOAD_FILES_NAME_NONE,
                   ps->for_targets[0]);
   else if (from_message(ps))
-    cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
-                      "command that printed the message: the message alone "
-                      "does not name it; doctor --for the program names "
-                      "it); or ");
+    cl_buf_puts(&b, CL_NOTE_RUN_THROUGH_CUDALOAD_MESSAGE_NAMES_NONE);
   else
-    cl_buf_printf(&b, "run the program through cudaload (PROGRAM: the "
-                      "program's command); or ");
+    cl_buf_puts(&b, CL_NOTE_RUN_THROUGH_CUDALOAD_PROGRAM);
   free(command);
   if (cl_ctx_naming(ctx) == CL_NAMING_WINDOWS) {
-    cl_buf_printf(&b, "run what cudaload env --shell cmd");
+    cl_buf_puts(&b, CL_NOTE_RUN_WHAT_ENV_PRINTS_CMD);
     search_text(&b, ctx, spec);
-    cl_buf_printf(&b, " prints (PowerShell: --shell powershell) before it");
+    cl_buf_puts(&b, CL_NOTE_RUN_WHAT_ENV_PRINTS_CMD_END);
   } else {
-    cl_buf_printf(&b, "eval \"$(cudaload env");
+    cl_buf_puts(&b, CL_NOTE_EVAL_ENV_POSIX);
     search_text(&b, ctx, spec);
-    cl_buf_printf(&b, ")\" before it");
+    cl_buf_puts(&b, CL_NOTE_EVAL_ENV_POSIX_END);
   }
-  cl_buf_printf(&b, "; in Python, cudaload.setup(");
+  cl_buf_puts(&b, CL_NOTE_IN_PYTHON_SETUP);
   size_t said = 0;
   if (ps->for_target_count) {
     /* setup() takes one program: the first, which the command starts. */
@@ -907,7 +891,7 @@ void cl_fix_run_through_cudaload(const cudaload_ctx *ctx, cl_fix *fix,
       cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
     cl_buf_printf(&b, "]");
   }
-  cl_buf_printf(&b, ") before the import");
+  cl_buf_puts(&b, CL_NOTE_IN_PYTHON_SETUP_END);
   char *note = cl_buf_take(&b);
   if (note)
     cl_fix_note(fix, exec, "%s", note);
@@ -955,9 +939,7 @@ static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
     for (size_t i = 0; i < own.before_argc[k]; ++i)
       cl_fix_arg(fix, before, own.before[k][i]);
     if (k + 1 == own.before_count)
-      cl_fix_note(fix, before,
-                  "this Python has no pip (the embeddable distribution has "
-                  "neither pip nor ensurepip): these give it one");
+      cl_fix_note(fix, before, CL_NOTE_THIS_PYTHON_HAS_NO_PIP);
   }
   cl_fix_step *install = cl_fix_add(fix, action);
   for (size_t i = 0; have_own && i < own.argc; ++i)
@@ -980,7 +962,7 @@ static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
   const char *powershell = naming == CL_NAMING_WINDOWS && install &&
                                    install->argc &&
                                    !spellable_bare(install->argv[0])
-                               ? "in PowerShell, put & before the command; "
+                               ? CL_NOTE_POWERSHELL_AMPERSAND
                                : "";
   if (!pinned) {
     if (have_own && own.source == CL_PIP_LAUNCHER) {
@@ -990,10 +972,9 @@ static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
     }
     add_requirement_word(fix, install, w->package, spec);
     if (have_own)
-      cl_fix_note(fix, install, "%sor %s", powershell, variable);
+      cl_fix_note(fix, install, CL_NOTE_OR_THE_VARIABLE, powershell, variable);
     else
-      cl_fix_note(fix, install,
-                  "%sthen pass its site-packages folder as a root, or %s",
+      cl_fix_note(fix, install, CL_NOTE_PASS_SITE_PACKAGES_AS_A_ROOT,
                   powershell, variable);
     cl_pip_command_free(&own);
     free(own_site);
@@ -1022,18 +1003,10 @@ static void install_steps(const cudaload_ctx *ctx, const cl_requirement *r,
   cl_buf note = CL_BUF_INIT;
   cl_buf_puts(&note, powershell);
   if (!spellable(dir, naming))
-    cl_buf_printf(&note,
-                  "(DIR: the folder %s, whose name holds a character cmd or "
-                  "PowerShell expands even in quotes (%%, !, $ or `): type it "
-                  "as your shell needs); ",
-                  dir);
-  cl_buf_printf(&note,
-                "not a plain pip install: %.*s already has %s %d in "
-                "nvidia%c%s, which that would replace or mix with; then pass "
-                "that folder as a root (--root; Python: roots=[...]), or %s",
-                (int)site_len, pinned->path, pinned->entry->family,
-                pinned->major, naming == CL_NAMING_WINDOWS ? '\\' : '/',
-                w->folder, variable);
+    cl_buf_printf(&note, CL_NOTE_TYPE_THE_FOLDER_AS_YOUR_SHELL_NEEDS, dir);
+  cl_buf_printf(&note, CL_NOTE_NOT_A_PLAIN_PIP_INSTALL, (int)site_len,
+                pinned->path, pinned->entry->family, pinned->major,
+                naming == CL_NAMING_WINDOWS ? '\\' : '/', w->folder, variable);
   char *words = cl_buf_take(&note);
   if (words)
     cl_fix_note(fix, install, "%s", words);
@@ -1066,17 +1039,15 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
     major = major - 1; /* "cudnn<9" wants 8 */
   const char *var = cl_catalog_path_variable(family);
   const char *files =
-      naming == CL_NAMING_WINDOWS ? "the DLLs" : "the libraries";
+      naming == CL_NAMING_WINDOWS ? CL_NOTE_THE_DLLS : CL_NOTE_THE_LIBRARIES;
   /* The variable is a default root: where the caller left those out
    * (--no-defaults, defaults=False), setting it would change nothing. */
   char variable[160];
   if (ctx->flags & CUDALOAD_NO_DEFAULT_ROOTS)
-    snprintf(variable, sizeof variable,
-             "pass the folder that holds %s as a root (--root; Python: "
-             "roots=[...]; %s is not read without the default roots)",
+    snprintf(variable, sizeof variable, CL_NOTE_PASS_THE_FOLDER_AS_A_ROOT,
              files, var);
   else
-    snprintf(variable, sizeof variable, "set %s to the folder that holds %s",
+    snprintf(variable, sizeof variable, CL_NOTE_SET_THE_VARIABLE_TO_THE_FOLDER,
              var, files);
 
   decide_cuda(ctx, r, major, cuda);
@@ -1089,7 +1060,7 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
      * CUDA 13): said, and the fix offers the majors that do. */
     size_t used = strlen(cuda->why);
     snprintf(cuda->why + used, sizeof cuda->why - used,
-             ", and CUDA %d has no %s %ld", cuda->major, family, major);
+             CL_NOTE_CUDA_LACKS_THE_MAJOR, cuda->major, family, major);
     cuda->major = 0;
     cuda->source = 0;
   }
@@ -1098,8 +1069,8 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
   if (!cuda->major && n == 1) {
     cuda->major = candidates[0];
     cuda->source = CUDALOAD_FROM_MACHINE;
-    snprintf(cuda->why, sizeof cuda->why, "%s %ld is built for CUDA %d alone",
-             family, major, candidates[0]);
+    snprintf(cuda->why, sizeof cuda->why, CL_NOTE_CUDA_THE_ONLY_BUILD, family,
+             major, candidates[0]);
   }
   const wheel *w =
       cuda->major ? find_wheel(family, cuda->major, major, naming) : NULL;
@@ -1114,13 +1085,10 @@ static void fix_for_missing_here(const cudaload_ctx *ctx,
   }
   /* Nothing says which CUDA major the program is built for: one command
    * per major that has the library, for the user to choose. */
-  cl_fix_add_note(fix,
-                  "%s%sneither the request, the program nor the error message "
-                  "says which CUDA major the program is built for: install "
-                  "the build for that CUDA major, one of:",
+  cl_fix_add_note(fix, CL_NOTE_WHICH_CUDA_MAJOR_UNSAID,
                   cuda->why[0] ? cuda->why : "", cuda->why[0] ? "; " : "");
   for (size_t i = 0; i < n; ++i) {
-    cl_fix_add_note(fix, "for a program built for CUDA %d:", candidates[i]);
+    cl_fix_add_note(fix, CL_NOTE_FOR_A_PROGRAM_BUILT_FOR_CUDA, candidates[i]);
     install_steps(ctx, r, find_wheel(family, candidates[i], major, naming),
                   major, CUDALOAD_FIX_CHOICE, variable, fix);
   }

@@ -17,6 +17,7 @@
 #include "scan/inventory.h"
 #include "load/plan_state.h"
 #include "problem/problem_words.h"
+#include "problem/fix_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -186,21 +187,16 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
     if (older && bundler) {
       cl_problem_fact(NULL, &copy, CUDALOAD_FACT_PACKAGE, CUDALOAD_FROM_MACHINE,
                       bundler);
-      cl_fix_add_note(&copy.fix,
-                      "nothing to do if %s works with its copy; to run the "
-                      "planned one, call cudaload.setup() before importing %s",
-                      bundler, bundler);
+      cl_fix_add_note(&copy.fix, CL_NOTE_BUNDLER_KEEPS_ITS_COPY, bundler,
+                      bundler);
       cl_plan_add_warning(ctx, &copy, o->path);
     } else if (older) {
       cl_problem_fact(NULL, &copy, CUDALOAD_FACT_LOADED_BY,
                       CUDALOAD_FROM_MACHINE, by ? by : "program");
-      cl_fix_add_note(&copy.fix,
-                      "load the plan before whatever loads %s (call "
-                      "cudaload.setup() or cudaload_preload() first%s), or "
-                      "remove that copy",
+      cl_fix_add_note(&copy.fix, CL_NOTE_LOAD_THE_PLAN_FIRST_OR_REMOVE_THE_COPY,
                       o->path,
                       copy.kind == CUDALOAD_PROBLEM_PRELOADED_COPY
-                          ? "; drop it from LD_PRELOAD"
+                          ? CL_NOTE_DROP_IT_FROM_LD_PRELOAD
                           : "");
       add_reason_of(ctx, out, why, CUDALOAD_E_CONFLICT, &copy);
     } else {
@@ -258,20 +254,12 @@ int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
                   o->path);
   cl_problem_fact(NULL, out, CUDALOAD_FACT_LOADED_BY, CUDALOAD_FROM_MACHINE,
                   by ? by : "program");
-  const char *has = f->better ? f->better : "a newer release";
+  const char *has = f->better ? f->better : CL_NOTE_A_NEWER_RELEASE;
   if (preloaded) {
     cl_fix_drop_from_ld_preload_steps(m->ld_preload, o->path, &out->fix);
-    cl_fix_add_note(&out->fix,
-                    "LD_PRELOAD puts that file first, before anything "
-                    "cudaload loads; or put the planned file there instead; "
-                    "%s has what is needed",
-                    has);
+    cl_fix_add_note(&out->fix, CL_NOTE_LD_PRELOAD_PUTS_IT_FIRST, has);
   } else {
-    cl_fix_add_note(&out->fix,
-                    "load the plan before whatever loads it (call "
-                    "cudaload.setup() or cudaload_preload() first); %s has "
-                    "what is needed",
-                    has);
+    cl_fix_add_note(&out->fix, CL_NOTE_LOAD_THE_PLAN_FIRST_NEWER_HAS_IT, has);
   }
   free(by);
   if (!out->failed && !out->fix.failed)

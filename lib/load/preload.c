@@ -16,6 +16,7 @@
 #include "os/platform.h"
 #include "common/strutil.h"
 #include "load/plan_state.h"
+#include "problem/fix_words.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,12 +134,7 @@ static void warn_unexposed(cudaload_ctx *ctx, unexposed *list, size_t count) {
     cl_problem_fact(NULL, &p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE,
                     list[i].reason);
     cl_problem_fact(NULL, &p, CUDALOAD_FACT_NAME, CUDALOAD_FROM_MACHINE, names);
-    cl_fix_add_note(&p.fix,
-                    "nothing to do for this process: what is opened from it "
-                    "by name was preloaded by absolute path instead (%s). To "
-                    "preload every sub-library up front: all_sublibs=True "
-                    "(Python), CUDALOAD_PRELOAD_ALL_SUBLIBS (C). For processes "
-                    "started later, shorten PATH or rename the folder",
+    cl_fix_add_note(&p.fix, CL_NOTE_PRELOADED_BY_ABSOLUTE_PATH,
                     names ? names : "?");
     cl_plan_add_warning(ctx, &p, list[i].folder);
     free(names);

@@ -126,6 +126,141 @@
 /* --- the plan and its fix lines (plan*.c, plan_judge.c, fix_lines.c,
  * preload.c) --- */
 
+/* A requirement or a needed library no root holds: add one (the wheel
+ * that ships it, when there is one, follows as an install step). */
+#define CL_NOTE_REQUIRE_WITH_A_ROOT "add %s %s=%d with a root that holds it%s"
+#define CL_NOTE_ADD_A_ROOT_THAT_HOLDS "add a root that holds %s %d%s"
+#define CL_NOTE_THE_WHEEL_THAT_SHIPS_IT "; the wheel that ships it:"
+/* An optional library the program may open: install or require it only if
+ * it is used. */
+#define CL_NOTE_ONLY_IF_THE_PROGRAM_USES_IT "only if the program uses it"
+#define CL_NOTE_ONLY_IF_USED_REQUIRE_WITH_A_ROOT                               \
+  "only if the program uses it: add --require %s=%d with a root that holds "   \
+  "it"
+/* A version source others can write to; a root refused for it. */
+#define CL_NOTE_OWNER_WRITABLE_OR_ALLOW_WRITABLE                               \
+  "make it writable only by its owner, or accept it with "                     \
+  "--allow-writable-roots (CUDALOAD_ALLOW_WRITABLE_ROOTS)"
+#define CL_NOTE_REFUSED_AS_WRITABLE_RUN_AGAIN                                  \
+  "%s (others can write to it, so it was refused), then run again; %s"
+/* A global symbol another library answers first. */
+#define CL_NOTE_OPEN_THE_CONSUMER_ISOLATED                                     \
+  "open that consumer with cudaload_open_isolated(ctx, consumer_path, 0), "    \
+  "which loads this plan RTLD_LOCAL and then the consumer RTLD_DEEPBIND "      \
+  "(Python: setup(..., isolate=True), then "                                   \
+  "cudaload.isolated_open(consumer_path) or the import inside "                \
+  "cudaload.isolated_import()), or have whoever opens %s use RTLD_LOCAL"
+/* Two files whose names differ only in case (Windows). */
+#define CL_NOTE_CASE_TWINS_DELETE_THE_OTHER                                    \
+  "the plan takes the one spelt as NVIDIA ships it; delete the other"
+/* A file two programs need in different copies. */
+#define CL_NOTE_RUN_IN_A_PROCESS_OF_ITS_OWN                                    \
+  "they cannot share one process: run the program that needs the other "       \
+  "copy in a process of its own, or require what each program needs (--for)"
+/* A copy already in the process, older than the plan's. */
+#define CL_NOTE_BUNDLER_KEEPS_ITS_COPY                                         \
+  "nothing to do if %s works with its copy; to run the planned one, call "     \
+  "cudaload.setup() before importing %s"
+#define CL_NOTE_LOAD_THE_PLAN_FIRST_OR_REMOVE_THE_COPY                         \
+  "load the plan before whatever loads %s (call cudaload.setup() or "          \
+  "cudaload_preload() first%s), or remove that copy"
+#define CL_NOTE_DROP_IT_FROM_LD_PRELOAD "; drop it from LD_PRELOAD"
+#define CL_NOTE_LD_PRELOAD_PUTS_IT_FIRST                                       \
+  "LD_PRELOAD puts that file first, before anything cudaload loads; or put "   \
+  "the planned file there instead; %s has what is needed"
+#define CL_NOTE_LOAD_THE_PLAN_FIRST_NEWER_HAS_IT                               \
+  "load the plan before whatever loads it (call cudaload.setup() or "          \
+  "cudaload_preload() first); %s has what is needed"
+#define CL_NOTE_A_NEWER_RELEASE "a newer release"
+/* A folder whose sub-libraries were preloaded by absolute path. */
+#define CL_NOTE_PRELOADED_BY_ABSOLUTE_PATH                                     \
+  "nothing to do for this process: what is opened from it by name was "        \
+  "preloaded by absolute path instead (%s). To preload every sub-library "     \
+  "up front: all_sublibs=True (Python), CUDALOAD_PRELOAD_ALL_SUBLIBS (C). "    \
+  "For processes started later, shorten PATH or rename the folder"
+/* Windows: the folders put first on PATH, for cmd and for PowerShell. */
+#define CL_NOTE_WINDOWS_PATH_FIRST                                             \
+  "set \"PATH=%s%%PATH%%\" (cmd) or $env:PATH = '%s' + $env:PATH "             \
+  "(PowerShell)"
+/* Environments the user made but did not activate: the words around
+ * their names, the pieces chosen by how many there are. */
+#define CL_NOTE_ENVIRONMENTS_NOT_ACTIVE                                        \
+  " %s not active, so not searched: activate %s or pass --environment %s "     \
+  "(C: cudaload_add_environment_root()); if %s the library:"
+#define CL_NOTE_IS_AN_ENVIRONMENT_THAT_IS "is an environment that is"
+#define CL_NOTE_ARE_ENVIRONMENTS_THAT_ARE "are environments that are"
+#define CL_NOTE_ACTIVATE_IT "it"
+#define CL_NOTE_ACTIVATE_THE_ONE_YOU_USE "the one you use"
+#define CL_NOTE_IT_LACKS "it lacks"
+#define CL_NOTE_THEY_LACK "they lack"
+/* Run the program through cudaload: how the command is named (one of
+ * these), then how the environment is set instead, then how Python does
+ * it (the arguments setup() takes are written between these two). */
+#define CL_NOTE_RUN_THROUGH_CUDALOAD_INTERPRETER                               \
+  "run the program through cudaload: its interpreter, then your script and "   \
+  "its arguments (python train.py ...); or "
+#define CL_NOTE_RUN_THROUGH_CUDALOAD_ARGUMENTS                                 \
+  "run the program through cudaload, its arguments after it; or "
+#define CL_NOTE_RUN_THROUGH_CUDALOAD_FILES_NAME_NONE                           \
+  "run the program through cudaload (PROGRAM: the command that starts the "    \
+  "program that loads %s: the files name none); or "
+#define CL_NOTE_RUN_THROUGH_CUDALOAD_MESSAGE_NAMES_NONE                        \
+  "run the program through cudaload (PROGRAM: the command that printed the "   \
+  "message: the message alone does not name it; doctor --for the program "     \
+  "names it); or "
+#define CL_NOTE_RUN_THROUGH_CUDALOAD_PROGRAM                                   \
+  "run the program through cudaload (PROGRAM: the program's command); or "
+#define CL_NOTE_RUN_WHAT_ENV_PRINTS_CMD "run what cudaload env --shell cmd"
+#define CL_NOTE_RUN_WHAT_ENV_PRINTS_CMD_END                                    \
+  " prints (PowerShell: --shell powershell) before it"
+#define CL_NOTE_EVAL_ENV_POSIX "eval \"$(cudaload env"
+#define CL_NOTE_EVAL_ENV_POSIX_END ")\" before it"
+#define CL_NOTE_IN_PYTHON_SETUP "; in Python, cudaload.setup("
+#define CL_NOTE_IN_PYTHON_SETUP_END ") before the import"
+/* Installing a wheel: an interpreter with no pip, a quoted interpreter in
+ * PowerShell, then the other way (variable: the words below). */
+#define CL_NOTE_THIS_PYTHON_HAS_NO_PIP                                         \
+  "this Python has no pip (the embeddable distribution has neither pip nor "   \
+  "ensurepip): these give it one"
+#define CL_NOTE_POWERSHELL_AMPERSAND "in PowerShell, put & before the command; "
+#define CL_NOTE_OR_THE_VARIABLE "%sor %s"
+#define CL_NOTE_PASS_SITE_PACKAGES_AS_A_ROOT                                   \
+  "%sthen pass its site-packages folder as a root, or %s"
+/* A wheel installed into a folder of its own, beside the one the
+ * environment pins. */
+#define CL_NOTE_TYPE_THE_FOLDER_AS_YOUR_SHELL_NEEDS                            \
+  "(DIR: the folder %s, whose name holds a character cmd or PowerShell "       \
+  "expands even in quotes (%%, !, $ or `): type it as your shell needs); "
+#define CL_NOTE_NOT_A_PLAIN_PIP_INSTALL                                        \
+  "not a plain pip install: %.*s already has %s %d in nvidia%c%s, which "      \
+  "that would replace or mix with; then pass that folder as a root "           \
+  "(--root; Python: roots=[...]), or %s"
+/* The other way than installing: the folder that holds the files. */
+#define CL_NOTE_PASS_THE_FOLDER_AS_A_ROOT                                      \
+  "pass the folder that holds %s as a root (--root; Python: roots=[...]; %s "  \
+  "is not read without the default roots)"
+#define CL_NOTE_SET_THE_VARIABLE_TO_THE_FOLDER                                 \
+  "set %s to the folder that holds %s"
+#define CL_NOTE_THE_DLLS "the DLLs"
+#define CL_NOTE_THE_LIBRARIES "the libraries"
+/* Why a fix installs for the CUDA major it does (the fix's reason). */
+#define CL_NOTE_CUDA_OF_THE_REQUIREMENT "%s %ld is CUDA %d's"
+#define CL_NOTE_CUDA_PINNED "pinned by cuda=%d"
+#define CL_NOTE_CUDA_OF_THE_PROGRAM "the program's own (%s)"
+#define CL_NOTE_CUDA_OF_A_REQUIREMENT_BESIDE                                   \
+  "%s, required beside it, is CUDA %d's"
+#define CL_NOTE_CUDA_OF_THE_ROOTS                                              \
+  "the libraries in the roots given and the active environment are CUDA "      \
+  "%d's"
+#define CL_NOTE_CUDA_LACKS_THE_MAJOR ", and CUDA %d has no %s %ld"
+#define CL_NOTE_CUDA_THE_ONLY_BUILD "%s %ld is built for CUDA %d alone"
+/* No CUDA major known: one install per CUDA major that has the library. */
+#define CL_NOTE_WHICH_CUDA_MAJOR_UNSAID                                        \
+  "%s%sneither the request, the program nor the error message says which "     \
+  "CUDA major the program is built for: install the build for that CUDA "      \
+  "major, one of:"
+#define CL_NOTE_FOR_A_PROGRAM_BUILT_FOR_CUDA "for a program built for CUDA %d:"
+
 /* --- the doctor's answers (lib/report/, lib/common/fix_steps.c) --- */
 
 #endif

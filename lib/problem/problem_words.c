@@ -985,6 +985,28 @@ static void sentence(cl_buf *b, const cl_problem *p) {
   }
 }
 
+/* The plan's failure, cudaload_plan()'s last error: per requirement no
+ * file satisfied, the verdict and its fix first, on one line (issue 46),
+ * then what the search passed over (the plan writes the roots searched
+ * between the two). */
+void cl_problem_unsatisfied_verdict(cl_buf *b, const char *requirement,
+                                    const char *family, const char *fix) {
+  cl_buf_printf(b, "%s: no usable %s library; fix: %s\n", requirement, family,
+                fix ? fix : "");
+}
+
+void cl_problem_unsatisfied_rejected(cl_buf *b, size_t i, const char *path,
+                                     const char *why) {
+  if (i == 0)
+    cl_buf_printf(b, "  rejected:\n");
+  cl_buf_printf(b, "    %s: %s\n", path, why);
+}
+
+void cl_problem_unsatisfied_unnamed(cl_buf *b, const char *name, int refused) {
+  cl_buf_printf(b, "  no file named like %s was found%s\n", name,
+                refused ? " outside what was refused" : "");
+}
+
 int cl_problem_words(cl_problem *p, cl_shell_kind shell) {
   cl_buf b = CL_BUF_INIT;
   /* What is true only of the environment as it is: cudaload is its fix. */
