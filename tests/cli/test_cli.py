@@ -1650,6 +1650,28 @@ class Program(CliTestCase):
                           "runs the real Windows programs")
         self.tree = self.fixture("programs")
 
+    def test_a_cudnn_front_older_than_its_parts_is_not_two_versions(self):
+        """ctranslate2 3.24.0 (CUDA 11) bundles cuDNN 8.1.1's front
+        (libcudnn-<hex>.so.8.1.1) and opens cuDNN 8's parts by name; its
+        fix installs nvidia-cudnn-cu11 8.9.6.50, the only cuDNN 8 for CUDA
+        11 the index has. The front finds their functions by name and runs
+        with them (cuDNN's own version checks through the real front
+        answer 8906 and success): no two-versions problem, whose only fix
+        would be a cuDNN 8.1 no wheel ships. What is left is true: without
+        cudaload the loader finds neither libcublas.so.11 nor the parts."""
+        tree = self.fixture("ct2-cuda11")
+        args = ["--no-defaults", "--environment", to_cli(tree / "site-packages"),
+                "--for", "ctranslate2", "--format", "json"]
+        doc = self.parse_json(run_cli("doctor", *args))
+        self.assertEqual(doc["cuda_major"]["major"] if isinstance(doc["cuda_major"], dict)
+                         else doc["cuda_major"], 11, doc["cuda_major"])
+        self.assertEqual(sorted(q["spec"] for q in doc["requirements"] if q["satisfied"]),
+                         ["cublas=11", "cudnn=8"], doc["requirements"])
+        kinds = sorted(p["kind"] for p in doc["problems"])
+        self.assertNotIn("two-versions", kinds, doc["problems"])
+        self.assertEqual(kinds, ["driver-absent", "lazy-not-found", "lazy-not-found"],
+                         doc["problems"])
+
     def test_doctor_for_a_module_says_where_each_requirement_came_from(self):
         args = ["--no-defaults", "--environment", to_cli(self.tree / "site-packages"),
                 "--root", to_cli(self.tree / "wheels" / "site-packages"), "--for", "ortlike"]
@@ -4218,7 +4240,10 @@ class Explain(CliTestCase):
         self.assertEqual(lazy["libcudnn_ops.so.9"]["version"], "9.1.0.70", lazy)
         self.assertTrue(any("two versions" in p and "9.1.0.70" in p and "9.19.0.56" in p
                             for p in doc["problems"]), doc["problems"])
-        # env warns that its variable would do this to that shim.
+        # env warns that its variable would do this to that shim. Here the
+        # shim (9.1.0.70) is older than the parts it gets (9.19.0.56): they
+        # define all it forwards, so that is no two versions (catalog.h,
+        # main_fronts_parts); the shadowed siblings stay a warning.
         r = run_cli("env", "--no-defaults", "--root", to_cli(other), "--root", to_cli(sp),
                     "--require", "cudnn=9")
         self.assertEqual(r.rc, 0, r.describe())
@@ -4226,8 +4251,7 @@ class Explain(CliTestCase):
         self.assertIn("libcudnn.so.9 takes libcudnn_", r.stderr, r.describe())
         self.assertIn("(rule: ld-library-path), not the copies beside it in %s"
                       % (other / "nvidia" / "cudnn" / "lib"), r.stderr, r.describe())
-        self.assertIn("two versions in what a program that loads it would run",
-                      r.stderr, r.describe())
+        self.assertNotIn("two versions", r.stderr, r.describe())
 
     def test_pid(self):
         self.require_linux_tool()
