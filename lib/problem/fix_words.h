@@ -24,6 +24,14 @@
  * preload.c) --- */
 
 /* --- the doctor's answers (lib/report/, lib/common/fix_steps.c) --- */
+/* Windows error 127 from a copy loaded first (message_problems.c). */
+#define CL_NOTE_LOAD_THE_COPY_BESIDE_FIRST                                     \
+  "load the %s beside it first, so that every later import of the name "     \
+  "gets that copy: in Python, cudaload.setup() with %s as a root and its "   \
+  "requirement, before anything imports the other"
+#define CL_NOTE_OR_TAKE_THE_OLDER_COPY_AWAY                                    \
+  "or keep %s out of the process: remove it, or its folder from PATH and "   \
+  "from os.add_dll_directory() calls"
 
 /* A finding with no fix of its own. */
 #define CL_NOTE_EXPLAIN_SAYS_MORE "cudaload explain says more"

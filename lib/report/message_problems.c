@@ -9,6 +9,8 @@
  * came from the message and which from here.
  */
 #include "report/message_problems.h"
+#include "binary/binary_symbols.h"
+#include "binary/file_cache.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/strutil.h"
@@ -207,9 +209,12 @@ static void by_name_problem(answer *a, const cl_error_message *m) {
 /* --- a file loaded by its path ------------------------------------------- */
 
 /* The libraries a file here needs that the loader would not find, as
- * this process is: one problem per file, as the doctor's as-it-is ones. */
+ * this process is: one problem per file, as the doctor's as-it-is ones.
+ * exports_only: only functions missing from what it finds (Windows error
+ * 127 says every DLL was found: the program searched otherwise than this
+ * process would, so a DLL this search misses is not its cause). */
 static int dependency_problems(answer *a, const cl_error_message *m,
-                               const char *path) {
+                               const char *path, int exports_only) {
   cudaload_explain *e = as_it_is(a->f->ctx, path);
   if (!e) {
     a->list->failed = 1;
@@ -224,7 +229,8 @@ static int dependency_problems(answer *a, const cl_error_message *m,
                : g->kind == CL_FINDING_UNDEFINED_SYMBOLS
                    ? CUDALOAD_PROBLEM_SYMBOLS_MISSING
                    : 0;
-    if (!kind || g->note)
+    if (!kind || g->note ||
+        (exports_only && kind != CUDALOAD_PROBLEM_SYMBOLS_MISSING))
       continue;
     /* The loader model's record, true of this process as it is. */
     cl_problem *p = cl_problem_add_copy(a->list, &g->problem);
@@ -283,7 +289,7 @@ static void path_problem(answer *a, const cl_error_message *m) {
   int relative = form && !strcmp(form, "relative-path");
   cl_file_kind kind = cl_os_stat_kind(m->file, NULL);
   if (!relative && kind == CL_KIND_REGULAR &&
-      dependency_problems(a, m, m->file))
+      dependency_problems(a, m, m->file, 0))
     return;
   if (!relative && kind == CL_KIND_REGULAR && readable(m->file)) {
     /* Here and whole to the model: what failed is not seen from here. */
@@ -458,12 +464,110 @@ static void symbol_problem(answer *a, const cl_error_message *m) {
   }
 }
 
+/* How many of the functions consumer imports from the DLL named name the
+ * file at other lacks, out of *wanted; *example, one of them (the
+ * consumer's, valid while the cache lives). */
+static size_t lacking(cl_file_cache *cache, const cl_binary_symbols *consumer,
+                      const char *name, const char *other, size_t *wanted,
+                      const char **example) {
+  size_t missing = 0;
+  *wanted = 0;
+  *example = NULL;
+  for (size_t r = 0; r < consumer->ref_count; ++r) {
+    const cl_symbol_ref *ref = &consumer->refs[r];
+    if (!ref->file || !cl_ascii_equal_nocase(ref->file, name))
+      continue;
+    ++*wanted;
+    size_t count = 0;
+    cl_found_def def;
+    const cl_binary_symbols *versions;
+    char *kept = cl_save_error(); /* an unreadable copy defines nothing */
+    if (cl_file_cache_defs(cache, other, ref->name, &def, 1, &count,
+                           &versions) != CUDALOAD_OK)
+      count = 0;
+    cl_restore_error(kept);
+    if (!count && !missing++)
+      *example = ref->name;
+  }
+  return missing;
+}
+
+/* Windows error 127 where every DLL the loader gives the file here has
+ * all it imports: the process had loaded another copy of one of them
+ * first, and Windows gives every later import of that name the module
+ * loaded under it (docs/loader.md, Windows 15). The copies this machine
+ * has elsewhere that lack what the file imports from them: one problem
+ * each, with how many functions and one of them. */
+static int loaded_first_problems(answer *a, const cl_error_message *m,
+                                 const char *path) {
+  cudaload_ctx *ctx = a->f->ctx;
+  cl_file_cache *cache = cl_verdict_files(ctx);
+  const cl_binary_symbols *imports = NULL;
+  char *kept = cl_save_error(); /* a file whose imports cannot be read */
+  int read =
+      cache && cl_file_cache_references(cache, path, &imports) == CUDALOAD_OK;
+  cl_restore_error(kept);
+  char *folder = cl_path_dirname(path);
+  if (!read || !folder) {
+    a->list->failed |= read && !folder;
+    free(folder);
+    return 0;
+  }
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  int found = 0;
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    cl_library *lib = &inv->libraries[i];
+    const char *name = cl_path_basename(lib->path);
+    char *own = cl_path_join(folder, name);
+    if (!own ||
+        cl_os_same_path(own, strlen(own), lib->path, strlen(lib->path))) {
+      a->list->failed |= !own;
+      free(own);
+      continue; /* the copy beside it: the one the loader gives it */
+    }
+    size_t wanted;
+    const char *example;
+    size_t missing =
+        lacking(cache, imports, name, lib->path, &wanted, &example);
+    if (missing) {
+      cl_library_settle_version(ctx, lib);
+      cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
+      from_message(a, p, CUDALOAD_FACT_CONSUMER, path);
+      from_machine(a, p, CUDALOAD_FACT_NAME, name);
+      from_machine(a, p, CUDALOAD_FACT_TAKEN, lib->path);
+      from_machine(a, p, CUDALOAD_FACT_VERSION,
+                   lib->version[0] ? lib->version : NULL);
+      from_machine(a, p, CUDALOAD_FACT_SYMBOL, example);
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_COUNT,
+                          CUDALOAD_FROM_MACHINE, (long)missing);
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_TOTAL,
+                          CUDALOAD_FROM_MACHINE, (long)wanted);
+      if (cl_os_stat_kind(own, NULL) == CL_KIND_REGULAR)
+        from_machine(a, p, CUDALOAD_FACT_BETTER, own);
+      from_machine(a, p, CUDALOAD_FACT_REASON, "loaded-first");
+      if (p) {
+        cl_fix_add_note(&p->fix, CL_NOTE_LOAD_THE_COPY_BESIDE_FIRST, name,
+                        folder);
+        cl_fix_add_note(&p->fix, CL_NOTE_OR_TAKE_THE_OLDER_COPY_AWAY,
+                        lib->path);
+      }
+      ++found;
+    }
+    free(own);
+  }
+  free(folder);
+  return found;
+}
+
 /* Windows error 127: a DLL that loaded lacks a function its importer
- * needs. The file's imports, modelled here, say which. */
+ * needs. The file's imports, modelled here, say which: from the copies
+ * the loader gives it, else from the copies here a process could have
+ * loaded first. */
 static void export_problem(answer *a, const cl_error_message *m) {
   if (m->file && cl_os_path_is_absolute(m->file) &&
       cl_os_stat_kind(m->file, NULL) == CL_KIND_REGULAR &&
-      dependency_problems(a, m, m->file))
+      (dependency_problems(a, m, m->file, 1) ||
+       loaded_first_problems(a, m, m->file)))
     return;
   cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
   from_message(a, p, CUDALOAD_FACT_CONSUMER, m->file);

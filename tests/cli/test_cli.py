@@ -1588,6 +1588,36 @@ class MessageAnswers(CliTestCase):
         self.assertFalse([f for f in after["findings"] if f["kind"] == "undefined-symbols"],
                          after["findings"])
 
+    def test_error_127_names_the_copy_loaded_first_that_lacks_the_functions(self):
+        """[WinError 127] loading a DLL whose own folder has every function
+        it imports (the loader's search gives it nothing wrong): the copy
+        of an imported DLL elsewhere here that lacks some of them is the
+        one a process loaded first. The answer names that copy, its
+        version, how many functions it lacks and one of them, and the copy
+        beside the DLL that has them (the real case: nvidia-cudnn-cu12
+        8.9.4.25's cudnn_cnn_infer64_8.dll lacks 7 of the 228 functions
+        8.9.7.29's cudnn_cnn_train64_8.dll imports from it)."""
+        if not CLI_IS_WINDOWS:
+            self.skipTest("Windows error 127 is a Windows loader's: the Wine tier runs it")
+        tree = self.fixture("loaded_first", "windows")
+        train = tree / "app" / "lib" / "cudnn_cnn_train64_8.dll"
+        older = tree / "site-packages" / "nvidia" / "cudnn" / "bin" / "cudnn_cnn_infer64_8.dll"
+        message = ('OSError: [WinError 127] The specified procedure could not be found. '
+                   'Error loading "%s" or one of its dependencies.' % to_cli(train))
+        doc = self.doctor_json(message, "--no-defaults", "--root", to_cli(tree / "site-packages"))
+        p = self.only(doc, "symbols-missing")
+        facts = {k: (v["value"], v["from"]) for k, v in p["facts"].items()}
+        self.assertEqual(facts["reason"], ("loaded-first", "machine"), facts)
+        self.assertEqual(facts["consumer"], (to_cli(train), "message"), facts)
+        self.assertEqual(facts["name"], ("cudnn_cnn_infer64_8.dll", "machine"), facts)
+        self.assertEqual(facts["taken"][0].lower(), to_cli(older).lower(), facts)
+        self.assertEqual(facts["version"], ("8.9.4.25", "machine"), facts)
+        self.assertEqual(facts["symbol"], ("cudnnLayerNormWorkspaceSize", "machine"), facts)
+        self.assertEqual((facts["count"][0], facts["total"][0]), ("1", "1"), facts)
+        self.assertEqual(facts["better"][0].lower(),
+                         to_cli(train.parent / "cudnn_cnn_infer64_8.dll").lower(), facts)
+        self.assertIn("Windows error 127", p["problem"])
+
     def test_a_version_the_message_states_decides(self):
         """JAX's words: built with cuDNN 8.6.0, loaded 8.5.0. A copy here
         that is new enough is loaded first; the CUDA major comes from the
