@@ -141,6 +141,52 @@ static void windows_copies(cudaload_explain *e, const size_t *at, size_t n,
   }
 }
 
+/* Whether o is its family's front (cuDNN's libcudnn.so.N: it finds its
+ * parts' functions by name, catalog.h main_fronts_parts). */
+static int is_front(const cl_explain_object *o) {
+  return o->name && cl_catalog_is_front(cl_catalog_find(o->name));
+}
+
+/* Whether two files of one family and major cannot run together: their
+ * versions differ, unless one is a front older than the other (a front
+ * runs with parts as new or newer, and beside another front that reaches
+ * the same parts). A front newer than a part may forward what the part
+ * lacks: that stays a clash. */
+static int versions_clash(const cl_explain_object *x,
+                          const cl_explain_object *y) {
+  int order = version_order(x->version, y->version);
+  if (strcmp(x->version, y->version) == 0)
+    return 0;
+  return !((is_front(x) && order < 0) || (is_front(y) && order > 0));
+}
+
+/* The first pair of files of *first's family and major, from position ai
+ * on, whose versions clash: *first becomes the pair's earlier file, the
+ * later one is returned; NULL when they all run together. */
+static const cl_explain_object *clashing_pair(cudaload_explain *e,
+                                              const size_t *at, size_t n,
+                                              size_t ai,
+                                              const cl_explain_object **first) {
+  const cl_explain_object *a = *first;
+  for (size_t i = ai; i < n; ++i) {
+    const cl_explain_object *x = &e->objects[at[i]];
+    if (later_copy(e, at, i) || !x->family || !x->version ||
+        strcmp(x->family, a->family) != 0 || x->major != a->major)
+      continue;
+    for (size_t j = i + 1; j < n; ++j) {
+      const cl_explain_object *y = &e->objects[at[j]];
+      if (later_copy(e, at, j) || !y->family || !y->version ||
+          strcmp(y->family, a->family) != 0 || y->major != a->major)
+        continue;
+      if (versions_clash(x, y)) {
+        *first = x;
+        return y;
+      }
+    }
+  }
+  return NULL;
+}
+
 /* One family and major in two versions, or libraries of two CUDA majors,
  * among the objects from first on: one finding per family and major, each
  * version with the folder it comes from. On Windows a later copy of a name
@@ -163,15 +209,7 @@ static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
     }
     if (earlier)
       continue;
-    const cl_explain_object *b = NULL;
-    for (size_t bj = ai + 1; bj < n && !b; ++bj) {
-      const cl_explain_object *o = &e->objects[at[bj]];
-      if (later_copy(e, at, bj))
-        continue;
-      if (o->family && o->version && strcmp(o->family, a->family) == 0 &&
-          o->major == a->major && strcmp(o->version, a->version) != 0)
-        b = o;
-    }
+    const cl_explain_object *b = clashing_pair(e, at, n, ai, &a);
     if (!b)
       continue;
     cl_problem p = cl_verdict_finding_record(CL_FINDING_TWO_VERSIONS, 0);

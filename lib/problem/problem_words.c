@@ -241,6 +241,23 @@ static void undefined_words(cl_buf *b, const cl_problem *p) {
 /* A symbol the file the loader takes lacks: who needs it, which file is
  * taken and how, and the release that defines it. */
 static void symbols_words(cl_buf *b, const cl_problem *p) {
+  if (!strcmp(fact(p, CUDALOAD_FACT_REASON), "loaded-first")) {
+    cl_buf_printf(b,
+                  "%s imports %s of its %s functions from %s that the copy "
+                  "%s%s%s%s lacks (e.g. %s): a process that loaded that copy "
+                  "first gets Windows error 127 loading it",
+                  fact(p, CUDALOAD_FACT_CONSUMER), fact(p, CUDALOAD_FACT_COUNT),
+                  fact(p, CUDALOAD_FACT_TOTAL), fact(p, CUDALOAD_FACT_NAME),
+                  fact(p, CUDALOAD_FACT_TAKEN),
+                  has(p, CUDALOAD_FACT_VERSION) ? " (" : "",
+                  fact(p, CUDALOAD_FACT_VERSION),
+                  has(p, CUDALOAD_FACT_VERSION) ? ")" : "",
+                  fact(p, CUDALOAD_FACT_SYMBOL));
+    if (has(p, CUDALOAD_FACT_BETTER))
+      cl_buf_printf(b, "; the copy beside it, %s, has them",
+                    fact(p, CUDALOAD_FACT_BETTER));
+    return;
+  }
   if (has(p, CUDALOAD_FACT_COUNT)) {
     undefined_words(b, p);
     return;

@@ -6,6 +6,7 @@
  */
 #include "report/doctor_problems.h"
 #include "binary/file_cache.h"
+#include "problem/fix_words.h"
 #include "problem/problem_words.h"
 #include "load/fix_lines.h"
 #include "load/python_loads.h"
@@ -53,7 +54,7 @@ static void add_note(cl_doctor *d, const cl_problem *record) {
   }
   note.note = 1;
   if (!note.fix.count)
-    cl_fix_add_note(&note.fix, "cudaload explain says more");
+    cl_fix_add_note(&note.fix, CL_NOTE_EXPLAIN_SAYS_MORE);
   add_record(d, &note);
   cl_problem_free(&note);
 }
@@ -89,9 +90,7 @@ static void unsatisfied_problems(cl_doctor *d) {
     if (p && o && o->fix_steps.count)
       cl_fix_append(&p->fix, &o->fix_steps);
     else if (p)
-      cl_fix_add_note(&p->fix,
-                      "add the folder that holds %s with --root or in the "
-                      "manifest's roots",
+      cl_fix_add_note(&p->fix, CL_NOTE_ADD_FOLDER_THAT_HOLDS_IT,
                       req->entry->name);
   }
 }
@@ -116,9 +115,7 @@ static void load_failure_problems(cl_doctor *d) {
     cl_fix_arg(&p->fix, inspect, "cudaload");
     cl_fix_arg(&p->fix, inspect, "inspect");
     cl_fix_arg(&p->fix, inspect, e->path);
-    cl_fix_note(&p->fix, inspect,
-                "it lists what the file needs; put the missing libraries "
-                "beside it or on %s",
+    cl_fix_note(&p->fix, inspect, CL_NOTE_INSPECT_THEN_PUT_MISSING_BESIDE,
                 cudaload_env_name());
   }
 }
@@ -126,13 +123,8 @@ static void load_failure_problems(cl_doctor *d) {
 static void install_driver_fix(cl_fix *fix) {
   cl_fix_add_note(fix, "%s",
                   cl_doctor_host_naming() == CL_NAMING_WINDOWS
-                      ? "install the NVIDIA driver "
-                        "(https://www.nvidia.com/drivers), then check with "
-                        "nvidia-smi"
-                      : "install the NVIDIA driver (Ubuntu: sudo "
-                        "ubuntu-drivers install; others: "
-                        "https://www.nvidia.com/drivers), then check with "
-                        "nvidia-smi");
+                      ? CL_NOTE_INSTALL_DRIVER_WINDOWS
+                      : CL_NOTE_INSTALL_DRIVER_LINUX);
 }
 
 /* The oldest driver branch each CUDA major runs on (NVIDIA's CUDA
@@ -186,42 +178,32 @@ static void driver_problems(cl_doctor *d) {
   cl_problem_fact_int(&d->problems, p, CUDALOAD_FACT_WANTED,
                       CUDALOAD_FROM_MACHINE, minimum);
   if (p)
-    cl_fix_add_note(&p->fix,
-                    "update the NVIDIA driver to %ld or newer, or use CUDA %d "
-                    "builds of the libraries",
-                    minimum, cuda_needed - 1);
+    cl_fix_add_note(&p->fix, CL_NOTE_UPDATE_DRIVER_TO_BRANCH, minimum,
+                    cuda_needed - 1);
 }
 
 static const char *probe_fix(int reason) {
   switch (reason) {
   case CUDALOAD_REASON_DRIVER_BROKEN:
-    return "reinstall the NVIDIA driver: its libcuda lacks entry points";
+    return CL_NOTE_PROBE_DRIVER_BROKEN;
   case CUDALOAD_REASON_INIT_FAILED:
-    return "run nvidia-smi; if it fails too, reload the driver (reboot after "
-           "a driver update)";
+    return CL_NOTE_PROBE_INIT_FAILED;
   case CUDALOAD_REASON_NO_DEVICE:
-    return "make a GPU visible: check nvidia-smi and CUDA_VISIBLE_DEVICES; "
-           "in a container, run it with --gpus all";
+    return CL_NOTE_PROBE_NO_DEVICE;
   case CUDALOAD_REASON_DRIVER_TOO_OLD:
-    return "update the NVIDIA driver to one that supports the planned CUDA "
-           "runtime, or require an older CUDA major";
+    return CL_NOTE_PROBE_DRIVER_TOO_OLD;
   case CUDALOAD_REASON_DEVICE_FAILED:
-    return "check nvidia-smi for errors and for GPU memory used up by other "
-           "processes";
+    return CL_NOTE_PROBE_DEVICE_FAILED;
   case CUDALOAD_REASON_MISSING_LIBRARY:
-    return "add the missing library: see the fix lines of the requirements";
+    return CL_NOTE_PROBE_MISSING_LIBRARY;
   case CUDALOAD_REASON_LIBRARY_FAILED:
-    return "reinstall the library that failed as one release of the CUDA "
-           "major of the runtime and driver: cuBLAS and cuBLASLt together, "
-           "cuDNN with its sub-libraries (pip install --force-reinstall of "
-           "one CUDA major's wheels, or the toolkit's package)";
+    return CL_NOTE_PROBE_LIBRARY_FAILED;
   case CUDALOAD_REASON_WRONG_RESULT:
-    return "check nvidia-smi -q for ECC errors and update the NVIDIA driver";
+    return CL_NOTE_PROBE_WRONG_RESULT;
   case CUDALOAD_REASON_TIMEOUT:
-    return "the driver hung: run nvidia-smi; a reboot usually clears it";
+    return CL_NOTE_PROBE_TIMEOUT;
   case CUDALOAD_REASON_PROBE_CRASHED:
-    return "update the NVIDIA driver; run cudaload doctor --probe in-process "
-           "under a debugger to see where it crashes";
+    return CL_NOTE_PROBE_CRASHED;
   default:
     return NULL;
   }
@@ -273,7 +255,7 @@ static void probe_problems(cl_doctor *d) {
   if (reason == CUDALOAD_REASON_NO_DRIVER)
     install_driver_fix(&p->fix);
   else
-    cl_fix_add_note(&p->fix, "%s", fix ? fix : "see the probe's stages above");
+    cl_fix_add_note(&p->fix, "%s", fix ? fix : CL_NOTE_PROBE_SEE_ITS_STAGES);
 }
 
 static void find_zlib_key(const char *key, const char *path, void *opaque) {
@@ -334,8 +316,7 @@ static void zlib_problem(cl_doctor *d) {
   static const char *const words[] = {"apt-get", "install", "zlib1g"};
   for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
     cl_fix_arg(&p->fix, apt, words[k]);
-  cl_fix_note(&p->fix, apt,
-              "Fedora/RHEL: dnf install zlib; Alpine: apk add zlib");
+  cl_fix_note(&p->fix, apt, CL_NOTE_ZLIB_ON_OTHER_DISTRIBUTIONS);
 }
 
 /* What the loader model says of the plan once it is preloaded in this
@@ -386,25 +367,31 @@ static void windows_as_is_fix(const cudaload_ctx *ctx, cl_fix *fix,
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   if (first)
     cl_fix_add_note(fix, "%s", first);
-  cl_buf b = CL_BUF_INIT;
-  cl_buf_printf(&b, "in Python, cudaload.setup(require=[");
+  /* setup()'s arguments, Python code: the words are around them. */
+  cl_buf call = CL_BUF_INIT;
+  cl_buf_printf(&call, "require=[");
   for (size_t r = 0; r < ps->requirement_count; ++r)
-    cl_buf_printf(&b, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
-  cl_buf_printf(&b, "]");
+    cl_buf_printf(&call, "%s\"%s\"", r ? ", " : "", ps->requirements[r].text);
+  cl_buf_printf(&call, "]");
   if (ctx->explicit_count) {
-    cl_buf_printf(&b, ", roots=[");
+    cl_buf_printf(&call, ", roots=[");
     for (size_t i = 0; i < ctx->explicit_count; ++i)
-      cl_buf_printf(&b, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
-    cl_buf_printf(&b, "]");
+      cl_buf_printf(&call, "%sr\"%s\"", i ? ", " : "", ctx->explicit_roots[i]);
+    cl_buf_printf(&call, "]");
   }
+  char *arguments = cl_buf_take(&call);
   cl_python_load py;
   int python = 0;
   if (!consumer || cl_python_load_of(consumer, &py, &python) != CUDALOAD_OK)
     python = 0;
-  if (python && py.package)
-    cl_buf_printf(&b, ") before import %s", py.package);
+  cl_buf b = CL_BUF_INIT;
+  if (!arguments)
+    fix->failed = 1;
+  else if (python && py.package)
+    cl_buf_printf(&b, CL_NOTE_SETUP_BEFORE_IMPORT_OF, arguments, py.package);
   else
-    cl_buf_printf(&b, ") before the import");
+    cl_buf_printf(&b, CL_NOTE_SETUP_BEFORE_THE_IMPORT, arguments);
+  free(arguments);
   if (python)
     cl_python_load_free(&py);
   size_t count = 0;
@@ -414,13 +401,9 @@ static void windows_as_is_fix(const cudaload_ctx *ctx, cl_fix *fix,
     free(folders[i]);
   free(folders);
   if (path)
-    cl_buf_printf(&b,
-                  "; or, for any program, put the folders first on PATH "
-                  "before it starts (LoadLibrary by name searches PATH; "
-                  "os.add_dll_directory does not reach it): %s",
-                  path);
+    cl_buf_printf(&b, CL_NOTE_OR_PUT_FOLDERS_FIRST_ON_PATH, path);
   free(path);
-  cl_buf_printf(&b, "; or run the program through cudaload:");
+  cl_buf_printf(&b, CL_NOTE_OR_RUN_THROUGH_CUDALOAD);
   char *words = cl_buf_take(&b);
   if (words)
     cl_fix_add_note(fix, "%s", words);
@@ -712,15 +695,9 @@ static void call_preload_step(cl_doctor *d, cl_fix *fix, const char *names) {
   }
   char *missed = cl_buf_take(&left);
   if (call && loads && missed && missed[0])
-    cl_fix_add_note(fix,
-                    "calling %s in the program before it needs them is not "
-                    "enough: it loads %s by path, but not %s",
-                    call, loads, missed);
+    cl_fix_add_note(fix, CL_NOTE_PRELOAD_CALL_NOT_ENOUGH, call, loads, missed);
   else if (call && loads)
-    cl_fix_add_note(fix,
-                    "or call %s in the program before it needs them: it "
-                    "loads %s by path",
-                    call, loads);
+    cl_fix_add_note(fix, CL_NOTE_OR_CALL_PRELOAD_FUNCTION, call, loads);
   d->failed |= call && (!loads || !missed);
   free(missed);
   free(loads);
@@ -863,7 +840,7 @@ static void verdict_problems(cl_doctor *d) {
       continue;
     cl_problem *p = finding_problem(d, f);
     if (p && !p->fix.count)
-      cl_fix_add_note(&p->fix, "cudaload explain says more");
+      cl_fix_add_note(&p->fix, CL_NOTE_EXPLAIN_SAYS_MORE);
   }
   as_it_is_problems(d, as_is, environment_first, e, have_model ? &m : NULL);
   if (have_model)
@@ -921,11 +898,9 @@ static void orphan_problems(cl_doctor *d) {
                         CUDALOAD_FROM_MACHINE, sub->major);
     fact(d, p, CUDALOAD_FACT_PATH, CUDALOAD_FROM_MACHINE, sub->path);
     if (p)
-      cl_fix_add_note(&p->fix,
-                      "reinstall %s %d completely into %s, or delete the "
-                      "stray %s",
+      cl_fix_add_note(&p->fix, CL_NOTE_REINSTALL_WHOLE_OR_DELETE_STRAY,
                       sub->entry->family, sub->major,
-                      folder ? folder : "its folder",
+                      folder ? folder : CL_NOTE_ITS_FOLDER,
                       cl_path_basename(sub->path));
     free(folder);
   }
@@ -949,15 +924,9 @@ static void recorded_root_problem(cl_doctor *d, const cl_root *r) {
   if (!p)
     return;
   if (is_record)
-    cl_fix_add_note(&p->fix,
-                    "correct %s (one absolute folder per line; # starts a "
-                    "comment) or remove it, then run cudaload fix again",
-                    r->record);
+    cl_fix_add_note(&p->fix, CL_NOTE_CORRECT_ROOTS_RECORD, r->record);
   else
-    cl_fix_add_note(&p->fix,
-                    "remove the line that names it from %s, or run cudaload "
-                    "fix again to install it anew",
-                    r->record);
+    cl_fix_add_note(&p->fix, CL_NOTE_REMOVE_RECORDED_ROOT_LINE, r->record);
 }
 
 static void root_problems(cl_doctor *d) {
@@ -970,8 +939,9 @@ static void root_problems(cl_doctor *d) {
       fact(d, p, CUDALOAD_FACT_PATH, source, r->path);
       fact(d, p, CUDALOAD_FACT_REASON, CUDALOAD_FROM_MACHINE, r->detail);
       if (p)
-        cl_fix_add_note(&p->fix, "%s, " CL_ALLOW_WRITABLE_RISK,
-                        r->fix ? r->fix : "make it writable only by its owner");
+        cl_fix_add_note(&p->fix, CL_NOTE_ROOT_FIX_THEN_RISK,
+                        r->fix ? r->fix : CL_NOTE_MAKE_WRITABLE_ONLY_BY_OWNER,
+                        CL_ALLOW_WRITABLE_RISK);
       continue;
     }
     if (r->status != CUDALOAD_OK && r->record &&
@@ -991,19 +961,14 @@ static void root_problems(cl_doctor *d) {
       /* A file given as a root: no permission makes it a folder; the one
        * that holds it is what was meant. */
       char *folder = cl_path_dirname(r->path);
-      cl_fix_add_note(&p->fix,
-                      "a root is a folder: give the one that holds that "
-                      "file, --root \"%s\" (Python: roots=[...]; or in the "
-                      "manifest's roots)",
+      cl_fix_add_note(&p->fix, CL_NOTE_ROOT_IS_A_FOLDER,
                       folder ? folder : r->path);
       free(folder);
       continue;
     }
     cl_fix_add_note(
-        &p->fix,
-        "correct the folder given with --root or in the "
-        "manifest's roots%s",
-        r->status == CUDALOAD_E_NOT_FOUND ? "" : ", or make it readable");
+        &p->fix, CL_NOTE_CORRECT_ROOT_FOLDER,
+        r->status == CUDALOAD_E_NOT_FOUND ? "" : CL_NOTE_OR_MAKE_IT_READABLE);
   }
 }
 

@@ -9,6 +9,8 @@
  * came from the message and which from here.
  */
 #include "report/message_problems.h"
+#include "binary/binary_symbols.h"
+#include "binary/file_cache.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/strutil.h"
@@ -22,6 +24,7 @@
 #include "load/spec.h"
 #include "load/verdict.h"
 #include "os/platform.h"
+#include "problem/fix_words.h"
 #include "problem/problem.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
@@ -142,15 +145,9 @@ static void driver_seen_problem(answer *a, const cl_error_message *m) {
   from_message(a, p, CUDALOAD_FACT_NAME, name);
   from_machine(a, p, CUDALOAD_FACT_PATH, a->f->driver_path);
   if (p)
-    cl_fix_add_note(&p->fix,
-                    "run the program where the driver is visible (a "
-                    "container: --gpus all with the NVIDIA container "
-                    "toolkit; WSL: /usr/lib/wsl/lib on LD_LIBRARY_PATH) and "
-                    "check with nvidia-smi%s",
+    cl_fix_add_note(&p->fix, CL_NOTE_RUN_WHERE_DRIVER_IS_VISIBLE,
                     cl_ends_with(name, ".so")
-                        ? "; a program that opens the unversioned libcuda.so "
-                          "needs the link libcuda.so -> libcuda.so.1 of the "
-                          "driver's development files"
+                        ? CL_NOTE_UNVERSIONED_LIBCUDA_NEEDS_LINK
                         : "");
 }
 
@@ -165,9 +162,7 @@ static void unknown_file_problem(answer *a, const cl_error_message *m) {
     from_machine(a, p, CUDALOAD_FACT_PLATFORM, "windows");
     from_machine(a, p, CUDALOAD_FACT_REASON, "not-shipped");
     if (p)
-      cl_fix_add_note(&p->fix, "put an x64 zlibwapi.dll beside cudnn64_8.dll "
-                               "or in a folder on PATH, or use cuDNN 9, which "
-                               "does not need it");
+      cl_fix_add_note(&p->fix, CL_NOTE_PUT_ZLIBWAPI_BESIDE_CUDNN8);
     return;
   }
   cl_problem *p = add(a, CUDALOAD_PROBLEM_UNKNOWN_LIBRARY, m);
@@ -180,10 +175,8 @@ static void unknown_file_problem(answer *a, const cl_error_message *m) {
   cl_fix_arg(&p->fix, explain,
              cl_os_path_is_absolute(m->file) ? m->file : "FILE");
   cl_fix_note(
-      &p->fix, explain,
-      "%sit lists each library the file needs, where the loader "
-      "would find it and what is missing",
-      cl_os_path_is_absolute(m->file) ? "" : "FILE: the path of that file; ");
+      &p->fix, explain, CL_NOTE_EXPLAIN_LISTS_WHAT_IS_MISSING,
+      cl_os_path_is_absolute(m->file) ? "" : CL_NOTE_FILE_STANDS_FOR_ITS_PATH);
 }
 
 /* The message's name is a library the plan found here: the program's
@@ -216,9 +209,12 @@ static void by_name_problem(answer *a, const cl_error_message *m) {
 /* --- a file loaded by its path ------------------------------------------- */
 
 /* The libraries a file here needs that the loader would not find, as
- * this process is: one problem per file, as the doctor's as-it-is ones. */
+ * this process is: one problem per file, as the doctor's as-it-is ones.
+ * exports_only: only functions missing from what it finds (Windows error
+ * 127 says every DLL was found: the program searched otherwise than this
+ * process would, so a DLL this search misses is not its cause). */
 static int dependency_problems(answer *a, const cl_error_message *m,
-                               const char *path) {
+                               const char *path, int exports_only) {
   cudaload_explain *e = as_it_is(a->f->ctx, path);
   if (!e) {
     a->list->failed = 1;
@@ -233,17 +229,15 @@ static int dependency_problems(answer *a, const cl_error_message *m,
                : g->kind == CL_FINDING_UNDEFINED_SYMBOLS
                    ? CUDALOAD_PROBLEM_SYMBOLS_MISSING
                    : 0;
-    if (!kind || g->note)
+    if (!kind || g->note ||
+        (exports_only && kind != CUDALOAD_PROBLEM_SYMBOLS_MISSING))
       continue;
     /* The loader model's record, true of this process as it is. */
     cl_problem *p = cl_problem_add_copy(a->list, &g->problem);
     from_message(a, p, CUDALOAD_FACT_QUOTE, m->quote);
     from_machine(a, p, CUDALOAD_FACT_CONDITION, "as-it-is");
     if (p && !p->fix.count)
-      cl_fix_add_note(&p->fix, "put the library it needs beside it, or run "
-                               "the program through cudaload with that "
-                               "library required (cudaload exec --require "
-                               "...)");
+      cl_fix_add_note(&p->fix, CL_NOTE_PUT_NEEDED_BESIDE_OR_EXEC);
     ++found;
   }
   cudaload_explain_free(e);
@@ -267,14 +261,8 @@ static void link_folder_steps(answer *a, cl_problem *p, const char *path,
   if (!folder || !parent || !source) {
     a->list->failed = 1;
   } else if (windows || cl_os_stat_kind(folder, NULL) != CL_KIND_MISSING) {
-    cl_fix_add_note(&p->fix,
-                    "the path is the program's own (its configuration, a "
-                    "plugin's search list, a path it was built with): set the "
-                    "program's setting that names it to %s, or put the "
-                    "libraries of %s in %s (a link to one file is not "
-                    "enough: a library looks for its companions beside the "
-                    "path it was opened by)",
-                    better, source, folder);
+    cl_fix_add_note(&p->fix, CL_NOTE_SET_PATH_OR_PUT_LIBRARIES_THERE, better,
+                    source, folder);
   } else {
     cl_fix_step *mkdir = cl_fix_add(&p->fix, CUDALOAD_FIX_COMMAND);
     cl_fix_arg(&p->fix, mkdir, "mkdir");
@@ -285,11 +273,8 @@ static void link_folder_steps(answer *a, cl_problem *p, const char *path,
     cl_fix_arg(&p->fix, link, "-s");
     cl_fix_arg(&p->fix, link, source);
     cl_fix_arg(&p->fix, link, folder);
-    cl_fix_note(&p->fix, link,
-                "the program then finds %s's folder, its companions with it, "
-                "at %s; or set the program's setting that names the path to "
-                "%s",
-                better, folder, better);
+    cl_fix_note(&p->fix, link, CL_NOTE_LINKED_FOLDER_HOLDS_COMPANIONS, better,
+                folder, better);
   }
   free(folder);
   free(parent);
@@ -304,7 +289,7 @@ static void path_problem(answer *a, const cl_error_message *m) {
   int relative = form && !strcmp(form, "relative-path");
   cl_file_kind kind = cl_os_stat_kind(m->file, NULL);
   if (!relative && kind == CL_KIND_REGULAR &&
-      dependency_problems(a, m, m->file))
+      dependency_problems(a, m, m->file, 0))
     return;
   if (!relative && kind == CL_KIND_REGULAR && readable(m->file)) {
     /* Here and whole to the model: what failed is not seen from here. */
@@ -315,10 +300,7 @@ static void path_problem(answer *a, const cl_error_message *m) {
       cl_fix_arg(&p->fix, explain, "cudaload");
       cl_fix_arg(&p->fix, explain, "explain");
       cl_fix_arg(&p->fix, explain, m->file);
-      cl_fix_note(&p->fix, explain,
-                  "the file is here and every library it needs is found by "
-                  "this process as it is: the program's own environment "
-                  "differs (another LD_LIBRARY_PATH or PATH, a container)");
+      cl_fix_note(&p->fix, explain, CL_NOTE_PROGRAMS_ENVIRONMENT_DIFFERS);
     }
     return;
   }
@@ -333,19 +315,13 @@ static void path_problem(answer *a, const cl_error_message *m) {
   if (!p)
     return;
   if (kind == CL_KIND_REGULAR && !relative)
-    cl_fix_add_note(&p->fix,
-                    "give the program's user read access to %s (its folders "
-                    "too)",
-                    m->file);
+    cl_fix_add_note(&p->fix, CL_NOTE_GIVE_READ_ACCESS, m->file);
   else if (lib && !relative)
     link_folder_steps(a, p, m->file, lib->path);
+  else if (lib)
+    cl_fix_add_note(&p->fix, CL_NOTE_PUT_LINK_AT_THE_PATH, lib->path);
   else
-    cl_fix_add_note(
-        &p->fix,
-        "the path is the program's own (its configuration, a plugin's "
-        "search list, a path it was built with): put the library at that "
-        "path%s%s%s, or set the program's setting that names it",
-        lib ? " (a link to " : "", lib ? lib->path : "", lib ? ")" : "");
+    cl_fix_add_note(&p->fix, CL_NOTE_PUT_LIBRARY_AT_THE_PATH);
 }
 
 /* --- a symbol the file taken lacks --------------------------------------- */
@@ -404,7 +380,7 @@ static void drop_search_entry(answer *a, cl_problem *p) {
   if (folder && value) {
     cl_fix_drop_from_path_list("LD_LIBRARY_PATH", value, folder, ':', &p->fix);
     cl_fix_note(&p->fix, &p->fix.steps[p->fix.count - 1],
-                "drops %s, which holds the old copy", folder);
+                CL_NOTE_DROPS_FOLDER_WITH_OLD_COPY, folder);
   }
   a->list->failed |= !folder;
   free(folder);
@@ -460,22 +436,19 @@ static void symbol_problem(answer *a, const cl_error_message *m) {
     from_machine(a, p, CUDALOAD_FACT_BETTER, chosen->path);
   drop_search_entry(a, p);
   if (p->facts[CUDALOAD_FACT_BETTER] && m->requirement) {
-    char *first = cl_strdup_printf(
-        "or have cudaload load %s, which has it, before anything else:",
-        p->facts[CUDALOAD_FACT_BETTER]);
+    char *first = cl_strdup_printf(CL_NOTE_OR_LOAD_COPY_THAT_HAS_IT,
+                                   p->facts[CUDALOAD_FACT_BETTER]);
     cl_fix_run_through_cudaload(a->f->ctx, &p->fix, first, m->requirement);
     a->list->failed |= !first || p->fix.failed;
     free(first);
   } else if (known && !chosen) {
     /* No copy of it here at all: the requirement's own problem installs
      * one, a release that defines it. */
-    cl_fix_add_note(&p->fix,
-                    "no copy of %s is here: the problem of %s says what to "
-                    "install, a release of %s or newer",
-                    node, m->requirement ? m->requirement : "its library",
+    cl_fix_add_note(&p->fix, CL_NOTE_NO_COPY_OF_IT_HERE, node,
+                    m->requirement ? m->requirement : CL_NOTE_ITS_LIBRARY,
                     said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION)
                         ? said(m, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION)
-                        : "the one the program was built with");
+                        : CL_NOTE_THE_RELEASE_BUILT_WITH);
   } else if (known) {
     cl_fix_cuda cuda;
     int rc =
@@ -487,19 +460,114 @@ static void symbol_problem(answer *a, const cl_error_message *m) {
       cl_problem_fact_int(a->list, p, CUDALOAD_FACT_CUDA_MAJOR, cuda.source,
                           cuda.major);
   } else {
-    cl_fix_add_note(&p->fix,
-                    "install one release of the library that defines it, as "
-                    "a whole, where the program loads it from (cudaload "
-                    "explain FILE names the file it takes)");
+    cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_ONE_RELEASE_THAT_DEFINES_IT);
   }
 }
 
+/* How many of the functions consumer imports from the DLL named name the
+ * file at other lacks, out of *wanted; *example, one of them (the
+ * consumer's, valid while the cache lives). */
+static size_t lacking(cl_file_cache *cache, const cl_binary_symbols *consumer,
+                      const char *name, const char *other, size_t *wanted,
+                      const char **example) {
+  size_t missing = 0;
+  *wanted = 0;
+  *example = NULL;
+  for (size_t r = 0; r < consumer->ref_count; ++r) {
+    const cl_symbol_ref *ref = &consumer->refs[r];
+    if (!ref->file || !cl_ascii_equal_nocase(ref->file, name))
+      continue;
+    ++*wanted;
+    size_t count = 0;
+    cl_found_def def;
+    const cl_binary_symbols *versions;
+    char *kept = cl_save_error(); /* an unreadable copy defines nothing */
+    if (cl_file_cache_defs(cache, other, ref->name, &def, 1, &count,
+                           &versions) != CUDALOAD_OK)
+      count = 0;
+    cl_restore_error(kept);
+    if (!count && !missing++)
+      *example = ref->name;
+  }
+  return missing;
+}
+
+/* Windows error 127 where every DLL the loader gives the file here has
+ * all it imports: the process had loaded another copy of one of them
+ * first, and Windows gives every later import of that name the module
+ * loaded under it (docs/loader.md, Windows 15). The copies this machine
+ * has elsewhere that lack what the file imports from them: one problem
+ * each, with how many functions and one of them. */
+static int loaded_first_problems(answer *a, const cl_error_message *m,
+                                 const char *path) {
+  cudaload_ctx *ctx = a->f->ctx;
+  cl_file_cache *cache = cl_verdict_files(ctx);
+  const cl_binary_symbols *imports = NULL;
+  char *kept = cl_save_error(); /* a file whose imports cannot be read */
+  int read =
+      cache && cl_file_cache_references(cache, path, &imports) == CUDALOAD_OK;
+  cl_restore_error(kept);
+  char *folder = cl_path_dirname(path);
+  if (!read || !folder) {
+    a->list->failed |= read && !folder;
+    free(folder);
+    return 0;
+  }
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  int found = 0;
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    cl_library *lib = &inv->libraries[i];
+    const char *name = cl_path_basename(lib->path);
+    char *own = cl_path_join(folder, name);
+    if (!own ||
+        cl_os_same_path(own, strlen(own), lib->path, strlen(lib->path))) {
+      a->list->failed |= !own;
+      free(own);
+      continue; /* the copy beside it: the one the loader gives it */
+    }
+    size_t wanted;
+    const char *example;
+    size_t missing =
+        lacking(cache, imports, name, lib->path, &wanted, &example);
+    if (missing) {
+      cl_library_settle_version(ctx, lib);
+      cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
+      from_message(a, p, CUDALOAD_FACT_CONSUMER, path);
+      from_machine(a, p, CUDALOAD_FACT_NAME, name);
+      from_machine(a, p, CUDALOAD_FACT_TAKEN, lib->path);
+      from_machine(a, p, CUDALOAD_FACT_VERSION,
+                   lib->version[0] ? lib->version : NULL);
+      from_machine(a, p, CUDALOAD_FACT_SYMBOL, example);
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_COUNT,
+                          CUDALOAD_FROM_MACHINE, (long)missing);
+      cl_problem_fact_int(a->list, p, CUDALOAD_FACT_TOTAL,
+                          CUDALOAD_FROM_MACHINE, (long)wanted);
+      if (cl_os_stat_kind(own, NULL) == CL_KIND_REGULAR)
+        from_machine(a, p, CUDALOAD_FACT_BETTER, own);
+      from_machine(a, p, CUDALOAD_FACT_REASON, "loaded-first");
+      if (p) {
+        cl_fix_add_note(&p->fix, CL_NOTE_LOAD_THE_COPY_BESIDE_FIRST, name,
+                        folder);
+        cl_fix_add_note(&p->fix, CL_NOTE_OR_TAKE_THE_OLDER_COPY_AWAY,
+                        lib->path);
+      }
+      ++found;
+    }
+    free(own);
+  }
+  free(folder);
+  return found;
+}
+
 /* Windows error 127: a DLL that loaded lacks a function its importer
- * needs. The file's imports, modelled here, say which. */
+ * needs. The file's imports, modelled here, say which: from the copies
+ * the loader gives it, else from the copies here a process could have
+ * loaded first. */
 static void export_problem(answer *a, const cl_error_message *m) {
   if (m->file && cl_os_path_is_absolute(m->file) &&
       cl_os_stat_kind(m->file, NULL) == CL_KIND_REGULAR &&
-      dependency_problems(a, m, m->file))
+      (dependency_problems(a, m, m->file, 1) ||
+       loaded_first_problems(a, m, m->file)))
     return;
   cl_problem *p = add(a, CUDALOAD_PROBLEM_SYMBOLS_MISSING, m);
   from_message(a, p, CUDALOAD_FACT_CONSUMER, m->file);
@@ -511,11 +579,7 @@ static void export_problem(answer *a, const cl_error_message *m) {
   cl_fix_arg(&p->fix, explain, "explain");
   cl_fix_arg(&p->fix, explain, "--pid");
   cl_fix_arg(&p->fix, explain, "PID");
-  cl_fix_note(&p->fix, explain,
-              "PID: the running program's; it names the copies the process "
-              "has and which one lacks what; load one release of each "
-              "library (cudaload.setup() before the import loads the plan's "
-              "first)");
+  cl_fix_note(&p->fix, explain, CL_NOTE_EXPLAIN_PID_NAMES_COPIES);
 }
 
 /* --- versions the message states ----------------------------------------- */
@@ -544,20 +608,16 @@ static void release_problem(answer *a, const cl_error_message *m, int older) {
     /* A copy here is new enough: the program took an older one earlier
      * in its search; have cudaload load this one first. */
     from_machine(a, p, CUDALOAD_FACT_BETTER, lib->path);
-    char *first = cl_strdup_printf(
-        "%s (%s) is at least %s: have cudaload load it before anything "
-        "else:",
-        lib->path, lib->version, wanted);
+    char *first = cl_strdup_printf(CL_NOTE_COPY_HERE_IS_NEW_ENOUGH, lib->path,
+                                   lib->version, wanted);
     cl_fix_run_through_cudaload(a->f->ctx, &p->fix, first, m->requirement);
     a->list->failed |= !first || p->fix.failed;
     free(first);
   } else if (m->requirement && !lib) {
     /* None here: the requirement's own problem says what to install. */
-    cl_fix_add_note(&p->fix,
-                    "no %s is here: the problem of %s says what to install, "
-                    "a release of %s or newer",
-                    family ? family : "copy", m->requirement,
-                    wanted ? wanted : "the one the program was built with");
+    cl_fix_add_note(&p->fix, CL_NOTE_NO_RELEASE_HERE,
+                    family ? family : CL_NOTE_A_COPY, m->requirement,
+                    wanted ? wanted : CL_NOTE_THE_RELEASE_BUILT_WITH);
   } else if (family && major) {
     char at_least[64];
     /* Older: that release or newer; newer than supported: that major.minor. */
@@ -571,14 +631,9 @@ static void release_problem(answer *a, const cl_error_message *m, int older) {
       cl_problem_fact_int(a->list, p, CUDALOAD_FACT_CUDA_MAJOR, cuda.source,
                           cuda.major);
     if (!older)
-      cl_fix_add_note(&p->fix,
-                      "or a build of the program made for the %s release "
-                      "installed",
-                      family);
+      cl_fix_add_note(&p->fix, CL_NOTE_OR_BUILD_FOR_INSTALLED_RELEASE, family);
   } else {
-    cl_fix_add_note(&p->fix, "install the release the program was built "
-                             "with, or a build of the program for the one "
-                             "installed");
+    cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_RELEASE_BUILT_WITH);
   }
 }
 
@@ -598,18 +653,11 @@ static void driver_too_old_problem(answer *a, const cl_error_message *m) {
     return;
   const cl_driver_cuda *d = a->f->driver_files;
   if (d && d->found && d->cuda_major)
-    cl_fix_add_note(&p->fix,
-                    "this driver (%s) supports CUDA up to %d.%d: update it "
-                    "(https://www.nvidia.com/drivers), or use the program's "
-                    "build for CUDA %d (pip: its CUDA %d wheels; cudaload "
-                    "plans for it with cuda=%d)",
-                    d->version, d->cuda_major, d->cuda_minor, d->cuda_major,
-                    d->cuda_major, d->cuda_major);
+    cl_fix_add_note(&p->fix, CL_NOTE_DRIVER_SUPPORTS_UP_TO, d->version,
+                    d->cuda_major, d->cuda_minor, d->cuda_major, d->cuda_major,
+                    d->cuda_major);
   else
-    cl_fix_add_note(&p->fix, "update the NVIDIA driver "
-                             "(https://www.nvidia.com/drivers), or use the "
-                             "program's build for the CUDA major the driver "
-                             "supports");
+    cl_fix_add_note(&p->fix, CL_NOTE_UPDATE_DRIVER_OR_OLDER_BUILD);
 }
 
 static void cublas_problem(answer *a, const cl_error_message *m) {
@@ -622,19 +670,11 @@ static void cublas_problem(answer *a, const cl_error_message *m) {
     cl_fix_arg(&p->fix, run, "cudaload");
     cl_fix_arg(&p->fix, run, "doctor");
     cl_fix_arg(&p->fix, run, "--probe");
-    cl_fix_note(&p->fix, run,
-                "it creates a cuBLAS handle as the program does and names "
-                "the cause");
+    cl_fix_note(&p->fix, run, CL_NOTE_PROBE_NAMES_CUBLAS_CAUSE);
   } else if (cudaload_probe_verdict(probe) == CUDALOAD_GPU_OK) {
-    cl_fix_add_note(&p->fix,
-                    "the probe created a cuBLAS handle here, so the "
-                    "program's own use of the GPU is the likely cause: free "
-                    "GPU memory (nvidia-smi lists the processes holding it) "
-                    "or lower its batch size");
+    cl_fix_add_note(&p->fix, CL_NOTE_CUBLAS_WORKS_HERE_FREE_MEMORY);
   } else {
-    cl_fix_add_note(&p->fix,
-                    "the probe fell back to CPU: its problem below names the "
-                    "cause");
+    cl_fix_add_note(&p->fix, CL_NOTE_PROBE_FELL_BACK_TO_CPU);
   }
 }
 
@@ -643,18 +683,13 @@ static void no_gpu_code_problem(answer *a, const cl_error_message *m) {
   cl_problem *p = add(a, CUDALOAD_PROBLEM_NO_GPU_CODE, m);
   if (!p)
     return;
-  char gpu[300] = " (cudaload doctor --probe shows it)";
+  char gpu[300] = CL_NOTE_THE_PROBE_SHOWS_THE_GPU;
   if (probe && cudaload_probe_device_count(probe) > 0) {
     int cc = cudaload_probe_device_capability(probe, 0);
-    snprintf(gpu, sizeof gpu, " (%.200s: compute %d.%d)",
+    snprintf(gpu, sizeof gpu, CL_NOTE_THIS_GPU_IS,
              cudaload_probe_device_name(probe, 0), cc / 10, cc % 10);
   }
-  cl_fix_add_note(&p->fix,
-                  "install a build of the program made for this GPU's "
-                  "compute capability%s; PyTorch: torch.cuda.get_arch_list() "
-                  "lists the architectures a build has, and a newer GPU needs "
-                  "a build for a newer CUDA",
-                  gpu);
+  cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_BUILD_FOR_THIS_GPU, gpu);
 }
 
 /* onnxruntime installed over onnxruntime-gpu in the environment the
@@ -682,9 +717,7 @@ static int installed_over_gpu_build(cudaload_ctx *ctx, cl_fix *fix) {
                                         "onnxruntime"};
     for (size_t k = 0; k < sizeof words / sizeof *words; ++k)
       cl_fix_arg(fix, uninstall, words[k]);
-    cl_fix_note(fix, uninstall,
-                "onnxruntime and onnxruntime-gpu install the same files, and "
-                "onnxruntime's lie over onnxruntime-gpu's here");
+    cl_fix_note(fix, uninstall, CL_NOTE_ONNXRUNTIME_LIES_OVER_GPU_BUILD);
     cl_fix_step *install = cl_fix_add(fix, CUDALOAD_FIX_INSTALL);
     static const char *const again[] = {"pip", "install", "--force-reinstall",
                                         "--no-deps"};
@@ -711,18 +744,11 @@ static void cpu_build_problem(answer *a, const cl_error_message *m) {
     return;
   if (module && !strcmp(module, "onnxruntime")) {
     if (!installed_over_gpu_build(a->f->ctx, &p->fix))
-      cl_fix_add_note(&p->fix,
-                      "onnxruntime and onnxruntime-gpu install the same files: "
-                      "uninstall both, then install onnxruntime-gpu alone (pip "
-                      "uninstall -y onnxruntime onnxruntime-gpu, then pip "
-                      "install onnxruntime-gpu)");
+      cl_fix_add_note(&p->fix, CL_NOTE_ONNXRUNTIME_GPU_ALONE);
   } else if (module && !strcmp(module, "torch")) {
-    cl_fix_add_note(&p->fix,
-                    "install a CUDA build of torch (pip install torch "
-                    "--index-url https://download.pytorch.org/whl/cu128, for "
-                    "the CUDA major the driver supports)");
+    cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_CUDA_BUILD_OF_TORCH);
   } else {
-    cl_fix_add_note(&p->fix, "install the program's CUDA build");
+    cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_PROGRAMS_CUDA_BUILD);
   }
 }
 
@@ -737,11 +763,7 @@ static void pin_problem(answer *a, const cl_error_message *m) {
   from_message(a, p, CUDALOAD_FACT_CONSUMER,
                said(m, CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE));
   if (p)
-    cl_fix_add_note(&p->fix,
-                    "install the version it pins into its own environment, or "
-                    "keep the other version in a folder of its own (pip "
-                    "install --no-deps --target DIR ...) and give that folder "
-                    "as a root");
+    cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_PIN_OR_KEEP_OTHER_APART);
 }
 
 /* --- every message ------------------------------------------------------- */

@@ -11,6 +11,7 @@
 
 #include "common/strutil.h"
 #include "os/platform.h"
+#include "problem/fix_words.h"
 #include "probe/cublas_causes.h"
 
 #include <stdio.h>
@@ -89,7 +90,8 @@ static cl_fix_step *unset_variable(cl_fix *fix, const char *name) {
 /* The default compute mode, set as root or administrator. */
 static void default_mode_step(cl_fix *fix, const cudaload_probe *p, size_t i) {
   static const char *const words[] = {"-c", "DEFAULT"};
-  cl_fix_note(fix, nvidia_smi(fix, p, i, words, 2), "as root or administrator");
+  cl_fix_note(fix, nvidia_smi(fix, p, i, words, 2),
+              CL_NOTE_AS_ROOT_OR_ADMINISTRATOR);
 }
 
 /* WDDM with the watchdog on: a long kernel resets the driver. Not when
@@ -109,16 +111,11 @@ static void watchdog_problem(const cl_runtime_facts *f, size_t i,
                    delay);
   if (!d)
     return;
-  cl_fix_add_note(&d->fix, "split the work into shorter kernels (shorter "
-                           "sequences, chunked prefill, smaller batches); on "
-                           "data-centre and workstation GPUs, switch the "
-                           "device to TCC:");
+  cl_fix_add_note(&d->fix, CL_NOTE_SPLIT_WORK_OR_SWITCH_TO_TCC);
   static const char *const tcc[] = {"-dm", "1"};
   cl_fix_note(&d->fix, nvidia_smi(&d->fix, p, i, tcc, 2),
-              "as administrator, then reboot");
-  cl_fix_add_note(&d->fix,
-                  "only as a last resort raise TdrDelay under HKLM\\" CL_TDR_KEY
-                  " (a system-wide registry change that needs a reboot)");
+              CL_NOTE_AS_ADMINISTRATOR_THEN_REBOOT);
+  cl_fix_add_note(&d->fix, CL_NOTE_RAISE_TDR_DELAY_LAST_RESORT, CL_TDR_KEY);
 }
 
 /* Linux: a device that drives a display runs its kernels under the
@@ -135,19 +132,14 @@ static void linux_watchdog_problem(const cl_runtime_facts *f, size_t i,
   cl_problem *d = device_problem(list, p, i, "display-watchdog");
   if (!d)
     return;
-  cl_fix_add_note(&d->fix, "run the work on a GPU that drives no display "
-                           "(CUDA_VISIBLE_DEVICES naming it by index or UUID, "
-                           "as this lists them):");
+  cl_fix_add_note(&d->fix, CL_NOTE_RUN_ON_GPU_WITHOUT_DISPLAY);
   static const char *const list_gpus[] = {"nvidia-smi", "-L"};
   command(&d->fix, list_gpus, 2);
-  cl_fix_add_note(&d->fix, "or stop the display server while it runs:");
+  cl_fix_add_note(&d->fix, CL_NOTE_OR_STOP_DISPLAY_SERVER);
   static const char *const text_mode[] = {"sudo", "systemctl", "isolate",
                                           "multi-user.target"};
   command(&d->fix, text_mode, 4);
-  cl_fix_add_note(&d->fix,
-                  "or turn the X driver's watchdog off for %s: Option "
-                  "\"Interactive\" \"0\" in its Device section of xorg.conf, "
-                  "then restart X",
+  cl_fix_add_note(&d->fix, CL_NOTE_OR_TURN_OFF_X_WATCHDOG,
                   cudaload_probe_device_uuid(p, i));
 }
 
@@ -164,7 +156,7 @@ static int compute_mode_problem(const cl_runtime_facts *f, size_t i,
     cl_problem *d = device_problem(list, p, i, "compute-prohibited");
     fact(list, d, CUDALOAD_FACT_VALUE, cudaload_probe_compute_mode_name(mode));
     if (d) {
-      cl_fix_add_note(&d->fix, "set the default compute mode:");
+      cl_fix_add_note(&d->fix, CL_NOTE_SET_DEFAULT_COMPUTE_MODE);
       default_mode_step(&d->fix, p, i);
     }
     return refused;
@@ -175,8 +167,7 @@ static int compute_mode_problem(const cl_runtime_facts *f, size_t i,
   cl_problem *d = device_problem(list, p, 0, "compute-busy");
   fact(list, d, CUDALOAD_FACT_VALUE, cudaload_probe_compute_mode_name(mode));
   if (d) {
-    cl_fix_add_note(&d->fix, "stop the other process (nvidia-smi lists it), "
-                             "or set the default compute mode:");
+    cl_fix_add_note(&d->fix, CL_NOTE_STOP_OTHER_PROCESS_OR_DEFAULT_MODE);
     default_mode_step(&d->fix, p, i);
   }
   return 1;
@@ -198,12 +189,11 @@ static int memory_problem(const cl_runtime_facts *f, cl_problem_list *list) {
   if (d) {
     static const char *const smi[] = {"nvidia-smi"};
     cl_fix_note(&d->fix, command(&d->fix, smi, 1),
-                "it shows which processes hold GPU memory: stop them, or make "
-                "this one ask for less (a smaller model or batch)");
+                CL_NOTE_NVIDIA_SMI_SHOWS_MEMORY_HOLDERS);
     cl_fix_step *alloc = cl_fix_add(&d->fix, CUDALOAD_FIX_SET_VARIABLE);
     cl_fix_env(&d->fix, alloc, "PYTORCH_CUDA_ALLOC_CONF",
                "expandable_segments:True");
-    cl_fix_note(&d->fix, alloc, "with PyTorch, against fragmentation");
+    cl_fix_note(&d->fix, alloc, CL_NOTE_PYTORCH_AGAINST_FRAGMENTATION);
   }
   return stage_failed(p, "cublas") || stage_failed(p, "cudnn");
 }
@@ -246,13 +236,12 @@ static int visible_devices_problem(const cl_runtime_facts *f,
                        probe_found_none ? "no-device" : "hides-every-device");
   if (v) {
     unset_variable(&v->fix, "CUDA_VISIBLE_DEVICES");
-    cl_fix_add_note(&v->fix, "or list the devices to use by index or UUID, "
-                             "as this shows them:");
+    cl_fix_add_note(&v->fix, CL_NOTE_OR_LIST_DEVICES_TO_USE);
     static const char *const list_gpus[] = {"nvidia-smi", "-L"};
     command(&v->fix, list_gpus, 2);
     cl_fix_step *first = cl_fix_add(&v->fix, CUDALOAD_FIX_SET_VARIABLE);
     cl_fix_env(&v->fix, first, "CUDA_VISIBLE_DEVICES", "0");
-    cl_fix_note(&v->fix, first, "for example, the first");
+    cl_fix_note(&v->fix, first, CL_NOTE_FOR_EXAMPLE_THE_FIRST);
   }
   return probe_found_none;
 }
@@ -267,8 +256,7 @@ static void launch_blocking_problem(const cl_runtime_facts *f,
       variable_problem(list, "CUDA_LAUNCH_BLOCKING", blocking, "slow");
   if (v)
     cl_fix_note(&v->fix, unset_variable(&v->fix, "CUDA_LAUNCH_BLOCKING"),
-                "outside debugging (it is for finding which launch failed, "
-                "not for production)");
+                CL_NOTE_UNSET_OUTSIDE_DEBUGGING);
 }
 
 int cl_runtime_problems(const cl_runtime_facts *f, cl_problem_list *list) {

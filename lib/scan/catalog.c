@@ -400,6 +400,7 @@ static const cl_catalog_family families[] = {
      * carries both cuDNN majors, in nvidia/cudnn, on CUDA 13 too. */
     {.name = "cudnn",
      .title = "cuDNN",
+     .main_fronts_parts = 1,
      .major_rule = CL_MAJOR_KEPT,
      .symbol_prefixes = {"cudnn"},
      .path_variable = "CUDNN_PATH",
@@ -655,6 +656,11 @@ const cl_catalog_family *cl_catalog_family_of(const cl_catalog_entry *entry) {
 int cl_catalog_is_driver(const cl_catalog_entry *entry) {
   const cl_catalog_family *f = cl_catalog_family_of(entry);
   return f && f->is_driver;
+}
+
+int cl_catalog_is_front(const cl_catalog_entry *entry) {
+  const cl_catalog_family *f = cl_catalog_family_of(entry);
+  return f && f->main_fronts_parts && entry->role == CL_ROLE_MAIN;
 }
 
 const char *cl_catalog_family_title(const char *family) {

@@ -138,6 +138,15 @@ typedef struct cl_catalog_family {
    * driver, never required, planned or fixed by a pip line; the probe's
    * concern. Exactly one row. */
   int is_driver;
+  /* 1 when its main library is a front that runs the family's functions in
+   * its sub-libraries, found by name (dlsym) when first called: a front no
+   * newer than its parts runs with them (they define everything it
+   * forwards), so it is not two versions of the family. cuDNN 8 and 9,
+   * measured: cuDNN's own checks (cudnnGetVersion, cudnn*VersionCheck)
+   * through ctranslate2 3.24.0's bundled 8.1.1 front answer for
+   * nvidia-cudnn-cu11 8.9.6.50's parts (8906, success), and a 9.19 front
+   * for 9.26 parts. */
+  int main_fronts_parts;
   cl_major_rule major_rule;
   /* CUDA major per ABI major, terminated by {0, 0}. An ABI major not
    * listed is its own CUDA major under CL_MAJOR_IS_CUDA, else unknown (0). */
@@ -273,6 +282,10 @@ const cl_catalog_family *cl_catalog_family_of(const cl_catalog_entry *entry);
 /* 1 when entry is one of the NVIDIA driver's libraries (its row's
  * is_driver): the one way a stage asks. */
 int cl_catalog_is_driver(const cl_catalog_entry *entry);
+
+/* 1 when entry is the main library of a family whose main library is a
+ * front to its sub-libraries (the row's main_fronts_parts). */
+int cl_catalog_is_front(const cl_catalog_entry *entry);
 
 /* A family as its documentation spells it ("cuDNN"); the name itself for
  * a family the catalog does not know. */
