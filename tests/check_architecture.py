@@ -107,11 +107,7 @@ KNOWN_INCLUDES = {}
 MAX_LINES = 1500
 # Files over MAX_LINES that are being split now, each with where. Reported
 # on every run, never failed.
-KNOWN_LONG = {
-    "lib/load/verdict.c": "issue 42, item 6",
-    "lib/load/plan.c": "issue 42, item 6",
-    "lib/load/program.c": "issue 42, item 6",
-}
+KNOWN_LONG = {}
 # Host facts the seam answers (lib/os/platform.h): a portable file that
 # tests one of these macros decides for the host by itself.
 HOST_MACROS = re.compile(
@@ -565,6 +561,64 @@ def check_layers(objects, nm, problems):
     return len(needs), sum(len(t) for t in graph.values())
 
 
+# A fix note's call: its format is the argument after the fix (and, for
+# cl_fix_note, after the step).
+NOTE_CALL = re.compile(r"\b(cl_fix_add_note|cl_fix_note)\s*\(")
+
+
+def call_arguments(code, start):
+    """The top-level arguments of the call whose '(' is at start."""
+    args, depth, begin, i = [], 0, start + 1, start
+    quoted = None
+    while i < len(code):
+        c = code[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == quoted:
+                quoted = None
+        elif c in "\"'":
+            quoted = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(code[begin:i].strip())
+                return args
+        elif c == "," and depth == 1:
+            args.append(code[begin:i].strip())
+            begin = i + 1
+        i += 1
+    return args
+
+
+def check_fix_words(lib, problems):
+    """12. A fix note's words are problem/fix_words.h's: outside lib/problem/
+    no call of cl_fix_add_note or cl_fix_note has a format with words of its
+    own (a string literal with a letter in it)."""
+    for rel in lib_files(lib):
+        if rel.startswith("problem/") or rel == "common/fix_steps.c":
+            continue
+        with open(os.path.join(lib, rel), encoding="utf-8") as f:
+            code = without_comments(f.read())
+        for m in NOTE_CALL.finditer(code):
+            args = call_arguments(code, m.end() - 1)
+            at = 1 if m.group(1) == "cl_fix_add_note" else 2
+            if len(args) <= at:
+                continue
+            literals = re.findall(r'"((?:[^"\\\n]|\\.)*)"', args[at])
+            # Words: letters outside the conversions ("%s", "%zu").
+            if any(re.search(r"[A-Za-z]", re.sub(
+                    r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]", "", lit))
+                   for lit in literals):
+                line = code.count("\n", 0, m.start()) + 1
+                problems.append(
+                    f"lib/{rel}:{line}: {m.group(1)} with words of its own "
+                    f"({args[at][:60]}); a fix note's words are a CL_NOTE_* "
+                    "of problem/fix_words.h")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--source", required=True, help="the repository")
@@ -584,10 +638,12 @@ def main():
     check_ascii_names(args.source, problems)
     check_one_seam(args.source, problems)
     check_family_facts(lib, problems)
+    check_fix_words(lib, problems)
     sources, includes = check_includes(lib, problems, notes)
     counted, known_over = check_file_lengths(args.source, problems, notes)
     summary = ("platform rule, folders, error clears, the tool's includes, "
-               "ASCII names, one seam and the catalogue's family facts "
+               "ASCII names, one seam, the catalogue's family facts and the "
+               "fix notes' words "
                f"checked; {sources} source files, "
                f"{includes} includes between them, no circle; "
                f"{counted} files of lib/ and tools/, none over {MAX_LINES} "

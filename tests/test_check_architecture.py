@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """tests/check_architecture.py catches an import circle in a Python
-package, and finds none in bindings/python/cudaload; and it fails a file of
-lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG.
+package, and finds none in bindings/python/cudaload; it fails a file of
+lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG; and it fails
+a fix note with words of its own outside lib/problem/ (rule 12), not one
+that names a CL_NOTE_* or formats only what it is given.
 
 Each circle case writes a small package into a temporary folder and runs
 the check on this repository with --python-package pointing at it: the C
@@ -97,6 +99,40 @@ def length_failures(repo):
     return failures
 
 
+# Rule 12: fix notes of a file of lib/load/, and whether each is a
+# problem (words of its own outside lib/problem/).
+NOTES = {
+    "cl_fix_add_note(&p->fix, \"install the driver\");": True,
+    "cl_fix_note(&p->fix, step,\n            \"PID: the running %s\", who);": True,
+    "cl_fix_add_note(&p->fix, CL_NOTE_INSTALL_THE_DRIVER);": False,
+    "cl_fix_note(&p->fix, step, \"%s\", words(p, \"a, b\"));": False,
+    "cl_fix_add_note(&p->fix, \"%zu: %.*s\", n, k, s);": False,
+}
+
+
+def note_failures(repo):
+    """Rule 12 on a copy of lib/: each call of NOTES in a file of its own
+    under lib/load/, the check's answer held against what it should be."""
+    failures = []
+    for call, words in NOTES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(repo, "lib"), os.path.join(tmp, "lib"))
+            shutil.copytree(os.path.join(repo, "tools"), os.path.join(tmp, "tools"))
+            with open(os.path.join(tmp, "lib", "load", "a_note.c"), "w",
+                      encoding="utf-8") as f:
+                f.write("static void f(void) {\n  %s\n}\n" % call)
+            result = run_check(tmp, os.path.join(repo, "bindings", "python", "cudaload"))
+        said = [line for line in result.stdout.splitlines()
+                if "lib/load/a_note.c:2:" in line and "words of its own" in line]
+        if words and (result.returncode != 1 or len(said) != 1):
+            failures.append(f"a note with words of its own ({call!r}) not failed "
+                            f"(exit {result.returncode}):\n{result.stdout}")
+        if not words and (result.returncode != 0 or said):
+            failures.append(f"a note without words of its own ({call!r}) failed "
+                            f"(exit {result.returncode}):\n{result.stdout}")
+    return failures
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(HERE)
     failures = []
@@ -126,13 +162,15 @@ def main():
         failures.append(f"bindings/python/cudaload: exit {result.returncode}:\n"
                         f"{result.stdout}")
     failures += length_failures(repo)
+    failures += note_failures(repo)
     for failure in failures:
         print("test_check_architecture: FAIL: " + failure)
     if failures:
         return 1
     print(f"test_check_architecture: {len(CASES)} packages judged as they should be; "
           "bindings/python/cudaload has no import circle; a file over "
-          f"{MAX_LINES} lines fails, a known one is a note")
+          f"{MAX_LINES} lines fails, a known one is a note; a fix note with words "
+          f"of its own outside lib/problem/ fails ({len(NOTES)} calls judged)")
     return 0
 
 

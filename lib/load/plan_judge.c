@@ -257,7 +257,8 @@ int cl_plan_finding_in_process(const cl_loader_model *m, const cl_finding *f,
   const char *has = f->better ? f->better : CL_NOTE_A_NEWER_RELEASE;
   if (preloaded) {
     cl_fix_drop_from_ld_preload_steps(m->ld_preload, o->path, &out->fix);
-    cl_fix_add_note(&out->fix, CL_NOTE_LD_PRELOAD_PUTS_IT_FIRST, has);
+    cl_fix_add_note(&out->fix, CL_NOTE_LD_PRELOAD_PUTS_IT_FIRST_OR_THE_PLANNED,
+                    has);
   } else {
     cl_fix_add_note(&out->fix, CL_NOTE_LOAD_THE_PLAN_FIRST_NEWER_HAS_IT, has);
   }

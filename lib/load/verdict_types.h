@@ -13,8 +13,8 @@
 
 #include "cudaload.h"
 #include "core/context.h"
-#include "load/bind.h"
-#include "load/resolve.h"
+#include "loader/bind.h"
+#include "loader/resolve.h"
 #include "problem/problem.h"
 
 #include <stddef.h>

@@ -165,7 +165,7 @@
   "load the plan before whatever loads %s (call cudaload.setup() or "          \
   "cudaload_preload() first%s), or remove that copy"
 #define CL_NOTE_DROP_IT_FROM_LD_PRELOAD "; drop it from LD_PRELOAD"
-#define CL_NOTE_LD_PRELOAD_PUTS_IT_FIRST                                       \
+#define CL_NOTE_LD_PRELOAD_PUTS_IT_FIRST_OR_THE_PLANNED                        \
   "LD_PRELOAD puts that file first, before anything cudaload loads; or put "   \
   "the planned file there instead; %s has what is needed"
 #define CL_NOTE_LOAD_THE_PLAN_FIRST_NEWER_HAS_IT                               \
@@ -264,11 +264,11 @@
 /* --- the doctor's answers (lib/report/, lib/common/fix_steps.c) --- */
 /* Windows error 127 from a copy loaded first (message_problems.c). */
 #define CL_NOTE_LOAD_THE_COPY_BESIDE_FIRST                                     \
-  "load the %s beside it first, so that every later import of the name "     \
-  "gets that copy: in Python, cudaload.setup() with %s as a root and its "   \
+  "load the %s beside it first, so that every later import of the name "       \
+  "gets that copy: in Python, cudaload.setup() with %s as a root and its "     \
   "requirement, before anything imports the other"
 #define CL_NOTE_OR_TAKE_THE_OLDER_COPY_AWAY                                    \
-  "or keep %s out of the process: remove it, or its folder from PATH and "   \
+  "or keep %s out of the process: remove it, or its folder from PATH and "     \
   "from os.add_dll_directory() calls"
 
 /* A finding with no fix of its own. */
