@@ -55,6 +55,10 @@
     than one. The files still over it that are being split now are
     KNOWN_LONG, each named with its issue; they are reported, not failed
     (and reported again once short, to be taken off the list).
+12. A fix note's words are problem/fix_words.h's: outside lib/problem/, no
+    call of cl_fix_add_note or cl_fix_note gives its format words of its
+    own (a string literal with a letter outside its conversions): it names
+    a CL_NOTE_*, so rewording a note is an edit of that one file.
 
 The checks read the sources of both sides (posix/ and win32/) on every
 build; --objects (a native or a mingw-w64 build's objects, with that
