@@ -146,3 +146,18 @@ int cudaload_set_target(cudaload_ctx *ctx, int target) {
   ctx->target = target;
   return CUDALOAD_OK;
 }
+
+int cl_ctx_add_program_root(cudaload_ctx *ctx, char *folder) {
+  for (size_t k = 0; k < ctx->program_root_count; ++k)
+    if (strcmp(ctx->program_roots[k], folder) == 0) {
+      free(folder);
+      return CUDALOAD_OK;
+    }
+  if (cl_reserve((void **)&ctx->program_roots, &ctx->program_root_capacity,
+                 ctx->program_root_count + 1, sizeof *ctx->program_roots)) {
+    free(folder);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  ctx->program_roots[ctx->program_root_count++] = folder;
+  return CUDALOAD_OK;
+}

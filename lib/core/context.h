@@ -59,9 +59,10 @@ struct cudaload_ctx {
   /* Folders where the loader finds what a program (cudaload_require_for of
    * a file) needs: its RPATH/RUNPATH, $ORIGIN, LD_LIBRARY_PATH. The scan
    * searches them last (CL_ORIGIN_PROGRAM), defaults or not: the program
-   * takes its libraries from there whatever the roots given. Set by
-   * cudaload_require_for() (load/program.c) and read by the scan, an
-   * earlier stage, so they are the handle's, as the roots given are. */
+   * takes its libraries from there whatever the roots given. Roots of the
+   * handle, as the roots given are: added only through
+   * cl_ctx_add_program_root() (naming a program names them), read by the
+   * scan. */
   char **program_roots;
   size_t program_root_count, program_root_capacity;
 
@@ -109,5 +110,10 @@ struct cudaload_ctx {
 /* Drop the plan, its warnings and conflicts (requirements stay), through
  * the function the load stage set; nothing when no plan state was made. */
 void cl_ctx_clear_plan(cudaload_ctx *ctx);
+
+/* Add folder to the roots a named program brings (program_roots), taking
+ * it (freed with the handle; at once when already there). 0, or
+ * CUDALOAD_E_NO_MEMORY (folder freed). */
+int cl_ctx_add_program_root(cudaload_ctx *ctx, char *folder);
 
 #endif

@@ -785,16 +785,10 @@ static int add_files(cudaload_ctx *ctx, cl_program_scan *ps) {
                  &state->program_call_file_capacity, &ps->call_files))
     return CUDALOAD_E_NO_MEMORY;
   for (size_t i = 0; i < ps->search_folders.count; ++i) {
-    int known = 0;
-    for (size_t k = 0; k < ctx->program_root_count && !known; ++k)
-      known = strcmp(ctx->program_roots[k], ps->search_folders.names[i]) == 0;
-    if (known)
-      continue;
-    if (cl_reserve((void **)&ctx->program_roots, &ctx->program_root_capacity,
-                   ctx->program_root_count + 1, sizeof *ctx->program_roots))
-      return CUDALOAD_E_NO_MEMORY;
-    ctx->program_roots[ctx->program_root_count++] = ps->search_folders.names[i];
+    char *folder = ps->search_folders.names[i];
     ps->search_folders.names[i] = NULL;
+    if (cl_ctx_add_program_root(ctx, folder) != CUDALOAD_OK)
+      return CUDALOAD_E_NO_MEMORY;
   }
   return CUDALOAD_OK;
 }
