@@ -415,6 +415,9 @@ static void answer_forms_write_no_error(void **state) {
   assert_int_equal(cl_os_list_dir_quiet(MISSING_FILE, record_entry, &seen, &no),
                    CUDALOAD_E_NOT_FOUND);
   assert_int_equal(seen.count, 0);
+  assert_int_equal(cl_os_dir_check_listable_quiet(MISSING_FILE, &no),
+                   CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_os_dir_check_listable_quiet(".", NULL), CUDALOAD_OK);
   uint64_t size = 0;
   assert_int_equal(cl_os_file_open_quiet(PLAIN_FILE, &f, &size, NULL),
                    CUDALOAD_OK);

@@ -85,6 +85,8 @@ int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
 /* 0 when dir is a folder this process may list, else the status and last
  * error cl_os_list_dir would give, without reading any entry. */
 int cl_os_dir_check_listable(const char *dir);
+/* Its answer form: the same status, no error written. */
+int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no);
 
 /* A malloc'ed canonical absolute path with every symlink resolved, or NULL
  * (last error set) when the path does not resolve. */

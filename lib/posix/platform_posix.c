@@ -127,12 +127,18 @@ int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
 }
 
 int cl_os_dir_check_listable(const char *dir) {
+  cl_os_no no;
+  int status = cl_os_dir_check_listable_quiet(dir, &no);
+  return status ? cl_fail_os_no(status, &no, dir) : CUDALOAD_OK;
+}
+
+int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no) {
   /* Opening a folder for reading needs the permission to list it; unlike
    * opendir, this reads no entry (a site-packages folder has thousands). */
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    return cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", dir);
+    return os_no(no, status_for_errno(err), err);
   }
   close(fd);
   return CUDALOAD_OK;

@@ -351,6 +351,10 @@ int cl_os_dir_check_listable(const char *dir) {
   return cl_os_list_dir(dir, stop_at_first, NULL);
 }
 
+int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no) {
+  return cl_os_list_dir_quiet(dir, stop_at_first, NULL, no);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Paths                                                                    */
 /* ------------------------------------------------------------------------ */
