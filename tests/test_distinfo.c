@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "common/error.h"
+#include "cudaload.h"
 #include "scan/distinfo.h"
 #include "scan/toolkit_headers.h"
 
@@ -297,6 +299,39 @@ static void owner_by_the_wheel_table(void **state) {
   cl_distinfo_free(&index);
   assert_int_equal(system("rm -rf test_distinfo-wheels"), 0);
 }
+
+/* A RECORD or METADATA that cannot be read (a folder in the file's place)
+ * costs the answers it would have given, nothing more: the lookups take
+ * that "no" as an answer and write no last error, so the caller's stands
+ * (issue 42, item 5). */
+static void unreadable_files_are_answers(void **state) {
+  (void)state;
+  const char *folder = "test_distinfo-unreadable";
+  assert_int_equal(system("rm -rf test_distinfo-unreadable && "
+                          "mkdir test_distinfo-unreadable"),
+                   0);
+  write_distinfo(folder, "a", "1.0", "");
+  assert_int_equal(
+      system("cd test_distinfo-unreadable/nvidia_a-1.0.dist-info && "
+             "rm RECORD && mkdir RECORD"),
+      0);
+  /* A folder whose name does not tell its version: METADATA must. */
+  assert_int_equal(system("cd test_distinfo-unreadable && "
+                          "mkdir -p nvidia_c.dist-info/METADATA && "
+                          "echo 'nvidia/c/lib/libcudart.so.12,,' "
+                          "> nvidia_c.dist-info/RECORD"),
+                   0);
+  cl_fail(CUDALOAD_E_IO, "the caller's own error");
+  cl_distinfo_index index;
+  assert_int_equal(cl_distinfo_load(folder, &index), 0);
+  assert_int_equal(index.distribution_count, 2);
+  assert_null(cl_distinfo_by_path(&index, "nvidia/a/lib/libcublas.so.12.1.0"));
+  assert_null(cl_distinfo_by_path(&index, "nvidia/c/lib/libcudart.so.12"));
+  assert_null(cl_distinfo_by_name(&index, "libcudart.so.12"));
+  assert_string_equal(cudaload_last_error(), "the caller's own error");
+  cl_distinfo_free(&index);
+  assert_int_equal(system("rm -rf test_distinfo-unreadable"), 0);
+}
 #endif
 
 int main(void) {
@@ -310,6 +345,7 @@ int main(void) {
 #ifndef _WIN32
       cmocka_unit_test(lookups_in_a_big_index),
       cmocka_unit_test(owner_by_the_wheel_table),
+      cmocka_unit_test(unreadable_files_are_answers),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "common/error.h"
+#include "cudaload.h"
 #include "scan/import_path.h"
 #include "scan/python_module.h"
 
@@ -360,6 +362,34 @@ static void a_module_is_found_as_import_finds_it(void **state) {
   cl_import_path_free(&p);
 }
 
+/* A RECORD or an interpreter's real file that cannot be read (a folder in
+ * the file's place, a program that is not there) is what import makes of
+ * it: nothing. The lookups take that "no" as
+ * an answer and write no last error; the caller's stands (issue 42, item
+ * 5). */
+static void unreadable_files_are_answers(void **state) {
+  (void)state;
+  const char *interpreter = make_venv("quietvenv", 0);
+  char path[256];
+  snprintf(path, sizeof path, "%s/quietmod/__init__.py", site_of("quietvenv"));
+  file(path, "");
+  snprintf(path, sizeof path, "%s/quietmod-1.0.dist-info/RECORD",
+           site_of("quietvenv"));
+  folders(path);
+  cl_fail(CUDALOAD_E_IO, "the caller's own error");
+  cl_import_path p;
+  cl_import_path_of_interpreter(interpreter, &p);
+  assert_false(p.failed);
+  assert_int_equal(index_of(&p, site_of("quietvenv")), 0);
+  cl_module_found m;
+  assert_int_equal(cl_python_module_find(&p, "quietmod", &m), 1);
+  cl_module_found_free(&m);
+  cl_import_path_free(&p);
+  cl_import_path_of_interpreter(at("nowhere/bin/python3.11"), &p);
+  cl_import_path_free(&p);
+  assert_string_equal(cudaload_last_error(), "the caller's own error");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_venv_sees_its_base_when_it_says_so),
@@ -367,6 +397,7 @@ int main(void) {
       cmocka_unit_test(pth_folders_are_followed_never_run),
       cmocka_unit_test(a_pth_file_is_the_whole_import_path),
       cmocka_unit_test(a_module_is_found_as_import_finds_it),
+      cmocka_unit_test(unreadable_files_are_answers),
   };
   return cmocka_run_group_tests(tests, make_tree, remove_tree);
 }

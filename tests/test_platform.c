@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "cudaload.h"
+#include "common/error.h"
+#include "common/strutil.h"
 #include "os/platform.h"
 #include "test_paths.h"
 
@@ -380,6 +382,102 @@ static void file_open_missing(void **state) {
   assert_null(strchr(message, '\r'));
 }
 
+/* --- answer forms -------------------------------------------------------- */
+
+static int keep_every_name(const char *name, const void *arg) {
+  (void)name;
+  (void)arg;
+  return 1;
+}
+
+/* A lookup whose "no" is an answer (an optional file, a folder that may be
+ * missing) asks the `_quiet` form: the same status as the failing form, the
+ * reason in a cl_os_no, and the caller's last error untouched. */
+static void answer_forms_write_no_error(void **state) {
+  (void)state;
+  cl_fail(CUDALOAD_E_IO, "the caller's own error");
+  cl_os_no no;
+  memset(&no, 0, sizeof no);
+  cl_file *f = (cl_file *)&f; /* must be reset to NULL */
+  assert_int_equal(cl_os_file_open_quiet(MISSING_FILE, &f, NULL, &no),
+                   CUDALOAD_E_NOT_FOUND);
+  assert_null(f);
+  assert_true(no.from_os);
+  assert_int_equal(no.status, CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_os_file_open_quiet(".", &f, NULL, &no),
+                   CUDALOAD_E_NOT_A_FILE);
+  assert_string_equal(no.what, "not a regular file (a directory)");
+  assert_false(no.from_os);
+  assert_null(cl_os_real_path_quiet(MISSING_FILE, &no));
+  assert_int_equal(no.status, CUDALOAD_E_NOT_FOUND);
+  assert_null(cl_os_real_path_quiet(MISSING_FILE, NULL));
+  listing seen = {0};
+  assert_int_equal(cl_os_list_dir_quiet(MISSING_FILE, record_entry, &seen, &no),
+                   CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(seen.count, 0);
+  assert_int_equal(cl_os_dir_check_listable_quiet(MISSING_FILE, &no),
+                   CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_os_dir_check_listable_quiet(".", NULL), CUDALOAD_OK);
+  uint64_t size = 0;
+  assert_int_equal(cl_os_file_open_quiet(PLAIN_FILE, &f, &size, NULL),
+                   CUDALOAD_OK);
+  unsigned char buf[16];
+  assert_int_equal(cl_os_file_read_at_quiet(f, size, buf, 1, &no),
+                   CUDALOAD_E_MALFORMED);
+  size_t got = 0;
+  assert_int_equal(
+      cl_os_file_read_upto_quiet(f, 0, buf, sizeof buf, &got, NULL),
+      CUDALOAD_OK);
+  assert_int_equal(got, sizeof buf);
+  cl_os_file_close(f);
+  char *text = NULL;
+  size_t len = 0;
+  assert_int_equal(cl_read_file_head_quiet(MISSING_FILE, 64, &text, &len),
+                   CUDALOAD_E_NOT_FOUND);
+  assert_int_equal(cl_read_file_head_quiet(".", 64, &text, &len),
+                   CUDALOAD_E_NOT_A_FILE);
+  assert_null(text);
+  cl_name_list names;
+  assert_int_equal(
+      cl_name_list_read(MISSING_FILE, keep_every_name, NULL, NULL, &names),
+      CUDALOAD_OK);
+  assert_int_equal(names.count, 0);
+  cl_name_list_free(&names);
+  assert_string_equal(cudaload_last_error(), "the caller's own error");
+}
+
+/* The failing forms are the answer forms plus the words they always had. */
+static void failing_forms_keep_their_words(void **state) {
+  (void)state;
+  cl_file *f = NULL;
+  assert_int_equal(cl_os_file_open(".", &f, NULL), CUDALOAD_E_NOT_A_FILE);
+  assert_string_equal(cudaload_last_error(),
+                      ".: not a regular file (a directory)");
+  char *text = NULL;
+  size_t len = 0;
+  cl_clear_error();
+  assert_int_equal(cl_read_file_head(".", 64, &text, &len),
+                   CUDALOAD_E_NOT_A_FILE);
+  assert_string_equal(cudaload_last_error(),
+                      ".: not a regular file (a directory)");
+  cl_clear_error();
+  assert_int_equal(cl_read_file_head(MISSING_FILE, 64, &text, &len),
+                   CUDALOAD_E_NOT_FOUND);
+  assert_non_null(strstr(cudaload_last_error(), MISSING_FILE ": "));
+  cl_clear_error();
+  assert_null(cl_os_real_path(MISSING_FILE));
+  assert_non_null(strstr(cudaload_last_error(), MISSING_FILE ": "));
+  uint64_t size = 0;
+  assert_int_equal(cl_os_file_open(PLAIN_FILE, &f, &size), CUDALOAD_OK);
+  unsigned char buf[2];
+  assert_int_equal(cl_os_file_read_at(f, size - 1, buf, 2),
+                   CUDALOAD_E_MALFORMED);
+  assert_string_equal(cudaload_last_error(),
+                      "read of 2 bytes at offset 9999 passes the end of the "
+                      "file (size 10000)");
+  cl_os_file_close(f);
+}
+
 /* --- paths --------------------------------------------------------------- */
 
 static void path_is_absolute(void **state) {
@@ -520,6 +618,8 @@ int main(void) {
       cmocka_unit_test(file_reads_at_offsets),
       cmocka_unit_test(file_open_refuses_a_directory),
       cmocka_unit_test(file_open_missing),
+      cmocka_unit_test(answer_forms_write_no_error),
+      cmocka_unit_test(failing_forms_keep_their_words),
       cmocka_unit_test(path_is_absolute),
       cmocka_unit_test(fixture_path_is_host_form),
       cmocka_unit_test(getenv_reads_values),

@@ -399,6 +399,49 @@ static void test_wheel_version_on_first_question(void **state) {
   assert_int_equal(system("rm -rf test_scan-lazy"), 0);
 }
 
+/* A RECORD or METADATA that cannot be read (here a folder in the file's
+ * place) only costs the versions it would have told: the lookups behind a
+ * getter take that "no" as an answer and leave the caller's last error as
+ * it was (issue 42, item 5). */
+static void test_unreadable_wheel_files_are_answers(void **state) {
+  (void)state;
+  if (fixtures_missing("wheels-cu12"))
+    skip();
+  char command[4096];
+  snprintf(
+      command, sizeof command,
+      "rm -rf test_scan-unreadable && mkdir test_scan-unreadable && "
+      "cp -R '%s' test_scan-unreadable/ && cd "
+      "test_scan-unreadable/site-packages && "
+      "rm nvidia_cufft_cu12-11.2.1.3.dist-info/RECORD && "
+      "mkdir nvidia_cufft_cu12-11.2.1.3.dist-info/RECORD && "
+      "mv nvidia_cudnn_cu12-8.9.7.29.dist-info nvidia_cudnn_cu12.dist-info "
+      "&& rm nvidia_cudnn_cu12.dist-info/METADATA && "
+      "mkdir nvidia_cudnn_cu12.dist-info/METADATA",
+      test_fixture_path("wheels-cu12/site-packages"));
+  assert_int_equal(system(command), 0);
+  char *root = realpath("test_scan-unreadable/site-packages", NULL);
+  assert_non_null(root);
+
+  cudaload_ctx *ctx = new_context(CUDALOAD_TARGET_LINUX);
+  assert_int_equal(cudaload_add_root(ctx, root), CUDALOAD_OK);
+  assert_int_equal(cudaload_scan(ctx), CUDALOAD_OK);
+  assert_string_equal(cudaload_last_error(), "");
+  assert_int_equal(cudaload_require(ctx, "cublas=="), CUDALOAD_E_BAD_SPEC);
+  char before[1024];
+  snprintf(before, sizeof before, "%s", cudaload_last_error());
+  assert_true(before[0] != '\0');
+  size_t i = library_named(ctx, "cublas");
+  assert_string_equal(cudaload_library_version(ctx, i), "12.4.5.8");
+  /* Every library's version asked: each RECORD and METADATA read. */
+  for (size_t k = 0; k < cudaload_library_count(ctx); ++k)
+    (void)cudaload_library_version(ctx, k);
+  assert_string_equal(cudaload_last_error(), before);
+  cudaload_destroy(ctx);
+  free(root);
+  assert_int_equal(system("rm -rf test_scan-unreadable"), 0);
+}
+
 /* A system library folder that also holds the driver's nvidia/ sub-folder
  * (Debian: /usr/lib/x86_64-linux-gnu/nvidia/current) is still a library
  * folder: its own files are found, not taken for a site-packages folder. */
@@ -1152,6 +1195,7 @@ int main(void) {
       cmocka_unit_test(test_cudnn8_compat_has_no_version),
       cmocka_unit_test(test_library_folder_with_nvidia_subfolder),
       cmocka_unit_test(test_wheel_version_on_first_question),
+      cmocka_unit_test(test_unreadable_wheel_files_are_answers),
       cmocka_unit_test(test_windows_target_ignores_shared_objects),
       cmocka_unit_test(test_every_catalog_name_linux),
       cmocka_unit_test(test_include_dirs),

@@ -28,11 +28,10 @@ static int read_from_file(void *opaque, uint64_t offset, void *buf,
   size_t want = w->size - offset < CL_READ_AHEAD ? (size_t)(w->size - offset)
                                                  : CL_READ_AHEAD;
   /* A read-ahead that fails is no failure of the read asked for: the
-   * caller's last error is kept around it. */
-  char *saved = cl_save_error();
+   * answer form reads it, writing no error. */
   int ahead = want < len ? CUDALOAD_E_MALFORMED
-                         : cl_os_file_read_at(w->file, offset, w->window, want);
-  cl_restore_error(saved);
+                         : cl_os_file_read_at_quiet(w->file, offset, w->window,
+                                                    want, NULL);
   if (ahead) {
     /* The file may have shrunk since it was opened: read just what was
      * asked for, so that the error (if any) is about that range. */

@@ -323,10 +323,10 @@ static void settle(part *p, int status, const char *path) {
 static void keep_head(cl_file_cache *c, entry *e, cl_file *f) {
   if (e->head_done)
     return;
-  char *kept = cl_save_error();
-  e->head_read_ok = cl_os_file_read_upto(f, 0, e->head, HEAD_BYTES,
-                                         &e->head_got) == CUDALOAD_OK;
-  cl_restore_error(kept);
+  /* Unreadable: an answer the entry keeps (head_read_ok). */
+  e->head_read_ok =
+      cl_os_file_read_upto_quiet(f, 0, e->head, HEAD_BYTES, &e->head_got,
+                                 NULL) == CUDALOAD_OK;
   e->head_done = 1;
   c->stats.head_reads++;
 }
@@ -340,8 +340,11 @@ typedef part *(*part_of)(entry *e);
 /* The entry of the file path names, open: held in e->file when the cache
  * may hold one more, else in *temp, which the caller closes. *stamp is the
  * path's stamp when known (NULL: not asked yet). */
-static int open_entry(cl_file_cache *c, const char *path,
-                      const cl_file_stamp *stamp, entry **out, cl_file **temp) {
+/* open_entry's answer form (common/error.h): the same, writing no error;
+ * *no says why it could not. */
+static int open_entry_quiet(cl_file_cache *c, const char *path,
+                            const cl_file_stamp *stamp, entry **out,
+                            cl_file **temp, cl_os_no *no) {
   *out = NULL;
   *temp = NULL;
   cl_file_stamp now;
@@ -354,16 +357,19 @@ static int open_entry(cl_file_cache *c, const char *path,
   }
   cl_file *f;
   uint64_t size;
-  int status = cl_os_file_open(path, &f, &size);
+  int status = cl_os_file_open_quiet(path, &f, &size, no);
   if (status)
-    return status; /* the platform layer's message names the path */
+    return status;
   /* The open file's own stamp: the file may have been replaced since the
    * path was looked at. */
   cl_os_file_stamp(f, &now);
   e = find_or_add(c, &now);
   if (!e) {
     cl_os_file_close(f);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+    no->status = CUDALOAD_E_NO_MEMORY;
+    no->from_os = 0;
+    no->what = "out of memory";
+    return CUDALOAD_E_NO_MEMORY;
   }
   if (!e->file && c->open_files < MAX_OPEN_FILES) {
     e->file = f;
@@ -375,6 +381,14 @@ static int open_entry(cl_file_cache *c, const char *path,
   }
   *out = e;
   return CUDALOAD_OK;
+}
+
+/* The entry of the file at path, opened: its message names the path. */
+static int open_entry(cl_file_cache *c, const char *path,
+                      const cl_file_stamp *stamp, entry **out, cl_file **temp) {
+  cl_os_no no;
+  int status = open_entry_quiet(c, path, stamp, out, temp, &no);
+  return status ? cl_fail_os_no(status, &no, path) : CUDALOAD_OK;
 }
 
 static int with_part(cl_file_cache *c, const char *path, part_of which,
@@ -551,23 +565,29 @@ static part *names_part(entry *e) {
   return &e->names_part;
 }
 
-static int keep_name(const char *name, void *opaque) {
-  entry *e = opaque;
+/* keep_name's answer form: the same, writing no error (out of memory
+ * leaves a settled answer unsettled, no failure). */
+static int keep_name_quiet(const char *name, entry *e) {
   if (cl_str_index_find(&e->name_index, name, NULL))
     return 0;
   char *copy = cl_strdup(name);
   if (!copy || cl_reserve((void **)&e->names, &e->name_capacity,
                           e->name_count + 1, sizeof *e->names)) {
     free(copy);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+    return CUDALOAD_E_NO_MEMORY;
   }
   e->names[e->name_count] = copy;
   if (cl_str_index_add(&e->name_index, copy, e->name_count)) {
     free(copy);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "out of memory");
+    return CUDALOAD_E_NO_MEMORY;
   }
   e->name_count++;
   return 0;
+}
+
+static int keep_name(const char *name, void *opaque) {
+  int status = keep_name_quiet(name, opaque);
+  return status ? cl_fail(status, "out of memory") : 0;
 }
 
 /* What a names search is asked with: the largest file to search whole
@@ -604,11 +624,9 @@ static int read_names(cl_file_cache *c, entry *e, cl_file *f, uint64_t size,
  * ran out, e's names left empty for a search to fill. */
 static int settle_names(entry *e, const char *const *names, size_t count,
                         const char *path) {
-  char *kept = cl_save_error();
   int status = CUDALOAD_OK;
   for (size_t i = 0; status == CUDALOAD_OK && i < count; ++i)
-    status = keep_name(names[i], e);
-  cl_restore_error(kept);
+    status = keep_name_quiet(names[i], e);
   if (status != CUDALOAD_OK) {
     for (size_t i = 0; i < e->name_count; ++i)
       free(e->names[i]);
@@ -873,9 +891,8 @@ int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
     cl_file *temp = NULL;
     int opened = CUDALOAD_OK;
     if (!held) {
-      char *kept = cl_save_error();
-      opened = open_entry(c, path, e ? &stamp : NULL, &e, &temp);
-      cl_restore_error(kept);
+      cl_os_no no; /* a file that cannot be opened defines nothing */
+      opened = open_entry_quiet(c, path, e ? &stamp : NULL, &e, &temp, &no);
     }
     if (opened == CUDALOAD_OK) {
       cl_file *f = temp ? temp : e->file;
@@ -934,10 +951,9 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
   if (!e || !e->head_done) {
     /* Not openable, or not readable: answers for the caller, not
      * failures; not kept (a later open may succeed). */
-    char *kept = cl_save_error();
     cl_file *f;
     uint64_t size;
-    out->opened = cl_os_file_open(path, &f, &size) == CUDALOAD_OK;
+    out->opened = cl_os_file_open_quiet(path, &f, &size, NULL) == CUDALOAD_OK;
     if (out->opened) {
       if (c) {
         cl_os_file_stamp(f, &stamp);
@@ -948,12 +964,11 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
       } else {
         if (c)
           c->stats.head_reads++;
-        out->read_ok =
-            cl_os_file_read_upto(f, 0, buf, want, &out->got) == CUDALOAD_OK;
+        out->read_ok = cl_os_file_read_upto_quiet(f, 0, buf, want, &out->got,
+                                                  NULL) == CUDALOAD_OK;
       }
       cl_os_file_close(f);
     }
-    cl_restore_error(kept);
     if (!e)
       return;
   } else {

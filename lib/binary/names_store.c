@@ -361,9 +361,7 @@ static void ensure_loaded(cl_names_store *s) {
   if (s->loaded)
     return;
   s->loaded = 1;
-  char *kept = cl_save_error();
-  read_store(s);
-  cl_restore_error(kept);
+  read_store(s); /* sets no error: an unreadable store is an empty one */
 }
 
 /* --- questions ------------------------------------------------------------ */
@@ -561,8 +559,9 @@ int cl_names_store_save(cl_names_store *s) {
     added += s->entries[i].added != 0;
   if (!added)
     return 0;
-  char *kept = cl_save_error();
-  /* What other processes wrote since this one read the file is kept. */
+  /* What other processes wrote since this one read the file is kept. The
+   * store's reads and writes set no error: a store that cannot be written
+   * only costs the next run a search. */
   cl_names_store *now = cl_names_store_open(s->dir);
   const stored **order = NULL;
   size_t n = 0, cap = 0;
@@ -609,6 +608,5 @@ int cl_names_store_save(cl_names_store *s) {
   cl_names_store_free(now);
   for (size_t i = 0; i < s->count; ++i)
     s->entries[i].added = 0;
-  cl_restore_error(kept);
   return written;
 }

@@ -56,6 +56,15 @@ int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...) {
   return status;
 }
 
+int cl_fail_os_no(int status, const cl_os_no *no, const char *path) {
+  const char *what = no ? no->what : NULL;
+  const char *sep = path && what ? ": " : "";
+  if (no && no->from_os)
+    return cl_fail_os(status, no->os_code, "%s%s%s", path ? path : "", sep,
+                      what ? what : "");
+  return cl_fail(status, "%s%s%s", path ? path : "", sep, what ? what : "");
+}
+
 void cl_clear_error(void) {
   last_error_text[0] = '\0';
 }

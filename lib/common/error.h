@@ -22,11 +22,24 @@ int cl_fail(int status, const char *fmt, ...) CL_PRINTF(2, 3);
 int cl_fail_os(int status, unsigned long os_code, const char *fmt, ...)
     CL_PRINTF(3, 4);
 void cl_clear_error(void);
-/* The calling thread's last error, kept while a lookup whose "no" is an
- * answer rather than a failure runs (a version asked for, an optional
- * file): cl_restore_error() puts it back, so such a lookup leaves the
- * caller's error as it was. malloc'ed; NULL when there was none (or no
- * memory to keep it: the error is then cleared on restore). */
+/*
+ * Answer forms. A helper whose "no" is an answer for some callers (an
+ * optional file, a folder that may be missing, a path that may not
+ * resolve) and a failure for others comes in two forms:
+ *  - `name_quiet(...)`, the answer form: it returns the status (and, for
+ *    the OS seam, why in a cl_os_no, os/platform.h) and writes no last
+ *    error;
+ *  - `name(...)`, the failing form: the answer form, then cl_fail() or
+ *    cl_fail_os_no() with its words.
+ * A caller that takes "no" for an answer calls the `_quiet` form. A helper
+ * whose only use is as an answer has one form whose header says "sets no
+ * error". See docs/architecture.md, "Errors".
+ */
+/* The calling thread's last error, kept around a call that writes one the
+ * caller must not keep: the few pairs left wrap such calls into code not
+ * yet given answer forms (new code uses a `_quiet` form instead).
+ * cl_restore_error() puts it back. malloc'ed; NULL when there was none (or
+ * no memory to keep it: the error is then cleared on restore). */
 char *cl_save_error(void);
 /* Put back what cl_save_error() kept and free it; NULL clears. */
 void cl_restore_error(char *saved);

@@ -125,21 +125,30 @@ size_t cl_quote_length(const char *s, size_t len, size_t max) {
   return n;
 }
 
-int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
+/* cl_read_file_head's reading, writing no error: *reading tells whether a
+ * "no" in *no came from the read (no path in its words) or the open. */
+static int read_file_head(const char *path, size_t max, char **text,
+                          size_t *len, cl_os_no *no, int *reading) {
   *text = NULL;
   *len = 0;
+  *reading = 0;
   cl_file *f;
   uint64_t size;
-  int rc = cl_os_file_open(path, &f, &size);
+  int rc = cl_os_file_open_quiet(path, &f, &size, no);
   if (rc)
     return rc;
   size_t n = size < max ? (size_t)size : max;
   char *buf = malloc(n + 1);
   if (!buf) {
     cl_os_file_close(f);
+    no->status = CUDALOAD_E_NO_MEMORY;
+    no->from_os = 0;
+    no->what = NULL; /* as before: no words of its own */
+    *reading = -1;
     return CUDALOAD_E_NO_MEMORY;
   }
-  rc = n ? cl_os_file_read_at(f, 0, buf, n) : CUDALOAD_OK;
+  *reading = 1;
+  rc = n ? cl_os_file_read_at_quiet(f, 0, buf, n, no) : CUDALOAD_OK;
   cl_os_file_close(f);
   if (rc) {
     free(buf);
@@ -149,6 +158,22 @@ int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
   *text = buf;
   *len = n;
   return CUDALOAD_OK;
+}
+
+int cl_read_file_head_quiet(const char *path, size_t max, char **text,
+                            size_t *len) {
+  cl_os_no no;
+  int reading;
+  return read_file_head(path, max, text, len, &no, &reading);
+}
+
+int cl_read_file_head(const char *path, size_t max, char **text, size_t *len) {
+  cl_os_no no;
+  int reading;
+  int rc = read_file_head(path, max, text, len, &no, &reading);
+  if (rc == CUDALOAD_OK || reading < 0)
+    return rc;
+  return cl_fail_os_no(rc, &no, reading ? NULL : path);
 }
 
 typedef struct name_collector {
@@ -185,10 +210,8 @@ int cl_name_list_read(const char *dir, cl_name_filter keep, const void *arg,
   memset(list, 0, sizeof *list);
   /* Listed without asking first whether dir is a folder (a look of its
    * own at the file system): a listing of anything else fails, and gives
-   * the same empty list. Its error is not the caller's. */
-  char *saved = cl_save_error();
-  cl_os_list_dir(dir, collect_name, &c);
-  cl_restore_error(saved);
+   * the same empty list, an answer. */
+  cl_os_list_dir_quiet(dir, collect_name, &c, NULL);
   if (list->count > 1)
     qsort(list->names, list->count, sizeof(char *), order ? order : by_strcmp);
   return c.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;

@@ -61,6 +61,10 @@ size_t cl_quote_length(const char *s, size_t len, size_t max);
  * NUL-terminated buffer (*len excludes the NUL). Refuses folders, FIFOs and
  * devices without blocking. Returns a CUDALOAD_E_* status. */
 int cl_read_file_head(const char *path, size_t max, char **text, size_t *len);
+/* Its answer form, for a file whose absence or unreadability is an answer
+ * (an optional file): the same, writing no error. */
+int cl_read_file_head_quiet(const char *path, size_t max, char **text,
+                            size_t *len);
 
 /* Names from a folder listing, each malloc'ed. */
 typedef struct cl_name_list {
@@ -70,6 +74,7 @@ typedef struct cl_name_list {
 /* Whether a name belongs in the list; arg is cl_name_list_read's. */
 typedef int (*cl_name_filter)(const char *name, const void *arg);
 /* Fills *list with the names in folder dir that keep(name, arg) accepts,
+ * writing no error (a folder that cannot be listed is an answer),
  * sorted with order (qsort's comparison of two char **; strcmp's order when
  * NULL) so that nothing depends on the order the file system lists them in.
  * A dir that is not a folder gives an empty list. Returns 0, or

@@ -285,13 +285,12 @@ static int judge_way(cl_fix_command *c, const char *from, const char *prefix,
 /* The real path of `path`'s nearest existing folder inside prefix's real
  * path: the lexical check holds for what the names lead to. */
 static int lands_inside(const char *path, const char *prefix) {
-  char *kept = cl_save_error();
-  char *real_prefix = cl_os_real_path(prefix);
+  char *real_prefix = cl_os_real_path_quiet(prefix, NULL);
   char *at = cl_strdup(path);
   int ok = 0;
   while (at && real_prefix) {
     if (cl_os_stat_kind(at, NULL) != CL_KIND_MISSING) {
-      char *real = cl_os_real_path(at);
+      char *real = cl_os_real_path_quiet(at, NULL);
       ok = real && (inside(real, real_prefix) ||
                     cl_os_same_path(real, strlen(real), real_prefix,
                                     strlen(real_prefix)));
@@ -308,7 +307,6 @@ static int lands_inside(const char *path, const char *prefix) {
   }
   free(at);
   free(real_prefix);
-  cl_restore_error(kept);
   return ok;
 }
 

@@ -33,29 +33,23 @@
  */
 static int refuse_special_file(const char *path) {
   cl_file *file = NULL;
-  /* The reader's "cannot open" is no failure here: the caller's last error
-   * is kept, and only a refusal writes one. */
-  char *saved = cl_save_error();
-  int status = cl_os_file_open(path, &file, NULL);
+  cl_os_no no;
+  /* The reader's "cannot open" is no failure here (its answer form writes
+   * no error): only a refusal writes one. */
+  int status = cl_os_file_open_quiet(path, &file, NULL, &no);
   if (status == CUDALOAD_OK) {
     cl_os_file_close(file);
-    cl_restore_error(saved);
     return 0;
   }
-  if (status != CUDALOAD_E_NOT_A_FILE) {
-    cl_restore_error(saved);
+  if (status != CUDALOAD_E_NOT_A_FILE)
     return 0;
-  }
-  free(saved);
-  /* cl_os_file_open said "<path>: not a regular file (a FIFO)". The
+  /* "<path>: not a regular file (a FIFO)", as cl_os_file_open says it. The
    * loader is named as each system's documentation names it. */
-  char *what = cl_strdup(cudaload_last_error());
   cl_fail(CUDALOAD_E_LOAD_FAILED,
-          "%s: refused (only a regular file is handed to the %s)",
-          what ? what : path,
+          "%s: %s: refused (only a regular file is handed to the %s)", path,
+          no.what ? no.what : "not a regular file",
           cl_os_host_target() == CUDALOAD_TARGET_WINDOWS ? "loader"
                                                          : "dynamic loader");
-  free(what);
   return 1;
 }
 

@@ -128,10 +128,9 @@ static char *read_metadata(const char *site, const char *distinfo,
   char *folder = cl_path_join(site, distinfo);
   char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
   char *text = NULL;
-  char *kept = cl_save_error(); /* unreadable: it pins nothing */
-  if (!metadata || cl_read_file_head(metadata, METADATA_MAX, &text, len))
+  /* unreadable: it pins nothing */
+  if (!metadata || cl_read_file_head_quiet(metadata, METADATA_MAX, &text, len))
     text = NULL;
-  cl_restore_error(kept);
   free(metadata);
   free(folder);
   return text;
@@ -184,9 +183,7 @@ static void adopt(cl_program_target *t, const char *folder) {
 
 static int holds_distinfo(const char *folder) {
   cl_name_list list = {0};
-  char *kept = cl_save_error();
   cl_name_list_read(folder, is_distinfo, NULL, NULL, &list);
-  cl_restore_error(kept);
   int yes = list.count > 0;
   cl_name_list_free(&list);
   return yes;
@@ -380,10 +377,9 @@ static void find_program_clashes(cl_program_target *t) {
     char *record = folder ? cl_path_join(folder, "RECORD") : NULL;
     char *text = NULL;
     size_t len = 0;
-    char *kept = cl_save_error();
-    if (!record || cl_read_file_head(record, (size_t)64 << 20, &text, &len))
+    if (!record ||
+        cl_read_file_head_quiet(record, (size_t)64 << 20, &text, &len))
       text = NULL;
-    cl_restore_error(kept);
     top_levels tops = {{0}, 0};
     if (text)
       cl_record_parse(text, len, visit_top_level, &tops);
@@ -412,9 +408,7 @@ size_t cl_program_find_installed(const cl_import_path *path,
       continue;
     const char *site = path->folders[s].path;
     cl_name_list list = {0};
-    char *kept = cl_save_error();
     cl_name_list_read(site, is_distinfo, NULL, NULL, &list);
-    cl_restore_error(kept);
     for (size_t i = 0; i < list.count; ++i) {
       const char *entry = list.names[i];
       /* NVIDIA's own wheels are the libraries, not programs; nor are
@@ -477,9 +471,7 @@ static size_t find_by_name(cl_program_target *t, const char *target) {
     if (!installs_into(&t->path.folders[s]))
       continue;
     cl_name_list list = {0};
-    char *kept = cl_save_error();
     cl_name_list_read(t->path.folders[s].path, is_distinfo, NULL, NULL, &list);
-    cl_restore_error(kept);
     for (size_t i = 0; i < list.count; ++i)
       if (same_name(list.names[i], strcspn(list.names[i], "-"), target, len)) {
         int rank = known_rank(list.names[i]);

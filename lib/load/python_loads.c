@@ -43,9 +43,8 @@ static int is_file(const char *path) {
 static char *venv_home(const char *cfg) {
   char *text = NULL;
   size_t len = 0;
-  char *kept = cl_save_error(); /* no pyvenv.cfg: no venv */
-  int rc = cl_read_file_head(cfg, 64 * 1024, &text, &len);
-  cl_restore_error(kept);
+  /* no pyvenv.cfg: no venv */
+  int rc = cl_read_file_head_quiet(cfg, 64 * 1024, &text, &len);
   if (rc)
     return NULL;
   char *home = NULL;

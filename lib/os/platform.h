@@ -59,13 +59,41 @@ typedef int (*cl_dir_visitor)(const char *name, cl_file_kind kind,
                               void *opaque);
 int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque);
 
+/*
+ * Answer forms (common/error.h): each `cl_os_..._quiet` function does what
+ * the function without the suffix does and returns the same status, but
+ * writes no last error; where its caller needs to know why, it fills a
+ * cl_os_no (which may be NULL). The failing form is the answer form
+ * followed by cl_fail_os_no(), so both say no for the same reasons.
+ */
+typedef struct cl_os_no {
+  int status;            /* the CUDALOAD_E_* status of the "no" */
+  int from_os;           /* 1: os_code is the OS's reason */
+  unsigned long os_code; /* errno; GetLastError() */
+  const char *what;      /* static words ("not a regular file (a FIFO)",
+                            "read failed"), or NULL */
+} cl_os_no;
+/* Write the last error for a "no" an answer form gave about path (NULL:
+ * none named): path and what joined by ": ", then the OS's text when
+ * from_os (cl_fail_os). Returns status. */
+int cl_fail_os_no(int status, const cl_os_no *no, const char *path);
+
+/* cl_os_list_dir's answer form: sets no error. */
+int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
+                         cl_os_no *no);
+
 /* 0 when dir is a folder this process may list, else the status and last
  * error cl_os_list_dir would give, without reading any entry. */
 int cl_os_dir_check_listable(const char *dir);
+/* Its answer form: the same status, no error written. */
+int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no);
 
 /* A malloc'ed canonical absolute path with every symlink resolved, or NULL
  * (last error set) when the path does not resolve. */
 char *cl_os_real_path(const char *path);
+/* cl_os_real_path's answer form: NULL when the path does not resolve, and
+ * no error is written. */
+char *cl_os_real_path_quiet(const char *path, cl_os_no *no);
 
 /* 1 if the path is absolute on the host (Windows: drive or UNC). */
 int cl_os_path_is_absolute(const char *path);
@@ -86,6 +114,14 @@ int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len);
  * error. */
 int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
                          size_t *got);
+/* The answer forms of the three above: the same statuses, no error
+ * written. */
+int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
+                          cl_os_no *no);
+int cl_os_file_read_at_quiet(cl_file *f, uint64_t offset, void *buf, size_t len,
+                             cl_os_no *no);
+int cl_os_file_read_upto_quiet(cl_file *f, uint64_t offset, void *buf,
+                               size_t len, size_t *got, cl_os_no *no);
 void cl_os_file_close(cl_file *f);
 
 /* What names a file and what it was when looked at: its identity (st_dev

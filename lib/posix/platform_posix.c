@@ -79,11 +79,40 @@ static cl_file_kind kind_of_dirent(const struct dirent *entry) {
 #endif
 }
 
+/* Fill *no (when asked for) with the OS's reason err and return status. */
+static int os_no(cl_os_no *no, int status, int err) {
+  if (no) {
+    no->status = status;
+    no->from_os = 1;
+    no->os_code = (unsigned long)err;
+    no->what = NULL;
+  }
+  return status;
+}
+
+/* Fill *no (when asked for) with our own reason and return status. */
+static int own_no(cl_os_no *no, int status, int err, const char *what) {
+  if (no) {
+    no->status = status;
+    no->from_os = err != 0;
+    no->os_code = (unsigned long)err;
+    no->what = what;
+  }
+  return status;
+}
+
 int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+  cl_os_no no;
+  int status = cl_os_list_dir_quiet(dir, visit, opaque, &no);
+  return status ? cl_fail_os_no(status, &no, dir) : CUDALOAD_OK;
+}
+
+int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
+                         cl_os_no *no) {
   DIR *d = opendir(dir);
   if (!d) {
     int err = errno;
-    return cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", dir);
+    return os_no(no, status_for_errno(err), err);
   }
   struct dirent *entry;
   while ((entry = readdir(d)) != NULL) {
@@ -98,12 +127,18 @@ int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
 }
 
 int cl_os_dir_check_listable(const char *dir) {
+  cl_os_no no;
+  int status = cl_os_dir_check_listable_quiet(dir, &no);
+  return status ? cl_fail_os_no(status, &no, dir) : CUDALOAD_OK;
+}
+
+int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no) {
   /* Opening a folder for reading needs the permission to list it; unlike
    * opendir, this reads no entry (a site-packages folder has thousands). */
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    return cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", dir);
+    return os_no(no, status_for_errno(err), err);
   }
   close(fd);
   return CUDALOAD_OK;
@@ -135,6 +170,14 @@ static char *kernel_real_path(const char *path) {
 #endif
 
 char *cl_os_real_path(const char *path) {
+  cl_os_no no;
+  char *resolved = cl_os_real_path_quiet(path, &no);
+  if (!resolved)
+    cl_fail_os_no(no.status, &no, path);
+  return resolved;
+}
+
+char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
 #if defined(__linux__) && defined(O_PATH)
   char *fast = kernel_real_path(path);
   if (fast)
@@ -143,7 +186,7 @@ char *cl_os_real_path(const char *path) {
   char *resolved = realpath(path, NULL);
   if (!resolved) {
     int err = errno;
-    cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", path);
+    os_no(no, status_for_errno(err), err);
   }
   return resolved;
 }
@@ -182,6 +225,13 @@ int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
 }
 
 int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
+  cl_os_no no;
+  int status = cl_os_file_open_quiet(path, out, size_out, &no);
+  return status ? cl_fail_os_no(status, &no, path) : CUDALOAD_OK;
+}
+
+int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
+                          cl_os_no *no) {
   *out = NULL;
   /* O_NONBLOCK: opening a FIFO named like a library must not wait for a
    * writer. The type is checked on the open descriptor, so a file swapped
@@ -189,27 +239,27 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    return cl_fail_os(status_for_errno(err), (unsigned long)err, "%s", path);
+    return os_no(no, status_for_errno(err), err);
   }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     close(fd);
-    return cl_fail_os(CUDALOAD_E_IO, (unsigned long)err, "%s", path);
+    return os_no(no, CUDALOAD_E_IO, err);
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
-    return cl_fail(CUDALOAD_E_NOT_A_FILE, "%s: not a regular file (%s)", path,
-                   S_ISDIR(st.st_mode)    ? "a directory"
-                   : S_ISFIFO(st.st_mode) ? "a FIFO"
-                   : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
-                       ? "a device"
-                       : "a special file");
+    return own_no(no, CUDALOAD_E_NOT_A_FILE, 0,
+                  S_ISDIR(st.st_mode)    ? "not a regular file (a directory)"
+                  : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                  : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
+                      ? "not a regular file (a device)"
+                      : "not a regular file (a special file)");
   }
   cl_file *f = malloc(sizeof *f);
   if (!f) {
     close(fd);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+    return own_no(no, CUDALOAD_E_NO_MEMORY, 0, "out of memory");
   }
   f->fd = fd;
   f->size = (uint64_t)st.st_size;
@@ -221,12 +271,21 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
 }
 
 int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
-  if (offset > f->size || len > f->size - offset)
-    return cl_fail(CUDALOAD_E_MALFORMED,
+  cl_os_no no;
+  int status = cl_os_file_read_at_quiet(f, offset, buf, len, &no);
+  if (status && !no.what)
+    return cl_fail(status,
                    "read of %zu bytes at offset %llu passes the end of the "
                    "file (size %llu)",
                    len, (unsigned long long)offset,
                    (unsigned long long)f->size);
+  return status ? cl_fail_os_no(status, &no, NULL) : CUDALOAD_OK;
+}
+
+int cl_os_file_read_at_quiet(cl_file *f, uint64_t offset, void *buf, size_t len,
+                             cl_os_no *no) {
+  if (offset > f->size || len > f->size - offset)
+    return own_no(no, CUDALOAD_E_MALFORMED, 0, NULL); /* past the end */
   unsigned char *p = buf;
   while (len > 0) {
     ssize_t n = pread(f->fd, p, len, (off_t)offset);
@@ -234,10 +293,11 @@ int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
       if (errno == EINTR)
         continue;
       int err = errno;
-      return cl_fail_os(CUDALOAD_E_IO, (unsigned long)err, "read failed");
+      return own_no(no, CUDALOAD_E_IO, err, "read failed");
     }
     if (n == 0) /* the file shrank under us */
-      return cl_fail(CUDALOAD_E_MALFORMED, "file truncated while reading");
+      return own_no(no, CUDALOAD_E_MALFORMED, 0,
+                    "file truncated while reading");
     p += n;
     len -= (size_t)n;
     offset += (uint64_t)n;
@@ -247,6 +307,13 @@ int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
 
 int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
                          size_t *got) {
+  cl_os_no no;
+  int status = cl_os_file_read_upto_quiet(f, offset, buf, len, got, &no);
+  return status ? cl_fail_os_no(status, &no, NULL) : CUDALOAD_OK;
+}
+
+int cl_os_file_read_upto_quiet(cl_file *f, uint64_t offset, void *buf,
+                               size_t len, size_t *got, cl_os_no *no) {
   unsigned char *p = buf;
   *got = 0;
   while (len > 0) {
@@ -255,7 +322,7 @@ int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
       if (errno == EINTR)
         continue;
       int err = errno;
-      return cl_fail_os(CUDALOAD_E_IO, (unsigned long)err, "read failed");
+      return own_no(no, CUDALOAD_E_IO, err, "read failed");
     }
     if (n == 0)
       break;

@@ -278,11 +278,11 @@ static int executable_machine(cl_loader_model *m) {
   unsigned char h[20];
   size_t got = 0;
   /* An unreadable /proc is an answer here ("use the build's target"): the
-   * caller's last error is kept around the readers, which set theirs. */
-  char *saved = cl_save_error();
+   * answer forms read it, writing no error. */
   int read = 0;
-  if (cl_os_file_open("/proc/self/exe", &f, NULL) == CUDALOAD_OK) {
-    if (cl_os_file_read_upto(f, 0, h, sizeof h, &got) == CUDALOAD_OK &&
+  if (cl_os_file_open_quiet("/proc/self/exe", &f, NULL, NULL) == CUDALOAD_OK) {
+    if (cl_os_file_read_upto_quiet(f, 0, h, sizeof h, &got, NULL) ==
+            CUDALOAD_OK &&
         got == sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0) {
       m->bits = h[EI_CLASS] == ELFCLASS32 ? 32 : 64;
       m->big_endian = h[EI_DATA] == ELFDATA2MSB;
@@ -292,7 +292,6 @@ static int executable_machine(cl_loader_model *m) {
     }
     cl_os_file_close(f);
   }
-  cl_restore_error(saved);
   return read;
 }
 
@@ -482,11 +481,11 @@ static size_t startup_environ_len;
 
 static void read_startup_environ(void) {
   /* An unreadable /proc is an answer here ("the environment as it is
-   * now"): the caller's last error is kept around the readers. */
-  char *saved = cl_save_error();
+   * now"): the answer forms read it, writing no error. */
   /* /proc files report a size of 0: read until the end. */
   cl_file *f = NULL;
-  if (cl_os_file_open("/proc/self/environ", &f, NULL) == CUDALOAD_OK) {
+  if (cl_os_file_open_quiet("/proc/self/environ", &f, NULL, NULL) ==
+      CUDALOAD_OK) {
     size_t capacity = 0, len = 0;
     char *buf = NULL;
     int status = CUDALOAD_OK;
@@ -496,7 +495,7 @@ static void read_startup_environ(void) {
         status = CUDALOAD_E_NO_MEMORY;
         break;
       }
-      status = cl_os_file_read_upto(f, len, buf + len, 65536, &got);
+      status = cl_os_file_read_upto_quiet(f, len, buf + len, 65536, &got, NULL);
       if (status != CUDALOAD_OK || got == 0)
         break;
       len += got;
@@ -509,7 +508,6 @@ static void read_startup_environ(void) {
       free(buf);
     }
   }
-  cl_restore_error(saved);
 }
 
 /* A variable as ld.so read it: from the environment the process started
@@ -540,13 +538,12 @@ static char *startup_ld_library_path(void) {
 /* /etc/ld.so.preload's entries, or NULL when there is none: glibc loads
  * them after LD_PRELOAD's, in every process, secure ones too. */
 static char *system_preload(void) {
-  char *kept = cl_save_error(); /* no such file: an answer */
+  /* no such file: an answer */
   char *text = NULL;
   size_t len = 0;
-  if (cl_read_file_head("/etc/ld.so.preload", 65536, &text, &len) !=
+  if (cl_read_file_head_quiet("/etc/ld.so.preload", 65536, &text, &len) !=
       CUDALOAD_OK)
     text = NULL;
-  cl_restore_error(kept);
   return text;
 }
 

@@ -325,13 +325,11 @@ static int has_separator(const char *path) {
 /* The driver's file for the result: where the loader found the library it
  * opened by name, or the canonical form of the path given; NULL when
  * neither is known (the choice is then shown as given), which is an
- * answer, so the caller's last error is kept. */
+ * answer, so no error is written. */
 static char *driver_file(const char *choice, int by_name) {
   if (by_name)
     return cl_os_loader_find_loaded(choice); /* sets no error */
-  char *saved = cl_save_error();
-  char *path = cl_os_real_path(choice);
-  cl_restore_error(saved);
+  char *path = cl_os_real_path_quiet(choice, NULL);
   return path;
 }
 

@@ -203,11 +203,8 @@ static int visit_site_entry(const char *name, cl_file_kind kind, void *opaque) {
 int cl_consumer_version_from_site(const char *site, const char *package,
                                   char *out, size_t size) {
   site_search s = {package, out, size, 0};
-  /* An unreadable folder only hides the version: the caller's last error
-   * is kept. */
-  char *saved = cl_save_error();
-  cl_os_list_dir(site, visit_site_entry, &s);
-  cl_restore_error(saved);
+  /* An unreadable folder only hides the version: an answer, no error. */
+  cl_os_list_dir_quiet(site, visit_site_entry, &s, NULL);
   return s.found;
 }
 

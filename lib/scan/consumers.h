@@ -88,7 +88,7 @@ int cl_consumer_version_from_name(const char *file_name, char *out,
 
 /* The version of package installed in the site folder site, from its
  * "<package>-<version>.dist-info" folder name; 0 when there is none (an
- * unreadable folder too). Leaves the last error as it was. */
+ * unreadable folder too). Sets no error. */
 int cl_consumer_version_from_site(const char *site, const char *package,
                                   char *out, size_t size);
 
@@ -102,7 +102,7 @@ const cl_known_consumer *cl_consumer_need(const char *package,
 /* The version of package whose library is the file at path, into out: what
  * its name carries (Linux), else its distribution's dist-info in the site
  * folder above the package folder (Windows: ctranslate2\ctranslate2.dll
- * carries none). 0 when neither tells. Leaves the last error as it was. */
+ * carries none). 0 when neither tells. Sets no error. */
 int cl_consumer_version_of(const char *path, const char *package, char *out,
                            size_t size);
 

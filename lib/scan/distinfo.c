@@ -333,7 +333,6 @@ static int add_distribution(cl_distinfo_index *index, const char *dir,
 static void load_records(cl_distinfo_index *index) {
   if (index->records_state != 0)
     return;
-  char *saved = cl_save_error();
   int failed = 0;
   for (size_t i = 0; i < index->distribution_count && !failed; ++i) {
     char *dir = cl_path_dirname(index->distributions[i].metadata_path);
@@ -343,37 +342,35 @@ static void load_records(cl_distinfo_index *index) {
     record_context ctx = {index, i, 0};
     if (!record_path)
       failed = 1;
-    else if (cl_read_file_head(record_path, CL_RECORD_MAX, &text, &len) == 0)
+    else if (cl_read_file_head_quiet(record_path, CL_RECORD_MAX, &text, &len) ==
+             0)
       cl_record_parse_rows(text, len, keep_record_path, &ctx);
     failed = failed || ctx.failed;
     free(text);
     free(record_path);
     free(dir);
   }
-  cl_restore_error(saved);
   index->records_state = failed ? -1 : 1;
   if (!failed)
     sort_keys(index);
 }
 
 /* Read d's METADATA, once, unless its folder's name told its name and
- * version: 1 when they are known. Leaves the last error as it was. */
+ * version: 1 when they are known. Sets no error. */
 static int settle(cl_distribution *d) {
   if (d->metadata_state == 0) {
-    char *saved = cl_save_error();
     char *text = NULL;
     size_t len;
     d->metadata_read = 1;
     d->metadata_state =
-        cl_read_file_head(d->metadata_path, CL_METADATA_HEAD, &text, &len) ==
-                    0 &&
+        cl_read_file_head_quiet(d->metadata_path, CL_METADATA_HEAD, &text,
+                                &len) == 0 &&
                 cl_metadata_parse(text, len, &d->name, &d->version) == 0
             ? 1
             : -1;
     free(text);
     if (d->metadata_state == 1)
       d->cuda_major = cuda_major_of_distribution(d->name);
-    cl_restore_error(saved);
   }
   return d->metadata_state == 1;
 }
@@ -383,9 +380,7 @@ int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
   out->folder = cl_strdup(folder);
   if (!out->folder)
     return CUDALOAD_E_NO_MEMORY;
-  /* An unreadable folder only hides versions: the caller's last error is
-   * kept. */
-  char *saved = cl_save_error();
+  /* An unreadable folder only hides versions: an answer, no error. */
   /* Sorted, so that when two dist-infos claim one file the choice does not
    * depend on the order the file system lists them in. */
   cl_name_list l;
@@ -396,7 +391,6 @@ int cl_distinfo_load(const char *folder, cl_distinfo_index *out) {
     free(dir);
   }
   cl_name_list_free(&l);
-  cl_restore_error(saved);
   return rc;
 }
 

@@ -69,7 +69,7 @@ typedef struct cl_distinfo_index {
 
 /* Read the index of `folder` (a site-packages folder, or a toolkit's
  * dist-info folder): its listing, no file in it. A missing folder gives an
- * empty index and 0. Leaves the last error as it was. */
+ * empty index and 0. Sets no error. */
 int cl_distinfo_load(const char *folder, cl_distinfo_index *out);
 void cl_distinfo_free(cl_distinfo_index *index);
 

@@ -114,10 +114,8 @@ static void interpreter_folders(const char *bin, const char *program,
     return;
   }
   /* An interpreter whose real file cannot be found has no site folders to
-   * give: the caller's last error is kept. */
-  char *saved = cl_save_error();
-  char *real = cl_os_real_path(program);
-  cl_restore_error(saved);
+   * give, an answer (no error is written). */
+  char *real = cl_os_real_path_quiet(program, NULL);
   char *real_bin = real ? cl_path_dirname(real) : NULL;
   char *prefix = real_bin ? cl_path_dirname(real_bin) : NULL;
   char version[16];
@@ -254,7 +252,6 @@ static char *prefix_of_site(const char *folder) {
 }
 
 char *cl_environment_interpreter(const char *folder) {
-  char *saved = cl_save_error();
   char *found = NULL;
   if (folder) {
     found = prefix_interpreter(folder);
@@ -273,6 +270,5 @@ char *cl_environment_interpreter(const char *folder) {
     if (!found)
       found = cl_python_on_path();
   }
-  cl_restore_error(saved);
   return found;
 }

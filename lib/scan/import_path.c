@@ -153,9 +153,8 @@ static void lexical_normal(char *path) {
 static void read_pth(cl_import_path *p, const char *site, const char *file) {
   char *text = NULL;
   size_t len = 0;
-  char *kept = cl_save_error(); /* unreadable: site.py skips it too */
-  int rc = cl_read_file_head(file, PTH_MAX, &text, &len);
-  cl_restore_error(kept);
+  /* unreadable: site.py skips it too */
+  int rc = cl_read_file_head_quiet(file, PTH_MAX, &text, &len);
   if (rc)
     return;
   const char *s = text, *end = text + len;
@@ -196,10 +195,9 @@ static void read_pth(cl_import_path *p, const char *site, const char *file) {
 
 static void read_pth_files(cl_import_path *p, const char *site) {
   cl_name_list names = {0};
-  char *kept = cl_save_error(); /* an unreadable folder has no .pth files */
+  /* an unreadable folder has no .pth files */
   if (cl_name_list_read(site, is_pth, NULL, NULL, &names))
     p->failed = 1;
-  cl_restore_error(kept);
   for (size_t i = 0; i < names.count && !p->failed; ++i) {
     char *file = cl_path_join(site, names.names[i]);
     if (!file)
@@ -237,10 +235,8 @@ static void version_from_prefix(cl_import_path *p, const char *prefix) {
     return;
   char *lib = cl_path_join(prefix, "lib");
   cl_name_list names = {0};
-  char *kept = cl_save_error();
   if (lib)
     cl_name_list_read(lib, is_python_folder, NULL, NULL, &names);
-  cl_restore_error(kept);
   if (names.count == 1)
     snprintf(p->python_version, sizeof p->python_version, "%s",
              names.names[0] + 6);
@@ -271,10 +267,8 @@ static void prefix_sites(cl_import_path *p, const char *prefix,
   /* A layout whose version is not known: each lib/python3.X folder's. */
   char *lib = cl_path_join(prefix, "lib");
   cl_name_list names = {0};
-  char *kept = cl_save_error();
   if (lib && !p->python_version[0])
     cl_name_list_read(lib, is_python_folder, NULL, NULL, &names);
-  cl_restore_error(kept);
   for (size_t i = 0; i < names.count; ++i) {
     snprintf(relative, sizeof relative, "%.40s/site-packages", names.names[i]);
     add_joined(p, lib, relative, origin);
@@ -347,9 +341,7 @@ static void read_config(const char *cfg, venv_config *out) {
   out->system_site = 1;
   char *text = NULL;
   size_t len = 0;
-  char *kept = cl_save_error();
-  int rc = cl_read_file_head(cfg, CFG_MAX, &text, &len);
-  cl_restore_error(kept);
+  int rc = cl_read_file_head_quiet(cfg, CFG_MAX, &text, &len);
   if (rc)
     return;
   for (const char *s = text, *end = text + len; s < end;) {
@@ -453,9 +445,7 @@ static int is_site_folder(const char *folder) {
   if (!strcmp(base, "site-packages") || !strcmp(base, "dist-packages"))
     return 1;
   cl_name_list names = {0};
-  char *kept = cl_save_error();
   cl_name_list_read(folder, holds_distinfo, NULL, NULL, &names);
-  cl_restore_error(kept);
   int yes = names.count > 0;
   cl_name_list_free(&names);
   return yes;
@@ -501,9 +491,7 @@ void cl_import_path_of_roots(const char *const *roots, size_t count, int given,
 
 /* "3.11" from the real file name of a non-venv interpreter ("python3.11"). */
 static void version_from_name(cl_import_path *p, const char *program) {
-  char *kept = cl_save_error();
-  char *real = cl_os_real_path(program);
-  cl_restore_error(kept);
+  char *real = cl_os_real_path_quiet(program, NULL);
   unsigned major, minor;
   char tail;
   if (real && sscanf(cl_path_basename(real), "python%u.%u%c", &major, &minor,
@@ -587,9 +575,7 @@ void cl_import_path_add_interpreter(cl_import_path *out, const char *program) {
     /* No venv: its prefix is where its real file lies (/usr/bin/python3
      * -> /usr), a Windows installation's is its own folder. */
     version_from_name(out, program);
-    char *kept = cl_save_error();
-    char *real = cl_os_real_path(program);
-    cl_restore_error(kept);
+    char *real = cl_os_real_path_quiet(program, NULL);
     char *real_bin = real ? cl_path_dirname(real) : NULL;
     char *prefix = !real_bin          ? NULL
                    : windows_layout() ? cl_strdup(real_bin)

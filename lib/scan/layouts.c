@@ -121,11 +121,9 @@ static void visit_each_child(walk *w, const char *root, const char *dir_rel,
     return;
   }
   cl_name_list l;
-  /* A folder that cannot be listed only hides its children: the caller's
-   * last error is kept. */
-  char *saved = cl_save_error();
+  /* A folder that cannot be listed only hides its children (an answer:
+   * cl_name_list_read writes no error). */
   int failed = cl_name_list_read(dir, keep, NULL, NULL, &l);
-  cl_restore_error(saved);
   for (size_t i = 0; i < l.count; ++i) {
     char *child = cl_path_join(dir, l.names[i]);
     char *folder = child && tail ? cl_path_join(child, tail) : NULL;

@@ -49,11 +49,11 @@ const char *cl_file_machine_name(const char *path) {
   uint64_t size = 0;
   unsigned char head[64];
   const char *name = NULL;
-  /* An unreadable file only has no machine: the caller's last error is
-   * kept. */
-  char *saved = cl_save_error();
-  if (cl_os_file_open(path, &f, &size) == CUDALOAD_OK && size >= sizeof head &&
-      cl_os_file_read_at(f, 0, head, sizeof head) == CUDALOAD_OK) {
+  /* An unreadable file only has no machine: the answer forms write no
+   * error. */
+  if (cl_os_file_open_quiet(path, &f, &size, NULL) == CUDALOAD_OK &&
+      size >= sizeof head &&
+      cl_os_file_read_at_quiet(f, 0, head, sizeof head, NULL) == CUDALOAD_OK) {
     if (memcmp(head, "\177ELF", 4) == 0) {
       int big = head[5] == 2;
       unsigned m = big ? (unsigned)head[18] << 8 | head[19]
@@ -64,14 +64,14 @@ const char *cl_file_machine_name(const char *path) {
                     (uint32_t)head[0x3e] << 16 | (uint32_t)head[0x3f] << 24;
       unsigned char sig[6];
       if ((uint64_t)pe + sizeof sig <= size &&
-          cl_os_file_read_at(f, pe, sig, sizeof sig) == CUDALOAD_OK &&
+          cl_os_file_read_at_quiet(f, pe, sig, sizeof sig, NULL) ==
+              CUDALOAD_OK &&
           memcmp(sig, "PE\0\0", 4) == 0)
         name = pe_machine((unsigned)sig[4] | (unsigned)sig[5] << 8);
     }
   }
   if (f)
     cl_os_file_close(f);
-  cl_restore_error(saved);
   return name;
 }
 

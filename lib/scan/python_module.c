@@ -67,9 +67,8 @@ static int is_init(const char *entry, const void *arg) {
 static int held_in(const char *folder, const char *name, char **location) {
   name_filter f = {name, strlen(name)};
   cl_name_list entries = {0};
-  char *kept = cl_save_error(); /* an unreadable folder holds nothing */
+  /* an unreadable folder holds nothing */
   cl_name_list_read(folder, is_module_entry, &f, NULL, &entries);
-  cl_restore_error(kept);
   int how = 0;
   *location = NULL;
   for (size_t i = 0; i < entries.count && how < 2; ++i) {
@@ -80,9 +79,7 @@ static int held_in(const char *folder, const char *name, char **location) {
     if (!strcmp(entry, name) &&
         cl_os_stat_kind(path, NULL) == CL_KIND_DIRECTORY) {
       cl_name_list init = {0};
-      kept = cl_save_error();
       cl_name_list_read(path, is_init, NULL, NULL, &init);
-      cl_restore_error(kept);
       int package = init.count > 0;
       cl_name_list_free(&init);
       if (package || !how) {
@@ -136,10 +133,9 @@ static char *read_record(const char *folder, const char *distinfo, size_t *len,
   char *dir = cl_path_join(folder, distinfo);
   char *record = dir ? cl_path_join(dir, "RECORD") : NULL;
   char *text = NULL;
-  char *kept = cl_save_error(); /* no RECORD: it lists nothing */
-  if (!record || cl_read_file_head(record, RECORD_MAX, &text, len))
+  /* no RECORD: it lists nothing */
+  if (!record || cl_read_file_head_quiet(record, RECORD_MAX, &text, len))
     text = NULL;
-  cl_restore_error(kept);
   free(dir);
   if (record_path)
     *record_path = record;
@@ -182,14 +178,14 @@ static int lists_module(const char *folder, const char *distinfo,
   lists_check c = {name, strlen(name), 0};
   cl_file *f = NULL;
   uint64_t size = 0;
-  char *kept = cl_save_error(); /* no RECORD: it lists nothing */
+  /* no RECORD: it lists nothing */
   char *buf = record ? malloc(RECORD_CHUNK) : NULL;
-  if (buf && cl_os_file_open(record, &f, &size) == CUDALOAD_OK) {
+  if (buf && cl_os_file_open_quiet(record, &f, &size, NULL) == CUDALOAD_OK) {
     size_t held = 0;
     for (uint64_t at = 0; !c.found && at < RECORD_MAX;) {
       size_t got = 0;
-      if (cl_os_file_read_upto(f, at, buf + held, RECORD_CHUNK - held, &got) !=
-              CUDALOAD_OK ||
+      if (cl_os_file_read_upto_quiet(f, at, buf + held, RECORD_CHUNK - held,
+                                     &got, NULL) != CUDALOAD_OK ||
           got == 0) {
         if (held) /* the last line, without its newline */
           cl_record_parse(buf, held, visit_lists, &c);
@@ -210,7 +206,6 @@ static int lists_module(const char *folder, const char *distinfo,
     }
     cl_os_file_close(f);
   }
-  cl_restore_error(kept);
   free(buf);
   free(record);
   return c.found;
@@ -230,9 +225,7 @@ static void add_provider(cl_module_found *out, const char *distinfo) {
 static void find_providers(const char *folder, const char *name,
                            cl_module_found *out) {
   cl_name_list list = {0};
-  char *kept = cl_save_error();
   cl_name_list_read(folder, is_distinfo, NULL, NULL, &list);
-  cl_restore_error(kept);
   for (int pass = 0; pass < 2 && !out->provider_count; ++pass)
     for (size_t i = 0; i < list.count && !out->failed; ++i)
       if (named_like(list.names[i], name) == !pass &&

@@ -52,9 +52,8 @@ static char *pth_file_of(const char *program, char *version, size_t size) {
   char *mine = stem ? cl_strdup_printf("%s._pth", stem) : NULL;
   char *found = NULL;
   cl_name_list list = {0};
-  char *kept = cl_save_error(); /* an unreadable folder: no ._pth */
+  /* an unreadable folder: no ._pth */
   cl_name_list_read(folder, is_pth, NULL, NULL, &list);
-  cl_restore_error(kept);
   for (int pass = 0; pass < 2 && !found && mine; ++pass)
     for (size_t i = 0; i < list.count && !found; ++i) {
       const char *name = list.names[i];
@@ -133,10 +132,8 @@ int cl_python_pth_read(const char *program, cl_python_pth *out) {
   out->file = pth_file_of(program, out->version, sizeof out->version);
   char *text = NULL;
   size_t len = 0;
-  char *kept = cl_save_error();
-  int unread = !out->file ||
-               cl_read_file_head(out->file, CL_PTH_MAX_BYTES, &text, &len) != 0;
-  cl_restore_error(kept);
+  int unread = !out->file || cl_read_file_head_quiet(
+                                 out->file, CL_PTH_MAX_BYTES, &text, &len) != 0;
   out->prefix = unread ? NULL : cl_path_dirname(out->file);
   if (unread || !out->prefix) {
     free(text);
@@ -171,9 +168,8 @@ static int is_distinfo(const char *name, const void *arg) {
 
 static int holds_distributions(const char *folder) {
   cl_name_list list = {0};
-  char *kept = cl_save_error(); /* an unreadable folder holds none */
+  /* an unreadable folder holds none */
   cl_name_list_read(folder, is_distinfo, NULL, NULL, &list);
-  cl_restore_error(kept);
   int yes = list.count > 0;
   cl_name_list_free(&list);
   return yes;

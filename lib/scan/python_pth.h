@@ -48,7 +48,7 @@ void cl_python_pth_free(cl_python_pth *pth);
  * site" <prefix>\Lib\site-packages; each visited once with `origin`.
  * Returns 1 when such a file governs the interpreter (then these are its
  * whole import path), 0 when none is there or it cannot be read (the
- * caller's search stands; the last error is kept). */
+ * caller's search stands). Sets no error. */
 int cl_python_pth_roots(const char *program, const char *origin,
                         cl_root_visitor visit, void *opaque);
 

@@ -173,10 +173,8 @@ static void follow_record(const char *path, int allow_writable,
   }
   char *text = NULL;
   size_t len = 0;
-  char *kept = cl_save_error();
-  int rc =
-      cl_read_file_head(path, CL_RECORDED_ROOTS_MAX_BYTES + 1, &text, &len);
-  cl_restore_error(kept);
+  int rc = cl_read_file_head_quiet(path, CL_RECORDED_ROOTS_MAX_BYTES + 1, &text,
+                                   &len);
   if (rc) {
     sink(path, NULL, rc == CUDALOAD_E_NO_MEMORY ? rc : CUDALOAD_E_IO,
          rc == CUDALOAD_E_NO_MEMORY ? "out of memory" : "it cannot be read",

@@ -78,11 +78,9 @@ static void versioned_children(const char *parent, const char *prefix,
                                cl_root_visitor visit, void *opaque) {
   cl_name_list p;
   /* Out of memory costs the names not listed, nothing more; a parent that
-   * cannot be listed has no roots to give, and the caller's last error is
-   * kept. */
-  char *saved = cl_save_error();
+   * cannot be listed has no roots to give (cl_name_list_read writes no
+   * error). */
   (void)cl_name_list_read(parent, has_prefix, prefix, newest_first, &p);
-  cl_restore_error(saved);
   for (size_t i = 0; i < p.count; ++i) {
     char *child = cl_path_join(parent, p.names[i]);
     char *root = child && tail ? cl_path_join(child, tail) : NULL;

@@ -68,7 +68,7 @@ char *cl_python_on_path(void);
  * site-packages folder (the interpreter of the prefix it lies in), or NULL
  * for the active environment (VIRTUAL_ENV, CONDA_PREFIX, else the python3
  * first on PATH). Malloc'ed absolute path of a file that exists, or NULL
- * when none is found. */
+ * when none is found. Sets no error. */
 char *cl_environment_interpreter(const char *folder);
 /* The folders of the interpreter `program` (an absolute path), read without
  * running it, as for the python3 on PATH: its venv root (pyvenv.cfg), its

@@ -55,11 +55,9 @@ static const char *ask_directly(void *opaque, const char *folder,
 }
 
 /* The real path of path, or NULL when it does not resolve: an answer here
- * (nothing is read from it then), so the caller's last error is kept. */
+ * (nothing is read from it then), so no error is written. */
 static char *real_quietly(const char *path) {
-  char *kept = cl_save_error();
-  char *real = cl_os_real_path(path);
-  cl_restore_error(kept);
+  char *real = cl_os_real_path_quiet(path, NULL);
   return real;
 }
 

@@ -495,20 +495,29 @@ static int prepend_to_path(const char *folder, const wchar_t *wide,
   return status;
 }
 
-static int add_to_dll_directories(const char *folder, const wchar_t *wide) {
+/* add_to_dll_directories' answer form (common/error.h): sets no error;
+ * *err is the OS's reason for a "no". */
+static int add_to_dll_directories_quiet(const wchar_t *wide, DWORD *err) {
   add_dll_directory_function add = add_dll_directory();
   /* Without AddDllDirectory (Windows 7 without KB2533623) there is no
    * SetDefaultDllDirectories either: PATH is all plain LoadLibrary uses. */
   if (!add || dll_directory_added(wide))
     return CUDALOAD_OK;
   if (!add(wide)) {
-    DWORD err = GetLastError();
-    return cl_fail_os(err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND
-                          ? CUDALOAD_E_NOT_FOUND
-                          : CUDALOAD_E_IO,
-                      err, "%s: AddDllDirectory failed", folder);
+    *err = GetLastError();
+    return *err == ERROR_FILE_NOT_FOUND || *err == ERROR_PATH_NOT_FOUND
+               ? CUDALOAD_E_NOT_FOUND
+               : CUDALOAD_E_IO;
   }
   remember_dll_directory(wide);
+  return CUDALOAD_OK;
+}
+
+static int add_to_dll_directories(const char *folder, const wchar_t *wide) {
+  DWORD err = 0;
+  int status = add_to_dll_directories_quiet(wide, &err);
+  if (status != CUDALOAD_OK)
+    return cl_fail_os(status, err, "%s: AddDllDirectory failed", folder);
   return CUDALOAD_OK;
 }
 
@@ -542,14 +551,12 @@ static int expose_folder_locked(const char *folder, char **warning) {
   status = prepend_to_path(folder, wide, warning);
   /* AddDllDirectory whatever became of PATH: where PATH could not take the
    * folder, it is what is left. PATH's own failure is what is reported. */
-  char *kept = status != CUDALOAD_OK ? cl_save_error() : NULL;
-  int added = add_to_dll_directories(folder, wide);
+  DWORD ignored = 0;
+  int added = status != CUDALOAD_OK
+                  ? add_to_dll_directories_quiet(wide, &ignored)
+                  : add_to_dll_directories(folder, wide);
   free(wide);
-  if (status != CUDALOAD_OK) {
-    cl_restore_error(kept);
-    return status;
-  }
-  return added;
+  return status != CUDALOAD_OK ? status : added;
 }
 
 int cl_os_loader_expose_folder(const char *folder, char **warning) {
@@ -577,9 +584,8 @@ int cl_os_loader_expose_folder(const char *folder, char **warning) {
     if (attributes != INVALID_FILE_ATTRIBUTES &&
         (attributes & FILE_ATTRIBUTE_DIRECTORY)) {
       cl_os_loader_lock();
-      char *kept = cl_save_error();
-      add_to_dll_directories(folder, wide);
-      cl_restore_error(kept);
+      DWORD ignored = 0;
+      add_to_dll_directories_quiet(wide, &ignored);
       cl_os_loader_unlock();
     }
     free(wide);

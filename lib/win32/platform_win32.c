@@ -83,14 +83,45 @@ static void quiet_errors_end(DWORD old_mode) {
  * GetFullPathNameW does it first. Returns a status, with the last error
  * naming `path` on failure.
  */
+/* Fill *no (when asked for) with the OS's reason err and return status. */
+static int os_no(cl_os_no *no, int status, DWORD err) {
+  if (no) {
+    no->status = status;
+    no->from_os = 1;
+    no->os_code = err;
+    no->what = NULL;
+  }
+  return status;
+}
+
+/* Fill *no (when asked for) with our own reason and return status. */
+static int own_no(cl_os_no *no, int status, const char *what) {
+  if (no) {
+    no->status = status;
+    no->from_os = 0;
+    no->os_code = 0;
+    no->what = what;
+  }
+  return status;
+}
+
+static int to_win_path_quiet(const char *path, wchar_t **out, cl_os_no *no);
+
 static int to_win_path(const char *path, wchar_t **out) {
+  cl_os_no no;
+  int status = to_win_path_quiet(path, out, &no);
+  return status ? cl_fail_os_no(status, &no, path) : CUDALOAD_OK;
+}
+
+/* to_win_path's answer form: sets no error. */
+static int to_win_path_quiet(const char *path, wchar_t **out, cl_os_no *no) {
   int status;
   wchar_t *wide = cl_os_utf8_to_wide(path, &status);
   *out = NULL;
   if (!wide) {
     if (status == CUDALOAD_E_NO_MEMORY)
-      return cl_fail(status, "%s: out of memory", path);
-    return cl_fail(status, "%s: not a valid UTF-8 path", path);
+      return own_no(no, status, "out of memory");
+    return own_no(no, status, "not a valid UTF-8 path");
   }
   *out = wide;
   if (cl_os_wide_path_is_short(wide) || !cl_os_path_is_absolute(path))
@@ -260,14 +291,21 @@ static void visit_entries(HANDLE find, WIN32_FIND_DATAW *entry,
 }
 
 int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
+  cl_os_no no;
+  int status = cl_os_list_dir_quiet(dir, visit, opaque, &no);
+  return status ? cl_fail_os_no(status, &no, dir) : CUDALOAD_OK;
+}
+
+int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
+                         cl_os_no *no) {
   wchar_t *wide;
-  int status = to_win_path(dir, &wide);
+  int status = to_win_path_quiet(dir, &wide, no);
   if (status != CUDALOAD_OK)
     return status;
   wchar_t *pattern = every_entry_pattern(wide);
   if (!pattern) {
     free(wide);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", dir);
+    return own_no(no, CUDALOAD_E_NO_MEMORY, "out of memory");
   }
 
   DWORD old_mode = quiet_errors_begin();
@@ -285,7 +323,7 @@ int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
         (attributes & FILE_ATTRIBUTE_DIRECTORY))
       status = CUDALOAD_OK;
     else
-      status = cl_fail_os(status_for_win32_error(err), err, "%s", dir);
+      status = os_no(no, status_for_win32_error(err), err);
     quiet_errors_end(old_mode);
     free(pattern);
     free(wide);
@@ -311,6 +349,10 @@ int cl_os_dir_check_listable(const char *dir) {
   /* FindFirstFileExW is what tells whether a folder may be listed; it
    * returns one batch of entries, and the walk stops after the first. */
   return cl_os_list_dir(dir, stop_at_first, NULL);
+}
+
+int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no) {
+  return cl_os_list_dir_quiet(dir, stop_at_first, NULL, no);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -352,8 +394,16 @@ static wchar_t *full_path_of(const wchar_t *wide) {
 }
 
 char *cl_os_real_path(const char *path) {
+  cl_os_no no;
+  char *resolved = cl_os_real_path_quiet(path, &no);
+  if (!resolved)
+    cl_fail_os_no(no.status, &no, path);
+  return resolved;
+}
+
+char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
   wchar_t *wide;
-  if (to_win_path(path, &wide) != CUDALOAD_OK)
+  if (to_win_path_quiet(path, &wide, no) != CUDALOAD_OK)
     return NULL;
   DWORD old_mode = quiet_errors_begin();
   /* FILE_FLAG_BACKUP_SEMANTICS lets folders be opened too; no access right
@@ -365,7 +415,7 @@ char *cl_os_real_path(const char *path) {
     DWORD err = GetLastError();
     quiet_errors_end(old_mode);
     free(wide);
-    cl_fail_os(status_for_win32_error(err), err, "%s", path);
+    os_no(no, status_for_win32_error(err), err);
     return NULL;
   }
   wchar_t *resolved = final_path_of(h);
@@ -382,15 +432,16 @@ char *cl_os_real_path(const char *path) {
   quiet_errors_end(old_mode);
   free(wide);
   if (!resolved) {
-    cl_fail_os(status_for_win32_error(err), err, "%s: cannot resolve the path",
-               path);
+    os_no(no, status_for_win32_error(err), err);
+    if (no)
+      no->what = "cannot resolve the path";
     return NULL;
   }
   cl_os_strip_verbatim_prefix(resolved);
   char *utf8 = cl_os_wide_to_utf8(resolved, -1);
   free(resolved);
   if (!utf8)
-    cl_fail(CUDALOAD_E_IO, "%s: the resolved path has no UTF-8 form", path);
+    own_no(no, CUDALOAD_E_IO, "the resolved path has no UTF-8 form");
   return utf8;
 }
 
@@ -457,10 +508,8 @@ int cl_os_path_stamp_judged(const char *path, cl_trust_use use,
 
 int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
   wchar_t *wide;
-  char *kept = cl_save_error(); /* "no stamp" is an answer, not a failure */
-  int unusable = !path || to_win_path(path, &wide) != CUDALOAD_OK;
-  cl_restore_error(kept);
-  if (unusable)
+  /* "no stamp" is an answer, not a failure */
+  if (!path || to_win_path_quiet(path, &wide, NULL) != CUDALOAD_OK)
     return 0;
   DWORD old_mode = quiet_errors_begin();
   HANDLE h = CreateFileW(wide, FILE_READ_ATTRIBUTES,
@@ -482,18 +531,25 @@ int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
 static const char *describe_file_type(DWORD type) {
   switch (type) {
   case FILE_TYPE_CHAR:
-    return "a device";
+    return "not a regular file (a device)";
   case FILE_TYPE_PIPE:
-    return "a pipe";
+    return "not a regular file (a pipe)";
   default:
-    return "a special file";
+    return "not a regular file (a special file)";
   }
 }
 
 int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
+  cl_os_no no;
+  int status = cl_os_file_open_quiet(path, out, size_out, &no);
+  return status ? cl_fail_os_no(status, &no, path) : CUDALOAD_OK;
+}
+
+int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
+                          cl_os_no *no) {
   *out = NULL;
   wchar_t *wide;
-  int status = to_win_path(path, &wide);
+  int status = to_win_path_quiet(path, &wide, no);
   if (status != CUDALOAD_OK)
     return status;
   DWORD old_mode = quiet_errors_begin();
@@ -508,32 +564,31 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
   quiet_errors_end(old_mode);
   free(wide);
   if (h == INVALID_HANDLE_VALUE)
-    return cl_fail_os(status_for_win32_error(err), err, "%s", path);
+    return os_no(no, status_for_win32_error(err), err);
 
   /* The type is checked on the open handle, so a file swapped for something
    * else after a cl_os_stat_kind is still caught. */
   DWORD type = GetFileType(h);
   if (type != FILE_TYPE_DISK) {
     CloseHandle(h);
-    return cl_fail(CUDALOAD_E_NOT_A_FILE, "%s: not a regular file (%s)", path,
-                   describe_file_type(type));
+    return own_no(no, CUDALOAD_E_NOT_A_FILE, describe_file_type(type));
   }
   BY_HANDLE_FILE_INFORMATION info;
   if (!GetFileInformationByHandle(h, &info)) {
     err = GetLastError();
     CloseHandle(h);
-    return cl_fail_os(CUDALOAD_E_IO, err, "%s", path);
+    return os_no(no, CUDALOAD_E_IO, err);
   }
   if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
     CloseHandle(h);
-    return cl_fail(CUDALOAD_E_NOT_A_FILE,
-                   "%s: not a regular file (a directory)", path);
+    return own_no(no, CUDALOAD_E_NOT_A_FILE,
+                  "not a regular file (a directory)");
   }
 
   cl_file *f = malloc(sizeof *f);
   if (!f) {
     CloseHandle(h);
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "%s: out of memory", path);
+    return own_no(no, CUDALOAD_E_NO_MEMORY, "out of memory");
   }
   f->handle = h;
   f->size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
@@ -545,13 +600,22 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
 }
 
 int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
+  cl_os_no no;
+  int status = cl_os_file_read_at_quiet(f, offset, buf, len, &no);
   /* %llu rather than %zu: mingw checks formats against MSVCRT's rules. */
-  if (offset > f->size || len > f->size - offset)
-    return cl_fail(CUDALOAD_E_MALFORMED,
+  if (status && !no.what)
+    return cl_fail(status,
                    "read of %llu bytes at offset %llu passes the end of the "
                    "file (size %llu)",
                    (unsigned long long)len, (unsigned long long)offset,
                    (unsigned long long)f->size);
+  return status ? cl_fail_os_no(status, &no, NULL) : CUDALOAD_OK;
+}
+
+int cl_os_file_read_at_quiet(cl_file *f, uint64_t offset, void *buf, size_t len,
+                             cl_os_no *no) {
+  if (offset > f->size || len > f->size - offset)
+    return own_no(no, CUDALOAD_E_MALFORMED, NULL); /* past the end */
   unsigned char *p = buf;
   while (len > 0) {
     /* ReadFile takes a DWORD count; the offset rides in the OVERLAPPED, so
@@ -565,11 +629,14 @@ int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
     if (!ReadFile(f->handle, p, chunk, &got, &at)) {
       DWORD err = GetLastError();
       if (err == ERROR_HANDLE_EOF)
-        return cl_fail(CUDALOAD_E_MALFORMED, "file truncated while reading");
-      return cl_fail_os(CUDALOAD_E_IO, err, "read failed");
+        return own_no(no, CUDALOAD_E_MALFORMED, "file truncated while reading");
+      os_no(no, CUDALOAD_E_IO, err);
+      if (no)
+        no->what = "read failed";
+      return CUDALOAD_E_IO;
     }
     if (got == 0) /* the file shrank under us */
-      return cl_fail(CUDALOAD_E_MALFORMED, "file truncated while reading");
+      return own_no(no, CUDALOAD_E_MALFORMED, "file truncated while reading");
     p += got;
     len -= got;
     offset += got;
@@ -579,6 +646,13 @@ int cl_os_file_read_at(cl_file *f, uint64_t offset, void *buf, size_t len) {
 
 int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
                          size_t *got) {
+  cl_os_no no;
+  int status = cl_os_file_read_upto_quiet(f, offset, buf, len, got, &no);
+  return status ? cl_fail_os_no(status, &no, NULL) : CUDALOAD_OK;
+}
+
+int cl_os_file_read_upto_quiet(cl_file *f, uint64_t offset, void *buf,
+                               size_t len, size_t *got, cl_os_no *no) {
   unsigned char *p = buf;
   *got = 0;
   while (len > 0) {
@@ -592,7 +666,10 @@ int cl_os_file_read_upto(cl_file *f, uint64_t offset, void *buf, size_t len,
       DWORD err = GetLastError();
       if (err == ERROR_HANDLE_EOF)
         break;
-      return cl_fail_os(CUDALOAD_E_IO, err, "read failed");
+      os_no(no, CUDALOAD_E_IO, err);
+      if (no)
+        no->what = "read failed";
+      return CUDALOAD_E_IO;
     }
     if (n == 0)
       break;
@@ -703,9 +780,7 @@ int cl_os_owned_by_this_user(const char *path, char **owner, char **me) {
   *owner = NULL;
   *me = NULL;
   wchar_t *wide = NULL;
-  char *saved = cl_save_error();
-  int status = to_win_path(path, &wide);
-  cl_restore_error(saved);
+  int status = to_win_path_quiet(path, &wide, NULL);
   if (status != CUDALOAD_OK) {
     free(wide);
     return -1;
@@ -749,11 +824,8 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
-   * over; "cannot tell" is then the answer, and the caller's last error is
-   * kept. */
-  char *saved = cl_save_error();
-  int status = to_win_path(path, &wide);
-  cl_restore_error(saved);
+   * over; "cannot tell" is then the answer, and no error is written. */
+  int status = to_win_path_quiet(path, &wide, NULL);
   if (status != CUDALOAD_OK) {
     free(wide);
     return 0;
@@ -920,9 +992,7 @@ const char *cl_os_driver_name(void) {
 
 char *cl_os_private_fix(const char *path, cl_trust_use use) {
   wchar_t *wide = NULL;
-  char *saved = cl_save_error();
-  int status = to_win_path(path, &wide);
-  cl_restore_error(saved);
+  int status = to_win_path_quiet(path, &wide, NULL);
   PACL dacl = NULL;
   PSECURITY_DESCRIPTOR descriptor = NULL;
   DWORD err = ERROR_INVALID_NAME;

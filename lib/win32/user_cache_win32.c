@@ -132,11 +132,9 @@ int cl_os_private_file_read(const char *path, size_t max, char **data,
            !(info.dwFileAttributes &
              (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)) &&
            info.nFileSizeHigh == 0 && info.nFileSizeLow <= max;
-  char *why = NULL;
-  char *kept = cl_save_error();
+  char *why = NULL; /* cl_os_writable_by_others sets no error */
   if (ok && cl_os_writable_by_others(path, CL_TRUST_LIBRARY_FILE, &why))
     ok = 0;
-  cl_restore_error(kept);
   free(why);
   if (!ok) {
     CloseHandle(h);
@@ -270,11 +268,9 @@ int cl_os_private_file_replace(const char *dir, const char *name,
   if (status == CUDALOAD_OK) {
     /* A folder others may add files to could have the store swapped after
      * it is written: nothing is written there (as on POSIX). */
-    char *why = NULL;
-    char *kept = cl_save_error();
+    char *why = NULL; /* cl_os_writable_by_others sets no error */
     if (cl_os_writable_by_others(dir, CL_TRUST_LIBRARY_FOLDER, &why))
       status = CUDALOAD_E_IO;
-    cl_restore_error(kept);
     free(why);
   }
   if (status == CUDALOAD_OK)
