@@ -238,7 +238,6 @@ def main():
     ctx.base_python = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
     checker = ctx.checker
     ctx.screens = []  # every doctor answer with a problem, as its text shows it
-    ctx.known_gap = known_gap  # a scenario's step the model cannot pass yet
     started = time.time()
     for key in args.only.split(","):
         print("== " + key, flush=True)

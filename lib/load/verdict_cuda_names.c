@@ -115,8 +115,14 @@ static int collect_name(const char *text, void *opaque) {
   /* A stem only counts for the opener's own family: another family's
    * major is not the opener's. */
   if (strcmp(name, text) != 0 &&
-      strcmp(m.entry->family, ns->self->entry->family) != 0)
+      strcmp(m.entry->family, ns->self->entry->family) != 0) {
+    /* Unless the opener opens that very name (cuBLASLt 11's libnvrtc.so):
+     * the loader then searches it as written. */
+    if (cl_catalog_opens_as_is(ns->self->entry, ns->self->major, text) &&
+        push_name(&ns->names, &ns->count, &ns->capacity, text))
+      ns->failed = 1;
     return 0;
+  }
   for (size_t i = 0; ns->info && i < ns->info->needed_count; ++i)
     if (strcmp(ns->info->needed[i], name) == 0)
       return 0; /* a DT_NEEDED name, not a lazy open */

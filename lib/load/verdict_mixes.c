@@ -10,6 +10,8 @@
 
 #include "common/buf.h"
 #include "common/strutil.h"
+#include "load/fix_lines.h"
+#include "os/platform.h"
 #include "load/spec.h"
 #include "load/verdict_finding.h"
 #include "load/verdict_versions.h"
@@ -192,6 +194,97 @@ static const cl_explain_object *clashing_pair(cudaload_explain *e,
  * version with the folder it comes from. On Windows a later copy of a name
  * loaded already is judged apart (windows_copies): nothing reaches it by
  * name, so it runs with no other file of the process. */
+/* The library of family and CUDA major cuda this machine has (the
+ * inventory's), NULL when none: what a name opened as written should be. */
+static const char *copy_of_major(cudaload_explain *e, const char *family,
+                                 int cuda) {
+  if (!e->ctx)
+    return NULL;
+  const cl_inventory *inv = cl_inventory_of(e->ctx);
+  for (size_t i = 0; i < inv->library_count; ++i) {
+    cl_library *lib = &inv->libraries[i];
+    if (strcmp(lib->entry->family, family) != 0)
+      continue;
+    cl_library_settle_version(e->ctx, lib);
+    if (lib->cuda_major == cuda && lib->entry->role == CL_ROLE_MAIN)
+      return lib->path;
+  }
+  return NULL;
+}
+
+/* A name an opener opens as written (cuBLASLt 11's libnvrtc.so,
+ * catalog.h opens_as_is) that the loader finds as a file of another CUDA
+ * major: only a toolkit's development link has that name, so the process
+ * gets the machine's toolkit, whatever its major. One finding per pair,
+ * whose fix links the name beside the opener to the opener's major: its
+ * own search ($ORIGIN) finds that first. Marks in skip[] the files it
+ * reported, which the CUDA majors below then leave. */
+static void as_is_majors(cudaload_explain *e, const size_t *at, size_t n,
+                         const char *among, unsigned char *skip) {
+  for (size_t i = 0; i < n; ++i) {
+    const cl_explain_object *x = &e->objects[at[i]];
+    const cl_catalog_entry *entry = x->name ? cl_catalog_find(x->name) : NULL;
+    if (!entry || !entry->opens_as_is[0] || !x->cuda_major)
+      continue;
+    for (size_t j = 0; j < n; ++j) {
+      const cl_explain_object *y = &e->objects[at[j]];
+      const char *name = cl_path_basename(y->path);
+      if (skip[j] || !y->family || !y->cuda_major ||
+          y->cuda_major == x->cuda_major ||
+          !cl_catalog_opens_as_is(entry, x->major, name))
+        continue;
+      skip[j] = 1;
+      cl_problem p = cl_verdict_finding_record(CL_FINDING_CUDA_MAJORS, 0);
+      cl_verdict_fact_int(&p, CUDALOAD_FACT_CUDA_MAJOR, x->cuda_major);
+      cl_verdict_fact(&p, CUDALOAD_FACT_PATH, x->path);
+      cl_verdict_fact_int(&p, CUDALOAD_FACT_OTHER_CUDA_MAJOR, y->cuda_major);
+      cl_verdict_fact(&p, CUDALOAD_FACT_OTHER_PATH, y->path);
+      cl_verdict_fact(&p, CUDALOAD_FACT_AMONG, among);
+      cl_verdict_fact(&p, CUDALOAD_FACT_NAME, name);
+      char *folder = cl_path_dirname(x->path);
+      char *link = folder ? cl_path_join(folder, name) : NULL;
+      const char *target = copy_of_major(e, y->family, x->cuda_major);
+      cl_fix_add_note(&p.fix, CL_NOTE_OPENS_THE_NAME_AS_WRITTEN,
+                      cl_path_basename(x->path), name, y->cuda_major);
+      /* Found in a folder of LD_LIBRARY_PATH, which the loader searches
+       * before the opener's own list: that entry goes first. */
+      char *value = cl_os_getenv("LD_LIBRARY_PATH");
+      char *found_in = cl_path_dirname(y->path);
+      for (const char *c = value; c && found_in && *c;) {
+        size_t len = strcspn(c, ":");
+        if (len && cl_os_same_path(c, len, found_in, strlen(found_in))) {
+          cl_fix_drop_from_path_list("LD_LIBRARY_PATH", value, found_in, ':',
+                                     &p.fix);
+          break;
+        }
+        c += len + (c[len] == ':');
+      }
+      free(value);
+      free(found_in);
+      if (target && link) {
+        cl_verdict_fact(&p, CUDALOAD_FACT_BETTER, target);
+        cl_fix_step *ln = cl_fix_add(&p.fix, CUDALOAD_FIX_COMMAND);
+        cl_fix_arg(&p.fix, ln, "ln");
+        cl_fix_arg(&p.fix, ln, "-s");
+        cl_fix_arg(&p.fix, ln, target);
+        cl_fix_arg(&p.fix, ln, link);
+        cl_fix_note(&p.fix, ln, CL_NOTE_THE_LINK_ITS_OWN_SEARCH_FINDS,
+                    x->cuda_major);
+      } else {
+        cl_fix_add_note(&p.fix, CL_NOTE_INSTALL_THE_BUILD_FOR_THE_CUDA_MAJOR,
+                        x->cuda_major, y->family);
+        cl_fix_add_note(&p.fix, CL_NOTE_THEN_LINK_IT_AS_THE_NAME, name,
+                        folder ? folder : x->path);
+      }
+      e->failed |= !folder || !link;
+      free(folder);
+      free(link);
+      cl_verdict_add(e, CL_FINDING_CUDA_MAJORS, 0, &p, x->path, name, y->path,
+                     NULL);
+    }
+  }
+}
+
 static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
                         const char *among) {
   settle_compared_versions(e, at, n);
@@ -224,11 +317,17 @@ static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
     cl_verdict_add(e, CL_FINDING_TWO_VERSIONS, 0, &p, a->path, NULL, b->path,
                    NULL);
   }
+  unsigned char *skip = calloc(n + 1, 1);
+  if (!skip) {
+    e->failed = 1;
+    return;
+  }
+  as_is_majors(e, at, n, among, skip);
   int cuda_seen = 0;
   const cl_explain_object *first_cuda = NULL;
   for (size_t i = 0; i < n; ++i) {
     const cl_explain_object *o = &e->objects[at[i]];
-    if (!o->family || !o->cuda_major)
+    if (skip[i] || !o->family || !o->cuda_major)
       continue;
     if (!cuda_seen) {
       cuda_seen = o->cuda_major;
@@ -247,6 +346,7 @@ static void mixes_among(cudaload_explain *e, const size_t *at, size_t n,
       break;
     }
   }
+  free(skip);
 }
 
 void cl_verdict_mixes(cudaload_explain *e, size_t first, const char *among) {

@@ -244,6 +244,12 @@ static void not_found_steps(cudaload_explain *e, const cl_name_match *m,
 static void not_found(cudaload_explain *e, const char *from,
                       const cl_load_edge *edge, const cl_name_match *m,
                       int later, cl_naming naming) {
+  /* A name opened as written (catalog.h, opens_as_is) is optional: the
+   * opener goes on without it. */
+  cl_name_match opener;
+  if (later && cl_verdict_catalog_of(from, NULL, naming, &opener) &&
+      cl_catalog_opens_as_is(opener.entry, opener.major, edge->name))
+    return;
   char places[1024];
   places_looked_at(&edge->how, places, sizeof places);
   cl_finding *f = later && m ? lazy_not_found_of(e, from, m, naming) : NULL;

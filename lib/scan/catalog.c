@@ -98,7 +98,10 @@ static const cl_catalog_entry catalog[] = {
      .max_major = 13,
      .linux_names = {"libcublasLt.so.%M%V"},
      .windows_names = {"cublasLt64_%M.dll"},
-     .required_beside_main = 1},
+     .required_beside_main = 1,
+     /* nvidia-cublas-cu11 11.11.3.6's libcublasLt.so.11 (RUNPATH $ORIGIN). */
+     .opens_as_is = {"libnvrtc.so"},
+     .opens_as_is_until = 11},
     {.name = "cudnn",
      .spec_example = 1,
      .header = "cudnn.h",
@@ -656,6 +659,16 @@ const cl_catalog_family *cl_catalog_family_of(const cl_catalog_entry *entry) {
 int cl_catalog_is_driver(const cl_catalog_entry *entry) {
   const cl_catalog_family *f = cl_catalog_family_of(entry);
   return f && f->is_driver;
+}
+
+int cl_catalog_opens_as_is(const cl_catalog_entry *entry, int major,
+                           const char *name) {
+  if (!entry || major > entry->opens_as_is_until)
+    return 0;
+  for (size_t k = 0; k < 2 && entry->opens_as_is[k]; ++k)
+    if (!strcmp(entry->opens_as_is[k], name))
+      return 1;
+  return 0;
 }
 
 int cl_catalog_is_front(const cl_catalog_entry *entry) {

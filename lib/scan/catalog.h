@@ -59,6 +59,16 @@ typedef struct cl_catalog_entry {
    * its own (a cuDNN 8 from a tarball: its last builds target CUDA 12); 0:
    * the plan's. */
   int lazy_cuda_major;
+  /* Names of another family it opens exactly as written, with no major, up
+   * to its ABI major opens_as_is_until: cuBLASLt 11 opens "libnvrtc.so" at
+   * its first call (LD_DEBUG: "file=libnvrtc.so; dynamically loaded by
+   * .../libcublasLt.so.11"; cuBLASLt 12 and 13 open libnvrtc.so.12 and
+   * .13). Only a toolkit's development link has that name, of whatever CUDA
+   * major the machine's toolkit is, so the open is optional (the library
+   * goes on without it) and a file found for it must be of the opener's
+   * CUDA major. NULL-terminated. */
+  const char *opens_as_is[2];
+  int opens_as_is_until;
   /* A name that requires every main library of the group at once ("npp":
    * NPP's eleven libraries, which applications link one by one); NULL. */
   const char *group;
@@ -282,6 +292,11 @@ const cl_catalog_family *cl_catalog_family_of(const cl_catalog_entry *entry);
 /* 1 when entry is one of the NVIDIA driver's libraries (its row's
  * is_driver): the one way a stage asks. */
 int cl_catalog_is_driver(const cl_catalog_entry *entry);
+
+/* 1 when the library of entry and ABI major opens name exactly as
+ * written (opens_as_is), 0 otherwise (entry may be NULL). */
+int cl_catalog_opens_as_is(const cl_catalog_entry *entry, int major,
+                           const char *name);
 
 /* 1 when entry is the main library of a family whose main library is a
  * front to its sub-libraries (the row's main_fronts_parts). */

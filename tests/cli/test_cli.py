@@ -1680,6 +1680,26 @@ class Program(CliTestCase):
                           "runs the real Windows programs")
         self.tree = self.fixture("programs")
 
+    def ct2_cuda11(self, nvrtc_linked):
+        """A copy of the ct2-cuda11 tree, with libnvrtc.so linked beside
+        cuBLASLt 11 to the CUDA 11 NVRTC (what its fix does) or not."""
+        tree = self.tmpdir() / "ct2-cuda11"
+        shutil.copytree(str(self.fixture("ct2-cuda11")), str(tree), symlinks=True)
+        if nvrtc_linked:
+            os.symlink("../../cuda_nvrtc/lib/libnvrtc.so.11.2",
+                       str(tree / "site-packages" / "nvidia" / "cublas" / "lib" / "libnvrtc.so"))
+        return tree
+
+    def doctor_ct2_cuda11(self, tree, **env):
+        full = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+        full.update(env)
+        proc = subprocess.run(CLI + ["doctor", "--no-defaults", "--environment",
+                                     to_cli(tree / "site-packages"), "--for", "ctranslate2",
+                                     "--format", "json"],
+                              env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+        return self.parse_json(Result(["doctor", "--for", "ctranslate2"], proc))
+
     def test_a_cudnn_front_older_than_its_parts_is_not_two_versions(self):
         """ctranslate2 3.24.0 (CUDA 11) bundles cuDNN 8.1.1's front
         (libcudnn-<hex>.so.8.1.1) and opens cuDNN 8's parts by name; its
@@ -1689,10 +1709,7 @@ class Program(CliTestCase):
         answer 8906 and success): no two-versions problem, whose only fix
         would be a cuDNN 8.1 no wheel ships. What is left is true: without
         cudaload the loader finds neither libcublas.so.11 nor the parts."""
-        tree = self.fixture("ct2-cuda11")
-        args = ["--no-defaults", "--environment", to_cli(tree / "site-packages"),
-                "--for", "ctranslate2", "--format", "json"]
-        doc = self.parse_json(run_cli("doctor", *args))
+        doc = self.doctor_ct2_cuda11(self.ct2_cuda11(nvrtc_linked=True))
         self.assertEqual(doc["cuda_major"]["major"] if isinstance(doc["cuda_major"], dict)
                          else doc["cuda_major"], 11, doc["cuda_major"])
         self.assertEqual(sorted(q["spec"] for q in doc["requirements"] if q["satisfied"]),
@@ -1700,6 +1717,51 @@ class Program(CliTestCase):
         kinds = sorted(p["kind"] for p in doc["problems"])
         self.assertNotIn("two-versions", kinds, doc["problems"])
         self.assertEqual(kinds, ["driver-absent", "lazy-not-found", "lazy-not-found"],
+                         doc["problems"])
+
+    def test_a_name_opened_as_written_of_another_cuda_major_is_linked_to_the_programs(self):
+        """cuBLASLt 11 opens "libnvrtc.so" as written (the real 11.11.3.6,
+        LD_DEBUG), which only a toolkit's development link has: with a CUDA
+        13 toolkit's folder on LD_LIBRARY_PATH (or in ld.so.cache) the CUDA
+        11 process gets NVRTC 13. The doctor says so (cuda-majors, the
+        name, both files) and its fix, followed as printed, drops that
+        folder and links the name beside cuBLASLt to the CUDA 11 NVRTC the
+        environment has, which its own search ($ORIGIN) then finds first."""
+        tree = self.ct2_cuda11(nvrtc_linked=False)
+        toolkit = tree / "toolkit13" / "lib"
+        blas = tree / "site-packages" / "nvidia" / "cublas" / "lib"
+        nvrtc11 = tree / "site-packages" / "nvidia" / "cuda_nvrtc" / "lib" / "libnvrtc.so.11.2"
+        doc = self.doctor_ct2_cuda11(tree, LD_LIBRARY_PATH=str(toolkit))
+        found = [p for p in doc["problems"] if p["kind"] == "cuda-majors"]
+        self.assertEqual(len(found), 1, doc["problems"])
+        facts = {k: v["value"] for k, v in found[0]["facts"].items()}
+        self.assertEqual((facts["name"], facts["cuda_major"], facts["other_cuda_major"]),
+                         ("libnvrtc.so", "11", "13"), facts)
+        self.assertEqual(facts["path"], str(blas / "libcublasLt.so.11"), facts)
+        self.assertEqual(facts["other_path"], str(toolkit / "libnvrtc.so"), facts)
+        steps = [s for s in found[0]["fix"] if s["action"] != "note"]
+        self.assertEqual([s.get("argv") for s in steps],
+                         [["unset", "LD_LIBRARY_PATH"],
+                          ["ln", "-s", str(nvrtc11), str(blas / "libnvrtc.so")]], steps)
+        # Followed as printed: the variable unset, the link made.
+        subprocess.run(steps[1]["argv"], check=True)
+        doc = self.doctor_ct2_cuda11(tree)
+        self.assertEqual([p for p in doc["problems"] if p["kind"] == "cuda-majors"], [],
+                         doc["problems"])
+
+    def test_a_name_opened_as_written_that_is_nowhere_is_no_problem(self):
+        """Not finding "libnvrtc.so" is no problem: cuBLASLt 11 goes on
+        without NVRTC, as it does from NVIDIA's CUDA 11 wheels, which hold
+        no such name. Only where no ld.so.cache entry gives the name: this
+        machine's toolkit may be in it."""
+        if not CLI_IS_WINDOWS and subprocess.run(
+                ["sh", "-c", "ldconfig -p 2>/dev/null | grep -q 'libnvrtc.so '"]).returncode == 0:
+            self.skipTest("this machine's ld.so.cache gives libnvrtc.so (a toolkit's "
+                          "development link): the name is found, not missing")
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux tree")
+        doc = self.doctor_ct2_cuda11(self.ct2_cuda11(nvrtc_linked=False))
+        self.assertEqual([p for p in doc["problems"] if "libnvrtc.so" in json.dumps(p)], [],
                          doc["problems"])
 
     def test_doctor_for_a_module_says_where_each_requirement_came_from(self):
