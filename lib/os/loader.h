@@ -178,9 +178,9 @@ int cl_os_loader_expose_folder(const char *folder, char **warning);
 /*
  * The loader model's host facts (lib/posix/resolve_posix.c,
  * lib/win32/resolve_win32.c): what loader/resolve.c models the process's
- * loader with. The model is the loader model's own type (loader/loader_model.h);
- * the seam fills it and calls down only into its data functions
- * (loader_model.c). Where a fact needs a rule of resolve.c (how many
+ * loader with. The model is the loader model's own type
+ * (loader/loader_model.h); the seam fills it and calls down only into its data
+ * functions (loader_model.c). Where a fact needs a rule of resolve.c (how many
  * folders a search list holds), resolve.c hands the rule over, so that no
  * circle forms.
  */

@@ -20,13 +20,12 @@
 /* A name opened as written found as another CUDA major's file
  * (verdict_mixes.c). */
 #define CL_NOTE_OPENS_THE_NAME_AS_WRITTEN                                      \
-  "%s opens %s as written, a name only a toolkit's development link has: "   \
+  "%s opens %s as written, a name only a toolkit's development link has: "     \
   "the loader takes this machine's CUDA %d one"
 #define CL_NOTE_THE_LINK_ITS_OWN_SEARCH_FINDS                                  \
-  "a link beside it to the CUDA %d build, which its own search ($ORIGIN) "   \
+  "a link beside it to the CUDA %d build, which its own search ($ORIGIN) "     \
   "finds first (pip does not remove it with the wheel)"
-#define CL_NOTE_THEN_LINK_IT_AS_THE_NAME                                       \
-  "then link its library as %s in %s"
+#define CL_NOTE_THEN_LINK_IT_AS_THE_NAME "then link its library as %s in %s"
 /* Beside `cudaload inspect FILE`, for a file that cannot be read as a
  * library. */
 #define CL_NOTE_INSPECT_SAYS_WHY "it says why"

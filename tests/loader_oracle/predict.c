@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * predict.c - the prediction side of the differential tests: what the
- * loader model (lib/loader/resolve.h) says a child process will map, and by which
- * rule, given the child's situation. tests/loader_oracle/oracle.py writes
+ * loader model (lib/loader/resolve.h) says a child process will map, and by
+ * which rule, given the child's situation. tests/loader_oracle/oracle.py writes
  * the situation, runs this, runs the child under the real loader, and
  * compares. (A later `cudaload explain` takes this program's place behind
  * the same driver function.)
