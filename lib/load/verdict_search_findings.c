@@ -247,7 +247,7 @@ static void not_found(cudaload_explain *e, const char *from,
   /* A name opened as written (catalog.h, opens_as_is) is optional: the
    * opener goes on without it. */
   cl_name_match opener;
-  if (later && cl_verdict_catalog_of(from, NULL, naming, &opener) &&
+  if (later && from && cl_verdict_catalog_of(from, NULL, naming, &opener) &&
       cl_catalog_opens_as_is(opener.entry, opener.major, edge->name))
     return;
   char places[1024];
