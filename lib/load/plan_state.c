@@ -299,23 +299,17 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
                       from->for_target_count);
 }
 
-int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {
-  *users = ctx->plan_state;
+int cl_plan_state_own(cudaload_ctx *report, const cl_plan_state *users) {
   cl_plan_state *own = calloc(1, sizeof *own);
-  if (!own || copy_requirements(own, cl_plan_state_of(ctx))) {
+  if (!own || copy_requirements(own, users)) {
     if (own)
       free_plan_state(own);
     return CUDALOAD_E_NO_MEMORY;
   }
-  ctx->plan_state = own;
-  ctx->plan_state_clear = clear_plan;
-  ctx->plan_state_free = free_plan_state;
+  report->plan_state = own;
+  report->plan_state_clear = clear_plan;
+  report->plan_state_free = free_plan_state;
   return CUDALOAD_OK;
-}
-
-void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users) {
-  free_plan_state(ctx->plan_state);
-  ctx->plan_state = users;
 }
 
 int cl_plan_state_add_program_target(cudaload_ctx *ctx, const char *target) {

@@ -107,9 +107,7 @@ static void inventory_forget(cudaload_ctx *ctx) {
     ctx->inventory->same_run = 0;
   if (same_run)
     return;
-  if (ctx->file_cache)
-    ctx->file_cache_free(ctx->file_cache);
-  ctx->file_cache = NULL;
+  cl_file_cache_forget(ctx);
 }
 
 /* An empty inventory for a scan to fill: the last one emptied, or a new one
