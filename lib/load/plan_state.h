@@ -280,6 +280,10 @@ cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx);
  * plan and its strings stay as they were, unwritten. cl_ctx_lent_end()
  * frees it. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY with report unchanged. */
 int cl_plan_state_own(cudaload_ctx *report, const cl_plan_state *users);
+/* What users' plan loaded (a preload made before the report), carried over
+ * by path into the entries of ctx's plan for the same files: their state
+ * and the path loaded. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_state_take_loads(cudaload_ctx *ctx, const cl_plan_state *users);
 
 /* Drop the conflicts the last plan or preload found. */
 void cl_plan_clear_conflicts(cudaload_ctx *ctx);
