@@ -126,7 +126,7 @@ const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
 const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {
   const cl_library *l = library_at(ctx, i);
   /* Read once and kept: the ctx is logically unchanged. */
-  return l ? cl_library_machine((cl_library *)l) : NULL;
+  return l ? cl_library_machine(ctx, (cl_library *)l) : NULL;
 }
 
 size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {
