@@ -125,8 +125,10 @@ const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
 
 const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {
   const cl_library *l = library_at(ctx, i);
-  /* Read once and kept: the ctx is logically unchanged. */
-  return l ? cl_library_machine(ctx, (cl_library *)l) : NULL;
+  /* Read once and kept: the ctx is logically unchanged. Not through the
+   * file cache, which would hold the file open after this getter returns
+   * (the public calls that read through it release at their end). */
+  return l ? cl_library_machine(NULL, (cl_library *)l) : NULL;
 }
 
 size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {
