@@ -234,7 +234,7 @@ static void versioninfo_rule(void **state) {
 
 static void nothing_found(void **state) {
   (void)state;
-  cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, NULL, NULL, NULL};
+  cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, NULL, NULL, NULL, NULL};
   cl_driver_cuda d;
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
   assert_int_equal(d.found, 0);
@@ -256,7 +256,8 @@ static void versioninfo_of_a_non_driver(void **state) {
   SKIP_WITHOUT_FIXTURE("fake_cuda/windows/driver/nvcuda.dll");
   const char *dll = test_fixture_path("fake_cuda/windows/driver/nvcuda.dll");
   const char *folder = test_fixture_path("fake_cuda/windows/driver");
-  cl_driver_sources s = {CL_NAMING_WINDOWS, dll, NULL, NULL, folder, NULL};
+  cl_driver_sources s = {
+      CL_NAMING_WINDOWS, dll, NULL, NULL, folder, NULL, NULL};
   cl_driver_cuda d;
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
   assert_int_equal(d.found, 0);
@@ -280,7 +281,8 @@ static void wsl_driver_store(void **state) {
   const char *store = test_fixture_path("fake_cuda/wsl/usr/lib/wsl/drivers");
   const char *no_proc = test_fixture_path("fake_cuda/wsl/proc/driver/nvidia/"
                                           "version");
-  cl_driver_sources s = {CL_NAMING_LINUX, libcuda, NULL, no_proc, NULL, NULL};
+  cl_driver_sources s = {
+      CL_NAMING_LINUX, libcuda, NULL, no_proc, NULL, NULL, NULL};
   cl_driver_cuda d;
   /* Before: the file sources find nothing. */
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
@@ -359,7 +361,7 @@ static void override_follows_symlink(void **state) {
   put_file(at("a/libcuda.so.525.60.13"), "not really ELF");
   assert_int_equal(symlink("libcuda.so.525.60.13", at("a/libcuda.so.1")), 0);
   cl_driver_sources s = {
-      CL_NAMING_LINUX, at("a/libcuda.so.1"), NULL, NULL, NULL, NULL};
+      CL_NAMING_LINUX, at("a/libcuda.so.1"), NULL, NULL, NULL, NULL, NULL};
   cl_driver_cuda d;
   assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
   assert_int_equal(d.found, 1);
@@ -399,8 +401,13 @@ static void bad_override_falls_through(void **state) {
                              at("c/libcuda.so.1"),
                              at("stubs/libcuda.so.550.54.14"), at("c/missing")};
   for (size_t i = 0; i < sizeof overrides / sizeof *overrides; ++i) {
-    cl_driver_sources s = {CL_NAMING_LINUX,    overrides[i], NULL,
-                           at("proc_version"), NULL,         NULL};
+    cl_driver_sources s = {CL_NAMING_LINUX,
+                           overrides[i],
+                           NULL,
+                           at("proc_version"),
+                           NULL,
+                           NULL,
+                           NULL};
     cl_driver_cuda d;
     assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
     assert_int_equal(d.found, 1);
@@ -425,7 +432,8 @@ static void hostile_proc(void **state) {
   const char *paths[] = {at("fifo"), at("huge"), at("garbage"), at("a"),
                          at("nonexistent")};
   for (size_t i = 0; i < sizeof paths / sizeof *paths; ++i) {
-    cl_driver_sources s = {CL_NAMING_LINUX, NULL, NULL, paths[i], NULL, NULL};
+    cl_driver_sources s = {
+        CL_NAMING_LINUX, NULL, NULL, paths[i], NULL, NULL, NULL};
     cl_driver_cuda d;
     assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
     assert_int_equal(d.found, 0);
@@ -442,8 +450,8 @@ static void hostile_ldcache(void **state) {
                           "550.54.14  x\n");
   const char *caches[] = {at("ld.so.cache"), at("fifo"), at("missing.cache")};
   for (size_t i = 0; i < sizeof caches / sizeof *caches; ++i) {
-    cl_driver_sources s = {CL_NAMING_LINUX, NULL, caches[i],
-                           at("proc_ok"),   NULL, NULL};
+    cl_driver_sources s = {
+        CL_NAMING_LINUX, NULL, caches[i], at("proc_ok"), NULL, NULL, NULL};
     cl_driver_cuda d;
     assert_int_equal(cl_driver_cuda_read_from(&s, &d), CUDALOAD_OK);
     assert_int_equal(d.found, 1);

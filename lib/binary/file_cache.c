@@ -954,9 +954,26 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
   if (stamp.kind != CL_KIND_REGULAR)
     return;
   entry *e = c ? find(c, &stamp) : NULL;
+  if (e && e->head_done) {
+    c->stats.hits++;
+  } else if (c) {
+    /* Opened as every other question opens it (held open while the cache
+     * may hold one more), so that the headers or symbols asked next read
+     * the same open file instead of opening it again. Not openable, or not
+     * readable: answers for the caller, not failures; not kept (a later
+     * open may succeed). */
+    cl_file *temp;
+    cl_os_no no;
+    int status = open_entry_quiet(c, path, &stamp, &e, &temp, &no);
+    if (status == CUDALOAD_OK) {
+      keep_head(c, e, temp ? temp : e->file);
+      if (temp)
+        cl_os_file_close(temp);
+    } else if (status != CUDALOAD_E_NO_MEMORY) {
+      return;
+    }
+  }
   if (!e || !e->head_done) {
-    /* Not openable, or not readable: answers for the caller, not
-     * failures; not kept (a later open may succeed). */
     cl_file *f;
     uint64_t size;
     out->opened = cl_os_file_open_quiet(path, &f, &size, NULL) == CUDALOAD_OK;
@@ -977,8 +994,6 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
     }
     if (!e)
       return;
-  } else {
-    c->stats.hits++;
   }
   out->opened = 1;
   out->read_ok = e->head_read_ok;

@@ -62,7 +62,7 @@ static int other_copies(cudaload_explain *e, cudaload_ctx *ctx,
     if (l->entry->role != CL_ROLE_MAIN)
       continue;
     const char *machine = cl_ctx_machine(ctx);
-    const char *built = machine ? cl_library_machine(l) : NULL;
+    const char *built = machine ? cl_library_machine(ctx, l) : NULL;
     if (built && strcmp(built, machine) != 0)
       continue; /* never loaded by this machine */
     int planned_family = 0, planned_file = 0;

@@ -217,8 +217,7 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
   /* The driver is read from files (its name, /proc, VERSIONINFO), never
    * loaded: planning loads nothing. */
   cl_driver_cuda driver;
-  if (cl_driver_cuda_read(cl_ctx_naming(ctx), ctx->probe_driver_path,
-                          &driver) != CUDALOAD_OK)
+  if (cl_driver_cuda_of(ctx, cl_ctx_naming(ctx), &driver) != CUDALOAD_OK)
     return CUDALOAD_E_NO_MEMORY;
   int driver_known = driver.found;
   int driver_limit = driver_known ? driver.max_major_compat : 0;

@@ -254,7 +254,7 @@ int cl_plan_better(const cudaload_ctx *ctx, const cl_library *a,
  * is, or when either is unknown. */
 const char *cl_plan_foreign_machine(const cudaload_ctx *ctx, cl_library *lib) {
   const char *want = cl_ctx_machine(ctx);
-  const char *have = want ? cl_library_machine(lib) : NULL;
+  const char *have = want ? cl_library_machine(ctx, lib) : NULL;
   return have && strcmp(have, "unknown") != 0 && strcmp(have, want) != 0 ? have
                                                                          : NULL;
 }

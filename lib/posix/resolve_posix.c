@@ -273,26 +273,36 @@ int cl_os_file_identity(const char *path, cl_file_identity *out) {
 
 /* Class, byte order and machine of this process from its executable's
  * header (exact for x32 and the like): 1, or 0 when it cannot be read. */
-static int executable_machine(cl_loader_model *m) {
+/* The executable's header, read once per process: it is the same file for
+ * the life of the process, and each loader model asks. */
+static pthread_once_t exe_header_once = PTHREAD_ONCE_INIT;
+static unsigned char exe_header[20];
+static int exe_header_read;
+
+static void read_exe_header(void) {
   cl_file *f = NULL;
-  unsigned char h[20];
   size_t got = 0;
   /* An unreadable /proc is an answer here ("use the build's target"): the
    * answer forms read it, writing no error. */
-  int read = 0;
   if (cl_os_file_open_quiet("/proc/self/exe", &f, NULL, NULL) == CUDALOAD_OK) {
-    if (cl_os_file_read_upto_quiet(f, 0, h, sizeof h, &got, NULL) ==
-            CUDALOAD_OK &&
-        got == sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0) {
-      m->bits = h[EI_CLASS] == ELFCLASS32 ? 32 : 64;
-      m->big_endian = h[EI_DATA] == ELFDATA2MSB;
-      m->machine = m->big_endian ? (unsigned)h[18] << 8 | h[19]
-                                 : (unsigned)h[19] << 8 | h[18];
-      read = 1;
-    }
+    exe_header_read =
+        cl_os_file_read_upto_quiet(f, 0, exe_header, sizeof exe_header, &got,
+                                   NULL) == CUDALOAD_OK &&
+        got == sizeof exe_header && memcmp(exe_header, ELFMAG, SELFMAG) == 0;
     cl_os_file_close(f);
   }
-  return read;
+}
+
+static int executable_machine(cl_loader_model *m) {
+  pthread_once(&exe_header_once, read_exe_header);
+  if (!exe_header_read)
+    return 0;
+  const unsigned char *h = exe_header;
+  m->bits = h[EI_CLASS] == ELFCLASS32 ? 32 : 64;
+  m->big_endian = h[EI_DATA] == ELFDATA2MSB;
+  m->machine = m->big_endian ? (unsigned)h[18] << 8 | h[19]
+                             : (unsigned)h[19] << 8 | h[18];
+  return 1;
 }
 
 /* Class, byte order and machine of this process: its executable's, or the
@@ -536,15 +546,24 @@ static char *startup_ld_library_path(void) {
 }
 
 /* /etc/ld.so.preload's entries, or NULL when there is none: glibc loads
- * them after LD_PRELOAD's, in every process, secure ones too. */
-static char *system_preload(void) {
+ * them after LD_PRELOAD's, in every process, secure ones too. Read once
+ * per process, as glibc reads it once at its start: each loader model a
+ * run makes (the plan's, each open's) asks. */
+static pthread_once_t preload_once = PTHREAD_ONCE_INIT;
+static char *preload_text; /* NULL: none, or unreadable */
+
+static void read_system_preload(void) {
   /* no such file: an answer */
-  char *text = NULL;
   size_t len = 0;
-  if (cl_read_file_head_quiet("/etc/ld.so.preload", 65536, &text, &len) !=
-      CUDALOAD_OK)
-    text = NULL;
-  return text;
+  if (cl_read_file_head_quiet("/etc/ld.so.preload", 65536, &preload_text,
+                              &len) != CUDALOAD_OK)
+    preload_text = NULL;
+}
+
+static char *system_preload(void) {
+  pthread_once(&preload_once, read_system_preload);
+  /* Out of memory: no entries, as when the file could not be read. */
+  return preload_text ? cl_strdup(preload_text) : NULL;
 }
 
 /*

@@ -31,9 +31,15 @@ static int doctor_held(cudaload_ctx *ctx, int format, unsigned flags,
                        char **out);
 
 /* The files its reads held open are closed at its end; what was read of
- * them stays in the cache (file_cache.h, "Holding files open"). */
+ * them stays in the cache (file_cache.h, "Holding files open"). The cache
+ * is held across the scan, the plan and the judgement, which ask the same
+ * files (the plan's own release would close them between): each file is
+ * opened once. */
 int cudaload_doctor(cudaload_ctx *ctx, int format, unsigned flags, char **out) {
+  cl_file_cache *held = ctx ? cl_file_cache_of(ctx) : NULL;
+  cl_file_cache_hold(held);
   int rc = doctor_held(ctx, format, flags, out);
+  cl_file_cache_unhold(held);
   if (ctx)
     cl_file_cache_release(ctx->file_cache);
   return rc;

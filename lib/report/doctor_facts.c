@@ -145,8 +145,8 @@ void cl_doctor_gather_system(cl_doctor *d) {
   if (cl_cuda_knobs_read(&d->knobs) != CUDALOAD_OK)
     d->failed = 1;
   cl_os_display_watchdog_read(&d->watchdog);
-  if (cl_driver_cuda_read(cl_doctor_host_naming(), d->ctx->probe_driver_path,
-                          &d->driver_files) != CUDALOAD_OK)
+  if (cl_driver_cuda_of(d->ctx, cl_doctor_host_naming(), &d->driver_files) !=
+      CUDALOAD_OK)
     d->failed = 1;
 }
 

@@ -16,6 +16,8 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "scan/ldcache.h"
+#include "scan/inventory.h"
+#include "binary/file_cache.h"
 #include "os/platform.h"
 #include "common/strutil.h"
 
@@ -357,10 +359,11 @@ static void cache_visit(const char *key, const char *path, void *opaque) {
   hit->no_memory = hit->path == NULL;
 }
 
-static int from_ldcache(const char *cache, const char *key,
-                        cl_driver_cuda *out) {
+static int from_ldcache(struct cl_file_cache *files, const char *cache,
+                        const char *key, cl_driver_cuda *out) {
   cache_hit hit = {key, NULL, 0};
-  (void)cl_ldcache_read(cache, cache_visit, &hit); /* missing: not found */
+  /* missing: not found */
+  (void)cl_ldcache_read_cached(files, cache, cache_visit, &hit);
   if (hit.no_memory)
     return -1;
   if (!hit.path) {
@@ -503,7 +506,7 @@ static int read_sources(const cl_driver_sources *s, cl_driver_cuda *out) {
                             out);
   }
   if (rc == 0 && !windows && s->ldcache_path)
-    rc = from_ldcache(s->ldcache_path, name, out);
+    rc = from_ldcache(s->cache, s->ldcache_path, name, out);
   if (rc == 0 && !windows && s->proc_version_path)
     rc = from_proc(s->proc_version_path, out);
   if (rc == 0 && !windows && s->wsl_drivers_dir)
@@ -535,8 +538,9 @@ int cl_driver_cuda_read_from(const cl_driver_sources *s, cl_driver_cuda *out) {
   return rc;
 }
 
-int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
-                        cl_driver_cuda *out) {
+/* The sources of the host as cl_driver_cuda_read asks them. */
+static int read_host(cl_naming naming, const char *driver_override,
+                     struct cl_file_cache *cache, cl_driver_cuda *out) {
   char *from_environment = NULL;
   if (!driver_override) {
     from_environment = cl_os_getenv("CUDALOAD_DRIVER");
@@ -548,9 +552,66 @@ int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
                          "/etc/ld.so.cache",
                          "/proc/driver/nvidia/version",
                          system_dir,
-                         "/usr/lib/wsl/drivers"};
+                         "/usr/lib/wsl/drivers",
+                         cache};
   int rc = cl_driver_cuda_read_from(&s, out);
   free(system_dir);
   free(from_environment);
+  return rc;
+}
+
+int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
+                        cl_driver_cuda *out) {
+  return read_host(naming, driver_override, NULL, out);
+}
+
+/* One answer per naming (CL_NAMING_LINUX, CL_NAMING_WINDOWS), for the
+ * driver override it was asked with. */
+struct cl_driver_memo {
+  int known[3];
+  char *override[3]; /* NULL: none (CUDALOAD_DRIVER then) */
+  cl_driver_cuda answer[3];
+};
+
+void cl_driver_memo_free(cl_driver_memo *memo) {
+  if (!memo)
+    return;
+  for (size_t i = 0; i < 3; ++i)
+    free(memo->override[i]);
+  free(memo);
+}
+
+static int same_override(const char *a, const char *b) {
+  return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int cl_driver_cuda_of(cudaload_ctx *ctx, cl_naming naming,
+                      cl_driver_cuda *out) {
+  cl_inventory *inv = ctx ? ctx->inventory : NULL;
+  const char *override = ctx ? ctx->probe_driver_path : NULL;
+  size_t slot = naming == CL_NAMING_WINDOWS ? 2 : 1;
+  if (inv && inv->driver_memo && inv->driver_memo->known[slot] &&
+      same_override(inv->driver_memo->override[slot], override)) {
+    *out = inv->driver_memo->answer[slot];
+    return CUDALOAD_OK;
+  }
+  int rc = read_host(naming, override, ctx ? cl_file_cache_of(ctx) : NULL, out);
+  if (rc != CUDALOAD_OK || !inv)
+    return rc;
+  /* Not kept without memory: asked again next time. */
+  if (!inv->driver_memo) {
+    inv->driver_memo = calloc(1, sizeof *inv->driver_memo);
+    inv->driver_memo_free = cl_driver_memo_free;
+  }
+  cl_driver_memo *memo = inv->driver_memo;
+  char *copy = override ? cl_strdup(override) : NULL;
+  if (memo && (!override || copy)) {
+    free(memo->override[slot]);
+    memo->override[slot] = copy;
+    memo->answer[slot] = *out;
+    memo->known[slot] = 1;
+  } else {
+    free(copy);
+  }
   return rc;
 }

@@ -26,6 +26,7 @@
 #define CUDALOAD_DRIVER_VERSION_H
 
 #include "scan/catalog.h"
+#include "core/context.h"
 
 #include <stddef.h>
 
@@ -61,6 +62,10 @@ typedef struct cl_driver_sources {
   const char *proc_version_path; /* source 3, Linux only */
   const char *system_dir;        /* source 4 (System32), Windows only */
   const char *wsl_drivers_dir;   /* source 5 (/usr/lib/wsl/drivers), Linux */
+  /* Where ld.so.cache is read through (binary/file_cache.h): the run's
+   * cache, which the scan and each loader model read it through too; NULL:
+   * read here. */
+  struct cl_file_cache *cache;
 } cl_driver_sources;
 
 /*
@@ -71,6 +76,17 @@ typedef struct cl_driver_sources {
  */
 int cl_driver_cuda_read(cl_naming naming, const char *driver_override,
                         cl_driver_cuda *out);
+/*
+ * The same for ctx (its driver: ctx->probe_driver_path, else
+ * CUDALOAD_DRIVER), asked once per scan: the plan and the doctor both ask,
+ * and the answer is kept with the scan's inventory (a new scan asks again),
+ * ld.so.cache read through ctx's file cache. naming as above.
+ */
+int cl_driver_cuda_of(cudaload_ctx *ctx, cl_naming naming, cl_driver_cuda *out);
+/* What cl_driver_cuda_of keeps for one scan (inventory.c frees it through
+ * the inventory's driver_memo_free). */
+typedef struct cl_driver_memo cl_driver_memo;
+void cl_driver_memo_free(cl_driver_memo *memo);
 /* The same from explicit sources (unit tests feed fixture files). */
 int cl_driver_cuda_read_from(const cl_driver_sources *sources,
                              cl_driver_cuda *out);

@@ -27,6 +27,9 @@
 
 /* Free what inv's lists hold, keeping the lists for the next scan. */
 static void inventory_clear(cl_inventory *inv) {
+  if (inv->driver_memo)
+    inv->driver_memo_free(inv->driver_memo);
+  inv->driver_memo = NULL;
   for (size_t i = 0; i < inv->library_count; ++i) {
     free(inv->libraries[i].version);
     free(inv->libraries[i].version_file);

@@ -123,6 +123,11 @@ struct cl_inventory {
   size_t nearby_count, nearby_capacity;
   cl_refusal *refusals; /* what the last scan refused as writable by others */
   size_t refusal_count, refusal_capacity;
+  /* The driver's version as the plan and the doctor asked for it after
+   * this scan (scan/driver_version.h, cl_driver_cuda_of), or NULL. */
+  struct cl_driver_memo *driver_memo;
+  /* Frees driver_memo: set by the code that made it (driver_version.c). */
+  void (*driver_memo_free)(struct cl_driver_memo *memo);
 };
 
 /* ctx's inventory: an empty one (nothing scanned) before the first scan

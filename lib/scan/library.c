@@ -132,8 +132,10 @@ const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
 
 const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {
   cl_library *l = cl_inventory_memo_of(ctx, i);
-  /* Read once and kept: a memo (inventory.h). */
-  return l ? cl_library_machine(l) : NULL;
+  /* Read once and kept: a memo (inventory.h). Not through the file cache,
+   * which would hold the file open after this getter returns (the public
+   * calls that read through it release at their end). */
+  return l ? cl_library_machine(NULL, l) : NULL;
 }
 
 size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {

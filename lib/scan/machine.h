@@ -23,7 +23,9 @@ const char *cl_file_machine_name(const char *path);
  * is another system without an architecture. */
 const char *cl_ctx_machine(const cudaload_ctx *ctx);
 
-/* lib's machine, read once and kept; NULL when unknown. */
-const char *cl_library_machine(cl_library *lib);
+/* lib's machine, read once and kept; NULL when unknown. Read through
+ * ctx's file cache when it has one (the scan made it), so that the file is
+ * not opened again for this (ctx may be NULL). */
+const char *cl_library_machine(const cudaload_ctx *ctx, cl_library *lib);
 
 #endif

@@ -1859,6 +1859,35 @@ class Program(CliTestCase):
         self.assertEqual(len(provider), 1, heads)
         self.assertLessEqual(provider[0], 2, heads)
 
+    def test_the_doctor_opens_each_file_once(self):
+        # Issue 44, item 2: the doctor opens each file, ld.so.cache and the
+        # environment once. Before, the plan's release closed what the scan
+        # had opened and the judgement opened it again, the plan read each
+        # library's machine outside the file cache, the driver search read
+        # ld.so.cache and /proc/driver/nvidia/version for the plan and again
+        # for the doctor, and each loader model read /etc/ld.so.preload and
+        # /proc/self/exe (each file 2 to 4 times). The library opens files
+        # to read them with O_NONBLOCK (cl_os_file_open: never blocks on a
+        # FIFO); ld.so's own opens at the tool's start have none. Counted
+        # with strace, the names store off; never timed.
+        if CLI_IS_WINDOWS:
+            self.skipTest("the Linux wheel tree: checked against a Linux build")
+        site = self.fixture("wheels-cu13", "site-packages")
+        args = ["doctor", "--no-defaults", "--environment", to_cli(site),
+                "--require", "cudnn=9,cublas=13"]
+        lines = self.traced(args, "openat,open", rcs=(0, 6),
+                            env=dict(os.environ, CUDALOAD_CACHE_DISABLE="1"))
+        opens = {}
+        for line in lines:
+            m = re.match(r'\d+\s+open(?:at)?\((?:AT_FDCWD, )?"([^"]+)", ([A-Z_|]+)', line)
+            if m and "O_NONBLOCK" in m.group(2) and "O_PATH" not in m.group(2) \
+                    and "O_DIRECTORY" not in m.group(2):
+                opens[m.group(1)] = opens.get(m.group(1), 0) + 1
+        libraries = [p for p in opens if p.startswith(str(site)) or "/site-packages/" in p]
+        self.assertGreaterEqual(len(libraries), 3, opens)  # cuDNN, cuBLAS, cuBLASLt at least
+        again = {p: n for p, n in opens.items() if n > 1}
+        self.assertEqual(again, {}, "opened more than once: %r" % again)
+
     def test_the_short_answer_leads_with_what_the_caller_asked_about(self):
         # Issue 46: every acceptance failure shows its cause and fix on the
         # first screen. The missing driver (a fact of the machine, first in
