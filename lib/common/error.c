@@ -88,26 +88,6 @@ void cl_asking_end(cl_asking *a) {
   asking = a->outer;
 }
 
-char *cl_save_error(void) {
-  const char *text = words();
-  if (!text[0])
-    return NULL;
-  size_t n = strlen(text) + 1;
-  char *copy = malloc(n);
-  if (copy)
-    memcpy(copy, text, n);
-  return copy;
-}
-
-void cl_restore_error(char *saved) {
-  /* Copied back as it was: it was escaped when it was first set. */
-  if (saved)
-    snprintf(words(), CL_ERROR_CAPACITY, "%s", saved);
-  else
-    cl_clear_error();
-  free(saved);
-}
-
 const char *cudaload_last_error(void) {
   /* Inside an answer form's cl_asking, the words its failures wrote. */
   return words();

@@ -54,11 +54,6 @@ typedef struct cl_asking {
 } cl_asking;
 void cl_asking_begin(cl_asking *a);
 void cl_asking_end(cl_asking *a);
-/* The calling thread's last error, kept around a call that writes one the
- * caller must not keep (the pairs left until each call site asks an answer
- * form). cl_restore_error() puts it back and frees it. */
-char *cl_save_error(void);
-void cl_restore_error(char *saved);
 /* Makes sure the last error names path: the text already set (or, when none
  * is, the status's own) is kept, prefixed with "path: " when it does not
  * already contain path. Returns status. */
