@@ -17,8 +17,14 @@
    (cudaload_*) only, on entry or when they succeed after consuming a
    helper's failure, and by the few internal functions that turn a failure
    into data and go on (CLEARS_CONSUMED). Any other caller is a helper that
-   wipes what a lookup wrote: the lookup should not write, or its caller
-   should keep its own error (cl_save_error/cl_restore_error).
+   wipes what a lookup wrote: the lookup should not write (its caller
+   asks an answer form, `name_quiet()`).
+   Answers without side effects: no file of lib/ or tools/ keeps and puts
+   back the last error around a call (cl_save_error/cl_restore_error are
+   gone); the code under an answer form that still fails with words is
+   asked inside a cl_asking (common/error.h) only where an answer form is
+   defined: ASKING_FILES says where and how often, so that no call site
+   gains one.
 5. The tool uses the library as users do: tools/ includes the public header
    and its own, plus the few utilities it shares with the library for
    showing text and paths (TOOL_UTILITIES), none of the library's stages.
@@ -98,7 +104,7 @@ OS_SWITCH = "os/platform.h"
 # Internal functions that clear the last error because they have just
 # turned a failure into data (a probe stage's message, a preload error kept
 # for the stages) or are an entry point of their own (the manifest fuzzer's).
-CLEARS_CONSUMED = {"cl_restore_error", "cl_manifest_load_text", "load_text",
+CLEARS_CONSUMED = {"cl_manifest_load_text", "load_text",
                    "ensure_preloaded", "requirement_handle",
                    "cl_probe_run_in_process",
                    # The bodies of public functions whose public wrapper
@@ -107,6 +113,34 @@ CLEARS_CONSUMED = {"cl_restore_error", "cl_manifest_load_text", "load_text",
                    "plan_held", "preload_held", "doctor_held",
                    "explain_files_held", "require_for_held",
                    "explain_pid_held", "env_warnings_held"}
+# Where a cl_asking may be opened (common/error.h), and how many times:
+# the definitions of answer forms over code that still fails with words
+# (the binary parsers through cl_reader, the OS loader seam, the public
+# calls a scan of one folder makes), and helpers whose whole answer is
+# data (a reason kept for the caller, a finding, a version). A new one is
+# an answer form's definition, added here with its reason; a call site
+# asks an answer form instead.
+ASKING_FILES = {
+    "common/error.c": 1,          # the scope itself
+    "binary/file_cache.c": 9,     # the cache's _quiet forms; its own reads
+    "binary/binary_file.c": 2,    # cl_binary_*_file_quiet
+    "binary/elf.c": 1,            # a build id is optional
+    "binary/elf_symbols.c": 1,    # a hash table is optional
+    "binary/binary_names.c": 1,   # no sections: search the file whole
+    "scan/ldcache.c": 1,          # cl_ldcache_read_cached_quiet
+    "scan/version_sources.c": 1,  # cl_find_version: v says what was found
+    "scan/driver_version.c": 1,   # out->why says why there is none
+    "loader/resolve.c": 2,        # cl_loader_model_init_*_quiet
+    "win32/resolve_win32.c": 1,   # a module that cannot be listed
+    "load/spec.c": 1,             # cl_spec_parse_quiet
+    "load/preload.c": 1,          # why PATH cannot take a folder: *reason
+    "load/verdict_versions.c": 1,  # cl_verdict_folder_scan (public calls)
+    "load/env_child.c": 1,        # a scan of one folder (public calls)
+    "load/load_failure.c": 1,     # no detail: the loader's message stays
+    "report/doctor_problems.c": 1,  # the verdict's findings are the data
+    "report/doctor_facts.c": 1,   # the conflicts found are the data
+    "report/message_problems.c": 1,  # no target found: the answer in words
+}
 # What the tool may include besides cudaload.h and its own cli*.h: escaping
 # for a terminal, UTF-8 <-> UTF-16 for its arguments, absolute paths and the
 # library's environment reader (cl_os_getenv: no narrow getenv on Windows),
@@ -212,8 +246,40 @@ def check_error_clears(lib, problems):
                     problems.append(
                         f"lib/{rel.replace(os.sep, '/')}:{number}: {function} clears "
                         "the last error; a lookup whose 'no' is an answer should "
-                        "not write it, or its caller keeps its own "
-                        "(cl_save_error/cl_restore_error)")
+                        "not write it: its caller asks an answer form "
+                        "(name_quiet)")
+
+
+def check_answers(source, problems):
+    kept = re.compile(r"\bcl_(save|restore)_error\s*\(")
+    asking = re.compile(r"\bcl_asking_begin\s*\(")
+    counts = {}
+    for top in ("lib", "tools"):
+        for folder, _, files in os.walk(os.path.join(source, top)):
+            for name in sorted(files):
+                if not name.endswith(".c"):
+                    continue
+                path = os.path.join(folder, name)
+                rel = os.path.relpath(path, os.path.join(source, "lib"))
+                rel = rel.replace(os.sep, "/")
+                with open(path, encoding="utf-8") as f:
+                    for number, line in enumerate(f, 1):
+                        if kept.search(line):
+                            problems.append(
+                                f"{top}/{os.path.relpath(path, os.path.join(source, top)).replace(os.sep, '/')}"
+                                f":{number}: keeps and puts back the last "
+                                "error; a lookup whose 'no' is an answer is "
+                                "asked through its answer form (name_quiet)")
+                        if asking.search(line) and \
+                                not line.lstrip().startswith(("void", "/*", "*")):
+                            counts[rel] = counts.get(rel, 0) + 1
+    for rel, n in sorted(counts.items()):
+        allowed = ASKING_FILES.get(rel, 0)
+        if n > allowed:
+            problems.append(
+                f"lib/{rel}: opens a cl_asking {n} times, {allowed} allowed "
+                "(ASKING_FILES): a call site asks an answer form instead")
+    return sum(counts.values())
 
 
 def check_tool_includes(tools, problems):
@@ -740,6 +806,7 @@ def main():
     check_platform_rule(lib, problems)
     check_folders(lib, problems)
     check_error_clears(lib, problems)
+    asked = check_answers(args.source, problems)
     check_tool_includes(os.path.join(args.source, "tools"), problems)
     check_ascii_names(args.source, problems)
     check_one_seam(args.source, problems)
@@ -748,7 +815,9 @@ def main():
     fields = check_handle_fields(lib, problems)
     sources, includes = check_includes(lib, problems, notes)
     counted, known_over = check_file_lengths(args.source, problems, notes)
-    summary = ("platform rule, folders, error clears, the tool's includes, "
+    summary = ("platform rule, folders, error clears, answers without side "
+               f"effects (no kept last error; {asked} cl_asking scopes, in "
+               "answer forms), the tool's includes, "
                "ASCII names, one seam, the catalogue's family facts and the "
                "fix notes' words "
                f"checked; the handle's {fields} fields each written by "

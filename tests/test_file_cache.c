@@ -209,6 +209,52 @@ static void links_share_and_failures_name_their_path(void **state) {
   cl_file_cache_free(c);
 }
 
+/* An answer form (common/error.h) says no without touching the caller's
+ * last error, yet the cache keeps why: the failing form asked next says
+ * the same reason, naming the path. And an answer asked inside another
+ * answer form's scope leaves both scopes as they were. */
+static void
+answer_forms_leave_the_last_error_and_keep_the_reason(void **state) {
+  (void)state;
+  cl_file_cache *c = cl_file_cache_new();
+  char text[600];
+  snprintf(text, sizeof text, "%s/libanswer.so.1", scratch);
+  FILE *f = fopen(text, "wb");
+  assert_non_null(f);
+  fputs("not a library either\n", f);
+  fclose(f);
+  cl_fail(CUDALOAD_E_IO, "the caller's own error");
+  const cl_binary_info *info = NULL;
+  const cl_binary_symbols *symbols = NULL;
+  cl_binary_info copy;
+  assert_int_not_equal(cl_file_cache_info_quiet(c, text, &info), CUDALOAD_OK);
+  assert_null(info);
+  assert_int_not_equal(cl_file_cache_parse_quiet(c, text, &copy), CUDALOAD_OK);
+  assert_int_not_equal(cl_file_cache_references_quiet(c, text, &symbols),
+                       CUDALOAD_OK);
+  assert_string_equal(cudaload_last_error(), "the caller's own error");
+  /* The reason was kept as data: the failing form says it from the
+   * cache, and it names the file. */
+  assert_int_not_equal(cl_file_cache_info(c, text, &info), CUDALOAD_OK);
+  assert_non_null(strstr(cudaload_last_error(), text));
+  assert_null(strstr(cudaload_last_error(), "caller's own"));
+  /* Scopes nest: the inner one's words are its own. */
+  cl_clear_error();
+  cl_asking outer, inner;
+  cl_asking_begin(&outer);
+  cl_fail(CUDALOAD_E_IO, "outer words");
+  cl_asking_begin(&inner);
+  cl_fail(CUDALOAD_E_IO, "inner words");
+  cl_asking_end(&inner);
+  assert_string_equal(cudaload_last_error(), "outer words");
+  cl_asking_end(&outer);
+  assert_string_equal(inner.reason, "inner words");
+  assert_string_equal(outer.reason, "outer words");
+  assert_string_equal(cudaload_last_error(), "");
+  remove(text);
+  cl_file_cache_free(c);
+}
+
 static void first_bytes_and_kinds(void **state) {
   (void)state;
   cl_file_cache *c = cl_file_cache_new();
@@ -551,6 +597,7 @@ int main(void) {
       cmocka_unit_test(names_come_from_the_data_sections),
       cmocka_unit_test(a_changed_file_is_read_again),
       cmocka_unit_test(links_share_and_failures_name_their_path),
+      cmocka_unit_test(answer_forms_leave_the_last_error_and_keep_the_reason),
       cmocka_unit_test(first_bytes_and_kinds),
       cmocka_unit_test(definitions_are_found_by_name),
       cmocka_unit_test(hostile_tables_give_a_status),

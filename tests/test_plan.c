@@ -976,6 +976,52 @@ another_major_is_taken_only_when_named_or_the_only_one(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* A plan that meets files it cannot read on the way (a driver and a cuDNN
+ * that are text, in a root of their own) passes them over and succeeds
+ * with no last error left behind: each lookup's "no" was an answer
+ * (common/error.h, answer forms), not a failure. A plan that fails still
+ * says what and why. */
+static void a_plan_past_unreadable_files_leaves_no_error(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  char dir[] = "/tmp/cudaload-unreadable-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char driver[512], cudnn[512];
+  snprintf(driver, sizeof driver, "%s/libcuda.so.580.65.06", dir);
+  snprintf(cudnn, sizeof cudnn, "%s/libcudnn.so.9", dir);
+  const char *files[] = {driver, cudnn};
+  for (int k = 0; k < 2; ++k) {
+    FILE *f = fopen(files[k], "wb");
+    assert_non_null(f);
+    fputs("not a library, named like one\n", f);
+    fclose(f);
+  }
+  setenv("CUDALOAD_DRIVER", driver, 1);
+  const char *env[] = {"wheels-cu13/site-packages"};
+  cudaload_ctx *ctx = env_ctx(env, 1);
+  assert_int_equal(cudaload_add_root(ctx, dir), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudart,cudnn=9"), CUDALOAD_OK);
+  assert_int_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  assert_non_null(strstr(planned_path(ctx, "cudnn", 9), "wheels-cu13"));
+  assert_string_equal(cudaload_last_error(), "");
+  cudaload_destroy(ctx);
+  /* Alone, the unreadable cuDNN leaves the requirement unsatisfied, and
+   * the error names the requirement, not a lookup on the way. */
+  ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+  assert_non_null(ctx);
+  assert_int_equal(cudaload_add_root(ctx, dir), CUDALOAD_OK);
+  assert_int_equal(cudaload_require(ctx, "cudnn=9"), CUDALOAD_OK);
+  assert_int_not_equal(cudaload_plan(ctx, 0), CUDALOAD_OK);
+  const char *why = cudaload_last_error();
+  if (!strstr(why, "cudnn"))
+    fail_msg("the failed plan's error does not name cudnn: %s", why);
+  cudaload_destroy(ctx);
+  unsetenv("CUDALOAD_DRIVER");
+  remove(driver);
+  remove(cudnn);
+  rmdir(dir);
+}
+
 static void the_driver_decides_between_majors(void **state) {
   (void)state;
   REQUIRE_FIXTURES();
@@ -1218,6 +1264,7 @@ int main(void) {
     cmocka_unit_test(the_environments_cuda_major_holds_for_every_family),
     cmocka_unit_test(another_major_is_taken_only_when_named_or_the_only_one),
     cmocka_unit_test(the_driver_decides_between_majors),
+    cmocka_unit_test(a_plan_past_unreadable_files_leaves_no_error),
     cmocka_unit_test(a_known_consumer_gets_the_cublas_it_opens),
     cmocka_unit_test(a_known_consumer_gets_the_cublas_dll_it_opens),
     cmocka_unit_test(cupti_year_dlls_are_required_by_cuda_major),

@@ -86,6 +86,9 @@ int cl_binary_parse(const cl_reader *r, const char *name, cl_binary_info *out);
  * blocking) and cl_binary_parse it; messages are prefixed with the path.
  * Implemented in binary_file.c. */
 int cl_binary_parse_file(const char *path, cl_binary_info *out);
+/* Its answer form (common/error.h), for a caller to whom an unreadable
+ * file tells nothing: the same status, no last error written. */
+int cl_binary_parse_file_quiet(const char *path, cl_binary_info *out);
 
 void cl_binary_info_free(cl_binary_info *info);
 

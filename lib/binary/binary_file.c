@@ -100,6 +100,23 @@ int cl_binary_read_symbols_file(const char *path, cl_binary_symbols *out) {
   return read_file(path, NULL, out);
 }
 
+int cl_binary_parse_file_quiet(const char *path, cl_binary_info *out) {
+  cl_asking a; /* the parsers fail through each cl_reader's words */
+  cl_asking_begin(&a);
+  int status = cl_binary_parse_file(path, out);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_binary_read_symbols_file_quiet(const char *path,
+                                      cl_binary_symbols *out) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_binary_read_symbols_file(path, out);
+  cl_asking_end(&a);
+  return status;
+}
+
 int cl_binary_inspect_file(const char *path, cl_binary_info *info,
                            cl_binary_symbols *symbols) {
   if (info == NULL || symbols == NULL)

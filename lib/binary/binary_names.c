@@ -232,7 +232,8 @@ int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
   unsigned char head[4];
   /* Neither ELF nor PE, or no sections: an answer (search it whole), not a
    * failure. */
-  char *saved = cl_save_error();
+  cl_asking unsectioned; /* no sections: the file is searched whole */
+  cl_asking_begin(&unsectioned);
   cl_binary_format format =
       size >= sizeof head && reader.read_at(reader.opaque, 0, head, 4) == 0
           ? cl_binary_sniff(head, sizeof head)
@@ -242,7 +243,7 @@ int cl_binary_name_ranges(cl_file *f, uint64_t size, const char *path,
                : format == CL_FORMAT_PE
                    ? cl_pe_data_ranges(&reader, path, ranges, count)
                    : CUDALOAD_E_UNSUPPORTED;
-  cl_restore_error(saved);
+  cl_asking_end(&unsectioned);
   free(w);
   if (status == CUDALOAD_E_NO_MEMORY)
     return cl_fail(status, "%s: out of memory", path);

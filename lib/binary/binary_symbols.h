@@ -141,6 +141,9 @@ int cl_elf_lookup_defs(const cl_binary_symbols *s, const cl_reader *r,
 /* The same for a file (refusing folders, FIFOs and devices without
  * blocking); messages start with the path. */
 int cl_binary_read_symbols_file(const char *path, cl_binary_symbols *out);
+/* Its answer form (common/error.h): the same status, no last error
+ * written (a file whose symbols cannot be read binds nothing). */
+int cl_binary_read_symbols_file_quiet(const char *path, cl_binary_symbols *out);
 /* cl_binary_parse_file() and cl_binary_read_symbols_file() on one open of
  * the file (what `cudaload inspect` reads): both succeed, or both outputs
  * are left freed and zeroed. */

@@ -740,7 +740,8 @@ static void elf_build_id_at(cl_elf_file *f, uint64_t offset, uint64_t size,
  * loader needs, so notes that cannot be read leave the file without an
  * identity rather than failing its parse. */
 static void elf_read_build_id(cl_elf_file *f, char *id, size_t id_size) {
-  char *kept = cl_save_error();
+  cl_asking unread; /* notes that cannot be read: no identity */
+  cl_asking_begin(&unread);
   for (uint64_t i = 0; i < f->l.phnum && !id[0]; i++) {
     cl_elf_phdr ph;
     if (elf_read_phdr(&f->e, &f->l, i, &ph) != CUDALOAD_OK)
@@ -759,7 +760,7 @@ static void elf_read_build_id(cl_elf_file *f, char *id, size_t id_size) {
     if (sh.type == CL_SHT_NOTE)
       elf_build_id_at(f, sh.offset, sh.size, 4, id, id_size);
   }
-  cl_restore_error(kept);
+  cl_asking_end(&unread);
 }
 
 static int elf_parse(cl_elf_file *f, cl_binary_info *out) {

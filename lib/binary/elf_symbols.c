@@ -1066,7 +1066,8 @@ static int sym_lookup_state(sym_reader *sr, cl_binary_symbols *out) {
   l->strsz = sr->strsz;
   l->have_versym = d->have_versym;
   l->versym_off = sr->versym_off;
-  char *kept = cl_save_error();
+  cl_asking unread; /* no hash table: the whole table is read */
+  cl_asking_begin(&unread);
   uint64_t off = 0, avail = 0;
   unsigned char head[16];
   if (d->have_gnu_hash &&
@@ -1095,7 +1096,7 @@ static int sym_lookup_state(sym_reader *sr, cl_binary_symbols *out) {
               8 + 4 * ((uint64_t)l->nbuckets + nchain) <= avail &&
               off <= e->src.r->size && avail <= e->src.r->size - off;
   }
-  cl_restore_error(kept);
+  cl_asking_end(&unread);
   if (!l->gnu && !l->sysv) {
     free(l);
     return CUDALOAD_OK;

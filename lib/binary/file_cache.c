@@ -678,10 +678,11 @@ static void names_from_store(cl_file_cache *c, const char *path,
 static void names_from_known_build(cl_file_cache *c, const char *path) {
   if (!c->use_known_builds)
     return;
-  char *kept = cl_save_error();
+  cl_asking unread; /* no headers: no known build to ask */
+  cl_asking_begin(&unread);
   entry *e;
   int status = with_part(c, path, info_part, read_info, NULL, &e);
-  cl_restore_error(kept);
+  cl_asking_end(&unread);
   const char *const *names;
   size_t count;
   if (status == CUDALOAD_OK && !e->names_part.done &&
@@ -849,9 +850,10 @@ static void prepare_lookup(cl_file_cache *c, entry *e, cl_file *f,
   size_t before = cl_file_chunks_bytes(&e->chunks);
   cl_reader reader = chunk_reader(e, f, &own);
   cl_binary_symbols found;
-  char *kept = cl_save_error();
+  cl_asking unprepared; /* no table to look in: the whole one is read */
+  cl_asking_begin(&unprepared);
   int status = cl_binary_prepare_lookup(&reader, path, &found);
-  cl_restore_error(kept);
+  cl_asking_end(&unprepared);
   cl_file_chunks_drop(&own);
   count_chunks(c, e, before);
   if (status != CUDALOAD_OK)
@@ -908,10 +910,11 @@ int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
         cl_file_chunks own;
         size_t before = cl_file_chunks_bytes(&e->chunks);
         cl_reader reader = chunk_reader(e, f, &own);
-        char *kept = cl_save_error();
+        cl_asking unread; /* the status says it */
+        cl_asking_begin(&unread);
         status = cl_binary_symbols_defs(&e->bind, &reader, path, name, found,
                                         cap, count);
-        cl_restore_error(kept);
+        cl_asking_end(&unread);
         cl_file_chunks_drop(&own);
         count_chunks(c, e, before);
         c->stats.lookups++;
@@ -999,4 +1002,65 @@ void cl_file_cache_head(cl_file_cache *c, const char *path, unsigned char *buf,
   out->read_ok = e->head_read_ok;
   out->got = e->head_got < want ? e->head_got : want;
   memcpy(buf, e->head, out->got);
+}
+
+/* --- answer forms --------------------------------------------------------- */
+
+/* Each is its failing form asked inside a cl_asking (common/error.h): the
+ * part's reason is kept in the cache as before, the last error untouched. */
+
+int cl_file_cache_info_quiet(cl_file_cache *c, const char *path,
+                             const cl_binary_info **out) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_file_cache_info(c, path, out);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_file_cache_parse_quiet(cl_file_cache *c, const char *path,
+                              cl_binary_info *out) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_file_cache_parse(c, path, out);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_file_cache_symbols_quiet(cl_file_cache *c, const char *path,
+                                const cl_binary_symbols **out) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_file_cache_symbols(c, path, out);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_file_cache_references_quiet(cl_file_cache *c, const char *path,
+                                   const cl_binary_symbols **out) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_file_cache_references(c, path, out);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_file_cache_names_quiet(cl_file_cache *c, const char *path,
+                              uint64_t max_bytes, cl_name_visitor visit,
+                              void *opaque) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_file_cache_names(c, path, max_bytes, visit, opaque);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_file_cache_defs_quiet(cl_file_cache *c, const char *path,
+                             const char *name, cl_found_def *found, size_t cap,
+                             size_t *count, const cl_binary_symbols **symbols) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_file_cache_defs(c, path, name, found, cap, count, symbols);
+  cl_asking_end(&a);
+  return status;
 }

@@ -104,6 +104,26 @@ int cl_file_cache_defs(cl_file_cache *c, const char *path, const char *name,
                        cl_found_def *found, size_t cap, size_t *count,
                        const cl_binary_symbols **symbols);
 
+/* Answer forms (common/error.h) of the five above and of
+ * cl_file_cache_names (below), for a caller to whom a
+ * file that cannot be read is an answer (it tells nothing, defines
+ * nothing): the same status and out-parameters, and no last error written
+ * (the cache keeps the reason, and the failing form says it when asked). */
+int cl_file_cache_info_quiet(cl_file_cache *c, const char *path,
+                             const cl_binary_info **out);
+int cl_file_cache_parse_quiet(cl_file_cache *c, const char *path,
+                              cl_binary_info *out);
+int cl_file_cache_symbols_quiet(cl_file_cache *c, const char *path,
+                                const cl_binary_symbols **out);
+int cl_file_cache_references_quiet(cl_file_cache *c, const char *path,
+                                   const cl_binary_symbols **out);
+int cl_file_cache_names_quiet(cl_file_cache *c, const char *path,
+                              uint64_t max_bytes, cl_name_visitor visit,
+                              void *opaque);
+int cl_file_cache_defs_quiet(cl_file_cache *c, const char *path,
+                             const char *name, cl_found_def *found, size_t cap,
+                             size_t *count, const cl_binary_symbols **symbols);
+
 /* Holding files open.
  *
  * A run asks one file many questions (its headers, its first bytes, its

@@ -10,9 +10,17 @@
 #include <string.h>
 
 /* Long enough for a path of 4096 bytes plus a reason and an OS message. */
-#define CL_ERROR_CAPACITY 8192
+#define CL_ERROR_CAPACITY CL_REASON_CAPACITY
 
 static CL_THREAD_LOCAL char last_error_text[CL_ERROR_CAPACITY];
+/* The innermost cl_asking open on this thread, or NULL (error.h). */
+static CL_THREAD_LOCAL cl_asking *asking;
+
+/* Where this thread's failures write their words: the open cl_asking's
+ * reason, else the last error. */
+static char *words(void) {
+  return asking ? asking->reason : last_error_text;
+}
 
 static void format_into(char *buf, size_t len, const char *fmt, va_list ap)
     CL_PRINTF(3, 0);
@@ -28,7 +36,7 @@ static void format_into(char *buf, size_t len, const char *fmt, va_list ap) {
 }
 
 static void set_last_error(const char *raw) {
-  cl_text_escape_into(last_error_text, sizeof last_error_text, raw, 1);
+  cl_text_escape_into(words(), CL_ERROR_CAPACITY, raw, 1);
 }
 
 int cl_fail(int status, const char *fmt, ...) {
@@ -66,30 +74,23 @@ int cl_fail_os_no(int status, const cl_os_no *no, const char *path) {
 }
 
 void cl_clear_error(void) {
-  last_error_text[0] = '\0';
+  words()[0] = '\0';
 }
 
-char *cl_save_error(void) {
-  if (!last_error_text[0])
-    return NULL;
-  size_t n = strlen(last_error_text) + 1;
-  char *copy = malloc(n);
-  if (copy)
-    memcpy(copy, last_error_text, n);
-  return copy;
+void cl_asking_begin(cl_asking *a) {
+  a->reason[0] = '\0';
+  a->outer = asking;
+  asking = a;
 }
 
-void cl_restore_error(char *saved) {
-  /* Copied back as it was: it was escaped when it was first set. */
-  if (saved)
-    snprintf(last_error_text, sizeof last_error_text, "%s", saved);
-  else
-    cl_clear_error();
-  free(saved);
+void cl_asking_end(cl_asking *a) {
+  /* Closed in the order opened: an answer form's own scope. */
+  asking = a->outer;
 }
 
 const char *cudaload_last_error(void) {
-  return last_error_text;
+  /* Inside an answer form's cl_asking, the words its failures wrote. */
+  return words();
 }
 
 const char *cudaload_strerror(int status) {

@@ -35,14 +35,25 @@ void cl_clear_error(void);
  * whose only use is as an answer has one form whose header says "sets no
  * error". See docs/architecture.md, "Errors".
  */
-/* The calling thread's last error, kept around a call that writes one the
- * caller must not keep: the few pairs left wrap such calls into code not
- * yet given answer forms (new code uses a `_quiet` form instead).
- * cl_restore_error() puts it back. malloc'ed; NULL when there was none (or
- * no memory to keep it: the error is then cleared on restore). */
-char *cl_save_error(void);
-/* Put back what cl_save_error() kept and free it; NULL clears. */
-void cl_restore_error(char *saved);
+/*
+ * Asking below an answer form. Some code an answer form stands on still
+ * fails with words (the binary parsers through each cl_reader, a loader
+ * model's reads, a scan of one folder through the public calls): the
+ * answer form asks it inside a cl_asking. While one is open, the calling
+ * thread's failures write their words into it (cl_fail, cl_fail_os,
+ * cl_clear_error and cudaload_last_error all use it), never into the last
+ * error: after cl_asking_end, a->reason is why the answer is no, as data
+ * (a file cache part keeps it). Opened only where an answer form is
+ * defined, never around a call at its call site: tests/check_architecture.py
+ * lists those files. Scopes nest; each is closed before its outer one.
+ */
+#define CL_REASON_CAPACITY 8192
+typedef struct cl_asking {
+  char reason[CL_REASON_CAPACITY];
+  struct cl_asking *outer;
+} cl_asking;
+void cl_asking_begin(cl_asking *a);
+void cl_asking_end(cl_asking *a);
 /* Makes sure the last error names path: the text already set (or, when none
  * is, the status's own) is kept, prefixed with "path: " when it does not
  * already contain path. Returns status. */

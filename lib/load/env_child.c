@@ -62,7 +62,8 @@ static unsigned folder_majors(cudaload_ctx *ctx, const char *variable,
   }
   if (!scanned) {
     /* Not searched (--no-defaults): what the folder holds, read once. */
-    char *kept = cl_save_error();
+    cl_asking unscanned; /* a folder that cannot be scanned has no libraries */
+    cl_asking_begin(&unscanned);
     cudaload_ctx *c =
         cudaload_create((ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) |
                         CUDALOAD_NO_DEFAULT_ROOTS);
@@ -71,7 +72,7 @@ static unsigned folder_majors(cudaload_ctx *ctx, const char *variable,
       cudaload_destroy(c);
       c = NULL;
     }
-    cl_restore_error(kept);
+    cl_asking_end(&unscanned);
     const cl_inventory *mine = c ? cl_inventory_of(c) : NULL;
     for (size_t i = 0; mine && i < mine->library_count; ++i)
       note_major(c, &mine->libraries[i], &seen, &first, plan_major);

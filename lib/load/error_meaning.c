@@ -47,9 +47,7 @@ static void file_written(const cl_error_draft *d, char *out, size_t size) {
 static char *accepted(const char *spec, int *failed) {
   cl_requirement *parsed;
   size_t n;
-  char *kept = cl_save_error();
-  int rc = cl_spec_parse(spec, &parsed, &n);
-  cl_restore_error(kept);
+  int rc = cl_spec_parse_quiet(spec, &parsed, &n);
   if (rc != CUDALOAD_OK) {
     *failed |= rc == CUDALOAD_E_NO_MEMORY;
     return NULL;

@@ -782,7 +782,6 @@ static int python_file(const char *path) {
 static char *program_command(const cudaload_ctx *ctx, const char *target,
                              int *python) {
   *python = 0;
-  char *kept = cl_save_error();
   char *command = NULL;
   if (cl_os_path_is_absolute(target)) {
     cl_file_kind kind = cl_os_stat_kind(target, NULL);
@@ -794,7 +793,7 @@ static char *program_command(const cudaload_ctx *ctx, const char *target,
       *python = 1;
     } else if (kind == CL_KIND_REGULAR) {
       cl_binary_info info;
-      if (cl_binary_parse_file(target, &info) == CUDALOAD_OK) {
+      if (cl_binary_parse_file_quiet(target, &info) == CUDALOAD_OK) {
         size_t n = strlen(target);
         int program =
             info.format == CL_FORMAT_PE
@@ -810,7 +809,6 @@ static char *program_command(const cudaload_ctx *ctx, const char *target,
         ctx->environment_count ? ctx->environment_roots[0] : NULL);
     *python = command != NULL;
   }
-  cl_restore_error(kept);
   return command;
 }
 

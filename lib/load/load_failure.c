@@ -114,7 +114,8 @@ void cl_explain_load_failure(const char *path) {
     return;
   /* The model's own failures (memory, an unreadable file) leave the
    * loader's message as it was. */
-  char *kept = cl_save_error();
+  cl_asking unexplained; /* the model's own failures: no detail */
+  cl_asking_begin(&unexplained);
   char *detail = code == WINDOWS_BAD_EXE_FORMAT
                      ? wrong_machine(path, "not a valid Win32 application "
                                            "for this process: it")
@@ -123,10 +124,10 @@ void cl_explain_load_failure(const char *path) {
     detail = missing_imports(path);
   if (!detail || !*detail) {
     free(detail);
-    cl_restore_error(kept);
+    cl_asking_end(&unexplained);
     return;
   }
-  free(kept);
+  cl_asking_end(&unexplained);
   cl_fail(CUDALOAD_E_LOAD_FAILED, "%s: %s (Windows error %lu)", path, detail,
           code);
   free(detail);

@@ -589,9 +589,8 @@ static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
   char *binder = NULL;
   for (size_t i = 0; !*rc && !binder && i < count; ++i) {
     cl_loader_model m;
-    char *kept = cl_save_error(); /* no model: that program tells nothing */
-    int no_model = cl_loader_model_init_system(&m) != CUDALOAD_OK;
-    cl_restore_error(kept);
+    /* no model: that program tells nothing */
+    int no_model = cl_loader_model_init_system_quiet(&m) != CUDALOAD_OK;
     if (no_model)
       break;
     cl_load_tree t;

@@ -79,12 +79,11 @@ typedef struct consumer_symbols {
 static const cl_binary_symbols *symbols_of(cudaload_ctx *ctx,
                                            const char *path) {
   const cl_binary_symbols *s = NULL;
-  char *kept = cl_save_error();
   /* Its references to CUDA libraries (the cache's filter), not its whole
    * table. */
-  if (cl_file_cache_references(cl_verdict_files(ctx), path, &s) != CUDALOAD_OK)
+  if (cl_file_cache_references_quiet(cl_verdict_files(ctx), path, &s) !=
+      CUDALOAD_OK)
     s = NULL;
-  cl_restore_error(kept);
   return s;
 }
 
@@ -114,7 +113,6 @@ static int covers(consumer_symbols *c, const char *candidate) {
    * hash table), not its whole table. */
   cl_file_cache *files = cl_verdict_files(c->ctx);
   int all = 1;
-  char *kept = cl_save_error();
   for (size_t r = 0; r < c->symbols->ref_count && all; ++r) {
     const cl_symbol_ref *ref = &c->symbols->refs[r];
     if (ref->weak || !ref->file ||
@@ -127,7 +125,6 @@ static int covers(consumer_symbols *c, const char *candidate) {
       break;
     }
   }
-  cl_restore_error(kept);
   return all;
 }
 
@@ -333,14 +330,13 @@ int cl_plan_add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
     if (!opener_path)
       return CUDALOAD_E_NO_MEMORY;
     const cl_binary_info *info = NULL;
-    char *kept = cl_save_error(); /* unreadable: it names nothing we know */
-    if (cl_file_cache_info(cl_file_cache_of(ctx), opener_path, &info) !=
+    /* unreadable: it names nothing we know */
+    if (cl_file_cache_info_quiet(cl_file_cache_of(ctx), opener_path, &info) !=
         CUDALOAD_OK)
       info = NULL;
     size_t count = 0;
     char **names =
         info ? cl_verdict_lazy_names_of(ctx, opener_path, info, &count) : NULL;
-    cl_restore_error(kept);
     for (size_t k = 0; k < count && !rc; ++k) {
       cl_name_match m;
       if (!cl_catalog_match(names[k], naming, &m) ||
@@ -597,10 +593,8 @@ int cl_plan_add_needed_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
       continue;
     cl_binary_info info;
     /* Unparseable: the loader will judge it (cl_plan_settle says so). */
-    char *kept = cl_save_error();
-    int unparsed = cl_file_cache_parse(
+    int unparsed = cl_file_cache_parse_quiet(
         cl_file_cache_of(ctx), cl_plan_state_of(ctx)->plan[i].path, &info);
-    cl_restore_error(kept);
     if (unparsed)
       continue;
     /* plan[] moves as entries are added: keep what is read later. */

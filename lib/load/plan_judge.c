@@ -74,9 +74,8 @@ static char *who_loaded(const cl_loader_model *m, const cl_loaded_object *o,
     if (by == o)
       continue;
     cl_binary_info info;
-    char *kept = cl_save_error(); /* unreadable: it tells nothing */
-    int read = cl_binary_parse_file(by->path, &info) == CUDALOAD_OK;
-    cl_restore_error(kept);
+    /* unreadable: it tells nothing */
+    int read = cl_file_cache_parse_quiet(NULL, by->path, &info) == CUDALOAD_OK;
     int needs = 0;
     for (size_t k = 0; read && k < info.needed_count && !needs; ++k)
       needs = strcmp(info.needed[k], name) == 0;
@@ -153,9 +152,7 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
     const cl_loaded_object *o = p->to_load ? loaded_under(m, p->soname) : NULL;
     if (!o)
       continue;
-    char *kept = cl_save_error();
-    char *real = cl_os_real_path(o->path);
-    cl_restore_error(kept);
+    char *real = cl_os_real_path_quiet(o->path, NULL);
     int same = real && strcmp(real, p->path) == 0;
     free(real);
     if (same)

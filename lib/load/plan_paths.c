@@ -23,11 +23,10 @@ int cl_plan_same_folder(const char *a, const char *b) {
 int cl_plan_same_folder_on_disk(const char *a, const char *b) {
   char *fa = cl_path_dirname(a), *fb = cl_path_dirname(b);
   cl_file_identity ia, ib;
-  char *kept = cl_save_error(); /* a folder not there is not the same one */
+  /* a folder not there is not the same one */
   int same = fa && fb && cl_os_file_identity(fa, &ia) &&
              cl_os_file_identity(fb, &ib) && ia.device == ib.device &&
              ia.inode == ib.inode;
-  cl_restore_error(kept);
   free(fa);
   free(fb);
   return same;
@@ -36,9 +35,9 @@ int cl_plan_same_folder_on_disk(const char *a, const char *b) {
 int cl_plan_same_file(const char *a, const char *b) {
   if (strcmp(a, b) == 0)
     return 1;
-  char *kept = cl_save_error(); /* a path that does not resolve: not same */
-  char *ra = cl_os_real_path(a), *rb = cl_os_real_path(b);
-  cl_restore_error(kept);
+  /* a path that does not resolve: not same */
+  char *ra = cl_os_real_path_quiet(a, NULL),
+       *rb = cl_os_real_path_quiet(b, NULL);
   int same = ra && rb && strcmp(ra, rb) == 0;
   free(ra);
   free(rb);

@@ -61,11 +61,10 @@ static const cl_bundled_shim *bundled_shim_of(const cudaload_ctx *ctx,
 static int read_header(cudaload_ctx *ctx, size_t i, cl_binary_info *info,
                        int parse) {
   cl_plan_entry *p = &cl_plan_state_of(ctx)->plan[i];
-  char *kept = cl_save_error(); /* unreadable: the OS loader will judge */
-  if (!parse || cl_file_cache_parse(cl_file_cache_of(ctx), p->path, &info[i]) !=
-                    CUDALOAD_OK)
+  /* unreadable: the OS loader will judge */
+  if (!parse || cl_file_cache_parse_quiet(cl_file_cache_of(ctx), p->path,
+                                          &info[i]) != CUDALOAD_OK)
     memset(&info[i], 0, sizeof info[i]);
-  cl_restore_error(kept);
   const char *soname = info[i].soname && info[i].soname[0]
                            ? info[i].soname
                            : cl_path_basename(p->path);
@@ -129,9 +128,8 @@ static int finder_ready(finder *f, cudaload_ctx *ctx) {
   if (f->ready)
     return CUDALOAD_OK;
   cl_naming naming = cl_ctx_naming(ctx);
-  char *kept = cl_save_error(); /* no model of this process: an empty one */
-  int rc = cl_loader_model_init_host(&f->model);
-  cl_restore_error(kept);
+  /* no model of this process: an empty one */
+  int rc = cl_loader_model_init_host_quiet(&f->model);
   if (rc == CUDALOAD_E_NO_MEMORY)
     return rc;
   if (rc || f->model.naming != naming) {
@@ -193,10 +191,10 @@ static int opener_finds(finder *f, cudaload_ctx *ctx, const char *opener,
   cl_binary_info own;
   memset(&own, 0, sizeof own);
   if (!info) {
-    char *kept = cl_save_error(); /* unreadable: an opener with no lists */
-    if (cl_file_cache_parse(cl_file_cache_of(ctx), opener, &own) != CUDALOAD_OK)
+    /* unreadable: an opener with no lists */
+    if (cl_file_cache_parse_quiet(cl_file_cache_of(ctx), opener, &own) !=
+        CUDALOAD_OK)
       memset(&own, 0, sizeof own);
-    cl_restore_error(kept);
     info = &own;
   }
   char name[160];

@@ -79,15 +79,16 @@ static int expose_folder_of(const char *path, char **reason) {
   char *folder = cl_path_dirname(path);
   if (!folder)
     return 1; /* out of memory: the load itself will say what is missing */
-  char *kept = cl_save_error();
   char *warning = NULL;
+  cl_asking refused; /* why PATH cannot take it: *reason, as data */
+  cl_asking_begin(&refused);
   int status = cl_os_loader_expose_folder(folder, &warning);
+  cl_asking_end(&refused);
   int exposed = status == CUDALOAD_OK && !warning;
   if (!exposed && reason)
-    *reason = warning ? warning : cl_strdup(cudaload_last_error());
+    *reason = warning ? warning : cl_strdup(refused.reason);
   else
     free(warning);
-  cl_restore_error(kept);
   free(folder);
   return exposed;
 }
@@ -155,9 +156,8 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
    * by path would give two copies of one library's state. */
   char *present = cl_os_loader_find_loaded(p->soname);
   if (present) {
-    char *kept = cl_save_error(); /* unresolvable: the loader's own name */
-    char *real = cl_os_real_path(present);
-    cl_restore_error(kept);
+    /* unresolvable: the loader's own name */
+    char *real = cl_os_real_path_quiet(present, NULL);
     int same = strcmp(real ? real : present, p->path) == 0;
     p->state =
         same ? CUDALOAD_STATE_ALREADY_LOADED : CUDALOAD_STATE_LOADED_ELSEWHERE;
@@ -248,13 +248,12 @@ static int refuse_judged(cudaload_ctx *ctx, const cl_plan_judgement *j) {
 static int judge_in_this_process(cudaload_ctx *ctx, unsigned flags,
                                  cl_plan_judgement *j) {
   cl_loader_model m;
-  char *kept = cl_save_error(); /* no model: the loader itself will judge */
-  int rc = cl_loader_model_init_host(&m);
+  /* no model: the loader itself will judge */
+  int rc = cl_loader_model_init_host_quiet(&m);
   if (rc == CUDALOAD_OK) {
     rc = cl_plan_judge(ctx, &m, flags, j);
     cl_loader_model_free(&m);
   }
-  cl_restore_error(kept);
   return rc == CUDALOAD_E_NO_MEMORY ? rc : CUDALOAD_OK;
 }
 

@@ -167,10 +167,9 @@ static int read_program_file(cl_program_scan *ps, const char *path,
   const cl_module_behaviour *row =
       relpath ? cl_consumer_module(relpath, rel_len) : NULL;
   const cl_binary_info *info = NULL;
-  char *kept = cl_save_error(); /* not a library: nothing to require */
-  int unread =
-      cl_file_cache_info(cl_file_cache_of(ps->ctx), path, &info) != CUDALOAD_OK;
-  cl_restore_error(kept);
+  /* not a library: nothing to require */
+  int unread = cl_file_cache_info_quiet(cl_file_cache_of(ps->ctx), path,
+                                        &info) != CUDALOAD_OK;
   if (unread)
     return 0;
   cl_naming naming =
@@ -261,11 +260,10 @@ static void keep_importers(cl_program_scan *ps, size_t first) {
       ps->failed = 1;
   for (size_t i = 0; i < ps->modules.count && kept > first; ++i) {
     const cl_binary_info *info = NULL;
-    char *saved = cl_save_error(); /* unreadable: nothing to keep */
-    if (cl_file_cache_info(cl_file_cache_of(ps->ctx), ps->modules.names[i],
-                           &info) != CUDALOAD_OK)
+    /* unreadable: nothing to keep */
+    if (cl_file_cache_info_quiet(cl_file_cache_of(ps->ctx),
+                                 ps->modules.names[i], &info) != CUDALOAD_OK)
       info = NULL;
-    cl_restore_error(saved);
     int brings = 0;
     for (size_t d = 0; info && d < info->needed_count && !brings; ++d)
       brings = cl_str_index_find(&names, info->needed[d], NULL);
@@ -306,9 +304,8 @@ static void note_own_siblings(cl_program_scan *ps, const char *path,
 static void note_search_folders(cl_program_scan *ps, const char *path,
                                 const cl_binary_info *info) {
   cl_loader_model m;
-  char *kept = cl_save_error(); /* no model of this process: nothing noted */
-  int no_model = cl_loader_model_init_host(&m) != CUDALOAD_OK;
-  cl_restore_error(kept);
+  /* no model of this process: nothing noted */
+  int no_model = cl_loader_model_init_host_quiet(&m) != CUDALOAD_OK;
   if (no_model)
     return;
   if (m.naming ==
@@ -321,9 +318,7 @@ static void note_search_folders(cl_program_scan *ps, const char *path,
           cl_catalog_is_driver(match.entry))
         continue;
       cl_resolution r;
-      kept = cl_save_error();
       int rc = cl_resolve(&m, &req, info->needed[d], &r);
-      cl_restore_error(kept);
       if (rc == CUDALOAD_E_NO_MEMORY)
         ps->failed = 1;
       if (rc)
@@ -480,9 +475,8 @@ static int visit_module_entry(const char *name, cl_file_kind kind,
 }
 
 static void walk_module(module_walk *w, const char *folder) {
-  char *kept = cl_save_error(); /* an unreadable folder holds nothing */
-  cl_os_list_dir(folder, visit_module_entry, w);
-  cl_restore_error(kept);
+  /* an unreadable folder holds nothing */
+  cl_os_list_dir_quiet(folder, visit_module_entry, w, NULL);
 }
 
 static void read_module_folder(cl_program_scan *ps, const char *location) {
@@ -932,11 +926,10 @@ static int read_target(cl_program_scan *ps, const char *target,
       return 0;
     keep_file(ps, target); /* the program itself, needs or not */
     const cl_binary_info *info = NULL;
-    char *kept = cl_save_error(); /* read above: unreadable now, nothing */
-    if (cl_file_cache_info(cl_file_cache_of(ps->ctx), target, &info) ==
+    /* read above: unreadable now, nothing */
+    if (cl_file_cache_info_quiet(cl_file_cache_of(ps->ctx), target, &info) ==
         CUDALOAD_OK)
       note_search_folders(ps, target, info);
-    cl_restore_error(kept);
     return 1;
   }
   for (size_t i = 0; i < t->adopt_count && !ps->failed; ++i) {

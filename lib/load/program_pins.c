@@ -64,9 +64,7 @@ static int installed_version(cl_program_scan *ps, const char *name, size_t len,
   if (!ps->site)
     return 0;
   cl_name_list list = {0};
-  char *kept = cl_save_error();
   cl_name_list_read(ps->site, cl_program_is_distinfo, NULL, NULL, &list);
-  cl_restore_error(kept);
   int found = 0;
   for (size_t i = 0; i < list.count && !found; ++i) {
     const char *entry = list.names[i];
@@ -132,9 +130,7 @@ static void follow_meta_distribution(cl_program_scan *ps,
   if (ps->depth > 2 || !ps->site || !line->extras_len)
     return;
   cl_name_list list = {0};
-  char *kept = cl_save_error();
   cl_name_list_read(ps->site, cl_program_is_distinfo, NULL, NULL, &list);
-  cl_restore_error(kept);
   for (size_t i = 0; i < list.count; ++i) {
     const char *entry = list.names[i];
     if (!cl_program_same_name(entry, strcspn(entry, "-"), line->name,

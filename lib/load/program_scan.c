@@ -88,10 +88,10 @@ int cl_program_is_distinfo(const char *name, const void *arg) {
 /* A whole small text file, malloc'ed; NULL when it cannot be read. */
 char *cl_program_read_text(const char *path, size_t *len) {
   char *text = NULL;
-  char *kept = cl_save_error(); /* unreadable: nothing to read */
-  if (cl_read_file_head(path, CL_PROGRAM_TEXT_MAX, &text, len) != CUDALOAD_OK)
+  /* unreadable: nothing to read */
+  if (cl_read_file_head_quiet(path, CL_PROGRAM_TEXT_MAX, &text, len) !=
+      CUDALOAD_OK)
     text = NULL;
-  cl_restore_error(kept);
   return text;
 }
 

@@ -697,3 +697,12 @@ const char *cudaload_requirement_text(const cudaload_ctx *ctx, size_t i) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
   return ctx && i < ps->requirement_count ? ps->requirements[i].text : NULL;
 }
+
+int cl_spec_parse_quiet(const char *spec, cl_requirement **parsed,
+                        size_t *count) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_spec_parse(spec, parsed, count);
+  cl_asking_end(&a);
+  return status;
+}

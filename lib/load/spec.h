@@ -34,5 +34,10 @@ int cl_require_from(cudaload_ctx *ctx, const char *spec, int source);
  * before adding them. A CUDALOAD_E_* status with the last error set (and
  * nothing to free) on a bad spec. */
 int cl_spec_parse(const char *spec, cl_requirement **parsed, size_t *count);
+/* Its answer form (common/error.h), for a caller to whom a spec it cannot
+ * parse is an answer (it means nothing to fix): the same, no last error
+ * written. */
+int cl_spec_parse_quiet(const char *spec, cl_requirement **parsed,
+                        size_t *count);
 
 #endif

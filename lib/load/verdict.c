@@ -443,8 +443,8 @@ static int needed_by_another(cudaload_ctx *ctx, const cl_program_set *set,
                              size_t i) {
   cl_file_cache *files = cl_file_cache_of(ctx);
   const cl_binary_info *mine = NULL;
-  char *kept = cl_save_error(); /* unreadable: opened, and said so */
-  if (cl_file_cache_info(files, set->files[i], &mine) != CUDALOAD_OK)
+  /* unreadable: opened, and said so */
+  if (cl_file_cache_info_quiet(files, set->files[i], &mine) != CUDALOAD_OK)
     mine = NULL;
   const char *name =
       mine && mine->soname ? mine->soname : cl_path_basename(set->files[i]);
@@ -452,12 +452,11 @@ static int needed_by_another(cudaload_ctx *ctx, const cl_program_set *set,
   for (size_t k = 0; k < set->file_count && !needed; ++k) {
     const cl_binary_info *other = NULL;
     if (k == i ||
-        cl_file_cache_info(files, set->files[k], &other) != CUDALOAD_OK)
+        cl_file_cache_info_quiet(files, set->files[k], &other) != CUDALOAD_OK)
       continue;
     for (size_t d = 0; d < other->needed_count && !needed; ++d)
       needed = strcmp(other->needed[d], name) == 0;
   }
-  cl_restore_error(kept);
   return needed;
 }
 
@@ -547,11 +546,10 @@ int cl_verdict_open_by_name(cudaload_explain *e, cudaload_ctx *ctx,
   static const cl_binary_info none;
   const cl_binary_info *info = &none;
   if (requester) {
-    char *kept = cl_save_error(); /* unreadable: an open with no lists */
-    if (cl_file_cache_info(cl_verdict_files(ctx), requester, &info) !=
+    /* unreadable: an open with no lists */
+    if (cl_file_cache_info_quiet(cl_verdict_files(ctx), requester, &info) !=
         CUDALOAD_OK)
       info = &none;
-    cl_restore_error(kept);
   }
   cl_requester req = {requester, info, NULL};
   cl_verdict_lazy_context lc = {ctx, cl_ctx_naming(ctx), e};
@@ -595,10 +593,9 @@ int cl_verdict_open_lazy_of(cudaload_explain *e, cudaload_ctx *ctx,
                             unsigned how) {
   read_through(m, ctx);
   const cl_binary_info *info = NULL;
-  char *kept = cl_save_error(); /* unreadable: it opens nothing we can tell */
-  int unreadable =
-      cl_file_cache_info(cl_verdict_files(ctx), path, &info) != CUDALOAD_OK;
-  cl_restore_error(kept);
+  /* unreadable: it opens nothing we can tell */
+  int unreadable = cl_file_cache_info_quiet(cl_verdict_files(ctx), path,
+                                            &info) != CUDALOAD_OK;
   if (unreadable)
     return CUDALOAD_OK;
   cl_verdict_lazy_context lc = {ctx, cl_ctx_naming(ctx), e};

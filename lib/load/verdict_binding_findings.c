@@ -90,9 +90,7 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
   cl_name_match want;
   if (!ctx || !cl_verdict_catalog_of(taken, NULL, naming, &want))
     return NULL;
-  char *kept = cl_save_error();
-  char *real = cl_os_real_path(taken);
-  cl_restore_error(kept);
+  char *real = cl_os_real_path_quiet(taken, NULL);
   const char *found = NULL;
   for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !found; ++i) {
     cl_library *lib = &cl_inventory_of(ctx)->libraries[i];

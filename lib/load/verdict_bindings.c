@@ -57,17 +57,17 @@ const cl_bind_object *cl_verdict_bind_object(cudaload_explain *e,
     return NULL;
   }
   /* A file whose symbols cannot be read binds nothing we can tell. */
-  char *kept = cl_save_error();
   cl_file_cache *files = cl_verdict_files(e->ctx);
   if (files) {
     /* Its references to CUDA libraries; its definitions are asked by name
      * (cl_bind_object.files). */
-    if (cl_file_cache_references(files, path, &entry->symbols) != CUDALOAD_OK)
+    if (cl_file_cache_references_quiet(files, path, &entry->symbols) !=
+        CUDALOAD_OK)
       entry->symbols = NULL;
-  } else if (cl_binary_read_symbols_file(path, &entry->own) == CUDALOAD_OK) {
+  } else if (cl_binary_read_symbols_file_quiet(path, &entry->own) ==
+             CUDALOAD_OK) {
     entry->symbols = &entry->own;
   }
-  cl_restore_error(kept);
   entry->object.path = entry->path;
   entry->object.symbols =
       entry->symbols && entry->symbols->format ? entry->symbols : NULL;
@@ -341,10 +341,9 @@ void cl_verdict_object_bindings(cudaload_explain *e, cl_explain_object *o,
    * keeps CUDA's alone). */
   const cl_binary_symbols *whole = NULL;
   if (symbols && s->refs_filtered && self->files) {
-    char *kept = cl_save_error();
-    if (cl_file_cache_symbols(self->files, self->path, &whole) == CUDALOAD_OK)
+    if (cl_file_cache_symbols_quiet(self->files, self->path, &whole) ==
+        CUDALOAD_OK)
       s = whole;
-    cl_restore_error(kept);
   }
   for (size_t r = 0; r < s->ref_count; ++r) {
     const cl_symbol_ref *ref = &s->refs[r];

@@ -155,9 +155,8 @@ static char **consumer_names(const char *path, size_t *count,
   char *real = NULL;
   const char *package = cl_verdict_consumer_package(path, naming);
   if (!package) {
-    char *kept = cl_save_error(); /* no real path: no package */
-    real = cl_os_real_path(path);
-    cl_restore_error(kept);
+    /* no real path: no package */
+    real = cl_os_real_path_quiet(path, NULL);
     package = real ? cl_verdict_consumer_package(real, naming) : NULL;
   }
   if (!package) {
@@ -292,21 +291,19 @@ static char **scan_lazy_names(const char *path, const cl_binary_info *info,
     return NULL;
   name_scan ns = {&m, info, lc->naming, NULL, 0, 0, 0};
   cl_file_cache *cache = cl_verdict_files(lc->ctx);
-  char *kept = cl_save_error();
   /* A file that imports no loader function opens nothing by name: its
    * symbols (read once, for the bindings too) spare reading its text. A
    * file whose symbols cannot be read is searched. */
   const cl_binary_symbols *symbols = NULL;
-  if (cache && cl_file_cache_references(cache, path, &symbols) == CUDALOAD_OK &&
+  if (cache &&
+      cl_file_cache_references_quiet(cache, path, &symbols) == CUDALOAD_OK &&
       !cl_binary_symbols_open_by_name(symbols)) {
-    cl_restore_error(kept);
     return NULL;
   }
   /* The largest CUDA library (cuBLASLt) is about 550 MB. A file whose
    * names cannot be read opens nothing lazily that we can tell. */
-  int unread =
-      cl_file_cache_names(cache, path, (uint64_t)2 << 30, collect_name, &ns);
-  cl_restore_error(kept);
+  int unread = cl_file_cache_names_quiet(cache, path, (uint64_t)2 << 30,
+                                         collect_name, &ns);
   if (unread || ns.failed) {
     for (size_t i = 0; i < ns.count; ++i)
       free(ns.names[i]);

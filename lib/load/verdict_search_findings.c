@@ -105,10 +105,9 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
   char *beside = own ? cl_path_join(own, edge->name) : NULL;
   cl_file *f = NULL;
   uint64_t size;
-  char *kept = cl_save_error(); /* no file beside it: no sibling shadowed */
+  /* no file beside it: no sibling shadowed */
   int sibling = own && theirs && beside && !same_folder(own, theirs) &&
-                cl_os_file_open(beside, &f, &size) == CUDALOAD_OK;
-  cl_restore_error(kept);
+                cl_os_file_open_quiet(beside, &f, &size, NULL) == CUDALOAD_OK;
   if (sibling) {
     cl_os_file_close(f);
     sibling_finding(e, from->path, edge, own, theirs, lazy || edge->lazy);
@@ -188,10 +187,8 @@ static void requirement_steps(cudaload_ctx *ctx, const cl_name_match *m,
   cl_requirement *parsed = NULL;
   size_t n = 0;
   cl_fix install = CL_FIX_INIT;
-  char *kept = cl_save_error();
-  if (ctx && cl_spec_parse(spec, &parsed, &n) == CUDALOAD_OK && n)
+  if (ctx && cl_spec_parse_quiet(spec, &parsed, &n) == CUDALOAD_OK && n)
     cl_fix_for_missing_steps(ctx, &parsed[0], &install, NULL);
-  cl_restore_error(kept);
   for (size_t i = 0; i < n; ++i)
     free(parsed[i].text);
   free(parsed);

@@ -65,8 +65,10 @@ cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
     if (c->explicit_count && strcmp(c->explicit_roots[0], folder) == 0)
       found = c;
   }
-  /* A folder that cannot be scanned only has no versions to give. */
-  char *kept = cl_save_error();
+  /* A folder that cannot be scanned only has no versions to give: the
+   * public calls' words go into an answer's reason, not the last error. */
+  cl_asking unscanned;
+  cl_asking_begin(&unscanned);
   if (!found && e->folder_scan_count < CL_VERDICT_FOLDER_SCANS &&
       !cl_reserve((void **)&e->folder_scans, &e->folder_scan_capacity,
                   e->folder_scan_count + 1, sizeof *e->folder_scans)) {
@@ -82,7 +84,7 @@ cudaload_ctx *cl_verdict_folder_scan(cudaload_explain *e, cudaload_ctx *ctx,
       e->folder_scans[e->folder_scan_count++] = found;
   }
   free(folder);
-  cl_restore_error(kept);
+  cl_asking_end(&unscanned);
   return found;
 }
 
@@ -111,9 +113,7 @@ void cl_verdict_real_paths_free(void *cache) {
 }
 
 /* cl_os_real_path(path), asked of the file system once per verdict
- * (malloc'ed, NULL when it does not resolve; the last error is then the
- * OS's only the first time, which cl_verdict_version_of_match does not keep
- * anyway). */
+ * (malloc'ed, NULL when it does not resolve). Sets no error. */
 static char *real_path_once(cudaload_explain *e, const char *path) {
   real_path_memo *memo = e ? e->real_paths : NULL;
   if (e && !memo) {
@@ -124,7 +124,7 @@ static char *real_path_once(cudaload_explain *e, const char *path) {
   size_t at;
   if (memo && cl_str_index_find(&memo->by_path, path, &at))
     return memo->reals[at] ? cl_strdup(memo->reals[at]) : NULL;
-  char *real = cl_os_real_path(path);
+  char *real = cl_os_real_path_quiet(path, NULL);
   char *key = memo ? cl_strdup(path) : NULL;
   char *kept = real ? cl_strdup(real) : NULL;
   if (key && (kept || !real) &&
@@ -148,8 +148,8 @@ char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
                                   int *cuda_major, cl_explain_object *defer) {
   *cuda_major = m ? m->cuda_major : 0;
   /* A path that does not resolve, a file whose version cannot be read:
-   * answers (the name's version, or none), not failures. */
-  char *kept = cl_save_error();
+   * answers (the name's version, or none), not failures: each is asked
+   * through an answer form. */
   char *real = real_path_once(e, path);
   char *version = NULL;
   int known = 0;
@@ -160,7 +160,6 @@ char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
     known = c && inventory_version(c, real, &version, cuda_major, defer);
   }
   free(real);
-  cl_restore_error(kept);
   if (known)
     return version;
   return m && m->name_version[0] ? cl_strdup(m->name_version) : NULL;
@@ -184,11 +183,9 @@ static int cuda_major_of_headers(cudaload_ctx *ctx, const char *path) {
   const cl_binary_info *info = NULL;
   if (!cache)
     return 0;
-  char *kept = cl_save_error();
-  int cuda = cl_file_cache_info(cache, path, &info) == CUDALOAD_OK
+  int cuda = cl_file_cache_info_quiet(cache, path, &info) == CUDALOAD_OK
                  ? cl_binary_info_cuda_major(info, cl_ctx_naming(ctx))
                  : 0;
-  cl_restore_error(kept);
   return cuda;
 }
 
@@ -201,14 +198,11 @@ static int cuda_major_of_opens(cudaload_ctx *ctx, const char *path) {
   const cl_binary_info *info = NULL;
   if (!cache)
     return 0;
-  char *kept = cl_save_error();
-  if (cl_file_cache_info(cache, path, &info) != CUDALOAD_OK) {
-    cl_restore_error(kept);
+  if (cl_file_cache_info_quiet(cache, path, &info) != CUDALOAD_OK) {
     return 0;
   }
   size_t count = 0;
   char **names = cl_verdict_lazy_names_of(ctx, path, info, &count);
-  cl_restore_error(kept);
   int cuda = 0;
   for (size_t k = 0; k < count; ++k) {
     cl_name_match m;

@@ -96,11 +96,12 @@ int cl_bind_defines(cl_file_cache *files, const char *path, const char *name,
   cl_found_def found[MAX_FOUND];
   size_t count = 0;
   const cl_binary_symbols *s = NULL;
-  int rc = cl_file_cache_defs(files, path, name, found, MAX_FOUND, &count, &s);
+  int rc =
+      cl_file_cache_defs_quiet(files, path, name, found, MAX_FOUND, &count, &s);
   if (rc != CUDALOAD_OK)
     return rc;
   if (count > MAX_FOUND) {
-    rc = cl_file_cache_symbols(files, path, &s);
+    rc = cl_file_cache_symbols_quiet(files, path, &s);
     if (rc == CUDALOAD_OK)
       *match = cl_bind_match(s, name, version) >= 0;
     return rc;
@@ -126,10 +127,8 @@ long cl_bind_object_match(const cl_bind_object *o, const char *name,
     return -1;
   if (!o->files)
     return cl_bind_match(o->symbols, name, version);
-  int match = 0;
-  char *kept = cl_save_error();
+  int match = 0; /* cl_bind_defines sets no error */
   int rc = cl_bind_defines(o->files, o->path, name, version, &match);
-  cl_restore_error(kept);
   return rc == CUDALOAD_OK && match ? 0 : -1;
 }
 
@@ -230,7 +229,7 @@ static int reference_of(const char *consumer, const char *symbol,
   *defines = 0;
   *symbolic = 0;
   cl_binary_symbols s;
-  int rc = cl_binary_read_symbols_file(consumer, &s);
+  int rc = cl_binary_read_symbols_file_quiet(consumer, &s);
   if (rc)
     return rc;
   int found = 0;
@@ -238,7 +237,7 @@ static int reference_of(const char *consumer, const char *symbol,
   *defines = cl_bind_match(&s, symbol, NULL) >= 0;
   cl_binary_symbols_free(&s);
   cl_binary_info info;
-  if (cl_binary_parse_file(consumer, &info) == CUDALOAD_OK) {
+  if (cl_binary_parse_file_quiet(consumer, &info) == CUDALOAD_OK) {
     *symbolic = info.symbolic;
     cl_binary_info_free(&info);
   }
@@ -249,7 +248,7 @@ static int definition_version(const char *provider, const char *symbol,
                               char **version) {
   *version = NULL;
   cl_binary_symbols s;
-  int rc = cl_binary_read_symbols_file(provider, &s);
+  int rc = cl_binary_read_symbols_file_quiet(provider, &s);
   if (rc)
     return rc;
   long d = cl_bind_match(&s, symbol, NULL);
@@ -264,20 +263,14 @@ static int definition_version(const char *provider, const char *symbol,
 }
 
 /* A file that cannot be read is an answer to both lookups (the caller asks
- * without a version), not a failure: the reader's error is not kept, the
- * caller's last error is left as it was. */
+ * without a version), not a failure: both read through answer forms and
+ * set no error. */
 int cl_bind_reference_of(const char *consumer, const char *symbol,
                          char **version, int *defines, int *symbolic) {
-  char *saved = cl_save_error();
-  int rc = reference_of(consumer, symbol, version, defines, symbolic);
-  cl_restore_error(saved);
-  return rc;
+  return reference_of(consumer, symbol, version, defines, symbolic);
 }
 
 int cl_bind_definition_version(const char *provider, const char *symbol,
                                char **version) {
-  char *saved = cl_save_error();
-  int rc = definition_version(provider, symbol, version);
-  cl_restore_error(saved);
-  return rc;
+  return definition_version(provider, symbol, version);
 }

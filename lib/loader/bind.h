@@ -47,7 +47,8 @@ long cl_bind_match(const cl_binary_symbols *s, const char *name,
 /* Whether the file at path defines `name` for a reference of `version`,
  * its definitions looked up by name through files: 1 or 0 into *match. 0,
  * or a CUDALOAD_E_* status when the file cannot be read (it defines
- * nothing the caller can tell). */
+ * nothing the caller can tell). Sets no error: both callers take "cannot
+ * be read" for an answer. */
 int cl_bind_defines(cl_file_cache *files, const char *path, const char *name,
                     const char *version, int *match);
 

@@ -215,9 +215,8 @@ static cl_file_verdict pe_verdict(const cl_loader_model *m, const char *file,
     return CL_FILE_ABSENT;
   cl_binary_info info;
   memset(&info, 0, sizeof info);
-  char *kept = cl_save_error(); /* unreadable is a verdict, not a failure */
-  int status = cl_file_cache_parse(m->files, file, &info);
-  cl_restore_error(kept);
+  /* unreadable is a verdict, not a failure */
+  int status = cl_file_cache_parse_quiet(m->files, file, &info);
   if (status != CUDALOAD_OK || info.format != CL_FORMAT_PE) {
     cl_binary_info_free(&info);
     *why = cl_strdup("not a valid image: the load fails (193)");

@@ -681,6 +681,22 @@ int cl_loader_model_init_host(cl_loader_model *m) {
   return status;
 }
 
+int cl_loader_model_init_host_quiet(cl_loader_model *m) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_loader_model_init_host(m);
+  cl_asking_end(&a);
+  return status;
+}
+
+int cl_loader_model_init_system_quiet(cl_loader_model *m) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_loader_model_init_system(m);
+  cl_asking_end(&a);
+  return status;
+}
+
 /*
  * glibc's open_path: each folder of the list in order, and in each the
  * hwcaps subfolders first (glibc-hwcaps/<level>/, then the legacy
@@ -770,9 +786,7 @@ static model_private *model_cache(cl_loader_model *m) {
     return p;
   p->cache_read = 1;
   /* A missing or damaged cache is one the loader cannot use either. */
-  char *kept = cl_save_error();
-  cl_ldcache_read_cached(m->files, m->ld_so_cache, cache_visit, p);
-  cl_restore_error(kept);
+  cl_ldcache_read_cached_quiet(m->files, m->ld_so_cache, cache_visit, p);
   for (size_t i = 0; i < p->entry_count && !p->failed; ++i) {
     size_t first;
     if (cl_str_index_find(&p->index, p->entries[i].key, &first)) {

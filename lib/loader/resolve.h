@@ -86,6 +86,12 @@ const char *cl_resolve_search_variable(cl_naming naming);
 
 /* A model of this process as it is now. 0 or a CUDALOAD_E_* status. */
 int cl_loader_model_init_host(cl_loader_model *m);
+/* The answer forms (common/error.h) of cl_loader_model_init_host and
+ * cl_loader_model_init_system, for a caller to whom no model is an answer
+ * (the loader itself will judge; nothing to note): the same status, no
+ * last error written. */
+int cl_loader_model_init_host_quiet(cl_loader_model *m);
+int cl_loader_model_init_system_quiet(cl_loader_model *m);
 /* The system's part only (naming, machine, default folders, hwcaps
  * subfolders, $LIB, $PLATFORM, the cache; System32, the Windows folder,
  * KnownDLLs, SafeDllSearchMode): a process about to start, whose

@@ -85,13 +85,12 @@ static int tree_add(opener *o, const char *path, size_t loader, int preexisting,
   obj->loader = loader;
   obj->preexisting = preexisting;
   char *check = cl_resolve_absolute_for_check(o->m, path);
-  char *kept = cl_save_error(); /* an unreadable object is told as such */
+  /* an unreadable object is told as such */
   if (check &&
-      cl_file_cache_parse(o->m->files, check, &obj->info) == CUDALOAD_OK)
+      cl_file_cache_parse_quiet(o->m->files, check, &obj->info) == CUDALOAD_OK)
     obj->readable = 1;
   else
     memset(&obj->info, 0, sizeof obj->info);
-  cl_restore_error(kept);
   free(check);
   o->walked[t->object_count] = 0;
   if (o->by_path_ok &&

@@ -101,9 +101,8 @@ static void find_driver(cl_doctor *d) {
   if (!d->driver_path)
     return;
   /* The driver's own version, from its file (name or VERSIONINFO). */
-  char *kept = cl_save_error(); /* a path that does not resolve: use it */
-  char *real = cl_os_real_path(d->driver_path);
-  cl_restore_error(kept);
+  /* a path that does not resolve: use it */
+  char *real = cl_os_real_path_quiet(d->driver_path, NULL);
   const cl_library *lib =
       cl_inventory_library_at(ctx, real ? real : d->driver_path);
   free(real);
@@ -132,10 +131,11 @@ void cl_doctor_run_probe(cl_doctor *d) {
   d->probe = probe;
   /* An in-process probe preloads the plan: see what that did to the
    * global scope. */
-  char *kept = cl_save_error(); /* what it finds is data; none is none */
+  cl_asking found; /* what it finds is data; none is none */
+  cl_asking_begin(&found);
   if (cl_plan_detect_conflicts(d->ctx) == CUDALOAD_E_NO_MEMORY)
     d->failed = 1;
-  cl_restore_error(kept);
+  cl_asking_end(&found);
 }
 
 /* What the process and the system say, beside the libraries. */

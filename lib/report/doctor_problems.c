@@ -268,10 +268,9 @@ static void find_zlib_key(const char *key, const char *path, void *opaque) {
  * usual folders, or already loaded? */
 static int have_system_zlib(cudaload_ctx *ctx) {
   int in_cache = 0;
-  char *kept = cl_save_error(); /* no cache, or a broken one: look further */
-  cl_ldcache_read_cached(cl_file_cache_of(ctx), "/etc/ld.so.cache",
-                         find_zlib_key, &in_cache);
-  cl_restore_error(kept);
+  /* no cache, or a broken one: look further */
+  cl_ldcache_read_cached_quiet(cl_file_cache_of(ctx), "/etc/ld.so.cache",
+                               find_zlib_key, &in_cache);
   if (in_cache)
     return 1;
   static const char *const folders[] = {"/lib/x86_64-linux-gnu",
@@ -811,7 +810,8 @@ static void verdict_problems(cl_doctor *d) {
   cl_loader_model m;
   cudaload_explain *e = NULL;
   /* A library that cannot be read is the preload's to report. */
-  char *kept = cl_save_error();
+  cl_asking unread; /* a library that cannot be read is the preload's */
+  cl_asking_begin(&unread);
   int rc = cl_loader_model_init_host(&m);
   int have_model = rc == CUDALOAD_OK;
   if (!rc)
@@ -820,7 +820,7 @@ static void verdict_problems(cl_doctor *d) {
   cudaload_explain *as_is = cl_plan_state_of(d->ctx)->plan_count
                                 ? verdict_as_it_is(d, &environment_first)
                                 : NULL;
-  cl_restore_error(kept);
+  cl_asking_end(&unread);
   if (rc == CUDALOAD_E_NO_MEMORY)
     d->failed = 1;
   for (size_t i = 0; e && i < e->finding_count; ++i) {

@@ -276,10 +276,10 @@ static char *mapped_version(pid_context *pc, const cl_mapped_file *f,
                             const cl_name_match *m, int *cuda_major) {
   *cuda_major = m->cuda_major;
   const cl_library *lib = NULL;
-  char *kept = cl_save_error(); /* an answer, not a failure */
+  /* an answer, not a failure */
   if (!f->deleted &&
       (f->reach == CL_REACHED_HERE || f->reach == CL_REACHED_IN_ROOT)) {
-    char *real = cl_os_real_path(f->access);
+    char *real = cl_os_real_path_quiet(f->access, NULL);
     if (real && f->reach == CL_REACHED_HERE)
       lib = indexed_library(pc, pc->ctx, real);
     cudaload_ctx *c =
@@ -288,7 +288,6 @@ static char *mapped_version(pid_context *pc, const cl_mapped_file *f,
       lib = indexed_library(pc, c, real);
     free(real);
   }
-  cl_restore_error(kept);
   if (lib) {
     if (lib->cuda_major)
       *cuda_major = lib->cuda_major;

@@ -66,9 +66,8 @@ static cl_problem *add(answer *a, int kind, const cl_error_message *m) {
 /* Whether this process can open path for reading (its folders too). */
 static int readable(const char *path) {
   cl_file *file = NULL;
-  char *kept = cl_save_error(); /* "no" is the answer asked for */
-  int ok = cl_os_file_open(path, &file, NULL) == CUDALOAD_OK;
-  cl_restore_error(kept);
+  /* "no" is the answer asked for */
+  int ok = cl_os_file_open_quiet(path, &file, NULL, NULL) == CUDALOAD_OK;
   if (ok)
     cl_os_file_close(file);
   return ok;
@@ -481,11 +480,10 @@ static size_t lacking(cl_file_cache *cache, const cl_binary_symbols *consumer,
     size_t count = 0;
     cl_found_def def;
     const cl_binary_symbols *versions;
-    char *kept = cl_save_error(); /* an unreadable copy defines nothing */
-    if (cl_file_cache_defs(cache, other, ref->name, &def, 1, &count,
-                           &versions) != CUDALOAD_OK)
+    /* an unreadable copy defines nothing */
+    if (cl_file_cache_defs_quiet(cache, other, ref->name, &def, 1, &count,
+                                 &versions) != CUDALOAD_OK)
       count = 0;
-    cl_restore_error(kept);
     if (!count && !missing++)
       *example = ref->name;
   }
@@ -503,10 +501,9 @@ static int loaded_first_problems(answer *a, const cl_error_message *m,
   cudaload_ctx *ctx = a->f->ctx;
   cl_file_cache *cache = cl_verdict_files(ctx);
   const cl_binary_symbols *imports = NULL;
-  char *kept = cl_save_error(); /* a file whose imports cannot be read */
-  int read =
-      cache && cl_file_cache_references(cache, path, &imports) == CUDALOAD_OK;
-  cl_restore_error(kept);
+  /* a file whose imports cannot be read */
+  int read = cache && cl_file_cache_references_quiet(cache, path, &imports) ==
+                          CUDALOAD_OK;
   char *folder = cl_path_dirname(path);
   if (!read || !folder) {
     a->list->failed |= read && !folder;
@@ -699,9 +696,10 @@ static void no_gpu_code_problem(answer *a, const cl_error_message *m) {
  * into fix. 0 when the environment holds no such pair. */
 static int installed_over_gpu_build(cudaload_ctx *ctx, cl_fix *fix) {
   cl_program_target t;
-  char *kept = cl_save_error(); /* nothing found: the answer in words */
+  cl_asking none; /* nothing found: the answer in words */
+  cl_asking_begin(&none);
   cl_program_target_find(ctx, "onnxruntime", &t);
-  cl_restore_error(kept);
+  cl_asking_end(&none);
   const cl_program_clash *pair = NULL;
   int gpu = -1;
   for (size_t i = 0; i < t.clash_count && !pair; ++i)

@@ -484,8 +484,8 @@ static char *join(const char *dir, const char *name) {
 }
 
 /* The sources in order; the OS's reasons for a "no" (a file missing, a
- * cache that is not one) land in the last error, which the caller of
- * cl_driver_cuda_read_from puts back. */
+ * cache that is not one) land in cl_driver_cuda_read_from's cl_asking,
+ * never in the last error. */
 static int read_sources(const cl_driver_sources *s, cl_driver_cuda *out) {
   memset(out, 0, sizeof *out);
   int windows = s->naming == CL_NAMING_WINDOWS;
@@ -531,10 +531,11 @@ static int read_sources(const cl_driver_sources *s, cl_driver_cuda *out) {
 
 int cl_driver_cuda_read_from(const cl_driver_sources *s, cl_driver_cuda *out) {
   /* No driver version is an answer (out->found 0, out->why says why), not
-   * a failure: the caller's last error is kept. */
-  char *saved = cl_save_error();
+   * a failure: what the sources fail with stays in this scope. */
+  cl_asking unread;
+  cl_asking_begin(&unread);
   int rc = read_sources(s, out);
-  cl_restore_error(saved);
+  cl_asking_end(&unread);
   return rc;
 }
 

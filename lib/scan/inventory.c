@@ -402,12 +402,9 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
 }
 
 /* The real path of path, or NULL when it does not resolve (missing, a
- * loop): an answer here, so the caller's last error is kept. */
+ * loop): an answer here, so no error is written. */
 static char *resolve_quietly(const char *path) {
-  char *saved = cl_save_error();
-  char *real = cl_os_real_path(path);
-  cl_restore_error(saved);
-  return real;
+  return cl_os_real_path_quiet(path, NULL);
 }
 
 /* --- what other users can do to a library's folders and file ------------ */
@@ -927,9 +924,7 @@ static int scan_folder(const char *folder, const cl_file_stamp *stamp,
   note_spelling(s, folder, at);
   if (before && is_root) {
     /* Listed as a folder of another root: asked whether it can be. */
-    char *kept = cl_save_error();
-    int rc = cl_os_dir_check_listable(folder);
-    cl_restore_error(kept);
+    int rc = cl_os_dir_check_listable_quiet(folder, NULL);
     if (rc) {
       root->status = rc;
       return 1;
@@ -958,9 +953,7 @@ static int scan_folder(const char *folder, const cl_file_stamp *stamp,
       (l.names = calloc(1, sizeof *l.names)) != NULL)
     cl_str_index_init(&l.names->index, 1);
   /* An unreadable sub-folder only hides its own files. */
-  char *saved = cl_save_error();
-  int listed = cl_os_list_dir(folder, collect_candidate, &l);
-  cl_restore_error(saved);
+  int listed = cl_os_list_dir_quiet(folder, collect_candidate, &l, NULL);
   if (is_root && listed != CUDALOAD_OK) {
     /* A root that cannot be listed is reported, not taken as empty; its
      * walk stops, as if it had not started. */
@@ -1016,10 +1009,8 @@ static void scan_root(scanner *s, size_t index) {
   /* A root that cannot be read is noted in its status, not failed: the
    * scan goes on to the next one, keeping the last error it had. */
   if (strcmp(root->origin, CL_ORIGIN_LDCACHE) == 0) {
-    char *saved = cl_save_error();
-    int rc = cl_ldcache_read_cached(cl_file_cache_of(s->ctx), root->path,
-                                    consider_cache_entry, s);
-    cl_restore_error(saved);
+    int rc = cl_ldcache_read_cached_quiet(cl_file_cache_of(s->ctx), root->path,
+                                          consider_cache_entry, s);
     if (rc)
       root->status = rc;
     return;
@@ -1042,9 +1033,7 @@ static void scan_root(scanner *s, size_t index) {
   int listing_tells = cl_layout_visits_root(root->path) &&
                       !unsafe_because(s, root->path, CL_TRUST_LIBRARY_FOLDER);
   if (!listing_tells) {
-    char *saved = cl_save_error();
-    int rc = cl_os_dir_check_listable(root->path);
-    cl_restore_error(saved);
+    int rc = cl_os_dir_check_listable_quiet(root->path, NULL);
     if (rc) {
       root->status = rc;
       return;

@@ -373,3 +373,12 @@ int cl_ldcache_read_cached(struct cl_file_cache *c, const char *path,
   cl_reader r = cl_reader_from_memory(&src);
   return ldcache_run(&r, path, visit, opaque);
 }
+
+int cl_ldcache_read_cached_quiet(struct cl_file_cache *c, const char *path,
+                                 cl_ldcache_visitor visit, void *opaque) {
+  cl_asking a;
+  cl_asking_begin(&a);
+  int status = cl_ldcache_read_cached(c, path, visit, opaque);
+  cl_asking_end(&a);
+  return status;
+}

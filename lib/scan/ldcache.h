@@ -27,5 +27,10 @@ int cl_ldcache_read(const char *path, cl_ldcache_visitor visit, void *opaque);
 struct cl_file_cache;
 int cl_ldcache_read_cached(struct cl_file_cache *c, const char *path,
                            cl_ldcache_visitor visit, void *opaque);
+/* Its answer form (common/error.h), for a caller to whom a missing or
+ * damaged cache is one the loader cannot use either: the same status, no
+ * last error written. */
+int cl_ldcache_read_cached_quiet(struct cl_file_cache *c, const char *path,
+                                 cl_ldcache_visitor visit, void *opaque);
 
 #endif

@@ -543,7 +543,10 @@ static const char *dll_version(const char *real_path, const cl_name_match *m,
 void cl_find_version(cl_version_cache *c, cl_naming naming, const char *folder,
                      const char *name, const char *real_path,
                      const cl_name_match *m, cl_found_version *v) {
-  char *saved = cl_save_error();
+  /* Each source that cannot be read is an answer (v says what was
+   * found): its words stay in this scope, not the last error. */
+  cl_asking unread;
+  cl_asking_begin(&unread);
   memset(&v->pe, 0, sizeof v->pe);
   v->distrust = NULL;
   v->version = "";
@@ -600,7 +603,7 @@ void cl_find_version(cl_version_cache *c, cl_naming naming, const char *folder,
         cl_catalog_cuda_major_of_version(m->entry, m->major, v->version);
   if (!v->cuda_major)
     v->cuda_major = cuda_major_from_file(c->files, real_path, naming);
-  cl_restore_error(saved);
+  cl_asking_end(&unread);
 }
 
 cl_version_cache *cl_version_cache_make(cudaload_ctx *ctx) {

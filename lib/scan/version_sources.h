@@ -50,8 +50,8 @@ typedef struct cl_found_version {
 
 /* The version of the library real_path, listed as `name` in `folder` and
  * matched as m, from the first source that tells (the owning dist-info,
- * the file name, a DLL's VERSIONINFO, the toolkit's headers); keeps the
- * caller's last error. Free v->pe (cl_binary_info_free) and v->distrust. */
+ * the file name, a DLL's VERSIONINFO, the toolkit's headers). Sets no
+ * error. Free v->pe (cl_binary_info_free) and v->distrust. */
 void cl_find_version(cl_version_cache *c, cl_naming naming, const char *folder,
                      const char *name, const char *real_path,
                      const cl_name_match *m, cl_found_version *v);

@@ -164,9 +164,10 @@ static char *executable_folder(void) {
 }
 
 int cl_os_loader_process(cl_loader_model *m) {
-  char *saved = cl_save_error();
+  cl_asking unlisted; /* a module that cannot be listed is not in the model */
+  cl_asking_begin(&unlisted);
   cl_os_loader_each_loaded(add_module, m);
-  cl_restore_error(saved);
+  cl_asking_end(&unlisted);
   m->app_dir = executable_folder();
   m->current_dir = current_folder();
   m->dll_directory = cl_os_wide_text_of(dll_directory_of);
