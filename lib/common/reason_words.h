@@ -136,6 +136,159 @@
 /* --- load/program_scan.c --- */
 #define CL_WORDS_ONLY_IF_IS_USED "%s, only if %s is used"
 
+/* --- load/env_child.c --- */
+#define CL_WORDS_HOLDS_CUDA_LIBRARIES_AND_THE                                  \
+  "%s=%s holds CUDA %d libraries (%s) and the plan is for CUDA %d: the "       \
+  "started program goes without %s, so that a program that searches it "       \
+  "itself (CuPy, Numba) takes the plan's files, not those"
+
+/* --- load/env_warnings.c --- */
+#define CL_WORDS_KEEPS_FIRST_IN_THE_STARTED                                    \
+  "%s; %s keeps %s first in the started program (it inherits the "             \
+  "variable); fix: drop that entry from %s%s%s%s"
+#define CL_WORDS_AND_LET_CUDALOAD_PLAN ", and let cudaload plan "
+#define CL_WORDS_CUDALOAD_EXEC_DROP_STALE_PRELOAD                              \
+  " (cudaload exec --drop-stale-preload drops it for the started program)"
+#define CL_WORDS_WOULD_TAKE_INSTEAD_OF_THE                                     \
+  "%s would take %s%s%s instead of the planned %s"
+#define CL_WORDS_THE_STARTED_PROGRAM_S_LD                                      \
+  "the started program's LD_PRELOAD leaves out %s: a library it needs "        \
+  "would take that copy, which lacks what it binds (said above without the "   \
+  "flag); this shell's LD_PRELOAD is unchanged"
+#define CL_WORDS_THE_STARTED_PROGRAM_GETS_LD                                   \
+  "the started program gets LD_PRELOAD=%s%s%s: %s, which LD_LIBRARY_PATH "     \
+  "cannot change (a DT_RPATH or a copy already loaded comes first); a file "   \
+  "loaded first answers its name (docs/loader.md, Linux 2)"
+#define CL_WORDS_A_CONSUMER_WOULD_TAKE_ANOTHER                                 \
+  "a consumer would take another copy"
+
+/* --- load/error_meaning.c --- */
+#define CL_WORDS_IS_S_NAME_WITHOUT_A                                           \
+  "%s is %s's name without a version (the development link a toolkit or a "    \
+  "-dev package installs beside %s)"
+#define CL_WORDS_IS_NOT_A_CUDA_LIBRARY "%s is not a CUDA library cudaload knows"
+#define CL_WORDS_IS_THE_NVIDIA_DRIVER_S                                        \
+  "%s is the NVIDIA driver's library%s: the driver is not installed, or "      \
+  "the program cannot see it (a container started without the GPU, or WSL "    \
+  "without /usr/lib/wsl/lib on the search path)"
+#define CL_WORDS_THE_UNVERSIONED_NAME_WHICH_ONLY                               \
+  " (the unversioned name, which only the driver's files provide)"
+#define CL_WORDS_NEEDS_WHICH_THE_LOADER_FOUND                                  \
+  "%s needs %s, which the loader found in none of the folders it searches; "   \
+  "%s"
+#define CL_WORDS_THE_PROGRAM_OPENED_IT_BY                                      \
+  "%s; the program opened it by its path, %s, so the loader looked nowhere "   \
+  "else: no file (or none it can read) is at that path"
+#define CL_WORDS_THE_PROGRAM_OPENED_IT_BY_A                                    \
+  "%s; the program opened it by a relative path, %s, which the loader "        \
+  "takes from the program's working folder and nowhere else: no file (or "     \
+  "none it can read) is there"
+#define CL_WORDS_THE_PROGRAM_TRIED_EACH_OF                                     \
+  "%s: the program tried each of %s by name, and the loader found none in "    \
+  "the folders it searches"
+#define CL_WORDS_THE_PROGRAM_ASKED_THE_LOADER                                  \
+  "%s: the program asked the loader for it by name and the loader found it "   \
+  "in none of the folders it searches"
+#define CL_WORDS_WAS_FOUND_BUT_A_LIBRARY                                       \
+  "%s%s was found, but a library it imports lacks a function it needs "        \
+  "(Windows error 127, a procedure not found): another version of that "       \
+  "library was loaded first, from a folder earlier on the search path or "     \
+  "already in the process"
+#define CL_WORDS_A_DLL_OF_THE_PROGRAM "a DLL of the program"
+#define CL_WORDS_OR_ONE_IT_IMPORTS " (or one it imports)"
+#define CL_WORDS_NEEDS_FROM_WHICH_THE_COPY                                     \
+  "%s needs %s%s%s%s from %s, which the copy of %s the loader took does "      \
+  "not define: that copy is older than %s needs%s%s%s"
+#define CL_WORDS_NEEDS_THE_SYMBOL_WHICH_NO                                     \
+  "%s needs the symbol %s, which no library loaded defines%s%s%s"
+#define CL_WORDS_CUBLAS_COULD_NOT_CREATE_ITS                                   \
+  "cuBLAS could not create its handle (cublasCreate): most often the GPU "     \
+  "has too little free memory, there is no usable GPU or driver, or the "      \
+  "driver is older than this cuBLAS needs"
+#define CL_WORDS_THE_PROGRAM_S_CUDA_RUNTIME                                    \
+  "the program's CUDA runtime (cudart) is newer than the installed NVIDIA "    \
+  "driver supports%s%s%s"
+#define CL_WORDS_THE_DRIVER_SUPPORTS_CUDA_UP_TO                                \
+  " (the driver supports CUDA up to "
+#define CL_WORDS_THE_PROGRAM_S_GPU_CODE                                        \
+  "the program's GPU code was not built for this GPU: its compute "            \
+  "capability is not among the architectures the program (or its "             \
+  "framework) was compiled for. Not a loading problem: the libraries loaded"
+#define CL_WORDS_THE_CUDA_RUNTIME_FOUND_NO                                     \
+  "the CUDA runtime found no CUDA-capable device: no GPU, "                    \
+  "CUDA_VISIBLE_DEVICES hiding every one, or a driver that does not see it"
+#define CL_WORDS_NO_NVIDIA_DRIVER_IS_VISIBLE                                   \
+  "no NVIDIA driver is visible to the program: the driver is not "             \
+  "installed, or the program runs where it cannot see it (a container "        \
+  "started without the GPU, WSL without /usr/lib/wsl/lib)"
+#define CL_WORDS_THE_INSTALLED_HAS_NO_CUDA                                     \
+  "the installed %s has no CUDA support: a build for the CPU only (for "       \
+  "onnxruntime, the onnxruntime package instead of onnxruntime-gpu, or "       \
+  "both installed with the CPU one last; for torch, a wheel from the CPU "     \
+  "index)"
+#define CL_WORDS_THE_PROGRAM_WAS_BUILT_AGAINST                                 \
+  "the program was built against %s %s, but the %s it loaded is %s: %s"
+#define CL_WORDS_AN_OLDER_COPY_WAS_FOUND                                       \
+  "an older copy was found first (another one on the search path, such as "    \
+  "LD_LIBRARY_PATH or PATH, or one already loaded)"
+#define CL_WORDS_A_COPY_OF_ANOTHER_RELEASE                                     \
+  "a copy of another release than it was built for was found first"
+#define CL_WORDS_PINS_BUT_PIP_INSTALLED_THE                                    \
+  "%s%s%s pins %s %s, but pip installed %s %s: the %s libraries are of "       \
+  "another release than the program was built and tested with"
+#define CL_WORDS_REQUIRES_WHICH_IS_NOT_INSTALLED                               \
+  "%s%s%s requires %s %s, which is not installed"
+#define CL_WORDS_THE_PROGRAM_COULD_NOT_LOAD                                    \
+  "the program could not load %s%s%s%s%s: %s"
+#define CL_WORDS_NONE_WAS_FOUND_WHERE_IT                                       \
+  "none was found where it looks, or the one found could not be loaded"
+#define CL_WORDS_IT_OR_A_LIBRARY_IT "it, or a library it needs, is missing"
+#define CL_WORDS_A_LIBRARY_OF_THE_PROGRAM                                      \
+  "a library of the program could not be loaded%s%s"
+#define CL_WORDS_THE_TEXT_DOES_NOT_SAY " (the text does not say which)"
+#define CL_WORDS_ZLIBWAPI_DLL_IS_THE_ZLIB                                      \
+  "zlibwapi.dll is the ZLIB DLL that cuDNN 8 for Windows needs and does "      \
+  "not ship: put a zlibwapi.dll beside cudnn64_8.dll or in a folder on PATH"
+#define CL_WORDS_COULD_NOT_BE_LOADED_THE                                       \
+  "%s could not be loaded: the file is missing, or a library it needs is "     \
+  "(Windows and some frameworks do not say which); %s"
+
+/* --- load/error_message.c --- */
+#define CL_WORDS_BYTES_IN_THE_MIDDLE_LEFT ", %zu bytes in the middle left out"
+#define CL_WORDS_THE_ERROR_MESSAGE_SAYS_CUDA                                   \
+  "the error message says CUDA %d: \"%.120s\""
+
+/* --- load/load_failure.c --- */
+#define CL_WORDS_IS_BUILT_FOR_AND_THIS                                         \
+  "%s is built for %s, and this process runs %s code"
+#define CL_WORDS_IS_FOUND_ONLY_AS "is found only as %s, %s"
+#define CL_WORDS_WHICH_THE_LOADER_REFUSES "which the loader refuses"
+#define CL_WORDS_IS_IN_NONE_OF_THE                                             \
+  "is in none of the folders the loader searches"
+#define CL_WORDS_NOT_A_VALID_WIN32_APPLICATION                                 \
+  "not a valid Win32 application for this process: it"
+
+/* --- load/preload.c --- */
+#define CL_WORDS_PLAN_FILE_BY_FILE "plan, file by file:\n"
+#define CL_WORDS_NOTHING_WAS_LOADED_AND_A                                      \
+  "nothing was loaded: %s, and a preload is all or nothing "                   \
+  "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n"
+#define CL_WORDS_A_REQUIREMENT_IS_UNSATISFIED "a requirement is unsatisfied"
+#define CL_WORDS_A_CONFLICT_IS_KNOWN_BEFORE "a conflict is known before loading"
+#define CL_WORDS_NOTHING_WAS_LOADED_AND_A_PRELOAD                              \
+  "nothing was loaded: %s, and a preload is all or nothing "                   \
+  "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n%s"
+#define CL_WORDS_THE_PROCESS_ALREADY_HAS_A                                     \
+  "the process already has a copy that would be used instead of a planned "    \
+  "file, and it would not do"
+#define CL_WORDS_THE_LOADER_WOULD_REFUSE_THE                                   \
+  "the loader would refuse the plan in this process"
+#define CL_WORDS_OF_THE_PLANNED_FILES_COULD                                    \
+  "%zu of the planned files could not be loaded:\n%s"
+#define CL_WORDS_ALSO_PLANNED_FILES_COULD_NOT                                  \
+  "also, %zu planned files could not be loaded:\n%s"
+#define CL_WORDS_NOTHING_WAS_LOADED "  (nothing was loaded)\n"
+
 /* --- load/verdict.c: the lookups-stopped finding --- */
 /* Its reason: the file that stopped the model needs (DT_NEEDED) or opens
  * the libraries it was resolving. */
