@@ -156,19 +156,6 @@ KNOWN_WORDS = {  # issue 42, item 1
     "loader/resolve.c": 14,
     "loader/resolve_open.c": 3,
     "report/doctor_facts.c": 2,
-    "scan/distinfo.c": 2,
-    "scan/driver_version.c": 10,
-    "scan/import_path.c": 1,
-    "scan/import_path.h": 5,
-    "scan/include_dir.c": 1,
-    "scan/inventory.c": 4,
-    "scan/inventory.h": 1,
-    "scan/python_pth.c": 1,
-    "scan/recorded_roots.c": 12,
-    "scan/roots.c": 1,
-    "scan/roots.h": 2,
-    "scan/trust.c": 5,
-    "scan/version_sources.c": 1,
 }
 # Host facts the seam answers (lib/os/platform.h): a portable file that
 # tests one of these macros decides for the host by itself.
@@ -715,7 +702,10 @@ def literal_text(group):
     """What adjacent literals say as one, escapes and conversions as
     blanks."""
     text = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', group))
-    return re.sub(r"\\.", " ", CONVERSION.sub(" ", text))
+    if re.fullmatch(r"[\w .-]*(?:(?:\\\\|/)[\w .-]*)+", text):
+        return ""  # a path ("NVIDIA GPU Computing Toolkit\\CUDA"), not words
+    return re.sub(r"\\(?:x[0-9A-Fa-f]+|[0-7]{1,3}|.)", " ",
+                  CONVERSION.sub(" ", text))
 
 
 def is_sentence(text):

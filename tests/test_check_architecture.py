@@ -145,6 +145,8 @@ SENTENCES = {
     "const char *name = \"LD_LIBRARY_PATH\";": False,
     "cl_problem_fact(l, p, 1, 2, \"not-found\");": False,
     "int rc = cl_fail(1, \"%s: not an absolute path\", path);": False,
+    "const char *bom = \"\\xEF\\xBB\\xBF\";": False,
+    "const char *dir = \"NVIDIA GPU Computing Toolkit\\\\CUDA\";": False,
 }
 
 

@@ -289,6 +289,82 @@
   "also, %zu planned files could not be loaded:\n%s"
 #define CL_WORDS_NOTHING_WAS_LOADED "  (nothing was loaded)\n"
 
+/* --- scan/distinfo.c --- */
+#define CL_WORDS_ITS_RECORD_S_SIZE_MATCHES "its RECORD's size matches the file"
+
+/* --- scan/import_path.h: where a folder of Python's path came from --- */
+#define CL_IMPORT_VENV_SITE "the venv's site-packages"
+#define CL_IMPORT_BASE_SITE                                                    \
+  "the base interpreter's site-packages (the venv's pyvenv.cfg says "          \
+  "include-system-site-packages = true)"
+#define CL_IMPORT_USER_SITE "the user site"
+#define CL_IMPORT_PTH_FILE "the interpreter's ._pth file"
+#define CL_IMPORT_GIVEN "an environment folder given"
+
+/* --- scan/include_dir.c --- */
+#define CL_WORDS_IS_WRITABLE_BY_OTHER_USERS "%s is writable by other users"
+
+/* --- scan/inventory.c --- */
+#define CL_WORDS_WRITABLE_BY_OTHER_USERS "writable by other users"
+#define CL_WORDS_IS_REACHED_THROUGH " is reached through"
+
+/* --- scan/inventory.h --- */
+/* What follows a refusal's fix command in every fix line: the other way
+ * out, with its risk said. */
+#define CL_ALLOW_WRITABLE_RISK                                                 \
+  "or, accepting that whoever can write there can run their own code in "      \
+  "this process, --allow-writable-roots (Python: "                             \
+  "allow_writable_roots=True; C: CUDALOAD_ALLOW_WRITABLE_ROOTS)"
+
+/* --- scan/recorded_roots.c --- */
+#define CL_WORDS_CUDALOAD_ROOTS_FOLDERS_CUDALOAD_SEARCHES                      \
+  "# cudaload.roots: folders cudaload searches as part of this "               \
+  "environment,\n# one absolute folder per line (docs/scan-contract.md, "      \
+  "\"Recorded roots\").\n# cudaload fix adds the folders it installs "         \
+  "beside the environment.\n"
+#define CL_WORDS_IT_HOLDS_A_NUL_BYTE "it holds a NUL byte"
+#define CL_WORDS_IT_HOLDS_A_CARRIAGE_RETURN                                    \
+  "it holds a carriage return that does not end it"
+#define CL_WORDS_IT_IS_LONGER_THAN_A "it is longer than a folder's path can be"
+#define CL_WORDS_BLANKS_BEFORE_OR_AFTER_THE                                    \
+  "blanks before or after the folder (a folder per line, as it is spelled)"
+#define CL_WORDS_IT_IS_NOT_AN_ABSOLUTE "it is not an absolute folder"
+#define CL_WORDS_IT_IS_NOT_A_REGULAR "it is not a regular file"
+#define CL_WORDS_WHOEVER_CAN_CHANGE_IT_CHOOSES                                 \
+  "%s (whoever can change it chooses folders this environment loads from)"
+#define CL_WORDS_OUT_OF_MEMORY "out of memory"
+#define CL_WORDS_IT_CANNOT_BE_READ "it cannot be read"
+#define CL_WORDS_IT_IS_LONGER_THAN_65536                                       \
+  "it is longer than 65536 bytes, more than a record of folders is"
+
+/* --- scan/roots.h: origins of folders --- */
+/* Folders near the current one (a venv or conda environment there). */
+#define CL_ORIGIN_NEARBY "near the current folder"
+/* A folder the loader searches for a program's own needs (its RUNPATH,
+ * $ORIGIN, LD_LIBRARY_PATH): the system tier, searched last. */
+#define CL_ORIGIN_PROGRAM "the program's own search"
+
+/* --- scan/version_sources.c --- */
+#define CL_WORDS_A_VERSION_SOURCE_COULD_NOT                                    \
+  "a version source could not be checked (out of memory), so it was passed "   \
+  "over"
+
+/* --- scan/driver_version.c --- */
+#define CL_WORDS_DOES_NOT_RESOLVE "%s: does not resolve"
+#define CL_WORDS_NO_NVIDIA_DRIVER_VERSION_IN                                   \
+  "%s: no NVIDIA driver version in its VERSIONINFO"
+#define CL_WORDS_ITS_FILE_NAMES_NO_DRIVER                                      \
+  "%s: its file %s names no driver version"
+#define CL_WORDS_NOT_READABLE_NO_KERNEL_MODULE                                 \
+  "%s: not readable (no kernel module loaded?)"
+#define CL_WORDS_NO_NVRM_VERSION_LINE "%s: no NVRM version line"
+#define CL_WORDS_WSL_DRIVER_STORE "WSL driver store"
+#define CL_WORDS_NOT_THERE_NOT_WSL "%s: not there (not WSL)"
+#define CL_WORDS_NO_FOLDER_WITH_NVCUDA64_DLL "%s: no folder with nvcuda64.dll"
+#define CL_WORDS_THE_TOOLKIT_S_LINK_TIME                                       \
+  "%s: the toolkit's link-time stub, not a driver"
+#define CL_WORDS_NOT_AN_ABSOLUTE_PATH "%s: not an absolute path"
+
 /* --- load/verdict.c: the lookups-stopped finding --- */
 /* Its reason: the file that stopped the model needs (DT_NEEDED) or opens
  * the libraries it was resolving. */
