@@ -69,7 +69,7 @@
   "opened lazily by %s (%s %d needs %s %d)"
 #define CL_WORDS_OPENED_BY_NAME_BY_ITS                                         \
   "opened by name by %s (its file names %s), from a root that holds it"
-#define CL_WORDS_OPENED_LAZILY_BY_NEEDS_2                                      \
+#define CL_WORDS_OPENED_LAZILY_BY_NEEDS_VERSION                                \
   "opened lazily by %s (%s %s needs %s %d)"
 
 /* --- load/plan_settle.c --- */
@@ -364,6 +364,84 @@
 #define CL_WORDS_THE_TOOLKIT_S_LINK_TIME                                       \
   "%s: the toolkit's link-time stub, not a driver"
 #define CL_WORDS_NOT_AN_ABSOLUTE_PATH "%s: not an absolute path"
+
+/* --- report/doctor_facts.c --- */
+#define CL_WORDS_A_SECOND_CUDA_MAJOR_NAMED                                     \
+  ": a second CUDA major, named by the requirement"
+#define CL_WORDS_A_SECOND_CUDA_MAJOR_THE                                       \
+  ": a second CUDA major, the only one that satisfies the requirement"
+
+/* --- loader/file_verdict.c --- */
+#define CL_WORDS_A_FOLDER_CANNOT_READ_FILE                                     \
+  "a folder: \"cannot read file data\", the load fails"
+#define CL_WORDS_NOT_A_REGULAR_FILE_THE                                        \
+  "not a regular file (the loader's open would block or read nothing): the "   \
+  "load fails"
+#define CL_WORDS_CANNOT_BE_OPENED_THE_LOADER                                   \
+  "cannot be opened (the loader goes on)"
+#define CL_WORDS_CANNOT_READ_FILE_DATA_THE                                     \
+  "\"cannot read file data\": the load fails"
+#define CL_WORDS_FILE_TOO_SHORT_THE_LOAD "\"file too short\": the load fails"
+#define CL_WORDS_INVALID_ELF_HEADER_THE_LOAD                                   \
+  "\"invalid ELF header\": the load fails"
+#define CL_WORDS_OTHER_ELF_CLASS_ELFCLASS_PASSED                               \
+  "other ELF class (ELFCLASS%s): passed over"
+#define CL_WORDS_ELF_FILE_DATA_ENCODING_NOT                                    \
+  "\"ELF file data encoding not %s-endian\": the load fails"
+#define CL_WORDS_ELF_FILE_VERSION_IDENT_DOES                                   \
+  "\"ELF file version ident does not match current one\": the load fails"
+#define CL_WORDS_ELF_FILE_OS_ABI_INVALID                                       \
+  "\"ELF file OS ABI invalid\": the load fails"
+#define CL_WORDS_ELF_FILE_ABI_VERSION_INVALID                                  \
+  "\"ELF file ABI version invalid\": the load fails"
+#define CL_WORDS_NONZERO_PADDING_IN_E_IDENT                                    \
+  "\"nonzero padding in e_ident\": the load fails"
+#define CL_WORDS_ELF_FILE_VERSION_DOES_NOT                                     \
+  "\"ELF file version does not match current one\": the load fails"
+#define CL_WORDS_OTHER_MACHINE_PASSED_OVER "other machine (%s): passed over"
+#define CL_WORDS_OTHER_MACHINE_0X_PASSED_OVER                                  \
+  "other machine (0x%x): passed over"
+#define CL_WORDS_ONLY_ET_DYN_AND_ET                                            \
+  "\"only ET_DYN and ET_EXEC can be loaded\": the load fails"
+#define CL_WORDS_ELF_FILE_S_PHENTSIZE_NOT                                      \
+  "\"ELF file's phentsize not the expected size\": the load fails"
+#define CL_WORDS_NOT_A_VALID_IMAGE_THE "not a valid image: the load fails (193)"
+#define CL_WORDS_FOR_ANOTHER_MACHINE "for another machine (%s)"
+#define CL_WORDS_FOR_ANOTHER_MACHINE_0X "for another machine (0x%x)"
+#define CL_WORDS_THE_LOAD_FAILS_193 "%s: the load fails (193)"
+
+/* --- loader/resolve.c --- */
+#define CL_WORDS_RELATIVE_TO_A_CURRENT_FOLDER                                  \
+  "relative to a current folder the model does not know"
+#define CL_WORDS_THE_LOAD_FAILS "the load fails"
+#define CL_WORDS_LOADED_AS_SONAME "loaded as %s (SONAME %s)"
+#define CL_WORDS_NOT_SEARCHED_THE_REQUESTER_HAS                                \
+  "not searched: the requester has DT_RUNPATH"
+#define CL_WORDS_ENTRY_UNDER_A_DEFAULT_FOLDER                                  \
+  "entry under a default folder, refused: the requester has DF_1_NODEFLIB"
+#define CL_WORDS_NOT_SEARCHED_THE_REQUESTER_HAS_DF                             \
+  "not searched: the requester has DF_1_NODEFLIB"
+#define CL_WORDS_IS_AN_API_SET_CONTRACT                                        \
+  "%s is an API set contract: the loader maps it to a system DLL without "     \
+  "searching"
+#define CL_WORDS_A_MODULE_NAMED_IS_LOADED "a module named %s is loaded: %s"
+#define CL_WORDS_IS_A_KNOWNDLL_ITS_SYSTEM32                                    \
+  "%s is a KnownDLL: its System32 copy"
+#define CL_WORDS_FOUND_BY_IS_THE_FILE                                          \
+  "%s (found by %s) is the file of the loaded %s"
+#define CL_WORDS_THE_SAME_FILE_IS_LOADED "the same file is loaded"
+#define CL_WORDS_THE_LOAD_FAILS_WITH "the load fails: %s"
+#define CL_WORDS_NOT_FOUND_FILES_OF_ANOTHER                                    \
+  "not found (files of another ELF class or machine were passed over)"
+
+/* --- loader/resolve_open.c --- */
+#define CL_WORDS_AN_IMPORT_WITH_AN_EMPTY                                       \
+  "an import with an empty DLL name: the load fails"
+#define CL_WORDS_AN_EMPTY_NAME_WHICH_GLIBC                                     \
+  "an empty name, which glibc matches to the main program (whose link map "    \
+  "has an empty name): nothing is searched or loaded"
+#define CL_WORDS_EMPTY_DYNAMIC_STRING_TOKEN_SUBSTITUTION                       \
+  "%s: empty dynamic string token substitution"
 
 /* --- load/verdict.c: the lookups-stopped finding --- */
 /* Its reason: the file that stopped the model needs (DT_NEEDED) or opens

@@ -410,7 +410,7 @@ int cl_plan_add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
       if (rc)
         break;
       if (lib) {
-        snprintf(text, sizeof text, CL_WORDS_OPENED_LAZILY_BY_NEEDS_2,
+        snprintf(text, sizeof text, CL_WORDS_OPENED_LAZILY_BY_NEEDS_VERSION,
                  cl_path_basename(consumer->path), consumer->package,
                  consumer->version, cl_catalog_family_title(need->family),
                  need->cuda_major);
