@@ -479,6 +479,47 @@ static void indexed_matching_answers_as_every_template_does(void **state) {
   }
 }
 
+/* cl_catalog_match remembers its last answers per thread (a verdict asks
+ * the same few names again and again): a remembered answer is the answer,
+ * for the naming it was asked in, whatever was asked in between; and a
+ * name it does not know leaves the caller's match as it was. */
+static void remembered_answers_are_the_answers(void **state) {
+  (void)state;
+  static const char *const names[] = {
+      "libcudnn.so.9",          "CUDNN64_9.DLL",         "cudnn64_9.dll",
+      "libcublasLt.so.13",      "libcublas.so.13.1.0.3", "libc.so.6",
+      "libcudnn_ops.so.9",      "cublasLt64_13.dll",     "libnvrtc.so.12.4",
+      "cupti64_2025.1.0.dll",   "libcudart.so.12",       "libstdc++.so.6",
+      "libcusparseLt.so.0",     "nvrtc64_120_0.dll",     "libcudnn.so.8.9.7",
+      "libnvJitLink.so.12.4.1", "libcufft.so.12",        "kernel32.dll"};
+  size_t count = sizeof names / sizeof *names;
+  /* Many names, so that slots are taken over, asked in both namings and in
+   * a different order each round: every answer as the first time's. */
+  for (int round = 0; round < 4; ++round)
+    for (size_t i = 0; i < count; ++i) {
+      const char *name = names[(i * (size_t)(2 * round + 1)) % count];
+      compare_with_unindexed(name, CL_NAMING_LINUX);
+      compare_with_unindexed(name, CL_NAMING_WINDOWS);
+      compare_with_unindexed(name, CL_NAMING_LINUX);
+    }
+  /* A name longer than a remembered one: matched each time. */
+  char long_name[300];
+  memset(long_name, '0', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  memcpy(long_name, "libcudnn.so.9.", 14);
+  for (int round = 0; round < 2; ++round)
+    compare_with_unindexed(long_name, CL_NAMING_LINUX);
+  /* No match: what the caller had stays, the first time and the next. */
+  for (int round = 0; round < 2; ++round) {
+    cl_name_match m;
+    memset(&m, 0, sizeof m);
+    m.major = 77;
+    assert_int_equal(cl_catalog_match("libc.so.6", CL_NAMING_LINUX, &m), 0);
+    assert_int_equal(m.major, 77);
+    assert_null(m.entry);
+  }
+}
+
 static void long_and_odd_names_are_rejected_quickly(void **state) {
   (void)state;
   char name[5000];
@@ -868,6 +909,7 @@ int main(void) {
       cmocka_unit_test(every_pathfinder_name_is_recognised),
       cmocka_unit_test(every_catalog_name_matches_its_entry),
       cmocka_unit_test(indexed_matching_answers_as_every_template_does),
+      cmocka_unit_test(remembered_answers_are_the_answers),
       cmocka_unit_test(long_and_odd_names_are_rejected_quickly),
       cmocka_unit_test(nvidia_dll_stamps_are_decoded),
       cmocka_unit_test(every_family_row_is_whole),

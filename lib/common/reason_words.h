@@ -47,6 +47,9 @@
 #define CL_WORDS_BINDS_THROUGH_ITS_OWN_SEARCH                                  \
   "%s binds %s through its own search list; a library of that name loaded "    \
   "first would be used in its place, so that file is kept"
+#define CL_WORDS_BINDS_IT_BUT_THE_PLANNED_FILE_IS_USED                         \
+  "%s binds it through its own search list, but %s; the planned file, "        \
+  "loaded first, is used in its place"
 
 /* --- load/plan_candidates.c --- */
 #define CL_WORDS_ITS_VERSION_IS_UNKNOWN_NOTHING                                \
@@ -414,7 +417,6 @@
 #define CL_WORDS_RELATIVE_TO_A_CURRENT_FOLDER                                  \
   "relative to a current folder the model does not know"
 #define CL_WORDS_THE_LOAD_FAILS "the load fails"
-#define CL_WORDS_LOADED_AS_SONAME "loaded as %s (SONAME %s)"
 #define CL_WORDS_NOT_SEARCHED_THE_REQUESTER_HAS                                \
   "not searched: the requester has DT_RUNPATH"
 #define CL_WORDS_ENTRY_UNDER_A_DEFAULT_FOLDER                                  \

@@ -609,7 +609,11 @@ static char *program_binding(cudaload_ctx *ctx, const cl_library *twin,
  * consumer does not replace it with a file of the same name from another
  * root, which, loaded first, every program would get. The program's own
  * copy is taken when it satisfies the requirement; else the plan says the
- * two cannot share the process. Returns the library to plan. */
+ * two cannot share the process, unless the binder is the program planned
+ * for (--for): then the requirement is that program's own, its copy fails
+ * it, and the planned file loaded first in its place is the fix (torch
+ * 2.5.1's wheel folder holding NCCL 2.18.1 where it pins 2.21.5).
+ * Returns the library to plan. */
 static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
                                            const cl_library *best, int *rc) {
   cl_library *twin = best ? environment_twin(ctx, best) : NULL;
@@ -625,6 +629,12 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
                  twin->path);
     free(binder);
     return twin;
+  }
+  if (cl_plan_state_of(ctx)->program_file_count) {
+    *rc = reject(o, twin->path, CL_WORDS_BINDS_IT_BUT_THE_PLANNED_FILE_IS_USED,
+                 binder, why);
+    free(binder);
+    return best;
   }
   cl_problem p = cl_plan_warning_record(CUDALOAD_PROBLEM_SHARED_NAME);
   cl_plan_fact(&p, CUDALOAD_FACT_PATH, best->path);

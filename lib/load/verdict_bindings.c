@@ -182,15 +182,35 @@ static cl_explain_binding *binding_group(cudaload_explain *e,
   return b;
 }
 
+/* What one reference asked of each file so far: the loader's lookup and
+ * the author's scope ask the same files (the scope is part of the lookup
+ * order), and each answer is a lookup in the file's hash table. */
+typedef struct asked {
+  const cl_bind_object **object;
+  signed char *defines; /* 1 or 0 */
+  size_t count;
+} asked;
+
+/* Whether b defines ref for its version, asked once per reference. */
+static int defines(asked *a, const cl_bind_object *b,
+                   const cl_symbol_ref *ref) {
+  for (size_t i = 0; i < a->count; ++i)
+    if (a->object[i] == b)
+      return a->defines[i];
+  int yes = cl_bind_object_match(b, ref->name, ref->version) >= 0;
+  a->object[a->count] = b;
+  a->defines[a->count++] = (signed char)yes;
+  return yes;
+}
+
 /* What the author linked against for ref: the index in local (k's own
  * scope) of the file that provides it (the first that defines it), or
  * SIZE_MAX. */
-static size_t expected_provider(const cl_bind_object *const *local,
+static size_t expected_provider(asked *a, const cl_bind_object *const *local,
                                 size_t n_local, const cl_bind_object *self,
                                 const cl_symbol_ref *ref) {
   for (size_t i = 0; i < n_local; ++i)
-    if (local[i] != self && local[i]->symbols &&
-        cl_bind_object_match(local[i], ref->name, ref->version) >= 0)
+    if (local[i] != self && local[i]->symbols && defines(a, local[i], ref))
       return i;
   return SIZE_MAX;
 }
@@ -248,8 +268,8 @@ static size_t pe_import_target(const cl_load_tree *t, size_t k,
 /* Where one reference of object k binds: the index into order (ELF), or
  * the PE module's bind object (*pe). */
 static const cl_bind_object *
-reference_provider(cudaload_explain *e, const cl_load_tree *t, size_t k,
-                   const cl_bind_object *const *order, size_t n_order,
+reference_provider(cudaload_explain *e, asked *a, const cl_load_tree *t,
+                   size_t k, const cl_bind_object *const *order, size_t n_order,
                    const cl_symbol_ref *ref) {
   if (t->objects[k].info.format == CL_FORMAT_PE) {
     size_t to = ref->file ? pe_import_target(t, k, ref->file) : SIZE_MAX;
@@ -260,9 +280,12 @@ reference_provider(cudaload_explain *e, const cl_load_tree *t, size_t k,
                ? b
                : NULL;
   }
-  long def;
-  size_t got = cl_bind_lookup(order, n_order, ref->name, ref->version, &def);
-  return got != SIZE_MAX ? order[got] : NULL;
+  /* The first file of the lookup order that defines it (cl_bind_lookup),
+   * each answer kept for the author's scope. */
+  for (size_t i = 0; i < n_order; ++i)
+    if (order[i] && order[i]->symbols && defines(a, order[i], ref))
+      return order[i];
+  return NULL;
 }
 
 /* The dependency an unversioned reference nothing defines was meant for:
@@ -295,7 +318,10 @@ void cl_verdict_object_bindings(cudaload_explain *e, cl_explain_object *o,
   const cl_bind_object **local = malloc((t->object_count + 1) * sizeof *local);
   const cl_bind_object **order =
       malloc((t->object_count + e->global_count + 2) * sizeof *order);
-  if (!scope || !local || !order) {
+  /* Each file of the order and of the scope answers once per reference. */
+  size_t most = t->object_count + e->global_count + t->object_count + 3;
+  asked a = {malloc(most * sizeof *a.object), malloc(most), 0};
+  if (!scope || !local || !order || !a.object || !a.defines) {
     e->failed = 1;
     goto done;
   }
@@ -327,9 +353,10 @@ void cl_verdict_object_bindings(cudaload_explain *e, cl_explain_object *o,
      * differential tests compare each with the loader's). */
     if (!symbols && !cl_verdict_cuda_reference(ref, naming))
       continue;
+    a.count = 0;
     const cl_bind_object *got =
-        reference_provider(e, t, k, order, n_order, ref);
-    size_t want = expected_provider(local, n_local, self, ref);
+        reference_provider(e, &a, t, k, order, n_order, ref);
+    size_t want = expected_provider(&a, local, n_local, self, ref);
     /* A reference nothing defines is a finding when it names its file (a
      * versioned or imported one): the loader fails on it. An unversioned
      * one of no known file (weak, or the loader's own) is left to it. */
@@ -357,4 +384,6 @@ done:
   free(scope);
   free(local);
   free(order);
+  free(a.object);
+  free(a.defines);
 }

@@ -18,6 +18,7 @@
 #include "scan/consumers.h"
 #include "scan/inventory.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,13 +249,29 @@ static uint32_t cuda_reference_filter_id(cl_naming naming) {
   return (h ^ (uint32_t)naming) * 16777619u;
 }
 
+/* The filter's number, worked out once per naming: it hashes the whole
+ * catalog, and the verdict asks for the file cache at every open and every
+ * file it binds. 0 until worked out (a number that is 0 is worked out each
+ * time: still right). */
+static atomic_uint filter_ids[2];
+
+static uint32_t filter_id_of(cl_naming naming) {
+  atomic_uint *known = &filter_ids[naming == CL_NAMING_WINDOWS];
+  uint32_t id = atomic_load_explicit(known, memory_order_relaxed);
+  if (!id) {
+    id = cuda_reference_filter_id(naming);
+    atomic_store_explicit(known, id, memory_order_relaxed);
+  }
+  return id;
+}
+
 cl_file_cache *cl_verdict_files(cudaload_ctx *ctx) {
   cl_file_cache *files = ctx ? cl_file_cache_of(ctx) : NULL;
   if (files) {
     cl_naming naming = cl_ctx_naming(ctx);
     cl_file_cache_set_reference_filter(files, keep_cuda_reference,
                                        (void *)(uintptr_t)naming,
-                                       cuda_reference_filter_id(naming));
+                                       filter_id_of(naming));
   }
   return files;
 }

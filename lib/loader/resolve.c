@@ -102,6 +102,27 @@ const char *cl_resolve_base_name(const cl_loader_model *m, const char *path) {
 
 /* folder + separator + name, with no doubled separator; "" as the folder
  * gives name itself (glibc's empty search entry). */
+/* The parts of a NULL-terminated list written one after another, malloc'ed
+ * (NULL when out of memory): what "%s%s..." gives, without formatting, for
+ * the texts every resolution makes (a model resolves hundreds of names per
+ * verdict). */
+static char *concat(const char *const *parts) {
+  size_t total = 1;
+  for (size_t i = 0; parts[i]; ++i)
+    total += strlen(parts[i]);
+  char *out = malloc(total);
+  if (!out)
+    return NULL;
+  size_t at = 0;
+  for (size_t i = 0; parts[i]; ++i) {
+    size_t n = strlen(parts[i]);
+    memcpy(out + at, parts[i], n);
+    at += n;
+  }
+  out[at] = '\0';
+  return out;
+}
+
 static char *join(const cl_loader_model *m, const char *folder,
                   const char *name) {
   size_t n = strlen(folder);
@@ -687,7 +708,7 @@ static void search_folders(search *s, cl_resolve_rule rule,
     for (size_t c = 0; c < subdir_count && !absent && !s->done && !s->failed;
          ++c) {
       /* glibc writes dirname + "/" + capstr + name; "" stays relative. */
-      char *rel = cl_strdup_printf("%s%s", subdirs[c], s->name);
+      char *rel = concat((const char *const[]){subdirs[c], s->name, NULL});
       char *candidate = rel ? join(m, dirs->dirs[i], rel) : NULL;
       free(rel);
       if (!candidate) {
@@ -867,11 +888,12 @@ static int linux_already_loaded(search *s, const char *name) {
   out->rule = CL_RULE_ALREADY_LOADED;
   out->loaded_index = hit;
   out->path = cl_strdup(m->loaded[hit].path);
-  out->detail =
-      m->loaded[hit].soname && strcmp(m->loaded[hit].soname, name) == 0
-          ? cl_strdup_printf(CL_WORDS_LOADED_AS_SONAME, m->loaded[hit].path,
-                             m->loaded[hit].soname)
-          : cl_strdup_printf("loaded as %s", m->loaded[hit].path);
+  const char *path = m->loaded[hit].path, *soname = m->loaded[hit].soname;
+  if (soname && strcmp(soname, name) == 0)
+    out->detail = concat((const char *const[]){"loaded as ", path, " (SONAME ",
+                                               soname, ")", NULL});
+  else
+    out->detail = concat((const char *const[]){"loaded as ", path, NULL});
   add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL, m->loaded[hit].path,
            NULL, out->detail);
   if (!out->path || !out->detail)

@@ -11,6 +11,7 @@
  */
 #include "scan/catalog.h"
 #include "common/strutil.h"
+#include "os/platform.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -1051,6 +1052,43 @@ static int match_indexed(template_index *x, const char *file_name, size_t len,
   return 0;
 }
 
+/* --- answers remembered ----------------------------------------------------
+ *
+ * The same few names are asked again and again: a verdict asks of every
+ * object of every tree it resolves, of each CUDA reference's version file
+ * and of each name a library holds as text (a preload of cuDNN and cuBLAS
+ * asked about 1,700 times for about 150 names). Each thread keeps the
+ * answers for the last names it asked in a small table, one slot per hash
+ * of the name: the catalog never changes, so an answer never goes stale.
+ * A name too long for a slot is matched every time. */
+
+#define MEMO_SLOTS 64u /* a power of two */
+#define MEMO_NAME 96u  /* longer names are not remembered */
+
+typedef struct match_memo {
+  char name[MEMO_NAME];
+  unsigned char naming, known, matched;
+  cl_name_match match;
+} match_memo;
+
+static CL_THREAD_LOCAL match_memo memos[MEMO_SLOTS];
+
+/* The slot of file_name (its answer when known is set and the name and
+ * naming are the same), or NULL when the name is not remembered. */
+static match_memo *memo_of(const char *file_name, size_t len,
+                           cl_naming naming) {
+  if (len >= MEMO_NAME)
+    return NULL;
+  size_t h = 2166136261u ^ (size_t)naming;
+  for (size_t i = 0; i < len; ++i)
+    h = (h ^ (unsigned char)file_name[i]) * 16777619u;
+  match_memo *memo = &memos[(h ^ (h >> 11)) & (MEMO_SLOTS - 1)];
+  if (memo->known && (memo->naming != (unsigned char)naming ||
+                      memcmp(memo->name, file_name, len + 1) != 0))
+    memo->known = 0; /* another name's: taken over */
+  return memo;
+}
+
 int cl_catalog_match(const char *file_name, cl_naming naming,
                      cl_name_match *out) {
   /* Cheap rejections first: scans call this for every file in a folder. */
@@ -1066,10 +1104,27 @@ int cl_catalog_match(const char *file_name, cl_naming naming,
         file_name[len - 4] != '.')
       return 0;
   }
+  match_memo *memo = memo_of(file_name, len, naming);
+  if (memo && memo->known) {
+    if (memo->matched)
+      *out = memo->match;
+    return memo->matched;
+  }
   template_index *x = index_of(naming);
-  if (x)
-    return match_indexed(x, file_name, len, naming, out);
-  return cl_catalog_match_unindexed(file_name, naming, out);
+  cl_name_match m;
+  int matched = x ? match_indexed(x, file_name, len, naming, &m)
+                  : cl_catalog_match_unindexed(file_name, naming, &m);
+  if (matched)
+    *out = m;
+  if (memo) {
+    memcpy(memo->name, file_name, len + 1);
+    memo->naming = (unsigned char)naming;
+    memo->known = 1;
+    memo->matched = (unsigned char)matched;
+    if (matched)
+      memo->match = m;
+  }
+  return matched;
 }
 
 int cl_catalog_match_unindexed(const char *file_name, cl_naming naming,

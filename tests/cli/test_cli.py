@@ -2248,6 +2248,20 @@ class StaleNccl(CliTestCase):
         self.assertIn("the started program gets LD_PRELOAD=%s" % self.new, p.stderr)
         self.assertIn("by rule rpath", p.stderr)
 
+    def test_the_programs_own_older_copy_is_one_problem_with_a_fix(self):
+        """Found by the acceptance tier with torch 2.5.1 (program side, g3):
+        the wheel folder's NCCL 2.18.1, which the program's DT_RPATH
+        reaches and its own pin refuses, is a symbols-missing problem whose
+        fix preloads the planned 2.21.5; the same copy is no second problem
+        saying the two "cannot share one process" with no command to run:
+        the requirement is the program's own, and the planned file loaded
+        first in its place is the fix."""
+        args = ["--no-defaults", "--environment", str(self.old_venv), "--root",
+                str(self.new_root), "--for", "torchnccl"]
+        problems = self.doctor(args, self.clean_env())
+        kinds = [q["kind"] for q in problems if q["kind"] != "driver-absent"]
+        self.assertEqual(kinds, ["symbols-missing"], problems)
+
     def test_the_printed_fix_runs_the_programs_own_command(self):
         """Item 6: with --for the run-program step starts the program's own
         command (the venv's interpreter), not PROGRAM; run as printed, then
