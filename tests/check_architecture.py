@@ -59,7 +59,18 @@
     call of cl_fix_add_note or cl_fix_note gives its format words of its
     own (a string literal with a letter outside its conversions): it names
     a CL_NOTE_*, so rewording a note is an edit of that one file.
-13. A sentence's words are the words files': in the stages that say things
+13. Each stage's data in its room (docs/architecture.md, "Const means
+    const" and the stages): every field of the handle (struct cudaload_ctx,
+    core/context.h) is written by one stage, its owner (HANDLE_FIELDS),
+    and by core/, which makes and frees the handle; no file of another
+    stage assigns it, steps it or takes its address (to grow it), and no
+    stage before its owner reads it. A later stage changes an earlier one's
+    data through a function of that stage (cl_ctx_add_program_root(),
+    cl_file_cache_forget(), cl_problem_kept_show()). No file of lib/ casts
+    to a handle pointer ((cudaload_ctx *)), the way a const handle is made
+    writable; -Wcast-qual (lib/CMakeLists.txt) catches every other cast
+    that drops a const.
+14. A sentence's words are the words files': in the stages that say things
     to people (lib/load, lib/loader, lib/scan, lib/report), no string
     literal (adjacent literals read as one) has three words or more, and no
     fact's value (cl_problem_fact, cl_problem_factf, cl_verdict_fact) has
@@ -125,7 +136,7 @@ MAX_LINES = 1500
 # Files over MAX_LINES that are being split now, each with where. Reported
 # on every run, never failed.
 KNOWN_LONG = {}
-# 13. Files of the saying stages whose sentences are not reasons to move to
+# 14. Files of the saying stages whose sentences are not reasons to move to
 # common/reason_words.h, each with why.
 SENTENCE_STAGES = ("load/", "loader/", "scan/", "report/")
 WORDS_ALLOWED = {
@@ -149,7 +160,7 @@ WORDS_ALLOWED = {
     "scan/consumers.c": "the table of what opens a library lazily",
     "scan/cuda_knobs.c": "the table of CUDA's environment variables",
 }
-# Files with sentences still to move, each with how many (13.): reported on
+# Files with sentences still to move, each with how many (14.): reported on
 # every run, failed only when the count grows.
 KNOWN_WORDS = {}
 # Host facts the seam answers (lib/os/platform.h): a portable file that
@@ -159,6 +170,30 @@ HOST_MACROS = re.compile(
     r"__s390x__|__riscv|_M_X64|_M_AMD64|_M_ARM64|_M_IX86|__linux__|"
     r"__APPLE__|__ILP32__)\b")
 ASKS_WINDOWS_BY_SEPARATOR = re.compile(r"CL_DIR_SEP\s*[=!]=\s*'\\\\'")
+# The stage that writes each field of struct cudaload_ctx (13.); core/
+# may write any. A field missing here fails the check: a new one needs an
+# owner.
+HANDLE_FIELDS = {
+    "flags": "core", "target": "core",
+    "explicit_roots": "core", "explicit_count": "core",
+    "explicit_capacity": "core",
+    "environment_roots": "core", "environment_count": "core",
+    "environment_capacity": "core",
+    "program_roots": "core", "program_root_count": "core",
+    "program_root_capacity": "core",
+    "inventory": "scan", "inventory_free": "scan",
+    "file_cache": "binary", "file_cache_free": "binary",
+    "plan_state": "load", "plan_state_clear": "load",
+    "plan_state_free": "load",
+    "error_messages": "load", "error_messages_free": "load",
+    "doctor_problem_count": "problem", "doctor_problems": "problem",
+    "doctor_problems_free": "problem", "doctor_serial": "problem",
+    "fix_state": "fix", "fix_state_free": "fix",
+    "manifest": "load", "manifest_free": "load",
+    "probe_driver_path": "core",
+}
+HANDLE_STRUCT = re.compile(r"struct cudaload_ctx \{(.*?)\n\};", re.S)
+CAST_TO_HANDLE = re.compile(r"\(\s*(?:struct\s+)?cudaload_ctx\s*\*\s*\)")
 SEAM_DECLARATION = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(cl_os_\w+)\s*\(")
 
 
@@ -496,6 +531,72 @@ def without_comments(text):
     return re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
 
 
+def handle_fields(lib):
+    """The names of struct cudaload_ctx's fields (core/context.h)."""
+    with open(os.path.join(lib, "core", "context.h"), encoding="utf-8") as f:
+        body = HANDLE_STRUCT.search(without_comments(f.read()))
+    names = []
+    for declaration in (body.group(1).split(";") if body else []):
+        declaration = declaration.strip()
+        if not declaration:
+            continue
+        # "void (*x_free)(T *)": the name in the parentheses; else each
+        # comma-separated declarator's last word.
+        pointer = re.search(r"\(\s*\*\s*(\w+)\s*\)", declaration)
+        if pointer:
+            names.append(pointer.group(1))
+            continue
+        for declarator in declaration.split(","):
+            words = re.findall(r"\w+", declarator)
+            if words:
+                names.append(words[-1])
+    return names
+
+
+def check_handle_fields(lib, problems):
+    fields = handle_fields(lib)
+    if not fields:
+        problems.append("lib/core/context.h: struct cudaload_ctx not found")
+        return 0
+    for name in fields:
+        if name not in HANDLE_FIELDS:
+            problems.append(f"lib/core/context.h: the handle's field {name} "
+                            "has no owning stage in HANDLE_FIELDS (13.)")
+    names = "|".join(sorted(HANDLE_FIELDS, key=len, reverse=True))
+    access = re.compile(r"((?<![&\w])&\s*)?(?<![\w.])(?:\w+->)*ctx->(" + names +
+                        r")\b")
+    write_after = re.compile(r"\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)")
+    for rel in lib_files(lib):
+        stage = rel.split("/")[0]
+        if stage == "core":
+            continue
+        with open(os.path.join(lib, rel), encoding="utf-8") as f:
+            code = without_comments(f.read())
+        for m in CAST_TO_HANDLE.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            problems.append(f"lib/{rel}:{line}: a cast to (cudaload_ctx *): "
+                            "a const handle stays const (13.)")
+        for m in access.finditer(code):
+            field = m.group(2)
+            owner = HANDLE_FIELDS[field]
+            line = code.count("\n", 0, m.start()) + 1
+            rest = code[m.end():]
+            followed = re.match(r"\s*(->|\.|\[)", rest)
+            writes = not followed and (
+                m.group(1) is not None or write_after.match(rest) or
+                re.search(r"(\+\+|--)\s*$", code[:m.start()]))
+            if writes and stage != owner:
+                problems.append(
+                    f"lib/{rel}:{line}: writes the handle's {field}, which "
+                    f"is {owner}/'s: call a function of {owner}/ (13.)")
+            elif (stage in STAGES and owner in STAGES and
+                  STAGES.index(stage) < STAGES.index(owner)):
+                problems.append(
+                    f"lib/{rel}:{line}: reads the handle's {field}, which "
+                    f"{owner}/, a later stage, writes (13.)")
+    return len(fields)
+
+
 def check_family_facts(lib, problems):
     for rel in lib_files(lib):
         if CATALOG_FILES.match(rel):
@@ -711,7 +812,7 @@ def is_sentence(text):
 
 
 def check_sentence_words(lib, problems, notes):
-    """13. A sentence's words are common/reason_words.h's (or another words
+    """14. A sentence's words are common/reason_words.h's (or another words
     file's): no sentence literal in the saying stages outside the files
     allowed, and no fact value with words of its own."""
     counts = {}
@@ -776,13 +877,16 @@ def main():
     check_one_seam(args.source, problems)
     check_family_facts(lib, problems)
     check_fix_words(lib, problems)
+    fields = check_handle_fields(lib, problems)
     check_sentence_words(lib, problems, notes)
     sources, includes = check_includes(lib, problems, notes)
     counted, known_over = check_file_lengths(args.source, problems, notes)
     summary = ("platform rule, folders, error clears, the tool's includes, "
                "ASCII names, one seam, the catalogue's family facts and the "
                "fix notes' and the reasons' words "
-               f"checked; {sources} source files, "
+               f"checked; the handle's {fields} fields each written by "
+               "their stage; "
+               f"{sources} source files, "
                f"{includes} includes between them, no circle; "
                f"{counted} files of lib/ and tools/, none over {MAX_LINES} "
                f"lines but {known_over} known (KNOWN_LONG)")

@@ -5,7 +5,7 @@ package, and finds none in bindings/python/cudaload; it fails a file of
 lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG; and it fails
 a fix note with words of its own outside lib/problem/ (rule 12), not one
 that names a CL_NOTE_* or formats only what it is given; and it fails a
-sentence of its own in a saying stage (rule 13), not a name, a last
+sentence of its own in a saying stage (rule 14), not a name, a last
 error's words (cl_fail) or a CL_WORDS_*.
 
 Each circle case writes a small package into a temporary folder and runs
@@ -135,7 +135,7 @@ def note_failures(repo):
     return failures
 
 
-# Rule 13: statements of a file of lib/scan/, and whether each is a problem
+# Rule 14: statements of a file of lib/scan/, and whether each is a problem
 # (a sentence, or a fact value with words, outside the words files).
 SENTENCES = {
     "const char *why = \"writable by other users\";": True,
@@ -151,7 +151,7 @@ SENTENCES = {
 
 
 def sentence_failures(repo):
-    """Rule 13 on a copy of lib/: each statement of SENTENCES in a file of
+    """Rule 14 on a copy of lib/: each statement of SENTENCES in a file of
     its own under lib/scan/, the check's answer held against what it
     should be."""
     failures = []

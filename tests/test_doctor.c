@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "core/context.h"
 #include "cudaload.h"
 #include "report/report_writer.h"
 #include "test_paths.h"
@@ -1136,6 +1137,55 @@ static void the_callers_plan_is_left_as_it_was(void **state) {
   cudaload_destroy(ctx);
 }
 
+/* The doctor and explain plan in a handle of their own, lent the caller's
+ * roots and inventory (issue 42, item 6): the caller's handle is read, and
+ * its plan state is never written, not even swapped out and put back. A
+ * handle with no plan state has none after a report (a swap left the load
+ * stage's functions in its place), and a planned one holds the same state,
+ * at the same address, with the same functions. */
+static void a_report_writes_no_plan_state_of_the_callers(void **state) {
+  (void)state;
+  REQUIRE_FIXTURES();
+  cudaload_ctx *ctx = ctx_with_root(cudnn8_tree());
+  assert_null(ctx->plan_state);
+  char *text = report(ctx, CUDALOAD_FORMAT_JSON, 0, NULL);
+  cudaload_free(text);
+  assert_null(ctx->plan_state);
+  assert_null(ctx->plan_state_clear);
+  assert_null(ctx->plan_state_free);
+  cudaload_destroy(ctx);
+
+  ctx = ctx_with_root(cudnn8_tree());
+  assert_int_equal(cudaload_require(ctx, "cudnn=8"), CUDALOAD_OK);
+  const void *held = ctx->plan_state;
+  void (*clear)(cl_plan_state *) = ctx->plan_state_clear;
+  void (*release)(cl_plan_state *) = ctx->plan_state_free;
+  assert_non_null(held);
+  text = report(ctx, CUDALOAD_FORMAT_TEXT, 0, NULL);
+  cudaload_free(text);
+#ifndef _WIN32
+  char file[4096];
+  snprintf(file, sizeof file, "%s/libcudnn.so.8", cudnn8_tree());
+  const char *const files[] = {file};
+  cudaload_explain *e = NULL;
+  assert_int_equal(cudaload_explain_files(ctx, files, 1, 0, &e), CUDALOAD_OK);
+  /* What the object asks later is the caller's handle's, not the one
+   * explain was lent for the call. */
+  assert_true(cudaload_explain_object_count(e) > 0);
+  char *explained = NULL;
+  assert_int_equal(cudaload_explain_report(e, CUDALOAD_FORMAT_JSON, &explained),
+                   CUDALOAD_OK);
+  assert_contains(explained, "libcudnn.so.8");
+  cudaload_free(explained);
+  cudaload_explain_free(e);
+#endif
+  assert_ptr_equal(ctx->plan_state, held);
+  assert_true(ctx->plan_state_clear == clear);
+  assert_true(ctx->plan_state_free == release);
+  assert_int_equal(cudaload_plan_count(ctx), 0);
+  cudaload_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(text_has_every_section_in_order),
@@ -1160,6 +1210,7 @@ int main(void) {
       cmocka_unit_test(explain_resolves_each_file_once),
       cmocka_unit_test(only_a_loader_import_opens_by_name),
       cmocka_unit_test(the_callers_plan_is_left_as_it_was),
+      cmocka_unit_test(a_report_writes_no_plan_state_of_the_callers),
       cmocka_unit_test(text_is_escaped_by_the_library),
       cmocka_unit_test(plan_report_is_text),
   };

@@ -929,7 +929,7 @@ static int by_symbol(const void *a, const void *b) {
 /* The file a reference's version need names, or NULL (unversioned). */
 static const cl_symbol_need *sym_need_of(const sym_reader *sr,
                                          const cl_binary_symbols *out,
-                                         unsigned ndx, const char **version) {
+                                         unsigned ndx, char **version) {
   if (ndx > CL_VER_NDX_GLOBAL && ndx < sr->ndx_capacity &&
       sr->need_of_ndx[ndx] != 0) {
     const cl_symbol_need *need = &out->needs[sr->need_of_ndx[ndx] - 1];
@@ -980,7 +980,7 @@ static int sym_read_reference_names(sym_reader *sr, cl_binary_symbols *out,
       break;
     if (cl_binary_is_loader_entry(name))
       out->opens_by_name = 1;
-    const char *version;
+    char *version;
     const cl_symbol_need *need = sym_need_of(sr, out, p[i].ndx, &version);
     if (keep(name, need ? need->file : NULL, opaque))
       p[i].text = name;
@@ -1035,10 +1035,10 @@ static int sym_fill_references(sym_reader *sr, cl_binary_symbols *out,
     cl_symbol_ref *r = &out->refs[out->ref_count++];
     r->name = p[i].text;
     r->weak = p[i].bind == CL_STB_WEAK;
-    const char *version;
+    char *version;
     const cl_symbol_need *need = sym_need_of(sr, out, p[i].ndx, &version);
     if (need) {
-      r->version = (char *)version;
+      r->version = version; /* out->needs' own string, borrowed */
       r->file = need->file;
     }
   }

@@ -197,6 +197,12 @@ cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx) {
   return ctx->file_cache;
 }
 
+void cl_file_cache_forget(cudaload_ctx *ctx) {
+  if (ctx->file_cache)
+    ctx->file_cache_free(ctx->file_cache);
+  ctx->file_cache = NULL;
+}
+
 void cl_file_cache_use_store(cl_file_cache *c, cl_names_store *s) {
   if (!c) {
     cl_names_store_free(s);

@@ -36,6 +36,9 @@ void cl_file_cache_free(cl_file_cache *c);
 /* The context's cache, made on first use and freed with the context; NULL
  * when out of memory (the functions below then read the file each time). */
 cl_file_cache *cl_file_cache_of(cudaload_ctx *ctx);
+/* Free the context's cache (a new run reads every file again: the scan's);
+ * the next cl_file_cache_of makes a new one. */
+void cl_file_cache_forget(cudaload_ctx *ctx);
 
 /* Answer names questions from s too, and keep what searches find in it
  * (the cache owns s; NULL: none). cl_file_cache_of gives a context's

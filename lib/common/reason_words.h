@@ -10,7 +10,7 @@
  * Each is a string literal, a printf format where it takes facts, so the
  * compiler still checks every site's arguments against its words. It is in
  * common/ and includes nothing, so the scan and the loader model, stages
- * before problem/, name them too. tests/check_architecture.py (rule 13)
+ * before problem/, name them too. tests/check_architecture.py (rule 14)
  * fails a sentence of its own in lib/load, lib/loader, lib/scan or
  * lib/report outside the files it allows.
  *

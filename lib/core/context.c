@@ -147,6 +147,25 @@ int cudaload_set_target(cudaload_ctx *ctx, int target) {
   return CUDALOAD_OK;
 }
 
+/* The driver the plan reads and the probe loads: an input of the handle, as
+ * the roots are, so set here and not by the probe, a later stage than the
+ * plan that reads it. */
+int cudaload_set_driver(cudaload_ctx *ctx, const char *path) {
+  cl_clear_error();
+  if (!ctx)
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_driver: NULL ctx");
+  if (path && !cl_os_path_is_absolute(path))
+    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
+                   "cudaload_set_driver: \"%s\" is not an absolute path", path);
+  char *copy = NULL;
+  if (path && !(copy = cl_strdup(path)))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_set_driver: out of memory");
+  free(ctx->probe_driver_path);
+  ctx->probe_driver_path = copy;
+  return CUDALOAD_OK;
+}
+
 int cl_ctx_add_program_root(cudaload_ctx *ctx, char *folder) {
   for (size_t k = 0; k < ctx->program_root_count; ++k)
     if (strcmp(ctx->program_roots[k], folder) == 0) {
@@ -160,4 +179,37 @@ int cl_ctx_add_program_root(cudaload_ctx *ctx, char *folder) {
   }
   ctx->program_roots[ctx->program_root_count++] = folder;
   return CUDALOAD_OK;
+}
+
+int cl_ctx_reserve_roots(cudaload_ctx *ctx, size_t count) {
+  return cl_reserve((void **)&ctx->explicit_roots, &ctx->explicit_capacity,
+                    ctx->explicit_count + count, sizeof(char *))
+             ? CUDALOAD_E_NO_MEMORY
+             : CUDALOAD_OK;
+}
+
+void cl_ctx_take_roots(cudaload_ctx *ctx, char **roots, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    ctx->explicit_roots[ctx->explicit_count++] = roots[i];
+}
+
+void cl_ctx_lend(const cudaload_ctx *ctx, cudaload_ctx *lent) {
+  *lent = *ctx;
+}
+
+void cl_ctx_lent_end(const cudaload_ctx *ctx, cudaload_ctx *lent) {
+  /* What the report made in its place: its plan state, and any state or
+   * cache it made where ctx had none (what ctx lent is the same pointer). */
+  if (lent->plan_state != ctx->plan_state && lent->plan_state_free)
+    lent->plan_state_free(lent->plan_state);
+  if (lent->file_cache != ctx->file_cache && lent->file_cache_free)
+    lent->file_cache_free(lent->file_cache);
+  if (lent->error_messages != ctx->error_messages && lent->error_messages_free)
+    lent->error_messages_free(lent->error_messages);
+  if (lent->doctor_problems != ctx->doctor_problems &&
+      lent->doctor_problems_free)
+    lent->doctor_problems_free(lent->doctor_problems);
+  if (lent->fix_state != ctx->fix_state && lent->fix_state_free)
+    lent->fix_state_free(lent->fix_state);
+  memset(lent, 0, sizeof *lent);
 }

@@ -103,7 +103,8 @@ struct cudaload_ctx {
   cl_manifest_state *manifest;
   void (*manifest_free)(cl_manifest_state *manifest);
 
-  /* probe: what cudaload_set_driver() chose (probe.c). */
+  /* What cudaload_set_driver() chose (context.c): read by the plan and the
+   * probe. */
   char *probe_driver_path; /* absolute; NULL: the default driver */
 };
 
@@ -115,5 +116,25 @@ void cl_ctx_clear_plan(cudaload_ctx *ctx);
  * it (freed with the handle; at once when already there). 0, or
  * CUDALOAD_E_NO_MEMORY (folder freed). */
 int cl_ctx_add_program_root(cudaload_ctx *ctx, char *folder);
+
+/* A handle for one report of ctx's (the doctor; explain when nothing is
+ * planned): a copy of ctx's fields, lending it ctx's roots, inventory, file
+ * cache and the stages' state, so that the report plans and judges in a
+ * plan state of its own (load/plan_state.h, cl_plan_state_own()) and ctx is
+ * read, never written. Lent, not given: the report must not scan or add
+ * roots through it (the report scans ctx first), and ends it with
+ * cl_ctx_lent_end(), which frees what it made of its own, nothing of ctx's.
+ * Nothing made through it may outlive that (an explain object's handle is
+ * ctx again before it is returned). */
+void cl_ctx_lend(const cudaload_ctx *ctx, cudaload_ctx *lent);
+void cl_ctx_lent_end(const cudaload_ctx *ctx, cudaload_ctx *lent);
+
+/* Make room for count more roots given (explicit_roots), so that
+ * cl_ctx_take_roots() cannot fail: a manifest commits all or nothing. 0, or
+ * CUDALOAD_E_NO_MEMORY with ctx unchanged. */
+int cl_ctx_reserve_roots(cudaload_ctx *ctx, size_t count);
+/* Add roots[0..count) to the roots given, taking them (absolute, with the
+ * host's separators), after cl_ctx_reserve_roots() made room. */
+void cl_ctx_take_roots(cudaload_ctx *ctx, char **roots, size_t count);
 
 #endif

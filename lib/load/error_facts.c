@@ -937,7 +937,10 @@ static void windows_kind(cl_error_draft *d) {
 
 static int compare_versions(const char *a, const char *b) {
   while (*a || *b) {
-    long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
+    char *after_a, *after_b;
+    long x = strtol(a, &after_a, 10), y = strtol(b, &after_b, 10);
+    a = after_a;
+    b = after_b;
     if (x != y)
       return x < y ? -1 : 1;
     a += *a == '.';

@@ -750,9 +750,7 @@ static int commit(cudaload_ctx *ctx, manifest *m) {
   int added = CUDALOAD_OK;
   char *path_copy = cl_strdup(m->path);
   cl_manifest_state *state = calloc(1, sizeof *state);
-  if (!path_copy || !state ||
-      cl_reserve((void **)&ctx->explicit_roots, &ctx->explicit_capacity,
-                 ctx->explicit_count + m->root_count, sizeof(char *)) ||
+  if (!path_copy || !state || cl_ctx_reserve_roots(ctx, m->root_count) ||
       /* The same requirement twice is one requirement (as
        * cudaload_require); this is the last step that can fail. */
       (added = cl_requirements_add(ctx, m->reqs, m->req_count))) {
@@ -769,8 +767,7 @@ static int commit(cudaload_ctx *ctx, manifest *m) {
   }
   m->req_count = 0;
   size_t added_roots = m->root_count;
-  for (size_t i = 0; i < m->root_count; ++i)
-    ctx->explicit_roots[ctx->explicit_count++] = m->roots[i];
+  cl_ctx_take_roots(ctx, m->roots, m->root_count);
   m->root_count = 0;
   state->path = path_copy;
   state->preload_flags = m->preload_flags;

@@ -221,8 +221,11 @@ int cl_plan_better(const cudaload_ctx *ctx, const cl_library *a,
   cl_root_tier tb = cl_origin_tier(inv->roots[b->root].origin);
   if (ta != tb)
     return ta < tb;
-  cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)a);
-  cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)b);
+  /* The versions compared are memos of the records (inventory.h). */
+  cl_library_settle_version(
+      ctx, cl_inventory_memo_of(ctx, (size_t)(a - inv->libraries)));
+  cl_library_settle_version(
+      ctx, cl_inventory_memo_of(ctx, (size_t)(b - inv->libraries)));
   long va[CL_VERSION_PARTS], vb[CL_VERSION_PARTS];
   int na = library_version(a, va), nb = library_version(b, vb);
   int cmp = cl_version_compare(va, na ? na : 1, vb, nb ? nb : 1);

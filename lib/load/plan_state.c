@@ -299,23 +299,36 @@ static int copy_requirements(cl_plan_state *to, const cl_plan_state *from) {
                       from->for_target_count);
 }
 
-int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users) {
-  *users = ctx->plan_state;
+int cl_plan_state_take_loads(cudaload_ctx *ctx, const cl_plan_state *users) {
+  cl_plan_state *own = ctx->plan_state;
+  for (size_t i = 0; own && i < own->plan_count; ++i)
+    for (size_t k = 0; k < users->plan_count; ++k) {
+      const cl_plan_entry *was = &users->plan[k];
+      if (was->state == CUDALOAD_STATE_PLANNED ||
+          was->state == CUDALOAD_STATE_NOT_NEEDED || !was->loaded_path ||
+          strcmp(was->path, own->plan[i].path) != 0)
+        continue;
+      char *loaded = cl_strdup(was->loaded_path);
+      if (!loaded)
+        return CUDALOAD_E_NO_MEMORY;
+      free(own->plan[i].loaded_path);
+      own->plan[i].loaded_path = loaded;
+      own->plan[i].state = was->state;
+    }
+  return CUDALOAD_OK;
+}
+
+int cl_plan_state_own(cudaload_ctx *report, const cl_plan_state *users) {
   cl_plan_state *own = calloc(1, sizeof *own);
-  if (!own || copy_requirements(own, cl_plan_state_of(ctx))) {
+  if (!own || copy_requirements(own, users)) {
     if (own)
       free_plan_state(own);
     return CUDALOAD_E_NO_MEMORY;
   }
-  ctx->plan_state = own;
-  ctx->plan_state_clear = clear_plan;
-  ctx->plan_state_free = free_plan_state;
+  report->plan_state = own;
+  report->plan_state_clear = clear_plan;
+  report->plan_state_free = free_plan_state;
   return CUDALOAD_OK;
-}
-
-void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users) {
-  free_plan_state(ctx->plan_state);
-  ctx->plan_state = users;
 }
 
 int cl_plan_state_add_program_target(cudaload_ctx *ctx, const char *target) {

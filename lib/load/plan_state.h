@@ -162,7 +162,7 @@ int cl_plan_pin_cuda(cudaload_ctx *ctx, int major, int source, const char *why);
  *    a manifest, and cudaload_plan() itself, which cudaload_preload() and
  *    cudaload_open_isolated() always call, and cudaload_env_*() when
  *    nothing is planned (the doctor and explain plan in a state of their
- *    own: cl_plan_state_begin_own());
+ *    own, in a handle of their own: cl_plan_state_own());
  *  - the environment's value and warnings are replaced by the next
  *    cudaload_env_*() call.
  * Freed with the context. */
@@ -273,15 +273,17 @@ const cl_plan_state *cl_plan_state_of(const cudaload_ctx *ctx);
  * set) only when out of memory. */
 cl_plan_state *cl_plan_state_make(cudaload_ctx *ctx);
 
-/* Put a state of ctx's own in place of the caller's, holding copies of the
- * caller's requirements (origins, program files and plugins, CUDA pin) and
- * nothing planned, for a call that plans for a report (the doctor,
- * explain): it plans into that state and the caller's plan, and its
- * strings, stay as they were. *users receives the caller's state (NULL
- * when none was made), which cl_plan_state_end_own() puts back, freeing
- * the report's. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY with ctx unchanged. */
-int cl_plan_state_begin_own(cudaload_ctx *ctx, cl_plan_state **users);
-void cl_plan_state_end_own(cudaload_ctx *ctx, cl_plan_state *users);
+/* Give a report's handle (core/context.h, cl_ctx_lend()) a plan state of
+ * its own, holding copies of users' requirements (origins, program files
+ * and plugins, CUDA pin) and nothing planned, for a call that plans for a
+ * report (the doctor, explain): it plans into that state, and the caller's
+ * plan and its strings stay as they were, unwritten. cl_ctx_lent_end()
+ * frees it. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY with report unchanged. */
+int cl_plan_state_own(cudaload_ctx *report, const cl_plan_state *users);
+/* What users' plan loaded (a preload made before the report), carried over
+ * by path into the entries of ctx's plan for the same files: their state
+ * and the path loaded. CUDALOAD_OK, or CUDALOAD_E_NO_MEMORY. */
+int cl_plan_state_take_loads(cudaload_ctx *ctx, const cl_plan_state *users);
 
 /* Drop the conflicts the last plan or preload found. */
 void cl_plan_clear_conflicts(cudaload_ctx *ctx);

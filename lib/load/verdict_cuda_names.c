@@ -202,22 +202,23 @@ static char **consumer_names(const char *path, size_t *count,
 
 /* Whether a reference goes to a CUDA library: its version's file is a
  * catalog name, or (unversioned) its name has a CUDA library's prefix. */
-int cl_verdict_cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
+static int cuda_reference(const char *name, const char *file,
+                          cl_naming naming) {
   cl_name_match m;
-  if (r->file)
-    return cl_catalog_match(r->file, naming, &m);
-  return cl_catalog_family_of_symbol(r->name) != NULL;
+  if (file)
+    return cl_catalog_match(file, naming, &m);
+  return cl_catalog_family_of_symbol(name) != NULL;
+}
+
+int cl_verdict_cuda_reference(const cl_symbol_ref *r, cl_naming naming) {
+  return cuda_reference(r->name, r->file, naming);
 }
 
 /* The reference filter of a context's file cache (file_cache.h): a
  * consumer's references to CUDA libraries are what binding asks of it. */
 static int keep_cuda_reference(const char *name, const char *file,
                                void *opaque) {
-  cl_symbol_ref r;
-  memset(&r, 0, sizeof r);
-  r.name = (char *)name;
-  r.file = (char *)file;
-  return cl_verdict_cuda_reference(&r, (cl_naming)(uintptr_t)opaque);
+  return cuda_reference(name, file, (cl_naming)(uintptr_t)opaque);
 }
 
 /* The number the names store knows the filter by: it changes with the

@@ -16,24 +16,9 @@
 #include <stdlib.h>
 
 /* ------------------------------------------------------------------------ */
-/* Public API                                                               */
+/* Public API (cudaload_set_driver() is core/context.c's: the driver chosen
+ * is the handle's input, read by the plan as well as the probe)            */
 /* ------------------------------------------------------------------------ */
-
-int cudaload_set_driver(cudaload_ctx *ctx, const char *path) {
-  cl_clear_error();
-  if (!ctx)
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_set_driver: NULL ctx");
-  if (path && !cl_os_path_is_absolute(path))
-    return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
-                   "cudaload_set_driver: \"%s\" is not an absolute path", path);
-  char *copy = NULL;
-  if (path && !(copy = cl_strdup(path)))
-    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_set_driver: out of memory");
-  free(ctx->probe_driver_path);
-  ctx->probe_driver_path = copy;
-  return CUDALOAD_OK;
-}
 
 #define CL_KNOWN_PROBE_FLAGS CUDALOAD_PROBE_OUT_OF_PROCESS
 #define CL_DEFAULT_PROBE_TIMEOUT_S 30.0

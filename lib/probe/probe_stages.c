@@ -611,7 +611,7 @@ static void record_device_mode(cl_probe_device *device, const device_facts *d) {
 
 /* Add a device to the result. A value out of range is stored as unknown
  * (0), and the first such one is described in invalid (when still ""). */
-static void record_device(probe_run *run, int ordinal, const device_facts *d,
+static void record_device(probe_run *run, int ordinal, device_facts *d,
                           char *invalid, size_t invalid_size) {
   char uuid_string[48];
   uuid_text(d->uuid, uuid_string, sizeof uuid_string);
@@ -635,7 +635,7 @@ static void record_device(probe_run *run, int ordinal, const device_facts *d,
     mib = 0;
   }
   cl_probe_device device = cl_probe_device_unknown();
-  device.name = (char *)d->name;
+  device.name = d->name; /* lent: cl_probe_add_device copies it */
   device.capability = capability;
   device.memory_mib = mib;
   device.uuid = uuid_string;

@@ -193,6 +193,19 @@ const cl_problem *cl_problem_kept(const cudaload_ctx *ctx, size_t i) {
              : NULL;
 }
 
+void cl_problem_kept_hide(cudaload_ctx *ctx) {
+  ctx->doctor_problem_count = 0;
+}
+
+void cl_problem_kept_show(cudaload_ctx *ctx) {
+  ctx->doctor_problem_count =
+      ctx->doctor_problems ? ctx->doctor_problems->count : 0;
+}
+
+size_t cl_problem_kept_count(const cudaload_ctx *ctx) {
+  return ctx ? ctx->doctor_problem_count : 0;
+}
+
 static const cl_fix_step *step_at(const cudaload_ctx *ctx, size_t i, size_t s) {
   const cl_problem *p = cl_problem_kept(ctx, i);
   return p && s < p->fix.count ? &p->fix.steps[s] : NULL;

@@ -89,5 +89,11 @@ int cl_problem_list_keep(cudaload_ctx *ctx, cl_problem_list *list);
 /* Problem i of those kept (what cudaload_doctor_problem_*() read), NULL
  * out of range; valid until the next report. */
 const cl_problem *cl_problem_kept(const cudaload_ctx *ctx, size_t i);
+/* What the accessors show: none while a report is made or after one failed
+ * (hide), the problems the last cl_problem_list_keep() kept once its report
+ * is made (show). The count is the problem stage's, beside the records. */
+void cl_problem_kept_hide(cudaload_ctx *ctx);
+void cl_problem_kept_show(cudaload_ctx *ctx);
+size_t cl_problem_kept_count(const cudaload_ctx *ctx);
 
 #endif

@@ -45,7 +45,7 @@ static int doctor_held(cudaload_ctx *ctx, int format, unsigned flags,
   if (out)
     *out = NULL;
   if (ctx)
-    ctx->doctor_problem_count = 0;
+    cl_problem_kept_hide(ctx);
   if (!ctx || !out)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT, "cudaload_doctor: NULL %s",
                    ctx ? "out" : "ctx");
@@ -57,22 +57,29 @@ static int doctor_held(cudaload_ctx *ctx, int format, unsigned flags,
       format != CUDALOAD_FORMAT_YAML)
     return cl_fail(CUDALOAD_E_INVALID_ARGUMENT,
                    "cudaload_doctor: unknown format %d", format);
-  cl_doctor d;
-  memset(&d, 0, sizeof d);
-  d.ctx = ctx;
-  d.flags = flags;
   int rc = cl_inventory_of(ctx)->scanned ? CUDALOAD_OK : cudaload_scan(ctx);
   if (rc)
     return rc;
-  cl_plan_state *users;
-  if (cl_plan_state_begin_own(ctx, &users))
+  /* The doctor plans for the user's requirements and judges in a handle of
+   * its own, lent the user's roots, inventory and caches (core/context.h,
+   * cl_ctx_lend()): the user's handle, its plan and the plan's strings, are
+   * read and never written. The file cache is made first, in the user's
+   * handle, so that what the report reads is kept there as a plan's is. */
+  cl_file_cache_of(ctx);
+  cudaload_ctx own;
+  cl_ctx_lend(ctx, &own);
+  if (cl_plan_state_own(&own, cl_plan_state_of(ctx)))
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
-  rc = cl_doctor_plan(&d, users);
+  cl_doctor d;
+  memset(&d, 0, sizeof d);
+  d.ctx = &own;
+  d.flags = flags;
+  rc = cl_doctor_plan(&d, cl_plan_state_of(ctx));
   if (!rc) /* the report prints every version */
-    cl_inventory_settle_versions(ctx);
+    cl_inventory_settle_versions(&own);
   if (rc) {
-    cl_plan_state_end_own(ctx, users);
     cl_doctor_free(&d);
+    cl_ctx_lent_end(ctx, &own);
     return rc;
   }
   if (flags & (CUDALOAD_DOCTOR_PROBE | CUDALOAD_DOCTOR_PROBE_OUT_OF_PROCESS) ||
@@ -89,23 +96,22 @@ static int doctor_held(cudaload_ctx *ctx, int format, unsigned flags,
                  : cl_doctor_structured(&d, format == CUDALOAD_FORMAT_JSON
                                                 ? CL_REPORT_JSON
                                                 : CL_REPORT_YAML);
-  size_t problems = cl_problem_list_problems(&d.problems);
   if (report && cl_problem_list_keep(ctx, &d.problems) != CUDALOAD_OK) {
     free(report);
     report = NULL;
   }
-  cl_plan_state_end_own(ctx, users);
   cl_doctor_free(&d);
+  cl_ctx_lent_end(ctx, &own);
   if (!report)
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
   cl_clear_error();
   *out = report;
-  ctx->doctor_problem_count = problems;
+  cl_problem_kept_show(ctx);
   return CUDALOAD_OK;
 }
 
 size_t cudaload_doctor_problem_count(const cudaload_ctx *ctx) {
-  return ctx ? ctx->doctor_problem_count : 0;
+  return cl_problem_kept_count(ctx);
 }
 
 void cudaload_free(void *memory) {

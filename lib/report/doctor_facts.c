@@ -25,10 +25,11 @@ const char *cl_doctor_host_arch(void) {
 /* --- gathering --------------------------------------------------------- */
 
 /* The doctor's own plan for the user's requirements (cudaload_doctor()
- * put a state of its own in the user's place): the user's plan, and its
- * strings, stay as they were. What the user's plan loaded (a report made
- * after cudaload_preload()) is carried over by path, so the report still
- * says what was loaded. */
+ * plans in a handle of its own): the user's plan, and its strings, stay as
+ * they were. What the user's plan loaded (a report made after
+ * cudaload_preload()) is carried over by path (cl_plan_state_take_loads(),
+ * the load stage's, whose plan it is), so the report still says what was
+ * loaded. */
 int cl_doctor_plan(cl_doctor *d, const cl_plan_state *users) {
   cudaload_ctx *ctx = d->ctx;
   /* Nothing to plan: the program's own problems (--for) are still said. */
@@ -40,21 +41,8 @@ int cl_doctor_plan(cl_doctor *d, const cl_plan_state *users) {
     d->failed |= !d->plan_error;
     rc = CUDALOAD_OK;
   }
-  const cl_plan_state *own = cl_plan_state_of(ctx);
-  for (size_t i = 0; users && i < own->plan_count && !rc; ++i)
-    for (size_t k = 0; k < users->plan_count; ++k) {
-      const cl_plan_entry *was = &users->plan[k];
-      if (was->state == CUDALOAD_STATE_PLANNED ||
-          was->state == CUDALOAD_STATE_NOT_NEEDED || !was->loaded_path ||
-          strcmp(was->path, own->plan[i].path) != 0)
-        continue;
-      char *loaded = cl_strdup(was->loaded_path);
-      if (!loaded)
-        return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
-      free(own->plan[i].loaded_path);
-      own->plan[i].loaded_path = loaded;
-      own->plan[i].state = was->state;
-    }
+  if (!rc && users && cl_plan_state_take_loads(ctx, users))
+    return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_doctor: out of memory");
   return rc;
 }
 

@@ -106,6 +106,19 @@ static int explain_files_held(cudaload_ctx *ctx, const char *const *paths,
                               size_t count, unsigned flags,
                               cudaload_explain **out);
 
+/* What explain made through the handle it was lent names the caller's
+ * again before it is returned: the lent handle ends with the call, and
+ * what the object asks later (a wheel's version on first question, the
+ * naming) is the caller's inventory's, which it lent. */
+static void handle_again(cudaload_explain *e, const cudaload_ctx *lent,
+                         cudaload_ctx *ctx) {
+  if (e->ctx == lent)
+    e->ctx = ctx;
+  for (size_t i = 0; i < e->object_count; ++i)
+    if (e->objects[i].version_ctx == lent)
+      e->objects[i].version_ctx = ctx;
+}
+
 /* The files its reads held open are closed at its end; what was read of
  * them stays in the cache (file_cache.h, "Holding files open"). */
 int cudaload_explain_files(cudaload_ctx *ctx, const char *const *paths,
@@ -141,16 +154,22 @@ static int explain_files_held(cudaload_ctx *ctx, const char *const *paths,
     rc = cudaload_scan(ctx);
   /* "As if preloaded": the plan decides what is already in the process.
    * The caller's when there is one; else a plan of explain's own, in a
-   * state put in the caller's place until the files are explained, so that
-   * the caller's (unplanned) state stays as it was. */
-  cl_plan_state *users = NULL;
+   * handle of its own lent the caller's roots, inventory and caches
+   * (core/context.h, cl_ctx_lend()), so that the caller's (unplanned) state
+   * is read and never written. The file cache is made first, in the
+   * caller's handle, so that what explain reads is kept there. */
   int own = !rc && cl_plan_state_of(ctx)->requirement_count &&
             !cl_plan_state_of(ctx)->planned;
-  if (own && cl_plan_state_begin_own(ctx, &users))
-    return cl_fail(CUDALOAD_E_NO_MEMORY,
-                   "cudaload_explain_files: out of memory");
+  cudaload_ctx lent;
+  cudaload_ctx *judge = ctx;
   if (own) {
-    rc = cudaload_plan(ctx, 0);
+    cl_file_cache_of(ctx);
+    cl_ctx_lend(ctx, &lent);
+    if (cl_plan_state_own(&lent, cl_plan_state_of(ctx)))
+      return cl_fail(CUDALOAD_E_NO_MEMORY,
+                     "cudaload_explain_files: out of memory");
+    judge = &lent;
+    rc = cudaload_plan(judge, 0);
     if (rc == CUDALOAD_E_UNSATISFIED) {
       rc = CUDALOAD_OK; /* explained below as what is not found */
       cl_clear_error();
@@ -159,7 +178,7 @@ static int explain_files_held(cudaload_ctx *ctx, const char *const *paths,
   cudaload_explain *e = rc ? NULL : cl_verdict_new();
   if (!e) {
     if (own)
-      cl_plan_state_end_own(ctx, users);
+      cl_ctx_lent_end(ctx, &lent);
     if (!rc)
       return cl_fail(CUDALOAD_E_NO_MEMORY,
                      "cudaload_explain_files: out of memory");
@@ -177,12 +196,14 @@ static int explain_files_held(cudaload_ctx *ctx, const char *const *paths,
       break;
     }
     cl_os_file_close(probe);
-    rc = explain_one(e, ctx, paths[i], flags);
+    rc = explain_one(e, judge, paths[i], flags);
   }
   if (!rc && e->failed)
     rc = cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_explain_files: out of memory");
-  if (own)
-    cl_plan_state_end_own(ctx, users);
+  if (own) {
+    handle_again(e, &lent, ctx);
+    cl_ctx_lent_end(ctx, &lent);
+  }
   if (rc) {
     cudaload_explain_free(e);
     return rc;

@@ -83,7 +83,7 @@ void cl_report_write_libraries(cl_report_writer *w, const cudaload_ctx *ctx) {
      * without headers is no failure here, and the sentence the public call
      * writes for it was formatted 100,000 times for nobody. */
     cl_report_string(w, cl_library_include_dir(
-                            (cl_library *)&cl_inventory_of(ctx)->libraries[i],
+                            cl_inventory_memo_of(ctx, i),
                             (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0));
     cl_report_key(w, "machine");
     cl_report_string(w, cudaload_library_machine(ctx, i));

@@ -108,9 +108,7 @@ static void inventory_forget(cudaload_ctx *ctx) {
     ctx->inventory->same_run = 0;
   if (same_run)
     return;
-  if (ctx->file_cache)
-    ctx->file_cache_free(ctx->file_cache);
-  ctx->file_cache = NULL;
+  cl_file_cache_forget(ctx);
 }
 
 /* An empty inventory for a scan to fill: the last one emptied, or a new one
@@ -307,10 +305,11 @@ cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path) {
   return NULL;
 }
 
-void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib) {
-  if (!lib->pending_folder)
+void cl_library_settle_version(const cudaload_ctx *ctx, cl_library *lib) {
+  if (!lib || !lib->pending_folder)
     return;
-  cl_version_cache *c = version_cache_of(ctx);
+  /* add_library() made it before it left the version for later. */
+  cl_version_cache *c = ctx->inventory->version_cache;
   if (c) {
     cl_found_version v;
     cl_find_version(c, cl_ctx_naming(ctx), lib->pending_folder,

@@ -140,8 +140,18 @@ void cl_inventory_invalidate(cudaload_ctx *ctx);
 cl_naming cl_ctx_naming(const cudaload_ctx *ctx);
 
 /* Look up a library's version now if the scan left it for later; keeps the
- * calling thread's last error as it was (inventory.c). */
-void cl_library_settle_version(cudaload_ctx *ctx, cl_library *lib);
+ * calling thread's last error as it was (inventory.c). A memo: it writes
+ * lib and the scan's version cache, never the handle (the scan made that
+ * cache before it left any version for later), so a const handle may ask. */
+void cl_library_settle_version(const cudaload_ctx *ctx, cl_library *lib);
+/* Memos. A library's version from a wheel's dist-info, the machine its file
+ * was built for and its include folder are looked up on the first question
+ * and kept in its record: filling one changes no answer (it is what the
+ * scan would have read), so getters of a const handle fill them. This is
+ * the one door to a record for that (library.c): library i of the
+ * inventory, or NULL when out of range. Anything else reached through a
+ * const handle is read only (docs/architecture.md, "Const means const"). */
+cl_library *cl_inventory_memo_of(const cudaload_ctx *ctx, size_t i);
 /* Record the CUDA major a library's own files tell (what they need or
  * open), learned before its version was settled: a plan asks for the
  * major without listing site-packages (verdict.c). Settling the version later

@@ -66,12 +66,19 @@ int cudaload_library_major(const cudaload_ctx *ctx, size_t i) {
   return l ? l->major : -1;
 }
 
-/* The version fields are looked up on first use (a wheel's dist-info);
- * the ctx is the caller's, not const: only its cache changes. */
+cl_library *cl_inventory_memo_of(const cudaload_ctx *ctx, size_t i) {
+  /* The records are the inventory's, not the handle's: the const of a
+   * handle reaches no further than its own fields (inventory.h, "Memos"). */
+  const cl_inventory *inv = cl_inventory_of(ctx);
+  return ctx && i < inv->library_count ? &inv->libraries[i] : NULL;
+}
+
+/* The version fields are looked up on first use (a wheel's dist-info): a
+ * memo of the record (inventory.h), the handle stays as it was. */
 static const cl_library *settled_library_at(const cudaload_ctx *ctx, size_t i) {
-  const cl_library *l = library_at(ctx, i);
+  cl_library *l = cl_inventory_memo_of(ctx, i);
   if (l && l->pending_folder)
-    cl_library_settle_version((cudaload_ctx *)ctx, (cl_library *)l);
+    cl_library_settle_version(ctx, l);
   return l;
 }
 
@@ -102,12 +109,12 @@ const char *cudaload_library_path(const cudaload_ctx *ctx, size_t i) {
 
 const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
   cl_clear_error();
-  const cl_library *l = library_at(ctx, i);
+  cl_library *l = cl_inventory_memo_of(ctx, i);
   if (!l)
     return NULL;
-  /* Looked up once and kept: the ctx is logically unchanged. */
+  /* Looked up once and kept: a memo (inventory.h). */
   const char *dir = cl_library_include_dir(
-      (cl_library *)l, (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0);
+      l, (ctx->flags & CUDALOAD_ALLOW_WRITABLE_ROOTS) != 0);
   if (!dir && l->include_refused)
     cl_fail(CUDALOAD_E_INSECURE,
             "the include folder beside %s is refused: %s; make it writable "
@@ -124,9 +131,9 @@ const char *cudaload_library_include_dir(const cudaload_ctx *ctx, size_t i) {
 }
 
 const char *cudaload_library_machine(const cudaload_ctx *ctx, size_t i) {
-  const cl_library *l = library_at(ctx, i);
-  /* Read once and kept: the ctx is logically unchanged. */
-  return l ? cl_library_machine((cl_library *)l) : NULL;
+  cl_library *l = cl_inventory_memo_of(ctx, i);
+  /* Read once and kept: a memo (inventory.h). */
+  return l ? cl_library_machine(l) : NULL;
 }
 
 size_t cudaload_library_root(const cudaload_ctx *ctx, size_t i) {

@@ -64,7 +64,10 @@ static int newest_first(const void *a, const void *b) {
       ++x;
     while (*y && (*y < '0' || *y > '9'))
       ++y;
-    long vx = strtol(x, (char **)&x, 10), vy = strtol(y, (char **)&y, 10);
+    char *after_x, *after_y;
+    long vx = strtol(x, &after_x, 10), vy = strtol(y, &after_y, 10);
+    x = after_x;
+    y = after_y;
     if (vx != vy)
       return vx < vy ? 1 : -1;
     if (!*x || !*y)

@@ -111,9 +111,9 @@ static int broad_sid_index(PSID sid) {
  * one may not apply. The object types put Flags and the GUIDs the flags
  * name before the SID. NULL for any other entry, or a SID that does not fit.
  */
-static PSID ace_sid(const ACE_HEADER *h, ACCESS_MASK *mask, int *allow,
+static PSID ace_sid(ACE_HEADER *h, ACCESS_MASK *mask, int *allow,
                     int *conditional) {
-  const BYTE *ace = (const BYTE *)h;
+  BYTE *ace = (BYTE *)h; /* the SID returned points into it */
   size_t at = sizeof *h + sizeof *mask;
   *allow = h->AceType != ACCESS_DENIED_ACE_TYPE;
   *conditional = h->AceType == ACCESS_ALLOWED_CALLBACK_ACE_TYPE ||
