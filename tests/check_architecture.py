@@ -65,7 +65,6 @@
     call of cl_fix_add_note or cl_fix_note gives its format words of its
     own (a string literal with a letter outside its conversions): it names
     a CL_NOTE_*, so rewording a note is an edit of that one file.
-
 13. Each stage's data in its room (docs/architecture.md, "Const means
     const" and the stages): every field of the handle (struct cudaload_ctx,
     core/context.h) is written by one stage, its owner (HANDLE_FIELDS),
@@ -77,6 +76,19 @@
     to a handle pointer ((cudaload_ctx *)), the way a const handle is made
     writable; -Wcast-qual (lib/CMakeLists.txt) catches every other cast
     that drops a const.
+14. A sentence's words are the words files': in the stages that say things
+    to people (lib/load, lib/loader, lib/scan, lib/report), no string
+    literal (adjacent literals read as one) has three words or more, and no
+    fact's value (cl_problem_fact, cl_problem_factf, cl_verdict_fact) has
+    words with a space between them: they name a CL_WORDS_* (or another
+    macro) of common/reason_words.h, so rewording a reason is an edit of
+    that one file. Not counted: a last error's words (the arguments of
+    cl_fail, cl_fail_os, cl_fail_os_no, cl_fail_naming: said where the
+    failure is found, docs/error-messages.md), and the files of
+    WORDS_ALLOWED, each with its reason (renderers' format words, the
+    foreign messages read, knowledge tables whose row is the one place).
+    KNOWN_WORDS names files still to move, with how many sentences each
+    has: reported, not failed, unless the count grows.
 
 The checks read the sources of both sides (posix/ and win32/) on every
 build; --objects (a native or a mingw-w64 build's objects, with that
@@ -158,6 +170,33 @@ MAX_LINES = 1500
 # Files over MAX_LINES that are being split now, each with where. Reported
 # on every run, never failed.
 KNOWN_LONG = {}
+# 14. Files of the saying stages whose sentences are not reasons to move to
+# common/reason_words.h, each with why.
+SENTENCE_STAGES = ("load/", "loader/", "scan/", "report/")
+WORDS_ALLOWED = {
+    # Renderers: the format words of one way to show a result (headings,
+    # labels, "none"), not what a problem or a reason says.
+    "report/doctor_text.c": "renderer: the doctor's text",
+    "report/explain_report.c": "renderer: explain's text and JSON",
+    "report/report_inventory.c": "renderer: the scan's inventory",
+    "report/report_plan.c": "renderer: the plan, file by file",
+    "report/report_probe_text.c": "renderer: the probe's text",
+    "report/report_watchdog.c": "renderer: the display watchdog settings",
+    # Words read, not said: the messages of the loaders and frameworks that
+    # cudaload recognizes in a pasted error.
+    "load/error_forms.c": "the foreign messages it recognizes",
+    "load/error_facts.c": "the foreign messages it reads facts from",
+    # The manifest's parse errors are a last error's words, made where the
+    # parser finds the fault ("expected X, found Y"), as cl_fail's are.
+    "load/manifest.c": "the manifest's parse errors (a last error)",
+    # Knowledge tables: one row per consumer or variable is the one place
+    # its words are.
+    "scan/consumers.c": "the table of what opens a library lazily",
+    "scan/cuda_knobs.c": "the table of CUDA's environment variables",
+}
+# Files with sentences still to move, each with how many (14.): reported on
+# every run, failed only when the count grows.
+KNOWN_WORDS = {}
 # Host facts the seam answers (lib/os/platform.h): a portable file that
 # tests one of these macros decides for the host by itself.
 HOST_MACROS = re.compile(
@@ -791,6 +830,99 @@ def check_fix_words(lib, problems):
                     "of problem/fix_words.h")
 
 
+SENTENCE_LITERALS = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"(?:(?:\s|\\\n)*"(?:[^"\\\n]|\\.)*")*')
+LAST_ERROR_CALL = re.compile(
+    r"\b(cl_fail|cl_fail_os|cl_fail_os_no|cl_fail_naming)\s*\(")
+FACT_CALL = re.compile(r"\b(cl_problem_factf?|cl_verdict_fact)\s*\(")
+CONVERSION = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]")
+
+
+def call_end(code, start):
+    """The index of the ')' closing the call whose '(' is at start."""
+    depth, quoted, i = 0, None, start
+    while i < len(code):
+        c = code[i]
+        if quoted:
+            if c == "\\":
+                i += 1
+            elif c == quoted:
+                quoted = None
+        elif c in "\"'":
+            quoted = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return len(code)
+
+
+def literal_text(group):
+    """What adjacent literals say as one, escapes and conversions as
+    blanks."""
+    text = "".join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', group))
+    if re.fullmatch(r"[\w .-]*(?:(?:\\\\|/)[\w .-]*)+", text):
+        return ""  # a path ("NVIDIA GPU Computing Toolkit\\CUDA"), not words
+    return re.sub(r"\\(?:x[0-9A-Fa-f]+|[0-7]{1,3}|.)", " ",
+                  CONVERSION.sub(" ", text))
+
+
+def is_sentence(text):
+    """Three words or more, two of them followed by another word."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
+    return (len(words) >= 3 and
+            len(re.findall(r"[A-Za-z]+\s+[A-Za-z(]", text)) >= 2)
+
+
+def check_sentence_words(lib, problems, notes):
+    """14. A sentence's words are common/reason_words.h's (or another words
+    file's): no sentence literal in the saying stages outside the files
+    allowed, and no fact value with words of its own."""
+    counts = {}
+    for rel in lib_files(lib):
+        if not rel.startswith(SENTENCE_STAGES) or rel in WORDS_ALLOWED:
+            continue
+        with open(os.path.join(lib, rel), encoding="utf-8") as f:
+            code = without_comments(f.read())
+        code = re.sub(r"^[ \t]*#[ \t]*include[^\n]*",
+                      lambda m: " " * len(m.group(0)), code, flags=re.M)
+        said_where_failed = [(m.start(), call_end(code, m.end() - 1))
+                             for m in LAST_ERROR_CALL.finditer(code)]
+        found = []
+        for m in SENTENCE_LITERALS.finditer(code):
+            if any(a <= m.start() < b for a, b in said_where_failed):
+                continue
+            if is_sentence(literal_text(m.group(0))):
+                found.append((m.start(), m.group(0)))
+        for m in FACT_CALL.finditer(code):
+            args = call_arguments(code, m.end() - 1)
+            at = 1 if m.group(1) == "cl_verdict_fact" else 4
+            if len(args) <= at:
+                continue
+            for value in re.findall(r'"(?:[^"\\\n]|\\.)*"',
+                                    ",".join(args[at:])):
+                words = CONVERSION.sub("", value)
+                if re.search(r"[A-Za-z]{2,}", words) and " " in value:
+                    found.append((m.start(), value))
+        if rel in KNOWN_WORDS and len(found) <= KNOWN_WORDS[rel]:
+            counts[rel] = len(found)
+            continue
+        for start, group in found:
+            line = code.count("\n", 0, start) + 1
+            said = re.sub(r"\s+", " ", group)[:70]
+            problems.append(
+                f"lib/{rel}:{line}: a sentence of its own ({said}); its words "
+                "are a CL_WORDS_* of common/reason_words.h")
+    for rel, known in sorted(KNOWN_WORDS.items()):
+        now = counts.get(rel, 0)
+        notes.append(f"lib/{rel}: {now} sentence(s) still to move to "
+                     f"common/reason_words.h (KNOWN_WORDS: {known})"
+                     + ("; take it off the list" if now == 0 else ""))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--source", required=True, help="the repository")
@@ -813,13 +945,14 @@ def main():
     check_family_facts(lib, problems)
     check_fix_words(lib, problems)
     fields = check_handle_fields(lib, problems)
+    check_sentence_words(lib, problems, notes)
     sources, includes = check_includes(lib, problems, notes)
     counted, known_over = check_file_lengths(args.source, problems, notes)
     summary = ("platform rule, folders, error clears, answers without side "
                f"effects (no kept last error; {asked} cl_asking scopes, in "
                "answer forms), the tool's includes, "
                "ASCII names, one seam, the catalogue's family facts and the "
-               "fix notes' words "
+               "fix notes' and the reasons' words "
                f"checked; the handle's {fields} fields each written by "
                "their stage; "
                f"{sources} source files, "

@@ -4,7 +4,9 @@
 package, and finds none in bindings/python/cudaload; it fails a file of
 lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG; and it fails
 a fix note with words of its own outside lib/problem/ (rule 12), not one
-that names a CL_NOTE_* or formats only what it is given.
+that names a CL_NOTE_* or formats only what it is given; and it fails a
+sentence of its own in a saying stage (rule 14), not a name, a last
+error's words (cl_fail) or a CL_WORDS_*.
 
 Each circle case writes a small package into a temporary folder and runs
 the check on this repository with --python-package pointing at it: the C
@@ -133,6 +135,45 @@ def note_failures(repo):
     return failures
 
 
+# Rule 14: statements of a file of lib/scan/, and whether each is a problem
+# (a sentence, or a fact value with words, outside the words files).
+SENTENCES = {
+    "const char *why = \"writable by other users\";": True,
+    "const char *why = \"its version is unknown \"\n    \"(only major %d)\";": True,
+    "cl_problem_factf(l, p, 1, 2, \"%zu %s folders\", n, s);": True,
+    "const char *why = CL_WORDS_WRITABLE_BY_OTHER_USERS;": False,
+    "const char *name = \"LD_LIBRARY_PATH\";": False,
+    "cl_problem_fact(l, p, 1, 2, \"not-found\");": False,
+    "int rc = cl_fail(1, \"%s: not an absolute path\", path);": False,
+    "const char *bom = \"\\xEF\\xBB\\xBF\";": False,
+    "const char *dir = \"NVIDIA GPU Computing Toolkit\\\\CUDA\";": False,
+}
+
+
+def sentence_failures(repo):
+    """Rule 14 on a copy of lib/: each statement of SENTENCES in a file of
+    its own under lib/scan/, the check's answer held against what it
+    should be."""
+    failures = []
+    for statement, said in SENTENCES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(repo, "lib"), os.path.join(tmp, "lib"))
+            shutil.copytree(os.path.join(repo, "tools"), os.path.join(tmp, "tools"))
+            with open(os.path.join(tmp, "lib", "scan", "a_reason.c"), "w",
+                      encoding="utf-8") as f:
+                f.write("static void f(void) {\n  %s\n}\n" % statement)
+            result = run_check(tmp, os.path.join(repo, "bindings", "python", "cudaload"))
+        found = [line for line in result.stdout.splitlines()
+                 if "lib/scan/a_reason.c:2:" in line and "a sentence of its own" in line]
+        if said and (result.returncode != 1 or len(found) != 1):
+            failures.append(f"a sentence of its own ({statement!r}) not failed "
+                            f"(exit {result.returncode}):\n{result.stdout}")
+        if not said and (result.returncode != 0 or found):
+            failures.append(f"no sentence of its own ({statement!r}) failed "
+                            f"(exit {result.returncode}):\n{result.stdout}")
+    return failures
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(HERE)
     failures = []
@@ -163,6 +204,7 @@ def main():
                         f"{result.stdout}")
     failures += length_failures(repo)
     failures += note_failures(repo)
+    failures += sentence_failures(repo)
     for failure in failures:
         print("test_check_architecture: FAIL: " + failure)
     if failures:
@@ -170,7 +212,9 @@ def main():
     print(f"test_check_architecture: {len(CASES)} packages judged as they should be; "
           "bindings/python/cudaload has no import circle; a file over "
           f"{MAX_LINES} lines fails, a known one is a note; a fix note with words "
-          f"of its own outside lib/problem/ fails ({len(NOTES)} calls judged)")
+          f"of its own outside lib/problem/ fails ({len(NOTES)} calls judged); a "
+          f"sentence of its own in a saying stage fails ({len(SENTENCES)} "
+          "statements judged)")
     return 0
 
 

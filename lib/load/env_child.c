@@ -21,6 +21,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "scan/inventory.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,13 +110,9 @@ int cl_env_child_variables(cudaload_ctx *ctx) {
       if (!rc)
         rc = cl_plan_state_add_env_warning(
             ps,
-            cl_strdup_printf(
-                "%s=%s holds CUDA %d libraries (%s) and the plan is for "
-                "CUDA %d: the started program goes without %s, so that a "
-                "program that searches it itself (CuPy, Numba) takes the "
-                "plan's files, not those",
-                name, value, other, example ? example : value, plan_major,
-                name),
+            cl_strdup_printf(CL_WORDS_HOLDS_CUDA_LIBRARIES_AND_THE, name, value,
+                             other, example ? example : value, plan_major,
+                             name),
             0);
     }
     cudaload_destroy(own);

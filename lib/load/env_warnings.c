@@ -21,6 +21,7 @@
 #include "scan/inventory.h"
 #include "load/plan_state.h"
 #include "load/env_child.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -137,16 +138,13 @@ static int keep_findings(cudaload_ctx *ctx, const cudaload_explain *e) {
     const char *first_by = put_first_by(e, f->taken);
     int variable = first_by && strcmp(first_by, "LD_PRELOAD") == 0;
     char *text =
-        first_by ? cl_strdup_printf("%s; %s keeps %s first in the started "
-                                    "program (it inherits the variable); "
-                                    "fix: drop that entry from %s%s%s%s",
-                                    f->text, first_by, f->taken, first_by,
-                                    f->better ? ", and let cudaload plan " : "",
-                                    f->better ? f->better : "",
-                                    variable ? " (cudaload exec "
-                                               "--drop-stale-preload drops "
-                                               "it for the started program)"
-                                             : "")
+        first_by
+            ? cl_strdup_printf(
+                  CL_WORDS_KEEPS_FIRST_IN_THE_STARTED, f->text, first_by,
+                  f->taken, first_by,
+                  f->better ? CL_WORDS_AND_LET_CUDALOAD_PLAN : "",
+                  f->better ? f->better : "",
+                  variable ? CL_WORDS_CUDALOAD_EXEC_DROP_STALE_PRELOAD : "")
         : f->fix ? cl_strdup_printf("%s; fix: %s", f->text, f->fix)
                  : cl_strdup(f->text);
     if (!text)
@@ -322,11 +320,9 @@ static char *outranked(cudaload_ctx *ctx, const cudaload_explain *e,
       continue;
     append_entry(&files, p->path, strlen(p->path));
     if (!*why)
-      *why =
-          cl_strdup_printf("%s would take %s%s%s instead of the planned "
-                           "%s",
-                           by->path, need->path, need->rule ? " by rule " : "",
-                           need->rule ? need->rule : "", p->path);
+      *why = cl_strdup_printf(CL_WORDS_WOULD_TAKE_INSTEAD_OF_THE, by->path,
+                              need->path, need->rule ? " by rule " : "",
+                              need->rule ? need->rule : "", p->path);
   }
   if (!files.len) {
     cl_buf_free(&files);
@@ -432,24 +428,13 @@ int cudaload_env_check(cudaload_ctx *ctx, unsigned flags, size_t *count) {
     rc = keep_findings(ctx, e);
   if (!rc && dropped)
     rc = add_note_warning(
-        ctx, cl_strdup_printf("the started program's LD_PRELOAD leaves out "
-                              "%s: a library it needs would take that "
-                              "copy, which lacks what it binds (said "
-                              "above without the flag); this shell's "
-                              "LD_PRELOAD is unchanged",
-                              dropped));
+        ctx, cl_strdup_printf(CL_WORDS_THE_STARTED_PROGRAM_S_LD, dropped));
   if (!rc && added)
     rc = add_note_warning(
-        ctx, cl_strdup_printf("the started program gets LD_PRELOAD=%s%s%s: "
-                              "%s, which LD_LIBRARY_PATH cannot change (a "
-                              "DT_RPATH or a copy already loaded comes "
-                              "first); a file loaded first answers its "
-                              "name (docs/loader.md, Linux 2)",
-                              added, kept && *kept ? ":" : "", kept ? kept : "",
-                              why ? why
-                                  : "a consumer would "
-                                    "take another "
-                                    "copy"));
+        ctx,
+        cl_strdup_printf(CL_WORDS_THE_STARTED_PROGRAM_GETS_LD, added,
+                         kept && *kept ? ":" : "", kept ? kept : "",
+                         why ? why : CL_WORDS_A_CONSUMER_WOULD_TAKE_ANOTHER));
   if (!rc)
     rc = cl_env_child_variables(ctx);
   cudaload_explain_free(e);

@@ -15,6 +15,7 @@
 #include "load/plan_state.h"
 #include "load/spec.h"
 #include "scan/catalog.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,24 +113,18 @@ static void describe_file(const char *name, char *out, size_t size) {
       snprintf(out, size, "%s is %s %d's %s library", name, m.entry->family,
                m.major, m.entry->name);
   } else if (cl_catalog_match_unversioned(name, &m)) {
-    snprintf(out, size,
-             "%s is %s's name without a version (the development link a "
-             "toolkit or a -dev package installs beside %s)",
-             name, m.entry->family, m.entry->linux_names[0]);
+    snprintf(out, size, CL_WORDS_IS_S_NAME_WITHOUT_A, name, m.entry->family,
+             m.entry->linux_names[0]);
   } else {
-    snprintf(out, size, "%s is not a CUDA library cudaload knows", name);
+    snprintf(out, size, CL_WORDS_IS_NOT_A_CUDA_LIBRARY, name);
   }
 }
 
 static char *driver_file_meaning(const char *name) {
-  return cl_strdup_printf(
-      "%s is the NVIDIA driver's library%s: the driver is not installed, "
-      "or the program cannot see it (a container started without the "
-      "GPU, or WSL without /usr/lib/wsl/lib on the search path)",
-      name,
-      cl_ends_with(name, ".so") ? " (the unversioned name, which only the "
-                                  "driver's files provide)"
-                                : "");
+  return cl_strdup_printf(CL_WORDS_IS_THE_NVIDIA_DRIVER_S, name,
+                          cl_ends_with(name, ".so")
+                              ? CL_WORDS_THE_UNVERSIONED_NAME_WHICH_ONLY
+                              : "");
 }
 
 static char *missing_meaning(const cl_error_draft *d, const char *name,
@@ -138,32 +133,20 @@ static char *missing_meaning(const cl_error_draft *d, const char *name,
   file_written(d, written, sizeof written);
   if (d->needed_by.len)
     return cl_strdup_printf(
-        "%s needs %s, which the loader found in none of "
-        "the folders it searches; %s",
+        CL_WORDS_NEEDS_WHICH_THE_LOADER_FOUND,
         cl_path_basename(
             fact(d, CUDALOAD_MESSAGE_FACT_NEEDED_BY, buf, sizeof buf)),
         name, what);
   cl_error_path_form form = cl_error_path_form_of(d->file.s, d->file.len);
   if (form == CL_ERROR_ABSOLUTE)
-    return cl_strdup_printf(
-        "%s; the program opened it by its path, %s, so the loader looked "
-        "nowhere else: no file (or none it can read) is at that path",
-        what, written);
+    return cl_strdup_printf(CL_WORDS_THE_PROGRAM_OPENED_IT_BY, what, written);
   if (form == CL_ERROR_RELATIVE)
-    return cl_strdup_printf(
-        "%s; the program opened it by a relative path, %s, which the loader "
-        "takes from the program's working folder and nowhere else: no file "
-        "(or none it can read) is there",
-        what, written);
+    return cl_strdup_printf(CL_WORDS_THE_PROGRAM_OPENED_IT_BY_A, what, written);
   if (d->facts[CUDALOAD_MESSAGE_FACT_CANDIDATES].value.s)
     return cl_strdup_printf(
-        "%s: the program tried each of %s by name, and the loader found none "
-        "in the folders it searches",
-        what, fact(d, CUDALOAD_MESSAGE_FACT_CANDIDATES, buf, sizeof buf));
-  return cl_strdup_printf(
-      "%s: the program asked the loader for it by name and the loader found "
-      "it in none of the folders it searches",
-      what);
+        CL_WORDS_THE_PROGRAM_TRIED_EACH_OF, what,
+        fact(d, CUDALOAD_MESSAGE_FACT_CANDIDATES, buf, sizeof buf));
+  return cl_strdup_printf(CL_WORDS_THE_PROGRAM_ASKED_THE_LOADER, what);
 }
 
 static char *symbol_meaning(const cl_error_draft *d, const char *name) {
@@ -178,24 +161,18 @@ static char *symbol_meaning(const cl_error_draft *d, const char *name) {
                 fact(d, CUDALOAD_MESSAGE_FACT_NEEDED_BY, buf, sizeof buf))
           : "the program";
   if (strcmp(code, "127") == 0)
-    return cl_strdup_printf(
-        "%s%s was found, but a library it imports lacks a function it needs "
-        "(Windows error 127, a procedure not found): another version of "
-        "that library was loaded first, from a folder earlier on the search "
-        "path or already in the process",
-        name[0] ? name : "a DLL of the program",
-        name[0] ? "" : " (or one it imports)");
+    return cl_strdup_printf(CL_WORDS_WAS_FOUND_BUT_A_LIBRARY,
+                            name[0] ? name : CL_WORDS_A_DLL_OF_THE_PROGRAM,
+                            name[0] ? "" : CL_WORDS_OR_ONE_IT_IMPORTS);
   if (name[0])
     return cl_strdup_printf(
-        "%s needs %s%s%s%s from %s, which the copy of %s the loader took does "
-        "not define: that copy is older than %s needs%s%s%s",
-        user, sym[0] ? sym : "a symbol", node[0] ? " (version " : "", node,
-        node[0] ? ")" : "", name, name, user, at_least[0] ? " (it needs " : "",
-        at_least, at_least[0] ? ")" : "");
-  return cl_strdup_printf(
-      "%s needs the symbol %s, which no library loaded defines%s%s%s", user,
-      sym[0] ? sym : "(unnamed)", d->family ? " (a " : "",
-      d->family ? d->family : "", d->family ? " function)" : "");
+        CL_WORDS_NEEDS_FROM_WHICH_THE_COPY, user, sym[0] ? sym : "a symbol",
+        node[0] ? " (version " : "", node, node[0] ? ")" : "", name, name, user,
+        at_least[0] ? " (it needs " : "", at_least, at_least[0] ? ")" : "");
+  return cl_strdup_printf(CL_WORDS_NEEDS_THE_SYMBOL_WHICH_NO, user,
+                          sym[0] ? sym : "(unnamed)", d->family ? " (a " : "",
+                          d->family ? d->family : "",
+                          d->family ? " function)" : "");
 }
 
 char *cl_error_diagnosis(const cl_error_draft *d) {
@@ -204,51 +181,30 @@ char *cl_error_diagnosis(const cl_error_draft *d) {
   const char *family = d->family ? d->family : "the library";
   switch (d->kind) {
   case CUDALOAD_MESSAGE_CUBLAS_NOT_INITIALIZED:
-    return cl_strdup(
-        "cuBLAS could not create its handle (cublasCreate): most often the "
-        "GPU has too little free memory, there is no usable GPU or driver, or "
-        "the driver is older than this cuBLAS needs");
+    return cl_strdup(CL_WORDS_CUBLAS_COULD_NOT_CREATE_ITS);
   case CUDALOAD_MESSAGE_DRIVER_TOO_OLD:
     fact(d, CUDALOAD_MESSAGE_FACT_DRIVER_CUDA_VERSION, a, sizeof a);
-    return cl_strdup_printf("the program's CUDA runtime (cudart) is newer than "
-                            "the installed NVIDIA driver supports%s%s%s",
-                            a[0] ? " (the driver supports CUDA up to " : "", a,
-                            a[0] ? ")" : "");
+    return cl_strdup_printf(CL_WORDS_THE_PROGRAM_S_CUDA_RUNTIME,
+                            a[0] ? CL_WORDS_THE_DRIVER_SUPPORTS_CUDA_UP_TO : "",
+                            a, a[0] ? ")" : "");
   case CUDALOAD_MESSAGE_NO_KERNEL_IMAGE:
-    return cl_strdup(
-        "the program's GPU code was not built for this GPU: its compute "
-        "capability is not among the architectures the program (or its "
-        "framework) was compiled for. Not a loading problem: the libraries "
-        "loaded");
+    return cl_strdup(CL_WORDS_THE_PROGRAM_S_GPU_CODE);
   case CUDALOAD_MESSAGE_DRIVER_MISSING:
     if (strstr(d->form->marker, "device"))
-      return cl_strdup("the CUDA runtime found no CUDA-capable device: no "
-                       "GPU, CUDA_VISIBLE_DEVICES hiding every one, or a "
-                       "driver that does not see it");
-    return cl_strdup("no NVIDIA driver is visible to the program: the driver "
-                     "is not installed, or the program runs where it cannot "
-                     "see it (a container started without the GPU, WSL "
-                     "without /usr/lib/wsl/lib)");
+      return cl_strdup(CL_WORDS_THE_CUDA_RUNTIME_FOUND_NO);
+    return cl_strdup(CL_WORDS_NO_NVIDIA_DRIVER_IS_VISIBLE);
   case CUDALOAD_MESSAGE_CUDA_UNAVAILABLE:
     fact(d, CUDALOAD_MESSAGE_FACT_CONSUMER_MODULE, a, sizeof a);
-    return cl_strdup_printf(
-        "the installed %s has no CUDA support: a build for the CPU only (for "
-        "onnxruntime, the onnxruntime package instead of onnxruntime-gpu, or "
-        "both installed with the CPU one last; for torch, a wheel from the "
-        "CPU index)",
-        a[0] ? a : "program");
+    return cl_strdup_printf(CL_WORDS_THE_INSTALLED_HAS_NO_CUDA,
+                            a[0] ? a : "program");
   case CUDALOAD_MESSAGE_VERSION_MISMATCH:
     fact(d, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION, a, sizeof a);
     fact(d, CUDALOAD_MESSAGE_FACT_FOUND_VERSION, b, sizeof b);
     fact(d, CUDALOAD_MESSAGE_FACT_CAUSE, c, sizeof c);
     return cl_strdup_printf(
-        "the program was built against %s %s, but the %s it loaded is %s: %s",
-        family, a, family, b,
-        strcmp(c, "older-runtime") == 0
-            ? "an older copy was found first (another one on the search "
-              "path, such as LD_LIBRARY_PATH or PATH, or one already loaded)"
-            : "a copy of another release than it was built for was found "
-              "first");
+        CL_WORDS_THE_PROGRAM_WAS_BUILT_AGAINST, family, a, family, b,
+        strcmp(c, "older-runtime") == 0 ? CL_WORDS_AN_OLDER_COPY_WAS_FOUND
+                                        : CL_WORDS_A_COPY_OF_ANOTHER_RELEASE);
   case CUDALOAD_MESSAGE_PACKAGE_CONFLICT: {
     char dist[80], consumer[80], version[80];
     fact(d, CUDALOAD_MESSAGE_FACT_DISTRIBUTION, dist, sizeof dist);
@@ -257,12 +213,11 @@ char *cl_error_diagnosis(const cl_error_draft *d) {
     fact(d, CUDALOAD_MESSAGE_FACT_REQUIRED_VERSION, a, sizeof a);
     fact(d, CUDALOAD_MESSAGE_FACT_FOUND_VERSION, b, sizeof b);
     if (b[0])
-      return cl_strdup_printf(
-          "%s%s%s pins %s %s, but pip installed %s %s: the %s libraries are "
-          "of another release than the program was built and tested with",
-          consumer[0] ? consumer : "a package", version[0] ? " " : "", version,
-          dist, a, dist, b, family);
-    return cl_strdup_printf("%s%s%s requires %s %s, which is not installed",
+      return cl_strdup_printf(CL_WORDS_PINS_BUT_PIP_INSTALLED_THE,
+                              consumer[0] ? consumer : "a package",
+                              version[0] ? " " : "", version, dist, a, dist, b,
+                              family);
+    return cl_strdup_printf(CL_WORDS_REQUIRES_WHICH_IS_NOT_INSTALLED,
                             consumer[0] ? consumer : "a package",
                             version[0] ? " " : "", version, dist, a);
   }
@@ -277,29 +232,21 @@ char *cl_error_diagnosis(const cl_error_draft *d) {
     fact(d, CUDALOAD_MESSAGE_FACT_CUDA_MAJOR, b, sizeof b);
     fact(d, CUDALOAD_MESSAGE_FACT_WINDOWS_ERROR, c, sizeof c);
     if (d->family)
-      return cl_strdup_printf(
-          "the program could not load %s%s%s%s%s: %s", d->family,
-          a[0] ? " " : "", a, b[0] ? " for CUDA " : "", b,
-          d->kind == CUDALOAD_MESSAGE_LIBRARY_MISSING
-              ? "none was found where it looks, or the one found could not "
-                "be loaded"
-              : "it, or a library it needs, is missing");
+      return cl_strdup_printf(CL_WORDS_THE_PROGRAM_COULD_NOT_LOAD, d->family,
+                              a[0] ? " " : "", a, b[0] ? " for CUDA " : "", b,
+                              d->kind == CUDALOAD_MESSAGE_LIBRARY_MISSING
+                                  ? CL_WORDS_NONE_WAS_FOUND_WHERE_IT
+                                  : CL_WORDS_IT_OR_A_LIBRARY_IT);
     return cl_strdup_printf(
-        "a library of the program could not be loaded%s%s",
-        c[0] ? ": Windows error " : " (the text does not say which)", c);
+        CL_WORDS_A_LIBRARY_OF_THE_PROGRAM,
+        c[0] ? ": Windows error " : CL_WORDS_THE_TEXT_DOES_NOT_SAY, c);
   }
   if (cl_error_message_driver_file(name))
     return driver_file_meaning(name);
   if (cl_starts_with_nocase(name, "zlibwapi.dll"))
-    return cl_strdup(
-        "zlibwapi.dll is the ZLIB DLL that cuDNN 8 for Windows needs and "
-        "does not ship: put a zlibwapi.dll beside cudnn64_8.dll or in a "
-        "folder on PATH");
+    return cl_strdup(CL_WORDS_ZLIBWAPI_DLL_IS_THE_ZLIB);
   describe_file(name, what, sizeof what);
   if (d->kind == CUDALOAD_MESSAGE_LIBRARY_OR_DEPENDENCY)
-    return cl_strdup_printf(
-        "%s could not be loaded: the file is missing, or a library it needs "
-        "is (Windows and some frameworks do not say which); %s",
-        name, what);
+    return cl_strdup_printf(CL_WORDS_COULD_NOT_BE_LOADED_THE, name, what);
   return missing_meaning(d, name, what);
 }

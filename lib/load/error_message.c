@@ -27,6 +27,7 @@
 #include "load/error_text.h"
 #include "load/plan_state.h"
 #include "load/spec.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,7 +310,7 @@ static int not_recognised(const cl_error_text *t) {
   size_t n = cl_quote_length(t->text, t->len, 64);
   char dropped[96] = "";
   if (t->dropped)
-    snprintf(dropped, sizeof dropped, ", %zu bytes in the middle left out",
+    snprintf(dropped, sizeof dropped, CL_WORDS_BYTES_IN_THE_MIDDLE_LEFT,
              t->dropped);
   int rc =
       cl_fail(CUDALOAD_E_BAD_SPEC,
@@ -435,8 +436,8 @@ int cudaload_read_error_text(cudaload_ctx *ctx, const void *bytes,
   /* The program's CUDA major, as its message says it: the plan's pin,
    * unless the caller pinned one (cuda=MAJOR), whose word stands. */
   if (!rc && cuda) {
-    char *why = cl_strdup_printf("the error message says CUDA %d: \"%.120s\"",
-                                 cuda, said ? said : "");
+    char *why = cl_strdup_printf(CL_WORDS_THE_ERROR_MESSAGE_SAYS_CUDA, cuda,
+                                 said ? said : "");
     rc = why ? cl_plan_pin_cuda(ctx, cuda, CUDALOAD_FROM_MESSAGE, why)
              : CUDALOAD_E_NO_MEMORY;
     free(why);

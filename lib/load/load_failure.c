@@ -19,6 +19,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "scan/machine.h"
+#include "common/reason_words.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,8 +47,7 @@ static char *wrong_machine(const char *path, const char *what) {
   if (!machine || !host || !strcmp(machine, "unknown") ||
       !strcmp(machine, host))
     return NULL;
-  return cl_strdup_printf("%s is built for %s, and this process runs %s code",
-                          what, machine, host);
+  return cl_strdup_printf(CL_WORDS_IS_BUILT_FOR_AND_THIS, what, machine, host);
 }
 
 /* The first file the search met and passed over or stopped at (a DLL for
@@ -79,10 +79,11 @@ static void unsatisfied_imports(cl_buf *b, const cl_load_tree *t,
     cl_buf_printf(b, "%s%s, which %s imports, ", named > 1 ? "; " : "", e->name,
                   base_name(importer));
     if (met)
-      cl_buf_printf(b, "is found only as %s, %s", met->file,
-                    met->outcome ? met->outcome : "which the loader refuses");
+      cl_buf_printf(b, CL_WORDS_IS_FOUND_ONLY_AS, met->file,
+                    met->outcome ? met->outcome
+                                 : CL_WORDS_WHICH_THE_LOADER_REFUSES);
     else
-      cl_buf_puts(b, "is in none of the folders the loader searches");
+      cl_buf_puts(b, CL_WORDS_IS_IN_NONE_OF_THE);
   }
   if (more)
     cl_buf_printf(b, "; and %zu more", more);
@@ -116,10 +117,10 @@ void cl_explain_load_failure(const char *path) {
    * loader's message as it was. */
   cl_asking unexplained; /* the model's own failures: no detail */
   cl_asking_begin(&unexplained);
-  char *detail = code == WINDOWS_BAD_EXE_FORMAT
-                     ? wrong_machine(path, "not a valid Win32 application "
-                                           "for this process: it")
-                     : NULL;
+  char *detail =
+      code == WINDOWS_BAD_EXE_FORMAT
+          ? wrong_machine(path, CL_WORDS_NOT_A_VALID_WIN32_APPLICATION)
+          : NULL;
   if (!detail)
     detail = missing_imports(path);
   if (!detail || !*detail) {

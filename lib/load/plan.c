@@ -50,6 +50,7 @@
 #include "load/plan_paths.h"
 #include "load/plan_record.h"
 #include "load/plan_settle.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -172,7 +173,7 @@ static int pinned_cuda_major(const cudaload_ctx *ctx, char *why, size_t cap) {
     if (ps->cuda_pin_why)
       snprintf(why, cap, "%s", ps->cuda_pin_why);
     else
-      snprintf(why, cap, "pinned by cuda=%d", ps->cuda_pin);
+      snprintf(why, cap, CL_WORDS_PINNED_BY_CUDA, ps->cuda_pin);
     return ps->cuda_pin;
   }
   for (size_t r = 0; r < ps->requirement_count; ++r) {
@@ -196,7 +197,7 @@ static int tier_cuda_major(const uint64_t *present, int driver_limit, char *why,
     int major = newest_major(present[t], driver_limit);
     if (!major) /* the driver supports none of them: still what they mean */
       major = newest_major(present[t], 0);
-    snprintf(why, cap, "the CUDA major of the libraries in the %s %s",
+    snprintf(why, cap, CL_WORDS_THE_CUDA_MAJOR_OF_THE,
              t == CL_TIER_EXPLICIT ? "explicit" : "active environment's",
              t == CL_TIER_EXPLICIT ? "roots" : "folders");
     return major;
@@ -228,7 +229,7 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
    * what the program is built for. Only cuda=MAJOR comes first. */
   if (!ps->cuda_pin && ps->program_cuda_major) {
     major = ps->program_cuda_major;
-    snprintf(why, sizeof why, "the program's own (%.400s)",
+    snprintf(why, sizeof why, CL_WORDS_THE_PROGRAM_S_OWN,
              ps->program_cuda_reason ? ps->program_cuda_reason : "");
   }
   if (!major)
@@ -241,25 +242,23 @@ static int decide_cuda_major(cudaload_ctx *ctx) {
   int guessed = !major;
   if (!major && all && driver_known && newest_major(all, driver_limit)) {
     major = newest_major(all, driver_limit);
-    snprintf(why, sizeof why,
-             "the newest CUDA major the driver supports (driver %.32s, up "
-             "to CUDA %d.%d, read from %.200s)",
+    snprintf(why, sizeof why, CL_WORDS_THE_NEWEST_CUDA_MAJOR_THE,
              driver.version, driver.cuda_major, driver.cuda_minor,
              driver.path[0] ? driver.path
                             : (driver.source ? driver.source : "?"));
   } else if (!major && all) {
     major = newest_major(all, 0);
-    snprintf(why, sizeof why, "the newest CUDA major found; %s",
-             driver_known ? "the driver supports none of those found"
-                          : "the driver was not consulted: none found");
+    snprintf(why, sizeof why, CL_WORDS_THE_NEWEST_CUDA_MAJOR_FOUND,
+             driver_known ? CL_WORDS_THE_DRIVER_SUPPORTS_NONE_OF
+                          : CL_WORDS_THE_DRIVER_WAS_NOT_CONSULTED);
   }
   if (!major)
     return CUDALOAD_OK;
   size_t used = strlen(why);
   if (driver_known && major > driver_limit && used < sizeof why)
     snprintf(why + used, sizeof why - used,
-             "; the driver (%.32s) supports CUDA up to %d.%d: update it",
-             driver.version, driver.cuda_major, driver.cuda_minor);
+             CL_WORDS_THE_DRIVER_SUPPORTS_CUDA_UP, driver.version,
+             driver.cuda_major, driver.cuda_minor);
   ps->plan_cuda_major = major;
   ps->plan_cuda_guessed = guessed;
   ps->plan_cuda_reason = cl_strdup(why);
@@ -305,7 +304,7 @@ static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
                   r->status == CUDALOAD_OK ? "" : ", ",
                   r->status == CUDALOAD_OK ? ""
                   : r->status == CUDALOAD_E_INSECURE
-                      ? "writable by other users: refused"
+                      ? CL_WORDS_WRITABLE_BY_OTHER_USERS_REFUSED
                   : r->status == CUDALOAD_E_NOT_FOUND  ? "not found"
                   : r->status == CUDALOAD_E_NOT_A_FILE ? "not a folder"
                                                        : "unreadable");
@@ -314,7 +313,7 @@ static int describe_roots(cl_buf *b, const cudaload_ctx *ctx) {
       if (r->detail)
         cl_buf_printf(
             b, "      refused: %s; fix: %s, " CL_ALLOW_WRITABLE_RISK "\n",
-            r->detail, r->fix ? r->fix : "make it writable only by its owner");
+            r->detail, r->fix ? r->fix : CL_WORDS_MAKE_IT_WRITABLE_ONLY_BY);
     }
   }
   return refused;
@@ -328,7 +327,7 @@ static int add_chosen(cudaload_ctx *ctx, cl_str_index *planned,
   snprintf(reason, sizeof reason, "required by %s",
            cl_plan_state_of(ctx)->requirements[requirement].text);
   int rc = cl_plan_add_entry(ctx, planned, main_lib, requirement, reason);
-  snprintf(reason, sizeof reason, "belongs to %s (same folder)",
+  snprintf(reason, sizeof reason, CL_WORDS_BELONGS_TO_SAME_FOLDER,
            cl_path_basename(main_lib->path));
   for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !rc; ++i) {
     const cl_library *l = &cl_inventory_of(ctx)->libraries[i];
@@ -492,20 +491,16 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
     return reject(o, lib->path, "%s", why);
   if ((machine =
            cl_plan_foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i])))
-    return reject(o, lib->path,
-                  "built for %s; this process runs %s code (the loader "
-                  "would refuse it)",
-                  machine, cl_ctx_machine(ctx));
+    return reject(o, lib->path, CL_WORDS_BUILT_FOR_THIS_PROCESS_RUNS, machine,
+                  cl_ctx_machine(ctx));
   if (filter && lib->cuda_major > 0 &&
       lib->cuda_major != cl_plan_state_of(ctx)->plan_cuda_major)
-    return reject(o, lib->path,
-                  "built for CUDA %d; the plan takes CUDA %d (%s), and "
-                  "libraries of two CUDA majors in one process do not mix",
+    return reject(o, lib->path, CL_WORDS_BUILT_FOR_CUDA_THE_PLAN,
                   lib->cuda_major, cl_plan_state_of(ctx)->plan_cuda_major,
                   cl_plan_state_of(ctx)->plan_cuda_reason);
   if ((missing = cl_plan_missing_companion(companions, lib, &rc)))
-    return reject(o, lib->path, "%s %d is not in the same folder",
-                  missing->name, lib->major);
+    return reject(o, lib->path, CL_WORDS_IS_NOT_IN_THE_SAME, missing->name,
+                  lib->major);
   if (rc)
     return rc;
   if (!*best || cl_plan_better(ctx, lib, *best)) {
@@ -628,18 +623,13 @@ static const cl_library *kept_for_programs(cudaload_ctx *ctx, size_t r,
   char why[512];
   cl_library_settle_version(ctx, twin);
   if (cl_plan_satisfies(req, twin, why, sizeof why)) {
-    *rc = reject(o, best->path,
-                 "%s binds %s through its own search list; a library of "
-                 "that name loaded first would be used in its place, so "
-                 "that file is kept",
-                 binder, twin->path);
+    *rc = reject(o, best->path, CL_WORDS_BINDS_THROUGH_ITS_OWN_SEARCH, binder,
+                 twin->path);
     free(binder);
     return twin;
   }
   if (cl_plan_state_of(ctx)->program_file_count) {
-    *rc = reject(o, twin->path,
-                 "%s binds it through its own search list, but %s; the "
-                 "planned file, loaded first, is used in its place",
+    *rc = reject(o, twin->path, CL_WORDS_BINDS_IT_BUT_THE_PLANNED_FILE_IS_USED,
                  binder, why);
     free(binder);
     return best;

@@ -16,6 +16,7 @@
 #include "os/platform.h"
 #include "scan/machine.h"
 #include "scan/roots.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +40,7 @@ static int satisfies_by_version(const cl_requirement *r, const cl_library *lib,
   int parts = known ? known : 1;
   if (r->at_least_parts) {
     if (!known) {
-      snprintf(why, why_len,
-               "its version is unknown (nothing on disk tells more than the "
-               "major), so the least version its program pins cannot be "
-               "checked");
+      snprintf(why, why_len, CL_WORDS_ITS_VERSION_IS_UNKNOWN_NOTHING);
       return 0;
     }
     if (cl_version_compare(v, parts, r->at_least, r->at_least_parts) < 0) {
@@ -52,9 +50,8 @@ static int satisfies_by_version(const cl_requirement *r, const cl_library *lib,
         snprintf(least + used, sizeof least - used, "%s%ld", i ? "." : "",
                  r->at_least[i]);
       }
-      snprintf(why, why_len,
-               "version %s is older than %s, which its program pins",
-               lib->version, least);
+      snprintf(why, why_len, CL_WORDS_VERSION_IS_OLDER_THAN_WHICH, lib->version,
+               least);
       return 0;
     }
   }
@@ -66,15 +63,13 @@ static int satisfies_by_version(const cl_requirement *r, const cl_library *lib,
       return 0;
     }
     if (r->version_parts > 1 && !known) {
-      snprintf(why, why_len,
-               "its version is unknown (nothing on disk tells more than the "
-               "major), so %s cannot be checked",
+      snprintf(why, why_len, CL_WORDS_ITS_VERSION_IS_UNKNOWN_NOTHING_ON,
                r->text);
       return 0;
     }
     for (int i = 1; i < r->version_parts; ++i)
       if (i >= parts || v[i] != r->version[i]) {
-        snprintf(why, why_len, "version %s does not match %s", lib->version,
+        snprintf(why, why_len, CL_WORDS_VERSION_DOES_NOT_MATCH, lib->version,
                  r->text);
         return 0;
       }
@@ -84,16 +79,14 @@ static int satisfies_by_version(const cl_requirement *r, const cl_library *lib,
   int cmp = cl_version_compare(v, parts, r->version, r->version_parts);
   int decided_by_major = lib->major != r->version[0];
   if (!known && !decided_by_major && r->version_parts > 1) {
-    snprintf(why, why_len,
-             "its version is unknown (only major %d), so %s cannot be "
-             "checked",
-             lib->major, r->text);
+    snprintf(why, why_len, CL_WORDS_ITS_VERSION_IS_UNKNOWN_ONLY, lib->major,
+             r->text);
     return 0;
   }
   int ok = (r->op == CL_OP_GE && cmp >= 0) || (r->op == CL_OP_GT && cmp > 0) ||
            (r->op == CL_OP_LE && cmp <= 0) || (r->op == CL_OP_LT && cmp < 0);
   if (!ok)
-    snprintf(why, why_len, "version %s is outside %s",
+    snprintf(why, why_len, CL_WORDS_VERSION_IS_OUTSIDE,
              lib->version[0] ? lib->version : "(major only)", r->text);
   return ok;
 }
@@ -106,8 +99,7 @@ int cl_plan_satisfies(const cl_requirement *r, const cl_library *lib, char *why,
   int ok = satisfies_by_version(r, lib, why, why_len);
   if (!ok && lib->version_distrust) {
     size_t used = strlen(why);
-    snprintf(why + used, why_len - used,
-             " (a source of its version was passed over: %s)",
+    snprintf(why + used, why_len - used, CL_WORDS_A_SOURCE_OF_ITS_VERSION,
              lib->version_distrust);
   }
   return ok;

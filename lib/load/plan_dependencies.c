@@ -29,6 +29,7 @@
 #include "scan/catalog_wheels.h"
 #include "scan/consumers.h"
 #include "scan/inventory.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,7 +302,7 @@ int cl_plan_add_lazy_dependencies(cudaload_ctx *ctx, cl_str_index *planned,
         continue;
       }
       char text[2048];
-      snprintf(text, sizeof text, "opened lazily by %s (%s %d needs %s %d)",
+      snprintf(text, sizeof text, CL_WORDS_OPENED_LAZILY_BY_NEEDS,
                cl_path_basename(opener_path),
                cl_catalog_family_title(opener->family), opener_major,
                cl_catalog_family_title(dep->family), cuda);
@@ -351,9 +352,7 @@ int cl_plan_add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
       if (rc || !lib)
         continue;
       char text[2048];
-      snprintf(text, sizeof text,
-               "opened by name by %s (its file names %s), from a root "
-               "that holds it",
+      snprintf(text, sizeof text, CL_WORDS_OPENED_BY_NAME_BY_ITS,
                cl_path_basename(opener_path), names[k]);
       rc = add_lazy_entries(ctx, planned, lib, opener_path, text);
     }
@@ -407,7 +406,7 @@ int cl_plan_add_consumer_needs(cudaload_ctx *ctx, cl_str_index *planned,
       if (rc)
         break;
       if (lib) {
-        snprintf(text, sizeof text, "opened lazily by %s (%s %s needs %s %d)",
+        snprintf(text, sizeof text, CL_WORDS_OPENED_LAZILY_BY_NEEDS_VERSION,
                  cl_path_basename(consumer->path), consumer->package,
                  consumer->version, cl_catalog_family_title(need->family),
                  need->cuda_major);

@@ -21,6 +21,7 @@
 #include "load/verdict.h"
 #include "os/platform.h"
 #include "scan/inventory.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -171,9 +172,7 @@ static void say_rule(rule_text *out, cl_resolve_rule rule,
            cl_resolve_rule_name(rule), list ? ", its " : "",
            list ? (rule == CL_RULE_RUNPATH ? "RUNPATH " : "RPATH ") : "",
            list ? list : "",
-           exposed ? ": the preload puts its folder on PATH and "
-                     "AddDllDirectory"
-                   : "");
+           exposed ? CL_WORDS_THE_PRELOAD_PUTS_ITS_FOLDER : "");
 }
 
 /* What `opener` (its header in info; NULL: read here) gets when it opens
@@ -220,13 +219,13 @@ static void describe_miss(char *out, size_t size, const char *rule,
                           const char *other, const cl_binary_info *info) {
   int lists = info && ((info->runpath && info->runpath[0]) ||
                        (info->rpath && info->rpath[0]));
-  int n = other[0]
-              ? snprintf(out, size, "it would get %s instead (rule: %s)", other,
-                         rule)
-              : snprintf(out, size, "it would find nothing (rule: %s%s)", rule,
-                         lists || (info && info->format == CL_FORMAT_PE)
-                             ? ""
-                             : "; it has no RUNPATH or RPATH");
+  int n =
+      other[0]
+          ? snprintf(out, size, CL_WORDS_IT_WOULD_GET_INSTEAD_RULE, other, rule)
+          : snprintf(out, size, CL_WORDS_IT_WOULD_FIND_NOTHING_RULE, rule,
+                     lists || (info && info->format == CL_FORMAT_PE)
+                         ? ""
+                         : CL_WORDS_IT_HAS_NO_RUNPATH_OR);
   /* A path longer than the sentence's room is cut, and says so. */
   if ((n < 0 || (size_t)n >= size) && size > 4)
     memcpy(out + size - 4, "...", 4);
@@ -248,7 +247,7 @@ static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
     rule_text rule;
     int load = 1;
     if (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS) {
-      snprintf(how, sizeof how, "preloaded: all sub-libraries were asked for");
+      snprintf(how, sizeof how, CL_WORDS_PRELOADED_ALL_SUB_LIBRARIES_WERE);
     } else {
       int found = opener_finds(f, ctx, p->opened_by, NULL, p, &rule, other,
                                sizeof other, &rc);
@@ -256,14 +255,13 @@ static int settle_lazy_dependencies(cudaload_ctx *ctx, unsigned flags,
         break;
       load = !found;
       if (found)
-        snprintf(how, sizeof how, "its opener finds it itself (rule: %s)",
+        snprintf(how, sizeof how, CL_WORDS_ITS_OPENER_FINDS_IT_ITSELF,
                  rule.text);
       else
-        snprintf(how, sizeof how,
-                 "preloaded by absolute path: by its opener's own search "
-                 "%s%s%s",
-                 other[0] ? "it would get " : "it would find nothing", other,
-                 other[0] ? " instead" : "");
+        snprintf(how, sizeof how, CL_WORDS_PRELOADED_BY_ABSOLUTE_PATH_BY,
+                 other[0] ? CL_WORDS_IT_WOULD_GET
+                          : CL_WORDS_IT_WOULD_FIND_NOTHING,
+                 other, other[0] ? " instead" : "");
       if (!found) {
         size_t used = strlen(how);
         snprintf(how + used, sizeof how - used, " (rule: %s)", rule.text);
@@ -434,8 +432,7 @@ static void left_to_main(cl_plan_entry *p, const char *main_name,
                          const char *rule) {
   p->to_load = 0;
   p->state = CUDALOAD_STATE_NOT_NEEDED;
-  set_reason(p, "sub-library of %s, which finds it itself (rule: %s)",
-             main_name, rule);
+  set_reason(p, CL_WORDS_SUB_LIBRARY_OF_WHICH_FINDS, main_name, rule);
 }
 
 /* Whether sub-library i is loaded: when something planned NEEDs it, when
@@ -452,16 +449,15 @@ static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
                           : n;
   const char *main_name = main_index < n
                               ? cl_plan_state_of(ctx)->plan[main_index].soname
-                              : "its main library";
+                              : CL_WORDS_ITS_MAIN_LIBRARY;
   int rc = CUDALOAD_OK;
   if (needed_by || (flags & CUDALOAD_PRELOAD_ALL_SUBLIBS)) {
     if ((rc = read_header(ctx, i, st->info, 1)) != 0)
       return rc;
     if (needed_by)
-      set_reason(p, "needed by %s (ELF NEEDED / PE import)", needed_by);
+      set_reason(p, CL_WORDS_NEEDED_BY_ELF_NEEDED_PE, needed_by);
     else
-      set_reason(p, "sub-library of %s; all sub-libraries were asked for",
-                 main_name);
+      set_reason(p, CL_WORDS_SUB_LIBRARY_OF_ALL_SUB, main_name);
     return CUDALOAD_OK;
   }
   char other[4096], miss[4608];
@@ -478,17 +474,15 @@ static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
       if ((rc = read_header(ctx, i, st->info, 1)) != 0)
         return rc;
       describe_miss(miss, sizeof miss, rule.text, other, NULL);
-      set_reason(p,
-                 "sub-library: %s (a copy bundled by %s) opens it by name: "
-                 "%s",
-                 shim->path, shim->package, miss);
+      set_reason(p, CL_WORDS_SUB_LIBRARY_A_COPY_BUNDLED, shim->path,
+                 shim->package, miss);
       return CUDALOAD_OK;
     }
   }
   if (main_index >= n) {
     if ((rc = read_header(ctx, i, st->info, 1)) != 0)
       return rc;
-    set_reason(p, "sub-library whose main library is not planned");
+    set_reason(p, CL_WORDS_SUB_LIBRARY_WHOSE_MAIN_LIBRARY);
     return CUDALOAD_OK;
   }
   const cl_binary_info *main_info = &st->info[main_index];
@@ -504,10 +498,8 @@ static int settle_sublibrary(cudaload_ctx *ctx, settling *st, size_t i,
   if ((rc = read_header(ctx, i, st->info, 1)) != 0)
     return rc;
   describe_miss(miss, sizeof miss, rule.text, other, main_info);
-  set_reason(p,
-             "sub-library of %s, preloaded by absolute path: when %s opens "
-             "it by name, %s",
-             main_name, main_name, miss);
+  set_reason(p, CL_WORDS_SUB_LIBRARY_OF_PRELOADED_BY, main_name, main_name,
+             miss);
   return CUDALOAD_OK;
 }
 

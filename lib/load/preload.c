@@ -17,6 +17,7 @@
 #include "common/strutil.h"
 #include "load/plan_state.h"
 #include "problem/fix_words.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -187,7 +188,7 @@ static int load_entry(cl_plan_entry *p, cl_open_mode mode, cl_buf *failures) {
 
 static void say_plan(cl_buf *r, const cudaload_ctx *ctx) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
-  cl_buf_printf(r, "plan, file by file:\n");
+  cl_buf_printf(r, CL_WORDS_PLAN_FILE_BY_FILE);
   for (size_t i = 0; i < ps->plan_count; ++i)
     cl_buf_printf(r, "  %-16s %s%s%s\n",
                   cudaload_plan_state_name(ps->plan[i].state), ps->plan[i].path,
@@ -205,11 +206,9 @@ static void say_plan(cl_buf *r, const cudaload_ctx *ctx) {
 static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
   cl_buf r = CL_BUF_INIT;
   int status = plan_rc != CUDALOAD_OK ? plan_rc : CUDALOAD_E_CONFLICT;
-  cl_buf_printf(&r,
-                "nothing was loaded: %s, and a preload is all or nothing "
-                "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n",
-                plan_rc != CUDALOAD_OK ? "a requirement is unsatisfied"
-                                       : "a conflict is known before loading");
+  cl_buf_printf(&r, CL_WORDS_NOTHING_WAS_LOADED_AND_A,
+                plan_rc != CUDALOAD_OK ? CL_WORDS_A_REQUIREMENT_IS_UNSATISFIED
+                                       : CL_WORDS_A_CONFLICT_IS_KNOWN_BEFORE);
   if (unsatisfied)
     cl_buf_printf(&r, "%s", unsatisfied);
   if (unsatisfied && unsatisfied[0] &&
@@ -229,13 +228,10 @@ static int refuse_plan(cudaload_ctx *ctx, int plan_rc, char *unsatisfied) {
  * copy the process already has): load nothing, say why and the fix. */
 static int refuse_judged(cudaload_ctx *ctx, const cl_plan_judgement *j) {
   cl_buf r = CL_BUF_INIT;
-  cl_buf_printf(&r,
-                "nothing was loaded: %s, and a preload is all or nothing "
-                "(CUDALOAD_PRELOAD_PARTIAL loads what it can)\n%s",
+  cl_buf_printf(&r, CL_WORDS_NOTHING_WAS_LOADED_AND_A_PRELOAD,
                 j->status == CUDALOAD_E_CONFLICT
-                    ? "the process already has a copy that would be used "
-                      "instead of a planned file, and it would not do"
-                    : "the loader would refuse the plan in this process",
+                    ? CL_WORDS_THE_PROCESS_ALREADY_HAS_A
+                    : CL_WORDS_THE_LOADER_WOULD_REFUSE_THE,
                 j->why ? j->why : "");
   say_plan(&r, ctx);
   fail_with_report(j->status, &r);
@@ -272,20 +268,20 @@ static int report_preload(const cudaload_ctx *ctx, int plan_rc,
     cl_buf_printf(&r, "%s", unsatisfied ? unsatisfied : "");
   } else if (failed) {
     status = CUDALOAD_E_LOAD_FAILED;
-    cl_buf_printf(&r, "%zu of the planned files could not be loaded:\n%s",
-                  failed, failures->data ? failures->data : "");
+    cl_buf_printf(&r, CL_WORDS_OF_THE_PLANNED_FILES_COULD, failed,
+                  failures->data ? failures->data : "");
   } else {
     status = CUDALOAD_E_CONFLICT;
     for (size_t i = 0; i < ps->conflict_count; ++i)
       cl_buf_printf(&r, "conflict: %s\n", ps->conflicts[i].text);
   }
   if (plan_rc != CUDALOAD_OK && failed)
-    cl_buf_printf(&r, "also, %zu planned files could not be loaded:\n%s",
-                  failed, failures->data ? failures->data : "");
+    cl_buf_printf(&r, CL_WORDS_ALSO_PLANNED_FILES_COULD_NOT, failed,
+                  failures->data ? failures->data : "");
   say_plan(&r, ctx);
   r.failed |= failures->failed; /* a failure's line was lost */
   if (ps->plan_count == 0)
-    cl_buf_printf(&r, "  (nothing was loaded)\n");
+    cl_buf_printf(&r, CL_WORDS_NOTHING_WAS_LOADED);
   fail_with_report(status, &r);
   return status;
 }

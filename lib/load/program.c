@@ -61,6 +61,7 @@
 #include "scan/pep508.h"
 #include "load/python_loads.h"
 #include "scan/roots.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,7 +191,7 @@ static int read_program_file(cl_program_scan *ps, const char *path,
                 !strcmp(row->family, m.entry->family);
     snprintf(why, sizeof why, "needed by %s (%s)%s%s", path,
              naming == CL_NAMING_WINDOWS ? "PE import" : "ELF NEEDED",
-             first ? "; the package loads it first: " : "",
+             first ? CL_WORDS_THE_PACKAGE_LOADS_IT_FIRST : "",
              first ? row->evidence : "");
     cl_program_require(ps, m.entry, m.major, why, path);
     if (m.cuda_major) {
@@ -205,7 +206,8 @@ static int read_program_file(cl_program_scan *ps, const char *path,
       cl_catalog_auditwheel_original(info->soname, original, sizeof original) &&
       cl_catalog_match(original, naming, &self) &&
       opens_its_family(self.entry)) {
-    snprintf(why, sizeof why, "a copy of %s bundled as %s", info->soname, path);
+    snprintf(why, sizeof why, CL_WORDS_A_COPY_OF_BUNDLED_AS, info->soname,
+             path);
     cl_program_require(ps, self.entry, self.major, why, path);
     uses = 1;
   } else if (naming == CL_NAMING_WINDOWS &&
@@ -213,7 +215,7 @@ static int read_program_file(cl_program_scan *ps, const char *path,
              opens_its_family(self.entry) && cl_python_loaded_by_init(path)) {
     /* Its package's __init__ loads it (issue 45): its sub-libraries are
      * the program's need, imported or not. */
-    snprintf(why, sizeof why, "%s, loaded by its package's __init__", path);
+    snprintf(why, sizeof why, CL_WORDS_LOADED_BY_ITS_PACKAGE_S, path);
     cl_program_require(ps, self.entry, self.major, why, path);
     uses = 1;
   }
@@ -550,15 +552,10 @@ static void demote_others(cl_program_scan *ps, size_t decider) {
     d->optional = 1;
     char note[1024];
     if (other_cuda)
-      snprintf(note, sizeof note,
-               "only if %s is used: it is built for CUDA %d, the "
-               "environment's %s for CUDA %d",
-               p->label, p->cuda_major, first->label, first->cuda_major);
+      snprintf(note, sizeof note, CL_WORDS_ONLY_IF_IS_USED_IT, p->label,
+               p->cuda_major, first->label, first->cuda_major);
     else
-      snprintf(note, sizeof note,
-               "only if %s is used: another program of the environment "
-               "needs another major",
-               p->label);
+      snprintf(note, sizeof note, CL_WORDS_ONLY_IF_IS_USED_ANOTHER, p->label);
     cl_buf_printf(&d->origin, "%s%s", d->origin.len ? "; " : "", note);
   }
 }
@@ -887,10 +884,7 @@ static void program_scan_free(cl_program_scan *ps) {
 /* Where it was looked for, for the error of a target not found. */
 static void say_where(cl_buf *b, const cl_program_target *t) {
   if (!t->path.count) {
-    cl_buf_printf(b, "no environment is active (no VIRTUAL_ENV, no "
-                     "CONDA_PREFIX, no python3 on PATH): activate it, or "
-                     "pass --environment DIR, or give the interpreter's "
-                     "path");
+    cl_buf_printf(b, CL_WORDS_NO_ENVIRONMENT_IS_ACTIVE_NO);
     return;
   }
   cl_buf_printf(b, "looked in");
@@ -898,10 +892,7 @@ static void say_where(cl_buf *b, const cl_program_target *t) {
     cl_buf_printf(b, "%s %s", i ? "," : "", t->path.folders[i].path);
   char *venv = cl_os_getenv("VIRTUAL_ENV");
   if (!venv || !*venv)
-    cl_buf_printf(b, "; VIRTUAL_ENV is not set (sudo, cron and systemd start "
-                     "programs without it): a venv's program is found by "
-                     "giving its interpreter's path, "
-                     "--for /path/to/venv/bin/python");
+    cl_buf_printf(b, CL_WORDS_VIRTUAL_ENV_IS_NOT_SET);
   free(venv);
 }
 

@@ -22,6 +22,7 @@
 #include "scan/distinfo.h"
 #include "scan/python_module.h"
 #include "scan/roots.h"
+#include "common/reason_words.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -493,9 +494,9 @@ static void find_module(cl_program_target *t, const char *target) {
   }
   const cl_import_folder *f = &t->path.folders[m.folder];
   t->kind = CL_TARGET_MODULE;
-  t->found_how = cl_strdup_printf("import %s finds %s in %s (%s%s%s)", target,
-                                  m.location, f->path, f->origin,
-                                  f->pth ? ": " : "", f->pth ? f->pth : "");
+  t->found_how =
+      cl_strdup_printf(CL_WORDS_IMPORT_FINDS_IN, target, m.location, f->path,
+                       f->origin, f->pth ? ": " : "", f->pth ? f->pth : "");
   if (!t->found_how)
     t->failed = 1;
   for (size_t i = 0; i < m.provider_count; ++i)

@@ -21,6 +21,7 @@
 #include "scan/distinfo.h"
 #include "scan/pep440.h"
 #include "scan/pep508.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,15 +184,14 @@ int cl_program_visit_pin(const cl_requirement_line *line, void *opaque) {
     if (w)
       pin_not_read(ps, line, w,
                    holds == CL_MARKER_MALFORMED
-                       ? "its environment marker is no PEP 508 marker"
-                       : "its environment marker reads what no file here "
-                         "tells (the interpreter's version)");
+                       ? CL_WORDS_ITS_ENVIRONMENT_MARKER_IS_NO
+                       : CL_WORDS_ITS_ENVIRONMENT_MARKER_READS_WHAT);
     return 0;
   }
   cl_pep440_specifier spec;
   if (!cl_pep440_specifier_parse(line->specifier, line->spec_len, &spec)) {
     if (w)
-      pin_not_read(ps, line, w, "its version specifier is no PEP 440 one");
+      pin_not_read(ps, line, w, CL_WORDS_ITS_VERSION_SPECIFIER_IS_NO);
     return 0;
   }
   if (!w) {
@@ -209,9 +209,7 @@ int cl_program_visit_pin(const cl_requirement_line *line, void *opaque) {
   int major = pinned_major(ps, line, w, main, &spec);
   if (major < 0) {
     if (main)
-      pin_not_read(ps, line, w,
-                   "it admits no release of the library that "
-                   "cudaload knows");
+      pin_not_read(ps, line, w, CL_WORDS_IT_ADMITS_NO_RELEASE_OF);
     return 0;
   }
   char why[768];

@@ -13,6 +13,7 @@
 #include "common/strutil.h"
 #include "load/spec.h"
 #include "scan/catalog.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,7 +209,7 @@ cl_program_derived *cl_program_require(cl_program_scan *ps,
     return NULL;
   if (ps->feature) {
     char text[4608];
-    snprintf(text, sizeof text, "%s, only if %s is used", why, ps->feature);
+    snprintf(text, sizeof text, CL_WORDS_ONLY_IF_IS_USED, why, ps->feature);
     add_reason(d, text);
   } else {
     add_reason(d, why);

@@ -29,6 +29,7 @@
 #include "scan/catalog.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -153,7 +154,8 @@ static void stopped_finding(cudaload_explain *e, const cl_load_tree *t,
   cl_verdict_fact(&p, CUDALOAD_FACT_CONSUMER, at ? at->path : opener);
   cl_verdict_fact_int(&p, CUDALOAD_FACT_COUNT, CL_RESOLVE_MAX_WORK);
   cl_verdict_fact(&p, CUDALOAD_FACT_REASON,
-                  t->stopped_needed ? "needs" : "opens");
+                  t->stopped_needed ? CL_WORDS_STOPPED_NEEDS
+                                    : CL_WORDS_STOPPED_OPENS);
   if (at) {
     const cl_binary_info *info = &at->info;
     const char *list = info->runpath && info->runpath[0] ? info->runpath
@@ -165,7 +167,7 @@ static void stopped_finding(cudaload_explain *e, const cl_load_tree *t,
       folders += *c == ':';
     if (list)
       cl_problem_factf(NULL, &p, CUDALOAD_FACT_SEARCHED, CUDALOAD_FROM_MACHINE,
-                       "%zu %s folders", folders,
+                       CL_WORDS_RUNPATH_FOLDERS, folders,
                        list == info->runpath ? "RUNPATH" : "RPATH");
   }
   cl_verdict_add(e, CL_FINDING_STOPPED, 0, &p, opener, NULL, NULL, NULL);

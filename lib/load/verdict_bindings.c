@@ -15,6 +15,7 @@
 #include "load/verdict_cuda_names.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -369,7 +370,7 @@ void cl_verdict_object_bindings(cudaload_explain *e, cl_explain_object *o,
     const char *library = ref->file  ? ref->file
                           : expected ? cl_path_basename(expected)
                           : owner    ? owner
-                                     : "(unknown)";
+                                     : CL_WORDS_LIBRARY_UNKNOWN;
     cl_explain_binding *b = binding_group(e, o, library, ref->version);
     if (!b)
       break;

@@ -20,6 +20,7 @@
 #include "problem/fix_words.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
+#include "common/reason_words.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -150,7 +151,7 @@ static void places_looked_at(const cl_resolution *how, char *places,
   if (previous && previous->folder && used + 1 < size)
     places[used++] = ')', places[used] = '\0';
   if (!used)
-    snprintf(places, size, "nothing");
+    snprintf(places, size, CL_WORDS_SEARCHED_NOTHING);
 }
 
 /* The fix for a CUDA name nothing provides, as steps of fix: the

@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/strutil.h"
 #include "os/platform.h"
+#include "common/reason_words.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -84,22 +85,21 @@ static cl_file_verdict elf_read_header(const cl_loader_model *m,
   if (head.kind == CL_KIND_MISSING)
     return CL_FILE_ABSENT;
   if (head.kind == CL_KIND_DIRECTORY) {
-    *why = cl_strdup("a folder: \"cannot read file data\", the load fails");
+    *why = cl_strdup(CL_WORDS_A_FOLDER_CANNOT_READ_FILE);
     return CL_FILE_FATAL;
   }
   if (head.kind != CL_KIND_REGULAR) {
-    *why = cl_strdup("not a regular file (the loader's open would block or "
-                     "read nothing): the load fails");
+    *why = cl_strdup(CL_WORDS_NOT_A_REGULAR_FILE_THE);
     return CL_FILE_FATAL;
   }
   /* A file that cannot be opened or read is a verdict, not a failure. */
   if (!head.opened) {
-    *why = cl_strdup("cannot be opened (the loader goes on)");
+    *why = cl_strdup(CL_WORDS_CANNOT_BE_OPENED_THE_LOADER);
     return CL_FILE_SKIPPED;
   }
   if (!head.read_ok || head.got < want) {
-    *why = cl_strdup(!head.read_ok ? "\"cannot read file data\": the load fails"
-                                   : "\"file too short\": the load fails");
+    *why = cl_strdup(!head.read_ok ? CL_WORDS_CANNOT_READ_FILE_DATA_THE
+                                   : CL_WORDS_FILE_TOO_SHORT_THE_LOAD);
     return CL_FILE_FATAL;
   }
   return CL_FILE_TAKEN;
@@ -111,40 +111,38 @@ static cl_file_verdict elf_read_header(const cl_loader_model *m,
 static cl_file_verdict elf_ident_verdict(const cl_loader_model *m,
                                          const unsigned char *h, char **why) {
   if (memcmp(h, "\177ELF", 4) != 0) {
-    *why = cl_strdup("\"invalid ELF header\": the load fails");
+    *why = cl_strdup(CL_WORDS_INVALID_ELF_HEADER_THE_LOAD);
     return CL_FILE_FATAL;
   }
   int bits = h[4] == 1 ? 32 : h[4] == 2 ? 64 : 0;
   if (bits != m->bits) {
-    *why = cl_strdup_printf("other ELF class (ELFCLASS%s): passed over",
+    *why = cl_strdup_printf(CL_WORDS_OTHER_ELF_CLASS_ELFCLASS_PASSED,
                             bits == 32   ? "32"
                             : bits == 64 ? "64"
                                          : "NONE");
     return CL_FILE_SKIPPED;
   }
   if ((h[5] != 1 && h[5] != 2) || (h[5] == 2) != m->big_endian) {
-    *why = cl_strdup_printf(
-        "\"ELF file data encoding not %s-endian\": the load fails",
-        m->big_endian ? "big" : "little");
+    *why = cl_strdup_printf(CL_WORDS_ELF_FILE_DATA_ENCODING_NOT,
+                            m->big_endian ? "big" : "little");
     return CL_FILE_FATAL;
   }
   if (h[6] != 1) {
-    *why = cl_strdup("\"ELF file version ident does not match current "
-                     "one\": the load fails");
+    *why = cl_strdup(CL_WORDS_ELF_FILE_VERSION_IDENT_DOES);
     return CL_FILE_FATAL;
   }
   /* Linux accepts the System V and GNU OS ABIs (MORE_ELF_HEADER_DATA). */
   if (h[7] != 0 && h[7] != 3) {
-    *why = cl_strdup("\"ELF file OS ABI invalid\": the load fails");
+    *why = cl_strdup(CL_WORDS_ELF_FILE_OS_ABI_INVALID);
     return CL_FILE_FATAL;
   }
   if (h[7] == 0 && h[8] != 0) {
-    *why = cl_strdup("\"ELF file ABI version invalid\": the load fails");
+    *why = cl_strdup(CL_WORDS_ELF_FILE_ABI_VERSION_INVALID);
     return CL_FILE_FATAL;
   }
   for (int i = 9; i < 16; ++i) {
     if (h[i] != 0) {
-      *why = cl_strdup("\"nonzero padding in e_ident\": the load fails");
+      *why = cl_strdup(CL_WORDS_NONZERO_PADDING_IN_E_IDENT);
       return CL_FILE_FATAL;
     }
   }
@@ -173,26 +171,23 @@ static cl_file_verdict elf_verdict(const cl_loader_model *m, const char *file,
   unsigned type = read_u16(h + 16, big);
   unsigned machine = read_u16(h + 18, big);
   if (read_u32(h + 20, big) != 1) {
-    *why = cl_strdup("\"ELF file version does not match current one\": the "
-                     "load fails");
+    *why = cl_strdup(CL_WORDS_ELF_FILE_VERSION_DOES_NOT);
     return CL_FILE_FATAL;
   }
   if (machine != m->machine) {
     const char *name = elf_machine_text(machine);
-    *why = name
-               ? cl_strdup_printf("other machine (%s): passed over", name)
-               : cl_strdup_printf("other machine (0x%x): passed over", machine);
+    *why =
+        name ? cl_strdup_printf(CL_WORDS_OTHER_MACHINE_PASSED_OVER, name)
+             : cl_strdup_printf(CL_WORDS_OTHER_MACHINE_0X_PASSED_OVER, machine);
     return CL_FILE_SKIPPED;
   }
   if (type != 2 && type != 3) {
-    *why = cl_strdup("\"only ET_DYN and ET_EXEC can be loaded\": the load "
-                     "fails");
+    *why = cl_strdup(CL_WORDS_ONLY_ET_DYN_AND_ET);
     return CL_FILE_FATAL;
   }
   unsigned phentsize = read_u16(h + (m->bits == 64 ? 54 : 42), big);
   if (phentsize != (m->bits == 64 ? 56u : 32u)) {
-    *why = cl_strdup("\"ELF file's phentsize not the expected size\": the "
-                     "load fails");
+    *why = cl_strdup(CL_WORDS_ELF_FILE_S_PHENTSIZE_NOT);
     return CL_FILE_FATAL;
   }
   return CL_FILE_TAKEN;
@@ -219,21 +214,22 @@ static cl_file_verdict pe_verdict(const cl_loader_model *m, const char *file,
   int status = cl_file_cache_parse_quiet(m->files, file, &info);
   if (status != CUDALOAD_OK || info.format != CL_FORMAT_PE) {
     cl_binary_info_free(&info);
-    *why = cl_strdup("not a valid image: the load fails (193)");
+    *why = cl_strdup(CL_WORDS_NOT_A_VALID_IMAGE_THE);
     return CL_FILE_FATAL;
   }
   unsigned machine = info.machine;
   cl_binary_info_free(&info);
   if (machine != m->machine) {
     const char *name = pe_machine_text(machine);
-    char *what = name ? cl_strdup_printf("for another machine (%s)", name)
-                      : cl_strdup_printf("for another machine (0x%x)", machine);
+    char *what =
+        name ? cl_strdup_printf(CL_WORDS_FOR_ANOTHER_MACHINE, name)
+             : cl_strdup_printf(CL_WORDS_FOR_ANOTHER_MACHINE_0X, machine);
     if (m->other_machine_skipped) {
       *why = what ? cl_strdup_printf("%s: passed over", what) : NULL;
       free(what);
       return CL_FILE_SKIPPED;
     }
-    *why = what ? cl_strdup_printf("%s: the load fails (193)", what) : NULL;
+    *why = what ? cl_strdup_printf(CL_WORDS_THE_LOAD_FAILS_193, what) : NULL;
     free(what);
     return CL_FILE_FATAL;
   }

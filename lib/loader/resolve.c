@@ -28,6 +28,7 @@
 #include "loader/resolve_memo.h"
 #include "loader/file_verdict.h"
 #include "loader/resolve_internal.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -345,7 +346,7 @@ static cl_file_verdict try_file(search *s, cl_resolve_rule rule,
   if (!check) {
     /* A relative candidate with no known current folder. */
     add_step(s, rule, CL_STEP_SKIPPED, folder, display, source,
-             "relative to a current folder the model does not know");
+             CL_WORDS_RELATIVE_TO_A_CURRENT_FOLDER);
     return CL_FILE_ABSENT;
   }
   char *why = NULL;
@@ -376,9 +377,10 @@ static cl_file_verdict try_file(search *s, cl_resolve_rule rule,
     break;
   case CL_FILE_FATAL:
     add_step(s, rule, CL_STEP_FATAL, folder, check, source,
-             why ? why : "the load fails");
+             why ? why : CL_WORDS_THE_LOAD_FAILS);
     free(s->fatal);
-    s->fatal = cl_strdup_printf("%s: %s", check, why ? why : "the load fails");
+    s->fatal =
+        cl_strdup_printf("%s: %s", check, why ? why : CL_WORDS_THE_LOAD_FAILS);
     s->done = 1;
     break;
   }
@@ -983,7 +985,7 @@ static void search_rpath(search *s, const cl_requester *req, int has_runpath) {
   if (has_runpath) {
     if (req->info->rpath && req->info->rpath[0])
       add_step(s, CL_RULE_RPATH, CL_STEP_SKIPPED, NULL, NULL, req->path,
-               "not searched: the requester has DT_RUNPATH");
+               CL_WORDS_NOT_SEARCHED_THE_REQUESTER_HAS);
     return;
   }
   int did_exe = 0;
@@ -1030,9 +1032,7 @@ static void search_ld_so_cache(search *s, const char *name, int nodeflib) {
              "no entry");
   } else if (nodeflib && under_default_dir(m, cached)) {
     add_step(s, CL_RULE_LD_SO_CACHE, CL_STEP_SKIPPED, NULL, cached,
-             m->ld_so_cache,
-             "entry under a default folder, refused: the requester has "
-             "DF_1_NODEFLIB");
+             m->ld_so_cache, CL_WORDS_ENTRY_UNDER_A_DEFAULT_FOLDER);
   } else {
     char *copy = cl_strdup(cached); /* the index may not outlive a step */
     if (!copy)
@@ -1049,7 +1049,7 @@ static void search_default_dirs(search *s, int nodeflib) {
     return;
   if (nodeflib) {
     add_step(s, CL_RULE_DEFAULT_DIRS, CL_STEP_SKIPPED, NULL, NULL, NULL,
-             "not searched: the requester has DF_1_NODEFLIB");
+             CL_WORDS_NOT_SEARCHED_THE_REQUESTER_HAS_DF);
     return;
   }
   folder_list dirs = {s->m->default_dirs, s->m->default_dir_count, 0};
@@ -1161,10 +1161,7 @@ static int windows_before_folders(search *s, const char *name,
   if (cl_starts_with_nocase(name, "api-") ||
       cl_starts_with_nocase(name, "ext-")) {
     out->rule = CL_RULE_API_SET;
-    out->detail =
-        cl_strdup_printf("%s is an API set contract: the loader maps it to "
-                         "a system DLL without searching",
-                         name);
+    out->detail = cl_strdup_printf(CL_WORDS_IS_AN_API_SET_CONTRACT, name);
     add_step(s, CL_RULE_API_SET, CL_STEP_TAKEN, NULL, NULL, NULL, "API set");
     return 1;
   }
@@ -1178,7 +1175,7 @@ static int windows_before_folders(search *s, const char *name,
       out->loaded_index = i;
       out->path = cl_strdup(o->path);
       out->detail =
-          cl_strdup_printf("a module named %s is loaded: %s", base, o->path);
+          cl_strdup_printf(CL_WORDS_A_MODULE_NAMED_IS_LOADED, base, o->path);
       add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL, o->path, NULL,
                out->detail);
       return 1;
@@ -1187,7 +1184,7 @@ static int windows_before_folders(search *s, const char *name,
   if (m->system32 && is_known_dll(m, base)) {
     out->rule = CL_RULE_KNOWN_DLL;
     out->path = join(m, m->system32, base);
-    out->detail = cl_strdup_printf("%s is a KnownDLL: its System32 copy", base);
+    out->detail = cl_strdup_printf(CL_WORDS_IS_A_KNOWNDLL_ITS_SYSTEM32, base);
     add_step(s, CL_RULE_KNOWN_DLL, CL_STEP_TAKEN, m->system32, out->path, NULL,
              "taken");
     return 1;
@@ -1314,11 +1311,11 @@ static void take_found_file(search *s) {
     out->rule = CL_RULE_ALREADY_LOADED;
     out->loaded_index = same;
     out->path = cl_strdup(m->loaded[same].path);
-    out->detail = cl_strdup_printf(
-        "%s (found by %s) is the file of the loaded %s", s->taken_file,
-        cl_resolve_rule_name(s->taken_rule), m->loaded[same].path);
+    out->detail = cl_strdup_printf(CL_WORDS_FOUND_BY_IS_THE_FILE, s->taken_file,
+                                   cl_resolve_rule_name(s->taken_rule),
+                                   m->loaded[same].path);
     add_step(s, CL_RULE_ALREADY_LOADED, CL_STEP_TAKEN, NULL,
-             m->loaded[same].path, NULL, "the same file is loaded");
+             m->loaded[same].path, NULL, CL_WORDS_THE_SAME_FILE_IS_LOADED);
   } else {
     out->rule = s->taken_rule;
     out->path = cl_strdup(s->taken_file);
@@ -1339,12 +1336,11 @@ static void explain_not_found(search *s, const char *name) {
   out->path = NULL;
   free(out->detail);
   if (s->fatal)
-    out->detail = cl_strdup_printf("the load fails: %s", s->fatal);
+    out->detail = cl_strdup_printf(CL_WORDS_THE_LOAD_FAILS_WITH, s->fatal);
   else if (out->step_count &&
            out->steps[out->step_count - 1].kind == CL_STEP_SKIPPED &&
            !cl_resolve_is_windows(s->m))
-    out->detail = cl_strdup("not found (files of another ELF class or "
-                            "machine were passed over)");
+    out->detail = cl_strdup(CL_WORDS_NOT_FOUND_FILES_OF_ANOTHER);
   else
     out->detail = cl_strdup_printf("%s not found", name);
   if (!out->detail)

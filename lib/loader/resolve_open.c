@@ -22,6 +22,7 @@
 #include "loader/loader_model.h"
 #include "loader/resolve_internal.h"
 #include "loader/resolve_memo.h"
+#include "common/reason_words.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -217,12 +218,10 @@ static int resolve_empty_needed(const cl_loader_model *m, cl_resolution *how) {
   memset(how, 0, sizeof *how);
   how->loaded_index = SIZE_MAX;
   if (cl_resolve_is_windows(m)) {
-    how->detail = cl_strdup("an import with an empty DLL name: the load fails");
+    how->detail = cl_strdup(CL_WORDS_AN_IMPORT_WITH_AN_EMPTY);
   } else {
     how->rule = CL_RULE_ALREADY_LOADED;
-    how->detail = cl_strdup("an empty name, which glibc matches to the main "
-                            "program (whose link map has an empty name): "
-                            "nothing is searched or loaded");
+    how->detail = cl_strdup(CL_WORDS_AN_EMPTY_NAME_WHICH_GLIBC);
   }
   return how->detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
 }
@@ -257,8 +256,8 @@ static int resolve_needed(opener *o, size_t at, const char *needed,
      * and the open fails. */
     memset(how, 0, sizeof *how);
     how->loaded_index = SIZE_MAX;
-    how->detail =
-        cl_strdup_printf("%s: empty dynamic string token substitution", needed);
+    how->detail = cl_strdup_printf(
+        CL_WORDS_EMPTY_DYNAMIC_STRING_TOKEN_SUBSTITUTION, needed);
     status = how->detail ? CUDALOAD_OK : CUDALOAD_E_NO_MEMORY;
   } else {
     status = cl_resolve_with(m, r, expanded ? expanded : needed, flags,

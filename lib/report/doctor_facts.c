@@ -10,6 +10,7 @@
 #include "load/plan.h"
 #include "os/loader.h"
 #include "scan/roots.h"
+#include "common/reason_words.h"
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -196,9 +197,8 @@ void cl_doctor_describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
              second ? (cl_catalog_cuda_major(
                            ps->requirements[r].entry,
                            (int)ps->requirements[r].version[0]) == second
-                           ? ": a second CUDA major, named by the requirement"
-                           : ": a second CUDA major, the only one that "
-                             "satisfies the requirement")
+                           ? CL_WORDS_A_SECOND_CUDA_MAJOR_NAMED
+                           : CL_WORDS_A_SECOND_CUDA_MAJOR_THE)
                     : "");
 }
 

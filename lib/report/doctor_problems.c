@@ -18,6 +18,7 @@
 #include "report/message_problems.h"
 #include "report/runtime_problems.h"
 #include "scan/roots.h"
+#include "common/reason_words.h"
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -919,7 +920,7 @@ static void recorded_root_problem(cl_doctor *d, const cl_root *r) {
          r->detail ? r->detail : cudaload_root_status_name(r->status));
   else if (p)
     cl_problem_factf(&d->problems, p, CUDALOAD_FACT_REASON,
-                     CUDALOAD_FROM_MACHINE, "%s (named in %s)",
+                     CUDALOAD_FROM_MACHINE, CL_WORDS_NAMED_IN_THE_RECORD,
                      cudaload_root_status_name(r->status), r->record);
   if (!p)
     return;

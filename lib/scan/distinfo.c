@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "common/reason_words.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -592,11 +593,11 @@ int cl_distinfo_which_installed(const char *file, long long size_a,
   if (size_a >= 0 && size_b >= 0 && size_a != size_b &&
       cl_os_path_stamp(file, &now)) {
     if ((long long)now.size == size_a) {
-      *why = "its RECORD's size matches the file";
+      *why = CL_WORDS_ITS_RECORD_S_SIZE_MATCHES;
       return 0;
     }
     if ((long long)now.size == size_b) {
-      *why = "its RECORD's size matches the file";
+      *why = CL_WORDS_ITS_RECORD_S_SIZE_MATCHES;
       return 1;
     }
   }

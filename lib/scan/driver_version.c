@@ -20,6 +20,7 @@
 #include "binary/file_cache.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -311,7 +312,7 @@ static int from_driver_file(const char *path, cl_naming naming,
   char *real = cl_os_real_path(path);
   if (!real) {
     /* Missing, or a symlink loop (ELOOP): nothing to read. */
-    note_why(out, "%s: does not resolve", path);
+    note_why(out, CL_WORDS_DOES_NOT_RESOLVE, path);
     return 0;
   }
   int ok = 0;
@@ -326,7 +327,7 @@ static int from_driver_file(const char *path, cl_naming naming,
     ok = rc == CUDALOAD_OK && cl_driver_version_from_versioninfo(
                                   info.file_version, version, sizeof version);
     if (!ok)
-      note_why(out, "%s: no NVIDIA driver version in its VERSIONINFO", path);
+      note_why(out, CL_WORDS_NO_NVIDIA_DRIVER_VERSION_IN, path);
     cl_binary_info_free(&info);
   } else {
     /* Only a regular file counts: a FIFO or a folder named libcuda.so.X
@@ -335,7 +336,7 @@ static int from_driver_file(const char *path, cl_naming naming,
          cl_driver_version_from_file_name(cl_path_basename(real), version,
                                           sizeof version);
     if (!ok)
-      note_why(out, "%s: its file %s names no driver version", path,
+      note_why(out, CL_WORDS_ITS_FILE_NAMES_NO_DRIVER, path,
                cl_path_basename(real));
   }
   if (ok)
@@ -378,7 +379,7 @@ static int from_ldcache(struct cl_file_cache *files, const char *cache,
 static int from_proc(const char *path, cl_driver_cuda *out) {
   cl_file *f = NULL;
   if (cl_os_file_open(path, &f, NULL) != CUDALOAD_OK) {
-    note_why(out, "%s: not readable (no kernel module loaded?)", path);
+    note_why(out, CL_WORDS_NOT_READABLE_NO_KERNEL_MODULE, path);
     return 0;
   }
   char *text = malloc(PROC_READ_LIMIT + 1);
@@ -397,7 +398,7 @@ static int from_proc(const char *path, cl_driver_cuda *out) {
     set_found(out, CL_NAMING_LINUX, version, "/proc/driver/nvidia/version",
               path);
   else
-    note_why(out, "%s: no NVRM version line", path);
+    note_why(out, CL_WORDS_NO_NVRM_VERSION_LINE, path);
   return ok;
 }
 
@@ -425,8 +426,8 @@ static int visit_wsl_store(const char *name, cl_file_kind kind, void *opaque) {
   if (cl_os_stat_kind(dll, NULL) == CL_KIND_REGULAR) {
     cl_driver_cuda found;
     memset(&found, 0, sizeof found);
-    int rc =
-        from_driver_file(dll, CL_NAMING_WINDOWS, "WSL driver store", &found);
+    int rc = from_driver_file(dll, CL_NAMING_WINDOWS, CL_WORDS_WSL_DRIVER_STORE,
+                              &found);
     /* Two NVIDIA folders (an update not yet cleaned up): the newer. */
     long have[CL_DRIVER_VERSION_PARTS], other[CL_DRIVER_VERSION_PARTS];
     if (rc > 0 &&
@@ -451,11 +452,11 @@ static int visit_wsl_store(const char *name, cl_file_kind kind, void *opaque) {
 static int from_wsl_store(const char *dir, cl_driver_cuda *out) {
   wsl_store w = {dir, out, 0};
   if (cl_os_list_dir(dir, visit_wsl_store, &w) != CUDALOAD_OK) {
-    note_why(out, "%s: not there (not WSL)", dir);
+    note_why(out, CL_WORDS_NOT_THERE_NOT_WSL, dir);
     return 0;
   }
   if (w.rc == 0 && !out->found)
-    note_why(out, "%s: no folder with nvcuda64.dll", dir);
+    note_why(out, CL_WORDS_NO_FOLDER_WITH_NVCUDA64_DLL, dir);
   return w.rc;
 }
 
@@ -497,10 +498,9 @@ static int read_sources(const cl_driver_sources *s, cl_driver_cuda *out) {
     if (!has_separator(s->driver))
       name = s->driver;
     else if (is_stub_path(s->driver))
-      note_why(out, "%s: the toolkit's link-time stub, not a driver",
-               s->driver);
+      note_why(out, CL_WORDS_THE_TOOLKIT_S_LINK_TIME, s->driver);
     else if (!cl_os_path_is_absolute(s->driver))
-      note_why(out, "%s: not an absolute path", s->driver);
+      note_why(out, CL_WORDS_NOT_AN_ABSOLUTE_PATH, s->driver);
     else
       rc = from_driver_file(s->driver, s->naming, "CUDALOAD_DRIVER / --driver",
                             out);

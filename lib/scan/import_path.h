@@ -20,19 +20,16 @@
 #ifndef CUDALOAD_IMPORT_PATH_H
 #define CUDALOAD_IMPORT_PATH_H
 
+#include "common/reason_words.h"
+
 #include <stddef.h>
 
-/* Where a folder of the path came from (static strings). */
+/* Where a folder of the path came from (static strings; those in words,
+ * CL_IMPORT_VENV_SITE, CL_IMPORT_BASE_SITE, CL_IMPORT_USER_SITE,
+ * CL_IMPORT_PTH_FILE and CL_IMPORT_GIVEN, are common/reason_words.h's). */
 #define CL_IMPORT_PYTHONPATH "PYTHONPATH"
 #define CL_IMPORT_SITE "site-packages"
-#define CL_IMPORT_VENV_SITE "the venv's site-packages"
-#define CL_IMPORT_BASE_SITE                                                    \
-  "the base interpreter's site-packages (the venv's pyvenv.cfg says "          \
-  "include-system-site-packages = true)"
-#define CL_IMPORT_USER_SITE "the user site"
 #define CL_IMPORT_PTH "a .pth file"
-#define CL_IMPORT_PTH_FILE "the interpreter's ._pth file"
-#define CL_IMPORT_GIVEN "an environment folder given"
 
 typedef struct cl_import_folder {
   char *path;

@@ -4,6 +4,7 @@
 #include "os/platform.h"
 #include "common/strutil.h"
 #include "scan/trust.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,9 @@ const char *cl_library_include_dir(cl_library *lib, int allow_writable) {
         allow_writable ? NULL : cl_trust_include_refusal(include, file, &lost);
     if (refused || lost) {
       lib->include_refused =
-          refused ? refused
-                  : cl_strdup_printf("%s is writable by other users", include);
+          refused
+              ? refused
+              : cl_strdup_printf(CL_WORDS_IS_WRITABLE_BY_OTHER_USERS, include);
     } else {
       lib->include_dir = include;
       include = NULL;

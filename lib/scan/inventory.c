@@ -20,6 +20,7 @@
 #include "common/strutil.h"
 #include "scan/trust.h"
 #include "scan/version_sources.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,7 +416,7 @@ static char *resolve_quietly(const char *path) {
  * taken over); the answer, as unsafe_because() gives it. */
 static const char *remember_check(scanner *s, const char *path,
                                   cl_trust_use use, int unsafe, char *why) {
-  static const char unknown[] = "writable by other users";
+  static const char unknown[] = CL_WORDS_WRITABLE_BY_OTHER_USERS;
   char *key = cl_strdup(path);
   if (!key ||
       cl_reserve((void **)&s->checks, &s->check_capacity, s->check_count + 1,
@@ -434,7 +435,7 @@ static const char *remember_check(scanner *s, const char *path,
 
 static const char *unsafe_because(scanner *s, const char *path,
                                   cl_trust_use use) {
-  static const char unknown[] = "writable by other users";
+  static const char unknown[] = CL_WORDS_WRITABLE_BY_OTHER_USERS;
   size_t at;
   if (cl_str_index_find(&s->checked[use], path, &at))
     return !s->checks[at].unsafe ? NULL
@@ -584,7 +585,8 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
           ? file_judged->unsafe
           : cl_os_writable_by_others(real, CL_TRUST_LIBRARY_FILE, &file_why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
-                              file_why ? file_why : "writable by other users");
+                              file_why ? file_why
+                                       : CL_WORDS_WRITABLE_BY_OTHER_USERS);
     culprit = real;
   } else if ((why = unsafe_because(s, folder, CL_TRUST_LIBRARY_FOLDER))) {
     detail = cl_strdup_printf("%s%s %s, which is %s", shown,
@@ -594,9 +596,10 @@ static int refuse_unsafe_library(scanner *s, const char *listed,
   } else if (strcmp(s->ctx->inventory->roots[s->root].origin,
                     CL_ORIGIN_LDCACHE) != 0 &&
              (through = unsafe_on_the_way(s, folder, &why))) {
-    detail = cl_strdup_printf(
-        "%s%s %s, which is %s", shown,
-        linked ? ", reached through" : " is reached through", through, why);
+    detail = cl_strdup_printf("%s%s %s, which is %s", shown,
+                              linked ? ", reached through"
+                                     : CL_WORDS_IS_REACHED_THROUGH,
+                              through, why);
     culprit = through;
     use = CL_TRUST_FOLDER_ON_THE_WAY;
   }

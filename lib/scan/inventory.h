@@ -11,6 +11,7 @@
 #include "binary/binary.h"
 #include "scan/catalog.h"
 #include "scan/version_sources.h"
+#include "common/reason_words.h"
 
 #include <stddef.h>
 
@@ -167,12 +168,9 @@ cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path);
 /* Every library's (for reports that print them all). */
 void cl_inventory_settle_versions(cudaload_ctx *ctx);
 
-/* What follows a refusal's fix command in every fix line: the other way
- * out, with its risk said. */
-#define CL_ALLOW_WRITABLE_RISK                                                 \
-  "or, accepting that whoever can write there can run their own code in "      \
-  "this process, --allow-writable-roots (Python: "                             \
-  "allow_writable_roots=True; C: CUDALOAD_ALLOW_WRITABLE_ROOTS)"
+/* What follows a refusal's fix command in every fix line, the other way
+ * out with its risk said, is CL_ALLOW_WRITABLE_RISK of
+ * common/reason_words.h. */
 
 /* The library of `family` (and major, when not 0) that the last scan
  * refused as writable by others, or NULL. */

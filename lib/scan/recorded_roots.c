@@ -13,6 +13,7 @@
 #include "os/platform.h"
 #include "scan/layouts.h"
 #include "scan/trust.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,7 @@
 /* A folder's path longer than this is no path a file system takes. */
 #define LINE_MAX_BYTES 4096
 
-static const char header[] =
-    "# cudaload.roots: folders cudaload searches as part of this "
-    "environment,\n"
-    "# one absolute folder per line (docs/scan-contract.md, \"Recorded "
-    "roots\").\n"
-    "# cudaload fix adds the folders it installs beside the environment.\n";
+static const char header[] = CL_WORDS_CUDALOAD_ROOTS_FOLDERS_CUDALOAD_SEARCHES;
 
 char *cl_recorded_roots_path(const char *site_packages) {
   char *parent = cl_path_dirname(site_packages);
@@ -43,20 +39,19 @@ static const char *judge_line(const char *line, size_t n, int *skip) {
   if (*skip)
     return NULL;
   if (memchr(line, '\0', n))
-    return "it holds a NUL byte";
+    return CL_WORDS_IT_HOLDS_A_NUL_BYTE;
   if (memchr(line, '\r', n))
-    return "it holds a carriage return that does not end it";
+    return CL_WORDS_IT_HOLDS_A_CARRIAGE_RETURN;
   if (n > LINE_MAX_BYTES)
-    return "it is longer than a folder's path can be";
+    return CL_WORDS_IT_IS_LONGER_THAN_A;
   if (line[0] == ' ' || line[0] == '\t' || line[n - 1] == ' ' ||
       line[n - 1] == '\t')
-    return "blanks before or after the folder (a folder per line, as it "
-           "is spelled)";
+    return CL_WORDS_BLANKS_BEFORE_OR_AFTER_THE;
   char *copy = cl_strndup(line, n);
   int absolute = copy && cl_os_path_is_absolute(copy);
   free(copy);
   if (!absolute)
-    return "it is not an absolute folder";
+    return CL_WORDS_IT_IS_NOT_AN_ABSOLUTE;
   return NULL;
 }
 
@@ -148,7 +143,8 @@ static void follow_record(const char *path, int allow_writable,
   if (kind == CL_KIND_MISSING)
     return;
   if (kind != CL_KIND_REGULAR) {
-    sink(path, NULL, CUDALOAD_E_MALFORMED, "it is not a regular file", opaque);
+    sink(path, NULL, CUDALOAD_E_MALFORMED, CL_WORDS_IT_IS_NOT_A_REGULAR,
+         opaque);
     return;
   }
   if (!allow_writable) {
@@ -159,13 +155,11 @@ static void follow_record(const char *path, int allow_writable,
                     : NULL;
     free(folder);
     if (why || out_of_memory || !folder) {
-      char *detail = why ? cl_strdup_printf("%s (whoever can change it "
-                                            "chooses folders this "
-                                            "environment loads from)",
-                                            why)
-                         : NULL;
+      char *detail =
+          why ? cl_strdup_printf(CL_WORDS_WHOEVER_CAN_CHANGE_IT_CHOOSES, why)
+              : NULL;
       sink(path, NULL, why ? CUDALOAD_E_INSECURE : CUDALOAD_E_NO_MEMORY,
-           detail ? detail : (why ? why : "out of memory"), opaque);
+           detail ? detail : (why ? why : CL_WORDS_OUT_OF_MEMORY), opaque);
       free(detail);
       free(why);
       return;
@@ -177,15 +171,15 @@ static void follow_record(const char *path, int allow_writable,
                                    &len);
   if (rc) {
     sink(path, NULL, rc == CUDALOAD_E_NO_MEMORY ? rc : CUDALOAD_E_IO,
-         rc == CUDALOAD_E_NO_MEMORY ? "out of memory" : "it cannot be read",
+         rc == CUDALOAD_E_NO_MEMORY ? CL_WORDS_OUT_OF_MEMORY
+                                    : CL_WORDS_IT_CANNOT_BE_READ,
          opaque);
     return;
   }
   size_t bad_line = 0;
   const char *why = NULL;
   if (len > CL_RECORDED_ROOTS_MAX_BYTES) {
-    sink(path, NULL, CUDALOAD_E_MALFORMED,
-         "it is longer than 65536 bytes, more than a record of folders is",
+    sink(path, NULL, CUDALOAD_E_MALFORMED, CL_WORDS_IT_IS_LONGER_THAN_65536,
          opaque);
   } else if (cl_recorded_roots_parse(text, len, NULL, NULL, &bad_line, &why)) {
     char *detail = cl_strdup_printf("line %zu: %s", bad_line, why);

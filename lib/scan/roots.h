@@ -13,6 +13,7 @@
 #define CUDALOAD_ROOTS_H
 
 #include "scan/catalog.h"
+#include "common/reason_words.h"
 
 /* The origin given to the ld.so.cache pseudo-root, whose "path" is the cache
  * file: the scan reads the cache's entries instead of listing a folder. */
@@ -23,13 +24,13 @@
  * python3 found on PATH. */
 #define CL_ORIGIN_INTERPRETER "interpreter"
 #define CL_ORIGIN_PYTHON_ON_PATH "python3 on PATH"
-#define CL_ORIGIN_NEARBY "near the current folder"
+/* CL_ORIGIN_NEARBY (the folders near the current one) and
+ * CL_ORIGIN_PROGRAM (a folder the loader searches for a program's own
+ * needs: its RUNPATH, $ORIGIN, LD_LIBRARY_PATH; the system tier, searched
+ * last) are words, common/reason_words.h's. */
 /* A folder an environment's cudaload.roots names (scan/recorded_roots.h):
  * the environment's own, so of its tier. */
 #define CL_ORIGIN_RECORDED "cudaload.roots"
-/* A folder the loader searches for a program's own needs (its RUNPATH,
- * $ORIGIN, LD_LIBRARY_PATH): the system tier, searched last. */
-#define CL_ORIGIN_PROGRAM "the program's own search"
 
 /* An earlier tier wins over a later one whatever the versions: the
  * environment the user activated is what they mean. */

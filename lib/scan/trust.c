@@ -3,6 +3,7 @@
 #include "scan/trust.h"
 #include "common/error.h"
 #include "common/strutil.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,8 @@ static const char *ask_directly(void *opaque, const char *folder,
   if (!cl_os_writable_by_others(folder, use, &a->last_why))
     return NULL;
   if (!a->last_why)
-    a->last_why = cl_strdup("writable by other users");
-  return a->last_why ? a->last_why : "writable by other users";
+    a->last_why = cl_strdup(CL_WORDS_WRITABLE_BY_OTHER_USERS);
+  return a->last_why ? a->last_why : CL_WORDS_WRITABLE_BY_OTHER_USERS;
 }
 
 /* The real path of path, or NULL when it does not resolve: an answer here
@@ -132,18 +133,18 @@ static char *refusal_judged(const char *path, const char *real, int is_folder,
                                                       : CL_TRUST_LIBRARY_FILE,
                                             &why)) {
     detail = cl_strdup_printf("%s%s %s", shown, linked ? ", which is" : " is",
-                              why ? why : "writable by other users");
+                              why ? why : CL_WORDS_WRITABLE_BY_OTHER_USERS);
   } else if (!is_folder && !(folder_checked && strcmp(folder, stop) == 0) &&
              cl_os_writable_by_others(folder, CL_TRUST_LIBRARY_FOLDER, &why)) {
     detail = cl_strdup_printf("%s%s %s, which is %s", shown,
                               linked ? ", in" : " is in", folder,
-                              why ? why : "writable by other users");
+                              why ? why : CL_WORDS_WRITABLE_BY_OTHER_USERS);
   } else if ((through = cl_trust_unsafe_on_the_way(
                   folder, stop, ask_directly, &asks, &on_the_way)) != NULL) {
-    detail =
-        cl_strdup_printf("%s%s %s, which is %s", shown,
-                         linked ? ", reached through" : " is reached through",
-                         through, on_the_way);
+    detail = cl_strdup_printf("%s%s %s, which is %s", shown,
+                              linked ? ", reached through"
+                                     : CL_WORDS_IS_REACHED_THROUGH,
+                              through, on_the_way);
   } else {
     refused = 0;
   }

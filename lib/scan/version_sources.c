@@ -25,6 +25,7 @@
 #include "scan/distinfo.h"
 #include "scan/toolkit_headers.h"
 #include "scan/trust.h"
+#include "common/reason_words.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -514,9 +515,7 @@ static int distrusted(cl_found_version *v, char *refusal, int lost) {
     free(refusal);
   else
     v->distrust =
-        refusal ? refusal
-                : cl_strdup("a version source could not be checked (out of "
-                            "memory), so it was passed over");
+        refusal ? refusal : cl_strdup(CL_WORDS_A_VERSION_SOURCE_COULD_NOT);
   return 1;
 }
 
