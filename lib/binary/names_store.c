@@ -221,7 +221,10 @@ static int read_ref_part(const char **p, const char *end, char **out) {
   while (*p < end && ref_char(**p))
     ++*p;
   size_t len = (size_t)(*p - start);
-  if (!good_ref_part(start, len) || !(*out = cl_strndup(start, len)))
+  /* Every character was checked on the way (good_ref_part's test): its
+   * length is all that is left to check. */
+  if (len == 0 || len > CL_NAMES_STORE_MAX_REF_NAME ||
+      !(*out = cl_strndup(start, len)))
     return -1;
   return 0;
 }

@@ -31,6 +31,7 @@
 #include "scan/inventory.h"
 #include "common/reason_words.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,21 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
   const cl_library *best = NULL;
   int best_rank = -1;
   consumer_symbols needs = {ctx, opener, 0, NULL};
+  /* The opener's symbols only tell candidates apart: one candidate (a
+   * toolkit's one cuBLAS) is taken as it is, without asking it for each
+   * symbol the opener takes from it. */
+  size_t candidates = 0, only = SIZE_MAX;
+  for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
+    const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
+    if (lib->entry != main_entry || lib->major != dep_major ||
+        cl_plan_foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i]) ||
+        cl_plan_missing_companion(companions, lib, rc))
+      continue;
+    candidates++;
+    only = i;
+  }
+  if (*rc || candidates < 2)
+    return *rc || !candidates ? NULL : &cl_inventory_of(ctx)->libraries[only];
   for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
     const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
     if (lib->entry != main_entry || lib->major != dep_major ||

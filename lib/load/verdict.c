@@ -173,34 +173,33 @@ static void stopped_finding(cudaload_explain *e, const cl_load_tree *t,
   cl_verdict_add(e, CL_FINDING_STOPPED, 0, &p, opener, NULL, NULL, NULL);
 }
 
-/* Which objects of t need a CUDA library (a DT_NEEDED name or import the
- * catalog knows): each is a consumer whose references to that library must
+/* What each object of t is: CL_CATALOGUED, a library the catalog knows;
+ * CL_NEEDS_CUDA, it needs one (a DT_NEEDED name or import the catalog
+ * knows): each such is a consumer whose references to that library must
  * bind, wherever in the tree it sits. torch's _C.so reaches
  * libtorch_cuda.so through libtorch_python.so, and it is libtorch_cuda.so
  * that takes ncclCommRegister from libnccl.so.2: an older NCCL put first
  * (LD_PRELOAD) lacks it, and only its bindings show that. calloc'ed flags,
- * one per object (NULL when memory ran out: none marked). */
+ * one per object, each object matched against the catalog once (NULL when
+ * memory ran out). */
+enum { CL_CATALOGUED = 1, CL_NEEDS_CUDA = 2 };
 static unsigned char *cuda_consumers(const cl_load_tree *t, cl_naming naming) {
-  unsigned char *is_cuda = calloc(t->object_count + 1, 1);
-  unsigned char *needs = calloc(t->object_count + 1, 1);
-  if (!is_cuda || !needs) {
-    free(is_cuda);
-    free(needs);
+  unsigned char *what = calloc(t->object_count + 1, 1);
+  if (!what)
     return NULL;
-  }
   for (size_t k = 0; k < t->object_count; ++k) {
     cl_name_match m;
-    is_cuda[k] = (unsigned char)cl_verdict_catalog_of(
-        t->objects[k].path, t->objects[k].info.soname, naming, &m);
+    if (cl_verdict_catalog_of(t->objects[k].path, t->objects[k].info.soname,
+                              naming, &m))
+      what[k] = CL_CATALOGUED;
   }
   for (size_t i = 0; i < t->edge_count; ++i) {
     const cl_load_edge *edge = &t->edges[i];
     if (!edge->lazy && edge->from < t->object_count &&
-        edge->to < t->object_count && is_cuda[edge->to])
-      needs[edge->from] = 1;
+        edge->to < t->object_count && (what[edge->to] & CL_CATALOGUED))
+      what[edge->from] |= CL_NEEDS_CUDA;
   }
-  free(is_cuda);
-  return needs;
+  return what;
 }
 
 /* The objects of a resolved tree into e: the file itself, every CUDA
@@ -216,12 +215,10 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
     e->failed = 1;
   for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
     const cl_load_object *lo = &t->objects[k];
-    cl_name_match match;
-    int is_cuda =
-        cl_verdict_catalog_of(lo->path, lo->info.soname, naming, &match) ||
-        cl_verdict_consumer_package(lo->path, naming) != NULL;
+    int is_cuda = (consumers[k] & CL_CATALOGUED) ||
+                  cl_verdict_consumer_package(lo->path, naming) != NULL;
     int asked = k == 0 && (how & CL_VERDICT_CONSUMER);
-    if (k != 0 && !is_cuda && !consumers[k])
+    if (k != 0 && !is_cuda && !(consumers[k] & CL_NEEDS_CUDA))
       continue; /* system libraries: shown as needs, not expanded */
     if (k == 0 && !is_cuda && !asked)
       continue;
