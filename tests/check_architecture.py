@@ -777,8 +777,9 @@ def check_layers(objects, nm, problems):
 NOTE_CALL = re.compile(r"\b(cl_fix_add_note|cl_fix_note)\s*\(")
 
 
-def call_arguments(code, start):
-    """The top-level arguments of the call whose '(' is at start."""
+def call_span(code, start):
+    """The top-level arguments of the call whose '(' is at start, and the
+    index of the ')' that closes it (len(code) when none does)."""
     args, depth, begin, i = [], 0, start + 1, start
     quoted = None
     while i < len(code):
@@ -796,12 +797,17 @@ def call_arguments(code, start):
             depth -= 1
             if depth == 0:
                 args.append(code[begin:i].strip())
-                return args
+                return args, i
         elif c == "," and depth == 1:
             args.append(code[begin:i].strip())
             begin = i + 1
         i += 1
-    return args
+    return args, len(code)
+
+
+def call_arguments(code, start):
+    """The top-level arguments of the call whose '(' is at start."""
+    return call_span(code, start)[0]
 
 
 def check_fix_words(lib, problems):
@@ -840,24 +846,7 @@ CONVERSION = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]")
 
 def call_end(code, start):
     """The index of the ')' closing the call whose '(' is at start."""
-    depth, quoted, i = 0, None, start
-    while i < len(code):
-        c = code[i]
-        if quoted:
-            if c == "\\":
-                i += 1
-            elif c == quoted:
-                quoted = None
-        elif c in "\"'":
-            quoted = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return len(code)
+    return call_span(code, start)[1]
 
 
 def literal_text(group):

@@ -130,6 +130,18 @@ static int covers(consumer_symbols *c, const char *candidate) {
   return all;
 }
 
+/* Whether lib is a candidate for the opener's dependency: of main_entry and
+ * dep_major, built for the plan's machine, its required companions beside
+ * it. */
+static int dependency_candidate(cudaload_ctx *ctx,
+                                const cl_companion_index *companions,
+                                const cl_catalog_entry *main_entry,
+                                int dep_major, cl_library *lib, int *rc) {
+  return lib->entry == main_entry && lib->major == dep_major &&
+         !cl_plan_foreign_machine(ctx, lib) &&
+         !cl_plan_missing_companion(companions, lib, rc);
+}
+
 /* The library of main_entry built for a CUDA major that the opener would
  * best get: the one in its own folder, then one under the chosen file's
  * root (one install, one build), then the plan's precedence (cl_plan_better()).
@@ -148,10 +160,8 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
    * symbol the opener takes from it. */
   size_t candidates = 0, only = SIZE_MAX;
   for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
-    const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
-    if (lib->entry != main_entry || lib->major != dep_major ||
-        cl_plan_foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i]) ||
-        cl_plan_missing_companion(companions, lib, rc))
+    if (!dependency_candidate(ctx, companions, main_entry, dep_major,
+                              &cl_inventory_of(ctx)->libraries[i], rc))
       continue;
     candidates++;
     only = i;
@@ -160,9 +170,8 @@ static const cl_library *find_dependency(cudaload_ctx *ctx,
     return *rc || !candidates ? NULL : &cl_inventory_of(ctx)->libraries[only];
   for (size_t i = 0; i < cl_inventory_of(ctx)->library_count && !*rc; ++i) {
     const cl_library *lib = &cl_inventory_of(ctx)->libraries[i];
-    if (lib->entry != main_entry || lib->major != dep_major ||
-        cl_plan_foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i]) ||
-        cl_plan_missing_companion(companions, lib, rc))
+    if (!dependency_candidate(ctx, companions, main_entry, dep_major,
+                              &cl_inventory_of(ctx)->libraries[i], rc))
       continue;
     /* A file that lacks a symbol the opener takes from it fails its load
      * ("undefined symbol"): any that has them all comes first. */
