@@ -77,12 +77,14 @@
     writable; -Wcast-qual (lib/CMakeLists.txt) catches every other cast
     that drops a const.
 14. A sentence's words are the words files': in the stages that say things
-    to people (lib/load, lib/loader, lib/scan, lib/report), no string
-    literal (adjacent literals read as one) has three words or more, and no
-    fact's value (cl_problem_fact, cl_problem_factf, cl_verdict_fact) has
-    words with a space between them: they name a CL_WORDS_* (or another
-    macro) of common/reason_words.h, so rewording a reason is an edit of
-    that one file. Not counted: a last error's words (the arguments of
+    to people (lib/load, lib/loader, lib/scan, lib/report, lib/probe: the
+    probe's stages and verdict, lib/fix: why cudaload fix runs no step), no
+    string literal (adjacent literals read as one) has three words or more,
+    and no fact's value (cl_problem_fact, cl_problem_factf,
+    cl_verdict_fact) has words with a space between them: they name a
+    CL_WORDS_* of common/reason_words.h (or a CL_NOTE_* of
+    problem/fix_words.h, the probe summary's fix), so rewording a reason is
+    an edit of that one file. Not counted: a last error's words (the arguments of
     cl_fail, cl_fail_os, cl_fail_os_no, cl_fail_naming: said where the
     failure is found, docs/error-messages.md), and the files of
     WORDS_ALLOWED, each with its reason (renderers' format words, the
@@ -172,7 +174,7 @@ MAX_LINES = 1500
 KNOWN_LONG = {}
 # 14. Files of the saying stages whose sentences are not reasons to move to
 # common/reason_words.h, each with why.
-SENTENCE_STAGES = ("load/", "loader/", "scan/", "report/")
+SENTENCE_STAGES = ("load/", "loader/", "scan/", "report/", "probe/", "fix/")
 WORDS_ALLOWED = {
     # Renderers: the format words of one way to show a result (headings,
     # labels, "none"), not what a problem or a reason says.
@@ -182,6 +184,10 @@ WORDS_ALLOWED = {
     "report/report_plan.c": "renderer: the plan, file by file",
     "report/report_probe_text.c": "renderer: the probe's text",
     "report/report_watchdog.c": "renderer: the display watchdog settings",
+    # fix_run.c renders the fix report (cudaload_fix_report: its first line
+    # and labels); its other functions say only a last error's words. Why
+    # a step is not run is fix_check.c's, and so counted.
+    "fix/fix_run.c": "renderer: the fix report",
     # Words read, not said: the messages of the loaders and frameworks that
     # cudaload recognizes in a pasted error.
     "load/error_forms.c": "the foreign messages it recognizes",

@@ -5,8 +5,9 @@ package, and finds none in bindings/python/cudaload; it fails a file of
 lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG; and it fails
 a fix note with words of its own outside lib/problem/ (rule 12), not one
 that names a CL_NOTE_* or formats only what it is given; and it fails a
-sentence of its own in a saying stage (rule 14), not a name, a last
-error's words (cl_fail) or a CL_WORDS_*.
+sentence of its own in a saying stage (rule 14: the scan's, and the
+probe's and the fix layer's), not a name, a last error's words (cl_fail)
+or a CL_WORDS_*.
 
 Each circle case writes a small package into a temporary folder and runs
 the check on this repository with --python-package pointing at it: the C
@@ -150,27 +151,45 @@ SENTENCES = {
 }
 
 
-def sentence_failures(repo):
-    """Rule 14 on a copy of lib/: each statement of SENTENCES in a file of
-    its own under lib/scan/, the check's answer held against what it
-    should be."""
+# Rule 14 in the probe and the fix layer: a stage's message, the verdict's
+# summary and a refusal say words files' words; a last error's words and
+# two-word values ("not required") are not sentences.
+STAGE_SENTENCES = {
+    "probe": {
+        "stage_skip(&run, s, \"the driver did not answer in time\");": True,
+        "char *s = cl_strdup_printf(\"fall back to CPU, because %s\", why);": True,
+        "stage_skip(&run, s, CL_WORDS_AN_EARLIER_STAGE_FAILED);": False,
+        "stage_skip(&run, s, \"not required\");": False,
+        "int rc = cl_fail(1, \"%s: not an absolute path\", path);": False,
+    },
+    "fix": {
+        "return refuse(c, 1, \"%s is a pip option it does not pass\", w);": True,
+        "return refuse(c, 1, CL_WORDS_FIX_PIP_OPTION_NOT_PASSED, w);": False,
+    },
+}
+
+
+def sentence_failures(repo, stage="scan", sentences=None):
+    """Rule 14 on a copy of lib/: each statement of `sentences` (SENTENCES)
+    in a file of its own under lib/<stage>/, the check's answer held
+    against what it should be."""
     failures = []
-    for statement, said in SENTENCES.items():
+    where = "lib/%s/a_reason.c" % stage
+    for statement, said in (sentences or SENTENCES).items():
         with tempfile.TemporaryDirectory() as tmp:
             shutil.copytree(os.path.join(repo, "lib"), os.path.join(tmp, "lib"))
             shutil.copytree(os.path.join(repo, "tools"), os.path.join(tmp, "tools"))
-            with open(os.path.join(tmp, "lib", "scan", "a_reason.c"), "w",
-                      encoding="utf-8") as f:
+            with open(os.path.join(tmp, where), "w", encoding="utf-8") as f:
                 f.write("static void f(void) {\n  %s\n}\n" % statement)
             result = run_check(tmp, os.path.join(repo, "bindings", "python", "cudaload"))
         found = [line for line in result.stdout.splitlines()
-                 if "lib/scan/a_reason.c:2:" in line and "a sentence of its own" in line]
+                 if where + ":2:" in line and "a sentence of its own" in line]
         if said and (result.returncode != 1 or len(found) != 1):
-            failures.append(f"a sentence of its own ({statement!r}) not failed "
-                            f"(exit {result.returncode}):\n{result.stdout}")
+            failures.append(f"a sentence of its own in {where} ({statement!r}) not "
+                            f"failed (exit {result.returncode}):\n{result.stdout}")
         if not said and (result.returncode != 0 or found):
-            failures.append(f"no sentence of its own ({statement!r}) failed "
-                            f"(exit {result.returncode}):\n{result.stdout}")
+            failures.append(f"no sentence of its own in {where} ({statement!r}) "
+                            f"failed (exit {result.returncode}):\n{result.stdout}")
     return failures
 
 
@@ -205,6 +224,8 @@ def main():
     failures += length_failures(repo)
     failures += note_failures(repo)
     failures += sentence_failures(repo)
+    for stage, sentences in STAGE_SENTENCES.items():
+        failures += sentence_failures(repo, stage, sentences)
     for failure in failures:
         print("test_check_architecture: FAIL: " + failure)
     if failures:
@@ -214,7 +235,9 @@ def main():
           f"{MAX_LINES} lines fails, a known one is a note; a fix note with words "
           f"of its own outside lib/problem/ fails ({len(NOTES)} calls judged); a "
           f"sentence of its own in a saying stage fails ({len(SENTENCES)} "
-          "statements judged)")
+          "statements judged in lib/scan/, "
+          f"{sum(len(s) for s in STAGE_SENTENCES.values())} in lib/probe/ "
+          "and lib/fix/)")
     return 0
 
 

@@ -11,8 +11,8 @@
  * compiler still checks every site's arguments against its words. It is in
  * common/ and includes nothing, so the scan and the loader model, stages
  * before problem/, name them too. tests/check_architecture.py (rule 14)
- * fails a sentence of its own in lib/load, lib/loader, lib/scan or
- * lib/report outside the files it allows.
+ * fails a sentence of its own in lib/load, lib/loader, lib/scan,
+ * lib/report, lib/probe or lib/fix outside the files it allows.
  *
  * The words are grouped by the file that says them.
  */
@@ -465,5 +465,235 @@
 /* A root a cudaload.roots record names, unusable: its status, the
  * record. */
 #define CL_WORDS_NAMED_IN_THE_RECORD "%s (named in %s)"
+
+/* --- probe/probe_stages.c: what each stage found --- */
+/* A stage's message when its own words could not be made. */
+#define CL_WORDS_STAGE_OUT_OF_MEMORY "(out of memory)"
+/* The driver stage: the library chosen (%s), refused or not found. */
+#define CL_WORDS_IS_THE_LINK_TIME_STUB                                         \
+  "%s is the CUDA toolkit's link-time stub (a stubs folder), not a driver: "   \
+  "refused"
+#define CL_WORDS_DRIVER_NOT_AN_ABSOLUTE_PATH                                   \
+  "%s: not an absolute path (CUDALOAD_DRIVER must name the driver library by " \
+  "absolute path)"
+#define CL_WORDS_LACKS_WHAT_EVERY_DRIVER_EXPORTS                               \
+  "%s lacks %s, which every CUDA driver since 11.0 exports"
+/* No device seen, and CUDA_VISIBLE_DEVICES set (its value). */
+#define CL_WORDS_CUDA_VISIBLE_DEVICES_IS_SET                                   \
+  "; CUDA_VISIBLE_DEVICES=\"%.200s\" is set, and the driver shows this "       \
+  "process only the devices it lists"
+/* The init stage: cuInit's error, the driver's CUDA and its number. */
+#define CL_WORDS_CUINIT_RETURNED_DRIVER_SUPPORTS                               \
+  "cuInit(0) returned %s (the driver supports CUDA %s, cuDriverGetVersion %d)"
+#define CL_WORDS_CUINIT_SUCCEEDED_INVALID_VERSION                              \
+  "cuInit(0) succeeded, but the driver reported an invalid CUDA version "      \
+  "(cuDriverGetVersion %d; %d to %d expected)"
+#define CL_WORDS_CUINIT_SUCCEEDED                                              \
+  "cuInit(0) succeeded; the driver supports CUDA %s (cuDriverGetVersion %d)"
+/* The devices stage: what the driver answered out of range. */
+#define CL_WORDS_INVALID_DEVICE_COUNT                                          \
+  "the driver reported an invalid device count (cuDeviceGetCount %d; 0 to %d " \
+  "expected)"
+#define CL_WORDS_CUDEVICEGETCOUNT_FOUND_NO_DEVICE                              \
+  "cuDeviceGetCount found no CUDA device"
+#define CL_WORDS_INVALID_COMPUTE_CAPABILITY                                    \
+  "the driver reported an invalid compute capability (%d.%d) for device %d"
+#define CL_WORDS_INVALID_TOTAL_MEMORY                                          \
+  "the driver reported an invalid total memory (%llu bytes) for device %d"
+/* The context stage: why device 0's mode may refuse a context, after
+ * the failure. */
+#define CL_WORDS_COMPUTE_MODE_PROHIBITED                                       \
+  " (device 0 is in compute mode \"prohibited\": no process may create a "     \
+  "context on it)"
+#define CL_WORDS_COMPUTE_MODE_EXCLUSIVE_PROCESS                                \
+  " (device 0 is in compute mode \"exclusive_process\": while another "        \
+  "process uses it, no other may)"
+#define CL_WORDS_COMPUTE_MODE_EXCLUSIVE_THREAD                                 \
+  " (device 0 is in compute mode \"exclusive_thread\": while another thread "  \
+  "uses it, no other may)"
+#define CL_WORDS_ROUND_TRIP_CAME_BACK_DIFFERENT                                \
+  "the %u bytes copied to device 0 and back came back different"
+#define CL_WORDS_MIB_OF_MIB_FREE "; %lld MiB of %llu MiB free"
+#define CL_WORDS_PRIMARY_CONTEXT_ROUND_TRIP_INTACT                             \
+  "primary context of device 0; %u KiB allocated, copied there and back "      \
+  "intact%s"
+/* A requirement's library (the requirement, its family, the plan's fix). */
+#define CL_WORDS_NO_USABLE_LIBRARY_FIX "%s: no usable %s library; fix: %s"
+#define CL_WORDS_NO_USABLE_LIBRARY_WAS_FOUND                                   \
+  "%s: no usable %s library was found"
+#define CL_WORDS_PLANNED_FILE_COULD_NOT_BE_LOADED                              \
+  "%s: %s could not be loaded (%s)"
+#define CL_WORDS_SEE_CUDALOAD_DOCTOR "see cudaload doctor"
+#define CL_WORDS_NO_REASON_GIVEN "no reason given"
+#define CL_WORDS_LACKS_A_DAMAGED_OR_MISMATCHED_LIBRARY                         \
+  "%s lacks %s (a damaged or mismatched library)"
+/* The runtime stage: its version held against the driver's. */
+#define CL_WORDS_RUNTIME_NOT_CHECKED_AGAINST_DRIVER                            \
+  "the CUDA runtime %s (cudaRuntimeGetVersion %d) was not checked against "    \
+  "the driver: the driver's CUDA version is unknown (it reported an invalid "  \
+  "one)"
+#define CL_WORDS_DRIVER_TOO_OLD_FOR_THE_RUNTIME                                \
+  "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion %d) needs a "    \
+  "driver for CUDA %d, but the driver supports CUDA %s (cuDriverGetVersion "   \
+  "%d)"
+#define CL_WORDS_RUNTIME_NEWER_MINOR_THAN_DRIVER                               \
+  "the CUDA runtime %s (%d) is newer than the driver's CUDA %s (%d): it runs " \
+  "by minor-version compatibility, but kernels needing a newer PTX JIT will "  \
+  "fail; update the driver to remove the doubt"
+#define CL_WORDS_RUNTIME_ON_A_DRIVER_FOR_CUDA                                  \
+  "CUDA runtime %s (cudaRuntimeGetVersion %d) on a driver for CUDA %s"
+#define CL_WORDS_CUDARUNTIMEGETVERSION_RETURNED_ERROR                          \
+  "cudaRuntimeGetVersion returned error %d (%s)"
+#define CL_WORDS_RUNTIME_REPORTED_AN_INVALID_VERSION                           \
+  "the CUDA runtime reported an invalid version (cudaRuntimeGetVersion %d; "   \
+  "%d to %d expected) (%s): it was not checked against the driver"
+/* The cuBLAS stage. */
+#define CL_WORDS_AN_UNKNOWN_CUBLAS_STATUS "an unknown cublasStatus_t"
+#define CL_WORDS_SGEMM_GAVE_WHAT_THE_CPU_DOES_NOT                              \
+  "a %dx%dx%d SGEMM gave %g at row %d, column %d where the CPU computes %g "   \
+  "(%s)"
+#define CL_WORDS_CUBLAS_SGEMM_MATCHES_THE_CPU                                  \
+  "cuBLAS %d: handle created; a %dx%dx%d SGEMM matches the CPU (%s)"
+/* The cuDNN stage. */
+#define CL_WORDS_CUDNN_ANSWERED_AN_INVALID_VERSION                             \
+  "%s answered cudnnGetVersion() = %zu, an invalid version (1000 to 9999999 "  \
+  "expected)"
+#define CL_WORDS_CUDNN_ANSWERED_ANOTHER_MAJOR                                  \
+  "%s answered cudnnGetVersion() = %zu (cuDNN %s), not cuDNN %d"
+#define CL_WORDS_CUDNNCREATE_RETURNED                                          \
+  "cuDNN %s: cudnnCreate returned %d (%.160s) (%s)"
+#define CL_WORDS_NO_ERROR_TEXT "no error text"
+#define CL_WORDS_CUDNNDESTROY_RETURNED "cuDNN %s: cudnnDestroy returned %d (%s)"
+#define CL_WORDS_CUDNN_HANDLE_CREATED_AND_DESTROYED                            \
+  "cuDNN %s (cudnnGetVersion %zu): handle created and destroyed"
+/* A stage not run. */
+#define CL_WORDS_AN_EARLIER_STAGE_FAILED "an earlier stage failed"
+
+/* --- probe/probe_result.c: the probe's summary --- */
+/* What went wrong, by the probe's reason (CUDALOAD_REASON_*), after
+ * "fall back to CPU, because". */
+#define CL_WORDS_PROBE_NO_DRIVER "no NVIDIA driver was found"
+#define CL_WORDS_PROBE_DRIVER_BROKEN "the NVIDIA driver library is incomplete"
+#define CL_WORDS_PROBE_INIT_FAILED "the CUDA driver failed to initialise"
+#define CL_WORDS_PROBE_NO_DEVICE "no CUDA device is visible"
+#define CL_WORDS_PROBE_DRIVER_TOO_OLD "the NVIDIA driver is too old"
+#define CL_WORDS_PROBE_DEVICE_FAILED "the GPU could not be used"
+#define CL_WORDS_PROBE_MISSING_LIBRARY "a required CUDA library is missing"
+#define CL_WORDS_PROBE_LIBRARY_FAILED "a CUDA library failed to start"
+#define CL_WORDS_PROBE_WRONG_RESULT "the GPU computed a wrong result"
+#define CL_WORDS_PROBE_TIMEOUT "the probe timed out"
+#define CL_WORDS_PROBE_CRASHED "the probe process crashed"
+/* The probe's summary: its devices, its driver's CUDA and the verdict. */
+#define CL_WORDS_NO_DEVICE_LISTED "no device listed"
+#define CL_WORDS_AN_UNKNOWN_CUDA_VERSION "an unknown CUDA version"
+/* The device (or the words above), the driver's CUDA, a warning. */
+#define CL_WORDS_GPU_USABLE "GPU usable: %s, driver for %s%s%s"
+/* Why (CL_WORDS_PROBE_*), the first failed stage's message, and the fix
+ * (CL_NOTE_PROBE_SUMMARY_*, the driver's name after the no-driver one). */
+#define CL_WORDS_FALL_BACK_TO_CPU_BECAUSE                                      \
+  "fall back to CPU, because %s (%s)%s%s%s"
+#define CL_WORDS_FALL_BACK_TO_CPU_BECAUSE_OF_REASON                            \
+  "fall back to CPU, because of reason %d (%s)"
+/* The stages after the one a probe process ended in. */
+#define CL_WORDS_NOT_RUN_THE_PROBE_DID_NOT_GET_THIS_FAR                        \
+  "not run: the probe process did not get this far"
+
+/* --- probe/cublas_causes.c: why cuBLAS could not set itself up --- */
+/* Each cause (after "; " when not the first) or fact (after ", "). */
+#define CL_WORDS_CUBLASLT_OF_ANOTHER_RELEASE                                   \
+  "%scuBLAS is %s but the cuBLASLt it loads is %s (%s): cuBLAS works only "    \
+  "with the cuBLASLt of its own release"
+#define CL_WORDS_CUBLAS_AND_CUBLASLT_BOTH "%scuBLAS and cuBLASLt both %s"
+#define CL_WORDS_TOO_LITTLE_FREE_FOR_CUBLAS                                    \
+  "%sonly %lld MiB of device 0's %llu MiB are free, too little for cuBLAS's "  \
+  "workspace: another process holds the rest"
+#define CL_WORDS_RUNTIME_NEWER_THAN_THE_DRIVER                                 \
+  "%sthe CUDA runtime (%d.%d) is newer than the driver (%d.%d)"
+#define CL_WORDS_RUNTIME_NO_NEWER_THAN_THE_DRIVER                              \
+  "%sthe runtime no newer than the driver"
+#define CL_WORDS_WDDM_WITH_THE_DISPLAY_WATCHDOG_ON                             \
+  "%sdevice 0 runs under WDDM with the display watchdog on: when a kernel "    \
+  "runs longer than the TDR delay, Windows resets the driver and cuBLAS's "    \
+  "context is lost with it"
+/* The message: the causes, or the facts when no cause applies. */
+#define CL_WORDS_CUBLAS_COULD_NOT_SET_UP_BECAUSE                               \
+  "cuBLAS could not set itself up, because %s"
+#define CL_WORDS_CUBLAS_COULD_NOT_SET_UP_NO_CAUSE                              \
+  "cuBLAS could not set itself up, and none of the causes the probe can see "  \
+  "applies (%s): an earlier CUDA error in this process "                       \
+  "(CUDA_LAUNCH_BLOCKING=1 names it) or a damaged cuBLAS install"
+
+/* --- probe/probe_child_end.c: a probe process that did not finish --- */
+/* How a probe process ended before its report was whole. */
+#define CL_WORDS_PROBE_PROCESS_FLOODED_ITS_REPORT                              \
+  "the probe process wrote more than %d bytes (a driver writing into the "     \
+  "probe's report channel?); it was killed"
+#define CL_WORDS_PROBE_DID_NOT_FINISH_WITHIN                                   \
+  "the probe did not finish within %g s (a hung driver?); its process was "    \
+  "killed"
+/* The seam's words of how it ended ("died from signal 11 (...)"), or
+ * those below. */
+#define CL_WORDS_THE_PROBE_PROCESS "the probe process %s"
+#define CL_WORDS_ENDED_BEFORE_IT_FINISHED "ended before it finished"
+
+/* --- fix/fix_check.c: why cudaload fix does not run a step --- */
+/* Why a step of its action is never run. */
+#define CL_WORDS_FIX_ONE_INSTALL_OF_SEVERAL                                    \
+  "one install of several, one per CUDA major: cudaload fix runs none of "     \
+  "them; say which CUDA major the program is built for (--require cuda=12) "   \
+  "or name the program (--for PROGRAM), and run it again"
+#define CL_WORDS_FIX_SETS_A_VARIABLE_IN_YOUR_SHELL                             \
+  "it sets a variable in your shell, which cudaload fix cannot do for you"
+#define CL_WORDS_FIX_IS_HOW_TO_RUN_YOUR_PROGRAM                                \
+  "it is how to run your program, not an install"
+#define CL_WORDS_FIX_NOT_AN_INSTALL_OF_WHEELS                                  \
+  "not an install of NVIDIA's wheels, the only commands cudaload fix runs"
+#define CL_WORDS_FIX_WORDS_FOR_YOU "words for you: nothing to run"
+#define CL_WORDS_FIX_STEP_UNKNOWN "a step cudaload fix does not know"
+/* Why a requirement word is refused. */
+#define CL_WORDS_NOT_A_PACKAGE_REQUIREMENT "'%s' is not a package requirement"
+#define CL_WORDS_NOT_A_WHEEL_THE_CATALOG_KNOWS                                 \
+  "%.*s is not one of NVIDIA's wheels the catalog knows, the only packages "   \
+  "cudaload fix installs"
+#define CL_WORDS_HAS_NO_WINDOWS_WHEEL "%s has no Windows wheel"
+#define CL_WORDS_NOT_A_PEP_440_SPECIFIER                                       \
+  "'%s' is not a PEP 440 version specifier for %s (extras, markers and URLs "  \
+  "are not passed either)"
+/* Why a folder or file the command writes to is refused: its owner
+ * and this user, or what others may do there and the fix. */
+#define CL_WORDS_FIX_OWNED_BY_ANOTHER_USER                                     \
+  "%s is owned by %s, and cudaload runs as %s: it writes only into an "        \
+  "environment its user owns (a file it left there would be one the owner "    \
+  "cannot update or remove); run it as the environment's owner"
+#define CL_WORDS_FIX_REFUSED_AS_A_ROOT                                         \
+  "%s is %s: cudaload refuses to load from there, so it installs nothing "     \
+  "there; make it private first (%s)"
+#define CL_WORDS_WRITABLE_ONLY_BY_ITS_OWNER "writable only by its owner"
+/* Why an install step's words are refused. */
+#define CL_WORDS_FIX_SETS_VARIABLES_FOR_THE_COMMAND                            \
+  "it sets variables for the command, which cudaload fix does not"
+#define CL_WORDS_FIX_NAMES_NO_INTERPRETER                                      \
+  "it names no environment's interpreter (%s): cudaload fix runs only the "    \
+  "pip of an environment it found, by its path"
+#define CL_WORDS_FIX_TARGET_NEEDS_ONE_FOLDER                                   \
+  "--target needs one absolute folder, once"
+#define CL_WORDS_FIX_PIP_OPTION_NOT_PASSED                                     \
+  "%s is a pip option cudaload fix does not pass"
+#define CL_WORDS_FIX_INSTALLS_NO_PACKAGE "it installs no package"
+/* Why where the command writes is refused. */
+#define CL_WORDS_IS_NOT_THERE "%s is not there"
+#define CL_WORDS_FIX_NOT_AN_EXE "%s is not a program cudaload runs (a .exe)"
+#define CL_WORDS_FIX_SYSTEM_INTERPRETER                                        \
+  "%s is a system interpreter (%s is no venv or conda environment): cudaload " \
+  "fix never installs into the system's Python; make an environment (python3 " \
+  "-m venv ENV), or run the command yourself if you mean it"
+#define CL_WORDS_FIX_IN_NO_ENVIRONMENT                                         \
+  "%s is in no venv or conda environment: cudaload fix never installs into "   \
+  "the system's Python"
+#define CL_WORDS_FIX_TARGET_OUTSIDE_THE_ENVIRONMENT                            \
+  "its --target folder %s is outside the environment %s"
+#define CL_WORDS_FIX_NO_SITE_PACKAGES_FOLDER                                   \
+  "cannot tell the site-packages folder of %s, beside which the folder %s is " \
+  "to be recorded"
 
 #endif

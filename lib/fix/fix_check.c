@@ -23,6 +23,7 @@
 #include "scan/layouts.h"
 #include "scan/pep440.h"
 #include "scan/recorded_roots.h"
+#include "common/reason_words.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,22 +77,17 @@ static int refuse(cl_fix_command *c, int status, const char *format, ...) {
 static const char *never_run(int action) {
   switch (action) {
   case CUDALOAD_FIX_CHOICE:
-    return "one install of several, one per CUDA major: cudaload fix runs "
-           "none of them; say which CUDA major the program is built for "
-           "(--require cuda=12) or name the program (--for PROGRAM), and run "
-           "it again";
+    return CL_WORDS_FIX_ONE_INSTALL_OF_SEVERAL;
   case CUDALOAD_FIX_SET_VARIABLE:
-    return "it sets a variable in your shell, which cudaload fix cannot do "
-           "for you";
+    return CL_WORDS_FIX_SETS_A_VARIABLE_IN_YOUR_SHELL;
   case CUDALOAD_FIX_RUN_PROGRAM:
-    return "it is how to run your program, not an install";
+    return CL_WORDS_FIX_IS_HOW_TO_RUN_YOUR_PROGRAM;
   case CUDALOAD_FIX_COMMAND:
-    return "not an install of NVIDIA's wheels, the only commands cudaload "
-           "fix runs";
+    return CL_WORDS_FIX_NOT_AN_INSTALL_OF_WHEELS;
   case CUDALOAD_FIX_NOTE:
-    return "words for you: nothing to run";
+    return CL_WORDS_FIX_WORDS_FOR_YOU;
   default:
-    return "a step cudaload fix does not know";
+    return CL_WORDS_FIX_STEP_UNKNOWN;
   }
 }
 
@@ -102,29 +98,23 @@ static const char *requirement_refusal(const char *word, char *why,
   size_t n = strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                           "0123456789._-");
   if (n == 0) {
-    snprintf(why, size, "'%s' is not a package requirement", word);
+    snprintf(why, size, CL_WORDS_NOT_A_PACKAGE_REQUIREMENT, word);
     return why;
   }
   const cl_catalog_wheel *w = cl_catalog_wheel_by_package(word, n);
   if (!w) {
-    snprintf(why, size,
-             "%.*s is not one of NVIDIA's wheels the catalog knows, the only "
-             "packages cudaload fix installs",
-             (int)n, word);
+    snprintf(why, size, CL_WORDS_NOT_A_WHEEL_THE_CATALOG_KNOWS, (int)n, word);
     return why;
   }
   if (w->linux_only && is_windows()) {
-    snprintf(why, size, "%s has no Windows wheel", w->package);
+    snprintf(why, size, CL_WORDS_HAS_NO_WINDOWS_WHEEL, w->package);
     return why;
   }
   const char *spec = word + n;
   cl_pep440_specifier parsed;
   if (strpbrk(spec, "[;@") ||
       !cl_pep440_specifier_parse(spec, strlen(spec), &parsed)) {
-    snprintf(why, size,
-             "'%s' is not a PEP 440 version specifier for %s (extras, "
-             "markers and URLs are not passed either)",
-             spec, w->package);
+    snprintf(why, size, CL_WORDS_NOT_A_PEP_440_SPECIFIER, spec, w->package);
     return why;
   }
   return NULL;
@@ -232,11 +222,7 @@ static int judge_path(cl_fix_command *c, const char *path, int is_file,
   int owned = cl_os_owned_by_this_user(path, &owner, &me);
   int rc = CUDALOAD_OK;
   if (owned == 0) {
-    rc = refuse(c, CUDALOAD_E_INSECURE,
-                "%s is owned by %s, and cudaload runs as %s: it writes only "
-                "into an environment its user owns (a file it left there "
-                "would be one the owner cannot update or remove); run it as "
-                "the environment's owner",
+    rc = refuse(c, CUDALOAD_E_INSECURE, CL_WORDS_FIX_OWNED_BY_ANOTHER_USER,
                 path, owner ? owner : "another user", me ? me : "another");
     *refused = 1;
   }
@@ -250,11 +236,9 @@ static int judge_path(cl_fix_command *c, const char *path, int is_file,
           &why)) {
     char *fix = cl_os_private_fix(path, is_file ? CL_TRUST_LIBRARY_FILE
                                                 : CL_TRUST_LIBRARY_FOLDER);
-    rc = refuse(c, CUDALOAD_E_INSECURE,
-                "%s is %s: cudaload refuses to load from there, so it "
-                "installs nothing there; make it private first (%s)",
-                path, why ? why : "writable by other users",
-                fix ? fix : "writable only by its owner");
+    rc = refuse(c, CUDALOAD_E_INSECURE, CL_WORDS_FIX_REFUSED_AS_A_ROOT, path,
+                why ? why : CL_WORDS_WRITABLE_BY_OTHER_USERS,
+                fix ? fix : CL_WORDS_WRITABLE_ONLY_BY_ITS_OWNER);
     free(fix);
     *refused = 1;
   }
@@ -346,15 +330,12 @@ static int judge_words(cl_fix_command *c, const cl_fix_step *step,
   *target = NULL;
   if (step->env_count)
     return refuse(c, CUDALOAD_E_INVALID_ARGUMENT,
-                  "it sets variables for the command, which cudaload fix "
-                  "does not");
+                  CL_WORDS_FIX_SETS_VARIABLES_FOR_THE_COMMAND);
   const char *python = step->argc ? step->argv[0] : "";
   if (step->argc < 5 || strcmp(step->argv[1], "-m") != 0 ||
       strcmp(step->argv[2], "pip") != 0 ||
       strcmp(step->argv[3], "install") != 0 || !cl_os_path_is_absolute(python))
-    return refuse(c, CUDALOAD_E_UNSUPPORTED,
-                  "it names no environment's interpreter (%s): cudaload fix "
-                  "runs only the pip of an environment it found, by its path",
+    return refuse(c, CUDALOAD_E_UNSUPPORTED, CL_WORDS_FIX_NAMES_NO_INTERPRETER,
                   python[0] ? python : "no command");
   size_t requirements = 0;
   for (size_t i = 4; i < step->argc; ++i) {
@@ -366,19 +347,20 @@ static int judge_words(cl_fix_command *c, const cl_fix_step *step,
           !cl_os_path_is_absolute(step->argv[i + 1]) ||
           has_dot_dot(step->argv[i + 1]))
         return refuse(c, CUDALOAD_E_INVALID_ARGUMENT,
-                      "--target needs one absolute folder, once");
+                      CL_WORDS_FIX_TARGET_NEEDS_ONE_FOLDER);
       *target = step->argv[++i];
       continue;
     }
     if (w[0] == '-')
       return refuse(c, CUDALOAD_E_INVALID_ARGUMENT,
-                    "%s is a pip option cudaload fix does not pass", w);
+                    CL_WORDS_FIX_PIP_OPTION_NOT_PASSED, w);
     if (requirement_refusal(w, why, sizeof why))
       return refuse(c, CUDALOAD_E_INVALID_ARGUMENT, "%s", why);
     ++requirements;
   }
   if (!requirements)
-    return refuse(c, CUDALOAD_E_INVALID_ARGUMENT, "it installs no package");
+    return refuse(c, CUDALOAD_E_INVALID_ARGUMENT,
+                  CL_WORDS_FIX_INSTALLS_NO_PACKAGE);
   return CUDALOAD_OK;
 }
 
@@ -387,27 +369,18 @@ static int judge_environment(cl_fix_command *c, const char *python,
                              const char *target) {
   int refused = 0;
   if (cl_os_stat_kind(python, NULL) != CL_KIND_REGULAR)
-    return refuse(c, CUDALOAD_E_NOT_FOUND, "%s is not there", python);
+    return refuse(c, CUDALOAD_E_NOT_FOUND, CL_WORDS_IS_NOT_THERE, python);
   size_t name_len = strlen(python);
   if (is_windows() &&
       !(name_len > 4 && cl_ascii_equal_nocase(python + name_len - 4, ".exe")))
-    return refuse(c, CUDALOAD_E_UNSUPPORTED,
-                  "%s is not a program cudaload runs (a .exe)", python);
+    return refuse(c, CUDALOAD_E_UNSUPPORTED, CL_WORDS_FIX_NOT_AN_EXE, python);
   char *prefix = NULL;
   c->environment = environment_of(python, &prefix);
   if (!c->environment) {
     int rc = prefix ? refuse(c, CUDALOAD_E_UNSUPPORTED,
-                             "%s is a system interpreter (%s is no venv or "
-                             "conda environment): cudaload fix never "
-                             "installs into the system's Python; make an "
-                             "environment (python3 -m venv ENV), or run the "
-                             "command yourself if you mean it",
-                             python, prefix)
+                             CL_WORDS_FIX_SYSTEM_INTERPRETER, python, prefix)
                     : refuse(c, CUDALOAD_E_UNSUPPORTED,
-                             "%s is in no venv or conda environment: "
-                             "cudaload fix never installs into the "
-                             "system's Python",
-                             python);
+                             CL_WORDS_FIX_IN_NO_ENVIRONMENT, python);
     free(prefix);
     return rc;
   }
@@ -417,15 +390,13 @@ static int judge_environment(cl_fix_command *c, const char *python,
                   lands_inside(target, c->environment))) {
     free(site);
     return refuse(c, CUDALOAD_E_INSECURE,
-                  "its --target folder %s is outside the environment %s",
-                  target, c->environment);
+                  CL_WORDS_FIX_TARGET_OUTSIDE_THE_ENVIRONMENT, target,
+                  c->environment);
   }
   if (target && !site) {
     free(site);
     return refuse(c, CUDALOAD_E_UNSUPPORTED,
-                  "cannot tell the site-packages folder of %s, beside which "
-                  "the folder %s is to be recorded",
-                  c->environment, target);
+                  CL_WORDS_FIX_NO_SITE_PACKAGES_FOLDER, c->environment, target);
   }
   int rc = judge_path(c, c->environment, 0, &refused);
   if (rc == CUDALOAD_OK && !refused && site)

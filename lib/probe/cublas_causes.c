@@ -16,6 +16,7 @@
 #include "load/spec.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
+#include "common/reason_words.h"
 
 #include <string.h>
 
@@ -69,13 +70,11 @@ static void check_pair(cudaload_ctx *ctx, size_t r, cl_buf *causes,
   if (!blas || !lt || !blas->version[0] || !lt->version[0])
     return;
   if (!same_release(blas->version, lt->version)) {
-    cl_buf_printf(causes,
-                  "%scuBLAS is %s but the cuBLASLt it loads is %s (%s): "
-                  "cuBLAS works only with the cuBLASLt of its own release",
+    cl_buf_printf(causes, CL_WORDS_CUBLASLT_OF_ANOTHER_RELEASE,
                   causes->len ? "; " : "", blas->version, lt->version,
                   lt->path);
   } else {
-    cl_buf_printf(facts, "%scuBLAS and cuBLASLt both %s",
+    cl_buf_printf(facts, CL_WORDS_CUBLAS_AND_CUBLASLT_BOTH,
                   facts->len ? ", " : "", blas->version);
   }
 }
@@ -86,9 +85,7 @@ static void check_memory(const cudaload_probe *p, long long free_mib,
     return;
   unsigned long long total = p->devices[0].memory_mib;
   if (cl_probe_free_memory_low(free_mib, total))
-    cl_buf_printf(causes,
-                  "%sonly %lld MiB of device 0's %llu MiB are free, too little "
-                  "for cuBLAS's workspace: another process holds the rest",
+    cl_buf_printf(causes, CL_WORDS_TOO_LITTLE_FREE_FOR_CUBLAS,
                   causes->len ? "; " : "", free_mib, total);
   else
     cl_buf_printf(facts, "%s%lld MiB free", facts->len ? ", " : "", free_mib);
@@ -100,13 +97,11 @@ static void check_versions(const cudaload_probe *p, cl_buf *causes,
   if (!runtime || !driver)
     return;
   if (runtime > driver)
-    cl_buf_printf(causes,
-                  "%sthe CUDA runtime (%d.%d) is newer than the driver "
-                  "(%d.%d)",
+    cl_buf_printf(causes, CL_WORDS_RUNTIME_NEWER_THAN_THE_DRIVER,
                   causes->len ? "; " : "", runtime / 1000, runtime % 1000 / 10,
                   driver / 1000, driver % 1000 / 10);
   else
-    cl_buf_printf(facts, "%sthe runtime no newer than the driver",
+    cl_buf_printf(facts, CL_WORDS_RUNTIME_NO_NEWER_THAN_THE_DRIVER,
                   facts->len ? ", " : "");
 }
 
@@ -115,10 +110,7 @@ static void check_watchdog(const cudaload_probe *p, cl_buf *causes) {
     return;
   const cl_probe_device *d = &p->devices[0];
   if (d->driver_model == CUDALOAD_DRIVER_MODEL_WDDM && d->kernel_timeout == 1)
-    cl_buf_printf(causes,
-                  "%sdevice 0 runs under WDDM with the display watchdog on: "
-                  "when a kernel runs longer than the TDR delay, Windows "
-                  "resets the driver and cuBLAS's context is lost with it",
+    cl_buf_printf(causes, CL_WORDS_WDDM_WITH_THE_DISPLAY_WATCHDOG_ON,
                   causes->len ? "; " : "");
 }
 
@@ -132,14 +124,9 @@ char *cl_cublas_not_initialized_causes(cudaload_ctx *ctx, size_t requirement,
   check_watchdog(p, &causes);
   cl_buf out = CL_BUF_INIT;
   if (causes.len)
-    cl_buf_printf(&out, "cuBLAS could not set itself up, because %s",
-                  causes.data);
+    cl_buf_printf(&out, CL_WORDS_CUBLAS_COULD_NOT_SET_UP_BECAUSE, causes.data);
   else
-    cl_buf_printf(&out,
-                  "cuBLAS could not set itself up, and none of the causes "
-                  "the probe can see applies (%s): an earlier CUDA error in "
-                  "this process (CUDA_LAUNCH_BLOCKING=1 names it) or a "
-                  "damaged cuBLAS install",
+    cl_buf_printf(&out, CL_WORDS_CUBLAS_COULD_NOT_SET_UP_NO_CAUSE,
                   facts.len ? facts.data : "no facts");
   cl_buf_free(&causes);
   cl_buf_free(&facts);

@@ -9,6 +9,7 @@
 #include "probe/probe_wire.h"
 
 #include "cudaload.h"
+#include "common/reason_words.h"
 
 #include <stdio.h>
 
@@ -25,19 +26,15 @@ void cl_probe_child_verdict(cudaload_probe *p, const cl_probe_child_end *end) {
   char message[256];
   int reason = CUDALOAD_REASON_PROBE_CRASHED;
   if (end->flooded) {
-    snprintf(message, sizeof message,
-             "the probe process wrote more than %d bytes (a driver writing "
-             "into the probe's report channel?); it was killed",
+    snprintf(message, sizeof message, CL_WORDS_PROBE_PROCESS_FLOODED_ITS_REPORT,
              CL_PROBE_REPORT_CAP);
   } else if (end->timed_out) {
     reason = CUDALOAD_REASON_TIMEOUT;
-    snprintf(message, sizeof message,
-             "the probe did not finish within %g s (a hung driver?); its "
-             "process was killed",
+    snprintf(message, sizeof message, CL_WORDS_PROBE_DID_NOT_FINISH_WITHIN,
              end->timeout_s);
   } else {
-    snprintf(message, sizeof message, "the probe process %s",
-             end->how[0] ? end->how : "ended before it finished");
+    snprintf(message, sizeof message, CL_WORDS_THE_PROBE_PROCESS,
+             end->how[0] ? end->how : CL_WORDS_ENDED_BEFORE_IT_FINISHED);
   }
   cl_probe_mark_unfinished(p, reason, end->elapsed_ms, message);
 }

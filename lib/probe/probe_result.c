@@ -10,6 +10,8 @@
 #include "common/error.h"
 #include "os/platform.h"
 #include "common/strutil.h"
+#include "common/reason_words.h"
+#include "problem/fix_words.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -169,46 +171,27 @@ static const struct {
   const char *fix;
 } reason_texts[] = {
     [CUDALOAD_REASON_NO_DRIVER] =
-        {"no NVIDIA driver was found",
-         "install the NVIDIA driver, or point CUDALOAD_DRIVER (cudaload "
-         "probe --driver) at its "}, /* + the driver's name */
-    [CUDALOAD_REASON_DRIVER_BROKEN] =
-        {"the NVIDIA driver library is incomplete",
-         "reinstall the NVIDIA driver (its user-space library does not match "
-         "what CUDA expects)"},
-    [CUDALOAD_REASON_INIT_FAILED] =
-        {"the CUDA driver failed to initialise",
-         "check the driver's state with nvidia-smi and the kernel log "
-         "(dmesg), then reboot or reload the driver"},
-    [CUDALOAD_REASON_NO_DEVICE] =
-        {"no CUDA device is visible",
-         "check CUDA_VISIBLE_DEVICES, and that the GPU is passed into this "
-         "container or VM (nvidia-smi lists it)"},
-    [CUDALOAD_REASON_DRIVER_TOO_OLD] =
-        {"the NVIDIA driver is too old",
-         "update the NVIDIA driver, or use CUDA libraries of the CUDA major "
-         "the driver supports"},
-    [CUDALOAD_REASON_DEVICE_FAILED] =
-        {"the GPU could not be used",
-         "check nvidia-smi for memory in use, an exclusive compute mode or "
-         "Xid errors"},
-    [CUDALOAD_REASON_MISSING_LIBRARY] = {"a required CUDA library is missing",
-                                         NULL},
-    [CUDALOAD_REASON_LIBRARY_FAILED] =
-        {"a CUDA library failed to start",
-         "check that cuBLAS and cuDNN were built for the CUDA major of the "
-         "runtime and that the driver supports it (cudaload doctor)"},
-    [CUDALOAD_REASON_WRONG_RESULT] =
-        {"the GPU computed a wrong result",
-         "the GPU or its libraries are faulty: check nvidia-smi -q for ECC "
-         "errors, and the cuBLAS build"},
-    [CUDALOAD_REASON_TIMEOUT] =
-        {"the probe timed out",
-         "a hung driver or GPU: check nvidia-smi and the kernel log (dmesg)"},
-    [CUDALOAD_REASON_PROBE_CRASHED] =
-        {"the probe process crashed",
-         "the driver or a CUDA library crashed: check nvidia-smi, the kernel "
-         "log (dmesg) and the libraries' versions (cudaload doctor)"},
+        {CL_WORDS_PROBE_NO_DRIVER,
+         CL_NOTE_PROBE_SUMMARY_NO_DRIVER}, /* + the driver's name */
+    [CUDALOAD_REASON_DRIVER_BROKEN] = {CL_WORDS_PROBE_DRIVER_BROKEN,
+                                       CL_NOTE_PROBE_SUMMARY_DRIVER_BROKEN},
+    [CUDALOAD_REASON_INIT_FAILED] = {CL_WORDS_PROBE_INIT_FAILED,
+                                     CL_NOTE_PROBE_SUMMARY_INIT_FAILED},
+    [CUDALOAD_REASON_NO_DEVICE] = {CL_WORDS_PROBE_NO_DEVICE,
+                                   CL_NOTE_PROBE_SUMMARY_NO_DEVICE},
+    [CUDALOAD_REASON_DRIVER_TOO_OLD] = {CL_WORDS_PROBE_DRIVER_TOO_OLD,
+                                        CL_NOTE_PROBE_SUMMARY_DRIVER_TOO_OLD},
+    [CUDALOAD_REASON_DEVICE_FAILED] = {CL_WORDS_PROBE_DEVICE_FAILED,
+                                       CL_NOTE_PROBE_SUMMARY_DEVICE_FAILED},
+    [CUDALOAD_REASON_MISSING_LIBRARY] = {CL_WORDS_PROBE_MISSING_LIBRARY, NULL},
+    [CUDALOAD_REASON_LIBRARY_FAILED] = {CL_WORDS_PROBE_LIBRARY_FAILED,
+                                        CL_NOTE_PROBE_SUMMARY_LIBRARY_FAILED},
+    [CUDALOAD_REASON_WRONG_RESULT] = {CL_WORDS_PROBE_WRONG_RESULT,
+                                      CL_NOTE_PROBE_SUMMARY_WRONG_RESULT},
+    [CUDALOAD_REASON_TIMEOUT] = {CL_WORDS_PROBE_TIMEOUT,
+                                 CL_NOTE_PROBE_SUMMARY_TIMEOUT},
+    [CUDALOAD_REASON_PROBE_CRASHED] = {CL_WORDS_PROBE_CRASHED,
+                                       CL_NOTE_PROBE_SUMMARY_CRASHED},
 };
 
 static const char *first_failure_message(const cudaload_probe *p) {
@@ -235,7 +218,7 @@ void cl_probe_memory_text(unsigned long long mib, char *out, size_t size) {
 }
 
 static char *gpu_ok_summary(const cudaload_probe *p) {
-  char device[512] = "no device listed";
+  char device[512] = CL_WORDS_NO_DEVICE_LISTED;
   if (p->device_count) {
     const cl_probe_device *d = &p->devices[0];
     char capability[32], memory[48];
@@ -248,11 +231,11 @@ static char *gpu_ok_summary(const cudaload_probe *p) {
   for (size_t i = 0; i < CL_PROBE_STAGE_COUNT && !warning[0]; ++i)
     if (p->stages[i].status == CUDALOAD_STAGE_WARNING)
       warning = p->stages[i].message;
-  char driver[48] = "an unknown CUDA version";
+  char driver[48] = CL_WORDS_AN_UNKNOWN_CUDA_VERSION;
   if (p->driver_version)
     snprintf(driver, sizeof driver, "CUDA %d.%d", p->driver_version / 1000,
              (p->driver_version % 1000) / 10);
-  return cl_strdup_printf("GPU usable: %s, driver for %s%s%s", device, driver,
+  return cl_strdup_printf(CL_WORDS_GPU_USABLE, device, driver,
                           warning[0] ? "; note: " : "", warning);
 }
 
@@ -268,11 +251,11 @@ void cl_probe_conclude(cudaload_probe *p, int reason) {
              reason_texts[reason].because) {
     const char *fix = reason_texts[reason].fix;
     summary = cl_strdup_printf(
-        "fall back to CPU, because %s (%s)%s%s%s", reason_texts[reason].because,
+        CL_WORDS_FALL_BACK_TO_CPU_BECAUSE, reason_texts[reason].because,
         first_failure_message(p), fix ? "; " : "", fix ? fix : "",
         reason == CUDALOAD_REASON_NO_DRIVER ? cl_os_driver_name() : "");
   } else {
-    summary = cl_strdup_printf("fall back to CPU, because of reason %d (%s)",
+    summary = cl_strdup_printf(CL_WORDS_FALL_BACK_TO_CPU_BECAUSE_OF_REASON,
                                reason, first_failure_message(p));
   }
   if (summary) {
@@ -300,7 +283,7 @@ void cl_probe_mark_unfinished(cudaload_probe *p, int reason, double elapsed_ms,
                      message);
   for (size_t i = first + 1; i < CL_PROBE_STAGE_COUNT; ++i)
     cl_probe_set_stage(p, i, CUDALOAD_STAGE_SKIPPED, 0,
-                       "not run: the probe process did not get this far");
+                       CL_WORDS_NOT_RUN_THE_PROBE_DID_NOT_GET_THIS_FAR);
   cl_probe_conclude(p, reason);
 }
 

@@ -24,6 +24,7 @@
 #include "common/strutil.h"
 #include "scan/catalog.h"
 #include "load/plan_state.h"
+#include "common/reason_words.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -238,7 +239,7 @@ static void stage_end(probe_run *run, size_t stage, int status, int reason,
   if (!message)
     run->out_of_memory = 1;
   cl_probe_set_stage(run->p, stage, status, ms < 0 ? 0 : ms,
-                     message ? message : "(out of memory)");
+                     message ? message : CL_WORDS_STAGE_OUT_OF_MEMORY);
   free(message);
   if (status == CUDALOAD_STAGE_FAILED && run->reason == CUDALOAD_REASON_NONE)
     run->reason = reason;
@@ -345,15 +346,11 @@ static int stage_driver(probe_run *run) {
     /* The toolkit's lib64/stubs/libcuda.so only satisfies the linker; its
      * cuInit always fails (CUDA_ERROR_STUB_LIBRARY). */
     stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_NO_DRIVER,
-              "%s is the CUDA toolkit's link-time stub (a stubs folder), "
-              "not a driver: refused",
+              CUDALOAD_REASON_NO_DRIVER, CL_WORDS_IS_THE_LINK_TIME_STUB,
               choice);
   } else if (has_separator(choice) && !cl_os_path_is_absolute(choice)) {
     stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_NO_DRIVER,
-              "%s: not an absolute path (CUDALOAD_DRIVER must name the driver "
-              "library by absolute path)",
+              CUDALOAD_REASON_NO_DRIVER, CL_WORDS_DRIVER_NOT_AN_ABSOLUTE_PATH,
               choice);
   } else {
     int by_name = !has_separator(choice);
@@ -374,8 +371,7 @@ static int stage_driver(probe_run *run) {
       if (missing) {
         stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_FAILED,
                   CUDALOAD_REASON_DRIVER_BROKEN,
-                  "%s lacks %s, which every CUDA driver since 11.0 exports",
-                  shown, missing);
+                  CL_WORDS_LACKS_WHAT_EVERY_DRIVER_EXPORTS, shown, missing);
       } else {
         ok = 1;
         stage_end(run, CL_STAGE_DRIVER, CUDALOAD_STAGE_OK, 0,
@@ -401,10 +397,7 @@ static char *visible_devices_clause(void) {
   char *value = cl_os_getenv("CUDA_VISIBLE_DEVICES");
   if (!value)
     return cl_strdup("");
-  char *clause = cl_strdup_printf(
-      "; CUDA_VISIBLE_DEVICES=\"%.200s\" is set, and the driver shows this "
-      "process only the devices it lists",
-      value);
+  char *clause = cl_strdup_printf(CL_WORDS_CUDA_VISIBLE_DEVICES_IS_SET, value);
   free(value);
   return clause;
 }
@@ -431,9 +424,7 @@ static void init_failed(probe_run *run, int result, int version) {
     char driver[32];
     version_text(version, driver, sizeof driver);
     stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_FAILED, reason,
-              "cuInit(0) returned %s (the driver supports CUDA %s, "
-              "cuDriverGetVersion %d)",
-              error, driver, version);
+              CL_WORDS_CUINIT_RETURNED_DRIVER_SUPPORTS, error, driver, version);
   } else if (reason == CUDALOAD_REASON_NO_DEVICE) {
     char what[300];
     snprintf(what, sizeof what, "cuInit(0) returned %s", error);
@@ -472,17 +463,14 @@ static int stage_init(probe_run *run) {
      * comparison can rest on this number. */
     run->p->driver_version = 0;
     stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_WARNING, 0,
-              "cuInit(0) succeeded, but the driver reported an invalid CUDA "
-              "version (cuDriverGetVersion %d; %d to %d expected)",
-              version, CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION);
+              CL_WORDS_CUINIT_SUCCEEDED_INVALID_VERSION, version,
+              CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION);
     return 1;
   }
   run->p->driver_version = version;
   char driver[32];
   version_text(version, driver, sizeof driver);
-  stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_OK, 0,
-            "cuInit(0) succeeded; the driver supports CUDA %s "
-            "(cuDriverGetVersion %d)",
+  stage_end(run, CL_STAGE_INIT, CUDALOAD_STAGE_OK, 0, CL_WORDS_CUINIT_SUCCEEDED,
             driver, version);
   return 1;
 }
@@ -507,14 +495,12 @@ static int device_count(probe_run *run, int *count) {
     /* Not "no device": a driver that counts nonsense is broken, and a huge
      * count would have the probe ask about (and hold) each device. */
     stage_end(run, CL_STAGE_DEVICES, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_DEVICE_FAILED,
-              "the driver reported an invalid device count (cuDeviceGetCount "
-              "%d; 0 to %d expected)",
+              CUDALOAD_REASON_DEVICE_FAILED, CL_WORDS_INVALID_DEVICE_COUNT,
               *count, CL_PROBE_MAX_DEVICES);
     return 0;
   }
   if (*count == 0) {
-    no_device(run, CL_STAGE_DEVICES, "cuDeviceGetCount found no CUDA device");
+    no_device(run, CL_STAGE_DEVICES, CL_WORDS_CUDEVICEGETCOUNT_FOUND_NO_DEVICE);
     return 0;
   }
   return 1;
@@ -621,16 +607,12 @@ static void record_device(probe_run *run, int ordinal, device_facts *d,
       d->minor <= 9)
     capability = d->major * 10 + d->minor;
   else if (!invalid[0])
-    snprintf(invalid, invalid_size,
-             "the driver reported an invalid compute capability (%d.%d) "
-             "for device %d",
+    snprintf(invalid, invalid_size, CL_WORDS_INVALID_COMPUTE_CAPABILITY,
              d->major, d->minor, ordinal);
   unsigned long long mib = (unsigned long long)(d->bytes >> 20);
   if (d->bytes == 0 || mib > CL_PROBE_MAX_MEMORY_MIB) {
     if (!invalid[0])
-      snprintf(invalid, invalid_size,
-               "the driver reported an invalid total memory (%llu bytes) "
-               "for device %d",
+      snprintf(invalid, invalid_size, CL_WORDS_INVALID_TOTAL_MEMORY,
                (unsigned long long)d->bytes, ordinal);
     mib = 0;
   }
@@ -709,14 +691,11 @@ static int device_copy_of(probe_run *run, const void *data, size_t bytes,
 static const char *compute_mode_clause(const probe_run *run) {
   switch (run->p->device_count ? run->p->devices[0].compute_mode : -1) {
   case CUDALOAD_COMPUTE_MODE_PROHIBITED:
-    return " (device 0 is in compute mode \"prohibited\": no process may "
-           "create a context on it)";
+    return CL_WORDS_COMPUTE_MODE_PROHIBITED;
   case CUDALOAD_COMPUTE_MODE_EXCLUSIVE_PROCESS:
-    return " (device 0 is in compute mode \"exclusive_process\": while "
-           "another process uses it, no other may)";
+    return CL_WORDS_COMPUTE_MODE_EXCLUSIVE_PROCESS;
   case CUDALOAD_COMPUTE_MODE_EXCLUSIVE_THREAD:
-    return " (device 0 is in compute mode \"exclusive_thread\": while "
-           "another thread uses it, no other may)";
+    return CL_WORDS_COMPUTE_MODE_EXCLUSIVE_THREAD;
   default:
     return "";
   }
@@ -797,18 +776,16 @@ static int stage_context(probe_run *run) {
   if (!same) {
     stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_DEVICE_FAILED,
-              "the %u bytes copied to device 0 and back came back different",
-              ROUND_TRIP_BYTES);
+              CL_WORDS_ROUND_TRIP_CAME_BACK_DIFFERENT, ROUND_TRIP_BYTES);
     return 0;
   }
   char free_text[96] = "";
   const cl_probe_device *first = &run->p->devices[0];
   if (first->free_mib >= 0 && first->memory_mib)
-    snprintf(free_text, sizeof free_text, "; %lld MiB of %llu MiB free",
+    snprintf(free_text, sizeof free_text, CL_WORDS_MIB_OF_MIB_FREE,
              first->free_mib, first->memory_mib);
   stage_end(run, CL_STAGE_CONTEXT, CUDALOAD_STAGE_OK, 0,
-            "primary context of device 0; %u KiB allocated, copied there and "
-            "back intact%s",
+            CL_WORDS_PRIMARY_CONTEXT_ROUND_TRIP_INTACT,
             ROUND_TRIP_BYTES / 1024u, free_text);
   return 1;
 }
@@ -862,9 +839,9 @@ static char *unsatisfied_text(const probe_run *run, const cl_requirement *r) {
           ? &cl_plan_state_of(ctx)->outcomes[index]
           : NULL;
   if (o && o->fix)
-    return cl_strdup_printf("%s: no usable %s library; fix: %s", r->text,
+    return cl_strdup_printf(CL_WORDS_NO_USABLE_LIBRARY_FIX, r->text,
                             r->entry->family, o->fix);
-  return cl_strdup_printf("%s: no usable %s library was found", r->text,
+  return cl_strdup_printf(CL_WORDS_NO_USABLE_LIBRARY_WAS_FOUND, r->text,
                           r->entry->family);
 }
 
@@ -881,8 +858,9 @@ static void *requirement_handle(probe_run *run, size_t stage, size_t r,
     if (e->state == CUDALOAD_STATE_FAILED) {
       stage_end(run, stage, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_LIBRARY_FAILED,
-                "%s: %s could not be loaded (%s)", req->text, e->path,
-                run->preload_error ? "see cudaload doctor" : "no reason given");
+                CL_WORDS_PLANNED_FILE_COULD_NOT_BE_LOADED, req->text, e->path,
+                run->preload_error ? CL_WORDS_SEE_CUDALOAD_DOCTOR
+                                   : CL_WORDS_NO_REASON_GIVEN);
       return NULL;
     }
     const char *path =
@@ -910,7 +888,7 @@ static void *requirement_handle(probe_run *run, size_t stage, size_t r,
 static void missing_symbol(probe_run *run, size_t stage, const char *path,
                            const char *symbol) {
   stage_end(run, stage, CUDALOAD_STAGE_FAILED, CUDALOAD_REASON_LIBRARY_FAILED,
-            "%s lacks %s (a damaged or mismatched library)", path, symbol);
+            CL_WORDS_LACKS_A_DAMAGED_OR_MISMATCHED_LIBRARY, path, symbol);
 }
 
 /* The stage's end: a valid runtime version, held against the driver's. */
@@ -921,31 +899,23 @@ static void runtime_against_driver(probe_run *run, int runtime) {
   version_text(driver, driver_text, sizeof driver_text);
   if (!driver) {
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
-              "the CUDA runtime %s (cudaRuntimeGetVersion %d) was not checked "
-              "against the driver: the driver's CUDA version is unknown (it "
-              "reported an invalid one)",
-              runtime_text, runtime);
+              CL_WORDS_RUNTIME_NOT_CHECKED_AGAINST_DRIVER, runtime_text,
+              runtime);
   } else if (runtime / 1000 > driver / 1000) {
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_DRIVER_TOO_OLD,
-              "driver too old: the CUDA runtime %s (cudaRuntimeGetVersion "
-              "%d) needs a driver for CUDA %d, but the driver supports CUDA "
-              "%s (cuDriverGetVersion %d)",
-              runtime_text, runtime, runtime / 1000, driver_text, driver);
+              CL_WORDS_DRIVER_TOO_OLD_FOR_THE_RUNTIME, runtime_text, runtime,
+              runtime / 1000, driver_text, driver);
   } else if (runtime > driver) {
     /* CUDA minor-version compatibility: same major runs, newer PTX and a
      * few APIs do not. */
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
-              "the CUDA runtime %s (%d) is newer than the driver's CUDA %s "
-              "(%d): it runs by minor-version compatibility, but kernels "
-              "needing a newer PTX JIT will fail; update the driver to "
-              "remove the doubt",
-              runtime_text, runtime, driver_text, driver);
+              CL_WORDS_RUNTIME_NEWER_MINOR_THAN_DRIVER, runtime_text, runtime,
+              driver_text, driver);
   } else {
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_OK, 0,
-              "CUDA runtime %s (cudaRuntimeGetVersion %d) on a driver for "
-              "CUDA %s",
-              runtime_text, runtime, driver_text);
+              CL_WORDS_RUNTIME_ON_A_DRIVER_FOR_CUDA, runtime_text, runtime,
+              driver_text);
   }
 }
 
@@ -974,16 +944,13 @@ static void stage_runtime(probe_run *run) {
   if (result != 0) {
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_LIBRARY_FAILED,
-              "cudaRuntimeGetVersion returned error %d (%s)", result, path);
+              CL_WORDS_CUDARUNTIMEGETVERSION_RETURNED_ERROR, result, path);
     return;
   }
   if (!cl_probe_valid_cuda_version(runtime)) {
     stage_end(run, CL_STAGE_RUNTIME, CUDALOAD_STAGE_WARNING, 0,
-              "the CUDA runtime reported an invalid version "
-              "(cudaRuntimeGetVersion %d; %d to %d expected) (%s): it was not "
-              "checked against the driver",
-              runtime, CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION,
-              path);
+              CL_WORDS_RUNTIME_REPORTED_AN_INVALID_VERSION, runtime,
+              CL_PROBE_MIN_CUDA_VERSION, CL_PROBE_MAX_CUDA_VERSION, path);
     return;
   }
   run->p->runtime_version = runtime;
@@ -1013,7 +980,7 @@ static const char *cublas_status_name(int status) {
   case 16:
     return "CUBLAS_STATUS_LICENSE_ERROR";
   default:
-    return "an unknown cublasStatus_t";
+    return CL_WORDS_AN_UNKNOWN_CUBLAS_STATUS;
   }
 }
 
@@ -1092,9 +1059,8 @@ static int run_gemm(probe_run *run, const cl_generic_fn *table, void *handle,
     if (!(fabsf(c[i] - expected[i]) <= 1e-3f * (1.0f + fabsf(expected[i])))) {
       stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_FAILED,
                 CUDALOAD_REASON_WRONG_RESULT,
-                "a %dx%dx%d SGEMM gave %g at row %d, column %d where the CPU "
-                "computes %g (%s)",
-                GEMM_M, GEMM_N, GEMM_K, (double)c[i], i % GEMM_M, i / GEMM_M,
+                CL_WORDS_SGEMM_GAVE_WHAT_THE_CPU_DOES_NOT, GEMM_M, GEMM_N,
+                GEMM_K, (double)c[i], i % GEMM_M, i / GEMM_M,
                 (double)expected[i], path);
       return 1;
     }
@@ -1147,9 +1113,8 @@ static void stage_cublas(probe_run *run) {
   ((cublas_destroy_fn)table[CUBLAS_DESTROY])(handle);
   if (!failed)
     stage_end(run, CL_STAGE_CUBLAS, CUDALOAD_STAGE_OK, 0,
-              "cuBLAS %d: handle created; a %dx%dx%d SGEMM matches the CPU "
-              "(%s)",
-              major, GEMM_M, GEMM_N, GEMM_K, path);
+              CL_WORDS_CUBLAS_SGEMM_MATCHES_THE_CPU, major, GEMM_M, GEMM_N,
+              GEMM_K, path);
 }
 
 /* cudnnGetVersion() as "8.9.7": cuDNN 8 encodes M*1000+m*100+p, cuDNN 9
@@ -1186,9 +1151,7 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
   if (number < 1000 || number > 9999999) {
     stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_LIBRARY_FAILED,
-              "%s answered cudnnGetVersion() = %zu, an invalid version (1000 "
-              "to 9999999 expected)",
-              path, number);
+              CL_WORDS_CUDNN_ANSWERED_AN_INVALID_VERSION, path, number);
     return 0;
   }
   char version[48];
@@ -1197,8 +1160,8 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
   if (answered_major != major) {
     stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
               CUDALOAD_REASON_LIBRARY_FAILED,
-              "%s answered cudnnGetVersion() = %zu (cuDNN %s), not cuDNN %d",
-              path, number, version, major);
+              CL_WORDS_CUDNN_ANSWERED_ANOTHER_MAJOR, path, number, version,
+              major);
     return 0;
   }
   void *handle = NULL;
@@ -1209,21 +1172,19 @@ static int probe_one_cudnn(probe_run *run, size_t r, char **line) {
             ? ((cudnn_error_string_fn)table[CUDNN_GET_ERROR_STRING])(status)
             : NULL;
     stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_LIBRARY_FAILED,
-              "cuDNN %s: cudnnCreate returned %d (%.160s) (%s)", version,
-              status, text ? text : "no error text", path);
+              CUDALOAD_REASON_LIBRARY_FAILED, CL_WORDS_CUDNNCREATE_RETURNED,
+              version, status, text ? text : CL_WORDS_NO_ERROR_TEXT, path);
     return 0;
   }
   status = ((cudnn_destroy_fn)table[CUDNN_DESTROY])(handle);
   if (status != 0) {
     stage_end(run, CL_STAGE_CUDNN, CUDALOAD_STAGE_FAILED,
-              CUDALOAD_REASON_LIBRARY_FAILED,
-              "cuDNN %s: cudnnDestroy returned %d (%s)", version, status, path);
+              CUDALOAD_REASON_LIBRARY_FAILED, CL_WORDS_CUDNNDESTROY_RETURNED,
+              version, status, path);
     return 0;
   }
-  *line = cl_strdup_printf("cuDNN %s (cudnnGetVersion %zu): handle created and "
-                           "destroyed",
-                           version, number);
+  *line = cl_strdup_printf(CL_WORDS_CUDNN_HANDLE_CREATED_AND_DESTROYED, version,
+                           number);
   return 1;
 }
 
@@ -1273,11 +1234,11 @@ int cl_probe_run_in_process(cudaload_ctx *ctx, cudaload_probe *p,
    * after it is reported as skipped, so that all seven are always there. */
   for (size_t s = 0; s <= CL_STAGE_CONTEXT; ++s)
     if (!ok && strcmp(p->stages[s].message, "not run") == 0)
-      stage_skip(&run, s, "an earlier stage failed");
+      stage_skip(&run, s, CL_WORDS_AN_EARLIER_STAGE_FAILED);
   for (size_t i = 0; i < sizeof library_stages / sizeof *library_stages; ++i) {
     size_t stage = library_stages[i].stage;
     if (!ok)
-      stage_skip(&run, stage, "an earlier stage failed");
+      stage_skip(&run, stage, CL_WORDS_AN_EARLIER_STAGE_FAILED);
     else if (!requirements_of(ctx, library_stages[i].family))
       stage_skip(&run, stage, "not required");
     else

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fix_words.h - the words of every fix note: the sentence a fix step says
- * beside (or instead of) a command. The stages choose which note a fix
- * gets and fill its facts; the words are here, so rewording a note is an
- * edit of this file alone (problem sentences are problem_words.c's).
+ * beside (or instead of) a command, and the fix the probe's summary gives
+ * after its reason. The stages choose which note a fix gets and fill its
+ * facts; the words are here, so rewording a note is an edit of this file
+ * alone (problem sentences are problem_words.c's).
  *
  * Each note is a string literal, a printf format where it takes facts, so
  * the compiler still checks every site's arguments against its words
@@ -335,6 +336,38 @@
   "update the NVIDIA driver; run cudaload doctor --probe in-process under a "  \
   "debugger to see where it crashes"
 #define CL_NOTE_PROBE_SEE_ITS_STAGES "see the probe's stages above"
+
+/* The probe's own summary (probe/probe_result.c): the fix after "; ", by
+ * its reason (CUDALOAD_REASON_*; the driver's name follows the first). */
+#define CL_NOTE_PROBE_SUMMARY_NO_DRIVER                                        \
+  "install the NVIDIA driver, or point CUDALOAD_DRIVER (cudaload probe "       \
+  "--driver) at its "
+#define CL_NOTE_PROBE_SUMMARY_DRIVER_BROKEN                                    \
+  "reinstall the NVIDIA driver (its user-space library does not match what "   \
+  "CUDA expects)"
+#define CL_NOTE_PROBE_SUMMARY_INIT_FAILED                                      \
+  "check the driver's state with nvidia-smi and the kernel log (dmesg), then " \
+  "reboot or reload the driver"
+#define CL_NOTE_PROBE_SUMMARY_NO_DEVICE                                        \
+  "check CUDA_VISIBLE_DEVICES, and that the GPU is passed into this "          \
+  "container or VM (nvidia-smi lists it)"
+#define CL_NOTE_PROBE_SUMMARY_DRIVER_TOO_OLD                                   \
+  "update the NVIDIA driver, or use CUDA libraries of the CUDA major the "     \
+  "driver supports"
+#define CL_NOTE_PROBE_SUMMARY_DEVICE_FAILED                                    \
+  "check nvidia-smi for memory in use, an exclusive compute mode or Xid "      \
+  "errors"
+#define CL_NOTE_PROBE_SUMMARY_LIBRARY_FAILED                                   \
+  "check that cuBLAS and cuDNN were built for the CUDA major of the runtime "  \
+  "and that the driver supports it (cudaload doctor)"
+#define CL_NOTE_PROBE_SUMMARY_WRONG_RESULT                                     \
+  "the GPU or its libraries are faulty: check nvidia-smi -q for ECC errors, "  \
+  "and the cuBLAS build"
+#define CL_NOTE_PROBE_SUMMARY_TIMEOUT                                          \
+  "a hung driver or GPU: check nvidia-smi and the kernel log (dmesg)"
+#define CL_NOTE_PROBE_SUMMARY_CRASHED                                          \
+  "the driver or a CUDA library crashed: check nvidia-smi, the kernel log "    \
+  "(dmesg) and the libraries' versions (cudaload doctor)"
 
 /* After `apt-get install zlib1g`: the other distributions' command. */
 #define CL_NOTE_ZLIB_ON_OTHER_DISTRIBUTIONS                                    \
