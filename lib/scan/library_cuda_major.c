@@ -159,9 +159,13 @@ int cl_library_cuda_major(const cudaload_ctx *ctx, cl_library *lib) {
 }
 
 int cl_library_cuda_major_known(const cl_library *lib) {
+  /* An unsettled wheel's is not known here, whatever its files told: the
+   * fix lines have always read it so (their words stay as they were). */
+  if (lib->pending_folder)
+    return 0;
   if (files_tell(lib) && lib->files_asked && lib->files_cuda_major)
     return lib->files_cuda_major;
-  return lib->pending_folder ? 0 : lib->cuda_major;
+  return lib->cuda_major;
 }
 
 int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i) {

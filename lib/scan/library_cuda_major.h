@@ -32,9 +32,10 @@ struct cl_library;
  * in it, so a const handle may ask. Keeps the last error as it was. */
 int cl_library_cuda_major(const cudaload_ctx *ctx, struct cl_library *lib);
 
-/* What is known of a library's CUDA major without reading a file: the
- * answer of cl_library_cuda_major when its files were asked or its version
- * settled, else 0. For those that must not read the disk (fix lines). */
+/* What is known of a library's CUDA major without reading a file, for
+ * those that must not read the disk (the fix lines): the answer of
+ * cl_library_cuda_major once its version is settled, else 0 (a wheel's
+ * left for later, even when its files told). */
 int cl_library_cuda_major_known(const struct cl_library *lib);
 
 #endif
