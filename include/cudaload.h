@@ -281,7 +281,11 @@ CUDALOAD_API const char *cudaload_library_family(const cudaload_ctx *ctx,
                                                  size_t i);
 /** Library i's own ABI major (8 for libcudnn.so.8), or -1 if out of range. */
 CUDALOAD_API int cudaload_library_major(const cudaload_ctx *ctx, size_t i);
-/** The CUDA major library i belongs to, 0 when the file does not tell. */
+/** The CUDA major library i belongs to, 0 when nothing tells: for a
+ *  wheel's library whose name does not tell it, what its files (and those
+ *  of its build) need or open, before its dist-info's -cuNN, since the file
+ *  is what the process loads. The same answer the plan uses, asked before
+ *  or after a plan. */
 CUDALOAD_API int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i);
 /** Library i's full version ("9.19.0.56"), or "" when nothing on disk
  *  tells more than the major. A wheel's version comes from the dist-info

@@ -75,7 +75,11 @@
     cl_file_cache_forget(), cl_problem_kept_show()). No file of lib/ casts
     to a handle pointer ((cudaload_ctx *)), the way a const handle is made
     writable; -Wcast-qual (lib/CMakeLists.txt) catches every other cast
-    that drops a const.
+    that drops a const. The inventory's records (struct cl_library,
+    scan/inventory.h) are the scan's in the same way: no file of another
+    stage writes a field through a `cl_library *` or an element of
+    libraries[] (what a later stage learns of a library, it asks a function
+    of the scan: cl_library_cuda_major(), the memos' one door).
 14. A sentence's words are the words files': in the stages that say things
     to people (lib/load, lib/loader, lib/scan, lib/report, lib/probe: the
     probe's stages and verdict, lib/fix: why cudaload fix runs no step), no
@@ -669,6 +673,75 @@ def check_handle_fields(lib, problems):
     return len(fields)
 
 
+def top_level_blocks(code):
+    """The (start, end) of each outermost { } of code (comments and string
+    literals already blanked): a function's body, or an initializer's."""
+    blocks, depth, start = [], 0, 0
+    for i, c in enumerate(code):
+        if c == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                blocks.append((start, i + 1))
+    return blocks
+
+
+RECORD_POINTER = re.compile(r"(?<![\w.>])cl_library\s*\*\s*(\w+)")
+RECORD_WRITE_AFTER = re.compile(r"\s*(?:[-+*/%&|^]?=(?!=)|\+\+|--)")
+
+
+def check_record_writes(lib, problems):
+    """The inventory's records (struct cl_library, scan/inventory.h) are the
+    scan's: no file of another stage assigns, steps or takes the address of
+    a field through a `cl_library *` (a parameter or a local of the
+    function) or an element of `libraries[]`. What a later stage learns of
+    a library is asked of a function of the scan (cl_library_cuda_major,
+    the memos' one door), which fills the record itself. Returns the
+    number of pointers followed."""
+    followed = 0
+    for rel in lib_files(lib):
+        if rel.split("/")[0] in ("scan", "core"):
+            continue
+        with open(os.path.join(lib, rel), encoding="utf-8") as f:
+            code = without_comments(f.read())
+        code = re.sub(r'"(?:[^"\\\n]|\\.)*"',
+                      lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', code)
+        blocks = top_level_blocks(code)
+        writes = []
+        for m in RECORD_POINTER.finditer(code):
+            # The body the name lives in: the block around it (a local), or
+            # the next one (a parameter of the function it starts).
+            body = next((b for b in blocks if b[0] <= m.start() < b[1]), None) \
+                or next((b for b in blocks if b[0] > m.start()), None)
+            if not body:
+                continue
+            followed += 1
+            field = re.compile(r"((?<![&\w)\]])&\s*)?(?<![\w.>])" + m.group(1) +
+                               r"\s*->\s*(\w+)")
+            for w in field.finditer(code, max(m.end(), body[0]), body[1]):
+                rest = code[w.end():]
+                if re.match(r"\s*(->|\.|\[)", rest):
+                    continue
+                if w.group(1) or RECORD_WRITE_AFTER.match(rest) or \
+                        re.search(r"(\+\+|--)\s*$", code[:w.start()]):
+                    writes.append((w.start(), w.group(2)))
+        for w in re.finditer(r"((?<![&\w)\]])&\s*)?\blibraries\s*\[[^\]]*\]"
+                             r"\s*\.\s*(\w+)", code):
+            rest = code[w.end():]
+            if not re.match(r"\s*(->|\.|\[)", rest) and \
+                    (w.group(1) or RECORD_WRITE_AFTER.match(rest)):
+                writes.append((w.start(), w.group(2)))
+        for start, name in sorted(set(writes)):
+            line = code.count("\n", 0, start) + 1
+            problems.append(
+                f"lib/{rel}:{line}: writes the inventory record's {name}, "
+                "which is scan/'s: ask a function of scan/ (13.)")
+    return followed
+
+
 def check_family_facts(lib, problems):
     for rel in lib_files(lib):
         if CATALOG_FILES.match(rel):
@@ -940,6 +1013,7 @@ def main():
     check_family_facts(lib, problems)
     check_fix_words(lib, problems)
     fields = check_handle_fields(lib, problems)
+    check_record_writes(lib, problems)
     check_sentence_words(lib, problems, notes)
     sources, includes = check_includes(lib, problems, notes)
     counted, known_over = check_file_lengths(args.source, problems, notes)
@@ -949,7 +1023,7 @@ def main():
                "ASCII names, one seam, the catalogue's family facts and the "
                "fix notes' and the reasons' words "
                f"checked; the handle's {fields} fields each written by "
-               "their stage; "
+               "their stage, the inventory's records by the scan; "
                f"{sources} source files, "
                f"{includes} includes between them, no circle; "
                f"{counted} files of lib/ and tools/, none over {MAX_LINES} "

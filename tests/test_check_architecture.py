@@ -7,7 +7,8 @@ a fix note with words of its own outside lib/problem/ (rule 12), not one
 that names a CL_NOTE_* or formats only what it is given; and it fails a
 sentence of its own in a saying stage (rule 14: the scan's, and the
 probe's and the fix layer's), not a name, a last error's words (cl_fail)
-or a CL_WORDS_*.
+or a CL_WORDS_*; and it fails a write to a field of the inventory's
+records outside lib/scan/ (rule 13), not a read or a question to the scan.
 
 Each circle case writes a small package into a temporary folder and runs
 the check on this repository with --python-package pointing at it: the C
@@ -193,6 +194,43 @@ def sentence_failures(repo, stage="scan", sentences=None):
     return failures
 
 
+# Rule 13, the inventory's records: bodies of a function of a file of
+# lib/load/, and whether each is a problem (a write to a record's field).
+RECORD_WRITES = {
+    "cl_library *lib = x;\n  lib->cuda_major = 11;": True,
+    "cl_library *lib = x;\n  ++lib->files_asked;": True,
+    "cl_inventory *inv = x;\n  inv->libraries[0].cuda_major = 11;": True,
+    "cl_library *lib = x;\n  int *p = &lib->cuda_major;": True,
+    "const cl_library *lib = x;\n  int c = lib->cuda_major == 11 && lib->major;": False,
+    "cl_library *lib = x;\n  int c = cl_library_cuda_major(ctx, lib);": False,
+    "cl_library *lib = x;\n  o->cuda_major = lib->cuda_major;": False,
+}
+
+
+def record_failures(repo):
+    """Rule 13 on a copy of lib/: each body of RECORD_WRITES in a function
+    of a file of its own under lib/load/, the check's answer held against
+    what it should be."""
+    failures = []
+    for body, written in RECORD_WRITES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            shutil.copytree(os.path.join(repo, "lib"), os.path.join(tmp, "lib"))
+            shutil.copytree(os.path.join(repo, "tools"), os.path.join(tmp, "tools"))
+            with open(os.path.join(tmp, "lib", "load", "a_record.c"), "w",
+                      encoding="utf-8") as f:
+                f.write("static void f(void) {\n  %s\n}\n" % body)
+            result = run_check(tmp, os.path.join(repo, "bindings", "python", "cudaload"))
+        found = [line for line in result.stdout.splitlines()
+                 if "lib/load/a_record.c:3:" in line and "inventory record" in line]
+        if written and (result.returncode != 1 or len(found) != 1):
+            failures.append(f"a write to a record ({body!r}) not failed "
+                            f"(exit {result.returncode}):\n{result.stdout}")
+        if not written and (result.returncode != 0 or found):
+            failures.append(f"no write to a record ({body!r}) failed "
+                            f"(exit {result.returncode}):\n{result.stdout}")
+    return failures
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(HERE)
     failures = []
@@ -226,6 +264,7 @@ def main():
     failures += sentence_failures(repo)
     for stage, sentences in STAGE_SENTENCES.items():
         failures += sentence_failures(repo, stage, sentences)
+    failures += record_failures(repo)
     for failure in failures:
         print("test_check_architecture: FAIL: " + failure)
     if failures:
@@ -237,7 +276,8 @@ def main():
           f"sentence of its own in a saying stage fails ({len(SENTENCES)} "
           "statements judged in lib/scan/, "
           f"{sum(len(s) for s in STAGE_SENTENCES.values())} in lib/probe/ "
-          "and lib/fix/)")
+          "and lib/fix/); a write to an inventory record outside the "
+          f"scan fails ({len(RECORD_WRITES)} bodies judged)")
     return 0
 
 

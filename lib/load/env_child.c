@@ -21,6 +21,7 @@
 #include "os/loader.h"
 #include "os/platform.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 #include "common/reason_words.h"
 
 #include <stdlib.h>
@@ -34,7 +35,7 @@ static const char *const cuda_variables[] = {"CUDNN_PATH", "CUDA_PATH",
  * one file name for the warning. */
 static void note_major(cudaload_ctx *c, cl_library *lib, unsigned *seen,
                        const char **example, int plan_major) {
-  int major = cl_verdict_library_cuda_major(c, lib);
+  int major = cl_library_cuda_major(c, lib);
   if (major <= 0 || major > 31)
     return;
   *seen |= 1u << major;

@@ -21,6 +21,7 @@
 #include "scan/roots.h"
 #include "common/strutil.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 #include "load/plan_state.h"
 #include "load/spec.h"
 #include "problem/fix_words.h"
@@ -50,13 +51,12 @@ const char *cl_fix_package(const char *family, int cuda_major,
   return w ? w->package : NULL;
 }
 
-/* The CUDA major a library belongs to: what the scan settled, else what its
- * name tells (a wheel's dist-info is read only when asked, and this must
- * not read the disk). */
+/* The CUDA major a library belongs to: what is known of it
+ * (library_cuda_major.h), else what its name tells (a wheel's dist-info is
+ * read only when asked, and this must not read the disk). */
 static int library_cuda_major(const cl_library *lib) {
-  if (!lib->pending_folder && lib->cuda_major)
-    return lib->cuda_major;
-  return cl_catalog_cuda_major(lib->entry, lib->major);
+  int cuda = cl_library_cuda_major_known(lib);
+  return cuda ? cuda : cl_catalog_cuda_major(lib->entry, lib->major);
 }
 
 /* Whether a is searched before b: an earlier tier, then an earlier root,

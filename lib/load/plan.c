@@ -30,6 +30,7 @@
 #include "load/program.h"
 #include "scan/catalog_wheels.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 #include "scan/driver_version.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -114,7 +115,7 @@ static void majors_by_tier(cudaload_ctx *ctx,
       wanted = cl_plan_state_of(ctx)->requirements[r].entry == lib->entry;
     if (!wanted)
       continue;
-    int cuda = cl_verdict_library_cuda_major(ctx, lib);
+    int cuda = cl_library_cuda_major(ctx, lib);
     if (cuda > 0 && cuda < 64)
       present[cl_origin_tier(cl_inventory_of(ctx)->roots[lib->root].origin)] |=
           (uint64_t)1 << cuda;
@@ -140,7 +141,7 @@ static int plan_major_satisfies(cudaload_ctx *ctx, const cl_requirement *r) {
       continue;
     if (needs_version(r))
       cl_library_settle_version(ctx, lib);
-    if (cl_verdict_library_cuda_major(ctx, lib) ==
+    if (cl_library_cuda_major(ctx, lib) ==
             cl_plan_state_of(ctx)->plan_cuda_major &&
         cl_plan_satisfies(r, lib, why, sizeof why))
       return 1;
@@ -493,10 +494,11 @@ static int judge_candidate(cudaload_ctx *ctx, size_t r, size_t i, int filter,
            cl_plan_foreign_machine(ctx, &cl_inventory_of(ctx)->libraries[i])))
     return reject(o, lib->path, CL_WORDS_BUILT_FOR_THIS_PROCESS_RUNS, machine,
                   cl_ctx_machine(ctx));
-  if (filter && lib->cuda_major > 0 &&
-      lib->cuda_major != cl_plan_state_of(ctx)->plan_cuda_major)
-    return reject(o, lib->path, CL_WORDS_BUILT_FOR_CUDA_THE_PLAN,
-                  lib->cuda_major, cl_plan_state_of(ctx)->plan_cuda_major,
+  int cuda =
+      filter ? cl_library_cuda_major(ctx, cl_inventory_memo_of(ctx, i)) : 0;
+  if (cuda > 0 && cuda != cl_plan_state_of(ctx)->plan_cuda_major)
+    return reject(o, lib->path, CL_WORDS_BUILT_FOR_CUDA_THE_PLAN, cuda,
+                  cl_plan_state_of(ctx)->plan_cuda_major,
                   cl_plan_state_of(ctx)->plan_cuda_reason);
   if ((missing = cl_plan_missing_companion(companions, lib, &rc)))
     return reject(o, lib->path, CL_WORDS_IS_NOT_IN_THE_SAME, missing->name,
@@ -697,10 +699,14 @@ static int plan_requirement(cudaload_ctx *ctx, size_t r,
     best = kept_for_programs(ctx, r, best, &rc);
   if (!rc && !best && filter)
     best = bound_by_a_program(ctx, r, &rc);
-  if (!rc && best && cl_plan_state_of(ctx)->plan_cuda_major &&
-      best->cuda_major > 0 &&
-      best->cuda_major != cl_plan_state_of(ctx)->plan_cuda_major)
-    o->second_major = best->cuda_major;
+  int best_cuda =
+      !rc && best && cl_plan_state_of(ctx)->plan_cuda_major
+          ? cl_library_cuda_major(
+                ctx, cl_inventory_memo_of(
+                         ctx, (size_t)(best - cl_inventory_of(ctx)->libraries)))
+          : 0;
+  if (best_cuda > 0 && best_cuda != cl_plan_state_of(ctx)->plan_cuda_major)
+    o->second_major = best_cuda;
   o->chosen =
       best ? (size_t)(best - cl_inventory_of(ctx)->libraries) : SIZE_MAX;
   if (rc)

@@ -29,6 +29,7 @@
 #include "scan/catalog_wheels.h"
 #include "scan/consumers.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 #include "common/reason_words.h"
 
 #include <stdint.h>
@@ -253,7 +254,7 @@ static int add_lazy_entries(cudaload_ctx *ctx, cl_str_index *planned,
 static int lazy_cuda_major(cudaload_ctx *ctx, size_t i, cl_library *chosen) {
   int cuda = 0;
   if (chosen)
-    cuda = cl_verdict_library_cuda_major(ctx, chosen);
+    cuda = cl_library_cuda_major(ctx, chosen);
   if (!cuda)
     cuda = cl_plan_state_of(ctx)->plan[i].entry->lazy_cuda_major;
   if (!cuda)
@@ -361,8 +362,9 @@ int cl_plan_add_named_opens(cudaload_ctx *ctx, cl_str_index *planned,
         CUDALOAD_OK)
       info = NULL;
     size_t count = 0;
-    char **names =
-        info ? cl_verdict_lazy_names_of(ctx, opener_path, info, &count) : NULL;
+    char **names = info ? cl_cuda_opens_by_name(cl_verdict_files(ctx), naming,
+                                                opener_path, info, &count)
+                        : NULL;
     for (size_t k = 0; k < count && !rc; ++k) {
       cl_name_match m;
       if (!cl_catalog_match(names[k], naming, &m) ||
@@ -476,7 +478,7 @@ int cl_plan_add_optional_needs(cudaload_ctx *ctx, cl_str_index *planned) {
       cl_library *lib = &cl_inventory_of(ctx)->libraries[k];
       int cuda = lib->entry == n->entry && lib->major == n->major &&
                          !cl_plan_foreign_machine(ctx, lib)
-                     ? cl_verdict_library_cuda_major(ctx, lib)
+                     ? cl_library_cuda_major(ctx, lib)
                      : -1;
       int want = n->cuda_major ? n->cuda_major : ps->plan_cuda_major;
       if (cuda < 0 || (cuda && want && cuda != want))

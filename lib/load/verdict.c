@@ -65,7 +65,7 @@ cl_explain_object *cl_verdict_object(cudaload_explain *e, cudaload_ctx *ctx,
   }
   o->consumer = consumer;
   cl_name_match m;
-  if (cl_verdict_catalog_of(path, soname, cl_ctx_naming(ctx), &m)) {
+  if (cl_cuda_catalog_of(path, soname, cl_ctx_naming(ctx), &m)) {
     o->family = m.entry->family;
     o->name = m.entry->name;
     o->major = m.major;
@@ -103,7 +103,7 @@ static void add_need(cudaload_explain *e, cl_explain_object *o,
     /* Deferred, a wheel's stays unread: no need's version is compared. */
     cl_explain_object unread;
     memset(&unread, 0, sizeof unread);
-    if (cl_verdict_catalog_of(path, soname, cl_ctx_naming(ctx), &m))
+    if (cl_cuda_catalog_of(path, soname, cl_ctx_naming(ctx), &m))
       n->version = cl_verdict_version_of_match(
           e, ctx, path, &m, &cuda, e->defer_wheel_versions ? &unread : NULL);
   }
@@ -189,8 +189,8 @@ static unsigned char *cuda_consumers(const cl_load_tree *t, cl_naming naming) {
     return NULL;
   for (size_t k = 0; k < t->object_count; ++k) {
     cl_name_match m;
-    if (cl_verdict_catalog_of(t->objects[k].path, t->objects[k].info.soname,
-                              naming, &m))
+    if (cl_cuda_catalog_of(t->objects[k].path, t->objects[k].info.soname,
+                           naming, &m))
       what[k] = CL_CATALOGUED;
   }
   for (size_t i = 0; i < t->edge_count; ++i) {
@@ -216,7 +216,7 @@ static void record_tree(cudaload_explain *e, cudaload_ctx *ctx,
   for (size_t k = 0; k < t->object_count && !e->failed; ++k) {
     const cl_load_object *lo = &t->objects[k];
     int is_cuda = (consumers[k] & CL_CATALOGUED) ||
-                  cl_verdict_consumer_package(lo->path, naming) != NULL;
+                  cl_cuda_consumer_package(lo->path, naming) != NULL;
     int asked = k == 0 && (how & CL_VERDICT_CONSUMER);
     if (k != 0 && !is_cuda && !(consumers[k] & CL_NEEDS_CUDA))
       continue; /* system libraries: shown as needs, not expanded */

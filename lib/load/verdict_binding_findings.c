@@ -20,6 +20,7 @@
 #include "problem/fix_words.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,7 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
                                       const cl_explain_binding *b) {
   cl_naming naming = cl_ctx_naming(ctx);
   cl_name_match want;
-  if (!ctx || !cl_verdict_catalog_of(taken, NULL, naming, &want))
+  if (!ctx || !cl_cuda_catalog_of(taken, NULL, naming, &want))
     return NULL;
   char *real = cl_os_real_path_quiet(taken, NULL);
   const char *found = NULL;
@@ -99,7 +100,8 @@ static const char *inventory_provider(cudaload_explain *e, cudaload_ctx *ctx,
       continue;
     /* A file of another CUDA major would trade one failure for another. */
     cl_library_settle_version(ctx, lib);
-    if (taken_cuda && lib->cuda_major && lib->cuda_major != taken_cuda)
+    int cuda = cl_library_cuda_major(ctx, lib);
+    if (taken_cuda && cuda && cuda != taken_cuda)
       continue;
     if (defines_all(e, lib->path, consumer, b, naming == CL_NAMING_WINDOWS))
       found = lib->path;
@@ -126,7 +128,7 @@ static void newer_library_steps(cudaload_ctx *ctx, const char *file,
                                 const char *soname, int cuda, cl_fix *fix) {
   cl_naming naming = cl_ctx_naming(ctx);
   cl_name_match m;
-  if (!cl_verdict_catalog_of(file, soname, naming, &m)) {
+  if (!cl_cuda_catalog_of(file, soname, naming, &m)) {
     cl_fix_add_note(fix, CL_NOTE_INSTALL_THE_RELEASE_BUILT_AGAINST,
                     cl_path_basename(file));
     return;
@@ -169,8 +171,8 @@ void cl_verdict_undefined_findings(cudaload_explain *e, cudaload_ctx *ctx,
     char *version = NULL;
     int cuda = 0;
     cl_name_match m;
-    if (cl_verdict_catalog_of(taken->path, taken->info.soname,
-                              cl_ctx_naming(ctx), &m))
+    if (cl_cuda_catalog_of(taken->path, taken->info.soname, cl_ctx_naming(ctx),
+                           &m))
       version =
           cl_verdict_version_of_match(e, ctx, taken->path, &m, &cuda, NULL);
     const char *better =

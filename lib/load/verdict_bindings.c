@@ -298,7 +298,7 @@ static const char *unversioned_owner(const cl_load_tree *t, const size_t *scope,
   for (size_t i = 1; scope && i < count; ++i) {
     const cl_load_object *o = &t->objects[scope[i]];
     cl_name_match m;
-    if (!cl_verdict_catalog_of(o->path, o->info.soname, naming, &m))
+    if (!cl_cuda_catalog_of(o->path, o->info.soname, naming, &m))
       continue;
     if (cl_starts_with_nocase(symbol, m.entry->family) &&
         strlen(m.entry->family) >= 4)
@@ -350,7 +350,7 @@ void cl_verdict_object_bindings(cudaload_explain *e, cl_explain_object *o,
     const cl_symbol_ref *ref = &s->refs[r];
     /* CUDA's references only, unless every one was asked for (the
      * differential tests compare each with the loader's). */
-    if (!symbols && !cl_verdict_cuda_reference(ref, naming))
+    if (!symbols && !cl_cuda_reference(ref, naming))
       continue;
     a.count = 0;
     const cl_bind_object *got =

@@ -18,6 +18,7 @@
 #include "problem/fix_words.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +207,8 @@ static const char *copy_of_major(cudaload_explain *e, const char *family,
     if (strcmp(lib->entry->family, family) != 0)
       continue;
     cl_library_settle_version(e->ctx, lib);
-    if (lib->cuda_major == cuda && lib->entry->role == CL_ROLE_MAIN)
+    if (cl_library_cuda_major(e->ctx, lib) == cuda &&
+        lib->entry->role == CL_ROLE_MAIN)
       return lib->path;
   }
   return NULL;

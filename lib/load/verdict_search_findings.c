@@ -98,7 +98,7 @@ static void shadowed_sibling(cudaload_explain *e, const cl_load_tree *t,
   const cl_load_object *from = &t->objects[edge->from];
   const char *taken = t->objects[edge->to].path;
   cl_name_match self;
-  if (!cl_verdict_catalog_of(from->path, from->info.soname, naming, &self) ||
+  if (!cl_cuda_catalog_of(from->path, from->info.soname, naming, &self) ||
       strcmp(self.entry->family, family) != 0)
     return;
   char *own = cl_path_dirname(from->path);
@@ -245,7 +245,7 @@ static void not_found(cudaload_explain *e, const char *from,
   /* A name opened as written (catalog.h, opens_as_is) is optional: the
    * opener goes on without it. */
   cl_name_match opener;
-  if (later && from && cl_verdict_catalog_of(from, NULL, naming, &opener) &&
+  if (later && from && cl_cuda_catalog_of(from, NULL, naming, &opener) &&
       cl_catalog_opens_as_is(opener.entry, opener.major, edge->name))
     return;
   char places[1024];
@@ -353,7 +353,7 @@ void cl_verdict_search_findings(cudaload_explain *e, const cl_load_tree *t,
       continue;
     cl_name_match got;
     const cl_load_object *to = &t->objects[edge->to];
-    if (cl_verdict_catalog_of(to->path, to->info.soname, naming, &got) &&
+    if (cl_cuda_catalog_of(to->path, to->info.soname, naming, &got) &&
         (got.entry != want.entry || got.major != want.major))
       wrong_library(e, from, edge, to->path, &got, later);
     else if (edge->from < t->object_count)

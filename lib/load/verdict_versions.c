@@ -10,7 +10,6 @@
  */
 #include "load/verdict_versions.h"
 
-#include "binary/file_cache.h"
 #include "common/error.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
@@ -18,6 +17,7 @@
 #include "os/platform.h"
 #include "scan/catalog.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +33,8 @@ static int inventory_version(cudaload_ctx *c, const char *real, char **version,
   if (!lib)
     return 0;
   if (lib->pending_folder && defer) {
-    int cuda = cl_verdict_library_cuda_major(c, lib);
+    /* Still unsettled after: the name or the files told. */
+    int cuda = cl_library_cuda_major(c, lib);
     if (lib->pending_folder) {
       if (cuda)
         *cuda_major = cuda;
@@ -43,8 +44,9 @@ static int inventory_version(cudaload_ctx *c, const char *real, char **version,
     }
   }
   cl_library_settle_version(c, lib);
-  if (lib->cuda_major)
-    *cuda_major = lib->cuda_major;
+  int cuda = cl_library_cuda_major(c, lib);
+  if (cuda)
+    *cuda_major = cuda;
   *version = lib->version[0] ? cl_strdup(lib->version) : NULL;
   return 1;
 }
@@ -168,116 +170,9 @@ char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
 char *cl_verdict_version_of(cudaload_explain *e, cudaload_ctx *ctx,
                             const char *path, int *cuda_major) {
   cl_name_match m;
-  int named = cl_verdict_catalog_of(path, NULL, cl_ctx_naming(ctx), &m);
+  int named = cl_cuda_catalog_of(path, NULL, cl_ctx_naming(ctx), &m);
   return cl_verdict_version_of_match(e, ctx, path, named ? &m : NULL,
                                      cuda_major, NULL);
-}
-
-/* --- a library's CUDA major without listing site-packages --------------- */
-
-/* The CUDA major a file's headers tell (what it needs, the wheel folders
- * its search list names), read through the run's file cache: the plan
- * reads the same headers again when it models the loader. */
-static int cuda_major_of_headers(cudaload_ctx *ctx, const char *path) {
-  cl_file_cache *cache = cl_file_cache_of(ctx);
-  const cl_binary_info *info = NULL;
-  if (!cache)
-    return 0;
-  int cuda = cl_file_cache_info_quiet(cache, path, &info) == CUDALOAD_OK
-                 ? cl_binary_info_cuda_major(info, cl_ctx_naming(ctx))
-                 : 0;
-  return cuda;
-}
-
-/* The CUDA major of the libraries a file opens by name at run time
- * (cuDNN 8's ops_infer holds libcublas.so.12 and opens it at its first
- * call), read as the loader model reads them (verdict_cuda_names.c), through
- * the same cache; 0 when they tell nothing. */
-static int cuda_major_of_opens(cudaload_ctx *ctx, const char *path) {
-  cl_file_cache *cache = cl_file_cache_of(ctx);
-  const cl_binary_info *info = NULL;
-  if (!cache)
-    return 0;
-  if (cl_file_cache_info_quiet(cache, path, &info) != CUDALOAD_OK) {
-    return 0;
-  }
-  size_t count = 0;
-  char **names = cl_verdict_lazy_names_of(ctx, path, info, &count);
-  int cuda = 0;
-  for (size_t k = 0; k < count; ++k) {
-    cl_name_match m;
-    if (!cuda && cl_catalog_match(names[k], cl_ctx_naming(ctx), &m))
-      cuda = m.cuda_major;
-    free(names[k]);
-  }
-  free(names);
-  return cuda;
-}
-
-/* Whether other is a file of lib's family and major in lib's folder (the
- * inventory lists them all): one build, one CUDA major. folder: lib's. */
-static int same_build(const cl_library *lib, const char *folder,
-                      const cl_library *other) {
-  if (other->entry == NULL ||
-      strcmp(other->entry->family, lib->entry->family) ||
-      other->major != lib->major)
-    return 0;
-  const char *base = cl_path_basename(other->path);
-  size_t length = (size_t)(base - other->path);
-  while (length > 0 &&
-         (other->path[length - 1] == '/' || other->path[length - 1] == '\\'))
-    --length;
-  return strlen(folder) == length && strncmp(folder, other->path, length) == 0;
-}
-
-/* What a file tells of its own CUDA major without I/O (the version in its
- * name: cuSPARSE 12.6 is CUDA 13's), else by its headers; 0: nothing. */
-static int own_cuda_major(cudaload_ctx *ctx, const cl_library *lib) {
-  int cuda = cl_catalog_cuda_major_of_version(lib->entry, lib->major,
-                                              lib->pending_match.name_version);
-  return cuda ? cuda : cuda_major_of_headers(ctx, lib->path);
-}
-
-int cl_verdict_library_cuda_major(cudaload_ctx *ctx, cl_library *lib) {
-  if (!lib->pending_folder || lib->cuda_major)
-    return lib->cuda_major;
-  int cuda = own_cuda_major(ctx, lib);
-  if (cuda) {
-    cl_library_note_cuda_major(lib, cuda);
-    return lib->cuda_major;
-  }
-  char *folder = cl_path_dirname(lib->path);
-  const cl_inventory *inv = cl_inventory_of(ctx);
-  for (int pass = 0; folder && pass < 2 && !cuda; ++pass)
-    for (size_t i = 0; i < inv->library_count && !cuda; ++i) {
-      const cl_library *other = &inv->libraries[i];
-      if (!same_build(lib, folder, other))
-        continue;
-      if (pass == 0 && other != lib)
-        cuda = cuda_major_of_headers(ctx, other->path);
-      /* Only a file the catalog says opens CUDA libraries by name has
-       * its text read: the loader model reads just those too. */
-      else if (pass == 1 && other->entry->lazy_opens[0])
-        cuda = cuda_major_of_opens(ctx, other->path);
-    }
-  /* The build told: each of its files would hear the same when asked
-   * (unless it tells its own), so they are answered now, each file's
-   * headers read once instead of the build's once per file. */
-  for (size_t i = 0; cuda && i < inv->library_count; ++i) {
-    cl_library *other = &inv->libraries[i];
-    if (other != lib && other->pending_folder && !other->cuda_major &&
-        same_build(lib, folder, other)) {
-      int own = own_cuda_major(ctx, other);
-      cl_library_note_cuda_major(other, own ? own : cuda);
-    }
-  }
-  free(folder);
-  if (cuda) {
-    cl_library_note_cuda_major(lib, cuda);
-    return lib->cuda_major;
-  }
-  cl_library_settle_version(ctx, lib);
-  return lib->cuda_major;
 }
 
 /* --- an object's version left unread --------------------------------- */
@@ -287,9 +182,10 @@ void cl_verdict_settle_version(cl_explain_object *o) {
   if (!lib)
     return;
   cl_library_settle_version(o->version_ctx, lib);
+  int cuda = cl_library_cuda_major(o->version_ctx, lib);
   o->version_pending = NULL;
   o->version_ctx = NULL;
-  if (lib->cuda_major)
-    o->cuda_major = lib->cuda_major;
+  if (cuda)
+    o->cuda_major = cuda;
   o->version = lib->version[0] ? cl_strdup(lib->version) : NULL;
 }

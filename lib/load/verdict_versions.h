@@ -37,21 +37,6 @@ char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
  * has been read). */
 void cl_verdict_settle_version(cl_explain_object *o);
 
-/* The CUDA major of a library of ctx's inventory, as a plan or a verdict
- * needs it. A wheel's whose name does not tell it (cuDNN 8 is built for
- * CUDA 11 and 12) would otherwise come from its dist-info's name (-cu12),
- * which means listing site-packages, thousands of unrelated distributions
- * perhaps (issue 28). The files tell first, the ones the plan reads
- * anyway: the version in the file's name; what the file needs or names in
- * its search list; the same of the other files of its build (its family
- * and major, in its folder, as the inventory lists them); what the files
- * of its build that the catalog says open CUDA libraries by name open
- * (cuDNN 8's ops_infer holds libcublas.so.12: the real files need nothing
- * of CUDA); only when none tells is its version settled. What the files
- * told is kept (cl_library_note_cuda_major): the file is what the process
- * will load. 0 when nothing tells. */
-int cl_verdict_library_cuda_major(cudaload_ctx *ctx, struct cl_library *lib);
-
 /* Free a verdict's real_paths (NULL: nothing). */
 void cl_verdict_real_paths_free(void *memo);
 

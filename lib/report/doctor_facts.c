@@ -9,6 +9,7 @@
 #include "load/spec.h"
 #include "load/plan.h"
 #include "os/loader.h"
+#include "scan/library_cuda_major.h"
 #include "scan/roots.h"
 #include "common/reason_words.h"
 #include <stdarg.h>
@@ -171,12 +172,12 @@ int cl_doctor_requirement_satisfied(const cudaload_ctx *ctx, size_t r,
 }
 
 /* The library chosen for requirement r, NULL when none. */
-const cl_library *cl_doctor_chosen_library(const cudaload_ctx *ctx, size_t r) {
-  const cl_inventory *inv = cl_inventory_of(ctx);
+cl_library *cl_doctor_chosen_library(const cudaload_ctx *ctx, size_t r) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
-  if (r >= ps->outcome_count || ps->outcomes[r].chosen >= inv->library_count)
+  if (r >= ps->outcome_count)
     return NULL;
-  return &inv->libraries[ps->outcomes[r].chosen];
+  /* Its CUDA major is a memo of the record (library_cuda_major.h). */
+  return cl_inventory_memo_of(ctx, ps->outcomes[r].chosen);
 }
 
 /* What decided a choice: "tier environment (VIRTUAL_ENV), CUDA 12", and
@@ -184,7 +185,7 @@ const cl_library *cl_doctor_chosen_library(const cudaload_ctx *ctx, size_t r) {
 void cl_doctor_describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
                                size_t size) {
   const cl_plan_state *ps = cl_plan_state_of(ctx);
-  const cl_library *lib = cl_doctor_chosen_library(ctx, r);
+  cl_library *lib = cl_doctor_chosen_library(ctx, r);
   out[0] = '\0';
   if (!lib)
     return;
@@ -192,8 +193,9 @@ void cl_doctor_describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
   int n = snprintf(out, size, "tier %s (%s)",
                    cl_tier_name(cl_origin_tier(origin)), origin);
   int second = ps->outcomes[r].second_major;
-  if (n > 0 && (size_t)n < size && lib->cuda_major > 0)
-    snprintf(out + n, size - (size_t)n, ", CUDA %d%s", lib->cuda_major,
+  int cuda = cl_library_cuda_major(ctx, lib);
+  if (n > 0 && (size_t)n < size && cuda > 0)
+    snprintf(out + n, size - (size_t)n, ", CUDA %d%s", cuda,
              second ? (cl_catalog_cuda_major(
                            ps->requirements[r].entry,
                            (int)ps->requirements[r].version[0]) == second

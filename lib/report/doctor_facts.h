@@ -76,7 +76,7 @@ void cl_doctor_gather_system(cl_doctor *d);
  * another major when it is not the plan's). */
 int cl_doctor_requirement_satisfied(const cudaload_ctx *ctx, size_t r,
                                     const char **path);
-const cl_library *cl_doctor_chosen_library(const cudaload_ctx *ctx, size_t r);
+cl_library *cl_doctor_chosen_library(const cudaload_ctx *ctx, size_t r);
 void cl_doctor_describe_choice(const cudaload_ctx *ctx, size_t r, char *out,
                                size_t size);
 

@@ -14,6 +14,7 @@
 #include "load/plan_judge.h"
 #include "load/verdict.h"
 #include "scan/ldcache.h"
+#include "scan/library_cuda_major.h"
 #include "os/loader.h"
 #include "report/message_problems.h"
 #include "report/runtime_problems.h"
@@ -160,10 +161,11 @@ static void driver_problems(cl_doctor *d) {
   int cuda_needed = 0;
   const char *needed_by = NULL;
   for (size_t i = 0; i < cl_plan_state_of(ctx)->plan_count; ++i) {
-    const cl_library *lib =
+    cl_library *lib =
         cl_inventory_library_at(ctx, cl_plan_state_of(ctx)->plan[i].path);
-    if (lib && lib->cuda_major > cuda_needed) {
-      cuda_needed = lib->cuda_major;
+    int cuda = lib ? cl_library_cuda_major(ctx, lib) : 0;
+    if (cuda > cuda_needed) {
+      cuda_needed = cuda;
       needed_by = lib->path;
     }
   }

@@ -9,6 +9,7 @@
 #include "report/report_inventory.h"
 #include "report/report_probe.h"
 #include "report/report_watchdog.h"
+#include "scan/library_cuda_major.h"
 #include "report/error_message_report.h"
 #include "scan/roots.h"
 #include <stdarg.h>
@@ -130,7 +131,7 @@ static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
     cl_report_bool(w, ok);
     cl_report_key(w, "path");
     cl_report_string(w, path);
-    const cl_library *lib = ok ? cl_doctor_chosen_library(ctx, r) : NULL;
+    cl_library *lib = ok ? cl_doctor_chosen_library(ctx, r) : NULL;
     cl_report_key(w, "tier");
     if (lib)
       cl_report_string(
@@ -143,8 +144,9 @@ static void write_requirements(cl_report_writer *w, const cudaload_ctx *ctx) {
     else
       cl_report_null(w);
     cl_report_key(w, "cuda_major");
-    if (lib && lib->cuda_major > 0)
-      cl_report_int(w, lib->cuda_major);
+    int cuda = lib ? cl_library_cuda_major(ctx, lib) : 0;
+    if (cuda > 0)
+      cl_report_int(w, cuda);
     else
       cl_report_null(w);
     cl_report_key(w, "second_cuda_major");

@@ -16,6 +16,7 @@
 #include "scan/catalog.h"
 #include "core/context.h"
 #include "scan/inventory.h"
+#include "scan/library_cuda_major.h"
 #include "common/error.h"
 #include "os/loader.h"
 #include "os/platform.h"
@@ -275,22 +276,24 @@ static cl_library *indexed_library(pid_context *pc, cudaload_ctx *c,
 static char *mapped_version(pid_context *pc, const cl_mapped_file *f,
                             const cl_name_match *m, int *cuda_major) {
   *cuda_major = m->cuda_major;
-  const cl_library *lib = NULL;
+  cl_library *lib = NULL;
+  cudaload_ctx *owner = NULL; /* the ctx whose inventory lib is of */
   /* an answer, not a failure */
   if (!f->deleted &&
       (f->reach == CL_REACHED_HERE || f->reach == CL_REACHED_IN_ROOT)) {
     char *real = cl_os_real_path_quiet(f->access, NULL);
     if (real && f->reach == CL_REACHED_HERE)
-      lib = indexed_library(pc, pc->ctx, real);
+      lib = indexed_library(pc, owner = pc->ctx, real);
     cudaload_ctx *c =
         real && !lib ? cl_verdict_folder_scan(pc->e, pc->ctx, f->access) : NULL;
     if (c)
-      lib = indexed_library(pc, c, real);
+      lib = indexed_library(pc, owner = c, real);
     free(real);
   }
   if (lib) {
-    if (lib->cuda_major)
-      *cuda_major = lib->cuda_major;
+    int cuda = cl_library_cuda_major(owner, lib);
+    if (cuda)
+      *cuda_major = cuda;
     return lib->version[0] ? cl_strdup(lib->version) : NULL;
   }
   return m->name_version[0] ? cl_strdup(m->name_version) : NULL;

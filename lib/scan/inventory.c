@@ -317,10 +317,6 @@ void cl_library_settle_version(const cudaload_ctx *ctx, cl_library *lib) {
     cl_found_version v;
     cl_find_version(c, cl_ctx_naming(ctx), lib->pending_folder,
                     lib->pending_name, lib->path, &lib->pending_match, &v);
-    /* What the files told a plan stands: the dist-info's -cuNN only names
-     * the wheel, the file is what the process will load. */
-    if (lib->cuda_major_from_files)
-      v.cuda_major = lib->cuda_major;
     store_version(lib, &v); /* out of memory: the version stays unknown */
     cl_binary_info_free(&v.pe);
     free(v.distrust); /* NULL when stored */
@@ -328,13 +324,6 @@ void cl_library_settle_version(const cudaload_ctx *ctx, cl_library *lib) {
   free(lib->pending_folder);
   free(lib->pending_name);
   lib->pending_folder = lib->pending_name = NULL;
-}
-
-void cl_library_note_cuda_major(cl_library *lib, int cuda_major) {
-  if (!lib->pending_folder || !cuda_major)
-    return;
-  lib->cuda_major = cuda_major;
-  lib->cuda_major_from_files = 1;
 }
 
 void cl_inventory_settle_versions(cudaload_ctx *ctx) {
@@ -377,6 +366,7 @@ static int add_library(scanner *s, const cl_name_match *m, const char *folder,
     lib->pending_folder = cl_strdup(folder);
     lib->pending_name = cl_strdup(name);
     lib->pending_match = *m;
+    lib->version_deferred = 1;
     failed = !lib->version || !lib->version_file || !lib->pending_folder ||
              !lib->pending_name;
   } else {

@@ -51,9 +51,10 @@ typedef struct cl_library {
   size_t root;
   /* A wheel's version is looked up on first use (inventory.c): until then
    * the folder the file was listed in, its name there and what the name
-   * told; NULL once settled. Read version, version_source, version_file and
-   * cuda_major only after cl_library_settle_version (or cuda_major after
-   * cl_library_note_cuda_major). */
+   * told (pending_match stays after); NULL once settled. Read version,
+   * version_source and version_file only after cl_library_settle_version,
+   * and a library's CUDA major through cl_library_cuda_major
+   * (library_cuda_major.h): cuda_major is what its version source told. */
   char *pending_folder;
   char *pending_name;
   cl_name_match pending_match;
@@ -67,9 +68,13 @@ typedef struct cl_library {
   /* Why a version source was passed over (others can write to it), so that
    * the plan can say so; NULL when none was (version_sources.c). */
   char *version_distrust;
-  /* 1 when cuda_major was told by the library's own files before its
-   * version was settled (cl_library_note_cuda_major): settling keeps it. */
-  int cuda_major_from_files;
+  /* 1 when the scan left its version for later (a wheel's): stays 1 once
+   * settled. */
+  int version_deferred;
+  /* A memo of cl_library_cuda_major (library_cuda_major.c): the CUDA major
+   * its own files tell (0: none), once files_asked. */
+  int files_cuda_major;
+  int files_asked;
 } cl_library;
 
 /* A copy of a family's main library that a Python package bundles under a
@@ -149,20 +154,15 @@ cl_naming cl_ctx_naming(const cudaload_ctx *ctx);
  * lib and the scan's version cache, never the handle (the scan made that
  * cache before it left any version for later), so a const handle may ask. */
 void cl_library_settle_version(const cudaload_ctx *ctx, cl_library *lib);
-/* Memos. A library's version from a wheel's dist-info, the machine its file
- * was built for and its include folder are looked up on the first question
+/* Memos. A library's version from a wheel's dist-info, the CUDA major its
+ * files tell (library_cuda_major.h), the machine its file was built for and
+ * its include folder are looked up on the first question
  * and kept in its record: filling one changes no answer (it is what the
  * scan would have read), so getters of a const handle fill them. This is
  * the one door to a record for that (library.c): library i of the
  * inventory, or NULL when out of range. Anything else reached through a
  * const handle is read only (docs/architecture.md, "Const means const"). */
 cl_library *cl_inventory_memo_of(const cudaload_ctx *ctx, size_t i);
-/* Record the CUDA major a library's own files tell (what they need or
- * open), learned before its version was settled: a plan asks for the
- * major without listing site-packages (verdict.c). Settling the version later
- * keeps it over the dist-info's -cuNN, since the file is the truth of what
- * it will load. */
-void cl_library_note_cuda_major(cl_library *lib, int cuda_major);
 /* The library of the inventory at a (real, absolute) path, or NULL. */
 cl_library *cl_inventory_library_at(const cudaload_ctx *ctx, const char *path);
 /* Every library's (for reports that print them all). */

@@ -82,11 +82,6 @@ static const cl_library *settled_library_at(const cudaload_ctx *ctx, size_t i) {
   return l;
 }
 
-int cudaload_library_cuda_major(const cudaload_ctx *ctx, size_t i) {
-  const cl_library *l = settled_library_at(ctx, i);
-  return l ? l->cuda_major : 0;
-}
-
 const char *cudaload_library_version(const cudaload_ctx *ctx, size_t i) {
   const cl_library *l = settled_library_at(ctx, i);
   return l ? l->version : NULL;

@@ -617,3 +617,7 @@ cl_version_cache *cl_version_cache_make(cudaload_ctx *ctx) {
 int cl_version_cache_out_of_memory(const cl_version_cache *c) {
   return c->out_of_memory;
 }
+
+cl_file_cache *cl_version_cache_files(const cl_version_cache *c) {
+  return c->files;
+}

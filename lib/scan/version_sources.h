@@ -23,6 +23,10 @@ cl_version_cache *cl_version_cache_make(cudaload_ctx *ctx);
 void cl_version_cache_free(cl_version_cache *c);
 /* 1 when memory ran out while the cache read a source. */
 int cl_version_cache_out_of_memory(const cl_version_cache *c);
+/* The file cache it reads files through (the scanning ctx's; NULL when
+ * there was none): what a library's files tell of its CUDA major is read
+ * through it too (library_cuda_major.c), from a const handle. */
+cl_file_cache *cl_version_cache_files(const cl_version_cache *c);
 /* Remember the real path the scan resolved for a root (path as listed),
  * so that a dist-info or toolkit in it needs no lookup of its own; forget
  * them all once the scan is done (a version asked later resolves what is
