@@ -138,8 +138,9 @@ static void names_come_from_the_data_sections(void **state) {
 }
 
 /* A file rewritten with other content is read again by the next call: the
- * stamp (size, last write) tells it from what was read. Within one call
- * (until the cache is released) the file held open is the one judged. */
+ * stamp (size, last write) tells it from what was read. (Within one call,
+ * until the cache is released, the file held open is the one judged; on
+ * Windows it cannot be replaced while held.) */
 static void a_changed_file_is_read_again(void **state) {
   (void)state;
   char cudnn[1024], ops[1024];
@@ -156,11 +157,9 @@ static void a_changed_file_is_read_again(void **state) {
   const cl_binary_info *info;
   assert_int_equal(cl_file_cache_info(c, path, &info), CUDALOAD_OK);
   assert_string_equal(info->soname, "libcudnn.so.9");
+  cl_file_cache_release(c); /* the call's end: its files are closed */
   remove(path);
   copy_file(ops, path);
-  assert_int_equal(cl_file_cache_info(c, path, &info), CUDALOAD_OK);
-  assert_string_equal(info->soname, "libcudnn.so.9"); /* the same call */
-  cl_file_cache_release(c);                           /* the call's end */
   assert_int_equal(cl_file_cache_info(c, path, &info), CUDALOAD_OK);
   assert_string_equal(info->soname, "libcudnn_ops.so.9");
   cl_file_cache_stats stats;
