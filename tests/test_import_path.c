@@ -351,14 +351,16 @@ static void a_module_is_found_as_import_finds_it(void **state) {
   set_variable("PYTHONPATH", NULL);
   assert_int_equal(p.count, 3);
   cl_module_found m;
-  assert_int_equal(cl_python_module_find(&p, "mod", &m), 1);
+  cl_record_texts records = {0};
+  assert_int_equal(cl_python_module_find(&p, "mod", &records, &m), 1);
   assert_int_equal(m.folder, 1);
   assert_false(m.namespace_package);
   assert_int_equal(m.provider_count, 1);
   assert_string_equal(m.providers[0], "mod-1.0.dist-info");
   cl_module_found_free(&m);
-  assert_int_equal(cl_python_module_find(&p, "absent", &m), 0);
-  assert_int_equal(cl_python_module_find(&p, "no-module", &m), 0);
+  assert_int_equal(cl_python_module_find(&p, "absent", &records, &m), 0);
+  assert_int_equal(cl_python_module_find(&p, "no-module", &records, &m), 0);
+  cl_record_texts_free(&records);
   cl_import_path_free(&p);
 }
 
@@ -382,8 +384,10 @@ static void unreadable_files_are_answers(void **state) {
   assert_false(p.failed);
   assert_int_equal(index_of(&p, site_of("quietvenv")), 0);
   cl_module_found m;
-  assert_int_equal(cl_python_module_find(&p, "quietmod", &m), 1);
+  cl_record_texts records = {0};
+  assert_int_equal(cl_python_module_find(&p, "quietmod", &records, &m), 1);
   cl_module_found_free(&m);
+  cl_record_texts_free(&records);
   cl_import_path_free(&p);
   cl_import_path_of_interpreter(at("nowhere/bin/python3.11"), &p);
   cl_import_path_free(&p);

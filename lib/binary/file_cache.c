@@ -397,11 +397,30 @@ static int open_entry(cl_file_cache *c, const char *path,
   return status ? cl_fail_os_no(status, &no, path) : CUDALOAD_OK;
 }
 
+/* The entry of the file held open through path (held_paths), NULL when
+ * none: until the files are released, the path is not looked at again. */
+static entry *held_entry(cl_file_cache *c, const char *path) {
+  size_t at;
+  return cl_str_index_find(&c->held_paths, path, &at) && at < c->count &&
+                 c->entries[at]->file
+             ? c->entries[at]
+             : NULL;
+}
+
 static int with_part(cl_file_cache *c, const char *path, part_of which,
                      part_reader read_part, const void *arg, entry **out) {
   *out = NULL;
+  int status;
+  /* A file held open this call answers what it was asked before without
+   * a stat of its path: the plan, the loader model and the judgement ask
+   * each file the same questions tens of times in one call. */
+  entry *held = held_entry(c, path);
+  if (held && known(c, which(held), path, &status)) {
+    *out = held;
+    return status;
+  }
   cl_file_stamp stamp;
-  int status, stamped = cl_os_path_stamp(path, &stamp);
+  int stamped = cl_os_path_stamp(path, &stamp);
   if (stamped) {
     entry *e = find(c, &stamp);
     if (e && known(c, which(e), path, &status)) {
@@ -821,8 +840,9 @@ int cl_file_cache_references(cl_file_cache *c, const char *path,
     return cl_file_cache_symbols(c, path, out);
   /* A whole read done already answers too. */
   cl_file_stamp stamp;
-  if (cl_os_path_stamp(path, &stamp)) {
-    entry *e = find(c, &stamp);
+  entry *held = held_entry(c, path);
+  if (held || cl_os_path_stamp(path, &stamp)) {
+    entry *e = held ? held : find(c, &stamp);
     if (e && e->symbols_part.done && e->symbols_part.status == CUDALOAD_OK) {
       c->stats.hits++;
       *out = &e->symbols;

@@ -10,7 +10,10 @@
  *
  * Entries are keyed by the file's stamp (os/platform.h: device, inode,
  * size, last write time), which is looked up again on every question, so
- * that a file replaced or changed since is read again. A context keeps one
+ * that a file replaced or changed since is read again; within one call
+ * (until cl_file_cache_release), a file held open answers through the
+ * path it was opened by without that look: the file held is the one the
+ * call judges. A context keeps one
  * cache (cl_file_cache_of); the cache is not thread-safe, as a context is
  * not. The names, which depend on a file's content alone, are kept across
  * processes too, in the names store a context's cache is given

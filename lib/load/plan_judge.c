@@ -13,6 +13,7 @@
 #include "load/spec.h"
 #include "load/fix_lines.h"
 #include "load/verdict.h"
+#include "load/verdict_versions.h"
 #include "os/platform.h"
 #include "scan/inventory.h"
 #include "load/plan_state.h"
@@ -152,7 +153,7 @@ static void older_copies(cudaload_ctx *ctx, cl_loader_model *m,
     const cl_loaded_object *o = p->to_load ? loaded_under(m, p->soname) : NULL;
     if (!o)
       continue;
-    char *real = cl_os_real_path_quiet(o->path, NULL);
+    char *real = cl_verdict_real_path(e, o->path);
     int same = real && strcmp(real, p->path) == 0;
     free(real);
     if (same)

@@ -341,9 +341,14 @@ static int library_path(const char *path, size_t len) {
   if (len > 4 && (cl_starts_with_nocase(path + len - 4, ".dll") ||
                   cl_starts_with_nocase(path + len - 4, ".pyd")))
     return 1;
-  for (size_t i = 0; i + 3 <= len; ++i)
-    if (!memcmp(path + i, ".so", 3) && (i + 3 == len || path[i + 3] == '.'))
+  /* From dot to dot (torch's RECORD: 30,000 rows, most of them .py). */
+  for (const char *dot = memchr(path, '.', len); dot;) {
+    size_t left = len - (size_t)(dot - path);
+    if (left >= 3 && dot[1] == 's' && dot[2] == 'o' &&
+        (left == 3 || dot[3] == '.'))
       return 1;
+    dot = left > 1 ? memchr(dot + 1, '.', left - 1) : NULL;
+  }
   return 0;
 }
 
@@ -397,12 +402,13 @@ static void end_distribution(cl_program_scan *ps, size_t first) {
 }
 
 /* One installed distribution: its METADATA pins and its RECORD's
- * libraries. */
+ * libraries. Its RECORD comes from records when finding the target read
+ * it already, and is dropped there after: this is its last reader. */
 static void read_distribution(cl_program_scan *ps, const char *site,
-                              const char *distinfo, int rank) {
+                              const char *distinfo, int rank,
+                              cl_record_texts *records) {
   char *folder = cl_path_join(site, distinfo);
   char *metadata = folder ? cl_path_join(folder, "METADATA") : NULL;
-  char *record = folder ? cl_path_join(folder, "RECORD") : NULL;
   size_t len = 0;
   char *text = metadata ? cl_program_read_text(metadata, &len) : NULL;
   char *name = NULL, *version = NULL;
@@ -425,18 +431,18 @@ static void read_distribution(cl_program_scan *ps, const char *site,
   if (name)
     cl_program_note_preloads(ps, name, version);
   free(text);
-  text = record ? cl_program_read_text(record, &len) : NULL;
+  const char *record =
+      cl_record_text_of(records, site, distinfo, &len, &ps->failed);
   record_walk w = {ps, site};
   size_t first = ps->files.count;
-  if (text)
-    cl_record_parse(text, len, visit_record, &w);
+  if (record)
+    cl_record_parse(record, len, visit_record, &w);
   end_distribution(ps, first);
+  cl_record_text_drop(records, site, distinfo);
   ps->site = NULL;
-  free(text);
   free(name);
   free(version);
   free(metadata);
-  free(record);
   free(folder);
 }
 
@@ -932,7 +938,8 @@ static int read_target(cl_program_scan *ps, const char *target,
   }
   for (size_t i = 0; i < t->distribution_count; ++i)
     read_distribution(ps, t->distributions[i].site,
-                      t->distributions[i].distinfo, t->distributions[i].rank);
+                      t->distributions[i].distinfo, t->distributions[i].rank,
+                      &t->records);
   if (t->module_folder)
     read_module_folder(ps, t->module_folder);
   if (t->found_how) /* the origin says which module import takes */
@@ -1046,7 +1053,7 @@ int cl_program_files_in(cudaload_ctx *ctx, const char *root,
   program_scan_init(&ps, ctx);
   for (size_t i = 0; i < t.distribution_count; ++i)
     read_distribution(&ps, t.distributions[i].site, t.distributions[i].distinfo,
-                      t.distributions[i].rank);
+                      t.distributions[i].rank, &t.records);
   int rc = ps.failed || t.failed ? CUDALOAD_E_NO_MEMORY : CUDALOAD_OK;
   if (!rc) {
     set->files = ps.files.names;

@@ -374,28 +374,21 @@ static int visit_top_level(const char *path, size_t len, void *opaque) {
 static void find_program_clashes(cl_program_target *t) {
   for (size_t i = 0; i < t->distribution_count && !t->failed; ++i) {
     const cl_found_distribution *d = &t->distributions[i];
-    char *folder = cl_path_join(d->site, d->distinfo);
-    char *record = folder ? cl_path_join(folder, "RECORD") : NULL;
-    char *text = NULL;
     size_t len = 0;
-    if (!record ||
-        cl_read_file_head_quiet(record, (size_t)64 << 20, &text, &len))
-      text = NULL;
+    const char *text =
+        cl_record_text_of(&t->records, d->site, d->distinfo, &len, &t->failed);
     top_levels tops = {{0}, 0};
     if (text)
       cl_record_parse(text, len, visit_top_level, &tops);
     for (size_t k = 0; k < tops.names.count && !t->failed; ++k) {
       cl_module_found m;
-      cl_python_module_owners(d->site, tops.names.names[k], &m);
+      cl_python_module_owners(d->site, tops.names.names[k], &t->records, &m);
       module_clash(t, d->site, &m);
       t->failed |= m.failed;
       cl_module_found_free(&m);
     }
     t->failed |= tops.failed;
     cl_name_list_free(&tops.names);
-    free(text);
-    free(record);
-    free(folder);
   }
 }
 
@@ -487,7 +480,7 @@ static size_t find_by_name(cl_program_target *t, const char *target) {
 
 static void find_module(cl_program_target *t, const char *target) {
   cl_module_found m;
-  if (!cl_python_module_find(&t->path, target, &m)) {
+  if (!cl_python_module_find(&t->path, target, &t->records, &m)) {
     if (find_by_name(t, target))
       t->kind = CL_TARGET_MODULE;
     return;
@@ -622,5 +615,6 @@ void cl_program_target_free(cl_program_target *t) {
     }
   }
   free(t->clashes);
+  cl_record_texts_free(&t->records);
   memset(t, 0, sizeof *t);
 }

@@ -12,6 +12,7 @@
 
 #include "core/context.h"
 #include "scan/import_path.h"
+#include "scan/record_texts.h"
 
 #include <stddef.h>
 
@@ -63,6 +64,9 @@ typedef struct cl_program_target {
   size_t adopt_count, adopt_capacity;
   cl_program_clash *clashes;
   size_t clash_count, clash_capacity;
+  /* The RECORDs read while finding it, kept for reading its
+   * distributions: each read once per call (record_texts.h). */
+  cl_record_texts records;
   int failed; /* out of memory */
 } cl_program_target;
 

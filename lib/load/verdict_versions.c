@@ -114,9 +114,7 @@ void cl_verdict_real_paths_free(void *cache) {
   free(memo);
 }
 
-/* cl_os_real_path(path), asked of the file system once per verdict
- * (malloc'ed, NULL when it does not resolve). Sets no error. */
-static char *real_path_once(cudaload_explain *e, const char *path) {
+char *cl_verdict_real_path(cudaload_explain *e, const char *path) {
   real_path_memo *memo = e ? e->real_paths : NULL;
   if (e && !memo) {
     memo = e->real_paths = calloc(1, sizeof *memo);
@@ -152,7 +150,7 @@ char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
   /* A path that does not resolve, a file whose version cannot be read:
    * answers (the name's version, or none), not failures: each is asked
    * through an answer form. */
-  char *real = real_path_once(e, path);
+  char *real = cl_verdict_real_path(e, path);
   char *version = NULL;
   int known = 0;
   if (real && ctx)

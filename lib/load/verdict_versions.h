@@ -37,6 +37,12 @@ char *cl_verdict_version_of_match(cudaload_explain *e, cudaload_ctx *ctx,
  * has been read). */
 void cl_verdict_settle_version(cl_explain_object *o);
 
+/* cl_os_real_path(path), asked of the file system once per verdict e
+ * (each of the plan's files is asked about by the versions and by the
+ * plan's judgement): malloc'ed, NULL when it does not resolve (or e is
+ * NULL and memory runs out). Sets no error. */
+char *cl_verdict_real_path(cudaload_explain *e, const char *path);
+
 /* Free a verdict's real_paths (NULL: nothing). */
 void cl_verdict_real_paths_free(void *memo);
 

@@ -330,6 +330,10 @@ static int in_absent_folder(const cl_loader_model *m, cl_resolve_memo *memo,
     return 0; /* the root folder */
   char *folder = cl_strndup(check, length);
   int absent = folder && cl_resolve_memo_folder_absent(memo, folder);
+  /* Linux names are matched exactly: a folder's listing tells which it
+   * does not hold (Windows matches them in any case: looked at). */
+  if (folder && !absent && m->naming != CL_NAMING_WINDOWS)
+    absent = cl_resolve_memo_name_absent(memo, folder, base);
   free(folder);
   return absent;
 }

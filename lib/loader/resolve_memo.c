@@ -18,6 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The names one folder holds, as one listing of it said. */
+typedef struct listing {
+  int asked;  /* names looked for in the folder so far */
+  int listed; /* 1: names holds every entry; -1: not listable, or too big */
+  cl_str_index names;
+  char **owned;
+  size_t count, capacity;
+} listing;
+
 typedef struct identity {
   int known; /* 1: stat'ed (id valid), -1: cannot be told */
   cl_file_identity id;
@@ -40,8 +49,22 @@ struct cl_resolve_memo {
   char **folder_names;
   unsigned char *folder_state;
   size_t folder_count, folder_capacity, state_capacity;
+  /* The names in a folder that is there, listed the second time a name is
+   * looked for in it (listings[i] NULL: not listed, or not listable). */
+  listing **listings;
+  size_t listings_capacity;
   size_t work;
 };
+
+static void listing_free(listing *l) {
+  if (!l)
+    return;
+  cl_str_index_free(&l->names);
+  for (size_t i = 0; i < l->count; ++i)
+    free(l->owned[i]);
+  free(l->owned);
+  free(l);
+}
 
 static void memo_free(void *opaque) {
   cl_resolve_memo *memo = opaque;
@@ -52,8 +75,11 @@ static void memo_free(void *opaque) {
   free(memo->ids);
   cl_str_index_free(&memo->by_identity);
   cl_str_index_free(&memo->folders);
-  for (size_t i = 0; i < memo->folder_count; ++i)
+  for (size_t i = 0; i < memo->folder_count; ++i) {
     free(memo->folder_names[i]);
+    listing_free(memo->listings ? memo->listings[i] : NULL);
+  }
+  free(memo->listings);
   free(memo->folder_names);
   free(memo->folder_state);
   free(memo);
@@ -224,11 +250,53 @@ size_t cl_resolve_memo_loaded_by_identity(cl_resolve_memo *memo,
 
 /* --- folders -------------------------------------------------------------- */
 
+static int listed(cl_resolve_memo *memo, size_t at);
+
+/* 1 when the longest folder above `folder` the memo knows tells that
+ * `folder` is not there: it is absent itself, or its listing does not
+ * hold the next name down (glibc's hwcaps subfolders, tls/haswell/...,
+ * looked for under every search folder: one listing of the search folder
+ * says which of them are there). 0 when nothing known tells. */
+static int absent_above(cl_resolve_memo *memo, const char *folder) {
+  /* glibc's deepest hwcaps subfolder, tls/haswell/avx512_1/x86_64, is four
+   * names below its search folder: no folder further up is asked. */
+  enum { LEVELS = 4 };
+  char *prefix = cl_strdup(folder);
+  int absent = 0;
+  size_t end = prefix ? strlen(prefix) : 0;
+  for (int level = 0; level < LEVELS; ++level) {
+    while (end > 0 && folder[end - 1] != '/')
+      --end;
+    if (end <= 1)
+      break; /* the root folder: nothing above it known */
+    const char *below = folder + end;
+    size_t below_len = strcspn(below, "/");
+    prefix[--end] = '\0';
+    size_t at;
+    if (!cl_str_index_find(&memo->folders, prefix, &at))
+      continue;
+    int dots = (below_len == 1 && below[0] == '.') ||
+               (below_len == 2 && below[0] == '.' && below[1] == '.');
+    if (memo->folder_state[at] == 1) {
+      absent = 1;
+    } else if (below_len && !dots && below_len < 256 && listed(memo, at)) {
+      char name[256];
+      memcpy(name, below, below_len);
+      name[below_len] = '\0';
+      absent = !cl_str_index_find(&memo->listings[at]->names, name, NULL);
+    }
+    break; /* the nearest known folder above decides, or nothing does */
+  }
+  free(prefix);
+  return absent;
+}
+
 int cl_resolve_memo_folder_absent(cl_resolve_memo *memo, const char *folder) {
   size_t at;
   if (memo && cl_str_index_find(&memo->folders, folder, &at))
     return memo->folder_state[at] == 1;
-  int absent = cl_os_stat_kind(folder, NULL) == CL_KIND_MISSING;
+  int absent = (memo && absent_above(memo, folder)) ||
+               cl_os_stat_kind(folder, NULL) == CL_KIND_MISSING;
   if (!memo)
     return absent;
   char *copy = cl_strdup(folder);
@@ -237,14 +305,82 @@ int cl_resolve_memo_folder_absent(cl_resolve_memo *memo, const char *folder) {
                  memo->folder_count + 1, sizeof *memo->folder_names) ||
       cl_reserve((void **)&memo->folder_state, &memo->state_capacity,
                  memo->folder_count + 1, 1) ||
+      cl_reserve((void **)&memo->listings, &memo->listings_capacity,
+                 memo->folder_count + 1, sizeof *memo->listings) ||
       cl_str_index_add(&memo->folders, copy, memo->folder_count)) {
     free(copy);
     return absent; /* not remembered: looked at again next time */
   }
   memo->folder_names[memo->folder_count] = copy;
   memo->folder_state[memo->folder_count] = absent ? 1 : 2;
+  memo->listings[memo->folder_count] = NULL;
   memo->folder_count++;
   return absent;
+}
+
+/* A folder holding more entries than this is not kept listed: its names
+ * are looked for one stat at a time, as before. */
+#define LISTING_MAX 4096
+
+static int keep_listed(const char *name, cl_file_kind kind, void *opaque) {
+  (void)kind;
+  listing *l = opaque;
+  if (l->count >= LISTING_MAX) {
+    l->listed = -1;
+    return 1;
+  }
+  char *copy = cl_strdup(name);
+  if (!copy ||
+      cl_reserve((void **)&l->owned, &l->capacity, l->count + 1,
+                 sizeof *l->owned) ||
+      cl_str_index_add(&l->names, copy, l->count)) {
+    free(copy);
+    l->listed = -1;
+    return 1;
+  }
+  l->owned[l->count++] = copy;
+  return 0;
+}
+
+/* Whether folder `at` (there) is listed, listing it now when it is not
+ * yet; 0 when it cannot be (not listable, huge, no memory). */
+static int listed(cl_resolve_memo *memo, size_t at) {
+  listing *l = memo->listings[at];
+  if (!l) {
+    l = memo->listings[at] = calloc(1, sizeof *l);
+    if (!l)
+      return 0;
+    cl_str_index_init(&l->names, 0);
+  }
+  if (!l->listed) {
+    l->listed = 1;
+    if (cl_os_list_dir_quiet(memo->folder_names[at], keep_listed, l, NULL) !=
+        CUDALOAD_OK)
+      l->listed = -1;
+  }
+  return l->listed == 1;
+}
+
+int cl_resolve_memo_name_absent(cl_resolve_memo *memo, const char *folder,
+                                const char *name) {
+  size_t at;
+  if (!memo || !cl_str_index_find(&memo->folders, folder, &at) ||
+      memo->folder_state[at] != 2)
+    return 0;
+  listing *l = memo->listings[at];
+  if (!l) {
+    l = memo->listings[at] = calloc(1, sizeof *l);
+    if (!l)
+      return 0;
+    cl_str_index_init(&l->names, 0);
+  }
+  /* A folder asked for one name is looked at with one stat, as the loader
+   * does; asked for a second, it is listed once, and each name it does
+   * not hold costs nothing more (torch's RUNPATH of eleven folders, asked
+   * for each of its libraries' NEEDED names). */
+  if (!l->listed && ++l->asked < 2)
+    return 0;
+  return listed(memo, at) && !cl_str_index_find(&l->names, name, NULL);
 }
 
 /* --- work ----------------------------------------------------------------- */

@@ -48,6 +48,15 @@ void cl_resolve_memo_name_added(cl_resolve_memo *memo, size_t index,
 /* 1 when `folder` (absolute) does not exist, looked at once per model. */
 int cl_resolve_memo_folder_absent(cl_resolve_memo *memo, const char *folder);
 
+/* 1 when `folder` (absolute, and there: cl_resolve_memo_folder_absent
+ * said 0) does not hold `name`, as a listing of it says: the folder is
+ * listed once per model, from the second name looked for in it on, when
+ * it can be listed and is not huge; 0 when the name is there or the
+ * listing does not tell (then the file itself is looked at). A name the
+ * listing holds may still be no file the loader takes. */
+int cl_resolve_memo_name_absent(cl_resolve_memo *memo, const char *folder,
+                                const char *name);
+
 /* The work done so far (candidate files looked at and steps recorded), for
  * a budget per open. */
 void cl_resolve_memo_work(cl_resolve_memo *memo, size_t amount);

@@ -19,13 +19,13 @@
 #include "common/strutil.h"
 #include "os/platform.h"
 #include "scan/distinfo.h"
+#include "scan/record_texts.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* RECORD of the largest distributions (torch's is about 2 MB). */
-#define RECORD_MAX ((size_t)64 << 20)
+#define RECORD_MAX CL_RECORD_MAX
 
 int cl_python_module_name(const char *name) {
   if (!name || !(cl_ascii_is_alnum(*name) || *name == '_') ||
@@ -128,22 +128,6 @@ static int named_like(const char *distinfo, const char *module) {
   return !strncmp(a, b, strlen(b)) || !strncmp(b, a, strlen(a));
 }
 
-static char *read_record(const char *folder, const char *distinfo, size_t *len,
-                         char **record_path) {
-  char *dir = cl_path_join(folder, distinfo);
-  char *record = dir ? cl_path_join(dir, "RECORD") : NULL;
-  char *text = NULL;
-  /* no RECORD: it lists nothing */
-  if (!record || cl_read_file_head_quiet(record, RECORD_MAX, &text, len))
-    text = NULL;
-  free(dir);
-  if (record_path)
-    *record_path = record;
-  else
-    free(record);
-  return text;
-}
-
 /* Whether a RECORD path is the module's: "NAME/..." or "NAME.<tag>". */
 static int module_path(const char *path, size_t len, const char *name,
                        size_t n) {
@@ -166,16 +150,29 @@ static int visit_lists(const char *path, size_t len, void *opaque) {
 /* How much of a RECORD is read at a time to find a module's row. */
 #define RECORD_CHUNK ((size_t)64 << 10)
 
-/* Whether distinfo's RECORD lists a file of module `name`: read a chunk of
- * whole lines at a time, up to the first row that does (torch's RECORD is
- * 1.5 MB and lists torch/ within its first rows; the program's scan reads
- * it whole later, once). A line longer than a chunk is no module's row. */
+/* Whether distinfo's RECORD lists a file of module `name`. A distribution
+ * named like the module is most likely its owner, whose RECORD the
+ * program's scan reads whole later: it is read whole now, once, through
+ * records, and parsed up to the module's first row. Another is read a
+ * chunk of whole lines at a time, up to the first row that lists it
+ * (torch's RECORD is 1.5 MB and lists torch/ within its first rows),
+ * unless records holds it already. A line longer than a chunk is no
+ * module's row. */
 static int lists_module(const char *folder, const char *distinfo,
-                        const char *name) {
+                        const char *name, cl_record_texts *records, int whole,
+                        int *failed) {
+  lists_check c = {name, strlen(name), 0};
+  if (whole || cl_record_text_held(records, folder, distinfo)) {
+    size_t len = 0;
+    const char *text =
+        cl_record_text_of(records, folder, distinfo, &len, failed);
+    if (text)
+      cl_record_parse(text, len, visit_lists, &c);
+    return c.found;
+  }
   char *dir = cl_path_join(folder, distinfo);
   char *record = dir ? cl_path_join(dir, "RECORD") : NULL;
   free(dir);
-  lists_check c = {name, strlen(name), 0};
   cl_file *f = NULL;
   uint64_t size = 0;
   /* no RECORD: it lists nothing */
@@ -193,16 +190,16 @@ static int lists_module(const char *folder, const char *distinfo,
       }
       at += got;
       held += got;
-      size_t whole = held;
-      while (whole > 0 && buf[whole - 1] != '\n')
-        --whole;
-      if (whole == 0) {
+      size_t whole_lines = held;
+      while (whole_lines > 0 && buf[whole_lines - 1] != '\n')
+        --whole_lines;
+      if (whole_lines == 0) {
         held = held == RECORD_CHUNK ? 0 : held;
         continue;
       }
-      cl_record_parse(buf, whole, visit_lists, &c);
-      memmove(buf, buf + whole, held - whole);
-      held -= whole;
+      cl_record_parse(buf, whole_lines, visit_lists, &c);
+      memmove(buf, buf + whole_lines, held - whole_lines);
+      held -= whole_lines;
     }
     cl_os_file_close(f);
   }
@@ -223,13 +220,14 @@ static void add_provider(cl_module_found *out, const char *distinfo) {
 }
 
 static void find_providers(const char *folder, const char *name,
-                           cl_module_found *out) {
+                           cl_record_texts *records, cl_module_found *out) {
   cl_name_list list = {0};
   cl_name_list_read(folder, is_distinfo, NULL, NULL, &list);
   for (int pass = 0; pass < 2 && !out->provider_count; ++pass)
     for (size_t i = 0; i < list.count && !out->failed; ++i)
       if (named_like(list.names[i], name) == !pass &&
-          lists_module(folder, list.names[i], name))
+          lists_module(folder, list.names[i], name, records, !pass,
+                       &out->failed))
         add_provider(out, list.names[i]);
   cl_name_list_free(&list);
 }
@@ -276,19 +274,24 @@ static void rows_free(rows *r) {
  * both list are compared with what each RECORD says of them, one whose
  * sizes differ first (it tells which copy is there). */
 static void decide_installed(const char *folder, const char *name,
-                             cl_module_found *out) {
+                             cl_record_texts *records, cl_module_found *out) {
   rows a = {name, strlen(name), NULL, NULL, 0, 0, 0, 0};
   rows b = a;
-  char *record_a = NULL, *record_b = NULL;
+  char *dir_a = cl_path_join(folder, out->providers[0]);
+  char *dir_b = cl_path_join(folder, out->providers[1]);
+  char *record_a = dir_a ? cl_path_join(dir_a, "RECORD") : NULL;
+  char *record_b = dir_b ? cl_path_join(dir_b, "RECORD") : NULL;
+  free(dir_a);
+  free(dir_b);
   size_t len = 0;
-  char *text = read_record(folder, out->providers[0], &len, &record_a);
+  const char *text =
+      cl_record_text_of(records, folder, out->providers[0], &len, &out->failed);
   if (text)
     cl_record_parse_rows(text, len, keep_row, &a);
-  free(text);
-  text = read_record(folder, out->providers[1], &len, &record_b);
+  text =
+      cl_record_text_of(records, folder, out->providers[1], &len, &out->failed);
   if (text)
     cl_record_parse_rows(text, len, keep_row, &b);
-  free(text);
   cl_str_index index;
   cl_str_index_init(&index, 0);
   int failed = a.failed || b.failed;
@@ -331,7 +334,7 @@ static void decide_installed(const char *folder, const char *name,
 }
 
 int cl_python_module_find(const cl_import_path *path, const char *name,
-                          cl_module_found *out) {
+                          cl_record_texts *records, cl_module_found *out) {
   memset(out, 0, sizeof *out);
   out->installed = SIZE_MAX;
   if (!cl_python_module_name(name))
@@ -363,21 +366,21 @@ int cl_python_module_find(const cl_import_path *path, const char *name,
   if (!out->location)
     return 0;
   const char *folder = path->folders[out->folder].path;
-  find_providers(folder, name, out);
+  find_providers(folder, name, records, out);
   if (out->provider_count >= 2)
-    decide_installed(folder, name, out);
+    decide_installed(folder, name, records, out);
   return 1;
 }
 
 void cl_python_module_owners(const char *folder, const char *name,
-                             cl_module_found *out) {
+                             cl_record_texts *records, cl_module_found *out) {
   memset(out, 0, sizeof *out);
   out->installed = SIZE_MAX;
   if (!cl_python_module_name(name))
     return;
-  find_providers(folder, name, out);
+  find_providers(folder, name, records, out);
   if (out->provider_count >= 2)
-    decide_installed(folder, name, out);
+    decide_installed(folder, name, records, out);
 }
 
 void cl_module_found_free(cl_module_found *found) {

@@ -14,6 +14,7 @@
 #define CUDALOAD_PYTHON_MODULE_H
 
 #include "scan/import_path.h"
+#include "scan/record_texts.h"
 
 #include <stddef.h>
 
@@ -40,15 +41,17 @@ typedef struct cl_module_found {
 int cl_python_module_name(const char *name);
 
 /* Find module `name` on `path`: 1 (and *out filled; free it with
- * cl_module_found_free) when a folder holds it, 0 when none does. */
+ * cl_module_found_free) when a folder holds it, 0 when none does. The
+ * RECORDs read whole are read through records, and stay there for the
+ * call's other readers (record_texts.h). */
 int cl_python_module_find(const cl_import_path *path, const char *name,
-                          cl_module_found *out);
+                          cl_record_texts *records, cl_module_found *out);
 void cl_module_found_free(cl_module_found *found);
 
 /* The distributions of one folder that own module `name` there, and which
  * of two owns its files, as cl_python_module_find() tells them (out->folder
  * unset, out->location NULL). */
 void cl_python_module_owners(const char *folder, const char *name,
-                             cl_module_found *out);
+                             cl_record_texts *records, cl_module_found *out);
 
 #endif

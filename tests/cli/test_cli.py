@@ -1888,6 +1888,28 @@ class Program(CliTestCase):
         again = {p: n for p, n in opens.items() if n > 1}
         self.assertEqual(again, {}, "opened more than once: %r" % again)
 
+    def test_a_programs_record_is_read_once(self):
+        # Issue 44, item 1: --for reads a distribution's RECORD once. Before,
+        # finding the module's distribution read it (a chunk at a time, up
+        # to the module's row), the program's scan read it whole again, and
+        # for an environment the search for distributions installed over
+        # each other a third time. Counted with strace, the names store off.
+        site = self.tree / "site-packages"
+        for target in ("ortlike", to_cli(site)):
+            args = ["doctor", "--no-defaults", "--environment", to_cli(site), "--for", target,
+                    "--format", "json"]
+            lines = self.traced(args, "openat,open", rcs=(0, 6),
+                                env=dict(os.environ, CUDALOAD_CACHE_DISABLE="1"))
+            opens = {}
+            for line in lines:
+                m = re.match(r'\d+\s+open(?:at)?\((?:AT_FDCWD, )?"([^"]+/RECORD)", ', line)
+                if m and not line.rstrip().endswith(("ENOENT (No such file or directory)",
+                                                     "ENOTDIR (Not a directory)")):
+                    opens[m.group(1)] = opens.get(m.group(1), 0) + 1
+            self.assertTrue(any("ortlike" in p for p in opens), (target, opens))
+            again = {p: n for p, n in opens.items() if n > 1}
+            self.assertEqual(again, {}, "%s: RECORD opened more than once: %r" % (target, again))
+
     def test_the_short_answer_leads_with_what_the_caller_asked_about(self):
         # Issue 46: every acceptance failure shows its cause and fix on the
         # first screen. The missing driver (a fact of the machine, first in
