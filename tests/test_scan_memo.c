@@ -28,6 +28,7 @@
 #include <direct.h>
 #include <windows.h>
 #else
+#include <pthread.h>
 #include <unistd.h>
 #endif
 
@@ -80,6 +81,8 @@ int __wrap_cl_os_file_open(const char *path, cl_file **out,
 /* --- the trees ----------------------------------------------------------- */
 
 static char scratch[700];
+/* The scratch folder's name: each ctest entry of this program its own. */
+static const char *scratch_name = "scan-memo-scratch";
 
 static int is_windows(void) {
   return cl_os_host_target() == CUDALOAD_TARGET_WINDOWS;
@@ -158,7 +161,7 @@ static void make_tree(const char *name) {
 
 static const char *trees[] = {"unchanged", "added",    "removed", "header",
                               "rewritten", "writable", "renamed", "var-a",
-                              "var-b",     "var-home"};
+                              "var-b",     "var-home", "threads"};
 
 static void wait_seconds(unsigned seconds) {
 #ifdef _WIN32
@@ -431,10 +434,59 @@ static void a_changed_variable_gives_its_roots(void **state) {
   cudaload_destroy(second);
 }
 
+#ifndef _WIN32
+/* Many threads, each with contexts of its own, scan the same root while
+ * the kept scan is found, dropped and kept again: each answer whole (the
+ * tsan tier runs this). */
+enum { THREADS = 8, SCANS = 40 };
+
+typedef struct scanning {
+  const char *root;
+  int wrong;
+} scanning;
+
+static void *scan_often(void *opaque) {
+  scanning *job = opaque;
+  for (int i = 0; i < SCANS; ++i) {
+    cudaload_ctx *ctx = cudaload_create(CUDALOAD_NO_DEFAULT_ROOTS);
+    if (!ctx || cudaload_set_target(ctx, CUDALOAD_TARGET_LINUX) ||
+        cudaload_add_root(ctx, job->root) || cudaload_scan(ctx) ||
+        cudaload_library_count(ctx) != 2)
+      job->wrong++;
+    cudaload_destroy(ctx);
+  }
+  return NULL;
+}
+
+static void threads_share_the_kept_scans(void **state) {
+  (void)state;
+  static char roots[2][1024];
+  snprintf(roots[0], sizeof roots[0], "%s", at("unchanged"));
+  snprintf(roots[1], sizeof roots[1], "%s", at("threads"));
+  cudaload_destroy(first_scan("unchanged"));
+  cl_scan_memo_counts before = counts_now();
+  pthread_t threads[THREADS];
+  scanning jobs[THREADS];
+  for (int i = 0; i < THREADS; ++i) {
+    jobs[i].root = roots[i % 2];
+    jobs[i].wrong = 0;
+    assert_int_equal(pthread_create(&threads[i], NULL, scan_often, &jobs[i]),
+                     0);
+  }
+  /* A change while they scan: the kept scan of one root is dropped. */
+  copy_fixture("lib/libcublas.so.12", "threads/lib64/libcublas.so.12");
+  for (int i = 0; i < THREADS; ++i)
+    pthread_join(threads[i], NULL);
+  for (int i = 0; i < THREADS; ++i)
+    assert_int_equal(jobs[i].wrong, 0);
+  assert_true(counts_now().found > before.found);
+}
+#endif
+
 static int setup(void **state) {
   (void)state;
-  snprintf(scratch, sizeof scratch, "%s/scan-memo-scratch",
-           CUDALOAD_FIXTURES_DIR);
+  snprintf(scratch, sizeof scratch, "%s/%s", CUDALOAD_FIXTURES_DIR,
+           scratch_name);
   char command[1600];
 #ifdef _WIN32
   char native[800];
@@ -458,7 +510,19 @@ static int setup(void **state) {
   return 0;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+#ifndef _WIN32
+  /* `test_scan_memo threads`: the ctest entry the tsan tier runs. */
+  if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+    scratch_name = "scan-memo-threads-scratch";
+    const struct CMUnitTest threaded[] = {
+        cmocka_unit_test(threads_share_the_kept_scans),
+    };
+    return cmocka_run_group_tests(threaded, setup, NULL);
+  }
+#endif
+  (void)argc;
+  (void)argv;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(
           an_unchanged_scan_is_answered_without_listing_or_opening),
