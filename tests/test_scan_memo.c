@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@
 
 /* --- the seam's listings and opens, counted ------------------------------ */
 
-static unsigned long listings, opens;
+/* Atomic: the threads test scans from many threads at once. */
+static _Atomic unsigned long listings, opens;
 
 int __real_cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit,
                                 void *opaque, cl_os_no *no);
