@@ -242,6 +242,10 @@ CUDALOAD_API int cudaload_set_target(cudaload_ctx *ctx, int target);
  * library and never starts a process. A root that does not exist or cannot be
  * read is skipped and listed by cudaload_root_*(); only a failure that leaves
  * no usable inventory (out of memory, invalid ctx) returns an error.
+ * A scan of the same roots, flags and target made earlier in this process,
+ * on any context or thread, answers again (a copy, in microseconds) while
+ * every folder, file, link and variable it asked about is unchanged
+ * (docs/scan-contract.md, "A second scan in the same process").
  */
 CUDALOAD_API int cudaload_scan(cudaload_ctx *ctx);
 

@@ -310,6 +310,55 @@ int cl_os_shared_file_replace(const char *dir, const char *name,
  * status with the last error set when it could not be started. */
 int cl_os_run_program(char *const *argv, int *exit_code);
 
+/*
+ * The questions a scan asks of the file system and the environment, and
+ * what answered them, so that a scan kept in the process (scan/scan_memo.c)
+ * is trusted only while every one is answered the same way. Each function
+ * of this seam that a scan asks notes its question and its answer in the
+ * calling thread's question log while one is open (common/question_log.h),
+ * the first time it is asked, from what the question itself saw where the
+ * OS allows (POSIX: the stat, lstat or fstat it made; a folder's fstat
+ * before its entries are read): a change after that look changes the
+ * answer asked again.
+ */
+typedef enum cl_os_question {
+  /* What a path names, following links: asked by a stat, a folder listing,
+   * an open, a real-path lookup's target, a trust judgement. */
+  CL_ASK_STAT = 1,
+  /* What a path names itself, a link not followed. */
+  CL_ASK_LSTAT,
+  CL_ASK_REAL_PATH,   /* the real path it resolves to */
+  CL_ASK_LINK_TARGET, /* what the link at the path says */
+  CL_ASK_VARIABLE,    /* an environment variable's value (subject: name) */
+  /* Every variable whose name starts with the subject, and their values. */
+  CL_ASK_VARIABLES_WITH_PREFIX,
+  CL_ASK_CURRENT_DIR /* the process's current folder (subject: "") */
+} cl_os_question;
+
+/* An answer. For CL_ASK_STAT and CL_ASK_LSTAT: the identity, size, times
+ * (last write; POSIX st_ctim, Windows ChangeTime, which a change of the
+ * mode, owner or ACL moves too) and, on POSIX, mode and owner; for the
+ * others, text. found is 0 when there was nothing to stat or no text. */
+typedef struct cl_os_answer {
+  int found;
+  uint64_t device, inode, size;
+  int64_t mtime,
+      ctime; /* CL_FILE_TIME_SECOND units, cl_os_file_time_now's epoch */
+  uint64_t mode, owner; /* POSIX st_mode, uid << 32 | gid; Windows attributes */
+  char *text;           /* malloc'ed, or NULL */
+} cl_os_answer;
+
+/* Ask question of subject now, the way the seam's functions note it: 0 with
+ * *out filled (found 0 when it names nothing), or CUDALOAD_E_NO_MEMORY.
+ * Notes nothing; sets no error. Free out->text. */
+int cl_os_answer_now(cl_os_question question, const char *subject,
+                     cl_os_answer *out);
+
+/* A process-wide lock for what the library keeps across contexts (the
+ * scans kept, scan/scan_memo.c). Not recursive. */
+void cl_os_memo_lock(void);
+void cl_os_memo_unlock(void);
+
 /* A monotonic clock in milliseconds, for timeouts and stage timings. */
 double cl_os_clock_ms(void);
 

@@ -2,9 +2,12 @@
 /* platform_posix.c - lib/os/platform.h for Linux and other POSIX systems. */
 #include "cudaload.h"
 #include "common/error.h"
+#include "common/question_log.h"
 #include "os/platform.h"
+#include "posix/posix_answer.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #if defined(__linux__)
 #include <sys/auxv.h>
 #include <sys/xattr.h>
@@ -43,9 +49,93 @@ static cl_file_kind kind_of_mode(mode_t mode) {
   return CL_KIND_OTHER;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The questions a scan asks, noted (common/question_log.h)                 */
+/* ------------------------------------------------------------------------ */
+
+static void answer_of_stat(const struct stat *st, cl_os_answer *a) {
+  memset(a, 0, sizeof *a);
+  a->found = 1;
+  a->device = (uint64_t)st->st_dev;
+  a->inode = (uint64_t)st->st_ino;
+  a->size = (uint64_t)st->st_size;
+  a->mtime =
+      (int64_t)st->st_mtim.tv_sec * 1000000000 + (int64_t)st->st_mtim.tv_nsec;
+  a->ctime =
+      (int64_t)st->st_ctim.tv_sec * 1000000000 + (int64_t)st->st_ctim.tv_nsec;
+  a->mode = (uint64_t)st->st_mode;
+  a->owner = (uint64_t)st->st_uid << 32 | (uint64_t)st->st_gid;
+}
+
+void cl_posix_note_stat(cl_os_question question, const char *path,
+                        const struct stat *st) {
+  if (!cl_question_log_wants(question, path))
+    return;
+  cl_os_answer a;
+  if (st)
+    answer_of_stat(st, &a);
+  else
+    memset(&a, 0, sizeof a);
+  cl_question_log_answer(question, path, &a);
+}
+
+/* The answer to a stat-like question cl_question_log_wants() wanted, from
+ * a stat of it. */
+static void note_answer(cl_os_question question, const char *path,
+                        const struct stat *st) {
+  cl_os_answer a;
+  answer_of_stat(st, &a);
+  cl_question_log_answer(question, path, &a);
+}
+
+/* Note a question whose answer is text (NULL: none), from the answer the
+ * question itself got. */
+static void note_text(cl_os_question question, const char *subject,
+                      const char *text) {
+  if (!cl_question_log_wants(question, subject))
+    return;
+  cl_os_answer a;
+  memset(&a, 0, sizeof a);
+  a.found = text != NULL;
+  if (text && !(a.text = strdup(text))) {
+    cl_question_log_lost();
+    return;
+  }
+  cl_question_log_answer(question, subject, &a);
+}
+
+/* Note the answer to a stat-like question that cl_question_log_wants()
+ * wanted, from the errno of a look that failed: nothing there when the
+ * path names nothing; else (a folder that may not be searched, an I/O
+ * error) the log cannot hold what the look saw. */
+static void note_failure(cl_os_question question, const char *path, int err) {
+  if (err != ENOENT && err != ENOTDIR) {
+    cl_question_log_lost();
+    return;
+  }
+  cl_os_answer a;
+  memset(&a, 0, sizeof a);
+  cl_question_log_answer(question, path, &a);
+}
+
+/* Note a question by asking it now, before what it is about is read: what
+ * changes after this look changes the answer asked again. */
+static void note_now(cl_os_question question, const char *subject) {
+  if (!cl_question_log_wants(question, subject))
+    return;
+  cl_os_answer a;
+  if (cl_os_answer_now(question, subject, &a)) {
+    cl_question_log_lost();
+    return;
+  }
+  cl_question_log_answer(question, subject, &a);
+}
+
 cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
   struct stat st;
-  if (stat(path, &st) != 0)
+  int found = stat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_STAT, path, found ? &st : NULL);
+  if (!found)
     return CL_KIND_MISSING;
   if (size_out)
     *size_out = (uint64_t)st.st_size;
@@ -54,14 +144,16 @@ cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
 
 cl_file_kind cl_os_lstat_kind(const char *path) {
   struct stat st;
-  if (lstat(path, &st) != 0)
+  int found = lstat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_LSTAT, path, found ? &st : NULL);
+  if (!found)
     return CL_KIND_MISSING;
   return kind_of_mode(st.st_mode);
 }
 
-static cl_file_kind kind_of_dirent(const struct dirent *entry) {
 #if defined(DT_UNKNOWN)
-  switch (entry->d_type) {
+static cl_file_kind kind_of_type(unsigned char type) {
+  switch (type) {
   case DT_REG:
     return CL_KIND_REGULAR;
   case DT_DIR:
@@ -73,11 +165,19 @@ static cl_file_kind kind_of_dirent(const struct dirent *entry) {
   default:
     return CL_KIND_OTHER;
   }
+}
+#endif
+
+#if !(defined(__linux__) && defined(SYS_getdents64))
+static cl_file_kind kind_of_dirent(const struct dirent *entry) {
+#if defined(DT_UNKNOWN)
+  return kind_of_type(entry->d_type);
 #else
   (void)entry;
   return CL_KIND_UNKNOWN;
 #endif
 }
+#endif
 
 /* Fill *no (when asked for) with the OS's reason err and return status. */
 static int os_no(cl_os_no *no, int status, int err) {
@@ -107,8 +207,68 @@ int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
   return status ? cl_fail_os_no(status, &no, dir) : CUDALOAD_OK;
 }
 
+#if defined(__linux__) && defined(SYS_getdents64)
+/* A record of the kernel's getdents64 (linux/dirent.h): its layout is the
+ * kernel's ABI, the same on every architecture. */
+struct kernel_dirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[];
+};
+
+/* On Linux the folder is listed from a descriptor of our own: the one
+ * fstat that notes the listing's question (taken before any entry is
+ * read) is the one glibc's opendir makes anyway, so noting costs the scan
+ * no call. */
 int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
                          cl_os_no *no) {
+  int noting = cl_question_log_wants(CL_ASK_STAT, dir);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (noting)
+      note_failure(CL_ASK_STAT, dir, err);
+    return os_no(no, status_for_errno(err), err);
+  }
+  if (noting) {
+    struct stat st;
+    if (fstat(fd, &st) == 0)
+      note_answer(CL_ASK_STAT, dir, &st);
+    else
+      note_failure(CL_ASK_STAT, dir, errno);
+  }
+  enum { LISTING_BUFFER = 32768 }; /* glibc's opendir reads as much */
+  char *buffer = malloc(LISTING_BUFFER);
+  if (!buffer) {
+    close(fd);
+    return own_no(no, CUDALOAD_E_NO_MEMORY, 0, "out of memory");
+  }
+  int stop = 0;
+  while (!stop) {
+    /* An error partway ends the listing, as readdir's NULL does. */
+    long got = syscall(SYS_getdents64, fd, buffer, (size_t)LISTING_BUFFER);
+    if (got <= 0)
+      break;
+    for (long at = 0; at < got && !stop;) {
+      const struct kernel_dirent64 *e =
+          (const struct kernel_dirent64 *)(const void *)(buffer + at);
+      at += e->d_reclen;
+      const char *name = e->d_name;
+      if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && !name[2])))
+        continue;
+      stop = visit(name, kind_of_type(e->d_type), opaque);
+    }
+  }
+  free(buffer);
+  close(fd);
+  return CUDALOAD_OK;
+}
+#else
+int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
+                         cl_os_no *no) {
+  note_now(CL_ASK_STAT, dir);
   DIR *d = opendir(dir);
   if (!d) {
     int err = errno;
@@ -125,6 +285,7 @@ int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
   closedir(d);
   return CUDALOAD_OK;
 }
+#endif
 
 int cl_os_dir_check_listable(const char *dir) {
   cl_os_no no;
@@ -135,6 +296,7 @@ int cl_os_dir_check_listable(const char *dir) {
 int cl_os_dir_check_listable_quiet(const char *dir, cl_os_no *no) {
   /* Opening a folder for reading needs the permission to list it; unlike
    * opendir, this reads no entry (a site-packages folder has thousands). */
+  note_now(CL_ASK_STAT, dir);
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -177,7 +339,7 @@ char *cl_os_real_path(const char *path) {
   return resolved;
 }
 
-char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
+static char *real_path_of(const char *path, cl_os_no *no) {
 #if defined(__linux__) && defined(O_PATH)
   char *fast = kernel_real_path(path);
   if (fast)
@@ -188,6 +350,12 @@ char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
     int err = errno;
     os_no(no, status_for_errno(err), err);
   }
+  return resolved;
+}
+
+char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
+  char *resolved = real_path_of(path, no);
+  note_text(CL_ASK_REAL_PATH, path, resolved);
   return resolved;
 }
 
@@ -218,7 +386,11 @@ void cl_os_file_stamp(const cl_file *f, cl_file_stamp *out) {
 
 int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
   struct stat st;
-  if (!path || stat(path, &st) != 0)
+  if (!path)
+    return 0;
+  int found = stat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_STAT, path, found ? &st : NULL);
+  if (!found)
     return 0;
   stamp_of(&st, out);
   return 1;
@@ -236,17 +408,25 @@ int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
   /* O_NONBLOCK: opening a FIFO named like a library must not wait for a
    * writer. The type is checked on the open descriptor, so a file swapped
    * for something else between a stat and the open is still caught. */
+  int noting = cl_question_log_wants(CL_ASK_STAT, path);
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
+    if (noting)
+      note_failure(CL_ASK_STAT, path, err);
     return os_no(no, status_for_errno(err), err);
   }
+  /* Noted from the open file's own stat, taken before anything is read. */
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
     close(fd);
+    if (noting)
+      note_failure(CL_ASK_STAT, path, err);
     return os_no(no, CUDALOAD_E_IO, err);
   }
+  if (noting)
+    note_answer(CL_ASK_STAT, path, &st);
   if (!S_ISREG(st.st_mode)) {
     close(fd);
     return own_no(no, CUDALOAD_E_NOT_A_FILE, 0,
@@ -472,12 +652,14 @@ static int writable_judged(const char *path, const struct stat *sp,
 int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
   struct stat st;
-  if (stat(path, &st) != 0)
+  int found = stat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_STAT, path, found ? &st : NULL);
+  if (!found)
     return 0;
   return writable_judged(path, &st, use, why);
 }
 
-char *cl_os_link_target(const char *path) {
+static char *link_target_of(const char *path) {
   char target[PATH_MAX + 1];
   ssize_t n = readlink(path, target, sizeof target);
   if (n <= 0 || (size_t)n >= sizeof target)
@@ -490,12 +672,22 @@ char *cl_os_link_target(const char *path) {
   return copy;
 }
 
+char *cl_os_link_target(const char *path) {
+  char *target = link_target_of(path);
+  note_text(CL_ASK_LINK_TARGET, path, target);
+  return target;
+}
+
 int cl_os_path_stamp_judged(const char *path, cl_trust_use use,
                             cl_file_stamp *out, int *unsafe, char **why) {
   *why = NULL;
   *unsafe = 0;
   struct stat st;
-  if (!path || stat(path, &st) != 0)
+  if (!path)
+    return 0;
+  int found = stat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_STAT, path, found ? &st : NULL);
+  if (!found)
     return 0;
   stamp_of(&st, out);
   *unsafe = writable_judged(path, &st, use, why);
@@ -507,7 +699,9 @@ int cl_os_writable_by_others_unless_link(const char *path, cl_trust_use use,
   *why = NULL;
   *is_link = 0;
   struct stat st;
-  if (lstat(path, &st) != 0)
+  int found = lstat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_LSTAT, path, found ? &st : NULL);
+  if (!found)
     return 0;
   if (S_ISLNK(st.st_mode)) {
     *is_link = 1;
@@ -589,15 +783,27 @@ static int process_is_secure(void) {
 #endif
 }
 
+static const char *variable_of(const char *name) {
+  return process_is_secure() ? NULL : getenv(name);
+}
+
 char *cl_os_getenv(const char *name) {
-  if (process_is_secure())
-    return NULL;
-  const char *v = getenv(name);
+  const char *v = variable_of(name);
+  note_text(CL_ASK_VARIABLE, name, v);
   return v ? strdup(v) : NULL;
 }
 
+static void each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque);
+
 void cl_os_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
                                 void *opaque) {
+  note_now(CL_ASK_VARIABLES_WITH_PREFIX, prefix);
+  each_with_prefix(prefix, visit, opaque);
+}
+
+static void each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque) {
   if (process_is_secure())
     return;
   size_t plen = strlen(prefix);
@@ -626,7 +832,79 @@ char *cl_os_home_dir(void) {
 }
 
 char *cl_os_current_dir(void) {
-  return getcwd(NULL, 0); /* glibc and musl allocate it */
+  char *here = getcwd(NULL, 0); /* glibc and musl allocate it */
+  note_text(CL_ASK_CURRENT_DIR, "", here);
+  return here;
+}
+
+/* The variables with a prefix as one text: each "name=value" after its
+ * length, so that no two sets of variables read the same. */
+static void add_variable(const char *name, const char *value, void *opaque) {
+  char **text = opaque;
+  if (!*text)
+    return;
+  size_t had = strlen(*text), nlen = strlen(name), vlen = strlen(value);
+  char *more = realloc(*text, had + nlen + vlen + 32);
+  if (!more) {
+    free(*text);
+    *text = NULL;
+    return;
+  }
+  snprintf(more + had, nlen + vlen + 32, "%zu:%s=%s\n", nlen + vlen + 1, name,
+           value);
+  *text = more;
+}
+
+int cl_os_answer_now(cl_os_question question, const char *subject,
+                     cl_os_answer *out) {
+  memset(out, 0, sizeof *out);
+  struct stat st;
+  char *text = NULL;
+  switch (question) {
+  case CL_ASK_STAT:
+    if (stat(subject, &st) == 0)
+      answer_of_stat(&st, out);
+    return CUDALOAD_OK;
+  case CL_ASK_LSTAT:
+    if (lstat(subject, &st) == 0)
+      answer_of_stat(&st, out);
+    return CUDALOAD_OK;
+  case CL_ASK_REAL_PATH:
+    text = real_path_of(subject, NULL);
+    break;
+  case CL_ASK_LINK_TARGET:
+    text = link_target_of(subject);
+    break;
+  case CL_ASK_VARIABLE: {
+    const char *v = variable_of(subject);
+    if (v && !(text = strdup(v)))
+      return CUDALOAD_E_NO_MEMORY;
+    break;
+  }
+  case CL_ASK_VARIABLES_WITH_PREFIX:
+    if (!(text = calloc(1, 1)))
+      return CUDALOAD_E_NO_MEMORY;
+    each_with_prefix(subject, add_variable, &text);
+    if (!text)
+      return CUDALOAD_E_NO_MEMORY;
+    break;
+  case CL_ASK_CURRENT_DIR:
+    text = getcwd(NULL, 0);
+    break;
+  }
+  out->found = text != NULL;
+  out->text = text;
+  return CUDALOAD_OK;
+}
+
+static pthread_mutex_t memo_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void cl_os_memo_lock(void) {
+  pthread_mutex_lock(&memo_mutex);
+}
+
+void cl_os_memo_unlock(void) {
+  pthread_mutex_unlock(&memo_mutex);
 }
 
 /* ------------------------------------------------------------------------ */

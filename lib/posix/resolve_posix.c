@@ -20,6 +20,7 @@
 #include "common/error.h"
 #include "os/loader.h"
 #include "os/platform.h"
+#include "posix/posix_answer.h"
 #include "common/strutil.h"
 
 #include <dlfcn.h>
@@ -260,7 +261,11 @@ char *cl_os_loader_find_loaded_by_soname(const char *name) {
 
 int cl_os_file_identity(const char *path, cl_file_identity *out) {
   struct stat st;
-  if (!path || !out || stat(path, &st) != 0)
+  if (!path || !out)
+    return 0;
+  int found = stat(path, &st) == 0;
+  cl_posix_note_stat(CL_ASK_STAT, path, found ? &st : NULL);
+  if (!found)
     return 0;
   out->device = (uint64_t)st.st_dev;
   out->inode = (uint64_t)st.st_ino;

@@ -11,11 +11,13 @@
 #include "core/context.h"
 #include "scan/inventory.h"
 #include "common/error.h"
+#include "common/question_log.h"
 #include "scan/layouts.h"
 #include "scan/ldcache.h"
 #include "os/platform.h"
 #include "scan/recorded_roots.h"
 #include "scan/roots.h"
+#include "scan/scan_memo.h"
 #include "common/strindex.h"
 #include "common/strutil.h"
 #include "scan/trust.h"
@@ -79,6 +81,105 @@ static void inventory_free(cl_inventory *inv) {
   free(inv->nearby_environments);
   free(inv->refusals);
   free(inv);
+}
+
+/* A copy of s (NULL stays NULL); *failed set when memory ran out. */
+static char *copy_text(const char *s, int *failed) {
+  if (!s)
+    return NULL;
+  char *copy = cl_strdup(s);
+  if (!copy)
+    *failed = 1;
+  return copy;
+}
+
+/* Copy from's lists into to's (empty): what a scan found, kept in the
+ * process (scan_memo.h) and given back. 0, or CUDALOAD_E_NO_MEMORY with
+ * to's lists empty again. */
+static int copy_lists(cl_inventory *to, const cl_inventory *from) {
+  int failed =
+      cl_reserve((void **)&to->roots, &to->root_capacity, from->root_count,
+                 sizeof *to->roots) ||
+      cl_reserve((void **)&to->libraries, &to->library_capacity,
+                 from->library_count, sizeof *to->libraries) ||
+      cl_reserve((void **)&to->shims, &to->shim_capacity, from->shim_count,
+                 sizeof *to->shims) ||
+      cl_reserve((void **)&to->consumers, &to->consumer_capacity,
+                 from->consumer_count, sizeof *to->consumers) ||
+      cl_reserve((void **)&to->nearby_environments, &to->nearby_capacity,
+                 from->nearby_count, sizeof *to->nearby_environments) ||
+      cl_reserve((void **)&to->refusals, &to->refusal_capacity,
+                 from->refusal_count, sizeof *to->refusals);
+  if (failed)
+    return CUDALOAD_E_NO_MEMORY;
+  /* Each element is copied whole, then its strings replaced by copies, and
+   * counted at once, so that a failure frees what was copied so far. */
+  for (size_t i = 0; i < from->root_count; ++i) {
+    cl_root *r = &to->roots[to->root_count++];
+    *r = from->roots[i];
+    r->path = copy_text(r->path, &failed);
+    r->detail = copy_text(r->detail, &failed);
+    r->fix = copy_text(r->fix, &failed);
+    r->record = copy_text(r->record, &failed);
+  }
+  for (size_t i = 0; i < from->library_count; ++i) {
+    cl_library *l = &to->libraries[to->library_count++];
+    *l = from->libraries[i];
+    l->version = copy_text(l->version, &failed);
+    l->version_file = copy_text(l->version_file, &failed);
+    l->path = copy_text(l->path, &failed);
+    l->pending_folder = copy_text(l->pending_folder, &failed);
+    l->pending_name = copy_text(l->pending_name, &failed);
+    l->include_dir = copy_text(l->include_dir, &failed);
+    l->include_refused = copy_text(l->include_refused, &failed);
+    l->version_distrust = copy_text(l->version_distrust, &failed);
+  }
+  for (size_t i = 0; i < from->shim_count; ++i) {
+    cl_bundled_shim *s = &to->shims[to->shim_count++];
+    *s = from->shims[i];
+    s->path = copy_text(s->path, &failed);
+    s->package = copy_text(s->package, &failed);
+  }
+  for (size_t i = 0; i < from->consumer_count; ++i) {
+    cl_noticed_consumer *c = &to->consumers[to->consumer_count++];
+    *c = from->consumers[i];
+    c->path = copy_text(c->path, &failed);
+  }
+  for (size_t i = 0; i < from->nearby_count; ++i)
+    to->nearby_environments[to->nearby_count++] =
+        copy_text(from->nearby_environments[i], &failed);
+  for (size_t i = 0; i < from->refusal_count; ++i) {
+    cl_refusal *r = &to->refusals[to->refusal_count++];
+    *r = from->refusals[i];
+    r->path = copy_text(r->path, &failed);
+    r->fix = copy_text(r->fix, &failed);
+  }
+  if (failed) {
+    inventory_clear(to);
+    return CUDALOAD_E_NO_MEMORY;
+  }
+  return CUDALOAD_OK;
+}
+
+/* What a scan found, as the process keeps it (scan_memo.h): its lists, no
+ * caches. */
+static void kept_free(void *kept) {
+  inventory_free(kept);
+}
+
+static void keep_scan(cudaload_ctx *ctx, cl_question_log *log, int64_t began) {
+  cl_inventory *kept = calloc(1, sizeof *kept);
+  if (!kept)
+    return;
+  if (copy_lists(kept, ctx->inventory)) {
+    inventory_free(kept);
+    return;
+  }
+  cl_scan_memo_keep(ctx, kept, kept_free, log, began);
+}
+
+static int take_kept(const void *kept, void *opaque) {
+  return copy_lists(opaque, kept);
 }
 
 /* What cl_inventory_of() answers before the first scan: readers need not
@@ -1238,6 +1339,8 @@ static void scanner_free(scanner *s) {
   free(s->root_keys);
 }
 
+static int scan_done(cudaload_ctx *ctx);
+
 int cudaload_scan(cudaload_ctx *ctx) {
   cl_clear_error();
   if (!ctx)
@@ -1245,6 +1348,21 @@ int cudaload_scan(cudaload_ctx *ctx) {
   cl_ctx_clear_plan(ctx); /* a plan refers to the inventory it came from */
   if (inventory_begin(ctx))
     return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_scan: out of memory");
+  /* The same scan kept in the process, while every question it asked is
+   * answered the same (scan_memo.h). */
+  if (cl_scan_memo_find(ctx, take_kept, ctx->inventory)) {
+    if (ctx->inventory->library_count && !version_cache_of(ctx)) {
+      inventory_forget(ctx);
+      return cl_fail(CUDALOAD_E_NO_MEMORY, "cudaload_scan: out of memory");
+    }
+    return scan_done(ctx);
+  }
+  /* What the scan asks is noted, to keep it; not when files read before it
+   * in this run (the file cache) answer without being asked again. */
+  int64_t began = cl_os_file_time_now();
+  cl_question_log log;
+  cl_question_log_init(&log);
+  int noting = !ctx->file_cache && cl_question_log_open(&log);
   scanner s;
   scanner_init(&s, ctx);
   /* In precedence order (docs/scan-contract.md, "Precedence"): a folder
@@ -1268,11 +1386,22 @@ int cudaload_scan(cudaload_ctx *ctx) {
   scanner_free(&s);
   if (ctx->inventory->version_cache)
     cl_version_cache_forget_reals(ctx->inventory->version_cache);
+  if (noting) {
+    cl_question_log_close(&log);
+    if (!s.status)
+      keep_scan(ctx, &log, began);
+  }
+  cl_question_log_free(&log);
   if (s.status) {
     int status = s.status;
     inventory_forget(ctx);
     return cl_fail(status, "cudaload_scan: out of memory");
   }
+  return scan_done(ctx);
+}
+
+/* A scan's end, whether it walked or a kept scan answered. */
+static int scan_done(cudaload_ctx *ctx) {
   ctx->inventory->scanned = 1;
   /* The scan succeeded, but say why a root was refused: the caller who
    * looks at cudaload_last_error() learns which folder and who can write. */

@@ -21,6 +21,7 @@
 
 #include "cudaload.h"
 #include "common/error.h"
+#include "common/question_log.h"
 #include "os/platform.h"
 #include "win32/acl_win32.h"
 #include "win32/wide.h"
@@ -181,7 +182,42 @@ static DWORD reparse_tag_of(const wchar_t *wide_path) {
   return tag;
 }
 
+/* The questions a scan asks are noted (common/question_log.h) by asking
+ * each now, before what it is about is read: what changes after this look
+ * changes the answer asked again. */
+static void note_now(cl_os_question question, const char *subject) {
+  if (!cl_question_log_wants(question, subject))
+    return;
+  cl_os_answer a;
+  if (cl_os_answer_now(question, subject, &a)) {
+    cl_question_log_lost();
+    return;
+  }
+  cl_question_log_answer(question, subject, &a);
+}
+
+/* Note a question whose answer is text (NULL: none), from the answer the
+ * question itself got. */
+static void note_text(cl_os_question question, const char *subject,
+                      const char *text) {
+  if (!cl_question_log_wants(question, subject))
+    return;
+  cl_os_answer a;
+  memset(&a, 0, sizeof a);
+  a.found = text != NULL;
+  if (text) {
+    size_t size = strlen(text) + 1;
+    if (!(a.text = malloc(size))) {
+      cl_question_log_lost();
+      return;
+    }
+    memcpy(a.text, text, size);
+  }
+  cl_question_log_answer(question, subject, &a);
+}
+
 cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
+  note_now(CL_ASK_STAT, path);
   wchar_t *wide;
   if (to_win_path(path, &wide) != CUDALOAD_OK)
     return CL_KIND_MISSING;
@@ -224,6 +260,7 @@ cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
 }
 
 cl_file_kind cl_os_lstat_kind(const char *path) {
+  note_now(CL_ASK_LSTAT, path);
   wchar_t *wide;
   if (to_win_path(path, &wide) != CUDALOAD_OK)
     return CL_KIND_MISSING;
@@ -298,6 +335,7 @@ int cl_os_list_dir(const char *dir, cl_dir_visitor visit, void *opaque) {
 
 int cl_os_list_dir_quiet(const char *dir, cl_dir_visitor visit, void *opaque,
                          cl_os_no *no) {
+  note_now(CL_ASK_STAT, dir);
   wchar_t *wide;
   int status = to_win_path_quiet(dir, &wide, no);
   if (status != CUDALOAD_OK)
@@ -401,7 +439,15 @@ char *cl_os_real_path(const char *path) {
   return resolved;
 }
 
+static char *real_path_of(const char *path, cl_os_no *no);
+
 char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
+  char *resolved = real_path_of(path, no);
+  note_text(CL_ASK_REAL_PATH, path, resolved);
+  return resolved;
+}
+
+static char *real_path_of(const char *path, cl_os_no *no) {
   wchar_t *wide;
   if (to_win_path_quiet(path, &wide, no) != CUDALOAD_OK)
     return NULL;
@@ -507,6 +553,8 @@ int cl_os_path_stamp_judged(const char *path, cl_trust_use use,
 }
 
 int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
+  if (path)
+    note_now(CL_ASK_STAT, path);
   wchar_t *wide;
   /* "no stamp" is an answer, not a failure */
   if (!path || to_win_path_quiet(path, &wide, NULL) != CUDALOAD_OK)
@@ -547,6 +595,7 @@ int cl_os_file_open(const char *path, cl_file **out, uint64_t *size_out) {
 
 int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
                           cl_os_no *no) {
+  note_now(CL_ASK_STAT, path);
   *out = NULL;
   wchar_t *wide;
   int status = to_win_path_quiet(path, &wide, no);
@@ -700,7 +749,15 @@ void cl_os_file_close(cl_file *f) {
  * one LoadLibrary searches, not from a C runtime's private copy (see
  * docs/loader.md, Windows 4).
  */
+static char *variable_of(const char *name);
+
 char *cl_os_getenv(const char *name) {
+  char *value = variable_of(name);
+  note_text(CL_ASK_VARIABLE, name, value);
+  return value;
+}
+
+static char *variable_of(const char *name) {
   int status;
   wchar_t *wide_name = cl_os_utf8_to_wide(name, &status);
   if (!wide_name)
@@ -822,6 +879,7 @@ int cl_os_owned_by_this_user(const char *path, char **owner, char **me) {
 
 int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   *why = NULL;
+  note_now(CL_ASK_STAT, path);
   wchar_t *wide = NULL;
   /* It fails only for a path that is not UTF-8, which the scan never hands
    * over; "cannot tell" is then the answer, and no error is written. */
@@ -876,8 +934,17 @@ static int has_prefix_ignoring_case(const char *s, const char *prefix) {
   return 1;
 }
 
+static void each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque);
+
 void cl_os_env_each_with_prefix(const char *prefix, cl_env_visitor visit,
                                 void *opaque) {
+  note_now(CL_ASK_VARIABLES_WITH_PREFIX, prefix);
+  each_with_prefix(prefix, visit, opaque);
+}
+
+static void each_with_prefix(const char *prefix, cl_env_visitor visit,
+                             void *opaque) {
   wchar_t *block = GetEnvironmentStringsW();
   if (!block)
     return;
@@ -914,7 +981,104 @@ static unsigned current_folder(wchar_t *buffer, unsigned size) {
 }
 
 char *cl_os_current_dir(void) {
-  return cl_os_wide_text_of(current_folder);
+  char *here = cl_os_wide_text_of(current_folder);
+  note_text(CL_ASK_CURRENT_DIR, "", here);
+  return here;
+}
+
+/* The variables with a prefix as one text: each "name=value" after its
+ * length, so that no two sets of variables read the same. */
+static void add_variable(const char *name, const char *value, void *opaque) {
+  char **text = opaque;
+  if (!*text)
+    return;
+  size_t had = strlen(*text), nlen = strlen(name), vlen = strlen(value);
+  char *more = realloc(*text, had + nlen + vlen + 32);
+  if (!more) {
+    free(*text);
+    *text = NULL;
+    return;
+  }
+  snprintf(more + had, nlen + vlen + 32, "%zu:%s=%s\n", nlen + vlen + 1, name,
+           value);
+  *text = more;
+}
+
+/* What a path names (link_too: the link itself): its file index, size,
+ * last write and change times (ChangeTime moves with a new DACL or
+ * attributes too) and attributes. */
+static void answer_of_path(const char *path, int link_too, cl_os_answer *out) {
+  wchar_t *wide;
+  if (to_win_path_quiet(path, &wide, NULL) != CUDALOAD_OK)
+    return;
+  DWORD old_mode = quiet_errors_begin();
+  HANDLE h = CreateFileW(wide, FILE_READ_ATTRIBUTES,
+                         FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                         NULL, OPEN_EXISTING,
+                         FILE_FLAG_BACKUP_SEMANTICS |
+                             (link_too ? FILE_FLAG_OPEN_REPARSE_POINT : 0),
+                         NULL);
+  quiet_errors_end(old_mode);
+  free(wide);
+  if (h == INVALID_HANDLE_VALUE)
+    return;
+  BY_HANDLE_FILE_INFORMATION info;
+  FILE_BASIC_INFO basic;
+  if (GetFileInformationByHandle(h, &info)) {
+    out->found = 1;
+    out->device = info.dwVolumeSerialNumber;
+    out->inode = (uint64_t)info.nFileIndexHigh << 32 | info.nFileIndexLow;
+    out->size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+    out->mtime = (int64_t)((uint64_t)info.ftLastWriteTime.dwHighDateTime << 32 |
+                           info.ftLastWriteTime.dwLowDateTime);
+    out->mode = info.dwFileAttributes;
+    if (GetFileInformationByHandleEx(h, FileBasicInfo, &basic, sizeof basic))
+      out->ctime = basic.ChangeTime.QuadPart;
+  }
+  CloseHandle(h);
+}
+
+int cl_os_answer_now(cl_os_question question, const char *subject,
+                     cl_os_answer *out) {
+  memset(out, 0, sizeof *out);
+  char *text = NULL;
+  switch (question) {
+  case CL_ASK_STAT:
+  case CL_ASK_LSTAT:
+    answer_of_path(subject, question == CL_ASK_LSTAT, out);
+    return CUDALOAD_OK;
+  case CL_ASK_REAL_PATH:
+    text = real_path_of(subject, NULL);
+    break;
+  case CL_ASK_LINK_TARGET:
+    break; /* a link is resolved whole on Windows: cl_os_link_target */
+  case CL_ASK_VARIABLE:
+    text = variable_of(subject);
+    break;
+  case CL_ASK_VARIABLES_WITH_PREFIX:
+    if (!(text = calloc(1, 1)))
+      return CUDALOAD_E_NO_MEMORY;
+    each_with_prefix(subject, add_variable, &text);
+    if (!text)
+      return CUDALOAD_E_NO_MEMORY;
+    break;
+  case CL_ASK_CURRENT_DIR:
+    text = cl_os_wide_text_of(current_folder);
+    break;
+  }
+  out->found = text != NULL;
+  out->text = text;
+  return CUDALOAD_OK;
+}
+
+static SRWLOCK memo_lock = SRWLOCK_INIT;
+
+void cl_os_memo_lock(void) {
+  AcquireSRWLockExclusive(&memo_lock);
+}
+
+void cl_os_memo_unlock(void) {
+  ReleaseSRWLockExclusive(&memo_lock);
 }
 
 char *cl_os_home_dir(void) {

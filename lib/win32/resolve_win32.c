@@ -21,6 +21,7 @@
 
 #include "cudaload.h"
 #include "common/error.h"
+#include "common/question_log.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
@@ -180,6 +181,14 @@ char *cl_os_loader_find_loaded_by_soname(const char *name) {
 }
 
 int cl_os_file_identity(const char *path, cl_file_identity *out) {
+  /* Noted as a stat of the path, asked before the look (platform.h). */
+  if (path && cl_question_log_wants(CL_ASK_STAT, path)) {
+    cl_os_answer a;
+    if (cl_os_answer_now(CL_ASK_STAT, path, &a))
+      cl_question_log_lost();
+    else
+      cl_question_log_answer(CL_ASK_STAT, path, &a);
+  }
   int status;
   wchar_t *wide = path ? cl_os_utf8_to_wide(path, &status) : NULL;
   if (!wide || !out) {
