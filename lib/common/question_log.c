@@ -2,6 +2,7 @@
 /* question_log.c - the questions a thread asked while a log was open. */
 #include "common/question_log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,4 +129,41 @@ int cl_answer_same(const cl_os_answer *a, const cl_os_answer *b) {
   if (!a->text || !b->text)
     return a->text == b->text;
   return strcmp(a->text, b->text) == 0;
+}
+
+/* The same for both seams (os/platform.h): they differ in how they ask,
+ * not in what they note. */
+void cl_question_log_text(cl_os_question question, const char *subject,
+                          const char *text) {
+  if (!cl_question_log_wants(question, subject))
+    return;
+  cl_os_answer a;
+  memset(&a, 0, sizeof a);
+  a.found = text != NULL;
+  if (text) {
+    size_t size = strlen(text) + 1;
+    if (!(a.text = malloc(size))) {
+      cl_question_log_lost();
+      return;
+    }
+    memcpy(a.text, text, size);
+  }
+  cl_question_log_answer(question, subject, &a);
+}
+
+void cl_question_log_add_variable(const char *name, const char *value,
+                                  void *opaque) {
+  char **text = opaque;
+  if (!*text)
+    return;
+  size_t had = strlen(*text), nlen = strlen(name), vlen = strlen(value);
+  char *more = realloc(*text, had + nlen + vlen + 32);
+  if (!more) {
+    free(*text);
+    *text = NULL;
+    return;
+  }
+  snprintf(more + had, nlen + vlen + 32, "%zu:%s=%s\n", nlen + vlen + 1, name,
+           value);
+  *text = more;
 }

@@ -59,6 +59,17 @@ void cl_question_log_answer(cl_os_question question, const char *subject,
  * of memory): the thread's log no longer holds every question. */
 void cl_question_log_lost(void);
 
+/* For the seam: note a question whose answer is text (NULL: none), from
+ * the answer the question itself got, when the thread's log wants it. */
+void cl_question_log_text(cl_os_question question, const char *subject,
+                          const char *text);
+
+/* For the seam: a callback that appends "name=value" to *opaque (a
+ * malloc'ed text; NULL once memory ran out), each after its length, so
+ * that no two sets of variables with a prefix read the same. */
+void cl_question_log_add_variable(const char *name, const char *value,
+                                  void *opaque);
+
 /* 1 when two answers are the same. */
 int cl_answer_same(const cl_os_answer *a, const cl_os_answer *b);
 

@@ -88,22 +88,6 @@ static void note_answer(cl_os_question question, const char *path,
   cl_question_log_answer(question, path, &a);
 }
 
-/* Note a question whose answer is text (NULL: none), from the answer the
- * question itself got. */
-static void note_text(cl_os_question question, const char *subject,
-                      const char *text) {
-  if (!cl_question_log_wants(question, subject))
-    return;
-  cl_os_answer a;
-  memset(&a, 0, sizeof a);
-  a.found = text != NULL;
-  if (text && !(a.text = strdup(text))) {
-    cl_question_log_lost();
-    return;
-  }
-  cl_question_log_answer(question, subject, &a);
-}
-
 /* Note the answer to a stat-like question that cl_question_log_wants()
  * wanted, from the errno of a look that failed: nothing there when the
  * path names nothing; else (a folder that may not be searched, an I/O
@@ -355,7 +339,7 @@ static char *real_path_of(const char *path, cl_os_no *no) {
 
 char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
   char *resolved = real_path_of(path, no);
-  note_text(CL_ASK_REAL_PATH, path, resolved);
+  cl_question_log_text(CL_ASK_REAL_PATH, path, resolved);
   return resolved;
 }
 
@@ -674,7 +658,7 @@ static char *link_target_of(const char *path) {
 
 char *cl_os_link_target(const char *path) {
   char *target = link_target_of(path);
-  note_text(CL_ASK_LINK_TARGET, path, target);
+  cl_question_log_text(CL_ASK_LINK_TARGET, path, target);
   return target;
 }
 
@@ -789,7 +773,7 @@ static const char *variable_of(const char *name) {
 
 char *cl_os_getenv(const char *name) {
   const char *v = variable_of(name);
-  note_text(CL_ASK_VARIABLE, name, v);
+  cl_question_log_text(CL_ASK_VARIABLE, name, v);
   return v ? strdup(v) : NULL;
 }
 
@@ -833,26 +817,8 @@ char *cl_os_home_dir(void) {
 
 char *cl_os_current_dir(void) {
   char *here = getcwd(NULL, 0); /* glibc and musl allocate it */
-  note_text(CL_ASK_CURRENT_DIR, "", here);
+  cl_question_log_text(CL_ASK_CURRENT_DIR, "", here);
   return here;
-}
-
-/* The variables with a prefix as one text: each "name=value" after its
- * length, so that no two sets of variables read the same. */
-static void add_variable(const char *name, const char *value, void *opaque) {
-  char **text = opaque;
-  if (!*text)
-    return;
-  size_t had = strlen(*text), nlen = strlen(name), vlen = strlen(value);
-  char *more = realloc(*text, had + nlen + vlen + 32);
-  if (!more) {
-    free(*text);
-    *text = NULL;
-    return;
-  }
-  snprintf(more + had, nlen + vlen + 32, "%zu:%s=%s\n", nlen + vlen + 1, name,
-           value);
-  *text = more;
 }
 
 int cl_os_answer_now(cl_os_question question, const char *subject,
@@ -884,7 +850,7 @@ int cl_os_answer_now(cl_os_question question, const char *subject,
   case CL_ASK_VARIABLES_WITH_PREFIX:
     if (!(text = calloc(1, 1)))
       return CUDALOAD_E_NO_MEMORY;
-    each_with_prefix(subject, add_variable, &text);
+    each_with_prefix(subject, cl_question_log_add_variable, &text);
     if (!text)
       return CUDALOAD_E_NO_MEMORY;
     break;

@@ -196,26 +196,6 @@ static void note_now(cl_os_question question, const char *subject) {
   cl_question_log_answer(question, subject, &a);
 }
 
-/* Note a question whose answer is text (NULL: none), from the answer the
- * question itself got. */
-static void note_text(cl_os_question question, const char *subject,
-                      const char *text) {
-  if (!cl_question_log_wants(question, subject))
-    return;
-  cl_os_answer a;
-  memset(&a, 0, sizeof a);
-  a.found = text != NULL;
-  if (text) {
-    size_t size = strlen(text) + 1;
-    if (!(a.text = malloc(size))) {
-      cl_question_log_lost();
-      return;
-    }
-    memcpy(a.text, text, size);
-  }
-  cl_question_log_answer(question, subject, &a);
-}
-
 cl_file_kind cl_os_stat_kind(const char *path, uint64_t *size_out) {
   note_now(CL_ASK_STAT, path);
   wchar_t *wide;
@@ -443,7 +423,7 @@ static char *real_path_of(const char *path, cl_os_no *no);
 
 char *cl_os_real_path_quiet(const char *path, cl_os_no *no) {
   char *resolved = real_path_of(path, no);
-  note_text(CL_ASK_REAL_PATH, path, resolved);
+  cl_question_log_text(CL_ASK_REAL_PATH, path, resolved);
   return resolved;
 }
 
@@ -753,7 +733,7 @@ static char *variable_of(const char *name);
 
 char *cl_os_getenv(const char *name) {
   char *value = variable_of(name);
-  note_text(CL_ASK_VARIABLE, name, value);
+  cl_question_log_text(CL_ASK_VARIABLE, name, value);
   return value;
 }
 
@@ -982,26 +962,8 @@ static unsigned current_folder(wchar_t *buffer, unsigned size) {
 
 char *cl_os_current_dir(void) {
   char *here = cl_os_wide_text_of(current_folder);
-  note_text(CL_ASK_CURRENT_DIR, "", here);
+  cl_question_log_text(CL_ASK_CURRENT_DIR, "", here);
   return here;
-}
-
-/* The variables with a prefix as one text: each "name=value" after its
- * length, so that no two sets of variables read the same. */
-static void add_variable(const char *name, const char *value, void *opaque) {
-  char **text = opaque;
-  if (!*text)
-    return;
-  size_t had = strlen(*text), nlen = strlen(name), vlen = strlen(value);
-  char *more = realloc(*text, had + nlen + vlen + 32);
-  if (!more) {
-    free(*text);
-    *text = NULL;
-    return;
-  }
-  snprintf(more + had, nlen + vlen + 32, "%zu:%s=%s\n", nlen + vlen + 1, name,
-           value);
-  *text = more;
 }
 
 /* What a path names (link_too: the link itself): its file index, size,
@@ -1058,7 +1020,7 @@ int cl_os_answer_now(cl_os_question question, const char *subject,
   case CL_ASK_VARIABLES_WITH_PREFIX:
     if (!(text = calloc(1, 1)))
       return CUDALOAD_E_NO_MEMORY;
-    each_with_prefix(subject, add_variable, &text);
+    each_with_prefix(subject, cl_question_log_add_variable, &text);
     if (!text)
       return CUDALOAD_E_NO_MEMORY;
     break;
