@@ -80,18 +80,26 @@
     stage writes a field through a `cl_library *` or an element of
     libraries[] (what a later stage learns of a library, it asks a function
     of the scan: cl_library_cuda_major(), the memos' one door).
-14. A sentence's words are the words files': in the stages that say things
-    to people (lib/load, lib/loader, lib/scan, lib/report, lib/probe: the
-    probe's stages and verdict, lib/fix: why cudaload fix runs no step), no
+14. A sentence's words are the words files': in every folder of lib/ (the
+    stages that say things to people: lib/load, lib/loader, lib/scan,
+    lib/report, lib/probe's stages and verdict, lib/fix's why cudaload fix
+    runs no step; the OS seam, lib/os, lib/posix, lib/win32: who may write
+    to a folder, what a path is when it is no regular file, how a probe
+    process ended; and lib/common, lib/core, lib/binary, lib/problem), no
     string literal (adjacent literals read as one) has three words or more,
     and no fact's value (cl_problem_fact, cl_problem_factf,
     cl_verdict_fact) has words with a space between them: they name a
     CL_WORDS_* of common/reason_words.h (or a CL_NOTE_* of
     problem/fix_words.h, the probe summary's fix), so rewording a reason is
-    an edit of that one file. Not counted: a last error's words (the arguments of
-    cl_fail, cl_fail_os, cl_fail_os_no, cl_fail_naming: said where the
-    failure is found, docs/error-messages.md), and the files of
-    WORDS_ALLOWED, each with its reason (renderers' format words, the
+    an edit of that one file. Not counted: a last error's words, said where
+    the failure is found (docs/error-messages.md): the arguments of
+    cl_fail, cl_fail_os, cl_fail_os_no, cl_fail_naming; of the seam's
+    answer forms of them (own_no, which fills a cl_os_no, an assignment to
+    a cl_os_no's what, and proc_maps.c's maps_malformed); and in lib/binary
+    of the ELF and PE readers' calls that end in cl_binary_malformed, with
+    the name of the table they are told (BINARY_LAST_ERROR_CALL). Nor the
+    files of WORDS_ALLOWED, each with its reason (the words files
+    themselves, cudaload_strerror's table, renderers' format words, the
     foreign messages read, knowledge tables whose row is the one place).
     KNOWN_WORDS names files still to move, with how many sentences each
     has: reported, not failed, unless the count grows.
@@ -178,8 +186,16 @@ MAX_LINES = 1500
 KNOWN_LONG = {}
 # 14. Files of the saying stages whose sentences are not reasons to move to
 # common/reason_words.h, each with why.
-SENTENCE_STAGES = ("load/", "loader/", "scan/", "report/", "probe/", "fix/")
+# Every folder of lib/: the stages and both sides of the seam.
+SENTENCE_STAGES = tuple(name + "/" for name in STAGES + SEAM)
 WORDS_ALLOWED = {
+    # The words files themselves: where the words are.
+    "common/reason_words.h": "the words file of reasons, origins, facts",
+    "problem/problem_words.c": "the words file of problem sentences",
+    "problem/fix_words.h": "the words file of fix notes",
+    # cudaload_strerror()'s table: one line per public status, the public
+    # API's words for each code (include/cudaload.h), the one place they are.
+    "common/error.c": "cudaload_strerror's table, a line per status",
     # Renderers: the format words of one way to show a result (headings,
     # labels, "none"), not what a problem or a reason says.
     "report/doctor_text.c": "renderer: the doctor's text",
@@ -917,8 +933,23 @@ def check_fix_words(lib, problems):
 
 SENTENCE_LITERALS = re.compile(
     r'"(?:[^"\\\n]|\\.)*"(?:(?:\s|\\\n)*"(?:[^"\\\n]|\\.)*")*')
+# A last error's words: cl_fail and its kin, and the seam's answer forms
+# of them (own_no fills a cl_os_no that a caller hands to cl_fail_os_no or
+# passes on; proc_maps.c's maps_malformed is cl_fail for one maps line).
 LAST_ERROR_CALL = re.compile(
-    r"\b(cl_fail|cl_fail_os|cl_fail_os_no|cl_fail_naming)\s*\(")
+    r"\b(cl_fail|cl_fail_os|cl_fail_os_no|cl_fail_naming|own_no|"
+    r"maps_malformed)\s*\(")
+# The other answer form: a cl_os_no's words set by hand (no->what = "...").
+LAST_ERROR_WHAT = re.compile(r"(?:->|\.)\s*what\s*=(?!=)[^;]*;")
+# In lib/binary, the ELF and PE readers' malformed-file errors: the calls
+# that end in cl_binary_malformed() ("<file>: malformed <what>: ..."), and
+# the name of the table or record they are told (their `what`), said where
+# the fault is found.
+BINARY_LAST_ERROR_CALL = re.compile(
+    r"\b(cl_binary_malformed|cl_binary_read|cl_elf_map_address|"
+    r"cl_pe_read_string|elf_check_table|bad|hash_read|sym_table_at|"
+    r"sym_read_table|sym_read_record|sym_string)\s*\(")
+BINARY_WHAT = re.compile(r"\bwhat\s*=(?!=)[^;]*;")
 FACT_CALL = re.compile(r"\b(cl_problem_factf?|cl_verdict_fact)\s*\(")
 CONVERSION = re.compile(r"%[-+ #0-9.*]*(?:hh|h|ll|l|z|j|t)?[a-zA-Z]")
 
@@ -959,6 +990,14 @@ def check_sentence_words(lib, problems, notes):
                       lambda m: " " * len(m.group(0)), code, flags=re.M)
         said_where_failed = [(m.start(), call_end(code, m.end() - 1))
                              for m in LAST_ERROR_CALL.finditer(code)]
+        said_where_failed += [(m.start(), m.end())
+                              for m in LAST_ERROR_WHAT.finditer(code)]
+        if rel.startswith("binary/"):
+            said_where_failed += [
+                (m.start(), call_end(code, m.end() - 1))
+                for m in BINARY_LAST_ERROR_CALL.finditer(code)]
+            said_where_failed += [(m.start(), m.end())
+                                  for m in BINARY_WHAT.finditer(code)]
         found = []
         for m in SENTENCE_LITERALS.finditer(code):
             if any(a <= m.start() < b for a, b in said_where_failed):

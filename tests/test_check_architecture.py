@@ -5,10 +5,12 @@ package, and finds none in bindings/python/cudaload; it fails a file of
 lib/ or tools/ over MAX_LINES lines, but not one of KNOWN_LONG; and it fails
 a fix note with words of its own outside lib/problem/ (rule 12), not one
 that names a CL_NOTE_* or formats only what it is given; and it fails a
-sentence of its own in a saying stage (rule 14: the scan's, and the
-probe's and the fix layer's), not a name, a last error's words (cl_fail)
-or a CL_WORDS_*; and it fails a write to a field of the inventory's
-records outside lib/scan/ (rule 13), not a read or a question to the scan.
+sentence of its own in a saying stage (rule 14: the scan's, the probe's,
+the fix layer's, the OS seam's, the binary readers' and common/'s), not a
+name, a last error's words (cl_fail, the seam's own_no and cl_os_no what,
+the binary readers' malformed-file errors) or a CL_WORDS_*; and it fails a
+write to a field of the inventory's records outside lib/scan/ (rule 13),
+not a read or a question to the scan.
 
 Each circle case writes a small package into a temporary folder and runs
 the check on this repository with --python-package pointing at it: the C
@@ -152,9 +154,9 @@ SENTENCES = {
 }
 
 
-# Rule 14 in the probe and the fix layer: a stage's message, the verdict's
-# summary and a refusal say words files' words; a last error's words and
-# two-word values ("not required") are not sentences.
+# Rule 14 in the probe, the fix layer and the OS seam: a stage's message,
+# the verdict's summary and a refusal say words files' words; a last
+# error's words and two-word values ("not required") are not sentences.
 STAGE_SENTENCES = {
     "probe": {
         "stage_skip(&run, s, \"the driver did not answer in time\");": True,
@@ -166,6 +168,34 @@ STAGE_SENTENCES = {
     "fix": {
         "return refuse(c, 1, \"%s is a pip option it does not pass\", w);": True,
         "return refuse(c, 1, CL_WORDS_FIX_PIP_OPTION_NOT_PASSED, w);": False,
+    },
+    # The OS seam: who may write to a folder and how a probe process ended
+    # are words files' words; the answer forms of a last error (own_no, a
+    # cl_os_no's what, a maps line's part) are not counted.
+    "posix": {
+        "snprintf(t, n, \"writable by every user (mode %04o%s)\", m, x);": True,
+        "snprintf(t, n, \"died from signal %d (%s)\", s, strsignal(s));": True,
+        "snprintf(t, n, CL_WORDS_WRITABLE_BY_EVERY_USER_MODE, m, x);": False,
+        "return own_no(no, CUDALOAD_E_NO_MEMORY, 0, \"out of memory\");": False,
+        "return maps_malformed(\"the address range\");": False,
+    },
+    "win32": {
+        "snprintf(t, n, \"%s\", name ? name : \"a group of users\");": True,
+        "snprintf(t, n, \"died from exception 0x%08lX\", code);": True,
+        "snprintf(t, n, \"%s\", name ? name : CL_WORDS_A_GROUP_OF_USERS);": False,
+        "no->what = \"cannot resolve the path\";": False,
+        "return own_no(no, CUDALOAD_E_NOT_A_FILE, \"not a regular file\");": False,
+    },
+    # The ELF and PE readers: a malformed-file error and the name of the
+    # table it is told are a last error's words; a sentence besides is not.
+    "binary": {
+        "snprintf(t, n, \"the file is not a library\");": True,
+        "return cl_binary_malformed(s, \"%s lies outside its table\", w);": False,
+        "return cl_binary_read(s, o, b, n, \"dynamic string table\");": False,
+        "const char *what = d ? \"delay-load import descriptor\" : \"x\";": False,
+    },
+    "common": {
+        "snprintf(t, n, \"the file is not a library\");": True,
     },
 }
 
@@ -275,8 +305,9 @@ def main():
           f"of its own outside lib/problem/ fails ({len(NOTES)} calls judged); a "
           f"sentence of its own in a saying stage fails ({len(SENTENCES)} "
           "statements judged in lib/scan/, "
-          f"{sum(len(s) for s in STAGE_SENTENCES.values())} in lib/probe/ "
-          "and lib/fix/); a write to an inventory record outside the "
+          f"{sum(len(s) for s in STAGE_SENTENCES.values())} in lib/probe/, "
+          "lib/fix/, lib/posix/, lib/win32/, lib/binary/ and lib/common/); a "
+          "write to an inventory record outside the "
           f"scan fails ({len(RECORD_WRITES)} bodies judged)")
     return 0
 

@@ -10,9 +10,9 @@
  * Each is a string literal, a printf format where it takes facts, so the
  * compiler still checks every site's arguments against its words. It is in
  * common/ and includes nothing, so the scan and the loader model, stages
- * before problem/, name them too. tests/check_architecture.py (rule 14)
- * fails a sentence of its own in lib/load, lib/loader, lib/scan,
- * lib/report, lib/probe or lib/fix outside the files it allows.
+ * before problem/, and both sides of the OS seam name them too.
+ * tests/check_architecture.py (rule 14) fails a sentence of its own in any
+ * folder of lib/ outside the files it allows.
  *
  * The words are grouped by the file that says them.
  */
@@ -631,10 +631,82 @@
 #define CL_WORDS_PROBE_DID_NOT_FINISH_WITHIN                                   \
   "the probe did not finish within %g s (a hung driver?); its process was "    \
   "killed"
-/* The seam's words of how it ended ("died from signal 11 (...)"), or
- * those below. */
+/* The seam's words of how it ended (CL_WORDS_DIED_FROM_SIGNAL and the
+ * others of the OS seam's group, below), or those below. */
 #define CL_WORDS_THE_PROBE_PROCESS "the probe process %s"
 #define CL_WORDS_ENDED_BEFORE_IT_FINISHED "ended before it finished"
+
+/* --- the OS seam (posix/, win32/): what the OS answered --- */
+/* What a path that opened is, when it is no regular file: the reason
+ * cl_os_file_open gives, which a refusal to load it passes on. */
+#define CL_WORDS_NOT_A_REGULAR_FILE_DIRECTORY "not a regular file (a directory)"
+#define CL_WORDS_NOT_A_REGULAR_FILE_DEVICE "not a regular file (a device)"
+#define CL_WORDS_NOT_A_REGULAR_FILE_SPECIAL                                    \
+  "not a regular file (a special file)"
+#define CL_WORDS_NOT_A_REGULAR_FILE_FIFO "not a regular file (a FIFO)"
+#define CL_WORDS_NOT_A_REGULAR_FILE_PIPE "not a regular file (a pipe)"
+/* Who may write to a file or folder (cl_os_path_writable_by_others), from
+ * its mode and POSIX access control list ... */
+#define CL_WORDS_WRITABLE_BY_EVERY_USER_MODE                                   \
+  "writable by every user (mode %04o%s)"
+#define CL_WORDS_WRITABLE_BY_GROUP_NOT_IN                                      \
+  "writable by group %lu, which this process is not in (mode %04o)"
+#define CL_WORDS_WRITABLE_BY_USER_THROUGH_ACL                                  \
+  "writable by user %lu through its access control list (mode %04o shows "     \
+  "only the ACL's mask)"
+#define CL_WORDS_WRITABLE_BY_GROUP_THROUGH_ACL                                 \
+  "writable by group %lu, which this process is not in, through its access "   \
+  "control list (mode %04o shows only the ACL's mask)"
+/* ... or from its Windows access control list: who (a name and SID, or
+ * the words below), the rights granted (the names below, ", " between),
+ * the entry's mask. */
+#define CL_WORDS_WRITABLE_BY_ACL_GRANTS                                        \
+  "writable by %s: its access control list grants %s (access mask "            \
+  "0x%08lx%s)%s"
+#define CL_WORDS_IN_A_CONDITIONAL_ENTRY                                        \
+  ", in a conditional entry, whose condition may hold"
+#define CL_WORDS_A_GROUP_OF_USERS "a group of users"
+#define CL_WORDS_RIGHT_FULL_CONTROL "full control"
+#define CL_WORDS_RIGHT_WRITE "write"
+#define CL_WORDS_RIGHT_WRITE_DATA "write data"
+#define CL_WORDS_RIGHT_ADD_FILES "add files"
+#define CL_WORDS_RIGHT_APPEND_DATA "append data"
+#define CL_WORDS_RIGHT_ADD_SUBFOLDERS "add subfolders"
+#define CL_WORDS_RIGHT_DELETE_WHAT_IT_HOLDS "delete what it holds"
+#define CL_WORDS_RIGHT_DELETE_OR_RENAME_IT "delete or rename it"
+#define CL_WORDS_RIGHT_CHANGE_PERMISSIONS "change permissions"
+#define CL_WORDS_RIGHT_TAKE_OWNERSHIP "take ownership"
+#define CL_WORDS_WRITABLE_BY_EVERY_USER_NO_ACL                                 \
+  "writable by every user (it has no access control list, which grants "       \
+  "everyone full control)"
+/* What that means for a folder on the way to a library (both systems). */
+#define CL_WORDS_NOT_STICKY ", not sticky"
+#define CL_WORDS_THEY_CAN_RENAME_WHAT_IT_HOLDS                                 \
+  ": they can rename what it holds and put their own in its place"
+#define CL_WORDS_STICKY_BIT_DOES_NOT_STOP_ADDING                               \
+  "; the sticky bit does not stop anyone from adding a library"
+/* How a probe process ended before its report was whole (the "%s" of
+ * CL_WORDS_THE_PROBE_PROCESS): a POSIX wait status ... */
+#define CL_WORDS_DIED_FROM_SIGNAL "died from signal %d (%s)"
+#define CL_WORDS_EXITED_WITH_STATUS_BEFORE_IT_FINISHED                         \
+  "exited with status %d before it finished"
+#define CL_WORDS_COULD_NOT_BE_STARTED_FORK_FAILED                              \
+  "could not be started (fork failed)"
+/* ... or a Windows exit code (an NTSTATUS exception code when it crashed). */
+#define CL_WORDS_DIED_FROM_EXCEPTION "died from exception 0x%08lX"
+#define CL_WORDS_EXITED_WITH_EXIT_CODE_BEFORE_IT_FINISHED                      \
+  "exited with status %lu before it finished"
+/* Why the preload left PATH as it is (win32/loader_win32.c). */
+#define CL_WORDS_PATH_WOULD_PASS_WINDOWS_LIMIT                                 \
+  "PATH is %lu characters long, and with %s in front it would pass "           \
+  "Windows' limit of 32,767: PATH was left as it is, and the folder was "      \
+  "given to AddDllDirectory only, which a library's own later LoadLibrary "    \
+  "searches only in a process that called SetDefaultDllDirectories"
+/* A display watchdog (TDR) value in the registry that could not be read
+ * (win32/display_watchdog_win32.c). */
+#define CL_WORDS_TDR_VALUE_COULD_NOT_BE_READ                                   \
+  "%s could not be read (error %lu%s); the default applies"
+#define CL_WORDS_NOT_A_REG_DWORD ": not a REG_DWORD"
 
 /* --- fix/fix_check.c: why cudaload fix does not run a step --- */
 /* Why a step of its action is never run. */

@@ -3,6 +3,7 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "common/question_log.h"
+#include "common/reason_words.h"
 #include "os/platform.h"
 #include "posix/posix_answer.h"
 
@@ -414,11 +415,11 @@ int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
   if (!S_ISREG(st.st_mode)) {
     close(fd);
     return own_no(no, CUDALOAD_E_NOT_A_FILE, 0,
-                  S_ISDIR(st.st_mode)    ? "not a regular file (a directory)"
-                  : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                  S_ISDIR(st.st_mode)    ? CL_WORDS_NOT_A_REGULAR_FILE_DIRECTORY
+                  : S_ISFIFO(st.st_mode) ? CL_WORDS_NOT_A_REGULAR_FILE_FIFO
                   : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
-                      ? "not a regular file (a device)"
-                      : "not a regular file (a special file)");
+                      ? CL_WORDS_NOT_A_REGULAR_FILE_DEVICE
+                      : CL_WORDS_NOT_A_REGULAR_FILE_SPECIAL);
   }
   cl_file *f = malloc(sizeof *f);
   if (!f) {
@@ -526,10 +527,9 @@ static void describe_writers(const struct stat *st, const char *extra,
                              char *text, size_t size) {
   unsigned mode = (unsigned)(st->st_mode & 07777);
   if (st->st_mode & S_IWOTH)
-    snprintf(text, size, "writable by every user (mode %04o%s)", mode, extra);
+    snprintf(text, size, CL_WORDS_WRITABLE_BY_EVERY_USER_MODE, mode, extra);
   else
-    snprintf(text, size,
-             "writable by group %lu, which this process is not in (mode %04o)",
+    snprintf(text, size, CL_WORDS_WRITABLE_BY_GROUP_NOT_IN,
              (unsigned long)st->st_gid, mode);
 }
 
@@ -725,32 +725,24 @@ static int writable_judged(const char *path, const struct stat *sp,
   if (named) {
     unsigned mode = (unsigned)(st.st_mode & 07777);
     if (acl.user_writer)
-      snprintf(text, sizeof text,
-               "writable by user %lu through its access control list "
-               "(mode %04o shows only the ACL's mask)",
+      snprintf(text, sizeof text, CL_WORDS_WRITABLE_BY_USER_THROUGH_ACL,
                acl.user, mode);
     else
-      snprintf(text, sizeof text,
-               "writable by group %lu, which this process is not in, through "
-               "its access control list (mode %04o shows only the ACL's mask)",
+      snprintf(text, sizeof text, CL_WORDS_WRITABLE_BY_GROUP_THROUGH_ACL,
                acl.group, mode);
     if (use == CL_TRUST_FOLDER_ON_THE_WAY) {
       size_t used = strlen(text);
       snprintf(text + used, sizeof text - used,
-               ", not sticky: they can rename what it holds and put their "
-               "own in its place");
+               CL_WORDS_NOT_STICKY CL_WORDS_THEY_CAN_RENAME_WHAT_IT_HOLDS);
     }
   } else if (use == CL_TRUST_FOLDER_ON_THE_WAY) {
-    describe_writers(&st, ", not sticky", text, sizeof text);
+    describe_writers(&st, CL_WORDS_NOT_STICKY, text, sizeof text);
     size_t used = strlen(text);
     snprintf(text + used, sizeof text - used,
-             ": they can rename what it holds and put their own in its "
-             "place");
+             CL_WORDS_THEY_CAN_RENAME_WHAT_IT_HOLDS);
   } else {
     describe_writers(&st,
-                     sticky ? "; the sticky bit does not stop anyone from "
-                              "adding a library"
-                            : "",
+                     sticky ? CL_WORDS_STICKY_BIT_DOES_NOT_STOP_ADDING : "",
                      text, sizeof text);
   }
   *why = strdup(text);

@@ -59,6 +59,7 @@
 #include "cudaload.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/reason_words.h"
 #include "common/strutil.h"
 
 #include <errno.h>
@@ -480,14 +481,14 @@ static void describe_end(int prober_status, int keeper_status, char *how,
                          size_t size) {
   if (prober_status != -1 && WIFSIGNALED(prober_status)) {
     int signal_number = WTERMSIG(prober_status);
-    snprintf(how, size, "died from signal %d (%s)", signal_number,
+    snprintf(how, size, CL_WORDS_DIED_FROM_SIGNAL, signal_number,
              strsignal(signal_number));
   } else if (prober_status != -1 && WIFEXITED(prober_status)) {
-    snprintf(how, size, "exited with status %d before it finished",
+    snprintf(how, size, CL_WORDS_EXITED_WITH_STATUS_BEFORE_IT_FINISHED,
              WEXITSTATUS(prober_status));
   } else if (keeper_status != -1 && WIFEXITED(keeper_status) &&
              WEXITSTATUS(keeper_status) == KEEPER_NO_PROBER) {
-    snprintf(how, size, "could not be started (fork failed)");
+    snprintf(how, size, CL_WORDS_COULD_NOT_BE_STARTED_FORK_FAILED);
   }
 }
 

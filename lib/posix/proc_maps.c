@@ -54,7 +54,7 @@ static int spaces(cursor *c) {
   return c->p > start;
 }
 
-static int malformed(const char *field) {
+static int maps_malformed(const char *field) {
   return cl_fail(CUDALOAD_E_MALFORMED, "maps line: %s", field);
 }
 
@@ -80,31 +80,31 @@ static char *unescape_path(const char *p, const char *end) {
 int cl_maps_parse_line(const char *line, size_t len, cl_maps_entry *out) {
   memset(out, 0, sizeof *out);
   if (memchr(line, '\0', len))
-    return malformed("a NUL byte");
+    return maps_malformed("a NUL byte");
   cursor c = {line, line + len};
   uint64_t offset, major, minor;
   if (!read_number(&c, 16, &out->start) || !expect(&c, '-') ||
       !read_number(&c, 16, &out->end) || out->end < out->start)
-    return malformed("the address range");
+    return maps_malformed("the address range");
   if (!spaces(&c))
-    return malformed("the permissions");
+    return maps_malformed("the permissions");
   for (int i = 0; i < 4; ++i)
     if (c.p >= c.end || !strchr("rwxps-", *c.p++))
-      return malformed("the permissions");
+      return maps_malformed("the permissions");
   if (!spaces(&c) || !read_number(&c, 16, &offset))
-    return malformed("the offset");
+    return maps_malformed("the offset");
   if (!spaces(&c) || !read_number(&c, 16, &major) || !expect(&c, ':') ||
       !read_number(&c, 16, &minor) || major > 0xFFFFFFFFu ||
       minor > 0xFFFFFFFFu)
-    return malformed("the device");
+    return maps_malformed("the device");
   out->dev_major = (unsigned long)major;
   out->dev_minor = (unsigned long)minor;
   if (!spaces(&c) || !read_number(&c, 10, &out->inode))
-    return malformed("the inode");
+    return maps_malformed("the inode");
   if (c.p == c.end)
     return CUDALOAD_OK; /* anonymous memory: no path column */
   if (!spaces(&c))
-    return malformed("the path");
+    return maps_malformed("the path");
   /* Only a path names a file; [heap], [vdso], [anon:...] and an empty
    * column do not. */
   if (c.p == c.end || *c.p != '/')

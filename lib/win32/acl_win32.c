@@ -4,6 +4,7 @@
  * in a folder (acl_win32.h); platform_win32.c reads the DACL and asks here.
  */
 #include "win32/acl_win32.h"
+#include "common/reason_words.h"
 #include "win32/wide.h"
 
 #include <sddl.h>
@@ -164,7 +165,7 @@ static void describe_sid(PSID sid, char *buf, size_t len) {
     snprintf(buf, len, "%s",
              name_utf8  ? name_utf8
              : sid_utf8 ? sid_utf8
-                        : "a group of users");
+                        : CL_WORDS_A_GROUP_OF_USERS);
   free(name_utf8);
   free(sid_utf8);
 }
@@ -177,14 +178,16 @@ static void describe_rights(ACCESS_MASK mask, cl_trust_use use, char *buf,
   const struct {
     ACCESS_MASK bit;
     const char *text;
-  } names[] = {{GENERIC_ALL, "full control"},
-               {GENERIC_WRITE, "write"},
-               {FILE_ADD_FILE, file ? "write data" : "add files"},
-               {FILE_ADD_SUBDIRECTORY, file ? "append data" : "add subfolders"},
-               {FILE_DELETE_CHILD, "delete what it holds"},
-               {DELETE, "delete or rename it"},
-               {WRITE_DAC, "change permissions"},
-               {WRITE_OWNER, "take ownership"}};
+  } names[] = {{GENERIC_ALL, CL_WORDS_RIGHT_FULL_CONTROL},
+               {GENERIC_WRITE, CL_WORDS_RIGHT_WRITE},
+               {FILE_ADD_FILE,
+                file ? CL_WORDS_RIGHT_WRITE_DATA : CL_WORDS_RIGHT_ADD_FILES},
+               {FILE_ADD_SUBDIRECTORY, file ? CL_WORDS_RIGHT_APPEND_DATA
+                                            : CL_WORDS_RIGHT_ADD_SUBFOLDERS},
+               {FILE_DELETE_CHILD, CL_WORDS_RIGHT_DELETE_WHAT_IT_HOLDS},
+               {DELETE, CL_WORDS_RIGHT_DELETE_OR_RENAME_IT},
+               {WRITE_DAC, CL_WORDS_RIGHT_CHANGE_PERMISSIONS},
+               {WRITE_OWNER, CL_WORDS_RIGHT_TAKE_OWNERSHIP}};
   size_t used = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
@@ -203,16 +206,11 @@ static void describe_grant(PSID sid, ACCESS_MASK mask, ACCESS_MASK granted,
   char who[300], rights[192];
   describe_sid(sid, who, sizeof who);
   describe_rights(granted, use, rights, sizeof rights);
-  snprintf(text, size,
-           "writable by %s: its access control list grants %s (access mask "
-           "0x%08lx%s)%s",
-           who, rights, (unsigned long)mask,
-           conditional ? ", in a conditional entry, whose condition may hold"
-                       : "",
-           use == CL_TRUST_FOLDER_ON_THE_WAY
-               ? ": they can rename what it holds and put their own in its "
-                 "place"
-               : "");
+  snprintf(
+      text, size, CL_WORDS_WRITABLE_BY_ACL_GRANTS, who, rights,
+      (unsigned long)mask, conditional ? CL_WORDS_IN_A_CONDITIONAL_ENTRY : "",
+      use == CL_TRUST_FOLDER_ON_THE_WAY ? CL_WORDS_THEY_CAN_RENAME_WHAT_IT_HOLDS
+                                        : "");
 }
 
 /* The first allow ACE of the DACL that gives a broad group a right `use`

@@ -9,6 +9,8 @@
  */
 #include "os/display_watchdog.h"
 
+#include "common/reason_words.h"
+
 #include <windows.h>
 
 #include <stdio.h>
@@ -30,10 +32,9 @@ static void read_value(const wchar_t *name, const char *name_utf8,
   } else if (status != ERROR_FILE_NOT_FOUND && !w->error[0]) {
     /* Absent is the usual case; anything else (a REG_SZ, no access) is
      * worth saying, once. */
-    snprintf(w->error, sizeof w->error,
-             "%s could not be read (error %lu%s); the default applies",
+    snprintf(w->error, sizeof w->error, CL_WORDS_TDR_VALUE_COULD_NOT_BE_READ,
              name_utf8, (unsigned long)status,
-             status == ERROR_UNSUPPORTED_TYPE ? ": not a REG_DWORD" : "");
+             status == ERROR_UNSUPPORTED_TYPE ? CL_WORDS_NOT_A_REG_DWORD : "");
   }
 }
 

@@ -18,6 +18,7 @@
 
 #include "cudaload.h"
 #include "common/error.h"
+#include "common/reason_words.h"
 #include "os/loader.h"
 #include "os/platform.h"
 #include "common/strutil.h"
@@ -481,13 +482,8 @@ static int prepend_to_path(const char *folder, const wchar_t *wide,
   if (wcslen(value) > CL_PATH_VALUE_MAX) {
     free(value);
     if (warning)
-      *warning = cl_strdup_printf(
-          "PATH is %lu characters long, and with %s in front it would pass "
-          "Windows' limit of 32,767: PATH was left as it is, and the folder "
-          "was given to AddDllDirectory only, which a library's own later "
-          "LoadLibrary searches only in a process that called "
-          "SetDefaultDllDirectories",
-          (unsigned long)current_length, folder);
+      *warning = cl_strdup_printf(CL_WORDS_PATH_WOULD_PASS_WINDOWS_LIMIT,
+                                  (unsigned long)current_length, folder);
     return CUDALOAD_OK;
   }
   status = set_process_variable(L"PATH", value, "PATH");

@@ -22,6 +22,7 @@
 #include "cudaload.h"
 #include "common/error.h"
 #include "common/question_log.h"
+#include "common/reason_words.h"
 #include "os/platform.h"
 #include "win32/acl_win32.h"
 #include "win32/wide.h"
@@ -559,11 +560,11 @@ int cl_os_path_stamp(const char *path, cl_file_stamp *out) {
 static const char *describe_file_type(DWORD type) {
   switch (type) {
   case FILE_TYPE_CHAR:
-    return "not a regular file (a device)";
+    return CL_WORDS_NOT_A_REGULAR_FILE_DEVICE;
   case FILE_TYPE_PIPE:
-    return "not a regular file (a pipe)";
+    return CL_WORDS_NOT_A_REGULAR_FILE_PIPE;
   default:
-    return "not a regular file (a special file)";
+    return CL_WORDS_NOT_A_REGULAR_FILE_SPECIAL;
   }
 }
 
@@ -611,7 +612,7 @@ int cl_os_file_open_quiet(const char *path, cl_file **out, uint64_t *size_out,
   if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
     CloseHandle(h);
     return own_no(no, CUDALOAD_E_NOT_A_FILE,
-                  "not a regular file (a directory)");
+                  CL_WORDS_NOT_A_REGULAR_FILE_DIRECTORY);
   }
 
   cl_file *f = malloc(sizeof *f);
@@ -882,9 +883,7 @@ int cl_os_writable_by_others(const char *path, cl_trust_use use, char **why) {
   char text[640];
   int writable = 0;
   if (!dacl) {
-    snprintf(text, sizeof text,
-             "writable by every user (it has no access control list, which "
-             "grants everyone full control)");
+    snprintf(text, sizeof text, CL_WORDS_WRITABLE_BY_EVERY_USER_NO_ACL);
     writable = 1;
   } else {
     writable = cl_os_dacl_writable_by_others(dacl, use, text, sizeof text);

@@ -42,6 +42,7 @@
 #include "cudaload.h"
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/reason_words.h"
 #include "os/platform.h"
 #include "common/strutil.h"
 #include "win32/wide.h"
@@ -398,11 +399,11 @@ int cl_os_probe_run_child(cudaload_ctx *ctx, double timeout_s,
   /* NTSTATUS exception codes (0xC0000005 access violation, ...) are what
    * a crashed process exits with. */
   if (exit_code >= 0xC0000000u)
-    snprintf(end.how, sizeof end.how, "died from exception 0x%08lX",
+    snprintf(end.how, sizeof end.how, CL_WORDS_DIED_FROM_EXCEPTION,
              (unsigned long)exit_code);
   else
     snprintf(end.how, sizeof end.how,
-             "exited with status %lu before it finished",
+             CL_WORDS_EXITED_WITH_EXIT_CODE_BEFORE_IT_FINISHED,
              (unsigned long)exit_code);
   cl_probe_child_verdict(p, &end);
   cl_buf_free(&r.text);
